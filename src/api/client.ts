@@ -1,0 +1,211 @@
+/**
+ * The API client: one undici keep-alive agent, JSON:API headers, the bearer token only for the
+ * profile's own origins, retries for idempotent requests, a redacted trace.
+ */
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { ApiError, AuthError, InterruptedError, NetworkError, UsageError } from '../errors.js';
+import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
+import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
+import { redactUrl } from './redact.js';
+
+export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
+
+/** How the client gets and renews its access token (the auth layer implements it). */
+export interface TokenProvider {
+  /** A token to send now (may refresh first when it expires soon). */
+  getToken(): Promise<string>;
+  /** Called once after an unexpected 401; resolves true when a new token is ready. */
+  onUnauthorized?(): Promise<boolean>;
+}
+
+/** Options of {@link ApiClient}. */
+export interface ApiClientOptions {
+  /** The version-2 root, e.g. `https://api.example.com/api/v2`. */
+  baseUrl: string;
+  /** Other origins the token may be sent to (the auth URL). */
+  trustedOrigins?: string[];
+  tokens: TokenProvider;
+  /** Per-request timeout for headers and body. @default 30000 */
+  timeoutMs?: number;
+  /** Retries for idempotent requests on network failures and 502/503/504. @default 3 */
+  retries?: number;
+  /** Longest `Retry-After` wait accepted without giving up. @default 10000 */
+  maxRetryWaitMs?: number;
+  /** Receives one line per exchange (already redacted). */
+  trace?: (line: string) => void;
+  /** Told every rate-limit reading, for pacing. */
+  onRateLimit?: (info: RateLimitInfo, status: number) => void;
+  /** Told of every wait before a retry (for progress displays). */
+  onWait?: (ms: number, reason: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  dispatcher?: Dispatcher;
+  userAgent?: string;
+  /** Aborts requests that do not pass their own signal (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+/** One request. `path` is relative to the base URL, or an absolute URL on a trusted origin. */
+export interface ApiRequest {
+  method: string;
+  path: string;
+  /** Already encoded, without `?`. */
+  query?: string;
+  body?: unknown;
+  /** Retry on network failures even though the method is not idempotent. */
+  idempotent?: boolean;
+  /** Do not retry at all (the caller handles it, e.g. bulk creates). */
+  noRetry?: boolean;
+  signal?: AbortSignal;
+}
+
+/** One response, body parsed. */
+export interface ApiResponse {
+  status: number;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  doc: JsonApiDocument;
+  text: string;
+  rateLimit: RateLimitInfo;
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/** JSON:API client over undici. */
+export class ApiClient {
+  readonly baseUrl: URL;
+  private readonly opts: ApiClientOptions;
+  private readonly dispatcher: Dispatcher;
+  private readonly origins: Set<string>;
+
+  constructor(opts: ApiClientOptions) {
+    this.opts = opts;
+    this.baseUrl = new URL(opts.baseUrl.replace(/\/+$/, '') + '/');
+    this.origins = new Set([this.baseUrl.origin, ...(opts.trustedOrigins ?? []).map((o) => new URL(o).origin)]);
+    this.dispatcher =
+      opts.dispatcher ??
+      new Agent({ keepAliveTimeout: 10_000, connections: 32, headersTimeout: this.timeout, bodyTimeout: this.timeout });
+  }
+
+  private get timeout(): number {
+    return this.opts.timeoutMs ?? 30_000;
+  }
+
+  /** Resolves a path or link to an absolute URL, refusing origins the token must not reach. */
+  resolve(pathOrUrl: string): URL {
+    const isAbsolute = /^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl);
+    const url = isAbsolute ? new URL(pathOrUrl) : new URL(pathOrUrl.replace(/^\/+/, ''), this.baseUrl);
+    if (!this.origins.has(url.origin)) {
+      throw new UsageError(`refusing to send the token to ${url.origin}: not this profile's API (${this.baseUrl.origin})`);
+    }
+    return url;
+  }
+
+  /** Sends one request with retries; throws {@link ApiError} for non-2xx answers. */
+  async request(req: ApiRequest): Promise<ApiResponse> {
+    const method = req.method.toUpperCase();
+    const url = this.resolve(req.path);
+    if (req.query) url.search = req.query;
+    const idempotent = !req.noRetry && (req.idempotent ?? IDEMPOTENT.has(method));
+    const maxAttempts = req.noRetry ? 1 : (this.opts.retries ?? 3) + 1;
+    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const now = this.opts.now ?? Date.now;
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      let res: ApiResponse;
+      try {
+        res = await this.send(method, url, req);
+      } catch (err) {
+        if (err instanceof ApiError || err instanceof UsageError || err instanceof AuthError) throw err;
+        if (isAbort(err)) throw new InterruptedError();
+        if (idempotent && attempt < maxAttempts && isRetryableNetworkError(err)) {
+          const wait = backoff(attempt);
+          this.opts.onWait?.(wait, describeNetworkError(err));
+          this.trace(`retry ${method} ${redactUrl(url)} in ${wait} ms: ${describeNetworkError(err)}`);
+          await sleep(wait);
+          continue;
+        }
+        throw new NetworkError(`${method} ${redactUrl(url)}: ${describeNetworkError(err)}`, (err as { code?: string }).code);
+      }
+      if (res.status < 400) return res;
+      if (res.status === 401 && !refreshed && this.opts.tokens.onUnauthorized) {
+        refreshed = true;
+        if (await this.opts.tokens.onUnauthorized()) continue;
+      }
+      const retryAfter = headerString(res.headers['retry-after']);
+      const error = errorFromResponse(res.status, res.text, headerString(res.headers['content-type']), retryAfter);
+      // 429 and 503 mean the request was not processed, so even a POST may be repeated.
+      const refusedUnprocessed = res.status === 429 || res.status === 503;
+      const transient = refusedUnprocessed || (idempotent && (res.status === 502 || res.status === 504 || res.status === 500));
+      if (!req.noRetry && transient && attempt < maxAttempts) {
+        const wait = retryAfterMs(retryAfter ?? (res.status === 429 ? res.rateLimit.reset : undefined), now()) ?? backoff(attempt);
+        if (wait <= (this.opts.maxRetryWaitMs ?? 10_000)) {
+          this.opts.onWait?.(wait, `HTTP ${res.status}`);
+          this.trace(`retry ${method} ${redactUrl(url)} in ${wait} ms after HTTP ${res.status}`);
+          await sleep(wait);
+          continue;
+        }
+      }
+      throw error;
+    }
+  }
+
+  private async send(method: string, url: URL, req: ApiRequest): Promise<ApiResponse> {
+    const token = await this.opts.tokens.getToken();
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      accept: JSONAPI_MEDIA_TYPE,
+      'user-agent': this.opts.userAgent ?? 'svc',
+    };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+      headers['content-type'] = JSONAPI_MEDIA_TYPE;
+    }
+    const started = performance.now();
+    const res = await undiciRequest(url, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      dispatcher: this.dispatcher,
+      headersTimeout: this.timeout,
+      bodyTimeout: this.timeout,
+      signal: req.signal ?? this.opts.signal,
+    });
+    const text = await res.body.text();
+    const rateLimit = parseRateLimit(res.headers);
+    const ms = Math.round(performance.now() - started);
+    this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
+    this.opts.onRateLimit?.(rateLimit, res.statusCode);
+    const ok = res.statusCode < 400;
+    const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type'])) : {};
+    return { status: res.statusCode, url: url.toString(), headers: res.headers, doc, text, rateLimit };
+  }
+
+  private trace(line: string): void {
+    this.opts.trace?.(line);
+  }
+
+  /** Closes idle keep-alive sockets so the process can exit at once. */
+  async close(): Promise<void> {
+    if (!this.opts.dispatcher) await this.dispatcher.close();
+  }
+}
+
+function isAbort(err: unknown): boolean {
+  const e = err as { name?: string; code?: string };
+  return e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED' || e?.code === 'ABORT_ERR';
+}
+
+function backoff(attempt: number): number {
+  return Math.min(200 * 2 ** (attempt - 1), 5_000);
+}
+
+function headerString(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function rateLimitNote(r: RateLimitInfo): string {
+  if (r.remaining === undefined) return '';
+  return ` [rate ${r.remaining}/${r.limit ?? '?'} reset ${r.reset ?? '?'}]`;
+}

@@ -1,0 +1,106 @@
+/**
+ * `--filter` expressions (CLI.md § Filters) parsed into a structure the query builder turns into
+ * either syntax. Parsing is pure; checking names against the registry happens in the commands.
+ */
+import { UsageError } from '../errors.js';
+
+/** A parsed `--filter` expression. */
+export interface Filter {
+  /** `['title']`, or `['account', 'id']` for a relationship filter. */
+  path: string[];
+  kind: 'eq' | 'list' | 'range';
+  /** One value for `eq`, several for `list`. */
+  values: string[];
+  /** Range bounds; undefined is an open end. */
+  from?: string;
+  to?: string;
+  /** The expression had backslash escapes, so only the new syntax can carry it. */
+  escaped: boolean;
+}
+
+/** Splits `s` on `sep` outside backslash escapes; returns parts still escaped. */
+function splitUnescaped(s: string, sep: string): string[] {
+  const parts: string[] = [];
+  let cur = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '\\' && i + 1 < s.length) {
+      cur += c + s[i + 1];
+      i++;
+      continue;
+    }
+    if (s.startsWith(sep, i)) {
+      parts.push(cur);
+      cur = '';
+      i += sep.length - 1;
+      continue;
+    }
+    cur += c;
+  }
+  parts.push(cur);
+  return parts;
+}
+
+function unescape(s: string): string {
+  return s.replace(/\\(.)/g, '$1');
+}
+
+/**
+ * Parses `name=value`, `name=a,b`, `name=a..b`, `name=a..`, `name=..b`, `rel.attr=value`.
+ * @throws UsageError naming the expression when it is malformed.
+ */
+export function parseFilter(expr: string): Filter {
+  const eq = expr.indexOf('=');
+  if (eq <= 0) throw new UsageError(`bad filter "${expr}": expected name=value`);
+  const name = expr.slice(0, eq).trim();
+  const raw = expr.slice(eq + 1);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(name)) {
+    throw new UsageError(`bad filter "${expr}": "${name}" is not a field name (use attr or relationship.attr)`);
+  }
+  const path = name.split('.');
+  const escaped = raw.includes('\\');
+  const range = splitUnescaped(raw, '..');
+  if (range.length === 2) {
+    const [from, to] = range.map((p) => unescape(p.trim()));
+    if (!from && !to) throw new UsageError(`bad filter "${expr}": a range needs at least one bound`);
+    return { path, kind: 'range', values: [], from: from || undefined, to: to || undefined, escaped };
+  }
+  if (range.length > 2) throw new UsageError(`bad filter "${expr}": a range has one ".." (escape a literal one as \\..)`);
+  const list = splitUnescaped(raw, ',').map(unescape);
+  if (list.length > 1) {
+    if (list.some((v) => v === '')) throw new UsageError(`bad filter "${expr}": empty value in list`);
+    return { path, kind: 'list', values: list, escaped };
+  }
+  return { path, kind: 'eq', values: [unescape(raw)], escaped };
+}
+
+/** `filter[a][b]` for a path. */
+function key(path: string[]): string {
+  return 'filter' + path.map((p) => `[${p}]`).join('');
+}
+
+/**
+ * Query pairs for one filter. Original syntax: `filter[x]=a,b`, `a..b` with `neginf`/`inf`.
+ * New syntax: repeated `filter[x][]=v`, `filter[x][gte]=a&filter[x][lte]=b`.
+ */
+export function filterParams(f: Filter, newSyntax: boolean): [string, string][] {
+  const k = key(f.path);
+  if (!newSyntax) {
+    const values = f.kind === 'range' ? [f.from ?? '', f.to ?? ''] : f.values;
+    if (f.escaped && values.some((v) => v.includes(',') || v.includes('..'))) {
+      throw new UsageError(
+        `filter on ${f.path.join('.')}: a value with "," or ".." needs --new-filter-syntax`,
+      );
+    }
+    if (f.kind === 'range') return [[k, `${f.from ?? 'neginf'}..${f.to ?? 'inf'}`]];
+    return [[k, f.values.join(',')]];
+  }
+  if (f.kind === 'range') {
+    const out: [string, string][] = [];
+    if (f.from !== undefined) out.push([`${k}[gte]`, f.from]);
+    if (f.to !== undefined) out.push([`${k}[lte]`, f.to]);
+    return out;
+  }
+  if (f.kind === 'list') return f.values.map((v) => [`${k}[]`, v]);
+  return [[k, f.values[0]!]];
+}

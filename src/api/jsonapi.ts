@@ -1,0 +1,147 @@
+/**
+ * JSON:API 1.0 document shapes and the parsing of error documents and rate-limit headers.
+ */
+import { ApiError, type ApiErrorObject } from '../errors.js';
+
+/** A resource identifier object. */
+export interface ResourceIdentifier {
+  type: string;
+  id: number | string;
+}
+
+/** A relationship object. */
+export interface RelationshipObject {
+  data?: ResourceIdentifier | ResourceIdentifier[] | null;
+  links?: { related?: string; self?: string };
+  meta?: Record<string, unknown>;
+}
+
+/** A resource object as the service returns it. */
+export interface ResourceObject {
+  type: string;
+  id: number | string;
+  attributes?: Record<string, unknown>;
+  relationships?: Record<string, RelationshipObject>;
+  links?: Record<string, string>;
+  meta?: Record<string, unknown>;
+}
+
+/** A top-level document (collection, single resource, or errors). */
+export interface JsonApiDocument {
+  data?: ResourceObject | ResourceObject[] | null;
+  included?: ResourceObject[];
+  links?: { first?: string; prev?: string; next?: string; last?: string; self?: string };
+  meta?: Record<string, unknown> & { count?: number | null; count_truncated?: boolean };
+  errors?: ApiErrorObject[];
+}
+
+/** Rate-limit headers of one response. */
+export interface RateLimitInfo {
+  limit?: number;
+  remaining?: number;
+  /** Reset time as the server sent it (epoch seconds, or an ISO time). */
+  reset?: string;
+}
+
+/** First number of a header that may hold a comma list (`9999, 19988`). */
+export function firstNumber(value: string | string[] | undefined): number | undefined {
+  const s = Array.isArray(value) ? value[0] : value;
+  if (s === undefined) return undefined;
+  const n = Number.parseFloat(String(s).split(',')[0]!.trim());
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** `X-RateLimit-*` headers, tolerant of lists and garbage. */
+export function parseRateLimit(headers: Record<string, string | string[] | undefined>): RateLimitInfo {
+  const reset = headers['x-ratelimit-reset'];
+  const info: RateLimitInfo = {};
+  const limit = firstNumber(headers['x-ratelimit-limit']);
+  const remaining = firstNumber(headers['x-ratelimit-remaining']);
+  if (limit !== undefined) info.limit = limit;
+  if (remaining !== undefined) info.remaining = remaining;
+  if (reset !== undefined) info.reset = String(Array.isArray(reset) ? reset[0] : reset).split(',')[0]!.trim();
+  return info;
+}
+
+/**
+ * Milliseconds to wait for a `Retry-After` (or reset) value: seconds, an HTTP date, an ISO time,
+ * or epoch seconds. Undefined when it cannot be read.
+ */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) {
+    const n = Number(v);
+    // Large numbers are epoch seconds (a reset time), small ones are a delay.
+    if (n > 1e9) return Math.max(0, n * 1000 - now);
+    return n * 1000;
+  }
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) return undefined;
+  return Math.max(0, t - now);
+}
+
+/** Turns a non-2xx response into an {@link ApiError}, whatever its body. */
+export function errorFromResponse(
+  status: number,
+  body: string,
+  contentType: string | undefined,
+  retryAfter?: string,
+): ApiError {
+  const trimmed = body.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      const doc = JSON.parse(trimmed) as JsonApiDocument & { error?: string; error_description?: string };
+      if (Array.isArray(doc.errors) && doc.errors.length > 0) {
+        const errors = doc.errors.map(normalizeError);
+        return new ApiError(status, errors, undefined, retryAfter);
+      }
+      if (typeof doc.error === 'string') {
+        // OAuth error shape from the token endpoint.
+        return new ApiError(
+          status,
+          [{ id: doc.error, title: doc.error, detail: doc.error_description }],
+          undefined,
+          retryAfter,
+        );
+      }
+    } catch {
+      // fall through to the generic message
+    }
+  }
+  const what = !trimmed
+    ? 'empty body'
+    : contentType?.includes('html') || trimmed.startsWith('<')
+      ? 'an HTML page (a proxy or gateway answered, not the API)'
+      : 'a body that is not JSON:API';
+  return new ApiError(status, [{ status: String(status), title: `HTTP ${status}`, detail: `server sent ${what}` }], undefined, retryAfter);
+}
+
+function normalizeError(e: unknown): ApiErrorObject {
+  if (typeof e !== 'object' || e === null) return { title: String(e) };
+  const o = e as Record<string, unknown>;
+  const out: ApiErrorObject = {};
+  if (o.id !== undefined) out.id = String(o.id);
+  if (o.status !== undefined) out.status = String(o.status);
+  if (typeof o.title === 'string') out.title = o.title;
+  // One documented 415 example spells the key `details`.
+  const detail = o.detail ?? o.details;
+  if (detail !== undefined) out.detail = typeof detail === 'string' ? detail : JSON.stringify(detail);
+  if (typeof o.source === 'object' && o.source !== null) out.source = o.source as ApiErrorObject['source'];
+  return out;
+}
+
+/** Parses a success body; a non-JSON body is an error, never a crash. */
+export function parseDocument(status: number, body: string, contentType: string | undefined): JsonApiDocument {
+  if (body.trim() === '') return {};
+  try {
+    const doc = JSON.parse(body) as unknown;
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+      throw new Error('not an object');
+    }
+    return doc as JsonApiDocument;
+  } catch {
+    const what = contentType?.includes('html') || body.trimStart().startsWith('<') ? 'an HTML page' : 'invalid JSON';
+    throw new ApiError(status, [{ title: 'bad response', detail: `server answered ${status} with ${what}` }]);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Paging through a collection (CLI.md § Pagination): pages of up to 1,000, `links.next` followed
+ * as given but pinned to the API's origin, never `page[offset]` above 10,000, and past that cap an
+ * id keyset (`sort=id`, `filter[id]=<last+1>..inf`) so that `--all` has no ceiling.
+ */
+import { ApiError } from '../errors.js';
+import type { ApiClient } from './client.js';
+import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
+import { encodeQuery, queryPairs, type ListQuery } from './query.js';
+
+/** The service's caps. */
+export const MAX_PAGE_SIZE = 1000;
+export const MAX_OFFSET = 10_000;
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** Options of {@link paginate}. */
+export interface PaginateOptions {
+  /** Filters, sort, include, fields; page parameters are set here. */
+  query: ListQuery;
+  /** Records wanted. @default 50 unless `all` */
+  limit?: number;
+  /** Every record. */
+  all?: boolean;
+  /** Page size asked for; else chosen from the limit, up to 1,000. */
+  pageSize?: number;
+  /** Told about truncations and fallbacks. */
+  warn?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+/** One page as received, with its records trimmed to the limit. */
+export interface Page {
+  doc: JsonApiDocument;
+  records: ResourceObject[];
+}
+
+/**
+ * Yields pages until the limit is reached or the collection ends.
+ * Requests: ⌈records / page size⌉, plus one when the last page is exactly full and the server
+ * still links a next page.
+ */
+export async function* paginate(client: ApiClient, path: string, opts: PaginateOptions): AsyncGenerator<Page> {
+  const max = opts.all ? Infinity : (opts.limit ?? DEFAULT_PAGE_SIZE);
+  let size = Math.max(1, Math.min(opts.pageSize ?? (Number.isFinite(max) ? max : MAX_PAGE_SIZE), MAX_PAGE_SIZE));
+  const userSort = opts.query.sort ?? [];
+  const userFiltersId = (opts.query.filters ?? []).some((f) => f.path.length === 1 && f.path[0] === 'id');
+  // Going past the offset cap needs id order from the very first page.
+  const mayPassCap = max > MAX_OFFSET + size;
+  const keysetable = !userFiltersId && (userSort.length === 0 || (userSort.length === 1 && userSort[0] === 'id'));
+  const baseQuery: ListQuery = { ...opts.query };
+  if (mayPassCap && keysetable && userSort.length === 0) baseQuery.sort = ['id'];
+
+  let fetched = 0;
+  let offset = 0;
+  let keysetFrom: number | undefined;
+  let next: URL | undefined;
+  let first = true;
+  while (fetched < max) {
+    const want = Math.min(size, max - fetched);
+    let url: URL;
+    if (next) {
+      url = next;
+      setPageLimit(url, want);
+    } else {
+      const q: ListQuery = { ...baseQuery, pageLimit: want, pageOffset: offset };
+      if (!first) delete q.count;
+      if (keysetFrom !== undefined) {
+        q.filters = [...(q.filters ?? []), { path: ['id'], kind: 'range', values: [], from: String(keysetFrom), escaped: false }];
+      }
+      url = client.resolve(path);
+      url.search = encodeQuery(queryPairs(q));
+    }
+    let res;
+    try {
+      res = await client.request({ method: 'GET', path: url.toString(), signal: opts.signal });
+    } catch (err) {
+      // Big pages (long mailing bodies) can make a gateway give up: halve and ask again.
+      if (err instanceof ApiError && err.status === 502 && want > 1) {
+        size = Math.max(1, Math.floor(want / 2));
+        opts.warn?.(`page of ${want} answered 502; retrying with pages of ${size}`);
+        next = undefined;
+        continue;
+      }
+      throw err;
+    }
+    first = false;
+    const data = res.doc.data;
+    if (!Array.isArray(data)) {
+      throw new ApiError(res.status, [{ title: 'bad response', detail: 'collection response has no data array' }]);
+    }
+    const records = data.slice(0, max - fetched);
+    yield { doc: res.doc, records };
+    fetched += records.length;
+    offset += data.length;
+    if (data.length === 0 || fetched >= max) return;
+
+    const link = res.doc.links?.next;
+    if (!link) {
+      // A server that sends no links at all gets the next offset computed; one that sends links
+      // without `next` has said this was the last page.
+      if (res.doc.links || data.length < want) return;
+      next = undefined;
+    } else {
+      next = pinToOrigin(client, link);
+      const linkOffset = Number(next.searchParams.get('page[offset]') ?? offset);
+      if (Number.isFinite(linkOffset)) offset = linkOffset;
+    }
+    if (offset > MAX_OFFSET) {
+      if (!keysetable) {
+        opts.warn?.(
+          `stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`,
+        );
+        return;
+      }
+      const lastId = Number(data[data.length - 1]!.id);
+      if (!Number.isInteger(lastId)) {
+        opts.warn?.('stopped at the offset cap: record ids are not integers, so listing cannot continue by id');
+        return;
+      }
+      keysetFrom = lastId + 1;
+      offset = 0;
+      next = undefined;
+    }
+  }
+}
+
+function setPageLimit(url: URL, n: number): void {
+  if (url.searchParams.has('page[size]')) url.searchParams.set('page[size]', String(n));
+  else url.searchParams.set('page[limit]', String(n));
+}
+
+/** A `links.next` from the server, refused when it points anywhere but the API's own origin. */
+function pinToOrigin(client: ApiClient, link: string): URL {
+  const url = new URL(link, client.baseUrl);
+  if (url.origin !== client.baseUrl.origin) {
+    throw new ApiError(200, [
+      { title: 'unsafe next link', detail: `server's links.next points to ${url.origin}, not ${client.baseUrl.origin}; not followed` },
+    ]);
+  }
+  return url;
+}

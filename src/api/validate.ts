@@ -1,0 +1,113 @@
+/**
+ * Client-side checks and coercion of attribute values against the registry, shared by
+ * `create`/`update` flags and bulk input rows: read-only fields, max lengths, enum values, types.
+ * Unknown attributes pass through untouched (the server knows more fields than the spec shows).
+ */
+import { findAttribute, type AttributeSpec, type ResourceType } from '../registry/index.js';
+
+/** A problem with one field; `UsageError`s and bulk row reports are made from it. */
+export interface FieldProblem {
+  field: string;
+  reason: string;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+function validDate(s: string): boolean {
+  if (!DATE.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
+}
+
+function validDateTime(s: string): boolean {
+  return DATE_TIME.test(s) && !Number.isNaN(Date.parse(s.includes('T') ? s : s.replace(' ', 'T'))) && validDate(s.slice(0, 10));
+}
+
+/**
+ * Converts a command-line string to the attribute's type.
+ * Lists (`string[]`) split on commas; objects and arrays are JSON.
+ * @returns the value, or a problem
+ */
+export function coerceString(spec: AttributeSpec | undefined, raw: string): { value: unknown } | { problem: string } {
+  if (!spec) return { value: raw };
+  switch (spec.type) {
+    case 'integer':
+      return /^-?\d+$/.test(raw.trim()) ? { value: Number(raw) } : { problem: `expected an integer, got "${raw}"` };
+    case 'number': {
+      const n = Number(raw);
+      return raw.trim() !== '' && Number.isFinite(n) ? { value: n } : { problem: `expected a number, got "${raw}"` };
+    }
+    case 'boolean': {
+      const v = raw.trim().toLowerCase();
+      if (['true', 'yes', '1'].includes(v)) return { value: true };
+      if (['false', 'no', '0'].includes(v)) return { value: false };
+      return { problem: `expected true or false, got "${raw}"` };
+    }
+    case 'string[]':
+      return { value: raw === '' ? [] : raw.split(',').map((s) => s.trim()) };
+    case 'object':
+    case 'array':
+      try {
+        return { value: JSON.parse(raw) as unknown };
+      } catch {
+        return { problem: `expected JSON (${spec.type}), got "${raw}"` };
+      }
+    default:
+      return { value: raw };
+  }
+}
+
+/** Checks an already typed value (from JSON, or after coercion). */
+export function checkValue(spec: AttributeSpec, value: unknown): string | undefined {
+  if (value === null) return undefined;
+  switch (spec.type) {
+    case 'integer':
+      return Number.isInteger(value) ? undefined : `expected an integer, got ${JSON.stringify(value)}`;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? undefined : `expected a number, got ${JSON.stringify(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
+    case 'date':
+      return typeof value === 'string' && validDate(value) ? undefined : `expected a date YYYY-MM-DD, got ${JSON.stringify(value)}`;
+    case 'date-time':
+      return typeof value === 'string' && validDateTime(value)
+        ? undefined
+        : `expected a date-time YYYY-MM-DDThh:mm:ss, got ${JSON.stringify(value)}`;
+    case 'string[]':
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return `expected a list of strings`;
+      if (spec.maxLength && value.some((v) => (v as string).length > spec.maxLength!)) return `an item is longer than ${spec.maxLength} characters`;
+      return undefined;
+    case 'object':
+      return typeof value === 'object' && !Array.isArray(value) ? undefined : 'expected a JSON object';
+    case 'array':
+      return Array.isArray(value) ? undefined : 'expected a JSON array';
+    case 'string': {
+      if (typeof value !== 'string') return `expected a string, got ${JSON.stringify(value)}`;
+      if (spec.maxLength !== undefined && [...value].length > spec.maxLength) {
+        return `longer than ${spec.maxLength} characters (${[...value].length})`;
+      }
+      if (spec.enum && !spec.enum.includes(value)) return `must be one of ${spec.enum.join(', ')} (got "${value}")`;
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Checks attributes about to be written. Unknown names pass; read-only ones are refused.
+ * @returns problems, empty when all is well
+ */
+export function checkAttributes(rt: ResourceType, attributes: Record<string, unknown>): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const [name, value] of Object.entries(attributes)) {
+    const spec = findAttribute(rt, name);
+    if (!spec) continue;
+    if (spec.readOnly) {
+      problems.push({ field: name, reason: `is read-only on ${rt.type}` });
+      continue;
+    }
+    const reason = checkValue(spec, value);
+    if (reason) problems.push({ field: name, reason });
+  }
+  return problems;
+}

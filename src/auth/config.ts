@@ -1,0 +1,102 @@
+/**
+ * The config store (conf): profiles with their URLs, OAuth client and tokens, in the OS config
+ * directory or `SVC_CONFIG_DIR`. The file is 0600 and its directory 0700, checked and repaired
+ * every time the store is opened.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Conf from 'conf';
+
+/** One named profile (CLI.md § Words). */
+export interface Profile {
+  baseUrl?: string;
+  authUrl?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** Scopes asked for at login, space-separated. */
+  scopes?: string;
+  /** Loopback port of `svc login`. */
+  port?: number;
+  accessToken?: string;
+  refreshToken?: string;
+  /** Epoch milliseconds when the access token expires. */
+  expiresAt?: number;
+  /** Scopes granted to the token. */
+  tokenScopes?: string;
+  /** Who the token belongs to, from `GET {base_url}`. */
+  user?: { id?: number | string; name?: string; email?: string };
+}
+
+/** What the config file holds. */
+export interface ConfigData {
+  currentProfile?: string;
+  profiles: Record<string, Profile>;
+}
+
+/** Access to profiles; every read goes to disk so parallel processes see each other's writes. */
+export interface ConfigStore {
+  readonly path: string;
+  readonly dir: string;
+  currentName(): string;
+  get(name: string): Profile | undefined;
+  set(name: string, profile: Profile): void;
+  remove(name: string): boolean;
+  names(): string[];
+  use(name: string): void;
+}
+
+/** The directory of the config store. */
+export function configDir(env: NodeJS.ProcessEnv): string {
+  if (env.SVC_CONFIG_DIR) return path.resolve(env.SVC_CONFIG_DIR);
+  if (process.platform === 'win32') return path.join(env.APPDATA ?? path.join(os.homedir(), 'AppData', 'Roaming'), 'svc');
+  if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Preferences', 'svc');
+  return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'svc');
+}
+
+/** Makes the directory 0700 and the file 0600, whatever created them. */
+export function secureConfigFiles(dir: string, file: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform === 'win32') return;
+  if ((fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  try {
+    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+  } catch {
+    // no file yet: conf creates it with mode 0600
+  }
+}
+
+/** Opens the store in `dir` (created on first write). */
+export function openConfigStore(env: NodeJS.ProcessEnv, profileOverride?: string): ConfigStore {
+  const dir = configDir(env);
+  const file = path.join(dir, 'config.json');
+  secureConfigFiles(dir, file);
+  const conf = new Conf<ConfigData>({
+    cwd: dir,
+    configName: 'config',
+    projectName: 'svc',
+    configFileMode: 0o600,
+    defaults: { profiles: {} },
+    clearInvalidConfig: false,
+  });
+  return {
+    path: conf.path,
+    dir,
+    currentName: () => profileOverride || env.SVC_PROFILE || conf.get('currentProfile') || 'default',
+    get: (name) => conf.get('profiles')[name],
+    set: (name, profile) => {
+      const profiles = { ...conf.get('profiles'), [name]: profile };
+      conf.set('profiles', profiles);
+    },
+    remove: (name) => {
+      const profiles = { ...conf.get('profiles') };
+      if (!(name in profiles)) return false;
+      delete profiles[name];
+      conf.set('profiles', profiles);
+      if (conf.get('currentProfile') === name) conf.delete('currentProfile');
+      return true;
+    },
+    names: () => Object.keys(conf.get('profiles')),
+    use: (name) => conf.set('currentProfile', name),
+  };
+}

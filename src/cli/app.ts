@@ -1,0 +1,147 @@
+/**
+ * The bridge between commander and handlers: builds a Context from the parsed global options,
+ * runs the handler, reports errors, and closes what the command opened.
+ */
+import type { Command } from 'commander';
+import type { ApiClient } from '../api/client.js';
+import { redactText } from '../api/redact.js';
+import type { ConfigStore } from '../auth/config.js';
+import { UsageError } from '../errors.js';
+import type { IO } from '../output/io.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../output/render.js';
+import { resolveConnection, type Connection } from './connection.js';
+import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
+import { inquirerPrompter, type Prompter } from './prompter.js';
+import { reportError } from './report-error.js';
+
+/** What main() hands to every command. */
+export interface App {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  clock?: Clock;
+  /** Set by main: the exit code of the command that ran. */
+  exitCode: number;
+  /** Aborted on SIGINT. */
+  signal: AbortSignal;
+}
+
+/** Global options from commander's merged options and the environment. */
+export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
+  let output = (opts.json ? 'json' : opts.output) as string | undefined;
+  if (output !== undefined && !OUTPUT_FORMATS.includes(output as OutputFormat)) {
+    throw new UsageError(`-o ${output}: unknown output format (use ${OUTPUT_FORMATS.join(', ')})`);
+  }
+  const timeout = opts.timeout === undefined ? 30 : Number(opts.timeout);
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout ${String(opts.timeout)}: expected seconds > 0`);
+  const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+  return {
+    profile: (opts.profile as string | undefined) ?? (env.SVC_PROFILE || undefined),
+    baseUrl: (opts.baseUrl as string | undefined) ?? (env.SVC_BASE_URL || undefined),
+    authUrl: (opts.authUrl as string | undefined) ?? (env.SVC_AUTH_URL || undefined),
+    token: (opts.token as string | undefined) ?? (env.SVC_TOKEN || undefined),
+    output: output as OutputFormat | undefined,
+    verbose: opts.verbose === true,
+    dryRun: opts.dryRun === true,
+    yes: opts.yes === true,
+    sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX),
+    timeoutMs: timeout * 1000,
+  };
+}
+
+/** Builds a Context for a command. */
+export function createContext(app: App, globals: GlobalOptions, overrides: { prompter?: Prompter } = {}): Context & { close(): Promise<void> } {
+  const secrets = new Set<string>();
+  const closers: (() => Promise<void> | void)[] = [];
+  let store: Promise<ConfigStore> | undefined;
+  let connection: Promise<Connection> | undefined;
+  let api: Promise<ApiClient> | undefined;
+  const io = app.io;
+  const redact = (s: string) => redactText(s, [...secrets]);
+  const ctx: Context & { close(): Promise<void> } = {
+    io,
+    env: app.env,
+    globals,
+    clock: app.clock ?? systemClock,
+    output: globals.output ?? (io.stdoutIsTTY ? 'table' : 'json'),
+    signal: app.signal,
+    config() {
+      // conf (and its schema validator) loads only for commands that read the config.
+      store ??= import('../auth/config.js').then((m) => m.openConfigStore(app.env, globals.profile));
+      return store;
+    },
+    connection() {
+      connection ??= resolveConnection(ctx);
+      return connection;
+    },
+    api() {
+      api ??= ctx.connection().then(async (c) => {
+        const { ApiClient } = await import('../api/client.js');
+        const client = new ApiClient({
+          baseUrl: c.baseUrl,
+          trustedOrigins: [c.authUrl],
+          tokens: c.tokens,
+          timeoutMs: globals.timeoutMs,
+          trace: globals.verbose ? (line) => ctx.trace(line) : undefined,
+          sleep: (ms) => ctx.clock.sleep(ms, app.signal),
+          signal: app.signal,
+        });
+        closers.push(() => client.close());
+        return client;
+      });
+      return api;
+    },
+    async prompter() {
+      return overrides.prompter ?? inquirerPrompter(io);
+    },
+    warn(message) {
+      io.stderr.write(redact(`warning: ${message}\n`));
+    },
+    info(message) {
+      io.stderr.write(redact(`${message}\n`));
+    },
+    trace(message) {
+      if (globals.verbose) io.stderr.write(redact(`* ${message}\n`));
+    },
+    addSecret(secret) {
+      if (secret) secrets.add(secret);
+    },
+    redact,
+    onClose(fn) {
+      closers.push(fn);
+    },
+    async close() {
+      for (const fn of closers.reverse()) {
+        try {
+          await fn();
+        } catch {
+          // closing is best effort
+        }
+      }
+    },
+  };
+  return ctx;
+}
+
+/**
+ * Runs a handler for a commander action: the Context comes from the command's merged options.
+ * Sets `app.exitCode`; never throws.
+ */
+export async function runCommand(app: App, cmd: Command, handler: (ctx: Context) => Promise<void>): Promise<void> {
+  const raw = cmd.optsWithGlobals() as Record<string, unknown>;
+  let ctx: (Context & { close(): Promise<void> }) | undefined;
+  try {
+    const globals = globalsFrom(raw, app.env);
+    ctx = createContext(app, globals);
+    await handler(ctx);
+    app.exitCode = 0;
+  } catch (err) {
+    app.exitCode = reportError(err, {
+      stderr: app.io.stderr,
+      verbose: raw.verbose === true,
+      json: raw.json === true || raw.output === 'json',
+      redact: ctx?.redact ?? ((s) => redactText(s)),
+    });
+  } finally {
+    await ctx?.close();
+  }
+}

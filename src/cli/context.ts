@@ -1,0 +1,78 @@
+/**
+ * The Context: everything a command handler needs (io, env, global options, config, tokens,
+ * API client, prompter, clock), built lazily so a command pays only for what it uses.
+ * No module-level singletons: tests build their own.
+ */
+import type { ApiClient } from '../api/client.js';
+import type { ConfigStore } from '../auth/config.js';
+import type { IO } from '../output/io.js';
+import type { OutputFormat } from '../output/render.js';
+import type { Prompter } from './prompter.js';
+import type { Connection } from './connection.js';
+
+/** The global options of CLI.md, after env defaults are applied. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  authUrl?: string;
+  token?: string;
+  output?: OutputFormat;
+  verbose: boolean;
+  dryRun: boolean;
+  yes: boolean;
+  /** Run against the local sandbox (`--sandbox`, `SVC_SANDBOX=1`). */
+  sandbox: boolean;
+  /** Per-request timeout in milliseconds. @default 30000 */
+  timeoutMs: number;
+}
+
+/** Time, injectable for tests. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** What every command handler receives. */
+export interface Context {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  globals: GlobalOptions;
+  clock: Clock;
+  /** The output format: `-o`, else table on a TTY and json otherwise. */
+  output: OutputFormat;
+  /** Aborted on Ctrl-C; long operations check it and stop cleanly. */
+  signal: AbortSignal;
+  config(): Promise<ConfigStore>;
+  /** Base URL, auth URL and token source of the active profile (or flags, env, sandbox). */
+  connection(): Promise<Connection>;
+  api(): Promise<ApiClient>;
+  prompter(): Promise<Prompter>;
+  /** A warning line on stderr (`warning: …`). */
+  warn(message: string): void;
+  /** An informational line on stderr. */
+  info(message: string): void;
+  /** A trace line on stderr with --verbose, secrets redacted. */
+  trace(message: string): void;
+  /** Remembers a secret so that traces and errors redact it even where it is not recognisable. */
+  addSecret(secret: string | undefined): void;
+  /** Redacts known secrets and token-like values from a text. */
+  redact(text: string): string;
+  /** Runs at the end of the command (close sockets, stop an in-process sandbox). */
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+/** A real clock. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        signal?.removeEventListener('abort', done);
+        clearTimeout(t);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+};

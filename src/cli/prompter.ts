@@ -1,0 +1,25 @@
+/**
+ * Interactive prompts behind a small interface, so that handlers never import the prompt
+ * library themselves (it is heavy) and tests can answer for the user.
+ */
+
+/** The prompts svc asks. */
+export interface Prompter {
+  input(message: string, opts?: { default?: string; required?: boolean }): Promise<string>;
+  password(message: string): Promise<string>;
+  confirm(message: string, defaultValue?: boolean): Promise<boolean>;
+  select<T extends string>(message: string, choices: readonly T[]): Promise<T>;
+}
+
+/** Prompts with @inquirer/prompts on the given streams (loaded on first use). */
+export async function inquirerPrompter(io: { stdin: NodeJS.ReadableStream; stderr: NodeJS.WritableStream }): Promise<Prompter> {
+  const p = await import('@inquirer/prompts');
+  // Prompts draw on stderr so that stdout stays clean for data.
+  const ctx = { input: io.stdin, output: io.stderr } as Parameters<typeof p.input>[1];
+  return {
+    input: (message, opts) => p.input({ message, default: opts?.default, required: opts?.required }, ctx),
+    password: (message) => p.password({ message, mask: '*' }, ctx),
+    confirm: (message, defaultValue = false) => p.confirm({ message, default: defaultValue }, ctx),
+    select: (message, choices) => p.select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, ctx),
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Errors → stderr and exit code, in one place (CLI.md § Exit codes): `error: <title>: <detail>`
+ * plus field and error id, never a stack trace without --verbose, `{"errors":[...]}` with -o json.
+ */
+import { ApiError, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
+
+/** What reporting needs of the surrounding command. */
+export interface ErrorReportTarget {
+  stderr: NodeJS.WritableStream;
+  verbose: boolean;
+  json: boolean;
+  redact: (s: string) => string;
+}
+
+/** Prints the error and returns the exit code. */
+export function reportError(err: unknown, t: ErrorReportTarget): number {
+  const lines: string[] = [];
+  let code: number = ExitCode.API;
+  let jsonErrors: ApiErrorObject[] = [];
+  if (err instanceof ApiError) {
+    code = err.exitCode;
+    lines.push(`error: ${err.message}${describeExtras(err.errors[0])}`);
+    for (const e of err.errors.slice(1)) lines.push(`error: ${e.title ?? e.id ?? 'error'}${e.detail ? `: ${e.detail}` : ''}${describeExtras(e)}`);
+    for (const h of err.hints) lines.push(`hint: ${h}`);
+    jsonErrors = err.errors.length ? err.errors : [{ status: String(err.status), title: err.message }];
+  } else if (err instanceof SvcError) {
+    code = err.exitCode;
+    lines.push(`error: ${err.message}`);
+    for (const h of err.hints) lines.push(`hint: ${h}`);
+    jsonErrors = [{ title: err.name, detail: err.message }];
+  } else {
+    const msg = err instanceof Error ? err.message : String(err);
+    lines.push(`error: unexpected failure: ${msg}`);
+    if (!t.verbose) lines.push('hint: run again with --verbose for details');
+    jsonErrors = [{ title: 'unexpected failure', detail: msg }];
+  }
+  if (t.verbose && err instanceof Error && err.stack) lines.push(err.stack);
+  let text = lines.join('\n') + '\n';
+  if (t.json) text += JSON.stringify({ errors: jsonErrors }) + '\n';
+  t.stderr.write(t.redact(text));
+  return code;
+}
+
+function describeExtras(e: ApiErrorObject | undefined): string {
+  if (!e) return '';
+  const parts: string[] = [];
+  const field = e.source?.pointer ?? e.source?.parameter;
+  if (field) parts.push(`field ${field}`);
+  if (e.id) parts.push(`id ${e.id}`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}

@@ -1,0 +1,48 @@
+/**
+ * Parses the command line and runs the command; maps commander's own errors (unknown command or
+ * option, missing argument) to exit 2 with commander's one-line message.
+ */
+import { CommanderError } from 'commander';
+import { ExitCode } from '../errors.js';
+import { processIO } from '../output/io.js';
+import type { App } from './app.js';
+import { buildProgram } from './program.js';
+
+/** Runs svc with these arguments in this process; resolves to the exit code. */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const io = processIO({ noColor: argv.includes('--no-color'), env });
+  // A closed pipe (`svc … | head`) is the reader saying it has enough: stop quietly.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) {
+      io.stderr.write('\ninterrupted\n');
+      process.exit(ExitCode.INTERRUPTED);
+    }
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const app: App = { io, env, exitCode: 0, signal: controller.signal };
+  const program = buildProgram(app);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+      return ExitCode.USAGE;
+    }
+    throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  if (controller.signal.aborted && app.exitCode === 0) return ExitCode.INTERRUPTED;
+  return app.exitCode;
+}

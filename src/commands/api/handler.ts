@@ -1,0 +1,46 @@
+/** Handler of `svc api`. */
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import { flattenDocument } from '../../output/flatten.js';
+import { writeOut } from '../../output/io.js';
+import { createRecordWriter } from '../../output/render.js';
+import { readDataArgument } from '../shared/read-data.js';
+
+const METHODS = new Set(['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD']);
+
+export async function apiHandler(
+  ctx: Context,
+  methodArg: string,
+  pathArg: string,
+  opts: { data?: string; paginate?: boolean },
+): Promise<void> {
+  const method = methodArg.toUpperCase();
+  if (!METHODS.has(method)) throw new UsageError(`unknown method "${methodArg}" (use GET, POST, PATCH, PUT, DELETE)`);
+  if (opts.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
+  const body = opts.data !== undefined ? await readDataArgument(ctx, opts.data) : undefined;
+  const api = await ctx.api();
+  const url = api.resolve(pathArg);
+  if (ctx.globals.dryRun && method !== 'GET') {
+    await writeOut(ctx.io.stdout, `${method} ${url}\n${body !== undefined ? JSON.stringify(body, null, 2) + '\n' : ''}`);
+    return;
+  }
+  if (!opts.paginate) {
+    const res = await api.request({ method, path: url.toString(), body });
+    if (res.text) await writeOut(ctx.io.stdout, res.text.endsWith('\n') ? res.text : res.text + '\n');
+    return;
+  }
+  // Paginated: raw documents (one per line) by default, or records in the chosen format.
+  const format = ctx.globals.output ?? 'raw';
+  const writer = createRecordWriter({ format, io: ctx.io });
+  let next: string | undefined = url.toString();
+  while (next) {
+    const res = await api.request({ method: 'GET', path: next });
+    await writer.page(res.doc, flattenDocument(res.doc));
+    next = res.doc.links?.next;
+    if (next && new URL(next, api.baseUrl).origin !== api.baseUrl.origin) {
+      ctx.warn(`not following links.next to another host (${new URL(next).origin})`);
+      break;
+    }
+  }
+  await writer.end();
+}

@@ -1,0 +1,16 @@
+/**
+ * Every command's wiring, registered on the program. Wiring modules are light (options and
+ * help); each loads its handler with a dynamic import when it runs.
+ */
+import type { Command } from 'commander';
+import type { App } from '../cli/app.js';
+import { registerApi } from './api/command.js';
+import { registerResourceCommands } from './resource/command.js';
+import { registerResources } from './resources/command.js';
+
+/** Registers all commands, resource commands last so that fixed names win. */
+export function registerCommands(program: Command, app: App): void {
+  registerResources(program, app);
+  registerApi(program, app);
+  registerResourceCommands(program, app);
+}

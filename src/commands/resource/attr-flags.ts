@@ -1,0 +1,52 @@
+/**
+ * `--attr k=v` / `--attr k:=<json>` and `--rel name=...` flags → a flat record, coerced by the
+ * registry's types so that `--attr employees=12` sends a number.
+ */
+import { coerceString } from '../../api/validate.js';
+import { UsageError } from '../../errors.js';
+import { findAttribute, type ResourceType } from '../../registry/index.js';
+
+/** Splits `k=v` at the first `=`; `k:=json` marks a raw JSON value. */
+function splitPair(flag: string, what: string): { key: string; value: string; json: boolean } {
+  const eq = flag.indexOf('=');
+  if (eq <= 0) throw new UsageError(`${what} "${flag}": expected name=value`);
+  let key = flag.slice(0, eq).trim();
+  const json = key.endsWith(':');
+  if (json) key = key.slice(0, -1);
+  if (!key) throw new UsageError(`${what} "${flag}": expected name=value`);
+  return { key, value: flag.slice(eq + 1), json };
+}
+
+/** Attributes from `--attr` flags; repeated list attributes accumulate. */
+export function attributesFromFlags(rt: ResourceType, flags: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const flag of flags) {
+    const { key, value, json } = splitPair(flag, '--attr');
+    const spec = findAttribute(rt, key);
+    let v: unknown;
+    if (json) {
+      try {
+        v = JSON.parse(value) as unknown;
+      } catch {
+        throw new UsageError(`--attr ${key}:=…: not valid JSON`);
+      }
+    } else {
+      const r = coerceString(spec, value);
+      if ('problem' in r) throw new UsageError(`attribute "${key}" of ${rt.type}: ${r.problem}`);
+      v = r.value;
+    }
+    if (spec?.type === 'string[]' && Array.isArray(out[key]) && Array.isArray(v)) out[key] = [...(out[key] as unknown[]), ...v];
+    else out[key] = v;
+  }
+  return out;
+}
+
+/** Relationship values from `--rel` flags (`name=id`, `name=type:id`, `name=null`, `name=1,2`). */
+export function relationshipsFromFlags(flags: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const flag of flags) {
+    const { key, value } = splitPair(flag, '--rel');
+    out[key] = value === 'null' ? null : value;
+  }
+  return out;
+}

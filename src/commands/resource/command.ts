@@ -1,0 +1,90 @@
+/**
+ * The one builder that turns the registry into `svc <resource> <operation>` commands: only the
+ * operations and actions a type allows; everything else is commander's "unknown command" with a
+ * list of what the type does allow.
+ */
+import { Command } from 'commander';
+import { runCommand, type App } from '../../cli/app.js';
+import { RESOURCES, type ResourceType } from '../../registry/index.js';
+import { resourceHelp } from './help.js';
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/** Registers one command per resource type. */
+export function registerResourceCommands(program: Command, app: App): void {
+  for (const rt of RESOURCES) program.addCommand(buildResourceCommand(program, rt, app));
+}
+
+function buildResourceCommand(program: Command, rt: ResourceType, app: App): Command {
+  const cmd = program.createCommand(rt.command);
+  cmd.copyInheritedSettings(program);
+  cmd.description(`${rt.description} (${[...rt.operations, ...rt.actions.map((a) => a.command)].join(', ')})`);
+  if (rt.path !== rt.command) cmd.alias(rt.path);
+  cmd.addHelpText('after', () => resourceHelp(rt));
+  cmd.action(() => {
+    cmd.help({ error: true });
+  });
+  const run = (c: Command, fn: (h: typeof import('./handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
+    runCommand(app, c, async (ctx) => fn(await import('./handlers.js'))(ctx));
+
+  if (rt.operations.includes('list')) {
+    cmd
+      .command('list')
+      .description(`list ${rt.command} (one page of 50 unless --limit or --all)`)
+      .option('-f, --filter <expr>', 'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (repeatable, ANDed)', collect)
+      .option('-s, --sort <keys>', 'sort keys, comma-separated, - for descending (attributes marked S)')
+      .option('-i, --include <paths>', 'related resources to include, comma-separated, a.b for nested')
+      .option('--fields <list>', 'sparse fields: attr,attr (this type) or type=attr,attr (repeatable)', collect)
+      .option('-l, --limit <n>', 'records to return (default 50)')
+      .option('-a, --all', 'every record (pages of 1,000; continues by id past the 10,000 offset cap)')
+      .option('--page-size <n>', 'page size asked for (up to 1000)')
+      .option('--count', 'ask the service to count the records (off by default) and report it on stderr')
+      .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
+      .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name)')
+      .action((opts, c: Command) => run(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
+  }
+  if (rt.operations.includes('get')) {
+    cmd
+      .command('get')
+      .description(`show one ${rt.type}`)
+      .argument('<id>', 'record id')
+      .option('-i, --include <paths>', 'related resources to include')
+      .option('--fields <list>', 'sparse fields: attr,attr or type=attr,attr (repeatable)', collect)
+      .action((id: string, opts, c: Command) => run(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)));
+  }
+  if (rt.operations.includes('create')) {
+    cmd
+      .command('create')
+      .description(`create a ${rt.type}`)
+      .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
+      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null (repeatable)', collect)
+      .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin')
+      .action((opts, c: Command) => run(c, (h) => (ctx) => h.createHandler(ctx, rt, opts)));
+  }
+  if (rt.operations.includes('update')) {
+    cmd
+      .command('update')
+      .description(`update a ${rt.type} (sends only what is given)`)
+      .argument('<id>', 'record id')
+      .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
+      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null (repeatable)', collect)
+      .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin')
+      .action((id: string, opts, c: Command) => run(c, (h) => (ctx) => h.updateHandler(ctx, rt, id, opts)));
+  }
+  if (rt.operations.includes('delete')) {
+    cmd
+      .command('delete')
+      .description(`delete a ${rt.type} (asks first on a terminal; --yes otherwise)`)
+      .argument('<id>', 'record id')
+      .action((id: string, _opts, c: Command) => run(c, (h) => (ctx) => h.deleteHandler(ctx, rt, id)));
+  }
+  for (const action of rt.actions) {
+    cmd
+      .command(action.command)
+      .description(action.description)
+      .argument('<id>', 'record id')
+      .option('-p, --param <name=value>', `action parameter, sent as actionParams[name]${action.params.length ? ` (${action.params.join(', ')})` : ''}`, collect)
+      .action((id: string, opts, c: Command) => run(c, (h) => (ctx) => h.actionHandler(ctx, rt, action, id, opts)));
+  }
+  return cmd;
+}

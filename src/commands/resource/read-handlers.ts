@@ -1,0 +1,74 @@
+/** Handlers of `list` and `get`. */
+import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
+import { buildQuery } from '../../api/query.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import { flatten, flattenDocument, indexIncluded } from '../../output/flatten.js';
+import { createRecordWriter } from '../../output/render.js';
+import { startSpinner } from '../../output/spinner.js';
+import type { ResourceType } from '../../registry/index.js';
+import { buildListQuery, type QueryFlags } from './query-options.js';
+import { parseId, parsePositiveInt } from './args.js';
+
+/** Options of `list`. */
+export interface ListFlags extends QueryFlags {
+  limit?: string;
+  all?: boolean;
+  pageSize?: string;
+  count?: boolean;
+  columns?: string;
+}
+
+export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFlags): Promise<void> {
+  if (flags.all && flags.limit !== undefined) throw new UsageError('--limit and --all cannot be used together');
+  const limit = flags.limit !== undefined ? parsePositiveInt(flags.limit, '--limit', 0) : undefined;
+  const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : undefined;
+  if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
+  const query = buildListQuery(rt, flags, (m) => ctx.warn(m));
+  if (flags.count) query.count = true;
+  const columns = flags.columns?.split(',').map((s) => s.trim()).filter(Boolean);
+  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, columns, defaultColumns: rt.defaultColumns });
+  const api = await ctx.api();
+  const spinner = await startSpinner(ctx.io, `Fetching ${rt.command}…`);
+  let total = 0;
+  let countMeta: { count?: unknown; truncated?: unknown } | undefined;
+  try {
+    if (limit === 0) {
+      // `--limit 0 --count` asks only for the total: one page of one record is the cheapest request.
+      if (!flags.count) throw new UsageError('--limit 0 only makes sense with --count');
+    }
+    for await (const page of paginate(api, rt.path, { query, limit: limit === 0 ? 1 : limit, all: flags.all, pageSize, warn: (m) => ctx.warn(m), signal: ctx.signal })) {
+      if (countMeta === undefined && flags.count) countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
+      if (limit === 0) break;
+      const included = indexIncluded(page.doc);
+      const records = page.records.map((r) => flatten(r, included));
+      total += records.length;
+      spinner.update(`Fetched ${total} ${rt.command}…`);
+      await writer.page(page.doc, records);
+    }
+  } finally {
+    spinner.stop();
+  }
+  if (limit !== 0) await writer.end();
+  if (countMeta) {
+    const c = countMeta.count === null || countMeta.count === undefined ? 'unknown' : String(countMeta.count);
+    if (limit === 0 && ctx.output !== 'table') ctx.io.stdout.write(JSON.stringify({ count: countMeta.count ?? null, count_truncated: countMeta.truncated ?? false }) + '\n');
+    else ctx.info(`count: ${c}${countMeta.truncated ? ' (truncated: the service stopped counting)' : ''}`);
+  }
+}
+
+/** Options of `get`. */
+export interface GetFlags {
+  include?: string;
+  fields?: string[];
+}
+
+export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, flags: GetFlags): Promise<void> {
+  const id = parseId(idArg);
+  const query = buildListQuery(rt, flags, (m) => ctx.warn(m));
+  const api = await ctx.api();
+  const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
+  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
+  await writer.page(res.doc, flattenDocument(res.doc));
+  await writer.end();
+}

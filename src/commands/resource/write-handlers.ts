@@ -1,0 +1,150 @@
+/** Handlers of `create`, `update`, `delete` and item actions (single records). */
+import { encodeQuery } from '../../api/query.js';
+import { checkAttributes } from '../../api/validate.js';
+import { normalizeId, recordToWriteData, relationshipData, toDocument, type WriteData } from '../../api/write-body.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import { flattenDocument } from '../../output/flatten.js';
+import { writeOut } from '../../output/io.js';
+import { createRecordWriter } from '../../output/render.js';
+import type { ActionSpec, ResourceType } from '../../registry/index.js';
+import { readDataArgument } from '../shared/read-data.js';
+import { parseId } from './args.js';
+import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
+import { promptForFields } from './prompt-fields.js';
+
+/** Options of `create` and `update`. */
+export interface WriteFlags {
+  attr?: string[];
+  rel?: string[];
+  data?: string;
+}
+
+/** Builds the `data` of a write from `--data`, `--attr` and `--rel` (flags win over --data). */
+async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forUpdate: boolean): Promise<WriteData> {
+  const data: WriteData = { type: rt.type, attributes: {}, relationships: {} };
+  if (flags.data !== undefined) {
+    const value = await readDataArgument(ctx, flags.data);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('--data: expected a JSON object');
+    const doc = value as Record<string, unknown>;
+    if ('data' in doc && typeof doc.data === 'object' && doc.data !== null) {
+      // A full JSON:API document: taken as written, its attributes still checked.
+      const d = doc.data as { type?: string; attributes?: Record<string, unknown>; relationships?: Record<string, never> };
+      if (d.type && d.type !== rt.type) throw new UsageError(`--data: document type "${d.type}" is not ${rt.type}`);
+      Object.assign(data.attributes, d.attributes ?? {});
+      Object.assign(data.relationships, d.relationships ?? {});
+    } else {
+      const r = recordToWriteData(rt, doc, { readOnly: 'drop' });
+      reportProblems(rt, r.problems);
+      Object.assign(data.attributes, r.data.attributes);
+      Object.assign(data.relationships, r.data.relationships);
+    }
+  }
+  Object.assign(data.attributes, attributesFromFlags(rt, flags.attr ?? []));
+  for (const [name, value] of Object.entries(relationshipsFromFlags(flags.rel ?? []))) {
+    const rel = rt.relationships.find((r) => r.name === name);
+    if (rel?.readOnly) throw new UsageError(`relationship "${name}" of ${rt.type} is read-only`);
+    const r = relationshipData(rt, name, value);
+    if ('problem' in r) throw new UsageError(`--rel ${name}: ${r.problem}`);
+    data.relationships[name] = { data: r.data };
+  }
+  reportProblems(rt, checkAttributes(rt, data.attributes));
+  if (!forUpdate && Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0 && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY) {
+    Object.assign(data.attributes, await promptForFields(ctx, rt));
+  }
+  return data;
+}
+
+function reportProblems(rt: ResourceType, problems: { field: string; reason: string }[]): void {
+  const p = problems[0];
+  if (!p) return;
+  const err = new UsageError(`${rt.type} ${p.field}: ${p.reason}`);
+  for (const more of problems.slice(1)) err.hint(`${rt.type} ${more.field}: ${more.reason}`);
+  throw err;
+}
+
+async function printDryRun(ctx: Context, method: string, url: URL, body?: unknown): Promise<void> {
+  await writeOut(ctx.io.stdout, `${method} ${url}\n${body !== undefined ? JSON.stringify(body, null, 2) + '\n' : ''}`);
+}
+
+async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0]): Promise<void> {
+  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
+  await writer.page(doc, flattenDocument(doc));
+  await writer.end();
+}
+
+export async function createHandler(ctx: Context, rt: ResourceType, flags: WriteFlags): Promise<void> {
+  const data = await writeData(ctx, rt, flags, false);
+  const body = toDocument(data);
+  const api = await ctx.api();
+  if (ctx.globals.dryRun) return printDryRun(ctx, 'POST', api.resolve(rt.path), body);
+  // Never `include` on a write: the service deprecated it (fetch related records separately).
+  const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
+  await printRecord(ctx, res.doc);
+}
+
+export async function updateHandler(ctx: Context, rt: ResourceType, idArg: string, flags: WriteFlags): Promise<void> {
+  const id = parseId(idArg);
+  const data = await writeData(ctx, rt, flags, true);
+  if (Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0) {
+    throw new UsageError('nothing to update: give --attr, --rel or --data');
+  }
+  data.id = normalizeId(id);
+  const body = toDocument(data);
+  const api = await ctx.api();
+  const path = `${rt.path}/${id}`;
+  if (ctx.globals.dryRun) return printDryRun(ctx, 'PATCH', api.resolve(path), body);
+  const res = await api.request({ method: 'PATCH', path, body, idempotent: true });
+  await printRecord(ctx, res.doc);
+}
+
+export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: string): Promise<void> {
+  const id = parseId(idArg);
+  const api = await ctx.api();
+  const path = `${rt.path}/${id}`;
+  if (ctx.globals.dryRun) return printDryRun(ctx, 'DELETE', api.resolve(path));
+  if (!ctx.globals.yes) {
+    if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
+      throw new UsageError(`refusing to delete ${rt.type} ${id} without --yes (not an interactive terminal)`);
+    }
+    const ok = await (await ctx.prompter()).confirm(`Delete ${rt.type} ${id}?`, false);
+    if (!ok) {
+      ctx.info('not deleted');
+      return;
+    }
+  }
+  await api.request({ method: 'DELETE', path });
+  ctx.info(`deleted ${rt.type} ${id}`);
+  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify({ id, type: rt.type, deleted: true }) + '\n');
+}
+
+/** Options of item actions. */
+export interface ActionFlags {
+  param?: string[];
+}
+
+export async function actionHandler(ctx: Context, rt: ResourceType, action: ActionSpec, idArg: string, flags: ActionFlags): Promise<void> {
+  const id = parseId(idArg);
+  const pairs: [string, string][] = [];
+  for (const p of flags.param ?? []) {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--param "${p}": expected name=value`);
+    const name = p.slice(0, eq);
+    // Documented parameters are checked here; an action whose parameters the spec does not show
+    // passes them on and lets the service answer.
+    if (action.params.length > 0 && !action.params.includes(name)) {
+      throw new UsageError(`${rt.command} ${action.command} does not accept "${name}" (accepts: ${action.params.join(', ')})`);
+    }
+    pairs.push([`actionParams[${name}]`, p.slice(eq + 1)]);
+  }
+  const api = await ctx.api();
+  const path = `${rt.path}/${id}/actions/${action.name}`;
+  const query = encodeQuery(pairs);
+  if (ctx.globals.dryRun) {
+    const url = api.resolve(path);
+    url.search = query;
+    return printDryRun(ctx, 'POST', url);
+  }
+  const res = await api.request({ method: 'POST', path, query, noRetry: true });
+  await printRecord(ctx, res.doc);
+}

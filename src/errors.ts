@@ -1,0 +1,107 @@
+/**
+ * Error classes thrown anywhere in svc and mapped to exit codes in one place (cli/run.ts).
+ * A leaf module: imports nothing, so every layer may use it.
+ */
+
+/** Exit codes of CLI.md. */
+export const ExitCode = {
+  OK: 0,
+  API: 1,
+  USAGE: 2,
+  AUTH: 3,
+  PERMISSION: 4,
+  PARTIAL: 5,
+  INTERRUPTED: 130,
+} as const;
+
+/** One error object of a JSON:API error document. */
+export interface ApiErrorObject {
+  id?: string;
+  status?: string;
+  title?: string;
+  detail?: string;
+  source?: { pointer?: string; parameter?: string };
+}
+
+/** Base of every error svc reports on purpose; anything else is a bug (stack shown with --verbose). */
+export class SvcError extends Error {
+  readonly exitCode: number;
+  /** Extra lines printed after the main message (hints). */
+  hints: string[] = [];
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+  }
+  /** Adds a hint line printed under the error. */
+  hint(line: string): this {
+    this.hints.push(line);
+    return this;
+  }
+}
+
+/** Bad command line or input: nothing was sent (exit 2). */
+export class UsageError extends SvcError {
+  constructor(message: string) {
+    super(message, ExitCode.USAGE);
+  }
+}
+
+/** Not logged in, token rejected or not refreshable (exit 3). */
+export class AuthError extends SvcError {
+  constructor(message: string) {
+    super(message, ExitCode.AUTH);
+  }
+}
+
+/** The API answered with an error document or an unexpected status. */
+export class ApiError extends SvcError {
+  readonly status: number;
+  readonly errors: ApiErrorObject[];
+  /** Seconds or ISO time from `Retry-After`, when sent. */
+  readonly retryAfter: string | undefined;
+  constructor(status: number, errors: ApiErrorObject[], message?: string, retryAfter?: string) {
+    const first = errors[0];
+    super(message ?? describeApiError(status, first), exitCodeForStatus(status));
+    this.status = status;
+    this.errors = errors;
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** Connection refused, reset, timeout, DNS failure (exit 1). */
+export class NetworkError extends SvcError {
+  readonly code: string | undefined;
+  constructor(message: string, code?: string) {
+    super(message, ExitCode.API);
+    this.code = code;
+  }
+}
+
+/** A bulk run finished with some failed rows (exit 5). */
+export class PartialError extends SvcError {
+  constructor(message: string) {
+    super(message, ExitCode.PARTIAL);
+  }
+}
+
+/** The user pressed Ctrl-C (exit 130). */
+export class InterruptedError extends SvcError {
+  constructor(message = 'interrupted') {
+    super(message, ExitCode.INTERRUPTED);
+  }
+}
+
+/** 401 → 3, 403 → 4, anything else → 1. */
+export function exitCodeForStatus(status: number): number {
+  if (status === 401) return ExitCode.AUTH;
+  if (status === 403) return ExitCode.PERMISSION;
+  return ExitCode.API;
+}
+
+/** `<title>: <detail>` of CLI.md, falling back to the HTTP status. */
+export function describeApiError(status: number, e: ApiErrorObject | undefined): string {
+  if (!e) return `HTTP ${status}`;
+  const title = e.title ?? e.id ?? `HTTP ${status}`;
+  return e.detail && e.detail !== title ? `${title}: ${e.detail}` : title;
+}

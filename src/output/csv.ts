@@ -1,0 +1,36 @@
+/**
+ * CSV cells (RFC 4180 quoting) with formula neutralising: a cell that starts with `= + - @`
+ * (or a tab/CR, which spreadsheets also treat as formula starts) gets a leading `'`.
+ */
+
+/** A value as one CSV cell: lists joined by `;`, objects as JSON. */
+export function csvCell(value: unknown): string {
+  let s: string;
+  if (value === null || value === undefined) s = '';
+  else if (Array.isArray(value)) s = value.map((v) => (typeof v === 'object' && v !== null ? cellId(v) : String(v))).join(';');
+  else if (typeof value === 'object') s = cellId(value);
+  else s = String(value);
+  return quote(neutralise(s));
+}
+
+function cellId(v: object): string {
+  // Included records in a CSV cell collapse back to their id; full objects belong in JSON output.
+  const o = v as { id?: unknown };
+  return o.id !== undefined && 'type' in o ? String(o.id) : JSON.stringify(v);
+}
+
+/** Prefixes `'` to text a spreadsheet would run as a formula. */
+export function neutralise(s: string): string {
+  // Numbers like -5 are data, not formulas: leave them readable.
+  if (/^[-+]\d+(\.\d+)?$/.test(s)) return s;
+  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+}
+
+function quote(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** One CSV line (with CRLF? no: `\n`, what Unix tools expect). */
+export function csvLine(values: unknown[]): string {
+  return values.map(csvCell).join(',') + '\n';
+}

@@ -1,0 +1,145 @@
+/**
+ * One place that renders records in each output format (CLI.md § Output). Commands hand it
+ * pages as they arrive; `json`, `ndjson`, `csv` and `raw` stream, `table` collects (it is for
+ * people, who do not read 100,000 rows).
+ */
+import type { JsonApiDocument } from '../api/jsonapi.js';
+import { csvLine } from './csv.js';
+import type { FlatRecord } from './flatten.js';
+import { writeOut, type IO } from './io.js';
+
+/** The formats of `-o`. */
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'raw'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** What a renderer needs to know. */
+export interface RenderOptions {
+  format: OutputFormat;
+  io: IO;
+  /** One record (`get`, `create`): json prints an object and table a field/value list. */
+  single?: boolean;
+  /** `--columns`, for table and csv. */
+  columns?: string[];
+  /** Columns of the table view when `--columns` is not given (after `id`). */
+  defaultColumns?: readonly string[];
+}
+
+/** Receives pages, writes them, and finishes the output. */
+export interface RecordWriter {
+  page(doc: JsonApiDocument, records: FlatRecord[]): Promise<void>;
+  end(): Promise<void>;
+}
+
+/** A writer for the chosen format. */
+export function createRecordWriter(opts: RenderOptions): RecordWriter {
+  const out = opts.io.stdout;
+  switch (opts.format) {
+    case 'ndjson':
+      return {
+        async page(_doc, records) {
+          let chunk = '';
+          for (const r of records) chunk += JSON.stringify(r) + '\n';
+          if (chunk) await writeOut(out, chunk);
+        },
+        async end() {},
+      };
+    case 'json': {
+      if (opts.single) {
+        let last: FlatRecord | undefined;
+        return {
+          async page(_doc, records) {
+            last = records[0] ?? last;
+          },
+          async end() {
+            await writeOut(out, JSON.stringify(last ?? null, null, 2) + '\n');
+          },
+        };
+      }
+      let count = 0;
+      return {
+        async page(_doc, records) {
+          let chunk = '';
+          for (const r of records) chunk += (count++ === 0 ? '[\n' : ',\n') + indent(JSON.stringify(r, null, 2));
+          if (chunk) await writeOut(out, chunk);
+        },
+        async end() {
+          await writeOut(out, count === 0 ? '[]\n' : '\n]\n');
+        },
+      };
+    }
+    case 'csv': {
+      let columns: string[] | undefined = opts.columns;
+      let headerDone = false;
+      return {
+        async page(_doc, records) {
+          if (records.length === 0) return;
+          columns ??= unionKeys(records);
+          let chunk = headerDone ? '' : csvLine(columns);
+          headerDone = true;
+          for (const r of records) chunk += csvLine(columns.map((c) => pick(r, c)));
+          await writeOut(out, chunk);
+        },
+        async end() {
+          if (!headerDone && columns) await writeOut(out, csvLine(columns));
+        },
+      };
+    }
+    case 'raw':
+      return {
+        async page(doc) {
+          await writeOut(out, JSON.stringify(doc) + '\n');
+        },
+        async end() {},
+      };
+    case 'table': {
+      const rows: FlatRecord[] = [];
+      return {
+        async page(_doc, records) {
+          for (const r of records) rows.push(r);
+        },
+        async end() {
+          const { renderTable, renderVertical } = await import('./table.js');
+          const text = opts.single
+            ? renderVertical(rows[0], opts.io)
+            : renderTable(rows, opts.columns ?? ['id', ...(opts.defaultColumns ?? [])], opts.io, opts.columns !== undefined);
+          await writeOut(out, text);
+        },
+      };
+    }
+  }
+}
+
+function indent(s: string): string {
+  return s.replace(/^/gm, '  ');
+}
+
+/** Keys of the records in first-seen order (`id`, `type` first). */
+function unionKeys(records: FlatRecord[]): string[] {
+  const keys = new Set<string>(['id', 'type']);
+  for (const r of records) for (const k of Object.keys(r)) if (k !== 'meta') keys.add(k);
+  return [...keys];
+}
+
+/** A value by column name; `account.name` reads into an included record. */
+export function pick(r: Record<string, unknown>, column: string): unknown {
+  if (column in r) return r[column];
+  const dot = column.indexOf('.');
+  if (dot > 0) {
+    const inner = r[column.slice(0, dot)];
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) return pick(inner as Record<string, unknown>, column.slice(dot + 1));
+  }
+  return undefined;
+}
+
+/** Writes a plain value (for commands whose output is not records). */
+export async function renderValue(io: IO, format: OutputFormat, value: unknown, human: () => string): Promise<void> {
+  if (format === 'json' || format === 'raw') await writeOut(io.stdout, JSON.stringify(value, null, 2) + '\n');
+  else if (format === 'ndjson') {
+    const list = Array.isArray(value) ? value : [value];
+    await writeOut(io.stdout, list.map((v) => JSON.stringify(v)).join('\n') + (list.length ? '\n' : ''));
+  } else if (format === 'csv' && Array.isArray(value)) {
+    const rows = value as FlatRecord[];
+    const cols = unionKeys(rows).filter((k) => rows.some((r) => k in r));
+    await writeOut(io.stdout, csvLine(cols) + rows.map((r) => csvLine(cols.map((c) => r[c]))).join(''));
+  } else await writeOut(io.stdout, human());
+}

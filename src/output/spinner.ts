@@ -1,0 +1,26 @@
+/**
+ * A spinner on stderr, only on a TTY (ora is loaded only then); a no-op otherwise, so that
+ * pipes and CI logs stay clean.
+ */
+import type { IO } from './io.js';
+
+/** A running spinner. */
+export interface Spinner {
+  update(text: string): void;
+  stop(): void;
+}
+
+const NOOP: Spinner = { update() {}, stop() {} };
+
+/** Starts a spinner when stderr is a terminal. */
+export async function startSpinner(io: IO, text: string): Promise<Spinner> {
+  if (!io.stderrIsTTY || !io.color) return NOOP;
+  const { default: ora } = await import('ora');
+  const s = ora({ text, stream: io.stderr as NodeJS.WriteStream, discardStdin: false }).start();
+  return {
+    update: (t) => {
+      s.text = t;
+    },
+    stop: () => s.stop(),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The table view for people: terminal-width aware, colour only when the IO allows it.
+ * Loaded lazily (cli-table3 and chalk are not needed by scripts).
+ */
+import Table from 'cli-table3';
+import chalk from 'chalk';
+import type { FlatRecord } from './flatten.js';
+import type { IO } from './io.js';
+import { pick } from './render.js';
+
+/** A short display string for any value. */
+export function displayValue(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(displayValue).join(', ');
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if ('id' in o && 'type' in o) return String(o.name ?? o.email ?? o.id);
+    return JSON.stringify(v);
+  }
+  return String(v).replace(/\s+/g, ' ');
+}
+
+function truncate(s: string, width: number): string {
+  if (width < 2) return s.slice(0, Math.max(0, width));
+  return s.length > width ? s.slice(0, width - 1) + '…' : s;
+}
+
+/** Rows under a header, columns shrunk so the table fits the terminal. */
+export function renderTable(rows: FlatRecord[], columns: string[], io: IO, explicit: boolean): string {
+  if (rows.length === 0) return io.stdoutIsTTY ? 'no records\n' : '';
+  // Default columns the records do not have (a sparse --fields) are dropped; chosen ones stay.
+  const cols = explicit ? columns : columns.filter((c) => c === 'id' || rows.some((r) => pick(r, c) !== undefined));
+  const cells = rows.map((r) => cols.map((c) => displayValue(pick(r, c))));
+  const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const budget = Math.max(20, io.columns - 3 * cols.length - 1);
+  while (widths.reduce((a, b) => a + b, 0) > budget) {
+    const i = widths.indexOf(Math.max(...widths));
+    if (widths[i]! <= 6) break;
+    widths[i] = widths[i]! - 1;
+  }
+  const head = io.color ? cols.map((c) => chalk.bold(c)) : cols;
+  const table = new Table({
+    head,
+    colWidths: widths.map((w) => w + 2),
+    style: { head: [], border: io.color ? ['grey'] : [], compact: true },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    wordWrap: false,
+  });
+  for (const row of cells) table.push(row.map((c, i) => truncate(c, widths[i]!)));
+  return table.toString() + '\n';
+}
+
+/** One record as a vertical field/value list (`get`). */
+export function renderVertical(record: FlatRecord | undefined, io: IO): string {
+  if (!record) return '';
+  const keys = Object.keys(record).filter((k) => k !== 'meta');
+  const w = Math.max(...keys.map((k) => k.length));
+  const valueWidth = Math.max(20, io.columns - w - 2);
+  return (
+    keys
+      .map((k) => {
+        const label = k.padEnd(w);
+        return `${io.color ? chalk.bold(label) : label}  ${truncate(displayValue(record[k]), valueWidth)}`;
+      })
+      .join('\n') + '\n'
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * The resource registry: every type of the API with its fields, operations and actions,
+ * and the lookups the other layers use. Pure data; imports nothing outside this folder.
+ */
+import { RESOURCE_TYPES } from './data/index.js';
+import { camel } from './define.js';
+import { CUSTOM_FIELD_COUNT, type AttributeSpec, type ResourceType } from './types.js';
+
+export * from './types.js';
+export { kebab, camel, pluralize, singular } from './define.js';
+
+/** All resource types, sorted by type name. */
+export const RESOURCES: readonly ResourceType[] = [...RESOURCE_TYPES].sort((a, b) =>
+  a.type.localeCompare(b.type),
+);
+
+const byType = new Map(RESOURCES.map((r) => [r.type, r]));
+const byName = new Map<string, ResourceType>();
+for (const r of RESOURCES) {
+  byName.set(r.command, r);
+  byName.set(r.path, r);
+}
+
+/** Type by singular name (`sequenceState`). */
+export function resourceByType(type: string): ResourceType | undefined {
+  return byType.get(type);
+}
+
+/**
+ * Type by any name a user may type: command (`sequence-states`), collection (`sequenceStates`),
+ * or singular type (`sequenceState`, `sequence-state`).
+ */
+export function findResource(name: string): ResourceType | undefined {
+  return byName.get(name) ?? byName.get(camel(name)) ?? byType.get(name) ?? byType.get(camel(name));
+}
+
+const customCache = new Map<string, AttributeSpec[]>();
+
+/** `custom1`..`custom150` as attribute specs (strings, filterable as the service allows). */
+export function customFieldAttributes(rt: ResourceType): AttributeSpec[] {
+  if (!rt.customFields) return [];
+  let list = customCache.get(rt.type);
+  if (!list) {
+    list = [];
+    const declared = new Map(rt.attributes.map((a) => [a.name, a]));
+    for (let i = 1; i <= CUSTOM_FIELD_COUNT; i++) {
+      const name = `custom${i}`;
+      list.push(declared.get(name) ?? { name, type: 'string' });
+    }
+    customCache.set(rt.type, list);
+  }
+  return list;
+}
+
+/** Every attribute of a type, custom fields included (declared ones first, no duplicates). */
+export function allAttributes(rt: ResourceType): AttributeSpec[] {
+  const custom = customFieldAttributes(rt).filter((c) => !rt.attributes.some((a) => a.name === c.name));
+  return [...rt.attributes, ...custom];
+}
+
+/** One attribute by name, custom fields included. */
+export function findAttribute(rt: ResourceType, name: string): AttributeSpec | undefined {
+  const declared = rt.attributes.find((a) => a.name === name);
+  if (declared) return declared;
+  if (rt.customFields && /^custom([1-9]\d{0,2})$/.test(name)) {
+    const n = Number(name.slice(6));
+    if (n <= CUSTOM_FIELD_COUNT) return { name, type: 'string' };
+  }
+  return undefined;
+}
+
+/** One relationship by name. */
+export function findRelationship(rt: ResourceType, name: string) {
+  return rt.relationships.find((r) => r.name === name);
+}
