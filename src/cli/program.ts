@@ -45,6 +45,7 @@ export function buildProgram(app: App): Command {
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
     .addHelpText('after', EXAMPLES)
     .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => app.io.stdout.write(s),

@@ -21,9 +21,17 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App): Com
   cmd.description(`${rt.description} (${[...rt.operations, ...rt.actions.map((a) => a.command)].join(', ')})`);
   if (rt.path !== rt.command) cmd.alias(rt.path);
   cmd.addHelpText('after', () => resourceHelp(rt));
-  cmd.action(() => {
-    cmd.help({ error: true });
-  });
+  const offered = [...rt.operations, ...rt.actions.map((a) => a.command)];
+  // Without an operation the command shows its help; an operation the type does not offer is a
+  // usage error that says what it does offer (`svc calls update 3`).
+  cmd
+    .argument('[operation]')
+    .allowExcessArguments(true)
+    .action((op: string | undefined) => {
+      if (!op) return cmd.help();
+      app.io.stderr.write(`error: ${rt.command} has no operation "${op}": it offers ${offered.join(', ')}\n`);
+      app.exitCode = 2;
+    });
   const run = (c: Command, fn: (h: typeof import('./handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
     runCommand(app, c, async (ctx) => fn(await import('./handlers.js'))(ctx));
 

@@ -1,0 +1,140 @@
+/**
+ * The API core through the real binary against a scripted local server: `svc api`, error
+ * mapping, non-JSON answers, poisoned links, and usage errors that send nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { startTinyServer, type Received, type Responder } from '../helpers/tiny-server.js';
+
+const TOKEN = 'tok_test_abcdef123456';
+let server: Awaited<ReturnType<typeof startTinyServer>>;
+let base: string;
+const page = (ids: number[], next?: string) =>
+  JSON.stringify({ data: ids.map((id) => ({ type: 'prospect', id, attributes: { firstName: `P${id}` }, relationships: { account: { data: { type: 'account', id: 1 } } } })), links: next ? { next } : {}, meta: { count: null } });
+
+beforeAll(async () => {
+  server = await startTinyServer((req: Received): ReturnType<Responder> => {
+    const u = new URL(req.url, 'http://x');
+    if (u.pathname === '/api/v2/prospects' && !u.searchParams.has('page[offset]') && u.searchParams.get('poison') === null) {
+      return { status: 200, body: page([1, 2], `${base}/prospects?page[limit]=2&page[offset]=2`), headers: { 'x-ratelimit-remaining': '9999, 19988', 'x-ratelimit-limit': '10000' } };
+    }
+    if (u.pathname === '/api/v2/prospects' && u.searchParams.get('page[offset]') === '2') return { status: 200, body: page([3]) };
+    if (u.pathname === '/api/v2/prospects' && u.searchParams.has('poison')) return { status: 200, body: page([1], 'https://evil.example/steal?page[offset]=1') };
+    if (u.pathname === '/api/v2/html') return { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad Gateway</html>' };
+    if (u.pathname === '/api/v2/broken') return { status: 200, body: '{"data": [' };
+    if (u.pathname === '/api/v2/empty') return { status: 500, body: '' };
+    if (u.pathname === '/api/v2/forbidden') return { status: 403, body: JSON.stringify({ errors: [{ id: 'unauthorizedOauthScope', title: 'Unauthorized OAuth scope', detail: 'missing prospects.read' }] }) };
+    if (u.pathname === '/api/v2/unauth') return { status: 401, body: JSON.stringify({ errors: [{ id: 'unauthorized', title: 'Unauthorized' }] }) };
+    if (u.pathname === '/api/v2/invalid') return { status: 422, body: JSON.stringify({ errors: [{ id: 'validationError', title: 'Validation error', detail: 'is too long', source: { pointer: '/data/attributes/title' } }] }) };
+    return { status: 404, body: JSON.stringify({ errors: [{ id: 'resourceNotFound', title: 'Resource not found' }] }) };
+  });
+  base = `${server.url}/api/v2`;
+});
+afterAll(() => server.close());
+
+const env = () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: base, SVC_TOKEN: TOKEN });
+
+describe('svc api', () => {
+  it('GET /prospects prints the document and sends the bearer token and JSON:API media type', async () => {
+    const before = server.received.length;
+    const r = await runSvc(['api', 'GET', '/prospects'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(json<{ data: unknown[] }>(r).data).toHaveLength(2);
+    const got = server.received[before]!;
+    expect(got.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(got.headers.accept).toBe('application/vnd.api+json');
+    expect(r.stderr).toBe('');
+  });
+
+  it('--paginate follows links.next, and --verbose traces without the token', async () => {
+    const r = await runSvc(['api', 'GET', '/prospects', '--paginate', '-o', 'ndjson', '--verbose'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3]);
+    expect(r.stderr).toContain('GET ');
+    expect(r.stderr).toContain('rate 9999/10000');
+    expect(r.stderr + r.stdout).not.toContain(TOKEN);
+  });
+
+  it('never follows a next link to another host with the token', async () => {
+    const r = await runSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env: { ...env(), SVC_BASE_URL: base } , input: ''});
+    // the list itself is fine; now the poisoned one
+    const p = await runSvc(['api', 'GET', '/prospects?poison=1', '--paginate', '-o', 'ndjson'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(p.stderr).toMatch(/not following links\.next to another host/);
+    expect(server.received.some((x) => x.url.includes('steal'))).toBe(false);
+  });
+
+  it('refuses an absolute URL to another host (exit 2, nothing sent)', async () => {
+    const before = server.received.length;
+    const r = await runSvc(['api', 'GET', 'https://evil.example/prospects'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/refusing to send the token/);
+    expect(server.received.length).toBe(before);
+  });
+});
+
+describe('errors and exit codes', () => {
+  it.each([
+    ['/forbidden', 4, /Unauthorized OAuth scope: missing prospects\.read \(id unauthorizedOauthScope\)/],
+    ['/unauth', 3, /Unauthorized/],
+    ['/invalid', 1, /Validation error: is too long \(field \/data\/attributes\/title, id validationError\)/],
+    ['/nothing-here', 1, /Resource not found/],
+    ['/html', 1, /HTML page/],
+    ['/broken', 1, /invalid JSON/],
+    ['/empty', 1, /empty body/],
+  ])('%s → exit %i', async (path, code, message) => {
+    const r = await runSvc(['api', 'GET', path], { env: env() });
+    expect(r.code).toBe(code);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(r.stderr.trim().split('\n')[0]).toMatch(/^error: /);
+  });
+
+  it('-o json also writes {"errors":[...]} to stderr', async () => {
+    const r = await runSvc(['api', 'GET', '/invalid', '-o', 'json'], { env: env() });
+    const last = r.stderr.trim().split('\n').pop()!;
+    expect(JSON.parse(last).errors[0].source.pointer).toBe('/data/attributes/title');
+  });
+
+  it('--verbose adds the stack trace', async () => {
+    const r = await runSvc(['api', 'GET', '/invalid', '--verbose'], { env: env() });
+    expect(r.stderr).toMatch(/\n\s+at /);
+  });
+
+  it('connection refused → exit 1 with one clear line', async () => {
+    const r = await runSvc(['api', 'GET', '/prospects'], { env: { ...env(), SVC_BASE_URL: 'http://127.0.0.1:9/api/v2' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/connection refused/);
+  });
+});
+
+describe('usage errors send nothing (exit 2)', () => {
+  it.each([
+    [['nosuchcommand']],
+    [['prospects', 'list', '--no-such-option']],
+    [['prospects', 'list', '--filter', 'personalNote1=x']],
+    [['prospects', 'list', '--sort', 'emails']],
+    [['prospects', 'list', '--filter', 'title']],
+    [['calls', 'update', '3']],
+    [['prospects', 'get', 'abc']],
+    [['prospects', 'list', '--limit', '10', '--all']],
+    [['-o', 'yaml', 'prospects', 'list']],
+  ])('%j', async (args) => {
+    const before = server.received.length;
+    const r = await runSvc(args, { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+    expect(r.stderr).toMatch(/error/);
+    expect(server.received.length).toBe(before);
+  });
+
+  it('a filter on a known non-filterable attribute names it', async () => {
+    const r = await runSvc(['prospects', 'list', '--filter', 'personalNote1=x'], { env: env() });
+    expect(r.stderr).toMatch(/cannot filter prospects by "personalNote1"/);
+  });
+
+  it('an operation the type does not offer names what it does allow', async () => {
+    const r = await runSvc(['calls', 'update', '3'], { env: env() });
+    expect(r.stderr).toMatch(/calls has no operation "update": it offers list, create, get, delete/);
+  });
+});
