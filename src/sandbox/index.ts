@@ -1,0 +1,188 @@
+/**
+ * The sandbox: a local server that behaves like the API of `spec/api-v2.md`, driven by the
+ * resource registry, with rules, state and persistence. `startSandbox()` starts one
+ * in-process (tests, `svc --sandbox`); `svc sandbox` runs one in the foreground.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AuthStore, type AccessToken } from './auth.js';
+import type { Core, RecordedRequest } from './core.js';
+import { recordEvents } from './events.js';
+import { defaultOrg } from './org.js';
+import { readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './persistence.js';
+import { RateLimiter } from './rate-limit.js';
+import { rulesFor } from './rules/index.js';
+import type { Principal } from './rules/types.js';
+import { allScopes } from './scopes.js';
+import { DEFAULT_PROSPECTS, seedOrg } from './seed.js';
+import { createListener } from './server.js';
+import { Store } from './store.js';
+import { WebhookDispatcher, SPEC_TIMING, type DeliveryRecord, type DeliveryTiming } from './webhook-delivery.js';
+
+export type { RecordedRequest } from './core.js';
+export type { DeliveryRecord } from './webhook-delivery.js';
+export { Store } from './store.js';
+export { openApiDocument } from './schema.js';
+
+/** Options of {@link startSandbox}. */
+export interface SandboxOptions {
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** 0 picks a free port. @default 0 */
+  port?: number;
+  /** Number of prospects of the demo org; undefined gives a small default org (25 prospects). */
+  seed?: number;
+  /** Persist the org here (loaded when it exists, written atomically after changes). */
+  dataFile?: string;
+  /** Delay added to every response. @default 0 */
+  latencyMs?: number;
+  /** Requests per user per hour. @default 10000 */
+  rateLimit?: number;
+  /** Minimum time between two access tokens issued to one user by /oauth/token. @default 60000 */
+  tokenIssueIntervalMs?: number;
+  /** ISO time until which every request is answered 503 scheduledServerMaintenance. */
+  maintenanceUntil?: string;
+  /** Lifetime of OAuth access tokens. @default 7200 */
+  accessTokenTtlSeconds?: number;
+  /** Time between the compliance request states pending → running → done. @default 500 */
+  complianceStepMs?: number;
+  /** Time before a queued mailing is delivered. @default 200 */
+  deliveryMs?: number;
+  /** Webhook delivery timings; the spec's 5 s timeout, 4 attempts 1 s apart by default. */
+  webhookTiming?: Partial<DeliveryTiming>;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  /** Version-2 root, e.g. `http://127.0.0.1:PORT/api/v2`. */
+  baseUrl: string;
+  /** Host root serving `/oauth/authorize` and `/oauth/token`. */
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Access token with every scope, acting as the organization's owner (an admin). */
+  token: string;
+  /** Stops the server, timers and deliveries; writes the data file one last time. */
+  close(): Promise<void>;
+  /** Every request received (most recent last; at most 10,000 kept). */
+  requests: RecordedRequest[];
+  /** Webhook deliveries sent (most recent last). */
+  deliveries: DeliveryRecord[];
+  /** The records (tests may read them directly). */
+  store: Store;
+  /** Issues an access token for a test: any user, any scopes, optionally as an application. */
+  issueToken(opts: { userId?: number; scopes?: string[]; appId?: string | null; ttlSeconds?: number }): string;
+  /** Resolves when in-flight webhook deliveries are done. */
+  webhooksIdle(): Promise<void>;
+  /** Writes the data file now (no-op without one). */
+  save(): Promise<void>;
+}
+
+/** Starts a sandbox. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const store = new Store();
+  const auth = new AuthStore();
+  let org = defaultOrg();
+  let ownerUserId = 1;
+  const loaded = opts.dataFile ? readDataFile(opts.dataFile) : undefined;
+  if (loaded) {
+    store.restore(loaded.store);
+    auth.restore(loaded.auth);
+    org = loaded.org;
+    ownerUserId = loaded.ownerUserId;
+  } else {
+    ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS).ownerUserId;
+    auth.init(ownerUserId, allScopes());
+  }
+  const timers = new Set<NodeJS.Timeout>();
+  let current: Principal | undefined;
+  const core: Core = {
+    store,
+    auth,
+    org,
+    limiter: new RateLimiter(opts.rateLimit ?? 10_000),
+    baseUrl: '',
+    authUrl: '',
+    opts: {
+      latencyMs: opts.latencyMs ?? 0,
+      rateLimit: opts.rateLimit ?? 10_000,
+      tokenIssueIntervalMs: opts.tokenIssueIntervalMs ?? 60_000,
+      ...(opts.maintenanceUntil ? { maintenanceUntil: opts.maintenanceUntil } : {}),
+      accessTokenTtlSeconds: opts.accessTokenTtlSeconds ?? 7200,
+      recordLimit: 10_000,
+      complianceStepMs: opts.complianceStepMs ?? 500,
+      deliveryMs: opts.deliveryMs ?? 200,
+    },
+    rulesFor,
+    ownerUserId,
+    requests: [],
+    later: (ms, fn) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        fn();
+      }, ms);
+      timers.add(t);
+    },
+    setPrincipal: (p) => {
+      current = p;
+    },
+  };
+  const stopEvents = recordEvents(store, () => current);
+  const dispatcher = new WebhookDispatcher(store, { ...SPEC_TIMING, ...opts.webhookTiming });
+  const snapshot = (): DataFile => ({ version: DATA_VERSION, ownerUserId, org: core.org, store: store.snapshot(), auth: auth.snapshot() });
+  const saver = opts.dataFile ? new Saver(opts.dataFile, snapshot) : undefined;
+  if (opts.dataFile && !loaded) writeDataFileSync(opts.dataFile, snapshot());
+  let lastSaved = store.version + auth.version;
+  const listener = createListener(core);
+  const server: Server = createServer((req, res) => {
+    res.on('finish', () => {
+      const v = store.version + auth.version;
+      if (saver && v !== lastSaved) {
+        lastSaved = v;
+        saver.touch();
+      }
+    });
+    listener(req, res);
+  });
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  core.authUrl = `http://${host}:${addr.port}`;
+  core.baseUrl = `${core.authUrl}/api/v2`;
+  const client = auth.clients[0]!;
+  let closed = false;
+  return {
+    baseUrl: core.baseUrl,
+    authUrl: core.authUrl,
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    token: auth.adminToken,
+    requests: core.requests,
+    deliveries: dispatcher.deliveries,
+    store,
+    issueToken: ({ userId = ownerUserId, scopes = allScopes(), appId = null, ttlSeconds = 7200 }) => auth.issueAccess(userId, appId, scopes, ttlSeconds).token,
+    webhooksIdle: () => dispatcher.idle(),
+    save: async () => {
+      await saver?.flush();
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      stopEvents();
+      dispatcher.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await saver?.flush();
+    },
+  };
+}
+
+export type { AccessToken };
