@@ -43,6 +43,5 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   } finally {
     process.off('SIGINT', onSigint);
   }
-  if (controller.signal.aborted && app.exitCode === 0) return ExitCode.INTERRUPTED;
   return app.exitCode;
 }

@@ -7,10 +7,12 @@ import type { App } from '../cli/app.js';
 import { registerApi } from './api/command.js';
 import { registerResourceCommands } from './resource/command.js';
 import { registerResources } from './resources/command.js';
+import { registerSandbox } from './sandbox/command.js';
 
 /** Registers all commands, resource commands last so that fixed names win. */
 export function registerCommands(program: Command, app: App): void {
   registerResources(program, app);
   registerApi(program, app);
+  registerSandbox(program, app);
   registerResourceCommands(program, app);
 }
