@@ -96,7 +96,7 @@ export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42):
   for (let i = 0; i < accountCount; i++) {
     const name = `${rnd.pick(W.COMPANY_A)} ${rnd.pick(W.COMPANY_B)}${i >= W.COMPANY_A.length * W.COMPANY_B.length ? ` ${i}` : ''}`;
     const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.test`;
-    add('account', { name, domain, named: i % 10 !== 9, industry: rnd.pick(W.INDUSTRIES), locality: rnd.pick(W.CITIES), numberOfEmployees: rnd.int(10, 5000), websiteUrl: `https://${domain}`, tags: rnd.chance(0.3) ? [rnd.pick(W.TAGS)] : [], custom1: rnd.pick(['Enterprise', 'Mid-Market', 'SMB']) }, { owner: ref('user', rnd.pick(users)), creator: owner });
+    add('account', { name, domain, named: i % 5 !== 4, industry: rnd.pick(W.INDUSTRIES), locality: rnd.pick(W.CITIES), numberOfEmployees: rnd.int(10, 5000), websiteUrl: `https://${domain}`, tags: rnd.chance(0.3) ? [rnd.pick(W.TAGS)] : [], custom1: rnd.pick(['Enterprise', 'Mid-Market', 'SMB']) }, { owner: ref('user', rnd.pick(users)), creator: owner });
   }
   const accounts = ids('account');
   const stages = ids('stage');
