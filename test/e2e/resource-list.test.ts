@@ -1,0 +1,199 @@
+/**
+ * `svc <resource> list|get` against a real sandbox: every filter form as the server received it,
+ * sort/include/fields, limits across pages, output formats, and usage errors that send nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, runSvc } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 180 }));
+});
+afterAll(() => sb.close());
+
+async function queries(args: string[]): Promise<string[]> {
+  const mark = sb.requests.length;
+  const r = await runSvc(args, { env: env() });
+  expect(r.code, r.stderr).toBe(0);
+  return received(sb, mark, 'prospects').map((q) => decodeURIComponent(q.query.raw));
+}
+
+describe('filters as the server received them', () => {
+  it.each([
+    [['title=CEO'], 'filter[title]=CEO'],
+    [['title=CEO,CTO'], 'filter[title]=CEO,CTO'],
+    [['updatedAt=2024-01-01..2030-02-01'], 'filter[updatedAt]=2024-01-01..2030-02-01'],
+    [['updatedAt=2024-01-01..'], 'filter[updatedAt]=2024-01-01..inf'],
+    [['updatedAt=..2030-01-01'], 'filter[updatedAt]=neginf..2030-01-01'],
+    [['account.id=5'], 'filter[account][id]=5'],
+    [['title=CEO', 'firstName=Ada'], 'filter[title]=CEO&filter[firstName]=Ada'],
+  ])('%j', async (filters, sent) => {
+    const args = ['prospects', 'list', '-o', 'json', ...filters.flatMap((f) => ['--filter', f])];
+    const [q] = await queries(args);
+    expect(q).toContain(sent);
+  });
+
+  it('new syntax: lists, ranges and escaped commas', async () => {
+    const [q] = await queries(['prospects', 'list', '-o', 'json', '--new-filter-syntax', '--filter', 'title=CEO,VP\\, Sales', '--filter', 'updatedAt=2024-01-01..']);
+    expect(q).toContain('newFilterSyntax=true');
+    expect(q).toContain('filter[title][]=CEO&filter[title][]=VP, Sales');
+    expect(q).toContain('filter[updatedAt][gte]=2024-01-01');
+  });
+
+  it('filtered results really match', async () => {
+    const r = await runSvc(['prospects', 'list', '--filter', 'title=CEO', '-o', 'json', '--all'], { env: env() });
+    const rows = json<{ title: string }[]>(r);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((p) => p.title === 'CEO')).toBe(true);
+  });
+
+  it('relationship-attribute filter is sent with a deprecation warning', async () => {
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'list', '--filter', 'account.name=Nobody', '-o', 'json'], { env: env() });
+    expect(r.stderr).toMatch(/warning: filtering by a relationship attribute \(account\.name\) is deprecated/);
+    expect(decodeURIComponent(received(sb, mark, 'prospects')[0]!.query.raw)).toContain('filter[account][name]=Nobody');
+  });
+});
+
+describe('sort, include, fields', () => {
+  it('sends multi-key sort and returns records in that order', async () => {
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'list', '--sort', '-lastName,firstName', '--limit', '30', '-o', 'json'], { env: env() });
+    expect(decodeURIComponent(received(sb, mark, 'prospects')[0]!.query.raw)).toContain('sort=-lastName,firstName');
+    const names = json<{ lastName: string }[]>(r).map((p) => p.lastName);
+    expect(names).toEqual([...names].sort((a, b) => b.localeCompare(a)));
+  });
+
+  it('sorting by a relationship attribute warns', async () => {
+    const r = await runSvc(['prospects', 'list', '--sort', 'account.name', '--limit', '1', '-o', 'json'], { env: env() });
+    expect(r.stderr).toMatch(/deprecated/);
+  });
+
+  it('include replaces ids by records; fields trims attributes', async () => {
+    const r = await runSvc(['prospects', 'list', '--include', 'account', '--fields', 'firstName,title', '--fields', 'account=name', '--limit', '5', '-o', 'json', '--filter', 'title=CEO'], { env: env() });
+    const rows = json<Record<string, unknown>[]>(r);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const p of rows) {
+      expect(Object.keys(p).filter((k) => !['id', 'type', 'account', 'firstName', 'title'].includes(k))).toEqual([]);
+      if (p.account) expect(p.account).toMatchObject({ type: 'account', name: expect.any(String) });
+    }
+  });
+
+  it('get with include prints one object', async () => {
+    const r = await runSvc(['prospects', 'get', '1', '--include', 'account', '-o', 'json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const p = json<{ id: number; type: string }>(r);
+    expect(p).toMatchObject({ id: 1, type: 'prospect' });
+  });
+
+  it('contactHistogram is only asked for through --fields', async () => {
+    const plain = json<Record<string, unknown>>(await runSvc(['prospects', 'get', '1', '-o', 'json'], { env: env() }));
+    expect('contactHistogram' in plain).toBe(false);
+    const asked = json<Record<string, unknown>>(await runSvc(['prospects', 'get', '1', '--fields', 'contactHistogram,firstName', '-o', 'json'], { env: env() }));
+    expect(Array.isArray(asked.contactHistogram)).toBe(true);
+  });
+});
+
+describe('limits and pages', () => {
+  it('--limit across page boundaries asks for exactly what is needed', async () => {
+    const qs = await queries(['prospects', 'list', '--limit', '120', '--page-size', '50', '-o', 'ndjson']);
+    expect(qs).toHaveLength(3);
+    expect(qs[0]).toContain('page[limit]=50');
+    expect(qs[2]).toContain('page[limit]=20');
+    expect(qs[2]).toContain('page[offset]=100');
+  });
+
+  it('default is one page of 50; --limit chooses the page size', async () => {
+    expect(await queries(['prospects', 'list', '-o', 'json'])).toEqual([expect.stringContaining('page[limit]=50')]);
+    expect(await queries(['prospects', 'list', '--limit', '7', '-o', 'json'])).toEqual([expect.stringContaining('page[limit]=7')]);
+  });
+
+  it('--all returns every record with pages of up to 1,000', async () => {
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env: env() });
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(180);
+    expect(new Set(lines.map((l) => JSON.parse(l).id)).size).toBe(180);
+    expect(received(sb, mark, 'prospects')).toHaveLength(1);
+  });
+
+  it('--count reports meta.count', async () => {
+    const r = await runSvc(['prospects', 'list', '--count', '--limit', '1', '-o', 'json'], { env: env() });
+    expect(r.stderr).toMatch(/count: 180/);
+    const only = await runSvc(['prospects', 'list', '--count', '--limit', '0', '-o', 'json'], { env: env() });
+    expect(json(only)).toEqual({ count: 180, count_truncated: false });
+  });
+});
+
+describe('output formats', () => {
+  it('json is an array of flat records', async () => {
+    const rows = json<Record<string, unknown>[]>(await runSvc(['prospects', 'list', '--limit', '3', '-o', 'json'], { env: env() }));
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatchObject({ id: expect.any(Number), type: 'prospect' });
+    expect(typeof rows[0]!.account === 'number' || rows[0]!.account === null).toBe(true);
+  });
+
+  it('ndjson is one record per line', async () => {
+    const r = await runSvc(['prospects', 'list', '--limit', '3', '-o', 'ndjson'], { env: env() });
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['prospect', 'prospect', 'prospect']);
+  });
+
+  it('csv has a header and joins lists with ;', async () => {
+    const r = await runSvc(['prospects', 'list', '--limit', '3', '-o', 'csv', '--columns', 'id,firstName,emails'], { env: env() });
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('id,firstName,emails');
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toMatch(/^\d+,[^,]*,/);
+  });
+
+  it('raw is the server document', async () => {
+    const r = await runSvc(['prospects', 'list', '--limit', '2', '-o', 'raw'], { env: env() });
+    const doc = JSON.parse(r.stdout.trim());
+    expect(doc.data[0]).toMatchObject({ type: 'prospect', attributes: expect.any(Object) });
+    expect(doc.links).toBeDefined();
+  });
+
+  it('table shows the default columns, no colour when not a TTY', async () => {
+    const r = await runSvc(['prospects', 'list', '--limit', '3', '-o', 'table'], { env: env() });
+    expect(r.stdout.split('\n')[1]).toMatch(/id.*firstName.*lastName.*title/);
+    expect(r.stdout).not.toMatch(/\x1b\[/);
+    const g = await runSvc(['prospects', 'get', '1', '-o', 'table'], { env: env() });
+    expect(g.stdout).toMatch(/^id\s+1$/m);
+  });
+
+  it('default output is json when stdout is not a TTY', async () => {
+    const r = await runSvc(['prospects', 'list', '--limit', '1'], { env: env() });
+    expect(Array.isArray(json(r))).toBe(true);
+  });
+});
+
+describe('server errors → exit codes', () => {
+  it('404 → exit 1 with the error id', async () => {
+    const r = await runSvc(['prospects', 'get', '999999'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/resourceNotFound/);
+  });
+
+  it('401 with a bad token → exit 3', async () => {
+    const r = await runSvc(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: 'nope' } });
+    expect(r.code).toBe(3);
+  });
+
+  it('403 for a token without the read scope → exit 4 naming the scope', async () => {
+    const token = sb.issueToken({ scopes: ['prospects.write'] });
+    const r = await runSvc(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: token } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/unauthorizedOauthScope/);
+    expect(r.stderr).toMatch(/prospects\.read/);
+    expect(r.stderr).not.toContain(token);
+  });
+
+  it('offset past 10,000 never sent: 422 only from a raw request', async () => {
+    const r = await runSvc(['api', 'GET', '/prospects?page[offset]=10001'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/page\[offset\]/);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * `--all` past the service's 10,000 offset cap: pages of 1,000, never page[offset] > 10,000,
+ * then id-keyset continuation; every record exactly once, in id order.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runSvc } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+const N = 12_345;
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: N }));
+});
+afterAll(() => sb.close());
+
+it('lists every record past the offset cap with ⌈N/1000⌉ requests', async () => {
+  const mark = sb.requests.length;
+  const r = await runSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env: env(), timeoutMs: 60_000 });
+  expect(r.code, r.stderr).toBe(0);
+  const ids = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+  expect(ids).toHaveLength(N);
+  expect(new Set(ids).size).toBe(N);
+  expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  const reqs = received(sb, mark, 'prospects').map((q) => new URLSearchParams(q.query.raw));
+  expect(reqs.length).toBe(Math.ceil(N / 1000));
+  for (const q of reqs) {
+    expect(Number(q.get('page[offset]') ?? 0)).toBeLessThanOrEqual(10_000);
+    expect(q.get('page[limit]')).toBe('1000');
+    expect(q.get('sort')).toBe('id');
+  }
+  const keyset = reqs.filter((q) => q.get('filter[id]'));
+  expect(keyset.length).toBeGreaterThan(0);
+  expect(keyset[0]!.get('filter[id]')).toMatch(/^\d+\.\.inf$/);
+});
+
+it('a listing sorted by something else stops at the cap with a warning', async () => {
+  const r = await runSvc(['prospects', 'list', '--all', '--sort', 'lastName', '--fields', 'lastName', '-o', 'ndjson'], { env: env(), timeoutMs: 60_000 });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout.trim().split('\n')).toHaveLength(11_000);
+  expect(r.stderr).toMatch(/offset cap/);
+});
