@@ -8,6 +8,7 @@ import { registerApi } from './api/command.js';
 import { registerResourceCommands } from './resource/command.js';
 import { registerResources } from './resources/command.js';
 import { registerSandbox } from './sandbox/command.js';
+import { registerWebhookCommands } from './webhooks/command.js';
 
 /** Registers all commands, resource commands last so that fixed names win. */
 export function registerCommands(program: Command, app: App): void {
@@ -15,4 +16,5 @@ export function registerCommands(program: Command, app: App): void {
   registerApi(program, app);
   registerSandbox(program, app);
   registerResourceCommands(program, app);
+  registerWebhookCommands(program, app);
 }

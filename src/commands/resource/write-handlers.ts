@@ -8,6 +8,7 @@ import { flattenDocument } from '../../output/flatten.js';
 import { writeOut } from '../../output/io.js';
 import { createRecordWriter } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
+import { checkWebhookAttributes } from '../../webhooks/events.js';
 import { readDataArgument } from '../shared/read-data.js';
 import { parseId } from './args.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
@@ -49,6 +50,7 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
     data.relationships[name] = { data: r.data };
   }
   reportProblems(rt, checkAttributes(rt, data.attributes));
+  if (rt.type === 'webhook') reportProblems(rt, checkWebhookAttributes(data.attributes, forUpdate));
   if (!forUpdate && Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0 && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY) {
     Object.assign(data.attributes, await promptForFields(ctx, rt));
   }

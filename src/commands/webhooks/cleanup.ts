@@ -1,0 +1,42 @@
+/** Handler of `svc webhooks cleanup --cleanup-token T`. */
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import { readAll } from '../shared/read-data.js';
+import { cleanupWebhook } from './registration.js';
+
+/** Options of `cleanup`. */
+export interface CleanupFlags {
+  cleanupToken?: string;
+}
+
+async function readToken(ctx: Context, flags: CleanupFlags): Promise<string> {
+  let token = flags.cleanupToken ?? ctx.env.SVC_WEBHOOK_CLEANUP_TOKEN;
+  if (token === '-') {
+    if (ctx.io.stdinIsTTY) throw new UsageError('--cleanup-token -: stdin is a terminal; pipe the token in');
+    token = (await readAll(ctx.io.stdin)).trim();
+  }
+  token = token?.trim();
+  if (!token) throw new UsageError('--cleanup-token is required (the cleanupToken returned when the webhook was created)');
+  if (/\s/.test(token)) throw new UsageError('--cleanup-token: a token has no spaces');
+  return token;
+}
+
+export async function cleanupHandler(ctx: Context, flags: CleanupFlags): Promise<void> {
+  const token = await readToken(ctx, flags);
+  ctx.addSecret(token);
+  const { baseUrl } = await ctx.connection();
+  const url = new URL('webhooks/cleanup', baseUrl.replace(/\/+$/, '') + '/');
+  if (ctx.globals.dryRun) {
+    await writeOut(ctx.io.stdout, `POST ${url}\nAuthorization: Bearer ***\n`);
+    return;
+  }
+  const outcome = await cleanupWebhook(token, {
+    baseUrl,
+    timeoutMs: ctx.globals.timeoutMs,
+    trace: (l) => ctx.trace(l),
+    signal: ctx.signal,
+  });
+  ctx.info(outcome === 'removed' ? 'webhook removed' : 'webhook already gone (404): nothing to remove');
+  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify({ removed: outcome === 'removed', alreadyGone: outcome === 'gone' }) + '\n');
+}

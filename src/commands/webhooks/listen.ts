@@ -1,0 +1,178 @@
+/**
+ * Handler of `svc webhooks listen`: a local receiver (src/webhooks/listener.ts) plus printing,
+ * forwarding, and — with `--register` — webhooks created for the run and removed on exit.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Context } from '../../cli/context.js';
+import { NetworkError, UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import { deliveryRecord, describeDelivery, parseDelivery } from '../../webhooks/delivery.js';
+import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
+import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
+import { startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
+import { isLoopbackHost, parseHttpUrl, parsePayloadVersion, parsePort } from './flags.js';
+import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
+
+/** Options of `listen`. */
+export interface ListenFlags {
+  port?: string;
+  secret?: string;
+  forwardTo?: string;
+  register?: boolean;
+  publicUrl?: string;
+  events?: string;
+  payloadVersion?: string;
+}
+
+interface Plan {
+  port: number;
+  secret?: string;
+  forwardTo?: URL;
+  selectors: EventSelector[];
+  /** Print only deliveries matching --events. */
+  filter: boolean;
+  register?: { publicUrl?: URL; payloadVersion: 1 | 2; baseUrl: string };
+}
+
+/** Checks every flag before anything listens or is sent. */
+async function plan(ctx: Context, flags: ListenFlags): Promise<Plan> {
+  const port = parsePort(flags.port ?? '9797');
+  let selectors: EventSelector[] = [{ resource: '*', action: '*' }];
+  if (flags.events !== undefined) {
+    const r = parseEventList(flags.events);
+    if ('problem' in r) throw new UsageError(`--events ${r.problem}`);
+    selectors = r.selectors;
+  }
+  const p: Plan = { port, selectors, filter: flags.events !== undefined };
+  const secret = flags.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
+  if (secret !== undefined) {
+    if (secret === '') throw new UsageError('--secret: empty secret');
+    p.secret = secret;
+  }
+  if (flags.forwardTo !== undefined) p.forwardTo = parseHttpUrl(flags.forwardTo, '--forward-to');
+  if (flags.publicUrl !== undefined && !flags.register) throw new UsageError('--public-url only makes sense with --register');
+  if (flags.register) {
+    const payloadVersion = parsePayloadVersion(flags.payloadVersion ?? '2');
+    const { baseUrl } = await ctx.connection();
+    const apiIsLocal = isLoopbackHost(new URL(baseUrl).hostname);
+    let publicUrl: URL | undefined;
+    if (flags.publicUrl !== undefined) {
+      publicUrl = parseHttpUrl(flags.publicUrl, '--public-url');
+      if (publicUrl.protocol !== 'https:' && !apiIsLocal) throw new UsageError('--public-url must be an HTTPS URL: the service delivers only to HTTPS addresses');
+    } else if (!apiIsLocal) {
+      throw new UsageError(`--register against ${new URL(baseUrl).origin} needs --public-url https://…`).hint(
+        'the service cannot reach 127.0.0.1: expose this port through an HTTPS tunnel and pass its address',
+      );
+    }
+    // A generated secret keeps every registered delivery signed; it is never printed.
+    p.secret ??= randomBytes(32).toString('hex');
+    p.register = { payloadVersion, baseUrl, ...(publicUrl ? { publicUrl } : {}) };
+  }
+  if (p.secret) ctx.addSecret(p.secret);
+  return p;
+}
+
+function clockTime(ms: number): string {
+  return new Date(ms).toTimeString().slice(0, 8);
+}
+
+function describeForward(r: ForwardResult, url: URL): string {
+  return 'error' in r ? `→ ${url}: failed (${r.error})` : `→ ${url}: ${r.status} (${r.ms} ms)`;
+}
+
+/** Prints one accepted delivery in the chosen format. */
+async function printDelivery(ctx: Context, d: ReceivedDelivery, receivedAt: number, forwarded: ForwardResult | undefined, forwardTo: URL | undefined): Promise<void> {
+  const format = ctx.globals.output;
+  if (format === 'raw') return writeOut(ctx.io.stdout, d.raw.toString('utf8').replace(/\n+$/, '') + '\n');
+  const summary = parseDelivery(d.raw);
+  if (format === 'json' || format === 'ndjson') {
+    const rec = summary ? deliveryRecord(summary) : { event: null, body: d.raw.toString('utf8') };
+    const extra: Record<string, unknown> = { receivedAt: new Date(receivedAt).toISOString(), signature: d.signature };
+    if (forwarded) extra.forwarded = 'error' in forwarded ? { error: forwarded.error } : { status: forwarded.status };
+    return writeOut(ctx.io.stdout, JSON.stringify({ ...rec, ...extra }) + '\n');
+  }
+  const lines = summary ? describeDelivery(summary) : [`(not a JSON delivery: ${d.raw.length} bytes)`];
+  lines[0] = `${clockTime(receivedAt)}  ${lines[0]}${d.signature === 'valid' ? '  (signature ok)' : ''}`;
+  if (forwarded && forwardTo) lines.push(`  ${describeForward(forwarded, forwardTo)}`);
+  return writeOut(ctx.io.stdout, lines.join('\n') + '\n');
+}
+
+/** Resolves on Ctrl-C (the command signal) or SIGTERM. */
+function untilStopped(ctx: Context): Promise<'SIGINT' | 'SIGTERM'> {
+  return new Promise((resolve) => {
+    const onTerm = () => done('SIGTERM');
+    const onAbort = () => done('SIGINT');
+    function done(how: 'SIGINT' | 'SIGTERM') {
+      process.off('SIGTERM', onTerm);
+      ctx.signal.removeEventListener('abort', onAbort);
+      resolve(how);
+    }
+    if (ctx.signal.aborted) return done('SIGINT');
+    process.on('SIGTERM', onTerm);
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: string): Promise<void> {
+  for (const h of hooks) {
+    try {
+      const outcome = await cleanupWebhook(h.cleanupToken, { baseUrl, timeoutMs: ctx.globals.timeoutMs, trace: (l) => ctx.trace(l), signal: AbortSignal.timeout(15_000) });
+      ctx.info(outcome === 'removed' ? `removed webhook ${h.id}` : `webhook ${h.id} was already gone`);
+    } catch (err) {
+      ctx.warn(`could not remove webhook ${h.id} (${(err as Error).message}); remove it with: svc webhooks delete ${h.id} --yes`);
+    }
+  }
+}
+
+export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<void> {
+  const p = await plan(ctx, flags);
+  // Deliveries are printed one after another, in arrival order, even while forwards are slow.
+  let queue: Promise<void> = Promise.resolve();
+  let listener: Listener;
+  try {
+    listener = await startListener({
+      port: p.port,
+      ...(p.secret !== undefined ? { secret: p.secret } : {}),
+      onDelivery: (d) => {
+        const receivedAt = ctx.clock.now();
+        if (d.status !== 200) {
+          ctx.warn(`refused a delivery to ${d.path}: ${d.signature === 'missing' ? 'no' : 'bad'} Service-Webhook-Signature (answered 401)`);
+          return;
+        }
+        const event = parseDelivery(d.raw)?.eventName ?? '';
+        if (p.filter && !eventMatches(p.selectors, event)) {
+          ctx.trace(`ignored ${event || 'a delivery'} (not in --events)`);
+          return;
+        }
+        const forwarding = p.forwardTo ? forwardDelivery(p.forwardTo, d.raw, d.headers) : Promise.resolve(undefined);
+        queue = queue.then(async () => printDelivery(ctx, d, receivedAt, await forwarding, p.forwardTo)).catch((err: Error) => ctx.warn(err.message));
+      },
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new NetworkError(`port ${p.port} on 127.0.0.1 is in use`, code).hint('pass --port N, or --port 0 for any free port');
+    throw err;
+  }
+  const registered: RegisteredWebhook[] = [];
+  try {
+    if (p.register) {
+      const url = p.register.publicUrl?.toString() ?? listener.url;
+      const api = await ctx.api();
+      for (const s of p.selectors) {
+        const hook = await createWebhook(api, { ...s, url, secret: p.secret!, payloadVersion: p.register.payloadVersion });
+        ctx.addSecret(hook.cleanupToken);
+        registered.push(hook);
+        ctx.info(`registered webhook ${hook.id} for ${s.resource}.${s.action} → ${url} (payload v${p.register.payloadVersion}, signed)`);
+      }
+    }
+    if (!p.secret) ctx.warn('no --secret: signatures are not checked');
+    const forward = p.forwardTo ? `, forwarding to ${p.forwardTo}` : '';
+    ctx.info(`Ready: listening on ${listener.url}${forward} (Ctrl-C to stop)`);
+    const how = await untilStopped(ctx);
+    ctx.trace(`stopping (${how})`);
+  } finally {
+    await listener.close();
+    await queue;
+    if (p.register && registered.length) await removeAll(ctx, registered, p.register.baseUrl);
+  }
+}

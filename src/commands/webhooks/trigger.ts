@@ -1,0 +1,54 @@
+/** Handler of `svc webhooks trigger <resource.action> --to URL`: a signed sample delivery. */
+import { randomBytes } from 'node:crypto';
+import type { Context } from '../../cli/context.js';
+import { NetworkError, SvcError, UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import { parseConcreteEvent } from '../../webhooks/events.js';
+import { postBody } from '../../webhooks/forward.js';
+import { buildSampleDelivery } from '../../webhooks/samples.js';
+import { CLEANUP_TOKEN_HEADER, SIGNATURE_HEADER, signBody } from '../../webhooks/signature.js';
+import { parseHttpUrl, parsePayloadVersion } from './flags.js';
+
+/** Options of `trigger`. */
+export interface TriggerFlags {
+  to: string;
+  secret?: string;
+  payloadVersion?: string;
+  id?: string;
+}
+
+export async function triggerHandler(ctx: Context, eventArg: string, flags: TriggerFlags): Promise<void> {
+  const event = parseConcreteEvent(eventArg);
+  if ('problem' in event) throw new UsageError(event.problem);
+  const to = parseHttpUrl(flags.to, '--to');
+  const payloadVersion = parsePayloadVersion(flags.payloadVersion ?? '1');
+  const id = flags.id ?? '42';
+  if (!/^\d+$/.test(id) || Number(id) <= 0) throw new UsageError(`--id: expected a positive integer, got "${id}"`);
+  const secret = flags.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
+  ctx.addSecret(secret);
+  const delivery = buildSampleDelivery({ ...event, payloadVersion, id: Number(id), now: ctx.clock.now() });
+  const body = JSON.stringify(delivery);
+  const headers: Record<string, string> = {
+    'content-type': 'application/vnd.api+json',
+    'user-agent': 'svc-webhooks-trigger',
+    // Real deliveries carry the webhook's cleanup token; a sample carries a random stand-in.
+    [CLEANUP_TOKEN_HEADER]: `sample-${randomBytes(12).toString('hex')}`,
+  };
+  if (secret) headers[SIGNATURE_HEADER] = signBody(secret, body);
+  if (ctx.globals.dryRun) {
+    const lines = [`POST ${to}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${k === CLEANUP_TOKEN_HEADER ? '***' : v}`), '', JSON.stringify(delivery, null, 2), ''];
+    await writeOut(ctx.io.stdout, lines.join('\n'));
+    return;
+  }
+  const result = await postBody(to, body, headers);
+  const what = `${eventArg} (payload v${payloadVersion}, ${secret ? 'signed' : 'unsigned'})`;
+  if ('error' in result) throw new NetworkError(`could not deliver ${what} to ${to}: ${result.error}`);
+  if (ctx.output === 'json' || ctx.output === 'ndjson') {
+    await writeOut(ctx.io.stdout, JSON.stringify({ event: eventArg, url: to.toString(), status: result.status, ms: result.ms, payload: delivery }) + '\n');
+  }
+  if (result.status >= 300) {
+    // Exit 1 whatever the status (a 401 here is the receiver's verdict, not a login problem).
+    throw new SvcError(`receiver at ${to} answered ${result.status} to ${what}`, 1);
+  }
+  ctx.info(`delivered ${what} to ${to}: ${result.status} (${result.ms} ms)`);
+}

@@ -1,0 +1,43 @@
+/** Handler of `svc webhooks verify --secret S --signature HEX [FILE|-]`. */
+import fs from 'node:fs/promises';
+import type { Context } from '../../cli/context.js';
+import { SvcError, UsageError } from '../../errors.js';
+import { verifySignature } from '../../webhooks/signature.js';
+
+/** Options of `verify`. */
+export interface VerifyFlags {
+  secret?: string;
+  signature?: string;
+}
+
+/** The signature does not match (exit 1, one line on stderr). */
+class SignatureMismatch extends SvcError {
+  constructor() {
+    super('signature does not match the body and secret', 1);
+  }
+}
+
+async function readBody(ctx: Context, file: string | undefined): Promise<Buffer> {
+  if (file === undefined || file === '-') {
+    if (ctx.io.stdinIsTTY) throw new UsageError('no body: give a file, or pipe the raw body to stdin');
+    const chunks: Buffer[] = [];
+    for await (const c of ctx.io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+    return Buffer.concat(chunks);
+  }
+  try {
+    return await fs.readFile(file);
+  } catch (err) {
+    throw new UsageError(`${file}: cannot read file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+export async function verifyHandler(ctx: Context, file: string | undefined, flags: VerifyFlags): Promise<void> {
+  const secret = flags.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
+  if (!secret) throw new UsageError('--secret is required (or SVC_WEBHOOK_SECRET)');
+  if (flags.signature === undefined) throw new UsageError('--signature is required (the Service-Webhook-Signature header value)');
+  ctx.addSecret(secret);
+  // The exact bytes: the signature is over the raw body, so no decoding or trimming.
+  const body = await readBody(ctx, file);
+  if (!verifySignature(secret, body, flags.signature)) throw new SignatureMismatch();
+  ctx.info('signature matches');
+}
