@@ -53,7 +53,8 @@ export function renderTable(rows: FlatRecord[], columns: string[], io: IO, expli
 /** One record as a vertical field/value list (`get`). */
 export function renderVertical(record: FlatRecord | undefined, io: IO): string {
   if (!record) return '';
-  const keys = Object.keys(record).filter((k) => k !== 'meta');
+  // 150 empty custom fields would bury the record: the table view shows only those that are set.
+  const keys = Object.keys(record).filter((k) => k !== 'meta' && !(/^custom\d+$/.test(k) && (record[k] === null || record[k] === '')));
   const w = Math.max(...keys.map((k) => k.length));
   const valueWidth = Math.max(20, io.columns - w - 2);
   return (

@@ -1,0 +1,73 @@
+/**
+ * What a person sees in a terminal (tmux): the table sized to the window with colour, the create
+ * prompt answering field by field, and a delete confirmation.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, tempDir } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { TmuxSession } from '../helpers/tmux.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+const sessions: TmuxSession[] = [];
+
+beforeAll(async () => {
+  const s = await sandboxWithEnv({ seed: 30 });
+  sb = s.sb;
+  env = { ...s.env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color', NO_COLOR: '' };
+});
+afterAll(async () => {
+  for (const s of sessions) s.kill();
+  await sb.close();
+});
+
+function term(args: string, width = 100, height = 40): TmuxSession {
+  const s = new TmuxSession(`unset NO_COLOR; ${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width, height, env });
+  sessions.push(s);
+  return s;
+}
+
+describe('in a terminal', () => {
+  it('list prints a table that fits the window, with colour', async () => {
+    const s = term('prospects list --limit 5', 70);
+    const screen = await s.waitFor(/\[exit 0\]/);
+    const lines = screen.split('\n').filter((l) => l.includes('│'));
+    expect(lines.length).toBe(6); // header + 5 rows
+    expect(lines[0]).toMatch(/id.*firstName.*lastName.*title/);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(70);
+    expect(s.screen(true)).toMatch(/\x1b\[/); // colour on a TTY
+  });
+
+  it('get prints a vertical field/value list', async () => {
+    const s = term('prospects get 1', 100, 150);
+    const screen = await s.waitFor(/\[exit 0\]/);
+    expect(screen).toMatch(/^id\s+1\s*$/m);
+    expect(screen).toMatch(/^firstName\s+\S+/m);
+    expect(screen).not.toMatch(/^custom150/m); // empty custom fields are not listed
+  });
+
+  it('create with no fields asks for the main ones', async () => {
+    const s = term('prospects create -o json');
+    await s.waitFor(/firstName/);
+    s.send('Grace', 'Enter');
+    await s.waitFor(/lastName/);
+    s.send('Hopper', 'Enter');
+    await s.waitFor(/title/);
+    s.send('Rear Admiral', 'Enter');
+    await s.waitFor(/emails/);
+    s.send('grace@navy.mil', 'Enter');
+    const screen = await s.waitFor(/\[exit \d+\]/);
+    expect(screen).toMatch(/\[exit 0\]/);
+    const created = [...sb.store.table('prospect').values()].find((p) => p.attributes.lastName === 'Hopper');
+    expect(created?.attributes).toMatchObject({ firstName: 'Grace', title: 'Rear Admiral', emails: ['grace@navy.mil'] });
+  });
+
+  it('delete asks for confirmation; "n" keeps the record', async () => {
+    const s = term('prospects delete 2');
+    await s.waitFor(/Delete prospect 2\?/);
+    s.send('n', 'Enter');
+    const screen = await s.waitFor(/\[exit \d+\]/);
+    expect(screen).toMatch(/not deleted/);
+    expect(sb.store.get('prospect', 2)).toBeDefined();
+  });
+});

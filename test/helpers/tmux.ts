@@ -1,0 +1,40 @@
+/**
+ * Runs a command in a real terminal (a detached tmux session) to see what a person sees:
+ * send keys, read the screen.
+ */
+import { execFileSync } from 'node:child_process';
+
+/** A tmux session running one command. */
+export class TmuxSession {
+  readonly name: string;
+  constructor(command: string, opts: { width?: number; height?: number; env?: Record<string, string> } = {}) {
+    this.name = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), ...envArgs, command]);
+    execFileSync('tmux', ['set-option', '-t', this.name, 'remain-on-exit', 'on']);
+  }
+  /** The visible screen; with `escapes`, colour codes kept. */
+  screen(escapes = false): string {
+    return execFileSync('tmux', ['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', this.name], { encoding: 'utf8' });
+  }
+  send(...keys: string[]): void {
+    execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
+  }
+  /** Waits until the screen matches. */
+  async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const s = this.screen();
+      if (pattern.test(s)) return s;
+      if (Date.now() > end) throw new Error(`screen never matched ${pattern}:\n${s}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  kill(): void {
+    try {
+      execFileSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
+    } catch {
+      // already gone
+    }
+  }
+}
