@@ -133,6 +133,15 @@ function writeDerived(core: Core, rt: ResourceType, rec: Rec, input: WriteInput)
   }
 }
 
+/** Sets the read-only `creator`/`updater` (and a missing `owner`) to the calling user. */
+function stampActors(rt: ResourceType, input: WriteInput, p: Principal, mode: 'create' | 'update'): void {
+  const me: Ref = { type: 'user', id: p.userId };
+  const toUser = (name: string) => findRelationship(rt, name)?.target === 'user';
+  if (mode === 'create' && toUser('creator')) input.rels['creator'] = me;
+  if (toUser('updater')) input.rels['updater'] = me;
+  if (mode === 'create' && toUser('owner') && !('owner' in input.rels)) input.rels['owner'] = me;
+}
+
 function storedRels(rt: ResourceType, input: WriteInput): WriteInput['rels'] {
   const out: WriteInput['rels'] = {};
   for (const [k, v] of Object.entries(input.rels)) if (relModels(rt).get(k)?.source.kind !== 'many-derived') out[k] = v;
@@ -187,6 +196,7 @@ export function handleResource(core: Core, rt: ResourceType, req: ApiRequest): A
       requireScope(p, rt, 'write');
       checkRenderQuery(rt, q);
       const input = validateWrite(core.store, rt, req.body, { mode: 'create', ...(customValidations ? { customValidations } : {}) });
+      stampActors(rt, input, p, 'create');
       rules?.beforeCreate?.(ctx, input);
       const rec = core.store.insert(rt.type, input.attributes, storedRels(rt, input));
       writeDerived(core, rt, rec, input);
@@ -253,6 +263,7 @@ export function handleResource(core: Core, rt: ResourceType, req: ApiRequest): A
       checkRenderQuery(rt, q);
       const rec = item();
       const input = validateWrite(core.store, rt, req.body, { mode: 'update', id: rec.id, ...(customValidations ? { customValidations } : {}) });
+      stampActors(rt, input, p, 'update');
       rules?.beforeUpdate?.(ctx, rec, input);
       core.store.update(rt.type, rec.id, input.attributes, storedRels(rt, input));
       writeDerived(core, rt, rec, input);
