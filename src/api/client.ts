@@ -56,6 +56,8 @@ export interface ApiRequest {
   idempotent?: boolean;
   /** Do not retry at all (the caller handles it, e.g. bulk creates). */
   noRetry?: boolean;
+  /** Retry idempotent requests on 500/502/504. @default true (paging halves the page instead) */
+  retryServerErrors?: boolean;
   signal?: AbortSignal;
 }
 
@@ -136,7 +138,8 @@ export class ApiClient {
       const error = errorFromResponse(res.status, res.text, headerString(res.headers['content-type']), retryAfter);
       // 429 and 503 mean the request was not processed, so even a POST may be repeated.
       const refusedUnprocessed = res.status === 429 || res.status === 503;
-      const transient = refusedUnprocessed || (idempotent && (res.status === 502 || res.status === 504 || res.status === 500));
+      const serverError = res.status === 502 || res.status === 504 || res.status === 500;
+      const transient = refusedUnprocessed || (idempotent && serverError && req.retryServerErrors !== false);
       if (!req.noRetry && transient && attempt < maxAttempts) {
         const wait = retryAfterMs(retryAfter ?? (res.status === 429 ? res.rateLimit.reset : undefined), now()) ?? backoff(attempt);
         if (wait <= (this.opts.maxRetryWaitMs ?? 10_000)) {

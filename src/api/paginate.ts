@@ -72,7 +72,7 @@ export async function* paginate(client: ApiClient, path: string, opts: PaginateO
     }
     let res;
     try {
-      res = await client.request({ method: 'GET', path: url.toString(), signal: opts.signal });
+      res = await client.request({ method: 'GET', path: url.toString(), signal: opts.signal, retryServerErrors: want === 1 });
     } catch (err) {
       // Big pages (long mailing bodies) can make a gateway give up: halve and ask again.
       if (err instanceof ApiError && err.status === 502 && want > 1) {

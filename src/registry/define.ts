@@ -121,7 +121,8 @@ export function defineType(input: TypeInput): ResourceType {
     description: input.description,
     attributes: input.attributes,
     relationships: input.relationships ?? [],
-    operations: input.operations ?? ALL_OPERATIONS,
+    // Canonical order (list, get, create, update, delete) whatever order the data gives.
+    operations: ALL_OPERATIONS.filter((o) => (input.operations ?? ALL_OPERATIONS).includes(o)),
     actions: input.actions ?? [],
     customFields: input.customFields ?? false,
     dataConnections: input.dataConnections ?? false,

@@ -20,6 +20,16 @@ beforeAll(async () => {
     }
     if (u.pathname === '/api/v2/prospects' && u.searchParams.get('page[offset]') === '2') return { status: 200, body: page([3]) };
     if (u.pathname === '/api/v2/prospects' && u.searchParams.has('poison')) return { status: 200, body: page([1], 'https://evil.example/steal?page[offset]=1') };
+    if (u.pathname === '/api/v2/mailings') {
+      // Big pages time out at the gateway, as long mailing bodies do.
+      const limit = Number(u.searchParams.get('page[limit]'));
+      const offset = Number(u.searchParams.get('page[offset]') ?? 0);
+      if (limit > 250) return { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>502 Bad Gateway</html>' };
+      const ids = Array.from({ length: Math.max(0, Math.min(limit, 600 - offset)) }, (_, i) => offset + i + 1);
+      const data = ids.map((id) => ({ type: 'mailing', id, attributes: { subject: `m${id}` } }));
+      const next = offset + limit < 600 ? `${base}/mailings?page[limit]=${limit}&page[offset]=${offset + limit}` : undefined;
+      return { status: 200, body: JSON.stringify({ data, links: next ? { next } : { first: `${base}/mailings` } }) };
+    }
     if (u.pathname === '/api/v2/html') return { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad Gateway</html>' };
     if (u.pathname === '/api/v2/broken') return { status: 200, body: '{"data": [' };
     if (u.pathname === '/api/v2/empty') return { status: 500, body: '' };
@@ -70,6 +80,19 @@ describe('svc api', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/refusing to send the token/);
     expect(server.received.length).toBe(before);
+  });
+});
+
+describe('pagination', () => {
+  it('halves the page size when a large page answers 502, and still lists everything', async () => {
+    const before = server.received.length;
+    const r = await runSvc(['mailings', 'list', '--all', '-o', 'ndjson'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    expect(ids).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+    const limits = server.received.slice(before).map((x) => new URL(x.url, 'http://x').searchParams.get('page[limit]'));
+    expect(limits.slice(0, 3)).toEqual(['1000', '500', '250']);
+    expect(r.stderr).toMatch(/answered 502; retrying with pages of 500/);
   });
 });
 
