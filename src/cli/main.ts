@@ -8,6 +8,14 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${VERSION}\n`);
 } else {
-  const { runCli } = await import('./run-cli.js');
-  process.exitCode = await runCli(argv);
+  try {
+    const { runCli } = await import('./run-cli.js');
+    process.exitCode = await runCli(argv);
+  } catch (err) {
+    // A bug, not a user error: one line, the stack only with --verbose.
+    const verbose = argv.includes('--verbose') || argv.includes('-v');
+    process.stderr.write(`error: unexpected failure: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(verbose && err instanceof Error && err.stack ? `${err.stack}\n` : 'hint: run again with --verbose for details\n');
+    process.exitCode = 1;
+  }
 }

@@ -109,6 +109,8 @@ export interface TypeInput {
   webhookActions?: readonly string[];
   /** Collection path when the plural is irregular. */
   path?: string;
+  /** CLI command when the kebab plural is taken by a built-in command. */
+  command?: string;
 }
 
 /** Builds a {@link ResourceType} with derived path and command names. */
@@ -117,7 +119,7 @@ export function defineType(input: TypeInput): ResourceType {
   return {
     type: input.type,
     path,
-    command: kebab(path),
+    command: input.command ?? kebab(path),
     description: input.description,
     attributes: input.attributes,
     relationships: input.relationships ?? [],

@@ -114,7 +114,9 @@ describe('registry: types', () => {
     // All 51 collection paths, written out by hand (spec: "pluralized camelCase type name").
     expect(sorted(RESOURCES.map((r) => r.path))).toEqual(sorted(ALL_PATHS));
     for (const rt of RESOURCES) {
-      expect(rt.command, rt.type).toBe(rt.path.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase());
+      // `svc profiles` is svc's own config profiles (CLI.md), so the API's profile type is renamed.
+      const expected = rt.type === 'profile' ? 'api-profiles' : rt.path.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+      expect(rt.command, rt.type).toBe(expected);
     }
     // Every path in the operations table names a type.
     for (const path of Object.keys(SPEC_OPERATIONS)) expect(findResource(path), path).toBeDefined();

@@ -19,7 +19,9 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App): Com
   const cmd = program.createCommand(rt.command);
   cmd.copyInheritedSettings(program);
   cmd.description(`${rt.description} (${[...rt.operations, ...rt.actions.map((a) => a.command)].join(', ')})`);
-  if (rt.path !== rt.command) cmd.alias(rt.path);
+  const taken = (name: string) => program.commands.some((c) => c.name() === name || c.aliases().includes(name));
+  // The camelCase collection name is an alias, unless a built-in command owns it (`profiles`).
+  if (rt.path !== rt.command && !taken(rt.path)) cmd.alias(rt.path);
   cmd.addHelpText('after', () => resourceHelp(rt));
   const offered = [...rt.operations, ...rt.actions.map((a) => a.command)];
   // Without an operation the command shows its help; an operation the type does not offer is a

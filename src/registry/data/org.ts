@@ -52,7 +52,9 @@ export const ORG_TYPES = [
 
   defineType({
     type: 'profile',
-    description: 'A permission profile assigned to users.',
+    // `svc profiles` manages svc's own config profiles (CLI.md), so the API type gets its own name.
+    command: 'api-profiles',
+    description: 'A permission profile assigned to users (the API type; `svc profiles` manages svc login profiles).',
     partial: true,
     attributes: [attr('name', 'string', 'max 255 F S inferred'), ...timestamps(INFERRED_TIMESTAMPS)],
     defaultColumns: ['name'],
