@@ -26,6 +26,11 @@ export interface Profile {
   tokenScopes?: string;
   /** Who the token belongs to, from `GET {base_url}`. */
   user?: { id?: number | string; name?: string; email?: string };
+  /**
+   * SHA-256 of the `SVC_REFRESH_TOKEN` these tokens descend from (CI): tells later processes
+   * that the stored tokens already replace that (single-use) refresh token.
+   */
+  refreshSeed?: string;
 }
 
 /** What the config file holds. */
@@ -38,7 +43,13 @@ export interface ConfigData {
 export interface ConfigStore {
   readonly path: string;
   readonly dir: string;
+  /** The inter-process lock file taken around token refreshes and profile updates. */
+  readonly lockPath: string;
+  /** Permissions repaired when the store was opened (0600/0700). */
+  readonly repaired: string[];
   currentName(): string;
+  /** The profile chosen with `svc profiles use`, if any (ignores --profile and SVC_PROFILE). */
+  storedCurrent(): string | undefined;
   get(name: string): Profile | undefined;
   set(name: string, profile: Profile): void;
   remove(name: string): boolean;
@@ -54,23 +65,36 @@ export function configDir(env: NodeJS.ProcessEnv): string {
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'svc');
 }
 
-/** Makes the directory 0700 and the file 0600, whatever created them. */
-export function secureConfigFiles(dir: string, file: string): void {
+/**
+ * Makes the directory 0700 and the file 0600, whatever created them (an old version, a
+ * `cp`, a permissive umask). Returns what it had to repair, for a warning.
+ */
+export function secureConfigFiles(dir: string, file: string): string[] {
+  const repaired: string[] = [];
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (process.platform === 'win32') return;
-  if ((fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  if (process.platform === 'win32') return repaired;
+  const dirMode = fs.statSync(dir).mode & 0o777;
+  if ((dirMode & 0o077) !== 0) {
+    fs.chmodSync(dir, 0o700);
+    repaired.push(`${dir} (was ${dirMode.toString(8)}, now 700)`);
+  }
   try {
-    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    const fileMode = fs.statSync(file).mode & 0o777;
+    if ((fileMode & 0o077) !== 0) {
+      fs.chmodSync(file, 0o600);
+      repaired.push(`${file} (was ${fileMode.toString(8)}, now 600)`);
+    }
   } catch {
     // no file yet: conf creates it with mode 0600
   }
+  return repaired;
 }
 
 /** Opens the store in `dir` (created on first write). */
 export function openConfigStore(env: NodeJS.ProcessEnv, profileOverride?: string): ConfigStore {
   const dir = configDir(env);
   const file = path.join(dir, 'config.json');
-  secureConfigFiles(dir, file);
+  const repaired = secureConfigFiles(dir, file);
   const conf = new Conf<ConfigData>({
     cwd: dir,
     configName: 'config',
@@ -82,6 +106,9 @@ export function openConfigStore(env: NodeJS.ProcessEnv, profileOverride?: string
   return {
     path: conf.path,
     dir,
+    lockPath: `${conf.path}.lock`,
+    repaired,
+    storedCurrent: () => conf.get('currentProfile'),
     currentName: () => profileOverride || env.SVC_PROFILE || conf.get('currentProfile') || 'default',
     get: (name) => conf.get('profiles')[name],
     set: (name, profile) => {

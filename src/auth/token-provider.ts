@@ -1,6 +1,6 @@
 /**
- * Where the access token of a request comes from: `--token`/`SVC_TOKEN`, else the profile's
- * stored login. Refreshing expired tokens is added by the login layer (refresh.ts).
+ * Token providers that never refresh: a given token (`--token`/`SVC_TOKEN`, the sandbox) and
+ * the not-logged-in failure. The stored login of a profile is served by refresh.ts.
  */
 import type { TokenProvider } from '../api/client.js';
 import { AuthError } from '../errors.js';
@@ -17,20 +17,6 @@ export function missingTokenProvider(profile: string): TokenProvider {
       throw new AuthError(`not logged in (profile "${profile}")`).hint(
         'run `svc login`, set SVC_TOKEN, or try the local sandbox with `svc --sandbox ...`',
       );
-    },
-  };
-}
-
-/**
- * The stored login of a profile. Re-reads the store on every call so that a token refreshed by
- * another process is picked up.
- */
-export function profileTokenProvider(read: () => { accessToken?: string } | undefined, profile: string): TokenProvider {
-  return {
-    getToken: async () => {
-      const token = read()?.accessToken;
-      if (!token) return missingTokenProvider(profile).getToken();
-      return token;
     },
   };
 }

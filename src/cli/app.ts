@@ -66,7 +66,12 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
     signal: app.signal,
     config() {
       // conf (and its schema validator) loads only for commands that read the config.
-      store ??= import('../auth/config.js').then((m) => m.openConfigStore(app.env, globals.profile));
+      store ??= import('../auth/config.js').then((m) => {
+        const s = m.openConfigStore(app.env, globals.profile);
+        // The store holds tokens: say so when its permissions had to be tightened.
+        for (const r of s.repaired) ctx.warn(`config permissions were too open, repaired: ${r}`);
+        return s;
+      });
       return store;
     },
     connection() {

@@ -3,7 +3,7 @@
  * local sandbox with `--sandbox`.
  */
 import type { TokenProvider } from '../api/client.js';
-import { profileTokenProvider, staticTokenProvider } from '../auth/token-provider.js';
+import { staticTokenProvider } from '../auth/token-provider.js';
 import { UsageError } from '../errors.js';
 import type { Context } from './context.js';
 
@@ -13,8 +13,8 @@ export interface Connection {
   baseUrl: string;
   authUrl: string;
   tokens: TokenProvider;
-  /** Where the token comes from, for `auth status`. */
-  tokenSource: 'flag' | 'env' | 'profile' | 'sandbox' | 'none';
+  /** Where the token comes from, for `auth status` (`refresh-env`: SVC_REFRESH_TOKEN). */
+  tokenSource: 'flag' | 'env' | 'profile' | 'sandbox' | 'refresh-env' | 'none';
 }
 
 /** Resolves the connection of a command. */
@@ -46,8 +46,26 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   ctx.addSecret(profile?.accessToken);
   ctx.addSecret(profile?.refreshToken);
   ctx.addSecret(profile?.clientSecret);
-  const tokens = profileTokenProvider(() => store.get(profileName), profileName);
-  return { profileName, baseUrl, authUrl, tokens, tokenSource: profile?.accessToken ? 'profile' : 'none' };
+  ctx.addSecret(ctx.env.SVC_REFRESH_TOKEN);
+  ctx.addSecret(ctx.env.SVC_CLIENT_SECRET);
+  // Refreshes expiring tokens once for all processes sharing the profile (auth/refresh.ts).
+  const { refreshingTokenProvider } = await import('../auth/refresh.js');
+  const tokens = refreshingTokenProvider({
+    store,
+    profileName,
+    authUrl,
+    baseUrl,
+    env: { clientId: ctx.env.SVC_CLIENT_ID || undefined, clientSecret: ctx.env.SVC_CLIENT_SECRET || undefined, refreshToken: ctx.env.SVC_REFRESH_TOKEN || undefined },
+    now: () => ctx.clock.now(),
+    trace: (line) => ctx.trace(line),
+    notice: (line) => ctx.info(line),
+    addSecret: (s) => ctx.addSecret(s),
+    timeoutMs: g.timeoutMs,
+    signal: ctx.signal,
+    sleep: (ms) => ctx.clock.sleep(ms, ctx.signal),
+  });
+  const tokenSource = ctx.env.SVC_REFRESH_TOKEN ? 'refresh-env' : profile?.accessToken || profile?.refreshToken ? 'profile' : 'none';
+  return { profileName, baseUrl, authUrl, tokens, tokenSource };
 }
 
 function checkUrl(url: string, flag: string): void {

@@ -1,0 +1,201 @@
+/**
+ * The refreshing token provider: hands out the profile's access token, refreshing it with
+ * `grant_type=refresh_token` when it expires within a minute and once after an unexpected 401.
+ *
+ * Parallel `svc` processes sharing a profile refresh once between them: the refresh runs under
+ * the config store's lock file, and the store is re-read after taking the lock, so a process
+ * that waited finds the token another one just fetched and uses it. Refresh tokens rotate (the
+ * old one stops working), so the new pair is written to the store (temp file + rename) before
+ * the new access token is used anywhere.
+ *
+ * CI: `SVC_REFRESH_TOKEN` (+ client id/secret) seeds the profile; the tokens it yields are
+ * stored with the seed's hash so that later processes of the job use them instead of spending
+ * the (already rotated) seed again.
+ */
+import { createHash } from 'node:crypto';
+import type { TokenProvider } from '../api/client.js';
+import { AuthError } from '../errors.js';
+import type { ConfigStore, Profile } from './config.js';
+import { LockTimeoutError, withLock } from './lock.js';
+import { dropUndefined } from './store-lock.js';
+import type { TokenSet } from './token-endpoint.js';
+import { missingTokenProvider } from './token-provider.js';
+
+/** Refresh this long before the stored expiry. */
+export const REFRESH_AHEAD_MS = 60_000;
+
+/** Client settings from the environment (SVC_CLIENT_ID, SVC_CLIENT_SECRET, SVC_REFRESH_TOKEN). */
+export interface EnvCredentials {
+  clientId?: string;
+  clientSecret?: string;
+  refreshToken?: string;
+}
+
+/** Options of {@link refreshingTokenProvider}. */
+export interface RefreshingProviderOptions {
+  store: ConfigStore;
+  profileName: string;
+  /** Where `/oauth/token` lives when the profile does not say (flags, env, base URL origin). */
+  authUrl: string;
+  /** Base URL to record in a profile seeded from SVC_REFRESH_TOKEN. */
+  baseUrl?: string;
+  env?: EnvCredentials;
+  now?: () => number;
+  trace?: (line: string) => void;
+  /** Told of a long wait (a rate-limited token endpoint), shown without --verbose. */
+  notice?: (line: string) => void;
+  /** Every new token passes through here so that traces and errors redact it. */
+  addSecret?: (secret: string | undefined) => void;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** How long to wait for another process's refresh. @default 60000 */
+  lockTimeoutMs?: number;
+  /** Longest Retry-After of a 429 from the token endpoint that is waited out. @default 65000 */
+  maxRateLimitWaitMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The provider, plus a way to force a fresh token (`svc auth token`). */
+export interface RefreshingTokenProvider extends TokenProvider {
+  /** True when the access token expires within {@link REFRESH_AHEAD_MS}. */
+  expiresSoon(p: Profile | undefined): boolean;
+}
+
+/** SHA-256 (hex) of a seed refresh token: stored instead of the token itself. */
+export function seedHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Builds the provider. */
+export function refreshingTokenProvider(opts: RefreshingProviderOptions): RefreshingTokenProvider {
+  const now = opts.now ?? Date.now;
+  const env = opts.env ?? {};
+  const seed = env.refreshToken ? seedHash(env.refreshToken) : undefined;
+  const read = () => opts.store.get(opts.profileName);
+  let lastToken: string | undefined;
+  // One refresh at a time within this process (bulk runs send requests in parallel).
+  let inflight: Promise<string> | undefined;
+
+  const expiresSoon = (p: Profile | undefined) => p?.expiresAt !== undefined && p.expiresAt - now() < REFRESH_AHEAD_MS;
+  const seeded = (p: Profile | undefined) => seed !== undefined && p?.refreshSeed === seed;
+  const hand = (token: string) => {
+    opts.addSecret?.(token);
+    lastToken = token;
+    return token;
+  };
+
+  function refresh(stale: string | undefined, reason: string): Promise<string> {
+    inflight ??= (async () => {
+      try {
+        return await withLock(opts.store.lockPath, () => refreshLocked(stale, reason), {
+          timeoutMs: opts.lockTimeoutMs ?? 60_000,
+          signal: opts.signal,
+          onWait: (o) => opts.trace?.(`waiting for another svc process to refresh the token${o ? ` (pid ${o.pid})` : ''}`),
+        });
+      } catch (err) {
+        if (err instanceof LockTimeoutError) {
+          throw new AuthError(`could not refresh the access token: ${err.message}`).hint(
+            `if no other svc process is running, delete ${err.file} and retry`,
+          );
+        }
+        throw err;
+      } finally {
+        inflight = undefined;
+      }
+    })();
+    return inflight;
+  }
+
+  /** Runs with the lock held: re-read, maybe reuse, else refresh and store. */
+  async function refreshLocked(stale: string | undefined, reason: string): Promise<string> {
+    const cur = read() ?? {};
+    const useSeed = seed !== undefined && !seeded(cur);
+    if (!useSeed && cur.accessToken && cur.accessToken !== stale && !expiresSoon(cur)) {
+      opts.trace?.('using the token another svc process refreshed just now');
+      return cur.accessToken;
+    }
+    const refreshToken = useSeed ? env.refreshToken : cur.refreshToken;
+    if (!refreshToken) {
+      throw new AuthError(`the access token of profile "${opts.profileName}" has expired and there is no refresh token`).hint(
+        'run `svc login` (or `svc login --with-token`) again',
+      );
+    }
+    // The client that obtained the tokens refreshes them; the environment fills gaps (CI).
+    const clientId = (useSeed ? env.clientId : undefined) ?? cur.clientId ?? env.clientId;
+    const clientSecret = (useSeed ? env.clientSecret : undefined) ?? cur.clientSecret ?? env.clientSecret;
+    if (!clientId || !clientSecret) {
+      throw new AuthError(`cannot refresh the access token of profile "${opts.profileName}": no OAuth client id/secret`).hint(
+        'set SVC_CLIENT_ID and SVC_CLIENT_SECRET, or run `svc login`',
+      );
+    }
+    opts.addSecret?.(clientSecret);
+    opts.trace?.(`refreshing the access token of profile "${opts.profileName}" (${reason})`);
+    const tokens = await fetchTokens(opts.authUrl, clientId, clientSecret, refreshToken, useSeed);
+    opts.addSecret?.(tokens.accessToken);
+    opts.addSecret?.(tokens.refreshToken);
+    const next: Profile = {
+      ...cur,
+      baseUrl: cur.baseUrl ?? opts.baseUrl,
+      authUrl: cur.authUrl ?? opts.authUrl,
+      clientId: cur.clientId ?? clientId,
+      accessToken: tokens.accessToken,
+      // Rotation: keep the old refresh token only when the server did not send a new one.
+      refreshToken: tokens.refreshToken ?? refreshToken,
+      expiresAt: tokens.expiresAt,
+      tokenScopes: tokens.scope ?? cur.tokenScopes,
+      ...(useSeed || seeded(cur) ? { refreshSeed: seed } : {}),
+    };
+    // Written (atomically) before the new token is returned to anyone.
+    opts.store.set(opts.profileName, dropUndefined(next));
+    return tokens.accessToken;
+  }
+
+  async function fetchTokens(authUrl: string, clientId: string, clientSecret: string, refreshToken: string, fromEnv: boolean): Promise<TokenSet> {
+    // undici loads only when a refresh happens (start-up time of every other command).
+    const { requestToken, TokenEndpointError } = await import('./token-endpoint.js');
+    const params = { grant_type: 'refresh_token', client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken };
+    const call = () => requestToken({ authUrl, params, now, timeoutMs: opts.timeoutMs, signal: opts.signal, trace: opts.trace });
+    try {
+      try {
+        return await call();
+      } catch (err) {
+        // One access token per user per 60 s: wait once when the server says how long.
+        const wait = err instanceof TokenEndpointError && err.status === 429 ? (err.retryAfterSeconds ?? 60) * 1000 : undefined;
+        if (wait === undefined || wait > (opts.maxRateLimitWaitMs ?? 65_000)) throw err;
+        opts.notice?.(`The API issues one access token per minute: waiting ${Math.ceil(wait / 1000)} s to refresh the token…`);
+        await (opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(wait);
+        return await call();
+      }
+    } catch (err) {
+      if (err instanceof TokenEndpointError && (err.oauthError === 'invalid_grant' || err.oauthError === 'invalid_client')) {
+        const what = err.oauthError === 'invalid_grant' ? 'the refresh token was rejected (invalid_grant: expired, revoked or already used)' : 'the OAuth client was rejected (invalid_client)';
+        const e = new AuthError(`cannot refresh the login of profile "${opts.profileName}": ${what}`);
+        if (fromEnv) e.hint('SVC_REFRESH_TOKEN works once (refresh tokens rotate): store a fresh one, or share the config directory between steps');
+        throw e.hint('run `svc login` to log in again');
+      }
+      throw err;
+    }
+  }
+
+  return {
+    expiresSoon,
+    async getToken() {
+      const p = read();
+      if (seed !== undefined && !seeded(p)) return hand(await refresh(undefined, 'SVC_REFRESH_TOKEN'));
+      if (!p?.accessToken) {
+        if (p?.refreshToken) return hand(await refresh(undefined, 'no access token stored'));
+        return missingTokenProvider(opts.profileName).getToken();
+      }
+      if (expiresSoon(p)) return hand(await refresh(p.accessToken, 'expires within a minute'));
+      return hand(p.accessToken);
+    },
+    async onUnauthorized() {
+      const stale = lastToken;
+      const p = read();
+      if (!p?.refreshToken && !(seed !== undefined && !seeded(p))) return false;
+      const fresh = await refresh(stale, 'the API answered 401');
+      hand(fresh);
+      return fresh !== stale;
+    },
+  };
+}

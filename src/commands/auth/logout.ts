@@ -1,0 +1,27 @@
+/** `svc logout`: deletes the profile's tokens; its URLs and OAuth client stay for the next login. */
+import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
+import type { Context } from '../../cli/context.js';
+
+export async function logoutHandler(ctx: Context): Promise<void> {
+  const store = await ctx.config();
+  const name = store.currentName();
+  const cur = store.get(name);
+  if (!cur?.accessToken && !cur?.refreshToken) {
+    ctx.info(`Profile "${name}" is not logged in; nothing to do.`);
+  } else {
+    await updateProfile(
+      store,
+      name,
+      (p) => {
+        const next = { ...p };
+        for (const k of TOKEN_KEYS) delete next[k];
+        return next;
+      },
+      ctx.signal,
+    );
+    ctx.info(`Logged out of profile "${name}": its tokens were deleted from ${store.path}.`);
+    ctx.info('The grant stays valid on the server until it expires or you revoke the application in your account settings.');
+  }
+  if (ctx.env.SVC_TOKEN) ctx.warn('SVC_TOKEN is still set in the environment; commands keep using it');
+  if (ctx.env.SVC_REFRESH_TOKEN) ctx.warn('SVC_REFRESH_TOKEN is still set in the environment; commands will log in again with it');
+}

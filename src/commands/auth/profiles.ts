@@ -1,0 +1,64 @@
+/** `svc profiles list|use|remove`. */
+import { withStoreLock } from '../../auth/store-lock.js';
+import { describeUser } from '../../auth/whoami.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import type { FlatRecord } from '../../output/flatten.js';
+import { renderValue } from '../../output/render.js';
+
+export async function listProfiles(ctx: Context): Promise<void> {
+  const store = await ctx.config();
+  const current = store.currentName();
+  const now = ctx.clock.now();
+  const rows = store.names().sort().map((name) => {
+    const p = store.get(name) ?? {};
+    const state = !p.accessToken && !p.refreshToken ? 'logged out' : p.expiresAt !== undefined && p.expiresAt <= now && !p.refreshToken ? 'expired' : 'logged in';
+    return {
+      name,
+      current: name === current,
+      baseUrl: p.baseUrl ?? null,
+      user: describeUser(p.user) ?? null,
+      state,
+      expiresAt: p.expiresAt !== undefined ? new Date(p.expiresAt).toISOString() : null,
+    };
+  });
+  if (!rows.length && ctx.output === 'table') {
+    ctx.info('No profiles yet: run `svc login --base-url <url>` to create one.');
+    return;
+  }
+  await renderValue(ctx.io, ctx.output, rows as unknown as FlatRecord[], () => {
+    const head = ['', 'NAME', 'BASE URL', 'USER', 'STATE'];
+    const cells = rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '', r.user ?? '', r.state]);
+    const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+    return [head, ...cells].map((c) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd() + '\n').join('');
+  });
+}
+
+function unknownProfile(names: string[], name: string): UsageError {
+  return new UsageError(`no profile named "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ''}`).hint(
+    `create it with \`svc --profile ${name} login --base-url <url>\``,
+  );
+}
+
+export async function useProfile(ctx: Context, name: string): Promise<void> {
+  const store = await ctx.config();
+  if (!store.get(name)) throw unknownProfile(store.names(), name);
+  await withStoreLock(store, () => store.use(name), ctx.signal);
+  ctx.info(`Now using profile "${name}".`);
+  if (ctx.env.SVC_PROFILE && ctx.env.SVC_PROFILE !== name) ctx.warn(`SVC_PROFILE=${ctx.env.SVC_PROFILE} is set and wins over this choice`);
+}
+
+export async function removeProfile(ctx: Context, name: string): Promise<void> {
+  const store = await ctx.config();
+  if (!store.get(name)) throw unknownProfile(store.names(), name);
+  if (!ctx.globals.yes) {
+    if (!ctx.io.stdinIsTTY) throw new UsageError(`refusing to remove profile "${name}" without --yes (not an interactive terminal)`);
+    const ok = await (await ctx.prompter()).confirm(`Remove profile "${name}" and its tokens?`, false);
+    if (!ok) {
+      ctx.info('Nothing removed.');
+      return;
+    }
+  }
+  await withStoreLock(store, () => store.remove(name), ctx.signal);
+  ctx.info(`Removed profile "${name}".`);
+}

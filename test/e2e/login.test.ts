@@ -1,0 +1,126 @@
+/**
+ * `svc login --no-browser` against the sandbox, with the browser played over HTTP: the printed
+ * authorize URL, the consent form submitted, the redirect to the loopback listener.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { authorizeUrlOf, cliLogin, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
+import { startSvc } from '../helpers/long-running.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
+});
+afterAll(() => sb.close());
+
+describe('svc login --no-browser', () => {
+  it('prints the authorize URL, takes the consent redirect, stores the tokens and says who logged in', async () => {
+    const dir = tempDir();
+    const mark = sb.requests.length;
+    const r = await cliLogin(sb, dir);
+    expect(r.code, r.stderr).toBe(0);
+    // The authorize URL of CLI.md, with a fresh state.
+    const url = new URL(r.url);
+    expect(`${url.origin}${url.pathname}`).toBe(`${sb.authUrl}/oauth/authorize`);
+    expect(url.searchParams.get('client_id')).toBe(sb.clientId);
+    expect(url.searchParams.get('response_type')).toBe('code');
+    expect(url.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(url.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(url.searchParams.get('scope')).toContain('prospects.all');
+    expect(r.url).toContain('scope=accounts.all%20');
+    // The browser's last page.
+    expect(r.consent.status).toBe(200);
+    expect(r.consent.html).toContain('You can close this tab');
+    // The exchange: form-encoded, every parameter matching the flow.
+    const tokenReqs = sb.requests.slice(mark).filter((q) => q.path === '/oauth/token');
+    expect(tokenReqs).toHaveLength(1);
+    expect(tokenReqs[0]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    const form = new URLSearchParams(tokenReqs[0]!.body);
+    expect(form.get('grant_type')).toBe('authorization_code');
+    expect(form.get('client_id')).toBe(sb.clientId);
+    expect(form.get('client_secret')).toBe(sb.clientSecret);
+    expect(form.get('redirect_uri')).toBe(url.searchParams.get('redirect_uri'));
+    expect(form.get('code')).toBe(new URL(r.consent.url).searchParams.get('code'));
+    // Stored in the profile.
+    const p = readConfig(dir).profiles.default!;
+    expect(p).toMatchObject({ baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: sb.clientId, clientSecret: sb.clientSecret });
+    expect(p.accessToken).toMatch(/\S{20,}/);
+    expect(p.refreshToken).toMatch(/\S{20,}/);
+    expect(p.expiresAt).toBeGreaterThan(Date.now() + 7000_000);
+    expect(p.tokenScopes).toContain('prospects.all');
+    expect(p.user).toMatchObject({ id: 1 });
+    // Who is logged in, from GET {base_url} with the new token.
+    const root = sb.requests.slice(mark).find((q) => q.path === '/api/v2' || q.path === '/api/v2/');
+    expect(root?.headers.authorization).toBe(`Bearer ${p.accessToken}`);
+    expect(r.stderr).toMatch(/Logged in to .* as /);
+    // Nothing secret on the terminal.
+    for (const s of [p.accessToken, p.refreshToken, sb.clientSecret, form.get('code')!]) expect(r.stdout + r.stderr).not.toContain(s);
+
+    const status = await runSvc(['auth', 'status', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(status.code, status.stderr).toBe(0);
+    const st = json<Record<string, any>>(status);
+    expect(st).toMatchObject({ profile: 'default', baseUrl: sb.baseUrl, authUrl: sb.authUrl, tokenSource: 'profile', refreshable: true });
+    expect(st.user.id).toBe(1);
+    expect(st.scopes).toContain('prospects.all');
+    expect(Date.parse(st.expiresAt)).toBeGreaterThan(Date.now());
+    const human = await runSvc(['auth', 'status', '-o', 'table'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(human.stdout).toMatch(/Logged in as:\s+\S/);
+    expect(human.stdout).toContain('stored login');
+    expect(human.stdout).not.toContain(p.accessToken);
+  });
+
+  it('a redirect with a wrong or missing state is refused with a page; the listener keeps waiting for the right one', async () => {
+    const dir = tempDir();
+    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: loginEnv(sb, dir) });
+    const url = new URL(await authorizeUrlOf(run));
+    const callback = url.searchParams.get('redirect_uri')!;
+    const wrong = await fetch(`${callback}?code=forged&state=not-the-state`);
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('does not match');
+    const missing = await fetch(`${callback}?code=forged`);
+    expect(missing.status).toBe(400);
+    // A forged access_denied without the state cannot cancel the login either.
+    expect((await fetch(`${callback}?error=access_denied`)).status).toBe(400);
+    await run.waitFor('stderr', /refused a redirect.*still waiting/);
+    const ok = await playConsent(url.toString(), 'approve');
+    expect(ok.status).toBe(200);
+    expect(await run.exited).toBe(0);
+    expect(readConfig(dir).profiles.default!.accessToken).toBeTruthy();
+    // The listener served one flow and closed.
+    await expect(fetch(`${callback}?code=x&state=${url.searchParams.get('state')}`)).rejects.toThrow();
+  });
+
+  it('access denied in the browser: exit 3, a clear message, nothing stored', async () => {
+    const dir = tempDir();
+    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: loginEnv(sb, dir) });
+    const url = await authorizeUrlOf(run);
+    const page = await playConsent(url, 'deny');
+    expect(page.html).toContain('Access denied');
+    expect(await run.exited).toBe(3);
+    expect(run.stderr()).toMatch(/error: access denied/);
+    expect(fs.existsSync(path.join(dir, 'config.json')) ? readConfig(dir).profiles.default?.accessToken : undefined).toBeUndefined();
+  });
+
+  it('PKCE: --pkce sends an S256 challenge and the matching verifier', async () => {
+    const dir = tempDir();
+    const mark = sb.requests.length;
+    const r = await cliLogin(sb, dir, ['--pkce']);
+    expect(r.code, r.stderr).toBe(0);
+    const url = new URL(r.url);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    const challenge = url.searchParams.get('code_challenge')!;
+    const form = new URLSearchParams(sb.requests.slice(mark).find((q) => q.path === '/oauth/token')!.body);
+    const { createHash } = await import('node:crypto');
+    expect(createHash('sha256').update(form.get('code_verifier')!).digest('base64url')).toBe(challenge);
+  });
+
+  it('gives up after --login-timeout with exit 3', async () => {
+    const r = await runSvc(['login', '--no-browser', '--port', '0', '--login-timeout', '1'], { env: loginEnv(sb, tempDir()) });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/error: timed out after 1 s waiting for the browser/);
+  });
+});
