@@ -9,6 +9,7 @@ import { registerAuth } from './auth/command.js';
 import { registerResourceCommands } from './resource/command.js';
 import { registerResources } from './resources/command.js';
 import { registerSandbox } from './sandbox/command.js';
+import { registerSchema } from './schema/command.js';
 import { registerWebhookCommands } from './webhooks/command.js';
 
 /** Registers all commands, resource commands last so that fixed names win. */
@@ -17,6 +18,7 @@ export function registerCommands(program: Command, app: App): void {
   registerApi(program, app);
   registerAuth(program, app);
   registerSandbox(program, app);
+  registerSchema(program, app);
   registerResourceCommands(program, app);
   registerWebhookCommands(program, app);
 }

@@ -4,7 +4,7 @@
  */
 import { coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
-import { findAttribute, type ResourceType } from '../../registry/index.js';
+import { findAttribute, type AttributeSpec, type ResourceType } from '../../registry/index.js';
 
 /** Splits `k=v` at the first `=`; `k:=json` marks a raw JSON value. */
 function splitPair(flag: string, what: string): { key: string; value: string; json: boolean } {
@@ -17,12 +17,24 @@ function splitPair(flag: string, what: string): { key: string; value: string; js
   return { key, value: flag.slice(eq + 1), json };
 }
 
+/**
+ * Names the registry does not know as written: custom-field labels and fields only the org's
+ * schema shows (`svc schema pull`; see src/schema/org-schema.ts).
+ */
+export interface AttributeNames {
+  resolve(key: string): { name: string; spec: AttributeSpec } | undefined;
+}
+
 /** Attributes from `--attr` flags; repeated list attributes accumulate. */
-export function attributesFromFlags(rt: ResourceType, flags: string[]): Record<string, unknown> {
+export function attributesFromFlags(rt: ResourceType, flags: string[], names?: AttributeNames): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const flag of flags) {
-    const { key, value, json } = splitPair(flag, '--attr');
-    const spec = findAttribute(rt, key);
+    const pair = splitPair(flag, '--attr');
+    const { value, json } = pair;
+    const known = findAttribute(rt, pair.key);
+    const resolved = known ? undefined : names?.resolve(pair.key);
+    const key = resolved?.name ?? pair.key;
+    const spec = known ?? resolved?.spec;
     let v: unknown;
     if (json) {
       try {

@@ -9,6 +9,7 @@ import { writeOut } from '../../output/io.js';
 import { createRecordWriter } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
 import { checkWebhookAttributes } from '../../webhooks/events.js';
+import { loadOrgTypeView } from '../schema/load.js';
 import { readDataArgument } from '../shared/read-data.js';
 import { parseId } from './args.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
@@ -24,6 +25,8 @@ export interface WriteFlags {
 /** Builds the `data` of a write from `--data`, `--attr` and `--rel` (flags win over --data). */
 async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forUpdate: boolean): Promise<WriteData> {
   const data: WriteData = { type: rt.type, attributes: {}, relationships: {} };
+  // The org schema cached by `svc schema pull` (labels, custom validations), when there is one.
+  const org = await loadOrgTypeView(ctx, rt);
   if (flags.data !== undefined) {
     const value = await readDataArgument(ctx, flags.data);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('--data: expected a JSON object');
@@ -41,7 +44,7 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
       Object.assign(data.relationships, r.data.relationships);
     }
   }
-  Object.assign(data.attributes, attributesFromFlags(rt, flags.attr ?? []));
+  Object.assign(data.attributes, attributesFromFlags(rt, flags.attr ?? [], org));
   for (const [name, value] of Object.entries(relationshipsFromFlags(flags.rel ?? []))) {
     const rel = rt.relationships.find((r) => r.name === name);
     if (rel?.readOnly) throw new UsageError(`relationship "${name}" of ${rt.type} is read-only`);
@@ -51,6 +54,7 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
   }
   reportProblems(rt, checkAttributes(rt, data.attributes));
   if (rt.type === 'webhook') reportProblems(rt, checkWebhookAttributes(data.attributes, forUpdate));
+  if (org) reportProblems(rt, org.apply(data.attributes, forUpdate));
   if (!forUpdate && Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0 && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY) {
     Object.assign(data.attributes, await promptForFields(ctx, rt));
   }

@@ -1,0 +1,32 @@
+/** Handler of `svc schema pull`. */
+import type { Context } from '../../cli/context.js';
+import { writeOut } from '../../output/io.js';
+import { schemaCachePath, writeSchemaCache } from '../../schema/cache.js';
+import { ambiguousLabels, buildOrgSchema } from '../../schema/org-schema.js';
+
+export async function pullHandler(ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const conn = await ctx.connection();
+  const file = schemaCachePath((await ctx.config()).dir, conn.profileName);
+  if (ctx.globals.dryRun) {
+    await writeOut(ctx.io.stdout, `GET ${api.resolve('schema/openapi.json')}\nGET ${api.resolve('types')}\n(would write ${file})\n`);
+    return;
+  }
+  const [openapi, types] = await Promise.all([
+    api.request({ method: 'GET', path: 'schema/openapi.json' }),
+    api.request({ method: 'GET', path: 'types' }),
+  ]);
+  const schema = buildOrgSchema(openapi.doc, types.doc, { profile: conn.profileName, baseUrl: conn.baseUrl, now: ctx.clock.now() });
+  writeSchemaCache(file, schema);
+  const typeNames = Object.keys(schema.types);
+  const extra = typeNames.reduce((n, t) => n + schema.types[t]!.extraAttributes.length, 0);
+  const labelled = typeNames.reduce((n, t) => n + Object.keys(schema.types[t]!.customFields).length, 0);
+  ctx.info(`pulled the schema of profile "${conn.profileName}": ${labelled} custom fields with labels, ${extra} fields the spec does not show, on ${typeNames.length} types`);
+  for (const a of ambiguousLabels(schema)) ctx.warn(`${a.type}: label "${a.label}" is shared by ${a.fields.join(', ')}; use the field names`);
+  if (schema.unknownTypes.length) ctx.info(`types this svc does not know (reachable with \`svc api\`): ${schema.unknownTypes.join(', ')}`);
+  ctx.info(`cached in ${file}`);
+  if (ctx.output === 'json' || ctx.output === 'ndjson') {
+    const summary = { profile: conn.profileName, file, pulledAt: schema.pulledAt, types: typeNames, customFields: labelled, extraAttributes: extra, unknownTypes: schema.unknownTypes };
+    await writeOut(ctx.io.stdout, JSON.stringify(summary) + '\n');
+  }
+}

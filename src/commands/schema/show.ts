@@ -1,0 +1,73 @@
+/** Handler of `svc schema show <type>`: every field of a type with its marks and labels. */
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import { renderValue } from '../../output/render.js';
+import { findResource, type AttributeSpec } from '../../registry/index.js';
+import { orgTypeView } from '../../schema/org-schema.js';
+import { loadOrgSchema } from './load.js';
+
+function marks(a: AttributeSpec): string {
+  const m: string[] = [];
+  if (a.readOnly) m.push('RO');
+  if (a.writeOnly) m.push('WO');
+  if (a.filterable) m.push('F');
+  if (a.sortable) m.push('S');
+  if (a.maxLength) m.push(`max ${a.maxLength}`);
+  return m.join(' ');
+}
+
+/** One row of the listing. */
+interface FieldRow {
+  name: string;
+  type: string;
+  marks: string;
+  label: string | null;
+  validation: string | null;
+  options: string | null;
+  /** `spec` (built-in registry), `org` (only the org's OpenAPI shows it), `custom` (labelled custom field). */
+  source: 'spec' | 'org' | 'custom';
+}
+
+const COLUMNS = ['name', 'type', 'marks', 'label', 'validation', 'options'] as const;
+
+/** Aligned columns for people; empty columns left out. */
+function humanTable(rows: FieldRow[]): string {
+  const cols = COLUMNS.filter((c) => rows.some((r) => r[c]));
+  const cell = (r: FieldRow, c: (typeof COLUMNS)[number]) => String(r[c] ?? '');
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r, c).length)));
+  const line = (vals: string[]) => vals.map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd() + '\n';
+  return line(cols.map((c) => c.toUpperCase())) + rows.map((r) => line(cols.map((c) => cell(r, c)))).join('');
+}
+
+export async function showHandler(ctx: Context, typeArg: string): Promise<void> {
+  const rt = findResource(typeArg);
+  if (!rt) throw new UsageError(`unknown type "${typeArg}"`).hint('`svc resources` lists every type');
+  const schema = await loadOrgSchema(ctx);
+  const view = schema ? orgTypeView(schema, rt) : undefined;
+  const rows: FieldRow[] = rt.attributes.map((a) => ({
+    name: a.name,
+    type: a.type,
+    marks: marks(a),
+    label: null,
+    validation: null,
+    options: a.enum ? a.enum.join(', ') : null,
+    source: 'spec',
+  }));
+  for (const a of view?.extraAttributes ?? []) {
+    rows.push({ name: a.name, type: a.type, marks: marks(a), label: null, validation: null, options: a.enum ? a.enum.join(', ') : null, source: 'org' });
+  }
+  const custom = [...(view?.customFields ?? [])].sort((a, b) => Number(a.name.slice(6)) - Number(b.name.slice(6)));
+  for (const f of custom) {
+    const def = Array.isArray(f.definition) ? f.definition.join(', ') : f.definition;
+    rows.push({ name: f.name, type: 'string', marks: f.required ? 'required' : '', label: f.label, validation: f.type, options: def, source: 'custom' });
+  }
+  await renderValue(ctx.io, ctx.output, rows, () => humanTable(rows));
+  if (rt.customFields) {
+    ctx.info(
+      schema
+        ? `custom1..custom150: ${custom.length} labelled${custom.length ? ' (usable by label: --attr "Label=value")' : ''}, the rest unlabelled strings`
+        : 'custom1..custom150 are strings; run `svc schema pull` for their labels and validations',
+    );
+  }
+  if (rt.partial && !schema) ctx.info(`the spec shows only part of ${rt.type}; \`svc schema pull\` adds the fields your service shows`);
+}

@@ -1,0 +1,156 @@
+/**
+ * `svc schema pull|show` and custom-field labels as attribute names, through the built binary
+ * against the sandbox (whose org labels prospect custom1..custom4) and a scripted server whose
+ * OpenAPI document shows a field the spec does not.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { startTinyServer } from '../helpers/tiny-server.js';
+
+let sb: TestSandbox;
+let sbEnv: () => Record<string, string>;
+/** One config dir with a pulled schema, shared by the tests that need it. */
+let pulled: Record<string, string>;
+
+beforeAll(async () => {
+  ({ sb, env: sbEnv } = await sandboxWithEnv());
+  pulled = sbEnv();
+  const r = await runSvc(['schema', 'pull'], { env: pulled });
+  if (r.code !== 0) throw new Error(`schema pull failed: ${r.stderr}`);
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+type Row = { name: string; type: string; marks: string; label: string | null; validation: string | null; options: string | null; source: string };
+
+describe('schema pull', () => {
+  it('fetches the OpenAPI document and /types and caches them per profile, 0600', async () => {
+    const env = sbEnv();
+    const mark = sb.requests.length;
+    const r = await runSvc(['schema', 'pull', '-o', 'json'], { env });
+    expect(r.code).toBe(0);
+    const paths = received(sb, mark).map((q) => `${q.method} ${q.path}`).sort();
+    expect(paths).toEqual(['GET /api/v2/schema/openapi.json', 'GET /api/v2/types']);
+    expect(received(sb, mark).every((q) => q.headers.authorization === `Bearer ${sb.token}`)).toBe(true);
+    const summary = json<{ file: string; profile: string; customFields: number }>(r);
+    expect(summary.profile).toBe('default');
+    expect(summary.file).toBe(path.join(env.SVC_CONFIG_DIR!, 'schema.default.json'));
+    expect(summary.customFields).toBeGreaterThanOrEqual(4);
+    expect(fs.statSync(summary.file).mode & 0o777).toBe(0o600);
+    const cache = JSON.parse(fs.readFileSync(summary.file, 'utf8')) as { types: Record<string, { customFields: Record<string, { label: string; type: string }> }> };
+    expect(cache.types.prospect!.customFields.custom1).toMatchObject({ label: 'Lead Source Detail', type: 'inclusion' });
+    expect(r.stderr).toMatch(/cached in .*schema\.default\.json/);
+    expect(r.stderr + r.stdout).not.toContain(sb.token);
+  });
+
+  it('schema show lists fields with marks and custom labels', async () => {
+    const r = await runSvc(['schema', 'show', 'prospects', '-o', 'json'], { env: pulled });
+    expect(r.code).toBe(0);
+    const rows = json<Row[]>(r);
+    expect(rows.find((x) => x.name === 'title')).toMatchObject({ type: 'string', marks: 'F S max 255', source: 'spec' });
+    expect(rows.find((x) => x.name === 'createdAt')).toMatchObject({ marks: 'RO F S' });
+    expect(rows.find((x) => x.name === 'custom1')).toMatchObject({ label: 'Lead Source Detail', validation: 'inclusion', options: 'Webinar, Conference, Referral, Inbound, Outbound', source: 'custom' });
+    const table = await runSvc(['schema', 'show', 'prospect', '-o', 'table'], { env: pulled });
+    expect(table.stdout).toMatch(/^NAME +TYPE +MARKS +LABEL +VALIDATION +OPTIONS$/m);
+    expect(table.stdout).toMatch(/^custom2 +string +Lead Score +numerical$/m);
+    const bare = await runSvc(['schema', 'show', 'prospect', '-o', 'table'], { env: sbEnv() });
+    expect(bare.stdout).not.toMatch(/Lead Score/);
+    expect(bare.stderr).toMatch(/run `svc schema pull` for their labels/);
+    const bad = await runSvc(['schema', 'show', 'widgets'], { env: pulled });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: unknown type "widgets"/);
+  });
+});
+
+describe('custom-field labels as attribute names', () => {
+  it('create with --attr "<Label>=value" sends customN, normalised, and the server stores it', async () => {
+    const mark = sb.requests.length;
+    const r = await runSvc(
+      ['prospects', 'create', '--attr', 'firstName=Label', '--attr', 'lead source detail=referral', '--attr', 'Lead Score=42', '--attr', 'Last Event Attended=2024-05-01'],
+      { env: pulled },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const post = received(sb, mark, 'prospects').find((q) => q.method === 'POST')!;
+    const attrs = (JSON.parse(post.body) as { data: { attributes: Record<string, unknown> } }).data.attributes;
+    expect(attrs).toEqual({ firstName: 'Label', custom1: 'Referral', custom2: '42', custom4: '2024-05-01' });
+    const rec = json<{ id: number; custom1: string }>(r);
+    expect(rec.custom1).toBe('Referral');
+    const upd = await runSvc(['prospects', 'update', String(rec.id), '--attr', 'Calendar Link=https://cal.example.com/ada'], { env: pulled });
+    expect(upd.code, upd.stderr).toBe(0);
+    expect(json<{ custom3: string }>(upd).custom3).toBe('https://cal.example.com/ada');
+  });
+
+  it('checks values against the validation type before sending anything', async () => {
+    const mark = sb.requests.length;
+    const cases: [string, RegExp][] = [
+      ['Lead Source Detail=Radio', /prospect custom1 \(Lead Source Detail\): must be one of Webinar, Conference, Referral, Inbound, Outbound \(got "Radio"\)/],
+      ['Lead Score=lots', /prospect custom2 \(Lead Score\): expected a number, got "lots"/],
+      ['Calendar Link=cal.example.com', /prospect custom3 \(Calendar Link\): expected an http\(s\) URL/],
+      ['custom4=2024-02-30', /prospect custom4 \(Last Event Attended\): expected a date YYYY-MM-DD/],
+    ];
+    for (const [attr, message] of cases) {
+      const r = await runSvc(['prospects', 'create', '--attr', 'firstName=X', '--attr', attr], { env: pulled });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(received(sb, mark).filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+
+  it('without a pulled schema (or for another profile) labels are not names', async () => {
+    const r = await runSvc(['prospects', 'create', '--attr', 'Lead Score=42'], { env: sbEnv() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no attribute 'Lead Score'/);
+    const other = await runSvc(['--profile', 'other', 'prospects', 'create', '--attr', 'Lead Score=42', '--dry-run'], { env: pulled });
+    expect(other.stdout).toContain('"Lead Score": "42"');
+  });
+});
+
+describe('fields only the org schema shows', () => {
+  it('become typed and validated names', async () => {
+    const openapi = {
+      openapi: '3.0.3',
+      paths: { '/prospects': { get: { parameters: [{ name: 'filter[favoriteNumber]', in: 'query' }] } } },
+      components: {
+        schemas: {
+          Prospect: {
+            type: 'object',
+            properties: {
+              type: { type: 'string', enum: ['prospect'] },
+              attributes: { type: 'object', properties: { title: { type: 'string' }, favoriteNumber: { type: 'integer' }, secretScore: { type: 'number', readOnly: true } } },
+            },
+          },
+        },
+      },
+    };
+    const types = { data: [{ type: 'prospect', meta: { validations: { custom9: { type: 'boolean', required: false, label: 'VIP', definition: null } } } }] };
+    const server = await startTinyServer((req) => {
+      if (req.url === '/api/v2/schema/openapi.json') return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(openapi) };
+      if (req.url === '/api/v2/types') return { status: 200, body: JSON.stringify(types) };
+      return { status: 500, body: '' };
+    });
+    try {
+      const env = { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: `${server.url}/api/v2`, SVC_TOKEN: 'tiny-token' };
+      expect((await runSvc(['schema', 'pull'], { env })).code).toBe(0);
+      const show = json<Row[]>(await runSvc(['schema', 'show', 'prospect', '-o', 'json'], { env }));
+      expect(show.find((x) => x.name === 'favoriteNumber')).toMatchObject({ type: 'integer', marks: 'F', source: 'org' });
+      const bad = await runSvc(['prospects', 'create', '--attr', 'favoriteNumber=many'], { env });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/attribute "favoriteNumber" of prospect: expected an integer, got "many"/);
+      const ro = await runSvc(['prospects', 'create', '--attr', 'secretScore=3'], { env });
+      expect(ro.code).toBe(2);
+      expect(ro.stderr).toMatch(/secretScore: is read-only/);
+      const ok = await runSvc(['prospects', 'create', '--attr', 'favoriteNumber=7', '--attr', 'vip=yes', '--dry-run'], { env });
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout).toContain('"favoriteNumber": 7');
+      expect(ok.stdout).toContain('"custom9": "true"');
+      expect(server.received.filter((q) => q.method !== 'GET')).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
