@@ -1,0 +1,159 @@
+/**
+ * `svc webhooks listen` as a child process: signatures checked on real HTTP requests,
+ * forwarding to a local app, the trigger → listen round trip, and --register against the
+ * sandbox with a real delivery caused by another svc process, then cleanup.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { signBody } from '../../src/webhooks/signature.js';
+import { startSvc } from '../helpers/long-running.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+
+let sb: Sandbox;
+const env = () => ({ SVC_CONFIG_DIR: tempDir() });
+const api = () => ['--base-url', sb.baseUrl, '--token', sb.token];
+
+beforeAll(async () => {
+  sb = await startSandbox({ webhookTiming: { retryDelayMs: 50 } });
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+/** A local "app" that records what it receives. */
+async function startApp(status = 202) {
+  const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (d: string) => (body += d));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+async function listen(args: string[]) {
+  const p = startSvc(['webhooks', 'listen', '--port', '0', ...args], { env: env() });
+  const [, url] = await p.waitFor('stderr', /Ready: listening on (http:\/\/127\.0\.0\.1:\d+\/)/);
+  return { ...p, url: url! };
+}
+
+const delivery = JSON.stringify({ data: { type: 'prospect', id: 7, attributes: { title: 'CEO' } }, beforeUpdate: { type: 'prospect', id: 7, title: 'CTO' }, meta: { deliveredAt: '2025-01-01T00:00:00.000Z', eventName: 'prospect.updated' } });
+
+describe('webhooks listen', () => {
+  it('accepts a good signature, refuses a tampered body and a missing signature with 401', async () => {
+    const l = await listen(['--secret', 'topsecret', '-o', 'ndjson']);
+    try {
+      const post = (body: string, sig?: string) =>
+        fetch(l.url, { method: 'POST', body, headers: { 'content-type': 'application/vnd.api+json', ...(sig ? { 'Service-Webhook-Signature': sig } : {}) } });
+      const good = await post(delivery, signBody('topsecret', delivery));
+      expect(good.status).toBe(200);
+      const tampered = await post(delivery.replace('CEO', 'CFO'), signBody('topsecret', delivery));
+      expect(tampered.status).toBe(401);
+      expect((await post(delivery)).status).toBe(401);
+      expect((await post(delivery, 'abc')).status).toBe(401);
+      await l.waitFor('stderr', /(refused a delivery[^\n]*\n[^]*){3}/);
+      expect(l.stderr()).toMatch(/refused a delivery to \/: no Service-Webhook-Signature \(answered 401\)/);
+      const lines = l.stdout().trim().split('\n').map((s) => JSON.parse(s) as Record<string, unknown>);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ event: 'prospect.updated', type: 'prospect', id: 7, attributes: { title: 'CEO' }, beforeUpdate: { title: 'CTO' }, signature: 'valid' });
+      expect(l.stderr().match(/refused a delivery/g)).toHaveLength(3);
+      expect(l.stderr()).not.toContain('topsecret');
+    } finally {
+      expect(await l.stop()).toBe(0);
+    }
+  });
+
+  it('forwards raw body and headers to a local app; trigger → listen round trip in the human format', async () => {
+    const app = await startApp(202);
+    const l = await listen(['--secret', 'sh', '--forward-to', app.url]);
+    try {
+      const t = await runSvc(['webhooks', 'trigger', 'prospect.updated', '--to', l.url, '--secret', 'sh', '--payload-version', '2', '-o', 'json'], { env: env() });
+      expect(t.code).toBe(0);
+      const sent = json<{ status: number; payload: { data: { attributes: { title: string } } } }>(t);
+      expect(sent.status).toBe(200);
+      await l.waitFor('stdout', /→ http:\/\/127\.0\.0\.1:\d+\/hooks: 202/);
+      // The app got exactly the bytes and signature the trigger sent.
+      expect(app.got).toHaveLength(1);
+      const body = app.got[0]!.body;
+      expect(JSON.parse(body)).toEqual(sent.payload);
+      expect(app.got[0]!.headers['service-webhook-signature']).toBe(signBody('sh', body));
+      expect(app.got[0]!.headers['content-type']).toBe('application/vnd.api+json');
+      expect(l.stdout()).toMatch(/prospect\.updated {2}prospect 42 {2}\(signature ok\)\n {2}title: VP Engineering → CTO\n/);
+      // A wrongly signed trigger is refused: the trigger exits 1, nothing is forwarded.
+      const bad = await runSvc(['webhooks', 'trigger', 'task.completed', '--to', l.url, '--secret', 'wrong'], { env: env() });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/answered 401/);
+      await l.waitFor('stderr', /refused a delivery/);
+      expect(app.got).toHaveLength(1);
+    } finally {
+      await l.stop();
+      await app.close();
+    }
+  });
+
+  it('--events filters what is printed', async () => {
+    const l = await listen(['--events', 'task.completed', '-o', 'ndjson']);
+    try {
+      expect(l.stderr()).toMatch(/warning: no --secret: signatures are not checked/);
+      for (const e of ['prospect.created', 'task.completed']) {
+        expect((await runSvc(['webhooks', 'trigger', e, '--to', l.url], { env: env() })).code).toBe(0);
+      }
+      await l.waitFor('stdout', /task\.completed/);
+      expect(l.stdout()).not.toContain('prospect.created');
+    } finally {
+      await l.stop('SIGTERM');
+    }
+  });
+
+  it('--register receives a real delivery for a prospect created by another svc process, then cleans up', async () => {
+    const l = await listen(['--register', '--events', 'prospect.created', '-o', 'ndjson', ...api()]);
+    let code: number | null = null;
+    try {
+      await l.waitFor('stderr', /registered webhook \d+ for prospect\.created/);
+      const hooks = [...sb.store.table('webhook').values()];
+      expect(hooks).toHaveLength(1);
+      expect(hooks[0]!.attributes).toMatchObject({ url: l.url, resource: 'prospect', action: 'created', payloadVersion: 2 });
+      const secret = hooks[0]!.attributes.secret as string;
+      expect(secret).toMatch(/^[0-9a-f]{64}$/);
+      const created = await runSvc(['prospects', 'create', '--attr', 'firstName=Webhook', '--attr', 'title=Listener', ...api()], { env: env() });
+      expect(created.code).toBe(0);
+      const id = json<{ id: number }>(created).id;
+      await l.waitFor('stdout', new RegExp(`"id":${id}`));
+      const line = JSON.parse(l.stdout().trim().split('\n').at(-1)!) as Record<string, unknown>;
+      expect(line).toMatchObject({ event: 'prospect.created', type: 'prospect', id, signature: 'valid', attributes: { firstName: 'Webhook', title: 'Listener' } });
+      // Secrets stay out of the output.
+      expect(l.stderr() + l.stdout()).not.toContain(secret);
+      expect(l.stderr() + l.stdout()).not.toContain(String(hooks[0]!.attributes.cleanupToken));
+    } finally {
+      code = await l.stop('SIGTERM');
+    }
+    expect(code).toBe(0);
+    expect(l.stderr()).toMatch(/removed webhook \d+/);
+    expect(sb.store.table('webhook').size).toBe(0);
+    const cleanup = sb.requests.filter((r) => r.path.endsWith('/webhooks/cleanup'));
+    expect(cleanup).toHaveLength(1);
+    expect(cleanup[0]!.status).toBe(204);
+    expect(cleanup[0]!.headers.authorization).not.toContain(sb.token);
+  });
+
+  it('refuses --register against a remote service without an HTTPS --public-url, sending nothing', async () => {
+    const before = sb.requests.length;
+    const remote = ['--base-url', 'https://api.example.com/api/v2', '--token', 't'];
+    const a = await runSvc(['webhooks', 'listen', '--port', '0', '--register', ...remote], { env: env() });
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/needs --public-url https/);
+    const b = await runSvc(['webhooks', 'listen', '--port', '0', '--register', '--public-url', 'http://tunnel.example', ...remote], { env: env() });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/must be an HTTPS URL/);
+    const c = await runSvc(['webhooks', 'listen', '--port', '0', '--events', 'user.destroyed', ...api()], { env: env() });
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/user\.destroyed: webhooks on user do not offer action "destroyed"/);
+    expect(sb.requests.length).toBe(before);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * A long-running `svc` child (e.g. `webhooks listen`): collects its output and waits for lines
+ * to appear, the way a person watches a terminal.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawnSvc, type RunOptions } from './run-svc.js';
+
+/** A running svc process. */
+export interface Running {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first match of `re` in the stream, or rejects after `timeoutMs`. */
+  waitFor(stream: 'stdout' | 'stderr', re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** Spawns svc and starts collecting its output. */
+export function startSvc(args: string[], opts: RunOptions = {}): Running {
+  const child = spawnSvc(args, opts);
+  const out = { stdout: '', stderr: '' };
+  const waiters = new Set<() => void>();
+  const poke = () => waiters.forEach((w) => w());
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => ((out.stdout += d), poke()));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => ((out.stderr += d), poke()));
+  child.stdin!.end();
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (poke(), resolve(code))));
+  return {
+    child,
+    exited,
+    stdout: () => out.stdout,
+    stderr: () => out.stderr,
+    waitFor(stream, re, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = out[stream].match(re);
+          if (m) return finish(() => resolve(m));
+          if (child.exitCode !== null) finish(() => reject(new Error(`svc exited (${child.exitCode}) before ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`)));
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`))), timeoutMs);
+        const finish = (f: () => void) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          f();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    async stop(signal = 'SIGINT') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
