@@ -61,6 +61,24 @@ function attrSpec(rt: ResourceType, name: string): AttributeSpec | undefined {
   return name === 'id' ? ID_SPEC : findAttribute(rt, name);
 }
 
+/** value → ids of one attribute (list attributes index every element). */
+function valueIndex(store: Store, rt: ResourceType, name: string): Map<unknown, number[]> {
+  return store.cached(`values\0${rt.type}\0${name}`, rt.type, () => {
+    const m = new Map<unknown, number[]>();
+    const add = (v: unknown, id: number) => {
+      const l = m.get(v);
+      if (l) l.push(id);
+      else m.set(v, [id]);
+    };
+    for (const rec of store.table(rt.type).values()) {
+      const v = rec.attributes[name];
+      if (Array.isArray(v)) for (const x of new Set(v)) add(x, rec.id);
+      else if (v != null) add(v, rec.id);
+    }
+    return m;
+  });
+}
+
 /** Ids of `rt` records matching one attribute clause (used for `filter[rel][attr]`). */
 function matchingIds(store: Store, rt: ResourceType, spec: AttributeSpec, c: FilterClause): number[] {
   const p = valuePred(spec, c);
@@ -86,6 +104,19 @@ function compile(store: Store, rt: ResourceType, c: FilterClause): { pred: Pred;
     if (!spec.filterable) throw paramError(c.param, `${rt.type}.${head} is not filterable.`);
     const p = valuePred(spec, c);
     if (head === 'id') return { pred: (r) => p(r.id) };
+    if (c.values) {
+      // Equality and lists: answered from a value index built once per change of the type.
+      const values = c.values.map((v) => coerce(spec, v, c.param));
+      return {
+        pred: (r) => p(r.attributes[head]),
+        candidates: () => {
+          const index = valueIndex(store, rt, head);
+          const out = new Set<number>();
+          for (const v of values) for (const id of index.get(v) ?? []) out.add(id);
+          return out;
+        },
+      };
+    }
     return { pred: (r) => p(r.attributes[head]) };
   }
   const rel = findRelationship(rt, head);
@@ -174,9 +205,48 @@ function getter(store: Store, rt: ResourceType, key: SortKey, param: string): Ge
   };
 }
 
+const NULL_RANK = 2 ** 31 - 1;
+
+/**
+ * Rank of every record of a type under one attribute (equal values share a rank; nulls last),
+ * indexed by id. Built once per change of the type, it turns sorting into integer compares.
+ */
+function ranks(store: Store, rt: ResourceType, name: string): Int32Array {
+  return store.cached(`rank\0${rt.type}\0${name}`, rt.type, () => {
+    const table = store.table(rt.type);
+    let max = 0;
+    const pairs: [unknown, number][] = [];
+    for (const rec of table.values()) {
+      if (rec.id > max) max = rec.id;
+      const v = name === 'id' ? rec.id : rec.attributes[name];
+      if (v != null) pairs.push([v, rec.id]);
+    }
+    pairs.sort((a, b) => cmp(a[0], b[0]));
+    const out = new Int32Array(max + 1).fill(NULL_RANK);
+    let rank = 0;
+    for (let i = 0; i < pairs.length; i++) {
+      if (i && cmp(pairs[i - 1]![0], pairs[i]![0]) !== 0) rank = i;
+      out[pairs[i]![1]] = rank;
+    }
+    return out;
+  });
+}
+
 /** A comparator over sort keys; nulls sort last ascending (first descending); ties by id. */
 function comparator(store: Store, rt: ResourceType, keys: SortKey[]): (a: Rec, b: Rec) => number {
-  const gs = keys.map((k) => ({ g: getter(store, rt, k, 'sort'), dir: k.desc ? -1 : 1 }));
+  const gs = keys.map((k) => ({ g: getter(store, rt, k, 'sort'), dir: k.desc ? -1 : 1, plain: k.path.length === 1 }));
+  if (gs.every((g) => g.plain)) {
+    const rs = keys.map((k) => ranks(store, rt, k.path[0]!));
+    const dirs = gs.map((g) => g.dir);
+    return (a, b) => {
+      for (let i = 0; i < rs.length; i++) {
+        const r = rs[i]!;
+        const d = (r[a.id] ?? NULL_RANK) - (r[b.id] ?? NULL_RANK);
+        if (d) return d * dirs[i]!;
+      }
+      return a.id - b.id;
+    };
+  }
   return (a, b) => {
     for (const { g, dir } of gs) {
       const x = g(a);
@@ -232,10 +302,19 @@ export function runCollection(store: Store, rt: ResourceType, q: ParsedQuery, ru
     }
     return { page, total: table.size };
   }
-  const indexed = compiled.find((c) => c.candidates);
+  let indexed: (typeof compiled)[number] | undefined;
+  let best: Set<number> | undefined;
+  for (const c of compiled) {
+    if (!c.candidates) continue;
+    const ids = c.candidates();
+    if (!best || ids.size < best.size) {
+      best = ids;
+      indexed = c;
+    }
+  }
   let source: Iterable<Rec> = table.values();
-  if (indexed) {
-    const ids = [...indexed.candidates!()].sort((a, b) => a - b);
+  if (indexed && best) {
+    const ids = [...best].sort((a, b) => a - b);
     source = ids.map((id) => table.get(id)).filter((r): r is Rec => !!r);
   }
   const preds = compiled.filter((c) => c !== indexed).map((c) => c.pred);

@@ -29,17 +29,36 @@ interface TypePlan {
   returnable: Map<string, AttributeSpec>;
   rels: RelModel[];
   prefix: string;
+  /** `"name":` / `,"name":` of each default attribute. */
+  keys: string[];
+  /** `nullsFrom[i]`: the text of default attributes i..end, all null. */
+  nullsFrom: string[];
+  /** Indexes of default attributes computed on read. */
+  computedAt: Set<number>;
+  cache: Map<Rec, { version: number; text: string }>;
 }
 
 const plans = new Map<string, TypePlan>();
+/** Set on first render: which attributes are computed (the rules are the same for every sandbox). */
+let rulesForPlan: RulesFor | undefined;
 
-function plan(rt: ResourceType): TypePlan {
+function plan(rt: ResourceType, rulesFor?: RulesFor): TypePlan {
+  rulesForPlan ??= rulesFor;
   let p = plans.get(rt.type);
   if (!p) {
     const attrs = allAttributes(rt).filter((a) => !a.writeOnly);
+    const defaults = attrs.filter((a) => !a.onlyOnRequest);
+    const keys = defaults.map((a, i) => (i ? ',"' : '"') + a.name + '":');
+    const nullsFrom: string[] = new Array(defaults.length + 1).fill('');
+    for (let i = defaults.length - 1; i >= 0; i--) nullsFrom[i] = keys[i] + 'null' + nullsFrom[i + 1];
+    const computed = rulesForPlan?.(rt)?.computed ?? {};
     p = {
       rt,
-      defaults: attrs.filter((a) => !a.onlyOnRequest),
+      keys,
+      nullsFrom,
+      computedAt: new Set(defaults.flatMap((a, i) => (computed[a.name] ? [i] : []))),
+      cache: new Map(),
+      defaults,
       returnable: new Map(attrs.map((a) => [a.name, a])),
       rels: [...relModels(rt).values()],
       prefix: `{"type":${JSON.stringify(rt.type)},"id":`,
@@ -99,47 +118,83 @@ export function relatedUrl(baseUrl: string, rt: ResourceType, rec: Rec, m: RelMo
  * when the registry gives them only links (they are included: JSON:API full linkage).
  */
 export function renderResource(rt: ResourceType, rec: Rec, ctx: RenderContext, linkage?: Set<string>): string {
-  const p = plan(rt);
+  const p = plan(rt, ctx.rulesFor);
   const fields = ctx.q.fields.get(rt.type);
   const rules = ctx.rulesFor(rt);
-  let out = p.prefix + rec.id + ',"attributes":{';
-  let first = true;
-  const attrs = fields ? [...fields].map((f) => p.returnable.get(f)).filter((a): a is AttributeSpec => !!a) : p.defaults;
-  for (const a of attrs) {
-    const computed = rules?.computed?.[a.name];
-    let v = computed ? computed(ctx.store, rec) : rec.attributes[a.name];
-    if (rules?.present) v = rules.present(ctx.principal, rec, a.name, v, !!ctx.created);
-    out += (first ? '"' : ',"') + a.name + '":' + value(v);
-    first = false;
+  // The default rendering of a record depends only on the store's content: keep it until the
+  // next write anywhere (derived relationships and computed attributes read other records).
+  const cacheable = !fields && !linkage?.size && !ctx.q.authorizationMeta && !ctx.q.dataConnections && !rules?.present;
+  if (cacheable) {
+    const hit = p.cache.get(rec);
+    if (hit && hit.version === ctx.store.version) return hit.text;
   }
-  out += '},"relationships":{';
-  first = true;
+  const parts: string[] = [p.prefix, String(rec.id), ',"attributes":{'];
+  if (fields) {
+    let first = true;
+    for (const f of fields) {
+      const a = p.returnable.get(f);
+      if (!a) continue;
+      let v = rules?.computed?.[a.name] ? rules.computed[a.name]!(ctx.store, rec) : rec.attributes[a.name];
+      if (rules?.present) v = rules.present(ctx.principal, rec, a.name, v, !!ctx.created);
+      parts.push(first ? '"' : ',"', a.name, '":', value(v));
+      first = false;
+    }
+  } else {
+    const attrs = rec.attributes;
+    const n = p.defaults.length;
+    // Past the last attribute that has a value, the rest is a precomputed run of nulls.
+    let last = -1;
+    for (let i = n - 1; i >= 0; i--) {
+      if (attrs[p.defaults[i]!.name] != null || p.computedAt.has(i)) {
+        last = i;
+        break;
+      }
+    }
+    for (let i = 0; i <= last; i++) {
+      const a = p.defaults[i]!;
+      let v = p.computedAt.has(i) ? rules!.computed![a.name]!(ctx.store, rec) : attrs[a.name];
+      if (rules?.present) v = rules.present(ctx.principal, rec, a.name, v, !!ctx.created);
+      parts.push(p.keys[i]!, value(v));
+    }
+    parts.push(last + 1 < n ? p.nullsFrom[last + 1]! : '');
+  }
+  parts.push('},"relationships":{');
+  let first = true;
   for (const m of p.rels) {
     const name = m.spec.name;
     if (fields && !fields.has(name)) continue;
     const withData = m.spec.data || !m.spec.links || linkage?.has(name);
-    let body = '';
+    parts.push(first ? '"' : ',"', name, '":{');
+    first = false;
     if (withData) {
       const v = relationMembers(ctx, rt, rec, m);
-      body = '"data":' + (Array.isArray(v) ? '[' + v.map(ident).join(',') + ']' : v ? ident(v) : 'null');
+      parts.push('"data":', Array.isArray(v) ? '[' + v.map(ident).join(',') + ']' : v ? ident(v) : 'null');
     }
     if (m.spec.links) {
       const filtered = !!rules?.relationFilter?.[name];
-      body += (body ? ',' : '') + '"links":{"related":' + JSON.stringify(relatedUrl(ctx.baseUrl, rt, rec, m, filtered)) + '}';
+      parts.push(withData ? ',"links":{"related":' : '"links":{"related":', JSON.stringify(relatedUrl(ctx.baseUrl, rt, rec, m, filtered)), '}');
     }
-    out += (first ? '"' : ',"') + name + '":{' + body + '}';
-    first = false;
+    parts.push('}');
   }
-  out += '}';
+  parts.push('}');
   const meta: Record<string, unknown> = {};
   if (ctx.q.authorizationMeta) {
     if (rt.authorizationMeta === 'canWriteAndDelete') meta['canWrite'] = hasScope(ctx.principal.scopes, rt.path, 'write') && rt.operations.includes('update');
     meta['canDelete'] = hasScope(ctx.principal.scopes, rt.path, 'delete') && rt.operations.includes('delete');
   }
   if (ctx.q.dataConnections && rt.dataConnections) meta['dataConnections'] = dataConnections(rec);
-  if (Object.keys(meta).length) out += ',"meta":' + JSON.stringify(meta);
-  return out + '}';
+  if (Object.keys(meta).length) parts.push(',"meta":', JSON.stringify(meta));
+  parts.push('}');
+  const text = parts.join('');
+  if (cacheable) {
+    if (p.cache.size >= CACHE_PER_TYPE) p.cache.delete(p.cache.keys().next().value!);
+    p.cache.set(rec, { version: ctx.store.version, text });
+  }
+  return text;
 }
+
+/** Rendered records kept per type (a few pages of 1,000). */
+const CACHE_PER_TYPE = 3000;
 
 /** Connections to external sources: the sandbox knows the ones recorded in `externalSource`. */
 function dataConnections(rec: Rec): unknown[] {

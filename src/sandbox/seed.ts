@@ -16,6 +16,9 @@ const DAY = 86_400_000;
 
 type Attrs = Record<string, unknown>;
 
+/** One shared empty list: stored values are replaced, never mutated. */
+const NONE: readonly string[] = Object.freeze([]);
+
 /** Keeps only attributes and relationships the registry has for the type. */
 function fit(rt: ResourceType, attrs: Attrs, rels: Record<string, RelValue>): [Attrs, Record<string, RelValue>] {
   const a: Attrs = {};
@@ -112,8 +115,8 @@ export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42):
     const created = time(rnd.int(1, 365));
     const p = add('prospect', {
       firstName: first, lastName: last, name: `${first} ${last}`, emails: [email], title: rnd.pick(W.TITLES), company: account.attributes['name'],
-      workPhones: [phone], mobilePhones: rnd.chance(0.4) ? [`+1 555 ${String(i % 1000).padStart(3, '0')} 9${String(i % 1000).padStart(3, '0')}`] : [],
-      timeZone: rnd.pick(W.TIME_ZONES), source: rnd.pick(W.SOURCES), tags: rnd.chance(0.2) ? [rnd.pick(W.TAGS)] : [], addressCity: account.attributes['locality'],
+      workPhones: [phone], mobilePhones: rnd.chance(0.4) ? [`+1 555 ${String(i % 1000).padStart(3, '0')} 9${String(i % 1000).padStart(3, '0')}`] : NONE,
+      timeZone: rnd.pick(W.TIME_ZONES), source: rnd.pick(W.SOURCES), tags: rnd.chance(0.2) ? [rnd.pick(W.TAGS)] : NONE, addressCity: account.attributes['locality'],
       optedOut: false, openCount: 0, replyCount: 0, clickCount: 0, engagedScore: 0, emailsOptStatus: 'opted_in', createdAt: created, updatedAt: created,
       custom1: rnd.pick(W.SOURCES), custom2: String(rnd.int(0, 100)),
     }, { account: ref('account', account.id), owner: ref('user', rnd.pick(users)), creator: owner, stage: ref('stage', rnd.pick(stages)), persona: rnd.chance(0.5) ? ref('persona', rnd.pick(personas)) : null });

@@ -63,8 +63,28 @@ export class Store {
   meta: Record<string, unknown> = {};
   /** Bumped on every mutation; persistence uses it to know when to write. */
   version = 0;
+  private typeVersions = new Map<string, number>();
+  private caches = new Map<string, { version: number; value: unknown }>();
   /** Clock, replaceable in tests. */
   now: () => number = Date.now;
+
+  private touch(type: string): void {
+    this.version++;
+    this.typeVersions.set(type, (this.typeVersions.get(type) ?? 0) + 1);
+  }
+
+  /**
+   * A value derived from one type's records (an attribute index), rebuilt only after that
+   * type changed.
+   */
+  cached<T>(key: string, type: string, build: () => T): T {
+    const v = this.typeVersions.get(type) ?? 0;
+    const hit = this.caches.get(key);
+    if (hit && hit.version === v) return hit.value as T;
+    const value = build();
+    this.caches.set(key, { version: v, value });
+    return value;
+  }
 
   /** Records of a type (empty map for a type with none). */
   table(type: string): Map<number, Rec> {
@@ -137,7 +157,7 @@ export class Store {
       this.indexRel(type, k, v, id, true);
     }
     this.table(type).set(id, rec);
-    this.version++;
+    this.touch(type);
     if (!opts.silent) this.emit({ type, id, action: 'created', changed: Object.keys(attrs), before: {}, record: rec });
     return rec;
   }
@@ -168,13 +188,13 @@ export class Store {
       this.indexRel(type, k, v, id, true);
     }
     if (!changed.length && !relChanged) return undefined;
+    this.touch(type);
     const rt = resourceByType(type);
     if (rt && findAttribute(rt, 'updatedAt') && !changed.includes('updatedAt')) {
       before['updatedAt'] = rec.attributes['updatedAt'] ?? null;
       this.stamp(rt, rec.attributes, false);
       changed.push('updatedAt');
     }
-    this.version++;
     const c: Change = { type, id, action: 'updated', changed, before, record: rec };
     if (!opts.silent) this.emit(c);
     return c;
@@ -186,7 +206,7 @@ export class Store {
     if (!rec) return undefined;
     for (const [k, v] of Object.entries(rec.rels)) this.indexRel(type, k, v, id, false);
     this.table(type).delete(id);
-    this.version++;
+    this.touch(type);
     // Dangling references would make includes and derived lists lie: unlink them (silently, as
     // a database foreign key with ON DELETE SET NULL would).
     for (const [key, m] of this.index) {
@@ -202,6 +222,7 @@ export class Store {
         this.indexRel(srcType, rel, v, srcId, false);
         src.rels[rel] = next;
         this.indexRel(srcType, rel, next, srcId, true);
+        this.touch(srcType);
       }
     }
     if (!opts.silent) this.emit({ type, id, action: 'destroyed', changed: [], before: {}, record: rec });
@@ -243,7 +264,7 @@ export class Store {
         t.set(rec.id, rec);
         for (const [k, v] of Object.entries(rec.rels)) this.indexRel(type, k, v, rec.id, true);
       }
+      this.touch(type);
     }
-    this.version++;
   }
 }

@@ -22,7 +22,7 @@ async function consent(decision: 'approve' | 'deny', extra: Record<string, strin
   const html = await page.text();
   expect(html).toContain('<form method="post"');
   expect(html).not.toContain('<script');
-  const fields = new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)))]));
+  const fields = new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [m[1]!, m[2]!.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)))]));
   fields.set('decision', decision);
   const r = await fetch(`${c.sb.authUrl}/oauth/authorize`, { method: 'POST', body: fields, redirect: 'manual' });
   expect(r.status).toBe(302);
@@ -59,7 +59,7 @@ describe('token', () => {
     const code = (await consent('approve')).searchParams.get('code')!;
     const r = await codeGrant(code);
     expect(r.status).toBe(200);
-    const body = await r.json();
+    const body = (await r.json()) as any;
     expect(Object.keys(body).sort()).toEqual(['access_token', 'created_at', 'expires_in', 'refresh_token', 'scope', 'token_type']);
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 7200, scope: 'prospects.read accounts.all' });
     expect((await c.get('/prospects/1', body.access_token)).status).toBe(200);
@@ -73,12 +73,12 @@ describe('token', () => {
     const code = (await consent('approve')).searchParams.get('code')!;
     const wrongUri = await codeGrant(code, { redirect_uri: 'http://127.0.0.1:1/callback' });
     expect(wrongUri.status).toBe(400);
-    expect((await wrongUri.json()).error).toBe('invalid_grant');
+    expect(((await wrongUri.json()) as any).error).toBe('invalid_grant');
     expect((await codeGrant(code, { client_secret: 'x' })).status).toBe(400);
     expect((await codeGrant(code)).status).toBe(200);
     const reuse = await codeGrant(code);
     expect(reuse.status).toBe(400);
-    expect(await reuse.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.any(String) });
+    expect((await reuse.json()) as any).toMatchObject({ error: 'invalid_grant', error_description: expect.any(String) });
   });
 
   it('PKCE S256: the verifier must match the challenge', async () => {
@@ -91,11 +91,11 @@ describe('token', () => {
 
   it('refresh tokens rotate: the old one is invalid after use', async () => {
     const code = (await consent('approve')).searchParams.get('code')!;
-    const first = await (await codeGrant(code)).json();
+    const first = (await (await codeGrant(code)).json() as any);
     const refresh = (rt: string) => token({ grant_type: 'refresh_token', client_id: c.sb.clientId, client_secret: c.sb.clientSecret, refresh_token: rt });
     const r = await refresh(first.refresh_token);
     expect(r.status).toBe(200);
-    const second = await r.json();
+    const second = (await r.json()) as any;
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect((await refresh(first.refresh_token)).status).toBe(400);
     expect((await refresh(second.refresh_token)).status).toBe(200);
@@ -115,7 +115,7 @@ describe('issue rate', () => {
       const r = await get();
       expect(r.status).toBe(429);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect((await r.json()).errors[0].id).toBe('rateLimitExceeded');
+      expect(((await r.json()) as any).errors[0].id).toBe('rateLimitExceeded');
     } finally {
       await slow.sb.close();
     }

@@ -46,7 +46,7 @@ describe('data file', () => {
     const file = join(dir, 'org.json');
     const first = await startSandbox({ port: 0, seed: 8, dataFile: file });
     const r = await fetch(`${first.baseUrl}/accounts`, { method: 'POST', headers: { Authorization: `Bearer ${first.token}`, 'Content-Type': 'application/vnd.api+json' }, body: JSON.stringify(doc('account', { name: 'Persisted' })) });
-    const id = (await r.json()).data.id;
+    const id = ((await r.json()) as any).data.id;
     const token = first.token;
     await first.close();
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
@@ -55,9 +55,9 @@ describe('data file', () => {
     try {
       expect(second.token).toBe(token);
       const got = await fetch(`${second.baseUrl}/accounts/${id}`, { headers: { Authorization: `Bearer ${token}` } });
-      expect((await got.json()).data.attributes.name).toBe('Persisted');
+      expect(((await got.json()) as any).data.attributes.name).toBe('Persisted');
       const next = await fetch(`${second.baseUrl}/accounts`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/vnd.api+json' }, body: JSON.stringify(doc('account', { name: 'Next' })) });
-      expect((await next.json()).data.id).toBe(id + 1);
+      expect(((await next.json()) as any).data.id).toBe(id + 1);
     } finally {
       await second.close();
     }
