@@ -19,6 +19,11 @@ export interface RenderContext {
   rulesFor: RulesFor;
   /** The response to the create of these records (webhooks reveal their cleanup token). */
   created?: boolean;
+  /**
+   * Keep default renderings for the next request. Only collection pages use it: caching
+   * single GETs would promote every rendered record to the old generation for nothing.
+   */
+  useCache?: boolean;
 }
 
 interface TypePlan {
@@ -123,7 +128,7 @@ export function renderResource(rt: ResourceType, rec: Rec, ctx: RenderContext, l
   const rules = ctx.rulesFor(rt);
   // The default rendering of a record depends only on the store's content: keep it until the
   // next write anywhere (derived relationships and computed attributes read other records).
-  const cacheable = !fields && !linkage?.size && !ctx.q.authorizationMeta && !ctx.q.dataConnections && !rules?.present;
+  const cacheable = !!ctx.useCache && !fields && !linkage?.size && !ctx.q.authorizationMeta && !ctx.q.dataConnections && !rules?.present;
   if (cacheable) {
     const hit = p.cache.get(rec);
     if (hit && hit.version === ctx.store.version) return hit.text;
@@ -255,7 +260,8 @@ export function renderCollection(rt: ResourceType, page: Rec[], total: number, c
   const inc = ctx.q.include.length ? collectIncluded(rt, page, ctx) : undefined;
   const link = inc?.linkage.get(rt.type);
   let out = '{"data":[';
-  for (let i = 0; i < page.length; i++) out += (i ? ',' : '') + renderResource(rt, page[i]!, ctx, link);
+  const cached = { ...ctx, useCache: true };
+  for (let i = 0; i < page.length; i++) out += (i ? ',' : '') + renderResource(rt, page[i]!, cached, link);
   out += ']';
   if (inc) out += ',"included":[' + inc.text.join(',') + ']';
   out += ',"links":' + JSON.stringify(links);
