@@ -28,6 +28,9 @@ export interface PaginateOptions {
   signal?: AbortSignal;
 }
 
+/** What paging needs of a client: an ApiClient, or a wrapper that paces its requests (bulk runs). */
+export type PageClient = Pick<ApiClient, 'request' | 'resolve' | 'baseUrl'>;
+
 /** One page as received, with its records trimmed to the limit. */
 export interface Page {
   doc: JsonApiDocument;
@@ -39,7 +42,7 @@ export interface Page {
  * Requests: ⌈records / page size⌉, plus one when the last page is exactly full and the server
  * still links a next page.
  */
-export async function* paginate(client: ApiClient, path: string, opts: PaginateOptions): AsyncGenerator<Page> {
+export async function* paginate(client: PageClient, path: string, opts: PaginateOptions): AsyncGenerator<Page> {
   const max = opts.all ? Infinity : (opts.limit ?? DEFAULT_PAGE_SIZE);
   let size = Math.max(1, Math.min(opts.pageSize ?? (Number.isFinite(max) ? max : MAX_PAGE_SIZE), MAX_PAGE_SIZE));
   const userSort = opts.query.sort ?? [];
@@ -130,7 +133,7 @@ function setPageLimit(url: URL, n: number): void {
 }
 
 /** A `links.next` from the server, refused when it points anywhere but the API's own origin. */
-function pinToOrigin(client: ApiClient, link: string): URL {
+function pinToOrigin(client: PageClient, link: string): URL {
   const url = new URL(link, client.baseUrl);
   if (url.origin !== client.baseUrl.origin) {
     throw new ApiError(200, [

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { App } from '../cli/app.js';
 import { registerApi } from './api/command.js';
+import { registerEnroll } from './enroll/command.js';
 import { registerAuth } from './auth/command.js';
 import { registerResourceCommands } from './resource/command.js';
 import { registerResources } from './resources/command.js';
@@ -16,6 +17,7 @@ import { registerWebhookCommands } from './webhooks/command.js';
 export function registerCommands(program: Command, app: App): void {
   registerResources(program, app);
   registerApi(program, app);
+  registerEnroll(program, app);
   registerAuth(program, app);
   registerSandbox(program, app);
   registerSchema(program, app);

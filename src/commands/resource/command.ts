@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { runCommand, type App } from '../../cli/app.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 import { resourceHelp } from './help.js';
+import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -63,30 +64,36 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App): Com
       .action((id: string, opts, c: Command) => run(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)));
   }
   if (rt.operations.includes('create')) {
-    cmd
+    const create = cmd
       .command('create')
       .description(`create a ${rt.type}`)
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
       .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null (repeatable)', collect)
-      .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin')
-      .action((opts, c: Command) => run(c, (h) => (ctx) => h.createHandler(ctx, rt, opts)));
+      .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
+    addBulkOptions(create).action((opts, c: Command) =>
+      run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'create', undefined, opts) : (checkBulkOnly(opts), h.createHandler(ctx, rt, opts)))),
+    );
   }
   if (rt.operations.includes('update')) {
-    cmd
+    const update = cmd
       .command('update')
       .description(`update a ${rt.type} (sends only what is given)`)
-      .argument('<id>', 'record id')
+      .argument('[id]', 'record id (or --input FILE)')
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
       .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null (repeatable)', collect)
-      .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin')
-      .action((id: string, opts, c: Command) => run(c, (h) => (ctx) => h.updateHandler(ctx, rt, id, opts)));
+      .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
+    addBulkOptions(update).action((id: string | undefined, opts, c: Command) =>
+      run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'update', id, opts) : h.updateHandler(ctx, rt, singleId(rt, 'update', id, opts), opts))),
+    );
   }
   if (rt.operations.includes('delete')) {
-    cmd
+    const del = cmd
       .command('delete')
       .description(`delete a ${rt.type} (asks first on a terminal; --yes otherwise)`)
-      .argument('<id>', 'record id')
-      .action((id: string, _opts, c: Command) => run(c, (h) => (ctx) => h.deleteHandler(ctx, rt, id)));
+      .argument('[id]', 'record id (or --input FILE)');
+    addBulkOptions(del).action((id: string | undefined, opts, c: Command) =>
+      run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'delete', id, opts) : h.deleteHandler(ctx, rt, singleId(rt, 'delete', id, opts)))),
+    );
   }
   for (const action of rt.actions) {
     cmd

@@ -1,0 +1,114 @@
+/**
+ * A streaming RFC 4180 CSV parser: text goes in chunk by chunk, whole records come out, so a
+ * 100,000-row file never sits in memory. Quoted fields may hold commas, doubled quotes and
+ * newlines; CRLF and LF both end a record; a UTF-8 byte order mark is dropped; blank lines are
+ * skipped (a trailing newline is not an empty record).
+ */
+
+// Parser states.
+const FIELD_START = 0;
+const UNQUOTED = 1;
+const QUOTED = 2;
+/** A quote inside a quoted field: either the closing quote or the first of `""`. */
+const QUOTE_IN_QUOTED = 3;
+
+/** Incremental CSV parser. */
+export class CsvParser {
+  private state = FIELD_START;
+  private field = '';
+  private record: string[] = [];
+  /** A CR ended the last record; a LF right after it belongs to the same line break. */
+  private afterCr = false;
+  private first = true;
+
+  /** Parses a chunk; returns the records it completed. */
+  push(chunk: string): string[][] {
+    const out: string[][] = [];
+    let i = 0;
+    if (this.first && chunk.length > 0) {
+      this.first = false;
+      if (chunk.charCodeAt(0) === 0xfeff) i = 1;
+    }
+    for (; i < chunk.length; i++) {
+      const c = chunk[i]!;
+      if (this.afterCr) {
+        this.afterCr = false;
+        if (c === '\n') continue;
+      }
+      let state = this.state;
+      if (state === FIELD_START) {
+        if (c === '"') {
+          this.state = QUOTED;
+          continue;
+        }
+        state = this.state = UNQUOTED;
+      }
+      if (state === UNQUOTED) {
+        if (c === ',') this.endField();
+        else if (c === '\n' || c === '\r') this.endRecord(out, c);
+        else {
+          // Copy the run of ordinary characters at once: much faster than one at a time.
+          let j = i;
+          while (j < chunk.length && chunk[j] !== ',' && chunk[j] !== '\n' && chunk[j] !== '\r') j++;
+          this.field += chunk.slice(i, j);
+          i = j - 1;
+        }
+      } else if (state === QUOTED) {
+        const end = chunk.indexOf('"', i);
+        if (end < 0) {
+          this.field += chunk.slice(i);
+          i = chunk.length;
+        } else {
+          this.field += chunk.slice(i, end);
+          i = end;
+          this.state = QUOTE_IN_QUOTED;
+        }
+      } else if (c === '"') {
+        this.field += '"';
+        this.state = QUOTED;
+      } else if (c === ',') this.endField();
+      else if (c === '\n' || c === '\r') this.endRecord(out, c);
+      else {
+        // `"ab"c`: not RFC 4180; keep the text rather than lose it.
+        this.field += c;
+        this.state = UNQUOTED;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Ends the input; returns the last record when the file does not end with a newline.
+   * @throws Error when a quoted field is never closed
+   */
+  end(): string[][] {
+    if (this.state === QUOTED) throw new Error('a quoted field is not closed before the end of the file');
+    const out: string[][] = [];
+    if (this.state !== FIELD_START || this.record.length > 0) this.endRecord(out, '\n');
+    return out;
+  }
+
+  private endField(): void {
+    this.record.push(this.field);
+    this.field = '';
+    this.state = FIELD_START;
+  }
+
+  private endRecord(out: string[][], c: string): void {
+    this.endField();
+    const rec = this.record;
+    this.record = [];
+    if (c === '\r') this.afterCr = true;
+    // A blank line is one empty field: not a record.
+    if (rec.length === 1 && rec[0] === '') return;
+    out.push(rec);
+  }
+}
+
+/**
+ * Undoes the formula neutralising of our CSV output (`'=x` → `=x`): the `'` is added only before
+ * `= + - @`, tab and CR, so removing it there restores the value.
+ */
+export function unneutralise(cell: string): string {
+  return cell.length > 1 && cell[0] === "'" && /^[=+\-@\t\r]/.test(cell.slice(1)) ? cell.slice(1) : cell;
+}

@@ -1,0 +1,133 @@
+/**
+ * The worker pool of bulk runs: `concurrency` workers take rows from one stream, do them, and
+ * record each outcome in the journal (first: it is what makes reruns safe), the report and the
+ * progress display. On Ctrl-C the workers take no new rows, the requests on the wire finish and
+ * are recorded, and the run returns `interrupted`. An error that every row would meet (the
+ * token is refused, a scope is missing) stops the run at once.
+ */
+import { ApiError, AuthError, UsageError } from '../errors.js';
+import type { JournalStatus, JournalWriter } from './journal.js';
+import type { Progress } from './progress.js';
+import type { ReportEntry, ReportWriter, RowStatus } from './report.js';
+import { Stopped } from './requester.js';
+
+/** A row ready for a worker. */
+export interface WorkItem {
+  row: number;
+  key: string;
+  /** Decided without a request (invalid, done in an earlier run, duplicate): only recorded. */
+  outcome?: Outcome;
+}
+
+/** What became of one row. */
+export interface Outcome {
+  status: RowStatus;
+  id?: number | string | null;
+  error?: string;
+  /** More members for the report line (`field`, `prospect`, `email`). */
+  extra?: Record<string, unknown>;
+}
+
+/** Options of {@link runPool}. */
+export interface PoolOptions<T extends WorkItem> {
+  items: AsyncIterable<T>;
+  concurrency: number;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  /** Does one row. Throws {@link Stopped} when the run stops before the row is sent. */
+  perform(item: T): Promise<Outcome>;
+  journal?: JournalWriter;
+  report: ReportWriter;
+  progress: Progress;
+  /** Called for every failed row (stderr lines). */
+  onFailure?(item: T, outcome: Outcome): void;
+}
+
+/** Counts of a finished (or stopped) run. */
+export interface PoolResult {
+  counts: Record<RowStatus, number>;
+  /** Rows whose outcome was recorded. */
+  processed: number;
+  /** Stopped by Ctrl-C before every row was done. */
+  interrupted: boolean;
+}
+
+const JOURNALED: ReadonlySet<RowStatus> = new Set(['created', 'updated', 'deleted', 'unknown']);
+
+/** True for errors that every following row would meet too. */
+export function isFatal(err: unknown): boolean {
+  if (err instanceof AuthError || err instanceof UsageError) return true;
+  if (err instanceof ApiError) {
+    return err.status === 401 || (err.status === 403 && err.errors.some((e) => e.id === 'unauthorizedOauthScope'));
+  }
+  return false;
+}
+
+/** Runs the rows through the pool. @throws the first fatal error, after in-flight rows finish */
+export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise<PoolResult> {
+  const counts: Record<RowStatus, number> = { created: 0, updated: 0, deleted: 0, skipped: 0, failed: 0, unknown: 0 };
+  let processed = 0;
+  let fatal: unknown;
+  let stopped = false;
+  const iterator = opts.items[Symbol.asyncIterator]();
+  let exhausted = false;
+
+  const record = async (item: T, outcome: Outcome, worked: boolean) => {
+    if (JOURNALED.has(outcome.status) && worked) {
+      opts.journal?.write({ key: item.key, row: item.row, status: outcome.status as JournalStatus, id: outcome.id ?? null });
+    }
+    const entry: ReportEntry = { row: item.row, status: outcome.status, id: outcome.id ?? null, error: outcome.error ?? null, ...outcome.extra };
+    await opts.report.write(entry);
+    counts[outcome.status]++;
+    processed++;
+    opts.progress.tick(outcome.status, worked);
+    if (outcome.status === 'failed' || outcome.status === 'unknown') opts.onFailure?.(item, outcome);
+  };
+
+  const next = async (): Promise<T | undefined> => {
+    if (exhausted || stopped || fatal !== undefined || opts.signal.aborted) return undefined;
+    const r = await iterator.next();
+    if (r.done) {
+      exhausted = true;
+      return undefined;
+    }
+    return r.value;
+  };
+
+  const worker = async () => {
+    for (;;) {
+      const item = await next();
+      if (!item) return;
+      if (item.outcome) {
+        await record(item, item.outcome, false);
+        continue;
+      }
+      let outcome: Outcome;
+      try {
+        outcome = await opts.perform(item);
+      } catch (err) {
+        if (err instanceof Stopped) {
+          stopped = true;
+          return;
+        }
+        if (isFatal(err)) {
+          fatal ??= err;
+          return;
+        }
+        throw err;
+      }
+      await record(item, outcome, true);
+    }
+  };
+
+  const workers = Array.from({ length: Math.max(1, opts.concurrency) }, () => worker());
+  // A worker that throws (a bug, a reader failure) must not leave the others unwatched.
+  const settled = await Promise.allSettled(workers);
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  // Close the input (its file stream) when the run ends before the last row.
+  if (!exhausted) await iterator.return?.(undefined);
+  if (fatal !== undefined) throw fatal;
+  if (failure) throw failure.reason;
+  const interrupted = !exhausted && (stopped || opts.signal.aborted);
+  return { counts, processed, interrupted };
+}

@@ -1,0 +1,111 @@
+/**
+ * The rows of `svc enroll`: prospect ids (`--by id`, the default) or e-mail addresses
+ * (`--by email`), from `--prospect` values or an input file. A CSV file gives them in an `id`
+ * (or `prospect`, `prospect.id`) or `email` (or `emails`) column; a file of a single column may
+ * leave the header out. NDJSON and JSON rows are records (`prospects list -o ndjson` output:
+ * `id`, or the first of `emails`) or bare values.
+ */
+import { UsageError } from '../errors.js';
+import type { WorkItem } from './engine.js';
+import type { JournalEntry } from './journal.js';
+import { readRows, type InputFormat, type RawRow } from './readers.js';
+import { RowKeys } from './row-key.js';
+import { inShard, type Shard } from './shard.js';
+
+/** How input rows name prospects. */
+export type EnrollBy = 'id' | 'email';
+
+/** One enrolment row for the workers. */
+export interface EnrollItem extends WorkItem {
+  prospectId?: number;
+  email?: string;
+  /** A `pending` journal entry: an earlier run sent this enrolment and was stopped. */
+  pending?: JournalEntry;
+}
+
+/** A row's value, or why it is unusable. */
+export type EnrollValue = { id: number } | { email: string } | { problem: string };
+
+/** Where the rows come from. */
+export interface EnrollSource {
+  by: EnrollBy;
+  /** `--prospect` values (ids). */
+  prospects?: string[];
+  file?: string;
+  format?: InputFormat;
+  shard?: Shard;
+  /** Sequence id: part of the row keys, so journals of different sequences never mix. */
+  sequenceId: number;
+}
+
+const ID_COLUMNS = ['id', 'prospect', 'prospect.id'];
+const EMAIL_COLUMNS = ['email', 'emails'];
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+function idValue(v: unknown): EnrollValue {
+  const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : undefined;
+  if (s === undefined || !/^[1-9]\d*$/.test(s)) return { problem: `${JSON.stringify(v)} is not a prospect id (a positive integer)` };
+  return { id: Number(s) };
+}
+
+function emailValue(v: unknown): EnrollValue {
+  const first = Array.isArray(v) ? v[0] : typeof v === 'string' && v.includes(';') ? v.split(';')[0] : v;
+  const s = typeof first === 'string' ? first.trim() : undefined;
+  if (!s || !EMAIL.test(s)) return { problem: `${JSON.stringify(first ?? null)} is not an e-mail address` };
+  return { email: s };
+}
+
+/** The value of one input row. */
+export function enrollValue(raw: RawRow, by: EnrollBy): EnrollValue {
+  if (raw.error) return { problem: raw.error };
+  const v = raw.value;
+  const pick = by === 'id' ? idValue : emailValue;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return pick(v);
+  const rec = v as Record<string, unknown>;
+  const col = (by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find((c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '');
+  if (!col) return { problem: `no ${by === 'id' ? 'id' : 'email'} in the row` };
+  const value = rec[col];
+  // A `prospect` column of sequence-state output may hold an included record.
+  if (by === 'id' && typeof value === 'object' && value !== null && 'id' in value) return idValue((value as { id: unknown }).id);
+  return pick(value);
+}
+
+/** A header-less single-column CSV: the first record is data when it looks like a value. */
+function headerless(by: EnrollBy) {
+  return (rec: string[]): string | undefined => {
+    if (rec.length !== 1) return undefined;
+    const cell = rec[0]!.trim();
+    if (by === 'id' && /^\d+$/.test(cell)) return 'id';
+    if (by === 'email' && cell.includes('@')) return 'email';
+    return undefined;
+  };
+}
+
+/** Rows of the source, in this shard, with their keys. @throws UsageError when a CSV lacks the column */
+export async function* enrollRows(src: EnrollSource): AsyncGenerator<{ row: number; key: string; value: EnrollValue }> {
+  const keys = new RowKeys(`enroll ${src.sequenceId}`);
+  const rows: AsyncIterable<RawRow> = src.file
+    ? readRows(src.file, { format: src.format ?? 'csv', headerless: headerless(src.by) })
+    : (async function* () {
+        let row = 0;
+        for (const p of src.prospects ?? []) yield { row: ++row, value: p };
+      })();
+  let first = true;
+  for await (const raw of rows) {
+    if (first && raw.csv && raw.value) {
+      const cols = Object.keys(raw.value);
+      const wanted = src.by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
+      if (!cols.some((c) => wanted.includes(c))) {
+        throw new UsageError(`--input ${src.file}: no ${wanted.map((c) => `"${c}"`).join(' or ')} column (columns: ${cols.join(', ')})`).hint(
+          src.by === 'id' ? 'give --by email for a file of addresses' : 'give --by id for a file of prospect ids',
+        );
+      }
+    }
+    first = false;
+    const value = enrollValue(raw, src.by);
+    // The key is the prospect (id or lower-cased address), not the whole row.
+    const key = keys.next('id' in value ? `id:${value.id}` : 'email' in value ? `email:${value.email.toLowerCase()}` : `bad:${raw.row}`);
+    if (!inShard(src.shard, raw.row)) continue;
+    yield { row: raw.row, key, value };
+  }
+}

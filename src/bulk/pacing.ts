@@ -1,0 +1,132 @@
+/**
+ * Pacing of a bulk run by the `X-RateLimit-*` headers, so that the run slows down before the
+ * service answers 429 rather than after.
+ *
+ * Every response tells how many requests are left in the current window and when it resets.
+ * Requests still in flight may not be counted yet, so the budget is `remaining − in flight`.
+ * While the budget is large, requests go at full speed. Below a low-water mark (2 × concurrency,
+ * or 5 % of the limit if more) the remaining requests are spread evenly until the reset, and
+ * with no budget left every worker waits for the window to reset. A 429 or 503 that comes
+ * anyway (another process sharing the user's budget, maintenance) blocks every worker until its
+ * `Retry-After`, so that one refusal does not become eight.
+ */
+import { retryAfterMs, type RateLimitInfo } from '../api/jsonapi.js';
+
+/** Options of {@link Pacer}. */
+export interface PacerOptions {
+  concurrency: number;
+  now?: () => number;
+  /** Resolves after `ms`, or early when `signal` aborts. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Told of every wait of a second or more, with why (for the progress display). */
+  onWait?: (ms: number, reason: string) => void;
+}
+
+/** Extra time after a window's announced reset, for clock skew and rounding to seconds. */
+const RESET_SKEW_MS = 300;
+
+/** Shared by all workers of a run. */
+export class Pacer {
+  private limit: number | undefined;
+  private remaining: number | undefined;
+  /** Epoch ms when the current window resets. */
+  private resetAt: number | undefined;
+  private inflight = 0;
+  private lastStart = 0;
+  private blockedUntil = 0;
+  private blockReason = '';
+  private readonly now: () => number;
+  /** Requests that had to wait for the rate limit (for the summary). */
+  waits = 0;
+
+  constructor(private readonly opts: PacerOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Takes a rate-limit reading from a response (the ApiClient's `onRateLimit` hook). */
+  observe(info: RateLimitInfo, status: number): void {
+    if (info.remaining === undefined) return;
+    const now = this.now();
+    const wait = info.reset !== undefined ? retryAfterMs(info.reset, now) : undefined;
+    const resetAt = wait !== undefined ? now + wait : undefined;
+    if (info.limit !== undefined) this.limit = info.limit;
+    const remaining = status === 429 ? 0 : info.remaining;
+    if (this.remaining === undefined || this.resetAt === undefined || resetAt === undefined || resetAt > this.resetAt + 1500) {
+      // First reading, or a new window.
+      this.remaining = remaining;
+      this.resetAt = resetAt;
+    } else if (resetAt >= this.resetAt - 1500) {
+      // Same window: the server's count only grows, so the lowest reading is the latest.
+      this.remaining = Math.min(this.remaining, remaining);
+    }
+    // else: a late answer from the previous window; it says nothing about this one.
+  }
+
+  /** Makes every worker wait until `untilMs` (after a 429 or 503). */
+  block(untilMs: number, reason: string): void {
+    if (untilMs > this.blockedUntil) {
+      this.blockedUntil = untilMs;
+      this.blockReason = reason;
+    }
+  }
+
+  /**
+   * Waits until a request may start. Resolves false when `signal` aborts first.
+   * Call {@link release} when the request is answered.
+   */
+  async acquire(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      if (signal.aborted) return false;
+      const now = this.now();
+      if (this.blockedUntil > now) {
+        await this.wait(this.blockedUntil - now, this.blockReason, signal);
+        continue;
+      }
+      if (this.remaining !== undefined && this.resetAt !== undefined) {
+        if (now >= this.resetAt + RESET_SKEW_MS) {
+          // The window has reset: assume the full limit until the next answer says otherwise.
+          this.remaining = this.limit;
+          this.resetAt = undefined;
+          continue;
+        }
+        const budget = this.remaining - this.inflight;
+        if (budget <= 0) {
+          this.waits++;
+          await this.wait(this.resetAt + RESET_SKEW_MS - now, 'rate limit: no requests left in this window, waiting for it to reset', signal);
+          continue;
+        }
+        const lowWater = Math.max(2 * this.opts.concurrency, Math.ceil((this.limit ?? 0) * 0.05));
+        if (budget <= lowWater) {
+          // Reserve the next evenly spaced slot before waiting, so that workers waiting at
+          // the same time take successive slots instead of all starting together.
+          const gap = (this.resetAt + RESET_SKEW_MS - now) / budget;
+          const slot = Math.max(now, this.lastStart + gap);
+          this.lastStart = slot;
+          this.inflight++;
+          if (slot > now) {
+            this.waits++;
+            await this.wait(slot - now, `rate limit: ${this.remaining} requests left until the window resets, slowing down`, signal);
+          }
+          if (signal.aborted) {
+            this.inflight--;
+            return false;
+          }
+          return true;
+        }
+      }
+      this.inflight++;
+      this.lastStart = now;
+      return true;
+    }
+  }
+
+  /** One request started by {@link acquire} is answered (or failed). */
+  release(): void {
+    this.inflight = Math.max(0, this.inflight - 1);
+  }
+
+  private async wait(ms: number, reason: string, signal: AbortSignal): Promise<void> {
+    if (ms >= 1000) this.opts.onWait?.(ms, reason);
+    await this.opts.sleep(Math.max(0, ms), signal);
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * How a bulk run sends one request: paced, waiting out 429 and 503 for as long as `Retry-After`
+ * says, retrying idempotent requests after network failures and gateway errors, and never
+ * repeating a create whose answer was lost (the caller looks it up first: see lookup.ts).
+ *
+ * The ApiClient is called with `noRetry` so that these rules live in one place, and without the
+ * Ctrl-C signal: a request on the wire is always finished, so that its outcome can be journaled.
+ */
+import type { ApiClient, ApiRequest, ApiResponse } from '../api/client.js';
+import type { PageClient } from '../api/paginate.js';
+import { retryAfterMs } from '../api/jsonapi.js';
+import { ApiError, NetworkError } from '../errors.js';
+import type { Pacer } from './pacing.js';
+
+/** The run is stopping (Ctrl-C) and this request was not sent. */
+export class Stopped extends Error {
+  constructor() {
+    super('stopped before sending');
+  }
+}
+
+/** A create was sent but its answer was lost: the record may or may not exist. */
+export class AnswerLost extends Error {
+  constructor(readonly reason: string) {
+    super(`the answer was lost (${reason})`);
+  }
+}
+
+/** `read` (GET), `idempotent` (PATCH, DELETE: safe to repeat), `create` (POST: not). */
+export type RequestKind = 'read' | 'idempotent' | 'create';
+
+/** Options of {@link Requester}. */
+export interface RequesterOptions {
+  client: ApiClient;
+  pacer: Pacer;
+  /** Aborted on Ctrl-C: no new request starts, waits end early. */
+  signal: AbortSignal;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now?: () => number;
+  /** Told of waits after 429/503 and of retries (progress display). */
+  onWait?: (ms: number, reason: string) => void;
+  /** Attempts for a request failing with network or gateway errors. @default 5 */
+  maxAttempts?: number;
+}
+
+/** Network failures that happen before the request leaves: safe to repeat even a create. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Answers after which the request may or may not have been carried out. */
+const MAYBE_DONE = new Set([500, 502, 504]);
+
+/** Sends the requests of a bulk run. */
+export class Requester {
+  private readonly now: () => number;
+  /** Waits after 429 or 503 answers (for the summary). */
+  refusals = 0;
+
+  constructor(private readonly opts: RequesterOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /**
+   * Sends one request.
+   * @throws Stopped when the run stops before the request is sent
+   * @throws AnswerLost for a create whose outcome is unknown
+   * @throws ApiError for an answer that is an error (4xx, or 5xx after the retries)
+   * @param track counts the attempts that were sent (a DELETE answered 404 after a retry was
+   *   most likely done by the attempt whose answer was lost)
+   */
+  async send(req: ApiRequest, kind: RequestKind, track?: { sent: number }): Promise<ApiResponse> {
+    const { pacer, signal, client } = this.opts;
+    const max = this.opts.maxAttempts ?? 5;
+    let attempt = 0;
+    for (;;) {
+      if (!(await pacer.acquire(signal))) throw new Stopped();
+      let res: ApiResponse;
+      if (track) track.sent++;
+      try {
+        res = await client.request({ ...req, noRetry: true, signal: undefined });
+      } catch (err) {
+        pacer.release();
+        if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {
+          // Refused before being processed: repeat after the wait, even a create.
+          this.refusals++;
+          const wait = retryAfterMs(err.retryAfter, this.now()) ?? Math.min(1000 * 2 ** this.refusals, 60_000);
+          const why = err.status === 429 ? 'rate limited (HTTP 429)' : 'service unavailable (HTTP 503, maintenance)';
+          // Every worker waits (the pacer shows the wait once).
+          pacer.block(this.now() + wait, why);
+          continue;
+        }
+        attempt++;
+        if (err instanceof NetworkError) {
+          const notSent = err.code !== undefined && NOT_SENT.has(err.code);
+          if (kind === 'create' && !notSent) throw new AnswerLost(err.message);
+          if (attempt < max) {
+            await this.backoff(attempt, err.message);
+            continue;
+          }
+          throw err;
+        }
+        if (err instanceof ApiError && MAYBE_DONE.has(err.status)) {
+          if (kind === 'create') throw new AnswerLost(`HTTP ${err.status}`);
+          if (attempt < max) {
+            await this.backoff(attempt, `HTTP ${err.status}`);
+            continue;
+          }
+        }
+        throw err;
+      }
+      pacer.release();
+      return res;
+    }
+  }
+
+  private async backoff(attempt: number, why: string): Promise<void> {
+    const ms = Math.min(250 * 2 ** (attempt - 1), 8000);
+    this.opts.onWait?.(ms, `retrying after ${why}`);
+    await this.opts.sleep(ms, this.opts.signal);
+    if (this.opts.signal.aborted) throw new Stopped();
+  }
+}
+
+/** A client for `paginate` whose requests go through the requester (paced, waiting out 429). */
+export function pagedClient(requester: Requester, client: ApiClient): PageClient {
+  return {
+    baseUrl: client.baseUrl,
+    resolve: (p) => client.resolve(p),
+    request: (req) => requester.send(req, 'read'),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The rows of `svc <resource> create|update|delete --input`, read twice: a first pass that
+ * checks every row (and counts them, for the progress bar) before anything is sent — so that
+ * `--strict` can stop the run before its first request — and a second pass that hands the rows
+ * to the workers. Both passes stream the file, so memory does not grow with its length.
+ */
+import type { ResourceType } from '../registry/index.js';
+import type { Outcome, WorkItem } from './engine.js';
+import type { JournalEntry, JournalState } from './journal.js';
+import { readRows, type InputFormat, type RawRow } from './readers.js';
+import { describeProblems, ignoredCsvColumn, prepareRow, type PreparedRow, type PreparedWrite, type WriteOp } from './resource-rows.js';
+import { RowKeys } from './row-key.js';
+import { inShard, type Shard } from './shard.js';
+
+/** What a run reads. */
+export interface ResourceInput {
+  rt: ResourceType;
+  op: WriteOp;
+  file: string;
+  format: InputFormat;
+  shard: Shard | undefined;
+  journal: JournalState;
+}
+
+/** A row for a worker: its request, and a `pending` journal entry from a run that was killed. */
+export interface ResourceItem extends WorkItem {
+  write?: PreparedWrite;
+  pending?: JournalEntry;
+}
+
+/** Counts of the first pass. */
+export interface ScanResult {
+  /** Rows of this shard. */
+  total: number;
+  invalid: number;
+  /** Done by earlier runs (journal). */
+  done: number;
+  todo: number;
+  /** `row N: field: reason` for the first invalid rows. */
+  problems: string[];
+  /** CSV columns that are left out (`account.name`). */
+  ignoredColumns: string[];
+}
+
+interface PreparedInputRow {
+  raw: RawRow;
+  key: string;
+  prepared: PreparedRow;
+}
+
+/** A single column of bare ids (no header) is accepted for deletes. */
+function headerlessIds(op: WriteOp) {
+  return op === 'delete' ? (rec: string[]) => (rec.length === 1 && /^\s*\d+\s*$/.test(rec[0]!) ? 'id' : undefined) : undefined;
+}
+
+async function* preparedRows(input: ResourceInput): AsyncGenerator<PreparedInputRow> {
+  const keys = new RowKeys(`${input.op} ${input.rt.type}`);
+  for await (const raw of readRows(input.file, { format: input.format, headerless: headerlessIds(input.op) })) {
+    // Every row gets its key, also rows of other shards, so that keys of identical rows agree.
+    const key = keys.next(raw.error !== undefined ? `\0error ${raw.error}` : raw.value);
+    if (!inShard(input.shard, raw.row)) continue;
+    yield { raw, key, prepared: prepareRow(input.rt, input.op, raw) };
+  }
+}
+
+const DONE = new Set(['created', 'updated', 'deleted']);
+
+/** The first pass: checks and counts every row of the shard. */
+export async function scanInput(input: ResourceInput, keepProblems = 20): Promise<ScanResult> {
+  const r: ScanResult = { total: 0, invalid: 0, done: 0, todo: 0, problems: [], ignoredColumns: [] };
+  let first = true;
+  for await (const { raw, key, prepared } of preparedRows(input)) {
+    if (first && raw.csv && raw.value) {
+      r.ignoredColumns = Object.keys(raw.value).filter((c) => ignoredCsvColumn(input.rt, c));
+    }
+    first = false;
+    r.total++;
+    if ('problems' in prepared) {
+      r.invalid++;
+      if (r.problems.length < keepProblems) r.problems.push(`row ${raw.row}: ${describeProblems(prepared.problems)}`);
+      continue;
+    }
+    const e = input.journal.entries.get(key);
+    if (e && (DONE.has(e.status) || e.status === 'unknown')) r.done++;
+    else r.todo++;
+  }
+  return r;
+}
+
+/** The second pass: rows for the workers, with what the journal and the checks decided. */
+export async function* resourceItems(input: ResourceInput): AsyncGenerator<ResourceItem> {
+  for await (const { raw, key, prepared } of preparedRows(input)) {
+    const item: ResourceItem = { row: raw.row, key };
+    if ('problems' in prepared) {
+      item.outcome = invalidOutcome(prepared.problems);
+      yield item;
+      continue;
+    }
+    const e = input.journal.entries.get(key);
+    if (e && DONE.has(e.status)) item.outcome = { status: 'skipped', id: e.id ?? null, extra: { reason: `${e.status} by an earlier run (journal)` } };
+    else if (e?.status === 'unknown') {
+      item.outcome = {
+        status: 'unknown',
+        id: null,
+        error: 'an earlier run could not confirm whether this row was created; check, then remove its journal line to send it again',
+      };
+    } else {
+      item.write = prepared.write;
+      if (e?.status === 'pending') item.pending = e;
+    }
+    yield item;
+  }
+}
+
+function invalidOutcome(problems: { field: string; reason: string }[]): Outcome {
+  return { status: 'failed', id: null, error: `invalid: ${describeProblems(problems)}`, extra: { field: problems[0]!.field } };
+}
+
+/** Ids of records that earlier runs recorded, so that a lookup does not take them for a new row's. */
+export function claimedIds(journal: JournalState): Set<string> {
+  const out = new Set<string>();
+  for (const e of journal.entries.values()) if (e.id !== undefined && e.id !== null) out.add(String(e.id));
+  return out;
+}

@@ -1,0 +1,127 @@
+/**
+ * Input rows → requests of `svc <resource> create|update|delete --input`. A row has the record
+ * shape of the Output section (flat attributes, relationship names holding ids, `account` or
+ * `account.id`), so `list -o ndjson` and `list -o csv` output goes back in as it is: `id` and
+ * `type` are envelope, read-only fields are dropped, included records collapse to their ids.
+ *
+ * CSV cells are text and are coerced by attribute type: numbers, booleans (`true/false`,
+ * `yes/no`, `1/0`), JSON for object and array attributes, `;`-separated lists (as our CSV
+ * output joins them). An empty cell means "not given" — in CSV there is no telling an empty
+ * value from a missing one; clear a field with NDJSON or JSON and `null`.
+ */
+import { coerceString, type FieldProblem } from '../api/validate.js';
+import { normalizeId, recordToWriteData, toDocument, type WriteData } from '../api/write-body.js';
+import { findAttribute, findRelationship, type ResourceType } from '../registry/index.js';
+import { unneutralise } from './csv-parse.js';
+import type { RawRow } from './readers.js';
+
+/** The bulk operations. */
+export type WriteOp = 'create' | 'update' | 'delete';
+
+/** One request a row turns into. */
+export interface PreparedWrite {
+  method: 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: { data: Record<string, unknown> };
+  /** Target of an update or delete. */
+  id?: number | string;
+  /** The write's data (creates: for the lookup after a lost answer). */
+  data?: WriteData;
+}
+
+/** A row turned into a request, or the problems that stop it. */
+export type PreparedRow = { write: PreparedWrite } | { problems: FieldProblem[] };
+
+/**
+ * CSV columns that cannot be written and are left out (`account.name`: a column of an
+ * included record). Returned so that the command can warn once per column.
+ */
+export function ignoredCsvColumn(rt: ResourceType, column: string): boolean {
+  const dot = column.indexOf('.');
+  if (dot < 0 || column.endsWith('.id') || findAttribute(rt, column)) return false;
+  return findRelationship(rt, column.slice(0, dot)) !== undefined;
+}
+
+/** A CSV row (header → text) as a typed record. */
+export function csvRecord(rt: ResourceType, cells: Record<string, string>): { record: Record<string, unknown>; problems: FieldProblem[] } {
+  const record: Record<string, unknown> = {};
+  const problems: FieldProblem[] = [];
+  for (const [column, raw] of Object.entries(cells)) {
+    const cell = unneutralise(raw);
+    if (cell === '' || ignoredCsvColumn(rt, column)) continue;
+    if (column === 'id' || column === 'type') {
+      record[column] = cell.trim();
+      continue;
+    }
+    const relName = column.endsWith('.id') ? column.slice(0, -3) : column;
+    if (findRelationship(rt, relName) && !findAttribute(rt, column)) {
+      record[column] = cell;
+      continue;
+    }
+    const spec = findAttribute(rt, column);
+    if (spec?.type === 'string[]') {
+      record[column] = cell
+        .split(';')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      continue;
+    }
+    const c = coerceString(spec, cell);
+    if ('problem' in c) problems.push({ field: column, reason: c.problem });
+    else record[column] = c.value;
+  }
+  return { record, problems };
+}
+
+function validId(value: unknown): boolean {
+  return (typeof value === 'number' && Number.isInteger(value) && value > 0) || (typeof value === 'string' && /^\s*[1-9]\d*\s*$/.test(value));
+}
+
+/** Turns one row into its request, checking it against the registry. */
+export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow): PreparedRow {
+  if (raw.error) return { problems: [{ field: '(row)', reason: raw.error }] };
+  let record: Record<string, unknown>;
+  const problems: FieldProblem[] = [];
+  if (raw.csv) {
+    const r = csvRecord(rt, raw.value as Record<string, string>);
+    record = r.record;
+    problems.push(...r.problems);
+  } else {
+    if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
+      // A bare id is a whole row for delete (`[1, 2, 3]`, or one id per NDJSON line).
+      if (op === 'delete' && validId(raw.value)) record = { id: raw.value };
+      else return { problems: [{ field: '(row)', reason: 'expected a JSON object (a record)' }] };
+    } else record = raw.value as Record<string, unknown>;
+  }
+  if (record.type !== undefined && record.type !== null && record.type !== rt.type) {
+    problems.push({ field: 'type', reason: `"${String(record.type)}" is not ${rt.type}` });
+  }
+  if (op !== 'create') {
+    if (record.id === undefined || record.id === null || record.id === '') {
+      problems.push({ field: 'id', reason: `missing: ${op} rows carry the record id` });
+    } else if (!validId(record.id)) {
+      problems.push({ field: 'id', reason: `"${String(record.id)}" is not a record id (a positive integer)` });
+    }
+  }
+  if (problems.length) return { problems };
+  const id = op === 'create' ? undefined : normalizeId(record.id);
+  if (op === 'delete') return { write: { method: 'DELETE', path: `${rt.path}/${id}`, id } };
+  const r = recordToWriteData(rt, record, { readOnly: 'drop', forUpdate: op === 'update' });
+  if (r.problems.length) return { problems: r.problems };
+  const data = r.data;
+  if (op === 'update') {
+    if (Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0) {
+      return { problems: [{ field: '(row)', reason: 'nothing to update: the row has no writable field besides id' }] };
+    }
+    return { write: { method: 'PATCH', path: `${rt.path}/${id}`, body: toDocument(data), id, data } };
+  }
+  if (Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0) {
+    return { problems: [{ field: '(row)', reason: 'nothing to create: the row has no writable field' }] };
+  }
+  return { write: { method: 'POST', path: rt.path, body: toDocument(data), data } };
+}
+
+/** One line for a row's problems: `field: reason; field: reason`. */
+export function describeProblems(problems: FieldProblem[]): string {
+  return problems.map((p) => `${p.field}: ${p.reason}`).join('; ');
+}

@@ -1,0 +1,170 @@
+/**
+ * `svc enroll`: checks the rows, checks that the sequence and mailbox exist, fetches the
+ * sequence's states once (pages of 1,000) to skip prospects already in it, resolves e-mail
+ * addresses in batches, then enrolls the rest with the bulk engine.
+ *
+ * Requests: 2 (sequence, mailbox) + ⌈states in the sequence / 1,000⌉ + one per address batch
+ * (`--by email`) + one per prospect to enroll.
+ */
+import { paginate } from '../../api/paginate.js';
+import { runPool } from '../../bulk/engine.js';
+import { enrollPerformer, enrolmentBody } from '../../bulk/enroll-perform.js';
+import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
+import { enrollRows, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
+import type { JournalState } from '../../bulk/journal.js';
+import { detectFormat } from '../../bulk/readers.js';
+import { pagedClient } from '../../bulk/requester.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
+
+/** Options of `svc enroll`. */
+export interface EnrollFlags extends BulkFlags {
+  sequence: string;
+  mailbox: string;
+  prospect?: string[];
+  by?: string;
+}
+
+function positiveId(flag: string, v: string): number {
+  if (!/^\s*[1-9]\d*\s*$/.test(v)) throw new UsageError(`${flag} ${v}: expected a record id (a positive integer)`);
+  return Number(v);
+}
+
+/** Checks the options and describes where the rows come from. */
+async function source(flags: EnrollFlags): Promise<EnrollSource> {
+  const sequenceId = positiveId('--sequence', flags.sequence);
+  positiveId('--mailbox', flags.mailbox);
+  const prospects = (flags.prospect ?? []).flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
+  if ((prospects.length > 0) === (flags.input !== undefined)) {
+    throw new UsageError('give the prospects with --prospect ID... or --input FILE (one of the two)');
+  }
+  if (flags.by !== undefined && flags.by !== 'id' && flags.by !== 'email') throw new UsageError(`--by ${flags.by}: expected id or email`);
+  if (flags.by !== undefined && flags.input === undefined) throw new UsageError('--by works with --input (--prospect takes ids)');
+  const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
+  if (flags.input === undefined) return { by, prospects, sequenceId };
+  return { by, file: flags.input, format: await detectFormat(flags.input), sequenceId };
+}
+
+/** Rows → work items, with what the checks and the journal decided. */
+async function* items(src: EnrollSource, journal: JournalState): AsyncGenerator<EnrollItem> {
+  for await (const { row, key, value } of enrollRows(src)) {
+    const item: EnrollItem = { row, key };
+    if ('problem' in value) {
+      item.outcome = { status: 'failed', id: null, error: `invalid: ${value.problem}`, extra: { field: src.by } };
+      yield item;
+      continue;
+    }
+    if ('id' in value) item.prospectId = value.id;
+    else item.email = value.email;
+    const e = journal.entries.get(key);
+    const extra = { ...(item.prospectId ? { prospect: item.prospectId } : {}), ...(item.email ? { email: item.email } : {}) };
+    if (e?.status === 'created') item.outcome = { status: 'skipped', id: e.id ?? null, extra: { ...extra, reason: 'enrolled by an earlier run (journal)' } };
+    else if (e?.status === 'pending') item.pending = e;
+    yield item;
+  }
+}
+
+/** Prospect id → sequence state id, for every state of the sequence. */
+async function existingStates(session: BulkSession, sequenceId: number): Promise<Map<number, number | string>> {
+  const out = new Map<number, number | string>();
+  const pages = paginate(pagedClient(session.requester, session.client), 'sequenceStates', {
+    query: { extra: [['filter[sequence][id]', String(sequenceId)]], fields: { sequenceState: ['prospect'] } },
+    all: true,
+    pageSize: 1000,
+  });
+  for await (const page of pages) {
+    for (const r of page.records) {
+      const p = r.relationships?.['prospect']?.data;
+      if (p && !Array.isArray(p)) out.set(Number(p.id), r.id);
+    }
+  }
+  return out;
+}
+
+/** Runs `svc enroll`. */
+export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
+  const src = await source(flags);
+  const mailboxId = positiveId('--mailbox', flags.mailbox);
+  const setup = bulkSetup(flags);
+  src.shard = setup.shard;
+  const journal = await loadJournal(ctx, setup.journalPath);
+
+  // First pass: every row is checked before anything is sent.
+  let total = 0;
+  let invalid = 0;
+  for await (const r of enrollRows(src)) {
+    total++;
+    if ('problem' in r.value) {
+      invalid++;
+      if (invalid <= 20) ctx.info(`row ${r.row}: ${src.by}: ${r.value.problem}`);
+    }
+  }
+  if (invalid > 20) ctx.info(`… and ${invalid - 20} more invalid rows`);
+  if (invalid && setup.strict) throw new UsageError(`${invalid} of ${total} rows are invalid; nothing was sent (--strict)`);
+
+  const dryRun = ctx.globals.dryRun;
+  const session = await openSession(ctx, dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup, 'enroll', total);
+  try {
+    // Both must exist; a typo would otherwise fail every row one by one.
+    await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read');
+    await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read');
+    const enrolled = await existingStates(session, src.sequenceId);
+    ctx.info(`sequence ${src.sequenceId}: ${enrolled.size.toLocaleString('en-US')} prospect(s) already in it; ${total.toLocaleString('en-US')} row(s) to go through`);
+    let work: AsyncIterable<EnrollItem> = items(src, journal);
+    if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));
+    if (dryRun) {
+      session.progress.stop();
+      await printPlan(ctx, session, work, enrolled, src.sequenceId, mailboxId);
+      return;
+    }
+    const result = await runPool({
+      items: work,
+      concurrency: setup.concurrency,
+      signal: ctx.signal,
+      journal: session.journal,
+      report: session.report,
+      progress: session.progress,
+      onFailure: failurePrinter(ctx, session, setup),
+      perform: enrollPerformer({ sequenceId: src.sequenceId, mailboxId, requester: session.requester, journal: session.journal, enrolled, describe: rowError }),
+    });
+    session.progress.stop();
+    finishRun(ctx, session, setup, 'enroll', result, total);
+  } finally {
+    await session.close();
+  }
+}
+
+/** `--dry-run`: what each row would do, after the read-only lookups (no enrolment is sent). */
+async function printPlan(
+  ctx: Context,
+  session: BulkSession,
+  work: AsyncIterable<EnrollItem>,
+  enrolled: Map<number, number | string>,
+  sequenceId: number,
+  mailboxId: number,
+): Promise<void> {
+  const url = session.client.resolve('sequenceStates').toString();
+  const seen = new Set<number>();
+  let send = 0;
+  let other = 0;
+  for await (const item of work) {
+    const line: Record<string, unknown> = { row: item.row };
+    if (item.prospectId !== undefined) line.prospect = item.prospectId;
+    if (item.email) line.email = item.email;
+    if (item.outcome) {
+      Object.assign(line, { status: item.outcome.status, id: item.outcome.id ?? null, error: item.outcome.error ?? null }, item.outcome.extra);
+      other++;
+    } else if (enrolled.has(item.prospectId!) || seen.has(item.prospectId!)) {
+      Object.assign(line, { status: 'skipped', id: enrolled.get(item.prospectId!) ?? null, reason: enrolled.has(item.prospectId!) ? 'already in the sequence' : 'duplicate row' });
+      other++;
+    } else {
+      seen.add(item.prospectId!);
+      Object.assign(line, { method: 'POST', url, body: enrolmentBody(item.prospectId!, sequenceId, mailboxId) });
+      send++;
+    }
+    await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
+  }
+  ctx.info(`dry run: would enroll ${send} prospect(s); ${other} row(s) skipped or failing; no enrolment was sent (only lookups)`);
+}

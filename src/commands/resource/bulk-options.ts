@@ -1,0 +1,54 @@
+/**
+ * The `--input` side of `create`, `update` and `delete`: the bulk options, and the choice
+ * between one record (an id, flags) and a bulk run (a file). The bulk handler loads only when
+ * a bulk run starts.
+ */
+import type { Command } from 'commander';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import type { ResourceType } from '../../registry/index.js';
+import type { BulkFlags } from '../shared/bulk-session.js';
+
+type Op = 'create' | 'update' | 'delete';
+
+/** Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`. */
+export function addBulkOptions(cmd: Command): Command {
+  return cmd
+    .option('--input <file>', 'bulk: rows from a CSV, NDJSON or JSON file (the record shape of list output)')
+    .option('--concurrency <n>', 'bulk: requests at once (default 4, at most 32)')
+    .option('--journal <file>', 'bulk: journal of done rows, for safe reruns (default <input>.journal.ndjson)')
+    .option('--report <file>', 'bulk: one NDJSON result per row (- for stdout)')
+    .option('--strict', 'bulk: stop before sending anything when a row is invalid (exit 2)')
+    .option('--shard <i/n>', 'bulk: do only shard i of n (rows whose number mod n = i-1)');
+}
+
+const BULK_ONLY = ['concurrency', 'journal', 'report', 'strict', 'shard'] as const;
+
+/** The record id of a single update or delete; a usage error when it is missing or doubled. */
+export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags: BulkFlags): string {
+  if (id === undefined) throw new UsageError(`${rt.command} ${op}: give the record id, or --input FILE for many records`);
+  checkBulkOnly(flags);
+  return id;
+}
+
+/** Options that mean nothing without `--input`. */
+export function checkBulkOnly(flags: BulkFlags): void {
+  const stray = BULK_ONLY.find((k) => flags[k] !== undefined);
+  if (stray) throw new UsageError(`--${stray} works only with --input FILE`);
+}
+
+/** Runs the bulk form after checking that it is not mixed with the single-record form. */
+export async function runBulk(
+  ctx: Context,
+  rt: ResourceType,
+  op: Op,
+  id: string | undefined,
+  flags: BulkFlags & { input: string; attr?: string[]; rel?: string[]; data?: string },
+): Promise<void> {
+  if (id !== undefined) throw new UsageError(`${rt.command} ${op}: give either a record id or --input, not both`);
+  if (flags.attr?.length || flags.rel?.length || flags.data !== undefined) {
+    throw new UsageError('--input cannot be combined with --attr, --rel or --data: the file gives every field');
+  }
+  const { bulkWriteHandler } = await import('./bulk-handler.js');
+  await bulkWriteHandler(ctx, rt, op, flags);
+}

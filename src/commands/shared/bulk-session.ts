@@ -1,0 +1,189 @@
+/**
+ * What `svc <resource> create|update|delete --input` and `svc enroll` share: the options, the
+ * API client with pacing hooks, journal, report and progress, and the summary and exit code at
+ * the end (5 when rows failed, 130 with a resume hint on Ctrl-C).
+ */
+import { ApiClient } from '../../api/client.js';
+import { defaultJournalPath, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
+import { Pacer } from '../../bulk/pacing.js';
+import { Progress } from '../../bulk/progress.js';
+import { NO_REPORT, openReportFile, stdoutReport, type ReportWriter } from '../../bulk/report.js';
+import { Requester } from '../../bulk/requester.js';
+import { parseShard, type Shard } from '../../bulk/shard.js';
+import type { Outcome, PoolResult, WorkItem } from '../../bulk/engine.js';
+import type { Context } from '../../cli/context.js';
+import { ApiError, InterruptedError, PartialError, UsageError } from '../../errors.js';
+
+/** Options shared by bulk commands. */
+export interface BulkFlags {
+  input?: string;
+  concurrency?: string;
+  journal?: string;
+  report?: string;
+  strict?: boolean;
+  shard?: string;
+}
+
+/** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
+export const MAX_CONCURRENCY = 32;
+
+/** Parsed bulk options. */
+export interface BulkSetup {
+  concurrency: number;
+  shard: Shard | undefined;
+  /** Journal file; undefined when there is no input file and no `--journal`. */
+  journalPath: string | undefined;
+  reportPath: string | undefined;
+  strict: boolean;
+}
+
+/** Checks and resolves the bulk options. */
+export function bulkSetup(flags: BulkFlags): BulkSetup {
+  const c = flags.concurrency ?? '4';
+  if (!/^\d+$/.test(c.trim()) || Number(c) < 1 || Number(c) > MAX_CONCURRENCY) {
+    throw new UsageError(`--concurrency ${c}: expected a whole number from 1 to ${MAX_CONCURRENCY}`);
+  }
+  if (flags.input === '-') throw new UsageError('--input -: give a file (the journal that makes reruns safe is kept beside it)');
+  if (flags.input !== undefined && flags.input.trim() === '') throw new UsageError('--input: give a file name');
+  return {
+    concurrency: Number(c),
+    shard: flags.shard !== undefined ? parseShard(flags.shard) : undefined,
+    journalPath: flags.journal ?? (flags.input !== undefined ? defaultJournalPath(flags.input) : undefined),
+    reportPath: flags.report,
+    strict: flags.strict === true,
+  };
+}
+
+/** Reads the journal of earlier runs, warning about damage. */
+export async function loadJournal(ctx: Context, path: string | undefined): Promise<JournalState> {
+  if (!path) return { entries: new Map(), damagedLines: 0, tornTail: false };
+  const state = await readJournal(path);
+  if (state.damagedLines) ctx.warn(`${path}: ${state.damagedLines} unreadable journal line(s) ignored`);
+  if (state.tornTail) ctx.trace(`${path}: ignoring a cut-off last line (an earlier run was killed while writing it)`);
+  if (state.entries.size) ctx.info(`journal ${path}: ${state.entries.size.toLocaleString('en-US')} row(s) recorded by earlier runs`);
+  return state;
+}
+
+/** Everything a running bulk command holds. */
+export interface BulkSession {
+  client: ApiClient;
+  requester: Requester;
+  pacer: Pacer;
+  progress: Progress;
+  report: ReportWriter;
+  journal: JournalWriter | undefined;
+  started: number;
+  close(): Promise<void>;
+}
+
+/** Opens client, journal (locked), report and progress for a run. */
+export async function openSession(ctx: Context, setup: BulkSetup, label: string, total: number | undefined): Promise<BulkSession> {
+  const conn = await ctx.connection();
+  const progress = new Progress({
+    stderr: ctx.io.stderr,
+    tty: ctx.io.stderrIsTTY,
+    label,
+    total,
+    columns: ctx.io.columns,
+    intervalMs: progressInterval(ctx.env.SVC_PROGRESS_INTERVAL),
+    now: () => ctx.clock.now(),
+  });
+  const sleep = (ms: number, signal?: AbortSignal) => ctx.clock.sleep(ms, signal);
+  const pacer = new Pacer({ concurrency: setup.concurrency, sleep, now: () => ctx.clock.now(), onWait: (ms, why) => progress.waiting(ms, why) });
+  // No Ctrl-C signal on the client: a request on the wire always finishes, so that its outcome
+  // reaches the journal. Workers stop taking rows instead (see the engine).
+  const client = new ApiClient({
+    baseUrl: conn.baseUrl,
+    trustedOrigins: [conn.authUrl],
+    tokens: conn.tokens,
+    timeoutMs: ctx.globals.timeoutMs,
+    trace: ctx.globals.verbose ? (line) => ctx.trace(line) : undefined,
+    onRateLimit: (info, status) => pacer.observe(info, status),
+    sleep: (ms) => ctx.clock.sleep(ms),
+    now: () => ctx.clock.now(),
+  });
+  const requester = new Requester({ client, pacer, signal: ctx.signal, sleep, now: () => ctx.clock.now(), onWait: (ms, why) => progress.waiting(ms, why) });
+  let journal: JournalWriter | undefined;
+  let report: ReportWriter = NO_REPORT;
+  try {
+    if (setup.journalPath) {
+      journal = new JournalWriter(setup.journalPath, () => ctx.clock.now());
+      journal.open();
+    }
+    if (setup.reportPath === '-') report = stdoutReport(ctx.io.stdout);
+    else if (setup.reportPath) report = openReportFile(setup.reportPath);
+  } catch (err) {
+    journal?.close();
+    await client.close();
+    throw err;
+  }
+  progress.start();
+  return {
+    client,
+    requester,
+    pacer,
+    progress,
+    report,
+    journal,
+    started: ctx.clock.now(),
+    async close() {
+      progress.stop();
+      journal?.close();
+      report.close();
+      await client.close();
+    },
+  };
+}
+
+function progressInterval(v: string | undefined): number | undefined {
+  const s = Number(v);
+  return v && Number.isFinite(s) && s > 0 ? s * 1000 : undefined;
+}
+
+/** One line for an error a row met: `title: detail (field /data/…, id code)`. */
+export function rowError(err: unknown): { error: string; field?: string } {
+  if (err instanceof ApiError) {
+    const e = err.errors[0];
+    const pointer = e?.source?.pointer ?? e?.source?.parameter;
+    const extras = [pointer ? `field ${pointer}` : '', e?.id ? `id ${e.id}` : ''].filter(Boolean).join(', ');
+    const field = pointer?.replace(/^\/data\/(attributes|relationships)\//, '');
+    return { error: `HTTP ${err.status} ${err.message}${extras ? ` (${extras})` : ''}`, ...(field ? { field } : {}) };
+  }
+  return { error: err instanceof Error ? err.message : String(err) };
+}
+
+/** Prints failed rows on stderr: every one without `--report`, the first ten with it. */
+export function failurePrinter(ctx: Context, session: BulkSession, setup: BulkSetup): (item: WorkItem, o: Outcome) => void {
+  let shown = 0;
+  const cap = setup.reportPath ? 10 : Infinity;
+  return (item, o) => {
+    shown++;
+    if (shown <= cap) session.progress.line(ctx.redact(`row ${item.row}: ${o.status}: ${o.error ?? ''}`));
+    else if (shown === cap + 1) session.progress.line(`(more failed rows: see the report ${setup.reportPath})`);
+  };
+}
+
+/** Prints the summary and ends the command with the right exit code. */
+export function finishRun(ctx: Context, session: BulkSession, setup: BulkSetup, label: string, result: PoolResult, total: number | undefined): void {
+  const c = result.counts;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const parts = (['created', 'updated', 'deleted', 'skipped', 'failed', 'unknown'] as const).filter((s) => c[s] > 0).map((s) => `${n(c[s])} ${s}`);
+  const secs = (ctx.clock.now() - session.started) / 1000;
+  ctx.info(`${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s)`);
+  const files = [setup.journalPath ? `journal ${setup.journalPath}` : '', setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : ''].filter(Boolean);
+  if (files.length) ctx.info(files.join(' · '));
+  if (result.interrupted) {
+    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(
+      setup.journalPath
+        ? `run the same command again to do the rest: the journal ${setup.journalPath} records what is done`
+        : 'run the same command again: rows already done are skipped',
+    );
+  }
+  const bad = c.failed + c.unknown;
+  if (bad > 0) {
+    const err = new PartialError(`${n(bad)} of ${n(result.processed)} rows failed`);
+    err.hint(setup.reportPath ? `see the report ${setup.reportPath === '-' ? 'on stdout' : setup.reportPath}` : 'give --report FILE for one result per row');
+    if (c.unknown) err.hint('rows marked unknown may have been created: check them before removing their journal lines');
+    throw err;
+  }
+}
