@@ -75,6 +75,15 @@ async function throughput(seconds, concurrency) {
 
 await median('/prospects?page[limit]=1000', 3); // warm-up
 const page1000 = await median('/prospects?page[limit]=1000', 21);
+// Distinct pages (offsets 1000..9000, each asked once): nothing comes from the rendering cache.
+const cold = [];
+for (let k = 1; k <= 9; k++) {
+  const s = performance.now();
+  await get(`/prospects?page[limit]=1000&page[offset]=${k * 1000}`);
+  cold.push(performance.now() - s);
+}
+cold.sort((a, b) => a - b);
+const page1000Cold = { medianMs: +cold[4].toFixed(2), maxMs: +cold[8].toFixed(2) };
 const filtered = await median('/prospects?filter[title]=CEO,CTO&filter[createdAt]=neginf..inf&sort=-updatedAt,lastName&page[limit]=50', 31);
 const filteredRel = await median('/prospects?filter[account][id]=7&sort=lastName&page[limit]=50', 31);
 const singleRps = await throughput(5, 16);
@@ -85,6 +94,7 @@ const summary = {
   seed,
   startMs: Math.round(startMs),
   prospectsPage1000: page1000,
+  prospectsPage1000Uncached: page1000Cold,
   filteredSortedPage50: filtered,
   relationFilteredPage50: filteredRel,
   singleGetRps: singleRps,
