@@ -121,3 +121,17 @@ describe('issue rate', () => {
     }
   });
 });
+
+describe('refresh token cap', () => {
+  it('keeps at most 100 refresh tokens per user and application (oldest dropped)', async () => {
+    const tokens: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      const r = await fetch(`${c.sb.authUrl}/oauth/authorize`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ client_id: c.sb.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'prospects.read', decision: 'approve' }) });
+      const code = new URL(r.headers.get('location')!).searchParams.get('code')!;
+      tokens.push(((await (await codeGrant(code)).json()) as any).refresh_token);
+    }
+    const refresh = (rt: string) => token({ grant_type: 'refresh_token', client_id: c.sb.clientId, client_secret: c.sb.clientSecret, refresh_token: rt });
+    expect((await refresh(tokens[0]!)).status).toBe(400);
+    expect((await refresh(tokens[100]!)).status).toBe(200);
+  });
+});
