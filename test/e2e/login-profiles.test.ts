@@ -1,0 +1,163 @@
+/**
+ * Around the login: --with-token, logout, profiles list|use|remove, --profile/SVC_PROFILE,
+ * token endpoint errors, usage errors before anything is sent, file modes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { startSvc } from '../helpers/long-running.js';
+import { authorizeUrlOf, cliLogin, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
+});
+afterAll(() => sb.close());
+
+const mode = (p: string) => (fs.statSync(p).mode & 0o777).toString(8);
+
+describe('svc login --with-token', () => {
+  it('stores a working token read from stdin (and a refresh token from line 2) without a browser', async () => {
+    const dir = tempDir();
+    const token = sb.issueToken({ scopes: ['prospects.read'] });
+    const r = await runSvc(['login', '--with-token', '--base-url', sb.baseUrl], { env: { SVC_CONFIG_DIR: dir }, input: `${token}\nsome-refresh-token-value\n` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Logged in to');
+    expect(r.stderr).toMatch(/warning: a refresh token needs the OAuth client/);
+    expect(r.stdout + r.stderr).not.toContain(token);
+    const p = readConfig(dir).profiles.default!;
+    expect(p).toMatchObject({ baseUrl: sb.baseUrl, accessToken: token, refreshToken: 'some-refresh-token-value', tokenScopes: 'prospects.read' });
+    const list = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(list.code, list.stderr).toBe(0);
+  });
+
+  it('refuses a token the API rejects (exit 3) and keeps the previous login', async () => {
+    const dir = tempDir();
+    const good = sb.issueToken({});
+    expect((await runSvc(['login', '--with-token', '--base-url', sb.baseUrl], { env: { SVC_CONFIG_DIR: dir }, input: good })).code).toBe(0);
+    const r = await runSvc(['login', '--with-token'], { env: { SVC_CONFIG_DIR: dir }, input: 'not-a-real-token-123456\n' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/error: the API rejected the token \(401\)/);
+    expect(readConfig(dir).profiles.default!.accessToken).toBe(good);
+  });
+
+  it('empty stdin is a usage error', async () => {
+    const r = await runSvc(['login', '--with-token', '--base-url', sb.baseUrl], { env: { SVC_CONFIG_DIR: tempDir() }, input: '\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --with-token: no token on stdin/);
+  });
+});
+
+describe('usage errors: nothing sent', () => {
+  it.each([
+    [['login', '--no-browser'], { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' }, /no API base URL/],
+    [['login', '--no-browser', '--base-url', 'http://127.0.0.1:1/api/v2'], {}, /no OAuth client id/],
+    [['login', '--no-browser', '--base-url', 'http://127.0.0.1:1/api/v2', '--port', '70000'], { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' }, /--port 70000/],
+    [['login', '--no-browser', '--base-url', 'http://127.0.0.1:1/api/v2', '--scopes', 'prospects'], { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' }, /--scopes: prospects is not/],
+    [['login', '--base-url', 'ftp://x'], {}, /only http\(s\) URLs/],
+  ])('%j', async (args, env, message) => {
+    const mark = sb.requests.length;
+    const r = await runSvc(args as string[], { env: { SVC_CONFIG_DIR: tempDir(), ...(env as Record<string, string>) } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message as RegExp);
+    expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
+    expect(sb.requests.length).toBe(mark);
+  });
+});
+
+describe('token endpoint errors at login', () => {
+  it('a wrong client secret: exit 3, invalid_client named, a hint, the secret not shown', async () => {
+    const dir = tempDir();
+    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: loginEnv(sb, dir, { SVC_CLIENT_SECRET: 'wrong-secret-0123456789' }) });
+    const page = await playConsent(await authorizeUrlOf(run), 'approve');
+    expect(page.html).toContain('Login failed');
+    expect(await run.exited).toBe(3);
+    expect(run.stderr()).toMatch(/error: could not exchange the authorization code for a token: token request refused \(HTTP 400, invalid_client\)/);
+    expect(run.stderr()).toContain('hint: check the client id and secret');
+    expect(run.stderr()).not.toContain('wrong-secret-0123456789');
+    expect(fs.existsSync(path.join(dir, 'config.json')) && readConfig(dir).profiles.default?.accessToken).toBeFalsy();
+  });
+
+  it('the one-token-per-minute limit: exit 1 with the reason', async () => {
+    const limited = await startSandbox({ port: 0, seed: 5 });
+    try {
+      expect((await cliLogin(limited, tempDir())).code).toBe(0);
+      const second = await cliLogin(limited, tempDir());
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/too many token requests \(the API issues one access token per user per 60 s\); retry in \d+ s/);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('logout and profiles', () => {
+  it('profiles: --profile and SVC_PROFILE choose, list shows them, use switches, remove deletes; logout keeps the client', async () => {
+    const dir = tempDir();
+    expect((await cliLogin(sb, dir)).code).toBe(0);
+    expect((await cliLogin(sb, dir, ['--profile', 'staging'])).code).toBe(0);
+    const env = { SVC_CONFIG_DIR: dir };
+    const list = json<Array<Record<string, unknown>>>(await runSvc(['profiles', 'list', '-o', 'json'], { env }));
+    expect(list.map((p) => [p.name, p.current, p.state])).toEqual([
+      ['default', true, 'logged in'],
+      ['staging', false, 'logged in'],
+    ]);
+    const table = await runSvc(['profiles', 'list', '-o', 'table'], { env });
+    expect(table.stdout).toMatch(/^\*\s+default\s/m);
+    expect(table.stdout).not.toContain(readConfig(dir).profiles.default!.accessToken);
+
+    expect((await runSvc(['profiles', 'use', 'staging'], { env })).code).toBe(0);
+    expect(readConfig(dir).currentProfile).toBe('staging');
+    expect(json<Record<string, unknown>>(await runSvc(['auth', 'status', '-o', 'json'], { env })).profile).toBe('staging');
+    expect(json<Record<string, unknown>>(await runSvc(['auth', 'status', '-o', 'json'], { env: { ...env, SVC_PROFILE: 'default' } })).profile).toBe('default');
+
+    const missing = await runSvc(['profiles', 'use', 'nope'], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no profile named "nope" \(profiles: default, staging\)/);
+
+    // logout: tokens gone, URLs and client kept; status then says not logged in (exit 3).
+    const out = await runSvc(['logout'], { env });
+    expect(out.code).toBe(0);
+    const staging = readConfig(dir).profiles.staging!;
+    expect(staging).not.toHaveProperty('accessToken');
+    expect(staging).not.toHaveProperty('refreshToken');
+    expect(staging).toMatchObject({ baseUrl: sb.baseUrl, clientId: sb.clientId });
+    const st = await runSvc(['auth', 'status'], { env });
+    expect(st.code).toBe(3);
+    expect(st.stderr).toMatch(/not logged in \(profile "staging"\)/);
+    expect((await runSvc(['auth', 'token'], { env })).code).toBe(3);
+
+    const refuse = await runSvc(['profiles', 'remove', 'default'], { env });
+    expect(refuse.code).toBe(2);
+    expect(refuse.stderr).toContain('without --yes');
+    expect((await runSvc(['profiles', 'remove', 'default', '--yes'], { env })).code).toBe(0);
+    expect(Object.keys(readConfig(dir).profiles)).toEqual(['staging']);
+  });
+});
+
+describe('file modes', () => {
+  it('config file 0600 and directory 0700 after login; looser modes are repaired on the next start', async () => {
+    const dir = path.join(tempDir(), 'nested', 'svc');
+    expect((await cliLogin(sb, dir)).code).toBe(0);
+    const file = path.join(dir, 'config.json');
+    expect(mode(dir)).toBe('700');
+    expect(mode(file)).toBe('600');
+    fs.chmodSync(dir, 0o755);
+    fs.chmodSync(file, 0o644);
+    const r = await runSvc(['profiles', 'list', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: config permissions were too open, repaired: .*\(was 755, now 700\)/);
+    expect(r.stderr).toMatch(/\(was 644, now 600\)/);
+    expect(mode(dir)).toBe('700');
+    expect(mode(file)).toBe('600');
+    // A refresh rewrites the file: still 0600, and no lock file left behind.
+    const p = readConfig(dir).profiles.default!;
+    fs.writeFileSync(file, JSON.stringify({ profiles: { default: { ...p, expiresAt: 1 } } }));
+    expect((await runSvc(['auth', 'token'], { env: { SVC_CONFIG_DIR: dir } })).code).toBe(0);
+    expect(mode(file)).toBe('600');
+    expect(fs.readdirSync(dir)).toEqual(['config.json']);
+  });
+});
