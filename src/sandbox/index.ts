@@ -38,6 +38,8 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** Requests per user per hour. @default 10000 */
   rateLimit?: number;
+  /** Length of the rate-limit window (tests and benchmarks shorten the hour). @default 3600000 */
+  rateWindowMs?: number;
   /** Minimum time between two access tokens issued to one user by /oauth/token. @default 60000 */
   tokenIssueIntervalMs?: number;
   /** ISO time until which every request is answered 503 scheduledServerMaintenance. */
@@ -76,6 +78,8 @@ export interface Sandbox {
   webhooksIdle(): Promise<void>;
   /** Writes the data file now (no-op without one). */
   save(): Promise<void>;
+  /** Starts (ISO time) or ends (undefined) scheduled maintenance while running: every request gets 503. */
+  setMaintenance(until: string | undefined): void;
 }
 
 /** Starts a sandbox. */
@@ -100,7 +104,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     store,
     auth,
     org,
-    limiter: new RateLimiter(opts.rateLimit ?? 10_000),
+    limiter: new RateLimiter(opts.rateLimit ?? 10_000, Date.now, opts.rateWindowMs),
     baseUrl: '',
     authUrl: '',
     opts: {
@@ -168,6 +172,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     webhooksIdle: () => dispatcher.idle(),
     save: async () => {
       await saver?.flush();
+    },
+    setMaintenance: (until) => {
+      if (until) core.opts.maintenanceUntil = until;
+      else delete core.opts.maintenanceUntil;
     },
     close: async () => {
       if (closed) return;

@@ -37,6 +37,11 @@ function checkEnrolment(store: Store, prospect: Ref, sequence: Ref): void {
   const here = states.filter((s) => refOf(s, 'sequence')?.id === sequence.id);
   const dup = setting(ruleset, 'permitDuplicateProspects', 'disallow');
   const pointer = '/data/relationships/prospect';
+  // `optedOut` opts the prospect out of all mailings (spec): a sequence would mail it.
+  const p = store.get('prospect', prospect.id)?.attributes;
+  if (p?.['optedOut'] === true || p?.['emailsOptStatus'] === 'opted_out') {
+    throw ruleError(`Prospect ${prospect.id} has opted out of email and cannot be added to a sequence.`, pointer);
+  }
   if (dup === 'disallow' && here.length) throw ruleError(`Prospect ${prospect.id} is already in sequence ${sequence.id} and its ruleset disallows duplicates.`, pointer);
   // `onlyIfActive` is how one usage example of the spec spells `only_if_inactive`.
   if ((dup === 'only_if_inactive' || dup === 'onlyIfActive') && here.some((s) => ACTIVE_STATES.has(String(s.attributes['state'])))) {
