@@ -110,7 +110,10 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
   async function refreshLocked(stale: string | undefined, reason: string): Promise<string> {
     const cur = read() ?? {};
     const useSeed = seed !== undefined && !seeded(cur);
-    if (!useSeed && cur.accessToken && cur.accessToken !== stale && !expiresSoon(cur)) {
+    // Another process refreshed while we waited: use its token unless it is about to lapse
+    // (not "within a minute": with lifetimes under a minute every waiter would refresh again).
+    const usable = cur.expiresAt === undefined || cur.expiresAt - now() > 5_000;
+    if (!useSeed && cur.accessToken && cur.accessToken !== stale && usable) {
       opts.trace?.('using the token another svc process refreshed just now');
       return cur.accessToken;
     }

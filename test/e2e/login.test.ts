@@ -21,8 +21,10 @@ describe('svc login --no-browser', () => {
   it('prints the authorize URL, takes the consent redirect, stores the tokens and says who logged in', async () => {
     const dir = tempDir();
     const mark = sb.requests.length;
-    const r = await cliLogin(sb, dir);
+    const r = await cliLogin(sb, dir, ['--verbose']);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^\* POST \S+\/oauth\/token \(grant_type=authorization_code\) → 200/m);
+    expect(r.stderr).toMatch(/^\* GET \S+\/api\/v2 → 200/m);
     // The authorize URL of CLI.md, with a fresh state.
     const url = new URL(r.url);
     expect(`${url.origin}${url.pathname}`).toBe(`${sb.authUrl}/oauth/authorize`);
@@ -57,7 +59,7 @@ describe('svc login --no-browser', () => {
     const root = sb.requests.slice(mark).find((q) => q.path === '/api/v2' || q.path === '/api/v2/');
     expect(root?.headers.authorization).toBe(`Bearer ${p.accessToken}`);
     expect(r.stderr).toMatch(/Logged in to .* as /);
-    // Nothing secret on the terminal.
+    // Nothing secret on the terminal, --verbose trace included.
     for (const s of [p.accessToken, p.refreshToken, sb.clientSecret, form.get('code')!]) expect(r.stdout + r.stderr).not.toContain(s);
 
     const status = await runSvc(['auth', 'status', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
@@ -116,6 +118,28 @@ describe('svc login --no-browser', () => {
     const form = new URLSearchParams(sb.requests.slice(mark).find((q) => q.path === '/oauth/token')!.body);
     const { createHash } = await import('node:crypto');
     expect(createHash('sha256').update(form.get('code_verifier')!).digest('base64url')).toBe(challenge);
+  });
+
+  it('without --no-browser, opens the browser (xdg-open) at the authorize URL', async () => {
+    // A stand-in for the desktop's browser launcher: it records the URL it is asked to open.
+    const bin = tempDir();
+    const opened = path.join(bin, 'opened.txt');
+    fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+    const dir = tempDir();
+    const run = startSvc(['login', '--port', '0'], { env: { ...loginEnv(sb, dir), PATH: `${bin}:${process.env.PATH}` } });
+    const printed = await authorizeUrlOf(run);
+    expect(run.stderr()).toContain('Opening the browser');
+    for (let i = 0; i < 100 && !fs.existsSync(opened); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.readFileSync(opened, 'utf8')).toBe(printed);
+    expect((await playConsent(printed, 'approve')).status).toBe(200);
+    expect(await run.exited).toBe(0);
+  });
+
+  it('Ctrl-C while waiting: exit 130 and the listener is closed', async () => {
+    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: loginEnv(sb, tempDir()) });
+    const callback = new URL(await authorizeUrlOf(run)).searchParams.get('redirect_uri')!;
+    expect(await run.stop('SIGINT')).toBe(130);
+    await expect(fetch(callback)).rejects.toThrow();
   });
 
   it('gives up after --login-timeout with exit 3', async () => {
