@@ -7,6 +7,7 @@ import type { App } from '../cli/app.js';
 import { registerApi } from './api/command.js';
 import { registerEnroll } from './enroll/command.js';
 import { registerAuth } from './auth/command.js';
+import { registerCompletion } from './completion/command.js';
 import { registerResourceCommands } from './resource/command.js';
 import { registerResources } from './resources/command.js';
 import { registerSandbox } from './sandbox/command.js';
@@ -23,4 +24,5 @@ export function registerCommands(program: Command, app: App): void {
   registerSchema(program, app);
   registerResourceCommands(program, app);
   registerWebhookCommands(program, app);
+  registerCompletion(program, app);
 }

@@ -2,12 +2,14 @@
 import type { Context } from '../../cli/context.js';
 import { writeOut } from '../../output/io.js';
 import { schemaCachePath, writeSchemaCache } from '../../schema/cache.js';
+import { writeCompletionExtra } from '../../schema/completion-extra.js';
 import { ambiguousLabels, buildOrgSchema } from '../../schema/org-schema.js';
 
 export async function pullHandler(ctx: Context): Promise<void> {
   const api = await ctx.api();
   const conn = await ctx.connection();
-  const file = schemaCachePath((await ctx.config()).dir, conn.profileName);
+  const configDir = (await ctx.config()).dir;
+  const file = schemaCachePath(configDir, conn.profileName);
   if (ctx.globals.dryRun) {
     await writeOut(ctx.io.stdout, `GET ${api.resolve('schema/openapi.json')}\nGET ${api.resolve('types')}\n(would write ${file})\n`);
     return;
@@ -18,6 +20,8 @@ export async function pullHandler(ctx: Context): Promise<void> {
   ]);
   const schema = buildOrgSchema(openapi.doc, types.doc, { profile: conn.profileName, baseUrl: conn.baseUrl, now: ctx.clock.now() });
   writeSchemaCache(file, schema);
+  // Org-only field names for the static completion scripts.
+  writeCompletionExtra(configDir);
   const typeNames = Object.keys(schema.types);
   const extra = typeNames.reduce((n, t) => n + schema.types[t]!.extraAttributes.length, 0);
   const labelled = typeNames.reduce((n, t) => n + Object.keys(schema.types[t]!.customFields).length, 0);

@@ -1,0 +1,28 @@
+/** `svc completion bash|zsh|fish`: prints the completion script (generated from the command tree). */
+import { Argument, type Command } from 'commander';
+import { runCommand, type App } from '../../cli/app.js';
+
+/** Shells with a completion script. */
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+export function registerCompletion(program: Command, app: App): void {
+  program
+    .command('completion')
+    .description('print the shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .addHelpText(
+      'after',
+      `
+Install:
+  bash  echo 'source <(svc completion bash)' >> ~/.bashrc
+  zsh   svc completion zsh > "\${fpath[1]}/_svc"     (then: autoload -U compinit && compinit)
+  fish  svc completion fish > ~/.config/fish/completions/svc.fish
+
+The scripts are static (completing starts no Node process); the same files are in completions/.
+`,
+    )
+    .action(async (shell: (typeof SHELLS)[number], _opts, cmd: Command) => {
+      const { completionHandler } = await import('./handler.js');
+      await runCommand(app, cmd, (ctx) => completionHandler(ctx, cmd, shell));
+    });
+}

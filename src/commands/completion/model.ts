@@ -1,0 +1,149 @@
+/**
+ * What shell completion knows, read from the commander tree and the registry: commands,
+ * subcommands, options (and which take values, and what values), positional arguments, and per
+ * resource command the attribute names that fit after --filter, --sort, --attr, --fields,
+ * --include and --rel. The shell scripts are rendered from this (bash.ts, zsh.ts, fish.ts).
+ */
+import type { Command, Option } from 'commander';
+import { WEBHOOK_RESOURCE_ACTIONS } from '../../registry/data/webhook-events.js';
+import { RESOURCES, type ResourceType } from '../../registry/index.js';
+
+/** What completes a value: names from one of the resource lists, a fixed list, files, or nothing. */
+export type ValueKind = 'none' | 'file' | 'filter' | 'sort' | 'attr' | 'fields' | 'include' | 'rel' | 'events' | 'event' | 'type' | `choices:${number}`;
+
+/** Kinds whose value is a comma-separated list (each element completes). */
+export const LIST_KINDS: readonly ValueKind[] = ['sort', 'fields', 'include', 'events'];
+
+/** One option of a command. */
+export interface OptionInfo {
+  /** `-f`, `--filter` (short first when there is one). */
+  flags: string[];
+  description: string;
+  /** Absent for boolean flags. */
+  value?: ValueKind;
+}
+
+/** One command path (`''` is the program itself, `prospects list` a subcommand). */
+export interface PathInfo {
+  subcommands: { name: string; description: string }[];
+  options: OptionInfo[];
+  /** Value kind of each positional argument, in order. */
+  args: ValueKind[];
+}
+
+/** Attribute and relationship names of one resource command. */
+export interface ResourceNames {
+  filter: string[];
+  sort: string[];
+  attr: string[];
+  fields: string[];
+  include: string[];
+  rel: string[];
+}
+
+/** Everything the scripts need. */
+export interface CompletionModel {
+  /** Keyed by command path: `''`, `prospects`, `prospects list`, `webhooks listen`. */
+  paths: Record<string, PathInfo>;
+  /** Alias of a top-level command → its name (`sequenceStates` → `sequence-states`). */
+  aliases: Record<string, string>;
+  /** By resource command name. */
+  resources: Record<string, ResourceNames>;
+  /** Fixed value lists referenced by `choices:N`. */
+  choices: string[][];
+  /** `resource.action` incl. wildcards (for --events) and concrete ones (for trigger). */
+  events: string[];
+  concreteEvents: string[];
+  /** Singular type names (for `schema show`). */
+  types: string[];
+}
+
+/** Value kinds of options by long flag; anything else with a value completes nothing. */
+const OPTION_KINDS: Record<string, ValueKind> = {
+  '--filter': 'filter',
+  '--sort': 'sort',
+  '--attr': 'attr',
+  '--fields': 'fields',
+  '--columns': 'fields',
+  '--include': 'include',
+  '--rel': 'rel',
+  '--events': 'events',
+  '--input': 'file',
+  '--journal': 'file',
+  '--report': 'file',
+};
+
+/** Value kinds of positional arguments that commander cannot describe (by command path). */
+const ARG_KINDS: Record<string, ValueKind[]> = {
+  'schema show': ['type'],
+  'webhooks trigger': ['event'],
+  'webhooks verify': ['file'],
+};
+
+function visible(cmd: Command): boolean {
+  return !(cmd as unknown as { _hidden?: boolean })._hidden;
+}
+
+/** Builds the model from the program (after every command is registered). */
+export function buildCompletionModel(program: Command): CompletionModel {
+  const choices: string[][] = [];
+  const choiceKind = (values: readonly string[]): ValueKind => {
+    const key = values.join(' ');
+    let i = choices.findIndex((c) => c.join(' ') === key);
+    if (i < 0) i = choices.push([...values]) - 1;
+    return `choices:${i}`;
+  };
+  const optionInfo = (o: Option): OptionInfo => {
+    const flags = [o.short, o.long].filter((f): f is string => !!f);
+    const info: OptionInfo = { flags, description: o.description };
+    if (o.required || o.optional) info.value = o.argChoices ? choiceKind(o.argChoices) : (OPTION_KINDS[o.long ?? ''] ?? 'none');
+    return info;
+  };
+  const help: OptionInfo = { flags: ['-h', '--help'], description: 'show help' };
+  const paths: Record<string, PathInfo> = {};
+  const walk = (cmd: Command, path: string) => {
+    const subs = cmd.commands.filter(visible);
+    const args = cmd.registeredArguments.map((a, i) => ARG_KINDS[path]?.[i] ?? (a.argChoices ? choiceKind(a.argChoices) : 'none'));
+    const options = cmd.options.filter((o) => !o.hidden).map(optionInfo);
+    if (path === '') options.push(help);
+    paths[path] = { subcommands: subs.map((s) => ({ name: s.name(), description: s.description() })), options, args };
+    for (const s of subs) walk(s, path ? `${path} ${s.name()}` : s.name());
+  };
+  walk(program, '');
+  // commander's implicit `help` command takes a command name.
+  if (!paths['help']) {
+    paths[''].subcommands.push({ name: 'help', description: 'show help for a command' });
+    paths['help'] = { subcommands: [], options: [], args: [] };
+  }
+  const aliases: Record<string, string> = {};
+  for (const c of program.commands.filter(visible)) for (const a of c.aliases()) aliases[a] = c.name();
+  const resources: Record<string, ResourceNames> = {};
+  for (const rt of RESOURCES) if (paths[rt.command]) resources[rt.command] = resourceNames(rt);
+  const events: string[] = [];
+  const concreteEvents: string[] = [];
+  for (const [resource, actions] of Object.entries(WEBHOOK_RESOURCE_ACTIONS)) {
+    for (const action of actions) {
+      events.push(`${resource}.${action}`);
+      if (resource !== '*' && action !== '*') concreteEvents.push(`${resource}.${action}`);
+    }
+  }
+  return { paths, aliases, resources, choices, events, concreteEvents, types: RESOURCES.map((r) => r.type) };
+}
+
+/** The names that fit after each option of a resource command (custom1..150 left out: too many). */
+export function resourceNames(rt: ResourceType): ResourceNames {
+  const attrs = rt.attributes;
+  return {
+    filter: ['id', ...attrs.filter((a) => a.filterable).map((a) => a.name), ...(rt.extraFilters ?? []), ...rt.relationships.filter((r) => r.data).map((r) => `${r.name}.id`)],
+    sort: ['id', ...attrs.filter((a) => a.sortable).map((a) => a.name)],
+    attr: attrs.filter((a) => !a.readOnly).map((a) => a.name),
+    fields: attrs.filter((a) => !a.writeOnly).map((a) => a.name),
+    include: rt.relationships.map((r) => r.name),
+    rel: rt.relationships.filter((r) => !r.readOnly).map((r) => r.name),
+  };
+}
+
+/** A shell-variable-safe key of a command path (`sequence-states list` → `sequence_states__list`, `''` → `root`). */
+export function pathKey(path: string): string {
+  return path === '' ? 'root' : path.replace(/-/g, '_').replace(/ /g, '__');
+}

@@ -1,0 +1,115 @@
+/**
+ * Shell completion: the committed scripts match what `svc completion` generates, and each
+ * shell really loads its script and completes commands, subcommands, options and attribute
+ * names — driven non-interactively (bash: the function with COMP_WORDS; zsh: the function with
+ * `words`/CURRENT and a compadd that prints; fish: `complete -C`).
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ROOT, runSvc, tempDir } from '../helpers/run-svc.js';
+import { startTinyServer } from '../helpers/tiny-server.js';
+
+const run = promisify(execFile);
+const SCRIPTS = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish' } as const;
+const file = (shell: keyof typeof SCRIPTS) => path.join(ROOT, 'completions', SCRIPTS[shell]);
+
+/** Completions offered for a command line (the last word is the one being completed). */
+async function complete(shell: keyof typeof SCRIPTS, line: string[], env: Record<string, string> = {}): Promise<string[]> {
+  const opts = { env: { PATH: process.env.PATH, HOME: tempDir(), ...env }, timeout: 10_000 };
+  if (shell === 'bash') {
+    const words = line.map((w) => `'${w}'`).join(' ');
+    const script = `source "$1" || exit 9; complete -p svc >/dev/null || exit 8; COMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', script, 'bash', file('bash')], opts);
+    return stdout.split('\n').filter(Boolean);
+  }
+  if (shell === 'zsh') {
+    const words = line.map((w) => `'${w}'`).join(' ');
+    // compadd outside a completion widget is a builtin that refuses to run: a function stands in
+    // and prints the words after `--` (skipping the options that take an argument).
+    const harness = `
+      compdef() { :; }
+      compadd() {
+        local -a a; local skip=0 seen=0 x
+        for x in "$@"; do
+          if (( seen )); then a+=("$x"); elif (( skip )); then skip=0
+          elif [[ $x == -- ]]; then seen=1; elif [[ $x == -[PSpsiIWdJVXxrRDOAEFM] ]]; then skip=1; fi
+        done
+        print -l -- "\${a[@]}"
+      }
+      source "$1" || exit 9
+      words=(${words}); CURRENT=\${#words}
+      _svc; true`;
+    const { stdout } = await run('zsh', ['-f', '-c', harness, 'zsh', file('zsh')], opts);
+    return stdout.split('\n').filter(Boolean);
+  }
+  const cmdline = line.join(' ');
+  const { stdout } = await run('fish', ['--no-config', '-c', `source $argv[1]; or exit 9; complete -C '${cmdline}'`, file('fish')], opts);
+  return stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+}
+
+describe('completion scripts', () => {
+  for (const shell of ['bash', 'zsh', 'fish'] as const) {
+    it(`completions/${SCRIPTS[shell]} is what \`svc completion ${shell}\` prints (run npm run completions after changing commands)`, async () => {
+      const r = await runSvc(['completion', shell], { env: { SVC_CONFIG_DIR: tempDir() } });
+      expect(r.code).toBe(0);
+      expect(r.stdout.length).toBeGreaterThan(10_000);
+      expect(r.stdout === fs.readFileSync(file(shell), 'utf8'), `completions/${SCRIPTS[shell]} is out of date: run npm run completions`).toBe(true);
+    });
+  }
+
+  it('an unknown shell is a usage error', async () => {
+    const r = await runSvc(['completion', 'tcsh'], { env: { SVC_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+  });
+
+  for (const shell of ['bash', 'zsh', 'fish'] as const) {
+    describe(shell, () => {
+      it('completes commands, subcommands (also through aliases) and options', async () => {
+        expect(await complete(shell, ['svc', 'pro'])).toContain('prospects');
+        expect(await complete(shell, ['svc', 'pro'])).not.toContain('accounts');
+        expect(await complete(shell, ['svc', 'prospects', ''])).toEqual(expect.arrayContaining(['list', 'get', 'create', 'update', 'delete']));
+        expect(await complete(shell, ['svc', 'sequenceStates', 'fi'])).toEqual(['finish']);
+        expect(await complete(shell, ['svc', 'webhooks', 'li'])).toEqual(expect.arrayContaining(['list', 'listen']));
+        const opts = await complete(shell, ['svc', 'prospects', 'list', '--fi']);
+        expect(opts).toEqual(expect.arrayContaining(['--filter', '--fields']));
+        expect(opts).not.toContain('--attr');
+      });
+
+      it('completes attribute names after --filter, --sort, --attr, --fields and values of -o', async () => {
+        const filter = await complete(shell, ['svc', 'prospects', 'list', '--filter', 'ti']);
+        expect(filter).toContain('title');
+        expect(filter).not.toContain('timeZoneIana'); // not filterable
+        expect(await complete(shell, ['svc', '--sandbox', 'prospects', 'list', '-o', 'json', '--sort', '-upd'])).toEqual(['-updatedAt']);
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--sort', 'emai'])).toEqual([]); // emails is F, not S
+        expect(await complete(shell, ['svc', 'prospects', 'create', '--attr', 'first'])).toEqual(['firstName']);
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--fields', 'title,last'])).toEqual(['title,lastName']);
+        expect(await complete(shell, ['svc', 'accounts', 'list', '-o', 'nd'])).toEqual(['ndjson']);
+        expect(await complete(shell, ['svc', 'webhooks', 'trigger', 'task.comp'])).toEqual(['task.completed']);
+      });
+    });
+  }
+
+  it('adds the fields only a pulled org schema shows (bash, zsh, fish)', async () => {
+    const openapi = {
+      paths: { '/prospects': { get: { parameters: [{ name: 'filter[tierLevel]' }] } } },
+      components: { schemas: { P: { properties: { type: { enum: ['prospect'] }, attributes: { properties: { tierLevel: { type: 'integer' } } } } } } },
+    };
+    const server = await startTinyServer((req) => ({ status: 200, body: JSON.stringify(req.url!.endsWith('/types') ? { data: [] } : openapi) }));
+    try {
+      const config = tempDir();
+      const pull = await runSvc(['schema', 'pull'], { env: { SVC_CONFIG_DIR: config, SVC_BASE_URL: `${server.url}/api/v2`, SVC_TOKEN: 'tok' } });
+      expect(pull.code, pull.stderr).toBe(0);
+      expect(fs.readFileSync(path.join(config, 'completion-extra.txt'), 'utf8')).toBe('prospects attr tierLevel\nprospects fields tierLevel\nprospects filter tierLevel\n');
+      for (const shell of ['bash', 'zsh', 'fish'] as const) {
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'tier'], { SVC_CONFIG_DIR: config }), shell).toEqual(['tierLevel']);
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'tier']), shell).toEqual([]);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
