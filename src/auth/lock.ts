@@ -16,7 +16,11 @@ import os from 'node:os';
 export interface LockOptions {
   /** Give up waiting after this long. @default 60000 */
   timeoutMs?: number;
-  /** A lock older than this is stale whatever its pid. @default 120000 */
+  /**
+   * A lock older than this is stale whatever its pid (a hung holder, another host). Longer than
+   * a refresh can hold it: a 30 s request, a rate-limit wait of up to 65 s, a 30 s retry.
+   * @default 180000
+   */
   staleMs?: number;
   /** Delay between attempts (plus jitter). @default 25 */
   pollMs?: number;
@@ -119,7 +123,7 @@ function breakStale(file: string, staleMs: number): void {
 /** Takes the lock, waiting for it; resolves to the release function. */
 export async function acquireLock(file: string, opts: LockOptions = {}): Promise<() => void> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const staleMs = opts.staleMs ?? 120_000;
+  const staleMs = opts.staleMs ?? 180_000;
   const pollMs = opts.pollMs ?? 25;
   const deadline = Date.now() + timeoutMs;
   const me: LockOwner = { pid: process.pid, host: os.hostname(), createdAt: Date.now(), nonce: randomBytes(8).toString('hex') };

@@ -48,7 +48,7 @@ export interface RefreshingProviderOptions {
   addSecret?: (secret: string | undefined) => void;
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** How long to wait for another process's refresh. @default 60000 */
+  /** How long to wait for another process's refresh (which may wait out a 429). @default 150000 */
   lockTimeoutMs?: number;
   /** Longest Retry-After of a 429 from the token endpoint that is waited out. @default 65000 */
   maxRateLimitWaitMs?: number;
@@ -88,7 +88,7 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
     inflight ??= (async () => {
       try {
         return await withLock(opts.store.lockPath, () => refreshLocked(stale, reason), {
-          timeoutMs: opts.lockTimeoutMs ?? 60_000,
+          timeoutMs: opts.lockTimeoutMs ?? 150_000,
           signal: opts.signal,
           onWait: (o) => opts.trace?.(`waiting for another svc process to refresh the token${o ? ` (pid ${o.pid})` : ''}`),
         });

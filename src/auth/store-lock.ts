@@ -10,7 +10,7 @@ import { LockTimeoutError, withLock } from './lock.js';
 /** Runs `fn` holding the store's lock; `fn` should re-read what it changes. */
 export async function withStoreLock<T>(store: ConfigStore, fn: () => T | Promise<T>, signal?: AbortSignal): Promise<T> {
   try {
-    return await withLock(store.lockPath, async () => fn(), { signal });
+    return await withLock(store.lockPath, async () => fn(), { signal, timeoutMs: 150_000 });
   } catch (err) {
     if (err instanceof LockTimeoutError) {
       throw new SvcError(`could not update the config: ${err.message}`, ExitCode.API).hint(
