@@ -154,6 +154,12 @@ describe('webhooks listen', () => {
     const c = await runSvc(['webhooks', 'listen', '--port', '0', '--events', 'user.destroyed', ...api()], { env: env() });
     expect(c.code).toBe(2);
     expect(c.stderr).toMatch(/user\.destroyed: webhooks on user do not offer action "destroyed"/);
+    const dry = await runSvc(['webhooks', 'listen', '--port', '0', '--register', '--events', 'task.completed,user', '--dry-run', ...api()], { env: env() });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout.match(/^POST .*\/webhooks$/gm)).toHaveLength(2);
+    expect(dry.stdout).toContain('"resource": "user"');
+    expect(dry.stdout).toContain('"secret": "***"');
     expect(sb.requests.length).toBe(before);
+    expect(sb.store.table('webhook').size).toBe(0);
   });
 });

@@ -124,8 +124,21 @@ async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: stri
   }
 }
 
+/** `--dry-run --register`: the webhooks that would be created (secret hidden); nothing listens. */
+async function printRegistrations(ctx: Context, p: Plan): Promise<void> {
+  const api = await ctx.api();
+  const url = p.register?.publicUrl?.toString() ?? `http://127.0.0.1:${p.port || '<port>'}/`;
+  let text = '';
+  for (const s of p.selectors) {
+    const body = { data: { type: 'webhook', attributes: { resource: s.resource, action: s.action, url, secret: '***', payloadVersion: p.register!.payloadVersion } } };
+    text += `POST ${api.resolve('webhooks')}\n${JSON.stringify(body, null, 2)}\n`;
+  }
+  await writeOut(ctx.io.stdout, text);
+}
+
 export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<void> {
   const p = await plan(ctx, flags);
+  if (ctx.globals.dryRun && p.register) return printRegistrations(ctx, p);
   // Deliveries are printed one after another, in arrival order, even while forwards are slow.
   let queue: Promise<void> = Promise.resolve();
   let listener: Listener;
