@@ -92,8 +92,9 @@ describe('custom-field labels as attribute names', () => {
       ['Calendar Link=cal.example.com', /prospect custom3 \(Calendar Link\): expected an http\(s\) URL/],
       ['custom4=2024-02-30', /prospect custom4 \(Last Event Attended\): expected a date YYYY-MM-DD/],
     ];
-    for (const [attr, message] of cases) {
-      const r = await runSvc(['prospects', 'create', '--attr', 'firstName=X', '--attr', attr], { env: pulled });
+    const results = await Promise.all(cases.map(([attr]) => runSvc(['prospects', 'create', '--attr', 'firstName=X', '--attr', attr], { env: pulled })));
+    for (const [i, [, message]] of cases.entries()) {
+      const r = results[i]!;
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
