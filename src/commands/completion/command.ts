@@ -5,6 +5,7 @@ import { runCommand, type App } from '../../cli/app.js';
 /** Shells with a completion script. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
+/** Registers `completion <shell>`. */
 export function registerCompletion(program: Command, app: App): void {
   program
     .command('completion')

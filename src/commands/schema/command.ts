@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { runCommand, type App } from '../../cli/app.js';
 
+/** Registers `schema pull` and `schema show`. */
 export function registerSchema(program: Command, app: App): void {
   const schema = program
     .command('schema')

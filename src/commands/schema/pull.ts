@@ -5,6 +5,7 @@ import { schemaCachePath, writeSchemaCache } from '../../schema/cache.js';
 import { writeCompletionExtra } from '../../schema/completion-extra.js';
 import { ambiguousLabels, buildOrgSchema } from '../../schema/org-schema.js';
 
+/** Fetches both documents, writes the profile's cache and the completion extras, reports a summary. */
 export async function pullHandler(ctx: Context): Promise<void> {
   const api = await ctx.api();
   const conn = await ctx.connection();

@@ -39,6 +39,7 @@ function humanTable(rows: FieldRow[]): string {
   return line(cols.map((c) => c.toUpperCase())) + rows.map((r) => line(cols.map((c) => cell(r, c)))).join('');
 }
 
+/** Prints the fields of a type: the registry's, the org's extras, and the labelled custom fields. */
 export async function showHandler(ctx: Context, typeArg: string): Promise<void> {
   const rt = findResource(typeArg);
   if (!rt) throw new UsageError(`unknown type "${typeArg}"`).hint('`svc resources` lists every type');

@@ -22,6 +22,7 @@ async function readToken(ctx: Context, flags: CleanupFlags): Promise<string> {
   return token;
 }
 
+/** Removes a webhook with its cleanup token; says plainly whether it was removed or already gone. */
 export async function cleanupHandler(ctx: Context, flags: CleanupFlags): Promise<void> {
   const token = await readToken(ctx, flags);
   ctx.addSecret(token);

@@ -136,6 +136,7 @@ async function printRegistrations(ctx: Context, p: Plan): Promise<void> {
   await writeOut(ctx.io.stdout, text);
 }
 
+/** Listens until Ctrl-C or SIGTERM; registered webhooks are removed on the way out. */
 export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<void> {
   const p = await plan(ctx, flags);
   if (ctx.globals.dryRun && p.register) return printRegistrations(ctx, p);

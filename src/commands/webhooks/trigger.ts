@@ -17,6 +17,7 @@ export interface TriggerFlags {
   id?: string;
 }
 
+/** Posts one signed sample delivery; exit 0 when the receiver answers 2xx. */
 export async function triggerHandler(ctx: Context, eventArg: string, flags: TriggerFlags): Promise<void> {
   const event = parseConcreteEvent(eventArg);
   if ('problem' in event) throw new UsageError(event.problem);

@@ -31,6 +31,7 @@ async function readBody(ctx: Context, file: string | undefined): Promise<Buffer>
   }
 }
 
+/** Exit 0 when the signature matches the body, 1 when it does not (one line on stderr). */
 export async function verifyHandler(ctx: Context, file: string | undefined, flags: VerifyFlags): Promise<void> {
   const secret = flags.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
   if (!secret) throw new UsageError('--secret is required (or SVC_WEBHOOK_SECRET)');
