@@ -2,7 +2,8 @@
  * E-mail addresses → prospect ids for `svc enroll --by email`, in batches: one list request
  * (`filter[emails]=a,b,…`) per batch of addresses, never one per row. A batch holds up to 500
  * addresses and at most about 6,000 characters of them, so the URL stays under the 8 KB many
- * servers and proxies accept. Addresses are matched case-insensitively.
+ * servers and proxies accept. Addresses are matched case-insensitively (each is sent as written
+ * and in lower case).
  */
 import { paginate, type PageClient } from '../api/paginate.js';
 import type { EnrollItem } from './enroll-rows.js';
@@ -18,8 +19,11 @@ export function emailLookup(client: PageClient): EmailLookup {
   return async (emails) => {
     const found = new Map<string, (number | string)[]>();
     const wanted = new Set(emails.map((e) => e.toLowerCase()));
+    // Each address as written and in lower case: a server that matches exactly still finds
+    // `Ada@Example.com` in a file when it stores `ada@example.com`.
+    const values = [...new Set(emails.flatMap((e) => [e, e.toLowerCase()]))];
     const pages = paginate(client, 'prospects', {
-      query: { extra: [['filter[emails]', emails.join(',')]], fields: { prospect: ['emails'] } },
+      query: { extra: [['filter[emails]', values.join(',')]], fields: { prospect: ['emails'] } },
       all: true,
       pageSize: 1000,
     });
@@ -76,7 +80,8 @@ export async function* resolveEmails(items: AsyncIterable<EnrollItem>, lookup: E
     if (!item.outcome && item.email && item.prospectId === undefined) {
       const k = item.email.toLowerCase();
       if (!emails.has(k)) {
-        const cost = encodeURIComponent(item.email).length + 1;
+        const one = encodeURIComponent(item.email).length + 1;
+        const cost = item.email === k ? one : 2 * one;
         if (emails.size >= EMAIL_BATCH.maxEmails || chars + cost > EMAIL_BATCH.maxChars) yield* flush();
         emails.set(k, item.email);
         chars += cost;

@@ -99,7 +99,7 @@ export class Pacer {
         if (budget <= lowWater) {
           // Reserve the next evenly spaced slot before waiting, so that workers waiting at
           // the same time take successive slots instead of all starting together.
-          const gap = (this.resetAt + RESET_SKEW_MS - now) / budget;
+          const gap = (this.resetAt - now) / (budget + 1);
           const slot = Math.max(now, this.lastStart + gap);
           this.lastStart = slot;
           this.inflight++;

@@ -1,0 +1,216 @@
+/**
+ * `svc enroll` against the sandbox: by id and by e-mail, prospects already in the sequence,
+ * prospects the server refuses (exclusivity, opted out, unknown), the report and journal, the
+ * requests sent (batched lookups, one state listing), exit codes, --dry-run, --shard.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { call, emailOf, enrollDirect, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 150 }));
+});
+afterAll(() => sb.close());
+
+const svc = (args: string[]) => runSvc(args, { env: env() });
+
+describe('svc enroll --prospect', () => {
+  it('enrolls the new ones, skips those already in, reports refusals per row, exit 5', async () => {
+    const [p1, p2, p3, p5, p6] = freeProspects(sb, 5, 100) as [number, number, number, number, number];
+    const seq = await newSequence(sb);
+    await enrollDirect(sb, p3, seq);
+    // p5 is active in a sequence whose ruleset says all_sequences: no other sequence may take it.
+    const exclusive = await newSequence(sb, { sequenceExclusivity: 'all_sequences' });
+    await enrollDirect(sb, p5, exclusive);
+    // p6 opted out.
+    expect((await call(sb, 'PATCH', `prospects/${p6}`, { data: { type: 'prospect', id: p6, attributes: { optedOut: true } } })).status).toBe(200);
+    const dir = fs.mkdtempSync('/tmp/svc-enroll-');
+    const report = `${dir}/report.ndjson`;
+    const mark = sb.requests.length;
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '2', '--prospect', `${p1},${p2},${p3}`, '--prospect', String(p5), String(p6), '999999', '--report', report]);
+    expect(r.code, r.stderr).toBe(5);
+    expect(stateProspects(sb, seq)).toEqual([p1, p2, p3]);
+    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; prospect: number; reason?: string }>(report).sort((a, b) => a.row - b.row);
+    expect(lines.map((l) => [l.row, l.prospect, l.status])).toEqual([
+      [1, p1, 'created'],
+      [2, p2, 'created'],
+      [3, p3, 'skipped'],
+      [4, p5, 'failed'],
+      [5, p6, 'failed'],
+      [6, 999999, 'failed'],
+    ]);
+    expect(lines[2]!.reason).toBe('already in the sequence');
+    expect(lines[3]!.error).toMatch(/HTTP 422 .*sequence exclusivity \(all_sequences\)/);
+    expect(lines[4]!.error).toMatch(/opted out/);
+    expect(lines[5]!.error).toMatch(/No prospect with id 999999/);
+    for (const l of lines) expect(Object.keys(l).slice(0, 4)).toEqual(['row', 'status', 'id', 'error']);
+    expect(typeof lines[0]!.id).toBe('number');
+    expect(r.stderr).toMatch(/enroll: 2 created, 1 skipped, 3 failed \(6 of 6 rows/);
+    expect(r.stderr).toMatch(/error: 3 of 6 rows failed/);
+    expect(r.stdout).toBe('');
+    // What was sent: the two checks, one listing of the sequence's states, one POST per candidate.
+    const sent = received(sb, mark);
+    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 3)).toEqual([`GET /api/v2/sequences/${seq}`, 'GET /api/v2/mailboxes/2', 'GET /api/v2/sequenceStates']);
+    expect(sent[2]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1000' });
+    const posts = sent.filter((q) => q.method === 'POST');
+    expect(posts).toHaveLength(5);
+    expect(JSON.parse(posts.find((p) => p.body.includes(`"id":${p1}}`))!.body)).toEqual({
+      data: {
+        type: 'sequenceState',
+        relationships: {
+          prospect: { data: { type: 'prospect', id: p1 } },
+          sequence: { data: { type: 'sequence', id: seq } },
+          mailbox: { data: { type: 'mailbox', id: 2 } },
+        },
+      },
+    });
+  });
+
+  it('exit 0 when every row is done or skipped; nothing is sent for prospects already in', async () => {
+    const seq = await newSequence(sb);
+    await enrollDirect(sb, 7, seq);
+    const mark = sb.requests.length;
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--prospect', '7', '--prospect', '8', '--prospect', '8']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(stateProspects(sb, seq)).toEqual([7, 8]);
+    expect(received(sb, mark, 'sequenceStates').filter((q) => q.method === 'POST')).toHaveLength(1);
+    expect(r.stderr).toMatch(/1 created, 2 skipped/);
+  });
+});
+
+describe('svc enroll --input', () => {
+  it('--by email: a header-less file, addresses resolved in one batched lookup, unknown address reported', async () => {
+    const seq = await newSequence(sb);
+    const ids = [10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
+    await enrollDirect(sb, 10, seq);
+    const emails = ids.map((id) => emailOf(sb, id));
+    emails[3] = emails[3]!.toUpperCase();
+    const file = inputFile('leads.csv', [...emails, 'nobody@nowhere.test'].join('\n') + '\n');
+    const report = inputFile('r.ndjson', '');
+    const mark = sb.requests.length;
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--by', 'email', '--report', report, '--concurrency', '3']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(stateProspects(sb, seq)).toEqual(ids);
+    const lookups = received(sb, mark, 'prospects');
+    expect(lookups).toHaveLength(1);
+    // Eleven addresses; the one written in capitals is also sent in lower case.
+    const sentEmails = String(lookups[0]!.query.parsed['filter[emails]']).split(',');
+    expect(sentEmails).toHaveLength(12);
+    expect(sentEmails).toEqual(expect.arrayContaining([emails[3], emails[3]!.toLowerCase(), 'nobody@nowhere.test']));
+    const lines = ndjson<{ row: number; status: string; email: string; prospect?: number; error: string | null }>(report);
+    expect(lines).toHaveLength(11);
+    expect(lines.find((l) => l.row === 11)).toMatchObject({ status: 'failed', email: 'nobody@nowhere.test', error: 'not found: no prospect has the address nobody@nowhere.test' });
+    expect(lines.find((l) => l.row === 4)).toMatchObject({ status: 'created', prospect: 13 });
+    expect(lines.find((l) => l.row === 1)).toMatchObject({ status: 'skipped', prospect: 10 });
+    // The journal beside the input records each enrolment with the server's id.
+    const journal = ndjson<{ key: string; row: number; status: string; id?: number; at: string }>(`${file}.journal.ndjson`);
+    const created = journal.filter((j) => j.status === 'created');
+    expect(created).toHaveLength(9);
+    for (const j of created) {
+      expect(typeof j.id).toBe('number');
+      expect(j.key).toMatch(/^[\w-]{22}$/);
+      expect(Date.parse(j.at)).not.toBeNaN();
+    }
+    expect(journal.filter((j) => j.status === 'pending')).toHaveLength(9);
+
+    // A rerun does only what is left: no enrolment and no address lookup for journaled rows.
+    const again = sb.requests.length;
+    const r2 = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--by', 'email']);
+    expect(r2.code).toBe(5);
+    expect(received(sb, again, 'sequenceStates').filter((q) => q.method === 'POST')).toHaveLength(0);
+    const lookup2 = received(sb, again, 'prospects');
+    expect(String(lookup2[0]!.query.parsed['filter[emails]']).split(',').sort()).toEqual([emails[0]!, 'nobody@nowhere.test'].sort());
+    expect(r2.stderr).toMatch(/10 skipped, 1 failed/);
+  });
+
+  it('--by id from NDJSON list output and CSV with an id column; --strict stops invalid input before sending', async () => {
+    const seq = await newSequence(sb);
+    const nd = inputFile('p.ndjson', [20, 21, 22].map((id) => JSON.stringify({ id, type: 'prospect', emails: [emailOf(sb, id)] })).join('\n'));
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', nd]);
+    expect(r.code, r.stderr).toBe(0);
+    const csv = inputFile('p.csv', 'id,firstName\n23,A\nabc,B\n24,C\n');
+    const mark = sb.requests.length;
+    const strict = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', csv, '--strict']);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(/row 2: id: "abc" is not a prospect id/);
+    expect(strict.stderr).toMatch(/1 of 3 rows are invalid; nothing was sent \(--strict\)/);
+    expect(sb.requests.length).toBe(mark);
+    const loose = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', csv]);
+    expect(loose.code).toBe(5);
+    expect(stateProspects(sb, seq)).toEqual([20, 21, 22, 23, 24]);
+    expect(loose.stderr).toMatch(/row 2: failed: invalid: "abc" is not a prospect id/);
+  });
+
+  it('--dry-run sends only the read-only lookups and prints the plan', async () => {
+    const seq = await newSequence(sb);
+    await enrollDirect(sb, 30, seq);
+    const file = inputFile('ids.txt', '30\n31\n');
+    const mark = sb.requests.length;
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(received(sb, mark).every((q) => q.method === 'GET')).toBe(true);
+    const plan = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(plan[0]).toMatchObject({ row: 1, prospect: 30, status: 'skipped', reason: 'already in the sequence' });
+    expect(plan[1]).toMatchObject({ row: 2, prospect: 31, method: 'POST', url: `${sb.baseUrl}/sequenceStates` });
+    expect(stateProspects(sb, seq)).toEqual([30]);
+    expect(fs.existsSync(`${file}.journal.ndjson`)).toBe(false);
+  });
+
+  it('--shard i/n: the shards together enroll every row exactly once', async () => {
+    const seq = await newSequence(sb, { permitDuplicateProspects: 'allow' });
+    const ids = Array.from({ length: 20 }, (_, i) => 40 + i);
+    const file = inputFile('ids.csv', 'id\n' + ids.join('\n') + '\n');
+    const seen: number[] = [];
+    for (const shard of ['1/3', '2/3', '3/3']) {
+      const report = inputFile('r.ndjson', '');
+      const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--shard', shard, '--journal', `${report}.j`, '--report', report]);
+      expect(r.code, r.stderr).toBe(0);
+      const rows = ndjson<{ row: number; prospect: number; status: string }>(report);
+      const i = Number(shard[0]);
+      expect(rows.every((l) => (l.row - 1) % 3 === i - 1)).toBe(true);
+      seen.push(...rows.map((l) => l.prospect));
+    }
+    expect(seen.sort((a, b) => a - b)).toEqual(ids);
+    expect(stateProspects(sb, seq)).toEqual(ids);
+  });
+});
+
+describe('usage errors send nothing (exit 2)', () => {
+  it.each([
+    [['enroll', '--sequence', '1', '--mailbox', '1'], /--prospect ID\.\.\. or --input FILE/],
+    [['enroll', '--sequence', 'x', '--mailbox', '1', '--prospect', '1'], /--sequence x: expected a record id/],
+    [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--by', 'email'], /--by works with --input/],
+    [['enroll', '--sequence', '1', '--mailbox', '1', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
+    [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--concurrency', '0'], /--concurrency 0: expected a whole number from 1 to 32/],
+    [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--shard', '4/3'], /--shard 4\/3/],
+    [['enroll', '--mailbox', '1', '--prospect', '1'], /required option '--sequence <id>'/],
+  ])('%j', async (args, message) => {
+    const mark = sb.requests.length;
+    const r = await svc(args as string[]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(sb.requests.length).toBe(mark);
+  });
+
+  it('a CSV without the column the --by mode needs', async () => {
+    const file = inputFile('x.csv', 'name,title\na,b\n');
+    const mark = sb.requests.length;
+    const r = await svc(['enroll', '--sequence', '1', '--mailbox', '1', '--input', file, '--by', 'email']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no "email" or "emails" column \(columns: name, title\)/);
+    expect(sb.requests.length).toBe(mark);
+  });
+
+  it('an unknown sequence stops the run before any enrolment (exit 1)', async () => {
+    const mark = sb.requests.length;
+    const r = await svc(['enroll', '--sequence', '987654', '--mailbox', '1', '--prospect', '1']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/sequence/i);
+    expect(received(sb, mark).filter((q) => q.method === 'POST')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * Helpers of the bulk-run and enroll tests: set-up calls straight to the sandbox, input files,
+ * and what the sandbox's store holds afterwards.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestSandbox } from './sandbox.js';
+import { tempDir } from './run-svc.js';
+
+/** One JSON:API call to the sandbox with its admin token (test set-up, not the code under test). */
+export async function call(sb: TestSandbox, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const r = await fetch(`${sb.baseUrl}/${p}`, {
+    method,
+    headers: { authorization: `Bearer ${sb.token}`, 'content-type': 'application/vnd.api+json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Creates a ruleset and a sequence using it; returns the sequence id. */
+export async function newSequence(sb: TestSandbox, ruleset: Record<string, unknown> = {}): Promise<number> {
+  const rs = await call(sb, 'POST', 'rulesets', { data: { type: 'ruleset', attributes: { name: `rs ${Math.random()}`, ...ruleset } } });
+  if (rs.status !== 201) throw new Error(`ruleset: ${JSON.stringify(rs.body)}`);
+  const seq = await call(sb, 'POST', 'sequences', {
+    data: { type: 'sequence', attributes: { name: `seq ${Math.random()}`, sequenceType: 'interval' }, relationships: { ruleset: { data: { type: 'ruleset', id: rs.body.data.id } } } },
+  });
+  if (seq.status !== 201) throw new Error(`sequence: ${JSON.stringify(seq.body)}`);
+  return Number(seq.body.data.id);
+}
+
+/** Enrolls one prospect directly (set-up). */
+export async function enrollDirect(sb: TestSandbox, prospect: number, sequence: number, mailbox = 1): Promise<number> {
+  const r = await call(sb, 'POST', 'sequenceStates', {
+    data: {
+      type: 'sequenceState',
+      relationships: {
+        prospect: { data: { type: 'prospect', id: prospect } },
+        sequence: { data: { type: 'sequence', id: sequence } },
+        mailbox: { data: { type: 'mailbox', id: mailbox } },
+      },
+    },
+  });
+  if (r.status !== 201) throw new Error(`enroll: ${JSON.stringify(r.body)}`);
+  return Number(r.body.data.id);
+}
+
+/** Prospect ids of the sequence's states, one entry per state (duplicates show). */
+export function stateProspects(sb: TestSandbox, sequence: number): number[] {
+  const out: number[] = [];
+  for (const rec of sb.store.table('sequenceState').values()) {
+    const seq = rec.rels['sequence'];
+    const p = rec.rels['prospect'];
+    if (seq && !Array.isArray(seq) && seq.id === sequence && p && !Array.isArray(p)) out.push(p.id);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** Ids of every prospect in the store. */
+export function prospectIds(sb: TestSandbox): number[] {
+  return [...sb.store.table('prospect').keys()];
+}
+
+/** First e-mail address of a prospect in the store. */
+export function emailOf(sb: TestSandbox, id: number): string {
+  const e = sb.store.get('prospect', id)?.attributes['emails'];
+  return Array.isArray(e) ? String(e[0]) : '';
+}
+
+/** Writes a file in a fresh temp dir and returns its path. */
+export function inputFile(name: string, text: string): string {
+  const f = path.join(tempDir('svc-bulk-e2e-'), name);
+  fs.writeFileSync(f, text);
+  return f;
+}
+
+/** Parsed NDJSON lines of a file. */
+export function ndjson<T = Record<string, unknown>>(file: string): T[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}
+
+/** A small seeded PRNG (mulberry32) so that "random" kill points repeat run after run. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Prospects with no sequence state at all (free of any exclusivity rule), lowest ids first. */
+export function freeProspects(sb: TestSandbox, n: number, minId = 1): number[] {
+  const busy = new Set<number>();
+  for (const rec of sb.store.table('sequenceState').values()) {
+    const p = rec.rels['prospect'];
+    if (p && !Array.isArray(p)) busy.add(p.id);
+  }
+  const out = [...sb.store.table('prospect').keys()].filter((id) => id >= minId && !busy.has(id)).sort((a, b) => a - b).slice(0, n);
+  if (out.length < n) throw new Error(`only ${out.length} free prospects`);
+  return out;
+}

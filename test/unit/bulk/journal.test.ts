@@ -1,0 +1,97 @@
+/** The journal: append, read back, torn last lines, the lock; row keys; shards. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JournalWriter, defaultJournalPath, readJournal } from '../../../src/bulk/journal.js';
+import { RowKeys } from '../../../src/bulk/row-key.js';
+import { inShard, parseShard } from '../../../src/bulk/shard.js';
+import { tempDir } from '../../helpers/run-svc.js';
+
+const file = () => path.join(tempDir('svc-journal-'), 'in.csv.journal.ndjson');
+
+describe('journal', () => {
+  it('appends one line per entry and reads back the latest entry per key', async () => {
+    const f = file();
+    const w = new JournalWriter(f, () => Date.parse('2025-01-02T03:04:05Z'));
+    w.open();
+    w.write({ key: 'a', row: 1, status: 'pending' });
+    w.write({ key: 'b', row: 2, status: 'updated', id: 7 });
+    w.write({ key: 'a', row: 1, status: 'created', id: 42 });
+    w.close();
+    const lines = fs.readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[2]).toEqual({ key: 'a', row: 1, status: 'created', id: 42, at: '2025-01-02T03:04:05.000Z' });
+    const s = await readJournal(f);
+    expect(s.entries.get('a')?.status).toBe('created');
+    expect(s.entries.get('a')?.id).toBe(42);
+    expect(s.entries.get('b')?.id).toBe(7);
+    expect(s.tornTail).toBe(false);
+    expect(s.damagedLines).toBe(0);
+    expect(fs.statSync(f).mode & 0o777).toBe(0o600);
+  });
+
+  it('ignores a torn last line and starts the next entry on a fresh line', async () => {
+    const f = file();
+    fs.writeFileSync(f, '{"key":"a","row":1,"status":"created","id":1,"at":"x"}\n{"key":"b","row":2,"sta');
+    const s = await readJournal(f);
+    expect([...s.entries.keys()]).toEqual(['a']);
+    expect(s.tornTail).toBe(true);
+    const w = new JournalWriter(f);
+    w.open();
+    w.write({ key: 'b', row: 2, status: 'created', id: 2 });
+    w.close();
+    const again = await readJournal(f);
+    expect(again.entries.get('b')?.id).toBe(2);
+    expect(again.damagedLines).toBe(1);
+  });
+
+  it('a missing journal is empty; the default path sits beside the input', async () => {
+    expect((await readJournal('/nonexistent/dir/j.ndjson')).entries.size).toBe(0);
+    expect(defaultJournalPath('/data/leads.csv')).toBe('/data/leads.csv.journal.ndjson');
+  });
+
+  it('refuses a journal locked by a live process and takes over a stale lock', () => {
+    const f = file();
+    fs.writeFileSync(`${f}.lock`, `${process.ppid}\n`);
+    expect(() => new JournalWriter(f).open()).toThrow(/another svc run \(pid \d+\) is using this journal/);
+    fs.writeFileSync(`${f}.lock`, '999999999\n');
+    const w = new JournalWriter(f);
+    w.open();
+    expect(fs.readFileSync(`${f}.lock`, 'utf8').trim()).toBe(String(process.pid));
+    w.close();
+    expect(fs.existsSync(`${f}.lock`)).toBe(false);
+  });
+});
+
+describe('row keys', () => {
+  it('depend on scope and content, not position; identical rows get #2, #3', () => {
+    const a = new RowKeys('create prospect');
+    const b = new RowKeys('create prospect');
+    const k1 = a.next({ firstName: 'Ada' });
+    const k2 = a.next({ firstName: 'Grace' });
+    const k3 = a.next({ firstName: 'Ada' });
+    expect(k3).toBe(`${k1}#2`);
+    // Reordered input: same keys.
+    expect(b.next({ firstName: 'Grace' })).toBe(k2);
+    expect(b.next({ firstName: 'Ada' })).toBe(k1);
+    expect(new RowKeys('update prospect').next({ firstName: 'Ada' })).not.toBe(k1);
+  });
+});
+
+describe('--shard', () => {
+  it('parses i/n and rejects nonsense', () => {
+    expect(parseShard('2/4')).toEqual({ index: 2, count: 4 });
+    for (const bad of ['0/3', '4/3', '1/0', 'a/b', '2', '1/3/4']) expect(() => parseShard(bad)).toThrow(/--shard/);
+  });
+
+  it('the n shards take every row exactly once', () => {
+    for (const n of [1, 2, 3, 7]) {
+      const owners = new Map<number, number>();
+      for (let row = 1; row <= 100; row++) {
+        for (let i = 1; i <= n; i++) if (inShard({ index: i, count: n }, row)) owners.set(row, (owners.get(row) ?? 0) + 1);
+      }
+      expect([...owners.values()].every((c) => c === 1)).toBe(true);
+      expect(owners.size).toBe(100);
+    }
+    expect(inShard(undefined, 5)).toBe(true);
+  });
+});
