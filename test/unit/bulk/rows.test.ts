@@ -40,7 +40,7 @@ describe('resource rows', () => {
     });
     const u = prepareRow(prospect, 'update', { row: 1, value: rec });
     expect(u).toEqual({ write: expect.objectContaining({ method: 'PATCH', path: 'prospects/7', id: 7 }) });
-    expect((u as { write: { body: { data: { id: number } } } }).write.body.data.id).toBe(7);
+    expect((u as unknown as { write: { body: { data: { id: number } } } }).write.body.data.id).toBe(7);
   });
 
   it('reports invalid rows with the field and the reason', () => {
