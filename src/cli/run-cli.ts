@@ -20,7 +20,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const controller = new AbortController();
   let interrupts = 0;
+  let firstInterrupt = 0;
   const onSigint = () => {
+    // conf's exit hook (when-exit) re-raises the SIGINT it sees: a repeat within a moment is
+    // that echo, not the user pressing Ctrl-C again.
+    if (interrupts > 0 && Date.now() - firstInterrupt < 300) return;
+    if (interrupts === 0) firstInterrupt = Date.now();
     interrupts++;
     if (interrupts > 1) {
       io.stderr.write('\ninterrupted\n');

@@ -131,9 +131,9 @@ describe('webhooks listen', () => {
       expect(l.stderr() + l.stdout()).not.toContain(secret);
       expect(l.stderr() + l.stdout()).not.toContain(String(hooks[0]!.attributes.cleanupToken));
     } finally {
-      code = await l.stop('SIGTERM');
+      code = await l.stop('SIGINT');
     }
-    expect(code).toBe(0);
+    expect(code, l.stderr()).toBe(0);
     expect(l.stderr()).toMatch(/removed webhook \d+/);
     expect(sb.store.table('webhook').size).toBe(0);
     const cleanup = sb.requests.filter((r) => r.path.endsWith('/webhooks/cleanup'));

@@ -97,20 +97,28 @@ async function printDelivery(ctx: Context, d: ReceivedDelivery, receivedAt: numb
   return writeOut(ctx.io.stdout, lines.join('\n') + '\n');
 }
 
-/** Resolves on Ctrl-C (the command signal) or SIGTERM. */
-function untilStopped(ctx: Context): Promise<'SIGINT' | 'SIGTERM'> {
-  return new Promise((resolve) => {
-    const onTerm = () => done('SIGTERM');
-    const onAbort = () => done('SIGINT');
-    function done(how: 'SIGINT' | 'SIGTERM') {
-      process.off('SIGTERM', onTerm);
-      ctx.signal.removeEventListener('abort', onAbort);
-      resolve(how);
-    }
-    if (ctx.signal.aborted) return done('SIGINT');
+/**
+ * Resolves on Ctrl-C (the command signal) or SIGTERM. The SIGTERM listener stays until
+ * `release()`: conf's exit hook re-raises the signal, and that echo must not kill the process
+ * while registered webhooks are being removed.
+ */
+function untilStopped(ctx: Context): { stopped: Promise<'SIGINT' | 'SIGTERM'>; release(): void } {
+  let onTerm = () => {};
+  let onAbort = () => {};
+  const stopped = new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
+    onTerm = () => resolve('SIGTERM');
+    onAbort = () => resolve('SIGINT');
+    if (ctx.signal.aborted) resolve('SIGINT');
     process.on('SIGTERM', onTerm);
     ctx.signal.addEventListener('abort', onAbort, { once: true });
   });
+  return {
+    stopped,
+    release() {
+      process.off('SIGTERM', onTerm);
+      ctx.signal.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: string): Promise<void> {
@@ -168,6 +176,7 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
     throw err;
   }
   const registered: RegisteredWebhook[] = [];
+  const stop = untilStopped(ctx);
   try {
     if (p.register) {
       const url = p.register.publicUrl?.toString() ?? listener.url;
@@ -182,11 +191,12 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
     if (!p.secret) ctx.warn('no --secret: signatures are not checked');
     const forward = p.forwardTo ? `, forwarding to ${p.forwardTo}` : '';
     ctx.info(`Ready: listening on ${listener.url}${forward} (Ctrl-C to stop)`);
-    const how = await untilStopped(ctx);
+    const how = await stop.stopped;
     ctx.trace(`stopping (${how})`);
   } finally {
     await listener.close();
     await queue;
     if (p.register && registered.length) await removeAll(ctx, registered, p.register.baseUrl);
+    stop.release();
   }
 }
