@@ -4,9 +4,9 @@
  * every time the store is opened.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Conf from 'conf';
+import { configDir } from './config-dir.js';
 
 /** One named profile (CLI.md § Words). */
 export interface Profile {
@@ -57,13 +57,7 @@ export interface ConfigStore {
   use(name: string): void;
 }
 
-/** The directory of the config store. */
-export function configDir(env: NodeJS.ProcessEnv): string {
-  if (env.SVC_CONFIG_DIR) return path.resolve(env.SVC_CONFIG_DIR);
-  if (process.platform === 'win32') return path.join(env.APPDATA ?? path.join(os.homedir(), 'AppData', 'Roaming'), 'svc');
-  if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Preferences', 'svc');
-  return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'svc');
-}
+export { configDir } from './config-dir.js';
 
 /**
  * Makes the directory 0700 and the file 0600, whatever created them (an old version, a

@@ -2,6 +2,7 @@
  * Loads the org schema that `svc schema pull` cached for the command's profile, for the write
  * path of resource commands. Without a cache file this costs one failed file read.
  */
+import { configDir } from '../../auth/config-dir.js';
 import type { Context } from '../../cli/context.js';
 import type { ResourceType } from '../../registry/index.js';
 import { readSchemaCache, schemaCachePath } from '../../schema/cache.js';
@@ -19,7 +20,8 @@ export async function loadOrgSchema(ctx: Context): Promise<OrgSchema | undefined
     const conn = await ctx.connection();
     // The zero-set-up sandbox listens on a new port each run while its org persists.
     baseUrl = conn.tokenSource === 'sandbox' ? undefined : conn.baseUrl;
-    file = schemaCachePath((await ctx.config()).dir, conn.profileName);
+    // The directory alone: no need to load the config store (conf) for this.
+    file = schemaCachePath(configDir(ctx.env), conn.profileName);
   } catch {
     return undefined;
   }
