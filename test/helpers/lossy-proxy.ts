@@ -1,0 +1,61 @@
+/**
+ * A proxy in front of the sandbox that loses answers: for the requests a test picks, it forwards
+ * the request, lets the sandbox carry it out, and then cuts the connection instead of answering
+ * — the "network failed after sending" case that bulk creates must survive without duplicates.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A running proxy. */
+export interface LossyProxy {
+  /** Version-2 root through the proxy. */
+  baseUrl: string;
+  /** Requests whose answers were dropped (method and path). */
+  dropped: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the proxy.
+ * @param target the sandbox's origin (`http://127.0.0.1:PORT`)
+ * @param drop decides, per request, whether its answer is lost
+ */
+export async function startLossyProxy(target: string, drop: (method: string, path: string, body: string) => boolean): Promise<LossyProxy> {
+  const dropped: string[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const lose = drop(req.method!, req.url!, body);
+      const headers = { ...req.headers };
+      delete headers.host;
+      const up = http.request(`${target}${req.url}`, { method: req.method, headers }, (upRes) => {
+        const parts: Buffer[] = [];
+        upRes.on('data', (c: Buffer) => parts.push(c));
+        upRes.on('end', () => {
+          if (lose) {
+            dropped.push(`${req.method} ${req.url}`);
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(upRes.statusCode!, upRes.headers);
+          res.end(Buffer.concat(parts));
+        });
+      });
+      up.on('error', () => req.socket.destroy());
+      up.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api/v2`,
+    dropped,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
