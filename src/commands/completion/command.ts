@@ -24,6 +24,6 @@ The scripts are static (completing starts no Node process); the same files are i
     )
     .action(async (shell: (typeof SHELLS)[number], _opts, cmd: Command) => {
       const { completionHandler } = await import('./handler.js');
-      await runCommand(app, cmd, (ctx) => completionHandler(ctx, cmd, shell));
+      await runCommand(app, cmd, (ctx) => completionHandler(ctx, cmd, app, shell));
     });
 }

@@ -1,12 +1,29 @@
 /** Handler of `svc completion <shell>`. */
-import type { Command } from 'commander';
+import { Command } from 'commander';
+import type { App } from '../../cli/app.js';
 import type { Context } from '../../cli/context.js';
 import { writeOut } from '../../output/io.js';
 import { renderScript } from './render.js';
 
-/** Prints the script for the whole program (the root of `cmd`). */
-export async function completionHandler(ctx: Context, cmd: Command, shell: 'bash' | 'zsh' | 'fish'): Promise<void> {
-  let root = cmd;
+/**
+ * The whole command tree. The running program may have built only the commands its command line
+ * names (start-up time), so the scripts come from a fresh tree built in full: the same commands
+ * registered on a new root that carries the running root's global options.
+ */
+async function fullProgram(running: Command, app: App): Promise<Command> {
+  let root = running;
   while (root.parent) root = root.parent;
-  await writeOut(ctx.io.stdout, renderScript(root, shell));
+  const full = new Command(root.name());
+  for (const o of root.options) full.addOption(o);
+  const everything: App = Object.assign({}, app);
+  // Without a known command line every command is built in full.
+  delete (everything as { argv?: unknown }).argv;
+  const { registerCommands } = await import('../index.js');
+  registerCommands(full, everything);
+  return full;
+}
+
+/** Prints the script for the whole program. */
+export async function completionHandler(ctx: Context, cmd: Command, app: App, shell: 'bash' | 'zsh' | 'fish'): Promise<void> {
+  await writeOut(ctx.io.stdout, renderScript(await fullProgram(cmd, app), shell));
 }
