@@ -1,0 +1,171 @@
+/**
+ * Bulk runs meeting the world: pacing that avoids 429 on a small budget, 429 and 503 answers
+ * waited out, Ctrl-C (finish in flight, journal, exit 130, resume), and answers lost after the
+ * server acted (looked up, never sent blindly again).
+ */
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
+import { startLossyProxy, type LossyProxy } from '../helpers/lossy-proxy.js';
+
+let sb: TestSandbox | undefined;
+let proxy: LossyProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await sb?.close();
+  sb = undefined;
+  proxy = undefined;
+});
+
+const statuses = (s: TestSandbox, since: number) => s.requests.slice(since).map((r) => r.status);
+const posts = (s: TestSandbox, path: string) => s.requests.filter((r) => r.method === 'POST' && r.path === `/api/v2/${path}`).length;
+
+async function setup(opts: Parameters<typeof sandboxWithEnv>[0], n: number) {
+  const made = await sandboxWithEnv({ seed: 200, ...opts });
+  sb = made.sb;
+  const seq = await newSequence(made.sb, { permitDuplicateProspects: 'allow' });
+  const ids = freeProspects(made.sb, n);
+  const file = inputFile('ids.csv', 'id\n' + ids.join('\n') + '\n');
+  return { ...made, seq, ids, file, args: ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '8'] };
+}
+
+describe('rate limit and maintenance', () => {
+  it('paces by X-RateLimit-* on a small budget: zero 429 answers, and the run finishes', async () => {
+    const s = await setup({ rateLimit: 30, rateWindowMs: 500 }, 60);
+    // Set-up used some of the budget: let the window start afresh.
+    await new Promise((r) => setTimeout(r, 600));
+    const mark = s.sb.requests.length;
+    const r = await runSvc(s.args, { env: s.env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
+    expect(statuses(s.sb, mark)).not.toContain(429);
+    // More than two windows' worth of requests without a single 429: it waited for the resets.
+    expect(s.sb.requests.length - mark).toBeGreaterThan(2 * 30);
+  });
+
+  it('429 answers (another client spending the same budget) are waited out and the run completes', async () => {
+    const s = await setup({ rateLimit: 40, rateWindowMs: 1000, latencyMs: 5 }, 60);
+    await new Promise((r) => setTimeout(r, 1100));
+    const mark = s.sb.requests.length;
+    const child = spawnSvc(s.args, { env: s.env() });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.resume();
+    // A second client of the same user burns the budget while the run goes.
+    const burn = setInterval(() => {
+      for (let i = 0; i < 5; i++) void fetch(`${s.sb.baseUrl}/mailboxes/1`, { headers: { authorization: `Bearer ${s.sb.token}` } }).catch(() => {});
+    }, 50);
+    setTimeout(() => clearInterval(burn), 1200);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearInterval(burn);
+    expect(code, stderr).toBe(0);
+    const mine = s.sb.requests.slice(mark).filter((q) => q.path === '/api/v2/sequenceStates');
+    expect(mine.some((q) => q.status === 429)).toBe(true);
+    expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
+    expect(stderr).toMatch(/waiting 0:0\d: rate limited \(HTTP 429\)/);
+  });
+
+  it('503 maintenance in the middle of a run is waited out (ISO Retry-After) and the run completes', async () => {
+    const s = await setup({ latencyMs: 10 }, 80);
+    const child = spawnSvc(s.args, { env: s.env() });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.resume();
+    const start = posts(s.sb, 'sequenceStates');
+    const watch = setInterval(() => {
+      if (posts(s.sb, 'sequenceStates') - start >= 20) {
+        clearInterval(watch);
+        s.sb.setMaintenance(new Date(Date.now() + 1200).toISOString());
+      }
+    }, 1);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearInterval(watch);
+    expect(code, stderr).toBe(0);
+    expect(s.sb.requests.some((q) => q.status === 503)).toBe(true);
+    expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
+    expect(stderr).toMatch(/waiting 0:0\d: service unavailable \(HTTP 503, maintenance\)/);
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('finishes the requests in flight, journals them, exits 130 with a resume hint; the rerun does the rest', async () => {
+    const s = await setup({ latencyMs: 15 }, 80);
+    const child = spawnSvc(s.args, { env: s.env() });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.resume();
+    const start = posts(s.sb, 'sequenceStates');
+    const watch = setInterval(() => {
+      if (posts(s.sb, 'sequenceStates') - start >= 15) {
+        clearInterval(watch);
+        child.kill('SIGINT');
+      }
+    }, 1);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearInterval(watch);
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/error: interrupted: \d+ of 80 rows done/);
+    expect(stderr).toMatch(/hint: run the same command again to do the rest: the journal .*ids\.csv\.journal\.ndjson records what is done/);
+    // Every enrolment the server received was answered and journaled before exiting.
+    const enrolled = stateProspects(s.sb, s.seq);
+    expect(enrolled.length).toBeGreaterThan(0);
+    expect(enrolled.length).toBeLessThan(80);
+    const journal = ndjson<{ key: string; status: string }>(`${s.file}.journal.ndjson`);
+    expect(journal.filter((j) => j.status === 'created')).toHaveLength(enrolled.length);
+    const rest = await runSvc(s.args, { env: s.env() });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stderr).toMatch(new RegExp(`${80 - enrolled.length} created, ${enrolled.length} skipped`));
+    expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
+  });
+});
+
+describe('answers lost after the server acted', () => {
+  it('enroll: the state is looked up before any retry; nothing is enrolled twice', async () => {
+    const s = await setup({}, 30);
+    let n = 0;
+    proxy = await startLossyProxy(s.sb.authUrl, (method, path) => method === 'POST' && path === '/api/v2/sequenceStates' && ++n % 4 === 0);
+    const report = `${s.file}.report`;
+    const r = await runSvc([...s.args, '--report', report], { env: { ...s.env(), SVC_BASE_URL: proxy.baseUrl } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.dropped.length).toBeGreaterThanOrEqual(7);
+    expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
+    const recovered = ndjson<{ status: string; recovered?: boolean }>(report).filter((l) => l.recovered);
+    expect(recovered).toHaveLength(proxy.dropped.length);
+    expect(recovered.every((l) => l.status === 'created')).toBe(true);
+    const lookups = s.sb.requests.filter((q) => q.method === 'GET' && q.path === '/api/v2/sequenceStates' && q.query.parsed['filter[prospect][id]']);
+    expect(lookups).toHaveLength(proxy.dropped.length);
+  });
+
+  it('create: found by a filter on the row; a row with nothing to look it up by is "unknown", never sent again', async () => {
+    const made = await sandboxWithEnv({ seed: 5 });
+    sb = made.sb;
+    proxy = await startLossyProxy(sb.authUrl, (method, path, body) => method === 'POST' && path === '/api/v2/prospects' && body.includes('lost'));
+    const file = inputFile(
+      'new.ndjson',
+      [{ firstName: 'Kept', emails: ['kept@lost.test'] }, { firstName: 'Found', emails: ['found@lost.test'], websiteUrl1: 'lost' }, { websiteUrl1: 'https://lost.example' }]
+        .map((x) => JSON.stringify(x))
+        .join('\n'),
+    );
+    const report = `${file}.report`;
+    const r = await runSvc(['prospects', 'create', '--input', file, '--report', report], { env: { ...made.env(), SVC_BASE_URL: proxy.baseUrl } });
+    expect(r.code).toBe(5);
+    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort((a, b) => a.row - b.row);
+    expect(lines[0]).toMatchObject({ status: 'created', error: null });
+    expect(lines[1]).toMatchObject({ status: 'created', recovered: true });
+    expect(lines[2]!.status).toBe('unknown');
+    expect(lines[2]!.error).toMatch(/no field to look the record up by; the record may exist/);
+    // Exactly one POST per row: the lost ones were never sent again.
+    expect(posts(sb, 'prospects')).toBe(3);
+    const found = [...sb.store.table('prospect').values()].filter((p) => p.attributes['firstName'] === 'Found');
+    expect(found).toHaveLength(1);
+    expect(lines[1]!.id).toBe(found[0]!.id);
+    expect(r.stderr).toMatch(/rows marked unknown may have been created/);
+    // The rerun does not send the unknown row blindly either.
+    const again = await runSvc(['prospects', 'create', '--input', file], { env: made.env() });
+    expect(again.code).toBe(5);
+    expect(posts(sb, 'prospects')).toBe(3);
+    expect(fs.readFileSync(`${file}.journal.ndjson`, 'utf8')).toMatch(/"status":"unknown"/);
+  });
+});
