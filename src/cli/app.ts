@@ -23,6 +23,11 @@ export interface App {
   exitCode: number;
   /** Aborted on SIGINT. */
   signal: AbortSignal;
+  /**
+   * The command line, when known: resource commands build their operations only for the
+   * resource it names (start-up time). Undefined builds every command in full.
+   */
+  argv?: readonly string[];
 }
 
 /** Global options from commander's merged options and the environment. */

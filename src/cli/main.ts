@@ -1,6 +1,7 @@
 /**
  * Entry point of the bundled CLI. Keeps the start-up path short: `--version` answers before
- * anything else loads; everything else goes through commander.
+ * anything else loads (this file imports nothing shared, so the bundle's main.js stands alone);
+ * everything else goes through commander.
  */
 import { VERSION } from './version.js';
 
@@ -10,7 +11,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 } else {
   try {
     const { runCli } = await import('./run-cli.js');
-    process.exitCode = await runCli(argv);
+    process.exitCode = await runCli(argv, process.env, VERSION);
   } catch (err) {
     // A bug, not a user error: one line, the stack only with --verbose.
     const verbose = argv.includes('--verbose') || argv.includes('-v');

@@ -6,7 +6,6 @@ import { Command, Option } from 'commander';
 import { registerCommands } from '../commands/index.js';
 import { OUTPUT_FORMATS } from '../output/render.js';
 import type { App } from './app.js';
-import { VERSION } from './version.js';
 
 const EXAMPLES = `
 Examples:
@@ -24,12 +23,12 @@ SVC_CLIENT_ID, SVC_CLIENT_SECRET, NO_COLOR. Exit codes: 0 ok, 1 API/network, 2 u
 3 auth, 4 permission, 5 partial bulk run, 130 interrupted.
 `;
 
-/** Builds the whole program. */
-export function buildProgram(app: App): Command {
+/** Builds the whole program (resource operations only for what `app.argv` names, when given). */
+export function buildProgram(app: App, version: string): Command {
   const program = new Command('svc');
   program
     .description('Command-line tool for the sales-engagement API (JSON:API v2)')
-    .version(VERSION, '-V, --version', 'print the version')
+    .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .option('--profile <name>', 'profile to use (SVC_PROFILE)')
     .option('--base-url <url>', 'API root, version 2 (SVC_BASE_URL)')

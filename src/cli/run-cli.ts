@@ -8,8 +8,11 @@ import { processIO } from '../output/io.js';
 import type { App } from './app.js';
 import { buildProgram } from './program.js';
 
-/** Runs svc with these arguments in this process; resolves to the exit code. */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/**
+ * Runs svc with these arguments in this process; resolves to the exit code. `version` comes from
+ * main.ts so that only the entry file holds it (`--version` then loads nothing else).
+ */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: string): Promise<number> {
   const io = processIO({ noColor: argv.includes('--no-color'), env });
   // A closed pipe (`svc … | head`) is the reader saying it has enough: stop quietly.
   for (const stream of [process.stdout, process.stderr]) {
@@ -34,8 +37,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
     controller.abort();
   };
   process.on('SIGINT', onSigint);
-  const app: App = { io, env, exitCode: 0, signal: controller.signal };
-  const program = buildProgram(app);
+  const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
+  const program = buildProgram(app, version);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -9,10 +9,19 @@ import { CUSTOM_FIELD_COUNT, type AttributeSpec, type ResourceType } from './typ
 export * from './types.js';
 export { kebab, camel, pluralize, singular } from './define.js';
 
-/** All resource types, sorted by type name. */
-export const RESOURCES: readonly ResourceType[] = [...RESOURCE_TYPES].sort((a, b) =>
-  a.type.localeCompare(b.type),
-);
+/**
+ * All resource types, sorted by type name (case-insensitively, then by code unit: what
+ * `localeCompare` gives for these ASCII names, without the ~7 ms of loading ICU's collator at
+ * every start-up).
+ */
+export const RESOURCES: readonly ResourceType[] = [...RESOURCE_TYPES].sort((a, b) => compareNames(a.type, b.type));
+
+function compareNames(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  if (x !== y) return x < y ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 const byType = new Map(RESOURCES.map((r) => [r.type, r]));
 const byName = new Map<string, ResourceType>();

@@ -11,12 +11,20 @@ import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-/** Registers one command per resource type. */
+/**
+ * Registers one command per resource type. Start-up cost: all 51 are registered (for `--help`
+ * and suggestions), but their operations are built only for the types the command line names
+ * (`app.argv`), or for all of them when it is not known.
+ */
 export function registerResourceCommands(program: Command, app: App): void {
-  for (const rt of RESOURCES) program.addCommand(buildResourceCommand(program, rt, app));
+  const named = app.argv && new Set(app.argv);
+  for (const rt of RESOURCES) {
+    const expand = !named || named.has(rt.command) || named.has(rt.path);
+    program.addCommand(buildResourceCommand(program, rt, app, expand));
+  }
 }
 
-function buildResourceCommand(program: Command, rt: ResourceType, app: App): Command {
+function buildResourceCommand(program: Command, rt: ResourceType, app: App, withOperations: boolean): Command {
   const cmd = program.createCommand(rt.command);
   cmd.copyInheritedSettings(program);
   cmd.description(`${rt.description} (${[...rt.operations, ...rt.actions.map((a) => a.command)].join(', ')})`);
@@ -35,6 +43,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App): Com
       app.io.stderr.write(`error: ${rt.command} has no operation "${op}": it offers ${offered.join(', ')}\n`);
       app.exitCode = 2;
     });
+  if (!withOperations) return cmd;
   const run = (c: Command, fn: (h: typeof import('./handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
     runCommand(app, c, async (ctx) => fn(await import('./handlers.js'))(ctx));
 
