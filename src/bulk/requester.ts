@@ -53,6 +53,15 @@ export class Requester {
   private readonly now: () => number;
   /** Waits after 429 or 503 answers (for the summary). */
   refusals = 0;
+  /**
+   * Refusals (429/503) in a row: the backoff when the server gives no `Retry-After` grows with
+   * this — not with every refusal of the run (a long run that met many well-announced 429s would
+   * otherwise wait a minute at the first one without a header), and not with each of the
+   * workers refused at the same moment (requests sent before the last wait ended count once).
+   */
+  private streak = 0;
+  /** When the latest refusal's wait ends (epoch ms). */
+  private waitEnds = 0;
 
   constructor(private readonly opts: RequesterOptions) {
     this.now = opts.now ?? Date.now;
@@ -74,6 +83,7 @@ export class Requester {
       if (!(await pacer.acquire(signal))) throw new Stopped();
       let res: ApiResponse;
       if (track) track.sent++;
+      const sentAt = this.now();
       try {
         res = await client.request({ ...req, noRetry: true, signal: undefined });
       } catch (err) {
@@ -81,9 +91,11 @@ export class Requester {
         if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {
           // Refused before being processed: repeat after the wait, even a create.
           this.refusals++;
-          const wait = retryAfterMs(err.retryAfter, this.now()) ?? Math.min(1000 * 2 ** this.refusals, 60_000);
+          if (sentAt >= this.waitEnds) this.streak++;
+          const wait = retryAfterMs(err.retryAfter, this.now()) ?? Math.min(1000 * 2 ** (this.streak - 1), 60_000);
           const why = err.status === 429 ? 'rate limited (HTTP 429)' : 'service unavailable (HTTP 503, maintenance)';
           // Every worker waits (the pacer shows the wait once).
+          this.waitEnds = Math.max(this.waitEnds, this.now() + wait);
           pacer.block(this.now() + wait, why);
           continue;
         }
@@ -107,6 +119,7 @@ export class Requester {
         throw err;
       }
       pacer.release();
+      this.streak = 0;
       return res;
     }
   }
