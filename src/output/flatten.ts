@@ -24,7 +24,7 @@ export function indexIncluded(doc: JsonApiDocument): IncludedIndex {
  * relationships stay ids), so cycles cannot recurse.
  */
 export function flatten(resource: ResourceObject, included?: IncludedIndex, depth = 0): FlatRecord {
-  const record: FlatRecord = { id: resource.id, type: resource.type };
+  const record: FlatRecord = { id: recordId(resource.id), type: resource.type };
   for (const [k, v] of Object.entries(resource.attributes ?? {})) record[k] = v;
   for (const [name, rel] of Object.entries(resource.relationships ?? {})) {
     if (!rel || !('data' in rel)) continue;
@@ -43,7 +43,18 @@ export function flatten(resource: ResourceObject, included?: IncludedIndex, dept
 
 function resolveId(type: string, id: number | string, included: IncludedIndex | undefined, depth: number): unknown {
   const inc = depth === 0 ? included?.get(`${type}:${id}`) : undefined;
-  return inc ? flatten(inc, included, depth + 1) : id;
+  return inc ? flatten(inc, included, depth + 1) : recordId(id);
+}
+
+/**
+ * Ids are integers in this API, but JSON:API servers (and gateways that re-encode) may send
+ * them as strings: `"12"` is printed as `12` so that scripts see one shape. Anything that is not
+ * a plain safe integer stays as sent.
+ */
+export function recordId(id: number | string): number | string {
+  if (typeof id !== 'string' || !/^[1-9]\d{0,15}$/.test(id)) return id;
+  const n = Number(id);
+  return Number.isSafeInteger(n) ? n : id;
 }
 
 /** Flattens every primary record of a document. */
