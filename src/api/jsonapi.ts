@@ -145,3 +145,15 @@ export function parseDocument(status: number, body: string, contentType: string 
     throw new ApiError(status, [{ title: 'bad response', detail: `server answered ${status} with ${what}` }]);
   }
 }
+
+/**
+ * The resource of a single-resource answer (`get`): a clear error, never `null` printed with
+ * exit 0, when the document has no `data` object (an empty body, `{"meta":…}`, a string).
+ */
+export function singleResource(status: number, doc: JsonApiDocument): ResourceObject {
+  const d = doc.data as unknown;
+  if (typeof d !== 'object' || d === null || Array.isArray(d) || typeof (d as ResourceObject).type !== 'string') {
+    throw new ApiError(status, [{ title: 'bad response', detail: `server answered ${status} with no data (expected one resource)` }]);
+  }
+  return d as ResourceObject;
+}

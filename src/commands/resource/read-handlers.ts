@@ -1,5 +1,6 @@
 /** Handlers of `list` and `get`. */
 import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
+import { singleResource } from '../../api/jsonapi.js';
 import { buildQuery } from '../../api/query.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
@@ -68,6 +69,7 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m));
   const api = await ctx.api();
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
+  singleResource(res.status, res.doc);
   const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
   await writer.page(res.doc, flattenDocument(res.doc));
   await writer.end();
