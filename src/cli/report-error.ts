@@ -2,6 +2,7 @@
  * Errors → stderr and exit code, in one place (CLI.md § Exit codes): `error: <title>: <detail>`
  * plus field and error id, never a stack trace without --verbose, `{"errors":[...]}` with -o json.
  */
+import { retryAfterMs } from '../api/jsonapi.js';
 import { ApiError, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
 
 /** What reporting needs of the surrounding command. */
@@ -22,6 +23,8 @@ export function reportError(err: unknown, t: ErrorReportTarget): number {
     lines.push(`error: ${err.message}${describeExtras(err.errors[0])}`);
     for (const e of err.errors.slice(1)) lines.push(`error: ${e.title ?? e.id ?? 'error'}${e.detail ? `: ${e.detail}` : ''}${describeExtras(e)}`);
     for (const h of err.hints) lines.push(`hint: ${h}`);
+    const retry = (err.status === 429 || err.status === 503) && err.retryAfter ? describeRetryAfter(err.retryAfter, Date.now()) : undefined;
+    if (retry) lines.push(`hint: the service asks to retry after ${retry}`);
     jsonErrors = err.errors.length ? err.errors : [{ status: String(err.status), title: err.message }];
   } else if (err instanceof SvcError) {
     code = err.exitCode;
@@ -48,4 +51,16 @@ function describeExtras(e: ApiErrorObject | undefined): string {
   if (field) parts.push(`field ${field}`);
   if (e.id) parts.push(`id ${e.id}`);
   return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+/**
+ * A `Retry-After` the client did not wait out (too long, or the retries ran out), for people:
+ * `3600 s (at 2025-01-01T12:00:00Z)` or the time it names. Undefined when it is under a second
+ * away or cannot be read.
+ */
+export function describeRetryAfter(value: string, now: number): string | undefined {
+  const ms = retryAfterMs(value, now);
+  if (ms === undefined || ms < 1000) return undefined;
+  const at = new Date(now + ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return /^\d+$/.test(value.trim()) && Number(value) < 1e9 ? `${Number(value)} s (at ${at})` : at;
 }
