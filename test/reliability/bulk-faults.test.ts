@@ -1,0 +1,165 @@
+/**
+ * Bulk runs through a faulty network: creates whose answers are lost after the server did the
+ * work (reset, cut short, hang, a gateway's 502), creates that never reached it, updates,
+ * deletes and enrolments meeting the same, and 429/503 storms. Every row is done exactly once:
+ * the sandbox's records are counted, not svc's report.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
+import { times, type Fault } from '../helpers/fault-proxy.js';
+import { expectNoCrash, startRig, type Rig } from '../helpers/reliability.js';
+import { runSvc } from '../helpers/run-svc.js';
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await startRig({ seed: 41 });
+});
+afterAll(() => rig.close());
+
+const svc = (args: string[]) => runSvc(args, { env: rig.env(), timeoutMs: 60_000 });
+type Line = { row: number; status: string; id: number | null; error: string | null; recovered?: boolean };
+
+/** Prospects in the store whose first address ends with a marker. */
+function marked(marker: string) {
+  return [...rig.sb.store.table('prospect').values()].filter((p) => String((p.attributes['emails'] as string[] | undefined)?.[0] ?? '').endsWith(marker));
+}
+
+/** Every line of a journal parses; returns the entries. */
+function journalEntries(file: string) {
+  const text = fs.readFileSync(file, 'utf8');
+  expect(text.endsWith('\n')).toBe(true);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { key: string; row: number; status: string; id?: number });
+}
+
+/** An HTML page a gateway sends after the server behind it did the work. */
+const gateway502: Fault = { kind: 'rewrite', status: 502, headers: { 'content-type': 'text/html' }, body: () => '<html><body><h1>502 Bad Gateway</h1></body></html>' };
+
+/** The faults a run of creates meets, in order, on its POSTs. */
+const CREATE_FAULTS: Fault[] = [
+  { kind: 'reset-after' }, // done by the server, answer lost
+  { kind: 'pass' },
+  { kind: 'reset-before' }, // never reached the server
+  { kind: 'cut' }, // done, answer cut short
+  gateway502, // done, the gateway says 502
+  { kind: 'answer', status: 500, body: '{"errors":[{"title":"Internal Server Error"}]}' }, // not done, 500
+  { kind: 'hang', forward: true }, // done, answer never comes (timeout)
+  { kind: 'reset-after' },
+];
+
+describe('creates: answers lost after the server did the work', () => {
+  it('every row created exactly once; lost answers found by lookup, never re-sent blindly', async () => {
+    const n = 14;
+    const file = inputFile('c.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Net${i}`, lastName: 'Fault', emails: [`net${i}@netfault.test`] })).join('\n') + '\n');
+    const report = `${file}.report.ndjson`;
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects$/ };
+    rig.proxy.plan(POSTS, CREATE_FAULTS);
+    const mark = rig.proxy.log.length;
+    const r = await svc(['prospects', 'create', '--input', file, '--report', report, '--concurrency', '4', '--timeout', '1']);
+    rig.proxy.clear();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    // The sandbox holds each row once.
+    const made = marked('@netfault.test');
+    expect(made.map((p) => p.attributes['firstName']).sort()).toEqual(Array.from({ length: n }, (_, i) => `Net${i}`).sort());
+    // The report: one line per row, all created, ids those of the store.
+    const lines = ndjson<Line>(report);
+    expect(lines.map((l) => l.row).sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    expect(lines.every((l) => l.status === 'created')).toBe(true);
+    expect(lines.map((l) => l.id).sort()).toEqual(made.map((p) => p.id).sort());
+    // Every fault was met; the ones after the server did the work were recovered by lookup.
+    const posts = rig.proxy.since(mark, POSTS);
+    expect(posts.slice(0, CREATE_FAULTS.length).map((e) => e.fault)).toEqual(CREATE_FAULTS.map((f) => f.kind));
+    expect(lines.filter((l) => l.recovered)).toHaveLength(5);
+    // Rows the server never created were sent again; the others were not.
+    expect(posts.length).toBe(n + 2);
+    const journal = journalEntries(`${file}.journal.ndjson`);
+    const done = journal.filter((j) => j.status === 'created');
+    expect(new Set(done.map((j) => j.key)).size).toBe(n);
+    // A rerun does nothing.
+    const mark2 = rig.proxy.log.length;
+    const again = await svc(['prospects', 'create', '--input', file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(rig.proxy.since(mark2, POSTS)).toHaveLength(0);
+    expect(marked('@netfault.test')).toHaveLength(n);
+  });
+});
+
+describe('updates, deletes, enrolments through faults', () => {
+  it('updates are repeated after lost answers; each record ends with its new value', async () => {
+    const ids = freeProspects(rig.sb, 8, 5);
+    const file = inputFile('u.ndjson', ids.map((id) => JSON.stringify({ id, title: `Fixed ${id}` })).join('\n') + '\n');
+    const PATCHES = { method: 'PATCH', path: /^\/api\/v2\/prospects\/\d+$/ };
+    rig.proxy.plan(PATCHES, [{ kind: 'reset-after' }, { kind: 'cut' }, gateway502, { kind: 'hang', forward: true }, { kind: 'reset-before' }]);
+    const mark = rig.proxy.log.length;
+    const r = await svc(['prospects', 'update', '--input', file, '--report', '-', '--timeout', '1']);
+    rig.proxy.clear();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    for (const id of ids) expect(rig.sb.store.get('prospect', id)!.attributes['title']).toBe(`Fixed ${id}`);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    expect(lines.map((l) => l.status)).toEqual(Array(8).fill('updated'));
+    expect(rig.proxy.since(mark, PATCHES)).toHaveLength(8 + 5);
+  });
+
+  it('a delete whose answer was lost is found gone on the retry and counted deleted once', async () => {
+    const ids = freeProspects(rig.sb, 6, 5);
+    const file = inputFile('d.csv', 'id\n' + ids.join('\n') + '\n');
+    const DELETES = { method: 'DELETE', path: /^\/api\/v2\/prospects\/\d+$/ };
+    rig.proxy.plan(DELETES, [{ kind: 'reset-after' }, { kind: 'pass' }, { kind: 'cut' }]);
+    const r = await svc(['prospects', 'delete', '--input', file, '--yes', '--report', '-']);
+    rig.proxy.clear();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    for (const id of ids) expect(rig.sb.store.get('prospect', id)).toBeUndefined();
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    expect(lines.map((l) => l.status)).toEqual(Array(6).fill('deleted'));
+  });
+
+  it('enrolments: lost answers looked up, every prospect in the sequence exactly once', async () => {
+    const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
+    const ids = freeProspects(rig.sb, 10, 5);
+    const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
+    const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates$/ };
+    rig.proxy.plan(STATES, [{ kind: 'reset-after' }, gateway502, { kind: 'reset-before' }, { kind: 'cut' }, { kind: 'hang', forward: true }]);
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', '-', '--timeout', '1']);
+    rig.proxy.clear();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    // permitDuplicateProspects: allow — the server would take a second enrolment; there is none.
+    expect(stateProspects(rig.sb, seq)).toEqual([...ids].sort((a, b) => a - b));
+  });
+});
+
+describe('429 storms and maintenance during a run', () => {
+  it('a storm of 429s and 503s (seconds and ISO Retry-After) is waited out; every row once', async () => {
+    const n = 10;
+    const file = inputFile('s.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Storm${i}`, emails: [`storm${i}@storm.test`] })).join('\n') + '\n');
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects$/ };
+    const limited = (retryAfter?: string): Fault => ({
+      kind: 'answer',
+      status: 429,
+      headers: retryAfter ? { 'retry-after': retryAfter } : {},
+      body: '{"errors":[{"id":"rateLimitExceeded","title":"Rate limit exceeded"}]}',
+    });
+    const maintenance: Fault = {
+      kind: 'answer',
+      status: 503,
+      headers: { 'retry-after': new Date(Date.now() + 1500).toISOString() },
+      body: '{"errors":[{"id":"scheduledServerMaintenance","title":"Scheduled maintenance"}]}',
+    };
+    rig.proxy.plan(POSTS, [...times(6, limited('1')), maintenance, limited(), ...times(3, limited('0'))]);
+    const mark = rig.proxy.log.length;
+    const r = await svc(['prospects', 'create', '--input', file, '--report', '-']);
+    rig.proxy.clear();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    expect(marked('@storm.test')).toHaveLength(n);
+    const posts = rig.proxy.since(mark, POSTS);
+    expect(posts.filter((e) => e.fault === 'pass')).toHaveLength(n);
+    expect(posts).toHaveLength(n + 11);
+  });
+});
