@@ -9,10 +9,21 @@ import { relModels } from './model.js';
 import type { FilterClause, ParsedQuery, SortKey } from './query.js';
 import type { TypeRules } from './rules/types.js';
 import { normalizeDateTime } from './time.js';
+import { cmp, comparator, topK } from './sort.js';
 import type { Rec, Ref, Store } from './store.js';
 
 type Pred = (rec: Rec) => boolean;
-type Getter = (rec: Rec) => unknown;
+/** Ids in ascending order, without duplicates. */
+type IdList = ArrayLike<number>;
+
+/** A compiled filter clause. */
+interface Compiled {
+  pred: Pred;
+  /** Ids of the matching records, when the clause can be answered from an index. */
+  candidates?: () => IdList;
+  /** Bounds of a `filter[id]` range (inclusive), which id-ordered requests use directly. */
+  idRange?: { lo: number; hi: number };
+}
 
 const ID_SPEC: AttributeSpec = { name: 'id', type: 'integer', filterable: true, sortable: true };
 
@@ -37,10 +48,6 @@ function coerce(spec: AttributeSpec, raw: string, param: string, bound?: 'lo' | 
     default:
       return raw;
   }
-}
-
-function cmp(a: unknown, b: unknown): number {
-  return a === b ? 0 : (a as number) < (b as number) ? -1 : 1;
 }
 
 /** A predicate on one value (list attributes match when any element matches). */
@@ -88,7 +95,7 @@ function matchingIds(store: Store, rt: ResourceType, spec: AttributeSpec, c: Fil
 }
 
 /** Compiles a clause; `candidates` is set when the clause can be answered from an index. */
-function compile(store: Store, rt: ResourceType, c: FilterClause): { pred: Pred; candidates?: () => Set<number> } {
+function compile(store: Store, rt: ResourceType, c: FilterClause): Compiled {
   const [head, sub, ...extra] = c.path;
   if (extra.length || !head) throw paramError(c.param, `Unsupported filter ${c.param}.`);
   if (sub === undefined) {
@@ -103,7 +110,16 @@ function compile(store: Store, rt: ResourceType, c: FilterClause): { pred: Pred;
     }
     if (!spec.filterable) throw paramError(c.param, `${rt.type}.${head} is not filterable.`);
     const p = valuePred(spec, c);
-    if (head === 'id') return { pred: (r) => p(r.id) };
+    if (head === 'id') {
+      if (c.values) {
+        // Ids are positive 32-bit integers; any other value matches nothing.
+        const wanted = c.values.map((v) => coerce(spec, v, c.param) as number).filter((v) => Number.isInteger(v) && v > 0 && v < 2 ** 31);
+        return { pred: (r) => p(r.id), candidates: () => sortedUnique(wanted) };
+      }
+      const lo = c.range?.lo === undefined ? -Infinity : (coerce(spec, c.range.lo, c.param) as number);
+      const hi = c.range?.hi === undefined ? Infinity : (coerce(spec, c.range.hi, c.param) as number);
+      return { pred: (r) => p(r.id), idRange: { lo, hi } };
+    }
     if (c.values) {
       // Equality and lists: answered from a value index built once per change of the type.
       const values = c.values.map((v) => coerce(spec, v, c.param));
@@ -111,9 +127,9 @@ function compile(store: Store, rt: ResourceType, c: FilterClause): { pred: Pred;
         pred: (r) => p(r.attributes[head]),
         candidates: () => {
           const index = valueIndex(store, rt, head);
-          const out = new Set<number>();
-          for (const v of values) for (const id of index.get(v) ?? []) out.add(id);
-          return out;
+          // Each value's list is in id order; several are merged (a record whose list
+          // attribute holds two of the values is in both).
+          return values.map((v) => index.get(v) ?? []).reduce<IdList>((a, b) => merge(a, b), []);
         },
       };
     }
@@ -142,26 +158,15 @@ function compile(store: Store, rt: ResourceType, c: FilterClause): { pred: Pred;
     // Owner ids are the `via` values of the matching members.
     const { type, via } = model.source;
     const candidates = () => {
-      const out = new Set<number>();
+      const out: number[] = [];
       for (const id of targetIds()) {
         const v = store.get(type, id)?.rels[via];
-        for (const r of Array.isArray(v) ? v : v ? [v] : []) if (r.type === rt.type) out.add(r.id);
+        for (const r of Array.isArray(v) ? v : v ? [v] : []) if (r.type === rt.type) out.push(r.id);
       }
-      return out;
+      return sortedUnique(out);
     };
     return lazy(candidates);
   }
-  const candidates = () => {
-    const out = new Set<number>();
-    for (const id of targetIds()) {
-      const types = tType ? [tType] : ['*'];
-      for (const t of types) {
-        const s = t === '*' ? undefined : store.referrers(rt.type, head, { type: t, id });
-        if (s) for (const x of s) out.add(x);
-      }
-    }
-    return out;
-  };
   if (!tType) {
     // Polymorphic relationship: compare the stored identifier directly.
     const ids = () => new Set(targetIds());
@@ -174,109 +179,80 @@ function compile(store: Store, rt: ResourceType, c: FilterClause): { pred: Pred;
       },
     };
   }
-  return lazy(candidates);
-}
-
-function lazy(candidates: () => Set<number>): { pred: Pred; candidates: () => Set<number> } {
-  let set: Set<number> | undefined;
-  const get = () => (set ??= candidates());
-  return { pred: (r) => get().has(r.id), candidates: get };
-}
-
-function getter(store: Store, rt: ResourceType, key: SortKey, param: string): Getter {
-  const [head, sub, ...extra] = key.path;
-  if (!head || extra.length) throw paramError(param, `Unsupported sort key ${key.path.join('.')}.`);
-  if (sub === undefined) {
-    const spec = attrSpec(rt, head);
-    if (!spec) throw paramError(param, `${rt.type} has no attribute '${head}'.`);
-    if (!spec.sortable) throw paramError(param, `${rt.type}.${head} is not sortable.`);
-    return head === 'id' ? (r) => r.id : (r) => r.attributes[head];
-  }
-  // `rel.attr` (deprecated, still served): the value of the related record.
-  const rel = findRelationship(rt, head);
-  const target = rel?.kind === 'one' && rel.target ? resourceByType(rel.target) : undefined;
-  if (!rel || !target) throw paramError(param, `${rt.type} has no to-one relationship '${head}' to sort on.`);
-  const spec = attrSpec(target, sub);
-  if (!spec?.sortable) throw paramError(param, `${target.type}.${sub} is not sortable.`);
-  return (r) => {
-    const ref = r.rels[head] as Ref | null | undefined;
-    const t = ref ? store.get(ref.type, ref.id) : undefined;
-    return t ? (sub === 'id' ? t.id : t.attributes[sub]) : undefined;
-  };
-}
-
-const NULL_RANK = 2 ** 31 - 1;
-
-/**
- * Rank of every record of a type under one attribute (equal values share a rank; nulls last),
- * indexed by id. Built once per change of the type, it turns sorting into integer compares.
- */
-function ranks(store: Store, rt: ResourceType, name: string): Int32Array {
-  return store.cached(`rank\0${rt.type}\0${name}`, rt.type, () => {
-    const table = store.table(rt.type);
-    let max = 0;
-    const pairs: [unknown, number][] = [];
-    for (const rec of table.values()) {
-      if (rec.id > max) max = rec.id;
-      const v = name === 'id' ? rec.id : rec.attributes[name];
-      if (v != null) pairs.push([v, rec.id]);
+  return lazy(() => {
+    const out: number[] = [];
+    for (const id of targetIds()) {
+      const s = store.referrers(rt.type, head, { type: tType, id });
+      if (s) for (const x of s) out.push(x);
     }
-    pairs.sort((a, b) => cmp(a[0], b[0]));
-    const out = new Int32Array(max + 1).fill(NULL_RANK);
-    let rank = 0;
-    for (let i = 0; i < pairs.length; i++) {
-      if (i && cmp(pairs[i - 1]![0], pairs[i]![0]) !== 0) rank = i;
-      out[pairs[i]![1]] = rank;
-    }
-    return out;
+    return sortedUnique(out);
   });
 }
 
-/** A comparator over sort keys; nulls sort last ascending (first descending); ties by id. */
-function comparator(store: Store, rt: ResourceType, keys: SortKey[]): (a: Rec, b: Rec) => number {
-  const gs = keys.map((k) => ({ g: getter(store, rt, k, 'sort'), dir: k.desc ? -1 : 1, plain: k.path.length === 1 }));
-  if (gs.every((g) => g.plain)) {
-    const rs = keys.map((k) => ranks(store, rt, k.path[0]!));
-    const dirs = gs.map((g) => g.dir);
-    return (a, b) => {
-      for (let i = 0; i < rs.length; i++) {
-        const r = rs[i]!;
-        const d = (r[a.id] ?? NULL_RANK) - (r[b.id] ?? NULL_RANK);
-        if (d) return d * dirs[i]!;
-      }
-      return a.id - b.id;
-    };
-  }
-  return (a, b) => {
-    for (const { g, dir } of gs) {
-      const x = g(a);
-      const y = g(b);
-      if (x === y) continue;
-      if (x == null) return dir;
-      if (y == null) return -dir;
-      const c = typeof x === 'string' && typeof y === 'string' ? (x < y ? -1 : x > y ? 1 : 0) : cmp(x, y);
-      if (c) return c * dir;
-    }
-    return a.id - b.id;
+/** A clause answered from an index: its predicate tests membership of the candidates. */
+function lazy(candidates: () => IdList): Compiled {
+  let list: IdList | undefined;
+  let set: Set<number> | undefined;
+  const get = () => (list ??= candidates());
+  return {
+    pred: (r) => (set ??= new Set(Array.from(get()))).has(r.id),
+    candidates: get,
   };
 }
 
-/** The `k` smallest records under `compare`, sorted, without sorting the whole list. */
-function topK(list: Rec[], k: number, compare: (a: Rec, b: Rec) => number): Rec[] {
-  const buf: Rec[] = [];
-  for (const r of list) {
-    if (buf.length === k && compare(r, buf[k - 1]!) >= 0) continue;
-    let lo = 0;
-    let hi = buf.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (compare(buf[mid]!, r) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    buf.splice(lo, 0, r);
-    if (buf.length > k) buf.pop();
+/** Union of two ascending id lists. */
+function merge(a: IdList, b: IdList): IdList {
+  if (!a.length) return b;
+  if (!b.length) return a;
+  const out = new Int32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    out[n++] = x <= y ? x : y;
+    if (x <= y) i++;
+    if (y <= x) j++;
   }
-  return buf;
+  while (i < a.length) out[n++] = a[i++]!;
+  while (j < b.length) out[n++] = b[j++]!;
+  return out.subarray(0, n);
+}
+
+function sortedUnique(ids: number[]): IdList {
+  const a = Int32Array.from(ids).sort();
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (!i || a[i] !== a[i - 1]) a[n++] = a[i]!;
+  return a.subarray(0, n);
+}
+
+/** Ids of a type in ascending order: the table's insertion order (ids only grow). */
+function tableIds(store: Store, rt: ResourceType): Int32Array {
+  return store.cached(`ids\0${rt.type}`, rt.type, () => {
+    const ids = Int32Array.from(store.table(rt.type).keys());
+    for (let i = 1; i < ids.length; i++) if (ids[i - 1]! > ids[i]!) return ids.sort();
+    return ids;
+  });
+}
+
+/** First position in `ids` (ascending) whose id is at least `v` (above `v` when `after`). */
+function bound(ids: Int32Array, v: number, after = false): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid]! < v || (after && ids[mid] === v)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** 1 for id order (no sort, or `sort=id`), -1 for `sort=-id`, 0 otherwise. */
+function idOrder(sort: SortKey[]): number {
+  if (!sort.length) return 1;
+  const [k] = sort;
+  return sort.length === 1 && k!.path.length === 1 && k!.path[0] === 'id' ? (k!.desc ? -1 : 1) : 0;
 }
 
 /** Result of a collection query. */
@@ -285,53 +261,84 @@ export interface CollectionResult {
   total: number;
 }
 
+/**
+ * A request in id order with no indexed clause: walks the type's sorted ids between the bounds
+ * of any `filter[id]` range (what the CLI's keyset paging past the offset cap sends), testing
+ * the other clauses; with none, the page is read directly at its position.
+ */
+function runIdOrdered(store: Store, rt: ResourceType, q: ParsedQuery, compiled: Compiled[], preds: Pred[], dir: number): CollectionResult {
+  const table = store.table(rt.type);
+  const ids = tableIds(store, rt);
+  let a = 0;
+  let b = ids.length;
+  for (const c of compiled) {
+    if (!c.idRange) continue;
+    a = Math.max(a, bound(ids, c.idRange.lo));
+    b = Math.min(b, bound(ids, c.idRange.hi, true));
+  }
+  const at = (i: number) => table.get(ids[dir > 0 ? a + i : b - 1 - i]!)!;
+  const n = Math.max(0, b - a);
+  const end = q.offset + q.limit;
+  const page: Rec[] = [];
+  if (!preds.length) {
+    for (let i = q.offset; i < end && i < n; i++) page.push(at(i));
+    return { page, total: n };
+  }
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const rec = at(i);
+    let ok = true;
+    for (const p of preds) if (!p(rec)) { ok = false; break; }
+    if (!ok) continue;
+    if (total >= q.offset && total < end) page.push(rec);
+    total++;
+  }
+  return { page, total };
+}
+
 /** Runs filters, sort and paging of a collection request. */
 export function runCollection(store: Store, rt: ResourceType, q: ParsedQuery, rules?: TypeRules): CollectionResult {
   const compiled = q.filters.map((c) => compile(store, rt, c));
-  const compare = q.sort.length ? comparator(store, rt, q.sort) : undefined;
-  const table = store.table(rt.type);
   const visible = rules?.visibleInIndex;
-  const end = q.offset + q.limit;
-  // Fast path: no filter, id order: the table's own order, read only up to the page.
-  if (!compiled.length && !compare && !visible) {
-    const page: Rec[] = [];
-    let i = 0;
-    for (const rec of table.values()) {
-      if (i >= end) break;
-      if (i++ >= q.offset) page.push(rec);
-    }
-    return { page, total: table.size };
-  }
-  let indexed: (typeof compiled)[number] | undefined;
-  let best: Set<number> | undefined;
+  const visiblePred: Pred[] = visible ? [(r) => visible(r, q)] : [];
+  const dir = idOrder(q.sort);
+  // The smallest candidate list of the clauses answered from indexes, if any.
+  let indexed: Compiled | undefined;
+  let best: IdList | undefined;
   for (const c of compiled) {
     if (!c.candidates) continue;
     const ids = c.candidates();
-    if (!best || ids.size < best.size) {
+    if (!best || ids.length < best.length) {
       best = ids;
       indexed = c;
     }
   }
-  let source: Iterable<Rec> = table.values();
-  if (indexed && best) {
-    const ids = [...best].sort((a, b) => a - b);
-    source = ids.map((id) => table.get(id)).filter((r): r is Rec => !!r);
-  }
-  const preds = compiled.filter((c) => c !== indexed).map((c) => c.pred);
+  if (dir && !best) return runIdOrdered(store, rt, q, compiled, [...visiblePred, ...compiled.filter((c) => !c.idRange).map((c) => c.pred)], dir);
+  const compare = dir ? undefined : comparator(store, rt, q.sort);
+  const table = store.table(rt.type);
+  const preds = [...visiblePred, ...compiled.filter((c) => c !== indexed).map((c) => c.pred)];
   const matched: Rec[] = [];
-  for (const rec of source) {
-    if (visible && !visible(rec, q)) continue;
-    let ok = true;
-    for (const p of preds) if (!p(rec)) { ok = false; break; }
-    if (ok) matched.push(rec);
+  const test = (rec: Rec) => {
+    for (const p of preds) if (!p(rec)) return;
+    matched.push(rec);
+  };
+  if (best) {
+    for (let i = 0; i < best.length; i++) {
+      const rec = table.get(best[i]!);
+      if (rec) test(rec);
+    }
+  } else for (const rec of table.values()) test(rec);
+  const end = q.offset + q.limit;
+  if (!compare) {
+    if (dir < 0) matched.reverse();
+    return { page: matched.slice(q.offset, end), total: matched.length };
   }
-  if (!compare) return { page: matched.slice(q.offset, end), total: matched.length };
-  const sorted = matched.length > 4 * end && end <= 2000 ? topK(matched, end, compare) : matched.sort(compare);
+  const sorted = matched.length > 4 * end ? topK(matched, end, compare) : matched.sort(compare);
   return { page: sorted.slice(q.offset, end), total: matched.length };
 }
 
 /** Checks filters and sort of a request without running it (single-resource requests). */
 export function checkQuery(store: Store, rt: ResourceType, q: ParsedQuery): void {
   q.filters.forEach((c) => compile(store, rt, c));
-  if (q.sort.length) comparator(store, rt, q.sort);
+  if (idOrder(q.sort) === 0) comparator(store, rt, q.sort);
 }

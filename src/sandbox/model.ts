@@ -4,7 +4,7 @@
  * the target (an account's `prospects` are the prospects whose `account` is that account), so
  * that the two sides can never disagree.
  */
-import { RESOURCES, resourceByType, type RelationshipSpec, type ResourceType } from '../registry/index.js';
+import { allAttributes, RESOURCES, resourceByType, type AttributeSpec, type RelationshipSpec, type ResourceType } from '../registry/index.js';
 
 /** Where the members of a relationship come from. */
 export type RelSource =
@@ -49,6 +49,18 @@ export function relModels(rt: ResourceType): Map<string, RelModel> {
     cache.set(rt.type, m);
   }
   return m;
+}
+
+const attributeMaps = new Map<string, Map<string, AttributeSpec>>();
+
+/**
+ * Whether a type has an attribute, as `findAttribute` answers it but with one map lookup: the
+ * seed and the store ask it millions of times at start-up.
+ */
+export function hasAttribute(rt: ResourceType, name: string): boolean {
+  let m = attributeMaps.get(rt.type);
+  if (!m) attributeMaps.set(rt.type, (m = new Map(allAttributes(rt).map((a) => [a.name, a]))));
+  return m.has(name);
 }
 
 /** Relationships whose values live on the record (to-one and stored to-many). */

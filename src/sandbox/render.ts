@@ -3,12 +3,14 @@
  * over 200,000 attribute members, and building the text directly is several times faster than
  * building objects and stringifying them.
  */
-import { allAttributes, resourceByType, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { resourceByType, type ResourceType } from '../registry/index.js';
 import { relModels, type RelModel } from './model.js';
 import type { ParsedQuery } from './query.js';
+import { asRefs, attributesText, dataText, plan, relPlans, valueText, type TypePlan } from './render-plan.js';
 import type { Principal, RulesFor } from './rules/types.js';
 import { hasScope } from './scopes.js';
 import type { Rec, Ref, RelValue, Store } from './store.js';
+import { TextSink } from './text-sink.js';
 
 /** What rendering needs to know about the request. */
 export interface RenderContext {
@@ -19,58 +21,6 @@ export interface RenderContext {
   rulesFor: RulesFor;
   /** The response to the create of these records (webhooks reveal their cleanup token). */
   created?: boolean;
-  /**
-   * Keep default renderings for the next request. Only collection pages use it: caching
-   * single GETs would promote every rendered record to the old generation for nothing.
-   */
-  useCache?: boolean;
-}
-
-interface TypePlan {
-  rt: ResourceType;
-  /** Attributes returned by default: public (not WO), not only-on-request. */
-  defaults: AttributeSpec[];
-  /** Every returnable attribute, by name. */
-  returnable: Map<string, AttributeSpec>;
-  rels: RelModel[];
-  prefix: string;
-  /** `"name":` / `,"name":` of each default attribute. */
-  keys: string[];
-  /** `nullsFrom[i]`: the text of default attributes i..end, all null. */
-  nullsFrom: string[];
-  /** Indexes of default attributes computed on read. */
-  computedAt: Set<number>;
-  cache: Map<Rec, { version: number; text: string }>;
-}
-
-const plans = new Map<string, TypePlan>();
-/** Set on first render: which attributes are computed (the rules are the same for every sandbox). */
-let rulesForPlan: RulesFor | undefined;
-
-function plan(rt: ResourceType, rulesFor?: RulesFor): TypePlan {
-  rulesForPlan ??= rulesFor;
-  let p = plans.get(rt.type);
-  if (!p) {
-    const attrs = allAttributes(rt).filter((a) => !a.writeOnly);
-    const defaults = attrs.filter((a) => !a.onlyOnRequest);
-    const keys = defaults.map((a, i) => (i ? ',"' : '"') + a.name + '":');
-    const nullsFrom: string[] = new Array(defaults.length + 1).fill('');
-    for (let i = defaults.length - 1; i >= 0; i--) nullsFrom[i] = keys[i] + 'null' + nullsFrom[i + 1];
-    const computed = rulesForPlan?.(rt)?.computed ?? {};
-    p = {
-      rt,
-      keys,
-      nullsFrom,
-      computedAt: new Set(defaults.flatMap((a, i) => (computed[a.name] ? [i] : []))),
-      cache: new Map(),
-      defaults,
-      returnable: new Map(attrs.map((a) => [a.name, a])),
-      rels: [...relModels(rt).values()],
-      prefix: `{"type":${JSON.stringify(rt.type)},"id":`,
-    };
-    plans.set(rt.type, p);
-  }
-  return p;
 }
 
 /** Names a `fields[type]` list may contain for a type. */
@@ -79,25 +29,14 @@ export function fieldNames(rt: ResourceType): Set<string> {
   return new Set([...p.returnable.keys(), ...p.rels.map((r) => r.spec.name)]);
 }
 
-function value(v: unknown): string {
-  if (v == null) return 'null';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v);
-}
-
-function ident(r: Ref): string {
-  return `{"type":${JSON.stringify(r.type)},"id":${r.id}}`;
-}
-
 /** Members of a relationship as the response shows them (rule filters applied). */
-export function relationMembers(ctx: Pick<RenderContext, 'store' | 'rulesFor'>, rt: ResourceType, rec: Rec, m: RelModel): RelValue {
-  const v = ctx.store.related(rt, rec, m.spec.name);
-  const filter = ctx.rulesFor(rt)?.relationFilter?.[m.spec.name];
-  if (!filter || !Array.isArray(v)) return v;
-  return v.filter((r) => {
-    const member = ctx.store.get(r.type, r.id);
-    return !!member && filter(ctx.store, rec, member);
-  });
+export function relationMembers(ctx: Pick<RenderContext, 'store' | 'rulesFor' | 'baseUrl'>, rt: ResourceType, rec: Rec, m: RelModel): RelValue {
+  const rp = relPlans(plan(rt, ctx.rulesFor), ctx.baseUrl).find((r) => r.model === m)!;
+  return asRefs(rp.members(ctx.store, rec), memberType(m));
+}
+
+function memberType(m: RelModel): string | undefined {
+  return m.source.kind === 'many-derived' ? m.source.type : m.spec.target;
 }
 
 /**
@@ -118,6 +57,19 @@ export function relatedUrl(baseUrl: string, rt: ResourceType, rec: Rec, m: RelMo
   return `${baseUrl}/${rt.path}/${rec.id}/${m.spec.name}`;
 }
 
+/** Attributes of a sparse fieldset, or of a type whose values depend on the caller. */
+function attributesSlow(p: TypePlan, rec: Rec, ctx: RenderContext, fields: Set<string> | undefined): string {
+  const rules = p.rules;
+  let s = '';
+  const names = fields ? [...fields].filter((f) => p.returnable.has(f)) : p.defaults.map((a) => a.name);
+  for (const name of names) {
+    let v = rules?.computed?.[name] ? rules.computed[name]!(ctx.store, rec) : rec.attributes[name];
+    if (rules?.present) v = rules.present(ctx.principal, rec, name, v, !!ctx.created);
+    s += (s ? ',' : '') + JSON.stringify(name) + ':' + valueText(v);
+  }
+  return s;
+}
+
 /**
  * One resource object as JSON text. `linkage` names relationships that must carry `data` even
  * when the registry gives them only links (they are included: JSON:API full linkage).
@@ -125,81 +77,32 @@ export function relatedUrl(baseUrl: string, rt: ResourceType, rec: Rec, m: RelMo
 export function renderResource(rt: ResourceType, rec: Rec, ctx: RenderContext, linkage?: Set<string>): string {
   const p = plan(rt, ctx.rulesFor);
   const fields = ctx.q.fields.get(rt.type);
-  const rules = ctx.rulesFor(rt);
-  // The default rendering of a record depends only on the store's content: keep it until the
-  // next write anywhere (derived relationships and computed attributes read other records).
-  const cacheable = !!ctx.useCache && !fields && !linkage?.size && !ctx.q.authorizationMeta && !ctx.q.dataConnections && !rules?.present;
-  if (cacheable) {
-    const hit = p.cache.get(rec);
-    if (hit && hit.version === ctx.store.version) return hit.text;
-  }
-  const parts: string[] = [p.prefix, String(rec.id), ',"attributes":{'];
-  if (fields) {
-    let first = true;
-    for (const f of fields) {
-      const a = p.returnable.get(f);
-      if (!a) continue;
-      let v = rules?.computed?.[a.name] ? rules.computed[a.name]!(ctx.store, rec) : rec.attributes[a.name];
-      if (rules?.present) v = rules.present(ctx.principal, rec, a.name, v, !!ctx.created);
-      parts.push(first ? '"' : ',"', a.name, '":', value(v));
-      first = false;
-    }
-  } else {
-    const attrs = rec.attributes;
-    const n = p.defaults.length;
-    // Past the last attribute that has a value, the rest is a precomputed run of nulls.
-    let last = -1;
-    for (let i = n - 1; i >= 0; i--) {
-      if (attrs[p.defaults[i]!.name] != null || p.computedAt.has(i)) {
-        last = i;
-        break;
-      }
-    }
-    for (let i = 0; i <= last; i++) {
-      const a = p.defaults[i]!;
-      let v = p.computedAt.has(i) ? rules!.computed![a.name]!(ctx.store, rec) : attrs[a.name];
-      if (rules?.present) v = rules.present(ctx.principal, rec, a.name, v, !!ctx.created);
-      parts.push(p.keys[i]!, value(v));
-    }
-    parts.push(last + 1 < n ? p.nullsFrom[last + 1]! : '');
-  }
-  parts.push('},"relationships":{');
+  const rules = p.rules;
+  // No cache of renderings: kept strings would survive every young-generation collection, and
+  // rendering from the plan costs less than what they cost to copy and promote.
+  let s = p.prefix + rec.id + ',"attributes":{';
+  s += fields || rules?.present ? attributesSlow(p, rec, ctx, fields) : attributesText(p, ctx.store, rec);
+  s += '},"relationships":{';
   let first = true;
-  for (const m of p.rels) {
-    const name = m.spec.name;
-    if (fields && !fields.has(name)) continue;
-    const withData = m.spec.data || !m.spec.links || linkage?.has(name);
-    parts.push(first ? '"' : ',"', name, '":{');
+  for (const rp of relPlans(p, ctx.baseUrl)) {
+    if (fields && !fields.has(rp.name)) continue;
+    const withData = rp.data || linkage?.has(rp.name);
+    s += rp.open[first ? 0 : 1];
     first = false;
-    if (withData) {
-      const v = relationMembers(ctx, rt, rec, m);
-      parts.push('"data":', Array.isArray(v) ? '[' + v.map(ident).join(',') + ']' : v ? ident(v) : 'null');
-    }
-    if (m.spec.links) {
-      const filtered = !!rules?.relationFilter?.[name];
-      parts.push(withData ? ',"links":{"related":' : '"links":{"related":', JSON.stringify(relatedUrl(ctx.baseUrl, rt, rec, m, filtered)), '}');
-    }
-    parts.push('}');
+    if (withData) s += '"data":' + dataText(rp.members(ctx.store, rec), memberType(rp.model));
+    if (rp.links) s += (withData ? ',' : '') + rp.links(rec);
+    s += '}';
   }
-  parts.push('}');
+  s += '}';
   const meta: Record<string, unknown> = {};
   if (ctx.q.authorizationMeta) {
     if (rt.authorizationMeta === 'canWriteAndDelete') meta['canWrite'] = hasScope(ctx.principal.scopes, rt.path, 'write') && rt.operations.includes('update');
     meta['canDelete'] = hasScope(ctx.principal.scopes, rt.path, 'delete') && rt.operations.includes('delete');
   }
   if (ctx.q.dataConnections && rt.dataConnections) meta['dataConnections'] = dataConnections(rec);
-  if (Object.keys(meta).length) parts.push(',"meta":', JSON.stringify(meta));
-  parts.push('}');
-  const text = parts.join('');
-  if (cacheable) {
-    if (p.cache.size >= CACHE_PER_TYPE) p.cache.delete(p.cache.keys().next().value!);
-    p.cache.set(rec, { version: ctx.store.version, text });
-  }
-  return text;
+  if (Object.keys(meta).length) s += ',"meta":' + JSON.stringify(meta);
+  return s + '}';
 }
-
-/** Rendered records kept per type (a few pages of 1,000). */
-const CACHE_PER_TYPE = 3000;
 
 /** Connections to external sources: the sandbox knows the ones recorded in `externalSource`. */
 function dataConnections(rec: Rec): unknown[] {
@@ -255,18 +158,23 @@ export function renderSingle(rt: ResourceType, rec: Rec, ctx: RenderContext): st
   return out + '}';
 }
 
-/** A collection document with links and meta. */
-export function renderCollection(rt: ResourceType, page: Rec[], total: number, ctx: RenderContext, links: Record<string, string>): string {
+/** A collection document with links and meta (a Buffer when large, see {@link TextSink}). */
+export function renderCollection(rt: ResourceType, page: Rec[], total: number, ctx: RenderContext, links: Record<string, string>): string | Buffer {
   const inc = ctx.q.include.length ? collectIncluded(rt, page, ctx) : undefined;
   const link = inc?.linkage.get(rt.type);
-  let out = '{"data":[';
-  const cached = { ...ctx, useCache: true };
-  for (let i = 0; i < page.length; i++) out += (i ? ',' : '') + renderResource(rt, page[i]!, cached, link);
-  out += ']';
-  if (inc) out += ',"included":[' + inc.text.join(',') + ']';
-  out += ',"links":' + JSON.stringify(links);
+  const out = new TextSink();
+  out.add('{"data":[');
+  for (let i = 0; i < page.length; i++) out.add((i ? ',' : '') + renderResource(rt, page[i]!, ctx, link));
+  out.add(']');
+  if (inc) {
+    out.add(',"included":[');
+    inc.text.forEach((t, i) => out.add((i ? ',' : '') + t));
+    out.add(']');
+  }
+  out.add(',"links":' + JSON.stringify(links));
   const meta = ctx.q.count ? { count: Math.min(total, COUNT_CAP), count_truncated: total > COUNT_CAP } : { count: null };
-  return out + ',"meta":' + JSON.stringify(meta) + '}';
+  out.add(',"meta":' + JSON.stringify(meta) + '}');
+  return out.finish();
 }
 
 /**

@@ -28,7 +28,8 @@ export interface ApiRequest {
 /** A response. */
 export interface ApiResponse {
   status: number;
-  body?: string;
+  /** JSON text; large collection documents come already encoded. */
+  body?: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -75,7 +76,7 @@ function renderContext(core: Core, q: ParsedQuery, principal: Principal): Render
   return { store: core.store, baseUrl: core.baseUrl, q, principal, rulesFor: core.rulesFor };
 }
 
-function json(status: number, body: string, headers?: Record<string, string>): ApiResponse {
+function json(status: number, body: string | Buffer, headers?: Record<string, string>): ApiResponse {
   return headers ? { status, body, headers } : { status, body };
 }
 

@@ -2,8 +2,8 @@
  * The deterministic demo organization. Every type of the registry gets records; the types the
  * spec's workflows revolve around get believable, connected ones. Same seed, same org.
  */
-import { findAttribute, findRelationship, RESOURCES, resourceByType, type ResourceType } from '../registry/index.js';
-import { storedRels } from './model.js';
+import { findRelationship, RESOURCES, resourceByType, type ResourceType } from '../registry/index.js';
+import { hasAttribute, storedRels } from './model.js';
 import { Prng } from './prng.js';
 import { refCache } from './rules/util.js';
 import * as W from './seed-words.js';
@@ -22,9 +22,12 @@ const NONE: readonly string[] = Object.freeze([]);
 /** Keeps only attributes and relationships the registry has for the type. */
 function fit(rt: ResourceType, attrs: Attrs, rels: Record<string, RelValue>): [Attrs, Record<string, RelValue>] {
   const a: Attrs = {};
-  for (const [k, v] of Object.entries(attrs)) if (v != null && findAttribute(rt, k)) a[k] = v;
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v != null && hasAttribute(rt, k)) a[k] = v;
+  }
   const r: Record<string, RelValue> = {};
-  for (const [k, v] of Object.entries(rels)) if (findRelationship(rt, k)) r[k] = v;
+  for (const k in rels) if (findRelationship(rt, k)) r[k] = rels[k]!;
   return [a, r];
 }
 
