@@ -1,0 +1,39 @@
+/**
+ * `GET /schema/openapi.json` must be "valid under a standard OpenAPI validator" (issue 3):
+ * swagger-parser checks it against the OpenAPI 3.0 schema and resolves every `$ref`.
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { start, type Client } from './helpers.js';
+
+let c: Client;
+let served: any;
+beforeAll(async () => {
+  c = await start({ seed: 3 });
+  const r = await c.get('/schema/openapi.json', null);
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  served = r.body;
+});
+afterAll(() => c.sb.close());
+
+describe('the served OpenAPI document', () => {
+  it('passes SwaggerParser.validate()', async () => {
+    // validate() dereferences in place: give it a copy.
+    const api: any = await SwaggerParser.validate(structuredClone(served));
+    expect(api.openapi).toBe('3.0.3');
+    expect(api.servers).toEqual([{ url: c.sb.baseUrl }]);
+    // Dereferenced: the prospect list's items are the prospect schema itself.
+    const items = api.paths['/prospects'].get.responses['200'].content['application/vnd.api+json'].schema.properties.data.items;
+    expect(items.properties.type.enum).toEqual(['prospect']);
+  });
+
+  it('is rejected by the same validator once broken (the check has teeth)', async () => {
+    const broken = structuredClone(served);
+    broken.paths['/prospects'].get.responses['200'].content['application/vnd.api+json'].schema.properties.data.type = 'list';
+    await expect(SwaggerParser.validate(broken)).rejects.toThrow(/schema validation failed/i);
+    const dangling = structuredClone(served);
+    dangling.paths['/prospects'].get.responses['200'].content['application/vnd.api+json'].schema.properties.data.items = { $ref: '#/components/schemas/Nope' };
+    await expect(SwaggerParser.validate(dangling)).rejects.toThrow(/Nope/);
+  });
+});
