@@ -1,9 +1,11 @@
-/** Seed determinism, the data file (atomic, reloaded on start), and the foreground entry point. */
+/**
+ * Seed determinism and the data file (atomic, reloaded on start). `svc sandbox` itself (printed
+ * credentials, signals) is tested end to end in test/e2e/sandbox-command.test.ts.
+ */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runSandboxCommand } from '../../src/sandbox/cli-entry.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { doc, start } from './helpers.js';
 
@@ -61,20 +63,5 @@ describe('data file', () => {
     } finally {
       await second.close();
     }
-  });
-});
-
-describe('runSandboxCommand', () => {
-  it('prints one JSON line and stops on SIGTERM', async () => {
-    let out = '';
-    const handlers: Record<string, () => void> = {};
-    const done = runSandboxCommand({ port: 0, seed: 3, json: true }, { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true }, onSignal: (sig, fn) => (handlers[sig] = fn) });
-    while (!out.includes('\n')) await new Promise((r) => setTimeout(r, 10));
-    const info = JSON.parse(out);
-    expect(Object.keys(info)).toEqual(['baseUrl', 'authUrl', 'clientId', 'clientSecret', 'token']);
-    expect((await fetch(`${info.baseUrl}/prospects`, { headers: { Authorization: `Bearer ${info.token}` } })).status).toBe(200);
-    handlers['SIGTERM']!();
-    await done;
-    await expect(fetch(`${info.baseUrl}/prospects`)).rejects.toThrow();
   });
 });

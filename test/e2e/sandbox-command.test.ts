@@ -1,0 +1,108 @@
+/**
+ * `svc sandbox` (the built binary in its own process) and the zero-set-up `svc --sandbox`:
+ * what it prints, that the printed token works, that another `svc --sandbox` reuses it, clean
+ * shutdown on SIGTERM and SIGINT, bad options, and the in-process sandbox whose org persists.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSvc } from '../helpers/long-running.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+
+interface Info {
+  baseUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  token: string;
+}
+
+async function get(info: Info, p: string): Promise<any> {
+  const r = await fetch(info.baseUrl + p, { headers: { Authorization: `Bearer ${info.token}` } });
+  expect(r.status).toBe(200);
+  return r.json();
+}
+
+describe('svc sandbox', () => {
+  it('--json prints one line; the token works; svc --sandbox reuses it; SIGTERM stops it cleanly', async () => {
+    const env = { SVC_CONFIG_DIR: tempDir() };
+    const sb = startSvc(['sandbox', '--seed', '3', '--json'], { env });
+    try {
+      const line = (await sb.waitFor('stdout', /^.*\n/))[0];
+      const info = JSON.parse(line) as Info;
+      expect(Object.keys(info)).toEqual(['baseUrl', 'authUrl', 'clientId', 'clientSecret', 'token']);
+      expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+      expect(info.authUrl).toBe(info.baseUrl.replace(/\/api\/v2$/, ''));
+      expect((await get(info, '/prospects?count=true')).meta.count).toBe(3);
+
+      // The state file tells other terminals where it is (0600: it holds the token).
+      const state = path.join(env.SVC_CONFIG_DIR, 'data', 'sandbox.json');
+      expect(fs.statSync(state).mode & 0o777).toBe(0o600);
+
+      // Another svc process uses this sandbox (seed 3), not a fresh default org.
+      const made = await runSvc(['--sandbox', 'accounts', 'create', '--attr', 'name=Made elsewhere', '--json'], { env });
+      expect(made.code, made.stderr).toBe(0);
+      const id = json<{ id: number }>(made).id;
+      expect((await get(info, `/accounts/${id}`)).data.attributes.name).toBe('Made elsewhere');
+      const listed = await runSvc(['--sandbox', 'prospects', 'list', '--count', '--json'], { env });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(json<unknown[]>(listed)).toHaveLength(3);
+
+      expect(await sb.stop('SIGTERM')).toBe(0);
+      expect(fs.existsSync(state)).toBe(false);
+      await expect(fetch(info.baseUrl)).rejects.toThrow();
+    } finally {
+      await sb.stop('SIGKILL');
+    }
+  });
+
+  it('human output with a curl line; Ctrl-C (SIGINT) stops it', async () => {
+    const sb = startSvc(['sandbox', '-o', 'table'], { env: { SVC_CONFIG_DIR: tempDir() } });
+    try {
+      const [, baseUrl] = (await sb.waitFor('stdout', /^baseUrl\s+(\S+)$/m)) as RegExpMatchArray;
+      const [, token] = (await sb.waitFor('stdout', /^token\s+(\S+)$/m)) as RegExpMatchArray;
+      await sb.waitFor('stdout', /^try: curl /m);
+      expect(sb.stdout()).toContain(`try: curl -H "Authorization: Bearer ${token}" ${baseUrl}/prospects`);
+      await sb.waitFor('stderr', /sandbox running/);
+      // The default org: a small believable one.
+      const r = await fetch(`${baseUrl}/prospects?count=true`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(((await r.json()) as any).meta.count).toBe(25);
+      const code = await sb.stop('SIGINT');
+      expect(sb.stderr()).toMatch(/sandbox stopped/);
+      expect(code).toBe(0);
+    } finally {
+      await sb.stop('SIGKILL');
+    }
+  });
+
+  it('bad options: one line, exit 2, nothing started', async () => {
+    const env = { SVC_CONFIG_DIR: tempDir() };
+    for (const args of [['--port', 'abc'], ['--seed', '-1'], ['--maintenance-until', 'soon']]) {
+      const r = await runSvc(['sandbox', ...args], { env, timeoutMs: 10_000 });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`^error: .*${args[0]}`));
+    }
+    expect(fs.existsSync(path.join(env.SVC_CONFIG_DIR, 'data', 'sandbox.json'))).toBe(false);
+  });
+});
+
+describe('svc --sandbox with no sandbox running', () => {
+  it('starts one in-process whose org persists in the data directory between runs', async () => {
+    const env = { SVC_CONFIG_DIR: tempDir() };
+    const made = await runSvc(['--sandbox', 'accounts', 'create', '--attr', 'name=Kept between runs', '--json'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const id = json<{ id: number }>(made).id;
+    expect(fs.existsSync(path.join(env.SVC_CONFIG_DIR, 'data', 'sandbox-org.json'))).toBe(true);
+    const again = await runSvc(['--sandbox', 'accounts', 'get', String(id), '--json'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(json<{ name: string }>(again).name).toBe('Kept between runs');
+    // The same works from the environment variable.
+    const viaEnv = await runSvc(['prospects', 'list', '--filter', 'title=CEO', '--json'], { env: { ...env, SVC_SANDBOX: '1' } });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    const rows = json<{ title: string }[]>(viaEnv);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.title).toBe('CEO');
+  });
+});
