@@ -34,6 +34,7 @@ export function attr(
     else if (w === 'S') spec.sortable = true;
     else if (w === 'inferred') spec.inferred = true;
     else if (w === 'onlyOnRequest') spec.onlyOnRequest = true;
+    else if (w === 'sensitive') spec.sensitive = true;
     else if (w === 'max') spec.maxLength = Number(words[++i]);
     else throw new Error(`registry: unknown flag ${w} on ${name}`);
   }

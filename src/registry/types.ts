@@ -41,6 +41,12 @@ export interface AttributeSpec {
   inferred?: boolean;
   /** Deprecated or costly: only sent/returned when asked for (e.g. `contactHistogram`). */
   onlyOnRequest?: boolean;
+  /**
+   * A secret the service returns to its owner (a webhook's `secret` and `cleanupToken`):
+   * record output shows `***` instead, except the record a create returns (the one time it is
+   * needed); `-o raw` and `svc api` print the server's document as sent.
+   */
+  sensitive?: boolean;
 }
 
 /** One relationship of a resource type. */

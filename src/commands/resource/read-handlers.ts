@@ -8,6 +8,7 @@ import { flatten, flattenDocument, indexIncluded } from '../../output/flatten.js
 import { createRecordWriter } from '../../output/render.js';
 import { startSpinner } from '../../output/spinner.js';
 import type { ResourceType } from '../../registry/index.js';
+import { maskSensitive } from './mask.js';
 import { buildListQuery, type QueryFlags } from './query-options.js';
 import { parseId, parsePositiveInt } from './args.js';
 
@@ -42,7 +43,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       if (countMeta === undefined && flags.count) countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
       if (limit === 0) break;
       const included = indexIncluded(page.doc);
-      const records = page.records.map((r) => flatten(r, included));
+      const records = maskSensitive(page.records.map((r) => flatten(r, included)));
       total += records.length;
       spinner.update(`Fetched ${total} ${rt.command}…`);
       await writer.page(page.doc, records);
@@ -71,6 +72,6 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
   singleResource(res.status, res.doc);
   const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
-  await writer.page(res.doc, flattenDocument(res.doc));
+  await writer.page(res.doc, maskSensitive(flattenDocument(res.doc)));
   await writer.end();
 }

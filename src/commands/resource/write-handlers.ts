@@ -5,6 +5,7 @@ import { normalizeId, recordToWriteData, relationshipData, toDocument, type Writ
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { flattenDocument } from '../../output/flatten.js';
+import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
 import { createRecordWriter } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
@@ -73,9 +74,11 @@ async function printDryRun(ctx: Context, method: string, url: URL, body?: unknow
   await writeOut(ctx.io.stdout, `${method} ${url}\n${body !== undefined ? JSON.stringify(body, null, 2) + '\n' : ''}`);
 }
 
-async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0]): Promise<void> {
+/** Prints the record a write returned; only a create's shows the sensitive attributes (mask.ts). */
+async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0], created = false): Promise<void> {
   const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
-  await writer.page(doc, flattenDocument(doc));
+  const records = flattenDocument(doc);
+  await writer.page(doc, created ? records : maskSensitive(records));
   await writer.end();
 }
 
@@ -86,7 +89,7 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
   if (ctx.globals.dryRun) return printDryRun(ctx, 'POST', api.resolve(rt.path), body);
   // Never `include` on a write: the service deprecated it (fetch related records separately).
   const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
-  await printRecord(ctx, res.doc);
+  await printRecord(ctx, res.doc, true);
 }
 
 export async function updateHandler(ctx: Context, rt: ResourceType, idArg: string, flags: WriteFlags): Promise<void> {

@@ -217,7 +217,7 @@ export const MAIL_TYPES = [
         description: 'Default `*`; allowed values depend on the resource (see Events).',
       }),
       attr('active', 'boolean', 'RO'),
-      attr('cleanupToken', 'string', 'RO', { description: 'Returned on creation and in every delivery.' }),
+      attr('cleanupToken', 'string', 'RO sensitive', { description: 'Returned on creation and in every delivery.' }),
       ...timestamps(),
       ...attrs('creatorAppId creatorAppName', 'string', 'RO'),
       attr('disabledReason', 'string', 'RO'),
@@ -225,7 +225,7 @@ export const MAIL_TYPES = [
       attr('payloadVersion', 'integer', '', { description: '1 (default) or 2 (adds beforeUpdate).' }),
       attr('resource', 'string', '', { enum: WEBHOOK_RESOURCES, description: 'Default `*` (all).' }),
       // Readable: the service returns it to the app that owns the webhook (Visibility rules).
-      attr('secret', 'string', '', { description: 'Enables the signature header.' }),
+      attr('secret', 'string', 'sensitive', { description: 'Enables the signature header.' }),
       // The spec gives no length for `url`; 1024 is an inferred limit (description says so).
       attr('url', 'string', 'max 1024', { description: 'HTTPS URL, required (max 1024 inferred).' }),
     ],

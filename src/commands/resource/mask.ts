@@ -1,0 +1,34 @@
+/**
+ * Secrets the service returns to their owner — a webhook's `secret` and `cleanupToken` — are
+ * shown as `***` in record output (tables, JSON, CSV: what ends up in terminals and CI logs).
+ * The record a create returns is the exception: the cleanup token is returned there, once, to be
+ * kept. `-o raw` and `svc api` print the server's documents untouched.
+ */
+import type { FlatRecord } from '../../output/flatten.js';
+import { resourceByType } from '../../registry/index.js';
+
+/** What a masked value reads. */
+export const MASK = '***';
+
+/** Replaces the sensitive attributes of records (and of their included records) in place. */
+export function maskSensitive<T extends FlatRecord>(records: T[]): T[] {
+  for (const r of records) maskOne(r, 0);
+  return records;
+}
+
+function maskOne(r: Record<string, unknown>, depth: number): void {
+  const rt = typeof r.type === 'string' ? resourceByType(r.type) : undefined;
+  for (const a of rt?.attributes ?? []) {
+    if (a.sensitive && typeof r[a.name] === 'string' && r[a.name] !== '') r[a.name] = MASK;
+  }
+  // Included records replace ids one level deep (flatten.ts).
+  if (depth > 0) return;
+  for (const v of Object.values(r)) {
+    if (Array.isArray(v)) for (const x of v) isRecord(x) && maskOne(x, depth + 1);
+    else if (isRecord(v)) maskOne(v, depth + 1);
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string';
+}
