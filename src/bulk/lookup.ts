@@ -44,8 +44,23 @@ export function lookupQuery(rt: ResourceType, data: WriteData, sentAt: number): 
     const since = new Date(sentAt - SKEW_MS).toISOString().slice(0, 19);
     pairs.push(['filter[createdAt]', `${since}..inf`]);
   }
-  pairs.push(['page[limit]', '10']);
+  pairs.push(['page[limit]', '10'], [`fields[${rt.type}]`, '']);
   return pairs;
+}
+
+/** Ids of records done by rows of the run, numbers kept as numbers (small for many rows). */
+export class IdSet {
+  private nums = new Set<number>();
+  private others = new Set<string>();
+  add(id: number | string): void {
+    const n = Number(id);
+    if (Number.isSafeInteger(n) && String(n) === String(id)) this.nums.add(n);
+    else this.others.add(String(id));
+  }
+  has(id: number | string): boolean {
+    const n = Number(id);
+    return Number.isSafeInteger(n) && String(n) === String(id) ? this.nums.has(n) : this.others.has(String(id));
+  }
 }
 
 /** What the lookup found. */
@@ -59,11 +74,11 @@ export async function findCreated(
   requester: Requester,
   rt: ResourceType,
   pairs: [string, string][],
-  claimed: ReadonlySet<string>,
+  claimed: IdSet,
 ): Promise<LookupResult> {
   const res = await requester.send({ method: 'GET', path: rt.path, query: encodeQuery(pairs) }, 'read');
   const data = Array.isArray(res.doc.data) ? res.doc.data : [];
-  const ids = data.map((r) => r.id).filter((id) => !claimed.has(String(id)));
+  const ids = data.map((r) => r.id).filter((id) => !claimed.has(id));
   if (ids.length === 1) return { found: ids[0]! };
   if (ids.length === 0 && data.length < 10) return { none: true };
   return { ambiguous: ids };

@@ -10,7 +10,7 @@ import { ApiError, NetworkError } from '../errors.js';
 import type { ResourceType } from '../registry/index.js';
 import { isFatal, type Outcome } from './engine.js';
 import type { JournalWriter } from './journal.js';
-import { findCreated, lookupQuery, type LookupResult } from './lookup.js';
+import { findCreated, lookupQuery, type IdSet, type LookupResult } from './lookup.js';
 import { AnswerLost, type Requester } from './requester.js';
 import type { ResourceItem } from './resource-plan.js';
 import type { WriteOp } from './resource-rows.js';
@@ -22,7 +22,7 @@ export interface PerformerOptions {
   requester: Requester;
   journal: JournalWriter | undefined;
   /** Ids recorded for other rows (journal and this run). */
-  claimed: Set<string>;
+  claimed: IdSet;
   now: () => number;
   /** Turns an API or network error into the row's error text. */
   describe: (err: unknown) => { error: string; field?: string };
@@ -33,12 +33,14 @@ const MAX_CREATE_ATTEMPTS = 3;
 
 /** The function the workers call for each row. */
 export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => Promise<Outcome> {
+  // Only the id is needed back: an empty sparse fieldset keeps answers (and memory) small.
+  const idOnly = `fields[${o.rt.type}]=`;
   const failed = (err: unknown): Outcome => {
     const d = o.describe(err);
     return { status: 'failed', id: null, error: d.error, ...(d.field ? { extra: { field: d.field } } : {}) };
   };
   const created = (id: number | string, extra?: Record<string, unknown>): Outcome => {
-    o.claimed.add(String(id));
+    o.claimed.add(id);
     return { status: 'created', id, ...(extra ? { extra } : {}) };
   };
   const unknown = (why: string): Outcome => ({
@@ -64,7 +66,7 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     for (let attempt = 1; ; attempt++) {
       const sentAt = o.now();
       try {
-        const res = await o.requester.send({ method: 'POST', path: w.path, body: w.body }, 'create');
+        const res = await o.requester.send({ method: 'POST', path: w.path, query: idOnly, body: w.body }, 'create');
         const data = res.doc.data;
         const id = data && !Array.isArray(data) ? data.id : null;
         return id !== null ? created(id) : { status: 'created', id: null };
@@ -88,7 +90,7 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     const w = item.write!;
     const track = { sent: 0 };
     try {
-      await o.requester.send({ method: w.method, path: w.path, body: w.body }, 'idempotent', track);
+      await o.requester.send({ method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body }, 'idempotent', track);
       return { status: o.op === 'update' ? 'updated' : 'deleted', id: w.id ?? null };
     } catch (err) {
       // A DELETE repeated after a lost answer finds the record gone: the first attempt did it.

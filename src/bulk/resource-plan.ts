@@ -7,6 +7,7 @@
 import type { ResourceType } from '../registry/index.js';
 import type { Outcome, WorkItem } from './engine.js';
 import type { JournalEntry, JournalState } from './journal.js';
+import { IdSet } from './lookup.js';
 import { readRows, type InputFormat, type RawRow } from './readers.js';
 import { describeProblems, ignoredCsvColumn, prepareRow, type PreparedRow, type PreparedWrite, type WriteOp } from './resource-rows.js';
 import { RowKeys } from './row-key.js';
@@ -117,8 +118,8 @@ function invalidOutcome(problems: { field: string; reason: string }[]): Outcome 
 }
 
 /** Ids of records that earlier runs recorded, so that a lookup does not take them for a new row's. */
-export function claimedIds(journal: JournalState): Set<string> {
-  const out = new Set<string>();
-  for (const e of journal.entries.values()) if (e.id !== undefined && e.id !== null) out.add(String(e.id));
+export function claimedIds(journal: JournalState): IdSet {
+  const out = new IdSet();
+  for (const e of journal.entries.values()) if (e.id !== undefined && e.id !== null) out.add(e.id);
   return out;
 }

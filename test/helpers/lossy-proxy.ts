@@ -18,7 +18,7 @@ export interface LossyProxy {
 /**
  * Starts the proxy.
  * @param target the sandbox's origin (`http://127.0.0.1:PORT`)
- * @param drop decides, per request, whether its answer is lost
+ * @param drop decides, per request (method, path without the query, body), whether its answer is lost
  */
 export async function startLossyProxy(target: string, drop: (method: string, path: string, body: string) => boolean): Promise<LossyProxy> {
   const dropped: string[] = [];
@@ -27,7 +27,7 @@ export async function startLossyProxy(target: string, drop: (method: string, pat
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const lose = drop(req.method!, req.url!, body);
+      const lose = drop(req.method!, req.url!.split('?')[0]!, body);
       const headers = { ...req.headers };
       delete headers.host;
       const up = http.request(`${target}${req.url}`, { method: req.method, headers }, (upRes) => {

@@ -49,7 +49,9 @@ describe('CsvParser', () => {
 
   it('reads back what our CSV output writes, for any cells and chunk sizes', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.string(), { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 9 }), (records, chunk) => {
+      // A value that itself starts with ' and a formula character reads back without the ' (the
+      // output cannot tell it from a neutralised cell): the one documented ambiguity, left out.
+      fc.property(fc.array(fc.array(fc.string().filter((c) => !/^'[=+\-@\t\r]/.test(c)), { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 9 }), (records, chunk) => {
         const width = records[0]!.length;
         const table = records.map((r) => [...r, ...Array(width).fill('x')].slice(0, width));
         const text = table.map((r) => csvLine(r)).join('');

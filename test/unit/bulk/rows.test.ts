@@ -67,13 +67,14 @@ describe('resource rows', () => {
       ['filter[account][id]', '3'],
       ['filter[createdAt]', '2025-01-01T11:50:00..inf'],
       ['page[limit]', '10'],
+      ['fields[prospect]', ''],
     ]);
     // Nothing filterable in the row: no lookup (the row would be reported unknown).
     const bare = prepareRow(prospect, 'create', { row: 1, value: { websiteUrl1: 'u' } }) as { write: { data: Parameters<typeof lookupQuery>[1] } };
     expect(lookupQuery(prospect, bare.write.data, 0)).toBeUndefined();
     // Two relationship ids are enough (a sequence state's prospect and sequence).
     const st = prepareRow(sequenceState, 'create', { row: 1, value: { prospect: 4, sequence: 2, mailbox: 1 } }) as { write: { data: Parameters<typeof lookupQuery>[1] } };
-    expect(lookupQuery(sequenceState, st.write.data, 0)?.map(([k]) => k)).toEqual(['filter[prospect][id]', 'filter[sequence][id]', 'filter[mailbox][id]', 'filter[createdAt]', 'page[limit]']);
+    expect(lookupQuery(sequenceState, st.write.data, 0)?.map(([k]) => k)).toEqual(['filter[prospect][id]', 'filter[sequence][id]', 'filter[mailbox][id]', 'filter[createdAt]', 'page[limit]', 'fields[sequenceState]']);
   });
 });
 
