@@ -115,10 +115,10 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     let work: AsyncIterable<EnrollItem> = items(src, journal);
     if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));
     if (dryRun) {
-      session.progress.stop();
       await printPlan(ctx, session, work, enrolled, src.sequenceId, mailboxId);
       return;
     }
+    session.progress.start();
     const result = await runPool({
       items: work,
       concurrency: setup.concurrency,

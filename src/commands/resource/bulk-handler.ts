@@ -48,6 +48,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
 
   const session = await openSession(ctx, setup, label, scan.total);
   try {
+    session.progress.start();
     const result = await runPool({
       items: resourceItems(input),
       concurrency: setup.concurrency,

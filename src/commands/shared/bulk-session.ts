@@ -76,12 +76,16 @@ export interface BulkSession {
   close(): Promise<void>;
 }
 
-/** Opens client, journal (locked), report and progress for a run. */
+/**
+ * Opens client, journal (locked), report and progress for a run. The progress display starts
+ * with `session.progress.start()` once the set-up lines are printed.
+ */
 export async function openSession(ctx: Context, setup: BulkSetup, label: string, total: number | undefined): Promise<BulkSession> {
   const conn = await ctx.connection();
   const progress = new Progress({
     stderr: ctx.io.stderr,
-    tty: ctx.io.stderrIsTTY,
+    // --verbose writes trace lines as requests go: a bar redrawn between them would garble both.
+    tty: ctx.io.stderrIsTTY && !ctx.globals.verbose,
     label,
     total,
     columns: ctx.io.columns,
@@ -117,7 +121,6 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     await client.close();
     throw err;
   }
-  progress.start();
   return {
     client,
     requester,
