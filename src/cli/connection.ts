@@ -3,6 +3,7 @@
  * local sandbox with `--sandbox`.
  */
 import type { TokenProvider } from '../api/client.js';
+import type { Profile } from '../auth/config.js';
 import { staticTokenProvider } from '../auth/token-provider.js';
 import { UsageError } from '../errors.js';
 import type { Context } from './context.js';
@@ -48,6 +49,15 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   ctx.addSecret(profile?.clientSecret);
   ctx.addSecret(ctx.env.SVC_REFRESH_TOKEN);
   ctx.addSecret(ctx.env.SVC_CLIENT_SECRET);
+  const tokenSource = ctx.env.SVC_REFRESH_TOKEN ? 'refresh-env' : profile?.accessToken || profile?.refreshToken ? 'profile' : 'none';
+  const foreign = tokenSource === 'profile' ? foreignTarget(profileName, profile!, baseUrl, authUrl) : undefined;
+  if (foreign) {
+    // Commands that need no token (webhooks cleanup) still run; any request with it is refused.
+    const refuse = async (): Promise<never> => {
+      throw foreign;
+    };
+    return { profileName, baseUrl, authUrl, tokens: { getToken: refuse, onUnauthorized: refuse }, tokenSource };
+  }
   // Refreshes expiring tokens once for all processes sharing the profile (auth/refresh.ts).
   const { refreshingTokenProvider } = await import('../auth/refresh.js');
   const tokens = refreshingTokenProvider({
@@ -64,8 +74,32 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     signal: ctx.signal,
     sleep: (ms) => ctx.clock.sleep(ms, ctx.signal),
   });
-  const tokenSource = ctx.env.SVC_REFRESH_TOKEN ? 'refresh-env' : profile?.accessToken || profile?.refreshToken ? 'profile' : 'none';
   return { profileName, baseUrl, authUrl, tokens, tokenSource };
+}
+
+/**
+ * A stored login belongs to the API it was made against: its tokens (and, for a refresh, the
+ * client secret) are sent to that profile's base and auth URLs only — never to another host
+ * named by `--base-url`/`--auth-url` or SVC_BASE_URL/SVC_AUTH_URL. The error to throw when a
+ * request would go elsewhere, or undefined when the target is the profile's own.
+ */
+function foreignTarget(profileName: string, profile: Profile, baseUrl: string, authUrl: string): UsageError | undefined {
+  const own = profile.baseUrl ? origin(profile.baseUrl) : undefined;
+  const ownAuth = profile.authUrl ? origin(profile.authUrl) : own;
+  const bad = own && origin(baseUrl) !== own ? ['--base-url', baseUrl, own] : ownAuth && origin(authUrl) !== ownAuth ? ['--auth-url', authUrl, ownAuth] : undefined;
+  if (!bad) return undefined;
+  const [flag, url, home] = bad as [string, string, string];
+  return new UsageError(`${flag} ${url}: profile "${profileName}" is logged in to ${home}; its tokens are sent there only`).hint(
+    `for another API use --token (or SVC_TOKEN), or log in to it with \`svc login --profile NAME --base-url ${url}\``,
+  );
+}
+
+function origin(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function checkUrl(url: string, flag: string): void {
