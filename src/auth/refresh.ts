@@ -149,7 +149,7 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
       ...(useSeed || seeded(cur) ? { refreshSeed: seed } : {}),
     };
     // Written (atomically) before the new token is returned to anyone.
-    opts.store.set(opts.profileName, dropUndefined(next));
+    await opts.store.set(opts.profileName, dropUndefined(next));
     return tokens.accessToken;
   }
 

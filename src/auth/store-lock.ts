@@ -33,9 +33,9 @@ export async function updateProfile(
 ): Promise<Profile | undefined> {
   return withStoreLock(
     store,
-    () => {
+    async () => {
       const next = fn(store.get(name));
-      if (next) store.set(name, dropUndefined(next));
+      if (next) await store.set(name, dropUndefined(next));
       return next;
     },
     signal,

@@ -70,9 +70,9 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
     output: globals.output ?? (io.stdoutIsTTY ? 'table' : 'json'),
     signal: app.signal,
     config() {
-      // conf (and its schema validator) loads only for commands that read the config.
-      store ??= import('../auth/config.js').then((m) => {
-        const s = m.openConfigStore(app.env, globals.profile);
+      // Reads parse the file; conf loads on the first write only (config-file.ts).
+      store ??= import('../auth/config-file.js').then((m) => {
+        const s = m.createConfigStore(app.env, globals.profile, async (dir) => new (await import('conf')).default(m.confOptions(dir)));
         // The store holds tokens: say so when its permissions had to be tightened.
         for (const r of s.repaired) ctx.warn(`config permissions were too open, repaired: ${r}`);
         return s;

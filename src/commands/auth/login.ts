@@ -112,7 +112,7 @@ async function save(ctx: Context, store: ConfigStore, name: string, s: SaveInput
     ctx.signal,
   );
   // The first login of a store makes its profile the default for later commands.
-  if (!store.storedCurrent() && name !== 'default' && !store.get('default')) store.use(name);
+  if (!store.storedCurrent() && name !== 'default' && !store.get('default')) await store.use(name);
 }
 
 async function report(ctx: Context, store: ConfigStore, name: string, baseUrl: string, root: RootInfo, tokens: TokenSet): Promise<void> {

@@ -1,0 +1,121 @@
+/**
+ * The config store's one implementation, with `conf` off the read path. Every read parses the
+ * file directly (conf stores plain JSON), so the commands that only read a profile — every API
+ * command — do not load conf and its dependencies (~15 ms of start-up); writes go through conf,
+ * which the caller supplies: synchronously (`openConfigStore` in config.ts, for tests and
+ * scripts) or loaded on the first write (the CLI's Context).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type Conf from 'conf';
+import type { ConfigData, ConfigStore, Profile } from './config.js';
+import { configDir } from './config-dir.js';
+
+/** The conf instance that writes the store. */
+export type ConfWriter = Conf<ConfigData>;
+
+/** conf's options for the store in `dir` (the same for every writer). */
+export function confOptions(dir: string) {
+  return {
+    cwd: dir,
+    configName: 'config',
+    projectName: 'svc',
+    configFileMode: 0o600,
+    defaults: { profiles: {} },
+    clearInvalidConfig: false,
+  };
+}
+
+/**
+ * Makes the directory 0700 and the file 0600, whatever created them (an old version, a
+ * `cp`, a permissive umask). Returns what it had to repair, for a warning.
+ */
+export function secureConfigFiles(dir: string, file: string): string[] {
+  const repaired: string[] = [];
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform === 'win32') return repaired;
+  const dirMode = fs.statSync(dir).mode & 0o777;
+  if ((dirMode & 0o077) !== 0) {
+    fs.chmodSync(dir, 0o700);
+    repaired.push(`${dir} (was ${dirMode.toString(8)}, now 700)`);
+  }
+  try {
+    const fileMode = fs.statSync(file).mode & 0o777;
+    if ((fileMode & 0o077) !== 0) {
+      fs.chmodSync(file, 0o600);
+      repaired.push(`${file} (was ${fileMode.toString(8)}, now 600)`);
+    }
+  } catch {
+    // no file yet: conf creates it with mode 0600
+  }
+  return repaired;
+}
+
+/** The file's content as conf would return it: `{ profiles: {} }` when there is no file yet. */
+export function readConfigData(file: string): ConfigData {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    throw err;
+  }
+  if (text.trim() === '') return { profiles: {} };
+  let data: Partial<ConfigData>;
+  try {
+    data = JSON.parse(text) as Partial<ConfigData>;
+  } catch (err) {
+    throw new Error(`config file ${file} is not valid JSON (${(err as Error).message}): fix or delete it`);
+  }
+  return { ...data, profiles: data.profiles ?? {} };
+}
+
+/**
+ * A store over the config file in `configDir(env)`: reads from disk every time (parallel
+ * processes see each other's writes), writes through the conf instance `writer()` returns.
+ * With an asynchronous `writer`, `set`, `remove` and `use` return promises: await them.
+ */
+export function createConfigStore(
+  env: NodeJS.ProcessEnv,
+  profileOverride: string | undefined,
+  writer: (dir: string) => ConfWriter | Promise<ConfWriter>,
+): ConfigStore {
+  const dir = configDir(env);
+  const file = path.join(dir, 'config.json');
+  const repaired = secureConfigFiles(dir, file);
+  const read = () => readConfigData(file);
+  let conf: ConfWriter | Promise<ConfWriter> | undefined;
+  // Runs `fn` on the writer: synchronously when the writer is at hand, else once it has loaded.
+  const write = <T>(fn: (c: ConfWriter) => T): T | Promise<T> => {
+    conf ??= writer(dir);
+    return conf instanceof Promise ? conf.then(fn) : fn(conf);
+  };
+  return {
+    path: file,
+    dir,
+    lockPath: `${file}.lock`,
+    repaired,
+    storedCurrent: () => read().currentProfile,
+    currentName: () => profileOverride || env.SVC_PROFILE || read().currentProfile || 'default',
+    get: (name) => read().profiles[name],
+    set: (name, profile: Profile) =>
+      write((c) => {
+        c.set('profiles', { ...read().profiles, [name]: profile });
+      }),
+    remove: (name) =>
+      write((c) => {
+        const data = read();
+        if (!(name in data.profiles)) return false;
+        const profiles = { ...data.profiles };
+        delete profiles[name];
+        c.set('profiles', profiles);
+        if (data.currentProfile === name) c.delete('currentProfile');
+        return true;
+      }),
+    names: () => Object.keys(read().profiles),
+    use: (name) =>
+      write((c) => {
+        c.set('currentProfile', name);
+      }),
+  };
+}
