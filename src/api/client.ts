@@ -2,11 +2,12 @@
  * The API client: one undici keep-alive agent, JSON:API headers, the bearer token only for the
  * profile's own origins, retries for idempotent requests, a redacted trace.
  */
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ApiError, AuthError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
+import { createAgent, request as undiciRequest } from './undici-lite.js';
 
 export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
 
@@ -86,7 +87,7 @@ export class ApiClient {
     this.origins = new Set([this.baseUrl.origin, ...(opts.trustedOrigins ?? []).map((o) => new URL(o).origin)]);
     this.dispatcher =
       opts.dispatcher ??
-      new Agent({ keepAliveTimeout: 10_000, connections: 32, headersTimeout: this.timeout, bodyTimeout: this.timeout });
+      createAgent({ keepAliveTimeout: 10_000, connections: 32, headersTimeout: this.timeout, bodyTimeout: this.timeout });
   }
 
   private get timeout(): number {
@@ -167,10 +168,10 @@ export class ApiClient {
     }
     const started = performance.now();
     const res = await undiciRequest(url, {
+      dispatcher: this.dispatcher,
       method: method as Dispatcher.HttpMethod,
       headers,
       body,
-      dispatcher: this.dispatcher,
       headersTimeout: this.timeout,
       bodyTimeout: this.timeout,
       signal: req.signal ?? this.opts.signal,

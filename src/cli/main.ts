@@ -1,7 +1,7 @@
 /**
  * Entry point of the bundled CLI. Keeps the start-up path short: `--version` answers before
- * anything else loads (this file imports nothing shared, so the bundle's main.js stands alone);
- * everything else goes through commander.
+ * anything else loads (bin/svc answers it even earlier, without loading this file); everything
+ * else goes through commander.
  */
 import { VERSION } from './version.js';
 

@@ -2,6 +2,7 @@
  * The streams a command talks to, with what is known about the terminal. Built once by the
  * CLI from the process (or by a test from buffers) and carried in the Context.
  */
+import { isatty } from 'node:tty';
 
 /** Output and input streams plus terminal facts. */
 export interface IO {
@@ -26,10 +27,13 @@ export function processIO(opts: { noColor?: boolean; env?: NodeJS.ProcessEnv } =
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // Creating process.stdin costs ~2 ms: only commands that read it pay for it.
+    get stdin() {
+      return process.stdin;
+    },
     stdoutIsTTY,
     stderrIsTTY,
-    stdinIsTTY: process.stdin.isTTY === true,
+    stdinIsTTY: isatty(0),
     color: !noColor && stdoutIsTTY,
     columns: process.stdout.columns || Number(env.COLUMNS) || 80,
   };

@@ -46,6 +46,9 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
   if (!withOperations) return cmd;
   const run = (c: Command, fn: (h: typeof import('./handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
     runCommand(app, c, async (ctx) => fn(await import('./handlers.js'))(ctx));
+  // list and get load only the read handlers (not the write path's validation and schema lookups).
+  const runRead = (c: Command, fn: (h: typeof import('./read-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
+    runCommand(app, c, async (ctx) => fn(await import('./read-handlers.js'))(ctx));
 
   if (rt.operations.includes('list')) {
     cmd
@@ -61,7 +64,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--count', 'ask the service to count the records (off by default) and report it on stderr')
       .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
       .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name)')
-      .action((opts, c: Command) => run(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
+      .action((opts, c: Command) => runRead(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
   }
   if (rt.operations.includes('get')) {
     cmd
@@ -70,7 +73,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .argument('<id>', 'record id')
       .option('-i, --include <paths>', 'related resources to include')
       .option('--fields <list>', 'sparse fields: attr,attr or type=attr,attr (repeatable)', collect)
-      .action((id: string, opts, c: Command) => run(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)));
+      .action((id: string, opts, c: Command) => runRead(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)));
   }
   if (rt.operations.includes('create')) {
     const create = cmd
