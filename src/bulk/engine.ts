@@ -86,7 +86,23 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
 
   const next = async (): Promise<T | undefined> => {
     if (exhausted || stopped || fatal !== undefined || opts.signal.aborted) return undefined;
-    const r = await iterator.next();
+    let r: IteratorResult<T>;
+    try {
+      r = await iterator.next();
+    } catch (err) {
+      // Rows may need requests to be read (e-mail lookups): Ctrl-C stops those too.
+      if (err instanceof Stopped) {
+        stopped = true;
+        exhausted = true;
+        return undefined;
+      }
+      if (isFatal(err)) {
+        fatal ??= err;
+        exhausted = true;
+        return undefined;
+      }
+      throw err;
+    }
     if (r.done) {
       exhausted = true;
       return undefined;
@@ -128,6 +144,6 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
   if (!exhausted) await iterator.return?.(undefined);
   if (fatal !== undefined) throw fatal;
   if (failure) throw failure.reason;
-  const interrupted = !exhausted && (stopped || opts.signal.aborted);
+  const interrupted = stopped || (!exhausted && opts.signal.aborted);
   return { counts, processed, interrupted };
 }

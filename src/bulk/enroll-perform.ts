@@ -73,11 +73,12 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
     }
     if (first !== undefined) return { status: 'skipped', id: null, extra: { ...extra, reason: `duplicate of row ${first}` } };
     taken.set(pid, item.row);
-    o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
+    // Journaled `pending` as the request leaves (not while it waits for the rate limit).
+    const pending = () => o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
     const body = enrolmentBody(pid, o.sequenceId, o.mailboxId);
     for (let attempt = 1; ; attempt++) {
       try {
-        const res = await o.requester.send({ method: 'POST', path: 'sequenceStates', query: ID_ONLY, body }, 'create');
+        const res = await o.requester.send({ method: 'POST', path: 'sequenceStates', query: ID_ONLY, body }, 'create', { beforeSend: pending });
         const data = res.doc.data;
         const id = data && !Array.isArray(data) ? data.id : null;
         if (id !== null) o.enrolled.set(pid, id);

@@ -72,10 +72,15 @@ export class Requester {
    * @throws Stopped when the run stops before the request is sent
    * @throws AnswerLost for a create whose outcome is unknown
    * @throws ApiError for an answer that is an error (4xx, or 5xx after the retries)
-   * @param track counts the attempts that were sent (a DELETE answered 404 after a retry was
-   *   most likely done by the attempt whose answer was lost)
+   * @param opts.track counts the attempts that were sent (a DELETE answered 404 after a retry
+   *   was most likely done by the attempt whose answer was lost)
+   * @param opts.beforeSend runs once, right before the first attempt leaves (after any pacing
+   *   wait): where a create is journaled `pending`, so that a run stopped while waiting leaves
+   *   no pending entry for a request that was never sent
    */
-  async send(req: ApiRequest, kind: RequestKind, track?: { sent: number }): Promise<ApiResponse> {
+  async send(req: ApiRequest, kind: RequestKind, opts: { track?: { sent: number }; beforeSend?: () => void } = {}): Promise<ApiResponse> {
+    const { track } = opts;
+    let beforeSend = opts.beforeSend;
     const { pacer, signal, client } = this.opts;
     const max = this.opts.maxAttempts ?? 5;
     let attempt = 0;
@@ -83,6 +88,8 @@ export class Requester {
       if (!(await pacer.acquire(signal))) throw new Stopped();
       let res: ApiResponse;
       if (track) track.sent++;
+      beforeSend?.();
+      beforeSend = undefined;
       const sentAt = this.now();
       try {
         res = await client.request({ ...req, noRetry: true, signal: undefined });

@@ -62,11 +62,12 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
       if ('found' in r) return created(r.found, { recovered: true });
       if ('ambiguous' in r) return unknown(`an earlier run was stopped while creating this row and several records match it (${r.ambiguous.join(', ')})`);
     }
-    o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
+    // Journaled `pending` as the request leaves: a run killed from then on looks it up first.
+    const pending = () => o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
     for (let attempt = 1; ; attempt++) {
       const sentAt = o.now();
       try {
-        const res = await o.requester.send({ method: 'POST', path: w.path, query: idOnly, body: w.body }, 'create');
+        const res = await o.requester.send({ method: 'POST', path: w.path, query: idOnly, body: w.body }, 'create', { beforeSend: pending });
         const data = res.doc.data;
         const id = data && !Array.isArray(data) ? data.id : null;
         return id !== null ? created(id) : { status: 'created', id: null };
@@ -90,7 +91,7 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     const w = item.write!;
     const track = { sent: 0 };
     try {
-      await o.requester.send({ method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body }, 'idempotent', track);
+      await o.requester.send({ method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body }, 'idempotent', { track });
       return { status: o.op === 'update' ? 'updated' : 'deleted', id: w.id ?? null };
     } catch (err) {
       // A DELETE repeated after a lost answer finds the record gone: the first attempt did it.

@@ -114,6 +114,9 @@ describe('Ctrl-C', () => {
     expect(enrolled.length).toBeLessThan(80);
     const journal = ndjson<{ key: string; status: string }>(`${s.file}.journal.ndjson`);
     expect(journal.filter((j) => j.status === 'created')).toHaveLength(enrolled.length);
+    // Nothing is left pending: what was sent was answered, what was waiting was not sent.
+    const done = new Set(journal.filter((j) => j.status === 'created').map((j) => j.key));
+    expect(journal.filter((j) => j.status === 'pending' && !done.has(j.key))).toEqual([]);
     const rest = await runSvc(s.args, { env: s.env() });
     expect(rest.code, rest.stderr).toBe(0);
     expect(rest.stderr).toMatch(new RegExp(`${80 - enrolled.length} created, ${enrolled.length} skipped`));

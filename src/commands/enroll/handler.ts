@@ -13,9 +13,9 @@ import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
 import { enrollRows, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
 import type { JournalState } from '../../bulk/journal.js';
 import { detectFormat } from '../../bulk/readers.js';
-import { pagedClient } from '../../bulk/requester.js';
+import { pagedClient, Stopped } from '../../bulk/requester.js';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
 
@@ -107,10 +107,16 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   const dryRun = ctx.globals.dryRun;
   const session = await openSession(ctx, dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup, 'enroll', total);
   try {
-    // Both must exist; a typo would otherwise fail every row one by one.
-    await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read');
-    await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read');
-    const enrolled = await existingStates(session, src.sequenceId);
+    let enrolled: Map<number, number | string>;
+    try {
+      // Both must exist; a typo would otherwise fail every row one by one.
+      await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read');
+      await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read');
+      enrolled = await existingStates(session, src.sequenceId);
+    } catch (err) {
+      if (err instanceof Stopped) throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');
+      throw err;
+    }
     ctx.info(`sequence ${src.sequenceId}: ${enrolled.size.toLocaleString('en-US')} prospect(s) already in it; ${total.toLocaleString('en-US')} row(s) to go through`);
     let work: AsyncIterable<EnrollItem> = items(src, journal);
     if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));

@@ -114,8 +114,8 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       journal = new JournalWriter(setup.journalPath, () => ctx.clock.now());
       journal.open();
     }
-    if (setup.reportPath === '-') report = stdoutReport(ctx.io.stdout);
-    else if (setup.reportPath) report = openReportFile(setup.reportPath);
+    if (setup.reportPath === '-') report = redacted(ctx, stdoutReport(ctx.io.stdout));
+    else if (setup.reportPath) report = redacted(ctx, openReportFile(setup.reportPath));
   } catch (err) {
     journal?.close();
     await client.close();
@@ -135,6 +135,14 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       report.close();
       await client.close();
     },
+  };
+}
+
+/** Error texts come from servers and networks: known secrets never reach a report. */
+function redacted(ctx: Context, inner: ReportWriter): ReportWriter {
+  return {
+    write: (e) => inner.write(e.error ? { ...e, error: ctx.redact(e.error) } : e),
+    close: () => inner.close(),
   };
 }
 
