@@ -211,6 +211,8 @@ export function attributesText(p: TypePlan, store: Store, rec: Rec): string {
   const attrs = rec.attributes;
   let lo = n;
   let hi = -1;
+  // Computed values first: should one throw, no mark is left set for the next record.
+  const computed = p.computedAt.length ? p.computedAt.map((i) => p.rules!.computed![p.defaults[i]!.name]!(store, rec)) : undefined;
   for (const k in attrs) {
     const i = p.indexOf.get(k);
     if (i === undefined || p.isComputed[i]) continue;
@@ -221,12 +223,12 @@ export function attributesText(p: TypePlan, store: Store, rec: Rec): string {
     if (i < lo) lo = i;
     if (i > hi) hi = i;
   }
-  for (const i of p.computedAt) {
+  p.computedAt.forEach((i, j) => {
     marks[i] = 1;
-    vals[i] = p.rules!.computed![p.defaults[i]!.name]!(store, rec);
+    vals[i] = computed![j];
     if (i < lo) lo = i;
     if (i > hi) hi = i;
-  }
+  });
   if (hi < 0) return p.nullsFrom[0]!;
   const nulls = p.nullsFrom;
   // Values and the runs of nulls before and between them, then the nulls after the last one.
