@@ -29,8 +29,8 @@ export type Fault =
   | { kind: 'answer'; status: number; headers?: Record<string, string>; body?: string }
   /** Forward, then answer with the server's status and headers but this body. */
   | { kind: 'rewrite'; body: (serverBody: string) => string; status?: number; headers?: Record<string, string> }
-  /** Forward after a delay (ms). */
-  | { kind: 'delay'; ms: number };
+  /** Forward after a delay (ms); with `afterServer`, forward at once and hold the answer instead. */
+  | { kind: 'delay'; ms: number; afterServer?: boolean };
 
 /** Which requests a rule applies to. */
 export interface Match {
@@ -193,12 +193,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         return;
       }
       case 'delay':
-        await new Promise((r) => setTimeout(r, fault.ms));
+        if (!fault.afterServer) await new Promise((r) => setTimeout(r, fault.ms));
         break;
       default:
         break;
     }
     const u = await forward(req, body);
+    if (fault.kind === 'delay' && fault.afterServer) await new Promise((r) => setTimeout(r, fault.ms));
     const text = Buffer.from(rewriteOrigin(u.body.toString('utf8')));
     if (fault.kind === 'reset-after' || fault.kind === 'cut') {
       // Headers promise the whole body; half of it arrives, then the connection goes.

@@ -1,0 +1,95 @@
+/**
+ * Bulk runs interrupted with SIGINT (Ctrl-C) and SIGKILL at seeded random points — before the
+ * first request or after the k-th create — once or twice, then run again to the end. After every
+ * interruption the journal is whole (every line parses; only a SIGKILL could leave a cut-off
+ * last line); after a Ctrl-C every record the server made is already in the journal (requests on
+ * the wire finish and are recorded) and svc says how to resume; the final run leaves every row
+ * created exactly once in the sandbox (records counted there, not in svc's report).
+ *
+ * Trials per signal: SVC_RELIABILITY_TRIALS (default 5; the issue's figure is 20).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputFile, prng } from '../helpers/bulk.js';
+import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { expectEndedBy, killWhen, parseNdjsonStrict, TRIALS, trialTimeout } from '../helpers/trials.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+beforeAll(async () => {
+  // A little latency so that kills land while requests are on the wire.
+  ({ sb, env } = await sandboxWithEnv({ seed: 47, latencyMs: 8 }));
+});
+afterAll(() => sb.close());
+
+const ROWS = 24;
+type Journal = { key: string; row: number; status: string; id?: number };
+
+/** Prospects of a trial (by the marker in their address): address → ids. */
+function made(marker: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const p of sb.store.table('prospect').values()) {
+    const e = String((p.attributes['emails'] as string[] | undefined)?.[0] ?? '');
+    if (e.endsWith(marker)) out.set(e, [...(out.get(e) ?? []), p.id]);
+  }
+  return out;
+}
+
+const posts = () => sb.requests.filter((q) => q.method === 'POST' && q.path === '/api/v2/prospects').length;
+
+/** Figures for the README (printed at the end). */
+const figures = { trials: 0, interruptions: 0, rowsLost: 0, duplicates: 0 };
+afterAll(() => {
+  console.log(`interrupt-bulk: ${figures.trials} trials, ${figures.interruptions} interruptions, rows lost ${figures.rowsLost}, duplicates ${figures.duplicates}`);
+});
+
+describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal) => {
+  it(`${TRIALS} seeded trials: journal whole after each, every row exactly once after the rerun`, { timeout: trialTimeout(4_000) }, async () => {
+    const rnd = prng(signal === 'SIGINT' ? 9_101 : 9_202);
+    for (let t = 0; t < TRIALS; t++) {
+      const marker = `@${signal.toLowerCase()}-${t}.interrupt.test`;
+      const rows = Array.from({ length: ROWS }, (_, i) => ({ firstName: `I${i}`, lastName: `Trial${t}`, emails: [`r${i}${marker}`] }));
+      const file = inputFile('rows.ndjson', rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      const journal = `${file}.journal.ndjson`;
+      const args = ['prospects', 'create', '--input', file, '--concurrency', '4'];
+      const interruptions = 1 + Math.floor(rnd() * 2);
+      const torn = new Set<string>();
+      for (let i = 0; i < interruptions; i++) {
+        // The kill point: during start-up (before any request), or after the k-th create.
+        const early = rnd() < 0.2;
+        const delayMs = Math.floor(rnd() * 250);
+        const k = 1 + Math.floor(rnd() * (ROWS - 4));
+        const start = posts();
+        const started = Date.now();
+        const child = spawnSvc(args, { env: env() });
+        const ended = await killWhen(child, signal, () => (early ? Date.now() - started >= delayMs : posts() - start >= k));
+        const where = `trial ${t}, interruption ${i + 1} (${early ? `${delayMs} ms after start` : `after ${k} creates`})`;
+        expectEndedBy(ended, signal);
+        if (signal === 'SIGINT' && ended.signal === 'SIGINT') expect(posts(), `${where}: ended by SIGINT after sending`).toBe(start);
+        if (ended.interrupted) figures.interruptions++;
+        const entries = parseNdjsonStrict<Journal>(journal, signal === 'SIGKILL', torn);
+        if (entries.tornTail) torn.add(entries.tornTail);
+        for (const e of entries) expect(typeof e.key === 'string' && typeof e.status === 'string', where).toBe(true);
+        if (signal === 'SIGINT' && ended.code === 130) {
+          expect(ended.stderr, where).toMatch(/hint: run the same command again to do the rest/);
+          // Ctrl-C lets the requests on the wire finish: whatever the server made is journaled.
+          const journaled = new Set(entries.filter((e) => e.status === 'created').map((e) => e.id));
+          for (const ids of made(marker).values()) for (const id of ids) expect(journaled.has(id), `${where}: record ${id} made but not journaled`).toBe(true);
+        }
+        // Never a duplicate, even between the interruptions.
+        for (const [email, ids] of made(marker)) expect(ids, `${where}: ${email}`).toHaveLength(1);
+      }
+      const last = await runSvc([...args, '--report', `${file}.report.ndjson`], { env: env() });
+      expect(last.code, `trial ${t}\n${last.stderr}`).toBe(0);
+      const byEmail = made(marker);
+      figures.trials++;
+      figures.rowsLost += rows.filter((r) => !byEmail.has(r.emails[0]!)).length;
+      figures.duplicates += [...byEmail.values()].reduce((n, ids) => n + ids.length - 1, 0);
+      expect([...byEmail.keys()].sort(), `trial ${t}`).toEqual(rows.map((r) => r.emails[0]!).sort());
+      for (const ids of byEmail.values()) expect(ids).toHaveLength(1);
+      // The journal after the last run: whole, one `created` per row.
+      const final = parseNdjsonStrict<Journal>(journal, false, torn);
+      expect(new Set(final.filter((e) => e.status === 'created').map((e) => e.row)).size).toBe(ROWS);
+    }
+  });
+});
