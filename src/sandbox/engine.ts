@@ -1,7 +1,9 @@
 /**
- * The query engine: filters, sort and paging over one type's table. Relationship-id filters are
- * answered from the store's reverse indexes; everything else is one pass over the table, and a
- * small page of a large sorted result is selected without sorting everything.
+ * The query engine: filters, sort and paging over one type's table. Equality filters and
+ * relationship filters are answered from indexes (per-attribute value lists, the store's reverse
+ * indexes) and the smallest candidate list is the one walked; requests in id order walk the
+ * type's sorted ids between the bounds of any `filter[id]` range; other clauses are tested per
+ * record, and a page of a large sorted result is selected without sorting everything (sort.ts).
  */
 import { findAttribute, findRelationship, resourceByType, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { paramError } from './errors.js';
