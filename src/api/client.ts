@@ -3,7 +3,7 @@
  * profile's own origins, retries for idempotent requests, a redacted trace.
  */
 import type { Dispatcher } from 'undici';
-import { ApiError, AuthError, InterruptedError, NetworkError, UsageError } from '../errors.js';
+import { InterruptedError, NetworkError, SvcError, UsageError, type ApiError } from '../errors.js';
 import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
@@ -57,7 +57,10 @@ export interface ApiRequest {
   idempotent?: boolean;
   /** Do not retry at all (the caller handles it, e.g. bulk creates). */
   noRetry?: boolean;
-  /** Retry idempotent requests on 500/502/504. @default true (paging halves the page instead) */
+  /**
+   * Retry idempotent requests on 502/504 (a gateway that gave up). @default true — paging passes
+   * false and halves the page instead. A 500 is retried either way.
+   */
   retryServerErrors?: boolean;
   signal?: AbortSignal;
 }
@@ -119,7 +122,9 @@ export class ApiClient {
       try {
         res = await this.send(method, url, req);
       } catch (err) {
-        if (err instanceof ApiError || err instanceof UsageError || err instanceof AuthError) throw err;
+        // svc's own errors (the token provider's too: an interrupted or refused refresh) keep
+        // their message and exit code; only low-level failures become a NetworkError below.
+        if (err instanceof SvcError) throw err;
         if (isAbort(err)) throw new InterruptedError();
         if (idempotent && attempt < maxAttempts && isRetryableNetworkError(err)) {
           const wait = backoff(attempt);
@@ -139,8 +144,9 @@ export class ApiClient {
       const error = errorFromResponse(res.status, res.text, headerString(res.headers['content-type']), retryAfter);
       // 429 and 503 mean the request was not processed, so even a POST may be repeated.
       const refusedUnprocessed = res.status === 429 || res.status === 503;
-      const serverError = res.status === 502 || res.status === 504 || res.status === 500;
-      const transient = refusedUnprocessed || (idempotent && serverError && req.retryServerErrors !== false);
+      const gatewayGaveUp = res.status === 502 || res.status === 504;
+      const serverError = res.status === 500 || (gatewayGaveUp && req.retryServerErrors !== false);
+      const transient = refusedUnprocessed || (idempotent && serverError);
       if (!req.noRetry && transient && attempt < maxAttempts) {
         const wait = retryAfterMs(retryAfter ?? (res.status === 429 ? res.rateLimit.reset : undefined), now()) ?? backoff(attempt);
         if (wait <= (this.opts.maxRetryWaitMs ?? 10_000)) {
