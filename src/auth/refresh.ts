@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TokenProvider } from '../api/client.js';
-import { AuthError } from '../errors.js';
+import { AuthError, InterruptedError } from '../errors.js';
 import type { ConfigStore, Profile } from './config.js';
 import { LockTimeoutError, withLock } from './lock.js';
 import { dropUndefined } from './store-lock.js';
@@ -157,7 +157,14 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
     // undici loads only when a refresh happens (start-up time of every other command).
     const { requestToken, TokenEndpointError } = await import('./token-endpoint.js');
     const params = { grant_type: 'refresh_token', client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken };
-    const call = () => requestToken({ authUrl, params, now, timeoutMs: opts.timeoutMs, signal: opts.signal, trace: opts.trace });
+    // Ctrl-C does not abort a refresh on the wire: the server may already have rotated the
+    // refresh token, and only its answer holds the new one. The request finishes (bounded by
+    // --timeout), the tokens are stored, and the command then stops (a second Ctrl-C exits at
+    // once). A refresh not yet sent is not sent after Ctrl-C.
+    const call = () => {
+      if (opts.signal?.aborted) throw new InterruptedError();
+      return requestToken({ authUrl, params, now, timeoutMs: opts.timeoutMs, trace: opts.trace });
+    };
     try {
       try {
         return await call();
