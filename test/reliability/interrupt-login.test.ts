@@ -1,0 +1,100 @@
+/**
+ * Login interrupted with SIGINT and SIGKILL at seeded random points: while the browser comes
+ * back to the listener and while the code is exchanged (the proxy holds the token endpoint's
+ * answer a little, before or after the server acted). After every interruption the config store
+ * parses and holds either no login or a complete one — never half of it — and is 0600 in a 0700
+ * directory; logging in again completes with one exchange and the profile works.
+ *
+ * Trials per signal: SVC_RELIABILITY_TRIALS (default 5; the issue's figure is 20).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from '../helpers/bulk.js';
+import { cliLogin, loginEnv, parseConsentForm } from '../helpers/oauth.js';
+import { startRig, type Rig } from '../helpers/reliability.js';
+import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { expectEndedBy, killWhen, TRIALS, trialTimeout } from '../helpers/trials.js';
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await startRig({ seed: 48, tokenIssueIntervalMs: 0 });
+});
+afterAll(() => rig.close());
+
+const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
+const proxied = () => ({ SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
+const figures = { trials: 0, interrupted: 0, corrupt: 0 };
+afterAll(() => console.log(`interrupt-login: ${figures.trials} trials, ${figures.interrupted} interrupted, corrupt stores ${figures.corrupt}`));
+
+type Profile = Record<string, any>;
+/** The store of a config dir: parsed (a corrupt one fails the test), private, with no temp files left readable. */
+function store(dir: string): { profiles: Record<string, Profile> } | undefined {
+  expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+  for (const f of fs.readdirSync(dir)) expect([f, fs.statSync(path.join(dir, f)).mode & 0o777]).toEqual([f, 0o600]);
+  const file = path.join(dir, 'config.json');
+  if (!fs.existsSync(file)) return undefined;
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    figures.corrupt++;
+    throw new Error(`config.json is corrupt: ${(err as Error).message}`);
+  }
+}
+
+/** A stored login is all there or not there at all. */
+function expectWhole(p: Profile | undefined): void {
+  if (!p?.accessToken && !p?.refreshToken) return;
+  expect(p).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresAt: expect.any(Number), baseUrl: expect.any(String), authUrl: expect.any(String), clientId: rig.sb.clientId });
+}
+
+describe.each(['SIGINT', 'SIGKILL'] as const)('%s during login', (signal) => {
+  it(`${TRIALS} seeded trials: the store is never corrupt; the next login completes once`, { timeout: trialTimeout(4_000) }, async () => {
+    const rnd = prng(signal === 'SIGINT' ? 7_301 : 7_402);
+    for (let t = 0; t < TRIALS; t++) {
+      const dir = tempDir();
+      // The exchange takes a while: its answer is held before or after the server acted.
+      const hold = { kind: 'delay' as const, ms: 150 + Math.floor(rnd() * 250), afterServer: rnd() < 0.5 };
+      const remove = rig.proxy.plan(TOKEN, [hold]);
+      const child = spawnSvc(['login', '--no-browser', '--port', '0'], { env: loginEnv(rig.sb, dir, proxied()) });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const url = await new Promise<string>((resolve, reject) => {
+        const check = () => {
+          const m = /^(http:\/\/\S+\/oauth\/authorize\?\S+)$/m.exec(stderr);
+          if (m) resolve(m[1]!);
+        };
+        child.stderr!.on('data', check);
+        child.on('close', () => reject(new Error(`login exited early:\n${stderr}`)));
+      });
+      // The browser: consent page, form submitted, redirect followed to the listener.
+      const page = await (await fetch(url)).text();
+      const { action, fields } = parseConsentForm(page, url);
+      fields.set('decision', 'approve');
+      const browser = fetch(action, { method: 'POST', body: fields, redirect: 'follow' }).then((r) => r.text()).catch(() => 'connection closed');
+      const delay = Math.floor(rnd() * (hold.ms + 300));
+      const started = Date.now();
+      const ended = await killWhen(child, signal, () => Date.now() - started >= delay);
+      await browser;
+      remove();
+      // An exchange the proxy still holds reaches the server now or never: wait it out.
+      await new Promise((r) => setTimeout(r, hold.ms + 50));
+      expectEndedBy(ended, signal);
+      figures.trials++;
+      if (ended.interrupted) figures.interrupted++;
+      const where = `trial ${t} (${signal} ${delay} ms after the consent, answer held ${hold.ms} ms ${hold.afterServer ? 'after' : 'before'} the server)`;
+      const s = store(dir);
+      expectWhole(s?.profiles.default);
+      if (ended.code === 0) expect(s?.profiles.default?.accessToken, where).toBeTruthy();
+      // Logging in again: one exchange, a working profile.
+      const mark = rig.sb.requests.length;
+      const again = await cliLogin(rig.sb, dir, [], proxied());
+      expect(again.code, `${where}\n${again.stderr}`).toBe(0);
+      expect(rig.sb.requests.slice(mark).filter((q) => q.path === '/oauth/token')).toHaveLength(1);
+      expectWhole(store(dir)!.profiles.default);
+      const use = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+      expect(use.code, `${where}\n${use.stderr}`).toBe(0);
+    }
+  });
+});
+
