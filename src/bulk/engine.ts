@@ -26,6 +26,8 @@ export interface Outcome {
   error?: string;
   /** More members for the report line (`field`, `prospect`, `email`). */
   extra?: Record<string, unknown>;
+  /** Already shown on stderr (invalid rows, listed by the checks before the run). */
+  shown?: boolean;
 }
 
 /** Options of {@link runPool}. */
@@ -81,7 +83,7 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
     counts[outcome.status]++;
     processed++;
     opts.progress.tick(outcome.status, worked);
-    if (outcome.status === 'failed' || outcome.status === 'unknown') opts.onFailure?.(item, outcome);
+    if ((outcome.status === 'failed' || outcome.status === 'unknown') && !outcome.shown) opts.onFailure?.(item, outcome);
   };
 
   const next = async (): Promise<T | undefined> => {

@@ -6,9 +6,12 @@
  * Requests still in flight may not be counted yet, so the budget is `remaining − in flight`.
  * While the budget is large, requests go at full speed. Below a low-water mark (2 × concurrency,
  * or 5 % of the limit if more) the remaining requests are spread evenly until the reset, and
- * with no budget left every worker waits for the window to reset. A 429 or 503 that comes
- * anyway (another process sharing the user's budget, maintenance) blocks every worker until its
- * `Retry-After`, so that one refusal does not become eight.
+ * with no budget left every worker waits for the window to reset. Until a reading says how much
+ * a window holds — at the start, and after each reset — one request goes alone as a probe, so
+ * that a window the server started earlier than announced (reset times are whole seconds) is
+ * never overrun. A 429 or 503 that comes anyway (another process sharing the user's budget,
+ * maintenance) blocks every worker until its `Retry-After`, so that one refusal does not
+ * become eight. A server that sends no rate-limit headers is not paced at all.
  */
 import { retryAfterMs, type RateLimitInfo } from '../api/jsonapi.js';
 
@@ -35,6 +38,9 @@ export class Pacer {
   private lastStart = 0;
   private blockedUntil = 0;
   private blockReason = '';
+  /** The server sends no rate-limit headers. */
+  private unpaced = false;
+  private waiters: (() => void)[] = [];
   private readonly now: () => number;
   /** Requests that had to wait for the rate limit (for the summary). */
   waits = 0;
@@ -45,19 +51,31 @@ export class Pacer {
 
   /** Takes a rate-limit reading from a response (the ApiClient's `onRateLimit` hook). */
   observe(info: RateLimitInfo, status: number): void {
-    if (info.remaining === undefined) return;
+    this.wake();
+    if (info.remaining === undefined) {
+      // No headers: nothing to pace by (and no probing, which would serialise the run).
+      if (this.remaining === undefined) this.unpaced = true;
+      return;
+    }
+    this.unpaced = false;
     const now = this.now();
     const wait = info.reset !== undefined ? retryAfterMs(info.reset, now) : undefined;
     const resetAt = wait !== undefined ? now + wait : undefined;
     if (info.limit !== undefined) this.limit = info.limit;
     const remaining = status === 429 ? 0 : info.remaining;
-    if (this.remaining === undefined || this.resetAt === undefined || resetAt === undefined || resetAt > this.resetAt + 1500) {
-      // First reading, or a new window.
+    const newer =
+      this.remaining === undefined ||
+      this.resetAt === undefined ||
+      resetAt === undefined ||
+      resetAt > this.resetAt + 1500 ||
+      // More left than a late answer of this window could show: the count was reset.
+      (remaining > this.remaining + this.opts.concurrency && resetAt >= this.resetAt);
+    if (newer) {
       this.remaining = remaining;
       this.resetAt = resetAt;
-    } else if (resetAt >= this.resetAt - 1500) {
+    } else if (resetAt >= this.resetAt! - 1500) {
       // Same window: the server's count only grows, so the lowest reading is the latest.
-      this.remaining = Math.min(this.remaining, remaining);
+      this.remaining = Math.min(this.remaining!, remaining);
     }
     // else: a late answer from the previous window; it says nothing about this one.
   }
@@ -82,10 +100,16 @@ export class Pacer {
         await this.wait(this.blockedUntil - now, this.blockReason, signal);
         continue;
       }
+      if (this.remaining === undefined && !this.unpaced && this.inflight > 0) {
+        // Nothing known about this window yet: one probe at a time until an answer tells.
+        await this.change(signal);
+        continue;
+      }
       if (this.remaining !== undefined && this.resetAt !== undefined) {
         if (now >= this.resetAt + RESET_SKEW_MS) {
-          // The window has reset: assume the full limit until the next answer says otherwise.
-          this.remaining = this.limit;
+          // The window has reset: probe it rather than assume it is full (it may have started
+          // earlier, with one of our own requests).
+          this.remaining = undefined;
           this.resetAt = undefined;
           continue;
         }
@@ -123,6 +147,27 @@ export class Pacer {
   /** One request started by {@link acquire} is answered (or failed). */
   release(): void {
     this.inflight = Math.max(0, this.inflight - 1);
+    this.wake();
+  }
+
+  /** Resolves at the next reading or release (or abort, or after a second at most). */
+  private change(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 1000);
+      signal.addEventListener('abort', done, { once: true });
+      this.waiters.push(done);
+    });
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const fn of w) fn();
   }
 
   private async wait(ms: number, reason: string, signal: AbortSignal): Promise<void> {

@@ -114,7 +114,7 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
 }
 
 function invalidOutcome(problems: { field: string; reason: string }[]): Outcome {
-  return { status: 'failed', id: null, error: `invalid: ${describeProblems(problems)}`, extra: { field: problems[0]!.field } };
+  return { status: 'failed', id: null, error: `invalid: ${describeProblems(problems)}`, extra: { field: problems[0]!.field }, shown: true };
 }
 
 /** Ids of records that earlier runs recorded, so that a lookup does not take them for a new row's. */

@@ -52,7 +52,7 @@ async function* items(src: EnrollSource, journal: JournalState): AsyncGenerator<
   for await (const { row, key, value } of enrollRows(src)) {
     const item: EnrollItem = { row, key };
     if ('problem' in value) {
-      item.outcome = { status: 'failed', id: null, error: `invalid: ${value.problem}`, extra: { field: src.by } };
+      item.outcome = { status: 'failed', id: null, error: `invalid: ${value.problem}`, extra: { field: src.by }, shown: true };
       yield item;
       continue;
     }

@@ -43,13 +43,47 @@ describe('Pacer', () => {
     // Three may start before the reset (spread out, as they are the window's last); they stay
     // in flight (not answered), so the fourth may start only once the window has reset.
     const starts: number[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 3; i++) {
       expect(await p.acquire(never)).toBe(true);
       starts.push(t.now());
     }
+    const fourth = p.acquire(never).then((ok) => {
+      starts.push(t.now());
+      return ok;
+    });
+    // After the reset the window is probed, not assumed full: the fourth waits while the three
+    // are unanswered, and goes once they are.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(starts).toHaveLength(3);
+    for (let i = 0; i < 3; i++) p.release();
+    expect(await fourth).toBe(true);
     expect(starts.filter((s) => s < reset * 1000)).toHaveLength(3);
     expect(starts[3]).toBeGreaterThanOrEqual(reset * 1000);
     expect(waits.some((w) => w.includes('slowing down'))).toBe(true);
+  });
+
+  it('probes a window before trusting it: one request alone until an answer tells the budget', async () => {
+    const t = fakeTime();
+    const p = new Pacer({ concurrency: 4, now: t.now, sleep: t.sleep });
+    expect(await p.acquire(never)).toBe(true);
+    let second = false;
+    const next = p.acquire(never).then(() => (second = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(second).toBe(false);
+    p.observe({ limit: 100, remaining: 99, reset: String(Math.ceil(t.now() / 1000) + 60) }, 200);
+    await next;
+    expect(second).toBe(true);
+  });
+
+  it('a reading showing more left than a late answer could means the window was reset', async () => {
+    const t = fakeTime();
+    const p = new Pacer({ concurrency: 2, now: t.now, sleep: t.sleep });
+    const r = String(Math.ceil(t.now() / 1000) + 1);
+    p.observe({ limit: 30, remaining: 1, reset: r }, 200);
+    // Same announced reset second (short windows), but 29 left: a new window.
+    p.observe({ limit: 30, remaining: 29, reset: r }, 200);
+    for (let i = 0; i < 5; i++) expect(await p.acquire(never)).toBe(true);
+    expect(t.sleeps).toEqual([]);
   });
 
   it('waits for the reset when the budget is spent', async () => {
