@@ -21,7 +21,7 @@ export function registerEnroll(program: Command, app: App): void {
     .option('--journal <file>', 'journal of done rows, for safe reruns (default <input>.journal.ndjson)')
     .option('--report <file>', 'one NDJSON result per row (- for stdout)')
     .option('--strict', 'stop before sending anything when a row is invalid (exit 2)')
-    .option('--shard <i/n>', 'do only shard i of n (rows whose number mod n = i-1)')
+    .option('--shard <i/n>', 'do only shard i of n (rows r with (r-1) mod n = i-1)')
     .addHelpText(
       'after',
       `

@@ -19,7 +19,7 @@ export function addBulkOptions(cmd: Command): Command {
     .option('--journal <file>', 'bulk: journal of done rows, for safe reruns (default <input>.journal.ndjson)')
     .option('--report <file>', 'bulk: one NDJSON result per row (- for stdout)')
     .option('--strict', 'bulk: stop before sending anything when a row is invalid (exit 2)')
-    .option('--shard <i/n>', 'bulk: do only shard i of n (rows whose number mod n = i-1)');
+    .option('--shard <i/n>', 'bulk: do only shard i of n (rows r with (r-1) mod n = i-1)');
 }
 
 const BULK_ONLY = ['concurrency', 'journal', 'report', 'strict', 'shard'] as const;
