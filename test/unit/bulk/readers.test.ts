@@ -152,5 +152,6 @@ describe('readRows', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(8_000_000);
     // The file is ~9 MB; holding it as rows would cost several times that.
     expect(peak).toBeLessThan(40_000_000);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
