@@ -50,12 +50,21 @@ export function encodeQuery(pairs: [string, string][]): string {
 }
 
 function encodeKey(k: string): string {
-  return encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']');
+  return encodeURIComponent(wellFormed(k)).replace(/%5B/g, '[').replace(/%5D/g, ']');
 }
 
 function encodeValue(v: string): string {
   // Commas separate list values and dots form ranges: both are safe to leave readable.
-  return encodeURIComponent(v).replace(/%2C/g, ',');
+  return encodeURIComponent(wellFormed(v)).replace(/%2C/g, ',');
+}
+
+/**
+ * The text with lone UTF-16 surrogates replaced by U+FFFD. A JSON input can carry one
+ * (`"\ud800"`), and encodeURIComponent throws on it ("URI malformed"): replaced, it is sent as
+ * UTF-8 like any other character.
+ */
+export function wellFormed(s: string): string {
+  return s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
 /** `?…` for a query, or '' when empty. */

@@ -6,6 +6,7 @@
  * and in lower case).
  */
 import { paginate, type PageClient } from '../api/paginate.js';
+import { wellFormed } from '../api/query.js';
 import type { EnrollItem } from './enroll-rows.js';
 
 /** Finds the prospects of some addresses: lower-cased address → ids. */
@@ -80,7 +81,7 @@ export async function* resolveEmails(items: AsyncIterable<EnrollItem>, lookup: E
     if (!item.outcome && item.email && item.prospectId === undefined) {
       const k = item.email.toLowerCase();
       if (!emails.has(k)) {
-        const one = encodeURIComponent(item.email).length + 1;
+        const one = encodeURIComponent(wellFormed(item.email)).length + 1;
         const cost = item.email === k ? one : 2 * one;
         if (emails.size >= EMAIL_BATCH.maxEmails || chars + cost > EMAIL_BATCH.maxChars) yield* flush();
         emails.set(k, item.email);
