@@ -1,0 +1,103 @@
+/**
+ * The fuzz generators of fuzz.test.ts, fed to the built `bin/svc` as real child processes: what
+ * the in-process run cannot show — stdin (`--data -`, `webhooks verify … -`), the process's own
+ * exit code, main.ts's last-resort handler, a reader that closes the pipe early. Fewer cases
+ * (each costs a Node start); the same rules: exit 0, 1 or 2 (5 for bulk runs) with an `error:`
+ * line on failure, never a crash, a hang, a signal or a stack trace, usage errors send nothing.
+ *
+ * Cases: SVC_FUZZ_RUNS multiplies the default count; SVC_FUZZ_SEED changes the seed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attrFlag, commandLine, dataArg, filterExpr, FUZZ_SCALE, FUZZ_SEED, inputFile, junk, violation } from '../helpers/fuzz.js';
+import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+beforeAll(async () => {
+  ({ sb } = await sandboxWithEnv({ seed: 25 }));
+  env = { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_TOKEN: sb.token };
+});
+afterAll(() => sb.close());
+
+const CASES = Math.max(8, Math.round(40 * FUZZ_SCALE));
+const files = tempDir('svc-fuzz-spawn-');
+/** argv cannot carry NUL: the OS would refuse to start the process. */
+const argSafe = (s: string) => s.replace(/\0/g, '');
+
+interface Case {
+  argv: string[];
+  stdin?: string;
+  bulk?: boolean;
+}
+
+let n = 0;
+function file(f: { name: string; text: string }): string {
+  const dir = path.join(files, String(++n));
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, f.name), f.text);
+  return path.join(dir, f.name);
+}
+
+const cases = fc.oneof(
+  fc.tuple(fc.constantFrom('prospects', 'accounts'), filterExpr).map(([r, e]): Case => ({ argv: [r, 'list', '--filter', e, '--limit', '2'] })),
+  fc.array(attrFlag, { minLength: 1, maxLength: 3 }).map((a): Case => ({ argv: ['prospects', 'create', ...a.flatMap((x) => ['--attr', x]), '--dry-run'] })),
+  fc.tuple(fc.constantFrom(['prospects', 'create'], ['api', 'POST', 'accounts']), dataArg).map(([cmd, d]): Case => ({ argv: [...cmd, '--data', '-'], stdin: d })),
+  fc.tuple(junk(40), fc.constantFrom('00', 'zz', 'a'.repeat(64))).map(([body, sig]): Case => ({ argv: ['webhooks', 'verify', '--secret', 's3cret', '--signature', sig, '-'], stdin: body })),
+  fc.tuple(fc.constantFrom('create', 'update', 'delete'), inputFile).map(([op, f]): Case => ({ argv: ['prospects', op, '--input', file(f), '--yes'], bulk: true })),
+  commandLine.map((argv): Case => ({ argv })),
+);
+
+describe('fuzzed command lines as child processes', () => {
+  it(`${CASES} cases`, { timeout: 30_000 + CASES * 1_000 }, async () => {
+    const all = fc.sample(cases, { numRuns: CASES, seed: FUZZ_SEED });
+    const problems: string[] = [];
+    // Four at a time: requests cannot be told apart by case, so "sent nothing" is checked by
+    // the next test, which runs its usage errors one by one.
+    let next = 0;
+    const worker = async () => {
+      while (next < all.length) {
+        const c = all[next++]!;
+        const argv = c.argv.map(argSafe);
+        const r = await runSvc(argv, { env, input: c.stdin ?? '', timeoutMs: 20_000 });
+        const verbose = argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v/.test(a));
+        const problem = violation({ ...r, hung: r.signal === 'SIGKILL' }, { sent: 0, allowed: c.bulk ? [0, 1, 2, 5] : [0, 1, 2], verbose });
+        if (problem) problems.push(`${problem}\nargv: ${JSON.stringify(argv)}\nexit: ${r.code}\nstderr:\n${r.stderr.slice(0, 1500)}`);
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    console.log(`fuzz (child processes): ${all.length} cases`);
+    expect(problems).toEqual([]);
+  });
+
+  it('usage errors from real processes send nothing', async () => {
+    const usage = fc.sample(
+      fc.oneof(
+        filterExpr.map((e) => ['prospects', 'list', '--filter', `contactHistogram=${argSafe(e)}`]),
+        attrFlag.map((a) => ['prospects', 'create', '--attr', `createdAt=${argSafe(a)}`]),
+        junk(10).map((j) => ['prospects', 'get', `x${argSafe(j)}`]),
+      ),
+      { numRuns: 6, seed: FUZZ_SEED },
+    );
+    for (const argv of usage) {
+      const mark = sb.requests.length;
+      const r = await runSvc(argv, { env });
+      expect(violation(r, { sent: sb.requests.length - mark }), `${JSON.stringify(argv)}\n${r.stderr}`).toBeUndefined();
+      expect(r.code, r.stderr).toBe(2);
+    }
+  });
+
+  it('a reader that closes the pipe early (`svc … | head -1`) ends svc quietly', async () => {
+    const child = spawnSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+    expect(signal).toBeNull();
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+  });
+});
