@@ -4,6 +4,7 @@
  * never the body: it carries the client secret, the code and the tokens.
  */
 import { request, type Dispatcher } from 'undici';
+import { describeNetworkError } from '../api/network-errors.js';
 import { ExitCode, InterruptedError, NetworkError, SvcError } from '../errors.js';
 
 /** Tokens from a successful answer. */
@@ -79,7 +80,8 @@ export async function requestToken(opts: TokenRequestOptions): Promise<TokenSet>
   } catch (err) {
     const e = err as { code?: string; message?: string; name?: string };
     if (e.name === 'AbortError' || e.code === 'UND_ERR_ABORTED' || e.code === 'ABORT_ERR' || opts.signal?.aborted) throw new InterruptedError();
-    throw new NetworkError(`POST ${url}: ${e.code ?? e.message ?? 'request failed'}`, e.code);
+    // One line a person understands ("connection refused (is the server running?)"), like the API client's.
+    throw new NetworkError(`POST ${url}: ${describeNetworkError(err)}`, e.code ?? (err as { cause?: { code?: string } }).cause?.code);
   }
   opts.trace?.(`POST ${url} (grant_type=${opts.params.grant_type}) → ${status} (${Math.round(performance.now() - started)} ms)`);
   const parsed = parseJson(text);
