@@ -14,12 +14,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { TokenProvider } from '../api/client.js';
-import { AuthError, InterruptedError } from '../errors.js';
+import { AuthError, InterruptedError, NetworkError } from '../errors.js';
 import type { ConfigStore, Profile } from './config.js';
 import { LockTimeoutError, withLock } from './lock.js';
 import { dropUndefined } from './store-lock.js';
 import type { TokenSet } from './token-endpoint.js';
 import { missingTokenProvider } from './token-provider.js';
+
+/** Failures that happen before a request leaves: the token request may be sent again. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Refresh this long before the stored expiry. */
 export const REFRESH_AHEAD_MS = 60_000;
@@ -161,9 +164,21 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
     // refresh token, and only its answer holds the new one. The request finishes (bounded by
     // --timeout), the tokens are stored, and the command then stops (a second Ctrl-C exits at
     // once). A refresh not yet sent is not sent after Ctrl-C.
-    const call = () => {
-      if (opts.signal?.aborted) throw new InterruptedError();
-      return requestToken({ authUrl, params, now, timeoutMs: opts.timeoutMs, trace: opts.trace });
+    const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const call = async () => {
+      // A connection refused (or a name not resolved) means nothing was sent: try again a few
+      // times with growing pauses. Anything after sending is not repeated — the server may
+      // have rotated the refresh token, and the old one would only earn an invalid_grant.
+      for (let attempt = 1; ; attempt++) {
+        if (opts.signal?.aborted) throw new InterruptedError();
+        try {
+          return await requestToken({ authUrl, params, now, timeoutMs: opts.timeoutMs, trace: opts.trace });
+        } catch (err) {
+          if (!(err instanceof NetworkError) || !NOT_SENT.has(err.code ?? '') || attempt >= 4) throw err;
+          opts.trace?.(`retry POST ${authUrl} token request in ${250 * 2 ** (attempt - 1)} ms: nothing was sent (${err.code})`);
+          await sleep(250 * 2 ** (attempt - 1));
+        }
+      }
     };
     try {
       try {
@@ -173,7 +188,7 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
         const wait = err instanceof TokenEndpointError && err.status === 429 ? (err.retryAfterSeconds ?? 60) * 1000 : undefined;
         if (wait === undefined || wait > (opts.maxRateLimitWaitMs ?? 65_000)) throw err;
         opts.notice?.(`The API issues one access token per minute: waiting ${Math.ceil(wait / 1000)} s to refresh the token…`);
-        await (opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(wait);
+        await sleep(wait);
         return await call();
       }
     } catch (err) {
