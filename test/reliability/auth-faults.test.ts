@@ -1,0 +1,83 @@
+/**
+ * Faults at the token endpoint while a stored login is refreshed: the auth URL and the API go
+ * through two proxies, so that `/oauth/token` can be refused, reset, cut short, hung or answered
+ * badly while the API stays up. One clear line and the right exit code each time, the stored
+ * login left whole; a refused connection (nothing sent) is tried again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-proxy.js';
+import { startSvc } from '../helpers/long-running.js';
+import { cliLogin, editProfile, readConfig } from '../helpers/oauth.js';
+import { expectCleanFailure } from '../helpers/reliability.js';
+import { runSvc, tempDir } from '../helpers/run-svc.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let api: FaultProxy;
+let auth: FaultProxy;
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, seed: 49, tokenIssueIntervalMs: 0 });
+  api = await startFaultProxy(sb.authUrl);
+  auth = await startFaultProxy(sb.authUrl);
+});
+afterAll(async () => {
+  await api.close();
+  await auth.close();
+  await sb.close();
+});
+
+const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
+
+/** A config dir with a login whose access token has just expired. */
+async function expired(): Promise<string> {
+  const dir = tempDir();
+  const r = await cliLogin(sb, dir, [], { SVC_BASE_URL: `${api.origin}/api/v2`, SVC_AUTH_URL: auth.origin });
+  expect(r.code, r.stderr).toBe(0);
+  editProfile(dir, 'default', { expiresAt: Date.now() - 1000 });
+  return dir;
+}
+const list = (dir: string, extra: string[] = []) => runSvc(['prospects', 'list', '--limit', '1', '-o', 'json', ...extra], { env: { SVC_CONFIG_DIR: dir } });
+
+describe('faults at the token endpoint during a refresh', () => {
+  it('refused while svc starts, then back: the refresh is tried again and succeeds', async () => {
+    const dir = await expired();
+    await auth.down();
+    const run = startSvc(['prospects', 'list', '--limit', '1', '-o', 'json', '-v'], { env: { SVC_CONFIG_DIR: dir } });
+    await run.waitFor('stderr', /^\* retry POST \S+ token request in \d+ ms: nothing was sent \(ECONNREFUSED\)/m, 15_000);
+    await auth.up();
+    expect(await run.exited, run.stderr()).toBe(0);
+    expect(readConfig(dir).profiles.default!.expiresAt).toBeGreaterThan(Date.now());
+  });
+
+  it('refused for good: exit 1, one line naming the token endpoint; the login is left as it was', async () => {
+    const dir = await expired();
+    const before = readConfig(dir).profiles.default!;
+    await auth.down();
+    const r = await list(dir);
+    await auth.up();
+    expectCleanFailure(r, 1, /^error: POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token: connection refused \(is the server running\?\)$/, { verbose: false });
+    expect(readConfig(dir).profiles.default).toEqual(before);
+  });
+
+  const cases: [string, Fault, RegExp, number][] = [
+    ['a reset before the answer', { kind: 'reset-after' }, /^error: POST \S+\/oauth\/token: connection closed by the server before the response was complete$/, 1],
+    ['an answer cut short', { kind: 'cut' }, /^error: POST \S+\/oauth\/token: connection closed by the server before the response was complete$/, 1],
+    ['a hang past --timeout', { kind: 'hang' }, /^error: POST \S+\/oauth\/token: timed out waiting for the server \(see --timeout\)$/, 1],
+    ['a 502 HTML page', { kind: 'answer', status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad Gateway</body></html>' }, /^error: token request refused \(HTTP 502\)/, 1],
+    ['a 200 that is not JSON', { kind: 'rewrite', body: () => '<html>ok</html>' }, /^error: token endpoint: the answer has no access_token$/, 1],
+    ['a 200 without access_token', { kind: 'rewrite', body: () => '{"token_type":"Bearer"}' }, /^error: token endpoint: the answer has no access_token$/, 1],
+    ['503 maintenance', { kind: 'answer', status: 503, headers: { 'retry-after': '3600' }, body: '{"errors":[{"id":"scheduledServerMaintenance","title":"Scheduled maintenance"}]}' }, /^error: token request refused \(HTTP 503, scheduledServerMaintenance\): Scheduled maintenance$/, 1],
+  ];
+  it.each(cases)('%s: one clear line and the exit code', async (_name, fault, message, code) => {
+    const dir = await expired();
+    const before = readConfig(dir).profiles.default!;
+    const remove = auth.plan(TOKEN, [fault]);
+    const r = await list(dir, ['--timeout', '1']);
+    remove();
+    expectCleanFailure(r, code, message);
+    // Nothing half-written: the old login, or none of the answer.
+    expect(readConfig(dir).profiles.default).toEqual(before);
+    expect(r.stderr).not.toContain(before.refreshToken);
+  });
+});
