@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 import { times, type Fault } from '../helpers/fault-proxy.js';
 import { expectNoCrash, startRig, type Rig } from '../helpers/reliability.js';
-import { runSvc } from '../helpers/run-svc.js';
+import { runSvc, spawnSvc } from '../helpers/run-svc.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -55,7 +55,7 @@ describe('creates: answers lost after the server did the work', () => {
     const n = 14;
     const file = inputFile('c.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Net${i}`, lastName: 'Fault', emails: [`net${i}@netfault.test`] })).join('\n') + '\n');
     const report = `${file}.report.ndjson`;
-    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects$/ };
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     rig.proxy.plan(POSTS, CREATE_FAULTS);
     const mark = rig.proxy.log.length;
     const r = await svc(['prospects', 'create', '--input', file, '--report', report, '--concurrency', '4', '--timeout', '1']);
@@ -92,7 +92,7 @@ describe('updates, deletes, enrolments through faults', () => {
   it('updates are repeated after lost answers; each record ends with its new value', async () => {
     const ids = freeProspects(rig.sb, 8, 5);
     const file = inputFile('u.ndjson', ids.map((id) => JSON.stringify({ id, title: `Fixed ${id}` })).join('\n') + '\n');
-    const PATCHES = { method: 'PATCH', path: /^\/api\/v2\/prospects\/\d+$/ };
+    const PATCHES = { method: 'PATCH', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
     rig.proxy.plan(PATCHES, [{ kind: 'reset-after' }, { kind: 'cut' }, gateway502, { kind: 'hang', forward: true }, { kind: 'reset-before' }]);
     const mark = rig.proxy.log.length;
     const r = await svc(['prospects', 'update', '--input', file, '--report', '-', '--timeout', '1']);
@@ -108,7 +108,7 @@ describe('updates, deletes, enrolments through faults', () => {
   it('a delete whose answer was lost is found gone on the retry and counted deleted once', async () => {
     const ids = freeProspects(rig.sb, 6, 5);
     const file = inputFile('d.csv', 'id\n' + ids.join('\n') + '\n');
-    const DELETES = { method: 'DELETE', path: /^\/api\/v2\/prospects\/\d+$/ };
+    const DELETES = { method: 'DELETE', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
     rig.proxy.plan(DELETES, [{ kind: 'reset-after' }, { kind: 'pass' }, { kind: 'cut' }]);
     const r = await svc(['prospects', 'delete', '--input', file, '--yes', '--report', '-']);
     rig.proxy.clear();
@@ -123,7 +123,7 @@ describe('updates, deletes, enrolments through faults', () => {
     const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
     const ids = freeProspects(rig.sb, 10, 5);
     const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
-    const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates$/ };
+    const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates(\?|$)/ };
     rig.proxy.plan(STATES, [{ kind: 'reset-after' }, gateway502, { kind: 'reset-before' }, { kind: 'cut' }, { kind: 'hang', forward: true }]);
     const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', '-', '--timeout', '1']);
     rig.proxy.clear();
@@ -138,7 +138,7 @@ describe('429 storms and maintenance during a run', () => {
   it('a storm of 429s and 503s (seconds and ISO Retry-After) is waited out; every row once', async () => {
     const n = 10;
     const file = inputFile('s.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Storm${i}`, emails: [`storm${i}@storm.test`] })).join('\n') + '\n');
-    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects$/ };
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     const limited = (retryAfter?: string): Fault => ({
       kind: 'answer',
       status: 429,
@@ -161,5 +161,49 @@ describe('429 storms and maintenance during a run', () => {
     const posts = rig.proxy.since(mark, POSTS);
     expect(posts.filter((e) => e.fault === 'pass')).toHaveLength(n);
     expect(posts).toHaveLength(n + 11);
+  });
+});
+
+describe('the API goes away during a run', () => {
+  it('down for a moment after some creates: the run waits it out, every row once', async () => {
+    const n = 16;
+    const file = inputFile('o.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Out${i}`, emails: [`out${i}@outage.test`] })).join('\n') + '\n');
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
+    const mark = rig.proxy.log.length;
+    const child = spawnSvc(['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2'], { env: rig.env() });
+    let stdout = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.resume();
+    // After the fifth create the server vanishes (connections refused) for 1.2 s.
+    while (rig.proxy.since(mark, POSTS).length < 5) await new Promise((r) => setTimeout(r, 2));
+    await rig.proxy.down();
+    await new Promise((r) => setTimeout(r, 1_200));
+    await rig.proxy.up();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(marked('@outage.test')).toHaveLength(n);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    expect(lines.map((l) => l.status)).toEqual(Array(n).fill('created'));
+  });
+
+  it('down for good: failed rows are reported (exit 5), nothing is lost; the rerun does the rest once', async () => {
+    const n = 8;
+    const file = inputFile('g.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Gone${i}`, emails: [`gone${i}@gone.test`] })).join('\n') + '\n');
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
+    // The first three creates go through, then every create is refused at the door.
+    const remove = rig.proxy.plan(POSTS, [{ kind: 'pass' }, { kind: 'pass' }, { kind: 'pass' }, ...times(200, { kind: 'reset-before' })]);
+    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`, '--concurrency', '1']);
+    remove();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toMatch(/error: 5 of 8 rows failed/);
+    const report = ndjson<Line>(`${file}.report`);
+    expect(report.filter((l) => l.status === 'created')).toHaveLength(3);
+    expect(report.filter((l) => l.status === 'failed')).toHaveLength(5);
+    expect(marked('@gone.test')).toHaveLength(3);
+    const again = await svc(['prospects', 'create', '--input', file]);
+    expect(again.code, again.stderr).toBe(0);
+    const made = marked('@gone.test');
+    expect(made.map((p) => p.attributes['firstName']).sort()).toEqual(Array.from({ length: n }, (_, i) => `Gone${i}`).sort());
   });
 });

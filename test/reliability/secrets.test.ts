@@ -80,7 +80,7 @@ describe('a whole session with --verbose', () => {
     // A gateway error page that echoes the request, bearer token and all.
     const token1 = readConfig(dir).profiles.default!.accessToken as string;
     const echo = rig.proxy.always(
-      { path: /^\/api\/v2\/prospects\/2$/ },
+      { path: /^\/api\/v2\/prospects\/2(\?|$)/ },
       { kind: 'answer', status: 500, body: JSON.stringify({ errors: [{ title: 'Upstream failed', detail: `request headers: authorization=Bearer ${token1}; token=${token1}` }] }) },
     );
     await svc(['prospects', 'get', '2', '-o', 'json'], { expectCode: 1 });
