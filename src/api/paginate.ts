@@ -2,9 +2,12 @@
  * Paging through a collection (CLI.md § Pagination): pages of up to 1,000, `links.next` followed
  * as given but pinned to the API's origin, never `page[offset]` above 10,000, and past that cap an
  * id keyset (`sort=id`, `filter[id]=<last+1>..inf`) so that `--all` has no ceiling.
+ *
+ * The next page is requested as soon as the current one has arrived, while the caller writes the
+ * current one: a long listing costs the larger of the two, not their sum.
  */
 import { ApiError } from '../errors.js';
-import type { ApiClient } from './client.js';
+import type { ApiClient, ApiResponse } from './client.js';
 import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
 import { encodeQuery, queryPairs, type ListQuery } from './query.js';
 
@@ -12,6 +15,9 @@ import { encodeQuery, queryPairs, type ListQuery } from './query.js';
 export const MAX_PAGE_SIZE = 1000;
 export const MAX_OFFSET = 10_000;
 export const DEFAULT_PAGE_SIZE = 50;
+
+/** What paging needs of a client: an ApiClient, or a wrapper that paces its requests (bulk runs). */
+export type PageClient = Pick<ApiClient, 'request' | 'resolve' | 'baseUrl'>;
 
 /** Options of {@link paginate}. */
 export interface PaginateOptions {
@@ -28,13 +34,18 @@ export interface PaginateOptions {
   signal?: AbortSignal;
 }
 
-/** What paging needs of a client: an ApiClient, or a wrapper that paces its requests (bulk runs). */
-export type PageClient = Pick<ApiClient, 'request' | 'resolve' | 'baseUrl'>;
-
 /** One page as received, with its records trimmed to the limit. */
 export interface Page {
   doc: JsonApiDocument;
   records: ResourceObject[];
+}
+
+/** A request on its way: the page it asks for and its (already guarded) outcome. */
+interface InFlight {
+  want: number;
+  /** Status and document only: the response text (5 MB for a page of big records) is let go at once. */
+  result: Promise<Pick<ApiResponse, 'status' | 'doc'>>;
+  abort: AbortController;
 }
 
 /**
@@ -53,16 +64,18 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   const baseQuery: ListQuery = { ...opts.query };
   if (mayPassCap && keysetable && userSort.length === 0) baseQuery.sort = ['id'];
 
+  // Where the next page starts: records handed out, offset, keyset start, or the server's link.
   let fetched = 0;
   let offset = 0;
   let keysetFrom: number | undefined;
   let next: URL | undefined;
   let first = true;
-  while (fetched < max) {
+
+  const send = (): InFlight => {
     const want = Math.min(size, max - fetched);
     let url: URL;
     if (next) {
-      url = next;
+      url = new URL(next);
       setPageLimit(url, want);
     } else {
       const q: ListQuery = { ...baseQuery, pageLimit: want, pageOffset: offset };
@@ -73,35 +86,61 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       url = client.resolve(path);
       url.search = encodeQuery(queryPairs(q));
     }
-    let res;
-    try {
-      res = await client.request({ method: 'GET', path: url.toString(), signal: opts.signal, retryServerErrors: want === 1 });
-    } catch (err) {
-      // Big pages (long mailing bodies) can make a gateway give up: halve and ask again.
-      if (err instanceof ApiError && err.status === 502 && want > 1) {
-        size = Math.max(1, Math.floor(want / 2));
-        opts.warn?.(`page of ${want} answered 502; retrying with pages of ${size}`);
-        next = undefined;
-        continue;
-      }
-      throw err;
-    }
-    first = false;
-    const data = res.doc.data;
-    if (!Array.isArray(data)) {
-      throw new ApiError(res.status, [{ title: 'bad response', detail: 'collection response has no data array' }]);
-    }
-    const records = data.slice(0, max - fetched);
-    yield { doc: res.doc, records };
-    fetched += records.length;
-    offset += data.length;
-    if (data.length === 0 || fetched >= max) return;
+    const abort = new AbortController();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
+    const result = client
+      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1 })
+      .then((r) => ({ status: r.status, doc: r.doc }));
+    // A prefetch the caller never collects (it stopped early, or failed writing) must not end
+    // the process with an unhandled rejection; its error is seen when it is awaited.
+    result.catch(() => {});
+    return { want, result, abort };
+  };
 
-    const link = res.doc.links?.next;
+  let pending: InFlight | undefined;
+  try {
+    while (fetched < max) {
+      const inflight = pending ?? send();
+      pending = undefined;
+      let res: Pick<ApiResponse, 'status' | 'doc'>;
+      try {
+        res = await inflight.result;
+      } catch (err) {
+        // Big pages (long mailing bodies) can make a gateway give up: halve and ask again.
+        if (err instanceof ApiError && err.status === 502 && inflight.want > 1) {
+          size = Math.max(1, Math.floor(inflight.want / 2));
+          opts.warn?.(`page of ${inflight.want} answered 502; retrying with pages of ${size}`);
+          next = undefined;
+          continue;
+        }
+        throw err;
+      }
+      first = false;
+      const data = res.doc.data;
+      if (!Array.isArray(data)) {
+        throw new ApiError(res.status, [{ title: 'bad response', detail: 'collection response has no data array' }]);
+      }
+      const page: Page = { doc: res.doc, records: data.length > max - fetched ? data.slice(0, max - fetched) : data };
+      fetched += page.records.length;
+      offset += data.length;
+      if (data.length === 0 || fetched >= max || !advance(res.doc, data, inflight.want)) {
+        yield page;
+        return;
+      }
+      pending = send();
+      yield page;
+    }
+  } finally {
+    pending?.abort.abort();
+  }
+
+  /** Moves the start of the next page past `data`; false when the collection has ended. */
+  function advance(doc: JsonApiDocument, data: ResourceObject[], want: number): boolean {
+    const link = doc.links?.next;
     if (!link) {
       // A server that sends no links at all gets the next offset computed; one that sends links
       // without `next` has said this was the last page.
-      if (res.doc.links || data.length < want) return;
+      if (doc.links || data.length < want) return false;
       next = undefined;
     } else {
       next = pinToOrigin(client, link);
@@ -110,20 +149,19 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     }
     if (offset > MAX_OFFSET) {
       if (!keysetable) {
-        opts.warn?.(
-          `stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`,
-        );
-        return;
+        opts.warn?.(`stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`);
+        return false;
       }
       const lastId = Number(data[data.length - 1]!.id);
       if (!Number.isInteger(lastId)) {
         opts.warn?.('stopped at the offset cap: record ids are not integers, so listing cannot continue by id');
-        return;
+        return false;
       }
       keysetFrom = lastId + 1;
       offset = 0;
       next = undefined;
     }
+    return true;
   }
 }
 

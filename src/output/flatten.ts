@@ -57,6 +57,48 @@ export function recordId(id: number | string): number | string {
   return Number.isSafeInteger(n) ? n : id;
 }
 
+/**
+ * `JSON.stringify(flatten(resource, included))`, built from the attributes' own JSON text instead
+ * of a flat object: ~5× faster for records with hundreds of fields (150 custom fields), which is
+ * what `list --all -o ndjson` spends its time on. When a name would not land where `flatten` puts
+ * it (an attribute named `id`, `type`, `meta`, `__proto__` or like an array index, or shared with
+ * a relationship), the record goes through `flatten` instead.
+ */
+export function flatJson(resource: ResourceObject, included?: IncludedIndex): string {
+  const attrs = resource.attributes ?? {};
+  const rels = resource.relationships;
+  if (typeof resource.type !== 'string' || resource.id === undefined || typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) {
+    return JSON.stringify(flatten(resource, included));
+  }
+  for (const k in attrs) if (!plainKey(k)) return JSON.stringify(flatten(resource, included));
+  let json = `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`;
+  const a = JSON.stringify(attrs);
+  if (a.length > 2) json += `,${a.slice(1, -1)}`;
+  for (const name in rels) {
+    const rel = rels[name];
+    if (!rel || !('data' in rel)) continue;
+    if (!plainKey(name) || Object.hasOwn(attrs, name)) return JSON.stringify(flatten(resource, included));
+    const data = rel.data;
+    const value =
+      data === null || data === undefined
+        ? null
+        : Array.isArray(data)
+          ? data.map((d) => resolveId(d.type, d.id, included, 0))
+          : resolveId(data.type, data.id, included, 0);
+    json += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  if (resource.meta && Object.keys(resource.meta).length > 0) json += `,"meta":${JSON.stringify(resource.meta)}`;
+  return `${json}}`;
+}
+
+/** A key that `flatten` places in insertion order after `id` and `type`, not elsewhere. */
+function plainKey(k: string): boolean {
+  const c = k.charCodeAt(0);
+  // Array-index-like keys go first in a JS object; digits cover them (and a few more: safe).
+  if (c >= 48 && c <= 57) return false;
+  return k !== 'id' && k !== 'type' && k !== 'meta' && k !== '__proto__';
+}
+
 /** Flattens every primary record of a document. */
 export function flattenDocument(doc: JsonApiDocument): FlatRecord[] {
   const included = indexIncluded(doc);

@@ -3,9 +3,9 @@
  * pages as they arrive; `json`, `ndjson`, `csv` and `raw` stream, `table` collects (it is for
  * people, who do not read 100,000 rows).
  */
-import type { JsonApiDocument } from '../api/jsonapi.js';
+import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
-import type { FlatRecord } from './flatten.js';
+import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
 import { writeOut, type IO } from './io.js';
 
 /** The formats of `-o`. */
@@ -24,15 +24,50 @@ export interface RenderOptions {
   defaultColumns?: readonly string[];
 }
 
+/** One page given as resource objects, flattened one record at a time as it is written. */
+export interface ResourcePage {
+  doc: JsonApiDocument;
+  resources: readonly ResourceObject[];
+  included: IncludedIndex;
+  /** Adjusts each flat record before it is written (masking secrets); ndjson's fast path needs it absent. */
+  prepare?: (r: FlatRecord) => FlatRecord;
+}
+
 /** Receives pages, writes them, and finishes the output. */
 export interface RecordWriter {
   page(doc: JsonApiDocument, records: FlatRecord[]): Promise<void>;
+  /**
+   * A page of resource objects: `json` and `ndjson` flatten and write them record by record,
+   * holding no flat copy of the page (`list --all` of records with hundreds of fields).
+   */
+  resources(p: ResourcePage): Promise<void>;
   end(): Promise<void>;
 }
+
+/** Text is handed to stdout in pieces of about this size: streaming, and small enough to stay out of V8's large-object space (freed only by full collections). */
+const CHUNK = 1 << 16;
 
 /** A writer for the chosen format. */
 export function createRecordWriter(opts: RenderOptions): RecordWriter {
   const out = opts.io.stdout;
+  const flat = (p: ResourcePage) => (r: ResourceObject) => (p.prepare ? p.prepare(flatten(r, p.included)) : flatten(r, p.included));
+  // Formats that need a page's flat records together (csv's header, the table) get them so.
+  const whole = (w: Omit<RecordWriter, 'resources'>): RecordWriter => ({
+    ...w,
+    resources: (p) => w.page(p.doc, p.resources.map(flat(p))),
+  });
+  /** Writes `line(r)` for every resource, in chunks. */
+  const stream = async (p: ResourcePage, line: (r: ResourceObject) => string) => {
+    let chunk = '';
+    for (const r of p.resources) {
+      chunk += line(r);
+      if (chunk.length >= CHUNK) {
+        await writeOut(out, chunk);
+        chunk = '';
+      }
+    }
+    if (chunk) await writeOut(out, chunk);
+  };
   switch (opts.format) {
     case 'ndjson':
       return {
@@ -41,26 +76,35 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           for (const r of records) chunk += JSON.stringify(r) + '\n';
           if (chunk) await writeOut(out, chunk);
         },
+        async resources(p) {
+          const toFlat = flat(p);
+          await stream(p, p.prepare ? (r) => `${JSON.stringify(toFlat(r))}\n` : (r) => `${flatJson(r, p.included)}\n`);
+        },
         async end() {},
       };
     case 'json': {
       if (opts.single) {
         let last: FlatRecord | undefined;
-        return {
+        return whole({
           async page(_doc, records) {
             last = records[0] ?? last;
           },
           async end() {
             await writeOut(out, JSON.stringify(last ?? null, null, 2) + '\n');
           },
-        };
+        });
       }
       let count = 0;
+      const item = (r: FlatRecord) => (count++ === 0 ? '[\n' : ',\n') + indent(JSON.stringify(r, null, 2));
       return {
         async page(_doc, records) {
           let chunk = '';
-          for (const r of records) chunk += (count++ === 0 ? '[\n' : ',\n') + indent(JSON.stringify(r, null, 2));
+          for (const r of records) chunk += item(r);
           if (chunk) await writeOut(out, chunk);
+        },
+        async resources(p) {
+          const toFlat = flat(p);
+          await stream(p, (r) => item(toFlat(r)));
         },
         async end() {
           await writeOut(out, count === 0 ? '[]\n' : '\n]\n');
@@ -70,7 +114,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
     case 'csv': {
       let columns: string[] | undefined = opts.columns;
       let headerDone = false;
-      return {
+      return whole({
         async page(_doc, records) {
           if (records.length === 0) return;
           columns ??= unionKeys(records);
@@ -82,18 +126,21 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
         async end() {
           if (!headerDone && columns) await writeOut(out, csvLine(columns));
         },
-      };
+      });
     }
     case 'raw':
       return {
         async page(doc) {
           await writeOut(out, JSON.stringify(doc) + '\n');
         },
+        async resources(p) {
+          await writeOut(out, JSON.stringify(p.doc) + '\n');
+        },
         async end() {},
       };
     case 'table': {
       const rows: FlatRecord[] = [];
-      return {
+      return whole({
         async page(_doc, records) {
           for (const r of records) rows.push(r);
         },
@@ -104,7 +151,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
             : renderTable(rows, opts.columns ?? ['id', ...(opts.defaultColumns ?? [])], opts.io, opts.columns !== undefined);
           await writeOut(out, text);
         },
-      };
+      });
     }
   }
 }

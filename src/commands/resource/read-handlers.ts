@@ -1,13 +1,14 @@
 /** Handlers of `list` and `get`. */
 import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
-import { singleResource } from '../../api/jsonapi.js';
+import { singleResource, type ResourceObject } from '../../api/jsonapi.js';
 import { buildQuery } from '../../api/query.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
-import { flatten, flattenDocument, indexIncluded } from '../../output/flatten.js';
+import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../output/flatten.js';
+import { keepHeapNearLiveSize } from '../../output/heap.js';
 import { createRecordWriter } from '../../output/render.js';
 import { startSpinner } from '../../output/spinner.js';
-import type { ResourceType } from '../../registry/index.js';
+import { resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
 import { buildListQuery, type QueryFlags } from './query-options.js';
 import { parseId, parsePositiveInt } from './args.js';
@@ -31,6 +32,8 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const columns = flags.columns?.split(',').map((s) => s.trim()).filter(Boolean);
   const writer = createRecordWriter({ format: ctx.output, io: ctx.io, columns, defaultColumns: rt.defaultColumns });
   const api = await ctx.api();
+  // More than one page streams through: keep the heap near what is live (output/heap.ts).
+  if (flags.all || (limit ?? 0) > MAX_PAGE_SIZE) keepHeapNearLiveSize();
   const spinner = await startSpinner(ctx.io, `Fetching ${rt.command}…`);
   let total = 0;
   let countMeta: { count?: unknown; truncated?: unknown } | undefined;
@@ -43,10 +46,11 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       if (countMeta === undefined && flags.count) countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
       if (limit === 0) break;
       const included = indexIncluded(page.doc);
-      const records = maskSensitive(page.records.map((r) => flatten(r, included)));
-      total += records.length;
+      total += page.records.length;
       spinner.update(`Fetched ${total} ${rt.command}…`);
-      await writer.page(page.doc, records);
+      // Records are flattened one at a time as they are written (constant memory for --all).
+      const prepare = hasSensitive(page.records, included) ? (r: FlatRecord) => maskSensitive([r])[0]! : undefined;
+      await writer.resources({ doc: page.doc, resources: page.records, included, prepare });
     }
   } finally {
     spinner.stop();
@@ -74,4 +78,13 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
   const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
   await writer.page(res.doc, maskSensitive(flattenDocument(res.doc)));
   await writer.end();
+}
+
+/** True when a record of the page, or one it includes, has an attribute to mask (webhook secrets). */
+function hasSensitive(records: readonly ResourceObject[], included: IncludedIndex): boolean {
+  const types = new Set<string>();
+  for (const r of records) types.add(r.type);
+  for (const r of included.values()) types.add(r.type);
+  for (const t of types) if (resourceByType(t)?.attributes.some((a) => a.sensitive)) return true;
+  return false;
 }

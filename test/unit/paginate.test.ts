@@ -1,0 +1,108 @@
+/**
+ * Paging: the next page is requested while the caller handles the current one, without ever
+ * sending a request more than the listing needs; a caller that stops early aborts the prefetch;
+ * a 502 on a prefetched page halves the page and asks again from the same place.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApiRequest, ApiResponse } from '../../src/api/client.js';
+import { ApiError } from '../../src/errors.js';
+import { paginate, type PageClient } from '../../src/api/paginate.js';
+
+const BASE = new URL('http://api.test/api/v2/');
+
+/** A collection of `n` records with ids 1..n, paged by offset like the service (links.next). */
+function fakeClient(n: number, opts: { fail502?: (q: URLSearchParams) => boolean } = {}) {
+  const sent: { query: URLSearchParams; signal?: AbortSignal }[] = [];
+  const client: PageClient = {
+    baseUrl: BASE,
+    resolve: (p: string) => new URL(p.replace(/^\/+/, ''), BASE),
+    async request(req: ApiRequest): Promise<ApiResponse> {
+      const url = new URL(req.path);
+      const q = url.searchParams;
+      sent.push({ query: q, signal: req.signal });
+      await new Promise((r) => setTimeout(r, 1));
+      if (req.signal?.aborted) throw new Error('aborted');
+      if (opts.fail502?.(q)) throw new ApiError(502, [{ title: 'Bad Gateway' }]);
+      const limit = Number(q.get('page[limit]'));
+      const offset = Number(q.get('page[offset]') ?? 0);
+      const from = Number((q.get('filter[id]') ?? '1..inf').split('..')[0]);
+      const ids = [];
+      for (let id = from + offset; id <= n && ids.length < limit; id++) ids.push(id);
+      const more = from + offset + limit <= n;
+      const next = new URL(url);
+      next.searchParams.set('page[offset]', String(offset + limit));
+      const doc = { data: ids.map((id) => ({ type: 'prospect', id })), links: more ? { next: next.toString() } : {} };
+      return { status: 200, url: url.toString(), headers: {}, doc, text: '', rateLimit: {} };
+    },
+  };
+  return { client, sent };
+}
+
+const ids = (pages: { records: { id: number | string }[] }[]) => pages.flatMap((p) => p.records.map((r) => Number(r.id)));
+
+describe('paginate', () => {
+  it('asks for the next page before the caller is done with the current one', async () => {
+    const { client, sent } = fakeClient(2500);
+    const seen: number[] = [];
+    const pages = [];
+    for await (const page of paginate(client, 'prospects', { query: {}, all: true })) {
+      seen.push(sent.length);
+      pages.push(page);
+    }
+    expect(ids(pages)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
+    // When page 1 arrives page 2 is already on its way; the last page prefetches nothing.
+    expect(seen).toEqual([2, 3, 3]);
+    expect(sent).toHaveLength(3);
+  });
+
+  it('sends no request beyond the limit, and aborts the prefetch of a caller that stops', async () => {
+    const limited = fakeClient(5000);
+    const pages = [];
+    for await (const page of paginate(limited.client, 'prospects', { query: {}, limit: 1500 })) pages.push(page);
+    expect(ids(pages)).toHaveLength(1500);
+    expect(limited.sent.map((s) => s.query.get('page[limit]'))).toEqual(['1000', '500']);
+
+    const stopped = fakeClient(5000);
+    for await (const page of paginate(stopped.client, 'prospects', { query: {}, all: true })) {
+      expect(page.records).toHaveLength(1000);
+      break;
+    }
+    expect(stopped.sent).toHaveLength(2);
+    expect(stopped.sent[1]!.signal?.aborted).toBe(true);
+  });
+
+  it('halves the page when a prefetched page answers 502, from the same offset', async () => {
+    let failed = false;
+    const { client, sent } = fakeClient(3000, {
+      fail502: (q) => {
+        if (failed || q.get('page[offset]') !== '1000') return false;
+        failed = true;
+        return true;
+      },
+    });
+    const warnings: string[] = [];
+    const pages = [];
+    for await (const page of paginate(client, 'prospects', { query: {}, all: true, warn: (m) => warnings.push(m) })) pages.push(page);
+    expect(ids(pages)).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
+    expect(warnings).toEqual(['page of 1000 answered 502; retrying with pages of 500']);
+    expect(sent.map((s) => `${s.query.get('page[offset]') ?? 0}+${s.query.get('page[limit]')}`)).toEqual([
+      '0+1000',
+      '1000+1000',
+      '1000+500',
+      '1500+500',
+      '2000+500',
+      '2500+500',
+    ]);
+  });
+
+  it('continues by id past the offset cap, never sending an offset above 10,000', async () => {
+    const { client, sent } = fakeClient(23_456);
+    const pages = [];
+    for await (const page of paginate(client, 'prospects', { query: {}, all: true })) pages.push(page);
+    expect(ids(pages)).toEqual(Array.from({ length: 23_456 }, (_, i) => i + 1));
+    expect(sent).toHaveLength(24);
+    for (const s of sent) expect(Number(s.query.get('page[offset]') ?? 0)).toBeLessThanOrEqual(10_000);
+    expect(sent[11]!.query.get('filter[id]')).toBe('11001..inf');
+    expect(sent.every((s) => s.query.get('sort') === 'id')).toBe(true);
+  });
+});
