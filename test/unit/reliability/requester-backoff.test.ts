@@ -24,26 +24,28 @@ const ok: ApiResponse = { status: 201, url: '', headers: {}, doc: { data: { type
 const refused = (retryAfter?: string) => new ApiError(429, [{ id: 'rateLimitExceeded' }], undefined, retryAfter);
 
 /** A client answering from a script: an error to throw, or 'ok'. */
-function scripted(script: (ApiError | 'ok')[]) {
+function scripted(script: (ApiError | 'ok')[], now: () => number) {
   const calls: ApiRequest[] = [];
+  const sentAt: number[] = [];
   const client = {
     request: async (req: ApiRequest) => {
       calls.push(req);
+      sentAt.push(now());
       const next = script.shift() ?? 'ok';
       if (next === 'ok') return ok;
       throw next;
     },
   } as unknown as ApiClient;
-  return { client, calls };
+  return { client, calls, sentAt };
 }
 
 function setup(script: (ApiError | 'ok')[]) {
   const t = fakeTime();
   const waits: number[] = [];
   const pacer = new Pacer({ concurrency: 4, now: t.now, sleep: t.sleep, onWait: (ms) => waits.push(ms) });
-  const { client, calls } = scripted(script);
+  const { client, calls, sentAt } = scripted(script, t.now);
   const requester = new Requester({ client, pacer, signal: new AbortController().signal, sleep: t.sleep, now: t.now });
-  return { t, waits, requester, calls };
+  return { t, waits, requester, calls, sentAt, pacer };
 }
 
 describe('Requester: waits after refusals without Retry-After', () => {
@@ -67,8 +69,12 @@ describe('Requester: waits after refusals without Retry-After', () => {
 
   it('workers refused at the same moment count as one refusal', async () => {
     const s = setup([refused(), refused(), refused(), refused()]);
+    // A window with plenty left, so that the pacer lets the four go at once.
+    s.pacer.observe({ limit: 10_000, remaining: 9_000, reset: String(Math.ceil(s.t.now() / 1000) + 3600) }, 200);
+    s.pacer.observe({ limit: 10_000, remaining: 8_999, reset: String(Math.ceil(s.t.now() / 1000) + 3600) }, 200);
     await Promise.all(Array.from({ length: 4 }, () => s.requester.send({ method: 'POST', path: 'prospects' }, 'create')));
-    // Four requests sent together, all refused: one wait of 1 s, not 1 + 2 + 4 + 8.
+    // Four requests sent together, all refused: waits of 1 s, not 1, 2, 4 and 8.
+    expect(new Set(s.sentAt.slice(0, 4)).size).toBe(1);
     expect(Math.max(...s.waits)).toBe(1000);
   });
 });
