@@ -12,6 +12,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { recordStats } from './stats.js';
 
 /** What the proxy does with one request. */
 export type Fault =
@@ -260,6 +261,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     async close() {
       await stop();
       agent.destroy();
+      const faults = log.filter((e) => e.fault !== 'pass');
+      const byKind: Record<string, number> = {};
+      for (const e of faults) byKind[`fault:${e.fault}`] = (byKind[`fault:${e.fault}`] ?? 0) + 1;
+      recordStats('fault-proxy', { requests: log.length, faultsInjected: faults.length, ...byKind });
     },
   };
 }

@@ -73,7 +73,7 @@ describe('faults at the token endpoint during a refresh', () => {
     const dir = await expired();
     const before = readConfig(dir).profiles.default!;
     const remove = auth.plan(TOKEN, [fault]);
-    const r = await list(dir, ['--timeout', '1']);
+    const r = await list(dir, ['--timeout', '0.5']);
     remove();
     expectCleanFailure(r, code, message);
     // Nothing half-written: the old login, or none of the answer.

@@ -10,12 +10,25 @@ import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '.
 import { times, type Fault } from '../helpers/fault-proxy.js';
 import { expectNoCrash, startRig, type Rig } from '../helpers/reliability.js';
 import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { recordStats } from '../helpers/stats.js';
 
 let rig: Rig;
 beforeAll(async () => {
   rig = await startRig({ seed: 41 });
 });
-afterAll(() => rig.close());
+/** Rows each test sent through faults, and what the sandbox holds for them (README figures). */
+const tally = { rows: 0, rowsLost: 0, duplicates: 0 };
+/** Counts a create test's rows from the store: missing names are lost rows, extra records duplicates. */
+function countCreated(marker: string, names: string[]): void {
+  const got = marked(marker).map((p) => String(p.attributes['firstName']));
+  tally.rows += names.length;
+  tally.rowsLost += names.filter((n) => !got.includes(n)).length;
+  tally.duplicates += got.length - new Set(got).size;
+}
+afterAll(async () => {
+  recordStats('bulk-faults', { bulkRows: tally.rows, rowsLost: tally.rowsLost, duplicates: tally.duplicates });
+  await rig.close();
+});
 
 const svc = (args: string[]) => runSvc(args, { env: rig.env(), timeoutMs: 60_000 });
 type Line = { row: number; status: string; id: number | null; error: string | null; recovered?: boolean };
@@ -60,6 +73,7 @@ describe('creates: answers lost after the server did the work', () => {
     const mark = rig.proxy.log.length;
     const r = await svc(['prospects', 'create', '--input', file, '--report', report, '--concurrency', '4', '--timeout', '1']);
     rig.proxy.clear();
+    countCreated('@netfault.test', Array.from({ length: n }, (_, i) => `Net${i}`));
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
     // The sandbox holds each row once.
@@ -98,6 +112,8 @@ describe('updates, deletes, enrolments through faults', () => {
     const r = await svc(['prospects', 'update', '--input', file, '--report', '-', '--timeout', '1']);
     rig.proxy.clear();
     expectNoCrash(r);
+    tally.rows += ids.length;
+    tally.rowsLost += ids.filter((id) => rig.sb.store.get('prospect', id)?.attributes['title'] !== `Fixed ${id}`).length;
     expect(r.code, r.stderr).toBe(0);
     for (const id of ids) expect(rig.sb.store.get('prospect', id)!.attributes['title']).toBe(`Fixed ${id}`);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
@@ -113,6 +129,8 @@ describe('updates, deletes, enrolments through faults', () => {
     const r = await svc(['prospects', 'delete', '--input', file, '--yes', '--report', '-']);
     rig.proxy.clear();
     expectNoCrash(r);
+    tally.rows += ids.length;
+    tally.rowsLost += ids.filter((id) => rig.sb.store.get('prospect', id) !== undefined).length;
     expect(r.code, r.stderr).toBe(0);
     for (const id of ids) expect(rig.sb.store.get('prospect', id)).toBeUndefined();
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
@@ -130,7 +148,11 @@ describe('updates, deletes, enrolments through faults', () => {
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
     // permitDuplicateProspects: allow — the server would take a second enrolment; there is none.
-    expect(stateProspects(rig.sb, seq)).toEqual([...ids].sort((a, b) => a - b));
+    const states = stateProspects(rig.sb, seq);
+    tally.rows += ids.length;
+    tally.rowsLost += ids.filter((id) => !states.includes(id)).length;
+    tally.duplicates += states.length - new Set(states).size;
+    expect(states).toEqual([...ids].sort((a, b) => a - b));
   });
 });
 
@@ -155,6 +177,7 @@ describe('429 storms and maintenance during a run', () => {
     const mark = rig.proxy.log.length;
     const r = await svc(['prospects', 'create', '--input', file, '--report', '-']);
     rig.proxy.clear();
+    countCreated('@storm.test', Array.from({ length: n }, (_, i) => `Storm${i}`));
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
     expect(marked('@storm.test')).toHaveLength(n);
@@ -180,6 +203,7 @@ describe('the API goes away during a run', () => {
     await new Promise((r) => setTimeout(r, 1_200));
     await rig.proxy.up();
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    countCreated('@outage.test', Array.from({ length: n }, (_, i) => `Out${i}`));
     expect(code).toBe(0);
     expect(marked('@outage.test')).toHaveLength(n);
     const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
@@ -202,6 +226,7 @@ describe('the API goes away during a run', () => {
     expect(report.filter((l) => l.status === 'failed')).toHaveLength(5);
     expect(marked('@gone.test')).toHaveLength(3);
     const again = await svc(['prospects', 'create', '--input', file]);
+    countCreated('@gone.test', Array.from({ length: n }, (_, i) => `Gone${i}`));
     expect(again.code, again.stderr).toBe(0);
     const made = marked('@gone.test');
     expect(made.map((p) => p.attributes['firstName']).sort()).toEqual(Array.from({ length: n }, (_, i) => `Gone${i}`).sort());

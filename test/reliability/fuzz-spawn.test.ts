@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attrFlag, commandLine, dataArg, filterExpr, FUZZ_SCALE, FUZZ_SEED, inputFile, junk, violation } from '../helpers/fuzz.js';
 import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { recordStats } from '../helpers/stats.js';
 
 let sb: TestSandbox;
 let env: Record<string, string>;
@@ -69,7 +70,7 @@ describe('fuzzed command lines as child processes', () => {
       }
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
-    console.log(`fuzz (child processes): ${all.length} cases`);
+    recordStats('fuzz-spawn', { fuzzCases: all.length, fuzzChildProcessCases: all.length });
     expect(problems).toEqual([]);
   });
 

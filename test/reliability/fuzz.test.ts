@@ -16,6 +16,7 @@ import { attrFlag, commandLine, dataArg, filterExpr, FUZZ_SCALE, FUZZ_SEED, inpu
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { recordStats } from '../helpers/stats.js';
 
 let sb: TestSandbox;
 let env: NodeJS.ProcessEnv;
@@ -30,7 +31,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await sb.close();
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  console.log(`fuzz (in process): ${total} cases — ${Object.entries(counts).map(([k, v]) => `${k} ${v} (exit ${JSON.stringify(codes[k])})`).join(', ')}`);
+  recordStats('fuzz', { fuzzCases: total, fuzzInProcessCases: total, ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [`fuzz:${k}`, v])) });
+  if (process.env.SVC_RELIABILITY_STATS) console.log(`fuzz (in process): ${total} cases; exit codes per property: ${JSON.stringify(codes)}`);
 });
 
 const runs = (n: number) => Math.max(1, Math.round(n * FUZZ_SCALE));

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile, prng } from '../helpers/bulk.js';
 import { runSvc, spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { recordStats } from '../helpers/stats.js';
 import { expectEndedBy, killWhen, parseNdjsonStrict, TRIALS, trialTimeout } from '../helpers/trials.js';
 
 let sb: TestSandbox;
@@ -40,7 +41,7 @@ const posts = () => sb.requests.filter((q) => q.method === 'POST' && q.path === 
 /** Figures for the README (printed at the end). */
 const figures = { trials: 0, interruptions: 0, rowsLost: 0, duplicates: 0 };
 afterAll(() => {
-  console.log(`interrupt-bulk: ${figures.trials} trials, ${figures.interruptions} interruptions, rows lost ${figures.rowsLost}, duplicates ${figures.duplicates}`);
+  recordStats('interrupt-bulk', { trials: figures.trials, interruptions: figures.interruptions, bulkRows: figures.trials * ROWS, rowsLost: figures.rowsLost, duplicates: figures.duplicates });
 });
 
 describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal) => {

@@ -14,6 +14,7 @@ import { prng } from '../helpers/bulk.js';
 import { cliLogin, loginEnv, parseConsentForm } from '../helpers/oauth.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
 import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { recordStats } from '../helpers/stats.js';
 import { expectEndedBy, killWhen, TRIALS, trialTimeout } from '../helpers/trials.js';
 
 let rig: Rig;
@@ -25,7 +26,7 @@ afterAll(() => rig.close());
 const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
 const proxied = () => ({ SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
 const figures = { trials: 0, interrupted: 0, corrupt: 0 };
-afterAll(() => console.log(`interrupt-login: ${figures.trials} trials, ${figures.interrupted} interrupted, corrupt stores ${figures.corrupt}`));
+afterAll(() => recordStats('interrupt-login', { trials: figures.trials, interruptions: figures.interrupted, corruptStores: figures.corrupt }));
 
 type Profile = Record<string, any>;
 /** The store of a config dir: parsed (a corrupt one fails the test), private, with no temp files left readable. */

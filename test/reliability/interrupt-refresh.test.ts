@@ -19,6 +19,7 @@ import { prng } from '../helpers/bulk.js';
 import { cliLogin, editProfile } from '../helpers/oauth.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
 import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { recordStats } from '../helpers/stats.js';
 import { expectEndedBy, killWhen, TRIALS, trialTimeout } from '../helpers/trials.js';
 
 let rig: Rig;
@@ -30,7 +31,7 @@ afterAll(() => rig.close());
 const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
 const proxied = () => ({ SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
 const figures = { trials: 0, interrupted: 0, corrupt: 0, lostRotations: 0 };
-afterAll(() => console.log(`interrupt-refresh: ${figures.trials} trials, ${figures.interrupted} interrupted, corrupt stores ${figures.corrupt}, refresh tokens lost to rotation ${figures.lostRotations}`));
+afterAll(() => recordStats('interrupt-refresh', { trials: figures.trials, interruptions: figures.interrupted, corruptStores: figures.corrupt, refreshTokensLostToRotation: figures.lostRotations }));
 
 type Profile = Record<string, any>;
 /** The store of a config dir: parsed (a corrupt one fails the test), private, with no temp files left readable. */
