@@ -63,6 +63,8 @@ export interface ApiRequest {
    */
   retryServerErrors?: boolean;
   signal?: AbortSignal;
+  /** Parses a success body instead of JSON.parse (list pages: page-parse.ts). */
+  parse?: (text: string) => unknown;
 }
 
 /** One response, body parsed. */
@@ -188,7 +190,7 @@ export class ApiClient {
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
-    const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type'])) : {};
+    const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type']), req.parse) : {};
     return { status: res.statusCode, url: url.toString(), headers: res.headers, doc, text, rateLimit };
   }
 

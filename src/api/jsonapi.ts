@@ -132,10 +132,15 @@ function normalizeError(e: unknown): ApiErrorObject {
 }
 
 /** Parses a success body; a non-JSON body is an error, never a crash. */
-export function parseDocument(status: number, body: string, contentType: string | undefined): JsonApiDocument {
+export function parseDocument(
+  status: number,
+  body: string,
+  contentType: string | undefined,
+  parse: (text: string) => unknown = JSON.parse,
+): JsonApiDocument {
   if (body.trim() === '') return {};
   try {
-    const doc = JSON.parse(body) as unknown;
+    const doc = parse(body);
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
       throw new Error('not an object');
     }

@@ -9,6 +9,7 @@
 import { ApiError } from '../errors.js';
 import type { ApiClient, ApiResponse } from './client.js';
 import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
+import { parseCollection } from './page-parse.js';
 import { encodeQuery, queryPairs, type ListQuery } from './query.js';
 
 /** The service's caps. */
@@ -89,7 +90,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     const abort = new AbortController();
     const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
     const result = client
-      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1 })
+      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1, parse: parseCollection })
       .then((r) => ({ status: r.status, doc: r.doc }));
     // A prefetch the caller never collects (it stopped early, or failed writing) must not end
     // the process with an unhandled rejection; its error is seen when it is awaited.

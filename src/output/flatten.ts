@@ -4,6 +4,7 @@
  * replacing its id with its own (flat) record.
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
+import { rawAttributes } from '../api/page-parse.js';
 
 /** A flat record: what scripts parse and bulk inputs accept. */
 export type FlatRecord = { id: number | string; type: string } & Record<string, unknown>;
@@ -65,19 +66,27 @@ export function recordId(id: number | string): number | string {
  * a relationship), the record goes through `flatten` instead.
  */
 export function flatJson(resource: ResourceObject, included?: IncludedIndex): string {
-  const attrs = resource.attributes ?? {};
-  const rels = resource.relationships;
-  if (typeof resource.type !== 'string' || resource.id === undefined || typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) {
-    return JSON.stringify(flatten(resource, included));
+  if (typeof resource.type !== 'string' || resource.id === undefined) return JSON.stringify(flatten(resource, included));
+  // Attributes still as the server wrote them (a page parsed by api/page-parse.ts), keys checked.
+  const raw = rawAttributes(resource);
+  let a = raw;
+  if (a === undefined) {
+    const attrs = resource.attributes ?? {};
+    if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) return JSON.stringify(flatten(resource, included));
+    for (const k in attrs) if (!plainKey(k)) return JSON.stringify(flatten(resource, included));
+    a = JSON.stringify(attrs);
   }
-  for (const k in attrs) if (!plainKey(k)) return JSON.stringify(flatten(resource, included));
+  const rels = resource.relationships;
   let json = `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`;
-  const a = JSON.stringify(attrs);
-  if (a.length > 2) json += `,${a.slice(1, -1)}`;
+  const inner = a.slice(1, -1);
+  if (inner.trim() !== '') json += `,${inner}`;
   for (const name in rels) {
     const rel = rels[name];
     if (!rel || !('data' in rel)) continue;
-    if (!plainKey(name) || Object.hasOwn(attrs, name)) return JSON.stringify(flatten(resource, included));
+    // (Raw attributes have no key named like a relationship: page-parse.ts checks.)
+    if (!plainKey(name) || (raw === undefined && Object.hasOwn(resource.attributes ?? {}, name))) {
+      return JSON.stringify(flatten(resource, included));
+    }
     const data = rel.data;
     const value =
       data === null || data === undefined

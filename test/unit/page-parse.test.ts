@@ -1,0 +1,106 @@
+/**
+ * parseCollection (list pages) must give what JSON.parse gives — for any document, however it is
+ * written — and the ndjson lines built from unparsed attributes must hold the same values as the
+ * lines `flatten` gives (byte for byte when the server writes JSON like JSON.stringify does).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ResourceObject } from '../../src/api/jsonapi.js';
+import { parseCollection, rawAttributes } from '../../src/api/page-parse.js';
+import { flatJson, flatten, indexIncluded } from '../../src/output/flatten.js';
+
+type Doc = { data?: unknown; included?: unknown[]; meta?: unknown; links?: unknown };
+
+/** JSON text of a value written in odd but valid ways: spaces, newlines, \u escapes. */
+function oddJson(v: unknown, ws: string, escapeAll: boolean): string {
+  const str = (s: string) => (escapeAll ? `"${[...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"` : JSON.stringify(s));
+  if (v === null || typeof v !== 'object') return typeof v === 'string' ? str(v) : JSON.stringify(v);
+  if (Array.isArray(v)) return `[${ws}${v.map((x) => oddJson(x, ws, escapeAll)).join(`${ws},${ws}`)}${ws}]`;
+  const entries = Object.entries(v).filter(([, x]) => x !== undefined);
+  return `{${ws}${entries.map(([k, x]) => `${str(k)}${ws}:${ws}${oddJson(x, ws, escapeAll)}`).join(`,${ws}`)}${ws}}`;
+}
+
+/** Reads every (lazy) attribute, so that comparisons see plain values. */
+function settled(doc: unknown): unknown {
+  return JSON.parse(JSON.stringify(doc));
+}
+
+const key = fc.oneof(fc.constantFrom('id', 'type', 'meta', '__proto__', '7', 'account', 'attributes', 'firstName', 'a"b', 'c\\d', 'é'), fc.string({ maxLength: 5 }));
+const value = fc.jsonValue({ maxDepth: 2 });
+const attributes = fc.oneof(fc.dictionary(key, value, { maxKeys: 6 }), fc.constant({}), fc.constant(null), fc.constant(undefined));
+const ref = fc.record({ type: fc.constantFrom('account', 'user'), id: fc.integer({ min: 1, max: 3 }) });
+const relationships = fc.oneof(
+  fc.dictionary(fc.constantFrom('account', 'owner', 'firstName', 'id', 'a"b'), fc.record({ data: fc.oneof(fc.constant(null), ref, fc.array(ref, { maxLength: 2 })) }), { maxKeys: 3 }),
+  fc.constant(undefined),
+);
+const resource = fc.record({ type: fc.constantFrom('prospect', 'account', 'user'), id: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constant('12')), attributes, relationships }, { requiredKeys: ['type', 'id'] });
+const doc: fc.Arbitrary<Doc> = fc.record(
+  {
+    data: fc.oneof(fc.array(resource, { maxLength: 4 }), resource, fc.constant(null)),
+    included: fc.array(resource, { maxLength: 3 }),
+    meta: fc.oneof(fc.constant({ count: 3 }), fc.record({ attributes: fc.dictionary(key, value, { maxKeys: 2 }) })),
+    links: fc.constant({ next: 'https://api.test/api/v2/prospects?page[offset]=2' }),
+  },
+  { requiredKeys: ['data'] },
+);
+const layout = fc.record({ ws: fc.constantFrom('', ' ', '\n  ', '\t'), escapeAll: fc.boolean() });
+
+describe('parseCollection', () => {
+  it('gives the value JSON.parse gives, however the document is written', () => {
+    fc.assert(
+      fc.property(doc, layout, (d, { ws, escapeAll }) => {
+        const text = oddJson(d, ws, escapeAll);
+        expect(settled(parseCollection(text))).toEqual(JSON.parse(text));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('ndjson lines from unparsed attributes: byte for byte from JSON.stringify-written pages, same values otherwise', () => {
+    fc.assert(
+      fc.property(doc, layout, (d, { ws, escapeAll }) => {
+        for (const text of [JSON.stringify(d), oddJson(d, ws, escapeAll)]) {
+          const fast = parseCollection(text) as Doc;
+          const slow = JSON.parse(text) as Doc;
+          const list = (x: Doc) => (Array.isArray(x.data) ? x.data : x.data ? [x.data] : []) as ResourceObject[];
+          const fastIndex = indexIncluded(fast as never);
+          const slowIndex = indexIncluded(slow as never);
+          list(fast).forEach((r, i) => {
+            const line = flatJson(r, fastIndex);
+            const expected = JSON.stringify(flatten(list(slow)[i]!, slowIndex));
+            if (text === JSON.stringify(d)) expect(line).toBe(expected);
+            expect(JSON.parse(line)).toEqual(JSON.parse(expected));
+          });
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('keeps a page of records with 150 custom fields unparsed, and parses attributes on first use', () => {
+    const attrs: Record<string, unknown> = { firstName: 'Ada', emails: ['ada@example.com'], note: 'line 1\nline "2"' };
+    for (let i = 1; i <= 150; i++) attrs[`custom${i}`] = null;
+    const data = [1, 2].map((id) => ({ type: 'prospect', id, attributes: attrs, relationships: { account: { data: { type: 'account', id: 5 } } } }));
+    const text = JSON.stringify({ data, links: {} });
+    const parsed = parseCollection(text) as { data: ResourceObject[] };
+    expect(rawAttributes(parsed.data[0]!)).toBe(JSON.stringify(attrs));
+    expect(flatJson(parsed.data[0]!)).toBe(JSON.stringify(flatten(data[0] as ResourceObject)));
+    // First use parses: the object is the attributes, and the text is no longer used.
+    expect(parsed.data[1]!.attributes).toEqual(attrs);
+    expect(rawAttributes(parsed.data[1]!)).toBeUndefined();
+    parsed.data[1]!.attributes!.firstName = 'Grace';
+    expect(JSON.parse(flatJson(parsed.data[1]!)).firstName).toBe('Grace');
+  });
+
+  it('leaves unusual attributes to the generic path and invalid JSON to JSON.parse', () => {
+    const odd = parseCollection('{"data":[{"type":"prospect","id":1,"attributes":{"id":9,"x":1}},{"type":"prospect","id":2,"attributes":{"account":1},"relationships":{"account":{"data":null}}}]}') as { data: ResourceObject[] };
+    expect(odd.data.map((r) => rawAttributes(r))).toEqual([undefined, undefined]);
+    expect(odd.data.map((r) => flatJson(r))).toEqual(['{"id":9,"type":"prospect","x":1}', '{"id":2,"type":"prospect","account":null}']);
+    const values = ['trux', 'nul', 'nullx', 'falsy', '01', '1.', '.5', '-', '1e', '1e+', '"\\x"', '"\\u12"', '"a', '[1 2]', '[1,]', '{"b" 1}', '{"b":1,}', '{,}', "'a'", 'x', 'nope', 'tree', 'fakes', '1.x5', '1ex5', '[1x2]', '{"b"x1}', '{"b":1x"c":2}'];
+    for (const v of values) {
+      const bad = `{"data":[{"type":"p","id":1,"attributes":{"a":${v}}}]}`;
+      expect(() => JSON.parse(bad), v).toThrow(SyntaxError);
+      expect(() => parseCollection(bad), v).toThrow(SyntaxError);
+    }
+  });
+});
