@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+/**
+ * Listing benchmark (issue 4 "Speed and memory", issue 8 "within 1.5× of a raw undici loop"):
+ * `svc prospects list --all -o ndjson` over 100,000 prospects (150 null custom fields each).
+ *  1. Against a recording proxy in front of the sandbox: requests used, records written.
+ *  2. Against the sandbox directly: wall time and peak RSS (the memory target).
+ *  3. Against the recorded pages served from memory (the client's own cost), interleaved with
+ *     the floor — a raw undici loop fetching the same URLs, parsing each page and writing each
+ *     resource object as one line — and a transport-only loop (bodies written as received).
+ * Run alone: `node bench/list.mjs` prints JSON; `bench/run.mjs` calls {@link listBench}.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchEnv, runMeasured, stats } from './lib/measure.mjs';
+import { SVC, startSandboxProcess } from './lib/sandbox-process.mjs';
+
+const node = process.execPath;
+const here = (f) => fileURLToPath(new URL(f, import.meta.url));
+
+/** Starts the recording/replaying server in front of `upstream`. */
+async function startReplayServer(upstream) {
+  const child = fork(here('./lib/replay-server.mjs'), [], { env: { ...process.env, UPSTREAM: upstream }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () => new Promise((resolve) => child.once('message', resolve));
+  const { port } = await next();
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    async replay() {
+      child.send('replay');
+      await next();
+    },
+    async stats() {
+      child.send('stats');
+      return next();
+    },
+    async close() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.send('stop');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Runs the listing benchmark.
+ * @param opts.records prospects in the sandbox @default 100000
+ * @param opts.runs rounds against the recorded pages @default 3
+ */
+export async function listBench({ records = 100_000, runs = 3, log = () => {} } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-list-'));
+  log(`starting a sandbox with ${records} prospects…`);
+  const sandbox = await startSandboxProcess({ seed: records });
+  const replay = await startReplayServer(new URL(sandbox.baseUrl).origin);
+  try {
+    const env = benchEnv({ SVC_CONFIG_DIR: join(dir, 'config') });
+    const path = new URL(sandbox.baseUrl).pathname;
+    const svc = (origin) => [node, SVC, 'prospects', 'list', '--all', '-o', 'ndjson', '--base-url', origin + path, '--token', sandbox.token];
+
+    log('recording the pages through the proxy…');
+    const recording = await runMeasured(svc(replay.origin), { env, countLines: true });
+    const { requests, urls } = await replay.stats();
+    const urlsFile = join(dir, 'urls.json');
+    writeFileSync(urlsFile, JSON.stringify(urls));
+
+    log('against the sandbox (memory)…');
+    const direct = [await runMeasured(svc(new URL(sandbox.baseUrl).origin), { env, countLines: true })];
+
+    await replay.replay();
+    log(`against the recorded pages, ${runs} rounds…`);
+    const rounds = { svc: [], floor: [], transport: [] };
+    const raw = (mode) => runMeasured([node, here('./lib/raw-loop.mjs'), replay.origin, urlsFile, sandbox.token], { env: { ...env, MODE: mode } });
+    for (let i = 0; i < runs; i++) {
+      rounds.floor.push(await raw('records'));
+      rounds.svc.push(await runMeasured(svc(replay.origin), { env }));
+      rounds.transport.push(await raw('bytes'));
+    }
+    const pick = (list, k) => stats(list.map((r) => r[k]));
+    return {
+      records,
+      lines: recording.lines,
+      requests,
+      // Peak RSS: the largest of the runs that went to the sandbox (directly and through the proxy).
+      direct: { ms: pick(direct, 'ms'), rssKb: pick([...direct, recording], 'rssKb') },
+      replay: Object.fromEntries(Object.entries(rounds).map(([k, list]) => [k, { ms: pick(list, 'ms'), cpuMs: pick(list, 'cpuMs'), rssKb: pick(list, 'rssKb') }])),
+    };
+  } finally {
+    await replay.close();
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const r = await listBench({ records: Number(process.env.RECORDS ?? 100_000), runs: Number(process.env.RUNS ?? 3), log: (m) => process.stderr.write(`${m}\n`) });
+  process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+}
