@@ -12,6 +12,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   try {
     const { runCli } = await import('./run-cli.js');
     process.exitCode = await runCli(argv, process.env, VERSION);
+    // The command has finished (outcome decided, journal and files closed): a Ctrl-C while Node
+    // winds down ends it now with that outcome, rather than as a death by SIGINT.
+    process.on('SIGINT', () => process.exit());
   } catch (err) {
     // A bug, not a user error: one line, the stack only with --verbose.
     const verbose = argv.includes('--verbose') || argv.includes('-v');
