@@ -71,6 +71,8 @@ export function runSvc(args: string[], opts: RunOptions = {}): Promise<SvcResult
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+    // A child that exits without reading its stdin closes the pipe: not the test's failure.
+    child.stdin!.on('error', () => {});
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     else child.stdin!.end();
   });
