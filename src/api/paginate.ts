@@ -107,10 +107,11 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       try {
         res = await inflight.result;
       } catch (err) {
-        // Big pages (long mailing bodies) can make a gateway give up: halve and ask again.
-        if (err instanceof ApiError && err.status === 502 && inflight.want > 1) {
+        // Big pages (long mailing bodies) can make a gateway give up — a 502, or a 504 when it
+        // timed out waiting: halve and ask again.
+        if (err instanceof ApiError && (err.status === 502 || err.status === 504) && inflight.want > 1) {
           size = Math.max(1, Math.floor(inflight.want / 2));
-          opts.warn?.(`page of ${inflight.want} answered 502; retrying with pages of ${size}`);
+          opts.warn?.(`page of ${inflight.want} answered ${err.status}; retrying with pages of ${size}`);
           next = undefined;
           continue;
         }
