@@ -71,6 +71,15 @@ describe.concurrent('5xx: retried for reads, then one clear line', () => {
     expect(attempts.map((a) => a.status)).toEqual([500, 500, 200]);
   });
 
+  it('a gateway timeout (504) on a big list page: the page is halved, the listing completes', async () => {
+    const gatewayTimeout: Fault = { kind: 'answer', status: 504, headers: { 'content-type': 'text/html' }, body: '<html>504 Gateway Time-out</html>' };
+    const { r, attempts } = await withFaults(ownList(['--limit', '10', '-o', 'json']), [gatewayTimeout]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(10);
+    expect(r.stderr).toContain('warning: page of 10 answered 504; retrying with pages of 5');
+    expect(attempts.map((a) => a.status)).toEqual([504, 200, 200]);
+  });
+
   it('502 HTML pages from a gateway: retried, then exit 1 saying a gateway answered, not the API', async () => {
     const { r, attempts } = await withFaults(ownGet([]), { always: html(502) });
     expectCleanFailure(r, 1, /^error: HTTP 502: server sent an HTML page \(a proxy or gateway answered, not the API\)$/);
