@@ -8,7 +8,7 @@ import { redactText } from '../api/redact.js';
 import type { ConfigStore } from '../auth/config.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../output/io.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../output/render.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../output/formats.js';
 import { resolveConnection, type Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';

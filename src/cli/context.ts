@@ -6,7 +6,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { ConfigStore } from '../auth/config.js';
 import type { IO } from '../output/io.js';
-import type { OutputFormat } from '../output/render.js';
+import type { OutputFormat } from '../output/formats.js';
 import type { Prompter } from './prompter.js';
 import type { Connection } from './connection.js';
 

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { registerCommands } from '../commands/index.js';
-import { OUTPUT_FORMATS } from '../output/render.js';
+import { OUTPUT_FORMATS } from '../output/formats.js';
 import type { App } from './app.js';
 
 const EXAMPLES = `

@@ -8,9 +8,9 @@ import { csvLine } from './csv.js';
 import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
 import { writeOut, type IO } from './io.js';
 
-/** The formats of `-o`. */
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'raw'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+import type { OutputFormat } from './formats.js';
+
+export { OUTPUT_FORMATS, type OutputFormat } from './formats.js';
 
 /** What a renderer needs to know. */
 export interface RenderOptions {

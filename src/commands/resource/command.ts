@@ -18,32 +18,34 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
  */
 export function registerResourceCommands(program: Command, app: App): void {
   const named = app.argv && new Set(app.argv);
+  // Names taken so far: built-in commands, then each resource command as it is added.
+  const taken = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
   for (const rt of RESOURCES) {
     const expand = !named || named.has(rt.command) || named.has(rt.path);
-    program.addCommand(buildResourceCommand(program, rt, app, expand));
+    const cmd = buildResourceCommand(program, rt, app, expand, taken);
+    program.addCommand(cmd);
+    for (const n of [cmd.name(), ...cmd.aliases()]) taken.add(n);
   }
 }
 
-function buildResourceCommand(program: Command, rt: ResourceType, app: App, withOperations: boolean): Command {
+function buildResourceCommand(program: Command, rt: ResourceType, app: App, withOperations: boolean, taken: Set<string>): Command {
   const cmd = program.createCommand(rt.command);
-  cmd.copyInheritedSettings(program);
   cmd.description(`${rt.description} (${[...rt.operations, ...rt.actions.map((a) => a.command)].join(', ')})`);
-  const taken = (name: string) => program.commands.some((c) => c.name() === name || c.aliases().includes(name));
   // The camelCase collection name is an alias, unless a built-in command owns it (`profiles`).
-  if (rt.path !== rt.command && !taken(rt.path)) cmd.alias(rt.path);
+  if (rt.path !== rt.command && !taken.has(rt.path)) cmd.alias(rt.path);
+  cmd.argument('[operation]');
+  // A command the command line does not name is only listed by `svc --help`: nothing more to build.
+  if (!withOperations) return cmd;
+  cmd.copyInheritedSettings(program);
   cmd.addHelpText('after', () => resourceHelp(rt));
   const offered = [...rt.operations, ...rt.actions.map((a) => a.command)];
   // Without an operation the command shows its help; an operation the type does not offer is a
   // usage error that says what it does offer (`svc calls update 3`).
-  cmd
-    .argument('[operation]')
-    .allowExcessArguments(true)
-    .action((op: string | undefined) => {
-      if (!op) return cmd.help();
-      app.io.stderr.write(`error: ${rt.command} has no operation "${op}": it offers ${offered.join(', ')}\n`);
-      app.exitCode = 2;
-    });
-  if (!withOperations) return cmd;
+  cmd.allowExcessArguments(true).action((op: string | undefined) => {
+    if (!op) return cmd.help();
+    app.io.stderr.write(`error: ${rt.command} has no operation "${op}": it offers ${offered.join(', ')}\n`);
+    app.exitCode = 2;
+  });
   const run = (c: Command, fn: (h: typeof import('./handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
     runCommand(app, c, async (ctx) => fn(await import('./handlers.js'))(ctx));
   // list and get load only the read handlers (not the write path's validation and schema lookups).
