@@ -9,10 +9,9 @@ import type { ConfigStore } from '../auth/config.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../output/io.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/formats.js';
-import { resolveConnection, type Connection } from './connection.js';
+import type { Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
-import { reportError } from './report-error.js';
 
 /** What main() hands to every command. */
 export interface App {
@@ -80,7 +79,8 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
       return store;
     },
     connection() {
-      connection ??= resolveConnection(ctx);
+      // Loaded with the first command that needs it (start-up time of --help and friends).
+      connection ??= import('./connection.js').then((m) => m.resolveConnection(ctx));
       return connection;
     },
     api() {
@@ -145,6 +145,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
     await handler(ctx);
     app.exitCode = 0;
   } catch (err) {
+    const { reportError } = await import('./report-error.js');
     app.exitCode = reportError(err, {
       stderr: app.io.stderr,
       verbose: raw.verbose === true,

@@ -4,7 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
-import { processIO } from '../output/io.js';
+import { processIO } from './process-io.js';
 import type { App } from './app.js';
 import { buildProgram } from './program.js';
 

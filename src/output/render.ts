@@ -10,7 +10,7 @@ import { writeOut, type IO } from './io.js';
 
 import type { OutputFormat } from './formats.js';
 
-export { OUTPUT_FORMATS, type OutputFormat } from './formats.js';
+export type { OutputFormat } from './formats.js';
 
 /** What a renderer needs to know. */
 export interface RenderOptions {
