@@ -46,9 +46,10 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
     app.io.stderr.write(`error: ${rt.command} has no operation "${op}": it offers ${offered.join(', ')}\n`);
     app.exitCode = 2;
   });
-  const run = (c: Command, fn: (h: typeof import('./handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
-    runCommand(app, c, async (ctx) => fn(await import('./handlers.js'))(ctx));
-  // list and get load only the read handlers (not the write path's validation and schema lookups).
+  // Writes and reads load their own handlers: list and get skip the write path's validation and
+  // schema lookups, and each is one chunk of its own (no shared chunk behind a re-export).
+  const run = (c: Command, fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
+    runCommand(app, c, async (ctx) => fn(await import('./write-handlers.js'))(ctx));
   const runRead = (c: Command, fn: (h: typeof import('./read-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
     runCommand(app, c, async (ctx) => fn(await import('./read-handlers.js'))(ctx));
 
