@@ -12,13 +12,16 @@
 const KEY = '"attributes":';
 /** Below this many characters JSON.parse is quicker than the scanner, which would run cold. */
 const MIN_SCAN = 256 * 1024;
-/**
- * Control characters (raw newlines would break NDJSON) and invalid escapes (a backslash after an
- * even run of backslashes, not followed by a valid escape): such a page is parsed whole.
- */
-const DOUBTFUL = /[\x00-\x1f]|(?:^|[^\\])(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
-/** Where a resource keeps the text of its attributes while they are unparsed and plain. */
-const RAW = Symbol('svc.rawAttributes');
+/** Control characters (raw newlines would break NDJSON): such a page is parsed whole. */
+const CONTROL = /[\x00-\x1f]/;
+/** An invalid escape: a backslash after an even run of backslashes, not starting a valid escape. */
+const BAD_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
+/** Where a resource keeps the text of its unparsed attributes… */
+const TEXT = Symbol('svc.attributesText');
+/** …and whether ndjson may copy it as it is. */
+const PLAIN = Symbol('svc.attributesPlain');
+
+type Lazy = { [TEXT]?: string; [PLAIN]?: boolean };
 
 /**
  * The attributes of a resource as checked JSON object text, when they can be written as they
@@ -26,7 +29,8 @@ const RAW = Symbol('svc.rawAttributes');
  * not a relationship's name) and not yet parsed (a parsed object may have been changed).
  */
 export function rawAttributes(resource: object): string | undefined {
-  return (resource as { [RAW]?: string })[RAW];
+  const r = resource as Lazy;
+  return r[PLAIN] ? r[TEXT] : undefined;
 }
 
 /** JSON.parse for collection pages (see the module comment); the same value, attributes lazy. */
@@ -53,7 +57,12 @@ export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
     });
     if (end < 0) return JSON.parse(text);
     const region = text.slice(start, end);
-    if (DOUBTFUL.test(region)) return JSON.parse(text);
+    if (CONTROL.test(region)) return JSON.parse(text);
+    if (region.includes('\\')) {
+      if (BAD_ESCAPE.test(region)) return JSON.parse(text);
+      // A key written with escapes (`"\u0069d"` is `id`) is not plain.
+      if (plain) endOfObject(text, start, (ks, ke) => plain && text.slice(ks, ke).includes('\\') && (plain = false));
+    }
     pieces.push(text.slice(prev, start), String(regions.length));
     regions.push({ text: region, plain });
     prev = from = end;
@@ -82,8 +91,10 @@ export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
     const index = (r as { attributes?: unknown }).attributes;
     if (typeof index !== 'number') continue;
     const region = regions[index]!;
-    lazyAttributes(r, region.text);
-    if (region.plain && !collision?.test(region.text)) Object.defineProperty(r, RAW, { value: region.text, configurable: true });
+    // Symbol-keyed and not enumerable: invisible to JSON.stringify, spreads and comparisons.
+    Object.defineProperty(r, TEXT, { value: region.text, writable: true, configurable: true });
+    Object.defineProperty(r, PLAIN, { value: region.plain && !collision?.test(region.text), writable: true, configurable: true });
+    Object.defineProperty(r, 'attributes', ATTRIBUTES);
   }
   return doc;
 }
@@ -108,22 +119,27 @@ function relationshipNames(resources: object[]): RegExp | undefined {
   return new RegExp(`"(?:${alternatives.join('|')})"\\s*:`);
 }
 
-/** Replaces the placeholder by a property that parses the attributes text when first read. */
-function lazyAttributes(r: object, text: string): void {
-  const settle = (value: unknown) => {
-    delete (r as { [RAW]?: string })[RAW];
-    Object.defineProperty(r, 'attributes', { value, writable: true, enumerable: true, configurable: true });
-  };
-  Object.defineProperty(r, 'attributes', {
-    enumerable: true,
-    configurable: true,
-    get() {
-      const value = JSON.parse(text) as unknown;
-      settle(value);
-      return value;
-    },
-    set: settle,
-  });
+/**
+ * The `attributes` of a resource whose attributes are still text: parsed when first read (then
+ * an ordinary property), replaced when written. One accessor pair for every resource.
+ */
+const ATTRIBUTES: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: Lazy) {
+    const value = JSON.parse(this[TEXT]!) as unknown;
+    settle(this, value);
+    return value;
+  },
+  set(this: Lazy, value: unknown) {
+    settle(this, value);
+  },
+};
+
+function settle(r: Lazy, value: unknown): void {
+  delete r[TEXT];
+  delete r[PLAIN];
+  Object.defineProperty(r, 'attributes', { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** True when the quote at `at` is escaped (an odd number of backslashes before it). */
@@ -139,19 +155,17 @@ function spaces(s: string, i: number): number {
   return i;
 }
 
-/** A key written plainly that `flatten` places after `id` and `type` (see flatten.ts). */
+/** A key that `flatten` places after `id` and `type` (see flatten.ts); escapes are checked apart. */
 function plainKey(s: string, start: number, end: number): boolean {
   const c = s.charCodeAt(start);
   if (c >= 48 && c <= 57) return false;
   const n = end - start;
   if ((n === 2 && s.startsWith('id', start)) || (n === 4 && (s.startsWith('type', start) || s.startsWith('meta', start)))) return false;
-  if (n === 9 && s.startsWith('__proto__', start)) return false;
-  for (let i = start; i < end; i++) if (s.charCodeAt(i) === 92) return false;
-  return true;
+  return !(n === 9 && s.startsWith('__proto__', start));
 }
 
 // A strict JSON scanner: the index after the value (or string, number, object) at `i`, or -1
-// when the text there is not JSON. Escapes and control characters are left to DOUBTFUL.
+// when the text there is not JSON. Escapes and control characters are left to CONTROL and BAD_ESCAPE.
 
 function endOfString(s: string, i: number): number {
   for (;;) {
