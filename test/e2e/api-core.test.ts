@@ -140,6 +140,10 @@ describe('usage errors send nothing (exit 2)', () => {
     [['prospects', 'list', '--filter', 'title']],
     [['calls', 'update', '3']],
     [['prospects', 'get', 'abc']],
+    [['prospects', 'get', '1', '2']],
+    [['prospects', 'list', 'extra']],
+    [['calls', 'update', '--input', 'rows.csv']],
+    [['prospects', '--bogus']],
     [['prospects', 'list', '--limit', '10', '--all']],
     [['-o', 'yaml', 'prospects', 'list']],
   ])('%j', async (args) => {
@@ -158,6 +162,6 @@ describe('usage errors send nothing (exit 2)', () => {
 
   it('an operation the type does not offer names what it does allow', async () => {
     const r = await runSvc(['calls', 'update', '3'], { env: env() });
-    expect(r.stderr).toMatch(/calls has no operation "update": it offers list, create, get, delete/);
+    expect(r.stderr).toMatch(/calls has no operation "update": it offers list, get, create, delete/);
   });
 });

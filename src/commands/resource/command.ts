@@ -41,11 +41,19 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
   const offered = [...rt.operations, ...rt.actions.map((a) => a.command)];
   // Without an operation the command shows its help; an operation the type does not offer is a
   // usage error that says what it does offer (`svc calls update 3`).
-  cmd.allowExcessArguments(true).action((op: string | undefined) => {
-    if (!op) return cmd.help();
-    app.io.stderr.write(`error: ${rt.command} has no operation "${op}": it offers ${offered.join(', ')}\n`);
-    app.exitCode = 2;
-  });
+  // The rest of the line and unknown options are taken here rather than through
+  // allowExcessArguments, which subcommands would inherit (`svc prospects get 1 2` must fail).
+  cmd
+    .argument('[rest...]')
+    .allowUnknownOption(true)
+    .action((op: string | undefined) => {
+      if (!op) return cmd.help();
+      const message = op.startsWith('-')
+        ? `unknown option '${op}' (see svc ${rt.command} --help)`
+        : `${rt.command} has no operation "${op}": it offers ${offered.join(', ')}`;
+      app.io.stderr.write(`error: ${message}\n`);
+      app.exitCode = 2;
+    });
   // Writes and reads load their own handlers: list and get skip the write path's validation and
   // schema lookups, and each is one chunk of its own (no shared chunk behind a re-export).
   const run = (c: Command, fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
