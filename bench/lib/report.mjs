@@ -84,6 +84,7 @@ function listSection(l) {
     row(['client throughput (recorded pages)', `${int(rate(svc.ms.median))} records/s`, `${int(rate(floor.ms.median))} records/s`, x(ratio), '≥ 20,000 records/s', mark(rate(svc.ms.median) >= 20_000)]),
     row(['time against the raw undici loop', `${(svc.ms.median / 1000).toFixed(2)} s`, `${(floor.ms.median / 1000).toFixed(2)} s`, x(ratio), '≤ 1.5×', mark(ratio <= 1.5)]),
     row(['peak RSS (largest of the runs against the sandbox)', mib(rss), '', '', '< 150 MiB', mark(rss < 150 * 1024)]),
+    row(['peak RSS (recorded pages: the next page arrives at once)', mib(svc.rssKb.max), mib(floor.rssKb.max), '', '', '']),
     row(['CPU time (recorded pages)', `${(svc.cpuMs.median / 1000).toFixed(2)} s`, `${(floor.cpuMs.median / 1000).toFixed(2)} s`, x(svc.cpuMs.median / floor.cpuMs.median), '', '']),
     row(['transport only (bodies written as received)', '', `${int(rate(transport.ms.median))} records/s`, '', '', '']),
     row(['end to end against the sandbox', `${(l.direct.ms.median / 1000).toFixed(1)} s`, '', '', '', '']),

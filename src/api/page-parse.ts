@@ -16,12 +16,14 @@ const MIN_SCAN = 256 * 1024;
 const CONTROL = /[\x00-\x1f]/;
 /** An invalid escape: a backslash after an even run of backslashes, not starting a valid escape. */
 const BAD_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
-/** Where a resource keeps the text of its unparsed attributes… */
-const TEXT = Symbol('svc.attributesText');
-/** …and whether ndjson may copy it as it is. */
-const PLAIN = Symbol('svc.attributesPlain');
+/** Where a resource keeps its unparsed attributes: their text, and whether ndjson may copy it. */
+const LAZY = Symbol('svc.lazyAttributes');
 
-type Lazy = { [TEXT]?: string; [PLAIN]?: boolean };
+interface Region {
+  text: string;
+  plain: boolean;
+}
+type Lazy = { [LAZY]?: Region };
 
 /**
  * The attributes of a resource as checked JSON object text, when they can be written as they
@@ -29,15 +31,15 @@ type Lazy = { [TEXT]?: string; [PLAIN]?: boolean };
  * not a relationship's name) and not yet parsed (a parsed object may have been changed).
  */
 export function rawAttributes(resource: object): string | undefined {
-  const r = resource as Lazy;
-  return r[PLAIN] ? r[TEXT] : undefined;
+  const region = (resource as Lazy)[LAZY];
+  return region?.plain ? region.text : undefined;
 }
 
 /** JSON.parse for collection pages (see the module comment); the same value, attributes lazy. */
 export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
   if (text.length < minScan) return JSON.parse(text);
   const pieces: string[] = [];
-  const regions: { text: string; plain: boolean }[] = [];
+  const regions: Region[] = [];
   let prev = 0;
   for (let from = 0; ; ) {
     const at = text.indexOf(KEY, from);
@@ -91,9 +93,9 @@ export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
     const index = (r as { attributes?: unknown }).attributes;
     if (typeof index !== 'number') continue;
     const region = regions[index]!;
+    if (region.plain && collision?.test(region.text)) region.plain = false;
     // Symbol-keyed and not enumerable: invisible to JSON.stringify, spreads and comparisons.
-    Object.defineProperty(r, TEXT, { value: region.text, writable: true, configurable: true });
-    Object.defineProperty(r, PLAIN, { value: region.plain && !collision?.test(region.text), writable: true, configurable: true });
+    Object.defineProperty(r, LAZY, { value: region, writable: true, configurable: true });
     Object.defineProperty(r, 'attributes', ATTRIBUTES);
   }
   return doc;
@@ -127,7 +129,7 @@ const ATTRIBUTES: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
   get(this: Lazy) {
-    const value = JSON.parse(this[TEXT]!) as unknown;
+    const value = JSON.parse(this[LAZY]!.text) as unknown;
     settle(this, value);
     return value;
   },
@@ -137,8 +139,7 @@ const ATTRIBUTES: PropertyDescriptor = {
 };
 
 function settle(r: Lazy, value: unknown): void {
-  delete r[TEXT];
-  delete r[PLAIN];
+  delete r[LAZY];
   Object.defineProperty(r, 'attributes', { value, writable: true, enumerable: true, configurable: true });
 }
 
