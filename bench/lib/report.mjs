@@ -95,7 +95,8 @@ function listSection(l) {
 function leaves(obj, prefix = '') {
   const out = [];
   for (const [k, v] of Object.entries(obj)) {
-    if (k === 'targets' || k === 'byRoute' || k === 'byStatus') continue;
+    // Their own targets are shown beside the figures; counts by route, run counts and sizes are left out.
+    if (['targets', 'byRoute', 'byStatus', 'runs', 'bytes', 'node', 'pass'].includes(k)) continue;
     const key = prefix ? `${prefix}.${k}` : k;
     if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...leaves(v, key));
     else out.push([key, v]);
@@ -112,7 +113,6 @@ function otherSection(title, file, r) {
   lines.push(`As reported by the script (its own JSON output)${r.result.pass !== undefined ? `; its own verdict: ${r.result.pass ? 'all targets met ✓' : 'some targets missed ✗'}` : ''}.`, '');
   lines.push(row(['figure', 'value', 'target']), row(['---', '---:', '---']));
   for (const [key, v] of leaves(r.result)) {
-    if (key === 'pass') continue;
     const tKey = key.split('.').map((p, i) => (i ? p[0].toUpperCase() + p.slice(1) : p)).join('');
     const t = targets[tKey];
     const more = /rps|persecond/i.test(tKey);
