@@ -3,7 +3,7 @@
  * Loaded lazily (cli-table3 and chalk are not needed by scripts).
  */
 import Table from 'cli-table3';
-import chalk from 'chalk';
+import chalk, { Chalk, type ColorSupportLevel } from 'chalk';
 import type { FlatRecord } from './flatten.js';
 import type { IO } from './io.js';
 import { pick } from './render.js';
@@ -38,7 +38,8 @@ export function renderTable(rows: FlatRecord[], columns: string[], io: IO, expli
     if (widths[i]! <= 6) break;
     widths[i] = widths[i]! - 1;
   }
-  const head = io.color ? cols.map((c) => chalk.bold(c)) : cols;
+  const paint = painter(io);
+  const head = cols.map((c) => paint.bold(c));
   const table = new Table({
     head,
     colWidths: widths.map((w) => w + 2),
@@ -50,18 +51,27 @@ export function renderTable(rows: FlatRecord[], columns: string[], io: IO, expli
   return table.toString() + '\n';
 }
 
+/**
+ * Colour follows svc's rule (a TTY, no NO_COLOR, no --no-color), not chalk's own detection, which
+ * turns colour off whenever a CI variable is set even on a real terminal.
+ */
+function painter(io: IO): InstanceType<typeof Chalk> {
+  return new Chalk({ level: io.color ? (Math.max(chalk.level, 1) as ColorSupportLevel) : 0 });
+}
+
 /** One record as a vertical field/value list (`get`). */
 export function renderVertical(record: FlatRecord | undefined, io: IO): string {
   if (!record) return '';
   // 150 empty custom fields would bury the record: the table view shows only those that are set.
   const keys = Object.keys(record).filter((k) => k !== 'meta' && !(/^custom\d+$/.test(k) && (record[k] === null || record[k] === '')));
   const w = Math.max(...keys.map((k) => k.length));
+  const paint = painter(io);
   const valueWidth = Math.max(20, io.columns - w - 2);
   return (
     keys
       .map((k) => {
         const label = k.padEnd(w);
-        return `${io.color ? chalk.bold(label) : label}  ${truncate(displayValue(record[k]), valueWidth)}`;
+        return `${paint.bold(label)}  ${truncate(displayValue(record[k]), valueWidth)}`;
       })
       .join('\n') + '\n'
   );
