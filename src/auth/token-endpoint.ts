@@ -3,7 +3,8 @@
  * `authorization_code` and `refresh_token` grants. The trace shows the grant and the status,
  * never the body: it carries the client secret, the code and the tokens.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createAgent, request } from '../api/undici-lite.js';
 import { describeNetworkError } from '../api/network-errors.js';
 import { ExitCode, InterruptedError, NetworkError, SvcError } from '../errors.js';
 
@@ -63,6 +64,8 @@ export async function requestToken(opts: TokenRequestOptions): Promise<TokenSet>
   let status: number;
   let text: string;
   let retryAfter: string | undefined;
+  // A token request is rare: its own short-lived agent, with the same slim undici as the API client.
+  const dispatcher = opts.dispatcher ?? createAgent({ headersTimeout: timeout, bodyTimeout: timeout });
   try {
     const res = await request(url, {
       method: 'POST',
@@ -71,7 +74,7 @@ export async function requestToken(opts: TokenRequestOptions): Promise<TokenSet>
       headersTimeout: timeout,
       bodyTimeout: timeout,
       signal: opts.signal,
-      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      dispatcher,
     });
     status = res.statusCode;
     text = await res.body.text();
@@ -82,6 +85,8 @@ export async function requestToken(opts: TokenRequestOptions): Promise<TokenSet>
     if (e.name === 'AbortError' || e.code === 'UND_ERR_ABORTED' || e.code === 'ABORT_ERR' || opts.signal?.aborted) throw new InterruptedError();
     // One line a person understands ("connection refused (is the server running?)"), like the API client's.
     throw new NetworkError(`POST ${url}: ${describeNetworkError(err)}`, e.code ?? (err as { cause?: { code?: string } }).cause?.code);
+  } finally {
+    if (!opts.dispatcher) void dispatcher.close();
   }
   opts.trace?.(`POST ${url} (grant_type=${opts.params.grant_type}) → ${status} (${Math.round(performance.now() - started)} ms)`);
   const parsed = parseJson(text);
