@@ -9,7 +9,7 @@ import type { Outcome, WorkItem } from './engine.js';
 import type { JournalEntry, JournalState } from './journal.js';
 import { IdSet } from './lookup.js';
 import { readRows, type InputFormat, type RawRow } from './readers.js';
-import { describeProblems, ignoredCsvColumn, prepareRow, type PreparedRow, type PreparedWrite, type WriteOp } from './resource-rows.js';
+import { describeProblems, ignoredCsvColumn, prepareRow, type PreparedRow, type PreparedWrite, type RowNames, type WriteOp } from './resource-rows.js';
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from './shard.js';
 
@@ -21,6 +21,8 @@ export interface ResourceInput {
   format: InputFormat;
   shard: Shard | undefined;
   journal: JournalState;
+  /** The org schema's labels and custom-field checks (`svc schema pull`), when cached. */
+  names?: RowNames;
 }
 
 /** A row for a worker: its request, and a `pending` journal entry from a run that was killed. */
@@ -60,7 +62,7 @@ async function* preparedRows(input: ResourceInput): AsyncGenerator<PreparedInput
     // Every row gets its key, also rows of other shards, so that keys of identical rows agree.
     const key = keys.next(raw.error !== undefined ? `\0error ${raw.error}` : raw.value);
     if (!inShard(input.shard, raw.row)) continue;
-    yield { raw, key, prepared: prepareRow(input.rt, input.op, raw) };
+    yield { raw, key, prepared: prepareRow(input.rt, input.op, raw, input.names) };
   }
 }
 

@@ -11,7 +11,7 @@
  */
 import { coerceString, type FieldProblem } from '../api/validate.js';
 import { normalizeId, recordToWriteData, toDocument, type WriteData } from '../api/write-body.js';
-import { findAttribute, findRelationship, type ResourceType } from '../registry/index.js';
+import { findAttribute, findRelationship, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { unneutralise } from './csv-parse.js';
 import type { RawRow } from './readers.js';
 
@@ -29,6 +29,22 @@ export interface PreparedWrite {
   data?: WriteData;
 }
 
+/**
+ * The organization's names and checks for a type (the org-schema view of `svc schema pull`,
+ * src/schema/org-schema.ts), given by the command: custom-field labels as column names, custom
+ * values checked and normalised as `--attr` does.
+ */
+export interface RowNames {
+  resolve(key: string): { name: string; spec: AttributeSpec } | undefined;
+  apply(attributes: Record<string, unknown>, forUpdate: boolean): FieldProblem[];
+}
+
+/** The field a column or key names: as written when the registry knows it, else a label's field. */
+function fieldOf(rt: ResourceType, key: string, names: RowNames | undefined): string {
+  if (!names || key === 'id' || key === 'type' || key.includes('.') || findAttribute(rt, key) || findRelationship(rt, key)) return key;
+  return names.resolve(key)?.name ?? key;
+}
+
 /** A row turned into a request, or the problems that stop it. */
 export type PreparedRow = { write: PreparedWrite } | { problems: FieldProblem[] };
 
@@ -43,10 +59,15 @@ export function ignoredCsvColumn(rt: ResourceType, column: string): boolean {
 }
 
 /** A CSV row (header → text) as a typed record. */
-export function csvRecord(rt: ResourceType, cells: Record<string, string>): { record: Record<string, unknown>; problems: FieldProblem[] } {
+export function csvRecord(
+  rt: ResourceType,
+  cells: Record<string, string>,
+  names?: RowNames,
+): { record: Record<string, unknown>; problems: FieldProblem[] } {
   const record: Record<string, unknown> = {};
   const problems: FieldProblem[] = [];
-  for (const [column, raw] of Object.entries(cells)) {
+  for (const [header, raw] of Object.entries(cells)) {
+    const column = fieldOf(rt, header, names);
     const cell = unneutralise(raw);
     if (cell === '' || ignoredCsvColumn(rt, column)) continue;
     if (column === 'id' || column === 'type') {
@@ -78,12 +99,12 @@ function validId(value: unknown): boolean {
 }
 
 /** Turns one row into its request, checking it against the registry. */
-export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow): PreparedRow {
+export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow, names?: RowNames): PreparedRow {
   if (raw.error) return { problems: [{ field: '(row)', reason: raw.error }] };
   let record: Record<string, unknown>;
   const problems: FieldProblem[] = [];
   if (raw.csv) {
-    const r = csvRecord(rt, raw.value as Record<string, string>);
+    const r = csvRecord(rt, raw.value as Record<string, string>, names);
     record = r.record;
     problems.push(...r.problems);
   } else {
@@ -91,6 +112,10 @@ export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow): Prepared
       // A bare id is a whole row for delete (`[1, 2, 3]`, or one id per NDJSON line).
       if (op === 'delete' && validId(raw.value)) record = { id: raw.value };
       else return { problems: [{ field: '(row)', reason: 'expected a JSON object (a record)' }] };
+    } else if (names) {
+      // A copy: the org checks normalise values in place.
+      record = {};
+      for (const [k, v] of Object.entries(raw.value as Record<string, unknown>)) record[fieldOf(rt, k, names)] = v;
     } else record = raw.value as Record<string, unknown>;
   }
   if (record.type !== undefined && record.type !== null && record.type !== rt.type) {
@@ -106,6 +131,12 @@ export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow): Prepared
   if (problems.length) return { problems };
   const id = op === 'create' ? undefined : normalizeId(record.id);
   if (op === 'delete') return { write: { method: 'DELETE', path: `${rt.path}/${id}`, id } };
+  if (names) {
+    // Before the registry's checks: custom values are normalised to the strings the API takes
+    // (NDJSON `"Lead Score": 5` → "5"), the way `--attr` values are.
+    const orgProblems = names.apply(record, op === 'update');
+    if (orgProblems.length) return { problems: orgProblems };
+  }
   const r = recordToWriteData(rt, record, { readOnly: 'drop', forUpdate: op === 'update' });
   if (r.problems.length) return { problems: r.problems };
   const data = r.data;

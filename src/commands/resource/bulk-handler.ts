@@ -11,6 +11,7 @@ import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
+import { loadOrgTypeView } from '../schema/load.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags } from '../shared/bulk-session.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
@@ -20,7 +21,9 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   const setup = bulkSetup(flags);
   const format = await detectFormat(flags.input);
   const journal = await loadJournal(ctx, setup.journalPath);
-  const input: ResourceInput = { rt, op, file: flags.input, format, shard: setup.shard, journal };
+  // Labels as column names and custom values checked, when `svc schema pull` cached the org schema.
+  const names = op === 'delete' ? undefined : await loadOrgTypeView(ctx, rt);
+  const input: ResourceInput = { rt, op, file: flags.input, format, shard: setup.shard, journal, ...(names ? { names } : {}) };
   const label = `${rt.command} ${VERB[op]}`;
 
   const scan = await scanInput(input);

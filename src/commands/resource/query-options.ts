@@ -7,6 +7,7 @@ import { parseFilter, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
 import { UsageError } from '../../errors.js';
 import { findAttribute, findRelationship, resourceByType, findResource, type ResourceType } from '../../registry/index.js';
+import type { AttributeNames } from './attr-flags.js';
 
 /** Raw list/get options as commander gives them. */
 export interface QueryFlags {
@@ -17,10 +18,63 @@ export interface QueryFlags {
   newFilterSyntax?: boolean;
 }
 
-/** Parses and checks filters. */
-export function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => void): Filter[] {
-  return exprs.map((expr) => {
-    const f = parseFilter(expr);
+/** True when the registry knows `name` as written for `rt` (so the org schema is not needed). */
+function knownName(rt: ResourceType, name: string): boolean {
+  return name === 'id' || name === 'type' || !!rt.extraFilters?.includes(name) || !!findAttribute(rt, name) || !!findRelationship(rt, name);
+}
+
+/** The name a filter expression starts with (before `=`, or before `.` of `rel.attr`). */
+function filterHead(expr: string): string {
+  const name = expr.slice(0, Math.max(expr.indexOf('='), 0)).trim();
+  return /^[A-Za-z_]\w*\./.test(name) ? name.slice(0, name.indexOf('.')) : name;
+}
+
+/** The name a user gave, or the attribute it means in the org schema (a custom-field label). */
+function resolveName(rt: ResourceType, name: string, names: AttributeNames | undefined): string {
+  if (!names || knownName(rt, name)) return name;
+  return names.resolve(name)?.name ?? name;
+}
+
+/**
+ * True when a list/get flag names a field the registry does not know as written, which may be
+ * a custom-field label: only then is the org-schema cache read, so that list and get cost
+ * nothing more when labels are not used.
+ */
+export function namesUnknownFields(rt: ResourceType, flags: QueryFlags & { columns?: string }): boolean {
+  const unknown = (n: string) => n !== '' && !knownName(rt, n);
+  if (flags.filter?.some((e) => unknown(filterHead(e)))) return true;
+  if (flags.sort?.split(',').some((k) => unknown(k.trim().replace(/^-/, '')) && !k.includes('.'))) return true;
+  const primaryFields = (flags.fields ?? []).filter((f) => !f.includes('=')).flatMap((f) => f.split(','));
+  if (primaryFields.some((n) => unknown(n.trim()))) return true;
+  return !!flags.columns?.split(',').some((c) => unknown(c.trim()) && !c.includes('.'));
+}
+
+/** `--columns a,b` as a list, custom-field labels turned into their field names. */
+export function parseColumns(rt: ResourceType, columns: string | undefined, names?: AttributeNames): string[] | undefined {
+  return columns
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((c) => (c.includes('.') ? c : resolveName(rt, c, names)));
+}
+
+/** Parses and checks filters; a custom-field label names its field (`names`, the org schema). */
+export function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => void, names?: AttributeNames): Filter[] {
+  return exprs.map((given) => {
+    let expr = given;
+    const given0 = filterHead(given);
+    if (names && given0 && !knownName(rt, given0)) {
+      const resolved = names.resolve(given0);
+      if (resolved) expr = `${resolved.name}${given.slice(given.indexOf('=')).replace(/^\s*/, '')}`;
+    }
+    let f: Filter;
+    try {
+      f = parseFilter(expr);
+    } catch (err) {
+      // A name with spaces is most likely a custom-field label the cache does not hold.
+      if (err instanceof UsageError && /\s/.test(given0) && rt.customFields && !names) err.hint('custom-field labels are names after `svc schema pull`');
+      throw err;
+    }
     const [head, tail] = f.path;
     if (tail === undefined) {
       if (head === 'id' || rt.extraFilters?.includes(head!)) return f;
@@ -51,8 +105,12 @@ function filterable(rt: ResourceType): string[] {
 }
 
 /** Parses `--sort a,-b`, checking S marks. */
-export function checkSort(rt: ResourceType, sort: string, warn: (m: string) => void): string[] {
-  const keys = sort.split(',').map((s) => s.trim()).filter(Boolean);
+export function checkSort(rt: ResourceType, sort: string, warn: (m: string) => void, names?: AttributeNames): string[] {
+  const keys = sort
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((k) => (k.includes('.') ? k : k.replace(/^(-?)(.*)$/, (_, dir: string, n: string) => dir + resolveName(rt, n.trim(), names))));
   if (keys.length === 0) throw new UsageError('--sort: no keys given');
   for (const key of keys) {
     const name = key.replace(/^-/, '');
@@ -62,7 +120,8 @@ export function checkSort(rt: ResourceType, sort: string, warn: (m: string) => v
     }
     if (name === 'id') continue;
     const attr = findAttribute(rt, name);
-    if (attr && !attr.sortable) {
+    // Custom fields: which ones sort is the org's business (as for filters); the service decides.
+    if (attr && !attr.sortable && !/^custom\d+$/.test(name)) {
       throw new UsageError(`cannot sort ${rt.command} by "${name}": the API does not allow sorting on it`).hint(
         `sortable: ${rt.attributes.filter((a) => a.sortable).map((a) => a.name).join(', ')}`,
       );
@@ -72,7 +131,7 @@ export function checkSort(rt: ResourceType, sort: string, warn: (m: string) => v
 }
 
 /** `--fields a,b` (primary type) or `--fields type=a,b`, repeatable. */
-export function parseFields(rt: ResourceType, flags: string[]): Record<string, string[]> {
+export function parseFields(rt: ResourceType, flags: string[], names?: AttributeNames): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const flag of flags) {
     const eq = flag.indexOf('=');
@@ -85,19 +144,24 @@ export function parseFields(rt: ResourceType, flags: string[]): Record<string, s
       type = target.type;
       list = flag.slice(eq + 1);
     }
-    const names = list.split(',').map((s) => s.trim()).filter(Boolean);
-    out[type] = [...(out[type] ?? []), ...names];
+    // Labels resolve for the primary type only (the org view loaded is that type's).
+    const fields = list
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((n) => (type === rt.type ? resolveName(rt, n, names) : n));
+    out[type] = [...(out[type] ?? []), ...fields];
   }
   return out;
 }
 
-/** All query flags of list/get as a ListQuery. */
-export function buildListQuery(rt: ResourceType, flags: QueryFlags, warn: (m: string) => void): ListQuery {
+/** All query flags of list/get as a ListQuery; `names` (the org schema) resolves custom-field labels. */
+export function buildListQuery(rt: ResourceType, flags: QueryFlags, warn: (m: string) => void, names?: AttributeNames): ListQuery {
   const q: ListQuery = {};
-  if (flags.filter?.length) q.filters = checkFilters(rt, flags.filter, warn);
+  if (flags.filter?.length) q.filters = checkFilters(rt, flags.filter, warn, names);
   if (flags.newFilterSyntax) q.newFilterSyntax = true;
-  if (flags.sort) q.sort = checkSort(rt, flags.sort, warn);
+  if (flags.sort) q.sort = checkSort(rt, flags.sort, warn, names);
   if (flags.include) q.include = flags.include.split(',').map((s) => s.trim()).filter(Boolean);
-  if (flags.fields?.length) q.fields = parseFields(rt, flags.fields);
+  if (flags.fields?.length) q.fields = parseFields(rt, flags.fields, names);
   return q;
 }
