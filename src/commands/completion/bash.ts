@@ -3,7 +3,7 @@
  * words typed so far (command, subcommand, options and their values) and offers what fits.
  * Static: completing starts no Node process. Works with bash 3.2+ (no associative arrays).
  */
-import { pathKey, type CompletionModel, type ValueKind } from './model.js';
+import { emitTables, type CompletionModel } from './model.js';
 
 /** Single-quotes a value for the shell. */
 export function shQuote(s: string): string {
@@ -88,22 +88,7 @@ export function renderBash(m: CompletionModel): string {
   const canon = Object.entries(m.aliases).map(([a, c]) => `    ${a}) printf '%s' ${shQuote(c)} ;;`);
   out.push('_svc_canon() {', '  case "$1" in', ...canon, `    *) printf '%s' "$1" ;;`, '  esac', '}');
   out.push(`_svc_list_kinds=${shQuote(['sort', 'fields', 'include', 'events'].join(' '))}`);
-  for (const [path, p] of Object.entries(m.paths)) {
-    const key = pathKey(path);
-    if (p.subcommands.length) v(`S_${key}`, p.subcommands.map((s) => s.name));
-    if (p.options.length) v(`O_${key}`, p.options.flatMap((o) => o.flags));
-    const valued = p.options.filter((o) => o.value).flatMap((o) => o.flags.map((f) => `${f}:${o.value as ValueKind}`));
-    if (valued.length) v(`V_${key}`, valued);
-    if (p.args.some((a) => a !== 'none')) v(`A_${key}`, p.args);
-  }
-  for (const [command, names] of Object.entries(m.resources)) {
-    const key = pathKey(command);
-    for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel'] as const) if (names[kind].length) v(`${kind}_${key}`, names[kind]);
-  }
-  m.choices.forEach((c, i) => v(`choices_${i}`, c));
-  v('events_all', m.events);
-  v('event_all', m.concreteEvents);
-  v('type_all', m.types);
+  emitTables(m, v);
   // The engine is written for String.raw with escaped template dollars; undo the escapes.
   out.push(ENGINE.replace(/\\\$/g, '$').replace(/\\`/g, '`'));
   return out.join('\n').replace(/\n{3,}/g, '\n\n');

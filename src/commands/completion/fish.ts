@@ -1,5 +1,5 @@
 /** The fish completion script: the same engine as bash.ts, as fish functions. */
-import { pathKey, type CompletionModel, type ValueKind } from './model.js';
+import { emitTables, type CompletionModel } from './model.js';
 
 /** Single-quotes a value for fish (which escapes only \ and '). */
 export function fishQuote(s: string): string {
@@ -134,25 +134,7 @@ export function renderFish(m: CompletionModel): string {
   out.push('function __svc_canon', '    switch $argv[1]');
   for (const [a, c] of Object.entries(m.aliases)) out.push(`        case ${fishQuote(a)}`, `            echo ${fishQuote(c)}`);
   out.push(`        case '*'`, '            echo $argv[1]', '    end', 'end');
-  for (const [path, p] of Object.entries(m.paths)) {
-    const key = pathKey(path);
-    if (p.subcommands.length) {
-      v(`S_${key}`, p.subcommands.map((s) => s.name));
-      v(`D_${key}`, p.subcommands.map((s) => s.description.replace(/\s+/g, ' ')));
-    }
-    if (p.options.length) v(`O_${key}`, p.options.flatMap((o) => o.flags));
-    const valued = p.options.filter((o) => o.value).flatMap((o) => o.flags.map((f) => `${f}:${o.value as ValueKind}`));
-    if (valued.length) v(`V_${key}`, valued);
-    if (p.args.some((a) => a !== 'none')) v(`A_${key}`, p.args);
-  }
-  for (const [command, names] of Object.entries(m.resources)) {
-    const key = pathKey(command);
-    for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel'] as const) if (names[kind].length) v(`${kind}_${key}`, names[kind]);
-  }
-  m.choices.forEach((c, i) => v(`choices_${i}`, c));
-  v('events_all', m.events);
-  v('event_all', m.concreteEvents);
-  v('type_all', m.types);
+  emitTables(m, v, (key, subs) => v(`D_${key}`, subs.map((s) => s.description.replace(/\s+/g, ' '))));
   out.push(ENGINE);
   return out.join('\n');
 }

@@ -147,3 +147,35 @@ export function resourceNames(rt: ResourceType): ResourceNames {
 export function pathKey(path: string): string {
   return path === '' ? 'root' : path.replace(/-/g, '_').replace(/ /g, '__');
 }
+
+/**
+ * Writes the data tables every shell script carries (subcommands, options, valued options,
+ * arguments, resource field names, choices, events, types) through the shell's own variable
+ * writer `v`, so that bash, zsh and fish list the same things in the same order. `describe`
+ * adds a shell's subcommand descriptions right after each subcommand list.
+ */
+export function emitTables(
+  m: CompletionModel,
+  v: (name: string, words: readonly string[]) => void,
+  describe?: (key: string, subcommands: PathInfo['subcommands']) => void,
+): void {
+  for (const [path, p] of Object.entries(m.paths)) {
+    const key = pathKey(path);
+    if (p.subcommands.length) {
+      v(`S_${key}`, p.subcommands.map((s) => s.name));
+      describe?.(key, p.subcommands);
+    }
+    if (p.options.length) v(`O_${key}`, p.options.flatMap((o) => o.flags));
+    const valued = p.options.filter((o) => o.value).flatMap((o) => o.flags.map((f) => `${f}:${o.value as ValueKind}`));
+    if (valued.length) v(`V_${key}`, valued);
+    if (p.args.some((a) => a !== 'none')) v(`A_${key}`, p.args);
+  }
+  for (const [command, names] of Object.entries(m.resources)) {
+    const key = pathKey(command);
+    for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel'] as const) if (names[kind].length) v(`${kind}_${key}`, names[kind]);
+  }
+  m.choices.forEach((c, i) => v(`choices_${i}`, c));
+  v('events_all', m.events);
+  v('event_all', m.concreteEvents);
+  v('type_all', m.types);
+}

@@ -3,7 +3,7 @@
  * subcommands), loadable from $fpath as `_svc` or with `source <(svc completion zsh)`.
  */
 import { shQuote } from './bash.js';
-import { pathKey, type CompletionModel, type ValueKind } from './model.js';
+import { emitTables, type CompletionModel } from './model.js';
 
 const ENGINE = String.raw`
 _svc_var() { local n="_svc_$1_$2"; print -rn -- "\${(P)n}"; }
@@ -91,25 +91,8 @@ export function renderZsh(m: CompletionModel): string {
   const canon = Object.entries(m.aliases).map(([a, c]) => `    ${a}) print -rn -- ${shQuote(c)} ;;`);
   out.push('_svc_canon() {', '  case "$1" in', ...canon, `    *) print -rn -- "$1" ;;`, '  esac', '}');
   out.push(`_svc_list_kinds=${shQuote(['sort', 'fields', 'include', 'events'].join(' '))}`);
-  for (const [path, p] of Object.entries(m.paths)) {
-    const key = pathKey(path);
-    if (p.subcommands.length) {
-      v(`S_${key}`, p.subcommands.map((s) => s.name));
-      out.push(`_svc_D_${key}=(`, ...p.subcommands.map((s) => `  ${shQuote(`${s.name}:${s.description.replace(/\s+/g, ' ')}`)}`), ')');
-    }
-    if (p.options.length) v(`O_${key}`, p.options.flatMap((o) => o.flags));
-    const valued = p.options.filter((o) => o.value).flatMap((o) => o.flags.map((f) => `${f}:${o.value as ValueKind}`));
-    if (valued.length) v(`V_${key}`, valued);
-    if (p.args.some((a) => a !== 'none')) v(`A_${key}`, p.args);
-  }
-  for (const [command, names] of Object.entries(m.resources)) {
-    const key = pathKey(command);
-    for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel'] as const) if (names[kind].length) v(`${kind}_${key}`, names[kind]);
-  }
-  m.choices.forEach((c, i) => v(`choices_${i}`, c));
-  v('events_all', m.events);
-  v('event_all', m.concreteEvents);
-  v('type_all', m.types);
+  emitTables(m, v, (key, subs) =>
+    out.push(`_svc_D_${key}=(`, ...subs.map((s) => `  ${shQuote(`${s.name}:${s.description.replace(/\s+/g, ' ')}`)}`), ')'));
   out.push(ENGINE.replace(/\\\$/g, '$'));
   // Autoloaded from $fpath the file is _svc's body: run it; sourced, register it.
   out.push('if [[ "${funcstack[1]-}" == _svc ]]; then _svc "$@"; else compdef _svc svc; fi');
