@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'vitest';
 
 /** Trials per signal and scenario. @default 5 (the issue's figure is 20: SVC_RELIABILITY_TRIALS=20) */
@@ -91,4 +92,30 @@ export function parseNdjsonStrict<T>(file: string, allowTornTail: boolean, allow
     }
   });
   return out;
+}
+
+/** A profile as stored in config.json. */
+export type StoredProfile = Record<string, any>;
+
+/**
+ * The config store a (maybe killed) svc left in `dir`: parsed (a corrupt one fails the test and is
+ * counted), private (directory 0700, every file 0600, temp files included).
+ */
+export function readStore(dir: string, onCorrupt: () => void): { profiles: Record<string, StoredProfile> } | undefined {
+  expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+  for (const f of fs.readdirSync(dir)) expect([f, fs.statSync(path.join(dir, f)).mode & 0o777]).toEqual([f, 0o600]);
+  const file = path.join(dir, 'config.json');
+  if (!fs.existsSync(file)) return undefined;
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    onCorrupt();
+    throw new Error(`config.json is corrupt: ${(err as Error).message}`);
+  }
+}
+
+/** A stored login is all there or not there at all. */
+export function expectWholeLogin(p: StoredProfile | undefined, clientId: string): void {
+  if (!p?.accessToken && !p?.refreshToken) return;
+  expect(p).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresAt: expect.any(Number), baseUrl: expect.any(String), authUrl: expect.any(String), clientId });
 }

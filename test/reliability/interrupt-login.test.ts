@@ -7,15 +7,13 @@
  *
  * Trials per signal: SVC_RELIABILITY_TRIALS (default 5; the issue's figure is 20).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../helpers/bulk.js';
 import { cliLogin, loginEnv, parseConsentForm } from '../helpers/oauth.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
 import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { recordStats } from '../helpers/stats.js';
-import { expectEndedBy, killWhen, TRIALS, trialTimeout } from '../helpers/trials.js';
+import { expectEndedBy, expectWholeLogin, killWhen, readStore, TRIALS, trialTimeout, type StoredProfile } from '../helpers/trials.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -28,26 +26,9 @@ const proxied = () => ({ SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_UR
 const figures = { trials: 0, interrupted: 0, corrupt: 0 };
 afterAll(() => recordStats('interrupt-login', { trials: figures.trials, interruptions: figures.interrupted, corruptStores: figures.corrupt }));
 
-type Profile = Record<string, any>;
-/** The store of a config dir: parsed (a corrupt one fails the test), private, with no temp files left readable. */
-function store(dir: string): { profiles: Record<string, Profile> } | undefined {
-  expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-  for (const f of fs.readdirSync(dir)) expect([f, fs.statSync(path.join(dir, f)).mode & 0o777]).toEqual([f, 0o600]);
-  const file = path.join(dir, 'config.json');
-  if (!fs.existsSync(file)) return undefined;
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (err) {
-    figures.corrupt++;
-    throw new Error(`config.json is corrupt: ${(err as Error).message}`);
-  }
-}
-
-/** A stored login is all there or not there at all. */
-function expectWhole(p: Profile | undefined): void {
-  if (!p?.accessToken && !p?.refreshToken) return;
-  expect(p).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresAt: expect.any(Number), baseUrl: expect.any(String), authUrl: expect.any(String), clientId: rig.sb.clientId });
-}
+type Profile = StoredProfile;
+const store = (dir: string) => readStore(dir, () => figures.corrupt++);
+const expectWhole = (p: Profile | undefined) => expectWholeLogin(p, rig.sb.clientId);
 
 describe.each(['SIGINT', 'SIGKILL'] as const)('%s during login', (signal) => {
   it(`${TRIALS} seeded trials: the store is never corrupt; the next login completes once`, { timeout: trialTimeout(4_000) }, async () => {
