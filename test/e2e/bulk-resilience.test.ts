@@ -3,6 +3,7 @@
  * waited out, Ctrl-C (finish in flight, journal, exit 130, resume), and answers lost after the
  * server acted (looked up, never sent blindly again).
  */
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSvc, spawnSvc } from '../helpers/run-svc.js';
@@ -29,6 +30,24 @@ async function setup(opts: Parameters<typeof sandboxWithEnv>[0], n: number) {
   const ids = freeProspects(made.sb, n);
   const file = inputFile('ids.csv', 'id\n' + ids.join('\n') + '\n');
   return { ...made, seq, ids, file, args: ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '8'] };
+}
+
+/** Runs the enrolment, does `act` once the server has seen `after` creates, and waits for the exit. */
+async function runActingAfter(s: Awaited<ReturnType<typeof setup>>, after: number, act: (child: ChildProcess) => void) {
+  const child = spawnSvc(s.args, { env: s.env() });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout!.resume();
+  const start = posts(s.sb, 'sequenceStates');
+  const watch = setInterval(() => {
+    if (posts(s.sb, 'sequenceStates') - start >= after) {
+      clearInterval(watch);
+      act(child);
+    }
+  }, 1);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearInterval(watch);
+  return { code, stderr };
 }
 
 describe('rate limit and maintenance', () => {
@@ -63,19 +82,7 @@ describe('rate limit and maintenance', () => {
 
   it('503 maintenance in the middle of a run is waited out (ISO Retry-After) and the run completes', async () => {
     const s = await setup({ latencyMs: 10 }, 80);
-    const child = spawnSvc(s.args, { env: s.env() });
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdout!.resume();
-    const start = posts(s.sb, 'sequenceStates');
-    const watch = setInterval(() => {
-      if (posts(s.sb, 'sequenceStates') - start >= 20) {
-        clearInterval(watch);
-        s.sb.setMaintenance(new Date(Date.now() + 1200).toISOString());
-      }
-    }, 1);
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    clearInterval(watch);
+    const { code, stderr } = await runActingAfter(s, 20, () => s.sb.setMaintenance(new Date(Date.now() + 1200).toISOString()));
     expect(code, stderr).toBe(0);
     expect(s.sb.requests.some((q) => q.status === 503)).toBe(true);
     expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
@@ -86,19 +93,7 @@ describe('rate limit and maintenance', () => {
 describe('Ctrl-C', () => {
   it('finishes the requests in flight, journals them, exits 130 with a resume hint; the rerun does the rest', async () => {
     const s = await setup({ latencyMs: 15 }, 80);
-    const child = spawnSvc(s.args, { env: s.env() });
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdout!.resume();
-    const start = posts(s.sb, 'sequenceStates');
-    const watch = setInterval(() => {
-      if (posts(s.sb, 'sequenceStates') - start >= 15) {
-        clearInterval(watch);
-        child.kill('SIGINT');
-      }
-    }, 1);
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    clearInterval(watch);
+    const { code, stderr } = await runActingAfter(s, 15, (child) => child.kill('SIGINT'));
     expect(code, stderr).toBe(130);
     expect(stderr).toMatch(/error: interrupted: \d+ of 80 rows done/);
     expect(stderr).toMatch(/hint: run the same command again to do the rest: the journal .*ids\.csv\.journal\.ndjson records what is done/);
