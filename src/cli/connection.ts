@@ -5,6 +5,7 @@
 import type { TokenProvider } from '../api/client.js';
 import type { Profile } from '../auth/config.js';
 import { staticTokenProvider } from '../auth/token-provider.js';
+import { checkHttpUrl } from '../api/check-url.js';
 import { UsageError } from '../errors.js';
 import type { Context } from './context.js';
 
@@ -36,9 +37,9 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
       'pass --base-url or set SVC_BASE_URL, run `svc login --base-url URL`, or try the local sandbox with `svc --sandbox ...`',
     );
   }
-  checkUrl(baseUrl, '--base-url');
+  checkHttpUrl(baseUrl, '--base-url');
   const authUrl = g.authUrl ?? profile?.authUrl ?? new URL(baseUrl).origin;
-  checkUrl(authUrl, '--auth-url');
+  checkHttpUrl(authUrl, '--auth-url');
   if (g.token) {
     ctx.addSecret(g.token);
     const source = ctx.env.SVC_TOKEN === g.token ? 'env' : 'flag';
@@ -100,14 +101,4 @@ function origin(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function checkUrl(url: string, flag: string): void {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new UsageError(`${flag}: "${url}" is not a URL`);
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`${flag}: only http(s) URLs are supported`);
 }

@@ -82,3 +82,14 @@ export function findAttribute(rt: ResourceType, name: string): AttributeSpec | u
 export function findRelationship(rt: ResourceType, name: string) {
   return rt.relationships.find((r) => r.name === name);
 }
+
+/** The spec's marks of an attribute as the tables write them: `RO WO F S max N`. */
+export function attributeMarks(a: AttributeSpec): string {
+  const m: string[] = [];
+  if (a.readOnly) m.push('RO');
+  if (a.writeOnly) m.push('WO');
+  if (a.filterable) m.push('F');
+  if (a.sortable) m.push('S');
+  if (a.maxLength) m.push(`max ${a.maxLength}`);
+  return m.join(' ');
+}

@@ -3,6 +3,7 @@ import type { Profile } from '../../auth/config.js';
 import { parseRoot, type RootInfo } from '../../auth/whoami.js';
 import type { Context } from '../../cli/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
+import { checkHttpUrl } from '../../api/check-url.js';
 
 /** Base and auth URL of a login: flags/env, then the profile, then the base URL's origin. */
 export function loginTarget(ctx: Context, existing: Profile | undefined, profileName: string): { baseUrl: string; authUrl: string } {
@@ -16,16 +17,6 @@ export function loginTarget(ctx: Context, existing: Profile | undefined, profile
   const authUrl = ctx.globals.authUrl ?? existing?.authUrl ?? new URL(baseUrl).origin;
   checkHttpUrl(authUrl, '--auth-url');
   return { baseUrl: baseUrl.replace(/\/+$/, ''), authUrl: authUrl.replace(/\/+$/, '') };
-}
-
-function checkHttpUrl(url: string, flag: string): void {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new UsageError(`${flag}: "${url}" is not a URL`);
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`${flag}: only http(s) URLs are supported`);
 }
 
 /**

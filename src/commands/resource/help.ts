@@ -1,15 +1,5 @@
 /** The `--help` text of a resource command: fields with marks, relationships, operations, examples. */
-import { findResource, type ResourceType } from '../../registry/index.js';
-
-function marks(a: { readOnly?: boolean; writeOnly?: boolean; filterable?: boolean; sortable?: boolean; maxLength?: number }): string {
-  const m: string[] = [];
-  if (a.readOnly) m.push('RO');
-  if (a.writeOnly) m.push('WO');
-  if (a.filterable) m.push('F');
-  if (a.sortable) m.push('S');
-  if (a.maxLength) m.push(`max ${a.maxLength}`);
-  return m.join(' ');
-}
+import { attributeMarks as marks, findResource, type ResourceType } from '../../registry/index.js';
 
 /** Fields, relationships, operations and actions of a type, for `svc <resource> --help`. */
 export function resourceHelp(rt: ResourceType): string {

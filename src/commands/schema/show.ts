@@ -2,19 +2,9 @@
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { renderValue } from '../../output/render.js';
-import { findResource, type AttributeSpec } from '../../registry/index.js';
+import { attributeMarks as marks, findResource } from '../../registry/index.js';
 import { orgTypeView } from '../../schema/org-schema.js';
 import { loadOrgSchema } from './load.js';
-
-function marks(a: AttributeSpec): string {
-  const m: string[] = [];
-  if (a.readOnly) m.push('RO');
-  if (a.writeOnly) m.push('WO');
-  if (a.filterable) m.push('F');
-  if (a.sortable) m.push('S');
-  if (a.maxLength) m.push(`max ${a.maxLength}`);
-  return m.join(' ');
-}
 
 /** One row of the listing. */
 interface FieldRow {
