@@ -10,6 +10,7 @@ import path from 'node:path';
 import type Conf from 'conf';
 import type { ConfigData, ConfigStore, Profile } from './config.js';
 import { configDir } from './config-dir.js';
+import { UsageError } from '../errors.js';
 
 /** The conf instance that writes the store. */
 export type ConfWriter = Conf<ConfigData>;
@@ -29,26 +30,61 @@ export function confOptions(dir: string) {
 /**
  * Makes the directory 0700 and the file 0600, whatever created them (an old version, a
  * `cp`, a permissive umask). Returns what it had to repair, for a warning.
+ *
+ * Only what the user owns is repaired. A directory (or a symlink to one) that belongs to another
+ * user, or a shared directory with the sticky bit (`/tmp`, mode 1777), is refused with a usage
+ * error: chmod follows symlinks, and tightening such a directory would break it for everyone
+ * else while the tokens would still sit where another user controls the files.
  */
 export function secureConfigFiles(dir: string, file: string): string[] {
   const repaired: string[] = [];
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (process.platform === 'win32') return repaired;
-  const dirMode = fs.statSync(dir).mode & 0o777;
+  const uid = process.getuid?.();
+  const dirName = describePath(dir, 'config directory');
+  const dirStat = fs.statSync(dir);
+  refuseForeign(dirStat, uid, dirName);
+  if ((dirStat.mode & 0o1000) !== 0) {
+    throw new UsageError(`${dirName} is a shared directory (mode ${(dirStat.mode & 0o7777).toString(8)}): refusing to keep tokens there or to change its permissions`).hint(
+      'point SVC_CONFIG_DIR at a directory of your own, e.g. a new one under your home directory',
+    );
+  }
+  const dirMode = dirStat.mode & 0o777;
   if ((dirMode & 0o077) !== 0) {
     fs.chmodSync(dir, 0o700);
-    repaired.push(`${dir} (was ${dirMode.toString(8)}, now 700)`);
+    repaired.push(`${dir}${linkNote(dir)} (was ${dirMode.toString(8)}, now 700)`);
   }
+  let fileStat: fs.Stats;
   try {
-    const fileMode = fs.statSync(file).mode & 0o777;
-    if ((fileMode & 0o077) !== 0) {
-      fs.chmodSync(file, 0o600);
-      repaired.push(`${file} (was ${fileMode.toString(8)}, now 600)`);
-    }
+    fileStat = fs.statSync(file);
   } catch {
     // no file yet: conf creates it with mode 0600
+    return repaired;
+  }
+  refuseForeign(fileStat, uid, describePath(file, 'config file'));
+  const fileMode = fileStat.mode & 0o777;
+  if ((fileMode & 0o077) !== 0) {
+    fs.chmodSync(file, 0o600);
+    repaired.push(`${file}${linkNote(file)} (was ${fileMode.toString(8)}, now 600)`);
   }
   return repaired;
+}
+
+/** ` (symlink to /real/path)` when `p` itself is a symlink, else nothing. */
+function linkNote(p: string): string {
+  return fs.lstatSync(p).isSymbolicLink() ? ` (symlink to ${fs.realpathSync(p)})` : '';
+}
+
+function describePath(p: string, what: string): string {
+  return `${what} ${p}${linkNote(p)}`;
+}
+
+/** Throws unless the user owns what `st` describes. */
+function refuseForeign(st: fs.Stats, uid: number | undefined, name: string): void {
+  if (uid === undefined || st.uid === uid) return;
+  throw new UsageError(`${name} belongs to another user (uid ${st.uid}): refusing to keep tokens there or to change its permissions`).hint(
+    'point SVC_CONFIG_DIR at a directory of your own (or remove the symlink)',
+  );
 }
 
 /** The file's content as conf would return it: `{ profiles: {} }` when there is no file yet. */
@@ -97,7 +133,11 @@ export function createConfigStore(
     repaired,
     storedCurrent: () => read().currentProfile,
     currentName: () => profileOverride || env.SVC_PROFILE || read().currentProfile || 'default',
-    get: (name) => read().profiles[name],
+    // Own keys only: "constructor" or "__proto__" name no profile, whatever Object.prototype has.
+    get: (name) => {
+      const profiles = read().profiles;
+      return Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+    },
     set: (name, profile: Profile) =>
       write((c) => {
         c.set('profiles', { ...read().profiles, [name]: profile });
@@ -105,7 +145,7 @@ export function createConfigStore(
     remove: (name) =>
       write((c) => {
         const data = read();
-        if (!(name in data.profiles)) return false;
+        if (!Object.hasOwn(data.profiles, name)) return false;
         const profiles = { ...data.profiles };
         delete profiles[name];
         c.set('profiles', profiles);

@@ -51,7 +51,10 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   ctx.addSecret(ctx.env.SVC_REFRESH_TOKEN);
   ctx.addSecret(ctx.env.SVC_CLIENT_SECRET);
   const tokenSource = ctx.env.SVC_REFRESH_TOKEN ? 'refresh-env' : profile?.accessToken || profile?.refreshToken ? 'profile' : 'none';
-  const foreign = tokenSource === 'profile' ? foreignTarget(profileName, profile!, baseUrl, authUrl) : undefined;
+  // A token from SVC_REFRESH_TOKEN is refreshed into the profile, and its later steps use the
+  // stored access token (and the stored client secret when the env has none): the same check.
+  const usesStored = (tokenSource === 'profile' || tokenSource === 'refresh-env') && hasStoredSecret(profile);
+  const foreign = usesStored ? foreignTarget(profileName, profile!, baseUrl, authUrl, tokenSource === 'refresh-env') : undefined;
   if (foreign) {
     // Commands that need no token (webhooks cleanup) still run; any request with it is refused.
     const refuse = async (): Promise<never> => {
@@ -78,21 +81,27 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   return { profileName, baseUrl, authUrl, tokens, tokenSource };
 }
 
+/** True when the profile holds something that must stay with its API: a token or the client secret. */
+function hasStoredSecret(profile: Profile | undefined): boolean {
+  return Boolean(profile?.accessToken || profile?.refreshToken || profile?.clientSecret);
+}
+
 /**
  * A stored login belongs to the API it was made against: its tokens (and, for a refresh, the
  * client secret) are sent to that profile's base and auth URLs only — never to another host
- * named by `--base-url`/`--auth-url` or SVC_BASE_URL/SVC_AUTH_URL. The error to throw when a
- * request would go elsewhere, or undefined when the target is the profile's own.
+ * named by `--base-url`/`--auth-url` or SVC_BASE_URL/SVC_AUTH_URL, however the token is
+ * supplied (a stored login, or SVC_REFRESH_TOKEN refreshed into the profile). The error to throw
+ * when a request would go elsewhere, or undefined when the target is the profile's own.
  */
-function foreignTarget(profileName: string, profile: Profile, baseUrl: string, authUrl: string): UsageError | undefined {
+function foreignTarget(profileName: string, profile: Profile, baseUrl: string, authUrl: string, fromEnv: boolean): UsageError | undefined {
   const own = profile.baseUrl ? origin(profile.baseUrl) : undefined;
   const ownAuth = profile.authUrl ? origin(profile.authUrl) : own;
   const bad = own && origin(baseUrl) !== own ? ['--base-url', baseUrl, own] : ownAuth && origin(authUrl) !== ownAuth ? ['--auth-url', authUrl, ownAuth] : undefined;
   if (!bad) return undefined;
   const [flag, url, home] = bad as [string, string, string];
-  return new UsageError(`${flag} ${url}: profile "${profileName}" is logged in to ${home}; its tokens are sent there only`).hint(
-    `for another API use --token (or SVC_TOKEN), or log in to it with \`svc login --profile NAME --base-url ${url}\``,
-  );
+  const e = new UsageError(`${flag} ${url}: profile "${profileName}" is logged in to ${home}; its tokens are sent there only`);
+  if (fromEnv) e.hint('SVC_REFRESH_TOKEN was refreshed into this profile: give a step against another API its own profile (SVC_PROFILE=NAME) or config directory');
+  return e.hint(`for another API use --token (or SVC_TOKEN), or log in to it with \`svc login --profile NAME --base-url ${url}\``);
 }
 
 function origin(url: string): string | undefined {

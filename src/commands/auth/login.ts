@@ -12,7 +12,8 @@ import type { Context } from '../../cli/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { LoginFlags } from './command.js';
-import { fetchRootWithToken, loginTarget, parsePort, parseSeconds, resolveClient } from './shared.js';
+import { loginTarget } from './login-target.js';
+import { fetchRootWithToken, parsePort, parseSeconds, resolveClient } from './shared.js';
 
 /** How long `svc login` waits for the browser by default (seconds). */
 export const DEFAULT_LOGIN_TIMEOUT_S = 300;
@@ -23,8 +24,10 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   const store = await ctx.config();
   const name = store.currentName();
   const existing = store.get(name);
-  const { baseUrl, authUrl } = loginTarget(ctx, existing, name);
-  if (flags.withToken) return loginWithToken(ctx, flags, store, name, existing, baseUrl, authUrl);
+  const { baseUrl, authUrl, moved } = await loginTarget(ctx, existing, name);
+  // A profile moved to another API keeps none of the old one's client: its secret stays home.
+  const own = moved ? undefined : existing;
+  if (flags.withToken) return loginWithToken(ctx, flags, store, name, existing, own, { baseUrl, authUrl });
 
   const port = parsePort(flags.port ?? existing?.port, DEFAULT_LOGIN_PORT);
   const timeoutMs = parseSeconds(flags.loginTimeout, '--login-timeout', DEFAULT_LOGIN_TIMEOUT_S) * 1000;
@@ -32,7 +35,7 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   if (!scopes) throw new UsageError('--scopes: give at least one scope, e.g. "prospects.read accounts.all"');
   const odd = scopes.split(' ').filter((s) => !isScopeShaped(s));
   if (odd.length) throw new UsageError(`--scopes: ${odd.join(', ')} is not <collection>.<read|write|delete|all> (e.g. prospects.read)`);
-  const client = await resolveClient(ctx, flags, existing, true);
+  const client = await resolveClient(ctx, flags, own, true);
 
   let root: RootInfo = {};
   const { browserLogin } = await import('./browser-flow.js');
@@ -57,6 +60,7 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
         port: flags.port !== undefined && port !== 0 ? port : existing?.port,
         tokens: t,
         root,
+        replaceClient: moved,
       });
       return describeUser(root.user);
     },
@@ -84,6 +88,8 @@ interface SaveInput {
   port?: number;
   tokens: TokenSet;
   root: RootInfo;
+  /** The login moved the profile to another API: the old client id and secret are dropped. */
+  replaceClient: boolean;
 }
 
 /** Writes the login into the profile (under the store lock), replacing any previous tokens. */
@@ -98,8 +104,8 @@ async function save(ctx: Context, store: ConfigStore, name: string, s: SaveInput
         ...next,
         baseUrl: s.baseUrl,
         authUrl: s.authUrl,
-        clientId: s.clientId ?? cur?.clientId,
-        clientSecret: s.clientSecret ?? cur?.clientSecret,
+        clientId: s.replaceClient ? s.clientId : s.clientId ?? cur?.clientId,
+        clientSecret: s.replaceClient ? s.clientSecret : s.clientSecret ?? cur?.clientSecret,
         scopes: s.scopes ?? cur?.scopes,
         port: s.port,
         accessToken: s.tokens.accessToken,
@@ -126,7 +132,15 @@ async function report(ctx: Context, store: ConfigStore, name: string, baseUrl: s
 }
 
 /** `--with-token`: an access token (and a refresh token on a second line) from stdin. */
-async function loginWithToken(ctx: Context, flags: LoginFlags, store: ConfigStore, name: string, existing: Profile | undefined, baseUrl: string, authUrl: string): Promise<void> {
+async function loginWithToken(
+  ctx: Context,
+  flags: LoginFlags,
+  store: ConfigStore,
+  name: string,
+  existing: Profile | undefined,
+  own: Profile | undefined,
+  { baseUrl, authUrl }: { baseUrl: string; authUrl: string },
+): Promise<void> {
   const text = ctx.io.stdinIsTTY ? await (await ctx.prompter()).password('Access token') : await readAll(ctx.io.stdin);
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
   if (!lines.length) throw new UsageError('--with-token: no token on stdin (line 1: access token, optional line 2: refresh token)');
@@ -134,7 +148,7 @@ async function loginWithToken(ctx: Context, flags: LoginFlags, store: ConfigStor
   const [accessToken, refreshToken] = lines as [string, string | undefined];
   ctx.addSecret(accessToken);
   ctx.addSecret(refreshToken);
-  const client = await resolveClient(ctx, flags, existing, false);
+  const client = await resolveClient(ctx, flags, own, false);
   // Check the token before storing it: a typo should not replace a working login.
   const root = await fetchRootWithToken(ctx, baseUrl, authUrl, accessToken);
   const tokens: TokenSet = {
@@ -143,7 +157,7 @@ async function loginWithToken(ctx: Context, flags: LoginFlags, store: ConfigStor
     ...(root.expiresIn !== undefined ? { expiresAt: ctx.clock.now() + root.expiresIn * 1000 } : {}),
     ...(root.scopes ? { scope: root.scopes.join(' ') } : {}),
   };
-  await save(ctx, store, name, { baseUrl, authUrl, ...client, tokens, root, port: existing?.port, scopes: existing?.scopes });
+  await save(ctx, store, name, { baseUrl, authUrl, ...client, tokens, root, port: existing?.port, scopes: existing?.scopes, replaceClient: own !== existing });
   if (refreshToken && (!client.clientId || !client.clientSecret)) {
     ctx.warn('a refresh token needs the OAuth client to be used: pass --client-id/--client-secret or set SVC_CLIENT_ID/SVC_CLIENT_SECRET');
   }

@@ -1,23 +1,8 @@
-/** Helpers shared by the login and auth commands: target URLs, the root document, client credentials. */
+/** Helpers shared by the login and auth commands: the root document, client credentials. */
 import type { Profile } from '../../auth/config.js';
 import { parseRoot, type RootInfo } from '../../auth/whoami.js';
 import type { Context } from '../../cli/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
-import { checkHttpUrl } from '../../api/check-url.js';
-
-/** Base and auth URL of a login: flags/env, then the profile, then the base URL's origin. */
-export function loginTarget(ctx: Context, existing: Profile | undefined, profileName: string): { baseUrl: string; authUrl: string } {
-  const baseUrl = ctx.globals.baseUrl ?? existing?.baseUrl;
-  if (!baseUrl) {
-    throw new UsageError(`no API base URL for profile "${profileName}"`).hint(
-      'pass it once: `svc login --base-url https://<host>/api/v2` (or set SVC_BASE_URL); the profile remembers it',
-    );
-  }
-  checkHttpUrl(baseUrl, '--base-url');
-  const authUrl = ctx.globals.authUrl ?? existing?.authUrl ?? new URL(baseUrl).origin;
-  checkHttpUrl(authUrl, '--auth-url');
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), authUrl: authUrl.replace(/\/+$/, '') };
-}
 
 /**
  * `GET {base_url}` with a given token: who it belongs to. A 401 means the token does not work
