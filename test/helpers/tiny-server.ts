@@ -16,8 +16,11 @@ export interface Received {
 /** How the server answers one request. */
 export type Responder = (req: Received) => { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
 
-/** Starts the server on a random loopback port. */
-export async function startTinyServer(respond: Responder): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+/**
+ * Starts the server on a random port of a loopback address: 127.0.0.1, or another one
+ * (127.0.0.2) to stand for another host in tests of host checks.
+ */
+export async function startTinyServer(respond: Responder, host = '127.0.0.1'): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
@@ -40,10 +43,10 @@ export async function startTinyServer(respond: Responder): Promise<{ url: string
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, host, r));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     received,
     close: () =>
       new Promise<void>((r) => {
