@@ -9,8 +9,11 @@
 const SECRET_NAMES = 'access_token|refresh_token|client_secret|code|code_verifier|token|secret|cleanupToken|password';
 const SECRET_PARAMS = new RegExp(`([?&](?:${SECRET_NAMES})=)[^&#\\s]*`, 'gi');
 const SECRET_JSON_KEYS = /("(?:access_token|refresh_token|client_secret|clientSecret|code|code_verifier|token|secret|cleanupToken|password|smtpPassword|mailRelayApiKey|accessToken|refreshToken)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
-/** Everything after `Bearer ` up to white space; a quote that closes a JSON string stays. */
-const BEARER = /(Bearer\s+)(?:[^\s"\\]|\\.)+/gi;
+/**
+ * Everything after `Bearer ` up to white space; a quote that closes a JSON string stays, and so
+ * does the punctuation after a known secret already replaced by `***`.
+ */
+const BEARER = /(Bearer\s+)(?!\*\*\*(?:[\s;,.)\]}]|$))(?:[^\s"\\]|\\.)+/gi;
 
 /** Known secrets shorter than this are not searched for (they would match ordinary words). */
 const MIN_SECRET_LENGTH = 6;

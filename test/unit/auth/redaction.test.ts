@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createContext, type App } from '../../../src/cli/app.js';
 import { reportError } from '../../../src/cli/report-error.js';
 import { AuthError } from '../../../src/errors.js';
+import { redactText } from '../../../src/api/redact.js';
 
 function ctxWithStderr() {
   const stderr = new PassThrough();
@@ -39,4 +40,36 @@ describe('redaction', () => {
     for (const s of [access, refresh, secret, code]) expect(text).not.toContain(s); // …without secrets
     expect(text).toContain('Bearer ***');
   });
+
+  it('hides the whole of a token with punctuation, known or not, in every spelling', () => {
+    const odd = 'tok!with$odd:chars-0123';
+    const stranger = 'other!tok$en:xyz=/+.~';
+    const texts = [
+      `authorization: Bearer ${odd}`,
+      `{"detail":"Bearer ${odd}"}`,
+      `echo: Bearer ${stranger}; next`,
+      JSON.stringify({ errors: [{ detail: `authorization=Bearer ${stranger}` }] }),
+      `POST body refresh_token=${encodeURIComponent(odd)}&x=1`,
+      `form ${new URLSearchParams({ a: odd }).toString()}`,
+      JSON.stringify({ note: `a "quoted" ${odd}\\` }),
+      `{"accessToken":"ab\\"cd!ef$gh"}`,
+    ];
+    const out = texts.map((t) => redactText(t, [odd]));
+    for (const o of out) {
+      for (const part of ['with$odd', 'odd:chars', 'tok$en', 'xyz=', encodeURIComponent(odd), 'cd!ef']) expect(o).not.toContain(part);
+    }
+    expect(out[0]).toBe('authorization: Bearer ***');
+    expect(out[1]).toBe('{"detail":"Bearer ***"}');
+    expect(out[2]).toBe('echo: Bearer *** next');
+    expect(out[3]).toBe('{"errors":[{"detail":"authorization=Bearer ***"}]}');
+    expect(out[7]).toBe('{"accessToken":"***"}');
+  });
+
+  it('a known secret wins over the patterns: no tail of it is left for them to miss', () => {
+    const odd = 'Secret!Value$With:Colons';
+    expect(redactText(`Bearer ${odd} and again ${odd}.`, [odd])).toBe('Bearer *** and again ***.');
+    // Short values are not searched for (they would match ordinary words).
+    expect(redactText('code abc', ['abc'])).toBe('code abc');
+  });
 });
+
