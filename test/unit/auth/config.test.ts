@@ -1,4 +1,8 @@
-/** The config store: 0600/0700 on creation, repair of looser modes, atomic writes, fresh reads. */
+/**
+ * The config store: 0600/0700 on creation, repair of looser modes (only of what the user owns,
+ * never through a symlink to someone else's or a shared directory), atomic writes, fresh reads,
+ * profile names looked up as own keys only.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -70,4 +74,70 @@ describe('config store', () => {
     expect(s.storedCurrent()).toBeUndefined();
     expect(s.remove('work')).toBe(false);
   });
+
+  it('profile names are own keys only: constructor, __proto__ and friends are no profiles', () => {
+    const s = openConfigStore({ SVC_CONFIG_DIR: tempDir() });
+    s.set('work', { baseUrl: 'http://x.test/api/v2' });
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expect([name, s.get(name)]).toEqual([name, undefined]);
+      expect([name, s.remove(name)]).toEqual([name, false]);
+    }
+    expect(s.names()).toEqual(['work']);
+  });
 });
+
+/** Another user's uid to chown to: only root can give a file away. */
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+const fullMode = (p: string) => (fs.statSync(p).mode & 0o7777).toString(8);
+
+describe('config directory behind a symlink', () => {
+  if (!isRoot) console.warn('config.test: not root, cannot chown to another user: the "owned by another user" cases are skipped');
+
+  it.skipIf(!isRoot)('a symlink to a shared directory of another user: refused, its mode left alone', () => {
+    const shared = tempDir('svc-shared-');
+    fs.chmodSync(shared, 0o1777);
+    fs.chownSync(shared, NOBODY, NOBODY);
+    const link = path.join(tempDir(), 'svc');
+    fs.symlinkSync(shared, link);
+    expect(() => secureConfigFiles(link, path.join(link, 'config.json'))).toThrow(
+      `config directory ${link} (symlink to ${shared}) belongs to another user (uid ${NOBODY}): refusing to keep tokens there or to change its permissions`,
+    );
+    expect(fullMode(shared)).toBe('1777');
+  });
+
+  it.skipIf(!isRoot)('a directory or a config file of another user: refused, not repaired', () => {
+    const theirs = tempDir();
+    fs.chmodSync(theirs, 0o755);
+    fs.chownSync(theirs, NOBODY, NOBODY);
+    expect(() => openConfigStore({ SVC_CONFIG_DIR: theirs })).toThrow(/^config directory \S+ belongs to another user \(uid 65534\)/);
+    expect(fullMode(theirs)).toBe('755');
+    const mine = tempDir();
+    const file = path.join(mine, 'config.json');
+    fs.writeFileSync(file, '{"profiles":{}}', { mode: 0o644 });
+    fs.chownSync(file, NOBODY, NOBODY);
+    expect(() => secureConfigFiles(mine, file)).toThrow(/^config file \S+ belongs to another user/);
+    expect(fullMode(file)).toBe('644');
+  });
+
+  it('a shared (sticky) directory, even one of the user\'s: refused, its mode left alone', () => {
+    const shared = tempDir('svc-shared-');
+    fs.chmodSync(shared, 0o1777);
+    const link = path.join(tempDir(), 'svc');
+    fs.symlinkSync(shared, link);
+    expect(() => secureConfigFiles(link, path.join(link, 'config.json'))).toThrow(
+      `config directory ${link} (symlink to ${shared}) is a shared directory (mode 1777): refusing to keep tokens there or to change its permissions`,
+    );
+    expect(fullMode(shared)).toBe('1777');
+  });
+
+  it('a symlink to a directory of the user\'s: repaired, and the warning names both', () => {
+    const target = tempDir();
+    fs.chmodSync(target, 0o755);
+    const link = path.join(tempDir(), 'svc');
+    fs.symlinkSync(target, link);
+    expect(secureConfigFiles(link, path.join(link, 'config.json'))).toEqual([`${link} (symlink to ${target}) (was 755, now 700)`]);
+    expect(fullMode(target)).toBe('700');
+  });
+});
+

@@ -1,0 +1,73 @@
+/**
+ * A hostile config: a config directory that is a symlink to a shared directory (refused, its
+ * mode untouched) or to one of the user's (repaired, and the warning says where), and profile
+ * names that are Object.prototype's keys (`constructor`, `__proto__`): no such profiles.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectCleanFailure } from '../helpers/reliability.js';
+import { runSvc, tempDir } from '../helpers/run-svc.js';
+
+const isRoot = process.getuid?.() === 0;
+const fullMode = (p: string) => (fs.statSync(p).mode & 0o7777).toString(8);
+
+/** A symlink in a fresh directory pointing at `target`. */
+function linkTo(target: string): string {
+  const link = path.join(tempDir(), 'svc');
+  fs.symlinkSync(target, link);
+  return link;
+}
+
+describe('config directory behind a symlink', () => {
+  if (!isRoot) console.warn('config-hostile: not root, cannot chown to another user: the "another user\'s directory" case is skipped');
+
+  it.skipIf(!isRoot)("a symlink to another user's shared 1777 directory: exit 2, its mode left alone, nothing written", async () => {
+    const shared = tempDir('svc-shared-');
+    fs.chmodSync(shared, 0o1777);
+    fs.chownSync(shared, 65534, 65534);
+    const link = linkTo(shared);
+    const r = await runSvc(['profiles', 'list'], { env: { SVC_CONFIG_DIR: link } });
+    expectCleanFailure(r, 2, new RegExp(`^error: config directory ${link} \\(symlink to ${shared}\\) belongs to another user \\(uid 65534\\): refusing to keep tokens there`));
+    expect(r.stderr).toMatch(/hint: point SVC_CONFIG_DIR at a directory of your own/);
+    expect(fullMode(shared)).toBe('1777');
+    expect(fs.readdirSync(shared)).toEqual([]);
+  });
+
+  it('a symlink to a shared directory the user owns: refused too (a login is not stored there)', async () => {
+    const shared = tempDir('svc-shared-');
+    fs.chmodSync(shared, 0o1777);
+    const r = await runSvc(['login', '--with-token', '--base-url', 'http://127.0.0.1:1/api/v2'], { env: { SVC_CONFIG_DIR: linkTo(shared) }, input: 'some-token-0123456789\n' });
+    expectCleanFailure(r, 2, /is a shared directory \(mode 1777\): refusing to keep tokens there/);
+    expect(fullMode(shared)).toBe('1777');
+  });
+
+  it("a symlink to a directory of the user's: repaired, the warning names the link and its target", async () => {
+    const target = tempDir();
+    fs.chmodSync(target, 0o755);
+    const link = linkTo(target);
+    const r = await runSvc(['profiles', 'list', '-o', 'json'], { env: { SVC_CONFIG_DIR: link } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`warning: config permissions were too open, repaired: ${link} (symlink to ${target}) (was 755, now 700)\n`);
+    expect(fullMode(target)).toBe('700');
+  });
+});
+
+describe('profile names are own keys only', () => {
+  it('constructor, __proto__, toString: no such profile (remove, use), not logged in (--profile)', async () => {
+    const dir = tempDir();
+    const env = { SVC_CONFIG_DIR: dir };
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { work: { baseUrl: 'http://127.0.0.1:1/api/v2' } } }), { mode: 0o600 });
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const rm = await runSvc(['profiles', 'remove', name, '--yes'], { env });
+      expectCleanFailure(rm, 2, new RegExp(`^error: no profile named "${name}"`));
+      expect(rm.stderr).not.toContain('Removed');
+      const use = await runSvc(['profiles', 'use', name], { env });
+      expectCleanFailure(use, 2, new RegExp(`^error: no profile named "${name}"`));
+      const status = await runSvc(['--profile', name, 'auth', 'status'], { env });
+      expectCleanFailure(status, 3, new RegExp(`^error: not logged in \\(profile "${name}"\\)`));
+    }
+    const list = await runSvc(['profiles', 'list', '-o', 'json'], { env });
+    expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual(['work']);
+  });
+});
