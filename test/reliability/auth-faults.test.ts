@@ -32,7 +32,8 @@ const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
 /** A config dir with a login whose access token has just expired. */
 async function expired(): Promise<string> {
   const dir = tempDir();
-  const r = await cliLogin(sb, dir, [], { SVC_BASE_URL: `${api.origin}/api/v2`, SVC_AUTH_URL: auth.origin });
+  // Base and auth on two proxies (two origins): a login across hosts is confirmed with --yes.
+  const r = await cliLogin(sb, dir, ['--yes'], { SVC_BASE_URL: `${api.origin}/api/v2`, SVC_AUTH_URL: auth.origin });
   expect(r.code, r.stderr).toBe(0);
   editProfile(dir, 'default', { expiresAt: Date.now() - 1000 });
   return dir;
