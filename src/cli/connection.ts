@@ -5,7 +5,7 @@
 import type { TokenProvider } from '../api/client.js';
 import type { Profile } from '../auth/config.js';
 import { staticTokenProvider } from '../auth/token-provider.js';
-import { checkHttpUrl } from '../api/check-url.js';
+import { checkHttpUrl, originOf } from '../api/check-url.js';
 import { UsageError } from '../errors.js';
 import type { Context } from './context.js';
 
@@ -94,20 +94,12 @@ function hasStoredSecret(profile: Profile | undefined): boolean {
  * when a request would go elsewhere, or undefined when the target is the profile's own.
  */
 function foreignTarget(profileName: string, profile: Profile, baseUrl: string, authUrl: string, fromEnv: boolean): UsageError | undefined {
-  const own = profile.baseUrl ? origin(profile.baseUrl) : undefined;
-  const ownAuth = profile.authUrl ? origin(profile.authUrl) : own;
-  const bad = own && origin(baseUrl) !== own ? ['--base-url', baseUrl, own] : ownAuth && origin(authUrl) !== ownAuth ? ['--auth-url', authUrl, ownAuth] : undefined;
+  const own = originOf(profile.baseUrl);
+  const ownAuth = originOf(profile.authUrl) ?? own;
+  const bad = own && originOf(baseUrl) !== own ? ['--base-url', baseUrl, own] : ownAuth && originOf(authUrl) !== ownAuth ? ['--auth-url', authUrl, ownAuth] : undefined;
   if (!bad) return undefined;
   const [flag, url, home] = bad as [string, string, string];
   const e = new UsageError(`${flag} ${url}: profile "${profileName}" is logged in to ${home}; its tokens are sent there only`);
-  if (fromEnv) e.hint('SVC_REFRESH_TOKEN was refreshed into this profile: give a step against another API its own profile (SVC_PROFILE=NAME) or config directory');
+  if (fromEnv) e.hint('SVC_REFRESH_TOKEN is refreshed into this profile and its stored login is used: give a step against another API its own profile (SVC_PROFILE=NAME) or config directory');
   return e.hint(`for another API use --token (or SVC_TOKEN), or log in to it with \`svc login --profile NAME --base-url ${url}\``);
-}
-
-function origin(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }

@@ -59,7 +59,7 @@ describe('SVC_REFRESH_TOKEN: the stored tokens and client secret go to the profi
     const before = evil.received.length;
     const other = await runSvc(['prospects', 'list', '--limit', '1'], { env: { ...ciEnv, SVC_BASE_URL: `${evil.url}/api/v2` } });
     expectCleanFailure(other, 2, new RegExp(`^error: --base-url ${evil.url}/api/v2: profile "default" is logged in to ${sb.authUrl}; its tokens are sent there only$`));
-    expect(other.stderr).toMatch(/hint: SVC_REFRESH_TOKEN was refreshed into this profile: give a step against another API its own profile/);
+    expect(other.stderr).toMatch(/hint: SVC_REFRESH_TOKEN is refreshed into this profile and its stored login is used: give a step against another API its own profile/);
     // The stored token has expired: a refresh would send the refresh token (and secret) to --auth-url.
     editProfile(ci, 'default', { expiresAt: Date.now() - 1000 });
     const auth = await runSvc(['prospects', 'list', '--limit', '1', '--auth-url', evil.url], { env: ciEnv });

@@ -5,7 +5,7 @@
  * auth hosts differ, says so and asks on a terminal, or is refused without one (`--yes` confirms).
  */
 import type { Profile } from '../../auth/config.js';
-import { checkHttpUrl } from '../../api/check-url.js';
+import { checkHttpUrl, originOf } from '../../api/check-url.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 
@@ -70,13 +70,4 @@ async function confirmTarget(ctx: Context, problems: string[], profileName: stri
   const question = moved ? `Move profile "${profileName}" to these hosts and log in there (its stored login and OAuth client are not reused)?` : 'Log in with these hosts anyway?';
   const ok = await (await ctx.prompter()).confirm(question, false);
   if (!ok) throw new UsageError(`login cancelled: profile "${profileName}" unchanged, nothing sent`);
-}
-
-function originOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }
