@@ -38,7 +38,14 @@ export function confOptions(dir: string) {
  */
 export function secureConfigFiles(dir: string, file: string): string[] {
   const repaired: string[] = [];
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    // A dangling symlink, a file in the way, a parent the user cannot write.
+    throw new UsageError(`config directory ${dir}${linkNote(dir)}: cannot create it (${(err as NodeJS.ErrnoException).code ?? String(err)})`).hint(
+      'point SVC_CONFIG_DIR at a directory you can write',
+    );
+  }
   if (process.platform === 'win32') return repaired;
   const uid = process.getuid?.();
   const dirName = describePath(dir, 'config directory');
@@ -72,7 +79,17 @@ export function secureConfigFiles(dir: string, file: string): string[] {
 
 /** ` (symlink to /real/path)` when `p` itself is a symlink, else nothing. */
 function linkNote(p: string): string {
-  return fs.lstatSync(p).isSymbolicLink() ? ` (symlink to ${fs.realpathSync(p)})` : '';
+  try {
+    if (!fs.lstatSync(p).isSymbolicLink()) return '';
+  } catch {
+    return '';
+  }
+  try {
+    return ` (symlink to ${fs.realpathSync(p)})`;
+  } catch {
+    // dangling: where it points
+    return ` (symlink to ${path.resolve(path.dirname(p), fs.readlinkSync(p))}, which does not exist)`;
+  }
 }
 
 function describePath(p: string, what: string): string {

@@ -1,6 +1,7 @@
 /**
  * A hostile config: a config directory that is a symlink to a shared directory (refused, its
- * mode untouched) or to one of the user's (repaired, and the warning says where), and profile
+ * mode untouched), to one of the user's (repaired, and the warning says where) or to nothing
+ * (one clear line), and profile
  * names that are Object.prototype's keys (`constructor`, `__proto__`): no such profiles.
  */
 import fs from 'node:fs';
@@ -50,6 +51,12 @@ describe('config directory behind a symlink', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(`warning: config permissions were too open, repaired: ${link} (symlink to ${target}) (was 755, now 700)\n`);
     expect(fullMode(target)).toBe('700');
+  });
+
+  it('a dangling symlink: exit 2 with one line saying where it points, no crash', async () => {
+    const link = linkTo(path.join(tempDir(), 'gone', 'svc'));
+    const r = await runSvc(['profiles', 'list'], { env: { SVC_CONFIG_DIR: link } });
+    expectCleanFailure(r, 2, new RegExp(`^error: config directory ${link} \\(symlink to \\S+/gone/svc, which does not exist\\): cannot create it \\(ENOENT\\)$`));
   });
 });
 
