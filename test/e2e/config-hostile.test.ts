@@ -1,8 +1,8 @@
 /**
  * A hostile config: a config directory that is a symlink to a shared directory (refused, its
  * mode untouched), to one of the user's (repaired, and the warning says where) or to nothing
- * (one clear line), and profile
- * names that are Object.prototype's keys (`constructor`, `__proto__`): no such profiles.
+ * (one clear line), and profile names that are Object.prototype's keys (`constructor`,
+ * `__proto__`): no such profiles.
  */
 import fs from 'node:fs';
 import path from 'node:path';
