@@ -141,8 +141,10 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
     opts.addSecret?.(tokens.refreshToken);
     const next: Profile = {
       ...cur,
-      baseUrl: cur.baseUrl ?? opts.baseUrl,
-      authUrl: cur.authUrl ?? opts.authUrl,
+      // Tokens from SVC_REFRESH_TOKEN belong to this run's hosts: the profile records those (a
+      // profile with secrets of other hosts never gets here: the connection refuses them).
+      baseUrl: useSeed ? (opts.baseUrl ?? cur.baseUrl) : (cur.baseUrl ?? opts.baseUrl),
+      authUrl: useSeed ? opts.authUrl : (cur.authUrl ?? opts.authUrl),
       clientId: cur.clientId ?? clientId,
       accessToken: tokens.accessToken,
       // Rotation: keep the old refresh token only when the server did not send a new one.

@@ -118,6 +118,15 @@ describe('refreshingTokenProvider', () => {
     expect(tokenCalls(sb, mark)).toBe(1);
   });
 
+  it('SVC_REFRESH_TOKEN into a profile that names other hosts (but holds no secret): the profile records the hosts the tokens came from', async () => {
+    const g = await grant();
+    const env = { refreshToken: g.refreshToken, clientId: sb.clientId, clientSecret: sb.clientSecret };
+    const { store, provider } = setup(0, { env, baseUrl: sb.baseUrl });
+    store.set('default', { baseUrl: 'http://127.0.0.9:1/api/v2', authUrl: 'http://127.0.0.9:1' });
+    await provider().getToken();
+    expect(store.get('default')).toMatchObject({ baseUrl: sb.baseUrl, authUrl: sb.authUrl });
+  });
+
   it('a spent SVC_REFRESH_TOKEN is an AuthError that says so', async () => {
     const env = { refreshToken: 'spent-seed-0123456789', clientId: sb.clientId, clientSecret: sb.clientSecret };
     const { provider } = setup(0, { env });
