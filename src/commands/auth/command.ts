@@ -23,6 +23,10 @@ The browser opens at {auth_url}/oauth/authorize; after you approve, it returns t
 http://127.0.0.1:<port>/callback, where svc exchanges the code for tokens and stores them in the
 profile (a file readable by you alone). Register that redirect URI with your application.
 
+A profile keeps the API it was made for: a login to other hosts than the profile's, or with
+the base and auth URL on different hosts, says so and asks first (refused without a terminal
+unless --yes confirms it). Log in to another API under its own profile (--profile NAME).
+
 Examples:
   $ svc login --base-url https://api.example.com/api/v2 --client-id ID
   $ svc login --no-browser                  print the URL; open it on any machine
