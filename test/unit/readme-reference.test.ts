@@ -1,0 +1,36 @@
+/**
+ * The README's command reference is generated from the command tree (`npm run docs`): it must
+ * match what the tree renders now, and name every command the completion scripts know.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commandReference, spliceReference } from '../../src/cli/docs.js';
+import { REFERENCE_BEGIN, REFERENCE_END } from '../../src/commands/completion/reference.js';
+import { ROOT } from '../helpers/run-svc.js';
+
+const readme = () => fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+describe('README command reference', () => {
+  it('is what `npm run docs` generates from the command tree', () => {
+    const text = readme();
+    expect(text).toContain(REFERENCE_BEGIN);
+    expect(text).toContain(REFERENCE_END);
+    expect(spliceReference(text, commandReference()) === text, 'README.md: the command reference is out of date: run `npm run docs`').toBe(true);
+  });
+
+  it('names every command and option of the tree', () => {
+    const ref = commandReference();
+    for (const cmd of ['svc resources', 'svc api', 'svc enroll', 'svc login', 'svc logout', 'svc auth status', 'svc auth token', 'svc profiles use', 'svc sandbox', 'svc schema show', 'svc webhooks listen', 'svc webhooks verify', 'svc webhooks trigger', 'svc webhooks cleanup', 'svc completion', 'svc prospects list', 'svc prospects create']) {
+      expect(ref, cmd).toContain(`<code>${cmd}`);
+    }
+    for (const option of ['--timeout <seconds>', '--new-filter-syntax', '--shard <i/n>', '--login-timeout <seconds>', '--maintenance-until', '-p, --param <name=value>']) expect(ref, option).toContain(option);
+    expect(ref).toMatch(/\| `sequence-states` \| `sequenceStates` \| list, get, create, delete \| finish, pause, resume \|/);
+  });
+
+  it('replaces only the text between the markers, and says when they are missing', () => {
+    const before = `# x\n\n${REFERENCE_BEGIN}\nold\n${REFERENCE_END}\n\n## after\n`;
+    expect(spliceReference(before, 'new\n')).toBe(`# x\n\n${REFERENCE_BEGIN}\n\nnew\n\n${REFERENCE_END}\n\n## after\n`);
+    expect(() => spliceReference('# x\n', 'new\n')).toThrow(/markers/);
+  });
+});
