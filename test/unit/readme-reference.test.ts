@@ -34,3 +34,33 @@ describe('README command reference', () => {
     expect(() => spliceReference('# x\n', 'new\n')).toThrow(/markers/);
   });
 });
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as dashes. */
+function slug(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+describe('README links', () => {
+  it('every #anchor names a heading and every linked file exists', () => {
+    const text = readme().replace(/```[\s\S]*?```/g, '');
+    const anchors = new Set<string>();
+    for (const m of text.matchAll(/^#{1,6} (.+)$/gm)) {
+      const base = slug(m[1]!);
+      let a = base;
+      for (let i = 1; anchors.has(a); i++) a = `${base}-${i}`;
+      anchors.add(a);
+    }
+    const broken: string[] = [];
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1]!;
+      if (/^[a-z]+:/.test(target)) continue;
+      if (target.startsWith('#')) {
+        if (!anchors.has(target.slice(1))) broken.push(target);
+      } else if (!fs.existsSync(path.join(ROOT, target.split('#')[0]!))) broken.push(target);
+    }
+    expect(broken).toEqual([]);
+  });
+});
