@@ -1,5 +1,5 @@
 /**
- * One place that renders records in each output format (CLI.md § Output). Commands hand it
+ * One place that renders records in each output format (README.md § Output). Commands hand it
  * pages as they arrive; `json`, `ndjson`, `csv` and `raw` stream, `table` collects (it is for
  * people, who do not read 100,000 rows).
  */
