@@ -24,6 +24,7 @@ export function loginTarget(ctx: Context, existing: Profile | undefined, profile
  * (AuthError); other failures are the caller's to judge.
  */
 export async function fetchRootWithToken(ctx: Context, baseUrl: string, authUrl: string, token: string): Promise<RootInfo> {
+  // Performance machinery (README.md, Build): loaded with import() when first used.
   const { ApiClient } = await import('../../api/client.js');
   const client = new ApiClient({
     baseUrl,
