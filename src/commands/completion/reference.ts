@@ -25,6 +25,11 @@ function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
+/** Plain text in Markdown: `<input>` is not a tag, `*.*` not emphasis (GitHub leaves `_` inside words alone). */
+function prose(s: string): string {
+  return html(s).replace(/\*/g, '\\*');
+}
+
 /** Text for inline HTML (the `<summary>` line). */
 function html(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -46,15 +51,15 @@ function afterHelp(cmd: Command): string {
 function optionRow(o: Option): string {
   const extra: string[] = [];
   if (o.argChoices) extra.push(`one of ${o.argChoices.join(', ')}`);
-  if (o.defaultValue !== undefined && !o.negate && typeof o.defaultValue !== 'boolean') extra.push(`default ${JSON.stringify(o.defaultValue)}`);
+  if (o.defaultValue !== undefined && !o.negate && typeof o.defaultValue !== 'boolean') extra.push(`default: ${String(o.defaultValue)}`);
   const description = o.description + (extra.length ? ` (${extra.join('; ')})` : '');
-  return `| ${cell(code(o.flags))} | ${cell(description)} |`;
+  return `| ${cell(code(o.flags))} | ${cell(prose(description))} |`;
 }
 
 function argumentRow(a: Argument): string {
   const name = a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}${a.variadic ? '...' : ''}]`;
   const extra = a.argChoices ? ` (one of ${a.argChoices.join(', ')})` : '';
-  return `| ${cell(code(name))} | ${cell((a.description || '') + extra)} |`;
+  return `| ${cell(code(name))} | ${cell(prose((a.description || '') + extra))} |`;
 }
 
 /** The usage line, with the parent path (`svc auth status [options]`). */
@@ -123,7 +128,7 @@ export function renderReference(program: Command): string {
     const rt = byCommand.get(top.name());
     if (!rt) continue;
     const actions = rt.actions.map((a) => (a.params.length ? `${a.command} (${a.params.join(', ')})` : a.command)).join(', ');
-    out.push(`| ${code(top.name())} | ${top.aliases().map(code).join(', ')} | ${rt.operations.join(', ')} | ${cell(actions)} |`);
+    out.push(`| ${code(top.name())} | ${top.aliases().map(code).join(', ')} | ${rt.operations.join(', ')} | ${cell(prose(actions))} |`);
   }
   out.push('');
   const sample = commands.find((c) => c.name() === SAMPLE_RESOURCE);
