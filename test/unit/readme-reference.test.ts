@@ -64,3 +64,29 @@ describe('README links', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('renderReference', () => {
+  it('renders usage, arguments, options and help notes of each command, escaped for Markdown', async () => {
+    const { Command } = await import('commander');
+    const { renderReference } = await import('../../src/commands/completion/reference.js');
+    const program = new Command('svc').option('--timeout <seconds>', 'per-request timeout');
+    const tool = program.command('tool').description('a container');
+    tool
+      .command('run')
+      .description('runs <things> | fast')
+      .argument('<file>', 'input file')
+      .option('--events <list>', 'events (default *.*)')
+      .option('--port <n>', 'port', '9797')
+      .addHelpText('after', '\nExamples:\n  $ svc tool run x\n');
+    const ref = renderReference(program);
+    expect(ref).toContain('| `--timeout <seconds>` | per-request timeout |');
+    expect(ref).toContain('<summary><code>svc tool run &lt;file&gt;</code> — runs &lt;things&gt; | fast</summary>');
+    expect(ref).toContain('`svc tool run [options] <file>`');
+    expect(ref).toContain('| `<file>` | input file |');
+    expect(ref).toContain('| `--events <list>` | events (default \\*.\\*) |');
+    expect(ref).toContain('| `--port <n>` | port (default: 9797) |');
+    expect(ref).toContain('```text\nExamples:\n  $ svc tool run x\n```');
+    // A command that only groups others gets no section of its own.
+    expect(ref).not.toContain('<code>svc tool</code>');
+  });
+});
