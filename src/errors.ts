@@ -1,9 +1,9 @@
 /**
- * Error classes thrown anywhere in svc and mapped to exit codes in one place (cli/run.ts).
+ * Error classes thrown anywhere in svc and mapped to exit codes in one place (cli/report-error.ts).
  * A leaf module: imports nothing, so every layer may use it.
  */
 
-/** Exit codes of CLI.md. */
+/** Exit codes (README.md § Errors and exit codes). */
 export const ExitCode = {
   OK: 0,
   API: 1,
@@ -99,7 +99,7 @@ export function exitCodeForStatus(status: number): number {
   return ExitCode.API;
 }
 
-/** `<title>: <detail>` of CLI.md, falling back to the HTTP status. */
+/** The `<title>: <detail>` of an `error:` line, falling back to the HTTP status. */
 export function describeApiError(status: number, e: ApiErrorObject | undefined): string {
   if (!e) return `HTTP ${status}`;
   const title = e.title ?? e.id ?? `HTTP ${status}`;

@@ -1,5 +1,5 @@
 /**
- * `--filter` expressions (CLI.md § Filters) parsed into a structure the query builder turns into
+ * `--filter` expressions (README.md, "Filters") parsed into a structure the query builder turns into
  * either syntax. Parsing is pure; checking names against the registry happens in the commands.
  */
 import { UsageError } from '../errors.js';

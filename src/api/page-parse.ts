@@ -9,6 +9,7 @@
  * is parsed whole with JSON.parse, as before.
  */
 
+// Performance machinery (README.md, Build): hand-written JSON scanner.
 const KEY = '"attributes":';
 /** Below this many characters JSON.parse is quicker than the scanner, which would run cold. */
 const MIN_SCAN = 256 * 1024;

@@ -1,5 +1,5 @@
 /**
- * Paging through a collection (CLI.md § Pagination): pages of up to 1,000, `links.next` followed
+ * Paging through a collection (README.md, "Pagination"): pages of up to 1,000, `links.next` followed
  * as given but pinned to the API's origin, never `page[offset]` above 10,000, and past that cap an
  * id keyset (`sort=id`, `filter[id]=<last+1>..inf`) so that `--all` has no ceiling.
  *
@@ -49,6 +49,7 @@ interface InFlight {
   abort: AbortController;
 }
 
+// Performance machinery (README.md, Build): next page requested as soon as the current one arrives.
 /**
  * Yields pages until the limit is reached or the collection ends.
  * Requests: ⌈records / page size⌉, plus one when the last page is exactly full and the server

@@ -1,5 +1,5 @@
 /**
- * JSON:API request bodies for create and update, from the flat record shape of CLI.md
+ * JSON:API request bodies for create and update, from the flat record shape (README.md § Output)
  * (`{ id, ...attributes, <relationship>: id | "type:id" | [ids] | null }`) or from a full
  * document. Shared by `create`/`update` flags, `--data` and bulk input rows.
  */

@@ -7,7 +7,7 @@
 import Conf from 'conf';
 import { confOptions, createConfigStore } from './config-file.js';
 
-/** One named profile (CLI.md § Words). */
+/** One named profile (README.md, "Profiles and configuration"). */
 export interface Profile {
   baseUrl?: string;
   authUrl?: string;

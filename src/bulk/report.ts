@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { UsageError } from '../errors.js';
 import { writeOut } from '../output/io.js';
 
-/** Row statuses of CLI.md, plus `unknown` for a create whose outcome could not be confirmed. */
+/** Row statuses of the report (README.md, "Bulk runs and enroll"), `unknown` for a create whose outcome could not be confirmed. */
 export type RowStatus = 'created' | 'updated' | 'deleted' | 'skipped' | 'failed' | 'unknown';
 
 /** One report line. */

@@ -70,6 +70,7 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
     signal: app.signal,
     config() {
       // Reads parse the file; conf loads on the first write only (config-file.ts).
+      // Performance machinery (README.md, Build): loaded with import() when first used.
       store ??= import('../auth/config-file.js').then((m) => {
         const s = m.createConfigStore(app.env, globals.profile, async (dir) => new (await import('conf')).default(m.confOptions(dir)));
         // The store holds tokens: say so when its permissions had to be tightened.

@@ -10,7 +10,7 @@ import type { OutputFormat } from '../output/formats.js';
 import type { Prompter } from './prompter.js';
 import type { Connection } from './connection.js';
 
-/** The global options of CLI.md, after env defaults are applied. */
+/** The global options (README.md § Global options), after env defaults are applied. */
 export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;

@@ -1,5 +1,5 @@
 /**
- * The commander program: global options of CLI.md, help with examples, and every command
+ * The commander program: the global options, help with examples, and every command
  * registered from src/commands (wiring only; handlers load when a command runs).
  */
 import { Command, Option } from 'commander';

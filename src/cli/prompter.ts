@@ -13,6 +13,7 @@ export interface Prompter {
 
 /** Prompts with @inquirer/prompts on the given streams (loaded on first use). */
 export async function inquirerPrompter(io: { stdin: NodeJS.ReadableStream; stderr: NodeJS.WritableStream }): Promise<Prompter> {
+  // Performance machinery (README.md, Build): loaded with import() when first used.
   const p = await import('@inquirer/prompts');
   // Prompts draw on stderr so that stdout stays clean for data.
   const ctx = { input: io.stdin, output: io.stderr } as Parameters<typeof p.input>[1];

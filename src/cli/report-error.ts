@@ -1,5 +1,5 @@
 /**
- * Errors → stderr and exit code, in one place (CLI.md § Exit codes): `error: <title>: <detail>`
+ * Errors → stderr and exit code, in one place (README.md § Errors and exit codes): `error: <title>: <detail>`
  * plus field and error id, never a stack trace without --verbose, `{"errors":[...]}` with -o json.
  */
 import { retryAfterMs } from '../api/jsonapi.js';

@@ -1,5 +1,5 @@
 /**
- * JSON:API resource objects → flat records (CLI.md § Output):
+ * JSON:API resource objects → flat records (README.md § Output):
  * `{ id, type, ...attributes, <relationship>: id | [ids] | null }`, an included resource
  * replacing its id with its own (flat) record.
  */

@@ -1,5 +1,5 @@
 /**
- * One place that renders records in each output format (CLI.md § Output). Commands hand it
+ * One place that renders records in each output format (README.md § Output). Commands hand it
  * pages as they arrive; `json`, `ndjson`, `csv` and `raw` stream, `table` collects (it is for
  * people, who do not read 100,000 rows).
  */
@@ -44,6 +44,7 @@ export interface RecordWriter {
   end(): Promise<void>;
 }
 
+// Performance machinery (README.md, Build): records written in 64 KB pieces with backpressure.
 /** Text is handed to stdout in pieces of about this size: streaming, and small enough to stay out of V8's large-object space (freed only by full collections). */
 const CHUNK = 1 << 16;
 
@@ -145,6 +146,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           for (const r of records) rows.push(r);
         },
         async end() {
+          // Performance machinery (README.md, Build): loaded with import() when first used.
           const { renderTable, renderVertical } = await import('./table.js');
           const text = opts.single
             ? renderVertical(rows[0], opts.io)

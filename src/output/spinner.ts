@@ -15,6 +15,7 @@ const NOOP: Spinner = { update() {}, stop() {} };
 /** Starts a spinner when stderr is a terminal. */
 export async function startSpinner(io: IO, text: string): Promise<Spinner> {
   if (!io.stderrIsTTY || !io.color) return NOOP;
+  // Performance machinery (README.md, Build): loaded with import() when first used.
   const { default: ora } = await import('ora');
   const s = ora({ text, stream: io.stderr as NodeJS.WriteStream, discardStdin: false });
   // ora is not interactive under CI even on a terminal: it would print a static line and leave it.

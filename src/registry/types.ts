@@ -1,5 +1,6 @@
 /**
- * The shape of the resource registry: typed data written from `spec/api-v2.md`.
+ * The shape of the resource registry: typed data written from the API's v2 reference
+ * (README.md, "Registry and spec notes").
  * Every layer (commands, validation, completions, sandbox, OpenAPI) reads these types;
  * nothing in the registry imports from any other layer.
  */

@@ -1,5 +1,5 @@
 /**
- * The sandbox: a local server that behaves like the API of `spec/api-v2.md`, driven by the
+ * The sandbox: a local server that behaves like the API (as its v2 reference describes it), driven by the
  * resource registry, with rules, state and persistence. `startSandbox()` starts one
  * in-process (tests, `svc --sandbox`); `svc sandbox` runs one in the foreground.
  */

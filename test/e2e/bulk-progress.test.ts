@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
+import { requireProgram, without } from '../helpers/programs.js';
 import { freeProspects, inputFile, newSequence } from '../helpers/bulk.js';
 
 let sb: TestSandbox;
@@ -27,7 +28,8 @@ async function job(n: number) {
 }
 
 describe('progress', () => {
-  it('on a terminal: one line redrawn with bar, count, rate, ETA; cleared at the end', async () => {
+  it.skipIf(without('tmux', 'the progress-bar test'))('on a terminal: one line redrawn with bar, count, rate, ETA; cleared at the end', async () => {
+    requireProgram('tmux');
     const args = await job(120);
     const s = new TmuxSession(`${process.execPath} ${BIN} ${args.join(' ')}; echo "[exit $?]"; sleep 30`, {
       width: 110,

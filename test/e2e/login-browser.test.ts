@@ -3,22 +3,22 @@
  * installed by .ci/run) opens the printed URL, clicks Approve on the consent page, and lands on
  * svc's loopback page.
  */
-import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startSvc } from '../helpers/long-running.js';
 import { authorizeUrlOf, loginEnv, readConfig } from '../helpers/oauth.js';
+import { locate, requireProgram, without } from '../helpers/programs.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = locate('chromium') ?? 'chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let sb: TestSandbox;
 let browser: Browser;
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
+  requireProgram('chromium');
   sb = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 });
@@ -27,7 +27,7 @@ afterAll(async () => {
   await sb?.close();
 });
 
-describe('login in headless Chromium', () => {
+describe.skipIf(without('chromium', 'the browser login tests'))('login in headless Chromium', () => {
   it('clicking Approve logs svc in; the tab says it can be closed', async () => {
     const dir = tempDir();
     const run = startSvc(['login', '--no-browser', '--port', '0', '--pkce'], { env: loginEnv(sb, dir) });

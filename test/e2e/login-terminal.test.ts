@@ -8,15 +8,17 @@ import { parseConsentForm, readConfig } from '../helpers/oauth.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
+import { requireProgram, without } from '../helpers/programs.js';
 
 let sb: TestSandbox;
 const sessions: TmuxSession[] = [];
 beforeAll(async () => {
+  requireProgram('tmux');
   sb = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
 });
 afterAll(async () => {
   for (const s of sessions) s.kill();
-  await sb.close();
+  await sb?.close();
 });
 
 function term(args: string, env: Record<string, string>): TmuxSession {
@@ -36,7 +38,7 @@ async function approveElsewhere(authorizeUrl: string): Promise<string> {
   return res.headers.get('location')!;
 }
 
-describe('login in a terminal', () => {
+describe.skipIf(without('tmux', 'the terminal login test'))('login in a terminal', () => {
   it('asks for the client id and secret, then accepts the pasted redirect URL', async () => {
     const dir = tempDir();
     const s = term('login --no-browser --port 0 --scopes prospects.all', { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sb.baseUrl });

@@ -25,7 +25,7 @@ describe('svc login --no-browser', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^\* POST \S+\/oauth\/token \(grant_type=authorization_code\) → 200/m);
     expect(r.stderr).toMatch(/^\* GET \S+\/api\/v2 → 200/m);
-    // The authorize URL of CLI.md, with a fresh state.
+    // The authorize URL of the login flow (README.md, "Login and profiles"), with a fresh state.
     const url = new URL(r.url);
     expect(`${url.origin}${url.pathname}`).toBe(`${sb.authUrl}/oauth/authorize`);
     expect(url.searchParams.get('client_id')).toBe(sb.clientId);

@@ -6,19 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
+import { requireProgram, without } from '../helpers/programs.js';
 
 let sb: TestSandbox;
 let env: Record<string, string>;
 const sessions: TmuxSession[] = [];
 
 beforeAll(async () => {
+  requireProgram('tmux');
   const s = await sandboxWithEnv({ seed: 30 });
   sb = s.sb;
   env = { ...s.env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color', NO_COLOR: '' };
 });
 afterAll(async () => {
   for (const s of sessions) s.kill();
-  await sb.close();
+  await sb?.close();
 });
 
 function term(args: string, width = 100, height = 40): TmuxSession {
@@ -27,7 +29,7 @@ function term(args: string, width = 100, height = 40): TmuxSession {
   return s;
 }
 
-describe('in a terminal', () => {
+describe.skipIf(without('tmux', 'the terminal tests'))('in a terminal', () => {
   it('list prints a table that fits the window, with colour', async () => {
     const s = term('prospects list --limit 5', 70);
     const screen = await s.waitFor(/\[exit 0\]/);

@@ -35,7 +35,7 @@ export function violation(o: CaseOutcome, opts: { sent: number; allowed?: number
   if (o.signal) return `killed by ${o.signal}`;
   if (o.code === null || o.code === undefined || !allowed.includes(o.code)) return `exit code ${o.code}`;
   if (/unexpected failure/.test(o.stderr)) return 'unexpected failure';
-  // CLI.md: "never a stack trace (a stack trace only with --verbose)".
+  // The contract: never a stack trace, unless --verbose.
   if (!opts.verbose && /^\s+at .+(:\d+:\d+\)?|<anonymous>\)?)$/m.test(o.stderr)) return 'stack trace';
   const errors = o.stderr.split('\n').filter((l) => l.startsWith('error: '));
   if (o.code !== 0 && errors.length === 0) return 'failed without an error line';

@@ -48,7 +48,7 @@ const STACK_LINE = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$/;
 
 /**
  * Asserts what every failure must look like: one `error:` line first, no stack trace, no
- * crash. `verbose` runs may add a stack trace (CLI.md: "a stack trace only with --verbose").
+ * crash. `verbose` runs may add a stack trace (a stack trace only with --verbose).
  */
 export function expectCleanFailure(r: SvcResult, code: number, pattern?: RegExp, opts: { verbose?: boolean } = {}): string {
   expect(r.code, `exit code; stderr:\n${r.stderr}`).toBe(code);

@@ -48,7 +48,7 @@ async function fuzz<T>(name: string, arb: fc.Arbitrary<T>, n: number, toArgv: (v
       counts[name]!++;
       const c = (codes[name] ??= {});
       c[String(r.code)] = (c[String(r.code)] ?? 0) + 1;
-      // --verbose may show a stack (CLI.md); `-v` can hide in a cluster of short flags (`-vG9`).
+      // --verbose may show a stack; `-v` can hide in a cluster of short flags (`-vG9`).
       const verbose = argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v/.test(a));
       const problem = violation(r, { sent: sb.requests.length - mark, allowed: allowed?.(argv), verbose });
       if (problem) throw new Error(`${problem}\nargv: ${JSON.stringify(argv)}\nexit: ${r.code}\nstderr:\n${r.stderr.slice(0, 2000)}`);

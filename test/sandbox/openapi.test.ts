@@ -1,5 +1,5 @@
 /**
- * `GET /schema/openapi.json` must be "valid under a standard OpenAPI validator" (issue 3):
+ * `GET /schema/openapi.json` must be "valid under a standard OpenAPI validator" (the sandbox's requirement):
  * swagger-parser checks it against the OpenAPI 3.0 schema and resolves every `$ref`.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';

@@ -5,7 +5,7 @@ import { buildQuery, encodeQuery, queryPairs } from '../../src/api/query.js';
 const orig = (expr: string) => decodeURIComponent(encodeQuery(filterParams(parseFilter(expr), false)));
 const nfs = (expr: string) => decodeURIComponent(encodeQuery(filterParams(parseFilter(expr), true)));
 
-describe('filter → query, original syntax (every row of CLI.md)', () => {
+describe('filter → query, original syntax (every row of the README filter table)', () => {
   it.each([
     ['title=CEO', 'filter[title]=CEO'],
     ['title=CEO,CTO', 'filter[title]=CEO,CTO'],

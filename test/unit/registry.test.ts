@@ -1,5 +1,5 @@
 /**
- * Guards the registry data against spec/api-v2.md: type list, paths, operations, actions,
+ * Guards the registry data against the API's v2 reference: type list, paths, operations, actions,
  * custom fields, name collisions and cross-references.
  */
 import { readFileSync } from 'node:fs';
@@ -114,7 +114,7 @@ describe('registry: types', () => {
     // All 51 collection paths, written out by hand (spec: "pluralized camelCase type name").
     expect(sorted(RESOURCES.map((r) => r.path))).toEqual(sorted(ALL_PATHS));
     for (const rt of RESOURCES) {
-      // `svc profiles` is svc's own config profiles (CLI.md), so the API's profile type is renamed.
+      // `svc profiles` is svc's own config profiles, so the API's profile type is renamed.
       const expected = rt.type === 'profile' ? 'api-profiles' : rt.path.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
       expect(rt.command, rt.type).toBe(expected);
     }
@@ -126,7 +126,7 @@ describe('registry: types', () => {
     for (const c of commands) expect(c).toMatch(/^[a-z]+(-[a-z]+)*$/);
   });
 
-  it('has every resource command CLI.md lists under "Words"', () => {
+  it('has every resource command of the CLI contract', () => {
     for (const c of ['prospects', 'sequence-states', 'email-addresses', 'content-categories',
       'opportunities', 'mail-aliases', 'batches', 'custom-duties']) {
       expect(findResource(c)?.command, c).toBe(c);

@@ -70,6 +70,7 @@ async function announce(ctx: Context, url: string, o: BrowserFlowOptions, redire
   }
   err.write(`Opening the browser to log in. If it does not open, visit:\n${url}\n${wait}\n`);
   try {
+    // Performance machinery (README.md, Build): loaded with import() when first used.
     const { default: open } = await import('open');
     const child = await open(url);
     child.on('error', () => ctx.warn('could not start a browser; open the URL above yourself'));

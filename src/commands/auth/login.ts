@@ -38,6 +38,7 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   const client = await resolveClient(ctx, flags, own, true);
 
   let root: RootInfo = {};
+  // Performance machinery (README.md, Build): loaded with import() when first used.
   const { browserLogin } = await import('./browser-flow.js');
   const tokens = await browserLogin(ctx, {
     authUrl,

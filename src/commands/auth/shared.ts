@@ -9,6 +9,7 @@ import { ApiError, AuthError, UsageError } from '../../errors.js';
  * (AuthError); other failures are the caller's to judge.
  */
 export async function fetchRootWithToken(ctx: Context, baseUrl: string, authUrl: string, token: string): Promise<RootInfo> {
+  // Performance machinery (README.md, Build): loaded with import() when first used.
   const { ApiClient } = await import('../../api/client.js');
   const client = new ApiClient({
     baseUrl,

@@ -17,6 +17,7 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
  * (`app.argv`), or for all of them when it is not known.
  */
 export function registerResourceCommands(program: Command, app: App): void {
+  // Performance machinery (README.md, Build): only the named resource command is built.
   const named = app.argv && new Set(app.argv);
   // Names taken so far: built-in commands, then each resource command as it is added.
   const taken = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
@@ -54,6 +55,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       app.io.stderr.write(`error: ${message}\n`);
       app.exitCode = 2;
     });
+  // Performance machinery (README.md, Build): read and write handlers in separate chunks.
   // Writes and reads load their own handlers: list and get skip the write path's validation and
   // schema lookups, and each is one chunk of its own (no shared chunk behind a re-export).
   const run = (c: Command, fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>

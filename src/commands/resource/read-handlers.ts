@@ -88,6 +88,7 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
  */
 async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { columns?: string }): Promise<AttributeNames | undefined> {
   if (!namesUnknownFields(rt, flags)) return undefined;
+  // Performance machinery (README.md, Build): loaded with import() when first used.
   const { loadOrgTypeView } = await import('../schema/load.js');
   return loadOrgTypeView(ctx, rt);
 }

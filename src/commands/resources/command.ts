@@ -8,6 +8,7 @@ export function registerResources(program: Command, app: App): void {
     .description('list every resource type: its command, operations and actions')
     .addHelpText('after', '\nExamples:\n  $ svc resources\n  $ svc resources -o json | jq \'.[] | select(.operations | index("update"))\'\n')
     .action(async (_opts, cmd: Command) => {
+      // Performance machinery (README.md, Build): loaded with import() when first used.
       const { resourcesHandler } = await import('./handler.js');
       await runCommand(app, cmd, (ctx) => resourcesHandler(ctx));
     });

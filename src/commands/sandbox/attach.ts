@@ -29,6 +29,7 @@ export async function attachSandbox(ctx: Context): Promise<AttachedSandbox> {
     ctx.trace(`using the sandbox at ${running.baseUrl} (pid ${running.pid})`);
     return running;
   }
+  // Performance machinery (README.md, Build): loaded with import() when first used.
   const { startSandbox } = await import('../../sandbox/index.js');
   const sb = await startSandbox({ port: 0, dataFile: defaultOrgFile(ctx.env) });
   ctx.onClose(() => sb.close());

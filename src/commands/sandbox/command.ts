@@ -31,6 +31,7 @@ export function registerSandbox(program: Command, app: App): void {
       '\nPrints baseUrl, authUrl, an OAuth client (clientId, clientSecret) and a ready token with every\nscope (--json: one JSON line). While it runs, `svc --sandbox …` in another terminal uses it.\n\nExamples:\n  $ svc sandbox --port 8080 --data org.json\n  $ svc sandbox --seed 100000 --json\n',
     )
     .action(async (opts: SandboxFlags, cmd: Command) => {
+      // Performance machinery (README.md, Build): loaded with import() when first used.
       const { sandboxHandler } = await import('./handler.js');
       await runCommand(app, cmd, (ctx) => sandboxHandler(ctx, opts));
     });

@@ -1,5 +1,5 @@
 /**
- * Calls and their lookup types. Source: spec/api-v2.md, "Resources and their fields".
+ * Calls and their lookup types. Source: the API's v2 reference, "Resources and their fields".
  */
 import { attr, defineType, rel } from '../define.js';
 import { webhookActionsOf } from './webhook-events.js';

@@ -1,6 +1,6 @@
 /**
  * CRM records: accounts, prospects and what hangs off them (notes, addresses, numbers,
- * personas, stages). Source: spec/api-v2.md, "Resources and their fields".
+ * personas, stages). Source: the API's v2 reference, "Resources and their fields".
  *
  * Fields the spec marks "not shown" are filled with a few obvious ones flagged `inferred`
  * (the README lists them); everything else is copied from the spec's tables.

@@ -1,5 +1,5 @@
 /**
- * All 51 resource types of spec/api-v2.md ("Resource types that exist"), grouped by domain.
+ * All 51 resource types of the API's v2 reference ("Resource types that exist"), grouped by domain.
  * Order does not matter: `../index.ts` sorts them by type name.
  */
 import type { ResourceType } from '../types.js';

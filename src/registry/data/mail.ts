@@ -1,6 +1,6 @@
 /**
  * Mail: mailboxes, mailings, aliases and recipients; also the `event` activity record and
- * webhooks. Source: spec/api-v2.md, "Resources and their fields", "States", "Events".
+ * webhooks. Source: the API's v2 reference, "Resources and their fields", "States", "Events".
  */
 import { action, attr, attrs, defineType, rel, timestamps } from '../define.js';
 import { WEBHOOK_ACTIONS, WEBHOOK_RESOURCES, webhookActionsOf } from './webhook-events.js';

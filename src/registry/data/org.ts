@@ -52,7 +52,7 @@ export const ORG_TYPES = [
 
   defineType({
     type: 'profile',
-    // `svc profiles` manages svc's own config profiles (CLI.md), so the API type gets its own name.
+    // `svc profiles` manages svc's own config profiles, so the API type gets its own name.
     command: 'api-profiles',
     description: 'A permission profile assigned to users (the API type; `svc profiles` manages svc login profiles).',
     partial: true,

@@ -1,6 +1,6 @@
 /**
  * Sequence automation: sequences, their steps and step templates, enrolments (sequence
- * states), rulesets. Source: spec/api-v2.md, "Resources and their fields" and "States and
+ * states), rulesets. Source: the API's v2 reference, "Resources and their fields" and "States and
  * transitions". To-many relationships with only `links` are RO (nothing to write).
  */
 import { action, attr, attrs, defineType, rel, timestamps } from '../define.js';
