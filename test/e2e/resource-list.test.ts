@@ -25,9 +25,9 @@ describe('filters as the server received them', () => {
   it.each([
     [['title=CEO'], 'filter[title]=CEO'],
     [['title=CEO,CTO'], 'filter[title]=CEO,CTO'],
-    [['updatedAt=2024-01-01..2030-02-01'], 'filter[updatedAt]=2024-01-01..2030-02-01'],
-    [['updatedAt=2024-01-01..'], 'filter[updatedAt]=2024-01-01..inf'],
-    [['updatedAt=..2030-01-01'], 'filter[updatedAt]=neginf..2030-01-01'],
+    [['updatedAt=2024-01-01..2030-02-01'], 'filter[updatedAt]=2024-01-01T00:00:00Z..2030-02-01T23:59:59Z'],
+    [['updatedAt=2024-01-01..'], 'filter[updatedAt]=2024-01-01T00:00:00Z..inf'],
+    [['updatedAt=..2030-01-01'], 'filter[updatedAt]=neginf..2030-01-01T23:59:59Z'],
     [['account.id=5'], 'filter[account][id]=5'],
     [['title=CEO', 'firstName=Ada'], 'filter[title]=CEO&filter[firstName]=Ada'],
   ])('%j', async (filters, sent) => {
@@ -40,7 +40,7 @@ describe('filters as the server received them', () => {
     const [q] = await queries(['prospects', 'list', '-o', 'json', '--new-filter-syntax', '--filter', 'title=CEO,VP\\, Sales', '--filter', 'updatedAt=2024-01-01..']);
     expect(q).toContain('newFilterSyntax=true');
     expect(q).toContain('filter[title][]=CEO&filter[title][]=VP, Sales');
-    expect(q).toContain('filter[updatedAt][gte]=2024-01-01');
+    expect(q).toContain('filter[updatedAt][gte]=2024-01-01T00:00:00Z');
   });
 
   it('filtered results really match', async () => {
