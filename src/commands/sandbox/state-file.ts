@@ -12,6 +12,11 @@ export interface SandboxState {
   baseUrl: string;
   authUrl: string;
   token: string;
+  /**
+   * The org file a `svc --sandbox` process serves (absent for `svc sandbox`): processes that
+   * attach to it may take it over, on the same port, when its owner exits.
+   */
+  dataFile?: string;
 }
 
 /** The user's data directory for svc (`SVC_DATA_DIR`, else beside the config, else XDG data). */
@@ -28,6 +33,16 @@ export function stateFile(env: NodeJS.ProcessEnv): string {
 /** The default org file of the zero-set-up sandbox. */
 export function defaultOrgFile(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), 'sandbox-org.json');
+}
+
+/** The lock a process holds for as long as it serves the default org file. */
+export function orgLockFile(env: NodeJS.ProcessEnv): string {
+  return `${defaultOrgFile(env)}.lock`;
+}
+
+/** Where processes using the default org's sandbox announce themselves (one file per pid). */
+export function clientsDir(env: NodeJS.ProcessEnv): string {
+  return path.join(dataDir(env), 'sandbox-clients');
 }
 
 /** Writes the state file (0600: it holds a token) atomically. */
