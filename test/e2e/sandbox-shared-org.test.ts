@@ -22,7 +22,8 @@ async function findByFirstName(env: Record<string, string>, name: string): Promi
 function leftovers(env: Record<string, string>): string[] {
   const dir = path.join(env.SVC_CONFIG_DIR!, 'data');
   const clients = fs.existsSync(path.join(dir, 'sandbox-clients')) ? fs.readdirSync(path.join(dir, 'sandbox-clients')) : [];
-  return [...fs.readdirSync(dir).filter((f) => f !== 'sandbox-org.json' && f !== 'sandbox-clients'), ...clients];
+  const kept = ['sandbox-org.json', 'sandbox-org.json.port', 'sandbox-clients'];
+  return [...fs.readdirSync(dir).filter((f) => !kept.includes(f)), ...clients];
 }
 
 describe('two svc --sandbox processes share one org', () => {
@@ -44,7 +45,7 @@ describe('two svc --sandbox processes share one org', () => {
     expect(listener.stderr()).toMatch(/removed webhook \d+\nremoved webhook \d+/);
     const found = await findByFirstName(env, name);
     expect(found).toHaveLength(1);
-    // Nothing left behind: no state file, no lock, no client entries.
+    // Nothing left behind but the org and its port: no state file, no lock, no client entries.
     expect(leftovers(env)).toEqual([]);
   });
 

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { acquireLock, LockTimeoutError } from '../../auth/lock.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { clearState, clientsDir, orgLockFile, writeState, type SandboxState } from './state-file.js';
+import { clearState, clientsDir, lastPortFile, orgLockFile, writeState, type SandboxState } from './state-file.js';
 
 /** How long an exiting owner lets the processes using its server finish. @default 3000 */
 export const CLIENT_GRACE_MS = 3_000;
@@ -101,9 +101,31 @@ function clientsOf(env: NodeJS.ProcessEnv, ownerPid: number): number[] {
   return out;
 }
 
+function readLastPort(env: NodeJS.ProcessEnv): number {
+  try {
+    const n = Number(fs.readFileSync(lastPortFile(env), 'utf8'));
+    return Number.isInteger(n) && n > 0 && n < 65536 ? n : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts the sandbox on `port`, or on the org's last port when free, else on any port. */
+async function startOn(e: Env, port: number): Promise<Sandbox> {
+  const { startSandbox } = await import('../../sandbox/index.js');
+  const preferred = port || readLastPort(e.env);
+  try {
+    return await startSandbox({ port: preferred, dataFile: e.orgFile });
+  } catch (err) {
+    if (port || !preferred || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    return startSandbox({ port: 0, dataFile: e.orgFile });
+  }
+}
+
 /**
  * Becomes the owner of the org file if nobody is: takes the lock (without waiting), starts the
- * sandbox on `port` (0: any), announces it. Undefined when another process holds the lock.
+ * sandbox on `port` (0: the org's last port if free, else any), announces it. Undefined when
+ * another process holds the lock.
  */
 export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state: SandboxState; release: () => void } | undefined> {
   let release: () => void;
@@ -114,10 +136,10 @@ export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state
     throw err;
   }
   try {
-    const { startSandbox } = await import('../../sandbox/index.js');
     // Loaded under the lock: the previous owner wrote its last changes before releasing it.
-    const sb = await startSandbox({ port, dataFile: e.orgFile });
+    const sb = await startOn(e, port);
     const state: SandboxState = { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token, dataFile: e.orgFile };
+    fs.writeFileSync(lastPortFile(e.env), new URL(sb.baseUrl).port, { mode: 0o600 });
     writeState(e.env, state);
     return { sb, state, release };
   } catch (err) {

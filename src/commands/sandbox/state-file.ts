@@ -40,6 +40,14 @@ export function orgLockFile(env: NodeJS.ProcessEnv): string {
   return `${defaultOrgFile(env)}.lock`;
 }
 
+/**
+ * The port the default org was last served on: the next owner listens there again when it is
+ * free, so that a process still using the old owner's URL reaches the new one.
+ */
+export function lastPortFile(env: NodeJS.ProcessEnv): string {
+  return `${defaultOrgFile(env)}.port`;
+}
+
 /** Where processes using the default org's sandbox announce themselves (one file per pid). */
 export function clientsDir(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), 'sandbox-clients');
