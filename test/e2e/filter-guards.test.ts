@@ -133,4 +133,13 @@ describe('--fields and --columns', () => {
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row).toMatch(/^\d+,\S.*$/);
   });
+
+  it('with -o json the records keep their shape: no include is added, names are still checked', async () => {
+    const r = await run(['prospects', 'list', '--columns', 'id,account.name', '--limit', '1', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.sent[0]).not.toContain('include=');
+    expect(typeof json<{ account: unknown }[]>(r)[0]!.account).toBe('number');
+    const bad = await run(['prospects', 'list', '--columns', 'id,fistName', '-o', 'json']);
+    refusedUnsent(bad, /has no field "fistName"/);
+  });
 });

@@ -79,7 +79,7 @@ function unknownField(flag: string, rt: ResourceType, name: string, org: OrgName
 
 /**
  * Refuses `--fields` names a type does not have.
- * @param namesFor the org schema's names of a type (custom-field labels are already resolved)
+ * @param org the org schema's names (custom-field labels are already resolved)
  * @throws UsageError naming the field, with a near miss when there is one
  */
 export function checkFieldNames(fields: Record<string, string[]>, org: OrgNames): void {
@@ -94,12 +94,14 @@ export function checkFieldNames(fields: Record<string, string[]>, org: OrgNames)
 }
 
 /**
- * Checks `--columns` against the type and makes the query return what they read: `account.name`
- * adds `account` to the includes (an id cannot show a name), and a column left out of a sparse
- * `--fields` list is added to it.
+ * Checks `--columns` against the type and, when the output shows them (`shown`: table, csv),
+ * makes the query return what they read: `account.name` adds `account` to the includes (an id
+ * cannot show a name), and a column left out of a sparse `--fields` list is added to it. Other
+ * formats print whole records, whose shape `--columns` does not change.
  * @throws UsageError for a column the type (or the included type) does not have
  */
-export function applyColumns(rt: ResourceType, columns: string[], query: ListQuery, org: OrgNames): void {
+export function applyColumns(rt: ResourceType, columns: string[], query: ListQuery, org: OrgNames, shown = true): void {
+  const q: ListQuery = shown ? query : structuredClone(query);
   for (const column of columns) {
     const dot = column.indexOf('.');
     const head = dot < 0 ? column : column.slice(0, dot);
@@ -107,17 +109,17 @@ export function applyColumns(rt: ResourceType, columns: string[], query: ListQue
     const err = unknownField('--columns', rt, head, org);
     if (err) throw err;
     const rel = findRelationship(rt, head);
-    addSparse(query, rt.type, head);
+    addSparse(q, rt.type, head);
     if (dot < 0 || !rel) continue;
     const path = column.slice(dot + 1);
-    if (!(query.include ?? []).some((i) => i === head || i.startsWith(`${head}.`))) query.include = [...(query.include ?? []), head];
+    if (!(q.include ?? []).some((i) => i === head || i.startsWith(`${head}.`))) q.include = [...(q.include ?? []), head];
     const target = rel.target ? resourceByType(rel.target) : undefined;
     if (!target) continue;
     const attr = path.split('.')[0]!;
     if (attr === 'id' || attr === 'type') continue;
     const terr = unknownField(`--columns ${column}`, target, attr, org);
     if (terr) throw terr;
-    addSparse(query, target.type, attr);
+    addSparse(q, target.type, attr);
   }
 }
 

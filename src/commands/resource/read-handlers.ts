@@ -34,7 +34,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (flags.count) query.count = true;
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
-  if (columns) applyColumns(rt, columns, query, org);
+  if (columns) applyColumns(rt, columns, query, org, ctx.output === 'table' || ctx.output === 'csv');
   const writer = createRecordWriter({ format: ctx.output, io: ctx.io, columns, defaultColumns: rt.defaultColumns });
   const api = await ctx.api();
   // More than one page streams through: keep the heap near what is live (output/heap.ts).

@@ -185,7 +185,11 @@ export function clientShare(e: Env, state: SandboxState, mark: ClientMark): OrgS
     if (busy || owned || (pidAlive(ownerPid) && lockHolder(e.env) === ownerPid)) return;
     busy = true;
     void takeOver()
-      .catch((err: Error) => e.warn(`could not take the sandbox over: ${err.message}`))
+      .catch((err: Error) => {
+        // Said once: the requests that follow fail and say why.
+        clearInterval(watch);
+        e.warn(`the sandbox's owner exited and this process could not take the org over: ${err.message}`);
+      })
       .finally(() => (busy = false));
   }, WATCH_MS);
   watch.unref();
