@@ -87,4 +87,22 @@ describe('two svc --sandbox processes share one org', () => {
     for (const n of names) expect(kept).toContain(n);
     expect(leftovers(env)).toEqual([]);
   });
+
+  it('a `svc sandbox` started and stopped meanwhile does not hide the process serving the org', async () => {
+    const env = freshEnv();
+    const name = `Hid${Date.now()}`;
+    const listener = startSvc(['--sandbox', 'webhooks', 'listen', '--register', '--events', 'prospect.created', '--port', '0'], { env });
+    try {
+      await listener.waitFor('stderr', /Ready: listening on/, 15_000);
+      const fg = startSvc(['sandbox', '--json'], { env });
+      await fg.waitFor('stdout', /"baseUrl"/, 15_000);
+      expect(await fg.stop('SIGTERM')).toBe(0);
+      const made = await runSvc(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], { env, timeoutMs: 15_000 });
+      expect(made.code, made.stderr).toBe(0);
+      await listener.waitFor('stdout', new RegExp(`prospect\\.created\\s+prospect ${json<{ id: number }>(made).id}\\b`), 10_000);
+    } finally {
+      expect(await listener.stop('SIGTERM')).toBe(0);
+    }
+    expect(await findByFirstName(env, name)).toHaveLength(1);
+  });
 });

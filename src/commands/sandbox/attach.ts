@@ -6,7 +6,7 @@
 import type { Context } from '../../cli/context.js';
 import { ExitCode, InterruptedError, SvcError } from '../../errors.js';
 import { ClientMark, clientShare, ownerShare, tryOwn } from './org-share.js';
-import { defaultOrgFile, orgLockFile, readState } from './state-file.js';
+import { defaultOrgFile, orgLockFile, ownerStateFile, readState } from './state-file.js';
 
 /** The sandbox a command talks to. */
 export interface AttachedSandbox {
@@ -45,11 +45,13 @@ export async function attachSandbox(ctx: Context): Promise<AttachedSandbox> {
       const running = readState(ctx.env);
       if (running && (await answers(running.baseUrl, running.token))) {
         ctx.trace(`using the sandbox at ${running.baseUrl} (pid ${running.pid})`);
-        if (running.dataFile !== e.orgFile) {
-          mark.remove();
-          return running;
-        }
-        const share = clientShare(e, running, mark);
+        mark.remove();
+        return running;
+      }
+      const owner = readState(ctx.env, ownerStateFile(ctx.env));
+      if (owner && (await answers(owner.baseUrl, owner.token))) {
+        ctx.trace(`using the sandbox at ${owner.baseUrl} (pid ${owner.pid})`);
+        const share = clientShare(e, owner, mark);
         ctx.onClose(() => share.leave());
         return share.state;
       }

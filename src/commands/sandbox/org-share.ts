@@ -1,8 +1,9 @@
 /**
  * One process at a time serves the zero-set-up sandbox's org file, so that two `svc --sandbox`
  * processes never overwrite each other's changes. The owner holds a lock on the org file for as
- * long as it runs and announces its server in the state file; the others use that server (and
- * so share its org, its webhooks and their deliveries).
+ * long as it runs and announces its server beside the org file; the others use that server (and
+ * so share its org, its webhooks and their deliveries). A running `svc sandbox` still comes
+ * first: it announces itself in the user's state file.
  *
  * Every process using the owner's server has a file under `sandbox-clients/` naming the pid it
  * uses. An owner that exits stops announcing itself, lets those processes finish (a few seconds
@@ -14,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { acquireLock, LockTimeoutError } from '../../auth/lock.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { clearState, clientsDir, lastPortFile, orgLockFile, writeState, type SandboxState } from './state-file.js';
+import { clearState, clientsDir, lastPortFile, orgLockFile, ownerStateFile, writeState, type SandboxState } from './state-file.js';
 
 /** How long an exiting owner lets the processes using its server finish. @default 3000 */
 export const CLIENT_GRACE_MS = 3_000;
@@ -138,9 +139,9 @@ export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state
   try {
     // Loaded under the lock: the previous owner wrote its last changes before releasing it.
     const sb = await startOn(e, port);
-    const state: SandboxState = { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token, dataFile: e.orgFile };
+    const state: SandboxState = { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token };
     fs.writeFileSync(lastPortFile(e.env), new URL(sb.baseUrl).port, { mode: 0o600 });
-    writeState(e.env, state);
+    writeState(e.env, state, ownerStateFile(e.env));
     return { sb, state, release };
   } catch (err) {
     release();
@@ -150,7 +151,7 @@ export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state
 
 /** Hands the org over: no new users, current users finish, deliveries land, the org is written. */
 async function closeOwned(e: Env, owned: { sb: Sandbox; release: () => void }): Promise<void> {
-  clearState(e.env, process.pid);
+  clearState(e.env, process.pid, ownerStateFile(e.env));
   const until = Date.now() + CLIENT_GRACE_MS;
   let users = clientsOf(e.env, process.pid);
   if (users.length) e.trace(`waiting for ${users.length} process(es) using this sandbox (pid ${users.join(', ')})`);
