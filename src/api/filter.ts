@@ -16,6 +16,11 @@ export interface Filter {
   to?: string;
   /** The expression had backslash escapes, so only the new syntax can carry it. */
   escaped: boolean;
+  /**
+   * Spaces around a value (`title=CEO, CFO`) were removed: nobody means to match " CFO", and a
+   * filter with them matches nothing while looking right. The caller says so.
+   */
+  trimmed?: boolean;
 }
 
 /** Splits `s` on `sep` outside backslash escapes; returns parts still escaped. */
@@ -45,6 +50,18 @@ function unescape(s: string): string {
   return s.replace(/\\(.)/g, '$1');
 }
 
+/** `s` without unescaped white space at either end (`\ ` keeps a space). */
+function trimUnescaped(s: string): string {
+  let end = s.length;
+  while (end > 0 && /\s/.test(s[end - 1]!)) {
+    let slashes = 0;
+    while (end - 2 - slashes >= 0 && s[end - 2 - slashes] === '\\') slashes++;
+    if (slashes % 2 === 1) break;
+    end--;
+  }
+  return s.slice(0, end).replace(/^\s+/, '');
+}
+
 /**
  * Parses `name=value`, `name=a,b`, `name=a..b`, `name=a..`, `name=..b`, `rel.attr=value`.
  * @throws UsageError naming the expression when it is malformed.
@@ -66,12 +83,17 @@ export function parseFilter(expr: string): Filter {
     return { path, kind: 'range', values: [], from: from || undefined, to: to || undefined, escaped };
   }
   if (range.length > 2) throw new UsageError(`bad filter "${expr}": a range has one ".." (escape a literal one as \\..)`);
-  const list = splitUnescaped(raw, ',').map(unescape);
-  if (list.length > 1) {
-    if (list.some((v) => v === '')) throw new UsageError(`bad filter "${expr}": empty value in list`);
-    return { path, kind: 'list', values: list, escaped };
+  const parts = splitUnescaped(raw, ',');
+  const kept = parts.map((p) => trimUnescaped(p));
+  // A value of spaces alone is left as given: there is nothing else it could mean.
+  const trimmed = kept.some((k, i) => k !== parts[i] && k !== '');
+  const values = kept.map((k, i) => unescape(k === '' ? parts[i]! : k));
+  const extra = trimmed ? { trimmed } : {};
+  if (values.length > 1) {
+    if (kept.some((v) => v === '')) throw new UsageError(`bad filter "${expr}": empty value in list`);
+    return { path, kind: 'list', values, escaped, ...extra };
   }
-  return { path, kind: 'eq', values: [unescape(raw)], escaped };
+  return { path, kind: 'eq', values, escaped, ...extra };
 }
 
 /** `filter[a][b]` for a path. */

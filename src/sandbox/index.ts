@@ -64,8 +64,11 @@ export interface Sandbox {
   clientSecret: string;
   /** Access token with every scope, acting as the organization's owner (an admin). */
   token: string;
-  /** Stops the server, timers and deliveries; writes the data file one last time. */
-  close(): Promise<void>;
+  /**
+   * Stops the server, timers and deliveries; writes the data file one last time. With
+   * `drainMs`, requests in progress get that long to finish (other processes may be using it).
+   */
+  close(opts?: { drainMs?: number }): Promise<void>;
   /** Every request received (most recent last; at most 10,000 kept). */
   requests: RecordedRequest[];
   /** Webhook deliveries sent (most recent last). */
@@ -177,7 +180,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       if (until) core.opts.maintenanceUntil = until;
       else delete core.opts.maintenanceUntil;
     },
-    close: async () => {
+    close: async ({ drainMs = 0 } = {}) => {
       if (closed) return;
       closed = true;
       for (const t of timers) clearTimeout(t);
@@ -186,7 +189,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       dispatcher.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        if (drainMs <= 0) return server.closeAllConnections();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), drainMs).unref();
       });
       await saver?.flush();
     },

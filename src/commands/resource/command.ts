@@ -67,7 +67,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
     cmd
       .command('list')
       .description(`list ${rt.command} (one page of 50 unless --limit or --all)`)
-      .option('-f, --filter <expr>', 'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (repeatable, ANDed)', collect)
+      .option('-f, --filter <expr>', 'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (one per field, ANDed; a bare date on a date-time field means that whole day)', collect)
       .option('-s, --sort <keys>', 'sort keys, comma-separated, - for descending (attributes marked S)')
       .option('-i, --include <paths>', 'related resources to include, comma-separated, a.b for nested')
       .option('--fields <list>', 'sparse fields: attr,attr (this type) or type=attr,attr (repeatable)', collect)
@@ -76,7 +76,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--page-size <n>', 'page size asked for (up to 1000)')
       .option('--count', 'ask the service to count the records (off by default) and report it on stderr')
       .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
-      .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name)')
+      .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name: includes account)')
       .action((opts, c: Command) => runRead(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
   }
   if (rt.operations.includes('get')) {

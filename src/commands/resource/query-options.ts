@@ -6,8 +6,9 @@
 import { parseFilter, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
 import { UsageError } from '../../errors.js';
-import { findAttribute, findRelationship, resourceByType, findResource, type ResourceType } from '../../registry/index.js';
+import { findAttribute, findRelationship, resourceByType, findResource, type AttributeSpec, type ResourceType } from '../../registry/index.js';
 import type { AttributeNames } from './attr-flags.js';
+import { checkFilterValues, refuseRepeatedFields } from './filter-checks.js';
 
 /** Raw list/get options as commander gives them. */
 export interface QueryFlags {
@@ -41,12 +42,21 @@ function resolveName(rt: ResourceType, name: string, names: AttributeNames | und
  * nothing more when labels are not used.
  */
 export function namesUnknownFields(rt: ResourceType, flags: QueryFlags & { columns?: string }): boolean {
-  const unknown = (n: string) => n !== '' && !knownName(rt, n);
+  const unknown = (n: string, t: ResourceType = rt) => n !== '' && !knownName(t, n);
   if (flags.filter?.some((e) => unknown(filterHead(e)))) return true;
   if (flags.sort?.split(',').some((k) => unknown(k.trim().replace(/^-/, '')) && !k.includes('.'))) return true;
-  const primaryFields = (flags.fields ?? []).filter((f) => !f.includes('=')).flatMap((f) => f.split(','));
-  if (primaryFields.some((n) => unknown(n.trim()))) return true;
-  return !!flags.columns?.split(',').some((c) => unknown(c.trim()) && !c.includes('.'));
+  for (const f of flags.fields ?? []) {
+    const eq = f.indexOf('=');
+    const t = eq < 0 ? rt : (resourceByType(f.slice(0, eq).trim()) ?? findResource(f.slice(0, eq).trim()));
+    if (t && f.slice(eq + 1).split(',').some((n) => unknown(n.trim(), t))) return true;
+  }
+  return !!flags.columns?.split(',').some((c) => {
+    const [head, tail] = c.trim().split('.');
+    if (tail === undefined) return unknown(head!);
+    const target = findRelationship(rt, head!)?.target;
+    const t = target ? resourceByType(target) : undefined;
+    return t ? unknown(tail, t) : unknown(head!);
+  });
 }
 
 /** `--columns a,b` as a list, custom-field labels turned into their field names. */
@@ -60,44 +70,62 @@ export function parseColumns(rt: ResourceType, columns: string | undefined, name
 
 /** Parses and checks filters; a custom-field label names its field (`names`, the org schema). */
 export function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => void, names?: AttributeNames): Filter[] {
-  return exprs.map((given) => {
-    let expr = given;
-    const given0 = filterHead(given);
-    if (names && given0 && !knownName(rt, given0)) {
-      const resolved = names.resolve(given0);
-      if (resolved) expr = `${resolved.name}${given.slice(given.indexOf('=')).replace(/^\s*/, '')}`;
+  const parsed = exprs.map((given) => ({ given, filter: checkFilter(rt, given, warn, names) }));
+  refuseRepeatedFields(parsed);
+  return parsed.map(({ given, filter }) => {
+    if (filter.trimmed) {
+      warn(`filter "${given}": spaces around a value are not part of it; filtering on ${filter.path.join('.')}=${filter.values.join(',')} (write "\\ " to keep a space)`);
     }
-    let f: Filter;
-    try {
-      f = parseFilter(expr);
-    } catch (err) {
-      // A name with spaces is most likely a custom-field label the cache does not hold.
-      if (err instanceof UsageError && /\s/.test(given0) && rt.customFields && !names) err.hint('custom-field labels are names after `svc schema pull`');
-      throw err;
-    }
-    const [head, tail] = f.path;
-    if (tail === undefined) {
-      if (head === 'id' || rt.extraFilters?.includes(head!)) return f;
-      const attr = findAttribute(rt, head!);
-      if (attr && !attr.filterable && !/^custom\d+$/.test(head!)) {
-        throw new UsageError(`cannot filter ${rt.command} by "${head}": the API does not allow filtering on it`).hint(
-          `filterable: ${filterable(rt).join(', ')}`,
-        );
-      }
-      if (!attr && findRelationship(rt, head!)) {
-        throw new UsageError(`filter on relationship "${head}" needs a field: use ${head}.id=ID`);
-      }
-      return f;
-    }
-    const rel = findRelationship(rt, head!);
-    if (!rel && findAttribute(rt, head!)) throw new UsageError(`"${head}" is an attribute of ${rt.type}, not a relationship: filter ${head}=value`);
-    if (tail !== 'id') {
-      warn(
-        `filtering by a relationship attribute (${head}.${tail}) is deprecated by the service; filter by ${head}.id, or query the related type and include ${rt.path}`,
+    return checkFilterValues(filterSpec(rt, filter.path, names), filter, given);
+  });
+}
+
+/** The attribute a filter path names, when the registry or the org schema knows it. */
+function filterSpec(rt: ResourceType, [head, tail]: string[], names?: AttributeNames): AttributeSpec | undefined {
+  if (tail === undefined) return findAttribute(rt, head!) ?? names?.resolve(head!)?.spec;
+  const target = findRelationship(rt, head!)?.target;
+  const trt = target ? resourceByType(target) : undefined;
+  return tail === 'id' || !trt ? undefined : findAttribute(trt, tail);
+}
+
+/** Parses one filter and checks its names against the registry. */
+function checkFilter(rt: ResourceType, given: string, warn: (m: string) => void, names?: AttributeNames): Filter {
+  let expr = given;
+  const given0 = filterHead(given);
+  if (names && given0 && !knownName(rt, given0)) {
+    const resolved = names.resolve(given0);
+    if (resolved) expr = `${resolved.name}${given.slice(given.indexOf('=')).replace(/^\s*/, '')}`;
+  }
+  let f: Filter;
+  try {
+    f = parseFilter(expr);
+  } catch (err) {
+    // A name with spaces is most likely a custom-field label the cache does not hold.
+    if (err instanceof UsageError && /\s/.test(given0) && rt.customFields && !names) err.hint('custom-field labels are names after `svc schema pull`');
+    throw err;
+  }
+  const [head, tail] = f.path;
+  if (tail === undefined) {
+    if (head === 'id' || rt.extraFilters?.includes(head!)) return f;
+    const attr = findAttribute(rt, head!);
+    if (attr && !attr.filterable && !/^custom\d+$/.test(head!)) {
+      throw new UsageError(`cannot filter ${rt.command} by "${head}": the API does not allow filtering on it`).hint(
+        `filterable: ${filterable(rt).join(', ')}`,
       );
     }
+    if (!attr && findRelationship(rt, head!)) {
+      throw new UsageError(`filter on relationship "${head}" needs a field: use ${head}.id=ID`);
+    }
     return f;
-  });
+  }
+  const rel = findRelationship(rt, head!);
+  if (!rel && findAttribute(rt, head!)) throw new UsageError(`"${head}" is an attribute of ${rt.type}, not a relationship: filter ${head}=value`);
+  if (tail !== 'id') {
+    warn(
+      `filtering by a relationship attribute (${head}.${tail}) is deprecated by the service; filter by ${head}.id, or query the related type and include ${rt.path}`,
+    );
+  }
+  return f;
 }
 
 function filterable(rt: ResourceType): string[] {

@@ -10,7 +10,7 @@ import { createRecordWriter } from '../../output/render.js';
 import { startSpinner } from '../../output/spinner.js';
 import { resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
-import type { AttributeNames } from './attr-flags.js';
+import { applyColumns, checkFieldNames, type OrgNames } from './field-names.js';
 import { buildListQuery, namesUnknownFields, parseColumns, type QueryFlags } from './query-options.js';
 import { parseId, parsePositiveInt } from './args.js';
 
@@ -28,10 +28,13 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const limit = flags.limit !== undefined ? parsePositiveInt(flags.limit, '--limit', 0) : undefined;
   const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : undefined;
   if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
-  const names = await orgNames(ctx, rt, flags);
+  const org = await orgNames(ctx, rt, flags);
+  const names = org.view(rt);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), names);
   if (flags.count) query.count = true;
+  if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
+  if (columns) applyColumns(rt, columns, query, org, ctx.output === 'table' || ctx.output === 'csv');
   const writer = createRecordWriter({ format: ctx.output, io: ctx.io, columns, defaultColumns: rt.defaultColumns });
   const api = await ctx.api();
   // More than one page streams through: keep the heap near what is live (output/heap.ts).
@@ -73,7 +76,9 @@ export interface GetFlags {
 
 export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, flags: GetFlags): Promise<void> {
   const id = parseId(idArg);
-  const query = buildListQuery(rt, flags, (m) => ctx.warn(m), await orgNames(ctx, rt, flags));
+  const org = await orgNames(ctx, rt, flags);
+  const query = buildListQuery(rt, flags, (m) => ctx.warn(m), org.view(rt));
+  if (query.fields) checkFieldNames(query.fields, org);
   const api = await ctx.api();
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
   singleResource(res.status, res.doc);
@@ -83,14 +88,17 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
 }
 
 /**
- * The org schema's names (custom-field labels) when a flag names a field the registry does not
- * know; otherwise nothing is read or loaded, so list and get start as fast as without a cache.
+ * The org schema's names (custom-field labels, org-only fields) when a flag names a field the
+ * registry does not know; otherwise nothing is read or loaded, so list and get start as fast as
+ * without a cache.
  */
-async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { columns?: string }): Promise<AttributeNames | undefined> {
-  if (!namesUnknownFields(rt, flags)) return undefined;
+async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { columns?: string }): Promise<OrgNames> {
+  if (!namesUnknownFields(rt, flags)) return { view: () => undefined, pulled: false };
   // Performance machinery (README.md, Build): loaded with import() when first used.
-  const { loadOrgTypeView } = await import('../schema/load.js');
-  return loadOrgTypeView(ctx, rt);
+  const { loadOrgSchema } = await import('../schema/load.js');
+  const { orgTypeView } = await import('../../schema/org-schema.js');
+  const schema = await loadOrgSchema(ctx);
+  return { view: (t) => (schema ? orgTypeView(schema, t) : undefined), pulled: !!schema };
 }
 
 /** True when a record of the page, or one it includes, has an attribute to mask (webhook secrets). */

@@ -1,9 +1,12 @@
 /**
- * `--sandbox`: find the user's running sandbox, or start one in this process whose org persists
- * in the data directory. Only this module and the `sandbox` command import the sandbox.
+ * `--sandbox`: find the user's running sandbox, or serve the zero-set-up one whose org persists
+ * in the data directory — one process at a time (org-share.ts). Only this module and the
+ * `sandbox` command import the sandbox.
  */
 import type { Context } from '../../cli/context.js';
-import { defaultOrgFile, readState } from './state-file.js';
+import { ExitCode, InterruptedError, SvcError } from '../../errors.js';
+import { ClientMark, clientShare, ownerShare, tryOwn } from './org-share.js';
+import { defaultOrgFile, orgLockFile, ownerStateFile, readState } from './state-file.js';
 
 /** The sandbox a command talks to. */
 export interface AttachedSandbox {
@@ -11,6 +14,9 @@ export interface AttachedSandbox {
   authUrl: string;
   token: string;
 }
+
+/** How long a process waits for the org's owner to hand it over (it lets its users finish first). */
+const WAIT_MS = 20_000;
 
 async function answers(baseUrl: string, token: string): Promise<boolean> {
   try {
@@ -22,17 +28,55 @@ async function answers(baseUrl: string, token: string): Promise<boolean> {
   }
 }
 
-/** Reuses a running sandbox or starts one in-process (closed when the command ends). */
+/**
+ * Uses a running sandbox (a `svc sandbox`, or another `svc --sandbox` process serving the
+ * default org), or serves the default org in this process until the command ends; while another
+ * process is handing the org over, waits for it.
+ */
 export async function attachSandbox(ctx: Context): Promise<AttachedSandbox> {
-  const running = readState(ctx.env);
-  if (running && (await answers(running.baseUrl, running.token))) {
-    ctx.trace(`using the sandbox at ${running.baseUrl} (pid ${running.pid})`);
-    return running;
+  const e = { env: ctx.env, orgFile: defaultOrgFile(ctx.env), trace: (l: string) => ctx.trace(l), warn: (l: string) => ctx.warn(l) };
+  // Announced before looking, so that an owner about to exit waits for this process.
+  const mark = new ClientMark(ctx.env);
+  const deadline = Date.now() + WAIT_MS;
+  let told = false;
+  try {
+    for (;;) {
+      mark.set('attaching');
+      const running = readState(ctx.env);
+      if (running && (await answers(running.baseUrl, running.token))) {
+        ctx.trace(`using the sandbox at ${running.baseUrl} (pid ${running.pid})`);
+        mark.remove();
+        return running;
+      }
+      const owner = readState(ctx.env, ownerStateFile(ctx.env));
+      if (owner && (await answers(owner.baseUrl, owner.token))) {
+        ctx.trace(`using the sandbox at ${owner.baseUrl} (pid ${owner.pid})`);
+        const share = clientShare(e, owner, mark);
+        ctx.onClose(() => share.leave());
+        return share.state;
+      }
+      mark.set('waiting');
+      const owned = await tryOwn(e, 0);
+      if (owned) {
+        const share = ownerShare(e, owned, mark);
+        ctx.onClose(() => share.leave());
+        ctx.trace(`serving the sandbox org ${e.orgFile} at ${owned.state.baseUrl}`);
+        return share.state;
+      }
+      if (!told) {
+        told = true;
+        ctx.trace('another svc process is handing the sandbox org over; waiting');
+      }
+      if (Date.now() > deadline) {
+        throw new SvcError(`the sandbox org is held by another svc process that does not answer`, ExitCode.API).hint(
+          `if no other \`svc --sandbox\` process is running, delete ${orgLockFile(ctx.env)} and retry`,
+        );
+      }
+      await ctx.clock.sleep(100, ctx.signal);
+      if (ctx.signal.aborted) throw new InterruptedError();
+    }
+  } catch (err) {
+    mark.remove();
+    throw err;
   }
-  // Performance machinery (README.md, Build): loaded with import() when first used.
-  const { startSandbox } = await import('../../sandbox/index.js');
-  const sb = await startSandbox({ port: 0, dataFile: defaultOrgFile(ctx.env) });
-  ctx.onClose(() => sb.close());
-  ctx.trace(`started an in-process sandbox at ${sb.baseUrl}`);
-  return { baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token };
 }

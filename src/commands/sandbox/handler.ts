@@ -26,6 +26,13 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     tokenIssueIntervalMs: interval === undefined ? undefined : interval * 1000,
     maintenanceUntil: flags.maintenanceUntil,
   });
+  // Listening for SIGTERM before announcing: a signal sent as soon as the announcement is read
+  // would otherwise kill the process (default action) without a clean shutdown.
+  const stopped = new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) return resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    process.once('SIGTERM', () => resolve());
+  });
   const info = { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, token: sb.token };
   // The sandbox's own credentials are printed on purpose: they are what a newcomer needs.
   if (ctx.output === 'json' || ctx.output === 'ndjson') ctx.io.stdout.write(JSON.stringify(info) + '\n');
@@ -46,11 +53,7 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
   }
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
   if (loopback) writeState(ctx.env, { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token });
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) return resolve();
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-    process.once('SIGTERM', () => resolve());
-  });
+  await stopped;
   if (loopback) clearState(ctx.env, process.pid);
   await sb.close();
   ctx.info('sandbox stopped');

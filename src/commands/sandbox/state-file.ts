@@ -30,25 +30,50 @@ export function defaultOrgFile(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), 'sandbox-org.json');
 }
 
-/** Writes the state file (0600: it holds a token) atomically. */
-export function writeState(env: NodeJS.ProcessEnv, state: SandboxState): void {
-  const file = stateFile(env);
+/**
+ * Where the process serving the default org file announces its server. Apart from the user's
+ * state file, so that a `svc sandbox` started and stopped meanwhile cannot hide it.
+ */
+export function ownerStateFile(env: NodeJS.ProcessEnv): string {
+  return `${defaultOrgFile(env)}.owner.json`;
+}
+
+/** The lock a process holds for as long as it serves the default org file. */
+export function orgLockFile(env: NodeJS.ProcessEnv): string {
+  return `${defaultOrgFile(env)}.lock`;
+}
+
+/**
+ * The port the default org was last served on: the next owner listens there again when it is
+ * free, so that a process still using the old owner's URL reaches the new one.
+ */
+export function lastPortFile(env: NodeJS.ProcessEnv): string {
+  return `${defaultOrgFile(env)}.port`;
+}
+
+/** Where processes using the default org's sandbox announce themselves (one file per pid). */
+export function clientsDir(env: NodeJS.ProcessEnv): string {
+  return path.join(dataDir(env), 'sandbox-clients');
+}
+
+/** Writes a state file (0600: it holds a token) atomically; the user's one by default. */
+export function writeState(env: NodeJS.ProcessEnv, state: SandboxState, file = stateFile(env)): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
   fs.renameSync(tmp, file);
 }
 
-/** Removes the state file if it still describes this process. */
-export function clearState(env: NodeJS.ProcessEnv, pid: number): void {
-  const s = readState(env);
-  if (s?.pid === pid) fs.rmSync(stateFile(env), { force: true });
+/** Removes a state file if it still describes this process. */
+export function clearState(env: NodeJS.ProcessEnv, pid: number, file = stateFile(env)): void {
+  const s = readState(env, file);
+  if (s?.pid === pid) fs.rmSync(file, { force: true });
 }
 
 /** The state of a sandbox whose process is still alive, if any. */
-export function readState(env: NodeJS.ProcessEnv): SandboxState | undefined {
+export function readState(env: NodeJS.ProcessEnv, file = stateFile(env)): SandboxState | undefined {
   try {
-    const s = JSON.parse(fs.readFileSync(stateFile(env), 'utf8')) as SandboxState;
+    const s = JSON.parse(fs.readFileSync(file, 'utf8')) as SandboxState;
     process.kill(s.pid, 0);
     return s;
   } catch {

@@ -1,0 +1,130 @@
+/**
+ * `--fields` and `--columns` names checked against the type before anything is sent: a field the
+ * type does not have would come back as an empty column or a missing key, silently. Names the
+ * registry does not know pass when the org schema (`svc schema pull`) knows them. The spec shows
+ * some types only in part: without a pulled schema, a name on such a type is refused only when it
+ * is a near miss of a known one (other names may be real and pass through). A `rel.attr` column
+ * gets the include (and sparse field) it reads.
+ */
+import type { ListQuery } from '../../api/query.js';
+import { UsageError } from '../../errors.js';
+import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
+import type { AttributeNames } from './attr-flags.js';
+
+/** What the org schema cached for the profile says about names. */
+export interface OrgNames {
+  /** The org's names of a type (undefined: the org adds nothing to it, or nothing is cached). */
+  view(rt: ResourceType): AttributeNames | undefined;
+  /** A schema was pulled: with the registry it lists every field the service has. */
+  pulled: boolean;
+}
+
+/** Edit distance, a swap of two neighbours counting as one edit (`nmae` is one from `name`). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The candidate closest to `name`, if it is a near miss: same letters in another case, or at
+ * most two edits away (one for short names).
+ */
+export function nearMiss(name: string, candidates: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const same = candidates.find((c) => c.toLowerCase() === lower);
+  if (same) return same;
+  const limit = name.length <= 4 ? 1 : 2;
+  let best: string | undefined;
+  let bestD = limit + 1;
+  for (const c of candidates) {
+    const d = distance(lower, c.toLowerCase());
+    if (d < bestD) {
+      best = c;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+/** Names a record of the type can have (custom fields by pattern, not listed). */
+function fieldNamesOf(rt: ResourceType): string[] {
+  return [...rt.attributes.map((a) => a.name), ...rt.relationships.map((r) => r.name)];
+}
+
+/**
+ * The error for a name the type does not have, or undefined when the name may be real: known
+ * to the registry or the org, or (a type the spec shows in part, no schema pulled) no near miss.
+ */
+function unknownField(flag: string, rt: ResourceType, name: string, org: OrgNames): UsageError | undefined {
+  const names = org.view(rt);
+  if (name === 'id' || findAttribute(rt, name) || findRelationship(rt, name) || names?.resolve(name)) return undefined;
+  const near = nearMiss(name, fieldNamesOf(rt));
+  if (rt.partial && !org.pulled && !near) return undefined;
+  const err = new UsageError(`${flag}: ${rt.type} has no field "${name}"`);
+  if (near) return err.hint(`did you mean ${near}? (\`svc schema show ${rt.type}\` lists the fields)`);
+  return err.hint(
+    org.pulled
+      ? `\`svc schema show ${rt.type}\` lists the fields, custom-field labels included`
+      : `\`svc schema show ${rt.type}\` lists the fields; for a field or label only your org has, run \`svc schema pull\` first`,
+  );
+}
+
+/**
+ * Refuses `--fields` names a type does not have.
+ * @param org the org schema's names (custom-field labels are already resolved)
+ * @throws UsageError naming the field, with a near miss when there is one
+ */
+export function checkFieldNames(fields: Record<string, string[]>, org: OrgNames): void {
+  for (const [type, list] of Object.entries(fields)) {
+    const rt = resourceByType(type);
+    if (!rt) continue;
+    for (const name of list) {
+      const err = unknownField('--fields', rt, name, org);
+      if (err) throw err;
+    }
+  }
+}
+
+/**
+ * Checks `--columns` against the type and, when the output shows them (`shown`: table, csv),
+ * makes the query return what they read: `account.name` adds `account` to the includes (an id
+ * cannot show a name), and a column left out of a sparse `--fields` list is added to it. Other
+ * formats print whole records, whose shape `--columns` does not change.
+ * @throws UsageError for a column the type (or the included type) does not have
+ */
+export function applyColumns(rt: ResourceType, columns: string[], query: ListQuery, org: OrgNames, shown = true): void {
+  const q: ListQuery = shown ? query : structuredClone(query);
+  for (const column of columns) {
+    const dot = column.indexOf('.');
+    const head = dot < 0 ? column : column.slice(0, dot);
+    if (head === 'id' || head === 'type' || head === 'meta') continue;
+    const err = unknownField('--columns', rt, head, org);
+    if (err) throw err;
+    const rel = findRelationship(rt, head);
+    addSparse(q, rt.type, head);
+    if (dot < 0 || !rel) continue;
+    const path = column.slice(dot + 1);
+    if (!(q.include ?? []).some((i) => i === head || i.startsWith(`${head}.`))) q.include = [...(q.include ?? []), head];
+    const target = rel.target ? resourceByType(rel.target) : undefined;
+    if (!target) continue;
+    const attr = path.split('.')[0]!;
+    if (attr === 'id' || attr === 'type') continue;
+    const terr = unknownField(`--columns ${column}`, target, attr, org);
+    if (terr) throw terr;
+    addSparse(q, target.type, attr);
+  }
+}
+
+/** Adds a field to a sparse fieldset the user gave (none given: every field comes anyway). */
+function addSparse(query: ListQuery, type: string, name: string): void {
+  const list = query.fields?.[type];
+  if (list && !list.includes(name)) list.push(name);
+}

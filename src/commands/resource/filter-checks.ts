@@ -1,0 +1,100 @@
+/**
+ * Filters that look right and silently answer wrong are refused or fixed before anything is
+ * sent: impossible dates, two filters on one field (the service reads one filter per field, and
+ * two equalities never both hold), and a bare date on a date-time field, which would match only
+ * records stamped exactly at midnight.
+ */
+import type { Filter } from '../../api/filter.js';
+import { checkValue } from '../../api/validate.js';
+import { UsageError } from '../../errors.js';
+import type { AttributeSpec } from '../../registry/index.js';
+
+/** A parsed filter with the expression the user wrote. */
+export interface GivenFilter {
+  given: string;
+  filter: Filter;
+}
+
+const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_SPEC: AttributeSpec = { name: 'date', type: 'date' };
+
+/** Escapes what a list value needs escaped to be written back as one value. */
+function escapeValue(v: string): string {
+  return v.replace(/[\\,]/g, '\\$&').replace(/\.\./g, '\\..');
+}
+
+/** The one filter that says what two filters on the same field were most likely meant to say. */
+function combined(name: string, a: Filter, b: Filter): string | undefined {
+  if (a.kind !== 'range' && b.kind !== 'range') return `${name}=${[...new Set([...a.values, ...b.values])].map(escapeValue).join(',')}`;
+  if (a.kind === 'range' && b.kind === 'range') {
+    const from = a.from ?? b.from;
+    const to = a.to ?? b.to;
+    // Only two half-open ranges that close each other have an obvious union-free reading.
+    if ((a.from === undefined) !== (b.from === undefined) && from !== undefined && to !== undefined) return `${name}=${from}..${to}`;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a second filter on a field: the service reads one `filter[field]`, and two equalities
+ * on one field would match nothing anyway.
+ * @throws UsageError naming both expressions and the single filter to use instead
+ */
+export function refuseRepeatedFields(filters: GivenFilter[]): void {
+  const seen = new Map<string, GivenFilter>();
+  for (const g of filters) {
+    const name = g.filter.path.join('.');
+    const first = seen.get(name);
+    if (!first) {
+      seen.set(name, g);
+      continue;
+    }
+    const err = new UsageError(`two filters on ${name} ("${first.given}", "${g.given}"): a field takes one filter, and both cannot hold at once`);
+    const one = combined(name, first.filter, g.filter);
+    throw err.hint(
+      one
+        ? `${first.filter.kind === 'range' ? 'for the range' : 'to match any of the values'} use one filter: --filter '${one}'`
+        : `give one --filter for ${name}: a list a,b matches any value, a range a..b everything between`,
+    );
+  }
+}
+
+function problemOf(spec: AttributeSpec, v: string): string | undefined {
+  if (v === 'inf' || v === 'neginf') return undefined;
+  if (spec.type === 'date-time' && BARE_DATE.test(v)) return checkValue(DATE_SPEC, v);
+  return checkValue(spec, v);
+}
+
+/**
+ * Checks the values of a filter on a date or date-time field, and turns a bare date on a
+ * date-time field into that day's range: `createdAt=2026-11-07` is sent as
+ * `2026-11-07..2026-11-07`, which the API reads as the whole day (a bare date as a range bound
+ * covers its day, bounds inclusive), where an equality with a bare date matches no date-time.
+ * Ranges are sent as written, as the filter table of the README shows.
+ * Other types pass unchanged (the service checks them and answers 400, which is not silent).
+ * @param spec the field's attribute, when known
+ * @param given the expression as the user wrote it, for messages
+ * @throws UsageError for an impossible or malformed date
+ */
+export function checkFilterValues(spec: AttributeSpec | undefined, f: Filter, given: string): Filter {
+  if (!spec || (spec.type !== 'date' && spec.type !== 'date-time')) return f;
+  const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
+  for (const v of values) {
+    const problem = problemOf(spec, v);
+    if (problem) {
+      const wanted = spec.type === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD (a whole day) or YYYY-MM-DDThh:mm:ss';
+      throw new UsageError(`filter "${given}": "${v}" is not a valid ${spec.type} on ${f.path.join('.')}`).hint(`write ${wanted}`);
+    }
+  }
+  if (spec.type === 'date') return f;
+  if (f.kind === 'eq' && BARE_DATE.test(f.values[0]!)) {
+    const day = f.values[0]!;
+    return { ...f, kind: 'range', values: [], from: day, to: day };
+  }
+  if (f.kind === 'list' && f.values.some((v) => BARE_DATE.test(v))) {
+    throw new UsageError(`filter "${given}": a date on ${f.path.join('.')} means a whole day, which a list of values cannot say`).hint(
+      `filter one day (${f.path.join('.')}=${f.values.find((v) => BARE_DATE.test(v))}), or days in a row with a range a..b`,
+    );
+  }
+  return f;
+}

@@ -1,0 +1,114 @@
+/**
+ * The pure parts of the filter and field-name guards: spaces around values, date checks and
+ * whole-day ranges, repeated fields, near misses.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseFilter } from '../../src/api/filter.js';
+import { checkFilterValues, refuseRepeatedFields } from '../../src/commands/resource/filter-checks.js';
+import { nearMiss } from '../../src/commands/resource/field-names.js';
+import type { AttributeSpec } from '../../src/registry/index.js';
+
+const DT: AttributeSpec = { name: 'createdAt', type: 'date-time', filterable: true };
+const D: AttributeSpec = { name: 'dateOfBirth', type: 'date', filterable: true };
+
+describe('parseFilter: spaces around values', () => {
+  it.each([
+    ['title=CEO, CFO', ['CEO', 'CFO']],
+    ['title= CEO ,CFO ', ['CEO', 'CFO']],
+    ['title= CEO', ['CEO']],
+  ])('%s is trimmed and marked', (expr, values) => {
+    const f = parseFilter(expr);
+    expect(f.values).toEqual(values);
+    expect(f.trimmed).toBe(true);
+  });
+
+  it.each([
+    ['title=CEO,\\ CFO', ['CEO', ' CFO']],
+    ['title=CEO\\ ,CFO', ['CEO ', 'CFO']],
+    ['title=VP Sales,CEO', ['VP Sales', 'CEO']],
+    ['title= ', [' ']],
+  ])('%s keeps its spaces', (expr, values) => {
+    const f = parseFilter(expr);
+    expect(f.values).toEqual(values);
+    expect(f.trimmed).toBeUndefined();
+  });
+});
+
+describe('checkFilterValues', () => {
+  const check = (spec: AttributeSpec, expr: string) => checkFilterValues(spec, parseFilter(expr), expr);
+
+  it('a bare date on a date-time field becomes that day as a range (the API reads a bare bound as its whole day)', () => {
+    expect(check(DT, 'createdAt=2026-11-07')).toMatchObject({ kind: 'range', from: '2026-11-07', to: '2026-11-07' });
+  });
+
+  it('ranges are sent as written: bare dates, times and open ends', () => {
+    expect(check(DT, 'createdAt=2026-11-01..2026-11-07')).toMatchObject({ from: '2026-11-01', to: '2026-11-07' });
+    expect(check(DT, 'createdAt=2026-11-01T12:00:00..')).toMatchObject({ from: '2026-11-01T12:00:00', to: undefined });
+    expect(check(DT, 'createdAt=..2026-11-07')).toMatchObject({ from: undefined, to: '2026-11-07' });
+  });
+
+  it('date fields are checked but not widened', () => {
+    expect(check(D, 'dateOfBirth=1990-02-28')).toMatchObject({ kind: 'eq', values: ['1990-02-28'] });
+    expect(() => check(D, 'dateOfBirth=1990-02-30')).toThrow(/"1990-02-30" is not a valid date/);
+  });
+
+  it.each(['createdAt=2024-13-45', 'createdAt=2023-02-29..', 'createdAt=..2024-01-01T24:30:00', 'createdAt=soon'])('%s is a usage error', (expr) => {
+    expect(() => check(DT, expr)).toThrow(expect.objectContaining({ exitCode: 2 }));
+  });
+
+  it('a list of bare dates is refused; a list of date-times passes', () => {
+    expect(() => check(DT, 'createdAt=2026-11-07,2026-11-08')).toThrow(/means a whole day/);
+    expect(check(DT, 'createdAt=2026-11-07T10:00:00,2026-11-08T10:00:00').kind).toBe('list');
+  });
+
+  it('other types pass unchanged', () => {
+    const f = parseFilter('title=2024-13-45');
+    expect(checkFilterValues({ name: 'title', type: 'string' }, f, 'title=2024-13-45')).toBe(f);
+    expect(checkFilterValues(undefined, f, 'x')).toBe(f);
+  });
+});
+
+describe('refuseRepeatedFields', () => {
+  const given = (...exprs: string[]) => exprs.map((e) => ({ given: e, filter: parseFilter(e) }));
+  const hintOf = (exprs: string[]): string => {
+    try {
+      refuseRepeatedFields(given(...exprs));
+    } catch (err) {
+      return (err as { hints: string[] }).hints.join('\n');
+    }
+    return 'no error';
+  };
+
+  it('one filter per field passes', () => {
+    expect(() => refuseRepeatedFields(given('title=CEO', 'firstName=Ada', 'account.id=1'))).not.toThrow();
+  });
+
+  it.each([
+    [['title=CEO', 'title=CFO'], "title=CEO,CFO"],
+    [['title=CEO,CTO', 'title=CFO,CEO'], 'title=CEO,CTO,CFO'],
+    [['name=Acme\\, Inc', 'name=Beta'], 'name=Acme\\, Inc,Beta'],
+    [['updatedAt=2024-01-01..', 'updatedAt=..2024-02-01'], 'updatedAt=2024-01-01..2024-02-01'],
+    [['account.id=1', 'account.id=2'], 'account.id=1,2'],
+  ])('%j: refused, suggesting %s', (exprs, one) => {
+    expect(() => refuseRepeatedFields(given(...exprs))).toThrow(expect.objectContaining({ exitCode: 2 }));
+    expect(hintOf(exprs)).toContain(`--filter '${one}'`);
+  });
+
+  it('two filters that cannot be merged: refused with a general hint', () => {
+    expect(hintOf(['updatedAt=2024-01-01..2024-02-01', 'updatedAt=2024-03-01'])).toMatch(/give one --filter for updatedAt/);
+  });
+});
+
+describe('nearMiss', () => {
+  const names = ['firstName', 'lastName', 'name', 'title', 'account', 'emails'];
+  it.each([
+    ['fistName', 'firstName'],
+    ['lastname', 'lastName'],
+    ['nmae', 'name'],
+    ['titel', 'title'],
+    ['email', 'emails'],
+    ['ACCOUNT', 'account'],
+  ])('%s → %s', (given, near) => expect(nearMiss(given, names)).toBe(near));
+
+  it.each(['colour', 'xy', 'somethingElse'])('%s has no near miss', (given) => expect(nearMiss(given, names)).toBeUndefined());
+});
