@@ -106,7 +106,15 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     sleep: (ms) => ctx.clock.sleep(ms),
     now: () => ctx.clock.now(),
   });
-  const requester = new Requester({ client, pacer, signal: ctx.signal, sleep, now: () => ctx.clock.now(), onWait: (ms, why) => progress.waiting(ms, why) });
+  const requester = new Requester({
+    client,
+    pacer,
+    signal: ctx.signal,
+    sleep,
+    now: () => ctx.clock.now(),
+    onWait: (ms, why) => progress.waiting(ms, why),
+    resumeHint: resumeHint(setup),
+  });
   let journal: JournalWriter | undefined;
   let report: ReportWriter = NO_REPORT;
   try {
@@ -136,6 +144,13 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       await client.close();
     },
   };
+}
+
+/** How to do the rest of a run that stopped early. */
+function resumeHint(setup: BulkSetup): string {
+  return setup.journalPath
+    ? `run the same command again to do the rest: the journal ${setup.journalPath} records what is done`
+    : 'run the same command again: rows already done are skipped';
 }
 
 /** Error texts come from servers and networks: known secrets never reach a report. */
@@ -184,11 +199,7 @@ export function finishRun(ctx: Context, session: BulkSession, setup: BulkSetup, 
   const files = [setup.journalPath ? `journal ${setup.journalPath}` : '', setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : ''].filter(Boolean);
   if (files.length) ctx.info(files.join(' · '));
   if (result.interrupted) {
-    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(
-      setup.journalPath
-        ? `run the same command again to do the rest: the journal ${setup.journalPath} records what is done`
-        : 'run the same command again: rows already done are skipped',
-    );
+    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(resumeHint(setup));
   }
   const bad = c.failed + c.unknown;
   if (bad > 0) {
