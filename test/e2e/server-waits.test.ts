@@ -99,6 +99,33 @@ describe('a wait that cannot be meant stops the run with an error saying what ca
   }
 });
 
+describe('one request (no bulk run)', () => {
+  const GET1 = { method: 'GET', path: /^\/api\/v2\/prospects\/1(\?|$)/ };
+
+  it('a 429 with requests left and no Retry-After is retried shortly, not given up for the hour', async () => {
+    rig = await startRig({ seed: 44 });
+    const { 'retry-after': _, ...headers } = (refusal('1') as Extract<Fault, { kind: 'answer' }>).headers!;
+    rig.proxy.plan(GET1, [{ kind: 'answer', status: 429, headers, body: '{"errors":[{"id":"rateLimitExceeded","title":"Rate limit exceeded"}]}' }]);
+    const r = await runSvc(['prospects', 'get', '1', '-o', 'json'], { env: rig.env(), timeoutMs: 15_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).id).toBe(1);
+    expect(rig.proxy.log.filter((e) => e.method === 'GET')).toHaveLength(2);
+  });
+
+  it('a Retry-After in epoch milliseconds: exit 1 at once, the error names the header and the value', async () => {
+    rig = await startRig({ seed: 45 });
+    const value = String(Date.now() + 60_000);
+    rig.proxy.always(GET1, refusal(value));
+    const started = Date.now();
+    const r = await runSvc(['prospects', 'get', '1'], { env: rig.env(), timeoutMs: 15_000 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr.split('\n')[0]).toBe(`error: HTTP 429 (Rate limit exceeded): Retry-After: ${value} is a time in epoch milliseconds (${new Date(Number(value)).toISOString().replace(/\.\d{3}Z$/, 'Z')}), not seconds; not waiting for it`);
+    expect(r.stderr).toMatch(/^hint: try again later$/m);
+    expect(rig.proxy.log.filter((e) => e.method === 'GET')).toHaveLength(1);
+  });
+});
+
 describe('waiting is shown with few lines', () => {
   it('refusals one after another: at most one wait line every few seconds off a terminal', async () => {
     rig = await startRig({ seed: 43 });
