@@ -107,9 +107,10 @@ export class Requester {
             pacer.fail(new ServerWaitError(`HTTP ${err.status} (${err.message})`, 'Retry-After', err.retryAfter!, asked.absurd));
             continue;
           }
-          // `Retry-After` is the wait. Without one, or with one under a second (zero, a moment
-          // ago: refused again at once, that would be a burst), the wait grows with the streak.
-          const wait = asked && asked.ms >= 1000 ? asked.ms : Math.min(1000 * 2 ** (this.streak - 1), 60_000);
+          // `Retry-After` is the wait, but a second at least: zero (or a moment ago) answered
+          // by one refusal after another would be a burst of requests. Without one, the wait
+          // grows with the streak.
+          const wait = asked ? Math.max(asked.ms, 1000) : Math.min(1000 * 2 ** (this.streak - 1), 60_000);
           const why = err.status === 429 ? 'rate limited (HTTP 429)' : 'service unavailable (HTTP 503, maintenance)';
           // Every worker waits (the pacer shows the wait once).
           this.waitEnds = Math.max(this.waitEnds, this.now() + wait);
