@@ -95,6 +95,15 @@ export class Progress {
     if (this.opts.tty && this.timer) this.draw();
   }
 
+  /**
+   * Erases the bar now, before something else is written to the terminal (a report line on a
+   * stdout that shares it); the next redraw puts it back below.
+   */
+  clear(): void {
+    if (this.opts.tty && this.drawn) this.opts.stderr.write('\r\x1b[2K');
+    this.drawn = false;
+  }
+
   /** Stops the display and clears the bar. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);

@@ -82,13 +82,15 @@ export interface BulkSession {
  */
 export async function openSession(ctx: Context, setup: BulkSetup, label: string, total: number | undefined): Promise<BulkSession> {
   const conn = await ctx.connection();
+  const stderrColumns = ctx.io.stderrColumns ?? 0;
   const progress = new Progress({
     stderr: ctx.io.stderr,
     // --verbose writes trace lines as requests go: a bar redrawn between them would garble both.
-    tty: ctx.io.stderrIsTTY && !ctx.globals.verbose,
+    // A terminal that reports no width gets plain lines: a bar cannot be sized to it.
+    tty: ctx.io.stderrIsTTY && !ctx.globals.verbose && stderrColumns > 0,
     label,
     total,
-    columns: ctx.io.columns,
+    columns: stderrColumns || ctx.io.columns,
     intervalMs: progressInterval(ctx.env.SVC_PROGRESS_INTERVAL),
     now: () => ctx.clock.now(),
   });
@@ -122,7 +124,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       journal = new JournalWriter(setup.journalPath, () => ctx.clock.now());
       journal.open();
     }
-    if (setup.reportPath === '-') report = redacted(ctx, stdoutReport(ctx.io.stdout));
+    if (setup.reportPath === '-') report = beforeEach(() => progress.clear(), redacted(ctx, stdoutReport(ctx.io.stdout)));
     else if (setup.reportPath) report = redacted(ctx, openReportFile(setup.reportPath));
   } catch (err) {
     journal?.close();
@@ -143,6 +145,20 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       report.close();
       await client.close();
     },
+  };
+}
+
+/**
+ * Report lines on stdout erase the progress bar first: on a shared terminal they would
+ * otherwise be written after the bar, on its line (the bar is redrawn below them).
+ */
+function beforeEach(fn: () => void, inner: ReportWriter): ReportWriter {
+  return {
+    write: (e) => {
+      fn();
+      return inner.write(e);
+    },
+    close: () => inner.close(),
   };
 }
 

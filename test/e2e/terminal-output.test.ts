@@ -1,11 +1,13 @@
 /**
- * The spinner in a real terminal (tmux): it shows while a slow listing is fetched, and what is
- * left on the screen is the data exactly as a pipe gets it — no spinner residue before the first
- * line, no line of data erased. A terminal that reports zero columns (`script`, `docker exec -t`)
- * gets no spinner and the command ends at once.
+ * Output in a real terminal (tmux, `script`): the spinner shows while a slow listing is fetched,
+ * and what is left on the screen is the data exactly as a pipe gets it — no spinner residue
+ * before the first line, no line of data erased. A terminal that reports zero columns (`script`,
+ * `docker exec -t`) gets no spinner and the command ends at once. A bulk run's `--report -` on
+ * the terminal of its progress bar gets clean lines.
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputFile } from '../helpers/bulk.js';
 import { baseEnv, BIN, runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
@@ -106,5 +108,19 @@ describe('spinner, byte by byte (script)', () => {
     expect(r.ms).toBeLessThan(10_000);
     expect(r.raw).not.toMatch(/\x1b/);
     expect(r.raw.replace(/\r\n/g, '\n')).toBe(piped.stdout);
+  });
+});
+
+describe('bulk progress bar and --report - on one terminal', () => {
+  it('every report line stands alone on its line: no bar in front of it', async () => {
+    const rows = [1, 2, 3, 4].map((id) => JSON.stringify({ id, title: `Shown ${id}` })).join('\n') + '\n';
+    const file = inputFile('shown.ndjson', rows);
+    const s = term(`prospects update --input ${file} --report - --concurrency 1`, { width: 120 });
+    const screen = await s.waitFor(/\[exit \d+\]/, 20_000);
+    expect(screen).toMatch(/\[exit 0\]/);
+    const lines = screen.split('\n').filter((l) => l.includes('"row"'));
+    expect(lines, screen).toHaveLength(4);
+    for (const l of lines) expect(l.trimEnd(), screen).toMatch(/^\{"row":\d,"status":"updated","id":\d,"error":null\}$/);
+    expect(screen).not.toMatch(/rows\/s/);
   });
 });
