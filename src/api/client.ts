@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { InterruptedError, NetworkError, SvcError, UsageError, type ApiError } from '../errors.js';
 import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
-import { readServerWait, ServerWaitError } from './server-wait.js';
+import { refusalWait, ServerWaitError } from './server-wait.js';
 import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
 import { createAgent, request as undiciRequest } from './undici-lite.js';
@@ -156,7 +156,7 @@ export class ApiClient {
         const spent = res.status === 429 && !((res.rateLimit.remaining ?? 0) > 0);
         const header = retryAfter !== undefined ? 'Retry-After' : 'X-RateLimit-Reset';
         const value = retryAfter ?? (spent ? res.rateLimit.reset : undefined);
-        const asked = readServerWait(value, now());
+        const asked = refusalWait(res.status, value, now());
         if (asked && 'absurd' in asked) {
           throw new ServerWaitError(`HTTP ${res.status} (${error.message})`, header, value!, asked.absurd).hint('try again later');
         }

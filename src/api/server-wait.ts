@@ -14,8 +14,11 @@ export const MAX_SERVER_WAIT_MS = 24 * 3600_000;
 /** How far in the past a reset time may lie and still mean "now" (clocks drift; resets are whole seconds). */
 const PAST_TOLERANCE_MS = 60_000;
 
-/** A wait read from a header: how long, or why it cannot be meant. */
-export type ServerWait = { ms: number } | { absurd: string };
+/**
+ * A wait read from a header: how long, or why it cannot be meant (`past`: a time long gone,
+ * which a maintenance that overran its announced end may still send).
+ */
+export type ServerWait = { ms: number } | { absurd: string; past?: true };
 
 /**
  * Reads a `Retry-After` or `X-RateLimit-Reset` value. Undefined when there is none or it cannot
@@ -36,9 +39,18 @@ export function readServerWait(value: string | undefined, now: number): ServerWa
   return Number.isNaN(t) ? undefined : judgeTime(t, now);
 }
 
+/**
+ * The wait a refusal (429, 503) asks for. A maintenance end (503) that has long passed means the
+ * maintenance overran it: nothing to wait for by the header (the caller backs off), no error.
+ */
+export function refusalWait(status: number, value: string | undefined, now: number): ServerWait | undefined {
+  const w = readServerWait(value, now);
+  return w && 'past' in w && status === 503 ? undefined : w;
+}
+
 function judgeTime(t: number, now: number): ServerWait {
   const ms = t - now;
-  if (ms < -PAST_TOLERANCE_MS) return { absurd: `a time in the past (${iso(t)}, ${human(-ms)} ago)` };
+  if (ms < -PAST_TOLERANCE_MS) return { absurd: `a time in the past (${iso(t)}, ${human(-ms)} ago)`, past: true };
   if (ms > MAX_SERVER_WAIT_MS) return { absurd: `a wait of ${human(ms)} (until ${iso(t)}), over 24 hours` };
   return { ms: Math.max(0, ms) };
 }

@@ -8,7 +8,7 @@
  */
 import type { ApiClient, ApiRequest, ApiResponse } from '../api/client.js';
 import type { PageClient } from '../api/paginate.js';
-import { readServerWait, ServerWaitError } from '../api/server-wait.js';
+import { refusalWait, ServerWaitError } from '../api/server-wait.js';
 import { ApiError, NetworkError } from '../errors.js';
 import type { Pacer } from './pacing.js';
 
@@ -101,7 +101,7 @@ export class Requester {
           // Refused before being processed: repeat after the wait, even a create.
           this.refusals++;
           if (sentAt >= this.waitEnds) this.streak++;
-          const asked = readServerWait(err.retryAfter, this.now());
+          const asked = refusalWait(err.status, err.retryAfter, this.now());
           if (asked && 'absurd' in asked) {
             // Every worker stops with this error: nothing more is sent, the journal stays whole.
             pacer.fail(new ServerWaitError(`HTTP ${err.status} (${err.message})`, 'Retry-After', err.retryAfter!, asked.absurd));

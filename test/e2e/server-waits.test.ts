@@ -59,6 +59,24 @@ describe('a 429 waits for Retry-After, not for the rate-limit window', () => {
   });
 });
 
+describe('maintenance that overran its announced end', () => {
+  it('503 with a Retry-After long past: backed off and retried, not an error; the run finishes', async () => {
+    rig = await startRig({ seed: 46 });
+    const run = updateRun(10, 2);
+    const overran: Fault = {
+      kind: 'answer',
+      status: 503,
+      headers: { 'retry-after': new Date(Date.now() - 120_000).toISOString() },
+      body: JSON.stringify({ errors: [{ id: 'scheduledServerMaintenance', title: 'Scheduled maintenance' }] }),
+    };
+    rig.proxy.plan(PATCH, [overran, overran]);
+    const r = await runSvc(run.args, { env: rig.env(), timeoutMs: 20_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(titled(rig, 10)).toBe(10);
+    expect(rig.proxy.log.filter((e) => e.status === 503)).toHaveLength(2);
+  });
+});
+
 describe('a wait that cannot be meant stops the run with an error saying what came', () => {
   const cases: [string, () => string, RegExp][] = [
     ['over a day (30 days in seconds)', () => '2592000', /Retry-After: 2592000.*over 24 hours/],

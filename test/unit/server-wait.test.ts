@@ -1,6 +1,6 @@
 /** Reading the waits a server asks for, and the ones that cannot be meant. */
 import { describe, expect, it } from 'vitest';
-import { readServerWait } from '../../src/api/server-wait.js';
+import { readServerWait, refusalWait } from '../../src/api/server-wait.js';
 import { systemClock } from '../../src/cli/context.js';
 
 const NOW = Date.parse('2026-01-10T12:00:00Z');
@@ -30,9 +30,19 @@ describe('readServerWait', () => {
     expect(readServerWait('2592000', NOW)).toEqual({ absurd: 'a wait of 30 days, over 24 hours' });
     expect(readServerWait('129600', NOW)).toEqual({ absurd: 'a wait of 1.5 days, over 24 hours' });
     expect(readServerWait(String(NOW + 5000), NOW)).toEqual({ absurd: 'a time in epoch milliseconds (2026-01-10T12:00:05Z), not seconds' });
-    expect(readServerWait(String(NOW / 1000 - 3600), NOW)).toEqual({ absurd: 'a time in the past (2026-01-10T11:00:00Z, 60 minutes ago)' });
+    expect(readServerWait(String(NOW / 1000 - 3600), NOW)).toEqual({ absurd: 'a time in the past (2026-01-10T11:00:00Z, 60 minutes ago)', past: true });
     expect(readServerWait('2027-01-10T12:00:00Z', NOW)).toMatchObject({ absurd: expect.stringMatching(/over 24 hours/) });
     expect(readServerWait('9'.repeat(400), NOW)).toMatchObject({ absurd: expect.stringMatching(/epoch milliseconds \(beyond any date\)/) });
+  });
+});
+
+describe('refusalWait', () => {
+  it("a 503's maintenance end long past means it overran: no wait to read; a 429's is absurd", () => {
+    const past = new Date(NOW - 120_000).toISOString();
+    expect(refusalWait(503, past, NOW)).toBeUndefined();
+    expect(refusalWait(429, past, NOW)).toMatchObject({ absurd: expect.stringMatching(/in the past/) });
+    expect(refusalWait(503, '2592000', NOW)).toMatchObject({ absurd: expect.stringMatching(/over 24 hours/) });
+    expect(refusalWait(503, '2', NOW)).toEqual({ ms: 2000 });
   });
 });
 
