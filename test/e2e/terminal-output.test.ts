@@ -123,4 +123,16 @@ describe('bulk progress bar and --report - on one terminal', () => {
     for (const l of lines) expect(l.trimEnd(), screen).toMatch(/^\{"row":\d,"status":"updated","id":\d,"error":null\}$/);
     expect(screen).not.toMatch(/rows\/s/);
   });
+
+  it("script's 0×0 terminal: no bar drawn at a width it cannot know; plain lines, clean report", async () => {
+    const rows = [5, 6].map((id) => JSON.stringify({ id, title: `Plain ${id}` })).join('\n') + '\n';
+    const file = inputFile('plain.ndjson', rows);
+    const r = await underScript(`prospects update --input ${file} --report - --concurrency 1`);
+    expect(r.code, r.raw).toBe(0);
+    expect(r.raw).not.toMatch(/\x1b/);
+    expect(r.raw.split('\r\n').filter((l) => l.startsWith('{'))).toEqual([
+      '{"row":1,"status":"updated","id":5,"error":null}',
+      '{"row":2,"status":"updated","id":6,"error":null}',
+    ]);
+  });
 });
