@@ -4,7 +4,8 @@
  */
 import type { Dispatcher } from 'undici';
 import { InterruptedError, NetworkError, SvcError, UsageError, type ApiError } from '../errors.js';
-import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
+import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
+import { refusalWait, ServerWaitError } from './server-wait.js';
 import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
 import { createAgent, request as undiciRequest } from './undici-lite.js';
@@ -150,7 +151,16 @@ export class ApiClient {
       const serverError = res.status === 500 || (gatewayGaveUp && req.retryServerErrors !== false);
       const transient = refusedUnprocessed || (idempotent && serverError);
       if (!req.noRetry && transient && attempt < maxAttempts) {
-        const wait = retryAfterMs(retryAfter ?? (res.status === 429 ? res.rateLimit.reset : undefined), now()) ?? backoff(attempt);
+        // The wait is Retry-After; on a 429 without one, the spec's reset time stands in for it,
+        // but only when the server's own count says the window is spent.
+        const spent = res.status === 429 && !((res.rateLimit.remaining ?? 0) > 0);
+        const header = retryAfter !== undefined ? 'Retry-After' : 'X-RateLimit-Reset';
+        const value = retryAfter ?? (spent ? res.rateLimit.reset : undefined);
+        const asked = refusalWait(res.status, value, now());
+        if (asked && 'absurd' in asked) {
+          throw new ServerWaitError(`HTTP ${res.status} (${error.message})`, header, value!, asked.absurd).hint('try again later');
+        }
+        const wait = asked?.ms ?? backoff(attempt);
         if (wait <= (this.opts.maxRetryWaitMs ?? 10_000)) {
           this.opts.onWait?.(wait, `HTTP ${res.status}`);
           this.trace(`retry ${method} ${redactUrl(url)} in ${wait} ms after HTTP ${res.status}`);

@@ -5,11 +5,15 @@
  *
  * The next page is requested as soon as the current one has arrived, while the caller writes the
  * current one: a long listing costs the larger of the two, not their sum.
+ *
+ * A server whose paging goes round in circles (a `links.next` back to a page already fetched, a
+ * page of records already seen) ends the listing with an error rather than never ending it.
  */
 import { ApiError } from '../errors.js';
 import type { ApiClient, ApiResponse } from './client.js';
 import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
 import { parseCollection } from './page-parse.js';
+import { PagingGuard } from './paging-guard.js';
 import { encodeQuery, queryPairs, type ListQuery } from './query.js';
 
 /** The service's caps. */
@@ -44,6 +48,7 @@ export interface Page {
 /** A request on its way: the page it asks for and its (already guarded) outcome. */
 interface InFlight {
   want: number;
+  url: URL;
   /** Status and document only: the response text (5 MB for a page of big records) is let go at once. */
   result: Promise<Pick<ApiResponse, 'status' | 'doc'>>;
   abort: AbortController;
@@ -72,6 +77,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   let keysetFrom: number | undefined;
   let next: URL | undefined;
   let first = true;
+  const guard = new PagingGuard();
 
   const send = (): InFlight => {
     const want = Math.min(size, max - fetched);
@@ -88,6 +94,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       url = client.resolve(path);
       url.search = encodeQuery(queryPairs(q));
     }
+    guard.requested(url);
     const abort = new AbortController();
     const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
     const result = client
@@ -96,7 +103,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     // A prefetch the caller never collects (it stopped early, or failed writing) must not end
     // the process with an unhandled rejection; its error is seen when it is awaited.
     result.catch(() => {});
-    return { want, result, abort };
+    return { want, url, result, abort };
   };
 
   let pending: InFlight | undefined;
@@ -123,11 +130,22 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       if (!Array.isArray(data)) {
         throw new ApiError(res.status, [{ title: 'bad response', detail: 'collection response has no data array' }]);
       }
+      guard.arrived(inflight.url, data);
       const page: Page = { doc: res.doc, records: data.length > max - fetched ? data.slice(0, max - fetched) : data };
       fetched += page.records.length;
       offset += data.length;
-      if (data.length === 0 || fetched >= max || !advance(res.doc, data, inflight.want)) {
+      let more = false;
+      // A next link that cannot be followed ends the listing with an error, after the records
+      // that did arrive.
+      let stop: unknown;
+      try {
+        more = data.length > 0 && fetched < max && advance(res.doc, data, inflight.want);
+      } catch (err) {
+        stop = err;
+      }
+      if (!more) {
         yield page;
+        if (stop) throw stop;
         return;
       }
       pending = send();
@@ -147,6 +165,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       next = undefined;
     } else {
       next = pinToOrigin(client, link);
+      guard.follow(next);
       const linkOffset = Number(next.searchParams.get('page[offset]') ?? offset);
       if (Number.isFinite(linkOffset)) offset = linkOffset;
     }

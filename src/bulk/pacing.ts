@@ -12,8 +12,15 @@
  * never overrun. A 429 or 503 that comes anyway (another process sharing the user's budget,
  * maintenance) blocks every worker until its `Retry-After`, so that one refusal does not
  * become eight. A server that sends no rate-limit headers is not paced at all.
+ *
+ * The server's own count is believed: a 429 that still says thousands of requests are left is a
+ * refusal for its `Retry-After`, not a sign that the window is spent. A reset time that cannot be
+ * meant (over a day away, long past, epoch milliseconds) is only an error when the run would have
+ * to wait for it; then, as after any such wait asked by a refusal ({@link Pacer.fail}), every
+ * worker stops with that error instead of sending.
  */
-import { retryAfterMs, type RateLimitInfo } from '../api/jsonapi.js';
+import type { RateLimitInfo } from '../api/jsonapi.js';
+import { readServerWait, ServerWaitError } from '../api/server-wait.js';
 
 /** Options of {@link Pacer}. */
 export interface PacerOptions {
@@ -41,6 +48,11 @@ export class Pacer {
   /** The server sends no rate-limit headers. */
   private unpaced = false;
   private waiters: (() => void)[] = [];
+  /** `X-RateLimit-Reset` of the latest reading, when it cannot be meant. */
+  private badReset: { value: string; reason: string } | undefined;
+  /** Set by {@link fail}: every acquire throws it, every wait ends. */
+  private failure: Error | undefined;
+  private readonly failed = new AbortController();
   private readonly now: () => number;
   /** Requests that had to wait for the rate limit (for the summary). */
   waits = 0;
@@ -59,10 +71,13 @@ export class Pacer {
     }
     this.unpaced = false;
     const now = this.now();
-    const wait = info.reset !== undefined ? retryAfterMs(info.reset, now) : undefined;
-    const resetAt = wait !== undefined ? now + wait : undefined;
+    const read = readServerWait(info.reset, now);
+    this.badReset = read && 'absurd' in read ? { value: info.reset!, reason: read.absurd } : undefined;
+    const resetAt = read && 'ms' in read ? now + read.ms : undefined;
     if (info.limit !== undefined) this.limit = info.limit;
-    const remaining = status === 429 ? 0 : info.remaining;
+    // Even on a 429: the refusal's own wait is its Retry-After (see block), and the window is
+    // only spent when the server's count says so.
+    const remaining = info.remaining;
     const newer =
       this.remaining === undefined ||
       this.resetAt === undefined ||
@@ -89,11 +104,24 @@ export class Pacer {
   }
 
   /**
+   * Stops the run: every worker waiting or about to send throws `err` (a wait the server asked
+   * for that cannot be meant) instead of sending.
+   */
+  fail(err: Error): void {
+    this.failure ??= err;
+    this.failed.abort();
+    this.wake();
+  }
+
+  /**
    * Waits until a request may start. Resolves false when `signal` aborts first.
    * Call {@link release} when the request is answered.
+   * @throws the error given to {@link fail}, or a ServerWaitError when the window is spent and
+   *   its reset time cannot be meant
    */
   async acquire(signal: AbortSignal): Promise<boolean> {
     for (;;) {
+      if (this.failure) throw this.failure;
       if (signal.aborted) return false;
       const now = this.now();
       if (this.blockedUntil > now) {
@@ -103,6 +131,11 @@ export class Pacer {
       if (this.remaining === undefined && !this.unpaced && this.inflight > 0) {
         // Nothing known about this window yet: one probe at a time until an answer tells.
         await this.change(signal);
+        continue;
+      }
+      if (this.remaining !== undefined && this.resetAt === undefined && this.badReset && this.remaining - this.inflight <= 0) {
+        const { value, reason } = this.badReset;
+        this.fail(new ServerWaitError('no requests left in this window', 'X-RateLimit-Reset', value, reason));
         continue;
       }
       if (this.remaining !== undefined && this.resetAt !== undefined) {
@@ -131,8 +164,9 @@ export class Pacer {
             this.waits++;
             await this.wait(slot - now, `rate limit: ${this.remaining} requests left until the window resets, slowing down`, signal);
           }
-          if (signal.aborted) {
+          if (signal.aborted || this.failure) {
             this.inflight--;
+            if (this.failure) throw this.failure;
             return false;
           }
           return true;
@@ -172,6 +206,6 @@ export class Pacer {
 
   private async wait(ms: number, reason: string, signal: AbortSignal): Promise<void> {
     if (ms >= 1000) this.opts.onWait?.(ms, reason);
-    await this.opts.sleep(Math.max(0, ms), signal);
+    await this.opts.sleep(Math.max(0, ms), AbortSignal.any([signal, this.failed.signal]));
   }
 }

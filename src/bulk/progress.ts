@@ -43,6 +43,8 @@ export class Progress {
   private waitUntil = 0;
   private waitReason = '';
   private lastWaitAnnounced = 0;
+  /** When the last `waiting` line was printed (off a terminal). */
+  private lastWaitLine = -Infinity;
   private readonly now: () => number;
   private drawn = false;
 
@@ -65,16 +67,24 @@ export class Progress {
     if (worked) this.worked++;
   }
 
-  /** A wait began (rate limit, maintenance, retry): shown once, not once per worker. */
+  /**
+   * A wait began (rate limit, maintenance, retry): shown once, not once per worker, and off a
+   * terminal at most one line per progress interval (a server refusing every second for an
+   * hour must not write 3,600 lines; the periodic line still shows the wait in progress).
+   */
   waiting(ms: number, reason: string): void {
-    const until = this.now() + ms;
+    const now = this.now();
+    const until = now + ms;
     const fresh = Math.abs(until - this.lastWaitAnnounced) > 1000 || reason !== this.waitReason;
     this.waitUntil = Math.max(this.waitUntil, until);
     this.waitReason = reason;
     if (!fresh) return;
     this.lastWaitAnnounced = until;
     if (this.opts.tty) this.draw();
-    else if (ms >= 1000) this.opts.stderr.write(`waiting ${clock(ms)}: ${reason}\n`);
+    else if (ms >= 1000 && now - this.lastWaitLine >= (this.opts.intervalMs ?? 5000)) {
+      this.lastWaitLine = now;
+      this.opts.stderr.write(`waiting ${clock(ms)}: ${reason}\n`);
+    }
   }
 
   /** Prints a message line (a failed row, a warning) without breaking the bar. */
@@ -83,6 +93,15 @@ export class Progress {
     this.opts.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
     this.drawn = false;
     if (this.opts.tty && this.timer) this.draw();
+  }
+
+  /**
+   * Erases the bar now, before something else is written to the terminal (a report line on a
+   * stdout that shares it); the next redraw puts it back below.
+   */
+  clear(): void {
+    if (this.opts.tty && this.drawn) this.opts.stderr.write('\r\x1b[2K');
+    this.drawn = false;
   }
 
   /** Stops the display and clears the bar. */

@@ -8,7 +8,7 @@
  */
 import type { ApiClient, ApiRequest, ApiResponse } from '../api/client.js';
 import type { PageClient } from '../api/paginate.js';
-import { retryAfterMs } from '../api/jsonapi.js';
+import { refusalWait, ServerWaitError } from '../api/server-wait.js';
 import { ApiError, NetworkError } from '../errors.js';
 import type { Pacer } from './pacing.js';
 
@@ -41,6 +41,8 @@ export interface RequesterOptions {
   onWait?: (ms: number, reason: string) => void;
   /** Attempts for a request failing with network or gateway errors. @default 5 */
   maxAttempts?: number;
+  /** How to resume, added to the error when the server asks for a wait that cannot be meant. */
+  resumeHint?: string;
 }
 
 /** Network failures that happen before the request leaves: safe to repeat even a create. */
@@ -85,7 +87,7 @@ export class Requester {
     const max = this.opts.maxAttempts ?? 5;
     let attempt = 0;
     for (;;) {
-      if (!(await pacer.acquire(signal))) throw new Stopped();
+      if (!(await this.acquire())) throw new Stopped();
       let res: ApiResponse;
       if (track) track.sent++;
       beforeSend?.();
@@ -99,7 +101,16 @@ export class Requester {
           // Refused before being processed: repeat after the wait, even a create.
           this.refusals++;
           if (sentAt >= this.waitEnds) this.streak++;
-          const wait = retryAfterMs(err.retryAfter, this.now()) ?? Math.min(1000 * 2 ** (this.streak - 1), 60_000);
+          const asked = refusalWait(err.status, err.retryAfter, this.now());
+          if (asked && 'absurd' in asked) {
+            // Every worker stops with this error: nothing more is sent, the journal stays whole.
+            pacer.fail(new ServerWaitError(`HTTP ${err.status} (${err.message})`, 'Retry-After', err.retryAfter!, asked.absurd));
+            continue;
+          }
+          // `Retry-After` is the wait, but a second at least: zero (or a moment ago) answered
+          // by one refusal after another would be a burst of requests. Without one, the wait
+          // grows with the streak.
+          const wait = asked ? Math.max(asked.ms, 1000) : Math.min(1000 * 2 ** (this.streak - 1), 60_000);
           const why = err.status === 429 ? 'rate limited (HTTP 429)' : 'service unavailable (HTTP 503, maintenance)';
           // Every worker waits (the pacer shows the wait once).
           this.waitEnds = Math.max(this.waitEnds, this.now() + wait);
@@ -128,6 +139,16 @@ export class Requester {
       pacer.release();
       this.streak = 0;
       return res;
+    }
+  }
+
+  /** The pacer's acquire, with how to resume added to the error that stops the run. */
+  private async acquire(): Promise<boolean> {
+    try {
+      return await this.opts.pacer.acquire(this.opts.signal);
+    } catch (err) {
+      if (err instanceof ServerWaitError && this.opts.resumeHint && !err.hints.includes(this.opts.resumeHint)) err.hint(this.opts.resumeHint);
+      throw err;
     }
   }
 

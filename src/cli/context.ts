@@ -61,18 +61,29 @@ export interface Context {
   onClose(fn: () => Promise<void> | void): void;
 }
 
+/** Longest delay a Node timer holds; a longer one fires after 1 ms instead (and warns). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A real clock. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve) => {
       if (signal?.aborted) return resolve();
-      const t = setTimeout(done, ms);
+      const end = Date.now() + ms;
+      let t: NodeJS.Timeout | undefined;
+      // Long waits go in steps a timer can hold: one past ~24.8 days must not become a 1 ms loop.
+      const arm = () => {
+        const left = end - Date.now();
+        if (left <= 0) return done();
+        t = setTimeout(left > MAX_TIMER_MS ? arm : done, Math.min(left, MAX_TIMER_MS));
+      };
       function done() {
         signal?.removeEventListener('abort', done);
         clearTimeout(t);
         resolve();
       }
       signal?.addEventListener('abort', done, { once: true });
+      arm();
     }),
 };

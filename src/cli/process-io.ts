@@ -23,5 +23,9 @@ export function processIO(opts: { noColor?: boolean; env?: NodeJS.ProcessEnv } =
     stderrIsTTY,
     color: !noColor && stdoutIsTTY,
     columns: process.stdout.columns || Number(env.COLUMNS) || 80,
+    // Read at each use: a terminal can be resized while a command runs.
+    get stderrColumns() {
+      return stderrIsTTY ? (process.stderr.columns ?? 0) : 0;
+    },
   };
 }

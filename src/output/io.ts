@@ -15,6 +15,11 @@ export interface IO {
   color: boolean;
   /** Terminal width, 80 when unknown. */
   columns: number;
+  /**
+   * Width of the terminal on stderr as it reports it now: 0 when stderr is no terminal or the
+   * terminal reports none (`script`, `docker exec -t`). Unset means unknown.
+   */
+  readonly stderrColumns?: number;
 }
 
 /** Writes and waits for drain when the stream's buffer is full (constant memory when piping). */

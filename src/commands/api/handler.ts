@@ -1,6 +1,7 @@
 /** Handler of `svc api`. */
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
+import { PagingGuard } from '../../api/paging-guard.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { writeOut } from '../../output/io.js';
 import { createRecordWriter } from '../../output/render.js';
@@ -32,15 +33,20 @@ export async function apiHandler(
   // Paginated: raw documents (one per line) by default, or records in the chosen format.
   const format = ctx.globals.output ?? 'raw';
   const writer = createRecordWriter({ format, io: ctx.io });
-  let next: string | undefined = url.toString();
+  const guard = new PagingGuard();
+  let next: URL | undefined = url;
   while (next) {
-    const res = await api.request({ method: 'GET', path: next });
+    guard.requested(next);
+    const res = await api.request({ method: 'GET', path: next.toString() });
+    if (Array.isArray(res.doc.data)) guard.arrived(next, res.doc.data);
     await writer.page(res.doc, flattenDocument(res.doc));
-    next = res.doc.links?.next;
-    if (next && new URL(next, api.baseUrl).origin !== api.baseUrl.origin) {
-      ctx.warn(`not following links.next to another host (${new URL(next).origin})`);
+    const link = res.doc.links?.next;
+    next = link ? new URL(link, api.baseUrl) : undefined;
+    if (next && next.origin !== api.baseUrl.origin) {
+      ctx.warn(`not following links.next to another host (${next.origin})`);
       break;
     }
+    if (next) guard.follow(next);
   }
   await writer.end();
 }

@@ -35,11 +35,15 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
   if (columns) applyColumns(rt, columns, query, org, ctx.output === 'table' || ctx.output === 'csv');
-  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, columns, defaultColumns: rt.defaultColumns });
   const api = await ctx.api();
   // More than one page streams through: keep the heap near what is live (output/heap.ts).
   if (flags.all || (limit ?? 0) > MAX_PAGE_SIZE) keepHeapNearLiveSize();
-  const spinner = await startSpinner(ctx.io, `Fetching ${rt.command}…`);
+  const spinner = startSpinner(ctx.io, `Fetching ${rt.command}…`, ctx.env);
+  const writer = createRecordWriter({ format: ctx.output, io: spinner.dataIO(ctx.io), columns, defaultColumns: rt.defaultColumns });
+  const warn = (m: string) => {
+    spinner.clear();
+    ctx.warn(m);
+  };
   let total = 0;
   let countMeta: { count?: unknown; truncated?: unknown } | undefined;
   try {
@@ -47,7 +51,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       // `--limit 0 --count` asks only for the total: one page of one record is the cheapest request.
       if (!flags.count) throw new UsageError('--limit 0 only makes sense with --count');
     }
-    for await (const page of paginate(api, rt.path, { query, limit: limit === 0 ? 1 : limit, all: flags.all, pageSize, warn: (m) => ctx.warn(m), signal: ctx.signal })) {
+    for await (const page of paginate(api, rt.path, { query, limit: limit === 0 ? 1 : limit, all: flags.all, pageSize, warn, signal: ctx.signal })) {
       if (countMeta === undefined && flags.count) countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
       if (limit === 0) break;
       const included = indexIncluded(page.doc);

@@ -82,13 +82,15 @@ export interface BulkSession {
  */
 export async function openSession(ctx: Context, setup: BulkSetup, label: string, total: number | undefined): Promise<BulkSession> {
   const conn = await ctx.connection();
+  const stderrColumns = ctx.io.stderrColumns ?? 0;
   const progress = new Progress({
     stderr: ctx.io.stderr,
     // --verbose writes trace lines as requests go: a bar redrawn between them would garble both.
-    tty: ctx.io.stderrIsTTY && !ctx.globals.verbose,
+    // A terminal that reports no width gets plain lines: a bar cannot be sized to it.
+    tty: ctx.io.stderrIsTTY && !ctx.globals.verbose && stderrColumns > 0,
     label,
     total,
-    columns: ctx.io.columns,
+    columns: stderrColumns || ctx.io.columns,
     intervalMs: progressInterval(ctx.env.SVC_PROGRESS_INTERVAL),
     now: () => ctx.clock.now(),
   });
@@ -106,7 +108,15 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     sleep: (ms) => ctx.clock.sleep(ms),
     now: () => ctx.clock.now(),
   });
-  const requester = new Requester({ client, pacer, signal: ctx.signal, sleep, now: () => ctx.clock.now(), onWait: (ms, why) => progress.waiting(ms, why) });
+  const requester = new Requester({
+    client,
+    pacer,
+    signal: ctx.signal,
+    sleep,
+    now: () => ctx.clock.now(),
+    onWait: (ms, why) => progress.waiting(ms, why),
+    resumeHint: resumeHint(setup),
+  });
   let journal: JournalWriter | undefined;
   let report: ReportWriter = NO_REPORT;
   try {
@@ -114,7 +124,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       journal = new JournalWriter(setup.journalPath, () => ctx.clock.now());
       journal.open();
     }
-    if (setup.reportPath === '-') report = redacted(ctx, stdoutReport(ctx.io.stdout));
+    if (setup.reportPath === '-') report = beforeEach(() => progress.clear(), redacted(ctx, stdoutReport(ctx.io.stdout)));
     else if (setup.reportPath) report = redacted(ctx, openReportFile(setup.reportPath));
   } catch (err) {
     journal?.close();
@@ -136,6 +146,27 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       await client.close();
     },
   };
+}
+
+/**
+ * Report lines on stdout erase the progress bar first: on a shared terminal they would
+ * otherwise be written after the bar, on its line (the bar is redrawn below them).
+ */
+function beforeEach(fn: () => void, inner: ReportWriter): ReportWriter {
+  return {
+    write: (e) => {
+      fn();
+      return inner.write(e);
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** How to do the rest of a run that stopped early. */
+function resumeHint(setup: BulkSetup): string {
+  return setup.journalPath
+    ? `run the same command again to do the rest: the journal ${setup.journalPath} records what is done`
+    : 'run the same command again: rows already done are skipped';
 }
 
 /** Error texts come from servers and networks: known secrets never reach a report. */
@@ -184,11 +215,7 @@ export function finishRun(ctx: Context, session: BulkSession, setup: BulkSetup, 
   const files = [setup.journalPath ? `journal ${setup.journalPath}` : '', setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : ''].filter(Boolean);
   if (files.length) ctx.info(files.join(' · '));
   if (result.interrupted) {
-    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(
-      setup.journalPath
-        ? `run the same command again to do the rest: the journal ${setup.journalPath} records what is done`
-        : 'run the same command again: rows already done are skipped',
-    );
+    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(resumeHint(setup));
   }
   const bad = c.failed + c.unknown;
   if (bad > 0) {

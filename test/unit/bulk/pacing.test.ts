@@ -1,6 +1,7 @@
 /** The pacer: full speed with budget, spread out near the end, wait for the reset, blocks. */
 import { describe, expect, it } from 'vitest';
 import { Pacer } from '../../../src/bulk/pacing.js';
+import { ServerWaitError } from '../../../src/api/server-wait.js';
 import { clock } from '../../../src/bulk/progress.js';
 
 /** A fake clock whose sleeps advance time instantly. */
@@ -113,7 +114,7 @@ describe('Pacer', () => {
     expect(starts[2]! - starts[1]!).toBeGreaterThan(1000);
   });
 
-  it('a 429 reading empties the budget; a block stops everyone until it ends; abort ends waits', async () => {
+  it('a block stops everyone until it ends; abort ends waits', async () => {
     const t = fakeTime();
     const p = new Pacer({ concurrency: 1, now: t.now, sleep: t.sleep });
     p.block(t.now() + 5000, 'HTTP 503');
@@ -125,6 +126,52 @@ describe('Pacer', () => {
     const ac = new AbortController();
     ac.abort();
     expect(await p.acquire(ac.signal)).toBe(false);
+  });
+
+  it("a 429 leaves the server's own count standing: 9,999 left means no wait for the window", async () => {
+    const t = fakeTime();
+    const p = new Pacer({ concurrency: 4, now: t.now, sleep: t.sleep });
+    p.observe({ limit: 10_000, remaining: 9_999, reset: String(Math.ceil(t.now() / 1000) + 3600) }, 429);
+    p.block(t.now() + 1000, 'rate limited (HTTP 429)');
+    expect(await p.acquire(never)).toBe(true);
+    expect(t.sleeps).toEqual([1000]);
+  });
+
+  it('a spent window whose reset cannot be meant stops every worker with an error naming it', async () => {
+    const t = fakeTime();
+    const p = new Pacer({ concurrency: 2, now: t.now, sleep: t.sleep });
+    const ms = String(t.now() + 60_000); // epoch milliseconds
+    p.observe({ limit: 100, remaining: 0, reset: ms }, 200);
+    await expect(p.acquire(never)).rejects.toThrow(new RegExp(`X-RateLimit-Reset: ${ms} is a time in epoch milliseconds`));
+    await expect(p.acquire(never)).rejects.toBeInstanceOf(ServerWaitError);
+    expect(t.sleeps).toEqual([]);
+  });
+
+  it('the same reset with requests left is no reason to stop (nothing to wait for)', async () => {
+    const t = fakeTime();
+    const p = new Pacer({ concurrency: 2, now: t.now, sleep: t.sleep });
+    p.observe({ limit: 100, remaining: 50, reset: String(t.now() + 60_000) }, 200);
+    expect(await p.acquire(never)).toBe(true);
+  });
+
+  it('fail() ends the waits in progress and every later acquire throws', async () => {
+    let wakeSleep!: () => void;
+    const p = new Pacer({
+      concurrency: 2,
+      sleep: (_ms, signal) =>
+        new Promise<void>((resolve) => {
+          wakeSleep = resolve;
+          signal?.addEventListener('abort', () => resolve(), { once: true });
+        }),
+    });
+    p.block(Date.now() + 3600_000, 'HTTP 503');
+    const waiting = p.acquire(never);
+    await new Promise((r) => setTimeout(r, 10));
+    const err = new Error('stop');
+    p.fail(err);
+    await expect(waiting).rejects.toBe(err);
+    await expect(p.acquire(never)).rejects.toBe(err);
+    expect(wakeSleep).toBeTypeOf('function');
   });
 
   it('ignores a late reading from the previous window', async () => {
