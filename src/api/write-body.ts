@@ -6,6 +6,7 @@
 import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../registry/index.js';
 import type { RelationshipObject, ResourceIdentifier } from './jsonapi.js';
 import { checkAttributes, type FieldProblem } from './validate.js';
+import { setField } from '../own-field.js';
 
 /** The `data` member of a write request. */
 export interface WriteData {
@@ -86,11 +87,11 @@ export function recordToWriteData(
       }
       const r = relationshipData(rt, relName, value);
       if ('problem' in r) problems.push({ field: relName, reason: r.problem });
-      else relationships[relName] = { data: r.data };
+      else setField(relationships, relName, { data: r.data });
       continue;
     }
     if (drop && findAttribute(rt, key)?.readOnly) continue;
-    attributes[key] = value;
+    setField(attributes, key, value);
   }
   problems.push(...checkAttributes(rt, attributes));
   const data: WriteData = { type: rt.type, attributes, relationships };

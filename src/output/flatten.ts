@@ -5,6 +5,7 @@
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { rawAttributes } from '../api/page-parse.js';
+import { setField } from '../own-field.js';
 
 /** A flat record: what scripts parse and bulk inputs accept. */
 export type FlatRecord = { id: number | string; type: string } & Record<string, unknown>;
@@ -26,16 +27,16 @@ export function indexIncluded(doc: JsonApiDocument): IncludedIndex {
  */
 export function flatten(resource: ResourceObject, included?: IncludedIndex, depth = 0): FlatRecord {
   const record: FlatRecord = { id: recordId(resource.id), type: resource.type };
-  for (const [k, v] of Object.entries(resource.attributes ?? {})) record[k] = v;
+  for (const [k, v] of Object.entries(resource.attributes ?? {})) setField(record, k, v);
   for (const [name, rel] of Object.entries(resource.relationships ?? {})) {
     if (!rel || !('data' in rel)) continue;
     const data = rel.data;
     if (data === null || data === undefined) {
-      record[name] = null;
+      setField(record, name, null);
     } else if (Array.isArray(data)) {
-      record[name] = data.map((d) => resolveId(d.type, d.id, included, depth));
+      setField(record, name, data.map((d) => resolveId(d.type, d.id, included, depth)));
     } else {
-      record[name] = resolveId(data.type, data.id, included, depth);
+      setField(record, name, resolveId(data.type, data.id, included, depth));
     }
   }
   if (resource.meta && Object.keys(resource.meta).length > 0) record.meta = resource.meta;

@@ -7,6 +7,7 @@ import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
 import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
 import { writeOut, type IO } from './io.js';
+import { ownField } from '../own-field.js';
 
 import type { OutputFormat } from './formats.js';
 
@@ -169,10 +170,11 @@ function unionKeys(records: FlatRecord[]): string[] {
 
 /** A value by column name; `account.name` reads into an included record. */
 export function pick(r: Record<string, unknown>, column: string): unknown {
-  if (column in r) return r[column];
+  // Own names only: `constructor` or `__proto__` must not read the object's prototype.
+  if (Object.hasOwn(r, column)) return r[column];
   const dot = column.indexOf('.');
   if (dot > 0) {
-    const inner = r[column.slice(0, dot)];
+    const inner = ownField(r, column.slice(0, dot));
     if (inner && typeof inner === 'object' && !Array.isArray(inner)) return pick(inner as Record<string, unknown>, column.slice(dot + 1));
   }
   return undefined;

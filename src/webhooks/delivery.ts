@@ -3,6 +3,7 @@
  * resource type and id, the attributes it carries and, for version 2, their values before the
  * change. Tolerant: a body that is not a delivery still gets a one-line description.
  */
+import { setField } from '../own-field.js';
 
 /** One attribute carried by a delivery. */
 export interface ChangedAttribute {
@@ -47,7 +48,7 @@ export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined
   const beforeDoc = isObject(doc.beforeUpdate) ? doc.beforeUpdate : undefined;
   const before = beforeDoc ? (isObject(beforeDoc.attributes) ? beforeDoc.attributes : beforeDoc) : undefined;
   const attributes: ChangedAttribute[] = Object.entries(attrs).map(([name, value]) => {
-    const hasBefore = before !== undefined && name in before;
+    const hasBefore = before !== undefined && Object.hasOwn(before, name);
     return { name, value, hasBefore, ...(hasBefore ? { before: before[name] } : {}) };
   });
   const relationships: Record<string, unknown> = {};
@@ -55,7 +56,7 @@ export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined
     for (const [name, rel] of Object.entries(data.relationships)) {
       const d = isObject(rel) ? rel.data : undefined;
       if (d === undefined) continue;
-      relationships[name] = Array.isArray(d) ? d.map((x) => (isObject(x) ? x.id : x)) : isObject(d) ? d.id : null;
+      setField(relationships, name, Array.isArray(d) ? d.map((x) => (isObject(x) ? x.id : x)) : isObject(d) ? d.id : null);
     }
   }
   return {
@@ -93,8 +94,8 @@ export function deliveryRecord(d: DeliverySummary): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   const before: Record<string, unknown> = {};
   for (const a of d.attributes) {
-    changes[a.name] = a.value;
-    if (a.hasBefore) before[a.name] = a.before;
+    setField(changes, a.name, a.value);
+    if (a.hasBefore) setField(before, a.name, a.before);
   }
   return {
     event: d.eventName,
