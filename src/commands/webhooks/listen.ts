@@ -157,6 +157,11 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
       ...(p.secret !== undefined ? { secret: p.secret } : {}),
       onDelivery: (d) => {
         const receivedAt = ctx.clock.now();
+        if (d.foreign) {
+          const from = d.foreign.origin !== undefined ? `from a web page (Origin ${d.foreign.origin})` : `addressed to Host ${d.foreign.host || '(none)'}`;
+          ctx.warn(`refused a request to ${d.path} ${from}: without --secret only requests to 127.0.0.1 or localhost are taken (answered 403)`);
+          return;
+        }
         if (d.status !== 200) {
           ctx.warn(`refused a delivery to ${d.path}: ${d.signature === 'missing' ? 'no' : 'bad'} Service-Webhook-Signature (answered 401)`);
           return;
@@ -188,7 +193,7 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
         ctx.info(`registered webhook ${hook.id} for ${s.resource}.${s.action} → ${url} (payload v${p.register.payloadVersion}, signed)`);
       }
     }
-    if (!p.secret) ctx.warn('no --secret: signatures are not checked');
+    if (!p.secret) ctx.warn('no --secret: signatures are not checked, and only requests addressed to 127.0.0.1 or localhost are taken (a tunnel needs --secret)');
     const forward = p.forwardTo ? `, forwarding to ${p.forwardTo}` : '';
     ctx.info(`Ready: listening on ${listener.url}${forward} (Ctrl-C to stop)`);
     const how = await stop.stopped;
