@@ -8,6 +8,7 @@ import { csvLine } from './csv.js';
 import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
 import { writeOut, type IO } from './io.js';
 import { ownField } from '../own-field.js';
+import { terminalSafeLines } from './terminal-text.js';
 
 import type { OutputFormat } from './formats.js';
 
@@ -180,7 +181,7 @@ export function pick(r: Record<string, unknown>, column: string): unknown {
   return undefined;
 }
 
-/** Writes a plain value (for commands whose output is not records). */
+/** Writes a plain value (for commands whose output is not records); the human text terminal-safe. */
 export async function renderValue(io: IO, format: OutputFormat, value: unknown, human: () => string): Promise<void> {
   if (format === 'json' || format === 'raw') await writeOut(io.stdout, JSON.stringify(value, null, 2) + '\n');
   else if (format === 'ndjson') {
@@ -190,5 +191,5 @@ export async function renderValue(io: IO, format: OutputFormat, value: unknown, 
     const rows = value as FlatRecord[];
     const cols = unionKeys(rows).filter((k) => rows.some((r) => k in r));
     await writeOut(io.stdout, csvLine(cols) + rows.map((r) => csvLine(cols.map((c) => r[c]))).join(''));
-  } else await writeOut(io.stdout, human());
+  } else await writeOut(io.stdout, terminalSafeLines(human()));
 }

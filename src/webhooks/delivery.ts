@@ -3,6 +3,7 @@
  * resource type and id, the attributes it carries and, for version 2, their values before the
  * change. Tolerant: a body that is not a delivery still gets a one-line description.
  */
+import { fitText, terminalSafe } from '../output/terminal-text.js';
 import { setField } from '../own-field.js';
 
 /** One attribute carried by a delivery. */
@@ -73,19 +74,19 @@ export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined
 const MAX_VALUE = 60;
 
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? 'null';
-  return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 1)}…` : s;
+  return fitText(typeof v === 'string' ? v : JSON.stringify(v) ?? 'null', MAX_VALUE);
 }
 
 /**
  * Lines for people: a head line (`prospect.updated  prospect 42`) and one indented line per
- * attribute (`title: CTO → CEO` when the old value is known).
+ * attribute (`title: CTO → CEO` when the old value is known). Whoever can post to the listener
+ * writes these: every part is terminal-safe, values cut without breaking an escape or a grapheme.
  */
 export function describeDelivery(d: DeliverySummary): string[] {
   const head = [d.eventName, d.type !== undefined ? `${d.type} ${d.id ?? '?'}` : undefined].filter(Boolean).join('  ');
-  const lines = [head];
-  for (const a of d.attributes) lines.push(`  ${a.name}: ${a.hasBefore ? `${show(a.before)} → ${show(a.value)}` : show(a.value)}`);
-  for (const [name, id] of Object.entries(d.relationships)) lines.push(`  ${name} → ${show(id)}`);
+  const lines = [terminalSafe(head)];
+  for (const a of d.attributes) lines.push(`  ${terminalSafe(a.name)}: ${a.hasBefore ? `${show(a.before)} → ${show(a.value)}` : show(a.value)}`);
+  for (const [name, id] of Object.entries(d.relationships)) lines.push(`  ${terminalSafe(name)} → ${show(id)}`);
   return lines;
 }
 

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../../cli/context.js';
 import { NetworkError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
+import { terminalSafe } from '../../output/terminal-text.js';
 import { deliveryRecord, describeDelivery, parseDelivery } from '../../webhooks/delivery.js';
 import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
 import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
@@ -93,7 +94,7 @@ async function printDelivery(ctx: Context, d: ReceivedDelivery, receivedAt: numb
   }
   const lines = summary ? describeDelivery(summary) : [`(not a JSON delivery: ${d.raw.length} bytes)`];
   lines[0] = `${clockTime(receivedAt)}  ${lines[0]}${d.signature === 'valid' ? '  (signature ok)' : ''}`;
-  if (forwarded && forwardTo) lines.push(`  ${describeForward(forwarded, forwardTo)}`);
+  if (forwarded && forwardTo) lines.push(`  ${terminalSafe(describeForward(forwarded, forwardTo))}`);
   return writeOut(ctx.io.stdout, lines.join('\n') + '\n');
 }
 
