@@ -9,6 +9,8 @@
  * is parsed whole with JSON.parse, as before.
  */
 
+import { mayHoldBigIntegers, parseJson } from '../lossless-json.js';
+
 const KEY = '"attributes":';
 /** Below this many characters JSON.parse is quicker than the scanner, which would run cold. */
 const MIN_SCAN = 256 * 1024;
@@ -37,7 +39,9 @@ export function rawAttributes(resource: object): string | undefined {
 
 /** JSON.parse for collection pages (see the module comment); the same value, attributes lazy. */
 export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
-  if (text.length < minScan) return JSON.parse(text);
+  if (text.length < minScan) return parseJson(text);
+  // Integers past 2^53 become strings when parsed: attributes holding one are not copied as text.
+  const big = mayHoldBigIntegers(text);
   const pieces: string[] = [];
   const regions: Region[] = [];
   let prev = 0;
@@ -57,25 +61,26 @@ export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
     const end = endOfObject(text, start, (ks, ke) => {
       if (plain && !plainKey(text, ks, ke)) plain = false;
     });
-    if (end < 0) return JSON.parse(text);
+    if (end < 0) return parseJson(text);
     const region = text.slice(start, end);
-    if (CONTROL.test(region)) return JSON.parse(text);
+    if (CONTROL.test(region)) return parseJson(text);
     if (region.includes('\\')) {
-      if (BAD_ESCAPE.test(region)) return JSON.parse(text);
+      if (BAD_ESCAPE.test(region)) return parseJson(text);
       // A key written with escapes (`"\u0069d"` is `id`) is not plain.
       if (plain) endOfObject(text, start, (ks, ke) => plain && text.slice(ks, ke).includes('\\') && (plain = false));
     }
+    if (plain && big && mayHoldBigIntegers(region)) plain = false;
     pieces.push(text.slice(prev, start), String(regions.length));
     regions.push({ text: region, plain });
     prev = from = end;
   }
-  if (regions.length === 0) return JSON.parse(text);
+  if (regions.length === 0) return parseJson(text);
   pieces.push(text.slice(prev));
   let doc: unknown;
   try {
-    doc = JSON.parse(pieces.join(''));
+    doc = parseJson(pieces.join(''));
   } catch {
-    return JSON.parse(text);
+    return parseJson(text);
   }
   // Every region must be the attributes of exactly one resource in data or included.
   const resources = resourcesOf(doc);
@@ -83,11 +88,11 @@ export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
   for (const r of resources) {
     const a = (r as { attributes?: unknown }).attributes;
     if (typeof a === 'number') {
-      if (!Number.isInteger(a) || a < 0 || a >= regions.length || claimed.has(a)) return JSON.parse(text);
+      if (!Number.isInteger(a) || a < 0 || a >= regions.length || claimed.has(a)) return parseJson(text);
       claimed.add(a);
     }
   }
-  if (claimed.size !== regions.length) return JSON.parse(text);
+  if (claimed.size !== regions.length) return parseJson(text);
   const collision = relationshipNames(resources);
   for (const r of resources) {
     const index = (r as { attributes?: unknown }).attributes;
@@ -129,7 +134,7 @@ const ATTRIBUTES: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
   get(this: Lazy) {
-    const value = JSON.parse(this[LAZY]!.text) as unknown;
+    const value = parseJson(this[LAZY]!.text);
     settle(this, value);
     return value;
   },

@@ -6,6 +6,7 @@
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { rawAttributes } from '../api/page-parse.js';
 import { setField } from '../own-field.js';
+import { idValue } from '../lossless-json.js';
 
 /** A flat record: what scripts parse and bulk inputs accept. */
 export type FlatRecord = { id: number | string; type: string } & Record<string, unknown>;
@@ -51,13 +52,9 @@ function resolveId(type: string, id: number | string, included: IncludedIndex | 
 /**
  * Ids are integers in this API, but JSON:API servers (and gateways that re-encode) may send
  * them as strings: `"12"` is printed as `12` so that scripts see one shape. Anything that is not
- * a plain safe integer stays as sent.
+ * a plain safe integer stays as sent: an id past 2^53 (a string since parsing) keeps its digits.
  */
-export function recordId(id: number | string): number | string {
-  if (typeof id !== 'string' || !/^[1-9]\d{0,15}$/.test(id)) return id;
-  const n = Number(id);
-  return Number.isSafeInteger(n) ? n : id;
-}
+export const recordId: (id: number | string) => number | string = idValue;
 
 /**
  * `JSON.stringify(flatten(resource, included))`, built from the attributes' own JSON text instead

@@ -5,6 +5,7 @@
  */
 import { fitText, terminalSafe } from '../output/terminal-text.js';
 import { setField } from '../own-field.js';
+import { parseJson } from '../lossless-json.js';
 
 /** One attribute carried by a delivery. */
 export interface ChangedAttribute {
@@ -37,7 +38,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined {
   let doc: unknown;
   try {
-    doc = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+    doc = parseJson(typeof raw === 'string' ? raw : raw.toString('utf8'));
   } catch {
     return undefined;
   }

@@ -71,6 +71,56 @@ describe('an attribute named __proto__', () => {
   });
 });
 
+describe('ids above 2^53', () => {
+  const since = () => server.received.length;
+
+  it('delete, get and update address the record the user named', async () => {
+    let mark = since();
+    const del = await runSvc(['prospects', 'delete', BIG, '--yes', '-o', 'json'], { env: env() });
+    expect(del.code, del.stderr).toBe(0);
+    expect(server.received.slice(mark).map((r) => `${r.method} ${r.url}`)).toEqual([`DELETE /api/v2/prospects/${BIG}`]);
+    expect(del.stderr).toContain(`deleted prospect ${BIG}`);
+    expect(del.stdout).toContain(`"id":"${BIG}"`);
+
+    mark = since();
+    const get = await runSvc(['prospects', 'get', BIG, '-o', 'json'], { env: env() });
+    expect(get.code, get.stderr).toBe(0);
+    expect(server.received[mark]!.url).toMatch(new RegExp(`^/api/v2/prospects/${BIG}(\\?|$)`));
+
+    mark = since();
+    const upd = await runSvc(['prospects', 'update', BIG, '--attr', 'title=x', '--rel', `account=${BIG}`], { env: env() });
+    expect(upd.code, upd.stderr).toBe(0);
+    const patch = server.received[mark]!;
+    expect(`${patch.method} ${patch.url}`).toBe(`PATCH /api/v2/prospects/${BIG}`);
+    expect(patch.body).toContain(`"id":"${BIG}"`);
+    expect(JSON.parse(patch.body).data.relationships.account.data.id).toBe(BIG);
+  });
+
+  it('output keeps every digit: ids, relationship ids and big numbers, in every format', async () => {
+    for (const format of ['json', 'ndjson']) {
+      const r = await runSvc(['prospects', 'list', '-o', format], { env: env() });
+      const rec = (format === 'json' ? JSON.parse(r.stdout)[0] : JSON.parse(r.stdout)) as Record<string, unknown>;
+      expect(rec).toMatchObject({ id: BIG, account: BIG, score: '12345678901234567890' });
+    }
+    const csv = await runSvc(['prospects', 'list', '-o', 'csv', '--columns', 'id,account,score'], { env: env() });
+    expect(csv.stdout).toBe(`id,account,score\n${BIG},${BIG},12345678901234567890\n`);
+    const table = await runSvc(['prospects', 'get', BIG, '-o', 'table'], { env: env() });
+    expect(table.stdout).toMatch(new RegExp(`^id\\s+${BIG}$`, 'm'));
+    expect(table.stdout).toMatch(/^score\s+12345678901234567890$/m);
+  });
+
+  it('bulk update --input sends the ids of the file, digit for digit', async () => {
+    const file = path.join(tempDir(), 'rows.ndjson');
+    fs.writeFileSync(file, `{"id":${BIG},"title":"a"}\n{"id":"9007199254740995","title":"b"}\n`);
+    const mark = since();
+    const r = await runSvc(['prospects', 'update', '--input', file], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const patches = server.received.slice(mark).filter((x) => x.method === 'PATCH');
+    expect(patches.map((x) => x.url.split('?')[0]).sort()).toEqual([`/api/v2/prospects/${BIG}`, '/api/v2/prospects/9007199254740995']);
+    expect(patches.map((x) => JSON.parse(x.body).data.id).sort()).toEqual([BIG, '9007199254740995']);
+  });
+});
+
 describe('control characters from the server', () => {
   it('API error lines show them escaped, one line per error; the -o json error line keeps the exact text', async () => {
     const r = await runSvc(['prospects', 'get', '666'], { env: env() });

@@ -6,6 +6,7 @@ import { coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
 import { findAttribute, type AttributeSpec, type ResourceType } from '../../registry/index.js';
 import { ownField, setField } from '../../own-field.js';
+import { parseJson } from '../../lossless-json.js';
 
 /** Splits `k=v` at the first `=`; `k:=json` marks a raw JSON value. */
 function splitPair(flag: string, what: string): { key: string; value: string; json: boolean } {
@@ -39,7 +40,7 @@ export function attributesFromFlags(rt: ResourceType, flags: string[], names?: A
     let v: unknown;
     if (json) {
       try {
-        v = JSON.parse(value) as unknown;
+        v = parseJson(value);
       } catch {
         throw new UsageError(`--attr ${key}:=…: not valid JSON`);
       }
