@@ -5,12 +5,16 @@
  * its digits: ids stay strings of digits end to end, and numbers in output keep their digits
  * (JSON output then shows them quoted). Every other value is what `JSON.parse` gives.
  *
- * Cheap when there is nothing to do (one regular-expression test: no run of 16 digits, no big
- * integer), which is every page of a service whose ids fit. A leaf module: imports nothing.
+ * Cheap when there is nothing to do (one regular-expression test, ~2 ms for a 3 MB page that
+ * JSON.parse takes ~25 ms for), which is every page of a service whose ids fit. A leaf module.
  */
 
-/** A run of 16 digits: the shortest integer literal that may be past 2^53. */
-const LONG_DIGITS = /\d{16}/;
+/**
+ * The start of an integer literal of 16 digits or more (the shortest that may be past 2^53) where
+ * a JSON value may start: a run of digits in a string (a phone number, an external id) mostly
+ * does not match, so such pages skip the scan too.
+ */
+const LONG_DIGITS = /(?:^|[:,[])\s*-?[1-9]\d{15}/;
 
 /** `JSON.parse(text)`, with integers beyond ±(2^53 − 1) as strings of their digits. */
 export function parseJson(text: string): unknown {
