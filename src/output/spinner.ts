@@ -3,6 +3,7 @@
  * pipes and CI logs stay clean.
  */
 import type { IO } from './io.js';
+import { terminalSafe } from './terminal-text.js';
 
 /** A running spinner. */
 export interface Spinner {
@@ -16,13 +17,13 @@ const NOOP: Spinner = { update() {}, stop() {} };
 export async function startSpinner(io: IO, text: string): Promise<Spinner> {
   if (!io.stderrIsTTY || !io.color) return NOOP;
   const { default: ora } = await import('ora');
-  const s = ora({ text, stream: io.stderr as NodeJS.WriteStream, discardStdin: false });
+  const s = ora({ text: terminalSafe(text), stream: io.stderr as NodeJS.WriteStream, discardStdin: false });
   // ora is not interactive under CI even on a terminal: it would print a static line and leave it.
   if (!(s as unknown as { isEnabled: boolean }).isEnabled) return NOOP; // a runtime getter its types omit
   s.start();
   return {
     update: (t) => {
-      s.text = t;
+      s.text = terminalSafe(t);
     },
     stop: () => s.stop(),
   };

@@ -55,41 +55,35 @@ function graphemes(s: string): Iterable<{ segment: string }> {
 /**
  * Characters that join their neighbours into one grapheme: marks, joiners, variation selectors,
  * Hangul jamo, prepend and spacing marks, CR (of CR LF); surrogates (emoji, astral characters) apart.
- * Text without them is one grapheme per UTF-16 unit, measured without Intl.Segmenter (~50×
- * quicker: a table of 100,000 accented names is measured in milliseconds, not seconds).
+ * Text without them is one grapheme per UTF-16 unit, cut without Intl.Segmenter (~50× quicker:
+ * a table of 100,000 accented names is laid out in milliseconds, not seconds).
  */
 const CLUSTERING = /[\p{M}\u200c\u200d\ufe00-\ufe0f\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0e33\u0eb3\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\r]/u;
 const SURROGATE = /[\ud800-\udfff]/;
 const simple = (s: string) => !SURROGATE.test(s) && !CLUSTERING.test(s);
 
-/** East Asian wide and fullwidth ranges, and the emoji blocks: two columns. */
-const WIDE_BMP = '\u1100-\u115f\u2329\u232a\u2e80-\u303e\u3040-\u3247\u3250-\u4dbf\u4e00-\ua4c6\ua960-\ua97c\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6b\uff01-\uff60\uffe0-\uffe6';
-const WIDE = new RegExp(`[${WIDE_BMP}\\u{1b000}-\\u{1b001}\\u{1f200}-\\u{1f251}\\u{20000}-\\u{3fffd}]`, 'u');
-const WIDE_BMP_ALL = new RegExp(`[${WIDE_BMP}]`, 'g');
-const EMOJI = /\p{Emoji_Presentation}|\uFE0F/u;
+/**
+ * Two columns: East Asian wide and fullwidth characters, and anything that may be drawn as an
+ * emoji (pictographs, emoji-presentation characters, regional indicators).
+ */
+const TWO =
+  /[\u1100-\u115f\u2329\u232a\u2e80-\u303e\u3040-\u3247\u3250-\u4dbf\u4e00-\ua4c6\ua960-\ua97c\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6b\uff01-\uff60\uffe0-\uffe6\u{1b000}-\u{1b001}\u{1f200}-\u{1f251}\u{20000}-\u{3fffd}]|\p{Extended_Pictographic}|\p{Emoji_Presentation}|\p{Regional_Indicator}/u;
 /** Combining diacritical marks: no column of their own. */
 const COMBINING = /[\u0300-\u036f]/;
 
 /**
- * Columns one grapheme takes. Errs on the wide side (never less than the table library counts,
- * which would otherwise cut the cell again, without regard for graphemes).
+ * Terminal columns of text already made safe (see {@link terminalSafe}), counted per code point:
+ * never less than the table library counts (it would cut the cell again, without regard for
+ * graphemes), a little more for emoji sequences (each part counts; a cell gets some padding).
  */
-function graphemeWidth(g: string): number {
-  if (g.length === 1) return WIDE.test(g) ? 2 : COMBINING.test(g) ? 0 : 1;
-  // An emoji sequence (ZWJ family, flag, skin tone) is one picture: two columns.
-  if (EMOJI.test(g)) return 2;
-  let w = 0;
-  for (const c of g) if (!COMBINING.test(c)) w += WIDE.test(c) || EMOJI.test(c) ? 2 : 1;
-  return w;
-}
-
-/** Terminal columns of text already made safe (see {@link terminalSafe}). */
 export function textWidth(s: string): number {
   if (PLAIN.test(s)) return s.length;
-  // One column per unit, two for each wide one.
-  if (simple(s)) return 2 * s.length - s.replace(WIDE_BMP_ALL, '').length;
   let w = 0;
-  for (const { segment } of graphemes(s)) w += graphemeWidth(segment);
+  for (const c of s) {
+    // Below © (the first pictograph) every character is one column.
+    if (c.charCodeAt(0) < 0xa9) w++;
+    else if (!COMBINING.test(c)) w += TWO.test(c) ? 2 : 1;
+  }
   return w;
 }
 
@@ -110,7 +104,7 @@ export function fitText(s: string, width: number): string {
   })();
   for (const piece of pieces) {
     const shown = terminalSafe(piece);
-    const w = shown === piece ? graphemeWidth(piece) : textWidth(shown);
+    const w = textWidth(shown);
     if (used + w > room) break;
     out += shown;
     used += w;

@@ -43,11 +43,14 @@ describe('fitText', () => {
   });
 
   it('cuts between graphemes, counting wide ones as two columns', () => {
-    const family = '👨‍👩‍👧‍👦';
-    expect(fitText(`${family}${family}abc`, 4)).toBe(`${family}…`);
+    const family = '👨‍👩‍👧‍👦'; // counted part by part (11): never less than the table library counts
+    expect(fitText(`${family}${family}abc`, 12)).toBe(`${family}…`);
+    expect(fitText(`${family}abc`, 11)).toBe('…');
     expect(fitText('e\u0301e\u0301e\u0301e\u0301', 3)).toBe('e\u0301e\u0301…');
     expect(fitText('日本語テキスト', 5)).toBe('日本…');
-    expect(fitText('🇫🇷🇩🇪', 3)).toBe('🇫🇷…');
+    expect(fitText('🇫🇷🇩🇪', 5)).toBe('🇫🇷…');
+    expect(fitText('ok ✅ done', 6)).toBe('ok ✅…');
+    expect(fitText('ok ✅ done', 5)).toBe('ok …');
     expect(textWidth('日本')).toBe(4);
     expect(textWidth('e\u0301')).toBe(1);
   });
