@@ -4,7 +4,7 @@
  */
 import { retryAfterMs } from '../api/jsonapi.js';
 import { ApiError, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
-import { terminalSafe, terminalSafeLines } from '../output/terminal-text.js';
+import { terminalSafe, terminalSafeJson, terminalSafeLines } from '../output/terminal-text.js';
 
 /** What reporting needs of the surrounding command. */
 export interface ErrorReportTarget {
@@ -43,14 +43,9 @@ export function reportError(err: unknown, t: ErrorReportTarget): number {
   const shown = lines.map(terminalSafe);
   if (t.verbose && err instanceof Error && err.stack) shown.push(terminalSafeLines(err.stack));
   let text = shown.join('\n') + '\n';
-  if (t.json) text += jsonForTerminal(JSON.stringify({ errors: jsonErrors })) + '\n';
+  if (t.json) text += terminalSafeJson(JSON.stringify({ errors: jsonErrors })) + '\n';
   t.stderr.write(t.redact(text));
   return code;
-}
-
-/** JSON text with C1 and bidi characters written as `\uXXXX`: the same JSON value, safe to print. */
-export function jsonForTerminal(json: string): string {
-  return json.replace(/[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function describeExtras(e: ApiErrorObject | undefined): string {

@@ -31,11 +31,6 @@ function escapeChar(c: string): string {
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-/** True when `s` holds a character that {@link terminalSafe} would escape. */
-export function hasUnsafe(s: string): boolean {
-  return UNSAFE.test(s);
-}
-
 /** `s` with every control, bidi and separator character escaped visibly; one line for one line. */
 export function terminalSafe(s: string): string {
   return UNSAFE.test(s) ? s.replace(UNSAFE_ALL, escapeChar) : s;
@@ -44,6 +39,14 @@ export function terminalSafe(s: string): string {
 /** Like {@link terminalSafe}, but newlines and tabs stay: for messages of several lines. */
 export function terminalSafeLines(s: string): string {
   return UNSAFE_IN_LINES.test(s) ? s.replace(UNSAFE_IN_LINES_ALL, escapeChar) : s;
+}
+
+/** What JSON.stringify leaves raw (it escapes C0 only) that a terminal still acts on. */
+const UNSAFE_IN_JSON_ALL = /[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** JSON text with those characters written as `\uXXXX`: the same JSON value, safe to print. */
+export function terminalSafeJson(json: string): string {
+  return json.replace(UNSAFE_IN_JSON_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 let segmenter: Intl.Segmenter | undefined;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fitText, hasUnsafe, terminalSafe, terminalSafeLines, textWidth } from '../../src/output/terminal-text.js';
+import { fitText, terminalSafe, terminalSafeJson, terminalSafeLines, textWidth } from '../../src/output/terminal-text.js';
 
 const OSC52 = 'Eve\x1b]52;c;aGVsbG8=\x07';
 /** Anything a terminal would act on: ESC, BEL, CR, other C0, DEL, C1, bidi controls. */
@@ -14,16 +14,18 @@ describe('terminalSafe', () => {
     expect(terminalSafeLines('one\ntwo\tx\x1b[2J\r')).toBe('one\ntwo\tx\\e[2J\\r');
   });
 
-  it('leaves ordinary text alone, and checks cheaply', () => {
+  it('leaves ordinary text alone (backslashes too)', () => {
     for (const s of ['Ada Lovelace', 'Zoë Ωmega 日本 👩‍💻', 'C:\\path\\x', '']) {
-      expect(hasUnsafe(s)).toBe(false);
       expect(terminalSafe(s)).toBe(s);
     }
   });
 
-  it('never lets a raw control through, for any string', () => {
+  it('never lets a raw control through, for any string; JSON keeps its value', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const json = terminalSafeJson(JSON.stringify({ s }));
+        expect(json).not.toMatch(RAW);
+        expect(JSON.parse(json)).toEqual({ s });
         expect(terminalSafe(s)).not.toMatch(RAW);
         expect(terminalSafeLines(s)).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
       }),
