@@ -64,11 +64,14 @@ function hostName(authority: string): string {
   return colon >= 0 ? a.slice(0, colon) : a;
 }
 
-/** True for a `Host` header that names this machine: 127.x.x.x, `localhost` or `[::1]`, any port. */
-export function isLoopbackHostHeader(host: string | undefined): boolean {
-  if (!host) return false;
-  const name = hostName(host);
-  return name === 'localhost' || name === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(name);
+/** True for host names that only this machine reaches: `localhost`, `[::1]`, 127.x.x.x (not `127.evil.example`). */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** True for a `Host` header that names this machine, any port. */
+function isLoopbackHostHeader(host: string | undefined): boolean {
+  return host !== undefined && isLoopbackHost(hostName(host));
 }
 
 /** True when the request names no origin (servers, curl) or a page served from this machine. */

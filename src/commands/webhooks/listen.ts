@@ -10,8 +10,8 @@ import { terminalSafe } from '../../output/terminal-text.js';
 import { deliveryRecord, describeDelivery, parseDelivery } from '../../webhooks/delivery.js';
 import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
 import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
-import { startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
-import { isLoopbackHost, parseHttpUrl, parsePayloadVersion, parsePort } from './flags.js';
+import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
+import { parseHttpUrl, parsePayloadVersion, parsePort } from './flags.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 
 /** Options of `listen`. */
