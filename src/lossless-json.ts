@@ -21,11 +21,6 @@ export function parseJson(text: string): unknown {
   return JSON.parse(LONG_DIGITS.test(text) ? quoteBigIntegers(text) : text);
 }
 
-/** True when the text may hold an integer that {@link parseJson} turns into a string. */
-export function mayHoldBigIntegers(text: string): boolean {
-  return LONG_DIGITS.test(text);
-}
-
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**

@@ -117,6 +117,14 @@ describe('parseCollection', () => {
     expect(JSON.parse(flatJson(parsed.data[1]!)).firstName).toBe('Grace');
   });
 
+  it('keeps the digits of integers past 2^53, in attributes and around them, and does not copy such attributes', () => {
+    const text = '{"data":[{"type":"p","id":9007199254740993,"attributes":{"n":18446744073709551616,"s":"12345678901234567890"}},{"type":"p","id":2,"attributes":{"a":1}}]}';
+    const parsed = parseCollection(text, 0) as { data: ResourceObject[] };
+    expect(parsed.data.map((r) => rawAttributes(r))).toEqual([undefined, '{"a":1}']);
+    expect(settled(parsed)).toEqual({ data: [{ type: 'p', id: '9007199254740993', attributes: { n: '18446744073709551616', s: '12345678901234567890' } }, { type: 'p', id: 2, attributes: { a: 1 } }] });
+    expect(flatJson(parsed.data[0]!)).toBe('{"id":"9007199254740993","type":"p","n":"18446744073709551616","s":"12345678901234567890"}');
+  });
+
   it('leaves unusual attributes to the generic path and invalid JSON to JSON.parse', () => {
     const odd = parseCollection('{"data":[{"type":"prospect","id":1,"attributes":{"id":9,"x":1}},{"type":"prospect","id":2,"attributes":{"account":1},"relationships":{"account":{"data":null}}}]}', 0) as { data: ResourceObject[] };
     expect(odd.data.map((r) => rawAttributes(r))).toEqual([undefined, undefined]);
