@@ -58,6 +58,8 @@ describe('control characters in records', () => {
     expect(JSON.parse(nd.stdout)).toMatchObject({ firstName: OSC52, lastName: BIDI, title: CLEAR });
     const csv = await runSvc(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,firstName,title', '-o', 'csv'], { env: env() });
     expect(csv.stdout).toBe(`id,firstName,title\n${id},${OSC52},${CLEAR}\n`);
+    const raw = await runSvc(['prospects', 'get', String(id), '-o', 'raw'], { env: env() });
+    expect((JSON.parse(raw.stdout) as { data: { attributes: Record<string, string> } }).data.attributes).toMatchObject({ firstName: OSC52, lastName: BIDI });
   });
 
   it('update --input of a CSV export gives back values that start with a quote', async () => {
