@@ -2,6 +2,7 @@
  * JSON:API 1.0 document shapes and the parsing of error documents and rate-limit headers.
  */
 import { ApiError, type ApiErrorObject } from '../errors.js';
+import { parseJson } from '../lossless-json.js';
 
 /** A resource identifier object. */
 export interface ResourceIdentifier {
@@ -136,7 +137,7 @@ export function parseDocument(
   status: number,
   body: string,
   contentType: string | undefined,
-  parse: (text: string) => unknown = JSON.parse,
+  parse: (text: string) => unknown = parseJson,
 ): JsonApiDocument {
   if (body.trim() === '') return {};
   try {

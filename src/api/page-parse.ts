@@ -6,10 +6,14 @@
  * before JSON.parse; the resource gets an `attributes` property that parses its text on first
  * use, and ndjson output copies the checked text as it is (`rawAttributes`). Anything unusual —
  * a region that is not plain JSON, an `attributes` key elsewhere than on a resource — and the page
- * is parsed whole with JSON.parse, as before.
+ * is parsed whole with JSON.parse, as before. Integers past 2^53 keep their digits (parseJson in
+ * lossless-json.ts): the scanner notes the long integer literals of a region, so that only such
+ * regions are looked at again, and they are never copied as text.
  */
 
 // Performance machinery (README.md, Build): hand-written JSON scanner.
+import { parseJson } from '../lossless-json.js';
+
 const KEY = '"attributes":';
 /** Below this many characters JSON.parse is quicker than the scanner, which would run cold. */
 const MIN_SCAN = 256 * 1024;
@@ -23,6 +27,12 @@ const LAZY = Symbol('svc.lazyAttributes');
 interface Region {
   text: string;
   plain: boolean;
+  /** Holds an integer literal of 16 digits or more: parsed by parseJson (it may be past 2^53). */
+  long: boolean;
+}
+/** What the scanner noticed on its way through a region. */
+interface Scan {
+  long: boolean;
 }
 type Lazy = { [LAZY]?: Region };
 
@@ -38,7 +48,7 @@ export function rawAttributes(resource: object): string | undefined {
 
 /** JSON.parse for collection pages (see the module comment); the same value, attributes lazy. */
 export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
-  if (text.length < minScan) return JSON.parse(text);
+  if (text.length < minScan) return parseJson(text);
   const pieces: string[] = [];
   const regions: Region[] = [];
   let prev = 0;
@@ -55,28 +65,31 @@ export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
       continue;
     }
     let plain = true;
-    const end = endOfObject(text, start, (ks, ke) => {
+    const scan: Scan = { long: false };
+    const end = endOfObject(text, start, scan, (ks, ke) => {
       if (plain && !plainKey(text, ks, ke)) plain = false;
     });
-    if (end < 0) return JSON.parse(text);
+    if (end < 0) return parseJson(text);
     const region = text.slice(start, end);
-    if (CONTROL.test(region)) return JSON.parse(text);
+    if (CONTROL.test(region)) return parseJson(text);
     if (region.includes('\\')) {
-      if (BAD_ESCAPE.test(region)) return JSON.parse(text);
+      if (BAD_ESCAPE.test(region)) return parseJson(text);
       // A key written with escapes (`"\u0069d"` is `id`) is not plain.
-      if (plain) endOfObject(text, start, (ks, ke) => plain && text.slice(ks, ke).includes('\\') && (plain = false));
+      if (plain) endOfObject(text, start, { long: false }, (ks, ke) => plain && text.slice(ks, ke).includes('\\') && (plain = false));
     }
+    // Integers past 2^53 become strings when parsed: attributes that may hold one are not copied as text.
+    if (scan.long) plain = false;
     pieces.push(text.slice(prev, start), String(regions.length));
-    regions.push({ text: region, plain });
+    regions.push({ text: region, plain, long: scan.long });
     prev = from = end;
   }
-  if (regions.length === 0) return JSON.parse(text);
+  if (regions.length === 0) return parseJson(text);
   pieces.push(text.slice(prev));
   let doc: unknown;
   try {
-    doc = JSON.parse(pieces.join(''));
+    doc = parseJson(pieces.join(''));
   } catch {
-    return JSON.parse(text);
+    return parseJson(text);
   }
   // Every region must be the attributes of exactly one resource in data or included.
   const resources = resourcesOf(doc);
@@ -84,11 +97,11 @@ export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
   for (const r of resources) {
     const a = (r as { attributes?: unknown }).attributes;
     if (typeof a === 'number') {
-      if (!Number.isInteger(a) || a < 0 || a >= regions.length || claimed.has(a)) return JSON.parse(text);
+      if (!Number.isInteger(a) || a < 0 || a >= regions.length || claimed.has(a)) return parseJson(text);
       claimed.add(a);
     }
   }
-  if (claimed.size !== regions.length) return JSON.parse(text);
+  if (claimed.size !== regions.length) return parseJson(text);
   const collision = relationshipNames(resources);
   for (const r of resources) {
     const index = (r as { attributes?: unknown }).attributes;
@@ -130,7 +143,9 @@ const ATTRIBUTES: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
   get(this: Lazy) {
-    const value = JSON.parse(this[LAZY]!.text) as unknown;
+    const region = this[LAZY]!;
+    // The scan has looked for long integers already: JSON.parse, unless it saw one.
+    const value = region.long ? parseJson(region.text) : (JSON.parse(region.text) as unknown);
     settle(this, value);
     return value;
   },
@@ -178,12 +193,15 @@ function endOfString(s: string, i: number): number {
   }
 }
 
-function endOfNumber(s: string, i: number): number {
+function endOfNumber(s: string, i: number, scan: Scan): number {
   if (s.charCodeAt(i) === 45) i++;
   let c = s.charCodeAt(i);
   if (c === 48) i++;
-  else if (c >= 49 && c <= 57) while ((c = s.charCodeAt(++i)) >= 48 && c <= 57);
-  else return -1;
+  else if (c >= 49 && c <= 57) {
+    const first = i;
+    while ((c = s.charCodeAt(++i)) >= 48 && c <= 57);
+    if (i - first >= 16) scan.long = true;
+  } else return -1;
   if (s.charCodeAt(i) === 46) {
     c = s.charCodeAt(++i);
     if (!(c >= 48 && c <= 57)) return -1;
@@ -199,14 +217,14 @@ function endOfNumber(s: string, i: number): number {
   return i;
 }
 
-function endOfValue(s: string, i: number): number {
+function endOfValue(s: string, i: number, scan: Scan): number {
   switch (s.charCodeAt(i)) {
     case 34:
       return endOfString(s, i);
     case 123:
-      return endOfObject(s, i, undefined);
+      return endOfObject(s, i, scan, undefined);
     case 91:
-      return endOfArray(s, i);
+      return endOfArray(s, i, scan);
     case 110:
       return s.startsWith('null', i) ? i + 4 : -1;
     case 116:
@@ -214,15 +232,15 @@ function endOfValue(s: string, i: number): number {
     case 102:
       return s.startsWith('false', i) ? i + 5 : -1;
     default:
-      return endOfNumber(s, i);
+      return endOfNumber(s, i, scan);
   }
 }
 
-function endOfArray(s: string, i: number): number {
+function endOfArray(s: string, i: number, scan: Scan): number {
   i = spaces(s, i + 1);
   if (s.charCodeAt(i) === 93) return i + 1;
   for (;;) {
-    i = endOfValue(s, i);
+    i = endOfValue(s, i, scan);
     if (i < 0) return -1;
     i = spaces(s, i);
     const c = s.charCodeAt(i);
@@ -233,7 +251,7 @@ function endOfArray(s: string, i: number): number {
 }
 
 /** The object at `i` (`{`); `onKey` sees the content range of each of its own keys. */
-function endOfObject(s: string, i: number, onKey: ((start: number, end: number) => void) | undefined): number {
+function endOfObject(s: string, i: number, scan: Scan, onKey: ((start: number, end: number) => void) | undefined): number {
   i = spaces(s, i + 1);
   if (s.charCodeAt(i) === 125) return i + 1;
   for (;;) {
@@ -243,7 +261,7 @@ function endOfObject(s: string, i: number, onKey: ((start: number, end: number) 
     onKey?.(i + 1, k - 1);
     i = spaces(s, k);
     if (s.charCodeAt(i) !== 58) return -1;
-    i = endOfValue(s, spaces(s, i + 1));
+    i = endOfValue(s, spaces(s, i + 1), scan);
     if (i < 0) return -1;
     i = spaces(s, i);
     const c = s.charCodeAt(i);

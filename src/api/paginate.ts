@@ -74,7 +74,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   // Where the next page starts: records handed out, offset, keyset start, or the server's link.
   let fetched = 0;
   let offset = 0;
-  let keysetFrom: number | undefined;
+  /** The id listing continues from, as digits (ids may be past 2^53: counted with BigInt). */
+  let keysetFrom: string | undefined;
   let next: URL | undefined;
   let first = true;
   const guard = new PagingGuard();
@@ -89,7 +90,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       const q: ListQuery = { ...baseQuery, pageLimit: want, pageOffset: offset };
       if (!first) delete q.count;
       if (keysetFrom !== undefined) {
-        q.filters = [...(q.filters ?? []), { path: ['id'], kind: 'range', values: [], from: String(keysetFrom), escaped: false }];
+        q.filters = [...(q.filters ?? []), { path: ['id'], kind: 'range', values: [], from: keysetFrom, escaped: false }];
       }
       url = client.resolve(path);
       url.search = encodeQuery(queryPairs(q));
@@ -174,12 +175,12 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
         opts.warn?.(`stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`);
         return false;
       }
-      const lastId = Number(data[data.length - 1]!.id);
-      if (!Number.isInteger(lastId)) {
+      const lastId = String(data[data.length - 1]!.id);
+      if (!/^\d+$/.test(lastId)) {
         opts.warn?.('stopped at the offset cap: record ids are not integers, so listing cannot continue by id');
         return false;
       }
-      keysetFrom = lastId + 1;
+      keysetFrom = String(BigInt(lastId) + 1n);
       offset = 0;
       next = undefined;
     }

@@ -4,6 +4,7 @@
  * Unknown attributes pass through untouched (the server knows more fields than the spec shows).
  */
 import { findAttribute, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { parseJson } from '../lossless-json.js';
 
 /** A problem with one field; `UsageError`s and bulk row reports are made from it. */
 export interface FieldProblem {
@@ -49,7 +50,7 @@ export function coerceString(spec: AttributeSpec | undefined, raw: string): { va
     case 'object':
     case 'array':
       try {
-        return { value: JSON.parse(raw) as unknown };
+        return { value: parseJson(raw) };
       } catch {
         return { problem: `expected JSON (${spec.type}), got "${raw}"` };
       }

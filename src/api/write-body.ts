@@ -6,6 +6,8 @@
 import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../registry/index.js';
 import type { RelationshipObject, ResourceIdentifier } from './jsonapi.js';
 import { checkAttributes, type FieldProblem } from './validate.js';
+import { setField } from '../own-field.js';
+import { idValue } from '../lossless-json.js';
 
 /** The `data` member of a write request. */
 export interface WriteData {
@@ -40,7 +42,7 @@ export function relationshipData(
     const type = m[1] ?? spec?.target;
     if (!type) return `give the type of ${name} as type:id (the spec does not say what ${name} points to)`;
     if (m[1] && !resourceByType(m[1])) return `unknown type "${m[1]}"`;
-    return { type, id: Number(m[2]) };
+    return { type, id: normalizeId(m[2]) };
   };
   const many = spec?.kind === 'many' || Array.isArray(value);
   if (many) {
@@ -86,11 +88,11 @@ export function recordToWriteData(
       }
       const r = relationshipData(rt, relName, value);
       if ('problem' in r) problems.push({ field: relName, reason: r.problem });
-      else relationships[relName] = { data: r.data };
+      else setField(relationships, relName, { data: r.data });
       continue;
     }
     if (drop && findAttribute(rt, key)?.readOnly) continue;
-    attributes[key] = value;
+    setField(attributes, key, value);
   }
   problems.push(...checkAttributes(rt, attributes));
   const data: WriteData = { type: rt.type, attributes, relationships };
@@ -98,10 +100,13 @@ export function recordToWriteData(
   return { data, problems };
 }
 
-/** Ids are integers in this API; keep strings that are not. */
+/**
+ * Ids are integers in this API; keep strings that are not. An id past 2^53 is sent as the
+ * string of its digits: a Number would round it to another record's id.
+ */
 export function normalizeId(id: unknown): number | string {
   const s = String(id).trim();
-  return /^\d+$/.test(s) ? Number(s) : s;
+  return /^\d+$/.test(s) ? idValue(s.replace(/^0+(?=\d)/, '')) : s;
 }
 
 /** A request document with empty members dropped. */

@@ -106,9 +106,10 @@ export class CsvParser {
 }
 
 /**
- * Undoes the formula neutralising of our CSV output (`'=x` → `=x`): the `'` is added only before
- * `= + - @`, tab and CR, so removing it there restores the value.
+ * Undoes the formula neutralising of our CSV output (`'=x` → `=x`, `''=x` → `'=x`): the `'` is
+ * added only before `= + - @`, tab, CR and `'` itself, so removing it there restores the value.
+ * A cell like `'abc` (from another tool) stays as it is.
  */
 export function unneutralise(cell: string): string {
-  return cell.length > 1 && cell[0] === "'" && /^[=+\-@\t\r]/.test(cell.slice(1)) ? cell.slice(1) : cell;
+  return cell.length > 1 && cell[0] === "'" && /^[=+\-@\t\r']/.test(cell.slice(1)) ? cell.slice(1) : cell;
 }

@@ -16,12 +16,12 @@ import { AnswerLost, type Requester } from './requester.js';
 
 /** Options of {@link enrollPerformer}. */
 export interface EnrollOptions {
-  sequenceId: number;
-  mailboxId: number;
+  sequenceId: number | string;
+  mailboxId: number | string;
   requester: Requester;
   journal: JournalWriter | undefined;
   /** Prospect id → id of its sequence state in the sequence (fetched, then kept up to date). */
-  enrolled: Map<number, number | string>;
+  enrolled: Map<number | string, number | string>;
   describe: (err: unknown) => { error: string; field?: string };
 }
 
@@ -30,7 +30,7 @@ const MAX_ATTEMPTS = 3;
 const ID_ONLY = 'fields[sequenceState]=';
 
 /** The request body of one enrolment. */
-export function enrolmentBody(prospectId: number, sequenceId: number, mailboxId: number) {
+export function enrolmentBody(prospectId: number | string, sequenceId: number | string, mailboxId: number | string) {
   return {
     data: {
       type: 'sequenceState',
@@ -46,9 +46,9 @@ export function enrolmentBody(prospectId: number, sequenceId: number, mailboxId:
 /** The function the workers call for each enrolment row. */
 export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise<Outcome> {
   /** Prospect → the row of this run that took it (duplicates in the input). */
-  const taken = new Map<number, number>();
+  const taken = new Map<number | string, number>();
 
-  const lookup = async (prospectId: number): Promise<number | string | undefined> => {
+  const lookup = async (prospectId: number | string): Promise<number | string | undefined> => {
     const query = encodeQuery([
       ['filter[prospect][id]', String(prospectId)],
       ['filter[sequence][id]', String(o.sequenceId)],

@@ -8,6 +8,7 @@
 import { paginate, type PageClient } from '../api/paginate.js';
 import { wellFormed } from '../api/query.js';
 import type { EnrollItem } from './enroll-rows.js';
+import { idValue } from '../lossless-json.js';
 
 /** Finds the prospects of some addresses: lower-cased address → ids. */
 export type EmailLookup = (emails: string[]) => Promise<Map<string, (number | string)[]>>;
@@ -60,7 +61,7 @@ export async function* resolveEmails(items: AsyncIterable<EnrollItem>, lookup: E
       for (const item of batch) {
         if (item.outcome || item.prospectId !== undefined || !item.email) continue;
         const ids = found.get(item.email.toLowerCase()) ?? [];
-        if (ids.length === 1) item.prospectId = Number(ids[0]);
+        if (ids.length === 1) item.prospectId = idValue(String(ids[0]));
         else if (ids.length === 0) item.outcome = { status: 'failed', id: null, error: `not found: no prospect has the address ${item.email}`, extra: { email: item.email } };
         else {
           item.outcome = {

@@ -11,20 +11,21 @@ import type { JournalEntry } from './journal.js';
 import { readRows, type InputFormat, type RawRow } from './readers.js';
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from './shard.js';
+import { idValue } from '../lossless-json.js';
 
 /** How input rows name prospects. */
 export type EnrollBy = 'id' | 'email';
 
 /** One enrolment row for the workers. */
 export interface EnrollItem extends WorkItem {
-  prospectId?: number;
+  prospectId?: number | string;
   email?: string;
   /** A `pending` journal entry: an earlier run sent this enrolment and was stopped. */
   pending?: JournalEntry;
 }
 
 /** A row's value, or why it is unusable. */
-export type EnrollValue = { id: number } | { email: string } | { problem: string };
+export type EnrollValue = { id: number | string } | { email: string } | { problem: string };
 
 /** Where the rows come from. */
 export interface EnrollSource {
@@ -35,17 +36,18 @@ export interface EnrollSource {
   format?: InputFormat;
   shard?: Shard;
   /** Sequence id: part of the row keys, so journals of different sequences never mix. */
-  sequenceId: number;
+  sequenceId: number | string;
 }
 
 const ID_COLUMNS = ['id', 'prospect', 'prospect.id'];
 const EMAIL_COLUMNS = ['email', 'emails'];
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-function idValue(v: unknown): EnrollValue {
+function prospectIdValue(v: unknown): EnrollValue {
   const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : undefined;
   if (s === undefined || !/^[1-9]\d*$/.test(s)) return { problem: `${JSON.stringify(v)} is not a prospect id (a positive integer)` };
-  return { id: Number(s) };
+  // Digits, never a rounded Number: ids may be past 2^53.
+  return { id: idValue(s) };
 }
 
 function emailValue(v: unknown): EnrollValue {
@@ -59,14 +61,14 @@ function emailValue(v: unknown): EnrollValue {
 export function enrollValue(raw: RawRow, by: EnrollBy): EnrollValue {
   if (raw.error) return { problem: raw.error };
   const v = raw.value;
-  const pick = by === 'id' ? idValue : emailValue;
+  const pick = by === 'id' ? prospectIdValue : emailValue;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return pick(v);
   const rec = v as Record<string, unknown>;
   const col = (by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find((c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '');
   if (!col) return { problem: `no ${by === 'id' ? 'id' : 'email'} in the row` };
   const value = rec[col];
   // A `prospect` column of sequence-state output may hold an included record.
-  if (by === 'id' && typeof value === 'object' && value !== null && 'id' in value) return idValue((value as { id: unknown }).id);
+  if (by === 'id' && typeof value === 'object' && value !== null && 'id' in value) return prospectIdValue((value as { id: unknown }).id);
   return pick(value);
 }
 

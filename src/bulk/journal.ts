@@ -14,6 +14,7 @@
  */
 import fs from 'node:fs';
 import { UsageError } from '../errors.js';
+import { parseJson } from '../lossless-json.js';
 
 /** Statuses a journal records. */
 export type JournalStatus = 'pending' | 'created' | 'updated' | 'deleted' | 'unknown';
@@ -82,7 +83,7 @@ export async function readJournal(file: string): Promise<JournalState> {
 
 function parseEntry(line: string): JournalEntry | undefined {
   try {
-    const o = JSON.parse(line) as Partial<JournalEntry>;
+    const o = parseJson(line) as Partial<JournalEntry>;
     if (typeof o !== 'object' || o === null || typeof o.key !== 'string' || typeof o.status !== 'string') return undefined;
     return o as JournalEntry;
   } catch {

@@ -4,6 +4,7 @@
  * seconds and one line per wait, so that logs stay readable.
  */
 import type { RowStatus } from './report.js';
+import { terminalSafe } from '../output/terminal-text.js';
 
 /** Options of {@link Progress}. */
 export interface ProgressOptions {
@@ -83,14 +84,16 @@ export class Progress {
     if (this.opts.tty) this.draw();
     else if (ms >= 1000 && now - this.lastWaitLine >= (this.opts.intervalMs ?? 5000)) {
       this.lastWaitLine = now;
-      this.opts.stderr.write(`waiting ${clock(ms)}: ${reason}\n`);
+      this.opts.stderr.write(`waiting ${clock(ms)}: ${terminalSafe(reason)}\n`);
     }
   }
 
   /** Prints a message line (a failed row, a warning) without breaking the bar. */
   line(text: string): void {
     if (this.opts.tty && this.drawn) this.opts.stderr.write('\r\x1b[2K');
-    this.opts.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+    // Failure lines quote the server and the input file: one line, and nothing in it may drive the terminal.
+    const safe = terminalSafe(text.endsWith('\n') ? text.slice(0, -1) : text);
+    this.opts.stderr.write(`${safe}\n`);
     this.drawn = false;
     if (this.opts.tty && this.timer) this.draw();
   }
@@ -123,7 +126,7 @@ export class Progress {
     if (total !== undefined && rate > 0 && this.done < total) parts.push(`ETA ${clock(((total - this.done) / rate) * 1000)}`);
     if (this.failed) parts.push(`${n(this.failed)} failed`);
     const left = this.waitUntil - this.now();
-    if (left > 0) parts.push(`waiting ${clock(left)}: ${this.waitReason}`);
+    if (left > 0) parts.push(`waiting ${clock(left)}: ${terminalSafe(this.waitReason)}`);
     return parts.join(' · ');
   }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { CsvParser } from './csv-parse.js';
 import { JsonArraySplitter } from './json-stream.js';
+import { parseJson } from '../lossless-json.js';
 
 /** Formats of `--input`. */
 export type InputFormat = 'csv' | 'ndjson' | 'json';
@@ -175,7 +176,7 @@ async function* readJsonArray(file: string): AsyncGenerator<RawRow> {
 
 function parseValue(row: number, text: string): RawRow {
   try {
-    return { row, value: JSON.parse(text) as unknown };
+    return { row, value: parseJson(text) };
   } catch (err) {
     return { row, error: `not valid JSON: ${(err as Error).message}` };
   }

@@ -13,6 +13,7 @@ import { coerceString, type FieldProblem } from '../api/validate.js';
 import { normalizeId, recordToWriteData, toDocument, type WriteData } from '../api/write-body.js';
 import { findAttribute, findRelationship, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { unneutralise } from './csv-parse.js';
+import { setField } from '../own-field.js';
 import type { RawRow } from './readers.js';
 
 /** The bulk operations. */
@@ -71,25 +72,29 @@ export function csvRecord(
     const cell = unneutralise(raw);
     if (cell === '' || ignoredCsvColumn(rt, column)) continue;
     if (column === 'id' || column === 'type') {
-      record[column] = cell.trim();
+      setField(record, column, cell.trim());
       continue;
     }
     const relName = column.endsWith('.id') ? column.slice(0, -3) : column;
     if (findRelationship(rt, relName) && !findAttribute(rt, column)) {
-      record[column] = cell;
+      setField(record, column, cell);
       continue;
     }
     const spec = findAttribute(rt, column);
     if (spec?.type === 'string[]') {
-      record[column] = cell
-        .split(';')
-        .map((s) => s.trim())
-        .filter((s) => s !== '');
+      setField(
+        record,
+        column,
+        cell
+          .split(';')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      );
       continue;
     }
     const c = coerceString(spec, cell);
     if ('problem' in c) problems.push({ field: column, reason: c.problem });
-    else record[column] = c.value;
+    else setField(record, column, c.value);
   }
   return { record, problems };
 }

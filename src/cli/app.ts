@@ -9,6 +9,7 @@ import type { ConfigStore } from '../auth/config.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../output/io.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/formats.js';
+import { terminalSafeLines } from '../output/terminal-text.js';
 import type { Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
@@ -104,14 +105,15 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
     async prompter() {
       return overrides.prompter ?? inquirerPrompter(io);
     },
+    // Messages quote records, servers and files: shown terminal-safe (newlines and tabs stay).
     warn(message) {
-      io.stderr.write(redact(`warning: ${message}\n`));
+      io.stderr.write(redact(`warning: ${terminalSafeLines(message)}\n`));
     },
     info(message) {
-      io.stderr.write(redact(`${message}\n`));
+      io.stderr.write(redact(`${terminalSafeLines(message)}\n`));
     },
     trace(message) {
-      if (globals.verbose) io.stderr.write(redact(`* ${message}\n`));
+      if (globals.verbose) io.stderr.write(redact(`* ${terminalSafeLines(message)}\n`));
     },
     addSecret(secret) {
       if (secret) secrets.add(secret);

@@ -4,6 +4,7 @@
  */
 import { retryAfterMs } from '../api/jsonapi.js';
 import { ApiError, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
+import { terminalSafe, terminalSafeJson, terminalSafeLines } from '../output/terminal-text.js';
 
 /** What reporting needs of the surrounding command. */
 export interface ErrorReportTarget {
@@ -37,9 +38,12 @@ export function reportError(err: unknown, t: ErrorReportTarget): number {
     if (!t.verbose) lines.push('hint: run again with --verbose for details');
     jsonErrors = [{ title: 'unexpected failure', detail: msg }];
   }
-  if (t.verbose && err instanceof Error && err.stack) lines.push(err.stack);
-  let text = lines.join('\n') + '\n';
-  if (t.json) text += JSON.stringify({ errors: jsonErrors }) + '\n';
+  // Titles and details come from the server, messages from input files: one line each, and
+  // nothing in them may drive the terminal. The JSON line escapes what JSON.stringify leaves raw.
+  const shown = lines.map(terminalSafe);
+  if (t.verbose && err instanceof Error && err.stack) shown.push(terminalSafeLines(err.stack));
+  let text = shown.join('\n') + '\n';
+  if (t.json) text += terminalSafeJson(JSON.stringify({ errors: jsonErrors })) + '\n';
   t.stderr.write(t.redact(text));
   return code;
 }

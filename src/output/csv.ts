@@ -1,6 +1,8 @@
 /**
  * CSV cells (RFC 4180 quoting) with formula neutralising: a cell that starts with `= + - @`
- * (or a tab/CR, which spreadsheets also treat as formula starts) gets a leading `'`.
+ * (or a tab/CR, which spreadsheets also treat as formula starts) gets a leading `'`. So that
+ * the prefix can always be taken off again on import, a value that itself starts with `'` gets
+ * one too (`'=x` is written `''=x`): export then import gives back every value unchanged.
  */
 
 /** A value as one CSV cell: lists joined by `;`, objects as JSON. */
@@ -19,11 +21,14 @@ function cellId(v: object): string {
   return o.id !== undefined && 'type' in o ? String(o.id) : JSON.stringify(v);
 }
 
-/** Prefixes `'` to text a spreadsheet would run as a formula. */
+/**
+ * Prefixes `'` to text a spreadsheet would run as a formula, and to text starting with `'`
+ * (which would otherwise lose its quote on import: see `unneutralise` in bulk/csv-parse.ts).
+ */
 export function neutralise(s: string): string {
   // Numbers like -5 are data, not formulas: leave them readable.
   if (/^[-+]\d+(\.\d+)?$/.test(s)) return s;
-  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return /^[=+\-@\t\r']/.test(s) ? `'${s}` : s;
 }
 
 function quote(s: string): string {

@@ -5,6 +5,8 @@
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { rawAttributes } from '../api/page-parse.js';
+import { setField } from '../own-field.js';
+import { idValue } from '../lossless-json.js';
 
 /** A flat record: what scripts parse and bulk inputs accept. */
 export type FlatRecord = { id: number | string; type: string } & Record<string, unknown>;
@@ -26,16 +28,16 @@ export function indexIncluded(doc: JsonApiDocument): IncludedIndex {
  */
 export function flatten(resource: ResourceObject, included?: IncludedIndex, depth = 0): FlatRecord {
   const record: FlatRecord = { id: recordId(resource.id), type: resource.type };
-  for (const [k, v] of Object.entries(resource.attributes ?? {})) record[k] = v;
+  for (const [k, v] of Object.entries(resource.attributes ?? {})) setField(record, k, v);
   for (const [name, rel] of Object.entries(resource.relationships ?? {})) {
     if (!rel || !('data' in rel)) continue;
     const data = rel.data;
     if (data === null || data === undefined) {
-      record[name] = null;
+      setField(record, name, null);
     } else if (Array.isArray(data)) {
-      record[name] = data.map((d) => resolveId(d.type, d.id, included, depth));
+      setField(record, name, data.map((d) => resolveId(d.type, d.id, included, depth)));
     } else {
-      record[name] = resolveId(data.type, data.id, included, depth);
+      setField(record, name, resolveId(data.type, data.id, included, depth));
     }
   }
   if (resource.meta && Object.keys(resource.meta).length > 0) record.meta = resource.meta;
@@ -50,13 +52,9 @@ function resolveId(type: string, id: number | string, included: IncludedIndex | 
 /**
  * Ids are integers in this API, but JSON:API servers (and gateways that re-encode) may send
  * them as strings: `"12"` is printed as `12` so that scripts see one shape. Anything that is not
- * a plain safe integer stays as sent.
+ * a plain safe integer stays as sent: an id past 2^53 (a string since parsing) keeps its digits.
  */
-export function recordId(id: number | string): number | string {
-  if (typeof id !== 'string' || !/^[1-9]\d{0,15}$/.test(id)) return id;
-  const n = Number(id);
-  return Number.isSafeInteger(n) ? n : id;
-}
+export const recordId: (id: number | string) => number | string = idValue;
 
 /**
  * `JSON.stringify(flatten(resource, included))`, built from the attributes' own JSON text instead

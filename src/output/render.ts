@@ -7,6 +7,8 @@ import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
 import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
 import { writeOut, type IO } from './io.js';
+import { ownField } from '../own-field.js';
+import { terminalSafeLines } from './terminal-text.js';
 
 import type { OutputFormat } from './formats.js';
 
@@ -171,16 +173,17 @@ function unionKeys(records: FlatRecord[]): string[] {
 
 /** A value by column name; `account.name` reads into an included record. */
 export function pick(r: Record<string, unknown>, column: string): unknown {
-  if (column in r) return r[column];
+  // Own names only: `constructor` or `__proto__` must not read the object's prototype.
+  if (Object.hasOwn(r, column)) return r[column];
   const dot = column.indexOf('.');
   if (dot > 0) {
-    const inner = r[column.slice(0, dot)];
+    const inner = ownField(r, column.slice(0, dot));
     if (inner && typeof inner === 'object' && !Array.isArray(inner)) return pick(inner as Record<string, unknown>, column.slice(dot + 1));
   }
   return undefined;
 }
 
-/** Writes a plain value (for commands whose output is not records). */
+/** Writes a plain value (for commands whose output is not records); the human text terminal-safe. */
 export async function renderValue(io: IO, format: OutputFormat, value: unknown, human: () => string): Promise<void> {
   if (format === 'json' || format === 'raw') await writeOut(io.stdout, JSON.stringify(value, null, 2) + '\n');
   else if (format === 'ndjson') {
@@ -190,5 +193,5 @@ export async function renderValue(io: IO, format: OutputFormat, value: unknown, 
     const rows = value as FlatRecord[];
     const cols = unionKeys(rows).filter((k) => rows.some((r) => k in r));
     await writeOut(io.stdout, csvLine(cols) + rows.map((r) => csvLine(cols.map((c) => r[c]))).join(''));
-  } else await writeOut(io.stdout, human());
+  } else await writeOut(io.stdout, terminalSafeLines(human()));
 }

@@ -10,6 +10,7 @@
  * the middle of it, and erasing it would erase the data's last line.
  */
 import type { IO } from './io.js';
+import { terminalSafe } from './terminal-text.js';
 
 /** A running spinner. */
 export interface Spinner {
@@ -39,7 +40,7 @@ export function startSpinner(io: IO, text: string, env: NodeJS.ProcessEnv = {}):
     const width = io.stderrColumns ?? 0;
     // Resized to nothing: draw nothing (and erase what is there).
     if (width < 4) return clear();
-    const line = [...`${FRAMES[frame++ % FRAMES.length]} ${text}`].slice(0, width - 1).join('');
+    const line = [...`${FRAMES[frame++ % FRAMES.length]} ${terminalSafe(text)}`].slice(0, width - 1).join('');
     io.stderr.write(`\r${line}\x1b[K`);
     drawn = true;
   };

@@ -117,7 +117,7 @@ export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | 
     apply(attributes, forUpdate) {
       const problems: OrgFieldProblem[] = [];
       for (const [name, value] of Object.entries(attributes)) {
-        const f = t.customFields[name];
+        const f = Object.hasOwn(t.customFields, name) ? t.customFields[name] : undefined;
         if (f) {
           const r = checkCustomValue(f, value);
           if ('problem' in r) problems.push({ field: fieldName(f), reason: r.problem });

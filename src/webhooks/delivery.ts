@@ -3,6 +3,9 @@
  * resource type and id, the attributes it carries and, for version 2, their values before the
  * change. Tolerant: a body that is not a delivery still gets a one-line description.
  */
+import { fitText, terminalSafe } from '../output/terminal-text.js';
+import { setField } from '../own-field.js';
+import { parseJson } from '../lossless-json.js';
 
 /** One attribute carried by a delivery. */
 export interface ChangedAttribute {
@@ -35,7 +38,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined {
   let doc: unknown;
   try {
-    doc = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+    doc = parseJson(typeof raw === 'string' ? raw : raw.toString('utf8'));
   } catch {
     return undefined;
   }
@@ -47,7 +50,7 @@ export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined
   const beforeDoc = isObject(doc.beforeUpdate) ? doc.beforeUpdate : undefined;
   const before = beforeDoc ? (isObject(beforeDoc.attributes) ? beforeDoc.attributes : beforeDoc) : undefined;
   const attributes: ChangedAttribute[] = Object.entries(attrs).map(([name, value]) => {
-    const hasBefore = before !== undefined && name in before;
+    const hasBefore = before !== undefined && Object.hasOwn(before, name);
     return { name, value, hasBefore, ...(hasBefore ? { before: before[name] } : {}) };
   });
   const relationships: Record<string, unknown> = {};
@@ -55,7 +58,7 @@ export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined
     for (const [name, rel] of Object.entries(data.relationships)) {
       const d = isObject(rel) ? rel.data : undefined;
       if (d === undefined) continue;
-      relationships[name] = Array.isArray(d) ? d.map((x) => (isObject(x) ? x.id : x)) : isObject(d) ? d.id : null;
+      setField(relationships, name, Array.isArray(d) ? d.map((x) => (isObject(x) ? x.id : x)) : isObject(d) ? d.id : null);
     }
   }
   return {
@@ -72,19 +75,19 @@ export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined
 const MAX_VALUE = 60;
 
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? 'null';
-  return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 1)}…` : s;
+  return fitText(typeof v === 'string' ? v : JSON.stringify(v) ?? 'null', MAX_VALUE);
 }
 
 /**
  * Lines for people: a head line (`prospect.updated  prospect 42`) and one indented line per
- * attribute (`title: CTO → CEO` when the old value is known).
+ * attribute (`title: CTO → CEO` when the old value is known). Whoever can post to the listener
+ * writes these: every part is terminal-safe, values cut without breaking an escape or a grapheme.
  */
 export function describeDelivery(d: DeliverySummary): string[] {
   const head = [d.eventName, d.type !== undefined ? `${d.type} ${d.id ?? '?'}` : undefined].filter(Boolean).join('  ');
-  const lines = [head];
-  for (const a of d.attributes) lines.push(`  ${a.name}: ${a.hasBefore ? `${show(a.before)} → ${show(a.value)}` : show(a.value)}`);
-  for (const [name, id] of Object.entries(d.relationships)) lines.push(`  ${name} → ${show(id)}`);
+  const lines = [terminalSafe(head)];
+  for (const a of d.attributes) lines.push(`  ${terminalSafe(a.name)}: ${a.hasBefore ? `${show(a.before)} → ${show(a.value)}` : show(a.value)}`);
+  for (const [name, id] of Object.entries(d.relationships)) lines.push(`  ${terminalSafe(name)} → ${show(id)}`);
   return lines;
 }
 
@@ -93,8 +96,8 @@ export function deliveryRecord(d: DeliverySummary): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   const before: Record<string, unknown> = {};
   for (const a of d.attributes) {
-    changes[a.name] = a.value;
-    if (a.hasBefore) before[a.name] = a.before;
+    setField(changes, a.name, a.value);
+    if (a.hasBefore) setField(before, a.name, a.before);
   }
   return {
     event: d.eventName,

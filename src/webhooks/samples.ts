@@ -12,14 +12,14 @@ export interface SampleOptions {
   /** 1 (default) or 2 (adds `beforeUpdate` on changes). */
   payloadVersion?: 1 | 2;
   /** Id of the sample record. @default 42 */
-  id?: number;
+  id?: number | string;
   /** Time of the event, epoch ms. @default Date.now() */
   now?: number;
 }
 
 /** A delivery body as the service sends it. */
 export interface SampleDelivery {
-  data: { type: string; id: number; attributes: Record<string, unknown>; relationships?: Record<string, unknown> };
+  data: { type: string; id: number | string; attributes: Record<string, unknown>; relationships?: Record<string, unknown> };
   beforeUpdate?: Record<string, unknown>;
   meta: { deliveredAt: string; eventName: string };
 }

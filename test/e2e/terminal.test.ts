@@ -3,7 +3,7 @@
  * prompt answering field by field, and a delete confirmation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, tempDir } from '../helpers/run-svc.js';
+import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 import { requireProgram, without } from '../helpers/programs.js';
@@ -71,5 +71,17 @@ describe.skipIf(without('tmux', 'the terminal tests'))('in a terminal', () => {
     const screen = await s.waitFor(/\[exit \d+\]/);
     expect(screen).toMatch(/not deleted/);
     expect(sb.store.get('prospect', 2)).toBeDefined();
+  });
+
+  it('a record holding escape sequences neither clears the screen nor writes the clipboard: they show escaped', async () => {
+    const made = await runSvc(['prospects', 'create', '--attr', 'firstName=Eve\x1b]52;c;aGk=\x07', '--attr', 'lastName=Clear\x1b[2J\x1b[H', '-o', 'json'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const id = (JSON.parse(made.stdout) as { id: number }).id;
+    const s = term(`prospects list --filter id=${id} --columns id,firstName,lastName`, 100);
+    const screen = await s.waitFor(/\[exit 0\]/);
+    expect(screen).toContain('Eve\\e]52;c;aGk=\\a');
+    expect(screen).toContain('Clear\\e[2J\\e[H');
+    // Nothing above the table was wiped: the header is on the screen, under the command line.
+    expect(screen).toMatch(/id\s+│\s+firstName\s+│\s+lastName/);
   });
 });

@@ -111,6 +111,74 @@ describe('webhooks listen', () => {
     }
   });
 
+  it('without --secret takes only requests addressed to this machine (no DNS rebinding, no posts from web pages)', async () => {
+    const l = await listen(['-o', 'ndjson']);
+    const port = Number(new URL(l.url).port);
+    /** A POST with the given Host/Origin, as a browser would send it after DNS rebinding. */
+    const post = (headers: Record<string, string>, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/hook', headers: { 'content-type': 'text/plain', ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const hostile = (n: number) => JSON.stringify({ data: { type: 'prospect', id: n, attributes: { title: `evil${n}` } }, meta: { eventName: 'prospect.updated' } });
+    try {
+      expect(await post({ host: `evil.example:${port}` }, hostile(1))).toBe(403);
+      expect(await post({ host: `127.0.0.1.evil.example:${port}` }, hostile(2))).toBe(403);
+      expect(await post({ host: `127.0.0.1:${port}`, origin: 'https://evil.example' }, hostile(3))).toBe(403);
+      await l.waitFor('stderr', /Origin https:\/\/evil\.example/);
+      expect(l.stderr()).toMatch(/refused a request to \/hook addressed to Host evil\.example:\d+: .*answered 403/);
+      // Deliveries addressed to the loopback still arrive, by any of its names.
+      expect(await post({ host: `127.0.0.1:${port}` }, hostile(4))).toBe(200);
+      expect(await post({ host: `localhost:${port}` }, hostile(5))).toBe(200);
+      await l.waitFor('stdout', /"id":5/);
+      expect(l.stdout()).not.toMatch(/evil[123]/);
+      // With a secret the signature decides, whatever the Host (a tunnel forwards its own name).
+      const s = await listen(['--secret', 'sh', '-o', 'ndjson']);
+      try {
+        const body = hostile(6);
+        const ok = await new Promise<number>((resolve, reject) => {
+          const req = http.request({ host: '127.0.0.1', port: Number(new URL(s.url).port), method: 'POST', path: '/', headers: { host: 'abc.tunnel.example', 'service-webhook-signature': signBody('sh', body) } }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+        expect(ok).toBe(200);
+        await s.waitFor('stdout', /"id":6/);
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      await l.stop();
+    }
+  });
+
+  it('prints a delivery for people with control characters escaped and long values cut cleanly', async () => {
+    const l = await listen(['-o', 'table']);
+    try {
+      const title = `CEO\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07${'e\u0301'.repeat(80)}`; // é as e + combining accent
+      const body = JSON.stringify({ data: { type: 'prospect', id: 7, attributes: { title, ['x\x1b[2Jname']: 'a\u202eb' } }, meta: { eventName: 'prospect.updated\x1b[31m' } });
+      await new Promise<void>((resolve, reject) => {
+        const req = http.request(l.url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => (res.resume(), resolve()));
+        req.on('error', reject);
+        req.end(body);
+      });
+      await l.waitFor('stdout', /prospect 7/);
+      const out = l.stdout();
+      expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
+      expect(out).toMatch(/prospect\.updated\\e\[31m {2}prospect 7/);
+      expect(out).toMatch(/^ {2}title: CEO\\e\]52;c;Y3VybCBldmlsIHwgc2g=\\a(?:e\u0301)+…$/m);
+      expect(out).toContain('  x\\e[2Jname: a\\u202eb');
+    } finally {
+      await l.stop();
+    }
+  });
+
   it('--register receives a real delivery for a prospect created by another svc process, then cleans up', async () => {
     const l = await listen(['--register', '--events', 'prospect.created', '-o', 'ndjson', ...api()]);
     let code: number | null = null;

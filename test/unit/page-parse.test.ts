@@ -1,6 +1,6 @@
 /**
- * parseCollection (list pages) must give what JSON.parse gives — for any document, however it is
- * written — and the ndjson lines built from unparsed attributes must hold the same values as the
+ * parseCollection (list pages) must give what parseJson gives (JSON.parse, with integers past
+ * 2^53 kept as their digits) — for any document, however it is written — and the ndjson lines built from unparsed attributes must hold the same values as the
  * lines `flatten` gives (byte for byte when the server writes JSON like JSON.stringify does).
  */
 import fc from 'fast-check';
@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
 import { parseCollection, rawAttributes } from '../../src/api/page-parse.js';
 import { flatJson, flatten, indexIncluded } from '../../src/output/flatten.js';
+import { parseJson } from '../../src/lossless-json.js';
 
 type Doc = { data?: unknown; included?: unknown[]; meta?: unknown; links?: unknown };
 
@@ -65,11 +66,11 @@ const doc: fc.Arbitrary<Doc> = fc.record(
 const layout = fc.record({ ws: fc.constantFrom('', ' ', '\n  ', '\t'), escapeAll: fc.boolean() });
 
 describe('parseCollection', () => {
-  it('gives the value JSON.parse gives, however the document is written', () => {
+  it('gives the value parseJson gives, however the document is written', () => {
     fc.assert(
       fc.property(doc, layout, (d, { ws, escapeAll }) => {
         const text = oddJson(d, ws, escapeAll);
-        expect(settled(parseCollection(text, 0))).toEqual(JSON.parse(text));
+        expect(settled(parseCollection(text, 0))).toEqual(parseJson(text));
       }),
       { numRuns: 1500 },
     );
@@ -81,7 +82,7 @@ describe('parseCollection', () => {
         const canonical = oddJson(d, '', false);
         for (const text of [canonical, oddJson(d, ws, escapeAll)]) {
           const fast = parseCollection(text, 0) as Doc;
-          const slow = JSON.parse(text) as Doc;
+          const slow = parseJson(text) as Doc;
           const list = (x: Doc) => (Array.isArray(x.data) ? x.data : x.data ? [x.data] : []) as ResourceObject[];
           const fastIndex = indexIncluded(fast as never);
           const slowIndex = indexIncluded(slow as never);
@@ -116,6 +117,14 @@ describe('parseCollection', () => {
     expect(JSON.parse(flatJson(parsed.data[1]!)).firstName).toBe('Grace');
   });
 
+  it('keeps the digits of integers past 2^53, in attributes and around them, and does not copy such attributes', () => {
+    const text = '{"data":[{"type":"p","id":9007199254740993,"attributes":{"n":18446744073709551616,"s":"12345678901234567890"}},{"type":"p","id":2,"attributes":{"a":1}}]}';
+    const parsed = parseCollection(text, 0) as { data: ResourceObject[] };
+    expect(parsed.data.map((r) => rawAttributes(r))).toEqual([undefined, '{"a":1}']);
+    expect(settled(parsed)).toEqual({ data: [{ type: 'p', id: '9007199254740993', attributes: { n: '18446744073709551616', s: '12345678901234567890' } }, { type: 'p', id: 2, attributes: { a: 1 } }] });
+    expect(flatJson(parsed.data[0]!)).toBe('{"id":"9007199254740993","type":"p","n":"18446744073709551616","s":"12345678901234567890"}');
+  });
+
   it('leaves unusual attributes to the generic path and invalid JSON to JSON.parse', () => {
     const odd = parseCollection('{"data":[{"type":"prospect","id":1,"attributes":{"id":9,"x":1}},{"type":"prospect","id":2,"attributes":{"account":1},"relationships":{"account":{"data":null}}}]}', 0) as { data: ResourceObject[] };
     expect(odd.data.map((r) => rawAttributes(r))).toEqual([undefined, undefined]);
@@ -123,7 +132,8 @@ describe('parseCollection', () => {
     // Keys written with escapes are looked at as what they mean: `__proto__` and `id` here.
     const escaped = parseCollection('{"data":[{"type":"p","id":1,"attributes":{"\\u005f\\u005fproto\\u005f\\u005f":5,"a":1}},{"type":"p","id":2,"attributes":{"\\u0069d":7}}]}', 0) as { data: ResourceObject[] };
     expect(escaped.data.map((r) => rawAttributes(r))).toEqual([undefined, undefined]);
-    expect(escaped.data.map((r) => flatJson(r))).toEqual(['{"id":1,"type":"p","a":1}', '{"id":7,"type":"p"}']);
+    // (A `__proto__` attribute is a field like any other.)
+    expect(escaped.data.map((r) => flatJson(r))).toEqual(['{"id":1,"type":"p","__proto__":5,"a":1}', '{"id":7,"type":"p"}']);
     const values = ['trux', 'nul', 'nullx', 'falsy', '01', '1.', '.5', '-', '1e', '1e+', '"\\x"', '"\\u12"', '"a', '[1 2]', '[1,]', '{"b" 1}', '{"b":1,}', '{,}', "'a'", 'x', 'nope', 'tree', 'fakes', '1.x5', '1ex5', '[1x2]', '{"b"x1}', '{"b":1x"c":2}', '"a\tb"', '"a\nb"'];
     for (const v of values) {
       const bad = `{"data":[{"type":"p","id":1,"attributes":{"a":${v}}}]}`;

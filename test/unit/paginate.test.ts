@@ -105,4 +105,34 @@ describe('paginate', () => {
     expect(sent[11]!.query.get('filter[id]')).toBe('11001..inf');
     expect(sent.every((s) => s.query.get('sort') === 'id')).toBe(true);
   });
+
+  it('continues by id past the offset cap with ids above 2^53, counting in digits', async () => {
+    const first = 2n ** 53n + 1n; // 9007199254740993: a Number would make it …992
+    const total = 11_500;
+    const sent: URLSearchParams[] = [];
+    const client: PageClient = {
+      baseUrl: BASE,
+      resolve: (p: string) => new URL(p.replace(/^\/+/, ''), BASE),
+      async request(req: ApiRequest): Promise<ApiResponse> {
+        const url = new URL(req.path);
+        const q = url.searchParams;
+        sent.push(q);
+        const limit = Number(q.get('page[limit]'));
+        const offset = BigInt(q.get('page[offset]') ?? 0);
+        const from = BigInt((q.get('filter[id]') ?? `${first}..inf`).split('..')[0]!);
+        const data = [];
+        for (let id = from + offset; id < first + BigInt(total) && data.length < limit; id++) data.push({ type: 'prospect', id: String(id) });
+        const next = new URL(url);
+        next.searchParams.set('page[offset]', String(offset + BigInt(limit)));
+        const doc = { data, links: data.length === limit ? { next: next.toString() } : {} };
+        return { status: 200, url: url.toString(), headers: {}, doc, text: '', rateLimit: {} };
+      },
+    };
+    const got: string[] = [];
+    for await (const page of paginate(client, 'prospects', { query: {}, all: true })) got.push(...page.records.map((r) => String(r.id)));
+    expect(got).toHaveLength(total);
+    expect(new Set(got).size).toBe(total);
+    expect(got.at(-1)).toBe(String(first + BigInt(total - 1)));
+    expect(sent[11]!.get('filter[id]')).toBe(`${first + 11_000n}..inf`);
+  });
 });

@@ -5,6 +5,7 @@ import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../output/flatten.js';
 import { renderValue } from '../../output/render.js';
+import { terminalSafe, textWidth } from '../../output/terminal-text.js';
 
 export async function listProfiles(ctx: Context): Promise<void> {
   const store = await ctx.config();
@@ -28,9 +29,9 @@ export async function listProfiles(ctx: Context): Promise<void> {
   }
   await renderValue(ctx.io, ctx.output, rows as unknown as FlatRecord[], () => {
     const head = ['', 'NAME', 'BASE URL', 'USER', 'STATE'];
-    const cells = rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '', r.user ?? '', r.state]);
-    const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-    return [head, ...cells].map((c) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd() + '\n').join('');
+    const cells = rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '', r.user ?? '', r.state].map(terminalSafe));
+    const widths = head.map((h, i) => Math.max(textWidth(h), ...cells.map((c) => textWidth(c[i]!))));
+    return [head, ...cells].map((c) => c.map((v, i) => v + ' '.repeat(widths[i]! - textWidth(v))).join('  ').trimEnd() + '\n').join('');
   });
 }
 

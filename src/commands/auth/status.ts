@@ -7,6 +7,7 @@ import type { Connection } from '../../cli/connection.js';
 import type { Context } from '../../cli/context.js';
 import { AuthError } from '../../errors.js';
 import { renderValue } from '../../output/render.js';
+import { terminalSafe } from '../../output/terminal-text.js';
 import { describeExpiry } from './shared.js';
 
 const SOURCES: Record<Connection['tokenSource'], string> = {
@@ -58,6 +59,7 @@ export async function statusHandler(ctx: Context): Promise<void> {
       ...(store && conn.tokenSource !== 'env' && conn.tokenSource !== 'flag' ? ([['Config', store.path]] as [string, string][]) : []),
     ];
     const w = Math.max(...rows.map(([k]) => k.length)) + 2;
-    return rows.map(([k, v]) => `${(k + ':').padEnd(w)}${v}\n`).join('');
+    // Names and URLs come from the server and the profile: one line each, terminal-safe.
+    return rows.map(([k, v]) => `${(k + ':').padEnd(w)}${terminalSafe(v)}\n`).join('');
   });
 }

@@ -18,6 +18,7 @@ import type { Context } from '../../cli/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
+import { idValue } from '../../lossless-json.js';
 
 /** Options of `svc enroll`. */
 export interface EnrollFlags extends BulkFlags {
@@ -27,9 +28,9 @@ export interface EnrollFlags extends BulkFlags {
   by?: string;
 }
 
-function positiveId(flag: string, v: string): number {
+function positiveId(flag: string, v: string): number | string {
   if (!/^\s*[1-9]\d*\s*$/.test(v)) throw new UsageError(`${flag} ${v}: expected a record id (a positive integer)`);
-  return Number(v);
+  return idValue(v.trim());
 }
 
 /** Checks the options and describes where the rows come from. */
@@ -67,8 +68,8 @@ async function* items(src: EnrollSource, journal: JournalState): AsyncGenerator<
 }
 
 /** Prospect id → sequence state id, for every state of the sequence. */
-async function existingStates(session: BulkSession, sequenceId: number): Promise<Map<number, number | string>> {
-  const out = new Map<number, number | string>();
+async function existingStates(session: BulkSession, sequenceId: number | string): Promise<Map<number | string, number | string>> {
+  const out = new Map<number | string, number | string>();
   const pages = paginate(pagedClient(session.requester, session.client), 'sequenceStates', {
     query: { extra: [['filter[sequence][id]', String(sequenceId)]], fields: { sequenceState: ['prospect'] } },
     all: true,
@@ -77,7 +78,7 @@ async function existingStates(session: BulkSession, sequenceId: number): Promise
   for await (const page of pages) {
     for (const r of page.records) {
       const p = r.relationships?.['prospect']?.data;
-      if (p && !Array.isArray(p)) out.set(Number(p.id), r.id);
+      if (p && !Array.isArray(p)) out.set(idValue(String(p.id)), r.id);
     }
   }
   return out;
@@ -107,7 +108,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   const dryRun = ctx.globals.dryRun;
   const session = await openSession(ctx, dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup, 'enroll', total);
   try {
-    let enrolled: Map<number, number | string>;
+    let enrolled: Map<number | string, number | string>;
     try {
       // Both must exist; a typo would otherwise fail every row one by one.
       await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read');
@@ -147,12 +148,12 @@ async function printPlan(
   ctx: Context,
   session: BulkSession,
   work: AsyncIterable<EnrollItem>,
-  enrolled: Map<number, number | string>,
-  sequenceId: number,
-  mailboxId: number,
+  enrolled: Map<number | string, number | string>,
+  sequenceId: number | string,
+  mailboxId: number | string,
 ): Promise<void> {
   const url = session.client.resolve('sequenceStates').toString();
-  const seen = new Set<number>();
+  const seen = new Set<number | string>();
   let send = 0;
   let other = 0;
   for await (const item of work) {

@@ -5,6 +5,8 @@
 import { coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
 import { findAttribute, type AttributeSpec, type ResourceType } from '../../registry/index.js';
+import { ownField, setField } from '../../own-field.js';
+import { parseJson } from '../../lossless-json.js';
 
 /** Splits `k=v` at the first `=`; `k:=json` marks a raw JSON value. */
 function splitPair(flag: string, what: string): { key: string; value: string; json: boolean } {
@@ -38,7 +40,7 @@ export function attributesFromFlags(rt: ResourceType, flags: string[], names?: A
     let v: unknown;
     if (json) {
       try {
-        v = JSON.parse(value) as unknown;
+        v = parseJson(value);
       } catch {
         throw new UsageError(`--attr ${key}:=…: not valid JSON`);
       }
@@ -47,8 +49,8 @@ export function attributesFromFlags(rt: ResourceType, flags: string[], names?: A
       if ('problem' in r) throw new UsageError(`attribute "${key}" of ${rt.type}: ${r.problem}`);
       v = r.value;
     }
-    if (spec?.type === 'string[]' && Array.isArray(out[key]) && Array.isArray(v)) out[key] = [...(out[key] as unknown[]), ...v];
-    else out[key] = v;
+    const prev = ownField(out, key);
+    setField(out, key, spec?.type === 'string[]' && Array.isArray(prev) && Array.isArray(v) ? [...(prev as unknown[]), ...v] : v);
   }
   return out;
 }
@@ -58,7 +60,7 @@ export function relationshipsFromFlags(flags: string[]): Record<string, unknown>
   const out: Record<string, unknown> = {};
   for (const flag of flags) {
     const { key, value } = splitPair(flag, '--rel');
-    out[key] = value === 'null' ? null : value;
+    setField(out, key, value === 'null' ? null : value);
   }
   return out;
 }

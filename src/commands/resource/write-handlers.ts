@@ -124,7 +124,7 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
   }
   await api.request({ method: 'DELETE', path });
   ctx.info(`deleted ${rt.type} ${id}`);
-  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify({ id, type: rt.type, deleted: true }) + '\n');
+  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify({ id: normalizeId(id), type: rt.type, deleted: true }) + '\n');
 }
 
 /** Options of item actions. */

@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
+import { parseJson } from '../../lossless-json.js';
 
 /** Reads all of a stream as text. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -30,7 +31,7 @@ export async function readDataArgument(ctx: Context, arg: string): Promise<unkno
     from = 'argument';
   }
   try {
-    return JSON.parse(text) as unknown;
+    return parseJson(text);
   } catch (err) {
     throw new UsageError(`--data (${from}): not valid JSON: ${(err as Error).message}`);
   }

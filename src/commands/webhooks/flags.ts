@@ -25,8 +25,3 @@ export function parsePort(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) throw new UsageError(`--port: expected a port number 0-65535, got "${value}"`);
   return Number(value);
 }
-
-/** True for hosts that only this machine reaches. */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127\./.test(hostname);
-}

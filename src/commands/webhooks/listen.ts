@@ -6,11 +6,12 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../../cli/context.js';
 import { NetworkError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
+import { terminalSafe } from '../../output/terminal-text.js';
 import { deliveryRecord, describeDelivery, parseDelivery } from '../../webhooks/delivery.js';
 import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
 import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
-import { startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
-import { isLoopbackHost, parseHttpUrl, parsePayloadVersion, parsePort } from './flags.js';
+import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
+import { parseHttpUrl, parsePayloadVersion, parsePort } from './flags.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 
 /** Options of `listen`. */
@@ -93,7 +94,7 @@ async function printDelivery(ctx: Context, d: ReceivedDelivery, receivedAt: numb
   }
   const lines = summary ? describeDelivery(summary) : [`(not a JSON delivery: ${d.raw.length} bytes)`];
   lines[0] = `${clockTime(receivedAt)}  ${lines[0]}${d.signature === 'valid' ? '  (signature ok)' : ''}`;
-  if (forwarded && forwardTo) lines.push(`  ${describeForward(forwarded, forwardTo)}`);
+  if (forwarded && forwardTo) lines.push(`  ${terminalSafe(describeForward(forwarded, forwardTo))}`);
   return writeOut(ctx.io.stdout, lines.join('\n') + '\n');
 }
 
@@ -157,6 +158,11 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
       ...(p.secret !== undefined ? { secret: p.secret } : {}),
       onDelivery: (d) => {
         const receivedAt = ctx.clock.now();
+        if (d.foreign) {
+          const from = d.foreign.origin !== undefined ? `from a web page (Origin ${d.foreign.origin})` : `addressed to Host ${d.foreign.host || '(none)'}`;
+          ctx.warn(`refused a request to ${d.path} ${from}: without --secret only requests to 127.0.0.1 or localhost are taken (answered 403)`);
+          return;
+        }
         if (d.status !== 200) {
           ctx.warn(`refused a delivery to ${d.path}: ${d.signature === 'missing' ? 'no' : 'bad'} Service-Webhook-Signature (answered 401)`);
           return;
@@ -188,7 +194,7 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
         ctx.info(`registered webhook ${hook.id} for ${s.resource}.${s.action} → ${url} (payload v${p.register.payloadVersion}, signed)`);
       }
     }
-    if (!p.secret) ctx.warn('no --secret: signatures are not checked');
+    if (!p.secret) ctx.warn('no --secret: signatures are not checked, and only requests addressed to 127.0.0.1 or localhost are taken (a tunnel needs --secret)');
     const forward = p.forwardTo ? `, forwarding to ${p.forwardTo}` : '';
     ctx.info(`Ready: listening on ${listener.url}${forward} (Ctrl-C to stop)`);
     const how = await stop.stopped;

@@ -8,6 +8,7 @@ import { postBody } from '../../webhooks/forward.js';
 import { buildSampleDelivery } from '../../webhooks/samples.js';
 import { CLEANUP_TOKEN_HEADER, SIGNATURE_HEADER, signBody } from '../../webhooks/signature.js';
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
+import { idValue } from '../../lossless-json.js';
 
 /** Options of `trigger`. */
 export interface TriggerFlags {
@@ -27,7 +28,8 @@ export async function triggerHandler(ctx: Context, eventArg: string, flags: Trig
   if (!/^\d+$/.test(id) || Number(id) <= 0) throw new UsageError(`--id: expected a positive integer, got "${id}"`);
   const secret = flags.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
   ctx.addSecret(secret);
-  const delivery = buildSampleDelivery({ ...event, payloadVersion, id: Number(id), now: ctx.clock.now() });
+  // The digits as given: a Number would round an id past 2^53.
+  const delivery = buildSampleDelivery({ ...event, payloadVersion, id: idValue(id.replace(/^0+(?=\d)/, '')), now: ctx.clock.now() });
   const body = JSON.stringify(delivery);
   const headers: Record<string, string> = {
     'content-type': 'application/vnd.api+json',

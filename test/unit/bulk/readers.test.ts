@@ -47,11 +47,20 @@ describe('CsvParser', () => {
     expect(() => parseCsv('a\n"open', 4)).toThrow(/quoted field is not closed/);
   });
 
+  it("round-trips values that start with ' (the neutralising prefix is reversible)", () => {
+    for (const v of ["'=x", "''=x", "'", "''", "'-5", "'abc", "'\tx", '=x', '-5', "'+1"]) {
+      const [[back]] = parseCsv(csvLine([v]), 3).map((r) => r.map(unneutralise)) as [[string]];
+      expect(back, JSON.stringify(v)).toBe(v);
+    }
+    // What other tools write keeps its quote unless it is followed by a formula character or '.
+    expect(unneutralise("'abc")).toBe("'abc");
+  });
+
   it('reads back what our CSV output writes, for any cells and chunk sizes', () => {
+    // Values starting with ' (and a formula character) are drawn often: they used to lose the quote.
+    const cell = fc.oneof(fc.string(), fc.string().map((s) => `'${s}`), fc.constantFrom("'=x", "''", "'", "'@a", "''+1"));
     fc.assert(
-      // A value that itself starts with ' and a formula character reads back without the ' (the
-      // output cannot tell it from a neutralised cell): the one documented ambiguity, left out.
-      fc.property(fc.array(fc.array(fc.string().filter((c) => !/^'[=+\-@\t\r]/.test(c)), { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 9 }), (records, chunk) => {
+      fc.property(fc.array(fc.array(cell, { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 9 }), (records, chunk) => {
         const width = records[0]!.length;
         const table = records.map((r) => [...r, ...Array(width).fill('x')].slice(0, width));
         const text = table.map((r) => csvLine(r)).join('');

@@ -1,0 +1,116 @@
+/**
+ * Text from records, servers and files, made safe for a terminal. Whatever a human-facing view
+ * prints (the table, `get`, messages on stderr, `auth status`, bulk failure lines, `webhooks
+ * listen`) goes through here, so that a value cannot drive the terminal: no escape sequences
+ * (OSC 52 writes the clipboard, others clear the screen or fake links), no carriage returns that
+ * overwrite a line, no bidi overrides that reorder it. Such characters are shown escaped
+ * instead: `\e`, `\r`, `\x07`, `\u202e`. Backslashes are left as they are (paths stay readable),
+ * so `\e` on screen may also be a backslash and an `e`: the machine formats (`json`, `ndjson`,
+ * `csv`, `raw`) are the exact ones, and none of this applies to them.
+ *
+ * Truncation (`fitText`) counts terminal columns (wide characters take two) and never cuts
+ * inside an escape or a grapheme (an emoji with its modifiers, a letter with its accents).
+ */
+
+/** C0 controls, DEL, C1 controls, bidi embeddings/overrides/isolates and marks, line and paragraph separators. */
+const UNSAFE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
+/** The same, but newline and tab pass: for multi-line messages. */
+const UNSAFE_IN_LINES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_IN_LINES_ALL = new RegExp(UNSAFE_IN_LINES.source, 'g');
+/** Printable ASCII only: one column per character, nothing to escape (the common case, checked first). */
+const PLAIN = /^[\x20-\x7e]*$/;
+
+const NAMED: Record<string, string> = { '\x1b': '\\e', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\0': '\\0' };
+
+/** The visible escape of one unsafe character. */
+function escapeChar(c: string): string {
+  const named = NAMED[c];
+  if (named) return named;
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** `s` with every control, bidi and separator character escaped visibly; one line for one line. */
+export function terminalSafe(s: string): string {
+  return UNSAFE.test(s) ? s.replace(UNSAFE_ALL, escapeChar) : s;
+}
+
+/** Like {@link terminalSafe}, but newlines and tabs stay: for messages of several lines. */
+export function terminalSafeLines(s: string): string {
+  return UNSAFE_IN_LINES.test(s) ? s.replace(UNSAFE_IN_LINES_ALL, escapeChar) : s;
+}
+
+/** What JSON.stringify leaves raw (it escapes C0 only) that a terminal still acts on. */
+const UNSAFE_IN_JSON_ALL = /[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** JSON text with those characters written as `\uXXXX`: the same JSON value, safe to print. */
+export function terminalSafeJson(json: string): string {
+  return json.replace(UNSAFE_IN_JSON_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+let segmenter: Intl.Segmenter | undefined;
+function graphemes(s: string): Iterable<{ segment: string }> {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return segmenter.segment(s);
+}
+
+/**
+ * Characters that join their neighbours into one grapheme: marks, joiners, variation selectors,
+ * Hangul jamo, prepend and spacing marks, CR (of CR LF); surrogates (emoji, astral characters) apart.
+ * Text without them is one grapheme per UTF-16 unit, cut without Intl.Segmenter (~50× quicker:
+ * a table of 100,000 accented names is laid out in milliseconds, not seconds).
+ */
+const CLUSTERING = /[\p{M}\u200c\u200d\ufe00-\ufe0f\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0e33\u0eb3\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\r]/u;
+const SURROGATE = /[\ud800-\udfff]/;
+const simple = (s: string) => !SURROGATE.test(s) && !CLUSTERING.test(s);
+
+/**
+ * Two columns: East Asian wide and fullwidth characters, and anything that may be drawn as an
+ * emoji (pictographs, emoji-presentation characters, regional indicators).
+ */
+const TWO =
+  /[\u1100-\u115f\u2329\u232a\u2e80-\u303e\u3040-\u3247\u3250-\u4dbf\u4e00-\ua4c6\ua960-\ua97c\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6b\uff01-\uff60\uffe0-\uffe6\u{1b000}-\u{1b001}\u{1f200}-\u{1f251}\u{20000}-\u{3fffd}]|\p{Extended_Pictographic}|\p{Emoji_Presentation}|\p{Regional_Indicator}/u;
+/** Combining diacritical marks: no column of their own. */
+const COMBINING = /[\u0300-\u036f]/;
+
+/**
+ * Terminal columns of text already made safe (see {@link terminalSafe}), counted per code point:
+ * never less than the table library counts (it would cut the cell again, without regard for
+ * graphemes), a little more for emoji sequences (each part counts; a cell gets some padding).
+ */
+export function textWidth(s: string): number {
+  if (PLAIN.test(s)) return s.length;
+  let w = 0;
+  for (const c of s) {
+    // Below © (the first pictograph) every character is one column.
+    if (c.charCodeAt(0) < 0xa9) w++;
+    else if (!COMBINING.test(c)) w += TWO.test(c) ? 2 : 1;
+  }
+  return w;
+}
+
+/**
+ * `s` made terminal-safe and cut to at most `width` columns, ending in `…` when cut. Escapes
+ * and graphemes are kept whole: a cut falls before them, never inside.
+ */
+export function fitText(s: string, width: number): string {
+  if (PLAIN.test(s)) return s.length <= width ? s : width <= 0 ? '' : `${s.slice(0, width - 1)}…`;
+  const safe = terminalSafe(s);
+  if (textWidth(safe) <= width) return safe;
+  if (width <= 0) return '';
+  const room = width - 1;
+  let out = '';
+  let used = 0;
+  const pieces: Iterable<string> = simple(s) ? s : (function* () {
+    for (const { segment } of graphemes(s)) yield segment;
+  })();
+  for (const piece of pieces) {
+    const shown = terminalSafe(piece);
+    const w = textWidth(shown);
+    if (used + w > room) break;
+    out += shown;
+    used += w;
+  }
+  return `${out}…`;
+}
