@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { InterruptedError, NetworkError, SvcError, UsageError, type ApiError } from '../errors.js';
 import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { refusalWait, ServerWaitError } from './server-wait.js';
-import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
+import { describeNetworkError, isNeverSentError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
 import { createAgent, request as undiciRequest } from './undici-lite.js';
 
@@ -56,8 +56,13 @@ export interface ApiRequest {
   body?: unknown;
   /** Retry on network failures even though the method is not idempotent. */
   idempotent?: boolean;
-  /** Do not retry at all (the caller handles it, e.g. bulk creates). */
+  /**
+   * Do not retry anything the server may have received (the caller handles it, e.g. creates). A
+   * refused connection, which sent nothing, is still tried again unless `retryNeverSent` is false.
+   */
   noRetry?: boolean;
+  /** Retry a connection that was refused (nothing sent). @default true */
+  retryNeverSent?: boolean;
   /**
    * Retry idempotent requests on 502/504 (a gateway that gave up). @default true — paging passes
    * false and halves the page instead. A 500 is retried either way.
@@ -116,7 +121,7 @@ export class ApiClient {
     const url = this.resolve(req.path);
     if (req.query) url.search = req.query;
     const idempotent = !req.noRetry && (req.idempotent ?? IDEMPOTENT.has(method));
-    const maxAttempts = req.noRetry ? 1 : (this.opts.retries ?? 3) + 1;
+    const maxAttempts = req.noRetry && req.retryNeverSent === false ? 1 : (this.opts.retries ?? 3) + 1;
     const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     const now = this.opts.now ?? Date.now;
     let refreshed = false;
@@ -129,7 +134,8 @@ export class ApiClient {
         // their message and exit code; only low-level failures become a NetworkError below.
         if (err instanceof SvcError) throw err;
         if (isAbort(err)) throw new InterruptedError();
-        if (idempotent && attempt < maxAttempts && isRetryableNetworkError(err)) {
+        const neverSent = req.retryNeverSent !== false && isNeverSentError(err);
+        if ((idempotent || neverSent) && attempt < maxAttempts && isRetryableNetworkError(err)) {
           const wait = backoff(attempt);
           this.opts.onWait?.(wait, describeNetworkError(err));
           this.trace(`retry ${method} ${redactUrl(url)} in ${wait} ms: ${describeNetworkError(err)}`);

@@ -26,6 +26,15 @@ export function isRetryableNetworkError(err: unknown): boolean {
   return code !== undefined && RETRYABLE.has(code);
 }
 
+/**
+ * True when the connection was never made, so the request never left: sending it again is safe
+ * even for a create (a sandbox handing its org over to another process answers this way for a
+ * moment).
+ */
+export function isNeverSentError(err: unknown): boolean {
+  return codeOf(err) === 'ECONNREFUSED';
+}
+
 /** One line a person understands, without the stack. */
 export function describeNetworkError(err: unknown): string {
   const code = codeOf(err);

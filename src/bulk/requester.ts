@@ -94,7 +94,7 @@ export class Requester {
       beforeSend = undefined;
       const sentAt = this.now();
       try {
-        res = await client.request({ ...req, noRetry: true, signal: undefined });
+        res = await client.request({ ...req, noRetry: true, retryNeverSent: false, signal: undefined });
       } catch (err) {
         pacer.release();
         if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {

@@ -138,4 +138,18 @@ describe('a server that goes away and comes back', () => {
     expect(await run.exited, run.stderr()).toBe(0);
     expect(JSON.parse(run.stdout())).toMatchObject({ id: o.id });
   });
+
+  it('a create whose connection is refused is sent once the server is back (a refused connection sent nothing)', async () => {
+    const name = `Refused${Date.now()}`;
+    const mark = rig.proxy.log.length;
+    await rig.proxy.down();
+    const run = startSvc(['prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json', '-v'], { env: rig.env() });
+    await run.waitFor('stderr', /^\* retry POST \S+ in \d+ ms: connection refused/m, 15_000);
+    await rig.proxy.up();
+    expect(await run.exited, run.stderr()).toBe(0);
+    expect(JSON.parse(run.stdout())).toMatchObject({ firstName: name });
+    expect(rig.proxy.since(mark, { method: 'POST', path: /^\/api\/v2\/prospects/ })).toHaveLength(1);
+    const listed = await svc(['prospects', 'list', '--filter', `firstName=${name}`, '-o', 'json']);
+    expect(JSON.parse(listed.stdout)).toHaveLength(1);
+  });
 });

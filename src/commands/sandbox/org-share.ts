@@ -17,8 +17,11 @@ import { acquireLock, LockTimeoutError } from '../../auth/lock.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import { clearState, clientsDir, lastPortFile, orgLockFile, ownerStateFile, writeState, type SandboxState } from './state-file.js';
 
-/** How long an exiting owner lets the processes using its server finish. @default 3000 */
-export const CLIENT_GRACE_MS = 3_000;
+/**
+ * How long an exiting owner lets the processes using its server finish: long enough for a few
+ * node processes started at once on a loaded machine to send their requests.
+ */
+export const CLIENT_GRACE_MS = 10_000;
 /** How long an exiting owner waits for webhook deliveries in progress. */
 const DELIVERY_GRACE_MS = 6_000;
 /** How often a process using another's server checks that the owner still runs. */
