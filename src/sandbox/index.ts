@@ -15,6 +15,7 @@ import { rulesFor } from './rules/index.js';
 import type { Principal } from './rules/types.js';
 import { allScopes } from './scopes.js';
 import { DEFAULT_PROSPECTS, seedOrg } from './seed.js';
+import { MAX_BODY_BYTES } from './request-body.js';
 import { createListener } from './server.js';
 import { Store } from './store.js';
 import { WebhookDispatcher, SPEC_TIMING, type DeliveryRecord, type DeliveryTiming } from './webhook-delivery.js';
@@ -50,6 +51,8 @@ export interface SandboxOptions {
   complianceStepMs?: number;
   /** Time before a queued mailing is delivered. @default 200 */
   deliveryMs?: number;
+  /** Largest request body accepted (413 `requestEntityTooLarge` beyond). @default 10 MiB */
+  maxBodyBytes?: number;
   /** Webhook delivery timings; the spec's 5 s timeout, 4 attempts 1 s apart by default. */
   webhookTiming?: Partial<DeliveryTiming>;
 }
@@ -66,7 +69,7 @@ export interface Sandbox {
   token: string;
   /** Stops the server, timers and deliveries; writes the data file one last time. */
   close(): Promise<void>;
-  /** Every request received (most recent last; at most 10,000 kept). */
+  /** Every request received (most recent last; at most 10,000 kept, bodies cut at 16 KiB). */
   requests: RecordedRequest[];
   /** Webhook deliveries sent (most recent last). */
   deliveries: DeliveryRecord[];
@@ -114,6 +117,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       ...(opts.maintenanceUntil ? { maintenanceUntil: opts.maintenanceUntil } : {}),
       accessTokenTtlSeconds: opts.accessTokenTtlSeconds ?? 7200,
       recordLimit: 10_000,
+      maxBodyBytes: opts.maxBodyBytes ?? MAX_BODY_BYTES,
       complianceStepMs: opts.complianceStepMs ?? 500,
       deliveryMs: opts.deliveryMs ?? 200,
     },
