@@ -3,7 +3,8 @@
  * profile's own origins, retries for idempotent requests, a redacted trace.
  */
 import type { Dispatcher } from 'undici';
-import { InterruptedError, NetworkError, SvcError, UsageError, type ApiError } from '../errors.js';
+import { ApiError, ExitCode, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
+import { nestedDeeperThan, tooDeepMessage } from './json-depth.js';
 import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
@@ -26,8 +27,13 @@ export interface ApiClientOptions {
   /** Other origins the token may be sent to (the auth URL). */
   trustedOrigins?: string[];
   tokens: TokenProvider;
-  /** Per-request timeout for headers and body. @default 30000 */
+  /**
+   * Time allowed for one whole exchange — headers and the complete body — and for each pause in
+   * it: a server that trickles its answer cannot hold a command past it. @default 30000
+   */
   timeoutMs?: number;
+  /** Largest answer read (one document: list pages count one by one). @default 64 MiB */
+  maxResponseBytes?: number;
   /** Retries for idempotent requests on network failures and 502/503/504. @default 3 */
   retries?: number;
   /** Longest `Retry-After` wait accepted without giving up. @default 10000 */
@@ -175,22 +181,36 @@ export class ApiClient {
       headers['content-type'] = JSONAPI_MEDIA_TYPE;
     }
     const started = performance.now();
-    const res = await undiciRequest(url, {
-      dispatcher: this.dispatcher,
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      headersTimeout: this.timeout,
-      bodyTimeout: this.timeout,
-      signal: req.signal ?? this.opts.signal,
-    });
-    const text = await res.body.text();
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.timeout);
+    const outer = req.signal ?? this.opts.signal;
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      res = await undiciRequest(url, {
+        dispatcher: this.dispatcher,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        headersTimeout: this.timeout,
+        bodyTimeout: this.timeout,
+        signal: outer ? AbortSignal.any([outer, deadline.signal]) : deadline.signal,
+      });
+      text = await readLimited(res, this.opts.maxResponseBytes ?? MAX_RESPONSE_BYTES, `${method} ${redactUrl(url)}`);
+    } catch (err) {
+      // Our deadline, not Ctrl-C: a timeout like undici's own (retried for idempotent requests).
+      if (deadline.signal.aborted && !outer?.aborted) throw responseTimeout(this.timeout);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
     const rateLimit = parseRateLimit(res.headers);
     const ms = Math.round(performance.now() - started);
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type']), req.parse) : {};
+    if (nestedDeeperThan(doc)) throw new ApiError(res.statusCode, [{ title: 'bad response', detail: `server answered ${res.statusCode} with a document ${tooDeepMessage()}` }]);
     return { status: res.statusCode, url: url.toString(), headers: res.headers, doc, text, rateLimit };
   }
 
@@ -202,6 +222,40 @@ export class ApiClient {
   async close(): Promise<void> {
     if (!this.opts.dispatcher) await this.dispatcher.close();
   }
+}
+
+/** Default of {@link ApiClientOptions.maxResponseBytes}: far above any page of 1,000 records. */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** Reads the body, refusing (and dropping the connection) once it passes `max` bytes. */
+async function readLimited(res: Dispatcher.ResponseData, max: number, what: string): Promise<string> {
+  const declared = Number(headerString(res.headers['content-length']));
+  if (Number.isFinite(declared) && declared > max) {
+    res.body.destroy();
+    throw responseTooLarge(what, max);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      res.body.destroy();
+      throw responseTooLarge(what, max);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function responseTooLarge(what: string, max: number): SvcError {
+  const mb = Math.round((max / (1024 * 1024)) * 100) / 100;
+  return new SvcError(`${what}: the answer is larger than ${mb} MB, the cap on one document`, ExitCode.API).hint(
+    'raise the cap with --max-response-mb <n> (or SVC_MAX_RESPONSE_MB), or ask for less: --page-size, --fields',
+  );
+}
+
+function responseTimeout(ms: number): Error {
+  return Object.assign(new Error(`no complete answer within ${ms / 1000} s (see --timeout)`), { code: 'SVC_RESPONSE_TIMEOUT' });
 }
 
 function isAbort(err: unknown): boolean {

@@ -13,6 +13,7 @@ const RETRYABLE = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED',
+  'SVC_RESPONSE_TIMEOUT',
 ]);
 
 function codeOf(err: unknown): string | undefined {
@@ -47,6 +48,8 @@ export function describeNetworkError(err: unknown): string {
     case 'UND_ERR_BODY_TIMEOUT':
     case 'ETIMEDOUT':
       return 'timed out waiting for the server (see --timeout)';
+    case 'SVC_RESPONSE_TIMEOUT':
+      return err instanceof Error ? err.message : 'no complete answer in time (see --timeout)';
     case 'UND_ERR_ABORTED':
     case 'ABORT_ERR':
       return 'request aborted';

@@ -7,8 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { nestedDeeperThan, tooDeepMessage } from '../api/json-depth.js';
 import { UsageError } from '../errors.js';
 import { CsvParser } from './csv-parse.js';
+import { chars, MAX_RECORD_CHARS } from './input-limits.js';
 import { JsonArraySplitter } from './json-stream.js';
 
 /** Formats of `--input`. */
@@ -154,9 +156,17 @@ async function* readNdjson(file: string): AsyncGenerator<RawRow> {
   for await (const chunk of stream(file)) {
     const lines = (rest + (chunk as string)).split('\n');
     rest = lines.pop()!;
-    for (const line of lines) yield* take(line);
+    for (const line of lines) {
+      if (line.length > MAX_RECORD_CHARS) throw lineTooLong(file, row);
+      yield* take(line);
+    }
+    if (rest.length > MAX_RECORD_CHARS) throw lineTooLong(file, row);
   }
   yield* take(rest);
+}
+
+function lineTooLong(file: string, row: number): UsageError {
+  return new UsageError(`--input ${file}: the line after row ${row} is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
 }
 
 async function* readJsonArray(file: string): AsyncGenerator<RawRow> {
@@ -174,9 +184,11 @@ async function* readJsonArray(file: string): AsyncGenerator<RawRow> {
 }
 
 function parseValue(row: number, text: string): RawRow {
+  let value: unknown;
   try {
-    return { row, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (err) {
     return { row, error: `not valid JSON: ${(err as Error).message}` };
   }
+  return nestedDeeperThan(value) ? { row, error: tooDeepMessage() } : { row, value };
 }

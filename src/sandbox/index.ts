@@ -9,7 +9,7 @@ import { AuthStore, type AccessToken } from './auth.js';
 import type { Core, RecordedRequest } from './core.js';
 import { recordEvents } from './events.js';
 import { defaultOrg } from './org.js';
-import { readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './persistence.js';
+import { damagedDataFile, readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './persistence.js';
 import { RateLimiter } from './rate-limit.js';
 import { rulesFor } from './rules/index.js';
 import type { Principal } from './rules/types.js';
@@ -93,8 +93,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let ownerUserId = 1;
   const loaded = opts.dataFile ? readDataFile(opts.dataFile) : undefined;
   if (loaded) {
-    store.restore(loaded.store);
-    auth.restore(loaded.auth);
+    try {
+      store.restore(loaded.store);
+      auth.restore(loaded.auth);
+    } catch (e) {
+      throw damagedDataFile(opts.dataFile!, e instanceof Error ? e.message : String(e));
+    }
     org = loaded.org;
     ownerUserId = loaded.ownerUserId;
   } else {
