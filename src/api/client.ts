@@ -254,8 +254,9 @@ function responseTooLarge(what: string, max: number): SvcError {
   );
 }
 
+/** Worded like undici's own timeouts (network-errors.ts): which of them fires first is chance. */
 function responseTimeout(ms: number): Error {
-  return Object.assign(new Error(`no complete answer within ${ms / 1000} s (see --timeout)`), { code: 'SVC_RESPONSE_TIMEOUT' });
+  return Object.assign(new Error(`no complete answer within ${ms} ms`), { code: 'SVC_RESPONSE_TIMEOUT' });
 }
 
 function isAbort(err: unknown): boolean {

@@ -46,10 +46,9 @@ export function describeNetworkError(err: unknown): string {
       return 'timed out connecting to the server';
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
+    case 'SVC_RESPONSE_TIMEOUT':
     case 'ETIMEDOUT':
       return 'timed out waiting for the server (see --timeout)';
-    case 'SVC_RESPONSE_TIMEOUT':
-      return err instanceof Error ? err.message : 'no complete answer in time (see --timeout)';
     case 'UND_ERR_ABORTED':
     case 'ABORT_ERR':
       return 'request aborted';

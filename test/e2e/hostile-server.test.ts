@@ -79,7 +79,7 @@ describe.concurrent('answers are bounded', () => {
     const started = Date.now();
     const r = await svc('trickle', ['prospects', 'get', '1', '--timeout', '1'], {}, 25_000);
     const ms = Date.now() - started;
-    expectCleanFailure(r, 1, /^error: GET http:\/\/\S+\/prospects\/1: no complete answer within 1 s \(see --timeout\)$/);
+    expectCleanFailure(r, 1, /^error: GET http:\/\/\S+\/prospects\/1: timed out waiting for the server \(see --timeout\)$/);
     // Four attempts of one second each and the backoffs between them.
     expect(ms).toBeLessThan(12_000);
     expect(hits('trickle')).toHaveLength(4);
