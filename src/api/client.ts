@@ -3,12 +3,13 @@
  * profile's own origins, retries for idempotent requests, a redacted trace.
  */
 import type { Dispatcher } from 'undici';
-import { ApiError, ExitCode, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
+import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
+import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
 import { nestedDeeperThan, tooDeepMessage } from './json-depth.js';
 import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
-import { createAgent, request as undiciRequest } from './undici-lite.js';
+import { createAgent } from './undici-lite.js';
 
 export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
 
@@ -181,29 +182,20 @@ export class ApiClient {
       headers['content-type'] = JSONAPI_MEDIA_TYPE;
     }
     const started = performance.now();
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.timeout);
-    const outer = req.signal ?? this.opts.signal;
-    let res: Dispatcher.ResponseData;
-    let text: string;
+    const what = `${method} ${redactUrl(url)}`;
+    const max = this.opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    let res: BoundedResponse;
     try {
-      res = await undiciRequest(url, {
-        dispatcher: this.dispatcher,
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body,
-        headersTimeout: this.timeout,
-        bodyTimeout: this.timeout,
-        signal: outer ? AbortSignal.any([outer, deadline.signal]) : deadline.signal,
-      });
-      text = await readLimited(res, this.opts.maxResponseBytes ?? MAX_RESPONSE_BYTES, `${method} ${redactUrl(url)}`);
+      res = await boundedRequest(
+        url,
+        { dispatcher: this.dispatcher, method: method as Dispatcher.HttpMethod, headers, body },
+        { timeoutMs: this.timeout, maxBytes: max, signal: req.signal ?? this.opts.signal, what },
+      );
     } catch (err) {
-      // Our deadline, not Ctrl-C: a timeout like undici's own (retried for idempotent requests).
-      if (deadline.signal.aborted && !outer?.aborted) throw responseTimeout(this.timeout);
+      if (err instanceof ResponseTooLarge) err.hint('raise the cap with --max-response-mb <n> (or SVC_MAX_RESPONSE_MB), or ask for less: --page-size, --fields');
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
+    const text = res.text;
     const rateLimit = parseRateLimit(res.headers);
     const ms = Math.round(performance.now() - started);
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
@@ -226,38 +218,6 @@ export class ApiClient {
 
 /** Default of {@link ApiClientOptions.maxResponseBytes}: far above any page of 1,000 records. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-/** Reads the body, refusing (and dropping the connection) once it passes `max` bytes. */
-async function readLimited(res: Dispatcher.ResponseData, max: number, what: string): Promise<string> {
-  const declared = Number(headerString(res.headers['content-length']));
-  if (Number.isFinite(declared) && declared > max) {
-    res.body.destroy();
-    throw responseTooLarge(what, max);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) {
-      res.body.destroy();
-      throw responseTooLarge(what, max);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function responseTooLarge(what: string, max: number): SvcError {
-  const mb = Math.round((max / (1024 * 1024)) * 100) / 100;
-  return new SvcError(`${what}: the answer is larger than ${mb} MB, the cap on one document`, ExitCode.API).hint(
-    'raise the cap with --max-response-mb <n> (or SVC_MAX_RESPONSE_MB), or ask for less: --page-size, --fields',
-  );
-}
-
-/** Worded like undici's own timeouts (network-errors.ts): which of them fires first is chance. */
-function responseTimeout(ms: number): Error {
-  return Object.assign(new Error(`no complete answer within ${ms} ms`), { code: 'SVC_RESPONSE_TIMEOUT' });
-}
 
 function isAbort(err: unknown): boolean {
   const e = err as { name?: string; code?: string };
