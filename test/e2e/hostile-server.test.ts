@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCleanFailure, expectNoCrash } from '../helpers/reliability.js';
+import { freeProspects, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
+import { expectCleanFailure, expectNoCrash, startRig, type Rig } from '../helpers/reliability.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer, type Received } from '../helpers/tiny-server.js';
 
@@ -132,5 +133,33 @@ describe.concurrent('answers are bounded', () => {
     const r = await svc('fine', ['prospects', 'get', '1', '--timeout', '5', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 1, firstName: 'A' });
+  });
+});
+
+describe('bulk writes answered without the record (a proxy in front of the sandbox)', () => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await startRig({ seed: 40 });
+  });
+  afterAll(() => rig.close());
+
+  it('enroll: an empty 201 after the server enrolled is found by a lookup; one never sent is unknown', async () => {
+    const [done, lost] = freeProspects(rig.sb, 2, 10) as [number, number];
+    const seq = await newSequence(rig.sb);
+    const report = path.join(tempDir(), 'report.ndjson');
+    // The first POST reaches the server and its answer is emptied; the second never arrives.
+    const remove = rig.proxy.plan({ method: 'POST', path: /^\/api\/v2\/sequenceStates/ }, [
+      { kind: 'rewrite', status: 201, body: () => '' },
+      { kind: 'answer', status: 201, body: '' },
+    ]);
+    const r = await runSvc(['enroll', '--sequence', String(seq), '--mailbox', '2', '--prospect', String(done), '--prospect', String(lost), '--concurrency', '1', '--report', report], { env: rig.env() });
+    remove();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(5);
+    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort((a, b) => a.row - b.row);
+    expect(lines[0]).toMatchObject({ row: 1, status: 'created', recovered: true });
+    expect(typeof lines[0]!.id).toBe('number');
+    expect(lines[1]).toMatchObject({ row: 2, status: 'unknown', id: null, error: expect.stringContaining('answered 201 without the created sequence state') });
+    expect(stateProspects(rig.sb, seq)).toEqual([done]);
   });
 });
