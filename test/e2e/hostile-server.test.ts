@@ -163,3 +163,30 @@ describe('bulk writes answered without the record (a proxy in front of the sandb
     expect(stateProspects(rig.sb, seq)).toEqual([done]);
   });
 });
+
+describe('bulk creates answered without the record (a proxy in front of the sandbox)', () => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await startRig({ seed: 5 });
+  });
+  afterAll(() => rig.close());
+
+  it('an empty 201 after the server created it is found by a lookup; one never sent is unknown', async () => {
+    const input = path.join(tempDir(), 'in.csv');
+    fs.writeFileSync(input, 'firstName,emails\nKept,kept-empty201@example.test\nLost,lost-empty201@example.test\n');
+    const report = path.join(tempDir(), 'report.ndjson');
+    const remove = rig.proxy.plan({ method: 'POST', path: /^\/api\/v2\/prospects/ }, [
+      { kind: 'rewrite', status: 201, body: () => '' },
+      { kind: 'answer', status: 201, body: '' },
+    ]);
+    const r = await runSvc(['prospects', 'create', '--input', input, '--concurrency', '1', '--report', report], { env: rig.env() });
+    remove();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(5);
+    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort((a, b) => a.row - b.row);
+    const kept = [...rig.sb.store.table('prospect').values()].find((p) => p.attributes['firstName'] === 'Kept');
+    expect(lines[0]).toMatchObject({ row: 1, status: 'created', id: kept!.id, recovered: true });
+    expect(lines[1]).toMatchObject({ row: 2, status: 'unknown', id: null, error: expect.stringContaining('answered 201 without the created record') });
+    expect([...rig.sb.store.table('prospect').values()].some((p) => p.attributes['firstName'] === 'Lost')).toBe(false);
+  });
+});
