@@ -168,4 +168,21 @@ describe('Ctrl-C at a prompt', () => {
       s.kill();
     }
   });
+
+  it('at the login prompt for the client id: exit 130, nothing stored', async () => {
+    const dir = tempDir();
+    const s = new TmuxSession(`${process.execPath} ${BIN} login --no-browser --port 0; echo "[exit $?]"; sleep 30`, {
+      env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, NO_COLOR: '1' },
+    });
+    try {
+      await s.waitFor(/OAuth client id/);
+      s.send('C-c');
+      const screen = await s.waitFor(/\[exit \d+\]/);
+      expect(screen).toContain('[exit 130]');
+      expect(screen).not.toMatch(/unexpected failure|force closed/);
+      expect(fs.existsSync(path.join(dir, 'config.json')) ? fs.readFileSync(path.join(dir, 'config.json'), 'utf8') : '').not.toContain('accessToken');
+    } finally {
+      s.kill();
+    }
+  });
 });
