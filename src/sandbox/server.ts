@@ -3,8 +3,9 @@
  * then dispatch to the version-2 endpoints, OAuth, or the sandbox's control endpoints.
  *
  * Order of checks (first failure wins): 503 maintenance → 401 token → 429 rate limit →
- * 404/405 route → 413 body size → 403 scope → 415 media type → 400 malformed JSON →
- * 422 validation → 404 record. The body is read only after the token passed (request-body.ts).
+ * 404 collection → 413 body size → 404/405 route → 403 scope → 415 media type → 400 malformed
+ * JSON → 422 validation → 404 record. The body is read only once the token has passed, so an
+ * unauthenticated client cannot make the sandbox hold anything (request-body.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESOURCES, type ResourceType } from '../registry/index.js';
@@ -113,6 +114,7 @@ export function createListener(core: Core): (req: IncomingMessage, res: ServerRe
   };
 }
 
+/** Answers one request: records it, routes it, turns thrown errors into error documents. */
 async function respond(core: Core, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
