@@ -13,8 +13,8 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** Largest form body of the OAuth endpoints (a handful of short fields). */
 export const MAX_FORM_BYTES = 64 * 1024;
 
-/** At most this much of each body is kept in the request record (tests read small bodies). */
-export const RECORDED_BODY_BYTES = 16 * 1024;
+/** At most this many characters of each body are kept in the request record (tests read small bodies). */
+export const RECORDED_BODY_CHARS = 16 * 1024;
 
 /** The client broke the request off (connection closed, malformed chunked encoding): nothing to answer. */
 export class BrokenRequest extends Error {}
@@ -78,5 +78,5 @@ export class RequestBody {
 
 /** The part of a body kept in the request record. */
 export function recordedBody(text: string): string {
-  return text.length > RECORDED_BODY_BYTES ? `${text.slice(0, RECORDED_BODY_BYTES)}…(${text.length} characters, truncated)` : text;
+  return text.length > RECORDED_BODY_CHARS ? `${text.slice(0, RECORDED_BODY_CHARS)}…(${text.length} characters, truncated)` : text;
 }
