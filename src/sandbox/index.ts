@@ -69,7 +69,7 @@ export interface Sandbox {
   token: string;
   /** Stops the server, timers and deliveries; writes the data file one last time. */
   close(): Promise<void>;
-  /** Every request received (most recent last; at most 10,000 kept, bodies cut at 16 KiB). */
+  /** Every request received (most recent last; at most 10,000 kept, bodies cut after 16,384 characters). */
   requests: RecordedRequest[];
   /** Webhook deliveries sent (most recent last). */
   deliveries: DeliveryRecord[];
