@@ -122,7 +122,8 @@ async function* readCsv(file: string, opts: ReadOptions): AsyncGenerator<RawRow>
     yield* take(parser.end());
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`--input ${file}: ${(err as Error).message} (after row ${row})`);
+    // The record being read when it failed: the header, or the row after the last one read.
+    throw new UsageError(`--input ${file}: ${(err as Error).message} (in ${header ? `row ${row + 1}` : 'the header row'})`);
   }
 }
 
