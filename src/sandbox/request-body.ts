@@ -78,5 +78,8 @@ export class RequestBody {
 
 /** The part of a body kept in the request record. */
 export function recordedBody(text: string): string {
-  return text.length > RECORDED_BODY_CHARS ? `${text.slice(0, RECORDED_BODY_CHARS)}…(${text.length} characters, truncated)` : text;
+  if (text.length <= RECORDED_BODY_CHARS) return text;
+  // A copy: a slice of a string may keep the whole original alive, and records stay around.
+  const head = Buffer.from(text.slice(0, RECORDED_BODY_CHARS), 'utf8').toString('utf8');
+  return `${head}…(${text.length} characters, truncated)`;
 }
