@@ -190,3 +190,18 @@ describe('bulk creates answered without the record (a proxy in front of the sand
     expect([...rig.sb.store.table('prospect').values()].some((p) => p.attributes['firstName'] === 'Lost')).toBe(false);
   });
 });
+
+describe.concurrent('svc api and empty or redirected answers', () => {
+  it('204: nothing on stdout, a note on stderr, exit 0; a redirect: exit 1, not followed', async () => {
+    routes.set('api204', () => ({ status: 204 }));
+    const gone = await svc('api204', ['api', 'DELETE', '/prospects/1']);
+    expect(gone.code, gone.stderr).toBe(0);
+    expect(gone.stdout).toBe('');
+    expect(gone.stderr).toBe('HTTP 204: empty answer (no content)\n');
+    routes.set('api302', () => ({ status: 302, headers: { location: 'https://elsewhere.example/x' }, body: '' }));
+    const moved = await svc('api302', ['api', 'POST', '/prospects', '--data', '{"data":{"type":"prospect","attributes":{}}}']);
+    expectCleanFailure(moved, 1, /^error: bad response: server answered 302 \(a redirect to https:\/\/elsewhere\.example\/x, not followed\)$/);
+    expect(moved.stdout).toBe('');
+    expect(server.received.filter((r) => r.url.startsWith('/api302/'))).toHaveLength(1);
+  });
+});
