@@ -105,3 +105,42 @@ export function describeApiError(status: number, e: ApiErrorObject | undefined):
   const title = e.title ?? e.id ?? `HTTP ${status}`;
   return e.detail && e.detail !== title ? `${title}: ${e.detail}` : title;
 }
+
+/**
+ * A local file or stream could not be read or written — a full disk, a permission, a path that
+ * is not a file (exit 1: unlike a usage error, requests may already have gone out).
+ */
+export class LocalIoError extends SvcError {
+  constructor(message: string) {
+    super(message, ExitCode.API);
+  }
+}
+
+const ERRNO_TEXT: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large',
+  EROFS: 'read-only file system',
+  EIO: 'input/output error',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  ENOENT: 'no such file or directory',
+  EEXIST: 'already exists',
+  EMFILE: 'too many open files',
+  ENAMETOOLONG: 'file name too long',
+};
+
+/** The errno code of a Node system error (`ENOSPC`), if `err` is one. */
+export function errnoCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
+}
+
+/** `no space left on device (ENOSPC)`: a system error in words, for error lines. */
+export function describeErrno(err: unknown): string {
+  const code = errnoCode(err);
+  if (!code) return err instanceof Error ? err.message : String(err);
+  return ERRNO_TEXT[code] ? `${ERRNO_TEXT[code]} (${code})` : code;
+}

@@ -3,12 +3,14 @@
  * profile's own origins, retries for idempotent requests, a redacted trace.
  */
 import type { Dispatcher } from 'undici';
-import { InterruptedError, NetworkError, SvcError, UsageError, type ApiError } from '../errors.js';
-import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
+import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
+import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
+import { nestedDeeperThan, tooDeepMessage } from './json-depth.js';
+import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { refusalWait, ServerWaitError } from './server-wait.js';
 import { describeNetworkError, isNeverSentError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
-import { createAgent, request as undiciRequest } from './undici-lite.js';
+import { createAgent } from './undici-lite.js';
 
 export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
 
@@ -27,8 +29,13 @@ export interface ApiClientOptions {
   /** Other origins the token may be sent to (the auth URL). */
   trustedOrigins?: string[];
   tokens: TokenProvider;
-  /** Per-request timeout for headers and body. @default 30000 */
+  /**
+   * Time allowed for one whole exchange — headers and the complete body — and for each pause in
+   * it: a server that trickles its answer cannot hold a command past it. @default 30000
+   */
   timeoutMs?: number;
+  /** Largest answer read (one document: list pages count one by one). @default 64 MiB */
+  maxResponseBytes?: number;
   /** Retries for idempotent requests on network failures and 502/503/504. @default 3 */
   retries?: number;
   /** Longest `Retry-After` wait accepted without giving up. @default 10000 */
@@ -191,22 +198,27 @@ export class ApiClient {
       headers['content-type'] = JSONAPI_MEDIA_TYPE;
     }
     const started = performance.now();
-    const res = await undiciRequest(url, {
-      dispatcher: this.dispatcher,
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      headersTimeout: this.timeout,
-      bodyTimeout: this.timeout,
-      signal: req.signal ?? this.opts.signal,
-    });
-    const text = await res.body.text();
+    const what = `${method} ${redactUrl(url)}`;
+    const max = this.opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    let res: BoundedResponse;
+    try {
+      res = await boundedRequest(
+        url,
+        { dispatcher: this.dispatcher, method: method as Dispatcher.HttpMethod, headers, body },
+        { timeoutMs: this.timeout, maxBytes: max, signal: req.signal ?? this.opts.signal, what },
+      );
+    } catch (err) {
+      if (err instanceof ResponseTooLarge) err.hint('raise the cap with --max-response-mb <n> (or SVC_MAX_RESPONSE_MB), or ask for less: --page-size, --fields');
+      throw err;
+    }
+    const text = res.text;
     const rateLimit = parseRateLimit(res.headers);
     const ms = Math.round(performance.now() - started);
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type']), req.parse) : {};
+    if (nestedDeeperThan(doc)) throw new ApiError(res.statusCode, [{ title: 'bad response', detail: `server answered ${res.statusCode} with a document ${tooDeepMessage()}` }]);
     return { status: res.statusCode, url: url.toString(), headers: res.headers, doc, text, rateLimit };
   }
 
@@ -219,6 +231,9 @@ export class ApiClient {
     if (!this.opts.dispatcher) await this.dispatcher.close();
   }
 }
+
+/** Default of {@link ApiClientOptions.maxResponseBytes}: far above any page of 1,000 records. */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 function isAbort(err: unknown): boolean {
   const e = err as { name?: string; code?: string };

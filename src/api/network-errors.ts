@@ -13,6 +13,7 @@ const RETRYABLE = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED',
+  'SVC_RESPONSE_TIMEOUT',
 ]);
 
 function codeOf(err: unknown): string | undefined {
@@ -54,6 +55,7 @@ export function describeNetworkError(err: unknown): string {
       return 'timed out connecting to the server';
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
+    case 'SVC_RESPONSE_TIMEOUT':
     case 'ETIMEDOUT':
       return 'timed out waiting for the server (see --timeout)';
     case 'UND_ERR_ABORTED':

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type Conf from 'conf';
 import type { ConfigData, ConfigStore, Profile } from './config.js';
 import { configDir } from './config-dir.js';
-import { UsageError } from '../errors.js';
+import { describeErrno, UsageError } from '../errors.js';
 
 /** The conf instance that writes the store. */
 export type ConfWriter = Conf<ConfigData>;
@@ -112,16 +112,27 @@ export function readConfigData(file: string): ConfigData {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
-    throw err;
+    throw new UsageError(`config file ${file}: cannot read it: ${describeErrno(err)}`);
   }
   if (text.trim() === '') return { profiles: {} };
   let data: Partial<ConfigData>;
   try {
     data = JSON.parse(text) as Partial<ConfigData>;
   } catch (err) {
-    throw new Error(`config file ${file} is not valid JSON (${(err as Error).message}): fix or delete it`);
+    throw corrupt(file, (err as Error).message);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw corrupt(file, 'not a JSON object');
+  if (data.profiles !== undefined && (typeof data.profiles !== 'object' || data.profiles === null || Array.isArray(data.profiles))) {
+    throw corrupt(file, '"profiles" is not an object');
   }
   return { ...data, profiles: data.profiles ?? {} };
+}
+
+/** A config file svc cannot use: nothing is sent until it is fixed (exit 2). */
+function corrupt(file: string, why: string): UsageError {
+  return new UsageError(`config file ${file} is damaged (${why})`).hint(
+    `fix it, or move it away and log in again (svc login): it holds the profiles and their tokens`,
+  );
 }
 
 /**

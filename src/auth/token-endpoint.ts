@@ -4,7 +4,8 @@
  * never the body: it carries the client secret, the code and the tokens.
  */
 import type { Dispatcher } from 'undici';
-import { createAgent, request } from '../api/undici-lite.js';
+import { boundedRequest } from '../api/bounded-response.js';
+import { createAgent } from '../api/undici-lite.js';
 import { describeNetworkError } from '../api/network-errors.js';
 import { ExitCode, InterruptedError, NetworkError, SvcError } from '../errors.js';
 
@@ -52,6 +53,9 @@ export function tokenUrl(authUrl: string): URL {
   return new URL('oauth/token', authUrl.replace(/\/*$/, '/'));
 }
 
+/** A token answer is a few hundred bytes: anything past this is not one. */
+const MAX_TOKEN_ANSWER_BYTES = 1024 * 1024;
+
 /** Sends one token request; resolves to the tokens or throws {@link TokenEndpointError}. */
 export async function requestToken(opts: TokenRequestOptions): Promise<TokenSet> {
   const url = tokenUrl(opts.authUrl);
@@ -67,20 +71,17 @@ export async function requestToken(opts: TokenRequestOptions): Promise<TokenSet>
   // A token request is rare: its own short-lived agent, with the same slim undici as the API client.
   const dispatcher = opts.dispatcher ?? createAgent({ headersTimeout: timeout, bodyTimeout: timeout });
   try {
-    const res = await request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'svc' },
-      body,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      signal: opts.signal,
-      dispatcher,
-    });
+    const res = await boundedRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'svc' }, body, dispatcher },
+      { timeoutMs: timeout, maxBytes: MAX_TOKEN_ANSWER_BYTES, signal: opts.signal, what: `POST ${url}` },
+    );
     status = res.statusCode;
-    text = await res.body.text();
+    text = res.text;
     const ra = res.headers['retry-after'];
     retryAfter = Array.isArray(ra) ? ra[0] : ra;
   } catch (err) {
+    if (err instanceof SvcError) throw err;
     const e = err as { code?: string; message?: string; name?: string };
     if (e.name === 'AbortError' || e.code === 'UND_ERR_ABORTED' || e.code === 'ABORT_ERR' || opts.signal?.aborted) throw new InterruptedError();
     // One line a person understands ("connection refused (is the server running?)"), like the API client's.

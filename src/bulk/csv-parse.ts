@@ -5,6 +5,8 @@
  * skipped (a trailing newline is not an empty record).
  */
 
+import { chars, MAX_CELL_CHARS, MAX_RECORD_CHARS } from './input-limits.js';
+
 // Parser states.
 const FIELD_START = 0;
 const UNQUOTED = 1;
@@ -21,7 +23,13 @@ export class CsvParser {
   private afterCr = false;
   private first = true;
 
-  /** Parses a chunk; returns the records it completed. */
+  /** Characters of the record's finished fields. */
+  private recordChars = 0;
+
+  /**
+   * Parses a chunk; returns the records it completed.
+   * @throws Error when a cell or a record passes its cap (input-limits.ts)
+   */
   push(chunk: string): string[][] {
     const out: string[][] = [];
     let i = 0;
@@ -74,7 +82,16 @@ export class CsvParser {
         this.state = UNQUOTED;
       }
     }
+    this.checkSize();
     return out;
+  }
+
+  private checkSize(): void {
+    if (this.field.length > MAX_CELL_CHARS) {
+      const hint = this.state === QUOTED ? ' (is a quote left open?)' : '';
+      throw new Error(`a cell is longer than ${chars(MAX_CELL_CHARS)}, the cap on one cell${hint}`);
+    }
+    if (this.recordChars + this.field.length > MAX_RECORD_CHARS) throw new Error(`a record is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
   }
 
   /**
@@ -89,6 +106,8 @@ export class CsvParser {
   }
 
   private endField(): void {
+    this.checkSize();
+    this.recordChars += this.field.length;
     this.record.push(this.field);
     this.field = '';
     this.state = FIELD_START;
@@ -98,6 +117,7 @@ export class CsvParser {
     this.endField();
     const rec = this.record;
     this.record = [];
+    this.recordChars = 0;
     if (c === '\r') this.afterCr = true;
     // A blank line is one empty field: not a record.
     if (rec.length === 1 && rec[0] === '') return;

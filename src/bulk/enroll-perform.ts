@@ -80,8 +80,18 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
       try {
         const res = await o.requester.send({ method: 'POST', path: 'sequenceStates', query: ID_ONLY, body }, 'create', { beforeSend: pending });
         const data = res.doc.data;
-        const id = data && !Array.isArray(data) ? data.id : null;
-        if (id !== null) o.enrolled.set(pid, id);
+        const id = data && !Array.isArray(data) ? data.id : undefined;
+        if (id === null || id === undefined || res.status >= 300) {
+          // An answer without the state (an empty 2xx, a redirect) confirms nothing: look.
+          const found = await lookup(pid);
+          if (found !== undefined) {
+            o.enrolled.set(pid, found);
+            return { status: 'created', id: found, extra: { ...extra, recovered: true } };
+          }
+          const error = `the server answered ${res.status} without the created sequence state and none was found; check before sending this row again`;
+          return { status: 'unknown', id: null, error, extra };
+        }
+        o.enrolled.set(pid, id);
         return { status: 'created', id, extra };
       } catch (err) {
         if (!(err instanceof AnswerLost)) {

@@ -13,7 +13,7 @@
  * the next run starts its first entry on a new line.
  */
 import fs from 'node:fs';
-import { UsageError } from '../errors.js';
+import { describeErrno, LocalIoError, UsageError } from '../errors.js';
 import { parseJson } from '../lossless-json.js';
 
 /** Statuses a journal records. */
@@ -49,8 +49,10 @@ export async function readJournal(file: string): Promise<JournalState> {
   let input: fs.ReadStream;
   try {
     await fs.promises.access(file, fs.constants.R_OK);
+    checkRegularFile(file);
     input = fs.createReadStream(file, { encoding: 'utf8' });
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return state;
     throw new UsageError(`--journal ${file}: cannot read the journal (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
@@ -79,6 +81,18 @@ export async function readJournal(file: string): Promise<JournalState> {
   }
   state.damagedLines = badInMiddle;
   return state;
+}
+
+/**
+ * A journal is read back and appended to: a directory cannot be one, and a device such as
+ * `/dev/full` would be read forever.
+ */
+function checkRegularFile(file: string): void {
+  const st = fs.statSync(file);
+  if (st.isFile()) return;
+  throw new UsageError(`--journal ${file}: ${st.isDirectory() ? 'is a directory' : 'is not a regular file'}; the journal must be a file`).hint(
+    'name a file, e.g. --journal run.journal.ndjson',
+  );
 }
 
 function parseEntry(line: string): JournalEntry | undefined {
@@ -110,6 +124,7 @@ export class JournalWriter {
    * and opens it for appending. A lock left by a process that no longer runs is taken over.
    */
   open(): void {
+    if (fs.existsSync(this.file)) checkRegularFile(this.file);
     this.lock();
     try {
       this.fd = fs.openSync(this.file, 'a+', 0o600);
@@ -130,11 +145,18 @@ export class JournalWriter {
   write(entry: Omit<JournalEntry, 'at'>): void {
     if (this.fd === undefined) return;
     const line = JSON.stringify({ ...entry, at: new Date(this.now()).toISOString() }) + '\n';
-    fs.writeSync(this.fd, line);
-    const t = this.now();
-    if (t - this.lastSync >= 1000) {
-      this.lastSync = t;
-      fs.fsyncSync(this.fd);
+    try {
+      fs.writeSync(this.fd, line);
+      const t = this.now();
+      if (t - this.lastSync >= 1000) {
+        this.lastSync = t;
+        fs.fsyncSync(this.fd);
+      }
+    } catch (err) {
+      // Going on without the journal would lose what a rerun needs to skip: stop here.
+      throw new LocalIoError(`--journal ${this.file}: cannot write the journal: ${describeErrno(err)}`).hint(
+        'free some space and run the same command again: rows already recorded are skipped',
+      );
     }
   }
 

@@ -4,6 +4,8 @@
  * its own; a bad element is one bad row, not a failed file.
  */
 
+import { chars, MAX_RECORD_CHARS } from './input-limits.js';
+
 /** One element of the array: its text, or why the document is not an array. */
 export type JsonArrayPiece = { text: string } | { fatal: string };
 
@@ -83,7 +85,14 @@ export class JsonArraySplitter {
         from = i + 1;
       }
     }
-    if (this.mode === 'array' || this.mode === 'object') this.buf += chunk.slice(from);
+    if (this.mode === 'array' || this.mode === 'object') {
+      this.buf += chunk.slice(from);
+      if (this.buf.length > MAX_RECORD_CHARS) {
+        out.push({ fatal: `a record is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record` });
+        this.mode = 'done';
+        this.buf = '';
+      }
+    }
     return out;
   }
 

@@ -7,8 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { nestedDeeperThan, tooDeepMessage } from '../api/json-depth.js';
 import { UsageError } from '../errors.js';
 import { CsvParser } from './csv-parse.js';
+import { chars, MAX_RECORD_CHARS } from './input-limits.js';
 import { JsonArraySplitter } from './json-stream.js';
 import { parseJson } from '../lossless-json.js';
 
@@ -121,7 +123,8 @@ async function* readCsv(file: string, opts: ReadOptions): AsyncGenerator<RawRow>
     yield* take(parser.end());
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`--input ${file}: ${(err as Error).message} (after row ${row})`);
+    // The record being read when it failed: the header, or the row after the last one read.
+    throw new UsageError(`--input ${file}: ${(err as Error).message} (in ${header ? `row ${row + 1}` : 'the header row'})`);
   }
 }
 
@@ -155,9 +158,17 @@ async function* readNdjson(file: string): AsyncGenerator<RawRow> {
   for await (const chunk of stream(file)) {
     const lines = (rest + (chunk as string)).split('\n');
     rest = lines.pop()!;
-    for (const line of lines) yield* take(line);
+    for (const line of lines) {
+      if (line.length > MAX_RECORD_CHARS) throw lineTooLong(file, row);
+      yield* take(line);
+    }
+    if (rest.length > MAX_RECORD_CHARS) throw lineTooLong(file, row);
   }
   yield* take(rest);
+}
+
+function lineTooLong(file: string, row: number): UsageError {
+  return new UsageError(`--input ${file}: the line after row ${row} is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
 }
 
 async function* readJsonArray(file: string): AsyncGenerator<RawRow> {
@@ -175,9 +186,11 @@ async function* readJsonArray(file: string): AsyncGenerator<RawRow> {
 }
 
 function parseValue(row: number, text: string): RawRow {
+  let value: unknown;
   try {
-    return { row, value: parseJson(text) };
+    value = parseJson(text) as unknown;
   } catch (err) {
     return { row, error: `not valid JSON: ${(err as Error).message}` };
   }
+  return nestedDeeperThan(value) ? { row, error: tooDeepMessage() } : { row, value };
 }

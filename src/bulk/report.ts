@@ -5,7 +5,7 @@
  * rows finish, so a report of an interrupted run is complete up to the interruption.
  */
 import fs from 'node:fs';
-import { UsageError } from '../errors.js';
+import { describeErrno, LocalIoError, UsageError } from '../errors.js';
 import { writeOut } from '../output/io.js';
 
 /** Row statuses of the report (README.md, "Bulk runs and enroll"), `unknown` for a create whose outcome could not be confirmed. */
@@ -36,7 +36,13 @@ export function openReportFile(file: string): ReportWriter {
   }
   return {
     write(entry) {
-      fs.writeSync(fd, JSON.stringify(entry) + '\n');
+      try {
+        fs.writeSync(fd, JSON.stringify(entry) + '\n');
+      } catch (err) {
+        throw new LocalIoError(`--report ${file}: cannot write the report: ${describeErrno(err)}`).hint(
+          'free some space (or choose another --report file) and run the same command again: the journal skips the rows already done',
+        );
+      }
     },
     close() {
       fs.closeSync(fd);

@@ -70,7 +70,13 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
         const res = await o.requester.send({ method: 'POST', path: w.path, query: idOnly, body: w.body }, 'create', { beforeSend: pending });
         const data = res.doc.data;
         const id = data && !Array.isArray(data) ? data.id : null;
-        return id !== null ? created(id) : { status: 'created', id: null };
+        if (id === null || id === undefined || res.status >= 300) {
+          // An answer without the record (an empty 2xx, a redirect) confirms nothing: look.
+          const r = await lookup(item, sentAt);
+          if (r && 'found' in r) return created(r.found, { recovered: true });
+          return unknown(`the server answered ${res.status} without the created record`);
+        }
+        return created(id);
       } catch (err) {
         if (!(err instanceof AnswerLost)) {
           if (!isFatal(err) && (err instanceof ApiError || err instanceof NetworkError)) return failed(err);

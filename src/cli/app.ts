@@ -38,6 +38,11 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   }
   const timeout = opts.timeout === undefined ? 30 : Number(opts.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout ${String(opts.timeout)}: expected seconds > 0`);
+  const maxMbText = (opts.maxResponseMb as string | undefined) ?? (env.SVC_MAX_RESPONSE_MB || undefined);
+  const maxMb = maxMbText === undefined ? 64 : Number(maxMbText);
+  if (!Number.isFinite(maxMb) || maxMb <= 0) {
+    throw new UsageError(`${opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb'} ${String(maxMbText)}: expected megabytes > 0`);
+  }
   const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
   return {
     profile: (opts.profile as string | undefined) ?? (env.SVC_PROFILE || undefined),
@@ -50,6 +55,7 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     yes: opts.yes === true,
     sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX),
     timeoutMs: timeout * 1000,
+    maxResponseBytes: Math.round(maxMb * 1024 * 1024),
   };
 }
 
@@ -93,6 +99,7 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
           trustedOrigins: [c.authUrl],
           tokens: c.tokens,
           timeoutMs: globals.timeoutMs,
+          maxResponseBytes: globals.maxResponseBytes,
           trace: globals.verbose ? (line) => ctx.trace(line) : undefined,
           sleep: (ms) => ctx.clock.sleep(ms, app.signal),
           signal: app.signal,

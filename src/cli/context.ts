@@ -24,6 +24,8 @@ export interface GlobalOptions {
   sandbox: boolean;
   /** Per-request timeout in milliseconds. @default 30000 */
   timeoutMs: number;
+  /** Largest answer read (`--max-response-mb`, `SVC_MAX_RESPONSE_MB`). @default 64 MiB */
+  maxResponseBytes?: number;
 }
 
 /** Time, injectable for tests. */

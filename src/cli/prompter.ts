@@ -2,6 +2,7 @@
  * Interactive prompts behind a small interface, so that handlers never import the prompt
  * library themselves (it is heavy) and tests can answer for the user.
  */
+import { InterruptedError } from '../errors.js';
 
 /** The prompts svc asks. */
 export interface Prompter {
@@ -18,9 +19,23 @@ export async function inquirerPrompter(io: { stdin: NodeJS.ReadableStream; stder
   // Prompts draw on stderr so that stdout stays clean for data.
   const ctx = { input: io.stdin, output: io.stderr } as Parameters<typeof p.input>[1];
   return {
-    input: (message, opts) => p.input({ message, default: opts?.default, required: opts?.required }, ctx),
-    password: (message) => p.password({ message, mask: '*' }, ctx),
-    confirm: (message, defaultValue = false) => p.confirm({ message, default: defaultValue }, ctx),
-    select: (message, choices) => p.select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, ctx),
+    input: (message, opts) => interruptible(p.input({ message, default: opts?.default, required: opts?.required }, ctx)),
+    password: (message) => interruptible(p.password({ message, mask: '*' }, ctx)),
+    confirm: (message, defaultValue = false) => interruptible(p.confirm({ message, default: defaultValue }, ctx)),
+    select: (message, choices) => interruptible(p.select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, ctx)),
   };
+}
+
+/**
+ * A prompt in raw mode receives Ctrl-C as a key, not as SIGINT: the library then rejects with
+ * its own error, which is the user interrupting (exit 130), not a failure.
+ */
+async function interruptible<T>(prompt: Promise<T>): Promise<T> {
+  try {
+    return await prompt;
+  } catch (err) {
+    const name = (err as { name?: string } | null)?.name;
+    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError();
+    throw err;
+  }
 }

@@ -3,7 +3,7 @@
  * plus field and error id, never a stack trace without --verbose, `{"errors":[...]}` with -o json.
  */
 import { retryAfterMs } from '../api/jsonapi.js';
-import { ApiError, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
+import { ApiError, describeErrno, errnoCode, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
 import { terminalSafe, terminalSafeJson, terminalSafeLines } from '../output/terminal-text.js';
 
 /** What reporting needs of the surrounding command. */
@@ -32,6 +32,16 @@ export function reportError(err: unknown, t: ErrorReportTarget): number {
     lines.push(`error: ${err.message}`);
     for (const h of err.hints) lines.push(`hint: ${h}`);
     jsonErrors = [{ title: err.name, detail: err.message }];
+  } else if (errnoCode(err) && (err as { syscall?: unknown }).syscall) {
+    // A file or stream the command used failed (a full disk, a permission): the user's to fix.
+    const e = err as NodeJS.ErrnoException;
+    const msg = `cannot ${e.syscall}${e.path ? ` ${e.path}` : ''}: ${describeErrno(e)}`;
+    lines.push(`error: ${msg}`);
+    jsonErrors = [{ title: 'local I/O failed', detail: msg }];
+  } else if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    const msg = 'the data is nested too deeply to process';
+    lines.push(`error: ${msg}`);
+    jsonErrors = [{ title: 'data too deep', detail: msg }];
   } else {
     const msg = err instanceof Error ? err.message : String(err);
     lines.push(`error: unexpected failure: ${msg}`);

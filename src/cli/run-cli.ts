@@ -3,7 +3,7 @@
  * option, missing argument) to exit 2 with commander's one-line message.
  */
 import { CommanderError } from 'commander';
-import { ExitCode } from '../errors.js';
+import { describeErrno, ExitCode } from '../errors.js';
 import { processIO } from './process-io.js';
 import type { App } from './app.js';
 import { buildProgram } from './program.js';
@@ -14,11 +14,19 @@ import { buildProgram } from './program.js';
  */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: string): Promise<number> {
   const io = processIO({ noColor: argv.includes('--no-color'), env });
-  // A closed pipe (`svc … | head`) is the reader saying it has enough: stop quietly.
+  // A closed pipe (`svc … | head`) is the reader saying it has enough: stop quietly. Any other
+  // failure of the output (a full disk) ends the run with one line, not a crash.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw err;
+      if (stream === process.stdout) {
+        try {
+          process.stderr.write(`error: cannot write the output: ${describeErrno(err)}\n`);
+        } catch {
+          // stderr is gone too: the exit code is all that is left
+        }
+      }
+      process.exit(ExitCode.API);
     });
   }
   const controller = new AbortController();

@@ -20,7 +20,7 @@ import { principalOf } from './server.js';
 const EVENTS: Record<string, MailingEvent> = { deliver: 'delivered', open: 'opened', click: 'clicked', reply: 'replied', bounce: 'bounced' };
 
 /** Handles `/_sandbox/...`. */
-export async function handleControl(core: Core, req: IncomingMessage, path: string, _raw: string, _body: string): Promise<ApiResponse> {
+export async function handleControl(core: Core, req: IncomingMessage, path: string, _raw: string): Promise<ApiResponse> {
   const seg = path.split('/').filter(Boolean).slice(1);
   if (seg[0] === 'health' && seg.length === 1) return { status: 200, body: '{"ok":true}' };
   const principal = principalOf(core, req.headers.authorization);

@@ -28,6 +28,8 @@ export interface CoreOptions {
   tokenIssueIntervalMs: number;
   maintenanceUntil?: string;
   accessTokenTtlSeconds: number;
+  /** Largest request body of the version-2 endpoints (413 beyond). */
+  maxBodyBytes: number;
   /** Keep at most this many recorded requests (oldest dropped). */
   recordLimit: number;
   complianceStepMs: number;

@@ -68,6 +68,8 @@ export const errors = {
     ),
   badRequest: (detail: string, parameter?: string) =>
     one(400, 'badRequest', 'Bad Request', detail, parameter ? { parameter } : undefined),
+  payloadTooLarge: (limit: number) =>
+    one(413, 'requestEntityTooLarge', 'Request Entity Too Large', `The request body is larger than ${formatBytes(limit)}.`),
   mediaType: (got: string) =>
     one(415, 'unsupportedMediaType', 'Unsupported Media Type', `Content-Type must be application/vnd.api+json (got '${got || 'none'}').`),
   rateLimited: (retryAfterSeconds: number) => {
@@ -81,3 +83,10 @@ export const errors = {
     return e;
   },
 };
+
+/** `10 MiB`, `64 KiB`: limits in error messages. */
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}

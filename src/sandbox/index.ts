@@ -9,12 +9,13 @@ import { AuthStore, type AccessToken } from './auth.js';
 import type { Core, RecordedRequest } from './core.js';
 import { recordEvents } from './events.js';
 import { defaultOrg } from './org.js';
-import { readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './persistence.js';
+import { damagedDataFile, readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './persistence.js';
 import { RateLimiter } from './rate-limit.js';
 import { rulesFor } from './rules/index.js';
 import type { Principal } from './rules/types.js';
 import { allScopes } from './scopes.js';
 import { DEFAULT_PROSPECTS, seedOrg } from './seed.js';
+import { MAX_BODY_BYTES } from './request-body.js';
 import { createListener } from './server.js';
 import { Store } from './store.js';
 import { WebhookDispatcher, SPEC_TIMING, type DeliveryRecord, type DeliveryTiming } from './webhook-delivery.js';
@@ -50,6 +51,8 @@ export interface SandboxOptions {
   complianceStepMs?: number;
   /** Time before a queued mailing is delivered. @default 200 */
   deliveryMs?: number;
+  /** Largest request body accepted (413 `requestEntityTooLarge` beyond). @default 10 MiB */
+  maxBodyBytes?: number;
   /** Webhook delivery timings; the spec's 5 s timeout, 4 attempts 1 s apart by default. */
   webhookTiming?: Partial<DeliveryTiming>;
 }
@@ -69,7 +72,7 @@ export interface Sandbox {
    * `drainMs`, requests in progress get that long to finish (other processes may be using it).
    */
   close(opts?: { drainMs?: number }): Promise<void>;
-  /** Every request received (most recent last; at most 10,000 kept). */
+  /** Every request received (most recent last; at most 10,000 kept, bodies cut after 16,384 characters). */
   requests: RecordedRequest[];
   /** Webhook deliveries sent (most recent last). */
   deliveries: DeliveryRecord[];
@@ -93,8 +96,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let ownerUserId = 1;
   const loaded = opts.dataFile ? readDataFile(opts.dataFile) : undefined;
   if (loaded) {
-    store.restore(loaded.store);
-    auth.restore(loaded.auth);
+    try {
+      store.restore(loaded.store);
+      auth.restore(loaded.auth);
+    } catch (e) {
+      throw damagedDataFile(opts.dataFile!, e instanceof Error ? e.message : String(e));
+    }
     org = loaded.org;
     ownerUserId = loaded.ownerUserId;
   } else {
@@ -117,6 +124,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       ...(opts.maintenanceUntil ? { maintenanceUntil: opts.maintenanceUntil } : {}),
       accessTokenTtlSeconds: opts.accessTokenTtlSeconds ?? 7200,
       recordLimit: 10_000,
+      maxBodyBytes: opts.maxBodyBytes ?? MAX_BODY_BYTES,
       complianceStepMs: opts.complianceStepMs ?? 500,
       deliveryMs: opts.deliveryMs ?? 200,
     },

@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { describeErrno, UsageError } from '../errors.js';
 import type { AuthSnapshot } from './auth.js';
 import type { OrgConfig } from './org.js';
 import type { StoreSnapshot } from './store.js';
@@ -29,11 +30,27 @@ export function readDataFile(path: string): DataFile | undefined {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
+    throw new UsageError(`sandbox data file ${path}: cannot read it: ${describeErrno(e)}`);
   }
-  const data = JSON.parse(text) as DataFile;
-  if (data.version !== DATA_VERSION) throw new Error(`${path}: unsupported sandbox data version ${String(data.version)}`);
+  let data: DataFile;
+  try {
+    data = JSON.parse(text) as DataFile;
+  } catch (e) {
+    throw damagedDataFile(path, `not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof data !== 'object' || data === null) throw damagedDataFile(path, 'not a JSON object');
+  if (data.version !== DATA_VERSION) throw damagedDataFile(path, `unsupported sandbox data version ${String(data.version)}`);
+  for (const part of ['org', 'store', 'auth'] as const) {
+    if (typeof data[part] !== 'object' || data[part] === null) throw damagedDataFile(path, `"${part}" is missing`);
+  }
   return data;
+}
+
+/** A data file the sandbox cannot load: the user decides whether to repair it or start afresh. */
+export function damagedDataFile(path: string, why: string): UsageError {
+  return new UsageError(`sandbox data file ${path} is damaged (${why})`).hint(
+    `repair it, or move it away to start a fresh org (the records in it are not loaded)`,
+  );
 }
 
 function tempName(path: string): string {

@@ -135,7 +135,9 @@ export function collectIncluded(rt: ResourceType, primaries: Rec[], ctx: RenderC
           const key = `${ref.type}:${ref.id}`;
           const target = resourceByType(ref.type);
           const r = ctx.store.get(ref.type, ref.id);
-          if (!target || !r || nextSeen.has(key)) continue;
+          // A polymorphic relationship reaches types the request did not name: those the
+          // token may not read are left out rather than leaked.
+          if (!target || !r || nextSeen.has(key) || !hasScope(ctx.principal.scopes, target.path, 'read')) continue;
           nextSeen.add(key);
           next.push({ rt: target, rec: r });
           if (!seen.has(key)) {

@@ -48,8 +48,12 @@ function requireOp(rt: ResourceType, op: Operation, item: boolean, path: string)
   if (!rt.operations.includes(op)) throw errors.methodNotAllowed(METHOD_OF[op], path, allowed(rt, item));
 }
 
-/** Validates `include` and `fields` against the registry (422 naming the parameter). */
-function checkRenderQuery(rt: ResourceType, q: ParsedQuery): void {
+/**
+ * Validates `include` and `fields` against the registry (422 naming the parameter). With the
+ * principal (requests whose includes are rendered), every type an include reaches needs its own
+ * read scope: including must not read what a direct request for that type could not (403).
+ */
+function checkRenderQuery(rt: ResourceType, q: ParsedQuery, p?: Principal): void {
   for (const path of q.include) {
     let types: ResourceType[] = [rt];
     for (const name of path) {
@@ -58,6 +62,7 @@ function checkRenderQuery(rt: ResourceType, q: ParsedQuery): void {
         const rel = findRelationship(t, name);
         if (!rel) continue;
         const target = rel.target ? resourceByType(rel.target) : undefined;
+        if (target && p) requireScope(p, target, 'read');
         if (target) next.push(target);
       }
       if (!types.some((t) => findRelationship(t, name))) throw paramError('include', `Cannot include '${path.join('.')}': ${types.map((t) => t.type).join('/')} has no relationship '${name}'.`);
@@ -187,7 +192,7 @@ export function handleResource(core: Core, rt: ResourceType, req: ApiRequest): A
     if (req.method === 'GET') {
       requireOp(rt, 'list', false, path);
       requireScope(p, rt, 'read');
-      checkRenderQuery(rt, q);
+      checkRenderQuery(rt, q, p);
       if (q.offset > OFFSET_MAX) throw paramError('page[offset]', `page[offset] must be at most ${OFFSET_MAX}.`);
       const { page, total } = runCollection(core.store, rt, q, rules);
       return json(200, renderCollection(rt, page, total, renderContext(core, q, p), pageLinks(core, rt, q, total)));
@@ -235,7 +240,7 @@ export function handleResource(core: Core, rt: ResourceType, req: ApiRequest): A
     const v = relationMembers(core, rt, rec, m);
     const target = m.spec.target ? resourceByType(m.spec.target) : undefined;
     if (target) requireScope(p, target, 'read');
-    checkRenderQuery(target ?? rt, q);
+    checkRenderQuery(target ?? rt, q, p);
     const rctx = renderContext(core, q, p);
     if (!Array.isArray(v)) {
       const r = v ? core.store.get(v.type, v.id) : undefined;
@@ -254,7 +259,7 @@ export function handleResource(core: Core, rt: ResourceType, req: ApiRequest): A
     case 'GET': {
       requireOp(rt, 'get', true, path);
       requireScope(p, rt, 'read');
-      checkRenderQuery(rt, q);
+      checkRenderQuery(rt, q, p);
       checkQuery(core.store, rt, q);
       return json(200, renderSingle(rt, item(), renderContext(core, q, p)));
     }

@@ -3,7 +3,9 @@
  * then dispatch to the version-2 endpoints, OAuth, or the sandbox's control endpoints.
  *
  * Order of checks (first failure wins): 503 maintenance → 401 token → 429 rate limit →
- * 404/405 route → 403 scope → 415 media type → 400 malformed JSON → 422 validation → 404 record.
+ * 404 collection → 413 body size → 404/405 route → 403 scope → 415 media type → 400 malformed
+ * JSON → 422 validation → 404 record. The body is read only once the token has passed, so an
+ * unauthenticated client cannot make the sandbox hold anything (request-body.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESOURCES, type ResourceType } from '../registry/index.js';
@@ -17,6 +19,7 @@ import { handleRoot, handleTypes } from './root.js';
 import { handleJsonSchema, handleOpenApi } from './schema.js';
 import { handleCleanup } from './webhook-endpoints.js';
 import { handleControl } from './control.js';
+import { BrokenRequest, MAX_FORM_BYTES, recordedBody, RequestBody } from './request-body.js';
 
 const JSON_API = 'application/vnd.api+json';
 const byPath = new Map<string, ResourceType>();
@@ -24,15 +27,6 @@ const byPath = new Map<string, ResourceType>();
 function collection(seg: string): ResourceType | undefined {
   if (!byPath.size) for (const r of RESOURCES) byPath.set(r.path, r);
   return byPath.get(seg);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function parsedQuery(raw: string): Record<string, string | string[]> {
@@ -67,7 +61,7 @@ function mediaTypeOk(ct: string | undefined): boolean {
 }
 
 /** Handles one request under the version root. */
-async function handleApi(core: Core, req: IncomingMessage, path: string, raw: string, body: string, rate: { state?: RateState }): Promise<ApiResponse> {
+async function handleApi(core: Core, req: IncomingMessage, path: string, raw: string, reqBody: RequestBody, rate: { state?: RateState }): Promise<ApiResponse> {
   const segments = path.slice(BASE_PATH.length).split('/').filter(Boolean).map(decodeURIComponent);
   const auth = req.headers.authorization;
   const method = req.method ?? 'GET';
@@ -92,7 +86,8 @@ async function handleApi(core: Core, req: IncomingMessage, path: string, raw: st
   const rt = collection(segments[0]!);
   if (!rt) throw errors.noRoute(path);
   let parsed: unknown;
-  if (body.length && (method === 'POST' || method === 'PATCH' || method === 'PUT')) {
+  const body = method === 'POST' || method === 'PATCH' || method === 'PUT' ? await reqBody.read(core.opts.maxBodyBytes) : '';
+  if (body.length) {
     if (!mediaTypeOk(req.headers['content-type'])) {
       // Route and scope problems are reported before the media type (see the module comment).
       preflight(rt, method, segments, principal);
@@ -110,44 +105,64 @@ async function handleApi(core: Core, req: IncomingMessage, path: string, raw: st
 /** The request listener of a sandbox. */
 export function createListener(core: Core): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    void (async () => {
-      const url = req.url ?? '/';
-      const q = url.indexOf('?');
-      const path = q < 0 ? url : url.slice(0, q);
-      const raw = q < 0 ? '' : url.slice(q + 1);
-      const body = await readBody(req);
-      const rec: RecordedRequest = { method: req.method ?? 'GET', path, query: { raw, parsed: parsedQuery(raw) }, headers: { ...req.headers }, body };
-      core.requests.push(rec);
-      if (core.requests.length > core.opts.recordLimit) core.requests.splice(0, core.requests.length - core.opts.recordLimit);
-      if (core.opts.latencyMs > 0) await new Promise((r) => setTimeout(r, core.opts.latencyMs));
-      const rate: { state?: RateState } = {};
-      let out: ApiResponse;
-      let contentType = JSON_API;
-      try {
-        const until = core.opts.maintenanceUntil;
-        if (until && Date.parse(until) > Date.now() && !path.startsWith('/_sandbox')) throw errors.maintenance(until);
-        if (path === BASE_PATH || path.startsWith(BASE_PATH + '/')) out = await handleApi(core, req, path, raw, body, rate);
-        else if (path.startsWith('/oauth/')) {
-          const r = await handleOAuth(core, req, path, raw, body);
-          out = r;
-          contentType = r.contentType ?? 'application/json';
-        } else if (path.startsWith('/_sandbox/')) out = await handleControl(core, req, path, raw, body);
-        else throw errors.noRoute(path);
-      } catch (e) {
-        if (e instanceof ApiError) {
-          out = { status: e.status, headers: e.headers, ...(e.emptyBody ? {} : { body: errorBody(e) }) };
-        } else {
-          const detail = e instanceof Error ? e.message : String(e);
-          out = { status: 500, body: JSON.stringify({ errors: [{ id: 'internalServerError', title: 'Internal Server Error', detail }] }) };
-        }
-      }
-      core.setPrincipal(undefined);
-      rec.status = out.status;
-      const h: Record<string, string> = { ...rateHeaders(rate.state ?? core.limiter.peek(`user:${req.socket.remoteAddress ?? ''}`)), ...out.headers };
-      if (out.body !== undefined) h['Content-Type'] ??= contentType;
-      res.writeHead(out.status, h);
-      res.end(out.body);
-    })();
+    // Whatever one request does, it must not end the process (in-process sandboxes share it
+    // with a running command): a failure here ends that request's connection only.
+    respond(core, req, res).catch(() => {
+      res.destroy();
+      req.destroy();
+    });
   };
 }
 
+/** Answers one request: records it, routes it, turns thrown errors into error documents. */
+async function respond(core: Core, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const raw = q < 0 ? '' : url.slice(q + 1);
+  const body = new RequestBody(req);
+  const rec: RecordedRequest = { method: req.method ?? 'GET', path, query: { raw, parsed: parsedQuery(raw) }, headers: { ...req.headers }, body: '' };
+  core.requests.push(rec);
+  if (core.requests.length > core.opts.recordLimit) core.requests.splice(0, core.requests.length - core.opts.recordLimit);
+  if (core.opts.latencyMs > 0) await new Promise((r) => setTimeout(r, core.opts.latencyMs));
+  const rate: { state?: RateState } = {};
+  let out: ApiResponse;
+  let contentType = JSON_API;
+  try {
+    const until = core.opts.maintenanceUntil;
+    if (until && Date.parse(until) > Date.now() && !path.startsWith('/_sandbox')) throw errors.maintenance(until);
+    if (path === BASE_PATH || path.startsWith(BASE_PATH + '/')) out = await handleApi(core, req, path, raw, body, rate);
+    else if (path.startsWith('/oauth/')) {
+      const r = await handleOAuth(core, req, path, raw, req.method === 'POST' ? await body.read(MAX_FORM_BYTES) : '');
+      out = r;
+      contentType = r.contentType ?? 'application/json';
+    } else if (path.startsWith('/_sandbox/')) out = await handleControl(core, req, path, raw);
+    else throw errors.noRoute(path);
+  } catch (e) {
+    if (e instanceof BrokenRequest) {
+      core.setPrincipal(undefined);
+      rec.status = 0;
+      req.destroy();
+      return;
+    }
+    if (e instanceof ApiError) {
+      out = { status: e.status, headers: e.headers, ...(e.emptyBody ? {} : { body: errorBody(e) }) };
+    } else {
+      const detail = e instanceof Error ? e.message : String(e);
+      out = { status: 500, body: JSON.stringify({ errors: [{ id: 'internalServerError', title: 'Internal Server Error', detail }] }) };
+    }
+  }
+  core.setPrincipal(undefined);
+  rec.status = out.status;
+  rec.body = recordedBody(body.text);
+  const h: Record<string, string> = { ...rateHeaders(rate.state ?? core.limiter.peek(`user:${req.socket.remoteAddress ?? ''}`)), ...out.headers };
+  if (out.body !== undefined) h['Content-Type'] ??= contentType;
+  if (!body.consumed) {
+    // A body left unread (refused before reading, or too large): the connection cannot carry
+    // another request, so it closes once the answer is out, and Node discards what still comes.
+    h['Connection'] = 'close';
+    res.on('finish', () => setTimeout(() => req.socket.destroy(), 2000).unref());
+  }
+  res.writeHead(out.status, h);
+  res.end(out.body);
+}

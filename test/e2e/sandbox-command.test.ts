@@ -4,6 +4,7 @@
  * shutdown on SIGTERM and SIGINT, bad options, and the in-process sandbox whose org persists.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSvc } from '../helpers/long-running.js';
@@ -104,5 +105,35 @@ describe('svc --sandbox with no sandbox running', () => {
     const rows = json<{ title: string }[]>(viaEnv);
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row.title).toBe('CEO');
+  });
+});
+
+describe('svc sandbox under hostile clients', () => {
+  /** Opens a raw connection, sends a request whose body stops short, and hangs up. */
+  async function cutShort(info: Info, headers: Record<string, string>): Promise<void> {
+    const { port, hostname } = new URL(info.baseUrl);
+    const sock = net.connect(Number(port), hostname);
+    sock.on('error', () => {});
+    await new Promise<void>((r) => sock.on('connect', () => r()));
+    const lines = Object.entries({ 'Content-Type': 'application/vnd.api+json', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+    sock.write(`POST /api/v2/prospects HTTP/1.1\r\nHost: x\r\n${lines.join('')}\r\n{"data":`);
+    await new Promise((r) => setTimeout(r, 100));
+    sock.destroy();
+  }
+
+  it('a body cut short or malformed, with or without a token, ends that request, not the process', async () => {
+    const sb = startSvc(['sandbox', '--seed', '3', '--json'], { env: { SVC_CONFIG_DIR: tempDir() } });
+    try {
+      const info = JSON.parse((await sb.waitFor('stdout', /^.*\n/))[0]) as Info;
+      await cutShort(info, { 'Content-Length': '100000' });
+      await cutShort(info, { 'Content-Length': '100000', Authorization: `Bearer ${info.token}` });
+      await cutShort(info, { 'Transfer-Encoding': 'chunked', Authorization: `Bearer ${info.token}` });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(sb.child.exitCode, sb.stderr()).toBeNull();
+      expect((await get(info, '/prospects?count=true')).meta.count).toBe(3);
+      expect(sb.stderr()).not.toMatch(/ECONNRESET|aborted|at /);
+    } finally {
+      await sb.stop('SIGKILL');
+    }
   });
 });

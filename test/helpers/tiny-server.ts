@@ -1,6 +1,7 @@
 /**
  * A small scripted HTTP server for tests of the API core against answers the sandbox would never
- * give (HTML pages, poisoned links, broken bodies). Records every request it receives.
+ * give (HTML pages, poisoned links, broken bodies, answers that trickle or never end). Records
+ * every request it receives.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,9 @@ export interface Received {
 }
 
 /** How the server answers one request. */
-export type Responder = (req: Received) => { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'reset';
+export type Responder = (
+  req: Received,
+) => { status: number; headers?: Record<string, string>; body?: string } | { raw: (res: http.ServerResponse) => void } | 'hang' | 'reset';
 
 /**
  * Starts the server on a random port of a loopback address: 127.0.0.1, or another one
@@ -35,6 +38,8 @@ export async function startTinyServer(respond: Responder, host = '127.0.0.1'): P
         req.socket.destroy();
         return;
       }
+      // The test writes the answer itself (a body that trickles, a huge one).
+      if ('raw' in answer) return answer.raw(res);
       res.writeHead(answer.status, { 'content-type': 'application/vnd.api+json', ...answer.headers });
       res.end(answer.body ?? '');
     });

@@ -129,6 +129,28 @@ describe('authentication and scopes', () => {
     expect((await c.del(`/prospects/${ok.body.data.id}`, t)).status).toBe(403);
   });
 
+  it('an include needs the read scope of the type it reaches: 403 naming it, nothing leaked', async () => {
+    const t = c.sb.issueToken({ scopes: ['prospects.read'] });
+    const withAccount = [...c.sb.store.table('prospect').values()].find((p) => p.rels['account']);
+    expect(withAccount).toBeDefined();
+    for (const path of [`/prospects/${withAccount!.id}?include=account`, '/prospects?include=account', '/prospects?include=emailAddresses']) {
+      const r = await c.get(path, t);
+      expect(r.status, path).toBe(403);
+      expect(r.body.errors[0]).toMatchObject({ id: 'unauthorizedOauthScope' });
+      expect(r.text).not.toContain('"type":"account","id"');
+    }
+    expect((await c.get('/prospects?include=account', t)).body.errors[0].detail).toContain('accounts.read');
+    // With the included type's scope the same request works and includes the record.
+    const both = c.sb.issueToken({ scopes: ['prospects.read', 'accounts.read'] });
+    const ok = await c.get(`/prospects/${withAccount!.id}?include=account`, both);
+    expect(ok.status).toBe(200);
+    expect(ok.body.included[0].type).toBe('account');
+    // Without an include the relationship still names the account's id (linkage, no record).
+    const plain = await c.get(`/prospects/${withAccount!.id}`, t);
+    expect(plain.status).toBe(200);
+    expect(plain.body.included).toBeUndefined();
+  });
+
   it('all grants read, write and delete', async () => {
     const t = c.sb.issueToken({ scopes: ['prospects.all'] });
     expect((await c.get('/prospects/1', t)).status).toBe(200);

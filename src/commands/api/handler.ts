@@ -1,6 +1,6 @@
 /** Handler of `svc api`. */
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import { PagingGuard } from '../../api/paging-guard.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { writeOut } from '../../output/io.js';
@@ -27,7 +27,13 @@ export async function apiHandler(
   }
   if (!opts.paginate) {
     const res = await api.request({ method, path: url.toString(), body });
-    if (res.text) await writeOut(ctx.io.stdout, res.text.endsWith('\n') ? res.text : res.text + '\n');
+    if (res.status >= 300) {
+      const where = typeof res.headers['location'] === 'string' ? ` to ${res.headers['location']}` : '';
+      throw new ApiError(res.status, [{ title: 'bad response', detail: `server answered ${res.status} (a redirect${where}, not followed)` }]);
+    }
+    // Nothing on stdout, but a script's author should know it was an empty answer, not a lost one.
+    if (!res.text.trim()) ctx.info(`HTTP ${res.status}: empty answer${res.status === 204 ? ' (no content)' : ''}`);
+    else await writeOut(ctx.io.stdout, res.text.endsWith('\n') ? res.text : res.text + '\n');
     return;
   }
   // Paginated: raw documents (one per line) by default, or records in the chosen format.

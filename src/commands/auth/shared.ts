@@ -16,6 +16,7 @@ export async function fetchRootWithToken(ctx: Context, baseUrl: string, authUrl:
     trustedOrigins: [authUrl],
     tokens: { getToken: async () => token },
     timeoutMs: ctx.globals.timeoutMs,
+    maxResponseBytes: ctx.globals.maxResponseBytes,
     trace: ctx.globals.verbose ? (line) => ctx.trace(line) : undefined,
     signal: ctx.signal,
   });

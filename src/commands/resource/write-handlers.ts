@@ -1,9 +1,11 @@
 /** Handlers of `create`, `update`, `delete` and item actions (single records). */
+import type { ApiResponse } from '../../api/client.js';
+import { singleResource } from '../../api/jsonapi.js';
 import { encodeQuery } from '../../api/query.js';
 import { checkAttributes } from '../../api/validate.js';
 import { normalizeId, recordToWriteData, relationshipData, toDocument, type WriteData } from '../../api/write-body.js';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
@@ -74,6 +76,22 @@ async function printDryRun(ctx: Context, method: string, url: URL, body?: unknow
   await writeOut(ctx.io.stdout, `${method} ${url}\n${body !== undefined ? JSON.stringify(body, null, 2) + '\n' : ''}`);
 }
 
+/**
+ * The answer to a create, update or action must carry the record (the spec answers 201 or 200
+ * with the resource): an empty 2xx or a redirect is an error, never `null` printed with exit 0.
+ */
+function expectRecord(res: ApiResponse, what: string, mayExist: boolean): void {
+  try {
+    if (res.status >= 300) {
+      throw new ApiError(res.status, [{ title: 'bad response', detail: `server answered ${res.status} (a redirect, not followed) to the ${what}` }]);
+    }
+    singleResource(res.status, res.doc);
+  } catch (err) {
+    if (mayExist && err instanceof ApiError) err.hint('the record may have been created all the same: look for it before creating it again');
+    throw err;
+  }
+}
+
 /** Prints the record a write returned; only a create's shows the sensitive attributes (mask.ts). */
 async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0], created = false): Promise<void> {
   const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
@@ -89,6 +107,7 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
   if (ctx.globals.dryRun) return printDryRun(ctx, 'POST', api.resolve(rt.path), body);
   // Never `include` on a write: the service deprecated it (fetch related records separately).
   const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
+  expectRecord(res, 'create', true);
   await printRecord(ctx, res.doc, true);
 }
 
@@ -104,6 +123,7 @@ export async function updateHandler(ctx: Context, rt: ResourceType, idArg: strin
   const path = `${rt.path}/${id}`;
   if (ctx.globals.dryRun) return printDryRun(ctx, 'PATCH', api.resolve(path), body);
   const res = await api.request({ method: 'PATCH', path, body, idempotent: true });
+  expectRecord(res, 'update', false);
   await printRecord(ctx, res.doc);
 }
 
@@ -155,5 +175,6 @@ export async function actionHandler(ctx: Context, rt: ResourceType, action: Acti
     return printDryRun(ctx, 'POST', url);
   }
   const res = await api.request({ method: 'POST', path, query, noRetry: true });
+  expectRecord(res, `${action.command} action`, false);
   await printRecord(ctx, res.doc);
 }

@@ -1,5 +1,6 @@
 /** `--data` arguments: inline JSON, `@file`, or `-` for stdin. */
 import fs from 'node:fs/promises';
+import { nestedDeeperThan, tooDeepMessage } from '../../api/json-depth.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { parseJson } from '../../lossless-json.js';
@@ -30,9 +31,12 @@ export async function readDataArgument(ctx: Context, arg: string): Promise<unkno
     text = arg;
     from = 'argument';
   }
+  let value: unknown;
   try {
-    return parseJson(text);
+    value = parseJson(text) as unknown;
   } catch (err) {
     throw new UsageError(`--data (${from}): not valid JSON: ${(err as Error).message}`);
   }
+  if (nestedDeeperThan(value)) throw new UsageError(`--data (${from}): ${tooDeepMessage()}`);
+  return value;
 }

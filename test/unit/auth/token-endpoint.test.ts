@@ -5,7 +5,7 @@ import { NetworkError } from '../../../src/errors.js';
 import { startTinyServer } from '../../helpers/tiny-server.js';
 
 let server: Awaited<ReturnType<typeof startTinyServer>>;
-let answer: { status: number; headers?: Record<string, string>; body?: string } = { status: 200 };
+let answer: ReturnType<Parameters<typeof startTinyServer>[0]> = { status: 200 };
 beforeAll(async () => {
   server = await startTinyServer(() => answer);
 });
@@ -27,6 +27,34 @@ describe('requestToken', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^POST http:\S+\/oauth\/token \(grant_type=refresh_token\) → 200 \(\d+ ms\)$/);
     expect(lines[0]).not.toContain('old');
+  });
+
+  it('an answer that trickles forever, or never ends, is bounded in time and size', async () => {
+    answer = {
+      raw: (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), 50);
+        res.on('close', () => clearInterval(t));
+      },
+    };
+    const started = Date.now();
+    const slow = await requestToken({ authUrl: server.url, params: { grant_type: 'refresh_token' }, timeoutMs: 500 }).catch((e) => e);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(slow).toBeInstanceOf(NetworkError);
+    expect(slow.message).toMatch(/^POST \S+\/oauth\/token: timed out waiting for the server \(see --timeout\)$/);
+    answer = {
+      raw: (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        pump();
+      },
+    };
+    const endless = await requestToken({ authUrl: server.url, params: { grant_type: 'refresh_token' } }).catch((e) => e);
+    expect(endless).toMatchObject({ exitCode: 1, message: expect.stringMatching(/oauth\/token: the answer is larger than 1 MB, the cap on one document$/) });
   });
 
   it('RFC 6749 errors: invalid_grant is exit 3 with its description', async () => {

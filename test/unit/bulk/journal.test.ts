@@ -1,7 +1,7 @@
 /** The journal: append, read back, torn last lines, the lock; row keys; shards. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JournalWriter, defaultJournalPath, readJournal } from '../../../src/bulk/journal.js';
 import { RowKeys } from '../../../src/bulk/row-key.js';
 import { inShard, parseShard } from '../../../src/bulk/shard.js';
@@ -47,6 +47,30 @@ describe('journal', () => {
   it('a missing journal is empty; the default path sits beside the input', async () => {
     expect((await readJournal('/nonexistent/dir/j.ndjson')).entries.size).toBe(0);
     expect(defaultJournalPath('/data/leads.csv')).toBe('/data/leads.csv.journal.ndjson');
+  });
+
+  it('a write that fails (a full disk) stops the run with the file and the cause, exit 1', () => {
+    const f = file();
+    const w = new JournalWriter(f);
+    w.open();
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+    const spy = vi.spyOn(fs, 'writeSync').mockImplementation(() => {
+      throw full;
+    });
+    try {
+      expect(() => w.write({ key: 'a', row: 1, status: 'pending' })).toThrow(
+        expect.objectContaining({ exitCode: 1, message: `--journal ${f}: cannot write the journal: no space left on device (ENOSPC)` }),
+      );
+    } finally {
+      spy.mockRestore();
+      w.close();
+    }
+  });
+
+  it('refuses a directory or a device as the journal (a device would be read forever)', async () => {
+    await expect(readJournal(tempDir())).rejects.toThrow(/is a directory; the journal must be a file$/);
+    await expect(readJournal('/dev/zero')).rejects.toThrow(/--journal \/dev\/zero: is not a regular file/);
+    expect(() => new JournalWriter('/dev/null').open()).toThrow(/is not a regular file/);
   });
 
   it('refuses a journal locked by a live process and takes over a stale lock', () => {

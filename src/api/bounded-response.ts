@@ -1,0 +1,88 @@
+/**
+ * One HTTP exchange with bounds on the whole answer, not only on each pause in it: a deadline
+ * for headers and the complete body together (a server that trickles a byte a second cannot
+ * hold a command), and a cap on the bytes read (an endless or enormous answer costs at most the
+ * cap in memory). The API client and the token endpoint both go through here.
+ */
+import type { Dispatcher } from 'undici';
+import { ExitCode, SvcError } from '../errors.js';
+import { request } from './undici-lite.js';
+
+/** The answer was larger than the cap; the connection was dropped. */
+export class ResponseTooLarge extends SvcError {
+  constructor(
+    what: string,
+    readonly maxBytes: number,
+  ) {
+    super(`${what}: the answer is larger than ${Math.round((maxBytes / (1024 * 1024)) * 100) / 100} MB, the cap on one document`, ExitCode.API);
+  }
+}
+
+/** Error code of a missed deadline; described and retried like undici's own timeouts (network-errors.ts). */
+export const RESPONSE_TIMEOUT = 'SVC_RESPONSE_TIMEOUT';
+
+/** Bounds of {@link boundedRequest}. */
+export interface ResponseBounds {
+  /** Time for the whole exchange, and for each pause in it. */
+  timeoutMs: number;
+  maxBytes: number;
+  /** The caller's own signal (Ctrl-C): its abort stays an abort, not a timeout. */
+  signal?: AbortSignal | undefined;
+  /** `GET https://…`, for messages. */
+  what: string;
+}
+
+/** An answer read in full. */
+export interface BoundedResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** Sends one request and reads its whole answer within the bounds. */
+export async function boundedRequest(
+  url: URL,
+  opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'signal' | 'headersTimeout' | 'bodyTimeout'> & { dispatcher: Dispatcher },
+  bounds: ResponseBounds,
+): Promise<BoundedResponse> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), bounds.timeoutMs);
+  const outer = bounds.signal;
+  try {
+    const res = await request(url, {
+      ...opts,
+      headersTimeout: bounds.timeoutMs,
+      bodyTimeout: bounds.timeoutMs,
+      signal: outer ? AbortSignal.any([outer, deadline.signal]) : deadline.signal,
+    });
+    const text = await readLimited(res, bounds.maxBytes, bounds.what);
+    return { statusCode: res.statusCode, headers: res.headers, text };
+  } catch (err) {
+    if (deadline.signal.aborted && !outer?.aborted) {
+      throw Object.assign(new Error(`no complete answer within ${bounds.timeoutMs} ms`), { code: RESPONSE_TIMEOUT });
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readLimited(res: Dispatcher.ResponseData, max: number, what: string): Promise<string> {
+  const length = res.headers['content-length'];
+  const declared = Number(Array.isArray(length) ? length[0] : length);
+  if (Number.isFinite(declared) && declared > max) {
+    res.body.destroy();
+    throw new ResponseTooLarge(what, max);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      res.body.destroy();
+      throw new ResponseTooLarge(what, max);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
