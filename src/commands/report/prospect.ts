@@ -1,0 +1,3 @@
+import type { Context } from '../../cli/context.js';
+import type { ReportFlags } from './shared.js';
+export async function prospectReport(_ctx: Context, _id: string, _flags: ReportFlags): Promise<void> {}
