@@ -120,8 +120,8 @@ export async function chartStyle(ctx: Context, flags: ReportFlags): Promise<Char
  * numbers or the drawing only when `-o` was given), `--open` opens it.
  */
 export async function emit(ctx: Context, flags: ReportFlags, what: string, view: ReportView, rows: Record<string, unknown>[], f: Fetcher): Promise<void> {
-  const note = `${f.count} request${f.count === 1 ? '' : 's'}${ctx.globals.verbose ? '' : ' (--verbose shows them)'}`;
-  view.notes.push(note);
+  const requests = `${f.count} request${f.count === 1 ? '' : 's'}`;
+  view.notes.push(`${requests} to the API`);
   let htmlFile = flags.html;
   if (flags.open && !htmlFile) {
     const dir = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'svc-report-'));
@@ -142,7 +142,7 @@ export async function emit(ctx: Context, flags: ReportFlags, what: string, view:
       await renderValue(ctx.io, ctx.output === 'raw' ? 'json' : ctx.output, rows, () => '');
     }
   }
-  if (ctx.output !== 'table' || !toStdout) ctx.info(`${what}: ${note}`);
+  if (ctx.output !== 'table' || !toStdout) ctx.info(`${what}: ${requests}${ctx.globals.verbose ? '' : ' (--verbose shows them)'}`);
 }
 
 /** Opens the page with the `open` package, in `$BROWSER` when it is set. */
