@@ -82,7 +82,7 @@ export function columnChart(series: readonly Series[], labels: readonly string[]
     lines.push(line.replace(/\s+$/, ''));
   }
   lines.push(' '.repeat(axisW) + ' ' + (style.ascii ? '+' : '└') + (style.ascii ? '-' : '─').repeat(labels.length * groupW));
-  lines.push(' '.repeat(axisW + 2) + labels.map((l) => fit(l, groupW)).join('').replace(/\s+$/, ''));
+  lines.push(' '.repeat(axisW + 2) + labels.map((l) => fit(l, groupW - 1) + ' ').join('').replace(/\s+$/, ''));
   lines.push(' '.repeat(axisW + 2) + legend(series.map((s) => s.name), style));
   return lines;
 }
