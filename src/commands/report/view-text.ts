@@ -10,11 +10,12 @@ const MIN_BAR = 8;
 
 /** Draws a whole report for a terminal `cols` wide. */
 export function renderText(view: ReportView, cols: number, style: ChartStyle): string {
-  const w = Math.max(40, cols);
+  // One cell short of the edge: a line that fills the last column wraps on some terminals.
+  const w = Math.max(40, cols - 1);
   const out: string[] = [paint(style, view.title, 'head')];
   if (view.subtitle) out.push(paint(style, view.subtitle, 'dim'));
   for (const s of view.sections) out.push(...section(s, w, style));
-  if (view.notes.length) out.push('', ...view.notes.map((n) => paint(style, n, 'dim')));
+  if (view.notes.length) out.push('', ...view.notes.flatMap((n) => wrap(n, w)).map((n) => paint(style, n, 'dim')));
   return out.map((l) => l.replace(/\s+$/, '')).join('\n') + '\n';
 }
 
@@ -23,7 +24,7 @@ function section(s: Section, w: number, style: ChartStyle): string[] {
     case 'heading':
       return ['', paint(style, s.text, 'head')];
     case 'text':
-      return s.lines.map((l) => '  ' + l);
+      return s.lines.flatMap((l) => wrap(l, w - 2)).map((l) => '  ' + l);
     case 'funnel': {
       const labelW = Math.max(...s.stages.map((x) => width(x.label)), 4);
       const countW = Math.max(...s.stages.map((x) => String(x.count).length), 1);
@@ -59,5 +60,19 @@ function table(s: Extract<Section, { kind: 'table' }>, w: number, style: ChartSt
     const v = s.bar?.values[i];
     out.push(line(r, s.bar && v != null ? paint(style, barText(v, s.bar.max, barW, style.ascii), 'bar') : ''));
   });
+  return out;
+}
+
+/** Breaks plain text at spaces into lines of at most `w` cells (a longer word stays whole). */
+export function wrap(text: string, w: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && width(line) + 1 + width(word) > w) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  out.push(line);
   return out;
 }

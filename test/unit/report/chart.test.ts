@@ -82,3 +82,11 @@ describe('terminal view', () => {
     });
   }
 });
+
+describe('wrap', () => {
+  it('breaks notes at spaces to the width', async () => {
+    const { wrap } = await import('../../../src/commands/report/view-text.js');
+    expect(wrap('aa bb cc dd', 5)).toEqual(['aa bb', 'cc dd']);
+    expect(wrap('averyveryverylongword x', 5)).toEqual(['averyveryverylongword', 'x']);
+  });
+});
