@@ -132,11 +132,13 @@ export class SeedStats {
     const { store, add, ref, owner } = this.t;
     const steps = this.stepsOf(e.sequenceId);
     const sequence = store.get('sequence', e.sequenceId);
-    const start = this.startMs(330);
+    // A live org: one enrolment in ten started this week, so some mailings still wait to go.
+    const start = this.rnd.chance(0.1) ? this.t.now - this.rnd.int(0, 7 * DAY) : this.startMs(330);
     const at = this.at(start);
     const p = e.prospect;
     const ss = add('sequenceState', { state: e.state, stateChangedAt: at, activeAt: at, createdAt: at, updatedAt: at, pauseReason: e.state === 'paused' ? 'manual' : null, ...zeroCounters() }, { prospect: ref('prospect', p.id), sequence: ref('sequence', e.sequenceId), mailbox: e.mailbox, sequenceStep: steps[0] ? ref('sequenceStep', steps[0].id) : null, account: (p.rels['account'] as Ref) ?? null, creator: owner });
     if (!ss) return undefined;
+    this.history(e);
     let state = e.state;
     let lastChange = start;
     let current = steps[0];
@@ -175,6 +177,23 @@ export class SeedStats {
     }
     ss.attributes['updatedAt'] = this.at(lastChange);
     return ss;
+  }
+
+  /**
+   * The prospect's one-off e-mails of the past year (outside any sequence), on dates weighted by
+   * season, some answered: what gives its contact histogram a shape. They move no sequence counter.
+   */
+  private history(e: Enrolment): void {
+    const { store, add, ref, owner } = this.t;
+    const p = e.prospect;
+    const address = store.get('mailbox', e.mailbox.id)?.attributes['email'] ?? null;
+    for (let n = this.rnd.int(2, 7); n > 0; n--) {
+      const sent = this.startMs(364);
+      const replied = this.rnd.chance(0.25);
+      const back = sent + this.rnd.int(1, 72) * 3_600_000;
+      const t = (ms: number) => this.at(Math.min(ms, this.t.now - 60_000));
+      add('mailing', { subject: 'Checking in', bodyHtml: '<p>Checking in.</p>', bodyText: 'Checking in.', mailingType: 'single', state: replied ? 'replied' : 'delivered', deliveredAt: t(sent), repliedAt: replied ? t(back) : null, openedAt: replied ? t(back - 60_000) : null, openCount: replied ? 1 : 0, clickCount: 0, retryCount: 0, mailboxAddress: address, stateChangedAt: t(replied ? back : sent), createdAt: t(sent - 60_000), updatedAt: t(replied ? back : sent) }, { prospect: ref('prospect', p.id), mailbox: e.mailbox, user: owner });
+    }
   }
 
   /**

@@ -47,7 +47,7 @@ async function render(args: string[], name: string): Promise<{ page: Page; rows:
 
 /** Bars of the page: value and drawn size (px), in document order. */
 async function bars(page: Page, selector: string, dim: 'width' | 'height') {
-  return page.$$eval(selector, (els, d) => els.map((e) => ({ value: Number(e.getAttribute('data-value')), size: (e as Element).getBoundingClientRect()[d as 'width' | 'height'] })), dim);
+  return page.$$eval(selector, (els, d) => els.map((e) => ({ value: Number(e.getAttribute('data-value')), size: (e as unknown as { getBoundingClientRect(): Record<string, number> }).getBoundingClientRect()[d as string]! })), dim);
 }
 
 describe.skipIf(!fs.existsSync(CHROMIUM))('report --html in headless Chromium', () => {
