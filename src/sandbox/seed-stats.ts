@@ -192,6 +192,7 @@ export class SeedStats {
       const replied = this.rnd.chance(0.25);
       const back = sent + this.rnd.int(1, 72) * 3_600_000;
       const t = (ms: number) => this.at(Math.min(ms, this.t.now - 60_000));
+      touch(p, t(sent));
       add('mailing', { subject: 'Checking in', bodyHtml: '<p>Checking in.</p>', bodyText: 'Checking in.', mailingType: 'single', state: replied ? 'replied' : 'delivered', deliveredAt: t(sent), repliedAt: replied ? t(back) : null, openedAt: replied ? t(back - 60_000) : null, openCount: replied ? 1 : 0, clickCount: 0, retryCount: 0, mailboxAddress: address, stateChangedAt: t(replied ? back : sent), createdAt: t(sent - 60_000), updatedAt: t(replied ? back : sent) }, { prospect: ref('prospect', p.id), mailbox: e.mailbox, user: owner });
     }
   }
@@ -225,7 +226,7 @@ export class SeedStats {
       return 'failed';
     }
     bumpAll('deliverCount');
-    p.attributes['touchedAt'] = t(sent);
+    touch(p, t(sent));
     if (this.rnd.chance(0.035)) {
       add('mailing', { ...base, state: 'bounced', deliveredAt: t(sent), bouncedAt: t(sent + 120_000), openCount: 0, clickCount: 0, stateChangedAt: t(sent + 120_000), createdAt: created, updatedAt: t(sent + 120_000) }, rels);
       bumpAll('bounceCount');
@@ -272,6 +273,12 @@ export class SeedStats {
     }
     return 'sent';
   }
+}
+
+/** Moves the prospect's last touch forward (never back: records are not made in date order). */
+function touch(p: Rec, at: string): void {
+  const cur = p.attributes['touchedAt'];
+  if (typeof cur !== 'string' || cur < at) p.attributes['touchedAt'] = at;
 }
 
 /** The eleven counters at zero. */
