@@ -46,9 +46,9 @@ function table(s: Extract<Section, { kind: 'table' }>, w: number, style: ChartSt
   const widths = s.columns.map((c, i) => Math.max(width(c.title), ...s.rows.map((r) => width(r[i] ?? ''))));
   const gaps = 2 + 2 * (s.columns.length - (s.bar ? 0 : 1));
   let barW = s.bar ? w - gaps - widths.reduce((a, b) => a + b, 0) : 0;
-  if (s.bar && barW < MIN_BAR * 2) {
+  if (s.bar && barW < MIN_BAR + 2) {
     // Cut the first column (names) rather than the bars, down to 10 cells.
-    const cut = Math.min(MIN_BAR * 2 - barW, Math.max(0, widths[0]! - 10));
+    const cut = Math.min(MIN_BAR + 2 - barW, Math.max(0, widths[0]! - 10));
     widths[0]! -= cut;
     barW += cut;
   }
