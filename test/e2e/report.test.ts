@@ -125,6 +125,9 @@ describe('report sequence (funnel)', () => {
     expect(first).toHaveLength(2); // the seeded A/B test
     expect(first[0].delivered + first[1].delivered).toBe(steps[0].delivered);
     expect(first[0].abPValue).toBeGreaterThan(0);
+    const states = await all('sequenceStates', '&filter[sequence][id]=1');
+    expect(steps[0]).toMatchObject({ enrolments: states.length, activeEnrolments: states.filter((x) => x.attributes.state === 'active').length });
+    expect(r.requests.map((q) => q.path)).toEqual(['/api/v2/sequences/1', '/api/v2/sequenceSteps', '/api/v2/calls', '/api/v2/sequenceStates']);
   });
 
   it('by name (any case) gives the same rows; an unknown name is a usage error', async () => {

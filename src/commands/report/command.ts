@@ -60,7 +60,8 @@ Requests: 1 + ⌈steps ÷ 1,000⌉ (sequences, then their steps' counters).${RAT
 Each e-mail step: delivered → opened → clicked → replied; below it, its templates with their rates
 and, when two have enough deliveries, whether their reply rates differ significantly
 (two-sided two-proportion z-test, p < 0.05; needs ≥ 30 deliveries each). Call steps show their calls.
-Requests: at most 4 (the sequence, its steps with templates, their calls).${RATES_HELP}`)
+Above the steps: the enrolments by state (active, finished, paused, …).
+Requests: at most 4 (the sequence, its steps with templates, their calls, its enrolments).${RATES_HELP}`)
     .action((idOrName: string, _o: unknown, c: Command) =>
       runCommand(app, c, async (ctx) => (await import('./funnel.js')).funnelReport(ctx, idOrName, c.opts<ReportFlags>())),
     );

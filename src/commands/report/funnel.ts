@@ -3,8 +3,9 @@
  *
  * Requests: 1 for the sequence (by id; by name, one listing of names, as names are not
  * filterable) + 1 for its steps with their sequence templates and templates included (pages of
- * 1,000) + 1 for the calls of its call steps when it has any. A sequence of 10 steps and 20
- * templates takes 3.
+ * 1,000) + 1 for the calls of its call steps when it has any + 1 for its enrolments (one page
+ * of 1,000 states, only their `state`, with the total counted). A sequence of 10 steps and 20
+ * templates takes 4.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../cli/context.js';
@@ -56,6 +57,8 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
   steps.sort((a, b) => Number(a.attributes?.['order'] ?? 0) - Number(b.attributes?.['order'] ?? 0));
   const callSteps = steps.filter((s) => s.attributes?.['stepType'] === 'call').map((s) => String(s.id));
   const calls = callSteps.length ? (await f.list('calls', { extra: [['filter[sequenceStep][id]', callSteps.join(',')]], fields: { call: ['outcome', 'sequenceStep'] } })).data : [];
+  const states = await f.page('sequenceStates', { extra: [['filter[sequence][id]', String(seq.id)]], fields: { sequenceState: ['state'] }, pageLimit: 1000, count: true });
+  const enrolments = enrolmentsOf(states.data, states.meta);
   const inc = byKey(included);
   const rows: FunnelRow[] = [];
   for (const s of steps) {
@@ -78,7 +81,38 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
     rows.push(...tRows);
   }
   const name = String(seq.attributes?.['name'] ?? '');
-  await emit(ctx, flags, 'report sequence', view(name, String(seq.id), rows, ctx.io.columns), rows, f);
+  const v = view(name, String(seq.id), rows, ctx.io.columns);
+  v.subtitle = `${enrolmentText(enrolments)}\n${v.subtitle}`;
+  // The enrolment figures ride on every row (scripts read one list of rows).
+  for (const r of rows) Object.assign(r, { enrolments: enrolments.total, activeEnrolments: enrolments.active });
+  await emit(ctx, flags, 'report sequence', v, rows, f);
+}
+
+/** Enrolments of a sequence: total (the service's count), and by state when one page held them all. */
+export interface Enrolments {
+  total: number | null;
+  active: number | null;
+  byState: Record<string, number> | null;
+}
+
+/** Enrolment figures from one page of states and its `meta.count`. */
+export function enrolmentsOf(states: readonly ResourceObject[], meta: Record<string, unknown>): Enrolments {
+  const counted = typeof meta['count'] === 'number' ? meta['count'] : null;
+  const complete = meta['count_truncated'] !== true && (counted === null ? states.length < 1000 : counted <= states.length);
+  if (!complete) return { total: counted, active: null, byState: null };
+  const byState: Record<string, number> = {};
+  for (const s of states) {
+    const k = String(s.attributes?.['state'] ?? 'unknown');
+    byState[k] = (byState[k] ?? 0) + 1;
+  }
+  return { total: states.length, active: byState['active'] ?? 0, byState };
+}
+
+function enrolmentText(e: Enrolments): string {
+  if (e.total === null) return 'enrolments: not counted by the service';
+  if (!e.byState) return `enrolments: ${e.total} (too many to break down by state in one request)`;
+  const parts = Object.entries(e.byState).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
+  return `enrolments: ${e.total}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
 /** The two templates of a step with the most deliveries, when it has two or more. */

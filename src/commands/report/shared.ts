@@ -33,6 +33,8 @@ export interface Fetcher {
   readonly count: number;
   /** One resource. */
   get(path: string, query: ListQuery): Promise<{ data: ResourceObject; included: ResourceObject[] }>;
+  /** One page of a collection as the service sent it (for `meta.count`). */
+  page(path: string, query: ListQuery): Promise<{ data: ResourceObject[]; meta: Record<string, unknown> }>;
   /** Records of a collection (pages of up to 1,000), with what they include. */
   list(path: string, query: ListQuery, opts?: { limit?: number }): Promise<{ data: ResourceObject[]; included: ResourceObject[] }>;
 }
@@ -58,6 +60,11 @@ export async function fetcher(ctx: Context): Promise<Fetcher> {
       const data = res.doc.data;
       if (!data || Array.isArray(data)) throw new Error(`GET ${p}: expected one resource`);
       return { data, included: res.doc.included ?? [] };
+    },
+    async page(p, query) {
+      const res = await counted.request({ method: 'GET', path: p, query: buildQuery(query).slice(1) });
+      const data = res.doc.data;
+      return { data: Array.isArray(data) ? data : [], meta: (res.doc.meta ?? {}) as Record<string, unknown> };
     },
     async list(p, query, opts = {}) {
       const data: ResourceObject[] = [];

@@ -56,7 +56,7 @@ export function renderHtml(view: ReportView, at: Date): string {
 </head>
 <body>
 <h1>${esc(view.title)}</h1>
-${view.subtitle ? `<p class="sub">${esc(view.subtitle)}</p>` : ''}
+${view.subtitle ? view.subtitle.split('\n').map((l) => `<p class="sub">${esc(l)}</p>`).join('') : ''}
 ${body}
 <div class="notes">${view.notes.map((n) => `<p>${esc(n)}</p>`).join('')}</div>
 <footer><p>Made by svc on ${esc(at.toISOString().replace('T', ' ').slice(0, 16))} UTC.</p></footer>

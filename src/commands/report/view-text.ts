@@ -13,7 +13,7 @@ export function renderText(view: ReportView, cols: number, style: ChartStyle): s
   // One cell short of the edge: a line that fills the last column wraps on some terminals.
   const w = Math.max(40, cols - 1);
   const out: string[] = [paint(style, view.title, 'head')];
-  if (view.subtitle) out.push(paint(style, view.subtitle, 'dim'));
+  if (view.subtitle) out.push(...view.subtitle.split('\n').flatMap((l) => wrap(l, w)).map((l) => paint(style, l, 'dim')));
   for (const s of view.sections) out.push(...section(s, w, style));
   if (view.notes.length) out.push('', ...view.notes.flatMap((n) => wrap(n, w)).map((n) => paint(style, n, 'dim')));
   return out.map((l) => l.replace(/\s+$/, '')).join('\n') + '\n';

@@ -30,7 +30,7 @@ describe('mailings grouped', () => {
   });
 
   it('by a label (mailbox), most delivered first', () => {
-    const rows = groupMailings(list, 'mailbox', (x) => String(x.attributes['mailboxAddress']));
+    const rows = groupMailings(list, 'mailbox', (x) => String(x.attributes?.['mailboxAddress']));
     expect(rows.map((r) => [r.group, r.delivered])).toEqual([['a@x.test', 2], ['b@x.test', 1]]);
   });
 });
@@ -49,5 +49,16 @@ describe('contact histogram', () => {
     expect(p).toHaveLength(12);
     expect(p.slice(-3)).toEqual([[1, 2], [0, 0], [3, 0]]);
     expect(histogramPairs(Array.from({ length: 14 }, (_, i) => [i, i]))[0]).toEqual([2, 2]);
+  });
+});
+
+describe('enrolments of a funnel', () => {
+  it('break down by state when one page holds them all; else only the counted total', async () => {
+    const { enrolmentsOf } = await import('../../../src/commands/report/funnel.js');
+    const st = (state: string, id: number) => ({ type: 'sequenceState', id, attributes: { state } });
+    expect(enrolmentsOf([st('active', 1), st('finished', 2), st('active', 3)], { count: 3 })).toEqual({ total: 3, active: 2, byState: { active: 2, finished: 1 } });
+    expect(enrolmentsOf([st('active', 1)], { count: 5000 })).toEqual({ total: 5000, active: null, byState: null });
+    expect(enrolmentsOf([st('paused', 1)], { count: 5000, count_truncated: true })).toMatchObject({ byState: null });
+    expect(enrolmentsOf([], {})).toEqual({ total: 0, active: 0, byState: {} });
   });
 });
