@@ -57,11 +57,11 @@ describe('report sequences', () => {
     expect(rows.map((x) => x.id).sort()).toEqual(seqs.map((s) => String(s.id)).sort());
     for (const row of rows) {
       const ms = mailings.filter((m) => rel(m, 'sequence') === row.id);
-      const own = steps.filter((s) => rel(s, 'sequence') === row.id);
+      const own = steps.filter((s) => rel(s, 'sequence') === row.id && s.attributes.stepType.endsWith('_email'));
       const delivered = ms.filter((m) => m.attributes.deliveredAt).length;
       expect(row.delivered).toBeGreaterThan(10);
       expect(row).toMatchObject({
-        steps: own.length,
+        emailSteps: own.length,
         delivered,
         opened: ms.filter((m) => m.attributes.openedAt).length,
         replied: ms.filter((m) => m.attributes.repliedAt).length,
@@ -82,9 +82,33 @@ describe('report sequences', () => {
     expect(rows[0].replyRate).toBeGreaterThanOrEqual(rows[1].replyRate);
     const f = await report(['sequences', '--filter', 'id=2', '-o', 'csv']);
     expect(f.code, f.stderr).toBe(0);
-    expect(f.stdout.split('\n')[0]).toMatch(/^id,name,enabled,steps,delivered,/);
+    expect(f.stdout.split('\n')[0]).toMatch(/^id,name,enabled,emailSteps,delivered,/);
     expect(f.stdout.trim().split('\n')).toHaveLength(2);
     expect(decodeURIComponent(f.requests[1]!.query.raw)).toContain('filter[sequence][id]=2');
+  });
+
+  it('an org of 500 sequences, each with two e-mail steps and a call step, takes 2 requests', async () => {
+    const { store } = sb;
+    const ref = (type: string, id: number) => ({ type, id });
+    const seeded = store.table('sequence').size;
+    for (let i = seeded; i < 500; i++) {
+      const seq = store.insert('sequence', { name: `Bulk ${i}`, enabled: true, deliverCount: 10, clickCount: 1, bounceCount: 0, failureCount: 0 }, {}, { silent: true });
+      for (const [order, stepType] of [[1, 'auto_email'], [2, 'call'], [3, 'manual_email']] as const) {
+        store.insert('sequenceStep', { order, stepType, deliverCount: stepType === 'call' ? 0 : 5, openCount: 2, replyCount: 1 }, { sequence: ref('sequence', seq.id) }, { silent: true });
+      }
+    }
+    try {
+      const r = await report(['sequences', '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.requests).toHaveLength(2);
+      const rows = json<any[]>(r).filter((x) => x.name.startsWith('Bulk '));
+      expect(json<any[]>(r)).toHaveLength(500);
+      expect(rows).toHaveLength(500 - seeded);
+      expect(rows[0]).toMatchObject({ emailSteps: 2, delivered: 10, opened: 4, replied: 2, replyRate: 0.2 });
+    } finally {
+      for (const id of [...store.table('sequence').keys()].filter((id) => String(store.get('sequence', id)!.attributes['name']).startsWith('Bulk '))) store.remove('sequence', id, { silent: true });
+      for (const id of [...store.table('sequenceStep').keys()].filter((id) => !store.get('sequenceStep', id)!.rels['sequence'])) store.remove('sequenceStep', id, { silent: true });
+    }
   });
 
   it('bad --by or a mixed sort: one usage error, nothing sent', async () => {

@@ -48,7 +48,7 @@ export function registerReport(program: Command, app: App): void {
 Examples:
   $ svc report sequences --by open
   $ svc report sequences --sort -reply --limit 10 -o csv
-Requests: 1 + ⌈steps ÷ 1,000⌉ (sequences, then their steps' counters).${RATES_HELP}`)
+Requests: 1 + ⌈e-mail steps ÷ 1,000⌉ (sequences, then their e-mail steps' counters).${RATES_HELP}`)
     .action(run(async (ctx, flags) => (await import('./sequences.js')).sequencesReport(ctx, flags)));
 
   common(

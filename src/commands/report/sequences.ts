@@ -2,10 +2,11 @@
  * `svc report sequences`: one row per sequence with its delivery counters and rates, and a bar for
  * the rate chosen by `--by`.
  *
- * Requests: 1 for the sequences (pages of 1,000, sparse fields) + ⌈steps ÷ 1,000⌉ for the steps'
- * counters (only sequenceStep counters and the sequence link). A sequence's own resource carries
- * only deliver, click, bounce and failure counts; opens, replies, sentiments, opt-outs and
- * scheduled mailings are the sums over its steps.
+ * Requests: 1 for the sequences (pages of 1,000, sparse fields) + ⌈e-mail steps ÷ 1,000⌉ for
+ * their counters (only the counters and the sequence link; call and task steps send no mailings,
+ * so they are left out). 500 sequences of up to two e-mail steps each take 2. A sequence's own
+ * resource carries only deliver, click, bounce and failure counts; opens, replies, sentiments,
+ * opt-outs and scheduled mailings are the sums over its e-mail steps.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { ListQuery } from '../../api/query.js';
@@ -27,7 +28,7 @@ export interface SequenceRow {
   id: string;
   name: string;
   enabled: boolean | null;
-  steps: number;
+  emailSteps: number;
   delivered: number;
   opened: number;
   clicked: number;
@@ -65,8 +66,8 @@ export function rateOf(row: Pick<SequenceRow, `${RateName}Rate`>, k: RateName): 
 }
 
 /** A row from counters. */
-export function rowOf(id: string, name: string, enabled: boolean | null, steps: number, c: Counters): SequenceRow {
-  return { id, name, enabled, steps, ...countsAndRates(c) };
+export function rowOf(id: string, name: string, enabled: boolean | null, emailSteps: number, c: Counters): SequenceRow {
+  return { id, name, enabled, emailSteps, ...countsAndRates(c) };
 }
 
 /** Runs `svc report sequences`. */
@@ -82,9 +83,9 @@ export async function sequencesReport(ctx: Context, flags: ReportFlags): Promise
   const f = await fetcher(ctx);
   // A local sort needs every sequence before the limit applies.
   const seqs = (await f.list('sequences', query, { limit: local.length ? undefined : limit })).data;
-  const stepQuery: ListQuery = { fields: { sequenceStep: ['sequence', ...COUNTER_NAMES] } };
+  const stepQuery: ListQuery = { fields: { sequenceStep: ['sequence', ...COUNTER_NAMES] }, extra: [['filter[stepType]', 'auto_email,manual_email']] };
   // The whole org's steps in one page when the report covers every sequence; else only theirs.
-  if (query.filters?.length || limit !== undefined) stepQuery.extra = [['filter[sequence][id]', seqs.map((s) => String(s.id)).join(',')]];
+  if (query.filters?.length || limit !== undefined) stepQuery.extra!.push(['filter[sequence][id]', seqs.map((s) => String(s.id)).join(',')]);
   const steps = seqs.length ? (await f.list('sequenceSteps', stepQuery)).data : [];
   let rows = seqs.map((s) => rowFor(s, steps));
   if (local.length) {
