@@ -9,6 +9,7 @@ import { registerEnroll } from './enroll/command.js';
 import { registerAuth } from './auth/command.js';
 import { registerCompletion } from './completion/command.js';
 import { registerResourceCommands } from './resource/command.js';
+import { registerReport } from './report/command.js';
 import { registerResources } from './resources/command.js';
 import { registerSandbox } from './sandbox/command.js';
 import { registerSchema } from './schema/command.js';
@@ -22,6 +23,7 @@ export function registerCommands(program: Command, app: App): void {
   registerAuth(program, app);
   registerSandbox(program, app);
   registerSchema(program, app);
+  registerReport(program, app);
   registerResourceCommands(program, app);
   registerWebhookCommands(program, app);
   registerCompletion(program, app);

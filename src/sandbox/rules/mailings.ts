@@ -44,6 +44,9 @@ const COUNTER: Record<MailingEvent, string> = {
   bounced: 'bounceCount',
 };
 
+/** Sentiment of a simulated reply, by mailing id, so that replies split the way real ones do. */
+const REPLY_SENTIMENT = ['positiveReplyCount', 'neutralReplyCount', 'positiveReplyCount', 'negativeReplyCount'] as const;
+
 /** Applies an engagement event; throws 422 when the mailing is not in a state that allows it. */
 export function mailingEvent(ctx: RuleContext, m: Rec, event: MailingEvent): void {
   const s = ctx.store;
@@ -54,6 +57,11 @@ export function mailingEvent(ctx: RuleContext, m: Rec, event: MailingEvent): voi
   } else if (!['delivered', 'opened', 'replied'].includes(state)) {
     throw ruleError(`Mailing ${m.id} is ${state}; it must be delivered first.`, '/data/attributes/state');
   }
+  // Aggregates count mailings, not events (a second open of a mailing is not a second opened
+  // mailing), so that delivered ≥ opened ≥ clicked holds on every step and template.
+  const first = !(event === 'opened' && m.attributes['openedAt'] != null) && !(event === 'clicked' && m.attributes['clickedAt'] != null) && !(event === 'replied' && state === 'replied');
+  const sentiment = event === 'replied' ? REPLY_SENTIMENT[m.id % REPLY_SENTIMENT.length]! : undefined;
+  const scheduled = event === 'delivered' && state !== 'delivering';
   const attrs: Record<string, unknown> = {};
   if (event === 'delivered') Object.assign(attrs, { state: 'delivered', deliveredAt: now, stateChangedAt: now });
   if (event === 'opened') Object.assign(attrs, { openCount: ((m.attributes['openCount'] as number) ?? 0) + 1, openedAt: now, ...(state === 'delivered' ? { state: 'opened', stateChangedAt: now } : {}) });
@@ -64,11 +72,15 @@ export function mailingEvent(ctx: RuleContext, m: Rec, event: MailingEvent): voi
   // Webhook actions `delivered`, `opened`, `replied`, `bounced` (clicks only update).
   if (change && event !== 'clicked') s.emit({ ...change, action: event });
   const counter = COUNTER[event];
-  for (const [type, rec] of counterTargets(ctx, m)) {
+  for (const [type, rec] of first ? counterTargets(ctx, m) : []) {
     bump(s, type, rec, counter, 1, event === 'replied' ? { repliedAt: now } : {});
+    if (sentiment) bump(s, type, s.get(type, rec?.id ?? 0), sentiment);
+    // A delivered mailing no longer waits: scheduleCount counts the mailings still to go.
+    const cur = rec && s.get(type, rec.id);
+    if (scheduled && cur && ((cur.attributes['scheduleCount'] as number | undefined) ?? 0) > 0) bump(s, type, cur, 'scheduleCount', -1);
   }
   const prospect = follow(s, m, 'prospect');
-  if (prospect && (event === 'opened' || event === 'replied' || event === 'clicked')) {
+  if (prospect && first && (event === 'opened' || event === 'replied' || event === 'clicked')) {
     const score = ((prospect.attributes['engagedScore'] as number) ?? 0) + (event === 'replied' ? 5 : event === 'clicked' ? 2 : 1);
     bump(s, 'prospect', prospect, counter, 1, { engagedAt: now, engagedScore: score });
   }
@@ -127,7 +139,7 @@ export function scheduleStepMailing(ctx: RuleContext, state: Rec): void {
     template: template ? { type: 'template', id: template.id } : null,
     user: { type: 'user', id: ctx.principal.userId },
   });
-  bump(s, 'sequenceState', s.get('sequenceState', state.id), 'scheduleCount');
+  for (const [type, rec] of counterTargets(ctx, m)) bump(s, type, rec, 'scheduleCount');
   scheduleDelivery(ctx, m);
 }
 

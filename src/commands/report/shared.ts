@@ -1,0 +1,166 @@
+/**
+ * What every report shares: its flags, a client that counts the requests it makes, paging with
+ * sparse fieldsets, and the output: numbers through the output layer (`-o json|csv|ndjson`), the
+ * drawing on the terminal (`table`, the default on a TTY), or a self-contained HTML page.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ApiRequest } from '../../api/client.js';
+import type { ResourceObject } from '../../api/jsonapi.js';
+import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
+import { buildQuery, type ListQuery } from '../../api/query.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import { renderValue } from '../../output/render.js';
+import type { ChartStyle, Role } from './chart.js';
+import type { ReportView } from './model.js';
+
+/** Options every report takes. */
+export interface ReportFlags {
+  filter?: string[];
+  sort?: string;
+  limit?: string;
+  by?: string;
+  html?: string;
+  open?: boolean;
+  ascii?: boolean;
+}
+
+/** A client for one report: GETs that are counted (the report says how many it made). */
+export interface Fetcher {
+  /** Requests made so far. */
+  readonly count: number;
+  /** One resource. */
+  get(path: string, query: ListQuery): Promise<{ data: ResourceObject; included: ResourceObject[] }>;
+  /** One page of a collection as the service sent it (for `meta.count`). */
+  page(path: string, query: ListQuery): Promise<{ data: ResourceObject[]; meta: Record<string, unknown> }>;
+  /** Records of a collection (pages of up to 1,000), with what they include. */
+  list(path: string, query: ListQuery, opts?: { limit?: number }): Promise<{ data: ResourceObject[]; included: ResourceObject[] }>;
+}
+
+/** A counting fetcher over the context's API client. */
+export async function fetcher(ctx: Context): Promise<Fetcher> {
+  const api = await ctx.api();
+  let count = 0;
+  const counted = {
+    baseUrl: api.baseUrl,
+    resolve: (p: string) => api.resolve(p),
+    request: (r: ApiRequest) => {
+      count++;
+      return api.request(r);
+    },
+  };
+  return {
+    get count() {
+      return count;
+    },
+    async get(p, query) {
+      const res = await counted.request({ method: 'GET', path: p, query: buildQuery(query).slice(1) });
+      const data = res.doc.data;
+      if (!data || Array.isArray(data)) throw new Error(`GET ${p}: expected one resource`);
+      return { data, included: res.doc.included ?? [] };
+    },
+    async page(p, query) {
+      const res = await counted.request({ method: 'GET', path: p, query: buildQuery(query).slice(1) });
+      const data = res.doc.data;
+      return { data: Array.isArray(data) ? data : [], meta: (res.doc.meta ?? {}) as Record<string, unknown> };
+    },
+    async list(p, query, opts = {}) {
+      const data: ResourceObject[] = [];
+      const included: ResourceObject[] = [];
+      const all = opts.limit === undefined;
+      for await (const page of paginate(counted, p, { query, all, limit: opts.limit, pageSize: Math.min(opts.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE), warn: (m) => ctx.warn(m), signal: ctx.signal })) {
+        data.push(...page.records);
+        included.push(...(page.doc.included ?? []));
+      }
+      return { data, included };
+    },
+  };
+}
+
+/** Included records by `type:id`. */
+export function byKey(list: readonly ResourceObject[]): Map<string, ResourceObject> {
+  return new Map(list.map((r) => [`${r.type}:${r.id}`, r]));
+}
+
+/** The id a to-one relationship points at, as a string. */
+export function relId(r: ResourceObject | undefined, name: string): string | undefined {
+  const d = r?.relationships?.[name]?.data;
+  return d && !Array.isArray(d) ? String(d.id) : undefined;
+}
+
+/** The ids of a to-many relationship's data. */
+export function relIds(r: ResourceObject | undefined, name: string): string[] {
+  const d = r?.relationships?.[name]?.data;
+  return Array.isArray(d) ? d.map((x) => String(x.id)) : [];
+}
+
+/** `--limit N` (a positive integer). */
+export function parseLimit(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\s*[1-9]\d*\s*$/.test(v)) throw new UsageError(`--limit ${v}: expected a positive integer`);
+  return Number(v);
+}
+
+/** `--by` among `allowed` (the first is the default). */
+export function parseBy<T extends string>(v: string | undefined, allowed: readonly T[]): T {
+  if (v === undefined) return allowed[0]!;
+  const k = v.trim().toLowerCase().replace(/[-_]/g, '') as T;
+  if (!allowed.includes(k)) throw new UsageError(`--by ${v}: expected one of ${allowed.join(', ')}`);
+  return k;
+}
+
+/** Bars in ASCII with `--ascii`, NO_COLOR or a dumb terminal; colour only where the IO allows it. */
+export async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle> {
+  const ascii = flags.ascii === true || (ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '') || ctx.env.TERM === 'dumb';
+  if (ascii || !ctx.io.color) return { ascii };
+  const { Chalk } = await import('chalk');
+  const c = new Chalk({ level: 1 });
+  const colours: Record<string, (s: string) => string> = { bar: c.cyan, dim: c.dim, good: c.green, bad: c.red, head: c.bold, series0: c.cyan, series1: c.magenta, series2: c.yellow, series3: c.green, series4: c.red };
+  return { ascii, paint: (s: string, role: Role) => (colours[role] ?? ((x: string) => x))(s) };
+}
+
+/**
+ * Writes a report: `rows` through the output layer for json, csv and ndjson (the numbers the
+ * chart is drawn from), the drawing for `table`; `--html` writes the page (then stdout gets the
+ * numbers or the drawing only when `-o` was given), `--open` opens it.
+ */
+export async function emit(ctx: Context, flags: ReportFlags, what: string, view: ReportView, rows: Record<string, unknown>[], f: Fetcher): Promise<void> {
+  const requests = `${f.count} request${f.count === 1 ? '' : 's'}`;
+  view.notes.push(`${requests} to the API`);
+  let htmlFile = flags.html;
+  if (flags.open && !htmlFile) {
+    const dir = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'svc-report-'));
+    htmlFile = path.join(dir, 'report.html');
+  }
+  if (htmlFile) {
+    const { renderHtml } = await import('./view-html.js');
+    await fs.writeFile(htmlFile, renderHtml(view, new Date(ctx.clock.now())));
+    ctx.info(`wrote ${htmlFile}`);
+    if (flags.open) await openFile(ctx, htmlFile);
+  }
+  const toStdout = !htmlFile || ctx.globals.output !== undefined;
+  if (toStdout) {
+    if (ctx.output === 'table') {
+      const { renderText } = await import('./view-text.js');
+      await writeOut(ctx.io.stdout, renderText(view, ctx.io.columns, await chartStyle(ctx, flags)));
+    } else {
+      await renderValue(ctx.io, ctx.output === 'raw' ? 'json' : ctx.output, rows, () => '');
+    }
+  }
+  if (ctx.output !== 'table' || !toStdout) ctx.info(`${what}: ${requests}${ctx.globals.verbose ? '' : ' (--verbose shows them)'}`);
+}
+
+/** Opens the page with the `open` package, in `$BROWSER` when it is set. */
+async function openFile(ctx: Context, file: string): Promise<void> {
+  const { default: open } = await import('open');
+  const browser = ctx.env.BROWSER?.split(':')[0]?.trim();
+  try {
+    const parts = browser ? browser.split(/\s+/) : [];
+    const child = browser ? await open(file, { app: { name: parts[0]!, arguments: parts.slice(1) } }) : await open(file);
+    child.on('error', () => ctx.warn(`could not start a browser; open ${file} yourself`));
+  } catch {
+    ctx.warn(`could not start a browser; open ${file} yourself`);
+  }
+}

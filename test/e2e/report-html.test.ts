@@ -1,0 +1,100 @@
+/**
+ * The `--html` page rendered by a real headless Chromium (offline: every request but the page
+ * itself is refused) to a PNG: its SVG bars are there, visible, and sized as the numbers of
+ * `-o json` say.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+let browser: Browser;
+const dir = tempDir();
+
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 900 }));
+  if (fs.existsSync(CHROMIUM)) browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+afterAll(async () => {
+  await browser?.close();
+  await sb?.close();
+});
+
+/** Writes the page and the numbers of one report; opens the page offline; returns both. */
+async function render(args: string[], name: string): Promise<{ page: Page; rows: any[]; png: Buffer; external: string[] }> {
+  const file = path.join(dir, `${name}.html`);
+  const r = await runSvc(['report', ...args, '--html', file, '-o', 'json'], { env: env() });
+  expect(r.code, r.stderr).toBe(0);
+  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  const external: string[] = [];
+  await page.route('**/*', (route) => {
+    if (route.request().url().startsWith('file:')) return route.continue();
+    external.push(route.request().url());
+    return route.abort();
+  });
+  await page.goto(`file://${file}`);
+  const png = await page.screenshot({ fullPage: true, path: path.join(dir, `${name}.png`) });
+  return { page, rows: json<any[]>(r), png, external };
+}
+
+/** Bars of the page: value and drawn size (px), in document order. */
+async function bars(page: Page, selector: string, dim: 'width' | 'height') {
+  return page.$$eval(selector, (els, d) => els.map((e) => ({ value: Number(e.getAttribute('data-value')), size: (e as unknown as { getBoundingClientRect(): Record<string, number> }).getBoundingClientRect()[d as string]! })), dim);
+}
+
+describe.skipIf(!fs.existsSync(CHROMIUM))('report --html in headless Chromium', () => {
+  it('sequences: one visible bar per sequence with a reply rate, lengths in proportion', async () => {
+    const { page, rows, png, external } = await render(['sequences'], 'sequences');
+    expect(external).toEqual([]);
+    expect(png.subarray(0, 4).equals(PNG)).toBe(true);
+    expect(png.length).toBeGreaterThan(5000);
+    const b = await bars(page, 'table.chart rect.bar', 'width');
+    const withRate = rows.filter((r) => r.replyRate > 0);
+    expect(b).toHaveLength(withRate.length);
+    expect(b.map((x) => x.value)).toEqual(withRate.map((r) => r.replyRate));
+    const max = Math.max(...b.map((x) => x.value));
+    const longest = Math.max(...b.map((x) => x.size));
+    expect(longest).toBeGreaterThan(100);
+    for (const x of b) expect(x.size).toBeCloseTo((x.value / max) * longest, 0);
+    await page.close();
+  });
+
+  it('funnel: per e-mail step four stages, bars follow the counts; template bars follow reply rates', async () => {
+    const { page, rows, png } = await render(['sequence', '1'], 'funnel');
+    expect(png.length).toBeGreaterThan(5000);
+    const steps = rows.filter((r) => r.level === 'step' && r.stepType === 'auto_email');
+    const expected = steps.flatMap((s) => [s.delivered, s.opened, s.clicked, s.replied]).filter((v) => v > 0);
+    const b = await bars(page, 'svg.funnel rect.bar', 'width');
+    expect(b.map((x) => x.value)).toEqual(expected);
+    const max = Math.max(...rows.filter((r) => r.level === 'step').map((r) => r.delivered));
+    const full = b.find((x) => x.value === max)!.size;
+    for (const x of b) {
+      expect(x.size).toBeGreaterThan(0);
+      expect(x.size).toBeCloseTo((x.value / max) * full, 0);
+    }
+    const t = await bars(page, 'table.chart rect.bar', 'width');
+    expect(t.map((x) => x.value)).toEqual(rows.filter((r) => r.level === 'template' && r.step === 1 && r.replyRate > 0).map((r) => r.replyRate));
+    await page.close();
+  });
+
+  it('prospect: the histogram as columns, one per non-zero month and series, heights in proportion', async () => {
+    const { page, rows } = await render(['prospect', '5'], 'prospect');
+    const months = rows.filter((r) => r.kind === 'month');
+    const expected = months.flatMap((m) => [m.inbound, m.outbound]).filter((v) => v > 0);
+    const b = await bars(page, 'svg.columns rect.bar', 'height');
+    expect(b.map((x) => x.value)).toEqual(expected);
+    expect(b.length).toBeGreaterThan(0);
+    const max = Math.max(...expected);
+    const tallest = Math.max(...b.map((x) => x.size));
+    for (const x of b) expect(x.size).toBeCloseTo((x.value / max) * tallest, 0);
+    await page.close();
+  });
+});

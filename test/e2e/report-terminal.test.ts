@@ -1,0 +1,78 @@
+/**
+ * What a person sees of `svc report` in a real terminal (tmux) at 80 and 200 columns, with colour
+ * and with NO_COLOR: every line fits, bars are drawn (blocks, or # without colour) and follow the
+ * numbers of `-o json`.
+ */
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { TmuxSession } from '../helpers/tmux.js';
+
+let hasTmux = true;
+try {
+  execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+} catch {
+  hasTmux = false;
+}
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+const sessions: TmuxSession[] = [];
+
+beforeAll(async () => {
+  const s = await sandboxWithEnv({ seed: 900 });
+  sb = s.sb;
+  env = { ...s.env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color', NO_COLOR: '' };
+});
+afterAll(async () => {
+  for (const s of sessions) s.kill();
+  await sb?.close();
+});
+
+function term(args: string, width: number, colour: boolean): TmuxSession {
+  const pre = colour ? 'unset NO_COLOR;' : 'export NO_COLOR=1;';
+  const s = new TmuxSession(`${pre} ${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width, height: 60, env });
+  sessions.push(s);
+  return s;
+}
+
+const cells = (l: string) => [...l].length;
+
+describe.skipIf(!hasTmux)('report in a terminal', () => {
+  for (const width of [80, 200]) {
+    for (const colour of [true, false]) {
+      it(`sequences at ${width} columns ${colour ? 'with colour' : 'with NO_COLOR'}: fits, bars follow the reply rates`, async () => {
+        const s = term('report sequences', width, colour);
+        const screen = await s.waitFor(/\[exit \d+\]/);
+        expect(screen).toMatch(/\[exit 0\]/);
+        const lines = screen.split('\n');
+        for (const l of lines) expect(cells(l.replace(/\s+$/, ''))).toBeLessThan(width); // a full line would be a wrapped one
+        const rows = json<any[]>(await runSvc(['report', 'sequences', '-o', 'json'], { env }));
+        const bar = colour ? /[█▏▎▍▌▋▊▉]+/ : /#+/;
+        const drawn = rows.map((r) => {
+          const line = lines.find((l) => l.includes(r.name.slice(0, 10)))!;
+          expect(line, `row of ${r.name}`).toBeDefined();
+          return cells((line.match(bar) ?? [''])[0]);
+        });
+        const max = Math.max(...rows.map((r) => r.replyRate));
+        const longest = Math.max(...drawn);
+        expect(longest).toBeGreaterThanOrEqual(width === 80 ? 10 : 40);
+        rows.forEach((r, i) => expect(Math.abs(drawn[i]! - (r.replyRate / max) * longest)).toBeLessThanOrEqual(1.01));
+        const raw = s.screen(true);
+        if (colour) expect(raw).toMatch(/\x1b\[/);
+        else expect(raw).not.toMatch(/\x1b\[[0-9;]*[1-9][0-9;]*m/);
+      });
+    }
+  }
+
+  it('the funnel and the prospect histogram fit 80 columns', async () => {
+    for (const args of ['report sequence 1', 'report prospect 1', 'report mailings --by week']) {
+      const s = term(args, 80, true);
+      const screen = await s.waitFor(/\[exit \d+\]/);
+      expect(screen, args).toMatch(/\[exit 0\]/);
+      for (const l of screen.split('\n')) expect(cells(l.replace(/\s+$/, '')), `${args}: ${l}`).toBeLessThan(80); // tmux wraps at 80: a full line would be a wrapped one
+      expect(screen).toMatch(/[█▏▎▍▌▋▊▉▁▂▃▄▅▆▇]/);
+    }
+  });
+});
