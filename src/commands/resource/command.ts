@@ -93,7 +93,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .command('create')
       .description(`create a ${rt.type}`)
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
-      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null (repeatable)', collect)
+      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)', collect)
       .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
     addBulkOptions(create).action((opts, c: Command) =>
       run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'create', undefined, opts) : (checkBulkOnly(opts), h.createHandler(ctx, rt, opts)))),
@@ -105,7 +105,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .description(`update a ${rt.type} (sends only what is given)`)
       .argument('[id]', 'record id (or --input FILE)')
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
-      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null (repeatable)', collect)
+      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)', collect)
       .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
     addBulkOptions(update).action((id: string | undefined, opts, c: Command) =>
       run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'update', id, opts) : h.updateHandler(ctx, rt, singleId(rt, 'update', id, opts), opts))),

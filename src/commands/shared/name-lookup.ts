@@ -7,12 +7,15 @@
 import { paginate, type PageClient } from '../../api/paginate.js';
 import type { Filter } from '../../api/filter.js';
 import { UsageError } from '../../errors.js';
-import { findAttribute, type ResourceType } from '../../registry/index.js';
+import { findAttribute, resourceByType, type ResourceType } from '../../registry/index.js';
 
 /** A record as a lookup sees it: id, the attribute that names it, and the attributes asked for. */
 export interface NamedRecord {
   id: number | string;
+  /** The naming attribute as shown (a list attribute such as `emails` joined with `, `). */
   name: string;
+  /** Each value that names the record (several for a list attribute). */
+  names?: string[];
   attributes: Record<string, unknown>;
 }
 
@@ -36,7 +39,7 @@ const norm = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
  * matches with `filter[attr]=value`.
  * Requests: 1 with a filter; ⌈records / 1,000⌉ without.
  */
-export async function readNamed(client: PageClient, src: NameSource, value?: string, signal?: AbortSignal): Promise<NamedRecord[]> {
+export async function readNamed(client: PageClient, src: NameSource, value?: string, signal?: AbortSignal, limit?: number): Promise<NamedRecord[]> {
   const spec = findAttribute(src.rt, src.attr);
   const filters: Filter[] = [];
   let newFilterSyntax = false;
@@ -48,7 +51,8 @@ export async function readNamed(client: PageClient, src: NameSource, value?: str
   const out: NamedRecord[] = [];
   const pages = paginate(client, src.rt.path, {
     query: { filters, newFilterSyntax, fields: { [src.rt.type]: [src.attr, ...(src.more ?? [])] } },
-    all: true,
+    all: limit === undefined,
+    limit,
     pageSize: 1000,
     signal,
   });
@@ -56,7 +60,8 @@ export async function readNamed(client: PageClient, src: NameSource, value?: str
     for (const r of page.records) {
       const attrs = r.attributes ?? {};
       const n = attrs[src.attr];
-      out.push({ id: r.id, name: typeof n === 'string' ? n : Array.isArray(n) ? n.join(', ') : String(n ?? ''), attributes: attrs });
+      const names = Array.isArray(n) ? n.map(String) : [typeof n === 'string' ? n : String(n ?? '')];
+      out.push({ id: r.id, name: names.join(', '), names, attributes: attrs });
     }
   }
   return out;
@@ -76,7 +81,8 @@ export function candidateList(records: readonly NamedRecord[]): string {
  */
 export function pickNamed(records: readonly NamedRecord[], value: string, what: string, src: NameSource): NamedRecord {
   const wanted = norm(value);
-  const hits = records.filter((r) => norm(r.name) === wanted);
+  const named = (r: NamedRecord) => (r.names ?? [r.name]).some((x) => norm(x) === wanted);
+  const hits = records.filter(named);
   if (hits.length === 1) return hits[0]!;
   if (hits.length > 1) {
     throw new UsageError(`${what} ${JSON.stringify(value)}: ${hits.length} ${src.rt.command} have that ${src.attr}: ${candidateList(hits)}`).hint(
@@ -92,13 +98,37 @@ export function pickNamed(records: readonly NamedRecord[], value: string, what: 
 }
 
 /**
- * Resolves a name to its record: reads with a filter when the attribute can be filtered (the
- * service may match exactly, so a miss reads the whole list once for candidates), else the whole
- * list.
+ * The record a `--rel` value written `name:<value>` or `email:<value>` points to, as `type:id`;
+ * other values are returned unchanged. The related type must have a filterable `name` (or
+ * `email`, or a list of `emails`) attribute.
+ * Requests: one or two (a miss reads the related list once for candidates).
+ * @throws UsageError when the type has no such attribute, or the value names no single record
+ */
+export async function resolveRelValue(client: PageClient, rt: ResourceType, rel: string, value: unknown, signal?: AbortSignal): Promise<unknown> {
+  if (typeof value !== 'string') return value;
+  const m = /^(name|email):([\s\S]+)$/.exec(value.trim());
+  if (!m) return value;
+  const kind = m[1]!;
+  const spec = rt.relationships.find((r) => r.name === rel);
+  const target = spec?.target ? resourceByType(spec.target) : undefined;
+  if (!target) throw new UsageError(`--rel ${rel}=${value}: ${spec ? `the spec does not say what ${rel} points to` : `${rt.type} has no relationship "${rel}"`}; give an id`);
+  const attr = (kind === 'name' ? ['name'] : ['email', 'emails']).find((a) => findAttribute(target, a)?.filterable);
+  if (!attr) throw new UsageError(`--rel ${rel}=${value}: ${target.command} cannot be found by ${kind} (no filterable ${kind} attribute); give an id`);
+  const hit = await resolveName(client, { rt: target, attr }, m[2]!, `--rel ${rel}=${kind}:`, signal);
+  return `${target.type}:${hit.id}`;
+}
+
+/** Records read for candidates after a filtered lookup found none (one page). */
+export const CANDIDATE_PAGE = 1000;
+
+/**
+ * Resolves a name to its record: reads with a filter when the attribute can be filtered, else
+ * the whole list. The service may match a filter exactly, so a filtered miss reads one page of
+ * the list (up to 1,000 records) to match case-insensitively and to offer candidates.
  */
 export async function resolveName(client: PageClient, src: NameSource, value: string, what: string, signal?: AbortSignal): Promise<NamedRecord> {
   const filtered = findAttribute(src.rt, src.attr)?.filterable === true;
   let records = await readNamed(client, src, value, signal);
-  if (filtered && !records.some((r) => norm(r.name) === norm(value))) records = await readNamed(client, src, undefined, signal);
+  if (filtered && !records.some((r) => (r.names ?? [r.name]).some((x) => norm(x) === norm(value)))) records = await readNamed(client, src, undefined, signal, CANDIDATE_PAGE);
   return pickNamed(records, value, what, src);
 }

@@ -1,7 +1,8 @@
 /**
- * `svc enroll` with names: a sequence by name, a mailbox by address, unknown and ambiguous names
- * refused with candidates (nothing enrolled), the summary printed before the first write with its
- * delivery forecast, and on a terminal the searchable picker and the confirmation.
+ * Names instead of ids. `svc enroll`: a sequence by name, a mailbox by address, unknown and
+ * ambiguous names refused with candidates (nothing enrolled), the summary printed before the
+ * first write with its delivery forecast, and on a terminal the searchable picker and the
+ * confirmation. `--rel name=name:<value>` / `email:<value>` on single writes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
@@ -108,6 +109,41 @@ describe('names instead of ids', () => {
     expect(r.stderr).toMatch(/the first e-mails of 7 new enrolment\(s\) can all go out within 8 days \(mailbox limits: 2\/day, 5\/week\)/);
     // Without a terminal the summary comes before the run and no question is asked.
     expect(r.stderr.indexOf('delivery:')).toBeLessThan(r.stderr.indexOf('enroll: 7 created'));
+  });
+});
+
+describe('--rel by name or e-mail', () => {
+  it('name:<value> and email:<value> become the ids of the one matching record', async () => {
+    const acct = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name: `Rel Target ${Date.now()}` } } });
+    const acctId = Number(acct.body.data.id);
+    const acctName = acct.body.data.attributes.name as string;
+    const user = (await call(sb, 'GET', 'users/2')).body.data.attributes.email as string;
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'create', '--attr', 'firstName=Rel', '--rel', `account=name:${acctName.toLowerCase()}`, '--rel', `owner=email:${user}`, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const post = received(sb, mark).find((q) => q.method === 'POST')!;
+    expect(JSON.parse(post.body).data.relationships).toEqual({ account: { data: { type: 'account', id: acctId } }, owner: { data: { type: 'user', id: 2 } } });
+    const lookups = received(sb, mark).filter((q) => q.method === 'GET');
+    expect(lookups.map((q) => q.path)).toEqual(['/api/v2/accounts', '/api/v2/accounts', '/api/v2/users']);
+    expect(lookups[0]!.query.parsed).toMatchObject({ 'filter[name]': acctName.toLowerCase(), 'fields[account]': 'name' });
+    expect(JSON.parse(r.stdout).account).toBe(acctId);
+  });
+
+  it('an ambiguous or unknown name, or a type that cannot be searched by name: exit 2, nothing written', async () => {
+    const name = `Dup Co ${Date.now()}`;
+    const a = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name } } });
+    const b = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name } } });
+    const mark = sb.requests.length;
+    const dup = await svc(['prospects', 'create', '--attr', 'firstName=X', '--rel', `account=name:${name}`]);
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toMatch(new RegExp(`--rel account=name: "${name}": 2 accounts have that name: id ${a.body.data.id} "${name}"; id ${b.body.data.id} "${name}"`));
+    const none = await svc(['prospects', 'update', '1', '--rel', 'account=name:No Such Company Anywhere']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no account has that name/);
+    const seq = await svc(['sequence-states', 'create', '--rel', 'sequence=name:Inbound', '--rel', 'prospect=1', '--rel', 'mailbox=1']);
+    expect(seq.code).toBe(2);
+    expect(seq.stderr).toMatch(/--rel sequence=name:Inbound: sequences cannot be found by name \(no filterable name attribute\); give an id/);
+    expect(received(sb, mark).filter((q) => q.method !== 'GET')).toEqual([]);
   });
 });
 
