@@ -77,7 +77,39 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--count', 'ask the service to count the records (off by default) and report it on stderr')
       .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
       .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name: includes account)')
+      .option('--bom', 'with -o csv: start with a UTF-8 byte order mark, so Excel reads accents right')
       .action((opts, c: Command) => runRead(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
+  }
+  if (rt.operations.includes('list')) {
+    cmd
+      .command('export')
+      .description(`write every ${rt.type} (or those --filter picks) to a file, in id order; resumable`)
+      .argument('<file>', 'where to write (<file>.part until the export is complete)')
+      .option('-f, --filter <expr>', 'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (one per field, ANDed)', collect)
+      .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
+      .option('--format <fmt>', 'csv or ndjson (default: ndjson for *.ndjson and *.jsonl files, else csv)')
+      .option('--resume', 'continue a stopped export from the record after the last one in <file>.part')
+      .option('--bom', 'start a CSV file with a UTF-8 byte order mark, so Excel reads accents right (default for *.csv files)')
+      .option('--no-bom', 'no byte order mark, even for a *.csv file')
+      .option('--columns <list>', 'CSV columns, comma-separated (id always first)')
+      .option('--all-columns', 'CSV: every field, custom fields the org does not use included')
+      .addHelpText(
+        'after',
+        `
+CSV columns by default: id, the attributes, the relationships' ids; custom fields your org has
+not labelled are left out when \`svc schema pull\` has cached the org's schema. Records come in id
+order and each page is written before the next is asked for; a stopped export leaves <file>.part,
+and the same command with --resume continues after its last whole record (each id exactly once).
+Progress (records, total, rate, ETA) shows on stderr when it is a terminal.
+
+Examples:
+  $ svc ${rt.command} export ${rt.command}.csv
+  $ svc ${rt.command} export ${rt.command}.ndjson --filter updatedAt=2026-01-01..
+  $ svc ${rt.command} export ${rt.command}.csv --resume      # after a crash or Ctrl-C`,
+      )
+      .action((file: string, opts, c: Command) =>
+        runCommand(app, c, async (ctx) => (await import('./export-handler.js')).exportHandler(ctx, rt, file, opts)),
+      );
   }
   if (rt.operations.includes('get')) {
     cmd
