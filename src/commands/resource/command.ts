@@ -93,6 +93,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--no-bom', 'no byte order mark, even for a *.csv file')
       .option('--columns <list>', 'CSV columns, comma-separated (id always first)')
       .option('--all-columns', 'CSV: every field, custom fields the org does not use included')
+      .option('--page-size <n>', 'records per request (up to 1000, the default)')
       .addHelpText(
         'after',
         `

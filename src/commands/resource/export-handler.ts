@@ -9,7 +9,8 @@
  * starts where the file ends. Requests: ⌈records / 1,000⌉ plus one per run of exactly 10,000.
  */
 import fs from 'node:fs';
-import { paginate } from '../../api/paginate.js';
+import { MAX_PAGE_SIZE, paginate } from '../../api/paginate.js';
+import { parsePositiveInt } from './args.js';
 import type { Filter } from '../../api/filter.js';
 import { Progress } from '../../bulk/progress.js';
 import type { Context } from '../../cli/context.js';
@@ -33,11 +34,11 @@ export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSynta
   bom?: boolean;
   columns?: string;
   allColumns?: boolean;
+  pageSize?: string;
 }
 
 /** Records per id range: ten pages of 1,000, below the offset cap. */
 const RUN = 10_000;
-const PAGE = 1000;
 
 /** The format: `--format`, else from the name (`.ndjson`, `.jsonl`), else CSV. */
 export function exportFormat(file: string, given: string | undefined): ExportFormat {
@@ -50,6 +51,8 @@ export function exportFormat(file: string, given: string | undefined): ExportFor
 
 export async function exportHandler(ctx: Context, rt: ResourceType, file: string, flags: ExportFlags): Promise<void> {
   const format = exportFormat(file, flags.format);
+  const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
+  if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
   if (flags.columns !== undefined && flags.allColumns) throw new UsageError('--columns and --all-columns cannot be used together');
   if (format === 'ndjson' && (flags.columns !== undefined || flags.allColumns || flags.bom)) {
     throw new UsageError('--columns, --all-columns and --bom are for CSV exports (NDJSON lines hold whole records)');
@@ -121,7 +124,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       const q = { ...query, sort: ['id'], filters: [...(query.filters ?? []), ...(from !== undefined ? [idFrom(from)] : [])] };
       // The first request counts what is left, for the progress display's total and ETA.
       if (!counted) q.count = true;
-      for await (const page of paginate(api, rt.path, { query: q, limit: RUN, pageSize: PAGE, warn: (m) => ctx.warn(m), signal: ctx.signal })) {
+      for await (const page of paginate(api, rt.path, { query: q, limit: RUN, pageSize, warn: (m) => ctx.warn(m), signal: ctx.signal })) {
         if (!counted) {
           counted = true;
           const c = page.doc.meta?.count;
