@@ -3,6 +3,8 @@
  * library themselves (it is heavy) and tests can answer for the user.
  */
 
+import { InterruptedError } from '../errors.js';
+
 /** The prompts svc asks. */
 export interface Prompter {
   input(message: string, opts?: { default?: string; required?: boolean }): Promise<string>;
@@ -33,10 +35,23 @@ export async function inquirerPrompter(io: { stdin: NodeJS.ReadableStream; stder
   // Prompts draw on stderr so that stdout stays clean for data.
   const ctx = { input: io.stdin, output: io.stderr } as Parameters<typeof p.input>[1];
   return {
-    input: (message, opts) => p.input({ message, default: opts?.default, required: opts?.required }, ctx),
-    password: (message) => p.password({ message, mask: '*' }, ctx),
-    confirm: (message, defaultValue = false) => p.confirm({ message, default: defaultValue }, ctx),
-    select: (message, choices) => p.select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, ctx),
-    search: (message, choices) => p.search({ message, pageSize: 12, source: (term) => matchChoices(choices, term) }, ctx),
+    input: (message, opts) => interruptible(p.input({ message, default: opts?.default, required: opts?.required }, ctx)),
+    password: (message) => interruptible(p.password({ message, mask: '*' }, ctx)),
+    confirm: (message, defaultValue = false) => interruptible(p.confirm({ message, default: defaultValue }, ctx)),
+    select: (message, choices) => interruptible(p.select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, ctx)),
+    search: (message, choices) => interruptible(p.search({ message, pageSize: 12, source: (term) => matchChoices(choices, term) }, ctx)),
   };
+}
+
+/**
+ * Ctrl-C in a prompt: the prompt library reads the key itself (the terminal is raw, so no
+ * SIGINT arrives) and rejects with its own error; it is an interruption (exit 130), not a failure.
+ */
+async function interruptible<T>(answer: Promise<T>): Promise<T> {
+  try {
+    return await answer;
+  } catch (err) {
+    if (err instanceof Error && err.name === 'ExitPromptError') throw new InterruptedError('interrupted at the prompt: nothing was done');
+    throw err;
+  }
 }

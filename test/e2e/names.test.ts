@@ -191,6 +191,17 @@ describe.skipIf(without('tmux', 'the picker tests'))('on a terminal', () => {
     expect(stateProspects(sb, seq)).toEqual([p]);
   });
 
+  it('Ctrl-C in the picker: exit 130, nothing sent', async () => {
+    const s = term('enroll --mailbox 1 --prospect 5');
+    await s.waitFor(/Which sequence\?/);
+    const mark = sb.requests.length;
+    s.send('C-c');
+    const screen = await s.waitFor(/\[exit \d+\]/);
+    expect(screen).toMatch(/error: interrupted at the prompt: nothing was done/);
+    expect(screen).toMatch(/\[exit 130\]/);
+    expect(received(sb, mark)).toEqual([]);
+  });
+
   it('in CI a missing --sequence is an error, not a picker', async () => {
     const s = term('enroll --mailbox 1 --prospect 5', { CI: 'true' });
     const screen = await s.waitFor(/\[exit \d+\]/);
