@@ -105,6 +105,29 @@ describe('export to CSV and NDJSON', () => {
 });
 
 describe('killed and resumed', () => {
+  it('Ctrl-C: exit 130, the .part kept, the hint names --resume; the resumed file is whole', async () => {
+    const dir = tempDir('svc-export-');
+    const file = path.join(dir, 'p.csv');
+    const cfg = tempDir();
+    const child = spawnSvc(['prospects', 'export', file, '--page-size', '50'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const deadline = Date.now() + 20_000;
+    while (!(fs.existsSync(`${file}.part`) && fs.readFileSync(`${file}.part`, 'utf8').split('\n').length > 200)) {
+      if (Date.now() > deadline) throw new Error('the export never wrote 200 lines');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.once('close', r));
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/error: export interrupted after [\d,]+ record\(s\)/);
+    expect(stderr).toMatch(/hint: continue with the same command and --resume \(.*p\.csv\.part is kept\)/);
+    expect(fs.existsSync(`${file}.part`)).toBe(true);
+    const r = await runSvc(['prospects', 'export', file, '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(csvRecords(file).slice(1).map((row) => Number(row[0]))).toEqual(prospectIds(sb));
+  });
+
   for (const format of ['csv', 'ndjson'] as const) {
     it(`${format}: SIGKILL after some pages, a torn last record, then --resume: every id exactly once`, async () => {
       const dir = tempDir('svc-export-');
