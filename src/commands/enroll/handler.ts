@@ -20,7 +20,7 @@ import { pagedClient, Stopped } from '../../bulk/requester.js';
 import type { Context } from '../../cli/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
-import { forecastLine } from './forecast.js';
+import { summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
 
@@ -205,57 +205,4 @@ async function* fromList(list: EnrollItem[]): AsyncGenerator<EnrollItem> {
     (list as (EnrollItem | undefined)[])[i] = undefined;
     yield item;
   }
-}
-
-/** What the rows will do, counted before the first write. */
-export interface EnrollPlan {
-  /** In the sequence already, or enrolled by an earlier run of this command (journal). */
-  already: number;
-  /** Distinct prospects to enroll. */
-  toEnroll: number;
-  /** Invalid rows, unknown or ambiguous addresses. */
-  failing: number;
-  /** Rows naming a prospect an earlier row names. */
-  duplicates: number;
-}
-
-function summarize(list: readonly EnrollItem[], enrolled: ReadonlyMap<number, unknown>): EnrollPlan {
-  const plan: EnrollPlan = { already: 0, toEnroll: 0, failing: 0, duplicates: 0 };
-  const seen = new Set<number>();
-  for (const item of list) {
-    if (item.outcome) {
-      if (item.outcome.status === 'failed') plan.failing++;
-      else plan.already++;
-    } else if (enrolled.has(item.prospectId!)) plan.already++;
-    else if (seen.has(item.prospectId!)) plan.duplicates++;
-    else {
-      seen.add(item.prospectId!);
-      plan.toEnroll++;
-    }
-  }
-  return plan;
-}
-
-/** The summary printed before the first write (stderr). */
-function summaryLines(s: {
-  sequenceId: number;
-  sequence: Record<string, unknown>;
-  mailboxId: number;
-  mailbox: Record<string, unknown>;
-  total: number;
-  plan: EnrollPlan;
-}): string[] {
-  const n = (x: number) => x.toLocaleString('en-US');
-  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  const name = typeof s.sequence['name'] === 'string' ? `"${s.sequence['name']}" ` : '';
-  const email = typeof s.mailbox['email'] === 'string' ? `${s.mailbox['email']} ` : '';
-  const p = s.plan;
-  const counts = [`rows: ${n(s.total)}`, `already enrolled: ${n(p.already)}`, `to enroll: ${n(p.toEnroll)}`];
-  if (p.duplicates) counts.push(`duplicate rows: ${n(p.duplicates)}`);
-  if (p.failing) counts.push(`failing checks: ${n(p.failing)}`);
-  return [
-    `enroll into sequence ${name}(id ${s.sequenceId}) from mailbox ${email}(id ${s.mailboxId})`,
-    `  ${counts.join(' · ')}`,
-    `  ${forecastLine(p.toEnroll, num(s.mailbox['maxMailingsPerDay']), num(s.mailbox['maxMailingsPerWeek']))}`,
-  ];
 }
