@@ -17,6 +17,7 @@ export interface EnrollPlan {
   duplicates: number;
 }
 
+/** Counts the held rows: already enrolled (sequence or journal), to enroll, duplicates, failing. */
 export function summarize(list: readonly EnrollItem[], enrolled: ReadonlyMap<number, unknown>): EnrollPlan {
   const plan: EnrollPlan = { already: 0, toEnroll: 0, failing: 0, duplicates: 0 };
   const seen = new Set<number>();
@@ -34,7 +35,7 @@ export function summarize(list: readonly EnrollItem[], enrolled: ReadonlyMap<num
   return plan;
 }
 
-/** The summary printed before the first write (stderr). */
+/** The summary printed before the first write (stderr), one line per fact group. */
 export function summaryLines(s: {
   sequenceId: number;
   sequence: Record<string, unknown>;
