@@ -31,7 +31,9 @@ export function registerResourceCommands(program: Command, app: App): void {
 
 function buildResourceCommand(program: Command, rt: ResourceType, app: App, withOperations: boolean, taken: Set<string>): Command {
   const cmd = program.createCommand(rt.command);
-  cmd.description(`${rt.description} (${[...rt.operations, ...rt.actions.map((a) => a.command)].join(', ')})`);
+  // `export` is generated for every type that can list.
+  const offered = [...rt.operations, ...(rt.operations.includes('list') ? ['export'] : []), ...rt.actions.map((a) => a.command)];
+  cmd.description(`${rt.description} (${offered.join(', ')})`);
   // The camelCase collection name is an alias, unless a built-in command owns it (`profiles`).
   if (rt.path !== rt.command && !taken.has(rt.path)) cmd.alias(rt.path);
   cmd.argument('[operation]');
@@ -39,7 +41,6 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
   if (!withOperations) return cmd;
   cmd.copyInheritedSettings(program);
   cmd.addHelpText('after', () => resourceHelp(rt));
-  const offered = [...rt.operations, ...rt.actions.map((a) => a.command)];
   // Without an operation the command shows its help; an operation the type does not offer is a
   // usage error that says what it does offer (`svc calls update 3`).
   // The rest of the line and unknown options are taken here rather than through
