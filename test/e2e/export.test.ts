@@ -71,6 +71,13 @@ describe('export to CSV and NDJSON', () => {
     expect(after.stderr).toMatch(new RegExp(`leaving out ${150 - labelled.length} custom field\\(s\\) your org has not labelled`));
     const header = csvRecords(path.join(dir, 'b.csv'))[0]!;
     expect(header.filter((c) => /^custom\d+$/.test(c)).sort()).toEqual([...labelled].sort());
+    // list -o csv leaves them out the same way (the header comes from the records it meets).
+    const listed = await svc(['prospects', 'list', '-o', 'csv', '--limit', '5']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.split('\n')[0]!.split(',').filter((c) => /^custom\d+$/.test(c)).sort()).toEqual([...labelled].sort());
+    const listedAll = await svc(['prospects', 'list', '-o', 'csv', '--limit', '5', '--all-columns']);
+    expect(listedAll.stdout.split('\n')[0]!.split(',').filter((c) => /^custom\d+$/.test(c))).toHaveLength(150);
+    expect((await svc(['prospects', 'list', '--all-columns', '-o', 'json'])).code).toBe(2);
     const all = await svc(['prospects', 'export', path.join(dir, 'c.csv'), '--all-columns']);
     expect(all.code).toBe(0);
     expect(csvRecords(path.join(dir, 'c.csv'))[0]!.filter((c) => /^custom\d+$/.test(c))).toHaveLength(150);

@@ -79,6 +79,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
       .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name: includes account)')
       .option('--bom', 'with -o csv: start with a UTF-8 byte order mark, so Excel reads accents right')
+      .option('--all-columns', 'with -o csv: keep the custom fields your org does not use (left out once `svc schema pull` has cached the schema)')
       .action((opts, c: Command) => runRead(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
   }
   if (rt.operations.includes('list')) {

@@ -26,6 +26,8 @@ export interface ListFlags extends QueryFlags {
   columns?: string;
   /** Start CSV output with a UTF-8 byte order mark (Excel). */
   bom?: boolean;
+  /** CSV: keep the custom fields the org does not use. */
+  allColumns?: boolean;
 }
 
 export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFlags): Promise<void> {
@@ -41,7 +43,9 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
   if (columns) applyColumns(rt, columns, query, org, ctx.output === 'table' || ctx.output === 'csv');
-  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, columns, defaultColumns: rt.defaultColumns });
+  if (flags.allColumns && (columns || ctx.output !== 'csv')) throw new UsageError('--all-columns is for CSV output (-o csv) without --columns');
+  const omitColumn = ctx.output === 'csv' && !columns && !flags.allColumns ? await unusedCustomFields(ctx, rt) : undefined;
+  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, columns, defaultColumns: rt.defaultColumns, omitColumn });
   const api = await ctx.api();
   // More than one page streams through: keep the heap near what is live (output/heap.ts).
   if (flags.all || (limit ?? 0) > MAX_PAGE_SIZE) keepHeapNearLiveSize();
@@ -128,6 +132,20 @@ function hasSensitive(records: readonly ResourceObject[], included: IncludedInde
   for (const r of included.values()) types.add(r.type);
   for (const t of types) if (resourceByType(t)?.attributes.some((a) => a.sensitive)) return true;
   return false;
+}
+
+/**
+ * CSV without `--columns`: the custom fields the org has not labelled (from the cached schema)
+ * are left out — 150 empty columns otherwise. Without a cached schema every field is kept.
+ */
+async function unusedCustomFields(ctx: Context, rt: ResourceType): Promise<((key: string) => boolean) | undefined> {
+  if (!rt.customFields) return undefined;
+  // Performance machinery (README.md, Build): loaded with import() when first used.
+  const { loadOrgSchema } = await import('../schema/load.js');
+  const schema = await loadOrgSchema(ctx);
+  if (!schema) return undefined;
+  const used = schema.types[rt.type]?.customFields ?? {};
+  return (key) => /^custom\d+$/.test(key) && used[key] === undefined;
 }
 
 /** The progress display of `list --all` on a terminal. */
