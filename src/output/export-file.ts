@@ -22,6 +22,8 @@ export interface ResumePoint {
   header?: string;
   /** The file starts with a UTF-8 byte order mark. */
   bom: boolean;
+  /** Whole NDJSON lines without an id (the file is not an export of this format). */
+  unreadable?: number;
 }
 
 const NL = 0x0a;
@@ -61,7 +63,7 @@ export async function resumePoint(path: string, format: ExportFormat): Promise<R
           if (id !== undefined && id !== '') {
             point.lastId = id;
             point.records++;
-          }
+          } else if (format === 'ndjson' && text.trim() !== '') point.unreadable = (point.unreadable ?? 0) + 1;
         }
         point.offset = pos + i + 1;
         head = [];

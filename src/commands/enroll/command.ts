@@ -31,7 +31,8 @@ Examples:
   $ svc enroll --sequence "Outbound Enterprise" --mailbox ada@example.com --input leads.csv --by email
   $ svc enroll --sequence 3 --mailbox 1 --input ids.txt --shard 2/4      # CI machine 2 of 4
 
-Names match whole, case ignored; a name that matches no record or several is refused (exit 2)
+A value of digits only is an id. Names match whole, case ignored; a name that matches no
+record or several is refused (exit 2)
 with the candidates and their ids. On a terminal (not in CI), a left-out --sequence or --mailbox
 opens a list to search.
 
@@ -39,7 +40,8 @@ Before the first write, enroll prints the sequence, the mailbox, the rows, how m
 enrolled, how many it will enroll, and a delivery forecast; on a terminal it asks to go on
 (--yes skips the question). The forecast uses the mailbox's maxMailingsPerDay (D) and
 maxMailingsPerWeek: with W = min(maxMailingsPerWeek, 7 × D), N new enrolments need
-7 × ⌊N / W⌋ + ⌈(N mod W) / D⌉ days, today being day 1, assuming the mailbox sends nothing else.
+7 × ⌊N / W⌋ + ⌈(N mod W) / D⌉ days (7 × (N / W − 1) + ⌈W / D⌉ when W divides N), today being
+day 1, assuming the mailbox sends nothing else and each first step is an e-mail due at once.
 
 A rerun of the same command does only what is left (journal: <input>.journal.ndjson).
 Exit codes: 0 all done, 2 bad options or (with --strict) invalid rows, 5 some rows failed, 130 Ctrl-C.`,

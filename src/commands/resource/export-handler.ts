@@ -85,6 +85,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       throw new UsageError(`${part} exists: an earlier export of ${file} was stopped`).hint('add --resume to continue it, or delete the .part file to start again');
     }
     const point = await resumePoint(part, format);
+    if (point.unreadable) throw new UsageError(`${part} is not an NDJSON export (${point.unreadable} line(s) without an id)`).hint('resume with the --format of the first run, or delete the .part file');
     if (format === 'csv' && point.header !== undefined && point.header !== csvLine(columns!).slice(0, -1)) {
       throw new UsageError(`${part} has other columns than this export would write`).hint('resume with the options of the first run (--columns, --all-columns), or delete the .part file');
     }

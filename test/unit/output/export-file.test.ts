@@ -47,4 +47,7 @@ describe('resumePoint (NDJSON)', () => {
     const whole = '{"id":1,"n":"a\\nb"}\n{"id":2}\n';
     expect(await resumePoint(file(whole + '{"id":3,"n"'), 'ndjson')).toEqual({ offset: whole.length, lastId: '2', records: 2, bom: false });
   });
+  it('counts whole lines that are no records (a CSV part read as NDJSON)', async () => {
+    expect((await resumePoint(file('id,x\n1,a\n'), 'ndjson')).unreadable).toBe(2);
+  });
 });
