@@ -157,17 +157,23 @@ describe.skipIf(without('tmux', 'the picker tests'))('on a terminal', () => {
     return s;
   }
 
-  it('a missing --sequence opens a searchable list; the summary is confirmed before anything is sent', async () => {
+  it('a missing --sequence or --mailbox opens a searchable list; the summary is confirmed before anything is sent', async () => {
     const stamp = Date.now().toString(36);
     const seq = await named(`Picker target ${stamp}`);
     const [p] = freeProspects(sb, 1, 300) as [number];
-    const s = term(`enroll --mailbox 1 --prospect ${p}`);
+    const email = await mailboxEmail(2);
+    const s = term(`enroll --prospect ${p}`);
     await s.waitFor(/Which sequence\?/);
     s.send('-l', stamp);
     await s.waitFor(new RegExp(`Picker target ${stamp} \\(id ${seq}\\)`));
     const mark = sb.requests.length;
     s.send('Enter');
+    await s.waitFor(/Which mailbox\?/);
+    s.send('-l', email.slice(0, 6));
+    await s.waitFor(new RegExp(`${email.replace(/\./g, '\\.')} \\(id 2\\)`));
+    s.send('Enter');
     const screen = await s.waitFor(/Enroll 1 prospect\(s\)\?/);
+    expect(screen).toContain(`from mailbox ${email} (id 2)`);
     expect(screen).toContain(`enroll into sequence "Picker target ${stamp}" (id ${seq})`);
     expect(screen).toMatch(/rows: 1 · already enrolled: 0 · to enroll: 1/);
     expect(received(sb, mark).filter((q) => q.method === 'POST')).toEqual([]);
@@ -175,6 +181,7 @@ describe.skipIf(without('tmux', 'the picker tests'))('on a terminal', () => {
     s.send('Enter');
     await s.waitFor(/\[exit 0\]/);
     expect(stateProspects(sb, seq)).toEqual([p]);
+    expect(stateMailboxes(seq)).toEqual([2]);
   });
 
   it('answering no sends nothing; --yes asks nothing', async () => {
