@@ -1,8 +1,7 @@
 /** Handlers of `list` and `get`. */
 import { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.js';
-import type { JsonApiDocument } from '../../api/jsonapi.js';
+import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
 import { Progress } from '../../bulk/progress.js';
-import { singleResource, type ResourceObject } from '../../api/jsonapi.js';
 import { buildQuery } from '../../api/query.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
