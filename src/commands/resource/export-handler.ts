@@ -57,6 +57,11 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   if (format === 'ndjson' && (flags.columns !== undefined || flags.allColumns || flags.bom)) {
     throw new UsageError('--columns, --all-columns and --bom are for CSV exports (NDJSON lines hold whole records)');
   }
+  const part = `${file}.part`;
+  if (flags.resume && !fs.existsSync(part) && fs.existsSync(file)) {
+    ctx.info(`${file} is complete (no ${part} to resume): nothing to do`);
+    return;
+  }
   const schema = await loadOrgSchema(ctx);
   const names = schema ? orgTypeView(schema, rt) : undefined;
   const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
@@ -75,7 +80,6 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     }
   }
   const bom = format === 'csv' && (flags.bom ?? /\.csv$/i.test(file));
-  const part = `${file}.part`;
   let from: number | undefined;
   let written = 0;
   let keep = 0;
@@ -98,9 +102,6 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       from = last + 1;
     }
     ctx.info(`resuming ${part}: ${written.toLocaleString('en-US')} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}`);
-  } else if (flags.resume && fs.existsSync(file)) {
-    ctx.info(`${file} is complete (no ${part} to resume): nothing to do`);
-    return;
   }
 
   const api = await ctx.api();
