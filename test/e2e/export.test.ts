@@ -155,10 +155,17 @@ describe('killed and resumed', () => {
       fs.appendFileSync(part, format === 'csv' ? '99999,"cut in a quoted\ncell' : '{"id":99999,"type":"pros');
       const cutAt = fs.readFileSync(part, 'utf8').split('\n').length;
       expect(cutAt).toBeLessThan(prospectIds(sb).length);
+      // Resuming with another filter would mix two selections: refused, nothing sent.
+      const before = sb.requests.length;
+      const other = await runSvc(['prospects', 'export', file, '--resume', '--filter', 'title=CEO'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+      expect(other.code).toBe(2);
+      expect(other.stderr).toMatch(/was written by another export \(prospect, .*, no filter\)/);
+      expect(sb.requests.length).toBe(before);
       const r = await runSvc(['prospects', 'export', file, '--page-size', '50', '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/resuming .*\.part: [\d,]+ record\(s\) already written, continuing after id \d+/);
       expect(fs.existsSync(part)).toBe(false);
+      expect(fs.existsSync(`${part}.json`)).toBe(false);
       const ids =
         format === 'csv'
           ? csvRecords(file).slice(1).map((row) => Number(row[0]))

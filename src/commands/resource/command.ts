@@ -102,7 +102,8 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
 CSV columns by default: id, the attributes, the relationships' ids; custom fields your org has
 not labelled are left out when \`svc schema pull\` has cached the org's schema. Records come in id
 order and each page is written before the next is asked for; a stopped export leaves <file>.part,
-and the same command with --resume continues after its last whole record (each id exactly once).
+and the same command with --resume continues after its last whole record (each id exactly once;
+a resume with another filter, format or columns is refused).
 Progress (records, total, rate, ETA) shows on stderr when it is a terminal.
 
 Examples:

@@ -80,6 +80,8 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     }
   }
   const bom = format === 'csv' && (flags.bom ?? /\.csv$/i.test(file));
+  // What the part file holds: a resume with another type, format or filter would mix records.
+  const what: ExportIdentity = { type: rt.type, format, filter: flags.filter ?? [], newFilterSyntax: flags.newFilterSyntax === true };
   let from: number | undefined;
   let written = 0;
   let keep = 0;
@@ -88,6 +90,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     if (!flags.resume) {
       throw new UsageError(`${part} exists: an earlier export of ${file} was stopped`).hint('add --resume to continue it, or delete the .part file to start again');
     }
+    checkSameExport(part, what);
     const point = await resumePoint(part, format);
     if (point.unreadable) throw new UsageError(`${part} is not an NDJSON export (${point.unreadable} line(s) without an id)`).hint('resume with the --format of the first run, or delete the .part file');
     if (format === 'csv' && point.header !== undefined && point.header !== csvLine(columns!).slice(0, -1)) {
@@ -106,6 +109,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
 
   const api = await ctx.api();
   const out = await PartFile.open(part, keep);
+  fs.writeFileSync(metaPath(part), JSON.stringify(what) + '\n');
   const progress = new Progress({
     stderr: ctx.io.stderr,
     tty: ctx.io.stderrIsTTY && !ctx.globals.verbose,
@@ -153,6 +157,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     }
     progress.stop();
     await out.finish(file);
+    fs.rmSync(metaPath(part), { force: true });
   } catch (err) {
     progress.stop();
     await out.close();
@@ -163,6 +168,31 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     throw err;
   }
   ctx.info(`exported ${written.toLocaleString('en-US')} ${rt.command} to ${file}${bom ? ' (UTF-8 with BOM, for Excel)' : ''}`);
+}
+
+/** What an export was asked for, kept beside its part file while it runs. */
+interface ExportIdentity {
+  type: string;
+  format: ExportFormat;
+  filter: string[];
+  newFilterSyntax: boolean;
+}
+
+const metaPath = (part: string) => `${part}.json`;
+
+/** Refuses to resume a part file written for another type, format or filter. */
+function checkSameExport(part: string, what: ExportIdentity): void {
+  let before: ExportIdentity;
+  try {
+    before = JSON.parse(fs.readFileSync(metaPath(part), 'utf8')) as ExportIdentity;
+  } catch {
+    return; // no record of the first run (removed by hand): the checks of the file itself remain
+  }
+  if (JSON.stringify(before) === JSON.stringify(what)) return;
+  const filters = (w: ExportIdentity) => (w.filter.length ? w.filter.map((f) => `--filter ${f}`).join(' ') : 'no filter');
+  throw new UsageError(`${part} was written by another export (${before.type}, ${before.format}, ${filters(before)})`).hint(
+    'resume with the options of the first run, or delete the .part file (and its .json) to start again',
+  );
 }
 
 function idFrom(from: number): Filter {
