@@ -49,7 +49,7 @@ export class Progress {
   private readonly now: () => number;
   private drawn = false;
 
-  constructor(private readonly opts: ProgressOptions) {
+  constructor(private opts: ProgressOptions) {
     this.now = opts.now ?? Date.now;
     this.started = this.now();
   }
@@ -66,6 +66,20 @@ export class Progress {
     this.done++;
     if (status === 'failed' || status === 'unknown') this.failed++;
     if (worked) this.worked++;
+  }
+
+  /**
+   * Rows done without a status of their own (records written by an export); `worked` false for
+   * rows an earlier run did (they count toward the total, not the rate).
+   */
+  advance(count: number, worked = true): void {
+    this.done += count;
+    if (worked) this.worked += count;
+  }
+
+  /** The total, once known (an export learns it from its first page). */
+  setTotal(total: number): void {
+    this.opts.total = total;
   }
 
   /**

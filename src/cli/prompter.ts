@@ -10,6 +10,21 @@ export interface Prompter {
   password(message: string): Promise<string>;
   confirm(message: string, defaultValue?: boolean): Promise<boolean>;
   select<T extends string>(message: string, choices: readonly T[]): Promise<T>;
+  /** A list narrowed as the user types (a sequence among hundreds); resolves to the chosen value. */
+  search<T>(message: string, choices: readonly SearchChoice<T>[]): Promise<T>;
+}
+
+/** One entry of {@link Prompter.search}. */
+export interface SearchChoice<T> {
+  value: T;
+  /** What is shown and matched against the typed text. */
+  name: string;
+}
+
+/** Choices whose name contains every word typed (case ignored), in their order. */
+export function matchChoices<T>(choices: readonly SearchChoice<T>[], term: string | undefined): SearchChoice<T>[] {
+  const words = (term ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  return choices.filter((c) => words.every((w) => c.name.toLowerCase().includes(w)));
 }
 
 /** Prompts with @inquirer/prompts on the given streams (loaded on first use). */
@@ -23,6 +38,7 @@ export async function inquirerPrompter(io: { stdin: NodeJS.ReadableStream; stder
     password: (message) => interruptible(p.password({ message, mask: '*' }, ctx)),
     confirm: (message, defaultValue = false) => interruptible(p.confirm({ message, default: defaultValue }, ctx)),
     select: (message, choices) => interruptible(p.select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, ctx)),
+    search: (message, choices) => interruptible(p.search({ message, pageSize: 12, source: (term) => matchChoices(choices, term) }, ctx)),
   };
 }
 
@@ -35,7 +51,7 @@ async function interruptible<T>(prompt: Promise<T>): Promise<T> {
     return await prompt;
   } catch (err) {
     const name = (err as { name?: string } | null)?.name;
-    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError();
+    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError('interrupted at the prompt: nothing was done');
     throw err;
   }
 }

@@ -24,6 +24,8 @@ export interface RenderOptions {
   columns?: string[];
   /** Columns of the table view when `--columns` is not given (after `id`). */
   defaultColumns?: readonly string[];
+  /** CSV without `--columns`: keys left out of the header found in the records (custom fields the org does not use). */
+  omitColumn?: (key: string) => boolean;
 }
 
 /** One page given as resource objects, flattened one record at a time as it is written. */
@@ -120,7 +122,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
       return whole({
         async page(_doc, records) {
           if (records.length === 0) return;
-          columns ??= unionKeys(records);
+          columns ??= opts.omitColumn ? unionKeys(records).filter((k) => !opts.omitColumn!(k)) : unionKeys(records);
           let chunk = headerDone ? '' : csvLine(columns);
           headerDone = true;
           for (const r of records) chunk += csvLine(columns.map((c) => pick(r, c)));

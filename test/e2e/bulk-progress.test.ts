@@ -24,7 +24,8 @@ afterAll(async () => {
 async function job(n: number) {
   const seq = await newSequence(sb);
   const file = inputFile('ids.csv', 'id\n' + freeProspects(sb, n).join('\n') + '\n');
-  return ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '2'];
+  // --yes: on a terminal enroll would otherwise ask before its first write.
+  return ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '2', '--yes'];
 }
 
 describe('progress', () => {

@@ -14,6 +14,10 @@ let env: () => Record<string, string>;
 
 beforeAll(async () => {
   ({ sb, env } = await sandboxWithEnv({ seed: 150 }));
+  // The seeded org's statistics opt some prospects out; these tests choose who opts out.
+  for (const rec of sb.store.table('prospect').values()) {
+    if (rec.attributes['optedOut']) Object.assign(rec.attributes, { optedOut: false, optedOutAt: null, emailsOptStatus: null });
+  }
 });
 afterAll(() => sb.close());
 
@@ -184,12 +188,14 @@ describe('svc enroll --input', () => {
 describe('usage errors send nothing (exit 2)', () => {
   it.each([
     [['enroll', '--sequence', '1', '--mailbox', '1'], /--prospect ID\.\.\. or --input FILE/],
-    [['enroll', '--sequence', 'x', '--mailbox', '1', '--prospect', '1'], /--sequence x: expected a record id/],
+    [['enroll', '--sequence', '0', '--mailbox', '1', '--prospect', '1'], /--sequence 0: expected a sequence id or name/],
     [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--by', 'email'], /--by works with --input/],
     [['enroll', '--sequence', '1', '--mailbox', '1', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
     [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--concurrency', '0'], /--concurrency 0: expected a whole number from 1 to 32/],
     [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--shard', '4/3'], /--shard 4\/3/],
-    [['enroll', '--mailbox', '1', '--prospect', '1'], /required option '--sequence <id>'/],
+    // No terminal here: a missing --sequence is an error, never a picker.
+    [['enroll', '--mailbox', '1', '--prospect', '1'], /--sequence is required: a sequence id or name/],
+    [['enroll', '--sequence', '1', '--prospect', '1'], /--mailbox is required: a mailbox id or e-mail address/],
   ])('%j', async (args, message) => {
     const mark = sb.requests.length;
     const r = await svc(args as string[]);

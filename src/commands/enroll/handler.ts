@@ -1,10 +1,13 @@
 /**
- * `svc enroll`: checks the rows, checks that the sequence and mailbox exist, fetches the
- * sequence's states once (pages of 1,000) to skip prospects already in it, resolves e-mail
- * addresses in batches, then enrolls the rest with the bulk engine.
+ * `svc enroll`: resolves the sequence and mailbox (ids, names, or a picker on a terminal),
+ * checks the rows, checks that the sequence and mailbox exist, fetches the sequence's states
+ * once (pages of 1,000) to skip prospects already in it, resolves e-mail addresses in batches,
+ * says what it will do (and asks on a terminal), then enrolls the rest with the bulk engine.
+ * The rows are held in memory between the summary and the run (about 100 bytes each), so that
+ * the summary can count them without a second round of lookups.
  *
  * Requests: 2 (sequence, mailbox) + ⌈states in the sequence / 1,000⌉ + one per address batch
- * (`--by email`) + one per prospect to enroll.
+ * (`--by email`) + one per prospect to enroll; a name costs one or two list requests more.
  */
 import { paginate } from '../../api/paginate.js';
 import { runPool } from '../../bulk/engine.js';
@@ -17,26 +20,23 @@ import { pagedClient, Stopped } from '../../bulk/requester.js';
 import type { Context } from '../../cli/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
+import { summarize, summaryLines } from './summary.js';
+import { mayPrompt, targetId } from './targets.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
 import { idValue } from '../../lossless-json.js';
 
 /** Options of `svc enroll`. */
 export interface EnrollFlags extends BulkFlags {
-  sequence: string;
-  mailbox: string;
+  /** An id or a name; left out, a picker opens on a terminal. */
+  sequence?: string;
+  /** An id or an e-mail address; left out, a picker opens on a terminal. */
+  mailbox?: string;
   prospect?: string[];
   by?: string;
 }
 
-function positiveId(flag: string, v: string): number | string {
-  if (!/^\s*[1-9]\d*\s*$/.test(v)) throw new UsageError(`${flag} ${v}: expected a record id (a positive integer)`);
-  return idValue(v.trim());
-}
-
-/** Checks the options and describes where the rows come from. */
-async function source(flags: EnrollFlags): Promise<EnrollSource> {
-  const sequenceId = positiveId('--sequence', flags.sequence);
-  positiveId('--mailbox', flags.mailbox);
+/** Checks the options (before any name is looked up) and describes where the rows come from. */
+async function source(flags: EnrollFlags): Promise<Omit<EnrollSource, 'sequenceId'>> {
   const prospects = (flags.prospect ?? []).flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
   if ((prospects.length > 0) === (flags.input !== undefined)) {
     throw new UsageError('give the prospects with --prospect ID... or --input FILE (one of the two)');
@@ -44,8 +44,8 @@ async function source(flags: EnrollFlags): Promise<EnrollSource> {
   if (flags.by !== undefined && flags.by !== 'id' && flags.by !== 'email') throw new UsageError(`--by ${flags.by}: expected id or email`);
   if (flags.by !== undefined && flags.input === undefined) throw new UsageError('--by works with --input (--prospect takes ids)');
   const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
-  if (flags.input === undefined) return { by, prospects, sequenceId };
-  return { by, file: flags.input, format: await detectFormat(flags.input), sequenceId };
+  if (flags.input === undefined) return { by, prospects };
+  return { by, file: flags.input, format: await detectFormat(flags.input) };
 }
 
 /** Rows → work items, with what the checks and the journal decided. */
@@ -86,9 +86,13 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 
 /** Runs `svc enroll`. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
-  const src = await source(flags);
-  const mailboxId = positiveId('--mailbox', flags.mailbox);
+  const checked = await source(flags);
   const setup = bulkSetup(flags);
+  // Names become ids first: the sequence id is part of every row's journal key.
+  const api = await ctx.api();
+  const sequenceId = await targetId(ctx, api, 'sequence', flags.sequence);
+  const mailboxId = await targetId(ctx, api, 'mailbox', flags.mailbox);
+  const src: EnrollSource = { ...checked, sequenceId };
   src.shard = setup.shard;
   const journal = await loadJournal(ctx, setup.journalPath);
 
@@ -109,25 +113,38 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   const session = await openSession(ctx, dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup, 'enroll', total);
   try {
     let enrolled: Map<number | string, number | string>;
+    let list: EnrollItem[];
+    let sequence: Record<string, unknown>;
+    let mailbox: Record<string, unknown>;
     try {
       // Both must exist; a typo would otherwise fail every row one by one.
-      await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read');
-      await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read');
+      sequence = attributesOf(await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read'));
+      mailbox = attributesOf(await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
       enrolled = await existingStates(session, src.sequenceId);
+      let work: AsyncIterable<EnrollItem> = items(src, journal);
+      if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));
+      list = [];
+      for await (const item of work) list.push(item);
     } catch (err) {
       if (err instanceof Stopped) throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');
       throw err;
     }
-    ctx.info(`sequence ${src.sequenceId}: ${enrolled.size.toLocaleString('en-US')} prospect(s) already in it; ${total.toLocaleString('en-US')} row(s) to go through`);
-    let work: AsyncIterable<EnrollItem> = items(src, journal);
-    if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));
+    const plan = summarize(list, enrolled);
+    for (const line of summaryLines({ sequenceId: src.sequenceId, sequence, mailboxId, mailbox, total, plan })) ctx.info(line);
     if (dryRun) {
-      await printPlan(ctx, session, work, enrolled, src.sequenceId, mailboxId);
+      await printPlan(ctx, session, list, enrolled, src.sequenceId, mailboxId);
       return;
+    }
+    if (plan.toEnroll > 0 && !ctx.globals.yes && mayPrompt(ctx)) {
+      const ok = await (await ctx.prompter()).confirm(`Enroll ${plan.toEnroll.toLocaleString('en-US')} prospect(s)?`, true);
+      if (!ok) {
+        ctx.info('nothing was enrolled');
+        return;
+      }
     }
     session.progress.start();
     const result = await runPool({
-      items: work,
+      items: fromList(list),
       concurrency: setup.concurrency,
       signal: ctx.signal,
       journal: session.journal,
@@ -147,7 +164,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
 async function printPlan(
   ctx: Context,
   session: BulkSession,
-  work: AsyncIterable<EnrollItem>,
+  work: Iterable<EnrollItem>,
   enrolled: Map<number | string, number | string>,
   sequenceId: number | string,
   mailboxId: number | string,
@@ -156,7 +173,7 @@ async function printPlan(
   const seen = new Set<number | string>();
   let send = 0;
   let other = 0;
-  for await (const item of work) {
+  for (const item of work) {
     const line: Record<string, unknown> = { row: item.row };
     if (item.prospectId !== undefined) line.prospect = item.prospectId;
     if (item.email) line.email = item.email;
@@ -174,4 +191,19 @@ async function printPlan(
     await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
   }
   ctx.info(`dry run: would enroll ${send} prospect(s); ${other} row(s) skipped or failing; no enrolment was sent (only lookups)`);
+}
+
+/** The attributes of a single-resource answer. */
+function attributesOf(res: { doc: { data?: unknown } }): Record<string, unknown> {
+  const d = res.doc.data as { attributes?: Record<string, unknown> } | null | undefined;
+  return d?.attributes ?? {};
+}
+
+/** Hands the held rows to the pool, letting each go once taken. */
+async function* fromList(list: EnrollItem[]): AsyncGenerator<EnrollItem> {
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i]!;
+    (list as (EnrollItem | undefined)[])[i] = undefined;
+    yield item;
+  }
 }

@@ -31,7 +31,9 @@ export function registerResourceCommands(program: Command, app: App): void {
 
 function buildResourceCommand(program: Command, rt: ResourceType, app: App, withOperations: boolean, taken: Set<string>): Command {
   const cmd = program.createCommand(rt.command);
-  cmd.description(`${rt.description} (${[...rt.operations, ...rt.actions.map((a) => a.command)].join(', ')})`);
+  // `export` is generated for every type that can list.
+  const offered = [...rt.operations, ...(rt.operations.includes('list') ? ['export'] : []), ...rt.actions.map((a) => a.command)];
+  cmd.description(`${rt.description} (${offered.join(', ')})`);
   // The camelCase collection name is an alias, unless a built-in command owns it (`profiles`).
   if (rt.path !== rt.command && !taken.has(rt.path)) cmd.alias(rt.path);
   cmd.argument('[operation]');
@@ -39,7 +41,6 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
   if (!withOperations) return cmd;
   cmd.copyInheritedSettings(program);
   cmd.addHelpText('after', () => resourceHelp(rt));
-  const offered = [...rt.operations, ...rt.actions.map((a) => a.command)];
   // Without an operation the command shows its help; an operation the type does not offer is a
   // usage error that says what it does offer (`svc calls update 3`).
   // The rest of the line and unknown options are taken here rather than through
@@ -77,7 +78,42 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--count', 'ask the service to count the records (off by default) and report it on stderr')
       .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
       .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name: includes account)')
+      .option('--bom', 'with -o csv: start with a UTF-8 byte order mark, so Excel reads accents right')
+      .option('--all-columns', 'with -o csv: keep the custom fields your org does not use (left out once `svc schema pull` has cached the schema)')
       .action((opts, c: Command) => runRead(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
+  }
+  if (rt.operations.includes('list')) {
+    cmd
+      .command('export')
+      .description(`write every ${rt.type} (or those --filter picks) to a file, in id order; resumable`)
+      .argument('<file>', 'where to write (<file>.part until the export is complete)')
+      .option('-f, --filter <expr>', 'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (one per field, ANDed)', collect)
+      .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
+      .option('--format <fmt>', 'csv or ndjson (default: ndjson for *.ndjson and *.jsonl files, else csv)')
+      .option('--resume', 'continue a stopped export from the record after the last one in <file>.part')
+      .option('--bom', 'start a CSV file with a UTF-8 byte order mark, so Excel reads accents right (default for *.csv files)')
+      .option('--no-bom', 'no byte order mark, even for a *.csv file')
+      .option('--columns <list>', 'CSV columns, comma-separated (id always first)')
+      .option('--all-columns', 'CSV: every field, custom fields the org does not use included')
+      .option('--page-size <n>', 'records per request (up to 1000, the default)')
+      .addHelpText(
+        'after',
+        `
+CSV columns by default: id, the attributes, the relationships' ids; custom fields your org has
+not labelled are left out when \`svc schema pull\` has cached the org's schema. Records come in id
+order and each page is written before the next is asked for; a stopped export leaves <file>.part,
+and the same command with --resume continues after its last whole record (each id exactly once;
+a resume with another filter, format or columns is refused).
+Progress (records, total, rate, ETA) shows on stderr when it is a terminal.
+
+Examples:
+  $ svc ${rt.command} export ${rt.command}.csv
+  $ svc ${rt.command} export ${rt.command}.ndjson --filter updatedAt=2026-01-01..
+  $ svc ${rt.command} export ${rt.command}.csv --resume      # after a crash or Ctrl-C`,
+      )
+      .action((file: string, opts, c: Command) =>
+        runCommand(app, c, async (ctx) => (await import('./export-handler.js')).exportHandler(ctx, rt, file, opts)),
+      );
   }
   if (rt.operations.includes('get')) {
     cmd
@@ -93,7 +129,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .command('create')
       .description(`create a ${rt.type}`)
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
-      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null (repeatable)', collect)
+      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)', collect)
       .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
     addBulkOptions(create).action((opts, c: Command) =>
       run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'create', undefined, opts) : (checkBulkOnly(opts), h.createHandler(ctx, rt, opts)))),
@@ -105,7 +141,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .description(`update a ${rt.type} (sends only what is given)`)
       .argument('[id]', 'record id (or --input FILE)')
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
-      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null (repeatable)', collect)
+      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)', collect)
       .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
     addBulkOptions(update).action((id: string | undefined, opts, c: Command) =>
       run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'update', id, opts) : h.updateHandler(ctx, rt, singleId(rt, 'update', id, opts), opts))),

@@ -18,7 +18,8 @@ export function resourceHelp(rt: ResourceType): string {
       lines.push(`  ${r.name}${target} (${r.kind === 'one' ? 'to-one' : 'to-many'}${r.readOnly ? ', read-only' : ''})`);
     }
   }
-  lines.push('', `Operations: ${rt.operations.join(', ')}${rt.actions.length ? `; actions: ${rt.actions.map((a) => a.command).join(', ')}` : ''}`);
+  const ops = [...rt.operations, ...(rt.operations.includes('list') ? ['export'] : [])];
+  lines.push('', `Operations: ${ops.join(', ')}${rt.actions.length ? `; actions: ${rt.actions.map((a) => a.command).join(', ')}` : ''}`);
   lines.push('', 'Examples:', ...examples(rt).map((e) => `  $ ${e}`), '');
   return lines.join('\n');
 }

@@ -1,12 +1,14 @@
 /** Handlers of `list` and `get`. */
-import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
-import { singleResource, type ResourceObject } from '../../api/jsonapi.js';
+import { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.js';
+import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
+import { Progress } from '../../bulk/progress.js';
 import { buildQuery } from '../../api/query.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../output/flatten.js';
 import { keepHeapNearLiveSize } from '../../output/heap.js';
 import { createRecordWriter } from '../../output/render.js';
+import { writeOut } from '../../output/io.js';
 import { startSpinner } from '../../output/spinner.js';
 import { resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
@@ -21,6 +23,10 @@ export interface ListFlags extends QueryFlags {
   pageSize?: string;
   count?: boolean;
   columns?: string;
+  /** Start CSV output with a UTF-8 byte order mark (Excel). */
+  bom?: boolean;
+  /** CSV: keep the custom fields the org does not use. */
+  allColumns?: boolean;
 }
 
 export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFlags): Promise<void> {
@@ -28,6 +34,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const limit = flags.limit !== undefined ? parsePositiveInt(flags.limit, '--limit', 0) : undefined;
   const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : undefined;
   if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
+  if (flags.bom && ctx.output !== 'csv') throw new UsageError('--bom is for CSV output (-o csv)');
   const org = await orgNames(ctx, rt, flags);
   const names = org.view(rt);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), names);
@@ -35,27 +42,46 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
   if (columns) applyColumns(rt, columns, query, org, ctx.output === 'table' || ctx.output === 'csv');
+  if (flags.allColumns && (columns || ctx.output !== 'csv')) throw new UsageError('--all-columns is for CSV output (-o csv) without --columns');
+  const omitColumn = ctx.output === 'csv' && !columns && !flags.allColumns ? await unusedCustomFields(ctx, rt) : undefined;
   const api = await ctx.api();
   // More than one page streams through: keep the heap near what is live (output/heap.ts).
   if (flags.all || (limit ?? 0) > MAX_PAGE_SIZE) keepHeapNearLiveSize();
-  const spinner = startSpinner(ctx.io, `Fetching ${rt.command}…`, ctx.env);
-  const writer = createRecordWriter({ format: ctx.output, io: spinner.dataIO(ctx.io), columns, defaultColumns: rt.defaultColumns });
+  // `--all` with stdout redirected and stderr on a terminal shows records, total, rate and ETA;
+  // the total comes from counting on the first page. With both on the terminal, the spinner
+  // (which steps aside before data) is used instead: a redrawn bar would mix with the rows.
+  const progress =
+    flags.all && limit === undefined && ctx.io.stderrIsTTY && !ctx.io.stdoutIsTTY && !ctx.globals.verbose ? listProgress(ctx, rt) : undefined;
+  const askedCount = query.count === true;
+  if (progress) query.count = true;
+  const spinner = progress
+    ? { update() {}, clear() {}, dataIO: (io: typeof ctx.io) => io, stop: () => progress.stop() }
+    : startSpinner(ctx.io, `Fetching ${rt.command}…`, ctx.env);
+  progress?.start();
+  const writer = createRecordWriter({ format: ctx.output, io: spinner.dataIO(ctx.io), columns, defaultColumns: rt.defaultColumns, omitColumn });
   const warn = (m: string) => {
     spinner.clear();
     ctx.warn(m);
   };
   let total = 0;
   let countMeta: { count?: unknown; truncated?: unknown } | undefined;
+  let lastDoc: JsonApiDocument | undefined;
+  if (flags.bom) await writeOut(ctx.io.stdout, '\ufeff');
   try {
     if (limit === 0) {
       // `--limit 0 --count` asks only for the total: one page of one record is the cheapest request.
       if (!flags.count) throw new UsageError('--limit 0 only makes sense with --count');
     }
     for await (const page of paginate(api, rt.path, { query, limit: limit === 0 ? 1 : limit, all: flags.all, pageSize, warn, signal: ctx.signal })) {
-      if (countMeta === undefined && flags.count) countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
+      if (countMeta === undefined && (flags.count || progress)) {
+        countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
+        if (progress && typeof countMeta.count === 'number') progress.setTotal(countMeta.count);
+      }
+      lastDoc = page.doc;
       if (limit === 0) break;
       const included = indexIncluded(page.doc);
       total += page.records.length;
+      progress?.advance(page.records.length);
       spinner.update(`Fetched ${total} ${rt.command}…`);
       // Records are flattened one at a time as they are written (constant memory for --all).
       const prepare = hasSensitive(page.records, included) ? (r: FlatRecord) => maskSensitive([r])[0]! : undefined;
@@ -65,7 +91,8 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     spinner.stop();
   }
   if (limit !== 0) await writer.end();
-  if (countMeta) {
+  if (limit === undefined && !flags.all && lastDoc) moreHint(ctx, total, lastDoc, countMeta?.count);
+  if (countMeta && askedCount) {
     const c = countMeta.count === null || countMeta.count === undefined ? 'unknown' : String(countMeta.count);
     if (limit === 0 && ctx.output !== 'table') ctx.io.stdout.write(JSON.stringify({ count: countMeta.count ?? null, count_truncated: countMeta.truncated ?? false }) + '\n');
     else ctx.info(`count: ${c}${countMeta.truncated ? ' (truncated: the service stopped counting)' : ''}`);
@@ -112,4 +139,36 @@ function hasSensitive(records: readonly ResourceObject[], included: IncludedInde
   for (const r of included.values()) types.add(r.type);
   for (const t of types) if (resourceByType(t)?.attributes.some((a) => a.sensitive)) return true;
   return false;
+}
+
+/**
+ * CSV without `--columns`: the custom fields the org has not labelled (from the cached schema)
+ * are left out — 150 empty columns otherwise. Without a cached schema every field is kept.
+ */
+async function unusedCustomFields(ctx: Context, rt: ResourceType): Promise<((key: string) => boolean) | undefined> {
+  if (!rt.customFields) return undefined;
+  // Performance machinery (README.md, Build): loaded with import() when first used.
+  const { loadOrgSchema } = await import('../schema/load.js');
+  const schema = await loadOrgSchema(ctx);
+  if (!schema) return undefined;
+  const used = schema.types[rt.type]?.customFields ?? {};
+  return (key) => /^custom\d+$/.test(key) && used[key] === undefined;
+}
+
+/** The progress display of `list --all` on a terminal. */
+function listProgress(ctx: Context, rt: ResourceType): Progress {
+  return new Progress({ stderr: ctx.io.stderr, tty: true, label: `${rt.command} list`, columns: ctx.io.columns, now: () => ctx.clock.now() });
+}
+
+/**
+ * A list on a terminal that stopped at the default page says so (people read a full table of 50
+ * as "that is all"); scripts, whose stderr is no terminal, are told nothing.
+ */
+function moreHint(ctx: Context, shown: number, last: JsonApiDocument, count: unknown): void {
+  if (!ctx.io.stderrIsTTY || shown < DEFAULT_PAGE_SIZE) return;
+  const known = typeof count === 'number' ? count : undefined;
+  const more = known !== undefined ? known > shown : last.links ? last.links.next !== undefined && last.links.next !== null : true;
+  if (!more) return;
+  const n = (x: number) => x.toLocaleString('en-US');
+  ctx.info(`${known !== undefined ? `${n(shown)} of ${n(known)}` : `first ${n(shown)}`} shown — \`--all\` or \`--limit N\` for more${known === undefined ? ' (--count for the total)' : ''}`);
 }

@@ -13,6 +13,7 @@ import { createRecordWriter } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
 import { checkWebhookAttributes } from '../../webhooks/events.js';
 import { loadOrgTypeView } from '../schema/load.js';
+import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
 import { parseId } from './args.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
@@ -48,9 +49,11 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
     }
   }
   Object.assign(data.attributes, attributesFromFlags(rt, flags.attr ?? [], org));
-  for (const [name, value] of Object.entries(relationshipsFromFlags(flags.rel ?? []))) {
+  for (const [name, given] of Object.entries(relationshipsFromFlags(flags.rel ?? []))) {
     const rel = rt.relationships.find((r) => r.name === name);
     if (rel?.readOnly) throw new UsageError(`relationship "${name}" of ${rt.type} is read-only`);
+    // `name:<value>` / `email:<value>`: looked up (reads only) before anything is written.
+    const value = isNamed(given) ? await resolveRelValue(await ctx.api(), rt, name, given, ctx.signal) : given;
     const r = relationshipData(rt, name, value);
     if ('problem' in r) throw new UsageError(`--rel ${name}: ${r.problem}`);
     data.relationships[name] = { data: r.data };
@@ -62,6 +65,10 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
     Object.assign(data.attributes, await promptForFields(ctx, rt));
   }
   return data;
+}
+
+function isNamed(v: unknown): boolean {
+  return typeof v === 'string' && /^\s*(name|email):/.test(v);
 }
 
 function reportProblems(rt: ResourceType, problems: { field: string; reason: string }[]): void {

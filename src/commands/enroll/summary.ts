@@ -1,0 +1,60 @@
+/**
+ * What `svc enroll` says before its first write: the sequence and mailbox by name and id, the
+ * rows, how many are already enrolled, how many it will enroll, and the delivery forecast.
+ */
+import type { EnrollItem } from '../../bulk/enroll-rows.js';
+import { forecastLine } from './forecast.js';
+
+/** What the rows will do, counted before the first write. */
+export interface EnrollPlan {
+  /** In the sequence already, or enrolled by an earlier run of this command (journal). */
+  already: number;
+  /** Distinct prospects to enroll. */
+  toEnroll: number;
+  /** Invalid rows, unknown or ambiguous addresses. */
+  failing: number;
+  /** Rows naming a prospect an earlier row names. */
+  duplicates: number;
+}
+
+/** Counts the held rows: already enrolled (sequence or journal), to enroll, duplicates, failing. */
+export function summarize(list: readonly EnrollItem[], enrolled: ReadonlyMap<number | string, unknown>): EnrollPlan {
+  const plan: EnrollPlan = { already: 0, toEnroll: 0, failing: 0, duplicates: 0 };
+  const seen = new Set<number | string>();
+  for (const item of list) {
+    if (item.outcome) {
+      if (item.outcome.status === 'failed') plan.failing++;
+      else plan.already++;
+    } else if (enrolled.has(item.prospectId!)) plan.already++;
+    else if (seen.has(item.prospectId!)) plan.duplicates++;
+    else {
+      seen.add(item.prospectId!);
+      plan.toEnroll++;
+    }
+  }
+  return plan;
+}
+
+/** The summary printed before the first write (stderr), one line per fact group. */
+export function summaryLines(s: {
+  sequenceId: number | string;
+  sequence: Record<string, unknown>;
+  mailboxId: number | string;
+  mailbox: Record<string, unknown>;
+  total: number;
+  plan: EnrollPlan;
+}): string[] {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const name = typeof s.sequence['name'] === 'string' ? `"${s.sequence['name']}" ` : '';
+  const email = typeof s.mailbox['email'] === 'string' ? `${s.mailbox['email']} ` : '';
+  const p = s.plan;
+  const counts = [`rows: ${n(s.total)}`, `already enrolled: ${n(p.already)}`, `to enroll: ${n(p.toEnroll)}`];
+  if (p.duplicates) counts.push(`duplicate rows: ${n(p.duplicates)}`);
+  if (p.failing) counts.push(`failing checks: ${n(p.failing)}`);
+  return [
+    `enroll into sequence ${name}(id ${s.sequenceId}) from mailbox ${email}(id ${s.mailboxId})`,
+    `  ${counts.join(' · ')}`,
+    `  ${forecastLine(p.toEnroll, num(s.mailbox['maxMailingsPerDay']), num(s.mailbox['maxMailingsPerWeek']))}`,
+  ];
+}

@@ -1,0 +1,42 @@
+/**
+ * The columns of a CSV export: `id` first (a resumed export reads it back), then the
+ * attributes the service returns, then the relationships that carry ids. Custom fields the org
+ * has not labelled (from the schema `svc schema pull` cached) are left out by default: a
+ * prospect has 150 of them and most orgs use a handful. `--all-columns` keeps every one;
+ * `--columns` chooses.
+ */
+import { allAttributes, type ResourceType } from '../../registry/index.js';
+import type { OrgSchema } from '../../schema/types.js';
+
+/** Columns and what was left out. */
+export interface ExportColumns {
+  columns: string[];
+  /** Custom fields left out as unused. */
+  unused: number;
+}
+
+const CUSTOM = /^custom\d+$/;
+
+/** The default (or `--all-columns`) columns of a type. */
+export function exportColumns(rt: ResourceType, schema: OrgSchema | undefined, all: boolean): ExportColumns {
+  const org = schema?.types[rt.type];
+  const used = (name: string) => all || !schema || org?.customFields[name] !== undefined;
+  let unused = 0;
+  const attrs: string[] = [];
+  for (const a of allAttributes(rt)) {
+    if (a.writeOnly || a.onlyOnRequest) continue;
+    if (CUSTOM.test(a.name) && !used(a.name)) {
+      unused++;
+      continue;
+    }
+    attrs.push(a.name);
+  }
+  for (const a of org?.extraAttributes ?? []) if (!a.writeOnly && !attrs.includes(a.name)) attrs.push(a.name);
+  const rels = rt.relationships.filter((r) => r.data).map((r) => r.name);
+  return { columns: ['id', ...attrs.filter((a) => a !== 'id'), ...rels], unused };
+}
+
+/** `--columns` with `id` put first (a resumed export continues after the last id it reads). */
+export function withIdFirst(columns: string[]): string[] {
+  return ['id', ...columns.filter((c) => c !== 'id')];
+}

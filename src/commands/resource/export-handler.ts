@@ -1,0 +1,200 @@
+/**
+ * `svc <type> export <file>`: every record (or those `--filter` picks) in id order, written to
+ * `<file>.part` page by page and renamed to `<file>` at the end. `--resume` continues a part
+ * file from the record after the last whole one (see output/export-file.ts), so a run killed
+ * at any moment and resumed holds every id exactly once.
+ *
+ * The listing goes by id ranges (`sort=id`, `filter[id]=<next>..inf`) in runs of 10,000
+ * records, each paged by 1,000 with offsets below the service's cap: no ceiling, and a resume
+ * starts where the file ends. Requests: ⌈records / 1,000⌉ plus one per run of exactly 10,000.
+ */
+import fs from 'node:fs';
+import { MAX_PAGE_SIZE, paginate } from '../../api/paginate.js';
+import { parsePositiveInt } from './args.js';
+import type { Filter } from '../../api/filter.js';
+import { Progress } from '../../bulk/progress.js';
+import type { Context } from '../../cli/context.js';
+import { InterruptedError, SvcError, UsageError } from '../../errors.js';
+import { csvLine } from '../../output/csv.js';
+import { PartFile, resumePoint, type ExportFormat } from '../../output/export-file.js';
+import { flatJson, flatten, indexIncluded, type FlatRecord } from '../../output/flatten.js';
+import { pick } from '../../output/render.js';
+import type { ResourceType } from '../../registry/index.js';
+import { loadOrgSchema } from '../schema/load.js';
+import { exportColumns, withIdFirst } from './export-columns.js';
+import { maskSensitive } from './mask.js';
+import { buildListQuery, parseColumns, type QueryFlags } from './query-options.js';
+import { orgTypeView } from '../../schema/org-schema.js';
+
+/** Options of `export`. */
+export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
+  format?: string;
+  resume?: boolean;
+  /** `--bom` / `--no-bom`; undefined: a BOM for CSV files named `*.csv`. */
+  bom?: boolean;
+  columns?: string;
+  allColumns?: boolean;
+  pageSize?: string;
+}
+
+/** Records per id range: ten pages of 1,000, below the offset cap. */
+const RUN = 10_000;
+
+/** The format: `--format`, else from the name (`.ndjson`, `.jsonl`), else CSV. */
+export function exportFormat(file: string, given: string | undefined): ExportFormat {
+  if (given !== undefined) {
+    if (given !== 'csv' && given !== 'ndjson') throw new UsageError(`--format ${given}: expected csv or ndjson`);
+    return given;
+  }
+  return /\.(ndjson|jsonl)$/i.test(file) ? 'ndjson' : 'csv';
+}
+
+export async function exportHandler(ctx: Context, rt: ResourceType, file: string, flags: ExportFlags): Promise<void> {
+  const format = exportFormat(file, flags.format);
+  const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
+  if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
+  if (flags.columns !== undefined && flags.allColumns) throw new UsageError('--columns and --all-columns cannot be used together');
+  if (format === 'ndjson' && (flags.columns !== undefined || flags.allColumns || flags.bom)) {
+    throw new UsageError('--columns, --all-columns and --bom are for CSV exports (NDJSON lines hold whole records)');
+  }
+  const part = `${file}.part`;
+  if (flags.resume && !fs.existsSync(part) && fs.existsSync(file)) {
+    ctx.info(`${file} is complete (no ${part} to resume): nothing to do`);
+    return;
+  }
+  const schema = await loadOrgSchema(ctx);
+  const names = schema ? orgTypeView(schema, rt) : undefined;
+  const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
+  if (query.filters?.some((f) => f.path.length === 1 && f.path[0] === 'id')) {
+    throw new UsageError('export goes through the records by id: a filter on id is not offered (filter on other fields)');
+  }
+  let columns: string[] | undefined;
+  if (format === 'csv') {
+    const given = parseColumns(rt, flags.columns, names);
+    if (given) columns = withIdFirst(given);
+    else {
+      const c = exportColumns(rt, schema, flags.allColumns === true);
+      columns = c.columns;
+      if (c.unused) ctx.info(`leaving out ${c.unused} custom field(s) your org has not labelled (--all-columns keeps them)`);
+      else if (!schema && rt.customFields && !flags.allColumns) ctx.info('tip: after `svc schema pull`, exports leave out the custom fields your org does not use');
+    }
+  }
+  const bom = format === 'csv' && (flags.bom ?? /\.csv$/i.test(file));
+  // What the part file holds: a resume with another type, format or filter would mix records.
+  const what: ExportIdentity = { type: rt.type, format, filter: flags.filter ?? [], newFilterSyntax: flags.newFilterSyntax === true };
+  let from: number | undefined;
+  let written = 0;
+  let keep = 0;
+  let header = false;
+  if (fs.existsSync(part)) {
+    if (!flags.resume) {
+      throw new UsageError(`${part} exists: an earlier export of ${file} was stopped`).hint('add --resume to continue it, or delete the .part file to start again');
+    }
+    checkSameExport(part, what);
+    const point = await resumePoint(part, format);
+    if (point.unreadable) throw new UsageError(`${part} is not an NDJSON export (${point.unreadable} line(s) without an id)`).hint('resume with the --format of the first run, or delete the .part file');
+    if (format === 'csv' && point.header !== undefined && point.header !== csvLine(columns!).slice(0, -1)) {
+      throw new UsageError(`${part} has other columns than this export would write`).hint('resume with the options of the first run (--columns, --all-columns), or delete the .part file');
+    }
+    keep = point.offset;
+    header = point.header !== undefined;
+    written = point.records;
+    if (point.lastId !== undefined) {
+      const last = Number(point.lastId);
+      if (!Number.isInteger(last)) throw new UsageError(`${part}: its last record's id ${JSON.stringify(point.lastId)} is not a number; delete the .part file to start again`);
+      from = last + 1;
+    }
+    ctx.info(`resuming ${part}: ${written.toLocaleString('en-US')} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}`);
+  }
+
+  const api = await ctx.api();
+  const out = await PartFile.open(part, keep);
+  fs.writeFileSync(metaPath(part), JSON.stringify(what) + '\n');
+  const progress = new Progress({
+    stderr: ctx.io.stderr,
+    tty: ctx.io.stderrIsTTY && !ctx.globals.verbose,
+    label: `${rt.command} export`,
+    columns: ctx.io.columns,
+    now: () => ctx.clock.now(),
+  });
+  const masked = rt.attributes.some((a) => a.sensitive);
+  try {
+    if (keep === 0 && bom) await out.write('\ufeff');
+    if (columns && !header) await out.write(csvLine(columns));
+    progress.advance(written, false);
+    progress.start();
+    let counted = false;
+    for (;;) {
+      let n = 0;
+      let lastId: number | undefined;
+      const q = { ...query, sort: ['id'], filters: [...(query.filters ?? []), ...(from !== undefined ? [idFrom(from)] : [])] };
+      // The first request counts what is left, for the progress display's total and ETA.
+      if (!counted) q.count = true;
+      for await (const page of paginate(api, rt.path, { query: q, limit: RUN, pageSize, warn: (m) => ctx.warn(m), signal: ctx.signal })) {
+        if (!counted) {
+          counted = true;
+          const c = page.doc.meta?.count;
+          if (typeof c === 'number') progress.setTotal(written + c);
+        }
+        const included = indexIncluded(page.doc);
+        let text = '';
+        for (const r of page.records) {
+          if (format === 'ndjson') text += (masked ? JSON.stringify(maskSensitive([flatten(r, included)])[0]) : flatJson(r, included)) + '\n';
+          else {
+            const flat: FlatRecord = masked ? maskSensitive([flatten(r, included)])[0]! : flatten(r, included);
+            text += csvLine(columns!.map((c) => pick(flat, c)));
+          }
+        }
+        // A page is written before the next is asked for: a kill loses at most the page on the wire.
+        await out.write(text);
+        n += page.records.length;
+        written += page.records.length;
+        progress.advance(page.records.length);
+        if (page.records.length) lastId = Number(page.records[page.records.length - 1]!.id);
+      }
+      if (n < RUN || lastId === undefined || !Number.isInteger(lastId)) break;
+      from = lastId + 1;
+    }
+    progress.stop();
+    await out.finish(file);
+    fs.rmSync(metaPath(part), { force: true });
+  } catch (err) {
+    progress.stop();
+    await out.close();
+    if (ctx.signal.aborted) {
+      throw new InterruptedError(`export interrupted after ${written.toLocaleString('en-US')} record(s)`).hint(`continue with the same command and --resume (${part} is kept)`);
+    }
+    if (err instanceof SvcError) err.hint(`${part} is kept: add --resume to continue`);
+    throw err;
+  }
+  ctx.info(`exported ${written.toLocaleString('en-US')} ${rt.command} to ${file}${bom ? ' (UTF-8 with BOM, for Excel)' : ''}`);
+}
+
+/** What an export was asked for, kept beside its part file while it runs. */
+interface ExportIdentity {
+  type: string;
+  format: ExportFormat;
+  filter: string[];
+  newFilterSyntax: boolean;
+}
+
+const metaPath = (part: string) => `${part}.json`;
+
+/** Refuses to resume a part file written for another type, format or filter. */
+function checkSameExport(part: string, what: ExportIdentity): void {
+  let before: ExportIdentity;
+  try {
+    before = JSON.parse(fs.readFileSync(metaPath(part), 'utf8')) as ExportIdentity;
+  } catch {
+    return; // no record of the first run (removed by hand): the checks of the file itself remain
+  }
+  if (JSON.stringify(before) === JSON.stringify(what)) return;
+  const filters = (w: ExportIdentity) => (w.filter.length ? w.filter.map((f) => `--filter ${f}`).join(' ') : 'no filter');
+  throw new UsageError(`${part} was written by another export (${before.type}, ${before.format}, ${filters(before)})`).hint(
+    'resume with the options of the first run, or delete the .part file (and its .json) to start again',
+  );
+}
+
+function idFrom(from: number): Filter {
+  return { path: ['id'], kind: 'range', values: [], from: String(from), escaped: false };
+}

@@ -1,0 +1,194 @@
+/**
+ * `svc <type> export`: the file appears only when complete (`.part` until then), CSV for Excel
+ * (BOM, UTF-8 accents), default columns without the org's unused custom fields, NDJSON, and an
+ * export SIGKILLed halfway then resumed holding every id exactly once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { call, prospectIds } from '../helpers/bulk.js';
+import { CsvParser } from '../../src/bulk/csv-parse.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+let config: string;
+
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 1200, latencyMs: 40 }));
+  config = tempDir();
+});
+afterAll(() => sb.close());
+
+/** One config dir for the file: the schema cached by `schema pull` is seen by later runs. */
+const svc = (args: string[]) => runSvc(args, { env: { ...env(), SVC_CONFIG_DIR: config }, timeoutMs: 60_000 });
+
+function csvRecords(file: string): string[][] {
+  const p = new CsvParser();
+  return p.push(fs.readFileSync(file, 'utf8'));
+}
+
+describe('export to CSV and NDJSON', () => {
+  it('CSV for people: BOM, accents in UTF-8, every record once in id order, no .part left', async () => {
+    const zoe = await call(sb, 'POST', 'prospects', { data: { type: 'prospect', attributes: { firstName: 'Zoë', lastName: 'Ångström', personalNote1: 'line one\nline "two", three' } } });
+    expect(zoe.status).toBe(201);
+    const dir = tempDir('svc-export-');
+    const file = path.join(dir, 'prospects.csv');
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'export', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(fs.existsSync(`${file}.part`)).toBe(false);
+    const bytes = fs.readFileSync(file);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.includes(Buffer.from('Zoë,Ångström', 'utf8')) || bytes.includes(Buffer.from('Zoë', 'utf8'))).toBe(true);
+    const [header, ...rows] = csvRecords(file);
+    expect(header![0]).toBe('id');
+    const ids = rows.map((row) => Number(row[0]));
+    expect(ids).toEqual(prospectIds(sb));
+    const zoeRow = rows.find((row) => Number(row[0]) === Number(zoe.body.data.id))!;
+    expect(zoeRow[header!.indexOf('personalNote1')]).toBe('line one\nline "two", three');
+    expect(r.stderr).toMatch(new RegExp(`exported ${ids.length.toLocaleString('en-US')} prospects to .*prospects.csv \\(UTF-8 with BOM, for Excel\\)`));
+    // Pages of 1,000 in id order, counted once at the start.
+    const lists = received(sb, mark, 'prospects');
+    expect(lists).toHaveLength(Math.ceil(ids.length / 1000));
+    expect(lists[0]!.query.parsed).toMatchObject({ sort: 'id', count: 'true', 'page[limit]': '1000' });
+  });
+
+  it('columns: all 150 custom fields without a cached schema, only the labelled ones after schema pull, all with --all-columns', async () => {
+    const dir = tempDir('svc-export-');
+    const before = await svc(['prospects', 'export', path.join(dir, 'a.csv'), '--no-bom']);
+    expect(before.code, before.stderr).toBe(0);
+    const a = fs.readFileSync(path.join(dir, 'a.csv'), 'utf8');
+    expect(a.charCodeAt(0)).not.toBe(0xfeff);
+    expect(csvRecords(path.join(dir, 'a.csv'))[0]!.filter((c) => /^custom\d+$/.test(c))).toHaveLength(150);
+    expect((await svc(['schema', 'pull'])).code).toBe(0);
+    const labelled = Object.keys(JSON.parse(fs.readFileSync(path.join(config, 'schema.default.json'), 'utf8')).types.prospect.customFields);
+    expect(labelled.length).toBeGreaterThan(0);
+    const after = await svc(['prospects', 'export', path.join(dir, 'b.csv')]);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).toMatch(new RegExp(`leaving out ${150 - labelled.length} custom field\\(s\\) your org has not labelled`));
+    const header = csvRecords(path.join(dir, 'b.csv'))[0]!;
+    expect(header.filter((c) => /^custom\d+$/.test(c)).sort()).toEqual([...labelled].sort());
+    // list -o csv leaves them out the same way (the header comes from the records it meets).
+    const listed = await svc(['prospects', 'list', '-o', 'csv', '--limit', '5']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.split('\n')[0]!.split(',').filter((c) => /^custom\d+$/.test(c)).sort()).toEqual([...labelled].sort());
+    const listedAll = await svc(['prospects', 'list', '-o', 'csv', '--limit', '5', '--all-columns']);
+    expect(listedAll.stdout.split('\n')[0]!.split(',').filter((c) => /^custom\d+$/.test(c))).toHaveLength(150);
+    expect((await svc(['prospects', 'list', '--all-columns', '-o', 'json'])).code).toBe(2);
+    const all = await svc(['prospects', 'export', path.join(dir, 'c.csv'), '--all-columns']);
+    expect(all.code).toBe(0);
+    expect(csvRecords(path.join(dir, 'c.csv'))[0]!.filter((c) => /^custom\d+$/.test(c))).toHaveLength(150);
+    const some = await svc(['prospects', 'export', path.join(dir, 'd.csv'), '--columns', 'firstName,emails', '--filter', 'firstName=Zoë']);
+    expect(some.code, some.stderr).toBe(0);
+    expect(csvRecords(path.join(dir, 'd.csv'))).toEqual([['id', 'firstName', 'emails'], [expect.any(String), 'Zoë', '']]);
+  });
+
+  it('NDJSON by file name: one flat record per line', async () => {
+    const file = path.join(tempDir('svc-export-'), 'accounts.ndjson');
+    const r = await svc(['accounts', 'export', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: number; type: string });
+    const listed = await svc(['accounts', 'list', '--all', '-o', 'ndjson']);
+    const want = listed.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+    expect(lines.map((l) => l.id)).toEqual(want.sort((x, y) => x - y));
+    expect(lines[0]!.type).toBe('account');
+  });
+
+  it('usage errors: a filter on id, a leftover .part without --resume, --bom with NDJSON', async () => {
+    const dir = tempDir('svc-export-');
+    const mark = sb.requests.length;
+    expect((await svc(['prospects', 'export', path.join(dir, 'x.csv'), '--filter', 'id=5..'])).stderr).toMatch(/a filter on id is not offered/);
+    fs.writeFileSync(path.join(dir, 'y.csv.part'), 'id\n1\n');
+    const left = await svc(['prospects', 'export', path.join(dir, 'y.csv')]);
+    expect(left.code).toBe(2);
+    expect(left.stderr).toMatch(/y\.csv\.part exists: an earlier export of .*y\.csv was stopped/);
+    expect(left.stderr).toMatch(/add --resume to continue it/);
+    expect((await svc(['prospects', 'export', path.join(dir, 'z.ndjson'), '--bom'])).code).toBe(2);
+    expect(received(sb, mark, 'prospects')).toEqual([]);
+  });
+});
+
+describe('killed and resumed', () => {
+  it('Ctrl-C: exit 130, the .part kept, the hint names --resume; the resumed file is whole', async () => {
+    const dir = tempDir('svc-export-');
+    const file = path.join(dir, 'p.csv');
+    const cfg = tempDir();
+    const child = spawnSvc(['prospects', 'export', file, '--page-size', '50'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const deadline = Date.now() + 20_000;
+    while (!(fs.existsSync(`${file}.part`) && fs.readFileSync(`${file}.part`, 'utf8').split('\n').length > 200)) {
+      if (Date.now() > deadline) throw new Error('the export never wrote 200 lines');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.once('close', r));
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/error: export interrupted after [\d,]+ record\(s\)/);
+    expect(stderr).toMatch(/hint: continue with the same command and --resume \(.*p\.csv\.part is kept\)/);
+    expect(fs.existsSync(`${file}.part`)).toBe(true);
+    const r = await runSvc(['prospects', 'export', file, '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(csvRecords(file).slice(1).map((row) => Number(row[0]))).toEqual(prospectIds(sb));
+  });
+
+  for (const format of ['csv', 'ndjson'] as const) {
+    it(`${format}: SIGKILL after some pages, a torn last record, then --resume: every id exactly once`, async () => {
+      const dir = tempDir('svc-export-');
+      const file = path.join(dir, `p.${format}`);
+      const part = `${file}.part`;
+      const cfg = tempDir();
+      const child = spawnSvc(['prospects', 'export', file, '--page-size', '50'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+      // Wait until a few pages are on disk, then kill without warning.
+      const deadline = Date.now() + 20_000;
+      while (!(fs.existsSync(part) && fs.readFileSync(part, 'utf8').split('\n').length > 300)) {
+        if (Date.now() > deadline) throw new Error('the export never wrote 300 lines');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('close', r));
+      expect(fs.existsSync(file)).toBe(false);
+      // A record cut halfway, as a kill during a write would leave it.
+      fs.appendFileSync(part, format === 'csv' ? '99999,"cut in a quoted\ncell' : '{"id":99999,"type":"pros');
+      const cutAt = fs.readFileSync(part, 'utf8').split('\n').length;
+      expect(cutAt).toBeLessThan(prospectIds(sb).length);
+      // Resuming with another filter would mix two selections: refused, nothing sent.
+      const before = sb.requests.length;
+      const other = await runSvc(['prospects', 'export', file, '--resume', '--filter', 'title=CEO'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+      expect(other.code).toBe(2);
+      expect(other.stderr).toMatch(/was written by another export \(prospect, .*, no filter\)/);
+      expect(sb.requests.length).toBe(before);
+      const r = await runSvc(['prospects', 'export', file, '--page-size', '50', '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/resuming .*\.part: [\d,]+ record\(s\) already written, continuing after id \d+/);
+      expect(fs.existsSync(part)).toBe(false);
+      expect(fs.existsSync(`${part}.json`)).toBe(false);
+      const ids =
+        format === 'csv'
+          ? csvRecords(file).slice(1).map((row) => Number(row[0]))
+          : fs.readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+      expect(ids).toEqual(prospectIds(sb));
+      expect(new Set(ids).size).toBe(ids.length);
+      if (format === 'csv') expect(fs.readFileSync(file, 'utf8').match(/^\ufeff?id,/gm)).toHaveLength(1);
+      // Resuming with other columns (other options, or the org schema cached meanwhile) would mix two layouts: refused.
+      if (format === 'csv') {
+        fs.writeFileSync(part, fs.readFileSync(file, 'utf8').split('\n').slice(0, 3).join('\n') + '\n');
+        fs.rmSync(file);
+        const mixed = await runSvc(['prospects', 'export', file, '--resume', '--columns', 'firstName'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+        expect(mixed.code).toBe(2);
+        expect(mixed.stderr).toMatch(/has other columns than this export would write/);
+        fs.rmSync(part);
+        fs.writeFileSync(file, 'done');
+      }
+      // A second --resume finds the file complete and sends nothing.
+      const mark = sb.requests.length;
+      const again = await runSvc(['prospects', 'export', file, '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+      expect(again.code).toBe(0);
+      expect(again.stderr).toMatch(/is complete \(no .*\.part to resume\): nothing to do/);
+      expect(sb.requests.length).toBe(mark);
+    });
+  }
+});

@@ -1,0 +1,79 @@
+/**
+ * What a person at a terminal sees of long listings: `list --all` draws progress (records, total
+ * from count=true, rate, ETA) on stderr even when stdout is a file, and a list that stopped at
+ * the default page says there is more. Scripts (stderr not a terminal) get neither.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { TmuxSession } from '../helpers/tmux.js';
+import { without } from '../helpers/programs.js';
+import { prospectIds } from '../helpers/bulk.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+const sessions: TmuxSession[] = [];
+
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 3000, latencyMs: 120 }));
+});
+afterAll(async () => {
+  for (const s of sessions) s.kill();
+  await sb.close();
+});
+
+function term(command: string, height = 20): TmuxSession {
+  const s = new TmuxSession(`${command}; echo "[exit $?]"; sleep 30`, { width: 120, height, env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' } });
+  sessions.push(s);
+  return s;
+}
+
+describe.skipIf(without('tmux', 'the terminal tests'))('on a terminal', () => {
+  it('list --all with stdout to a file: progress with the total on stderr, every record in the file', async () => {
+    const out = path.join(tempDir('svc-list-'), 'p.csv');
+    const mark = sb.requests.length;
+    const s = term(`${process.execPath} ${BIN} prospects list --all --page-size 200 -o csv > ${out}`);
+    const during = await s.waitFor(/prospects list \[█*░+\] [\d,]+\/3,000 \(\d+%\) · [\d.]+ rows\/s · ETA \d+:\d\d/);
+    expect(during).not.toMatch(/^id,/m); // the data went to the file
+    const end = await s.waitFor(/\[exit \d+\]/);
+    expect(end).toMatch(/\[exit 0\]/);
+    expect(end).not.toMatch(/prospects list \[/); // the bar is cleared at the end
+    expect(fs.readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(1 + prospectIds(sb).length);
+    expect(received(sb, mark, 'prospects')[0]!.query.parsed).toMatchObject({ count: 'true' });
+  });
+
+  it('export shows the same progress while it writes the file', async () => {
+    const out = path.join(tempDir('svc-list-'), 'p.ndjson');
+    const s = term(`${process.execPath} ${BIN} prospects export ${out} --page-size 200`);
+    await s.waitFor(/prospects export \[█*░+\] [\d,]+\/3,000 \(\d+%\) · [\d.]+ rows\/s · ETA \d+:\d\d/);
+    expect(await s.waitFor(/\[exit \d+\]/)).toMatch(/exported 3,000 prospects to .*p\.ndjson\s+\[exit 0\]/);
+  });
+
+  it('the default page says there is more: the total when counted', async () => {
+    const s = term(`${process.execPath} ${BIN} prospects list --columns id,firstName`);
+    expect(await s.waitFor(/\[exit \d+\]/)).toMatch(/first 50 shown — `--all` or `--limit N` for more \(--count for the total\)\s+\[exit 0\]/);
+    const c = term(`${process.execPath} ${BIN} prospects list --count -o json > /dev/null`);
+    expect(await c.waitFor(/\[exit \d+\]/)).toMatch(/50 of 3,000 shown — `--all` or `--limit N` for more/);
+    const asked = term(`${process.execPath} ${BIN} prospects list --limit 50 -o json > /dev/null`);
+    expect(await asked.waitFor(/\[exit \d+\]/)).not.toMatch(/shown/);
+  });
+});
+
+describe('not on a terminal', () => {
+  it('no progress and no hint: stderr stays empty', async () => {
+    const r = await runSvc(['prospects', 'list', '-o', 'csv'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(51);
+  });
+
+  it('--bom starts CSV output with a byte order mark; other formats refuse it', async () => {
+    const r = await runSvc(['prospects', 'list', '--limit', '2', '-o', 'csv', '--bom'], { env: env() });
+    expect(r.stdout.startsWith('\ufeffid,')).toBe(true);
+    const j = await runSvc(['prospects', 'list', '--bom'], { env: env() });
+    expect(j.code).toBe(2);
+    expect(j.stderr).toMatch(/--bom is for CSV output/);
+  });
+});
