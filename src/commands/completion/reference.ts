@@ -111,10 +111,12 @@ export function renderReference(program: Command): string {
 
   out.push('### Commands', '');
   const commands = program.commands.filter((c) => !hidden(c));
+  // Subcommands every resource type gets from the builder (export…) are shown once, for the sample.
+  const generic = new Set((commands.find((c) => c.name() === SAMPLE_RESOURCE)?.commands ?? []).map((c) => c.name()));
   for (const top of commands) {
     const rt = byCommand.get(top.name());
     // Resource commands are listed in the table below; only their extra subcommands (webhook tools) here.
-    const subjects = rt ? top.commands.filter((c) => !hidden(c) && !offered(rt).has(c.name())) : leaves(top);
+    const subjects = rt ? top.commands.filter((c) => !hidden(c) && !offered(rt).has(c.name()) && !generic.has(c.name())) : leaves(top);
     for (const cmd of subjects) out.push(...details(summaryOf(cmd), commandBody(cmd)));
   }
 
