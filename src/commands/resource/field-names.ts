@@ -128,3 +128,16 @@ function addSparse(query: ListQuery, type: string, name: string): void {
   const list = query.fields?.[type];
   if (list && !list.includes(name)) list.push(name);
 }
+
+/**
+ * The sparse fieldset `--json a,b,c` asks for: its names other than `id` and `type`, when every
+ * one is an attribute or relationship of the type. Otherwise (a dotted name, a custom-field
+ * label, a name the registry does not know) undefined: whole records come and are cut down on
+ * output, so that no asked-for field goes missing.
+ */
+export function jsonSparseFields(rt: ResourceType, fields: readonly string[] | undefined): string[] | undefined {
+  if (!fields) return undefined;
+  const names = fields.filter((f) => f !== 'id' && f !== 'type');
+  if (names.length === 0 || !names.every((n) => findAttribute(rt, n) || findRelationship(rt, n))) return undefined;
+  return [...new Set(names)];
+}

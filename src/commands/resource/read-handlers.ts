@@ -1,18 +1,18 @@
 /** Handlers of `list` and `get`. */
 import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { singleResource, type ResourceObject } from '../../api/jsonapi.js';
-import { buildQuery } from '../../api/query.js';
+import { buildQuery, type ListQuery } from '../../api/query.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../output/flatten.js';
 import { keepHeapNearLiveSize } from '../../output/heap.js';
-import { createRecordWriter } from '../../output/render.js';
 import { startSpinner } from '../../output/spinner.js';
-import { resourceByType, type ResourceType } from '../../registry/index.js';
+import { findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
-import { applyColumns, checkFieldNames, type OrgNames } from './field-names.js';
+import { applyColumns, checkFieldNames, jsonSparseFields, type OrgNames } from './field-names.js';
 import { buildListQuery, namesUnknownFields, parseColumns, type QueryFlags } from './query-options.js';
 import { parseId, parsePositiveInt } from './args.js';
+import { recordWriter } from '../shared/output.js';
 
 /** Options of `list`. */
 export interface ListFlags extends QueryFlags {
@@ -31,6 +31,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const org = await orgNames(ctx, rt, flags);
   const names = org.view(rt);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), names);
+  askJsonFields(ctx, rt, query);
   if (flags.count) query.count = true;
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
@@ -39,7 +40,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   // More than one page streams through: keep the heap near what is live (output/heap.ts).
   if (flags.all || (limit ?? 0) > MAX_PAGE_SIZE) keepHeapNearLiveSize();
   const spinner = startSpinner(ctx.io, `Fetching ${rt.command}…`, ctx.env);
-  const writer = createRecordWriter({ format: ctx.output, io: spinner.dataIO(ctx.io), columns, defaultColumns: rt.defaultColumns });
+  const writer = recordWriter(ctx, { format: ctx.output, io: spinner.dataIO(ctx.io), columns, defaultColumns: rt.defaultColumns });
   const warn = (m: string) => {
     spinner.clear();
     ctx.warn(m);
@@ -82,13 +83,30 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
   const id = parseId(idArg);
   const org = await orgNames(ctx, rt, flags);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), org.view(rt));
+  askJsonFields(ctx, rt, query);
   if (query.fields) checkFieldNames(query.fields, org);
   const api = await ctx.api();
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
   singleResource(res.status, res.doc);
-  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
+  const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
   await writer.page(res.doc, maskSensitive(flattenDocument(res.doc)));
   await writer.end();
+}
+
+/**
+ * `--json a,b,c` sent as the type's sparse fieldset, unless `--fields` already names one; a
+ * `rel.attr` name includes the relationship (an id cannot show a name), as `--columns` does.
+ */
+function askJsonFields(ctx: Context, rt: ResourceType, query: ListQuery): void {
+  const fields = ctx.globals.jsonFields;
+  if (!fields) return;
+  const sparse = jsonSparseFields(rt, fields);
+  if (sparse && !query.fields?.[rt.type]) query.fields = { ...query.fields, [rt.type]: sparse };
+  for (const f of fields) {
+    const head = f.split('.')[0]!;
+    if (f === head || !findRelationship(rt, head)) continue;
+    if (!(query.include ?? []).some((i) => i === head || i.startsWith(`${head}.`))) query.include = [...(query.include ?? []), head];
+  }
 }
 
 /**

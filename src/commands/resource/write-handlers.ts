@@ -7,11 +7,11 @@ import { UsageError } from '../../errors.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
-import { createRecordWriter } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
 import { checkWebhookAttributes } from '../../webhooks/events.js';
 import { loadOrgTypeView } from '../schema/load.js';
 import { readDataArgument } from '../shared/read-data.js';
+import { recordWriter } from '../shared/output.js';
 import { parseId } from './args.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
 import { promptForFields } from './prompt-fields.js';
@@ -76,7 +76,7 @@ async function printDryRun(ctx: Context, method: string, url: URL, body?: unknow
 
 /** Prints the record a write returned; only a create's shows the sensitive attributes (mask.ts). */
 async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0], created = false): Promise<void> {
-  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
+  const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
   const records = flattenDocument(doc);
   await writer.page(doc, created ? records : maskSensitive(records));
   await writer.end();
