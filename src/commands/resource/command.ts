@@ -11,6 +11,20 @@ import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
+/** The `list --help` lines on dates in filters, with an example on a date field of the type. */
+function datesHelp(rt: ResourceType): string {
+  const field = rt.attributes.find((a) => a.filterable && a.type === 'date-time' && a.name === 'updatedAt') ?? rt.attributes.find((a) => a.filterable && a.type === 'date-time');
+  const lines = [
+    '',
+    'Dates in filters: YYYY-MM-DD (on a date-time field: that whole day),',
+    'YYYY-MM-DDThh:mm:ss, or relative to your calendar: today, yesterday,',
+    '7d (7 days ago), 2w (2 weeks ago). Ranges: from..to, from.., ..to.',
+  ];
+  if (field) {
+    lines.push(`  $ svc ${rt.command} list --filter ${field.name}=7d..`, `  $ svc ${rt.command} list --filter ${field.name}=yesterday`);
+  }
+  return `${lines.join('\n')}\n`;
+}
 /**
  * Registers one command per resource type. Start-up cost: all 51 are registered (for `--help`
  * and suggestions), but their operations are built only for the types the command line names
@@ -77,6 +91,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--count', 'ask the service to count the records (off by default) and report it on stderr')
       .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
       .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name: includes account)')
+      .addHelpText('after', () => datesHelp(rt))
       .action((opts, c: Command) => runRead(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
   }
   if (rt.operations.includes('get')) {
