@@ -101,6 +101,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .argument('<id>', 'record id')
       .option('-i, --include <paths>', 'related resources to include')
       .option('--fields <list>', 'sparse fields: attr,attr or type=attr,attr (repeatable)', collect)
+      .option('--all-fields', 'table view: show null and empty fields too (hidden by default)')
       .action((id: string, opts, c: Command) => runRead(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)));
   }
   if (rt.operations.includes('create')) {

@@ -77,6 +77,8 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
 export interface GetFlags {
   include?: string;
   fields?: string[];
+  /** Show null and empty fields in the table view too. */
+  allFields?: boolean;
 }
 
 export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, flags: GetFlags): Promise<void> {
@@ -89,8 +91,29 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
   singleResource(res.status, res.doc);
   const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
-  await writer.page(res.doc, maskSensitive(flattenDocument(res.doc)));
+  let records = maskSensitive(flattenDocument(res.doc));
+  if (ctx.output === 'table' && !flags.allFields) {
+    // The table view is for reading one record: most of a record's fields are often empty.
+    const { kept, hidden } = withoutEmptyFields(records[0]);
+    if (kept) records = [kept];
+    if (hidden > 0) ctx.info(`(${hidden} empty field${hidden === 1 ? '' : 's'} hidden; --all-fields shows them)`);
+  }
+  await writer.page(res.doc, records);
   await writer.end();
+}
+
+/** A record without its null and empty values (`id` and `type` stay), and how many went (empty custom fields not counted). */
+export function withoutEmptyFields(r: FlatRecord | undefined): { kept: FlatRecord | undefined; hidden: number } {
+  if (!r) return { kept: r, hidden: 0 };
+  const kept = {} as FlatRecord;
+  let hidden = 0;
+  for (const [k, v] of Object.entries(r)) {
+    const empty = v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+    // Empty custom fields are never shown in the table view (render.ts): not counted as hidden here.
+    if (empty && k !== 'id' && k !== 'type') hidden += /^custom\d+$/.test(k) ? 0 : 1;
+    else kept[k] = v;
+  }
+  return { kept, hidden };
 }
 
 /**

@@ -7,6 +7,7 @@ import { UsageError } from '../../errors.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
+import { pick } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
 import { checkWebhookAttributes } from '../../webhooks/events.js';
 import { loadOrgTypeView } from '../schema/load.js';
@@ -74,11 +75,25 @@ async function printDryRun(ctx: Context, method: string, url: URL, body?: unknow
   await writeOut(ctx.io.stdout, `${method} ${url}\n${body !== undefined ? JSON.stringify(body, null, 2) + '\n' : ''}`);
 }
 
-/** Prints the record a write returned; only a create's shows the sensitive attributes (mask.ts). */
-async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0], created = false): Promise<void> {
+/**
+ * Prints the record a write returned; only a create's shows the sensitive attributes (mask.ts).
+ * The table view of a create or update (`sent`) is a short confirmation: the id and the fields
+ * the write set, as the service stored them; `-o json` and friends print the whole record.
+ */
+async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0], created = false, sent?: WriteData): Promise<void> {
   const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
-  const records = flattenDocument(doc);
-  await writer.page(doc, created ? records : maskSensitive(records));
+  let records = flattenDocument(doc);
+  if (!created) records = maskSensitive(records);
+  const r = records[0];
+  if (ctx.output === 'table' && sent && r) {
+    await writeOut(ctx.io.stdout, `${created ? 'Created' : 'Updated'} ${r.type} ${r.id}\n`);
+    const changed = [...Object.keys(sent.attributes), ...Object.keys(sent.relationships)].filter((k) => k !== 'id' && k !== 'type');
+    if (changed.length === 0) return;
+    const short = {} as typeof r;
+    for (const k of changed) short[k] = pick(r, k) ?? null;
+    records = [short];
+  }
+  await writer.page(doc, records);
   await writer.end();
 }
 
@@ -89,7 +104,7 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
   if (ctx.globals.dryRun) return printDryRun(ctx, 'POST', api.resolve(rt.path), body);
   // Never `include` on a write: the service deprecated it (fetch related records separately).
   const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
-  await printRecord(ctx, res.doc, true);
+  await printRecord(ctx, res.doc, true, data);
 }
 
 export async function updateHandler(ctx: Context, rt: ResourceType, idArg: string, flags: WriteFlags): Promise<void> {
@@ -104,7 +119,7 @@ export async function updateHandler(ctx: Context, rt: ResourceType, idArg: strin
   const path = `${rt.path}/${id}`;
   if (ctx.globals.dryRun) return printDryRun(ctx, 'PATCH', api.resolve(path), body);
   const res = await api.request({ method: 'PATCH', path, body, idempotent: true });
-  await printRecord(ctx, res.doc);
+  await printRecord(ctx, res.doc, false, data);
 }
 
 export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: string): Promise<void> {
