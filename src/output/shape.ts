@@ -78,7 +78,7 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
   return {
     ...w,
     async end() {
-      const result = query.search(opts.single ? (all[all.length - 1] ?? null) : all);
+      const result = query.search(opts.single ? (all[0] ?? null) : all);
       await writeOut(out, formatResult(result, opts.format === 'raw'));
     },
   };
