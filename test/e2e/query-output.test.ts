@@ -9,6 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, ROOT, runSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { startSvc } from '../helpers/long-running.js';
+import { signBody } from '../../src/webhooks/signature.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -66,6 +68,22 @@ describe('--query', () => {
     expect(cmds).toContain('prospects');
     const names = await ok(['schema', 'show', 'prospect', '-o', 'raw', '--query', "[?name=='title'].name"]);
     expect(names.stdout).toBe('title\n');
+  });
+
+  it('webhooks listen: applies to each delivery as it arrives', async () => {
+    const l = startSvc(['webhooks', 'listen', '--port', '0', '--secret', 'q', '-o', 'raw', '--query', "join(' ', [event, attributes.title])"], { env: env() });
+    try {
+      const [, url] = await l.waitFor('stderr', /Ready: listening on (http:\/\/127\.0\.0\.1:\d+\/)/);
+      for (const title of ['CEO', 'CFO']) {
+        const body = JSON.stringify({ data: { type: 'prospect', id: 7, attributes: { title } }, meta: { deliveredAt: '2025-01-01T00:00:00.000Z', eventName: 'prospect.updated' } });
+        const res = await fetch(url!, { method: 'POST', body, headers: { 'content-type': 'application/vnd.api+json', 'Service-Webhook-Signature': signBody('q', body) } });
+        expect(res.status).toBe(200);
+      }
+      await l.waitFor('stdout', /CFO\n/);
+      expect(l.stdout()).toBe('prospect.updated CEO\nprospect.updated CFO\n');
+    } finally {
+      expect(await l.stop()).toBe(0);
+    }
   });
 
   it('a bad expression is a usage error naming the column; nothing is sent', async () => {
