@@ -63,6 +63,14 @@ describe('--query', () => {
     expect(counts.every((n) => n > 0 && n <= 20)).toBe(true);
   });
 
+  it('list --count --limit 0 and delete: their JSON results too', async () => {
+    const count = await ok(['prospects', 'list', '--count', '--limit', '0', '--query', 'count', '-o', 'raw']);
+    expect(Number(count.stdout)).toBeGreaterThan(10);
+    const made = json<{ id: number }>(await ok(['accounts', 'create', '--attr', 'name=Short Lived', '-o', 'json']));
+    const del = await ok(['accounts', 'delete', String(made.id), '--yes', '--query', 'deleted']);
+    expect(json(del)).toBe(true);
+  });
+
   it('resources and schema show', async () => {
     const cmds = json<string[]>(await ok(['resources', '--query', '[].command']));
     expect(cmds).toContain('prospects');

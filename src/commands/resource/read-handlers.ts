@@ -12,7 +12,7 @@ import { maskSensitive } from './mask.js';
 import { applyColumns, checkFieldNames, jsonSparseFields, type OrgNames } from './field-names.js';
 import { buildListQuery, namesUnknownFields, parseColumns, type QueryFlags } from './query-options.js';
 import { parseId, parsePositiveInt } from './args.js';
-import { recordWriter } from '../shared/output.js';
+import { printValue, recordWriter } from '../shared/output.js';
 
 /** Options of `list`. */
 export interface ListFlags extends QueryFlags {
@@ -68,7 +68,9 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (limit !== 0) await writer.end();
   if (countMeta) {
     const c = countMeta.count === null || countMeta.count === undefined ? 'unknown' : String(countMeta.count);
-    if (limit === 0 && ctx.output !== 'table') ctx.io.stdout.write(JSON.stringify({ count: countMeta.count ?? null, count_truncated: countMeta.truncated ?? false }) + '\n');
+    const counted = { count: countMeta.count ?? null, count_truncated: countMeta.truncated ?? false };
+    if (limit === 0 && ctx.shape) await printValue(ctx, ctx.output, counted, () => '');
+    else if (limit === 0 && ctx.output !== 'table') ctx.io.stdout.write(JSON.stringify(counted) + '\n');
     else ctx.info(`count: ${c}${countMeta.truncated ? ' (truncated: the service stopped counting)' : ''}`);
   }
 }

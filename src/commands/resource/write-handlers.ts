@@ -12,7 +12,7 @@ import type { ActionSpec, ResourceType } from '../../registry/index.js';
 import { checkWebhookAttributes } from '../../webhooks/events.js';
 import { loadOrgTypeView } from '../schema/load.js';
 import { readDataArgument } from '../shared/read-data.js';
-import { recordWriter } from '../shared/output.js';
+import { printValue, recordWriter } from '../shared/output.js';
 import { parseId } from './args.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
 import { promptForFields } from './prompt-fields.js';
@@ -139,7 +139,9 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
   }
   await api.request({ method: 'DELETE', path });
   ctx.info(`deleted ${rt.type} ${id}`);
-  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify({ id: normalizeId(id), type: rt.type, deleted: true }) + '\n');
+  const deleted = { id: normalizeId(id), type: rt.type, deleted: true };
+  if (ctx.shape) await printValue(ctx, ctx.output, deleted, () => '');
+  else if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify(deleted) + '\n');
 }
 
 /** Options of item actions. */
