@@ -94,6 +94,16 @@ describe('--query', () => {
     }
   });
 
+  it('one-object results: svc sandbox prints just what the query picks', async () => {
+    const run = startSvc(['sandbox', '--port', '0', '--seed', '2', '--query', 'baseUrl', '-o', 'raw'], { env: env() });
+    try {
+      const [line] = await run.waitFor('stdout', /^http:\/\/127\.0\.0\.1:\d+\/api\/v2\n/);
+      expect(run.stdout()).toBe(line);
+    } finally {
+      expect(await run.stop('SIGTERM')).toBe(0);
+    }
+  });
+
   it('a bad expression is a usage error naming the column; nothing is sent', async () => {
     const mark = sb.requests.length;
     const r = await runSvc(['prospects', 'list', '--query', "[?title=='CEO']].id"], { env: env() });

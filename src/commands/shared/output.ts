@@ -29,3 +29,20 @@ export async function printValue(ctx: Context, format: OutputFormat, value: unkn
   }
   await writeOut(ctx.io.stdout, formatResult(result, format === 'raw'));
 }
+
+/**
+ * Prints a command's one JSON result (a summary object) when the output is for scripts: with
+ * `-o json` or `-o ndjson` as one line, shaped by `--json a,b,c` and `--query` when given (a
+ * query result prints with any `-o`, strings raw with `-o raw`).
+ * @returns false when nothing was printed (the output is for people: the caller says it its way)
+ */
+export async function printJsonResult(ctx: Context, value: unknown): Promise<boolean> {
+  const forScripts = ctx.output === 'json' || ctx.output === 'ndjson';
+  if (ctx.shape?.query || (forScripts && ctx.shape)) {
+    await printValue(ctx, ctx.output, value, () => '');
+    return true;
+  }
+  if (!forScripts) return false;
+  await writeOut(ctx.io.stdout, JSON.stringify(value) + '\n');
+  return true;
+}
