@@ -133,14 +133,21 @@ describe('--json a,b,c', () => {
     expect(decodeURIComponent(q!.query.raw)).toContain('fields[prospect]=title,account');
   });
 
-  it('a name that is not an attribute sends no fieldset; rel.attr includes the relationship', async () => {
+  it('a rel.attr name sends no fieldset and includes the relationship', async () => {
     const mark = sb.requests.length;
-    const r = json<Record<string, unknown>>(await ok(['prospects', 'get', '3', '--json=id,account.name,nosuch']));
-    expect(Object.keys(r)).toEqual(['id', 'account.name', 'nosuch']);
+    const r = json<Record<string, unknown>>(await ok(['prospects', 'get', '3', '--json=id,account.name,title']));
+    expect(Object.keys(r)).toEqual(['id', 'account.name', 'title']);
     expect(typeof r['account.name']).toBe('string');
-    expect(r.nosuch).toBeNull();
     const [q] = received(sb, mark, 'prospects');
     expect(decodeURIComponent(q!.query.raw)).toBe('include=account');
+  });
+
+  it('a name the type does not have is a usage error with the near miss; nothing is sent', async () => {
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'list', '--json', 'id,titel'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --json: prospect has no field "titel"\nhint: did you mean title\?/);
+    expect(sb.requests.length).toBe(mark);
   });
 
   it('with --query: fields first, then the expression', async () => {

@@ -98,15 +98,16 @@ export function checkFieldNames(fields: Record<string, string[]>, org: OrgNames)
  * makes the query return what they read: `account.name` adds `account` to the includes (an id
  * cannot show a name), and a column left out of a sparse `--fields` list is added to it. Other
  * formats print whole records, whose shape `--columns` does not change.
+ * @param flag the option named in errors (`--json` checks its names the same way)
  * @throws UsageError for a column the type (or the included type) does not have
  */
-export function applyColumns(rt: ResourceType, columns: string[], query: ListQuery, org: OrgNames, shown = true): void {
+export function applyColumns(rt: ResourceType, columns: string[], query: ListQuery, org: OrgNames, shown = true, flag = '--columns'): void {
   const q: ListQuery = shown ? query : structuredClone(query);
   for (const column of columns) {
     const dot = column.indexOf('.');
     const head = dot < 0 ? column : column.slice(0, dot);
     if (head === 'id' || head === 'type' || head === 'meta') continue;
-    const err = unknownField('--columns', rt, head, org);
+    const err = unknownField(flag, rt, head, org);
     if (err) throw err;
     const rel = findRelationship(rt, head);
     addSparse(q, rt.type, head);
@@ -117,7 +118,7 @@ export function applyColumns(rt: ResourceType, columns: string[], query: ListQue
     if (!target) continue;
     const attr = path.split('.')[0]!;
     if (attr === 'id' || attr === 'type') continue;
-    const terr = unknownField(`--columns ${column}`, target, attr, org);
+    const terr = unknownField(`${flag} ${column}`, target, attr, org);
     if (terr) throw terr;
     addSparse(q, target.type, attr);
   }

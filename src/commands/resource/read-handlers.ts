@@ -28,10 +28,10 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const limit = flags.limit !== undefined ? parsePositiveInt(flags.limit, '--limit', 0) : undefined;
   const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : undefined;
   if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
-  const org = await orgNames(ctx, rt, flags);
+  const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
   const names = org.view(rt);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), names);
-  askJsonFields(ctx, rt, query);
+  askJsonFields(ctx, rt, query, org);
   if (flags.count) query.count = true;
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
@@ -85,9 +85,9 @@ export interface GetFlags {
 
 export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, flags: GetFlags): Promise<void> {
   const id = parseId(idArg);
-  const org = await orgNames(ctx, rt, flags);
+  const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), org.view(rt));
-  askJsonFields(ctx, rt, query);
+  askJsonFields(ctx, rt, query, org);
   if (query.fields) checkFieldNames(query.fields, org);
   const api = await ctx.api();
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
@@ -122,9 +122,11 @@ export function withoutEmptyFields(r: FlatRecord | undefined): { kept: FlatRecor
  * `--json a,b,c` sent as the type's sparse fieldset, unless `--fields` already names one; a
  * `rel.attr` name includes the relationship (an id cannot show a name), as `--columns` does.
  */
-function askJsonFields(ctx: Context, rt: ResourceType, query: ListQuery): void {
+function askJsonFields(ctx: Context, rt: ResourceType, query: ListQuery, org: OrgNames): void {
   const fields = ctx.globals.jsonFields;
   if (!fields) return;
+  // Checked like --columns (a typo would print a column of nulls), without changing the query.
+  applyColumns(rt, fields, query, org, false, '--json');
   const sparse = jsonSparseFields(rt, fields);
   if (sparse && !query.fields?.[rt.type]) query.fields = { ...query.fields, [rt.type]: sparse };
   for (const f of fields) {
@@ -132,6 +134,13 @@ function askJsonFields(ctx: Context, rt: ResourceType, query: ListQuery): void {
     if (f === head || !findRelationship(rt, head)) continue;
     if (!(query.include ?? []).some((i) => i === head || i.startsWith(`${head}.`))) query.include = [...(query.include ?? []), head];
   }
+}
+
+/** The flags with `--json a,b,c` counted as columns: a name only the org schema knows loads it. */
+function withJsonFields(ctx: Context, flags: QueryFlags & { columns?: string }): QueryFlags & { columns?: string } {
+  const fields = ctx.globals.jsonFields;
+  if (!fields) return flags;
+  return { ...flags, columns: [flags.columns, ...fields].filter(Boolean).join(',') };
 }
 
 /**
