@@ -32,9 +32,18 @@ export interface App {
 
 /** Global options from commander's merged options and the environment. */
 export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
-  let output = (opts.json ? 'json' : opts.output) as string | undefined;
+  // `--json` alone is true; `--json a,b,c` (or `--json=a,b,c`) gives the fields to keep.
+  const json = opts.json !== undefined && opts.json !== false;
+  const jsonFields = typeof opts.json === 'string' ? parseJsonFields(opts.json) : undefined;
+  let output = (json ? 'json' : opts.output) as string | undefined;
   if (output !== undefined && !OUTPUT_FORMATS.includes(output as OutputFormat)) {
     throw new UsageError(`-o ${output}: unknown output format (use ${OUTPUT_FORMATS.join(', ')})`);
+  }
+  const query = opts.query as string | undefined;
+  if (query !== undefined) {
+    // A query result is JSON, not rows: table and csv cannot show it.
+    if (output === 'table' || output === 'csv') throw new UsageError(`--query works with -o json, ndjson or raw, not -o ${output}`);
+    output ??= 'json';
   }
   const timeout = opts.timeout === undefined ? 30 : Number(opts.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout ${String(opts.timeout)}: expected seconds > 0`);
@@ -56,7 +65,17 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX),
     timeoutMs: timeout * 1000,
     maxResponseBytes: Math.round(maxMb * 1024 * 1024),
+    query,
+    jsonFields,
   };
+}
+
+/** `--json a,b,c` as a list of field names. */
+function parseJsonFields(list: string): string[] | undefined {
+  if (list.trim() === '') return undefined;
+  const fields = list.split(',').map((s) => s.trim());
+  if (fields.some((f) => f === '')) throw new UsageError(`--json ${list}: expected field names separated by commas (e.g. --json id,firstName,title)`);
+  return fields;
 }
 
 /** Builds a Context for a command. */
@@ -152,6 +171,11 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
   try {
     const globals = globalsFrom(raw, app.env);
     ctx = createContext(app, globals);
+    if (globals.query !== undefined || globals.jsonFields) {
+      // Performance machinery (README.md, Build): the JMESPath implementation loads only with --query.
+      const query = globals.query !== undefined ? (await import('../output/query.js')).compileQuery(globals.query) : undefined;
+      ctx.shape = { fields: globals.jsonFields, query };
+    }
     await handler(ctx);
     app.exitCode = 0;
   } catch (err) {
@@ -159,7 +183,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
     app.exitCode = reportError(err, {
       stderr: app.io.stderr,
       verbose: raw.verbose === true,
-      json: raw.json === true || raw.output === 'json',
+      json: (raw.json !== undefined && raw.json !== false) || raw.output === 'json',
       redact: ctx?.redact ?? ((s) => redactText(s)),
     });
   } finally {

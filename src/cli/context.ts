@@ -7,6 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import type { ConfigStore } from '../auth/config.js';
 import type { IO } from '../output/io.js';
 import type { OutputFormat } from '../output/formats.js';
+import type { OutputShape } from '../output/shape.js';
 import type { Prompter } from './prompter.js';
 import type { Connection } from './connection.js';
 
@@ -26,6 +27,10 @@ export interface GlobalOptions {
   timeoutMs: number;
   /** Largest answer read (`--max-response-mb`, `SVC_MAX_RESPONSE_MB`). @default 64 MiB */
   maxResponseBytes?: number;
+  /** `--query`: a JMESPath expression for the JSON output. */
+  query?: string;
+  /** `--json a,b,c`: the fields each record keeps. */
+  jsonFields?: string[];
 }
 
 /** Time, injectable for tests. */
@@ -42,6 +47,8 @@ export interface Context {
   clock: Clock;
   /** The output format: `-o`, else table on a TTY and json otherwise. */
   output: OutputFormat;
+  /** `--json a,b,c` and `--query`, compiled before anything is sent; unset without them. */
+  shape?: OutputShape;
   /** Aborted on Ctrl-C; long operations check it and stop cleanly. */
   signal: AbortSignal;
   config(): Promise<ConfigStore>;

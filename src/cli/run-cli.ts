@@ -7,6 +7,7 @@ import { describeErrno, ExitCode } from '../errors.js';
 import { processIO } from './process-io.js';
 import type { App } from './app.js';
 import { buildProgram } from './program.js';
+import { separateJsonFlag } from './json-flag.js';
 
 /**
  * Runs svc with these arguments in this process; resolves to the exit code. `version` comes from
@@ -48,7 +49,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
   const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
   const program = buildProgram(app, version);
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(separateJsonFlag(argv, program), { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;

@@ -84,11 +84,15 @@ describe('completion scripts', () => {
 
       it('completes attribute names after --filter, --sort, --attr, --fields and values of -o', async () => {
         const filter = await complete(shell, ['svc', 'prospects', 'list', '--filter', 'ti']);
-        expect(filter).toContain('title');
-        expect(filter).not.toContain('timeZoneIana'); // not filterable
+        expect(filter).toContain('title=');
+        expect(filter).not.toContain('timeZoneIana='); // not filterable
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'account.'])).toEqual(['account.id=']);
         expect(await complete(shell, ['svc', '--sandbox', 'prospects', 'list', '-o', 'json', '--sort', '-upd'])).toEqual(['-updatedAt']);
         expect(await complete(shell, ['svc', 'prospects', 'list', '--sort', 'emai'])).toEqual([]); // emails is F, not S
-        expect(await complete(shell, ['svc', 'prospects', 'create', '--attr', 'first'])).toEqual(['firstName']);
+        expect(await complete(shell, ['svc', 'prospects', 'create', '--attr', 'first'])).toEqual(['firstName=']);
+        expect(await complete(shell, ['svc', 'prospects', 'create', '--rel', 'acc'])).toEqual(['account=']);
+        // `--json` may stand alone: the word after it is still the command line.
+        expect(await complete(shell, ['svc', '--json', 'prospects', 'li'])).toEqual(['list']);
         expect(await complete(shell, ['svc', 'prospects', 'list', '--fields', 'title,last'])).toEqual(['title,lastName']);
         expect(await complete(shell, ['svc', 'accounts', 'list', '-o', 'nd'])).toEqual(['ndjson']);
         expect(await complete(shell, ['svc', 'webhooks', 'trigger', 'task.comp'])).toEqual(['task.completed']);
@@ -110,7 +114,7 @@ describe('completion scripts', () => {
       for (const shell of ['bash', 'zsh', 'fish'] as const) {
         if (shell !== 'bash' && without(shell, `${shell} completion tests`)) continue;
         requireProgram(shell);
-        expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'tier'], { SVC_CONFIG_DIR: config }), shell).toEqual(['tierLevel']);
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'tier'], { SVC_CONFIG_DIR: config }), shell).toEqual(['tierLevel=']);
         expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'tier']), shell).toEqual([]);
       }
     } finally {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseFilter } from '../../src/api/filter.js';
-import { checkFilterValues, refuseRepeatedFields } from '../../src/commands/resource/filter-checks.js';
+import { checkFilterValues, refuseRepeatedFields, relativeDate } from '../../src/commands/resource/filter-checks.js';
 import { nearMiss } from '../../src/commands/resource/field-names.js';
 import type { AttributeSpec } from '../../src/registry/index.js';
 
@@ -59,6 +59,26 @@ describe('checkFilterValues', () => {
   it('a list of bare dates is refused; a list of date-times passes', () => {
     expect(() => check(DT, 'createdAt=2026-11-07,2026-11-08')).toThrow(/means a whole day/);
     expect(check(DT, 'createdAt=2026-11-07T10:00:00,2026-11-08T10:00:00').kind).toBe('list');
+  });
+
+  it('relative dates become dates counted from now in the local calendar', () => {
+    const now = new Date(2026, 2, 3, 0, 30); // 3 March 2026, just after midnight
+    const at = (spec: AttributeSpec, expr: string) => checkFilterValues(spec, parseFilter(expr), expr, now);
+    expect(at(DT, 'createdAt=7d..')).toMatchObject({ kind: 'range', from: '2026-02-24', to: undefined });
+    expect(at(DT, 'createdAt=2w..yesterday')).toMatchObject({ from: '2026-02-17', to: '2026-03-02' });
+    expect(at(DT, 'createdAt=today')).toMatchObject({ kind: 'range', from: '2026-03-03', to: '2026-03-03' });
+    expect(at(D, 'dateOfBirth=yesterday')).toMatchObject({ kind: 'eq', values: ['2026-03-02'] });
+    expect(at(DT, 'createdAt=..TODAY')).toMatchObject({ from: undefined, to: '2026-03-03' });
+    expect(() => at(DT, 'createdAt=7x..')).toThrow(expect.objectContaining({ hints: [expect.stringMatching(/today, yesterday, 7d/)] }));
+    // Not on other types: "7d" may be a real value there.
+    const f = parseFilter('title=7d');
+    expect(checkFilterValues({ name: 'title', type: 'string' }, f, 'title=7d', now)).toBe(f);
+  });
+
+  it('relativeDate steps calendar days across month and year ends', () => {
+    expect(relativeDate('1d', new Date(2026, 0, 1, 12))).toBe('2025-12-31');
+    expect(relativeDate('0d', new Date(2026, 0, 1, 12))).toBe('2026-01-01');
+    expect(relativeDate('2026-01-01', new Date())).toBeUndefined();
   });
 
   it('other types pass unchanged', () => {

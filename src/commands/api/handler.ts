@@ -4,8 +4,9 @@ import { ApiError, UsageError } from '../../errors.js';
 import { PagingGuard } from '../../api/paging-guard.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { writeOut } from '../../output/io.js';
-import { createRecordWriter } from '../../output/render.js';
+import { formatResult } from '../../output/shape.js';
 import { readDataArgument } from '../shared/read-data.js';
+import { recordWriter } from '../shared/output.js';
 
 const METHODS = new Set(['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD']);
 
@@ -19,6 +20,8 @@ export async function apiHandler(
   if (!METHODS.has(method)) throw new UsageError(`unknown method "${methodArg}" (use GET, POST, PATCH, PUT, DELETE)`);
   if (opts.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
   const body = opts.data !== undefined ? await readDataArgument(ctx, opts.data) : undefined;
+  // `svc api` prints documents, not records: a query applies to the document, whatever -o says.
+  const query = ctx.shape?.query;
   const api = await ctx.api();
   const url = api.resolve(pathArg);
   if (ctx.globals.dryRun && method !== 'GET') {
@@ -33,12 +36,17 @@ export async function apiHandler(
     }
     // Nothing on stdout, but a script's author should know it was an empty answer, not a lost one.
     if (!res.text.trim()) ctx.info(`HTTP ${res.status}: empty answer${res.status === 204 ? ' (no content)' : ''}`);
+    else if (query) await writeOut(ctx.io.stdout, formatResult(query.search(res.doc), ctx.globals.output === 'raw'));
     else await writeOut(ctx.io.stdout, res.text.endsWith('\n') ? res.text : res.text + '\n');
     return;
   }
-  // Paginated: raw documents (one per line) by default, or records in the chosen format.
+  // Paginated: raw documents (one per line) by default, or records in the chosen format; a
+  // query applies to each document as the server sent it (one result per page), as without
+  // --paginate.
   const format = ctx.globals.output ?? 'raw';
-  const writer = createRecordWriter({ format, io: ctx.io });
+  const writer = query
+    ? { page: async (doc: unknown) => writeOut(ctx.io.stdout, formatResult(query.search(doc), format === 'raw')), end: async () => {} }
+    : recordWriter(ctx, { format, io: ctx.io });
   const guard = new PagingGuard();
   let next: URL | undefined = url;
   while (next) {

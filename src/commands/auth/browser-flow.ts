@@ -11,6 +11,7 @@ import { pkcePair, randomState } from '../../auth/pkce.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import type { Context } from '../../cli/context.js';
 import { AuthError, InterruptedError, NetworkError, SvcError } from '../../errors.js';
+import { openBrowser } from '../shared/open-browser.js';
 
 /** What the flow needs. */
 export interface BrowserFlowOptions {
@@ -69,14 +70,7 @@ async function announce(ctx: Context, url: string, o: BrowserFlowOptions, redire
     return;
   }
   err.write(`Opening the browser to log in. If it does not open, visit:\n${url}\n${wait}\n`);
-  try {
-    // Performance machinery (README.md, Build): loaded with import() when first used.
-    const { default: open } = await import('open');
-    const child = await open(url);
-    child.on('error', () => ctx.warn('could not start a browser; open the URL above yourself'));
-  } catch {
-    ctx.warn('could not start a browser; open the URL above yourself');
-  }
+  if (!(await openBrowser(url, ctx.env))) ctx.warn('could not start a browser; open the URL above yourself');
 }
 
 /** A pasted redirect URL (terminal only, with --no-browser). Never resolves otherwise. */

@@ -4,7 +4,7 @@ import { describeUser } from '../../auth/whoami.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../output/flatten.js';
-import { renderValue } from '../../output/render.js';
+import { printValue } from '../shared/output.js';
 import { terminalSafe, textWidth } from '../../output/terminal-text.js';
 
 export async function listProfiles(ctx: Context): Promise<void> {
@@ -27,7 +27,7 @@ export async function listProfiles(ctx: Context): Promise<void> {
     ctx.info('No profiles yet: run `svc login --base-url <url>` to create one.');
     return;
   }
-  await renderValue(ctx.io, ctx.output, rows as unknown as FlatRecord[], () => {
+  await printValue(ctx, ctx.output, rows as unknown as FlatRecord[], () => {
     const head = ['', 'NAME', 'BASE URL', 'USER', 'STATE'];
     const cells = rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '', r.user ?? '', r.state].map(terminalSafe));
     const widths = head.map((h, i) => Math.max(textWidth(h), ...cells.map((c) => textWidth(c[i]!))));

@@ -6,7 +6,7 @@ import { describeUser, parseRoot } from '../../auth/whoami.js';
 import type { Connection } from '../../cli/connection.js';
 import type { Context } from '../../cli/context.js';
 import { AuthError } from '../../errors.js';
-import { renderValue } from '../../output/render.js';
+import { printValue } from '../shared/output.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 import { describeExpiry } from './shared.js';
 
@@ -46,7 +46,7 @@ export async function statusHandler(ctx: Context): Promise<void> {
     refreshable: Boolean(after?.refreshToken),
     configFile: store?.path ?? null,
   };
-  await renderValue(ctx.io, ctx.output, value, () => {
+  await printValue(ctx, ctx.output, value, () => {
     const rows: [string, string][] = [
       ['Profile', conn.profileName],
       ['Base URL', conn.baseUrl],

@@ -44,6 +44,13 @@ _svc_values() {
   if [[ "$kind" == file ]]; then _svc_reply -f -- "$cur"; return; fi
   case " $_svc_list_kinds " in *" $kind "*) if [[ "$cur" == *,* ]]; then pre="\${cur%,*},"; last="\${cur##*,}"; fi ;; esac
   if [[ "$kind" == sort && "$last" == -* ]]; then pre="$pre-"; last="\${last#-}"; fi
+  # name=value kinds: the name completes with its = and no space, the value comes next.
+  case "$kind" in
+    filter|attr|rel)
+      _svc_reply -S = -W "$(_svc_words "$kind" "$cmd")" -- "$last"
+      type compopt >/dev/null 2>&1 && compopt -o nospace 2>/dev/null
+      return ;;
+  esac
   _svc_reply -P "$pre" -W "$(_svc_words "$kind" "$cmd")" -- "$last"
 }
 

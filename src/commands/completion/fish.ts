@@ -62,8 +62,11 @@ function __svc_values --argument-names kind cmd cur
     if test "$kind" = sort; and string match -q -- '-*' "$last"
         set pre "$pre-"
     end
+    # name=value kinds: the name completes with its = (fish adds no space after a trailing =).
+    set -l suf ''
+    contains -- $kind filter attr rel; and set suf '='
     for w in (__svc_words $kind "$cmd")
-        printf '%s%s\n' "$pre" $w
+        printf '%s%s%s\n' "$pre" $w $suf
     end
 end
 

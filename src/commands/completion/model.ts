@@ -96,7 +96,9 @@ export function buildCompletionModel(program: Command): CompletionModel {
   const optionInfo = (o: Option): OptionInfo => {
     const flags = [o.short, o.long].filter((f): f is string => !!f);
     const info: OptionInfo = { flags, description: o.description };
-    if (o.required || o.optional) info.value = o.argChoices ? choiceKind(o.argChoices) : (OPTION_KINDS[o.long ?? ''] ?? 'none');
+    // An optional value (`--json [fields]`) is completed as a flag: the next word is most often
+    // the command line going on (`svc --json prospects list`).
+    if (o.required) info.value = o.argChoices ? choiceKind(o.argChoices) : (OPTION_KINDS[o.long ?? ''] ?? 'none');
     return info;
   };
   const help: OptionInfo = { flags: ['-h', '--help'], description: 'show help' };

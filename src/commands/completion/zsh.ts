@@ -27,12 +27,13 @@ _svc_words() {
   esac
 }
 
-# Adds the words starting with $1, each prefixed with $2.
+# Adds the words starting with $1, each prefixed with $2 and followed by $3 (then no space).
 _svc_add() {
-  local last="$1" pre="$2" w; shift 2
+  local last="$1" pre="$2" suf="$3" w; shift 3
   local -a out
-  for w in "$@"; do [[ "$w" == "$last"* ]] && out+=("$pre$w"); done
-  (( \${#out} )) && compadd -Q -- "\${out[@]}"
+  for w in "$@"; do [[ "$w" == "$last"* ]] && out+=("$pre$w$suf"); done
+  (( \${#out} )) || return
+  if [[ -n "$suf" ]]; then compadd -Q -S '' -- "\${out[@]}"; else compadd -Q -- "\${out[@]}"; fi
 }
 
 _svc_values() {
@@ -40,7 +41,10 @@ _svc_values() {
   if [[ "$kind" == file ]]; then (( \${+functions[_files]} )) && _files; return; fi
   if [[ " $_svc_list_kinds " == *" $kind "* && "$cur" == *,* ]]; then pre="\${cur%,*},"; last="\${cur##*,}"; fi
   if [[ "$kind" == sort && "$last" == -* ]]; then pre="$pre-"; last="\${last#-}"; fi
-  _svc_add "$last" "$pre" \${=$(_svc_words "$kind" "$cmd")}
+  # name=value kinds: the name completes with its = and no space, the value comes next.
+  local suf=""
+  case "$kind" in filter|attr|rel) suf="=" ;; esac
+  _svc_add "$last" "$pre" "$suf" \${=$(_svc_words "$kind" "$cmd")}
 }
 
 _svc() {
@@ -62,7 +66,7 @@ _svc() {
   done
   if [[ -n "$expect" ]]; then _svc_values "$expect" "$cmd" "$cur"; return; fi
   local key="$(_svc_key "$cpath")"
-  if [[ "$cur" == -* ]]; then _svc_add "$cur" "" \${=$(_svc_var O "$key")} \${=_svc_O_root}; return; fi
+  if [[ "$cur" == -* ]]; then _svc_add "$cur" "" "" \${=$(_svc_var O "$key")} \${=_svc_O_root}; return; fi
   local dn="_svc_D_$key"
   if (( \${(P)+dn} )) && (( npos == 0 )); then
     local -a names descs; local e

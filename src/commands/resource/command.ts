@@ -11,6 +11,20 @@ import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
+/** The `list --help` lines on dates in filters, with an example on a date field of the type. */
+function datesHelp(rt: ResourceType): string {
+  const field = rt.attributes.find((a) => a.filterable && a.type === 'date-time' && a.name === 'updatedAt') ?? rt.attributes.find((a) => a.filterable && a.type === 'date-time');
+  const lines = [
+    '',
+    'Dates in filters: YYYY-MM-DD (on a date-time field: that whole day),',
+    'YYYY-MM-DDThh:mm:ss, or relative to your calendar: today, yesterday,',
+    '7d (7 days ago), 2w (2 weeks ago). Ranges: from..to, from.., ..to.',
+  ];
+  if (field) {
+    lines.push(`  $ svc ${rt.command} list --filter ${field.name}=7d..`, `  $ svc ${rt.command} list --filter ${field.name}=yesterday`);
+  }
+  return `${lines.join('\n')}\n`;
+}
 /**
  * Registers one command per resource type. Start-up cost: all 51 are registered (for `--help`
  * and suggestions), but their operations are built only for the types the command line names
@@ -80,6 +94,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name: includes account)')
       .option('--bom', 'with -o csv: start with a UTF-8 byte order mark, so Excel reads accents right')
       .option('--all-columns', 'with -o csv: keep the custom fields your org does not use (left out once `svc schema pull` has cached the schema)')
+      .addHelpText('after', () => datesHelp(rt))
       .action((opts, c: Command) => runRead(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
   }
   if (rt.operations.includes('list')) {
@@ -122,6 +137,7 @@ Examples:
       .argument('<id>', 'record id')
       .option('-i, --include <paths>', 'related resources to include')
       .option('--fields <list>', 'sparse fields: attr,attr or type=attr,attr (repeatable)', collect)
+      .option('--all-fields', 'table view: show null and empty fields too (hidden by default)')
       .action((id: string, opts, c: Command) => runRead(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)));
   }
   if (rt.operations.includes('create')) {

@@ -98,15 +98,16 @@ export function checkFieldNames(fields: Record<string, string[]>, org: OrgNames)
  * makes the query return what they read: `account.name` adds `account` to the includes (an id
  * cannot show a name), and a column left out of a sparse `--fields` list is added to it. Other
  * formats print whole records, whose shape `--columns` does not change.
+ * @param flag the option named in errors (`--json` checks its names the same way)
  * @throws UsageError for a column the type (or the included type) does not have
  */
-export function applyColumns(rt: ResourceType, columns: string[], query: ListQuery, org: OrgNames, shown = true): void {
+export function applyColumns(rt: ResourceType, columns: string[], query: ListQuery, org: OrgNames, shown = true, flag = '--columns'): void {
   const q: ListQuery = shown ? query : structuredClone(query);
   for (const column of columns) {
     const dot = column.indexOf('.');
     const head = dot < 0 ? column : column.slice(0, dot);
     if (head === 'id' || head === 'type' || head === 'meta') continue;
-    const err = unknownField('--columns', rt, head, org);
+    const err = unknownField(flag, rt, head, org);
     if (err) throw err;
     const rel = findRelationship(rt, head);
     addSparse(q, rt.type, head);
@@ -117,7 +118,7 @@ export function applyColumns(rt: ResourceType, columns: string[], query: ListQue
     if (!target) continue;
     const attr = path.split('.')[0]!;
     if (attr === 'id' || attr === 'type') continue;
-    const terr = unknownField(`--columns ${column}`, target, attr, org);
+    const terr = unknownField(`${flag} ${column}`, target, attr, org);
     if (terr) throw terr;
     addSparse(q, target.type, attr);
   }
@@ -127,4 +128,17 @@ export function applyColumns(rt: ResourceType, columns: string[], query: ListQue
 function addSparse(query: ListQuery, type: string, name: string): void {
   const list = query.fields?.[type];
   if (list && !list.includes(name)) list.push(name);
+}
+
+/**
+ * The sparse fieldset `--json a,b,c` asks for: its names other than `id` and `type`, when every
+ * one is an attribute or relationship of the type. Otherwise (a dotted name, a custom-field
+ * label, a name the registry does not know) undefined: whole records come and are cut down on
+ * output, so that no asked-for field goes missing.
+ */
+export function jsonSparseFields(rt: ResourceType, fields: readonly string[] | undefined): string[] | undefined {
+  if (!fields) return undefined;
+  const names = fields.filter((f) => f !== 'id' && f !== 'type');
+  if (names.length === 0 || !names.every((n) => findAttribute(rt, n) || findRelationship(rt, n))) return undefined;
+  return [...new Set(names)];
 }

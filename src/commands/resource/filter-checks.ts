@@ -70,19 +70,22 @@ function problemOf(spec: AttributeSpec, v: string): string | undefined {
  * date-time field into that day's range: `createdAt=2026-11-07` is sent as
  * `2026-11-07..2026-11-07`, which the API reads as the whole day (a bare date as a range bound
  * covers its day, bounds inclusive), where an equality with a bare date matches no date-time.
- * Ranges are sent as written, as the filter table of the README shows.
+ * Ranges are sent as written, as the filter table of the README shows. Relative dates (`today`,
+ * `yesterday`, `7d`, `2w`) become dates first (see {@link resolveRelativeDates}).
  * Other types pass unchanged (the service checks them and answers 400, which is not silent).
  * @param spec the field's attribute, when known
  * @param given the expression as the user wrote it, for messages
+ * @param now the moment relative dates count from
  * @throws UsageError for an impossible or malformed date
  */
-export function checkFilterValues(spec: AttributeSpec | undefined, f: Filter, given: string): Filter {
-  if (!spec || (spec.type !== 'date' && spec.type !== 'date-time')) return f;
+export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filter, given: string, now: Date = new Date()): Filter {
+  if (!spec || (spec.type !== 'date' && spec.type !== 'date-time')) return given0;
+  const f = resolveRelativeDates(given0, now);
   const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
   for (const v of values) {
     const problem = problemOf(spec, v);
     if (problem) {
-      const wanted = spec.type === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD (a whole day) or YYYY-MM-DDThh:mm:ss';
+      const wanted = `${spec.type === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD (a whole day) or YYYY-MM-DDThh:mm:ss'}, or today, yesterday, 7d (days ago), 2w (weeks ago)`;
       throw new UsageError(`filter "${given}": "${v}" is not a valid ${spec.type} on ${f.path.join('.')}`).hint(`write ${wanted}`);
     }
   }
@@ -97,4 +100,36 @@ export function checkFilterValues(spec: AttributeSpec | undefined, f: Filter, gi
     );
   }
   return f;
+}
+
+const RELATIVE = /^(?:(today)|(yesterday)|(\d{1,5})([dw]))$/i;
+
+/** `YYYY-MM-DD` of a day in the local time zone (the calendar of the person typing). */
+function localDay(d: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/**
+ * A relative date as the calendar date it names, counted in the local time zone from `now`:
+ * `today`, `yesterday`, `7d` (7 days ago), `2w` (14 days ago). Undefined for anything else.
+ */
+export function relativeDate(value: string, now: Date): string | undefined {
+  const m = RELATIVE.exec(value.trim());
+  if (!m) return undefined;
+  const days = m[1] ? 0 : m[2] ? 1 : Number(m[3]) * (m[4]!.toLowerCase() === 'w' ? 7 : 1);
+  // Calendar arithmetic (not 24-hour steps), so that a daylight-saving change does not shift the day.
+  const d = new Date(now.getFullYear(), now.getMonth(), now.getDate() - days);
+  return localDay(d);
+}
+
+/**
+ * A date filter with its relative values (`updatedAt=7d..`, `createdAt=today`) resolved to
+ * dates before anything is sent: the service knows only dates. On a date-time field the
+ * resulting bare date then means its whole day, as a typed date does.
+ */
+export function resolveRelativeDates(f: Filter, now: Date): Filter {
+  const one = (v: string | undefined) => (v === undefined ? v : (relativeDate(v, now) ?? v));
+  if (f.kind === 'range') return { ...f, from: one(f.from), to: one(f.to) };
+  return { ...f, values: f.values.map((v) => one(v)!) };
 }

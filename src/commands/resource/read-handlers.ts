@@ -2,19 +2,19 @@
 import { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
 import { Progress } from '../../bulk/progress.js';
-import { buildQuery } from '../../api/query.js';
+import { buildQuery, type ListQuery } from '../../api/query.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../output/flatten.js';
 import { keepHeapNearLiveSize } from '../../output/heap.js';
-import { createRecordWriter } from '../../output/render.js';
 import { writeOut } from '../../output/io.js';
 import { startSpinner } from '../../output/spinner.js';
-import { resourceByType, type ResourceType } from '../../registry/index.js';
+import { findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
-import { applyColumns, checkFieldNames, type OrgNames } from './field-names.js';
+import { applyColumns, checkFieldNames, jsonSparseFields, type OrgNames } from './field-names.js';
 import { buildListQuery, namesUnknownFields, parseColumns, type QueryFlags } from './query-options.js';
 import { parseId, parsePositiveInt } from './args.js';
+import { printValue, recordWriter } from '../shared/output.js';
 
 /** Options of `list`. */
 export interface ListFlags extends QueryFlags {
@@ -35,9 +35,10 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : undefined;
   if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
   if (flags.bom && ctx.output !== 'csv') throw new UsageError('--bom is for CSV output (-o csv)');
-  const org = await orgNames(ctx, rt, flags);
+  const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
   const names = org.view(rt);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), names);
+  askJsonFields(ctx, rt, query, org);
   if (flags.count) query.count = true;
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
@@ -58,7 +59,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     ? { update() {}, clear() {}, dataIO: (io: typeof ctx.io) => io, stop: () => progress.stop() }
     : startSpinner(ctx.io, `Fetching ${rt.command}…`, ctx.env);
   progress?.start();
-  const writer = createRecordWriter({ format: ctx.output, io: spinner.dataIO(ctx.io), columns, defaultColumns: rt.defaultColumns, omitColumn });
+  const writer = recordWriter(ctx, { format: ctx.output, io: spinner.dataIO(ctx.io), columns, defaultColumns: rt.defaultColumns, omitColumn });
   const warn = (m: string) => {
     spinner.clear();
     ctx.warn(m);
@@ -94,7 +95,9 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (limit === undefined && !flags.all && lastDoc) moreHint(ctx, total, lastDoc, countMeta?.count);
   if (countMeta && askedCount) {
     const c = countMeta.count === null || countMeta.count === undefined ? 'unknown' : String(countMeta.count);
-    if (limit === 0 && ctx.output !== 'table') ctx.io.stdout.write(JSON.stringify({ count: countMeta.count ?? null, count_truncated: countMeta.truncated ?? false }) + '\n');
+    const counted = { count: countMeta.count ?? null, count_truncated: countMeta.truncated ?? false };
+    if (limit === 0 && ctx.shape) await printValue(ctx, ctx.output, counted, () => '');
+    else if (limit === 0 && ctx.output !== 'table') ctx.io.stdout.write(JSON.stringify(counted) + '\n');
     else ctx.info(`count: ${c}${countMeta.truncated ? ' (truncated: the service stopped counting)' : ''}`);
   }
 }
@@ -103,19 +106,68 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
 export interface GetFlags {
   include?: string;
   fields?: string[];
+  /** Show null and empty fields in the table view too. */
+  allFields?: boolean;
 }
 
 export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, flags: GetFlags): Promise<void> {
   const id = parseId(idArg);
-  const org = await orgNames(ctx, rt, flags);
+  const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), org.view(rt));
+  askJsonFields(ctx, rt, query, org);
   if (query.fields) checkFieldNames(query.fields, org);
   const api = await ctx.api();
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
   singleResource(res.status, res.doc);
-  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
-  await writer.page(res.doc, maskSensitive(flattenDocument(res.doc)));
+  const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
+  let records = maskSensitive(flattenDocument(res.doc));
+  if (ctx.output === 'table' && !flags.allFields) {
+    // The table view is for reading one record: most of a record's fields are often empty.
+    const { kept, hidden } = withoutEmptyFields(records[0]);
+    if (kept) records = [kept];
+    if (hidden > 0) ctx.info(`(${hidden} empty field${hidden === 1 ? '' : 's'} hidden; --all-fields shows them)`);
+  }
+  await writer.page(res.doc, records);
   await writer.end();
+}
+
+/** A record without its null and empty values (`id` and `type` stay), and how many went (empty custom fields not counted). */
+export function withoutEmptyFields(r: FlatRecord | undefined): { kept: FlatRecord | undefined; hidden: number } {
+  if (!r) return { kept: r, hidden: 0 };
+  const kept = {} as FlatRecord;
+  let hidden = 0;
+  for (const [k, v] of Object.entries(r)) {
+    const empty = v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+    // Empty custom fields are never shown in the table view (render.ts): not counted as hidden here.
+    if (empty && k !== 'id' && k !== 'type') hidden += /^custom\d+$/.test(k) ? 0 : 1;
+    else kept[k] = v;
+  }
+  return { kept, hidden };
+}
+
+/**
+ * `--json a,b,c` sent as the type's sparse fieldset, unless `--fields` already names one; a
+ * `rel.attr` name includes the relationship (an id cannot show a name), as `--columns` does.
+ */
+function askJsonFields(ctx: Context, rt: ResourceType, query: ListQuery, org: OrgNames): void {
+  const fields = ctx.globals.jsonFields;
+  if (!fields) return;
+  // Checked like --columns (a typo would print a column of nulls), without changing the query.
+  applyColumns(rt, fields, query, org, false, '--json');
+  const sparse = jsonSparseFields(rt, fields);
+  if (sparse && !query.fields?.[rt.type]) query.fields = { ...query.fields, [rt.type]: sparse };
+  for (const f of fields) {
+    const head = f.split('.')[0]!;
+    if (f === head || !findRelationship(rt, head)) continue;
+    if (!(query.include ?? []).some((i) => i === head || i.startsWith(`${head}.`))) query.include = [...(query.include ?? []), head];
+  }
+}
+
+/** The flags with `--json a,b,c` counted as columns: a name only the org schema knows loads it. */
+function withJsonFields(ctx: Context, flags: QueryFlags & { columns?: string }): QueryFlags & { columns?: string } {
+  const fields = ctx.globals.jsonFields;
+  if (!fields) return flags;
+  return { ...flags, columns: [flags.columns, ...fields].filter(Boolean).join(',') };
 }
 
 /**

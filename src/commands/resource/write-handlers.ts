@@ -9,12 +9,13 @@ import { ApiError, UsageError } from '../../errors.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
-import { createRecordWriter } from '../../output/render.js';
+import { pick } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
 import { checkWebhookAttributes } from '../../webhooks/events.js';
 import { loadOrgTypeView } from '../schema/load.js';
 import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
+import { printValue, recordWriter } from '../shared/output.js';
 import { parseId } from './args.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
 import { promptForFields } from './prompt-fields.js';
@@ -99,11 +100,25 @@ function expectRecord(res: ApiResponse, what: string, mayExist: boolean): void {
   }
 }
 
-/** Prints the record a write returned; only a create's shows the sensitive attributes (mask.ts). */
-async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0], created = false): Promise<void> {
-  const writer = createRecordWriter({ format: ctx.output, io: ctx.io, single: true });
-  const records = flattenDocument(doc);
-  await writer.page(doc, created ? records : maskSensitive(records));
+/**
+ * Prints the record a write returned; only a create's shows the sensitive attributes (mask.ts).
+ * The table view of a create or update (`sent`) is a short confirmation: the id and the fields
+ * the write set, as the service stored them; `-o json` and friends print the whole record.
+ */
+async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0], created = false, sent?: WriteData): Promise<void> {
+  const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
+  let records = flattenDocument(doc);
+  if (!created) records = maskSensitive(records);
+  const r = records[0];
+  if (ctx.output === 'table' && sent && r) {
+    await writeOut(ctx.io.stdout, `${created ? 'Created' : 'Updated'} ${r.type} ${r.id}\n`);
+    const changed = [...Object.keys(sent.attributes), ...Object.keys(sent.relationships)].filter((k) => k !== 'id' && k !== 'type');
+    if (changed.length === 0) return;
+    const short = {} as typeof r;
+    for (const k of changed) short[k] = pick(r, k) ?? null;
+    records = [short];
+  }
+  await writer.page(doc, records);
   await writer.end();
 }
 
@@ -115,7 +130,7 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
   // Never `include` on a write: the service deprecated it (fetch related records separately).
   const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
   expectRecord(res, 'create', true);
-  await printRecord(ctx, res.doc, true);
+  await printRecord(ctx, res.doc, true, data);
 }
 
 export async function updateHandler(ctx: Context, rt: ResourceType, idArg: string, flags: WriteFlags): Promise<void> {
@@ -131,7 +146,7 @@ export async function updateHandler(ctx: Context, rt: ResourceType, idArg: strin
   if (ctx.globals.dryRun) return printDryRun(ctx, 'PATCH', api.resolve(path), body);
   const res = await api.request({ method: 'PATCH', path, body, idempotent: true });
   expectRecord(res, 'update', false);
-  await printRecord(ctx, res.doc);
+  await printRecord(ctx, res.doc, false, data);
 }
 
 export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: string): Promise<void> {
@@ -151,7 +166,9 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
   }
   await api.request({ method: 'DELETE', path });
   ctx.info(`deleted ${rt.type} ${id}`);
-  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify({ id: normalizeId(id), type: rt.type, deleted: true }) + '\n');
+  const deleted = { id: normalizeId(id), type: rt.type, deleted: true };
+  if (ctx.shape) await printValue(ctx, ctx.output, deleted, () => '');
+  else if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify(deleted) + '\n');
 }
 
 /** Options of item actions. */

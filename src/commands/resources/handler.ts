@@ -1,6 +1,6 @@
 /** Handler of `svc resources`. */
 import type { Context } from '../../cli/context.js';
-import { renderValue } from '../../output/render.js';
+import { printValue } from '../shared/output.js';
 import { RESOURCES } from '../../registry/index.js';
 
 /** One row of `svc resources -o json`. */
@@ -29,7 +29,7 @@ export function resourceSummaries(): ResourceSummary[] {
 
 export async function resourcesHandler(ctx: Context): Promise<void> {
   const rows = resourceSummaries();
-  await renderValue(ctx.io, ctx.output === 'table' ? 'table' : ctx.output, rows, () => {
+  await printValue(ctx, ctx.output === 'table' ? 'table' : ctx.output, rows, () => {
     const w = Math.max(...rows.map((r) => r.command.length));
     const ops = Math.max(...rows.map((r) => r.operations.join(',').length));
     const head = `${'COMMAND'.padEnd(w)}  ${'OPERATIONS'.padEnd(ops)}  ACTIONS\n`;

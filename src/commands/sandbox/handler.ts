@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { parsePositiveInt } from '../resource/args.js';
 import type { SandboxFlags } from './command.js';
 import { clearState, writeState } from './state-file.js';
+import { printJsonResult } from '../shared/output.js';
 
 function num(v: string | undefined, flag: string, min = 0): number | undefined {
   return v === undefined ? undefined : parsePositiveInt(v, flag, min);
@@ -35,8 +36,7 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
   });
   const info = { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, token: sb.token };
   // The sandbox's own credentials are printed on purpose: they are what a newcomer needs.
-  if (ctx.output === 'json' || ctx.output === 'ndjson') ctx.io.stdout.write(JSON.stringify(info) + '\n');
-  else {
+  if (!(await printJsonResult(ctx, info))) {
     ctx.io.stdout.write(
       [
         `baseUrl       ${info.baseUrl}`,

@@ -4,6 +4,7 @@ import { writeOut } from '../../output/io.js';
 import { schemaCachePath, writeSchemaCache } from '../../schema/cache.js';
 import { writeCompletionExtra } from '../../schema/completion-extra.js';
 import { ambiguousLabels, buildOrgSchema } from '../../schema/org-schema.js';
+import { printJsonResult } from '../shared/output.js';
 
 /** Fetches both documents, writes the profile's cache and the completion extras, reports a summary. */
 export async function pullHandler(ctx: Context): Promise<void> {
@@ -30,8 +31,6 @@ export async function pullHandler(ctx: Context): Promise<void> {
   for (const a of ambiguousLabels(schema)) ctx.warn(`${a.type}: label "${a.label}" is shared by ${a.fields.join(', ')}; use the field names`);
   if (schema.unknownTypes.length) ctx.info(`types this svc does not know (reachable with \`svc api\`): ${schema.unknownTypes.join(', ')}`);
   ctx.info(`cached in ${file}`);
-  if (ctx.output === 'json' || ctx.output === 'ndjson') {
-    const summary = { profile: conn.profileName, file, pulledAt: schema.pulledAt, types: typeNames, customFields: labelled, extraAttributes: extra, unknownTypes: schema.unknownTypes };
-    await writeOut(ctx.io.stdout, JSON.stringify(summary) + '\n');
-  }
+  const summary = { profile: conn.profileName, file, pulledAt: schema.pulledAt, types: typeNames, customFields: labelled, extraAttributes: extra, unknownTypes: schema.unknownTypes };
+  await printJsonResult(ctx, summary);
 }

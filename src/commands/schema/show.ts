@@ -1,7 +1,7 @@
 /** Handler of `svc schema show <type>`: every field of a type with its marks and labels. */
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
-import { renderValue } from '../../output/render.js';
+import { printValue } from '../shared/output.js';
 import { attributeMarks as marks, findResource } from '../../registry/index.js';
 import { orgTypeView } from '../../schema/org-schema.js';
 import { loadOrgSchema } from './load.js';
@@ -52,7 +52,7 @@ export async function showHandler(ctx: Context, typeArg: string): Promise<void> 
     const def = Array.isArray(f.definition) ? f.definition.join(', ') : f.definition;
     rows.push({ name: f.name, type: 'string', marks: f.required ? 'required' : '', label: f.label, validation: f.type, options: def, source: 'custom' });
   }
-  await renderValue(ctx.io, ctx.output, rows, () => humanTable(rows));
+  await printValue(ctx, ctx.output, rows, () => humanTable(rows));
   if (rt.customFields) {
     ctx.info(
       schema

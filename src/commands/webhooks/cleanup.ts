@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { readAll } from '../shared/read-data.js';
 import { cleanupWebhook } from './registration.js';
+import { printJsonResult } from '../shared/output.js';
 
 /** Options of `cleanup`. */
 export interface CleanupFlags {
@@ -39,5 +40,5 @@ export async function cleanupHandler(ctx: Context, flags: CleanupFlags): Promise
     signal: ctx.signal,
   });
   ctx.info(outcome === 'removed' ? 'webhook removed' : 'webhook already gone (404): nothing to remove');
-  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify({ removed: outcome === 'removed', alreadyGone: outcome === 'gone' }) + '\n');
+  await printJsonResult(ctx, { removed: outcome === 'removed', alreadyGone: outcome === 'gone' });
 }

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../cli/context.js';
 import { NetworkError, UsageError } from '../../errors.js';
+import { formatResult, shapeValue } from '../../output/shape.js';
 import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 import { deliveryRecord, describeDelivery, parseDelivery } from '../../webhooks/delivery.js';
@@ -84,13 +85,17 @@ function describeForward(r: ForwardResult, url: URL): string {
 /** Prints one accepted delivery in the chosen format. */
 async function printDelivery(ctx: Context, d: ReceivedDelivery, receivedAt: number, forwarded: ForwardResult | undefined, forwardTo: URL | undefined): Promise<void> {
   const format = ctx.globals.output;
-  if (format === 'raw') return writeOut(ctx.io.stdout, d.raw.toString('utf8').replace(/\n+$/, '') + '\n');
+  const shape = ctx.shape;
+  if (format === 'raw' && !shape?.query) return writeOut(ctx.io.stdout, d.raw.toString('utf8').replace(/\n+$/, '') + '\n');
   const summary = parseDelivery(d.raw);
-  if (format === 'json' || format === 'ndjson') {
+  if (format === 'json' || format === 'ndjson' || format === 'raw') {
     const rec = summary ? deliveryRecord(summary) : { event: null, body: d.raw.toString('utf8') };
     const extra: Record<string, unknown> = { receivedAt: new Date(receivedAt).toISOString(), signature: d.signature };
     if (forwarded) extra.forwarded = 'error' in forwarded ? { error: forwarded.error } : { status: forwarded.status };
-    return writeOut(ctx.io.stdout, JSON.stringify({ ...rec, ...extra }) + '\n');
+    // One line per delivery as it arrives; `--json a,b` and `--query` apply to each.
+    const value = shape ? shapeValue({ ...rec, ...extra }, shape, false) : { ...rec, ...extra };
+    if (format === 'raw') return writeOut(ctx.io.stdout, formatResult(value, true));
+    return writeOut(ctx.io.stdout, JSON.stringify(value ?? null) + '\n');
   }
   const lines = summary ? describeDelivery(summary) : [`(not a JSON delivery: ${d.raw.length} bytes)`];
   lines[0] = `${clockTime(receivedAt)}  ${lines[0]}${d.signature === 'valid' ? '  (signature ok)' : ''}`;

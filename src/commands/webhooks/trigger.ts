@@ -9,6 +9,7 @@ import { buildSampleDelivery } from '../../webhooks/samples.js';
 import { CLEANUP_TOKEN_HEADER, SIGNATURE_HEADER, signBody } from '../../webhooks/signature.js';
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
 import { idValue } from '../../lossless-json.js';
+import { printJsonResult } from '../shared/output.js';
 
 /** Options of `trigger`. */
 export interface TriggerFlags {
@@ -46,9 +47,7 @@ export async function triggerHandler(ctx: Context, eventArg: string, flags: Trig
   const result = await postBody(to, body, headers);
   const what = `${eventArg} (payload v${payloadVersion}, ${secret ? 'signed' : 'unsigned'})`;
   if ('error' in result) throw new NetworkError(`could not deliver ${what} to ${to}: ${result.error}`);
-  if (ctx.output === 'json' || ctx.output === 'ndjson') {
-    await writeOut(ctx.io.stdout, JSON.stringify({ event: eventArg, url: to.toString(), status: result.status, ms: result.ms, payload: delivery }) + '\n');
-  }
+  await printJsonResult(ctx, { event: eventArg, url: to.toString(), status: result.status, ms: result.ms, payload: delivery });
   if (result.status >= 300) {
     // Exit 1 whatever the status (a 401 here is the receiver's verdict, not a login problem).
     throw new SvcError(`receiver at ${to} answered ${result.status} to ${what}`, 1);

@@ -1,0 +1,43 @@
+/**
+ * `--json` is both gh's `--json a,b,c` (fields) and svc's older bare `--json` (same as
+ * `-o json`). Commander gives an option with an optional value the next word whatever it is, so
+ * `svc --json prospects list` or `svc prospects get --json 12` would lose their command or id.
+ * The rule: the word after `--json` is its field list when it is written as field names
+ * (`a,b.c`) and is not a command word (a command or subcommand name, or an HTTP method of
+ * `svc api`); otherwise `--json` stands alone. `--json=a,b` always gives fields.
+ */
+import type { Command } from 'commander';
+
+const FIELD_LIST = /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*(,[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*)*$/;
+const METHODS = ['get', 'post', 'patch', 'put', 'delete', 'head'];
+
+/** Every command and alias name at any depth, lower-case. */
+function commandWords(program: Command): Set<string> {
+  const words = new Set(METHODS);
+  const walk = (c: Command) => {
+    for (const sub of c.commands) {
+      for (const n of [sub.name(), ...sub.aliases()]) words.add(n.toLowerCase());
+      walk(sub);
+    }
+  };
+  walk(program);
+  return words;
+}
+
+/**
+ * The command line with each `--json` that must stand alone written as `--json=` (no fields), so
+ * that commander leaves the next word to the command.
+ */
+export function separateJsonFlag(argv: readonly string[], program: Command): string[] {
+  let words: Set<string> | undefined;
+  const out = [...argv];
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] === '--') break;
+    if (out[i] !== '--json') continue;
+    const next = out[i + 1];
+    if (next === undefined || next.startsWith('-')) continue;
+    words ??= commandWords(program);
+    if (!FIELD_LIST.test(next) || (!next.includes(',') && words.has(next.toLowerCase()))) out[i] = '--json=';
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+/**
+ * `--json a,b,c` and `--query`: transforms applied to records before they reach the writer of
+ * their format (render.ts), which stays as it is.
+ *
+ * - Fields only: each record keeps those keys, in that order (missing ones as null), and goes on
+ *   to the usual writer, streaming as before.
+ * - A query: with `-o ndjson` it applies to each record as it arrives (constant memory; one line
+ *   per record); with `-o json` and `-o raw` to the whole result (the array of records, or the one
+ *   record of `get`), so that `length(@)` and `[?title=='CEO']` mean what they say. `-o raw`
+ *   prints a string as it is, an array one element per line (like `jq -r '.[]'`).
+ */
+import { flatten, type FlatRecord } from './flatten.js';
+import type { CompiledQuery } from './query.js';
+import { createRecordWriter, pick, type RecordWriter, type RenderOptions } from './render.js';
+import { writeOut } from './io.js';
+
+/** How records are reshaped on their way out. */
+export interface OutputShape {
+  /** `--json a,b,c`: the keys each record keeps, in this order. */
+  fields?: readonly string[];
+  /** `--query`, compiled. */
+  query?: CompiledQuery;
+}
+
+/** A record cut down to `fields` (a dotted name reads into an included record: `account.name`). */
+export function projectRecord(r: Record<string, unknown>, fields: readonly string[]): FlatRecord {
+  const out = {} as FlatRecord;
+  for (const f of fields) out[f] = pick(r, f) ?? null;
+  return out;
+}
+
+/** A writer that applies the shape and hands the result on; the plain writer without one. */
+export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | undefined): RecordWriter {
+  if (!shape || (!shape.fields && !shape.query)) return createRecordWriter(opts);
+  const fields = shape.fields;
+  const project = fields ? (r: FlatRecord) => projectRecord(r, fields) : (r: FlatRecord) => r;
+  const query = shape.query;
+  if (!query) {
+    const inner = createRecordWriter(opts);
+    return {
+      page: (doc, records) => inner.page(doc, records.map(project)),
+      resources: (p) => inner.resources({ ...p, prepare: (r) => project(p.prepare ? p.prepare(r) : r) }),
+      end: () => inner.end(),
+    };
+  }
+  // The records as `-o json` would print them, flattened once with the writer's own flattening.
+  const collect = (sink: (r: FlatRecord) => void): Pick<RecordWriter, 'page' | 'resources'> => {
+    return {
+      async page(_doc, records) {
+        for (const r of records) sink(project(r));
+      },
+      async resources(p) {
+        for (const r of p.resources) {
+          const flat = flatten(r, p.included);
+          sink(project(p.prepare ? p.prepare(flat) : flat));
+        }
+      },
+    };
+  };
+  const out = opts.io.stdout;
+  if (opts.format === 'ndjson') {
+    let chunk = '';
+    const w = collect((r) => {
+      chunk += `${JSON.stringify(query.search(r) ?? null)}\n`;
+    });
+    const flush = async () => {
+      if (chunk) await writeOut(out, chunk);
+      chunk = '';
+    };
+    return {
+      page: async (doc, records) => (await w.page(doc, records), flush()),
+      resources: async (p) => (await w.resources(p), flush()),
+      end: async () => {},
+    };
+  }
+  const all: FlatRecord[] = [];
+  const w = collect((r) => all.push(r));
+  return {
+    ...w,
+    async end() {
+      const result = query.search(opts.single ? (all[0] ?? null) : all);
+      await writeOut(out, formatResult(result, opts.format === 'raw'));
+    },
+  };
+}
+
+/**
+ * A query result as text: JSON, or with `raw` a string as it is and an array one element per
+ * line (strings as they are, other values as JSON); null prints nothing in raw.
+ */
+export function formatResult(result: unknown, raw: boolean): string {
+  if (!raw) return JSON.stringify(result ?? null, null, 2) + '\n';
+  const line = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? null));
+  if (result === null || result === undefined) return '';
+  if (Array.isArray(result)) return result.map((v) => `${line(v)}\n`).join('');
+  return `${line(result)}\n`;
+}
+
+/** Applies the shape to a plain value (a command's result that is not JSON:API records). */
+export function shapeValue(value: unknown, shape: OutputShape, perElement: boolean): unknown {
+  const fields = shape.fields;
+  const project = (v: unknown) => (fields && v && typeof v === 'object' && !Array.isArray(v) ? projectRecord(v as Record<string, unknown>, fields) : v);
+  const shaped = Array.isArray(value) ? value.map(project) : project(value);
+  if (!shape.query) return shaped;
+  if (perElement && Array.isArray(shaped)) return shaped.map((v) => shape.query!.search(v) ?? null);
+  return shape.query.search(shaped);
+}
