@@ -120,6 +120,15 @@ describe('report sequences', () => {
       expect(r.requests).toHaveLength(0);
     }
   });
+
+  it('--query and --json a,b shape the rows like any JSON output', async () => {
+    const full = json<{ name: string; replyRate: number | null }[]>(await report(['sequences', '-o', 'json']));
+    const names = await report(['sequences', '--query', '[].name', '-o', 'raw']);
+    expect(names.code, names.stderr).toBe(0);
+    expect(names.stdout.trim().split('\n')).toEqual(full.map((r) => r.name));
+    const picked = json<Record<string, unknown>[]>(await report(['sequences', '--json', 'name,replyRate']));
+    expect(picked).toEqual(full.map((r) => ({ name: r.name, replyRate: r.replyRate })));
+  });
 });
 
 describe('report sequence (funnel)', () => {

@@ -12,7 +12,7 @@ import { buildQuery, type ListQuery } from '../../api/query.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
-import { renderValue } from '../../output/render.js';
+import { printValue } from '../shared/output.js';
 import type { ChartStyle, Role } from './chart.js';
 import type { ReportView } from './model.js';
 
@@ -146,21 +146,14 @@ export async function emit(ctx: Context, flags: ReportFlags, what: string, view:
       const { renderText } = await import('./view-text.js');
       await writeOut(ctx.io.stdout, renderText(view, ctx.io.columns, await chartStyle(ctx, flags)));
     } else {
-      await renderValue(ctx.io, ctx.output === 'raw' ? 'json' : ctx.output, rows, () => '');
+      await printValue(ctx, ctx.output === 'raw' && !ctx.shape?.query ? 'json' : ctx.output, rows, () => '');
     }
   }
   if (ctx.output !== 'table' || !toStdout) ctx.info(`${what}: ${requests}${ctx.globals.verbose ? '' : ' (--verbose shows them)'}`);
 }
 
-/** Opens the page with the `open` package, in `$BROWSER` when it is set. */
+/** Opens the page in `$BROWSER` when it is set, else in the desktop's default browser. */
 async function openFile(ctx: Context, file: string): Promise<void> {
-  const { default: open } = await import('open');
-  const browser = ctx.env.BROWSER?.split(':')[0]?.trim();
-  try {
-    const parts = browser ? browser.split(/\s+/) : [];
-    const child = browser ? await open(file, { app: { name: parts[0]!, arguments: parts.slice(1) } }) : await open(file);
-    child.on('error', () => ctx.warn(`could not start a browser; open ${file} yourself`));
-  } catch {
-    ctx.warn(`could not start a browser; open ${file} yourself`);
-  }
+  const { openBrowser } = await import('../shared/open-browser.js');
+  if (!(await openBrowser(file, ctx.env))) ctx.warn(`could not start a browser; open ${file} yourself`);
 }
