@@ -4,7 +4,9 @@
  * way networks and gateways do — resets a connection before or in the middle of an answer, cuts
  * an answer short, hangs, answers 5xx/429 itself (with or without `Retry-After`), sends an HTML
  * page, or rewrites the server's body (truncated or invalid JSON, no `data`, string ids). It can
- * also stop listening (connection refused) and come back.
+ * also fail the client first and deliver the request to the server afterwards (a gateway timing
+ * out on a backend that commits a moment later), and stop listening (connection refused) and
+ * come back.
  *
  * Bodies and `Location` headers are rewritten from the server's origin to the proxy's, so that
  * the server's links (`links.next`) lead back through the proxy. Every request is logged with
@@ -31,7 +33,13 @@ export type Fault =
   /** Forward, then answer with the server's status and headers but this body. */
   | { kind: 'rewrite'; body: (serverBody: string) => string; status?: number; headers?: Record<string, string> }
   /** Forward after a delay (ms); with `afterServer`, forward at once and hold the answer instead. */
-  | { kind: 'delay'; ms: number; afterServer?: boolean };
+  | { kind: 'delay'; ms: number; afterServer?: boolean }
+  /**
+   * A gateway that gives up before the backend: `failAfterMs` after the request arrived the
+   * client gets a 504 (`fail: '504'`, the default) or a reset; the request reaches the server
+   * `commitAfterMs` after it arrived, so that it is carried out after the client saw it fail.
+   */
+  | { kind: 'late'; failAfterMs: number; commitAfterMs: number; fail?: '504' | 'reset' };
 
 /** Which requests a rule applies to. */
 export interface Match {
@@ -196,6 +204,18 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       case 'delay':
         if (!fault.afterServer) await new Promise((r) => setTimeout(r, fault.ms));
         break;
+      case 'late': {
+        setTimeout(() => {
+          if (fault.fail === 'reset') return socket.resetAndDestroy();
+          const page = Buffer.from('<html><body><h1>504 Gateway Time-out</h1></body></html>');
+          entry.status = 504;
+          res.writeHead(504, { 'content-type': 'text/html', 'content-length': page.length });
+          res.end(page);
+        }, fault.failAfterMs);
+        await new Promise((r) => setTimeout(r, fault.commitAfterMs));
+        await forward(req, body);
+        return;
+      }
       default:
         break;
     }
@@ -264,7 +284,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       const faults = log.filter((e) => e.fault !== 'pass');
       const byKind: Record<string, number> = {};
       for (const e of faults) byKind[`fault:${e.fault}`] = (byKind[`fault:${e.fault}`] ?? 0) + 1;
-      recordStats('fault-proxy', { requests: log.length, faultsInjected: faults.length, ...byKind });
+      // Gateway timeouts: 504s the proxy sent in the server's place (the server may have acted).
+      const gatewayTimeouts = faults.filter((e) => e.status === 504).length;
+      recordStats('fault-proxy', { requests: log.length, faultsInjected: faults.length, gatewayTimeouts, ...byKind });
     },
   };
 }

@@ -71,7 +71,7 @@ describe('creates: answers lost after the server did the work', () => {
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     rig.proxy.plan(POSTS, CREATE_FAULTS);
     const mark = rig.proxy.log.length;
-    const r = await svc(['prospects', 'create', '--input', file, '--report', report, '--concurrency', '4', '--timeout', '1']);
+    const r = await svc(['prospects', 'create', '--input', file, '--report', report, '--concurrency', '4', '--timeout', '1', '--settle', '1']);
     rig.proxy.clear();
     countCreated('@netfault.test', Array.from({ length: n }, (_, i) => `Net${i}`));
     expectNoCrash(r);
@@ -103,13 +103,13 @@ describe('creates: answers lost after the server did the work', () => {
 });
 
 describe('updates, deletes, enrolments through faults', () => {
-  it('updates are repeated after lost answers; each record ends with its new value', async () => {
+  it('updates whose answers were lost are read back, not sent again; each record ends with its new value', async () => {
     const ids = freeProspects(rig.sb, 8, 5);
     const file = inputFile('u.ndjson', ids.map((id) => JSON.stringify({ id, title: `Fixed ${id}` })).join('\n') + '\n');
     const PATCHES = { method: 'PATCH', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
     rig.proxy.plan(PATCHES, [{ kind: 'reset-after' }, { kind: 'cut' }, gateway502, { kind: 'hang', forward: true }, { kind: 'reset-before' }]);
     const mark = rig.proxy.log.length;
-    const r = await svc(['prospects', 'update', '--input', file, '--report', '-', '--timeout', '1']);
+    const r = await svc(['prospects', 'update', '--input', file, '--report', '-', '--timeout', '1', '--settle', '1']);
     rig.proxy.clear();
     expectNoCrash(r);
     tally.rows += ids.length;
@@ -118,7 +118,10 @@ describe('updates, deletes, enrolments through faults', () => {
     for (const id of ids) expect(rig.sb.store.get('prospect', id)!.attributes['title']).toBe(`Fixed ${id}`);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
     expect(lines.map((l) => l.status)).toEqual(Array(8).fill('updated'));
-    expect(rig.proxy.since(mark, PATCHES)).toHaveLength(8 + 5);
+    // Lost answers are read back, not sent again: only the update that never reached the server
+    // (reset before forwarding) is sent a second time, after the settle window.
+    expect(lines.filter((l) => l.recovered)).toHaveLength(4);
+    expect(rig.proxy.since(mark, PATCHES)).toHaveLength(8 + 1);
   });
 
   it('a delete whose answer was lost is found gone on the retry and counted deleted once', async () => {
@@ -126,7 +129,7 @@ describe('updates, deletes, enrolments through faults', () => {
     const file = inputFile('d.csv', 'id\n' + ids.join('\n') + '\n');
     const DELETES = { method: 'DELETE', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
     rig.proxy.plan(DELETES, [{ kind: 'reset-after' }, { kind: 'pass' }, { kind: 'cut' }]);
-    const r = await svc(['prospects', 'delete', '--input', file, '--yes', '--report', '-']);
+    const r = await svc(['prospects', 'delete', '--input', file, '--yes', '--report', '-', '--settle', '1']);
     rig.proxy.clear();
     expectNoCrash(r);
     tally.rows += ids.length;
@@ -143,7 +146,7 @@ describe('updates, deletes, enrolments through faults', () => {
     const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
     const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates(\?|$)/ };
     rig.proxy.plan(STATES, [{ kind: 'reset-after' }, gateway502, { kind: 'reset-before' }, { kind: 'cut' }, { kind: 'hang', forward: true }]);
-    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', '-', '--timeout', '1']);
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', '-', '--timeout', '1', '--settle', '1']);
     rig.proxy.clear();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
@@ -193,7 +196,7 @@ describe('the API goes away during a run', () => {
     const file = inputFile('o.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Out${i}`, emails: [`out${i}@outage.test`] })).join('\n') + '\n');
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     const mark = rig.proxy.log.length;
-    const child = spawnSvc(['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2'], { env: rig.env() });
+    const child = spawnSvc(['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2', '--settle', '1'], { env: rig.env() });
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.resume();
@@ -216,7 +219,7 @@ describe('the API goes away during a run', () => {
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     // The first three creates go through, then every create is refused at the door.
     const remove = rig.proxy.plan(POSTS, [{ kind: 'pass' }, { kind: 'pass' }, { kind: 'pass' }, ...times(200, { kind: 'reset-before' })]);
-    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`, '--concurrency', '1']);
+    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`, '--concurrency', '1', '--settle', '0.3']);
     remove();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);

@@ -11,13 +11,13 @@ import { runPool } from '../../bulk/engine.js';
 import { enrollPerformer, enrolmentBody } from '../../bulk/enroll-perform.js';
 import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
 import { enrollRows, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
-import type { JournalState } from '../../bulk/journal.js';
+import { skippedFailed, type JournalState } from '../../bulk/journal.js';
 import { detectFormat } from '../../bulk/readers.js';
 import { pagedClient, Stopped } from '../../bulk/requester.js';
 import type { Context } from '../../cli/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
-import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
+import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
 
 /** Options of `svc enroll`. */
 export interface EnrollFlags extends BulkFlags {
@@ -48,7 +48,7 @@ async function source(flags: EnrollFlags): Promise<EnrollSource> {
 }
 
 /** Rows → work items, with what the checks and the journal decided. */
-async function* items(src: EnrollSource, journal: JournalState): AsyncGenerator<EnrollItem> {
+async function* items(src: EnrollSource, journal: JournalState, skipFailed: boolean): AsyncGenerator<EnrollItem> {
   for await (const { row, key, value } of enrollRows(src)) {
     const item: EnrollItem = { row, key };
     if ('problem' in value) {
@@ -62,6 +62,7 @@ async function* items(src: EnrollSource, journal: JournalState): AsyncGenerator<
     const extra = { ...(item.prospectId ? { prospect: item.prospectId } : {}), ...(item.email ? { email: item.email } : {}) };
     if (e?.status === 'created') item.outcome = { status: 'skipped', id: e.id ?? null, extra: { ...extra, reason: 'enrolled by an earlier run (journal)' } };
     else if (e?.status === 'pending') item.pending = e;
+    else if (e?.status === 'failed' && skipFailed) item.outcome = skippedFailed(e, extra);
     yield item;
   }
 }
@@ -118,7 +119,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       throw err;
     }
     ctx.info(`sequence ${src.sequenceId}: ${enrolled.size.toLocaleString('en-US')} prospect(s) already in it; ${total.toLocaleString('en-US')} row(s) to go through`);
-    let work: AsyncIterable<EnrollItem> = items(src, journal);
+    let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
     if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));
     if (dryRun) {
       await printPlan(ctx, session, work, enrolled, src.sequenceId, mailboxId);
@@ -133,7 +134,15 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       report: session.report,
       progress: session.progress,
       onFailure: failurePrinter(ctx, session, setup),
-      perform: enrollPerformer({ sequenceId: src.sequenceId, mailboxId, requester: session.requester, journal: session.journal, enrolled, describe: rowError }),
+      perform: enrollPerformer({
+        sequenceId: src.sequenceId,
+        mailboxId,
+        requester: session.requester,
+        journal: session.journal,
+        enrolled,
+        settle: settleClock(ctx, setup),
+        describe: rowError,
+      }),
     });
     session.progress.stop();
     finishRun(ctx, session, setup, 'enroll', result, total);

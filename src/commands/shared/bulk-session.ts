@@ -9,6 +9,7 @@ import { Pacer } from '../../bulk/pacing.js';
 import { Progress } from '../../bulk/progress.js';
 import { NO_REPORT, openReportFile, stdoutReport, type ReportWriter } from '../../bulk/report.js';
 import { Requester } from '../../bulk/requester.js';
+import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
 import type { Outcome, PoolResult, WorkItem } from '../../bulk/engine.js';
 import type { Context } from '../../cli/context.js';
@@ -22,6 +23,8 @@ export interface BulkFlags {
   report?: string;
   strict?: boolean;
   shard?: string;
+  settle?: string;
+  skipFailed?: boolean;
 }
 
 /** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
@@ -35,6 +38,23 @@ export interface BulkSetup {
   journalPath: string | undefined;
   reportPath: string | undefined;
   strict: boolean;
+  /** How long a write without a definite answer is watched before it may be sent again (ms). */
+  settleMs: number;
+  /** Rows an earlier run recorded `failed` are skipped instead of tried again. */
+  skipFailed: boolean;
+}
+
+/** Longest `--settle`: an hour (a longer wait is a mistake, not a precaution). */
+const MAX_SETTLE_SECONDS = 3600;
+
+/** `--settle <seconds>`: a number from 0 to an hour. */
+function settleMs(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_SETTLE_SECONDS * 1000;
+  const t = v.trim();
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > MAX_SETTLE_SECONDS) {
+    throw new UsageError(`--settle ${v}: expected seconds from 0 to ${MAX_SETTLE_SECONDS} (default ${DEFAULT_SETTLE_SECONDS})`);
+  }
+  return Math.round(Number(t) * 1000);
 }
 
 /** Checks and resolves the bulk options. */
@@ -51,6 +71,8 @@ export function bulkSetup(flags: BulkFlags): BulkSetup {
     journalPath: flags.journal ?? (flags.input !== undefined ? defaultJournalPath(flags.input) : undefined),
     reportPath: flags.report,
     strict: flags.strict === true,
+    settleMs: settleMs(flags.settle),
+    skipFailed: flags.skipFailed === true,
   };
 }
 
@@ -111,7 +133,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   let report: ReportWriter = NO_REPORT;
   try {
     if (setup.journalPath) {
-      journal = new JournalWriter(setup.journalPath, () => ctx.clock.now());
+      journal = new JournalWriter(setup.journalPath, () => ctx.clock.now(), (t) => ctx.redact(t));
       journal.open();
     }
     if (setup.reportPath === '-') report = redacted(ctx, stdoutReport(ctx.io.stdout));
@@ -136,6 +158,11 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       await client.close();
     },
   };
+}
+
+/** The settle window of a run's writes without a definite answer (Ctrl-C ends its waits). */
+export function settleClock(ctx: Context, setup: BulkSetup): SettleClock {
+  return { windowMs: setup.settleMs, now: () => ctx.clock.now(), sleep: (ms, signal) => ctx.clock.sleep(ms, signal), signal: ctx.signal };
 }
 
 /** Error texts come from servers and networks: known secrets never reach a report. */
