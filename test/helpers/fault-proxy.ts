@@ -73,6 +73,11 @@ export interface FaultProxy {
   plan(match: Match, faults: Fault[]): () => void;
   /** Applies a fault to every matching request until removed (or {@link clear}). */
   always(match: Match, fault: Fault): () => void;
+  /**
+   * Lets a function pick the fault of each matching request from what it carries (a row's
+   * name in the body, an id in the URL); undefined passes the request to the next rule.
+   */
+  decide(match: Match, choose: (req: { method: string; url: string; body: string }) => Fault | undefined): () => void;
   /** Removes every rule. */
   clear(): void;
   /** Stops listening (connection refused); listens again on the same port after `ms` when given. */
@@ -93,6 +98,7 @@ interface Rule {
   match: Match;
   queue?: Fault[];
   fault?: Fault;
+  choose?: (req: { method: string; url: string; body: string }) => Fault | undefined;
 }
 
 function matches(m: Match, method: string, url: string): boolean {
@@ -124,9 +130,14 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     };
   };
 
-  const pick = (method: string, url: string): Fault => {
+  const pick = (method: string, url: string, body: Buffer): Fault => {
     for (const r of rules) {
       if (!matches(r.match, method, url)) continue;
+      if (r.choose) {
+        const f = r.choose({ method, url, body: body.toString('utf8') });
+        if (f) return f;
+        continue;
+      }
       if (r.fault) return r.fault;
       if (r.queue && r.queue.length > 0) return r.queue.shift()!;
     }
@@ -183,7 +194,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer): Promise<void> {
     const method = req.method!;
     const url = req.url!;
-    const fault = pick(method, url);
+    const fault = pick(method, url, body);
     const entry: ProxyLogEntry = { method, url, fault: fault.kind, at: Date.now() };
     log.push(entry);
     const socket = req.socket;
@@ -271,6 +282,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     log,
     plan: (match, faults) => add({ match, queue: [...faults] }),
     always: (match, fault) => add({ match, fault }),
+    decide: (match, choose) => add({ match, choose }),
     clear: () => void rules.splice(0),
     async down(ms) {
       await stop();
