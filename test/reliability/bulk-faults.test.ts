@@ -235,3 +235,69 @@ describe('the API goes away during a run', () => {
     expect(made.map((p) => p.attributes['firstName']).sort()).toEqual(Array.from({ length: n }, (_, i) => `Gone${i}`).sort());
   });
 });
+
+describe('refused rows in the journal', () => {
+  /** A refusal at the door: nothing was created. */
+  const refused: Fault = {
+    kind: 'answer',
+    status: 422,
+    body: '{"errors":[{"id":"validationError","title":"Validation Error","detail":"try again later"}]}',
+  };
+
+  it('a create refused with a 4xx is journaled failed; a rerun sends it again, or skips it with --skip-failed', async () => {
+    // Rows with no filterable field: a row left `pending` could never be looked up (unknown for good).
+    const jobs = Array.from({ length: 6 }, (_, i) => `Refused job ${i}`);
+    const file = inputFile('r.ndjson', jobs.map((j) => JSON.stringify({ occupation: j, middleName: 'Refused' })).join('\n') + '\n');
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
+    const refuse = new Set([jobs[1], jobs[4]]);
+    const remove = rig.proxy.decide(POSTS, (q) => {
+      const job = String(JSON.parse(q.body).data.attributes.occupation);
+      return refuse.delete(job) ? refused : undefined;
+    });
+    const stored = () => [...rig.sb.store.table('prospect').values()].filter((p) => String(p.attributes['occupation']).startsWith('Refused job')).map((p) => String(p.attributes['occupation']));
+    const first = await svc(['prospects', 'create', '--input', file, '--report', `${file}.1`]);
+    remove();
+    expectNoCrash(first);
+    expect(first.code, first.stderr).toBe(5);
+    expect(ndjson<Line>(`${file}.1`).filter((l) => l.status === 'failed').map((l) => l.row).sort()).toEqual([2, 5]);
+    // The journal says what happened: refused, with the server's reason — not left pending.
+    const latest = new Map(journalEntries(`${file}.journal.ndjson`).map((e) => [e.row, e]));
+    expect([2, 5].map((row) => latest.get(row)?.status)).toEqual(['failed', 'failed']);
+    expect(latest.get(2)).toMatchObject({ error: expect.stringMatching(/HTTP 422 Validation Error/) });
+
+    // --skip-failed: nothing is sent; the refused rows are reported skipped, with the reason.
+    const mark = rig.proxy.log.length;
+    const skip = await svc(['prospects', 'create', '--input', file, '--skip-failed', '--report', '-']);
+    expect(skip.code, skip.stderr).toBe(0);
+    expect(rig.proxy.since(mark, POSTS)).toHaveLength(0);
+    const skipped = skip.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { reason: string });
+    expect(skipped.filter((l) => /failed in an earlier run/.test(l.reason)).map((l) => l.row).sort()).toEqual([2, 5]);
+
+    // The default rerun sends the refused rows again (nothing to look up: they were refused).
+    const again = await svc(['prospects', 'create', '--input', file, '--report', '-']);
+    expectNoCrash(again);
+    expect(again.code, again.stderr).toBe(0);
+    expect(rig.proxy.since(mark, POSTS)).toHaveLength(2);
+    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    expect(lines.filter((l) => l.status === 'created').map((l) => l.row).sort()).toEqual([2, 5]);
+    tally.rows += jobs.length;
+    tally.rowsLost += jobs.filter((j) => !stored().includes(j)).length;
+    tally.duplicates += stored().length - new Set(stored()).size;
+    expect(stored().sort()).toEqual([...jobs].sort());
+  });
+
+  it('an enrolment refused with a 4xx is journaled failed and enrolled by the rerun', async () => {
+    const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
+    const ids = freeProspects(rig.sb, 4, 5);
+    const file = inputFile('re.csv', 'id\n' + ids.join('\n') + '\n');
+    const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates(\?|$)/ };
+    const remove = rig.proxy.plan(STATES, [refused]);
+    const first = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '1']);
+    remove();
+    expect(first.code, first.stderr).toBe(5);
+    expect(journalEntries(`${file}.journal.ndjson`).filter((e) => e.status === 'failed')).toHaveLength(1);
+    const again = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(stateProspects(rig.sb, seq)).toEqual([...ids].sort((a, b) => a - b));
+  });
+});
