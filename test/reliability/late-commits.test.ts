@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, inputFile, ndjson, newSequence, prng, stateProspects } from '../helpers/bulk.js';
 import type { Fault, Match } from '../helpers/fault-proxy.js';
 import { expectNoCrash, startRig, type Rig } from '../helpers/reliability.js';
-import { runSvc } from '../helpers/run-svc.js';
+import { runSvc, spawnSvc } from '../helpers/run-svc.js';
 import { recordStats } from '../helpers/stats.js';
-import { TRIALS } from '../helpers/trials.js';
+import { killWhen, TRIALS } from '../helpers/trials.js';
 
 /** The long run (SVC_RELIABILITY_TRIALS=20) sends 200 rows per seed, over more seeds. */
 const LONG = TRIALS >= 20;
@@ -161,5 +161,45 @@ describe('writes that commit after svc saw them fail: each done exactly once', (
     expect(states).toEqual([...ids].sort((a, b) => a - b));
     expect(received(mark, 'POST', /^\/api\/v2\/sequenceStates$/)).toHaveLength(ROWS);
     checkReport(`${file}.report`, 'created', faults);
+  });
+});
+
+describe('interrupted while a write is parked', () => {
+  it('Ctrl-C ends the wait at once, the row stays pending; a rerun before the late commit watches the rest of the window and finds it', async () => {
+    const marker = '@late-interrupt.test';
+    const names = ['Park0', 'Park1', 'Park2'];
+    const file = inputFile('p.ndjson', names.map((n, i) => JSON.stringify({ firstName: n, emails: [`p${i}${marker}`] })).join('\n') + '\n');
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
+    // Park1's gateway gives up after 0.2 s; the server commits it 3 s after it was sent.
+    const remove = injectOnce(POSTS, (q) => String(JSON.parse(q.body).data.attributes.firstName), new Map([['Park1', { kind: 'late', failAfterMs: 200, commitAfterMs: 3000 } as Fault]]));
+    const mark = rig.sb.requests.length;
+    const proxyMark = rig.proxy.log.length;
+    const child = spawnSvc(['prospects', 'create', '--input', file, '--concurrency', '1', '--settle', '30'], { env: rig.env() });
+    let parkedAt = 0;
+    const ended = await killWhen(child, 'SIGINT', () => {
+      const seen = rig.proxy.since(proxyMark, POSTS);
+      if (!parkedAt && seen.some((e) => e.status === 504)) parkedAt = Date.now();
+      // The other rows are done and Park1 is parked (watched, with 30 s to go).
+      return parkedAt > 0 && received(mark, 'POST', /^\/api\/v2\/prospects$/).length >= 2 && Date.now() - parkedAt > 300;
+    });
+    const stoppedAfter = Date.now() - parkedAt;
+    expect(ended.code, ended.stderr).toBe(130);
+    expect(stoppedAfter).toBeLessThan(3000);
+    expect(ended.stderr).toMatch(/run the same command again/);
+    const journal = ndjson<{ row: number; status: string }>(`${file}.journal.ndjson`);
+    expect(journal.filter((e) => e.row === 2).at(-1)?.status).toBe('pending');
+    // Rerun at once, before the server commits Park1: its window runs from when it was sent.
+    const again = await runSvc(['prospects', 'create', '--input', file, '--settle', '5', '--report', '-'], { env: rig.env(), timeoutMs: TIMEOUT });
+    remove();
+    expectNoCrash(again);
+    expect(again.code, again.stderr).toBe(0);
+    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    expect(lines.find((l) => l.row === 2)).toMatchObject({ status: 'created', recovered: true });
+    const got = [...rig.sb.store.table('prospect').values()].filter((p) => String((p.attributes['emails'] as string[])?.[0]).endsWith(marker)).map((p) => String(p.attributes['firstName']));
+    tally.rows += names.length;
+    tally.duplicates += got.length - new Set(got).size;
+    tally.rowsLost += names.filter((n) => !got.includes(n)).length;
+    expect(got.sort()).toEqual(names);
+    expect(received(mark, 'POST', /^\/api\/v2\/prospects$/)).toHaveLength(3);
   });
 });
