@@ -150,8 +150,12 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
       .catch((err: unknown) => {
         if (!halted(err)) parkFailure ??= { reason: err };
       })
-      .finally(() => parked.delete(p));
+      .finally(() => {
+        parked.delete(p);
+        opts.progress.parked--;
+      });
     parked.add(p);
+    opts.progress.parked++;
   };
 
   const worker = async () => {
