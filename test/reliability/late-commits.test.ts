@@ -3,7 +3,7 @@
  * 1 s and forwards the request so that the server commits it at 2.5 s; the connection resets
  * right after the request left and the server gets it 1.5 s later; a backend slower than
  * `--timeout`; and a 504 for a request that never arrives (it must be sent again — once). For
- * creates, updates and enrolments, 20 rows per seed (200 in the long run, several seeds): the
+ * creates, updates, deletes and enrolments, 20 rows per seed (200 in the long run, several seeds): the
  * sandbox receives each row's write exactly once, holds each row once (0 duplicates, 0 lost),
  * and every row's final status is true. Before the settle window, each late write was looked
  * up at once, found missing and sent again: 20 rows became up to 60 records.
@@ -140,6 +140,28 @@ describe('writes that commit after svc saw them fail: each done exactly once', (
     // One PATCH per record reached the sandbox: a late one was read back, not repeated.
     expect(patches.sort()).toEqual(ids.map((id) => `/api/v2/prospects/${id}`).sort());
     checkReport(`${file}.report`, 'updated', faults);
+  });
+
+  it.each(LONG ? SEEDS : SEEDS.slice(0, 1))('deletes, seed %i: each record deleted by one DELETE', { timeout: TIMEOUT }, async (seed) => {
+    const ids = await newProspects(ROWS, `D${seed}x`);
+    const file = inputFile('d.csv', 'id\n' + ids.join('\n') + '\n');
+    const faults = faultsFor(ids.map(String), 400 + seed);
+    const DELETES = { method: 'DELETE', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
+    const remove = injectOnce(DELETES, (q) => /prospects\/(\d+)/.exec(q.url)![1]!, faults);
+    const mark = rig.sb.requests.length;
+    const r = await svc(['prospects', 'delete', '--input', file, '--yes', '--report', `${file}.report`]);
+    remove();
+    const left = ids.filter((id) => rig.sb.store.get('prospect', id) !== undefined);
+    const deletes = received(mark, 'DELETE', /^\/api\/v2\/prospects\/\d+$/).map((q) => q.path);
+    tally.rows += ROWS;
+    tally.rowsLost += left.length;
+    tally.duplicates += deletes.length - new Set(deletes).size;
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(0);
+    expect(left).toEqual([]);
+    // A late DELETE was seen done (the record gone), not sent a second time.
+    expect(deletes.sort()).toEqual(ids.map((id) => `/api/v2/prospects/${id}`).sort());
+    checkReport(`${file}.report`, 'deleted', faults);
   });
 
   it.each(SEEDS)('enrolments, seed %i: every prospect in the sequence once (duplicates allowed by the sequence)', { timeout: TIMEOUT }, async (seed) => {
