@@ -3,10 +3,10 @@
  * 1 s and forwards the request so that the server commits it at 2.5 s; the connection resets
  * right after the request left and the server gets it 1.5 s later; a backend slower than
  * `--timeout`; and a 504 for a request that never arrives (it must be sent again — once). For
- * creates, updates, deletes and enrolments, 20 rows per seed (200 in the long run, several seeds): the
- * sandbox receives each row's write exactly once, holds each row once (0 duplicates, 0 lost),
- * and every row's final status is true. Before the settle window, each late write was looked
- * up at once, found missing and sent again: 20 rows became up to 60 records.
+ * creates, updates, deletes and enrolments, 20 rows per seed (200 in the long run, several
+ * seeds): the sandbox receives each row's write exactly once, holds each row once
+ * (0 duplicates, 0 lost), and every row's final status is true. Before the settle window, each
+ * late write was looked up at once, found missing and sent again: 20 rows became up to 60.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, inputFile, ndjson, newSequence, prng, stateProspects } from '../helpers/bulk.js';
