@@ -109,19 +109,9 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
   const create = async (item: ResourceItem): Promise<Outcome | Parked> => {
     if (item.pending) {
       // An earlier run sent this create and was stopped before it heard the answer: its window
-      // started when it was sent.
+      // started when it was sent (long past, the watch is one lookup).
       const at = Date.parse(item.pending.at) || now();
-      const why = 'an earlier run was stopped while creating this row';
-      const pairs = lookupQuery(o.rt, item.write!.data!, at);
-      if (!pairs) return unknown(`${why} and the row has no field to look it up by`);
-      const r = await guarded(
-        () => findCreated(o.requester, o.rt, pairs, o.claimed),
-        (e) => unknown(`${why} and the lookup failed (${e})`),
-      );
-      if ('outcome' in r) return r.outcome;
-      if ('found' in r) return created(r.found, { recovered: true });
-      if ('ambiguous' in r) return unknown(`${why} and several records match it (${r.ambiguous.join(', ')})`);
-      if (at + o.settle.windowMs > now()) return { parked: settleCreate(item, at, at, why, 1) };
+      return { parked: settleCreate(item, at, at, 'an earlier run was stopped while creating this row', 1) };
     }
     return sendCreate(item, 1);
   };

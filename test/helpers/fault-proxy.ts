@@ -144,7 +144,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     return { kind: 'pass' };
   };
 
-  const forward = (req: http.IncomingMessage, body: Buffer): Promise<Upstream> =>
+  const forward = (req: http.IncomingMessage, body: Buffer, retried = false): Promise<Upstream> =>
     new Promise((resolve, reject) => {
       const headers = { ...req.headers, host: upstream.host };
       delete headers.connection;
@@ -157,7 +157,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           res.on('error', reject);
         },
       );
-      out.on('error', reject);
+      out.on('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed as we reused it: the request never reached the
+        // server, so it is sent once more (the proxy's own race, not a fault under test).
+        if (!retried && out.reusedSocket && err.code === 'ECONNRESET') forward(req, body, true).then(resolve, reject);
+        else reject(err);
+      });
       out.end(body);
     });
 

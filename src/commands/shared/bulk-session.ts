@@ -3,6 +3,7 @@
  * API client with pacing hooks, journal, report and progress, and the summary and exit code at
  * the end (5 when rows failed, 130 with a resume hint on Ctrl-C).
  */
+import { setMaxListeners } from 'node:events';
 import { ApiClient } from '../../api/client.js';
 import { defaultJournalPath, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
 import { Pacer } from '../../bulk/pacing.js';
@@ -11,7 +12,7 @@ import { NO_REPORT, openReportFile, stdoutReport, type ReportWriter } from '../.
 import { Requester } from '../../bulk/requester.js';
 import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
-import type { Outcome, PoolResult, WorkItem } from '../../bulk/engine.js';
+import { MAX_PARKED, type Outcome, type PoolResult, type WorkItem } from '../../bulk/engine.js';
 import type { Context } from '../../cli/context.js';
 import { ApiError, InterruptedError, PartialError, UsageError } from '../../errors.js';
 
@@ -104,6 +105,9 @@ export interface BulkSession {
  */
 export async function openSession(ctx: Context, setup: BulkSetup, label: string, total: number | undefined): Promise<BulkSession> {
   const conn = await ctx.connection();
+  // Every worker and every parked row may wait on Ctrl-C at once (pacing waits, settle waits):
+  // more listeners than Node's default of 10, which would print a leak warning on stderr.
+  setMaxListeners(MAX_CONCURRENCY + MAX_PARKED + 16, ctx.signal);
   const progress = new Progress({
     stderr: ctx.io.stderr,
     // --verbose writes trace lines as requests go: a bar redrawn between them would garble both.
