@@ -58,6 +58,8 @@ export interface PoolOptions<T extends WorkItem> {
   progress: Progress;
   /** Called for every failed row (stderr lines). */
   onFailure?(item: T, outcome: Outcome): void;
+  /** Aborted when an error every row would meet stops the run: parked rows stop waiting. */
+  halt?: AbortController;
 }
 
 /** Counts of a finished (or stopped) run. */
@@ -122,6 +124,7 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
       }
       if (isFatal(err)) {
         fatal ??= err;
+        opts.halt?.abort();
         exhausted = true;
         return undefined;
       }
@@ -137,8 +140,10 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
   /** Stops the run for Stopped and fatal errors; false for anything else (a bug: rethrown). */
   const halted = (err: unknown): boolean => {
     if (err instanceof Stopped) stopped = true;
-    else if (isFatal(err)) fatal ??= err;
-    else return false;
+    else if (isFatal(err)) {
+      fatal ??= err;
+      opts.halt?.abort();
+    } else return false;
     return true;
   };
 

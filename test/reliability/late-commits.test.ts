@@ -243,3 +243,22 @@ describe('interrupted while a write is parked', () => {
     expect(received(mark, 'POST', /^\/api\/v2\/prospects$/)).toHaveLength(3);
   });
 });
+
+describe('an error every row would meet while rows are parked', () => {
+  it('a 401 stops the run at once: parked rows stop waiting (exit 3), and stay pending for the rerun', async () => {
+    const marker = '@late-halt.test';
+    const file = inputFile('h.ndjson', ['Halt0', 'Halt1', 'Halt2'].map((n, i) => JSON.stringify({ firstName: n, emails: [`h${i}${marker}`] })).join('\n') + '\n');
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
+    const unauthorized: Fault = { kind: 'answer', status: 401, body: '{"errors":[{"id":"unauthorized","title":"Unauthorized"}]}' };
+    // Halt0 gets a gateway timeout (parked, watched for 2 minutes); Halt1 meets a refused token.
+    const remove = rig.proxy.plan(POSTS, [lost504, unauthorized]);
+    const started = Date.now();
+    const r = await runSvc(['prospects', 'create', '--input', file, '--concurrency', '1', '--settle', '120'], { env: rig.env(), timeoutMs: TIMEOUT });
+    remove();
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(3);
+    expect(Date.now() - started).toBeLessThan(8000);
+    const journal = ndjson<{ row: number; status: string }>(`${file}.journal.ndjson`);
+    expect(journal.filter((e) => e.row === 1).at(-1)?.status).toBe('pending');
+  });
+});

@@ -126,7 +126,10 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       return;
     }
     session.progress.start();
+    // Aborted by the pool when the run stops for an error every row would meet.
+    const halt = new AbortController();
     const result = await runPool({
+      halt,
       items: work,
       concurrency: setup.concurrency,
       signal: ctx.signal,
@@ -140,7 +143,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         requester: session.requester,
         journal: session.journal,
         enrolled,
-        settle: settleClock(ctx, setup),
+        settle: settleClock(ctx, setup, halt),
         describe: rowError,
       }),
     });

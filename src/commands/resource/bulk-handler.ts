@@ -52,7 +52,10 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   const session = await openSession(ctx, setup, label, scan.total);
   try {
     session.progress.start();
+    // Aborted by the pool when the run stops for an error every row would meet.
+    const halt = new AbortController();
     const result = await runPool({
+      halt,
       items: resourceItems(input),
       concurrency: setup.concurrency,
       signal: ctx.signal,
@@ -66,7 +69,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
         requester: session.requester,
         journal: session.journal,
         claimed: claimedIds(journal),
-        settle: settleClock(ctx, setup),
+        settle: settleClock(ctx, setup, halt),
         describe: rowError,
       }),
     });

@@ -164,9 +164,15 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   };
 }
 
-/** The settle window of a run's writes without a definite answer (Ctrl-C ends its waits). */
-export function settleClock(ctx: Context, setup: BulkSetup): SettleClock {
-  return { windowMs: setup.settleMs, now: () => ctx.clock.now(), sleep: (ms, signal) => ctx.clock.sleep(ms, signal), signal: ctx.signal };
+/**
+ * The settle window of a run's writes without a definite answer. Its waits end on Ctrl-C and
+ * when `halt` is aborted (the run stops for an error every row would meet).
+ */
+export function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): SettleClock {
+  const signal = AbortSignal.any([ctx.signal, halt.signal]);
+  // One listener per parked row (see openSession).
+  setMaxListeners(MAX_CONCURRENCY + MAX_PARKED + 16, signal);
+  return { windowMs: setup.settleMs, now: () => ctx.clock.now(), sleep: (ms, s) => ctx.clock.sleep(ms, s), signal };
 }
 
 /** Error texts come from servers and networks: known secrets never reach a report. */
