@@ -4,6 +4,10 @@
  * progress display. On Ctrl-C the workers take no new rows, the requests on the wire finish and
  * are recorded, and the run returns `interrupted`. An error that every row would meet (the
  * token is refused, a scope is missing) stops the run at once.
+ *
+ * A row whose write got no definite answer is parked (see settle.ts): `perform` hands back a
+ * promise of its outcome and the worker goes on with the next row; the outcome is recorded when
+ * it comes, and the run ends when the last parked row has settled.
  */
 import { ApiError, AuthError, UsageError } from '../errors.js';
 import type { JournalStatus, JournalWriter } from './journal.js';
@@ -30,19 +34,32 @@ export interface Outcome {
   shown?: boolean;
 }
 
+/** A row whose outcome comes later (an ambiguous write watched over its settle window). */
+export interface Parked {
+  parked: Promise<Outcome>;
+}
+
+/** Most rows parked at once: beyond it a worker waits for one to settle before taking more. */
+export const MAX_PARKED = 1000;
+
 /** Options of {@link runPool}. */
 export interface PoolOptions<T extends WorkItem> {
   items: AsyncIterable<T>;
   concurrency: number;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;
-  /** Does one row. Throws {@link Stopped} when the run stops before the row is sent. */
-  perform(item: T): Promise<Outcome>;
+  /**
+   * Does one row, or parks it. Throws (or the parked promise rejects with) {@link Stopped} when
+   * the run stops before the row's outcome is known.
+   */
+  perform(item: T): Promise<Outcome | Parked>;
   journal?: JournalWriter;
   report: ReportWriter;
   progress: Progress;
   /** Called for every failed row (stderr lines). */
   onFailure?(item: T, outcome: Outcome): void;
+  /** Aborted when an error every row would meet stops the run: parked rows stop waiting. */
+  halt?: AbortController;
 }
 
 /** Counts of a finished (or stopped) run. */
@@ -54,7 +71,8 @@ export interface PoolResult {
   interrupted: boolean;
 }
 
-const JOURNALED: ReadonlySet<RowStatus> = new Set(['created', 'updated', 'deleted', 'unknown']);
+/** Failures are journaled too: a rerun must know the row was refused, not left in doubt. */
+const JOURNALED: ReadonlySet<RowStatus> = new Set(['created', 'updated', 'deleted', 'unknown', 'failed']);
 
 /** True for errors that every following row would meet too. */
 export function isFatal(err: unknown): boolean {
@@ -76,7 +94,13 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
 
   const record = async (item: T, outcome: Outcome, worked: boolean) => {
     if (JOURNALED.has(outcome.status) && worked) {
-      opts.journal?.write({ key: item.key, row: item.row, status: outcome.status as JournalStatus, id: outcome.id ?? null });
+      opts.journal?.write({
+        key: item.key,
+        row: item.row,
+        status: outcome.status as JournalStatus,
+        id: outcome.id ?? null,
+        ...(outcome.status === 'failed' && outcome.error ? { error: outcome.error } : {}),
+      });
     }
     const entry: ReportEntry = { row: item.row, status: outcome.status, id: outcome.id ?? null, error: outcome.error ?? null, ...outcome.extra };
     await opts.report.write(entry);
@@ -100,6 +124,7 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
       }
       if (isFatal(err)) {
         fatal ??= err;
+        opts.halt?.abort();
         exhausted = true;
         return undefined;
       }
@@ -112,36 +137,59 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
     return r.value;
   };
 
+  /** Stops the run for Stopped and fatal errors; false for anything else (a bug: rethrown). */
+  const halted = (err: unknown): boolean => {
+    if (err instanceof Stopped) stopped = true;
+    else if (isFatal(err)) {
+      fatal ??= err;
+      opts.halt?.abort();
+    } else return false;
+    return true;
+  };
+
+  const parked = new Set<Promise<void>>();
+  let parkFailure: { reason: unknown } | undefined;
+  const park = (item: T, later: Promise<Outcome>) => {
+    const p: Promise<void> = later
+      .then((outcome) => record(item, outcome, true))
+      .catch((err: unknown) => {
+        if (!halted(err)) parkFailure ??= { reason: err };
+      })
+      .finally(() => {
+        parked.delete(p);
+        opts.progress.parked--;
+      });
+    parked.add(p);
+    opts.progress.parked++;
+  };
+
   const worker = async () => {
     for (;;) {
+      while (parked.size >= MAX_PARKED) await Promise.race(parked);
       const item = await next();
       if (!item) return;
       if (item.outcome) {
         await record(item, item.outcome, false);
         continue;
       }
-      let outcome: Outcome;
+      let outcome: Outcome | Parked;
       try {
         outcome = await opts.perform(item);
       } catch (err) {
-        if (err instanceof Stopped) {
-          stopped = true;
-          return;
-        }
-        if (isFatal(err)) {
-          fatal ??= err;
-          return;
-        }
+        if (halted(err)) return;
         throw err;
       }
-      await record(item, outcome, true);
+      if ('parked' in outcome) park(item, outcome.parked);
+      else await record(item, outcome, true);
     }
   };
 
   const workers = Array.from({ length: Math.max(1, opts.concurrency) }, () => worker());
   // A worker that throws (a bug, a reader failure) must not leave the others unwatched.
   const settled = await Promise.allSettled(workers);
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  // Parked rows settle after the last row was taken (or the run stopped: their waits end).
+  while (parked.size > 0) await Promise.allSettled([...parked]);
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected') ?? parkFailure;
   // Close the input (its file stream) when the run ends before the last row.
   if (!exhausted) await iterator.return?.(undefined);
   if (fatal !== undefined) throw fatal;

@@ -3,16 +3,19 @@
  * mailbox — unless the prospect is already in the sequence (the states fetched at the start,
  * plus those this run made), or another row of the run has the same prospect.
  *
- * The enrolment is journaled `pending` before it is sent. When its answer is lost, the state is
- * looked up (`filter[prospect][id]` and `filter[sequence][id]`) before it is sent again; a run
- * killed after sending is covered by the states fetched at the start of the next run.
+ * The enrolment is journaled `pending` before it is sent. When its answer is lost it may still
+ * be carried out seconds later, so the row is parked (settle.ts): the state is looked up
+ * (`filter[prospect][id]` and `filter[sequence][id]`) over the settle window, and the enrolment
+ * is sent again only when it never shows. A run killed after sending is covered by the states
+ * fetched at the start of the next run, and by the rest of the window of its `pending` entry.
  */
 import { encodeQuery } from '../api/query.js';
 import { ApiError, NetworkError } from '../errors.js';
-import { isFatal, type Outcome } from './engine.js';
+import { isFatal, type Outcome, type Parked } from './engine.js';
 import type { EnrollItem } from './enroll-rows.js';
 import type { JournalWriter } from './journal.js';
 import { AnswerLost, type Requester } from './requester.js';
+import { settle, type SettleClock } from './settle.js';
 
 /** Options of {@link enrollPerformer}. */
 export interface EnrollOptions {
@@ -22,6 +25,8 @@ export interface EnrollOptions {
   journal: JournalWriter | undefined;
   /** Prospect id → id of its sequence state in the sequence (fetched, then kept up to date). */
   enrolled: Map<number | string, number | string>;
+  /** The settle window of enrolments without a definite answer. */
+  settle: SettleClock;
   describe: (err: unknown) => { error: string; field?: string };
 }
 
@@ -44,9 +49,10 @@ export function enrolmentBody(prospectId: number | string, sequenceId: number | 
 }
 
 /** The function the workers call for each enrolment row. */
-export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise<Outcome> {
+export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise<Outcome | Parked> {
   /** Prospect → the row of this run that took it (duplicates in the input). */
   const taken = new Map<number | string, number>();
+  const window = `${Math.round(o.settle.windowMs / 100) / 10} s`;
 
   const lookup = async (prospectId: number | string): Promise<number | string | undefined> => {
     const query = encodeQuery([
@@ -58,6 +64,56 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
     const res = await o.requester.send({ method: 'GET', path: 'sequenceStates', query }, 'read');
     const data = Array.isArray(res.doc.data) ? res.doc.data : [];
     return data[0]?.id;
+  };
+
+  const failed = (err: unknown, extra: Record<string, unknown>, prefix = ''): Outcome => {
+    if (isFatal(err) || !(err instanceof ApiError || err instanceof NetworkError)) throw err;
+    return { status: 'failed', id: null, error: prefix + o.describe(err).error, extra };
+  };
+
+  /** Sends the enrolment; a lost answer parks the row. */
+  const send = async (item: EnrollItem, attempt: number, extra: Record<string, unknown>): Promise<Outcome | Parked> => {
+    const pid = item.prospectId!;
+    // Journaled `pending` as the request leaves (not while it waits for the rate limit).
+    const pending = () => o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
+    try {
+      const body = enrolmentBody(pid, o.sequenceId, o.mailboxId);
+      const res = await o.requester.send({ method: 'POST', path: 'sequenceStates', query: ID_ONLY, body }, 'create', { beforeSend: pending });
+      const data = res.doc.data;
+      const id = data && !Array.isArray(data) ? data.id : null;
+      if (id === null || id === undefined || res.status >= 300) {
+        // An answer without the state (an empty 2xx, a redirect) confirms nothing: watch for it.
+        return { parked: watch(item, o.settle.now(), `the server answered ${res.status} without the created sequence state`, MAX_ATTEMPTS, extra, true) };
+      }
+      o.enrolled.set(pid, id);
+      return { status: 'created', id, extra };
+    } catch (err) {
+      if (!(err instanceof AnswerLost)) return failed(err, extra);
+      return { parked: watch(item, o.settle.now(), err.message, attempt, extra) };
+    }
+  };
+
+  /** Looks for the state over the window from `from`; sends the enrolment again when it never shows. */
+  const watch = async (item: EnrollItem, from: number, why: string, attempt: number, extra: Record<string, unknown>, answered = false): Promise<Outcome> => {
+    const pid = item.prospectId!;
+    let found: number | string | undefined;
+    try {
+      found = await settle(o.settle, from, () => lookup(pid));
+    } catch (err) {
+      // The lookup is the only thing that can tell: without it the enrolment may exist.
+      const out = failed(err, extra, `${why} and the lookup failed: `);
+      return { ...out, status: 'unknown', error: `${out.error}; the prospect may be enrolled: check before sending this row again` };
+    }
+    if (found !== undefined) {
+      o.enrolled.set(pid, found);
+      return { status: 'created', id: found, extra: { ...extra, recovered: true } };
+    }
+    // The server said it took the enrolment, yet the state cannot be found: nobody can tell.
+    if (answered) return { status: 'unknown', id: null, error: `${why}, and no such state was found; check before sending this row again`, extra };
+    // Not in the sequence at the end of the window: the lost request did not enrol it.
+    if (attempt >= MAX_ATTEMPTS) return { status: 'failed', id: null, error: `${why} ${attempt} times (not enrolled: looked up for ${window} each time)`, extra };
+    const next = await send(item, attempt + 1, extra);
+    return 'parked' in next ? next.parked : next;
   };
 
   return async (item) => {
@@ -73,45 +129,11 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
     }
     if (first !== undefined) return { status: 'skipped', id: null, extra: { ...extra, reason: `duplicate of row ${first}` } };
     taken.set(pid, item.row);
-    // Journaled `pending` as the request leaves (not while it waits for the rate limit).
-    const pending = () => o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
-    const body = enrolmentBody(pid, o.sequenceId, o.mailboxId);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const res = await o.requester.send({ method: 'POST', path: 'sequenceStates', query: ID_ONLY, body }, 'create', { beforeSend: pending });
-        const data = res.doc.data;
-        const id = data && !Array.isArray(data) ? data.id : undefined;
-        if (id === null || id === undefined || res.status >= 300) {
-          // An answer without the state (an empty 2xx, a redirect) confirms nothing: look.
-          const found = await lookup(pid);
-          if (found !== undefined) {
-            o.enrolled.set(pid, found);
-            return { status: 'created', id: found, extra: { ...extra, recovered: true } };
-          }
-          const error = `the server answered ${res.status} without the created sequence state and none was found; check before sending this row again`;
-          return { status: 'unknown', id: null, error, extra };
-        }
-        o.enrolled.set(pid, id);
-        return { status: 'created', id, extra };
-      } catch (err) {
-        if (!(err instanceof AnswerLost)) {
-          if (!isFatal(err) && (err instanceof ApiError || err instanceof NetworkError)) {
-            const d = o.describe(err);
-            return { status: 'failed', id: null, error: d.error, extra };
-          }
-          throw err;
-        }
-        const found = await lookup(pid);
-        if (found !== undefined) {
-          o.enrolled.set(pid, found);
-          return { status: 'created', id: found, extra: { ...extra, recovered: true } };
-        }
-        if (attempt >= MAX_ATTEMPTS) {
-          // The lookup just said the state does not exist: the row is not done, safe to rerun.
-          return { status: 'failed', id: null, error: `${err.message} ${attempt} times`, extra };
-        }
-        // No state for this prospect: the lost request did not enrol it, so sending again is safe.
-      }
+    if (item.pending) {
+      // An earlier run sent it and was stopped: not among the states yet, but it may still land.
+      const at = Date.parse(item.pending.at) || o.settle.now();
+      if (at + o.settle.windowMs > o.settle.now()) return { parked: watch(item, at, 'an earlier run was stopped while enrolling this prospect', 1, extra) };
     }
+    return send(item, 1, extra);
   };
 }

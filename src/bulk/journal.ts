@@ -7,7 +7,10 @@
  * The file is fsync'd every second and when the run ends, which also covers a machine crash
  * except for the last second. A creation is written twice: `pending` before the request goes
  * out and `created` when the answer comes; a row left `pending` by a killed run is looked up on
- * the server before anything is sent again (see the README, "Bulk runs and enroll").
+ * the server before anything is sent again (see the README, "Bulk runs and enroll"). A row the
+ * server refused (or that could not be sent) is written `failed` with the reason, so that a
+ * rerun knows nothing was done and sends it again (or skips it, with `--skip-failed`) instead of
+ * taking it for a write left in doubt.
  *
  * A process killed in the middle of a write leaves a torn last line: reading ignores it, and
  * the next run starts its first entry on a new line.
@@ -17,7 +20,7 @@ import { describeErrno, LocalIoError, UsageError } from '../errors.js';
 import { parseJson } from '../lossless-json.js';
 
 /** Statuses a journal records. */
-export type JournalStatus = 'pending' | 'created' | 'updated' | 'deleted' | 'unknown';
+export type JournalStatus = 'pending' | 'created' | 'updated' | 'deleted' | 'unknown' | 'failed';
 
 /** One journal line. */
 export interface JournalEntry {
@@ -26,6 +29,8 @@ export interface JournalEntry {
   row: number;
   status: JournalStatus;
   id?: number | string | null;
+  /** Why a `failed` row failed. */
+  error?: string;
   /** ISO time the entry was written. */
   at: string;
 }
@@ -112,9 +117,14 @@ export class JournalWriter {
   private readonly lockFile: string;
   private locked = false;
 
+  /**
+   * @param redact applied to the `error` of failed rows: error texts come from servers and
+   *   networks, and known secrets never reach the journal
+   */
   constructor(
     readonly file: string,
     private readonly now: () => number = Date.now,
+    private readonly redact: (text: string) => string = (t) => t,
   ) {
     this.lockFile = `${file}.lock`;
   }
@@ -144,7 +154,8 @@ export class JournalWriter {
   /** Writes one entry now. */
   write(entry: Omit<JournalEntry, 'at'>): void {
     if (this.fd === undefined) return;
-    const line = JSON.stringify({ ...entry, at: new Date(this.now()).toISOString() }) + '\n';
+    const e = entry.error !== undefined ? { ...entry, error: this.redact(entry.error) } : entry;
+    const line = JSON.stringify({ ...e, at: new Date(this.now()).toISOString() }) + '\n';
     try {
       fs.writeSync(this.fd, line);
       const t = this.now();
@@ -227,6 +238,11 @@ function alive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The outcome of a row an earlier run recorded `failed`, under `--skip-failed`. */
+export function skippedFailed(e: JournalEntry, extra: Record<string, unknown> = {}): { status: 'skipped'; id: null; extra: Record<string, unknown> } {
+  return { status: 'skipped', id: null, extra: { ...extra, reason: `failed in an earlier run (journal: ${e.error ?? 'no reason recorded'}); --skip-failed` } };
 }
 
 /** The default journal beside the input: `<input>.journal.ndjson`. */

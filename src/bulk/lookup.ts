@@ -1,14 +1,18 @@
 /**
  * Finding a record that a create may have made when its answer was lost (a network failure
  * after sending, a 5xx, or a run killed between sending and journaling). Nothing is created
- * twice: a create is sent again only when this lookup says the record does not exist.
+ * twice: a create is sent again only when this lookup, repeated to the end of the settle window
+ * (settle.ts), says the record does not exist.
  *
- * The lookup lists the type with a filter made from the row itself: every filterable attribute
- * the row sets (equality; a list attribute by its first item), every to-one relationship id it
- * sets, and `createdAt` from ten minutes before the attempt (allowing for clock skew). It is made
- * only when the row gives at least one such attribute or at least two relationship ids (a
- * sequence state's prospect and sequence); otherwise the row is reported `unknown` and never
- * re-sent blindly. Records already claimed by other rows of the run (journal) are not taken.
+ * The lookup lists the type with a filter made from the row itself: every filterable text,
+ * whole-number or yes/no attribute the row sets (equality; a list attribute by its first item),
+ * every to-one relationship id it sets, and `createdAt` from ten minutes before the attempt
+ * (allowing for clock skew). Dates, times and decimals are left out: the server may write them
+ * back in another form, and an equality that misses would pass for "not created". The lookup
+ * is made only when the row gives at least one such attribute or at least two relationship ids
+ * — only then does "nothing found" prove the record absent; otherwise the row is reported
+ * `unknown` and never re-sent blindly. Records already claimed by other rows of the run
+ * (journal) are not taken.
  */
 import { encodeQuery } from '../api/query.js';
 import type { WriteData } from '../api/write-body.js';
@@ -18,6 +22,9 @@ import type { Requester } from './requester.js';
 /** Ten minutes: server and client clocks may disagree. */
 const SKEW_MS = 10 * 60_000;
 
+/** Attribute types whose values the server keeps as sent, so that equality finds them. */
+const VERBATIM: ReadonlySet<string> = new Set(['string', 'string[]', 'integer', 'boolean']);
+
 /** A lookup query for a create, or undefined when the row cannot be recognised. */
 export function lookupQuery(rt: ResourceType, data: WriteData, sentAt: number): [string, string][] | undefined {
   const pairs: [string, string][] = [];
@@ -26,7 +33,7 @@ export function lookupQuery(rt: ResourceType, data: WriteData, sentAt: number): 
   const usable = (v: string) => v !== '' && !v.includes(',') && !v.includes('..');
   for (const [name, value] of Object.entries(data.attributes)) {
     const spec = findAttribute(rt, name);
-    if (!spec?.filterable || spec.readOnly) continue;
+    if (!spec?.filterable || spec.readOnly || !VERBATIM.has(spec.type)) continue;
     const v = Array.isArray(value) ? value[0] : value;
     if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
     if (!usable(String(v))) continue;

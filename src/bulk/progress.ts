@@ -48,6 +48,8 @@ export class Progress {
   private lastWaitLine = -Infinity;
   private readonly now: () => number;
   private drawn = false;
+  /** Rows parked: sent without a definite answer, watched over the settle window. */
+  parked = 0;
 
   constructor(private opts: ProgressOptions) {
     this.now = opts.now ?? Date.now;
@@ -139,6 +141,7 @@ export class Progress {
     parts.push(`${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} rows/s`);
     if (total !== undefined && rate > 0 && this.done < total) parts.push(`ETA ${clock(((total - this.done) / rate) * 1000)}`);
     if (this.failed) parts.push(`${n(this.failed)} failed`);
+    if (this.parked) parts.push(`${n(this.parked)} unconfirmed (looking them up before sending again)`);
     const left = this.waitUntil - this.now();
     if (left > 0) parts.push(`waiting ${clock(left)}: ${terminalSafe(this.waitReason)}`);
     return parts.join(' · ');

@@ -1,7 +1,7 @@
 /**
  * How a bulk run sends one request: paced, waiting out 429 and 503 for as long as `Retry-After`
- * says, retrying idempotent requests after network failures and gateway errors, and never
- * repeating a create whose answer was lost (the caller looks it up first: see lookup.ts).
+ * says, retrying reads after network failures and gateway errors, and never repeating a write
+ * whose answer was lost: the caller watches for it over the settle window first (settle.ts).
  *
  * The ApiClient is called with `noRetry` so that these rules live in one place, and without the
  * Ctrl-C signal: a request on the wire is always finished, so that its outcome can be journaled.
@@ -19,14 +19,17 @@ export class Stopped extends Error {
   }
 }
 
-/** A create was sent but its answer was lost: the record may or may not exist. */
+/** A write was sent but its answer was lost: it may have been done, or may still be done. */
 export class AnswerLost extends Error {
   constructor(readonly reason: string) {
     super(`the answer was lost (${reason})`);
   }
 }
 
-/** `read` (GET), `idempotent` (PATCH, DELETE: safe to repeat), `create` (POST: not). */
+/**
+ * `read` (GET: repeated after failures), `idempotent` (PATCH, DELETE) and `create` (POST):
+ * writes are repeated only when they certainly did not reach the server.
+ */
 export type RequestKind = 'read' | 'idempotent' | 'create';
 
 /** Options of {@link Requester}. */
@@ -72,7 +75,7 @@ export class Requester {
   /**
    * Sends one request.
    * @throws Stopped when the run stops before the request is sent
-   * @throws AnswerLost for a create whose outcome is unknown
+   * @throws AnswerLost for a write whose outcome is unknown
    * @throws ApiError for an answer that is an error (4xx, or 5xx after the retries)
    * @param opts.track counts the attempts that were sent (a DELETE answered 404 after a retry
    *   was most likely done by the attempt whose answer was lost)
@@ -120,7 +123,7 @@ export class Requester {
         attempt++;
         if (err instanceof NetworkError) {
           const notSent = err.code !== undefined && NOT_SENT.has(err.code);
-          if (kind === 'create' && !notSent) throw new AnswerLost(err.message);
+          if (kind !== 'read' && !notSent) throw new AnswerLost(err.message);
           if (attempt < max) {
             await this.backoff(attempt, err.message);
             continue;
@@ -128,7 +131,7 @@ export class Requester {
           throw err;
         }
         if (err instanceof ApiError && MAYBE_DONE.has(err.status)) {
-          if (kind === 'create') throw new AnswerLost(`HTTP ${err.status}`);
+          if (kind !== 'read') throw new AnswerLost(`HTTP ${err.status}`);
           if (attempt < max) {
             await this.backoff(attempt, `HTTP ${err.status}`);
             continue;

@@ -1,19 +1,25 @@
 /**
  * Doing one row of `svc <resource> create|update|delete --input`.
  *
- * Updates and deletes are idempotent and simply repeated after a network failure. A create is
- * journaled `pending` before it is sent; when its answer is lost (or a killed run left it
- * pending) the record is looked up before anything is sent again (lookup.ts), so that nothing
- * is created twice.
+ * A write that was sent but got no definite answer (a network failure after sending, a
+ * 500/502/504) may still be carried out seconds later, so it is never sent again at once: the
+ * row is parked (settle.ts) and watched over the settle window — a create by the lookup of
+ * lookup.ts, an update by reading the record back (write-check.ts), a delete by reading the
+ * record until it is gone. Found: the row is done (`recovered`). Not found at the end of the
+ * window: the write is sent again (a create only when the row can be looked up; otherwise it
+ * is reported `unknown`). A create is journaled `pending` before it is sent, so that a run
+ * killed meanwhile leaves the rerun something to look up.
  */
 import { ApiError, NetworkError } from '../errors.js';
 import type { ResourceType } from '../registry/index.js';
-import { isFatal, type Outcome } from './engine.js';
+import { isFatal, type Outcome, type Parked } from './engine.js';
 import type { JournalWriter } from './journal.js';
-import { findCreated, lookupQuery, type IdSet, type LookupResult } from './lookup.js';
+import { findCreated, lookupQuery, type IdSet } from './lookup.js';
 import { AnswerLost, type Requester } from './requester.js';
 import type { ResourceItem } from './resource-plan.js';
 import type { WriteOp } from './resource-rows.js';
+import { settle, type SettleClock } from './settle.js';
+import { readBackQuery, updateApplied } from './write-check.js';
 
 /** Options of {@link resourcePerformer}. */
 export interface PerformerOptions {
@@ -23,21 +29,25 @@ export interface PerformerOptions {
   journal: JournalWriter | undefined;
   /** Ids recorded for other rows (journal and this run). */
   claimed: IdSet;
-  now: () => number;
+  /** The settle window of writes without a definite answer. */
+  settle: SettleClock;
   /** Turns an API or network error into the row's error text. */
   describe: (err: unknown) => { error: string; field?: string };
 }
 
-/** Times a create is sent again after lookups found nothing. */
-const MAX_CREATE_ATTEMPTS = 3;
+/** Times a write is sent in all when each answer is lost and the window shows nothing. */
+const MAX_ATTEMPTS = 3;
 
 /** The function the workers call for each row. */
-export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => Promise<Outcome> {
+export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => Promise<Outcome | Parked> {
   // Only the id is needed back: an empty sparse fieldset keeps answers (and memory) small.
   const idOnly = `fields[${o.rt.type}]=`;
-  const failed = (err: unknown): Outcome => {
+  const now = () => o.settle.now();
+  const window = `${Math.round(o.settle.windowMs / 100) / 10} s`;
+  const failed = (err: unknown, id: number | string | null = null): Outcome => {
+    if (isFatal(err) || !(err instanceof ApiError || err instanceof NetworkError)) throw err;
     const d = o.describe(err);
-    return { status: 'failed', id: null, error: d.error, ...(d.field ? { extra: { field: d.field } } : {}) };
+    return { status: 'failed', id, error: d.error, ...(d.field ? { extra: { field: d.field } } : {}) };
   };
   const created = (id: number | string, extra?: Record<string, unknown>): Outcome => {
     o.claimed.add(id);
@@ -48,66 +58,116 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     id: null,
     error: `${why}; the record may exist: check before sending this row again`,
   });
-  const lookup = async (item: ResourceItem, since: number): Promise<LookupResult | undefined> => {
-    const pairs = lookupQuery(o.rt, item.write!.data!, since);
-    return pairs ? findCreated(o.requester, o.rt, pairs, o.claimed) : undefined;
+  /** Runs a lookup; a failure that is not fatal becomes the row's outcome. */
+  const guarded = async <T>(look: () => Promise<T>, onError: (text: string) => Outcome): Promise<T | { outcome: Outcome }> => {
+    try {
+      return await look();
+    } catch (err) {
+      if (isFatal(err) || !(err instanceof ApiError || err instanceof NetworkError)) throw err;
+      return { outcome: onError(o.describe(err).error) };
+    }
   };
 
-  const create = async (item: ResourceItem): Promise<Outcome> => {
+  /** Sends a create; a lost answer parks the row. */
+  const sendCreate = async (item: ResourceItem, attempt: number): Promise<Outcome | Parked> => {
     const w = item.write!;
-    if (item.pending) {
-      // An earlier run sent this create and was stopped before it heard the answer.
-      const r = await lookup(item, Date.parse(item.pending.at) || o.now());
-      if (!r) return unknown('an earlier run was stopped while creating this row and the row has no field to look it up by');
-      if ('found' in r) return created(r.found, { recovered: true });
-      if ('ambiguous' in r) return unknown(`an earlier run was stopped while creating this row and several records match it (${r.ambiguous.join(', ')})`);
-    }
     // Journaled `pending` as the request leaves: a run killed from then on looks it up first.
     const pending = () => o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
-    for (let attempt = 1; ; attempt++) {
-      const sentAt = o.now();
-      try {
-        const res = await o.requester.send({ method: 'POST', path: w.path, query: idOnly, body: w.body }, 'create', { beforeSend: pending });
-        const data = res.doc.data;
-        const id = data && !Array.isArray(data) ? data.id : null;
-        if (id === null || id === undefined || res.status >= 300) {
-          // An answer without the record (an empty 2xx, a redirect) confirms nothing: look.
-          const r = await lookup(item, sentAt);
-          if (r && 'found' in r) return created(r.found, { recovered: true });
-          return unknown(`the server answered ${res.status} without the created record`);
-        }
-        return created(id);
-      } catch (err) {
-        if (!(err instanceof AnswerLost)) {
-          if (!isFatal(err) && (err instanceof ApiError || err instanceof NetworkError)) return failed(err);
-          throw err;
-        }
-        const r = await lookup(item, sentAt);
-        if (!r) return unknown(`${err.message} and the row has no field to look the record up by`);
-        if ('found' in r) return created(r.found, { recovered: true });
-        if ('ambiguous' in r) return unknown(`${err.message} and several records match the row (${r.ambiguous.join(', ')})`);
-        // The lookup just found nothing, so the row is known not to be done: failed, safe to rerun.
-        if (attempt >= MAX_CREATE_ATTEMPTS) return { status: 'failed', id: null, error: `${err.message} ${attempt} times` };
-        // The lookup found nothing: the create did not happen, so sending it again is safe.
-      }
-    }
-  };
-
-  const change = async (item: ResourceItem): Promise<Outcome> => {
-    const w = item.write!;
-    const track = { sent: 0 };
+    const sentAt = now();
     try {
-      await o.requester.send({ method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body }, 'idempotent', { track });
-      return { status: o.op === 'update' ? 'updated' : 'deleted', id: w.id ?? null };
-    } catch (err) {
-      // A DELETE repeated after a lost answer finds the record gone: the first attempt did it.
-      if (o.op === 'delete' && err instanceof ApiError && err.status === 404 && track.sent > 1) {
-        return { status: 'deleted', id: w.id ?? null, extra: { note: 'the first attempt deleted it (answer lost)' } };
+      const res = await o.requester.send({ method: 'POST', path: w.path, query: idOnly, body: w.body }, 'create', { beforeSend: pending });
+      const data = res.doc.data;
+      const id = data && !Array.isArray(data) ? data.id : null;
+      // An answer without the record (an empty 2xx, a redirect) confirms nothing: watch for it,
+      // and never send it again (MAX_ATTEMPTS: the server did take the request).
+      if (id === null || id === undefined || res.status >= 300) {
+        return { parked: settleCreate(item, sentAt, now(), `the server answered ${res.status} without the created record`, MAX_ATTEMPTS, true) };
       }
-      if (!isFatal(err) && (err instanceof ApiError || err instanceof NetworkError)) return { ...failed(err), id: w.id ?? null };
-      throw err;
+      return created(id);
+    } catch (err) {
+      if (!(err instanceof AnswerLost)) return failed(err);
+      return { parked: settleCreate(item, sentAt, now(), err.message, attempt) };
     }
   };
 
-  return (item) => (o.op === 'create' ? create(item) : change(item));
+  /** Watches for a create over the window from `from`; sends it again when it never shows. */
+  const settleCreate = async (item: ResourceItem, sentAt: number, from: number, why: string, attempt: number, answered = false): Promise<Outcome> => {
+    const pairs = lookupQuery(o.rt, item.write!.data!, sentAt);
+    if (!pairs) return unknown(`${why} and the row has no field to look the record up by`);
+    const r = await guarded(
+      () =>
+        settle(o.settle, from, async () => {
+          const r = await findCreated(o.requester, o.rt, pairs, o.claimed);
+          return 'none' in r ? undefined : r;
+        }),
+      (e) => unknown(`${why} and the lookup failed (${e})`),
+    );
+    if (r && 'outcome' in r) return r.outcome;
+    if (r && 'found' in r) return created(r.found, { recovered: true });
+    if (r) return unknown(`${why} and several records match the row (${r.ambiguous.join(', ')})`);
+    // The server said it took the create, yet it cannot be found: nobody can tell.
+    if (answered) return unknown(`${why}, and no record matching the row was found`);
+    // Not there at the end of the window: the create did not happen, so sending it again is safe.
+    if (attempt >= MAX_ATTEMPTS) return { status: 'failed', id: null, error: `${why} ${attempt} times (not created: looked up for ${window} each time)` };
+    const next = await sendCreate(item, attempt + 1);
+    return 'parked' in next ? next.parked : next;
+  };
+
+  const create = async (item: ResourceItem): Promise<Outcome | Parked> => {
+    if (item.pending) {
+      // An earlier run sent this create and was stopped before it heard the answer: its window
+      // started when it was sent (long past, the watch is one lookup).
+      const at = Date.parse(item.pending.at) || now();
+      return { parked: settleCreate(item, at, at, 'an earlier run was stopped while creating this row', 1) };
+    }
+    return sendCreate(item, 1);
+  };
+
+  /** Sends an update or delete; a lost answer parks the row. */
+  const sendChange = async (item: ResourceItem, attempt: number): Promise<Outcome | Parked> => {
+    const w = item.write!;
+    const done: Outcome = { status: o.op === 'update' ? 'updated' : 'deleted', id: w.id ?? null };
+    try {
+      await o.requester.send({ method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body }, 'idempotent');
+      return done;
+    } catch (err) {
+      // A DELETE sent again after a lost answer finds the record gone: the first attempt did it.
+      if (o.op === 'delete' && attempt > 1 && err instanceof ApiError && err.status === 404) {
+        return { ...done, extra: { note: 'the first attempt deleted it (answer lost)' } };
+      }
+      if (!(err instanceof AnswerLost)) return failed(err, w.id ?? null);
+      return { parked: settleChange(item, err.message, attempt) };
+    }
+  };
+
+  /** Reads the record over the window: updated (or gone) means done; else sends it again. */
+  const settleChange = async (item: ResourceItem, why: string, attempt: number): Promise<Outcome> => {
+    const w = item.write!;
+    const query = o.op === 'update' ? readBackQuery(o.rt, w.data!) : idOnly;
+    const seen = await guarded(
+      () =>
+        settle(o.settle, now(), async () => {
+          try {
+            const res = await o.requester.send({ method: 'GET', path: w.path, query }, 'read');
+            const rec = res.doc.data;
+            if (o.op === 'delete' || !rec || Array.isArray(rec)) return undefined;
+            return updateApplied(o.rt, w.data!, rec) ? ('applied' as const) : undefined;
+          } catch (err) {
+            if (err instanceof ApiError && err.status === 404) return 'gone' as const;
+            throw err;
+          }
+        }),
+      // Not known to be done: failed, and a rerun sends it again (it is safe to repeat).
+      (e): Outcome => ({ status: 'failed', id: w.id ?? null, error: `${why}, and reading the record back failed (${e})` }),
+    );
+    if (typeof seen === 'object') return seen.outcome;
+    if (seen === 'applied') return { status: 'updated', id: w.id ?? null, extra: { recovered: true } };
+    if (seen === 'gone' && o.op === 'delete') return { status: 'deleted', id: w.id ?? null, extra: { recovered: true } };
+    if (seen === 'gone') return { status: 'failed', id: w.id ?? null, error: `${why}, and the record no longer exists (HTTP 404)` };
+    if (attempt >= MAX_ATTEMPTS) return { status: 'failed', id: w.id ?? null, error: `${why} ${attempt} times (not done: read back for ${window} each time)` };
+    const next = await sendChange(item, attempt + 1);
+    return 'parked' in next ? next.parked : next;
+  };
+
+  return (item) => (o.op === 'create' ? create(item) : sendChange(item, 1));
 }

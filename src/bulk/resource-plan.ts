@@ -6,7 +6,7 @@
  */
 import type { ResourceType } from '../registry/index.js';
 import type { Outcome, WorkItem } from './engine.js';
-import type { JournalEntry, JournalState } from './journal.js';
+import { skippedFailed, type JournalEntry, type JournalState } from './journal.js';
 import { IdSet } from './lookup.js';
 import { readRows, type InputFormat, type RawRow } from './readers.js';
 import { describeProblems, ignoredCsvColumn, prepareRow, type PreparedRow, type PreparedWrite, type RowNames, type WriteOp } from './resource-rows.js';
@@ -21,6 +21,8 @@ export interface ResourceInput {
   format: InputFormat;
   shard: Shard | undefined;
   journal: JournalState;
+  /** Rows the journal records `failed` are skipped (`--skip-failed`) instead of tried again. */
+  skipFailed?: boolean;
   /** The org schema's labels and custom-field checks (`svc schema pull`), when cached. */
   names?: RowNames;
 }
@@ -84,7 +86,7 @@ export async function scanInput(input: ResourceInput, keepProblems = 20): Promis
       continue;
     }
     const e = input.journal.entries.get(key);
-    if (e && (DONE.has(e.status) || e.status === 'unknown')) r.done++;
+    if (e && (DONE.has(e.status) || e.status === 'unknown' || (e.status === 'failed' && input.skipFailed))) r.done++;
     else r.todo++;
   }
   return r;
@@ -107,7 +109,10 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
         id: null,
         error: 'an earlier run could not confirm whether this row was created; check, then remove its journal line to send it again',
       };
+    } else if (e?.status === 'failed' && input.skipFailed) {
+      item.outcome = skippedFailed(e);
     } else {
+      // A row recorded `failed` was refused (or never sent): nothing was done, so it is sent again.
       item.write = prepared.write;
       if (e?.status === 'pending') item.pending = e;
     }

@@ -43,7 +43,8 @@ describe('SIGKILL at random points, then rerun', () => {
     const seq = await newSequence(sb, { permitDuplicateProspects: 'allow' });
     const ids = freeProspects(sb, 70);
     const file = inputFile('ids.csv', 'id\n' + ids.join('\n') + '\n');
-    const args = ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '8'];
+    // A short settle window: a pending row not yet among the states is watched that long.
+    const args = ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '8', '--settle', '1'];
     let kills = 0;
     for (let i = 0; i < 3; i++) {
       const left = ids.length - new Set(stateProspects(sb, seq)).size;
@@ -61,7 +62,7 @@ describe('SIGKILL at random points, then rerun', () => {
     const rnd = prng(42);
     const rows = Array.from({ length: 100 }, (_, i) => ({ firstName: `K${i}`, lastName: 'Kill', emails: [`k${i}@kill.test`] }));
     const file = inputFile('new.ndjson', rows.map((r) => JSON.stringify(r)).join('\n'));
-    const args = ['prospects', 'create', '--input', file, '--concurrency', '8'];
+    const args = ['prospects', 'create', '--input', file, '--concurrency', '8', '--settle', '1'];
     for (let i = 0; i < 3; i++) await killAfter(args, 5 + Math.floor(rnd() * 25), '/api/v2/prospects');
     const last = await runSvc([...args, '--report', `${file}.report`], { env: env() });
     expect(last.code, last.stderr).toBe(0);

@@ -184,6 +184,11 @@ describe('usage errors send nothing (exit 2)', () => {
     [() => ['prospects', 'create', '--input', file(), '--concurrency', '99'], /expected a whole number from 1 to 32/],
     [() => ['prospects', 'create', '--input', '-'], /--input -: give a file/],
     [() => ['calls', 'update', '--input', file()], /calls has no operation "update": it offers list, get, create, delete/],
+    [() => ['prospects', 'create', '--input', file(), '--settle', 'soon'], /--settle soon: expected seconds from 0 to 3600 \(default 30\)/],
+    [() => ['prospects', 'update', '--input', file(), '--settle', '7200'], /--settle 7200: expected seconds from 0 to 3600/],
+    [() => ['prospects', 'create', '--attr', 'firstName=x', '--skip-failed'], /--skip-failed works only with --input FILE/],
+    [() => ['prospects', 'create', '--attr', 'firstName=x', '--settle', '5'], /--settle works only with --input FILE/],
+    [() => ['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '3', '--settle', '1e3'], /--settle 1e3: expected seconds/],
   ])('%#', async (args, message) => {
     const mark = sb.requests.length;
     const r = await svc(args());

@@ -60,7 +60,7 @@ describe.concurrent('writes answered without the record', () => {
     const input = path.join(tempDir(), 'in.csv');
     fs.writeFileSync(input, 'firstName\nB1\n');
     const report = path.join(tempDir(), 'report.ndjson');
-    const r = await svc('bulk201', ['prospects', 'create', '--input', input, '--report', report]);
+    const r = await svc('bulk201', ['prospects', 'create', '--input', input, '--report', report, '--settle', '1']);
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);
     expect(JSON.parse(fs.readFileSync(report, 'utf8'))).toMatchObject({ row: 1, status: 'unknown', id: null, error: expect.stringContaining('answered 201 without the created record') });
@@ -152,7 +152,7 @@ describe('bulk writes answered without the record (a proxy in front of the sandb
       { kind: 'rewrite', status: 201, body: () => '' },
       { kind: 'answer', status: 201, body: '' },
     ]);
-    const r = await runSvc(['enroll', '--sequence', String(seq), '--mailbox', '2', '--prospect', String(done), '--prospect', String(lost), '--concurrency', '1', '--report', report], { env: rig.env() });
+    const r = await runSvc(['enroll', '--sequence', String(seq), '--mailbox', '2', '--prospect', String(done), '--prospect', String(lost), '--concurrency', '1', '--report', report, '--settle', '2'], { env: rig.env() });
     remove();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);
@@ -179,7 +179,7 @@ describe('bulk creates answered without the record (a proxy in front of the sand
       { kind: 'rewrite', status: 201, body: () => '' },
       { kind: 'answer', status: 201, body: '' },
     ]);
-    const r = await runSvc(['prospects', 'create', '--input', input, '--concurrency', '1', '--report', report], { env: rig.env() });
+    const r = await runSvc(['prospects', 'create', '--input', input, '--concurrency', '1', '--report', report, '--settle', '2'], { env: rig.env() });
     remove();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);

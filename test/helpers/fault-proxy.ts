@@ -4,7 +4,9 @@
  * way networks and gateways do — resets a connection before or in the middle of an answer, cuts
  * an answer short, hangs, answers 5xx/429 itself (with or without `Retry-After`), sends an HTML
  * page, or rewrites the server's body (truncated or invalid JSON, no `data`, string ids). It can
- * also stop listening (connection refused) and come back.
+ * also fail the client first and deliver the request to the server afterwards (a gateway timing
+ * out on a backend that commits a moment later), and stop listening (connection refused) and
+ * come back.
  *
  * Bodies and `Location` headers are rewritten from the server's origin to the proxy's, so that
  * the server's links (`links.next`) lead back through the proxy. Every request is logged with
@@ -31,7 +33,13 @@ export type Fault =
   /** Forward, then answer with the server's status and headers but this body. */
   | { kind: 'rewrite'; body: (serverBody: string) => string; status?: number; headers?: Record<string, string> }
   /** Forward after a delay (ms); with `afterServer`, forward at once and hold the answer instead. */
-  | { kind: 'delay'; ms: number; afterServer?: boolean };
+  | { kind: 'delay'; ms: number; afterServer?: boolean }
+  /**
+   * A gateway that gives up before the backend: `failAfterMs` after the request arrived the
+   * client gets a 504 (`fail: '504'`, the default) or a reset; the request reaches the server
+   * `commitAfterMs` after it arrived, so that it is carried out after the client saw it fail.
+   */
+  | { kind: 'late'; failAfterMs: number; commitAfterMs: number; fail?: '504' | 'reset' };
 
 /** Which requests a rule applies to. */
 export interface Match {
@@ -65,6 +73,11 @@ export interface FaultProxy {
   plan(match: Match, faults: Fault[]): () => void;
   /** Applies a fault to every matching request until removed (or {@link clear}). */
   always(match: Match, fault: Fault): () => void;
+  /**
+   * Lets a function pick the fault of each matching request from what it carries (a row's
+   * name in the body, an id in the URL); undefined passes the request to the next rule.
+   */
+  decide(match: Match, choose: (req: { method: string; url: string; body: string }) => Fault | undefined): () => void;
   /** Removes every rule. */
   clear(): void;
   /** Stops listening (connection refused); listens again on the same port after `ms` when given. */
@@ -85,6 +98,7 @@ interface Rule {
   match: Match;
   queue?: Fault[];
   fault?: Fault;
+  choose?: (req: { method: string; url: string; body: string }) => Fault | undefined;
 }
 
 function matches(m: Match, method: string, url: string): boolean {
@@ -116,16 +130,21 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     };
   };
 
-  const pick = (method: string, url: string): Fault => {
+  const pick = (method: string, url: string, body: Buffer): Fault => {
     for (const r of rules) {
       if (!matches(r.match, method, url)) continue;
+      if (r.choose) {
+        const f = r.choose({ method, url, body: body.toString('utf8') });
+        if (f) return f;
+        continue;
+      }
       if (r.fault) return r.fault;
       if (r.queue && r.queue.length > 0) return r.queue.shift()!;
     }
     return { kind: 'pass' };
   };
 
-  const forward = (req: http.IncomingMessage, body: Buffer): Promise<Upstream> =>
+  const forward = (req: http.IncomingMessage, body: Buffer, retried = false): Promise<Upstream> =>
     new Promise((resolve, reject) => {
       const headers = { ...req.headers, host: upstream.host };
       delete headers.connection;
@@ -138,7 +157,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           res.on('error', reject);
         },
       );
-      out.on('error', reject);
+      out.on('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed as we reused it: the request never reached the
+        // server, so it is sent once more (the proxy's own race, not a fault under test).
+        if (!retried && out.reusedSocket && err.code === 'ECONNRESET') forward(req, body, true).then(resolve, reject);
+        else reject(err);
+      });
       out.end(body);
     });
 
@@ -175,7 +199,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer): Promise<void> {
     const method = req.method!;
     const url = req.url!;
-    const fault = pick(method, url);
+    const fault = pick(method, url, body);
     const entry: ProxyLogEntry = { method, url, fault: fault.kind, at: Date.now() };
     log.push(entry);
     const socket = req.socket;
@@ -196,6 +220,18 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       case 'delay':
         if (!fault.afterServer) await new Promise((r) => setTimeout(r, fault.ms));
         break;
+      case 'late': {
+        setTimeout(() => {
+          if (fault.fail === 'reset') return socket.resetAndDestroy();
+          const page = Buffer.from('<html><body><h1>504 Gateway Time-out</h1></body></html>');
+          entry.status = 504;
+          res.writeHead(504, { 'content-type': 'text/html', 'content-length': page.length });
+          res.end(page);
+        }, fault.failAfterMs);
+        await new Promise((r) => setTimeout(r, fault.commitAfterMs));
+        await forward(req, body);
+        return;
+      }
       default:
         break;
     }
@@ -251,6 +287,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     log,
     plan: (match, faults) => add({ match, queue: [...faults] }),
     always: (match, fault) => add({ match, fault }),
+    decide: (match, choose) => add({ match, choose }),
     clear: () => void rules.splice(0),
     async down(ms) {
       await stop();
@@ -264,7 +301,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       const faults = log.filter((e) => e.fault !== 'pass');
       const byKind: Record<string, number> = {};
       for (const e of faults) byKind[`fault:${e.fault}`] = (byKind[`fault:${e.fault}`] ?? 0) + 1;
-      recordStats('fault-proxy', { requests: log.length, faultsInjected: faults.length, ...byKind });
+      // Gateway timeouts: 504s the proxy sent in the server's place (the server may have acted).
+      const gatewayTimeouts = faults.filter((e) => e.status === 504).length;
+      recordStats('fault-proxy', { requests: log.length, faultsInjected: faults.length, gatewayTimeouts, ...byKind });
     },
   };
 }

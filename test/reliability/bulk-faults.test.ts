@@ -71,7 +71,7 @@ describe('creates: answers lost after the server did the work', () => {
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     rig.proxy.plan(POSTS, CREATE_FAULTS);
     const mark = rig.proxy.log.length;
-    const r = await svc(['prospects', 'create', '--input', file, '--report', report, '--concurrency', '4', '--timeout', '1']);
+    const r = await svc(['prospects', 'create', '--input', file, '--report', report, '--concurrency', '4', '--timeout', '1', '--settle', '1']);
     rig.proxy.clear();
     countCreated('@netfault.test', Array.from({ length: n }, (_, i) => `Net${i}`));
     expectNoCrash(r);
@@ -103,13 +103,13 @@ describe('creates: answers lost after the server did the work', () => {
 });
 
 describe('updates, deletes, enrolments through faults', () => {
-  it('updates are repeated after lost answers; each record ends with its new value', async () => {
+  it('updates whose answers were lost are read back, not sent again; each record ends with its new value', async () => {
     const ids = freeProspects(rig.sb, 8, 5);
     const file = inputFile('u.ndjson', ids.map((id) => JSON.stringify({ id, title: `Fixed ${id}` })).join('\n') + '\n');
     const PATCHES = { method: 'PATCH', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
     rig.proxy.plan(PATCHES, [{ kind: 'reset-after' }, { kind: 'cut' }, gateway502, { kind: 'hang', forward: true }, { kind: 'reset-before' }]);
     const mark = rig.proxy.log.length;
-    const r = await svc(['prospects', 'update', '--input', file, '--report', '-', '--timeout', '1']);
+    const r = await svc(['prospects', 'update', '--input', file, '--report', '-', '--timeout', '1', '--settle', '1']);
     rig.proxy.clear();
     expectNoCrash(r);
     tally.rows += ids.length;
@@ -118,7 +118,10 @@ describe('updates, deletes, enrolments through faults', () => {
     for (const id of ids) expect(rig.sb.store.get('prospect', id)!.attributes['title']).toBe(`Fixed ${id}`);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
     expect(lines.map((l) => l.status)).toEqual(Array(8).fill('updated'));
-    expect(rig.proxy.since(mark, PATCHES)).toHaveLength(8 + 5);
+    // Lost answers are read back, not sent again: only the update that never reached the server
+    // (reset before forwarding) is sent a second time, after the settle window.
+    expect(lines.filter((l) => l.recovered)).toHaveLength(4);
+    expect(rig.proxy.since(mark, PATCHES)).toHaveLength(8 + 1);
   });
 
   it('a delete whose answer was lost is found gone on the retry and counted deleted once', async () => {
@@ -126,7 +129,7 @@ describe('updates, deletes, enrolments through faults', () => {
     const file = inputFile('d.csv', 'id\n' + ids.join('\n') + '\n');
     const DELETES = { method: 'DELETE', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
     rig.proxy.plan(DELETES, [{ kind: 'reset-after' }, { kind: 'pass' }, { kind: 'cut' }]);
-    const r = await svc(['prospects', 'delete', '--input', file, '--yes', '--report', '-']);
+    const r = await svc(['prospects', 'delete', '--input', file, '--yes', '--report', '-', '--settle', '1']);
     rig.proxy.clear();
     expectNoCrash(r);
     tally.rows += ids.length;
@@ -143,7 +146,7 @@ describe('updates, deletes, enrolments through faults', () => {
     const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
     const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates(\?|$)/ };
     rig.proxy.plan(STATES, [{ kind: 'reset-after' }, gateway502, { kind: 'reset-before' }, { kind: 'cut' }, { kind: 'hang', forward: true }]);
-    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', '-', '--timeout', '1']);
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', '-', '--timeout', '1', '--settle', '1']);
     rig.proxy.clear();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
@@ -193,7 +196,7 @@ describe('the API goes away during a run', () => {
     const file = inputFile('o.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Out${i}`, emails: [`out${i}@outage.test`] })).join('\n') + '\n');
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     const mark = rig.proxy.log.length;
-    const child = spawnSvc(['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2'], { env: rig.env() });
+    const child = spawnSvc(['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2', '--settle', '1'], { env: rig.env() });
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.resume();
@@ -216,7 +219,7 @@ describe('the API goes away during a run', () => {
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     // The first three creates go through, then every create is refused at the door.
     const remove = rig.proxy.plan(POSTS, [{ kind: 'pass' }, { kind: 'pass' }, { kind: 'pass' }, ...times(200, { kind: 'reset-before' })]);
-    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`, '--concurrency', '1']);
+    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`, '--concurrency', '1', '--settle', '0.3']);
     remove();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);
@@ -230,5 +233,71 @@ describe('the API goes away during a run', () => {
     expect(again.code, again.stderr).toBe(0);
     const made = marked('@gone.test');
     expect(made.map((p) => p.attributes['firstName']).sort()).toEqual(Array.from({ length: n }, (_, i) => `Gone${i}`).sort());
+  });
+});
+
+describe('refused rows in the journal', () => {
+  /** A refusal at the door: nothing was created. */
+  const refused: Fault = {
+    kind: 'answer',
+    status: 422,
+    body: '{"errors":[{"id":"validationError","title":"Validation Error","detail":"try again later"}]}',
+  };
+
+  it('a create refused with a 4xx is journaled failed; a rerun sends it again, or skips it with --skip-failed', async () => {
+    // Rows with no filterable field: a row left `pending` could never be looked up (unknown for good).
+    const jobs = Array.from({ length: 6 }, (_, i) => `Refused job ${i}`);
+    const file = inputFile('r.ndjson', jobs.map((j) => JSON.stringify({ occupation: j, middleName: 'Refused' })).join('\n') + '\n');
+    const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
+    const refuse = new Set([jobs[1], jobs[4]]);
+    const remove = rig.proxy.decide(POSTS, (q) => {
+      const job = String(JSON.parse(q.body).data.attributes.occupation);
+      return refuse.delete(job) ? refused : undefined;
+    });
+    const stored = () => [...rig.sb.store.table('prospect').values()].filter((p) => String(p.attributes['occupation']).startsWith('Refused job')).map((p) => String(p.attributes['occupation']));
+    const first = await svc(['prospects', 'create', '--input', file, '--report', `${file}.1`]);
+    remove();
+    expectNoCrash(first);
+    expect(first.code, first.stderr).toBe(5);
+    expect(ndjson<Line>(`${file}.1`).filter((l) => l.status === 'failed').map((l) => l.row).sort()).toEqual([2, 5]);
+    // The journal says what happened: refused, with the server's reason — not left pending.
+    const latest = new Map(journalEntries(`${file}.journal.ndjson`).map((e) => [e.row, e]));
+    expect([2, 5].map((row) => latest.get(row)?.status)).toEqual(['failed', 'failed']);
+    expect(latest.get(2)).toMatchObject({ error: expect.stringMatching(/HTTP 422 Validation Error/) });
+
+    // --skip-failed: nothing is sent; the refused rows are reported skipped, with the reason.
+    const mark = rig.proxy.log.length;
+    const skip = await svc(['prospects', 'create', '--input', file, '--skip-failed', '--report', '-']);
+    expect(skip.code, skip.stderr).toBe(0);
+    expect(rig.proxy.since(mark, POSTS)).toHaveLength(0);
+    const skipped = skip.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { reason: string });
+    expect(skipped.filter((l) => /failed in an earlier run/.test(l.reason)).map((l) => l.row).sort()).toEqual([2, 5]);
+
+    // The default rerun sends the refused rows again (nothing to look up: they were refused).
+    const again = await svc(['prospects', 'create', '--input', file, '--report', '-']);
+    expectNoCrash(again);
+    expect(again.code, again.stderr).toBe(0);
+    expect(rig.proxy.since(mark, POSTS)).toHaveLength(2);
+    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    expect(lines.filter((l) => l.status === 'created').map((l) => l.row).sort()).toEqual([2, 5]);
+    tally.rows += jobs.length;
+    tally.rowsLost += jobs.filter((j) => !stored().includes(j)).length;
+    tally.duplicates += stored().length - new Set(stored()).size;
+    expect(stored().sort()).toEqual([...jobs].sort());
+  });
+
+  it('an enrolment refused with a 4xx is journaled failed and enrolled by the rerun', async () => {
+    const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
+    const ids = freeProspects(rig.sb, 4, 5);
+    const file = inputFile('re.csv', 'id\n' + ids.join('\n') + '\n');
+    const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates(\?|$)/ };
+    const remove = rig.proxy.plan(STATES, [refused]);
+    const first = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '1']);
+    remove();
+    expect(first.code, first.stderr).toBe(5);
+    expect(journalEntries(`${file}.journal.ndjson`).filter((e) => e.status === 'failed')).toHaveLength(1);
+    const again = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(stateProspects(rig.sb, seq)).toEqual([...ids].sort((a, b) => a - b));
   });
 });

@@ -52,7 +52,8 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal)
       const rows = Array.from({ length: ROWS }, (_, i) => ({ firstName: `I${i}`, lastName: `Trial${t}`, emails: [`r${i}${marker}`] }));
       const file = inputFile('rows.ndjson', rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
       const journal = `${file}.journal.ndjson`;
-      const args = ['prospects', 'create', '--input', file, '--concurrency', '4'];
+      // A short settle window: a pending row the sandbox never received is watched that long.
+      const args = ['prospects', 'create', '--input', file, '--concurrency', '4', '--settle', '1'];
       const interruptions = 1 + Math.floor(rnd() * 2);
       const torn = new Set<string>();
       for (let i = 0; i < interruptions; i++) {

@@ -22,6 +22,8 @@ export function registerEnroll(program: Command, app: App): void {
     .option('--report <file>', 'one NDJSON result per row (- for stdout)')
     .option('--strict', 'stop before sending anything when a row is invalid (exit 2)')
     .option('--shard <i/n>', 'do only shard i of n (rows r with (r-1) mod n = i-1)')
+    .option('--settle <seconds>', 'how long an enrolment without a definite answer is looked for before it is sent again (default 30)')
+    .option('--skip-failed', 'skip rows an earlier run recorded as failed (default: try them again)')
     .addHelpText(
       'after',
       `

@@ -14,7 +14,7 @@ import { runPool } from '../../bulk/engine.js';
 import { enrollPerformer, enrolmentBody } from '../../bulk/enroll-perform.js';
 import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
 import { enrollRows, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
-import type { JournalState } from '../../bulk/journal.js';
+import { skippedFailed, type JournalState } from '../../bulk/journal.js';
 import { detectFormat } from '../../bulk/readers.js';
 import { pagedClient, Stopped } from '../../bulk/requester.js';
 import type { Context } from '../../cli/context.js';
@@ -22,7 +22,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
-import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
+import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
 import { idValue } from '../../lossless-json.js';
 
 /** Options of `svc enroll`. */
@@ -49,7 +49,7 @@ async function source(flags: EnrollFlags): Promise<Omit<EnrollSource, 'sequenceI
 }
 
 /** Rows → work items, with what the checks and the journal decided. */
-async function* items(src: EnrollSource, journal: JournalState): AsyncGenerator<EnrollItem> {
+async function* items(src: EnrollSource, journal: JournalState, skipFailed: boolean): AsyncGenerator<EnrollItem> {
   for await (const { row, key, value } of enrollRows(src)) {
     const item: EnrollItem = { row, key };
     if ('problem' in value) {
@@ -63,6 +63,7 @@ async function* items(src: EnrollSource, journal: JournalState): AsyncGenerator<
     const extra = { ...(item.prospectId ? { prospect: item.prospectId } : {}), ...(item.email ? { email: item.email } : {}) };
     if (e?.status === 'created') item.outcome = { status: 'skipped', id: e.id ?? null, extra: { ...extra, reason: 'enrolled by an earlier run (journal)' } };
     else if (e?.status === 'pending') item.pending = e;
+    else if (e?.status === 'failed' && skipFailed) item.outcome = skippedFailed(e, extra);
     yield item;
   }
 }
@@ -121,7 +122,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       sequence = attributesOf(await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read'));
       mailbox = attributesOf(await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
       enrolled = await existingStates(session, src.sequenceId);
-      let work: AsyncIterable<EnrollItem> = items(src, journal);
+      let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
       if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));
       list = [];
       for await (const item of work) list.push(item);
@@ -143,7 +144,10 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       }
     }
     session.progress.start();
+    // Aborted by the pool when the run stops for an error every row would meet.
+    const halt = new AbortController();
     const result = await runPool({
+      halt,
       items: fromList(list),
       concurrency: setup.concurrency,
       signal: ctx.signal,
@@ -151,7 +155,15 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       report: session.report,
       progress: session.progress,
       onFailure: failurePrinter(ctx, session, setup),
-      perform: enrollPerformer({ sequenceId: src.sequenceId, mailboxId, requester: session.requester, journal: session.journal, enrolled, describe: rowError }),
+      perform: enrollPerformer({
+        sequenceId: src.sequenceId,
+        mailboxId,
+        requester: session.requester,
+        journal: session.journal,
+        enrolled,
+        settle: settleClock(ctx, setup, halt),
+        describe: rowError,
+      }),
     });
     session.progress.stop();
     finishRun(ctx, session, setup, 'enroll', result, total);

@@ -12,7 +12,7 @@ import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
 import { loadOrgTypeView } from '../schema/load.js';
-import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, type BulkFlags } from '../shared/bulk-session.js';
+import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 
@@ -23,7 +23,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   const journal = await loadJournal(ctx, setup.journalPath);
   // Labels as column names and custom values checked, when `svc schema pull` cached the org schema.
   const names = op === 'delete' ? undefined : await loadOrgTypeView(ctx, rt);
-  const input: ResourceInput = { rt, op, file: flags.input, format, shard: setup.shard, journal, ...(names ? { names } : {}) };
+  const input: ResourceInput = { rt, op, file: flags.input, format, shard: setup.shard, journal, skipFailed: setup.skipFailed, ...(names ? { names } : {}) };
   const label = `${rt.command} ${VERB[op]}`;
 
   const scan = await scanInput(input);
@@ -52,7 +52,10 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   const session = await openSession(ctx, setup, label, scan.total);
   try {
     session.progress.start();
+    // Aborted by the pool when the run stops for an error every row would meet.
+    const halt = new AbortController();
     const result = await runPool({
+      halt,
       items: resourceItems(input),
       concurrency: setup.concurrency,
       signal: ctx.signal,
@@ -66,7 +69,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
         requester: session.requester,
         journal: session.journal,
         claimed: claimedIds(journal),
-        now: () => ctx.clock.now(),
+        settle: settleClock(ctx, setup, halt),
         describe: rowError,
       }),
     });

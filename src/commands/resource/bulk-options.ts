@@ -11,7 +11,7 @@ import type { BulkFlags } from '../shared/bulk-session.js';
 
 type Op = 'create' | 'update' | 'delete';
 
-/** Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`. */
+/** Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`, `--settle`, `--skip-failed`. */
 export function addBulkOptions(cmd: Command): Command {
   return cmd
     .option('--input <file>', 'bulk: rows from a CSV, NDJSON or JSON file (the record shape of list output)')
@@ -19,10 +19,12 @@ export function addBulkOptions(cmd: Command): Command {
     .option('--journal <file>', 'bulk: journal of done rows, for safe reruns (default <input>.journal.ndjson)')
     .option('--report <file>', 'bulk: one NDJSON result per row (- for stdout)')
     .option('--strict', 'bulk: stop before sending anything when a row is invalid (exit 2)')
-    .option('--shard <i/n>', 'bulk: do only shard i of n (rows r with (r-1) mod n = i-1)');
+    .option('--shard <i/n>', 'bulk: do only shard i of n (rows r with (r-1) mod n = i-1)')
+    .option('--settle <seconds>', 'bulk: how long a write without a definite answer is looked for before it is sent again (default 30)')
+    .option('--skip-failed', 'bulk: skip rows an earlier run recorded as failed (default: try them again)');
 }
 
-const BULK_ONLY = ['concurrency', 'journal', 'report', 'strict', 'shard'] as const;
+const BULK_ONLY = ['concurrency', 'journal', 'report', 'strict', 'shard', 'settle', 'skipFailed'] as const;
 
 /** The record id of a single update or delete; a usage error when it is missing or doubled. */
 export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags: BulkFlags): string {
@@ -34,7 +36,7 @@ export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags
 /** Options that mean nothing without `--input`. */
 export function checkBulkOnly(flags: BulkFlags): void {
   const stray = BULK_ONLY.find((k) => flags[k] !== undefined);
-  if (stray) throw new UsageError(`--${stray} works only with --input FILE`);
+  if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works only with --input FILE`);
 }
 
 /** Runs the bulk form after checking that it is not mixed with the single-record form. */

@@ -3,14 +3,16 @@
  * API client with pacing hooks, journal, report and progress, and the summary and exit code at
  * the end (5 when rows failed, 130 with a resume hint on Ctrl-C).
  */
+import { setMaxListeners } from 'node:events';
 import { ApiClient } from '../../api/client.js';
 import { defaultJournalPath, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
 import { Pacer } from '../../bulk/pacing.js';
 import { Progress } from '../../bulk/progress.js';
 import { NO_REPORT, openReportFile, stdoutReport, type ReportWriter } from '../../bulk/report.js';
 import { Requester } from '../../bulk/requester.js';
+import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
-import type { Outcome, PoolResult, WorkItem } from '../../bulk/engine.js';
+import { MAX_PARKED, type Outcome, type PoolResult, type WorkItem } from '../../bulk/engine.js';
 import type { Context } from '../../cli/context.js';
 import { ApiError, InterruptedError, PartialError, UsageError } from '../../errors.js';
 
@@ -22,6 +24,8 @@ export interface BulkFlags {
   report?: string;
   strict?: boolean;
   shard?: string;
+  settle?: string;
+  skipFailed?: boolean;
 }
 
 /** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
@@ -35,6 +39,23 @@ export interface BulkSetup {
   journalPath: string | undefined;
   reportPath: string | undefined;
   strict: boolean;
+  /** How long a write without a definite answer is watched before it may be sent again (ms). */
+  settleMs: number;
+  /** Rows an earlier run recorded `failed` are skipped instead of tried again. */
+  skipFailed: boolean;
+}
+
+/** Longest `--settle`: an hour (a longer wait is a mistake, not a precaution). */
+const MAX_SETTLE_SECONDS = 3600;
+
+/** `--settle <seconds>`: a number from 0 to an hour. */
+function settleMs(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_SETTLE_SECONDS * 1000;
+  const t = v.trim();
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > MAX_SETTLE_SECONDS) {
+    throw new UsageError(`--settle ${v}: expected seconds from 0 to ${MAX_SETTLE_SECONDS} (default ${DEFAULT_SETTLE_SECONDS})`);
+  }
+  return Math.round(Number(t) * 1000);
 }
 
 /** Checks and resolves the bulk options. */
@@ -51,6 +72,8 @@ export function bulkSetup(flags: BulkFlags): BulkSetup {
     journalPath: flags.journal ?? (flags.input !== undefined ? defaultJournalPath(flags.input) : undefined),
     reportPath: flags.report,
     strict: flags.strict === true,
+    settleMs: settleMs(flags.settle),
+    skipFailed: flags.skipFailed === true,
   };
 }
 
@@ -83,6 +106,9 @@ export interface BulkSession {
 export async function openSession(ctx: Context, setup: BulkSetup, label: string, total: number | undefined): Promise<BulkSession> {
   const conn = await ctx.connection();
   const stderrColumns = ctx.io.stderrColumns ?? 0;
+  // Every worker and every parked row may wait on Ctrl-C at once (pacing waits, settle waits):
+  // more listeners than Node's default of 10, which would print a leak warning on stderr.
+  setMaxListeners(MAX_CONCURRENCY + MAX_PARKED + 16, ctx.signal);
   const progress = new Progress({
     stderr: ctx.io.stderr,
     // --verbose writes trace lines as requests go: a bar redrawn between them would garble both.
@@ -122,7 +148,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   let report: ReportWriter = NO_REPORT;
   try {
     if (setup.journalPath) {
-      journal = new JournalWriter(setup.journalPath, () => ctx.clock.now());
+      journal = new JournalWriter(setup.journalPath, () => ctx.clock.now(), (t) => ctx.redact(t));
       journal.open();
     }
     if (setup.reportPath === '-') report = beforeEach(() => progress.clear(), redacted(ctx, stdoutReport(ctx.io.stdout)));
@@ -168,6 +194,17 @@ function resumeHint(setup: BulkSetup): string {
   return setup.journalPath
     ? `run the same command again to do the rest: the journal ${setup.journalPath} records what is done`
     : 'run the same command again: rows already done are skipped';
+}
+
+/**
+ * The settle window of a run's writes without a definite answer. Its waits end on Ctrl-C and
+ * when `halt` is aborted (the run stops for an error every row would meet).
+ */
+export function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): SettleClock {
+  const signal = AbortSignal.any([ctx.signal, halt.signal]);
+  // One listener per parked row (see openSession).
+  setMaxListeners(MAX_CONCURRENCY + MAX_PARKED + 16, signal);
+  return { windowMs: setup.settleMs, now: () => ctx.clock.now(), sleep: (ms, s) => ctx.clock.sleep(ms, s), signal };
 }
 
 /** Error texts come from servers and networks: known secrets never reach a report. */
