@@ -126,13 +126,13 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
   /** Sends an update or delete; a lost answer parks the row. */
   const sendChange = async (item: ResourceItem, attempt: number): Promise<Outcome | Parked> => {
     const w = item.write!;
-    const done: Outcome = { status: o.op === 'update' ? 'updated' : 'deleted', id: w.id ?? null };
+    const done: Outcome = { status: w.method === 'PATCH' ? 'updated' : 'deleted', id: w.id ?? null };
     try {
       await o.requester.send({ method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body }, 'idempotent');
       return done;
     } catch (err) {
       // A DELETE sent again after a lost answer finds the record gone: the first attempt did it.
-      if (o.op === 'delete' && attempt > 1 && err instanceof ApiError && err.status === 404) {
+      if (w.method === 'DELETE' && attempt > 1 && err instanceof ApiError && err.status === 404) {
         return { ...done, extra: { note: 'the first attempt deleted it (answer lost)' } };
       }
       if (!(err instanceof AnswerLost)) return failed(err, w.id ?? null);
@@ -143,14 +143,14 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
   /** Reads the record over the window: updated (or gone) means done; else sends it again. */
   const settleChange = async (item: ResourceItem, why: string, attempt: number): Promise<Outcome> => {
     const w = item.write!;
-    const query = o.op === 'update' ? readBackQuery(o.rt, w.data!) : idOnly;
+    const query = w.method === 'PATCH' ? readBackQuery(o.rt, w.data!) : idOnly;
     const seen = await guarded(
       () =>
         settle(o.settle, now(), async () => {
           try {
             const res = await o.requester.send({ method: 'GET', path: w.path, query }, 'read');
             const rec = res.doc.data;
-            if (o.op === 'delete' || !rec || Array.isArray(rec)) return undefined;
+            if (w.method === 'DELETE' || !rec || Array.isArray(rec)) return undefined;
             return updateApplied(o.rt, w.data!, rec) ? ('applied' as const) : undefined;
           } catch (err) {
             if (err instanceof ApiError && err.status === 404) return 'gone' as const;
@@ -162,12 +162,13 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     );
     if (typeof seen === 'object') return seen.outcome;
     if (seen === 'applied') return { status: 'updated', id: w.id ?? null, extra: { recovered: true } };
-    if (seen === 'gone' && o.op === 'delete') return { status: 'deleted', id: w.id ?? null, extra: { recovered: true } };
+    if (seen === 'gone' && w.method === 'DELETE') return { status: 'deleted', id: w.id ?? null, extra: { recovered: true } };
     if (seen === 'gone') return { status: 'failed', id: w.id ?? null, error: `${why}, and the record no longer exists (HTTP 404)` };
     if (attempt >= MAX_ATTEMPTS) return { status: 'failed', id: w.id ?? null, error: `${why} ${attempt} times (not done: read back for ${window} each time)` };
     const next = await sendChange(item, attempt + 1);
     return 'parked' in next ? next.parked : next;
   };
 
-  return (item) => (o.op === 'create' ? create(item) : sendChange(item, 1));
+  // By the row's request, not the command: an upsert creates some rows and updates others.
+  return (item) => (item.write!.method === 'POST' ? create(item) : sendChange(item, 1));
 }

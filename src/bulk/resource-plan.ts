@@ -47,7 +47,8 @@ export interface ScanResult {
   ignoredColumns: string[];
 }
 
-interface PreparedInputRow {
+/** A row of the input with its journal key and its request (or problems). */
+export interface PreparedInputRow {
   raw: RawRow;
   key: string;
   prepared: PreparedRow;
@@ -58,23 +59,30 @@ function headerlessIds(op: WriteOp) {
   return op === 'delete' ? (rec: string[]) => (rec.length === 1 && /^\s*\d+\s*$/.test(rec[0]!) ? 'id' : undefined) : undefined;
 }
 
-async function* preparedRows(input: ResourceInput): AsyncGenerator<PreparedInputRow> {
-  const keys = new RowKeys(`${input.op} ${input.rt.type}`);
+/** What a row becomes, and the scope of its journal key, when a command does its own writes (upsert). */
+export interface RowPreparer {
+  scope: string;
+  prepare(raw: RawRow): PreparedRow;
+}
+
+/** The rows of the shard, keyed and checked (also used by upsert and update by key). */
+export async function* preparedRows(input: ResourceInput, preparer?: RowPreparer): AsyncGenerator<PreparedInputRow> {
+  const keys = new RowKeys(preparer?.scope ?? `${input.op} ${input.rt.type}`);
   for await (const raw of readRows(input.file, { format: input.format, headerless: headerlessIds(input.op) })) {
     // Every row gets its key, also rows of other shards, so that keys of identical rows agree.
     const key = keys.next(raw.error !== undefined ? `\0error ${raw.error}` : raw.value);
     if (!inShard(input.shard, raw.row)) continue;
-    yield { raw, key, prepared: prepareRow(input.rt, input.op, raw, input.names) };
+    yield { raw, key, prepared: preparer ? preparer.prepare(raw) : prepareRow(input.rt, input.op, raw, input.names) };
   }
 }
 
-const DONE = new Set(['created', 'updated', 'deleted']);
+export const DONE = new Set(['created', 'updated', 'deleted']);
 
 /** The first pass: checks and counts every row of the shard. */
-export async function scanInput(input: ResourceInput, keepProblems = 20): Promise<ScanResult> {
+export async function scanInput(input: ResourceInput, keepProblems = 20, preparer?: RowPreparer): Promise<ScanResult> {
   const r: ScanResult = { total: 0, invalid: 0, done: 0, todo: 0, problems: [], ignoredColumns: [] };
   let first = true;
-  for await (const { raw, key, prepared } of preparedRows(input)) {
+  for await (const { raw, key, prepared } of preparedRows(input, preparer)) {
     if (first && raw.csv && raw.value) {
       r.ignoredColumns = Object.keys(raw.value).filter((c) => ignoredCsvColumn(input.rt, c));
     }

@@ -8,6 +8,7 @@ import { runCommand, type App } from '../../cli/app.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 import { resourceHelp } from './help.js';
 import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options.js';
+import { addKeyedOptions, runKeyed, upsertHelp } from './upsert-options.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -159,9 +160,22 @@ Examples:
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
       .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)', collect)
       .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
-    addBulkOptions(update).action((id: string | undefined, opts, c: Command) =>
-      run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'update', id, opts) : h.updateHandler(ctx, rt, singleId(rt, 'update', id, opts), opts))),
+    addKeyedOptions(addBulkOptions(update)).action((id: string | undefined, opts, c: Command) =>
+      run(c, (h) => (ctx) =>
+        opts.match !== undefined || opts.plan
+          ? runKeyed(ctx, rt, 'update', id, opts)
+          : opts.input !== undefined
+            ? runBulk(ctx, rt, 'update', id, opts)
+            : h.updateHandler(ctx, rt, singleId(rt, 'update', id, opts), opts),
+      ),
     );
+  }
+  if (rt.operations.includes('create') && rt.operations.includes('update')) {
+    const upsert = cmd
+      .command('upsert')
+      .description(`create or update ${rt.command} from a file, matched by one attribute (--match)`)
+      .addHelpText('after', upsertHelp(rt));
+    addKeyedOptions(addBulkOptions(upsert)).action((opts, c: Command) => run(c, () => (ctx) => runKeyed(ctx, rt, 'upsert', undefined, opts)));
   }
   if (rt.operations.includes('delete')) {
     const del = cmd

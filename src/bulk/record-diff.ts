@@ -1,0 +1,70 @@
+/**
+ * What an update would change: the fields of a row's write that differ from the record as the
+ * service holds it, old → new. Only those fields are sent, and a row that changes nothing is not
+ * sent at all — so a plan (`--plan`) and the run that follows it agree field for field.
+ */
+import type { WriteData } from '../api/write-body.js';
+import type { MatchedRecord } from './key-match.js';
+
+/** One field that would change. */
+export interface FieldChange {
+  field: string;
+  old: unknown;
+  new: unknown;
+}
+
+/** Values compared as JSON, object keys in order; lists of text in any letter case for e-mails. */
+function same(a: unknown, b: unknown): boolean {
+  return stable(a ?? null) === stable(b ?? null);
+}
+
+function stable(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  // A number the service keeps as text (custom fields) is the same value.
+  if (typeof v === 'number' || typeof v === 'boolean') return JSON.stringify(String(v));
+  return JSON.stringify(v);
+}
+
+/** The id of a to-one relationship as a record carries it, or null. */
+function relId(rel: unknown): string | null {
+  const d = (rel as { data?: unknown } | undefined)?.data;
+  if (!d || Array.isArray(d)) return null;
+  const id = (d as { id?: unknown }).id;
+  return id === undefined || id === null ? null : String(id);
+}
+
+/**
+ * The changes of `data` against `record`, and the write data holding only them. A to-many
+ * relationship, or a relationship the record does not show, is compared by what the record shows
+ * and so counts as a change when unknown.
+ */
+export function diffRecord(data: WriteData, record: MatchedRecord): { changes: FieldChange[]; data: WriteData } {
+  const changes: FieldChange[] = [];
+  const out: WriteData = { type: data.type, id: record.id, attributes: {}, relationships: {} };
+  for (const [k, v] of Object.entries(data.attributes)) {
+    const old = record.attributes[k];
+    if (same(old, v)) continue;
+    changes.push({ field: k, old: old ?? null, new: v });
+    out.attributes[k] = v;
+  }
+  for (const [k, rel] of Object.entries(data.relationships)) {
+    const want = rel.data;
+    if (Array.isArray(want)) {
+      changes.push({ field: k, old: null, new: want.map((d) => d.id) });
+      out.relationships[k] = rel;
+      continue;
+    }
+    const had = k in record.relationships ? relId(record.relationships[k]) : undefined;
+    const now = want ? String(want.id) : null;
+    if (had === now) continue;
+    changes.push({ field: k, old: had ?? null, new: now });
+    out.relationships[k] = rel;
+  }
+  return { changes, data: out };
+}

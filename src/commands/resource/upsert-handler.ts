@@ -1,0 +1,99 @@
+/**
+ * `svc <resource> upsert --input F --match ATTR` and `update --input F --match ATTR`: rows matched
+ * to records by one attribute in batches, then created, updated with the fields that differ, or
+ * left alone, through the same exactly-once machinery as every bulk run (journal, resume, settle
+ * window, lookups). `--plan` (and `--dry-run`) prints the field-level diff and the bill instead.
+ */
+import { runPool } from '../../bulk/engine.js';
+import { keyLookup } from '../../bulk/key-match.js';
+import { detectFormat } from '../../bulk/readers.js';
+import { claimedIds, scanInput } from '../../bulk/resource-plan.js';
+import { resourcePerformer } from '../../bulk/resource-perform.js';
+import { pagedClient } from '../../bulk/requester.js';
+import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedItem, type KeyMode } from '../../bulk/upsert-rows.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import type { ResourceType } from '../../registry/index.js';
+import { loadOrgTypeView } from '../schema/load.js';
+import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
+import { printKeyedPlan } from './upsert-plan.js';
+
+/** Flags of a keyed run. */
+export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boolean };
+
+/** Runs an upsert, or an update matched by key. */
+export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: KeyMode, flags: KeyedFlags): Promise<void> {
+  if (flags.match === undefined) throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by`);
+  const match = matchAttribute(rt, flags.match);
+  if (typeof match !== 'string') throw new UsageError(match.error);
+  const setup = bulkSetup(flags);
+  const format = await detectFormat(flags.input);
+  const journal = await loadJournal(ctx, setup.journalPath);
+  const names = await loadOrgTypeView(ctx, rt);
+  const input: KeyedInput = {
+    rt,
+    op: 'update',
+    mode,
+    match,
+    file: flags.input,
+    format,
+    shard: setup.shard,
+    journal,
+    skipFailed: setup.skipFailed,
+    ...(names ? { names } : {}),
+  };
+  const label = `${rt.command} ${mode} by ${match}`;
+
+  const scan = await scanInput(input, 20, keyedPreparer(input));
+  if (scan.invalid > 0) {
+    for (const p of scan.problems) ctx.info(p);
+    if (scan.invalid > scan.problems.length) ctx.info(`… and ${scan.invalid - scan.problems.length} more invalid rows`);
+    if (setup.strict) throw new UsageError(`${scan.invalid} of ${scan.total} rows of ${flags.input} are invalid; nothing was sent (--strict)`);
+  }
+  const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
+  const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid`;
+  if (flags.plan || ctx.globals.dryRun) {
+    ctx.info(`plan: ${summary}; nothing is written`);
+    await printKeyedPlan(ctx, input);
+    return;
+  }
+  ctx.info(summary);
+
+  const session = await openSession(ctx, setup, label, scan.total);
+  try {
+    session.progress.start();
+    const halt = new AbortController();
+    const lookup = keyLookup(pagedClient(session.requester, session.client), { path: rt.path, type: rt.type, attr: match, signal: ctx.signal });
+    let unchanged = 0;
+    const counted = async function* (items: AsyncIterable<KeyedItem>) {
+      for await (const item of items) {
+        if (item.plan === 'unchanged') unchanged++;
+        yield item;
+      }
+    };
+    const result = await runPool({
+      halt,
+      items: counted(keyedItems(input, lookup)),
+      concurrency: setup.concurrency,
+      signal: ctx.signal,
+      journal: session.journal,
+      report: session.report,
+      progress: session.progress,
+      onFailure: failurePrinter(ctx, session, setup),
+      perform: resourcePerformer({
+        rt,
+        op: 'update',
+        requester: session.requester,
+        journal: session.journal,
+        claimed: claimedIds(journal),
+        settle: settleClock(ctx, setup, halt),
+        describe: rowError,
+      }),
+    });
+    session.progress.stop();
+    if (unchanged) ctx.info(`${unchanged.toLocaleString('en-US')} rows unchanged: the record already holds every value (not sent)`);
+    finishRun(ctx, session, setup, label, result, scan.total);
+  } finally {
+    await session.close();
+  }
+}

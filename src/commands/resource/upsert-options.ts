@@ -1,0 +1,58 @@
+/**
+ * `--match` and `--plan` of `update --input` and `upsert`, and the choice between them and the
+ * other forms. The keyed handler loads only when a keyed run starts.
+ */
+import type { Command } from 'commander';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import type { ResourceType } from '../../registry/index.js';
+import type { KeyedFlags } from './upsert-handler.js';
+
+/** Adds `--match ATTR` and `--plan`. */
+export function addKeyedOptions(cmd: Command): Command {
+  return cmd
+    .option('--match <attr>', 'bulk: match rows to records by this filterable attribute instead of id (prospects: emails; accounts: domain or name)')
+    .option('--plan', 'bulk, with --match: read the matched records and print the fields each row would change and the bill; nothing is written');
+}
+
+/** A good `--match` for the examples of a type. */
+function exampleMatch(rt: ResourceType): string {
+  if (rt.type === 'prospect') return 'emails';
+  if (rt.type === 'account') return 'domain';
+  return rt.attributes.find((a) => a.filterable && !a.readOnly && a.type === 'string')?.name ?? 'name';
+}
+
+/** The help text after the options of `upsert`. */
+export function upsertHelp(rt: ResourceType): string {
+  const m = exampleMatch(rt);
+  return `
+A row whose ${m} matches no record is created, exactly one is updated with the fields that
+differ (a row that changes nothing is not sent), several are reported ambiguous and left alone.
+Matches are read in batches: N rows take at most N + ⌈N/100⌉ + 3 requests. Journal, resume and
+--settle work as for create --input.
+
+Examples:
+  $ svc ${rt.command} upsert --input ${rt.command}.csv --match ${m} --plan
+  $ svc ${rt.command} upsert --input ${rt.command}.csv --match ${m}
+  $ svc ${rt.command} update --input ${rt.command}.csv --match ${m}     # update only`;
+}
+
+/** Runs upsert or update by key after checking the form. */
+export async function runKeyed(
+  ctx: Context,
+  rt: ResourceType,
+  mode: 'upsert' | 'update',
+  id: string | undefined,
+  flags: Omit<KeyedFlags, 'input'> & { input?: string; attr?: string[]; rel?: string[]; data?: string },
+): Promise<void> {
+  if (flags.input === undefined) throw new UsageError(`${rt.command} ${mode}: give --input FILE${mode === 'update' ? ' with --match and --plan' : ''}`);
+  if (id !== undefined) throw new UsageError(`${rt.command} ${mode}: give either a record id or --input, not both`);
+  if (flags.attr?.length || flags.rel?.length || flags.data !== undefined) {
+    throw new UsageError('--input cannot be combined with --attr, --rel or --data: the file gives every field');
+  }
+  if (flags.match === undefined) {
+    throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by (e.g. --match ${exampleMatch(rt)})`);
+  }
+  const { keyedWriteHandler } = await import('./upsert-handler.js');
+  await keyedWriteHandler(ctx, rt, mode, { ...flags, input: flags.input });
+}

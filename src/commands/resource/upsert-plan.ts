@@ -1,0 +1,133 @@
+/**
+ * `--plan` of upsert and update by key: reads the current records with the same batched match a
+ * run makes, and prints per row the fields that would change (old → new), then the bill:
+ * creates, updates, unchanged, requests, and the time they need at the rate limit given what is
+ * left of the current window. Nothing is written. `-o json` gives the plan as one document.
+ */
+import type { PageClient } from '../../api/paginate.js';
+import type { RateLimitInfo } from '../../api/jsonapi.js';
+import { readServerWait } from '../../api/server-wait.js';
+import { keyLookup } from '../../bulk/key-match.js';
+import { keyedItems, type KeyedInput } from '../../bulk/upsert-rows.js';
+import type { Context } from '../../cli/context.js';
+import { writeOut } from '../../output/io.js';
+
+/** The totals of a plan. */
+export interface PlanBill {
+  creates: number;
+  updates: number;
+  unchanged: number;
+  ambiguous: number;
+  failed: number;
+  /** Done by earlier runs (journal). */
+  done: number;
+  /** Lookup requests the match takes (the run makes them again). */
+  lookups: number;
+  /** Requests of the run: lookups + creates + updates. */
+  requests: number;
+  /** `X-RateLimit-Remaining` and `-Limit` of the last answer, when the server sends them. */
+  remaining: number | null;
+  limit: number | null;
+  /** Seconds the run must wait for the rate limit (0 when the window's budget holds it). */
+  waitSeconds: number;
+}
+
+/** The rate window of the API: an hour. */
+const WINDOW_S = 3600;
+
+/** Seconds of waiting for `requests` at the rate limit, from the last reading. */
+export function rateWait(requests: number, rl: RateLimitInfo | undefined, now: number): number {
+  if (!rl || rl.remaining === undefined || requests <= rl.remaining) return 0;
+  const limit = rl.limit && rl.limit > 0 ? rl.limit : undefined;
+  const w = readServerWait(rl.reset, now);
+  const toReset = w && 'ms' in w ? Math.ceil(w.ms / 1000) : WINDOW_S;
+  if (!limit) return toReset;
+  return toReset + (Math.ceil((requests - rl.remaining) / limit) - 1) * WINDOW_S;
+}
+
+const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.stringify(v));
+
+/** Prints the plan of a keyed run on stdout. */
+export async function printKeyedPlan(ctx: Context, input: KeyedInput): Promise<PlanBill> {
+  const api = await ctx.api();
+  let lookups = 0;
+  let last: RateLimitInfo | undefined;
+  const client: PageClient = {
+    baseUrl: api.baseUrl,
+    resolve: (p) => api.resolve(p),
+    request: async (req) => {
+      lookups++;
+      const res = await api.request(req);
+      if (res.rateLimit.remaining !== undefined) last = res.rateLimit;
+      return res;
+    },
+  };
+  const lookup = keyLookup(client, { path: input.rt.path, type: input.rt.type, attr: input.match, signal: ctx.signal });
+  const json = ctx.globals.output === 'json';
+  const bill: PlanBill = { creates: 0, updates: 0, unchanged: 0, ambiguous: 0, failed: 0, done: 0, lookups: 0, requests: 0, remaining: null, limit: null, waitSeconds: 0 };
+  const rows: Record<string, unknown>[] = [];
+  const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(s) + '\n');
+  for await (const item of keyedItems(input, lookup)) {
+    const line: Record<string, unknown> = { row: item.row };
+    if (item.value !== undefined) line[input.match] = item.value;
+    const o = item.outcome;
+    if (item.plan === 'create') {
+      bill.creates++;
+      line.action = 'create';
+      line.fields = item.data?.attributes;
+      if (!json) await out(`row ${item.row}: create (${input.match} ${item.value})`);
+    } else if (item.plan === 'update') {
+      bill.updates++;
+      line.action = 'update';
+      line.id = item.write!.id;
+      line.changes = item.changes;
+      if (!json) {
+        await out(`row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value})`);
+        for (const c of item.changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
+      }
+    } else if (item.plan === 'unchanged') {
+      bill.unchanged++;
+      line.action = 'unchanged';
+      line.id = o?.id ?? null;
+    } else if (o?.status === 'skipped') {
+      bill.done++;
+      line.action = 'skip';
+      if (o.id !== undefined && o.id !== null) line.id = o.id;
+      line.reason = o.extra?.reason;
+    } else if (o) {
+      if (o.extra?.reason === 'ambiguous') bill.ambiguous++;
+      else bill.failed++;
+      line.action = o.extra?.reason === 'ambiguous' ? 'ambiguous' : o.status;
+      line.error = o.error;
+      if (!json) await out(`row ${item.row}: ${o.status}: ${o.error ?? ''}`);
+    }
+    if (json) rows.push(line);
+  }
+  bill.lookups = lookups;
+  bill.requests = lookups + bill.creates + bill.updates;
+  bill.remaining = last?.remaining ?? null;
+  bill.limit = last?.limit ?? null;
+  bill.waitSeconds = rateWait(bill.requests, last, ctx.clock.now());
+  if (json) {
+    await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify({ rows, bill }, null, 2)) + '\n');
+    return bill;
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  const budget =
+    bill.remaining === null
+      ? 'the server gave no rate-limit reading'
+      : bill.waitSeconds === 0
+        ? `within the window's remaining budget (${n(bill.remaining)}${bill.limit ? ` of ${n(bill.limit)}` : ''} left): no wait`
+        : `${n(bill.remaining)} left in this window: about ${waitText(bill.waitSeconds)} of waiting for the rate limit`;
+  await out(
+    `bill: ${n(bill.creates)} creates, ${n(bill.updates)} updates, ${n(bill.unchanged)} unchanged (not sent), ${n(bill.ambiguous)} ambiguous, ${n(bill.failed)} failed, ${n(bill.done)} done earlier; ` +
+      `${n(bill.requests)} requests (${n(bill.lookups)} lookups + ${n(bill.creates + bill.updates)} writes); ${budget}`,
+  );
+  return bill;
+}
+
+function waitText(s: number): string {
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}

@@ -1,0 +1,181 @@
+/**
+ * `svc <type> upsert --input F --match ATTR`, `update --input F --match ATTR` and `--plan`, run as
+ * a child process against the sandbox: rows matched in batches (request bound N + ⌈N/100⌉ + 3),
+ * no duplicates also across SIGKILL and rerun, ambiguous matches left alone, unchanged rows not
+ * sent, and a plan whose diff and bill match what the run then does.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { inputFile, ndjson } from '../helpers/bulk.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 415, latencyMs: 2 }));
+});
+afterAll(() => sb.close());
+
+/** Prospects of the store holding an address (any letter case). */
+function holders(email: string): number[] {
+  const out: number[] = [];
+  for (const [id, p] of sb.store.table('prospect')) {
+    const list = p.attributes['emails'];
+    if (Array.isArray(list) && list.some((e) => String(e).toLowerCase() === email.toLowerCase())) out.push(id);
+  }
+  return out;
+}
+
+/**
+ * A file of `n` rows for tag `t`: even rows are new, odd rows exist already (a third of them
+ * unchanged, the others with a new title), and the first `ambiguous` existing ones are held by
+ * two prospects.
+ */
+function scenario(t: string, n: number, ambiguous: number) {
+  const rows: Record<string, unknown>[] = [];
+  const expectCreate: string[] = [];
+  const expectUpdate: string[] = [];
+  const expectUnchanged: string[] = [];
+  const expectAmbiguous: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const email = `${t}${i}@upsert.test`;
+    if (i % 2 === 0) {
+      rows.push({ emails: [email], firstName: `N${i}`, lastName: t, title: 'New' });
+      expectCreate.push(email);
+      continue;
+    }
+    sb.store.insert('prospect', { emails: [email], firstName: `E${i}`, lastName: t, title: 'Old' }, {}, { silent: true });
+    const k = (i - 1) / 2;
+    if (k < ambiguous) {
+      sb.store.insert('prospect', { emails: [email.toUpperCase()], firstName: `D${i}`, lastName: t }, {}, { silent: true });
+      expectAmbiguous.push(email);
+      rows.push({ emails: [email], title: 'Changed' });
+    } else if (k % 3 === 0) {
+      rows.push({ emails: [email], firstName: `E${i}`, title: 'Old' });
+      expectUnchanged.push(email);
+    } else {
+      rows.push({ emails: [email], title: 'Changed' });
+      expectUpdate.push(email);
+    }
+  }
+  const file = inputFile(`${t}.ndjson`, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return { file, rows, expectCreate, expectUpdate, expectUnchanged, expectAmbiguous };
+}
+
+/** Checks the store after a finished run of a scenario: nothing doubled, every row applied. */
+function checkStore(s: ReturnType<typeof scenario>) {
+  for (const e of [...s.expectCreate, ...s.expectUpdate, ...s.expectUnchanged]) expect(holders(e), e).toHaveLength(1);
+  for (const e of s.expectAmbiguous) expect(holders(e), e).toHaveLength(2);
+  for (const e of s.expectUpdate) expect(sb.store.get('prospect', holders(e)[0]!)!.attributes['title']).toBe('Changed');
+  for (const e of s.expectAmbiguous) for (const id of holders(e)) expect(sb.store.get('prospect', id)!.attributes['title']).not.toBe('Changed');
+}
+
+describe('upsert by key', () => {
+  it('1,000 rows (half new, half existing, a few ambiguous): within N + ⌈N/100⌉ + 3 requests, no duplicate', async () => {
+    const s = scenario('big', 1000, 4);
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`, '--concurrency', '8'], { env: env() });
+    // Ambiguous rows fail the run (exit 4: partial), and say so.
+    expect(r.code, r.stderr).toBe(4);
+    const sent = received(sb, mark);
+    expect(sent.length).toBeLessThanOrEqual(1000 + 10 + 3);
+    checkStore(s);
+    const report = ndjson<{ status: string; error: string | null }>(`${s.file}.report`);
+    expect(report.filter((x) => x.status === 'created')).toHaveLength(s.expectCreate.length);
+    expect(report.filter((x) => x.status === 'updated')).toHaveLength(s.expectUpdate.length);
+    expect(report.filter((x) => x.error?.startsWith('ambiguous:'))).toHaveLength(4);
+    // Unchanged rows are not sent: writes are exactly the creates and updates.
+    const writes = sent.filter((q) => q.method !== 'GET');
+    expect(writes).toHaveLength(s.expectCreate.length + s.expectUpdate.length);
+    expect(r.stderr).toContain(`${s.expectUnchanged.length} rows unchanged`);
+  });
+
+  it('killed with SIGKILL twice, then rerun: every row done once, no duplicate', async () => {
+    const s = scenario('kill', 300, 2);
+    const args = ['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--concurrency', '8', '--settle', '1'];
+    let kills = 0;
+    for (const after of [40, 120]) {
+      const start = sb.requests.filter((q) => q.method !== 'GET').length;
+      const child = spawnSvc(args, { env: env() });
+      child.stdout!.resume();
+      child.stderr!.resume();
+      let killed = false;
+      const timer = setInterval(() => {
+        if (!killed && sb.requests.filter((q) => q.method !== 'GET').length - start >= after) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      }, 1);
+      await new Promise((resolve) => child.on('close', resolve));
+      clearInterval(timer);
+      if (killed) kills++;
+    }
+    expect(kills).toBe(2);
+    const mark = sb.requests.length;
+    const last = await runSvc(args, { env: env() });
+    expect(last.code, last.stderr).toBe(4);
+    checkStore(s);
+    // The rerun sends only what is left, within the bound for the whole file.
+    expect(received(sb, mark).length).toBeLessThanOrEqual(300 + 3 + 3);
+  });
+
+  it('a plan shows the diff and the bill, and the run then does exactly that', async () => {
+    const s = scenario('plan', 40, 1);
+    const plan = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'json'], { env: env() });
+    expect(plan.code, plan.stderr).toBe(0);
+    const doc = JSON.parse(plan.stdout) as { rows: { row: number; action: string; changes?: { field: string; old: unknown; new: unknown }[] }[]; bill: Record<string, number> };
+    expect(doc.bill).toMatchObject({ creates: 20, updates: s.expectUpdate.length, unchanged: s.expectUnchanged.length, ambiguous: 1 });
+    const upd = doc.rows.find((x) => x.action === 'update')!;
+    expect(upd.changes).toEqual([{ field: 'title', old: 'Old', new: 'Changed' }]);
+
+    const human = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'table'], { env: env() });
+    expect(human.stdout).toContain('title: "Old" → "Changed"');
+    expect(human.stdout).toMatch(/bill: 20 creates, \d+ updates, \d+ unchanged \(not sent\), 1 ambiguous/);
+
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`], { env: env() });
+    expect(r.code, r.stderr).toBe(4);
+    const report = ndjson<{ row: number; status: string }>(`${s.file}.report`);
+    for (const row of doc.rows) {
+      const done = report.find((x) => x.row === row.row)!.status;
+      const want = { create: 'created', update: 'updated', unchanged: 'skipped', ambiguous: 'failed' }[row.action];
+      expect(done, `row ${row.row}`).toBe(want);
+    }
+    expect(received(sb, mark)).toHaveLength(doc.bill.requests);
+    checkStore(s);
+  });
+});
+
+describe('update by key', () => {
+  it('updates matches and fails rows that match nothing; creates nothing', async () => {
+    sb.store.insert('account', { name: 'Keyed Co', domain: 'keyed.test' }, {}, { silent: true });
+    const file = inputFile('acc.csv', 'domain,description\nkeyed.test,From file\nnowhere.test,Nope\n');
+    const before = sb.store.table('account').size;
+    const r = await runSvc(['accounts', 'update', '--input', file, '--match', 'domain'], { env: env() });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toContain('row 2: failed: not found: no account has domain nowhere.test');
+    expect(sb.store.table('account').size).toBe(before);
+    const acc = [...sb.store.table('account').values()].find((a) => a.attributes['domain'] === 'keyed.test')!;
+    expect(acc.attributes['description']).toBe('From file');
+  });
+
+  it('refuses a --match that is not a filterable attribute, sending nothing (exit 2)', async () => {
+    const file = inputFile('p.csv', 'emails,title\na@b.test,X\n');
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'tittle'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --match tittle: not a filterable attribute of prospect/m);
+    expect(received(sb, mark)).toHaveLength(0);
+    const none = await runSvc(['prospects', 'upsert', '--input', file], { env: env() });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('give --match ATTR');
+  });
+
+  it('upsert exists only for types that allow both create and update', async () => {
+    const r = await runSvc(['prospects', 'upsert', '--help'], { env: env() });
+    expect(r.stdout).toContain('--match <attr>');
+    expect(fs.existsSync('.')).toBe(true);
+  });
+});
