@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc, spawnSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { inputFile, ndjson } from '../helpers/bulk.js';
+import { call, inputFile, ndjson } from '../helpers/bulk.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -49,7 +49,7 @@ function scenario(t: string, n: number, ambiguous: number) {
     sb.store.insert('prospect', { emails: [email], firstName: `E${i}`, lastName: t, title: 'Old' }, {}, { silent: true });
     const k = (i - 1) / 2;
     if (k < ambiguous) {
-      sb.store.insert('prospect', { emails: [email.toUpperCase()], firstName: `D${i}`, lastName: t }, {}, { silent: true });
+      sb.store.insert('prospect', { emails: [email], firstName: `D${i}`, lastName: t }, {}, { silent: true });
       expectAmbiguous.push(email);
       rows.push({ emails: [email], title: 'Changed' });
     } else if (k % 3 === 0) {
@@ -77,8 +77,8 @@ describe('upsert by key', () => {
     const s = scenario('big', 1000, 4);
     const mark = sb.requests.length;
     const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`, '--concurrency', '8'], { env: env() });
-    // Ambiguous rows fail the run (exit 4: partial), and say so.
-    expect(r.code, r.stderr).toBe(4);
+    // Ambiguous rows fail the run (exit 5: partial), and say so.
+    expect(r.code, r.stderr).toBe(5);
     const sent = received(sb, mark);
     expect(sent.length).toBeLessThanOrEqual(1000 + 10 + 3);
     checkStore(s);
@@ -115,7 +115,7 @@ describe('upsert by key', () => {
     expect(kills).toBe(2);
     const mark = sb.requests.length;
     const last = await runSvc(args, { env: env() });
-    expect(last.code, last.stderr).toBe(4);
+    expect(last.code, last.stderr).toBe(5);
     checkStore(s);
     // The rerun sends only what is left, within the bound for the whole file.
     expect(received(sb, mark).length).toBeLessThanOrEqual(300 + 3 + 3);
@@ -136,7 +136,7 @@ describe('upsert by key', () => {
 
     const mark = sb.requests.length;
     const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`], { env: env() });
-    expect(r.code, r.stderr).toBe(4);
+    expect(r.code, r.stderr).toBe(5);
     const report = ndjson<{ row: number; status: string }>(`${s.file}.report`);
     for (const row of doc.rows) {
       const done = report.find((x) => x.row === row.row)!.status;
@@ -150,11 +150,12 @@ describe('upsert by key', () => {
 
 describe('update by key', () => {
   it('updates matches and fails rows that match nothing; creates nothing', async () => {
-    sb.store.insert('account', { name: 'Keyed Co', domain: 'keyed.test' }, {}, { silent: true });
+    const made = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name: 'Keyed Co', domain: 'keyed.test' } } });
+    expect(made.status).toBe(201);
     const file = inputFile('acc.csv', 'domain,description\nkeyed.test,From file\nnowhere.test,Nope\n');
     const before = sb.store.table('account').size;
     const r = await runSvc(['accounts', 'update', '--input', file, '--match', 'domain'], { env: env() });
-    expect(r.code, r.stderr).toBe(4);
+    expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain('row 2: failed: not found: no account has domain nowhere.test');
     expect(sb.store.table('account').size).toBe(before);
     const acc = [...sb.store.table('account').values()].find((a) => a.attributes['domain'] === 'keyed.test')!;
