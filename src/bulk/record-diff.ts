@@ -15,8 +15,12 @@ export interface FieldChange {
 
 /** Values compared as JSON, object keys in order; lists of text in any letter case for e-mails. */
 function same(a: unknown, b: unknown): boolean {
-  return stable(a ?? null) === stable(b ?? null);
+  if (stable(a ?? null) === stable(b ?? null)) return true;
+  // A date-time the service writes back in another form (`2026-01-05` → `2026-01-05T00:00:00.000Z`).
+  return typeof a === 'string' && typeof b === 'string' && ISO.test(a) && ISO.test(b) && Date.parse(a) === Date.parse(b);
 }
+
+const ISO = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 function stable(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;

@@ -148,6 +148,30 @@ describe('upsert by key', () => {
   });
 });
 
+describe('round trip', () => {
+  it('list -o csv → edit one cell → plan shows that one change → upsert → plan shows nothing to do', async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await call(sb, 'POST', 'prospects', { data: { type: 'prospect', attributes: { firstName: `R${i}`, lastName: 'Roundtrip', emails: [`rt${i}@upsert.test`], title: 'Rep', tags: ['a', 'b'] } } });
+      expect(r.status).toBe(201);
+    }
+    const list = await runSvc(['prospects', 'list', '--filter', 'lastName=Roundtrip', '--all', '-o', 'csv'], { env: env() });
+    expect(list.code, list.stderr).toBe(0);
+    const edited = list.stdout.replace(/^(.*rt2@upsert\.test.*?)\bRep\b/m, '$1Lead');
+    expect(edited).not.toBe(list.stdout);
+    const file = inputFile('rt.csv', edited);
+    const plan = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json'], { env: env() });
+    expect(plan.code, plan.stderr).toBe(0);
+    const doc = JSON.parse(plan.stdout) as { rows: { action: string; changes?: unknown[] }[]; bill: Record<string, number> };
+    expect(doc.bill).toMatchObject({ creates: 0, updates: 1, unchanged: 4, failed: 0, ambiguous: 0 });
+    expect(doc.rows.find((x) => x.action === 'update')!.changes).toEqual([{ field: 'title', old: 'Rep', new: 'Lead' }]);
+    const run = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'email'], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('1 updated');
+    const again = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json', '--journal', `${file}.other`], { env: env() });
+    expect(JSON.parse(again.stdout).bill).toMatchObject({ creates: 0, updates: 0, unchanged: 5 });
+  });
+});
+
 describe('update by key', () => {
   it('updates matches and fails rows that match nothing; creates nothing', async () => {
     const made = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name: 'Keyed Co', domain: 'keyed.test' } } });

@@ -101,3 +101,11 @@ describe('rateWait', () => {
     expect(rateWait(10700, { limit: 10000, remaining: 600, reset }, now)).toBe(600 + 3600);
   });
 });
+
+describe('diffRecord dates', () => {
+  it('a date written back in another form is the same instant; another day is a change', () => {
+    const data = { type: 'prospect', attributes: { dateOfBirth: '2026-01-05' }, relationships: {} };
+    expect(diffRecord(data, rec(1, { dateOfBirth: '2026-01-05T00:00:00.000Z' })).changes).toEqual([]);
+    expect(diffRecord(data, rec(1, { dateOfBirth: '2026-01-06T00:00:00.000Z' })).changes).toHaveLength(1);
+  });
+});
