@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc, spawnSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, inputFile, ndjson } from '../helpers/bulk.js';
+import { startLossyProxy } from '../helpers/lossy-proxy.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -145,6 +146,28 @@ describe('upsert by key', () => {
     }
     expect(received(sb, mark)).toHaveLength(doc.bill.requests);
     checkStore(s);
+  });
+});
+
+describe('answers lost after the server acted', () => {
+  it('creates and updates of an upsert are watched, not sent twice: no duplicate, every row applied', async () => {
+    const s = scenario('lossy', 60, 1);
+    let n = 0;
+    const proxy = await startLossyProxy(sb.authUrl, (method, path) => (method === 'POST' || method === 'PATCH') && path.startsWith('/api/v2/prospects') && ++n % 5 === 0);
+    try {
+      const report = `${s.file}.report`;
+      const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--settle', '1', '--report', report], {
+        env: { ...env(), SVC_BASE_URL: proxy.baseUrl },
+      });
+      expect(r.code, r.stderr).toBe(5);
+      expect(proxy.dropped.some((d) => d.startsWith('POST'))).toBe(true);
+      expect(proxy.dropped.some((d) => d.startsWith('PATCH'))).toBe(true);
+      checkStore(s);
+      const recovered = ndjson<{ status: string; recovered?: boolean }>(report).filter((l) => l.recovered);
+      expect(recovered).toHaveLength(proxy.dropped.length);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
