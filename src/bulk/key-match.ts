@@ -58,7 +58,7 @@ export function keyLookup(client: PageClient, o: KeyLookupOptions): KeyLookup {
     });
     for await (const page of pages) {
       for (const r of page.records) {
-        const v = r.attributes?.[o.attr];
+        const v = o.attr === 'id' ? r.id : r.attributes?.[o.attr];
         for (const one of Array.isArray(v) ? v : [v]) {
           if (one === null || one === undefined) continue;
           const k = normKey(String(one));

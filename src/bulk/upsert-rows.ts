@@ -41,12 +41,14 @@ export interface KeyedItem extends ResourceItem {
 
 /** How rows are read: every row in the shape of a create (an update by key needs no id column). */
 export function keyedPreparer(input: KeyedInput): RowPreparer {
-  return { scope: `${input.mode} ${input.rt.type} by ${input.match}`, prepare: (raw) => prepareRow(input.rt, 'create', raw, input.names) };
+  // By id, the row must carry one (the checks of a bulk update); otherwise no id column is needed.
+  const op = input.match === 'id' ? 'update' : 'create';
+  return { scope: `${input.mode} ${input.rt.type} by ${input.match}`, prepare: (raw) => prepareRow(input.rt, op, raw, input.names) };
 }
 
 /** The value a row is matched by, or undefined when it has none. */
 export function matchValue(data: WriteData, attr: string): string | undefined {
-  const v = data.attributes[attr];
+  const v = attr === 'id' ? data.id : data.attributes[attr];
   const one = Array.isArray(v) ? v[0] : v;
   if (typeof one !== 'string' && typeof one !== 'number' && typeof one !== 'boolean') return undefined;
   const s = String(one).trim();
@@ -113,7 +115,8 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
       return;
     }
     item.plan = 'create';
-    item.write = { method: 'POST', path: rt.path, body: toDocument(data), data };
+    const { id: _id, ...fields } = data;
+    item.write = { method: 'POST', path: rt.path, body: toDocument(fields), data: fields };
     return;
   }
   const rec = records[0]!;
@@ -138,8 +141,9 @@ export function keyedItems(input: KeyedInput, lookup: KeyLookup): AsyncGenerator
   });
 }
 
-/** The attribute `--match` names: a filterable attribute; `email` stands for `emails`. */
+/** The attribute `--match` names: a filterable attribute, or `id`; `email` stands for `emails`. */
 export function matchAttribute(rt: ResourceType, name: string): string | { error: string } {
+  if (name === 'id') return 'id';
   const spec = findAttribute(rt, name) ?? findAttribute(rt, `${name}s`);
   const filterable = rt.attributes.filter((a) => a.filterable && !a.readOnly && a.name !== 'id').map((a) => a.name);
   if (!spec || !spec.filterable || spec.readOnly) {

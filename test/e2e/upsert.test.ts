@@ -209,6 +209,27 @@ describe('update by key', () => {
     expect(acc.attributes['description']).toBe('From file');
   });
 
+  it('update --input --plan without --match plans by id; --match id then skips the unchanged rows', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name: `ById ${i}`, description: 'same' } } });
+      ids.push(Number(r.body.data.id));
+    }
+    const file = inputFile('byid.csv', `id,description\n${ids[0]},same\n${ids[1]},changed\n${ids[2]},same\n999999,x\n`);
+    const plan = await runSvc(['accounts', 'update', '--input', file, '--plan', '-o', 'table'], { env: env() });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`row 2: update account ${ids[1]} (id ${ids[1]})\n  description: "same" → "changed"`);
+    expect(plan.stdout).toContain('row 4: failed: not found: no account has id 999999');
+    expect(plan.stdout).toMatch(/bill: 0 creates, 1 updates, 2 unchanged \(not sent\), 0 ambiguous, 1 failed/);
+    const mark = sb.requests.length;
+    const r = await runSvc(['accounts', 'update', '--input', file, '--match', 'id'], { env: env() });
+    expect(r.code, r.stderr).toBe(5);
+    expect(received(sb, mark).filter((q) => q.method === 'PATCH').map((q) => q.path)).toEqual([`/api/v2/accounts/${ids[1]}`]);
+    const up = await runSvc(['accounts', 'upsert', '--input', file, '--match', 'id'], { env: env() });
+    expect(up.code).toBe(2);
+    expect(up.stderr).toContain('--match id cannot create a missing record');
+  });
+
   it('refuses a --match that is not a filterable attribute, sending nothing (exit 2)', async () => {
     const file = inputFile('p.csv', 'emails,title\na@b.test,X\n');
     const mark = sb.requests.length;

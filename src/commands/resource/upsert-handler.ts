@@ -26,6 +26,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   if (flags.match === undefined) throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by`);
   const match = matchAttribute(rt, flags.match);
   if (typeof match !== 'string') throw new UsageError(match.error);
+  if (match === 'id' && mode === 'upsert') throw new UsageError(`${rt.command} upsert: --match id cannot create a missing record; use update --input F --match id, or match by an attribute`);
   const setup = bulkSetup(flags);
   const format = await detectFormat(flags.input);
   const journal = await loadJournal(ctx, setup.journalPath);

@@ -11,8 +11,8 @@ import type { KeyedFlags } from './upsert-handler.js';
 /** Adds `--match ATTR` and `--plan`. */
 export function addKeyedOptions(cmd: Command): Command {
   return cmd
-    .option('--match <attr>', 'bulk: match rows to records by this filterable attribute instead of id (prospects: emails; accounts: domain or name)')
-    .option('--plan', 'bulk, with --match: read the matched records and print the fields each row would change and the bill; nothing is written');
+    .option('--match <attr>', 'bulk: match rows to records by this filterable attribute (prospects: emails; accounts: domain or name; id); unchanged rows are not sent')
+    .option('--plan', 'bulk: read the matched records and print the fields each row would change and the bill; nothing is written (update without --match: by id)');
 }
 
 /** A good `--match` for the examples of a type. */
@@ -45,14 +45,17 @@ export async function runKeyed(
   id: string | undefined,
   flags: Omit<KeyedFlags, 'input'> & { input?: string; attr?: string[]; rel?: string[]; data?: string },
 ): Promise<void> {
-  if (flags.input === undefined) throw new UsageError(`${rt.command} ${mode}: give --input FILE${mode === 'update' ? ' with --match and --plan' : ''}`);
+  const input = flags.input;
+  if (input === undefined) throw new UsageError(`${rt.command} ${mode}: give --input FILE${mode === 'update' ? ' with --match and --plan' : ''}`);
   if (id !== undefined) throw new UsageError(`${rt.command} ${mode}: give either a record id or --input, not both`);
   if (flags.attr?.length || flags.rel?.length || flags.data !== undefined) {
     throw new UsageError('--input cannot be combined with --attr, --rel or --data: the file gives every field');
   }
+  // A plan of a plain bulk update reads the records by the ids of its rows.
+  if (flags.match === undefined && mode === 'update' && flags.plan) flags = { ...flags, match: 'id' };
   if (flags.match === undefined) {
     throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by (e.g. --match ${exampleMatch(rt)})`);
   }
   const { keyedWriteHandler } = await import('./upsert-handler.js');
-  await keyedWriteHandler(ctx, rt, mode, { ...flags, input: flags.input });
+  await keyedWriteHandler(ctx, rt, mode, { ...flags, input });
 }
