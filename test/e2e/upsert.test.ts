@@ -152,8 +152,10 @@ describe('upsert by key', () => {
 describe('answers lost after the server acted', () => {
   it('creates and updates of an upsert are watched, not sent twice: no duplicate, every row applied', async () => {
     const s = scenario('lossy', 60, 1);
-    let n = 0;
-    const proxy = await startLossyProxy(sb.authUrl, (method, path) => (method === 'POST' || method === 'PATCH') && path.startsWith('/api/v2/prospects') && ++n % 5 === 0);
+    const n: Record<string, number> = { POST: 0, PATCH: 0 };
+    // Every 4th create and every 3rd update: counted per method, so both kinds are hit whatever the order.
+    const every: Record<string, number> = { POST: 4, PATCH: 3 };
+    const proxy = await startLossyProxy(sb.authUrl, (method, path) => method in n && path.startsWith('/api/v2/prospects') && ++n[method]! % every[method]! === 0);
     try {
       const report = `${s.file}.report`;
       const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--settle', '1', '--report', report], {
