@@ -174,16 +174,19 @@ describe('answers lost after the server acted', () => {
 });
 
 describe('round trip', () => {
-  it('list -o csv → edit one cell → plan shows that one change → upsert → plan shows nothing to do', async () => {
+  it('export → edit one cell → plan shows that one change → upsert → plan shows nothing to do', async () => {
     for (let i = 0; i < 5; i++) {
       const r = await call(sb, 'POST', 'prospects', { data: { type: 'prospect', attributes: { firstName: `R${i}`, lastName: 'Roundtrip', emails: [`rt${i}@upsert.test`], title: 'Rep', tags: ['a', 'b'] } } });
       expect(r.status).toBe(201);
     }
-    const list = await runSvc(['prospects', 'list', '--filter', 'lastName=Roundtrip', '--all', '-o', 'csv'], { env: env() });
-    expect(list.code, list.stderr).toBe(0);
-    const edited = list.stdout.replace(/^(.*rt2@upsert\.test.*?)\bRep\b/m, '$1Lead');
-    expect(edited).not.toBe(list.stdout);
-    const file = inputFile('rt.csv', edited);
+    // The file as Excel gets it: the export's CSV, UTF-8 with a BOM.
+    const file = inputFile('rt.csv', '');
+    const ex = await runSvc(['prospects', 'export', file, '--filter', 'lastName=Roundtrip'], { env: env() });
+    expect(ex.code, ex.stderr).toBe(0);
+    const text = fs.readFileSync(file, 'utf8');
+    const edited = text.replace(/^(.*rt2@upsert\.test.*?)\bRep\b/m, '$1Lead');
+    expect(edited).not.toBe(text);
+    fs.writeFileSync(file, edited);
     const plan = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json'], { env: env() });
     expect(plan.code, plan.stderr).toBe(0);
     const doc = JSON.parse(plan.stdout) as { rows: { action: string; changes?: unknown[] }[]; bill: Record<string, number> };
@@ -222,7 +225,7 @@ describe('update by key', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain(`row 2: update account ${ids[1]} (id ${ids[1]})\n  description: "same" → "changed"`);
     expect(plan.stdout).toContain('row 4: failed: not found: no account has id 999999');
-    expect(plan.stdout).toMatch(/bill: 0 creates, 1 updates, 2 unchanged \(not sent\), 0 ambiguous, 1 failed/);
+    expect(plan.stdout).toMatch(/bill: 0 creates, 1 update, 2 unchanged \(not sent\), 0 ambiguous, 1 failed/);
     const mark = sb.requests.length;
     const r = await runSvc(['accounts', 'update', '--input', file, '--match', 'id'], { env: env() });
     expect(r.code, r.stderr).toBe(5);

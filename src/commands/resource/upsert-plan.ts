@@ -119,9 +119,10 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput): Promise<P
       : bill.waitSeconds === 0
         ? `within the window's remaining budget (${n(bill.remaining)}${bill.limit ? ` of ${n(bill.limit)}` : ''} left): no wait`
         : `${n(bill.remaining)} left in this window: about ${waitText(bill.waitSeconds)} of waiting for the rate limit`;
+  const of = (x: number, word: string) => `${n(x)} ${word}${x === 1 ? '' : 's'}`;
   await out(
-    `bill: ${n(bill.creates)} creates, ${n(bill.updates)} updates, ${n(bill.unchanged)} unchanged (not sent), ${n(bill.ambiguous)} ambiguous, ${n(bill.failed)} failed, ${n(bill.done)} done earlier; ` +
-      `${n(bill.requests)} requests (${n(bill.lookups)} lookups + ${n(bill.creates + bill.updates)} writes); ${budget}`,
+    `bill: ${of(bill.creates, 'create')}, ${of(bill.updates, 'update')}, ${n(bill.unchanged)} unchanged (not sent), ${n(bill.ambiguous)} ambiguous, ${n(bill.failed)} failed, ${n(bill.done)} done earlier; ` +
+      `${of(bill.requests, 'request')} (${of(bill.lookups, 'lookup')} + ${of(bill.creates + bill.updates, 'write')}); ${budget}`,
   );
   return bill;
 }
