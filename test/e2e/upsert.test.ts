@@ -94,10 +94,10 @@ describe('upsert by key', () => {
   });
 
   it('killed with SIGKILL twice, then rerun: every row done once, no duplicate', async () => {
-    const s = scenario('kill', 300, 2);
+    const s = scenario('kill', 1000, 3);
     const args = ['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--concurrency', '8', '--settle', '1'];
     let kills = 0;
-    for (const after of [40, 120]) {
+    for (const after of [150, 300]) {
       const start = sb.requests.filter((q) => q.method !== 'GET').length;
       const child = spawnSvc(args, { env: env() });
       child.stdout!.resume();
@@ -119,7 +119,7 @@ describe('upsert by key', () => {
     expect(last.code, last.stderr).toBe(5);
     checkStore(s);
     // The rerun sends only what is left, within the bound for the whole file.
-    expect(received(sb, mark).length).toBeLessThanOrEqual(300 + 3 + 3);
+    expect(received(sb, mark).length).toBeLessThanOrEqual(1000 + 10 + 3);
   });
 
   it('a plan shows the diff and the bill, and the run then does exactly that', async () => {

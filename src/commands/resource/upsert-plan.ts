@@ -2,7 +2,8 @@
  * `--plan` of upsert and update by key: reads the current records with the same batched match a
  * run makes, and prints per row the fields that would change (old → new), then the bill:
  * creates, updates, unchanged, requests, and the time they need at the rate limit given what is
- * left of the current window. Nothing is written. `-o json` gives the plan as one document.
+ * left of the current window. Nothing is written. `-o json` gives the plan as one document,
+ * `-o ndjson` a line per row and the bill last.
  */
 import type { PageClient } from '../../api/paginate.js';
 import type { RateLimitInfo } from '../../api/jsonapi.js';
@@ -64,6 +65,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput): Promise<P
   };
   const lookup = keyLookup(client, { path: input.rt.path, type: input.rt.type, attr: input.match, signal: ctx.signal });
   const json = ctx.globals.output === 'json';
+  // NDJSON streams a line per row and the bill last, for files too long to hold as one document.
+  const ndjson = ctx.globals.output === 'ndjson';
   const bill: PlanBill = { creates: 0, updates: 0, unchanged: 0, ambiguous: 0, failed: 0, done: 0, lookups: 0, requests: 0, remaining: null, limit: null, waitSeconds: 0 };
   const rows: Record<string, unknown>[] = [];
   const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(s) + '\n');
@@ -75,13 +78,13 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput): Promise<P
       bill.creates++;
       line.action = 'create';
       line.fields = item.data?.attributes;
-      if (!json) await out(`row ${item.row}: create (${input.match} ${item.value})`);
+      if (!json && !ndjson) await out(`row ${item.row}: create (${input.match} ${item.value})`);
     } else if (item.plan === 'update') {
       bill.updates++;
       line.action = 'update';
       line.id = item.write!.id;
       line.changes = item.changes;
-      if (!json) {
+      if (!json && !ndjson) {
         await out(`row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value})`);
         for (const c of item.changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
       }
@@ -99,9 +102,10 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput): Promise<P
       else bill.failed++;
       line.action = o.extra?.reason === 'ambiguous' ? 'ambiguous' : o.status;
       line.error = o.error;
-      if (!json) await out(`row ${item.row}: ${o.status}: ${o.error ?? ''}`);
+      if (!json && !ndjson) await out(`row ${item.row}: ${o.status}: ${o.error ?? ''}`);
     }
     if (json) rows.push(line);
+    else if (ndjson) await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify(line)) + '\n');
   }
   bill.lookups = lookups;
   bill.requests = lookups + bill.creates + bill.updates;
@@ -110,6 +114,10 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput): Promise<P
   bill.waitSeconds = rateWait(bill.requests, last, ctx.clock.now());
   if (json) {
     await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify({ rows, bill }, null, 2)) + '\n');
+    return bill;
+  }
+  if (ndjson) {
+    await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
     return bill;
   }
   const n = (x: number) => x.toLocaleString('en-US');
