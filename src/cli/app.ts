@@ -39,6 +39,7 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   const timeout = opts.timeout === undefined ? 30 : Number(opts.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout ${String(opts.timeout)}: expected seconds > 0`);
   const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+  const sandboxData = (opts.sandboxData as string | undefined) ?? (env.SVC_SANDBOX_DATA || undefined);
   return {
     profile: (opts.profile as string | undefined) ?? (env.SVC_PROFILE || undefined),
     baseUrl: (opts.baseUrl as string | undefined) ?? (env.SVC_BASE_URL || undefined),
@@ -48,7 +49,9 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     verbose: opts.verbose === true,
     dryRun: opts.dryRun === true,
     yes: opts.yes === true,
-    sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX),
+    // An org file implies the sandbox: a CI step that names a copy must never reach production.
+    sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX) || sandboxData !== undefined,
+    ...(sandboxData !== undefined ? { sandboxData } : {}),
     timeoutMs: timeout * 1000,
   };
 }

@@ -10,6 +10,8 @@ function num(v: string | undefined, flag: string, min = 0): number | undefined {
 }
 
 export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise<void> {
+  const copyOnly = (['sample', 'filter', 'keepDomains', 'budget'] as const).find((k) => flags[k] !== undefined) ?? (flags.anonymise === false ? 'anonymise' : undefined);
+  if (copyOnly) throw new UsageError(`--${copyOnly === 'anonymise' ? 'no-anonymise' : copyOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works with --from-profile NAME`);
   if (flags.maintenanceUntil !== undefined && Number.isNaN(Date.parse(flags.maintenanceUntil))) {
     throw new UsageError(`--maintenance-until: "${flags.maintenanceUntil}" is not an ISO time`);
   }
