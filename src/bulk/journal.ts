@@ -207,7 +207,7 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The default journal beside the input: `<input>.journal.ndjson`. */
-export function defaultJournalPath(input: string): string {
-  return `${input}.journal.ndjson`;
+/** The default journal beside the input: `<input>.journal.ndjson` (`<input>.sandbox.journal.ndjson` against the sandbox). */
+export function defaultJournalPath(input: string, sandbox = false): string {
+  return sandbox ? `${input}.sandbox.journal.ndjson` : `${input}.journal.ndjson`;
 }

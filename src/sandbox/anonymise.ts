@@ -83,9 +83,10 @@ export class Anonymiser {
 
   private phone(v: string): string {
     // Formatting differs between records of one number: the digits identify it.
-    const digits = BigInt(`0x${this.hash('phone', v.replace(/\D/g, ''), 12)}`) % 10_000_000n;
-    const s = digits.toString().padStart(7, '0');
-    return `+1 555 ${s.slice(0, 3)} ${s.slice(3)}`;
+    // +999 is no country's code: a fake can never be someone's real number.
+    const digits = BigInt(`0x${this.hash('phone', v.replace(/\D/g, ''), 12)}`) % 10_000_000_000n;
+    const s = digits.toString().padStart(10, '0');
+    return `+999 ${s.slice(0, 3)} ${s.slice(3, 6)} ${s.slice(6)}`;
   }
 
   private url(v: string): string {

@@ -88,7 +88,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
   const src = await source(flags);
   const mailboxId = positiveId('--mailbox', flags.mailbox);
-  const setup = bulkSetup(flags);
+  const setup = bulkSetup(flags, ctx.globals.sandbox);
   src.shard = setup.shard;
   const journal = await loadJournal(ctx, setup.journalPath);
 

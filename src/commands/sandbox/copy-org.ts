@@ -9,6 +9,7 @@
  * + 4 × ⌈sample / 200⌉ (accounts, addresses, numbers, states fetched by prospect id).
  */
 import type { Filter } from '../../api/filter.js';
+import { ApiError } from '../../errors.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { paginate } from '../../api/paginate.js';
 import { resourceByType, type ResourceType } from '../../registry/index.js';
@@ -108,7 +109,17 @@ export async function fetchOrg(job: CopyJob): Promise<{ root: RootInfo; custom: 
   const tables = new Map<string, Rec[]>();
   for (const type of ORG_TYPES) {
     const rt = resourceByType(type)!;
-    tables.set(type, await step(job, type, async () => records(job, rt, await list(job, rt, []), custom)));
+    const recs = await step(job, type, async () => {
+      try {
+        return records(job, rt, await list(job, rt, []), custom);
+      } catch (err) {
+        // A login without this read scope still gets a useful copy: the rest of the org.
+        if (!(err instanceof ApiError) || err.status !== 403) throw err;
+        job.note(`${rt.path}: not copied, the profile may not read them (${err.message}); rules that use them are not rehearsed`);
+        return [];
+      }
+    });
+    tables.set(type, recs);
   }
   const prospect = resourceByType('prospect')!;
   const prospects = await step(job, 'prospect', async () => records(job, prospect, await list(job, prospect, [], job.sample), custom));

@@ -65,7 +65,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   if (earlier) ctx.info(`resuming: ${Object.keys(earlier.steps).length} steps done by an earlier run (${n(earlier.requests)} requests)`);
   let result;
   try {
-    result = await fetchOrg({ client, progress, progressFile: pfile, sample, filters, anonymiser, signal: ctx.signal, note: (l) => ctx.info(l) });
+    result = await fetchOrg({ client, progress, progressFile: pfile, sample, filters, anonymiser, signal: ctx.signal, note: (l) => ctx.warn(l) });
   } catch (err) {
     ctx.info(`${n(client.used)} requests used, ${n(client.left)} of the budget left; progress kept in ${pfile}: the same command resumes`);
     throw err;
