@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultOrg, type OrgConfig } from '../../src/sandbox/org.js';
 import { fieldKind } from '../../src/sandbox/anonymise.js';
 import { call, enrollDirect, ndjson, newSequence } from '../helpers/bulk.js';
+import { startSvc } from '../helpers/long-running.js';
 import { cliLogin } from '../helpers/oauth.js';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let prod: TestSandbox;
@@ -184,6 +185,30 @@ describe('svc sandbox --from-profile', () => {
     // The rehearsal wrote to the copy, not to production's earlier state.
     expect(JSON.parse(fs.readFileSync(copy(), 'utf8')).store.tables.sequenceState.length).toBeGreaterThan(0);
   }, 180_000);
+
+  it('a copy has one owner at a time: four creates at once all land in it, not in a running `svc sandbox`', async () => {
+    const fg = startSvc(['sandbox', '--json'], { env: { SVC_CONFIG_DIR: configDir } });
+    try {
+      await fg.waitFor('stdout', /"baseUrl"/, 15_000);
+      const names = [0, 1, 2, 3].map((i) => `Own${i}x${Date.now()}`);
+      const runs = await Promise.all(names.map((nm) => svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${nm}`, '-o', 'json'])));
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      expect(new Set(runs.map((r) => json<{ id: number }>(r).id)).size).toBe(4);
+      const inCopy = await svc(['--sandbox-data', copy(), 'accounts', 'list', '--all', '-o', 'json']);
+      expect(inCopy.code, inCopy.stderr).toBe(0);
+      const copied = json<{ name: string }[]>(inCopy).map((a) => a.name);
+      for (const nm of names) expect(copied).toContain(nm);
+      const inFg = await svc(['--sandbox', 'accounts', 'list', '--all', '-o', 'json']);
+      expect(inFg.code, inFg.stderr).toBe(0);
+      for (const nm of names) expect(json<{ name: string }[]>(inFg).map((a) => a.name)).not.toContain(nm);
+    } finally {
+      expect(await fg.stop('SIGTERM')).toBe(0);
+    }
+    // The owner let go: no lock, no announcement left beside the copy.
+    expect(fs.existsSync(`${copy()}.lock`)).toBe(false);
+    expect(fs.existsSync(`${copy()}.owner.json`)).toBe(false);
+    expect(fs.statSync(copy()).mode & 0o777).toBe(0o600);
+  }, 120_000);
 
   it('resumes an interrupted copy with the same fakes and no request twice', async () => {
     const file = path.join(work, 'resumed.json');
