@@ -14,8 +14,8 @@ export const DEFAULT_BUDGET = 1_000;
 
 /** Thrown instead of sending a request the budget does not cover. */
 export class BudgetExhausted extends SvcError {
-  constructor(budget: number) {
-    super(`request budget spent: ${budget} requests used, the copy is not complete`, ExitCode.API);
+  constructor(budget: number, hourly = false) {
+    super(`request budget spent: ${budget} requests used${hourly ? ' (all the hourly limit had left)' : ''}, the copy is not complete`, ExitCode.API);
     this.hint('the requests made so far are kept: run the same command again to resume (later, if the hourly limit is near), or raise --budget');
   }
 }
@@ -26,10 +26,12 @@ export class BudgetedClient implements PageClient {
   used = 0;
   /** `X-RateLimit-Remaining` of the last response, when the server sent it. */
   remaining: number | undefined;
+  /** True once the hourly limit's remainder made the budget smaller. */
+  lowered = false;
 
   constructor(
     private readonly api: ApiClient,
-    readonly budget: number,
+    public budget: number,
   ) {}
 
   get baseUrl(): URL {
@@ -46,10 +48,18 @@ export class BudgetedClient implements PageClient {
   }
 
   async request(req: ApiRequest): Promise<ApiResponse> {
-    if (this.used >= this.budget) throw new BudgetExhausted(this.budget);
+    if (this.used >= this.budget) throw new BudgetExhausted(this.budget, this.lowered);
     this.used++;
     const res = await this.api.request(req);
-    if (res.rateLimit.remaining !== undefined) this.remaining = res.rateLimit.remaining;
+    const remaining = res.rateLimit.remaining;
+    if (remaining !== undefined) {
+      this.remaining = remaining;
+      // The user's other jobs spent part of the hour: the copy stops before the API would refuse.
+      if (remaining < this.left) {
+        this.budget = this.used + remaining;
+        this.lowered = true;
+      }
+    }
     return res;
   }
 }

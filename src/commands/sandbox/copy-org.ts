@@ -44,8 +44,10 @@ export interface CopyJob {
   filters: Map<string, Filter[]>;
   anonymiser?: Anonymiser;
   signal: AbortSignal;
-  /** Told when a step starts (stderr). */
+  /** Told about what could not be copied (stderr, a warning). */
   note: (line: string) => void;
+  /** Told when a step is done (stderr). */
+  info: (line: string) => void;
 }
 
 interface RootInfo {
@@ -61,6 +63,8 @@ async function step<T>(job: CopyJob, name: string, fn: () => Promise<T>): Promis
   job.progress.steps[name] = value;
   job.progress.requests += job.client.used - before;
   writeProgress(job.progressFile, job.progress);
+  const spent = job.client.used - before;
+  job.info(`${name}: ${Array.isArray(value) ? `${value.length.toLocaleString('en-US')} records` : 'done'} (${spent} request${spent === 1 ? '' : 's'}, ${job.client.left.toLocaleString('en-US')} of the budget left)`);
   return value;
 }
 

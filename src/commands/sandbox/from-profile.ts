@@ -65,7 +65,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   if (earlier) ctx.info(`resuming: ${Object.keys(earlier.steps).length} steps done by an earlier run (${n(earlier.requests)} requests)`);
   let result;
   try {
-    result = await fetchOrg({ client, progress, progressFile: pfile, sample, filters, anonymiser, signal: ctx.signal, note: (l) => ctx.warn(l) });
+    result = await fetchOrg({ client, progress, progressFile: pfile, sample, filters, anonymiser, signal: ctx.signal, note: (l) => ctx.warn(l), info: (l) => ctx.info(l) });
   } catch (err) {
     ctx.info(`${n(client.used)} requests used, ${n(client.left)} of the budget left; progress kept in ${pfile}: the same command resumes`);
     throw err;
@@ -78,12 +78,13 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   fs.rmSync(pfile, { force: true });
   const counts = Object.fromEntries([...result.tables].map(([t, recs]) => [t, recs.length]));
   const customFields = Object.values(result.custom).reduce((s, f) => s + Object.keys(f).length, 0);
-  const summary = { file: orgFile, profile: name, anonymised: anonymise, customFields, counts, requests: client.used, requestsTotal: progress.requests, budget, budgetLeft: client.left };
+  const summary = { file: orgFile, profile: name, anonymised: anonymise, customFields, counts, requests: client.used, requestsTotal: progress.requests, budget: client.budget, budgetLeft: client.left };
   if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify(summary) + '\n');
   else {
     const rows = [`custom fields  ${customFields}`, ...Object.entries(counts).map(([t, c]) => `${t.padEnd(14)} ${n(c)}`)];
     await writeOut(ctx.io.stdout, rows.join('\n') + '\n');
   }
-  ctx.info(`requests: ${n(client.used)} used${earlier ? ` (${n(progress.requests)} with the earlier runs)` : ''}, ${n(client.left)} of the budget of ${n(budget)} left`);
+  if (client.lowered) ctx.info(`the hourly limit had ${n(client.remaining ?? 0)} requests left: the budget was lowered to ${n(client.budget)}`);
+  ctx.info(`requests: ${n(client.used)} used${earlier ? ` (${n(progress.requests)} with the earlier runs)` : ''}, ${n(client.left)} of the budget of ${n(client.budget)} left`);
   ctx.info(`wrote ${orgFile} (owner-only); rehearse with: svc --sandbox-data ${orgFile} …`);
 }
