@@ -62,6 +62,8 @@ beforeAll(async () => {
     ...[f7, f8].map((id) => ({ id, expect: 'created' as const })),
     { id: 999999, expect: 'failed' },
   );
+  // A mailbox with tight limits: the rehearsal's delivery forecast comes from the copy of it.
+  prod.store.update('mailbox', 1, { maxMailingsPerDay: 1, maxMailingsPerWeek: 3 }, {}, { silent: true });
   for (let p = 1; p <= SAMPLE; p += 7) prod.store.update('prospect', p, { custom5: `secret note about deal ${p * 7919}` }, {}, { silent: true });
   const reads = ['users', 'teams', 'rulesets', 'stages', 'personas', 'sequenceSteps', 'templates', 'sequenceTemplates', 'mailboxes', 'emailAddresses', 'phoneNumbers'];
   const scopes = ['prospects.all', 'accounts.all', 'sequences.all', 'sequenceStates.all', ...reads.map((r) => `${r}.read`)].join(' ');
@@ -179,6 +181,9 @@ describe('svc sandbox --from-profile', () => {
     expect(rehearsed[4]!.error).toMatch(/opted out/);
     expect(JSON.stringify(rehearsed[10])).toMatch(/999999/);
     expect(outcomes(path.join(work, 'p-enroll.ndjson'))).toEqual(rehearsed);
+    const forecast = /delivery forecast: 2 first mailing\(s\) from mailbox 1 \(1 a day, 3 a week\): over 2 day\(s\)/;
+    expect(rehearsal.stderr).toMatch(forecast);
+    expect(real.stderr).toMatch(forecast);
     const created = outcomes(path.join(work, 'r-create.ndjson'));
     expect(created.map((o) => o.status)).toEqual(['created', 'failed', 'failed']);
     expect(outcomes(path.join(work, 'p-create.ndjson'))).toEqual(created);

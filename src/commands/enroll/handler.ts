@@ -7,6 +7,7 @@
  * (`--by email`) + one per prospect to enroll.
  */
 import { paginate } from '../../api/paginate.js';
+import { forecastLine, mailboxLimits, type MailboxLimits } from '../../bulk/delivery-forecast.js';
 import { runPool } from '../../bulk/engine.js';
 import { enrollPerformer, enrolmentBody } from '../../bulk/enroll-perform.js';
 import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
@@ -109,10 +110,13 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   const session = await openSession(ctx, dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup, 'enroll', total);
   try {
     let enrolled: Map<number | string, number | string>;
+    let limits: MailboxLimits;
     try {
       // Both must exist; a typo would otherwise fail every row one by one.
       await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read');
-      await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read');
+      const mailbox = await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read');
+      const data = mailbox.doc.data;
+      limits = mailboxLimits(data && !Array.isArray(data) ? data.attributes : undefined);
       enrolled = await existingStates(session, src.sequenceId);
     } catch (err) {
       if (err instanceof Stopped) throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');
@@ -122,7 +126,9 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     let work: AsyncIterable<EnrollItem> = items(src, journal);
     if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));
     if (dryRun) {
-      await printPlan(ctx, session, work, enrolled, src.sequenceId, mailboxId);
+      const send = await printPlan(ctx, session, work, enrolled, src.sequenceId, mailboxId);
+      const line = forecastLine(send, mailboxId, limits);
+      if (line) ctx.info(line);
       return;
     }
     session.progress.start();
@@ -137,6 +143,8 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       perform: enrollPerformer({ sequenceId: src.sequenceId, mailboxId, requester: session.requester, journal: session.journal, enrolled, describe: rowError }),
     });
     session.progress.stop();
+    const line = forecastLine(result.counts.created ?? 0, mailboxId, limits);
+    if (line) ctx.info(line);
     finishRun(ctx, session, setup, 'enroll', result, total);
   } finally {
     await session.close();
@@ -151,7 +159,7 @@ async function printPlan(
   enrolled: Map<number | string, number | string>,
   sequenceId: number | string,
   mailboxId: number | string,
-): Promise<void> {
+): Promise<number> {
   const url = session.client.resolve('sequenceStates').toString();
   const seen = new Set<number | string>();
   let send = 0;
@@ -174,4 +182,5 @@ async function printPlan(
     await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
   }
   ctx.info(`dry run: would enroll ${send} prospect(s); ${other} row(s) skipped or failing; no enrolment was sent (only lookups)`);
+  return send;
 }
