@@ -110,6 +110,9 @@ describe('svc sandbox --from-profile', () => {
     // The real ids.
     expect(data.store.tables.prospect.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: SAMPLE }, (_, i) => i + 1));
     expect(data.org.customFields.prospect.custom5.label).toBe('Private Notes');
+    // Records the rehearsal creates get ids above every real one, sampled or not.
+    expect(data.store.nextIds.prospect).toBe(Math.max(...prod.store.table('prospect').keys()) + 1);
+    expect(data.store.nextIds.sequenceState).toBe(Math.max(...prod.store.table('sequenceState').keys()) + 1);
     expect(JSON.stringify(data.store.tables.mailbox)).not.toMatch(/"(password|smtpPassword|mailRelayApiKey)"/);
   }, 120_000);
 
@@ -239,6 +242,20 @@ describe('svc sandbox --from-profile', () => {
     const mailbox = data.store.tables.mailbox.find((m: { attributes: { userId?: number } }) => m.attributes.userId === 1);
     expect(mailbox.attributes.email).toBe(fakeUser);
   }, 120_000);
+
+  it('a sample named by a long id list (the rows of an input file) is asked for in chunks', async () => {
+    const ids = Array.from({ length: 250 }, (_, i) => 4000 + i * 3);
+    const file = path.join(work, 'listed.json');
+    const mark = prod.requests.length;
+    const r = await svc(['sandbox', '--from-profile', 'prod', '--sample', '250', '--filter', `prospect:id=${ids.join(',')}`, '--data', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).counts.prospect).toBe(250);
+    const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(data.store.tables.prospect.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b)).toEqual(ids);
+    const pages = received(prod, mark, 'prospects').filter((q) => q.query.parsed['filter[id]']);
+    expect(pages).toHaveLength(2);
+    for (const q of pages) expect(q.query.raw.length).toBeLessThan(2000);
+  }, 60_000);
 
   it('bad input: one error line, nothing sent', async () => {
     const mark = prod.requests.length;

@@ -6,12 +6,14 @@
  * file written for production runs unchanged against the copy.
  *
  * Requests: 2 (root, types) + one per 1,000 records of each structure type + ⌈sample / 1,000⌉
- * + 4 × ⌈sample / 200⌉ (accounts, addresses, numbers, states fetched by prospect id).
+ * + 4 × ⌈sample / 200⌉ (accounts, addresses, numbers, states fetched by prospect id) + 5 (the
+ * highest id of each sampled type).
  */
 import type { Filter } from '../../api/filter.js';
 import { ApiError } from '../../errors.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { paginate } from '../../api/paginate.js';
+import { encodeQuery, queryPairs } from '../../api/query.js';
 import { resourceByType, type ResourceType } from '../../registry/index.js';
 import { Anonymiser } from '../../sandbox/anonymise.js';
 import { AuthStore } from '../../sandbox/auth.js';
@@ -90,12 +92,38 @@ async function byIds(job: CopyJob, rt: ResourceType, path: string[], ids: number
   return out;
 }
 
+/**
+ * The sampled prospects. A long id list (the prospects an input file names) is asked for in
+ * chunks, as the by-id lookups are: one URL holding thousands of ids would be refused.
+ */
+async function sampleProspects(job: CopyJob, rt: ResourceType): Promise<ResourceObject[]> {
+  const filters = job.filters.get(rt.type) ?? [];
+  const ids = filters.find((f) => f.path.length === 1 && f.path[0] === 'id' && f.kind === 'list' && f.values.length > ID_CHUNK);
+  if (!ids) return list(job, rt, [], job.sample);
+  const rest = filters.filter((f) => f !== ids);
+  const out: ResourceObject[] = [];
+  const wanted = ids.values.slice(0, job.sample);
+  for (let i = 0; i < wanted.length; i += ID_CHUNK) {
+    out.push(...(await list({ ...job, filters: new Map([...job.filters, [rt.type, rest]]) }, rt, [{ ...ids, values: wanted.slice(i, i + ID_CHUNK) }])));
+  }
+  return out;
+}
+
+/** The highest id of a type in the real org: records the copy creates get ids above it. */
+async function highestId(job: CopyJob, rt: ResourceType): Promise<number> {
+  const res = await job.client.request({ method: 'GET', path: rt.path, query: encodeQuery(queryPairs({ sort: ['-id'], pageLimit: 1, fields: { [rt.type]: [] } })) });
+  const data = res.doc.data;
+  const first = Array.isArray(data) ? data[0] : undefined;
+  const id = first ? Number(first.id) : 0;
+  return Number.isSafeInteger(id) ? id : 0;
+}
+
 function records(job: CopyJob, rt: ResourceType, objs: ResourceObject[], custom: Record<string, Record<string, CustomFieldValidation>>): Rec[] {
   return objs.flatMap((o) => toRecord(rt, o, job.anonymiser, custom[rt.type]) ?? []);
 }
 
 /** Fetches (or resumes) everything; returns the records by type and the org's settings. */
-export async function fetchOrg(job: CopyJob): Promise<{ root: RootInfo; custom: Record<string, Record<string, CustomFieldValidation>>; tables: Map<string, Rec[]> }> {
+export async function fetchOrg(job: CopyJob): Promise<{ root: RootInfo; custom: Record<string, Record<string, CustomFieldValidation>>; tables: Map<string, Rec[]>; maxIds: Record<string, number> }> {
   const root = await step(job, 'root', async () => {
     const res = await job.client.request({ method: 'GET', path: '' });
     const meta = (res.doc.meta ?? {}) as { organization?: { id?: number; name?: string; shortName?: string }; user?: { id?: number | string } };
@@ -126,7 +154,7 @@ export async function fetchOrg(job: CopyJob): Promise<{ root: RootInfo; custom: 
     tables.set(type, recs);
   }
   const prospect = resourceByType('prospect')!;
-  const prospects = await step(job, 'prospect', async () => records(job, prospect, await list(job, prospect, [], job.sample), custom));
+  const prospects = await step(job, 'prospect', async () => records(job, prospect, await sampleProspects(job, prospect), custom));
   tables.set('prospect', prospects);
   const pids = prospects.map((p) => p.id);
   const account = resourceByType('account')!;
@@ -135,11 +163,22 @@ export async function fetchOrg(job: CopyJob): Promise<{ root: RootInfo; custom: 
     const rt = resourceByType(type)!;
     tables.set(type, await step(job, type, async () => records(job, rt, await byIds(job, rt, ['prospect', 'id'], pids), custom)));
   }
-  return { root, custom, tables };
+  const maxIds = await step(job, 'maxIds', async () => {
+    const out: Record<string, number> = {};
+    for (const type of SAMPLE_TYPES) out[type] = await highestId(job, resourceByType(type)!);
+    return out;
+  });
+  return { root, custom, tables, maxIds };
 }
 
 /** The org file of a copy: records with their ids, links to records outside the copy dropped. */
-export function buildDataFile(root: RootInfo, custom: Record<string, Record<string, CustomFieldValidation>>, tables: Map<string, Rec[]>, meta: Record<string, unknown>): DataFile {
+export function buildDataFile(
+  root: RootInfo,
+  custom: Record<string, Record<string, CustomFieldValidation>>,
+  tables: Map<string, Rec[]>,
+  maxIds: Record<string, number>,
+  meta: Record<string, unknown>,
+): DataFile {
   const have = new Map([...tables].map(([t, recs]) => [t, new Set(recs.map((r) => r.id))]));
   const inCopy = (v: RelValue): RelValue => {
     if (Array.isArray(v)) return v.filter((r) => have.get(r.type)?.has(r.id));
@@ -159,5 +198,9 @@ export function buildDataFile(root: RootInfo, custom: Record<string, Record<stri
   const auth = new AuthStore();
   auth.init(owner, allScopes());
   const org: OrgConfig = { id: root.org.id, name: root.org.name, shortName: root.org.shortName, customFields: custom };
-  return { version: DATA_VERSION, ownerUserId: owner, org, store: store.snapshot(), auth: auth.snapshot() };
+  const snapshot = store.snapshot();
+  // A record the rehearsal creates must never take the id of a real record left out of the
+  // sample: an input file naming that id would then reach the wrong record.
+  for (const [type, max] of Object.entries(maxIds)) snapshot.nextIds[type] = Math.max(snapshot.nextIds[type] ?? 1, max + 1);
+  return { version: DATA_VERSION, ownerUserId: owner, org, store: snapshot, auth: auth.snapshot() };
 }

@@ -71,7 +71,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
     throw err;
   }
   const meta = { from: name, at: new Date(ctx.clock.now()).toISOString(), anonymised: anonymise, keepDomains: params.keepDomains, sample, filters: params.filters };
-  const data = buildDataFile(result.root, result.custom, result.tables, meta);
+  const data = buildDataFile(result.root, result.custom, result.tables, result.maxIds, meta);
   writeDataFileSync(orgFile, data);
   // Owner-only even when the file existed with wider permissions (the rename keeps the new mode).
   fs.chmodSync(orgFile, 0o600);
