@@ -13,7 +13,7 @@ import { defaultOrg, type OrgConfig } from '../../src/sandbox/org.js';
 import { fieldKind } from '../../src/sandbox/anonymise.js';
 import { call, enrollDirect, ndjson, newSequence } from '../helpers/bulk.js';
 import { startSvc } from '../helpers/long-running.js';
-import { cliLogin } from '../helpers/oauth.js';
+import { cliLogin, editProfile } from '../helpers/oauth.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -242,6 +242,31 @@ describe('svc sandbox --from-profile', () => {
     const mailbox = data.store.tables.mailbox.find((m: { attributes: { userId?: number } }) => m.attributes.userId === 1);
     expect(mailbox.attributes.email).toBe(fakeUser);
   }, 120_000);
+
+  it('Ctrl-C: exit 130, progress kept; the same command resumes', async () => {
+    const { sb: slow } = await sandboxWithEnv({ seed: 40, latencyMs: 150 });
+    try {
+      const dir = tempDir();
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: {} }), { mode: 0o600 });
+      editProfile(dir, 'slow', { baseUrl: slow.baseUrl, authUrl: slow.authUrl });
+      const env = { SVC_CONFIG_DIR: dir, SVC_TOKEN: slow.token };
+      const file = path.join(work, 'interrupted.json');
+      const args = ['sandbox', '--from-profile', 'slow', '--sample', '20', '--data', file];
+      const run = startSvc(args, { env });
+      await run.waitFor('stderr', /^team: /m, 15_000);
+      const code = await run.stop('SIGINT');
+      expect(code, run.stderr()).toBe(130);
+      expect(run.stderr()).toMatch(/progress kept in .*interrupted\.json\.progress: the same command resumes/);
+      expect(run.stderr()).not.toMatch(/\n\s+at /);
+      expect(fs.existsSync(file)).toBe(false);
+      const again = await runSvc(args, { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toMatch(/resuming: \d+ steps done by an earlier run/);
+      expect(JSON.parse(again.stdout).counts.prospect).toBe(20);
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
 
   it('a sample named by a long id list (the rows of an input file) is asked for in chunks', async () => {
     const ids = Array.from({ length: 250 }, (_, i) => 4000 + i * 3);
