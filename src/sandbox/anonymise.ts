@@ -27,7 +27,8 @@ const BY_TYPE: Record<string, Record<string, FieldKind>> = {
   prospect: { name: 'name' },
   user: { name: 'name', username: 'handle' },
   account: { name: 'company' },
-  mailbox: { username: 'email' },
+  // Mail servers are named after the org's domain: mapped like it.
+  mailbox: { username: 'email', smtpHost: 'domain', imapHost: 'domain', ewsEndpoint: 'url', mailRelayWebhookUrl: 'url', prospectEmailExclusions: 'text' },
   phoneNumber: { number: 'phone' },
 };
 

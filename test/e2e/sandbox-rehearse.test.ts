@@ -148,6 +148,10 @@ describe('svc sandbox --from-profile', () => {
     }
     expect(leaks).toEqual([]);
     expect(checked).toBeGreaterThan(2000);
+    // Domains are mapped (no --keep-domains): not one of the org's domains is left, in any field.
+    const domains = new Set<string>(['acme-rockets.test']);
+    for (const a of data.store.tables.account) domains.add(String(prod.store.get('account', a.id)!.attributes['domain']));
+    for (const d of domains) expect(text.includes(d), d).toBe(false);
     // Joins survive: a prospect's address and its e-mail record got the same fake.
     const p1 = data.store.tables.prospect.find((p: { id: number }) => p.id === 1);
     const e1 = data.store.tables.emailAddress.find((e: { rels: { prospect: { id: number } } }) => e.rels.prospect?.id === 1);
