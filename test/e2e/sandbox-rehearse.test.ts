@@ -222,6 +222,26 @@ describe('svc sandbox --from-profile', () => {
     expect(fs.statSync(copy()).mode & 0o777).toBe(0o600);
   }, 120_000);
 
+  it('`svc sandbox --data COPY` owns the copy too: --sandbox-data processes use it, a second one is refused', async () => {
+    const fg = startSvc(['sandbox', '--data', copy(), '--json'], { env: { SVC_CONFIG_DIR: configDir } });
+    try {
+      const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
+      const name = `Fg${Date.now()}`;
+      const made = await svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json']);
+      expect(made.code, made.stderr).toBe(0);
+      // It went to the foreground server, which holds the copy.
+      const seen = await fetch(`${info.baseUrl}/accounts/${json<{ id: number }>(made).id}`, { headers: { authorization: `Bearer ${info.token}` } });
+      expect(seen.status).toBe(200);
+      const second = await svc(['sandbox', '--data', copy()]);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/^error: .*copy\.json: another svc process \(pid \d+\) serves this org file/m);
+    } finally {
+      expect(await fg.stop('SIGTERM')).toBe(0);
+    }
+    expect(fs.existsSync(`${copy()}.lock`)).toBe(false);
+    expect(fs.existsSync(`${copy()}.owner.json`)).toBe(false);
+  }, 60_000);
+
   it('resumes an interrupted copy with the same fakes and no request twice', async () => {
     const file = path.join(work, 'resumed.json');
     const args = ['sandbox', '--from-profile', 'prod', '--sample', '50', '--data', file];

@@ -130,6 +130,14 @@ async function startOn(e: Env, port: number): Promise<Sandbox> {
  * another process holds the lock.
  */
 export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state: SandboxState; release: () => void } | undefined> {
+  return ownWith(e, () => startOn(e, port));
+}
+
+/**
+ * {@link tryOwn} with the sandbox started by the caller (`svc sandbox --data FILE` and its
+ * options): the lock is taken first, so the org file is loaded by its owner only.
+ */
+export async function ownWith(e: Env, start: () => Promise<Sandbox>): Promise<{ sb: Sandbox; state: SandboxState; release: () => void } | undefined> {
   let release: () => void;
   try {
     release = await acquireLock(orgLockFile(e.env, e.orgFile), { timeoutMs: 0, staleMs: NEVER_STALE });
@@ -139,7 +147,7 @@ export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state
   }
   try {
     // Loaded under the lock: the previous owner wrote its last changes before releasing it.
-    const sb = await startOn(e, port);
+    const sb = await start();
     const state: SandboxState = { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token };
     fs.writeFileSync(lastPortFile(e.env, e.orgFile), new URL(sb.baseUrl).port, { mode: 0o600 });
     writeState(e.env, state, ownerStateFile(e.env, e.orgFile));
@@ -148,6 +156,17 @@ export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state
     release();
     throw err;
   }
+}
+
+/** The pid serving an org file, if a live process holds its lock. */
+export function orgHolder(env: NodeJS.ProcessEnv, orgFile: string): number | undefined {
+  const pid = lockHolder(env, orgFile);
+  return pid !== undefined && pidAlive(pid) ? pid : undefined;
+}
+
+/** Leaves an org served with {@link ownWith}: its users finish, deliveries land, the org is written. */
+export function leaveOwned(e: Env, owned: { sb: Sandbox; release: () => void }): Promise<void> {
+  return closeOwned(e, owned);
 }
 
 /** Hands the org over: no new users, current users finish, deliveries land, the org is written. */
