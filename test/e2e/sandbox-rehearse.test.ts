@@ -235,6 +235,12 @@ describe('svc sandbox --from-profile', () => {
       const second = await svc(['sandbox', '--data', copy()]);
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(/^error: .*copy\.json: another svc process \(pid \d+\) serves this org file/m);
+      // A new copy is not written over an org file being served: its owner would overwrite it.
+      const mark = prod.requests.length;
+      const over = await svc(['sandbox', '--from-profile', 'prod', '--sample', '5', '--data', copy()]);
+      expect(over.code).toBe(2);
+      expect(over.stderr).toMatch(/^error: .*copy\.json: served by another svc process \(pid \d+\); stop it first/m);
+      expect(received(prod, mark)).toHaveLength(0);
     } finally {
       expect(await fg.stop('SIGTERM')).toBe(0);
     }

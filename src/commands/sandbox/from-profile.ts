@@ -13,6 +13,7 @@ import { Anonymiser } from '../../sandbox/anonymise.js';
 import { writeDataFileSync } from '../../sandbox/persistence.js';
 import { parsePositiveInt } from '../resource/args.js';
 import type { SandboxFlags } from './command.js';
+import { orgHolder } from './org-share.js';
 import { API_HOURLY_LIMIT, BudgetedClient, DEFAULT_BUDGET } from './copy-budget.js';
 import { buildDataFile, COPIED_TYPES, fetchOrg } from './copy-org.js';
 import { progressFile, readProgress, type CopyParams, type CopyProgress } from './copy-progress.js';
@@ -46,7 +47,11 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   const anonymise = flags.anonymise !== false;
   if (!anonymise && flags.keepDomains) throw new UsageError('--keep-domains is about anonymised copies; --no-anonymise keeps everything already');
   const orgFile = path.resolve(flags.data ?? `svc-org-${name.replace(/[^\w.-]+/g, '_')}.json`);
-  // The profile is chosen before the config is first read (it is read lazily).
+  const holder = orgHolder(ctx.env, orgFile);
+  // Its owner would write its own org over the copy when it exits.
+  if (holder) throw new UsageError(`${orgFile}: served by another svc process (pid ${holder}); stop it first, or write the copy elsewhere with --data FILE`);
+  // The profile is chosen before the config is first read (it is read lazily), so that the
+  // connection, its token refresh and its checks are those of any command run with --profile.
   ctx.globals.profile = name;
   const config = await ctx.config();
   if (!config.get(name)) throw new UsageError(`--from-profile ${name}: no such profile`).hint(`log in first: svc login --profile ${name} --base-url URL`);
@@ -56,6 +61,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   const params: CopyParams = { profile: name, baseUrl: conn.baseUrl, sample, filters: flags.filter ?? [], anonymise, keepDomains: flags.keepDomains === true };
   const pfile = progressFile(orgFile);
   const earlier = readProgress(pfile, params);
+  if (!earlier && fs.existsSync(pfile)) ctx.info(`${pfile}: an unfinished copy made with other options; starting over`);
   const progress: CopyProgress = earlier ?? { version: 1, params, requests: 0, steps: {} };
   const anonymiser = anonymise ? new Anonymiser({ key: progress.key, keepDomains: params.keepDomains }) : undefined;
   progress.key = anonymiser?.key;
@@ -63,7 +69,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   ctx.info(`copying the org of profile "${name}" (${conn.baseUrl}) into ${orgFile}: ${n(sample)} prospects at most, ${anonymise ? 'anonymised' : 'NOT anonymised'}`);
   ctx.info(`request budget: ${n(budget)} (the API allows ${n(API_HOURLY_LIMIT)} per user per hour); reads only`);
   if (earlier) ctx.info(`resuming: ${Object.keys(earlier.steps).length} steps done by an earlier run (${n(earlier.requests)} requests)`);
-  let result;
+  let result: Awaited<ReturnType<typeof fetchOrg>>;
   try {
     result = await fetchOrg({ client, progress, progressFile: pfile, sample, filters, anonymiser, signal: ctx.signal, note: (l) => ctx.warn(l), info: (l) => ctx.info(l) });
   } catch (err) {
