@@ -94,7 +94,9 @@ describe('svc sandbox --from-profile', () => {
     expect(summary.counts.sequence).toBe(prod.store.table('sequence').size);
     expect(summary.counts.sequenceState).toBeGreaterThan(50);
     expect(summary.customFields).toBe(9);
-    expect(r.stderr).toMatch(/request budget: 100 \(the API allows 10,000 per user per hour\)/);
+    expect(r.stderr).toMatch(/request budget: 100 \(the API allows 10,000 per user per hour\); about (\d+) needed/);
+    // The estimate given up front holds for an org whose types fit in one page each.
+    expect(Number(/about (\d+) needed/.exec(r.stderr)![1])).toBe(summary.requests);
     expect(r.stderr).toMatch(new RegExp(`requests: ${summary.requests} used, ${100 - summary.requests} of the budget of 100 left`));
     const sent = received(prod, mark).filter((q) => !q.path.startsWith('/oauth'));
     expect(sent.length).toBe(summary.requests);
@@ -253,6 +255,7 @@ describe('svc sandbox --from-profile', () => {
     const args = ['sandbox', '--from-profile', 'prod', '--sample', '50', '--data', file];
     const first = await svc([...args, '--budget', '6']);
     expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/warning: the budget is below the \d+ requests this copy needs/);
     expect(first.stderr).toMatch(/error: request budget spent: 6 requests used/);
     expect(first.stderr).toMatch(/the same command resumes/);
     expect(fs.statSync(`${file}.progress`).mode & 0o777).toBe(0o600);

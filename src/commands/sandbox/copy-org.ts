@@ -36,6 +36,14 @@ export const COPIED_TYPES: readonly string[] = [...ORG_TYPES, ...SAMPLE_TYPES];
 /** Ids per `filter[...]` list: keeps a URL well under common length limits. */
 const ID_CHUNK = 200;
 
+/**
+ * Requests a copy of `sample` prospects needs at least (the module comment's formula, one page
+ * per structure type); a large org needs one more per further 1,000 records of a type.
+ */
+export function estimateRequests(sample: number): number {
+  return 2 + ORG_TYPES.length + Math.ceil(sample / 1000) + 4 * Math.ceil(sample / ID_CHUNK) + SAMPLE_TYPES.length;
+}
+
 /** What a copy needs besides the client. */
 export interface CopyJob {
   client: BudgetedClient;

@@ -15,7 +15,7 @@ import { parsePositiveInt } from '../resource/args.js';
 import type { SandboxFlags } from './command.js';
 import { orgHolder } from './org-share.js';
 import { API_HOURLY_LIMIT, BudgetedClient, DEFAULT_BUDGET } from './copy-budget.js';
-import { buildDataFile, COPIED_TYPES, fetchOrg } from './copy-org.js';
+import { buildDataFile, COPIED_TYPES, estimateRequests, fetchOrg } from './copy-org.js';
 import { progressFile, readProgress, type CopyParams, type CopyProgress } from './copy-progress.js';
 
 /** Prospects sampled by default. */
@@ -67,7 +67,9 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   progress.key = anonymiser?.key;
   const client = new BudgetedClient(api, budget);
   ctx.info(`copying the org of profile "${name}" (${conn.baseUrl}) into ${orgFile}: ${n(sample)} prospects at most, ${anonymise ? 'anonymised' : 'NOT anonymised'}`);
-  ctx.info(`request budget: ${n(budget)} (the API allows ${n(API_HOURLY_LIMIT)} per user per hour); reads only`);
+  const estimate = estimateRequests(sample);
+  ctx.info(`request budget: ${n(budget)} (the API allows ${n(API_HOURLY_LIMIT)} per user per hour); about ${n(estimate)} needed; reads only`);
+  if (estimate > budget) ctx.warn(`the budget is below the ${n(estimate)} requests this copy needs: it will stop there, and the same command resumes it`);
   if (earlier) ctx.info(`resuming: ${Object.keys(earlier.steps).length} steps done by an earlier run (${n(earlier.requests)} requests)`);
   let result: Awaited<ReturnType<typeof fetchOrg>>;
   try {
