@@ -53,6 +53,7 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     throw new UsageError(`${opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb'} ${String(maxMbText)}: expected megabytes > 0`);
   }
   const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+  const sandboxData = (opts.sandboxData as string | undefined) ?? (env.SVC_SANDBOX_DATA || undefined);
   return {
     profile: (opts.profile as string | undefined) ?? (env.SVC_PROFILE || undefined),
     baseUrl: (opts.baseUrl as string | undefined) ?? (env.SVC_BASE_URL || undefined),
@@ -62,7 +63,9 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     verbose: opts.verbose === true,
     dryRun: opts.dryRun === true,
     yes: opts.yes === true,
-    sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX),
+    // An org file implies the sandbox: a CI step that names a copy must never reach production.
+    sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX) || sandboxData !== undefined,
+    ...(sandboxData !== undefined ? { sandboxData } : {}),
     timeoutMs: timeout * 1000,
     maxResponseBytes: Math.round(maxMb * 1024 * 1024),
     query,

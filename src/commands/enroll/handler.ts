@@ -88,7 +88,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 /** Runs `svc enroll`. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
   const checked = await source(flags);
-  const setup = bulkSetup(flags);
+  const setup = bulkSetup(flags, ctx.globals.sandbox);
   // Names become ids first: the sequence id is part of every row's journal key.
   const api = await ctx.api();
   const sequenceId = await targetId(ctx, api, 'sequence', flags.sequence);
@@ -180,7 +180,7 @@ async function printPlan(
   enrolled: Map<number | string, number | string>,
   sequenceId: number | string,
   mailboxId: number | string,
-): Promise<void> {
+): Promise<number> {
   const url = session.client.resolve('sequenceStates').toString();
   const seen = new Set<number | string>();
   let send = 0;
@@ -203,6 +203,7 @@ async function printPlan(
     await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
   }
   ctx.info(`dry run: would enroll ${send} prospect(s); ${other} row(s) skipped or failing; no enrolment was sent (only lookups)`);
+  return send;
 }
 
 /** The attributes of a single-resource answer. */
