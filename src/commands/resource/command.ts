@@ -5,7 +5,9 @@
  */
 import { Command } from 'commander';
 import { runCommand, type App } from '../../cli/app.js';
+import { helpWidth } from '../../cli/help-layout.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
+import { resourceGroup } from './groups.js';
 import { resourceHelp } from './help.js';
 import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options.js';
 
@@ -31,14 +33,16 @@ export function registerResourceCommands(program: Command, app: App): void {
 
 function buildResourceCommand(program: Command, rt: ResourceType, app: App, withOperations: boolean, taken: Set<string>): Command {
   const cmd = program.createCommand(rt.command);
-  cmd.description(`${rt.description} (${[...rt.operations, ...rt.actions.map((a) => a.command)].join(', ')})`);
+  // What it offers is in its own help (Operations:); the list in `svc --help` stays one line or two.
+  cmd.description(rt.description).helpGroup(resourceGroup(rt.type));
   // The camelCase collection name is an alias, unless a built-in command owns it (`profiles`).
   if (rt.path !== rt.command && !taken.has(rt.path)) cmd.alias(rt.path);
   cmd.argument('[operation]');
   // A command the command line does not name is only listed by `svc --help`: nothing more to build.
   if (!withOperations) return cmd;
   cmd.copyInheritedSettings(program);
-  cmd.addHelpText('after', () => resourceHelp(rt));
+  cmd.usage('<operation> [options]');
+  cmd.addHelpText('after', () => resourceHelp(rt, helpWidth(app.io.columns)));
   const offered = [...rt.operations, ...rt.actions.map((a) => a.command)];
   // Without an operation the command shows its help; an operation the type does not offer is a
   // usage error that says what it does offer (`svc calls update 3`).
