@@ -7,6 +7,7 @@ import type { Profile } from '../auth/config.js';
 import { staticTokenProvider } from '../auth/token-provider.js';
 import { checkHttpUrl, originOf } from '../api/check-url.js';
 import { UsageError } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import type { Context } from './context.js';
 
 /** The resolved target of a command. */
@@ -33,6 +34,13 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   const profileName = store.currentName();
   const profile = store.get(profileName);
   const baseUrl = g.baseUrl ?? profile?.baseUrl;
+  if (!baseUrl && !profile && store.names().length > 0) {
+    // `--profile nosuch`: the name is the problem, not the missing URL.
+    const names = store.names();
+    throw new UsageError(`no profile named "${profileName}"${didYouMean(profileName, names)} (profiles: ${names.join(', ')})`).hint(
+      `create it with \`svc --profile ${profileName} login --base-url URL\`, or see \`svc profiles list\``,
+    );
+  }
   if (!baseUrl) {
     throw new UsageError(`no API base URL for profile "${profileName}"`).hint(
       'pass --base-url or set SVC_BASE_URL, run `svc login --base-url URL`, or try the local sandbox with `svc --sandbox ...`',

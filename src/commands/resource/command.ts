@@ -4,9 +4,11 @@
  * list of what the type does allow.
  */
 import { Command } from 'commander';
+import { ApiError } from '../../errors.js';
 import { runCommand, type App } from '../../cli/app.js';
 import { helpWidth } from '../../cli/help-layout.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
+import { didYouMean } from '../../suggest.js';
 import { resourceGroup } from './groups.js';
 import { resourceHelp } from './help.js';
 import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options.js';
@@ -55,17 +57,31 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       if (!op) return cmd.help();
       const message = op.startsWith('-')
         ? `unknown option '${op}' (see svc ${rt.command} --help)`
-        : `${rt.command} has no operation "${op}": it offers ${offered.join(', ')}`;
+        : `${rt.command} has no operation "${op}"${didYouMean(op, offered)}: it offers ${offered.join(', ')}`;
       app.io.stderr.write(`error: ${message}\n`);
       app.exitCode = 2;
     });
   // Performance machinery (README.md, Build): read and write handlers in separate chunks.
   // Writes and reads load their own handlers: list and get skip the write path's validation and
   // schema lookups, and each is one chunk of its own (no shared chunk behind a re-export).
+  // A refusal of a misspelt field name gets a "did you mean" (name-hints.ts); the module loads
+  // only then.
+  const hinted = async (c: Command, work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      throw (await import('./name-hints.js')).withNameHints(err, rt, c.opts());
+    }
+  };
   const run = (c: Command, fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
-    runCommand(app, c, async (ctx) => fn(await import('./write-handlers.js'))(ctx));
+    runCommand(app, c, async (ctx) => hinted(c, async () => fn(await import('./write-handlers.js'))(ctx)));
   const runRead = (c: Command, fn: (h: typeof import('./read-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
-    runCommand(app, c, async (ctx) => fn(await import('./read-handlers.js'))(ctx));
+    runCommand(app, c, async (ctx) => {
+      // `--columns` never reaches the server: a misspelt column would be an empty one.
+      if (c.opts().columns) for (const h of (await import('./name-hints.js')).nameHints(rt, { columns: c.opts().columns as string })) ctx.warn(h);
+      await hinted(c, async () => fn(await import('./read-handlers.js'))(ctx));
+    });
 
   if (rt.operations.includes('list')) {
     cmd

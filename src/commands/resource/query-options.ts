@@ -19,7 +19,7 @@ export interface QueryFlags {
 }
 
 /** True when the registry knows `name` as written for `rt` (so the org schema is not needed). */
-function knownName(rt: ResourceType, name: string): boolean {
+export function knownName(rt: ResourceType, name: string): boolean {
   return name === 'id' || name === 'type' || !!rt.extraFilters?.includes(name) || !!findAttribute(rt, name) || !!findRelationship(rt, name);
 }
 
