@@ -3,6 +3,7 @@
  * profile's own origins, retries for idempotent requests, a redacted trace.
  */
 import type { Dispatcher } from 'undici';
+import { addScopeHint } from './scope-hint.js';
 import { InterruptedError, NetworkError, SvcError, UsageError, type ApiError } from '../errors.js';
 import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { describeNetworkError, isRetryableNetworkError } from './network-errors.js';
@@ -158,6 +159,7 @@ export class ApiClient {
           continue;
         }
       }
+      if (res.status === 403) addScopeHint(error, method, url, this.baseUrl);
       throw error;
     }
   }
