@@ -45,7 +45,7 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     ctx.info('sandbox running; Ctrl-C stops it');
   }
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
-  if (loopback) writeState(ctx.env, { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token });
+  if (loopback) writeState(ctx.env, { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token, clientId: sb.clientId, clientSecret: sb.clientSecret });
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
