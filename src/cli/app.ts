@@ -133,6 +133,9 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
   return ctx;
 }
 
+/** Commands that read no settings (and must work whatever the config file holds). */
+const SETTINGS_FREE = new Set(['completion', 'sandbox', 'verify', 'trigger', 'cleanup']);
+
 /**
  * Runs a handler for a commander action: the Context comes from the command's merged options.
  * Sets `app.exitCode`; never throws.
@@ -143,6 +146,8 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
   try {
     const globals = globalsFrom(raw, app.env);
     ctx = createContext(app, globals);
+    // Performance machinery (README.md, Build): loaded with import() when first used.
+    if (!SETTINGS_FREE.has(cmd.name())) await (await import('./profile-defaults.js')).applyProfileDefaults(ctx, cmd);
     await handler(ctx);
     app.exitCode = 0;
   } catch (err) {

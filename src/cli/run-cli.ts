@@ -7,6 +7,7 @@ import { ExitCode } from '../errors.js';
 import { processIO } from './process-io.js';
 import type { App } from './app.js';
 import { buildProgram } from './program.js';
+import { expandAlias } from './aliases.js';
 
 /**
  * Runs svc with these arguments in this process; resolves to the exit code. `version` comes from
@@ -38,7 +39,15 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
   };
   process.on('SIGINT', onSigint);
   const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
-  const program = buildProgram(app, version);
+  let program = buildProgram(app, version);
+  // `svc NAME` where NAME is no command: maybe an alias of the profile (read only then).
+  const names = new Set(['help', ...program.commands.flatMap((c) => [c.name(), ...c.aliases()])]);
+  const expanded = await expandAlias(argv, env, (n) => names.has(n));
+  if (expanded) {
+    argv = expanded;
+    app.argv = argv;
+    program = buildProgram(app, version);
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -106,7 +106,12 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .argument('<id>', 'record id')
       .option('-i, --include <paths>', 'related resources to include')
       .option('--fields <list>', 'sparse fields: attr,attr or type=attr,attr (repeatable)', collect)
-      .action((id: string, opts, c: Command) => runRead(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)));
+      .option('-w, --web', "open the record in the web app (the profile's appUrl) instead")
+      .action((id: string, opts, c: Command) =>
+        opts.web
+          ? runCommand(app, c, async (ctx) => (await import('../config/open.js')).openRecord(ctx, rt, id))
+          : runRead(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)),
+      );
   }
   if (rt.operations.includes('create')) {
     const create = cmd
