@@ -12,6 +12,7 @@ import { OUTPUT_FORMATS, type OutputFormat } from '../output/formats.js';
 import type { Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
+import { applyProfileDefaults } from './profile-defaults.js';
 
 /** What main() hands to every command. */
 export interface App {
@@ -146,8 +147,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
   try {
     const globals = globalsFrom(raw, app.env);
     ctx = createContext(app, globals);
-    // Performance machinery (README.md, Build): loaded with import() when first used.
-    if (!SETTINGS_FREE.has(cmd.name())) await (await import('./profile-defaults.js')).applyProfileDefaults(ctx, cmd);
+    if (!SETTINGS_FREE.has(cmd.name())) await applyProfileDefaults(ctx, cmd);
     await handler(ctx);
     app.exitCode = 0;
   } catch (err) {

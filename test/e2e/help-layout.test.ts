@@ -17,7 +17,7 @@ const help = async (args: string[], columns = '80') => {
 };
 const tooWide = (text: string, width: number) => text.split('\n').filter((l) => [...l].length > width);
 
-const BUILT_INS = [[], ['api'], ['enroll'], ['login'], ['logout'], ['auth'], ['auth', 'status'], ['auth', 'token'], ['profiles'], ['profiles', 'use'], ['sandbox'], ['schema'], ['schema', 'show'], ['schema', 'pull'], ['resources'], ['completion'], ['webhooks', 'listen'], ['webhooks', 'verify'], ['webhooks', 'trigger'], ['webhooks', 'cleanup']];
+const BUILT_INS = [[], ['api'], ['enroll'], ['login'], ['logout'], ['auth'], ['auth', 'status'], ['auth', 'token'], ['profiles'], ['profiles', 'use'], ['sandbox'], ['schema'], ['schema', 'show'], ['schema', 'pull'], ['resources'], ['completion'], ['webhooks', 'listen'], ['webhooks', 'verify'], ['webhooks', 'trigger'], ['webhooks', 'cleanup'], ['config'], ['config', 'set'], ['alias'], ['alias', 'set'], ['open']];
 const OPERATIONS = [['prospects', 'list'], ['prospects', 'get'], ['prospects', 'create'], ['prospects', 'update'], ['prospects', 'delete'], ['sequence-states', 'finish'], ['tasks', 'mark-complete']];
 
 describe('help width', () => {

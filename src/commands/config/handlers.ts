@@ -4,7 +4,7 @@ import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { didYouMean } from '../../suggest.js';
-import { SETTINGS, settingSpec } from './settings.js';
+import { settingSpec, settingSpecs } from './settings.js';
 
 async function profileNow(ctx: Context) {
   const store = await ctx.config();
@@ -27,16 +27,17 @@ async function printPairs(ctx: Context, pairs: Record<string, unknown>, emptyNot
   await writeOut(ctx.io.stdout, keys.map((k) => `${k.padEnd(w)}  ${String(pairs[k])}`).join('\n') + '\n');
 }
 
-export async function configGet(ctx: Context, key: string): Promise<void> {
-  settingSpec(key);
+/** `formats`: the output formats (see settings.ts). */
+export async function configGet(ctx: Context, key: string, formats: readonly string[]): Promise<void> {
+  settingSpec(key, formats);
   const { profile, name } = await profileNow(ctx);
   const value = profile?.settings?.[key];
   if (value === undefined) throw new UsageError(`${key} is not set for profile "${name}"`).hint(`set it with \`svc config set ${key} VALUE\``);
   await writeOut(ctx.io.stdout, `${value}\n`);
 }
 
-export async function configSet(ctx: Context, key: string, value: string): Promise<void> {
-  const spec = settingSpec(key);
+export async function configSet(ctx: Context, key: string, value: string, formats: readonly string[]): Promise<void> {
+  const spec = settingSpec(key, formats);
   // An empty value removes the setting: the built-in default applies again.
   const parsed = value === '' ? undefined : spec.parse(value);
   const { store, name } = await profileNow(ctx);
@@ -49,12 +50,13 @@ export async function configSet(ctx: Context, key: string, value: string): Promi
   ctx.info(parsed === undefined ? `${key} removed from profile "${name}"` : `${key} = ${parsed} for profile "${name}"`);
 }
 
-export async function configList(ctx: Context): Promise<void> {
+export async function configList(ctx: Context, formats: readonly string[]): Promise<void> {
+  const specs = settingSpecs(formats);
   const { profile, name } = await profileNow(ctx);
   const set = profile?.settings ?? {};
   const pairs: Record<string, unknown> = {};
-  for (const s of SETTINGS) if (set[s.key] !== undefined) pairs[s.key] = set[s.key];
-  await printPairs(ctx, pairs, `no settings for profile "${name}"; keys: ${SETTINGS.map((s) => s.key).join(', ')} (svc config set KEY VALUE)`);
+  for (const s of specs) if (set[s.key] !== undefined) pairs[s.key] = set[s.key];
+  await printPairs(ctx, pairs, `no settings for profile "${name}"; keys: ${specs.map((s) => s.key).join(', ')} (svc config set KEY VALUE)`);
 }
 
 const ALIAS_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;

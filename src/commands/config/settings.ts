@@ -3,7 +3,6 @@
  * the option it is the default of. A flag on the command line always wins.
  */
 import { UsageError } from '../../errors.js';
-import { OUTPUT_FORMATS } from '../../output/formats.js';
 import { didYouMean } from '../../suggest.js';
 
 /** One setting. */
@@ -20,13 +19,17 @@ const whole = (key: string, min: number, max: number) => (v: string) => {
   return n;
 };
 
-/** Every setting, in the order `svc config list` shows them. */
-export const SETTINGS: readonly SettingSpec[] = [
+/**
+ * Every setting, in the order `svc config list` shows them. `formats` are the output formats,
+ * handed in by the command's wiring (start-up: this module must not share the output module).
+ */
+export function settingSpecs(formats: readonly string[]): SettingSpec[] {
+  return [
   {
     key: 'output',
-    description: `default output format (${OUTPUT_FORMATS.join(', ')}); -o and --json override it`,
+    description: `default output format (${formats.join(', ')}); -o and --json override it`,
     parse: (v) => {
-      if (!(OUTPUT_FORMATS as readonly string[]).includes(v)) throw new UsageError(`output ${v}: expected one of ${OUTPUT_FORMATS.join(', ')}`);
+      if (!formats.includes(v)) throw new UsageError(`output ${v}: expected one of ${formats.join(', ')}`);
       return v;
     },
   },
@@ -47,12 +50,14 @@ export const SETTINGS: readonly SettingSpec[] = [
       return v;
     },
   },
-];
+  ];
+}
 
 /** The spec of a key, or a usage error naming the keys (with a suggestion). */
-export function settingSpec(key: string): SettingSpec {
-  const spec = SETTINGS.find((s) => s.key === key);
+export function settingSpec(key: string, formats: readonly string[]): SettingSpec {
+  const specs = settingSpecs(formats);
+  const spec = specs.find((s) => s.key === key);
   if (spec) return spec;
-  const keys = SETTINGS.map((s) => s.key);
+  const keys = specs.map((s) => s.key);
   throw new UsageError(`unknown setting "${key}"${didYouMean(key, keys)}: the settings are ${keys.join(', ')}`);
 }

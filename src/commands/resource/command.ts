@@ -8,7 +8,6 @@ import { ApiError } from '../../errors.js';
 import { runCommand, type App } from '../../cli/app.js';
 import { helpWidth } from '../../cli/help-layout.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
-import { didYouMean } from '../../suggest.js';
 import { resourceGroup } from './groups.js';
 import { resourceHelp } from './help.js';
 import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options.js';
@@ -53,8 +52,10 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
   cmd
     .argument('[rest...]')
     .allowUnknownOption(true)
-    .action((op: string | undefined) => {
+    .action(async (op: string | undefined) => {
       if (!op) return cmd.help();
+      // Performance machinery (README.md, Build): loaded with import() when first used.
+      const { didYouMean } = await import('../../suggest.js');
       const message = op.startsWith('-')
         ? `unknown option '${op}' (see svc ${rt.command} --help)`
         : `${rt.command} has no operation "${op}"${didYouMean(op, offered)}: it offers ${offered.join(', ')}`;
