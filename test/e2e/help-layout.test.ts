@@ -3,11 +3,14 @@
  * by area without their aliases, global options listed once (every other help points there), and
  * examples that work as written against the sandbox.
  */
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/registry/index.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { baseEnv, runSvc, tempDir } from '../helpers/run-svc.js';
+import { BIN, baseEnv, runSvc, tempDir } from '../helpers/run-svc.js';
+import { requireProgram, without } from '../helpers/programs.js';
+import { TmuxSession } from '../helpers/tmux.js';
 
 const env = (columns = '80') => baseEnv({ SVC_CONFIG_DIR: tempDir(), COLUMNS: columns });
 const help = async (args: string[], columns = '80') => {
@@ -114,4 +117,22 @@ describe('help examples work as written against the sandbox', () => {
     }
     expect(failed).toEqual([]);
   }, 120_000);
+});
+
+describe.skipIf(without('tmux', 'the help width test in a terminal'))('in an 80-column terminal (tmux)', () => {
+  it('svc --help and svc prospects --help: no line the terminal has to wrap', async () => {
+    requireProgram('tmux');
+    for (const args of ['--help', 'prospects --help', 'login --help']) {
+      const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width: 80, height: 50, env: { SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' } });
+      try {
+        await s.waitFor(/\[exit 0\]/);
+        // -J joins the lines the terminal wrapped: a joined line wider than 80 was cut mid-word.
+        const all = execFileSync('tmux', ['capture-pane', '-p', '-J', '-S', '-', '-t', s.name], { encoding: 'utf8' });
+        expect(all).toMatch(/Global options|Options:/);
+        expect(all.split('\n').filter((l) => [...l.trimEnd()].length > 80), args).toEqual([]);
+      } finally {
+        s.kill();
+      }
+    }
+  }, 60_000);
 });
