@@ -12,6 +12,9 @@
 import type { Context } from '../../cli/context.js';
 import { AuthError } from '../../errors.js';
 
+/** How long the authorize page may take to answer the client check. */
+const PREFLIGHT_TIMEOUT_MS = 5000;
+
 /** The authorization server refused the login request itself (no redirect to the loopback). */
 export class LoginRefusedError extends AuthError {
   /** The page says it does not know the client id. */
@@ -30,7 +33,8 @@ export class LoginRefusedError extends AuthError {
 export async function preflightAuthorize(ctx: Context, url: string, clientId: string): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(url, { redirect: 'manual', signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.globals.timeoutMs)]) });
+    // A short look: a slow server must not delay the login more than a moment.
+    res = await fetch(url, { redirect: 'manual', signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.min(ctx.globals.timeoutMs, PREFLIGHT_TIMEOUT_MS))]) });
   } catch {
     // Unreachable or slow: the browser will say so better than a guess here.
     return;
@@ -47,7 +51,10 @@ export async function preflightAuthorize(ctx: Context, url: string, clientId: st
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 240);
-  throw new LoginRefusedError(clientId, res.status, text);
+  const refused = new LoginRefusedError(clientId, res.status, text);
+  // Only a page about the client or the redirect URI ends the login: some servers answer 4xx
+  // with a sign-in page, which the browser gets past.
+  if (refused.unknownClient || /redirect[ _]?ur[il]/i.test(text)) throw refused;
 }
 
 /** Hints for a refused client id that svc could not replace on its own. */
