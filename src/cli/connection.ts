@@ -7,7 +7,6 @@ import type { Profile } from '../auth/config.js';
 import { staticTokenProvider } from '../auth/token-provider.js';
 import { checkHttpUrl, originOf } from '../api/check-url.js';
 import { UsageError } from '../errors.js';
-import { didYouMean } from '../suggest.js';
 import type { Context } from './context.js';
 
 /** The resolved target of a command. */
@@ -37,6 +36,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   if (!baseUrl && !profile && store.names().length > 0) {
     // `--profile nosuch`: the name is the problem, not the missing URL.
     const names = store.names();
+    const { didYouMean } = await import('../suggest.js');
     throw new UsageError(`no profile named "${profileName}"${didYouMean(profileName, names)} (profiles: ${names.join(', ')})`).hint(
       `create it with \`svc --profile ${profileName} login --base-url URL\`, or see \`svc profiles list\``,
     );

@@ -5,9 +5,8 @@
  * for `--columns` (which the server never sees), as a warning.
  */
 import { ApiError } from '../../errors.js';
-import type { ResourceType } from '../../registry/index.js';
+import { isKnownField, type ResourceType } from '../../registry/index.js';
 import { closest } from '../../suggest.js';
-import { knownName } from './query-options.js';
 
 /** The flags whose names are checked, as commander gives them. */
 export interface NamedFlags {
@@ -48,7 +47,7 @@ export function nameHints(rt: ResourceType, flags: NamedFlags, only?: (flag: str
   };
   const hints: string[] = [];
   for (const { flag, name } of givenNames(flags)) {
-    if ((only && !only(flag)) || knownName(rt, name)) continue;
+    if ((only && !only(flag)) || isKnownField(rt, name)) continue;
     const c = closest(name, candidates[flag] ?? []) ?? closest(name, [...attrs, ...rels]);
     if (c) hints.push(`${flag} ${name}: did you mean "${c}"?`);
   }

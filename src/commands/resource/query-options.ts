@@ -6,7 +6,7 @@
 import { parseFilter, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
 import { UsageError } from '../../errors.js';
-import { findAttribute, findRelationship, resourceByType, findResource, type ResourceType } from '../../registry/index.js';
+import { findAttribute, findRelationship, isKnownField, resourceByType, findResource, type ResourceType } from '../../registry/index.js';
 import type { AttributeNames } from './attr-flags.js';
 
 /** Raw list/get options as commander gives them. */
@@ -19,9 +19,7 @@ export interface QueryFlags {
 }
 
 /** True when the registry knows `name` as written for `rt` (so the org schema is not needed). */
-export function knownName(rt: ResourceType, name: string): boolean {
-  return name === 'id' || name === 'type' || !!rt.extraFilters?.includes(name) || !!findAttribute(rt, name) || !!findRelationship(rt, name);
-}
+const knownName = isKnownField;
 
 /** The name a filter expression starts with (before `=`, or before `.` of `rel.attr`). */
 function filterHead(expr: string): string {
