@@ -25,31 +25,31 @@ const whole = (key: string, min: number, max: number) => (v: string) => {
  */
 export function settingSpecs(formats: readonly string[]): SettingSpec[] {
   return [
-  {
-    key: 'output',
-    description: `default output format (${formats.join(', ')}); -o and --json override it`,
-    parse: (v) => {
-      if (!formats.includes(v)) throw new UsageError(`output ${v}: expected one of ${formats.join(', ')}`);
-      return v;
+    {
+      key: 'output',
+      description: `default output format (${formats.join(', ')}); -o and --json override it`,
+      parse: (v) => {
+        if (!formats.includes(v)) throw new UsageError(`output ${v}: expected one of ${formats.join(', ')}`);
+        return v;
+      },
     },
-  },
-  { key: 'pageSize', description: 'page size `list` asks for (--page-size overrides it)', parse: whole('pageSize', 1, 1000) },
-  { key: 'concurrency', description: 'requests at once in bulk runs and enroll (--concurrency overrides it)', parse: whole('concurrency', 1, 32) },
-  {
-    key: 'appUrl',
-    description: 'web-app address of a record for `svc open` and `get --web`: {type} {path} {command} {id}',
-    parse: (v) => {
-      let url: URL;
-      try {
-        url = new URL(v.replaceAll(/\{(type|path|command|id)\}/g, 'x'));
-      } catch {
-        throw new UsageError(`appUrl ${v}: not a URL (e.g. https://app.example.com/{path}/{id})`);
-      }
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`appUrl ${v}: expected an http(s) URL`);
-      if (!v.includes('{id}')) throw new UsageError(`appUrl ${v}: needs {id} where the record id goes (e.g. https://app.example.com/{path}/{id})`);
-      return v;
+    { key: 'pageSize', description: 'page size `list` asks for (--page-size overrides it)', parse: whole('pageSize', 1, 1000) },
+    { key: 'concurrency', description: 'requests at once in bulk runs and enroll (--concurrency overrides it)', parse: whole('concurrency', 1, 32) },
+    {
+      key: 'appUrl',
+      description: 'web-app address of a record for `svc open` and `get --web`: {type} {path} {command} {id}',
+      parse: (v) => {
+        let url: URL;
+        try {
+          url = new URL(v.replaceAll(/\{(type|path|command|id)\}/g, 'x'));
+        } catch {
+          throw new UsageError(`appUrl ${v}: not a URL (e.g. https://app.example.com/{path}/{id})`);
+        }
+        if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`appUrl ${v}: expected an http(s) URL`);
+        if (!v.includes('{id}')) throw new UsageError(`appUrl ${v}: needs {id} where the record id goes (e.g. https://app.example.com/{path}/{id})`);
+        return v;
+      },
     },
-  },
   ];
 }
 
