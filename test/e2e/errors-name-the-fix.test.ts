@@ -94,6 +94,12 @@ describe('did you mean', () => {
     expect(p.stderr).not.toMatch(/no API base URL/);
     const use = await runSvc(['profiles', 'use', 'stagng'], { env: { SVC_CONFIG_DIR: dir } });
     expect(use.stderr).toMatch(/did you mean "staging"\?/);
+    const status = await runSvc(['--profile', 'wrok', 'auth', 'status'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(status.code).toBe(3);
+    expect(status.stderr).toMatch(/^hint: there is no profile "wrok" \(did you mean "work"\?\); profiles: work, staging$/m);
+    const logout = await runSvc(['--profile', 'stagin', 'logout'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(logout.code).toBe(2);
+    expect(logout.stderr).toMatch(/no profile named "stagin" \(did you mean "staging"\?\)/);
   });
 });
 
