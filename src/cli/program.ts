@@ -43,6 +43,14 @@ const GLOBAL_GROUP = 'Global options (before or after the command):';
 export function buildProgram(app: App, version: string): Command {
   const program = new Command('svc');
   const width = helpWidth(app.io.columns);
+  // Help comes in pieces (commander's text, then each addHelpText): one blank line between them,
+  // whether or not a piece ends with one.
+  let endedBlank = false;
+  const oneBlankLine = (text: string) => {
+    const out = endedBlank && text.startsWith('\n') ? text.slice(1) : text;
+    if (out) endedBlank = out.endsWith('\n\n');
+    return out;
+  };
   program
     .description('Command-line tool for the sales-engagement API (JSON:API v2)')
     .optionsGroup(GLOBAL_GROUP)
@@ -63,7 +71,7 @@ export function buildProgram(app: App, version: string): Command {
     .commandsGroup(COMMAND_GROUP)
     .addHelpText('after', EXAMPLES)
     // Global options are listed once, in `svc --help`; every other help ends pointing there.
-    .addHelpText('afterAll', ({ command }) => (command === program ? '' : GLOBALS_POINTER))
+    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${GLOBALS_POINTER}`))
     .showSuggestionAfterError(true)
     .configureHelp({
       // The command column is as wide as its longest entry: names only (aliases and arguments are
@@ -85,7 +93,7 @@ export function buildProgram(app: App, version: string): Command {
     .exitOverride()
     .configureOutput({
       // Every piece of help (commander's columns, examples, notes) wrapped to the terminal's width.
-      writeOut: (s) => app.io.stdout.write(wrapBlock(s, width)),
+      writeOut: (s) => app.io.stdout.write(oneBlankLine(wrapBlock(s, width))),
       writeErr: (s) => app.io.stderr.write(s),
       getOutHelpWidth: () => width,
       getErrHelpWidth: () => width,

@@ -66,7 +66,8 @@ describe('svc --help', () => {
     for (const args of [['prospects'], ['prospects', 'list'], ['api'], ['auth', 'status'], ['sequence-states', 'finish']]) {
       const out = await help(args);
       expect(out, args.join(' ')).not.toMatch(/--profile <name>|--base-url/);
-      expect(out.trimEnd().split('\n').at(-1), args.join(' ')).toBe('Global options (--profile, --sandbox, -o, --json, -v, …): svc --help');
+      expect(out.trimEnd().split('\n').slice(-2), args.join(' ')).toEqual(['', 'Global options (--profile, --sandbox, -o, --json, -v, …): svc --help']);
+      expect(out, args.join(' ')).not.toMatch(/\n\n\n/);
       expect(out).toMatch(/^Options:\n(.*\n)*  -h, --help +show help$/m);
     }
   });
