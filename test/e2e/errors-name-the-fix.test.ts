@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { authorizeUrlOf, cliLogin, playConsent, readConfig } from '../helpers/oauth.js';
+import { authorizeUrlOf, cliLogin, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
 import { startSvc } from '../helpers/long-running.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -159,6 +159,25 @@ describe('svc login against a server that does not know the client', () => {
     expect(run.stderr()).toMatch(/^warning: the sandbox at \S+ no longer knows client sandbox-old \(it was restarted\): logging in with its current client /m);
     expect(run.stderr()).not.toContain(sb.clientSecret);
     expect(readConfig(dir).profiles.default).toMatchObject({ clientId: sb.clientId, clientSecret: sb.clientSecret });
+  }, 30_000);
+});
+
+describe('a refresh refused with invalid_client (the sandbox was restarted with a new client)', () => {
+  it('says how to get the new client instead of a plain `svc login`', async () => {
+    const fresh = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
+    try {
+      const dir = tempDir();
+      expect((await cliLogin(fresh, dir)).code).toBe(0);
+      editProfile(dir, 'default', { expiresAt: Date.now() - 1000, clientId: 'sandbox-before-restart' });
+      const r = await runSvc(['prospects', 'list', '--limit', '1'], { env: { SVC_CONFIG_DIR: dir } });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/the OAuth client was rejected \(invalid_client\)/);
+      expect(r.stderr).toMatch(/^hint: a restarted sandbox has a new OAuth client \(`svc sandbox` prints it\)/m);
+      expect(r.stderr).toMatch(/^hint: otherwise log in with the current client: `svc login --client-id ID --client-secret SECRET`$/m);
+      expect(r.stderr).not.toContain(fresh.clientSecret);
+    } finally {
+      await fresh.close();
+    }
   }, 30_000);
 });
 
