@@ -13,6 +13,7 @@ import { terminalSafeLines } from '../output/terminal-text.js';
 import type { Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
+import { applyProfileDefaults } from './profile-defaults.js';
 
 /** What main() hands to every command. */
 export interface App {
@@ -164,6 +165,9 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
   return ctx;
 }
 
+/** Commands that read no settings (and must work whatever the config file holds). */
+const SETTINGS_FREE = new Set(['completion', 'sandbox', 'verify', 'trigger', 'cleanup']);
+
 /**
  * Runs a handler for a commander action: the Context comes from the command's merged options.
  * Sets `app.exitCode`; never throws.
@@ -179,6 +183,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
       const query = globals.query !== undefined ? (await import('../output/query.js')).compileQuery(globals.query) : undefined;
       ctx.shape = { fields: globals.jsonFields, query };
     }
+    if (!SETTINGS_FREE.has(cmd.name())) await applyProfileDefaults(ctx, cmd);
     await handler(ctx);
     app.exitCode = 0;
   } catch (err) {

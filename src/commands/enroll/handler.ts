@@ -44,7 +44,12 @@ async function source(flags: EnrollFlags): Promise<Omit<EnrollSource, 'sequenceI
   if (flags.by !== undefined && flags.by !== 'id' && flags.by !== 'email') throw new UsageError(`--by ${flags.by}: expected id or email`);
   if (flags.by !== undefined && flags.input === undefined) throw new UsageError('--by works with --input (--prospect takes ids)');
   const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
-  if (flags.input === undefined) return { by, prospects };
+  if (flags.input === undefined) {
+    // Every id is checked before the first enrolment: `--prospect 5,6,abc` enrols nobody.
+    const bad = prospects.filter((p) => !/^[1-9]\d*$/.test(p));
+    if (bad.length) throw new UsageError(`--prospect ${bad.map((b) => `"${b}"`).join(', ')}: not a prospect id (a positive integer); nothing was enrolled`);
+    return { by, prospects };
+  }
   return { by, file: flags.input, format: await detectFormat(flags.input) };
 }
 

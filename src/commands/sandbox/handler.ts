@@ -65,7 +65,7 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     ctx.info('sandbox running; Ctrl-C stops it');
   }
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
-  if (loopback) writeState(ctx.env, { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token });
+  if (loopback) writeState(ctx.env, { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token, clientId: sb.clientId, clientSecret: sb.clientSecret });
   await stopped;
   if (loopback) clearState(ctx.env, process.pid);
   if (share && owned) await leaveOwned(share, owned);

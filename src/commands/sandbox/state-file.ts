@@ -12,6 +12,9 @@ export interface SandboxState {
   baseUrl: string;
   authUrl: string;
   token: string;
+  /** Its OAuth client: `svc login` against a restarted sandbox picks up the new one. */
+  clientId?: string;
+  clientSecret?: string;
 }
 
 /** The user's data directory for svc (`SVC_DATA_DIR`, else beside the config, else XDG data). */
