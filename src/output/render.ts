@@ -1,7 +1,7 @@
 /**
  * One place that renders records in each output format (README.md § Output). Commands hand it
- * pages as they arrive; `json`, `ndjson`, `csv` and `raw` stream, `table` collects (it is for
- * people, who do not read 100,000 rows).
+ * pages as they arrive and every format streams: `table` takes its column widths from the first
+ * rows (table.ts) and writes the rest as they come.
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
@@ -142,18 +142,33 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
         async end() {},
       };
     case 'table': {
-      const rows: FlatRecord[] = [];
+      if (opts.single) {
+        let first: FlatRecord | undefined;
+        return whole({
+          async page(_doc, records) {
+            first ??= records[0];
+          },
+          async end() {
+            const { renderVertical } = await import('./table.js');
+            await writeOut(out, renderVertical(first, opts.io));
+          },
+        });
+      }
+      // Streams: widths from the first rows (table.ts), each later page written as it arrives.
+      let table: import('./table.js').TableStream | undefined;
+      const open = async () => {
+        // Performance machinery (README.md, Build): loaded with import() when first used.
+        const { tableStream } = await import('./table.js');
+        return (table ??= tableStream(opts.columns ?? ['id', ...(opts.defaultColumns ?? [])], opts.io, opts.columns !== undefined));
+      };
       return whole({
         async page(_doc, records) {
-          for (const r of records) rows.push(r);
+          const text = (await open()).add(records);
+          if (text) await writeOut(out, text);
         },
         async end() {
-          // Performance machinery (README.md, Build): loaded with import() when first used.
-          const { renderTable, renderVertical } = await import('./table.js');
-          const text = opts.single
-            ? renderVertical(rows[0], opts.io)
-            : renderTable(rows, opts.columns ?? ['id', ...(opts.defaultColumns ?? [])], opts.io, opts.columns !== undefined);
-          await writeOut(out, text);
+          const text = (await open()).end();
+          if (text) await writeOut(out, text);
         },
       });
     }
