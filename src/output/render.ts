@@ -6,6 +6,7 @@
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
 import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
+import { columnReader, indentJson, unionKeysOf } from './flat-text.js';
 import { writeOut, type IO } from './io.js';
 import { ownField } from '../own-field.js';
 import { terminalSafeLines } from './terminal-text.js';
@@ -54,6 +55,8 @@ const CHUNK = 1 << 16;
 export function createRecordWriter(opts: RenderOptions): RecordWriter {
   const out = opts.io.stdout;
   const flat = (p: ResourcePage) => (r: ResourceObject) => (p.prepare ? p.prepare(flatten(r, p.included)) : flatten(r, p.included));
+  // The flat record as compact JSON: every format of a listing starts from what ndjson writes (flat-text.ts).
+  const text = (p: ResourcePage) => (p.prepare ? (r: ResourceObject) => JSON.stringify(flat(p)(r)) : (r: ResourceObject) => flatJson(r, p.included));
   // Formats that need a page's flat records together (csv's header, the table) get them so.
   const whole = (w: Omit<RecordWriter, 'resources'>): RecordWriter => ({
     ...w,
@@ -106,8 +109,9 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           if (chunk) await writeOut(out, chunk);
         },
         async resources(p) {
-          const toFlat = flat(p);
-          await stream(p, (r) => item(toFlat(r)));
+          const json = text(p);
+          // Indented like JSON.stringify(record, null, 2) inside the array.
+          await stream(p, (r) => (count++ === 0 ? '[\n  ' : ',\n  ') + indentJson(json(r), 1));
         },
         async end() {
           await writeOut(out, count === 0 ? '[]\n' : '\n]\n');
@@ -117,7 +121,8 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
     case 'csv': {
       let columns: string[] | undefined = opts.columns;
       let headerDone = false;
-      return whole({
+      let read: ((json: string) => unknown[]) | undefined;
+      return {
         async page(_doc, records) {
           if (records.length === 0) return;
           columns ??= unionKeys(records);
@@ -126,10 +131,29 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           for (const r of records) chunk += csvLine(columns.map((c) => pick(r, c)));
           await writeOut(out, chunk);
         },
+        async resources(p) {
+          if (p.resources.length === 0) return;
+          const json = text(p);
+          // The header needs the page's names: its records' text is kept for the first page only.
+          const first = columns ? undefined : p.resources.map(json);
+          columns ??= unionKeysOf(first!);
+          read ??= columnReader(columns, pick);
+          let chunk = headerDone ? '' : csvLine(columns);
+          headerDone = true;
+          const n = p.resources.length;
+          for (let i = 0; i < n; i++) {
+            chunk += csvLine(read(first ? first[i]! : json(p.resources[i]!)));
+            if (chunk.length >= CHUNK) {
+              await writeOut(out, chunk);
+              chunk = '';
+            }
+          }
+          if (chunk) await writeOut(out, chunk);
+        },
         async end() {
           if (!headerDone && columns) await writeOut(out, csvLine(columns));
         },
-      });
+      };
     }
     case 'raw':
       return {
@@ -155,22 +179,30 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
         });
       }
       // Streams: widths from the first rows (table.ts), each later page written as it arrives.
+      const columns = opts.columns ?? ['id', ...(opts.defaultColumns ?? [])];
       let table: import('./table.js').TableStream | undefined;
+      let read: ((json: string) => unknown[]) | undefined;
       const open = async () => {
         // Performance machinery (README.md, Build): loaded with import() when first used.
         const { tableStream } = await import('./table.js');
-        return (table ??= tableStream(opts.columns ?? ['id', ...(opts.defaultColumns ?? [])], opts.io, opts.columns !== undefined));
+        return (table ??= tableStream(columns, opts.io, opts.columns !== undefined));
       };
-      return whole({
-        async page(_doc, records) {
-          const text = (await open()).add(records);
-          if (text) await writeOut(out, text);
+      const add = async (rows: unknown[][]) => {
+        const chunk = (await open()).add(rows);
+        if (chunk) await writeOut(out, chunk);
+      };
+      return {
+        page: (_doc, records) => add(records.map((r) => columns.map((c) => pick(r, c)))),
+        async resources(p) {
+          const json = text(p);
+          read ??= columnReader(columns, pick);
+          await add(p.resources.map((r) => read!(json(r))));
         },
         async end() {
-          const text = (await open()).end();
-          if (text) await writeOut(out, text);
+          const chunk = (await open()).end();
+          if (chunk) await writeOut(out, chunk);
         },
-      });
+      };
     }
   }
 }

@@ -21,6 +21,9 @@ export function displayValue(v: unknown): string {
   return String(v).replace(/\s+/g, ' ');
 }
 
+/** One row: the values of the table's columns, in their order. */
+export type Row = readonly unknown[];
+
 /** Columns a value takes once made terminal-safe. */
 const shownWidth = (s: string) => textWidth(terminalSafe(s));
 
@@ -30,9 +33,9 @@ const shownWidth = (s: string) => textWidth(terminalSafe(s));
  */
 export const TABLE_SAMPLE = 1000;
 
-/** A table written as rows arrive: `add` and `end` return the text to write next. */
+/** A table written as rows arrive (each row the values of the columns): `add` and `end` return the text to write next. */
 export interface TableStream {
-  add(rows: readonly FlatRecord[]): string;
+  add(rows: readonly Row[]): string;
   end(): string;
 }
 
@@ -42,9 +45,9 @@ export interface TableStream {
  * cli-table3 took time growing faster than the rows (45 s for 20,000) and held every row.
  */
 export function tableStream(columns: string[], io: IO, explicit: boolean): TableStream {
-  let sample: FlatRecord[] | undefined = [];
+  let sample: Row[] | undefined = [];
   let layout: Layout | undefined;
-  const rowsText = (rows: readonly FlatRecord[]) => {
+  const rowsText = (rows: readonly Row[]) => {
     let text = '';
     for (const r of rows) text += layout!.row(r);
     return text;
@@ -73,22 +76,23 @@ export function tableStream(columns: string[], io: IO, explicit: boolean): Table
 /** Rows under a header (all at once): see {@link tableStream}. */
 export function renderTable(rows: FlatRecord[], columns: string[], io: IO, explicit: boolean): string {
   const t = tableStream(columns, io, explicit);
-  return t.add(rows) + t.end();
+  return t.add(rows.map((r) => columns.map((c) => pick(r, c)))) + t.end();
 }
 
 interface Layout {
   /** The top border and the header. */
   top: string;
-  row(r: FlatRecord): string;
+  row(r: Row): string;
   bottom: string;
 }
 
 /** Columns and widths from the sample rows. */
-function lay(sample: readonly FlatRecord[], columns: string[], io: IO, explicit: boolean): Layout {
+function lay(sample: readonly Row[], columns: string[], io: IO, explicit: boolean): Layout {
   // Default columns the records do not have (a sparse --fields) are dropped; chosen ones stay.
-  const cols = explicit ? columns : columns.filter((c) => c === 'id' || sample.some((r) => pick(r, c) !== undefined));
+  const shown = columns.map((_, i) => i).filter((i) => explicit || columns[i] === 'id' || sample.some((r) => r[i] !== undefined));
+  const cols = shown.map((i) => columns[i]!);
   const widths = cols.map((c) => shownWidth(c));
-  for (const r of sample) for (let i = 0; i < cols.length; i++) widths[i] = Math.max(widths[i]!, shownWidth(displayValue(pick(r, cols[i]!))));
+  for (const r of sample) for (let j = 0; j < shown.length; j++) widths[j] = Math.max(widths[j]!, shownWidth(displayValue(r[shown[j]!])));
   const budget = Math.max(20, io.columns - 3 * cols.length - 1);
   while (widths.reduce((a, b) => a + b, 0) > budget) {
     const i = widths.indexOf(Math.max(...widths));
@@ -110,7 +114,7 @@ function lay(sample: readonly FlatRecord[], columns: string[], io: IO, explicit:
   });
   return {
     top: border('┌', '┬', '┐') + line(head),
-    row: (r) => line(cols.map((c, i) => cell(fitted(displayValue(pick(r, c)), i), i))),
+    row: (r) => line(shown.map((k, i) => cell(fitted(displayValue(r[k]), i), i))),
     bottom: border('└', '┴', '┘'),
   };
 }

@@ -1,0 +1,160 @@
+/**
+ * Formats from a flat record's compact JSON text (what ndjson writes, built by `flatJson` without
+ * a flat object): `json` indents that text, `csv` and `table` read the values they show out of it.
+ * Building the flat object of a record with hundreds of fields cost ~4× what ndjson spends per
+ * record (V8 keeps such objects as slow dictionaries); reading the text costs about as much as
+ * writing it. The text is what `JSON.stringify` writes (no whitespace), which these functions
+ * rely on.
+ */
+
+// Performance machinery (README.md, Build): hand-written scanner of compact JSON text.
+
+const INDENTS: string[] = [];
+/** A newline and `2 × depth` spaces. */
+function newline(depth: number): string {
+  return (INDENTS[depth] ??= `\n${'  '.repeat(depth)}`);
+}
+
+/** Index of the quote closing the string whose opening quote is at `open`. */
+function stringEnd(s: string, open: number): number {
+  let q = s.indexOf('"', open + 1);
+  for (;;) {
+    // A quote after an odd run of backslashes is escaped.
+    let b = q - 1;
+    while (s.charCodeAt(b) === 92) b--;
+    if ((q - b) % 2 === 1) return q;
+    q = s.indexOf('"', q + 1);
+  }
+}
+
+/**
+ * `JSON.stringify(JSON.parse(compact), null, 2)` with every line after the first indented by
+ * `2 × depth` more spaces: the layout of a value nested `depth` levels down.
+ */
+export function indentJson(compact: string, depth = 0): string {
+  let out = '';
+  let from = 0;
+  const n = compact.length;
+  for (let i = 0; i < n; i++) {
+    const c = compact.charCodeAt(i);
+    if (c === 34) {
+      i = stringEnd(compact, i);
+    } else if (c === 123 || c === 91) {
+      // `{}` and `[]` stay as they are.
+      const next = compact.charCodeAt(i + 1);
+      if (next === 125 || next === 93) {
+        i++;
+        continue;
+      }
+      depth++;
+      out += compact.slice(from, i + 1) + newline(depth);
+      from = i + 1;
+    } else if (c === 125 || c === 93) {
+      depth--;
+      out += compact.slice(from, i) + newline(depth);
+      from = i;
+    } else if (c === 44) {
+      out += compact.slice(from, i + 1) + newline(depth);
+      from = i + 1;
+    } else if (c === 58) {
+      out += compact.slice(from, i + 1) + ' ';
+      from = i + 1;
+    }
+  }
+  return out + compact.slice(from);
+}
+
+/** Index just past the value starting at `i`. */
+function valueEnd(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c === 34) return stringEnd(s, i) + 1;
+  if (c === 123 || c === 91) {
+    let depth = 0;
+    for (let j = i; ; j++) {
+      const d = s.charCodeAt(j);
+      if (d === 34) j = stringEnd(s, j);
+      else if (d === 123 || d === 91) depth++;
+      else if ((d === 125 || d === 93) && --depth === 0) return j + 1;
+    }
+  }
+  // null, true, false or a number: up to the next separator.
+  let j = i + 1;
+  for (let d = s.charCodeAt(j); d !== 44 && d !== 125 && d !== 93; d = s.charCodeAt(++j));
+  return j;
+}
+
+/** Calls `entry` for each member of a compact JSON object's text, with the bounds of its value. */
+export function forEachEntry(json: string, entry: (key: string, start: number, end: number) => void): void {
+  let i = 1;
+  if (json.charCodeAt(i) === 125) return;
+  for (;;) {
+    const keyEnd = stringEnd(json, i);
+    const raw = json.slice(i + 1, keyEnd);
+    const key = raw.includes('\\') ? (JSON.parse(json.slice(i, keyEnd + 1)) as string) : raw;
+    const start = keyEnd + 2;
+    const end = valueEnd(json, start);
+    entry(key, start, end);
+    if (json.charCodeAt(end) !== 44) return;
+    i = end + 1;
+  }
+}
+
+/** The value of the JSON text `json.slice(start, end)`: null and plain strings without JSON.parse. */
+export function valueAt(json: string, start: number, end: number): unknown {
+  const c = json.charCodeAt(start);
+  if (c === 110) return null;
+  if (c === 34) {
+    const inner = json.slice(start + 1, end - 1);
+    if (!inner.includes('\\')) return inner;
+  }
+  return JSON.parse(json.slice(start, end));
+}
+
+/**
+ * Reads the values of `columns` out of flat records' JSON text, as `pick` reads them out of flat
+ * records: a column is a member's name, or `name.inner` for a member of an included record.
+ */
+export function columnReader(columns: readonly string[], pick: (r: Record<string, unknown>, column: string) => unknown): (json: string) => unknown[] {
+  const index = new Map<string, number>();
+  columns.forEach((c, i) => index.has(c) || index.set(c, i));
+  // Columns with a dot that may read into a member: the member's name, and the columns that do.
+  const inner = new Map<string, number[]>();
+  columns.forEach((c, i) => {
+    const dot = c.indexOf('.');
+    if (dot > 0) inner.set(c.slice(0, dot), [...(inner.get(c.slice(0, dot)) ?? []), i]);
+  });
+  const dupes = columns.map((c, i) => [i, index.get(c)!] as const).filter(([i, j]) => i !== j);
+  return (json) => {
+    const values: unknown[] = new Array<unknown>(columns.length);
+    const found: boolean[] = new Array<boolean>(columns.length).fill(false);
+    let members: Map<string, unknown> | undefined;
+    forEachEntry(json, (key, start, end) => {
+      const i = index.get(key);
+      const into = inner.get(key);
+      if (i === undefined && into === undefined) return;
+      const v = valueAt(json, start, end);
+      if (i !== undefined) {
+        values[i] = v;
+        found[i] = true;
+      }
+      if (into) (members ??= new Map()).set(key, v);
+    });
+    if (members) {
+      for (const [name, list] of inner) {
+        const v = members.get(name);
+        if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
+        for (const i of list) if (!found[i]) values[i] = pick(v as Record<string, unknown>, columns[i]!.slice(name.length + 1));
+      }
+    }
+    // Duplicated columns read the same value.
+    for (const [i, j] of dupes) values[i] = values[j];
+    return values;
+  };
+}
+
+/** Names of the members of flat records' JSON text in first-seen order, `id` and `type` first. */
+export function unionKeysOf(jsons: readonly string[]): string[] {
+  const keys = new Set<string>(['id', 'type']);
+  for (const j of jsons) forEachEntry(j, (k) => k !== 'meta' && keys.add(k));
+  return [...keys];
+}
