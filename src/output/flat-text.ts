@@ -3,8 +3,8 @@
  * a flat object): `json` indents that text, `csv` and `table` read the values they show out of it.
  * Building the flat object of a record with hundreds of fields cost ~4× what ndjson spends per
  * record (V8 keeps such objects as slow dictionaries); reading the text costs about as much as
- * writing it. The text is what `JSON.stringify` writes (no whitespace), which these functions
- * rely on.
+ * writing it. The text is what `JSON.stringify` writes, except that attributes are copied as the
+ * server wrote them (page-parse.ts): whitespace between tokens is skipped here.
  */
 
 // Performance machinery (README.md, Build): hand-written scanner of compact JSON text.
@@ -41,9 +41,12 @@ export function indentJson(compact: string, depth = 0): string {
       i = stringEnd(compact, i);
     } else if (c === 123 || c === 91) {
       // `{}` and `[]` stay as they are.
-      const next = compact.charCodeAt(i + 1);
+      const close = skip(compact, i + 1);
+      const next = compact.charCodeAt(close);
       if (next === 125 || next === 93) {
-        i++;
+        out += compact.slice(from, i + 1);
+        from = close;
+        i = close;
         continue;
       }
       depth++;
@@ -59,9 +62,20 @@ export function indentJson(compact: string, depth = 0): string {
     } else if (c === 58) {
       out += compact.slice(from, i + 1) + ' ';
       from = i + 1;
+    } else if (c <= 32) {
+      // Whitespace a server wrote between tokens (raw attributes are copied as sent).
+      out += compact.slice(from, i);
+      from = i + 1;
     }
   }
   return out + compact.slice(from);
+}
+
+/** The first index from `i` that is not JSON whitespace. */
+function skip(s: string, i: number): number {
+  let c = s.charCodeAt(i);
+  while (c === 32 || c === 10 || c === 13 || c === 9) c = s.charCodeAt(++i);
+  return i;
 }
 
 /** Index just past the value starting at `i`. */
@@ -77,25 +91,31 @@ function valueEnd(s: string, i: number): number {
       else if ((d === 125 || d === 93) && --depth === 0) return j + 1;
     }
   }
-  // null, true, false or a number: up to the next separator.
+  // null, true, false or a number: up to the next separator or space.
   let j = i + 1;
-  for (let d = s.charCodeAt(j); d !== 44 && d !== 125 && d !== 93; d = s.charCodeAt(++j));
+  for (let d = s.charCodeAt(j); d > 32 && d !== 44 && d !== 125 && d !== 93; d = s.charCodeAt(++j));
   return j;
 }
 
-/** Calls `entry` for each member of a compact JSON object's text, with the bounds of its value. */
+/** The key of the string at `open` (its opening quote) and the index of its closing quote. */
+function keyAt(s: string, open: number): [string, number] {
+  const close = stringEnd(s, open);
+  const raw = s.slice(open + 1, close);
+  return [raw.includes('\\') ? (JSON.parse(s.slice(open, close + 1)) as string) : raw, close];
+}
+
+/** Calls `entry` for each member of a JSON object's text, with the bounds of its value. */
 export function forEachEntry(json: string, entry: (key: string, start: number, end: number) => void): void {
-  let i = 1;
+  let i = skip(json, skip(json, 0) + 1);
   if (json.charCodeAt(i) === 125) return;
   for (;;) {
-    const keyEnd = stringEnd(json, i);
-    const raw = json.slice(i + 1, keyEnd);
-    const key = raw.includes('\\') ? (JSON.parse(json.slice(i, keyEnd + 1)) as string) : raw;
-    const start = keyEnd + 2;
+    const [key, close] = keyAt(json, i);
+    const start = skip(json, skip(json, close + 1) + 1);
     const end = valueEnd(json, start);
     entry(key, start, end);
-    if (json.charCodeAt(end) !== 44) return;
-    i = end + 1;
+    i = skip(json, end);
+    if (json.charCodeAt(i) !== 44) return;
+    i = skip(json, i + 1);
   }
 }
 
@@ -124,29 +144,50 @@ export function columnReader(columns: readonly string[], pick: (r: Record<string
     if (dot > 0) inner.set(c.slice(0, dot), [...(inner.get(c.slice(0, dot)) ?? []), i]);
   });
   const dupes = columns.map((c, i) => [i, index.get(c)!] as const).filter(([i, j]) => i !== j);
+  // Records of a listing have the same members in the same order: the member names seen at each
+  // position last time are checked in place, and only a name that differs is cut out and looked up.
+  const seen: (string | undefined)[] = [];
+  const columnAt: number[] = [];
+  const innerAt: (string | undefined)[] = [];
   return (json) => {
     const values: unknown[] = new Array<unknown>(columns.length);
-    const found: boolean[] = new Array<boolean>(columns.length).fill(false);
+    const found: boolean[] | undefined = inner.size ? new Array<boolean>(columns.length).fill(false) : undefined;
     let members: Map<string, unknown> | undefined;
-    forEachEntry(json, (key, start, end) => {
-      const i = index.get(key);
-      const into = inner.get(key);
-      if (i === undefined && into === undefined) return;
-      const v = valueAt(json, start, end);
-      if (i !== undefined) {
-        values[i] = v;
-        found[i] = true;
+    let i = skip(json, skip(json, 0) + 1);
+    for (let m = 0; json.charCodeAt(i) !== 125; m++) {
+      const known = seen[m];
+      let close = known === undefined ? -1 : i + 1 + known.length;
+      if (close < 0 || json.charCodeAt(close) !== 34 || !json.startsWith(known!, i + 1)) {
+        let key: string;
+        [key, close] = keyAt(json, i);
+        // A name written with escapes is looked up each time.
+        seen[m] = json.slice(i + 1, close).includes('\\') ? undefined : key;
+        columnAt[m] = index.get(key) ?? -1;
+        innerAt[m] = inner.has(key) ? key : undefined;
       }
-      if (into) (members ??= new Map()).set(key, v);
-    });
+      const start = skip(json, skip(json, close + 1) + 1);
+      const end = valueEnd(json, start);
+      const col = columnAt[m]!;
+      const into = innerAt[m];
+      if (col >= 0 || into !== undefined) {
+        const v = valueAt(json, start, end);
+        if (col >= 0) {
+          values[col] = v;
+          if (found) found[col] = true;
+        }
+        if (into !== undefined) (members ??= new Map()).set(into, v);
+      }
+      i = skip(json, end);
+      if (json.charCodeAt(i) !== 44) break;
+      i = skip(json, i + 1);
+    }
     if (members) {
       for (const [name, list] of inner) {
         const v = members.get(name);
         if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
-        for (const i of list) if (!found[i]) values[i] = pick(v as Record<string, unknown>, columns[i]!.slice(name.length + 1));
+        for (const i of list) if (!found![i]) values[i] = pick(v as Record<string, unknown>, columns[i]!.slice(name.length + 1));
       }
     }
-    // Duplicated columns read the same value.
     for (const [i, j] of dupes) values[i] = values[j];
     return values;
   };
