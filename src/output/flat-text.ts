@@ -37,9 +37,12 @@ export function indentJson(compact: string, depth = 0): string {
   const n = compact.length;
   for (let i = 0; i < n; i++) {
     const c = compact.charCodeAt(i);
-    if (c === 34) {
+    // Letters, digits and the like (most of the text outside strings) need nothing.
+    const k = c < 128 ? TOKEN[c]! : 0;
+    if (k === 0) continue;
+    if (k === STRING) {
       i = stringEnd(compact, i);
-    } else if (c === 123 || c === 91) {
+    } else if (k === OPEN) {
       // `{}` and `[]` stay as they are.
       const close = skip(compact, i + 1);
       const next = compact.charCodeAt(close);
@@ -52,17 +55,17 @@ export function indentJson(compact: string, depth = 0): string {
       depth++;
       out += compact.slice(from, i + 1) + newline(depth);
       from = i + 1;
-    } else if (c === 125 || c === 93) {
+    } else if (k === CLOSE) {
       depth--;
       out += compact.slice(from, i) + newline(depth);
       from = i;
-    } else if (c === 44) {
+    } else if (k === COMMA) {
       out += compact.slice(from, i + 1) + newline(depth);
       from = i + 1;
-    } else if (c === 58) {
+    } else if (k === COLON) {
       out += compact.slice(from, i + 1) + ' ';
       from = i + 1;
-    } else if (c <= 32) {
+    } else {
       // Whitespace a server wrote between tokens (raw attributes are copied as sent).
       out += compact.slice(from, i);
       from = i + 1;
@@ -70,6 +73,16 @@ export function indentJson(compact: string, depth = 0): string {
   }
   return out + compact.slice(from);
 }
+
+const [STRING, OPEN, CLOSE, COMMA, COLON, SPACE] = [1, 2, 3, 4, 5, 6];
+/** What each ASCII character is to {@link indentJson}: 0 for nothing to do. */
+const TOKEN = new Uint8Array(128);
+TOKEN[34] = STRING;
+TOKEN[123] = TOKEN[91] = OPEN;
+TOKEN[125] = TOKEN[93] = CLOSE;
+TOKEN[44] = COMMA;
+TOKEN[58] = COLON;
+TOKEN[32] = TOKEN[9] = TOKEN[10] = TOKEN[13] = SPACE;
 
 /** The first index from `i` that is not JSON whitespace. */
 function skip(s: string, i: number): number {
