@@ -41,8 +41,13 @@ function quote(s: string): string {
 }
 
 /** One CSV line (with CRLF? no: `\n`, what Unix tools expect). */
-export function csvLine(values: unknown[]): string {
-  let line = values.length ? csvCell(values[0]) : '';
-  for (let i = 1; i < values.length; i++) line += `,${csvCell(values[i])}`;
-  return `${line}\n`;
+export function csvLine(values: readonly unknown[]): string {
+  // One array reused for every line: a listing writes hundreds of cells a record.
+  const n = values.length;
+  cells.length = n;
+  for (let i = 0; i < n; i++) cells[i] = csvCell(values[i]);
+  const line = `${cells.join(',')}\n`;
+  cells.length = 0;
+  return line;
 }
+const cells: string[] = [];

@@ -178,8 +178,11 @@ export function columnReader(columns: readonly string[], pick: (r: Record<string
         columnAt[m] = index.get(key) ?? -1;
         innerAt[m] = inner.has(key) ? key : undefined;
       }
-      const start = skip(json, skip(json, close + 1) + 1);
-      const end = valueEnd(json, start);
+      // Compact text has the value right after the colon; a server's spaces are skipped.
+      let start = close + 1;
+      if (json.charCodeAt(start) !== 58) start = skip(json, start);
+      if (json.charCodeAt(++start) <= 32) start = skip(json, start);
+      const end = json.charCodeAt(start) === 110 ? start + 4 : valueEnd(json, start);
       const col = columnAt[m]!;
       const into = innerAt[m];
       if (col >= 0 || into !== undefined) {
@@ -190,9 +193,12 @@ export function columnReader(columns: readonly string[], pick: (r: Record<string
         }
         if (into !== undefined) (members ??= new Map()).set(into, v);
       }
-      i = skip(json, end);
-      if (json.charCodeAt(i) !== 44) break;
-      i = skip(json, i + 1);
+      i = end;
+      if (json.charCodeAt(i) !== 44) {
+        i = skip(json, i);
+        if (json.charCodeAt(i) !== 44) break;
+      }
+      if (json.charCodeAt(++i) !== 34) i = skip(json, i);
     }
     if (members) {
       for (const [name, list] of inner) {
