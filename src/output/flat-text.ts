@@ -132,11 +132,14 @@ export function forEachEntry(json: string, entry: (key: string, start: number, e
   }
 }
 
-/** The value of the JSON text `json.slice(start, end)`: null and plain strings without JSON.parse. */
-export function valueAt(json: string, start: number, end: number): unknown {
+/**
+ * The value of the JSON text `json.slice(start, end)`: null and plain strings without JSON.parse,
+ * unless `fresh` (a cut-out string keeps the whole record's text alive while it is kept).
+ */
+export function valueAt(json: string, start: number, end: number, fresh = false): unknown {
   const c = json.charCodeAt(start);
   if (c === 110) return null;
-  if (c === 34) {
+  if (c === 34 && !fresh) {
     const inner = json.slice(start + 1, end - 1);
     if (!inner.includes('\\')) return inner;
   }
@@ -146,8 +149,13 @@ export function valueAt(json: string, start: number, end: number): unknown {
 /**
  * Reads the values of `columns` out of flat records' JSON text, as `pick` reads them out of flat
  * records: a column is a member's name, or `name.inner` for a member of an included record.
+ * With `keep`, the values share no memory with the text (rows kept for a while: the table's first page).
  */
-export function columnReader(columns: readonly string[], pick: (r: Record<string, unknown>, column: string) => unknown): (json: string) => unknown[] {
+export function columnReader(
+  columns: readonly string[],
+  pick: (r: Record<string, unknown>, column: string) => unknown,
+  { keep = false }: { keep?: boolean } = {},
+): (json: string) => unknown[] {
   const index = new Map<string, number>();
   columns.forEach((c, i) => index.has(c) || index.set(c, i));
   // Columns with a dot that may read into a member: the member's name, and the columns that do.
@@ -186,7 +194,7 @@ export function columnReader(columns: readonly string[], pick: (r: Record<string
       const col = columnAt[m]!;
       const into = innerAt[m];
       if (col >= 0 || into !== undefined) {
-        const v = valueAt(json, start, end);
+        const v = valueAt(json, start, end, keep);
         if (col >= 0) {
           values[col] = v;
           if (found) found[col] = true;

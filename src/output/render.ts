@@ -195,7 +195,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
         page: (_doc, records) => add(records.map((r) => columns.map((c) => pick(r, c)))),
         async resources(p) {
           const json = text(p);
-          read ??= columnReader(columns, pick);
+          read ??= columnReader(columns, pick, { keep: true });
           await add(p.resources.map((r) => read!(json(r))));
         },
         async end() {

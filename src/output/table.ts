@@ -1,9 +1,8 @@
 /**
  * The table view for people: terminal-width aware, colour only when the IO allows it.
- * Loaded lazily (chalk is not needed by scripts). Every name and value is shown
+ * Loaded lazily (scripts do not need it). Every name and value is shown
  * terminal-safe and cut by columns, never inside an escape or a grapheme (terminal-text.ts).
  */
-import chalk, { Chalk, type ColorSupportLevel } from 'chalk';
 import type { FlatRecord } from './flatten.js';
 import type { IO } from './io.js';
 import { pick } from './render.js';
@@ -100,7 +99,7 @@ function lay(sample: readonly Row[], columns: string[], io: IO, explicit: boolea
     widths[i] = widths[i]! - 1;
   }
   const paint = painter(io);
-  const grey = io.color ? (s: string) => `\x1b[90m${s}\x1b[39m` : (s: string) => s;
+  const grey = paint.grey;
   const bar = grey('│');
   const cell = (text: string, i: number) => ` ${text}${' '.repeat(Math.max(0, widths[i]! - textWidth(text)))} `;
   const fitted = (s: string, i: number) => fitText(s, widths[i]!);
@@ -120,11 +119,14 @@ function lay(sample: readonly Row[], columns: string[], io: IO, explicit: boolea
 }
 
 /**
- * Colour follows svc's rule (a TTY, no NO_COLOR, no --no-color), not chalk's own detection, which
- * turns colour off whenever a CI variable is set even on a real terminal.
+ * Colour follows svc's rule (a TTY, no NO_COLOR, no --no-color), not a library's own detection,
+ * which turns colour off whenever a CI variable is set even on a real terminal. Bold and grey are
+ * the only styles, written as the SGR codes chalk and cli-table3 wrote; the text inside is
+ * terminal-safe, so it holds no codes of its own to nest.
  */
-function painter(io: IO): InstanceType<typeof Chalk> {
-  return new Chalk({ level: io.color ? (Math.max(chalk.level, 1) as ColorSupportLevel) : 0 });
+function painter(io: IO): { bold(s: string): string; grey(s: string): string } {
+  if (!io.color) return { bold: (s) => s, grey: (s) => s };
+  return { bold: (s) => (s ? `\x1b[1m${s}\x1b[22m` : s), grey: (s) => (s ? `\x1b[90m${s}\x1b[39m` : s) };
 }
 
 /** One record as a vertical field/value list (`get`). */
