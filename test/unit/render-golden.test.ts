@@ -75,6 +75,8 @@ const CASES: Case[] = [
   { name: 'table-empty-tty', format: 'table', pages: { ...PLAIN_PAGE, perPage: 0 }, io: { tty: true }, opts: { defaultColumns: DEFAULTS } },
   { name: 'table-empty', format: 'table', pages: { ...PLAIN_PAGE, perPage: 0 }, opts: { defaultColumns: DEFAULTS } },
   { name: 'table-single', format: 'table', pages: { ...MANY, pages: 1, perPage: 1 }, opts: { single: true }, flat: true },
+  { name: 'table-single-color', format: 'table', pages: { ...MANY, pages: 1, perPage: 1 }, io: { tty: true, color: true, columns: 100 }, opts: { single: true }, flat: true },
+  { name: 'table-wide-text', format: 'table', pages: { ...PLAIN_PAGE, wide: true, hostile: true }, io: { tty: true, color: true, columns: 150 }, opts: { defaultColumns: DEFAULTS } },
 ];
 
 const mask = (r: FlatRecord): FlatRecord => ('lastName' in r ? { ...r, lastName: '••••' } : r);
