@@ -32,7 +32,7 @@ export interface ResourcePage {
   doc: JsonApiDocument;
   resources: readonly ResourceObject[];
   included: IncludedIndex;
-  /** Adjusts each flat record before it is written (masking secrets); ndjson's fast path needs it absent. */
+  /** Adjusts each flat record before it is written (masking secrets); the formats' fast path (flatJson) needs it absent. */
   prepare?: (r: FlatRecord) => FlatRecord;
 }
 
@@ -40,8 +40,9 @@ export interface ResourcePage {
 export interface RecordWriter {
   page(doc: JsonApiDocument, records: FlatRecord[]): Promise<void>;
   /**
-   * A page of resource objects: `json` and `ndjson` flatten and write them record by record,
-   * holding no flat copy of the page (`list --all` of records with hundreds of fields).
+   * A page of resource objects: every format writes them record by record from the flat
+   * record's JSON text, holding no flat copy of the page (`list --all` of records with hundreds
+   * of fields).
    */
   resources(p: ResourcePage): Promise<void>;
   end(): Promise<void>;
@@ -57,7 +58,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
   const flat = (p: ResourcePage) => (r: ResourceObject) => (p.prepare ? p.prepare(flatten(r, p.included)) : flatten(r, p.included));
   // The flat record as compact JSON: every format of a listing starts from what ndjson writes (flat-text.ts).
   const text = (p: ResourcePage) => (p.prepare ? (r: ResourceObject) => JSON.stringify(flat(p)(r)) : (r: ResourceObject) => flatJson(r, p.included));
-  // Formats that need a page's flat records together (csv's header, the table) get them so.
+  // Views of one record (`get`) take flat records.
   const whole = (w: Omit<RecordWriter, 'resources'>): RecordWriter => ({
     ...w,
     resources: (p) => w.page(p.doc, p.resources.map(flat(p))),

@@ -5,7 +5,6 @@
  */
 import type { FlatRecord } from './flatten.js';
 import type { IO } from './io.js';
-import { pick } from './render.js';
 import { fitText, terminalSafe, textWidth } from './terminal-text.js';
 
 /** A short display string for any value. */
@@ -70,12 +69,6 @@ export function tableStream(columns: string[], io: IO, explicit: boolean): Table
       return layout.bottom;
     },
   };
-}
-
-/** Rows under a header (all at once): see {@link tableStream}. */
-export function renderTable(rows: FlatRecord[], columns: string[], io: IO, explicit: boolean): string {
-  const t = tableStream(columns, io, explicit);
-  return t.add(rows.map((r) => columns.map((c) => pick(r, c)))) + t.end();
 }
 
 interface Layout {
