@@ -52,7 +52,7 @@ async function startReplayServer(upstream) {
  * @param opts.records prospects in the sandbox @default 100000
  * @param opts.runs rounds against the recorded pages @default 3
  */
-export async function listBench({ records = 100_000, runs = 3, formatRuns = 3, formatsOnly = false, log = () => {} } = {}) {
+export async function listBench({ records = 100_000, runs = 3, formatRuns = 5, formatsOnly = false, log = () => {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-list-'));
   log(`starting a sandbox with ${records} prospects…`);
   const sandbox = await startSandboxProcess({ seed: records });
@@ -137,7 +137,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await listBench({
     records: Number(process.env.RECORDS ?? 100_000),
     runs: Number(process.env.RUNS ?? 3),
-    formatRuns: Number(process.env.FORMAT_RUNS ?? 3),
+    formatRuns: Number(process.env.FORMAT_RUNS ?? 5),
     formatsOnly: process.env.FORMATS_ONLY === '1',
     log: (m) => process.stderr.write(`${m}\n`) });
   process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
