@@ -42,6 +42,21 @@ describe('indentJson', () => {
   });
 });
 
+describe('indentJson on text a replacement could misread', () => {
+  it('strings starting with a colon, ending with a comma, holding quotes', () => {
+    const tricky = [':x', 'a,', 'q"uote":', '","', '":"', ',"', '\\', 'x\\":', '', ' '];
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...tricky, 'k'), fc.oneof(fc.constantFrom(...tricky), fc.constant(null), fc.constant([1, ':'])))), fc.integer({ min: 0, max: 2 }), (entries, depth) => {
+        const v = Object.fromEntries(entries);
+        for (const x of [v, [v, v], { a: v, b: [v] }]) {
+          expect(indentJson(JSON.stringify(x), depth)).toBe(JSON.stringify(x, null, 2).replace(/\n/g, `\n${'  '.repeat(depth)}`));
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 describe('columnReader', () => {
   it('reads what pick reads from the flat record, for any columns, record after record', () => {
     fc.assert(
