@@ -139,7 +139,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           const json = text(p);
           // The header needs the page's names: its records' text is kept for the first page only.
           const first = columns ? undefined : p.resources.map(json);
-          columns ??= unionKeysOf(first!);
+          columns ??= opts.omitColumn ? unionKeysOf(first!).filter((k) => !opts.omitColumn!(k)) : unionKeysOf(first!);
           read ??= columnReader(columns, pick);
           let chunk = headerDone ? '' : csvLine(columns);
           headerDone = true;
