@@ -44,7 +44,12 @@ async function source(flags: EnrollFlags): Promise<Omit<EnrollSource, 'sequenceI
   if (flags.by !== undefined && flags.by !== 'id' && flags.by !== 'email') throw new UsageError(`--by ${flags.by}: expected id or email`);
   if (flags.by !== undefined && flags.input === undefined) throw new UsageError('--by works with --input (--prospect takes ids)');
   const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
-  if (flags.input === undefined) return { by, prospects };
+  if (flags.input === undefined) {
+    // Every id is checked before the first enrolment: `--prospect 5,6,abc` enrols nobody.
+    const bad = prospects.filter((p) => !/^[1-9]\d*$/.test(p));
+    if (bad.length) throw new UsageError(`--prospect ${bad.map((b) => `"${b}"`).join(', ')}: not a prospect id (a positive integer); nothing was enrolled`);
+    return { by, prospects };
+  }
   return { by, file: flags.input, format: await detectFormat(flags.input) };
 }
 
@@ -88,7 +93,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 /** Runs `svc enroll`. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
   const checked = await source(flags);
-  const setup = bulkSetup(flags);
+  const setup = bulkSetup(flags, ctx.globals.sandbox);
   // Names become ids first: the sequence id is part of every row's journal key.
   const api = await ctx.api();
   const sequenceId = await targetId(ctx, api, 'sequence', flags.sequence);
@@ -180,7 +185,7 @@ async function printPlan(
   enrolled: Map<number | string, number | string>,
   sequenceId: number | string,
   mailboxId: number | string,
-): Promise<void> {
+): Promise<number> {
   const url = session.client.resolve('sequenceStates').toString();
   const seen = new Set<number | string>();
   let send = 0;
@@ -203,6 +208,7 @@ async function printPlan(
     await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
   }
   ctx.info(`dry run: would enroll ${send} prospect(s); ${other} row(s) skipped or failing; no enrolment was sent (only lookups)`);
+  return send;
 }
 
 /** The attributes of a single-resource answer. */
