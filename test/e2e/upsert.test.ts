@@ -253,3 +253,15 @@ describe('update by key', () => {
     expect(fs.existsSync('.')).toBe(true);
   });
 });
+
+describe('plan as NDJSON', () => {
+  it('-o ndjson: a line per row, the bill last', async () => {
+    const s = scenario('nd', 6, 0);
+    const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'ndjson'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(7);
+    expect(lines.slice(0, 6).map((l) => l.row)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(lines[6]!.bill).toMatchObject({ creates: 3, updates: s.expectUpdate.length, unchanged: s.expectUnchanged.length });
+  });
+});
