@@ -13,7 +13,7 @@ export interface FieldChange {
   new: unknown;
 }
 
-/** Values compared as JSON, object keys in order; lists of text in any letter case for e-mails. */
+/** Values compared as JSON, object keys in order; a number equals its text. */
 function same(a: unknown, b: unknown): boolean {
   if (stable(a ?? null) === stable(b ?? null)) return true;
   // A date-time the service writes back in another form (`2026-01-05` → `2026-01-05T00:00:00.000Z`).

@@ -24,6 +24,7 @@ import { readBackQuery, updateApplied } from './write-check.js';
 /** Options of {@link resourcePerformer}. */
 export interface PerformerOptions {
   rt: ResourceType;
+  /** The command's operation; what is sent for a row follows its request (an upsert mixes creates and updates). */
   op: WriteOp;
   requester: Requester;
   journal: JournalWriter | undefined;
