@@ -44,9 +44,9 @@ function relId(rel: unknown): string | null {
 }
 
 /**
- * The changes of `data` against `record`, and the write data holding only them. A to-many
- * relationship, or a relationship the record does not show, is compared by what the record shows
- * and so counts as a change when unknown.
+ * The changes of `data` against `record`, and the write data holding only them. Relationships
+ * are compared by the ids the record shows (a to-many one as a set); one the record does not show
+ * counts as a change.
  */
 export function diffRecord(data: WriteData, record: MatchedRecord): { changes: FieldChange[]; data: WriteData } {
   const changes: FieldChange[] = [];
@@ -60,7 +60,12 @@ export function diffRecord(data: WriteData, record: MatchedRecord): { changes: F
   for (const [k, rel] of Object.entries(data.relationships)) {
     const want = rel.data;
     if (Array.isArray(want)) {
-      changes.push({ field: k, old: null, new: want.map((d) => d.id) });
+      // A to-many relationship the record shows is the same when it holds the same ids.
+      const shown = (record.relationships[k] as { data?: unknown } | undefined)?.data;
+      const had = Array.isArray(shown) ? shown.map((d) => String((d as { id?: unknown }).id)) : undefined;
+      const now = want.map((d) => String(d.id));
+      if (had && had.length === now.length && [...had].sort().join(',') === [...now].sort().join(',')) continue;
+      changes.push({ field: k, old: had ?? null, new: want.map((d) => d.id) });
       out.relationships[k] = rel;
       continue;
     }

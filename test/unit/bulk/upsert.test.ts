@@ -20,6 +20,15 @@ describe('diffRecord', () => {
     expect(d.data).toEqual({ type: 'prospect', id: 3, attributes: { title: 'CEO' }, relationships: {} });
   });
 
+  it('a to-many relationship holding the same ids in any order is no change (an exported file round-trips)', () => {
+    const many = (...ids: number[]) => ({ data: ids.map((id) => ({ type: 'emailAddress', id })) });
+    const shown = rec(3, {}, { emailAddresses: { data: [{ type: 'emailAddress', id: '21' }, { type: 'emailAddress', id: '22' }] } });
+    expect(diffRecord({ type: 'prospect', attributes: {}, relationships: { emailAddresses: many(22, 21) } }, shown).changes).toEqual([]);
+    expect(diffRecord({ type: 'prospect', attributes: {}, relationships: { emailAddresses: many(21) } }, shown).changes).toEqual([
+      { field: 'emailAddresses', old: ['21', '22'], new: [21] },
+    ]);
+  });
+
   it('a field the record lacks is a change from empty; a relationship it does not show is a change', () => {
     const d = diffRecord(
       { type: 'prospect', attributes: { title: 'CEO' }, relationships: { account: { data: { type: 'account', id: 7 } } } },
