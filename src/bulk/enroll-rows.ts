@@ -8,7 +8,7 @@
 import { UsageError } from '../errors.js';
 import type { WorkItem } from './engine.js';
 import type { JournalEntry } from './journal.js';
-import { readRows, type InputFormat, type RawRow } from './readers.js';
+import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from './shard.js';
 import { idValue } from '../lossless-json.js';
@@ -34,6 +34,8 @@ export interface EnrollSource {
   prospects?: string[];
   file?: string;
   format?: InputFormat;
+  /** Encoding and delimiter of the file, found once. */
+  dialect?: InputDialect;
   shard?: Shard;
   /** Sequence id: part of the row keys, so journals of different sequences never mix. */
   sequenceId: number | string;
@@ -73,7 +75,7 @@ export function enrollValue(raw: RawRow, by: EnrollBy): EnrollValue {
 }
 
 /** A header-less single-column CSV: the first record is data when it looks like a value. */
-function headerless(by: EnrollBy) {
+export function headerless(by: EnrollBy) {
   return (rec: string[]): string | undefined => {
     if (rec.length !== 1) return undefined;
     const cell = rec[0]!.trim();
@@ -87,7 +89,7 @@ function headerless(by: EnrollBy) {
 export async function* enrollRows(src: EnrollSource): AsyncGenerator<{ row: number; key: string; value: EnrollValue }> {
   const keys = new RowKeys(`enroll ${src.sequenceId}`);
   const rows: AsyncIterable<RawRow> = src.file
-    ? readRows(src.file, { format: src.format ?? 'csv', headerless: headerless(src.by) })
+    ? readRows(src.file, { format: src.format ?? 'csv', headerless: headerless(src.by), ...(src.dialect ? { dialect: src.dialect } : {}) })
     : (async function* () {
         let row = 0;
         for (const p of src.prospects ?? []) yield { row: ++row, value: p };

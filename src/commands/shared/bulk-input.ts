@@ -1,0 +1,36 @@
+/**
+ * The input side that bulk commands share: saying how a file was read when it is not plain
+ * UTF-8 with commas, and the failed-rows file of `--failed`.
+ */
+import { checkFailedPath, FailedRows } from '../../bulk/failed-rows.js';
+import { describeDialect, type InputDialect, type InputFormat, type ReadOptions } from '../../bulk/readers.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import type { BulkSession, BulkSetup } from './bulk-session.js';
+
+/** One stderr line when the file is not UTF-8 or not comma-separated: a wrong guess shows at once. */
+export function noteDialect(ctx: Context, file: string, dialect: InputDialect, format: InputFormat): void {
+  const text = describeDialect(dialect, format);
+  if (text) ctx.info(`${file}: ${text}`);
+}
+
+/**
+ * Checks `--failed` before the run and hooks its collector into the session's report.
+ * @throws UsageError when there is no input file or the file cannot be written
+ */
+export function failedRows(setup: BulkSetup, input: string | undefined, session?: BulkSession): FailedRows | undefined {
+  if (setup.failedPath === undefined) return undefined;
+  if (input === undefined) throw new UsageError('--failed works with --input FILE (it writes the failed rows in that file\'s format)');
+  checkFailedPath(setup.failedPath, input);
+  const failed = new FailedRows(setup.failedPath);
+  if (session) session.report = failed.collect(session.report);
+  return failed;
+}
+
+/** Writes the failed rows (when `--failed` was given) and says how to rerun them. */
+export async function writeFailedRows(ctx: Context, failed: FailedRows | undefined, input: string, opts: ReadOptions, bareKey: string): Promise<void> {
+  if (!failed) return;
+  const n = await failed.write(input, opts, bareKey);
+  if (n > 0) ctx.info(`${n.toLocaleString('en-US')} failed row(s) written to ${failed.file} with an error column: fix them, then run the same command with --input ${failed.file}`);
+  else ctx.info(`no failed rows: ${failed.file} holds none`);
+}
