@@ -176,7 +176,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       }),
     });
     session.progress.stop();
-    if (src.file) await writeFailedRows(ctx, failed, src.file, { format: src.format ?? 'csv', ...(src.dialect ? { dialect: src.dialect } : {}), headerless: enrollHeaderless(src.by) }, src.by);
+    if (src.file) await writeFailedRows(ctx, failed, src.file, { format: src.format ?? 'csv', ...(src.dialect ? { dialect: src.dialect } : {}), headerless: enrollHeaderless(src.by) }, src.by, result.interrupted || result.tripped !== undefined);
     finishRun(ctx, session, setup, 'enroll', result, total);
   } finally {
     await session.close();

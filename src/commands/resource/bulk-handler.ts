@@ -91,7 +91,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       }),
     });
     session.progress.stop();
-    await writeFailedRows(ctx, failed, flags.input, { format, dialect, headerless: headerlessIds(op) }, 'id');
+    await writeFailedRows(ctx, failed, flags.input, { format, dialect, headerless: headerlessIds(op) }, 'id', result.interrupted || result.tripped !== undefined);
     finishRun(ctx, session, setup, label, result, scan.total);
   } finally {
     await session.close();

@@ -27,10 +27,17 @@ export function failedRows(setup: BulkSetup, input: string | undefined, session?
   return failed;
 }
 
-/** Writes the failed rows (when `--failed` was given) and says how to rerun them. */
-export async function writeFailedRows(ctx: Context, failed: FailedRows | undefined, input: string, opts: ReadOptions, bareKey: string): Promise<void> {
+/**
+ * Writes the failed rows (when `--failed` was given) and says how to rerun them.
+ * @param early the run stopped before every row was tried (circuit breaker, Ctrl-C)
+ */
+export async function writeFailedRows(ctx: Context, failed: FailedRows | undefined, input: string, opts: ReadOptions, bareKey: string, early: boolean): Promise<void> {
   if (!failed) return;
   const n = await failed.write(input, opts, bareKey);
-  if (n > 0) ctx.info(`${n.toLocaleString('en-US')} failed row(s) written to ${failed.file} with an error column: fix them, then run the same command with --input ${failed.file}`);
+  const rows = `${n.toLocaleString('en-US')} failed row(s) written to ${failed.file} with an error column`;
+  // Rows never tried are not in the file: only a rerun of the same command does them (and
+  // sending the fixed rows from both files would do them twice).
+  if (early) ctx.info(`${rows}; the run stopped before the rest: fix the cause in ${input} and run the same command again, which also resends these`);
+  else if (n > 0) ctx.info(`${rows}: fix them, then run the same command with --input ${failed.file}`);
   else ctx.info(`no failed rows: ${failed.file} holds none`);
 }
