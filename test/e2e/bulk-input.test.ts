@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { inputFile, ndjson } from '../helpers/bulk.js';
+import { emailOf, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -211,5 +211,30 @@ describe('--failed', () => {
     expect(same.stderr).toMatch(/--failed .*: is the input file/);
     const noInput = await svc(['prospects', 'create', '--attr', 'firstName=X', '--failed', failed]);
     expect(noInput.code).toBe(2);
+  });
+});
+
+describe('enroll --input', () => {
+  it('a tab-separated UTF-16 export with extra columns; --failed holds the unknown address; fixed and fed back, all enrolled', async () => {
+    const seq = await newSequence(sb);
+    const ids = freeProspects(sb, 3);
+    // The seeded statistics opt some prospects out: these must be enrollable.
+    for (const id of ids) Object.assign(sb.store.get('prospect', id)!.attributes, { optedOut: false, optedOutAt: null, emailsOptStatus: null });
+    const emails = ids.map((id) => emailOf(sb, id));
+    const file = path.join(path.dirname(inputFile('x', '')), 'people.txt');
+    const lines = ['Name\temail\tNote', `A\t${emails[0]}\tfirst`, 'B\tnobody@nowhere.test\t"two\nlines"', `C\t${emails[2]}\tthird`];
+    fs.writeFileSync(file, utf16le(lines.join('\r\n') + '\r\n'));
+    const failed = path.join(path.dirname(file), 'failed.txt');
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--by', 'email', '--failed', failed]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/read as UTF-16 LE, tab-separated/);
+    expect(stateProspects(sb, seq)).toEqual([ids[0], ids[2]]);
+    const out = fs.readFileSync(failed, 'utf8');
+    // UTF-8 with a BOM (the input was not plain UTF-8), tabs, the original columns and an error.
+    expect(out).toBe(`\uFEFFName\temail\tNote\terror\r\nB\tnobody@nowhere.test\t"two\nlines"\tnot found: no prospect has the address nobody@nowhere.test\r\n`);
+    fs.writeFileSync(failed, out.replace('nobody@nowhere.test\t', `${emails[1]}\t`));
+    const again = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', failed, '--by', 'email']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(stateProspects(sb, seq)).toEqual(ids);
   });
 });
