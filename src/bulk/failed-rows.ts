@@ -7,6 +7,7 @@
  * may have been done, and sending them again could do them twice.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { LocalIoError, UsageError, describeErrno } from '../errors.js';
 import type { ReportWriter } from './report.js';
 import { readRows, type InputFormat, type ReadOptions } from './readers.js';
@@ -63,13 +64,15 @@ export class FailedRows {
   }
 }
 
-/** Checks before the run that `--failed` can be written (and is not the input itself). */
+/** Checks before the run, without creating it, that `--failed` can be written and is not the input itself. */
 export function checkFailedPath(file: string, input: string): void {
-  if (fs.existsSync(file) && fs.existsSync(input) && fs.realpathSync(file) === fs.realpathSync(input)) {
+  const exists = fs.existsSync(file);
+  if (exists && fs.existsSync(input) && fs.realpathSync(file) === fs.realpathSync(input)) {
     throw new UsageError(`--failed ${file}: is the input file; give another name`);
   }
   try {
-    fs.closeSync(fs.openSync(file, 'a'));
+    if (exists && fs.statSync(file).isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    fs.accessSync(exists ? file : path.dirname(path.resolve(file)), fs.constants.W_OK);
   } catch (err) {
     throw new UsageError(`--failed ${file}: cannot write the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }

@@ -24,7 +24,7 @@ import { summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
 import { idValue } from '../../lossless-json.js';
-import { failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 
 /** Options of `svc enroll`. */
 export interface EnrollFlags extends BulkFlags {
@@ -96,7 +96,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
   const setup = bulkSetup(flags);
   const checked = await source(ctx, flags, setup.delimiter);
-  failedRows(setup, flags.input);
+  const failed = failedRows(setup, flags.input);
   // Names become ids first: the sequence id is part of every row's journal key.
   const api = await ctx.api();
   const sequenceId = await targetId(ctx, api, 'sequence', flags.sequence);
@@ -151,7 +151,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         return;
       }
     }
-    const failed = failedRows(setup, flags.input, session);
+    collectFailed(session, failed);
     session.progress.start();
     // Aborted by the pool when the run stops for an error every row would meet.
     const halt = new AbortController();

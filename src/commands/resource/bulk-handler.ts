@@ -12,7 +12,7 @@ import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
-import { failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
@@ -64,9 +64,10 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   }
   ctx.info(plan);
 
+  const failed = failedRows(setup, flags.input);
   const session = await openSession(ctx, setup, label, scan.total);
-  const failed = failedRows(setup, flags.input, session);
   try {
+    collectFailed(session, failed);
     session.progress.start();
     // Aborted by the pool when the run stops for an error every row would meet.
     const halt = new AbortController();

@@ -15,16 +15,19 @@ export function noteDialect(ctx: Context, file: string, dialect: InputDialect, f
 }
 
 /**
- * Checks `--failed` before the run and hooks its collector into the session's report.
+ * Checks `--failed` before the run (before the session opens, so that a refusal leaves nothing open).
  * @throws UsageError when there is no input file or the file cannot be written
  */
-export function failedRows(setup: BulkSetup, input: string | undefined, session?: BulkSession): FailedRows | undefined {
+export function failedRows(setup: BulkSetup, input: string | undefined): FailedRows | undefined {
   if (setup.failedPath === undefined) return undefined;
   if (input === undefined) throw new UsageError('--failed works with --input FILE (it writes the failed rows in that file\'s format)');
   checkFailedPath(setup.failedPath, input);
-  const failed = new FailedRows(setup.failedPath);
-  if (session) session.report = failed.collect(session.report);
-  return failed;
+  return new FailedRows(setup.failedPath);
+}
+
+/** Lets `failed` note every failed row the session reports. */
+export function collectFailed(session: BulkSession, failed: FailedRows | undefined): void {
+  if (failed) session.report = failed.collect(session.report);
 }
 
 /**
