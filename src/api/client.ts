@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
 import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
 import { nestedDeeperThan, tooDeepMessage } from './json-depth.js';
+import { addScopeHint } from './scope-hint.js';
 import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { refusalWait, ServerWaitError } from './server-wait.js';
 import { describeNetworkError, isNeverSentError, isRetryableNetworkError } from './network-errors.js';
@@ -181,6 +182,7 @@ export class ApiClient {
           continue;
         }
       }
+      if (res.status === 403) addScopeHint(error, method, url, this.baseUrl);
       throw error;
     }
   }

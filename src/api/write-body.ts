@@ -4,6 +4,7 @@
  * document. Shared by `create`/`update` flags, `--data` and bulk input rows.
  */
 import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../registry/index.js';
+import { didYouMean } from '../suggest.js';
 import type { RelationshipObject, ResourceIdentifier } from './jsonapi.js';
 import { checkAttributes, type FieldProblem } from './validate.js';
 import { setField } from '../own-field.js';
@@ -40,7 +41,11 @@ export function relationshipData(
     const m = /^(?:([A-Za-z][A-Za-z0-9]*):)?(\d+)$/.exec(s);
     if (!m) return `"${s}" is not an id (use id or type:id)`;
     const type = m[1] ?? spec?.target;
-    if (!type) return `give the type of ${name} as type:id (the spec does not say what ${name} points to)`;
+    if (!type) {
+      // Most often a typo (`--rel acount=4`): say which relationships there are before asking for a type.
+      const hint = didYouMean(name, rt.relationships.map((r) => r.name));
+      return `${rt.type} has no relationship "${name}"${hint}; for one the spec does not show, give its type: ${name}=type:id`;
+    }
     if (m[1] && !resourceByType(m[1])) return `unknown type "${m[1]}"`;
     return { type, id: normalizeId(m[2]) };
   };

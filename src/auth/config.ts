@@ -30,6 +30,10 @@ export interface Profile {
    * that the stored tokens already replace that (single-use) refresh token.
    */
   refreshSeed?: string;
+  /** Defaults of this profile's commands (`svc config set`): output, pageSize, concurrency, appUrl. */
+  settings?: Record<string, string | number>;
+  /** Saved command lines (`svc alias set NAME 'LINE'`), run as `svc NAME`. */
+  aliases?: Record<string, string>;
 }
 
 /** What the config file holds. */

@@ -245,7 +245,7 @@ export function skippedFailed(e: JournalEntry, extra: Record<string, unknown> = 
   return { status: 'skipped', id: null, extra: { ...extra, reason: `failed in an earlier run (journal: ${e.error ?? 'no reason recorded'}); --skip-failed` } };
 }
 
-/** The default journal beside the input: `<input>.journal.ndjson`. */
-export function defaultJournalPath(input: string): string {
-  return `${input}.journal.ndjson`;
+/** The default journal beside the input: `<input>.journal.ndjson` (`<input>.sandbox.journal.ndjson` against the sandbox). */
+export function defaultJournalPath(input: string, sandbox = false): string {
+  return sandbox ? `${input}.sandbox.journal.ndjson` : `${input}.journal.ndjson`;
 }

@@ -13,6 +13,7 @@ import { terminalSafeLines } from '../output/terminal-text.js';
 import type { Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
+import { applyProfileDefaults } from './profile-defaults.js';
 
 /** What main() hands to every command. */
 export interface App {
@@ -53,6 +54,7 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     throw new UsageError(`${opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb'} ${String(maxMbText)}: expected megabytes > 0`);
   }
   const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+  const sandboxData = (opts.sandboxData as string | undefined) ?? (env.SVC_SANDBOX_DATA || undefined);
   return {
     profile: (opts.profile as string | undefined) ?? (env.SVC_PROFILE || undefined),
     baseUrl: (opts.baseUrl as string | undefined) ?? (env.SVC_BASE_URL || undefined),
@@ -62,7 +64,9 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     verbose: opts.verbose === true,
     dryRun: opts.dryRun === true,
     yes: opts.yes === true,
-    sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX),
+    // An org file implies the sandbox: a CI step that names a copy must never reach production.
+    sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX) || sandboxData !== undefined,
+    ...(sandboxData !== undefined ? { sandboxData } : {}),
     timeoutMs: timeout * 1000,
     maxResponseBytes: Math.round(maxMb * 1024 * 1024),
     query,
@@ -161,6 +165,9 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
   return ctx;
 }
 
+/** Commands that read no settings (and must work whatever the config file holds). */
+const SETTINGS_FREE = new Set(['completion', 'sandbox', 'verify', 'trigger', 'cleanup']);
+
 /**
  * Runs a handler for a commander action: the Context comes from the command's merged options.
  * Sets `app.exitCode`; never throws.
@@ -176,6 +183,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
       const query = globals.query !== undefined ? (await import('../output/query.js')).compileQuery(globals.query) : undefined;
       ctx.shape = { fields: globals.jsonFields, query };
     }
+    if (!SETTINGS_FREE.has(cmd.name())) await applyProfileDefaults(ctx, cmd);
     await handler(ctx);
     app.exitCode = 0;
   } catch (err) {

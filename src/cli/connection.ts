@@ -33,6 +33,14 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   const profileName = store.currentName();
   const profile = store.get(profileName);
   const baseUrl = g.baseUrl ?? profile?.baseUrl;
+  if (!baseUrl && !profile && store.names().length > 0) {
+    // `--profile nosuch`: the name is the problem, not the missing URL.
+    const names = store.names();
+    const { didYouMean } = await import('../suggest.js');
+    throw new UsageError(`no profile named "${profileName}"${didYouMean(profileName, names)} (profiles: ${names.join(', ')})`).hint(
+      `create it with \`svc --profile ${profileName} login --base-url URL\`, or see \`svc profiles list\``,
+    );
+  }
   if (!baseUrl) {
     throw new UsageError(`no API base URL for profile "${profileName}"`).hint(
       'pass --base-url or set SVC_BASE_URL, run `svc login --base-url URL`, or try the local sandbox with `svc --sandbox ...`',

@@ -23,6 +23,8 @@ export interface GlobalOptions {
   yes: boolean;
   /** Run against the local sandbox (`--sandbox`, `SVC_SANDBOX=1`). */
   sandbox: boolean;
+  /** Org file the sandbox serves instead of the default one (`--sandbox-data`, `SVC_SANDBOX_DATA`). */
+  sandboxData?: string;
   /** Per-request timeout in milliseconds. @default 30000 */
   timeoutMs: number;
   /** Largest answer read (`--max-response-mb`, `SVC_MAX_RESPONSE_MB`). @default 64 MiB */

@@ -6,28 +6,54 @@ import { Command, Option } from 'commander';
 import { registerCommands } from '../commands/index.js';
 import { OUTPUT_FORMATS } from '../output/formats.js';
 import type { App } from './app.js';
+import { RESOURCE_GROUPS } from '../commands/resource/groups.js';
+import { COMMAND_GROUP, SETTINGS_GROUP, helpWidth, wrapBlock } from './help-layout.js';
 
+// Each example works as written against the sandbox (`svc sandbox`, or `--sandbox`); a test runs them.
 const EXAMPLES = `
 Examples:
-  $ svc --sandbox prospects list --filter title=CEO     try it against the local sandbox
-  $ svc login                                           log in through your browser
-  $ svc prospects list --filter title=CEO,CTO --sort -updatedAt --limit 200
-  $ svc accounts get 12 --include owner
-  $ svc prospects create --attr firstName=Ada --attr emails=ada@example.com --rel account=5
-  $ svc sequence-states finish 88
+  # try it against a local sandbox, no login needed
+  $ svc --sandbox prospects list --filter title=CEO --limit 5
+  # log in to your organization through the browser
+  $ svc login
+  $ svc prospects list --filter title=CEO,CTO --sort -updatedAt --limit 20
+  $ svc accounts get 3 --include owner
+  $ svc prospects create --attr firstName=Ada --rel account=5
+  $ svc tasks mark-complete 2 --param completionNote=done
   $ svc prospects list --all -o ndjson | jq -r .emails[0]
-  $ svc enroll --sequence 3 --mailbox 1 --input prospects.csv --by email
 
-Environment: SVC_PROFILE, SVC_BASE_URL, SVC_AUTH_URL, SVC_TOKEN, SVC_CONFIG_DIR, SVC_SANDBOX,
-SVC_CLIENT_ID, SVC_CLIENT_SECRET, NO_COLOR. Exit codes: 0 ok, 1 API/network, 2 usage,
-3 auth, 4 permission, 5 partial bulk run, 130 interrupted.
+Environment: SVC_PROFILE, SVC_BASE_URL, SVC_AUTH_URL, SVC_TOKEN, SVC_SANDBOX,
+SVC_CONFIG_DIR, SVC_CLIENT_ID, SVC_CLIENT_SECRET, NO_COLOR.
+Exit codes: 0 ok, 1 API/network, 2 usage, 3 auth, 4 permission,
+5 partial bulk run, 130 interrupted.
 `;
+
+/** Group order in `svc --help`: built-in commands first, then resource areas as listed. */
+function groupRank(heading: string): number {
+  const order = [COMMAND_GROUP, SETTINGS_GROUP, ...RESOURCE_GROUPS.map((g) => `${g}:`)];
+  const i = order.indexOf(heading);
+  return i < 0 ? order.length : i;
+}
+
+/** The last line of every help but `svc --help`. */
+const GLOBALS_POINTER = 'Global options (--profile, --sandbox, -o, --json, -v, …): svc --help';
+const GLOBAL_GROUP = 'Global options (before or after the command):';
 
 /** Builds the whole program (resource operations only for what `app.argv` names, when given). */
 export function buildProgram(app: App, version: string): Command {
   const program = new Command('svc');
+  const width = helpWidth(app.io.columns);
+  // Help comes in pieces (commander's text, then each addHelpText): one blank line between them,
+  // whether or not a piece ends with one.
+  let endedBlank = false;
+  const oneBlankLine = (text: string) => {
+    const out = endedBlank && text.startsWith('\n') ? text.slice(1) : text;
+    if (out) endedBlank = out.endsWith('\n\n');
+    return out;
+  };
   program
     .description('Command-line tool for the sales-engagement API (JSON:API v2)')
+    .optionsGroup(GLOBAL_GROUP)
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .option('--profile <name>', 'profile to use (SVC_PROFILE)')
@@ -42,15 +68,38 @@ export function buildProgram(app: App, version: string): Command {
     .option('--dry-run', 'print the requests a write would send, send nothing')
     .option('-y, --yes', 'skip confirmations')
     .option('--sandbox', 'run against the local sandbox server (SVC_SANDBOX=1)')
+    .option('--sandbox-data <file>', 'the sandbox serves this org file, e.g. a copy from `svc sandbox --from-profile`; implies --sandbox (SVC_SANDBOX_DATA)')
     .option('--timeout <seconds>', 'per-request timeout in seconds, the whole answer included (default 30)')
     .option('--max-response-mb <n>', 'largest answer read, in MB (SVC_MAX_RESPONSE_MB; default 64)')
+    .commandsGroup(COMMAND_GROUP)
     .addHelpText('after', EXAMPLES)
+    // Global options are listed once, in `svc --help`; every other help ends pointing there.
+    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${GLOBALS_POINTER}`))
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({
+      // The command column is as wide as its longest entry: names only (aliases and arguments are
+      // in each command's own help), so that descriptions keep room to wrap at word boundaries.
+      subcommandTerm: (cmd) => {
+        const args = cmd.registeredArguments.filter((a) => a.required).map((a) => `<${a.name()}>`);
+        return [cmd.name(), ...(cmd.parent === program ? [] : cmd.options.length ? ['[options]'] : []), ...args].join(' ');
+      },
+      groupItems<T extends Command | Option>(_unsorted: T[], visible: T[], getGroup: (item: T) => string) {
+        const groups = new Map<string, T[]>();
+        // Subcommands share the program's help option, and with it its group: it belongs with
+        // their own options.
+        const isProgram = visible.some((o) => o instanceof Option && o.long === '--profile');
+        const heading = (item: T) => (!isProgram && item instanceof Option && item.long === '--help' ? 'Options:' : getGroup(item));
+        for (const item of visible) groups.set(heading(item), [...(groups.get(heading(item)) ?? []), item]);
+        return new Map([...groups].sort(([a], [b]) => groupRank(a) - groupRank(b)));
+      },
+    })
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => app.io.stdout.write(s),
+      // Every piece of help (commander's columns, examples, notes) wrapped to the terminal's width.
+      writeOut: (s) => app.io.stdout.write(oneBlankLine(wrapBlock(s, width))),
       writeErr: (s) => app.io.stderr.write(s),
+      getOutHelpWidth: () => width,
+      getErrHelpWidth: () => width,
     });
   registerCommands(program, app);
   return program;

@@ -8,6 +8,7 @@ import { processIO } from './process-io.js';
 import type { App } from './app.js';
 import { buildProgram } from './program.js';
 import { separateJsonFlag } from './json-flag.js';
+import { expandAlias } from './aliases.js';
 
 /**
  * Runs svc with these arguments in this process; resolves to the exit code. `version` comes from
@@ -47,7 +48,15 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
   };
   process.on('SIGINT', onSigint);
   const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
-  const program = buildProgram(app, version);
+  let program = buildProgram(app, version);
+  // `svc NAME` where NAME is no command: maybe an alias of the profile (read only then).
+  const names = new Set(['help', ...program.commands.flatMap((c) => [c.name(), ...c.aliases()])]);
+  const expanded = await expandAlias(argv, env, (n) => names.has(n));
+  if (expanded) {
+    argv = expanded;
+    app.argv = argv;
+    program = buildProgram(app, version);
+  }
   try {
     await program.parseAsync(separateJsonFlag(argv, program), { from: 'user' });
   } catch (err) {

@@ -13,6 +13,7 @@ import { registerReport } from './report/command.js';
 import { registerResources } from './resources/command.js';
 import { registerSandbox } from './sandbox/command.js';
 import { registerSchema } from './schema/command.js';
+import { registerSettings } from './config/command.js';
 import { registerWebhookCommands } from './webhooks/command.js';
 
 /** Registers all commands, resource commands last so that fixed names win. */
@@ -21,6 +22,7 @@ export function registerCommands(program: Command, app: App): void {
   registerApi(program, app);
   registerEnroll(program, app);
   registerAuth(program, app);
+  registerSettings(program, app);
   registerSandbox(program, app);
   registerSchema(program, app);
   registerReport(program, app);

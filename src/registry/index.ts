@@ -94,3 +94,11 @@ export function attributeMarks(a: AttributeSpec): string {
   if (a.maxLength) m.push(`max ${a.maxLength}`);
   return m.join(' ');
 }
+
+/**
+ * True when `name` is a field of `rt` as written: `id`, `type`, an attribute, a relationship, or
+ * one of its custom filters.
+ */
+export function isKnownField(rt: ResourceType, name: string): boolean {
+  return name === 'id' || name === 'type' || !!rt.extraFilters?.includes(name) || !!findAttribute(rt, name) || !!findRelationship(rt, name);
+}

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { AuthStore, type AccessToken } from './auth.js';
 import type { Core, RecordedRequest } from './core.js';
 import { recordEvents } from './events.js';
-import { defaultOrg } from './org.js';
+import { defaultOrg, type OrgConfig } from './org.js';
 import { damagedDataFile, readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './persistence.js';
 import { RateLimiter } from './rate-limit.js';
 import { rulesFor } from './rules/index.js';
@@ -55,6 +55,8 @@ export interface SandboxOptions {
   maxBodyBytes?: number;
   /** Webhook delivery timings; the spec's 5 s timeout, 4 attempts 1 s apart by default. */
   webhookTiming?: Partial<DeliveryTiming>;
+  /** The organization (name, custom fields) of a new org; the demo one by default. Ignored when a data file is loaded. */
+  org?: OrgConfig;
 }
 
 /** A running sandbox. */
@@ -92,7 +94,7 @@ export interface Sandbox {
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const store = new Store();
   const auth = new AuthStore();
-  let org = defaultOrg();
+  let org = opts.org ?? defaultOrg();
   let ownerUserId = 1;
   const loaded = opts.dataFile ? readDataFile(opts.dataFile) : undefined;
   if (loaded) {

@@ -106,7 +106,13 @@ const LIST_PARAMS = [
 ];
 const ID_PARAM = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } };
 
-/** The OpenAPI document. */
+/** `sequenceStates` → `sequence states`: summaries read as words in API tools. */
+const words = (name: string) => name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+const capital = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+/** `a prospect`, `an account`: every operation gets a summary, which importers show as its name. */
+const article = (type: string) => `${/^([aeio]|un)/.test(type) ? 'an' : 'a'} ${words(type)}`;
+
+/** The OpenAPI document: every operation has a summary, a unique operationId and its security declared. */
 export function openApiDocument(baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Record<string, unknown> = {
@@ -125,22 +131,22 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
     const item: Record<string, unknown> = {};
     const ops = rt.operations;
     const sec = (level: string) => [{ oauth2: [`${rt.path}.${level}`] }];
-    if (ops.includes('list')) coll['get'] = { operationId: `list_${rt.path}`, tags: tag, security: sec('read'), parameters: LIST_PARAMS, responses: { '200': { description: 'A page of records', ...body(ref, true) }, ...errorResponses(401, 403, 422, 429) } };
-    if (ops.includes('create')) coll['post'] = { operationId: `create_${rt.type}`, tags: tag, security: sec('write'), requestBody: { required: true, ...body(ref) }, responses: { '201': { description: 'Created', ...body(ref) }, ...errorResponses(401, 403, 415, 422, 429) } };
-    if (ops.includes('get')) item['get'] = { operationId: `get_${rt.type}`, tags: tag, security: sec('read'), parameters: QUERY_PARAMS, responses: { '200': { description: 'The record', ...body(ref) }, ...errorResponses(401, 403, 404, 429) } };
-    if (ops.includes('update')) item['patch'] = { operationId: `update_${rt.type}`, tags: tag, security: sec('write'), requestBody: { required: true, ...body(ref) }, responses: { '200': { description: 'Updated', ...body(ref) }, ...errorResponses(401, 403, 404, 415, 422, 429) } };
-    if (ops.includes('delete')) item['delete'] = { operationId: `delete_${rt.type}`, tags: tag, security: sec('delete'), responses: { '204': { description: 'Deleted' }, ...errorResponses(401, 403, 404, 422, 429) } };
+    if (ops.includes('list')) coll['get'] = { operationId: `list_${rt.path}`, summary: `List ${words(rt.path)}`, tags: tag, security: sec('read'), parameters: LIST_PARAMS, responses: { '200': { description: 'A page of records', ...body(ref, true) }, ...errorResponses(401, 403, 422, 429) } };
+    if (ops.includes('create')) coll['post'] = { operationId: `create_${rt.type}`, summary: `Create ${article(rt.type)}`, tags: tag, security: sec('write'), requestBody: { required: true, ...body(ref) }, responses: { '201': { description: 'Created', ...body(ref) }, ...errorResponses(401, 403, 415, 422, 429) } };
+    if (ops.includes('get')) item['get'] = { operationId: `get_${rt.type}`, summary: `Get ${article(rt.type)}`, tags: tag, security: sec('read'), parameters: QUERY_PARAMS, responses: { '200': { description: 'The record', ...body(ref) }, ...errorResponses(401, 403, 404, 429) } };
+    if (ops.includes('update')) item['patch'] = { operationId: `update_${rt.type}`, summary: `Update ${article(rt.type)}`, tags: tag, security: sec('write'), requestBody: { required: true, ...body(ref) }, responses: { '200': { description: 'Updated', ...body(ref) }, ...errorResponses(401, 403, 404, 415, 422, 429) } };
+    if (ops.includes('delete')) item['delete'] = { operationId: `delete_${rt.type}`, summary: `Delete ${article(rt.type)}`, tags: tag, security: sec('delete'), responses: { '204': { description: 'Deleted' }, ...errorResponses(401, 403, 404, 422, 429) } };
     if (Object.keys(coll).length) paths[`/${rt.path}`] = coll;
     if (Object.keys(item).length) paths[`/${rt.path}/{id}`] = { parameters: [ID_PARAM], ...item };
     for (const a of rt.actions) {
       const params = a.params.map((p) => ({ name: `actionParams[${p}]`, in: 'query', schema: { type: 'string' } }));
       paths[`/${rt.path}/{id}/actions/${a.name}`] = {
         parameters: [ID_PARAM],
-        post: { operationId: `${a.name}_${rt.type}`, tags: tag, description: a.description, security: sec('write'), parameters: params, responses: { '200': { description: 'The record after the action', ...body(ref) }, ...errorResponses(400, 401, 403, 404, 422, 429) } },
+        post: { operationId: `${a.name}_${rt.type}`, summary: `${capital(words(a.name))} ${article(rt.type)}`, tags: tag, description: a.description, security: sec('write'), parameters: params, responses: { '200': { description: 'The record after the action', ...body(ref) }, ...errorResponses(400, 401, 403, 404, 422, 429) } },
       };
     }
   }
-  paths['/webhooks/cleanup'] = { post: { operationId: 'cleanup_webhook', tags: ['webhooks'], description: 'Removes the webhook whose cleanup token is the Bearer token.', security: [], responses: { '204': { description: 'Removed' }, '401': { description: 'Invalid cleanup token' }, '404': { description: 'Already gone' } } } };
+  paths['/webhooks/cleanup'] = { post: { operationId: 'cleanup_webhook', summary: 'Remove a webhook by its cleanup token', tags: ['webhooks'], description: 'Removes the webhook whose cleanup token is the Bearer token.', security: [], responses: { '204': { description: 'Removed' }, '401': { description: 'Invalid cleanup token' }, '404': { description: 'Already gone' } } } };
   const authUrl = baseUrl.replace(/\/api\/v2$/, '');
   return {
     openapi: '3.0.3',

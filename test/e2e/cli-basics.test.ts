@@ -16,7 +16,9 @@ describe('svc', () => {
     const r = await runSvc(['--help'], { env: env() });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/prospects/);
-    expect(r.stdout).toMatch(/sequence-states\|sequenceStates/);
+    // Aliases are in each command's own help, not in the list.
+    expect(r.stdout).toMatch(/^  sequence-states +A prospect's enrolment/m);
+    expect(r.stdout).not.toMatch(/sequenceStates/);
     expect(r.stdout).toMatch(/Examples:/);
   });
 
@@ -34,6 +36,7 @@ describe('svc', () => {
     const r = await runSvc(['sequenceStates', '--help'], { env: env() });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/finish/);
+    expect(r.stdout).toMatch(/^Also callable as: svc sequenceStates$/m);
   });
 });
 

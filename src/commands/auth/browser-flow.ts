@@ -12,6 +12,10 @@ import type { TokenSet } from '../../auth/token-endpoint.js';
 import type { Context } from '../../cli/context.js';
 import { AuthError, InterruptedError, NetworkError, SvcError } from '../../errors.js';
 import { openBrowser } from '../shared/open-browser.js';
+import { countdown, preflightAuthorize } from './client-check.js';
+
+/** The longest `Retry-After` of the token endpoint a login waits out (the limit is one token a minute). */
+const MAX_ISSUE_WAIT_S = 65;
 
 /** What the flow needs. */
 export interface BrowserFlowOptions {
@@ -46,6 +50,8 @@ export async function browserLogin(ctx: Context, o: BrowserFlowOptions): Promise
   const cleanups: (() => void)[] = [];
   try {
     const url = buildAuthorizeUrl({ authUrl: o.authUrl, clientId: o.clientId, redirectUri: loopback.redirectUri, scopes: o.scopes, state, codeChallenge: pkce?.challenge });
+    // A client id the server does not know would leave the browser on an error page.
+    await preflightAuthorize(ctx, url, o.clientId);
     await announce(ctx, url, o, loopback.redirectUri);
     const arrival = await Promise.race<Arrival>([
       loopback.accepted,
@@ -128,11 +134,12 @@ async function complete(ctx: Context, o: BrowserFlowOptions, a: AcceptedCallback
     if (error === 'access_denied') throw new AuthError('access denied: the authorization was declined in the browser; nothing was stored');
     throw new AuthError(`the authorization server refused the login: ${error}${description ? `: ${description}` : ''}`);
   }
-  ctx.addSecret(a.outcome.code);
+  const code = a.outcome.code;
+  ctx.addSecret(code);
   const { requestToken, TokenEndpointError } = await import('../../auth/token-endpoint.js');
   let tokens: TokenSet;
-  try {
-    tokens = await requestToken({
+  const exchange = () =>
+    requestToken({
       authUrl: o.authUrl,
       // Every parameter equal to the ones that started the flow (spec: Token request).
       params: {
@@ -140,7 +147,7 @@ async function complete(ctx: Context, o: BrowserFlowOptions, a: AcceptedCallback
         client_id: o.clientId,
         client_secret: o.clientSecret,
         redirect_uri: redirectUri,
-        code: a.outcome.code,
+        code,
         ...(verifier ? { code_verifier: verifier } : {}),
       },
       now: () => ctx.clock.now(),
@@ -148,6 +155,16 @@ async function complete(ctx: Context, o: BrowserFlowOptions, a: AcceptedCallback
       signal: ctx.signal,
       trace: (line) => ctx.trace(line),
     });
+  try {
+    try {
+      tokens = await exchange();
+    } catch (err) {
+      // One access token per user per minute: a second login within it waits the rest out.
+      const wait = err instanceof TokenEndpointError && err.status === 429 ? err.retryAfterSeconds : undefined;
+      if (wait === undefined || wait > MAX_ISSUE_WAIT_S) throw err;
+      await countdown(ctx, wait, 'The API issues one access token per minute');
+      tokens = await exchange();
+    }
     ctx.addSecret(tokens.accessToken);
     ctx.addSecret(tokens.refreshToken);
     const who = await o.finish(tokens);

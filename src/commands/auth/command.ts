@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { runCommand, type App } from '../../cli/app.js';
+import { COMMAND_GROUP, SETTINGS_GROUP } from '../../cli/help-layout.js';
 
 /** Options of `svc login` as commander parses them. */
 export interface LoginFlags {
@@ -36,6 +37,7 @@ Examples:
 
 /** Registers the login, auth and profile commands. */
 export function registerAuth(program: Command, app: App): void {
+  program.commandsGroup(SETTINGS_GROUP);
   program
     .command('login')
     .description('log in through your browser (OAuth authorization code) and store the tokens in the profile')
@@ -103,4 +105,5 @@ export function registerAuth(program: Command, app: App): void {
       const { removeProfile } = await import('./profiles.js');
       await runCommand(app, cmd, (ctx) => removeProfile(ctx, name));
     });
+  program.commandsGroup(COMMAND_GROUP);
 }

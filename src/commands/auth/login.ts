@@ -11,6 +11,7 @@ import { describeUser, type RootInfo } from '../../auth/whoami.js';
 import type { Context } from '../../cli/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
+import { readState } from '../sandbox/state-file.js';
 import type { LoginFlags } from './command.js';
 import { loginTarget } from './login-target.js';
 import { fetchRootWithToken, parsePort, parseSeconds, resolveClient } from './shared.js';
@@ -35,12 +36,12 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   if (!scopes) throw new UsageError('--scopes: give at least one scope, e.g. "prospects.read accounts.all"');
   const odd = scopes.split(' ').filter((s) => !isScopeShaped(s));
   if (odd.length) throw new UsageError(`--scopes: ${odd.join(', ')} is not <collection>.<read|write|delete|all> (e.g. prospects.read)`);
-  const client = await resolveClient(ctx, flags, own, true);
+  let client = await resolveClient(ctx, flags, own, true);
 
   let root: RootInfo = {};
   // Performance machinery (README.md, Build): loaded with import() when first used.
   const { browserLogin } = await import('./browser-flow.js');
-  const tokens = await browserLogin(ctx, {
+  const login = () => browserLogin(ctx, {
     authUrl,
     clientId: client.clientId!,
     clientSecret: client.clientSecret!,
@@ -66,7 +67,31 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
       return describeUser(root.user);
     },
   });
+  let tokens: TokenSet;
+  try {
+    tokens = await login();
+  } catch (err) {
+    const { LoginRefusedError, addClientHints } = await import('./client-check.js');
+    if (!(err instanceof LoginRefusedError)) throw err;
+    // The profile's client was rejected and the sandbox at this address has another: a
+    // restarted sandbox. Use its current client (svc registered none of its own to lose).
+    const fromProfile = flags.clientId === undefined && !ctx.env.SVC_CLIENT_ID;
+    const fresh = err.unknownClient && fromProfile ? sandboxClient(ctx, authUrl, client.clientId) : undefined;
+    if (!fresh) throw addClientHints(err, authUrl);
+    ctx.warn(`the sandbox at ${authUrl} no longer knows client ${client.clientId} (it was restarted): logging in with its current client ${fresh.clientId}`);
+    ctx.addSecret(fresh.clientSecret);
+    client = fresh;
+    tokens = await login();
+  }
   await report(ctx, store, name, baseUrl, root, tokens);
+}
+
+/** The OAuth client of the running local sandbox at `authUrl`, when it differs from `stale`. */
+function sandboxClient(ctx: Context, authUrl: string, stale: string | undefined): { clientId: string; clientSecret: string } | undefined {
+  const running = readState(ctx.env);
+  if (!running?.clientId || !running.clientSecret || running.clientId === stale) return undefined;
+  if (new URL(running.authUrl).origin !== new URL(authUrl).origin) return undefined;
+  return { clientId: running.clientId, clientSecret: running.clientSecret };
 }
 
 /** `GET {base_url}`; a failure other than 401 does not undo a login that worked. */

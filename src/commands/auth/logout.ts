@@ -1,11 +1,16 @@
 /** `svc logout`: deletes the profile's tokens; its URLs and OAuth client stay for the next login. */
 import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
 import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
 
 export async function logoutHandler(ctx: Context): Promise<void> {
   const store = await ctx.config();
   const name = store.currentName();
   const cur = store.get(name);
+  if (!cur && store.names().length) {
+    const { didYouMean } = await import('../../suggest.js');
+    throw new UsageError(`no profile named "${name}"${didYouMean(name, store.names())} (profiles: ${store.names().join(', ')})`);
+  }
   if (!cur?.accessToken && !cur?.refreshToken) {
     ctx.info(`Profile "${name}" is not logged in; nothing to do.`);
   } else {

@@ -3,6 +3,7 @@ import { withStoreLock } from '../../auth/store-lock.js';
 import { describeUser } from '../../auth/whoami.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
+import { didYouMean } from '../../suggest.js';
 import type { FlatRecord } from '../../output/flatten.js';
 import { printValue } from '../shared/output.js';
 import { terminalSafe, textWidth } from '../../output/terminal-text.js';
@@ -36,7 +37,7 @@ export async function listProfiles(ctx: Context): Promise<void> {
 }
 
 function unknownProfile(names: string[], name: string): UsageError {
-  return new UsageError(`no profile named "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ''}`).hint(
+  return new UsageError(`no profile named "${name}"${didYouMean(name, names)}${names.length ? ` (profiles: ${names.join(', ')})` : ''}`).hint(
     `create it with \`svc --profile ${name} login --base-url <url>\``,
   );
 }

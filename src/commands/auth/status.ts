@@ -24,7 +24,11 @@ export async function statusHandler(ctx: Context): Promise<void> {
   const name = store?.currentName() ?? 'sandbox';
   const profile = store?.get(name);
   if (!ctx.globals.sandbox && !ctx.globals.token && !ctx.env.SVC_REFRESH_TOKEN && !profile?.accessToken && !profile?.refreshToken) {
-    throw new AuthError(`not logged in (profile "${name}")`).hint('run `svc login`, or set SVC_TOKEN');
+    const e = new AuthError(`not logged in (profile "${name}")`);
+    // `--profile wrok`: the name is the likelier mistake when no profile has it.
+    const names = profile || !store ? [] : store.names();
+    if (names.length) e.hint(`there is no profile "${name}"${(await import('../../suggest.js')).didYouMean(name, names)}; profiles: ${names.join(', ')}`);
+    throw e.hint('run `svc login`, or set SVC_TOKEN');
   }
   const conn = await ctx.connection();
   const api = await ctx.api();

@@ -18,7 +18,7 @@ export function registerEnroll(program: Command, app: App): void {
     .option('--input <file>', 'prospects from a CSV, NDJSON or JSON file (an id or email column)')
     .option('--by <key>', 'what the input gives: id (default) or email')
     .option('--concurrency <n>', 'requests at once (default 4, at most 32)')
-    .option('--journal <file>', 'journal of done rows, for safe reruns (default <input>.journal.ndjson)')
+    .option('--journal <file>', 'journal of done rows, for safe reruns (default <input>.journal.ndjson; <input>.sandbox.journal.ndjson with --sandbox)')
     .option('--report <file>', 'one NDJSON result per row (- for stdout)')
     .option('--strict', 'stop before sending anything when a row is invalid (exit 2)')
     .option('--shard <i/n>', 'do only shard i of n (rows r with (r-1) mod n = i-1)')

@@ -47,6 +47,9 @@ async function source(ctx: Context, flags: EnrollFlags, delimiter: string | unde
   const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
   if (flags.input === undefined) {
     if (flags.delimiter !== undefined || flags.ignoreColumns !== undefined) throw new UsageError(`--${flags.delimiter !== undefined ? 'delimiter' : 'ignore-columns'} works only with --input FILE`);
+    // Every id is checked before the first enrolment: `--prospect 5,6,abc` enrols nobody.
+    const bad = prospects.filter((p) => !/^[1-9]\d*$/.test(p));
+    if (bad.length) throw new UsageError(`--prospect ${bad.map((b) => `"${b}"`).join(', ')}: not a prospect id (a positive integer); nothing was enrolled`);
     return { by, prospects };
   }
   const format = await detectFormat(flags.input);
@@ -94,7 +97,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 
 /** Runs `svc enroll`. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
-  const setup = bulkSetup(flags);
+  const setup = bulkSetup(flags, ctx.globals.sandbox);
   const checked = await source(ctx, flags, setup.delimiter);
   const failed = failedRows(setup, flags.input);
   // Names become ids first: the sequence id is part of every row's journal key.
@@ -191,7 +194,7 @@ async function printPlan(
   enrolled: Map<number | string, number | string>,
   sequenceId: number | string,
   mailboxId: number | string,
-): Promise<void> {
+): Promise<number> {
   const url = session.client.resolve('sequenceStates').toString();
   const seen = new Set<number | string>();
   let send = 0;
@@ -214,6 +217,7 @@ async function printPlan(
     await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
   }
   ctx.info(`dry run: would enroll ${send} prospect(s); ${other} row(s) skipped or failing; no enrolment was sent (only lookups)`);
+  return send;
 }
 
 /** The attributes of a single-resource answer. */

@@ -19,7 +19,7 @@ const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', dele
 
 /** Runs a bulk create, update or delete. */
 export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: BulkFlags & { input: string }): Promise<void> {
-  const setup = bulkSetup(flags);
+  const setup = bulkSetup(flags, ctx.globals.sandbox);
   const format = await detectFormat(flags.input);
   const dialect = await inspectInput(flags.input, format, setup.delimiter);
   noteDialect(ctx, flags.input, dialect, format);

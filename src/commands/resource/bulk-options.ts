@@ -19,7 +19,7 @@ export function addBulkOptions(cmd: Command): Command {
   return cmd
     .option('--input <file>', 'bulk: rows from a CSV, NDJSON or JSON file (the record shape of list output)')
     .option('--concurrency <n>', 'bulk: requests at once (default 4, at most 32)')
-    .option('--journal <file>', 'bulk: journal of done rows, for safe reruns (default <input>.journal.ndjson)')
+    .option('--journal <file>', 'bulk: journal of done rows, for safe reruns (default <input>.journal.ndjson; <input>.sandbox.journal.ndjson with --sandbox)')
     .option('--report <file>', 'bulk: one NDJSON result per row (- for stdout)')
     .option('--strict', 'bulk: stop before sending anything when a row is invalid (exit 2)')
     .option('--shard <i/n>', 'bulk: do only shard i of n (rows r with (r-1) mod n = i-1)')

@@ -4,8 +4,11 @@
  * list of what the type does allow.
  */
 import { Command } from 'commander';
+import { ApiError } from '../../errors.js';
 import { runCommand, type App } from '../../cli/app.js';
+import { helpWidth } from '../../cli/help-layout.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
+import { resourceGroup } from './groups.js';
 import { resourceHelp } from './help.js';
 import { addBulkOptions, checkBulkOnly, runBulk, singleId } from './bulk-options.js';
 
@@ -47,14 +50,16 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
   const cmd = program.createCommand(rt.command);
   // `export` is generated for every type that can list.
   const offered = [...rt.operations, ...(rt.operations.includes('list') ? ['export'] : []), ...rt.actions.map((a) => a.command)];
-  cmd.description(`${rt.description} (${offered.join(', ')})`);
+  // What it offers is in its own help (Operations:); the list in `svc --help` stays one line or two.
+  cmd.description(rt.description).helpGroup(resourceGroup(rt.type));
   // The camelCase collection name is an alias, unless a built-in command owns it (`profiles`).
   if (rt.path !== rt.command && !taken.has(rt.path)) cmd.alias(rt.path);
   cmd.argument('[operation]');
   // A command the command line does not name is only listed by `svc --help`: nothing more to build.
   if (!withOperations) return cmd;
   cmd.copyInheritedSettings(program);
-  cmd.addHelpText('after', () => resourceHelp(rt));
+  cmd.usage('<operation> [options]');
+  cmd.addHelpText('after', () => resourceHelp(rt, helpWidth(app.io.columns)));
   // Without an operation the command shows its help; an operation the type does not offer is a
   // usage error that says what it does offer (`svc calls update 3`).
   // The rest of the line and unknown options are taken here rather than through
@@ -62,21 +67,34 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
   cmd
     .argument('[rest...]')
     .allowUnknownOption(true)
-    .action((op: string | undefined) => {
+    .action(async (op: string | undefined) => {
       if (!op) return cmd.help();
+      // Performance machinery (README.md, Build): loaded with import() when first used.
+      const { didYouMean } = await import('../../suggest.js');
       const message = op.startsWith('-')
         ? `unknown option '${op}' (see svc ${rt.command} --help)`
-        : `${rt.command} has no operation "${op}": it offers ${offered.join(', ')}`;
+        : `${rt.command} has no operation "${op}"${didYouMean(op, offered)}: it offers ${offered.join(', ')}`;
       app.io.stderr.write(`error: ${message}\n`);
       app.exitCode = 2;
     });
   // Performance machinery (README.md, Build): read and write handlers in separate chunks.
   // Writes and reads load their own handlers: list and get skip the write path's validation and
   // schema lookups, and each is one chunk of its own (no shared chunk behind a re-export).
+  // A refusal of a misspelt field name gets a "did you mean" (name-hints.ts); the module loads
+  // only then.
+  const hinted = async (c: Command, work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      throw (await import('./name-hints.js')).withNameHints(err, rt, c.opts());
+    }
+  };
   const run = (c: Command, fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
-    runCommand(app, c, async (ctx) => fn(await import('./write-handlers.js'))(ctx));
+    runCommand(app, c, async (ctx) => hinted(c, async () => fn(await import('./write-handlers.js'))(ctx)));
   const runRead = (c: Command, fn: (h: typeof import('./read-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
-    runCommand(app, c, async (ctx) => fn(await import('./read-handlers.js'))(ctx));
+    // `--columns` and `--fields` names are checked before sending (read-handlers: field-names.ts).
+    runCommand(app, c, async (ctx) => hinted(c, async () => fn(await import('./read-handlers.js'))(ctx)));
 
   if (rt.operations.includes('list')) {
     cmd
@@ -138,7 +156,12 @@ Examples:
       .option('-i, --include <paths>', 'related resources to include')
       .option('--fields <list>', 'sparse fields: attr,attr or type=attr,attr (repeatable)', collect)
       .option('--all-fields', 'table view: show null and empty fields too (hidden by default)')
-      .action((id: string, opts, c: Command) => runRead(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)));
+      .option('-w, --web', "open the record in the web app (the profile's appUrl) instead")
+      .action((id: string, opts, c: Command) =>
+        opts.web
+          ? runCommand(app, c, async (ctx) => (await import('../config/open.js')).openRecord(ctx, rt, id))
+          : runRead(c, (h) => (ctx) => h.getHandler(ctx, rt, id, opts)),
+      );
   }
   if (rt.operations.includes('create')) {
     const create = cmd

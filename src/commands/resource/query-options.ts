@@ -6,7 +6,7 @@
 import { parseFilter, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
 import { UsageError } from '../../errors.js';
-import { findAttribute, findRelationship, resourceByType, findResource, type AttributeSpec, type ResourceType } from '../../registry/index.js';
+import { findAttribute, findRelationship, isKnownField, resourceByType, findResource, type AttributeSpec, type ResourceType } from '../../registry/index.js';
 import type { AttributeNames } from './attr-flags.js';
 import { checkFilterValues, refuseRepeatedFields } from './filter-checks.js';
 
@@ -20,9 +20,7 @@ export interface QueryFlags {
 }
 
 /** True when the registry knows `name` as written for `rt` (so the org schema is not needed). */
-function knownName(rt: ResourceType, name: string): boolean {
-  return name === 'id' || name === 'type' || !!rt.extraFilters?.includes(name) || !!findAttribute(rt, name) || !!findRelationship(rt, name);
-}
+const knownName = isKnownField;
 
 /** The name a filter expression starts with (before `=`, or before `.` of `rel.attr`). */
 function filterHead(expr: string): string {

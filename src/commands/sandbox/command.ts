@@ -12,7 +12,16 @@ export interface SandboxFlags {
   rateLimit?: string;
   tokenInterval?: string;
   maintenanceUntil?: string;
+  fromProfile?: string;
+  sample?: string;
+  filter?: string[];
+  keepDomains?: boolean;
+  /** False with `--no-anonymise`. */
+  anonymise?: boolean;
+  budget?: string;
 }
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 export function registerSandbox(program: Command, app: App): void {
   program
@@ -26,11 +35,22 @@ export function registerSandbox(program: Command, app: App): void {
     .option('--rate-limit <n>', 'requests per user per hour (default 10000)')
     .option('--token-interval <seconds>', 'minimum seconds between access tokens per user (default 60)')
     .option('--maintenance-until <iso>', 'answer 503 scheduledServerMaintenance until this ISO time')
+    .option('--from-profile <name>', "write an org file (--data, default ./svc-org-NAME.json) copied from this profile's real org, read-only, then exit")
+    .option('--sample <n>', 'with --from-profile: prospects to copy (default 1000)')
+    .option('--filter <type:expr>', 'with --from-profile: which records to copy, e.g. prospect:title=CEO (repeatable)', collect)
+    .option('--keep-domains', 'with --from-profile: keep e-mail and web domains instead of mapping them to fake ones')
+    .option('--no-anonymise', 'with --from-profile: copy names, addresses, numbers and texts as they are (a warning says so)')
+    .option('--budget <n>', 'with --from-profile: requests the copy may use (default 1000; the API allows 10000 per hour)')
     .addHelpText(
       'after',
-      '\nPrints baseUrl, authUrl, an OAuth client (clientId, clientSecret) and a ready token with every\nscope (--json: one JSON line). While it runs, `svc --sandbox …` in another terminal uses it.\n\nExamples:\n  $ svc sandbox --port 8080 --data org.json\n  $ svc sandbox --seed 100000 --json\n',
+      '\nPrints baseUrl, authUrl, an OAuth client (clientId, clientSecret) and a ready token with every\nscope (--json: one JSON line). While it runs, `svc --sandbox …` in another terminal uses it.\n\nWith --from-profile it copies a real org instead (anonymised unless --no-anonymise) and exits;\n`svc --sandbox-data FILE …` then runs any command against the copy.\n\nExamples:\n  $ svc sandbox --port 8080 --data org.json\n  $ svc sandbox --seed 100000 --json\n  $ svc sandbox --from-profile prod --sample 500 --filter prospect:title=CEO --data prod-copy.json\n',
     )
     .action(async (opts: SandboxFlags, cmd: Command) => {
+      if (opts.fromProfile !== undefined) {
+        const { fromProfileHandler } = await import('./from-profile.js');
+        await runCommand(app, cmd, (ctx) => fromProfileHandler(ctx, opts.fromProfile!, opts));
+        return;
+      }
       // Performance machinery (README.md, Build): loaded with import() when first used.
       const { sandboxHandler } = await import('./handler.js');
       await runCommand(app, cmd, (ctx) => sandboxHandler(ctx, opts));

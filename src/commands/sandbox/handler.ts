@@ -1,8 +1,10 @@
 /** Handler of `svc sandbox`: start, announce, serve until SIGINT/SIGTERM, shut down cleanly. */
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../errors.js';
+import path from 'node:path';
+import { ExitCode, SvcError, UsageError } from '../../errors.js';
 import { parsePositiveInt } from '../resource/args.js';
 import type { SandboxFlags } from './command.js';
+import { leaveOwned, orgHolder, ownWith } from './org-share.js';
 import { clearState, writeState } from './state-file.js';
 import { printJsonResult } from '../shared/output.js';
 
@@ -11,13 +13,15 @@ function num(v: string | undefined, flag: string, min = 0): number | undefined {
 }
 
 export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise<void> {
+  const copyOnly = (['sample', 'filter', 'keepDomains', 'budget'] as const).find((k) => flags[k] !== undefined) ?? (flags.anonymise === false ? 'anonymise' : undefined);
+  if (copyOnly) throw new UsageError(`--${copyOnly === 'anonymise' ? 'no-anonymise' : copyOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works with --from-profile NAME`);
   if (flags.maintenanceUntil !== undefined && Number.isNaN(Date.parse(flags.maintenanceUntil))) {
     throw new UsageError(`--maintenance-until: "${flags.maintenanceUntil}" is not an ISO time`);
   }
   const interval = num(flags.tokenInterval, '--token-interval');
   // Performance machinery (README.md, Build): loaded with import() when first used.
   const { startSandbox } = await import('../../sandbox/index.js');
-  const sb = await startSandbox({
+  const start = () => startSandbox({
     host: flags.host,
     port: num(flags.port, '--port') ?? 0,
     dataFile: flags.data,
@@ -27,6 +31,15 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     tokenIssueIntervalMs: interval === undefined ? undefined : interval * 1000,
     maintenanceUntil: flags.maintenanceUntil,
   });
+  // An org file has one owner at a time, as with `svc --sandbox-data FILE`: this process serves
+  // it to those, and refuses to start while another one does.
+  const share = flags.data === undefined ? undefined : { env: ctx.env, orgFile: path.resolve(flags.data), trace: (l: string) => ctx.trace(l), warn: (l: string) => ctx.warn(l) };
+  const owned = share ? await ownWith(share, start) : undefined;
+  if (share && !owned) {
+    const pid = orgHolder(ctx.env, share.orgFile);
+    throw new SvcError(`${flags.data!}: another svc process${pid ? ` (pid ${pid})` : ''} serves this org file`, ExitCode.USAGE).hint(`use it with \`svc --sandbox-data ${flags.data!} …\`, or stop that process first`);
+  }
+  const sb = owned?.sb ?? (await start());
   // Listening for SIGTERM before announcing: a signal sent as soon as the announcement is read
   // would otherwise kill the process (default action) without a clean shutdown.
   const stopped = new Promise<void>((resolve) => {
@@ -52,9 +65,10 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     ctx.info('sandbox running; Ctrl-C stops it');
   }
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
-  if (loopback) writeState(ctx.env, { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token });
+  if (loopback) writeState(ctx.env, { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token, clientId: sb.clientId, clientSecret: sb.clientSecret });
   await stopped;
   if (loopback) clearState(ctx.env, process.pid);
-  await sb.close();
+  if (share && owned) await leaveOwned(share, owned);
+  else await sb.close();
   ctx.info('sandbox stopped');
 }

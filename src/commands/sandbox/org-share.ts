@@ -105,9 +105,9 @@ function clientsOf(env: NodeJS.ProcessEnv, ownerPid: number): number[] {
   return out;
 }
 
-function readLastPort(env: NodeJS.ProcessEnv): number {
+function readLastPort(env: NodeJS.ProcessEnv, orgFile: string): number {
   try {
-    const n = Number(fs.readFileSync(lastPortFile(env), 'utf8'));
+    const n = Number(fs.readFileSync(lastPortFile(env, orgFile), 'utf8'));
     return Number.isInteger(n) && n > 0 && n < 65536 ? n : 0;
   } catch {
     return 0;
@@ -118,7 +118,7 @@ function readLastPort(env: NodeJS.ProcessEnv): number {
 async function startOn(e: Env, port: number): Promise<Sandbox> {
   // Performance machinery (README.md, Build): loaded with import() when first used.
   const { startSandbox } = await import('../../sandbox/index.js');
-  const preferred = port || readLastPort(e.env);
+  const preferred = port || readLastPort(e.env, e.orgFile);
   try {
     return await startSandbox({ port: preferred, dataFile: e.orgFile });
   } catch (err) {
@@ -133,19 +133,27 @@ async function startOn(e: Env, port: number): Promise<Sandbox> {
  * another process holds the lock.
  */
 export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state: SandboxState; release: () => void } | undefined> {
+  return ownWith(e, () => startOn(e, port));
+}
+
+/**
+ * {@link tryOwn} with the sandbox started by the caller (`svc sandbox --data FILE` and its
+ * options): the lock is taken first, so the org file is loaded by its owner only.
+ */
+export async function ownWith(e: Env, start: () => Promise<Sandbox>): Promise<{ sb: Sandbox; state: SandboxState; release: () => void } | undefined> {
   let release: () => void;
   try {
-    release = await acquireLock(orgLockFile(e.env), { timeoutMs: 0, staleMs: NEVER_STALE });
+    release = await acquireLock(orgLockFile(e.env, e.orgFile), { timeoutMs: 0, staleMs: NEVER_STALE });
   } catch (err) {
     if (err instanceof LockTimeoutError) return undefined;
     throw err;
   }
   try {
     // Loaded under the lock: the previous owner wrote its last changes before releasing it.
-    const sb = await startOn(e, port);
+    const sb = await start();
     const state: SandboxState = { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token };
-    fs.writeFileSync(lastPortFile(e.env), new URL(sb.baseUrl).port, { mode: 0o600 });
-    writeState(e.env, state, ownerStateFile(e.env));
+    fs.writeFileSync(lastPortFile(e.env, e.orgFile), new URL(sb.baseUrl).port, { mode: 0o600 });
+    writeState(e.env, state, ownerStateFile(e.env, e.orgFile));
     return { sb, state, release };
   } catch (err) {
     release();
@@ -153,9 +161,20 @@ export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state
   }
 }
 
+/** The pid serving an org file, if a live process holds its lock. */
+export function orgHolder(env: NodeJS.ProcessEnv, orgFile: string): number | undefined {
+  const pid = lockHolder(env, orgFile);
+  return pid !== undefined && pidAlive(pid) ? pid : undefined;
+}
+
+/** Leaves an org served with {@link ownWith}: its users finish, deliveries land, the org is written. */
+export function leaveOwned(e: Env, owned: { sb: Sandbox; release: () => void }): Promise<void> {
+  return closeOwned(e, owned);
+}
+
 /** Hands the org over: no new users, current users finish, deliveries land, the org is written. */
 async function closeOwned(e: Env, owned: { sb: Sandbox; release: () => void }): Promise<void> {
-  clearState(e.env, process.pid, ownerStateFile(e.env));
+  clearState(e.env, process.pid, ownerStateFile(e.env, e.orgFile));
   const until = Date.now() + CLIENT_GRACE_MS;
   let users = clientsOf(e.env, process.pid);
   if (users.length) e.trace(`waiting for ${users.length} process(es) using this sandbox (pid ${users.join(', ')})`);
@@ -187,7 +206,7 @@ export function clientShare(e: Env, state: SandboxState, mark: ClientMark): OrgS
   let busy = false;
   const port = Number(new URL(state.baseUrl).port);
   const watch = setInterval(() => {
-    if (busy || owned || (pidAlive(ownerPid) && lockHolder(e.env) === ownerPid)) return;
+    if (busy || owned || (pidAlive(ownerPid) && lockHolder(e.env, e.orgFile) === ownerPid)) return;
     busy = true;
     void takeOver()
       .catch((err: Error) => {
@@ -200,7 +219,7 @@ export function clientShare(e: Env, state: SandboxState, mark: ClientMark): OrgS
   watch.unref();
 
   async function takeOver(): Promise<void> {
-    const holder = lockHolder(e.env);
+    const holder = lockHolder(e.env, e.orgFile);
     if (holder !== undefined && holder !== ownerPid && pidAlive(holder)) {
       // Someone else took it over; it listens on the same port once it announces itself.
       ownerPid = holder;
@@ -229,9 +248,9 @@ export function clientShare(e: Env, state: SandboxState, mark: ClientMark): OrgS
 }
 
 /** The pid holding the org lock, if any. */
-function lockHolder(env: NodeJS.ProcessEnv): number | undefined {
+function lockHolder(env: NodeJS.ProcessEnv, orgFile: string): number | undefined {
   try {
-    const v = JSON.parse(fs.readFileSync(orgLockFile(env), 'utf8')) as { pid?: unknown };
+    const v = JSON.parse(fs.readFileSync(orgLockFile(env, orgFile), 'utf8')) as { pid?: unknown };
     return typeof v.pid === 'number' ? v.pid : undefined;
   } catch {
     return undefined;

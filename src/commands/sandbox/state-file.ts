@@ -12,6 +12,9 @@ export interface SandboxState {
   baseUrl: string;
   authUrl: string;
   token: string;
+  /** Its OAuth client: `svc login` against a restarted sandbox picks up the new one. */
+  clientId?: string;
+  clientSecret?: string;
 }
 
 /** The user's data directory for svc (`SVC_DATA_DIR`, else beside the config, else XDG data). */
@@ -34,21 +37,24 @@ export function defaultOrgFile(env: NodeJS.ProcessEnv): string {
  * Where the process serving the default org file announces its server. Apart from the user's
  * state file, so that a `svc sandbox` started and stopped meanwhile cannot hide it.
  */
-export function ownerStateFile(env: NodeJS.ProcessEnv): string {
-  return `${defaultOrgFile(env)}.owner.json`;
+export function ownerStateFile(env: NodeJS.ProcessEnv, orgFile = defaultOrgFile(env)): string {
+  return `${orgFile}.owner.json`;
 }
 
-/** The lock a process holds for as long as it serves the default org file. */
-export function orgLockFile(env: NodeJS.ProcessEnv): string {
-  return `${defaultOrgFile(env)}.lock`;
+/**
+ * The lock a process holds for as long as it serves an org file (the default one unless
+ * `--sandbox-data` names another: each org file has its own owner).
+ */
+export function orgLockFile(env: NodeJS.ProcessEnv, orgFile = defaultOrgFile(env)): string {
+  return `${orgFile}.lock`;
 }
 
 /**
  * The port the default org was last served on: the next owner listens there again when it is
  * free, so that a process still using the old owner's URL reaches the new one.
  */
-export function lastPortFile(env: NodeJS.ProcessEnv): string {
-  return `${defaultOrgFile(env)}.port`;
+export function lastPortFile(env: NodeJS.ProcessEnv, orgFile = defaultOrgFile(env)): string {
+  return `${orgFile}.port`;
 }
 
 /** Where processes using the default org's sandbox announce themselves (one file per pid). */

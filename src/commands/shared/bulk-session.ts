@@ -85,8 +85,12 @@ function ignoreColumns(v: string | undefined): ReadonlySet<string> {
   return new Set(names);
 }
 
-/** Checks and resolves the bulk options. */
-export function bulkSetup(flags: BulkFlags): BulkSetup {
+/**
+ * Checks and resolves the bulk options. A run against the sandbox (a rehearsal on a copy of the
+ * org, or a try-out) keeps its own default journal: otherwise the rows it did would be skipped as
+ * "done by an earlier run" when the same command then runs against production.
+ */
+export function bulkSetup(flags: BulkFlags, sandbox = false): BulkSetup {
   const c = flags.concurrency ?? '4';
   if (!/^\d+$/.test(c.trim()) || Number(c) < 1 || Number(c) > MAX_CONCURRENCY) {
     throw new UsageError(`--concurrency ${c}: expected a whole number from 1 to ${MAX_CONCURRENCY}`);
@@ -96,7 +100,7 @@ export function bulkSetup(flags: BulkFlags): BulkSetup {
   return {
     concurrency: Number(c),
     shard: flags.shard !== undefined ? parseShard(flags.shard) : undefined,
-    journalPath: flags.journal ?? (flags.input !== undefined ? defaultJournalPath(flags.input) : undefined),
+    journalPath: flags.journal ?? (flags.input !== undefined ? defaultJournalPath(flags.input, sandbox) : undefined),
     reportPath: flags.report,
     strict: flags.strict === true,
     settleMs: settleMs(flags.settle),

@@ -1,0 +1,93 @@
+/** `svc config get|set|list` and `svc alias set|list|delete`: per-profile settings and saved command lines. */
+import { updateProfile } from '../../auth/store-lock.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import { didYouMean } from '../../suggest.js';
+import { settingSpec, settingSpecs } from './settings.js';
+
+async function profileNow(ctx: Context) {
+  const store = await ctx.config();
+  const name = store.currentName();
+  return { store, name, profile: store.get(name) };
+}
+
+/** Lines of `key  value` pairs, aligned; JSON (an object) with -o json. */
+async function printPairs(ctx: Context, pairs: Record<string, unknown>, emptyNote: string): Promise<void> {
+  if (ctx.output === 'json' || ctx.output === 'ndjson' || ctx.output === 'raw') {
+    await writeOut(ctx.io.stdout, JSON.stringify(pairs, null, ctx.output === 'json' ? 2 : undefined) + '\n');
+    return;
+  }
+  const keys = Object.keys(pairs);
+  if (!keys.length) {
+    ctx.info(emptyNote);
+    return;
+  }
+  const w = Math.max(...keys.map((k) => k.length));
+  await writeOut(ctx.io.stdout, keys.map((k) => `${k.padEnd(w)}  ${String(pairs[k])}`).join('\n') + '\n');
+}
+
+/** `formats`: the output formats (see settings.ts). */
+export async function configGet(ctx: Context, key: string, formats: readonly string[]): Promise<void> {
+  settingSpec(key, formats);
+  const { profile, name } = await profileNow(ctx);
+  const value = profile?.settings?.[key];
+  if (value === undefined) throw new UsageError(`${key} is not set for profile "${name}"`).hint(`set it with \`svc config set ${key} VALUE\``);
+  await writeOut(ctx.io.stdout, `${value}\n`);
+}
+
+export async function configSet(ctx: Context, key: string, value: string, formats: readonly string[]): Promise<void> {
+  const spec = settingSpec(key, formats);
+  // An empty value removes the setting: the built-in default applies again.
+  const parsed = value === '' ? undefined : spec.parse(value);
+  const { store, name } = await profileNow(ctx);
+  await updateProfile(store, name, (cur) => {
+    const settings = { ...(cur?.settings ?? {}) };
+    if (parsed === undefined) delete settings[key];
+    else settings[key] = parsed;
+    return { ...cur, settings: Object.keys(settings).length ? settings : undefined };
+  }, ctx.signal);
+  ctx.info(parsed === undefined ? `${key} removed from profile "${name}"` : `${key} = ${parsed} for profile "${name}"`);
+}
+
+export async function configList(ctx: Context, formats: readonly string[]): Promise<void> {
+  const specs = settingSpecs(formats);
+  const { profile, name } = await profileNow(ctx);
+  const set = profile?.settings ?? {};
+  const pairs: Record<string, unknown> = {};
+  for (const s of specs) if (set[s.key] !== undefined) pairs[s.key] = set[s.key];
+  await printPairs(ctx, pairs, `no settings for profile "${name}"; keys: ${specs.map((s) => s.key).join(', ')} (svc config set KEY VALUE)`);
+}
+
+const ALIAS_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+export async function aliasSet(ctx: Context, name: string, line: string, builtIns: string[]): Promise<void> {
+  if (!ALIAS_NAME.test(name)) throw new UsageError(`alias "${name}": a name is letters, digits, - and _, starting with a letter`);
+  // A built-in command always wins, so an alias of the same name could never run.
+  if (builtIns.includes(name)) throw new UsageError(`alias "${name}": svc already has a command of that name`);
+  const words = line.trim();
+  if (!words) throw new UsageError(`alias ${name}: give the command line it stands for, e.g. 'prospects list --filter title=CEO'`);
+  const first = words.replace(/^svc\s+/, '').split(/\s+/)[0]!;
+  if (!first.startsWith('-') && !builtIns.includes(first)) {
+    throw new UsageError(`alias ${name}: "${first}" is not an svc command${didYouMean(first, builtIns)}`);
+  }
+  const { store, name: profileName } = await profileNow(ctx);
+  await updateProfile(store, profileName, (cur) => ({ ...cur, aliases: { ...(cur?.aliases ?? {}), [name]: words.replace(/^svc\s+/, '') } }), ctx.signal);
+  ctx.info(`svc ${name} now runs: svc ${words.replace(/^svc\s+/, '')} (profile "${profileName}")`);
+}
+
+export async function aliasList(ctx: Context): Promise<void> {
+  const { profile, name } = await profileNow(ctx);
+  await printPairs(ctx, { ...(profile?.aliases ?? {}) }, `no aliases for profile "${name}" (svc alias set NAME 'COMMAND LINE')`);
+}
+
+export async function aliasDelete(ctx: Context, alias: string): Promise<void> {
+  const { store, name, profile } = await profileNow(ctx);
+  const aliases = { ...(profile?.aliases ?? {}) };
+  if (!Object.hasOwn(aliases, alias)) {
+    throw new UsageError(`no alias "${alias}" in profile "${name}"${didYouMean(alias, Object.keys(aliases))}`).hint('`svc alias list` shows them');
+  }
+  delete aliases[alias];
+  await updateProfile(store, name, (cur) => ({ ...cur, aliases: Object.keys(aliases).length ? aliases : undefined }), ctx.signal);
+  ctx.info(`alias ${alias} deleted from profile "${name}"`);
+}

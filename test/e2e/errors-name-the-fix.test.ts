@@ -1,0 +1,204 @@
+/**
+ * Errors that name the fix: the scope a 403 needed and the login that grants it; "did you mean"
+ * for operations, field and relationship names, commands and profiles; enroll's ids checked
+ * before anything is sent and `--input -` answered; a login whose client id the server no longer
+ * knows ends at once (or, against a restarted local sandbox, picks up its new client); a second
+ * login within the token-issue interval waits it out instead of failing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { authorizeUrlOf, cliLogin, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
+import { startSvc } from '../helpers/long-running.js';
+import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 40 }));
+});
+afterAll(() => sb.close());
+
+describe('403 unauthorizedOauthScope', () => {
+  it('names the scope the request needed and the login that grants it', async () => {
+    const token = sb.issueToken({ scopes: ['accounts.read'] });
+    const r = await runSvc(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: token } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^hint: this request needs the scope prospects\.read \(or prospects\.all\)$/m);
+    expect(r.stderr).toMatch(/^hint: log in again asking for it .*`svc login --scopes "prospects\.all …"`/m);
+    expect(r.stderr).not.toContain(token);
+  });
+
+  it('a write names the write or delete scope of its type', async () => {
+    const token = sb.issueToken({ scopes: ['accounts.read'] });
+    const upd = await runSvc(['accounts', 'update', '1', '--attr', 'name=X'], { env: { ...env(), SVC_TOKEN: token } });
+    expect(upd.code).toBe(4);
+    expect(upd.stderr).toMatch(/needs the scope accounts\.write \(or accounts\.all\)/);
+    const del = await runSvc(['accounts', 'delete', '1', '--yes'], { env: { ...env(), SVC_TOKEN: token } });
+    expect(del.stderr).toMatch(/needs the scope accounts\.delete \(or accounts\.all\)/);
+  });
+});
+
+describe('did you mean', () => {
+  it('an operation: svc prospects lst', async () => {
+    const r = await runSvc(['prospects', 'lst'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: prospects has no operation "lst" (did you mean "list"?): it offers list, get, create, update, delete, export\n');
+  });
+
+  it('a relationship in --rel: a usage error naming it, nothing sent', async () => {
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'create', '--attr', 'firstName=Ada', '--rel', 'acount=4'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/prospect has no relationship "acount" \(did you mean "account"\?\)/);
+    expect(r.stderr).not.toMatch(/spec does not say/);
+    expect(received(sb, mark, 'prospects')).toHaveLength(0);
+  });
+
+  it.each([
+    [['prospects', 'list', '--filter', 'titl=CEO'], '--filter titl: did you mean "title"?'],
+    [['prospects', 'list', '--sort', '-updatedA'], '--sort updatedA: did you mean "updatedAt"?'],
+    [['prospects', 'get', '1', '--include', 'acount'], '--include acount: did you mean "account"?'],
+    [['prospects', 'create', '--attr', 'frstName=Ada'], '--attr frstName: did you mean "firstName"?'],
+  ])('a field the server refuses: svc %j', async (args, hint) => {
+    const r = await runSvc(args, { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`\nhint: ${hint}\n`);
+  });
+
+  it.each([['--columns', 'id,titl'], ['--fields', 'titl,firstName']])('a near miss in %s is refused before sending, with the suggestion', async (flag, value) => {
+    const mark = sb.requests.length;
+    const r = await runSvc(['prospects', 'list', '--limit', '1', flag, value, '-o', 'csv'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`error: ${flag}: prospect has no field "titl"\nhint: did you mean title? (\`svc schema show prospect\` lists the fields)\n`);
+    expect(received(sb, mark, 'prospects')).toHaveLength(0);
+  });
+
+  it('names that are right get no hint, and a far-off name no guess', async () => {
+    const ok = await runSvc(['prospects', 'list', '--limit', '1', '--columns', 'id,title,account.name', '-o', 'csv'], { env: env() });
+    expect(ok.stderr).toBe('');
+    const far = await runSvc(['prospects', 'list', '--filter', 'zzzzqqq=1'], { env: env() });
+    expect(far.stderr).not.toMatch(/did you mean/);
+  });
+
+  it('a command (commander) and a profile', async () => {
+    const cmd = await runSvc(['prospcts', 'list'], { env: env() });
+    expect(cmd.code).toBe(2);
+    expect(cmd.stderr).toMatch(/Did you mean prospects\?/);
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { work: { baseUrl: sb.baseUrl }, staging: { baseUrl: sb.baseUrl } } }), { mode: 0o600 });
+    const p = await runSvc(['--profile', 'wrok', 'prospects', 'list'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(p.code).toBe(2);
+    expect(p.stderr).toMatch(/^error: no profile named "wrok" \(did you mean "work"\?\) \(profiles: work, staging\)$/m);
+    expect(p.stderr).not.toMatch(/no API base URL/);
+    const use = await runSvc(['profiles', 'use', 'stagng'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(use.stderr).toMatch(/did you mean "staging"\?/);
+    const status = await runSvc(['--profile', 'wrok', 'auth', 'status'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(status.code).toBe(3);
+    expect(status.stderr).toMatch(/^hint: there is no profile "wrok" \(did you mean "work"\?\); profiles: work, staging$/m);
+    const logout = await runSvc(['--profile', 'stagin', 'logout'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(logout.code).toBe(2);
+    expect(logout.stderr).toMatch(/no profile named "stagin" \(did you mean "staging"\?\)/);
+  });
+});
+
+describe('enroll input', () => {
+  it('--prospect 5,6,abc enrols nobody: every id is checked first', async () => {
+    const mark = sb.requests.length;
+    const r = await runSvc(['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '5,6,abc'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --prospect "abc": not a prospect id \(a positive integer\); nothing was enrolled$/m);
+    expect(sb.requests.slice(mark)).toHaveLength(0);
+  });
+
+  it('--input - says stdin is not supported and how to go on', async () => {
+    const r = await runSvc(['enroll', '--sequence', '1', '--mailbox', '1', '--input', '-'], { env: env(), input: '5\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --input -: bulk input is read from a file, not stdin/m);
+    expect(r.stderr).not.toMatch(/ENOENT/);
+  });
+});
+
+describe('svc login against a server that does not know the client', () => {
+  it('ends at once with the fix instead of waiting for the browser', async () => {
+    const dir = tempDir();
+    const started = Date.now();
+    const r = await runSvc(['login', '--no-browser', '--port', '0'], {
+      env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_CLIENT_ID: 'sandbox-gone', SVC_CLIENT_SECRET: 'x' },
+      timeoutMs: 20_000,
+    });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^error: the authorization server refused the login before the browser opened \(HTTP 400\): Unknown application/m);
+    expect(r.stderr).toMatch(/^hint: .*does not know the client id "sandbox-gone"/m);
+    expect(r.stderr).toMatch(/^hint: log in with the current client: `svc login --client-id ID --client-secret SECRET`/m);
+    // The authorize URL was never offered to a browser.
+    expect(r.stderr).not.toMatch(/oauth\/authorize\?/);
+  });
+
+  it("a profile's stale client against a restarted local sandbox: svc picks up the sandbox's new client", async () => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({ profiles: { default: { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: 'sandbox-old', clientSecret: 'old-secret' } } }),
+      { mode: 0o600 },
+    );
+    // What a running `svc sandbox` writes about itself (this test process stands in for it).
+    fs.mkdirSync(path.join(dir, 'data'), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(
+      path.join(dir, 'data', 'sandbox.json'),
+      JSON.stringify({ pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token, clientId: sb.clientId, clientSecret: sb.clientSecret }),
+      { mode: 0o600 },
+    );
+    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: { SVC_CONFIG_DIR: dir } });
+    const url = await authorizeUrlOf(run);
+    expect(new URL(url).searchParams.get('client_id')).toBe(sb.clientId);
+    expect((await playConsent(url, 'approve')).status).toBe(200);
+    expect(await run.exited).toBe(0);
+    expect(run.stderr()).toMatch(/^warning: the sandbox at \S+ no longer knows client sandbox-old \(it was restarted\): logging in with its current client /m);
+    expect(run.stderr()).not.toContain(sb.clientSecret);
+    expect(readConfig(dir).profiles.default).toMatchObject({ clientId: sb.clientId, clientSecret: sb.clientSecret });
+  }, 30_000);
+});
+
+describe('a refresh refused with invalid_client (the sandbox was restarted with a new client)', () => {
+  it('says how to get the new client instead of a plain `svc login`', async () => {
+    const fresh = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
+    try {
+      const dir = tempDir();
+      expect((await cliLogin(fresh, dir)).code).toBe(0);
+      editProfile(dir, 'default', { expiresAt: Date.now() - 1000, clientId: 'sandbox-before-restart' });
+      const r = await runSvc(['prospects', 'list', '--limit', '1'], { env: { SVC_CONFIG_DIR: dir } });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/the OAuth client was rejected \(invalid_client\)/);
+      expect(r.stderr).toMatch(/^hint: a restarted sandbox has a new OAuth client \(`svc sandbox` prints it\)/m);
+      expect(r.stderr).toMatch(/^hint: otherwise log in with the current client: `svc login --client-id ID --client-secret SECRET`$/m);
+      expect(r.stderr).not.toContain(fresh.clientSecret);
+    } finally {
+      await fresh.close();
+    }
+  }, 30_000);
+});
+
+describe('svc login twice within the token-issue interval', () => {
+  let limited: TestSandbox;
+  beforeAll(async () => {
+    limited = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 3000 });
+  });
+  afterAll(() => limited.close());
+
+  it('waits the Retry-After out with a countdown and logs in', async () => {
+    const dir = tempDir();
+    const first = await cliLogin(limited, dir);
+    expect(first.code, first.stderr).toBe(0);
+    const mark = limited.requests.length;
+    const second = await cliLogin(limited, dir);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/^The API issues one access token per minute: waiting [1-3] s…$/m);
+    expect(second.stderr).toMatch(/Logged in to /);
+    const exchanges = limited.requests.slice(mark).filter((q) => q.path === '/oauth/token');
+    expect(exchanges.map((q) => q.status)).toEqual([429, 200]);
+  }, 30_000);
+});

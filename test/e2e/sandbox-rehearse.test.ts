@@ -1,0 +1,343 @@
+/**
+ * Rehearsing against a copy of the org: a sandbox plays "production" (custom fields, rulesets
+ * with exclusivity, sequences, mailboxes, 5,000 prospects), a profile is logged in to it, and
+ * `svc sandbox --from-profile` copies a sample. An enroll and a bulk create rehearsed on the copy
+ * (`--sandbox-data`) give the same per-row outcomes as the same commands then run against
+ * production; nothing personal of production survives in the copy; the requests stay within the
+ * printed budget; an interrupted copy resumes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultOrg, type OrgConfig } from '../../src/sandbox/org.js';
+import { fieldKind } from '../../src/sandbox/anonymise.js';
+import { call, enrollDirect, ndjson, newSequence } from '../helpers/bulk.js';
+import { startSvc } from '../helpers/long-running.js';
+import { cliLogin, editProfile } from '../helpers/oauth.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let prod: TestSandbox;
+let configDir: string;
+let work: string;
+/** The sequence with an exclusive ruleset that the rehearsed enrolment targets. */
+let target: number;
+/** Rows of the rehearsed enrolment and what production should say to each. */
+const plan: { id: number; expect: 'created' | 'skipped' | 'failed' }[] = [];
+const SAMPLE = 300;
+
+function prodOrg(): OrgConfig {
+  const org = defaultOrg();
+  org.name = 'Production Corp';
+  // A free-text custom field: anonymised. The inclusion and number ones are kept (validations act on them).
+  org.customFields['prospect']!['custom5'] = { type: 'string', required: false, label: 'Private Notes', definition: null };
+  return org;
+}
+
+const svc = (args: string[], env: Record<string, string> = {}) => runSvc(args, { env: { SVC_CONFIG_DIR: configDir, ...env } });
+
+beforeAll(async () => {
+  ({ sb: prod } = await sandboxWithEnv({ seed: 5000, org: prodOrg() }));
+  configDir = tempDir();
+  work = tempDir('svc-rehearse-');
+  // Production's state before the copy: an exclusive sequence some sampled prospects are active in,
+  // prospects that opted out, private notes.
+  const exclusive = await newSequence(prod, { sequenceExclusivity: 'exclusive_sequences', permitDuplicateProspects: 'only_if_inactive' });
+  target = await newSequence(prod, { sequenceExclusivity: 'exclusive_sequences', permitDuplicateProspects: 'disallow' });
+  const exclusiveIds = new Set([...prod.store.table('sequence').values()].filter((s) => prod.store.get('ruleset', (s.rels['ruleset'] as { id: number }).id)?.attributes['sequenceExclusivity'] === 'exclusive_sequences').map((s) => s.id));
+  const activeExclusive = (p: number) =>
+    [...prod.store.table('sequenceState').values()].some((s) => (s.rels['prospect'] as { id: number } | null)?.id === p && s.attributes['state'] === 'active' && exclusiveIds.has((s.rels['sequence'] as { id: number }).id));
+  const busy: number[] = [];
+  const free: number[] = [];
+  for (let p = 100; p <= SAMPLE && (busy.length < 2 || free.length < 8); p++) (activeExclusive(p) ? busy : free).push(p);
+  const [f1, f2, f3, f4, f5, f6, f7, f8] = free as [number, number, number, number, number, number, number, number];
+  // Active in an exclusive sequence: refused. Already in the target: skipped. Opted out: refused.
+  for (const p of [f1, f2]) await enrollDirect(prod, p, exclusive);
+  for (const p of [f3, f4]) await enrollDirect(prod, p, target);
+  for (const p of [f5, f6]) expect((await call(prod, 'PATCH', `prospects/${p}`, { data: { type: 'prospect', id: p, attributes: { optedOut: true } } })).status).toBe(200);
+  plan.push(
+    ...busy.slice(0, 2).map((id) => ({ id, expect: 'failed' as const })),
+    ...[f1, f2, f5, f6].map((id) => ({ id, expect: 'failed' as const })),
+    ...[f3, f4].map((id) => ({ id, expect: 'skipped' as const })),
+    ...[f7, f8].map((id) => ({ id, expect: 'created' as const })),
+    { id: 999999, expect: 'failed' },
+  );
+  // A mailbox with tight limits: the rehearsal's delivery forecast comes from the copy of it.
+  prod.store.update('mailbox', 1, { maxMailingsPerDay: 1, maxMailingsPerWeek: 3 }, {}, { silent: true });
+  for (let p = 1; p <= SAMPLE; p += 7) prod.store.update('prospect', p, { custom5: `secret note about deal ${p * 7919}` }, {}, { silent: true });
+  const reads = ['users', 'teams', 'rulesets', 'stages', 'personas', 'sequenceSteps', 'templates', 'sequenceTemplates', 'mailboxes', 'emailAddresses', 'phoneNumbers'];
+  const scopes = ['prospects.all', 'accounts.all', 'sequences.all', 'sequenceStates.all', ...reads.map((r) => `${r}.read`)].join(' ');
+  const login = await cliLogin(prod, configDir, ['--scopes', scopes], { SVC_PROFILE: 'prod' });
+  expect(login.code, login.stderr).toBe(0);
+}, 120_000);
+afterAll(() => prod?.close());
+
+/** Per-row outcomes of a report, without what differs between two orgs by nature (new ids). */
+function outcomes(file: string) {
+  return ndjson<Record<string, unknown>>(file)
+    .sort((a, b) => Number(a['row']) - Number(b['row']))
+    .map(({ row, status, error, reason, prospect }) => ({ row, status, error: error ?? null, reason: reason ?? null, prospect: prospect ?? null }));
+}
+
+describe('svc sandbox --from-profile', () => {
+  const copy = () => path.join(work, 'copy.json');
+
+  it('copies a sample within the printed budget, owner-only, reads only, without the write-only fields', async () => {
+    const mark = prod.requests.length;
+    const r = await svc(['sandbox', '--from-profile', 'prod', '--sample', String(SAMPLE), '--filter', `prospect:id=1..${SAMPLE}`, '--data', copy(), '--budget', '100']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/not copied/);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.counts.prospect).toBe(SAMPLE);
+    expect(summary.counts.ruleset).toBe(prod.store.table('ruleset').size);
+    expect(summary.counts.mailbox).toBe(prod.store.table('mailbox').size);
+    expect(summary.counts.sequence).toBe(prod.store.table('sequence').size);
+    expect(summary.counts.sequenceState).toBeGreaterThan(50);
+    expect(summary.customFields).toBe(9);
+    expect(r.stderr).toMatch(/request budget: 100 \(the API allows 10,000 per user per hour\); about (\d+) needed/);
+    // The estimate given up front holds for an org whose types fit in one page each.
+    expect(Number(/about (\d+) needed/.exec(r.stderr)![1])).toBe(summary.requests);
+    expect(r.stderr).toMatch(new RegExp(`requests: ${summary.requests} used, ${100 - summary.requests} of the budget of 100 left`));
+    const sent = received(prod, mark).filter((q) => !q.path.startsWith('/oauth'));
+    expect(sent.length).toBe(summary.requests);
+    expect(summary.requests).toBeLessThanOrEqual(100);
+    expect(new Set(sent.map((q) => q.method))).toEqual(new Set(['GET']));
+    // Write-only fields are not even asked for.
+    const mailboxes = sent.find((q) => q.path === '/api/v2/mailboxes')!;
+    expect(mailboxes.query.parsed['fields[mailbox]']).toBeDefined();
+    expect(mailboxes.query.parsed['fields[mailbox]']).not.toMatch(/password|ApiKey/i);
+    expect(fs.statSync(copy()).mode & 0o777).toBe(0o600);
+    expect(fs.existsSync(`${copy()}.progress`)).toBe(false);
+    const data = JSON.parse(fs.readFileSync(copy(), 'utf8'));
+    // The real ids.
+    expect(data.store.tables.prospect.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: SAMPLE }, (_, i) => i + 1));
+    expect(data.org.customFields.prospect.custom5.label).toBe('Private Notes');
+    // Records the rehearsal creates get ids above every real one, sampled or not.
+    expect(data.store.nextIds.prospect).toBe(Math.max(...prod.store.table('prospect').keys()) + 1);
+    expect(data.store.nextIds.sequenceState).toBe(Math.max(...prod.store.table('sequenceState').keys()) + 1);
+    expect(JSON.stringify(data.store.tables.mailbox)).not.toMatch(/"(password|smtpPassword|mailRelayApiKey)"/);
+  }, 120_000);
+
+  it('keeps no original value of an anonymised field, and keeps joins', () => {
+    const data = JSON.parse(fs.readFileSync(copy(), 'utf8'));
+    const text = fs.readFileSync(copy(), 'utf8');
+    const custom = prodOrg().customFields;
+    // What the copy keeps on purpose (sequence names, persona names…) may contain a short
+    // original value by chance ("Manager"); only a value absent from all that would be a leak.
+    const kept: unknown[] = [];
+    for (const [type, recs] of Object.entries(data.store.tables as Record<string, { id: number }[]>)) {
+      for (const { id } of recs) {
+        const attrs = prod.store.get(type, id)!.attributes;
+        kept.push(Object.fromEntries(Object.entries(attrs).filter(([k]) => !fieldKind(type, k, custom[type]))));
+      }
+    }
+    const keptText = JSON.stringify(kept);
+    let checked = 0;
+    const leaks: string[] = [];
+    for (const [type, recs] of Object.entries(data.store.tables as Record<string, { id: number }[]>)) {
+      for (const { id } of recs) {
+        const orig = prod.store.get(type, id)!;
+        for (const [k, v] of Object.entries(orig.attributes)) {
+          if (!fieldKind(type, k, custom[type])) continue;
+          for (const value of Array.isArray(v) ? v : [v]) {
+            if (typeof value !== 'string' || value === '') continue;
+            checked++;
+            if (text.includes(JSON.stringify(value))) leaks.push(`${type} ${id} ${k}: exact`);
+            else if (value.length >= 6 && text.includes(value) && !keptText.includes(value)) leaks.push(`${type} ${id} ${k}: inside`);
+          }
+        }
+      }
+    }
+    expect(leaks).toEqual([]);
+    expect(checked).toBeGreaterThan(2000);
+    // Domains are mapped (no --keep-domains): not one of the org's domains is left, in any field.
+    const domains = new Set<string>(['acme-rockets.test']);
+    for (const a of data.store.tables.account) domains.add(String(prod.store.get('account', a.id)!.attributes['domain']));
+    for (const d of domains) expect(text.includes(d), d).toBe(false);
+    // Joins survive: a prospect's address and its e-mail record got the same fake.
+    const p1 = data.store.tables.prospect.find((p: { id: number }) => p.id === 1);
+    const e1 = data.store.tables.emailAddress.find((e: { rels: { prospect: { id: number } } }) => e.rels.prospect?.id === 1);
+    expect(p1.attributes.emails[0]).toBe(e1.attributes.email);
+    expect(p1.attributes.emails[0]).not.toBe(prod.store.get('prospect', 1)!.attributes['emails']);
+    // Values the org's rules act on are kept.
+    expect(p1.attributes.custom1).toBe(prod.store.get('prospect', 1)!.attributes['custom1']);
+  });
+
+  it('an enroll and a create rehearsed on the copy give the outcomes production then gives', async () => {
+    const input = path.join(work, 'enroll.csv');
+    fs.writeFileSync(input, `id\n${plan.map((p) => p.id).join('\n')}\n`);
+    const create = path.join(work, 'create.csv');
+    fs.writeFileSync(create, 'firstName,lastName,custom1,custom2\nAda,One,Webinar,10\nBob,Two,Carrier pigeon,20\nCy,Three,Referral,many\n');
+    const enrollArgs = (report: string) => ['enroll', '--sequence', String(target), '--mailbox', '1', '--input', input, '--report', report];
+    const createArgs = (report: string) => ['prospects', 'create', '--input', create, '--report', report];
+    const before = prod.requests.length;
+    const rehearsal = await svc(enrollArgs(path.join(work, 'r-enroll.ndjson')), { SVC_SANDBOX_DATA: copy() });
+    const rehearsalCreate = await svc(['--sandbox-data', copy(), ...createArgs(path.join(work, 'r-create.ndjson'))]);
+    // The rehearsal never reached production, and kept its own journal: the production run
+    // below must not skip the rows the rehearsal did as "done by an earlier run".
+    expect(received(prod, before)).toHaveLength(0);
+    expect(fs.existsSync(`${input}.sandbox.journal.ndjson`)).toBe(true);
+    expect(fs.existsSync(`${input}.journal.ndjson`)).toBe(false);
+    const real = await svc(enrollArgs(path.join(work, 'p-enroll.ndjson')), { SVC_PROFILE: 'prod' });
+    const realCreate = await svc(createArgs(path.join(work, 'p-create.ndjson')), { SVC_PROFILE: 'prod' });
+    expect(rehearsal.code, rehearsal.stderr).toBe(5);
+    expect(real.code).toBe(rehearsal.code);
+    expect(realCreate.code).toBe(rehearsalCreate.code);
+    const rehearsed = outcomes(path.join(work, 'r-enroll.ndjson'));
+    expect(rehearsed.map((o) => o.status)).toEqual(plan.map((p) => p.expect));
+    expect(rehearsed[0]!.error).toMatch(/exclusive sequence/);
+    expect(rehearsed[2]!.error).toMatch(/exclusive sequence/);
+    expect(rehearsed[4]!.error).toMatch(/opted out/);
+    expect(JSON.stringify(rehearsed[10])).toMatch(/999999/);
+    expect(outcomes(path.join(work, 'p-enroll.ndjson'))).toEqual(rehearsed);
+    // The enroll summary's forecast comes from the copied mailbox: the same line as production's.
+    const forecast = rehearsal.stderr.match(/^ *delivery: .*$/m)?.[0];
+    expect(forecast).toMatch(/can all go out within \d+ days \(mailbox limits: 1\/day, 3\/week\)/);
+    expect(real.stderr).toContain(forecast);
+    const created = outcomes(path.join(work, 'r-create.ndjson'));
+    expect(created.map((o) => o.status)).toEqual(['created', 'failed', 'failed']);
+    expect(outcomes(path.join(work, 'p-create.ndjson'))).toEqual(created);
+    // The rehearsal wrote to the copy, not to production's earlier state.
+    expect(JSON.parse(fs.readFileSync(copy(), 'utf8')).store.tables.sequenceState.length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('a copy has one owner at a time: four creates at once all land in it, not in a running `svc sandbox`', async () => {
+    const fg = startSvc(['sandbox', '--json'], { env: { SVC_CONFIG_DIR: configDir } });
+    try {
+      await fg.waitFor('stdout', /"baseUrl"/, 15_000);
+      const names = [0, 1, 2, 3].map((i) => `Own${i}x${Date.now()}`);
+      const runs = await Promise.all(names.map((nm) => svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${nm}`, '-o', 'json'])));
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      expect(new Set(runs.map((r) => json<{ id: number }>(r).id)).size).toBe(4);
+      const inCopy = await svc(['--sandbox-data', copy(), 'accounts', 'list', '--all', '-o', 'json']);
+      expect(inCopy.code, inCopy.stderr).toBe(0);
+      const copied = json<{ name: string }[]>(inCopy).map((a) => a.name);
+      for (const nm of names) expect(copied).toContain(nm);
+      const inFg = await svc(['--sandbox', 'accounts', 'list', '--all', '-o', 'json']);
+      expect(inFg.code, inFg.stderr).toBe(0);
+      for (const nm of names) expect(json<{ name: string }[]>(inFg).map((a) => a.name)).not.toContain(nm);
+    } finally {
+      expect(await fg.stop('SIGTERM')).toBe(0);
+    }
+    // The owner let go: no lock, no announcement left beside the copy.
+    expect(fs.existsSync(`${copy()}.lock`)).toBe(false);
+    expect(fs.existsSync(`${copy()}.owner.json`)).toBe(false);
+    expect(fs.statSync(copy()).mode & 0o777).toBe(0o600);
+  }, 120_000);
+
+  it('`svc sandbox --data COPY` owns the copy too: --sandbox-data processes use it, a second one is refused', async () => {
+    const fg = startSvc(['sandbox', '--data', copy(), '--json'], { env: { SVC_CONFIG_DIR: configDir } });
+    try {
+      const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
+      const name = `Fg${Date.now()}`;
+      const made = await svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json']);
+      expect(made.code, made.stderr).toBe(0);
+      // It went to the foreground server, which holds the copy.
+      const seen = await fetch(`${info.baseUrl}/accounts/${json<{ id: number }>(made).id}`, { headers: { authorization: `Bearer ${info.token}` } });
+      expect(seen.status).toBe(200);
+      const second = await svc(['sandbox', '--data', copy()]);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/^error: .*copy\.json: another svc process \(pid \d+\) serves this org file/m);
+      // A new copy is not written over an org file being served: its owner would overwrite it.
+      const mark = prod.requests.length;
+      const over = await svc(['sandbox', '--from-profile', 'prod', '--sample', '5', '--data', copy()]);
+      expect(over.code).toBe(2);
+      expect(over.stderr).toMatch(/^error: .*copy\.json: served by another svc process \(pid \d+\); stop it first/m);
+      expect(received(prod, mark)).toHaveLength(0);
+    } finally {
+      expect(await fg.stop('SIGTERM')).toBe(0);
+    }
+    expect(fs.existsSync(`${copy()}.lock`)).toBe(false);
+    expect(fs.existsSync(`${copy()}.owner.json`)).toBe(false);
+  }, 60_000);
+
+  it('resumes an interrupted copy with the same fakes and no request twice', async () => {
+    const file = path.join(work, 'resumed.json');
+    const args = ['sandbox', '--from-profile', 'prod', '--sample', '50', '--data', file];
+    const first = await svc([...args, '--budget', '6']);
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/warning: the budget is below the \d+ requests this copy needs/);
+    expect(first.stderr).toMatch(/error: request budget spent: 6 requests used/);
+    expect(first.stderr).toMatch(/the same command resumes/);
+    expect(fs.statSync(`${file}.progress`).mode & 0o777).toBe(0o600);
+    expect(fs.existsSync(file)).toBe(false);
+    const second = await svc(args);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/resuming: \d+ steps done by an earlier run \(6 requests\)/);
+    const whole = await svc([...args.slice(0, -1), path.join(work, 'whole.json')]);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(JSON.parse(second.stdout).requestsTotal).toBe(JSON.parse(whole.stdout).requests);
+    const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // Users came in the first run, prospects in the second: the same key made both.
+    const owner = prod.store.get('user', 1)!.attributes['email'] as string;
+    const local = owner.split('@')[0]!;
+    expect(JSON.stringify(data)).not.toContain(local);
+    const fakeUser = data.store.tables.user.find((u: { id: number }) => u.id === 1).attributes.email;
+    const mailbox = data.store.tables.mailbox.find((m: { attributes: { userId?: number } }) => m.attributes.userId === 1);
+    expect(mailbox.attributes.email).toBe(fakeUser);
+  }, 120_000);
+
+  it('Ctrl-C: exit 130, progress kept; the same command resumes', async () => {
+    const { sb: slow } = await sandboxWithEnv({ seed: 40, latencyMs: 150 });
+    try {
+      const dir = tempDir();
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: {} }), { mode: 0o600 });
+      editProfile(dir, 'slow', { baseUrl: slow.baseUrl, authUrl: slow.authUrl });
+      const env = { SVC_CONFIG_DIR: dir, SVC_TOKEN: slow.token };
+      const file = path.join(work, 'interrupted.json');
+      const args = ['sandbox', '--from-profile', 'slow', '--sample', '20', '--data', file];
+      const run = startSvc(args, { env });
+      await run.waitFor('stderr', /^team: /m, 15_000);
+      const code = await run.stop('SIGINT');
+      expect(code, run.stderr()).toBe(130);
+      expect(run.stderr()).toMatch(/progress kept in .*interrupted\.json\.progress: the same command resumes/);
+      expect(run.stderr()).not.toMatch(/\n\s+at /);
+      expect(fs.existsSync(file)).toBe(false);
+      const again = await runSvc(args, { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toMatch(/resuming: \d+ steps done by an earlier run/);
+      expect(JSON.parse(again.stdout).counts.prospect).toBe(20);
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
+
+  it('a sample named by a long id list (the rows of an input file) is asked for in chunks', async () => {
+    const ids = Array.from({ length: 250 }, (_, i) => 4000 + i * 3);
+    const file = path.join(work, 'listed.json');
+    const mark = prod.requests.length;
+    const r = await svc(['sandbox', '--from-profile', 'prod', '--sample', '250', '--filter', `prospect:id=${ids.join(',')}`, '--data', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).counts.prospect).toBe(250);
+    const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(data.store.tables.prospect.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b)).toEqual(ids);
+    const pages = received(prod, mark, 'prospects').filter((q) => q.query.parsed['filter[id]']);
+    expect(pages).toHaveLength(2);
+    for (const q of pages) expect(q.query.raw.length).toBeLessThan(2000);
+  }, 60_000);
+
+  it('bad input: one error line, nothing sent', async () => {
+    const mark = prod.requests.length;
+    const noProfile = await svc(['sandbox', '--from-profile', 'nope', '--data', path.join(work, 'x.json')]);
+    expect(noProfile.code).toBe(2);
+    expect(noProfile.stderr).toMatch(/^error: --from-profile nope: no such profile/m);
+    const badFilter = await svc(['sandbox', '--from-profile', 'prod', '--filter', 'title=CEO']);
+    expect(badFilter.code).toBe(2);
+    expect(badFilter.stderr).toMatch(/error: --filter title=CEO: expected TYPE:EXPR/);
+    const stray = await svc(['sandbox', '--sample', '5']);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toMatch(/error: --sample works with --from-profile NAME/);
+    const missing = await svc(['--sandbox-data', path.join(work, 'missing.json'), 'prospects', 'list']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/error: --sandbox-data .*missing\.json: no such org file/);
+    expect(received(prod, mark)).toHaveLength(0);
+  }, 60_000);
+
+  it('--no-anonymise copies the values as they are and says so', async () => {
+    const file = path.join(work, 'plain.json');
+    const r = await svc(['sandbox', '--from-profile', 'prod', '--sample', '5', '--no-anonymise', '--data', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: --no-anonymise: the copy holds the real names/);
+    expect(fs.readFileSync(file, 'utf8')).toContain(JSON.stringify(prod.store.get('prospect', 1)!.attributes['lastName']));
+  }, 60_000);
+});
