@@ -59,14 +59,25 @@ function emailValue(v: unknown): EnrollValue {
   return { email: s };
 }
 
-/** The value of one input row. */
-export function enrollValue(raw: RawRow, by: EnrollBy): EnrollValue {
+/** `E-mail`, `Email`, `Prospect ID` → `email`, `email`, `prospectid`: how spreadsheets spell a column. */
+function looseName(c: string): string {
+  return c.toLowerCase().replace(/[\s_.-]/g, '');
+}
+
+/** The CSV column that holds the rows' ids or addresses: an exact name, else one spelled loosely. */
+export function keyColumn(header: string[], by: EnrollBy): string | undefined {
+  const wanted = by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
+  return wanted.find((c) => header.includes(c)) ?? header.find((h) => wanted.some((c) => looseName(c) === looseName(h)));
+}
+
+/** The value of one input row; `column` is the CSV column found by {@link keyColumn}. */
+export function enrollValue(raw: RawRow, by: EnrollBy, column?: string): EnrollValue {
   if (raw.error) return { problem: raw.error };
   const v = raw.value;
   const pick = by === 'id' ? prospectIdValue : emailValue;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return pick(v);
   const rec = v as Record<string, unknown>;
-  const col = (by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find((c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '');
+  const col = (column !== undefined ? [column] : by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find((c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '');
   if (!col) return { problem: `no ${by === 'id' ? 'id' : 'email'} in the row` };
   const value = rec[col];
   // A `prospect` column of sequence-state output may hold an included record.
@@ -95,18 +106,22 @@ export async function* enrollRows(src: EnrollSource): AsyncGenerator<{ row: numb
         for (const p of src.prospects ?? []) yield { row: ++row, value: p };
       })();
   let first = true;
+  let column: string | undefined;
   for await (const raw of rows) {
-    if (first && raw.csv && raw.value) {
-      const cols = Object.keys(raw.value);
+    if (first && raw.csv && raw.header) {
+      const cols = raw.header;
       const wanted = src.by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
-      if (!cols.some((c) => wanted.includes(c))) {
+      const found = keyColumn(cols, src.by);
+      // An exact name keeps the fallback between `id`, `prospect` and `prospect.id` per row.
+      column = found !== undefined && !wanted.includes(found) ? found : undefined;
+      if (found === undefined) {
         throw new UsageError(`--input ${src.file}: no ${wanted.map((c) => `"${c}"`).join(' or ')} column (columns: ${cols.join(', ')})`).hint(
           src.by === 'id' ? 'give --by email for a file of addresses' : 'give --by id for a file of prospect ids',
         );
       }
     }
     first = false;
-    const value = enrollValue(raw, src.by);
+    const value = enrollValue(raw, src.by, column);
     // The key is the prospect (id or lower-cased address), not the whole row.
     const key = keys.next('id' in value ? `id:${value.id}` : 'email' in value ? `email:${value.email.toLowerCase()}` : `bad:${raw.row}`);
     if (!inShard(src.shard, raw.row)) continue;

@@ -222,7 +222,8 @@ describe('enroll --input', () => {
     for (const id of ids) Object.assign(sb.store.get('prospect', id)!.attributes, { optedOut: false, optedOutAt: null, emailsOptStatus: null });
     const emails = ids.map((id) => emailOf(sb, id));
     const file = path.join(path.dirname(inputFile('x', '')), 'people.txt');
-    const lines = ['Name\temail\tNote', `A\t${emails[0]}\tfirst`, 'B\tnobody@nowhere.test\t"two\nlines"', `C\t${emails[2]}\tthird`];
+    // Spelled as spreadsheets do: `E-mail` is the email column.
+    const lines = ['Name\tE-mail\tNote', `A\t${emails[0]}\tfirst`, 'B\tnobody@nowhere.test\t"two\nlines"', `C\t${emails[2]}\tthird`];
     fs.writeFileSync(file, utf16le(lines.join('\r\n') + '\r\n'));
     const failed = path.join(path.dirname(file), 'failed.txt');
     const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--by', 'email', '--failed', failed]);
@@ -231,7 +232,7 @@ describe('enroll --input', () => {
     expect(stateProspects(sb, seq)).toEqual([ids[0], ids[2]]);
     const out = fs.readFileSync(failed, 'utf8');
     // UTF-8 with a BOM (the input was not plain UTF-8), tabs, the original columns and an error.
-    expect(out).toBe(`\uFEFFName\temail\tNote\terror\r\nB\tnobody@nowhere.test\t"two\nlines"\tnot found: no prospect has the address nobody@nowhere.test\r\n`);
+    expect(out).toBe(`\uFEFFName\tE-mail\tNote\terror\r\nB\tnobody@nowhere.test\t"two\nlines"\tnot found: no prospect has the address nobody@nowhere.test\r\n`);
     fs.writeFileSync(failed, out.replace('nobody@nowhere.test\t', `${emails[1]}\t`));
     const again = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', failed, '--by', 'email']);
     expect(again.code, again.stderr).toBe(0);
