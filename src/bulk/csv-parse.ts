@@ -2,7 +2,8 @@
  * A streaming RFC 4180 CSV parser: text goes in chunk by chunk, whole records come out, so a
  * 100,000-row file never sits in memory. Quoted fields may hold commas, doubled quotes and
  * newlines; CRLF and LF both end a record; a UTF-8 byte order mark is dropped; blank lines are
- * skipped (a trailing newline is not an empty record).
+ * skipped (a trailing newline is not an empty record). The delimiter is a comma unless given:
+ * spreadsheets in much of Europe write `;`, and "Unicode text" exports use tabs.
  */
 
 import { chars, MAX_CELL_CHARS, MAX_RECORD_CHARS } from './input-limits.js';
@@ -26,12 +27,18 @@ export class CsvParser {
   /** Characters of the record's finished fields. */
   private recordChars = 0;
 
+  /** @param delimiter one character between fields (`,` `;` tab …) */
+  constructor(private readonly delimiter = ',') {
+    if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') throw new Error(`bad CSV delimiter ${JSON.stringify(delimiter)}`);
+  }
+
   /**
    * Parses a chunk; returns the records it completed.
    * @throws Error when a cell or a record passes its cap (input-limits.ts)
    */
   push(chunk: string): string[][] {
     const out: string[][] = [];
+    const d = this.delimiter;
     let i = 0;
     if (this.first && chunk.length > 0) {
       this.first = false;
@@ -52,12 +59,12 @@ export class CsvParser {
         state = this.state = UNQUOTED;
       }
       if (state === UNQUOTED) {
-        if (c === ',') this.endField();
+        if (c === d) this.endField();
         else if (c === '\n' || c === '\r') this.endRecord(out, c);
         else {
           // Copy the run of ordinary characters at once: much faster than one at a time.
           let j = i;
-          while (j < chunk.length && chunk[j] !== ',' && chunk[j] !== '\n' && chunk[j] !== '\r') j++;
+          while (j < chunk.length && chunk[j] !== d && chunk[j] !== '\n' && chunk[j] !== '\r') j++;
           this.field += chunk.slice(i, j);
           i = j - 1;
         }
@@ -74,7 +81,7 @@ export class CsvParser {
       } else if (c === '"') {
         this.field += '"';
         this.state = QUOTED;
-      } else if (c === ',') this.endField();
+      } else if (c === d) this.endField();
       else if (c === '\n' || c === '\r') this.endRecord(out, c);
       else {
         // `"ab"c`: not RFC 4180; keep the text rather than lose it.
@@ -123,6 +130,28 @@ export class CsvParser {
     if (rec.length === 1 && rec[0] === '') return;
     out.push(rec);
   }
+}
+
+/** Delimiters {@link sniffDelimiter} chooses from, in the order ties are broken. */
+export const SNIFFED_DELIMITERS = [',', ';', '\t'] as const;
+
+/**
+ * The delimiter of a CSV file from its first line (the header): the candidate that occurs most
+ * often outside quotes; a comma when none does (a file of one column). Header names hold none
+ * of them in practice, so the count is the number of columns less one.
+ */
+export function sniffDelimiter(text: string): string {
+  const counts = new Map<string, number>(SNIFFED_DELIMITERS.map((c) => [c, 0]));
+  let quoted = false;
+  for (let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === '\n' || c === '\r')) break;
+    else if (!quoted && counts.has(c)) counts.set(c, counts.get(c)! + 1);
+  }
+  let best = ',';
+  for (const [c, n] of counts) if (n > counts.get(best)!) best = c;
+  return best;
 }
 
 /**

@@ -3,7 +3,9 @@
  * record each outcome in the journal (first: it is what makes reruns safe), the report and the
  * progress display. On Ctrl-C the workers take no new rows, the requests on the wire finish and
  * are recorded, and the run returns `interrupted`. An error that every row would meet (the
- * token is refused, a scope is missing) stops the run at once.
+ * token is refused, a scope is missing) stops the run at once. A circuit breaker stops it too
+ * when many rows in a row are refused with the same error (a column the service does not take,
+ * a value every row has wrong): the rest would be refused alike, each at the price of a request.
  *
  * A row whose write got no definite answer is parked (see settle.ts): `perform` hands back a
  * promise of its outcome and the worker goes on with the next row; the outcome is recorded when
@@ -60,6 +62,21 @@ export interface PoolOptions<T extends WorkItem> {
   onFailure?(item: T, outcome: Outcome): void;
   /** Aborted when an error every row would meet stops the run: parked rows stop waiting. */
   halt?: AbortController;
+  /** Consecutive rows refused with the same error that stop the run (`--max-failures`; 0: never). */
+  maxFailures?: number;
+}
+
+/** Default of `--max-failures`. */
+export const DEFAULT_MAX_FAILURES = 20;
+
+/** Why the circuit breaker stopped a run. */
+export interface Tripped {
+  /** Rows refused in a row. */
+  count: number;
+  /** The error of the last of them. */
+  error: string;
+  /** The first row of the streak. */
+  firstRow: number;
 }
 
 /** Counts of a finished (or stopped) run. */
@@ -69,6 +86,8 @@ export interface PoolResult {
   processed: number;
   /** Stopped by Ctrl-C before every row was done. */
   interrupted: boolean;
+  /** Stopped by the circuit breaker before every row was done. */
+  tripped?: Tripped;
 }
 
 /** Failures are journaled too: a rerun must know the row was refused, not left in doubt. */
@@ -83,6 +102,17 @@ export function isFatal(err: unknown): boolean {
   return false;
 }
 
+/**
+ * The class of a row's error for the circuit breaker: the same status, title and detail with
+ * the values of the row (quoted text, numbers other than the status) left out, so that
+ * `"a@x.org" is taken` and `"b@x.org" is taken` count as one error.
+ */
+export function errorClass(error: string): string {
+  const m = /^HTTP (\d{3})\b/.exec(error);
+  const rest = (m ? error.slice(m[0].length) : error).replace(/"(?:[^"\\]|\\.)*"/g, '""').replace(/\d+/g, '#');
+  return `${m?.[1] ?? ''}${rest}`;
+}
+
 /** Runs the rows through the pool. @throws the first fatal error, after in-flight rows finish */
 export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise<PoolResult> {
   const counts: Record<RowStatus, number> = { created: 0, updated: 0, deleted: 0, skipped: 0, failed: 0, unknown: 0 };
@@ -91,6 +121,21 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
   let stopped = false;
   const iterator = opts.items[Symbol.asyncIterator]();
   let exhausted = false;
+  let tripped: Tripped | undefined;
+  let streak: { cls: string; count: number; firstRow: number } | undefined;
+  const maxFailures = opts.maxFailures ?? DEFAULT_MAX_FAILURES;
+
+  /** Counts refusals in a row; only rows that cost a request count (not invalid or resolved ones). */
+  const breaker = (item: T, outcome: Outcome) => {
+    if (maxFailures <= 0 || tripped) return;
+    if (outcome.status !== 'failed') {
+      if (outcome.status !== 'unknown') streak = undefined;
+      return;
+    }
+    const cls = errorClass(outcome.error ?? '');
+    streak = streak?.cls === cls ? { ...streak, count: streak.count + 1 } : { cls, count: 1, firstRow: item.row };
+    if (streak.count >= maxFailures) tripped = { count: streak.count, error: outcome.error ?? '', firstRow: streak.firstRow };
+  };
 
   const record = async (item: T, outcome: Outcome, worked: boolean) => {
     if (JOURNALED.has(outcome.status) && worked) {
@@ -106,12 +151,13 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
     await opts.report.write(entry);
     counts[outcome.status]++;
     processed++;
+    if (worked) breaker(item, outcome);
     opts.progress.tick(outcome.status, worked);
     if ((outcome.status === 'failed' || outcome.status === 'unknown') && !outcome.shown) opts.onFailure?.(item, outcome);
   };
 
   const next = async (): Promise<T | undefined> => {
-    if (exhausted || stopped || fatal !== undefined || opts.signal.aborted) return undefined;
+    if (exhausted || stopped || tripped || fatal !== undefined || opts.signal.aborted) return undefined;
     let r: IteratorResult<T>;
     try {
       r = await iterator.next();
@@ -194,6 +240,6 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
   if (!exhausted) await iterator.return?.(undefined);
   if (fatal !== undefined) throw fatal;
   if (failure) throw failure.reason;
-  const interrupted = stopped || (!exhausted && opts.signal.aborted);
-  return { counts, processed, interrupted };
+  const interrupted = stopped || (!exhausted && !tripped && opts.signal.aborted);
+  return { counts, processed, interrupted, ...(tripped && !interrupted ? { tripped } : {}) };
 }

@@ -8,7 +8,7 @@
 import { UsageError } from '../errors.js';
 import type { WorkItem } from './engine.js';
 import type { JournalEntry } from './journal.js';
-import { readRows, type InputFormat, type RawRow } from './readers.js';
+import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from './shard.js';
 import { idValue } from '../lossless-json.js';
@@ -34,6 +34,8 @@ export interface EnrollSource {
   prospects?: string[];
   file?: string;
   format?: InputFormat;
+  /** Encoding and delimiter of the file, found once. */
+  dialect?: InputDialect;
   shard?: Shard;
   /** Sequence id: part of the row keys, so journals of different sequences never mix. */
   sequenceId: number | string;
@@ -57,14 +59,25 @@ function emailValue(v: unknown): EnrollValue {
   return { email: s };
 }
 
-/** The value of one input row. */
-export function enrollValue(raw: RawRow, by: EnrollBy): EnrollValue {
+/** `E-mail`, `Email`, `Prospect ID` → `email`, `email`, `prospectid`: how spreadsheets spell a column. */
+function looseName(c: string): string {
+  return c.toLowerCase().replace(/[\s_.-]/g, '');
+}
+
+/** The CSV column that holds the rows' ids or addresses: an exact name, else one spelled loosely. */
+export function keyColumn(header: string[], by: EnrollBy): string | undefined {
+  const wanted = by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
+  return wanted.find((c) => header.includes(c)) ?? header.find((h) => wanted.some((c) => looseName(c) === looseName(h)));
+}
+
+/** The value of one input row; `column` is the CSV column found by {@link keyColumn}. */
+export function enrollValue(raw: RawRow, by: EnrollBy, column?: string): EnrollValue {
   if (raw.error) return { problem: raw.error };
   const v = raw.value;
   const pick = by === 'id' ? prospectIdValue : emailValue;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return pick(v);
   const rec = v as Record<string, unknown>;
-  const col = (by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find((c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '');
+  const col = (column !== undefined ? [column] : by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find((c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '');
   if (!col) return { problem: `no ${by === 'id' ? 'id' : 'email'} in the row` };
   const value = rec[col];
   // A `prospect` column of sequence-state output may hold an included record.
@@ -73,7 +86,7 @@ export function enrollValue(raw: RawRow, by: EnrollBy): EnrollValue {
 }
 
 /** A header-less single-column CSV: the first record is data when it looks like a value. */
-function headerless(by: EnrollBy) {
+export function headerless(by: EnrollBy) {
   return (rec: string[]): string | undefined => {
     if (rec.length !== 1) return undefined;
     const cell = rec[0]!.trim();
@@ -87,24 +100,28 @@ function headerless(by: EnrollBy) {
 export async function* enrollRows(src: EnrollSource): AsyncGenerator<{ row: number; key: string; value: EnrollValue }> {
   const keys = new RowKeys(`enroll ${src.sequenceId}`);
   const rows: AsyncIterable<RawRow> = src.file
-    ? readRows(src.file, { format: src.format ?? 'csv', headerless: headerless(src.by) })
+    ? readRows(src.file, { format: src.format ?? 'csv', headerless: headerless(src.by), ...(src.dialect ? { dialect: src.dialect } : {}) })
     : (async function* () {
         let row = 0;
         for (const p of src.prospects ?? []) yield { row: ++row, value: p };
       })();
   let first = true;
+  let column: string | undefined;
   for await (const raw of rows) {
-    if (first && raw.csv && raw.value) {
-      const cols = Object.keys(raw.value);
+    if (first && raw.csv && raw.header) {
+      const cols = raw.header;
       const wanted = src.by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
-      if (!cols.some((c) => wanted.includes(c))) {
+      const found = keyColumn(cols, src.by);
+      // An exact name keeps the fallback between `id`, `prospect` and `prospect.id` per row.
+      column = found !== undefined && !wanted.includes(found) ? found : undefined;
+      if (found === undefined) {
         throw new UsageError(`--input ${src.file}: no ${wanted.map((c) => `"${c}"`).join(' or ')} column (columns: ${cols.join(', ')})`).hint(
           src.by === 'id' ? 'give --by email for a file of addresses' : 'give --by id for a file of prospect ids',
         );
       }
     }
     first = false;
-    const value = enrollValue(raw, src.by);
+    const value = enrollValue(raw, src.by, column);
     // The key is the prospect (id or lower-cased address), not the whole row.
     const key = keys.next('id' in value ? `id:${value.id}` : 'email' in value ? `email:${value.email.toLowerCase()}` : `bad:${raw.row}`);
     if (!inShard(src.shard, raw.row)) continue;

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { nestedDeeperThan, tooDeepMessage } from '../api/json-depth.js';
 import { UsageError } from '../errors.js';
-import { CsvParser } from './csv-parse.js';
+import { CsvParser, sniffDelimiter } from './csv-parse.js';
+import { decodedChunks, detectEncoding, encodingByBom, encodingName, type DetectedEncoding } from './input-encoding.js';
 import { chars, MAX_RECORD_CHARS } from './input-limits.js';
 import { JsonArraySplitter } from './json-stream.js';
 import { parseJson } from '../lossless-json.js';
@@ -24,7 +25,19 @@ export interface RawRow {
   value?: unknown;
   /** True for CSV rows: every value is text and needs coercion by attribute type. */
   csv?: boolean;
+  /** CSV rows: the cells as read, in the header's order (the same array as `header` for none). */
+  cells?: string[];
+  /** CSV rows: the header's names (one array shared by every row). */
+  header?: string[];
   error?: string;
+}
+
+/** How a file is read: its encoding and, for CSV, the delimiter. */
+export interface InputDialect extends DetectedEncoding {
+  /** CSV delimiter: forced by `--delimiter`, else sniffed from the header line. */
+  delimiter: string;
+  /** The delimiter was sniffed, not given. */
+  sniffed: boolean;
 }
 
 /** Options of {@link readRows}. */
@@ -35,6 +48,42 @@ export interface ReadOptions {
    * first CSV record, returns the column name to use when that record is data, not a header.
    */
   headerless?: (firstRecord: string[]) => string | undefined;
+  /** Encoding and delimiter, found once by {@link inspectInput}; found here when not given. */
+  dialect?: InputDialect;
+}
+
+/** `--delimiter` values: one character; `tab` and `\t` name the tab. */
+export function parseDelimiter(v: string): string {
+  const d = v === 'tab' || v === '\\t' ? '\t' : v;
+  if (d.length !== 1 || d === '"' || d === '\n' || d === '\r') {
+    throw new UsageError(`--delimiter ${JSON.stringify(v)}: expected one character such as , ; or tab`);
+  }
+  return d;
+}
+
+/**
+ * The encoding of a file and, for CSV, its delimiter (`delimiter` forces it).
+ * @throws UsageError when the file cannot be read
+ */
+export async function inspectInput(file: string, format: InputFormat, delimiter?: string): Promise<InputDialect> {
+  await checkReadable(file);
+  const enc = await detectEncoding(file);
+  if (format !== 'csv') return { ...enc, delimiter: ',', sniffed: false };
+  if (delimiter !== undefined) return { ...enc, delimiter, sniffed: false };
+  let head = '';
+  for await (const chunk of decodedChunks(file, enc.encoding)) {
+    head += chunk;
+    if (/[\r\n]/.test(head) || head.length > 64 * 1024) break;
+  }
+  return { ...enc, delimiter: sniffDelimiter(head), sniffed: true };
+}
+
+/** `read as Windows-1252 (not valid UTF-8), ';'-separated`; undefined for plain UTF-8 and commas. */
+export function describeDialect(d: InputDialect, format: InputFormat): string | undefined {
+  const parts: string[] = [];
+  if (d.encoding !== 'utf-8') parts.push(`read as ${encodingName(d.encoding)}${d.bom ? '' : ' (not valid UTF-8)'}`);
+  if (format === 'csv' && d.delimiter !== ',') parts.push(`${d.delimiter === '\t' ? 'tab' : `'${d.delimiter}'`}-separated${d.sniffed ? ' (from the header line; --delimiter to change)' : ''}`);
+  return parts.length ? parts.join(', ') : undefined;
 }
 
 /** Format from the file name, else from the first character of the file. */
@@ -55,7 +104,8 @@ async function readHead(file: string, bytes: number): Promise<string> {
   try {
     const buf = Buffer.alloc(bytes);
     const { bytesRead } = await fh.read(buf, 0, bytes, 0);
-    return buf.subarray(0, bytesRead).toString('utf8');
+    const head = buf.subarray(0, bytesRead);
+    return new TextDecoder(encodingByBom(head) ?? 'utf-8').decode(head);
   } finally {
     await fh.close();
   }
@@ -85,30 +135,29 @@ export async function checkReadable(file: string): Promise<void> {
   await fh.close();
 }
 
-function stream(file: string): fs.ReadStream {
-  return fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 });
-}
-
 /** Streams the rows of a file. @throws UsageError when the file as a whole cannot be read */
 export async function* readRows(file: string, opts: ReadOptions): AsyncGenerator<RawRow> {
-  await checkReadable(file);
-  if (opts.format === 'csv') yield* readCsv(file, opts);
-  else if (opts.format === 'ndjson') yield* readNdjson(file);
-  else yield* readJsonArray(file);
+  const dialect = opts.dialect ?? (await inspectInput(file, opts.format));
+  const stream = () => decodedChunks(file, dialect.encoding);
+  if (opts.format === 'csv') yield* readCsv(file, opts, dialect, stream);
+  else if (opts.format === 'ndjson') yield* readNdjson(file, stream);
+  else yield* readJsonArray(file, stream);
 }
 
-async function* readCsv(file: string, opts: ReadOptions): AsyncGenerator<RawRow> {
-  const parser = new CsvParser();
+type Chunks = () => AsyncIterable<string>;
+
+async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, stream: Chunks): AsyncGenerator<RawRow> {
+  const parser = new CsvParser(dialect.delimiter);
   let header: string[] | undefined;
   let row = 0;
   const toRow = (cells: string[]): RawRow => {
     row++;
     if (cells.length !== header!.length) {
-      return { row, csv: true, error: `has ${cells.length} cells, the header has ${header!.length}` };
+      return { row, csv: true, cells, header, error: `has ${cells.length} cells, the header has ${header!.length}${hintDelimiter(dialect, cells.length, header!.length)}` };
     }
     const value: Record<string, string> = {};
     for (let i = 0; i < cells.length; i++) value[header![i]!] = cells[i]!;
-    return { row, csv: true, value };
+    return { row, csv: true, value, cells, header };
   };
   const take = function* (records: string[][]): Generator<RawRow> {
     for (const rec of records) {
@@ -126,13 +175,18 @@ async function* readCsv(file: string, opts: ReadOptions): AsyncGenerator<RawRow>
     }
   };
   try {
-    for await (const chunk of stream(file)) yield* take(parser.push(chunk as string));
+    for await (const chunk of stream()) yield* take(parser.push(chunk));
     yield* take(parser.end());
   } catch (err) {
     if (err instanceof UsageError) throw err;
     // The record being read when it failed: the header, or the row after the last one read.
     throw new UsageError(`--input ${file}: ${(err as Error).message} (in ${header ? `row ${row + 1}` : 'the header row'})`);
   }
+}
+
+/** A header of one column whose rows have several: the delimiter is likely wrong. */
+function hintDelimiter(d: InputDialect, cells: number, columns: number): string {
+  return columns === 1 && cells > 1 ? ` (is the delimiter ${JSON.stringify(d.delimiter === '\t' ? 'tab' : d.delimiter)} right? --delimiter sets it)` : '';
 }
 
 function checkHeader(file: string, rec: string[]): string[] {
@@ -147,7 +201,7 @@ function checkHeader(file: string, rec: string[]): string[] {
   return names;
 }
 
-async function* readNdjson(file: string): AsyncGenerator<RawRow> {
+async function* readNdjson(file: string, stream: Chunks): AsyncGenerator<RawRow> {
   // Lines are split here rather than with readline so that reading pauses while rows wait
   // (the stream's own backpressure): memory stays flat however long the file.
   let row = 0;
@@ -162,8 +216,8 @@ async function* readNdjson(file: string): AsyncGenerator<RawRow> {
     row++;
     yield parseValue(row, line);
   };
-  for await (const chunk of stream(file)) {
-    const lines = (rest + (chunk as string)).split('\n');
+  for await (const chunk of stream()) {
+    const lines = (rest + chunk).split('\n');
     rest = lines.pop()!;
     for (const line of lines) {
       if (line.length > MAX_RECORD_CHARS) throw lineTooLong(file, row);
@@ -178,7 +232,7 @@ function lineTooLong(file: string, row: number): UsageError {
   return new UsageError(`--input ${file}: the line after row ${row} is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
 }
 
-async function* readJsonArray(file: string): AsyncGenerator<RawRow> {
+async function* readJsonArray(file: string, stream: Chunks): AsyncGenerator<RawRow> {
   const splitter = new JsonArraySplitter();
   let row = 0;
   const take = function* (pieces: ReturnType<JsonArraySplitter['push']>): Generator<RawRow> {
@@ -188,7 +242,7 @@ async function* readJsonArray(file: string): AsyncGenerator<RawRow> {
       yield parseValue(row, p.text);
     }
   };
-  for await (const chunk of stream(file)) yield* take(splitter.push(chunk as string));
+  for await (const chunk of stream()) yield* take(splitter.push(chunk));
   yield* take(splitter.end());
 }
 

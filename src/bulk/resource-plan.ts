@@ -8,7 +8,7 @@ import type { ResourceType } from '../registry/index.js';
 import type { Outcome, WorkItem } from './engine.js';
 import { skippedFailed, type JournalEntry, type JournalState } from './journal.js';
 import { IdSet } from './lookup.js';
-import { readRows, type InputFormat, type RawRow } from './readers.js';
+import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
 import { describeProblems, ignoredCsvColumn, prepareRow, type PreparedRow, type PreparedWrite, type RowNames, type WriteOp } from './resource-rows.js';
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from './shard.js';
@@ -25,6 +25,10 @@ export interface ResourceInput {
   skipFailed?: boolean;
   /** The org schema's labels and custom-field checks (`svc schema pull`), when cached. */
   names?: RowNames;
+  /** Encoding and delimiter, found once before the first pass. */
+  dialect?: InputDialect;
+  /** Columns left out of every row (`--ignore-columns`, a failed-rows file's error column). */
+  skipColumns?: ReadonlySet<string>;
 }
 
 /** A row for a worker: its request, and a `pending` journal entry from a run that was killed. */
@@ -55,7 +59,7 @@ export interface PreparedInputRow {
 }
 
 /** A single column of bare ids (no header) is accepted for deletes. */
-function headerlessIds(op: WriteOp) {
+export function headerlessIds(op: WriteOp) {
   return op === 'delete' ? (rec: string[]) => (rec.length === 1 && /^\s*\d+\s*$/.test(rec[0]!) ? 'id' : undefined) : undefined;
 }
 
@@ -68,11 +72,11 @@ export interface RowPreparer {
 /** The rows of the shard, keyed and checked (also used by upsert and update by key). */
 export async function* preparedRows(input: ResourceInput, preparer?: RowPreparer): AsyncGenerator<PreparedInputRow> {
   const keys = new RowKeys(preparer?.scope ?? `${input.op} ${input.rt.type}`);
-  for await (const raw of readRows(input.file, { format: input.format, headerless: headerlessIds(input.op) })) {
+  for await (const raw of readRows(input.file, { format: input.format, headerless: headerlessIds(input.op), ...(input.dialect ? { dialect: input.dialect } : {}) })) {
     // Every row gets its key, also rows of other shards, so that keys of identical rows agree.
     const key = keys.next(raw.error !== undefined ? `\0error ${raw.error}` : raw.value);
     if (!inShard(input.shard, raw.row)) continue;
-    yield { raw, key, prepared: preparer ? preparer.prepare(raw) : prepareRow(input.rt, input.op, raw, input.names) };
+    yield { raw, key, prepared: preparer ? preparer.prepare(raw) : prepareRow(input.rt, input.op, raw, input.names, input.skipColumns) };
   }
 }
 

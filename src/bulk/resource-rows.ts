@@ -59,15 +59,17 @@ export function ignoredCsvColumn(rt: ResourceType, column: string): boolean {
   return findRelationship(rt, column.slice(0, dot)) !== undefined;
 }
 
-/** A CSV row (header → text) as a typed record. */
+/** A CSV row (header → text) as a typed record; `skip` names columns left out (`--ignore-columns`). */
 export function csvRecord(
   rt: ResourceType,
   cells: Record<string, string>,
   names?: RowNames,
+  skip?: ReadonlySet<string>,
 ): { record: Record<string, unknown>; problems: FieldProblem[] } {
   const record: Record<string, unknown> = {};
   const problems: FieldProblem[] = [];
   for (const [header, raw] of Object.entries(cells)) {
+    if (skip?.has(header)) continue;
     const column = fieldOf(rt, header, names);
     const cell = unneutralise(raw);
     if (cell === '' || ignoredCsvColumn(rt, column)) continue;
@@ -103,13 +105,16 @@ function validId(value: unknown): boolean {
   return (typeof value === 'number' && Number.isInteger(value) && value > 0) || (typeof value === 'string' && /^\s*[1-9]\d*\s*$/.test(value));
 }
 
-/** Turns one row into its request, checking it against the registry. */
-export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow, names?: RowNames): PreparedRow {
+/**
+ * Turns one row into its request, checking it against the registry.
+ * @param skip columns (keys) left out of every row (`--ignore-columns`)
+ */
+export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow, names?: RowNames, skip?: ReadonlySet<string>): PreparedRow {
   if (raw.error) return { problems: [{ field: '(row)', reason: raw.error }] };
   let record: Record<string, unknown>;
   const problems: FieldProblem[] = [];
   if (raw.csv) {
-    const r = csvRecord(rt, raw.value as Record<string, string>, names);
+    const r = csvRecord(rt, raw.value as Record<string, string>, names, skip);
     record = r.record;
     problems.push(...r.problems);
   } else {
@@ -117,10 +122,10 @@ export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow, names?: R
       // A bare id is a whole row for delete (`[1, 2, 3]`, or one id per NDJSON line).
       if (op === 'delete' && validId(raw.value)) record = { id: raw.value };
       else return { problems: [{ field: '(row)', reason: 'expected a JSON object (a record)' }] };
-    } else if (names) {
+    } else if (names || skip?.size) {
       // A copy: the org checks normalise values in place.
       record = {};
-      for (const [k, v] of Object.entries(raw.value as Record<string, unknown>)) record[fieldOf(rt, k, names)] = v;
+      for (const [k, v] of Object.entries(raw.value as Record<string, unknown>)) if (!skip?.has(k)) record[fieldOf(rt, k, names)] = v;
     } else record = raw.value as Record<string, unknown>;
   }
   if (record.type !== undefined && record.type !== null && record.type !== rt.type) {

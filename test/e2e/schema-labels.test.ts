@@ -101,14 +101,24 @@ describe('labels as bulk column names', () => {
     expect(json<{ custom1: string }[]>(list).some((p) => p.custom1 === 'Referral')).toBe(true);
   });
 
-  it('NDJSON keys that are labels map too; without a schema they go as written', async () => {
+  it('NDJSON keys that are labels map too; without a cached schema it is pulled once first', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'people.ndjson');
     fs.writeFileSync(file, JSON.stringify({ firstName: 'Dee', 'lead score': 5 }) + '\n');
     const dry = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'j.ndjson')], { env: pulled });
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout.trim()).body.data.attributes).toEqual({ firstName: 'Dee', custom2: '5' });
-    const bare = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], { env: sbEnv() });
-    expect(JSON.parse(bare.stdout.trim()).body.data.attributes).toEqual({ firstName: 'Dee', 'lead score': 5 });
+    const fresh = sbEnv();
+    const mark = sb.requests.length;
+    const bare = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], { env: fresh });
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stderr).toMatch(/column "lead score" not known: pulling the org schema/);
+    expect(JSON.parse(bare.stdout.trim()).body.data.attributes).toEqual({ firstName: 'Dee', custom2: '5' });
+    expect(sb.requests.slice(mark).map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /api/v2/schema/openapi.json', 'GET /api/v2/types']);
+    // Pulled once: the next run reads the cache.
+    const again = sb.requests.length;
+    const second = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], { env: fresh });
+    expect(second.code, second.stderr).toBe(0);
+    expect(sb.requests.length).toBe(again);
   });
 });

@@ -24,6 +24,10 @@ export function registerEnroll(program: Command, app: App): void {
     .option('--shard <i/n>', 'do only shard i of n (rows r with (r-1) mod n = i-1)')
     .option('--settle <seconds>', 'how long an enrolment without a definite answer is looked for before it is sent again (default 30)')
     .option('--skip-failed', 'skip rows an earlier run recorded as failed (default: try them again)')
+    .option('--max-failures <n>', 'stop after n rows in a row refused with the same error (default 20; 0 never stops)')
+    .option('--failed <file>', 'write the failed rows there, in the input\'s format and columns plus an error column')
+    .option('--ignore-columns <a,b>', 'input columns to leave out (enroll reads only the id or email column)')
+    .option('--delimiter <c>', 'CSV delimiter (default: sniffed from the header line: , ; or tab)')
     .addHelpText(
       'after',
       `

@@ -13,9 +13,9 @@ import { paginate } from '../../api/paginate.js';
 import { runPool } from '../../bulk/engine.js';
 import { enrollPerformer, enrolmentBody } from '../../bulk/enroll-perform.js';
 import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
-import { enrollRows, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
+import { enrollRows, headerless as enrollHeaderless, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
 import { skippedFailed, type JournalState } from '../../bulk/journal.js';
-import { detectFormat } from '../../bulk/readers.js';
+import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { pagedClient, Stopped } from '../../bulk/requester.js';
 import type { Context } from '../../cli/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
@@ -24,6 +24,7 @@ import { summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
 import { idValue } from '../../lossless-json.js';
+import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 
 /** Options of `svc enroll`. */
 export interface EnrollFlags extends BulkFlags {
@@ -36,7 +37,7 @@ export interface EnrollFlags extends BulkFlags {
 }
 
 /** Checks the options (before any name is looked up) and describes where the rows come from. */
-async function source(flags: EnrollFlags): Promise<Omit<EnrollSource, 'sequenceId'>> {
+async function source(ctx: Context, flags: EnrollFlags, delimiter: string | undefined): Promise<Omit<EnrollSource, 'sequenceId'>> {
   const prospects = (flags.prospect ?? []).flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
   if ((prospects.length > 0) === (flags.input !== undefined)) {
     throw new UsageError('give the prospects with --prospect ID... or --input FILE (one of the two)');
@@ -45,12 +46,16 @@ async function source(flags: EnrollFlags): Promise<Omit<EnrollSource, 'sequenceI
   if (flags.by !== undefined && flags.input === undefined) throw new UsageError('--by works with --input (--prospect takes ids)');
   const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
   if (flags.input === undefined) {
+    if (flags.delimiter !== undefined || flags.ignoreColumns !== undefined) throw new UsageError(`--${flags.delimiter !== undefined ? 'delimiter' : 'ignore-columns'} works only with --input FILE`);
     // Every id is checked before the first enrolment: `--prospect 5,6,abc` enrols nobody.
     const bad = prospects.filter((p) => !/^[1-9]\d*$/.test(p));
     if (bad.length) throw new UsageError(`--prospect ${bad.map((b) => `"${b}"`).join(', ')}: not a prospect id (a positive integer); nothing was enrolled`);
     return { by, prospects };
   }
-  return { by, file: flags.input, format: await detectFormat(flags.input) };
+  const format = await detectFormat(flags.input);
+  const dialect = await inspectInput(flags.input, format, delimiter);
+  noteDialect(ctx, flags.input, dialect, format);
+  return { by, file: flags.input, format, dialect };
 }
 
 /** Rows → work items, with what the checks and the journal decided. */
@@ -92,8 +97,9 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 
 /** Runs `svc enroll`. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
-  const checked = await source(flags);
   const setup = bulkSetup(flags, ctx.globals.sandbox);
+  const checked = await source(ctx, flags, setup.delimiter);
+  const failed = failedRows(setup, flags.input);
   // Names become ids first: the sequence id is part of every row's journal key.
   const api = await ctx.api();
   const sequenceId = await targetId(ctx, api, 'sequence', flags.sequence);
@@ -148,6 +154,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         return;
       }
     }
+    collectFailed(session, failed);
     session.progress.start();
     // Aborted by the pool when the run stops for an error every row would meet.
     const halt = new AbortController();
@@ -155,6 +162,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       halt,
       items: fromList(list),
       concurrency: setup.concurrency,
+      maxFailures: setup.maxFailures,
       signal: ctx.signal,
       journal: session.journal,
       report: session.report,
@@ -171,6 +179,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       }),
     });
     session.progress.stop();
+    if (src.file) await writeFailedRows(ctx, failed, src.file, { format: src.format ?? 'csv', ...(src.dialect ? { dialect: src.dialect } : {}), headerless: enrollHeaderless(src.by) }, src.by, result.interrupted || result.tripped !== undefined);
     finishRun(ctx, session, setup, 'enroll', result, total);
   } finally {
     await session.close();

@@ -3,16 +3,17 @@
  * bulk engine (see src/bulk/ and the README, "Bulk runs and enroll").
  */
 import { runPool } from '../../bulk/engine.js';
-import { detectFormat } from '../../bulk/readers.js';
-import { claimedIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/resource-plan.js';
+import { detectFormat, inspectInput } from '../../bulk/readers.js';
+import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import type { WriteOp } from '../../bulk/resource-rows.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
-import { loadOrgTypeView } from '../schema/load.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
+import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { checkInputColumns } from '../shared/input-columns.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 
@@ -20,10 +21,24 @@ const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', dele
 export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: BulkFlags & { input: string }): Promise<void> {
   const setup = bulkSetup(flags, ctx.globals.sandbox);
   const format = await detectFormat(flags.input);
+  const dialect = await inspectInput(flags.input, format, setup.delimiter);
+  noteDialect(ctx, flags.input, dialect, format);
   const journal = await loadJournal(ctx, setup.journalPath);
-  // Labels as column names and custom values checked, when `svc schema pull` cached the org schema.
-  const names = op === 'delete' ? undefined : await loadOrgTypeView(ctx, rt);
-  const input: ResourceInput = { rt, op, file: flags.input, format, shard: setup.shard, journal, skipFailed: setup.skipFailed, ...(names ? { names } : {}) };
+  // Every column resolved before anything is sent: labels as column names, custom values checked.
+  const cols = op === 'delete' ? undefined : await checkInputColumns(ctx, rt, flags.input, format, dialect, setup.ignoreColumns);
+  const names = cols?.view;
+  const input: ResourceInput = {
+    rt,
+    op,
+    file: flags.input,
+    format,
+    shard: setup.shard,
+    journal,
+    skipFailed: setup.skipFailed,
+    dialect,
+    ...(cols ? { skipColumns: cols.skip } : {}),
+    ...(names ? { names } : {}),
+  };
   const label = `${rt.command} ${VERB[op]}`;
 
   const scan = await scanInput(input);
@@ -49,8 +64,10 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   }
   ctx.info(plan);
 
+  const failed = failedRows(setup, flags.input);
   const session = await openSession(ctx, setup, label, scan.total);
   try {
+    collectFailed(session, failed);
     session.progress.start();
     // Aborted by the pool when the run stops for an error every row would meet.
     const halt = new AbortController();
@@ -58,6 +75,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       halt,
       items: resourceItems(input),
       concurrency: setup.concurrency,
+      maxFailures: setup.maxFailures,
       signal: ctx.signal,
       journal: session.journal,
       report: session.report,
@@ -74,6 +92,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       }),
     });
     session.progress.stop();
+    await writeFailedRows(ctx, failed, flags.input, { format, dialect, headerless: headerlessIds(op) }, 'id', result.interrupted || result.tripped !== undefined);
     finishRun(ctx, session, setup, label, result, scan.total);
   } finally {
     await session.close();

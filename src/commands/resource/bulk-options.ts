@@ -11,7 +11,10 @@ import type { BulkFlags } from '../shared/bulk-session.js';
 
 type Op = 'create' | 'update' | 'delete';
 
-/** Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`, `--settle`, `--skip-failed`. */
+/**
+ * Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`, `--settle`,
+ * `--skip-failed`, `--max-failures`, `--failed`, `--ignore-columns`, `--delimiter`.
+ */
 export function addBulkOptions(cmd: Command): Command {
   return cmd
     .option('--input <file>', 'bulk: rows from a CSV, NDJSON or JSON file (the record shape of list output)')
@@ -21,10 +24,14 @@ export function addBulkOptions(cmd: Command): Command {
     .option('--strict', 'bulk: stop before sending anything when a row is invalid (exit 2)')
     .option('--shard <i/n>', 'bulk: do only shard i of n (rows r with (r-1) mod n = i-1)')
     .option('--settle <seconds>', 'bulk: how long a write without a definite answer is looked for before it is sent again (default 30)')
-    .option('--skip-failed', 'bulk: skip rows an earlier run recorded as failed (default: try them again)');
+    .option('--skip-failed', 'bulk: skip rows an earlier run recorded as failed (default: try them again)')
+    .option('--max-failures <n>', 'bulk: stop after n rows in a row refused with the same error (default 20; 0 never stops)')
+    .option('--failed <file>', 'bulk: write the failed rows there, in the input\'s format and columns plus an error column')
+    .option('--ignore-columns <a,b>', 'bulk: input columns to leave out (unknown columns are refused otherwise)')
+    .option('--delimiter <c>', 'bulk: CSV delimiter (default: sniffed from the header line: , ; or tab)');
 }
 
-const BULK_ONLY = ['concurrency', 'journal', 'report', 'strict', 'shard', 'settle', 'skipFailed'] as const;
+const BULK_ONLY = ['concurrency', 'journal', 'report', 'strict', 'shard', 'settle', 'skipFailed', 'maxFailures', 'failed', 'ignoreColumns', 'delimiter'] as const;
 
 /** The record id of a single update or delete; a usage error when it is missing or doubled. */
 export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags: BulkFlags): string {

@@ -4,18 +4,18 @@ import { writeOut } from '../../output/io.js';
 import { schemaCachePath, writeSchemaCache } from '../../schema/cache.js';
 import { writeCompletionExtra } from '../../schema/completion-extra.js';
 import { ambiguousLabels, buildOrgSchema } from '../../schema/org-schema.js';
+import type { OrgSchema } from '../../schema/types.js';
 import { printJsonResult } from '../shared/output.js';
 
-/** Fetches both documents, writes the profile's cache and the completion extras, reports a summary. */
-export async function pullHandler(ctx: Context): Promise<void> {
+/**
+ * Fetches the OpenAPI document and the `/types` document (two requests), writes the profile's
+ * cache and the completion extras; returns the schema and the cache file.
+ */
+export async function pullOrgSchema(ctx: Context): Promise<{ schema: OrgSchema; file: string }> {
   const api = await ctx.api();
   const conn = await ctx.connection();
   const configDir = (await ctx.config()).dir;
   const file = schemaCachePath(configDir, conn.profileName);
-  if (ctx.globals.dryRun) {
-    await writeOut(ctx.io.stdout, `GET ${api.resolve('schema/openapi.json')}\nGET ${api.resolve('types')}\n(would write ${file})\n`);
-    return;
-  }
   const [openapi, types] = await Promise.all([
     api.request({ method: 'GET', path: 'schema/openapi.json' }),
     api.request({ method: 'GET', path: 'types' }),
@@ -24,6 +24,20 @@ export async function pullHandler(ctx: Context): Promise<void> {
   writeSchemaCache(file, schema);
   // Org-only field names for the static completion scripts.
   writeCompletionExtra(configDir);
+  return { schema, file };
+}
+
+/** Fetches both documents, writes the profile's cache and the completion extras, reports a summary. */
+export async function pullHandler(ctx: Context): Promise<void> {
+  if (ctx.globals.dryRun) {
+    const api = await ctx.api();
+    const conn = await ctx.connection();
+    const file = schemaCachePath((await ctx.config()).dir, conn.profileName);
+    await writeOut(ctx.io.stdout, `GET ${api.resolve('schema/openapi.json')}\nGET ${api.resolve('types')}\n(would write ${file})\n`);
+    return;
+  }
+  const conn = await ctx.connection();
+  const { schema, file } = await pullOrgSchema(ctx);
   const typeNames = Object.keys(schema.types);
   const extra = typeNames.reduce((n, t) => n + schema.types[t]!.extraAttributes.length, 0);
   const labelled = typeNames.reduce((n, t) => n + Object.keys(schema.types[t]!.customFields).length, 0);

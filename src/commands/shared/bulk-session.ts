@@ -12,9 +12,10 @@ import { NO_REPORT, openReportFile, stdoutReport, type ReportWriter } from '../.
 import { Requester } from '../../bulk/requester.js';
 import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
-import { MAX_PARKED, type Outcome, type PoolResult, type WorkItem } from '../../bulk/engine.js';
+import { DEFAULT_MAX_FAILURES, MAX_PARKED, type Outcome, type PoolResult, type WorkItem } from '../../bulk/engine.js';
+import { parseDelimiter } from '../../bulk/readers.js';
 import type { Context } from '../../cli/context.js';
-import { ApiError, InterruptedError, PartialError, UsageError } from '../../errors.js';
+import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
 
 /** Options shared by bulk commands. */
 export interface BulkFlags {
@@ -26,6 +27,10 @@ export interface BulkFlags {
   shard?: string;
   settle?: string;
   skipFailed?: boolean;
+  maxFailures?: string;
+  failed?: string;
+  ignoreColumns?: string;
+  delimiter?: string;
 }
 
 /** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
@@ -43,6 +48,14 @@ export interface BulkSetup {
   settleMs: number;
   /** Rows an earlier run recorded `failed` are skipped instead of tried again. */
   skipFailed: boolean;
+  /** Consecutive rows refused with the same error that stop the run (0: never). */
+  maxFailures: number;
+  /** `--failed`: where the failed rows go. */
+  failedPath: string | undefined;
+  /** `--ignore-columns`: input columns left out on purpose. */
+  ignoreColumns: ReadonlySet<string>;
+  /** `--delimiter`: the CSV delimiter, when forced. */
+  delimiter: string | undefined;
 }
 
 /** Longest `--settle`: an hour (a longer wait is a mistake, not a precaution). */
@@ -56,6 +69,20 @@ function settleMs(v: string | undefined): number {
     throw new UsageError(`--settle ${v}: expected seconds from 0 to ${MAX_SETTLE_SECONDS} (default ${DEFAULT_SETTLE_SECONDS})`);
   }
   return Math.round(Number(t) * 1000);
+}
+
+/** `--max-failures <n>`: a whole number, 0 turning the breaker off. */
+function maxFailures(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_MAX_FAILURES;
+  if (!/^\d+$/.test(v.trim())) throw new UsageError(`--max-failures ${v}: expected a whole number (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
+  return Number(v);
+}
+
+/** `--ignore-columns a,b`: column names, spaces around the commas ignored. */
+function ignoreColumns(v: string | undefined): ReadonlySet<string> {
+  const names = (v ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+  if (v !== undefined && names.length === 0) throw new UsageError('--ignore-columns: give column names, comma-separated');
+  return new Set(names);
 }
 
 /**
@@ -78,6 +105,10 @@ export function bulkSetup(flags: BulkFlags, sandbox = false): BulkSetup {
     strict: flags.strict === true,
     settleMs: settleMs(flags.settle),
     skipFailed: flags.skipFailed === true,
+    maxFailures: maxFailures(flags.maxFailures),
+    failedPath: flags.failed,
+    ignoreColumns: ignoreColumns(flags.ignoreColumns),
+    delimiter: flags.delimiter !== undefined ? parseDelimiter(flags.delimiter) : undefined,
   };
 }
 
@@ -256,6 +287,13 @@ export function finishRun(ctx: Context, session: BulkSession, setup: BulkSetup, 
   ctx.info(`${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s)`);
   const files = [setup.journalPath ? `journal ${setup.journalPath}` : '', setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : ''].filter(Boolean);
   if (files.length) ctx.info(files.join(' · '));
+  if (result.tripped) {
+    const t = result.tripped;
+    const rest = total !== undefined ? ` (${n(Math.max(0, total - result.processed))} rows not tried)` : '';
+    throw new SvcError(ctx.redact(`stopped after ${n(t.count)} rows in a row were refused with the same error${rest}: ${t.error}`), ExitCode.API)
+      .hint(`fix what the error names (first in row ${t.firstRow}), then ${resumeHint(setup)}`)
+      .hint(`--max-failures N changes when a run stops (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
+  }
   if (result.interrupted) {
     throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(resumeHint(setup));
   }

@@ -102,9 +102,9 @@ describe('readRows', () => {
   it('numbers CSV rows from the first data row and flags rows of the wrong width', async () => {
     const file = write('p.csv', 'id,firstName\n1,Ada\n2\n3,Grace\n');
     expect(await rows(file, 'csv')).toEqual([
-      { row: 1, csv: true, value: { id: '1', firstName: 'Ada' } },
-      { row: 2, csv: true, error: 'has 1 cells, the header has 2' },
-      { row: 3, csv: true, value: { id: '3', firstName: 'Grace' } },
+      { row: 1, csv: true, value: { id: '1', firstName: 'Ada' }, cells: ['1', 'Ada'], header: ['id', 'firstName'] },
+      { row: 2, csv: true, error: 'has 1 cells, the header has 2', cells: ['2'], header: ['id', 'firstName'] },
+      { row: 3, csv: true, value: { id: '3', firstName: 'Grace' }, cells: ['3', 'Grace'], header: ['id', 'firstName'] },
     ]);
   });
 

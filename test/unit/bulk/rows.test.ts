@@ -1,7 +1,7 @@
 /** Input rows → requests (resources) and → prospects (enroll), checked against the registry. */
 import { describe, expect, it } from 'vitest';
 import { lookupQuery } from '../../../src/bulk/lookup.js';
-import { enrollValue } from '../../../src/bulk/enroll-rows.js';
+import { enrollValue, keyColumn } from '../../../src/bulk/enroll-rows.js';
 import { resolveEmails } from '../../../src/bulk/enroll-resolve.js';
 import type { EnrollItem } from '../../../src/bulk/enroll-rows.js';
 import { csvRecord, prepareRow } from '../../../src/bulk/resource-rows.js';
@@ -81,6 +81,12 @@ describe('resource rows', () => {
 describe('enroll rows', () => {
   it('takes ids and addresses from records, CSV cells and bare values', () => {
     expect(enrollValue({ row: 1, value: { id: '12' }, csv: true }, 'id')).toEqual({ id: 12 });
+    // Spreadsheet spellings of the column: exact names first, then case, spaces, - and _ ignored.
+    expect(keyColumn(['Name', 'E-mail'], 'email')).toBe('E-mail');
+    expect(keyColumn(['EMAIL', 'emails'], 'email')).toBe('emails');
+    expect(keyColumn(['Prospect ID'], 'id')).toBe('Prospect ID');
+    expect(keyColumn(['Email Address'], 'email')).toBeUndefined();
+    expect(enrollValue({ row: 1, value: { 'E-mail': 'a@x.test' }, csv: true }, 'email', 'E-mail')).toEqual({ email: 'a@x.test' });
     expect(enrollValue({ row: 1, value: 12 }, 'id')).toEqual({ id: 12 });
     expect(enrollValue({ row: 1, value: { prospect: { id: 3, type: 'prospect' } } }, 'id')).toEqual({ id: 3 });
     expect(enrollValue({ row: 1, value: { emails: ['a@x.test', 'b@x.test'] } }, 'email')).toEqual({ email: 'a@x.test' });

@@ -1,0 +1,203 @@
+/**
+ * Input files as spreadsheets write them: delimiters (sniffed or given), encodings (BOMs,
+ * Windows-1252 fallback), the failed-rows file, and the circuit breaker of the worker pool.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CsvParser, sniffDelimiter } from '../../../src/bulk/csv-parse.js';
+import { errorClass, runPool, type Outcome, type WorkItem } from '../../../src/bulk/engine.js';
+import { FailedRows } from '../../../src/bulk/failed-rows.js';
+import { decodedChunks, detectEncoding } from '../../../src/bulk/input-encoding.js';
+import { Progress } from '../../../src/bulk/progress.js';
+import { describeDialect, inspectInput, parseDelimiter, readRows, type RawRow } from '../../../src/bulk/readers.js';
+import type { ReportEntry } from '../../../src/bulk/report.js';
+import { UsageError } from '../../../src/errors.js';
+import { tempDir } from '../../helpers/run-svc.js';
+
+function write(name: string, data: string | Buffer): string {
+  const file = path.join(tempDir('svc-dialect-'), name);
+  fs.writeFileSync(file, data);
+  return file;
+}
+
+async function rows(file: string, delimiter?: string): Promise<RawRow[]> {
+  const dialect = await inspectInput(file, 'csv', delimiter);
+  const out: RawRow[] = [];
+  for await (const r of readRows(file, { format: 'csv', dialect })) out.push(r);
+  return out;
+}
+
+describe('delimiters', () => {
+  it('sniffs , ; and tab from the header line, ignoring quoted ones and later lines', () => {
+    expect(sniffDelimiter('a,b,c\n1;2;3;4;5')).toBe(',');
+    expect(sniffDelimiter('\uFEFFfirstName;lastName;"a,b,c,d"\r\nx')).toBe(';');
+    expect(sniffDelimiter('a\tb\tc')).toBe('\t');
+    expect(sniffDelimiter('email\nx@y')).toBe(',');
+    expect(sniffDelimiter('')).toBe(',');
+  });
+
+  it('parses with any one-character delimiter, in chunks of any size', () => {
+    const text = 'a;b\r\n"x;y";"line\nbreak"\r\n1,5;2\r\n';
+    for (const chunk of [1, 2, 5, 100]) {
+      const p = new CsvParser(';');
+      const out: string[][] = [];
+      for (let i = 0; i < text.length; i += chunk) out.push(...p.push(text.slice(i, i + chunk)));
+      out.push(...p.end());
+      expect(out).toEqual([
+        ['a', 'b'],
+        ['x;y', 'line\nbreak'],
+        ['1,5', '2'],
+      ]);
+    }
+    expect(() => new CsvParser('"')).toThrow();
+  });
+
+  it('--delimiter takes one character, tab by name', () => {
+    expect(parseDelimiter('tab')).toBe('\t');
+    expect(parseDelimiter('\\t')).toBe('\t');
+    expect(parseDelimiter('|')).toBe('|');
+    expect(() => parseDelimiter(';;')).toThrow(UsageError);
+    expect(() => parseDelimiter('"')).toThrow(/expected one character/);
+  });
+
+  it('a row wider than a one-column header hints at the delimiter', async () => {
+    const r = await rows(write('w.csv', 'a;b\n1,2;3\n'), ';');
+    expect(r[0]!.value).toEqual({ a: '1,2', b: '3' });
+    const wrong = await rows(write('x.csv', 'name\nA,B\n'));
+    expect(wrong[0]!.error).toMatch(/has 2 cells, the header has 1 \(is the delimiter "," right\? --delimiter sets it\)/);
+  });
+});
+
+describe('encodings', () => {
+  const text = 'firstName\tcity\r\nZoë\t東京\r\n';
+
+  it('UTF-8 with and without a BOM, UTF-16 LE and BE by their BOM', async () => {
+    const le = Buffer.from(text, 'utf16le');
+    const be = Buffer.from(le);
+    be.swap16();
+    const cases: [Buffer, string, boolean][] = [
+      [Buffer.from(text), 'utf-8', false],
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), 'utf-8', true],
+      [Buffer.concat([Buffer.from([0xff, 0xfe]), le]), 'utf-16le', true],
+      [Buffer.concat([Buffer.from([0xfe, 0xff]), be]), 'utf-16be', true],
+    ];
+    for (const [bytes, encoding, bom] of cases) {
+      const file = write('e.csv', bytes);
+      expect(await detectEncoding(file)).toEqual({ encoding, bom });
+      const r = await rows(file);
+      expect(r.map((x) => x.value)).toEqual([{ firstName: 'Zoë', city: '東京' }]);
+    }
+  });
+
+  it('Windows-1252 when the bytes are not valid UTF-8, even far into the file', async () => {
+    const ascii = 'name\n' + 'plain\n'.repeat(30_000);
+    // Windows-1252: ë is 0xEB, the en dash 0x96, curly quotes 0x93 and 0x94.
+    const tail = Buffer.from([0x5a, 0x6f, 0xeb, 0x20, 0x96, 0x20, 0x93, 0x71, 0x94, 0x0a, 0x96, 0x0a]);
+    const file = write('w.csv', Buffer.concat([Buffer.from(ascii), tail]));
+    expect((await detectEncoding(file)).encoding).toBe('windows-1252');
+    const r = await rows(file);
+    expect(r).toHaveLength(30_002);
+    expect(r.at(-2)!.value).toEqual({ name: 'Zoë – “q”' });
+    expect(r.at(-1)!.value).toEqual({ name: '–' });
+    expect(describeDialect(await inspectInput(file, 'csv'), 'csv')).toBe('read as Windows-1252 (not valid UTF-8)');
+  });
+
+  it('a character split between two chunks is decoded whole', async () => {
+    // 64 KiB chunks: put a multi-byte character across the first boundary.
+    const head = 'x'.repeat(64 * 1024 - 1);
+    const file = write('s.csv', Buffer.from(`${head}ë\n`));
+    let out = '';
+    for await (const c of decodedChunks(file, 'utf-8')) out += c;
+    expect(out).toBe(`${head}ë\n`);
+  });
+});
+
+describe('FailedRows', () => {
+  it('writes failed CSV rows with the input header, delimiter and quoting, plus an error column (replaced when present)', async () => {
+    const input = write('in.csv', 'name;note\nA;"x;y"\nB;plain\nC;"multi\nline"\n');
+    const dialect = await inspectInput(input, 'csv');
+    const out = path.join(path.dirname(input), 'failed.csv');
+    const f = new FailedRows(out);
+    const report = f.collect({ write() {}, close() {} });
+    const entry = (row: number, status: ReportEntry['status'], error: string | null): ReportEntry => ({ row, status, id: null, error });
+    await report.write(entry(1, 'failed', 'bad "x"'));
+    await report.write(entry(2, 'created', null));
+    await report.write(entry(3, 'failed', 'bad; too'));
+    await report.write(entry(4, 'unknown', 'maybe'));
+    expect(await f.write(input, { format: 'csv', dialect }, 'id')).toBe(2);
+    expect(fs.readFileSync(out, 'utf8')).toBe('name;note;error\r\nA;"x;y";"bad ""x"""\r\nC;"multi\nline";"bad; too"\r\n');
+    // Fed back in and failing again: the error column is replaced, not doubled.
+    const again = new FailedRows(path.join(path.dirname(input), 'again.csv'));
+    await again.collect({ write() {}, close() {} }).write(entry(2, 'failed', 'still bad'));
+    expect(await again.write(out, { format: 'csv', dialect: await inspectInput(out, 'csv') }, 'id')).toBe(1);
+    expect(fs.readFileSync(again.file, 'utf8')).toBe('name;note;error\r\nC;"multi\nline";still bad\r\n');
+  });
+
+  it('NDJSON and JSON arrays: objects gain an error member, bare values become the given key', async () => {
+    const nd = write('in.ndjson', '{"a":1}\n2\n');
+    const f = new FailedRows(`${nd}.failed`);
+    const r = f.collect({ write() {}, close() {} });
+    await r.write({ row: 1, status: 'failed', id: null, error: 'e1' });
+    await r.write({ row: 2, status: 'failed', id: null, error: 'e2' });
+    await f.write(nd, { format: 'ndjson' }, 'id');
+    expect(fs.readFileSync(f.file, 'utf8')).toBe('{"a":1,"error":"e1"}\n{"id":2,"error":"e2"}\n');
+    const js = write('in.json', '[{"a":1},{"a":2}]');
+    const g = new FailedRows(`${js}.failed`);
+    await g.collect({ write() {}, close() {} }).write({ row: 2, status: 'failed', id: null, error: 'e' });
+    await g.write(js, { format: 'json' }, 'id');
+    expect(JSON.parse(fs.readFileSync(g.file, 'utf8'))).toEqual([{ a: 2, error: 'e' }]);
+  });
+});
+
+describe('circuit breaker', () => {
+  it('errors of the same class differ only in quoted values and numbers', () => {
+    expect(errorClass('HTTP 422 Validation Error: "a@x.org" is taken (field /data/attributes/emails)')).toBe(
+      errorClass('HTTP 422 Validation Error: "b@y.org" is taken (field /data/attributes/emails)'),
+    );
+    expect(errorClass('HTTP 422 Validation Error: No account with id 5.')).toBe(errorClass('HTTP 422 Validation Error: No account with id 77.'));
+    expect(errorClass('HTTP 422 X')).not.toBe(errorClass('HTTP 409 X'));
+  });
+
+  const progress = () => new Progress({ stderr: { write: () => true } as unknown as NodeJS.WritableStream, tty: false, label: 't', columns: 80, now: () => 0 });
+
+  async function run(outcomes: (row: number) => Outcome, n: number, maxFailures?: number) {
+    let performed = 0;
+    const items = (async function* () {
+      for (let row = 1; row <= n; row++) yield { row, key: String(row) } as WorkItem;
+    })();
+    const result = await runPool({
+      items,
+      concurrency: 1,
+      signal: new AbortController().signal,
+      report: { write() {}, close() {} },
+      progress: progress(),
+      perform: async (item) => {
+        performed++;
+        return outcomes(item.row);
+      },
+      ...(maxFailures !== undefined ? { maxFailures } : {}),
+    });
+    return { result, performed };
+  }
+
+  const refused = (row: number): Outcome => ({ status: 'failed', error: `HTTP 422 Validation Error: No account with id ${row}.` });
+
+  it('stops after N consecutive refusals of one class (default 20), reporting the streak', async () => {
+    const { result, performed } = await run(refused, 400);
+    expect(performed).toBe(20);
+    expect(result.tripped).toMatchObject({ count: 20, firstRow: 1 });
+    expect(result.interrupted).toBe(false);
+    expect((await run(refused, 400, 5)).performed).toBe(5);
+    expect((await run(refused, 50, 0)).performed).toBe(50);
+  });
+
+  it('a success or another error starts the count again', async () => {
+    const mixed = (row: number): Outcome => (row % 10 === 0 ? { status: 'created', id: row } : refused(row));
+    const a = await run(mixed, 100);
+    expect(a.performed).toBe(100);
+    expect(a.result.tripped).toBeUndefined();
+    const alternating = (row: number): Outcome => (row % 2 ? refused(row) : { status: 'failed', error: 'HTTP 409 Conflict' });
+    expect((await run(alternating, 60, 3)).result.tripped).toBeUndefined();
+  });
+});
