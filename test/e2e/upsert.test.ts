@@ -265,3 +265,22 @@ describe('plan as NDJSON', () => {
     expect(lines[6]!.bill).toMatchObject({ creates: 3, updates: s.expectUpdate.length, unchanged: s.expectUnchanged.length });
   });
 });
+
+describe('upsert reads spreadsheets like the other bulk runs', () => {
+  it('a ;-separated UTF-8-BOM file is read; an unknown column is refused with nothing sent', async () => {
+    const t = `sheet${Date.now()}`;
+    const good = inputFile('good.csv', `\ufefffirstName;lastName;emails;title\nZoë;Ng;${t}@upsert.test;CEO\n`);
+    const r = await runSvc(['prospects', 'upsert', '--input', good, '--match', 'emails'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/';'-separated/);
+    const [id] = holders(`${t}@upsert.test`);
+    expect(sb.store.get('prospect', id!)?.attributes['firstName']).toBe('Zoë');
+
+    const bad = inputFile('bad.csv', `firstName,emails,tittle\nAda,${t}x@upsert.test,CEO\n`);
+    const mark = sb.requests.length;
+    const b = await runSvc(['prospects', 'upsert', '--input', bad, '--match', 'emails'], { env: env() });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/column "tittle" \(did you mean title\?\)/);
+    expect(received(sb, mark).filter((q) => q.method !== 'GET')).toHaveLength(0);
+  });
+});

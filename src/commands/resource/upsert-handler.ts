@@ -6,7 +6,7 @@
  */
 import { runPool } from '../../bulk/engine.js';
 import { keyLookup } from '../../bulk/key-match.js';
-import { detectFormat } from '../../bulk/readers.js';
+import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { claimedIds, scanInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import { pagedClient } from '../../bulk/requester.js';
@@ -14,8 +14,9 @@ import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedI
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
-import { loadOrgTypeView } from '../schema/load.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
+import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { checkInputColumns } from '../shared/input-columns.js';
 import { printKeyedPlan } from './upsert-plan.js';
 
 /** Flags of a keyed run. */
@@ -27,10 +28,14 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const match = matchAttribute(rt, flags.match);
   if (typeof match !== 'string') throw new UsageError(match.error);
   if (match === 'id' && mode === 'upsert') throw new UsageError(`${rt.command} upsert: --match id cannot create a missing record; use update --input F --match id, or match by an attribute`);
-  const setup = bulkSetup(flags);
+  const setup = bulkSetup(flags, ctx.globals.sandbox);
   const format = await detectFormat(flags.input);
+  const dialect = await inspectInput(flags.input, format, setup.delimiter);
+  noteDialect(ctx, flags.input, dialect, format);
   const journal = await loadJournal(ctx, setup.journalPath);
-  const names = await loadOrgTypeView(ctx, rt);
+  // Every column resolved before anything is sent, as for create and update --input.
+  const cols = await checkInputColumns(ctx, rt, flags.input, format, dialect, setup.ignoreColumns);
+  const names = cols.view;
   const input: KeyedInput = {
     rt,
     op: 'update',
@@ -41,6 +46,8 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     shard: setup.shard,
     journal,
     skipFailed: setup.skipFailed,
+    dialect,
+    skipColumns: cols.skip,
     ...(names ? { names } : {}),
   };
   const label = `${rt.command} ${mode} by ${match}`;
@@ -60,8 +67,10 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   }
   ctx.info(summary);
 
+  const failed = failedRows(setup, flags.input);
   const session = await openSession(ctx, setup, label, scan.total);
   try {
+    collectFailed(session, failed);
     session.progress.start();
     const halt = new AbortController();
     const lookup = keyLookup(pagedClient(session.requester, session.client), { path: rt.path, type: rt.type, attr: match, signal: ctx.signal });
@@ -76,6 +85,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
       halt,
       items: counted(keyedItems(input, lookup)),
       concurrency: setup.concurrency,
+      maxFailures: setup.maxFailures,
       signal: ctx.signal,
       journal: session.journal,
       report: session.report,
@@ -92,6 +102,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
       }),
     });
     session.progress.stop();
+    await writeFailedRows(ctx, failed, flags.input, { format, dialect }, 'id', result.interrupted || result.tripped !== undefined);
     if (unchanged) ctx.info(`${unchanged.toLocaleString('en-US')} rows unchanged: the record already holds every value (not sent)`);
     finishRun(ctx, session, setup, label, result, scan.total);
   } finally {
