@@ -111,14 +111,17 @@ async function readHead(file: string, bytes: number): Promise<string> {
   }
 }
 
+/** `--input -`: a bulk run is resumable from its file (journal beside it, rows counted in it), which stdin cannot give. */
+export function stdinNotSupported(): UsageError {
+  return new UsageError('--input -: bulk input is read from a file, not stdin (a rerun resumes from the same file)').hint(
+    'save it to a file first, e.g. `… > rows.csv`, then pass --input rows.csv',
+  );
+}
+
 async function openOrThrow(file: string): Promise<fs.promises.FileHandle> {
   // A bulk run is resumable from its file (the journal sits beside it and rows are counted in
   // it), which stdin cannot give: say so rather than look for a file named "-".
-  if (file === '-') {
-    throw new UsageError('--input -: bulk input is read from a file, not stdin (a rerun resumes from the same file)').hint(
-      'save it to a file first, e.g. `… > rows.csv`, then pass --input rows.csv',
-    );
-  }
+  if (file === '-') throw stdinNotSupported();
   try {
     const st = await fs.promises.stat(file);
     if (st.isDirectory()) throw new UsageError(`--input ${file}: is a directory, not a file`);

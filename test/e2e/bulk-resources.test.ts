@@ -182,7 +182,7 @@ describe('usage errors send nothing (exit 2)', () => {
     [() => ['prospects', 'create', '--attr', 'firstName=x', '--concurrency', '2'], /--concurrency works only with --input FILE/],
     [() => ['prospects', 'update', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
     [() => ['prospects', 'create', '--input', file(), '--concurrency', '99'], /expected a whole number from 1 to 32/],
-    [() => ['prospects', 'create', '--input', '-'], /--input -: give a file/],
+    [() => ['prospects', 'create', '--input', '-'], /--input -: bulk input is read from a file, not stdin/],
     [() => ['calls', 'update', '--input', file()], /calls has no operation "update": it offers list, get, create, delete/],
     [() => ['prospects', 'create', '--input', file(), '--settle', 'soon'], /--settle soon: expected seconds from 0 to 3600 \(default 30\)/],
     [() => ['prospects', 'update', '--input', file(), '--settle', '7200'], /--settle 7200: expected seconds from 0 to 3600/],

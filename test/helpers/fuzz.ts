@@ -28,6 +28,14 @@ export interface CaseOutcome {
  * (unless `--verbose` asked for one); a failure says `error: …`; a usage error (2) is exactly
  * one `error:` line and sent nothing.
  */
+/**
+ * Requests that count as "sent" for a usage error: all but the org schema a bulk run pulls once
+ * (read-only) to resolve an unknown column before refusing it.
+ */
+export function sentSince(requests: readonly { method: string; path: string }[], mark: number): number {
+  return requests.slice(mark).filter((r) => !(r.method === 'GET' && /\/(schema\/openapi\.json|types)$/.test(r.path))).length;
+}
+
 export function violation(o: CaseOutcome, opts: { sent: number; allowed?: number[]; verbose?: boolean }): string | undefined {
   const allowed = opts.allowed ?? [0, 1, 2];
   if (o.hung) return 'hung';

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { attrFlag, commandLine, dataArg, filterExpr, FUZZ_SCALE, FUZZ_SEED, inputFile, junk, violation } from '../helpers/fuzz.js';
+import { attrFlag, commandLine, dataArg, filterExpr, FUZZ_SCALE, FUZZ_SEED, inputFile, junk, sentSince, violation } from '../helpers/fuzz.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -50,7 +50,7 @@ async function fuzz<T>(name: string, arb: fc.Arbitrary<T>, n: number, toArgv: (v
       c[String(r.code)] = (c[String(r.code)] ?? 0) + 1;
       // --verbose may show a stack; `-v` can hide in a cluster of short flags (`-vG9`).
       const verbose = argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v/.test(a));
-      const problem = violation(r, { sent: sb.requests.length - mark, allowed: allowed?.(argv), verbose });
+      const problem = violation(r, { sent: sentSince(sb.requests, mark), allowed: allowed?.(argv), verbose });
       if (problem) throw new Error(`${problem}\nargv: ${JSON.stringify(argv)}\nexit: ${r.code}\nstderr:\n${r.stderr.slice(0, 2000)}`);
     }),
     { numRuns: runs(n), seed: FUZZ_SEED, endOnFailure: true },

@@ -3,6 +3,7 @@
  * API client with pacing hooks, journal, report and progress, and the summary and exit code at
  * the end (5 when rows failed, 130 with a resume hint on Ctrl-C).
  */
+import { stdinNotSupported } from '../../bulk/readers.js';
 import { setMaxListeners } from 'node:events';
 import { ApiClient } from '../../api/client.js';
 import { defaultJournalPath, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
@@ -95,7 +96,7 @@ export function bulkSetup(flags: BulkFlags, sandbox = false): BulkSetup {
   if (!/^\d+$/.test(c.trim()) || Number(c) < 1 || Number(c) > MAX_CONCURRENCY) {
     throw new UsageError(`--concurrency ${c}: expected a whole number from 1 to ${MAX_CONCURRENCY}`);
   }
-  if (flags.input === '-') throw new UsageError('--input -: give a file (the journal that makes reruns safe is kept beside it)');
+  if (flags.input === '-') throw stdinNotSupported();
   if (flags.input !== undefined && flags.input.trim() === '') throw new UsageError('--input: give a file name');
   return {
     concurrency: Number(c),
