@@ -14,6 +14,7 @@ import type { Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
 import { applyProfileDefaults } from './profile-defaults.js';
+import { parsePositiveNumber } from '../commands/shared/option-parsers.js';
 
 /** What main() hands to every command. */
 export interface App {
@@ -46,13 +47,9 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     if (output === 'table' || output === 'csv') throw new UsageError(`--query works with -o json, ndjson or raw, not -o ${output}`);
     output ??= 'json';
   }
-  const timeout = opts.timeout === undefined ? 30 : Number(opts.timeout);
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--timeout ${String(opts.timeout)}: expected seconds > 0`);
+  const timeout = opts.timeout === undefined ? 30 : parsePositiveNumber(String(opts.timeout), '--timeout', 'seconds');
   const maxMbText = (opts.maxResponseMb as string | undefined) ?? (env.SVC_MAX_RESPONSE_MB || undefined);
-  const maxMb = maxMbText === undefined ? 64 : Number(maxMbText);
-  if (!Number.isFinite(maxMb) || maxMb <= 0) {
-    throw new UsageError(`${opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb'} ${String(maxMbText)}: expected megabytes > 0`);
-  }
+  const maxMb = maxMbText === undefined ? 64 : parsePositiveNumber(maxMbText, opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb', 'megabytes');
   const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
   const sandboxData = (opts.sandboxData as string | undefined) ?? (env.SVC_SANDBOX_DATA || undefined);
   return {
@@ -116,21 +113,28 @@ export function createContext(app: App, globals: GlobalOptions, overrides: { pro
     },
     api() {
       api ??= ctx.connection().then(async (c) => {
-        const { ApiClient } = await import('../api/client.js');
-        const client = new ApiClient({
-          baseUrl: c.baseUrl,
-          trustedOrigins: [c.authUrl],
-          tokens: c.tokens,
-          timeoutMs: globals.timeoutMs,
-          maxResponseBytes: globals.maxResponseBytes,
-          trace: globals.verbose ? (line) => ctx.trace(line) : undefined,
-          sleep: (ms) => ctx.clock.sleep(ms, app.signal),
-          signal: app.signal,
-        });
+        const client = await ctx.newApiClient(c);
         closers.push(() => client.close());
         return client;
       });
       return api;
+    },
+    async newApiClient(target, extra = {}) {
+      // Performance machinery (README.md, Build): loaded with import() when first used.
+      const { ApiClient } = await import('../api/client.js');
+      // Waits between retries end with the client's own signal (none: they run to the end).
+      const signal = 'signal' in extra ? extra.signal : app.signal;
+      return new ApiClient({
+        baseUrl: target.baseUrl,
+        ...(target.authUrl ? { trustedOrigins: [target.authUrl] } : {}),
+        tokens: target.tokens,
+        timeoutMs: globals.timeoutMs,
+        maxResponseBytes: globals.maxResponseBytes,
+        trace: globals.verbose ? (line) => ctx.trace(line) : undefined,
+        sleep: (ms) => ctx.clock.sleep(ms, signal),
+        signal: app.signal,
+        ...extra,
+      });
     },
     async prompter() {
       return overrides.prompter ?? inquirerPrompter(io);

@@ -3,7 +3,7 @@
  * API client, prompter, clock), built lazily so a command pays only for what it uses.
  * No module-level singletons: tests build their own.
  */
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient, ApiClientOptions, TokenProvider } from '../api/client.js';
 import type { ConfigStore } from '../auth/config.js';
 import type { IO } from '../output/io.js';
 import type { OutputFormat } from '../output/formats.js';
@@ -41,6 +41,13 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** Where an API client sends, and the token it sends (only to the base URL's and the auth URL's origins). */
+export interface ApiTarget {
+  baseUrl: string;
+  authUrl?: string;
+  tokens: TokenProvider;
+}
+
 /** What every command handler receives. */
 export interface Context {
   io: IO;
@@ -56,7 +63,14 @@ export interface Context {
   config(): Promise<ConfigStore>;
   /** Base URL, auth URL and token source of the active profile (or flags, env, sandbox). */
   connection(): Promise<Connection>;
+  /** The command's API client (the connection's), closed with the command. */
   api(): Promise<ApiClient>;
+  /**
+   * A new API client with the command's settings (timeout, response cap, `--verbose` trace, clock,
+   * Ctrl-C signal) for another target or token; `extra` adds or replaces options (`signal:
+   * undefined` for one that must finish after Ctrl-C). The caller closes it.
+   */
+  newApiClient(target: ApiTarget, extra?: Partial<ApiClientOptions>): Promise<ApiClient>;
   prompter(): Promise<Prompter>;
   /** A warning line on stderr (`warning: …`). */
   warn(message: string): void;

@@ -14,7 +14,8 @@ import { writeOut } from '../../output/io.js';
 import { readState } from '../sandbox/state-file.js';
 import type { LoginFlags } from './command.js';
 import { loginTarget } from './login-target.js';
-import { fetchRootWithToken, parsePort, parseSeconds, resolveClient } from './shared.js';
+import { fetchRootWithToken, resolveClient } from './shared.js';
+import { parsePort, parsePositiveNumber } from '../shared/option-parsers.js';
 
 /** How long `svc login` waits for the browser by default (seconds). */
 export const DEFAULT_LOGIN_TIMEOUT_S = 300;
@@ -30,8 +31,8 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   const own = moved ? undefined : existing;
   if (flags.withToken) return loginWithToken(ctx, flags, store, name, existing, own, { baseUrl, authUrl });
 
-  const port = parsePort(flags.port ?? existing?.port, DEFAULT_LOGIN_PORT);
-  const timeoutMs = parseSeconds(flags.loginTimeout, '--login-timeout', DEFAULT_LOGIN_TIMEOUT_S) * 1000;
+  const port = parsePort(flags.port ?? existing?.port ?? DEFAULT_LOGIN_PORT);
+  const timeoutMs = (flags.loginTimeout === undefined ? DEFAULT_LOGIN_TIMEOUT_S : parsePositiveNumber(flags.loginTimeout, '--login-timeout', 'seconds')) * 1000;
   const scopes = normaliseScopes(flags.scopes ?? existing?.scopes ?? DEFAULT_SCOPES);
   if (!scopes) throw new UsageError('--scopes: give at least one scope, e.g. "prospects.read accounts.all"');
   const odd = scopes.split(' ').filter((s) => !isScopeShaped(s));

@@ -9,7 +9,7 @@ import { UsageError } from '../../errors.js';
 import { findResource, type ResourceType } from '../../registry/index.js';
 import { didYouMean } from '../../suggest.js';
 import { RESOURCES } from '../../registry/index.js';
-import { parseId } from '../resource/args.js';
+import { parseId } from '../shared/option-parsers.js';
 
 /** The address of a record from an `appUrl` template: `{type}` `prospect`, `{path}` `prospects`, `{command}`, `{id}`. */
 export function webUrl(template: string, rt: ResourceType, id: number | string): string {

@@ -13,6 +13,7 @@ import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { printValue } from '../shared/output.js';
+import { parseWholeNumber } from '../shared/option-parsers.js';
 import type { ChartStyle, Role } from './chart.js';
 import type { ReportView } from './model.js';
 
@@ -98,9 +99,7 @@ export function relIds(r: ResourceObject | undefined, name: string): string[] {
 
 /** `--limit N` (a positive integer). */
 export function parseLimit(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\s*[1-9]\d*\s*$/.test(v)) throw new UsageError(`--limit ${v}: expected a positive integer`);
-  return Number(v);
+  return v === undefined ? undefined : parseWholeNumber(v, '--limit', 1);
 }
 
 /** `--by` among `allowed` (the first is the default). */

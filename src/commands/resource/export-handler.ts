@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import { MAX_PAGE_SIZE, paginate } from '../../api/paginate.js';
-import { parsePositiveInt } from './args.js';
+import { parseWholeNumber } from '../shared/option-parsers.js';
 import type { Filter } from '../../api/filter.js';
 import { Progress } from '../../bulk/progress.js';
 import type { Context } from '../../cli/context.js';
@@ -51,7 +51,7 @@ export function exportFormat(file: string, given: string | undefined): ExportFor
 
 export async function exportHandler(ctx: Context, rt: ResourceType, file: string, flags: ExportFlags): Promise<void> {
   const format = exportFormat(file, flags.format);
-  const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
+  const pageSize = flags.pageSize !== undefined ? parseWholeNumber(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
   if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
   if (flags.columns !== undefined && flags.allColumns) throw new UsageError('--columns and --all-columns cannot be used together');
   if (format === 'ndjson' && (flags.columns !== undefined || flags.allColumns || flags.bom)) {

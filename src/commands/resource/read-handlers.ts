@@ -13,7 +13,7 @@ import { findRelationship, resourceByType, type ResourceType } from '../../regis
 import { maskSensitive } from './mask.js';
 import { applyColumns, checkFieldNames, jsonSparseFields, type OrgNames } from './field-names.js';
 import { buildListQuery, namesUnknownFields, parseColumns, type QueryFlags } from './query-options.js';
-import { parseId, parsePositiveInt } from './args.js';
+import { parseId, parseWholeNumber as parsePositiveInt } from '../shared/option-parsers.js';
 import { printValue, recordWriter } from '../shared/output.js';
 
 /** Options of `list`. */

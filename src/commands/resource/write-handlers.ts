@@ -16,7 +16,7 @@ import { loadOrgTypeView } from '../schema/load.js';
 import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
 import { printValue, recordWriter } from '../shared/output.js';
-import { parseId } from './args.js';
+import { parseId } from '../shared/option-parsers.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
 import { promptForFields } from './prompt-fields.js';
 

@@ -11,7 +11,7 @@ import { writeOut } from '../../output/io.js';
 import { findResource, resourceByType } from '../../registry/index.js';
 import { Anonymiser } from '../../sandbox/anonymise.js';
 import { writeDataFileSync } from '../../sandbox/persistence.js';
-import { parsePositiveInt } from '../resource/args.js';
+import { parseWholeNumber } from '../shared/option-parsers.js';
 import type { SandboxFlags } from './command.js';
 import { orgHolder } from './org-share.js';
 import { API_HOURLY_LIMIT, BudgetedClient, DEFAULT_BUDGET } from './copy-budget.js';
@@ -40,8 +40,8 @@ const n = (v: number) => v.toLocaleString('en-US');
 /** Copies the org of profile `name` into the org file. */
 export async function fromProfileHandler(ctx: Context, name: string, flags: SandboxFlags): Promise<void> {
   if (ctx.globals.sandbox) throw new UsageError('--from-profile copies a real org: drop --sandbox (and SVC_SANDBOX, SVC_SANDBOX_DATA)');
-  const sample = flags.sample === undefined ? DEFAULT_SAMPLE : parsePositiveInt(flags.sample, '--sample', 1);
-  const budget = flags.budget === undefined ? DEFAULT_BUDGET : parsePositiveInt(flags.budget, '--budget', 1);
+  const sample = flags.sample === undefined ? DEFAULT_SAMPLE : parseWholeNumber(flags.sample, '--sample', 1);
+  const budget = flags.budget === undefined ? DEFAULT_BUDGET : parseWholeNumber(flags.budget, '--budget', 1);
   if (budget > API_HOURLY_LIMIT) throw new UsageError(`--budget ${budget}: the API allows ${n(API_HOURLY_LIMIT)} requests per user per hour; ask for at most that`);
   const filters = parseFilters(flags.filter ?? []);
   const anonymise = flags.anonymise !== false;

@@ -33,12 +33,7 @@ export async function cleanupHandler(ctx: Context, flags: CleanupFlags): Promise
     await writeOut(ctx.io.stdout, `POST ${url}\nAuthorization: Bearer ***\n`);
     return;
   }
-  const outcome = await cleanupWebhook(token, {
-    baseUrl,
-    timeoutMs: ctx.globals.timeoutMs,
-    trace: (l) => ctx.trace(l),
-    signal: ctx.signal,
-  });
+  const outcome = await cleanupWebhook(ctx, token, { baseUrl, signal: ctx.signal });
   ctx.info(outcome === 'removed' ? 'webhook removed' : 'webhook already gone (404): nothing to remove');
   await printJsonResult(ctx, { removed: outcome === 'removed', alreadyGone: outcome === 'gone' });
 }

@@ -12,7 +12,8 @@ import { deliveryRecord, describeDelivery, parseDelivery } from '../../webhooks/
 import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
 import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
 import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
-import { parseHttpUrl, parsePayloadVersion, parsePort } from './flags.js';
+import { parseHttpUrl, parsePayloadVersion } from './flags.js';
+import { parsePort } from '../shared/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 
 /** Options of `listen`. */
@@ -130,7 +131,7 @@ function untilStopped(ctx: Context): { stopped: Promise<'SIGINT' | 'SIGTERM'>; r
 async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: string): Promise<void> {
   for (const h of hooks) {
     try {
-      const outcome = await cleanupWebhook(h.cleanupToken, { baseUrl, timeoutMs: ctx.globals.timeoutMs, trace: (l) => ctx.trace(l), signal: AbortSignal.timeout(15_000) });
+      const outcome = await cleanupWebhook(ctx, h.cleanupToken, { baseUrl, signal: AbortSignal.timeout(15_000) });
       ctx.info(outcome === 'removed' ? `removed webhook ${h.id}` : `webhook ${h.id} was already gone`);
     } catch (err) {
       ctx.warn(`could not remove webhook ${h.id} (${(err as Error).message}); remove it with: svc webhooks delete ${h.id} --yes`);
