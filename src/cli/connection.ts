@@ -24,7 +24,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   const g = ctx.globals;
   if (g.sandbox) {
     // Performance machinery (README.md, Build): loaded with import() when first used.
-    const { attachSandbox } = await import('../commands/sandbox/attach.js');
+    const { attachSandbox } = await import('../local-sandbox/attach.js');
     const sb = await attachSandbox(ctx);
     ctx.addSecret(sb.token);
     return { profileName: 'sandbox', baseUrl: sb.baseUrl, authUrl: sb.authUrl, tokens: staticTokenProvider(sb.token), tokenSource: 'sandbox' };

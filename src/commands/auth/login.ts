@@ -11,7 +11,7 @@ import { describeUser, type RootInfo } from '../../auth/whoami.js';
 import type { Context } from '../../cli/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
-import { readState } from '../sandbox/state-file.js';
+import { readState } from '../../local-sandbox/state-file.js';
 import type { LoginFlags } from './command.js';
 import { loginTarget } from './login-target.js';
 import { fetchRootWithToken, resolveClient } from './shared.js';

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Rec } from '../../sandbox/store.js';
+import type { Rec } from '../../sandbox/data/store.js';
 
 /** What identifies a copy: a progress file made with other options is not resumed. */
 export interface CopyParams {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { ExitCode, SvcError, UsageError } from '../../errors.js';
 import { parsePort, parseWholeNumber } from '../shared/option-parsers.js';
 import type { SandboxFlags } from './command.js';
-import { leaveOwned, orgHolder, ownWith } from './org-share.js';
-import { clearState, writeState } from './state-file.js';
+import { leaveOwned, orgHolder, ownWith } from '../../local-sandbox/org-share.js';
+import { clearState, writeState } from '../../local-sandbox/state-file.js';
 import { printJsonResult } from '../shared/output.js';
 
 function num(v: string | undefined, flag: string, min = 0): number | undefined {

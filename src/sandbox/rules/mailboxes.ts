@@ -4,7 +4,7 @@
  * (SMTP host and port for `smtp`, an endpoint for `ews`); likewise for syncing.
  */
 import { ruleError } from '../errors.js';
-import type { Rec } from '../store.js';
+import type { Rec } from '../data/store.js';
 import type { RuleContext, TypeRules, WriteInput } from './types.js';
 import { nowText } from './util.js';
 

@@ -3,7 +3,7 @@
  * relationship carries `meta.complete: true` completing that task.
  */
 import { ruleError } from '../errors.js';
-import type { Rec } from '../store.js';
+import type { Rec } from '../data/store.js';
 import type { RuleContext, TypeRules } from './types.js';
 import { nowText } from './util.js';
 

@@ -3,7 +3,7 @@
  * is the default sort), plus reverse indexes of stored relationships so that relationship
  * filters, derived to-many relationships and includes are lookups instead of scans.
  */
-import { resourceByType, type ResourceType } from '../registry/index.js';
+import { resourceByType, type ResourceType } from '../../registry/index.js';
 import { hasAttribute, relModels } from './model.js';
 import { isoSeconds } from './time.js';
 

@@ -6,8 +6,8 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { describeErrno, UsageError } from '../errors.js';
-import type { AuthSnapshot } from './auth.js';
+import { describeErrno, UsageError } from '../../errors.js';
+import type { AuthSnapshot } from '../http/auth.js';
 import type { OrgConfig } from './org.js';
 import type { StoreSnapshot } from './store.js';
 

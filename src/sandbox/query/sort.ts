@@ -2,10 +2,10 @@
  * Sorting of collection results: comparators over sort keys (integer ranks per attribute for
  * plain keys), and selection of the first `k` records of a large result without sorting it.
  */
-import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../registry/index.js';
-import { paramError } from './errors.js';
+import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
+import { paramError } from '../errors.js';
 import type { SortKey } from './query.js';
-import type { Rec, Ref, Store } from './store.js';
+import type { Rec, Ref, Store } from '../data/store.js';
 
 /** Orders two attribute values of one type (numbers, or ISO date and plain strings). */
 export function cmp(a: unknown, b: unknown): number {

@@ -14,7 +14,7 @@
  */
 import { hasAttribute } from './model.js';
 import { Prng } from './prng.js';
-import { resourceByType } from '../registry/index.js';
+import { resourceByType } from '../../registry/index.js';
 import type { Rec, Ref, RelValue, Store } from './store.js';
 import { isoSeconds } from './time.js';
 

@@ -2,20 +2,20 @@
  * Generic handlers of the five operations, item actions and related links, for any type of
  * the registry. Type-specific behaviour comes from the rules module.
  */
-import { findRelationship, resourceByType, type Operation, type ResourceType } from '../registry/index.js';
-import { errors, paramError } from './errors.js';
-import { checkQuery, runCollection } from './engine.js';
-import { relModels } from './model.js';
-import { OFFSET_MAX, parseQuery, type ParsedQuery } from './query.js';
-import { fieldNames, relationMembers, renderCollection, renderSingle, type RenderContext } from './render.js';
-import type { Principal, WriteInput } from './rules/types.js';
-import { hasScope, scopeName, type ScopeLevel } from './scopes.js';
-import type { Rec, Ref } from './store.js';
-import { validateWrite } from './validate.js';
+import { findRelationship, resourceByType, type Operation, type ResourceType } from '../../registry/index.js';
+import { errors, paramError } from '../errors.js';
+import { checkQuery, runCollection } from '../query/engine.js';
+import { relModels } from '../data/model.js';
+import { OFFSET_MAX, parseQuery, type ParsedQuery } from '../query/query.js';
+import { fieldNames, relationMembers, renderCollection, renderSingle, type RenderContext } from '../render/documents.js';
+import type { Principal, WriteInput } from '../rules/types.js';
+import { hasScope, scopeName, type ScopeLevel } from '../rules/scopes.js';
+import type { Rec, Ref } from '../data/store.js';
+import { validateWrite } from '../query/validate.js';
 import { ruleContext, type Core } from './core.js';
 
 /** A request routed to a collection. */
-export interface ApiRequest {
+export interface HandlerRequest {
   method: string;
   /** Path segments after the version root (`['prospects', '12']`). */
   segments: string[];
@@ -26,7 +26,7 @@ export interface ApiRequest {
 }
 
 /** A response. */
-export interface ApiResponse {
+export interface HandlerResponse {
   status: number;
   /** JSON text; large collection documents come already encoded. */
   body?: string | Buffer;
@@ -81,7 +81,7 @@ function renderContext(core: Core, q: ParsedQuery, principal: Principal): Render
   return { store: core.store, baseUrl: core.baseUrl, q, principal, rulesFor: core.rulesFor };
 }
 
-function json(status: number, body: string | Buffer, headers?: Record<string, string>): ApiResponse {
+function json(status: number, body: string | Buffer, headers?: Record<string, string>): HandlerResponse {
   return headers ? { status, body, headers } : { status, body };
 }
 
@@ -178,7 +178,7 @@ export function preflight(rt: ResourceType, method: string, segments: string[], 
 }
 
 /** Handles `/{types}`, `/{types}/{id}`, `/{types}/{id}/actions/{name}` and `/{types}/{id}/{rel}`. */
-export function handleResource(core: Core, rt: ResourceType, req: ApiRequest): ApiResponse {
+export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest): HandlerResponse {
   const [, idText, third, fourth, ...more] = req.segments;
   const path = '/' + req.segments.join('/');
   if (more.length) throw errors.noRoute(path);

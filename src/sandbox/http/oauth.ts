@@ -7,14 +7,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 import type { Core } from './core.js';
-import type { ApiResponse } from './resources.js';
-import { isKnownScope } from './scopes.js';
+import type { HandlerResponse } from './resources.js';
+import { isKnownScope } from '../rules/scopes.js';
 import { randomToken, type AuthCode } from './auth.js';
 
 /** A response with its own content type. */
-export interface OAuthResponse extends ApiResponse {
+export interface OAuthResponse extends HandlerResponse {
   contentType?: string;
 }
 

@@ -4,9 +4,9 @@
  * and `GET /schema/openapi.json` (OpenAPI 3.0.3; server = the version-2 root; bodies
  * `application/vnd.api+json`).
  */
-import { allAttributes, RESOURCES, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { allAttributes, RESOURCES, type AttributeSpec, type ResourceType } from '../../registry/index.js';
 import type { Core } from './core.js';
-import type { ApiResponse } from './resources.js';
+import type { HandlerResponse } from './resources.js';
 
 const JSON_API = 'application/vnd.api+json';
 
@@ -62,7 +62,7 @@ function resourceSchema(rt: ResourceType, labels?: Record<string, { label: strin
 }
 
 /** `GET /schema.json`. */
-export function handleJsonSchema(core: Core, authorization: string | undefined): ApiResponse {
+export function handleJsonSchema(core: Core, authorization: string | undefined): HandlerResponse {
   let custom = false;
   try {
     core.auth.authenticate(authorization);
@@ -166,6 +166,6 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
 }
 
 /** `GET /schema/openapi.json` (custom objects not included, as the spec says). */
-export function handleOpenApi(core: Core): ApiResponse {
+export function handleOpenApi(core: Core): HandlerResponse {
   return { status: 200, body: JSON.stringify(openApiDocument(core.baseUrl)), headers: { 'Content-Type': 'application/json' } };
 }

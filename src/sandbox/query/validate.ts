@@ -2,12 +2,12 @@
  * Validation of create and update bodies against the registry: every problem becomes one
  * 422 `validationError` object whose `source.pointer` names the field.
  */
-import { findAttribute, findRelationship, resourceByType, type AttributeSpec, type ResourceType } from '../registry/index.js';
-import { fieldError, validationError, type ErrorObject } from './errors.js';
-import type { CustomFieldValidation } from './org.js';
-import type { WriteInput } from './rules/types.js';
-import type { Ref, RelValue, Store } from './store.js';
-import { isDate, normalizeDateTime } from './time.js';
+import { findAttribute, findRelationship, resourceByType, type AttributeSpec, type ResourceType } from '../../registry/index.js';
+import { fieldError, validationError, type ErrorObject } from '../errors.js';
+import type { CustomFieldValidation } from '../data/org.js';
+import type { WriteInput } from '../rules/types.js';
+import type { Ref, RelValue, Store } from '../data/store.js';
+import { isDate, normalizeDateTime } from '../data/time.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -2,13 +2,13 @@
  * `GET {base_url}` (application, token, organization, user) and `GET /types` (the
  * organization's custom-field validations).
  */
-import { RESOURCES } from '../registry/index.js';
+import { RESOURCES } from '../../registry/index.js';
 import type { Core } from './core.js';
-import type { ApiResponse } from './resources.js';
-import type { Principal } from './rules/types.js';
+import type { HandlerResponse } from './resources.js';
+import type { Principal } from '../rules/types.js';
 
 /** The root document. Field names are the sandbox's choice: the spec does not show them. */
-export function handleRoot(core: Core, authorization: string, p: Principal): ApiResponse {
+export function handleRoot(core: Core, authorization: string, p: Principal): HandlerResponse {
   const token = core.auth.authenticate(authorization);
   const app = p.appId ? core.auth.client(p.appId) : undefined;
   const user = core.store.get('user', p.userId);
@@ -35,7 +35,7 @@ export function handleRoot(core: Core, authorization: string, p: Principal): Api
 }
 
 /** `GET /types`: every type with custom fields and its validations map. */
-export function handleTypes(core: Core): ApiResponse {
+export function handleTypes(core: Core): HandlerResponse {
   const data = RESOURCES.filter((r) => r.customFields).map((r) => ({
     type: r.type,
     meta: { validations: core.org.customFields[r.type] ?? {} },

@@ -7,10 +7,10 @@
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { WEBHOOK_RESOURCE_ACTIONS } from '../registry/data/index.js';
-import { findAttribute, resourceByType, type ResourceType } from '../registry/index.js';
-import { relModels } from './model.js';
-import type { Change, Rec, Store } from './store.js';
+import { WEBHOOK_RESOURCE_ACTIONS } from '../../registry/data/index.js';
+import { findAttribute, resourceByType, type ResourceType } from '../../registry/index.js';
+import { relModels } from '../data/model.js';
+import type { Change, Rec, Store } from '../data/store.js';
 
 /** One delivery attempt series, kept for tests and `svc webhooks` rehearsals. */
 export interface DeliveryRecord {

@@ -2,7 +2,7 @@
  * The per-user hourly request budget of the spec's Limits table, with the headers every
  * response carries.
  */
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 const HOUR_MS = 3600_000;
 

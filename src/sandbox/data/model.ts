@@ -4,7 +4,7 @@
  * the target (an account's `prospects` are the prospects whose `account` is that account), so
  * that the two sides can never disagree.
  */
-import { allAttributes, RESOURCES, resourceByType, type AttributeSpec, type RelationshipSpec, type ResourceType } from '../registry/index.js';
+import { allAttributes, RESOURCES, resourceByType, type AttributeSpec, type RelationshipSpec, type ResourceType } from '../../registry/index.js';
 
 /** Where the members of a relationship come from. */
 export type RelSource =

@@ -8,15 +8,15 @@
  * unauthenticated client cannot make the sandbox hold anything (request-body.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RESOURCES, type ResourceType } from '../registry/index.js';
-import { ApiError, errors } from './errors.js';
-import { BASE_PATH, type Core, type RecordedRequest } from './core.js';
-import { handleResource, preflight, type ApiResponse } from './resources.js';
+import { RESOURCES, type ResourceType } from '../../registry/index.js';
+import { ErrorResponse, errors } from '../errors.js';
+import { BASE_PATH, principalOf, type Core, type RecordedRequest } from './core.js';
+import { handleResource, preflight, type HandlerResponse } from './resources.js';
 import { headers as rateHeaders, type RateState } from './rate-limit.js';
-import type { Principal } from './rules/types.js';
+import type { Principal } from '../rules/types.js';
 import { handleOAuth } from './oauth.js';
 import { handleRoot, handleTypes } from './root.js';
-import { handleJsonSchema, handleOpenApi } from './schema.js';
+import { handleJsonSchema, handleOpenApi } from './openapi.js';
 import { handleCleanup } from './webhook-endpoints.js';
 import { handleControl } from './control.js';
 import { BrokenRequest, MAX_FORM_BYTES, recordedBody, RequestBody } from './request-body.js';
@@ -38,20 +38,7 @@ function parsedQuery(raw: string): Record<string, string | string[]> {
   return out;
 }
 
-/** The principal of a token. */
-export function principalOf(core: Core, header: string | undefined): Principal {
-  const t = core.auth.authenticate(header);
-  const app = t.appId ? core.auth.client(t.appId) : undefined;
-  return {
-    userId: t.userId,
-    appId: t.appId,
-    appName: app?.name ?? null,
-    scopes: new Set(t.scopes),
-    admin: t.appId === null && t.userId === core.ownerUserId,
-  };
-}
-
-function errorBody(e: ApiError): string {
+function errorBody(e: ErrorResponse): string {
   return JSON.stringify({ errors: e.errors });
 }
 
@@ -61,7 +48,7 @@ function mediaTypeOk(ct: string | undefined): boolean {
 }
 
 /** Handles one request under the version root. */
-async function handleApi(core: Core, req: IncomingMessage, path: string, raw: string, reqBody: RequestBody, rate: { state?: RateState }): Promise<ApiResponse> {
+async function handleApi(core: Core, req: IncomingMessage, path: string, raw: string, reqBody: RequestBody, rate: { state?: RateState }): Promise<HandlerResponse> {
   const segments = path.slice(BASE_PATH.length).split('/').filter(Boolean).map(decodeURIComponent);
   const auth = req.headers.authorization;
   const method = req.method ?? 'GET';
@@ -126,7 +113,7 @@ async function respond(core: Core, req: IncomingMessage, res: ServerResponse): P
   if (core.requests.length > core.opts.recordLimit) core.requests.splice(0, core.requests.length - core.opts.recordLimit);
   if (core.opts.latencyMs > 0) await new Promise((r) => setTimeout(r, core.opts.latencyMs));
   const rate: { state?: RateState } = {};
-  let out: ApiResponse;
+  let out: HandlerResponse;
   let contentType = JSON_API;
   try {
     const until = core.opts.maintenanceUntil;
@@ -145,7 +132,7 @@ async function respond(core: Core, req: IncomingMessage, res: ServerResponse): P
       req.destroy();
       return;
     }
-    if (e instanceof ApiError) {
+    if (e instanceof ErrorResponse) {
       out = { status: e.status, headers: e.headers, ...(e.emptyBody ? {} : { body: errorBody(e) }) };
     } else {
       const detail = e instanceof Error ? e.message : String(e);

@@ -13,8 +13,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { acquireLock, LockTimeoutError } from '../../auth/lock.js';
-import type { Sandbox } from '../../sandbox/index.js';
+import { acquireLock, LockTimeoutError } from '../auth/lock.js';
+import type { Sandbox } from '../sandbox/index.js';
 import { clearState, clientsDir, lastPortFile, orgLockFile, ownerStateFile, writeState, type SandboxState } from './state-file.js';
 
 /**
@@ -117,7 +117,7 @@ function readLastPort(env: NodeJS.ProcessEnv, orgFile: string): number {
 /** Starts the sandbox on `port`, or on the org's last port when free, else on any port. */
 async function startOn(e: Env, port: number): Promise<Sandbox> {
   // Performance machinery (README.md, Build): loaded with import() when first used.
-  const { startSandbox } = await import('../../sandbox/index.js');
+  const { startSandbox } = await import('../sandbox/index.js');
   const preferred = port || readLastPort(e.env, e.orgFile);
   try {
     return await startSandbox({ port: preferred, dataFile: e.orgFile });

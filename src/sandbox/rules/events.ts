@@ -3,10 +3,10 @@
  * Events table) becomes an event named `<type>_<action>` linked to its prospect, mailing and
  * user where known.
  */
-import { WEBHOOK_RESOURCE_ACTIONS } from '../registry/data/index.js';
-import type { Principal } from './rules/types.js';
-import type { Change, Ref, Store } from './store.js';
-import { isoSeconds } from './time.js';
+import { WEBHOOK_RESOURCE_ACTIONS } from '../../registry/data/index.js';
+import type { Principal } from './types.js';
+import type { Change, Ref, Store } from '../data/store.js';
+import { isoSeconds } from '../data/time.js';
 
 function refTo(c: Change, rel: string, type: string): Ref | null {
   if (c.type === type) return c.action === 'destroyed' ? null : { type, id: c.id };

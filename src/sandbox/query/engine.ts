@@ -5,14 +5,14 @@
  * type's sorted ids between the bounds of any `filter[id]` range; other clauses are tested per
  * record, and a page of a large sorted result is selected without sorting everything (sort.ts).
  */
-import { findAttribute, findRelationship, resourceByType, type AttributeSpec, type ResourceType } from '../registry/index.js';
-import { paramError } from './errors.js';
-import { relModels } from './model.js';
+import { findAttribute, findRelationship, resourceByType, type AttributeSpec, type ResourceType } from '../../registry/index.js';
+import { paramError } from '../errors.js';
+import { relModels } from '../data/model.js';
 import type { FilterClause, ParsedQuery, SortKey } from './query.js';
-import type { TypeRules } from './rules/types.js';
-import { normalizeDateTime } from './time.js';
+import type { TypeRules } from '../rules/types.js';
+import { normalizeDateTime } from '../data/time.js';
 import { cmp, comparator, topK } from './sort.js';
-import type { Rec, Ref, Store } from './store.js';
+import type { Rec, Ref, Store } from '../data/store.js';
 
 type Pred = (rec: Rec) => boolean;
 /** Ids in ascending order, without duplicates. */

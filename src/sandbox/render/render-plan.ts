@@ -7,10 +7,10 @@
  * A page of 1,000 prospects is 5.7 MB of JSON with 215 attributes each, most of them null:
  * the plan lets a record cost its ~20 stored values, not its 215 attributes.
  */
-import { allAttributes, resourceByType, type AttributeSpec, type ResourceType } from '../registry/index.js';
-import { relModels, type RelModel } from './model.js';
-import type { RulesFor, TypeRules } from './rules/types.js';
-import { Store, type Rec, type Ref } from './store.js';
+import { allAttributes, resourceByType, type AttributeSpec, type ResourceType } from '../../registry/index.js';
+import { relModels, type RelModel } from '../data/model.js';
+import type { RulesFor, TypeRules } from '../rules/types.js';
+import { Store, type Rec, type Ref } from '../data/store.js';
 
 /** What the plan knows about one relationship, with its links for one base URL. */
 export interface RelPlan {

@@ -8,19 +8,18 @@
  * - `GET /_sandbox/health` → `{"ok":true}`
  */
 import type { IncomingMessage } from 'node:http';
-import { resourceByType } from '../registry/index.js';
-import { errors } from './errors.js';
-import { ruleContext, type Core } from './core.js';
-import { parseQuery } from './query.js';
-import { renderSingle } from './render.js';
-import type { ApiResponse } from './resources.js';
-import { mailingEvent, type MailingEvent } from './rules/mailings.js';
-import { principalOf } from './server.js';
+import { resourceByType } from '../../registry/index.js';
+import { errors } from '../errors.js';
+import { principalOf, ruleContext, type Core } from './core.js';
+import { parseQuery } from '../query/query.js';
+import { renderSingle } from '../render/documents.js';
+import type { HandlerResponse } from './resources.js';
+import { mailingEvent, type MailingEvent } from '../rules/mailings.js';
 
 const EVENTS: Record<string, MailingEvent> = { deliver: 'delivered', open: 'opened', click: 'clicked', reply: 'replied', bounce: 'bounced' };
 
 /** Handles `/_sandbox/...`. */
-export async function handleControl(core: Core, req: IncomingMessage, path: string, _raw: string): Promise<ApiResponse> {
+export async function handleControl(core: Core, req: IncomingMessage, path: string, _raw: string): Promise<HandlerResponse> {
   const seg = path.split('/').filter(Boolean).slice(1);
   if (seg[0] === 'health' && seg.length === 1) return { status: 200, body: '{"ok":true}' };
   const principal = principalOf(core, req.headers.authorization);

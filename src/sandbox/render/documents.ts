@@ -3,13 +3,13 @@
  * over 200,000 attribute members, and building the text directly is several times faster than
  * building objects and stringifying them.
  */
-import { resourceByType, type ResourceType } from '../registry/index.js';
-import { relModels, type RelModel } from './model.js';
-import type { ParsedQuery } from './query.js';
+import { resourceByType, type ResourceType } from '../../registry/index.js';
+import { relModels, type RelModel } from '../data/model.js';
+import type { ParsedQuery } from '../query/query.js';
 import { asRefs, attributesText, dataText, plan, relPlans, valueText, type TypePlan } from './render-plan.js';
-import type { Principal, RulesFor } from './rules/types.js';
-import { hasScope } from './scopes.js';
-import type { Rec, Ref, RelValue, Store } from './store.js';
+import type { Principal, RulesFor } from '../rules/types.js';
+import { hasScope } from '../rules/scopes.js';
+import type { Rec, Ref, RelValue, Store } from '../data/store.js';
 import { TextSink } from './text-sink.js';
 
 /** What rendering needs to know about the request. */

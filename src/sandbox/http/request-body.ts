@@ -5,7 +5,7 @@
  * decoded ends that request alone, never the process.
  */
 import type { IncomingMessage } from 'node:http';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 /** Largest request body the version-2 endpoints accept. @default 10 MiB */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;

@@ -2,17 +2,17 @@
  * `POST /webhooks/cleanup` with the cleanup token as Bearer: 204 removed, 404 already gone,
  * 401 invalid token — all with empty bodies, as the spec's Webhook endpoints table says.
  */
-import { ApiError } from './errors.js';
+import { ErrorResponse } from '../errors.js';
 import type { Core } from './core.js';
-import type { ApiResponse } from './resources.js';
-import { retireCleanupToken } from './rules/webhooks.js';
+import type { HandlerResponse } from './resources.js';
+import { retireCleanupToken } from '../rules/webhooks.js';
 
-function empty(status: number): ApiError {
-  return new ApiError(status, [], {}, true);
+function empty(status: number): ErrorResponse {
+  return new ErrorResponse(status, [], {}, true);
 }
 
 /** Handles the cleanup endpoint. */
-export function handleCleanup(core: Core, authorization: string | undefined): ApiResponse {
+export function handleCleanup(core: Core, authorization: string | undefined): HandlerResponse {
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
   if (!token) throw empty(401);
   for (const hook of core.store.table('webhook').values()) {

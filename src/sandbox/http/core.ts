@@ -4,10 +4,10 @@
  * sandboxes can run in one process (tests do).
  */
 import type { AuthStore } from './auth.js';
-import type { OrgConfig } from './org.js';
+import type { OrgConfig } from '../data/org.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { Principal, RuleContext, RulesFor } from './rules/types.js';
-import type { Store } from './store.js';
+import type { Principal, RuleContext, RulesFor } from '../rules/types.js';
+import type { Store } from '../data/store.js';
 
 /** One request as the sandbox saw it (tests inspect these). */
 export interface RecordedRequest {
@@ -67,5 +67,18 @@ export function ruleContext(core: Core, principal: Principal): RuleContext {
     now: () => core.store.now(),
     later: (ms, fn) => core.later(ms, fn),
     timing: { complianceStepMs: core.opts.complianceStepMs, deliveryMs: core.opts.deliveryMs },
+  };
+}
+
+/** The principal of a token. */
+export function principalOf(core: Core, header: string | undefined): Principal {
+  const t = core.auth.authenticate(header);
+  const app = t.appId ? core.auth.client(t.appId) : undefined;
+  return {
+    userId: t.userId,
+    appId: t.appId,
+    appName: app?.name ?? null,
+    scopes: new Set(t.scopes),
+    admin: t.appId === null && t.userId === core.ownerUserId,
   };
 }

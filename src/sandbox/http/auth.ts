@@ -3,7 +3,7 @@
  * codes. Persisted with the data file so that a login survives a restart.
  */
 import { randomBytes } from 'node:crypto';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 /** An issued access token. */
 export interface AccessToken {

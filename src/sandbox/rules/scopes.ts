@@ -2,7 +2,7 @@
  * OAuth scopes as the spec defines them: `<plural resource name>.<level>`, levels not additive
  * (`write` does not grant `read`), `all` grants every level.
  */
-import { RESOURCES } from '../registry/index.js';
+import { RESOURCES } from '../../registry/index.js';
 
 export type ScopeLevel = 'read' | 'write' | 'delete';
 

@@ -2,7 +2,7 @@
  * Parsing of the query parameters of the spec's "Query parameters" table into a structure the
  * engine can run. Syntax errors become 422 `validationError` naming the parameter.
  */
-import { paramError } from './errors.js';
+import { paramError } from '../errors.js';
 
 /** Limits of the spec's Limits table. */
 export const PAGE_DEFAULT = 50;

@@ -2,11 +2,11 @@
  * The deterministic demo organization. Every type of the registry gets records; the types the
  * spec's workflows revolve around get believable, connected ones. Same seed, same org.
  */
-import { findRelationship, RESOURCES, resourceByType, type ResourceType } from '../registry/index.js';
+import { findRelationship, RESOURCES, resourceByType, type ResourceType } from '../../registry/index.js';
 import { hasAttribute, storedRels } from './model.js';
 import { Prng } from './prng.js';
 import { SeedStats } from './seed-stats.js';
-import { refCache } from './rules/util.js';
+import { refCache } from '../rules/util.js';
 import * as W from './seed-words.js';
 import type { Rec, Ref, RelValue, Store } from './store.js';
 import { isoSeconds } from './time.js';
