@@ -1,5 +1,5 @@
 /**
- * Error classes thrown anywhere in svc and mapped to exit codes in one place (cli/report-error.ts).
+ * Error classes thrown anywhere in svc and mapped to exit codes in one place (runtime/report-error.ts).
  * A leaf module: imports nothing, so every layer may use it.
  */
 

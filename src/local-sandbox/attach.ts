@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../runtime/context.js';
 import { ExitCode, InterruptedError, SvcError, UsageError } from '../errors.js';
 import { ClientMark, clientShare, ownerShare, tryOwn } from './org-share.js';
 import { defaultOrgFile, orgLockFile, ownerStateFile, readState } from './state-file.js';

@@ -9,7 +9,7 @@ import { errorPage, exchangeFailedPage, successPage, type CallbackPage } from '.
 import { startLoopback, type AcceptedCallback } from '../../auth/loopback.js';
 import { pkcePair, randomState } from '../../auth/pkce.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { AuthError, InterruptedError, NetworkError, SvcError } from '../../errors.js';
 import { openBrowser } from '../shared/open-browser.js';
 import { countdown, preflightAuthorize } from './client-check.js';

@@ -8,14 +8,14 @@ import { DEFAULT_SCOPES, isScopeShaped, normaliseScopes } from '../../auth/scope
 import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import { describeUser, type RootInfo } from '../../auth/whoami.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { readState } from '../../local-sandbox/state-file.js';
 import type { LoginFlags } from './command.js';
 import { loginTarget } from './login-target.js';
 import { fetchRootWithToken, resolveClient } from './shared.js';
-import { parsePort, parsePositiveNumber } from '../shared/option-parsers.js';
+import { parsePort, parsePositiveNumber } from '../../runtime/option-parsers.js';
 
 /** How long `svc login` waits for the browser by default (seconds). */
 export const DEFAULT_LOGIN_TIMEOUT_S = 300;

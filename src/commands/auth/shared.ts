@@ -1,7 +1,7 @@
 /** Helpers shared by the login and auth commands: the root document, client credentials. */
 import type { Profile } from '../../auth/config.js';
 import { parseRoot, type RootInfo } from '../../auth/whoami.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 
 /**

@@ -1,6 +1,6 @@
 /** `svc config get|set|list` and `svc alias set|list|delete`: per-profile settings and saved command lines. */
 import { updateProfile } from '../../auth/store-lock.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { didYouMean } from '../../suggest.js';

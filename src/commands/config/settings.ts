@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../../errors.js';
 import { didYouMean } from '../../suggest.js';
-import { parseWholeNumber } from '../shared/option-parsers.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
 
 /** One setting. */
 export interface SettingSpec {

@@ -17,7 +17,7 @@ import { enrollRows, type EnrollBy, type EnrollItem, type EnrollSource } from '.
 import { skippedFailed, type JournalState } from '../../bulk/journal.js';
 import { detectFormat } from '../../bulk/readers.js';
 import { pagedClient, Stopped } from '../../bulk/requester.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { summarize, summaryLines } from './summary.js';

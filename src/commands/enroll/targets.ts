@@ -6,7 +6,7 @@
  */
 import { idValue } from '../../lossless-json.js';
 import type { PageClient } from '../../api/paginate.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
 import { readNamed, resolveName, type NameSource } from '../shared/name-lookup.js';

@@ -8,7 +8,7 @@
  * templates takes 4.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ReportView, Section } from './model.js';
 import { AB_RULE, COUNTER_NAMES, countersOf, pct, RATE_FORMULAS, ratio, twoProportionTest } from './rates.js';

@@ -8,7 +8,7 @@
  * sequence link (sequence names included in the same responses).
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource/query-options.js';
 import type { ReportView } from './model.js';

@@ -10,7 +10,7 @@
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { ListQuery } from '../../api/query.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource/query-options.js';

@@ -9,11 +9,11 @@ import type { ApiRequest } from '../../api/client.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { printValue } from '../shared/output.js';
-import { parseWholeNumber } from '../shared/option-parsers.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { ChartStyle, Role } from './chart.js';
 import type { ReportView } from './model.js';
 

@@ -10,10 +10,10 @@
  */
 import fs from 'node:fs';
 import { MAX_PAGE_SIZE, paginate } from '../../api/paginate.js';
-import { parseWholeNumber } from '../shared/option-parsers.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { Filter } from '../../api/filter.js';
 import { Progress } from '../../bulk/progress.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { csvLine } from '../../output/csv.js';
 import { PartFile, resumePoint, type ExportFormat } from '../../output/export-file.js';

@@ -1,10 +1,11 @@
 /** Handlers of `create`, `update`, `delete` and item actions (single records). */
 import type { ApiResponse } from '../../api/client.js';
+import { printDryRun } from '../shared/dry-run.js';
 import { singleResource } from '../../api/jsonapi.js';
 import { encodeQuery } from '../../api/query.js';
 import { checkAttributes } from '../../api/validate.js';
 import { normalizeId, recordToWriteData, relationshipData, toDocument, type WriteData } from '../../api/write-body.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { maskSensitive } from './mask.js';
@@ -16,7 +17,7 @@ import { loadOrgTypeView } from '../schema/load.js';
 import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
 import { printValue, recordWriter } from '../shared/output.js';
-import { parseId } from '../shared/option-parsers.js';
+import { parseId } from '../../runtime/option-parsers.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
 import { promptForFields } from './prompt-fields.js';
 
@@ -80,10 +81,6 @@ function reportProblems(rt: ResourceType, problems: { field: string; reason: str
   throw err;
 }
 
-async function printDryRun(ctx: Context, method: string, url: URL, body?: unknown): Promise<void> {
-  await writeOut(ctx.io.stdout, `${method} ${url}\n${body !== undefined ? JSON.stringify(body, null, 2) + '\n' : ''}`);
-}
-
 /**
  * The answer to a create, update or action must carry the record (the spec answers 201 or 200
  * with the resource): an empty 2xx or a redirect is an error, never `null` printed with exit 0.
@@ -126,7 +123,7 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
   const data = await writeData(ctx, rt, flags, false);
   const body = toDocument(data);
   const api = await ctx.api();
-  if (ctx.globals.dryRun) return printDryRun(ctx, 'POST', api.resolve(rt.path), body);
+  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'POST', url: api.resolve(rt.path), body }]);
   // Never `include` on a write: the service deprecated it (fetch related records separately).
   const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
   expectRecord(res, 'create', true);
@@ -143,7 +140,7 @@ export async function updateHandler(ctx: Context, rt: ResourceType, idArg: strin
   const body = toDocument(data);
   const api = await ctx.api();
   const path = `${rt.path}/${id}`;
-  if (ctx.globals.dryRun) return printDryRun(ctx, 'PATCH', api.resolve(path), body);
+  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'PATCH', url: api.resolve(path), body }]);
   const res = await api.request({ method: 'PATCH', path, body, idempotent: true });
   expectRecord(res, 'update', false);
   await printRecord(ctx, res.doc, false, data);
@@ -153,7 +150,7 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
   const id = parseId(idArg);
   const api = await ctx.api();
   const path = `${rt.path}/${id}`;
-  if (ctx.globals.dryRun) return printDryRun(ctx, 'DELETE', api.resolve(path));
+  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'DELETE', url: api.resolve(path) }]);
   if (!ctx.globals.yes) {
     if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
       throw new UsageError(`refusing to delete ${rt.type} ${id} without --yes (not an interactive terminal)`);
@@ -196,7 +193,7 @@ export async function actionHandler(ctx: Context, rt: ResourceType, action: Acti
   if (ctx.globals.dryRun) {
     const url = api.resolve(path);
     url.search = query;
-    return printDryRun(ctx, 'POST', url);
+    return printDryRun(ctx, [{ method: 'POST', url }]);
   }
   const res = await api.request({ method: 'POST', path, query, noRetry: true });
   expectRecord(res, `${action.command} action`, false);

@@ -1,5 +1,5 @@
 /** Handler of `svc resources`. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
 import { RESOURCES } from '../../registry/index.js';
 

@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseFilter, type Filter } from '../../api/filter.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { findResource, resourceByType } from '../../registry/index.js';
 import { Anonymiser } from '../../sandbox/data/anonymise.js';
 import { writeDataFileSync } from '../../sandbox/data/persistence.js';
-import { parseWholeNumber } from '../shared/option-parsers.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { SandboxFlags } from './command.js';
 import { orgHolder } from '../../local-sandbox/org-share.js';
 import { API_HOURLY_LIMIT, BudgetedClient, DEFAULT_BUDGET } from './copy-budget.js';

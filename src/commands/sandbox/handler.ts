@@ -1,8 +1,8 @@
 /** Handler of `svc sandbox`: start, announce, serve until SIGINT/SIGTERM, shut down cleanly. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import path from 'node:path';
 import { ExitCode, SvcError, UsageError } from '../../errors.js';
-import { parsePort, parseWholeNumber } from '../shared/option-parsers.js';
+import { parsePort, parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { SandboxFlags } from './command.js';
 import { leaveOwned, orgHolder, ownWith } from '../../local-sandbox/org-share.js';
 import { clearState, writeState } from '../../local-sandbox/state-file.js';

@@ -3,7 +3,7 @@
  * path of resource commands. Without a cache file this costs one failed file read.
  */
 import { configDir } from '../../auth/config-dir.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import type { ResourceType } from '../../registry/index.js';
 import { readSchemaCache, schemaCachePath } from '../../schema/cache.js';
 import { orgTypeView, type OrgTypeView } from '../../schema/org-schema.js';

@@ -1,6 +1,6 @@
 /** Handler of `svc schema pull`. */
-import type { Context } from '../../cli/context.js';
-import { writeOut } from '../../output/io.js';
+import type { Context } from '../../runtime/context.js';
+import { printDryRun } from '../shared/dry-run.js';
 import { schemaCachePath, writeSchemaCache } from '../../schema/cache.js';
 import { writeCompletionExtra } from '../../schema/completion-extra.js';
 import { ambiguousLabels, buildOrgSchema } from '../../schema/org-schema.js';
@@ -13,8 +13,7 @@ export async function pullHandler(ctx: Context): Promise<void> {
   const configDir = (await ctx.config()).dir;
   const file = schemaCachePath(configDir, conn.profileName);
   if (ctx.globals.dryRun) {
-    await writeOut(ctx.io.stdout, `GET ${api.resolve('schema/openapi.json')}\nGET ${api.resolve('types')}\n(would write ${file})\n`);
-    return;
+    return printDryRun(ctx, [{ method: 'GET', url: api.resolve('schema/openapi.json') }, { method: 'GET', url: api.resolve('types') }], [`would write ${file}`]);
   }
   const [openapi, types] = await Promise.all([
     api.request({ method: 'GET', path: 'schema/openapi.json' }),

@@ -13,7 +13,7 @@ import { Requester } from '../../bulk/requester.js';
 import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
 import { MAX_PARKED, type Outcome, type PoolResult, type WorkItem } from '../../bulk/engine.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, InterruptedError, PartialError, UsageError } from '../../errors.js';
 
 /** Options shared by bulk commands. */

@@ -4,7 +4,7 @@
  * when its command runs.
  */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
+import { runCommand, type App } from '../../runtime/app.js';
 
 /** Default port of `webhooks listen` (fixed, so a tunnel can point at it). */
 export const DEFAULT_LISTEN_PORT = 9797;

@@ -3,7 +3,8 @@
  * forwarding, and — with `--register` — webhooks created for the run and removed on exit.
  */
 import { randomBytes } from 'node:crypto';
-import type { Context } from '../../cli/context.js';
+import { printDryRun } from '../shared/dry-run.js';
+import type { Context } from '../../runtime/context.js';
 import { NetworkError, UsageError } from '../../errors.js';
 import { formatResult, shapeValue } from '../../output/shape.js';
 import { writeOut } from '../../output/io.js';
@@ -13,7 +14,7 @@ import { eventMatches, parseEventList, type EventSelector } from '../../webhooks
 import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
 import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
-import { parsePort } from '../shared/option-parsers.js';
+import { parsePort } from '../../runtime/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 
 /** Options of `listen`. */
@@ -143,12 +144,8 @@ async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: stri
 async function printRegistrations(ctx: Context, p: Plan): Promise<void> {
   const api = await ctx.api();
   const url = p.register?.publicUrl?.toString() ?? `http://127.0.0.1:${p.port || '<port>'}/`;
-  let text = '';
-  for (const s of p.selectors) {
-    const body = { data: { type: 'webhook', attributes: { resource: s.resource, action: s.action, url, secret: '***', payloadVersion: p.register!.payloadVersion } } };
-    text += `POST ${api.resolve('webhooks')}\n${JSON.stringify(body, null, 2)}\n`;
-  }
-  await writeOut(ctx.io.stdout, text);
+  const body = (s: EventSelector) => ({ data: { type: 'webhook', attributes: { resource: s.resource, action: s.action, url, secret: '***', payloadVersion: p.register!.payloadVersion } } });
+  await printDryRun(ctx, p.selectors.map((s) => ({ method: 'POST', url: api.resolve('webhooks'), body: body(s) })));
 }
 
 /** Listens until Ctrl-C or SIGTERM; registered webhooks are removed on the way out. */

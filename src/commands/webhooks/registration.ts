@@ -3,7 +3,7 @@
  * (`POST /webhooks/cleanup`, the token as Bearer instead of the user's access token).
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError } from '../../errors.js';
 import type { EventSelector } from '../../webhooks/events.js';
 

@@ -3,7 +3,7 @@
  * the same text means the same thing everywhere (`0x50`, `1e3` or ` 7 ` are not whole numbers to
  * one command and numbers to another). Each throws a `UsageError` that names the flag and the value.
  */
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../errors.js';
 
 /**
  * A record id: a positive integer (the API's ids are integers), as the string of its digits

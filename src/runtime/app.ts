@@ -14,7 +14,7 @@ import type { Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
 import { applyProfileDefaults } from './profile-defaults.js';
-import { parsePositiveNumber } from '../commands/shared/option-parsers.js';
+import { parsePositiveNumber } from './option-parsers.js';
 
 /** What main() hands to every command. */
 export interface App {

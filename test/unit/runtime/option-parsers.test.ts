@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseId, parsePort, parsePositiveNumber, parseWholeNumber } from '../../../src/commands/shared/option-parsers.js';
+import { parseId, parsePort, parsePositiveNumber, parseWholeNumber } from '../../../src/runtime/option-parsers.js';
 import { runInProcess } from '../../helpers/in-process-cli.js';
 
 describe('option parsers', () => {
