@@ -7,10 +7,14 @@
  *  3. Against the recorded pages served from memory (the client's own cost), interleaved with
  *     the floor — a raw undici loop fetching the same URLs, parsing each page and writing each
  *     resource object as one line — and a transport-only loop (bodies written as received).
- * Run alone: `node bench/list.mjs` prints JSON; `bench/run.mjs` calls {@link listBench}.
+ *  4. Every output format (`-o ndjson|json|csv|table`, and `table --columns`) at 20,000 records and
+ *     at all of them, against the sandbox, output to a file: interleaved in each round, so that the
+ *     ratios to ndjson compare runs under the same load.
+ * Run alone: `node bench/list.mjs` prints JSON (`FORMATS_ONLY=1`: step 4 only); `bench/run.mjs`
+ * calls {@link listBench}.
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,7 +52,7 @@ async function startReplayServer(upstream) {
  * @param opts.records prospects in the sandbox @default 100000
  * @param opts.runs rounds against the recorded pages @default 3
  */
-export async function listBench({ records = 100_000, runs = 3, log = () => {} } = {}) {
+export async function listBench({ records = 100_000, runs = 3, formatRuns = 5, formatsOnly = false, log = () => {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-list-'));
   log(`starting a sandbox with ${records} prospects…`);
   const sandbox = await startSandboxProcess({ seed: records });
@@ -57,6 +61,8 @@ export async function listBench({ records = 100_000, runs = 3, log = () => {} } 
     const env = benchEnv({ SVC_CONFIG_DIR: join(dir, 'config') });
     const path = new URL(sandbox.baseUrl).pathname;
     const svc = (origin) => [node, SVC, 'prospects', 'list', '--all', '-o', 'ndjson', '--base-url', origin + path, '--token', sandbox.token];
+    const formats = await formatBench({ sandbox, env, dir, sizes: [...new Set([Math.min(20_000, records), records])], runs: formatRuns, log });
+    if (formatsOnly) return { records, formats };
 
     log('recording the pages through the proxy…');
     const recording = await runMeasured(svc(replay.origin), { env, countLines: true });
@@ -84,6 +90,7 @@ export async function listBench({ records = 100_000, runs = 3, log = () => {} } 
       // Peak RSS: the largest of the runs that went to the sandbox (directly and through the proxy).
       direct: { ms: pick(direct, 'ms'), rssKb: pick([...direct, recording], 'rssKb') },
       replay: Object.fromEntries(Object.entries(rounds).map(([k, list]) => [k, { ms: pick(list, 'ms'), cpuMs: pick(list, 'cpuMs'), rssKb: pick(list, 'rssKb') }])),
+      formats,
     };
   } finally {
     await replay.close();
@@ -92,7 +99,46 @@ export async function listBench({ records = 100_000, runs = 3, log = () => {} } 
   }
 }
 
+/** The variants of step 4: each format, and the table with `--columns`. */
+export const FORMAT_VARIANTS = {
+  ndjson: ['-o', 'ndjson'],
+  json: ['-o', 'json'],
+  csv: ['-o', 'csv'],
+  table: ['-o', 'table'],
+  'table --columns': ['-o', 'table', '--columns', 'id,firstName,lastName,title,emails'],
+};
+
+/**
+ * Step 4: `svc prospects list --limit N <variant>` against the sandbox, stdout to a file, every
+ * variant once per round in turn. Returns, per size and variant, wall time, CPU time and peak RSS
+ * (medians) and the output's size.
+ */
+async function formatBench({ sandbox, env, dir, sizes, runs, log }) {
+  const result = {};
+  for (const n of sizes) {
+    log(`every format at ${n} records, ${runs} rounds…`);
+    const times = Object.fromEntries(Object.keys(FORMAT_VARIANTS).map((k) => [k, []]));
+    const bytes = {};
+    for (let round = 0; round < runs; round++) {
+      for (const [name, args] of Object.entries(FORMAT_VARIANTS)) {
+        const file = join(dir, 'out');
+        const cmd = [node, SVC, 'prospects', 'list', '--limit', String(n), ...args, '--base-url', sandbox.baseUrl, '--token', sandbox.token];
+        times[name].push(await runMeasured(cmd, { env, stdoutFile: file }));
+        bytes[name] = statSync(file).size;
+      }
+    }
+    const pick = (list, k) => stats(list.map((r) => r[k]));
+    result[n] = Object.fromEntries(Object.entries(times).map(([k, list]) => [k, { ms: pick(list, 'ms'), cpuMs: pick(list, 'cpuMs'), rssKb: pick(list, 'rssKb'), bytes: bytes[k] }]));
+  }
+  return result;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const r = await listBench({ records: Number(process.env.RECORDS ?? 100_000), runs: Number(process.env.RUNS ?? 3), log: (m) => process.stderr.write(`${m}\n`) });
+  const r = await listBench({
+    records: Number(process.env.RECORDS ?? 100_000),
+    runs: Number(process.env.RUNS ?? 3),
+    formatRuns: Number(process.env.FORMAT_RUNS ?? 5),
+    formatsOnly: process.env.FORMATS_ONLY === '1',
+    log: (m) => process.stderr.write(`${m}\n`) });
   process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
 }

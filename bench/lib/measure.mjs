@@ -4,7 +4,7 @@
  * RSS read by a tiny preload. Pure Node: no hyperfine needed on a fresh clone.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,19 +89,22 @@ export function fmt(n, digits = 1) {
 /**
  * Runs a Node command asynchronously (servers in this process keep answering) with the probe
  * preload: wall time, CPU time and peak RSS of the child; with `countLines`, its stdout is read
- * and its lines counted, else stdout goes to /dev/null. Rejects when the command fails.
+ * and its lines counted; with `stdoutFile`, it is written to that file; else it goes to /dev/null.
+ * Rejects when the command fails.
  * @returns `{ ms, cpuMs, rssKb, lines }`
  */
-export async function runMeasured(cmd, { env = benchEnv(), countLines = false } = {}) {
+export async function runMeasured(cmd, { env = benchEnv(), countLines = false, stdoutFile } = {}) {
   const { spawn } = await import('node:child_process');
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-run-'));
   const out = join(dir, 'probe');
   try {
+    const fd = stdoutFile ? openSync(stdoutFile, 'w') : undefined;
     const started = process.hrtime.bigint();
     const child = spawn(cmd[0], ['--require', PROBE, ...cmd.slice(1)], {
       env: { ...env, BENCH_PROBE_OUT: out },
-      stdio: ['ignore', countLines ? 'pipe' : 'ignore', 'pipe'],
+      stdio: ['ignore', countLines ? 'pipe' : (fd ?? 'ignore'), 'pipe'],
     });
+    if (fd !== undefined) closeSync(fd);
     let lines = 0;
     let stderr = '';
     child.stdout?.on('data', (b) => {

@@ -7,9 +7,11 @@
 
 /** A value as one CSV cell: lists joined by `;`, objects as JSON. */
 export function csvCell(value: unknown): string {
+  // The common cells first: empty, and text (a listing has hundreds of cells a record).
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return quote(neutralise(value));
   let s: string;
-  if (value === null || value === undefined) s = '';
-  else if (Array.isArray(value)) s = value.map((v) => (typeof v === 'object' && v !== null ? cellId(v) : String(v))).join(';');
+  if (Array.isArray(value)) s = value.map((v) => (typeof v === 'object' && v !== null ? cellId(v) : String(v))).join(';');
   else if (typeof value === 'object') s = cellId(value);
   else s = String(value);
   return quote(neutralise(s));
@@ -26,16 +28,26 @@ function cellId(v: object): string {
  * (which would otherwise lose its quote on import: see `unneutralise` in bulk/csv-parse.ts).
  */
 export function neutralise(s: string): string {
+  const c = s.charCodeAt(0);
+  if (c !== 61 && c !== 43 && c !== 45 && c !== 64 && c !== 9 && c !== 13 && c !== 39) return s;
   // Numbers like -5 are data, not formulas: leave them readable.
   if (/^[-+]\d+(\.\d+)?$/.test(s)) return s;
   return /^[=+\-@\t\r']/.test(s) ? `'${s}` : s;
 }
 
+const SPECIAL = /[",\r\n]/;
 function quote(s: string): string {
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return SPECIAL.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /** One CSV line (with CRLF? no: `\n`, what Unix tools expect). */
-export function csvLine(values: unknown[]): string {
-  return values.map(csvCell).join(',') + '\n';
+export function csvLine(values: readonly unknown[]): string {
+  // One array reused for every line: a listing writes hundreds of cells a record.
+  const n = values.length;
+  cells.length = n;
+  for (let i = 0; i < n; i++) cells[i] = csvCell(values[i]);
+  const line = `${cells.join(',')}\n`;
+  cells.length = 0;
+  return line;
 }
+const cells: string[] = [];

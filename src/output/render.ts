@@ -1,11 +1,12 @@
 /**
  * One place that renders records in each output format (README.md § Output). Commands hand it
- * pages as they arrive; `json`, `ndjson`, `csv` and `raw` stream, `table` collects (it is for
- * people, who do not read 100,000 rows).
+ * pages as they arrive and every format streams: `table` takes its column widths from the first
+ * rows (table.ts) and writes the rest as they come.
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
 import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
+import { columnReader, indentJson, unionKeysOf } from './flat-text.js';
 import { writeOut, type IO } from './io.js';
 import { ownField } from '../own-field.js';
 import { terminalSafeLines } from './terminal-text.js';
@@ -33,7 +34,7 @@ export interface ResourcePage {
   doc: JsonApiDocument;
   resources: readonly ResourceObject[];
   included: IncludedIndex;
-  /** Adjusts each flat record before it is written (masking secrets); ndjson's fast path needs it absent. */
+  /** Adjusts each flat record before it is written (masking secrets); the formats' fast path (flatJson) needs it absent. */
   prepare?: (r: FlatRecord) => FlatRecord;
 }
 
@@ -41,8 +42,9 @@ export interface ResourcePage {
 export interface RecordWriter {
   page(doc: JsonApiDocument, records: FlatRecord[]): Promise<void>;
   /**
-   * A page of resource objects: `json` and `ndjson` flatten and write them record by record,
-   * holding no flat copy of the page (`list --all` of records with hundreds of fields).
+   * A page of resource objects: every format writes them record by record from the flat
+   * record's JSON text, holding no flat copy of the page (`list --all` of records with hundreds
+   * of fields).
    */
   resources(p: ResourcePage): Promise<void>;
   end(): Promise<void>;
@@ -56,7 +58,9 @@ const CHUNK = 1 << 16;
 export function createRecordWriter(opts: RenderOptions): RecordWriter {
   const out = opts.io.stdout;
   const flat = (p: ResourcePage) => (r: ResourceObject) => (p.prepare ? p.prepare(flatten(r, p.included)) : flatten(r, p.included));
-  // Formats that need a page's flat records together (csv's header, the table) get them so.
+  // The flat record as compact JSON: every format of a listing starts from what ndjson writes (flat-text.ts).
+  const text = (p: ResourcePage) => (p.prepare ? (r: ResourceObject) => JSON.stringify(flat(p)(r)) : (r: ResourceObject) => flatJson(r, p.included));
+  // Views of one record (`get`) take flat records.
   const whole = (w: Omit<RecordWriter, 'resources'>): RecordWriter => ({
     ...w,
     resources: (p) => w.page(p.doc, p.resources.map(flat(p))),
@@ -108,8 +112,9 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           if (chunk) await writeOut(out, chunk);
         },
         async resources(p) {
-          const toFlat = flat(p);
-          await stream(p, (r) => item(toFlat(r)));
+          const json = text(p);
+          // Indented like JSON.stringify(record, null, 2) inside the array.
+          await stream(p, (r) => (count++ === 0 ? '[\n  ' : ',\n  ') + indentJson(json(r), 1));
         },
         async end() {
           await writeOut(out, count === 0 ? '[]\n' : '\n]\n');
@@ -119,7 +124,8 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
     case 'csv': {
       let columns: string[] | undefined = opts.columns;
       let headerDone = false;
-      return whole({
+      let read: ((json: string) => unknown[]) | undefined;
+      return {
         async page(_doc, records) {
           if (records.length === 0) return;
           columns ??= opts.omitColumn ? unionKeys(records).filter((k) => !opts.omitColumn!(k)) : unionKeys(records);
@@ -128,10 +134,29 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           for (const r of records) chunk += csvLine(columns.map((c) => pick(r, c)));
           await writeOut(out, chunk);
         },
+        async resources(p) {
+          if (p.resources.length === 0) return;
+          const json = text(p);
+          // The header needs the page's names: its records' text is kept for the first page only.
+          const first = columns ? undefined : p.resources.map(json);
+          columns ??= opts.omitColumn ? unionKeysOf(first!).filter((k) => !opts.omitColumn!(k)) : unionKeysOf(first!);
+          read ??= columnReader(columns, pick);
+          let chunk = headerDone ? '' : csvLine(columns);
+          headerDone = true;
+          const n = p.resources.length;
+          for (let i = 0; i < n; i++) {
+            chunk += csvLine(read(first ? first[i]! : json(p.resources[i]!)));
+            if (chunk.length >= CHUNK) {
+              await writeOut(out, chunk);
+              chunk = '';
+            }
+          }
+          if (chunk) await writeOut(out, chunk);
+        },
         async end() {
           if (!headerDone && columns) await writeOut(out, csvLine(columns));
         },
-      });
+      };
     }
     case 'raw':
       return {
@@ -144,20 +169,43 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
         async end() {},
       };
     case 'table': {
-      const rows: FlatRecord[] = [];
-      return whole({
-        async page(_doc, records) {
-          for (const r of records) rows.push(r);
+      if (opts.single) {
+        let first: FlatRecord | undefined;
+        return whole({
+          async page(_doc, records) {
+            first ??= records[0];
+          },
+          async end() {
+            const { renderVertical } = await import('./table.js');
+            await writeOut(out, renderVertical(first, opts.io));
+          },
+        });
+      }
+      // Streams: widths from the first rows (table.ts), each later page written as it arrives.
+      const columns = opts.columns ?? ['id', ...(opts.defaultColumns ?? [])];
+      let table: import('./table.js').TableStream | undefined;
+      let read: ((json: string) => unknown[]) | undefined;
+      const open = async () => {
+        // Performance machinery (README.md, Build): loaded with import() when first used.
+        const { tableStream } = await import('./table.js');
+        return (table ??= tableStream(columns, opts.io, opts.columns !== undefined));
+      };
+      const add = async (rows: unknown[][]) => {
+        const chunk = (await open()).add(rows);
+        if (chunk) await writeOut(out, chunk);
+      };
+      return {
+        page: (_doc, records) => add(records.map((r) => columns.map((c) => pick(r, c)))),
+        async resources(p) {
+          const json = text(p);
+          read ??= columnReader(columns, pick, { keep: true });
+          await add(p.resources.map((r) => read!(json(r))));
         },
         async end() {
-          // Performance machinery (README.md, Build): loaded with import() when first used.
-          const { renderTable, renderVertical } = await import('./table.js');
-          const text = opts.single
-            ? renderVertical(rows[0], opts.io)
-            : renderTable(rows, opts.columns ?? ['id', ...(opts.defaultColumns ?? [])], opts.io, opts.columns !== undefined);
-          await writeOut(out, text);
+          const chunk = (await open()).end();
+          if (chunk) await writeOut(out, chunk);
         },
-      });
+      };
     }
   }
 }

@@ -75,18 +75,33 @@ const TWO =
 const COMBINING = /[\u0300-\u036f]/;
 
 /**
- * Terminal columns of text already made safe (see {@link terminalSafe}), counted per code point:
- * never less than the table library counts (it would cut the cell again, without regard for
- * graphemes), a little more for emoji sequences (each part counts; a cell gets some padding).
+ * Terminal columns of text already made safe (see {@link terminalSafe}): its display width, as
+ * string-width counts it, grapheme by grapheme. A grapheme takes the columns of its widest code
+ * point: an emoji with a skin tone or a family joined by ZWJs is two columns, a letter with its
+ * accents one, so "営業部長 🚀" takes 11 and is not cut while there is room.
  */
 export function textWidth(s: string): number {
   if (PLAIN.test(s)) return s.length;
   let w = 0;
-  for (const c of s) {
-    // Below © (the first pictograph) every character is one column.
-    if (c.charCodeAt(0) < 0xa9) w++;
-    else if (!COMBINING.test(c)) w += TWO.test(c) ? 2 : 1;
+  if (simple(s)) {
+    for (const c of s) w += codeWidth(c);
+    return w;
   }
+  for (const { segment } of graphemes(s)) w += graphemeWidth(segment);
+  return w;
+}
+
+/** Columns of one code point: below © (the first pictograph) always one. */
+function codeWidth(c: string): number {
+  if (c.charCodeAt(0) < 0xa9) return 1;
+  return COMBINING.test(c) ? 0 : TWO.test(c) ? 2 : 1;
+}
+
+/** Columns of one grapheme: those of its widest code point (joiners and modifiers add none). */
+function graphemeWidth(g: string): number {
+  if (g.length === 1) return codeWidth(g);
+  let w = 0;
+  for (const c of g) w = Math.max(w, codeWidth(c));
   return w;
 }
 
@@ -107,7 +122,8 @@ export function fitText(s: string, width: number): string {
   })();
   for (const piece of pieces) {
     const shown = terminalSafe(piece);
-    const w = textWidth(shown);
+    // An escaped control is several columns of plain text; anything else is one grapheme.
+    const w = shown === piece ? graphemeWidth(piece) : textWidth(shown);
     if (used + w > room) break;
     out += shown;
     used += w;

@@ -44,17 +44,27 @@ describe('fitText', () => {
     expect(fitText('x\u202eyz', 4)).toBe('x…');
   });
 
-  it('cuts between graphemes, counting wide ones as two columns', () => {
-    const family = '👨‍👩‍👧‍👦'; // counted part by part (11): never less than the table library counts
-    expect(fitText(`${family}${family}abc`, 12)).toBe(`${family}…`);
-    expect(fitText(`${family}abc`, 11)).toBe('…');
+  it('cuts between graphemes, counting each by its display width', () => {
+    const family = '👨‍👩‍👧‍👦'; // one grapheme, two columns (as string-width counts it)
+    expect(textWidth(family)).toBe(2);
+    expect(fitText(`${family}${family}abc`, 6)).toBe(`${family}${family}a…`);
+    expect(fitText(`${family}abc`, 2)).toBe('…');
+    expect(fitText(`${family}abc`, 3)).toBe(`${family}…`);
     expect(fitText('e\u0301e\u0301e\u0301e\u0301', 3)).toBe('e\u0301e\u0301…');
     expect(fitText('日本語テキスト', 5)).toBe('日本…');
-    expect(fitText('🇫🇷🇩🇪', 5)).toBe('🇫🇷…');
+    expect(fitText('🇫🇷🇩🇪🇮🇹', 5)).toBe('🇫🇷🇩🇪…');
+    expect(fitText('🇫🇷🇩🇪', 4)).toBe('🇫🇷🇩🇪');
     expect(fitText('ok ✅ done', 6)).toBe('ok ✅…');
     expect(fitText('ok ✅ done', 5)).toBe('ok …');
     expect(textWidth('日本')).toBe(4);
     expect(textWidth('e\u0301')).toBe(1);
+    expect(textWidth('👍🏽 ok')).toBe(5);
+  });
+
+  it('leaves "営業部長 🚀" whole while there is room (display width 11)', () => {
+    expect(textWidth('営業部長 🚀')).toBe(11);
+    expect(fitText('営業部長 🚀', 11)).toBe('営業部長 🚀');
+    expect(fitText('営業部長 🚀', 10)).toBe('営業部長 …');
   });
 
   it('fits any text in its width, keeps whole graphemes and lets no control through', () => {

@@ -1,4 +1,5 @@
 /** Handlers of `list` and `get`. */
+import { setField } from '../../own-field.js';
 import { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
 import { Progress } from '../../bulk/progress.js';
@@ -121,14 +122,17 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
   singleResource(res.status, res.doc);
   const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
   let records = maskSensitive(flattenDocument(res.doc));
+  let hiddenFields = 0;
   if (ctx.output === 'table' && !flags.allFields) {
     // The table view is for reading one record: most of a record's fields are often empty.
     const { kept, hidden } = withoutEmptyFields(records[0]);
     if (kept) records = [kept];
-    if (hidden > 0) ctx.info(`(${hidden} empty field${hidden === 1 ? '' : 's'} hidden; --all-fields shows them)`);
+    hiddenFields = hidden;
   }
   await writer.page(res.doc, records);
   await writer.end();
+  // Said once the record is out (a note before a failed write would read as if it had been).
+  if (hiddenFields > 0) ctx.info(`(${hiddenFields} empty field${hiddenFields === 1 ? '' : 's'} hidden; --all-fields shows them)`);
 }
 
 /** A record without its null and empty values (`id` and `type` stay), and how many went (empty custom fields not counted). */
@@ -140,7 +144,7 @@ export function withoutEmptyFields(r: FlatRecord | undefined): { kept: FlatRecor
     const empty = v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
     // Empty custom fields are never shown in the table view (render.ts): not counted as hidden here.
     if (empty && k !== 'id' && k !== 'type') hidden += /^custom\d+$/.test(k) ? 0 : 1;
-    else kept[k] = v;
+    else setField(kept, k, v);
   }
   return { kept, hidden };
 }

@@ -1,4 +1,5 @@
 /** Handlers of `create`, `update`, `delete` and item actions (single records). */
+import { setField } from '../../own-field.js';
 import type { ApiResponse } from '../../api/client.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { singleResource } from '../../api/jsonapi.js';
@@ -112,7 +113,7 @@ async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>
     const changed = [...Object.keys(sent.attributes), ...Object.keys(sent.relationships)].filter((k) => k !== 'id' && k !== 'type');
     if (changed.length === 0) return;
     const short = {} as typeof r;
-    for (const k of changed) short[k] = pick(r, k) ?? null;
+    for (const k of changed) setField(short, k, pick(r, k) ?? null);
     records = [short];
   }
   await writer.page(doc, records);
