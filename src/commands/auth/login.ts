@@ -3,6 +3,7 @@
  * `--with-token` for CI; stores the tokens in the profile and says who is logged in.
  */
 import type { ConfigStore, Profile } from '../../auth/config.js';
+import { printValue } from '../shared/output.js';
 import { DEFAULT_LOGIN_PORT } from '../../auth/loopback.js';
 import { DEFAULT_SCOPES, isScopeShaped, normaliseScopes } from '../../auth/scopes.js';
 import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
@@ -10,7 +11,6 @@ import type { TokenSet } from '../../auth/token-endpoint.js';
 import { describeUser, type RootInfo } from '../../auth/whoami.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
-import { writeOut } from '../../output/io.js';
 import { readState } from '../../local-sandbox/state-file.js';
 import type { LoginFlags } from './command.js';
 import { loginTarget } from './login-target.js';
@@ -154,7 +154,7 @@ async function report(ctx: Context, store: ConfigStore, name: string, baseUrl: s
   if (!tokens.refreshToken) ctx.warn('the server sent no refresh token: run `svc login` again when the token expires');
   if (ctx.globals.output === 'json') {
     const out = { profile: name, baseUrl, user: root.user ?? null, scopes: tokens.scope ?? null, expiresAt: tokens.expiresAt ? new Date(tokens.expiresAt).toISOString() : null };
-    await writeOut(ctx.io.stdout, JSON.stringify(out, null, 2) + '\n');
+    await printValue(ctx, 'json', out, () => '');
   }
 }
 

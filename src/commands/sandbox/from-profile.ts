@@ -3,6 +3,7 @@
  * (read-only, within a request budget, anonymised by default), for `svc --sandbox-data FILE …`.
  */
 import fs from 'node:fs';
+import { printJsonResult } from '../shared/output.js';
 import path from 'node:path';
 import { parseFilter, type Filter } from '../../api/filter.js';
 import type { Context } from '../../runtime/context.js';
@@ -87,8 +88,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   const counts = Object.fromEntries([...result.tables].map(([t, recs]) => [t, recs.length]));
   const customFields = Object.values(result.custom).reduce((s, f) => s + Object.keys(f).length, 0);
   const summary = { file: orgFile, profile: name, anonymised: anonymise, customFields, counts, requests: client.used, requestsTotal: progress.requests, budget: client.budget, budgetLeft: client.left };
-  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify(summary) + '\n');
-  else {
+  if (!(await printJsonResult(ctx, summary))) {
     const rows = [`custom fields  ${customFields}`, ...Object.entries(counts).map(([t, c]) => `${t.padEnd(14)} ${n(c)}`)];
     await writeOut(ctx.io.stdout, rows.join('\n') + '\n');
   }
