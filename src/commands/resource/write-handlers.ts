@@ -13,7 +13,7 @@ import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
 import { pick } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
-import { checkWebhookAttributes } from '../../webhooks/events.js';
+import { checkTypeRules } from './type-rules.js';
 import { loadOrgTypeView } from '../schema/load.js';
 import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
@@ -62,7 +62,7 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
     data.relationships[name] = { data: r.data };
   }
   reportProblems(rt, checkAttributes(rt, data.attributes));
-  if (rt.type === 'webhook') reportProblems(rt, checkWebhookAttributes(data.attributes, forUpdate));
+  reportProblems(rt, checkTypeRules(rt, data.attributes, forUpdate));
   if (org) reportProblems(rt, org.apply(data.attributes, forUpdate));
   if (!forUpdate && Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0 && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY) {
     Object.assign(data.attributes, await promptForFields(ctx, rt));
