@@ -13,7 +13,7 @@ import { finishedPage, notFoundPage, rejectedPage, type CallbackPage } from './c
 export const DEFAULT_LOGIN_PORT = 8976;
 
 /** The path of the redirect URI. */
-export const CALLBACK_PATH = '/callback';
+const CALLBACK_PATH = '/callback';
 
 /** An accepted redirect: its outcome and the way to answer the browser. */
 export interface AcceptedCallback {
@@ -34,7 +34,7 @@ export interface Loopback {
 }
 
 /** Options of {@link startLoopback}. */
-export interface LoopbackOptions {
+interface LoopbackOptions {
   /** 0 picks a free port. @default 8976 */
   port?: number;
   state: string;

@@ -11,7 +11,7 @@ import { ClientMark, clientShare, ownerShare, tryOwn } from './org-share.js';
 import { defaultOrgFile, orgLockFile, ownerStateFile, readState } from './state-file.js';
 
 /** The sandbox a command talks to. */
-export interface AttachedSandbox {
+interface AttachedSandbox {
   baseUrl: string;
   authUrl: string;
   token: string;

@@ -21,7 +21,7 @@ import { clearState, clientsDir, lastPortFile, orgLockFile, ownerStateFile, writ
  * How long an exiting owner lets the processes using its server finish: long enough for a few
  * node processes started at once on a loaded machine to send their requests.
  */
-export const CLIENT_GRACE_MS = 10_000;
+const CLIENT_GRACE_MS = 10_000;
 /** How long an exiting owner waits for webhook deliveries in progress. */
 const DELIVERY_GRACE_MS = 6_000;
 /** How often a process using another's server checks that the owner still runs. */
@@ -30,7 +30,7 @@ const WATCH_MS = 100;
 const NEVER_STALE = Number.MAX_SAFE_INTEGER;
 
 /** What this process is to the shared org. */
-export interface OrgShare {
+interface OrgShare {
   /** The server this process uses (the same URL for as long as it runs). */
   state: SandboxState;
   /** Leaves the org: as its owner, hands it over cleanly; otherwise unregisters. */

@@ -18,13 +18,13 @@ export interface SandboxState {
 }
 
 /** The user's data directory for svc (`SVC_DATA_DIR`, else beside the config, else XDG data). */
-export function dataDir(env: NodeJS.ProcessEnv): string {
+function dataDir(env: NodeJS.ProcessEnv): string {
   if (env.SVC_DATA_DIR) return path.resolve(env.SVC_DATA_DIR);
   if (env.SVC_CONFIG_DIR) return path.join(path.resolve(env.SVC_CONFIG_DIR), 'data');
   return path.join(env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share'), 'svc');
 }
 
-export function stateFile(env: NodeJS.ProcessEnv): string {
+function stateFile(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), 'sandbox.json');
 }
 

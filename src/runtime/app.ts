@@ -33,7 +33,7 @@ export interface App {
 }
 
 /** Global options from commander's merged options and the environment. */
-export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
+function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
   // `--json` alone is true; `--json a,b,c` (or `--json=a,b,c`) gives the fields to keep.
   const json = opts.json !== undefined && opts.json !== false;
   const jsonFields = typeof opts.json === 'string' ? parseJsonFields(opts.json) : undefined;

@@ -42,7 +42,7 @@ export interface Clock {
 }
 
 /** Where an API client sends, and the token it sends (only to the base URL's and the auth URL's origins). */
-export interface ApiTarget {
+interface ApiTarget {
   baseUrl: string;
   authUrl?: string;
   tokens: TokenProvider;

@@ -15,7 +15,7 @@ export interface Prompter {
 }
 
 /** One entry of {@link Prompter.search}. */
-export interface SearchChoice<T> {
+interface SearchChoice<T> {
   value: T;
   /** What is shown and matched against the typed text. */
   name: string;

@@ -7,7 +7,7 @@ import { ApiError, describeErrno, errnoCode, ExitCode, SvcError, type ApiErrorOb
 import { terminalSafe, terminalSafeJson, terminalSafeLines } from '../output/terminal-text.js';
 
 /** What reporting needs of the surrounding command. */
-export interface ErrorReportTarget {
+interface ErrorReportTarget {
   stderr: NodeJS.WritableStream;
   verbose: boolean;
   json: boolean;

@@ -9,10 +9,10 @@ import { resourceByType } from '../registry/index.js';
 import { readSchemaCache } from './cache.js';
 
 /** File name of the extra completion words, beside the config. */
-export const COMPLETION_EXTRA_FILE = 'completion-extra.txt';
+const COMPLETION_EXTRA_FILE = 'completion-extra.txt';
 
 /** Lines for every cached schema in `configDir` (sorted, no duplicates). */
-export function completionExtraLines(configDir: string): string[] {
+function completionExtraLines(configDir: string): string[] {
   const lines = new Set<string>();
   let files: string[] = [];
   try {

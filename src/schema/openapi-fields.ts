@@ -13,7 +13,7 @@ function isObject(v: unknown): v is Json {
 }
 
 /** The registry type of a JSON Schema property; undefined when it cannot be told. */
-export function attrTypeOf(s: Json): AttrType | undefined {
+function attrTypeOf(s: Json): AttrType | undefined {
   const t = Array.isArray(s.type) ? (s.type as unknown[]).find((x) => x !== 'null') : s.type;
   switch (t) {
     case 'integer':
@@ -34,7 +34,7 @@ export function attrTypeOf(s: Json): AttrType | undefined {
 }
 
 /** One attribute spec from a JSON Schema property. */
-export function attributeFromSchema(name: string, s: Json): AttributeSpec {
+function attributeFromSchema(name: string, s: Json): AttributeSpec {
   const spec: AttributeSpec = { name, type: attrTypeOf(s) ?? 'string' };
   if (s.readOnly === true) spec.readOnly = true;
   if (s.writeOnly === true) spec.writeOnly = true;
@@ -45,7 +45,7 @@ export function attributeFromSchema(name: string, s: Json): AttributeSpec {
 }
 
 /** Resource type name → its collection path, for finding list parameters. */
-export type PathOf = (type: string) => string | undefined;
+type PathOf = (type: string) => string | undefined;
 
 function listParameters(doc: Json, path: string | undefined): Json[] {
   if (!path || !isObject(doc.paths)) return [];

@@ -66,7 +66,7 @@ export function buildOrgSchema(openapi: unknown, typesDoc: unknown, info: { prof
 }
 
 /** A problem with one field (same shape as the api layer's FieldProblem). */
-export interface OrgFieldProblem {
+interface OrgFieldProblem {
   field: string;
   reason: string;
 }

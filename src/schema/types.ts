@@ -5,21 +5,6 @@
  */
 import type { AttributeSpec } from '../registry/index.js';
 
-/** Validation types of custom fields (spec: Resources, Conventions). */
-export const CUSTOM_VALIDATION_TYPES = [
-  'boolean',
-  'currency',
-  'date',
-  'date_time',
-  'inclusion',
-  'multi_inclusion',
-  'numerical',
-  'percentage',
-  'phone_number',
-  'string',
-  'url',
-] as const;
-
 /** A custom field as `GET /types` describes it in `meta.validations`. */
 export interface CustomField {
   /** `custom1`..`custom150`. */

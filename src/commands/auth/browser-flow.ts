@@ -18,7 +18,7 @@ import { countdown, preflightAuthorize } from './client-check.js';
 const MAX_ISSUE_WAIT_S = 65;
 
 /** What the flow needs. */
-export interface BrowserFlowOptions {
+interface BrowserFlowOptions {
   authUrl: string;
   clientId: string;
   clientSecret: string;

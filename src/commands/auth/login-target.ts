@@ -10,7 +10,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 
 /** The URLs of a login. */
-export interface LoginTarget {
+interface LoginTarget {
   baseUrl: string;
   authUrl: string;
   /**

@@ -18,7 +18,7 @@ import { fetchRootWithToken, resolveClient } from './shared.js';
 import { parsePort, parsePositiveNumber } from '../../runtime/option-parsers.js';
 
 /** How long `svc login` waits for the browser by default (seconds). */
-export const DEFAULT_LOGIN_TIMEOUT_S = 300;
+const DEFAULT_LOGIN_TIMEOUT_S = 300;
 
 export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<void> {
   if (ctx.globals.sandbox) throw new UsageError('--sandbox needs no login: the sandbox hands svc its own token');

@@ -12,7 +12,7 @@ import { RESOURCES } from '../../registry/index.js';
 import { parseId } from '../../runtime/option-parsers.js';
 
 /** The address of a record from an `appUrl` template: `{type}` `prospect`, `{path}` `prospects`, `{command}`, `{id}`. */
-export function webUrl(template: string, rt: ResourceType, id: number | string): string {
+function webUrl(template: string, rt: ResourceType, id: number | string): string {
   const values: Record<string, string> = { type: rt.type, path: rt.path, command: rt.command, id: String(id) };
   return template.replace(/\{(type|path|command|id)\}/g, (_, k: string) => encodeURIComponent(values[k]!));
 }

@@ -7,7 +7,7 @@ import { didYouMean } from '../../suggest.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 
 /** One setting. */
-export interface SettingSpec {
+interface SettingSpec {
   key: string;
   description: string;
   /** Checks and converts a value given on the command line. */

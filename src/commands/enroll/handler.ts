@@ -26,7 +26,7 @@ import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowErro
 import { idValue } from '../../lossless-json.js';
 
 /** Options of `svc enroll`. */
-export interface EnrollFlags extends BulkFlags {
+interface EnrollFlags extends BulkFlags {
   /** An id or a name; left out, a picker opens on a terminal. */
   sequence?: string;
   /** An id or an e-mail address; left out, a picker opens on a terminal. */

@@ -12,7 +12,7 @@ import { resourceByType } from '../../registry/index.js';
 import { readNamed, resolveName, type NameSource } from '../shared/name-lookup.js';
 
 /** What `enroll` needs to name. */
-export type TargetKind = 'sequence' | 'mailbox';
+type TargetKind = 'sequence' | 'mailbox';
 
 const SOURCES: Record<TargetKind, NameSource> = {
   sequence: { rt: resourceByType('sequence')!, attr: 'name' },

@@ -16,7 +16,7 @@ import { countsAndRates } from './sequences.js';
 import { byKey, emit, fetcher, relId, relIds, type Fetcher, type ReportFlags } from './shared.js';
 
 /** One row of `-o json`: a step, or one of its templates (level `template`, under its step). */
-export type FunnelRow = {
+type FunnelRow = {
   level: 'step' | 'template';
   step: number;
   stepId: string;
@@ -89,7 +89,7 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
 }
 
 /** Enrolments of a sequence: total (the service's count), and by state when one page held them all. */
-export interface Enrolments {
+interface Enrolments {
   total: number | null;
   active: number | null;
   byState: Record<string, number> | null;

@@ -19,7 +19,7 @@ const DAY = 86_400_000;
 type GroupBy = 'day' | 'week' | 'mailbox' | 'sequence';
 
 /** One group (also the record of `-o json`); rates are over the group's delivered mailings. */
-export interface MailingRow {
+interface MailingRow {
   group: string;
   delivered: number;
   opened: number;

@@ -111,7 +111,7 @@ export function parseBy<T extends string>(v: string | undefined, allowed: readon
 }
 
 /** Bars in ASCII with `--ascii`, NO_COLOR or a dumb terminal; colour only where the IO allows it. */
-export async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle> {
+async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle> {
   const ascii = flags.ascii === true || (ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '') || ctx.env.TERM === 'dumb';
   if (ascii || !ctx.io.color) return { ascii };
   const { Chalk } = await import('chalk');

@@ -27,7 +27,7 @@ import { buildListQuery, parseColumns, type QueryFlags } from './query-options.j
 import { orgTypeView } from '../../schema/org-schema.js';
 
 /** Options of `export`. */
-export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
+interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
   format?: string;
   resume?: boolean;
   /** `--bom` / `--no-bom`; undefined: a BOM for CSV files named `*.csv`. */
@@ -41,7 +41,7 @@ export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSynta
 const RUN = 10_000;
 
 /** The format: `--format`, else from the name (`.ndjson`, `.jsonl`), else CSV. */
-export function exportFormat(file: string, given: string | undefined): ExportFormat {
+function exportFormat(file: string, given: string | undefined): ExportFormat {
   if (given !== undefined) {
     if (given !== 'csv' && given !== 'ndjson') throw new UsageError(`--format ${given}: expected csv or ndjson`);
     return given;

@@ -23,7 +23,7 @@ import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
 import { promptForFields } from './prompt-fields.js';
 
 /** Options of `create` and `update`. */
-export interface WriteFlags {
+interface WriteFlags {
   attr?: string[];
   rel?: string[];
   data?: string;
@@ -170,7 +170,7 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
 }
 
 /** Options of item actions. */
-export interface ActionFlags {
+interface ActionFlags {
   param?: string[];
 }
 

@@ -29,7 +29,7 @@ import { readableFields, targets, toRecord } from './copy-records.js';
 /** Types copied whole: the org's structure. */
 export const ORG_TYPES = ['user', 'team', 'ruleset', 'stage', 'persona', 'sequence', 'sequenceStep', 'template', 'sequenceTemplate', 'mailbox'] as const;
 /** Types copied for the sampled prospects only. */
-export const SAMPLE_TYPES = ['prospect', 'account', 'emailAddress', 'phoneNumber', 'sequenceState'] as const;
+const SAMPLE_TYPES = ['prospect', 'account', 'emailAddress', 'phoneNumber', 'sequenceState'] as const;
 /** Every type a copy holds, in the order they are fetched. */
 export const COPIED_TYPES: readonly string[] = [...ORG_TYPES, ...SAMPLE_TYPES];
 
@@ -45,7 +45,7 @@ export function estimateRequests(sample: number): number {
 }
 
 /** What a copy needs besides the client. */
-export interface CopyJob {
+interface CopyJob {
   client: BudgetedClient;
   progress: CopyProgress;
   progressFile: string;

@@ -20,7 +20,7 @@ import { buildDataFile, COPIED_TYPES, estimateRequests, fetchOrg } from './copy-
 import { progressFile, readProgress, type CopyParams, type CopyProgress } from './copy-progress.js';
 
 /** Prospects sampled by default. */
-export const DEFAULT_SAMPLE = 1_000;
+const DEFAULT_SAMPLE = 1_000;
 
 /** `--filter type:expr` → filters by type. */
 function parseFilters(list: string[]): Map<string, Filter[]> {

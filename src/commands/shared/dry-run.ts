@@ -7,7 +7,7 @@ import type { Context } from '../../runtime/context.js';
 import { writeOut } from '../../output/io.js';
 
 /** A request a command would send. */
-export interface PlannedRequest {
+interface PlannedRequest {
   method: string;
   url: URL | string;
   /** Shown as `name: value` lines; mask secrets before. */

@@ -7,7 +7,7 @@ import { cleanupWebhook } from './registration.js';
 import { printJsonResult } from '../shared/output.js';
 
 /** Options of `cleanup`. */
-export interface CleanupFlags {
+interface CleanupFlags {
   cleanupToken?: string;
 }
 

@@ -18,7 +18,7 @@ import { parsePort } from '../../runtime/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 
 /** Options of `listen`. */
-export interface ListenFlags {
+interface ListenFlags {
   port?: string;
   secret?: string;
   forwardTo?: string;

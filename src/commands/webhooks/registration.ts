@@ -16,7 +16,7 @@ export interface RegisteredWebhook {
 }
 
 /** Attributes of one webhook to create. */
-export interface WebhookTarget extends EventSelector {
+interface WebhookTarget extends EventSelector {
   url: string;
   secret: string;
   payloadVersion: 1 | 2;
@@ -35,10 +35,10 @@ export async function createWebhook(api: ApiClient, t: WebhookTarget): Promise<R
 }
 
 /** Outcome of a cleanup: the webhook was removed now, or was already gone. */
-export type CleanupOutcome = 'removed' | 'gone';
+type CleanupOutcome = 'removed' | 'gone';
 
 /** Options of {@link cleanupWebhook}. */
-export interface CleanupOptions {
+interface CleanupOptions {
   baseUrl: string;
   /** Own signal: cleanup on Ctrl-C must not be cut short by the aborted command signal. */
   signal?: AbortSignal;

@@ -12,7 +12,7 @@ import { idValue } from '../../lossless-json.js';
 import { printJsonResult } from '../shared/output.js';
 
 /** Options of `trigger`. */
-export interface TriggerFlags {
+interface TriggerFlags {
   to: string;
   secret?: string;
   payloadVersion?: string;

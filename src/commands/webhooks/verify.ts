@@ -5,7 +5,7 @@ import { SvcError, UsageError } from '../../errors.js';
 import { verifySignature } from '../../webhooks/signature.js';
 
 /** Options of `verify`. */
-export interface VerifyFlags {
+interface VerifyFlags {
   secret?: string;
   signature?: string;
 }

@@ -9,7 +9,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { CustomFieldValidation } from './org.js';
 
 /** What a field holds, and so how it is faked. */
-export type FieldKind = 'name' | 'company' | 'email' | 'phone' | 'address' | 'domain' | 'url' | 'handle' | 'text' | 'html';
+type FieldKind = 'name' | 'company' | 'email' | 'phone' | 'address' | 'domain' | 'url' | 'handle' | 'text' | 'html';
 
 /** Fields replaced in every type that has them. */
 const COMMON: Record<string, FieldKind> = {
@@ -47,7 +47,7 @@ export function fieldKind(type: string, attr: string, custom?: Record<string, Cu
 }
 
 /** Options of an {@link Anonymiser}. */
-export interface AnonymiseOptions {
+interface AnonymiseOptions {
   /** Hex key; a new random one when absent (a resumed copy passes the one it started with). */
   key?: string;
   /** Keep e-mail and web domains as they are instead of mapping them to fake ones. */

@@ -4,10 +4,10 @@
  * the target (an account's `prospects` are the prospects whose `account` is that account), so
  * that the two sides can never disagree.
  */
-import { allAttributes, RESOURCES, resourceByType, type AttributeSpec, type RelationshipSpec, type ResourceType } from '../../registry/index.js';
+import { allAttributes, resourceByType, type AttributeSpec, type RelationshipSpec, type ResourceType } from '../../registry/index.js';
 
 /** Where the members of a relationship come from. */
-export type RelSource =
+type RelSource =
   | { kind: 'one' }
   | { kind: 'many-stored' }
   /** Members are the `type` records whose `via` relationship points at this record. */
@@ -68,7 +68,3 @@ export function storedRels(rt: ResourceType): RelationshipSpec[] {
   return [...relModels(rt).values()].filter((m) => m.source.kind !== 'many-derived').map((m) => m.spec);
 }
 
-/** All types, for iteration in a stable order. */
-export function allTypes(): readonly ResourceType[] {
-  return RESOURCES;
-}

@@ -66,7 +66,7 @@ export function writeDataFileSync(path: string, data: DataFile): void {
 }
 
 /** Writes asynchronously. */
-export async function writeDataFile(path: string, data: DataFile): Promise<void> {
+async function writeDataFile(path: string, data: DataFile): Promise<void> {
   const tmp = tempName(path);
   await writeFile(tmp, JSON.stringify(data), { mode: 0o600 });
   await rename(tmp, path);

@@ -23,7 +23,7 @@ const DAY = 86_400_000;
 type Attrs = Record<string, unknown>;
 
 /** What the seed hands over: its record factory and references. */
-export interface SeedTools {
+interface SeedTools {
   store: Store;
   add(type: string, attrs: Attrs, rels?: Record<string, RelValue>): Rec | undefined;
   ref(type: string, id: number): Ref;
@@ -60,7 +60,7 @@ function add1(type: string, rec: Rec | undefined, key: string, by = 1): void {
  * Seasonal weight of a date: busy in spring and autumn, quiet in August and late December, as
  * outbound e-mail is; the contact histograms show it.
  */
-export function seasonWeight(ms: number): number {
+function seasonWeight(ms: number): number {
   const d = new Date(ms);
   const m = d.getUTCMonth();
   const base = [0.8, 1.0, 1.15, 1.2, 1.1, 0.9, 0.65, 0.45, 1.0, 1.2, 1.1, 0.55][m]!;

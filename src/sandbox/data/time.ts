@@ -5,16 +5,6 @@ export function isoSeconds(ms: number = Date.now()): string {
   return new Date(ms).toISOString().slice(0, 19);
 }
 
-/** `YYYY-MM-DDThh:mm:ss.sssZ`, the format of the webhook record and delivery meta. */
-export function isoMillis(ms: number = Date.now()): string {
-  return new Date(ms).toISOString();
-}
-
-/** `YYYY-MM-DD`. */
-export function isoDate(ms: number = Date.now()): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -18,7 +18,7 @@ export interface AccessToken {
 }
 
 /** A refresh token; single use (rotated on every refresh). */
-export interface RefreshToken {
+interface RefreshToken {
   token: string;
   userId: number;
   appId: string;
@@ -41,7 +41,7 @@ export interface AuthCode {
 }
 
 /** A registered application. */
-export interface OAuthClient {
+interface OAuthClient {
   clientId: string;
   clientSecret: string;
   name: string;

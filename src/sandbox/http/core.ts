@@ -22,7 +22,7 @@ export interface RecordedRequest {
 }
 
 /** Resolved options. */
-export interface CoreOptions {
+interface CoreOptions {
   latencyMs: number;
   rateLimit: number;
   tokenIssueIntervalMs: number;

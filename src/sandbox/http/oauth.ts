@@ -14,7 +14,7 @@ import { isKnownScope } from '../rules/scopes.js';
 import { randomToken, type AuthCode } from './auth.js';
 
 /** A response with its own content type. */
-export interface OAuthResponse extends HandlerResponse {
+interface OAuthResponse extends HandlerResponse {
   contentType?: string;
 }
 

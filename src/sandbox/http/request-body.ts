@@ -14,7 +14,7 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const MAX_FORM_BYTES = 64 * 1024;
 
 /** At most this many characters of each body are kept in the request record (tests read small bodies). */
-export const RECORDED_BODY_CHARS = 16 * 1024;
+const RECORDED_BODY_CHARS = 16 * 1024;
 
 /** The client broke the request off (connection closed, malformed chunked encoding): nothing to answer. */
 export class BrokenRequest extends Error {}

@@ -15,7 +15,7 @@ import { validateWrite } from '../query/validate.js';
 import { ruleContext, type Core } from './core.js';
 
 /** A request routed to a collection. */
-export interface HandlerRequest {
+interface HandlerRequest {
   method: string;
   /** Path segments after the version root (`['prospects', '12']`). */
   segments: string[];

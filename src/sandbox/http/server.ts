@@ -13,7 +13,6 @@ import { ErrorResponse, errors } from '../errors.js';
 import { BASE_PATH, principalOf, type Core, type RecordedRequest } from './core.js';
 import { handleResource, preflight, type HandlerResponse } from './resources.js';
 import { headers as rateHeaders, type RateState } from './rate-limit.js';
-import type { Principal } from '../rules/types.js';
 import { handleOAuth } from './oauth.js';
 import { handleRoot, handleTypes } from './root.js';
 import { handleJsonSchema, handleOpenApi } from './openapi.js';

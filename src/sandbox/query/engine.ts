@@ -258,7 +258,7 @@ function idOrder(sort: SortKey[]): number {
 }
 
 /** Result of a collection query. */
-export interface CollectionResult {
+interface CollectionResult {
   page: Rec[];
   total: number;
 }

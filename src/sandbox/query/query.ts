@@ -5,8 +5,8 @@
 import { paramError } from '../errors.js';
 
 /** Limits of the spec's Limits table. */
-export const PAGE_DEFAULT = 50;
-export const PAGE_MAX = 1000;
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 1000;
 export const OFFSET_MAX = 10_000;
 
 /** One `filter[...]` clause. */

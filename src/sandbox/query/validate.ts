@@ -86,7 +86,7 @@ function parseRef(v: unknown): Ref | 'invalid' {
 }
 
 /** Options of {@link validateWrite}. */
-export interface ValidateOptions {
+interface ValidateOptions {
   mode: 'create' | 'update';
   /** URL id of an update. */
   id?: number;

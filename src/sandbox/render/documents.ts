@@ -9,7 +9,7 @@ import type { ParsedQuery } from '../query/query.js';
 import { asRefs, attributesText, dataText, plan, relPlans, valueText, type TypePlan } from './render-plan.js';
 import type { Principal, RulesFor } from '../rules/types.js';
 import { hasScope } from '../rules/scopes.js';
-import type { Rec, Ref, RelValue, Store } from '../data/store.js';
+import type { Rec, RelValue, Store } from '../data/store.js';
 import { TextSink } from './text-sink.js';
 
 /** What rendering needs to know about the request. */
@@ -39,24 +39,6 @@ function memberType(m: RelModel): string | undefined {
   return m.source.kind === 'many-derived' ? m.source.type : m.spec.target;
 }
 
-/**
- * URL of a relationship's related resources: for a to-one, the target itself (or its
- * collection when unset); for a derived to-many, the target collection filtered on the
- * inverse relationship; otherwise the `/{types}/{id}/{relationship}` endpoint.
- */
-export function relatedUrl(baseUrl: string, rt: ResourceType, rec: Rec, m: RelModel, filtered: boolean): string {
-  const target = m.spec.target ? resourceByType(m.spec.target) : undefined;
-  if (m.spec.kind === 'one' && target) {
-    const ref = rec.rels[m.spec.name] as Ref | null | undefined;
-    return ref ? `${baseUrl}/${target.path}/${ref.id}` : `${baseUrl}/${target.path}`;
-  }
-  if (m.source.kind === 'many-derived' && !filtered) {
-    const t = resourceByType(m.source.type)!;
-    return `${baseUrl}/${t.path}?filter%5B${m.source.via}%5D%5Bid%5D=${rec.id}`;
-  }
-  return `${baseUrl}/${rt.path}/${rec.id}/${m.spec.name}`;
-}
-
 /** Attributes of a sparse fieldset, or of a type whose values depend on the caller. */
 function attributesSlow(p: TypePlan, rec: Rec, ctx: RenderContext, fields: Set<string> | undefined): string {
   const rules = p.rules;
@@ -74,7 +56,7 @@ function attributesSlow(p: TypePlan, rec: Rec, ctx: RenderContext, fields: Set<s
  * One resource object as JSON text. `linkage` names relationships that must carry `data` even
  * when the registry gives them only links (they are included: JSON:API full linkage).
  */
-export function renderResource(rt: ResourceType, rec: Rec, ctx: RenderContext, linkage?: Set<string>): string {
+function renderResource(rt: ResourceType, rec: Rec, ctx: RenderContext, linkage?: Set<string>): string {
   const p = plan(rt, ctx.rulesFor);
   const fields = ctx.q.fields.get(rt.type);
   const rules = p.rules;
@@ -112,7 +94,7 @@ function dataConnections(rec: Rec): unknown[] {
 }
 
 /** Included resources of a set of primary records, deduplicated, primaries left out. */
-export function collectIncluded(rt: ResourceType, primaries: Rec[], ctx: RenderContext): { text: string[]; linkage: Map<string, Set<string>> } {
+function collectIncluded(rt: ResourceType, primaries: Rec[], ctx: RenderContext): { text: string[]; linkage: Map<string, Set<string>> } {
   const linkage = new Map<string, Set<string>>();
   const seen = new Set(primaries.map((r) => `${rt.type}:${r.id}`));
   const included: { rt: ResourceType; rec: Rec }[] = [];
@@ -183,4 +165,4 @@ export function renderCollection(rt: ResourceType, page: Rec[], total: number, c
  * Counts above this are reported as this value with `count_truncated: true`. The spec names
  * the flag without its threshold; the sandbox counts exactly up to a million.
  */
-export const COUNT_CAP = 1_000_000;
+const COUNT_CAP = 1_000_000;

@@ -13,7 +13,7 @@ import type { RulesFor, TypeRules } from '../rules/types.js';
 import { Store, type Rec, type Ref } from '../data/store.js';
 
 /** What the plan knows about one relationship, with its links for one base URL. */
-export interface RelPlan {
+interface RelPlan {
   model: RelModel;
   name: string;
   /** `"name":{` for the first relationship, `,"name":{` after. */
@@ -59,14 +59,14 @@ const plans = new Map<string, TypePlan>();
 const identPrefixes = new Map<string, string>();
 
 /** `{"type":"account","id":` for a type. */
-export function identPrefix(type: string): string {
+function identPrefix(type: string): string {
   let s = identPrefixes.get(type);
   if (s === undefined) identPrefixes.set(type, (s = `{"type":${JSON.stringify(type)},"id":`));
   return s;
 }
 
 /** A resource identifier as JSON text. */
-export function identText(r: Ref): string {
+function identText(r: Ref): string {
   return identPrefix(r.type) + r.id + '}';
 }
 

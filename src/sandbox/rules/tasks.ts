@@ -8,7 +8,7 @@ import type { RuleContext, TypeRules } from './types.js';
 import { nowText } from './util.js';
 
 /** Completes a task (422 when it already is). */
-export function completeTask(ctx: RuleContext, task: Rec, note?: string): void {
+function completeTask(ctx: RuleContext, task: Rec, note?: string): void {
   if (task.attributes['completed'] === true || task.attributes['state'] === 'completed') {
     throw ruleError(`Task ${task.id} is already completed.`, '/data/attributes/state');
   }

@@ -14,7 +14,7 @@ export const REDACTED = '[REDACTED]';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** Why a webhook URL is refused, or undefined. The sandbox also accepts loopback http. */
-export function urlProblem(url: unknown): string | undefined {
+function urlProblem(url: unknown): string | undefined {
   if (typeof url !== 'string' || !url) return 'url is required.';
   let u: URL;
   try {
