@@ -17,7 +17,7 @@ import { checkTypeRules } from './type-rules.js';
 import { loadOrgTypeView } from '../schema/load.js';
 import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
-import { printValue, recordWriter } from '../shared/output.js';
+import { printJsonResult, recordWriter } from '../shared/output.js';
 import { parseId } from '../../runtime/option-parsers.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
 import { promptForFields } from './prompt-fields.js';
@@ -165,8 +165,7 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
   await api.request({ method: 'DELETE', path });
   ctx.info(`deleted ${rt.type} ${id}`);
   const deleted = { id: normalizeId(id), type: rt.type, deleted: true };
-  if (ctx.shape) await printValue(ctx, ctx.output, deleted, () => '');
-  else if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify(deleted) + '\n');
+  await printJsonResult(ctx, deleted);
 }
 
 /** Options of item actions. */
