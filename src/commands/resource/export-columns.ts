@@ -6,7 +6,7 @@
  * `--columns` chooses.
  */
 import { allAttributes, type ResourceType } from '../../registry/index.js';
-import type { OrgSchema } from '../../schema/types.js';
+import type { OrgSchema } from '../../org-schema/types.js';
 
 /** Columns and what was left out. */
 interface ExportColumns {

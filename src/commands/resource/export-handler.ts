@@ -24,7 +24,7 @@ import { loadOrgSchema } from '../schema/load.js';
 import { exportColumns, withIdFirst } from './export-columns.js';
 import { maskSensitive } from './mask.js';
 import { buildListQuery, parseColumns, type QueryFlags } from './query-options.js';
-import { orgTypeView } from '../../schema/org-schema.js';
+import { orgTypeView } from '../../org-schema/org-schema.js';
 
 /** Options of `export`. */
 interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {

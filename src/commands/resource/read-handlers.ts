@@ -183,7 +183,7 @@ async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { co
   if (!namesUnknownFields(rt, flags)) return { view: () => undefined, pulled: false };
   // Performance machinery (README.md, Build): loaded with import() when first used.
   const { loadOrgSchema } = await import('../schema/load.js');
-  const { orgTypeView } = await import('../../schema/org-schema.js');
+  const { orgTypeView } = await import('../../org-schema/org-schema.js');
   const schema = await loadOrgSchema(ctx);
   return { view: (t) => (schema ? orgTypeView(schema, t) : undefined), pulled: !!schema };
 }

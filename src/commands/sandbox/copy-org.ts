@@ -21,7 +21,7 @@ import type { CustomFieldValidation, OrgConfig } from '../../sandbox/data/org.js
 import { DATA_VERSION, type DataFile } from '../../sandbox/data/persistence.js';
 import { allScopes } from '../../sandbox/rules/scopes.js';
 import { Store, type Rec, type RelValue } from '../../sandbox/data/store.js';
-import { customFieldsFromTypes } from '../../schema/org-schema.js';
+import { customFieldsFromTypes } from '../../org-schema/org-schema.js';
 import type { BudgetedClient } from './copy-budget.js';
 import { writeProgress, type CopyProgress } from './copy-progress.js';
 import { readableFields, targets, toRecord } from './copy-records.js';

@@ -1,9 +1,9 @@
 /** Handler of `svc schema pull`. */
 import type { Context } from '../../runtime/context.js';
 import { printDryRun } from '../shared/dry-run.js';
-import { schemaCachePath, writeSchemaCache } from '../../schema/cache.js';
-import { writeCompletionExtra } from '../../schema/completion-extra.js';
-import { ambiguousLabels, buildOrgSchema } from '../../schema/org-schema.js';
+import { schemaCachePath, writeSchemaCache } from '../../org-schema/cache.js';
+import { writeCompletionExtra } from '../../org-schema/completion-extra.js';
+import { ambiguousLabels, buildOrgSchema } from '../../org-schema/org-schema.js';
 import { printJsonResult } from '../shared/output.js';
 
 /** Fetches both documents, writes the profile's cache and the completion extras, reports a summary. */

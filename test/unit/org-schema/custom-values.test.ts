@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkCustomValue } from '../../../src/schema/custom-values.js';
-import type { CustomField } from '../../../src/schema/types.js';
+import { checkCustomValue } from '../../../src/org-schema/custom-values.js';
+import type { CustomField } from '../../../src/org-schema/types.js';
 
 const field = (type: string, definition: CustomField['definition'] = null): CustomField => ({ name: 'custom7', type, required: false, label: 'L', definition });
 const ok = (f: CustomField, v: unknown) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resourceByType } from '../../../src/registry/index.js';
-import { ambiguousLabels, buildOrgSchema, orgTypeView } from '../../../src/schema/org-schema.js';
+import { ambiguousLabels, buildOrgSchema, orgTypeView } from '../../../src/org-schema/org-schema.js';
 
 const openapi = {
   paths: { '/accounts': { get: { parameters: [{ name: 'filter[region]' }, { name: 'sort', schema: { enum: ['region', '-region', 'name'] } }] } } },
