@@ -1,5 +1,5 @@
 /**
- * Error classes thrown anywhere in svc and mapped to exit codes in one place (cli/report-error.ts).
+ * Error classes thrown anywhere in svc and mapped to exit codes in one place (runtime/report-error.ts).
  * A leaf module: imports nothing, so every layer may use it.
  */
 
@@ -100,7 +100,7 @@ export function exitCodeForStatus(status: number): number {
 }
 
 /** The `<title>: <detail>` of an `error:` line, falling back to the HTTP status. */
-export function describeApiError(status: number, e: ApiErrorObject | undefined): string {
+function describeApiError(status: number, e: ApiErrorObject | undefined): string {
   if (!e) return `HTTP ${status}`;
   const title = e.title ?? e.id ?? `HTTP ${status}`;
   return e.detail && e.detail !== title ? `${title}: ${e.detail}` : title;

@@ -19,10 +19,10 @@ export class ResponseTooLarge extends SvcError {
 }
 
 /** Error code of a missed deadline; described and retried like undici's own timeouts (network-errors.ts). */
-export const RESPONSE_TIMEOUT = 'SVC_RESPONSE_TIMEOUT';
+const RESPONSE_TIMEOUT = 'SVC_RESPONSE_TIMEOUT';
 
 /** Bounds of {@link boundedRequest}. */
-export interface ResponseBounds {
+interface ResponseBounds {
   /** Time for the whole exchange, and for each pause in it. */
   timeoutMs: number;
   maxBytes: number;

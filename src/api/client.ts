@@ -7,13 +7,13 @@ import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '
 import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
 import { nestedDeeperThan, tooDeepMessage } from './json-depth.js';
 import { addScopeHint } from './scope-hint.js';
-import { errorFromResponse, parseDocument, parseRateLimit, retryAfterMs, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
+import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { refusalWait, ServerWaitError } from './server-wait.js';
 import { describeNetworkError, isNeverSentError, isRetryableNetworkError } from './network-errors.js';
 import { redactUrl } from './redact.js';
 import { createAgent } from './undici-lite.js';
 
-export const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
+const JSONAPI_MEDIA_TYPE = 'application/vnd.api+json';
 
 /** How the client gets and renews its access token (the auth layer implements it). */
 export interface TokenProvider {
@@ -235,7 +235,7 @@ export class ApiClient {
 }
 
 /** Default of {@link ApiClientOptions.maxResponseBytes}: far above any page of 1,000 records. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 function isAbort(err: unknown): boolean {
   const e = err as { name?: string; code?: string };

@@ -45,7 +45,7 @@ export interface RateLimitInfo {
 }
 
 /** First number of a header that may hold a comma list (`9999, 19988`). */
-export function firstNumber(value: string | string[] | undefined): number | undefined {
+function firstNumber(value: string | string[] | undefined): number | undefined {
   const s = Array.isArray(value) ? value[0] : value;
   if (s === undefined) return undefined;
   const n = Number.parseFloat(String(s).split(',')[0]!.trim());

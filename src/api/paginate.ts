@@ -18,14 +18,14 @@ import { encodeQuery, queryPairs, type ListQuery } from './query.js';
 
 /** The service's caps. */
 export const MAX_PAGE_SIZE = 1000;
-export const MAX_OFFSET = 10_000;
+const MAX_OFFSET = 10_000;
 export const DEFAULT_PAGE_SIZE = 50;
 
 /** What paging needs of a client: an ApiClient, or a wrapper that paces its requests (bulk runs). */
 export type PageClient = Pick<ApiClient, 'request' | 'resolve' | 'baseUrl'>;
 
 /** Options of {@link paginate}. */
-export interface PaginateOptions {
+interface PaginateOptions {
   /** Filters, sort, include, fields; page parameters are set here. */
   query: ListQuery;
   /** Records wanted. @default 50 unless `all` */

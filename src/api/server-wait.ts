@@ -9,7 +9,7 @@
 import { ExitCode, SvcError } from '../errors.js';
 
 /** The longest wait a server may ask for and be obeyed. */
-export const MAX_SERVER_WAIT_MS = 24 * 3600_000;
+const MAX_SERVER_WAIT_MS = 24 * 3600_000;
 
 /** How far in the past a reset time may lie and still mean "now" (clocks drift; resets are whole seconds). */
 const PAST_TOLERANCE_MS = 60_000;
@@ -18,7 +18,7 @@ const PAST_TOLERANCE_MS = 60_000;
  * A wait read from a header: how long, or why it cannot be meant (`past`: a time long gone,
  * which a maintenance that overran its announced end may still send).
  */
-export type ServerWait = { ms: number } | { absurd: string; past?: true };
+type ServerWait = { ms: number } | { absurd: string; past?: true };
 
 /**
  * Reads a `Retry-After` or `X-RateLimit-Reset` value. Undefined when there is none or it cannot

@@ -19,7 +19,7 @@ export interface WriteData {
 }
 
 /** Result of converting one record: the body, or the problems that stop it. */
-export interface WriteBodyResult {
+interface WriteBodyResult {
   data: WriteData;
   problems: FieldProblem[];
 }

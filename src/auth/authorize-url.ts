@@ -5,7 +5,7 @@
 import { sameSecret } from './pkce.js';
 
 /** What goes into the authorize URL. */
-export interface AuthorizeRequest {
+interface AuthorizeRequest {
   authUrl: string;
   clientId: string;
   redirectUri: string;

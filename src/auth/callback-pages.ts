@@ -4,7 +4,7 @@
  */
 
 /** A page to show. */
-export interface Page {
+export interface CallbackPage {
   status: number;
   html: string;
 }
@@ -13,7 +13,7 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function page(status: number, title: string, lines: string[]): Page {
+function page(status: number, title: string, lines: string[]): CallbackPage {
   const body = lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n');
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
@@ -27,7 +27,7 @@ ${body}
 }
 
 /** Logged in. */
-export function successPage(who: string | undefined): Page {
+export function successPage(who: string | undefined): CallbackPage {
   return page(200, 'Logged in', [
     who ? `svc is now logged in as ${who}.` : 'svc is now logged in.',
     'You can close this tab and return to the terminal.',
@@ -35,7 +35,7 @@ export function successPage(who: string | undefined): Page {
 }
 
 /** The user declined, or the server redirected with another error. */
-export function errorPage(error: string, description?: string): Page {
+export function errorPage(error: string, description?: string): CallbackPage {
   if (error === 'access_denied') {
     return page(200, 'Access denied', ['You declined the request, so svc is not logged in.', 'You can close this tab. Run `svc login` again to retry.']);
   }
@@ -43,12 +43,12 @@ export function errorPage(error: string, description?: string): Page {
 }
 
 /** The code could not be exchanged for tokens. */
-export function exchangeFailedPage(): Page {
+export function exchangeFailedPage(): CallbackPage {
   return page(500, 'Login failed', ['svc received the authorization but could not get a token with it.', 'You can close this tab; the terminal says what went wrong.']);
 }
 
 /** A redirect that is not for the login in progress (missing or wrong state). */
-export function rejectedPage(reason: string): Page {
+export function rejectedPage(reason: string): CallbackPage {
   return page(400, 'Not this login', [
     `svc refused this redirect: ${reason}.`,
     'It may come from an old login tab or from another site. svc keeps waiting for the login it started; use the link it printed.',
@@ -56,11 +56,11 @@ export function rejectedPage(reason: string): Page {
 }
 
 /** A request after the flow finished. */
-export function finishedPage(): Page {
+export function finishedPage(): CallbackPage {
   return page(410, 'Login already finished', ['This login has already finished. You can close this tab.']);
 }
 
 /** Anything but the callback path. */
-export function notFoundPage(): Page {
+export function notFoundPage(): CallbackPage {
   return page(404, 'Not found', ['svc is waiting for a login redirect on /callback only.']);
 }

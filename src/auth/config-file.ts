@@ -14,7 +14,7 @@ import { configDir } from './config-dir.js';
 import { describeErrno, UsageError } from '../errors.js';
 
 /** The conf instance that writes the store. */
-export type ConfWriter = Conf<ConfigData>;
+type ConfWriter = Conf<ConfigData>;
 
 /** conf's options for the store in `dir` (the same for every writer). */
 export function confOptions(dir: string) {
@@ -106,7 +106,7 @@ function refuseForeign(st: fs.Stats, uid: number | undefined, name: string): voi
 }
 
 /** The file's content as conf would return it: `{ profiles: {} }` when there is no file yet. */
-export function readConfigData(file: string): ConfigData {
+function readConfigData(file: string): ConfigData {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 
 /** Options of {@link acquireLock}. */
-export interface LockOptions {
+interface LockOptions {
   /** Give up waiting after this long. @default 60000 */
   timeoutMs?: number;
   /**
@@ -30,7 +30,7 @@ export interface LockOptions {
 }
 
 /** What a lock file holds. */
-export interface LockOwner {
+interface LockOwner {
   pid: number;
   host: string;
   /** Epoch ms. */

@@ -7,19 +7,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkCallback, type CallbackOutcome } from './authorize-url.js';
-import { finishedPage, notFoundPage, rejectedPage, type Page } from './callback-pages.js';
+import { finishedPage, notFoundPage, rejectedPage, type CallbackPage } from './callback-pages.js';
 
 /** The default port: fixed so that the redirect URI can be registered with the application. */
 export const DEFAULT_LOGIN_PORT = 8976;
 
 /** The path of the redirect URI. */
-export const CALLBACK_PATH = '/callback';
+const CALLBACK_PATH = '/callback';
 
 /** An accepted redirect: its outcome and the way to answer the browser. */
 export interface AcceptedCallback {
   outcome: Extract<CallbackOutcome, { kind: 'code' | 'error' }>;
   /** Answers the waiting browser; the listener closes afterwards. */
-  respond(page: Page): Promise<void>;
+  respond(page: CallbackPage): Promise<void>;
 }
 
 /** A listening loopback server. */
@@ -30,11 +30,11 @@ export interface Loopback {
   /** Resolves with the first redirect whose state matches. */
   accepted: Promise<AcceptedCallback>;
   /** Stops listening (idempotent); answers a browser still waiting with `page`. */
-  close(page?: Page): Promise<void>;
+  close(page?: CallbackPage): Promise<void>;
 }
 
 /** Options of {@link startLoopback}. */
-export interface LoopbackOptions {
+interface LoopbackOptions {
   /** 0 picks a free port. @default 8976 */
   port?: number;
   state: string;
@@ -42,7 +42,7 @@ export interface LoopbackOptions {
   onRejected?: (reason: string) => void;
 }
 
-function send(res: http.ServerResponse, p: Page): Promise<void> {
+function send(res: http.ServerResponse, p: CallbackPage): Promise<void> {
   return new Promise((resolve) => {
     res.writeHead(p.status, {
       'content-type': 'text/html; charset=utf-8',
@@ -114,7 +114,7 @@ export async function startLoopback(opts: LoopbackOptions): Promise<Loopback> {
   port = (server.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
-  function close(p?: Page): Promise<void> {
+  function close(p?: CallbackPage): Promise<void> {
     closing ??= (async () => {
       done = true;
       if (waiting && p) {

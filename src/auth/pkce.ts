@@ -10,7 +10,7 @@ export function randomState(): string {
 }
 
 /** A PKCE verifier and its S256 challenge. */
-export interface PkcePair {
+interface PkcePair {
   verifier: string;
   challenge: string;
   method: 'S256';

@@ -25,10 +25,10 @@ import { missingTokenProvider } from './token-provider.js';
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Refresh this long before the stored expiry. */
-export const REFRESH_AHEAD_MS = 60_000;
+const REFRESH_AHEAD_MS = 60_000;
 
 /** Client settings from the environment (SVC_CLIENT_ID, SVC_CLIENT_SECRET, SVC_REFRESH_TOKEN). */
-export interface EnvCredentials {
+interface EnvCredentials {
   clientId?: string;
   clientSecret?: string;
   refreshToken?: string;
@@ -59,7 +59,7 @@ export interface RefreshingProviderOptions {
 }
 
 /** The provider, plus a way to force a fresh token (`svc auth token`). */
-export interface RefreshingTokenProvider extends TokenProvider {
+interface RefreshingTokenProvider extends TokenProvider {
   /** True when the access token expires within {@link REFRESH_AHEAD_MS}. */
   expiresSoon(p: Profile | undefined): boolean;
 }

@@ -5,7 +5,7 @@
  */
 
 /** Collections whose `.all` scope is requested by default. */
-export const DEFAULT_SCOPE_COLLECTIONS = [
+const DEFAULT_SCOPE_COLLECTIONS = [
   'accounts',
   'calls',
   'emailAddresses',

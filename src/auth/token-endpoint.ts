@@ -36,7 +36,7 @@ export class TokenEndpointError extends SvcError {
 }
 
 /** Options of {@link requestToken}. */
-export interface TokenRequestOptions {
+interface TokenRequestOptions {
   authUrl: string;
   /** Form parameters: grant_type, client_id, client_secret, and code/redirect_uri or refresh_token. */
   params: Record<string, string>;

@@ -5,7 +5,7 @@
  */
 
 /** The user stored in a profile and shown by `auth status`. */
-export interface TokenUser {
+interface TokenUser {
   id?: number | string;
   name?: string;
   email?: string;

@@ -32,7 +32,7 @@ export interface PreparedWrite {
 
 /**
  * The organization's names and checks for a type (the org-schema view of `svc schema pull`,
- * src/schema/org-schema.ts), given by the command: custom-field labels as column names, custom
+ * src/org-schema/org-schema.ts), given by the command: custom-field labels as column names, custom
  * values checked and normalised as `--attr` does.
  */
 export interface RowNames {

@@ -3,7 +3,7 @@
  * (`npm run docs`) writes it into README.md and test/unit/readme-reference.test.ts checks it.
  */
 import { renderReference } from '../commands/completion/reference.js';
-import type { App } from './app.js';
+import type { App } from '../runtime/app.js';
 import { buildProgram } from './program.js';
 import { VERSION } from './version.js';
 

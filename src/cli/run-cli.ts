@@ -5,7 +5,7 @@
 import { CommanderError } from 'commander';
 import { describeErrno, ExitCode } from '../errors.js';
 import { processIO } from './process-io.js';
-import type { App } from './app.js';
+import type { App } from '../runtime/app.js';
 import { buildProgram } from './program.js';
 import { separateJsonFlag } from './json-flag.js';
 import { expandAlias } from './aliases.js';

@@ -3,7 +3,7 @@
  * help); each loads its handler with a dynamic import when it runs.
  */
 import type { Command } from 'commander';
-import type { App } from '../cli/app.js';
+import type { App } from '../runtime/app.js';
 import { registerApi } from './api/command.js';
 import { registerEnroll } from './enroll/command.js';
 import { registerAuth } from './auth/command.js';

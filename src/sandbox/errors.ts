@@ -1,5 +1,5 @@
 /**
- * JSON:API error values. Handlers throw {@link ApiError}; the server turns it into an
+ * JSON:API error values. Handlers throw {@link ErrorResponse}; the server turns it into an
  * `errors` document (or an empty body where the spec says so, e.g. webhook cleanup).
  */
 
@@ -13,7 +13,7 @@ export interface ErrorObject {
 }
 
 /** An error that becomes an HTTP response. */
-export class ApiError extends Error {
+export class ErrorResponse extends Error {
   constructor(
     readonly status: number,
     readonly errors: ErrorObject[],
@@ -26,10 +26,10 @@ export class ApiError extends Error {
   }
 }
 
-function one(status: number, id: string, title: string, detail: string, source?: ErrorObject['source']): ApiError {
+function one(status: number, id: string, title: string, detail: string, source?: ErrorObject['source']): ErrorResponse {
   const e: ErrorObject = { id, title, detail };
   if (source) e.source = source;
-  return new ApiError(status, [e]);
+  return new ErrorResponse(status, [e]);
 }
 
 /** 422 `validationError` on a body field (`/data/attributes/name`). */
@@ -38,17 +38,17 @@ export function fieldError(pointer: string, detail: string): ErrorObject {
 }
 
 /** 422 `validationError` on a query parameter (`page[offset]`). */
-export function paramError(parameter: string, detail: string): ApiError {
+export function paramError(parameter: string, detail: string): ErrorResponse {
   return one(422, 'validationError', 'Validation Error', detail, { parameter });
 }
 
 /** 422 with one or more field errors. */
-export function validationError(errors: ErrorObject[]): ApiError {
-  return new ApiError(422, errors);
+export function validationError(errors: ErrorObject[]): ErrorResponse {
+  return new ErrorResponse(422, errors);
 }
 
 /** 422 about the record as a whole (state rules), pointing at the field that decides it. */
-export function ruleError(detail: string, pointer = '/data'): ApiError {
+export function ruleError(detail: string, pointer = '/data'): ErrorResponse {
   return validationError([fieldError(pointer, detail)]);
 }
 
@@ -61,7 +61,7 @@ export const errors = {
     one(404, 'resourceNotFound', 'Resource Not Found', `Could not find '${type}' with ID '${id}'.`),
   noRoute: (path: string) => one(404, 'notFound', 'Not Found', `No endpoint answers ${path}.`),
   methodNotAllowed: (method: string, path: string, allow: string[]) =>
-    new ApiError(
+    new ErrorResponse(
       405,
       [{ id: 'methodNotAllowed', title: 'Method Not Allowed', detail: `${method} is not an operation of ${path}; allowed: ${allow.join(', ') || 'none'}.` }],
       { Allow: allow.join(', ') },

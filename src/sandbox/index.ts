@@ -5,25 +5,25 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthStore, type AccessToken } from './auth.js';
-import type { Core, RecordedRequest } from './core.js';
-import { recordEvents } from './events.js';
-import { defaultOrg, type OrgConfig } from './org.js';
-import { damagedDataFile, readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './persistence.js';
-import { RateLimiter } from './rate-limit.js';
+import { AuthStore, type AccessToken } from './http/auth.js';
+import type { Core, RecordedRequest } from './http/core.js';
+import { recordEvents } from './rules/events.js';
+import { defaultOrg, type OrgConfig } from './data/org.js';
+import { damagedDataFile, readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './data/persistence.js';
+import { RateLimiter } from './http/rate-limit.js';
 import { rulesFor } from './rules/index.js';
 import type { Principal } from './rules/types.js';
-import { allScopes } from './scopes.js';
-import { DEFAULT_PROSPECTS, seedOrg } from './seed.js';
-import { MAX_BODY_BYTES } from './request-body.js';
-import { createListener } from './server.js';
-import { Store } from './store.js';
-import { WebhookDispatcher, SPEC_TIMING, type DeliveryRecord, type DeliveryTiming } from './webhook-delivery.js';
+import { allScopes } from './rules/scopes.js';
+import { DEFAULT_PROSPECTS, seedOrg } from './data/seed.js';
+import { MAX_BODY_BYTES } from './http/request-body.js';
+import { createListener } from './http/server.js';
+import { Store } from './data/store.js';
+import { WebhookDispatcher, SPEC_TIMING, type DeliveryRecord, type DeliveryTiming } from './rules/webhook-delivery.js';
 
-export type { RecordedRequest } from './core.js';
-export type { DeliveryRecord } from './webhook-delivery.js';
-export { Store } from './store.js';
-export { openApiDocument } from './schema.js';
+export type { RecordedRequest } from './http/core.js';
+export type { DeliveryRecord } from './rules/webhook-delivery.js';
+export { Store } from './data/store.js';
+export { openApiDocument } from './http/openapi.js';
 
 /** Options of {@link startSandbox}. */
 export interface SandboxOptions {

@@ -77,6 +77,9 @@ describe('create / update / delete round trip', () => {
     expect(received(sb, mark, 'prospects')).toHaveLength(0);
     const ok = await svc(['prospects', 'delete', String(prospectId), '--yes']);
     expect(ok.code, ok.stderr).toBe(0);
+    // Not a terminal: the result as one JSON line for scripts.
+    expect(ok.stdout).toMatch(/^\{[^\n]*\}\n$/);
+    expect(JSON.parse(ok.stdout)).toEqual({ id: Number(prospectId), type: 'prospect', deleted: true });
     const gone = await svc(['prospects', 'get', String(prospectId)]);
     expect(gone.code).toBe(1);
   });

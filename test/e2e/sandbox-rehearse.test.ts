@@ -9,8 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultOrg, type OrgConfig } from '../../src/sandbox/org.js';
-import { fieldKind } from '../../src/sandbox/anonymise.js';
+import { defaultOrg, type OrgConfig } from '../../src/sandbox/data/org.js';
+import { fieldKind } from '../../src/sandbox/data/anonymise.js';
 import { call, enrollDirect, ndjson, newSequence } from '../helpers/bulk.js';
 import { startSvc } from '../helpers/long-running.js';
 import { cliLogin, editProfile } from '../helpers/oauth.js';

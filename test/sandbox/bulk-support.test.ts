@@ -3,7 +3,7 @@
  * on and off while running, and the refusal to enroll a prospect who opted out.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { doc, start, type Client } from './helpers.js';
+import { doc, start, type Client } from '../helpers/sandbox.js';
 
 let c: Client | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 /** Rate limits, maintenance, latency, root, schema and types (spec: Limits, Errors, Schema endpoints). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/registry/index.js';
-import { start, type Client } from './helpers.js';
+import { start, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 beforeAll(async () => {

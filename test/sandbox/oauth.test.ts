@@ -1,7 +1,7 @@
 /** OAuth: consent page, codes, token endpoint, refresh rotation, issue rate (spec: Authentication, Limits). */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Client } from './helpers.js';
+import { start, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Client } from './helpers.js';
+import { start, type Client } from '../helpers/sandbox.js';
 
 const run = promisify(execFile);
 const redocly = path.resolve('node_modules/.bin/redocly');

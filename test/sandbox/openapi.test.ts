@@ -4,7 +4,7 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Client } from './helpers.js';
+import { start, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 let served: any;

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Client } from './helpers.js';
+import { start, type Client } from '../helpers/sandbox.js';
 
 interface Row {
   id: number;

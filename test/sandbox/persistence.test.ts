@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { doc, start } from './helpers.js';
+import { doc, start } from '../helpers/sandbox.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-sandbox-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 /** Documents, routing, authentication, scopes and media types (spec: Conventions, Endpoints, Errors). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allAttributes, findResource, RESOURCES } from '../../src/registry/index.js';
-import { doc, start, type Client } from './helpers.js';
+import { doc, start, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 beforeAll(async () => {

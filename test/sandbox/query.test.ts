@@ -1,6 +1,6 @@
 /** The query engine (spec: Query parameters for collections, Limits). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Client } from './helpers.js';
+import { start, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 /** Rules of the spec: sequence states, rulesets, tasks, calls, mailboxes, mailings, prospects, compliance, events. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doc, one, start, until, type Client } from './helpers.js';
+import { doc, one, start, until, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 beforeAll(async () => {

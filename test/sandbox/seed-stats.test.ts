@@ -4,10 +4,10 @@
  * contact histogram with a seasonal shape.
  */
 import { describe, expect, it } from 'vitest';
-import { seedOrg } from '../../src/sandbox/seed.js';
+import { seedOrg } from '../../src/sandbox/data/seed.js';
 import { contactHistogram } from '../../src/sandbox/rules/crm.js';
-import { Store } from '../../src/sandbox/store.js';
-import type { Rec, Ref } from '../../src/sandbox/store.js';
+import { Store } from '../../src/sandbox/data/store.js';
+import type { Rec, Ref } from '../../src/sandbox/data/store.js';
 
 const store = new Store();
 seedOrg(store, 900);

@@ -4,7 +4,7 @@
  * scheduleCount.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doc, one, start, until, type Client } from './helpers.js';
+import { doc, one, start, until, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 beforeAll(async () => {

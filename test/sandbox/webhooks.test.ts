@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doc, start, until, type Client } from './helpers.js';
+import { doc, start, until, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 let receiver: Server;

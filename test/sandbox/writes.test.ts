@@ -1,6 +1,6 @@
 /** Create, update and delete with validation (spec: Endpoints, Errors 422). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doc, one, start, type Client } from './helpers.js';
+import { doc, one, start, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 beforeAll(async () => {

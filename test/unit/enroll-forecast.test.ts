@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliveryDays, forecastLine } from '../../src/commands/enroll/forecast.js';
 import { pickNamed, type NameSource } from '../../src/commands/shared/name-lookup.js';
-import { matchChoices } from '../../src/cli/prompter.js';
+import { matchChoices } from '../../src/runtime/prompter.js';
 import { resourceByType } from '../../src/registry/index.js';
 
 describe('deliveryDays', () => {

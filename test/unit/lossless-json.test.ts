@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeId, relationshipData } from '../../src/api/write-body.js';
-import { parseId } from '../../src/commands/resource/args.js';
+import { parseId } from '../../src/runtime/option-parsers.js';
 import { idValue, parseJson } from '../../src/lossless-json.js';
 import { resourceByType } from '../../src/registry/index.js';
 

@@ -1,7 +1,7 @@
 /** Reading the waits a server asks for, and the ones that cannot be meant. */
 import { describe, expect, it } from 'vitest';
 import { readServerWait, refusalWait } from '../../src/api/server-wait.js';
-import { systemClock } from '../../src/cli/context.js';
+import { systemClock } from '../../src/runtime/context.js';
 
 const NOW = Date.parse('2026-01-10T12:00:00Z');
 

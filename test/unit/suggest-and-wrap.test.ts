@@ -1,7 +1,7 @@
 /** The "did you mean" helper, the scope of a request, and the help wrapper: pure logic. */
 import { describe, expect, it } from 'vitest';
 import { scopeForRequest } from '../../src/api/scope-hint.js';
-import { wrapBlock, wrapLine } from '../../src/cli/help-layout.js';
+import { wrapBlock, wrapLine } from '../../src/runtime/help-layout.js';
 import { closest, didYouMean, editDistance } from '../../src/suggest.js';
 
 describe('closest', () => {

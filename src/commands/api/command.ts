@@ -1,6 +1,6 @@
 /** `svc api <METHOD> <path>`: a raw request with the profile's token. */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
+import { runCommand, type App } from '../../runtime/app.js';
 
 export function registerApi(program: Command, app: App): void {
   program

@@ -1,5 +1,6 @@
 /** Handler of `svc api`. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
+import { printDryRun } from '../shared/dry-run.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { PagingGuard } from '../../api/paging-guard.js';
 import { flattenDocument } from '../../output/flatten.js';
@@ -25,8 +26,7 @@ export async function apiHandler(
   const api = await ctx.api();
   const url = api.resolve(pathArg);
   if (ctx.globals.dryRun && method !== 'GET') {
-    await writeOut(ctx.io.stdout, `${method} ${url}\n${body !== undefined ? JSON.stringify(body, null, 2) + '\n' : ''}`);
-    return;
+    return printDryRun(ctx, [{ method, url, body }]);
   }
   if (!opts.paginate) {
     const res = await api.request({ method, path: url.toString(), body });

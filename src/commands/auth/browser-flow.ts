@@ -5,11 +5,11 @@
  */
 import { createInterface } from 'node:readline';
 import { buildAuthorizeUrl, checkCallback, parsePastedRedirect, type CallbackOutcome } from '../../auth/authorize-url.js';
-import { errorPage, exchangeFailedPage, successPage, type Page } from '../../auth/callback-pages.js';
+import { errorPage, exchangeFailedPage, successPage, type CallbackPage } from '../../auth/callback-pages.js';
 import { startLoopback, type AcceptedCallback } from '../../auth/loopback.js';
 import { pkcePair, randomState } from '../../auth/pkce.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { AuthError, InterruptedError, NetworkError, SvcError } from '../../errors.js';
 import { openBrowser } from '../shared/open-browser.js';
 import { countdown, preflightAuthorize } from './client-check.js';
@@ -18,7 +18,7 @@ import { countdown, preflightAuthorize } from './client-check.js';
 const MAX_ISSUE_WAIT_S = 65;
 
 /** What the flow needs. */
-export interface BrowserFlowOptions {
+interface BrowserFlowOptions {
   authUrl: string;
   clientId: string;
   clientSecret: string;
@@ -31,7 +31,7 @@ export interface BrowserFlowOptions {
   finish(tokens: TokenSet): Promise<string | undefined>;
 }
 
-type Arrival = { outcome: Extract<CallbackOutcome, { kind: 'code' | 'error' }>; respond(page: Page): Promise<void> };
+type Arrival = { outcome: Extract<CallbackOutcome, { kind: 'code' | 'error' }>; respond(page: CallbackPage): Promise<void> };
 
 /** Runs the flow; resolves to the tokens (already handed to `finish`). */
 export async function browserLogin(ctx: Context, o: BrowserFlowOptions): Promise<TokenSet> {

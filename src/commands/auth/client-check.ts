@@ -9,7 +9,7 @@
  *   answered 429 with `Retry-After` after the browser flow. The code stays valid, so the wait
  *   (under a minute) is counted down and the exchange repeated.
  */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { AuthError } from '../../errors.js';
 
 /** How long the authorize page may take to answer the client check. */

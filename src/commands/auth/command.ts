@@ -3,8 +3,8 @@
  * Handlers load when a command runs.
  */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
-import { COMMAND_GROUP, SETTINGS_GROUP } from '../../cli/help-layout.js';
+import { runCommand, type App } from '../../runtime/app.js';
+import { COMMAND_GROUP, SETTINGS_GROUP } from '../../runtime/help-layout.js';
 
 /** Options of `svc login` as commander parses them. */
 export interface LoginFlags {

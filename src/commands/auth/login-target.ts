@@ -6,11 +6,11 @@
  */
 import type { Profile } from '../../auth/config.js';
 import { checkHttpUrl, originOf } from '../../api/check-url.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 
 /** The URLs of a login. */
-export interface LoginTarget {
+interface LoginTarget {
   baseUrl: string;
   authUrl: string;
   /**

@@ -3,21 +3,22 @@
  * `--with-token` for CI; stores the tokens in the profile and says who is logged in.
  */
 import type { ConfigStore, Profile } from '../../auth/config.js';
+import { printValue } from '../shared/output.js';
 import { DEFAULT_LOGIN_PORT } from '../../auth/loopback.js';
 import { DEFAULT_SCOPES, isScopeShaped, normaliseScopes } from '../../auth/scopes.js';
 import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import { describeUser, type RootInfo } from '../../auth/whoami.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
-import { writeOut } from '../../output/io.js';
-import { readState } from '../sandbox/state-file.js';
+import { readState } from '../../local-sandbox/state-file.js';
 import type { LoginFlags } from './command.js';
 import { loginTarget } from './login-target.js';
-import { fetchRootWithToken, parsePort, parseSeconds, resolveClient } from './shared.js';
+import { fetchRootWithToken, resolveClient } from './shared.js';
+import { parsePort, parsePositiveNumber } from '../../runtime/option-parsers.js';
 
 /** How long `svc login` waits for the browser by default (seconds). */
-export const DEFAULT_LOGIN_TIMEOUT_S = 300;
+const DEFAULT_LOGIN_TIMEOUT_S = 300;
 
 export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<void> {
   if (ctx.globals.sandbox) throw new UsageError('--sandbox needs no login: the sandbox hands svc its own token');
@@ -30,8 +31,8 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   const own = moved ? undefined : existing;
   if (flags.withToken) return loginWithToken(ctx, flags, store, name, existing, own, { baseUrl, authUrl });
 
-  const port = parsePort(flags.port ?? existing?.port, DEFAULT_LOGIN_PORT);
-  const timeoutMs = parseSeconds(flags.loginTimeout, '--login-timeout', DEFAULT_LOGIN_TIMEOUT_S) * 1000;
+  const port = parsePort(flags.port ?? existing?.port ?? DEFAULT_LOGIN_PORT);
+  const timeoutMs = (flags.loginTimeout === undefined ? DEFAULT_LOGIN_TIMEOUT_S : parsePositiveNumber(flags.loginTimeout, '--login-timeout', 'seconds')) * 1000;
   const scopes = normaliseScopes(flags.scopes ?? existing?.scopes ?? DEFAULT_SCOPES);
   if (!scopes) throw new UsageError('--scopes: give at least one scope, e.g. "prospects.read accounts.all"');
   const odd = scopes.split(' ').filter((s) => !isScopeShaped(s));
@@ -153,7 +154,7 @@ async function report(ctx: Context, store: ConfigStore, name: string, baseUrl: s
   if (!tokens.refreshToken) ctx.warn('the server sent no refresh token: run `svc login` again when the token expires');
   if (ctx.globals.output === 'json') {
     const out = { profile: name, baseUrl, user: root.user ?? null, scopes: tokens.scope ?? null, expiresAt: tokens.expiresAt ? new Date(tokens.expiresAt).toISOString() : null };
-    await writeOut(ctx.io.stdout, JSON.stringify(out, null, 2) + '\n');
+    await printValue(ctx, 'json', out, () => '');
   }
 }
 

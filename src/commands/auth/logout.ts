@@ -1,6 +1,6 @@
 /** `svc logout`: deletes the profile's tokens; its URLs and OAuth client stay for the next login. */
 import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 
 export async function logoutHandler(ctx: Context): Promise<void> {

@@ -1,7 +1,7 @@
 /** `svc profiles list|use|remove`. */
 import { withStoreLock } from '../../auth/store-lock.js';
 import { describeUser } from '../../auth/whoami.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { didYouMean } from '../../suggest.js';
 import type { FlatRecord } from '../../output/flatten.js';

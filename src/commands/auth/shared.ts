@@ -1,7 +1,7 @@
 /** Helpers shared by the login and auth commands: the root document, client credentials. */
 import type { Profile } from '../../auth/config.js';
 import { parseRoot, type RootInfo } from '../../auth/whoami.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 
 /**
@@ -9,17 +9,7 @@ import { ApiError, AuthError, UsageError } from '../../errors.js';
  * (AuthError); other failures are the caller's to judge.
  */
 export async function fetchRootWithToken(ctx: Context, baseUrl: string, authUrl: string, token: string): Promise<RootInfo> {
-  // Performance machinery (README.md, Build): loaded with import() when first used.
-  const { ApiClient } = await import('../../api/client.js');
-  const client = new ApiClient({
-    baseUrl,
-    trustedOrigins: [authUrl],
-    tokens: { getToken: async () => token },
-    timeoutMs: ctx.globals.timeoutMs,
-    maxResponseBytes: ctx.globals.maxResponseBytes,
-    trace: ctx.globals.verbose ? (line) => ctx.trace(line) : undefined,
-    signal: ctx.signal,
-  });
+  const client = await ctx.newApiClient({ baseUrl, authUrl, tokens: { getToken: async () => token } });
   try {
     const res = await client.request({ method: 'GET', path: baseUrl });
     return parseRoot(res.doc);
@@ -56,22 +46,6 @@ export async function resolveClient(
   }
   ctx.addSecret(clientSecret);
   return { ...(clientId ? { clientId } : {}), ...(clientSecret ? { clientSecret } : {}) };
-}
-
-/** A positive number of seconds from a flag. */
-export function parseSeconds(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} ${value}: expected a number of seconds > 0`);
-  return n;
-}
-
-/** A TCP port from a flag or the profile (0 = any free port). */
-export function parsePort(value: string | number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port ${value}: expected a port number 0-65535`);
-  return n;
 }
 
 /** `1 h 59 min`, `42 s`, `expired 3 min ago`. */

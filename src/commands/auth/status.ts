@@ -3,8 +3,8 @@
  * belongs to (a live `GET {base_url}`, refreshing the token first when needed).
  */
 import { describeUser, parseRoot } from '../../auth/whoami.js';
-import type { Connection } from '../../cli/connection.js';
-import type { Context } from '../../cli/context.js';
+import type { Connection } from '../../runtime/connection.js';
+import type { Context } from '../../runtime/context.js';
 import { AuthError } from '../../errors.js';
 import { printValue } from '../shared/output.js';
 import { terminalSafe } from '../../output/terminal-text.js';

@@ -1,5 +1,5 @@
 /** `svc auth token`: prints a valid access token (refreshed first when it expires within a minute). */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { writeOut } from '../../output/io.js';
 
 export async function tokenHandler(ctx: Context): Promise<void> {

@@ -4,6 +4,7 @@
  * Static: completing starts no Node process. Works with bash 3.2+ (no associative arrays).
  */
 import { emitTables, type CompletionModel } from './model.js';
+import { svcWordsFunction } from './shell-words.js';
 
 /** Single-quotes a value for the shell. */
 export function shQuote(s: string): string {
@@ -23,16 +24,7 @@ _svc_vkind() {
 }
 
 # Words of a value kind for resource command $2 (plus org-only fields from \`svc schema pull\`).
-_svc_words() {
-  case "$1" in
-    choices:*) _svc_var choices "\${1#choices:}" ;;
-    events|event|type) _svc_var "$1" all ;;
-    filter|sort|attr|fields|include|rel)
-      _svc_var "$1" "$(_svc_key "$2")"
-      local f="\${SVC_CONFIG_DIR:-\${XDG_CONFIG_HOME:-$HOME/.config}/svc}/completion-extra.txt" c k n
-      [[ -r "$f" ]] && while read -r c k n; do [[ "$c" == "$2" && "$k" == "$1" ]] && printf ' %s' "$n"; done < "$f" ;;
-  esac
-}
+${svcWordsFunction(`printf ' %s' "$n"`)}
 
 _svc_reply() {
   local line; COMPREPLY=()

@@ -1,6 +1,6 @@
 /** `svc completion bash|zsh|fish`: prints the completion script (generated from the command tree). */
 import { Argument, type Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
+import { runCommand, type App } from '../../runtime/app.js';
 
 /** Shells with a completion script. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;

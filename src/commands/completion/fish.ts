@@ -2,7 +2,7 @@
 import { emitTables, type CompletionModel } from './model.js';
 
 /** Single-quotes a value for fish (which escapes only \ and '). */
-export function fishQuote(s: string): string {
+function fishQuote(s: string): string {
   return `'${s.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 }
 

@@ -1,7 +1,7 @@
 /** Handler of `svc completion <shell>`. */
 import { Command } from 'commander';
-import type { App } from '../../cli/app.js';
-import type { Context } from '../../cli/context.js';
+import type { App } from '../../runtime/app.js';
+import type { Context } from '../../runtime/context.js';
 import { writeOut } from '../../output/io.js';
 import { renderScript } from './render.js';
 

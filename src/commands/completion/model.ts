@@ -9,13 +9,10 @@ import { WEBHOOK_RESOURCE_ACTIONS } from '../../registry/data/webhook-events.js'
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 
 /** What completes a value: names from one of the resource lists, a fixed list, files, or nothing. */
-export type ValueKind = 'none' | 'file' | 'filter' | 'sort' | 'attr' | 'fields' | 'include' | 'rel' | 'events' | 'event' | 'type' | `choices:${number}`;
-
-/** Kinds whose value is a comma-separated list (each element completes). */
-export const LIST_KINDS: readonly ValueKind[] = ['sort', 'fields', 'include', 'events'];
+type ValueKind = 'none' | 'file' | 'filter' | 'sort' | 'attr' | 'fields' | 'include' | 'rel' | 'events' | 'event' | 'type' | `choices:${number}`;
 
 /** One option of a command. */
-export interface OptionInfo {
+interface OptionInfo {
   /** `-f`, `--filter` (short first when there is one). */
   flags: string[];
   description: string;
@@ -24,7 +21,7 @@ export interface OptionInfo {
 }
 
 /** One command path (`''` is the program itself, `prospects list` a subcommand). */
-export interface PathInfo {
+interface PathInfo {
   subcommands: { name: string; description: string }[];
   options: OptionInfo[];
   /** Value kind of each positional argument, in order. */
@@ -32,7 +29,7 @@ export interface PathInfo {
 }
 
 /** Attribute and relationship names of one resource command. */
-export interface ResourceNames {
+interface ResourceNames {
   filter: string[];
   sort: string[];
   attr: string[];

@@ -3,7 +3,7 @@
  * scripts come from (model.ts). Not part of the CLI: `npm run docs` (bin/docs.mjs) writes it
  * between the README's markers, and a unit test fails when the README drifts from it.
  */
-import { Help, type Argument, type Command, type Option } from 'commander';
+import { type Argument, type Command, type Option } from 'commander';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 
 /** First line of the generated part of the README. */
@@ -13,8 +13,6 @@ export const REFERENCE_END = '<!-- END COMMAND REFERENCE -->';
 
 /** The resource command whose operations stand for all of them. */
 const SAMPLE_RESOURCE = 'prospects';
-
-const help = new Help();
 
 function hidden(cmd: Command): boolean {
   return (cmd as unknown as { _hidden?: boolean })._hidden === true;

@@ -4,6 +4,7 @@
  */
 import { shQuote } from './bash.js';
 import { emitTables, type CompletionModel } from './model.js';
+import { svcWordsFunction } from './shell-words.js';
 
 const ENGINE = String.raw`
 _svc_var() { local n="_svc_$1_$2"; print -rn -- "\${(P)n}"; }
@@ -16,16 +17,7 @@ _svc_vkind() {
   done
 }
 
-_svc_words() {
-  case "$1" in
-    choices:*) _svc_var choices "\${1#choices:}" ;;
-    events|event|type) _svc_var "$1" all ;;
-    filter|sort|attr|fields|include|rel)
-      _svc_var "$1" "$(_svc_key "$2")"
-      local f="\${SVC_CONFIG_DIR:-\${XDG_CONFIG_HOME:-$HOME/.config}/svc}/completion-extra.txt" c k n
-      [[ -r "$f" ]] && while read -r c k n; do [[ "$c" == "$2" && "$k" == "$1" ]] && print -rn -- " $n"; done < "$f" ;;
-  esac
-}
+${svcWordsFunction(`print -rn -- " $n"`)}
 
 # Adds the words starting with $1, each prefixed with $2 and followed by $3 (then no space).
 _svc_add() {

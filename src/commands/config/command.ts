@@ -3,8 +3,8 @@
  * the handlers load when a command runs.
  */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
-import { SETTINGS_GROUP } from '../../cli/help-layout.js';
+import { runCommand, type App } from '../../runtime/app.js';
+import { SETTINGS_GROUP } from '../../runtime/help-layout.js';
 import { OUTPUT_FORMATS } from '../../output/formats.js';
 
 type Handlers = () => Promise<typeof import('./handlers.js')>;

@@ -1,6 +1,7 @@
 /** `svc config get|set|list` and `svc alias set|list|delete`: per-profile settings and saved command lines. */
 import { updateProfile } from '../../auth/store-lock.js';
-import type { Context } from '../../cli/context.js';
+import { printValue } from '../shared/output.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { didYouMean } from '../../suggest.js';
@@ -15,7 +16,8 @@ async function profileNow(ctx: Context) {
 /** Lines of `key  value` pairs, aligned; JSON (an object) with -o json. */
 async function printPairs(ctx: Context, pairs: Record<string, unknown>, emptyNote: string): Promise<void> {
   if (ctx.output === 'json' || ctx.output === 'ndjson' || ctx.output === 'raw') {
-    await writeOut(ctx.io.stdout, JSON.stringify(pairs, null, ctx.output === 'json' ? 2 : undefined) + '\n');
+    // One object: pretty with -o json, one line otherwise.
+    await printValue(ctx, ctx.output === 'json' ? 'json' : 'ndjson', pairs, () => '');
     return;
   }
   const keys = Object.keys(pairs);

@@ -4,15 +4,15 @@
  * sent to the API. `$BROWSER` is honoured; `--no-browser` only prints the address.
  */
 import { spawn } from 'node:child_process';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type ResourceType } from '../../registry/index.js';
 import { didYouMean } from '../../suggest.js';
 import { RESOURCES } from '../../registry/index.js';
-import { parseId } from '../resource/args.js';
+import { parseId } from '../../runtime/option-parsers.js';
 
 /** The address of a record from an `appUrl` template: `{type}` `prospect`, `{path}` `prospects`, `{command}`, `{id}`. */
-export function webUrl(template: string, rt: ResourceType, id: number | string): string {
+function webUrl(template: string, rt: ResourceType, id: number | string): string {
   const values: Record<string, string> = { type: rt.type, path: rt.path, command: rt.command, id: String(id) };
   return template.replace(/\{(type|path|command|id)\}/g, (_, k: string) => encodeURIComponent(values[k]!));
 }

@@ -4,20 +4,17 @@
  */
 import { UsageError } from '../../errors.js';
 import { didYouMean } from '../../suggest.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
 
 /** One setting. */
-export interface SettingSpec {
+interface SettingSpec {
   key: string;
   description: string;
   /** Checks and converts a value given on the command line. */
   parse(value: string): string | number;
 }
 
-const whole = (key: string, min: number, max: number) => (v: string) => {
-  const n = Number(v);
-  if (!/^\d+$/.test(v.trim()) || n < min || n > max) throw new UsageError(`${key} ${v}: expected a whole number from ${min} to ${max}`);
-  return n;
-};
+const whole = (key: string, min: number, max: number) => (v: string) => parseWholeNumber(v, key, min, max);
 
 /**
  * Every setting, in the order `svc config list` shows them. `formats` are the output formats,

@@ -3,7 +3,7 @@
  * wiring only; the handler loads when the command runs.
  */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
+import { runCommand, type App } from '../../runtime/app.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 

@@ -17,7 +17,7 @@ import { enrollRows, headerless as enrollHeaderless, type EnrollBy, type EnrollI
 import { skippedFailed, type JournalState } from '../../bulk/journal.js';
 import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { pagedClient, Stopped } from '../../bulk/requester.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { summarize, summaryLines } from './summary.js';
@@ -27,7 +27,7 @@ import { idValue } from '../../lossless-json.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 
 /** Options of `svc enroll`. */
-export interface EnrollFlags extends BulkFlags {
+interface EnrollFlags extends BulkFlags {
   /** An id or a name; left out, a picker opens on a terminal. */
   sequence?: string;
   /** An id or an e-mail address; left out, a picker opens on a terminal. */

@@ -6,7 +6,7 @@ import type { EnrollItem } from '../../bulk/enroll-rows.js';
 import { forecastLine } from './forecast.js';
 
 /** What the rows will do, counted before the first write. */
-export interface EnrollPlan {
+interface EnrollPlan {
   /** In the sequence already, or enrolled by an earlier run of this command (journal). */
   already: number;
   /** Distinct prospects to enroll. */

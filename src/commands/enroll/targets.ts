@@ -6,13 +6,13 @@
  */
 import { idValue } from '../../lossless-json.js';
 import type { PageClient } from '../../api/paginate.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
 import { readNamed, resolveName, type NameSource } from '../shared/name-lookup.js';
 
 /** What `enroll` needs to name. */
-export type TargetKind = 'sequence' | 'mailbox';
+type TargetKind = 'sequence' | 'mailbox';
 
 const SOURCES: Record<TargetKind, NameSource> = {
   sequence: { rt: resourceByType('sequence')!, attr: 'name' },

@@ -101,7 +101,7 @@ function columnCell(filled: number, k: number, row: number, style: ChartStyle): 
 }
 
 /** The key of a series: its fill character, in its colour. */
-export function seriesKey(k: number, style: ChartStyle): string {
+function seriesKey(k: number, style: ChartStyle): string {
   const ch = style.ascii ? ASCII_FILL[k % ASCII_FILL.length]! : style.paint ? '■' : SHADE_FILL[k % SHADE_FILL.length]!;
   return paint(style, ch, `series${k}`);
 }

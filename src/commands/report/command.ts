@@ -3,8 +3,8 @@
  * handler (and the chart and HTML modules) load when it runs.
  */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
-import type { Context } from '../../cli/context.js';
+import { runCommand, type App } from '../../runtime/app.js';
+import type { Context } from '../../runtime/context.js';
 import type { ReportFlags } from './shared.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];

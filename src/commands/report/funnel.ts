@@ -8,7 +8,7 @@
  * templates takes 4.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ReportView, Section } from './model.js';
 import { AB_RULE, COUNTER_NAMES, countersOf, pct, RATE_FORMULAS, ratio, twoProportionTest } from './rates.js';
@@ -16,7 +16,7 @@ import { countsAndRates } from './sequences.js';
 import { byKey, emit, fetcher, relId, relIds, type Fetcher, type ReportFlags } from './shared.js';
 
 /** One row of `-o json`: a step, or one of its templates (level `template`, under its step). */
-export type FunnelRow = {
+type FunnelRow = {
   level: 'step' | 'template';
   step: number;
   stepId: string;
@@ -89,7 +89,7 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
 }
 
 /** Enrolments of a sequence: total (the service's count), and by state when one page held them all. */
-export interface Enrolments {
+interface Enrolments {
   total: number | null;
   active: number | null;
   byState: Record<string, number> | null;

@@ -8,7 +8,7 @@
  * sequence link (sequence names included in the same responses).
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource/query-options.js';
 import type { ReportView } from './model.js';
@@ -19,7 +19,7 @@ const DAY = 86_400_000;
 type GroupBy = 'day' | 'week' | 'mailbox' | 'sequence';
 
 /** One group (also the record of `-o json`); rates are over the group's delivered mailings. */
-export interface MailingRow {
+interface MailingRow {
   group: string;
   delivered: number;
   opened: number;

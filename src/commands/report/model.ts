@@ -12,7 +12,7 @@ export interface Column {
 }
 
 /** A horizontal bar per table row, drawn in a last column. */
-export interface RowBars {
+interface RowBars {
   title: string;
   values: (number | null)[];
   max: number;

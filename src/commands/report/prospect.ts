@@ -7,7 +7,7 @@
  * and its active sequence states and their sequences' names included).
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ReportView, Section } from './model.js';
 import { countersOf, pct, ratesOf } from './rates.js';

@@ -13,7 +13,7 @@ export const COUNTER_NAMES = [
   'negativeReplyCount', 'bounceCount', 'failureCount', 'optOutCount', 'scheduleCount',
 ] as const;
 
-export type CounterName = (typeof COUNTER_NAMES)[number];
+type CounterName = (typeof COUNTER_NAMES)[number];
 export type Counters = Record<CounterName, number>;
 
 /** The rates a report can chart (`--by`). */
@@ -85,7 +85,7 @@ export const AB_RULE =
   'two-sided two-proportion z-test on reply rates (pooled); run when each template has ≥ 30 deliveries and ≥ 5 expected replies and non-replies; significant when p < 0.05';
 
 /** Outcome of comparing two templates' reply rates. */
-export type AbResult =
+type AbResult =
   | { tested: false; reason: string }
   | { tested: true; z: number; p: number; significant: boolean; better: 0 | 1 | null };
 

@@ -10,7 +10,7 @@
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { ListQuery } from '../../api/query.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource/query-options.js';
@@ -24,7 +24,7 @@ const OWN = ['deliverCount', 'clickCount', 'bounceCount', 'failureCount'] as con
 const LOCAL_SORT = new Set<string>([...RATE_NAMES, 'delivered']);
 
 /** One row of the report (also the record of `-o json`): counts, then rates (0.1234 = 12.34%). */
-export interface SequenceRow {
+interface SequenceRow {
   id: string;
   name: string;
   enabled: boolean | null;
@@ -61,12 +61,12 @@ export function countsAndRates(c: Counters) {
 }
 
 /** A rate of a row by name. */
-export function rateOf(row: Pick<SequenceRow, `${RateName}Rate`>, k: RateName): number | null {
+function rateOf(row: Pick<SequenceRow, `${RateName}Rate`>, k: RateName): number | null {
   return row[`${k}Rate`];
 }
 
 /** A row from counters. */
-export function rowOf(id: string, name: string, enabled: boolean | null, emailSteps: number, c: Counters): SequenceRow {
+function rowOf(id: string, name: string, enabled: boolean | null, emailSteps: number, c: Counters): SequenceRow {
   return { id, name, enabled, emailSteps, ...countsAndRates(c) };
 }
 

@@ -9,10 +9,11 @@ import type { ApiRequest } from '../../api/client.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { printValue } from '../shared/output.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { ChartStyle, Role } from './chart.js';
 import type { ReportView } from './model.js';
 
@@ -98,9 +99,7 @@ export function relIds(r: ResourceObject | undefined, name: string): string[] {
 
 /** `--limit N` (a positive integer). */
 export function parseLimit(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\s*[1-9]\d*\s*$/.test(v)) throw new UsageError(`--limit ${v}: expected a positive integer`);
-  return Number(v);
+  return v === undefined ? undefined : parseWholeNumber(v, '--limit', 1);
 }
 
 /** `--by` among `allowed` (the first is the default). */
@@ -112,7 +111,7 @@ export function parseBy<T extends string>(v: string | undefined, allowed: readon
 }
 
 /** Bars in ASCII with `--ascii`, NO_COLOR or a dumb terminal; colour only where the IO allows it. */
-export async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle> {
+async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle> {
   const ascii = flags.ascii === true || (ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '') || ctx.env.TERM === 'dumb';
   if (ascii || !ctx.io.color) return { ascii };
   const { Chalk } = await import('chalk');

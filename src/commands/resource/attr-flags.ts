@@ -21,7 +21,7 @@ function splitPair(flag: string, what: string): { key: string; value: string; js
 
 /**
  * Names the registry does not know as written: custom-field labels and fields only the org's
- * schema shows (`svc schema pull`; see src/schema/org-schema.ts).
+ * schema shows (`svc schema pull`; see src/org-schema/org-schema.ts).
  */
 export interface AttributeNames {
   resolve(key: string): { name: string; spec: AttributeSpec } | undefined;

@@ -7,7 +7,7 @@ import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import type { WriteOp } from '../../bulk/resource-rows.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';

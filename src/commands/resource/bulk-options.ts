@@ -4,7 +4,7 @@
  * a bulk run starts.
  */
 import type { Command } from 'commander';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import type { BulkFlags } from '../shared/bulk-session.js';

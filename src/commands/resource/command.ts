@@ -5,8 +5,8 @@
  */
 import { Command } from 'commander';
 import { ApiError } from '../../errors.js';
-import { runCommand, type App } from '../../cli/app.js';
-import { helpWidth } from '../../cli/help-layout.js';
+import { runCommand, type App } from '../../runtime/app.js';
+import { helpWidth } from '../../runtime/help-layout.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 import { resourceGroup } from './groups.js';
 import { resourceHelp } from './help.js';
@@ -91,9 +91,9 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       throw (await import('./name-hints.js')).withNameHints(err, rt, c.opts());
     }
   };
-  const run = (c: Command, fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
+  const run = (c: Command, fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../runtime/context.js').Context) => Promise<void>) =>
     runCommand(app, c, async (ctx) => hinted(c, async () => fn(await import('./write-handlers.js'))(ctx)));
-  const runRead = (c: Command, fn: (h: typeof import('./read-handlers.js')) => (ctx: import('../../cli/context.js').Context) => Promise<void>) =>
+  const runRead = (c: Command, fn: (h: typeof import('./read-handlers.js')) => (ctx: import('../../runtime/context.js').Context) => Promise<void>) =>
     // `--columns` and `--fields` names are checked before sending (read-handlers: field-names.ts).
     runCommand(app, c, async (ctx) => hinted(c, async () => fn(await import('./read-handlers.js'))(ctx)));
 

@@ -6,10 +6,10 @@
  * `--columns` chooses.
  */
 import { allAttributes, type ResourceType } from '../../registry/index.js';
-import type { OrgSchema } from '../../schema/types.js';
+import type { OrgSchema } from '../../org-schema/types.js';
 
 /** Columns and what was left out. */
-export interface ExportColumns {
+interface ExportColumns {
   columns: string[];
   /** Custom fields left out as unused. */
   unused: number;

@@ -10,10 +10,10 @@
  */
 import fs from 'node:fs';
 import { MAX_PAGE_SIZE, paginate } from '../../api/paginate.js';
-import { parsePositiveInt } from './args.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { Filter } from '../../api/filter.js';
 import { Progress } from '../../bulk/progress.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { csvLine } from '../../output/csv.js';
 import { PartFile, resumePoint, type ExportFormat } from '../../output/export-file.js';
@@ -24,10 +24,10 @@ import { loadOrgSchema } from '../schema/load.js';
 import { exportColumns, withIdFirst } from './export-columns.js';
 import { maskSensitive } from './mask.js';
 import { buildListQuery, parseColumns, type QueryFlags } from './query-options.js';
-import { orgTypeView } from '../../schema/org-schema.js';
+import { orgTypeView } from '../../org-schema/org-schema.js';
 
 /** Options of `export`. */
-export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
+interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
   format?: string;
   resume?: boolean;
   /** `--bom` / `--no-bom`; undefined: a BOM for CSV files named `*.csv`. */
@@ -41,7 +41,7 @@ export interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSynta
 const RUN = 10_000;
 
 /** The format: `--format`, else from the name (`.ndjson`, `.jsonl`), else CSV. */
-export function exportFormat(file: string, given: string | undefined): ExportFormat {
+function exportFormat(file: string, given: string | undefined): ExportFormat {
   if (given !== undefined) {
     if (given !== 'csv' && given !== 'ndjson') throw new UsageError(`--format ${given}: expected csv or ndjson`);
     return given;
@@ -51,7 +51,7 @@ export function exportFormat(file: string, given: string | undefined): ExportFor
 
 export async function exportHandler(ctx: Context, rt: ResourceType, file: string, flags: ExportFlags): Promise<void> {
   const format = exportFormat(file, flags.format);
-  const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
+  const pageSize = flags.pageSize !== undefined ? parseWholeNumber(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
   if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
   if (flags.columns !== undefined && flags.allColumns) throw new UsageError('--columns and --all-columns cannot be used together');
   if (format === 'ndjson' && (flags.columns !== undefined || flags.allColumns || flags.bom)) {

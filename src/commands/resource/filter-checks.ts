@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import type { AttributeSpec } from '../../registry/index.js';
 
 /** A parsed filter with the expression the user wrote. */
-export interface GivenFilter {
+interface GivenFilter {
   given: string;
   filter: Filter;
 }
@@ -128,7 +128,7 @@ export function relativeDate(value: string, now: Date): string | undefined {
  * dates before anything is sent: the service knows only dates. On a date-time field the
  * resulting bare date then means its whole day, as a typed date does.
  */
-export function resolveRelativeDates(f: Filter, now: Date): Filter {
+function resolveRelativeDates(f: Filter, now: Date): Filter {
   const one = (v: string | undefined) => (v === undefined ? v : (relativeDate(v, now) ?? v));
   if (f.kind === 'range') return { ...f, from: one(f.from), to: one(f.to) };
   return { ...f, values: f.values.map((v) => one(v)!) };

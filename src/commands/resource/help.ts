@@ -1,5 +1,5 @@
 /** The `--help` text of a resource command: fields with marks, relationships, operations, examples. */
-import { wrapLine } from '../../cli/help-layout.js';
+import { wrapLine } from '../../runtime/help-layout.js';
 import { attributeMarks as marks, findResource, type ResourceType } from '../../registry/index.js';
 
 /** Fields, relationships, operations and actions of a type, for `svc <resource> --help`. */

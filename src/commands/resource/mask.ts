@@ -8,7 +8,7 @@ import type { FlatRecord } from '../../output/flatten.js';
 import { resourceByType } from '../../registry/index.js';
 
 /** What a masked value reads. */
-export const MASK = '***';
+const MASK = '***';
 
 /** Replaces the sensitive attributes of records (and of their included records) in place. */
 export function maskSensitive<T extends FlatRecord>(records: T[]): T[] {

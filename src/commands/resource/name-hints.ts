@@ -9,7 +9,7 @@ import { isKnownField, type ResourceType } from '../../registry/index.js';
 import { closest } from '../../suggest.js';
 
 /** The flags whose names are checked, as commander gives them. */
-export interface NamedFlags {
+interface NamedFlags {
   filter?: string[];
   sort?: string;
   fields?: string[];
@@ -34,7 +34,7 @@ function givenNames(flags: NamedFlags): { flag: string; name: string }[] {
 }
 
 /** `--filter titl: did you mean "title"?` for each name the registry does not know but has one close to. */
-export function nameHints(rt: ResourceType, flags: NamedFlags, only?: (flag: string) => boolean): string[] {
+function nameHints(rt: ResourceType, flags: NamedFlags, only?: (flag: string) => boolean): string[] {
   const attrs = rt.attributes.map((a) => a.name);
   const rels = rt.relationships.map((r) => r.name);
   const candidates: Record<string, string[]> = {

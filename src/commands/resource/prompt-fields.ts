@@ -1,6 +1,6 @@
 /** Interactive create: asks for the type's main fields when nothing was given on a TTY. */
 import { coerceString, checkValue } from '../../api/validate.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { findAttribute, type ResourceType } from '../../registry/index.js';
 
 /** Prompts for `promptFields` that are attributes; empty answers are skipped. */

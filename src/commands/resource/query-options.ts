@@ -67,7 +67,7 @@ export function parseColumns(rt: ResourceType, columns: string | undefined, name
 }
 
 /** Parses and checks filters; a custom-field label names its field (`names`, the org schema). */
-export function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => void, names?: AttributeNames): Filter[] {
+function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => void, names?: AttributeNames): Filter[] {
   const parsed = exprs.map((given) => ({ given, filter: checkFilter(rt, given, warn, names) }));
   refuseRepeatedFields(parsed);
   return parsed.map(({ given, filter }) => {
@@ -131,7 +131,7 @@ function filterable(rt: ResourceType): string[] {
 }
 
 /** Parses `--sort a,-b`, checking S marks. */
-export function checkSort(rt: ResourceType, sort: string, warn: (m: string) => void, names?: AttributeNames): string[] {
+function checkSort(rt: ResourceType, sort: string, warn: (m: string) => void, names?: AttributeNames): string[] {
   const keys = sort
     .split(',')
     .map((s) => s.trim())
@@ -157,7 +157,7 @@ export function checkSort(rt: ResourceType, sort: string, warn: (m: string) => v
 }
 
 /** `--fields a,b` (primary type) or `--fields type=a,b`, repeatable. */
-export function parseFields(rt: ResourceType, flags: string[], names?: AttributeNames): Record<string, string[]> {
+function parseFields(rt: ResourceType, flags: string[], names?: AttributeNames): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const flag of flags) {
     const eq = flag.indexOf('=');

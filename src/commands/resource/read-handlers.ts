@@ -4,17 +4,17 @@ import { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.j
 import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
 import { Progress } from '../../bulk/progress.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../output/flatten.js';
-import { keepHeapNearLiveSize } from '../../output/heap.js';
+import { keepHeapNearLiveSize } from '../../runtime/heap.js';
 import { writeOut } from '../../output/io.js';
 import { startSpinner } from '../../output/spinner.js';
 import { findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
 import { applyColumns, checkFieldNames, jsonSparseFields, type OrgNames } from './field-names.js';
 import { buildListQuery, namesUnknownFields, parseColumns, type QueryFlags } from './query-options.js';
-import { parseId, parsePositiveInt } from './args.js';
+import { parseId, parseWholeNumber as parsePositiveInt } from '../../runtime/option-parsers.js';
 import { printValue, recordWriter } from '../shared/output.js';
 
 /** Options of `list`. */
@@ -47,7 +47,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (flags.allColumns && (columns || ctx.output !== 'csv')) throw new UsageError('--all-columns is for CSV output (-o csv) without --columns');
   const omitColumn = ctx.output === 'csv' && !columns && !flags.allColumns ? await unusedCustomFields(ctx, rt) : undefined;
   const api = await ctx.api();
-  // More than one page streams through: keep the heap near what is live (output/heap.ts).
+  // More than one page streams through: keep the heap near what is live (runtime/heap.ts).
   if (flags.all || (limit ?? 0) > MAX_PAGE_SIZE) keepHeapNearLiveSize();
   // `--all` with stdout redirected and stderr on a terminal shows records, total, rate and ETA;
   // the total comes from counting on the first page. With both on the terminal, the spinner
@@ -183,7 +183,7 @@ async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { co
   if (!namesUnknownFields(rt, flags)) return { view: () => undefined, pulled: false };
   // Performance machinery (README.md, Build): loaded with import() when first used.
   const { loadOrgSchema } = await import('../schema/load.js');
-  const { orgTypeView } = await import('../../schema/org-schema.js');
+  const { orgTypeView } = await import('../../org-schema/org-schema.js');
   const schema = await loadOrgSchema(ctx);
   return { view: (t) => (schema ? orgTypeView(schema, t) : undefined), pulled: !!schema };
 }

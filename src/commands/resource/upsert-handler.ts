@@ -11,7 +11,7 @@ import { claimedIds, scanInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import { pagedClient } from '../../bulk/requester.js';
 import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedItem, type KeyMode } from '../../bulk/upsert-rows.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';

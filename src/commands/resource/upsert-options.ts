@@ -3,7 +3,7 @@
  * other forms. The keyed handler loads only when a keyed run starts.
  */
 import type { Command } from 'commander';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import type { KeyedFlags } from './upsert-handler.js';

@@ -10,7 +10,7 @@ import type { RateLimitInfo } from '../../api/jsonapi.js';
 import { readServerWait } from '../../api/server-wait.js';
 import { keyLookup } from '../../bulk/key-match.js';
 import { keyedItems, type KeyedInput } from '../../bulk/upsert-rows.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { writeOut } from '../../output/io.js';
 
 /** The totals of a plan. */

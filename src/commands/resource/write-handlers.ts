@@ -1,28 +1,29 @@
 /** Handlers of `create`, `update`, `delete` and item actions (single records). */
 import { setField } from '../../own-field.js';
 import type { ApiResponse } from '../../api/client.js';
+import { printDryRun } from '../shared/dry-run.js';
 import { singleResource } from '../../api/jsonapi.js';
 import { encodeQuery } from '../../api/query.js';
 import { checkAttributes } from '../../api/validate.js';
 import { normalizeId, recordToWriteData, relationshipData, toDocument, type WriteData } from '../../api/write-body.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { flattenDocument } from '../../output/flatten.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
 import { pick } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
-import { checkWebhookAttributes } from '../../webhooks/events.js';
+import { checkTypeRules } from './type-rules.js';
 import { loadOrgTypeView } from '../schema/load.js';
 import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
-import { printValue, recordWriter } from '../shared/output.js';
-import { parseId } from './args.js';
+import { printJsonResult, recordWriter } from '../shared/output.js';
+import { parseId } from '../../runtime/option-parsers.js';
 import { attributesFromFlags, relationshipsFromFlags } from './attr-flags.js';
 import { promptForFields } from './prompt-fields.js';
 
 /** Options of `create` and `update`. */
-export interface WriteFlags {
+interface WriteFlags {
   attr?: string[];
   rel?: string[];
   data?: string;
@@ -61,7 +62,7 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
     data.relationships[name] = { data: r.data };
   }
   reportProblems(rt, checkAttributes(rt, data.attributes));
-  if (rt.type === 'webhook') reportProblems(rt, checkWebhookAttributes(data.attributes, forUpdate));
+  reportProblems(rt, checkTypeRules(rt, data.attributes, forUpdate));
   if (org) reportProblems(rt, org.apply(data.attributes, forUpdate));
   if (!forUpdate && Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0 && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY) {
     Object.assign(data.attributes, await promptForFields(ctx, rt));
@@ -79,10 +80,6 @@ function reportProblems(rt: ResourceType, problems: { field: string; reason: str
   const err = new UsageError(`${rt.type} ${p.field}: ${p.reason}`);
   for (const more of problems.slice(1)) err.hint(`${rt.type} ${more.field}: ${more.reason}`);
   throw err;
-}
-
-async function printDryRun(ctx: Context, method: string, url: URL, body?: unknown): Promise<void> {
-  await writeOut(ctx.io.stdout, `${method} ${url}\n${body !== undefined ? JSON.stringify(body, null, 2) + '\n' : ''}`);
 }
 
 /**
@@ -127,7 +124,7 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
   const data = await writeData(ctx, rt, flags, false);
   const body = toDocument(data);
   const api = await ctx.api();
-  if (ctx.globals.dryRun) return printDryRun(ctx, 'POST', api.resolve(rt.path), body);
+  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'POST', url: api.resolve(rt.path), body }]);
   // Never `include` on a write: the service deprecated it (fetch related records separately).
   const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
   expectRecord(res, 'create', true);
@@ -144,7 +141,7 @@ export async function updateHandler(ctx: Context, rt: ResourceType, idArg: strin
   const body = toDocument(data);
   const api = await ctx.api();
   const path = `${rt.path}/${id}`;
-  if (ctx.globals.dryRun) return printDryRun(ctx, 'PATCH', api.resolve(path), body);
+  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'PATCH', url: api.resolve(path), body }]);
   const res = await api.request({ method: 'PATCH', path, body, idempotent: true });
   expectRecord(res, 'update', false);
   await printRecord(ctx, res.doc, false, data);
@@ -154,7 +151,7 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
   const id = parseId(idArg);
   const api = await ctx.api();
   const path = `${rt.path}/${id}`;
-  if (ctx.globals.dryRun) return printDryRun(ctx, 'DELETE', api.resolve(path));
+  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'DELETE', url: api.resolve(path) }]);
   if (!ctx.globals.yes) {
     if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
       throw new UsageError(`refusing to delete ${rt.type} ${id} without --yes (not an interactive terminal)`);
@@ -168,12 +165,11 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
   await api.request({ method: 'DELETE', path });
   ctx.info(`deleted ${rt.type} ${id}`);
   const deleted = { id: normalizeId(id), type: rt.type, deleted: true };
-  if (ctx.shape) await printValue(ctx, ctx.output, deleted, () => '');
-  else if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify(deleted) + '\n');
+  await printJsonResult(ctx, deleted);
 }
 
 /** Options of item actions. */
-export interface ActionFlags {
+interface ActionFlags {
   param?: string[];
 }
 
@@ -197,7 +193,7 @@ export async function actionHandler(ctx: Context, rt: ResourceType, action: Acti
   if (ctx.globals.dryRun) {
     const url = api.resolve(path);
     url.search = query;
-    return printDryRun(ctx, 'POST', url);
+    return printDryRun(ctx, [{ method: 'POST', url }]);
   }
   const res = await api.request({ method: 'POST', path, query, noRetry: true });
   expectRecord(res, `${action.command} action`, false);

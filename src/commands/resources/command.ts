@@ -1,6 +1,6 @@
 /** `svc resources`: every type with its command, operations and actions. */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
+import { runCommand, type App } from '../../runtime/app.js';
 
 export function registerResources(program: Command, app: App): void {
   program

@@ -1,10 +1,10 @@
 /** Handler of `svc resources`. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
 import { RESOURCES } from '../../registry/index.js';
 
 /** One row of `svc resources -o json`. */
-export interface ResourceSummary {
+interface ResourceSummary {
   type: string;
   command: string;
   alias: string;
@@ -15,7 +15,7 @@ export interface ResourceSummary {
 }
 
 /** The registry as summaries. */
-export function resourceSummaries(): ResourceSummary[] {
+function resourceSummaries(): ResourceSummary[] {
   return RESOURCES.map((r) => ({
     type: r.type,
     command: r.command,

@@ -1,6 +1,6 @@
 /** `svc sandbox`: a local server that behaves like the API. */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
+import { runCommand, type App } from '../../runtime/app.js';
 
 /** Options of `svc sandbox`. */
 export interface SandboxFlags {

@@ -15,13 +15,13 @@ import type { ResourceObject } from '../../api/jsonapi.js';
 import { paginate } from '../../api/paginate.js';
 import { encodeQuery, queryPairs } from '../../api/query.js';
 import { resourceByType, type ResourceType } from '../../registry/index.js';
-import { Anonymiser } from '../../sandbox/anonymise.js';
-import { AuthStore } from '../../sandbox/auth.js';
-import type { CustomFieldValidation, OrgConfig } from '../../sandbox/org.js';
-import { DATA_VERSION, type DataFile } from '../../sandbox/persistence.js';
-import { allScopes } from '../../sandbox/scopes.js';
-import { Store, type Rec, type RelValue } from '../../sandbox/store.js';
-import { customFieldsFromTypes } from '../../schema/org-schema.js';
+import { Anonymiser } from '../../sandbox/data/anonymise.js';
+import { AuthStore } from '../../sandbox/http/auth.js';
+import type { CustomFieldValidation, OrgConfig } from '../../sandbox/data/org.js';
+import { DATA_VERSION, type DataFile } from '../../sandbox/data/persistence.js';
+import { allScopes } from '../../sandbox/rules/scopes.js';
+import { Store, type Rec, type RelValue } from '../../sandbox/data/store.js';
+import { customFieldsFromTypes } from '../../org-schema/org-schema.js';
 import type { BudgetedClient } from './copy-budget.js';
 import { writeProgress, type CopyProgress } from './copy-progress.js';
 import { readableFields, targets, toRecord } from './copy-records.js';
@@ -29,7 +29,7 @@ import { readableFields, targets, toRecord } from './copy-records.js';
 /** Types copied whole: the org's structure. */
 export const ORG_TYPES = ['user', 'team', 'ruleset', 'stage', 'persona', 'sequence', 'sequenceStep', 'template', 'sequenceTemplate', 'mailbox'] as const;
 /** Types copied for the sampled prospects only. */
-export const SAMPLE_TYPES = ['prospect', 'account', 'emailAddress', 'phoneNumber', 'sequenceState'] as const;
+const SAMPLE_TYPES = ['prospect', 'account', 'emailAddress', 'phoneNumber', 'sequenceState'] as const;
 /** Every type a copy holds, in the order they are fetched. */
 export const COPIED_TYPES: readonly string[] = [...ORG_TYPES, ...SAMPLE_TYPES];
 
@@ -45,7 +45,7 @@ export function estimateRequests(sample: number): number {
 }
 
 /** What a copy needs besides the client. */
-export interface CopyJob {
+interface CopyJob {
   client: BudgetedClient;
   progress: CopyProgress;
   progressFile: string;

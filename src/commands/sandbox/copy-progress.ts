@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Rec } from '../../sandbox/store.js';
 
 /** What identifies a copy: a progress file made with other options is not resumed. */
 export interface CopyParams {
@@ -57,7 +56,3 @@ export function writeProgress(file: string, p: CopyProgress): void {
   fs.renameSync(tmp, file);
 }
 
-/** Records of a finished step. */
-export function stepRecords(p: CopyProgress, step: string): Rec[] | undefined {
-  return p.steps[step] as Rec[] | undefined;
-}

@@ -5,10 +5,10 @@
  */
 import type { RelationshipObject, ResourceObject } from '../../api/jsonapi.js';
 import { allAttributes, resourceByType, type ResourceType } from '../../registry/index.js';
-import type { Anonymiser } from '../../sandbox/anonymise.js';
-import { storedRels } from '../../sandbox/model.js';
-import type { CustomFieldValidation } from '../../sandbox/org.js';
-import type { Rec, Ref, RelValue } from '../../sandbox/store.js';
+import type { Anonymiser } from '../../sandbox/data/anonymise.js';
+import { storedRels } from '../../sandbox/data/model.js';
+import type { CustomFieldValidation } from '../../sandbox/data/org.js';
+import type { Rec, Ref, RelValue } from '../../sandbox/data/store.js';
 
 /** Attributes a copy asks for: everything readable, nothing write-only or costly. */
 export function readableFields(rt: ResourceType): string[] | undefined {

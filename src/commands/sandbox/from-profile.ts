@@ -3,23 +3,24 @@
  * (read-only, within a request budget, anonymised by default), for `svc --sandbox-data FILE …`.
  */
 import fs from 'node:fs';
+import { printJsonResult } from '../shared/output.js';
 import path from 'node:path';
 import { parseFilter, type Filter } from '../../api/filter.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { findResource, resourceByType } from '../../registry/index.js';
-import { Anonymiser } from '../../sandbox/anonymise.js';
-import { writeDataFileSync } from '../../sandbox/persistence.js';
-import { parsePositiveInt } from '../resource/args.js';
+import { Anonymiser } from '../../sandbox/data/anonymise.js';
+import { writeDataFileSync } from '../../sandbox/data/persistence.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { SandboxFlags } from './command.js';
-import { orgHolder } from './org-share.js';
+import { orgHolder } from '../../local-sandbox/org-share.js';
 import { API_HOURLY_LIMIT, BudgetedClient, DEFAULT_BUDGET } from './copy-budget.js';
 import { buildDataFile, COPIED_TYPES, estimateRequests, fetchOrg } from './copy-org.js';
 import { progressFile, readProgress, type CopyParams, type CopyProgress } from './copy-progress.js';
 
 /** Prospects sampled by default. */
-export const DEFAULT_SAMPLE = 1_000;
+const DEFAULT_SAMPLE = 1_000;
 
 /** `--filter type:expr` → filters by type. */
 function parseFilters(list: string[]): Map<string, Filter[]> {
@@ -40,8 +41,8 @@ const n = (v: number) => v.toLocaleString('en-US');
 /** Copies the org of profile `name` into the org file. */
 export async function fromProfileHandler(ctx: Context, name: string, flags: SandboxFlags): Promise<void> {
   if (ctx.globals.sandbox) throw new UsageError('--from-profile copies a real org: drop --sandbox (and SVC_SANDBOX, SVC_SANDBOX_DATA)');
-  const sample = flags.sample === undefined ? DEFAULT_SAMPLE : parsePositiveInt(flags.sample, '--sample', 1);
-  const budget = flags.budget === undefined ? DEFAULT_BUDGET : parsePositiveInt(flags.budget, '--budget', 1);
+  const sample = flags.sample === undefined ? DEFAULT_SAMPLE : parseWholeNumber(flags.sample, '--sample', 1);
+  const budget = flags.budget === undefined ? DEFAULT_BUDGET : parseWholeNumber(flags.budget, '--budget', 1);
   if (budget > API_HOURLY_LIMIT) throw new UsageError(`--budget ${budget}: the API allows ${n(API_HOURLY_LIMIT)} requests per user per hour; ask for at most that`);
   const filters = parseFilters(flags.filter ?? []);
   const anonymise = flags.anonymise !== false;
@@ -87,8 +88,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   const counts = Object.fromEntries([...result.tables].map(([t, recs]) => [t, recs.length]));
   const customFields = Object.values(result.custom).reduce((s, f) => s + Object.keys(f).length, 0);
   const summary = { file: orgFile, profile: name, anonymised: anonymise, customFields, counts, requests: client.used, requestsTotal: progress.requests, budget: client.budget, budgetLeft: client.left };
-  if (ctx.output === 'json' || ctx.output === 'ndjson') await writeOut(ctx.io.stdout, JSON.stringify(summary) + '\n');
-  else {
+  if (!(await printJsonResult(ctx, summary))) {
     const rows = [`custom fields  ${customFields}`, ...Object.entries(counts).map(([t, c]) => `${t.padEnd(14)} ${n(c)}`)];
     await writeOut(ctx.io.stdout, rows.join('\n') + '\n');
   }

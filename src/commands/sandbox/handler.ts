@@ -1,15 +1,15 @@
 /** Handler of `svc sandbox`: start, announce, serve until SIGINT/SIGTERM, shut down cleanly. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import path from 'node:path';
 import { ExitCode, SvcError, UsageError } from '../../errors.js';
-import { parsePositiveInt } from '../resource/args.js';
+import { parsePort, parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { SandboxFlags } from './command.js';
-import { leaveOwned, orgHolder, ownWith } from './org-share.js';
-import { clearState, writeState } from './state-file.js';
+import { leaveOwned, orgHolder, ownWith } from '../../local-sandbox/org-share.js';
+import { clearState, writeState } from '../../local-sandbox/state-file.js';
 import { printJsonResult } from '../shared/output.js';
 
 function num(v: string | undefined, flag: string, min = 0): number | undefined {
-  return v === undefined ? undefined : parsePositiveInt(v, flag, min);
+  return v === undefined ? undefined : parseWholeNumber(v, flag, min);
 }
 
 export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise<void> {
@@ -23,7 +23,7 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
   const { startSandbox } = await import('../../sandbox/index.js');
   const start = () => startSandbox({
     host: flags.host,
-    port: num(flags.port, '--port') ?? 0,
+    port: flags.port === undefined ? 0 : parsePort(flags.port),
     dataFile: flags.data,
     seed: num(flags.seed, '--seed'),
     latencyMs: num(flags.latency, '--latency'),

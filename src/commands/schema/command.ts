@@ -1,6 +1,6 @@
 /** `svc schema pull|show <type>`: the org's schema (custom-field labels, extra fields), cached per profile. */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
+import { runCommand, type App } from '../../runtime/app.js';
 
 /** Registers `schema pull` and `schema show`. */
 export function registerSchema(program: Command, app: App): void {

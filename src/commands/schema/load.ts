@@ -3,11 +3,11 @@
  * path of resource commands. Without a cache file this costs one failed file read.
  */
 import { configDir } from '../../auth/config-dir.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import type { ResourceType } from '../../registry/index.js';
-import { readSchemaCache, schemaCachePath } from '../../schema/cache.js';
-import { orgTypeView, type OrgTypeView } from '../../schema/org-schema.js';
-import type { OrgSchema } from '../../schema/types.js';
+import { readSchemaCache, schemaCachePath } from '../../org-schema/cache.js';
+import { orgTypeView, type OrgTypeView } from '../../org-schema/org-schema.js';
+import type { OrgSchema } from '../../org-schema/types.js';
 
 /**
  * The profile's cached schema, if any. Never throws: a command works without it (and a missing

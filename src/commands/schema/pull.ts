@@ -1,10 +1,10 @@
 /** Handler of `svc schema pull`. */
-import type { Context } from '../../cli/context.js';
-import { writeOut } from '../../output/io.js';
-import { schemaCachePath, writeSchemaCache } from '../../schema/cache.js';
-import { writeCompletionExtra } from '../../schema/completion-extra.js';
-import { ambiguousLabels, buildOrgSchema } from '../../schema/org-schema.js';
-import type { OrgSchema } from '../../schema/types.js';
+import type { Context } from '../../runtime/context.js';
+import { printDryRun } from '../shared/dry-run.js';
+import { schemaCachePath, writeSchemaCache } from '../../org-schema/cache.js';
+import { writeCompletionExtra } from '../../org-schema/completion-extra.js';
+import { ambiguousLabels, buildOrgSchema } from '../../org-schema/org-schema.js';
+import type { OrgSchema } from '../../org-schema/types.js';
 import { printJsonResult } from '../shared/output.js';
 
 /**
@@ -33,8 +33,7 @@ export async function pullHandler(ctx: Context): Promise<void> {
     const api = await ctx.api();
     const conn = await ctx.connection();
     const file = schemaCachePath((await ctx.config()).dir, conn.profileName);
-    await writeOut(ctx.io.stdout, `GET ${api.resolve('schema/openapi.json')}\nGET ${api.resolve('types')}\n(would write ${file})\n`);
-    return;
+    return printDryRun(ctx, [{ method: 'GET', url: api.resolve('schema/openapi.json') }, { method: 'GET', url: api.resolve('types') }], [`would write ${file}`]);
   }
   const conn = await ctx.connection();
   const { schema, file } = await pullOrgSchema(ctx);

@@ -1,9 +1,9 @@
 /** Handler of `svc schema show <type>`: every field of a type with its marks and labels. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { printValue } from '../shared/output.js';
 import { attributeMarks as marks, findResource } from '../../registry/index.js';
-import { orgTypeView } from '../../schema/org-schema.js';
+import { orgTypeView } from '../../org-schema/org-schema.js';
 import { loadOrgSchema } from './load.js';
 
 /** One row of the listing. */

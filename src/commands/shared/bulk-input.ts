@@ -4,7 +4,7 @@
  */
 import { checkFailedPath, FailedRows } from '../../bulk/failed-rows.js';
 import { describeDialect, type InputDialect, type InputFormat, type ReadOptions } from '../../bulk/readers.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { BulkSession, BulkSetup } from './bulk-session.js';
 

@@ -3,9 +3,8 @@
  * API client with pacing hooks, journal, report and progress, and the summary and exit code at
  * the end (5 when rows failed, 130 with a resume hint on Ctrl-C).
  */
-import { stdinNotSupported } from '../../bulk/readers.js';
 import { setMaxListeners } from 'node:events';
-import { ApiClient } from '../../api/client.js';
+import type { ApiClient } from '../../api/client.js';
 import { defaultJournalPath, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
 import { Pacer } from '../../bulk/pacing.js';
 import { Progress } from '../../bulk/progress.js';
@@ -14,8 +13,8 @@ import { Requester } from '../../bulk/requester.js';
 import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
 import { DEFAULT_MAX_FAILURES, MAX_PARKED, type Outcome, type PoolResult, type WorkItem } from '../../bulk/engine.js';
-import { parseDelimiter } from '../../bulk/readers.js';
-import type { Context } from '../../cli/context.js';
+import { parseDelimiter, stdinNotSupported } from '../../bulk/readers.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
 
 /** Options shared by bulk commands. */
@@ -160,17 +159,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   const pacer = new Pacer({ concurrency: setup.concurrency, sleep, now: () => ctx.clock.now(), onWait: (ms, why) => progress.waiting(ms, why) });
   // No Ctrl-C signal on the client: a request on the wire always finishes, so that its outcome
   // reaches the journal. Workers stop taking rows instead (see the engine).
-  const client = new ApiClient({
-    baseUrl: conn.baseUrl,
-    trustedOrigins: [conn.authUrl],
-    tokens: conn.tokens,
-    timeoutMs: ctx.globals.timeoutMs,
-    maxResponseBytes: ctx.globals.maxResponseBytes,
-    trace: ctx.globals.verbose ? (line) => ctx.trace(line) : undefined,
-    onRateLimit: (info, status) => pacer.observe(info, status),
-    sleep: (ms) => ctx.clock.sleep(ms),
-    now: () => ctx.clock.now(),
-  });
+  const client = await ctx.newApiClient(conn, { signal: undefined, onRateLimit: (info, status) => pacer.observe(info, status), now: () => ctx.clock.now() });
   const requester = new Requester({
     client,
     pacer,

@@ -10,10 +10,10 @@
 import { readRows, type InputDialect, type InputFormat } from '../../bulk/readers.js';
 import { ERROR_COLUMN } from '../../bulk/failed-rows.js';
 import { ignoredCsvColumn } from '../../bulk/resource-rows.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { findAttribute, findRelationship, type ResourceType } from '../../registry/index.js';
-import { orgTypeView, type OrgTypeView } from '../../schema/org-schema.js';
+import { orgTypeView, type OrgTypeView } from '../../org-schema/org-schema.js';
 import { nearMiss } from '../resource/field-names.js';
 import { loadOrgSchema } from '../schema/load.js';
 import { pullOrgSchema } from '../schema/pull.js';

@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import { findAttribute, resourceByType, type ResourceType } from '../../registry/index.js';
 
 /** A record as a lookup sees it: id, the attribute that names it, and the attributes asked for. */
-export interface NamedRecord {
+interface NamedRecord {
   id: number | string;
   /** The naming attribute as shown (a list attribute such as `emails` joined with `, `). */
   name: string;
@@ -68,7 +68,7 @@ export async function readNamed(client: PageClient, src: NameSource, value?: str
 }
 
 /** `id 3 "Outbound Enterprise"` lines for an error. */
-export function candidateList(records: readonly NamedRecord[]): string {
+function candidateList(records: readonly NamedRecord[]): string {
   const shown = records.slice(0, SHOWN).map((r) => `id ${r.id} ${JSON.stringify(r.name)}`);
   if (records.length > SHOWN) shown.push(`… and ${records.length - SHOWN} more`);
   return shown.join('; ');
@@ -119,7 +119,7 @@ export async function resolveRelValue(client: PageClient, rt: ResourceType, rel:
 }
 
 /** Records read for candidates after a filtered lookup found none (one page). */
-export const CANDIDATE_PAGE = 1000;
+const CANDIDATE_PAGE = 1000;
 
 /**
  * Resolves a name to its record: reads with a filter when the attribute can be filtered, else

@@ -3,7 +3,7 @@
  * `--json a,b,c` and `--query` applied on the way (output/shape.ts). Commands call these rather
  * than the renderers so that every command that prints JSON takes both flags alike.
  */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import type { OutputFormat } from '../../output/formats.js';
 import { writeOut } from '../../output/io.js';
 import { renderValue, type RecordWriter, type RenderOptions } from '../../output/render.js';

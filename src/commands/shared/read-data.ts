@@ -1,7 +1,7 @@
 /** `--data` arguments: inline JSON, `@file`, or `-` for stdin. */
 import fs from 'node:fs/promises';
 import { nestedDeeperThan, tooDeepMessage } from '../../api/json-depth.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { parseJson } from '../../lossless-json.js';
 

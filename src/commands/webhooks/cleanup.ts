@@ -1,13 +1,13 @@
 /** Handler of `svc webhooks cleanup --cleanup-token T`. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
+import { printDryRun } from '../shared/dry-run.js';
 import { UsageError } from '../../errors.js';
-import { writeOut } from '../../output/io.js';
 import { readAll } from '../shared/read-data.js';
 import { cleanupWebhook } from './registration.js';
 import { printJsonResult } from '../shared/output.js';
 
 /** Options of `cleanup`. */
-export interface CleanupFlags {
+interface CleanupFlags {
   cleanupToken?: string;
 }
 
@@ -30,15 +30,9 @@ export async function cleanupHandler(ctx: Context, flags: CleanupFlags): Promise
   const { baseUrl } = await ctx.connection();
   const url = new URL('webhooks/cleanup', baseUrl.replace(/\/+$/, '') + '/');
   if (ctx.globals.dryRun) {
-    await writeOut(ctx.io.stdout, `POST ${url}\nAuthorization: Bearer ***\n`);
-    return;
+    return printDryRun(ctx, [{ method: 'POST', url, headers: { Authorization: 'Bearer ***' } }]);
   }
-  const outcome = await cleanupWebhook(token, {
-    baseUrl,
-    timeoutMs: ctx.globals.timeoutMs,
-    trace: (l) => ctx.trace(l),
-    signal: ctx.signal,
-  });
+  const outcome = await cleanupWebhook(ctx, token, { baseUrl, signal: ctx.signal });
   ctx.info(outcome === 'removed' ? 'webhook removed' : 'webhook already gone (404): nothing to remove');
   await printJsonResult(ctx, { removed: outcome === 'removed', alreadyGone: outcome === 'gone' });
 }

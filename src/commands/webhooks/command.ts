@@ -4,10 +4,10 @@
  * when its command runs.
  */
 import type { Command } from 'commander';
-import { runCommand, type App } from '../../cli/app.js';
+import { runCommand, type App } from '../../runtime/app.js';
 
 /** Default port of `webhooks listen` (fixed, so a tunnel can point at it). */
-export const DEFAULT_LISTEN_PORT = 9797;
+const DEFAULT_LISTEN_PORT = 9797;
 
 /** Adds the webhook tools to the existing `webhooks` command (no-op if it is missing). */
 export function registerWebhookCommands(program: Command, app: App): void {

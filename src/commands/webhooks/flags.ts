@@ -19,9 +19,3 @@ export function parsePayloadVersion(value: string): 1 | 2 {
   if (value.trim() === '2') return 2;
   throw new UsageError(`--payload-version: expected 1 or 2, got "${value}"`);
 }
-
-/** `--port N`: 0..65535. */
-export function parsePort(value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) throw new UsageError(`--port: expected a port number 0-65535, got "${value}"`);
-  return Number(value);
-}

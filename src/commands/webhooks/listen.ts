@@ -3,7 +3,8 @@
  * forwarding, and — with `--register` — webhooks created for the run and removed on exit.
  */
 import { randomBytes } from 'node:crypto';
-import type { Context } from '../../cli/context.js';
+import { printDryRun } from '../shared/dry-run.js';
+import type { Context } from '../../runtime/context.js';
 import { NetworkError, UsageError } from '../../errors.js';
 import { formatResult, shapeValue } from '../../output/shape.js';
 import { writeOut } from '../../output/io.js';
@@ -12,11 +13,12 @@ import { deliveryRecord, describeDelivery, parseDelivery } from '../../webhooks/
 import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
 import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
 import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
-import { parseHttpUrl, parsePayloadVersion, parsePort } from './flags.js';
+import { parseHttpUrl, parsePayloadVersion } from './flags.js';
+import { parsePort } from '../../runtime/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 
 /** Options of `listen`. */
-export interface ListenFlags {
+interface ListenFlags {
   port?: string;
   secret?: string;
   forwardTo?: string;
@@ -130,7 +132,7 @@ function untilStopped(ctx: Context): { stopped: Promise<'SIGINT' | 'SIGTERM'>; r
 async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: string): Promise<void> {
   for (const h of hooks) {
     try {
-      const outcome = await cleanupWebhook(h.cleanupToken, { baseUrl, timeoutMs: ctx.globals.timeoutMs, trace: (l) => ctx.trace(l), signal: AbortSignal.timeout(15_000) });
+      const outcome = await cleanupWebhook(ctx, h.cleanupToken, { baseUrl, signal: AbortSignal.timeout(15_000) });
       ctx.info(outcome === 'removed' ? `removed webhook ${h.id}` : `webhook ${h.id} was already gone`);
     } catch (err) {
       ctx.warn(`could not remove webhook ${h.id} (${(err as Error).message}); remove it with: svc webhooks delete ${h.id} --yes`);
@@ -142,12 +144,8 @@ async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: stri
 async function printRegistrations(ctx: Context, p: Plan): Promise<void> {
   const api = await ctx.api();
   const url = p.register?.publicUrl?.toString() ?? `http://127.0.0.1:${p.port || '<port>'}/`;
-  let text = '';
-  for (const s of p.selectors) {
-    const body = { data: { type: 'webhook', attributes: { resource: s.resource, action: s.action, url, secret: '***', payloadVersion: p.register!.payloadVersion } } };
-    text += `POST ${api.resolve('webhooks')}\n${JSON.stringify(body, null, 2)}\n`;
-  }
-  await writeOut(ctx.io.stdout, text);
+  const body = (s: EventSelector) => ({ data: { type: 'webhook', attributes: { resource: s.resource, action: s.action, url, secret: '***', payloadVersion: p.register!.payloadVersion } } });
+  await printDryRun(ctx, p.selectors.map((s) => ({ method: 'POST', url: api.resolve('webhooks'), body: body(s) })));
 }
 
 /** Listens until Ctrl-C or SIGTERM; registered webhooks are removed on the way out. */

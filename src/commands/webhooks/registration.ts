@@ -2,7 +2,8 @@
  * Creating webhooks for `listen --register` and removing them with their cleanup token
  * (`POST /webhooks/cleanup`, the token as Bearer instead of the user's access token).
  */
-import { ApiClient } from '../../api/client.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError } from '../../errors.js';
 import type { EventSelector } from '../../webhooks/events.js';
 
@@ -15,7 +16,7 @@ export interface RegisteredWebhook {
 }
 
 /** Attributes of one webhook to create. */
-export interface WebhookTarget extends EventSelector {
+interface WebhookTarget extends EventSelector {
   url: string;
   secret: string;
   payloadVersion: 1 | 2;
@@ -34,13 +35,11 @@ export async function createWebhook(api: ApiClient, t: WebhookTarget): Promise<R
 }
 
 /** Outcome of a cleanup: the webhook was removed now, or was already gone. */
-export type CleanupOutcome = 'removed' | 'gone';
+type CleanupOutcome = 'removed' | 'gone';
 
 /** Options of {@link cleanupWebhook}. */
-export interface CleanupOptions {
+interface CleanupOptions {
   baseUrl: string;
-  timeoutMs: number;
-  trace?: (line: string) => void;
   /** Own signal: cleanup on Ctrl-C must not be cut short by the aborted command signal. */
   signal?: AbortSignal;
 }
@@ -49,13 +48,8 @@ export interface CleanupOptions {
  * `POST /webhooks/cleanup` with the cleanup token. 204 → removed, 404 → already gone,
  * 401 → {@link AuthError} saying the token is not valid (without the token).
  */
-export async function cleanupWebhook(cleanupToken: string, opts: CleanupOptions): Promise<CleanupOutcome> {
-  const client = new ApiClient({
-    baseUrl: opts.baseUrl,
-    tokens: { getToken: async () => cleanupToken },
-    timeoutMs: opts.timeoutMs,
-    ...(opts.trace ? { trace: opts.trace } : {}),
-  });
+export async function cleanupWebhook(ctx: Context, cleanupToken: string, opts: CleanupOptions): Promise<CleanupOutcome> {
+  const client = await ctx.newApiClient({ baseUrl: opts.baseUrl, tokens: { getToken: async () => cleanupToken } }, { signal: opts.signal });
   try {
     // Removing twice is harmless (the second answer is 404), so a lost answer may be retried.
     await client.request({ method: 'POST', path: 'webhooks/cleanup', idempotent: true, ...(opts.signal ? { signal: opts.signal } : {}) });

@@ -1,8 +1,8 @@
 /** Handler of `svc webhooks trigger <resource.action> --to URL`: a signed sample delivery. */
 import { randomBytes } from 'node:crypto';
-import type { Context } from '../../cli/context.js';
+import { printDryRun } from '../shared/dry-run.js';
+import type { Context } from '../../runtime/context.js';
 import { NetworkError, SvcError, UsageError } from '../../errors.js';
-import { writeOut } from '../../output/io.js';
 import { parseConcreteEvent } from '../../webhooks/events.js';
 import { postBody } from '../../webhooks/forward.js';
 import { buildSampleDelivery } from '../../webhooks/samples.js';
@@ -12,7 +12,7 @@ import { idValue } from '../../lossless-json.js';
 import { printJsonResult } from '../shared/output.js';
 
 /** Options of `trigger`. */
-export interface TriggerFlags {
+interface TriggerFlags {
   to: string;
   secret?: string;
   payloadVersion?: string;
@@ -40,9 +40,7 @@ export async function triggerHandler(ctx: Context, eventArg: string, flags: Trig
   };
   if (secret) headers[SIGNATURE_HEADER] = signBody(secret, body);
   if (ctx.globals.dryRun) {
-    const lines = [`POST ${to}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${k === CLEANUP_TOKEN_HEADER ? '***' : v}`), '', JSON.stringify(delivery, null, 2), ''];
-    await writeOut(ctx.io.stdout, lines.join('\n'));
-    return;
+    return printDryRun(ctx, [{ method: 'POST', url: to, headers: { ...headers, [CLEANUP_TOKEN_HEADER]: '***' }, body: delivery }]);
   }
   const result = await postBody(to, body, headers);
   const what = `${eventArg} (payload v${payloadVersion}, ${secret ? 'signed' : 'unsigned'})`;

@@ -1,11 +1,11 @@
 /** Handler of `svc webhooks verify --secret S --signature HEX [FILE|-]`. */
 import fs from 'node:fs/promises';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { verifySignature } from '../../webhooks/signature.js';
 
 /** Options of `verify`. */
-export interface VerifyFlags {
+interface VerifyFlags {
   secret?: string;
   signature?: string;
 }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ruleError } from '../errors.js';
-import type { Rec } from '../store.js';
+import type { Rec } from '../data/store.js';
 import type { RuleContext, TypeRules } from './types.js';
 
 function step(ctx: RuleContext, id: number, state: string): void {

@@ -2,8 +2,8 @@
  * Prospects and accounts: `optedOut` sets `optedOutAt`, the full name is derived, the
  * contact histogram is computed on request, and only `named` accounts appear in the index.
  */
-import type { ParsedQuery } from '../query.js';
-import type { Rec, Store } from '../store.js';
+import type { ParsedQuery } from '../query/query.js';
+import type { Rec, Store } from '../data/store.js';
 import type { TypeRules, WriteInput } from './types.js';
 import { nowText } from './util.js';
 

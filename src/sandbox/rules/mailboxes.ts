@@ -4,7 +4,7 @@
  * (SMTP host and port for `smtp`, an endpoint for `ews`); likewise for syncing.
  */
 import { ruleError } from '../errors.js';
-import type { Rec } from '../store.js';
+import type { Rec } from '../data/store.js';
 import type { RuleContext, TypeRules, WriteInput } from './types.js';
 import { nowText } from './util.js';
 
@@ -15,7 +15,7 @@ function merged(rec: Rec | undefined, input: WriteInput): Attrs {
 }
 
 /** Why sending would fail, or undefined when it works. */
-export function sendProblem(a: Attrs): string | undefined {
+function sendProblem(a: Attrs): string | undefined {
   if (a['sendDisabled'] === true) return 'Sending is disabled for this mailbox (sendDisabled).';
   const method = a['sendMethod'] ?? 'smtp';
   if (method === 'smtp' && (!a['smtpHost'] || !a['smtpPort'])) return 'SMTP sending needs smtpHost and smtpPort.';
@@ -24,7 +24,7 @@ export function sendProblem(a: Attrs): string | undefined {
 }
 
 /** Why syncing would fail, or undefined when it works. */
-export function syncProblem(a: Attrs): string | undefined {
+function syncProblem(a: Attrs): string | undefined {
   if (a['syncDisabled'] === true) return 'Syncing is disabled for this mailbox (syncDisabled).';
   const method = a['syncMethod'] ?? 'imap';
   if (method === 'imap' && (!a['imapHost'] || !a['imapPort'])) return 'IMAP syncing needs imapHost and imapPort.';

@@ -4,7 +4,7 @@
  * mailing, its prospect, sequence state, step, sequence template and sequence.
  */
 import { ruleError } from '../errors.js';
-import type { Rec } from '../store.js';
+import type { Rec } from '../data/store.js';
 import type { RuleContext, TypeRules } from './types.js';
 import { bump, follow, nowText, refOf } from './util.js';
 

@@ -3,7 +3,7 @@
  * exclusivity rules, the finish/pause/resume actions, and the derived sequence attributes.
  */
 import { ruleError } from '../errors.js';
-import type { Rec, Ref, Store } from '../store.js';
+import type { Rec, Ref, Store } from '../data/store.js';
 import { ACTIVE_STATES } from './crm.js';
 import { scheduleStepMailing } from './mailings.js';
 import type { RuleContext, TypeRules } from './types.js';

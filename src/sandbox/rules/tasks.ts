@@ -3,12 +3,12 @@
  * relationship carries `meta.complete: true` completing that task.
  */
 import { ruleError } from '../errors.js';
-import type { Rec } from '../store.js';
+import type { Rec } from '../data/store.js';
 import type { RuleContext, TypeRules } from './types.js';
 import { nowText } from './util.js';
 
 /** Completes a task (422 when it already is). */
-export function completeTask(ctx: RuleContext, task: Rec, note?: string): void {
+function completeTask(ctx: RuleContext, task: Rec, note?: string): void {
   if (task.attributes['completed'] === true || task.attributes['state'] === 'completed') {
     throw ruleError(`Task ${task.id} is already completed.`, '/data/attributes/state');
   }

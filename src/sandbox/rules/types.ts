@@ -3,8 +3,8 @@
  * keyed by type name (see `rules/index.ts`); a type without rules behaves as plain CRUD.
  */
 import type { ResourceType } from '../../registry/index.js';
-import type { ParsedQuery } from '../query.js';
-import type { Rec, RelValue, Store } from '../store.js';
+import type { ParsedQuery } from '../query/query.js';
+import type { Rec, RelValue, Store } from '../data/store.js';
 
 /** Who is calling: the user of the token and the application it was issued to. */
 export interface Principal {
@@ -39,7 +39,7 @@ export interface RuleContext {
 export interface TypeRules {
   /** Records that the collection index shows (accounts: only `named` ones). */
   visibleInIndex?(rec: Rec, q: ParsedQuery): boolean;
-  /** Adjusts or refuses a create (throw an ApiError); runs after generic validation. */
+  /** Adjusts or refuses a create (throw an ErrorResponse); runs after generic validation. */
   beforeCreate?(ctx: RuleContext, input: WriteInput): void;
   /** Follow-up of a create (first step attached, task completed, timers started...). */
   afterCreate?(ctx: RuleContext, rec: Rec, input: WriteInput): void;

@@ -1,8 +1,8 @@
 /** Helpers shared by the rules. */
 import { findAttribute, resourceByType } from '../../registry/index.js';
 import { ruleError } from '../errors.js';
-import type { Rec, Ref, Store } from '../store.js';
-import { isoSeconds } from '../time.js';
+import type { Rec, Ref, Store } from '../data/store.js';
+import { isoSeconds } from '../data/time.js';
 
 /** The to-one identifier stored under `rel`, if any. */
 export function refOf(rec: Rec | undefined, rel: string): Ref | undefined {

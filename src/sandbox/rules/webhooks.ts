@@ -3,9 +3,9 @@
  * payload version, defaults, cleanup token, and the visibility of sensitive attributes.
  */
 import { WEBHOOK_RESOURCE_ACTIONS } from '../../registry/data/index.js';
-import { randomToken } from '../auth.js';
+import { randomToken } from '../http/auth.js';
 import { fieldError, validationError, type ErrorObject } from '../errors.js';
-import type { Rec, Store } from '../store.js';
+import type { Rec, Store } from '../data/store.js';
 import type { Principal, TypeRules, WriteInput } from './types.js';
 
 /** Placeholder shown instead of a sensitive value. */
@@ -14,7 +14,7 @@ export const REDACTED = '[REDACTED]';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** Why a webhook URL is refused, or undefined. The sandbox also accepts loopback http. */
-export function urlProblem(url: unknown): string | undefined {
+function urlProblem(url: unknown): string | undefined {
   if (typeof url !== 'string' || !url) return 'url is required.';
   let u: URL;
   try {

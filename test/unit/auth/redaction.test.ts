@@ -4,8 +4,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createContext, type App } from '../../../src/cli/app.js';
-import { reportError } from '../../../src/cli/report-error.js';
+import { createContext, type App } from '../../../src/runtime/app.js';
+import { reportError } from '../../../src/runtime/report-error.js';
 import { AuthError } from '../../../src/errors.js';
 import { redactText } from '../../../src/api/redact.js';
 

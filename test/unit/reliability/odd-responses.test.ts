@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { singleResource } from '../../../src/api/jsonapi.js';
-import { describeRetryAfter } from '../../../src/cli/report-error.js';
+import { describeRetryAfter } from '../../../src/runtime/report-error.js';
 import { ApiError } from '../../../src/errors.js';
 import { flatten, recordId } from '../../../src/output/flatten.js';
 

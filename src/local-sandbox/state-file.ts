@@ -1,0 +1,88 @@
+/**
+ * Where a running `svc sandbox` announces itself, so that `svc --sandbox …` in another terminal
+ * reuses it, and where the zero-set-up sandbox keeps its org between runs.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** What a running sandbox writes about itself. */
+export interface SandboxState {
+  pid: number;
+  baseUrl: string;
+  authUrl: string;
+  token: string;
+  /** Its OAuth client: `svc login` against a restarted sandbox picks up the new one. */
+  clientId?: string;
+  clientSecret?: string;
+}
+
+/** The user's data directory for svc (`SVC_DATA_DIR`, else beside the config, else XDG data). */
+function dataDir(env: NodeJS.ProcessEnv): string {
+  if (env.SVC_DATA_DIR) return path.resolve(env.SVC_DATA_DIR);
+  if (env.SVC_CONFIG_DIR) return path.join(path.resolve(env.SVC_CONFIG_DIR), 'data');
+  return path.join(env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share'), 'svc');
+}
+
+function stateFile(env: NodeJS.ProcessEnv): string {
+  return path.join(dataDir(env), 'sandbox.json');
+}
+
+/** The default org file of the zero-set-up sandbox. */
+export function defaultOrgFile(env: NodeJS.ProcessEnv): string {
+  return path.join(dataDir(env), 'sandbox-org.json');
+}
+
+/**
+ * Where the process serving the default org file announces its server. Apart from the user's
+ * state file, so that a `svc sandbox` started and stopped meanwhile cannot hide it.
+ */
+export function ownerStateFile(env: NodeJS.ProcessEnv, orgFile = defaultOrgFile(env)): string {
+  return `${orgFile}.owner.json`;
+}
+
+/**
+ * The lock a process holds for as long as it serves an org file (the default one unless
+ * `--sandbox-data` names another: each org file has its own owner).
+ */
+export function orgLockFile(env: NodeJS.ProcessEnv, orgFile = defaultOrgFile(env)): string {
+  return `${orgFile}.lock`;
+}
+
+/**
+ * The port the default org was last served on: the next owner listens there again when it is
+ * free, so that a process still using the old owner's URL reaches the new one.
+ */
+export function lastPortFile(env: NodeJS.ProcessEnv, orgFile = defaultOrgFile(env)): string {
+  return `${orgFile}.port`;
+}
+
+/** Where processes using the default org's sandbox announce themselves (one file per pid). */
+export function clientsDir(env: NodeJS.ProcessEnv): string {
+  return path.join(dataDir(env), 'sandbox-clients');
+}
+
+/** Writes a state file (0600: it holds a token) atomically; the user's one by default. */
+export function writeState(env: NodeJS.ProcessEnv, state: SandboxState, file = stateFile(env)): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** Removes a state file if it still describes this process. */
+export function clearState(env: NodeJS.ProcessEnv, pid: number, file = stateFile(env)): void {
+  const s = readState(env, file);
+  if (s?.pid === pid) fs.rmSync(file, { force: true });
+}
+
+/** The state of a sandbox whose process is still alive, if any. */
+export function readState(env: NodeJS.ProcessEnv, file = stateFile(env)): SandboxState | undefined {
+  try {
+    const s = JSON.parse(fs.readFileSync(file, 'utf8')) as SandboxState;
+    process.kill(s.pid, 0);
+    return s;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Which API a command talks to and with which token: flags, then env, then the profile — or the
+ * local sandbox with `--sandbox`.
+ */
+import type { TokenProvider } from '../api/client.js';
+import type { Profile } from '../auth/config.js';
+import { staticTokenProvider } from '../auth/token-provider.js';
+import { checkHttpUrl, originOf } from '../api/check-url.js';
+import { UsageError } from '../errors.js';
+import type { Context } from './context.js';
+
+/** The resolved target of a command. */
+export interface Connection {
+  profileName: string;
+  baseUrl: string;
+  authUrl: string;
+  tokens: TokenProvider;
+  /** Where the token comes from, for `auth status` (`refresh-env`: SVC_REFRESH_TOKEN). */
+  tokenSource: 'flag' | 'env' | 'profile' | 'sandbox' | 'refresh-env' | 'none';
+}
+
+/** Resolves the connection of a command. */
+export async function resolveConnection(ctx: Context): Promise<Connection> {
+  const g = ctx.globals;
+  if (g.sandbox) {
+    // Performance machinery (README.md, Build): loaded with import() when first used.
+    const { attachSandbox } = await import('../local-sandbox/attach.js');
+    const sb = await attachSandbox(ctx);
+    ctx.addSecret(sb.token);
+    return { profileName: 'sandbox', baseUrl: sb.baseUrl, authUrl: sb.authUrl, tokens: staticTokenProvider(sb.token), tokenSource: 'sandbox' };
+  }
+  const store = await ctx.config();
+  const profileName = store.currentName();
+  const profile = store.get(profileName);
+  const baseUrl = g.baseUrl ?? profile?.baseUrl;
+  if (!baseUrl && !profile && store.names().length > 0) {
+    // `--profile nosuch`: the name is the problem, not the missing URL.
+    const names = store.names();
+    const { didYouMean } = await import('../suggest.js');
+    throw new UsageError(`no profile named "${profileName}"${didYouMean(profileName, names)} (profiles: ${names.join(', ')})`).hint(
+      `create it with \`svc --profile ${profileName} login --base-url URL\`, or see \`svc profiles list\``,
+    );
+  }
+  if (!baseUrl) {
+    throw new UsageError(`no API base URL for profile "${profileName}"`).hint(
+      'pass --base-url or set SVC_BASE_URL, run `svc login --base-url URL`, or try the local sandbox with `svc --sandbox ...`',
+    );
+  }
+  checkHttpUrl(baseUrl, '--base-url');
+  const authUrl = g.authUrl ?? profile?.authUrl ?? new URL(baseUrl).origin;
+  checkHttpUrl(authUrl, '--auth-url');
+  if (g.token) {
+    ctx.addSecret(g.token);
+    const source = ctx.env.SVC_TOKEN === g.token ? 'env' : 'flag';
+    return { profileName, baseUrl, authUrl, tokens: staticTokenProvider(g.token), tokenSource: source };
+  }
+  ctx.addSecret(profile?.accessToken);
+  ctx.addSecret(profile?.refreshToken);
+  ctx.addSecret(profile?.clientSecret);
+  ctx.addSecret(ctx.env.SVC_REFRESH_TOKEN);
+  ctx.addSecret(ctx.env.SVC_CLIENT_SECRET);
+  const tokenSource = ctx.env.SVC_REFRESH_TOKEN ? 'refresh-env' : profile?.accessToken || profile?.refreshToken ? 'profile' : 'none';
+  // A token from SVC_REFRESH_TOKEN is refreshed into the profile, and its later steps use the
+  // stored access token (and the stored client secret when the env has none): the same check.
+  const usesStored = (tokenSource === 'profile' || tokenSource === 'refresh-env') && hasStoredSecret(profile);
+  const foreign = usesStored ? foreignTarget(profileName, profile!, baseUrl, authUrl, tokenSource === 'refresh-env') : undefined;
+  if (foreign) {
+    // Commands that need no token (webhooks cleanup) still run; any request with it is refused.
+    const refuse = async (): Promise<never> => {
+      throw foreign;
+    };
+    return { profileName, baseUrl, authUrl, tokens: { getToken: refuse, onUnauthorized: refuse }, tokenSource };
+  }
+  // Refreshes expiring tokens once for all processes sharing the profile (auth/refresh.ts).
+  const { refreshingTokenProvider } = await import('../auth/refresh.js');
+  const tokens = refreshingTokenProvider({
+    store,
+    profileName,
+    authUrl,
+    baseUrl,
+    env: { clientId: ctx.env.SVC_CLIENT_ID || undefined, clientSecret: ctx.env.SVC_CLIENT_SECRET || undefined, refreshToken: ctx.env.SVC_REFRESH_TOKEN || undefined },
+    now: () => ctx.clock.now(),
+    trace: (line) => ctx.trace(line),
+    notice: (line) => ctx.info(line),
+    addSecret: (s) => ctx.addSecret(s),
+    timeoutMs: g.timeoutMs,
+    signal: ctx.signal,
+    sleep: (ms) => ctx.clock.sleep(ms, ctx.signal),
+  });
+  return { profileName, baseUrl, authUrl, tokens, tokenSource };
+}
+
+/** True when the profile holds something that must stay with its API: a token or the client secret. */
+function hasStoredSecret(profile: Profile | undefined): boolean {
+  return Boolean(profile?.accessToken || profile?.refreshToken || profile?.clientSecret);
+}
+
+/**
+ * A stored login belongs to the API it was made against: its tokens (and, for a refresh, the
+ * client secret) are sent to that profile's base and auth URLs only — never to another host
+ * named by `--base-url`/`--auth-url` or SVC_BASE_URL/SVC_AUTH_URL, however the token is
+ * supplied (a stored login, or SVC_REFRESH_TOKEN refreshed into the profile). The error to throw
+ * when a request would go elsewhere, or undefined when the target is the profile's own.
+ */
+function foreignTarget(profileName: string, profile: Profile, baseUrl: string, authUrl: string, fromEnv: boolean): UsageError | undefined {
+  const own = originOf(profile.baseUrl);
+  const ownAuth = originOf(profile.authUrl) ?? own;
+  const bad = own && originOf(baseUrl) !== own ? ['--base-url', baseUrl, own] : ownAuth && originOf(authUrl) !== ownAuth ? ['--auth-url', authUrl, ownAuth] : undefined;
+  if (!bad) return undefined;
+  const [flag, url, home] = bad as [string, string, string];
+  const e = new UsageError(`${flag} ${url}: profile "${profileName}" is logged in to ${home}; its tokens are sent there only`);
+  if (fromEnv) e.hint('SVC_REFRESH_TOKEN is refreshed into this profile and its stored login is used: give a step against another API its own profile (SVC_PROFILE=NAME) or config directory');
+  return e.hint(`for another API use --token (or SVC_TOKEN), or log in to it with \`svc login --profile NAME --base-url ${url}\``);
+}

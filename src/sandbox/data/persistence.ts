@@ -1,0 +1,108 @@
+/**
+ * The data file: the whole org (records, organization settings, tokens) as one JSON document,
+ * written atomically (temporary file in the same directory, then rename) so that a crash
+ * leaves either the old or the new file, never a torn one. Writes are debounced.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { describeErrno, UsageError } from '../../errors.js';
+import type { AuthSnapshot } from '../http/auth.js';
+import type { OrgConfig } from './org.js';
+import type { StoreSnapshot } from './store.js';
+
+/** Format version of the data file. */
+export const DATA_VERSION = 1;
+
+/** Content of the data file. */
+export interface DataFile {
+  version: number;
+  ownerUserId: number;
+  org: OrgConfig;
+  store: StoreSnapshot;
+  auth: AuthSnapshot;
+}
+
+/** Reads a data file; undefined when it does not exist. Throws on a corrupt or foreign file. */
+export function readDataFile(path: string): DataFile | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UsageError(`sandbox data file ${path}: cannot read it: ${describeErrno(e)}`);
+  }
+  let data: DataFile;
+  try {
+    data = JSON.parse(text) as DataFile;
+  } catch (e) {
+    throw damagedDataFile(path, `not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof data !== 'object' || data === null) throw damagedDataFile(path, 'not a JSON object');
+  if (data.version !== DATA_VERSION) throw damagedDataFile(path, `unsupported sandbox data version ${String(data.version)}`);
+  for (const part of ['org', 'store', 'auth'] as const) {
+    if (typeof data[part] !== 'object' || data[part] === null) throw damagedDataFile(path, `"${part}" is missing`);
+  }
+  return data;
+}
+
+/** A data file the sandbox cannot load: the user decides whether to repair it or start afresh. */
+export function damagedDataFile(path: string, why: string): UsageError {
+  return new UsageError(`sandbox data file ${path} is damaged (${why})`).hint(
+    `repair it, or move it away to start a fresh org (the records in it are not loaded)`,
+  );
+}
+
+function tempName(path: string): string {
+  return `${path}.${process.pid}.${Date.now()}.tmp`;
+}
+
+/** Writes synchronously (start-up and shutdown). */
+export function writeDataFileSync(path: string, data: DataFile): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempName(path);
+  writeFileSync(tmp, JSON.stringify(data), { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** Writes asynchronously. */
+async function writeDataFile(path: string, data: DataFile): Promise<void> {
+  const tmp = tempName(path);
+  await writeFile(tmp, JSON.stringify(data), { mode: 0o600 });
+  await rename(tmp, path);
+}
+
+/** Saves `snapshot()` to `path` at most every `delayMs` while `dirty()` says something changed. */
+export class Saver {
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly snapshot: () => DataFile,
+    private readonly delayMs = 250,
+  ) {}
+
+  /** Marks the data changed; a write follows shortly. */
+  touch(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.delayMs);
+    this.timer.unref();
+  }
+
+  /** Writes now (waiting for a write in progress first). */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    while (this.writing) await this.writing;
+    this.writing = writeDataFile(this.path, this.snapshot()).finally(() => {
+      this.writing = undefined;
+    });
+    await this.writing;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The HTTP layer: recording, latency, maintenance, authentication, rate limits, media types,
+ * then dispatch to the version-2 endpoints, OAuth, or the sandbox's control endpoints.
+ *
+ * Order of checks (first failure wins): 503 maintenance → 401 token → 429 rate limit →
+ * 404 collection → 413 body size → 404/405 route → 403 scope → 415 media type → 400 malformed
+ * JSON → 422 validation → 404 record. The body is read only once the token has passed, so an
+ * unauthenticated client cannot make the sandbox hold anything (request-body.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RESOURCES, type ResourceType } from '../../registry/index.js';
+import { ErrorResponse, errors } from '../errors.js';
+import { BASE_PATH, principalOf, type Core, type RecordedRequest } from './core.js';
+import { handleResource, preflight, type HandlerResponse } from './resources.js';
+import { headers as rateHeaders, type RateState } from './rate-limit.js';
+import { handleOAuth } from './oauth.js';
+import { handleRoot, handleTypes } from './root.js';
+import { handleJsonSchema, handleOpenApi } from './openapi.js';
+import { handleCleanup } from './webhook-endpoints.js';
+import { handleControl } from './control.js';
+import { BrokenRequest, MAX_FORM_BYTES, recordedBody, RequestBody } from './request-body.js';
+
+const JSON_API = 'application/vnd.api+json';
+const byPath = new Map<string, ResourceType>();
+
+function collection(seg: string): ResourceType | undefined {
+  if (!byPath.size) for (const r of RESOURCES) byPath.set(r.path, r);
+  return byPath.get(seg);
+}
+
+function parsedQuery(raw: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+function errorBody(e: ErrorResponse): string {
+  return JSON.stringify({ errors: e.errors });
+}
+
+function mediaTypeOk(ct: string | undefined): boolean {
+  // JSON:API's media type; parameters such as charset are tolerated.
+  return (ct ?? '').split(';')[0]!.trim().toLowerCase() === JSON_API;
+}
+
+/** Handles one request under the version root. */
+async function handleApi(core: Core, req: IncomingMessage, path: string, raw: string, reqBody: RequestBody, rate: { state?: RateState }): Promise<HandlerResponse> {
+  const segments = path.slice(BASE_PATH.length).split('/').filter(Boolean).map(decodeURIComponent);
+  const auth = req.headers.authorization;
+  const method = req.method ?? 'GET';
+  // Endpoints that take no user token or an optional one.
+  if (segments[0] === 'schema.json' && segments.length === 1 && method === 'GET') return handleJsonSchema(core, auth);
+  if (segments[0] === 'schema' && segments[1] === 'openapi.json' && segments.length === 2 && method === 'GET') return handleOpenApi(core);
+  if (segments[0] === 'webhooks' && segments[1] === 'cleanup' && segments.length === 2) {
+    if (method !== 'POST') throw errors.methodNotAllowed(method, path, ['POST']);
+    return handleCleanup(core, auth);
+  }
+  const principal = principalOf(core, auth);
+  core.setPrincipal(principal);
+  rate.state = core.limiter.take(`user:${principal.userId}`);
+  if (!segments.length) {
+    if (method !== 'GET') throw errors.methodNotAllowed(method, path, ['GET']);
+    return handleRoot(core, req.headers.authorization!, principal);
+  }
+  if (segments[0] === 'types' && segments.length === 1) {
+    if (method !== 'GET') throw errors.methodNotAllowed(method, path, ['GET']);
+    return handleTypes(core);
+  }
+  const rt = collection(segments[0]!);
+  if (!rt) throw errors.noRoute(path);
+  let parsed: unknown;
+  const body = method === 'POST' || method === 'PATCH' || method === 'PUT' ? await reqBody.read(core.opts.maxBodyBytes) : '';
+  if (body.length) {
+    if (!mediaTypeOk(req.headers['content-type'])) {
+      // Route and scope problems are reported before the media type (see the module comment).
+      preflight(rt, method, segments, principal);
+      throw errors.mediaType(req.headers['content-type'] ?? '');
+    }
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      throw errors.badRequest('The request body is not valid JSON.');
+    }
+  }
+  return handleResource(core, rt, { method, segments, rawQuery: raw, body: parsed, principal });
+}
+
+/** The request listener of a sandbox. */
+export function createListener(core: Core): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    // Whatever one request does, it must not end the process (in-process sandboxes share it
+    // with a running command): a failure here ends that request's connection only.
+    respond(core, req, res).catch(() => {
+      res.destroy();
+      req.destroy();
+    });
+  };
+}
+
+/** Answers one request: records it, routes it, turns thrown errors into error documents. */
+async function respond(core: Core, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const raw = q < 0 ? '' : url.slice(q + 1);
+  const body = new RequestBody(req);
+  const rec: RecordedRequest = { method: req.method ?? 'GET', path, query: { raw, parsed: parsedQuery(raw) }, headers: { ...req.headers }, body: '' };
+  core.requests.push(rec);
+  if (core.requests.length > core.opts.recordLimit) core.requests.splice(0, core.requests.length - core.opts.recordLimit);
+  if (core.opts.latencyMs > 0) await new Promise((r) => setTimeout(r, core.opts.latencyMs));
+  const rate: { state?: RateState } = {};
+  let out: HandlerResponse;
+  let contentType = JSON_API;
+  try {
+    const until = core.opts.maintenanceUntil;
+    if (until && Date.parse(until) > Date.now() && !path.startsWith('/_sandbox')) throw errors.maintenance(until);
+    if (path === BASE_PATH || path.startsWith(BASE_PATH + '/')) out = await handleApi(core, req, path, raw, body, rate);
+    else if (path.startsWith('/oauth/')) {
+      const r = await handleOAuth(core, req, path, raw, req.method === 'POST' ? await body.read(MAX_FORM_BYTES) : '');
+      out = r;
+      contentType = r.contentType ?? 'application/json';
+    } else if (path.startsWith('/_sandbox/')) out = await handleControl(core, req, path, raw);
+    else throw errors.noRoute(path);
+  } catch (e) {
+    if (e instanceof BrokenRequest) {
+      core.setPrincipal(undefined);
+      rec.status = 0;
+      req.destroy();
+      return;
+    }
+    if (e instanceof ErrorResponse) {
+      out = { status: e.status, headers: e.headers, ...(e.emptyBody ? {} : { body: errorBody(e) }) };
+    } else {
+      const detail = e instanceof Error ? e.message : String(e);
+      out = { status: 500, body: JSON.stringify({ errors: [{ id: 'internalServerError', title: 'Internal Server Error', detail }] }) };
+    }
+  }
+  core.setPrincipal(undefined);
+  rec.status = out.status;
+  rec.body = recordedBody(body.text);
+  const h: Record<string, string> = { ...rateHeaders(rate.state ?? core.limiter.peek(`user:${req.socket.remoteAddress ?? ''}`)), ...out.headers };
+  if (out.body !== undefined) h['Content-Type'] ??= contentType;
+  if (!body.consumed) {
+    // A body left unread (refused before reading, or too large): the connection cannot carry
+    // another request, so it closes once the answer is out, and Node discards what still comes.
+    h['Connection'] = 'close';
+    res.on('finish', () => setTimeout(() => req.socket.destroy(), 2000).unref());
+  }
+  res.writeHead(out.status, h);
+  res.end(out.body);
+}

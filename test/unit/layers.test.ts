@@ -1,0 +1,100 @@
+/**
+ * The import direction of src/ (see src/README.md, "Layers"): each folder imports only the
+ * folders below it, and no two modules import values from each other in a circle. Read from the
+ * import lines, so a move or a new import that breaks the layering fails here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+/** What each top-level folder may import (files at the top of src/ are open to all). */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  cli: ['commands', 'runtime', 'api', 'auth', 'output'],
+  commands: ['runtime', 'api', 'auth', 'output', 'bulk', 'webhooks', 'org-schema', 'registry', 'local-sandbox', 'sandbox'],
+  runtime: ['api', 'auth', 'output', 'local-sandbox'],
+  'local-sandbox': ['runtime', 'auth', 'sandbox'],
+  bulk: ['api', 'output', 'registry'],
+  webhooks: ['output', 'registry'],
+  'org-schema': ['api', 'registry'],
+  output: ['api'],
+  auth: ['api'],
+  api: ['registry'],
+  sandbox: ['registry'],
+  registry: [],
+};
+
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+  dynamic: boolean;
+}
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) sourceFiles(p, out);
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+function edges(): Edge[] {
+  const out: Edge[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const text = fs.readFileSync(file, 'utf8');
+    const resolve = (spec: string) => path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts');
+    for (const m of text.matchAll(/^(import|export)\s+(type\s+)?([^;]*?)\s*from\s+'(\.[^']+)'/gms)) {
+      const names = m[3]!.trim();
+      const allTypes = /^\{[^}]*\}$/s.test(names) && names.slice(1, -1).split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '));
+      out.push({ from: file, to: resolve(m[4]!), typeOnly: Boolean(m[2]) || allTypes, dynamic: false });
+    }
+    for (const m of text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)) out.push({ from: file, to: resolve(m[1]!), typeOnly: false, dynamic: true });
+  }
+  return out;
+}
+
+const folder = (file: string) => {
+  const parts = path.relative(SRC, file).split(path.sep);
+  return parts.length > 1 && parts[0] !== '..' ? parts[0]! : undefined;
+};
+
+describe('layers', () => {
+  it('every folder of src/ has its rule', () => {
+    const folders = fs.readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.filter((f) => !(f in MAY_IMPORT))).toEqual([]);
+  });
+
+  it('imports run one way: each folder imports only those below it', () => {
+    const wrong = edges()
+      .filter((e) => {
+        const a = folder(e.from);
+        const b = folder(e.to);
+        return a && b && a !== b && !MAY_IMPORT[a]!.includes(b);
+      })
+      .map((e) => `${path.relative(SRC, e.from)} -> ${path.relative(SRC, e.to)}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('no circle of modules that import values from each other (static imports)', () => {
+    const graph = new Map<string, string[]>();
+    for (const e of edges()) if (!e.typeOnly && !e.dynamic) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+    const state = new Map<string, 1 | 2>();
+    const stack: string[] = [];
+    const circles: string[] = [];
+    const visit = (n: string) => {
+      state.set(n, 1);
+      stack.push(n);
+      for (const d of graph.get(n) ?? []) {
+        if (state.get(d) === 1) circles.push(stack.slice(stack.indexOf(d)).map((f) => path.relative(SRC, f)).join(' -> '));
+        else if (!state.get(d)) visit(d);
+      }
+      stack.pop();
+      state.set(n, 2);
+    };
+    for (const n of graph.keys()) if (!state.get(n)) visit(n);
+    expect(circles).toEqual([]);
+  });
+});
