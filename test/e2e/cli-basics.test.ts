@@ -17,7 +17,7 @@ describe('svc', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/prospects/);
     // Aliases are in each command's own help, not in the list.
-    expect(r.stdout).toMatch(/^  sequence-states +A prospect's enrolment/m);
+    expect(r.stdout).toMatch(/^ {2}sequence-states +A prospect's enrolment/m);
     expect(r.stdout).not.toMatch(/sequenceStates/);
     expect(r.stdout).toMatch(/Examples:/);
   });

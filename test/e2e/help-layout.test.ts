@@ -36,7 +36,7 @@ describe('help width', () => {
     const wide = await help([], '120');
     expect(tooWide(wide, 120)).toEqual([]);
     // The long descriptions use the room: at 120 columns they no longer wrap.
-    expect(wide).toMatch(/^  prospects +A person being contacted: the centre of sequences, mailings, calls and tasks\.$/m);
+    expect(wide).toMatch(/^ {2}prospects +A person being contacted: the centre of sequences, mailings, calls and tasks\.$/m);
     expect(tooWide(await help(['prospects'], '60'), 60)).toEqual([]);
     const unknown = await runInProcess(['login', '--help'], baseEnv({ SVC_CONFIG_DIR: tempDir(), COLUMNS: undefined }));
     expect(tooWide(unknown.stdout, 80)).toEqual([]);
@@ -49,26 +49,26 @@ describe('svc --help', () => {
     const headings = out.split('\n').filter((l) => /^[A-Z][^:]*:$/.test(l));
     expect(headings).toEqual(['Global options (before or after the command):', 'Commands:', 'Login and settings:', 'CRM:', 'Sequences:', 'Mail:', 'Calls:', 'Tasks:', 'Content:', 'Org and admin:', 'Other resources:', 'Examples:']);
     const section = (h: string) => out.split(`\n${h}\n`)[1]!.split('\n\n')[0]!;
-    expect(section('CRM:')).toMatch(/^  prospects +A person/m);
-    expect(section('Sequences:')).toMatch(/^  sequence-states +/m);
-    expect(section('Tasks:')).toMatch(/^  task-priorities +/m);
-    expect(section('Login and settings:')).toMatch(/^  login +log in/m);
+    expect(section('CRM:')).toMatch(/^ {2}prospects +A person/m);
+    expect(section('Sequences:')).toMatch(/^ {2}sequence-states +/m);
+    expect(section('Tasks:')).toMatch(/^ {2}task-priorities +/m);
+    expect(section('Login and settings:')).toMatch(/^ {2}login +log in/m);
     // No aliases, no `[operation]`: the command column is as wide as the longest name.
     expect(out.split("\nExamples:")[0]).not.toMatch(/\||\[operation\]/);
-    expect(out).toMatch(/^  content-category-memberships  Puts a sequence/m);
+    expect(out).toMatch(/^ {2}content-category-memberships {2}Puts a sequence/m);
     // Every resource command is listed exactly once.
     for (const r of RESOURCES) expect(out.match(new RegExp(`^  ${r.command} `, 'gm'))?.length, r.command).toBe(1);
   });
 
   it('lists the global options once; every other help ends pointing there', async () => {
     const root = await help([]);
-    expect(root).toMatch(/^  --profile <name> +profile to use/m);
+    expect(root).toMatch(/^ {2}--profile <name> +profile to use/m);
     for (const args of [['prospects'], ['prospects', 'list'], ['api'], ['auth', 'status'], ['sequence-states', 'finish']]) {
       const out = await help(args);
       expect(out, args.join(' ')).not.toMatch(/--profile <name>|--base-url/);
       expect(out.trimEnd().split('\n').slice(-2), args.join(' ')).toEqual(['', 'Global options (--profile, --sandbox, -o, --json, -v, …): svc --help']);
       expect(out, args.join(' ')).not.toMatch(/\n\n\n/);
-      expect(out).toMatch(/^Options:\n(.*\n)*  -h, --help +show help$/m);
+      expect(out).toMatch(/^Options:\n(.*\n)* {2}-h, --help +show help$/m);
     }
   });
 

@@ -46,7 +46,7 @@ describe('pickNamed', () => {
     expect(pickNamed(recs, 'EVENT invite', '--sequence', src).id).toBe(4);
   });
   it('several matches: the error lists each id', () => {
-    expect(() => pickNamed(recs, 'Outbound Enterprise', '--sequence', src)).toThrow(/2 sequences have that name: id 1 "Outbound Enterprise"; id 3 "outbound  enterprise"/);
+    expect(() => pickNamed(recs, 'Outbound Enterprise', '--sequence', src)).toThrow(/2 sequences have that name: id 1 "Outbound Enterprise"; id 3 "outbound {2}enterprise"/);
   });
   it('no match: near names first, never a part match taken as the answer', () => {
     try {

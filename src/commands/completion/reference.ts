@@ -3,7 +3,7 @@
  * scripts come from (model.ts). Not part of the CLI: `npm run docs` (bin/docs.mjs) writes it
  * between the README's markers, and a unit test fails when the README drifts from it.
  */
-import { type Argument, type Command, type Option } from 'commander';
+import type { Argument, Command, Option } from 'commander';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 
 /** First line of the generated part of the README. */

@@ -3,7 +3,7 @@
  * operations and actions a type allows; everything else is commander's "unknown command" with a
  * list of what the type does allow.
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { ApiError } from '../../errors.js';
 import { runCommand, type App } from '../../runtime/app.js';
 import { helpWidth } from '../../runtime/help-layout.js';
