@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { call, inputFile, ndjson } from '../helpers/bulk.js';
+import { call, inputFile } from '../helpers/bulk.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -105,19 +105,25 @@ describe('relationship names in bulk input', () => {
     expect(posts.every((p) => String(p.owner.data.id) === String(user.id))).toBe(true);
   });
 
-  it('upsert --plan shows the resolved id in the diff; the run sets it', async () => {
+  it('upsert --plan shows the resolved id (diff of an update, relationships of a create) and bills the name lookups; the run matches it', async () => {
     const t = Date.now();
     const acct = await account(`Plan Target ${t}`);
     const mail = `plan${t}@names.test`;
+    const fresh = `fresh${t}@names.test`;
     const p = await call(sb, 'POST', 'prospects', { data: { type: 'prospect', attributes: { emails: [mail], firstName: 'P' } } });
-    const file = inputFile('upsert.csv', `emails,account\n${mail},name:Plan Target ${t}\n`);
+    const file = inputFile('upsert.csv', `emails,account\n${mail},name:Plan Target ${t}\n${fresh},name:plan target ${t}\n`);
     const plan = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json']);
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain(String(acct));
+    const doc = JSON.parse(plan.stdout) as { rows: Record<string, any>[]; bill: Record<string, number> };
+    expect(doc.rows[0]).toMatchObject({ action: 'update', changes: [{ field: 'account', new: String(acct) }] });
+    expect(doc.rows[1]).toMatchObject({ action: 'create', relationships: { account: { data: { type: 'account', id: acct } } } });
+    // One name lookup and one match lookup, then the two writes.
+    expect(doc.bill).toMatchObject({ creates: 1, updates: 1, lookups: 2, requests: 4 });
+    const mark = sb.requests.length;
     const run = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--journal', `${file}.j`]);
     expect(run.code, run.stderr).toBe(0);
+    expect(received(sb, mark)).toHaveLength(doc.bill.requests!);
     const after = await call(sb, 'GET', `prospects/${p.body.data.id}`);
     expect(String(after.body.data.relationships.account.data.id)).toBe(String(acct));
-    void ndjson;
   });
 });

@@ -52,7 +52,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     ...(names ? { names } : {}),
   };
   const label = `${rt.command} ${mode} by ${match}`;
-  await resolveNames(ctx, rt, input);
+  const nameLookups = await resolveNames(ctx, rt, input);
 
   const scan = await scanInput(input, 20, keyedPreparer(input));
   if (scan.invalid > 0) {
@@ -64,7 +64,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid`;
   if (flags.plan || ctx.globals.dryRun) {
     ctx.info(`plan: ${summary}; nothing is written`);
-    await printKeyedPlan(ctx, input);
+    await printKeyedPlan(ctx, input, nameLookups);
     return;
   }
   ctx.info(summary);

@@ -101,11 +101,13 @@ export async function resolveRowRelNames(client: PageClient, rt: ResourceType, i
 /**
  * Resolves the names of a bulk input into `input.relNames` before its rows are checked, and says
  * what it cost on stderr. Nothing happens for an input without names.
+ * @returns the list requests sent (for a plan's bill)
  */
-export async function resolveNames(ctx: Context, rt: ResourceType, input: ResourceInput): Promise<void> {
+export async function resolveNames(ctx: Context, rt: ResourceType, input: ResourceInput): Promise<number> {
   const r = await resolveRowRelNames(await ctx.api(), rt, input, ctx.signal);
-  if (!r) return;
+  if (!r) return 0;
   input.relNames = r.names;
   const failing = r.unresolved ? `, ${r.unresolved} not resolved (their rows fail, listing candidates)` : '';
   ctx.info(`relationship names: ${r.distinct} distinct looked up in ${r.requests} request${r.requests === 1 ? '' : 's'}${failing}`);
+  return r.requests;
 }
