@@ -93,7 +93,8 @@ export interface NamedValue {
 /**
  * Every distinct named relationship value of the shard's rows (`account` = `name:Acme`), read
  * before the first pass so that all of them are looked up together. Same relationship, kind and
- * name (ignoring case and outer spaces) count once.
+ * name (ignoring case and outer spaces) count once. Rows an earlier run did are read too: every
+ * row is checked before its journal entry is, so each needs its names.
  */
 export async function namedRelValues(input: ResourceInput): Promise<NamedValue[]> {
   const seen = new Map<string, NamedValue>();

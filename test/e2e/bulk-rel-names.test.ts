@@ -78,10 +78,12 @@ describe('relationship names in bulk input', () => {
     expect(run.stderr).toMatch(/row 2: .*Nowhere Ltd/);
     expect(run.stderr).toMatch(new RegExp(`row 3: .*id ${twinA} .*id ${twinB}`));
 
-    // Rerun: the journal keys rows as written, so the three created rows are skipped, nothing duplicated.
+    // Rerun: the journal keys rows as written (names, not the ids they became), so the three
+    // created rows are skipped and nothing is duplicated.
     mark = sb.requests.length;
     const again = await svc(['prospects', 'create', '--input', file, '--journal', journal]);
     expect(again.code).toBe(5);
+    expect(again.stderr).toMatch(/5 rows: 0 to create, 3 done by earlier runs, 2 invalid/);
     expect(received(sb, mark).filter((q) => q.method === 'POST')).toHaveLength(0);
     expect(fs.existsSync(journal)).toBe(true);
   });
@@ -125,5 +127,12 @@ describe('relationship names in bulk input', () => {
     expect(received(sb, mark)).toHaveLength(doc.bill.requests!);
     const after = await call(sb, 'GET', `prospects/${p.body.data.id}`);
     expect(String(after.body.data.relationships.account.data.id)).toBe(String(acct));
+    // Resumed with the same journal: every row is done (its names still resolve, as they are
+    // checked before the journal is), nothing is written again.
+    const mark2 = sb.requests.length;
+    const again = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--journal', `${file}.j`]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/2 rows: 0 to match, 2 done by earlier runs, 0 invalid/);
+    expect(received(sb, mark2).filter((q) => q.method !== 'GET')).toHaveLength(0);
   });
 });
