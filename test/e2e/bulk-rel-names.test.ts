@@ -107,6 +107,18 @@ describe('relationship names in bulk input', () => {
     expect(posts.every((p) => String(p.owner.data.id) === String(user.id))).toBe(true);
   });
 
+  it('update --input by id: a named account is set by its id', async () => {
+    const t = Date.now();
+    const acct = await account(`Update Target ${t}`);
+    const p = await call(sb, 'POST', 'prospects', { data: { type: 'prospect', attributes: { firstName: 'U' } } });
+    const file = inputFile('update.csv', `id,account\n${p.body.data.id},name:UPDATE TARGET ${t}\n`);
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'update', '--input', file, '--journal', `${file}.j`]);
+    expect(r.code, r.stderr).toBe(0);
+    const patches = received(sb, mark).filter((q) => q.method === 'PATCH');
+    expect(patches.map((q) => accountOf(JSON.parse(String(q.body))))).toEqual([acct]);
+  });
+
   it('upsert --plan shows the resolved id (diff of an update, relationships of a create) and bills the name lookups; the run matches it', async () => {
     const t = Date.now();
     const acct = await account(`Plan Target ${t}`);
