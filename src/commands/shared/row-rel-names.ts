@@ -81,6 +81,7 @@ export async function resolveRowRelNames(client: PageClient, rt: ResourceType, i
     const found = new Map<string, NamedRecord[]>();
     const distinct = new Map(names.map((n) => [normKey(n.value), n.value]));
     const rules = { keyOf: (v: string) => v, apply: (v: string, recs: MatchedRecord[]) => void found.set(normKey(v), recs.map((r) => asNamed(src, r))) };
+    // Drained only for `apply`, which fills `found`: ⌈distinct names / batch⌉ list requests.
     for await (const _ of resolveInBatches(each(distinct.values()), lookup, rules));
     let page: NamedRecord[] | undefined;
     for (const n of names) {
