@@ -9,7 +9,8 @@ import type { Outcome, WorkItem } from './engine.js';
 import { skippedFailed, type JournalEntry, type JournalState } from './journal.js';
 import { IdSet } from './lookup.js';
 import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
-import { describeProblems, ignoredCsvColumn, prepareRow, type PreparedRow, type PreparedWrite, type RowNames, type WriteOp } from './resource-rows.js';
+import { namedValues, type RelNames } from './rel-names.js';
+import { describeProblems, ignoredCsvColumn, prepareRow, rowRecord, type PreparedRow, type PreparedWrite, type RowNames, type WriteOp } from './resource-rows.js';
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from './shard.js';
 
@@ -29,6 +30,8 @@ export interface ResourceInput {
   dialect?: InputDialect;
   /** Columns left out of every row (`--ignore-columns`, a failed-rows file's error column). */
   skipColumns?: ReadonlySet<string>;
+  /** Relationship values written as names (`name:Acme`), resolved before the first pass. */
+  relNames?: RelNames;
 }
 
 /** A row for a worker: its request, and a `pending` journal entry from a run that was killed. */
@@ -76,8 +79,36 @@ export async function* preparedRows(input: ResourceInput, preparer?: RowPreparer
     // Every row gets its key, also rows of other shards, so that keys of identical rows agree.
     const key = keys.next(raw.error !== undefined ? `\0error ${raw.error}` : raw.value);
     if (!inShard(input.shard, raw.row)) continue;
-    yield { raw, key, prepared: preparer ? preparer.prepare(raw) : prepareRow(input.rt, input.op, raw, input.names, input.skipColumns) };
+    yield { raw, key, prepared: preparer ? preparer.prepare(raw) : prepareRow(input.rt, input.op, raw, input.names, input.skipColumns, input.relNames) };
   }
+}
+
+/** A relationship value written as a name, as the rows of a file hold it. */
+export interface NamedValue {
+  rel: string;
+  kind: 'name' | 'email';
+  value: string;
+}
+
+/**
+ * Every distinct named relationship value of the shard's rows (`account` = `name:Acme`), read
+ * before the first pass so that all of them are looked up together. Same relationship, kind and
+ * name (ignoring case and outer spaces) count once. Rows an earlier run did are read too: every
+ * row is checked before its journal entry is, so each needs its names.
+ */
+export async function namedRelValues(input: ResourceInput): Promise<NamedValue[]> {
+  const seen = new Map<string, NamedValue>();
+  if (input.op === 'delete') return [];
+  for await (const raw of readRows(input.file, { format: input.format, ...(input.dialect ? { dialect: input.dialect } : {}) })) {
+    if (!inShard(input.shard, raw.row)) continue;
+    const built = rowRecord(input.rt, input.op, raw, input.names, input.skipColumns);
+    if (!built.record) continue;
+    for (const n of namedValues(input.rt, built.record)) {
+      const k = `${n.rel}\0${n.kind}\0${n.value.toLowerCase()}`;
+      if (!seen.has(k)) seen.set(k, n);
+    }
+  }
+  return [...seen.values()];
 }
 
 export const DONE = new Set(['created', 'updated', 'deleted']);

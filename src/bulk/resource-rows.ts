@@ -15,6 +15,7 @@ import { findAttribute, findRelationship, type AttributeSpec, type ResourceType 
 import { unneutralise } from './csv-parse.js';
 import { setField } from '../own-field.js';
 import type { RawRow } from './readers.js';
+import { hasNamedValue, substituteNames, type RelNames } from './rel-names.js';
 
 /** The bulk operations. */
 export type WriteOp = 'create' | 'update' | 'delete';
@@ -106,27 +107,46 @@ function validId(value: unknown): boolean {
 }
 
 /**
+ * A row as a flat record (CSV cells typed, labels read as their fields, `skip` columns left out),
+ * or the problems that stop it. The record is the row's own copy only when names or skips apply.
+ */
+export function rowRecord(
+  rt: ResourceType,
+  op: WriteOp,
+  raw: RawRow,
+  names?: RowNames,
+  skip?: ReadonlySet<string>,
+): { record: Record<string, unknown>; problems: FieldProblem[] } | { problems: FieldProblem[]; record?: undefined } {
+  if (raw.error) return { problems: [{ field: '(row)', reason: raw.error }] };
+  if (raw.csv) return csvRecord(rt, raw.value as Record<string, string>, names, skip);
+  if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
+    // A bare id is a whole row for delete (`[1, 2, 3]`, or one id per NDJSON line).
+    if (op === 'delete' && validId(raw.value)) return { record: { id: raw.value }, problems: [] };
+    return { problems: [{ field: '(row)', reason: 'expected a JSON object (a record)' }] };
+  }
+  if (names || skip?.size) {
+    // A copy: the org checks normalise values in place.
+    const record: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(raw.value as Record<string, unknown>)) if (!skip?.has(k)) setField(record, fieldOf(rt, k, names), v);
+    return { record, problems: [] };
+  }
+  return { record: raw.value as Record<string, unknown>, problems: [] };
+}
+
+/**
  * Turns one row into its request, checking it against the registry.
  * @param skip columns (keys) left out of every row (`--ignore-columns`)
+ * @param relNames relationship values written as names (`name:Acme`), resolved before the run
  */
-export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow, names?: RowNames, skip?: ReadonlySet<string>): PreparedRow {
-  if (raw.error) return { problems: [{ field: '(row)', reason: raw.error }] };
-  let record: Record<string, unknown>;
-  const problems: FieldProblem[] = [];
-  if (raw.csv) {
-    const r = csvRecord(rt, raw.value as Record<string, string>, names, skip);
-    record = r.record;
-    problems.push(...r.problems);
-  } else {
-    if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
-      // A bare id is a whole row for delete (`[1, 2, 3]`, or one id per NDJSON line).
-      if (op === 'delete' && validId(raw.value)) record = { id: raw.value };
-      else return { problems: [{ field: '(row)', reason: 'expected a JSON object (a record)' }] };
-    } else if (names || skip?.size) {
-      // A copy: the org checks normalise values in place.
-      record = {};
-      for (const [k, v] of Object.entries(raw.value as Record<string, unknown>)) if (!skip?.has(k)) record[fieldOf(rt, k, names)] = v;
-    } else record = raw.value as Record<string, unknown>;
+export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow, names?: RowNames, skip?: ReadonlySet<string>, relNames?: RelNames): PreparedRow {
+  const built = rowRecord(rt, op, raw, names, skip);
+  if (!built.record) return { problems: built.problems };
+  let record = built.record;
+  const problems: FieldProblem[] = [...built.problems];
+  if (relNames && hasNamedValue(rt, record)) {
+    // A copy: the row as written stays as it is (its journal key is taken from it).
+    record = { ...record };
+    problems.push(...substituteNames(rt, record, relNames));
   }
   if (record.type !== undefined && record.type !== null && record.type !== rt.type) {
     problems.push({ field: 'type', reason: `"${String(record.type)}" is not ${rt.type}` });

@@ -43,7 +43,7 @@ export interface KeyedItem extends ResourceItem {
 export function keyedPreparer(input: KeyedInput): RowPreparer {
   // By id, the row must carry one (the checks of a bulk update); otherwise no id column is needed.
   const op = input.match === 'id' ? 'update' : 'create';
-  return { scope: `${input.mode} ${input.rt.type} by ${input.match}`, prepare: (raw) => prepareRow(input.rt, op, raw, input.names, input.skipColumns) };
+  return { scope: `${input.mode} ${input.rt.type} by ${input.match}`, prepare: (raw) => prepareRow(input.rt, op, raw, input.names, input.skipColumns, input.relNames) };
 }
 
 /** The value a row is matched by, or undefined when it has none. */

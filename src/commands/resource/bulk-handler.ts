@@ -14,6 +14,7 @@ import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
+import { resolveNames } from '../shared/row-rel-names.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 
@@ -40,6 +41,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
     ...(names ? { names } : {}),
   };
   const label = `${rt.command} ${VERB[op]}`;
+  if (op !== 'delete') await resolveNames(ctx, rt, input);
 
   const scan = await scanInput(input);
   for (const c of scan.ignoredColumns) ctx.warn(`column "${c}" is left out: only ${c.split('.')[0]} or ${c.split('.')[0]}.id sets a relationship`);

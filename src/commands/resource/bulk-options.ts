@@ -17,7 +17,7 @@ type Op = 'create' | 'update' | 'delete';
  */
 export function addBulkOptions(cmd: Command): Command {
   return cmd
-    .option('--input <file>', 'bulk: rows from a CSV, NDJSON or JSON file (the record shape of list output)')
+    .option('--input <file>', 'bulk: rows from a CSV, NDJSON or JSON file (the record shape of list output; a relationship cell may name its record: name:<value> or email:<value>)')
     .option('--concurrency <n>', 'bulk: requests at once (default 4, at most 32)')
     .option('--journal <file>', 'bulk: journal of done rows, for safe reruns (default <input>.journal.ndjson; <input>.sandbox.journal.ndjson with --sandbox)')
     .option('--report <file>', 'bulk: one NDJSON result per row (- for stdout)')

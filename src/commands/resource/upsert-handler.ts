@@ -17,6 +17,7 @@ import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
+import { resolveNames } from '../shared/row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
 
 /** Flags of a keyed run. */
@@ -51,6 +52,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     ...(names ? { names } : {}),
   };
   const label = `${rt.command} ${mode} by ${match}`;
+  const nameLookups = await resolveNames(ctx, rt, input);
 
   const scan = await scanInput(input, 20, keyedPreparer(input));
   if (scan.invalid > 0) {
@@ -62,7 +64,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid`;
   if (flags.plan || ctx.globals.dryRun) {
     ctx.info(`plan: ${summary}; nothing is written`);
-    await printKeyedPlan(ctx, input);
+    await printKeyedPlan(ctx, input, nameLookups);
     return;
   }
   ctx.info(summary);

@@ -48,10 +48,13 @@ export function rateWait(requests: number, rl: RateLimitInfo | undefined, now: n
 
 const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.stringify(v));
 
-/** Prints the plan of a keyed run on stdout. */
-export async function printKeyedPlan(ctx: Context, input: KeyedInput): Promise<PlanBill> {
+/**
+ * Prints the plan of a keyed run on stdout.
+ * @param nameLookups requests that resolved relationship names before the plan (the run makes them again)
+ */
+export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookups = 0): Promise<PlanBill> {
   const api = await ctx.api();
-  let lookups = 0;
+  let lookups = nameLookups;
   let last: RateLimitInfo | undefined;
   const client: PageClient = {
     baseUrl: api.baseUrl,
@@ -78,6 +81,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput): Promise<P
       bill.creates++;
       line.action = 'create';
       line.fields = item.data?.attributes;
+      if (item.data && Object.keys(item.data.relationships).length) line.relationships = item.data.relationships;
       if (!json && !ndjson) await out(`row ${item.row}: create (${input.match} ${item.value})`);
     } else if (item.plan === 'update') {
       bill.updates++;

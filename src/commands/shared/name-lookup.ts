@@ -108,14 +108,23 @@ export async function resolveRelValue(client: PageClient, rt: ResourceType, rel:
   if (typeof value !== 'string') return value;
   const m = /^(name|email):([\s\S]+)$/.exec(value.trim());
   if (!m) return value;
-  const kind = m[1]!;
+  const src = namedTarget(rt, rel, m[1] as 'name' | 'email');
+  if (typeof src === 'string') throw new UsageError(`--rel ${rel}=${value}: ${src}`);
+  const hit = await resolveName(client, src, m[2]!, `--rel ${rel}=${m[1]}:`, signal);
+  return `${src.rt.type}:${hit.id}`;
+}
+
+/**
+ * Where a relationship's records are found by name (`name`) or e-mail (`email`, or a list of
+ * `emails`): the related type and its filterable attribute, or why they cannot be.
+ */
+export function namedTarget(rt: ResourceType, rel: string, kind: 'name' | 'email'): NameSource | string {
   const spec = rt.relationships.find((r) => r.name === rel);
   const target = spec?.target ? resourceByType(spec.target) : undefined;
-  if (!target) throw new UsageError(`--rel ${rel}=${value}: ${spec ? `the spec does not say what ${rel} points to` : `${rt.type} has no relationship "${rel}"`}; give an id`);
+  if (!target) return `${spec ? `the spec does not say what ${rel} points to` : `${rt.type} has no relationship "${rel}"`}; give an id`;
   const attr = (kind === 'name' ? ['name'] : ['email', 'emails']).find((a) => findAttribute(target, a)?.filterable);
-  if (!attr) throw new UsageError(`--rel ${rel}=${value}: ${target.command} cannot be found by ${kind} (no filterable ${kind} attribute); give an id`);
-  const hit = await resolveName(client, { rt: target, attr }, m[2]!, `--rel ${rel}=${kind}:`, signal);
-  return `${target.type}:${hit.id}`;
+  if (!attr) return `${target.command} cannot be found by ${kind} (no filterable ${kind} attribute); give an id`;
+  return { rt: target, attr };
 }
 
 /** Records read for candidates after a filtered lookup found none (one page). */
