@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import { findAttribute, resourceByType, type ResourceType } from '../../registry/index.js';
 
 /** A record as a lookup sees it: id, the attribute that names it, and the attributes asked for. */
-interface NamedRecord {
+export interface NamedRecord {
   id: number | string;
   /** The naming attribute as shown (a list attribute such as `emails` joined with `, `). */
   name: string;
@@ -128,7 +128,7 @@ export function namedTarget(rt: ResourceType, rel: string, kind: 'name' | 'email
 }
 
 /** Records read for candidates after a filtered lookup found none (one page). */
-const CANDIDATE_PAGE = 1000;
+export const CANDIDATE_PAGE = 1000;
 
 /**
  * Resolves a name to its record: reads with a filter when the attribute can be filtered, else

@@ -7,7 +7,7 @@
  * record fail with those candidates and are never sent.
  * Requests: ⌈distinct names / batch⌉ per related type, plus one page per type with unknown names.
  */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../runtime/context.js';
 import type { PageClient } from '../../api/paginate.js';
 import { keyLookup, normKey, resolveInBatches, type MatchedRecord } from '../../bulk/key-match.js';
 import type { RelNames } from '../../bulk/rel-names.js';
