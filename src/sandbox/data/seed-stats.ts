@@ -207,7 +207,9 @@ export class SeedStats {
     const tplRef = (st?.rels['template'] as Ref | undefined) ?? null;
     const tpl = tplRef ? store.get('template', tplRef.id) : undefined;
     const targets: [string, Rec | undefined][] = [['sequenceState', ss], ['sequenceStep', step], ['sequenceTemplate', st], ['sequence', sequence]];
-    const bumpAll = (key: string) => targets.forEach(([type, r]) => add1(type, r, key));
+    const bumpAll = (key: string) => {
+      for (const [type, r] of targets) add1(type, r, key);
+    };
     const rels = { prospect: ref('prospect', p.id), sequence: ref('sequence', e.sequenceId), sequenceState: ref('sequenceState', ss.id), sequenceStep: ref('sequenceStep', step.id), template: tplRef, mailbox: e.mailbox, user: owner };
     const base = { subject: tpl?.attributes['subject'] ?? 'Hello', bodyHtml: tpl?.attributes['bodyHtml'] ?? '<p>Hello</p>', bodyText: 'Hello', mailingType: 'sequence', retryCount: 0, mailboxAddress: store.get('mailbox', e.mailbox.id)?.attributes['email'] ?? null };
     if (due > this.t.now) {

@@ -54,22 +54,22 @@ export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42):
   };
 
   // People and structure.
-  W.USERS.forEach(([first, last], i) => add('user', { firstName: first, lastName: last, name: `${first} ${last}`, email: `${first.toLowerCase()}.${last.toLowerCase()}@acme-rockets.test`, username: first.toLowerCase(), locked: false, createdAt: time(400 - i) }));
+  W.USERS.forEach(([first, last], i) => { add('user', { firstName: first, lastName: last, name: `${first} ${last}`, email: `${first.toLowerCase()}.${last.toLowerCase()}@acme-rockets.test`, username: first.toLowerCase(), locked: false, createdAt: time(400 - i) }); });
   const owner = ref('user', 1);
   const users = ids('user');
   add('team', { name: 'Sales' });
   add('team', { name: 'Customer Success' });
-  ['Admin', 'Sales Manager', 'Sales Rep'].forEach((name, i) => add('role', { name }, i ? { parentRole: ref('role', 1) } : {}));
-  ['Administrator', 'Standard'].forEach((name) => add('profile', { name }));
-  W.STAGES.forEach((name, i) => add('stage', { name, order: i + 1 }));
-  W.PERSONAS.forEach((name) => add('persona', { name, description: `${name} persona` }));
-  ['High', 'Medium', 'Low'].forEach((name) => add('taskPriority', { name }));
+  ['Admin', 'Sales Manager', 'Sales Rep'].forEach((name, i) => { add('role', { name }, i ? { parentRole: ref('role', 1) } : {}); });
+  ['Administrator', 'Standard'].forEach((name) => { add('profile', { name }); });
+  W.STAGES.forEach((name, i) => { add('stage', { name, order: i + 1 }); });
+  W.PERSONAS.forEach((name) => { add('persona', { name, description: `${name} persona` }); });
+  ['High', 'Medium', 'Low'].forEach((name) => { add('taskPriority', { name }); });
   ['Prospecting', 'Follow-up', 'Demo'].forEach((name) => { add('taskPurpose', { name }); add('callPurpose', { name, order: ids('callPurpose').length + 1 }, { creator: owner }); });
-  ['Completed', 'No answer', 'Left voicemail'].forEach((name) => add('taskDisposition', { name }));
-  [['Connected', 'Answered'], ['No Answer', 'Not Answered'], ['Voicemail', 'Not Answered']].forEach(([name, outcome], i) => add('callDisposition', { name, outcome, order: i + 1 }, { creator: owner }));
-  ['Prospecting', 'Qualification', 'Proposal', 'Closed Won'].forEach((name, i) => add('opportunityStage', { name, order: i + 1 }));
-  ['account_executive', 'sales_development', 'customer_success', 'sales_manager'].forEach((symbolicName) => add('duty', { symbolicName, dutyType: 'Duty' }));
-  ['Onboarding', 'Enterprise'].forEach((name, i) => add('contentCategory', { name, allowSequences: true, allowSnippets: i === 0, allowTemplates: true, color: i ? '#3366ff' : '#22aa55' }, { creator: owner }));
+  ['Completed', 'No answer', 'Left voicemail'].forEach((name) => { add('taskDisposition', { name }); });
+  [['Connected', 'Answered'], ['No Answer', 'Not Answered'], ['Voicemail', 'Not Answered']].forEach(([name, outcome], i) => { add('callDisposition', { name, outcome, order: i + 1 }, { creator: owner }); });
+  ['Prospecting', 'Qualification', 'Proposal', 'Closed Won'].forEach((name, i) => { add('opportunityStage', { name, order: i + 1 }); });
+  ['account_executive', 'sales_development', 'customer_success', 'sales_manager'].forEach((symbolicName) => { add('duty', { symbolicName, dutyType: 'Duty' }); });
+  ['Onboarding', 'Enterprise'].forEach((name, i) => { add('contentCategory', { name, allowSequences: true, allowSnippets: i === 0, allowTemplates: true, color: i ? '#3366ff' : '#22aa55' }, { creator: owner }); });
   add('orgSetting', {});
 
   // Mail.
@@ -88,7 +88,7 @@ export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42):
     const t = add('template', { name, subject, bodyHtml: `<p>Hi {{first_name}},</p><p>${subject}.</p><p>Best,<br>{{sender.first_name}}</p>` }, { owner });
     if (t) templates.push(t.id);
   });
-  ['Signature', 'Case study link'].forEach((name) => add('snippet', { name, bodyHtml: `<p>${name}</p>` }, { owner }));
+  ['Signature', 'Case study link'].forEach((name) => { add('snippet', { name, bodyHtml: `<p>${name}</p>` }, { owner }); });
   W.SEQUENCES.forEach(([name, description], i) => {
     const seq = add('sequence', { name, description, sequenceType: 'interval', enabled: true, enabledAt: time(200), locked: false, primaryReplyAction: 'finish', finishOnReply: true, bounceCount: 0, failureCount: 0, clickCount: 0, deliverCount: 0, lastUsedAt: time(rnd.int(1, 20)) }, { ruleset: ref('ruleset', i === 1 ? 2 : 1), owner });
     if (!seq) return;

@@ -48,7 +48,7 @@ export interface StoreSnapshot {
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (a == null || b == null) return a == b;
+  if (a == null || b == null) return a == null && b == null;
   return typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b);
 }
 

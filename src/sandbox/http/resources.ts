@@ -160,9 +160,13 @@ export function preflight(rt: ResourceType, method: string, segments: string[], 
   const path = '/' + segments.join('/');
   if (more.length) throw errors.noRoute(path);
   if (idText === undefined) {
-    if (method === 'GET') requireOp(rt, 'list', false, path), requireScope(p, rt, 'read');
-    else if (method === 'POST') requireOp(rt, 'create', false, path), requireScope(p, rt, 'write');
-    else throw errors.methodNotAllowed(method, path, allowed(rt, false));
+    if (method === 'GET') {
+      requireOp(rt, 'list', false, path);
+      requireScope(p, rt, 'read');
+    } else if (method === 'POST') {
+      requireOp(rt, 'create', false, path);
+      requireScope(p, rt, 'write');
+    } else throw errors.methodNotAllowed(method, path, allowed(rt, false));
   } else if (third === 'actions') {
     if (fourth === undefined || !rt.actions.some((a) => a.name === fourth)) throw errors.noRoute(path);
     if (method !== 'POST') throw errors.methodNotAllowed(method, path, ['POST']);
@@ -171,10 +175,16 @@ export function preflight(rt: ResourceType, method: string, segments: string[], 
     if (fourth !== undefined || !relModels(rt).has(third)) throw errors.noRoute(path);
     if (method !== 'GET') throw errors.methodNotAllowed(method, path, ['GET']);
     requireScope(p, rt, 'read');
-  } else if (method === 'GET') requireOp(rt, 'get', true, path), requireScope(p, rt, 'read');
-  else if (method === 'PATCH') requireOp(rt, 'update', true, path), requireScope(p, rt, 'write');
-  else if (method === 'DELETE') requireOp(rt, 'delete', true, path), requireScope(p, rt, 'delete');
-  else throw errors.methodNotAllowed(method, path, allowed(rt, true));
+  } else if (method === 'GET') {
+    requireOp(rt, 'get', true, path);
+    requireScope(p, rt, 'read');
+  } else if (method === 'PATCH') {
+    requireOp(rt, 'update', true, path);
+    requireScope(p, rt, 'write');
+  } else if (method === 'DELETE') {
+    requireOp(rt, 'delete', true, path);
+    requireScope(p, rt, 'delete');
+  } else throw errors.methodNotAllowed(method, path, allowed(rt, true));
 }
 
 /** Handles `/{types}`, `/{types}/{id}`, `/{types}/{id}/actions/{name}` and `/{types}/{id}/{rel}`. */

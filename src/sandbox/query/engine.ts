@@ -213,7 +213,7 @@ function merge(a: IdList, b: IdList): IdList {
   while (i < a.length && j < b.length) {
     const x = a[i]!;
     const y = b[j]!;
-    out[n++] = x <= y ? x : y;
+    out[n++] = Math.min(x, y);
     if (x <= y) i++;
     if (y <= x) j++;
   }
@@ -341,6 +341,6 @@ export function runCollection(store: Store, rt: ResourceType, q: ParsedQuery, ru
 
 /** Checks filters and sort of a request without running it (single-resource requests). */
 export function checkQuery(store: Store, rt: ResourceType, q: ParsedQuery): void {
-  q.filters.forEach((c) => compile(store, rt, c));
+  for (const c of q.filters) compile(store, rt, c);
   if (idOrder(q.sort) === 0) comparator(store, rt, q.sort);
 }

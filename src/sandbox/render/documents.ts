@@ -152,7 +152,7 @@ export function renderCollection(rt: ResourceType, page: Rec[], total: number, c
   out.add(']');
   if (inc) {
     out.add(',"included":[');
-    inc.text.forEach((t, i) => out.add((i ? ',' : '') + t));
+    for (const [i, t] of inc.text.entries()) out.add((i ? ',' : '') + t);
     out.add(']');
   }
   out.add(',"links":' + JSON.stringify(links));

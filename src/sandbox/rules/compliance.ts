@@ -18,7 +18,10 @@ function finish(ctx: RuleContext, id: number): void {
   if (a['objectType'] === 'Prospect') {
     const pid = Number(a['requestObjectId']);
     const prospect = Number.isInteger(pid) ? ctx.store.get('prospect', pid) : undefined;
-    if (!prospect) return step(ctx, id, 'failed');
+    if (!prospect) {
+      step(ctx, id, 'failed');
+      return;
+    }
     if (a['requestType'] === 'Delete') ctx.store.remove('prospect', pid);
   } else if (a['requestType'] === 'Delete') {
     // A recipient: forget the address wherever the sandbox stores it as a recipient value.

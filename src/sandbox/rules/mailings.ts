@@ -114,7 +114,7 @@ function scheduleDelivery(ctx: RuleContext, m: Rec): void {
 export function scheduleStepMailing(ctx: RuleContext, state: Rec): void {
   const s = ctx.store;
   const step = follow(s, state, 'sequenceStep');
-  if (!step || step.attributes['stepType'] !== 'auto_email') return;
+  if (step?.attributes['stepType'] !== 'auto_email') return;
   const stIds = [...(s.referrers('sequenceTemplate', 'sequenceStep', { type: 'sequenceStep', id: step.id }) ?? [])];
   const template = stIds.length ? follow(s, s.get('sequenceTemplate', stIds[0]!), 'template') : undefined;
   const mailbox = follow(s, state, 'mailbox');

@@ -103,7 +103,7 @@ export const sequenceStateRules: TypeRules = {
   relationFilter: {
     // Mailings and tasks of the step the enrolment is on.
     activeStepMailings: (_s, owner, m) => refOf(m, 'sequenceStep')?.id === refOf(owner, 'sequenceStep')?.id,
-    activeStepTasks: (_s, owner, t) => t.attributes['state'] !== 'completed',
+    activeStepTasks: (_s, _owner, t) => t.attributes['state'] !== 'completed',
   },
 };
 

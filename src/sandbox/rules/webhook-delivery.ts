@@ -82,7 +82,7 @@ export function matches(hook: Rec, c: Change): boolean {
   const resource = String(hook.attributes['resource'] ?? '*');
   const action = String(hook.attributes['action'] ?? '*');
   const own = WEBHOOK_RESOURCE_ACTIONS[c.type];
-  if (!own || !own.includes(c.action)) return false;
+  if (!own?.includes(c.action)) return false;
   if (resource === '*') return action === '*' || action === c.action;
   return resource === c.type && (action === '*' || action === c.action);
 }
