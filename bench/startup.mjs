@@ -41,7 +41,9 @@ export async function startupBench({ runs = 30 } = {}) {
     const names = Object.keys(cmds);
     const times = timeInterleaved(Object.values(cmds), { runs, env });
     const result = { runs, times: {}, rssKb: {} };
-    names.forEach((n, i) => (result.times[n] = stats(times[i])));
+    names.forEach((n, i) => {
+      result.times[n] = stats(times[i]);
+    });
     result.cpuMs = {};
     // CPU time and peak RSS, through a preload, interleaved too: steadier than wall time.
     const probes = Object.fromEntries(names.map((n) => [n, { rssKb: [], cpuMs: [] }]));

@@ -46,7 +46,7 @@ function splitUnescaped(s: string, sep: string): string[] {
   return parts;
 }
 
-function unescape(s: string): string {
+function unescapeText(s: string): string {
   return s.replace(/\\(.)/g, '$1');
 }
 
@@ -78,7 +78,7 @@ export function parseFilter(expr: string): Filter {
   const escaped = raw.includes('\\');
   const range = splitUnescaped(raw, '..');
   if (range.length === 2) {
-    const [from, to] = range.map((p) => unescape(p.trim()));
+    const [from, to] = range.map((p) => unescapeText(p.trim()));
     if (!from && !to) throw new UsageError(`bad filter "${expr}": a range needs at least one bound`);
     return { path, kind: 'range', values: [], from: from || undefined, to: to || undefined, escaped };
   }
@@ -87,7 +87,7 @@ export function parseFilter(expr: string): Filter {
   const kept = parts.map((p) => trimUnescaped(p));
   // A value of spaces alone is left as given: there is nothing else it could mean.
   const trimmed = kept.some((k, i) => k !== parts[i] && k !== '');
-  const values = kept.map((k, i) => unescape(k === '' ? parts[i]! : k));
+  const values = kept.map((k, i) => unescapeText(k === '' ? parts[i]! : k));
   const extra = trimmed ? { trimmed } : {};
   if (values.length > 1) {
     if (kept.some((v) => v === '')) throw new UsageError(`bad filter "${expr}": empty value in list`);

@@ -43,7 +43,15 @@ export interface KeyLookupOptions {
 
 /** A lookup through the list endpoint. */
 export function keyLookup(client: PageClient, o: KeyLookupOptions): KeyLookup {
-  const counted: PageClient = o.onRequest ? { ...client, request: (req) => (o.onRequest!(), client.request(req)) } : client;
+  const counted: PageClient = o.onRequest
+    ? {
+        ...client,
+        request: (req) => {
+          o.onRequest!();
+          return client.request(req);
+        },
+      }
+    : client;
   return async (values) => {
     const found = new Map<string, MatchedRecord[]>();
     const wanted = new Set(values.map(normKey));

@@ -62,7 +62,7 @@ export class Pacer {
   }
 
   /** Takes a rate-limit reading from a response (the ApiClient's `onRateLimit` hook). */
-  observe(info: RateLimitInfo, status: number): void {
+  observe(info: RateLimitInfo, _status: number): void {
     this.wake();
     if (info.remaining === undefined) {
       // No headers: nothing to pace by (and no probing, which would serialise the run).

@@ -194,7 +194,7 @@ function hintDelimiter(d: InputDialect, cells: number, columns: number): string 
 
 function checkHeader(file: string, rec: string[]): string[] {
   const names = rec.map((c) => c.trim());
-  const blank = names.findIndex((n) => n === '');
+  const blank = names.indexOf('');
   if (blank >= 0) throw new UsageError(`--input ${file}: column ${blank + 1} of the header row has no name`);
   const seen = new Set<string>();
   for (const n of names) {

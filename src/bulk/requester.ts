@@ -86,7 +86,7 @@ export class Requester {
   async send(req: ApiRequest, kind: RequestKind, opts: { track?: { sent: number }; beforeSend?: () => void } = {}): Promise<ApiResponse> {
     const { track } = opts;
     let beforeSend = opts.beforeSend;
-    const { pacer, signal, client } = this.opts;
+    const { pacer, client } = this.opts;
     const max = this.opts.maxAttempts ?? 5;
     let attempt = 0;
     for (;;) {

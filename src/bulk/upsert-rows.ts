@@ -146,7 +146,7 @@ export function matchAttribute(rt: ResourceType, name: string): string | { error
   if (name === 'id') return 'id';
   const spec = findAttribute(rt, name) ?? findAttribute(rt, `${name}s`);
   const filterable = rt.attributes.filter((a) => a.filterable && !a.readOnly && a.name !== 'id').map((a) => a.name);
-  if (!spec || !spec.filterable || spec.readOnly) {
+  if (!spec?.filterable || spec.readOnly) {
     const list = filterable.length ? filterable.join(', ') : 'none';
     return { error: `--match ${name}: not a filterable attribute of ${rt.type} that rows can set (one of: ${list})` };
   }

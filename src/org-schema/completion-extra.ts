@@ -21,7 +21,7 @@ function completionExtraLines(configDir: string): string[] {
     return [];
   }
   for (const f of files) {
-    let schema;
+    let schema: ReturnType<typeof readSchemaCache>;
     try {
       schema = readSchemaCache(path.join(configDir, f));
     } catch {

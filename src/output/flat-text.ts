@@ -157,7 +157,7 @@ export function columnReader(
   { keep = false }: { keep?: boolean } = {},
 ): (json: string) => unknown[] {
   const index = new Map<string, number>();
-  columns.forEach((c, i) => index.has(c) || index.set(c, i));
+  for (const [i, c] of columns.entries()) if (!index.has(c)) index.set(c, i);
   // Columns with a dot that may read into a member: the member's name, and the columns that do.
   const inner = new Map<string, number[]>();
   columns.forEach((c, i) => {

@@ -68,8 +68,8 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
       chunk = '';
     };
     return {
-      page: async (doc, records) => (await w.page(doc, records), flush()),
-      resources: async (p) => (await w.resources(p), flush()),
+      page: async (doc, records) => { await w.page(doc, records); await flush(); },
+      resources: async (p) => { await w.resources(p); await flush(); },
       end: async () => {},
     };
   }

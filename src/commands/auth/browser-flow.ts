@@ -38,7 +38,7 @@ export async function browserLogin(ctx: Context, o: BrowserFlowOptions): Promise
   const state = randomState();
   const pkce = o.pkce ? pkcePair() : undefined;
   ctx.addSecret(pkce?.verifier);
-  let loopback;
+  let loopback: Awaited<ReturnType<typeof startLoopback>>;
   try {
     loopback = await startLoopback({ port: o.port, state, onRejected: (why) => ctx.warn(`refused a redirect to the loopback listener: ${why}; still waiting`) });
   } catch (err) {

@@ -173,7 +173,7 @@ export function emitTables(
     const key = pathKey(command);
     for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel'] as const) if (names[kind].length) v(`${kind}_${key}`, names[kind]);
   }
-  m.choices.forEach((c, i) => v(`choices_${i}`, c));
+  for (const [i, c] of m.choices.entries()) v(`choices_${i}`, c);
   v('events_all', m.events);
   v('event_all', m.concreteEvents);
   v('type_all', m.types);

@@ -136,7 +136,7 @@ export function renderReference(program: Command): string {
     for (const op of sample.commands.filter((c) => !hidden(c))) out.push(...details(summaryOf(op), commandBody(op, false)));
   }
   // One action stands for all: they share their one option.
-  const withAction = commands.map((c) => ({ c, rt: byCommand.get(c.name()) })).find(({ rt }) => rt && rt.actions.length);
+  const withAction = commands.map((c) => ({ c, rt: byCommand.get(c.name()) })).find(({ rt }) => rt?.actions.length);
   if (withAction?.rt) {
     const action = withAction.c.commands.find((c) => c.name() === withAction.rt!.actions[0]!.command);
     if (action) out.push(...details(`${summaryOf(action)} (every action takes the same option)`, commandBody(action, false)));

@@ -106,7 +106,7 @@ export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<
 
 /** The days a deliveredAt range covers (an open end stops today), when its ends are dates. */
 function rangeOf(f: { kind: string; from?: string; to?: string } | undefined, now: number): [number, number] | undefined {
-  if (!f || f.kind !== 'range') return undefined;
+  if (f?.kind !== 'range') return undefined;
   const from = ms(f.from?.length === 10 ? f.from + 'T00:00:00' : f.from);
   const to = f.to === undefined ? now : ms(f.to.length === 10 ? f.to + 'T00:00:00' : f.to);
   return from !== undefined && to !== undefined && to >= from ? [from, to] : undefined;

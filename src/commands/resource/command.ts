@@ -172,7 +172,11 @@ Examples:
       .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)', collect)
       .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
     addBulkOptions(create).action((opts, c: Command) =>
-      run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'create', undefined, opts) : (checkBulkOnly(opts), h.createHandler(ctx, rt, opts)))),
+      run(c, (h) => (ctx) => {
+        if (opts.input !== undefined) return runBulk(ctx, rt, 'create', undefined, opts);
+        checkBulkOnly(opts);
+        return h.createHandler(ctx, rt, opts);
+      }),
     );
   }
   if (rt.operations.includes('update')) {

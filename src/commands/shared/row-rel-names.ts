@@ -58,7 +58,14 @@ export async function resolveRowRelNames(client: PageClient, rt: ResourceType, i
   if (values.length === 0) return undefined;
   let requests = 0;
   // Not a spread: the client may be a class instance, whose methods a spread would leave behind.
-  const counted: PageClient = { baseUrl: client.baseUrl, resolve: (p) => client.resolve(p), request: (req) => (requests++, client.request(req)) };
+  const counted: PageClient = {
+    baseUrl: client.baseUrl,
+    resolve: (p) => client.resolve(p),
+    request: (req) => {
+      requests++;
+      return client.request(req);
+    },
+  };
   const answers = new Map<string, Answer>();
   const keyOf = (rel: string, kind: string, value: string) => `${rel}\0${kind}\0${normKey(value)}`;
   // Names grouped by where they are looked up: `owner` and `creator` both read users by e-mail.

@@ -3,7 +3,7 @@
  * states), rulesets. Source: the API's v2 reference, "Resources and their fields" and "States and
  * transitions". To-many relationships with only `links` are RO (nothing to write).
  */
-import { action, attr, attrs, defineType, rel, timestamps } from '../define.js';
+import { action, attr, attrs, defineType, rel } from '../define.js';
 import { webhookActionsOf } from './webhook-events.js';
 
 /** The eleven delivery counters of sequence steps and sequence templates. */
