@@ -22,11 +22,23 @@ export function startSvc(args: string[], opts: RunOptions = {}): Running {
   const child = spawnSvc(args, opts);
   const out = { stdout: '', stderr: '' };
   const waiters = new Set<() => void>();
-  const poke = () => waiters.forEach((w) => w());
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => ((out.stdout += d), poke()));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => ((out.stderr += d), poke()));
+  const poke = () => {
+    for (const w of waiters) w();
+  };
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    out.stdout += d;
+    poke();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    out.stderr += d;
+    poke();
+  });
   child.stdin!.end();
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (poke(), resolve(code))));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
+      poke();
+      resolve(code);
+    }),
+  );
   return {
     child,
     exited,

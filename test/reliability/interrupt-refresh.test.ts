@@ -78,7 +78,7 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during a token refresh', (sign
         expect(rig.proxy.since(proxyMark, TOKEN).some((e) => e.fault === 'delay'), where).toBe(true);
         figures.lostRotations++;
         expect(rerun.code, rerun.stderr).toBe(3);
-        expect(rerun.stderr).toMatch(/invalid_grant[^]*hint: run `svc login`/);
+        expect(rerun.stderr).toMatch(/invalid_grant[\s\S]*hint: run `svc login`/);
         const relog = await cliLogin(rig.sb, dir, [], proxied());
         expect(relog.code, relog.stderr).toBe(0);
       } else {

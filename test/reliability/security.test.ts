@@ -126,7 +126,10 @@ describe('the login listener', () => {
     const port = Number(callback.port);
     // Another loopback address reaches the same machine but not a socket bound to 127.0.0.1.
     const other = await new Promise<string>((resolve) => {
-      const s = net.connect({ host: '127.0.0.2', port }, () => (s.destroy(), resolve('connected')));
+      const s = net.connect({ host: '127.0.0.2', port }, () => {
+        s.destroy();
+        resolve('connected');
+      });
       s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
     });
     expect(other).toBe('ECONNREFUSED');
@@ -140,7 +143,10 @@ describe('the login listener', () => {
     const rebinding = await new Promise<number>((resolve, reject) => {
       const req = http.get(
         { host: '127.0.0.1', port, path: `/callback?code=forged&state=${state}`, headers: { host: `evil.example:${port}` } },
-        (res) => (res.resume(), resolve(res.statusCode!)),
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
       );
       req.on('error', reject);
     });
@@ -180,7 +186,7 @@ describe('the webhook listener', () => {
         [good, body + ' ', 401],
       ];
       for (const [sig, b, status] of cases) expect([sig?.slice(0, 10), status]).toEqual([sig?.slice(0, 10), await post(sig, b)]);
-      await l.waitFor('stderr', /(refused a delivery[^\n]*\n[^]*){8}/);
+      await l.waitFor('stderr', /(refused a delivery[^\n]*\n[\s\S]*){8}/);
       expect(l.stdout().trim().split('\n')).toHaveLength(2);
       expect(l.stderr()).not.toContain('wh-secret-123');
     } finally {

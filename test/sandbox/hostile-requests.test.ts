@@ -23,7 +23,11 @@ async function raw(parts: (string | Buffer)[], opts: { waitMs?: number; endAfter
   let text = '';
   let closed = false;
   sock.setEncoding('latin1').on('data', (d: string) => (text += d));
-  const closedP = new Promise<void>((r) => sock.on('close', () => ((closed = true), r())));
+  const closedP = new Promise<void>((r) => sock.on('close', () => {
+      closed = true;
+      r();
+    }),
+  );
   await new Promise<void>((r) => sock.on('connect', () => r()));
   for (const p of parts) {
     if (sock.destroyed) break;
@@ -89,7 +93,10 @@ describe('request bodies', () => {
     // Measured after a full collection: what the sandbox keeps, not what awaits collection.
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
-    const heap = () => (gc(), process.memoryUsage().heapUsed);
+    const heap = () => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
     const body = 'x'.repeat(1024 * 1024);
     for (const token of [null, c.sb.token]) {
       const before = heap();

@@ -107,7 +107,7 @@ describe('root, types and schemas', () => {
       expect(path.startsWith('/')).toBe(true);
       for (const p of (path.match(/\{(\w+)\}/g) ?? [])) {
         const name = p.slice(1, -1);
-        const params = [...(item.parameters ?? []), ...Object.values<any>(item).flatMap((o) => (o && o.parameters) || [])];
+        const params = [...(item.parameters ?? []), ...Object.values<any>(item).flatMap((o) => o?.parameters || [])];
         expect(params.some((x: any) => x.in === 'path' && x.name === name && x.required)).toBe(true);
       }
       for (const [method, op] of Object.entries<any>(item)) {

@@ -30,7 +30,9 @@ describe('settle window', () => {
   it('stops at the first verdict; "not there" only after the last look, at the end of the window', async () => {
     const c = fakeClock(8000);
     const at: number[] = [];
-    expect(await settle(c, c.t, async () => (at.push(c.t - 1_000_000), undefined))).toBeUndefined();
+    expect(await settle(c, c.t, async () => {
+      at.push(c.t - 1_000_000);
+    })).toBeUndefined();
     expect(at).toEqual([0, 1000, 2000, 4000, 8000]);
     const c2 = fakeClock(8000);
     let n = 0;
@@ -42,12 +44,16 @@ describe('settle window', () => {
     const c = fakeClock(8000);
     const at: number[] = [];
     // Sent 3 s ago: the looks at 0, 1 and 2 s are past; the one due at 2 s stands for them.
-    await settle(c, c.t - 3000, async () => (at.push(c.t - 1_000_000), undefined));
+    await settle(c, c.t - 3000, async () => {
+      at.push(c.t - 1_000_000);
+    });
     expect(at).toEqual([0, 1000, 5000]);
     // Sent long ago: one look, now.
     const c2 = fakeClock(8000);
     const at2: number[] = [];
-    await settle(c2, c2.t - 60_000, async () => (at2.push(c2.t - 1_000_000), undefined));
+    await settle(c2, c2.t - 60_000, async () => {
+      at2.push(c2.t - 1_000_000);
+    });
     expect(at2).toEqual([0]);
   });
 
