@@ -32,7 +32,14 @@ const only = new Set((process.env.ONLY ?? 'enroll,rate,csv').split(','));
 
 // The sandbox in a child process that can report what it received.
 const bundle = join(dir, 'sandbox.mjs');
-await build({ entryPoints: [join(root, 'src/sandbox/index.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning' });
+await build({
+  entryPoints: [join(root, 'src/sandbox/index.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  outfile: bundle,
+  logLevel: 'warning',
+});
 const childFile = join(dir, 'child.mjs');
 writeFileSync(
   childFile,
@@ -58,7 +65,10 @@ process.on('message', async (m) => {
 );
 
 async function startSandbox(opts) {
-  const child = fork(childFile, [JSON.stringify(opts)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--max-old-space-size=4096'] });
+  const child = fork(childFile, [JSON.stringify(opts)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: ['--max-old-space-size=4096'],
+  });
   const next = () => new Promise((resolve) => child.once('message', resolve));
   const info = await next();
   const call = async (method, path, body) => {
@@ -92,7 +102,11 @@ async function startSandbox(opts) {
 async function newSequence(sb) {
   const rs = await sb.call('POST', 'rulesets', { data: { type: 'ruleset', attributes: { name: 'bench' } } });
   const seq = await sb.call('POST', 'sequences', {
-    data: { type: 'sequence', attributes: { name: 'bench', sequenceType: 'interval' }, relationships: { ruleset: { data: { type: 'ruleset', id: rs.data.id } } } },
+    data: {
+      type: 'sequence',
+      attributes: { name: 'bench', sequenceType: 'interval' },
+      relationships: { ruleset: { data: { type: 'ruleset', id: rs.data.id } } },
+    },
   });
   return seq.data.id;
 }
@@ -180,11 +194,17 @@ if (only.has('csv')) {
   const file = join(dir, 'big.csv');
   const out = createWriteStream(file);
   out.write('firstName,lastName,emails,title,tags,account.id\n');
-  for (let i = 0; i < BIG_ROWS; i++) out.write(`First${i},Last${i},p${i}@bulk.test;alt${i}@bulk.test,"Head of ""Things"", ${i}",a;b,${(i % 5) + 1}\n`);
+  for (let i = 0; i < BIG_ROWS; i++)
+    out.write(`First${i},Last${i},p${i}@bulk.test;alt${i}@bulk.test,"Head of ""Things"", ${i}",a;b,${(i % 5) + 1}\n`);
   await new Promise((r) => out.end(r));
   const r = await runSvc(['prospects', 'create', '--input', file, '--concurrency', '8'], sb);
   if (r.code !== 0) throw new Error(`csv100k exited ${r.code}: ${r.stderr}`);
-  results.csv100k = { rows: BIG_ROWS, seconds: +(r.ms / 1000).toFixed(1), rssMb: r.rssMb, rowsPerSecond: Math.round(BIG_ROWS / (r.ms / 1000)) };
+  results.csv100k = {
+    rows: BIG_ROWS,
+    seconds: +(r.ms / 1000).toFixed(1),
+    rssMb: r.rssMb,
+    rowsPerSecond: Math.round(BIG_ROWS / (r.ms / 1000)),
+  };
   await sb.close();
 }
 

@@ -26,7 +26,10 @@ const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 
 /** Starts the recording/replaying server in front of `upstream`. */
 async function startReplayServer(upstream) {
-  const child = fork(here('./lib/replay-server.mjs'), [], { env: { ...process.env, UPSTREAM: upstream }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(here('./lib/replay-server.mjs'), [], {
+    env: { ...process.env, UPSTREAM: upstream },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const next = () => new Promise((resolve) => child.once('message', resolve));
   const { port } = await next();
   return {
@@ -60,8 +63,27 @@ export async function listBench({ records = 100_000, runs = 3, formatRuns = 5, f
   try {
     const env = benchEnv({ SVC_CONFIG_DIR: join(dir, 'config') });
     const path = new URL(sandbox.baseUrl).pathname;
-    const svc = (origin) => [node, SVC, 'prospects', 'list', '--all', '-o', 'ndjson', '--base-url', origin + path, '--token', sandbox.token];
-    const formats = await formatBench({ sandbox, env, dir, sizes: [...new Set([Math.min(20_000, records), records])], runs: formatRuns, log });
+    const svc = (origin) => [
+      node,
+      SVC,
+      'prospects',
+      'list',
+      '--all',
+      '-o',
+      'ndjson',
+      '--base-url',
+      origin + path,
+      '--token',
+      sandbox.token,
+    ];
+    const formats = await formatBench({
+      sandbox,
+      env,
+      dir,
+      sizes: [...new Set([Math.min(20_000, records), records])],
+      runs: formatRuns,
+      log,
+    });
     if (formatsOnly) return { records, formats };
 
     log('recording the pages through the proxy…');
@@ -76,7 +98,8 @@ export async function listBench({ records = 100_000, runs = 3, formatRuns = 5, f
     await replay.replay();
     log(`against the recorded pages, ${runs} rounds…`);
     const rounds = { svc: [], floor: [], transport: [] };
-    const raw = (mode) => runMeasured([node, here('./lib/raw-loop.mjs'), replay.origin, urlsFile, sandbox.token], { env: { ...env, MODE: mode } });
+    const raw = (mode) =>
+      runMeasured([node, here('./lib/raw-loop.mjs'), replay.origin, urlsFile, sandbox.token], { env: { ...env, MODE: mode } });
     for (let i = 0; i < runs; i++) {
       rounds.floor.push(await raw('records'));
       rounds.svc.push(await runMeasured(svc(replay.origin), { env }));
@@ -89,7 +112,9 @@ export async function listBench({ records = 100_000, runs = 3, formatRuns = 5, f
       requests,
       // Peak RSS: the largest of the runs that went to the sandbox (directly and through the proxy).
       direct: { ms: pick(direct, 'ms'), rssKb: pick([...direct, recording], 'rssKb') },
-      replay: Object.fromEntries(Object.entries(rounds).map(([k, list]) => [k, { ms: pick(list, 'ms'), cpuMs: pick(list, 'cpuMs'), rssKb: pick(list, 'rssKb') }])),
+      replay: Object.fromEntries(
+        Object.entries(rounds).map(([k, list]) => [k, { ms: pick(list, 'ms'), cpuMs: pick(list, 'cpuMs'), rssKb: pick(list, 'rssKb') }]),
+      ),
       formats,
     };
   } finally {
@@ -122,13 +147,30 @@ async function formatBench({ sandbox, env, dir, sizes, runs, log }) {
     for (let round = 0; round < runs; round++) {
       for (const [name, args] of Object.entries(FORMAT_VARIANTS)) {
         const file = join(dir, 'out');
-        const cmd = [node, SVC, 'prospects', 'list', '--limit', String(n), ...args, '--base-url', sandbox.baseUrl, '--token', sandbox.token];
+        const cmd = [
+          node,
+          SVC,
+          'prospects',
+          'list',
+          '--limit',
+          String(n),
+          ...args,
+          '--base-url',
+          sandbox.baseUrl,
+          '--token',
+          sandbox.token,
+        ];
         times[name].push(await runMeasured(cmd, { env, stdoutFile: file }));
         bytes[name] = statSync(file).size;
       }
     }
     const pick = (list, k) => stats(list.map((r) => r[k]));
-    result[n] = Object.fromEntries(Object.entries(times).map(([k, list]) => [k, { ms: pick(list, 'ms'), cpuMs: pick(list, 'cpuMs'), rssKb: pick(list, 'rssKb'), bytes: bytes[k] }]));
+    result[n] = Object.fromEntries(
+      Object.entries(times).map(([k, list]) => [
+        k,
+        { ms: pick(list, 'ms'), cpuMs: pick(list, 'cpuMs'), rssKb: pick(list, 'rssKb'), bytes: bytes[k] },
+      ]),
+    );
   }
   return result;
 }
@@ -139,6 +181,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     runs: Number(process.env.RUNS ?? 3),
     formatRuns: Number(process.env.FORMAT_RUNS ?? 5),
     formatsOnly: process.env.FORMATS_ONLY === '1',
-    log: (m) => process.stderr.write(`${m}\n`) });
+    log: (m) => process.stderr.write(`${m}\n`),
+  });
   process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
 }

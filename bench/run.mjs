@@ -34,7 +34,8 @@ function runScript(file, timeoutMs) {
       clearTimeout(timer);
       const start = out.indexOf('{');
       try {
-        if (code !== 0) throw new Error(signal ? `stopped after ${timeoutMs / 1000} s` : `exited ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`);
+        if (code !== 0)
+          throw new Error(signal ? `stopped after ${timeoutMs / 1000} s` : `exited ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`);
         resolve({ result: JSON.parse(out.slice(start)) });
       } catch (e) {
         resolve({ error: e instanceof Error ? e.message : String(e) });
@@ -62,7 +63,10 @@ const machine = {
   memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
   os: `${os.type()} ${os.release()} (${os.arch()})`,
   node: process.version,
-  load: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+  load: os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' '),
 };
 
 log('start-up: every command as a new process, interleaved with the floors…');
@@ -72,7 +76,10 @@ const list = await listBench({ records: Number(process.env.RECORDS ?? 100_000), 
 const bulk = await optional('bulk', './bulk.mjs', 150_000);
 const sandbox = await optional('sandbox', './sandbox.mjs', 120_000);
 machine.seconds = Math.round((Date.now() - started) / 1000);
-machine.loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+machine.loadAfter = os
+  .loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 
 const text = renderResults({ machine, startup, list, bulk, sandbox });
 writeFileSync(here('./RESULTS.md'), text);

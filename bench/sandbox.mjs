@@ -41,7 +41,14 @@ function summary(times, extra = {}) {
 export async function sandboxBench({ seed = 100_000 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const out = join(dir, 'sandbox.mjs');
-  await build({ entryPoints: [join(root, 'src/sandbox/index.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+  await build({
+    entryPoints: [join(root, 'src/sandbox/index.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: out,
+    logLevel: 'warning',
+  });
   const childFile = join(dir, 'child.mjs');
   writeFileSync(
     childFile,
@@ -64,11 +71,14 @@ process.on('message', async (m) => {
 
   const get = (path) =>
     new Promise((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname + path, agent, headers: { Authorization: `Bearer ${sb.token}` } }, (res) => {
-        let n = 0;
-        res.on('data', (c) => (n += c.length));
-        res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`${path}: ${res.statusCode}`))));
-      });
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname + path, agent, headers: { Authorization: `Bearer ${sb.token}` } },
+        (res) => {
+          let n = 0;
+          res.on('data', (c) => (n += c.length));
+          res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`${path}: ${res.statusCode}`))));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -106,12 +116,26 @@ process.on('message', async (m) => {
     const page1000 = await timed(30, (i) => `/prospects?page[limit]=1000&page[offset]=${(i % 10) * 1000}`);
     const page1000Offset9000 = await timed(15, () => '/prospects?page[limit]=1000&page[offset]=9000');
     const page1000ById = await timed(30, (i) => `/prospects?sort=id&filter[id]=${10_001 + i * step}..inf&page[limit]=1000`);
-    const filteredSortedPage50 = await timed(31, () => '/prospects?filter[title]=CEO,CTO&filter[createdAt]=neginf..inf&sort=-updatedAt,lastName&page[limit]=50');
+    const filteredSortedPage50 = await timed(
+      31,
+      () => '/prospects?filter[title]=CEO,CTO&filter[createdAt]=neginf..inf&sort=-updatedAt,lastName&page[limit]=50',
+    );
     const relationFilteredPage50 = await timed(31, () => '/prospects?filter[account][id]=7&sort=lastName&page[limit]=50');
     const singleGetRps = await throughput(5, 16);
     child.send('rss');
     const rssMb = Math.round((await nextMessage()).rss / 1048576);
-    const result = { seed, startMs: Math.round(sb.startMs), page1000, page1000Offset9000, page1000ById, filteredSortedPage50, relationFilteredPage50, singleGetRps, rssMb, targets: TARGETS };
+    const result = {
+      seed,
+      startMs: Math.round(sb.startMs),
+      page1000,
+      page1000Offset9000,
+      page1000ById,
+      filteredSortedPage50,
+      relationFilteredPage50,
+      singleGetRps,
+      rssMb,
+      targets: TARGETS,
+    };
     result.pass =
       result.startMs < TARGETS.startMs &&
       [page1000, page1000Offset9000, page1000ById].every((p) => p.medianMs < TARGETS.page1000MedianMs) &&

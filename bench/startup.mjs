@@ -28,7 +28,11 @@ export async function startupBench({ runs = 30 } = {}) {
     // A logged-in profile, as a user has: the list command reads it like any other run.
     const configDir = join(dir, 'config');
     const env = benchEnv({ SVC_CONFIG_DIR: configDir });
-    execFileSync(node, [SVC, 'login', '--with-token', '--base-url', sandbox.baseUrl], { env, input: `${sandbox.token}\n`, stdio: ['pipe', 'ignore', 'pipe'] });
+    execFileSync(node, [SVC, 'login', '--with-token', '--base-url', sandbox.baseUrl], {
+      env,
+      input: `${sandbox.token}\n`,
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     const cmds = {
       emptyFile: [node, empty],
       nodeE0: [node, '-e', '0'],

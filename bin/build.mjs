@@ -40,7 +40,9 @@ const snapshot = {
         return s;
       };
       return {
-        contents: Object.entries(m).map(([k, v]) => `export const ${k} = JSON.parse(${JSON.stringify(json(k, v))});`).join('\n'),
+        contents: Object.entries(m)
+          .map(([k, v]) => `export const ${k} = JSON.parse(${JSON.stringify(json(k, v))});`)
+          .join('\n'),
         loader: 'js',
       };
     });
@@ -73,5 +75,7 @@ for (const f of fresh) fs.renameSync(`${tmp}/chunks/${f}`, `dist/chunks/${f}`);
 fs.renameSync(`${tmp}/main.js`, 'dist/main.js');
 fs.rmSync(tmp, { recursive: true, force: true });
 const stale = (p) => Date.now() - fs.statSync(p).mtimeMs > keepMs;
-for (const f of fs.readdirSync('dist/chunks')) if (!fresh.has(f) && stale(`dist/chunks/${f}`)) fs.rmSync(`dist/chunks/${f}`, { force: true });
-for (const f of fs.readdirSync('dist')) if (f.startsWith('.build-') && stale(`dist/${f}`)) fs.rmSync(`dist/${f}`, { recursive: true, force: true });
+for (const f of fs.readdirSync('dist/chunks'))
+  if (!fresh.has(f) && stale(`dist/chunks/${f}`)) fs.rmSync(`dist/chunks/${f}`, { force: true });
+for (const f of fs.readdirSync('dist'))
+  if (f.startsWith('.build-') && stale(`dist/${f}`)) fs.rmSync(`dist/${f}`, { recursive: true, force: true });

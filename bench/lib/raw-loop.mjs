@@ -13,7 +13,10 @@ const urls = JSON.parse(readFileSync(urlsFile, 'utf8'));
 const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
 const write = (s) => (process.stdout.write(s) ? undefined : new Promise((r) => process.stdout.once('drain', r)));
 for (const path of urls) {
-  const res = await request(origin + path, { dispatcher, headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.api+json' } });
+  const res = await request(origin + path, {
+    dispatcher,
+    headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.api+json' },
+  });
   const text = await res.body.text();
   if (process.env.MODE === 'bytes') {
     await write(text);

@@ -17,7 +17,7 @@ function startupSection(s) {
     '## Start-up',
     '',
     `Each command runs as a new process, ${s.runs} times, interleaved with the floors in the same rounds (\`node empty.mjs\`: an empty ES module; \`node -e 0\`).`,
-    'Wall time: median and interquartile range; ratio = median ÷ the empty file\'s median. CPU time (user + system, read by a preload) is steadier on a busy machine and shown for reference.',
+    "Wall time: median and interquartile range; ratio = median ÷ the empty file's median. CPU time (user + system, read by a preload) is steadier on a busy machine and shown for reference.",
     'The list commands run against a sandbox already running in its own process, with a profile logged in to it (`svc login --with-token`).',
     '',
     row(['command', 'wall median', 'IQR', 'ratio', 'target', '', 'CPU median', 'CPU ratio']),
@@ -56,8 +56,22 @@ function startupSection(s) {
     '',
     row(['figure', 'value', 'floor', 'ratio / difference', 'target', '']),
     row(['---', '---:', '---:', '---:', '---', '---']),
-    row(['peak RSS of `svc --version`', mib(s.rssKb.version.median), `${mib(s.rssKb.emptyFile.median)} (empty file)`, x(rss), '≤ 1.3×', mark(rss <= 1.3)]),
-    row(['`svc prospects list --limit 50` (one request) over `node -e 0`', ms(s.times.listLimit50.median), ms(s.times.nodeE0.median), `+${ms(over)}`, '≤ +150 ms', mark(over <= 150)]),
+    row([
+      'peak RSS of `svc --version`',
+      mib(s.rssKb.version.median),
+      `${mib(s.rssKb.emptyFile.median)} (empty file)`,
+      x(rss),
+      '≤ 1.3×',
+      mark(rss <= 1.3),
+    ]),
+    row([
+      '`svc prospects list --limit 50` (one request) over `node -e 0`',
+      ms(s.times.listLimit50.median),
+      ms(s.times.nodeE0.median),
+      `+${ms(over)}`,
+      '≤ +150 ms',
+      mark(over <= 150),
+    ]),
   );
   return lines;
 }
@@ -81,11 +95,32 @@ function listSection(l) {
     row(['---', '---:', '---:', '---:', '---', '---']),
     row(['requests', int(l.requests), '', '', '≤ 101', mark(l.requests <= 101)]),
     row(['records written', int(l.lines), '', '', `= ${int(l.records)}`, mark(l.lines === l.records)]),
-    row(['client throughput (recorded pages)', `${int(rate(svc.ms.median))} records/s`, `${int(rate(floor.ms.median))} records/s`, x(ratio), '≥ 30,000 records/s', mark(rate(svc.ms.median) >= 30_000)]),
-    row(['time against the raw undici loop', `${(svc.ms.median / 1000).toFixed(2)} s`, `${(floor.ms.median / 1000).toFixed(2)} s`, x(ratio), '≤ 1.5×', mark(ratio <= 1.5)]),
+    row([
+      'client throughput (recorded pages)',
+      `${int(rate(svc.ms.median))} records/s`,
+      `${int(rate(floor.ms.median))} records/s`,
+      x(ratio),
+      '≥ 30,000 records/s',
+      mark(rate(svc.ms.median) >= 30_000),
+    ]),
+    row([
+      'time against the raw undici loop',
+      `${(svc.ms.median / 1000).toFixed(2)} s`,
+      `${(floor.ms.median / 1000).toFixed(2)} s`,
+      x(ratio),
+      '≤ 1.5×',
+      mark(ratio <= 1.5),
+    ]),
     row(['peak RSS (largest of the runs against the sandbox)', mib(rss), '', '', '< 150 MiB', mark(rss < 150 * 1024)]),
     row(['peak RSS (recorded pages: the next page arrives at once)', mib(svc.rssKb.max), mib(floor.rssKb.max), '', '', '']),
-    row(['CPU time (recorded pages)', `${(svc.cpuMs.median / 1000).toFixed(2)} s`, `${(floor.cpuMs.median / 1000).toFixed(2)} s`, x(svc.cpuMs.median / floor.cpuMs.median), '', '']),
+    row([
+      'CPU time (recorded pages)',
+      `${(svc.cpuMs.median / 1000).toFixed(2)} s`,
+      `${(floor.cpuMs.median / 1000).toFixed(2)} s`,
+      x(svc.cpuMs.median / floor.cpuMs.median),
+      '',
+      '',
+    ]),
     row(['transport only (bodies written as received)', '', `${int(rate(transport.ms.median))} records/s`, '', '', '']),
     row(['end to end against the sandbox', `${(l.direct.ms.median / 1000).toFixed(1)} s`, '', '', '', '']),
   ];
@@ -94,7 +129,9 @@ function listSection(l) {
 /** Every output format beside ndjson, measured in the same rounds (bench/list.mjs, step 4). */
 export function formatsSection(f) {
   if (!f) return [];
-  const sizes = Object.keys(f).map(Number).sort((a, b) => a - b);
+  const sizes = Object.keys(f)
+    .map(Number)
+    .sort((a, b) => a - b);
   const largest = Math.max(...sizes);
   const lines = [
     '## Every output format (`svc prospects list --limit N -o <format>`)',
@@ -152,10 +189,16 @@ function otherSection(title, file, r) {
   if (r.missing) return [...lines, `Not yet available: \`${file}\` does not exist in this checkout.`];
   if (r.error) return [...lines, `Failed: ${r.error}`];
   const targets = r.result.targets ?? {};
-  lines.push(`As reported by the script (its own JSON output)${r.result.pass !== undefined ? `; its own verdict: ${r.result.pass ? 'all targets met ✓' : 'some targets missed ✗'}` : ''}.`, '');
+  lines.push(
+    `As reported by the script (its own JSON output)${r.result.pass !== undefined ? `; its own verdict: ${r.result.pass ? 'all targets met ✓' : 'some targets missed ✗'}` : ''}.`,
+    '',
+  );
   lines.push(row(['figure', 'value', 'target']), row(['---', '---:', '---']));
   for (const [key, v] of leaves(r.result)) {
-    const tKey = key.split('.').map((p, i) => (i ? p[0].toUpperCase() + p.slice(1) : p)).join('');
+    const tKey = key
+      .split('.')
+      .map((p, i) => (i ? p[0].toUpperCase() + p.slice(1) : p))
+      .join('');
     const t = targets[tKey];
     const more = /rps|persecond/i.test(tKey);
     lines.push(row([`\`${key}\``, typeof v === 'number' ? String(v) : `${v}`, t === undefined ? '' : `${more ? '≥' : '≤'} ${t}`]));

@@ -14,7 +14,10 @@ export class ResponseTooLarge extends SvcError {
     what: string,
     readonly maxBytes: number,
   ) {
-    super(`${what}: the answer is larger than ${Math.round((maxBytes / (1024 * 1024)) * 100) / 100} MB, the cap on one document`, ExitCode.API);
+    super(
+      `${what}: the answer is larger than ${Math.round((maxBytes / (1024 * 1024)) * 100) / 100} MB, the cap on one document`,
+      ExitCode.API,
+    );
   }
 }
 

@@ -210,7 +210,8 @@ export class ApiClient {
         { timeoutMs: this.timeout, maxBytes: max, signal: req.signal ?? this.opts.signal, what },
       );
     } catch (err) {
-      if (err instanceof ResponseTooLarge) err.hint('raise the cap with --max-response-mb <n> (or SVC_MAX_RESPONSE_MB), or ask for less: --page-size, --fields');
+      if (err instanceof ResponseTooLarge)
+        err.hint('raise the cap with --max-response-mb <n> (or SVC_MAX_RESPONSE_MB), or ask for less: --page-size, --fields');
       throw err;
     }
     const text = res.text;
@@ -220,7 +221,10 @@ export class ApiClient {
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type']), req.parse) : {};
-    if (nestedDeeperThan(doc)) throw new ApiError(res.statusCode, [{ title: 'bad response', detail: `server answered ${res.statusCode} with a document ${tooDeepMessage()}` }]);
+    if (nestedDeeperThan(doc))
+      throw new ApiError(res.statusCode, [
+        { title: 'bad response', detail: `server answered ${res.statusCode} with a document ${tooDeepMessage()}` },
+      ]);
     return { status: res.statusCode, url: url.toString(), headers: res.headers, doc, text, rateLimit };
   }
 

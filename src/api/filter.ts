@@ -110,9 +110,7 @@ export function filterParams(f: Filter, newSyntax: boolean): [string, string][] 
   if (!newSyntax) {
     const values = f.kind === 'range' ? [f.from ?? '', f.to ?? ''] : f.values;
     if (f.escaped && values.some((v) => v.includes(',') || v.includes('..'))) {
-      throw new UsageError(
-        `filter on ${f.path.join('.')}: a value with "," or ".." needs --new-filter-syntax`,
-      );
+      throw new UsageError(`filter on ${f.path.join('.')}: a value with "," or ".." needs --new-filter-syntax`);
     }
     if (f.kind === 'range') return [[k, `${f.from ?? 'neginf'}..${f.to ?? 'inf'}`]];
     return [[k, f.values.join(',')]];

@@ -60,7 +60,10 @@ export function parseRateLimit(headers: Record<string, string | string[] | undef
   const remaining = firstNumber(headers['x-ratelimit-remaining']);
   if (limit !== undefined) info.limit = limit;
   if (remaining !== undefined) info.remaining = remaining;
-  if (reset !== undefined) info.reset = String(Array.isArray(reset) ? reset[0] : reset).split(',')[0]!.trim();
+  if (reset !== undefined)
+    info.reset = String(Array.isArray(reset) ? reset[0] : reset)
+      .split(',')[0]!
+      .trim();
   return info;
 }
 
@@ -83,12 +86,7 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
 }
 
 /** Turns a non-2xx response into an {@link ApiError}, whatever its body. */
-export function errorFromResponse(
-  status: number,
-  body: string,
-  contentType: string | undefined,
-  retryAfter?: string,
-): ApiError {
+export function errorFromResponse(status: number, body: string, contentType: string | undefined, retryAfter?: string): ApiError {
   const trimmed = body.trim();
   if (trimmed.startsWith('{')) {
     try {
@@ -99,12 +97,7 @@ export function errorFromResponse(
       }
       if (typeof doc.error === 'string') {
         // OAuth error shape from the token endpoint.
-        return new ApiError(
-          status,
-          [{ id: doc.error, title: doc.error, detail: doc.error_description }],
-          undefined,
-          retryAfter,
-        );
+        return new ApiError(status, [{ id: doc.error, title: doc.error, detail: doc.error_description }], undefined, retryAfter);
       }
     } catch {
       // fall through to the generic message

@@ -131,7 +131,11 @@ function relationshipNames(resources: object[]): RegExp | undefined {
     if (rels && typeof rels === 'object') for (const k of Object.keys(rels)) names.add(k);
   }
   if (names.size === 0) return undefined;
-  const alternatives = [...names].map((n) => JSON.stringify(n).slice(1, -1).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  const alternatives = [...names].map((n) =>
+    JSON.stringify(n)
+      .slice(1, -1)
+      .replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'),
+  );
   return new RegExp(`"(?:${alternatives.join('|')})"\\s*:`);
 }
 

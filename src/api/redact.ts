@@ -8,7 +8,8 @@
 
 const SECRET_NAMES = 'access_token|refresh_token|client_secret|code|code_verifier|token|secret|cleanupToken|password';
 const SECRET_PARAMS = new RegExp(`([?&](?:${SECRET_NAMES})=)[^&#\\s]*`, 'gi');
-const SECRET_JSON_KEYS = /("(?:access_token|refresh_token|client_secret|clientSecret|code|code_verifier|token|secret|cleanupToken|password|smtpPassword|mailRelayApiKey|accessToken|refreshToken)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
+const SECRET_JSON_KEYS =
+  /("(?:access_token|refresh_token|client_secret|clientSecret|code|code_verifier|token|secret|cleanupToken|password|smtpPassword|mailRelayApiKey|accessToken|refreshToken)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
 /**
  * Everything after `Bearer ` up to white space; a quote that closes a JSON string stays, and so
  * does the punctuation after a known secret already replaced by `***`.
@@ -28,7 +29,12 @@ export function redactUrl(url: URL | string): string {
  * form body (percent-encoded, `+` for a space).
  */
 function spellings(secret: string): string[] {
-  const forms = new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)]);
+  const forms = new Set([
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+  ]);
   return [...forms];
 }
 

@@ -30,5 +30,7 @@ export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: U
   }
   const all = scope.replace(/\.\w+$/, '.all');
   err.hint(`this request needs the scope ${scope} (or ${all})`);
-  err.hint(`log in again asking for it with the scopes you use: \`svc login --scopes "${all} …"\` (\`svc auth status\` shows the scopes you have)`);
+  err.hint(
+    `log in again asking for it with the scopes you use: \`svc login --scopes "${all} …"\` (\`svc auth status\` shows the scopes you have)`,
+  );
 }

@@ -77,7 +77,8 @@ export function checkValue(spec: AttributeSpec, value: unknown): string | undefi
         : `expected a date-time YYYY-MM-DDThh:mm:ss, got ${JSON.stringify(value)}`;
     case 'string[]':
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return `expected a list of strings`;
-      if (spec.maxLength && value.some((v) => (v as string).length > spec.maxLength!)) return `an item is longer than ${spec.maxLength} characters`;
+      if (spec.maxLength && value.some((v) => (v as string).length > spec.maxLength!))
+        return `an item is longer than ${spec.maxLength} characters`;
       return undefined;
     case 'object':
       return typeof value === 'object' && !Array.isArray(value) ? undefined : 'expected a JSON object';

@@ -43,7 +43,10 @@ export function relationshipData(
     const type = m[1] ?? spec?.target;
     if (!type) {
       // Most often a typo (`--rel acount=4`): say which relationships there are before asking for a type.
-      const hint = didYouMean(name, rt.relationships.map((r) => r.name));
+      const hint = didYouMean(
+        name,
+        rt.relationships.map((r) => r.name),
+      );
       return `${rt.type} has no relationship "${name}"${hint}; for one the spec does not show, give its type: ${name}=type:id`;
     }
     if (m[1] && !resourceByType(m[1])) return `unknown type "${m[1]}"`;

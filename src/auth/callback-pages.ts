@@ -37,14 +37,23 @@ export function successPage(who: string | undefined): CallbackPage {
 /** The user declined, or the server redirected with another error. */
 export function errorPage(error: string, description?: string): CallbackPage {
   if (error === 'access_denied') {
-    return page(200, 'Access denied', ['You declined the request, so svc is not logged in.', 'You can close this tab. Run `svc login` again to retry.']);
+    return page(200, 'Access denied', [
+      'You declined the request, so svc is not logged in.',
+      'You can close this tab. Run `svc login` again to retry.',
+    ]);
   }
-  return page(400, 'Login failed', [`The server answered: ${error}${description ? ` (${description})` : ''}.`, 'You can close this tab; the terminal says more.']);
+  return page(400, 'Login failed', [
+    `The server answered: ${error}${description ? ` (${description})` : ''}.`,
+    'You can close this tab; the terminal says more.',
+  ]);
 }
 
 /** The code could not be exchanged for tokens. */
 export function exchangeFailedPage(): CallbackPage {
-  return page(500, 'Login failed', ['svc received the authorization but could not get a token with it.', 'You can close this tab; the terminal says what went wrong.']);
+  return page(500, 'Login failed', [
+    'svc received the authorization but could not get a token with it.',
+    'You can close this tab; the terminal says what went wrong.',
+  ]);
 }
 
 /** A redirect that is not for the login in progress (missing or wrong state). */

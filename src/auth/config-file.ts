@@ -43,9 +43,9 @@ export function secureConfigFiles(dir: string, file: string): string[] {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
     // A dangling symlink, a file in the way, a parent the user cannot write.
-    throw new UsageError(`config directory ${dir}${linkNote(dir)}: cannot create it (${(err as NodeJS.ErrnoException).code ?? String(err)})`).hint(
-      'point SVC_CONFIG_DIR at a directory you can write',
-    );
+    throw new UsageError(
+      `config directory ${dir}${linkNote(dir)}: cannot create it (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    ).hint('point SVC_CONFIG_DIR at a directory you can write');
   }
   if (process.platform === 'win32') return repaired;
   const uid = process.getuid?.();
@@ -53,9 +53,9 @@ export function secureConfigFiles(dir: string, file: string): string[] {
   const dirStat = fs.statSync(dir);
   refuseForeign(dirStat, uid, dirName);
   if ((dirStat.mode & 0o1000) !== 0) {
-    throw new UsageError(`${dirName} is a shared directory (mode ${(dirStat.mode & 0o7777).toString(8)}): refusing to keep tokens there or to change its permissions`).hint(
-      'point SVC_CONFIG_DIR at a directory of your own, e.g. a new one under your home directory',
-    );
+    throw new UsageError(
+      `${dirName} is a shared directory (mode ${(dirStat.mode & 0o7777).toString(8)}): refusing to keep tokens there or to change its permissions`,
+    ).hint('point SVC_CONFIG_DIR at a directory of your own, e.g. a new one under your home directory');
   }
   const dirMode = dirStat.mode & 0o777;
   if ((dirMode & 0o077) !== 0) {

@@ -52,7 +52,8 @@ export class LockTimeoutError extends Error {
 function readOwner(file: string): LockOwner | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockOwner>;
-    if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.createdAt === 'number' && typeof v.nonce === 'string') return v as LockOwner;
+    if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.createdAt === 'number' && typeof v.nonce === 'string')
+      return v as LockOwner;
   } catch {
     // unreadable or half-written
   }

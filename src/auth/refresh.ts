@@ -158,7 +158,13 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
     return tokens.accessToken;
   }
 
-  async function fetchTokens(authUrl: string, clientId: string, clientSecret: string, refreshToken: string, fromEnv: boolean): Promise<TokenSet> {
+  async function fetchTokens(
+    authUrl: string,
+    clientId: string,
+    clientSecret: string,
+    refreshToken: string,
+    fromEnv: boolean,
+  ): Promise<TokenSet> {
     // undici loads only when a refresh happens (start-up time of every other command).
     // Performance machinery (README.md, Build): loaded with import() when first used.
     const { requestToken, TokenEndpointError } = await import('./token-endpoint.js');
@@ -196,12 +202,18 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
       }
     } catch (err) {
       if (err instanceof TokenEndpointError && (err.oauthError === 'invalid_grant' || err.oauthError === 'invalid_client')) {
-        const what = err.oauthError === 'invalid_grant' ? 'the refresh token was rejected (invalid_grant: expired, revoked or already used)' : 'the OAuth client was rejected (invalid_client)';
+        const what =
+          err.oauthError === 'invalid_grant'
+            ? 'the refresh token was rejected (invalid_grant: expired, revoked or already used)'
+            : 'the OAuth client was rejected (invalid_client)';
         const e = new AuthError(`cannot refresh the login of profile "${opts.profileName}": ${what}`);
-        if (fromEnv) e.hint('SVC_REFRESH_TOKEN works once (refresh tokens rotate): store a fresh one, or share the config directory between steps');
+        if (fromEnv)
+          e.hint('SVC_REFRESH_TOKEN works once (refresh tokens rotate): store a fresh one, or share the config directory between steps');
         if (err.oauthError === 'invalid_client') {
           // `svc login` alone would reuse the rejected client and end on "Unknown application".
-          e.hint('a restarted sandbox has a new OAuth client (`svc sandbox` prints it); a plain `svc login` picks it up from a running sandbox');
+          e.hint(
+            'a restarted sandbox has a new OAuth client (`svc sandbox` prints it); a plain `svc login` picks it up from a running sandbox',
+          );
           throw e.hint('otherwise log in with the current client: `svc login --client-id ID --client-secret SECRET`');
         }
         throw e.hint('run `svc login` to log in again');

@@ -73,7 +73,12 @@ export async function requestToken(opts: TokenRequestOptions): Promise<TokenSet>
   try {
     const res = await boundedRequest(
       url,
-      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'svc' }, body, dispatcher },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'svc' },
+        body,
+        dispatcher,
+      },
       { timeoutMs: timeout, maxBytes: MAX_TOKEN_ANSWER_BYTES, signal: opts.signal, what: `POST ${url}` },
     );
     status = res.statusCode;
@@ -83,7 +88,8 @@ export async function requestToken(opts: TokenRequestOptions): Promise<TokenSet>
   } catch (err) {
     if (err instanceof SvcError) throw err;
     const e = err as { code?: string; message?: string; name?: string };
-    if (e.name === 'AbortError' || e.code === 'UND_ERR_ABORTED' || e.code === 'ABORT_ERR' || opts.signal?.aborted) throw new InterruptedError();
+    if (e.name === 'AbortError' || e.code === 'UND_ERR_ABORTED' || e.code === 'ABORT_ERR' || opts.signal?.aborted)
+      throw new InterruptedError();
     // One line a person understands ("connection refused (is the server running?)"), like the API client's.
     throw new NetworkError(`POST ${url}: ${describeNetworkError(err)}`, e.code ?? (err as { cause?: { code?: string } }).cause?.code);
   } finally {

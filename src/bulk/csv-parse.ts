@@ -29,7 +29,8 @@ export class CsvParser {
 
   /** @param delimiter one character between fields (`,` `;` tab …) */
   constructor(private readonly delimiter = ',') {
-    if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') throw new Error(`bad CSV delimiter ${JSON.stringify(delimiter)}`);
+    if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r')
+      throw new Error(`bad CSV delimiter ${JSON.stringify(delimiter)}`);
   }
 
   /**
@@ -98,7 +99,8 @@ export class CsvParser {
       const hint = this.state === QUOTED ? ' (is a quote left open?)' : '';
       throw new Error(`a cell is longer than ${chars(MAX_CELL_CHARS)}, the cap on one cell${hint}`);
     }
-    if (this.recordChars + this.field.length > MAX_RECORD_CHARS) throw new Error(`a record is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
+    if (this.recordChars + this.field.length > MAX_RECORD_CHARS)
+      throw new Error(`a record is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
   }
 
   /**

@@ -147,7 +147,13 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
         ...(outcome.status === 'failed' && outcome.error ? { error: outcome.error } : {}),
       });
     }
-    const entry: ReportEntry = { row: item.row, status: outcome.status, id: outcome.id ?? null, error: outcome.error ?? null, ...outcome.extra };
+    const entry: ReportEntry = {
+      row: item.row,
+      status: outcome.status,
+      id: outcome.id ?? null,
+      error: outcome.error ?? null,
+      ...outcome.extra,
+    };
     await opts.report.write(entry);
     counts[outcome.status]++;
     processed++;

@@ -78,12 +78,23 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
     const pending = () => o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
     try {
       const body = enrolmentBody(pid, o.sequenceId, o.mailboxId);
-      const res = await o.requester.send({ method: 'POST', path: 'sequenceStates', query: ID_ONLY, body }, 'create', { beforeSend: pending });
+      const res = await o.requester.send({ method: 'POST', path: 'sequenceStates', query: ID_ONLY, body }, 'create', {
+        beforeSend: pending,
+      });
       const data = res.doc.data;
       const id = data && !Array.isArray(data) ? data.id : null;
       if (id === null || id === undefined || res.status >= 300) {
         // An answer without the state (an empty 2xx, a redirect) confirms nothing: watch for it.
-        return { parked: watch(item, o.settle.now(), `the server answered ${res.status} without the created sequence state`, MAX_ATTEMPTS, extra, true) };
+        return {
+          parked: watch(
+            item,
+            o.settle.now(),
+            `the server answered ${res.status} without the created sequence state`,
+            MAX_ATTEMPTS,
+            extra,
+            true,
+          ),
+        };
       }
       o.enrolled.set(pid, id);
       return { status: 'created', id, extra };
@@ -94,7 +105,14 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
   };
 
   /** Looks for the state over the window from `from`; sends the enrolment again when it never shows. */
-  const watch = async (item: EnrollItem, from: number, why: string, attempt: number, extra: Record<string, unknown>, answered = false): Promise<Outcome> => {
+  const watch = async (
+    item: EnrollItem,
+    from: number,
+    why: string,
+    attempt: number,
+    extra: Record<string, unknown>,
+    answered = false,
+  ): Promise<Outcome> => {
     const pid = item.prospectId!;
     let found: number | string | undefined;
     try {
@@ -109,9 +127,11 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
       return { status: 'created', id: found, extra: { ...extra, recovered: true } };
     }
     // The server said it took the enrolment, yet the state cannot be found: nobody can tell.
-    if (answered) return { status: 'unknown', id: null, error: `${why}, and no such state was found; check before sending this row again`, extra };
+    if (answered)
+      return { status: 'unknown', id: null, error: `${why}, and no such state was found; check before sending this row again`, extra };
     // Not in the sequence at the end of the window: the lost request did not enrol it.
-    if (attempt >= MAX_ATTEMPTS) return { status: 'failed', id: null, error: `${why} ${attempt} times (not enrolled: looked up for ${window} each time)`, extra };
+    if (attempt >= MAX_ATTEMPTS)
+      return { status: 'failed', id: null, error: `${why} ${attempt} times (not enrolled: looked up for ${window} each time)`, extra };
     const next = await send(item, attempt + 1, extra);
     return 'parked' in next ? next.parked : next;
   };
@@ -132,7 +152,8 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
     if (item.pending) {
       // An earlier run sent it and was stopped: not among the states yet, but it may still land.
       const at = Date.parse(item.pending.at) || o.settle.now();
-      if (at + o.settle.windowMs > o.settle.now()) return { parked: watch(item, at, 'an earlier run was stopped while enrolling this prospect', 1, extra) };
+      if (at + o.settle.windowMs > o.settle.now())
+        return { parked: watch(item, at, 'an earlier run was stopped while enrolling this prospect', 1, extra) };
     }
     return send(item, 1, extra);
   };

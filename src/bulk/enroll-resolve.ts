@@ -19,7 +19,11 @@ export function emailLookup(client: PageClient): EmailLookup {
   const look = keyLookup(client, { path: 'prospects', type: 'prospect', attr: 'emails', fields: ['emails'] });
   return async (emails) => {
     const out = new Map<string, (number | string)[]>();
-    for (const [k, recs] of await look(emails)) out.set(k, recs.map((r) => r.id));
+    for (const [k, recs] of await look(emails))
+      out.set(
+        k,
+        recs.map((r) => r.id),
+      );
     return out;
   };
 }
@@ -32,7 +36,11 @@ export function emailLookup(client: PageClient): EmailLookup {
 export function resolveEmails(items: AsyncIterable<EnrollItem>, lookup: EmailLookup): AsyncGenerator<EnrollItem> {
   const asRecords = async (values: string[]) => {
     const m = new Map<string, { id: number | string; attributes: Record<string, unknown>; relationships: Record<string, unknown> }[]>();
-    for (const [k, ids] of await lookup(values)) m.set(k.toLowerCase(), ids.map((id) => ({ id, attributes: {}, relationships: {} })));
+    for (const [k, ids] of await lookup(values))
+      m.set(
+        k.toLowerCase(),
+        ids.map((id) => ({ id, attributes: {}, relationships: {} })),
+      );
     return m;
   };
   return resolveInBatches(items, asRecords, {
@@ -40,7 +48,13 @@ export function resolveEmails(items: AsyncIterable<EnrollItem>, lookup: EmailLoo
     apply: (item, recs) => {
       const ids = recs.map((r) => r.id);
       if (ids.length === 1) item.prospectId = idValue(String(ids[0]));
-      else if (ids.length === 0) item.outcome = { status: 'failed', id: null, error: `not found: no prospect has the address ${item.email}`, extra: { email: item.email } };
+      else if (ids.length === 0)
+        item.outcome = {
+          status: 'failed',
+          id: null,
+          error: `not found: no prospect has the address ${item.email}`,
+          extra: { email: item.email },
+        };
       else {
         item.outcome = {
           status: 'failed',

@@ -77,7 +77,9 @@ export function enrollValue(raw: RawRow, by: EnrollBy, column?: string): EnrollV
   const pick = by === 'id' ? prospectIdValue : emailValue;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return pick(v);
   const rec = v as Record<string, unknown>;
-  const col = (column !== undefined ? [column] : by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find((c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '');
+  const col = (column !== undefined ? [column] : by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find(
+    (c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '',
+  );
   if (!col) return { problem: `no ${by === 'id' ? 'id' : 'email'} in the row` };
   const value = rec[col];
   // A `prospect` column of sequence-state output may hold an included record.
@@ -115,9 +117,9 @@ export async function* enrollRows(src: EnrollSource): AsyncGenerator<{ row: numb
       // An exact name keeps the fallback between `id`, `prospect` and `prospect.id` per row.
       column = found !== undefined && !wanted.includes(found) ? found : undefined;
       if (found === undefined) {
-        throw new UsageError(`--input ${src.file}: no ${wanted.map((c) => `"${c}"`).join(' or ')} column (columns: ${cols.join(', ')})`).hint(
-          src.by === 'id' ? 'give --by email for a file of addresses' : 'give --by id for a file of prospect ids',
-        );
+        throw new UsageError(
+          `--input ${src.file}: no ${wanted.map((c) => `"${c}"`).join(' or ')} column (columns: ${cols.join(', ')})`,
+        ).hint(src.by === 'id' ? 'give --by email for a file of addresses' : 'give --by id for a file of prospect ids');
       }
     }
     first = false;

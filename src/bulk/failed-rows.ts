@@ -44,7 +44,12 @@ export class FailedRows {
    * @returns the number of rows written
    */
   async write(input: string, opts: ReadOptions, bareKey: string): Promise<number> {
-    const out = new FailedFile(this.file, opts.format, opts.dialect?.delimiter ?? ',', opts.dialect ? opts.dialect.bom || opts.dialect.encoding !== 'utf-8' : false);
+    const out = new FailedFile(
+      this.file,
+      opts.format,
+      opts.dialect?.delimiter ?? ',',
+      opts.dialect ? opts.dialect.bom || opts.dialect.encoding !== 'utf-8' : false,
+    );
     let written = 0;
     try {
       if (this.errors.size > 0) {
@@ -52,8 +57,12 @@ export class FailedRows {
           const error = this.errors.get(raw.row);
           if (error === undefined) continue;
           if (raw.csv) out.csvRow(raw.header ?? [], raw.cells ?? [], error);
-          else if (typeof raw.value === 'object' && raw.value !== null && !Array.isArray(raw.value)) out.jsonRow({ ...(raw.value as object), [ERROR_COLUMN]: error });
-          else out.jsonRow(raw.value === undefined ? { row: raw.row, [ERROR_COLUMN]: error } : { [bareKey]: raw.value, [ERROR_COLUMN]: error });
+          else if (typeof raw.value === 'object' && raw.value !== null && !Array.isArray(raw.value))
+            out.jsonRow({ ...(raw.value as object), [ERROR_COLUMN]: error });
+          else
+            out.jsonRow(
+              raw.value === undefined ? { row: raw.row, [ERROR_COLUMN]: error } : { [bareKey]: raw.value, [ERROR_COLUMN]: error },
+            );
           written++;
         }
       }

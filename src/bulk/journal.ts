@@ -95,9 +95,9 @@ export async function readJournal(file: string): Promise<JournalState> {
 function checkRegularFile(file: string): void {
   const st = fs.statSync(file);
   if (st.isFile()) return;
-  throw new UsageError(`--journal ${file}: ${st.isDirectory() ? 'is a directory' : 'is not a regular file'}; the journal must be a file`).hint(
-    'name a file, e.g. --journal run.journal.ndjson',
-  );
+  throw new UsageError(
+    `--journal ${file}: ${st.isDirectory() ? 'is a directory' : 'is not a regular file'}; the journal must be a file`,
+  ).hint('name a file, e.g. --journal run.journal.ndjson');
 }
 
 function parseEntry(line: string): JournalEntry | undefined {
@@ -241,8 +241,15 @@ function alive(pid: number): boolean {
 }
 
 /** The outcome of a row an earlier run recorded `failed`, under `--skip-failed`. */
-export function skippedFailed(e: JournalEntry, extra: Record<string, unknown> = {}): { status: 'skipped'; id: null; extra: Record<string, unknown> } {
-  return { status: 'skipped', id: null, extra: { ...extra, reason: `failed in an earlier run (journal: ${e.error ?? 'no reason recorded'}); --skip-failed` } };
+export function skippedFailed(
+  e: JournalEntry,
+  extra: Record<string, unknown> = {},
+): { status: 'skipped'; id: null; extra: Record<string, unknown> } {
+  return {
+    status: 'skipped',
+    id: null,
+    extra: { ...extra, reason: `failed in an earlier run (journal: ${e.error ?? 'no reason recorded'}); --skip-failed` },
+  };
 }
 
 /** The default journal beside the input: `<input>.journal.ndjson` (`<input>.sandbox.journal.ndjson` against the sandbox). */

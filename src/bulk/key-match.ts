@@ -73,7 +73,11 @@ export function keyLookup(client: PageClient, o: KeyLookupOptions): KeyLookup {
           if (!wanted.has(k)) continue;
           const list = found.get(k) ?? [];
           if (!list.some((m) => String(m.id) === String(r.id))) {
-            list.push({ id: r.id, attributes: r.attributes ?? {}, relationships: (r as { relationships?: Record<string, unknown> }).relationships ?? {} });
+            list.push({
+              id: r.id,
+              attributes: r.attributes ?? {},
+              relationships: (r as { relationships?: Record<string, unknown> }).relationships ?? {},
+            });
           }
           found.set(k, list);
         }

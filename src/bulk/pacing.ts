@@ -149,7 +149,11 @@ export class Pacer {
         const budget = this.remaining - this.inflight;
         if (budget <= 0) {
           this.waits++;
-          await this.wait(this.resetAt + RESET_SKEW_MS - now, 'rate limit: no requests left in this window, waiting for it to reset', signal);
+          await this.wait(
+            this.resetAt + RESET_SKEW_MS - now,
+            'rate limit: no requests left in this window, waiting for it to reset',
+            signal,
+          );
           continue;
         }
         const lowWater = Math.max(2 * this.opts.concurrency, Math.ceil((this.limit ?? 0) * 0.05));

@@ -82,7 +82,10 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
 export function describeDialect(d: InputDialect, format: InputFormat): string | undefined {
   const parts: string[] = [];
   if (d.encoding !== 'utf-8') parts.push(`read as ${encodingName(d.encoding)}${d.bom ? '' : ' (not valid UTF-8)'}`);
-  if (format === 'csv' && d.delimiter !== ',') parts.push(`${d.delimiter === '\t' ? 'tab' : `'${d.delimiter}'`}-separated${d.sniffed ? ' (from the header line; --delimiter to change)' : ''}`);
+  if (format === 'csv' && d.delimiter !== ',')
+    parts.push(
+      `${d.delimiter === '\t' ? 'tab' : `'${d.delimiter}'`}-separated${d.sniffed ? ' (from the header line; --delimiter to change)' : ''}`,
+    );
   return parts.length ? parts.join(', ') : undefined;
 }
 
@@ -156,7 +159,13 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
   const toRow = (cells: string[]): RawRow => {
     row++;
     if (cells.length !== header!.length) {
-      return { row, csv: true, cells, header, error: `has ${cells.length} cells, the header has ${header!.length}${hintDelimiter(dialect, cells.length, header!.length)}` };
+      return {
+        row,
+        csv: true,
+        cells,
+        header,
+        error: `has ${cells.length} cells, the header has ${header!.length}${hintDelimiter(dialect, cells.length, header!.length)}`,
+      };
     }
     const value: Record<string, string> = {};
     for (let i = 0; i < cells.length; i++) value[header![i]!] = cells[i]!;
@@ -189,7 +198,9 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
 
 /** A header of one column whose rows have several: the delimiter is likely wrong. */
 function hintDelimiter(d: InputDialect, cells: number, columns: number): string {
-  return columns === 1 && cells > 1 ? ` (is the delimiter ${JSON.stringify(d.delimiter === '\t' ? 'tab' : d.delimiter)} right? --delimiter sets it)` : '';
+  return columns === 1 && cells > 1
+    ? ` (is the delimiter ${JSON.stringify(d.delimiter === '\t' ? 'tab' : d.delimiter)} right? --delimiter sets it)`
+    : '';
 }
 
 function checkHeader(file: string, rec: string[]): string[] {

@@ -150,7 +150,8 @@ export class Requester {
     try {
       return await this.opts.pacer.acquire(this.opts.signal);
     } catch (err) {
-      if (err instanceof ServerWaitError && this.opts.resumeHint && !err.hints.includes(this.opts.resumeHint)) err.hint(this.opts.resumeHint);
+      if (err instanceof ServerWaitError && this.opts.resumeHint && !err.hints.includes(this.opts.resumeHint))
+        err.hint(this.opts.resumeHint);
       throw err;
     }
   }

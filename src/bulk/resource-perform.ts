@@ -82,7 +82,9 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
       // An answer without the record (an empty 2xx, a redirect) confirms nothing: watch for it,
       // and never send it again (MAX_ATTEMPTS: the server did take the request).
       if (id === null || id === undefined || res.status >= 300) {
-        return { parked: settleCreate(item, sentAt, now(), `the server answered ${res.status} without the created record`, MAX_ATTEMPTS, true) };
+        return {
+          parked: settleCreate(item, sentAt, now(), `the server answered ${res.status} without the created record`, MAX_ATTEMPTS, true),
+        };
       }
       return created(id);
     } catch (err) {
@@ -92,7 +94,14 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
   };
 
   /** Watches for a create over the window from `from`; sends it again when it never shows. */
-  const settleCreate = async (item: ResourceItem, sentAt: number, from: number, why: string, attempt: number, answered = false): Promise<Outcome> => {
+  const settleCreate = async (
+    item: ResourceItem,
+    sentAt: number,
+    from: number,
+    why: string,
+    attempt: number,
+    answered = false,
+  ): Promise<Outcome> => {
     const pairs = lookupQuery(o.rt, item.write!.data!, sentAt);
     if (!pairs) return unknown(`${why} and the row has no field to look the record up by`);
     const r = await guarded(
@@ -109,7 +118,8 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     // The server said it took the create, yet it cannot be found: nobody can tell.
     if (answered) return unknown(`${why}, and no record matching the row was found`);
     // Not there at the end of the window: the create did not happen, so sending it again is safe.
-    if (attempt >= MAX_ATTEMPTS) return { status: 'failed', id: null, error: `${why} ${attempt} times (not created: looked up for ${window} each time)` };
+    if (attempt >= MAX_ATTEMPTS)
+      return { status: 'failed', id: null, error: `${why} ${attempt} times (not created: looked up for ${window} each time)` };
     const next = await sendCreate(item, attempt + 1);
     return 'parked' in next ? next.parked : next;
   };
@@ -129,7 +139,10 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     const w = item.write!;
     const done: Outcome = { status: w.method === 'PATCH' ? 'updated' : 'deleted', id: w.id ?? null };
     try {
-      await o.requester.send({ method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body }, 'idempotent');
+      await o.requester.send(
+        { method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body },
+        'idempotent',
+      );
       return done;
     } catch (err) {
       // A DELETE sent again after a lost answer finds the record gone: the first attempt did it.
@@ -165,7 +178,8 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     if (seen === 'applied') return { status: 'updated', id: w.id ?? null, extra: { recovered: true } };
     if (seen === 'gone' && w.method === 'DELETE') return { status: 'deleted', id: w.id ?? null, extra: { recovered: true } };
     if (seen === 'gone') return { status: 'failed', id: w.id ?? null, error: `${why}, and the record no longer exists (HTTP 404)` };
-    if (attempt >= MAX_ATTEMPTS) return { status: 'failed', id: w.id ?? null, error: `${why} ${attempt} times (not done: read back for ${window} each time)` };
+    if (attempt >= MAX_ATTEMPTS)
+      return { status: 'failed', id: w.id ?? null, error: `${why} ${attempt} times (not done: read back for ${window} each time)` };
     const next = await sendChange(item, attempt + 1);
     return 'parked' in next ? next.parked : next;
   };

@@ -10,7 +10,16 @@ import { skippedFailed, type JournalEntry, type JournalState } from './journal.j
 import { IdSet } from './lookup.js';
 import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
 import { namedValues, type RelNames } from './rel-names.js';
-import { describeProblems, ignoredCsvColumn, prepareRow, rowRecord, type PreparedRow, type PreparedWrite, type RowNames, type WriteOp } from './resource-rows.js';
+import {
+  describeProblems,
+  ignoredCsvColumn,
+  prepareRow,
+  rowRecord,
+  type PreparedRow,
+  type PreparedWrite,
+  type RowNames,
+  type WriteOp,
+} from './resource-rows.js';
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from './shard.js';
 
@@ -75,11 +84,19 @@ export interface RowPreparer {
 /** The rows of the shard, keyed and checked (also used by upsert and update by key). */
 export async function* preparedRows(input: ResourceInput, preparer?: RowPreparer): AsyncGenerator<PreparedInputRow> {
   const keys = new RowKeys(preparer?.scope ?? `${input.op} ${input.rt.type}`);
-  for await (const raw of readRows(input.file, { format: input.format, headerless: headerlessIds(input.op), ...(input.dialect ? { dialect: input.dialect } : {}) })) {
+  for await (const raw of readRows(input.file, {
+    format: input.format,
+    headerless: headerlessIds(input.op),
+    ...(input.dialect ? { dialect: input.dialect } : {}),
+  })) {
     // Every row gets its key, also rows of other shards, so that keys of identical rows agree.
     const key = keys.next(raw.error !== undefined ? `\0error ${raw.error}` : raw.value);
     if (!inShard(input.shard, raw.row)) continue;
-    yield { raw, key, prepared: preparer ? preparer.prepare(raw) : prepareRow(input.rt, input.op, raw, input.names, input.skipColumns, input.relNames) };
+    yield {
+      raw,
+      key,
+      prepared: preparer ? preparer.prepare(raw) : prepareRow(input.rt, input.op, raw, input.names, input.skipColumns, input.relNames),
+    };
   }
 }
 
@@ -145,7 +162,8 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
       continue;
     }
     const e = input.journal.entries.get(key);
-    if (e && DONE.has(e.status)) item.outcome = { status: 'skipped', id: e.id ?? null, extra: { reason: `${e.status} by an earlier run (journal)` } };
+    if (e && DONE.has(e.status))
+      item.outcome = { status: 'skipped', id: e.id ?? null, extra: { reason: `${e.status} by an earlier run (journal)` } };
     else if (e?.status === 'unknown') {
       item.outcome = {
         status: 'unknown',

@@ -103,7 +103,9 @@ export function csvRecord(
 }
 
 function validId(value: unknown): boolean {
-  return (typeof value === 'number' && Number.isInteger(value) && value > 0) || (typeof value === 'string' && /^\s*[1-9]\d*\s*$/.test(value));
+  return (
+    (typeof value === 'number' && Number.isInteger(value) && value > 0) || (typeof value === 'string' && /^\s*[1-9]\d*\s*$/.test(value))
+  );
 }
 
 /**
@@ -127,7 +129,8 @@ export function rowRecord(
   if (names || skip?.size) {
     // A copy: the org checks normalise values in place.
     const record: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(raw.value as Record<string, unknown>)) if (!skip?.has(k)) setField(record, fieldOf(rt, k, names), v);
+    for (const [k, v] of Object.entries(raw.value as Record<string, unknown>))
+      if (!skip?.has(k)) setField(record, fieldOf(rt, k, names), v);
     return { record, problems: [] };
   }
   return { record: raw.value as Record<string, unknown>, problems: [] };
@@ -138,7 +141,14 @@ export function rowRecord(
  * @param skip columns (keys) left out of every row (`--ignore-columns`)
  * @param relNames relationship values written as names (`name:Acme`), resolved before the run
  */
-export function prepareRow(rt: ResourceType, op: WriteOp, raw: RawRow, names?: RowNames, skip?: ReadonlySet<string>, relNames?: RelNames): PreparedRow {
+export function prepareRow(
+  rt: ResourceType,
+  op: WriteOp,
+  raw: RawRow,
+  names?: RowNames,
+  skip?: ReadonlySet<string>,
+  relNames?: RelNames,
+): PreparedRow {
   const built = rowRecord(rt, op, raw, names, skip);
   if (!built.record) return { problems: built.problems };
   let record = built.record;

@@ -23,7 +23,11 @@ export class RowKeys {
   /** The key of the next row with this content (a string, or any JSON value). */
   next(content: unknown): string {
     const text = typeof content === 'string' ? content : JSON.stringify(content);
-    const digest = createHash('sha256').update(this.scope).update('\0').update(text ?? 'null').digest();
+    const digest = createHash('sha256')
+      .update(this.scope)
+      .update('\0')
+      .update(text ?? 'null')
+      .digest();
     const hash = digest.toString('base64url').slice(0, 22);
     const short = digest.readUIntBE(0, 6);
     const n = (this.seen.get(short) ?? 0) + 1;

@@ -43,7 +43,10 @@ export interface KeyedItem extends ResourceItem {
 export function keyedPreparer(input: KeyedInput): RowPreparer {
   // By id, the row must carry one (the checks of a bulk update); otherwise no id column is needed.
   const op = input.match === 'id' ? 'update' : 'create';
-  return { scope: `${input.mode} ${input.rt.type} by ${input.match}`, prepare: (raw) => prepareRow(input.rt, op, raw, input.names, input.skipColumns, input.relNames) };
+  return {
+    scope: `${input.mode} ${input.rt.type} by ${input.match}`,
+    prepare: (raw) => prepareRow(input.rt, op, raw, input.names, input.skipColumns, input.relNames),
+  };
 }
 
 /** The value a row is matched by, or undefined when it has none. */
@@ -69,21 +72,35 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
     const data = prepared.write.data!;
     const value = matchValue(data, input.match);
     if (value === undefined) {
-      item.outcome = { status: 'failed', id: null, error: `invalid: ${input.match}: missing: the row is matched by it (--match ${input.match})` };
+      item.outcome = {
+        status: 'failed',
+        id: null,
+        error: `invalid: ${input.match}: missing: the row is matched by it (--match ${input.match})`,
+      };
       yield item;
       continue;
     }
     const first = firstRow.get(normKey(value));
     if (first !== undefined) {
-      item.outcome = { status: 'failed', id: null, error: `duplicate: row ${first} has the same ${input.match} (${value}); only the first is done`, extra: { [input.match]: value } };
+      item.outcome = {
+        status: 'failed',
+        id: null,
+        error: `duplicate: row ${first} has the same ${input.match} (${value}); only the first is done`,
+        extra: { [input.match]: value },
+      };
       yield item;
       continue;
     }
     firstRow.set(normKey(value), raw.row);
     const e = input.journal.entries.get(key);
-    if (e && DONE.has(e.status)) item.outcome = { status: 'skipped', id: e.id ?? null, extra: { reason: `${e.status} by an earlier run (journal)` } };
+    if (e && DONE.has(e.status))
+      item.outcome = { status: 'skipped', id: e.id ?? null, extra: { reason: `${e.status} by an earlier run (journal)` } };
     else if (e?.status === 'unknown') {
-      item.outcome = { status: 'unknown', id: null, error: 'an earlier run could not confirm whether this row was created; check, then remove its journal line to send it again' };
+      item.outcome = {
+        status: 'unknown',
+        id: null,
+        error: 'an earlier run could not confirm whether this row was created; check, then remove its journal line to send it again',
+      };
     } else if (e?.status === 'failed' && input.skipFailed) item.outcome = skippedFailed(e);
     else {
       item.value = value;

@@ -67,7 +67,11 @@ export function splitWords(line: string): string[] {
  * argv with the alias at its command word expanded, or undefined when that word is not an alias
  * of the profile. `isBuiltIn` decides first; the config file is read only after it says no.
  */
-export async function expandAlias(argv: readonly string[], env: NodeJS.ProcessEnv, isBuiltIn: (name: string) => boolean): Promise<string[] | undefined> {
+export async function expandAlias(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  isBuiltIn: (name: string) => boolean,
+): Promise<string[] | undefined> {
   const at = commandIndex(argv);
   if (at < 0 || isBuiltIn(argv[at]!)) return undefined;
   let line: string | undefined;

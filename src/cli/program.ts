@@ -68,7 +68,10 @@ export function buildProgram(app: App, version: string): Command {
     .option('--dry-run', 'print the requests a write would send, send nothing')
     .option('-y, --yes', 'skip confirmations')
     .option('--sandbox', 'run against the local sandbox server (SVC_SANDBOX=1)')
-    .option('--sandbox-data <file>', 'the sandbox serves this org file, e.g. a copy from `svc sandbox --from-profile`; implies --sandbox (SVC_SANDBOX_DATA)')
+    .option(
+      '--sandbox-data <file>',
+      'the sandbox serves this org file, e.g. a copy from `svc sandbox --from-profile`; implies --sandbox (SVC_SANDBOX_DATA)',
+    )
     .option('--timeout <seconds>', 'per-request timeout in seconds, the whole answer included (default 30)')
     .option('--max-response-mb <n>', 'largest answer read, in MB (SVC_MAX_RESPONSE_MB; default 64)')
     .commandsGroup(COMMAND_GROUP)

@@ -42,7 +42,9 @@ export async function attachSandbox(ctx: Context): Promise<AttachedSandbox> {
   // A named org file is a copy made on purpose (`svc sandbox --from-profile`): starting a demo
   // org in its place would rehearse against the wrong org without saying so.
   if (copy !== undefined && !fs.existsSync(orgFile)) {
-    throw new UsageError(`--sandbox-data ${copy}: no such org file`).hint('make one with `svc sandbox --from-profile NAME --data FILE`, or check SVC_SANDBOX_DATA');
+    throw new UsageError(`--sandbox-data ${copy}: no such org file`).hint(
+      'make one with `svc sandbox --from-profile NAME --data FILE`, or check SVC_SANDBOX_DATA',
+    );
   }
   const e = { env: ctx.env, orgFile, trace: (l: string) => ctx.trace(l), warn: (l: string) => ctx.warn(l) };
   // Announced before looking, so that an owner about to exit waits for this process.

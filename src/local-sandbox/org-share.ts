@@ -140,7 +140,10 @@ export async function tryOwn(e: Env, port: number): Promise<{ sb: Sandbox; state
  * {@link tryOwn} with the sandbox started by the caller (`svc sandbox --data FILE` and its
  * options): the lock is taken first, so the org file is loaded by its owner only.
  */
-export async function ownWith(e: Env, start: () => Promise<Sandbox>): Promise<{ sb: Sandbox; state: SandboxState; release: () => void } | undefined> {
+export async function ownWith(
+  e: Env,
+  start: () => Promise<Sandbox>,
+): Promise<{ sb: Sandbox; state: SandboxState; release: () => void } | undefined> {
   let release: () => void;
   try {
     release = await acquireLock(orgLockFile(e.env, e.orgFile), { timeoutMs: 0, staleMs: NEVER_STALE });

@@ -21,9 +21,15 @@ function isNumber(s: string): boolean {
 
 /** Splits a multi-selection: `;` always separates; `,` too when every part is an option. */
 function splitSelections(s: string, options: readonly string[]): string[] {
-  const bySemicolon = s.split(';').map((x) => x.trim()).filter(Boolean);
+  const bySemicolon = s
+    .split(';')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (bySemicolon.length > 1) return bySemicolon;
-  const byComma = s.split(',').map((x) => x.trim()).filter(Boolean);
+  const byComma = s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   const known = (x: string) => options.some((o) => o.toLowerCase() === x.toLowerCase());
   return byComma.length > 1 && byComma.every(known) ? byComma : bySemicolon;
 }
@@ -65,7 +71,9 @@ export function checkCustomValue(f: CustomField, value: unknown): { value: strin
     case 'date':
       return validDate(s) ? { value: s } : { problem: `expected a date YYYY-MM-DD, got "${s}"` };
     case 'date_time':
-      return DATE_TIME.test(s) && validDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s)) ? { value: s } : { problem: `expected a date-time YYYY-MM-DDThh:mm:ss, got "${s}"` };
+      return DATE_TIME.test(s) && validDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s))
+        ? { value: s }
+        : { problem: `expected a date-time YYYY-MM-DDThh:mm:ss, got "${s}"` };
     case 'url': {
       let ok = false;
       try {

@@ -51,7 +51,10 @@ function listParameters(doc: Json, path: string | undefined): Json[] {
   if (!path || !isObject(doc.paths)) return [];
   const item = doc.paths[`/${path}`];
   if (!isObject(item) || !isObject(item.get)) return [];
-  const params = [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(item.get.parameters) ? item.get.parameters : [])];
+  const params = [
+    ...(Array.isArray(item.parameters) ? item.parameters : []),
+    ...(Array.isArray(item.get.parameters) ? item.get.parameters : []),
+  ];
   return params.filter(isObject);
 }
 
@@ -66,7 +69,8 @@ export function attributesFromOpenApi(doc: unknown, pathOf: PathOf): Map<string,
     if (!isObject(schema) || !isObject(schema.properties)) continue;
     const typeProp = schema.properties.type;
     const attrs = schema.properties.attributes;
-    if (!isObject(typeProp) || !Array.isArray(typeProp.enum) || typeProp.enum.length !== 1 || typeof typeProp.enum[0] !== 'string') continue;
+    if (!isObject(typeProp) || !Array.isArray(typeProp.enum) || typeProp.enum.length !== 1 || typeof typeProp.enum[0] !== 'string')
+      continue;
     if (!isObject(attrs) || !isObject(attrs.properties)) continue;
     const type = typeProp.enum[0];
     const params = listParameters(doc, pathOf(type));

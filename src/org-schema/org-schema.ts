@@ -31,7 +31,8 @@ export function customFieldsFromTypes(doc: unknown): Map<string, Record<string, 
         type: typeof v.type === 'string' ? v.type : 'string',
         required: v.required === true,
         label: typeof v.label === 'string' ? v.label : '',
-        definition: typeof def === 'string' || (Array.isArray(def) && def.every((d) => typeof d === 'string')) ? (def as string | string[]) : null,
+        definition:
+          typeof def === 'string' || (Array.isArray(def) && def.every((d) => typeof d === 'string')) ? (def as string | string[]) : null,
       };
     }
     out.set(entry.type, fields);
@@ -109,9 +110,12 @@ export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | 
       const wanted = normLabel(key);
       const hits = customFields.filter((f) => f.label && normLabel(f.label) === wanted);
       if (hits.length > 1) {
-        throw new UsageError(`"${key}" is the label of several custom fields of ${rt.type} (${hits.map((f) => f.name).join(', ')}): use the field name`);
+        throw new UsageError(
+          `"${key}" is the label of several custom fields of ${rt.type} (${hits.map((f) => f.name).join(', ')}): use the field name`,
+        );
       }
-      if (hits.length === 1) return { name: hits[0]!.name, spec: findAttribute(rt, hits[0]!.name) ?? { name: hits[0]!.name, type: 'string' } };
+      if (hits.length === 1)
+        return { name: hits[0]!.name, spec: findAttribute(rt, hits[0]!.name) ?? { name: hits[0]!.name, type: 'string' } };
       return undefined;
     },
     apply(attributes, forUpdate) {

@@ -35,7 +35,11 @@ export function flatten(resource: ResourceObject, included?: IncludedIndex, dept
     if (data === null || data === undefined) {
       setField(record, name, null);
     } else if (Array.isArray(data)) {
-      setField(record, name, data.map((d) => resolveId(d.type, d.id, included, depth)));
+      setField(
+        record,
+        name,
+        data.map((d) => resolveId(d.type, d.id, included, depth)),
+      );
     } else {
       setField(record, name, resolveId(data.type, data.id, included, depth));
     }

@@ -59,7 +59,8 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
   const out = opts.io.stdout;
   const flat = (p: ResourcePage) => (r: ResourceObject) => (p.prepare ? p.prepare(flatten(r, p.included)) : flatten(r, p.included));
   // The flat record as compact JSON: every format of a listing starts from what ndjson writes (flat-text.ts).
-  const text = (p: ResourcePage) => (p.prepare ? (r: ResourceObject) => JSON.stringify(flat(p)(r)) : (r: ResourceObject) => flatJson(r, p.included));
+  const text = (p: ResourcePage) =>
+    p.prepare ? (r: ResourceObject) => JSON.stringify(flat(p)(r)) : (r: ResourceObject) => flatJson(r, p.included);
   // Views of one record (`get`) take flat records.
   const whole = (w: Omit<RecordWriter, 'resources'>): RecordWriter => ({
     ...w,

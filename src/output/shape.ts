@@ -68,8 +68,14 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
       chunk = '';
     };
     return {
-      page: async (doc, records) => { await w.page(doc, records); await flush(); },
-      resources: async (p) => { await w.resources(p); await flush(); },
+      page: async (doc, records) => {
+        await w.page(doc, records);
+        await flush();
+      },
+      resources: async (p) => {
+        await w.resources(p);
+        await flush();
+      },
       end: async () => {},
     };
   }
@@ -99,7 +105,8 @@ export function formatResult(result: unknown, raw: boolean): string {
 /** Applies the shape to a plain value (a command's result that is not JSON:API records). */
 export function shapeValue(value: unknown, shape: OutputShape, perElement: boolean): unknown {
   const fields = shape.fields;
-  const project = (v: unknown) => (fields && v && typeof v === 'object' && !Array.isArray(v) ? projectRecord(v as Record<string, unknown>, fields) : v);
+  const project = (v: unknown) =>
+    fields && v && typeof v === 'object' && !Array.isArray(v) ? projectRecord(v as Record<string, unknown>, fields) : v;
   const shaped = Array.isArray(value) ? value.map(project) : project(value);
   if (!shape.query) return shaped;
   if (perElement && Array.isArray(shaped)) return shaped.map((v) => shape.query!.search(v) ?? null);

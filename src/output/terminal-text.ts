@@ -21,7 +21,17 @@ const UNSAFE_IN_LINES_ALL = new RegExp(UNSAFE_IN_LINES.source, 'g');
 /** Printable ASCII only: one column per character, nothing to escape (the common case, checked first). */
 const PLAIN = /^[\x20-\x7e]*$/;
 
-const NAMED: Record<string, string> = { '\x1b': '\\e', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\0': '\\0' };
+const NAMED: Record<string, string> = {
+  '\x1b': '\\e',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\v': '\\v',
+  '\0': '\\0',
+};
 
 /** The visible escape of one unsafe character. */
 function escapeChar(c: string): string {
@@ -61,8 +71,9 @@ function graphemes(s: string): Iterable<{ segment: string }> {
  * Text without them is one grapheme per UTF-16 unit, cut without Intl.Segmenter (~50× quicker:
  * a table of 100,000 accented names is laid out in milliseconds, not seconds).
  */
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: each character is tested on its own (a joiner alone marks text as needing the segmenter), not as a joined sequence
-const CLUSTERING = /[\p{M}\u200c\u200d\ufe00-\ufe0f\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0e33\u0eb3\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\r]/u;
+const CLUSTERING =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: each character is tested on its own (a joiner alone marks text as needing the segmenter), not as a joined sequence
+  /[\p{M}\u200c\u200d\ufe00-\ufe0f\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0e33\u0eb3\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\r]/u;
 const SURROGATE = /[\ud800-\udfff]/;
 const simple = (s: string) => !SURROGATE.test(s) && !CLUSTERING.test(s);
 
@@ -118,9 +129,11 @@ export function fitText(s: string, width: number): string {
   const room = width - 1;
   let out = '';
   let used = 0;
-  const pieces: Iterable<string> = simple(s) ? s : (function* () {
-    for (const { segment } of graphemes(s)) yield segment;
-  })();
+  const pieces: Iterable<string> = simple(s)
+    ? s
+    : (function* () {
+        for (const { segment } of graphemes(s)) yield segment;
+      })();
   for (const piece of pieces) {
     const shown = terminalSafe(piece);
     // An escaped control is several columns of plain text; anything else is one grapheme.

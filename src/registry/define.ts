@@ -2,15 +2,7 @@
  * Small builders that keep the registry data readable: one line per attribute, flags written
  * the way the spec's tables write them (`RO F S max 255`).
  */
-import type {
-  ActionSpec,
-  AttrType,
-  AttributeSpec,
-  AuthorizationMeta,
-  Operation,
-  RelationshipSpec,
-  ResourceType,
-} from './types.js';
+import type { ActionSpec, AttrType, AttributeSpec, AuthorizationMeta, Operation, RelationshipSpec, ResourceType } from './types.js';
 
 const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete'];
 
@@ -18,12 +10,7 @@ const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update',
  * An attribute from a flag string: `RO`, `WO`, `F`, `S`, `max N`, `inferred`, `onlyOnRequest`.
  * @example attr('name', 'string', 'max 255 F S')
  */
-export function attr(
-  name: string,
-  type: AttrType,
-  flags = '',
-  extra: Pick<AttributeSpec, 'enum' | 'description'> = {},
-): AttributeSpec {
+export function attr(name: string, type: AttrType, flags = '', extra: Pick<AttributeSpec, 'enum' | 'description'> = {}): AttributeSpec {
   const words = flags.split(/\s+/).filter(Boolean);
   const spec: AttributeSpec = { name, type };
   for (let i = 0; i < words.length; i++) {
@@ -45,7 +32,10 @@ export function attr(
 
 /** Several attributes sharing one type and flag string (the spec's `a, b, c | integer | RO` rows). */
 export function attrs(names: string, type: AttrType, flags = ''): AttributeSpec[] {
-  return names.split(/[\s,]+/).filter(Boolean).map((n) => attr(n, type, flags));
+  return names
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((n) => attr(n, type, flags));
 }
 
 /** `createdAt` and `updatedAt`, read-only, filterable and sortable unless flags say otherwise. */

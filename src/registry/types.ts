@@ -6,16 +6,7 @@
  */
 
 /** Value type of an attribute, as the spec's tables give it. */
-export type AttrType =
-  | 'string'
-  | 'integer'
-  | 'number'
-  | 'boolean'
-  | 'date'
-  | 'date-time'
-  | 'string[]'
-  | 'object'
-  | 'array';
+export type AttrType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'date-time' | 'string[]' | 'object' | 'array';
 
 /** One attribute of a resource type. */
 export interface AttributeSpec {

@@ -49,7 +49,10 @@ function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): Glo
   }
   const timeout = opts.timeout === undefined ? 30 : parsePositiveNumber(String(opts.timeout), '--timeout', 'seconds');
   const maxMbText = (opts.maxResponseMb as string | undefined) ?? (env.SVC_MAX_RESPONSE_MB || undefined);
-  const maxMb = maxMbText === undefined ? 64 : parsePositiveNumber(maxMbText, opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb', 'megabytes');
+  const maxMb =
+    maxMbText === undefined
+      ? 64
+      : parsePositiveNumber(maxMbText, opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb', 'megabytes');
   const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
   const sandboxData = (opts.sandboxData as string | undefined) ?? (env.SVC_SANDBOX_DATA || undefined);
   return {
@@ -75,12 +78,17 @@ function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): Glo
 function parseJsonFields(list: string): string[] | undefined {
   if (list.trim() === '') return undefined;
   const fields = list.split(',').map((s) => s.trim());
-  if (fields.some((f) => f === '')) throw new UsageError(`--json ${list}: expected field names separated by commas (e.g. --json id,firstName,title)`);
+  if (fields.some((f) => f === ''))
+    throw new UsageError(`--json ${list}: expected field names separated by commas (e.g. --json id,firstName,title)`);
   return fields;
 }
 
 /** Builds a Context for a command. */
-export function createContext(app: App, globals: GlobalOptions, overrides: { prompter?: Prompter } = {}): Context & { close(): Promise<void> } {
+export function createContext(
+  app: App,
+  globals: GlobalOptions,
+  overrides: { prompter?: Prompter } = {},
+): Context & { close(): Promise<void> } {
   const secrets = new Set<string>();
   const closers: (() => Promise<void> | void)[] = [];
   let store: Promise<ConfigStore> | undefined;

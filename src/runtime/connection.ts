@@ -27,7 +27,13 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     const { attachSandbox } = await import('../local-sandbox/attach.js');
     const sb = await attachSandbox(ctx);
     ctx.addSecret(sb.token);
-    return { profileName: 'sandbox', baseUrl: sb.baseUrl, authUrl: sb.authUrl, tokens: staticTokenProvider(sb.token), tokenSource: 'sandbox' };
+    return {
+      profileName: 'sandbox',
+      baseUrl: sb.baseUrl,
+      authUrl: sb.authUrl,
+      tokens: staticTokenProvider(sb.token),
+      tokenSource: 'sandbox',
+    };
   }
   const store = await ctx.config();
   const profileName = store.currentName();
@@ -78,7 +84,11 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     profileName,
     authUrl,
     baseUrl,
-    env: { clientId: ctx.env.SVC_CLIENT_ID || undefined, clientSecret: ctx.env.SVC_CLIENT_SECRET || undefined, refreshToken: ctx.env.SVC_REFRESH_TOKEN || undefined },
+    env: {
+      clientId: ctx.env.SVC_CLIENT_ID || undefined,
+      clientSecret: ctx.env.SVC_CLIENT_SECRET || undefined,
+      refreshToken: ctx.env.SVC_REFRESH_TOKEN || undefined,
+    },
     now: () => ctx.clock.now(),
     trace: (line) => ctx.trace(line),
     notice: (line) => ctx.info(line),
@@ -105,10 +115,18 @@ function hasStoredSecret(profile: Profile | undefined): boolean {
 function foreignTarget(profileName: string, profile: Profile, baseUrl: string, authUrl: string, fromEnv: boolean): UsageError | undefined {
   const own = originOf(profile.baseUrl);
   const ownAuth = originOf(profile.authUrl) ?? own;
-  const bad = own && originOf(baseUrl) !== own ? ['--base-url', baseUrl, own] : ownAuth && originOf(authUrl) !== ownAuth ? ['--auth-url', authUrl, ownAuth] : undefined;
+  const bad =
+    own && originOf(baseUrl) !== own
+      ? ['--base-url', baseUrl, own]
+      : ownAuth && originOf(authUrl) !== ownAuth
+        ? ['--auth-url', authUrl, ownAuth]
+        : undefined;
   if (!bad) return undefined;
   const [flag, url, home] = bad as [string, string, string];
   const e = new UsageError(`${flag} ${url}: profile "${profileName}" is logged in to ${home}; its tokens are sent there only`);
-  if (fromEnv) e.hint('SVC_REFRESH_TOKEN is refreshed into this profile and its stored login is used: give a step against another API its own profile (SVC_PROFILE=NAME) or config directory');
+  if (fromEnv)
+    e.hint(
+      'SVC_REFRESH_TOKEN is refreshed into this profile and its stored login is used: give a step against another API its own profile (SVC_PROFILE=NAME) or config directory',
+    );
   return e.hint(`for another API use --token (or SVC_TOKEN), or log in to it with \`svc login --profile NAME --base-url ${url}\``);
 }

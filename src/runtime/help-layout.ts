@@ -48,9 +48,11 @@ export function wrapLine(line: string, width: number, hang?: number): string[] {
 
 /** Wraps every line of a block of help text (see {@link wrapLine}). */
 export function wrapBlock(text: string, width: number): string {
-  return text
-    .split('\n')
-    // A command line that must wrap continues under its first word, past the `$ `.
-    .flatMap((l) => wrapLine(l, width, /^ *\$ /.test(l) ? l.indexOf('$') + 4 : undefined))
-    .join('\n');
+  return (
+    text
+      .split('\n')
+      // A command line that must wrap continues under its first word, past the `$ `.
+      .flatMap((l) => wrapLine(l, width, /^ *\$ /.test(l) ? l.indexOf('$') + 4 : undefined))
+      .join('\n')
+  );
 }

@@ -51,7 +51,8 @@ async function interruptible<T>(prompt: Promise<T>): Promise<T> {
     return await prompt;
   } catch (err) {
     const name = (err as { name?: string } | null)?.name;
-    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError('interrupted at the prompt: nothing was done');
+    if (name === 'ExitPromptError' || name === 'AbortPromptError')
+      throw new InterruptedError('interrupted at the prompt: nothing was done');
     throw err;
   }
 }

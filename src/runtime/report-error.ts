@@ -22,7 +22,8 @@ export function reportError(err: unknown, t: ErrorReportTarget): number {
   if (err instanceof ApiError) {
     code = err.exitCode;
     lines.push(`error: ${err.message}${describeExtras(err.errors[0])}`);
-    for (const e of err.errors.slice(1)) lines.push(`error: ${e.title ?? e.id ?? 'error'}${e.detail ? `: ${e.detail}` : ''}${describeExtras(e)}`);
+    for (const e of err.errors.slice(1))
+      lines.push(`error: ${e.title ?? e.id ?? 'error'}${e.detail ? `: ${e.detail}` : ''}${describeExtras(e)}`);
     for (const h of err.hints) lines.push(`hint: ${h}`);
     const retry = (err.status === 429 || err.status === 503) && err.retryAfter ? describeRetryAfter(err.retryAfter, Date.now()) : undefined;
     if (retry) lines.push(`hint: the service asks to retry after ${retry}`);

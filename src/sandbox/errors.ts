@@ -63,11 +63,16 @@ export const errors = {
   methodNotAllowed: (method: string, path: string, allow: string[]) =>
     new ErrorResponse(
       405,
-      [{ id: 'methodNotAllowed', title: 'Method Not Allowed', detail: `${method} is not an operation of ${path}; allowed: ${allow.join(', ') || 'none'}.` }],
+      [
+        {
+          id: 'methodNotAllowed',
+          title: 'Method Not Allowed',
+          detail: `${method} is not an operation of ${path}; allowed: ${allow.join(', ') || 'none'}.`,
+        },
+      ],
       { Allow: allow.join(', ') },
     ),
-  badRequest: (detail: string, parameter?: string) =>
-    one(400, 'badRequest', 'Bad Request', detail, parameter ? { parameter } : undefined),
+  badRequest: (detail: string, parameter?: string) => one(400, 'badRequest', 'Bad Request', detail, parameter ? { parameter } : undefined),
   payloadTooLarge: (limit: number) =>
     one(413, 'requestEntityTooLarge', 'Request Entity Too Large', `The request body is larger than ${formatBytes(limit)}.`),
   mediaType: (got: string) =>

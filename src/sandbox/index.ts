@@ -181,7 +181,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     requests: core.requests,
     deliveries: dispatcher.deliveries,
     store,
-    issueToken: ({ userId = ownerUserId, scopes = allScopes(), appId = null, ttlSeconds = 7200 }) => auth.issueAccess(userId, appId, scopes, ttlSeconds).token,
+    issueToken: ({ userId = ownerUserId, scopes = allScopes(), appId = null, ttlSeconds = 7200 }) =>
+      auth.issueAccess(userId, appId, scopes, ttlSeconds).token,
     webhooksIdle: () => dispatcher.idle(),
     save: async () => {
       await saver?.flush();

@@ -75,7 +75,7 @@ export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined
 const MAX_VALUE = 60;
 
 function show(v: unknown): string {
-  return fitText(typeof v === 'string' ? v : JSON.stringify(v) ?? 'null', MAX_VALUE);
+  return fitText(typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null'), MAX_VALUE);
 }
 
 /**
@@ -86,7 +86,8 @@ function show(v: unknown): string {
 export function describeDelivery(d: DeliverySummary): string[] {
   const head = [d.eventName, d.type !== undefined ? `${d.type} ${d.id ?? '?'}` : undefined].filter(Boolean).join('  ');
   const lines = [terminalSafe(head)];
-  for (const a of d.attributes) lines.push(`  ${terminalSafe(a.name)}: ${a.hasBefore ? `${show(a.before)} → ${show(a.value)}` : show(a.value)}`);
+  for (const a of d.attributes)
+    lines.push(`  ${terminalSafe(a.name)}: ${a.hasBefore ? `${show(a.before)} → ${show(a.value)}` : show(a.value)}`);
   for (const [name, id] of Object.entries(d.relationships)) lines.push(`  ${terminalSafe(name)} → ${show(id)}`);
   return lines;
 }

@@ -31,7 +31,10 @@ export function checkResourceAction(resource: string, action: string): string | 
  */
 export function parseEventList(list: string): { selectors: EventSelector[] } | { problem: string } {
   const selectors: EventSelector[] = [];
-  for (const raw of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const dot = raw.lastIndexOf('.');
     const resource = dot < 0 ? raw : raw.slice(0, dot);
     const action = dot < 0 ? '*' : raw.slice(dot + 1);

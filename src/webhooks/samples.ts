@@ -110,7 +110,12 @@ function sampleRelationships(rt: ResourceType): Record<string, unknown> {
 }
 
 /** What changes for an action: new values and old values. */
-function changesFor(rt: ResourceType, action: string, iso: string, earlier: string): { after: Record<string, unknown>; before: Record<string, unknown> } {
+function changesFor(
+  rt: ResourceType,
+  action: string,
+  iso: string,
+  earlier: string,
+): { after: Record<string, unknown>; before: Record<string, unknown> } {
   const has = (n: string) => rt.attributes.some((a) => a.name === n);
   const after: Record<string, unknown> = {};
   const before: Record<string, unknown> = {};
@@ -121,7 +126,9 @@ function changesFor(rt: ResourceType, action: string, iso: string, earlier: stri
   };
   if (action === 'updated') {
     // The first field people edit: a writable string among the usual ones.
-    const editable = rt.attributes.filter((a) => !a.readOnly && a.type === 'string' && !a.enum && [...rt.promptFields, ...rt.defaultColumns].includes(a.name));
+    const editable = rt.attributes.filter(
+      (a) => !a.readOnly && a.type === 'string' && !a.enum && [...rt.promptFields, ...rt.defaultColumns].includes(a.name),
+    );
     const field = ['title', 'name', 'subject'].map((n) => editable.find((a) => a.name === n)).find(Boolean) ?? editable[0];
     if (field) {
       const old = sampleValue(rt, field, earlier);
@@ -173,7 +180,10 @@ export function buildSampleDelivery(opts: SampleOptions): SampleDelivery {
     if (opts.action === 'advanced') data.relationships = { sequenceStep: { data: { type: 'sequenceStep', id: 8 } } };
     beforeUpdate = { type: rt.type, id, ...before };
   }
-  const body: SampleDelivery = { data, meta: { deliveredAt: new Date(now + 1234).toISOString(), eventName: `${opts.resource}.${opts.action}` } };
+  const body: SampleDelivery = {
+    data,
+    meta: { deliveredAt: new Date(now + 1234).toISOString(), eventName: `${opts.resource}.${opts.action}` },
+  };
   if (opts.payloadVersion === 2 && beforeUpdate) {
     return { data, beforeUpdate, meta: body.meta };
   }

@@ -32,7 +32,10 @@ export function verifySignature(secret: string, body: Buffer | string, signature
 /** Lower-case hex without spaces or a `sha256=` prefix, or undefined when it cannot be hex. */
 function normalizeSignature(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  const s = raw.trim().replace(/^sha256=/i, '').toLowerCase();
+  const s = raw
+    .trim()
+    .replace(/^sha256=/i, '')
+    .toLowerCase();
   if (s.length === 0 || s.length % 2 !== 0 || !/^[0-9a-f]+$/.test(s)) return undefined;
   return s;
 }

@@ -10,16 +10,30 @@ const TOKEN = 'tok_test_abcdef123456';
 let server: Awaited<ReturnType<typeof startTinyServer>>;
 let base: string;
 const page = (ids: number[], next?: string) =>
-  JSON.stringify({ data: ids.map((id) => ({ type: 'prospect', id, attributes: { firstName: `P${id}` }, relationships: { account: { data: { type: 'account', id: 1 } } } })), links: next ? { next } : {}, meta: { count: null } });
+  JSON.stringify({
+    data: ids.map((id) => ({
+      type: 'prospect',
+      id,
+      attributes: { firstName: `P${id}` },
+      relationships: { account: { data: { type: 'account', id: 1 } } },
+    })),
+    links: next ? { next } : {},
+    meta: { count: null },
+  });
 
 beforeAll(async () => {
   server = await startTinyServer((req: Received): ReturnType<Responder> => {
     const u = new URL(req.url, 'http://x');
     if (u.pathname === '/api/v2/prospects' && !u.searchParams.has('page[offset]') && u.searchParams.get('poison') === null) {
-      return { status: 200, body: page([1, 2], `${base}/prospects?page[limit]=2&page[offset]=2`), headers: { 'x-ratelimit-remaining': '9999, 19988', 'x-ratelimit-limit': '10000' } };
+      return {
+        status: 200,
+        body: page([1, 2], `${base}/prospects?page[limit]=2&page[offset]=2`),
+        headers: { 'x-ratelimit-remaining': '9999, 19988', 'x-ratelimit-limit': '10000' },
+      };
     }
     if (u.pathname === '/api/v2/prospects' && u.searchParams.get('page[offset]') === '2') return { status: 200, body: page([3]) };
-    if (u.pathname === '/api/v2/prospects' && u.searchParams.has('poison')) return { status: 200, body: page([1], 'https://evil.example/steal?page[offset]=1') };
+    if (u.pathname === '/api/v2/prospects' && u.searchParams.has('poison'))
+      return { status: 200, body: page([1], 'https://evil.example/steal?page[offset]=1') };
     if (u.pathname === '/api/v2/mailings') {
       // Big pages time out at the gateway, as long mailing bodies do.
       const limit = Number(u.searchParams.get('page[limit]'));
@@ -33,9 +47,24 @@ beforeAll(async () => {
     if (u.pathname === '/api/v2/html') return { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad Gateway</html>' };
     if (u.pathname === '/api/v2/broken') return { status: 200, body: '{"data": [' };
     if (u.pathname === '/api/v2/empty') return { status: 500, body: '' };
-    if (u.pathname === '/api/v2/forbidden') return { status: 403, body: JSON.stringify({ errors: [{ id: 'unauthorizedOauthScope', title: 'Unauthorized OAuth scope', detail: 'missing prospects.read' }] }) };
-    if (u.pathname === '/api/v2/unauth') return { status: 401, body: JSON.stringify({ errors: [{ id: 'unauthorized', title: 'Unauthorized' }] }) };
-    if (u.pathname === '/api/v2/invalid') return { status: 422, body: JSON.stringify({ errors: [{ id: 'validationError', title: 'Validation error', detail: 'is too long', source: { pointer: '/data/attributes/title' } }] }) };
+    if (u.pathname === '/api/v2/forbidden')
+      return {
+        status: 403,
+        body: JSON.stringify({
+          errors: [{ id: 'unauthorizedOauthScope', title: 'Unauthorized OAuth scope', detail: 'missing prospects.read' }],
+        }),
+      };
+    if (u.pathname === '/api/v2/unauth')
+      return { status: 401, body: JSON.stringify({ errors: [{ id: 'unauthorized', title: 'Unauthorized' }] }) };
+    if (u.pathname === '/api/v2/invalid')
+      return {
+        status: 422,
+        body: JSON.stringify({
+          errors: [
+            { id: 'validationError', title: 'Validation error', detail: 'is too long', source: { pointer: '/data/attributes/title' } },
+          ],
+        }),
+      };
     return { status: 404, body: JSON.stringify({ errors: [{ id: 'resourceNotFound', title: 'Resource not found' }] }) };
   });
   base = `${server.url}/api/v2`;
@@ -59,14 +88,19 @@ describe('svc api', () => {
   it('--paginate follows links.next, and --verbose traces without the token', async () => {
     const r = await runSvc(['api', 'GET', '/prospects', '--paginate', '-o', 'ndjson', '--verbose'], { env: env() });
     expect(r.code).toBe(0);
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3]);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2, 3]);
     expect(r.stderr).toContain('GET ');
     expect(r.stderr).toContain('rate 9999/10000');
     expect(r.stderr + r.stdout).not.toContain(TOKEN);
   });
 
   it('never follows a next link to another host with the token', async () => {
-    const r = await runSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env: { ...env(), SVC_BASE_URL: base } , input: ''});
+    const r = await runSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env: { ...env(), SVC_BASE_URL: base }, input: '' });
     // the list itself is fine; now the poisoned one
     const p = await runSvc(['api', 'GET', '/prospects?poison=1', '--paginate', '-o', 'ndjson'], { env: env() });
     expect(r.code).toBe(0);
@@ -88,7 +122,10 @@ describe('pagination', () => {
     const before = server.received.length;
     const r = await runSvc(['mailings', 'list', '--all', '-o', 'ndjson'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(ids).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
     const limits = server.received.slice(before).map((x) => new URL(x.url, 'http://x').searchParams.get('page[limit]'));
     expect(limits.slice(0, 3)).toEqual(['1000', '500', '250']);

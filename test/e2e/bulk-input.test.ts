@@ -42,7 +42,10 @@ function cp1252(text: string): Buffer {
 
 describe('input as spreadsheets write it', () => {
   it('a ;-separated UTF-8 file with a BOM: the columns are split at ; and the values arrive intact', async () => {
-    const file = inputFile('eu.csv', '\uFEFFfirstName;lastName;title;emails\nZoë;Müller;"Head; Sales";zoe@eu.test\nJosé;Núñez;CTO;jose@eu.test\n');
+    const file = inputFile(
+      'eu.csv',
+      '\uFEFFfirstName;lastName;title;emails\nZoë;Müller;"Head; Sales";zoe@eu.test\nJosé;Núñez;CTO;jose@eu.test\n',
+    );
     const mark = sb.requests.length;
     const r = await svc(['prospects', 'create', '--input', file]);
     expect(r.code, r.stderr).toBe(0);
@@ -82,7 +85,10 @@ describe('input as spreadsheets write it', () => {
 
   it('Windows-1252 with CRLF and a quoted line break: read as such, and said so', async () => {
     const file = inputFile('win.csv', '');
-    fs.writeFileSync(file, cp1252('firstName,lastName,title,emails\r\nZoë,Brontë,"Line one\r\nline two",zoe@w1252.test\r\nAnaïs,Noël,CEO,anais@w1252.test\r\n'));
+    fs.writeFileSync(
+      file,
+      cp1252('firstName,lastName,title,emails\r\nZoë,Brontë,"Line one\r\nline two",zoe@w1252.test\r\nAnaïs,Noël,CEO,anais@w1252.test\r\n'),
+    );
     const r = await svc(['prospects', 'create', '--input', file]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/read as Windows-1252 \(not valid UTF-8\)/);
@@ -100,10 +106,17 @@ describe('columns resolved before the first write', () => {
     const mark = sb.requests.length;
     const r = await svc(['prospects', 'create', '--input', file], e);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/error: --input .*typo\.csv: 2 columns "tittle" \(did you mean title\?\), "Favourite Colour" are not fields of prospect; nothing was sent/);
+    expect(r.stderr).toMatch(
+      /error: --input .*typo\.csv: 2 columns "tittle" \(did you mean title\?\), "Favourite Colour" are not fields of prospect; nothing was sent/,
+    );
     expect(r.stderr).toMatch(/--ignore-columns tittle,'Favourite Colour'/);
     // The only requests: the schema, pulled once because the profile had none.
-    expect(sb.requests.slice(mark).map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /api/v2/schema/openapi.json', 'GET /api/v2/types']);
+    expect(
+      sb.requests
+        .slice(mark)
+        .map((q) => `${q.method} ${q.path}`)
+        .sort(),
+    ).toEqual(['GET /api/v2/schema/openapi.json', 'GET /api/v2/types']);
     expect(marked('@typo.test')).toHaveLength(0);
     // --dry-run refuses it too (it sent nothing before either, but showed nothing wrong).
     const dry = await svc(['prospects', 'create', '--input', file, '--dry-run'], e);
@@ -146,7 +159,9 @@ describe('circuit breaker', () => {
     const sent = posts(mark).length;
     expect(sent).toBeGreaterThanOrEqual(20);
     expect(sent).toBeLessThanOrEqual(24);
-    expect(r.stderr).toMatch(/error: stopped after 20 rows in a row were refused with the same error \(\d+ rows not tried\): HTTP 422 .*No account with id 999999/);
+    expect(r.stderr).toMatch(
+      /error: stopped after 20 rows in a row were refused with the same error \(\d+ rows not tried\): HTTP 422 .*No account with id 999999/,
+    );
     expect(r.stderr).toMatch(/fix what the error names \(first in row \d+\), then run the same command again/);
     expect(r.stderr).toMatch(/--max-failures N/);
     const lines = ndjson<{ status: string }>(journal).filter((l) => l.status === 'failed');
@@ -173,7 +188,8 @@ describe('circuit breaker', () => {
 
 describe('--failed', () => {
   it('writes the failed rows in the input format (;, BOM, columns) plus error; fixed and fed back, the run completes', async () => {
-    const text = '\uFEFFfirstName;emails;account.id\nA1;a1@fail.test;1\nA2;a2@fail.test;999999\nA3;a3@fail.test;1\nA4;"a4@fail.test";888888\nA5;a5@fail.test;2\n';
+    const text =
+      '\uFEFFfirstName;emails;account.id\nA1;a1@fail.test;1\nA2;a2@fail.test;999999\nA3;a3@fail.test;1\nA4;"a4@fail.test";888888\nA5;a5@fail.test;2\n';
     const file = inputFile('fail.csv', text);
     const failed = path.join(path.dirname(file), 'failed.csv');
     const r = await svc(['prospects', 'create', '--input', file, '--failed', failed]);
@@ -200,12 +216,22 @@ describe('--failed', () => {
   });
 
   it('NDJSON input: failed objects with an error member; --failed needs --input; not the input itself', async () => {
-    const file = inputFile('f.ndjson', [{ firstName: 'N1', emails: ['n1@nd-fail.test'], account: 999999 }, { firstName: 'N2', emails: ['n2@nd-fail.test'] }].map((o) => JSON.stringify(o)).join('\n') + '\n');
+    const file = inputFile(
+      'f.ndjson',
+      [
+        { firstName: 'N1', emails: ['n1@nd-fail.test'], account: 999999 },
+        { firstName: 'N2', emails: ['n2@nd-fail.test'] },
+      ]
+        .map((o) => JSON.stringify(o))
+        .join('\n') + '\n',
+    );
     const failed = `${file}.failed.ndjson`;
     const r = await svc(['prospects', 'create', '--input', file, '--failed', failed]);
     expect(r.code).toBe(5);
     const rows = ndjson<Record<string, unknown>>(failed);
-    expect(rows).toEqual([{ firstName: 'N1', emails: ['n1@nd-fail.test'], account: 999999, error: expect.stringMatching(/No account with id 999999/) }]);
+    expect(rows).toEqual([
+      { firstName: 'N1', emails: ['n1@nd-fail.test'], account: 999999, error: expect.stringMatching(/No account with id 999999/) },
+    ]);
     const same = await svc(['prospects', 'create', '--input', file, '--failed', file]);
     expect(same.code).toBe(2);
     expect(same.stderr).toMatch(/--failed .*: is the input file/);
@@ -219,7 +245,8 @@ describe('enroll --input', () => {
     const seq = await newSequence(sb);
     const ids = freeProspects(sb, 3);
     // The seeded statistics opt some prospects out: these must be enrollable.
-    for (const id of ids) Object.assign(sb.store.get('prospect', id)!.attributes, { optedOut: false, optedOutAt: null, emailsOptStatus: null });
+    for (const id of ids)
+      Object.assign(sb.store.get('prospect', id)!.attributes, { optedOut: false, optedOutAt: null, emailsOptStatus: null });
     const emails = ids.map((id) => emailOf(sb, id));
     const file = path.join(path.dirname(inputFile('x', '')), 'people.txt');
     // Spelled as spreadsheets do: `E-mail` is the email column.
@@ -232,7 +259,9 @@ describe('enroll --input', () => {
     expect(stateProspects(sb, seq)).toEqual([ids[0], ids[2]]);
     const out = fs.readFileSync(failed, 'utf8');
     // UTF-8 with a BOM (the input was not plain UTF-8), tabs, the original columns and an error.
-    expect(out).toBe(`\uFEFFName\tE-mail\tNote\terror\r\nB\tnobody@nowhere.test\t"two\nlines"\tnot found: no prospect has the address nobody@nowhere.test\r\n`);
+    expect(out).toBe(
+      `\uFEFFName\tE-mail\tNote\terror\r\nB\tnobody@nowhere.test\t"two\nlines"\tnot found: no prospect has the address nobody@nowhere.test\r\n`,
+    );
     fs.writeFileSync(failed, out.replace('nobody@nowhere.test\t', `${emails[1]}\t`));
     const again = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', failed, '--by', 'email']);
     expect(again.code, again.stderr).toBe(0);

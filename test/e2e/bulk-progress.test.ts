@@ -29,21 +29,27 @@ async function job(n: number) {
 }
 
 describe('progress', () => {
-  it.skipIf(without('tmux', 'the progress-bar test'))('on a terminal: one line redrawn with bar, count, rate, ETA; cleared at the end', async () => {
-    requireProgram('tmux');
-    const args = await job(120);
-    const s = new TmuxSession(`${process.execPath} ${BIN} ${args.join(' ')}; echo "[exit $?]"; sleep 30`, {
-      width: 110,
-      env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' },
-    });
-    sessions.push(s);
-    const during = await s.waitFor(/enroll \[█+░+\] \d+\/120 \(\d+%\) · [\d.]+ rows\/s · ETA \d+:\d\d/);
-    // Redrawn in place: a single progress line on the screen, not one per update.
-    expect(during.split("\n").filter((l) => l.includes("rows/s")), during).toHaveLength(1);
-    const end = await s.waitFor(/\[exit 0\]/);
-    expect(end).toMatch(/enroll: 120 created \(120 of 120 rows in [\d.]+ s\)/);
-    expect(end).not.toMatch(/rows\/s/);
-  });
+  it.skipIf(without('tmux', 'the progress-bar test'))(
+    'on a terminal: one line redrawn with bar, count, rate, ETA; cleared at the end',
+    async () => {
+      requireProgram('tmux');
+      const args = await job(120);
+      const s = new TmuxSession(`${process.execPath} ${BIN} ${args.join(' ')}; echo "[exit $?]"; sleep 30`, {
+        width: 110,
+        env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' },
+      });
+      sessions.push(s);
+      const during = await s.waitFor(/enroll \[█+░+\] \d+\/120 \(\d+%\) · [\d.]+ rows\/s · ETA \d+:\d\d/);
+      // Redrawn in place: a single progress line on the screen, not one per update.
+      expect(
+        during.split('\n').filter((l) => l.includes('rows/s')),
+        during,
+      ).toHaveLength(1);
+      const end = await s.waitFor(/\[exit 0\]/);
+      expect(end).toMatch(/enroll: 120 created \(120 of 120 rows in [\d.]+ s\)/);
+      expect(end).not.toMatch(/rows\/s/);
+    },
+  );
 
   it('off a terminal: plain periodic lines on stderr; the report alone on stdout', async () => {
     const args = await job(60);
@@ -53,7 +59,10 @@ describe('progress', () => {
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines[0]).toMatch(/^progress: enroll: \d+\/60 \(\d+%\) · [\d.]+ rows\/s/);
     expect(r.stderr).not.toMatch(/\x1b|\r/);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(out).toHaveLength(60);
     expect(out.every((l) => l.status === 'created')).toBe(true);
   });

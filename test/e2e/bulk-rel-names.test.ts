@@ -53,11 +53,18 @@ describe('relationship names in bulk input', () => {
     let mark = sb.requests.length;
     const dry = await svc(['prospects', 'create', '--input', file, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
-    const plan = dry.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const plan = dry.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     expect(plan.map((p) => accountOf(p.body ?? { data: {} }))).toEqual([atlas, undefined, undefined, atlas, atlas]);
     expect(plan[1]).toMatchObject({ row: 2, status: 'failed' });
     expect(plan[1]!.error).toMatch(new RegExp(`account: name "Nowhere Ltd ${t}": no account has that name`));
-    expect(plan[2]!.error).toMatch(new RegExp(`account: name "Twin Co ${t}": 2 accounts have that name: id ${twinA} "Twin Co ${t}"; id ${twinB} "Twin Co ${t}"; give the id instead`));
+    expect(plan[2]!.error).toMatch(
+      new RegExp(
+        `account: name "Twin Co ${t}": 2 accounts have that name: id ${twinA} "Twin Co ${t}"; id ${twinB} "Twin Co ${t}"; give the id instead`,
+      ),
+    );
     expect(received(sb, mark).every((q) => q.method === 'GET')).toBe(true);
 
     // The run: three distinct names, one batch (one list request) plus one candidate page for the miss.
@@ -93,7 +100,14 @@ describe('relationship names in bulk input', () => {
     const ids = [await account(`Batch A ${t}`), await account(`Batch B ${t}`)];
     const user = (await call(sb, 'GET', 'users?page[size]=1')).body.data[0];
     const email = String(user.attributes.email);
-    const rows = Array.from({ length: 60 }, (_, i) => JSON.stringify({ firstName: `R${i}`, lastName: `${t}`, account: `name:Batch ${i % 2 ? 'B' : 'A'} ${t}`, owner: `email:${email.toUpperCase()}` }));
+    const rows = Array.from({ length: 60 }, (_, i) =>
+      JSON.stringify({
+        firstName: `R${i}`,
+        lastName: `${t}`,
+        account: `name:Batch ${i % 2 ? 'B' : 'A'} ${t}`,
+        owner: `email:${email.toUpperCase()}`,
+      }),
+    );
     const file = inputFile('names.ndjson', rows.join('\n') + '\n');
     const mark = sb.requests.length;
     const r = await svc(['prospects', 'create', '--input', file, '--journal', `${file}.j`]);

@@ -69,7 +69,9 @@ describe('rate limit and maintenance', () => {
     await new Promise((r) => setTimeout(r, 1600));
     // Another client of the same user spends the whole window before the run starts: the run's
     // first request can only be refused.
-    const burn = await Promise.all(Array.from({ length: 41 }, () => fetch(`${s.sb.baseUrl}/mailboxes/1`, { headers: { authorization: `Bearer ${s.sb.token}` } })));
+    const burn = await Promise.all(
+      Array.from({ length: 41 }, () => fetch(`${s.sb.baseUrl}/mailboxes/1`, { headers: { authorization: `Bearer ${s.sb.token}` } })),
+    );
     expect(burn.some((b) => b.status === 429)).toBe(true);
     const mark = s.sb.requests.length;
     const r = await runSvc(s.args, { env: s.env() });
@@ -126,24 +128,37 @@ describe('answers lost after the server acted', () => {
     const recovered = ndjson<{ status: string; recovered?: boolean }>(report).filter((l) => l.recovered);
     expect(recovered).toHaveLength(proxy.dropped.length);
     expect(recovered.every((l) => l.status === 'created')).toBe(true);
-    const lookups = s.sb.requests.filter((q) => q.method === 'GET' && q.path === '/api/v2/sequenceStates' && q.query.parsed['filter[prospect][id]']);
+    const lookups = s.sb.requests.filter(
+      (q) => q.method === 'GET' && q.path === '/api/v2/sequenceStates' && q.query.parsed['filter[prospect][id]'],
+    );
     expect(lookups).toHaveLength(proxy.dropped.length);
   });
 
   it('create: found by a filter on the row; a row with nothing to look it up by is "unknown", never sent again', async () => {
     const made = await sandboxWithEnv({ seed: 5 });
     sb = made.sb;
-    proxy = await startLossyProxy(sb.authUrl, (method, path, body) => method === 'POST' && path === '/api/v2/prospects' && body.includes('lost'));
+    proxy = await startLossyProxy(
+      sb.authUrl,
+      (method, path, body) => method === 'POST' && path === '/api/v2/prospects' && body.includes('lost'),
+    );
     const file = inputFile(
       'new.ndjson',
-      [{ firstName: 'Kept', emails: ['kept@lost.test'] }, { firstName: 'Found', emails: ['found@lost.test'], websiteUrl1: 'lost' }, { websiteUrl1: 'https://lost.example' }]
+      [
+        { firstName: 'Kept', emails: ['kept@lost.test'] },
+        { firstName: 'Found', emails: ['found@lost.test'], websiteUrl1: 'lost' },
+        { websiteUrl1: 'https://lost.example' },
+      ]
         .map((x) => JSON.stringify(x))
         .join('\n'),
     );
     const report = `${file}.report`;
-    const r = await runSvc(['prospects', 'create', '--input', file, '--report', report], { env: { ...made.env(), SVC_BASE_URL: proxy.baseUrl } });
+    const r = await runSvc(['prospects', 'create', '--input', file, '--report', report], {
+      env: { ...made.env(), SVC_BASE_URL: proxy.baseUrl },
+    });
     expect(r.code).toBe(5);
-    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort((a, b) => a.row - b.row);
+    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort(
+      (a, b) => a.row - b.row,
+    );
     expect(lines[0]).toMatchObject({ status: 'created', error: null });
     expect(lines[1]).toMatchObject({ status: 'created', recovered: true });
     expect(lines[2]!.status).toBe('unknown');

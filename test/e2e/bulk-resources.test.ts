@@ -22,7 +22,9 @@ type Line = { row: number; status: string; id: number | null; error: string | nu
 
 /** Prospects in the store whose first address ends with a marker. */
 function prospectsMarked(marker: string) {
-  return [...sb.store.table('prospect').values()].filter((p) => String((p.attributes['emails'] as string[] | undefined)?.[0] ?? '').endsWith(marker));
+  return [...sb.store.table('prospect').values()].filter((p) =>
+    String((p.attributes['emails'] as string[] | undefined)?.[0] ?? '').endsWith(marker),
+  );
 }
 
 describe('create --input', () => {
@@ -39,7 +41,13 @@ describe('create --input', () => {
     expect(r.code, r.stderr).toBe(0);
     const made = prospectsMarked('@csv.test').sort((a, b) => a.id - b.id);
     expect(made).toHaveLength(2);
-    expect(made[0]!.attributes).toMatchObject({ firstName: 'Ada', emails: ['ada@csv.test', 'ada2@csv.test'], title: 'CEO, Founder', score: 4.5, optedOut: false });
+    expect(made[0]!.attributes).toMatchObject({
+      firstName: 'Ada',
+      emails: ['ada@csv.test', 'ada2@csv.test'],
+      title: 'CEO, Founder',
+      score: 4.5,
+      optedOut: false,
+    });
     expect(made[0]!.rels['account']).toEqual({ type: 'account', id: 1 });
     expect(made[1]!.attributes).toMatchObject({ firstName: 'Grace', optedOut: true });
     expect(made[1]!.attributes['score']).toBeUndefined();
@@ -62,7 +70,14 @@ describe('create --input', () => {
     ];
     const nd = inputFile('a.ndjson', recs.map((x) => JSON.stringify(x)).join('\n') + '\n');
     expect((await svc(['prospects', 'create', '--input', nd])).code).toBe(0);
-    const js = inputFile('a.json', JSON.stringify(recs.map((x) => ({ ...x, emails: x.emails.map((e) => e.replace('nd.test', 'js.test')) })), null, 2));
+    const js = inputFile(
+      'a.json',
+      JSON.stringify(
+        recs.map((x) => ({ ...x, emails: x.emails.map((e) => e.replace('nd.test', 'js.test')) })),
+        null,
+        2,
+      ),
+    );
     expect((await svc(['prospects', 'create', '--input', js])).code).toBe(0);
     expect(prospectsMarked('@nd.test').map((p) => p.rels['account'])).toEqual([
       { type: 'account', id: 3 },
@@ -74,7 +89,9 @@ describe('create --input', () => {
   it('invalid rows are reported with row, field and reason and skipped (exit 5); --strict sends nothing (exit 2)', async () => {
     const file = inputFile(
       'bad.csv',
-      'firstName,emails,score,title\nOk1,ok1@bad.test,1,\nBad,bad@bad.test,high,\nLong,long@bad.test,2,' + 'x'.repeat(256) + '\nOk2,ok2@bad.test,3,\n',
+      'firstName,emails,score,title\nOk1,ok1@bad.test,1,\nBad,bad@bad.test,high,\nLong,long@bad.test,2,' +
+        'x'.repeat(256) +
+        '\nOk2,ok2@bad.test,3,\n',
     );
     const mark = sb.requests.length;
     const strict = await svc(['prospects', 'create', '--input', file, '--strict']);
@@ -88,25 +105,48 @@ describe('create --input', () => {
     const report = `${file}.r.ndjson`;
     const r = await svc(['prospects', 'create', '--input', file, '--report', report]);
     expect(r.code).toBe(5);
-    expect(prospectsMarked('@bad.test').map((p) => p.attributes['firstName']).sort()).toEqual(['Ok1', 'Ok2']);
+    expect(
+      prospectsMarked('@bad.test')
+        .map((p) => p.attributes['firstName'])
+        .sort(),
+    ).toEqual(['Ok1', 'Ok2']);
     const lines = ndjson<Line>(report).sort((a, b) => a.row - b.row);
-    expect(lines[1]).toEqual({ row: 2, status: 'failed', id: null, error: 'invalid: score: expected a number, got "high"', field: 'score' });
+    expect(lines[1]).toEqual({
+      row: 2,
+      status: 'failed',
+      id: null,
+      error: 'invalid: score: expected a number, got "high"',
+      field: 'score',
+    });
     expect(lines[2]).toMatchObject({ row: 3, status: 'failed', field: 'title' });
     expect(r.stderr).toMatch(/2 created, 2 failed/);
     expect(r.stderr).toMatch(/error: 2 of 4 rows failed/);
   });
 
   it('a rerun skips what the journal records and creates nothing twice', async () => {
-    const file = inputFile('twice.ndjson', [1, 2, 3].map((i) => JSON.stringify({ firstName: `T${i}`, emails: [`t${i}@twice.test`] })).join('\n'));
+    const file = inputFile(
+      'twice.ndjson',
+      [1, 2, 3].map((i) => JSON.stringify({ firstName: `T${i}`, emails: [`t${i}@twice.test`] })).join('\n'),
+    );
     expect((await svc(['prospects', 'create', '--input', file])).code).toBe(0);
     const journal = ndjson<{ key: string; row: number; status: string; id?: number }>(`${file}.journal.ndjson`);
-    expect(journal.filter((j) => j.status === 'created').map((j) => j.row).sort()).toEqual([1, 2, 3]);
+    expect(
+      journal
+        .filter((j) => j.status === 'created')
+        .map((j) => j.row)
+        .sort(),
+    ).toEqual([1, 2, 3]);
     const mark = sb.requests.length;
     const r = await svc(['prospects', 'create', '--input', file, '--report', '-']);
     expect(r.code).toBe(0);
     expect(received(sb, mark, 'prospects')).toHaveLength(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
-    expect(lines.every((l) => l.status === 'skipped' && typeof l.id === 'number' && l.reason === 'created by an earlier run (journal)')).toBe(true);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
+    expect(
+      lines.every((l) => l.status === 'skipped' && typeof l.id === 'number' && l.reason === 'created by an earlier run (journal)'),
+    ).toBe(true);
     expect(prospectsMarked('@twice.test')).toHaveLength(3);
   });
 
@@ -116,14 +156,25 @@ describe('create --input', () => {
     const r = await svc(['prospects', 'create', '--input', file, '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
     expect(sb.requests.length).toBe(mark);
-    const plan = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(plan[0]).toEqual({ row: 1, method: 'POST', url: `${sb.baseUrl}/prospects`, body: { data: { type: 'prospect', attributes: { firstName: 'Dry', emails: ['dry@dry.test'] } } } });
+    const plan = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(plan[0]).toEqual({
+      row: 1,
+      method: 'POST',
+      url: `${sb.baseUrl}/prospects`,
+      body: { data: { type: 'prospect', attributes: { firstName: 'Dry', emails: ['dry@dry.test'] } } },
+    });
     expect(plan[1]).toMatchObject({ row: 2, method: 'POST' });
     expect(r.stderr).toMatch(/dry run: prospects create: 2 rows: 2 to create/);
   });
 
   it('--shard: three machines create every row exactly once', async () => {
-    const file = inputFile('shard.ndjson', Array.from({ length: 10 }, (_, i) => JSON.stringify({ firstName: `S${i}`, emails: [`s${i}@shard.test`] })).join('\n'));
+    const file = inputFile(
+      'shard.ndjson',
+      Array.from({ length: 10 }, (_, i) => JSON.stringify({ firstName: `S${i}`, emails: [`s${i}@shard.test`] })).join('\n'),
+    );
     for (const s of ['1/3', '2/3', '3/3']) {
       const r = await svc(['prospects', 'create', '--input', file, '--shard', s, '--journal', `${file}.${s[0]}.journal`]);
       expect(r.code, r.stderr).toBe(0);

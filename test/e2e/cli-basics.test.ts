@@ -42,7 +42,9 @@ describe('svc', () => {
 
 describe('svc resources', () => {
   it('-o json lists all 51 types with the spec table operations', async () => {
-    const rows = json<{ type: string; command: string; alias: string; operations: string[]; actions: string[] }[]>(await runSvc(['resources', '-o', 'json'], { env: env() }));
+    const rows = json<{ type: string; command: string; alias: string; operations: string[]; actions: string[] }[]>(
+      await runSvc(['resources', '-o', 'json'], { env: env() }),
+    );
     expect(rows).toHaveLength(51);
     const by = Object.fromEntries(rows.map((r) => [r.alias, r]));
     expect(by.calls!.operations).toEqual(['list', 'get', 'create', 'delete']);

@@ -48,7 +48,10 @@ async function complete(shell: keyof typeof SCRIPTS, line: string[], env: Record
   }
   const cmdline = line.join(' ');
   const { stdout } = await run('fish', ['--no-config', '-c', `source $argv[1]; or exit 9; complete -C '${cmdline}'`, file('fish')], opts);
-  return stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t')[0]!);
 }
 
 describe('completion scripts', () => {
@@ -57,7 +60,10 @@ describe('completion scripts', () => {
       const r = await runSvc(['completion', shell], { env: { SVC_CONFIG_DIR: tempDir() } });
       expect(r.code).toBe(0);
       expect(r.stdout.length).toBeGreaterThan(10_000);
-      expect(r.stdout === fs.readFileSync(file(shell), 'utf8'), `completions/${SCRIPTS[shell]} is out of date: run npm run completions`).toBe(true);
+      expect(
+        r.stdout === fs.readFileSync(file(shell), 'utf8'),
+        `completions/${SCRIPTS[shell]} is out of date: run npm run completions`,
+      ).toBe(true);
     });
   }
 
@@ -74,7 +80,9 @@ describe('completion scripts', () => {
       it('completes commands, subcommands (also through aliases) and options', async () => {
         expect(await complete(shell, ['svc', 'pro'])).toContain('prospects');
         expect(await complete(shell, ['svc', 'pro'])).not.toContain('accounts');
-        expect(await complete(shell, ['svc', 'prospects', ''])).toEqual(expect.arrayContaining(['list', 'get', 'create', 'update', 'delete']));
+        expect(await complete(shell, ['svc', 'prospects', ''])).toEqual(
+          expect.arrayContaining(['list', 'get', 'create', 'update', 'delete']),
+        );
         expect(await complete(shell, ['svc', 'sequenceStates', 'fi'])).toEqual(['finish']);
         expect(await complete(shell, ['svc', 'webhooks', 'li'])).toEqual(expect.arrayContaining(['list', 'listen']));
         const opts = await complete(shell, ['svc', 'prospects', 'list', '--fi']);
@@ -103,18 +111,29 @@ describe('completion scripts', () => {
   it('adds the fields only a pulled org schema shows (bash, zsh, fish)', async () => {
     const openapi = {
       paths: { '/prospects': { get: { parameters: [{ name: 'filter[tierLevel]' }] } } },
-      components: { schemas: { P: { properties: { type: { enum: ['prospect'] }, attributes: { properties: { tierLevel: { type: 'integer' } } } } } } },
+      components: {
+        schemas: { P: { properties: { type: { enum: ['prospect'] }, attributes: { properties: { tierLevel: { type: 'integer' } } } } } },
+      },
     };
-    const server = await startTinyServer((req) => ({ status: 200, body: JSON.stringify(req.url!.endsWith('/types') ? { data: [] } : openapi) }));
+    const server = await startTinyServer((req) => ({
+      status: 200,
+      body: JSON.stringify(req.url!.endsWith('/types') ? { data: [] } : openapi),
+    }));
     try {
       const config = tempDir();
-      const pull = await runSvc(['schema', 'pull'], { env: { SVC_CONFIG_DIR: config, SVC_BASE_URL: `${server.url}/api/v2`, SVC_TOKEN: 'tok' } });
+      const pull = await runSvc(['schema', 'pull'], {
+        env: { SVC_CONFIG_DIR: config, SVC_BASE_URL: `${server.url}/api/v2`, SVC_TOKEN: 'tok' },
+      });
       expect(pull.code, pull.stderr).toBe(0);
-      expect(fs.readFileSync(path.join(config, 'completion-extra.txt'), 'utf8')).toBe('prospects attr tierLevel\nprospects fields tierLevel\nprospects filter tierLevel\n');
+      expect(fs.readFileSync(path.join(config, 'completion-extra.txt'), 'utf8')).toBe(
+        'prospects attr tierLevel\nprospects fields tierLevel\nprospects filter tierLevel\n',
+      );
       for (const shell of ['bash', 'zsh', 'fish'] as const) {
         if (shell !== 'bash' && without(shell, `${shell} completion tests`)) continue;
         requireProgram(shell);
-        expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'tier'], { SVC_CONFIG_DIR: config }), shell).toEqual(['tierLevel=']);
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'tier'], { SVC_CONFIG_DIR: config }), shell).toEqual([
+          'tierLevel=',
+        ]);
         expect(await complete(shell, ['svc', 'prospects', 'list', '--filter', 'tier']), shell).toEqual([]);
       }
     } finally {

@@ -41,7 +41,9 @@ describe('svc config', () => {
     const { svc } = setup();
     const key = await svc(['config', 'set', 'outpt', 'csv']);
     expect(key.code).toBe(2);
-    expect(key.stderr).toMatch(/unknown setting "outpt" \(did you mean "output"\?\): the settings are output, pageSize, concurrency, appUrl/);
+    expect(key.stderr).toMatch(
+      /unknown setting "outpt" \(did you mean "output"\?\): the settings are output, pageSize, concurrency, appUrl/,
+    );
     expect((await svc(['config', 'set', 'output', 'xml'])).stderr).toMatch(/output xml: expected one of table, json, ndjson, csv, raw/);
     expect((await svc(['config', 'set', 'pageSize', '5000'])).stderr).toMatch(/pageSize 5000: expected a whole number from 1 to 1000/);
     expect((await svc(['config', 'set', 'appUrl', 'https://app.example.com/p'])).stderr).toMatch(/needs \{id\}/);
@@ -91,7 +93,9 @@ describe('svc alias', () => {
     expect(received(sb, mark, 'prospects')[0]!.query.parsed['filter[title]']).toBe('CEO');
     // Global options before the alias work too.
     expect((await svc(['-o', 'json', 'ceos', '--limit', '1'])).code).toBe(0);
-    expect(JSON.parse((await svc(['alias', 'list', '-o', 'json'])).stdout)).toEqual({ ceos: 'prospects list --filter title=CEO --columns "id,title"' });
+    expect(JSON.parse((await svc(['alias', 'list', '-o', 'json'])).stdout)).toEqual({
+      ceos: 'prospects list --filter title=CEO --columns "id,title"',
+    });
     expect((await svc(['alias', 'delete', 'ceos'])).code).toBe(0);
     const after = await svc(['ceos']);
     expect(after.code).toBe(2);

@@ -29,7 +29,13 @@ describe('config directory behind a symlink', () => {
     fs.chownSync(shared, 65534, 65534);
     const link = linkTo(shared);
     const r = await runSvc(['profiles', 'list'], { env: { SVC_CONFIG_DIR: link } });
-    expectCleanFailure(r, 2, new RegExp(`^error: config directory ${link} \\(symlink to ${shared}\\) belongs to another user \\(uid 65534\\): refusing to keep tokens there`));
+    expectCleanFailure(
+      r,
+      2,
+      new RegExp(
+        `^error: config directory ${link} \\(symlink to ${shared}\\) belongs to another user \\(uid 65534\\): refusing to keep tokens there`,
+      ),
+    );
     expect(r.stderr).toMatch(/hint: point SVC_CONFIG_DIR at a directory of your own/);
     expect(fullMode(shared)).toBe('1777');
     expect(fs.readdirSync(shared)).toEqual([]);
@@ -38,7 +44,10 @@ describe('config directory behind a symlink', () => {
   it('a symlink to a shared directory the user owns: refused too (a login is not stored there)', async () => {
     const shared = tempDir('svc-shared-');
     fs.chmodSync(shared, 0o1777);
-    const r = await runSvc(['login', '--with-token', '--base-url', 'http://127.0.0.1:1/api/v2'], { env: { SVC_CONFIG_DIR: linkTo(shared) }, input: 'some-token-0123456789\n' });
+    const r = await runSvc(['login', '--with-token', '--base-url', 'http://127.0.0.1:1/api/v2'], {
+      env: { SVC_CONFIG_DIR: linkTo(shared) },
+      input: 'some-token-0123456789\n',
+    });
     expectCleanFailure(r, 2, /is a shared directory \(mode 1777\): refusing to keep tokens there/);
     expect(fullMode(shared)).toBe('1777');
   });
@@ -56,7 +65,11 @@ describe('config directory behind a symlink', () => {
   it('a dangling symlink: exit 2 with one line saying where it points, no crash', async () => {
     const link = linkTo(path.join(tempDir(), 'gone', 'svc'));
     const r = await runSvc(['profiles', 'list'], { env: { SVC_CONFIG_DIR: link } });
-    expectCleanFailure(r, 2, new RegExp(`^error: config directory ${link} \\(symlink to \\S+/gone/svc, which does not exist\\): cannot create it \\(ENOENT\\)$`));
+    expectCleanFailure(
+      r,
+      2,
+      new RegExp(`^error: config directory ${link} \\(symlink to \\S+/gone/svc, which does not exist\\): cannot create it \\(ENOENT\\)$`),
+    );
   });
 });
 
@@ -64,7 +77,9 @@ describe('profile names are own keys only', () => {
   it('constructor, __proto__, toString: no such profile (remove, use), not logged in (--profile)', async () => {
     const dir = tempDir();
     const env = { SVC_CONFIG_DIR: dir };
-    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { work: { baseUrl: 'http://127.0.0.1:1/api/v2' } } }), { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { work: { baseUrl: 'http://127.0.0.1:1/api/v2' } } }), {
+      mode: 0o600,
+    });
     for (const name of ['constructor', '__proto__', 'toString']) {
       const rm = await runSvc(['profiles', 'remove', name, '--yes'], { env });
       expectCleanFailure(rm, 2, new RegExp(`^error: no profile named "${name}"`));

@@ -32,14 +32,32 @@ describe('svc enroll --prospect', () => {
     const exclusive = await newSequence(sb, { sequenceExclusivity: 'all_sequences' });
     await enrollDirect(sb, p5, exclusive);
     // p6 opted out.
-    expect((await call(sb, 'PATCH', `prospects/${p6}`, { data: { type: 'prospect', id: p6, attributes: { optedOut: true } } })).status).toBe(200);
+    expect(
+      (await call(sb, 'PATCH', `prospects/${p6}`, { data: { type: 'prospect', id: p6, attributes: { optedOut: true } } })).status,
+    ).toBe(200);
     const dir = fs.mkdtempSync('/tmp/svc-enroll-');
     const report = `${dir}/report.ndjson`;
     const mark = sb.requests.length;
-    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '2', '--prospect', `${p1},${p2},${p3}`, '--prospect', String(p5), String(p6), '999999', '--report', report]);
+    const r = await svc([
+      'enroll',
+      '--sequence',
+      String(seq),
+      '--mailbox',
+      '2',
+      '--prospect',
+      `${p1},${p2},${p3}`,
+      '--prospect',
+      String(p5),
+      String(p6),
+      '999999',
+      '--report',
+      report,
+    ]);
     expect(r.code, r.stderr).toBe(5);
     expect(stateProspects(sb, seq)).toEqual([p1, p2, p3]);
-    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; prospect: number; reason?: string }>(report).sort((a, b) => a.row - b.row);
+    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; prospect: number; reason?: string }>(
+      report,
+    ).sort((a, b) => a.row - b.row);
     expect(lines.map((l) => [l.row, l.prospect, l.status])).toEqual([
       [1, p1, 'created'],
       [2, p2, 'created'],
@@ -59,7 +77,11 @@ describe('svc enroll --prospect', () => {
     expect(r.stdout).toBe('');
     // What was sent: the two checks, one listing of the sequence's states, one POST per candidate.
     const sent = received(sb, mark);
-    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 3)).toEqual([`GET /api/v2/sequences/${seq}`, 'GET /api/v2/mailboxes/2', 'GET /api/v2/sequenceStates']);
+    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 3)).toEqual([
+      `GET /api/v2/sequences/${seq}`,
+      'GET /api/v2/mailboxes/2',
+      'GET /api/v2/sequenceStates',
+    ]);
     expect(sent[2]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1000' });
     const posts = sent.filter((q) => q.method === 'POST');
     expect(posts).toHaveLength(5);
@@ -97,7 +119,21 @@ describe('svc enroll --input', () => {
     const file = inputFile('leads.csv', [...emails, 'nobody@nowhere.test'].join('\n') + '\n');
     const report = inputFile('r.ndjson', '');
     const mark = sb.requests.length;
-    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--by', 'email', '--report', report, '--concurrency', '3']);
+    const r = await svc([
+      'enroll',
+      '--sequence',
+      String(seq),
+      '--mailbox',
+      '1',
+      '--input',
+      file,
+      '--by',
+      'email',
+      '--report',
+      report,
+      '--concurrency',
+      '3',
+    ]);
     expect(r.code, r.stderr).toBe(5);
     expect(stateProspects(sb, seq)).toEqual(ids);
     const lookups = received(sb, mark, 'prospects');
@@ -108,7 +144,11 @@ describe('svc enroll --input', () => {
     expect(sentEmails).toEqual(expect.arrayContaining([emails[3], emails[3]!.toLowerCase(), 'nobody@nowhere.test']));
     const lines = ndjson<{ row: number; status: string; email: string; prospect?: number; error: string | null }>(report);
     expect(lines).toHaveLength(11);
-    expect(lines.find((l) => l.row === 11)).toMatchObject({ status: 'failed', email: 'nobody@nowhere.test', error: 'not found: no prospect has the address nobody@nowhere.test' });
+    expect(lines.find((l) => l.row === 11)).toMatchObject({
+      status: 'failed',
+      email: 'nobody@nowhere.test',
+      error: 'not found: no prospect has the address nobody@nowhere.test',
+    });
     expect(lines.find((l) => l.row === 4)).toMatchObject({ status: 'created', prospect: 13 });
     expect(lines.find((l) => l.row === 1)).toMatchObject({ status: 'skipped', prospect: 10 });
     // The journal beside the input records each enrolment with the server's id.
@@ -134,7 +174,10 @@ describe('svc enroll --input', () => {
 
   it('--by id from NDJSON list output and CSV with an id column; --strict stops invalid input before sending', async () => {
     const seq = await newSequence(sb);
-    const nd = inputFile('p.ndjson', [20, 21, 22].map((id) => JSON.stringify({ id, type: 'prospect', emails: [emailOf(sb, id)] })).join('\n'));
+    const nd = inputFile(
+      'p.ndjson',
+      [20, 21, 22].map((id) => JSON.stringify({ id, type: 'prospect', emails: [emailOf(sb, id)] })).join('\n'),
+    );
     const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', nd]);
     expect(r.code, r.stderr).toBe(0);
     const csv = inputFile('p.csv', 'id,firstName\n23,A\nabc,B\n24,C\n');
@@ -159,7 +202,10 @@ describe('svc enroll --input', () => {
     const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
     expect(received(sb, mark).every((q) => q.method === 'GET')).toBe(true);
-    const plan = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const plan = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(plan[0]).toMatchObject({ row: 1, prospect: 30, status: 'skipped', reason: 'already in the sequence' });
     expect(plan[1]).toMatchObject({ row: 2, prospect: 31, method: 'POST', url: `${sb.baseUrl}/sequenceStates` });
     expect(stateProspects(sb, seq)).toEqual([30]);
@@ -173,7 +219,21 @@ describe('svc enroll --input', () => {
     const seen: number[] = [];
     for (const shard of ['1/3', '2/3', '3/3']) {
       const report = inputFile('r.ndjson', '');
-      const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--shard', shard, '--journal', `${report}.j`, '--report', report]);
+      const r = await svc([
+        'enroll',
+        '--sequence',
+        String(seq),
+        '--mailbox',
+        '1',
+        '--input',
+        file,
+        '--shard',
+        shard,
+        '--journal',
+        `${report}.j`,
+        '--report',
+        report,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const rows = ndjson<{ row: number; prospect: number; status: string }>(report);
       const i = Number(shard[0]);
@@ -191,7 +251,10 @@ describe('usage errors send nothing (exit 2)', () => {
     [['enroll', '--sequence', '0', '--mailbox', '1', '--prospect', '1'], /--sequence 0: expected a sequence id or name/],
     [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--by', 'email'], /--by works with --input/],
     [['enroll', '--sequence', '1', '--mailbox', '1', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
-    [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--concurrency', '0'], /--concurrency 0: expected a whole number from 1 to 32/],
+    [
+      ['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--concurrency', '0'],
+      /--concurrency 0: expected a whole number from 1 to 32/,
+    ],
     [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--shard', '4/3'], /--shard 4\/3/],
     // No terminal here: a missing --sequence is an error, never a picker.
     [['enroll', '--mailbox', '1', '--prospect', '1'], /--sequence is required: a sequence id or name/],

@@ -45,7 +45,9 @@ describe('did you mean', () => {
   it('an operation: svc prospects lst', async () => {
     const r = await runSvc(['prospects', 'lst'], { env: env() });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: prospects has no operation "lst" (did you mean "list"?): it offers list, get, create, update, delete, export\n');
+    expect(r.stderr).toBe(
+      'error: prospects has no operation "lst" (did you mean "list"?): it offers list, get, create, update, delete, export\n',
+    );
   });
 
   it('a relationship in --rel: a usage error naming it, nothing sent', async () => {
@@ -68,11 +70,16 @@ describe('did you mean', () => {
     expect(r.stderr).toContain(`\nhint: ${hint}\n`);
   });
 
-  it.each([['--columns', 'id,titl'], ['--fields', 'titl,firstName']])('a near miss in %s is refused before sending, with the suggestion', async (flag, value) => {
+  it.each([
+    ['--columns', 'id,titl'],
+    ['--fields', 'titl,firstName'],
+  ])('a near miss in %s is refused before sending, with the suggestion', async (flag, value) => {
     const mark = sb.requests.length;
     const r = await runSvc(['prospects', 'list', '--limit', '1', flag, value, '-o', 'csv'], { env: env() });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`error: ${flag}: prospect has no field "titl"\nhint: did you mean title? (\`svc schema show prospect\` lists the fields)\n`);
+    expect(r.stderr).toBe(
+      `error: ${flag}: prospect has no field "titl"\nhint: did you mean title? (\`svc schema show prospect\` lists the fields)\n`,
+    );
     expect(received(sb, mark, 'prospects')).toHaveLength(0);
   });
 
@@ -88,7 +95,11 @@ describe('did you mean', () => {
     expect(cmd.code).toBe(2);
     expect(cmd.stderr).toMatch(/Did you mean prospects\?/);
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { work: { baseUrl: sb.baseUrl }, staging: { baseUrl: sb.baseUrl } } }), { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({ profiles: { work: { baseUrl: sb.baseUrl }, staging: { baseUrl: sb.baseUrl } } }),
+      { mode: 0o600 },
+    );
     const p = await runSvc(['--profile', 'wrok', 'prospects', 'list'], { env: { SVC_CONFIG_DIR: dir } });
     expect(p.code).toBe(2);
     expect(p.stderr).toMatch(/^error: no profile named "wrok" \(did you mean "work"\?\) \(profiles: work, staging\)$/m);
@@ -126,12 +137,20 @@ describe('svc login against a server that does not know the client', () => {
     const dir = tempDir();
     const started = Date.now();
     const r = await runSvc(['login', '--no-browser', '--port', '0'], {
-      env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_CLIENT_ID: 'sandbox-gone', SVC_CLIENT_SECRET: 'x' },
+      env: {
+        SVC_CONFIG_DIR: dir,
+        SVC_BASE_URL: sb.baseUrl,
+        SVC_AUTH_URL: sb.authUrl,
+        SVC_CLIENT_ID: 'sandbox-gone',
+        SVC_CLIENT_SECRET: 'x',
+      },
       timeoutMs: 20_000,
     });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/^error: the authorization server refused the login before the browser opened \(HTTP 400\): Unknown application/m);
+    expect(r.stderr).toMatch(
+      /^error: the authorization server refused the login before the browser opened \(HTTP 400\): Unknown application/m,
+    );
     expect(r.stderr).toMatch(/^hint: .*does not know the client id "sandbox-gone"/m);
     expect(r.stderr).toMatch(/^hint: log in with the current client: `svc login --client-id ID --client-secret SECRET`/m);
     // The authorize URL was never offered to a browser.
@@ -142,14 +161,23 @@ describe('svc login against a server that does not know the client', () => {
     const dir = tempDir();
     fs.writeFileSync(
       path.join(dir, 'config.json'),
-      JSON.stringify({ profiles: { default: { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: 'sandbox-old', clientSecret: 'old-secret' } } }),
+      JSON.stringify({
+        profiles: { default: { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: 'sandbox-old', clientSecret: 'old-secret' } },
+      }),
       { mode: 0o600 },
     );
     // What a running `svc sandbox` writes about itself (this test process stands in for it).
     fs.mkdirSync(path.join(dir, 'data'), { recursive: true, mode: 0o700 });
     fs.writeFileSync(
       path.join(dir, 'data', 'sandbox.json'),
-      JSON.stringify({ pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token, clientId: sb.clientId, clientSecret: sb.clientSecret }),
+      JSON.stringify({
+        pid: process.pid,
+        baseUrl: sb.baseUrl,
+        authUrl: sb.authUrl,
+        token: sb.token,
+        clientId: sb.clientId,
+        clientSecret: sb.clientSecret,
+      }),
       { mode: 0o600 },
     );
     const run = startSvc(['login', '--no-browser', '--port', '0'], { env: { SVC_CONFIG_DIR: dir } });
@@ -157,7 +185,9 @@ describe('svc login against a server that does not know the client', () => {
     expect(new URL(url).searchParams.get('client_id')).toBe(sb.clientId);
     expect((await playConsent(url, 'approve')).status).toBe(200);
     expect(await run.exited).toBe(0);
-    expect(run.stderr()).toMatch(/^warning: the sandbox at \S+ no longer knows client sandbox-old \(it was restarted\): logging in with its current client /m);
+    expect(run.stderr()).toMatch(
+      /^warning: the sandbox at \S+ no longer knows client sandbox-old \(it was restarted\): logging in with its current client /m,
+    );
     expect(run.stderr()).not.toContain(sb.clientSecret);
     expect(readConfig(dir).profiles.default).toMatchObject({ clientId: sb.clientId, clientSecret: sb.clientSecret });
   }, 30_000);

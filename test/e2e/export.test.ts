@@ -31,7 +31,9 @@ function csvRecords(file: string): string[][] {
 
 describe('export to CSV and NDJSON', () => {
   it('CSV for people: BOM, accents in UTF-8, every record once in id order, no .part left', async () => {
-    const zoe = await call(sb, 'POST', 'prospects', { data: { type: 'prospect', attributes: { firstName: 'Zoë', lastName: 'Ångström', personalNote1: 'line one\nline "two", three' } } });
+    const zoe = await call(sb, 'POST', 'prospects', {
+      data: { type: 'prospect', attributes: { firstName: 'Zoë', lastName: 'Ångström', personalNote1: 'line one\nline "two", three' } },
+    });
     expect(zoe.status).toBe(201);
     const dir = tempDir('svc-export-');
     const file = path.join(dir, 'prospects.csv');
@@ -49,7 +51,9 @@ describe('export to CSV and NDJSON', () => {
     expect(ids).toEqual(prospectIds(sb));
     const zoeRow = rows.find((row) => Number(row[0]) === Number(zoe.body.data.id))!;
     expect(zoeRow[header!.indexOf('personalNote1')]).toBe('line one\nline "two", three');
-    expect(r.stderr).toMatch(new RegExp(`exported ${ids.length.toLocaleString('en-US')} prospects to .*prospects.csv \\(UTF-8 with BOM, for Excel\\)`));
+    expect(r.stderr).toMatch(
+      new RegExp(`exported ${ids.length.toLocaleString('en-US')} prospects to .*prospects.csv \\(UTF-8 with BOM, for Excel\\)`),
+    );
     // Pages of 1,000 in id order, counted once at the start.
     const lists = received(sb, mark, 'prospects');
     expect(lists).toHaveLength(Math.ceil(ids.length / 1000));
@@ -74,25 +78,46 @@ describe('export to CSV and NDJSON', () => {
     // list -o csv leaves them out the same way (the header comes from the records it meets).
     const listed = await svc(['prospects', 'list', '-o', 'csv', '--limit', '5']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout.split('\n')[0]!.split(',').filter((c) => /^custom\d+$/.test(c)).sort()).toEqual([...labelled].sort());
+    expect(
+      listed.stdout
+        .split('\n')[0]!
+        .split(',')
+        .filter((c) => /^custom\d+$/.test(c))
+        .sort(),
+    ).toEqual([...labelled].sort());
     const listedAll = await svc(['prospects', 'list', '-o', 'csv', '--limit', '5', '--all-columns']);
-    expect(listedAll.stdout.split('\n')[0]!.split(',').filter((c) => /^custom\d+$/.test(c))).toHaveLength(150);
+    expect(
+      listedAll.stdout
+        .split('\n')[0]!
+        .split(',')
+        .filter((c) => /^custom\d+$/.test(c)),
+    ).toHaveLength(150);
     expect((await svc(['prospects', 'list', '--all-columns', '-o', 'json'])).code).toBe(2);
     const all = await svc(['prospects', 'export', path.join(dir, 'c.csv'), '--all-columns']);
     expect(all.code).toBe(0);
     expect(csvRecords(path.join(dir, 'c.csv'))[0]!.filter((c) => /^custom\d+$/.test(c))).toHaveLength(150);
     const some = await svc(['prospects', 'export', path.join(dir, 'd.csv'), '--columns', 'firstName,emails', '--filter', 'firstName=Zoë']);
     expect(some.code, some.stderr).toBe(0);
-    expect(csvRecords(path.join(dir, 'd.csv'))).toEqual([['id', 'firstName', 'emails'], [expect.any(String), 'Zoë', '']]);
+    expect(csvRecords(path.join(dir, 'd.csv'))).toEqual([
+      ['id', 'firstName', 'emails'],
+      [expect.any(String), 'Zoë', ''],
+    ]);
   });
 
   it('NDJSON by file name: one flat record per line', async () => {
     const file = path.join(tempDir('svc-export-'), 'accounts.ndjson');
     const r = await svc(['accounts', 'export', file]);
     expect(r.code, r.stderr).toBe(0);
-    const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: number; type: string });
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; type: string });
     const listed = await svc(['accounts', 'list', '--all', '-o', 'ndjson']);
-    const want = listed.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+    const want = listed.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id);
     expect(lines.map((l) => l.id)).toEqual(want.sort((x, y) => x - y));
     expect(lines[0]!.type).toBe('account');
   });
@@ -100,7 +125,9 @@ describe('export to CSV and NDJSON', () => {
   it('usage errors: a filter on id, a leftover .part without --resume, --bom with NDJSON', async () => {
     const dir = tempDir('svc-export-');
     const mark = sb.requests.length;
-    expect((await svc(['prospects', 'export', path.join(dir, 'x.csv'), '--filter', 'id=5..'])).stderr).toMatch(/a filter on id is not offered/);
+    expect((await svc(['prospects', 'export', path.join(dir, 'x.csv'), '--filter', 'id=5..'])).stderr).toMatch(
+      /a filter on id is not offered/,
+    );
     fs.writeFileSync(path.join(dir, 'y.csv.part'), 'id\n1\n');
     const left = await svc(['prospects', 'export', path.join(dir, 'y.csv')]);
     expect(left.code).toBe(2);
@@ -132,7 +159,11 @@ describe('killed and resumed', () => {
     expect(fs.existsSync(`${file}.part`)).toBe(true);
     const r = await runSvc(['prospects', 'export', file, '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
     expect(r.code, r.stderr).toBe(0);
-    expect(csvRecords(file).slice(1).map((row) => Number(row[0]))).toEqual(prospectIds(sb));
+    expect(
+      csvRecords(file)
+        .slice(1)
+        .map((row) => Number(row[0])),
+    ).toEqual(prospectIds(sb));
   });
 
   for (const format of ['csv', 'ndjson'] as const) {
@@ -157,7 +188,9 @@ describe('killed and resumed', () => {
       expect(cutAt).toBeLessThan(prospectIds(sb).length);
       // Resuming with another filter would mix two selections: refused, nothing sent.
       const before = sb.requests.length;
-      const other = await runSvc(['prospects', 'export', file, '--resume', '--filter', 'title=CEO'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+      const other = await runSvc(['prospects', 'export', file, '--resume', '--filter', 'title=CEO'], {
+        env: { ...env(), SVC_CONFIG_DIR: cfg },
+      });
       expect(other.code).toBe(2);
       expect(other.stderr).toMatch(/was written by another export \(prospect, .*, no filter\)/);
       expect(sb.requests.length).toBe(before);
@@ -168,8 +201,14 @@ describe('killed and resumed', () => {
       expect(fs.existsSync(`${part}.json`)).toBe(false);
       const ids =
         format === 'csv'
-          ? csvRecords(file).slice(1).map((row) => Number(row[0]))
-          : fs.readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+          ? csvRecords(file)
+              .slice(1)
+              .map((row) => Number(row[0]))
+          : fs
+              .readFileSync(file, 'utf8')
+              .trimEnd()
+              .split('\n')
+              .map((l) => (JSON.parse(l) as { id: number }).id);
       expect(ids).toEqual(prospectIds(sb));
       expect(new Set(ids).size).toBe(ids.length);
       if (format === 'csv') expect(fs.readFileSync(file, 'utf8').match(/^\ufeff?id,/gm)).toHaveLength(1);
@@ -177,7 +216,9 @@ describe('killed and resumed', () => {
       if (format === 'csv') {
         fs.writeFileSync(part, fs.readFileSync(file, 'utf8').split('\n').slice(0, 3).join('\n') + '\n');
         fs.rmSync(file);
-        const mixed = await runSvc(['prospects', 'export', file, '--resume', '--columns', 'firstName'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+        const mixed = await runSvc(['prospects', 'export', file, '--resume', '--columns', 'firstName'], {
+          env: { ...env(), SVC_CONFIG_DIR: cfg },
+        });
         expect(mixed.code).toBe(2);
         expect(mixed.stderr).toMatch(/has other columns than this export would write/);
         fs.rmSync(part);

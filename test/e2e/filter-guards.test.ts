@@ -31,7 +31,12 @@ function refusedUnsent(r: { code: number | null; stderr: string; sent: string[] 
 }
 
 describe('filters refused before anything is sent', () => {
-  it.each([['updatedAt=2024-13-45'], ['createdAt=2024-02-30..2024-03-01'], ['updatedAt=..2024-01-01T25:00:00'], ['createdAt=yesterdayish']])('%s: an impossible date is exit 2', async (expr) => {
+  it.each([
+    ['updatedAt=2024-13-45'],
+    ['createdAt=2024-02-30..2024-03-01'],
+    ['updatedAt=..2024-01-01T25:00:00'],
+    ['createdAt=yesterdayish'],
+  ])('%s: an impossible date is exit 2', async (expr) => {
     const r = await run(['prospects', 'list', '--filter', expr, '-o', 'json']);
     refusedUnsent(r, /^error: filter ".*": ".*" is not a valid date-time on (updatedAt|createdAt)\nhint: write YYYY-MM-DD/m);
   });
@@ -69,7 +74,7 @@ describe('filters fixed and said', () => {
     expect(r.sent[0]).toContain('filter[title]=CEO, CTO&');
   });
 
-  it('createdAt=<today> finds the record created today (sent as the day\'s range)', async () => {
+  it("createdAt=<today> finds the record created today (sent as the day's range)", async () => {
     const created = await runSvc(['prospects', 'create', '--attr', 'firstName=Dayfilter', '-o', 'json'], { env: env() });
     expect(created.code, created.stderr).toBe(0);
     const { id, createdAt } = json<{ id: number; createdAt: string }>(created);

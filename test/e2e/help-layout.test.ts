@@ -20,8 +20,42 @@ const help = async (args: string[], columns = '80') => {
 };
 const tooWide = (text: string, width: number) => text.split('\n').filter((l) => [...l].length > width);
 
-const BUILT_INS = [[], ['api'], ['enroll'], ['login'], ['logout'], ['auth'], ['auth', 'status'], ['auth', 'token'], ['profiles'], ['profiles', 'use'], ['sandbox'], ['schema'], ['schema', 'show'], ['schema', 'pull'], ['resources'], ['completion'], ['webhooks', 'listen'], ['webhooks', 'verify'], ['webhooks', 'trigger'], ['webhooks', 'cleanup'], ['config'], ['config', 'set'], ['alias'], ['alias', 'set'], ['open']];
-const OPERATIONS = [['prospects', 'list'], ['prospects', 'get'], ['prospects', 'create'], ['prospects', 'update'], ['prospects', 'delete'], ['sequence-states', 'finish'], ['tasks', 'mark-complete']];
+const BUILT_INS = [
+  [],
+  ['api'],
+  ['enroll'],
+  ['login'],
+  ['logout'],
+  ['auth'],
+  ['auth', 'status'],
+  ['auth', 'token'],
+  ['profiles'],
+  ['profiles', 'use'],
+  ['sandbox'],
+  ['schema'],
+  ['schema', 'show'],
+  ['schema', 'pull'],
+  ['resources'],
+  ['completion'],
+  ['webhooks', 'listen'],
+  ['webhooks', 'verify'],
+  ['webhooks', 'trigger'],
+  ['webhooks', 'cleanup'],
+  ['config'],
+  ['config', 'set'],
+  ['alias'],
+  ['alias', 'set'],
+  ['open'],
+];
+const OPERATIONS = [
+  ['prospects', 'list'],
+  ['prospects', 'get'],
+  ['prospects', 'create'],
+  ['prospects', 'update'],
+  ['prospects', 'delete'],
+  ['sequence-states', 'finish'],
+  ['tasks', 'mark-complete'],
+];
 
 describe('help width', () => {
   it('no line of any help is wider than 80 columns when COLUMNS=80', async () => {
@@ -47,14 +81,27 @@ describe('svc --help', () => {
   it('groups resource commands by area, names only, after the built-in commands', async () => {
     const out = await help([]);
     const headings = out.split('\n').filter((l) => /^[A-Z][^:]*:$/.test(l));
-    expect(headings).toEqual(['Global options (before or after the command):', 'Commands:', 'Login and settings:', 'CRM:', 'Sequences:', 'Mail:', 'Calls:', 'Tasks:', 'Content:', 'Org and admin:', 'Other resources:', 'Examples:']);
+    expect(headings).toEqual([
+      'Global options (before or after the command):',
+      'Commands:',
+      'Login and settings:',
+      'CRM:',
+      'Sequences:',
+      'Mail:',
+      'Calls:',
+      'Tasks:',
+      'Content:',
+      'Org and admin:',
+      'Other resources:',
+      'Examples:',
+    ]);
     const section = (h: string) => out.split(`\n${h}\n`)[1]!.split('\n\n')[0]!;
     expect(section('CRM:')).toMatch(/^ {2}prospects +A person/m);
     expect(section('Sequences:')).toMatch(/^ {2}sequence-states +/m);
     expect(section('Tasks:')).toMatch(/^ {2}task-priorities +/m);
     expect(section('Login and settings:')).toMatch(/^ {2}login +log in/m);
     // No aliases, no `[operation]`: the command column is as wide as the longest name.
-    expect(out.split("\nExamples:")[0]).not.toMatch(/\||\[operation\]/);
+    expect(out.split('\nExamples:')[0]).not.toMatch(/\||\[operation\]/);
     expect(out).toMatch(/^ {2}content-category-memberships {2}Puts a sequence/m);
     // Every resource command is listed exactly once.
     for (const r of RESOURCES) expect(out.match(new RegExp(`^  ${r.command} `, 'gm'))?.length, r.command).toBe(1);
@@ -66,7 +113,10 @@ describe('svc --help', () => {
     for (const args of [['prospects'], ['prospects', 'list'], ['api'], ['auth', 'status'], ['sequence-states', 'finish']]) {
       const out = await help(args);
       expect(out, args.join(' ')).not.toMatch(/--profile <name>|--base-url/);
-      expect(out.trimEnd().split('\n').slice(-2), args.join(' ')).toEqual(['', 'Global options (--profile, --sandbox, -o, --json, -v, …): svc --help']);
+      expect(out.trimEnd().split('\n').slice(-2), args.join(' ')).toEqual([
+        '',
+        'Global options (--profile, --sandbox, -o, --json, -v, …): svc --help',
+      ]);
       expect(out, args.join(' ')).not.toMatch(/\n\n\n/);
       expect(out).toMatch(/^Options:\n(.*\n)* {2}-h, --help +show help$/m);
     }
@@ -95,7 +145,11 @@ describe('help examples work as written against the sandbox', () => {
   afterAll(() => sb.close());
 
   /** `$ svc …` lines of a help text, as argv (our examples quote nothing). */
-  const examples = (text: string) => text.split('\n').filter((l) => l.startsWith('  $ svc ')).map((l) => l.slice('  $ svc '.length));
+  const examples = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('  $ svc '))
+      .map((l) => l.slice('  $ svc '.length));
 
   it('uses no placeholders', async () => {
     for (const r of RESOURCES) {
@@ -124,13 +178,20 @@ describe.skipIf(without('tmux', 'the help width test in a terminal'))('in an 80-
   it('svc --help and svc prospects --help: no line the terminal has to wrap', async () => {
     requireProgram('tmux');
     for (const args of ['--help', 'prospects --help', 'login --help']) {
-      const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width: 80, height: 50, env: { SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' } });
+      const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, {
+        width: 80,
+        height: 50,
+        env: { SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' },
+      });
       try {
         await s.waitFor(/\[exit 0\]/);
         // -J joins the lines the terminal wrapped: a joined line wider than 80 was cut mid-word.
         const all = execFileSync('tmux', ['capture-pane', '-p', '-J', '-S', '-', '-t', s.name], { encoding: 'utf8' });
         expect(all).toMatch(/Global options|Options:/);
-        expect(all.split('\n').filter((l) => [...l.trimEnd()].length > 80), args).toEqual([]);
+        expect(
+          all.split('\n').filter((l) => [...l.trimEnd()].length > 80),
+          args,
+        ).toEqual([]);
       } finally {
         s.kill();
       }

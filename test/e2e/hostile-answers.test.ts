@@ -28,7 +28,10 @@ const PROSPECT = JSON.stringify({ data: { type: 'prospect', id: 1, attributes: {
 
 /** Runs svc against the tiny server under its own tag. */
 function svc(tag: string, args: string[], extra: Record<string, string> = {}, timeoutMs = 30_000) {
-  return runSvc(args, { env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: `${server.url}/${tag}/api/v2`, SVC_TOKEN: 'test-token-0123456789', ...extra }, timeoutMs });
+  return runSvc(args, {
+    env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: `${server.url}/${tag}/api/v2`, SVC_TOKEN: 'test-token-0123456789', ...extra },
+    timeoutMs,
+  });
 }
 const hits = (tag: string) => server.received.filter((r) => r.url.startsWith(`/${tag}/`));
 
@@ -48,7 +51,10 @@ describe.concurrent('writes answered without the record', () => {
     expectCleanFailure(moved, 1, /^error: bad response: server answered 302 \(a redirect, not followed\) to the create$/);
     expect(moved.stdout).toBe('');
     routes.set('empty200', () => ({ status: 200, body: '' }));
-    for (const args of [['prospects', 'update', '1', '--attr', 'firstName=U', '--json'], ['sequence-states', 'finish', '1', '--json']]) {
+    for (const args of [
+      ['prospects', 'update', '1', '--attr', 'firstName=U', '--json'],
+      ['sequence-states', 'finish', '1', '--json'],
+    ]) {
       const r = await svc('empty200', args);
       expectCleanFailure(r, 1, /^error: bad response: server answered 200 with no data/);
       expect(r.stdout).toBe('');
@@ -63,7 +69,12 @@ describe.concurrent('writes answered without the record', () => {
     const r = await svc('bulk201', ['prospects', 'create', '--input', input, '--report', report, '--settle', '1']);
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);
-    expect(JSON.parse(fs.readFileSync(report, 'utf8'))).toMatchObject({ row: 1, status: 'unknown', id: null, error: expect.stringContaining('answered 201 without the created record') });
+    expect(JSON.parse(fs.readFileSync(report, 'utf8'))).toMatchObject({
+      row: 1,
+      status: 'unknown',
+      id: null,
+      error: expect.stringContaining('answered 201 without the created record'),
+    });
   });
 });
 
@@ -89,7 +100,10 @@ describe.concurrent('answers are bounded', () => {
   it('an answer over the cap stops with the cap and the flag that raises it (announced, or endless)', async () => {
     const big = `{"data":{"type":"prospect","id":1,"attributes":{"notes":"${'n'.repeat(3 * 1024 * 1024)}"}}}`;
     routes.set('big', () => ({ status: 200, body: big }));
-    for (const [args, extra] of [[['--max-response-mb', '1'], {}], [[], { SVC_MAX_RESPONSE_MB: '1' }]] as const) {
+    for (const [args, extra] of [
+      [['--max-response-mb', '1'], {}],
+      [[], { SVC_MAX_RESPONSE_MB: '1' }],
+    ] as const) {
       const r = await svc('big', ['prospects', 'get', '1', ...args], extra);
       expectCleanFailure(r, 1, /^error: GET \S+: the answer is larger than 1 MB, the cap on one document$/);
       expect(r.stderr).toMatch(/hint: raise the cap with --max-response-mb <n> \(or SVC_MAX_RESPONSE_MB\)/);
@@ -121,8 +135,14 @@ describe.concurrent('answers are bounded', () => {
   });
 
   it('a document nested 20,000 levels deep: exit 1, bad response', async () => {
-    routes.set('deep', () => ({ status: 200, body: `{"data":{"type":"prospect","id":1,"attributes":{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}}}}` }));
-    for (const args of [['prospects', 'get', '1'], ['api', 'GET', '/prospects/1']]) {
+    routes.set('deep', () => ({
+      status: 200,
+      body: `{"data":{"type":"prospect","id":1,"attributes":{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}}}}`,
+    }));
+    for (const args of [
+      ['prospects', 'get', '1'],
+      ['api', 'GET', '/prospects/1'],
+    ]) {
       const r = await svc('deep', args);
       expectCleanFailure(r, 1, /^error: bad response: server answered 200 with a document nested deeper than 100 levels$/);
     }
@@ -152,14 +172,40 @@ describe('bulk writes answered without the record (a proxy in front of the sandb
       { kind: 'rewrite', status: 201, body: () => '' },
       { kind: 'answer', status: 201, body: '' },
     ]);
-    const r = await runSvc(['enroll', '--sequence', String(seq), '--mailbox', '2', '--prospect', String(done), '--prospect', String(lost), '--concurrency', '1', '--report', report, '--settle', '2'], { env: rig.env() });
+    const r = await runSvc(
+      [
+        'enroll',
+        '--sequence',
+        String(seq),
+        '--mailbox',
+        '2',
+        '--prospect',
+        String(done),
+        '--prospect',
+        String(lost),
+        '--concurrency',
+        '1',
+        '--report',
+        report,
+        '--settle',
+        '2',
+      ],
+      { env: rig.env() },
+    );
     remove();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);
-    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort((a, b) => a.row - b.row);
+    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort(
+      (a, b) => a.row - b.row,
+    );
     expect(lines[0]).toMatchObject({ row: 1, status: 'created', recovered: true });
     expect(typeof lines[0]!.id).toBe('number');
-    expect(lines[1]).toMatchObject({ row: 2, status: 'unknown', id: null, error: expect.stringContaining('answered 201 without the created sequence state') });
+    expect(lines[1]).toMatchObject({
+      row: 2,
+      status: 'unknown',
+      id: null,
+      error: expect.stringContaining('answered 201 without the created sequence state'),
+    });
     expect(stateProspects(rig.sb, seq)).toEqual([done]);
   });
 });
@@ -179,14 +225,23 @@ describe('bulk creates answered without the record (a proxy in front of the sand
       { kind: 'rewrite', status: 201, body: () => '' },
       { kind: 'answer', status: 201, body: '' },
     ]);
-    const r = await runSvc(['prospects', 'create', '--input', input, '--concurrency', '1', '--report', report, '--settle', '2'], { env: rig.env() });
+    const r = await runSvc(['prospects', 'create', '--input', input, '--concurrency', '1', '--report', report, '--settle', '2'], {
+      env: rig.env(),
+    });
     remove();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);
-    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort((a, b) => a.row - b.row);
+    const lines = ndjson<{ row: number; status: string; id: number | null; error: string | null; recovered?: boolean }>(report).sort(
+      (a, b) => a.row - b.row,
+    );
     const kept = [...rig.sb.store.table('prospect').values()].find((p) => p.attributes['firstName'] === 'Kept');
     expect(lines[0]).toMatchObject({ row: 1, status: 'created', id: kept!.id, recovered: true });
-    expect(lines[1]).toMatchObject({ row: 2, status: 'unknown', id: null, error: expect.stringContaining('answered 201 without the created record') });
+    expect(lines[1]).toMatchObject({
+      row: 2,
+      status: 'unknown',
+      id: null,
+      error: expect.stringContaining('answered 201 without the created record'),
+    });
     expect([...rig.sb.store.table('prospect').values()].some((p) => p.attributes['firstName'] === 'Lost')).toBe(false);
   });
 });
@@ -200,7 +255,11 @@ describe.concurrent('svc api and empty or redirected answers', () => {
     expect(gone.stderr).toBe('HTTP 204: empty answer (no content)\n');
     routes.set('api302', () => ({ status: 302, headers: { location: 'https://elsewhere.example/x' }, body: '' }));
     const moved = await svc('api302', ['api', 'POST', '/prospects', '--data', '{"data":{"type":"prospect","attributes":{}}}']);
-    expectCleanFailure(moved, 1, /^error: bad response: server answered 302 \(a redirect to https:\/\/elsewhere\.example\/x, not followed\)$/);
+    expectCleanFailure(
+      moved,
+      1,
+      /^error: bad response: server answered 302 \(a redirect to https:\/\/elsewhere\.example\/x, not followed\)$/,
+    );
     expect(moved.stdout).toBe('');
     expect(server.received.filter((r) => r.url.startsWith('/api302/'))).toHaveLength(1);
   });

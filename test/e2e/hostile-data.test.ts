@@ -29,7 +29,23 @@ const BIDI = 'Smith\u202eolleh\u202c\x9b31m';
 const LINK = '\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\';
 
 async function createHostile(): Promise<number> {
-  const r = await runSvc(['prospects', 'create', '--attr', `firstName=${OSC52}`, '--attr', `lastName=${BIDI}`, '--attr', `title=${CLEAR}`, '--attr', `occupation=${LINK}${'x'.repeat(200)}`, '-o', 'json'], { env: env() });
+  const r = await runSvc(
+    [
+      'prospects',
+      'create',
+      '--attr',
+      `firstName=${OSC52}`,
+      '--attr',
+      `lastName=${BIDI}`,
+      '--attr',
+      `title=${CLEAR}`,
+      '--attr',
+      `occupation=${LINK}${'x'.repeat(200)}`,
+      '-o',
+      'json',
+    ],
+    { env: env() },
+  );
   expect(r.code, r.stderr).toBe(0);
   return json<{ id: number }>(r).id;
 }
@@ -37,7 +53,10 @@ async function createHostile(): Promise<number> {
 describe('control characters in records', () => {
   it('table and get show them escaped, even in a cut cell; json, ndjson and csv give them back exactly', async () => {
     const id = await createHostile();
-    const list = await runSvc(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,firstName,lastName,title,occupation', '-o', 'table'], { env: env() });
+    const list = await runSvc(
+      ['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,firstName,lastName,title,occupation', '-o', 'table'],
+      { env: env() },
+    );
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).not.toMatch(RAW_CONTROL);
     expect(list.stdout).toContain('Eve\\e]52;c;');
@@ -59,7 +78,10 @@ describe('control characters in records', () => {
     const csv = await runSvc(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,firstName,title', '-o', 'csv'], { env: env() });
     expect(csv.stdout).toBe(`id,firstName,title\n${id},${OSC52},${CLEAR}\n`);
     const raw = await runSvc(['prospects', 'get', String(id), '-o', 'raw'], { env: env() });
-    expect((JSON.parse(raw.stdout) as { data: { attributes: Record<string, string> } }).data.attributes).toMatchObject({ firstName: OSC52, lastName: BIDI });
+    expect((JSON.parse(raw.stdout) as { data: { attributes: Record<string, string> } }).data.attributes).toMatchObject({
+      firstName: OSC52,
+      lastName: BIDI,
+    });
   });
 
   it('update --input of a CSV export gives back values that start with a quote', async () => {
@@ -70,7 +92,9 @@ describe('control characters in records', () => {
       expect(r.code, r.stderr).toBe(0);
       ids.push(json<{ id: number }>(r).id);
     }
-    const exported = await runSvc(['prospects', 'list', '--filter', `id=${ids.join(',')}`, '--columns', 'id,title', '-o', 'csv'], { env: env() });
+    const exported = await runSvc(['prospects', 'list', '--filter', `id=${ids.join(',')}`, '--columns', 'id,title', '-o', 'csv'], {
+      env: env(),
+    });
     expect(exported.code, exported.stderr).toBe(0);
     // Change them in the store, then put the export back.
     for (const id of ids) sb.store.get('prospect', id)!.attributes.title = 'changed';

@@ -52,7 +52,10 @@ describe.concurrent('deeply nested JSON', () => {
   it('--data nested 20,000 levels: exit 2 naming the limit, nothing sent', async () => {
     const mark = sb.requests.length;
     const data = file('deep.json', `{"data":{"type":"prospect","attributes":{"firstName":"DeepData","tags":${deepArray(20_000)}}}}`);
-    for (const args of [['prospects', 'create', '--data', `@${data}`], ['api', 'POST', '/prospects', '--data', `@${data}`]]) {
+    for (const args of [
+      ['prospects', 'create', '--data', `@${data}`],
+      ['api', 'POST', '/prospects', '--data', `@${data}`],
+    ]) {
       const r = await runSvc(args, { env: env() });
       expectCleanFailure(r, 2, /^error: --data \(.*deep\.json\): nested deeper than 100 levels$/);
     }
@@ -61,13 +64,20 @@ describe.concurrent('deeply nested JSON', () => {
 
   it('an input row nested 20,000 levels is one invalid row (NDJSON and JSON array)', async () => {
     const row = `{"firstName":"Deep","tags":${deepArray(20_000)}}`;
-    for (const [name, text] of [['deep.ndjson', `${row}\n`], ['deep.json', `[${row}]`]] as const) {
+    for (const [name, text] of [
+      ['deep.ndjson', `${row}\n`],
+      ['deep.json', `[${row}]`],
+    ] as const) {
       const input = file(name, text);
       const report = path.join(tempDir(), 'report.ndjson');
       const r = await runSvc(['prospects', 'create', '--input', input, '--report', report], { env: env() });
       expectNoCrash(r);
       expect(r.code, r.stderr).toBe(5);
-      expect(JSON.parse(fs.readFileSync(report, 'utf8'))).toMatchObject({ row: 1, status: 'failed', error: expect.stringContaining('nested deeper than 100 levels') });
+      expect(JSON.parse(fs.readFileSync(report, 'utf8'))).toMatchObject({
+        row: 1,
+        status: 'failed',
+        error: expect.stringContaining('nested deeper than 100 levels'),
+      });
     }
   });
 });
@@ -77,7 +87,11 @@ describe.concurrent('damaged files', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'config.json'), '{"profiles": {', { mode: 0o600 });
     const mark = sb.requests.length;
-    for (const args of [['prospects', 'list', '--filter', 'title=DamagedConfig'], ['auth', 'status'], ['profiles', 'list']]) {
+    for (const args of [
+      ['prospects', 'list', '--filter', 'title=DamagedConfig'],
+      ['auth', 'status'],
+      ['profiles', 'list'],
+    ]) {
       const r = await runSvc(args, { env: { ...env(), SVC_CONFIG_DIR: dir, ...(args[0] === 'prospects' ? {} : { SVC_TOKEN: '' }) } });
       expectCleanFailure(r, 2, /^error: config file .*config\.json is damaged \(/);
       expect(r.stderr).toMatch(/hint: fix it, or move it away/);
@@ -100,7 +114,10 @@ describe.concurrent('damaged files', () => {
   it('--journal naming a directory or a device: exit 2 before anything is sent', async () => {
     const input = file('in.csv', 'firstName\nJournalNotAFile1\nJournalNotAFile2\n');
     const mark = sb.requests.length;
-    for (const [journal, what] of [[tempDir(), 'is a directory'], ['/dev/full', 'is not a regular file']] as const) {
+    for (const [journal, what] of [
+      [tempDir(), 'is a directory'],
+      ['/dev/full', 'is not a regular file'],
+    ] as const) {
       const r = await runSvc(['prospects', 'create', '--input', input, '--journal', journal], { env: env(), timeoutMs: 15_000 });
       expect(r.code, r.stderr).toBe(2);
       expectNoCrash(r);
@@ -121,7 +138,10 @@ describe.concurrent('a full disk', () => {
   });
 
   it('stdout on a full disk: one error line, exit 1, for a list and a get', async () => {
-    for (const args of [['prospects', 'list'], ['prospects', 'get', '1', '-o', 'table']]) {
+    for (const args of [
+      ['prospects', 'list'],
+      ['prospects', 'get', '1', '-o', 'table'],
+    ]) {
       const r = await runToFullDisk(args, env());
       expectCleanFailure(r, 1, /^error: cannot write the output: no space left on device \(ENOSPC\)$/);
     }
@@ -136,7 +156,11 @@ describe('CSV caps', () => {
     const started = Date.now();
     const r = await runSvc(['prospects', 'create', '--input', input], { env: env() });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expectCleanFailure(r, 2, /^error: --input .*huge\.csv: a cell is longer than 1,000,000 characters, the cap on one cell .*\(in row 1\)$/);
+    expectCleanFailure(
+      r,
+      2,
+      /^error: --input .*huge\.csv: a cell is longer than 1,000,000 characters, the cap on one cell .*\(in row 1\)$/,
+    );
     expect(sentWith(mark, 'HugeCell')).toHaveLength(0);
     // An unclosed quote makes the rest of the file one cell: the message says so.
     const open = file('open.csv', `firstName,title\nB,"${'y'.repeat(1_100_000)}\nC,z\n`);
@@ -149,7 +173,9 @@ describe('include and scopes', () => {
   it('a prospects.read token cannot read accounts through --include account (exit 4, the scope named)', async () => {
     const token = sb.issueToken({ scopes: ['prospects.read'] });
     const withAccount = [...sb.store.table('prospect').values()].find((p) => p.rels['account'])!;
-    const r = await runSvc(['prospects', 'get', String(withAccount.id), '--include', 'account', '--json'], { env: { ...env(), SVC_TOKEN: token } });
+    const r = await runSvc(['prospects', 'get', String(withAccount.id), '--include', 'account', '--json'], {
+      env: { ...env(), SVC_TOKEN: token },
+    });
     expectCleanFailure(r, 4, /^error: Unauthorized OAuth Scope: .*accounts\.read/);
     expect(r.stdout).toBe('');
     const plain = await runSvc(['prospects', 'get', String(withAccount.id), '--json'], { env: { ...env(), SVC_TOKEN: token } });
@@ -160,7 +186,9 @@ describe('include and scopes', () => {
 describe('Ctrl-C at a prompt', () => {
   it('at the delete confirmation: exit 130, "interrupted", nothing deleted', async () => {
     const e = env();
-    const s = new TmuxSession(`${process.execPath} ${BIN} prospects delete 3; echo "[exit $?]"; sleep 30`, { env: { ...e, NO_COLOR: '1' } });
+    const s = new TmuxSession(`${process.execPath} ${BIN} prospects delete 3; echo "[exit $?]"; sleep 30`, {
+      env: { ...e, NO_COLOR: '1' },
+    });
     try {
       await s.waitFor(/Delete prospect 3\?/);
       s.send('C-c');
@@ -185,7 +213,9 @@ describe('Ctrl-C at a prompt', () => {
       const screen = await s.waitFor(/\[exit \d+\]/);
       expect(screen).toContain('[exit 130]');
       expect(screen).not.toMatch(/unexpected failure|force closed/);
-      expect(fs.existsSync(path.join(dir, 'config.json')) ? fs.readFileSync(path.join(dir, 'config.json'), 'utf8') : '').not.toContain('accessToken');
+      expect(fs.existsSync(path.join(dir, 'config.json')) ? fs.readFileSync(path.join(dir, 'config.json'), 'utf8') : '').not.toContain(
+        'accessToken',
+      );
     } finally {
       s.kill();
     }

@@ -26,11 +26,23 @@ const record = `{"type":"prospect","id":${BIG},"attributes":{"firstName":"Eve","
 beforeAll(async () => {
   server = await startTinyServer((req: Received): ReturnType<Responder> => {
     const u = new URL(req.url, 'http://x');
-    if (req.method === 'GET' && u.pathname === '/api/v2') return { status: 200, body: JSON.stringify({ meta: { user: { id: 3, name: `Mallory${OSC52}`, email: 'm@evil.example' }, organization: { name: `Org${BIDI}` } } }) };
+    if (req.method === 'GET' && u.pathname === '/api/v2')
+      return {
+        status: 200,
+        body: JSON.stringify({
+          meta: { user: { id: 3, name: `Mallory${OSC52}`, email: 'm@evil.example' }, organization: { name: `Org${BIDI}` } },
+        }),
+      };
     if (u.pathname === '/api/v2/prospects/666' || (req.method === 'POST' && u.pathname === '/api/v2/prospects')) {
-      return { status: 422, body: JSON.stringify({ errors: [{ id: 'validationError', title: `Bad${CLEAR}`, detail: EVIL_DETAIL, source: { pointer: '/data/attributes/title' } }] }) };
+      return {
+        status: 422,
+        body: JSON.stringify({
+          errors: [{ id: 'validationError', title: `Bad${CLEAR}`, detail: EVIL_DETAIL, source: { pointer: '/data/attributes/title' } }],
+        }),
+      };
     }
-    if (req.method === 'GET' && u.pathname === '/api/v2/prospects') return { status: 200, body: `{"data":[${record}],"links":{},"meta":{"count":null}}` };
+    if (req.method === 'GET' && u.pathname === '/api/v2/prospects')
+      return { status: 200, body: `{"data":[${record}],"links":{},"meta":{"count":null}}` };
     if (req.method === 'GET' && u.pathname.startsWith('/api/v2/prospects/')) return { status: 200, body: `{"data":${record}}` };
     if (req.method === 'DELETE' && u.pathname.startsWith('/api/v2/prospects/')) return { status: 204 };
     if (req.method === 'PATCH' && u.pathname.startsWith('/api/v2/prospects/')) return { status: 200, body: `{"data":${record}}` };
@@ -126,7 +138,9 @@ describe('control characters from the server', () => {
     const r = await runSvc(['prospects', 'get', '666'], { env: env() });
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(RAW_CONTROL);
-    expect(r.stderr).toContain('error: Bad\\e[2J\\e[H: too long\\u202eolleh\\u202c\\x9b31m\\r\\nerror: a line the server made up (field /data/attributes/title');
+    expect(r.stderr).toContain(
+      'error: Bad\\e[2J\\e[H: too long\\u202eolleh\\u202c\\x9b31m\\r\\nerror: a line the server made up (field /data/attributes/title',
+    );
     expect(r.stderr.match(/^error:/gm)).toHaveLength(1);
     const j = await runSvc(['prospects', 'get', '666', '-o', 'json'], { env: env() });
     expect(j.stderr).not.toMatch(RAW_CONTROL);

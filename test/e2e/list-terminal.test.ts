@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 function term(command: string, height = 20): TmuxSession {
-  const s = new TmuxSession(`${command}; echo "[exit $?]"; sleep 30`, { width: 120, height, env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' } });
+  const s = new TmuxSession(`${command}; echo "[exit $?]"; sleep 30`, {
+    width: 120,
+    height,
+    env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' },
+  });
   sessions.push(s);
   return s;
 }
@@ -53,7 +57,9 @@ describe.skipIf(without('tmux', 'the terminal tests'))('on a terminal', () => {
 
   it('the default page says there is more: the total when counted', async () => {
     const s = term(`${process.execPath} ${BIN} prospects list --columns id,firstName`);
-    expect(await s.waitFor(/\[exit \d+\]/)).toMatch(/first 50 shown — `--all` or `--limit N` for more \(--count for the total\)\s+\[exit 0\]/);
+    expect(await s.waitFor(/\[exit \d+\]/)).toMatch(
+      /first 50 shown — `--all` or `--limit N` for more \(--count for the total\)\s+\[exit 0\]/,
+    );
     const c = term(`${process.execPath} ${BIN} prospects list --count -o json > /dev/null`);
     expect(await c.waitFor(/\[exit \d+\]/)).toMatch(/50 of 3,000 shown — `--all` or `--limit N` for more/);
     const asked = term(`${process.execPath} ${BIN} prospects list --limit 50 -o json > /dev/null`);

@@ -13,7 +13,16 @@ import { runSvc, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 const CHROMIUM = locate('chromium') ?? 'chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let sb: TestSandbox;
 let browser: Browser;

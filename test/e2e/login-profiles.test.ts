@@ -23,13 +23,21 @@ describe('svc login --with-token', () => {
   it('stores a working token read from stdin (and a refresh token from line 2) without a browser', async () => {
     const dir = tempDir();
     const token = sb.issueToken({ scopes: ['prospects.read'] });
-    const r = await runSvc(['login', '--with-token', '--base-url', sb.baseUrl], { env: { SVC_CONFIG_DIR: dir }, input: `${token}\nsome-refresh-token-value\n` });
+    const r = await runSvc(['login', '--with-token', '--base-url', sb.baseUrl], {
+      env: { SVC_CONFIG_DIR: dir },
+      input: `${token}\nsome-refresh-token-value\n`,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('Logged in to');
     expect(r.stderr).toMatch(/warning: a refresh token needs the OAuth client/);
     expect(r.stdout + r.stderr).not.toContain(token);
     const p = readConfig(dir).profiles.default!;
-    expect(p).toMatchObject({ baseUrl: sb.baseUrl, accessToken: token, refreshToken: 'some-refresh-token-value', tokenScopes: 'prospects.read' });
+    expect(p).toMatchObject({
+      baseUrl: sb.baseUrl,
+      accessToken: token,
+      refreshToken: 'some-refresh-token-value',
+      tokenScopes: 'prospects.read',
+    });
     const list = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
     expect(list.code, list.stderr).toBe(0);
   });
@@ -55,15 +63,28 @@ describe('usage errors: nothing sent', () => {
   it.each([
     [['login', '--no-browser'], { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' }, /no API base URL/],
     [['login', '--no-browser', '--base-url', 'http://127.0.0.1:1/api/v2'], {}, /no OAuth client id/],
-    [['login', '--no-browser', '--base-url', 'http://127.0.0.1:1/api/v2', '--port', '70000'], { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' }, /--port 70000/],
-    [['login', '--no-browser', '--base-url', 'http://127.0.0.1:1/api/v2', '--scopes', 'prospects'], { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' }, /--scopes: prospects is not/],
+    [
+      ['login', '--no-browser', '--base-url', 'http://127.0.0.1:1/api/v2', '--port', '70000'],
+      { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' },
+      /--port 70000/,
+    ],
+    [
+      ['login', '--no-browser', '--base-url', 'http://127.0.0.1:1/api/v2', '--scopes', 'prospects'],
+      { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' },
+      /--scopes: prospects is not/,
+    ],
     [['login', '--base-url', 'ftp://x'], {}, /only http\(s\) URLs/],
   ])('%j', async (args, env, message) => {
     const mark = sb.requests.length;
     const r = await runSvc(args as string[], { env: { SVC_CONFIG_DIR: tempDir(), ...(env as Record<string, string>) } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message as RegExp);
-    expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('error:')),
+    ).toHaveLength(1);
     expect(sb.requests.length).toBe(mark);
   });
 });
@@ -71,11 +92,15 @@ describe('usage errors: nothing sent', () => {
 describe('token endpoint errors at login', () => {
   it('a wrong client secret: exit 3, invalid_client named, a hint, the secret not shown', async () => {
     const dir = tempDir();
-    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: loginEnv(sb, dir, { SVC_CLIENT_SECRET: 'wrong-secret-0123456789' }) });
+    const run = startSvc(['login', '--no-browser', '--port', '0'], {
+      env: loginEnv(sb, dir, { SVC_CLIENT_SECRET: 'wrong-secret-0123456789' }),
+    });
     const page = await playConsent(await authorizeUrlOf(run), 'approve');
     expect(page.html).toContain('Login failed');
     expect(await run.exited).toBe(3);
-    expect(run.stderr()).toMatch(/error: could not exchange the authorization code for a token: token request refused \(HTTP 400, invalid_client\)/);
+    expect(run.stderr()).toMatch(
+      /error: could not exchange the authorization code for a token: token request refused \(HTTP 400, invalid_client\)/,
+    );
     expect(run.stderr()).toContain('hint: check the client id and secret');
     expect(run.stderr()).not.toContain('wrong-secret-0123456789');
     expect(fs.existsSync(path.join(dir, 'config.json')) && readConfig(dir).profiles.default?.accessToken).toBeFalsy();
@@ -114,7 +139,9 @@ describe('logout and profiles', () => {
     expect((await runSvc(['profiles', 'use', 'staging'], { env })).code).toBe(0);
     expect(readConfig(dir).currentProfile).toBe('staging');
     expect(json<Record<string, unknown>>(await runSvc(['auth', 'status', '-o', 'json'], { env })).profile).toBe('staging');
-    expect(json<Record<string, unknown>>(await runSvc(['auth', 'status', '-o', 'json'], { env: { ...env, SVC_PROFILE: 'default' } })).profile).toBe('default');
+    expect(
+      json<Record<string, unknown>>(await runSvc(['auth', 'status', '-o', 'json'], { env: { ...env, SVC_PROFILE: 'default' } })).profile,
+    ).toBe('default');
 
     const missing = await runSvc(['profiles', 'use', 'nope'], { env });
     expect(missing.code).toBe(2);

@@ -39,7 +39,12 @@ describe('refresh', () => {
     const reqs = tokenRequests(mark);
     expect(reqs).toHaveLength(1);
     const form = new URLSearchParams(reqs[0]!.body);
-    expect(Object.fromEntries(form)).toEqual({ grant_type: 'refresh_token', client_id: sb.clientId, client_secret: sb.clientSecret, refresh_token: p.refreshToken });
+    expect(Object.fromEntries(form)).toEqual({
+      grant_type: 'refresh_token',
+      client_id: sb.clientId,
+      client_secret: sb.clientSecret,
+      refresh_token: p.refreshToken,
+    });
     const after = readConfig(dir).profiles.default!;
     expect(after.accessToken).not.toBe(p.accessToken);
     expect(after.refreshToken).not.toBe(p.refreshToken);
@@ -51,7 +56,8 @@ describe('refresh', () => {
     expect(since(mark).indexOf(reqs[0]!)).toBeLessThan(since(mark).indexOf(gets[0]!));
     expect(r.stderr).toContain('refreshing the access token');
     expect(r.stderr).toMatch(/POST \S+\/oauth\/token \(grant_type=refresh_token\) → 200/);
-    for (const s of [p.accessToken, p.refreshToken, after.accessToken, after.refreshToken, sb.clientSecret]) expect(r.stderr + r.stdout).not.toContain(s);
+    for (const s of [p.accessToken, p.refreshToken, after.accessToken, after.refreshToken, sb.clientSecret])
+      expect(r.stderr + r.stdout).not.toContain(s);
   });
 
   it('an unexpected 401 triggers one refresh and one retry', async () => {
@@ -97,7 +103,9 @@ describe('refresh', () => {
     const { dir, p } = await loggedIn();
     editProfile(dir, 'default', { expiresAt: Date.now() - 1000 });
     const mark = sb.requests.length;
-    const runs = await Promise.all(Array.from({ length: 8 }, () => runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: env(dir) })));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () => runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: env(dir) })),
+    );
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     expect(tokenRequests(mark)).toHaveLength(1);
     const after = readConfig(dir).profiles.default!;
@@ -126,9 +134,18 @@ describe('CI: SVC_REFRESH_TOKEN', () => {
   it('refreshes into the profile once for parallel processes; later runs reuse the stored token', async () => {
     const { p } = await loggedIn();
     const ci = tempDir();
-    const ciEnv = { SVC_CONFIG_DIR: ci, SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_CLIENT_ID: sb.clientId, SVC_CLIENT_SECRET: sb.clientSecret, SVC_REFRESH_TOKEN: p.refreshToken };
+    const ciEnv = {
+      SVC_CONFIG_DIR: ci,
+      SVC_BASE_URL: sb.baseUrl,
+      SVC_AUTH_URL: sb.authUrl,
+      SVC_CLIENT_ID: sb.clientId,
+      SVC_CLIENT_SECRET: sb.clientSecret,
+      SVC_REFRESH_TOKEN: p.refreshToken,
+    };
     const mark = sb.requests.length;
-    const runs = await Promise.all(Array.from({ length: 4 }, () => runSvc(['prospects', 'list', '--limit', '1', '-o', 'json', '-v'], { env: ciEnv })));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => runSvc(['prospects', 'list', '--limit', '1', '-o', 'json', '-v'], { env: ciEnv })),
+    );
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(0);
       for (const s of [p.refreshToken, sb.clientSecret]) expect(r.stderr).not.toContain(s);
@@ -145,7 +162,9 @@ describe('CI: SVC_REFRESH_TOKEN', () => {
   });
 
   it('SVC_TOKEN is used as given and auth status says so', async () => {
-    const r = await runSvc(['auth', 'status', '-o', 'table'], { env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_TOKEN: sb.token } });
+    const r = await runSvc(['auth', 'status', '-o', 'table'], {
+      env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_TOKEN: sb.token },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Token:\s+SVC_TOKEN \(no stored login\)/);
     expect(r.stdout).toMatch(/Logged in as:\s+\S/);

@@ -23,7 +23,11 @@ afterAll(async () => {
 
 function term(args: string, env: Record<string, string>): TmuxSession {
   // Wide enough that the authorize URL stays on one screen line.
-  const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width: 500, height: 40, env: { TERM: 'xterm-256color', ...env } });
+  const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, {
+    width: 500,
+    height: 40,
+    env: { TERM: 'xterm-256color', ...env },
+  });
   sessions.push(s);
   return s;
 }
@@ -64,6 +68,11 @@ describe.skipIf(without('tmux', 'the terminal login test'))('login in a terminal
     expect(done).toContain('[exit 0]');
     expect(done).toMatch(/Logged in to \S+ as Olive Owner/);
     const p = readConfig(dir).profiles.default!;
-    expect(p).toMatchObject({ clientId: sb.clientId, clientSecret: sb.clientSecret, scopes: 'prospects.all', tokenScopes: 'prospects.all' });
+    expect(p).toMatchObject({
+      clientId: sb.clientId,
+      clientSecret: sb.clientSecret,
+      scopes: 'prospects.all',
+      tokenScopes: 'prospects.all',
+    });
   });
 });

@@ -126,7 +126,9 @@ describe('svc login --no-browser', () => {
     const opened = path.join(bin, 'opened.txt');
     fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
     const dir = tempDir();
-    const run = startSvc(['login', '--port', '0'], { env: { ...loginEnv(sb, dir), PATH: `${bin}:${process.env.PATH}`, BROWSER: undefined } });
+    const run = startSvc(['login', '--port', '0'], {
+      env: { ...loginEnv(sb, dir), PATH: `${bin}:${process.env.PATH}`, BROWSER: undefined },
+    });
     const printed = await authorizeUrlOf(run);
     expect(run.stderr()).toContain('Opening the browser');
     for (let i = 0; i < 100 && !fs.existsSync(opened); i++) await new Promise((r) => setTimeout(r, 50));
@@ -143,7 +145,9 @@ describe('svc login --no-browser', () => {
     fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\ntouch '${xdg}'\n`, { mode: 0o755 });
     fs.writeFileSync(path.join(bin, 'my browser'), `#!/bin/sh\nprintf '%s|' "$@" > '${opened}'\n`, { mode: 0o755 });
     const browser = `${path.join(bin, 'no-such-browser')}:'${path.join(bin, 'my browser')}' --new-tab`;
-    const run = startSvc(['login', '--port', '0'], { env: { ...loginEnv(sb, tempDir()), PATH: `${bin}:${process.env.PATH}`, BROWSER: browser } });
+    const run = startSvc(['login', '--port', '0'], {
+      env: { ...loginEnv(sb, tempDir()), PATH: `${bin}:${process.env.PATH}`, BROWSER: browser },
+    });
     const printed = await authorizeUrlOf(run);
     for (let i = 0; i < 100 && !fs.existsSync(opened); i++) await new Promise((r) => setTimeout(r, 50));
     expect(fs.readFileSync(opened, 'utf8')).toBe(`--new-tab|${printed}|`);

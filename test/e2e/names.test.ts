@@ -53,13 +53,23 @@ describe('names instead of ids', () => {
     const email = await mailboxEmail(2);
     const [p1, p2] = freeProspects(sb, 2, 50) as [number, number];
     const mark = sb.requests.length;
-    const r = await svc(['enroll', '--sequence', `  ${name.toUpperCase()} `, '--mailbox', email.toUpperCase(), '--prospect', `${p1},${p2}`]);
+    const r = await svc([
+      'enroll',
+      '--sequence',
+      `  ${name.toUpperCase()} `,
+      '--mailbox',
+      email.toUpperCase(),
+      '--prospect',
+      `${p1},${p2}`,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(stateProspects(sb, seq)).toEqual([p1, p2].sort((a, b) => a - b));
     expect(stateMailboxes(seq)).toEqual([2, 2]);
     expect(r.stderr).toContain(`enroll into sequence "${name}" (id ${seq}) from mailbox ${email} (id 2)`);
     expect(r.stderr).toMatch(/rows: 2 · already enrolled: 0 · to enroll: 2/);
-    expect(r.stderr).toMatch(/delivery: the first e-mails of 2 new enrolment\(s\) can all go out today \(mailbox limits: 500\/day, 5,000\/week\)/);
+    expect(r.stderr).toMatch(
+      /delivery: the first e-mails of 2 new enrolment\(s\) can all go out today \(mailbox limits: 500\/day, 5,000\/week\)/,
+    );
     // The lookups are reads of the lists with sparse fields, before any write.
     const sent = received(sb, mark);
     const firstPost = sent.findIndex((q) => q.method === 'POST');
@@ -97,11 +107,24 @@ describe('names instead of ids', () => {
   });
 
   it('the forecast follows the mailbox limits: 7 new at 2/day and 5/week take 8 days', async () => {
-    expect((await call(sb, 'PATCH', 'mailboxes/3', { data: { type: 'mailbox', id: 3, attributes: { maxMailingsPerDay: 2, maxMailingsPerWeek: 5 } } })).status).toBe(200);
+    expect(
+      (
+        await call(sb, 'PATCH', 'mailboxes/3', {
+          data: { type: 'mailbox', id: 3, attributes: { maxMailingsPerDay: 2, maxMailingsPerWeek: 5 } },
+        })
+      ).status,
+    ).toBe(200);
     const seq = await newSequence(sb);
     const ids = freeProspects(sb, 8, 200);
     await call(sb, 'POST', 'sequenceStates', {
-      data: { type: 'sequenceState', relationships: { prospect: { data: { type: 'prospect', id: ids[0] } }, sequence: { data: { type: 'sequence', id: seq } }, mailbox: { data: { type: 'mailbox', id: 3 } } } },
+      data: {
+        type: 'sequenceState',
+        relationships: {
+          prospect: { data: { type: 'prospect', id: ids[0] } },
+          sequence: { data: { type: 'sequence', id: seq } },
+          mailbox: { data: { type: 'mailbox', id: 3 } },
+        },
+      },
     });
     const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '3', '--prospect', ids.join(','), '--prospect', String(ids[1])]);
     expect(r.code, r.stderr).toBe(0);
@@ -119,10 +142,24 @@ describe('--rel by name or e-mail', () => {
     const acctName = acct.body.data.attributes.name as string;
     const user = (await call(sb, 'GET', 'users/2')).body.data.attributes.email as string;
     const mark = sb.requests.length;
-    const r = await svc(['prospects', 'create', '--attr', 'firstName=Rel', '--rel', `account=name:${acctName.toLowerCase()}`, '--rel', `owner=email:${user}`, '-o', 'json']);
+    const r = await svc([
+      'prospects',
+      'create',
+      '--attr',
+      'firstName=Rel',
+      '--rel',
+      `account=name:${acctName.toLowerCase()}`,
+      '--rel',
+      `owner=email:${user}`,
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const post = received(sb, mark).find((q) => q.method === 'POST')!;
-    expect(JSON.parse(post.body).data.relationships).toEqual({ account: { data: { type: 'account', id: acctId } }, owner: { data: { type: 'user', id: 2 } } });
+    expect(JSON.parse(post.body).data.relationships).toEqual({
+      account: { data: { type: 'account', id: acctId } },
+      owner: { data: { type: 'user', id: 2 } },
+    });
     const lookups = received(sb, mark).filter((q) => q.method === 'GET');
     expect(lookups.map((q) => q.path)).toEqual(['/api/v2/accounts', '/api/v2/accounts', '/api/v2/users']);
     expect(lookups[0]!.query.parsed).toMatchObject({ 'filter[name]': acctName.toLowerCase(), 'fields[account]': 'name' });
@@ -136,13 +173,19 @@ describe('--rel by name or e-mail', () => {
     const mark = sb.requests.length;
     const dup = await svc(['prospects', 'create', '--attr', 'firstName=X', '--rel', `account=name:${name}`]);
     expect(dup.code).toBe(2);
-    expect(dup.stderr).toMatch(new RegExp(`--rel account=name: "${name}": 2 accounts have that name: id ${a.body.data.id} "${name}"; id ${b.body.data.id} "${name}"`));
+    expect(dup.stderr).toMatch(
+      new RegExp(
+        `--rel account=name: "${name}": 2 accounts have that name: id ${a.body.data.id} "${name}"; id ${b.body.data.id} "${name}"`,
+      ),
+    );
     const none = await svc(['prospects', 'update', '1', '--rel', 'account=name:No Such Company Anywhere']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no account has that name/);
     const seq = await svc(['sequence-states', 'create', '--rel', 'sequence=name:Inbound', '--rel', 'prospect=1', '--rel', 'mailbox=1']);
     expect(seq.code).toBe(2);
-    expect(seq.stderr).toMatch(/--rel sequence=name:Inbound: sequences cannot be found by name \(no filterable name attribute\); give an id/);
+    expect(seq.stderr).toMatch(
+      /--rel sequence=name:Inbound: sequences cannot be found by name \(no filterable name attribute\); give an id/,
+    );
     expect(received(sb, mark).filter((q) => q.method !== 'GET')).toEqual([]);
   });
 });

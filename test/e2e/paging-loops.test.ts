@@ -69,19 +69,34 @@ describe('list --all', () => {
     const r = await run(['prospects', 'list', '--all', '-o', 'ndjson'], 'prospects');
     expectStopped(r, /the server's links\.next http:\/\/127\.0\.0\.1:\d+\/api\/v2\/prospects\?\S+ leads back to a page already fetched/, 1);
     // The page that did arrive was written once.
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2]);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2]);
   });
 
   it('a cycle of two pages: stops when the link leads back to the first', async () => {
     const r = await run(['accounts', 'list', '--all', '-o', 'ndjson'], 'accounts');
     expectStopped(r, /links\.next \S+\/accounts\?\S*page%5Boffset%5D=0 leads back/, 2);
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3, 4]);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2, 3, 4]);
   });
 
   it('new offsets, the same records: stops at the page that brings nothing new', async () => {
     const r = await run(['mailboxes', 'list', '--all', '-o', 'ndjson'], 'mailboxes');
     expectStopped(r, /the page at \S+\/mailboxes\?\S*page%5Boffset%5D=2\S* holds only records the page before already had/, 2);
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2]);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2]);
   });
 });
 

@@ -79,12 +79,22 @@ describe('--query', () => {
   });
 
   it('webhooks listen: applies to each delivery as it arrives', async () => {
-    const l = startSvc(['webhooks', 'listen', '--port', '0', '--secret', 'q', '-o', 'raw', '--query', "join(' ', [event, attributes.title])"], { env: env() });
+    const l = startSvc(
+      ['webhooks', 'listen', '--port', '0', '--secret', 'q', '-o', 'raw', '--query', "join(' ', [event, attributes.title])"],
+      { env: env() },
+    );
     try {
       const [, url] = await l.waitFor('stderr', /Ready: listening on (http:\/\/127\.0\.0\.1:\d+\/)/);
       for (const title of ['CEO', 'CFO']) {
-        const body = JSON.stringify({ data: { type: 'prospect', id: 7, attributes: { title } }, meta: { deliveredAt: '2025-01-01T00:00:00.000Z', eventName: 'prospect.updated' } });
-        const res = await fetch(url!, { method: 'POST', body, headers: { 'content-type': 'application/vnd.api+json', 'Service-Webhook-Signature': signBody('q', body) } });
+        const body = JSON.stringify({
+          data: { type: 'prospect', id: 7, attributes: { title } },
+          meta: { deliveredAt: '2025-01-01T00:00:00.000Z', eventName: 'prospect.updated' },
+        });
+        const res = await fetch(url!, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/vnd.api+json', 'Service-Webhook-Signature': signBody('q', body) },
+        });
         expect(res.status).toBe(200);
       }
       await l.waitFor('stdout', /CFO\n/);
@@ -182,7 +192,9 @@ describe('start-up', () => {
     walk(path.join(dist, 'main.js'), /run-cli-/);
     expect([...seen].some((f) => /run-cli-/.test(f))).toBe(true);
     expect(seen.size).toBeGreaterThan(4);
-    const jmes = fs.readdirSync(path.join(dist, 'chunks')).filter((f) => fs.readFileSync(path.join(dist, 'chunks', f), 'utf8').includes('TreeInterpreter'));
+    const jmes = fs
+      .readdirSync(path.join(dist, 'chunks'))
+      .filter((f) => fs.readFileSync(path.join(dist, 'chunks', f), 'utf8').includes('TreeInterpreter'));
     expect(jmes.length).toBeGreaterThan(0);
     for (const f of jmes) expect(seen.has(path.join(dist, 'chunks', f))).toBe(false);
   });

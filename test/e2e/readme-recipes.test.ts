@@ -26,7 +26,7 @@ const recipes = blocks.filter((b) => b.info === 'sh');
 function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile('bash', ['-c', script], { cwd, env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
   });
@@ -42,7 +42,12 @@ describe('README: Common tasks', () => {
     const title = recipe.body.split('\n')[0]!.slice(0, 80);
     it(`recipe ${i + 1} works as written: ${title}`, async () => {
       const dir = tempDir('svc-recipe-');
-      const env = baseEnv({ SVC_CONFIG_DIR: path.join(dir, '.config'), SVC_DATA_DIR: path.join(dir, '.data'), SVC_NODE: process.execPath, SVC_BIN: BIN });
+      const env = baseEnv({
+        SVC_CONFIG_DIR: path.join(dir, '.config'),
+        SVC_DATA_DIR: path.join(dir, '.data'),
+        SVC_NODE: process.execPath,
+        SVC_BIN: BIN,
+      });
       // Each line runs in turn; the first failing command fails the recipe.
       const script = `set -eo pipefail\nsvc() { "$SVC_NODE" "$SVC_BIN" "$@"; }\n${recipe.body}`;
       const r = await bash(script, dir, env);

@@ -11,7 +11,15 @@ import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 let sb: TestSandbox;
@@ -47,7 +55,15 @@ async function render(args: string[], name: string): Promise<{ page: Page; rows:
 
 /** Bars of the page: value and drawn size (px), in document order. */
 async function bars(page: Page, selector: string, dim: 'width' | 'height') {
-  return page.$$eval(selector, (els, d) => els.map((e) => ({ value: Number(e.getAttribute('data-value')), size: (e as unknown as { getBoundingClientRect(): Record<string, number> }).getBoundingClientRect()[d as string]! })), dim);
+  return page.$$eval(
+    selector,
+    (els, d) =>
+      els.map((e) => ({
+        value: Number(e.getAttribute('data-value')),
+        size: (e as unknown as { getBoundingClientRect(): Record<string, number> }).getBoundingClientRect()[d as string]!,
+      })),
+    dim,
+  );
 }
 
 describe.skipIf(!fs.existsSync(CHROMIUM))('report --html in headless Chromium', () => {
@@ -81,7 +97,9 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('report --html in headless Chromium', 
       expect(x.size).toBeCloseTo((x.value / max) * full, 0);
     }
     const t = await bars(page, 'table.chart rect.bar', 'width');
-    expect(t.map((x) => x.value)).toEqual(rows.filter((r) => r.level === 'template' && r.step === 1 && r.replyRate > 0).map((r) => r.replyRate));
+    expect(t.map((x) => x.value)).toEqual(
+      rows.filter((r) => r.level === 'template' && r.step === 1 && r.replyRate > 0).map((r) => r.replyRate),
+    );
     await page.close();
   });
 

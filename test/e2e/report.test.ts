@@ -31,7 +31,11 @@ async function all(p: string, query = ''): Promise<R[]> {
   return out;
 }
 async function post(p: string, body: unknown): Promise<R> {
-  const r = await fetch(`${sb.baseUrl}/${p}`, { method: 'POST', headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/vnd.api+json' }, body: JSON.stringify(body) });
+  const r = await fetch(`${sb.baseUrl}/${p}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/vnd.api+json' },
+    body: JSON.stringify(body),
+  });
   return ((await r.json()) as { data: R }).data;
 }
 const rel = (r: R, name: string) => (r.relationships?.[name]?.data ? String(r.relationships[name]!.data.id) : undefined);
@@ -92,9 +96,23 @@ describe('report sequences', () => {
     const ref = (type: string, id: number) => ({ type, id });
     const seeded = store.table('sequence').size;
     for (let i = seeded; i < 500; i++) {
-      const seq = store.insert('sequence', { name: `Bulk ${i}`, enabled: true, deliverCount: 10, clickCount: 1, bounceCount: 0, failureCount: 0 }, {}, { silent: true });
-      for (const [order, stepType] of [[1, 'auto_email'], [2, 'call'], [3, 'manual_email']] as const) {
-        store.insert('sequenceStep', { order, stepType, deliverCount: stepType === 'call' ? 0 : 5, openCount: 2, replyCount: 1 }, { sequence: ref('sequence', seq.id) }, { silent: true });
+      const seq = store.insert(
+        'sequence',
+        { name: `Bulk ${i}`, enabled: true, deliverCount: 10, clickCount: 1, bounceCount: 0, failureCount: 0 },
+        {},
+        { silent: true },
+      );
+      for (const [order, stepType] of [
+        [1, 'auto_email'],
+        [2, 'call'],
+        [3, 'manual_email'],
+      ] as const) {
+        store.insert(
+          'sequenceStep',
+          { order, stepType, deliverCount: stepType === 'call' ? 0 : 5, openCount: 2, replyCount: 1 },
+          { sequence: ref('sequence', seq.id) },
+          { silent: true },
+        );
       }
     }
     try {
@@ -106,13 +124,21 @@ describe('report sequences', () => {
       expect(rows).toHaveLength(500 - seeded);
       expect(rows[0]).toMatchObject({ emailSteps: 2, delivered: 10, opened: 4, replied: 2, replyRate: 0.2 });
     } finally {
-      for (const id of [...store.table('sequence').keys()].filter((id) => String(store.get('sequence', id)!.attributes['name']).startsWith('Bulk '))) store.remove('sequence', id, { silent: true });
-      for (const id of [...store.table('sequenceStep').keys()].filter((id) => !store.get('sequenceStep', id)!.rels['sequence'])) store.remove('sequenceStep', id, { silent: true });
+      for (const id of [...store.table('sequence').keys()].filter((id) =>
+        String(store.get('sequence', id)!.attributes['name']).startsWith('Bulk '),
+      ))
+        store.remove('sequence', id, { silent: true });
+      for (const id of [...store.table('sequenceStep').keys()].filter((id) => !store.get('sequenceStep', id)!.rels['sequence']))
+        store.remove('sequenceStep', id, { silent: true });
     }
   });
 
   it('bad --by or a mixed sort: one usage error, nothing sent', async () => {
-    for (const args of [['--by', 'speed'], ['--sort', 'reply,name'], ['--limit', '0']]) {
+    for (const args of [
+      ['--by', 'speed'],
+      ['--sort', 'reply,name'],
+      ['--limit', '0'],
+    ]) {
       const r = await report(['sequences', ...args]);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')[0]).toMatch(/^error: /);
@@ -159,8 +185,16 @@ describe('report sequence (funnel)', () => {
     expect(first[0].delivered + first[1].delivered).toBe(steps[0].delivered);
     expect(first[0].abPValue).toBeGreaterThan(0);
     const states = await all('sequenceStates', '&filter[sequence][id]=1');
-    expect(steps[0]).toMatchObject({ enrolments: states.length, activeEnrolments: states.filter((x) => x.attributes.state === 'active').length });
-    expect(r.requests.map((q) => q.path)).toEqual(['/api/v2/sequences/1', '/api/v2/sequenceSteps', '/api/v2/calls', '/api/v2/sequenceStates']);
+    expect(steps[0]).toMatchObject({
+      enrolments: states.length,
+      activeEnrolments: states.filter((x) => x.attributes.state === 'active').length,
+    });
+    expect(r.requests.map((q) => q.path)).toEqual([
+      '/api/v2/sequences/1',
+      '/api/v2/sequenceSteps',
+      '/api/v2/calls',
+      '/api/v2/sequenceStates',
+    ]);
   });
 
   it('by name (any case) gives the same rows; an unknown name is a usage error', async () => {
@@ -174,13 +208,27 @@ describe('report sequence (funnel)', () => {
   });
 
   it('a sequence of 10 steps and 20 templates takes at most 4 requests', async () => {
-    const seq = await post('sequences', { data: { type: 'sequence', attributes: { name: 'Ten steps', description: 'd', sequenceType: 'interval' } } });
+    const seq = await post('sequences', {
+      data: { type: 'sequence', attributes: { name: 'Ten steps', description: 'd', sequenceType: 'interval' } },
+    });
     const tpls = await all('templates');
     for (let i = 0; i < 10; i++) {
-      const step = await post('sequenceSteps', { data: { type: 'sequenceStep', attributes: { stepType: i === 4 ? 'call' : 'auto_email', interval: i * 1440, order: i + 1 }, relationships: { sequence: one('sequence', seq.id) } } });
+      const step = await post('sequenceSteps', {
+        data: {
+          type: 'sequenceStep',
+          attributes: { stepType: i === 4 ? 'call' : 'auto_email', interval: i * 1440, order: i + 1 },
+          relationships: { sequence: one('sequence', seq.id) },
+        },
+      });
       if (i === 4) continue;
       for (let k = 0; k < (i === 9 ? 4 : 2); k++) {
-        await post('sequenceTemplates', { data: { type: 'sequenceTemplate', attributes: {}, relationships: { sequenceStep: one('sequenceStep', step.id), template: one('template', tpls[(i + k) % tpls.length]!.id) } } });
+        await post('sequenceTemplates', {
+          data: {
+            type: 'sequenceTemplate',
+            attributes: {},
+            relationships: { sequenceStep: one('sequenceStep', step.id), template: one('template', tpls[(i + k) % tpls.length]!.id) },
+          },
+        });
       }
     }
     const r = await report(['sequence', String(seq.id), '-o', 'json']);
@@ -193,8 +241,15 @@ describe('report sequence (funnel)', () => {
 
   it('counters move when the sandbox delivers: an enrolment adds one delivered mailing to step 1', async () => {
     const before = json<any[]>(await report(['sequence', '3', '-o', 'json'])).find((x) => x.level === 'step' && x.step === 1);
-    const p = await post('prospects', { data: { type: 'prospect', attributes: { firstName: 'Rep', emails: ['rep@x.test'] }, relationships: { account: one('account', 1) } } });
-    await post('sequenceStates', { data: { type: 'sequenceState', relationships: { prospect: one('prospect', p.id), sequence: one('sequence', 3), mailbox: one('mailbox', 1) } } });
+    const p = await post('prospects', {
+      data: { type: 'prospect', attributes: { firstName: 'Rep', emails: ['rep@x.test'] }, relationships: { account: one('account', 1) } },
+    });
+    await post('sequenceStates', {
+      data: {
+        type: 'sequenceState',
+        relationships: { prospect: one('prospect', p.id), sequence: one('sequence', 3), mailbox: one('mailbox', 1) },
+      },
+    });
     let after: any;
     for (let i = 0; i < 50; i++) {
       after = json<any[]>(await report(['sequence', '3', '-o', 'json'])).find((x) => x.level === 'step' && x.step === 1);
@@ -216,7 +271,11 @@ describe('report mailings', () => {
     expect(rows.reduce((a, x) => a + x.delivered, 0)).toBe(ms.length);
     for (const row of rows) {
       const mine = ms.filter((m) => m.attributes.mailboxAddress === row.group);
-      expect(row).toMatchObject({ delivered: mine.length, replied: mine.filter((m) => m.attributes.repliedAt).length, bounced: mine.filter((m) => m.attributes.bouncedAt).length });
+      expect(row).toMatchObject({
+        delivered: mine.length,
+        replied: mine.filter((m) => m.attributes.repliedAt).length,
+        bounced: mine.filter((m) => m.attributes.bouncedAt).length,
+      });
     }
   });
 
@@ -229,7 +288,8 @@ describe('report mailings', () => {
     expect(decodeURIComponent(r.requests[0]!.query.raw)).toContain(`filter[deliveredAt]=${from}..inf`);
     const ms = (await all('mailings', `&filter[deliveredAt]=${from}..inf`)).filter((m) => m.attributes.deliveredAt);
     expect(rows.reduce((a, x) => a + x.delivered, 0)).toBe(ms.length);
-    for (const row of rows) expect(row.opened).toBe(ms.filter((m) => m.attributes.deliveredAt.startsWith(row.group) && m.attributes.openedAt).length);
+    for (const row of rows)
+      expect(row.opened).toBe(ms.filter((m) => m.attributes.deliveredAt.startsWith(row.group) && m.attributes.openedAt).length);
   });
 });
 
@@ -239,12 +299,28 @@ describe('report prospect', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.requests).toHaveLength(1);
     const rows = json<any[]>(r);
-    const p = (await (await fetch(`${sb.baseUrl}/prospects/3?fields[prospect]=contactHistogram,openCount,replyCount`, { headers: { Authorization: `Bearer ${sb.token}` } })).json()) as { data: R };
+    const p = (await (
+      await fetch(`${sb.baseUrl}/prospects/3?fields[prospect]=contactHistogram,openCount,replyCount`, {
+        headers: { Authorization: `Bearer ${sb.token}` },
+      })
+    ).json()) as { data: R };
     const months = rows.filter((x) => x.kind === 'month');
     expect(months.map((m) => [m.inbound, m.outbound])).toEqual(p.data.attributes.contactHistogram);
-    expect(rows[0]).toMatchObject({ kind: 'prospect', id: '3', openCount: p.data.attributes.openCount, replyCount: p.data.attributes.replyCount });
-    const states = (await all('sequenceStates', '&filter[prospect][id]=3')).filter((s) => ['active', 'paused', 'failed', 'bounced', 'pending', 'disabled'].includes(s.attributes.state));
-    expect(rows.filter((x) => x.kind === 'sequenceState').map((x) => x.id).sort()).toEqual(states.map((s) => String(s.id)).sort());
+    expect(rows[0]).toMatchObject({
+      kind: 'prospect',
+      id: '3',
+      openCount: p.data.attributes.openCount,
+      replyCount: p.data.attributes.replyCount,
+    });
+    const states = (await all('sequenceStates', '&filter[prospect][id]=3')).filter((s) =>
+      ['active', 'paused', 'failed', 'bounced', 'pending', 'disabled'].includes(s.attributes.state),
+    );
+    expect(
+      rows
+        .filter((x) => x.kind === 'sequenceState')
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(states.map((s) => String(s.id)).sort());
   });
 
   it('a non-numeric id is a usage error before any request', async () => {

@@ -37,7 +37,17 @@ describe('filters as the server received them', () => {
   });
 
   it('new syntax: lists, ranges and escaped commas', async () => {
-    const [q] = await queries(['prospects', 'list', '-o', 'json', '--new-filter-syntax', '--filter', 'title=CEO,VP\\, Sales', '--filter', 'updatedAt=2024-01-01..']);
+    const [q] = await queries([
+      'prospects',
+      'list',
+      '-o',
+      'json',
+      '--new-filter-syntax',
+      '--filter',
+      'title=CEO,VP\\, Sales',
+      '--filter',
+      'updatedAt=2024-01-01..',
+    ]);
     expect(q).toContain('newFilterSyntax=true');
     expect(q).toContain('filter[title][]=CEO&filter[title][]=VP, Sales');
     expect(q).toContain('filter[updatedAt][gte]=2024-01-01');
@@ -73,7 +83,25 @@ describe('sort, include, fields', () => {
   });
 
   it('include replaces ids by records; fields trims attributes', async () => {
-    const r = await runSvc(['prospects', 'list', '--include', 'account', '--fields', 'firstName,title', '--fields', 'account=name', '--limit', '5', '-o', 'json', '--filter', 'title=CEO'], { env: env() });
+    const r = await runSvc(
+      [
+        'prospects',
+        'list',
+        '--include',
+        'account',
+        '--fields',
+        'firstName,title',
+        '--fields',
+        'account=name',
+        '--limit',
+        '5',
+        '-o',
+        'json',
+        '--filter',
+        'title=CEO',
+      ],
+      { env: env() },
+    );
     const rows = json<Record<string, unknown>[]>(r);
     expect(rows.length).toBeGreaterThan(0);
     for (const p of rows) {
@@ -92,7 +120,9 @@ describe('sort, include, fields', () => {
   it('contactHistogram is only asked for through --fields', async () => {
     const plain = json<Record<string, unknown>>(await runSvc(['prospects', 'get', '1', '-o', 'json'], { env: env() }));
     expect('contactHistogram' in plain).toBe(false);
-    const asked = json<Record<string, unknown>>(await runSvc(['prospects', 'get', '1', '--fields', 'contactHistogram,firstName', '-o', 'json'], { env: env() }));
+    const asked = json<Record<string, unknown>>(
+      await runSvc(['prospects', 'get', '1', '--fields', 'contactHistogram,firstName', '-o', 'json'], { env: env() }),
+    );
     expect(Array.isArray(asked.contactHistogram)).toBe(true);
   });
 });
@@ -138,7 +168,12 @@ describe('output formats', () => {
 
   it('ndjson is one record per line', async () => {
     const r = await runSvc(['prospects', 'list', '--limit', '3', '-o', 'ndjson'], { env: env() });
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['prospect', 'prospect', 'prospect']);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(['prospect', 'prospect', 'prospect']);
   });
 
   it('csv has a header and joins lists with ;', async () => {

@@ -19,7 +19,10 @@ it('lists every record past the offset cap with ⌈N/1000⌉ requests', async ()
   const mark = sb.requests.length;
   const r = await runSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env: env(), timeoutMs: 60_000 });
   expect(r.code, r.stderr).toBe(0);
-  const ids = r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+  const ids = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { id: number }).id);
   expect(ids).toHaveLength(N);
   expect(new Set(ids).size).toBe(N);
   expect(ids).toEqual([...ids].sort((a, b) => a - b));
@@ -36,7 +39,10 @@ it('lists every record past the offset cap with ⌈N/1000⌉ requests', async ()
 });
 
 it('a listing sorted by something else stops at the cap with a warning', async () => {
-  const r = await runSvc(['prospects', 'list', '--all', '--sort', 'lastName', '--fields', 'lastName', '-o', 'ndjson'], { env: env(), timeoutMs: 60_000 });
+  const r = await runSvc(['prospects', 'list', '--all', '--sort', 'lastName', '--fields', 'lastName', '-o', 'ndjson'], {
+    env: env(),
+    timeoutMs: 60_000,
+  });
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout.trim().split('\n')).toHaveLength(11_000);
   expect(r.stderr).toMatch(/offset cap/);

@@ -30,13 +30,39 @@ describe('create / update / delete round trip', () => {
   let prospectId: number;
 
   it('creates an account, then a prospect linked to it, with typed attributes', async () => {
-    const a = await svc(['accounts', 'create', '--attr', 'name=Round Trip Ltd', '--attr', 'numberOfEmployees=42', '--attr', 'named=true', '-o', 'json']);
+    const a = await svc([
+      'accounts',
+      'create',
+      '--attr',
+      'name=Round Trip Ltd',
+      '--attr',
+      'numberOfEmployees=42',
+      '--attr',
+      'named=true',
+      '-o',
+      'json',
+    ]);
     expect(a.code, a.stderr).toBe(0);
     accountId = json<Rec>(a).id;
     expect(json<Rec>(a)).toMatchObject({ name: 'Round Trip Ltd', numberOfEmployees: 42, named: true });
 
     const mark = sb.requests.length;
-    const p = await svc(['prospects', 'create', '--attr', 'firstName=Ada', '--attr', 'lastName=Lovelace', '--attr', 'title=CEO', '--attr', 'emails=ada@example.com,ada@lovelace.dev', '--rel', `account=${accountId}`, '-o', 'json']);
+    const p = await svc([
+      'prospects',
+      'create',
+      '--attr',
+      'firstName=Ada',
+      '--attr',
+      'lastName=Lovelace',
+      '--attr',
+      'title=CEO',
+      '--attr',
+      'emails=ada@example.com,ada@lovelace.dev',
+      '--rel',
+      `account=${accountId}`,
+      '-o',
+      'json',
+    ]);
     expect(p.code, p.stderr).toBe(0);
     prospectId = json<Rec>(p).id;
     const sent = received(sb, mark, 'prospects').find((r) => r.method === 'POST')!;
@@ -57,15 +83,28 @@ describe('create / update / delete round trip', () => {
     const u = await svc(['prospects', 'update', String(prospectId), '--attr', 'title=CTO', '--rel', 'account=null', '-o', 'json']);
     expect(u.code, u.stderr).toBe(0);
     const sent = received(sb, mark, 'prospects').find((r) => r.method === 'PATCH')!;
-    expect(JSON.parse(sent.body)).toEqual({ data: { type: 'prospect', id: prospectId, attributes: { title: 'CTO' }, relationships: { account: { data: null } } } });
+    expect(JSON.parse(sent.body)).toEqual({
+      data: { type: 'prospect', id: prospectId, attributes: { title: 'CTO' }, relationships: { account: { data: null } } },
+    });
     expect(json<Rec>(u)).toMatchObject({ title: 'CTO', account: null, firstName: 'Ada' });
   });
 
   it('--data takes a flat record from stdin and a JSON:API document from a string', async () => {
-    const a = await svc(['accounts', 'update', String(accountId), '--data', '-', '-o', 'json'], JSON.stringify({ id: accountId, type: 'account', industry: 'Rockets', updatedAt: '2020-01-01T00:00:00' }));
+    const a = await svc(
+      ['accounts', 'update', String(accountId), '--data', '-', '-o', 'json'],
+      JSON.stringify({ id: accountId, type: 'account', industry: 'Rockets', updatedAt: '2020-01-01T00:00:00' }),
+    );
     expect(a.code, a.stderr).toBe(0);
     expect(json<Rec>(a).industry).toBe('Rockets');
-    const b = await svc(['accounts', 'update', String(accountId), '--data', JSON.stringify({ data: { type: 'account', attributes: { locality: 'Paris' } } }), '-o', 'json']);
+    const b = await svc([
+      'accounts',
+      'update',
+      String(accountId),
+      '--data',
+      JSON.stringify({ data: { type: 'account', attributes: { locality: 'Paris' } } }),
+      '-o',
+      'json',
+    ]);
     expect(json<Rec>(b).locality).toBe('Paris');
   });
 
@@ -147,9 +186,31 @@ describe('actions', () => {
     const seq = await svc(['sequences', 'create', '--attr', 'name=Actions test', '--attr', 'sequenceType=interval', '-o', 'json']);
     expect(seq.code, seq.stderr).toBe(0);
     const seqId = json<Rec>(seq).id;
-    const step = await svc(['sequence-steps', 'create', '--attr', 'stepType=auto_email', '--attr', 'interval=0', '--rel', `sequence=${seqId}`, '-o', 'json']);
+    const step = await svc([
+      'sequence-steps',
+      'create',
+      '--attr',
+      'stepType=auto_email',
+      '--attr',
+      'interval=0',
+      '--rel',
+      `sequence=${seqId}`,
+      '-o',
+      'json',
+    ]);
     expect(step.code, step.stderr).toBe(0);
-    const created = await svc(['sequence-states', 'create', '--rel', `prospect=${prospect}`, '--rel', `sequence=${seqId}`, '--rel', `mailbox=${mailbox}`, '-o', 'json']);
+    const created = await svc([
+      'sequence-states',
+      'create',
+      '--rel',
+      `prospect=${prospect}`,
+      '--rel',
+      `sequence=${seqId}`,
+      '--rel',
+      `mailbox=${mailbox}`,
+      '-o',
+      'json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     stateId = json<Rec>(created).id;
     expect(json<Rec>(created).state).toBe('active');

@@ -78,7 +78,11 @@ describe('svc sandbox', () => {
 
   it('bad options: one line, exit 2, nothing started', async () => {
     const env = { SVC_CONFIG_DIR: tempDir() };
-    for (const args of [['--port', 'abc'], ['--seed', '-1'], ['--maintenance-until', 'soon']]) {
+    for (const args of [
+      ['--port', 'abc'],
+      ['--seed', '-1'],
+      ['--maintenance-until', 'soon'],
+    ]) {
       const r = await runSvc(['sandbox', ...args], { env, timeoutMs: 10_000 });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');

@@ -44,9 +44,21 @@ beforeAll(async () => {
   // prospects that opted out, private notes.
   const exclusive = await newSequence(prod, { sequenceExclusivity: 'exclusive_sequences', permitDuplicateProspects: 'only_if_inactive' });
   target = await newSequence(prod, { sequenceExclusivity: 'exclusive_sequences', permitDuplicateProspects: 'disallow' });
-  const exclusiveIds = new Set([...prod.store.table('sequence').values()].filter((s) => prod.store.get('ruleset', (s.rels['ruleset'] as { id: number }).id)?.attributes['sequenceExclusivity'] === 'exclusive_sequences').map((s) => s.id));
+  const exclusiveIds = new Set(
+    [...prod.store.table('sequence').values()]
+      .filter(
+        (s) =>
+          prod.store.get('ruleset', (s.rels['ruleset'] as { id: number }).id)?.attributes['sequenceExclusivity'] === 'exclusive_sequences',
+      )
+      .map((s) => s.id),
+  );
   const activeExclusive = (p: number) =>
-    [...prod.store.table('sequenceState').values()].some((s) => (s.rels['prospect'] as { id: number } | null)?.id === p && s.attributes['state'] === 'active' && exclusiveIds.has((s.rels['sequence'] as { id: number }).id));
+    [...prod.store.table('sequenceState').values()].some(
+      (s) =>
+        (s.rels['prospect'] as { id: number } | null)?.id === p &&
+        s.attributes['state'] === 'active' &&
+        exclusiveIds.has((s.rels['sequence'] as { id: number }).id),
+    );
   const busy: number[] = [];
   const free: number[] = [];
   for (let p = 100; p <= SAMPLE && (busy.length < 2 || free.length < 8); p++) (activeExclusive(p) ? busy : free).push(p);
@@ -54,7 +66,10 @@ beforeAll(async () => {
   // Active in an exclusive sequence: refused. Already in the target: skipped. Opted out: refused.
   for (const p of [f1, f2]) await enrollDirect(prod, p, exclusive);
   for (const p of [f3, f4]) await enrollDirect(prod, p, target);
-  for (const p of [f5, f6]) expect((await call(prod, 'PATCH', `prospects/${p}`, { data: { type: 'prospect', id: p, attributes: { optedOut: true } } })).status).toBe(200);
+  for (const p of [f5, f6])
+    expect(
+      (await call(prod, 'PATCH', `prospects/${p}`, { data: { type: 'prospect', id: p, attributes: { optedOut: true } } })).status,
+    ).toBe(200);
   plan.push(
     ...busy.slice(0, 2).map((id) => ({ id, expect: 'failed' as const })),
     ...[f1, f2, f5, f6].map((id) => ({ id, expect: 'failed' as const })),
@@ -64,8 +79,21 @@ beforeAll(async () => {
   );
   // A mailbox with tight limits: the rehearsal's delivery forecast comes from the copy of it.
   prod.store.update('mailbox', 1, { maxMailingsPerDay: 1, maxMailingsPerWeek: 3 }, {}, { silent: true });
-  for (let p = 1; p <= SAMPLE; p += 7) prod.store.update('prospect', p, { custom5: `secret note about deal ${p * 7919}` }, {}, { silent: true });
-  const reads = ['users', 'teams', 'rulesets', 'stages', 'personas', 'sequenceSteps', 'templates', 'sequenceTemplates', 'mailboxes', 'emailAddresses', 'phoneNumbers'];
+  for (let p = 1; p <= SAMPLE; p += 7)
+    prod.store.update('prospect', p, { custom5: `secret note about deal ${p * 7919}` }, {}, { silent: true });
+  const reads = [
+    'users',
+    'teams',
+    'rulesets',
+    'stages',
+    'personas',
+    'sequenceSteps',
+    'templates',
+    'sequenceTemplates',
+    'mailboxes',
+    'emailAddresses',
+    'phoneNumbers',
+  ];
   const scopes = ['prospects.all', 'accounts.all', 'sequences.all', 'sequenceStates.all', ...reads.map((r) => `${r}.read`)].join(' ');
   const login = await cliLogin(prod, configDir, ['--scopes', scopes], { SVC_PROFILE: 'prod' });
   expect(login.code, login.stderr).toBe(0);
@@ -76,7 +104,13 @@ afterAll(() => prod?.close());
 function outcomes(file: string) {
   return ndjson<Record<string, unknown>>(file)
     .sort((a, b) => Number(a['row']) - Number(b['row']))
-    .map(({ row, status, error, reason, prospect }) => ({ row, status, error: error ?? null, reason: reason ?? null, prospect: prospect ?? null }));
+    .map(({ row, status, error, reason, prospect }) => ({
+      row,
+      status,
+      error: error ?? null,
+      reason: reason ?? null,
+      prospect: prospect ?? null,
+    }));
 }
 
 describe('svc sandbox --from-profile', () => {
@@ -84,7 +118,19 @@ describe('svc sandbox --from-profile', () => {
 
   it('copies a sample within the printed budget, owner-only, reads only, without the write-only fields', async () => {
     const mark = prod.requests.length;
-    const r = await svc(['sandbox', '--from-profile', 'prod', '--sample', String(SAMPLE), '--filter', `prospect:id=1..${SAMPLE}`, '--data', copy(), '--budget', '100']);
+    const r = await svc([
+      'sandbox',
+      '--from-profile',
+      'prod',
+      '--sample',
+      String(SAMPLE),
+      '--filter',
+      `prospect:id=1..${SAMPLE}`,
+      '--data',
+      copy(),
+      '--budget',
+      '100',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/not copied/);
     const summary = JSON.parse(r.stdout);
@@ -110,7 +156,9 @@ describe('svc sandbox --from-profile', () => {
     expect(fs.existsSync(`${copy()}.progress`)).toBe(false);
     const data = JSON.parse(fs.readFileSync(copy(), 'utf8'));
     // The real ids.
-    expect(data.store.tables.prospect.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: SAMPLE }, (_, i) => i + 1));
+    expect(data.store.tables.prospect.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b)).toEqual(
+      Array.from({ length: SAMPLE }, (_, i) => i + 1),
+    );
     expect(data.org.customFields.prospect.custom5.label).toBe('Private Notes');
     // Records the rehearsal creates get ids above every real one, sampled or not.
     expect(data.store.nextIds.prospect).toBe(Math.max(...prod.store.table('prospect').keys()) + 1);
@@ -206,7 +254,9 @@ describe('svc sandbox --from-profile', () => {
     try {
       await fg.waitFor('stdout', /"baseUrl"/, 15_000);
       const names = [0, 1, 2, 3].map((i) => `Own${i}x${Date.now()}`);
-      const runs = await Promise.all(names.map((nm) => svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${nm}`, '-o', 'json'])));
+      const runs = await Promise.all(
+        names.map((nm) => svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${nm}`, '-o', 'json'])),
+      );
       for (const r of runs) expect(r.code, r.stderr).toBe(0);
       expect(new Set(runs.map((r) => json<{ id: number }>(r).id)).size).toBe(4);
       const inCopy = await svc(['--sandbox-data', copy(), 'accounts', 'list', '--all', '-o', 'json']);
@@ -233,7 +283,9 @@ describe('svc sandbox --from-profile', () => {
       const made = await svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json']);
       expect(made.code, made.stderr).toBe(0);
       // It went to the foreground server, which holds the copy.
-      const seen = await fetch(`${info.baseUrl}/accounts/${json<{ id: number }>(made).id}`, { headers: { authorization: `Bearer ${info.token}` } });
+      const seen = await fetch(`${info.baseUrl}/accounts/${json<{ id: number }>(made).id}`, {
+        headers: { authorization: `Bearer ${info.token}` },
+      });
       expect(seen.status).toBe(200);
       const second = await svc(['sandbox', '--data', copy()]);
       expect(second.code).toBe(2);
@@ -306,7 +358,17 @@ describe('svc sandbox --from-profile', () => {
     const ids = Array.from({ length: 250 }, (_, i) => 4000 + i * 3);
     const file = path.join(work, 'listed.json');
     const mark = prod.requests.length;
-    const r = await svc(['sandbox', '--from-profile', 'prod', '--sample', '250', '--filter', `prospect:id=${ids.join(',')}`, '--data', file]);
+    const r = await svc([
+      'sandbox',
+      '--from-profile',
+      'prod',
+      '--sample',
+      '250',
+      '--filter',
+      `prospect:id=${ids.join(',')}`,
+      '--data',
+      file,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).counts.prospect).toBe(250);
     const data = JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -31,7 +31,10 @@ describe('two svc --sandbox processes share one org', () => {
     const env = freshEnv();
     const name = `Ada${Date.now()}`;
     // svc --sandbox webhooks listen --register --events prospect.created,prospect.updated &
-    const listener = startSvc(['--sandbox', 'webhooks', 'listen', '--register', '--events', 'prospect.created,prospect.updated', '--port', '0'], { env });
+    const listener = startSvc(
+      ['--sandbox', 'webhooks', 'listen', '--register', '--events', 'prospect.created,prospect.updated', '--port', '0'],
+      { env },
+    );
     try {
       await listener.waitFor('stderr', /Ready: listening on/, 15_000);
       // svc --sandbox prospects create --attr firstName=Ada
@@ -54,7 +57,9 @@ describe('two svc --sandbox processes share one org', () => {
     const name = `Zeb${Date.now()}`;
     const first = startSvc(['--sandbox', 'webhooks', 'listen', '--register', '--events', 'prospect.created', '--port', '0'], { env });
     await first.waitFor('stderr', /Ready: listening on/, 15_000);
-    const second = startSvc(['--sandbox', '--verbose', 'webhooks', 'listen', '--register', '--events', 'prospect.created', '--port', '0'], { env });
+    const second = startSvc(['--sandbox', '--verbose', 'webhooks', 'listen', '--register', '--events', 'prospect.created', '--port', '0'], {
+      env,
+    });
     try {
       const [, baseUrl] = (await second.waitFor('stderr', /using the sandbox at (\S+)/, 15_000)) as unknown as [string, string];
       await second.waitFor('stderr', /Ready: listening on/, 15_000);
@@ -77,7 +82,9 @@ describe('two svc --sandbox processes share one org', () => {
   it('four creates started at once with no sandbox running: all four records are kept', async () => {
     const env = freshEnv();
     const names = [0, 1, 2, 3].map((i) => `Par${i}x${Date.now()}`);
-    const runs = await Promise.all(names.map((n) => runSvc(['--sandbox', 'accounts', 'create', '--attr', `name=${n}`, '-o', 'json'], { env })));
+    const runs = await Promise.all(
+      names.map((n) => runSvc(['--sandbox', 'accounts', 'create', '--attr', `name=${n}`, '-o', 'json'], { env })),
+    );
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     const ids = runs.map((r) => json<{ id: number }>(r).id);
     expect(new Set(ids).size).toBe(4);
@@ -97,7 +104,10 @@ describe('two svc --sandbox processes share one org', () => {
       const fg = startSvc(['sandbox', '--json'], { env });
       await fg.waitFor('stdout', /"baseUrl"/, 15_000);
       expect(await fg.stop('SIGTERM')).toBe(0);
-      const made = await runSvc(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], { env, timeoutMs: 15_000 });
+      const made = await runSvc(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], {
+        env,
+        timeoutMs: 15_000,
+      });
       expect(made.code, made.stderr).toBe(0);
       await listener.waitFor('stdout', new RegExp(`prospect\\.created\\s+prospect ${json<{ id: number }>(made).id}\\b`), 10_000);
     } finally {

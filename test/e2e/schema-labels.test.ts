@@ -35,7 +35,9 @@ function listQueries(mark: number): [string, string][][] {
 describe('labels in list and get flags', () => {
   it('--filter and --sort with labels reach the server as customN', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--filter', 'Lead Source Detail=Referral', '--sort', '-Lead Score,id', '--limit', '1'], { env: pulled });
+    const r = await runSvc(['prospects', 'list', '--filter', 'Lead Source Detail=Referral', '--sort', '-Lead Score,id', '--limit', '1'], {
+      env: pulled,
+    });
     const qs = listQueries(mark);
     expect(qs).toHaveLength(1);
     expect(qs[0]).toContainEqual(['filter[custom1]', 'Referral']);
@@ -62,10 +64,15 @@ describe('labels in list and get flags', () => {
   });
 
   it('reads the cache only when a flag names a field the registry does not know', async () => {
-    const plain = await runSvc(['--verbose', 'prospects', 'list', '--filter', 'firstName=Ada', '--sort', '-createdAt', '--columns', 'id,custom2', '--limit', '1'], { env: pulled });
+    const plain = await runSvc(
+      ['--verbose', 'prospects', 'list', '--filter', 'firstName=Ada', '--sort', '-createdAt', '--columns', 'id,custom2', '--limit', '1'],
+      { env: pulled },
+    );
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stderr).not.toMatch(/org schema from/);
-    const labelled = await runSvc(['--verbose', 'prospects', 'list', '--sort', '-Lead Score', '--limit', '1', '--dry-run'], { env: pulled });
+    const labelled = await runSvc(['--verbose', 'prospects', 'list', '--sort', '-Lead Score', '--limit', '1', '--dry-run'], {
+      env: pulled,
+    });
     expect(labelled.stderr).toMatch(/org schema from .*schema\.default\.json/);
   });
 
@@ -95,7 +102,9 @@ describe('labels as bulk column names', () => {
     expect(sent).toHaveLength(2);
     expect(sent).toContainEqual({ firstName: 'Ada', custom1: 'Referral', custom2: '12' });
     expect(sent).toContainEqual({ firstName: 'Cy', custom1: 'Webinar' });
-    expect(r.stderr).toMatch(/row 2: custom1 \(Lead Source Detail\): must be one of Webinar, Conference, Referral, Inbound, Outbound \(got "Radio"\)/);
+    expect(r.stderr).toMatch(
+      /row 2: custom1 \(Lead Source Detail\): must be one of Webinar, Conference, Referral, Inbound, Outbound \(got "Radio"\)/,
+    );
     expect(r.code).toBe(5);
     const list = await runSvc(['prospects', 'list', '--filter', 'firstName=Ada', '-o', 'json', '--all'], { env: pulled });
     expect(json<{ custom1: string }[]>(list).some((p) => p.custom1 === 'Referral')).toBe(true);
@@ -105,19 +114,30 @@ describe('labels as bulk column names', () => {
     const dir = tempDir();
     const file = path.join(dir, 'people.ndjson');
     fs.writeFileSync(file, JSON.stringify({ firstName: 'Dee', 'lead score': 5 }) + '\n');
-    const dry = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'j.ndjson')], { env: pulled });
+    const dry = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'j.ndjson')], {
+      env: pulled,
+    });
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout.trim()).body.data.attributes).toEqual({ firstName: 'Dee', custom2: '5' });
     const fresh = sbEnv();
     const mark = sb.requests.length;
-    const bare = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], { env: fresh });
+    const bare = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], {
+      env: fresh,
+    });
     expect(bare.code, bare.stderr).toBe(0);
     expect(bare.stderr).toMatch(/column "lead score" not known: pulling the org schema/);
     expect(JSON.parse(bare.stdout.trim()).body.data.attributes).toEqual({ firstName: 'Dee', custom2: '5' });
-    expect(sb.requests.slice(mark).map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /api/v2/schema/openapi.json', 'GET /api/v2/types']);
+    expect(
+      sb.requests
+        .slice(mark)
+        .map((q) => `${q.method} ${q.path}`)
+        .sort(),
+    ).toEqual(['GET /api/v2/schema/openapi.json', 'GET /api/v2/types']);
     // Pulled once: the next run reads the cache.
     const again = sb.requests.length;
-    const second = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], { env: fresh });
+    const second = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], {
+      env: fresh,
+    });
     expect(second.code, second.stderr).toBe(0);
     expect(sb.requests.length).toBe(again);
   });

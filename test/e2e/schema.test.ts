@@ -25,7 +25,15 @@ afterAll(async () => {
   await sb?.close();
 });
 
-type Row = { name: string; type: string; marks: string; label: string | null; validation: string | null; options: string | null; source: string };
+type Row = {
+  name: string;
+  type: string;
+  marks: string;
+  label: string | null;
+  validation: string | null;
+  options: string | null;
+  source: string;
+};
 
 describe('schema pull', () => {
   it('fetches the OpenAPI document and /types and caches them per profile, 0600', async () => {
@@ -33,7 +41,9 @@ describe('schema pull', () => {
     const mark = sb.requests.length;
     const r = await runSvc(['schema', 'pull', '-o', 'json'], { env });
     expect(r.code).toBe(0);
-    const paths = received(sb, mark).map((q) => `${q.method} ${q.path}`).sort();
+    const paths = received(sb, mark)
+      .map((q) => `${q.method} ${q.path}`)
+      .sort();
     expect(paths).toEqual(['GET /api/v2/schema/openapi.json', 'GET /api/v2/types']);
     expect(received(sb, mark).every((q) => q.headers.authorization === `Bearer ${sb.token}`)).toBe(true);
     const summary = json<{ file: string; profile: string; customFields: number }>(r);
@@ -41,7 +51,9 @@ describe('schema pull', () => {
     expect(summary.file).toBe(path.join(env.SVC_CONFIG_DIR!, 'schema.default.json'));
     expect(summary.customFields).toBeGreaterThanOrEqual(4);
     expect(fs.statSync(summary.file).mode & 0o777).toBe(0o600);
-    const cache = JSON.parse(fs.readFileSync(summary.file, 'utf8')) as { types: Record<string, { customFields: Record<string, { label: string; type: string }> }> };
+    const cache = JSON.parse(fs.readFileSync(summary.file, 'utf8')) as {
+      types: Record<string, { customFields: Record<string, { label: string; type: string }> }>;
+    };
     expect(cache.types.prospect!.customFields.custom1).toMatchObject({ label: 'Lead Source Detail', type: 'inclusion' });
     expect(r.stderr).toMatch(/cached in .*schema\.default\.json/);
     expect(r.stderr + r.stdout).not.toContain(sb.token);
@@ -53,7 +65,12 @@ describe('schema pull', () => {
     const rows = json<Row[]>(r);
     expect(rows.find((x) => x.name === 'title')).toMatchObject({ type: 'string', marks: 'F S max 255', source: 'spec' });
     expect(rows.find((x) => x.name === 'createdAt')).toMatchObject({ marks: 'RO F S' });
-    expect(rows.find((x) => x.name === 'custom1')).toMatchObject({ label: 'Lead Source Detail', validation: 'inclusion', options: 'Webinar, Conference, Referral, Inbound, Outbound', source: 'custom' });
+    expect(rows.find((x) => x.name === 'custom1')).toMatchObject({
+      label: 'Lead Source Detail',
+      validation: 'inclusion',
+      options: 'Webinar, Conference, Referral, Inbound, Outbound',
+      source: 'custom',
+    });
     const table = await runSvc(['schema', 'show', 'prospect', '-o', 'table'], { env: pulled });
     expect(table.stdout).toMatch(/^NAME +TYPE +MARKS +LABEL +VALIDATION +OPTIONS$/m);
     expect(table.stdout).toMatch(/^custom2 +string +Lead Score +numerical$/m);
@@ -70,7 +87,18 @@ describe('custom-field labels as attribute names', () => {
   it('create with --attr "<Label>=value" sends customN, normalised, and the server stores it', async () => {
     const mark = sb.requests.length;
     const r = await runSvc(
-      ['prospects', 'create', '--attr', 'firstName=Label', '--attr', 'lead source detail=referral', '--attr', 'Lead Score=42', '--attr', 'Last Event Attended=2024-05-01'],
+      [
+        'prospects',
+        'create',
+        '--attr',
+        'firstName=Label',
+        '--attr',
+        'lead source detail=referral',
+        '--attr',
+        'Lead Score=42',
+        '--attr',
+        'Last Event Attended=2024-05-01',
+      ],
       { env: pulled },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -79,7 +107,9 @@ describe('custom-field labels as attribute names', () => {
     expect(attrs).toEqual({ firstName: 'Label', custom1: 'Referral', custom2: '42', custom4: '2024-05-01' });
     const rec = json<{ id: number; custom1: string }>(r);
     expect(rec.custom1).toBe('Referral');
-    const upd = await runSvc(['prospects', 'update', String(rec.id), '--attr', 'Calendar Link=https://cal.example.com/ada'], { env: pulled });
+    const upd = await runSvc(['prospects', 'update', String(rec.id), '--attr', 'Calendar Link=https://cal.example.com/ada'], {
+      env: pulled,
+    });
     expect(upd.code, upd.stderr).toBe(0);
     expect(json<{ custom3: string }>(upd).custom3).toBe('https://cal.example.com/ada');
   });
@@ -87,12 +117,17 @@ describe('custom-field labels as attribute names', () => {
   it('checks values against the validation type before sending anything', async () => {
     const mark = sb.requests.length;
     const cases: [string, RegExp][] = [
-      ['Lead Source Detail=Radio', /prospect custom1 \(Lead Source Detail\): must be one of Webinar, Conference, Referral, Inbound, Outbound \(got "Radio"\)/],
+      [
+        'Lead Source Detail=Radio',
+        /prospect custom1 \(Lead Source Detail\): must be one of Webinar, Conference, Referral, Inbound, Outbound \(got "Radio"\)/,
+      ],
       ['Lead Score=lots', /prospect custom2 \(Lead Score\): expected a number, got "lots"/],
       ['Calendar Link=cal.example.com', /prospect custom3 \(Calendar Link\): expected an http\(s\) URL/],
       ['custom4=2024-02-30', /prospect custom4 \(Last Event Attended\): expected a date YYYY-MM-DD/],
     ];
-    const results = await Promise.all(cases.map(([attr]) => runSvc(['prospects', 'create', '--attr', 'firstName=X', '--attr', attr], { env: pulled })));
+    const results = await Promise.all(
+      cases.map(([attr]) => runSvc(['prospects', 'create', '--attr', 'firstName=X', '--attr', attr], { env: pulled })),
+    );
     for (const [i, [, message]] of cases.entries()) {
       const r = results[i]!;
       expect(r.code).toBe(2);
@@ -122,15 +157,27 @@ describe('fields only the org schema shows', () => {
             type: 'object',
             properties: {
               type: { type: 'string', enum: ['prospect'] },
-              attributes: { type: 'object', properties: { title: { type: 'string' }, favoriteNumber: { type: 'integer' }, secretScore: { type: 'number', readOnly: true } } },
+              attributes: {
+                type: 'object',
+                properties: {
+                  title: { type: 'string' },
+                  favoriteNumber: { type: 'integer' },
+                  secretScore: { type: 'number', readOnly: true },
+                },
+              },
             },
           },
         },
       },
     };
-    const types = { data: [{ type: 'prospect', meta: { validations: { custom9: { type: 'boolean', required: false, label: 'VIP', definition: null } } } }] };
+    const types = {
+      data: [
+        { type: 'prospect', meta: { validations: { custom9: { type: 'boolean', required: false, label: 'VIP', definition: null } } } },
+      ],
+    };
     const server = await startTinyServer((req) => {
-      if (req.url === '/api/v2/schema/openapi.json') return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(openapi) };
+      if (req.url === '/api/v2/schema/openapi.json')
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(openapi) };
       if (req.url === '/api/v2/types') return { status: 200, body: JSON.stringify(types) };
       return { status: 500, body: '' };
     });

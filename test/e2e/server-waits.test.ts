@@ -42,7 +42,9 @@ function updateRun(n: number, concurrency = 4) {
   return { file, journal: `${file}.journal.ndjson`, args: ['prospects', 'update', '--input', file, '--concurrency', String(concurrency)] };
 }
 
-const titled = (r: Rig, n: number) => Array.from({ length: n }, (_, i) => r.sb.store.get('prospect', i + 1)?.attributes['title']).filter((t) => String(t).startsWith('Waited')).length;
+const titled = (r: Rig, n: number) =>
+  Array.from({ length: n }, (_, i) => r.sb.store.get('prospect', i + 1)?.attributes['title']).filter((t) => String(t).startsWith('Waited'))
+    .length;
 
 describe('a 429 waits for Retry-After, not for the rate-limit window', () => {
   it('Retry-After: 1 with 9,999 requests left: the run waits about a second and finishes', async () => {
@@ -89,14 +91,20 @@ describe('a wait that cannot be meant stops the run with an error saying what ca
       rig = await startRig({ seed: 42 });
       const run = updateRun(30, 2);
       // The first rows go through, then the server asks for the absurd wait from then on.
-      rig.proxy.plan(PATCH, Array.from({ length: 10 }, () => ({ kind: 'pass' }) as Fault));
+      rig.proxy.plan(
+        PATCH,
+        Array.from({ length: 10 }, () => ({ kind: 'pass' }) as Fault),
+      );
       rig.proxy.always(PATCH, refusal(value()));
       const started = Date.now();
       const r = await runSvc(run.args, { env: rig.env(), timeoutMs: 20_000 });
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(r.code, r.stderr).toBe(1);
       const lines = r.stderr.split('\n').filter((l) => l.trim());
-      expect(lines.filter((l) => l.startsWith('error:')), r.stderr).toHaveLength(1);
+      expect(
+        lines.filter((l) => l.startsWith('error:')),
+        r.stderr,
+      ).toHaveLength(1);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).toMatch(/hint: .*run the same command again/);
       expect(lines.length, r.stderr).toBeLessThan(12);
@@ -137,7 +145,9 @@ describe('one request (no bulk run)', () => {
     const r = await runSvc(['prospects', 'get', '1'], { env: rig.env(), timeoutMs: 15_000 });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr.split('\n')[0]).toBe(`error: HTTP 429 (Rate limit exceeded): Retry-After: ${value} is a time in epoch milliseconds (${new Date(Number(value)).toISOString().replace(/\.\d{3}Z$/, 'Z')}), not seconds; not waiting for it`);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `error: HTTP 429 (Rate limit exceeded): Retry-After: ${value} is a time in epoch milliseconds (${new Date(Number(value)).toISOString().replace(/\.\d{3}Z$/, 'Z')}), not seconds; not waiting for it`,
+    );
     expect(r.stderr).toMatch(/^hint: try again later$/m);
     expect(rig.proxy.log.filter((e) => e.method === 'GET')).toHaveLength(1);
   });
@@ -147,7 +157,10 @@ describe('waiting is shown with few lines', () => {
   it('refusals one after another: at most one wait line every few seconds off a terminal', async () => {
     rig = await startRig({ seed: 43 });
     const run = updateRun(3, 1);
-    rig.proxy.plan(PATCH, Array.from({ length: 6 }, () => refusal('1')));
+    rig.proxy.plan(
+      PATCH,
+      Array.from({ length: 6 }, () => refusal('1')),
+    );
     const started = Date.now();
     const r = await runSvc(run.args, { env: rig.env(), timeoutMs: 30_000 });
     const secs = (Date.now() - started) / 1000;

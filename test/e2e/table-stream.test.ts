@@ -15,7 +15,12 @@ let base: string;
 /** Whether the server answers the second page (else it holds it). */
 let secondPage = false;
 
-const prospect = (id: number, firstName: string, title: string | null) => ({ type: 'prospect', id, attributes: { firstName, lastName: `L${id}`, title }, relationships: {} });
+const prospect = (id: number, firstName: string, title: string | null) => ({
+  type: 'prospect',
+  id,
+  attributes: { firstName, lastName: `L${id}`, title },
+  relationships: {},
+});
 
 beforeAll(async () => {
   server = await startTinyServer((req: Received): ReturnType<Responder> => {
@@ -26,7 +31,10 @@ beforeAll(async () => {
       return { status: 200, body: JSON.stringify({ data: [prospect(1001, 'W'.repeat(60), 'late')], links: {}, meta: {} }) };
     }
     const data = Array.from({ length: 1000 }, (_, i) => prospect(i + 1, `first${i + 1}`, i === 0 ? TITLE : i === 1 ? FAMILY : 'x'));
-    return { status: 200, body: JSON.stringify({ data, links: { next: `${base}/prospects?page%5Blimit%5D=1000&page%5Boffset%5D=1000` }, meta: {} }) };
+    return {
+      status: 200,
+      body: JSON.stringify({ data, links: { next: `${base}/prospects?page%5Blimit%5D=1000&page%5Boffset%5D=1000` }, meta: {} }),
+    };
   });
   base = `${server.url}/api/v2`;
 });

@@ -31,7 +31,11 @@ afterAll(async () => {
 function term(args: string, opts: { width?: number; stty?: string } = {}): TmuxSession {
   const stty = opts.stty ? `stty ${opts.stty}; ` : '';
   // `timeout`: a spinner that runs away must not outlive the test.
-  const s = new TmuxSession(`unset NO_COLOR CI; ${stty}timeout -s KILL 20 ${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width: opts.width ?? 100, height: 60, env });
+  const s = new TmuxSession(`unset NO_COLOR CI; ${stty}timeout -s KILL 20 ${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, {
+    width: opts.width ?? 100,
+    height: 60,
+    env,
+  });
   sessions.push(s);
   return s;
 }
@@ -40,7 +44,12 @@ function term(args: string, opts: { width?: number; stty?: string } = {}): TmuxS
 function output(screen: string): string {
   const lines = screen.split('\n');
   const end = lines.findIndex((l) => /^\[exit \d+\]/.test(l));
-  return lines.slice(0, end).map((l) => l.trimEnd()).join('\n') + '\n';
+  return (
+    lines
+      .slice(0, end)
+      .map((l) => l.trimEnd())
+      .join('\n') + '\n'
+  );
 }
 
 const ARGS = 'prospects list --limit 2 --fields firstName -o json';
@@ -76,7 +85,10 @@ describe('spinner', () => {
 function underScript(args: string, stty = ''): Promise<{ code: number | null; raw: string; ms: number }> {
   const started = Date.now();
   const cmd = `${stty ? `stty ${stty}; ` : ''}exec timeout -s KILL 20 ${process.execPath} ${BIN} ${args}`;
-  const child = spawn('script', ['-q', '-e', '-c', cmd, '/dev/null'], { env: { ...baseEnv(env), NO_COLOR: undefined } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-q', '-e', '-c', cmd, '/dev/null'], {
+    env: { ...baseEnv(env), NO_COLOR: undefined } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let raw = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (raw += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -101,7 +113,7 @@ describe('spinner, byte by byte (script)', () => {
     expect(r.raw.replace(SPINNER, '').replace(/\r\n/g, '\n')).toBe(piped.stdout);
   });
 
-  it('script\'s own 0×0 terminal: not one escape code, and the command ends at once', async () => {
+  it("script's own 0×0 terminal: not one escape code, and the command ends at once", async () => {
     const piped = await runSvc(ARGS.split(' '), { env });
     const r = await underScript(ARGS);
     expect(r.code).toBe(0);

@@ -74,7 +74,10 @@ describe.skipIf(without('tmux', 'the terminal tests'))('in a terminal', () => {
   });
 
   it('a record holding escape sequences neither clears the screen nor writes the clipboard: they show escaped', async () => {
-    const made = await runSvc(['prospects', 'create', '--attr', 'firstName=Eve\x1b]52;c;aGk=\x07', '--attr', 'lastName=Clear\x1b[2J\x1b[H', '-o', 'json'], { env });
+    const made = await runSvc(
+      ['prospects', 'create', '--attr', 'firstName=Eve\x1b]52;c;aGk=\x07', '--attr', 'lastName=Clear\x1b[2J\x1b[H', '-o', 'json'],
+      { env },
+    );
     expect(made.code, made.stderr).toBe(0);
     const id = (JSON.parse(made.stdout) as { id: number }).id;
     const s = term(`prospects list --filter id=${id} --columns id,firstName,lastName`, 100);

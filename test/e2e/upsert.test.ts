@@ -70,14 +70,18 @@ function checkStore(s: ReturnType<typeof scenario>) {
   for (const e of [...s.expectCreate, ...s.expectUpdate, ...s.expectUnchanged]) expect(holders(e), e).toHaveLength(1);
   for (const e of s.expectAmbiguous) expect(holders(e), e).toHaveLength(2);
   for (const e of s.expectUpdate) expect(sb.store.get('prospect', holders(e)[0]!)!.attributes['title']).toBe('Changed');
-  for (const e of s.expectAmbiguous) for (const id of holders(e)) expect(sb.store.get('prospect', id)!.attributes['title']).not.toBe('Changed');
+  for (const e of s.expectAmbiguous)
+    for (const id of holders(e)) expect(sb.store.get('prospect', id)!.attributes['title']).not.toBe('Changed');
 }
 
 describe('upsert by key', () => {
   it('1,000 rows (half new, half existing, a few ambiguous): within N + ⌈N/100⌉ + 3 requests, no duplicate', async () => {
     const s = scenario('big', 1000, 4);
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`, '--concurrency', '8'], { env: env() });
+    const r = await runSvc(
+      ['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`, '--concurrency', '8'],
+      { env: env() },
+    );
     // Ambiguous rows fail the run (exit 5: partial), and say so.
     expect(r.code, r.stderr).toBe(5);
     const sent = received(sb, mark);
@@ -126,7 +130,10 @@ describe('upsert by key', () => {
     const s = scenario('plan', 40, 1);
     const plan = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'json'], { env: env() });
     expect(plan.code, plan.stderr).toBe(0);
-    const doc = JSON.parse(plan.stdout) as { rows: { row: number; action: string; changes?: { field: string; old: unknown; new: unknown }[] }[]; bill: Record<string, number> };
+    const doc = JSON.parse(plan.stdout) as {
+      rows: { row: number; action: string; changes?: { field: string; old: unknown; new: unknown }[] }[];
+      bill: Record<string, number>;
+    };
     expect(doc.bill).toMatchObject({ creates: 20, updates: s.expectUpdate.length, unchanged: s.expectUnchanged.length, ambiguous: 1 });
     const upd = doc.rows.find((x) => x.action === 'update')!;
     expect(upd.changes).toEqual([{ field: 'title', old: 'Old', new: 'Changed' }]);
@@ -155,7 +162,10 @@ describe('answers lost after the server acted', () => {
     const n: Record<string, number> = { POST: 0, PATCH: 0 };
     // Every 4th create and every 3rd update: counted per method, so both kinds are hit whatever the order.
     const every: Record<string, number> = { POST: 4, PATCH: 3 };
-    const proxy = await startLossyProxy(sb.authUrl, (method, path) => method in n && path.startsWith('/api/v2/prospects') && ++n[method]! % every[method]! === 0);
+    const proxy = await startLossyProxy(
+      sb.authUrl,
+      (method, path) => method in n && path.startsWith('/api/v2/prospects') && ++n[method]! % every[method]! === 0,
+    );
     try {
       const report = `${s.file}.report`;
       const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--settle', '1', '--report', report], {
@@ -176,7 +186,12 @@ describe('answers lost after the server acted', () => {
 describe('round trip', () => {
   it('export → edit one cell → plan shows that one change → upsert → plan shows nothing to do', async () => {
     for (let i = 0; i < 5; i++) {
-      const r = await call(sb, 'POST', 'prospects', { data: { type: 'prospect', attributes: { firstName: `R${i}`, lastName: 'Roundtrip', emails: [`rt${i}@upsert.test`], title: 'Rep', tags: ['a', 'b'] } } });
+      const r = await call(sb, 'POST', 'prospects', {
+        data: {
+          type: 'prospect',
+          attributes: { firstName: `R${i}`, lastName: 'Roundtrip', emails: [`rt${i}@upsert.test`], title: 'Rep', tags: ['a', 'b'] },
+        },
+      });
       expect(r.status).toBe(201);
     }
     // The file as Excel gets it: the export's CSV, UTF-8 with a BOM.
@@ -195,7 +210,10 @@ describe('round trip', () => {
     const run = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'email'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('1 updated');
-    const again = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json', '--journal', `${file}.other`], { env: env() });
+    const again = await runSvc(
+      ['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json', '--journal', `${file}.other`],
+      { env: env() },
+    );
     expect(JSON.parse(again.stdout).bill).toMatchObject({ creates: 0, updates: 0, unchanged: 5 });
   });
 });
@@ -229,7 +247,11 @@ describe('update by key', () => {
     const mark = sb.requests.length;
     const r = await runSvc(['accounts', 'update', '--input', file, '--match', 'id'], { env: env() });
     expect(r.code, r.stderr).toBe(5);
-    expect(received(sb, mark).filter((q) => q.method === 'PATCH').map((q) => q.path)).toEqual([`/api/v2/accounts/${ids[1]}`]);
+    expect(
+      received(sb, mark)
+        .filter((q) => q.method === 'PATCH')
+        .map((q) => q.path),
+    ).toEqual([`/api/v2/accounts/${ids[1]}`]);
     const up = await runSvc(['accounts', 'upsert', '--input', file, '--match', 'id'], { env: env() });
     expect(up.code).toBe(2);
     expect(up.stderr).toContain('--match id cannot create a missing record');
@@ -259,7 +281,10 @@ describe('plan as NDJSON', () => {
     const s = scenario('nd', 6, 0);
     const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'ndjson'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(7);
     expect(lines.slice(0, 6).map((l) => l.row)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(lines[6]!.bill).toMatchObject({ creates: 3, updates: s.expectUpdate.length, unchanged: s.expectUnchanged.length });

@@ -34,7 +34,11 @@ async function startApp(status = 202) {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    got,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 async function listen(args: string[]) {
@@ -43,14 +47,22 @@ async function listen(args: string[]) {
   return { ...p, url: url! };
 }
 
-const delivery = JSON.stringify({ data: { type: 'prospect', id: 7, attributes: { title: 'CEO' } }, beforeUpdate: { type: 'prospect', id: 7, title: 'CTO' }, meta: { deliveredAt: '2025-01-01T00:00:00.000Z', eventName: 'prospect.updated' } });
+const delivery = JSON.stringify({
+  data: { type: 'prospect', id: 7, attributes: { title: 'CEO' } },
+  beforeUpdate: { type: 'prospect', id: 7, title: 'CTO' },
+  meta: { deliveredAt: '2025-01-01T00:00:00.000Z', eventName: 'prospect.updated' },
+});
 
 describe('webhooks listen', () => {
   it('accepts a good signature, refuses a tampered body and a missing signature with 401', async () => {
     const l = await listen(['--secret', 'topsecret', '-o', 'ndjson']);
     try {
       const post = (body: string, sig?: string) =>
-        fetch(l.url, { method: 'POST', body, headers: { 'content-type': 'application/vnd.api+json', ...(sig ? { 'Service-Webhook-Signature': sig } : {}) } });
+        fetch(l.url, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/vnd.api+json', ...(sig ? { 'Service-Webhook-Signature': sig } : {}) },
+        });
       const good = await post(delivery, signBody('topsecret', delivery));
       expect(good.status).toBe(200);
       const tampered = await post(delivery.replace('CEO', 'CFO'), signBody('topsecret', delivery));
@@ -59,9 +71,20 @@ describe('webhooks listen', () => {
       expect((await post(delivery, 'abc')).status).toBe(401);
       await l.waitFor('stderr', /(refused a delivery[^\n]*\n[\s\S]*){3}/);
       expect(l.stderr()).toMatch(/refused a delivery to \/: no Service-Webhook-Signature \(answered 401\)/);
-      const lines = l.stdout().trim().split('\n').map((s) => JSON.parse(s) as Record<string, unknown>);
+      const lines = l
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((s) => JSON.parse(s) as Record<string, unknown>);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ event: 'prospect.updated', type: 'prospect', id: 7, attributes: { title: 'CEO' }, beforeUpdate: { title: 'CTO' }, signature: 'valid' });
+      expect(lines[0]).toMatchObject({
+        event: 'prospect.updated',
+        type: 'prospect',
+        id: 7,
+        attributes: { title: 'CEO' },
+        beforeUpdate: { title: 'CTO' },
+        signature: 'valid',
+      });
       expect(l.stderr().match(/refused a delivery/g)).toHaveLength(3);
       expect(l.stderr()).not.toContain('topsecret');
     } finally {
@@ -73,7 +96,10 @@ describe('webhooks listen', () => {
     const app = await startApp(202);
     const l = await listen(['--secret', 'sh', '--forward-to', app.url]);
     try {
-      const t = await runSvc(['webhooks', 'trigger', 'prospect.updated', '--to', l.url, '--secret', 'sh', '--payload-version', '2', '-o', 'json'], { env: env() });
+      const t = await runSvc(
+        ['webhooks', 'trigger', 'prospect.updated', '--to', l.url, '--secret', 'sh', '--payload-version', '2', '-o', 'json'],
+        { env: env() },
+      );
       expect(t.code).toBe(0);
       const sent = json<{ status: number; payload: { data: { attributes: { title: string } } } }>(t);
       expect(sent.status).toBe(200);
@@ -117,14 +143,18 @@ describe('webhooks listen', () => {
     /** A POST with the given Host/Origin, as a browser would send it after DNS rebinding. */
     const post = (headers: Record<string, string>, body: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/hook', headers: { 'content-type': 'text/plain', ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = http.request(
+          { host: '127.0.0.1', port, method: 'POST', path: '/hook', headers: { 'content-type': 'text/plain', ...headers } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
-    const hostile = (n: number) => JSON.stringify({ data: { type: 'prospect', id: n, attributes: { title: `evil${n}` } }, meta: { eventName: 'prospect.updated' } });
+    const hostile = (n: number) =>
+      JSON.stringify({ data: { type: 'prospect', id: n, attributes: { title: `evil${n}` } }, meta: { eventName: 'prospect.updated' } });
     try {
       expect(await post({ host: `evil.example:${port}` }, hostile(1))).toBe(403);
       expect(await post({ host: `127.0.0.1.evil.example:${port}` }, hostile(2))).toBe(403);
@@ -141,10 +171,19 @@ describe('webhooks listen', () => {
       try {
         const body = hostile(6);
         const ok = await new Promise<number>((resolve, reject) => {
-          const req = http.request({ host: '127.0.0.1', port: Number(new URL(s.url).port), method: 'POST', path: '/', headers: { host: 'abc.tunnel.example', 'service-webhook-signature': signBody('sh', body) } }, (res) => {
-            res.resume();
-            resolve(res.statusCode!);
-          });
+          const req = http.request(
+            {
+              host: '127.0.0.1',
+              port: Number(new URL(s.url).port),
+              method: 'POST',
+              path: '/',
+              headers: { host: 'abc.tunnel.example', 'service-webhook-signature': signBody('sh', body) },
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode!);
+            },
+          );
           req.on('error', reject);
           req.end(body);
         });
@@ -162,7 +201,10 @@ describe('webhooks listen', () => {
     const l = await listen(['-o', 'table']);
     try {
       const title = `CEO\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07${'e\u0301'.repeat(80)}`; // é as e + combining accent
-      const body = JSON.stringify({ data: { type: 'prospect', id: 7, attributes: { title, ['x\x1b[2Jname']: 'a\u202eb' } }, meta: { eventName: 'prospect.updated\x1b[31m' } });
+      const body = JSON.stringify({
+        data: { type: 'prospect', id: 7, attributes: { title, ['x\x1b[2Jname']: 'a\u202eb' } },
+        meta: { eventName: 'prospect.updated\x1b[31m' },
+      });
       await new Promise<void>((resolve, reject) => {
         const req = http.request(l.url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
           res.resume();
@@ -192,12 +234,20 @@ describe('webhooks listen', () => {
       expect(hooks[0]!.attributes).toMatchObject({ url: l.url, resource: 'prospect', action: 'created', payloadVersion: 2 });
       const secret = hooks[0]!.attributes.secret as string;
       expect(secret).toMatch(/^[0-9a-f]{64}$/);
-      const created = await runSvc(['prospects', 'create', '--attr', 'firstName=Webhook', '--attr', 'title=Listener', ...api()], { env: env() });
+      const created = await runSvc(['prospects', 'create', '--attr', 'firstName=Webhook', '--attr', 'title=Listener', ...api()], {
+        env: env(),
+      });
       expect(created.code).toBe(0);
       const id = json<{ id: number }>(created).id;
       await l.waitFor('stdout', new RegExp(`"id":${id}`));
       const line = JSON.parse(l.stdout().trim().split('\n').at(-1)!) as Record<string, unknown>;
-      expect(line).toMatchObject({ event: 'prospect.created', type: 'prospect', id, signature: 'valid', attributes: { firstName: 'Webhook', title: 'Listener' } });
+      expect(line).toMatchObject({
+        event: 'prospect.created',
+        type: 'prospect',
+        id,
+        signature: 'valid',
+        attributes: { firstName: 'Webhook', title: 'Listener' },
+      });
       // Secrets stay out of the output.
       expect(l.stderr() + l.stdout()).not.toContain(secret);
       expect(l.stderr() + l.stdout()).not.toContain(String(hooks[0]!.attributes.cleanupToken));
@@ -219,13 +269,18 @@ describe('webhooks listen', () => {
     const a = await runSvc(['webhooks', 'listen', '--port', '0', '--register', ...remote], { env: env() });
     expect(a.code).toBe(2);
     expect(a.stderr).toMatch(/needs --public-url https/);
-    const b = await runSvc(['webhooks', 'listen', '--port', '0', '--register', '--public-url', 'http://tunnel.example', ...remote], { env: env() });
+    const b = await runSvc(['webhooks', 'listen', '--port', '0', '--register', '--public-url', 'http://tunnel.example', ...remote], {
+      env: env(),
+    });
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/must be an HTTPS URL/);
     const c = await runSvc(['webhooks', 'listen', '--port', '0', '--events', 'user.destroyed', ...api()], { env: env() });
     expect(c.code).toBe(2);
     expect(c.stderr).toMatch(/user\.destroyed: webhooks on user do not offer action "destroyed"/);
-    const dry = await runSvc(['webhooks', 'listen', '--port', '0', '--register', '--events', 'task.completed,user', '--dry-run', ...api()], { env: env() });
+    const dry = await runSvc(
+      ['webhooks', 'listen', '--port', '0', '--register', '--events', 'task.completed,user', '--dry-run', ...api()],
+      { env: env() },
+    );
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout.match(/^POST .*\/webhooks$/gm)).toHaveLength(2);
     expect(dry.stdout).toContain('"resource": "user"');

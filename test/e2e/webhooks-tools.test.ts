@@ -28,12 +28,19 @@ describe('webhooks verify', () => {
   it('exits 0 on a match (file or stdin), 1 on a mismatch, one line on stderr each time', async () => {
     const good = await runSvc(['webhooks', 'verify', '--secret', 'k3y', '--signature', sig, file], { env: env() });
     expect([good.code, good.stdout, good.stderr]).toEqual([0, '', 'signature matches\n']);
-    const piped = await runSvc(['webhooks', 'verify', '--secret', 'k3y', '--signature', sig.toUpperCase(), '-'], { env: env(), input: body });
+    const piped = await runSvc(['webhooks', 'verify', '--secret', 'k3y', '--signature', sig.toUpperCase(), '-'], {
+      env: env(),
+      input: body,
+    });
     expect(piped.code).toBe(0);
     // One byte less (the trailing newline) is another body.
     const trimmed = await runSvc(['webhooks', 'verify', '--secret', 'k3y', '--signature', sig], { env: env(), input: body.trim() });
     expect([trimmed.code, trimmed.stderr]).toEqual([1, 'error: signature does not match the body and secret\n']);
-    const malformed = await Promise.all(['', 'abc', sig.slice(1), 'zz'.repeat(32)].map((s) => runSvc(['webhooks', 'verify', '--secret', 'k3y', '--signature', s, file], { env: env() })));
+    const malformed = await Promise.all(
+      ['', 'abc', sig.slice(1), 'zz'.repeat(32)].map((s) =>
+        runSvc(['webhooks', 'verify', '--secret', 'k3y', '--signature', s, file], { env: env() }),
+      ),
+    );
     for (const r of malformed) {
       expect(r.code).toBe(1);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -55,7 +62,10 @@ describe('webhooks verify', () => {
 
 describe('webhooks cleanup', () => {
   async function createHook(): Promise<{ id: number; cleanupToken: string }> {
-    const r = await runSvc(['webhooks', 'create', '--attr', 'url=https://hooks.example.com/in', '--attr', 'resource=prospect', '--attr', 'action=created'], { env: env() });
+    const r = await runSvc(
+      ['webhooks', 'create', '--attr', 'url=https://hooks.example.com/in', '--attr', 'resource=prospect', '--attr', 'action=created'],
+      { env: env() },
+    );
     expect(r.code, r.stderr).toBe(0);
     return json<{ id: number; cleanupToken: string }>(r);
   }
@@ -100,7 +110,10 @@ describe('webhooks cleanup', () => {
 describe('webhooks create and trigger checks', () => {
   it('refuses a resource/action pair the service does not offer, sending nothing', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['webhooks', 'create', '--attr', 'url=https://h.example.com', '--attr', 'resource=user', '--attr', 'action=destroyed'], { env: env() });
+    const r = await runSvc(
+      ['webhooks', 'create', '--attr', 'url=https://h.example.com', '--attr', 'resource=user', '--attr', 'action=destroyed'],
+      { env: env() },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('error: webhook action: webhooks on user do not offer action "destroyed" (use one of *, created, updated)\n');
     const s = await runSvc(['webhooks', 'create', '--attr', 'url=https://h.example.com', '--attr', 'action=completed'], { env: env() });
@@ -112,16 +125,21 @@ describe('webhooks create and trigger checks', () => {
     const e = await runSvc(['webhooks', 'trigger', 'prospect.*', '--to', 'http://127.0.0.1:9/'], { env: env() });
     expect(e.code).toBe(2);
     expect(e.stderr).toMatch(/name one resource and one action/);
-    const usage = await Promise.all([
-      ['import.updated', '--to', 'http://127.0.0.1:9/'],
-      ['task.completed', '--to', 'ftp://x'],
-      ['task.completed', '--to', 'http://127.0.0.1:9/', '--payload-version', '3'],
-    ].map((args) => runSvc(['webhooks', 'trigger', ...args], { env: env() })));
+    const usage = await Promise.all(
+      [
+        ['import.updated', '--to', 'http://127.0.0.1:9/'],
+        ['task.completed', '--to', 'ftp://x'],
+        ['task.completed', '--to', 'http://127.0.0.1:9/', '--payload-version', '3'],
+      ].map((args) => runSvc(['webhooks', 'trigger', ...args], { env: env() })),
+    );
     expect(usage.map((r) => r.code)).toEqual([2, 2, 2]);
     const down = await runSvc(['webhooks', 'trigger', 'task.completed', '--to', 'http://127.0.0.1:9/'], { env: env() });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/could not deliver task\.completed .*ECONNREFUSED/);
-    const dry = await runSvc(['webhooks', 'trigger', 'mailing.opened', '--to', 'http://127.0.0.1:9/', '--secret', 'abc', '--payload-version', '2', '--dry-run'], { env: env() });
+    const dry = await runSvc(
+      ['webhooks', 'trigger', 'mailing.opened', '--to', 'http://127.0.0.1:9/', '--secret', 'abc', '--payload-version', '2', '--dry-run'],
+      { env: env() },
+    );
     expect(dry.code).toBe(0);
     const [head, bodyText] = dry.stdout.split('\n\n');
     const body = JSON.parse(bodyText!) as { data: { attributes: Record<string, unknown> }; beforeUpdate: Record<string, unknown> };

@@ -23,7 +23,11 @@ export async function newSequence(sb: TestSandbox, ruleset: Record<string, unkno
   const rs = await call(sb, 'POST', 'rulesets', { data: { type: 'ruleset', attributes: { name: `rs ${Math.random()}`, ...ruleset } } });
   if (rs.status !== 201) throw new Error(`ruleset: ${JSON.stringify(rs.body)}`);
   const seq = await call(sb, 'POST', 'sequences', {
-    data: { type: 'sequence', attributes: { name: `seq ${Math.random()}`, sequenceType: 'interval' }, relationships: { ruleset: { data: { type: 'ruleset', id: rs.body.data.id } } } },
+    data: {
+      type: 'sequence',
+      attributes: { name: `seq ${Math.random()}`, sequenceType: 'interval' },
+      relationships: { ruleset: { data: { type: 'ruleset', id: rs.body.data.id } } },
+    },
   });
   if (seq.status !== 201) throw new Error(`sequence: ${JSON.stringify(seq.body)}`);
   return Number(seq.body.data.id);
@@ -102,7 +106,10 @@ export function freeProspects(sb: TestSandbox, n: number, minId = 1): number[] {
     const p = rec.rels['prospect'];
     if (p && !Array.isArray(p)) busy.add(p.id);
   }
-  const out = [...sb.store.table('prospect').keys()].filter((id) => id >= minId && !busy.has(id)).sort((a, b) => a - b).slice(0, n);
+  const out = [...sb.store.table('prospect').keys()]
+    .filter((id) => id >= minId && !busy.has(id))
+    .sort((a, b) => a - b)
+    .slice(0, n);
   if (out.length < n) throw new Error(`only ${out.length} free prospects`);
   return out;
 }

@@ -34,7 +34,8 @@ export function startSvc(args: string[], opts: RunOptions = {}): Running {
     poke();
   });
   child.stdin!.end();
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
       poke();
       resolve(code);
     }),
@@ -49,9 +50,15 @@ export function startSvc(args: string[], opts: RunOptions = {}): Running {
         const check = () => {
           const m = out[stream].match(re);
           if (m) return finish(() => resolve(m));
-          if (child.exitCode !== null) finish(() => reject(new Error(`svc exited (${child.exitCode}) before ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`)));
+          if (child.exitCode !== null)
+            finish(() =>
+              reject(new Error(`svc exited (${child.exitCode}) before ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`)),
+            );
         };
-        const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`))), timeoutMs);
+        const timer = setTimeout(
+          () => finish(() => reject(new Error(`timed out waiting for ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`))),
+          timeoutMs,
+        );
         const finish = (f: () => void) => {
           clearTimeout(timer);
           waiters.delete(check);

@@ -11,7 +11,10 @@ import { startSvc, type Running } from './long-running.js';
 
 /** Decodes the numeric entities the sandbox writes into attribute values. */
 function unescapeHtml(s: string): string {
-  return s.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&').replace(/&quot;/g, '"');
+  return s
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"');
 }
 
 /** The form of a consent page: its action and hidden fields. */
@@ -19,7 +22,8 @@ export function parseConsentForm(html: string, pageUrl: string): { action: URL; 
   const form = /<form[^>]*method="post"[^>]*action="([^"]+)"/i.exec(html);
   if (!form) throw new Error(`no form on the consent page:\n${html}`);
   const fields = new URLSearchParams();
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields.append(unescapeHtml(m[1]!), unescapeHtml(m[2]!));
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    fields.append(unescapeHtml(m[1]!), unescapeHtml(m[2]!));
   return { action: new URL(unescapeHtml(form[1]!), pageUrl), fields };
 }
 
@@ -52,7 +56,14 @@ export async function authorizeUrlOf(run: Running): Promise<string> {
 
 /** Env of a login against a sandbox: its URLs and client, a fresh config dir. */
 export function loginEnv(sb: TestSandbox, configDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { SVC_CONFIG_DIR: configDir, SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_CLIENT_ID: sb.clientId, SVC_CLIENT_SECRET: sb.clientSecret, ...extra };
+  return {
+    SVC_CONFIG_DIR: configDir,
+    SVC_BASE_URL: sb.baseUrl,
+    SVC_AUTH_URL: sb.authUrl,
+    SVC_CLIENT_ID: sb.clientId,
+    SVC_CLIENT_SECRET: sb.clientSecret,
+    ...extra,
+  };
 }
 
 /** Runs `svc login --no-browser --port 0` and approves it; resolves when svc has exited. */

@@ -12,7 +12,12 @@ export const REQUIRE_VAR = 'SVC_TEST_REQUIRE_PROGRAMS';
 
 /** Where `program` (a name looked up on PATH, or an absolute path) is, if it can be run. */
 export function locate(program: string, envPath = process.env.PATH ?? ''): string | undefined {
-  const candidates = path.isAbsolute(program) ? [program] : envPath.split(path.delimiter).filter(Boolean).map((d) => path.join(d, program));
+  const candidates = path.isAbsolute(program)
+    ? [program]
+    : envPath
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((d) => path.join(d, program));
   return candidates.find((p) => {
     try {
       fs.accessSync(p, fs.constants.X_OK);
@@ -56,6 +61,8 @@ export function without(program: string, what = `tests that need ${path.basename
 /** Throws a clear error when `program` is missing (reached only when missing programs are required). */
 export function requireProgram(program: string): void {
   if (!isInstalled(program)) {
-    throw new Error(`${path.basename(program)} is not installed and ${REQUIRE_VAR}=1 requires it: apt-get install -y ${path.basename(program)} (.ci/run does it)`);
+    throw new Error(
+      `${path.basename(program)} is not installed and ${REQUIRE_VAR}=1 requires it: apt-get install -y ${path.basename(program)} (.ci/run does it)`,
+    );
   }
 }

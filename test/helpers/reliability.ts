@@ -62,7 +62,11 @@ export function expectCleanFailure(r: SvcResult, code: number, pattern?: RegExp,
   const errors = lines.filter((l) => l.startsWith('error: '));
   expect(errors, r.stderr).toHaveLength(1);
   expect(r.stderr).not.toMatch(/unexpected failure/);
-  if (!opts.verbose) expect(r.stderr.split('\n').some((l) => STACK_LINE.test(l)), r.stderr).toBe(false);
+  if (!opts.verbose)
+    expect(
+      r.stderr.split('\n').some((l) => STACK_LINE.test(l)),
+      r.stderr,
+    ).toBe(false);
   // Nothing but the error and its hints — and with -o json the errors again as one JSON line.
   for (const l of lines) {
     if (l.startsWith('{')) expect(JSON.parse(l), r.stderr).toHaveProperty('errors');
@@ -76,5 +80,8 @@ export function expectCleanFailure(r: SvcResult, code: number, pattern?: RegExp,
 export function expectNoCrash(r: SvcResult): void {
   expect(r.signal, r.stderr).toBeNull();
   expect(r.stderr).not.toMatch(/unexpected failure/);
-  expect(r.stderr.split('\n').some((l) => STACK_LINE.test(l)), r.stderr).toBe(false);
+  expect(
+    r.stderr.split('\n').some((l) => STACK_LINE.test(l)),
+    r.stderr,
+  ).toBe(false);
 }

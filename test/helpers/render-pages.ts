@@ -20,7 +20,36 @@ export function prng(seed: number): () => number {
   };
 }
 
-const WORDS = ['Ada', 'Lovelace', 'Grace', 'Hopper', 'José', 'Zoë', 'Łukasz', 'Søren', 'van der Berg', "O'Brien", 'Smith, Jr.', 'a "quoted" name', '=SUM(A1)', '+33 1 23', '-5', '@home', "'tick", 'line\nbreak', 'tab\there', 'back\\slash', '営業部長', '山田 太郎', '🚀', 'e\u0301', '👍🏽', 'x'.repeat(40), '', ' spaced  out '];
+const WORDS = [
+  'Ada',
+  'Lovelace',
+  'Grace',
+  'Hopper',
+  'José',
+  'Zoë',
+  'Łukasz',
+  'Søren',
+  'van der Berg',
+  "O'Brien",
+  'Smith, Jr.',
+  'a "quoted" name',
+  '=SUM(A1)',
+  '+33 1 23',
+  '-5',
+  '@home',
+  "'tick",
+  'line\nbreak',
+  'tab\there',
+  'back\\slash',
+  '営業部長',
+  '山田 太郎',
+  '🚀',
+  'e\u0301',
+  '👍🏽',
+  'x'.repeat(40),
+  '',
+  ' spaced  out ',
+];
 const HOSTILE = ['\x1b[31mred\x1b[0m', 'bell\x07', 'cr\rlf', '\u202eevil', 'nul\u0000'];
 
 export interface Page {
@@ -66,7 +95,10 @@ export function makePages(o: PageOptions): Page[] {
         engagedCount: Math.floor(rnd() * 50),
         optedOut: rnd() < 0.5,
         tags: rnd() < 0.5 ? [] : [text(), text()],
-        address: rnd() < 0.3 ? null : { city: text(), zip: String(10000 + Math.floor(rnd() * 89999)), geo: { lat: rnd() * 90, lng: -rnd() * 180 } },
+        address:
+          rnd() < 0.3
+            ? null
+            : { city: text(), zip: String(10000 + Math.floor(rnd() * 89999)), geo: { lat: rnd() * 90, lng: -rnd() * 180 } },
         createdAt: new Date(Date.UTC(2024, 0, 1) + Math.floor(rnd() * 3e10)).toISOString(),
       };
       for (let c = 1; c <= (o.customFields ?? 0); c++) attributes[`custom${c}`] = rnd() < 0.05 ? text() : null;
@@ -79,10 +111,19 @@ export function makePages(o: PageOptions): Page[] {
       if (rnd() < 0.05) resource.meta = { deleted: false };
       data.push(resource);
       const acc = relationships.account as { data: { id: number } | null };
-      if (acc.data && rnd() < 0.7) included.set(`account:${acc.data.id}`, { type: 'account', id: acc.data.id, attributes: { name: text(), domain: `acc${acc.data.id}.example.com` }, relationships: { owner: { data: { type: 'user', id: 1 } } } });
+      if (acc.data && rnd() < 0.7)
+        included.set(`account:${acc.data.id}`, {
+          type: 'account',
+          id: acc.data.id,
+          attributes: { name: text(), domain: `acc${acc.data.id}.example.com` },
+          relationships: { owner: { data: { type: 'user', id: 1 } } },
+        });
     }
     // A long integer now and then: its record's attributes take the parsed path.
-    const json = JSON.stringify({ data, included: [...included.values()], meta: { count: o.pages * o.perPage }, links: {} }).replace(/"engagedCount":\d+,/, '"engagedCount":90071992547409931,');
+    const json = JSON.stringify({ data, included: [...included.values()], meta: { count: o.pages * o.perPage }, links: {} }).replace(
+      /"engagedCount":\d+,/,
+      '"engagedCount":90071992547409931,',
+    );
     const doc = parseCollection(json, 0) as JsonApiDocument;
     const resources = doc.data as ResourceObject[];
     pages.push({ doc, resources, included: indexIncluded(doc) });

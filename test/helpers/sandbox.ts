@@ -75,7 +75,12 @@ export async function start(opts: SandboxOptions = {}): Promise<Client> {
 }
 
 /** A JSON:API create/update body. */
-export function doc(type: string, attributes: Record<string, unknown> = {}, relationships: Record<string, unknown> = {}, id?: number | string): unknown {
+export function doc(
+  type: string,
+  attributes: Record<string, unknown> = {},
+  relationships: Record<string, unknown> = {},
+  id?: number | string,
+): unknown {
   return { data: { type, ...(id !== undefined ? { id } : {}), attributes, relationships } };
 }
 

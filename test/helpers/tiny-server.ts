@@ -23,7 +23,10 @@ export type Responder = (
  * Starts the server on a random port of a loopback address: 127.0.0.1, or another one
  * (127.0.0.2) to stand for another host in tests of host checks.
  */
-export async function startTinyServer(respond: Responder, host = '127.0.0.1'): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+export async function startTinyServer(
+  respond: Responder,
+  host = '127.0.0.1',
+): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {

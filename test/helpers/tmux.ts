@@ -10,7 +10,18 @@ export class TmuxSession {
   constructor(command: string, opts: { width?: number; height?: number; env?: Record<string, string> } = {}) {
     this.name = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), ...envArgs, command]);
+    execFileSync('tmux', [
+      'new-session',
+      '-d',
+      '-s',
+      this.name,
+      '-x',
+      String(opts.width ?? 120),
+      '-y',
+      String(opts.height ?? 40),
+      ...envArgs,
+      command,
+    ]);
     execFileSync('tmux', ['set-option', '-t', this.name, 'remain-on-exit', 'on']);
   }
   /** The visible screen; with `escapes`, colour codes kept. */

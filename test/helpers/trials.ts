@@ -72,7 +72,11 @@ export function expectEndedBy(e: Ended, signal: NodeJS.Signals): void {
  * only a SIGKILL may leave a torn last line (no newline), returned as `tornTail` so that a later
  * check can allow it (`allowTorn`) once the next run has ended it with a newline.
  */
-export function parseNdjsonStrict<T>(file: string, allowTornTail: boolean, allowTorn: ReadonlySet<string> = new Set()): T[] & { tornTail?: string } {
+export function parseNdjsonStrict<T>(
+  file: string,
+  allowTornTail: boolean,
+  allowTorn: ReadonlySet<string> = new Set(),
+): T[] & { tornTail?: string } {
   if (!fs.existsSync(file)) return [];
   const text = fs.readFileSync(file, 'utf8');
   const lines = text.split('\n');
@@ -117,5 +121,12 @@ export function readStore(dir: string, onCorrupt: () => void): { profiles: Recor
 /** A stored login is all there or not there at all. */
 export function expectWholeLogin(p: StoredProfile | undefined, clientId: string): void {
   if (!p?.accessToken && !p?.refreshToken) return;
-  expect(p).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresAt: expect.any(Number), baseUrl: expect.any(String), authUrl: expect.any(String), clientId });
+  expect(p).toMatchObject({
+    accessToken: expect.any(String),
+    refreshToken: expect.any(String),
+    expiresAt: expect.any(Number),
+    baseUrl: expect.any(String),
+    authUrl: expect.any(String),
+    clientId,
+  });
 }

@@ -38,7 +38,8 @@ async function expired(): Promise<string> {
   editProfile(dir, 'default', { expiresAt: Date.now() - 1000 });
   return dir;
 }
-const list = (dir: string, extra: string[] = []) => runSvc(['prospects', 'list', '--limit', '1', '-o', 'json', ...extra], { env: { SVC_CONFIG_DIR: dir } });
+const list = (dir: string, extra: string[] = []) =>
+  runSvc(['prospects', 'list', '--limit', '1', '-o', 'json', ...extra], { env: { SVC_CONFIG_DIR: dir } });
 
 describe('faults at the token endpoint during a refresh', () => {
   it('refused while svc starts, then back: the refresh is tried again and succeeds', async () => {
@@ -57,18 +58,55 @@ describe('faults at the token endpoint during a refresh', () => {
     await auth.down();
     const r = await list(dir);
     await auth.up();
-    expectCleanFailure(r, 1, /^error: POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token: connection refused \(is the server running\?\)$/, { verbose: false });
+    expectCleanFailure(r, 1, /^error: POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token: connection refused \(is the server running\?\)$/, {
+      verbose: false,
+    });
     expect(readConfig(dir).profiles.default).toEqual(before);
   });
 
   const cases: [string, Fault, RegExp, number][] = [
-    ['a reset before the answer', { kind: 'reset-after' }, /^error: POST \S+\/oauth\/token: connection closed by the server before the response was complete$/, 1],
-    ['an answer cut short', { kind: 'cut' }, /^error: POST \S+\/oauth\/token: connection closed by the server before the response was complete$/, 1],
+    [
+      'a reset before the answer',
+      { kind: 'reset-after' },
+      /^error: POST \S+\/oauth\/token: connection closed by the server before the response was complete$/,
+      1,
+    ],
+    [
+      'an answer cut short',
+      { kind: 'cut' },
+      /^error: POST \S+\/oauth\/token: connection closed by the server before the response was complete$/,
+      1,
+    ],
     ['a hang past --timeout', { kind: 'hang' }, /^error: POST \S+\/oauth\/token: timed out waiting for the server \(see --timeout\)$/, 1],
-    ['a 502 HTML page', { kind: 'answer', status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad Gateway</body></html>' }, /^error: token request refused \(HTTP 502\)/, 1],
-    ['a 200 that is not JSON', { kind: 'rewrite', body: () => '<html>ok</html>' }, /^error: token endpoint: the answer has no access_token$/, 1],
-    ['a 200 without access_token', { kind: 'rewrite', body: () => '{"token_type":"Bearer"}' }, /^error: token endpoint: the answer has no access_token$/, 1],
-    ['503 maintenance', { kind: 'answer', status: 503, headers: { 'retry-after': '3600' }, body: '{"errors":[{"id":"scheduledServerMaintenance","title":"Scheduled maintenance"}]}' }, /^error: token request refused \(HTTP 503, scheduledServerMaintenance\): Scheduled maintenance$/, 1],
+    [
+      'a 502 HTML page',
+      { kind: 'answer', status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad Gateway</body></html>' },
+      /^error: token request refused \(HTTP 502\)/,
+      1,
+    ],
+    [
+      'a 200 that is not JSON',
+      { kind: 'rewrite', body: () => '<html>ok</html>' },
+      /^error: token endpoint: the answer has no access_token$/,
+      1,
+    ],
+    [
+      'a 200 without access_token',
+      { kind: 'rewrite', body: () => '{"token_type":"Bearer"}' },
+      /^error: token endpoint: the answer has no access_token$/,
+      1,
+    ],
+    [
+      '503 maintenance',
+      {
+        kind: 'answer',
+        status: 503,
+        headers: { 'retry-after': '3600' },
+        body: '{"errors":[{"id":"scheduledServerMaintenance","title":"Scheduled maintenance"}]}',
+      },
+      /^error: token request refused \(HTTP 503, scheduledServerMaintenance\): Scheduled maintenance$/,
+      1,
+    ],
   ];
   it.each(cases)('%s: one clear line and the exit code', async (_name, fault, message, code) => {
     const dir = await expired();

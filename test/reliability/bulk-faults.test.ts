@@ -35,7 +35,9 @@ type Line = { row: number; status: string; id: number | null; error: string | nu
 
 /** Prospects in the store whose first address ends with a marker. */
 function marked(marker: string) {
-  return [...rig.sb.store.table('prospect').values()].filter((p) => String((p.attributes['emails'] as string[] | undefined)?.[0] ?? '').endsWith(marker));
+  return [...rig.sb.store.table('prospect').values()].filter((p) =>
+    String((p.attributes['emails'] as string[] | undefined)?.[0] ?? '').endsWith(marker),
+  );
 }
 
 /** Every line of a journal parses; returns the entries. */
@@ -49,7 +51,12 @@ function journalEntries(file: string) {
 }
 
 /** An HTML page a gateway sends after the server behind it did the work. */
-const gateway502: Fault = { kind: 'rewrite', status: 502, headers: { 'content-type': 'text/html' }, body: () => '<html><body><h1>502 Bad Gateway</h1></body></html>' };
+const gateway502: Fault = {
+  kind: 'rewrite',
+  status: 502,
+  headers: { 'content-type': 'text/html' },
+  body: () => '<html><body><h1>502 Bad Gateway</h1></body></html>',
+};
 
 /** The faults a run of creates meets, in order, on its POSTs. */
 const CREATE_FAULTS: Fault[] = [
@@ -66,14 +73,35 @@ const CREATE_FAULTS: Fault[] = [
 describe('creates: answers lost after the server did the work', () => {
   it('every row created exactly once; lost answers found by lookup, never re-sent blindly', async () => {
     const n = 14;
-    const file = inputFile('c.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Net${i}`, lastName: 'Fault', emails: [`net${i}@netfault.test`] })).join('\n') + '\n');
+    const file = inputFile(
+      'c.ndjson',
+      Array.from({ length: n }, (_, i) =>
+        JSON.stringify({ firstName: `Net${i}`, lastName: 'Fault', emails: [`net${i}@netfault.test`] }),
+      ).join('\n') + '\n',
+    );
     const report = `${file}.report.ndjson`;
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     rig.proxy.plan(POSTS, CREATE_FAULTS);
     const mark = rig.proxy.log.length;
-    const r = await svc(['prospects', 'create', '--input', file, '--report', report, '--concurrency', '4', '--timeout', '1', '--settle', '1']);
+    const r = await svc([
+      'prospects',
+      'create',
+      '--input',
+      file,
+      '--report',
+      report,
+      '--concurrency',
+      '4',
+      '--timeout',
+      '1',
+      '--settle',
+      '1',
+    ]);
     rig.proxy.clear();
-    countCreated('@netfault.test', Array.from({ length: n }, (_, i) => `Net${i}`));
+    countCreated(
+      '@netfault.test',
+      Array.from({ length: n }, (_, i) => `Net${i}`),
+    );
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
     // The sandbox holds each row once.
@@ -107,7 +135,13 @@ describe('updates, deletes, enrolments through faults', () => {
     const ids = freeProspects(rig.sb, 8, 5);
     const file = inputFile('u.ndjson', ids.map((id) => JSON.stringify({ id, title: `Fixed ${id}` })).join('\n') + '\n');
     const PATCHES = { method: 'PATCH', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
-    rig.proxy.plan(PATCHES, [{ kind: 'reset-after' }, { kind: 'cut' }, gateway502, { kind: 'hang', forward: true }, { kind: 'reset-before' }]);
+    rig.proxy.plan(PATCHES, [
+      { kind: 'reset-after' },
+      { kind: 'cut' },
+      gateway502,
+      { kind: 'hang', forward: true },
+      { kind: 'reset-before' },
+    ]);
     const mark = rig.proxy.log.length;
     const r = await svc(['prospects', 'update', '--input', file, '--report', '-', '--timeout', '1', '--settle', '1']);
     rig.proxy.clear();
@@ -116,7 +150,10 @@ describe('updates, deletes, enrolments through faults', () => {
     tally.rowsLost += ids.filter((id) => rig.sb.store.get('prospect', id)?.attributes['title'] !== `Fixed ${id}`).length;
     expect(r.code, r.stderr).toBe(0);
     for (const id of ids) expect(rig.sb.store.get('prospect', id)!.attributes['title']).toBe(`Fixed ${id}`);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
     expect(lines.map((l) => l.status)).toEqual(Array(8).fill('updated'));
     // Lost answers are read back, not sent again: only the update that never reached the server
     // (reset before forwarding) is sent a second time, after the settle window.
@@ -136,7 +173,10 @@ describe('updates, deletes, enrolments through faults', () => {
     tally.rowsLost += ids.filter((id) => rig.sb.store.get('prospect', id) !== undefined).length;
     expect(r.code, r.stderr).toBe(0);
     for (const id of ids) expect(rig.sb.store.get('prospect', id)).toBeUndefined();
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
     expect(lines.map((l) => l.status)).toEqual(Array(6).fill('deleted'));
   });
 
@@ -145,8 +185,28 @@ describe('updates, deletes, enrolments through faults', () => {
     const ids = freeProspects(rig.sb, 10, 5);
     const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
     const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates(\?|$)/ };
-    rig.proxy.plan(STATES, [{ kind: 'reset-after' }, gateway502, { kind: 'reset-before' }, { kind: 'cut' }, { kind: 'hang', forward: true }]);
-    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', '-', '--timeout', '1', '--settle', '1']);
+    rig.proxy.plan(STATES, [
+      { kind: 'reset-after' },
+      gateway502,
+      { kind: 'reset-before' },
+      { kind: 'cut' },
+      { kind: 'hang', forward: true },
+    ]);
+    const r = await svc([
+      'enroll',
+      '--sequence',
+      String(seq),
+      '--mailbox',
+      '1',
+      '--input',
+      file,
+      '--report',
+      '-',
+      '--timeout',
+      '1',
+      '--settle',
+      '1',
+    ]);
     rig.proxy.clear();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
@@ -162,7 +222,10 @@ describe('updates, deletes, enrolments through faults', () => {
 describe('429 storms and maintenance during a run', () => {
   it('a storm of 429s and 503s (seconds and ISO Retry-After) is waited out; every row once', async () => {
     const n = 10;
-    const file = inputFile('s.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Storm${i}`, emails: [`storm${i}@storm.test`] })).join('\n') + '\n');
+    const file = inputFile(
+      's.ndjson',
+      Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Storm${i}`, emails: [`storm${i}@storm.test`] })).join('\n') + '\n',
+    );
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     const limited = (retryAfter?: string): Fault => ({
       kind: 'answer',
@@ -180,7 +243,10 @@ describe('429 storms and maintenance during a run', () => {
     const mark = rig.proxy.log.length;
     const r = await svc(['prospects', 'create', '--input', file, '--report', '-']);
     rig.proxy.clear();
-    countCreated('@storm.test', Array.from({ length: n }, (_, i) => `Storm${i}`));
+    countCreated(
+      '@storm.test',
+      Array.from({ length: n }, (_, i) => `Storm${i}`),
+    );
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(0);
     expect(marked('@storm.test')).toHaveLength(n);
@@ -193,10 +259,15 @@ describe('429 storms and maintenance during a run', () => {
 describe('the API goes away during a run', () => {
   it('down for a moment after some creates: the run waits it out, every row once', async () => {
     const n = 16;
-    const file = inputFile('o.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Out${i}`, emails: [`out${i}@outage.test`] })).join('\n') + '\n');
+    const file = inputFile(
+      'o.ndjson',
+      Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Out${i}`, emails: [`out${i}@outage.test`] })).join('\n') + '\n',
+    );
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     const mark = rig.proxy.log.length;
-    const child = spawnSvc(['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2', '--settle', '1'], { env: rig.env() });
+    const child = spawnSvc(['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2', '--settle', '1'], {
+      env: rig.env(),
+    });
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.resume();
@@ -206,16 +277,25 @@ describe('the API goes away during a run', () => {
     await new Promise((r) => setTimeout(r, 1_200));
     await rig.proxy.up();
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    countCreated('@outage.test', Array.from({ length: n }, (_, i) => `Out${i}`));
+    countCreated(
+      '@outage.test',
+      Array.from({ length: n }, (_, i) => `Out${i}`),
+    );
     expect(code).toBe(0);
     expect(marked('@outage.test')).toHaveLength(n);
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
     expect(lines.map((l) => l.status)).toEqual(Array(n).fill('created'));
   });
 
   it('down for good: failed rows are reported (exit 5), nothing is lost; the rerun does the rest once', async () => {
     const n = 8;
-    const file = inputFile('g.ndjson', Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Gone${i}`, emails: [`gone${i}@gone.test`] })).join('\n') + '\n');
+    const file = inputFile(
+      'g.ndjson',
+      Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Gone${i}`, emails: [`gone${i}@gone.test`] })).join('\n') + '\n',
+    );
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     // The first three creates go through, then every create is refused at the door.
     const remove = rig.proxy.plan(POSTS, [{ kind: 'pass' }, { kind: 'pass' }, { kind: 'pass' }, ...times(200, { kind: 'reset-before' })]);
@@ -229,7 +309,10 @@ describe('the API goes away during a run', () => {
     expect(report.filter((l) => l.status === 'failed')).toHaveLength(5);
     expect(marked('@gone.test')).toHaveLength(3);
     const again = await svc(['prospects', 'create', '--input', file]);
-    countCreated('@gone.test', Array.from({ length: n }, (_, i) => `Gone${i}`));
+    countCreated(
+      '@gone.test',
+      Array.from({ length: n }, (_, i) => `Gone${i}`),
+    );
     expect(again.code, again.stderr).toBe(0);
     const made = marked('@gone.test');
     expect(made.map((p) => p.attributes['firstName']).sort()).toEqual(Array.from({ length: n }, (_, i) => `Gone${i}`).sort());
@@ -254,12 +337,20 @@ describe('refused rows in the journal', () => {
       const job = String(JSON.parse(q.body).data.attributes.occupation);
       return refuse.delete(job) ? refused : undefined;
     });
-    const stored = () => [...rig.sb.store.table('prospect').values()].filter((p) => String(p.attributes['occupation']).startsWith('Refused job')).map((p) => String(p.attributes['occupation']));
+    const stored = () =>
+      [...rig.sb.store.table('prospect').values()]
+        .filter((p) => String(p.attributes['occupation']).startsWith('Refused job'))
+        .map((p) => String(p.attributes['occupation']));
     const first = await svc(['prospects', 'create', '--input', file, '--report', `${file}.1`]);
     remove();
     expectNoCrash(first);
     expect(first.code, first.stderr).toBe(5);
-    expect(ndjson<Line>(`${file}.1`).filter((l) => l.status === 'failed').map((l) => l.row).sort()).toEqual([2, 5]);
+    expect(
+      ndjson<Line>(`${file}.1`)
+        .filter((l) => l.status === 'failed')
+        .map((l) => l.row)
+        .sort(),
+    ).toEqual([2, 5]);
     // The journal says what happened: refused, with the server's reason — not left pending.
     const latest = new Map(journalEntries(`${file}.journal.ndjson`).map((e) => [e.row, e]));
     expect([2, 5].map((row) => latest.get(row)?.status)).toEqual(['failed', 'failed']);
@@ -270,16 +361,32 @@ describe('refused rows in the journal', () => {
     const skip = await svc(['prospects', 'create', '--input', file, '--skip-failed', '--report', '-']);
     expect(skip.code, skip.stderr).toBe(0);
     expect(rig.proxy.since(mark, POSTS)).toHaveLength(0);
-    const skipped = skip.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { reason: string });
-    expect(skipped.filter((l) => /failed in an earlier run/.test(l.reason)).map((l) => l.row).sort()).toEqual([2, 5]);
+    const skipped = skip.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line & { reason: string });
+    expect(
+      skipped
+        .filter((l) => /failed in an earlier run/.test(l.reason))
+        .map((l) => l.row)
+        .sort(),
+    ).toEqual([2, 5]);
 
     // The default rerun sends the refused rows again (nothing to look up: they were refused).
     const again = await svc(['prospects', 'create', '--input', file, '--report', '-']);
     expectNoCrash(again);
     expect(again.code, again.stderr).toBe(0);
     expect(rig.proxy.since(mark, POSTS)).toHaveLength(2);
-    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
-    expect(lines.filter((l) => l.status === 'created').map((l) => l.row).sort()).toEqual([2, 5]);
+    const lines = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
+    expect(
+      lines
+        .filter((l) => l.status === 'created')
+        .map((l) => l.row)
+        .sort(),
+    ).toEqual([2, 5]);
     tally.rows += jobs.length;
     tally.rowsLost += jobs.filter((j) => !stored().includes(j)).length;
     tally.duplicates += stored().length - new Set(stored()).size;

@@ -47,7 +47,11 @@ describe(`${PROCESSES} processes, one profile, a token about to expire, one toke
       ['api', 'GET', 'users?page[limit]=1'],
       ['auth', 'status', '-o', 'json'],
     ];
-    const runs = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => runSvc(commands[i % commands.length]!, { env: { SVC_CONFIG_DIR: dir }, timeoutMs: 60_000 })));
+    const runs = await Promise.all(
+      Array.from({ length: PROCESSES }, (_, i) =>
+        runSvc(commands[i % commands.length]!, { env: { SVC_CONFIG_DIR: dir }, timeoutMs: 60_000 }),
+      ),
+    );
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/429|rate|waiting/i);
@@ -74,7 +78,12 @@ describe(`${PROCESSES} processes, one profile, a token about to expire, one toke
     const again = await fetch(`${sb.authUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: sb.clientId, client_secret: sb.clientSecret, refresh_token: after.refreshToken }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: sb.clientId,
+        client_secret: sb.clientSecret,
+        refresh_token: after.refreshToken,
+      }),
     });
     expect(again.status).toBe(429);
   });

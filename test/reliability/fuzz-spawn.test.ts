@@ -11,7 +11,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attrFlag, commandLine, dataArg, filterExpr, FUZZ_SCALE, FUZZ_SEED, inputFile, junk, sentSince, violation } from '../helpers/fuzz.js';
+import {
+  attrFlag,
+  commandLine,
+  dataArg,
+  filterExpr,
+  FUZZ_SCALE,
+  FUZZ_SEED,
+  inputFile,
+  junk,
+  sentSince,
+  violation,
+} from '../helpers/fuzz.js';
 import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { recordStats } from '../helpers/stats.js';
@@ -44,11 +55,21 @@ function file(f: { name: string; text: string }): string {
 }
 
 const cases = fc.oneof(
-  fc.tuple(fc.constantFrom('prospects', 'accounts'), filterExpr).map(([r, e]): Case => ({ argv: [r, 'list', '--filter', e, '--limit', '2'] })),
-  fc.array(attrFlag, { minLength: 1, maxLength: 3 }).map((a): Case => ({ argv: ['prospects', 'create', ...a.flatMap((x) => ['--attr', x]), '--dry-run'] })),
-  fc.tuple(fc.constantFrom(['prospects', 'create'], ['api', 'POST', 'accounts']), dataArg).map(([cmd, d]): Case => ({ argv: [...cmd, '--data', '-'], stdin: d })),
-  fc.tuple(junk(40), fc.constantFrom('00', 'zz', 'a'.repeat(64))).map(([body, sig]): Case => ({ argv: ['webhooks', 'verify', '--secret', 's3cret', '--signature', sig, '-'], stdin: body })),
-  fc.tuple(fc.constantFrom('create', 'update', 'delete'), inputFile).map(([op, f]): Case => ({ argv: ['prospects', op, '--input', file(f), '--yes'], bulk: true })),
+  fc
+    .tuple(fc.constantFrom('prospects', 'accounts'), filterExpr)
+    .map(([r, e]): Case => ({ argv: [r, 'list', '--filter', e, '--limit', '2'] })),
+  fc
+    .array(attrFlag, { minLength: 1, maxLength: 3 })
+    .map((a): Case => ({ argv: ['prospects', 'create', ...a.flatMap((x) => ['--attr', x]), '--dry-run'] })),
+  fc
+    .tuple(fc.constantFrom(['prospects', 'create'], ['api', 'POST', 'accounts']), dataArg)
+    .map(([cmd, d]): Case => ({ argv: [...cmd, '--data', '-'], stdin: d })),
+  fc
+    .tuple(junk(40), fc.constantFrom('00', 'zz', 'a'.repeat(64)))
+    .map(([body, sig]): Case => ({ argv: ['webhooks', 'verify', '--secret', 's3cret', '--signature', sig, '-'], stdin: body })),
+  fc
+    .tuple(fc.constantFrom('create', 'update', 'delete'), inputFile)
+    .map(([op, f]): Case => ({ argv: ['prospects', op, '--input', file(f), '--yes'], bulk: true })),
   commandLine.map((argv): Case => ({ argv })),
 );
 

@@ -12,7 +12,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { attrFlag, commandLine, dataArg, filterExpr, FUZZ_SCALE, FUZZ_SEED, inputFile, junk, sentSince, violation } from '../helpers/fuzz.js';
+import {
+  attrFlag,
+  commandLine,
+  dataArg,
+  filterExpr,
+  FUZZ_SCALE,
+  FUZZ_SEED,
+  inputFile,
+  junk,
+  sentSince,
+  violation,
+} from '../helpers/fuzz.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -31,8 +42,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await sb.close();
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  recordStats('fuzz', { fuzzCases: total, fuzzInProcessCases: total, ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [`fuzz:${k}`, v])) });
-  if (process.env.SVC_RELIABILITY_STATS) console.log(`fuzz (in process): ${total} cases; exit codes per property: ${JSON.stringify(codes)}`);
+  recordStats('fuzz', {
+    fuzzCases: total,
+    fuzzInProcessCases: total,
+    ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [`fuzz:${k}`, v])),
+  });
+  if (process.env.SVC_RELIABILITY_STATS)
+    console.log(`fuzz (in process): ${total} cases; exit codes per property: ${JSON.stringify(codes)}`);
 });
 
 const runs = (n: number) => Math.max(1, Math.round(n * FUZZ_SCALE));
@@ -74,14 +90,27 @@ describe('fuzzing through runCli', () => {
       'filter',
       fc.tuple(resource, fc.array(filterExpr, { minLength: 1, maxLength: 3 }), fc.boolean()),
       500,
-      ([r, exprs, newSyntax]) => [r, 'list', ...exprs.flatMap((e) => ['--filter', e]), ...(newSyntax ? ['--new-filter-syntax'] : []), '--limit', '2', '-o', 'json'],
+      ([r, exprs, newSyntax]) => [
+        r,
+        'list',
+        ...exprs.flatMap((e) => ['--filter', e]),
+        ...(newSyntax ? ['--new-filter-syntax'] : []),
+        '--limit',
+        '2',
+        '-o',
+        'json',
+      ],
     );
   });
 
   it('--attr flags on create and update (half of them --dry-run)', { timeout: 120_000 }, async () => {
     await fuzz(
       'attr',
-      fc.tuple(fc.constantFrom(['prospects', 'create'], ['prospects', 'update', '3'], ['accounts', 'create'], ['accounts', 'update', '2']), fc.array(attrFlag, { minLength: 1, maxLength: 4 }), fc.boolean()),
+      fc.tuple(
+        fc.constantFrom(['prospects', 'create'], ['prospects', 'update', '3'], ['accounts', 'create'], ['accounts', 'update', '2']),
+        fc.array(attrFlag, { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+      ),
       400,
       ([cmd, attrs, dry]) => [...cmd, ...attrs.flatMap((a) => ['--attr', a]), ...(dry ? ['--dry-run'] : []), '-o', 'json'],
     );
@@ -90,22 +119,35 @@ describe('fuzzing through runCli', () => {
   it('--data documents, inline and @file', { timeout: 120_000 }, async () => {
     await fuzz(
       'data',
-      fc.tuple(fc.constantFrom(['prospects', 'create'], ['accounts', 'update', '2'], ['api', 'POST', 'accounts'], ['api', 'PATCH', 'prospects/4']), dataArg, fc.boolean()),
+      fc.tuple(
+        fc.constantFrom(['prospects', 'create'], ['accounts', 'update', '2'], ['api', 'POST', 'accounts'], ['api', 'PATCH', 'prospects/4']),
+        dataArg,
+        fc.boolean(),
+      ),
       400,
       // `-` reads stdin, which this process does not feed: fuzz-spawn.test.ts pipes it.
-      ([cmd, data, asFile]) => [...cmd, '--data', asFile ? `@${writeInput({ name: 'data.json', text: data })}` : data === '-' ? '-x' : data],
+      ([cmd, data, asFile]) => [
+        ...cmd,
+        '--data',
+        asFile ? `@${writeInput({ name: 'data.json', text: data })}` : data === '-' ? '-x' : data,
+      ],
     );
   });
 
   it('CSV, NDJSON and JSON inputs of bulk runs (dry runs and real ones)', { timeout: 180_000 }, async () => {
     await fuzz(
       'input',
-      fc.tuple(fc.constantFrom('create', 'update', 'delete', 'enroll-id', 'enroll-email'), inputFile, fc.constantFrom('--dry-run', '--strict', 'real')),
+      fc.tuple(
+        fc.constantFrom('create', 'update', 'delete', 'enroll-id', 'enroll-email'),
+        inputFile,
+        fc.constantFrom('--dry-run', '--strict', 'real'),
+      ),
       300,
       ([op, file, mode]) => {
         const p = writeInput(file);
         const how = mode === 'real' ? [] : [mode];
-        if (op.startsWith('enroll')) return ['enroll', '--sequence', '1', '--mailbox', '1', '--input', p, '--by', op === 'enroll-id' ? 'id' : 'email', ...how];
+        if (op.startsWith('enroll'))
+          return ['enroll', '--sequence', '1', '--mailbox', '1', '--input', p, '--by', op === 'enroll-id' ? 'id' : 'email', ...how];
         return ['prospects', op, '--input', p, '--yes', ...how];
       },
       (argv) => (argv.includes('--dry-run') || argv.includes('--strict') ? [0, 1, 2, 5] : [0, 1, 2, 5]),

@@ -41,11 +41,19 @@ const posts = () => sb.requests.filter((q) => q.method === 'POST' && q.path === 
 /** Figures for the README (printed at the end). */
 const figures = { trials: 0, interruptions: 0, rowsLost: 0, duplicates: 0 };
 afterAll(() => {
-  recordStats('interrupt-bulk', { trials: figures.trials, interruptions: figures.interruptions, bulkRows: figures.trials * ROWS, rowsLost: figures.rowsLost, duplicates: figures.duplicates });
+  recordStats('interrupt-bulk', {
+    trials: figures.trials,
+    interruptions: figures.interruptions,
+    bulkRows: figures.trials * ROWS,
+    rowsLost: figures.rowsLost,
+    duplicates: figures.duplicates,
+  });
 });
 
 describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal) => {
-  it(`${TRIALS} seeded trials: journal whole after each, every row exactly once after the rerun`, { timeout: trialTimeout(4_000) }, async () => {
+  it(`${TRIALS} seeded trials: journal whole after each, every row exactly once after the rerun`, {
+    timeout: trialTimeout(4_000),
+  }, async () => {
     const rnd = prng(signal === 'SIGINT' ? 9_101 : 9_202);
     for (let t = 0; t < TRIALS; t++) {
       const marker = `@${signal.toLowerCase()}-${t}.interrupt.test`;
@@ -70,7 +78,11 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal)
         if (signal === 'SIGINT' && ended.signal === 'SIGINT') {
           // Ended by the signal's default action: before svc set its handler (nothing sent), or
           // after it finished and removed it (every row journaled).
-          const done = new Set(parseNdjsonStrict<Journal>(journal, false, torn).filter((e) => e.status === 'created').map((e) => e.row));
+          const done = new Set(
+            parseNdjsonStrict<Journal>(journal, false, torn)
+              .filter((e) => e.status === 'created')
+              .map((e) => e.row),
+          );
           expect(posts() === start || done.size === ROWS, `${where}: ended by SIGINT in the middle of the run`).toBe(true);
         }
         if (ended.interrupted) figures.interruptions++;
@@ -81,7 +93,8 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal)
           expect(ended.stderr, where).toMatch(/hint: run the same command again to do the rest/);
           // Ctrl-C lets the requests on the wire finish: whatever the server made is journaled.
           const journaled = new Set(entries.filter((e) => e.status === 'created').map((e) => e.id));
-          for (const ids of made(marker).values()) for (const id of ids) expect(journaled.has(id), `${where}: record ${id} made but not journaled`).toBe(true);
+          for (const ids of made(marker).values())
+            for (const id of ids) expect(journaled.has(id), `${where}: record ${id} made but not journaled`).toBe(true);
         }
         // Never a duplicate, even between the interruptions.
         for (const [email, ids] of made(marker)) expect(ids, `${where}: ${email}`).toHaveLength(1);

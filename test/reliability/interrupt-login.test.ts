@@ -24,7 +24,9 @@ afterAll(() => rig.close());
 const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
 const proxied = () => ({ SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
 const figures = { trials: 0, interrupted: 0, corrupt: 0 };
-afterAll(() => recordStats('interrupt-login', { trials: figures.trials, interruptions: figures.interrupted, corruptStores: figures.corrupt }));
+afterAll(() =>
+  recordStats('interrupt-login', { trials: figures.trials, interruptions: figures.interrupted, corruptStores: figures.corrupt }),
+);
 
 type Profile = StoredProfile;
 const store = (dir: string) => readStore(dir, () => figures.corrupt++);
@@ -53,7 +55,9 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during login', (signal) => {
       const page = await (await fetch(url)).text();
       const { action, fields } = parseConsentForm(page, url);
       fields.set('decision', 'approve');
-      const browser = fetch(action, { method: 'POST', body: fields, redirect: 'follow' }).then((r) => r.text()).catch(() => 'connection closed');
+      const browser = fetch(action, { method: 'POST', body: fields, redirect: 'follow' })
+        .then((r) => r.text())
+        .catch(() => 'connection closed');
       const delay = Math.floor(rnd() * (hold.ms + 300));
       const started = Date.now();
       const ended = await killWhen(child, signal, () => Date.now() - started >= delay);
@@ -79,4 +83,3 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during login', (signal) => {
     }
   });
 });
-

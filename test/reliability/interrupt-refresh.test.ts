@@ -29,7 +29,14 @@ afterAll(() => rig.close());
 const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
 const proxied = () => ({ SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
 const figures = { trials: 0, interrupted: 0, corrupt: 0, lostRotations: 0 };
-afterAll(() => recordStats('interrupt-refresh', { trials: figures.trials, interruptions: figures.interrupted, corruptStores: figures.corrupt, refreshTokensLostToRotation: figures.lostRotations }));
+afterAll(() =>
+  recordStats('interrupt-refresh', {
+    trials: figures.trials,
+    interruptions: figures.interrupted,
+    corruptStores: figures.corrupt,
+    refreshTokensLostToRotation: figures.lostRotations,
+  }),
+);
 
 type Profile = StoredProfile;
 const store = (dir: string) => readStore(dir, () => figures.corrupt++);
@@ -75,7 +82,10 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during a token refresh', (sign
       if (lost) {
         // Only a kill while the answer was on its way back can do this; Ctrl-C waits for it.
         expect(signal, where).toBe('SIGKILL');
-        expect(rig.proxy.since(proxyMark, TOKEN).some((e) => e.fault === 'delay'), where).toBe(true);
+        expect(
+          rig.proxy.since(proxyMark, TOKEN).some((e) => e.fault === 'delay'),
+          where,
+        ).toBe(true);
         figures.lostRotations++;
         expect(rerun.code, rerun.stderr).toBe(3);
         expect(rerun.stderr).toMatch(/invalid_grant[\s\S]*hint: run `svc login`/);

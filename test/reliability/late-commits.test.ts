@@ -31,7 +31,12 @@ beforeAll(async () => {
 });
 const tally = { rows: 0, rowsLost: 0, duplicates: 0, lateCommits: 0, resent: 0 };
 afterAll(async () => {
-  recordStats('late-commits', { bulkRows: tally.rows, rowsLost: tally.rowsLost, duplicates: tally.duplicates, lateCommits: tally.lateCommits });
+  recordStats('late-commits', {
+    bulkRows: tally.rows,
+    rowsLost: tally.rowsLost,
+    duplicates: tally.duplicates,
+    lateCommits: tally.lateCommits,
+  });
   await rig?.close();
 });
 
@@ -42,7 +47,12 @@ const lateReset: Fault = { kind: 'late', fail: 'reset', failAfterMs: 0, commitAf
 /** Forwarded after 2.5 s: svc's `--timeout 1.5` fires first. */
 const slow: Fault = { kind: 'delay', ms: 2500 };
 /** Never forwarded: not done, so it must be sent again after the window. */
-const lost504: Fault = { kind: 'answer', status: 504, headers: { 'content-type': 'text/html' }, body: '<html><h1>504 Gateway Time-out</h1></html>' };
+const lost504: Fault = {
+  kind: 'answer',
+  status: 504,
+  headers: { 'content-type': 'text/html' },
+  body: '<html><h1>504 Gateway Time-out</h1></html>',
+};
 const LATE = new Set<Fault>([late504, lateReset, slow]);
 
 /** A fault for each row (about half of them), from the seed. */
@@ -68,7 +78,8 @@ function injectOnce(match: Match, keyOf: (req: { url: string; body: string }) =>
   });
 }
 
-const svc = (args: string[]) => runSvc([...args, '--timeout', '1.5', '--settle', SETTLE, '--concurrency', '8'], { env: rig.env(), timeoutMs: TIMEOUT });
+const svc = (args: string[]) =>
+  runSvc([...args, '--timeout', '1.5', '--settle', SETTLE, '--concurrency', '8'], { env: rig.env(), timeoutMs: TIMEOUT });
 
 /** Faults after which the proxy still hands the request to the sandbox (at once, or late). */
 const FORWARDED = new Set(['pass', 'late', 'delay']);
@@ -87,7 +98,9 @@ const received = (mark: number, method: string, path: RegExp) =>
 async function newProspects(n: number, tag: string): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < n; i++) {
-    const r = await call(rig.sb, 'POST', 'prospects', { data: { type: 'prospect', attributes: { firstName: `${tag}${i}`, lastName: 'Setup' } } });
+    const r = await call(rig.sb, 'POST', 'prospects', {
+      data: { type: 'prospect', attributes: { firstName: `${tag}${i}`, lastName: 'Setup' } },
+    });
     ids.push(Number(r.body.data.id));
   }
   return ids;
@@ -109,14 +122,19 @@ describe('writes that commit after svc saw them fail: each done exactly once', (
   it.each(SEEDS)('creates, seed %i: every row once in the sandbox, none sent twice', { timeout: TIMEOUT }, async (seed) => {
     const marker = `@late-create-${seed}.test`;
     const names = Array.from({ length: ROWS }, (_, i) => `Late${seed}n${i}`);
-    const file = inputFile('c.ndjson', names.map((n, i) => JSON.stringify({ firstName: n, lastName: 'Late', emails: [`c${i}${marker}`] })).join('\n') + '\n');
+    const file = inputFile(
+      'c.ndjson',
+      names.map((n, i) => JSON.stringify({ firstName: n, lastName: 'Late', emails: [`c${i}${marker}`] })).join('\n') + '\n',
+    );
     const faults = faultsFor(names, 100 + seed);
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     const remove = injectOnce(POSTS, (q) => String(JSON.parse(q.body).data.attributes.firstName), faults);
     const mark = rig.proxy.log.length;
     const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`]);
     remove();
-    const made = [...rig.sb.store.table('prospect').values()].filter((p) => String((p.attributes['emails'] as string[])?.[0]).endsWith(marker));
+    const made = [...rig.sb.store.table('prospect').values()].filter((p) =>
+      String((p.attributes['emails'] as string[])?.[0]).endsWith(marker),
+    );
     const got = made.map((p) => String(p.attributes['firstName']));
     tally.rows += ROWS;
     tally.rowsLost += names.filter((n) => !got.includes(n)).length;
@@ -181,28 +199,32 @@ describe('writes that commit after svc saw them fail: each done exactly once', (
     checkReport(`${file}.report`, 'deleted', faults);
   });
 
-  it.each(SEEDS)('enrolments, seed %i: every prospect in the sequence once (duplicates allowed by the sequence)', { timeout: TIMEOUT }, async (seed) => {
-    const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
-    const ids = await newProspects(ROWS, `E${seed}x`);
-    const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
-    const faults = faultsFor(ids.map(String), 300 + seed);
-    const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates(\?|$)/ };
-    const remove = injectOnce(STATES, (q) => String(JSON.parse(q.body).data.relationships.prospect.data.id), faults);
-    const mark = rig.proxy.log.length;
-    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', `${file}.report`]);
-    remove();
-    const states = stateProspects(rig.sb, seq);
-    tally.rows += ROWS;
-    tally.rowsLost += ids.filter((id) => !states.includes(id)).length;
-    tally.duplicates += states.length - new Set(states).size;
-    expectNoCrash(r);
-    expect(r.code, r.stderr).toBe(0);
-    // Many rows wait at once: no listener-leak warning from Node on stderr.
-    expect(r.stderr).not.toMatch(/Warning/);
-    expect(states).toEqual([...ids].sort((a, b) => a - b));
-    expect(received(mark, 'POST', /^\/api\/v2\/sequenceStates$/)).toHaveLength(ROWS);
-    checkReport(`${file}.report`, 'created', faults);
-  });
+  it.each(SEEDS)(
+    'enrolments, seed %i: every prospect in the sequence once (duplicates allowed by the sequence)',
+    { timeout: TIMEOUT },
+    async (seed) => {
+      const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
+      const ids = await newProspects(ROWS, `E${seed}x`);
+      const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
+      const faults = faultsFor(ids.map(String), 300 + seed);
+      const STATES = { method: 'POST', path: /^\/api\/v2\/sequenceStates(\?|$)/ };
+      const remove = injectOnce(STATES, (q) => String(JSON.parse(q.body).data.relationships.prospect.data.id), faults);
+      const mark = rig.proxy.log.length;
+      const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--report', `${file}.report`]);
+      remove();
+      const states = stateProspects(rig.sb, seq);
+      tally.rows += ROWS;
+      tally.rowsLost += ids.filter((id) => !states.includes(id)).length;
+      tally.duplicates += states.length - new Set(states).size;
+      expectNoCrash(r);
+      expect(r.code, r.stderr).toBe(0);
+      // Many rows wait at once: no listener-leak warning from Node on stderr.
+      expect(r.stderr).not.toMatch(/Warning/);
+      expect(states).toEqual([...ids].sort((a, b) => a - b));
+      expect(received(mark, 'POST', /^\/api\/v2\/sequenceStates$/)).toHaveLength(ROWS);
+      checkReport(`${file}.report`, 'created', faults);
+    },
+  );
 });
 
 describe('interrupted while a write is parked', () => {
@@ -212,7 +234,11 @@ describe('interrupted while a write is parked', () => {
     const file = inputFile('p.ndjson', names.map((n, i) => JSON.stringify({ firstName: n, emails: [`p${i}${marker}`] })).join('\n') + '\n');
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     // Park1's gateway gives up after 0.2 s; the server commits it 3 s after it was sent.
-    const remove = injectOnce(POSTS, (q) => String(JSON.parse(q.body).data.attributes.firstName), new Map([['Park1', { kind: 'late', failAfterMs: 200, commitAfterMs: 3000 } as Fault]]));
+    const remove = injectOnce(
+      POSTS,
+      (q) => String(JSON.parse(q.body).data.attributes.firstName),
+      new Map([['Park1', { kind: 'late', failAfterMs: 200, commitAfterMs: 3000 } as Fault]]),
+    );
     const mark = rig.proxy.log.length;
     const child = spawnSvc(['prospects', 'create', '--input', file, '--concurrency', '1', '--settle', '30'], { env: rig.env() });
     let parkedAt = 0;
@@ -229,13 +255,21 @@ describe('interrupted while a write is parked', () => {
     const journal = ndjson<{ row: number; status: string }>(`${file}.journal.ndjson`);
     expect(journal.filter((e) => e.row === 2).at(-1)?.status).toBe('pending');
     // Rerun at once, before the server commits Park1: its window runs from when it was sent.
-    const again = await runSvc(['prospects', 'create', '--input', file, '--settle', '5', '--report', '-'], { env: rig.env(), timeoutMs: TIMEOUT });
+    const again = await runSvc(['prospects', 'create', '--input', file, '--settle', '5', '--report', '-'], {
+      env: rig.env(),
+      timeoutMs: TIMEOUT,
+    });
     remove();
     expectNoCrash(again);
     expect(again.code, again.stderr).toBe(0);
-    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const lines = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
     expect(lines.find((l) => l.row === 2)).toMatchObject({ status: 'created', recovered: true });
-    const got = [...rig.sb.store.table('prospect').values()].filter((p) => String((p.attributes['emails'] as string[])?.[0]).endsWith(marker)).map((p) => String(p.attributes['firstName']));
+    const got = [...rig.sb.store.table('prospect').values()]
+      .filter((p) => String((p.attributes['emails'] as string[])?.[0]).endsWith(marker))
+      .map((p) => String(p.attributes['firstName']));
     tally.rows += names.length;
     tally.duplicates += got.length - new Set(got).size;
     tally.rowsLost += names.filter((n) => !got.includes(n)).length;
@@ -247,13 +281,19 @@ describe('interrupted while a write is parked', () => {
 describe('an error every row would meet while rows are parked', () => {
   it('a 401 stops the run at once: parked rows stop waiting (exit 3), and stay pending for the rerun', async () => {
     const marker = '@late-halt.test';
-    const file = inputFile('h.ndjson', ['Halt0', 'Halt1', 'Halt2'].map((n, i) => JSON.stringify({ firstName: n, emails: [`h${i}${marker}`] })).join('\n') + '\n');
+    const file = inputFile(
+      'h.ndjson',
+      ['Halt0', 'Halt1', 'Halt2'].map((n, i) => JSON.stringify({ firstName: n, emails: [`h${i}${marker}`] })).join('\n') + '\n',
+    );
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     const unauthorized: Fault = { kind: 'answer', status: 401, body: '{"errors":[{"id":"unauthorized","title":"Unauthorized"}]}' };
     // Halt0 gets a gateway timeout (parked, watched for 2 minutes); Halt1 meets a refused token.
     const remove = rig.proxy.plan(POSTS, [lost504, unauthorized]);
     const started = Date.now();
-    const r = await runSvc(['prospects', 'create', '--input', file, '--concurrency', '1', '--settle', '120'], { env: rig.env(), timeoutMs: TIMEOUT });
+    const r = await runSvc(['prospects', 'create', '--input', file, '--concurrency', '1', '--settle', '120'], {
+      env: rig.env(),
+      timeoutMs: TIMEOUT,
+    });
     remove();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(3);

@@ -53,7 +53,12 @@ describe.concurrent('reset, cut short, hang: retried, then exit 1 with one line'
 
   it('a reset on every attempt: 4 attempts with growing pauses, exit 1, one line naming the request', async () => {
     const { r, attempts } = await withFaults({ always: { kind: 'reset-after' } }, ['prospects', 'get', '{id}', '-v']);
-    expectCleanFailure(r, 1, /^error: GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/prospects\/\d+: connection closed by the server before the response was complete$/, { verbose: true });
+    expectCleanFailure(
+      r,
+      1,
+      /^error: GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/prospects\/\d+: connection closed by the server before the response was complete$/,
+      { verbose: true },
+    );
     expect(attempts).toHaveLength(4);
     const gaps = attempts.slice(1).map((e, i) => e.at - attempts[i]!.at);
     // Backoff 200, 400, 800 ms, measured at the proxy (a little slack for timer granularity).
@@ -112,8 +117,15 @@ describe.concurrent('reset, cut short, hang: retried, then exit 1 with one line'
     const dead = await startFaultProxy(rig.sb.authUrl);
     await dead.close(); // the port is free again: connections are refused
     const started = Date.now();
-    const r = await runSvc(['prospects', 'list', '-v'], { env: { ...rig.env(), SVC_BASE_URL: `${dead.origin}/api/v2`, SVC_AUTH_URL: dead.origin } });
-    expectCleanFailure(r, 1, /^error: GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/prospects\S*: connection refused \(is the server running\?\)$/, { verbose: true });
+    const r = await runSvc(['prospects', 'list', '-v'], {
+      env: { ...rig.env(), SVC_BASE_URL: `${dead.origin}/api/v2`, SVC_AUTH_URL: dead.origin },
+    });
+    expectCleanFailure(
+      r,
+      1,
+      /^error: GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/prospects\S*: connection refused \(is the server running\?\)$/,
+      { verbose: true },
+    );
     expect(retries(r.stderr)).toHaveLength(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
   });
@@ -122,7 +134,11 @@ describe.concurrent('reset, cut short, hang: retried, then exit 1 with one line'
     const r = await runSvc(['prospects', 'list'], {
       env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: 'http://svc-no-such-host.invalid/api/v2', SVC_TOKEN: 'x'.repeat(20) },
     });
-    expectCleanFailure(r, 1, /^error: GET http:\/\/svc-no-such-host\.invalid\/api\/v2\/prospects\S*: (host not found \(DNS lookup failed\)|DNS lookup timed out)$/);
+    expectCleanFailure(
+      r,
+      1,
+      /^error: GET http:\/\/svc-no-such-host\.invalid\/api\/v2\/prospects\S*: (host not found \(DNS lookup failed\)|DNS lookup timed out)$/,
+    );
     expect(messageLines(r.stderr)).toHaveLength(1);
   });
 });

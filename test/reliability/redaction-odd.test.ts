@@ -20,7 +20,9 @@ let echo: Awaited<ReturnType<typeof startTinyServer>>;
 beforeAll(async () => {
   echo = await startTinyServer((q) => ({
     status: q.method === 'GET' ? 400 : 422,
-    body: JSON.stringify({ errors: [{ title: 'Rejected', detail: `you sent authorization=${q.headers.authorization}; we expected Bearer ${STRANGER}` }] }),
+    body: JSON.stringify({
+      errors: [{ title: 'Rejected', detail: `you sent authorization=${q.headers.authorization}; we expected Bearer ${STRANGER}` }],
+    }),
   }));
 });
 afterAll(() => echo.close());
@@ -44,7 +46,11 @@ describe('odd tokens are redacted whole', () => {
     const report = path.join(tempDir(), 'report.ndjson');
     const r = await runSvc(['prospects', 'create', '--input', input, '--report', report], { env: env() });
     expect(r.code, r.stderr).toBe(5);
-    const lines = fs.readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { status: string; error: string });
+    const lines = fs
+      .readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string; error: string });
     expect(lines.map((l) => l.status)).toEqual(['failed', 'failed']);
     expect(lines[0]!.error).toMatch(/authorization=Bearer \*\*\*; we expected Bearer \*\*\*/);
     const written = fs.readFileSync(report, 'utf8') + r.stderr + r.stdout;

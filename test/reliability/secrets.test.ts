@@ -27,7 +27,9 @@ afterAll(() => rig.close());
 
 /** Every file under a directory (recursively). */
 function files(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 function expectPrivate(dir: string): void {
@@ -81,7 +83,13 @@ describe('a whole session with --verbose', () => {
     const token1 = readConfig(dir).profiles.default!.accessToken as string;
     const echo = rig.proxy.always(
       { path: /^\/api\/v2\/prospects\/2(\?|$)/ },
-      { kind: 'answer', status: 500, body: JSON.stringify({ errors: [{ title: 'Upstream failed', detail: `request headers: authorization=Bearer ${token1}; token=${token1}` }] }) },
+      {
+        kind: 'answer',
+        status: 500,
+        body: JSON.stringify({
+          errors: [{ title: 'Upstream failed', detail: `request headers: authorization=Bearer ${token1}; token=${token1}` }],
+        }),
+      },
     );
     await svc(['prospects', 'get', '2', '-o', 'json'], { expectCode: 1 });
     echo();
@@ -94,7 +102,15 @@ describe('a whole session with --verbose', () => {
     await svc(['prospects', 'list', '--limit', '1']);
     const rt = readConfig(dir).profiles.default!.refreshToken as string;
     const bad = rig.proxy.plan({ path: /^\/oauth\/token$/ }, [
-      { kind: 'answer', status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'invalid_grant', error_description: `refresh_token ${rt} was not accepted for client_secret ${rig.sb.clientSecret}` }) },
+      {
+        kind: 'answer',
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          error: 'invalid_grant',
+          error_description: `refresh_token ${rt} was not accepted for client_secret ${rig.sb.clientSecret}`,
+        }),
+      },
     ]);
     editProfile(dir, 'default', { expiresAt: Date.now() - 1000 });
     await svc(['prospects', 'list', '--limit', '1'], { expectCode: 3 });
@@ -102,7 +118,10 @@ describe('a whole session with --verbose', () => {
     await svc(['prospects', 'list', '--limit', '1']);
 
     // Bulk run with report and journal, and an enrolment.
-    const input = inputFile('secrets.ndjson', [1, 2, 3].map((i) => JSON.stringify({ firstName: `S${i}`, emails: [`s${i}@secrets.test`] })).join('\n') + '\n');
+    const input = inputFile(
+      'secrets.ndjson',
+      [1, 2, 3].map((i) => JSON.stringify({ firstName: `S${i}`, emails: [`s${i}@secrets.test`] })).join('\n') + '\n',
+    );
     const report = path.join(work, 'report.ndjson');
     await svc(['prospects', 'create', '--input', input, '--report', report]);
     const seq = await newSequence(rig.sb);
@@ -111,12 +130,17 @@ describe('a whole session with --verbose', () => {
 
     // Webhooks: created (its record, with the cleanup token, is the stdout asked for), listed,
     // cleaned up with the token.
-    const hook = await svc(['webhooks', 'create', '--attr', 'url=https://hooks.example.test/in', '--attr', 'secret=whsec-0123456789abcdef', '-o', 'json'], { stdoutExempt: true });
+    const hook = await svc(
+      ['webhooks', 'create', '--attr', 'url=https://hooks.example.test/in', '--attr', 'secret=whsec-0123456789abcdef', '-o', 'json'],
+      { stdoutExempt: true },
+    );
     const cleanupToken = JSON.parse(hook.stdout).cleanupToken as string;
     expect(cleanupToken).toMatch(/\S{16,}/);
     const listed = await svc(['webhooks', 'list', '-o', 'json']);
     // The service shows the owning app its webhook's secrets; svc prints them masked.
-    expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ id: JSON.parse(hook.stdout).id, secret: '***', cleanupToken: '***' }));
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ id: JSON.parse(hook.stdout).id, secret: '***', cleanupToken: '***' }),
+    );
     await svc(['webhooks', 'list', '-o', 'csv']);
     await svc(['webhooks', 'cleanup', '--cleanup-token', cleanupToken]);
     await svc(['webhooks', 'cleanup', '--cleanup-token', '-'], { input: `${cleanupToken}\n`, expectCode: 0 });
@@ -130,14 +154,24 @@ describe('a whole session with --verbose', () => {
     await svc(['logout']);
 
     // Every secret the session used.
-    const secrets = new Set<string>([rig.sb.clientSecret, code, cleanupToken, 'whsec-0123456789abcdef', token1, rt, beforeLogout.accessToken, beforeLogout.refreshToken]);
+    const secrets = new Set<string>([
+      rig.sb.clientSecret,
+      code,
+      cleanupToken,
+      'whsec-0123456789abcdef',
+      token1,
+      rt,
+      beforeLogout.accessToken,
+      beforeLogout.refreshToken,
+    ]);
     for (const q of rig.sb.requests) {
       const auth = /^Bearer (\S+)$/.exec(String(q.headers.authorization ?? ''))?.[1];
       if (auth && auth !== rig.sb.token) secrets.add(auth);
-      if (q.path === '/oauth/token') for (const k of ['refresh_token', 'code', 'client_secret']) {
-        const v = new URLSearchParams(q.body).get(k);
-        if (v) secrets.add(v);
-      }
+      if (q.path === '/oauth/token')
+        for (const k of ['refresh_token', 'code', 'client_secret']) {
+          const v = new URLSearchParams(q.body).get(k);
+          if (v) secrets.add(v);
+        }
     }
     secrets.delete('revoked-by-the-server-0123456789abcdef');
     expect(secrets.size).toBeGreaterThanOrEqual(10);

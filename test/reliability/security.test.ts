@@ -44,9 +44,16 @@ const hits = (tag: string) => evil.received.filter((q) => q.url.startsWith(`/${t
 describe.concurrent('a stored token goes to its own API only', () => {
   it('--base-url or SVC_BASE_URL naming another host: exit 2, nothing sent there', async () => {
     const other = `${evil.url}/base/api/v2`;
-    for (const extra of [[['--base-url', other], {}], [[], { SVC_BASE_URL: other }]] as const) {
+    for (const extra of [
+      [['--base-url', other], {}],
+      [[], { SVC_BASE_URL: other }],
+    ] as const) {
       const r = await asUser(['prospects', 'list', ...extra[0]], extra[1]);
-      expectCleanFailure(r, 2, new RegExp(`^error: --base-url ${other}: profile "default" is logged in to ${rig.proxy.origin}; its tokens are sent there only$`));
+      expectCleanFailure(
+        r,
+        2,
+        new RegExp(`^error: --base-url ${other}: profile "default" is logged in to ${rig.proxy.origin}; its tokens are sent there only$`),
+      );
       expect(r.stderr).toMatch(/hint: for another API use --token/);
     }
     // A bulk run too: refused before its first request.
@@ -86,7 +93,11 @@ describe.concurrent('a stored token goes to its own API only', () => {
     }
     // Scheme-relative and user-info tricks are other hosts too.
     const port = new URL(evil.url).port;
-    for (const sneaky of [`//127.0.0.1:${port}/api/x`, `${rig.proxy.origin}@127.0.0.1:${port}/api/x`, `http://127.0.0.1:${port}\\@${new URL(rig.proxy.origin).host}/api/x`]) {
+    for (const sneaky of [
+      `//127.0.0.1:${port}/api/x`,
+      `${rig.proxy.origin}@127.0.0.1:${port}/api/x`,
+      `http://127.0.0.1:${port}\\@${new URL(rig.proxy.origin).host}/api/x`,
+    ]) {
       const r = await asUser(['api', 'GET', sneaky]);
       expect(r.code, `${sneaky}\n${r.stderr}`).not.toBe(0);
     }
@@ -96,7 +107,10 @@ describe.concurrent('a stored token goes to its own API only', () => {
   it('links.next pointing to another host: list stops with exit 1, api --paginate warns and stops; nothing sent there', async () => {
     const poison = rig.proxy.always(
       { path: /^\/api\/v2\/accounts\?/ },
-      { kind: 'rewrite', body: (b) => JSON.stringify({ ...JSON.parse(b), links: { next: `${evil.url}/next/api/v2/accounts?page%5Boffset%5D=2` } }) },
+      {
+        kind: 'rewrite',
+        body: (b) => JSON.stringify({ ...JSON.parse(b), links: { next: `${evil.url}/next/api/v2/accounts?page%5Boffset%5D=2` } }),
+      },
     );
     const list = await asUser(['accounts', 'list', '--all', '--page-size', '2', '-o', 'json']);
     expectCleanFailure(list, 1, /^error: unsafe next link: server's links\.next points to http:\/\/127\.0\.0\.1:\d+, not /);
@@ -108,7 +122,10 @@ describe.concurrent('a stored token goes to its own API only', () => {
   });
 
   it('a redirect to another host is not followed', async () => {
-    const redirect = rig.proxy.always({ path: /^\/api\/v2\/prospects\/7(\?|$)/ }, { kind: 'answer', status: 307, headers: { location: `${evil.url}/redirect/api/v2/prospects/7` }, body: '' });
+    const redirect = rig.proxy.always(
+      { path: /^\/api\/v2\/prospects\/7(\?|$)/ },
+      { kind: 'answer', status: 307, headers: { location: `${evil.url}/redirect/api/v2/prospects/7` }, body: '' },
+    );
     const r = await asUser(['prospects', 'get', '7']);
     redirect();
     expectCleanFailure(r, 1);
@@ -166,12 +183,20 @@ describe('the login listener', () => {
 
 describe('the webhook listener', () => {
   it('accepts only the right HMAC of the exact body; bad, short, non-hex and missing signatures get 401', async () => {
-    const l = startSvc(['webhooks', 'listen', '--port', '0', '--secret', 'wh-secret-123', '-o', 'ndjson'], { env: { SVC_CONFIG_DIR: tempDir() } });
+    const l = startSvc(['webhooks', 'listen', '--port', '0', '--secret', 'wh-secret-123', '-o', 'ndjson'], {
+      env: { SVC_CONFIG_DIR: tempDir() },
+    });
     try {
       const [, url] = await l.waitFor('stderr', /Ready: listening on (http:\/\/127\.0\.0\.1:\d+\/)/);
-      const body = JSON.stringify({ data: { type: 'prospect', id: 1, attributes: { title: 'CEO' } }, meta: { eventName: 'prospect.updated', deliveredAt: '2025-01-01T00:00:00.000Z' } });
+      const body = JSON.stringify({
+        data: { type: 'prospect', id: 1, attributes: { title: 'CEO' } },
+        meta: { eventName: 'prospect.updated', deliveredAt: '2025-01-01T00:00:00.000Z' },
+      });
       const good = signBody('wh-secret-123', body);
-      const post = (sig: string | undefined, b = body) => fetch(url!, { method: 'POST', body: b, headers: sig === undefined ? {} : { 'Service-Webhook-Signature': sig } }).then((r) => r.status);
+      const post = (sig: string | undefined, b = body) =>
+        fetch(url!, { method: 'POST', body: b, headers: sig === undefined ? {} : { 'Service-Webhook-Signature': sig } }).then(
+          (r) => r.status,
+        );
       const flipped = good.slice(0, -1) + (good.endsWith('0') ? '1' : '0');
       const cases: [string | undefined, string, number][] = [
         [good, body, 200],
@@ -200,11 +225,33 @@ describe('CSV exports', () => {
     const evilCells = ['=HYPERLINK("http://x.test","click")', '+1+1', '-2+3', '@SUM(A1:A9)', '\t=1+1', '\r=1+1'];
     const ids: number[] = [];
     for (const [i, v] of evilCells.entries()) {
-      const r = await asUser(['prospects', 'create', '--attr', `firstName=${v}`, '--attr', `lastName=Csv${i}`, '--attr', `emails==cmd${i}@csv.test`, '--attr', 'title=-5', '-o', 'json']);
+      const r = await asUser([
+        'prospects',
+        'create',
+        '--attr',
+        `firstName=${v}`,
+        '--attr',
+        `lastName=Csv${i}`,
+        '--attr',
+        `emails==cmd${i}@csv.test`,
+        '--attr',
+        'title=-5',
+        '-o',
+        'json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       ids.push(JSON.parse(r.stdout).id);
     }
-    const r = await asUser(['prospects', 'list', '--filter', `id=${Math.min(...ids)}..${Math.max(...ids)}`, '--columns', 'id,firstName,emails,title', '-o', 'csv']);
+    const r = await asUser([
+      'prospects',
+      'list',
+      '--filter',
+      `id=${Math.min(...ids)}..${Math.max(...ids)}`,
+      '--columns',
+      'id,firstName,emails,title',
+      '-o',
+      'csv',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const { parseCsv } = await import('../helpers/csv.js');
     const rows = parseCsv(r.stdout);

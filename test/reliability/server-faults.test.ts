@@ -29,7 +29,10 @@ function ownGet(extra: string[] = []) {
 /** A list of its own (an id range no other test uses). */
 function ownList(extra: string[] = []) {
   const upper = 100_000 + ++nextList;
-  return { match: { path: new RegExp(`^/api/v2/prospects\\?.*${upper}`) }, args: ['prospects', 'list', '--filter', `id=1..${upper}`, ...extra] };
+  return {
+    match: { path: new RegExp(`^/api/v2/prospects\\?.*${upper}`) },
+    args: ['prospects', 'list', '--filter', `id=1..${upper}`, ...extra],
+  };
 }
 const svc = (args: string[]) => runSvc(args, { env: rig.env() });
 
@@ -65,14 +68,22 @@ describe.concurrent('5xx: retried for reads, then one clear line', () => {
   });
 
   it('500 twice on a list page, then an answer: retried, the listing completes', async () => {
-    const { r, attempts } = await withFaults(ownList(['--limit', '5', '-o', 'json']), times(2, jsonError(500, 'internalError', 'Internal Server Error')));
+    const { r, attempts } = await withFaults(
+      ownList(['--limit', '5', '-o', 'json']),
+      times(2, jsonError(500, 'internalError', 'Internal Server Error')),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(5);
     expect(attempts.map((a) => a.status)).toEqual([500, 500, 200]);
   });
 
   it('a gateway timeout (504) on a big list page: the page is halved, the listing completes', async () => {
-    const gatewayTimeout: Fault = { kind: 'answer', status: 504, headers: { 'content-type': 'text/html' }, body: '<html>504 Gateway Time-out</html>' };
+    const gatewayTimeout: Fault = {
+      kind: 'answer',
+      status: 504,
+      headers: { 'content-type': 'text/html' },
+      body: '<html>504 Gateway Time-out</html>',
+    };
     const { r, attempts } = await withFaults(ownList(['--limit', '10', '-o', 'json']), [gatewayTimeout]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(10);
@@ -152,10 +163,22 @@ describe.concurrent('429 storms', () => {
 
 describe.concurrent('bodies that are not what they should be', () => {
   const broken: [string, Fault, RegExp][] = [
-    ['truncated JSON', { kind: 'rewrite', body: (b) => b.slice(0, Math.floor(b.length / 2)) }, /^error: bad response: server answered 200 with invalid JSON$/],
+    [
+      'truncated JSON',
+      { kind: 'rewrite', body: (b) => b.slice(0, Math.floor(b.length / 2)) },
+      /^error: bad response: server answered 200 with invalid JSON$/,
+    ],
     ['invalid JSON', { kind: 'rewrite', body: () => '{"data": [1, 2,, }' }, /^error: bad response: server answered 200 with invalid JSON$/],
-    ['an HTML page with 200', { kind: 'rewrite', headers: { 'content-type': 'text/html' }, body: () => '<html><body>Sign in to continue</body></html>' }, /^error: bad response: server answered 200 with an HTML page$/],
-    ['a JSON array instead of a document', { kind: 'rewrite', body: () => '[1,2,3]' }, /^error: bad response: server answered 200 with invalid JSON$/],
+    [
+      'an HTML page with 200',
+      { kind: 'rewrite', headers: { 'content-type': 'text/html' }, body: () => '<html><body>Sign in to continue</body></html>' },
+      /^error: bad response: server answered 200 with an HTML page$/,
+    ],
+    [
+      'a JSON array instead of a document',
+      { kind: 'rewrite', body: () => '[1,2,3]' },
+      /^error: bad response: server answered 200 with invalid JSON$/,
+    ],
     ['a document without data', { kind: 'rewrite', body: () => '{"meta":{"note":"no data here"}}' }, /^error: bad response: .*no data/],
     ['data of the wrong shape', { kind: 'rewrite', body: () => '{"data":"prospect 4"}' }, /^error: bad response: .*no data/],
     ['an empty body with 200', { kind: 'rewrite', body: () => '' }, /^error: bad response: .*no data/],
@@ -175,7 +198,9 @@ describe.concurrent('bodies that are not what they should be', () => {
   it('a 500 with an empty body, and one with text: exit 1, the status and what came', async () => {
     const empty = await withFaults(ownGet([]), { always: { kind: 'answer', status: 500, body: '' } });
     expectCleanFailure(empty.r, 1, /^error: HTTP 500: server sent empty body$/);
-    const text = await withFaults(ownGet([]), { always: { kind: 'answer', status: 500, headers: { 'content-type': 'text/plain' }, body: 'upstream exploded' } });
+    const text = await withFaults(ownGet([]), {
+      always: { kind: 'answer', status: 500, headers: { 'content-type': 'text/plain' }, body: 'upstream exploded' },
+    });
     expectCleanFailure(text.r, 1, /^error: HTTP 500: server sent a body that is not JSON:API$/);
   });
 });
@@ -193,7 +218,10 @@ describe.concurrent('ids as strings', () => {
 
     const list = await withFaults(ownList(['--all', '--page-size', '7', '-o', 'ndjson']), { always: stringIds });
     expect(list.r.code, list.r.stderr).toBe(0);
-    const ids = list.r.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = list.r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(ids.every((id) => typeof id === 'number')).toBe(true);
     expect(ids).toEqual([...rig.sb.store.table('prospect').keys()].sort((a, b) => a - b));
     expect(list.attempts).toHaveLength(Math.ceil(ids.length / 7));

@@ -46,11 +46,18 @@ async function loggedIn(): Promise<string> {
   return dir;
 }
 
-describe('SVC_REFRESH_TOKEN: the stored tokens and client secret go to the profile\'s hosts only', () => {
+describe("SVC_REFRESH_TOKEN: the stored tokens and client secret go to the profile's hosts only", () => {
   it('a later CI step with SVC_BASE_URL or --auth-url on another host: exit 2, nothing sent there', async () => {
     const seed = readConfig(await loggedIn()).profiles.default!.refreshToken as string;
     const ci = tempDir();
-    const ciEnv = { SVC_CONFIG_DIR: ci, SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_CLIENT_ID: sb.clientId, SVC_CLIENT_SECRET: sb.clientSecret, SVC_REFRESH_TOKEN: seed };
+    const ciEnv = {
+      SVC_CONFIG_DIR: ci,
+      SVC_BASE_URL: sb.baseUrl,
+      SVC_AUTH_URL: sb.authUrl,
+      SVC_CLIENT_ID: sb.clientId,
+      SVC_CLIENT_SECRET: sb.clientSecret,
+      SVC_REFRESH_TOKEN: seed,
+    };
     const first = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: ciEnv });
     expect(first.code, first.stderr).toBe(0);
     const stored = readConfig(ci).profiles.default!;
@@ -58,8 +65,14 @@ describe('SVC_REFRESH_TOKEN: the stored tokens and client secret go to the profi
 
     const before = evil.received.length;
     const other = await runSvc(['prospects', 'list', '--limit', '1'], { env: { ...ciEnv, SVC_BASE_URL: `${evil.url}/api/v2` } });
-    expectCleanFailure(other, 2, new RegExp(`^error: --base-url ${evil.url}/api/v2: profile "default" is logged in to ${sb.authUrl}; its tokens are sent there only$`));
-    expect(other.stderr).toMatch(/hint: SVC_REFRESH_TOKEN is refreshed into this profile and its stored login is used: give a step against another API its own profile/);
+    expectCleanFailure(
+      other,
+      2,
+      new RegExp(`^error: --base-url ${evil.url}/api/v2: profile "default" is logged in to ${sb.authUrl}; its tokens are sent there only$`),
+    );
+    expect(other.stderr).toMatch(
+      /hint: SVC_REFRESH_TOKEN is refreshed into this profile and its stored login is used: give a step against another API its own profile/,
+    );
     // The stored token has expired: a refresh would send the refresh token (and secret) to --auth-url.
     editProfile(ci, 'default', { expiresAt: Date.now() - 1000 });
     const auth = await runSvc(['prospects', 'list', '--limit', '1', '--auth-url', evil.url], { env: ciEnv });
@@ -96,13 +109,19 @@ async function tryLogin(args: string[], env: Record<string, string>) {
 }
 
 describe('a login never mixes hosts', () => {
-  it('SVC_BASE_URL on another host than the profile\'s: refused without a terminal; nothing sent, profile unchanged', async () => {
+  it("SVC_BASE_URL on another host than the profile's: refused without a terminal; nothing sent, profile unchanged", async () => {
     const dir = await loggedIn();
     const before = readConfig(dir);
     const [mark, seen] = [sb.requests.length, evil.received.length];
     const r = await tryLogin([], { SVC_CONFIG_DIR: dir, SVC_BASE_URL: `${evil.url}/api/v2` });
-    expectCleanFailure(r, 2, new RegExp(`^error: login refused: profile "default" is for the API at ${sb.authUrl}; this login goes to ${evil.url}$`));
-    expect(r.stderr).toMatch(/hint: to log in to that API, use a profile of its own: `svc --profile NAME login --base-url http:\/\/127\.0\.0\.2:\d+\/api\/v2`/);
+    expectCleanFailure(
+      r,
+      2,
+      new RegExp(`^error: login refused: profile "default" is for the API at ${sb.authUrl}; this login goes to ${evil.url}$`),
+    );
+    expect(r.stderr).toMatch(
+      /hint: to log in to that API, use a profile of its own: `svc --profile NAME login --base-url http:\/\/127\.0\.0\.2:\d+\/api\/v2`/,
+    );
     expect(r.stderr).toMatch(/hint: if this is really what you want, confirm with --yes/);
     expect(r.url).toBeUndefined();
     expect(sb.requests.length).toBe(mark);
@@ -117,13 +136,28 @@ describe('a login never mixes hosts', () => {
     expectCleanFailure(
       moved,
       2,
-      new RegExp(`^error: login refused: profile "default" is for the API at ${sb.authUrl}; this login goes to ${sb.authUrl} \\(auth ${evil.url}\\); and the consent page is at ${evil.url} but the token would be sent to ${sb.authUrl}$`),
+      new RegExp(
+        `^error: login refused: profile "default" is for the API at ${sb.authUrl}; this login goes to ${sb.authUrl} \\(auth ${evil.url}\\); and the consent page is at ${evil.url} but the token would be sent to ${sb.authUrl}$`,
+      ),
     );
-    const fresh = await tryLogin([], { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: evil.url, SVC_CLIENT_ID: 'id', SVC_CLIENT_SECRET: 'a-secret-for-nobody-0123' });
-    expectCleanFailure(fresh, 2, new RegExp(`^error: login refused: the consent page is at ${evil.url} but the token would be sent to ${sb.authUrl}$`));
+    const fresh = await tryLogin([], {
+      SVC_CONFIG_DIR: tempDir(),
+      SVC_BASE_URL: sb.baseUrl,
+      SVC_AUTH_URL: evil.url,
+      SVC_CLIENT_ID: 'id',
+      SVC_CLIENT_SECRET: 'a-secret-for-nobody-0123',
+    });
+    expectCleanFailure(
+      fresh,
+      2,
+      new RegExp(`^error: login refused: the consent page is at ${evil.url} but the token would be sent to ${sb.authUrl}$`),
+    );
     expect(fresh.stderr).toMatch(/hint: pass a base URL and an auth URL of the same API/);
     // --with-token too: the token read from stdin is not sent anywhere.
-    const withToken = await runSvc(['login', '--with-token'], { env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: `${evil.url}/api/v2` }, input: 'a-token-for-evil-0123456789\n' });
+    const withToken = await runSvc(['login', '--with-token'], {
+      env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: `${evil.url}/api/v2` },
+      input: 'a-token-for-evil-0123456789\n',
+    });
     expectCleanFailure(withToken, 2, /^error: login refused: profile "default" is for the API at /);
     expect(evil.received.length).toBe(seen);
   });
@@ -136,13 +170,20 @@ describe('a login never mixes hosts', () => {
     expect(noClient.url).toBeUndefined();
 
     const mark = sb2.requests.length;
-    const run = startSvc(['login', '--no-browser', '--port', '0', '--yes'], { env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sb2.baseUrl, SVC_CLIENT_ID: sb2.clientId, SVC_CLIENT_SECRET: sb2.clientSecret } });
+    const run = startSvc(['login', '--no-browser', '--port', '0', '--yes'], {
+      env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sb2.baseUrl, SVC_CLIENT_ID: sb2.clientId, SVC_CLIENT_SECRET: sb2.clientSecret },
+    });
     const url = await authorizeUrlOf(run);
     // The consent page of the new API, not the old profile's auth URL.
     expect(new URL(url).origin).toBe(sb2.authUrl);
     await playConsent(url, 'approve');
     expect(await run.exited, run.stderr()).toBe(0);
-    expect(run.stderr()).toMatch(new RegExp(`^warning: profile "default" is for the API at ${sb.authUrl}; this login goes to ${sb2.authUrl} \\(confirmed with --yes\\)$`, 'm'));
+    expect(run.stderr()).toMatch(
+      new RegExp(
+        `^warning: profile "default" is for the API at ${sb.authUrl}; this login goes to ${sb2.authUrl} \\(confirmed with --yes\\)$`,
+        'm',
+      ),
+    );
     expect(tokenRequests(sb2, mark)).toHaveLength(1);
     const p = readConfig(dir).profiles.default!;
     expect(p).toMatchObject({ baseUrl: sb2.baseUrl, authUrl: sb2.authUrl, clientId: sb2.clientId, clientSecret: sb2.clientSecret });

@@ -47,11 +47,15 @@ describe('sandbox support for bulk runs', () => {
     expect(p.status).toBe(201);
     const r = await c.post(
       '/sequenceStates',
-      doc('sequenceState', {}, {
-        prospect: { data: { type: 'prospect', id: p.body.data.id } },
-        sequence: { data: { type: 'sequence', id: 1 } },
-        mailbox: { data: { type: 'mailbox', id: 1 } },
-      }),
+      doc(
+        'sequenceState',
+        {},
+        {
+          prospect: { data: { type: 'prospect', id: p.body.data.id } },
+          sequence: { data: { type: 'sequence', id: 1 } },
+          mailbox: { data: { type: 'mailbox', id: 1 } },
+        },
+      ),
     );
     expect(r.status).toBe(422);
     expect(r.body.errors[0].detail).toMatch(/opted out/);

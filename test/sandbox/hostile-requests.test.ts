@@ -16,14 +16,18 @@ beforeAll(async () => {
 afterAll(() => c.sb.close());
 
 /** Sends raw bytes (in pieces, with pauses) and collects what comes back until the server closes or `waitMs` passes. */
-async function raw(parts: (string | Buffer)[], opts: { waitMs?: number; endAfter?: boolean } = {}): Promise<{ text: string; closed: boolean }> {
+async function raw(
+  parts: (string | Buffer)[],
+  opts: { waitMs?: number; endAfter?: boolean } = {},
+): Promise<{ text: string; closed: boolean }> {
   const { port, hostname } = new URL(c.sb.baseUrl);
   const sock = net.connect(Number(port), hostname);
   sock.on('error', () => {});
   let text = '';
   let closed = false;
   sock.setEncoding('latin1').on('data', (d: string) => (text += d));
-  const closedP = new Promise<void>((r) => sock.on('close', () => {
+  const closedP = new Promise<void>((r) =>
+    sock.on('close', () => {
       closed = true;
       r();
     }),
@@ -54,7 +58,13 @@ describe('request bodies', () => {
   it('an unauthenticated request is answered 401 without its body being read', async () => {
     const mark = c.sb.requests.length;
     // 600 MB announced, a little sent: the answer comes at once, the connection then closes.
-    const r = await raw([head('POST', '/prospects', { 'Content-Type': 'application/vnd.api+json', 'Content-Length': String(600 * 1024 * 1024) }), 'x'.repeat(1000)], { waitMs: 4000 });
+    const r = await raw(
+      [
+        head('POST', '/prospects', { 'Content-Type': 'application/vnd.api+json', 'Content-Length': String(600 * 1024 * 1024) }),
+        'x'.repeat(1000),
+      ],
+      { waitMs: 4000 },
+    );
     expect(r.text).toMatch(/^HTTP\/1\.1 401/);
     expect(r.text).toMatch(/connection: close/i);
     expect(r.text).toContain('"unauthorized"');
@@ -64,13 +74,18 @@ describe('request bodies', () => {
 
   it('a body over the cap is refused with 413 and an error document (announced or chunked)', async () => {
     const auth = { Authorization: `Bearer ${c.sb.token}`, 'Content-Type': 'application/vnd.api+json' };
-    const announced = await raw([head('POST', '/prospects', { ...auth, 'Content-Length': String(2 * 1024 * 1024) }), '{"data":'], { waitMs: 3000 });
+    const announced = await raw([head('POST', '/prospects', { ...auth, 'Content-Length': String(2 * 1024 * 1024) }), '{"data":'], {
+      waitMs: 3000,
+    });
     expect(announced.text).toMatch(/^HTTP\/1\.1 413/);
     expect(announced.text).toContain('"requestEntityTooLarge"');
     expect(announced.text).toContain('1 MiB');
     const chunk = Buffer.alloc(256 * 1024, 'a');
     const chunkFrame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
-    const chunked = await raw([head('POST', '/prospects', { ...auth, 'Transfer-Encoding': 'chunked' }), ...Array<Buffer>(8).fill(chunkFrame)], { waitMs: 3000 });
+    const chunked = await raw(
+      [head('POST', '/prospects', { ...auth, 'Transfer-Encoding': 'chunked' }), ...Array<Buffer>(8).fill(chunkFrame)],
+      { waitMs: 3000 },
+    );
     expect(chunked.text).toMatch(/^HTTP\/1\.1 413/);
     expect(chunked.text).toContain('"requestEntityTooLarge"');
     await stillServes();
@@ -78,10 +93,14 @@ describe('request bodies', () => {
 
   it('a body cut short and a malformed chunked body end that request only', async () => {
     const auth = { Authorization: `Bearer ${c.sb.token}`, 'Content-Type': 'application/vnd.api+json' };
-    const cut = await raw([head('POST', '/prospects', { ...auth, 'Content-Length': '1000' }), '{"data":{"type":"prospect"'], { endAfter: true });
+    const cut = await raw([head('POST', '/prospects', { ...auth, 'Content-Length': '1000' }), '{"data":{"type":"prospect"'], {
+      endAfter: true,
+    });
     expect(cut.text).not.toMatch(/^HTTP\/1\.1 [25]/);
     await stillServes();
-    const bad = await raw([head('POST', '/prospects', { ...auth, 'Transfer-Encoding': 'chunked' }), '5\r\n{"dat\r\nzz-not-hex\r\n\r\n'], { endAfter: true });
+    const bad = await raw([head('POST', '/prospects', { ...auth, 'Transfer-Encoding': 'chunked' }), '5\r\n{"dat\r\nzz-not-hex\r\n\r\n'], {
+      endAfter: true,
+    });
     expect(bad.text).not.toMatch(/^HTTP\/1\.1 2/);
     await stillServes();
     const body = JSON.stringify({ data: { type: 'prospect', attributes: { firstName: 'After' } } });
@@ -103,7 +122,11 @@ describe('request bodies', () => {
       for (let round = 0; round < 15; round++) {
         await Promise.all(
           Array.from({ length: 20 }, () =>
-            fetch(`${c.sb.baseUrl}/prospects`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body }).then((r) => r.arrayBuffer()),
+            fetch(`${c.sb.baseUrl}/prospects`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/vnd.api+json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+              body,
+            }).then((r) => r.arrayBuffer()),
           ),
         );
       }

@@ -73,7 +73,12 @@ describe('root, types and schemas', () => {
     expect((await c.get('/types', null)).status).toBe(401);
     const r = await c.get('/types');
     const prospect = r.body.data.find((d: any) => d.type === 'prospect');
-    expect(prospect.meta.validations.custom1).toMatchObject({ type: 'inclusion', required: false, label: expect.any(String), definition: expect.any(Array) });
+    expect(prospect.meta.validations.custom1).toMatchObject({
+      type: 'inclusion',
+      required: false,
+      label: expect.any(String),
+      definition: expect.any(Array),
+    });
     expect(prospect.meta.validations.custom2.definition).toBeNull();
   });
 
@@ -100,12 +105,15 @@ describe('root, types and schemas', () => {
     };
     walk(d);
     for (const ref of refs) {
-      const target = ref.replace(/^#\//, '').split('/').reduce((o: any, k) => o?.[k], d);
+      const target = ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((o: any, k) => o?.[k], d);
       expect(target, ref).toBeTruthy();
     }
     for (const [path, item] of Object.entries<any>(d.paths)) {
       expect(path.startsWith('/')).toBe(true);
-      for (const p of (path.match(/\{(\w+)\}/g) ?? [])) {
+      for (const p of path.match(/\{(\w+)\}/g) ?? []) {
         const name = p.slice(1, -1);
         const params = [...(item.parameters ?? []), ...Object.values<any>(item).flatMap((o) => o?.parameters || [])];
         expect(params.some((x: any) => x.in === 'path' && x.name === name && x.required)).toBe(true);

@@ -12,7 +12,14 @@ afterAll(() => c.sb.close());
 const REDIRECT = 'http://127.0.0.1:8765/callback';
 
 function authorizeUrl(extra: Record<string, string> = {}): string {
-  const q = new URLSearchParams({ client_id: c.sb.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'prospects.read accounts.all', state: 'xyz', ...extra });
+  const q = new URLSearchParams({
+    client_id: c.sb.clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'prospects.read accounts.all',
+    state: 'xyz',
+    ...extra,
+  });
   return `${c.sb.authUrl}/oauth/authorize?${q}`;
 }
 
@@ -22,7 +29,12 @@ async function consent(decision: 'approve' | 'deny', extra: Record<string, strin
   const html = await page.text();
   expect(html).toContain('<form method="post"');
   expect(html).not.toContain('<script');
-  const fields = new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [m[1]!, m[2]!.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)))]));
+  const fields = new URLSearchParams(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [
+      m[1]!,
+      m[2]!.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))),
+    ]),
+  );
   fields.set('decision', decision);
   const r = await fetch(`${c.sb.authUrl}/oauth/authorize`, { method: 'POST', body: fields, redirect: 'manual' });
   expect(r.status).toBe(302);
@@ -34,7 +46,14 @@ function token(params: Record<string, string>) {
 }
 
 const codeGrant = (code: string, extra: Record<string, string> = {}) =>
-  token({ grant_type: 'authorization_code', client_id: c.sb.clientId, client_secret: c.sb.clientSecret, redirect_uri: REDIRECT, code, ...extra });
+  token({
+    grant_type: 'authorization_code',
+    client_id: c.sb.clientId,
+    client_secret: c.sb.clientSecret,
+    redirect_uri: REDIRECT,
+    code,
+    ...extra,
+  });
 
 describe('authorize', () => {
   it('approve redirects with code and state; deny with error=access_denied', async () => {
@@ -91,8 +110,9 @@ describe('token', () => {
 
   it('refresh tokens rotate: the old one is invalid after use', async () => {
     const code = (await consent('approve')).searchParams.get('code')!;
-    const first = (await (await codeGrant(code)).json() as any);
-    const refresh = (rt: string) => token({ grant_type: 'refresh_token', client_id: c.sb.clientId, client_secret: c.sb.clientSecret, refresh_token: rt });
+    const first = (await (await codeGrant(code)).json()) as any;
+    const refresh = (rt: string) =>
+      token({ grant_type: 'refresh_token', client_id: c.sb.clientId, client_secret: c.sb.clientSecret, refresh_token: rt });
     const r = await refresh(first.refresh_token);
     expect(r.status).toBe(200);
     const second = (await r.json()) as any;
@@ -107,9 +127,28 @@ describe('issue rate', () => {
     const slow = await start({ seed: 5, tokenIssueIntervalMs: 60_000 });
     try {
       const get = async () => {
-        const page = await fetch(`${slow.sb.authUrl}/oauth/authorize`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ client_id: slow.sb.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'prospects.read', decision: 'approve' }) });
+        const page = await fetch(`${slow.sb.authUrl}/oauth/authorize`, {
+          method: 'POST',
+          redirect: 'manual',
+          body: new URLSearchParams({
+            client_id: slow.sb.clientId,
+            redirect_uri: REDIRECT,
+            response_type: 'code',
+            scope: 'prospects.read',
+            decision: 'approve',
+          }),
+        });
         const code = new URL(page.headers.get('location')!).searchParams.get('code')!;
-        return fetch(`${slow.sb.authUrl}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', client_id: slow.sb.clientId, client_secret: slow.sb.clientSecret, redirect_uri: REDIRECT, code }) });
+        return fetch(`${slow.sb.authUrl}/oauth/token`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            client_id: slow.sb.clientId,
+            client_secret: slow.sb.clientSecret,
+            redirect_uri: REDIRECT,
+            code,
+          }),
+        });
       };
       expect((await get()).status).toBe(200);
       const r = await get();
@@ -126,11 +165,22 @@ describe('refresh token cap', () => {
   it('keeps at most 100 refresh tokens per user and application (oldest dropped)', async () => {
     const tokens: string[] = [];
     for (let i = 0; i < 101; i++) {
-      const r = await fetch(`${c.sb.authUrl}/oauth/authorize`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ client_id: c.sb.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'prospects.read', decision: 'approve' }) });
+      const r = await fetch(`${c.sb.authUrl}/oauth/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        body: new URLSearchParams({
+          client_id: c.sb.clientId,
+          redirect_uri: REDIRECT,
+          response_type: 'code',
+          scope: 'prospects.read',
+          decision: 'approve',
+        }),
+      });
       const code = new URL(r.headers.get('location')!).searchParams.get('code')!;
       tokens.push(((await (await codeGrant(code)).json()) as any).refresh_token);
     }
-    const refresh = (rt: string) => token({ grant_type: 'refresh_token', client_id: c.sb.clientId, client_secret: c.sb.clientSecret, refresh_token: rt });
+    const refresh = (rt: string) =>
+      token({ grant_type: 'refresh_token', client_id: c.sb.clientId, client_secret: c.sb.clientSecret, refresh_token: rt });
     expect((await refresh(tokens[0]!)).status).toBe(400);
     expect((await refresh(tokens[100]!)).status).toBe(200);
   });

@@ -34,13 +34,18 @@ afterAll(() => {
 async function lint(doc: unknown): Promise<{ ruleId: string; message: string }[]> {
   const file = path.join(dir, `doc-${Math.random().toString(36).slice(2)}.json`);
   fs.writeFileSync(file, JSON.stringify(doc));
-  const out = await run(redocly, ['lint', file, '--format=json', '--max-problems=1000'], { cwd: dir, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } }).catch((err) => err as { stdout: string });
+  const out = await run(redocly, ['lint', file, '--format=json', '--max-problems=1000'], {
+    cwd: dir,
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  }).catch((err) => err as { stdout: string });
   const report = JSON.parse(out.stdout) as { problems: { ruleId: string; message: string; severity: string }[] };
   return report.problems.filter((p) => p.severity === 'error');
 }
 
 function operations(doc: any): { path: string; method: string; op: any }[] {
-  return Object.entries(doc.paths).flatMap(([p, item]: [string, any]) => METHODS.filter((m) => item[m]).map((m) => ({ path: p, method: m, op: item[m] })));
+  return Object.entries(doc.paths).flatMap(([p, item]: [string, any]) =>
+    METHODS.filter((m) => item[m]).map((m) => ({ path: p, method: m, op: item[m] })),
+  );
 }
 
 describe('the served OpenAPI document in API tools', () => {

@@ -33,7 +33,9 @@ describe('the served OpenAPI document', () => {
     broken.paths['/prospects'].get.responses['200'].content['application/vnd.api+json'].schema.properties.data.type = 'list';
     await expect(SwaggerParser.validate(broken)).rejects.toThrow(/schema validation failed/i);
     const dangling = structuredClone(served);
-    dangling.paths['/prospects'].get.responses['200'].content['application/vnd.api+json'].schema.properties.data.items = { $ref: '#/components/schemas/Nope' };
+    dangling.paths['/prospects'].get.responses['200'].content['application/vnd.api+json'].schema.properties.data.items = {
+      $ref: '#/components/schemas/Nope',
+    };
     await expect(SwaggerParser.validate(dangling)).rejects.toThrow(/Nope/);
   });
 });

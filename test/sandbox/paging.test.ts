@@ -23,18 +23,35 @@ beforeAll(async () => {
   // Gaps in the ids: the id-ordered paths must not assume a dense table.
   for (const id of [1, 2, 50, 51, 52, 299]) expect((await c.del(`/prospects/${id}`)).status).toBe(204);
   const all = await c.get('/prospects?page[limit]=1000');
-  rows = all.body.data.map((p: any) => ({ id: p.id, title: p.attributes.title, lastName: p.attributes.lastName, updatedAt: p.attributes.updatedAt, account: p.relationships.account.data?.id ?? null }));
+  rows = all.body.data.map((p: any) => ({
+    id: p.id,
+    title: p.attributes.title,
+    lastName: p.attributes.lastName,
+    updatedAt: p.attributes.updatedAt,
+    account: p.relationships.account.data?.id ?? null,
+  }));
   expect(rows).toHaveLength(294);
 });
 afterAll(() => c.sb.close());
 
-type Filter = { kind: 'idRange'; lo?: number; hi?: number } | { kind: 'idList'; ids: number[] } | { kind: 'title'; values: string[] } | { kind: 'account'; id: number };
+type Filter =
+  | { kind: 'idRange'; lo?: number; hi?: number }
+  | { kind: 'idList'; ids: number[] }
+  | { kind: 'title'; values: string[] }
+  | { kind: 'account'; id: number };
 type Sort = { key: 'id' | 'lastName' | 'updatedAt' | 'title'; desc: boolean }[];
 
 const TITLES = ['CEO', 'CTO', 'VP Sales', 'Head of Growth', 'Nobody'];
 const filterArb: fc.Arbitrary<Filter> = fc.oneof(
-  fc.record({ kind: fc.constant('idRange' as const), lo: fc.option(fc.integer({ min: -5, max: 320 }), { nil: undefined }), hi: fc.option(fc.integer({ min: -5, max: 320 }), { nil: undefined }) }),
-  fc.record({ kind: fc.constant('idList' as const), ids: fc.uniqueArray(fc.integer({ min: 1, max: 310 }), { minLength: 1, maxLength: 6 }) }),
+  fc.record({
+    kind: fc.constant('idRange' as const),
+    lo: fc.option(fc.integer({ min: -5, max: 320 }), { nil: undefined }),
+    hi: fc.option(fc.integer({ min: -5, max: 320 }), { nil: undefined }),
+  }),
+  fc.record({
+    kind: fc.constant('idList' as const),
+    ids: fc.uniqueArray(fc.integer({ min: 1, max: 310 }), { minLength: 1, maxLength: 6 }),
+  }),
   fc.record({ kind: fc.constant('title' as const), values: fc.uniqueArray(fc.constantFrom(...TITLES), { minLength: 1, maxLength: 3 }) }),
   fc.record({ kind: fc.constant('account' as const), id: fc.integer({ min: 1, max: 30 }) }),
 );
@@ -42,7 +59,10 @@ const sortArb: fc.Arbitrary<Sort> = fc.oneof(
   fc.constant<Sort>([]),
   fc.constant<Sort>([{ key: 'id', desc: false }]),
   fc.constant<Sort>([{ key: 'id', desc: true }]),
-  fc.array(fc.record({ key: fc.constantFrom('lastName' as const, 'updatedAt' as const, 'title' as const, 'id' as const), desc: fc.boolean() }), { minLength: 1, maxLength: 2 }),
+  fc.array(
+    fc.record({ key: fc.constantFrom('lastName' as const, 'updatedAt' as const, 'title' as const, 'id' as const), desc: fc.boolean() }),
+    { minLength: 1, maxLength: 2 },
+  ),
 );
 
 function matches(r: Row, f: Filter): boolean {
@@ -89,13 +109,19 @@ function query(filters: Filter[], sort: Sort, limit: number, offset: number): st
 describe('collection queries agree with filter-all, sort-all, slice', () => {
   it('for random filters, sorts and pages', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(filterArb, { maxLength: 2 }), sortArb, fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 40 }), async (filters, sort, limit, offset) => {
-        const expected = rows.filter((r) => filters.every((f) => matches(r, f))).sort(compare(sort));
-        const r = await c.get(query(filters, sort, limit, offset));
-        expect(r.status).toBe(200);
-        expect(r.body.data.map((d: any) => d.id)).toEqual(expected.slice(offset, offset + limit).map((e) => e.id));
-        expect(r.body.meta.count).toBe(expected.length);
-      }),
+      fc.asyncProperty(
+        fc.array(filterArb, { maxLength: 2 }),
+        sortArb,
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 40 }),
+        async (filters, sort, limit, offset) => {
+          const expected = rows.filter((r) => filters.every((f) => matches(r, f))).sort(compare(sort));
+          const r = await c.get(query(filters, sort, limit, offset));
+          expect(r.status).toBe(200);
+          expect(r.body.data.map((d: any) => d.id)).toEqual(expected.slice(offset, offset + limit).map((e) => e.id));
+          expect(r.body.meta.count).toBe(expected.length);
+        },
+      ),
       { seed: 20261122, numRuns: 150 },
     );
   });

@@ -31,7 +31,25 @@ describe('seed', () => {
   it('the default org has the believable pieces', async () => {
     const c = await start({ seed: undefined });
     try {
-      for (const path of ['users', 'teams', 'accounts', 'prospects', 'sequences', 'sequenceSteps', 'templates', 'sequenceTemplates', 'rulesets', 'mailboxes', 'tasks', 'calls', 'mailings', 'opportunities', 'stages', 'emailAddresses', 'phoneNumbers']) {
+      for (const path of [
+        'users',
+        'teams',
+        'accounts',
+        'prospects',
+        'sequences',
+        'sequenceSteps',
+        'templates',
+        'sequenceTemplates',
+        'rulesets',
+        'mailboxes',
+        'tasks',
+        'calls',
+        'mailings',
+        'opportunities',
+        'stages',
+        'emailAddresses',
+        'phoneNumbers',
+      ]) {
         expect((await c.get(`/${path}?page[limit]=1`)).body.data.length, path).toBe(1);
       }
       const p = (await c.get('/prospects/1')).body.data.attributes;
@@ -47,7 +65,11 @@ describe('data file', () => {
   it('persists records and tokens across restarts, written atomically', async () => {
     const file = join(dir, 'org.json');
     const first = await startSandbox({ port: 0, seed: 8, dataFile: file });
-    const r = await fetch(`${first.baseUrl}/accounts`, { method: 'POST', headers: { Authorization: `Bearer ${first.token}`, 'Content-Type': 'application/vnd.api+json' }, body: JSON.stringify(doc('account', { name: 'Persisted' })) });
+    const r = await fetch(`${first.baseUrl}/accounts`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${first.token}`, 'Content-Type': 'application/vnd.api+json' },
+      body: JSON.stringify(doc('account', { name: 'Persisted' })),
+    });
     const id = ((await r.json()) as any).data.id;
     const token = first.token;
     await first.close();
@@ -58,7 +80,11 @@ describe('data file', () => {
       expect(second.token).toBe(token);
       const got = await fetch(`${second.baseUrl}/accounts/${id}`, { headers: { Authorization: `Bearer ${token}` } });
       expect(((await got.json()) as any).data.attributes.name).toBe('Persisted');
-      const next = await fetch(`${second.baseUrl}/accounts`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/vnd.api+json' }, body: JSON.stringify(doc('account', { name: 'Next' })) });
+      const next = await fetch(`${second.baseUrl}/accounts`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/vnd.api+json' },
+        body: JSON.stringify(doc('account', { name: 'Next' })),
+      });
       expect(((await next.json()) as any).data.id).toBe(id + 1);
     } finally {
       await second.close();

@@ -17,7 +17,9 @@ describe('resource objects', () => {
     const d = r.body.data;
     expect(d).toMatchObject({ type: 'mailbox', id: 1 });
     const rt = findResource('mailboxes')!;
-    const expected = allAttributes(rt).filter((a) => !a.writeOnly && !a.onlyOnRequest).map((a) => a.name);
+    const expected = allAttributes(rt)
+      .filter((a) => !a.writeOnly && !a.onlyOnRequest)
+      .map((a) => a.name);
     expect(Object.keys(d.attributes).sort()).toEqual(expected.sort());
     expect(d.attributes).not.toHaveProperty('password');
     expect(d.attributes.emailSignature).toBeNull();
@@ -69,7 +71,8 @@ describe('resource objects', () => {
     for (const rt of RESOURCES.filter((r) => r.operations.includes('list'))) {
       const r = await c.get(`/${rt.path}?page[limit]=1`);
       expect(r.status, rt.path).toBe(200);
-      if (!['webhook', 'complianceRequest', 'event', 'favorite', 'customDuty'].includes(rt.type)) expect(r.body.data.length, rt.path).toBe(1);
+      if (!['webhook', 'complianceRequest', 'event', 'favorite', 'customDuty'].includes(rt.type))
+        expect(r.body.data.length, rt.path).toBe(1);
     }
   });
 });
@@ -133,7 +136,11 @@ describe('authentication and scopes', () => {
     const t = c.sb.issueToken({ scopes: ['prospects.read'] });
     const withAccount = [...c.sb.store.table('prospect').values()].find((p) => p.rels['account']);
     expect(withAccount).toBeDefined();
-    for (const path of [`/prospects/${withAccount!.id}?include=account`, '/prospects?include=account', '/prospects?include=emailAddresses']) {
+    for (const path of [
+      `/prospects/${withAccount!.id}?include=account`,
+      '/prospects?include=account',
+      '/prospects?include=emailAddresses',
+    ]) {
       const r = await c.get(path, t);
       expect(r.status, path).toBe(403);
       expect(r.body.errors[0]).toMatchObject({ id: 'unauthorizedOauthScope' });

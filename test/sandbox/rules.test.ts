@@ -9,22 +9,35 @@ beforeAll(async () => {
 afterAll(() => c.sb.close());
 
 async function prospect(): Promise<number> {
-  const r = await c.post('/prospects', doc('prospect', { firstName: 'Rule', emails: [`r${Math.random()}@x.test`] }, { account: one('account', 1) }));
+  const r = await c.post(
+    '/prospects',
+    doc('prospect', { firstName: 'Rule', emails: [`r${Math.random()}@x.test`] }, { account: one('account', 1) }),
+  );
   return r.body.data.id;
 }
 async function sequence(ruleset?: Record<string, string>): Promise<number> {
   const s = await c.post('/sequences', doc('sequence', { name: 'S', description: 'd', sequenceType: 'interval' }));
   const id = s.body.data.id;
-  const step = await c.post('/sequenceSteps', doc('sequenceStep', { stepType: 'auto_email', interval: 0 }, { sequence: one('sequence', id) }));
+  const step = await c.post(
+    '/sequenceSteps',
+    doc('sequenceStep', { stepType: 'auto_email', interval: 0 }, { sequence: one('sequence', id) }),
+  );
   const tpl = await c.post('/templates', doc('template', { name: 'T', subject: 'Hi', bodyHtml: '<p>Hello <b>there</b></p>' }));
-  await c.post('/sequenceTemplates', doc('sequenceTemplate', {}, { sequenceStep: one('sequenceStep', step.body.data.id), template: one('template', tpl.body.data.id) }));
+  await c.post(
+    '/sequenceTemplates',
+    doc('sequenceTemplate', {}, { sequenceStep: one('sequenceStep', step.body.data.id), template: one('template', tpl.body.data.id) }),
+  );
   if (ruleset) {
     const rs = await c.post('/rulesets', doc('ruleset', { name: 'R', ...ruleset }));
     await c.patch(`/sequences/${id}`, doc('sequence', {}, { ruleset: one('ruleset', rs.body.data.id) }, id));
   }
   return id;
 }
-const enrol = (p: number, s: number) => c.post('/sequenceStates', doc('sequenceState', {}, { prospect: one('prospect', p), sequence: one('sequence', s), mailbox: one('mailbox', 1) }));
+const enrol = (p: number, s: number) =>
+  c.post(
+    '/sequenceStates',
+    doc('sequenceState', {}, { prospect: one('prospect', p), sequence: one('sequence', s), mailbox: one('mailbox', 1) }),
+  );
 
 describe('sequence states', () => {
   it('creation → active, first step attached, stateChangedAt set', async () => {
@@ -114,7 +127,13 @@ describe('rulesets', () => {
 });
 
 describe('tasks and calls', () => {
-  const task = async () => (await c.post('/tasks', doc('task', { action: 'call', subject: 'Ring', dueAt: '2030-01-01T10:00:00' }, { prospect: one('prospect', 1) }))).body.data;
+  const task = async () =>
+    (
+      await c.post(
+        '/tasks',
+        doc('task', { action: 'call', subject: 'Ring', dueAt: '2030-01-01T10:00:00' }, { prospect: one('prospect', 1) }),
+      )
+    ).body.data;
 
   it('markComplete with actionParams[completionNote]; twice is 422', async () => {
     const t = await task();
@@ -135,11 +154,21 @@ describe('tasks and calls', () => {
 
   it('a call with task meta complete: true completes the task; without it the task is unchanged', async () => {
     const t1 = await task();
-    const call = await c.post('/calls', doc('call', { direction: 'outbound', outcome: 'completed' }, { prospect: one('prospect', 1), user: one('user', 1), task: one('task', t1.id, { complete: true }) }));
+    const call = await c.post(
+      '/calls',
+      doc(
+        'call',
+        { direction: 'outbound', outcome: 'completed' },
+        { prospect: one('prospect', 1), user: one('user', 1), task: one('task', t1.id, { complete: true }) },
+      ),
+    );
     expect(call.status).toBe(201);
     expect((await c.get(`/tasks/${t1.id}`)).body.data.attributes.state).toBe('completed');
     const t2 = await task();
-    await c.post('/calls', doc('call', { direction: 'outbound', outcome: 'no_answer' }, { prospect: one('prospect', 1), task: one('task', t2.id) }));
+    await c.post(
+      '/calls',
+      doc('call', { direction: 'outbound', outcome: 'no_answer' }, { prospect: one('prospect', 1), task: one('task', t2.id) }),
+    );
     expect((await c.get(`/tasks/${t2.id}`)).body.data.attributes.state).toBe('incomplete');
   });
 });
@@ -166,7 +195,10 @@ describe('mailboxes', () => {
     const r = await c.post('/mailboxes', doc('mailbox', { email: 'v@x.test', validateSend: true }));
     expect(r.status).toBe(422);
     expect(r.body.errors[0].source.pointer).toBe('/data/attributes/validateSend');
-    const ok = await c.post('/mailboxes', doc('mailbox', { email: 'v@x.test', validateSend: true, smtpHost: 'h', smtpPort: 25, password: 'pw' }));
+    const ok = await c.post(
+      '/mailboxes',
+      doc('mailbox', { email: 'v@x.test', validateSend: true, smtpHost: 'h', smtpPort: 25, password: 'pw' }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.data.attributes).not.toHaveProperty('validateSend');
     expect(ok.body.data.attributes).not.toHaveProperty('password');
@@ -195,7 +227,11 @@ describe('mailings and counters', () => {
     const s = await sequence();
     const p = await prospect();
     const st = (await enrol(p, s)).body.data.id;
-    const m = await until(async () => (await c.get(`/mailings?filter[state]=delivered&page[limit]=1000`)).body.data.find((x: any) => x.relationships.sequenceState.data?.id === st));
+    const m = await until(async () =>
+      (await c.get(`/mailings?filter[state]=delivered&page[limit]=1000`)).body.data.find(
+        (x: any) => x.relationships.sequenceState.data?.id === st,
+      ),
+    );
     expect(m.attributes.bodyText).toBe('Hello there');
     const auth = { Authorization: `Bearer ${c.sb.token}` };
     const open = await fetch(`${c.sb.authUrl}/_sandbox/mailings/${m.id}/open`, { method: 'POST', headers: auth });
@@ -210,7 +246,10 @@ describe('mailings and counters', () => {
   });
 
   it('a single mailing is queued then delivered', async () => {
-    const r = await c.post('/mailings', doc('mailing', { subject: 'One-off', bodyHtml: '<p>x</p>' }, { mailbox: one('mailbox', 1), prospect: one('prospect', 1) }));
+    const r = await c.post(
+      '/mailings',
+      doc('mailing', { subject: 'One-off', bodyHtml: '<p>x</p>' }, { mailbox: one('mailbox', 1), prospect: one('prospect', 1) }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.data.attributes.state).toBe('queued');
     await until(async () => (await c.get(`/mailings/${r.body.data.id}`)).body.data.attributes.state === 'delivered');
@@ -220,7 +259,10 @@ describe('mailings and counters', () => {
 describe('compliance requests and events', () => {
   it('pending → running → done, and a Delete removes the prospect', async () => {
     const p = await prospect();
-    const r = await c.post('/complianceRequests', doc('complianceRequest', { requestType: 'Delete', objectType: 'Prospect', requestObjectId: String(p) }));
+    const r = await c.post(
+      '/complianceRequests',
+      doc('complianceRequest', { requestType: 'Delete', objectType: 'Prospect', requestObjectId: String(p) }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.data.attributes.state).toBe('pending');
     const seen = new Set<string>();

@@ -15,7 +15,19 @@ const all = (type: string) => [...store.table(type).values()];
 const rel = (r: Rec, name: string) => (r.rels[name] as Ref | null | undefined)?.id;
 const n = (r: Rec, k: string) => (r.attributes[k] as number | undefined) ?? 0;
 const sum = (recs: Rec[], k: string) => recs.reduce((a, r) => a + n(r, k), 0);
-const COUNTERS = ['deliverCount', 'openCount', 'clickCount', 'replyCount', 'positiveReplyCount', 'neutralReplyCount', 'negativeReplyCount', 'bounceCount', 'failureCount', 'optOutCount', 'scheduleCount'];
+const COUNTERS = [
+  'deliverCount',
+  'openCount',
+  'clickCount',
+  'replyCount',
+  'positiveReplyCount',
+  'neutralReplyCount',
+  'negativeReplyCount',
+  'bounceCount',
+  'failureCount',
+  'optOutCount',
+  'scheduleCount',
+];
 
 describe('seeded delivery statistics', () => {
   const steps = all('sequenceStep');
@@ -52,7 +64,8 @@ describe('seeded delivery statistics', () => {
       expect(n(r, 'openCount')).toBeGreaterThanOrEqual(n(r, 'replyCount'));
       expect(n(r, 'positiveReplyCount') + n(r, 'neutralReplyCount') + n(r, 'negativeReplyCount')).toBe(n(r, 'replyCount'));
     }
-    for (const k of ['bounceCount', 'optOutCount', 'positiveReplyCount', 'negativeReplyCount', 'scheduleCount']) expect(sum(steps, k), k).toBeGreaterThan(0);
+    for (const k of ['bounceCount', 'optOutCount', 'positiveReplyCount', 'negativeReplyCount', 'scheduleCount'])
+      expect(sum(steps, k), k).toBeGreaterThan(0);
   });
 
   it('some steps test two templates with different reply rates', () => {

@@ -17,7 +17,10 @@ beforeAll(async () => {
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       got.push({ headers: req.headers, body });
-      res.writeHead(req.url === '/fail' ? 500 : req.url === '/redirect' ? 302 : 200, req.url === '/redirect' ? { Location: '/elsewhere' } : {});
+      res.writeHead(
+        req.url === '/fail' ? 500 : req.url === '/redirect' ? 302 : 200,
+        req.url === '/redirect' ? { Location: '/elsewhere' } : {},
+      );
       res.end();
     });
   });

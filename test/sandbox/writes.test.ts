@@ -12,7 +12,14 @@ const pointer = (r: { body: any }) => r.body.errors.map((e: any) => e.source?.po
 
 describe('create', () => {
   it('201 with the resource, createdAt/updatedAt set, creator and derived name', async () => {
-    const r = await c.post('/prospects', doc('prospect', { firstName: 'Ada', lastName: 'Lovelace', emails: ['ada@example.test'], title: 'CTO' }, { account: one('account', 1) }));
+    const r = await c.post(
+      '/prospects',
+      doc(
+        'prospect',
+        { firstName: 'Ada', lastName: 'Lovelace', emails: ['ada@example.test'], title: 'CTO' },
+        { account: one('account', 1) },
+      ),
+    );
     expect(r.status).toBe(201);
     expect(r.headers.get('location')).toBe(`${c.sb.baseUrl}/prospects/${r.body.data.id}`);
     const a = r.body.data.attributes;
@@ -31,10 +38,22 @@ describe('create', () => {
   });
 
   it('422 with a pointer per problem: read-only, max length, type, enum, unknown attribute', async () => {
-    const r = await c.post('/prospects', doc('prospect', { name: 'x', title: 'x'.repeat(256), score: 'high', emailsOptStatus: 'maybe', shoeSize: 42, emails: 'a@b' }));
+    const r = await c.post(
+      '/prospects',
+      doc('prospect', { name: 'x', title: 'x'.repeat(256), score: 'high', emailsOptStatus: 'maybe', shoeSize: 42, emails: 'a@b' }),
+    );
     expect(r.status).toBe(422);
     expect(r.body.errors.every((e: any) => e.id === 'validationError')).toBe(true);
-    expect(pointer(r).sort()).toEqual(['/data/attributes/emails', '/data/attributes/emailsOptStatus', '/data/attributes/name', '/data/attributes/score', '/data/attributes/shoeSize', '/data/attributes/title'].sort());
+    expect(pointer(r).sort()).toEqual(
+      [
+        '/data/attributes/emails',
+        '/data/attributes/emailsOptStatus',
+        '/data/attributes/name',
+        '/data/attributes/score',
+        '/data/attributes/shoeSize',
+        '/data/attributes/title',
+      ].sort(),
+    );
   });
 
   it('422 on relationships: read-only, wrong type, missing record', async () => {
@@ -51,7 +70,7 @@ describe('create', () => {
     expect(pointer(await c.post('/prospects', doc('prospect', {}, {}, 5)))).toEqual(['/data/id']);
   });
 
-  it('custom fields are validated against the organization\'s definitions', async () => {
+  it("custom fields are validated against the organization's definitions", async () => {
     const r = await c.post('/prospects', doc('prospect', { custom1: 'Carrier pigeon' }));
     expect(pointer(r)).toEqual(['/data/attributes/custom1']);
     expect((await c.post('/prospects', doc('prospect', { custom1: 'Webinar', custom2: '17' }))).status).toBe(201);

@@ -30,7 +30,10 @@ describe('expandAlias', () => {
   const dir = tempDir();
   fs.writeFileSync(
     path.join(dir, 'config.json'),
-    JSON.stringify({ currentProfile: 'work', profiles: { work: { aliases: { ceos: "prospects list --filter 'title=CEO'" } }, home: { aliases: { mine: 'tasks list' } } } }),
+    JSON.stringify({
+      currentProfile: 'work',
+      profiles: { work: { aliases: { ceos: "prospects list --filter 'title=CEO'" } }, home: { aliases: { mine: 'tasks list' } } },
+    }),
     { mode: 0o600 },
   );
   fs.chmodSync(dir, 0o700);
@@ -38,7 +41,16 @@ describe('expandAlias', () => {
   const builtIn = (n: string) => ['prospects', 'tasks'].includes(n);
 
   it('expands the alias of the current profile, keeping what comes before and after', async () => {
-    expect(await expandAlias(['-o', 'csv', 'ceos', '--limit', '2'], env, builtIn)).toEqual(['-o', 'csv', 'prospects', 'list', '--filter', 'title=CEO', '--limit', '2']);
+    expect(await expandAlias(['-o', 'csv', 'ceos', '--limit', '2'], env, builtIn)).toEqual([
+      '-o',
+      'csv',
+      'prospects',
+      'list',
+      '--filter',
+      'title=CEO',
+      '--limit',
+      '2',
+    ]);
   });
 
   it('uses the profile named by --profile or SVC_PROFILE', async () => {

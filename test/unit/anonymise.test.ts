@@ -25,7 +25,8 @@ describe('fieldKind', () => {
     expect(fieldKind('prospect', 'custom3', custom)).toBe('url');
     // A custom field without a validation holds a string: free text.
     expect(fieldKind('prospect', 'custom9', custom)).toBe('text');
-    for (const kept of ['title', 'tags', 'optedOut', 'emailsOptStatus', 'state', 'externalId', 'stage']) expect(fieldKind('prospect', kept)).toBeUndefined();
+    for (const kept of ['title', 'tags', 'optedOut', 'emailsOptStatus', 'state', 'externalId', 'stage'])
+      expect(fieldKind('prospect', kept)).toBeUndefined();
     expect(fieldKind('sequence', 'name')).toBeUndefined();
     expect(fieldKind('ruleset', 'sequenceExclusivity')).toBeUndefined();
   });
@@ -63,7 +64,16 @@ describe('Anonymiser', () => {
 
   it('attributes: lists faked element by element, other values kept, nothing of the original left', () => {
     const a = new Anonymiser();
-    const orig = { firstName: 'Grace', lastName: 'Hopper', emails: ['grace@navy.test', 'gh@navy.test'], title: 'Admiral', custom1: 'Webinar', custom2: '42', custom9: 'met at the COBOL party', optedOut: false };
+    const orig = {
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      emails: ['grace@navy.test', 'gh@navy.test'],
+      title: 'Admiral',
+      custom1: 'Webinar',
+      custom2: '42',
+      custom9: 'met at the COBOL party',
+      optedOut: false,
+    };
     const out = a.attributes('prospect', orig, custom);
     expect(out['title']).toBe('Admiral');
     expect(out['custom1']).toBe('Webinar');
@@ -78,13 +88,34 @@ describe('Anonymiser', () => {
 describe('toRecord', () => {
   it('keeps the id and relationships, drops write-only fields a server might send', () => {
     const rt = resourceByType('mailbox')!;
-    const rec = toRecord(rt, { type: 'mailbox', id: '7', attributes: { email: 'a@b.test', smtpPassword: 'hunter2', password: 'x', maxMailingsPerDay: 50 }, relationships: { user: { data: { type: 'user', id: 3 } } } }, undefined);
+    const rec = toRecord(
+      rt,
+      {
+        type: 'mailbox',
+        id: '7',
+        attributes: { email: 'a@b.test', smtpPassword: 'hunter2', password: 'x', maxMailingsPerDay: 50 },
+        relationships: { user: { data: { type: 'user', id: 3 } } },
+      },
+      undefined,
+    );
     expect(rec).toEqual({ id: 7, attributes: { email: 'a@b.test', maxMailingsPerDay: 50 }, rels: { user: { type: 'user', id: 3 } } });
   });
 
   it('reads a to-one relationship given as a link only', () => {
     const rt = resourceByType('prospect')!;
-    const rec = toRecord(rt, { type: 'prospect', id: 1, attributes: {}, relationships: { account: { links: { related: 'https://api.test/api/v2/accounts/12' } }, owner: { links: { related: 'https://api.test/api/v2/users' } } } }, undefined);
+    const rec = toRecord(
+      rt,
+      {
+        type: 'prospect',
+        id: 1,
+        attributes: {},
+        relationships: {
+          account: { links: { related: 'https://api.test/api/v2/accounts/12' } },
+          owner: { links: { related: 'https://api.test/api/v2/users' } },
+        },
+      },
+      undefined,
+    );
     expect(rec!.rels).toEqual({ account: { type: 'account', id: 12 }, owner: null });
   });
 });

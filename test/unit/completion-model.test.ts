@@ -9,7 +9,10 @@ describe('completion model', () => {
     const prospects = program.command('prospects').alias('prospectz').description('people');
     prospects.command('list').option('-f, --filter <e>', 'f').option('--limit <n>', 'n').option('--all', 'a');
     program.command('secret', { hidden: true });
-    program.command('completion').argument('<shell>').addArgument(new Argument('[x]').choices(['a', 'b']));
+    program
+      .command('completion')
+      .argument('<shell>')
+      .addArgument(new Argument('[x]').choices(['a', 'b']));
     const m = buildCompletionModel(program);
     expect(m.paths[''].subcommands.map((s) => s.name)).toEqual(['prospects', 'completion', 'help']);
     expect(m.aliases).toEqual({ prospectz: 'prospects' });

@@ -46,7 +46,9 @@ describe('pickNamed', () => {
     expect(pickNamed(recs, 'EVENT invite', '--sequence', src).id).toBe(4);
   });
   it('several matches: the error lists each id', () => {
-    expect(() => pickNamed(recs, 'Outbound Enterprise', '--sequence', src)).toThrow(/2 sequences have that name: id 1 "Outbound Enterprise"; id 3 "outbound {2}enterprise"/);
+    expect(() => pickNamed(recs, 'Outbound Enterprise', '--sequence', src)).toThrow(
+      /2 sequences have that name: id 1 "Outbound Enterprise"; id 3 "outbound {2}enterprise"/,
+    );
   });
   it('no match: near names first, never a part match taken as the answer', () => {
     try {
@@ -62,7 +64,10 @@ describe('pickNamed', () => {
 
 describe('matchChoices', () => {
   it('keeps the choices holding every typed word', () => {
-    const c = [{ value: 1, name: 'Outbound Enterprise (id 1)' }, { value: 2, name: 'Inbound (id 2)' }];
+    const c = [
+      { value: 1, name: 'Outbound Enterprise (id 1)' },
+      { value: 2, name: 'Inbound (id 2)' },
+    ];
     expect(matchChoices(c, 'bound ent').map((x) => x.value)).toEqual([1]);
     expect(matchChoices(c, undefined).map((x) => x.value)).toEqual([1, 2]);
     expect(matchChoices(c, 'id 2').map((x) => x.value)).toEqual([2]);

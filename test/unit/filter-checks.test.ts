@@ -52,9 +52,12 @@ describe('checkFilterValues', () => {
     expect(() => check(D, 'dateOfBirth=1990-02-30')).toThrow(/"1990-02-30" is not a valid date/);
   });
 
-  it.each(['createdAt=2024-13-45', 'createdAt=2023-02-29..', 'createdAt=..2024-01-01T24:30:00', 'createdAt=soon'])('%s is a usage error', (expr) => {
-    expect(() => check(DT, expr)).toThrow(expect.objectContaining({ exitCode: 2 }));
-  });
+  it.each(['createdAt=2024-13-45', 'createdAt=2023-02-29..', 'createdAt=..2024-01-01T24:30:00', 'createdAt=soon'])(
+    '%s is a usage error',
+    (expr) => {
+      expect(() => check(DT, expr)).toThrow(expect.objectContaining({ exitCode: 2 }));
+    },
+  );
 
   it('a list of bare dates is refused; a list of date-times passes', () => {
     expect(() => check(DT, 'createdAt=2026-11-07,2026-11-08')).toThrow(/means a whole day/);
@@ -104,7 +107,7 @@ describe('refuseRepeatedFields', () => {
   });
 
   it.each([
-    [['title=CEO', 'title=CFO'], "title=CEO,CFO"],
+    [['title=CEO', 'title=CFO'], 'title=CEO,CFO'],
     [['title=CEO,CTO', 'title=CFO,CEO'], 'title=CEO,CTO,CFO'],
     [['name=Acme\\, Inc', 'name=Beta'], 'name=Acme\\, Inc,Beta'],
     [['updatedAt=2024-01-01..', 'updatedAt=..2024-02-01'], 'updatedAt=2024-01-01..2024-02-01'],

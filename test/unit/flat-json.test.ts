@@ -43,7 +43,9 @@ describe('flatJson', () => {
   it('equals JSON.stringify(flatten(r)) for any resource and included records', () => {
     fc.assert(
       fc.property(resource, fc.array(resource, { maxLength: 4 }), (r, included) => {
-        const index = indexIncluded({ included: included.map((x, i) => ({ ...x, type: ['account', 'user', 'tag'][i % 3]!, id: (i % 4) + 1 })) });
+        const index = indexIncluded({
+          included: included.map((x, i) => ({ ...x, type: ['account', 'user', 'tag'][i % 3]!, id: (i % 4) + 1 })),
+        });
         expect(flatJson(r, index)).toBe(JSON.stringify(flatten(r, index)));
       }),
       { numRuns: 2000 },

@@ -9,8 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { columnReader, forEachEntry, indentJson } from '../../src/output/flat-text.js';
 import { pick } from '../../src/output/render.js';
 
-const key = fc.oneof(fc.constantFrom('id', 'type', 'a', 'a.b', 'account', 'x"y', 'back\\slash', '', '__proto__', 'é', 'line\nbreak'), fc.string({ maxLength: 5 }));
-const record = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 }).map((o) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
+const key = fc.oneof(
+  fc.constantFrom('id', 'type', 'a', 'a.b', 'account', 'x"y', 'back\\slash', '', '__proto__', 'é', 'line\nbreak'),
+  fc.string({ maxLength: 5 }),
+);
+const record = fc
+  .dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 })
+  .map((o) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
 
 /** JSON text with spaces, tabs and newlines between its tokens (never inside strings). */
 function spaced(json: string, seed: number): string {
@@ -46,12 +51,16 @@ describe('indentJson on text a replacement could misread', () => {
   it('strings starting with a colon, ending with a comma, holding quotes', () => {
     const tricky = [':x', 'a,', 'q"uote":', '","', '":"', ',"', '\\', 'x\\":', '', ' '];
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom(...tricky, 'k'), fc.oneof(fc.constantFrom(...tricky), fc.constant(null), fc.constant([1, ':'])))), fc.integer({ min: 0, max: 2 }), (entries, depth) => {
-        const v = Object.fromEntries(entries);
-        for (const x of [v, [v, v], { a: v, b: [v] }]) {
-          expect(indentJson(JSON.stringify(x), depth)).toBe(JSON.stringify(x, null, 2).replace(/\n/g, `\n${'  '.repeat(depth)}`));
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...tricky, 'k'), fc.oneof(fc.constantFrom(...tricky), fc.constant(null), fc.constant([1, ':'])))),
+        fc.integer({ min: 0, max: 2 }),
+        (entries, depth) => {
+          const v = Object.fromEntries(entries);
+          for (const x of [v, [v, v], { a: v, b: [v] }]) {
+            expect(indentJson(JSON.stringify(x), depth)).toBe(JSON.stringify(x, null, 2).replace(/\n/g, `\n${'  '.repeat(depth)}`));
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -60,14 +69,19 @@ describe('indentJson on text a replacement could misread', () => {
 describe('columnReader', () => {
   it('reads what pick reads from the flat record, for any columns, record after record', () => {
     fc.assert(
-      fc.property(fc.array(record, { minLength: 1, maxLength: 5 }), fc.array(fc.oneof(key, fc.constantFrom('account.name', 'a.b.c', 'id', 'x"y.z')), { maxLength: 6 }), fc.nat(), (records, columns, seed) => {
-        const read = columnReader(columns, pick);
-        for (const r of records) {
-          const want = columns.map((c) => pick(r, c));
-          expect(read(JSON.stringify(r))).toEqual(want);
-          expect(read(spaced(JSON.stringify(r), seed))).toEqual(want);
-        }
-      }),
+      fc.property(
+        fc.array(record, { minLength: 1, maxLength: 5 }),
+        fc.array(fc.oneof(key, fc.constantFrom('account.name', 'a.b.c', 'id', 'x"y.z')), { maxLength: 6 }),
+        fc.nat(),
+        (records, columns, seed) => {
+          const read = columnReader(columns, pick);
+          for (const r of records) {
+            const want = columns.map((c) => pick(r, c));
+            expect(read(JSON.stringify(r))).toEqual(want);
+            expect(read(spaced(JSON.stringify(r), seed))).toEqual(want);
+          }
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -84,6 +98,10 @@ describe('columnReader', () => {
     const got: [string, string][] = [];
     const json = '{ "a" : [1, {"x":"]"}] , "b":"\\"" ,"":null}';
     forEachEntry(json, (k, s, e) => got.push([k, json.slice(s, e)]));
-    expect(got).toEqual([['a', '[1, {"x":"]"}]'], ['b', '"\\""'], ['', 'null']]);
+    expect(got).toEqual([
+      ['a', '[1, {"x":"]"}]'],
+      ['b', '"\\""'],
+      ['', 'null'],
+    ]);
   });
 });

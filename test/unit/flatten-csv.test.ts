@@ -16,7 +16,12 @@ describe('flatten', () => {
       relationships: {
         account: { data: { type: 'account', id: 5 } },
         owner: { data: null },
-        emailAddresses: { data: [{ type: 'emailAddress', id: 1 }, { type: 'emailAddress', id: 2 }] },
+        emailAddresses: {
+          data: [
+            { type: 'emailAddress', id: 1 },
+            { type: 'emailAddress', id: 2 },
+          ],
+        },
         calls: { links: { related: 'https://x/calls' } },
       },
     });
@@ -26,7 +31,14 @@ describe('flatten', () => {
   it('replaces an included id by its record, one level deep', () => {
     const d: JsonApiDocument = {
       data: [{ type: 'prospect', id: 1, relationships: { account: { data: { type: 'account', id: 5 } } } }],
-      included: [{ type: 'account', id: 5, attributes: { name: 'Acme' }, relationships: { owner: { data: { type: 'user', id: 9 } }, self: { data: { type: 'account', id: 5 } } } }],
+      included: [
+        {
+          type: 'account',
+          id: 5,
+          attributes: { name: 'Acme' },
+          relationships: { owner: { data: { type: 'user', id: 9 } }, self: { data: { type: 'account', id: 5 } } },
+        },
+      ],
     };
     const [r] = flattenDocument(d);
     expect(r!.account).toEqual({ id: 5, type: 'account', name: 'Acme', owner: 9, self: 5 });

@@ -15,25 +15,67 @@ function program(): Command {
 describe('separateJsonFlag', () => {
   it.each([
     // A field list stays the value of --json.
-    [['prospects', 'list', '--json', 'id,title'], ['prospects', 'list', '--json', 'id,title']],
-    [['prospects', 'list', '--json', 'title'], ['prospects', 'list', '--json', 'title']],
-    [['prospects', 'get', '3', '--json', 'account.name'], ['prospects', 'get', '3', '--json', 'account.name']],
+    [
+      ['prospects', 'list', '--json', 'id,title'],
+      ['prospects', 'list', '--json', 'id,title'],
+    ],
+    [
+      ['prospects', 'list', '--json', 'title'],
+      ['prospects', 'list', '--json', 'title'],
+    ],
+    [
+      ['prospects', 'get', '3', '--json', 'account.name'],
+      ['prospects', 'get', '3', '--json', 'account.name'],
+    ],
     // A command word, an id or a path after it: --json stands alone.
-    [['--json', 'prospects', 'list'], ['--json=', 'prospects', 'list']],
-    [['prospects', '--json', 'list'], ['prospects', '--json=', 'list']],
-    [['prospects', 'get', '--json', '12'], ['prospects', 'get', '--json=', '12']],
-    [['--json', 'api', 'GET', '/x'], ['--json=', 'api', 'GET', '/x']],
-    [['api', '--json', 'GET', '/x'], ['api', '--json=', 'GET', '/x']],
+    [
+      ['--json', 'prospects', 'list'],
+      ['--json=', 'prospects', 'list'],
+    ],
+    [
+      ['prospects', '--json', 'list'],
+      ['prospects', '--json=', 'list'],
+    ],
+    [
+      ['prospects', 'get', '--json', '12'],
+      ['prospects', 'get', '--json=', '12'],
+    ],
+    [
+      ['--json', 'api', 'GET', '/x'],
+      ['--json=', 'api', 'GET', '/x'],
+    ],
+    [
+      ['api', '--json', 'GET', '/x'],
+      ['api', '--json=', 'GET', '/x'],
+    ],
     // Nothing after it, an option after it, --json=…, or past --: untouched.
-    [['prospects', 'list', '--json'], ['prospects', 'list', '--json']],
-    [['prospects', 'list', '--json', '-o', 'json'], ['prospects', 'list', '--json', '-o', 'json']],
-    [['prospects', 'list', '--json=list'], ['prospects', 'list', '--json=list']],
-    [['api', '--', '--json', 'prospects'], ['api', '--', '--json', 'prospects']],
+    [
+      ['prospects', 'list', '--json'],
+      ['prospects', 'list', '--json'],
+    ],
+    [
+      ['prospects', 'list', '--json', '-o', 'json'],
+      ['prospects', 'list', '--json', '-o', 'json'],
+    ],
+    [
+      ['prospects', 'list', '--json=list'],
+      ['prospects', 'list', '--json=list'],
+    ],
+    [
+      ['api', '--', '--json', 'prospects'],
+      ['api', '--', '--json', 'prospects'],
+    ],
   ])('%j', (argv, expected) => {
     expect(separateJsonFlag(argv, program())).toEqual(expected);
   });
 
   it('a list with a comma is fields even when one name is also a command', () => {
-    expect(separateJsonFlag(['prospects', 'get', '1', '--json', 'id,list'], program())).toEqual(['prospects', 'get', '1', '--json', 'id,list']);
+    expect(separateJsonFlag(['prospects', 'get', '1', '--json', 'id,list'], program())).toEqual([
+      'prospects',
+      'get',
+      '1',
+      '--json',
+      'id,list',
+    ]);
   });
 });

@@ -17,14 +17,22 @@ describe('JSON:API error documents', () => {
   });
 
   it('reads the `details` spelling of one documented 415 example', () => {
-    const e = errorFromResponse(415, JSON.stringify({ errors: [{ id: 'unsupportedMediaType', title: 'Unsupported media type', details: 'use application/vnd.api+json' }] }), undefined);
+    const e = errorFromResponse(
+      415,
+      JSON.stringify({
+        errors: [{ id: 'unsupportedMediaType', title: 'Unsupported media type', details: 'use application/vnd.api+json' }],
+      }),
+      undefined,
+    );
     expect(e.errors[0]!.detail).toBe('use application/vnd.api+json');
     expect(e.message).toBe('Unsupported media type: use application/vnd.api+json');
   });
 
   it('maps 401 → 3, 403 → 4, others → 1', () => {
     expect(errorFromResponse(401, '{"errors":[{"title":"Unauthorized"}]}', undefined).exitCode).toBe(ExitCode.AUTH);
-    expect(errorFromResponse(403, '{"errors":[{"id":"unauthorizedOauthScope","title":"Forbidden"}]}', undefined).exitCode).toBe(ExitCode.PERMISSION);
+    expect(errorFromResponse(403, '{"errors":[{"id":"unauthorizedOauthScope","title":"Forbidden"}]}', undefined).exitCode).toBe(
+      ExitCode.PERMISSION,
+    );
     expect(errorFromResponse(404, '{"errors":[{"id":"resourceNotFound"}]}', undefined).exitCode).toBe(1);
     expect(errorFromResponse(503, '', undefined).exitCode).toBe(1);
     expect([200, 400, 422, 429, 500].map(exitCodeForStatus)).toEqual([1, 1, 1, 1, 1]);
@@ -34,7 +42,9 @@ describe('JSON:API error documents', () => {
     expect(errorFromResponse(502, '<html><body>Bad gateway</body></html>', 'text/html').message).toMatch(/HTML page/);
     expect(errorFromResponse(500, '', undefined).message).toMatch(/empty body/);
     expect(errorFromResponse(500, '{"errors": [', 'application/json').message).toMatch(/not JSON:API/);
-    expect(errorFromResponse(400, '{"error":"invalid_grant","error_description":"expired"}', 'application/json').message).toBe('invalid_grant: expired');
+    expect(errorFromResponse(400, '{"error":"invalid_grant","error_description":"expired"}', 'application/json').message).toBe(
+      'invalid_grant: expired',
+    );
   });
 
   it('refuses non-JSON success bodies with a clear error', () => {
@@ -46,7 +56,9 @@ describe('JSON:API error documents', () => {
 
 describe('rate-limit headers', () => {
   it('uses the first number of a comma list and tolerates garbage', () => {
-    expect(parseRateLimit({ 'x-ratelimit-limit': '10000, 20000', 'x-ratelimit-remaining': '9999, 19988', 'x-ratelimit-reset': '1700000000' })).toEqual({
+    expect(
+      parseRateLimit({ 'x-ratelimit-limit': '10000, 20000', 'x-ratelimit-remaining': '9999, 19988', 'x-ratelimit-reset': '1700000000' }),
+    ).toEqual({
       limit: 10000,
       remaining: 9999,
       reset: '1700000000',

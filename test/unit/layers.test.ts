@@ -48,10 +48,18 @@ function edges(): Edge[] {
     const resolve = (spec: string) => path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts');
     for (const m of text.matchAll(/^(import|export)\s+(type\s+)?([^;]*?)\s*from\s+'(\.[^']+)'/gms)) {
       const names = m[3]!.trim();
-      const allTypes = /^\{[^}]*\}$/s.test(names) && names.slice(1, -1).split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '));
+      const allTypes =
+        /^\{[^}]*\}$/s.test(names) &&
+        names
+          .slice(1, -1)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .every((s) => s.startsWith('type '));
       out.push({ from: file, to: resolve(m[4]!), typeOnly: Boolean(m[2]) || allTypes, dynamic: false });
     }
-    for (const m of text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)) out.push({ from: file, to: resolve(m[1]!), typeOnly: false, dynamic: true });
+    for (const m of text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g))
+      out.push({ from: file, to: resolve(m[1]!), typeOnly: false, dynamic: true });
   }
   return out;
 }
@@ -63,7 +71,10 @@ const folder = (file: string) => {
 
 describe('layers', () => {
   it('every folder of src/ has its rule', () => {
-    const folders = fs.readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = fs
+      .readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders.filter((f) => !(f in MAY_IMPORT))).toEqual([]);
   });
 
@@ -88,7 +99,13 @@ describe('layers', () => {
       state.set(n, 1);
       stack.push(n);
       for (const d of graph.get(n) ?? []) {
-        if (state.get(d) === 1) circles.push(stack.slice(stack.indexOf(d)).map((f) => path.relative(SRC, f)).join(' -> '));
+        if (state.get(d) === 1)
+          circles.push(
+            stack
+              .slice(stack.indexOf(d))
+              .map((f) => path.relative(SRC, f))
+              .join(' -> '),
+          );
         else if (!state.get(d)) visit(d);
       }
       stack.pop();

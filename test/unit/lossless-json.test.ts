@@ -7,17 +7,23 @@ import { resourceByType } from '../../src/registry/index.js';
 
 describe('parseJson', () => {
   it('keeps the digits of integers past 2^53, as strings', () => {
-    expect(parseJson('{"id":9007199254740993,"n":-12345678901234567890,"ok":9007199254740991}')).toEqual({ id: '9007199254740993', n: '-12345678901234567890', ok: 9007199254740991 });
+    expect(parseJson('{"id":9007199254740993,"n":-12345678901234567890,"ok":9007199254740991}')).toEqual({
+      id: '9007199254740993',
+      n: '-12345678901234567890',
+      ok: 9007199254740991,
+    });
     expect(parseJson('[ 9007199254740993 ,{"a":[18446744073709551616]}]')).toEqual(['9007199254740993', { a: ['18446744073709551616'] }]);
   });
 
   it('leaves strings, floats and safe numbers as JSON.parse gives them', () => {
-    const text = '{"s":"12345678901234567890","e":"x\\"99999999999999999999","f":12345678901234567.5,"g":1.2345678901234567e30,"h":99999999999999999999e2,"k":1234567890123456}';
+    const text =
+      '{"s":"12345678901234567890","e":"x\\"99999999999999999999","f":12345678901234567.5,"g":1.2345678901234567e30,"h":99999999999999999999e2,"k":1234567890123456}';
     expect(parseJson(text)).toEqual(JSON.parse(text));
   });
 
   it('does not turn text that is not JSON into JSON', () => {
-    for (const bad of ['01234567890123456789', '[12345678901234567890', '{"a":12345678901234567890 1}', '-']) expect(() => parseJson(bad), bad).toThrow(SyntaxError);
+    for (const bad of ['01234567890123456789', '[12345678901234567890', '{"a":12345678901234567890 1}', '-'])
+      expect(() => parseJson(bad), bad).toThrow(SyntaxError);
   });
 
   it('is JSON.parse for any JSON, with unsafe integers given as their digits', () => {
@@ -51,6 +57,8 @@ describe('ids', () => {
     expect(normalizeId(' 12 ')).toBe(12);
     expect(normalizeId('007')).toBe(7);
     expect(idValue('9007199254740991')).toBe(9007199254740991);
-    expect(relationshipData(resourceByType('prospect')!, 'account', '9007199254740993')).toEqual({ data: { type: 'account', id: '9007199254740993' } });
+    expect(relationshipData(resourceByType('prospect')!, 'account', '9007199254740993')).toEqual({
+      data: { type: 'account', id: '9007199254740993' },
+    });
   });
 });

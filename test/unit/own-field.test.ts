@@ -35,7 +35,9 @@ describe('a field named __proto__ stays a field', () => {
   });
 
   it('in webhook delivery records', () => {
-    const d = parseDelivery('{"data":{"type":"prospect","id":1,"attributes":{"__proto__":{"polluted":"yes"}}},"meta":{"eventName":"prospect.updated"}}')!;
+    const d = parseDelivery(
+      '{"data":{"type":"prospect","id":1,"attributes":{"__proto__":{"polluted":"yes"}}},"meta":{"eventName":"prospect.updated"}}',
+    )!;
     const rec = deliveryRecord(d);
     expect(own(rec.attributes as object)).toEqual({ polluted: 'yes' });
   });

@@ -19,7 +19,8 @@ class Entries {
 
 /** JSON text of a value written in odd but valid ways: spaces, newlines, \u escapes. */
 function oddJson(v: unknown, ws: string, escapeAll: boolean): string {
-  const str = (s: string) => (escapeAll ? `"${[...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"` : JSON.stringify(s));
+  const str = (s: string) =>
+    escapeAll ? `"${[...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"` : JSON.stringify(s);
   if (v === null || typeof v !== 'object') return typeof v === 'string' ? str(v) : JSON.stringify(v);
   if (Array.isArray(v)) return `[${ws}${v.map((x) => oddJson(x, ws, escapeAll)).join(`${ws},${ws}`)}${ws}]`;
   const entries = v instanceof Entries ? v.list : Object.entries(v).filter(([, x]) => x !== undefined);
@@ -38,7 +39,10 @@ function settled(doc: unknown): unknown {
   return JSON.parse(JSON.stringify(doc));
 }
 
-const key = fc.oneof(fc.constantFrom('id', 'type', 'meta', '__proto__', '7', 'account', 'attributes', 'firstName', 'a"b', 'c\\d', 'é'), fc.string({ maxLength: 5 }));
+const key = fc.oneof(
+  fc.constantFrom('id', 'type', 'meta', '__proto__', '7', 'account', 'attributes', 'firstName', 'a"b', 'c\\d', 'é'),
+  fc.string({ maxLength: 5 }),
+);
 const value = fc.jsonValue({ maxDepth: 2 });
 const attributes = fc.oneof(
   fc.uniqueArray(fc.tuple(key, value), { selector: ([k]) => k, maxLength: 6 }).map((list) => new Entries(list)),
@@ -50,10 +54,22 @@ const attributes = fc.oneof(
 );
 const ref = fc.record({ type: fc.constantFrom('account', 'user'), id: fc.integer({ min: 1, max: 3 }) });
 const relationships = fc.oneof(
-  fc.dictionary(fc.constantFrom('account', 'owner', 'firstName', 'id', 'a"b'), fc.record({ data: fc.oneof(fc.constant(null), ref, fc.array(ref, { maxLength: 2 })) }), { maxKeys: 3 }),
+  fc.dictionary(
+    fc.constantFrom('account', 'owner', 'firstName', 'id', 'a"b'),
+    fc.record({ data: fc.oneof(fc.constant(null), ref, fc.array(ref, { maxLength: 2 })) }),
+    { maxKeys: 3 },
+  ),
   fc.constant(undefined),
 );
-const resource = fc.record({ type: fc.constantFrom('prospect', 'account', 'user'), id: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constant('12')), attributes, relationships }, { requiredKeys: ['type', 'id'] });
+const resource = fc.record(
+  {
+    type: fc.constantFrom('prospect', 'account', 'user'),
+    id: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constant('12')),
+    attributes,
+    relationships,
+  },
+  { requiredKeys: ['type', 'id'] },
+);
 const doc: fc.Arbitrary<Doc> = fc.record(
   {
     data: fc.oneof(fc.array(resource, { maxLength: 4 }), resource, fc.constant(null)),
@@ -103,7 +119,12 @@ describe('parseCollection', () => {
   it('keeps a page of records with 150 custom fields unparsed, and parses attributes on first use', () => {
     const attrs: Record<string, unknown> = { firstName: 'Ada', emails: ['ada@example.com'], note: 'line 1\nline "2"' };
     for (let i = 1; i <= 150; i++) attrs[`custom${i}`] = null;
-    const data = [1, 2].map((id) => ({ type: 'prospect', id, attributes: attrs, relationships: { account: { data: { type: 'account', id: 5 } } } }));
+    const data = [1, 2].map((id) => ({
+      type: 'prospect',
+      id,
+      attributes: attrs,
+      relationships: { account: { data: { type: 'account', id: 5 } } },
+    }));
     const text = JSON.stringify({ data, links: {} });
     const parsed = parseCollection(text, 0) as { data: ResourceObject[] };
     expect(rawAttributes(parsed.data[0]!)).toBe(JSON.stringify(attrs));
@@ -118,23 +139,66 @@ describe('parseCollection', () => {
   });
 
   it('keeps the digits of integers past 2^53, in attributes and around them, and does not copy such attributes', () => {
-    const text = '{"data":[{"type":"p","id":9007199254740993,"attributes":{"n":18446744073709551616,"s":"12345678901234567890"}},{"type":"p","id":2,"attributes":{"a":1}}]}';
+    const text =
+      '{"data":[{"type":"p","id":9007199254740993,"attributes":{"n":18446744073709551616,"s":"12345678901234567890"}},{"type":"p","id":2,"attributes":{"a":1}}]}';
     const parsed = parseCollection(text, 0) as { data: ResourceObject[] };
     expect(parsed.data.map((r) => rawAttributes(r))).toEqual([undefined, '{"a":1}']);
-    expect(settled(parsed)).toEqual({ data: [{ type: 'p', id: '9007199254740993', attributes: { n: '18446744073709551616', s: '12345678901234567890' } }, { type: 'p', id: 2, attributes: { a: 1 } }] });
+    expect(settled(parsed)).toEqual({
+      data: [
+        { type: 'p', id: '9007199254740993', attributes: { n: '18446744073709551616', s: '12345678901234567890' } },
+        { type: 'p', id: 2, attributes: { a: 1 } },
+      ],
+    });
     expect(flatJson(parsed.data[0]!)).toBe('{"id":"9007199254740993","type":"p","n":"18446744073709551616","s":"12345678901234567890"}');
   });
 
   it('leaves unusual attributes to the generic path and invalid JSON to JSON.parse', () => {
-    const odd = parseCollection('{"data":[{"type":"prospect","id":1,"attributes":{"id":9,"x":1}},{"type":"prospect","id":2,"attributes":{"account":1},"relationships":{"account":{"data":null}}}]}', 0) as { data: ResourceObject[] };
+    const odd = parseCollection(
+      '{"data":[{"type":"prospect","id":1,"attributes":{"id":9,"x":1}},{"type":"prospect","id":2,"attributes":{"account":1},"relationships":{"account":{"data":null}}}]}',
+      0,
+    ) as { data: ResourceObject[] };
     expect(odd.data.map((r) => rawAttributes(r))).toEqual([undefined, undefined]);
     expect(odd.data.map((r) => flatJson(r))).toEqual(['{"id":9,"type":"prospect","x":1}', '{"id":2,"type":"prospect","account":null}']);
     // Keys written with escapes are looked at as what they mean: `__proto__` and `id` here.
-    const escaped = parseCollection('{"data":[{"type":"p","id":1,"attributes":{"\\u005f\\u005fproto\\u005f\\u005f":5,"a":1}},{"type":"p","id":2,"attributes":{"\\u0069d":7}}]}', 0) as { data: ResourceObject[] };
+    const escaped = parseCollection(
+      '{"data":[{"type":"p","id":1,"attributes":{"\\u005f\\u005fproto\\u005f\\u005f":5,"a":1}},{"type":"p","id":2,"attributes":{"\\u0069d":7}}]}',
+      0,
+    ) as { data: ResourceObject[] };
     expect(escaped.data.map((r) => rawAttributes(r))).toEqual([undefined, undefined]);
     // (A `__proto__` attribute is a field like any other.)
     expect(escaped.data.map((r) => flatJson(r))).toEqual(['{"id":1,"type":"p","__proto__":5,"a":1}', '{"id":7,"type":"p"}']);
-    const values = ['trux', 'nul', 'nullx', 'falsy', '01', '1.', '.5', '-', '1e', '1e+', '"\\x"', '"\\u12"', '"a', '[1 2]', '[1,]', '{"b" 1}', '{"b":1,}', '{,}', "'a'", 'x', 'nope', 'tree', 'fakes', '1.x5', '1ex5', '[1x2]', '{"b"x1}', '{"b":1x"c":2}', '"a\tb"', '"a\nb"'];
+    const values = [
+      'trux',
+      'nul',
+      'nullx',
+      'falsy',
+      '01',
+      '1.',
+      '.5',
+      '-',
+      '1e',
+      '1e+',
+      '"\\x"',
+      '"\\u12"',
+      '"a',
+      '[1 2]',
+      '[1,]',
+      '{"b" 1}',
+      '{"b":1,}',
+      '{,}',
+      "'a'",
+      'x',
+      'nope',
+      'tree',
+      'fakes',
+      '1.x5',
+      '1ex5',
+      '[1x2]',
+      '{"b"x1}',
+      '{"b":1x"c":2}',
+      '"a\tb"',
+      '"a\nb"',
+    ];
     for (const v of values) {
       const bad = `{"data":[{"type":"p","id":1,"attributes":{"a":${v}}}]}`;
       expect(() => JSON.parse(bad), v).toThrow(SyntaxError);

@@ -121,7 +121,8 @@ describe('paginate', () => {
         const offset = BigInt(q.get('page[offset]') ?? 0);
         const from = BigInt((q.get('filter[id]') ?? `${first}..inf`).split('..')[0]!);
         const data = [];
-        for (let id = from + offset; id < first + BigInt(total) && data.length < limit; id++) data.push({ type: 'prospect', id: String(id) });
+        for (let id = from + offset; id < first + BigInt(total) && data.length < limit; id++)
+          data.push({ type: 'prospect', id: String(id) });
         const next = new URL(url);
         next.searchParams.set('page[offset]', String(offset + BigInt(limit)));
         const doc = { data, links: data.length === limit ? { next: next.toString() } : {} };

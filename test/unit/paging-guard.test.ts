@@ -10,7 +10,9 @@ describe('PagingGuard', () => {
     const g = new PagingGuard();
     g.requested(u('sort=id&page[limit]=1000'));
     expect(() => g.follow(u('page[offset]=1000&sort=id&page[limit]=1000'))).not.toThrow();
-    expect(() => g.follow(u('page[limit]=7&page[offset]=0&sort=id'))).toThrow(/paging made no progress: the server's links\.next .* leads back to a page already fetched/);
+    expect(() => g.follow(u('page[limit]=7&page[offset]=0&sort=id'))).toThrow(
+      /paging made no progress: the server's links\.next .* leads back to a page already fetched/,
+    );
     expect(() => g.follow(u('sort=id&page[size]=3'))).toThrow(/leads back/);
   });
 
@@ -18,7 +20,9 @@ describe('PagingGuard', () => {
     const g = new PagingGuard();
     g.arrived(u('page[offset]=0'), recs(1, 2, 3));
     expect(() => g.arrived(u('page[offset]=3'), recs(3, 4, 5))).not.toThrow();
-    expect(() => g.arrived(u('page[offset]=6'), recs(5, 4))).toThrow(/the page at \S+page\[offset\]=6 holds only records the page before already had/);
+    expect(() => g.arrived(u('page[offset]=6'), recs(5, 4))).toThrow(
+      /the page at \S+page\[offset\]=6 holds only records the page before already had/,
+    );
   });
 
   it('an empty page is no repetition (the listing ends there anyway)', () => {

@@ -28,7 +28,9 @@ describe('programs the tests need', () => {
   });
 
   it('requireProgram names the missing program and how to install it', () => {
-    expect(() => requireProgram('/nonexistent/chromium')).toThrow(/chromium is not installed and SVC_TEST_REQUIRE_PROGRAMS=1 requires it: apt-get install -y chromium/);
+    expect(() => requireProgram('/nonexistent/chromium')).toThrow(
+      /chromium is not installed and SVC_TEST_REQUIRE_PROGRAMS=1 requires it: apt-get install -y chromium/,
+    );
     expect(() => requireProgram(process.execPath)).not.toThrow();
   });
 });

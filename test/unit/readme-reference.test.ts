@@ -16,15 +16,43 @@ describe('README command reference', () => {
     const text = readme();
     expect(text).toContain(REFERENCE_BEGIN);
     expect(text).toContain(REFERENCE_END);
-    expect(spliceReference(text, commandReference()) === text, 'README.md: the command reference is out of date: run `npm run docs`').toBe(true);
+    expect(spliceReference(text, commandReference()) === text, 'README.md: the command reference is out of date: run `npm run docs`').toBe(
+      true,
+    );
   });
 
   it('names every command and option of the tree', () => {
     const ref = commandReference();
-    for (const cmd of ['svc resources', 'svc api', 'svc enroll', 'svc login', 'svc logout', 'svc auth status', 'svc auth token', 'svc profiles use', 'svc sandbox', 'svc schema show', 'svc webhooks listen', 'svc webhooks verify', 'svc webhooks trigger', 'svc webhooks cleanup', 'svc completion', 'svc prospects list', 'svc prospects create']) {
+    for (const cmd of [
+      'svc resources',
+      'svc api',
+      'svc enroll',
+      'svc login',
+      'svc logout',
+      'svc auth status',
+      'svc auth token',
+      'svc profiles use',
+      'svc sandbox',
+      'svc schema show',
+      'svc webhooks listen',
+      'svc webhooks verify',
+      'svc webhooks trigger',
+      'svc webhooks cleanup',
+      'svc completion',
+      'svc prospects list',
+      'svc prospects create',
+    ]) {
       expect(ref, cmd).toContain(`<code>${cmd}`);
     }
-    for (const option of ['--timeout <seconds>', '--new-filter-syntax', '--shard <i/n>', '--login-timeout <seconds>', '--maintenance-until', '-p, --param <name=value>']) expect(ref, option).toContain(option);
+    for (const option of [
+      '--timeout <seconds>',
+      '--new-filter-syntax',
+      '--shard <i/n>',
+      '--login-timeout <seconds>',
+      '--maintenance-until',
+      '-p, --param <name=value>',
+    ])
+      expect(ref, option).toContain(option);
     expect(ref).toMatch(/\| `sequence-states` \| `sequenceStates` \| list, get, create, delete \| finish, pause, resume \|/);
   });
 

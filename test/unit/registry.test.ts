@@ -127,8 +127,16 @@ describe('registry: types', () => {
   });
 
   it('has every resource command of the CLI contract', () => {
-    for (const c of ['prospects', 'sequence-states', 'email-addresses', 'content-categories',
-      'opportunities', 'mail-aliases', 'batches', 'custom-duties']) {
+    for (const c of [
+      'prospects',
+      'sequence-states',
+      'email-addresses',
+      'content-categories',
+      'opportunities',
+      'mail-aliases',
+      'batches',
+      'custom-duties',
+    ]) {
       expect(findResource(c)?.command, c).toBe(c);
     }
   });
@@ -153,10 +161,7 @@ describe('registry: operations and actions', () => {
 
   it('has exactly the spec item actions', () => {
     const actions = Object.fromEntries(
-      RESOURCES.filter((r) => r.actions.length).map((r) => [
-        r.type,
-        r.actions.map((a) => `${a.name}:${a.command}:${a.params.join('|')}`),
-      ]),
+      RESOURCES.filter((r) => r.actions.length).map((r) => [r.type, r.actions.map((a) => `${a.name}:${a.command}:${a.params.join('|')}`)]),
     );
     expect(actions).toEqual({
       sequenceState: ['finish:finish:', 'pause:pause:', 'resume:resume:'],
@@ -189,9 +194,18 @@ describe('registry: fields', () => {
       const rels = rt.relationships.map((r) => r.name);
       expect(new Set(attrs).size, `${rt.type} attributes`).toBe(attrs.length);
       expect(new Set(rels).size, `${rt.type} relationships`).toBe(rels.length);
-      expect(attrs.filter((a) => rels.includes(a)), rt.type).toEqual([]);
-      expect(attrs.filter((a) => a === 'id' || a === 'type'), rt.type).toEqual([]);
-      expect(rels.filter((r) => r === 'id' || r === 'type'), rt.type).toEqual([]);
+      expect(
+        attrs.filter((a) => rels.includes(a)),
+        rt.type,
+      ).toEqual([]);
+      expect(
+        attrs.filter((a) => a === 'id' || a === 'type'),
+        rt.type,
+      ).toEqual([]);
+      expect(
+        rels.filter((r) => r === 'id' || r === 'type'),
+        rt.type,
+      ).toEqual([]);
     }
   });
 
@@ -248,9 +262,7 @@ describe('registry: fields', () => {
     expect(findAttribute(mb, 'syncMethod')?.enum).toBeUndefined();
     expect(findAttribute(must('calls'), 'outcome')?.enum).toBeUndefined();
     expect(findAttribute(must('calls'), 'direction')?.enum).toEqual(['inbound', 'outbound']);
-    expect(findAttribute(must('rulesets'), 'permitDuplicateProspects')?.enum).toEqual([
-      'allow', 'disallow', 'only_if_inactive',
-    ]);
+    expect(findAttribute(must('rulesets'), 'permitDuplicateProspects')?.enum).toEqual(['allow', 'disallow', 'only_if_inactive']);
     expect(findAttribute(must('sequence-states'), 'state')).toMatchObject({ readOnly: true });
     expect(findAttribute(must('sequence-states'), 'state')?.enum).toHaveLength(8);
     expect(findAttribute(must('mailings'), 'state')?.enum).toHaveLength(10);
@@ -259,18 +271,51 @@ describe('registry: fields', () => {
   });
 
   it('marks what the spec does not show as inferred, and partial types as partial', () => {
-    for (const t of ['user', 'team', 'stage', 'persona', 'opportunityStage', 'phoneNumber', 'product',
-      'purchase', 'profile', 'orgSetting', 'taskPriority', 'taskPurpose', 'taskDisposition', 'batch',
-      'batchItem', 'import', 'voiceRecording', 'voiceImport', 'accountNote', 'prospectNote', 'auditLog',
-      'opportunityProspectRole', 'task', 'template', 'snippet', 'sequence', 'opportunity', 'account',
-      'prospect', 'webhook']) {
+    for (const t of [
+      'user',
+      'team',
+      'stage',
+      'persona',
+      'opportunityStage',
+      'phoneNumber',
+      'product',
+      'purchase',
+      'profile',
+      'orgSetting',
+      'taskPriority',
+      'taskPurpose',
+      'taskDisposition',
+      'batch',
+      'batchItem',
+      'import',
+      'voiceRecording',
+      'voiceImport',
+      'accountNote',
+      'prospectNote',
+      'auditLog',
+      'opportunityProspectRole',
+      'task',
+      'template',
+      'snippet',
+      'sequence',
+      'opportunity',
+      'account',
+      'prospect',
+      'webhook',
+    ]) {
       const rt = resourceByType(t)!;
       expect(rt.partial, t).toBe(true);
     }
     for (const t of ['user', 'team', 'stage', 'persona', 'product', 'purchase', 'batch', 'voiceImport']) {
       const rt = resourceByType(t)!;
-      expect(rt.attributes.every((a) => a.inferred), t).toBe(true);
-      expect(rt.relationships.every((r) => r.inferred), t).toBe(true);
+      expect(
+        rt.attributes.every((a) => a.inferred),
+        t,
+      ).toBe(true);
+      expect(
+        rt.relationships.every((r) => r.inferred),
+        t,
+      ).toBe(true);
     }
   });
 });
@@ -278,11 +323,24 @@ describe('registry: fields', () => {
 describe('registry: meta', () => {
   it('flags dataConnections and canDeleteOnly exactly as the spec lists', () => {
     const dc = RESOURCES.filter((r) => r.dataConnections).map((r) => r.type);
-    expect(sorted(dc)).toEqual(sorted(['account', 'call', 'event', 'mailing', 'opportunity',
-      'opportunityStage', 'product', 'prospect', 'purchase', 'stage', 'task', 'user']));
+    expect(sorted(dc)).toEqual(
+      sorted([
+        'account',
+        'call',
+        'event',
+        'mailing',
+        'opportunity',
+        'opportunityStage',
+        'product',
+        'prospect',
+        'purchase',
+        'stage',
+        'task',
+        'user',
+      ]),
+    );
     const cdo = RESOURCES.filter((r) => r.authorizationMeta === 'canDeleteOnly').map((r) => r.type);
-    expect(sorted(cdo)).toEqual(sorted(['contentCategoryMembership', 'contentCategoryOwnership',
-      'favorite', 'sequenceState', 'call']));
+    expect(sorted(cdo)).toEqual(sorted(['contentCategoryMembership', 'contentCategoryOwnership', 'favorite', 'sequenceState', 'call']));
   });
 
   it('gives webhook actions from the Events table', () => {
@@ -301,8 +359,7 @@ describe('registry: meta', () => {
 });
 
 describe('registry: hand-written fixtures from the spec agree with it', () => {
-  const load = (name: string) =>
-    JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, any>;
+  const load = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, any>;
 
   function checkResource(obj: Record<string, any>) {
     const rt = resourceByType(obj.type)!;

@@ -30,7 +30,10 @@ describe('readServerWait', () => {
     expect(readServerWait('2592000', NOW)).toEqual({ absurd: 'a wait of 30 days, over 24 hours' });
     expect(readServerWait('129600', NOW)).toEqual({ absurd: 'a wait of 1.5 days, over 24 hours' });
     expect(readServerWait(String(NOW + 5000), NOW)).toEqual({ absurd: 'a time in epoch milliseconds (2026-01-10T12:00:05Z), not seconds' });
-    expect(readServerWait(String(NOW / 1000 - 3600), NOW)).toEqual({ absurd: 'a time in the past (2026-01-10T11:00:00Z, 60 minutes ago)', past: true });
+    expect(readServerWait(String(NOW / 1000 - 3600), NOW)).toEqual({
+      absurd: 'a time in the past (2026-01-10T11:00:00Z, 60 minutes ago)',
+      past: true,
+    });
     expect(readServerWait('2027-01-10T12:00:00Z', NOW)).toMatchObject({ absurd: expect.stringMatching(/over 24 hours/) });
     expect(readServerWait('9'.repeat(400), NOW)).toMatchObject({ absurd: expect.stringMatching(/epoch milliseconds \(beyond any date\)/) });
   });

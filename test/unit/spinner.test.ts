@@ -11,7 +11,17 @@ function fakeIO(stderrColumns: number | undefined) {
   stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const stdout = new PassThrough();
   stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const io: IO = { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, color: true, columns: 80, stderrColumns };
+  const io: IO = {
+    stdout,
+    stderr,
+    stdin: new PassThrough(),
+    stdoutIsTTY: true,
+    stderrIsTTY: true,
+    stdinIsTTY: false,
+    color: true,
+    columns: 80,
+    stderrColumns,
+  };
   return { io, err: () => err, out: () => out };
 }
 
@@ -47,7 +57,11 @@ describe('startSpinner', () => {
   });
 
   it('nothing at all on a terminal of zero or unknown width, or under CI', async () => {
-    for (const [cols, env] of [[0, {}], [undefined, {}], [80, { CI: 'true' }]] as const) {
+    for (const [cols, env] of [
+      [0, {}],
+      [undefined, {}],
+      [80, { CI: 'true' }],
+    ] as const) {
       const t = fakeIO(cols);
       const s = startSpinner(t.io, 'x', env);
       await tick(100);

@@ -69,23 +69,30 @@ describe('fitText', () => {
 
   it('fits any text in its width, keeps whole graphemes and lets no control through', () => {
     const seg = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-    const unit = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('👍🏽', '👨‍👩‍👧', 'e\u0301', '日', '\x1b', '\u202e', '\r\n', '\x9b'));
+    const unit = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('👍🏽', '👨‍👩‍👧', 'e\u0301', '日', '\x1b', '\u202e', '\r\n', '\x9b'),
+    );
     fc.assert(
-      fc.property(fc.array(unit, { maxLength: 8 }).map((a) => a.join('')), fc.integer({ min: 0, max: 30 }), (s, width) => {
-        const out = fitText(s, width);
-        expect(out).not.toMatch(RAW);
-        expect(textWidth(out)).toBeLessThanOrEqual(width);
-        if (out.endsWith('…') && out !== terminalSafe(s)) {
-          // What is kept is whole graphemes of the input, each shown safe.
-          const kept = out.slice(0, -1);
-          let rebuilt = '';
-          for (const { segment } of seg.segment(s)) {
-            if (rebuilt === kept) break;
-            rebuilt += terminalSafe(segment);
+      fc.property(
+        fc.array(unit, { maxLength: 8 }).map((a) => a.join('')),
+        fc.integer({ min: 0, max: 30 }),
+        (s, width) => {
+          const out = fitText(s, width);
+          expect(out).not.toMatch(RAW);
+          expect(textWidth(out)).toBeLessThanOrEqual(width);
+          if (out.endsWith('…') && out !== terminalSafe(s)) {
+            // What is kept is whole graphemes of the input, each shown safe.
+            const kept = out.slice(0, -1);
+            let rebuilt = '';
+            for (const { segment } of seg.segment(s)) {
+              if (rebuilt === kept) break;
+              rebuilt += terminalSafe(segment);
+            }
+            expect(rebuilt).toBe(kept);
           }
-          expect(rebuilt).toBe(kept);
-        }
-      }),
+        },
+      ),
       { numRuns: 500 },
     );
   });

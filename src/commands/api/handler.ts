@@ -32,7 +32,9 @@ export async function apiHandler(
     const res = await api.request({ method, path: url.toString(), body });
     if (res.status >= 300) {
       const where = typeof res.headers['location'] === 'string' ? ` to ${res.headers['location']}` : '';
-      throw new ApiError(res.status, [{ title: 'bad response', detail: `server answered ${res.status} (a redirect${where}, not followed)` }]);
+      throw new ApiError(res.status, [
+        { title: 'bad response', detail: `server answered ${res.status} (a redirect${where}, not followed)` },
+      ]);
     }
     // Nothing on stdout, but a script's author should know it was an empty answer, not a lost one.
     if (!res.text.trim()) ctx.info(`HTTP ${res.status}: empty answer${res.status === 204 ? ' (no content)' : ''}`);

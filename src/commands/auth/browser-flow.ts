@@ -40,16 +40,29 @@ export async function browserLogin(ctx: Context, o: BrowserFlowOptions): Promise
   ctx.addSecret(pkce?.verifier);
   let loopback: Awaited<ReturnType<typeof startLoopback>>;
   try {
-    loopback = await startLoopback({ port: o.port, state, onRejected: (why) => ctx.warn(`refused a redirect to the loopback listener: ${why}; still waiting`) });
+    loopback = await startLoopback({
+      port: o.port,
+      state,
+      onRejected: (why) => ctx.warn(`refused a redirect to the loopback listener: ${why}; still waiting`),
+    });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new NetworkError(`cannot listen on 127.0.0.1:${o.port} for the login redirect: ${code ?? String(err)}`, code).hint(
-      code === 'EADDRINUSE' ? 'another program (another `svc login`?) uses that port: pass --port N and register http://127.0.0.1:N/callback' : 'pass --port N',
+      code === 'EADDRINUSE'
+        ? 'another program (another `svc login`?) uses that port: pass --port N and register http://127.0.0.1:N/callback'
+        : 'pass --port N',
     );
   }
   const cleanups: (() => void)[] = [];
   try {
-    const url = buildAuthorizeUrl({ authUrl: o.authUrl, clientId: o.clientId, redirectUri: loopback.redirectUri, scopes: o.scopes, state, codeChallenge: pkce?.challenge });
+    const url = buildAuthorizeUrl({
+      authUrl: o.authUrl,
+      clientId: o.clientId,
+      redirectUri: loopback.redirectUri,
+      scopes: o.scopes,
+      state,
+      codeChallenge: pkce?.challenge,
+    });
     // A client id the server does not know would leave the browser on an error page.
     await preflightAuthorize(ctx, url, o.clientId);
     await announce(ctx, url, o, loopback.redirectUri);
@@ -127,7 +140,13 @@ function interrupted(signal: AbortSignal, cleanups: (() => void)[]): Promise<nev
 }
 
 /** Reports an error redirect, or exchanges the code and answers the browser. */
-async function complete(ctx: Context, o: BrowserFlowOptions, a: AcceptedCallback | Arrival, redirectUri: string, verifier: string | undefined): Promise<TokenSet> {
+async function complete(
+  ctx: Context,
+  o: BrowserFlowOptions,
+  a: AcceptedCallback | Arrival,
+  redirectUri: string,
+  verifier: string | undefined,
+): Promise<TokenSet> {
   if (a.outcome.kind === 'error') {
     const { error, description } = a.outcome;
     await a.respond(errorPage(error, description));
@@ -174,7 +193,8 @@ async function complete(ctx: Context, o: BrowserFlowOptions, a: AcceptedCallback
     await a.respond(exchangeFailedPage());
     if (err instanceof TokenEndpointError) {
       const e = new SvcError(`could not exchange the authorization code for a token: ${err.message}`, err.exitCode);
-      if (err.oauthError === 'invalid_client') e.hint('check the client id and secret (--client-id/--client-secret, SVC_CLIENT_ID/SVC_CLIENT_SECRET)');
+      if (err.oauthError === 'invalid_client')
+        e.hint('check the client id and secret (--client-id/--client-secret, SVC_CLIENT_ID/SVC_CLIENT_SECRET)');
       throw e;
     }
     throw err;

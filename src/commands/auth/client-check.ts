@@ -34,7 +34,10 @@ export async function preflightAuthorize(ctx: Context, url: string, clientId: st
   let res: Response;
   try {
     // A short look: a slow server must not delay the login more than a moment.
-    res = await fetch(url, { redirect: 'manual', signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.min(ctx.globals.timeoutMs, PREFLIGHT_TIMEOUT_MS))]) });
+    res = await fetch(url, {
+      redirect: 'manual',
+      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.min(ctx.globals.timeoutMs, PREFLIGHT_TIMEOUT_MS))]),
+    });
   } catch {
     // Unreachable or slow: the browser will say so better than a guess here.
     return;
@@ -60,7 +63,9 @@ export async function preflightAuthorize(ctx: Context, url: string, clientId: st
 /** Hints for a refused client id that svc could not replace on its own. */
 export function addClientHints(err: LoginRefusedError, authUrl: string): LoginRefusedError {
   if (!err.unknownClient) return err;
-  err.hint(`${authUrl} does not know the client id "${err.clientId}": a restarted sandbox has a new one (\`svc sandbox\` prints its clientId and clientSecret)`);
+  err.hint(
+    `${authUrl} does not know the client id "${err.clientId}": a restarted sandbox has a new one (\`svc sandbox\` prints its clientId and clientSecret)`,
+  );
   err.hint('log in with the current client: `svc login --client-id ID --client-secret SECRET` (or SVC_CLIENT_ID/SVC_CLIENT_SECRET)');
   err.hint('against a local sandbox, `svc --sandbox …` needs no login at all');
   return err;

@@ -75,7 +75,10 @@ export function registerAuth(program: Command, app: App): void {
   auth
     .command('token')
     .description('print a valid access token, refreshing it first if it expires within a minute')
-    .addHelpText('after', '\nThe only command that prints a token. Example:\n  $ curl -H "Authorization: Bearer $(svc auth token)" "$BASE_URL/prospects"\n')
+    .addHelpText(
+      'after',
+      '\nThe only command that prints a token. Example:\n  $ curl -H "Authorization: Bearer $(svc auth token)" "$BASE_URL/prospects"\n',
+    )
     .action(async (_opts: unknown, cmd: Command) => {
       const { tokenHandler } = await import('./token.js');
       await runCommand(app, cmd, (ctx) => tokenHandler(ctx));

@@ -38,7 +38,7 @@ export async function loginTarget(ctx: Context, existing: Profile | undefined, p
   const oldBase = originOf(existing?.baseUrl);
   const oldAuth = originOf(existing?.authUrl) ?? oldBase;
   const baseMoved = oldBase !== undefined && base !== oldBase;
-  const authUrl = g.authUrl ?? (baseMoved ? base : existing?.authUrl ?? base);
+  const authUrl = g.authUrl ?? (baseMoved ? base : (existing?.authUrl ?? base));
   checkHttpUrl(authUrl, '--auth-url');
   const auth = new URL(authUrl).origin;
   const moved = baseMoved || (oldAuth !== undefined && auth !== oldAuth);
@@ -67,7 +67,9 @@ async function confirmTarget(ctx: Context, problems: string[], profileName: stri
     throw e.hint('if this is really what you want, confirm with --yes');
   }
   ctx.warn(what);
-  const question = moved ? `Move profile "${profileName}" to these hosts and log in there (its stored login and OAuth client are not reused)?` : 'Log in with these hosts anyway?';
+  const question = moved
+    ? `Move profile "${profileName}" to these hosts and log in there (its stored login and OAuth client are not reused)?`
+    : 'Log in with these hosts anyway?';
   const ok = await (await ctx.prompter()).confirm(question, false);
   if (!ok) throw new UsageError(`login cancelled: profile "${profileName}" unchanged, nothing sent`);
 }

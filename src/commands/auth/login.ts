@@ -32,7 +32,9 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   if (flags.withToken) return loginWithToken(ctx, flags, store, name, existing, own, { baseUrl, authUrl });
 
   const port = parsePort(flags.port ?? existing?.port ?? DEFAULT_LOGIN_PORT);
-  const timeoutMs = (flags.loginTimeout === undefined ? DEFAULT_LOGIN_TIMEOUT_S : parsePositiveNumber(flags.loginTimeout, '--login-timeout', 'seconds')) * 1000;
+  const timeoutMs =
+    (flags.loginTimeout === undefined ? DEFAULT_LOGIN_TIMEOUT_S : parsePositiveNumber(flags.loginTimeout, '--login-timeout', 'seconds')) *
+    1000;
   const scopes = normaliseScopes(flags.scopes ?? existing?.scopes ?? DEFAULT_SCOPES);
   if (!scopes) throw new UsageError('--scopes: give at least one scope, e.g. "prospects.read accounts.all"');
   const odd = scopes.split(' ').filter((s) => !isScopeShaped(s));
@@ -42,32 +44,33 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   let root: RootInfo = {};
   // Performance machinery (README.md, Build): loaded with import() when first used.
   const { browserLogin } = await import('./browser-flow.js');
-  const login = () => browserLogin(ctx, {
-    authUrl,
-    clientId: client.clientId!,
-    clientSecret: client.clientSecret!,
-    scopes,
-    port,
-    pkce: flags.pkce === true,
-    openBrowser: flags.browser !== false,
-    timeoutMs,
-    finish: async (t) => {
-      root = await whoIs(ctx, baseUrl, authUrl, t.accessToken);
-      await save(ctx, store, name, {
-        baseUrl,
-        authUrl,
-        clientId: client.clientId,
-        clientSecret: client.clientSecret,
-        scopes,
-        // Remember a port given explicitly: the redirect URI registered with the app uses it.
-        port: flags.port !== undefined && port !== 0 ? port : existing?.port,
-        tokens: t,
-        root,
-        replaceClient: moved,
-      });
-      return describeUser(root.user);
-    },
-  });
+  const login = () =>
+    browserLogin(ctx, {
+      authUrl,
+      clientId: client.clientId!,
+      clientSecret: client.clientSecret!,
+      scopes,
+      port,
+      pkce: flags.pkce === true,
+      openBrowser: flags.browser !== false,
+      timeoutMs,
+      finish: async (t) => {
+        root = await whoIs(ctx, baseUrl, authUrl, t.accessToken);
+        await save(ctx, store, name, {
+          baseUrl,
+          authUrl,
+          clientId: client.clientId,
+          clientSecret: client.clientSecret,
+          scopes,
+          // Remember a port given explicitly: the redirect URI registered with the app uses it.
+          port: flags.port !== undefined && port !== 0 ? port : existing?.port,
+          tokens: t,
+          root,
+          replaceClient: moved,
+        });
+        return describeUser(root.user);
+      },
+    });
   let tokens: TokenSet;
   try {
     tokens = await login();
@@ -79,7 +82,9 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
     const fromProfile = flags.clientId === undefined && !ctx.env.SVC_CLIENT_ID;
     const fresh = err.unknownClient && fromProfile ? sandboxClient(ctx, authUrl, client.clientId) : undefined;
     if (!fresh) throw addClientHints(err, authUrl);
-    ctx.warn(`the sandbox at ${authUrl} no longer knows client ${client.clientId} (it was restarted): logging in with its current client ${fresh.clientId}`);
+    ctx.warn(
+      `the sandbox at ${authUrl} no longer knows client ${client.clientId} (it was restarted): logging in with its current client ${fresh.clientId}`,
+    );
     ctx.addSecret(fresh.clientSecret);
     client = fresh;
     tokens = await login();
@@ -131,8 +136,8 @@ async function save(ctx: Context, store: ConfigStore, name: string, s: SaveInput
         ...next,
         baseUrl: s.baseUrl,
         authUrl: s.authUrl,
-        clientId: s.replaceClient ? s.clientId : s.clientId ?? cur?.clientId,
-        clientSecret: s.replaceClient ? s.clientSecret : s.clientSecret ?? cur?.clientSecret,
+        clientId: s.replaceClient ? s.clientId : (s.clientId ?? cur?.clientId),
+        clientSecret: s.replaceClient ? s.clientSecret : (s.clientSecret ?? cur?.clientSecret),
         scopes: s.scopes ?? cur?.scopes,
         port: s.port,
         accessToken: s.tokens.accessToken,
@@ -150,10 +155,18 @@ async function save(ctx: Context, store: ConfigStore, name: string, s: SaveInput
 
 async function report(ctx: Context, store: ConfigStore, name: string, baseUrl: string, root: RootInfo, tokens: TokenSet): Promise<void> {
   const who = describeUser(root.user) ?? 'an unknown user';
-  ctx.info(`Logged in to ${baseUrl} as ${who}${root.organization ? ` in ${root.organization}` : ''}; profile "${name}" saved in ${store.path}.`);
+  ctx.info(
+    `Logged in to ${baseUrl} as ${who}${root.organization ? ` in ${root.organization}` : ''}; profile "${name}" saved in ${store.path}.`,
+  );
   if (!tokens.refreshToken) ctx.warn('the server sent no refresh token: run `svc login` again when the token expires');
   if (ctx.globals.output === 'json') {
-    const out = { profile: name, baseUrl, user: root.user ?? null, scopes: tokens.scope ?? null, expiresAt: tokens.expiresAt ? new Date(tokens.expiresAt).toISOString() : null };
+    const out = {
+      profile: name,
+      baseUrl,
+      user: root.user ?? null,
+      scopes: tokens.scope ?? null,
+      expiresAt: tokens.expiresAt ? new Date(tokens.expiresAt).toISOString() : null,
+    };
     await printValue(ctx, 'json', out, () => '');
   }
 }
@@ -169,9 +182,13 @@ async function loginWithToken(
   { baseUrl, authUrl }: { baseUrl: string; authUrl: string },
 ): Promise<void> {
   const text = ctx.io.stdinIsTTY ? await (await ctx.prompter()).password('Access token') : await readAll(ctx.io.stdin);
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (!lines.length) throw new UsageError('--with-token: no token on stdin (line 1: access token, optional line 2: refresh token)');
-  if (lines.length > 2 || lines.some((l) => /\s/.test(l))) throw new UsageError('--with-token: expected one access token, optionally a refresh token on a second line');
+  if (lines.length > 2 || lines.some((l) => /\s/.test(l)))
+    throw new UsageError('--with-token: expected one access token, optionally a refresh token on a second line');
   const [accessToken, refreshToken] = lines as [string, string | undefined];
   ctx.addSecret(accessToken);
   ctx.addSecret(refreshToken);
@@ -184,7 +201,16 @@ async function loginWithToken(
     ...(root.expiresIn !== undefined ? { expiresAt: ctx.clock.now() + root.expiresIn * 1000 } : {}),
     ...(root.scopes ? { scope: root.scopes.join(' ') } : {}),
   };
-  await save(ctx, store, name, { baseUrl, authUrl, ...client, tokens, root, port: existing?.port, scopes: existing?.scopes, replaceClient: own !== existing });
+  await save(ctx, store, name, {
+    baseUrl,
+    authUrl,
+    ...client,
+    tokens,
+    root,
+    port: existing?.port,
+    scopes: existing?.scopes,
+    replaceClient: own !== existing,
+  });
   if (refreshToken && (!client.clientId || !client.clientSecret)) {
     ctx.warn('a refresh token needs the OAuth client to be used: pass --client-id/--client-secret or set SVC_CLIENT_ID/SVC_CLIENT_SECRET');
   }

@@ -12,18 +12,26 @@ export async function listProfiles(ctx: Context): Promise<void> {
   const store = await ctx.config();
   const current = store.currentName();
   const now = ctx.clock.now();
-  const rows = store.names().sort().map((name) => {
-    const p = store.get(name) ?? {};
-    const state = !p.accessToken && !p.refreshToken ? 'logged out' : p.expiresAt !== undefined && p.expiresAt <= now && !p.refreshToken ? 'expired' : 'logged in';
-    return {
-      name,
-      current: name === current,
-      baseUrl: p.baseUrl ?? null,
-      user: describeUser(p.user) ?? null,
-      state,
-      expiresAt: p.expiresAt !== undefined ? new Date(p.expiresAt).toISOString() : null,
-    };
-  });
+  const rows = store
+    .names()
+    .sort()
+    .map((name) => {
+      const p = store.get(name) ?? {};
+      const state =
+        !p.accessToken && !p.refreshToken
+          ? 'logged out'
+          : p.expiresAt !== undefined && p.expiresAt <= now && !p.refreshToken
+            ? 'expired'
+            : 'logged in';
+      return {
+        name,
+        current: name === current,
+        baseUrl: p.baseUrl ?? null,
+        user: describeUser(p.user) ?? null,
+        state,
+        expiresAt: p.expiresAt !== undefined ? new Date(p.expiresAt).toISOString() : null,
+      };
+    });
   if (!rows.length && ctx.output === 'table') {
     ctx.info('No profiles yet: run `svc login --base-url <url>` to create one.');
     return;
@@ -32,14 +40,22 @@ export async function listProfiles(ctx: Context): Promise<void> {
     const head = ['', 'NAME', 'BASE URL', 'USER', 'STATE'];
     const cells = rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '', r.user ?? '', r.state].map(terminalSafe));
     const widths = head.map((h, i) => Math.max(textWidth(h), ...cells.map((c) => textWidth(c[i]!))));
-    return [head, ...cells].map((c) => c.map((v, i) => v + ' '.repeat(widths[i]! - textWidth(v))).join('  ').trimEnd() + '\n').join('');
+    return [head, ...cells]
+      .map(
+        (c) =>
+          c
+            .map((v, i) => v + ' '.repeat(widths[i]! - textWidth(v)))
+            .join('  ')
+            .trimEnd() + '\n',
+      )
+      .join('');
   });
 }
 
 function unknownProfile(names: string[], name: string): UsageError {
-  return new UsageError(`no profile named "${name}"${didYouMean(name, names)}${names.length ? ` (profiles: ${names.join(', ')})` : ''}`).hint(
-    `create it with \`svc --profile ${name} login --base-url <url>\``,
-  );
+  return new UsageError(
+    `no profile named "${name}"${didYouMean(name, names)}${names.length ? ` (profiles: ${names.join(', ')})` : ''}`,
+  ).hint(`create it with \`svc --profile ${name} login --base-url <url>\``);
 }
 
 export async function useProfile(ctx: Context, name: string): Promise<void> {

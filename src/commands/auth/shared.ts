@@ -53,7 +53,13 @@ export function describeExpiry(expiresAt: number | undefined, now: number): stri
   if (expiresAt === undefined) return 'unknown';
   const secs = Math.round((expiresAt - now) / 1000);
   const span = (s: number) =>
-    s >= 2 * 86400 ? `${Math.floor(s / 86400)} days` : s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min` : s >= 60 ? `${Math.floor(s / 60)} min` : `${s} s`;
+    s >= 2 * 86400
+      ? `${Math.floor(s / 86400)} days`
+      : s >= 3600
+        ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+        : s >= 60
+          ? `${Math.floor(s / 60)} min`
+          : `${s} s`;
   const at = new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
   return secs >= 0 ? `${at} (in ${span(secs)})` : `${at} (expired ${span(-secs)} ago)`;
 }

@@ -27,7 +27,8 @@ export async function statusHandler(ctx: Context): Promise<void> {
     const e = new AuthError(`not logged in (profile "${name}")`);
     // `--profile wrok`: the name is the likelier mistake when no profile has it.
     const names = profile || !store ? [] : store.names();
-    if (names.length) e.hint(`there is no profile "${name}"${(await import('../../suggest.js')).didYouMean(name, names)}; profiles: ${names.join(', ')}`);
+    if (names.length)
+      e.hint(`there is no profile "${name}"${(await import('../../suggest.js')).didYouMean(name, names)}; profiles: ${names.join(', ')}`);
     throw e.hint('run `svc login`, or set SVC_TOKEN');
   }
   const conn = await ctx.connection();

@@ -137,7 +137,12 @@ export function renderFish(m: CompletionModel): string {
   out.push('function __svc_canon', '    switch $argv[1]');
   for (const [a, c] of Object.entries(m.aliases)) out.push(`        case ${fishQuote(a)}`, `            echo ${fishQuote(c)}`);
   out.push(`        case '*'`, '            echo $argv[1]', '    end', 'end');
-  emitTables(m, v, (key, subs) => v(`D_${key}`, subs.map((s) => s.description.replace(/\s+/g, ' '))));
+  emitTables(m, v, (key, subs) =>
+    v(
+      `D_${key}`,
+      subs.map((s) => s.description.replace(/\s+/g, ' ')),
+    ),
+  );
   out.push(ENGINE);
   return out.join('\n');
 }

@@ -9,7 +9,19 @@ import { WEBHOOK_RESOURCE_ACTIONS } from '../../registry/data/webhook-events.js'
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 
 /** What completes a value: names from one of the resource lists, a fixed list, files, or nothing. */
-type ValueKind = 'none' | 'file' | 'filter' | 'sort' | 'attr' | 'fields' | 'include' | 'rel' | 'events' | 'event' | 'type' | `choices:${number}`;
+type ValueKind =
+  | 'none'
+  | 'file'
+  | 'filter'
+  | 'sort'
+  | 'attr'
+  | 'fields'
+  | 'include'
+  | 'rel'
+  | 'events'
+  | 'event'
+  | 'type'
+  | `choices:${number}`;
 
 /** One option of a command. */
 interface OptionInfo {
@@ -133,7 +145,12 @@ export function buildCompletionModel(program: Command): CompletionModel {
 export function resourceNames(rt: ResourceType): ResourceNames {
   const attrs = rt.attributes;
   return {
-    filter: ['id', ...attrs.filter((a) => a.filterable).map((a) => a.name), ...(rt.extraFilters ?? []), ...rt.relationships.filter((r) => r.data).map((r) => `${r.name}.id`)],
+    filter: [
+      'id',
+      ...attrs.filter((a) => a.filterable).map((a) => a.name),
+      ...(rt.extraFilters ?? []),
+      ...rt.relationships.filter((r) => r.data).map((r) => `${r.name}.id`),
+    ],
     sort: ['id', ...attrs.filter((a) => a.sortable).map((a) => a.name)],
     attr: attrs.filter((a) => !a.readOnly).map((a) => a.name),
     fields: attrs.filter((a) => !a.writeOnly).map((a) => a.name),
@@ -161,17 +178,25 @@ export function emitTables(
   for (const [path, p] of Object.entries(m.paths)) {
     const key = pathKey(path);
     if (p.subcommands.length) {
-      v(`S_${key}`, p.subcommands.map((s) => s.name));
+      v(
+        `S_${key}`,
+        p.subcommands.map((s) => s.name),
+      );
       describe?.(key, p.subcommands);
     }
-    if (p.options.length) v(`O_${key}`, p.options.flatMap((o) => o.flags));
+    if (p.options.length)
+      v(
+        `O_${key}`,
+        p.options.flatMap((o) => o.flags),
+      );
     const valued = p.options.filter((o) => o.value).flatMap((o) => o.flags.map((f) => `${f}:${o.value as ValueKind}`));
     if (valued.length) v(`V_${key}`, valued);
     if (p.args.some((a) => a !== 'none')) v(`A_${key}`, p.args);
   }
   for (const [command, names] of Object.entries(m.resources)) {
     const key = pathKey(command);
-    for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel'] as const) if (names[kind].length) v(`${kind}_${key}`, names[kind]);
+    for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel'] as const)
+      if (names[kind].length) v(`${kind}_${key}`, names[kind]);
   }
   for (const [i, c] of m.choices.entries()) v(`choices_${i}`, c);
   v('events_all', m.events);

@@ -7,7 +7,8 @@ import type { Argument, Command, Option } from 'commander';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 
 /** First line of the generated part of the README. */
-export const REFERENCE_BEGIN = '<!-- BEGIN COMMAND REFERENCE: generated from the command tree by `npm run docs`; edit the commands, not this text -->';
+export const REFERENCE_BEGIN =
+  '<!-- BEGIN COMMAND REFERENCE: generated from the command tree by `npm run docs`; edit the commands, not this text -->';
 /** Last line of the generated part of the README. */
 export const REFERENCE_END = '<!-- END COMMAND REFERENCE -->';
 
@@ -103,7 +104,13 @@ export function renderReference(program: Command): string {
   const out: string[] = [];
 
   out.push('### Global options', '', 'Before or after the command.', '');
-  out.push('| option | |', '|---|---|', ...program.options.filter((o) => !o.hidden).map(optionRow), '| `-h, --help` | show help (also `svc help <command>`) |', '');
+  out.push(
+    '| option | |',
+    '|---|---|',
+    ...program.options.filter((o) => !o.hidden).map(optionRow),
+    '| `-h, --help` | show help (also `svc help <command>`) |',
+    '',
+  );
   const notes = afterHelp(program);
   if (notes) out.push(...details('What <code>svc --help</code> adds: examples, environment, exit codes', ['```text', notes, '```', '']));
 

@@ -89,7 +89,8 @@ export function renderZsh(m: CompletionModel): string {
   out.push('_svc_canon() {', '  case "$1" in', ...canon, `    *) print -rn -- "$1" ;;`, '  esac', '}');
   out.push(`_svc_list_kinds=${shQuote(['sort', 'fields', 'include', 'events'].join(' '))}`);
   emitTables(m, v, (key, subs) =>
-    out.push(`_svc_D_${key}=(`, ...subs.map((s) => `  ${shQuote(`${s.name}:${s.description.replace(/\s+/g, ' ')}`)}`), ')'));
+    out.push(`_svc_D_${key}=(`, ...subs.map((s) => `  ${shQuote(`${s.name}:${s.description.replace(/\s+/g, ' ')}`)}`), ')'),
+  );
   out.push(ENGINE.replace(/\\\$/g, '$'));
   // Autoloaded from $fpath the file is _svc's body: run it; sourced, register it.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh parameter expansion in the generated script, not a JS template

@@ -54,13 +54,17 @@ Examples:
     .command('get')
     .description('print the value of one setting')
     .argument('<key>', 'output, pageSize, concurrency or appUrl')
-    .action((key: string, _o: unknown, c: Command) => runCommand(app, c, async (ctx) => (await handlers()).configGet(ctx, key, OUTPUT_FORMATS)));
+    .action((key: string, _o: unknown, c: Command) =>
+      runCommand(app, c, async (ctx) => (await handlers()).configGet(ctx, key, OUTPUT_FORMATS)),
+    );
   config
     .command('set')
     .description('set a setting of this profile (an empty value removes it)')
     .argument('<key>', 'output, pageSize, concurrency or appUrl')
     .argument('<value>', 'its value')
-    .action((key: string, value: string, _o: unknown, c: Command) => runCommand(app, c, async (ctx) => (await handlers()).configSet(ctx, key, value, OUTPUT_FORMATS)));
+    .action((key: string, value: string, _o: unknown, c: Command) =>
+      runCommand(app, c, async (ctx) => (await handlers()).configSet(ctx, key, value, OUTPUT_FORMATS)),
+    );
   config
     .command('list')
     .description("this profile's settings")
@@ -84,7 +88,9 @@ Examples:
     .description('save a command line under a name')
     .argument('<name>', 'the alias')
     .argument('<command line>', 'what it runs, quoted (without "svc")')
-    .action((name: string, line: string, _o: unknown, c: Command) => runCommand(app, c, async (ctx) => (await handlers()).aliasSet(ctx, name, line, builtIns())));
+    .action((name: string, line: string, _o: unknown, c: Command) =>
+      runCommand(app, c, async (ctx) => (await handlers()).aliasSet(ctx, name, line, builtIns())),
+    );
   alias
     .command('list')
     .description("this profile's aliases")

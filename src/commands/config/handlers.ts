@@ -34,7 +34,8 @@ export async function configGet(ctx: Context, key: string, formats: readonly str
   settingSpec(key, formats);
   const { profile, name } = await profileNow(ctx);
   const value = profile?.settings?.[key];
-  if (value === undefined) throw new UsageError(`${key} is not set for profile "${name}"`).hint(`set it with \`svc config set ${key} VALUE\``);
+  if (value === undefined)
+    throw new UsageError(`${key} is not set for profile "${name}"`).hint(`set it with \`svc config set ${key} VALUE\``);
   await writeOut(ctx.io.stdout, `${value}\n`);
 }
 
@@ -43,12 +44,17 @@ export async function configSet(ctx: Context, key: string, value: string, format
   // An empty value removes the setting: the built-in default applies again.
   const parsed = value === '' ? undefined : spec.parse(value);
   const { store, name } = await profileNow(ctx);
-  await updateProfile(store, name, (cur) => {
-    const settings = { ...(cur?.settings ?? {}) };
-    if (parsed === undefined) delete settings[key];
-    else settings[key] = parsed;
-    return { ...cur, settings: Object.keys(settings).length ? settings : undefined };
-  }, ctx.signal);
+  await updateProfile(
+    store,
+    name,
+    (cur) => {
+      const settings = { ...(cur?.settings ?? {}) };
+      if (parsed === undefined) delete settings[key];
+      else settings[key] = parsed;
+      return { ...cur, settings: Object.keys(settings).length ? settings : undefined };
+    },
+    ctx.signal,
+  );
   ctx.info(parsed === undefined ? `${key} removed from profile "${name}"` : `${key} = ${parsed} for profile "${name}"`);
 }
 
@@ -74,7 +80,12 @@ export async function aliasSet(ctx: Context, name: string, line: string, builtIn
     throw new UsageError(`alias ${name}: "${first}" is not an svc command${didYouMean(first, builtIns)}`);
   }
   const { store, name: profileName } = await profileNow(ctx);
-  await updateProfile(store, profileName, (cur) => ({ ...cur, aliases: { ...(cur?.aliases ?? {}), [name]: words.replace(/^svc\s+/, '') } }), ctx.signal);
+  await updateProfile(
+    store,
+    profileName,
+    (cur) => ({ ...cur, aliases: { ...(cur?.aliases ?? {}), [name]: words.replace(/^svc\s+/, '') } }),
+    ctx.signal,
+  );
   ctx.info(`svc ${name} now runs: svc ${words.replace(/^svc\s+/, '')} (profile "${profileName}")`);
 }
 
@@ -87,7 +98,9 @@ export async function aliasDelete(ctx: Context, alias: string): Promise<void> {
   const { store, name, profile } = await profileNow(ctx);
   const aliases = { ...(profile?.aliases ?? {}) };
   if (!Object.hasOwn(aliases, alias)) {
-    throw new UsageError(`no alias "${alias}" in profile "${name}"${didYouMean(alias, Object.keys(aliases))}`).hint('`svc alias list` shows them');
+    throw new UsageError(`no alias "${alias}" in profile "${name}"${didYouMean(alias, Object.keys(aliases))}`).hint(
+      '`svc alias list` shows them',
+    );
   }
   delete aliases[alias];
   await updateProfile(store, name, (cur) => ({ ...cur, aliases: Object.keys(aliases).length ? aliases : undefined }), ctx.signal);

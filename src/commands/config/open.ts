@@ -21,7 +21,12 @@ function webUrl(template: string, rt: ResourceType, id: number | string): string
 export function resourceNamed(name: string): ResourceType {
   const rt = findResource(name);
   if (rt) return rt;
-  throw new UsageError(`unknown type "${name}"${didYouMean(name, RESOURCES.map((r) => r.command))}`).hint('`svc resources` lists every type');
+  throw new UsageError(
+    `unknown type "${name}"${didYouMean(
+      name,
+      RESOURCES.map((r) => r.command),
+    )}`,
+  ).hint('`svc resources` lists every type');
 }
 
 /** Opens (or prints) the web page of one record. */

@@ -31,7 +31,11 @@ export function settingSpecs(formats: readonly string[]): SettingSpec[] {
       },
     },
     { key: 'pageSize', description: 'page size `list` asks for (--page-size overrides it)', parse: whole('pageSize', 1, 1000) },
-    { key: 'concurrency', description: 'requests at once in bulk runs and enroll (--concurrency overrides it)', parse: whole('concurrency', 1, 32) },
+    {
+      key: 'concurrency',
+      description: 'requests at once in bulk runs and enroll (--concurrency overrides it)',
+      parse: whole('concurrency', 1, 32),
+    },
     {
       key: 'appUrl',
       description: 'web-app address of a record for `svc open` and `get --web`: {type} {path} {command} {id}',
@@ -43,7 +47,8 @@ export function settingSpecs(formats: readonly string[]): SettingSpec[] {
           throw new UsageError(`appUrl ${v}: not a URL (e.g. https://app.example.com/{path}/{id})`);
         }
         if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`appUrl ${v}: expected an http(s) URL`);
-        if (!v.includes('{id}')) throw new UsageError(`appUrl ${v}: needs {id} where the record id goes (e.g. https://app.example.com/{path}/{id})`);
+        if (!v.includes('{id}'))
+          throw new UsageError(`appUrl ${v}: needs {id} where the record id goes (e.g. https://app.example.com/{path}/{id})`);
         return v;
       },
     },

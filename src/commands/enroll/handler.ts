@@ -22,7 +22,17 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
-import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags, type BulkSession } from '../shared/bulk-session.js';
+import {
+  bulkSetup,
+  failurePrinter,
+  finishRun,
+  loadJournal,
+  openSession,
+  rowError,
+  settleClock,
+  type BulkFlags,
+  type BulkSession,
+} from '../shared/bulk-session.js';
 import { idValue } from '../../lossless-json.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 
@@ -38,18 +48,25 @@ interface EnrollFlags extends BulkFlags {
 
 /** Checks the options (before any name is looked up) and describes where the rows come from. */
 async function source(ctx: Context, flags: EnrollFlags, delimiter: string | undefined): Promise<Omit<EnrollSource, 'sequenceId'>> {
-  const prospects = (flags.prospect ?? []).flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
-  if ((prospects.length > 0) === (flags.input !== undefined)) {
+  const prospects = (flags.prospect ?? [])
+    .flatMap((p) => p.split(','))
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (prospects.length > 0 === (flags.input !== undefined)) {
     throw new UsageError('give the prospects with --prospect ID... or --input FILE (one of the two)');
   }
   if (flags.by !== undefined && flags.by !== 'id' && flags.by !== 'email') throw new UsageError(`--by ${flags.by}: expected id or email`);
   if (flags.by !== undefined && flags.input === undefined) throw new UsageError('--by works with --input (--prospect takes ids)');
   const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
   if (flags.input === undefined) {
-    if (flags.delimiter !== undefined || flags.ignoreColumns !== undefined) throw new UsageError(`--${flags.delimiter !== undefined ? 'delimiter' : 'ignore-columns'} works only with --input FILE`);
+    if (flags.delimiter !== undefined || flags.ignoreColumns !== undefined)
+      throw new UsageError(`--${flags.delimiter !== undefined ? 'delimiter' : 'ignore-columns'} works only with --input FILE`);
     // Every id is checked before the first enrolment: `--prospect 5,6,abc` enrols nobody.
     const bad = prospects.filter((p) => !/^[1-9]\d*$/.test(p));
-    if (bad.length) throw new UsageError(`--prospect ${bad.map((b) => `"${b}"`).join(', ')}: not a prospect id (a positive integer); nothing was enrolled`);
+    if (bad.length)
+      throw new UsageError(
+        `--prospect ${bad.map((b) => `"${b}"`).join(', ')}: not a prospect id (a positive integer); nothing was enrolled`,
+      );
     return { by, prospects };
   }
   const format = await detectFormat(flags.input);
@@ -71,7 +88,8 @@ async function* items(src: EnrollSource, journal: JournalState, skipFailed: bool
     else item.email = value.email;
     const e = journal.entries.get(key);
     const extra = { ...(item.prospectId ? { prospect: item.prospectId } : {}), ...(item.email ? { email: item.email } : {}) };
-    if (e?.status === 'created') item.outcome = { status: 'skipped', id: e.id ?? null, extra: { ...extra, reason: 'enrolled by an earlier run (journal)' } };
+    if (e?.status === 'created')
+      item.outcome = { status: 'skipped', id: e.id ?? null, extra: { ...extra, reason: 'enrolled by an earlier run (journal)' } };
     else if (e?.status === 'pending') item.pending = e;
     else if (e?.status === 'failed' && skipFailed) item.outcome = skippedFailed(e, extra);
     yield item;
@@ -138,7 +156,8 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       list = [];
       for await (const item of work) list.push(item);
     } catch (err) {
-      if (err instanceof Stopped) throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');
+      if (err instanceof Stopped)
+        throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');
       throw err;
     }
     const plan = summarize(list, enrolled);
@@ -179,7 +198,15 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       }),
     });
     session.progress.stop();
-    if (src.file) await writeFailedRows(ctx, failed, src.file, { format: src.format ?? 'csv', ...(src.dialect ? { dialect: src.dialect } : {}), headerless: enrollHeaderless(src.by) }, src.by, result.interrupted || result.tripped !== undefined);
+    if (src.file)
+      await writeFailedRows(
+        ctx,
+        failed,
+        src.file,
+        { format: src.format ?? 'csv', ...(src.dialect ? { dialect: src.dialect } : {}), headerless: enrollHeaderless(src.by) },
+        src.by,
+        result.interrupted || result.tripped !== undefined,
+      );
     finishRun(ctx, session, setup, 'enroll', result, total);
   } finally {
     await session.close();
@@ -204,10 +231,18 @@ async function printPlan(
     if (item.prospectId !== undefined) line.prospect = item.prospectId;
     if (item.email) line.email = item.email;
     if (item.outcome) {
-      Object.assign(line, { status: item.outcome.status, id: item.outcome.id ?? null, error: item.outcome.error ?? null }, item.outcome.extra);
+      Object.assign(
+        line,
+        { status: item.outcome.status, id: item.outcome.id ?? null, error: item.outcome.error ?? null },
+        item.outcome.extra,
+      );
       other++;
     } else if (enrolled.has(item.prospectId!) || seen.has(item.prospectId!)) {
-      Object.assign(line, { status: 'skipped', id: enrolled.get(item.prospectId!) ?? null, reason: enrolled.has(item.prospectId!) ? 'already in the sequence' : 'duplicate row' });
+      Object.assign(line, {
+        status: 'skipped',
+        id: enrolled.get(item.prospectId!) ?? null,
+        reason: enrolled.has(item.prospectId!) ? 'already in the sequence' : 'duplicate row',
+      });
       other++;
     } else {
       seen.add(item.prospectId!);

@@ -60,7 +60,11 @@ export interface Series {
  * Grouped vertical columns: for each label, one column per series (`colWidth` cells each), a gap
  * between groups, `height` rows, a y-axis with the maximum on top, the labels below, a legend.
  */
-export function columnChart(series: readonly Series[], labels: readonly string[], opts: { height: number; colWidth: number; style: ChartStyle }): string[] {
+export function columnChart(
+  series: readonly Series[],
+  labels: readonly string[],
+  opts: { height: number; colWidth: number; style: ChartStyle },
+): string[] {
   const { height, colWidth, style } = opts;
   const max = Math.max(0, ...series.flatMap((s) => s.values));
   const axisW = Math.max(String(max).length, 1);
@@ -82,8 +86,20 @@ export function columnChart(series: readonly Series[], labels: readonly string[]
     lines.push(line.replace(/\s+$/, ''));
   }
   lines.push(' '.repeat(axisW) + ' ' + (style.ascii ? '+' : '└') + (style.ascii ? '-' : '─').repeat(labels.length * groupW));
-  lines.push(' '.repeat(axisW + 2) + labels.map((l) => fit(l, groupW - 1) + ' ').join('').replace(/\s+$/, ''));
-  lines.push(' '.repeat(axisW + 2) + legend(series.map((s) => s.name), style));
+  lines.push(
+    ' '.repeat(axisW + 2) +
+      labels
+        .map((l) => fit(l, groupW - 1) + ' ')
+        .join('')
+        .replace(/\s+$/, ''),
+  );
+  lines.push(
+    ' '.repeat(axisW + 2) +
+      legend(
+        series.map((s) => s.name),
+        style,
+      ),
+  );
   return lines;
 }
 

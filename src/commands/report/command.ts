@@ -29,11 +29,15 @@ function common(c: Command): Command {
 
 /** Registers `svc report`. */
 export function registerReport(program: Command, app: App): void {
-  const report = program.command('report').description('delivery statistics as charts: sequences, one sequence\'s funnel, mailings over time, a prospect');
-  const run = (load: (ctx: Context, flags: ReportFlags) => Promise<void>) => (...args: unknown[]) => {
-    const c = args[args.length - 1] as Command;
-    return runCommand(app, c, (ctx) => load(ctx, c.opts<ReportFlags>()));
-  };
+  const report = program
+    .command('report')
+    .description("delivery statistics as charts: sequences, one sequence's funnel, mailings over time, a prospect");
+  const run =
+    (load: (ctx: Context, flags: ReportFlags) => Promise<void>) =>
+    (...args: unknown[]) => {
+      const c = args[args.length - 1] as Command;
+      return runCommand(app, c, (ctx) => load(ctx, c.opts<ReportFlags>()));
+    };
 
   common(
     report
@@ -44,24 +48,28 @@ export function registerReport(program: Command, app: App): void {
       .option('--limit <n>', 'at most N sequences')
       .option('--by <rate>', 'rate drawn as bars: reply (default), open, click, positive, bounce, optout, failure'),
   )
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ svc report sequences --by open
   $ svc report sequences --sort -reply --limit 10 -o csv
-Requests: 1 + ⌈e-mail steps ÷ 1,000⌉ (sequences, then their e-mail steps' counters).${RATES_HELP}`)
+Requests: 1 + ⌈e-mail steps ÷ 1,000⌉ (sequences, then their e-mail steps' counters).${RATES_HELP}`,
+    )
     .action(run(async (ctx, flags) => (await import('./sequences.js')).sequencesReport(ctx, flags)));
 
   common(
-    report
-      .command('sequence <id|name>')
-      .description('the funnel of one sequence, step by step, with its templates side by side (A/B)'),
+    report.command('sequence <id|name>').description('the funnel of one sequence, step by step, with its templates side by side (A/B)'),
   )
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Each e-mail step: delivered → opened → clicked → replied; below it, its templates with their rates
 and, when two have enough deliveries, whether their reply rates differ significantly
 (two-sided two-proportion z-test, p < 0.05; needs ≥ 30 deliveries each). Call steps show their calls.
 Above the steps: the enrolments by state (active, finished, paused, …).
-Requests: at most 4 (the sequence, its steps with templates, their calls, its enrolments).${RATES_HELP}`)
+Requests: at most 4 (the sequence, its steps with templates, their calls, its enrolments).${RATES_HELP}`,
+    )
     .action((idOrName: string, _o: unknown, c: Command) =>
       runCommand(app, c, async (ctx) => (await import('./funnel.js')).funnelReport(ctx, idOrName, c.opts<ReportFlags>())),
     );
@@ -73,15 +81,23 @@ Requests: at most 4 (the sequence, its steps with templates, their calls, its en
       .option('--filter <expr>', 'filter mailings (repeatable); deliveredAt=FROM..TO sets the range (default: the last 30 days)', collect)
       .option('--by <key>', 'day (default), week, mailbox or sequence'),
   )
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Mailings delivered in the range are grouped by delivery day, week (Monday), mailbox or sequence;
 opened/clicked/replied/bounced count those mailings that have the timestamp (openedAt, …).
-Requests: ⌈mailings ÷ 1,000⌉ (sparse fields: timestamps and links only).${RATES_HELP}`)
+Requests: ⌈mailings ÷ 1,000⌉ (sparse fields: timestamps and links only).${RATES_HELP}`,
+    )
     .action(run(async (ctx, flags) => (await import('./mailings.js')).mailingsReport(ctx, flags)));
 
-  common(report.command('prospect <id>').description('a prospect: 12-month contact histogram (inbound vs outbound), counters, active sequences'))
-    .addHelpText('after', `
-Requests: 1 (the prospect with its histogram, counters and active sequence states included).${RATES_HELP}`)
+  common(
+    report.command('prospect <id>').description('a prospect: 12-month contact histogram (inbound vs outbound), counters, active sequences'),
+  )
+    .addHelpText(
+      'after',
+      `
+Requests: 1 (the prospect with its histogram, counters and active sequence states included).${RATES_HELP}`,
+    )
     .action((id: string, _o: unknown, c: Command) =>
       runCommand(app, c, async (ctx) => (await import('./prospect.js')).prospectReport(ctx, id, c.opts<ReportFlags>())),
     );

@@ -38,9 +38,15 @@ async function resolveSequence(f: Fetcher, idOrName: string): Promise<ResourceOb
   const want = idOrName.trim().toLowerCase();
   if (!want) throw new UsageError('report sequence: give a sequence id or name');
   const all = (await f.list('sequences', { fields })).data;
-  const hits = all.filter((s) => String(s.attributes?.['name'] ?? '').trim().toLowerCase() === want);
+  const hits = all.filter(
+    (s) =>
+      String(s.attributes?.['name'] ?? '')
+        .trim()
+        .toLowerCase() === want,
+  );
   if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) throw new UsageError(`${hits.length} sequences are named "${idOrName}": give an id (${hits.map((h) => h.id).join(', ')})`);
+  if (hits.length > 1)
+    throw new UsageError(`${hits.length} sequences are named "${idOrName}": give an id (${hits.map((h) => h.id).join(', ')})`);
   throw new UsageError(`no sequence named "${idOrName}"`).hint('list them with: svc sequences list --fields name');
 }
 
@@ -52,12 +58,24 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
   const { data: steps, included } = await f.list('sequenceSteps', {
     extra: [['filter[sequence][id]', String(seq.id)]],
     include: ['sequenceTemplates.template'],
-    fields: { sequenceStep: ['order', 'stepType', 'displayName', 'sequenceTemplates', ...COUNTER_NAMES], sequenceTemplate: ['template', 'enabled', ...COUNTER_NAMES], template: ['name'] },
+    fields: {
+      sequenceStep: ['order', 'stepType', 'displayName', 'sequenceTemplates', ...COUNTER_NAMES],
+      sequenceTemplate: ['template', 'enabled', ...COUNTER_NAMES],
+      template: ['name'],
+    },
   });
   steps.sort((a, b) => Number(a.attributes?.['order'] ?? 0) - Number(b.attributes?.['order'] ?? 0));
   const callSteps = steps.filter((s) => s.attributes?.['stepType'] === 'call').map((s) => String(s.id));
-  const calls = callSteps.length ? (await f.list('calls', { extra: [['filter[sequenceStep][id]', callSteps.join(',')]], fields: { call: ['outcome', 'sequenceStep'] } })).data : [];
-  const states = await f.page('sequenceStates', { extra: [['filter[sequence][id]', String(seq.id)]], fields: { sequenceState: ['state'] }, pageLimit: 1000, count: true });
+  const calls = callSteps.length
+    ? (await f.list('calls', { extra: [['filter[sequenceStep][id]', callSteps.join(',')]], fields: { call: ['outcome', 'sequenceStep'] } }))
+        .data
+    : [];
+  const states = await f.page('sequenceStates', {
+    extra: [['filter[sequence][id]', String(seq.id)]],
+    fields: { sequenceState: ['state'] },
+    pageLimit: 1000,
+    count: true,
+  });
   const enrolments = enrolmentsOf(states.data, states.meta);
   const inc = byKey(included);
   const rows: FunnelRow[] = [];
@@ -66,12 +84,34 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
     const base = { step: Number(s.attributes?.['order'] ?? 0), stepId: String(s.id), stepType: type };
     const own = calls.filter((c) => relId(c, 'sequenceStep') === String(s.id));
     const isCall = type === 'call';
-    rows.push({ level: 'step', ...base, templateId: null, template: null, calls: isCall ? own.length : null, answeredCalls: isCall ? own.filter((c) => c.attributes?.['outcome'] === 'Answered').length : null, abPValue: null, abSignificant: null, ...countsAndRates(countersOf(s.attributes)) });
-    const tpls = relIds(s, 'sequenceTemplates').map((id) => inc.get(`sequenceTemplate:${id}`)).filter((t): t is ResourceObject => !!t);
+    rows.push({
+      level: 'step',
+      ...base,
+      templateId: null,
+      template: null,
+      calls: isCall ? own.length : null,
+      answeredCalls: isCall ? own.filter((c) => c.attributes?.['outcome'] === 'Answered').length : null,
+      abPValue: null,
+      abSignificant: null,
+      ...countsAndRates(countersOf(s.attributes)),
+    });
+    const tpls = relIds(s, 'sequenceTemplates')
+      .map((id) => inc.get(`sequenceTemplate:${id}`))
+      .filter((t): t is ResourceObject => !!t);
     const tRows: FunnelRow[] = tpls.map((t) => {
       const tid = relId(t, 'template');
       const name = tid ? String(inc.get(`template:${tid}`)?.attributes?.['name'] ?? `template ${tid}`) : `sequence template ${t.id}`;
-      return { level: 'template', ...base, templateId: String(t.id), template: name, calls: null, answeredCalls: null, abPValue: null, abSignificant: null, ...countsAndRates(countersOf(t.attributes)) };
+      return {
+        level: 'template',
+        ...base,
+        templateId: String(t.id),
+        template: name,
+        calls: null,
+        answeredCalls: null,
+        abPValue: null,
+        abSignificant: null,
+        ...countsAndRates(countersOf(t.attributes)),
+      };
     });
     const ab = abPair(tRows);
     if (ab) {
@@ -111,7 +151,9 @@ export function enrolmentsOf(states: readonly ResourceObject[], meta: Record<str
 function enrolmentText(e: Enrolments): string {
   if (e.total === null) return 'enrolments: not counted by the service';
   if (!e.byState) return `enrolments: ${e.total} (too many to break down by state in one request)`;
-  const parts = Object.entries(e.byState).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
+  const parts = Object.entries(e.byState)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
   return `enrolments: ${e.total}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
@@ -129,9 +171,15 @@ export function view(name: string, id: string, rows: FunnelRow[], cols: number):
   const sections: Section[] = [];
   for (const s of steps) {
     const tpls = rows.filter((r) => r.level === 'template' && r.stepId === s.stepId);
-    sections.push({ kind: 'heading', text: `Step ${s.step} · ${s.stepType.replace('_', ' ')}${tpls.length === 1 ? ` · ${tpls[0]!.template}` : ''}` });
+    sections.push({
+      kind: 'heading',
+      text: `Step ${s.step} · ${s.stepType.replace('_', ' ')}${tpls.length === 1 ? ` · ${tpls[0]!.template}` : ''}`,
+    });
     if (!EMAIL.has(s.stepType)) {
-      const lines = s.calls !== null ? [`calls: ${s.calls} (${s.answeredCalls} answered${s.calls ? `, ${pct(ratio(s.answeredCalls ?? 0, s.calls))}` : ''})`] : [];
+      const lines =
+        s.calls !== null
+          ? [`calls: ${s.calls} (${s.answeredCalls} answered${s.calls ? `, ${pct(ratio(s.answeredCalls ?? 0, s.calls))}` : ''})`]
+          : [];
       lines.push(counterLine(s));
       sections.push({ kind: 'text', lines });
       continue;
@@ -152,8 +200,22 @@ export function view(name: string, id: string, rows: FunnelRow[], cols: number):
       const wide = cols >= 100;
       sections.push({
         kind: 'table',
-        columns: [{ title: 'template' }, { title: 'deliv', align: 'right' }, { title: 'open', align: 'right' }, ...(wide ? [{ title: 'click', align: 'right' as const }] : []), { title: 'reply', align: 'right' }, ...(wide ? [{ title: 'pos', align: 'right' as const }] : [])],
-        rows: tpls.map((t) => [t.template ?? '', String(t.delivered), pct(t.openRate), ...(wide ? [pct(t.clickRate)] : []), pct(t.replyRate), ...(wide ? [pct(t.positiveRate)] : [])]),
+        columns: [
+          { title: 'template' },
+          { title: 'deliv', align: 'right' },
+          { title: 'open', align: 'right' },
+          ...(wide ? [{ title: 'click', align: 'right' as const }] : []),
+          { title: 'reply', align: 'right' },
+          ...(wide ? [{ title: 'pos', align: 'right' as const }] : []),
+        ],
+        rows: tpls.map((t) => [
+          t.template ?? '',
+          String(t.delivered),
+          pct(t.openRate),
+          ...(wide ? [pct(t.clickRate)] : []),
+          pct(t.replyRate),
+          ...(wide ? [pct(t.positiveRate)] : []),
+        ]),
         bar: { title: 'reply rate', values: tpls.map((t) => t.replyRate), max: tmax },
       });
       sections.push({ kind: 'text', lines: [abLine(tpls)] });
@@ -188,5 +250,3 @@ function abLine(tpls: FunnelRow[]): string {
   const win = pair[r.better!]!;
   return `A/B: "${win.template}" replies more: ${pct(win.replyRate)} vs ${pct(pair[1 - r.better!]!.replyRate)}, significant (p ${p}, z = ${r.z.toFixed(2)})`;
 }
-
-

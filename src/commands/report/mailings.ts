@@ -44,11 +44,31 @@ const day = (t: number) => new Date(t).toISOString().slice(0, 10);
 const monday = (t: number) => day(t - ((new Date(t).getUTCDay() + 6) % 7) * DAY);
 
 /** Groups mailings into rows; `days` lists the day or week keys to show even when empty. */
-export function groupMailings(mailings: readonly ResourceObject[], by: GroupBy, label: (m: ResourceObject) => string, keys: string[] = []): MailingRow[] {
+export function groupMailings(
+  mailings: readonly ResourceObject[],
+  by: GroupBy,
+  label: (m: ResourceObject) => string,
+  keys: string[] = [],
+): MailingRow[] {
   const rows = new Map<string, MailingRow>();
   const row = (g: string) => {
     let r = rows.get(g);
-    if (!r) rows.set(g, (r = { group: g, delivered: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, openRate: null, clickRate: null, replyRate: null, bounceRate: null }));
+    if (!r)
+      rows.set(
+        g,
+        (r = {
+          group: g,
+          delivered: 0,
+          opened: 0,
+          clicked: 0,
+          replied: 0,
+          bounced: 0,
+          openRate: null,
+          clickRate: null,
+          replyRate: null,
+          bounceRate: null,
+        }),
+      );
     return r;
   };
   for (const k of keys) row(k);
@@ -65,7 +85,13 @@ export function groupMailings(mailings: readonly ResourceObject[], by: GroupBy, 
   }
   const round = (x: number | null) => (x === null ? null : Math.round(x * 10_000) / 10_000);
   const out = [...rows.values()];
-  for (const r of out) Object.assign(r, { openRate: round(ratio(r.opened, r.delivered)), clickRate: round(ratio(r.clicked, r.delivered)), replyRate: round(ratio(r.replied, r.delivered)), bounceRate: round(ratio(r.bounced, r.delivered)) });
+  for (const r of out)
+    Object.assign(r, {
+      openRate: round(ratio(r.opened, r.delivered)),
+      clickRate: round(ratio(r.clicked, r.delivered)),
+      replyRate: round(ratio(r.replied, r.delivered)),
+      bounceRate: round(ratio(r.bounced, r.delivered)),
+    });
   if (by === 'day' || by === 'week') out.sort((x, y) => (x.group < y.group ? -1 : x.group > y.group ? 1 : 0));
   else out.sort((x, y) => y.delivered - x.delivered || (x.group < y.group ? -1 : 1));
   return out;
@@ -87,17 +113,24 @@ export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<
   const ranged = filters.some((f) => /^\s*deliveredAt\s*=/.test(f));
   if (!ranged) filters.push(`deliveredAt=${day(defaultFrom)}..`);
   const query = buildListQuery(resourceByType('mailing')!, { filter: filters }, (m) => ctx.warn(m));
-  query.fields = { mailing: ['deliveredAt', 'openedAt', 'clickedAt', 'repliedAt', 'bouncedAt', 'mailboxAddress', 'mailbox', 'sequence'], sequence: ['name'] };
+  query.fields = {
+    mailing: ['deliveredAt', 'openedAt', 'clickedAt', 'repliedAt', 'bouncedAt', 'mailboxAddress', 'mailbox', 'sequence'],
+    sequence: ['name'],
+  };
   if (by === 'sequence') query.include = ['sequence'];
   const f = await fetcher(ctx);
   const { data, included } = await f.list('mailings', query);
   const inc = byKey(included);
   const label = (m: ResourceObject) => {
-    if (by === 'mailbox') return String(m.attributes?.['mailboxAddress'] ?? (relId(m, 'mailbox') ? `mailbox ${relId(m, 'mailbox')}` : '(no mailbox)'));
+    if (by === 'mailbox')
+      return String(m.attributes?.['mailboxAddress'] ?? (relId(m, 'mailbox') ? `mailbox ${relId(m, 'mailbox')}` : '(no mailbox)'));
     const sid = relId(m, 'sequence');
     return sid ? `${String(inc.get(`sequence:${sid}`)?.attributes?.['name'] ?? 'sequence')} (${sid})` : '(not in a sequence)';
   };
-  const range = rangeOf(query.filters?.find((x) => x.path[0] === 'deliveredAt'), now);
+  const range = rangeOf(
+    query.filters?.find((x) => x.path[0] === 'deliveredAt'),
+    now,
+  );
   const keys = (by === 'day' || by === 'week') && range ? calendar(range[0], range[1], by) : [];
   const rows = groupMailings(data, by, label, keys);
   const rangeText = range ? `${day(range[0])} to ${day(range[1])}` : 'the filtered mailings';
@@ -115,7 +148,10 @@ function rangeOf(f: { kind: string; from?: string; to?: string } | undefined, no
 /** The drawing: one row per group with counts and rates, the delivered count as a bar. */
 export function view(rows: MailingRow[], by: GroupBy, rangeText: string, cols: number): ReportView {
   const max = Math.max(0, ...rows.map((r) => r.delivered));
-  const total = rows.reduce((a, r) => ({ d: a.d + r.delivered, o: a.o + r.opened, c: a.c + r.clicked, r: a.r + r.replied, b: a.b + r.bounced }), { d: 0, o: 0, c: 0, r: 0, b: 0 });
+  const total = rows.reduce(
+    (a, r) => ({ d: a.d + r.delivered, o: a.o + r.opened, c: a.c + r.clicked, r: a.r + r.replied, b: a.b + r.bounced }),
+    { d: 0, o: 0, c: 0, r: 0, b: 0 },
+  );
   const wide = cols >= 100;
   return {
     title: `Mailings by ${by}: ${total.d} delivered, ${rangeText}`,
@@ -123,11 +159,29 @@ export function view(rows: MailingRow[], by: GroupBy, rangeText: string, cols: n
     sections: [
       {
         kind: 'table',
-        columns: [{ title: by }, { title: 'deliv', align: 'right' }, { title: 'open', align: 'right' }, { title: 'click', align: 'right' }, { title: 'reply', align: 'right' }, { title: 'bounce', align: 'right' }, ...(wide ? [{ title: 'reply %', align: 'right' as const }] : [])],
-        rows: rows.map((r) => [r.group, String(r.delivered), String(r.opened), String(r.clicked), String(r.replied), String(r.bounced), ...(wide ? [pct(r.replyRate)] : [])]),
+        columns: [
+          { title: by },
+          { title: 'deliv', align: 'right' },
+          { title: 'open', align: 'right' },
+          { title: 'click', align: 'right' },
+          { title: 'reply', align: 'right' },
+          { title: 'bounce', align: 'right' },
+          ...(wide ? [{ title: 'reply %', align: 'right' as const }] : []),
+        ],
+        rows: rows.map((r) => [
+          r.group,
+          String(r.delivered),
+          String(r.opened),
+          String(r.clicked),
+          String(r.replied),
+          String(r.bounced),
+          ...(wide ? [pct(r.replyRate)] : []),
+        ]),
         bar: { title: 'delivered', values: rows.map((r) => r.delivered), max },
       },
     ],
-    notes: ['open, click, reply, bounce: delivered mailings of the group that have openedAt, clickedAt, repliedAt, bouncedAt; rates over delivered'],
+    notes: [
+      'open, click, reply, bounce: delivered mailings of the group that have openedAt, clickedAt, repliedAt, bouncedAt; rates over delivered',
+    ],
   };
 }

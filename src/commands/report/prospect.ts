@@ -42,14 +42,26 @@ export async function prospectReport(ctx: Context, idArg: string, flags: ReportF
     include: ['activeSequenceStates.sequence'],
     fields: {
       prospect: ['name', 'contactHistogram', ...COUNTERS, 'activeSequenceStates'],
-      sequenceState: ['state', 'stateChangedAt', 'sequence', 'deliverCount', 'openCount', 'clickCount', 'replyCount', 'bounceCount', 'optOutCount'],
+      sequenceState: [
+        'state',
+        'stateChangedAt',
+        'sequence',
+        'deliverCount',
+        'openCount',
+        'clickCount',
+        'replyCount',
+        'bounceCount',
+        'optOutCount',
+      ],
       sequence: ['name'],
     },
   });
   const inc = byKey(included);
   const months = histogramMonths(ctx.clock.now());
   const pairs = histogramPairs(p.attributes?.['contactHistogram']);
-  const states = relIds(p, 'activeSequenceStates').map((id) => inc.get(`sequenceState:${id}`)).filter((s): s is ResourceObject => !!s);
+  const states = relIds(p, 'activeSequenceStates')
+    .map((id) => inc.get(`sequenceState:${id}`))
+    .filter((s): s is ResourceObject => !!s);
   const a = p.attributes ?? {};
   const rows: Record<string, unknown>[] = [
     { kind: 'prospect', id: String(p.id), name: a['name'] ?? null, ...Object.fromEntries(COUNTERS.map((k) => [k, a[k] ?? null])) },
@@ -58,9 +70,17 @@ export async function prospectReport(ctx: Context, idArg: string, flags: ReportF
       const c = countersOf(s.attributes);
       const sid = relId(s, 'sequence');
       return {
-        kind: 'sequenceState', id: String(s.id), state: s.attributes?.['state'] ?? null, sequence: sid ?? null,
+        kind: 'sequenceState',
+        id: String(s.id),
+        state: s.attributes?.['state'] ?? null,
+        sequence: sid ?? null,
         sequenceName: sid ? (inc.get(`sequence:${sid}`)?.attributes?.['name'] ?? null) : null,
-        delivered: c.deliverCount, opened: c.openCount, clicked: c.clickCount, replied: c.replyCount, bounced: c.bounceCount, optedOut: c.optOutCount,
+        delivered: c.deliverCount,
+        opened: c.openCount,
+        clicked: c.clickCount,
+        replied: c.replyCount,
+        bounced: c.bounceCount,
+        optedOut: c.optOutCount,
       };
     }),
   ];
@@ -77,7 +97,14 @@ export function view(rows: Record<string, unknown>[]): ReportView {
   const sum = (l: number[]) => l.reduce((x, y) => x + y, 0);
   const sections: Section[] = [
     { kind: 'heading', text: `Contacts per month: ${sum(inbound)} inbound, ${sum(outbound)} outbound (12 months, this month last)` },
-    { kind: 'columns', labels: months.map((m) => MONTHS[Number(String(m['month']).slice(5)) - 1]!), series: [{ name: 'inbound', values: inbound }, { name: 'outbound', values: outbound }] },
+    {
+      kind: 'columns',
+      labels: months.map((m) => MONTHS[Number(String(m['month']).slice(5)) - 1]!),
+      series: [
+        { name: 'inbound', values: inbound },
+        { name: 'outbound', values: outbound },
+      ],
+    },
     { kind: 'heading', text: 'Engagement' },
     {
       kind: 'text',
@@ -91,14 +118,32 @@ export function view(rows: Record<string, unknown>[]): ReportView {
   if (states.length) {
     sections.push({
       kind: 'table',
-      columns: [{ title: 'state id', align: 'right' }, { title: 'sequence' }, { title: 'state' }, { title: 'deliv', align: 'right' }, { title: 'open', align: 'right' }, { title: 'reply', align: 'right' }],
+      columns: [
+        { title: 'state id', align: 'right' },
+        { title: 'sequence' },
+        { title: 'state' },
+        { title: 'deliv', align: 'right' },
+        { title: 'open', align: 'right' },
+        { title: 'reply', align: 'right' },
+      ],
       rows: states.map((s) => {
         const r = ratesOf(countersOf({ deliverCount: s['delivered'], openCount: s['opened'], replyCount: s['replied'] }));
-        return [String(s['id']), `${s['sequenceName'] ?? 'sequence'} (${s['sequence'] ?? '?'})`, String(s['state']), String(s['delivered']), pct(r.open), pct(r.reply)];
+        return [
+          String(s['id']),
+          `${s['sequenceName'] ?? 'sequence'} (${s['sequence'] ?? '?'})`,
+          String(s['state']),
+          String(s['delivered']),
+          pct(r.open),
+          pct(r.reply),
+        ];
       }),
     });
   }
-  return { title: `Prospect ${p['name'] ?? ''} (${p['id']})`, sections, notes: ['inbound: replies and inbound calls; outbound: delivered mailings and outbound calls'] };
+  return {
+    title: `Prospect ${p['name'] ?? ''} (${p['id']})`,
+    sections,
+    notes: ['inbound: replies and inbound calls; outbound: delivered mailings and outbound calls'],
+  };
 }
 
 function fmt(v: unknown): string {

@@ -9,8 +9,17 @@
 
 /** The eleven counters of steps, templates and enrolments (missing ones read as 0). */
 export const COUNTER_NAMES = [
-  'deliverCount', 'openCount', 'clickCount', 'replyCount', 'positiveReplyCount', 'neutralReplyCount',
-  'negativeReplyCount', 'bounceCount', 'failureCount', 'optOutCount', 'scheduleCount',
+  'deliverCount',
+  'openCount',
+  'clickCount',
+  'replyCount',
+  'positiveReplyCount',
+  'neutralReplyCount',
+  'negativeReplyCount',
+  'bounceCount',
+  'failureCount',
+  'optOutCount',
+  'scheduleCount',
 ] as const;
 
 type CounterName = (typeof COUNTER_NAMES)[number];
@@ -85,9 +94,7 @@ export const AB_RULE =
   'two-sided two-proportion z-test on reply rates (pooled); run when each template has ≥ 30 deliveries and ≥ 5 expected replies and non-replies; significant when p < 0.05';
 
 /** Outcome of comparing two templates' reply rates. */
-type AbResult =
-  | { tested: false; reason: string }
-  | { tested: true; z: number; p: number; significant: boolean; better: 0 | 1 | null };
+type AbResult = { tested: false; reason: string } | { tested: true; z: number; p: number; significant: boolean; better: 0 | 1 | null };
 
 /** Standard normal CDF (Abramowitz–Stegun 7.1.26 for erf; error below 1.5e-7). */
 export function normalCdf(z: number): number {
@@ -102,7 +109,8 @@ export function twoProportionTest(x1: number, n1: number, x2: number, n2: number
   if (n1 < 30 || n2 < 30) return { tested: false, reason: `too few deliveries to compare (need ≥ 30 each; have ${n1} and ${n2})` };
   const pooled = (x1 + x2) / (n1 + n2);
   for (const n of [n1, n2]) {
-    if (n * pooled < 5 || n * (1 - pooled) < 5) return { tested: false, reason: 'too few replies (or non-replies) for the normal approximation (need ≥ 5 expected each)' };
+    if (n * pooled < 5 || n * (1 - pooled) < 5)
+      return { tested: false, reason: 'too few replies (or non-replies) for the normal approximation (need ≥ 5 expected each)' };
   }
   const se = Math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2));
   const z = (x1 / n1 - x2 / n2) / se;

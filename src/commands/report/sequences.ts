@@ -15,7 +15,18 @@ import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource/query-options.js';
 import type { Column, ReportView } from './model.js';
-import { addCounters, countersOf, COUNTER_NAMES, pct, RATE_FORMULAS, RATE_NAMES, ratesOf, roundRates, type Counters, type RateName } from './rates.js';
+import {
+  addCounters,
+  countersOf,
+  COUNTER_NAMES,
+  pct,
+  RATE_FORMULAS,
+  RATE_NAMES,
+  ratesOf,
+  roundRates,
+  type Counters,
+  type RateName,
+} from './rates.js';
 import { emit, fetcher, parseBy, parseLimit, relId, type ReportFlags } from './shared.js';
 
 /** Counters a sequence carries itself (the rest come from its steps). */
@@ -53,10 +64,24 @@ interface SequenceRow {
 export function countsAndRates(c: Counters) {
   const r = roundRates(ratesOf(c));
   return {
-    delivered: c.deliverCount, opened: c.openCount, clicked: c.clickCount, replied: c.replyCount,
-    positiveReplies: c.positiveReplyCount, neutralReplies: c.neutralReplyCount, negativeReplies: c.negativeReplyCount,
-    bounced: c.bounceCount, failed: c.failureCount, optedOut: c.optOutCount, scheduled: c.scheduleCount,
-    openRate: r.open, clickRate: r.click, replyRate: r.reply, positiveRate: r.positive, bounceRate: r.bounce, optoutRate: r.optout, failureRate: r.failure,
+    delivered: c.deliverCount,
+    opened: c.openCount,
+    clicked: c.clickCount,
+    replied: c.replyCount,
+    positiveReplies: c.positiveReplyCount,
+    neutralReplies: c.neutralReplyCount,
+    negativeReplies: c.negativeReplyCount,
+    bounced: c.bounceCount,
+    failed: c.failureCount,
+    optedOut: c.optOutCount,
+    scheduled: c.scheduleCount,
+    openRate: r.open,
+    clickRate: r.click,
+    replyRate: r.reply,
+    positiveRate: r.positive,
+    bounceRate: r.bounce,
+    optoutRate: r.optout,
+    failureRate: r.failure,
   };
 }
 
@@ -75,17 +100,25 @@ export async function sequencesReport(ctx: Context, flags: ReportFlags): Promise
   const by = parseBy<RateName>(flags.by, ['reply', 'open', 'click', 'positive', 'bounce', 'optout', 'failure']);
   const limit = parseLimit(flags.limit);
   const rt = resourceByType('sequence')!;
-  const sortKeys = (flags.sort ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const sortKeys = (flags.sort ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const local = sortKeys.filter((k) => LOCAL_SORT.has(k.replace(/^-/, '')));
-  if (local.length && local.length !== sortKeys.length) throw new UsageError('--sort: sort either by rates (reply, open, …, delivered) or by sequence attributes, not both');
+  if (local.length && local.length !== sortKeys.length)
+    throw new UsageError('--sort: sort either by rates (reply, open, …, delivered) or by sequence attributes, not both');
   const query: ListQuery = buildListQuery(rt, { filter: flags.filter, sort: local.length ? undefined : flags.sort }, (m) => ctx.warn(m));
   query.fields = { sequence: ['name', 'enabled', ...OWN] };
   const f = await fetcher(ctx);
   // A local sort needs every sequence before the limit applies.
   const seqs = (await f.list('sequences', query, { limit: local.length ? undefined : limit })).data;
-  const stepQuery: ListQuery = { fields: { sequenceStep: ['sequence', ...COUNTER_NAMES] }, extra: [['filter[stepType]', 'auto_email,manual_email']] };
+  const stepQuery: ListQuery = {
+    fields: { sequenceStep: ['sequence', ...COUNTER_NAMES] },
+    extra: [['filter[stepType]', 'auto_email,manual_email']],
+  };
   // The whole org's steps in one page when the report covers every sequence; else only theirs.
-  if (query.filters?.length || limit !== undefined) stepQuery.extra!.push(['filter[sequence][id]', seqs.map((s) => String(s.id)).join(',')]);
+  if (query.filters?.length || limit !== undefined)
+    stepQuery.extra!.push(['filter[sequence][id]', seqs.map((s) => String(s.id)).join(',')]);
   const steps = seqs.length ? (await f.list('sequenceSteps', stepQuery)).data : [];
   let rows = seqs.map((s) => rowFor(s, steps));
   if (local.length) {
@@ -120,18 +153,33 @@ function sortRows(rows: SequenceRow[], keys: string[]): SequenceRow[] {
   });
 }
 
-const LABEL: Record<RateName, string> = { open: 'open', click: 'click', reply: 'reply', positive: 'pos', bounce: 'bounce', optout: 'opt-out', failure: 'fail' };
+const LABEL: Record<RateName, string> = {
+  open: 'open',
+  click: 'click',
+  reply: 'reply',
+  positive: 'pos',
+  bounce: 'bounce',
+  optout: 'opt-out',
+  failure: 'fail',
+};
 
 /** Rate columns by terminal width: the chosen rate always; the others as room allows. */
 function shownRates(by: RateName, cols: number): RateName[] {
-  const room: RateName[] = cols >= 140 ? [...RATE_NAMES] : cols >= 100 ? ['open', 'reply', 'positive', 'bounce', 'optout'] : ['open', 'reply', 'bounce'];
+  const room: RateName[] =
+    cols >= 140 ? [...RATE_NAMES] : cols >= 100 ? ['open', 'reply', 'positive', 'bounce', 'optout'] : ['open', 'reply', 'bounce'];
   return RATE_NAMES.filter((r) => r === by || room.includes(r));
 }
 
 /** The drawing: a table with the chosen rate as a bar. */
 export function view(rows: SequenceRow[], by: RateName, cols: number): ReportView {
   const shown = shownRates(by, cols);
-  const columns: Column[] = [{ title: 'id', align: 'right' }, { title: 'sequence' }, { title: 'on' }, { title: 'deliv', align: 'right' }, ...shown.map((r) => ({ title: LABEL[r], align: 'right' as const }))];
+  const columns: Column[] = [
+    { title: 'id', align: 'right' },
+    { title: 'sequence' },
+    { title: 'on' },
+    { title: 'deliv', align: 'right' },
+    ...shown.map((r) => ({ title: LABEL[r], align: 'right' as const })),
+  ];
   const max = Math.max(0, ...rows.map((r) => rateOf(r, by) ?? 0));
   return {
     title: `Sequences: ${rows.length}`,
@@ -139,7 +187,13 @@ export function view(rows: SequenceRow[], by: RateName, cols: number): ReportVie
       {
         kind: 'table',
         columns,
-        rows: rows.map((r) => [r.id, r.name, r.enabled === null ? '?' : r.enabled ? 'yes' : 'no', String(r.delivered), ...shown.map((k) => pct(rateOf(r, k)))]),
+        rows: rows.map((r) => [
+          r.id,
+          r.name,
+          r.enabled === null ? '?' : r.enabled ? 'yes' : 'no',
+          String(r.delivered),
+          ...shown.map((k) => pct(rateOf(r, k))),
+        ]),
         bar: { title: `${LABEL[by]} rate`, values: rows.map((r) => rateOf(r, by)), max },
       },
     ],

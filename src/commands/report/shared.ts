@@ -71,7 +71,14 @@ export async function fetcher(ctx: Context): Promise<Fetcher> {
       const data: ResourceObject[] = [];
       const included: ResourceObject[] = [];
       const all = opts.limit === undefined;
-      for await (const page of paginate(counted, p, { query, all, limit: opts.limit, pageSize: Math.min(opts.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE), warn: (m) => ctx.warn(m), signal: ctx.signal })) {
+      for await (const page of paginate(counted, p, {
+        query,
+        all,
+        limit: opts.limit,
+        pageSize: Math.min(opts.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
+        warn: (m) => ctx.warn(m),
+        signal: ctx.signal,
+      })) {
         data.push(...page.records);
         included.push(...(page.doc.included ?? []));
       }
@@ -116,7 +123,18 @@ async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle>
   if (ascii || !ctx.io.color) return { ascii };
   const { Chalk } = await import('chalk');
   const c = new Chalk({ level: 1 });
-  const colours: Record<string, (s: string) => string> = { bar: c.cyan, dim: c.dim, good: c.green, bad: c.red, head: c.bold, series0: c.cyan, series1: c.magenta, series2: c.yellow, series3: c.green, series4: c.red };
+  const colours: Record<string, (s: string) => string> = {
+    bar: c.cyan,
+    dim: c.dim,
+    good: c.green,
+    bad: c.red,
+    head: c.bold,
+    series0: c.cyan,
+    series1: c.magenta,
+    series2: c.yellow,
+    series3: c.green,
+    series4: c.red,
+  };
   return { ascii, paint: (s: string, role: Role) => (colours[role] ?? ((x: string) => x))(s) };
 }
 
@@ -125,7 +143,14 @@ async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle>
  * chart is drawn from), the drawing for `table`; `--html` writes the page (then stdout gets the
  * numbers or the drawing only when `-o` was given), `--open` opens it.
  */
-export async function emit(ctx: Context, flags: ReportFlags, what: string, view: ReportView, rows: Record<string, unknown>[], f: Fetcher): Promise<void> {
+export async function emit(
+  ctx: Context,
+  flags: ReportFlags,
+  what: string,
+  view: ReportView,
+  rows: Record<string, unknown>[],
+  f: Fetcher,
+): Promise<void> {
   const requests = `${f.count} request${f.count === 1 ? '' : 's'}`;
   view.notes.push(`${requests} to the API`);
   let htmlFile = flags.html;

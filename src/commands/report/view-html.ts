@@ -56,7 +56,14 @@ export function renderHtml(view: ReportView, at: Date): string {
 </head>
 <body>
 <h1>${esc(view.title)}</h1>
-${view.subtitle ? view.subtitle.split('\n').map((l) => `<p class="sub">${esc(l)}</p>`).join('') : ''}
+${
+  view.subtitle
+    ? view.subtitle
+        .split('\n')
+        .map((l) => `<p class="sub">${esc(l)}</p>`)
+        .join('')
+    : ''
+}
 ${body}
 <div class="notes">${view.notes.map((n) => `<p>${esc(n)}</p>`).join('')}</div>
 <footer><p>Made by svc on ${esc(at.toISOString().replace('T', ' ').slice(0, 16))} UTC.</p></footer>
@@ -82,12 +89,15 @@ function section(s: Section): string {
 
 function barSvg(value: number | null | undefined, max: number, title: string): string {
   const w = scale(value ?? 0, max, BAR_PX);
-  const rect = w > 0 ? `<rect class="bar" x="0" y="2" width="${w}" height="12" data-value="${esc(value)}"><title>${esc(title)}</title></rect>` : '';
+  const rect =
+    w > 0 ? `<rect class="bar" x="0" y="2" width="${w}" height="12" data-value="${esc(value)}"><title>${esc(title)}</title></rect>` : '';
   return `<svg width="${BAR_PX}" height="16" viewBox="0 0 ${BAR_PX} 16" role="img" aria-label="${esc(title)}">${rect}</svg>`;
 }
 
 function table(s: Extract<Section, { kind: 'table' }>): string {
-  const head = s.columns.map((c) => `<th${c.align === 'right' ? ' class="r"' : ''}>${esc(c.title)}</th>`).join('') + (s.bar ? `<th>${esc(s.bar.title)}</th>` : '');
+  const head =
+    s.columns.map((c) => `<th${c.align === 'right' ? ' class="r"' : ''}>${esc(c.title)}</th>`).join('') +
+    (s.bar ? `<th>${esc(s.bar.title)}</th>` : '');
   const rows = s.rows.map((r, i) => {
     const cells = r.map((c, k) => `<td${s.columns[k]?.align === 'right' ? ' class="r"' : ''}>${esc(c)}</td>`).join('');
     const bar = s.bar ? `<td>${barSvg(s.bar.values[i], s.bar.max, `${r[0] ?? ''}: ${s.bar.values[i] ?? '–'}`)}</td>` : '';
@@ -103,7 +113,10 @@ function funnel(stages: Stage[], max: number): string {
   const rows = stages.map((st, i) => {
     const y = i * h;
     const w = scale(st.count, max, BAR_PX);
-    const rect = w > 0 ? `<rect class="bar" x="${labelW}" y="${y + 4}" width="${w}" height="14" data-value="${st.count}"><title>${esc(`${st.label}: ${st.count}`)}</title></rect>` : '';
+    const rect =
+      w > 0
+        ? `<rect class="bar" x="${labelW}" y="${y + 4}" width="${w}" height="14" data-value="${st.count}"><title>${esc(`${st.label}: ${st.count}`)}</title></rect>`
+        : '';
     return `<text x="0" y="${y + 15}">${esc(st.label)}</text>${rect}<text x="${labelW + w + 6}" y="${y + 15}">${st.count}${st.rate ? ` · ${esc(st.rate)}` : ''}</text>`;
   });
   return `<svg class="funnel" width="${width}" height="${stages.length * h}" viewBox="0 0 ${width} ${stages.length * h}" role="img" aria-label="funnel">${rows.join('')}</svg>`;
@@ -118,19 +131,26 @@ function columns(series: Series[], labels: string[]): string {
   const height = top + CHART_PX + 44;
   const parts: string[] = [];
   parts.push(`<line class="axis" x1="${left}" y1="${top + CHART_PX}" x2="${width}" y2="${top + CHART_PX}"/>`);
-  parts.push(`<text x="${left - 6}" y="${top + 4}" text-anchor="end">${max}</text><text x="${left - 6}" y="${top + CHART_PX}" text-anchor="end">0</text>`);
+  parts.push(
+    `<text x="${left - 6}" y="${top + 4}" text-anchor="end">${max}</text><text x="${left - 6}" y="${top + CHART_PX}" text-anchor="end">0</text>`,
+  );
   labels.forEach((label, i) => {
     const gx = left + i * groupW + 5;
     series.forEach((s, k) => {
       const v = s.values[i] ?? 0;
       const hpx = scale(v, max, CHART_PX);
-      if (hpx > 0) parts.push(`<rect class="bar series${k}" x="${gx + k * COL_PX}" y="${Math.round((top + CHART_PX - hpx) * 100) / 100}" width="${COL_PX - 2}" height="${hpx}" data-value="${v}" data-series="${esc(s.name)}"><title>${esc(`${label} ${s.name}: ${v}`)}</title></rect>`);
+      if (hpx > 0)
+        parts.push(
+          `<rect class="bar series${k}" x="${gx + k * COL_PX}" y="${Math.round((top + CHART_PX - hpx) * 100) / 100}" width="${COL_PX - 2}" height="${hpx}" data-value="${v}" data-series="${esc(s.name)}"><title>${esc(`${label} ${s.name}: ${v}`)}</title></rect>`,
+        );
     });
     parts.push(`<text x="${gx + (series.length * COL_PX) / 2}" y="${top + CHART_PX + 16}" text-anchor="middle">${esc(label)}</text>`);
   });
   let lx = left;
   series.forEach((s, k) => {
-    parts.push(`<rect class="series${k}" x="${lx}" y="${top + CHART_PX + 28}" width="10" height="10"/><text x="${lx + 14}" y="${top + CHART_PX + 37}">${esc(s.name)}</text>`);
+    parts.push(
+      `<rect class="series${k}" x="${lx}" y="${top + CHART_PX + 28}" width="10" height="10"/><text x="${lx + 14}" y="${top + CHART_PX + 37}">${esc(s.name)}</text>`,
+    );
     lx += 24 + s.name.length * 8;
   });
   return `<svg class="columns" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="column chart">${parts.join('')}</svg>`;

@@ -13,7 +13,13 @@ export function renderText(view: ReportView, cols: number, style: ChartStyle): s
   // One cell short of the edge: a line that fills the last column wraps on some terminals.
   const w = Math.max(40, cols - 1);
   const out: string[] = [paint(style, view.title, 'head')];
-  if (view.subtitle) out.push(...view.subtitle.split('\n').flatMap((l) => wrap(l, w)).map((l) => paint(style, l, 'dim')));
+  if (view.subtitle)
+    out.push(
+      ...view.subtitle
+        .split('\n')
+        .flatMap((l) => wrap(l, w))
+        .map((l) => paint(style, l, 'dim')),
+    );
   for (const s of view.sections) out.push(...section(s, w, style));
   if (view.notes.length) out.push('', ...view.notes.flatMap((n) => wrap(n, w)).map((n) => paint(style, n, 'dim')));
   return out.map((l) => l.replace(/\s+$/, '')).join('\n') + '\n';
@@ -32,11 +38,25 @@ function section(s: Section, w: number, style: ChartStyle): string[] {
       const barW = Math.max(MIN_BAR, w - 2 - labelW - 1 - 1 - countW - 2 - rateW - 1);
       return s.stages.map((x) => {
         const bar = barText(x.count, s.max, barW, style.ascii);
-        return '  ' + fit(x.label, labelW) + ' ' + paint(style, bar, 'bar') + ' '.repeat(barW - width(bar)) + ' ' + fit(String(x.count), countW, 'right') + '  ' + fit(x.rate, rateW, 'right');
+        return (
+          '  ' +
+          fit(x.label, labelW) +
+          ' ' +
+          paint(style, bar, 'bar') +
+          ' '.repeat(barW - width(bar)) +
+          ' ' +
+          fit(String(x.count), countW, 'right') +
+          '  ' +
+          fit(x.rate, rateW, 'right')
+        );
       });
     }
     case 'columns':
-      return columnChart(s.series, s.labels, { height: 8, colWidth: s.labels.length * (s.series.length * 2 + 1) + 8 <= w ? 2 : 1, style }).map((l) => '  ' + l);
+      return columnChart(s.series, s.labels, {
+        height: 8,
+        colWidth: s.labels.length * (s.series.length * 2 + 1) + 8 <= w ? 2 : 1,
+        style,
+      }).map((l) => '  ' + l);
     case 'table':
       return table(s, w, style);
   }
@@ -55,7 +75,16 @@ function table(s: Extract<Section, { kind: 'table' }>, w: number, style: ChartSt
   barW = Math.max(s.bar ? MIN_BAR : 0, barW);
   const line = (cells: string[], bar: string) =>
     '  ' + cells.map((c, i) => fit(c, widths[i]!, s.columns[i]!.align ?? 'left')).join('  ') + (s.bar ? '  ' + bar : '');
-  const out = [paint(style, line(s.columns.map((c) => c.title), s.bar ? fit(s.bar.title, barW) : ''), 'dim')];
+  const out = [
+    paint(
+      style,
+      line(
+        s.columns.map((c) => c.title),
+        s.bar ? fit(s.bar.title, barW) : '',
+      ),
+      'dim',
+    ),
+  ];
   s.rows.forEach((r, i) => {
     const v = s.bar?.values[i];
     out.push(line(r, s.bar && v != null ? paint(style, barText(v, s.bar.max, barW, style.ascii), 'bar') : ''));

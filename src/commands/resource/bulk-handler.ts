@@ -11,7 +11,16 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
-import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
+import {
+  bulkSetup,
+  failurePrinter,
+  finishRun,
+  loadJournal,
+  openSession,
+  rowError,
+  settleClock,
+  type BulkFlags,
+} from '../shared/bulk-session.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
 import { resolveNames } from '../shared/row-rel-names.js';
@@ -44,7 +53,8 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   if (op !== 'delete') await resolveNames(ctx, rt, input);
 
   const scan = await scanInput(input);
-  for (const c of scan.ignoredColumns) ctx.warn(`column "${c}" is left out: only ${c.split('.')[0]} or ${c.split('.')[0]}.id sets a relationship`);
+  for (const c of scan.ignoredColumns)
+    ctx.warn(`column "${c}" is left out: only ${c.split('.')[0]} or ${c.split('.')[0]}.id sets a relationship`);
   const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
   if (scan.invalid > 0) {
     for (const p of scan.problems) ctx.info(`${p}`);
@@ -94,7 +104,14 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       }),
     });
     session.progress.stop();
-    await writeFailedRows(ctx, failed, flags.input, { format, dialect, headerless: headerlessIds(op) }, 'id', result.interrupted || result.tripped !== undefined);
+    await writeFailedRows(
+      ctx,
+      failed,
+      flags.input,
+      { format, dialect, headerless: headerlessIds(op) },
+      'id',
+      result.interrupted || result.tripped !== undefined,
+    );
     finishRun(ctx, session, setup, label, result, scan.total);
   } finally {
     await session.close();

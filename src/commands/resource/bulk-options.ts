@@ -17,21 +17,39 @@ type Op = 'create' | 'update' | 'delete';
  */
 export function addBulkOptions(cmd: Command): Command {
   return cmd
-    .option('--input <file>', 'bulk: rows from a CSV, NDJSON or JSON file (the record shape of list output; a relationship cell may name its record: name:<value> or email:<value>)')
+    .option(
+      '--input <file>',
+      'bulk: rows from a CSV, NDJSON or JSON file (the record shape of list output; a relationship cell may name its record: name:<value> or email:<value>)',
+    )
     .option('--concurrency <n>', 'bulk: requests at once (default 4, at most 32)')
-    .option('--journal <file>', 'bulk: journal of done rows, for safe reruns (default <input>.journal.ndjson; <input>.sandbox.journal.ndjson with --sandbox)')
+    .option(
+      '--journal <file>',
+      'bulk: journal of done rows, for safe reruns (default <input>.journal.ndjson; <input>.sandbox.journal.ndjson with --sandbox)',
+    )
     .option('--report <file>', 'bulk: one NDJSON result per row (- for stdout)')
     .option('--strict', 'bulk: stop before sending anything when a row is invalid (exit 2)')
     .option('--shard <i/n>', 'bulk: do only shard i of n (rows r with (r-1) mod n = i-1)')
     .option('--settle <seconds>', 'bulk: how long a write without a definite answer is looked for before it is sent again (default 30)')
     .option('--skip-failed', 'bulk: skip rows an earlier run recorded as failed (default: try them again)')
     .option('--max-failures <n>', 'bulk: stop after n rows in a row refused with the same error (default 20; 0 never stops)')
-    .option('--failed <file>', 'bulk: write the failed rows there, in the input\'s format and columns plus an error column')
+    .option('--failed <file>', "bulk: write the failed rows there, in the input's format and columns plus an error column")
     .option('--ignore-columns <a,b>', 'bulk: input columns to leave out (unknown columns are refused otherwise)')
     .option('--delimiter <c>', 'bulk: CSV delimiter (default: sniffed from the header line: , ; or tab)');
 }
 
-const BULK_ONLY = ['concurrency', 'journal', 'report', 'strict', 'shard', 'settle', 'skipFailed', 'maxFailures', 'failed', 'ignoreColumns', 'delimiter'] as const;
+const BULK_ONLY = [
+  'concurrency',
+  'journal',
+  'report',
+  'strict',
+  'shard',
+  'settle',
+  'skipFailed',
+  'maxFailures',
+  'failed',
+  'ignoreColumns',
+  'delimiter',
+] as const;
 
 /** The record id of a single update or delete; a usage error when it is missing or doubled. */
 export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags: BulkFlags): string {

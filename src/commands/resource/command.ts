@@ -17,7 +17,9 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** The `list --help` lines on dates in filters, with an example on a date field of the type. */
 function datesHelp(rt: ResourceType): string {
-  const field = rt.attributes.find((a) => a.filterable && a.type === 'date-time' && a.name === 'updatedAt') ?? rt.attributes.find((a) => a.filterable && a.type === 'date-time');
+  const field =
+    rt.attributes.find((a) => a.filterable && a.type === 'date-time' && a.name === 'updatedAt') ??
+    rt.attributes.find((a) => a.filterable && a.type === 'date-time');
   const lines = [
     '',
     'Dates in filters: YYYY-MM-DD (on a date-time field: that whole day),',
@@ -91,9 +93,14 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       throw (await import('./name-hints.js')).withNameHints(err, rt, c.opts());
     }
   };
-  const run = (c: Command, fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../runtime/context.js').Context) => Promise<void>) =>
-    runCommand(app, c, async (ctx) => hinted(c, async () => fn(await import('./write-handlers.js'))(ctx)));
-  const runRead = (c: Command, fn: (h: typeof import('./read-handlers.js')) => (ctx: import('../../runtime/context.js').Context) => Promise<void>) =>
+  const run = (
+    c: Command,
+    fn: (h: typeof import('./write-handlers.js')) => (ctx: import('../../runtime/context.js').Context) => Promise<void>,
+  ) => runCommand(app, c, async (ctx) => hinted(c, async () => fn(await import('./write-handlers.js'))(ctx)));
+  const runRead = (
+    c: Command,
+    fn: (h: typeof import('./read-handlers.js')) => (ctx: import('../../runtime/context.js').Context) => Promise<void>,
+  ) =>
     // `--columns` and `--fields` names are checked before sending (read-handlers: field-names.ts).
     runCommand(app, c, async (ctx) => hinted(c, async () => fn(await import('./read-handlers.js'))(ctx)));
 
@@ -101,7 +108,11 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
     cmd
       .command('list')
       .description(`list ${rt.command} (one page of 50 unless --limit or --all)`)
-      .option('-f, --filter <expr>', 'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (one per field, ANDed; a bare date on a date-time field means that whole day)', collect)
+      .option(
+        '-f, --filter <expr>',
+        'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (one per field, ANDed; a bare date on a date-time field means that whole day)',
+        collect,
+      )
       .option('-s, --sort <keys>', 'sort keys, comma-separated, - for descending (attributes marked S)')
       .option('-i, --include <paths>', 'related resources to include, comma-separated, a.b for nested')
       .option('--fields <list>', 'sparse fields: attr,attr (this type) or type=attr,attr (repeatable)', collect)
@@ -112,7 +123,10 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
       .option('--columns <list>', 'table/csv columns, comma-separated (e.g. id,name,account.name: includes account)')
       .option('--bom', 'with -o csv: start with a UTF-8 byte order mark, so Excel reads accents right')
-      .option('--all-columns', 'with -o csv: keep the custom fields your org does not use (left out once `svc schema pull` has cached the schema)')
+      .option(
+        '--all-columns',
+        'with -o csv: keep the custom fields your org does not use (left out once `svc schema pull` has cached the schema)',
+      )
       .addHelpText('after', () => datesHelp(rt))
       .action((opts, c: Command) => runRead(c, (h) => (ctx) => h.listHandler(ctx, rt, opts)));
   }
@@ -169,7 +183,11 @@ Examples:
       .command('create')
       .description(`create a ${rt.type}`)
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
-      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)', collect)
+      .option(
+        '--rel <name=id>',
+        'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)',
+        collect,
+      )
       .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
     addBulkOptions(create).action((opts, c: Command) =>
       run(c, (h) => (ctx) => {
@@ -185,15 +203,21 @@ Examples:
       .description(`update a ${rt.type} (sends only what is given)`)
       .argument('[id]', 'record id (or --input FILE)')
       .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
-      .option('--rel <name=id>', 'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)', collect)
+      .option(
+        '--rel <name=id>',
+        'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)',
+        collect,
+      )
       .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
     addKeyedOptions(addBulkOptions(update)).action((id: string | undefined, opts, c: Command) =>
-      run(c, (h) => (ctx) =>
-        opts.match !== undefined || opts.plan
-          ? runKeyed(ctx, rt, 'update', id, opts)
-          : opts.input !== undefined
-            ? runBulk(ctx, rt, 'update', id, opts)
-            : h.updateHandler(ctx, rt, singleId(rt, 'update', id, opts), opts),
+      run(
+        c,
+        (h) => (ctx) =>
+          opts.match !== undefined || opts.plan
+            ? runKeyed(ctx, rt, 'update', id, opts)
+            : opts.input !== undefined
+              ? runBulk(ctx, rt, 'update', id, opts)
+              : h.updateHandler(ctx, rt, singleId(rt, 'update', id, opts), opts),
       ),
     );
   }
@@ -202,7 +226,9 @@ Examples:
       .command('upsert')
       .description(`create or update ${rt.command} from a file, matched by one attribute (--match)`)
       .addHelpText('after', upsertHelp(rt));
-    addKeyedOptions(addBulkOptions(upsert)).action((opts, c: Command) => run(c, () => (ctx) => runKeyed(ctx, rt, 'upsert', undefined, opts)));
+    addKeyedOptions(addBulkOptions(upsert)).action((opts, c: Command) =>
+      run(c, () => (ctx) => runKeyed(ctx, rt, 'upsert', undefined, opts)),
+    );
   }
   if (rt.operations.includes('delete')) {
     const del = cmd
@@ -210,7 +236,11 @@ Examples:
       .description(`delete a ${rt.type} (asks first on a terminal; --yes otherwise)`)
       .argument('[id]', 'record id (or --input FILE)');
     addBulkOptions(del).action((id: string | undefined, opts, c: Command) =>
-      run(c, (h) => (ctx) => (opts.input !== undefined ? runBulk(ctx, rt, 'delete', id, opts) : h.deleteHandler(ctx, rt, singleId(rt, 'delete', id, opts)))),
+      run(
+        c,
+        (h) => (ctx) =>
+          opts.input !== undefined ? runBulk(ctx, rt, 'delete', id, opts) : h.deleteHandler(ctx, rt, singleId(rt, 'delete', id, opts)),
+      ),
     );
   }
   for (const action of rt.actions) {
@@ -218,7 +248,11 @@ Examples:
       .command(action.command)
       .description(action.description)
       .argument('<id>', 'record id')
-      .option('-p, --param <name=value>', `action parameter, sent as actionParams[name]${action.params.length ? ` (${action.params.join(', ')})` : ''}`, collect)
+      .option(
+        '-p, --param <name=value>',
+        `action parameter, sent as actionParams[name]${action.params.length ? ` (${action.params.join(', ')})` : ''}`,
+        collect,
+      )
       .action((id: string, opts, c: Command) => run(c, (h) => (ctx) => h.actionHandler(ctx, rt, action, id, opts)));
   }
   return cmd;

@@ -76,7 +76,8 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       const c = exportColumns(rt, schema, flags.allColumns === true);
       columns = c.columns;
       if (c.unused) ctx.info(`leaving out ${c.unused} custom field(s) your org has not labelled (--all-columns keeps them)`);
-      else if (!schema && rt.customFields && !flags.allColumns) ctx.info('tip: after `svc schema pull`, exports leave out the custom fields your org does not use');
+      else if (!schema && rt.customFields && !flags.allColumns)
+        ctx.info('tip: after `svc schema pull`, exports leave out the custom fields your org does not use');
     }
   }
   const bom = format === 'csv' && (flags.bom ?? /\.csv$/i.test(file));
@@ -88,23 +89,35 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   let header = false;
   if (fs.existsSync(part)) {
     if (!flags.resume) {
-      throw new UsageError(`${part} exists: an earlier export of ${file} was stopped`).hint('add --resume to continue it, or delete the .part file to start again');
+      throw new UsageError(`${part} exists: an earlier export of ${file} was stopped`).hint(
+        'add --resume to continue it, or delete the .part file to start again',
+      );
     }
     checkSameExport(part, what);
     const point = await resumePoint(part, format);
-    if (point.unreadable) throw new UsageError(`${part} is not an NDJSON export (${point.unreadable} line(s) without an id)`).hint('resume with the --format of the first run, or delete the .part file');
+    if (point.unreadable)
+      throw new UsageError(`${part} is not an NDJSON export (${point.unreadable} line(s) without an id)`).hint(
+        'resume with the --format of the first run, or delete the .part file',
+      );
     if (format === 'csv' && point.header !== undefined && point.header !== csvLine(columns!).slice(0, -1)) {
-      throw new UsageError(`${part} has other columns than this export would write`).hint('resume with the options of the first run (--columns, --all-columns), or delete the .part file');
+      throw new UsageError(`${part} has other columns than this export would write`).hint(
+        'resume with the options of the first run (--columns, --all-columns), or delete the .part file',
+      );
     }
     keep = point.offset;
     header = point.header !== undefined;
     written = point.records;
     if (point.lastId !== undefined) {
       const last = Number(point.lastId);
-      if (!Number.isInteger(last)) throw new UsageError(`${part}: its last record's id ${JSON.stringify(point.lastId)} is not a number; delete the .part file to start again`);
+      if (!Number.isInteger(last))
+        throw new UsageError(
+          `${part}: its last record's id ${JSON.stringify(point.lastId)} is not a number; delete the .part file to start again`,
+        );
       from = last + 1;
     }
-    ctx.info(`resuming ${part}: ${written.toLocaleString('en-US')} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}`);
+    ctx.info(
+      `resuming ${part}: ${written.toLocaleString('en-US')} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}`,
+    );
   }
 
   const api = await ctx.api();
@@ -139,7 +152,8 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
         const included = indexIncluded(page.doc);
         let text = '';
         for (const r of page.records) {
-          if (format === 'ndjson') text += (masked ? JSON.stringify(maskSensitive([flatten(r, included)])[0]) : flatJson(r, included)) + '\n';
+          if (format === 'ndjson')
+            text += (masked ? JSON.stringify(maskSensitive([flatten(r, included)])[0]) : flatJson(r, included)) + '\n';
           else {
             const flat: FlatRecord = masked ? maskSensitive([flatten(r, included)])[0]! : flatten(r, included);
             text += csvLine(columns!.map((c) => pick(flat, c)));
@@ -162,7 +176,9 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     progress.stop();
     await out.close();
     if (ctx.signal.aborted) {
-      throw new InterruptedError(`export interrupted after ${written.toLocaleString('en-US')} record(s)`).hint(`continue with the same command and --resume (${part} is kept)`);
+      throw new InterruptedError(`export interrupted after ${written.toLocaleString('en-US')} record(s)`).hint(
+        `continue with the same command and --resume (${part} is kept)`,
+      );
     }
     if (err instanceof SvcError) err.hint(`${part} is kept: add --resume to continue`);
     throw err;

@@ -49,7 +49,9 @@ export function refuseRepeatedFields(filters: GivenFilter[]): void {
       seen.set(name, g);
       continue;
     }
-    const err = new UsageError(`two filters on ${name} ("${first.given}", "${g.given}"): a field takes one filter, and both cannot hold at once`);
+    const err = new UsageError(
+      `two filters on ${name} ("${first.given}", "${g.given}"): a field takes one filter, and both cannot hold at once`,
+    );
     const one = combined(name, first.filter, g.filter);
     throw err.hint(
       one

@@ -10,7 +10,10 @@ const AREAS: Record<string, (typeof RESOURCE_GROUPS)[number]> = {};
 const put = (group: (typeof RESOURCE_GROUPS)[number], types: string) => {
   for (const t of types.split(' ')) AREAS[t] = group;
 };
-put('CRM', 'account accountNote prospect prospectNote emailAddress phoneNumber persona stage opportunity opportunityProspectRole opportunityStage product purchase');
+put(
+  'CRM',
+  'account accountNote prospect prospectNote emailAddress phoneNumber persona stage opportunity opportunityProspectRole opportunityStage product purchase',
+);
 put('Sequences', 'sequence sequenceState sequenceStep sequenceTemplate ruleset');
 put('Mail', 'mailbox mailing mailAlias recipient');
 put('Calls', 'call callDisposition callPurpose voiceRecording voiceImport');

@@ -28,7 +28,15 @@ export function resourceHelp(rt: ResourceType, width = 80): string {
 }
 
 /** A value a person would type for a writable string field (the sandbox accepts each as written). */
-const SAMPLE_VALUES: Record<string, string> = { firstName: 'Ada', lastName: 'Lovelace', name: 'Example', title: 'CEO', subject: 'Hello', body: 'Hello', note: 'Done' };
+const SAMPLE_VALUES: Record<string, string> = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  name: 'Example',
+  title: 'CEO',
+  subject: 'Hello',
+  body: 'Hello',
+  note: 'Done',
+};
 /** Types the sandbox's demo org has no record of, and types that need a relationship to be created. */
 const NO_GET_EXAMPLE = new Set(['complianceRequest', 'webhook']);
 const NO_CREATE_EXAMPLE = new Set(['mailing']);
@@ -38,12 +46,17 @@ const ACTION_EXAMPLE_ID: Record<string, number> = { sequenceState: 5 };
 /** Examples that work as written against the sandbox: no placeholders (a test runs them). */
 function examples(rt: ResourceType): string[] {
   const out: string[] = [];
-  const date = rt.attributes.find((a) => a.filterable && a.name === 'updatedAt') ?? rt.attributes.find((a) => a.filterable && a.type === 'date-time');
+  const date =
+    rt.attributes.find((a) => a.filterable && a.name === 'updatedAt') ?? rt.attributes.find((a) => a.filterable && a.type === 'date-time');
   const s = rt.attributes.find((a) => a.sortable && a.name === 'updatedAt') ?? rt.attributes.find((a) => a.sortable);
   if (rt.operations.includes('list')) {
     // Parts are added while the line fits 80 columns with its `  $ ` (copied whole, not wrapped).
     const parts = [`svc ${rt.command} list`];
-    for (const p of [rt.type === 'prospect' ? '--filter title=CEO' : date ? `--filter ${date.name}=2024-01-01..` : '', s ? `--sort -${s.name}` : '', '--limit 20']) {
+    for (const p of [
+      rt.type === 'prospect' ? '--filter title=CEO' : date ? `--filter ${date.name}=2024-01-01..` : '',
+      s ? `--sort -${s.name}` : '',
+      '--limit 20',
+    ]) {
       if (p && [...parts, p].join(' ').length <= 76) parts.push(p);
     }
     out.push(parts.join(' '));

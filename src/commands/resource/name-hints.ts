@@ -18,7 +18,11 @@ interface NamedFlags {
   columns?: string;
 }
 
-const list = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 /** Each name a flag gives, with the flag, the head of a dotted path only (`account.name` → `account`). */
 function givenNames(flags: NamedFlags): { flag: string; name: string }[] {
@@ -28,7 +32,14 @@ function givenNames(flags: NamedFlags): { flag: string; name: string }[] {
   for (const k of list(flags.sort)) out.push({ flag: '--sort', name: head(k.replace(/^-/, '')) });
   for (const f of flags.fields ?? []) if (!f.includes('=')) for (const n of list(f)) out.push({ flag: '--fields', name: n });
   for (const n of list(flags.include)) out.push({ flag: '--include', name: head(n) });
-  for (const a of flags.attr ?? []) out.push({ flag: '--attr', name: a.slice(0, Math.max(0, a.indexOf('='))).replace(/:$/, '').trim() });
+  for (const a of flags.attr ?? [])
+    out.push({
+      flag: '--attr',
+      name: a
+        .slice(0, Math.max(0, a.indexOf('=')))
+        .replace(/:$/, '')
+        .trim(),
+    });
   for (const c of list(flags.columns)) out.push({ flag: '--columns', name: head(c) });
   return out.filter((g) => g.name !== '');
 }

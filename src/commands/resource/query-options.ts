@@ -6,7 +6,15 @@
 import { parseFilter, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
 import { UsageError } from '../../errors.js';
-import { findAttribute, findRelationship, isKnownField, resourceByType, findResource, type AttributeSpec, type ResourceType } from '../../registry/index.js';
+import {
+  findAttribute,
+  findRelationship,
+  isKnownField,
+  resourceByType,
+  findResource,
+  type AttributeSpec,
+  type ResourceType,
+} from '../../registry/index.js';
 import type { AttributeNames } from './attr-flags.js';
 import { checkFilterValues, refuseRepeatedFields } from './filter-checks.js';
 
@@ -46,7 +54,14 @@ export function namesUnknownFields(rt: ResourceType, flags: QueryFlags & { colum
   for (const f of flags.fields ?? []) {
     const eq = f.indexOf('=');
     const t = eq < 0 ? rt : (resourceByType(f.slice(0, eq).trim()) ?? findResource(f.slice(0, eq).trim()));
-    if (t && f.slice(eq + 1).split(',').some((n) => unknown(n.trim(), t))) return true;
+    if (
+      t &&
+      f
+        .slice(eq + 1)
+        .split(',')
+        .some((n) => unknown(n.trim(), t))
+    )
+      return true;
   }
   return !!flags.columns?.split(',').some((c) => {
     const [head, tail] = c.trim().split('.');
@@ -72,7 +87,9 @@ function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => vo
   refuseRepeatedFields(parsed);
   return parsed.map(({ given, filter }) => {
     if (filter.trimmed) {
-      warn(`filter "${given}": spaces around a value are not part of it; filtering on ${filter.path.join('.')}=${filter.values.join(',')} (write "\\ " to keep a space)`);
+      warn(
+        `filter "${given}": spaces around a value are not part of it; filtering on ${filter.path.join('.')}=${filter.values.join(',')} (write "\\ " to keep a space)`,
+      );
     }
     return checkFilterValues(filterSpec(rt, filter.path, names), filter, given);
   });
@@ -99,7 +116,8 @@ function checkFilter(rt: ResourceType, given: string, warn: (m: string) => void,
     f = parseFilter(expr);
   } catch (err) {
     // A name with spaces is most likely a custom-field label the cache does not hold.
-    if (err instanceof UsageError && /\s/.test(given0) && rt.customFields && !names) err.hint('custom-field labels are names after `svc schema pull`');
+    if (err instanceof UsageError && /\s/.test(given0) && rt.customFields && !names)
+      err.hint('custom-field labels are names after `svc schema pull`');
     throw err;
   }
   const [head, tail] = f.path;
@@ -117,7 +135,8 @@ function checkFilter(rt: ResourceType, given: string, warn: (m: string) => void,
     return f;
   }
   const rel = findRelationship(rt, head!);
-  if (!rel && findAttribute(rt, head!)) throw new UsageError(`"${head}" is an attribute of ${rt.type}, not a relationship: filter ${head}=value`);
+  if (!rel && findAttribute(rt, head!))
+    throw new UsageError(`"${head}" is an attribute of ${rt.type}, not a relationship: filter ${head}=value`);
   if (tail !== 'id') {
     warn(
       `filtering by a relationship attribute (${head}.${tail}) is deprecated by the service; filter by ${head}.id, or query the related type and include ${rt.path}`,
@@ -149,7 +168,10 @@ function checkSort(rt: ResourceType, sort: string, warn: (m: string) => void, na
     // Custom fields: which ones sort is the org's business (as for filters); the service decides.
     if (attr && !attr.sortable && !/^custom\d+$/.test(name)) {
       throw new UsageError(`cannot sort ${rt.command} by "${name}": the API does not allow sorting on it`).hint(
-        `sortable: ${rt.attributes.filter((a) => a.sortable).map((a) => a.name).join(', ')}`,
+        `sortable: ${rt.attributes
+          .filter((a) => a.sortable)
+          .map((a) => a.name)
+          .join(', ')}`,
       );
     }
   }
@@ -187,7 +209,11 @@ export function buildListQuery(rt: ResourceType, flags: QueryFlags, warn: (m: st
   if (flags.filter?.length) q.filters = checkFilters(rt, flags.filter, warn, names);
   if (flags.newFilterSyntax) q.newFilterSyntax = true;
   if (flags.sort) q.sort = checkSort(rt, flags.sort, warn, names);
-  if (flags.include) q.include = flags.include.split(',').map((s) => s.trim()).filter(Boolean);
+  if (flags.include)
+    q.include = flags.include
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (flags.fields?.length) q.fields = parseFields(rt, flags.fields, names);
   return q;
 }

@@ -44,7 +44,8 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
   if (columns) applyColumns(rt, columns, query, org, ctx.output === 'table' || ctx.output === 'csv');
-  if (flags.allColumns && (columns || ctx.output !== 'csv')) throw new UsageError('--all-columns is for CSV output (-o csv) without --columns');
+  if (flags.allColumns && (columns || ctx.output !== 'csv'))
+    throw new UsageError('--all-columns is for CSV output (-o csv) without --columns');
   const omitColumn = ctx.output === 'csv' && !columns && !flags.allColumns ? await unusedCustomFields(ctx, rt) : undefined;
   const api = await ctx.api();
   // More than one page streams through: keep the heap near what is live (runtime/heap.ts).
@@ -53,14 +54,22 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   // the total comes from counting on the first page. With both on the terminal, the spinner
   // (which steps aside before data) is used instead: a redrawn bar would mix with the rows.
   const progress =
-    flags.all && limit === undefined && ctx.io.stderrIsTTY && !ctx.io.stdoutIsTTY && !ctx.globals.verbose ? listProgress(ctx, rt) : undefined;
+    flags.all && limit === undefined && ctx.io.stderrIsTTY && !ctx.io.stdoutIsTTY && !ctx.globals.verbose
+      ? listProgress(ctx, rt)
+      : undefined;
   const askedCount = query.count === true;
   if (progress) query.count = true;
   const spinner = progress
     ? { update() {}, clear() {}, dataIO: (io: typeof ctx.io) => io, stop: () => progress.stop() }
     : startSpinner(ctx.io, `Fetching ${rt.command}…`, ctx.env);
   progress?.start();
-  const writer = recordWriter(ctx, { format: ctx.output, io: spinner.dataIO(ctx.io), columns, defaultColumns: rt.defaultColumns, omitColumn });
+  const writer = recordWriter(ctx, {
+    format: ctx.output,
+    io: spinner.dataIO(ctx.io),
+    columns,
+    defaultColumns: rt.defaultColumns,
+    omitColumn,
+  });
   const warn = (m: string) => {
     spinner.clear();
     ctx.warn(m);
@@ -74,7 +83,14 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       // `--limit 0 --count` asks only for the total: one page of one record is the cheapest request.
       if (!flags.count) throw new UsageError('--limit 0 only makes sense with --count');
     }
-    for await (const page of paginate(api, rt.path, { query, limit: limit === 0 ? 1 : limit, all: flags.all, pageSize, warn, signal: ctx.signal })) {
+    for await (const page of paginate(api, rt.path, {
+      query,
+      limit: limit === 0 ? 1 : limit,
+      all: flags.all,
+      pageSize,
+      warn,
+      signal: ctx.signal,
+    })) {
       if (countMeta === undefined && (flags.count || progress)) {
         countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
         if (progress && typeof countMeta.count === 'number') progress.setTotal(countMeta.count);
@@ -141,7 +157,12 @@ export function withoutEmptyFields(r: FlatRecord | undefined): { kept: FlatRecor
   const kept = {} as FlatRecord;
   let hidden = 0;
   for (const [k, v] of Object.entries(r)) {
-    const empty = v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+    const empty =
+      v === null ||
+      v === undefined ||
+      v === '' ||
+      (Array.isArray(v) && v.length === 0) ||
+      (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
     // Empty custom fields are never shown in the table view (render.ts): not counted as hidden here.
     if (empty && k !== 'id' && k !== 'type') hidden += /^custom\d+$/.test(k) ? 0 : 1;
     else setField(kept, k, v);
@@ -213,7 +234,13 @@ async function unusedCustomFields(ctx: Context, rt: ResourceType): Promise<((key
 
 /** The progress display of `list --all` on a terminal. */
 function listProgress(ctx: Context, rt: ResourceType): Progress {
-  return new Progress({ stderr: ctx.io.stderr, tty: true, label: `${rt.command} list`, columns: ctx.io.columns, now: () => ctx.clock.now() });
+  return new Progress({
+    stderr: ctx.io.stderr,
+    tty: true,
+    label: `${rt.command} list`,
+    columns: ctx.io.columns,
+    now: () => ctx.clock.now(),
+  });
 }
 
 /**
@@ -226,5 +253,7 @@ function moreHint(ctx: Context, shown: number, last: JsonApiDocument, count: unk
   const more = known !== undefined ? known > shown : last.links ? last.links.next !== undefined && last.links.next !== null : true;
   if (!more) return;
   const n = (x: number) => x.toLocaleString('en-US');
-  ctx.info(`${known !== undefined ? `${n(shown)} of ${n(known)}` : `first ${n(shown)}`} shown — \`--all\` or \`--limit N\` for more${known === undefined ? ' (--count for the total)' : ''}`);
+  ctx.info(
+    `${known !== undefined ? `${n(shown)} of ${n(known)}` : `first ${n(shown)}`} shown — \`--all\` or \`--limit N\` for more${known === undefined ? ' (--count for the total)' : ''}`,
+  );
 }

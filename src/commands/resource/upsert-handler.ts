@@ -14,7 +14,16 @@ import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedI
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
-import { bulkSetup, failurePrinter, finishRun, loadJournal, openSession, rowError, settleClock, type BulkFlags } from '../shared/bulk-session.js';
+import {
+  bulkSetup,
+  failurePrinter,
+  finishRun,
+  loadJournal,
+  openSession,
+  rowError,
+  settleClock,
+  type BulkFlags,
+} from '../shared/bulk-session.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
 import { resolveNames } from '../shared/row-rel-names.js';
@@ -28,7 +37,10 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   if (flags.match === undefined) throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by`);
   const match = matchAttribute(rt, flags.match);
   if (typeof match !== 'string') throw new UsageError(match.error);
-  if (match === 'id' && mode === 'upsert') throw new UsageError(`${rt.command} upsert: --match id cannot create a missing record; use update --input F --match id, or match by an attribute`);
+  if (match === 'id' && mode === 'upsert')
+    throw new UsageError(
+      `${rt.command} upsert: --match id cannot create a missing record; use update --input F --match id, or match by an attribute`,
+    );
   const setup = bulkSetup(flags, ctx.globals.sandbox);
   const format = await detectFormat(flags.input);
   const dialect = await inspectInput(flags.input, format, setup.delimiter);
@@ -58,7 +70,8 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   if (scan.invalid > 0) {
     for (const p of scan.problems) ctx.info(p);
     if (scan.invalid > scan.problems.length) ctx.info(`… and ${scan.invalid - scan.problems.length} more invalid rows`);
-    if (setup.strict) throw new UsageError(`${scan.invalid} of ${scan.total} rows of ${flags.input} are invalid; nothing was sent (--strict)`);
+    if (setup.strict)
+      throw new UsageError(`${scan.invalid} of ${scan.total} rows of ${flags.input} are invalid; nothing was sent (--strict)`);
   }
   const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
   const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid`;
@@ -75,7 +88,12 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     collectFailed(session, failed);
     session.progress.start();
     const halt = new AbortController();
-    const lookup = keyLookup(pagedClient(session.requester, session.client), { path: rt.path, type: rt.type, attr: match, signal: ctx.signal });
+    const lookup = keyLookup(pagedClient(session.requester, session.client), {
+      path: rt.path,
+      type: rt.type,
+      attr: match,
+      signal: ctx.signal,
+    });
     let unchanged = 0;
     const counted = async function* (items: AsyncIterable<KeyedItem>) {
       for await (const item of items) {

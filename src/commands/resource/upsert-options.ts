@@ -11,8 +11,14 @@ import type { KeyedFlags } from './upsert-handler.js';
 /** Adds `--match ATTR` and `--plan`. */
 export function addKeyedOptions(cmd: Command): Command {
   return cmd
-    .option('--match <attr>', 'bulk: match rows to records by this filterable attribute (prospects: emails; accounts: domain or name; id); unchanged rows are not sent')
-    .option('--plan', 'bulk: read the matched records and print the fields each row would change and the bill; nothing is written (update without --match: by id)');
+    .option(
+      '--match <attr>',
+      'bulk: match rows to records by this filterable attribute (prospects: emails; accounts: domain or name; id); unchanged rows are not sent',
+    )
+    .option(
+      '--plan',
+      'bulk: read the matched records and print the fields each row would change and the bill; nothing is written (update without --match: by id)',
+    );
 }
 
 /** A good `--match` for the examples of a type. */
@@ -46,7 +52,8 @@ export async function runKeyed(
   flags: Omit<KeyedFlags, 'input'> & { input?: string; attr?: string[]; rel?: string[]; data?: string },
 ): Promise<void> {
   const input = flags.input;
-  if (input === undefined) throw new UsageError(`${rt.command} ${mode}: give --input FILE${mode === 'update' ? ' with --match and --plan' : ''}`);
+  if (input === undefined)
+    throw new UsageError(`${rt.command} ${mode}: give --input FILE${mode === 'update' ? ' with --match and --plan' : ''}`);
   if (id !== undefined) throw new UsageError(`${rt.command} ${mode}: give either a record id or --input, not both`);
   if (flags.attr?.length || flags.rel?.length || flags.data !== undefined) {
     throw new UsageError('--input cannot be combined with --attr, --rel or --data: the file gives every field');

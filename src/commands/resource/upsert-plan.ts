@@ -70,7 +70,19 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   const json = ctx.globals.output === 'json';
   // NDJSON streams a line per row and the bill last, for files too long to hold as one document.
   const ndjson = ctx.globals.output === 'ndjson';
-  const bill: PlanBill = { creates: 0, updates: 0, unchanged: 0, ambiguous: 0, failed: 0, done: 0, lookups: 0, requests: 0, remaining: null, limit: null, waitSeconds: 0 };
+  const bill: PlanBill = {
+    creates: 0,
+    updates: 0,
+    unchanged: 0,
+    ambiguous: 0,
+    failed: 0,
+    done: 0,
+    lookups: 0,
+    requests: 0,
+    remaining: null,
+    limit: null,
+    waitSeconds: 0,
+  };
   const rows: Record<string, unknown>[] = [];
   const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(s) + '\n');
   for await (const item of keyedItems(input, lookup)) {

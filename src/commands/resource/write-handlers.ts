@@ -64,7 +64,12 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
   reportProblems(rt, checkAttributes(rt, data.attributes));
   reportProblems(rt, checkTypeRules(rt, data.attributes, forUpdate));
   if (org) reportProblems(rt, org.apply(data.attributes, forUpdate));
-  if (!forUpdate && Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0 && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY) {
+  if (
+    !forUpdate &&
+    Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0 &&
+    ctx.io.stdinIsTTY &&
+    ctx.io.stderrIsTTY
+  ) {
     Object.assign(data.attributes, await promptForFields(ctx, rt));
   }
   return data;
@@ -89,11 +94,14 @@ function reportProblems(rt: ResourceType, problems: { field: string; reason: str
 function expectRecord(res: ApiResponse, what: string, mayExist: boolean): void {
   try {
     if (res.status >= 300) {
-      throw new ApiError(res.status, [{ title: 'bad response', detail: `server answered ${res.status} (a redirect, not followed) to the ${what}` }]);
+      throw new ApiError(res.status, [
+        { title: 'bad response', detail: `server answered ${res.status} (a redirect, not followed) to the ${what}` },
+      ]);
     }
     singleResource(res.status, res.doc);
   } catch (err) {
-    if (mayExist && err instanceof ApiError) err.hint('the record may have been created all the same: look for it before creating it again');
+    if (mayExist && err instanceof ApiError)
+      err.hint('the record may have been created all the same: look for it before creating it again');
     throw err;
   }
 }

@@ -6,7 +6,10 @@ export function registerResources(program: Command, app: App): void {
   program
     .command('resources')
     .description('list every resource type: its command, operations and actions')
-    .addHelpText('after', '\nExamples:\n  $ svc resources\n  $ svc resources -o json | jq \'.[] | select(.operations | index("update"))\'\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ svc resources\n  $ svc resources -o json | jq \'.[] | select(.operations | index("update"))\'\n',
+    )
     .action(async (_opts, cmd: Command) => {
       // Performance machinery (README.md, Build): loaded with import() when first used.
       const { resourcesHandler } = await import('./handler.js');

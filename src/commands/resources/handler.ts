@@ -33,6 +33,8 @@ export async function resourcesHandler(ctx: Context): Promise<void> {
     const w = Math.max(...rows.map((r) => r.command.length));
     const ops = Math.max(...rows.map((r) => r.operations.join(',').length));
     const head = `${'COMMAND'.padEnd(w)}  ${'OPERATIONS'.padEnd(ops)}  ACTIONS\n`;
-    return head + rows.map((r) => `${r.command.padEnd(w)}  ${r.operations.join(',').padEnd(ops)}  ${r.actions.join(',')}`).join('\n') + '\n';
+    return (
+      head + rows.map((r) => `${r.command.padEnd(w)}  ${r.operations.join(',').padEnd(ops)}  ${r.actions.join(',')}`).join('\n') + '\n'
+    );
   });
 }

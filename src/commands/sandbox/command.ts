@@ -35,7 +35,10 @@ export function registerSandbox(program: Command, app: App): void {
     .option('--rate-limit <n>', 'requests per user per hour (default 10000)')
     .option('--token-interval <seconds>', 'minimum seconds between access tokens per user (default 60)')
     .option('--maintenance-until <iso>', 'answer 503 scheduledServerMaintenance until this ISO time')
-    .option('--from-profile <name>', "write an org file (--data, default ./svc-org-NAME.json) copied from this profile's real org, read-only, then exit")
+    .option(
+      '--from-profile <name>',
+      "write an org file (--data, default ./svc-org-NAME.json) copied from this profile's real org, read-only, then exit",
+    )
     .option('--sample <n>', 'with --from-profile: prospects to copy (default 1000)')
     .option('--filter <type:expr>', 'with --from-profile: which records to copy, e.g. prospect:title=CEO (repeatable)', collect)
     .option('--keep-domains', 'with --from-profile: keep e-mail and web domains instead of mapping them to fake ones')

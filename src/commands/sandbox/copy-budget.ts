@@ -15,8 +15,13 @@ export const DEFAULT_BUDGET = 1_000;
 /** Thrown instead of sending a request the budget does not cover. */
 export class BudgetExhausted extends SvcError {
   constructor(budget: number, hourly = false) {
-    super(`request budget spent: ${budget} requests used${hourly ? ' (all the hourly limit had left)' : ''}, the copy is not complete`, ExitCode.API);
-    this.hint('the requests made so far are kept: run the same command again to resume (later, if the hourly limit is near), or raise --budget');
+    super(
+      `request budget spent: ${budget} requests used${hourly ? ' (all the hourly limit had left)' : ''}, the copy is not complete`,
+      ExitCode.API,
+    );
+    this.hint(
+      'the requests made so far are kept: run the same command again to resume (later, if the hourly limit is near), or raise --budget',
+    );
   }
 }
 

@@ -27,7 +27,18 @@ import { writeProgress, type CopyProgress } from './copy-progress.js';
 import { readableFields, targets, toRecord } from './copy-records.js';
 
 /** Types copied whole: the org's structure. */
-export const ORG_TYPES = ['user', 'team', 'ruleset', 'stage', 'persona', 'sequence', 'sequenceStep', 'template', 'sequenceTemplate', 'mailbox'] as const;
+export const ORG_TYPES = [
+  'user',
+  'team',
+  'ruleset',
+  'stage',
+  'persona',
+  'sequence',
+  'sequenceStep',
+  'template',
+  'sequenceTemplate',
+  'mailbox',
+] as const;
 /** Types copied for the sampled prospects only. */
 const SAMPLE_TYPES = ['prospect', 'account', 'emailAddress', 'phoneNumber', 'sequenceState'] as const;
 /** Every type a copy holds, in the order they are fetched. */
@@ -74,7 +85,9 @@ async function step<T>(job: CopyJob, name: string, fn: () => Promise<T>): Promis
   job.progress.requests += job.client.used - before;
   writeProgress(job.progressFile, job.progress);
   const spent = job.client.used - before;
-  job.info(`${name}: ${Array.isArray(value) ? `${value.length.toLocaleString('en-US')} records` : 'done'} (${spent} request${spent === 1 ? '' : 's'}, ${job.client.left.toLocaleString('en-US')} of the budget left)`);
+  job.info(
+    `${name}: ${Array.isArray(value) ? `${value.length.toLocaleString('en-US')} records` : 'done'} (${spent} request${spent === 1 ? '' : 's'}, ${job.client.left.toLocaleString('en-US')} of the budget left)`,
+  );
   return value;
 }
 
@@ -112,37 +125,63 @@ async function sampleProspects(job: CopyJob, rt: ResourceType): Promise<Resource
   const out: ResourceObject[] = [];
   const wanted = ids.values.slice(0, job.sample);
   for (let i = 0; i < wanted.length; i += ID_CHUNK) {
-    out.push(...(await list({ ...job, filters: new Map([...job.filters, [rt.type, rest]]) }, rt, [{ ...ids, values: wanted.slice(i, i + ID_CHUNK) }])));
+    out.push(
+      ...(await list({ ...job, filters: new Map([...job.filters, [rt.type, rest]]) }, rt, [
+        { ...ids, values: wanted.slice(i, i + ID_CHUNK) },
+      ])),
+    );
   }
   return out;
 }
 
 /** The highest id of a type in the real org: records the copy creates get ids above it. */
 async function highestId(job: CopyJob, rt: ResourceType): Promise<number> {
-  const res = await job.client.request({ method: 'GET', path: rt.path, query: encodeQuery(queryPairs({ sort: ['-id'], pageLimit: 1, fields: { [rt.type]: [] } })) });
+  const res = await job.client.request({
+    method: 'GET',
+    path: rt.path,
+    query: encodeQuery(queryPairs({ sort: ['-id'], pageLimit: 1, fields: { [rt.type]: [] } })),
+  });
   const data = res.doc.data;
   const first = Array.isArray(data) ? data[0] : undefined;
   const id = first ? Number(first.id) : 0;
   return Number.isSafeInteger(id) ? id : 0;
 }
 
-function records(job: CopyJob, rt: ResourceType, objs: ResourceObject[], custom: Record<string, Record<string, CustomFieldValidation>>): Rec[] {
+function records(
+  job: CopyJob,
+  rt: ResourceType,
+  objs: ResourceObject[],
+  custom: Record<string, Record<string, CustomFieldValidation>>,
+): Rec[] {
   return objs.flatMap((o) => toRecord(rt, o, job.anonymiser, custom[rt.type]) ?? []);
 }
 
 /** Fetches (or resumes) everything; returns the records by type and the org's settings. */
-export async function fetchOrg(job: CopyJob): Promise<{ root: RootInfo; custom: Record<string, Record<string, CustomFieldValidation>>; tables: Map<string, Rec[]>; maxIds: Record<string, number> }> {
+export async function fetchOrg(job: CopyJob): Promise<{
+  root: RootInfo;
+  custom: Record<string, Record<string, CustomFieldValidation>>;
+  tables: Map<string, Rec[]>;
+  maxIds: Record<string, number>;
+}> {
   const root = await step(job, 'root', async () => {
     const res = await job.client.request({ method: 'GET', path: '' });
-    const meta = (res.doc.meta ?? {}) as { organization?: { id?: number; name?: string; shortName?: string }; user?: { id?: number | string } };
+    const meta = (res.doc.meta ?? {}) as {
+      organization?: { id?: number; name?: string; shortName?: string };
+      user?: { id?: number | string };
+    };
     const o = meta.organization ?? {};
-    return { org: { id: Number(o.id ?? 1), name: String(o.name ?? 'org'), shortName: String(o.shortName ?? 'org') }, userId: Number(meta.user?.id ?? 1) } satisfies RootInfo;
+    return {
+      org: { id: Number(o.id ?? 1), name: String(o.name ?? 'org'), shortName: String(o.shortName ?? 'org') },
+      userId: Number(meta.user?.id ?? 1),
+    } satisfies RootInfo;
   });
   const custom = await step(job, 'types', async () => {
     const res = await job.client.request({ method: 'GET', path: 'types' });
     const out: Record<string, Record<string, CustomFieldValidation>> = {};
     for (const [type, fields] of customFieldsFromTypes(res.doc)) {
-      out[type] = Object.fromEntries(Object.values(fields).map((f) => [f.name, { type: f.type, required: f.required, label: f.label, definition: f.definition }]));
+      out[type] = Object.fromEntries(
+        Object.values(fields).map((f) => [f.name, { type: f.type, required: f.required, label: f.label, definition: f.definition }]),
+      );
     }
     return out;
   });
@@ -166,7 +205,10 @@ export async function fetchOrg(job: CopyJob): Promise<{ root: RootInfo; custom: 
   tables.set('prospect', prospects);
   const pids = prospects.map((p) => p.id);
   const account = resourceByType('account')!;
-  tables.set('account', await step(job, 'account', async () => records(job, account, await byIds(job, account, ['id'], targets(prospects, 'account')), custom)));
+  tables.set(
+    'account',
+    await step(job, 'account', async () => records(job, account, await byIds(job, account, ['id'], targets(prospects, 'account')), custom)),
+  );
   for (const type of ['emailAddress', 'phoneNumber', 'sequenceState']) {
     const rt = resourceByType(type)!;
     tables.set(type, await step(job, type, async () => records(job, rt, await byIds(job, rt, ['prospect', 'id'], pids), custom)));

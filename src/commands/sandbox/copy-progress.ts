@@ -55,4 +55,3 @@ export function writeProgress(file: string, p: CopyProgress): void {
   fs.writeFileSync(tmp, JSON.stringify(p), { mode: 0o600 });
   fs.renameSync(tmp, file);
 }
-

@@ -16,7 +16,10 @@ export function readableFields(rt: ResourceType): string[] | undefined {
   // Without a fieldset the API returns the default attributes, which never hold write-only
   // ones; a fieldset is sent only where the type has such fields, to say so explicitly.
   if (!attrs.some((a) => a.writeOnly || a.sensitive)) return undefined;
-  return [...attrs.filter((a) => !a.writeOnly && !a.sensitive && !a.onlyOnRequest).map((a) => a.name), ...storedRels(rt).map((r) => r.name)];
+  return [
+    ...attrs.filter((a) => !a.writeOnly && !a.sensitive && !a.onlyOnRequest).map((a) => a.name),
+    ...storedRels(rt).map((r) => r.name),
+  ];
 }
 
 function numericId(id: unknown): number | undefined {
@@ -41,10 +44,19 @@ function refFromLink(rel: RelationshipObject, target: ResourceType | undefined):
 }
 
 /** One resource object as a store record; undefined for an object without a usable id. */
-export function toRecord(rt: ResourceType, obj: ResourceObject, anon: Anonymiser | undefined, custom?: Record<string, CustomFieldValidation>): Rec | undefined {
+export function toRecord(
+  rt: ResourceType,
+  obj: ResourceObject,
+  anon: Anonymiser | undefined,
+  custom?: Record<string, CustomFieldValidation>,
+): Rec | undefined {
   const id = numericId(obj.id);
   if (id === undefined) return undefined;
-  const secret = new Set(allAttributes(rt).filter((a) => a.writeOnly || a.sensitive).map((a) => a.name));
+  const secret = new Set(
+    allAttributes(rt)
+      .filter((a) => a.writeOnly || a.sensitive)
+      .map((a) => a.name),
+  );
   const attrs: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj.attributes ?? {})) if (v != null && !secret.has(k)) attrs[k] = v;
   const rels: Record<string, RelValue> = {};

@@ -29,7 +29,9 @@ function parseFilters(list: string[]): Map<string, Filter[]> {
     const i = f.indexOf(':');
     const rt = i > 0 ? (resourceByType(f.slice(0, i)) ?? findResource(f.slice(0, i))) : undefined;
     if (!rt || !COPIED_TYPES.includes(rt.type)) {
-      throw new UsageError(`--filter ${f}: expected TYPE:EXPR with TYPE one of ${COPIED_TYPES.join(', ')}`).hint('for example --filter prospect:title=CEO');
+      throw new UsageError(`--filter ${f}: expected TYPE:EXPR with TYPE one of ${COPIED_TYPES.join(', ')}`).hint(
+        'for example --filter prospect:title=CEO',
+      );
     }
     out.set(rt.type, [...(out.get(rt.type) ?? []), parseFilter(f.slice(i + 1))]);
   }
@@ -43,23 +45,39 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   if (ctx.globals.sandbox) throw new UsageError('--from-profile copies a real org: drop --sandbox (and SVC_SANDBOX, SVC_SANDBOX_DATA)');
   const sample = flags.sample === undefined ? DEFAULT_SAMPLE : parseWholeNumber(flags.sample, '--sample', 1);
   const budget = flags.budget === undefined ? DEFAULT_BUDGET : parseWholeNumber(flags.budget, '--budget', 1);
-  if (budget > API_HOURLY_LIMIT) throw new UsageError(`--budget ${budget}: the API allows ${n(API_HOURLY_LIMIT)} requests per user per hour; ask for at most that`);
+  if (budget > API_HOURLY_LIMIT)
+    throw new UsageError(`--budget ${budget}: the API allows ${n(API_HOURLY_LIMIT)} requests per user per hour; ask for at most that`);
   const filters = parseFilters(flags.filter ?? []);
   const anonymise = flags.anonymise !== false;
-  if (!anonymise && flags.keepDomains) throw new UsageError('--keep-domains is about anonymised copies; --no-anonymise keeps everything already');
+  if (!anonymise && flags.keepDomains)
+    throw new UsageError('--keep-domains is about anonymised copies; --no-anonymise keeps everything already');
   const orgFile = path.resolve(flags.data ?? `svc-org-${name.replace(/[^\w.-]+/g, '_')}.json`);
   const holder = orgHolder(ctx.env, orgFile);
   // Its owner would write its own org over the copy when it exits.
-  if (holder) throw new UsageError(`${orgFile}: served by another svc process (pid ${holder}); stop it first, or write the copy elsewhere with --data FILE`);
+  if (holder)
+    throw new UsageError(
+      `${orgFile}: served by another svc process (pid ${holder}); stop it first, or write the copy elsewhere with --data FILE`,
+    );
   // The profile is chosen before the config is first read (it is read lazily), so that the
   // connection, its token refresh and its checks are those of any command run with --profile.
   ctx.globals.profile = name;
   const config = await ctx.config();
-  if (!config.get(name)) throw new UsageError(`--from-profile ${name}: no such profile`).hint(`log in first: svc login --profile ${name} --base-url URL`);
+  if (!config.get(name))
+    throw new UsageError(`--from-profile ${name}: no such profile`).hint(`log in first: svc login --profile ${name} --base-url URL`);
   const conn = await ctx.connection();
   const api = await ctx.api();
-  if (!anonymise) ctx.warn('--no-anonymise: the copy holds the real names, e-mail addresses, phone numbers and texts of the org; keep it as safe as production data');
-  const params: CopyParams = { profile: name, baseUrl: conn.baseUrl, sample, filters: flags.filter ?? [], anonymise, keepDomains: flags.keepDomains === true };
+  if (!anonymise)
+    ctx.warn(
+      '--no-anonymise: the copy holds the real names, e-mail addresses, phone numbers and texts of the org; keep it as safe as production data',
+    );
+  const params: CopyParams = {
+    profile: name,
+    baseUrl: conn.baseUrl,
+    sample,
+    filters: flags.filter ?? [],
+    anonymise,
+    keepDomains: flags.keepDomains === true,
+  };
   const pfile = progressFile(orgFile);
   const earlier = readProgress(pfile, params);
   if (!earlier && fs.existsSync(pfile)) ctx.info(`${pfile}: an unfinished copy made with other options; starting over`);
@@ -67,19 +85,41 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   const anonymiser = anonymise ? new Anonymiser({ key: progress.key, keepDomains: params.keepDomains }) : undefined;
   progress.key = anonymiser?.key;
   const client = new BudgetedClient(api, budget);
-  ctx.info(`copying the org of profile "${name}" (${conn.baseUrl}) into ${orgFile}: ${n(sample)} prospects at most, ${anonymise ? 'anonymised' : 'NOT anonymised'}`);
+  ctx.info(
+    `copying the org of profile "${name}" (${conn.baseUrl}) into ${orgFile}: ${n(sample)} prospects at most, ${anonymise ? 'anonymised' : 'NOT anonymised'}`,
+  );
   const estimate = estimateRequests(sample);
-  ctx.info(`request budget: ${n(budget)} (the API allows ${n(API_HOURLY_LIMIT)} per user per hour); about ${n(estimate)} needed; reads only`);
-  if (estimate > budget) ctx.warn(`the budget is below the ${n(estimate)} requests this copy needs: it will stop there, and the same command resumes it`);
+  ctx.info(
+    `request budget: ${n(budget)} (the API allows ${n(API_HOURLY_LIMIT)} per user per hour); about ${n(estimate)} needed; reads only`,
+  );
+  if (estimate > budget)
+    ctx.warn(`the budget is below the ${n(estimate)} requests this copy needs: it will stop there, and the same command resumes it`);
   if (earlier) ctx.info(`resuming: ${Object.keys(earlier.steps).length} steps done by an earlier run (${n(earlier.requests)} requests)`);
   let result: Awaited<ReturnType<typeof fetchOrg>>;
   try {
-    result = await fetchOrg({ client, progress, progressFile: pfile, sample, filters, anonymiser, signal: ctx.signal, note: (l) => ctx.warn(l), info: (l) => ctx.info(l) });
+    result = await fetchOrg({
+      client,
+      progress,
+      progressFile: pfile,
+      sample,
+      filters,
+      anonymiser,
+      signal: ctx.signal,
+      note: (l) => ctx.warn(l),
+      info: (l) => ctx.info(l),
+    });
   } catch (err) {
     ctx.info(`${n(client.used)} requests used, ${n(client.left)} of the budget left; progress kept in ${pfile}: the same command resumes`);
     throw err;
   }
-  const meta = { from: name, at: new Date(ctx.clock.now()).toISOString(), anonymised: anonymise, keepDomains: params.keepDomains, sample, filters: params.filters };
+  const meta = {
+    from: name,
+    at: new Date(ctx.clock.now()).toISOString(),
+    anonymised: anonymise,
+    keepDomains: params.keepDomains,
+    sample,
+    filters: params.filters,
+  };
   const data = buildDataFile(result.root, result.custom, result.tables, result.maxIds, meta);
   writeDataFileSync(orgFile, data);
   // Owner-only even when the file existed with wider permissions (the rename keeps the new mode).
@@ -87,12 +127,25 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   fs.rmSync(pfile, { force: true });
   const counts = Object.fromEntries([...result.tables].map(([t, recs]) => [t, recs.length]));
   const customFields = Object.values(result.custom).reduce((s, f) => s + Object.keys(f).length, 0);
-  const summary = { file: orgFile, profile: name, anonymised: anonymise, customFields, counts, requests: client.used, requestsTotal: progress.requests, budget: client.budget, budgetLeft: client.left };
+  const summary = {
+    file: orgFile,
+    profile: name,
+    anonymised: anonymise,
+    customFields,
+    counts,
+    requests: client.used,
+    requestsTotal: progress.requests,
+    budget: client.budget,
+    budgetLeft: client.left,
+  };
   if (!(await printJsonResult(ctx, summary))) {
     const rows = [`custom fields  ${customFields}`, ...Object.entries(counts).map(([t, c]) => `${t.padEnd(14)} ${n(c)}`)];
     await writeOut(ctx.io.stdout, rows.join('\n') + '\n');
   }
-  if (client.lowered) ctx.info(`the hourly limit had ${n(client.remaining ?? 0)} requests left: the budget was lowered to ${n(client.budget)}`);
-  ctx.info(`requests: ${n(client.used)} used${earlier ? ` (${n(progress.requests)} with the earlier runs)` : ''}, ${n(client.left)} of the budget of ${n(client.budget)} left`);
+  if (client.lowered)
+    ctx.info(`the hourly limit had ${n(client.remaining ?? 0)} requests left: the budget was lowered to ${n(client.budget)}`);
+  ctx.info(
+    `requests: ${n(client.used)} used${earlier ? ` (${n(progress.requests)} with the earlier runs)` : ''}, ${n(client.left)} of the budget of ${n(client.budget)} left`,
+  );
   ctx.info(`wrote ${orgFile} (owner-only); rehearse with: svc --sandbox-data ${orgFile} …`);
 }

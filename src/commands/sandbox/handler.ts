@@ -13,31 +13,42 @@ function num(v: string | undefined, flag: string, min = 0): number | undefined {
 }
 
 export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise<void> {
-  const copyOnly = (['sample', 'filter', 'keepDomains', 'budget'] as const).find((k) => flags[k] !== undefined) ?? (flags.anonymise === false ? 'anonymise' : undefined);
-  if (copyOnly) throw new UsageError(`--${copyOnly === 'anonymise' ? 'no-anonymise' : copyOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works with --from-profile NAME`);
+  const copyOnly =
+    (['sample', 'filter', 'keepDomains', 'budget'] as const).find((k) => flags[k] !== undefined) ??
+    (flags.anonymise === false ? 'anonymise' : undefined);
+  if (copyOnly)
+    throw new UsageError(
+      `--${copyOnly === 'anonymise' ? 'no-anonymise' : copyOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works with --from-profile NAME`,
+    );
   if (flags.maintenanceUntil !== undefined && Number.isNaN(Date.parse(flags.maintenanceUntil))) {
     throw new UsageError(`--maintenance-until: "${flags.maintenanceUntil}" is not an ISO time`);
   }
   const interval = num(flags.tokenInterval, '--token-interval');
   // Performance machinery (README.md, Build): loaded with import() when first used.
   const { startSandbox } = await import('../../sandbox/index.js');
-  const start = () => startSandbox({
-    host: flags.host,
-    port: flags.port === undefined ? 0 : parsePort(flags.port),
-    dataFile: flags.data,
-    seed: num(flags.seed, '--seed'),
-    latencyMs: num(flags.latency, '--latency'),
-    rateLimit: num(flags.rateLimit, '--rate-limit', 1),
-    tokenIssueIntervalMs: interval === undefined ? undefined : interval * 1000,
-    maintenanceUntil: flags.maintenanceUntil,
-  });
+  const start = () =>
+    startSandbox({
+      host: flags.host,
+      port: flags.port === undefined ? 0 : parsePort(flags.port),
+      dataFile: flags.data,
+      seed: num(flags.seed, '--seed'),
+      latencyMs: num(flags.latency, '--latency'),
+      rateLimit: num(flags.rateLimit, '--rate-limit', 1),
+      tokenIssueIntervalMs: interval === undefined ? undefined : interval * 1000,
+      maintenanceUntil: flags.maintenanceUntil,
+    });
   // An org file has one owner at a time, as with `svc --sandbox-data FILE`: this process serves
   // it to those, and refuses to start while another one does.
-  const share = flags.data === undefined ? undefined : { env: ctx.env, orgFile: path.resolve(flags.data), trace: (l: string) => ctx.trace(l), warn: (l: string) => ctx.warn(l) };
+  const share =
+    flags.data === undefined
+      ? undefined
+      : { env: ctx.env, orgFile: path.resolve(flags.data), trace: (l: string) => ctx.trace(l), warn: (l: string) => ctx.warn(l) };
   const owned = share ? await ownWith(share, start) : undefined;
   if (share && !owned) {
     const pid = orgHolder(ctx.env, share.orgFile);
-    throw new SvcError(`${flags.data!}: another svc process${pid ? ` (pid ${pid})` : ''} serves this org file`, ExitCode.USAGE).hint(`use it with \`svc --sandbox-data ${flags.data!} …\`, or stop that process first`);
+    throw new SvcError(`${flags.data!}: another svc process${pid ? ` (pid ${pid})` : ''} serves this org file`, ExitCode.USAGE).hint(
+      `use it with \`svc --sandbox-data ${flags.data!} …\`, or stop that process first`,
+    );
   }
   const sb = owned?.sb ?? (await start());
   // Listening for SIGTERM before announcing: a signal sent as soon as the announcement is read
@@ -65,7 +76,15 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     ctx.info('sandbox running; Ctrl-C stops it');
   }
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
-  if (loopback) writeState(ctx.env, { pid: process.pid, baseUrl: sb.baseUrl, authUrl: sb.authUrl, token: sb.token, clientId: sb.clientId, clientSecret: sb.clientSecret });
+  if (loopback)
+    writeState(ctx.env, {
+      pid: process.pid,
+      baseUrl: sb.baseUrl,
+      authUrl: sb.authUrl,
+      token: sb.token,
+      clientId: sb.clientId,
+      clientSecret: sb.clientSecret,
+    });
   await stopped;
   if (loopback) clearState(ctx.env, process.pid);
   if (share && owned) await leaveOwned(share, owned);

@@ -6,7 +6,7 @@ import { runCommand, type App } from '../../runtime/app.js';
 export function registerSchema(program: Command, app: App): void {
   const schema = program
     .command('schema')
-    .description('fetch and show the organization\'s schema: custom-field labels and validations, fields the spec does not show')
+    .description("fetch and show the organization's schema: custom-field labels and validations, fields the spec does not show")
     .addHelpText(
       'after',
       `

@@ -25,7 +25,11 @@ function humanTable(rows: FieldRow[]): string {
   const cols = COLUMNS.filter((c) => rows.some((r) => r[c]));
   const cell = (r: FieldRow, c: (typeof COLUMNS)[number]) => String(r[c] ?? '');
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r, c).length)));
-  const line = (vals: string[]) => vals.map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd() + '\n';
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd() + '\n';
   return line(cols.map((c) => c.toUpperCase())) + rows.map((r) => line(cols.map((c) => cell(r, c)))).join('');
 }
 
@@ -45,12 +49,28 @@ export async function showHandler(ctx: Context, typeArg: string): Promise<void> 
     source: 'spec',
   }));
   for (const a of view?.extraAttributes ?? []) {
-    rows.push({ name: a.name, type: a.type, marks: marks(a), label: null, validation: null, options: a.enum ? a.enum.join(', ') : null, source: 'org' });
+    rows.push({
+      name: a.name,
+      type: a.type,
+      marks: marks(a),
+      label: null,
+      validation: null,
+      options: a.enum ? a.enum.join(', ') : null,
+      source: 'org',
+    });
   }
   const custom = [...(view?.customFields ?? [])].sort((a, b) => Number(a.name.slice(6)) - Number(b.name.slice(6)));
   for (const f of custom) {
     const def = Array.isArray(f.definition) ? f.definition.join(', ') : f.definition;
-    rows.push({ name: f.name, type: 'string', marks: f.required ? 'required' : '', label: f.label, validation: f.type, options: def, source: 'custom' });
+    rows.push({
+      name: f.name,
+      type: 'string',
+      marks: f.required ? 'required' : '',
+      label: f.label,
+      validation: f.type,
+      options: def,
+      source: 'custom',
+    });
   }
   await printValue(ctx, ctx.output, rows, () => humanTable(rows));
   if (rt.customFields) {

@@ -20,7 +20,7 @@ export function noteDialect(ctx: Context, file: string, dialect: InputDialect, f
  */
 export function failedRows(setup: BulkSetup, input: string | undefined): FailedRows | undefined {
   if (setup.failedPath === undefined) return undefined;
-  if (input === undefined) throw new UsageError('--failed works with --input FILE (it writes the failed rows in that file\'s format)');
+  if (input === undefined) throw new UsageError("--failed works with --input FILE (it writes the failed rows in that file's format)");
   checkFailedPath(setup.failedPath, input);
   return new FailedRows(setup.failedPath);
 }
@@ -34,13 +34,23 @@ export function collectFailed(session: BulkSession, failed: FailedRows | undefin
  * Writes the failed rows (when `--failed` was given) and says how to rerun them.
  * @param early the run stopped before every row was tried (circuit breaker, Ctrl-C)
  */
-export async function writeFailedRows(ctx: Context, failed: FailedRows | undefined, input: string, opts: ReadOptions, bareKey: string, early: boolean): Promise<void> {
+export async function writeFailedRows(
+  ctx: Context,
+  failed: FailedRows | undefined,
+  input: string,
+  opts: ReadOptions,
+  bareKey: string,
+  early: boolean,
+): Promise<void> {
   if (!failed) return;
   const n = await failed.write(input, opts, bareKey);
   const rows = `${n.toLocaleString('en-US')} failed row(s) written to ${failed.file} with an error column`;
   // Rows never tried are not in the file: only a rerun of the same command does them (and
   // sending the fixed rows from both files would do them twice).
-  if (early) ctx.info(`${rows}; the run stopped before the rest: fix the cause in ${input} and run the same command again, which also resends these`);
+  if (early)
+    ctx.info(
+      `${rows}; the run stopped before the rest: fix the cause in ${input} and run the same command again, which also resends these`,
+    );
   else if (n > 0) ctx.info(`${rows}: fix them, then run the same command with --input ${failed.file}`);
   else ctx.info(`no failed rows: ${failed.file} holds none`);
 }

@@ -74,13 +74,17 @@ function settleMs(v: string | undefined): number {
 /** `--max-failures <n>`: a whole number, 0 turning the breaker off. */
 function maxFailures(v: string | undefined): number {
   if (v === undefined) return DEFAULT_MAX_FAILURES;
-  if (!/^\d+$/.test(v.trim())) throw new UsageError(`--max-failures ${v}: expected a whole number (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
+  if (!/^\d+$/.test(v.trim()))
+    throw new UsageError(`--max-failures ${v}: expected a whole number (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
   return Number(v);
 }
 
 /** `--ignore-columns a,b`: column names, spaces around the commas ignored. */
 function ignoreColumns(v: string | undefined): ReadonlySet<string> {
-  const names = (v ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+  const names = (v ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   if (v !== undefined && names.length === 0) throw new UsageError('--ignore-columns: give column names, comma-separated');
   return new Set(names);
 }
@@ -156,10 +160,19 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     now: () => ctx.clock.now(),
   });
   const sleep = (ms: number, signal?: AbortSignal) => ctx.clock.sleep(ms, signal);
-  const pacer = new Pacer({ concurrency: setup.concurrency, sleep, now: () => ctx.clock.now(), onWait: (ms, why) => progress.waiting(ms, why) });
+  const pacer = new Pacer({
+    concurrency: setup.concurrency,
+    sleep,
+    now: () => ctx.clock.now(),
+    onWait: (ms, why) => progress.waiting(ms, why),
+  });
   // No Ctrl-C signal on the client: a request on the wire always finishes, so that its outcome
   // reaches the journal. Workers stop taking rows instead (see the engine).
-  const client = await ctx.newApiClient(conn, { signal: undefined, onRateLimit: (info, status) => pacer.observe(info, status), now: () => ctx.clock.now() });
+  const client = await ctx.newApiClient(conn, {
+    signal: undefined,
+    onRateLimit: (info, status) => pacer.observe(info, status),
+    now: () => ctx.clock.now(),
+  });
   const requester = new Requester({
     client,
     pacer,
@@ -173,7 +186,11 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   let report: ReportWriter = NO_REPORT;
   try {
     if (setup.journalPath) {
-      journal = new JournalWriter(setup.journalPath, () => ctx.clock.now(), (t) => ctx.redact(t));
+      journal = new JournalWriter(
+        setup.journalPath,
+        () => ctx.clock.now(),
+        (t) => ctx.redact(t),
+      );
       journal.open();
     }
     if (setup.reportPath === '-') report = beforeEach(() => progress.clear(), redacted(ctx, stdoutReport(ctx.io.stdout)));
@@ -269,28 +286,51 @@ export function failurePrinter(ctx: Context, session: BulkSession, setup: BulkSe
 }
 
 /** Prints the summary and ends the command with the right exit code. */
-export function finishRun(ctx: Context, session: BulkSession, setup: BulkSetup, label: string, result: PoolResult, total: number | undefined): void {
+export function finishRun(
+  ctx: Context,
+  session: BulkSession,
+  setup: BulkSetup,
+  label: string,
+  result: PoolResult,
+  total: number | undefined,
+): void {
   const c = result.counts;
   const n = (x: number) => x.toLocaleString('en-US');
-  const parts = (['created', 'updated', 'deleted', 'skipped', 'failed', 'unknown'] as const).filter((s) => c[s] > 0).map((s) => `${n(c[s])} ${s}`);
+  const parts = (['created', 'updated', 'deleted', 'skipped', 'failed', 'unknown'] as const)
+    .filter((s) => c[s] > 0)
+    .map((s) => `${n(c[s])} ${s}`);
   const secs = (ctx.clock.now() - session.started) / 1000;
-  ctx.info(`${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s)`);
-  const files = [setup.journalPath ? `journal ${setup.journalPath}` : '', setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : ''].filter(Boolean);
+  ctx.info(
+    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s)`,
+  );
+  const files = [
+    setup.journalPath ? `journal ${setup.journalPath}` : '',
+    setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : '',
+  ].filter(Boolean);
   if (files.length) ctx.info(files.join(' · '));
   if (result.tripped) {
     const t = result.tripped;
     const rest = total !== undefined ? ` (${n(Math.max(0, total - result.processed))} rows not tried)` : '';
-    throw new SvcError(ctx.redact(`stopped after ${n(t.count)} rows in a row were refused with the same error${rest}: ${t.error}`), ExitCode.API)
+    throw new SvcError(
+      ctx.redact(`stopped after ${n(t.count)} rows in a row were refused with the same error${rest}: ${t.error}`),
+      ExitCode.API,
+    )
       .hint(`fix what the error names (first in row ${t.firstRow}), then ${resumeHint(setup)}`)
       .hint(`--max-failures N changes when a run stops (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
   }
   if (result.interrupted) {
-    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(resumeHint(setup));
+    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(
+      resumeHint(setup),
+    );
   }
   const bad = c.failed + c.unknown;
   if (bad > 0) {
     const err = new PartialError(`${n(bad)} of ${n(result.processed)} rows failed`);
-    err.hint(setup.reportPath ? `see the report ${setup.reportPath === '-' ? 'on stdout' : setup.reportPath}` : 'give --report FILE for one result per row');
+    err.hint(
+      setup.reportPath
+        ? `see the report ${setup.reportPath === '-' ? 'on stdout' : setup.reportPath}`
+        : 'give --report FILE for one result per row',
+    );
     if (c.unknown) err.hint('rows marked unknown may have been created: check them before removing their journal lines');
     throw err;
   }

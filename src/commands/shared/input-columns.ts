@@ -80,7 +80,9 @@ export async function checkInputColumns(
   const skip = (c: string) => ignore.has(c) || (c === ERROR_COLUMN && !findAttribute(rt, c));
   let unknown = columns.filter((c) => !skip(c) && !known(rt, c, view));
   if (unknown.length && !schema) {
-    ctx.info(`column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')} not known: pulling the org schema (custom-field labels) once`);
+    ctx.info(
+      `column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')} not known: pulling the org schema (custom-field labels) once`,
+    );
     try {
       schema = (await pullOrgSchema(ctx)).schema;
       view = orgTypeView(schema, rt);
@@ -94,18 +96,31 @@ export async function checkInputColumns(
   return { view, skip: new Set(columns.filter(skip)) };
 }
 
-function unknownColumns(rt: ResourceType, file: string, unknown: string[], names: string[], dialect: InputDialect, pulled: boolean): UsageError {
+function unknownColumns(
+  rt: ResourceType,
+  file: string,
+  unknown: string[],
+  names: string[],
+  dialect: InputDialect,
+  pulled: boolean,
+): UsageError {
   const described = unknown.map((c) => {
     const near = nearMiss(c, names);
     return `"${c}"${near ? ` (did you mean ${near}?)` : ''}`;
   });
   const one = unknown.length === 1;
-  const err = new UsageError(`--input ${file}: ${one ? 'column' : `${unknown.length} columns`} ${described.join(', ')} ${one ? 'is not a field' : 'are not fields'} of ${rt.type}; nothing was sent`);
+  const err = new UsageError(
+    `--input ${file}: ${one ? 'column' : `${unknown.length} columns`} ${described.join(', ')} ${one ? 'is not a field' : 'are not fields'} of ${rt.type}; nothing was sent`,
+  );
   // A header read with the wrong delimiter is one long column name holding the others.
   if (unknown.some((c) => /[,;\t|]/.test(c))) {
-    err.hint(`the header was split at ${dialect.delimiter === '\t' ? 'tabs' : `'${dialect.delimiter}'`}: if the file uses another delimiter, give --delimiter`);
+    err.hint(
+      `the header was split at ${dialect.delimiter === '\t' ? 'tabs' : `'${dialect.delimiter}'`}: if the file uses another delimiter, give --delimiter`,
+    );
   }
-  err.hint(`rename ${one ? 'it' : 'them'} in the file, or leave ${one ? 'it' : 'them'} out with --ignore-columns ${unknown.map(csvName).join(',')}`);
+  err.hint(
+    `rename ${one ? 'it' : 'them'} in the file, or leave ${one ? 'it' : 'them'} out with --ignore-columns ${unknown.map(csvName).join(',')}`,
+  );
   err.hint(
     pulled
       ? `\`svc schema show ${rt.type}\` lists the fields, custom-field labels included`

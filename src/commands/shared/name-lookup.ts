@@ -39,7 +39,13 @@ const norm = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
  * matches with `filter[attr]=value`.
  * Requests: 1 with a filter; ⌈records / 1,000⌉ without.
  */
-export async function readNamed(client: PageClient, src: NameSource, value?: string, signal?: AbortSignal, limit?: number): Promise<NamedRecord[]> {
+export async function readNamed(
+  client: PageClient,
+  src: NameSource,
+  value?: string,
+  signal?: AbortSignal,
+  limit?: number,
+): Promise<NamedRecord[]> {
   const spec = findAttribute(src.rt, src.attr);
   const filters: Filter[] = [];
   let newFilterSyntax = false;
@@ -85,9 +91,9 @@ export function pickNamed(records: readonly NamedRecord[], value: string, what: 
   const hits = records.filter(named);
   if (hits.length === 1) return hits[0]!;
   if (hits.length > 1) {
-    throw new UsageError(`${what} ${JSON.stringify(value)}: ${hits.length} ${src.rt.command} have that ${src.attr}: ${candidateList(hits)}`).hint(
-      `give the id instead`,
-    );
+    throw new UsageError(
+      `${what} ${JSON.stringify(value)}: ${hits.length} ${src.rt.command} have that ${src.attr}: ${candidateList(hits)}`,
+    ).hint(`give the id instead`);
   }
   // Close ones first: names containing the value or contained in it, then the rest.
   const near = records.filter((r) => norm(r.name).includes(wanted) || (norm(r.name) !== '' && wanted.includes(norm(r.name))));
@@ -104,7 +110,13 @@ export function pickNamed(records: readonly NamedRecord[], value: string, what: 
  * Requests: one or two (a miss reads the related list once for candidates).
  * @throws UsageError when the type has no such attribute, or the value names no single record
  */
-export async function resolveRelValue(client: PageClient, rt: ResourceType, rel: string, value: unknown, signal?: AbortSignal): Promise<unknown> {
+export async function resolveRelValue(
+  client: PageClient,
+  rt: ResourceType,
+  rel: string,
+  value: unknown,
+  signal?: AbortSignal,
+): Promise<unknown> {
   if (typeof value !== 'string') return value;
   const m = /^(name|email):([\s\S]+)$/.exec(value.trim());
   if (!m) return value;
@@ -135,9 +147,16 @@ export const CANDIDATE_PAGE = 1000;
  * the whole list. The service may match a filter exactly, so a filtered miss reads one page of
  * the list (up to 1,000 records) to match case-insensitively and to offer candidates.
  */
-export async function resolveName(client: PageClient, src: NameSource, value: string, what: string, signal?: AbortSignal): Promise<NamedRecord> {
+export async function resolveName(
+  client: PageClient,
+  src: NameSource,
+  value: string,
+  what: string,
+  signal?: AbortSignal,
+): Promise<NamedRecord> {
   const filtered = findAttribute(src.rt, src.attr)?.filterable === true;
   let records = await readNamed(client, src, value, signal);
-  if (filtered && !records.some((r) => (r.names ?? [r.name]).some((x) => norm(x) === norm(value)))) records = await readNamed(client, src, undefined, signal, CANDIDATE_PAGE);
+  if (filtered && !records.some((r) => (r.names ?? [r.name]).some((x) => norm(x) === norm(value))))
+    records = await readNamed(client, src, undefined, signal, CANDIDATE_PAGE);
   return pickNamed(records, value, what, src);
 }

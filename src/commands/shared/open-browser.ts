@@ -58,7 +58,10 @@ function launch(argv: string[]): boolean {
  * URL by hand).
  */
 export async function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  const entries = (env.BROWSER ?? '').split(':').map((e) => e.trim()).filter(Boolean);
+  const entries = (env.BROWSER ?? '')
+    .split(':')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (entries.length > 0) {
     for (const entry of entries) {
       const argv = browserArgv(entry, url);

@@ -53,7 +53,12 @@ function answer(records: readonly NamedRecord[], n: NamedValue, src: NameSource)
  * Resolves the named relationship values of a bulk input, or returns undefined when it holds none.
  * @param client reads only (list requests), sent before the run's session opens
  */
-export async function resolveRowRelNames(client: PageClient, rt: ResourceType, input: ResourceInput, signal?: AbortSignal): Promise<RelNameSummary | undefined> {
+export async function resolveRowRelNames(
+  client: PageClient,
+  rt: ResourceType,
+  input: ResourceInput,
+  signal?: AbortSignal,
+): Promise<RelNameSummary | undefined> {
   const values = await namedRelValues(input);
   if (values.length === 0) return undefined;
   let requests = 0;
@@ -84,10 +89,23 @@ export async function resolveRowRelNames(client: PageClient, rt: ResourceType, i
     groups.set(g, group);
   }
   for (const { src, values: names } of groups.values()) {
-    const lookup = keyLookup(counted, { path: src.rt.path, type: src.rt.type, attr: src.attr, fields: [src.attr], ...(signal ? { signal } : {}) });
+    const lookup = keyLookup(counted, {
+      path: src.rt.path,
+      type: src.rt.type,
+      attr: src.attr,
+      fields: [src.attr],
+      ...(signal ? { signal } : {}),
+    });
     const found = new Map<string, NamedRecord[]>();
     const distinct = new Map(names.map((n) => [normKey(n.value), n.value]));
-    const rules = { keyOf: (v: string) => v, apply: (v: string, recs: MatchedRecord[]) => void found.set(normKey(v), recs.map((r) => asNamed(src, r))) };
+    const rules = {
+      keyOf: (v: string) => v,
+      apply: (v: string, recs: MatchedRecord[]) =>
+        void found.set(
+          normKey(v),
+          recs.map((r) => asNamed(src, r)),
+        ),
+    };
     // Drained only for `apply`, which fills `found`: ⌈distinct names / batch⌉ list requests.
     for await (const _ of resolveInBatches(each(distinct.values()), lookup, rules));
     let page: NamedRecord[] | undefined;
@@ -101,7 +119,8 @@ export async function resolveRowRelNames(client: PageClient, rt: ResourceType, i
     }
   }
   const names: RelNames = {
-    resolve: (rel, n) => answers.get(keyOf(rel, n.kind, n.value)) ?? { problem: `${n.kind}:${n.value}: not looked up before the run; give an id` },
+    resolve: (rel, n) =>
+      answers.get(keyOf(rel, n.kind, n.value)) ?? { problem: `${n.kind}:${n.value}: not looked up before the run; give an id` },
   };
   return { names, distinct: values.length, unresolved, requests };
 }

@@ -18,7 +18,10 @@ export function registerWebhookCommands(program: Command, app: App): void {
     .command('cleanup')
     .description('remove a webhook with its cleanup token (POST /webhooks/cleanup; no login needed)')
     .option('--cleanup-token <token>', 'the cleanupToken returned at creation, or - to read it from stdin (SVC_WEBHOOK_CLEANUP_TOKEN)')
-    .addHelpText('after', '\nExit 0 when removed or already gone, 3 when the token is not valid.\n\nExamples:\n  $ svc webhooks cleanup --cleanup-token "$TOKEN"\n  $ pass show svc/hook | svc webhooks cleanup --cleanup-token -\n')
+    .addHelpText(
+      'after',
+      '\nExit 0 when removed or already gone, 3 when the token is not valid.\n\nExamples:\n  $ svc webhooks cleanup --cleanup-token "$TOKEN"\n  $ pass show svc/hook | svc webhooks cleanup --cleanup-token -\n',
+    )
     .action(async (opts: { cleanupToken?: string }, cmd: Command) => {
       // Performance machinery (README.md, Build): loaded with import() when first used.
       const { cleanupHandler } = await import('./cleanup.js');
@@ -59,7 +62,10 @@ Examples:
     .argument('[file]', 'the raw body: a file, or - / nothing for stdin')
     .option('--secret <s>', 'the webhook secret (SVC_WEBHOOK_SECRET)')
     .option('--signature <hex>', 'the Service-Webhook-Signature header value')
-    .addHelpText('after', '\nExamples:\n  $ svc webhooks verify --secret "$SECRET" --signature 3f9a… body.json\n  $ cat body.json | svc webhooks verify --secret "$SECRET" --signature "$SIG"\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ svc webhooks verify --secret "$SECRET" --signature 3f9a… body.json\n  $ cat body.json | svc webhooks verify --secret "$SECRET" --signature "$SIG"\n',
+    )
     .action(async (file: string | undefined, opts: { secret?: string; signature?: string }, cmd: Command) => {
       const { verifyHandler } = await import('./verify.js');
       await runCommand(app, cmd, (ctx) => verifyHandler(ctx, file, opts));
@@ -73,7 +79,10 @@ Examples:
     .option('--secret <s>', 'sign the body with this secret (SVC_WEBHOOK_SECRET)')
     .option('--payload-version <n>', '1 or 2 (2 adds beforeUpdate)', '1')
     .option('--id <n>', 'id of the sample record', '42')
-    .addHelpText('after', '\nExit 0 when the receiver answered 2xx, 1 otherwise.\n\nExamples:\n  $ svc webhooks trigger prospect.updated --to http://localhost:3000/hooks --secret "$SECRET" --payload-version 2\n  $ svc webhooks trigger task.completed --to http://127.0.0.1:9797/ --dry-run\n')
+    .addHelpText(
+      'after',
+      '\nExit 0 when the receiver answered 2xx, 1 otherwise.\n\nExamples:\n  $ svc webhooks trigger prospect.updated --to http://localhost:3000/hooks --secret "$SECRET" --payload-version 2\n  $ svc webhooks trigger task.completed --to http://127.0.0.1:9797/ --dry-run\n',
+    )
     .action(async (event: string, opts, cmd: Command) => {
       const { triggerHandler } = await import('./trigger.js');
       await runCommand(app, cmd, (ctx) => triggerHandler(ctx, event, opts));

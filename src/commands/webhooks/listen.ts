@@ -62,7 +62,8 @@ async function plan(ctx: Context, flags: ListenFlags): Promise<Plan> {
     let publicUrl: URL | undefined;
     if (flags.publicUrl !== undefined) {
       publicUrl = parseHttpUrl(flags.publicUrl, '--public-url');
-      if (publicUrl.protocol !== 'https:' && !apiIsLocal) throw new UsageError('--public-url must be an HTTPS URL: the service delivers only to HTTPS addresses');
+      if (publicUrl.protocol !== 'https:' && !apiIsLocal)
+        throw new UsageError('--public-url must be an HTTPS URL: the service delivers only to HTTPS addresses');
     } else if (!apiIsLocal) {
       throw new UsageError(`--register against ${new URL(baseUrl).origin} needs --public-url https://…`).hint(
         'the service cannot reach 127.0.0.1: expose this port through an HTTPS tunnel and pass its address',
@@ -85,7 +86,13 @@ function describeForward(r: ForwardResult, url: URL): string {
 }
 
 /** Prints one accepted delivery in the chosen format. */
-async function printDelivery(ctx: Context, d: ReceivedDelivery, receivedAt: number, forwarded: ForwardResult | undefined, forwardTo: URL | undefined): Promise<void> {
+async function printDelivery(
+  ctx: Context,
+  d: ReceivedDelivery,
+  receivedAt: number,
+  forwarded: ForwardResult | undefined,
+  forwardTo: URL | undefined,
+): Promise<void> {
   const format = ctx.globals.output;
   const shape = ctx.shape;
   if (format === 'raw' && !shape?.query) return writeOut(ctx.io.stdout, d.raw.toString('utf8').replace(/\n+$/, '') + '\n');
@@ -144,8 +151,16 @@ async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: stri
 async function printRegistrations(ctx: Context, p: Plan): Promise<void> {
   const api = await ctx.api();
   const url = p.register?.publicUrl?.toString() ?? `http://127.0.0.1:${p.port || '<port>'}/`;
-  const body = (s: EventSelector) => ({ data: { type: 'webhook', attributes: { resource: s.resource, action: s.action, url, secret: '***', payloadVersion: p.register!.payloadVersion } } });
-  await printDryRun(ctx, p.selectors.map((s) => ({ method: 'POST', url: api.resolve('webhooks'), body: body(s) })));
+  const body = (s: EventSelector) => ({
+    data: {
+      type: 'webhook',
+      attributes: { resource: s.resource, action: s.action, url, secret: '***', payloadVersion: p.register!.payloadVersion },
+    },
+  });
+  await printDryRun(
+    ctx,
+    p.selectors.map((s) => ({ method: 'POST', url: api.resolve('webhooks'), body: body(s) })),
+  );
 }
 
 /** Listens until Ctrl-C or SIGTERM; registered webhooks are removed on the way out. */
@@ -162,8 +177,13 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
       onDelivery: (d) => {
         const receivedAt = ctx.clock.now();
         if (d.foreign) {
-          const from = d.foreign.origin !== undefined ? `from a web page (Origin ${d.foreign.origin})` : `addressed to Host ${d.foreign.host || '(none)'}`;
-          ctx.warn(`refused a request to ${d.path} ${from}: without --secret only requests to 127.0.0.1 or localhost are taken (answered 403)`);
+          const from =
+            d.foreign.origin !== undefined
+              ? `from a web page (Origin ${d.foreign.origin})`
+              : `addressed to Host ${d.foreign.host || '(none)'}`;
+          ctx.warn(
+            `refused a request to ${d.path} ${from}: without --secret only requests to 127.0.0.1 or localhost are taken (answered 403)`,
+          );
           return;
         }
         if (d.status !== 200) {
@@ -176,12 +196,15 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
           return;
         }
         const forwarding = p.forwardTo ? forwardDelivery(p.forwardTo, d.raw, d.headers) : Promise.resolve(undefined);
-        queue = queue.then(async () => printDelivery(ctx, d, receivedAt, await forwarding, p.forwardTo)).catch((err: Error) => ctx.warn(err.message));
+        queue = queue
+          .then(async () => printDelivery(ctx, d, receivedAt, await forwarding, p.forwardTo))
+          .catch((err: Error) => ctx.warn(err.message));
       },
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new NetworkError(`port ${p.port} on 127.0.0.1 is in use`, code).hint('pass --port N, or --port 0 for any free port');
+    if (code === 'EADDRINUSE')
+      throw new NetworkError(`port ${p.port} on 127.0.0.1 is in use`, code).hint('pass --port N, or --port 0 for any free port');
     throw err;
   }
   const registered: RegisteredWebhook[] = [];
@@ -197,7 +220,10 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
         ctx.info(`registered webhook ${hook.id} for ${s.resource}.${s.action} → ${url} (payload v${p.register.payloadVersion}, signed)`);
       }
     }
-    if (!p.secret) ctx.warn('no --secret: signatures are not checked, and only requests addressed to 127.0.0.1 or localhost are taken (a tunnel needs --secret)');
+    if (!p.secret)
+      ctx.warn(
+        'no --secret: signatures are not checked, and only requests addressed to 127.0.0.1 or localhost are taken (a tunnel needs --secret)',
+      );
     const forward = p.forwardTo ? `, forwarding to ${p.forwardTo}` : '';
     ctx.info(`Ready: listening on ${listener.url}${forward} (Ctrl-C to stop)`);
     const how = await stop.stopped;

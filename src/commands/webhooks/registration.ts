@@ -24,7 +24,12 @@ interface WebhookTarget extends EventSelector {
 
 /** `POST /webhooks`; the answer must carry the cleanup token. */
 export async function createWebhook(api: ApiClient, t: WebhookTarget): Promise<RegisteredWebhook> {
-  const body = { data: { type: 'webhook', attributes: { resource: t.resource, action: t.action, url: t.url, secret: t.secret, payloadVersion: t.payloadVersion } } };
+  const body = {
+    data: {
+      type: 'webhook',
+      attributes: { resource: t.resource, action: t.action, url: t.url, secret: t.secret, payloadVersion: t.payloadVersion },
+    },
+  };
   const res = await api.request({ method: 'POST', path: 'webhooks', body, noRetry: true });
   const data = Array.isArray(res.doc.data) ? undefined : res.doc.data;
   const token = data?.attributes?.cleanupToken;

@@ -71,10 +71,7 @@ export const CALL_TYPES = [
       attr('outcome', 'string', 'max 255 F S', { enum: ['Answered', 'Not Answered'] }),
       attr('updatedAt', 'date-time', 'RO F S'),
     ],
-    relationships: [
-      rel('calls', 'many links RO ->call'),
-      rel('creator', 'one data links RO ->user'),
-    ],
+    relationships: [rel('calls', 'many links RO ->call'), rel('creator', 'one data links RO ->user')],
     defaultColumns: ['name', 'outcome', 'order'],
     promptFields: ['name', 'outcome'],
   }),
@@ -88,10 +85,7 @@ export const CALL_TYPES = [
       attr('order', 'integer', 'F S'),
       attr('updatedAt', 'date-time', 'RO F S'),
     ],
-    relationships: [
-      rel('calls', 'many links RO ->call'),
-      rel('creator', 'one data links RO ->user'),
-    ],
+    relationships: [rel('calls', 'many links RO ->call'), rel('creator', 'one data links RO ->user')],
     defaultColumns: ['name', 'order'],
     promptFields: ['name'],
   }),

@@ -49,7 +49,7 @@ export const CRM_TYPES = [
     relationships: [
       rel('creator', 'one data links RO ->user'),
       rel('owner', 'one data links ->user'),
-      rel('prospects', 'many links RO ->prospect', 'Not writable: set a prospect\'s `account` instead.'),
+      rel('prospects', 'many links RO ->prospect', "Not writable: set a prospect's `account` instead."),
       rel('tasks', 'many links RO ->task'),
       rel('updater', 'one data links RO ->user'),
     ],
@@ -154,8 +154,7 @@ export const CRM_TYPES = [
     ],
     relationships: [
       rel('account', 'one data links ->account'),
-      rel('activeSequenceStates', 'many data links RO ->sequenceState',
-        'States active, paused, failed, bounced, pending, disabled.'),
+      rel('activeSequenceStates', 'many data links RO ->sequenceState', 'States active, paused, failed, bounced, pending, disabled.'),
       rel('calls', 'many links RO ->call'),
       rel('creator', 'one data links RO ->user'),
       rel('emailAddresses', 'many data links ->emailAddress'),

@@ -46,15 +46,8 @@ export const DEAL_TYPES = [
     description: 'The role a prospect plays in an opportunity.',
     partial: true,
     customFields: true,
-    attributes: [
-      attr('role', 'string', 'max 255 F inferred'),
-      attr('primary', 'boolean', 'F inferred'),
-      ...timestamps('RO F S inferred'),
-    ],
-    relationships: [
-      rel('opportunity', 'one data links inferred ->opportunity'),
-      rel('prospect', 'one data links inferred ->prospect'),
-    ],
+    attributes: [attr('role', 'string', 'max 255 F inferred'), attr('primary', 'boolean', 'F inferred'), ...timestamps('RO F S inferred')],
+    relationships: [rel('opportunity', 'one data links inferred ->opportunity'), rel('prospect', 'one data links inferred ->prospect')],
     defaultColumns: ['opportunity', 'prospect', 'role', 'primary'],
     promptFields: ['role'],
     webhookActions: webhookActionsOf('opportunityProspectRole'),

@@ -7,8 +7,16 @@ import { WEBHOOK_ACTIONS, WEBHOOK_RESOURCES, webhookActionsOf } from './webhook-
 
 /** spec: "mailing.state" in States and transitions. */
 export const MAILING_STATES = [
-  'placeholder', 'drafted', 'scheduled', 'queued', 'delivering',
-  'delivered', 'opened', 'replied', 'bounced', 'failed',
+  'placeholder',
+  'drafted',
+  'scheduled',
+  'queued',
+  'delivering',
+  'delivered',
+  'opened',
+  'replied',
+  'bounced',
+  'failed',
 ] as const;
 
 export const MAIL_TYPES = [

@@ -40,11 +40,7 @@ export const ORG_TYPES = [
   defineType({
     type: 'role',
     description: 'A position in the hierarchical role tree.',
-    attributes: [
-      attr('createdAt', 'date-time', 'RO'),
-      attr('name', 'string', 'max 255 F S'),
-      attr('updatedAt', 'date-time', 'RO'),
-    ],
+    attributes: [attr('createdAt', 'date-time', 'RO'), attr('name', 'string', 'max 255 F S'), attr('updatedAt', 'date-time', 'RO')],
     relationships: [rel('parentRole', 'one data links ->role', 'Roles are hierarchical.')],
     defaultColumns: ['name', 'parentRole'],
     promptFields: ['name'],
@@ -84,10 +80,7 @@ export const ORG_TYPES = [
     type: 'customDuty',
     description: 'An organization-defined duty.',
     operations: ['create'],
-    attributes: [
-      attr('dutyType', 'string', '', { description: 'Polymorphic duty type.' }),
-      attr('name', 'string', 'max 255'),
-    ],
+    attributes: [attr('dutyType', 'string', '', { description: 'Polymorphic duty type.' }), attr('name', 'string', 'max 255')],
     defaultColumns: ['name', 'dutyType'],
     promptFields: ['name'],
   }),
@@ -102,10 +95,7 @@ export const ORG_TYPES = [
       attr('targetType', 'string', 'max 255 RO F'),
       attr('updatedAt', 'date-time', 'RO F S'),
     ],
-    relationships: [
-      rel('creator', 'one data links RO ->user'),
-      rel('user', 'one data links ->user'),
-    ],
+    relationships: [rel('creator', 'one data links RO ->user'), rel('user', 'one data links ->user')],
     defaultColumns: ['targetType', 'user', 'createdAt'],
   }),
 
@@ -113,10 +103,7 @@ export const ORG_TYPES = [
     type: 'auditLog',
     description: 'An audit-log entry (new audit log API, beta).',
     partial: true,
-    attributes: [
-      attr('eventName', 'string', 'F inferred'),
-      ...timestamps(INFERRED_TIMESTAMPS),
-    ],
+    attributes: [attr('eventName', 'string', 'F inferred'), ...timestamps(INFERRED_TIMESTAMPS)],
     // "custom filters `agentEmail` and `agentIpAddress` (string, single value)".
     extraFilters: ['agentEmail', 'agentIpAddress'],
     defaultColumns: ['eventName', 'createdAt'],

@@ -12,9 +12,7 @@ const COUNTERS =
   'openCount optOutCount positiveReplyCount replyCount scheduleCount';
 
 /** spec: "sequenceState.state" in States and transitions. */
-export const SEQUENCE_STATE_STATES = [
-  'pending', 'active', 'paused', 'finished', 'disabled', 'failed', 'bounced', 'opted_out',
-] as const;
+export const SEQUENCE_STATE_STATES = ['pending', 'active', 'paused', 'finished', 'disabled', 'failed', 'bounced', 'opted_out'] as const;
 
 export const SEQUENCE_TYPES = [
   defineType({
@@ -191,8 +189,9 @@ export const SEQUENCE_TYPES = [
       attr('updatedAt', 'date-time', 'RO F S'),
     ],
     relationships: [
-      ...['bouncedStage', 'completedStage', 'deliveredStage', 'finishedStage', 'optedOutStage', 'repliedStage', 'startedStage']
-        .map((n) => rel(n, 'one data links ->stage')),
+      ...['bouncedStage', 'completedStage', 'deliveredStage', 'finishedStage', 'optedOutStage', 'repliedStage', 'startedStage'].map((n) =>
+        rel(n, 'one data links ->stage'),
+      ),
       rel('callTaskPriority', 'one data links ->taskPriority', 'Deprecated alias of callTaskPriorityFromOpens.'),
       rel('callTaskPriorityFromClicks', 'one data links ->taskPriority'),
       rel('callTaskPriorityFromOpens', 'one data links ->taskPriority'),

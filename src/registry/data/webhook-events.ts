@@ -23,9 +23,7 @@ export const WEBHOOK_RESOURCE_ACTIONS: Record<string, readonly string[]> = {
 export const WEBHOOK_RESOURCES: readonly string[] = Object.keys(WEBHOOK_RESOURCE_ACTIONS);
 
 /** Every value the webhook `action` attribute accepts for some resource (union of the rows). */
-export const WEBHOOK_ACTIONS: readonly string[] = [
-  ...new Set(Object.values(WEBHOOK_RESOURCE_ACTIONS).flat()),
-];
+export const WEBHOOK_ACTIONS: readonly string[] = [...new Set(Object.values(WEBHOOK_RESOURCE_ACTIONS).flat())];
 
 /** The actions of one webhook resource, for `defineType({ webhookActions })`. */
 export function webhookActionsOf(resource: string): readonly string[] {

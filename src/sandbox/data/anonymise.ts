@@ -13,13 +13,55 @@ type FieldKind = 'name' | 'company' | 'email' | 'phone' | 'address' | 'domain' |
 
 /** Fields replaced in every type that has them. */
 const COMMON: Record<string, FieldKind> = {
-  firstName: 'name', lastName: 'name', middleName: 'name', nickname: 'name', naturalName: 'company', company: 'company',
-  emails: 'email', email: 'email', smtpUsername: 'email', ccRecipients: 'email',
-  addressCity: 'address', addressCountry: 'address', addressState: 'address', addressStreet: 'address', addressZip: 'address', region: 'address', locality: 'address',
-  domain: 'domain', websiteUrl: 'url', websiteUrl1: 'url', websiteUrl2: 'url', websiteUrl3: 'url', socialNetUrl: 'url', socialNet2Url: 'url', proNetUrl: 'url', codeHostUrl: 'url', qaSiteUrl: 'url', qaSite2Url: 'url', microblogUrl: 'url',
-  codeHostUsername: 'handle', microblogUsername: 'handle', proNetSlug: 'handle', proNetId: 'handle', qaSiteId: 'handle',
-  personalNote1: 'text', personalNote2: 'text', description: 'text', taskNote: 'text', subject: 'text', specialties: 'text', school: 'text', degree: 'text', eventName: 'text',
-  emailSignature: 'html', optOutMessage: 'text', optOutSignature: 'html', bodyHtml: 'html', bodyText: 'text', note: 'text',
+  firstName: 'name',
+  lastName: 'name',
+  middleName: 'name',
+  nickname: 'name',
+  naturalName: 'company',
+  company: 'company',
+  emails: 'email',
+  email: 'email',
+  smtpUsername: 'email',
+  ccRecipients: 'email',
+  addressCity: 'address',
+  addressCountry: 'address',
+  addressState: 'address',
+  addressStreet: 'address',
+  addressZip: 'address',
+  region: 'address',
+  locality: 'address',
+  domain: 'domain',
+  websiteUrl: 'url',
+  websiteUrl1: 'url',
+  websiteUrl2: 'url',
+  websiteUrl3: 'url',
+  socialNetUrl: 'url',
+  socialNet2Url: 'url',
+  proNetUrl: 'url',
+  codeHostUrl: 'url',
+  qaSiteUrl: 'url',
+  qaSite2Url: 'url',
+  microblogUrl: 'url',
+  codeHostUsername: 'handle',
+  microblogUsername: 'handle',
+  proNetSlug: 'handle',
+  proNetId: 'handle',
+  qaSiteId: 'handle',
+  personalNote1: 'text',
+  personalNote2: 'text',
+  description: 'text',
+  taskNote: 'text',
+  subject: 'text',
+  specialties: 'text',
+  school: 'text',
+  degree: 'text',
+  eventName: 'text',
+  emailSignature: 'html',
+  optOutMessage: 'text',
+  optOutSignature: 'html',
+  bodyHtml: 'html',
+  bodyText: 'text',
+  note: 'text',
 };
 
 /** Fields whose meaning depends on the type. */
@@ -28,12 +70,29 @@ const BY_TYPE: Record<string, Record<string, FieldKind>> = {
   user: { name: 'name', username: 'handle' },
   account: { name: 'company' },
   // Mail servers are named after the org's domain: mapped like it.
-  mailbox: { username: 'email', smtpHost: 'domain', imapHost: 'domain', ewsEndpoint: 'url', mailRelayWebhookUrl: 'url', prospectEmailExclusions: 'text' },
+  mailbox: {
+    username: 'email',
+    smtpHost: 'domain',
+    imapHost: 'domain',
+    ewsEndpoint: 'url',
+    mailRelayWebhookUrl: 'url',
+    prospectEmailExclusions: 'text',
+  },
   phoneNumber: { number: 'phone' },
 };
 
 /** Validation types whose values are the org's own vocabulary or numbers, not personal data. */
-const KEPT_CUSTOM = new Set(['inclusion', 'multi_inclusion', 'numerical', 'currency', 'percentage', 'date', 'boolean', 'integer', 'decimal']);
+const KEPT_CUSTOM = new Set([
+  'inclusion',
+  'multi_inclusion',
+  'numerical',
+  'currency',
+  'percentage',
+  'date',
+  'boolean',
+  'integer',
+  'decimal',
+]);
 
 /** The kind of a field, or undefined when it is kept as it is. */
 export function fieldKind(type: string, attr: string, custom?: Record<string, CustomFieldValidation>): FieldKind | undefined {

@@ -26,10 +26,7 @@ function inverseOf(owner: ResourceType, rel: RelationshipSpec): RelSource {
   if (!target) return { kind: 'many-stored' };
   const ones = target.relationships.filter((r) => r.kind === 'one' && r.target === owner.type);
   // Prefer the relationship named after the owner type (`prospect`), then `owner`, then a lone candidate.
-  const via =
-    ones.find((r) => r.name === owner.type) ??
-    ones.find((r) => r.name === 'owner') ??
-    (ones.length === 1 ? ones[0] : undefined);
+  const via = ones.find((r) => r.name === owner.type) ?? ones.find((r) => r.name === 'owner') ?? (ones.length === 1 ? ones[0] : undefined);
   if (via) return { kind: 'many-derived', type: target.type, via: via.name };
   const manies = target.relationships.filter((r) => r.kind === 'many' && r.target === owner.type);
   // Many-to-many: one side stores the list (the type that sorts first), the other derives it.
@@ -67,4 +64,3 @@ export function hasAttribute(rt: ResourceType, name: string): boolean {
 export function storedRels(rt: ResourceType): RelationshipSpec[] {
   return [...relModels(rt).values()].filter((m) => m.source.kind !== 'many-derived').map((m) => m.spec);
 }
-

@@ -29,7 +29,12 @@ export function defaultOrg(): OrgConfig {
     shortName: 'acme-sandbox',
     customFields: {
       prospect: {
-        custom1: { type: 'inclusion', required: false, label: 'Lead Source Detail', definition: ['Webinar', 'Conference', 'Referral', 'Inbound', 'Outbound'] },
+        custom1: {
+          type: 'inclusion',
+          required: false,
+          label: 'Lead Source Detail',
+          definition: ['Webinar', 'Conference', 'Referral', 'Inbound', 'Outbound'],
+        },
         custom2: { type: 'numerical', required: false, label: 'Lead Score', definition: null },
         custom3: { type: 'url', required: false, label: 'Calendar Link', definition: null },
         custom4: { type: 'date', required: false, label: 'Last Event Attended', definition: null },

@@ -72,7 +72,10 @@ export class SeedStats {
   private readonly rnd: Prng;
   private readonly profiles = new Map<number, Profile>();
 
-  constructor(private readonly t: SeedTools, seed: number) {
+  constructor(
+    private readonly t: SeedTools,
+    seed: number,
+  ) {
     this.rnd = new Prng(seed ^ 0x5ea50);
   }
 
@@ -95,7 +98,11 @@ export class SeedStats {
       const other = templates.find((id) => !used.has(id));
       if (other === undefined) continue;
       const created = this.at(this.t.now - 150 * DAY);
-      this.t.add('sequenceTemplate', { isReply: false, enabled: true, enabledAt: created, createdAt: created, ...zeroCounters() }, { sequenceStep: this.t.ref('sequenceStep', first.id), template: this.t.ref('template', other), creator: this.t.owner });
+      this.t.add(
+        'sequenceTemplate',
+        { isReply: false, enabled: true, enabledAt: created, createdAt: created, ...zeroCounters() },
+        { sequenceStep: this.t.ref('sequenceStep', first.id), template: this.t.ref('template', other), creator: this.t.owner },
+      );
     }
     for (const id of s.table('sequenceTemplate').keys()) {
       const st = s.get('sequenceTemplate', id)!;
@@ -116,7 +123,9 @@ export class SeedStats {
 
   private templatesOf(stepId: number): Rec[] {
     const s = this.t.store;
-    return [...(s.referrers('sequenceTemplate', 'sequenceStep', { type: 'sequenceStep', id: stepId }) ?? [])].sort((a, b) => a - b).map((id) => s.get('sequenceTemplate', id)!);
+    return [...(s.referrers('sequenceTemplate', 'sequenceStep', { type: 'sequenceStep', id: stepId }) ?? [])]
+      .sort((a, b) => a - b)
+      .map((id) => s.get('sequenceTemplate', id)!);
   }
 
   /** A start date in the last `days` days, weighted by season. */
@@ -136,7 +145,26 @@ export class SeedStats {
     const start = this.rnd.chance(0.1) ? this.t.now - this.rnd.int(0, 7 * DAY) : this.startMs(330);
     const at = this.at(start);
     const p = e.prospect;
-    const ss = add('sequenceState', { state: e.state, stateChangedAt: at, activeAt: at, createdAt: at, updatedAt: at, pauseReason: e.state === 'paused' ? 'manual' : null, ...zeroCounters() }, { prospect: ref('prospect', p.id), sequence: ref('sequence', e.sequenceId), mailbox: e.mailbox, sequenceStep: steps[0] ? ref('sequenceStep', steps[0].id) : null, account: (p.rels['account'] as Ref) ?? null, creator: owner });
+    const ss = add(
+      'sequenceState',
+      {
+        state: e.state,
+        stateChangedAt: at,
+        activeAt: at,
+        createdAt: at,
+        updatedAt: at,
+        pauseReason: e.state === 'paused' ? 'manual' : null,
+        ...zeroCounters(),
+      },
+      {
+        prospect: ref('prospect', p.id),
+        sequence: ref('sequence', e.sequenceId),
+        mailbox: e.mailbox,
+        sequenceStep: steps[0] ? ref('sequenceStep', steps[0].id) : null,
+        account: (p.rels['account'] as Ref) ?? null,
+        creator: owner,
+      },
+    );
     if (!ss) return undefined;
     this.history(e);
     let state = e.state;
@@ -154,7 +182,33 @@ export class SeedStats {
       if (type === 'call') {
         const answered = this.rnd.chance(0.45);
         const t = this.at(due + 3_600_000);
-        add('call', { direction: 'outbound', outcome: answered ? 'Answered' : 'Not Answered', dialedAt: t, answeredAt: answered ? t : null, completedAt: t, state: 'completed', stateChangedAt: t, createdAt: t, updatedAt: t, to: (p.attributes['workPhones'] as string[] | undefined)?.[0] ?? null, from: '+1 555 000 0001', userCallType: 'voip', note: null }, { prospect: ref('prospect', p.id), user: owner, sequence: ref('sequence', e.sequenceId), sequenceState: ref('sequenceState', ss.id), sequenceStep: ref('sequenceStep', step.id), callDisposition: ref('callDisposition', answered ? 1 : 2), callPurpose: ref('callPurpose', 1) });
+        add(
+          'call',
+          {
+            direction: 'outbound',
+            outcome: answered ? 'Answered' : 'Not Answered',
+            dialedAt: t,
+            answeredAt: answered ? t : null,
+            completedAt: t,
+            state: 'completed',
+            stateChangedAt: t,
+            createdAt: t,
+            updatedAt: t,
+            to: (p.attributes['workPhones'] as string[] | undefined)?.[0] ?? null,
+            from: '+1 555 000 0001',
+            userCallType: 'voip',
+            note: null,
+          },
+          {
+            prospect: ref('prospect', p.id),
+            user: owner,
+            sequence: ref('sequence', e.sequenceId),
+            sequenceState: ref('sequenceState', ss.id),
+            sequenceStep: ref('sequenceStep', step.id),
+            callDisposition: ref('callDisposition', answered ? 1 : 2),
+            callPurpose: ref('callPurpose', 1),
+          },
+        );
         lastChange = due;
         continue;
       }
@@ -193,7 +247,27 @@ export class SeedStats {
       const back = sent + this.rnd.int(1, 72) * 3_600_000;
       const t = (ms: number) => this.at(Math.min(ms, this.t.now - 60_000));
       touch(p, t(sent));
-      add('mailing', { subject: 'Checking in', bodyHtml: '<p>Checking in.</p>', bodyText: 'Checking in.', mailingType: 'single', state: replied ? 'replied' : 'delivered', deliveredAt: t(sent), repliedAt: replied ? t(back) : null, openedAt: replied ? t(back - 60_000) : null, openCount: replied ? 1 : 0, clickCount: 0, retryCount: 0, mailboxAddress: address, stateChangedAt: t(replied ? back : sent), createdAt: t(sent - 60_000), updatedAt: t(replied ? back : sent) }, { prospect: ref('prospect', p.id), mailbox: e.mailbox, user: owner });
+      add(
+        'mailing',
+        {
+          subject: 'Checking in',
+          bodyHtml: '<p>Checking in.</p>',
+          bodyText: 'Checking in.',
+          mailingType: 'single',
+          state: replied ? 'replied' : 'delivered',
+          deliveredAt: t(sent),
+          repliedAt: replied ? t(back) : null,
+          openedAt: replied ? t(back - 60_000) : null,
+          openCount: replied ? 1 : 0,
+          clickCount: 0,
+          retryCount: 0,
+          mailboxAddress: address,
+          stateChangedAt: t(replied ? back : sent),
+          createdAt: t(sent - 60_000),
+          updatedAt: t(replied ? back : sent),
+        },
+        { prospect: ref('prospect', p.id), mailbox: e.mailbox, user: owner },
+      );
     }
   }
 
@@ -201,21 +275,61 @@ export class SeedStats {
    * One mailing of an e-mail step and its counters. Returns 'sent', 'scheduled' (due later), or
    * the state the enrolment ends in: finished (a reply finishes it), bounced, opted_out, failed.
    */
-  private mailing(e: Enrolment, ss: Rec, step: Rec, st: Rec | undefined, sequence: Rec | undefined, due: number): 'sent' | 'scheduled' | 'finished' | 'bounced' | 'opted_out' | 'failed' {
+  private mailing(
+    e: Enrolment,
+    ss: Rec,
+    step: Rec,
+    st: Rec | undefined,
+    sequence: Rec | undefined,
+    due: number,
+  ): 'sent' | 'scheduled' | 'finished' | 'bounced' | 'opted_out' | 'failed' {
     const { store, add, ref, owner } = this.t;
     const p = e.prospect;
     const tplRef = (st?.rels['template'] as Ref | undefined) ?? null;
     const tpl = tplRef ? store.get('template', tplRef.id) : undefined;
-    const targets: [string, Rec | undefined][] = [['sequenceState', ss], ['sequenceStep', step], ['sequenceTemplate', st], ['sequence', sequence]];
+    const targets: [string, Rec | undefined][] = [
+      ['sequenceState', ss],
+      ['sequenceStep', step],
+      ['sequenceTemplate', st],
+      ['sequence', sequence],
+    ];
     const bumpAll = (key: string) => {
       for (const [type, r] of targets) add1(type, r, key);
     };
-    const rels = { prospect: ref('prospect', p.id), sequence: ref('sequence', e.sequenceId), sequenceState: ref('sequenceState', ss.id), sequenceStep: ref('sequenceStep', step.id), template: tplRef, mailbox: e.mailbox, user: owner };
-    const base = { subject: tpl?.attributes['subject'] ?? 'Hello', bodyHtml: tpl?.attributes['bodyHtml'] ?? '<p>Hello</p>', bodyText: 'Hello', mailingType: 'sequence', retryCount: 0, mailboxAddress: store.get('mailbox', e.mailbox.id)?.attributes['email'] ?? null };
+    const rels = {
+      prospect: ref('prospect', p.id),
+      sequence: ref('sequence', e.sequenceId),
+      sequenceState: ref('sequenceState', ss.id),
+      sequenceStep: ref('sequenceStep', step.id),
+      template: tplRef,
+      mailbox: e.mailbox,
+      user: owner,
+    };
+    const base = {
+      subject: tpl?.attributes['subject'] ?? 'Hello',
+      bodyHtml: tpl?.attributes['bodyHtml'] ?? '<p>Hello</p>',
+      bodyText: 'Hello',
+      mailingType: 'sequence',
+      retryCount: 0,
+      mailboxAddress: store.get('mailbox', e.mailbox.id)?.attributes['email'] ?? null,
+    };
     if (due > this.t.now) {
       const t = this.at(Math.max(due, this.t.now + 3_600_000));
       const created = this.at(this.t.now - 3_600_000);
-      add('mailing', { ...base, state: 'scheduled', scheduledAt: t, openCount: 0, clickCount: 0, stateChangedAt: created, createdAt: created, updatedAt: created }, rels);
+      add(
+        'mailing',
+        {
+          ...base,
+          state: 'scheduled',
+          scheduledAt: t,
+          openCount: 0,
+          clickCount: 0,
+          stateChangedAt: created,
+          createdAt: created,
+          updatedAt: created,
+        },
+        rels,
+      );
       bumpAll('scheduleCount');
       return 'scheduled';
     }
@@ -223,14 +337,41 @@ export class SeedStats {
     const t = (ms: number) => this.at(Math.min(ms, this.t.now - 60_000));
     const created = t(due);
     if (this.rnd.chance(0.01)) {
-      add('mailing', { ...base, state: 'failed', errorReason: 'SMTP 421: try again later', openCount: 0, clickCount: 0, stateChangedAt: t(sent), createdAt: created, updatedAt: t(sent) }, rels);
+      add(
+        'mailing',
+        {
+          ...base,
+          state: 'failed',
+          errorReason: 'SMTP 421: try again later',
+          openCount: 0,
+          clickCount: 0,
+          stateChangedAt: t(sent),
+          createdAt: created,
+          updatedAt: t(sent),
+        },
+        rels,
+      );
       bumpAll('failureCount');
       return 'failed';
     }
     bumpAll('deliverCount');
     touch(p, t(sent));
     if (this.rnd.chance(0.035)) {
-      add('mailing', { ...base, state: 'bounced', deliveredAt: t(sent), bouncedAt: t(sent + 120_000), openCount: 0, clickCount: 0, stateChangedAt: t(sent + 120_000), createdAt: created, updatedAt: t(sent + 120_000) }, rels);
+      add(
+        'mailing',
+        {
+          ...base,
+          state: 'bounced',
+          deliveredAt: t(sent),
+          bouncedAt: t(sent + 120_000),
+          openCount: 0,
+          clickCount: 0,
+          stateChangedAt: t(sent + 120_000),
+          createdAt: created,
+          updatedAt: t(sent + 120_000),
+        },
+        rels,
+      );
       bumpAll('bounceCount');
       return 'bounced';
     }
@@ -244,10 +385,24 @@ export class SeedStats {
     const repliedAt = replied ? openedAt + this.rnd.int(10, 72 * 60) * 60_000 : 0;
     const opens = opened ? this.rnd.int(1, 3) : 0;
     const last = Math.max(sent, openedAt, repliedAt);
-    add('mailing', {
-      ...base, state: replied ? 'replied' : opened ? 'opened' : 'delivered', deliveredAt: t(sent), openedAt: opened ? t(openedAt) : null, clickedAt: clicked ? t(clickedAt) : null, repliedAt: replied ? t(repliedAt) : null,
-      unsubscribedAt: optedOut ? t(openedAt + 60_000) : null, openCount: opens, clickCount: clicked ? 1 : 0, stateChangedAt: t(last), createdAt: created, updatedAt: t(last),
-    }, rels);
+    add(
+      'mailing',
+      {
+        ...base,
+        state: replied ? 'replied' : opened ? 'opened' : 'delivered',
+        deliveredAt: t(sent),
+        openedAt: opened ? t(openedAt) : null,
+        clickedAt: clicked ? t(clickedAt) : null,
+        repliedAt: replied ? t(repliedAt) : null,
+        unsubscribedAt: optedOut ? t(openedAt + 60_000) : null,
+        openCount: opens,
+        clickCount: clicked ? 1 : 0,
+        stateChangedAt: t(last),
+        createdAt: created,
+        updatedAt: t(last),
+      },
+      rels,
+    );
     if (opened) {
       bumpAll('openCount');
       add1('prospect', p, 'openCount');
@@ -285,5 +440,17 @@ function touch(p: Rec, at: string): void {
 
 /** The eleven counters at zero. */
 export function zeroCounters(): Attrs {
-  return { bounceCount: 0, clickCount: 0, deliverCount: 0, failureCount: 0, negativeReplyCount: 0, neutralReplyCount: 0, openCount: 0, optOutCount: 0, positiveReplyCount: 0, replyCount: 0, scheduleCount: 0 };
+  return {
+    bounceCount: 0,
+    clickCount: 0,
+    deliverCount: 0,
+    failureCount: 0,
+    negativeReplyCount: 0,
+    neutralReplyCount: 0,
+    openCount: 0,
+    optOutCount: 0,
+    positiveReplyCount: 0,
+    replyCount: 0,
+    scheduleCount: 0,
+  };
 }

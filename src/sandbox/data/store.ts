@@ -154,7 +154,12 @@ export class Store {
   }
 
   /** Adds a record with the next id (or `id` when restoring); emits `created` unless `silent`. */
-  insert(type: string, attributes: Record<string, unknown>, rels: Record<string, RelValue> = {}, opts: { silent?: boolean; id?: number } = {}): Rec {
+  insert(
+    type: string,
+    attributes: Record<string, unknown>,
+    rels: Record<string, RelValue> = {},
+    opts: { silent?: boolean; id?: number } = {},
+  ): Rec {
     const rt = resourceByType(type);
     const id = opts.id ?? this.nextIds.get(type) ?? 1;
     this.nextIds.set(type, Math.max(id + 1, this.nextIds.get(type) ?? 1));
@@ -183,7 +188,13 @@ export class Store {
    * Applies changed attributes (null clears) and relationships; stamps `updatedAt` when anything
    * changed and emits `updated` with the changed names and their previous values.
    */
-  update(type: string, id: number, attributes: Record<string, unknown>, rels: Record<string, RelValue> = {}, opts: { silent?: boolean } = {}): Change | undefined {
+  update(
+    type: string,
+    id: number,
+    attributes: Record<string, unknown>,
+    rels: Record<string, RelValue> = {},
+    opts: { silent?: boolean } = {},
+  ): Change | undefined {
     const rec = this.get(type, id);
     if (!rec) return undefined;
     const changed: string[] = [];

@@ -84,7 +84,14 @@ export class AuthStore {
 
   /** Makes and stores an access token. */
   issueAccess(userId: number, appId: string | null, scopes: string[], ttlSeconds: number): AccessToken {
-    const t: AccessToken = { token: randomToken(), userId, appId, scopes, createdAt: this.now(), expiresAt: this.now() + ttlSeconds * 1000 };
+    const t: AccessToken = {
+      token: randomToken(),
+      userId,
+      appId,
+      scopes,
+      createdAt: this.now(),
+      expiresAt: this.now() + ttlSeconds * 1000,
+    };
     this.access.set(t.token, t);
     this.version++;
     return t;

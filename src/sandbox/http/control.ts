@@ -16,7 +16,13 @@ import { renderSingle } from '../render/documents.js';
 import type { HandlerResponse } from './resources.js';
 import { mailingEvent, type MailingEvent } from '../rules/mailings.js';
 
-const EVENTS: Record<string, MailingEvent> = { deliver: 'delivered', open: 'opened', click: 'clicked', reply: 'replied', bounce: 'bounced' };
+const EVENTS: Record<string, MailingEvent> = {
+  deliver: 'delivered',
+  open: 'opened',
+  click: 'clicked',
+  reply: 'replied',
+  bounce: 'bounced',
+};
 
 /** Handles `/_sandbox/...`. */
 export async function handleControl(core: Core, req: IncomingMessage, path: string, _raw: string): Promise<HandlerResponse> {
@@ -31,8 +37,10 @@ export async function handleControl(core: Core, req: IncomingMessage, path: stri
     if (!rec) throw errors.notFound('mailing', seg[1]!);
     mailingEvent(ruleContext(core, principal), rec, event);
     const rt = resourceByType('mailing')!;
-    return { status: 200, body: renderSingle(rt, rec, { store: core.store, baseUrl: core.baseUrl, q: parseQuery(''), principal, rulesFor: core.rulesFor }) };
+    return {
+      status: 200,
+      body: renderSingle(rt, rec, { store: core.store, baseUrl: core.baseUrl, q: parseQuery(''), principal, rulesFor: core.rulesFor }),
+    };
   }
   throw errors.noRoute(path);
 }
-

@@ -23,7 +23,12 @@ const CODE_TTL_MS = 60_000;
 const REDIRECT = /^http:\/\/(127\.0\.0\.1|localhost):\d{1,5}\/callback$/;
 
 function oauthError(error: string, description: string, status = 400): OAuthResponse {
-  return { status, body: JSON.stringify({ error, error_description: description }), contentType: 'application/json', headers: { 'Cache-Control': 'no-store' } };
+  return {
+    status,
+    body: JSON.stringify({ error, error_description: description }),
+    contentType: 'application/json',
+    headers: { 'Cache-Control': 'no-store' },
+  };
 }
 
 function html(status: number, title: string, inner: string): OAuthResponse {
@@ -55,17 +60,36 @@ function checkAuthorize(core: Core, p: URLSearchParams): OAuthResponse | Authori
   const clientId = p.get('client_id') ?? '';
   const redirectUri = p.get('redirect_uri') ?? '';
   // Without a known client and an acceptable redirect URI, never redirect (open-redirect guard).
-  if (!core.auth.client(clientId)) return html(400, 'Unknown application', `<h1>Unknown application</h1><p>No application has the client_id ${esc(clientId)}.</p>`);
-  if (!REDIRECT.test(redirectUri)) return html(400, 'Invalid redirect URI', `<h1>Invalid redirect URI</h1><p>${esc(redirectUri)} is not registered. Registered: http://127.0.0.1:&lt;port&gt;/callback and http://localhost:&lt;port&gt;/callback.</p>`);
+  if (!core.auth.client(clientId))
+    return html(400, 'Unknown application', `<h1>Unknown application</h1><p>No application has the client_id ${esc(clientId)}.</p>`);
+  if (!REDIRECT.test(redirectUri))
+    return html(
+      400,
+      'Invalid redirect URI',
+      `<h1>Invalid redirect URI</h1><p>${esc(redirectUri)} is not registered. Registered: http://127.0.0.1:&lt;port&gt;/callback and http://localhost:&lt;port&gt;/callback.</p>`,
+    );
   const state = p.get('state') ?? undefined;
-  if (p.get('response_type') !== 'code') return redirect(redirectUri, { error: 'unsupported_response_type', error_description: 'response_type must be code.', state });
+  if (p.get('response_type') !== 'code')
+    return redirect(redirectUri, { error: 'unsupported_response_type', error_description: 'response_type must be code.', state });
   const scopes = (p.get('scope') ?? '').split(/[\s+]+/).filter(Boolean);
   const bad = scopes.filter((s) => !isKnownScope(s));
-  if (!scopes.length || bad.length) return redirect(redirectUri, { error: 'invalid_scope', error_description: scopes.length ? `Unknown scopes: ${bad.join(' ')}` : 'scope is required.', state });
+  if (!scopes.length || bad.length)
+    return redirect(redirectUri, {
+      error: 'invalid_scope',
+      error_description: scopes.length ? `Unknown scopes: ${bad.join(' ')}` : 'scope is required.',
+      state,
+    });
   const codeChallenge = p.get('code_challenge') ?? undefined;
   const codeChallengeMethod = p.get('code_challenge_method') ?? (codeChallenge ? 'plain' : undefined);
-  if (codeChallenge && codeChallengeMethod !== 'S256') return redirect(redirectUri, { error: 'invalid_request', error_description: 'Only code_challenge_method=S256 is supported.', state });
-  return { clientId, redirectUri, scopes, ...(state !== undefined ? { state } : {}), ...(codeChallenge ? { codeChallenge, codeChallengeMethod } : {}) };
+  if (codeChallenge && codeChallengeMethod !== 'S256')
+    return redirect(redirectUri, { error: 'invalid_request', error_description: 'Only code_challenge_method=S256 is supported.', state });
+  return {
+    clientId,
+    redirectUri,
+    scopes,
+    ...(state !== undefined ? { state } : {}),
+    ...(codeChallenge ? { codeChallenge, codeChallengeMethod } : {}),
+  };
 }
 
 function consentPage(core: Core, a: AuthorizeParams, query: string): OAuthResponse {
@@ -73,14 +97,18 @@ function consentPage(core: Core, a: AuthorizeParams, query: string): OAuthRespon
   const user = core.store.get('user', core.ownerUserId);
   const who = String(user?.attributes['name'] ?? user?.attributes['email'] ?? `user ${core.ownerUserId}`);
   const hidden = [...new URLSearchParams(query)].map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('');
-  return html(200, 'Authorize application', `<h1>Authorize ${esc(app.name)}</h1>
+  return html(
+    200,
+    'Authorize application',
+    `<h1>Authorize ${esc(app.name)}</h1>
 <p>Signed in to <strong>${esc(core.org.name)}</strong> as <strong>${esc(who)}</strong>.</p>
 <p><strong>Warning:</strong> this application has development credentials and has not been reviewed.</p>
 <p>It asks for these scopes:</p><ul>${a.scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join('')}</ul>
 <form method="post" action="/oauth/authorize">${hidden}
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
-</form>`);
+</form>`,
+  );
 }
 
 function authorize(core: Core, req: IncomingMessage, raw: string, body: string): OAuthResponse {
@@ -92,7 +120,8 @@ function authorize(core: Core, req: IncomingMessage, raw: string, body: string):
   const form = new URLSearchParams(body);
   const a = checkAuthorize(core, form);
   if ('status' in a) return a;
-  if (form.get('decision') !== 'approve') return redirect(a.redirectUri, { error: 'access_denied', error_description: 'The user denied the request.', state: a.state });
+  if (form.get('decision') !== 'approve')
+    return redirect(a.redirectUri, { error: 'access_denied', error_description: 'The user denied the request.', state: a.state });
   const code: AuthCode = {
     code: randomToken(),
     clientId: a.clientId,
@@ -136,7 +165,8 @@ function checkIssueRate(core: Core, userId: number): void {
 function token(core: Core, req: IncomingMessage, body: string): OAuthResponse {
   if (req.method !== 'POST') return oauthError('invalid_request', 'Use POST.', 405);
   const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-  if (ct !== 'application/x-www-form-urlencoded') return oauthError('invalid_request', 'The body must be form-encoded (application/x-www-form-urlencoded).');
+  if (ct !== 'application/x-www-form-urlencoded')
+    return oauthError('invalid_request', 'The body must be form-encoded (application/x-www-form-urlencoded).');
   const f = new URLSearchParams(body);
   const need = (names: string[]) => names.filter((n) => !f.get(n));
   const grant = f.get('grant_type');
@@ -144,18 +174,21 @@ function token(core: Core, req: IncomingMessage, body: string): OAuthResponse {
   if (grant === 'authorization_code') {
     const missing = need(['client_id', 'client_secret', 'redirect_uri', 'code']);
     if (missing.length) return oauthError('invalid_request', `Missing parameters: ${missing.join(', ')}.`);
-    if (!client || client.clientSecret !== f.get('client_secret')) return oauthError('invalid_client', 'Unknown client or wrong client secret.');
+    if (!client || client.clientSecret !== f.get('client_secret'))
+      return oauthError('invalid_client', 'Unknown client or wrong client secret.');
     const code = core.auth.codes.get(f.get('code')!);
     if (!code || code.expiresAt <= Date.now()) {
       if (code) core.auth.codes.delete(code.code);
       return oauthError('invalid_grant', 'The authorization code is invalid, expired or already used.');
     }
     if (code.clientId !== client.clientId) return oauthError('invalid_grant', 'The authorization code was issued to another client.');
-    if (code.redirectUri !== f.get('redirect_uri')) return oauthError('invalid_grant', 'redirect_uri does not match the authorization request.');
+    if (code.redirectUri !== f.get('redirect_uri'))
+      return oauthError('invalid_grant', 'redirect_uri does not match the authorization request.');
     if (code.codeChallenge) {
       const verifier = f.get('code_verifier');
       if (!verifier) return oauthError('invalid_grant', 'code_verifier is required (a code_challenge was sent).');
-      if (createHash('sha256').update(verifier).digest('base64url') !== code.codeChallenge) return oauthError('invalid_grant', 'code_verifier does not match the code_challenge.');
+      if (createHash('sha256').update(verifier).digest('base64url') !== code.codeChallenge)
+        return oauthError('invalid_grant', 'code_verifier does not match the code_challenge.');
     }
     checkIssueRate(core, code.userId);
     core.auth.codes.delete(code.code);
@@ -164,11 +197,13 @@ function token(core: Core, req: IncomingMessage, body: string): OAuthResponse {
   if (grant === 'refresh_token') {
     const missing = need(['client_id', 'client_secret', 'refresh_token']);
     if (missing.length) return oauthError('invalid_request', `Missing parameters: ${missing.join(', ')}.`);
-    if (!client || client.clientSecret !== f.get('client_secret')) return oauthError('invalid_client', 'Unknown client or wrong client secret.');
+    if (!client || client.clientSecret !== f.get('client_secret'))
+      return oauthError('invalid_client', 'Unknown client or wrong client secret.');
     const r = core.auth.refresh.get(f.get('refresh_token')!);
     if (!r || r.appId !== client.clientId) return oauthError('invalid_grant', 'The refresh token is invalid, revoked or already used.');
     const uri = f.get('redirect_uri');
-    if (uri !== null && r.redirectUri !== undefined && uri !== r.redirectUri) return oauthError('invalid_grant', 'redirect_uri does not match the one of the grant.');
+    if (uri !== null && r.redirectUri !== undefined && uri !== r.redirectUri)
+      return oauthError('invalid_grant', 'redirect_uri does not match the one of the grant.');
     checkIssueRate(core, r.userId);
     // Rotation: a refresh token works once.
     core.auth.refresh.delete(r.token);

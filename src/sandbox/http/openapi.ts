@@ -13,15 +13,24 @@ const JSON_API = 'application/vnd.api+json';
 function attrSchema(a: AttributeSpec): Record<string, unknown> {
   const base: Record<string, unknown> = (() => {
     switch (a.type) {
-      case 'integer': return { type: 'integer' };
-      case 'number': return { type: 'number' };
-      case 'boolean': return { type: 'boolean' };
-      case 'date': return { type: 'string', format: 'date' };
-      case 'date-time': return { type: 'string', format: 'date-time' };
-      case 'string[]': return { type: 'array', items: { type: 'string' } };
-      case 'object': return { type: 'object' };
-      case 'array': return { type: 'array', items: {} };
-      default: return { type: 'string' };
+      case 'integer':
+        return { type: 'integer' };
+      case 'number':
+        return { type: 'number' };
+      case 'boolean':
+        return { type: 'boolean' };
+      case 'date':
+        return { type: 'string', format: 'date' };
+      case 'date-time':
+        return { type: 'string', format: 'date-time' };
+      case 'string[]':
+        return { type: 'array', items: { type: 'string' } };
+      case 'object':
+        return { type: 'object' };
+      case 'array':
+        return { type: 'array', items: {} };
+      default:
+        return { type: 'string' };
     }
   })();
   if (a.maxLength !== undefined && a.type === 'string') base['maxLength'] = a.maxLength;
@@ -45,7 +54,11 @@ function resourceSchema(rt: ResourceType, labels?: Record<string, { label: strin
   const rels: Record<string, unknown> = {};
   for (const r of rt.relationships) {
     const data = r.kind === 'one' ? { ...IDENT, nullable: true } : { type: 'array', items: IDENT };
-    rels[r.name] = { type: 'object', properties: { data, links: { type: 'object', properties: { related: { type: 'string' } } }, meta: { type: 'object' } }, ...(r.readOnly ? { readOnly: true } : {}) };
+    rels[r.name] = {
+      type: 'object',
+      properties: { data, links: { type: 'object', properties: { related: { type: 'string' } } }, meta: { type: 'object' } },
+      ...(r.readOnly ? { readOnly: true } : {}),
+    };
   }
   return {
     type: 'object',
@@ -72,7 +85,12 @@ export function handleJsonSchema(core: Core, authorization: string | undefined):
   }
   const definitions: Record<string, unknown> = {};
   for (const rt of RESOURCES) definitions[rt.type] = resourceSchema(rt, custom ? core.org.customFields[rt.type] : undefined);
-  const body = { $schema: 'http://json-schema.org/draft-07/schema#', $id: `${core.baseUrl}/schema.json`, title: 'Sales engagement API v2 resources', definitions };
+  const body = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: `${core.baseUrl}/schema.json`,
+    title: 'Sales engagement API v2 resources',
+    definitions,
+  };
   return { status: 200, body: JSON.stringify(body), headers: { 'Content-Type': 'application/schema+json' } };
 }
 
@@ -80,14 +98,34 @@ const ERRORS_REF = { $ref: '#/components/schemas/Errors' };
 
 function errorResponses(...codes: number[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const text: Record<number, string> = { 400: 'Bad request', 401: 'Missing, unknown or expired token', 403: 'Missing scope', 404: 'Not found', 405: 'Operation not offered', 415: 'Unsupported media type', 422: 'Validation error', 429: 'Rate limit exceeded', 503: 'Scheduled maintenance' };
+  const text: Record<number, string> = {
+    400: 'Bad request',
+    401: 'Missing, unknown or expired token',
+    403: 'Missing scope',
+    404: 'Not found',
+    405: 'Operation not offered',
+    415: 'Unsupported media type',
+    422: 'Validation error',
+    429: 'Rate limit exceeded',
+    503: 'Scheduled maintenance',
+  };
   for (const c of codes) out[String(c)] = { description: text[c] ?? 'Error', content: { [JSON_API]: { schema: ERRORS_REF } } };
   return out;
 }
 
 function body(ref: string, many = false): Record<string, unknown> {
   const data = many ? { type: 'array', items: { $ref: ref } } : { $ref: ref };
-  return { content: { [JSON_API]: { schema: { type: 'object', required: ['data'], properties: { data, included: { type: 'array', items: { type: 'object' } }, links: { type: 'object' }, meta: { type: 'object' } } } } } };
+  return {
+    content: {
+      [JSON_API]: {
+        schema: {
+          type: 'object',
+          required: ['data'],
+          properties: { data, included: { type: 'array', items: { type: 'object' } }, links: { type: 'object' }, meta: { type: 'object' } },
+        },
+      },
+    },
+  };
 }
 
 const QUERY_PARAMS = [
@@ -119,7 +157,21 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
     Errors: {
       type: 'object',
       required: ['errors'],
-      properties: { errors: { type: 'array', items: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'string' }, title: { type: 'string' }, detail: { type: 'string' }, source: { type: 'object', properties: { pointer: { type: 'string' }, parameter: { type: 'string' } } } } } } },
+      properties: {
+        errors: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id', 'title'],
+            properties: {
+              id: { type: 'string' },
+              title: { type: 'string' },
+              detail: { type: 'string' },
+              source: { type: 'object', properties: { pointer: { type: 'string' }, parameter: { type: 'string' } } },
+            },
+          },
+        },
+      },
     },
   };
   for (const rt of RESOURCES) {
@@ -131,22 +183,85 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
     const item: Record<string, unknown> = {};
     const ops = rt.operations;
     const sec = (level: string) => [{ oauth2: [`${rt.path}.${level}`] }];
-    if (ops.includes('list')) coll['get'] = { operationId: `list_${rt.path}`, summary: `List ${words(rt.path)}`, tags: tag, security: sec('read'), parameters: LIST_PARAMS, responses: { '200': { description: 'A page of records', ...body(ref, true) }, ...errorResponses(401, 403, 422, 429) } };
-    if (ops.includes('create')) coll['post'] = { operationId: `create_${rt.type}`, summary: `Create ${article(rt.type)}`, tags: tag, security: sec('write'), requestBody: { required: true, ...body(ref) }, responses: { '201': { description: 'Created', ...body(ref) }, ...errorResponses(401, 403, 415, 422, 429) } };
-    if (ops.includes('get')) item['get'] = { operationId: `get_${rt.type}`, summary: `Get ${article(rt.type)}`, tags: tag, security: sec('read'), parameters: QUERY_PARAMS, responses: { '200': { description: 'The record', ...body(ref) }, ...errorResponses(401, 403, 404, 429) } };
-    if (ops.includes('update')) item['patch'] = { operationId: `update_${rt.type}`, summary: `Update ${article(rt.type)}`, tags: tag, security: sec('write'), requestBody: { required: true, ...body(ref) }, responses: { '200': { description: 'Updated', ...body(ref) }, ...errorResponses(401, 403, 404, 415, 422, 429) } };
-    if (ops.includes('delete')) item['delete'] = { operationId: `delete_${rt.type}`, summary: `Delete ${article(rt.type)}`, tags: tag, security: sec('delete'), responses: { '204': { description: 'Deleted' }, ...errorResponses(401, 403, 404, 422, 429) } };
+    if (ops.includes('list'))
+      coll['get'] = {
+        operationId: `list_${rt.path}`,
+        summary: `List ${words(rt.path)}`,
+        tags: tag,
+        security: sec('read'),
+        parameters: LIST_PARAMS,
+        responses: { '200': { description: 'A page of records', ...body(ref, true) }, ...errorResponses(401, 403, 422, 429) },
+      };
+    if (ops.includes('create'))
+      coll['post'] = {
+        operationId: `create_${rt.type}`,
+        summary: `Create ${article(rt.type)}`,
+        tags: tag,
+        security: sec('write'),
+        requestBody: { required: true, ...body(ref) },
+        responses: { '201': { description: 'Created', ...body(ref) }, ...errorResponses(401, 403, 415, 422, 429) },
+      };
+    if (ops.includes('get'))
+      item['get'] = {
+        operationId: `get_${rt.type}`,
+        summary: `Get ${article(rt.type)}`,
+        tags: tag,
+        security: sec('read'),
+        parameters: QUERY_PARAMS,
+        responses: { '200': { description: 'The record', ...body(ref) }, ...errorResponses(401, 403, 404, 429) },
+      };
+    if (ops.includes('update'))
+      item['patch'] = {
+        operationId: `update_${rt.type}`,
+        summary: `Update ${article(rt.type)}`,
+        tags: tag,
+        security: sec('write'),
+        requestBody: { required: true, ...body(ref) },
+        responses: { '200': { description: 'Updated', ...body(ref) }, ...errorResponses(401, 403, 404, 415, 422, 429) },
+      };
+    if (ops.includes('delete'))
+      item['delete'] = {
+        operationId: `delete_${rt.type}`,
+        summary: `Delete ${article(rt.type)}`,
+        tags: tag,
+        security: sec('delete'),
+        responses: { '204': { description: 'Deleted' }, ...errorResponses(401, 403, 404, 422, 429) },
+      };
     if (Object.keys(coll).length) paths[`/${rt.path}`] = coll;
     if (Object.keys(item).length) paths[`/${rt.path}/{id}`] = { parameters: [ID_PARAM], ...item };
     for (const a of rt.actions) {
       const params = a.params.map((p) => ({ name: `actionParams[${p}]`, in: 'query', schema: { type: 'string' } }));
       paths[`/${rt.path}/{id}/actions/${a.name}`] = {
         parameters: [ID_PARAM],
-        post: { operationId: `${a.name}_${rt.type}`, summary: `${capital(words(a.name))} ${article(rt.type)}`, tags: tag, description: a.description, security: sec('write'), parameters: params, responses: { '200': { description: 'The record after the action', ...body(ref) }, ...errorResponses(400, 401, 403, 404, 422, 429) } },
+        post: {
+          operationId: `${a.name}_${rt.type}`,
+          summary: `${capital(words(a.name))} ${article(rt.type)}`,
+          tags: tag,
+          description: a.description,
+          security: sec('write'),
+          parameters: params,
+          responses: {
+            '200': { description: 'The record after the action', ...body(ref) },
+            ...errorResponses(400, 401, 403, 404, 422, 429),
+          },
+        },
       };
     }
   }
-  paths['/webhooks/cleanup'] = { post: { operationId: 'cleanup_webhook', summary: 'Remove a webhook by its cleanup token', tags: ['webhooks'], description: 'Removes the webhook whose cleanup token is the Bearer token.', security: [], responses: { '204': { description: 'Removed' }, '401': { description: 'Invalid cleanup token' }, '404': { description: 'Already gone' } } } };
+  paths['/webhooks/cleanup'] = {
+    post: {
+      operationId: 'cleanup_webhook',
+      summary: 'Remove a webhook by its cleanup token',
+      tags: ['webhooks'],
+      description: 'Removes the webhook whose cleanup token is the Bearer token.',
+      security: [],
+      responses: {
+        '204': { description: 'Removed' },
+        '401': { description: 'Invalid cleanup token' },
+        '404': { description: 'Already gone' },
+      },
+    },
+  };
   const authUrl = baseUrl.replace(/\/api\/v2$/, '');
   return {
     openapi: '3.0.3',
@@ -158,7 +273,16 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          flows: { authorizationCode: { authorizationUrl: `${authUrl}/oauth/authorize`, tokenUrl: `${authUrl}/oauth/token`, refreshUrl: `${authUrl}/oauth/token`, scopes: Object.fromEntries(RESOURCES.flatMap((r) => ['read', 'write', 'delete', 'all'].map((l) => [`${r.path}.${l}`, `${l} ${r.path}`]))) } },
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${authUrl}/oauth/authorize`,
+              tokenUrl: `${authUrl}/oauth/token`,
+              refreshUrl: `${authUrl}/oauth/token`,
+              scopes: Object.fromEntries(
+                RESOURCES.flatMap((r) => ['read', 'write', 'delete', 'all'].map((l) => [`${r.path}.${l}`, `${l} ${r.path}`])),
+              ),
+            },
+          },
         },
       },
     },

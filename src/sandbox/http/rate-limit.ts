@@ -43,7 +43,8 @@ export class RateLimiter {
   peek(key: string): RateState {
     const w = this.windows.get(key);
     const now = this.now();
-    if (!w || now - w.start >= this.windowMs) return { limit: this.limit, remaining: this.limit, reset: Math.ceil((now + this.windowMs) / 1000) };
+    if (!w || now - w.start >= this.windowMs)
+      return { limit: this.limit, remaining: this.limit, reset: Math.ceil((now + this.windowMs) / 1000) };
     return { limit: this.limit, remaining: Math.max(0, this.limit - w.count), reset: Math.ceil((w.start + this.windowMs) / 1000) };
   }
 }

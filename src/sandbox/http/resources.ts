@@ -65,7 +65,11 @@ function checkRenderQuery(rt: ResourceType, q: ParsedQuery, p?: Principal): void
         if (target && p) requireScope(p, target, 'read');
         if (target) next.push(target);
       }
-      if (!types.some((t) => findRelationship(t, name))) throw paramError('include', `Cannot include '${path.join('.')}': ${types.map((t) => t.type).join('/')} has no relationship '${name}'.`);
+      if (!types.some((t) => findRelationship(t, name)))
+        throw paramError(
+          'include',
+          `Cannot include '${path.join('.')}': ${types.map((t) => t.type).join('/')} has no relationship '${name}'.`,
+        );
       types = next;
     }
   }
@@ -126,13 +130,19 @@ function writeDerived(core: Core, rt: ResourceType, rec: Rec, input: WriteInput)
       if (wanted.has(r.id)) continue;
       const member = core.store.get(type, r.id);
       if (!member) continue;
-      const next = viaSpec?.kind === 'many' ? ((member.rels[via] as Ref[] | undefined) ?? []).filter((x) => x.id !== rec.id || x.type !== rt.type) : null;
+      const next =
+        viaSpec?.kind === 'many'
+          ? ((member.rels[via] as Ref[] | undefined) ?? []).filter((x) => x.id !== rec.id || x.type !== rt.type)
+          : null;
       core.store.update(type, r.id, {}, { [via]: next });
     }
     for (const r of v) {
       const member = core.store.get(type, r.id);
       if (!member) continue;
-      const next = viaSpec?.kind === 'many' ? [...((member.rels[via] as Ref[] | undefined) ?? []).filter((x) => x.id !== rec.id || x.type !== rt.type), me] : me;
+      const next =
+        viaSpec?.kind === 'many'
+          ? [...((member.rels[via] as Ref[] | undefined) ?? []).filter((x) => x.id !== rec.id || x.type !== rt.type), me]
+          : me;
       core.store.update(type, r.id, {}, { [via]: next });
     }
     delete input.rels[name];
@@ -233,7 +243,10 @@ export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest
     const rec = load(core, rt, idText);
     for (const name of q.actionParams.keys()) {
       if (!action.params.includes(name)) {
-        throw errors.badRequest(`The action ${fourth} does not accept the parameter '${name}'${action.params.length ? ` (accepted: ${action.params.join(', ')})` : ''}.`, `actionParams[${name}]`);
+        throw errors.badRequest(
+          `The action ${fourth} does not accept the parameter '${name}'${action.params.length ? ` (accepted: ${action.params.join(', ')})` : ''}.`,
+          `actionParams[${name}]`,
+        );
       }
     }
     rules?.actions?.[action.name]?.(ctx, rec, q.actionParams);
@@ -278,7 +291,11 @@ export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest
       requireScope(p, rt, 'write');
       checkRenderQuery(rt, q);
       const rec = item();
-      const input = validateWrite(core.store, rt, req.body, { mode: 'update', id: rec.id, ...(customValidations ? { customValidations } : {}) });
+      const input = validateWrite(core.store, rt, req.body, {
+        mode: 'update',
+        id: rec.id,
+        ...(customValidations ? { customValidations } : {}),
+      });
       stampActors(rt, input, p, 'update');
       rules?.beforeUpdate?.(ctx, rec, input);
       core.store.update(rt.type, rec.id, input.attributes, storedRels(rt, input));
@@ -298,4 +315,3 @@ export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest
       throw errors.methodNotAllowed(req.method, path, allowed(rt, true));
   }
 }
-

@@ -47,7 +47,14 @@ function mediaTypeOk(ct: string | undefined): boolean {
 }
 
 /** Handles one request under the version root. */
-async function handleApi(core: Core, req: IncomingMessage, path: string, raw: string, reqBody: RequestBody, rate: { state?: RateState }): Promise<HandlerResponse> {
+async function handleApi(
+  core: Core,
+  req: IncomingMessage,
+  path: string,
+  raw: string,
+  reqBody: RequestBody,
+  rate: { state?: RateState },
+): Promise<HandlerResponse> {
   const segments = path.slice(BASE_PATH.length).split('/').filter(Boolean).map(decodeURIComponent);
   const auth = req.headers.authorization;
   const method = req.method ?? 'GET';
@@ -107,7 +114,13 @@ async function respond(core: Core, req: IncomingMessage, res: ServerResponse): P
   const path = q < 0 ? url : url.slice(0, q);
   const raw = q < 0 ? '' : url.slice(q + 1);
   const body = new RequestBody(req);
-  const rec: RecordedRequest = { method: req.method ?? 'GET', path, query: { raw, parsed: parsedQuery(raw) }, headers: { ...req.headers }, body: '' };
+  const rec: RecordedRequest = {
+    method: req.method ?? 'GET',
+    path,
+    query: { raw, parsed: parsedQuery(raw) },
+    headers: { ...req.headers },
+    body: '',
+  };
   core.requests.push(rec);
   if (core.requests.length > core.opts.recordLimit) core.requests.splice(0, core.requests.length - core.opts.recordLimit);
   if (core.opts.latencyMs > 0) await new Promise((r) => setTimeout(r, core.opts.latencyMs));
@@ -141,7 +154,10 @@ async function respond(core: Core, req: IncomingMessage, res: ServerResponse): P
   core.setPrincipal(undefined);
   rec.status = out.status;
   rec.body = recordedBody(body.text);
-  const h: Record<string, string> = { ...rateHeaders(rate.state ?? core.limiter.peek(`user:${req.socket.remoteAddress ?? ''}`)), ...out.headers };
+  const h: Record<string, string> = {
+    ...rateHeaders(rate.state ?? core.limiter.peek(`user:${req.socket.remoteAddress ?? ''}`)),
+    ...out.headers,
+  };
   if (out.body !== undefined) h['Content-Type'] ??= contentType;
   if (!body.consumed) {
     // A body left unread (refused before reading, or too large): the connection cannot carry

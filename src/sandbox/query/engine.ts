@@ -290,7 +290,11 @@ function runIdOrdered(store: Store, rt: ResourceType, q: ParsedQuery, compiled: 
   for (let i = 0; i < n; i++) {
     const rec = at(i);
     let ok = true;
-    for (const p of preds) if (!p(rec)) { ok = false; break; }
+    for (const p of preds)
+      if (!p(rec)) {
+        ok = false;
+        break;
+      }
     if (!ok) continue;
     if (total >= q.offset && total < end) page.push(rec);
     total++;
@@ -315,7 +319,8 @@ export function runCollection(store: Store, rt: ResourceType, q: ParsedQuery, ru
       indexed = c;
     }
   }
-  if (dir && !best) return runIdOrdered(store, rt, q, compiled, [...visiblePred, ...compiled.filter((c) => !c.idRange).map((c) => c.pred)], dir);
+  if (dir && !best)
+    return runIdOrdered(store, rt, q, compiled, [...visiblePred, ...compiled.filter((c) => !c.idRange).map((c) => c.pred)], dir);
   const compare = dir ? undefined : comparator(store, rt, q.sort);
   const table = store.table(rt.type);
   const preds = [...visiblePred, ...compiled.filter((c) => c !== indexed).map((c) => c.pred)];

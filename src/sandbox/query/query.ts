@@ -88,7 +88,8 @@ export function parseQuery(raw: string): ParsedQuery {
     if (!seg) continue;
     const [head, ...rest] = seg;
     if (head === 'filter') {
-      if (!rest.length || rest.some((s, i) => s === '' && i !== rest.length - 1)) throw paramError(key, `Malformed filter parameter ${key}.`);
+      if (!rest.length || rest.some((s, i) => s === '' && i !== rest.length - 1))
+        throw paramError(key, `Malformed filter parameter ${key}.`);
       if (newSyntax) {
         const last = rest[rest.length - 1]!;
         if (last === '' || last === 'gte' || last === 'lte') {
@@ -137,7 +138,10 @@ export function parseQuery(raw: string): ParsedQuery {
         q.sort.push({ path: (desc ? part.slice(1) : part).split('.'), desc });
       }
     } else if (head === 'include' && !rest.length) {
-      q.include = value.split(',').filter(Boolean).map((p) => p.split('.'));
+      q.include = value
+        .split(',')
+        .filter(Boolean)
+        .map((p) => p.split('.'));
     } else if (head === 'fields' && rest.length === 1) {
       q.fields.set(rest[0]!, new Set(value.split(',').filter(Boolean)));
     } else if (head === 'actionParams' && rest.length === 1) {

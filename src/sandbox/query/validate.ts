@@ -18,7 +18,8 @@ function checkValue(spec: AttributeSpec, v: unknown): { ok: unknown } | { error:
   if (v === null) return { ok: null };
   const str = (s: unknown): { ok: unknown } | { error: string } => {
     if (typeof s !== 'string') return { error: `${spec.name} must be a string.` };
-    if (spec.maxLength !== undefined && [...s].length > spec.maxLength) return { error: `${spec.name} is too long (maximum is ${spec.maxLength} characters).` };
+    if (spec.maxLength !== undefined && [...s].length > spec.maxLength)
+      return { error: `${spec.name} is too long (maximum is ${spec.maxLength} characters).` };
     if (spec.enum && !spec.enum.includes(s)) return { error: `${spec.name} must be one of: ${spec.enum.join(', ')}.` };
     return { ok: s };
   };
@@ -41,7 +42,10 @@ function checkValue(spec: AttributeSpec, v: unknown): { ok: unknown } | { error:
       if (!Array.isArray(v)) return { error: `${spec.name} must be a list of strings.` };
       for (const s of v) {
         const r = str(s);
-        if ('error' in r) return { error: `${spec.name}: every element must be a string${spec.maxLength ? ` of at most ${spec.maxLength} characters` : ''}${spec.enum ? ` among ${spec.enum.join(', ')}` : ''}.` };
+        if ('error' in r)
+          return {
+            error: `${spec.name}: every element must be a string${spec.maxLength ? ` of at most ${spec.maxLength} characters` : ''}${spec.enum ? ` among ${spec.enum.join(', ')}` : ''}.`,
+          };
       }
       return { ok: v };
     }
@@ -71,7 +75,9 @@ function checkCustom(name: string, v: unknown, val: CustomFieldValidation): stri
     case 'inclusion':
       return list.includes(s) ? undefined : `${name} (${val.label}) must be one of: ${list.join(', ')}.`;
     case 'multi_inclusion':
-      return s.split(';').every((x) => list.includes(x.trim())) ? undefined : `${name} (${val.label}) values must be among: ${list.join(', ')}.`;
+      return s.split(';').every((x) => list.includes(x.trim()))
+        ? undefined
+        : `${name} (${val.label}) values must be among: ${list.join(', ')}.`;
     case 'url':
       return /^https?:\/\/\S+$/.test(s) ? undefined : `${name} (${val.label}) must be a URL.`;
     default:
@@ -100,7 +106,8 @@ export function validateWrite(store: Store, rt: ResourceType, body: unknown, opt
   if (!isObject(data)) throw validationError([fieldError('/data', 'The body must be a JSON:API document with a data object.')]);
   if (data['type'] !== rt.type) errs.push(fieldError('/data/type', `data.type must be '${rt.type}'.`));
   if (opts.mode === 'create' && data['id'] !== undefined) errs.push(fieldError('/data/id', 'A create must not carry an id.'));
-  if (opts.mode === 'update' && String(data['id']) !== String(opts.id)) errs.push(fieldError('/data/id', `data.id (${String(data['id'])}) must equal the id in the URL (${opts.id}).`));
+  if (opts.mode === 'update' && String(data['id']) !== String(opts.id))
+    errs.push(fieldError('/data/id', `data.id (${String(data['id'])}) must equal the id in the URL (${opts.id}).`));
   const input: WriteInput = { attributes: {}, rels: {}, relMeta: {} };
   const attrs = data['attributes'] ?? {};
   if (!isObject(attrs)) errs.push(fieldError('/data/attributes', 'attributes must be an object.'));
@@ -108,19 +115,32 @@ export function validateWrite(store: Store, rt: ResourceType, body: unknown, opt
     for (const [name, v] of Object.entries(attrs)) {
       const pointer = `/data/attributes/${name}`;
       const spec = findAttribute(rt, name);
-      if (!spec) { errs.push(fieldError(pointer, `${rt.type} has no attribute '${name}'.`)); continue; }
-      if (spec.readOnly) { errs.push(fieldError(pointer, `${name} is read-only.`)); continue; }
+      if (!spec) {
+        errs.push(fieldError(pointer, `${rt.type} has no attribute '${name}'.`));
+        continue;
+      }
+      if (spec.readOnly) {
+        errs.push(fieldError(pointer, `${name} is read-only.`));
+        continue;
+      }
       const r = checkValue(spec, v);
-      if ('error' in r) { errs.push(fieldError(pointer, r.error)); continue; }
+      if ('error' in r) {
+        errs.push(fieldError(pointer, r.error));
+        continue;
+      }
       const custom = opts.customValidations?.[name];
       const customErr = custom ? checkCustom(name, r.ok, custom) : undefined;
-      if (customErr) { errs.push(fieldError(pointer, customErr)); continue; }
+      if (customErr) {
+        errs.push(fieldError(pointer, customErr));
+        continue;
+      }
       input.attributes[name] = r.ok;
     }
   }
   if (opts.mode === 'create' && opts.customValidations) {
     for (const [name, val] of Object.entries(opts.customValidations)) {
-      if (val.required && (input.attributes[name] == null || input.attributes[name] === '')) errs.push(fieldError(`/data/attributes/${name}`, `${name} (${val.label}) is required.`));
+      if (val.required && (input.attributes[name] == null || input.attributes[name] === ''))
+        errs.push(fieldError(`/data/attributes/${name}`, `${name} (${val.label}) is required.`));
     }
   }
   const rels = data['relationships'] ?? {};
@@ -129,21 +149,49 @@ export function validateWrite(store: Store, rt: ResourceType, body: unknown, opt
     for (const [name, obj] of Object.entries(rels)) {
       const pointer = `/data/relationships/${name}`;
       const spec = findRelationship(rt, name);
-      if (!spec) { errs.push(fieldError(pointer, `${rt.type} has no relationship '${name}'.`)); continue; }
-      if (spec.readOnly) { errs.push(fieldError(pointer, `${name} is read-only.`)); continue; }
-      if (!isObject(obj) || !('data' in obj)) { errs.push(fieldError(pointer, `${name} must be a relationship object with data.`)); continue; }
+      if (!spec) {
+        errs.push(fieldError(pointer, `${rt.type} has no relationship '${name}'.`));
+        continue;
+      }
+      if (spec.readOnly) {
+        errs.push(fieldError(pointer, `${name} is read-only.`));
+        continue;
+      }
+      if (!isObject(obj) || !('data' in obj)) {
+        errs.push(fieldError(pointer, `${name} must be a relationship object with data.`));
+        continue;
+      }
       if (isObject(obj['meta'])) input.relMeta[name] = obj['meta'];
       const d = obj['data'];
       const refs: unknown[] | null = spec.kind === 'one' ? (d === null ? null : [d]) : Array.isArray(d) ? d : null;
-      if (spec.kind === 'many' && refs === null) { errs.push(fieldError(pointer, `${name} is to-many: data must be a list.`)); continue; }
+      if (spec.kind === 'many' && refs === null) {
+        errs.push(fieldError(pointer, `${name} is to-many: data must be a list.`));
+        continue;
+      }
       const out: Ref[] = [];
       let bad = false;
       for (const raw of refs ?? []) {
         const ref = parseRef(raw);
-        if (ref === 'invalid') { errs.push(fieldError(`${pointer}/data`, `${name} needs identifiers with type and integer id.`)); bad = true; break; }
-        if (spec.target && ref.type !== spec.target) { errs.push(fieldError(`${pointer}/data/type`, `${name} must point at a ${spec.target}.`)); bad = true; break; }
-        if (!resourceByType(ref.type)) { errs.push(fieldError(`${pointer}/data/type`, `Unknown type '${ref.type}'.`)); bad = true; break; }
-        if (!store.get(ref.type, ref.id)) { errs.push(fieldError(`${pointer}/data/id`, `No ${ref.type} with id ${ref.id}.`)); bad = true; break; }
+        if (ref === 'invalid') {
+          errs.push(fieldError(`${pointer}/data`, `${name} needs identifiers with type and integer id.`));
+          bad = true;
+          break;
+        }
+        if (spec.target && ref.type !== spec.target) {
+          errs.push(fieldError(`${pointer}/data/type`, `${name} must point at a ${spec.target}.`));
+          bad = true;
+          break;
+        }
+        if (!resourceByType(ref.type)) {
+          errs.push(fieldError(`${pointer}/data/type`, `Unknown type '${ref.type}'.`));
+          bad = true;
+          break;
+        }
+        if (!store.get(ref.type, ref.id)) {
+          errs.push(fieldError(`${pointer}/data/id`, `No ${ref.type} with id ${ref.id}.`));
+          bad = true;
+          break;
+        }
         out.push(ref);
       }
       if (bad) continue;

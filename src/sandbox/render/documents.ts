@@ -30,7 +30,12 @@ export function fieldNames(rt: ResourceType): Set<string> {
 }
 
 /** Members of a relationship as the response shows them (rule filters applied). */
-export function relationMembers(ctx: Pick<RenderContext, 'store' | 'rulesFor' | 'baseUrl'>, rt: ResourceType, rec: Rec, m: RelModel): RelValue {
+export function relationMembers(
+  ctx: Pick<RenderContext, 'store' | 'rulesFor' | 'baseUrl'>,
+  rt: ResourceType,
+  rec: Rec,
+  m: RelModel,
+): RelValue {
   const rp = relPlans(plan(rt, ctx.rulesFor), ctx.baseUrl).find((r) => r.model === m)!;
   return asRefs(rp.members(ctx.store, rec), memberType(m));
 }
@@ -78,7 +83,8 @@ function renderResource(rt: ResourceType, rec: Rec, ctx: RenderContext, linkage?
   s += '}';
   const meta: Record<string, unknown> = {};
   if (ctx.q.authorizationMeta) {
-    if (rt.authorizationMeta === 'canWriteAndDelete') meta['canWrite'] = hasScope(ctx.principal.scopes, rt.path, 'write') && rt.operations.includes('update');
+    if (rt.authorizationMeta === 'canWriteAndDelete')
+      meta['canWrite'] = hasScope(ctx.principal.scopes, rt.path, 'write') && rt.operations.includes('update');
     meta['canDelete'] = hasScope(ctx.principal.scopes, rt.path, 'delete') && rt.operations.includes('delete');
   }
   if (ctx.q.dataConnections && rt.dataConnections) meta['dataConnections'] = dataConnections(rec);
@@ -143,7 +149,13 @@ export function renderSingle(rt: ResourceType, rec: Rec, ctx: RenderContext): st
 }
 
 /** A collection document with links and meta (a Buffer when large, see {@link TextSink}). */
-export function renderCollection(rt: ResourceType, page: Rec[], total: number, ctx: RenderContext, links: Record<string, string>): string | Buffer {
+export function renderCollection(
+  rt: ResourceType,
+  page: Rec[],
+  total: number,
+  ctx: RenderContext,
+  links: Record<string, string>,
+): string | Buffer {
   const inc = ctx.q.include.length ? collectIncluded(rt, page, ctx) : undefined;
   const link = inc?.linkage.get(rt.type);
   const out = new TextSink();

@@ -25,7 +25,8 @@ function finish(ctx: RuleContext, id: number): void {
     if (a['requestType'] === 'Delete') ctx.store.remove('prospect', pid);
   } else if (a['requestType'] === 'Delete') {
     // A recipient: forget the address wherever the sandbox stores it as a recipient value.
-    for (const r of [...ctx.store.table('recipient').values()]) if (r.attributes['value'] === a['requestObjectId']) ctx.store.remove('recipient', r.id);
+    for (const r of [...ctx.store.table('recipient').values()])
+      if (r.attributes['value'] === a['requestObjectId']) ctx.store.remove('recipient', r.id);
   }
   step(ctx, id, 'done');
 }

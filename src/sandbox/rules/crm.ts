@@ -83,7 +83,10 @@ export const userRules: TypeRules = {
   beforeUpdate: (_ctx, rec, input) => {
     const a = input.attributes;
     if ('firstName' in a || 'lastName' in a) {
-      a['name'] = fullName('firstName' in a ? a['firstName'] : rec.attributes['firstName'], 'lastName' in a ? a['lastName'] : rec.attributes['lastName']);
+      a['name'] = fullName(
+        'firstName' in a ? a['firstName'] : rec.attributes['firstName'],
+        'lastName' in a ? a['lastName'] : rec.attributes['lastName'],
+      );
     }
   },
 };

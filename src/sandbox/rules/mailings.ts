@@ -12,7 +12,13 @@ import { bump, follow, nowText, refOf } from './util.js';
 export type MailingEvent = 'delivered' | 'opened' | 'clicked' | 'replied' | 'bounced';
 
 function htmlToText(html: string): string {
-  return html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/p>/gi, '\n').replace(/<[^>]+>/g, '').replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&').trim();
+  return html
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/p>/gi, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .trim();
 }
 
 /** The records whose counters a mailing moves. */
@@ -53,18 +59,27 @@ export function mailingEvent(ctx: RuleContext, m: Rec, event: MailingEvent): voi
   const now = nowText(s);
   const state = String(m.attributes['state'] ?? '');
   if (event === 'delivered') {
-    if (!['scheduled', 'queued', 'delivering'].includes(state)) throw ruleError(`Mailing ${m.id} is ${state}; only scheduled or queued mailings can be delivered.`, '/data/attributes/state');
+    if (!['scheduled', 'queued', 'delivering'].includes(state))
+      throw ruleError(`Mailing ${m.id} is ${state}; only scheduled or queued mailings can be delivered.`, '/data/attributes/state');
   } else if (!['delivered', 'opened', 'replied'].includes(state)) {
     throw ruleError(`Mailing ${m.id} is ${state}; it must be delivered first.`, '/data/attributes/state');
   }
   // Aggregates count mailings, not events (a second open of a mailing is not a second opened
   // mailing), so that delivered ≥ opened ≥ clicked holds on every step and template.
-  const first = !(event === 'opened' && m.attributes['openedAt'] != null) && !(event === 'clicked' && m.attributes['clickedAt'] != null) && !(event === 'replied' && state === 'replied');
+  const first =
+    !(event === 'opened' && m.attributes['openedAt'] != null) &&
+    !(event === 'clicked' && m.attributes['clickedAt'] != null) &&
+    !(event === 'replied' && state === 'replied');
   const sentiment = event === 'replied' ? REPLY_SENTIMENT[m.id % REPLY_SENTIMENT.length]! : undefined;
   const scheduled = event === 'delivered' && state !== 'delivering';
   const attrs: Record<string, unknown> = {};
   if (event === 'delivered') Object.assign(attrs, { state: 'delivered', deliveredAt: now, stateChangedAt: now });
-  if (event === 'opened') Object.assign(attrs, { openCount: ((m.attributes['openCount'] as number) ?? 0) + 1, openedAt: now, ...(state === 'delivered' ? { state: 'opened', stateChangedAt: now } : {}) });
+  if (event === 'opened')
+    Object.assign(attrs, {
+      openCount: ((m.attributes['openCount'] as number) ?? 0) + 1,
+      openedAt: now,
+      ...(state === 'delivered' ? { state: 'opened', stateChangedAt: now } : {}),
+    });
   if (event === 'clicked') Object.assign(attrs, { clickCount: ((m.attributes['clickCount'] as number) ?? 0) + 1, clickedAt: now });
   if (event === 'replied') Object.assign(attrs, { state: 'replied', repliedAt: now, stateChangedAt: now });
   if (event === 'bounced') Object.assign(attrs, { state: 'bounced', bouncedAt: now, stateChangedAt: now });
@@ -88,7 +103,11 @@ export function mailingEvent(ctx: RuleContext, m: Rec, event: MailingEvent): voi
   // A reply finishes the enrolment when the sequence says so (finishOnReply / primaryReplyAction).
   const enrolment = follow(s, m, 'sequenceState');
   const sequence = follow(s, m, 'sequence');
-  if (event === 'replied' && enrolment?.attributes['state'] === 'active' && (sequence?.attributes['finishOnReply'] === true || sequence?.attributes['primaryReplyAction'] === 'finish')) {
+  if (
+    event === 'replied' &&
+    enrolment?.attributes['state'] === 'active' &&
+    (sequence?.attributes['finishOnReply'] === true || sequence?.attributes['primaryReplyAction'] === 'finish')
+  ) {
     const c = s.update('sequenceState', enrolment.id, { state: 'finished', stateChangedAt: now });
     if (c) s.emit({ ...c, action: 'finished' });
   }
@@ -119,26 +138,30 @@ export function scheduleStepMailing(ctx: RuleContext, state: Rec): void {
   const template = stIds.length ? follow(s, s.get('sequenceTemplate', stIds[0]!), 'template') : undefined;
   const mailbox = follow(s, state, 'mailbox');
   const html = String(template?.attributes['bodyHtml'] ?? '');
-  const m = s.insert('mailing', {
-    subject: template?.attributes['subject'] ?? null,
-    bodyHtml: html || null,
-    bodyText: html ? htmlToText(html) : null,
-    mailingType: 'sequence',
-    mailboxAddress: mailbox?.attributes['email'] ?? null,
-    state: 'queued',
-    stateChangedAt: nowText(s),
-    openCount: 0,
-    clickCount: 0,
-    retryCount: 0,
-  }, {
-    prospect: state.rels['prospect'] ?? null,
-    mailbox: state.rels['mailbox'] ?? null,
-    sequence: state.rels['sequence'] ?? null,
-    sequenceState: { type: 'sequenceState', id: state.id },
-    sequenceStep: { type: 'sequenceStep', id: step.id },
-    template: template ? { type: 'template', id: template.id } : null,
-    user: { type: 'user', id: ctx.principal.userId },
-  });
+  const m = s.insert(
+    'mailing',
+    {
+      subject: template?.attributes['subject'] ?? null,
+      bodyHtml: html || null,
+      bodyText: html ? htmlToText(html) : null,
+      mailingType: 'sequence',
+      mailboxAddress: mailbox?.attributes['email'] ?? null,
+      state: 'queued',
+      stateChangedAt: nowText(s),
+      openCount: 0,
+      clickCount: 0,
+      retryCount: 0,
+    },
+    {
+      prospect: state.rels['prospect'] ?? null,
+      mailbox: state.rels['mailbox'] ?? null,
+      sequence: state.rels['sequence'] ?? null,
+      sequenceState: { type: 'sequenceState', id: state.id },
+      sequenceStep: { type: 'sequenceStep', id: step.id },
+      template: template ? { type: 'template', id: template.id } : null,
+      user: { type: 'user', id: ctx.principal.userId },
+    },
+  );
   for (const [type, rec] of counterTargets(ctx, m)) bump(s, type, rec, 'scheduleCount');
   scheduleDelivery(ctx, m);
 }
@@ -149,7 +172,8 @@ export const mailingRules: TypeRules = {
     const s = ctx.store;
     const mailbox = input.rels['mailbox'];
     if (!mailbox || Array.isArray(mailbox)) throw ruleError('A mailing needs the relationship mailbox.', '/data/relationships/mailbox');
-    const template = input.rels['template'] && !Array.isArray(input.rels['template']) ? s.get('template', input.rels['template'].id) : undefined;
+    const template =
+      input.rels['template'] && !Array.isArray(input.rels['template']) ? s.get('template', input.rels['template'].id) : undefined;
     a['subject'] ??= template?.attributes['subject'] ?? null;
     a['bodyHtml'] ??= template?.attributes['bodyHtml'] ?? null;
     if (typeof a['bodyHtml'] === 'string') a['bodyText'] = htmlToText(a['bodyHtml']);

@@ -42,10 +42,14 @@ function checkEnrolment(store: Store, prospect: Ref, sequence: Ref): void {
   if (p?.['optedOut'] === true || p?.['emailsOptStatus'] === 'opted_out') {
     throw ruleError(`Prospect ${prospect.id} has opted out of email and cannot be added to a sequence.`, pointer);
   }
-  if (dup === 'disallow' && here.length) throw ruleError(`Prospect ${prospect.id} is already in sequence ${sequence.id} and its ruleset disallows duplicates.`, pointer);
+  if (dup === 'disallow' && here.length)
+    throw ruleError(`Prospect ${prospect.id} is already in sequence ${sequence.id} and its ruleset disallows duplicates.`, pointer);
   // `onlyIfActive` is how one usage example of the spec spells `only_if_inactive`.
   if ((dup === 'only_if_inactive' || dup === 'onlyIfActive') && here.some((s) => ACTIVE_STATES.has(String(s.attributes['state'])))) {
-    throw ruleError(`Prospect ${prospect.id} is still active in sequence ${sequence.id}; its ruleset permits a duplicate only when inactive.`, pointer);
+    throw ruleError(
+      `Prospect ${prospect.id} is still active in sequence ${sequence.id}; its ruleset permits a duplicate only when inactive.`,
+      pointer,
+    );
   }
   const mine = setting(ruleset, 'sequenceExclusivity', 'none');
   for (const s of states) {
@@ -53,23 +57,44 @@ function checkEnrolment(store: Store, prospect: Ref, sequence: Ref): void {
     if (!other || other.id === sequence.id || s.attributes['state'] !== 'active') continue;
     const theirs = setting(rulesetOf(store, other.id), 'sequenceExclusivity', 'none');
     if (mine === 'all_sequences' || theirs === 'all_sequences') {
-      throw ruleError(`Prospect ${prospect.id} is active in sequence ${other.id}; sequence exclusivity (all_sequences) forbids adding it to another.`, pointer);
+      throw ruleError(
+        `Prospect ${prospect.id} is active in sequence ${other.id}; sequence exclusivity (all_sequences) forbids adding it to another.`,
+        pointer,
+      );
     }
     if (mine === 'exclusive_sequences' && theirs === 'exclusive_sequences') {
-      throw ruleError(`Prospect ${prospect.id} is active in exclusive sequence ${other.id}; exclusive sequences exclude each other.`, pointer);
+      throw ruleError(
+        `Prospect ${prospect.id} is active in exclusive sequence ${other.id}; exclusive sequences exclude each other.`,
+        pointer,
+      );
     }
   }
 }
 
 function transition(ctx: RuleContext, rec: Rec, from: string, to: string, verb: string, extra: Record<string, unknown> = {}): void {
   if (rec.attributes['state'] !== from) {
-    throw ruleError(`Cannot ${verb} sequence state ${rec.id}: it is ${String(rec.attributes['state'])}, not ${from}.`, '/data/attributes/state');
+    throw ruleError(
+      `Cannot ${verb} sequence state ${rec.id}: it is ${String(rec.attributes['state'])}, not ${from}.`,
+      '/data/attributes/state',
+    );
   }
   const change = ctx.store.update('sequenceState', rec.id, { state: to, stateChangedAt: nowText(ctx.store), ...extra });
   if (change && to === 'finished') ctx.store.emit({ ...change, action: 'finished' });
 }
 
-const COUNTERS = ['bounceCount', 'clickCount', 'deliverCount', 'failureCount', 'negativeReplyCount', 'neutralReplyCount', 'openCount', 'optOutCount', 'positiveReplyCount', 'replyCount', 'scheduleCount'];
+const COUNTERS = [
+  'bounceCount',
+  'clickCount',
+  'deliverCount',
+  'failureCount',
+  'negativeReplyCount',
+  'neutralReplyCount',
+  'openCount',
+  'optOutCount',
+  'positiveReplyCount',
+  'replyCount',
+  'scheduleCount',
+];
 
 function zeroCounters(attrs: Record<string, unknown>, names: string[] = COUNTERS): void {
   for (const c of names) attrs[c] ??= 0;
@@ -83,7 +108,19 @@ export const sequenceStateRules: TypeRules = {
     checkEnrolment(ctx.store, prospect, sequence);
     const now = nowText(ctx.store);
     Object.assign(input.attributes, { state: 'active', stateChangedAt: now, activeAt: now });
-    zeroCounters(input.attributes, ['bounceCount', 'clickCount', 'deliverCount', 'failureCount', 'negativeReplyCount', 'neutralReplyCount', 'openCount', 'optOutCount', 'positiveReplyCount', 'replyCount', 'scheduleCount']);
+    zeroCounters(input.attributes, [
+      'bounceCount',
+      'clickCount',
+      'deliverCount',
+      'failureCount',
+      'negativeReplyCount',
+      'neutralReplyCount',
+      'openCount',
+      'optOutCount',
+      'positiveReplyCount',
+      'replyCount',
+      'scheduleCount',
+    ]);
     const first = stepsOf(ctx.store, sequence.id)[0];
     input.rels['sequenceStep'] = first ? { type: 'sequenceStep', id: first.id } : null;
     input.rels['account'] = refOf(ctx.store.get('prospect', prospect.id), 'account') ?? null;
@@ -119,12 +156,17 @@ export const sequenceRules: TypeRules = {
   computed: {
     automationPercentage: (store, rec) => {
       const steps = stepsOf(store, rec.id);
-      return steps.length ? Math.round((1000 * steps.filter((s) => s.attributes['stepType'] === 'auto_email').length) / steps.length) / 10 : 0;
+      return steps.length
+        ? Math.round((1000 * steps.filter((s) => s.attributes['stepType'] === 'auto_email').length) / steps.length) / 10
+        : 0;
     },
     durationInDays: (store, rec) => {
       const steps = stepsOf(store, rec.id);
       if (rec.attributes['sequenceType'] === 'date') {
-        const dates = steps.map((s) => s.attributes['date']).filter((d): d is string => typeof d === 'string').sort();
+        const dates = steps
+          .map((s) => s.attributes['date'])
+          .filter((d): d is string => typeof d === 'string')
+          .sort();
         return dates.length ? Math.round((Date.parse(dates[dates.length - 1]!) - Date.parse(dates[0]!)) / 86_400_000) : 0;
       }
       return Math.round(steps.reduce((n, s) => n + ((s.attributes['interval'] as number) ?? 0), 0) / 1440);

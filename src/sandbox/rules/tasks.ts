@@ -31,7 +31,8 @@ export const taskRules: TypeRules = {
     markComplete: (ctx, rec, params) => completeTask(ctx, rec, params.get('completionNote')),
     // Snooze moves the due time one day on (from now when the task is already overdue).
     snooze: (ctx, rec) => {
-      if (rec.attributes['completed'] === true) throw ruleError(`Task ${rec.id} is completed; it cannot be snoozed.`, '/data/attributes/state');
+      if (rec.attributes['completed'] === true)
+        throw ruleError(`Task ${rec.id} is completed; it cannot be snoozed.`, '/data/attributes/state');
       const due = typeof rec.attributes['dueAt'] === 'string' ? Date.parse(rec.attributes['dueAt'] + 'Z') : ctx.now();
       const next = new Date(Math.max(due, ctx.now()) + DAY_MS).toISOString().slice(0, 19);
       ctx.store.update('task', rec.id, { dueAt: next });

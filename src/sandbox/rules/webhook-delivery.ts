@@ -59,7 +59,9 @@ export function payload(c: Change, version: number, deliveredAt: string): Record
     // Last known attributes and relationships.
     data['attributes'] = attributes(rt, c.record, rt.attributes.map((a) => a.name).concat(Object.keys(c.record.attributes)));
     const rels: Record<string, unknown> = {};
-    for (const m of relModels(rt).values()) if (m.source.kind !== 'many-derived' && c.record.rels[m.spec.name] !== undefined) rels[m.spec.name] = { data: c.record.rels[m.spec.name] };
+    for (const m of relModels(rt).values())
+      if (m.source.kind !== 'many-derived' && c.record.rels[m.spec.name] !== undefined)
+        rels[m.spec.name] = { data: c.record.rels[m.spec.name] };
     data['relationships'] = rels;
   } else {
     data['attributes'] = attributes(rt, c.record, c.changed);
@@ -95,7 +97,10 @@ export class WebhookDispatcher {
   private closed = false;
   private unsubscribe: () => void;
 
-  constructor(private readonly store: Store, private readonly timing: DeliveryTiming = SPEC_TIMING) {
+  constructor(
+    private readonly store: Store,
+    private readonly timing: DeliveryTiming = SPEC_TIMING,
+  ) {
     this.unsubscribe = store.onChange((c) => this.onChange(c));
   }
 
@@ -112,8 +117,16 @@ export class WebhookDispatcher {
         'service-webhook-cleanup-token': String(hook.attributes['cleanupToken'] ?? ''),
       };
       const secret = hook.attributes['secret'];
-      if (typeof secret === 'string' && secret) headers['Service-Webhook-Signature'] = createHmac('sha256', secret).update(text).digest('hex');
-      const rec: DeliveryRecord = { webhookId: hook.id, url: String(hook.attributes['url']), eventName: `${c.type}.${c.action}`, body: text, headers, attempts: 0 };
+      if (typeof secret === 'string' && secret)
+        headers['Service-Webhook-Signature'] = createHmac('sha256', secret).update(text).digest('hex');
+      const rec: DeliveryRecord = {
+        webhookId: hook.id,
+        url: String(hook.attributes['url']),
+        eventName: `${c.type}.${c.action}`,
+        body: text,
+        headers,
+        attempts: 0,
+      };
       this.deliveries.push(rec);
       if (this.deliveries.length > 1000) this.deliveries.shift();
       const p = this.send(rec).finally(() => this.pending.delete(p));
@@ -124,7 +137,11 @@ export class WebhookDispatcher {
   private attempt(rec: DeliveryRecord): Promise<number> {
     return new Promise((resolve, reject) => {
       const u = new URL(rec.url);
-      const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: 'POST', headers: { ...rec.headers, 'Content-Length': String(Buffer.byteLength(rec.body)) }, timeout: this.timing.timeoutMs });
+      const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, {
+        method: 'POST',
+        headers: { ...rec.headers, 'Content-Length': String(Buffer.byteLength(rec.body)) },
+        timeout: this.timing.timeoutMs,
+      });
       req.on('response', (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
@@ -147,7 +164,14 @@ export class WebhookDispatcher {
         // A timeout means the receiver got the request: only network failures are retried.
         if ((e as { code?: string }).code === 'TIMEOUT') return;
       }
-      if (i + 1 < this.timing.attempts) await new Promise<void>((r) => { const t = setTimeout(() => { this.timers.delete(t); r(); }, this.timing.retryDelayMs); this.timers.add(t); });
+      if (i + 1 < this.timing.attempts)
+        await new Promise<void>((r) => {
+          const t = setTimeout(() => {
+            this.timers.delete(t);
+            r();
+          }, this.timing.retryDelayMs);
+          this.timers.add(t);
+        });
     }
   }
 

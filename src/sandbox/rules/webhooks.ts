@@ -33,9 +33,12 @@ function check(a: Record<string, unknown>): void {
   if (url) errs.push(fieldError('/data/attributes/url', url));
   const resource = String(a['resource'] ?? '*');
   const actions = WEBHOOK_RESOURCE_ACTIONS[resource];
-  if (!actions) errs.push(fieldError('/data/attributes/resource', `resource must be one of: ${Object.keys(WEBHOOK_RESOURCE_ACTIONS).join(', ')}.`));
-  else if (!actions.includes(String(a['action'] ?? '*'))) errs.push(fieldError('/data/attributes/action', `action of resource '${resource}' must be one of: ${actions.join(', ')}.`));
-  if (a['payloadVersion'] != null && a['payloadVersion'] !== 1 && a['payloadVersion'] !== 2) errs.push(fieldError('/data/attributes/payloadVersion', 'payloadVersion must be 1 or 2.'));
+  if (!actions)
+    errs.push(fieldError('/data/attributes/resource', `resource must be one of: ${Object.keys(WEBHOOK_RESOURCE_ACTIONS).join(', ')}.`));
+  else if (!actions.includes(String(a['action'] ?? '*')))
+    errs.push(fieldError('/data/attributes/action', `action of resource '${resource}' must be one of: ${actions.join(', ')}.`));
+  if (a['payloadVersion'] != null && a['payloadVersion'] !== 1 && a['payloadVersion'] !== 2)
+    errs.push(fieldError('/data/attributes/payloadVersion', 'payloadVersion must be 1 or 2.'));
   if (errs.length) throw validationError(errs);
 }
 

@@ -30,14 +30,29 @@ describe('state and PKCE', () => {
 
 describe('authorize URL', () => {
   it('carries the parameters of the spec, scopes with %20', () => {
-    const u = buildAuthorizeUrl({ authUrl: 'https://auth.example.com/', clientId: 'c id', redirectUri: 'http://127.0.0.1:8976/callback', scopes: 'prospects.read accounts.all', state: 'st' });
+    const u = buildAuthorizeUrl({
+      authUrl: 'https://auth.example.com/',
+      clientId: 'c id',
+      redirectUri: 'http://127.0.0.1:8976/callback',
+      scopes: 'prospects.read accounts.all',
+      state: 'st',
+    });
     expect(u).toBe(
       'https://auth.example.com/oauth/authorize?client_id=c%20id&redirect_uri=http%3A%2F%2F127.0.0.1%3A8976%2Fcallback&response_type=code&scope=prospects.read%20accounts.all&state=st',
     );
   });
 
   it('keeps a path prefix of the auth URL and adds the S256 challenge with PKCE', () => {
-    const u = new URL(buildAuthorizeUrl({ authUrl: 'https://h.test/tenant', clientId: 'c', redirectUri: 'r', scopes: 's.all', state: 'x', codeChallenge: 'ch' }));
+    const u = new URL(
+      buildAuthorizeUrl({
+        authUrl: 'https://h.test/tenant',
+        clientId: 'c',
+        redirectUri: 'r',
+        scopes: 's.all',
+        state: 'x',
+        codeChallenge: 'ch',
+      }),
+    );
     expect(u.pathname).toBe('/tenant/oauth/authorize');
     expect(u.searchParams.get('code_challenge')).toBe('ch');
     expect(u.searchParams.get('code_challenge_method')).toBe('S256');
@@ -48,7 +63,11 @@ describe('checkCallback', () => {
   const q = (s: string) => new URLSearchParams(s);
   it('accepts a code or an error only with the right state', () => {
     expect(checkCallback(q('code=abc&state=S'), 'S')).toEqual({ kind: 'code', code: 'abc' });
-    expect(checkCallback(q('error=access_denied&error_description=no&state=S'), 'S')).toEqual({ kind: 'error', error: 'access_denied', description: 'no' });
+    expect(checkCallback(q('error=access_denied&error_description=no&state=S'), 'S')).toEqual({
+      kind: 'error',
+      error: 'access_denied',
+      description: 'no',
+    });
     expect(checkCallback(q('code=abc&state=T'), 'S')).toMatchObject({ kind: 'rejected', reason: 'the state does not match this login' });
     expect(checkCallback(q('code=abc'), 'S')).toMatchObject({ kind: 'rejected', reason: 'the redirect carries no state' });
     expect(checkCallback(q('error=access_denied'), 'S').kind).toBe('rejected');
@@ -80,9 +99,19 @@ describe('scopes', () => {
 
 describe('root document', () => {
   it('finds the user in meta.user or a user resource', () => {
-    const info = parseRoot({ meta: { user: { id: 3, name: 'Ada', email: 'ada@x.test' }, organization: { name: 'Acme' }, token: { scopes: ['a.all'], expiresIn: 60 } } });
+    const info = parseRoot({
+      meta: {
+        user: { id: 3, name: 'Ada', email: 'ada@x.test' },
+        organization: { name: 'Acme' },
+        token: { scopes: ['a.all'], expiresIn: 60 },
+      },
+    });
     expect(info).toEqual({ user: { id: 3, name: 'Ada', email: 'ada@x.test' }, organization: 'Acme', scopes: ['a.all'], expiresIn: 60 });
-    expect(parseRoot({ data: { type: 'user', id: 4, attributes: { firstName: 'Bo', lastName: 'Li', email: 'b@x' } } }).user).toEqual({ id: 4, name: 'Bo Li', email: 'b@x' });
+    expect(parseRoot({ data: { type: 'user', id: 4, attributes: { firstName: 'Bo', lastName: 'Li', email: 'b@x' } } }).user).toEqual({
+      id: 4,
+      name: 'Bo Li',
+      email: 'b@x',
+    });
     expect(parseRoot('nonsense')).toEqual({});
     expect(describeUser({ id: 3, name: 'Ada', email: 'ada@x.test' })).toBe('Ada <ada@x.test> (user 3)');
     expect(describeUser({ id: 3 })).toBe('user 3');

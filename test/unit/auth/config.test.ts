@@ -120,7 +120,7 @@ describe('config directory behind a symlink', () => {
     expect(fullMode(file)).toBe('644');
   });
 
-  it('a shared (sticky) directory, even one of the user\'s: refused, its mode left alone', () => {
+  it("a shared (sticky) directory, even one of the user's: refused, its mode left alone", () => {
     const shared = tempDir('svc-shared-');
     fs.chmodSync(shared, 0o1777);
     const link = path.join(tempDir(), 'svc');
@@ -131,7 +131,7 @@ describe('config directory behind a symlink', () => {
     expect(fullMode(shared)).toBe('1777');
   });
 
-  it('a symlink to a directory of the user\'s: repaired, and the warning names both', () => {
+  it("a symlink to a directory of the user's: repaired, and the warning names both", () => {
     const target = tempDir();
     fs.chmodSync(target, 0o755);
     const link = path.join(tempDir(), 'svc');
@@ -140,4 +140,3 @@ describe('config directory behind a symlink', () => {
     expect(fullMode(target)).toBe('700');
   });
 });
-

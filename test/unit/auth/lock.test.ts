@@ -84,7 +84,14 @@ describe('across processes', () => {
   let bundle: string;
   beforeAll(async () => {
     bundle = path.join(tempDir(), 'lock.mjs');
-    await build({ entryPoints: [path.join(ROOT, 'src/auth/lock.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
+    await build({
+      entryPoints: [path.join(ROOT, 'src/auth/lock.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
   });
 
   it('six processes incrementing a counter under the lock lose no update', async () => {
@@ -102,7 +109,13 @@ describe('across processes', () => {
         }, { pollMs: 5 });
       }`;
     const codes = await Promise.all(
-      Array.from({ length: 6 }, () => new Promise<number | null>((resolve) => spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' }).on('close', resolve))),
+      Array.from(
+        { length: 6 },
+        () =>
+          new Promise<number | null>((resolve) =>
+            spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' }).on('close', resolve),
+          ),
+      ),
     );
     expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
     expect(fs.readFileSync(counter, 'utf8')).toBe('90');

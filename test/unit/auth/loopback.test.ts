@@ -23,12 +23,18 @@ describe('loopback listener', () => {
       expect(lb.redirectUri).toBe(`http://127.0.0.1:${lb.port}/callback`);
       // Not on the IPv6 loopback either: exactly 127.0.0.1.
       await expect(
-        new Promise((resolve, reject) => http.get({ host: '::1', port: lb.port, path: '/callback', timeout: 1000 }, resolve).on('error', reject)),
+        new Promise((resolve, reject) =>
+          http.get({ host: '::1', port: lb.port, path: '/callback', timeout: 1000 }, resolve).on('error', reject),
+        ),
       ).rejects.toMatchObject({ code: expect.stringMatching(/ECONNREFUSED|EADDRNOTAVAIL/) });
-      const external = Object.values(os.networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal);
+      const external = Object.values(os.networkInterfaces())
+        .flat()
+        .find((i) => i && i.family === 'IPv4' && !i.internal);
       if (external) {
         await expect(
-          new Promise((resolve, reject) => http.get({ host: external.address, port: lb.port, path: '/callback', timeout: 1000 }, resolve).on('error', reject)),
+          new Promise((resolve, reject) =>
+            http.get({ host: external.address, port: lb.port, path: '/callback', timeout: 1000 }, resolve).on('error', reject),
+          ),
         ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
       }
     } finally {

@@ -13,7 +13,16 @@ function ctxWithStderr() {
   const stderr = new PassThrough();
   let text = '';
   stderr.setEncoding('utf8').on('data', (d: string) => (text += d));
-  const io = { stdout: new PassThrough(), stderr, stdin: new PassThrough(), stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, columns: 80 };
+  const io = {
+    stdout: new PassThrough(),
+    stderr,
+    stdin: new PassThrough(),
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    stdinIsTTY: false,
+    color: false,
+    columns: 80,
+  };
   const app: App = { io, env: {}, exitCode: 0, signal: new AbortController().signal };
   const ctx = createContext(app, { verbose: true, dryRun: false, yes: false, sandbox: false, timeoutMs: 1000 });
   return { ctx, out: () => text };
@@ -33,7 +42,12 @@ describe('redaction', () => {
     ctx.warn(`body client_secret=${secret}&refresh_token=${refresh}`);
     const crash = new Error(`unexpected: ${JSON.stringify({ accessToken: access, refreshToken: refresh })}`);
     const code1 = reportError(crash, { stderr: ctx.io.stderr, verbose: true, json: true, redact: ctx.redact });
-    const code3 = reportError(new AuthError(`refresh failed for ${refresh}`), { stderr: ctx.io.stderr, verbose: true, json: false, redact: ctx.redact });
+    const code3 = reportError(new AuthError(`refresh failed for ${refresh}`), {
+      stderr: ctx.io.stderr,
+      verbose: true,
+      json: false,
+      redact: ctx.redact,
+    });
     expect([code1, code3]).toEqual([1, 3]);
     const text = out();
     expect(text).toContain('at '); // the stack trace was printed (verbose)…
@@ -72,4 +86,3 @@ describe('redaction', () => {
     expect(redactText('code abc', ['abc'])).toBe('code abc');
   });
 });
-

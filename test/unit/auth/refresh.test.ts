@@ -23,20 +23,43 @@ async function grant(target: TestSandbox = sb): Promise<{ accessToken: string; r
   const url = `${target.authUrl}/oauth/authorize?${new URLSearchParams({ client_id: target.clientId, redirect_uri: redirect, response_type: 'code', scope: 'prospects.all', state: 's' })}`;
   const { action, fields } = parseConsentForm(await (await fetch(url)).text(), url);
   fields.set('decision', 'approve');
-  const code = new URL((await fetch(action, { method: 'POST', body: fields, redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
-  const body = new URLSearchParams({ grant_type: 'authorization_code', client_id: target.clientId, client_secret: target.clientSecret, redirect_uri: redirect, code });
-  const t = (await (await fetch(`${target.authUrl}/oauth/token`, { method: 'POST', body })).json()) as { access_token: string; refresh_token: string };
+  const code = new URL(
+    (await fetch(action, { method: 'POST', body: fields, redirect: 'manual' })).headers.get('location')!,
+  ).searchParams.get('code')!;
+  const body = new URLSearchParams({
+    grant_type: 'authorization_code',
+    client_id: target.clientId,
+    client_secret: target.clientSecret,
+    redirect_uri: redirect,
+    code,
+  });
+  const t = (await (await fetch(`${target.authUrl}/oauth/token`, { method: 'POST', body })).json()) as {
+    access_token: string;
+    refresh_token: string;
+  };
   return { accessToken: t.access_token, refreshToken: t.refresh_token };
 }
 
 function setup(expiresAt: number, extra: Partial<RefreshingProviderOptions> = {}, target: TestSandbox = sb) {
   const store: ConfigStore = openConfigStore({ SVC_CONFIG_DIR: tempDir() });
-  const provider = (s: ConfigStore = store) => refreshingTokenProvider({ store: s, profileName: 'default', authUrl: target.authUrl, ...extra });
-  return { store, provider, login: async () => {
-    const g = await grant(target);
-    store.set('default', { baseUrl: target.baseUrl, authUrl: target.authUrl, clientId: target.clientId, clientSecret: target.clientSecret, ...g, expiresAt });
-    return g;
-  } };
+  const provider = (s: ConfigStore = store) =>
+    refreshingTokenProvider({ store: s, profileName: 'default', authUrl: target.authUrl, ...extra });
+  return {
+    store,
+    provider,
+    login: async () => {
+      const g = await grant(target);
+      store.set('default', {
+        baseUrl: target.baseUrl,
+        authUrl: target.authUrl,
+        clientId: target.clientId,
+        clientSecret: target.clientSecret,
+        ...g,
+        expiresAt,
+      });
+      return g;
+    },
+  };
 }
 
 const tokenCalls = (target: TestSandbox, mark: number) => target.requests.slice(mark).filter((r) => r.path === '/oauth/token').length;
@@ -93,7 +116,9 @@ describe('refreshingTokenProvider', () => {
   it('without a refresh token: getToken of an expired login is an AuthError; onUnauthorized declines', async () => {
     const { store, provider } = setup(0);
     store.set('default', { accessToken: 'a-token-123456', expiresAt: Date.now() - 1 });
-    const err = await provider().getToken().catch((e) => e);
+    const err = await provider()
+      .getToken()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(AuthError);
     expect(err.message).toContain('has expired and there is no refresh token');
     store.set('default', { accessToken: 'a-token-123456' });
@@ -113,7 +138,12 @@ describe('refreshingTokenProvider', () => {
     expect(stored.refreshToken).not.toBe(g.refreshToken);
     expect(stored).not.toHaveProperty('clientSecret');
     expect(JSON.stringify(stored)).not.toContain(g.refreshToken);
-    const second = refreshingTokenProvider({ store: openConfigStore({ SVC_CONFIG_DIR: store.dir }), profileName: 'default', authUrl: sb.authUrl, env });
+    const second = refreshingTokenProvider({
+      store: openConfigStore({ SVC_CONFIG_DIR: store.dir }),
+      profileName: 'default',
+      authUrl: sb.authUrl,
+      env,
+    });
     expect(await second.getToken()).toBe(t1);
     expect(tokenCalls(sb, mark)).toBe(1);
   });
@@ -130,7 +160,9 @@ describe('refreshingTokenProvider', () => {
   it('a spent SVC_REFRESH_TOKEN is an AuthError that says so', async () => {
     const env = { refreshToken: 'spent-seed-0123456789', clientId: sb.clientId, clientSecret: sb.clientSecret };
     const { provider } = setup(0, { env });
-    const err = await provider().getToken().catch((e) => e);
+    const err = await provider()
+      .getToken()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(AuthError);
     expect(err.message).toContain('invalid_grant');
     expect(err.hints.join('\n')).toContain('SVC_REFRESH_TOKEN works once');
@@ -141,7 +173,17 @@ describe('refreshingTokenProvider', () => {
     try {
       const notices: string[] = [];
       const waits: number[] = [];
-      const { login, provider, store } = setup(Date.now() - 1, { notice: (l) => notices.push(l), sleep: async (ms) => { waits.push(ms); await new Promise((r) => setTimeout(r, ms)); } }, limited);
+      const { login, provider, store } = setup(
+        Date.now() - 1,
+        {
+          notice: (l) => notices.push(l),
+          sleep: async (ms) => {
+            waits.push(ms);
+            await new Promise((r) => setTimeout(r, ms));
+          },
+        },
+        limited,
+      );
       const g = await login();
       const mark = limited.requests.length;
       const t = await provider().getToken();

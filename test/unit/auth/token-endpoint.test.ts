@@ -13,10 +13,26 @@ afterAll(() => server.close());
 
 describe('requestToken', () => {
   it('POSTs form-encoded to {auth_url}/oauth/token with the secret encoded; reads the answer', async () => {
-    answer = { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ access_token: 'A', token_type: 'Bearer', expires_in: 7200, refresh_token: 'R', scope: 'a.all b.read', created_at: 1 }) };
+    answer = {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        access_token: 'A',
+        token_type: 'Bearer',
+        expires_in: 7200,
+        refresh_token: 'R',
+        scope: 'a.all b.read',
+        created_at: 1,
+      }),
+    };
     const lines: string[] = [];
     const secret = 'p&ss=w+rd %/?';
-    const t = await requestToken({ authUrl: `${server.url}/`, params: { grant_type: 'refresh_token', client_id: 'c', client_secret: secret, refresh_token: 'old' }, now: () => 1_000, trace: (l) => lines.push(l) });
+    const t = await requestToken({
+      authUrl: `${server.url}/`,
+      params: { grant_type: 'refresh_token', client_id: 'c', client_secret: secret, refresh_token: 'old' },
+      now: () => 1_000,
+      trace: (l) => lines.push(l),
+    });
     expect(t).toEqual({ accessToken: 'A', refreshToken: 'R', expiresAt: 1_000 + 7_200_000, scope: 'a.all b.read' });
     const got = server.received.at(-1)!;
     expect(got.method).toBe('POST');
@@ -54,18 +70,34 @@ describe('requestToken', () => {
       },
     };
     const endless = await requestToken({ authUrl: server.url, params: { grant_type: 'refresh_token' } }).catch((e) => e);
-    expect(endless).toMatchObject({ exitCode: 1, message: expect.stringMatching(/oauth\/token: the answer is larger than 1 MB, the cap on one document$/) });
+    expect(endless).toMatchObject({
+      exitCode: 1,
+      message: expect.stringMatching(/oauth\/token: the answer is larger than 1 MB, the cap on one document$/),
+    });
   });
 
   it('RFC 6749 errors: invalid_grant is exit 3 with its description', async () => {
-    answer = { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'invalid_grant', error_description: 'used' }) };
+    answer = {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ error: 'invalid_grant', error_description: 'used' }),
+    };
     const err = await requestToken({ authUrl: server.url, params: { grant_type: 'refresh_token' } }).catch((e) => e);
     expect(err).toBeInstanceOf(TokenEndpointError);
-    expect(err).toMatchObject({ status: 400, oauthError: 'invalid_grant', exitCode: 3, message: 'token request refused (HTTP 400, invalid_grant): used' });
+    expect(err).toMatchObject({
+      status: 400,
+      oauthError: 'invalid_grant',
+      exitCode: 3,
+      message: 'token request refused (HTTP 400, invalid_grant): used',
+    });
   });
 
   it('a 429 JSON:API document: exit 1, seconds from Retry-After', async () => {
-    answer = { status: 429, headers: { 'retry-after': '42' }, body: JSON.stringify({ errors: [{ id: 'rateLimitExceeded', title: 'Too many' }] }) };
+    answer = {
+      status: 429,
+      headers: { 'retry-after': '42' },
+      body: JSON.stringify({ errors: [{ id: 'rateLimitExceeded', title: 'Too many' }] }),
+    };
     const err = await requestToken({ authUrl: server.url, params: { grant_type: 'authorization_code' } }).catch((e) => e);
     expect(err).toMatchObject({ status: 429, oauthError: 'rateLimitExceeded', exitCode: 1, retryAfterSeconds: 42 });
     expect(err.message).toContain('retry in 42 s');
@@ -73,7 +105,10 @@ describe('requestToken', () => {
 
   it('a 200 without access_token or with HTML is an error, not a login', async () => {
     answer = { status: 200, body: '<html>login page</html>' };
-    await expect(requestToken({ authUrl: server.url, params: {} })).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('no access_token') });
+    await expect(requestToken({ authUrl: server.url, params: {} })).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringContaining('no access_token'),
+    });
   });
 
   it('a refused connection is a NetworkError', async () => {

@@ -155,11 +155,14 @@ describe('circuit breaker', () => {
     expect(errorClass('HTTP 422 Validation Error: "a@x.org" is taken (field /data/attributes/emails)')).toBe(
       errorClass('HTTP 422 Validation Error: "b@y.org" is taken (field /data/attributes/emails)'),
     );
-    expect(errorClass('HTTP 422 Validation Error: No account with id 5.')).toBe(errorClass('HTTP 422 Validation Error: No account with id 77.'));
+    expect(errorClass('HTTP 422 Validation Error: No account with id 5.')).toBe(
+      errorClass('HTTP 422 Validation Error: No account with id 77.'),
+    );
     expect(errorClass('HTTP 422 X')).not.toBe(errorClass('HTTP 409 X'));
   });
 
-  const progress = () => new Progress({ stderr: { write: () => true } as unknown as NodeJS.WritableStream, tty: false, label: 't', columns: 80, now: () => 0 });
+  const progress = () =>
+    new Progress({ stderr: { write: () => true } as unknown as NodeJS.WritableStream, tty: false, label: 't', columns: 80, now: () => 0 });
 
   async function run(outcomes: (row: number) => Outcome, n: number, maxFailures?: number) {
     let performed = 0;

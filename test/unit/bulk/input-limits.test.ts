@@ -21,7 +21,9 @@ function feedCsv(text: string): string[][] {
 describe('CSV caps', () => {
   it('a cell at the cap is read; one character more is refused, quoted or not', () => {
     expect(feedCsv(`a\n${'x'.repeat(MAX_CELL_CHARS)}\n`)[1]![0]).toHaveLength(MAX_CELL_CHARS);
-    expect(() => feedCsv(`a\n${'x'.repeat(MAX_CELL_CHARS + 1)}\n`)).toThrow(/a cell is longer than 1,000,000 characters, the cap on one cell$/);
+    expect(() => feedCsv(`a\n${'x'.repeat(MAX_CELL_CHARS + 1)}\n`)).toThrow(
+      /a cell is longer than 1,000,000 characters, the cap on one cell$/,
+    );
     expect(() => feedCsv(`a\n"${'x'.repeat(MAX_CELL_CHARS + 1)}"\n`)).toThrow(/cap on one cell$/);
     // A quote never closed swallows the lines after it: the message suggests it.
     expect(() => feedCsv(`a\n"open\n${'line\n'.repeat(MAX_CELL_CHARS / 4)}`)).toThrow(/cap on one cell \(is a quote left open\?\)$/);
@@ -32,7 +34,9 @@ describe('CSV caps', () => {
     const cells = Math.floor(MAX_RECORD_CHARS / MAX_CELL_CHARS) + 1;
     expect(() => feedCsv(`${Array(cells).fill(cell).join(',')}\n`)).toThrow(/a record is longer than 10,000,000 characters/);
     // The count starts again with each record.
-    const half = Array(Math.floor(cells / 2)).fill(cell).join(',');
+    const half = Array(Math.floor(cells / 2))
+      .fill(cell)
+      .join(',');
     expect(feedCsv(`${half}\n${half}\n`)).toHaveLength(2);
   });
 });

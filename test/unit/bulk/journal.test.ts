@@ -18,7 +18,11 @@ describe('journal', () => {
     w.write({ key: 'b', row: 2, status: 'updated', id: 7 });
     w.write({ key: 'a', row: 1, status: 'created', id: 42 });
     w.close();
-    const lines = fs.readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(f, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[2]).toEqual({ key: 'a', row: 1, status: 'created', id: 42, at: '2025-01-02T03:04:05.000Z' });
     const s = await readJournal(f);
     expect(s.entries.get('a')?.status).toBe('created');

@@ -43,7 +43,10 @@ describe('CsvParser', () => {
   });
 
   it('keeps the last record without a final newline and rejects an unclosed quote', () => {
-    expect(parseCsv('a,b\n1,2', 3)).toEqual([['a', 'b'], ['1', '2']]);
+    expect(parseCsv('a,b\n1,2', 3)).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
     expect(() => parseCsv('a\n"open', 4)).toThrow(/quoted field is not closed/);
   });
 
@@ -58,16 +61,24 @@ describe('CsvParser', () => {
 
   it('reads back what our CSV output writes, for any cells and chunk sizes', () => {
     // Values starting with ' (and a formula character) are drawn often: they used to lose the quote.
-    const cell = fc.oneof(fc.string(), fc.string().map((s) => `'${s}`), fc.constantFrom("'=x", "''", "'", "'@a", "''+1"));
+    const cell = fc.oneof(
+      fc.string(),
+      fc.string().map((s) => `'${s}`),
+      fc.constantFrom("'=x", "''", "'", "'@a", "''+1"),
+    );
     fc.assert(
-      fc.property(fc.array(fc.array(cell, { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 9 }), (records, chunk) => {
-        const width = records[0]!.length;
-        const table = records.map((r) => [...r, ...Array(width).fill('x')].slice(0, width));
-        const text = table.map((r) => csvLine(r)).join('');
-        const back = parseCsv(text, chunk).map((r) => r.map(unneutralise));
-        // A record of one empty cell is a blank line; our tables have ≥ 2 cells per record.
-        expect(back).toEqual(table.map((r) => r.map((c) => c)));
-      }),
+      fc.property(
+        fc.array(fc.array(cell, { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 9 }),
+        (records, chunk) => {
+          const width = records[0]!.length;
+          const table = records.map((r) => [...r, ...Array(width).fill('x')].slice(0, width));
+          const text = table.map((r) => csvLine(r)).join('');
+          const back = parseCsv(text, chunk).map((r) => r.map(unneutralise));
+          // A record of one empty cell is a blank line; our tables have ≥ 2 cells per record.
+          expect(back).toEqual(table.map((r) => r.map((c) => c)));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -24,18 +24,36 @@ describe('resource rows', () => {
       'account.name': 'Acme',
     });
     expect(r.problems).toEqual([]);
-    expect(r.record).toEqual({ id: '5', firstName: 'Ada', emails: ['ada@x.test', 'ada2@x.test'], optedOut: false, score: 4.5, title: '=HYPERLINK()', account: '12' });
+    expect(r.record).toEqual({
+      id: '5',
+      firstName: 'Ada',
+      emails: ['ada@x.test', 'ada2@x.test'],
+      optedOut: false,
+      score: 4.5,
+      title: '=HYPERLINK()',
+      account: '12',
+    });
     expect(csvRecord(prospect, { score: 'high' }).problems).toEqual([{ field: 'score', reason: 'expected a number, got "high"' }]);
   });
 
   it('turns a list -o ndjson record into a create (read-only fields dropped) or an update (id kept)', () => {
-    const rec = { id: 7, type: 'prospect', firstName: 'Ada', name: 'Ada L', createdAt: '2024-01-01T00:00:00', account: { id: 3, type: 'account', name: 'Acme' }, creator: 1 };
+    const rec = {
+      id: 7,
+      type: 'prospect',
+      firstName: 'Ada',
+      name: 'Ada L',
+      createdAt: '2024-01-01T00:00:00',
+      account: { id: 3, type: 'account', name: 'Acme' },
+      creator: 1,
+    };
     const c = prepareRow(prospect, 'create', { row: 1, value: rec });
     expect(c).toEqual({
       write: expect.objectContaining({
         method: 'POST',
         path: 'prospects',
-        body: { data: { type: 'prospect', attributes: { firstName: 'Ada' }, relationships: { account: { data: { type: 'account', id: 3 } } } } },
+        body: {
+          data: { type: 'prospect', attributes: { firstName: 'Ada' }, relationships: { account: { data: { type: 'account', id: 3 } } } },
+        },
       }),
     });
     const u = prepareRow(prospect, 'update', { row: 1, value: rec });
@@ -51,8 +69,12 @@ describe('resource rows', () => {
     expect(p('create', { emails: 'a@b' })).toEqual({ problems: [{ field: 'emails', reason: 'expected a list of strings' }] });
     expect(p('create', { type: 'account', name: 'x' })).toEqual({ problems: [{ field: 'type', reason: '"account" is not prospect' }] });
     expect(p('create', [1, 2])).toEqual({ problems: [{ field: '(row)', reason: 'expected a JSON object (a record)' }] });
-    expect(p('update', { id: 3, name: 'read-only only' })).toEqual({ problems: [{ field: '(row)', reason: 'nothing to update: the row has no writable field besides id' }] });
-    expect(prepareRow(prospect, 'create', { row: 4, error: 'not valid JSON: x' })).toEqual({ problems: [{ field: '(row)', reason: 'not valid JSON: x' }] });
+    expect(p('update', { id: 3, name: 'read-only only' })).toEqual({
+      problems: [{ field: '(row)', reason: 'nothing to update: the row has no writable field besides id' }],
+    });
+    expect(prepareRow(prospect, 'create', { row: 4, error: 'not valid JSON: x' })).toEqual({
+      problems: [{ field: '(row)', reason: 'not valid JSON: x' }],
+    });
     // A bare id is a delete row.
     expect(p('delete', 9)).toEqual({ write: { method: 'DELETE', path: 'prospects/9', id: 9 } });
   });
@@ -70,11 +92,22 @@ describe('resource rows', () => {
       ['fields[prospect]', ''],
     ]);
     // Nothing filterable in the row: no lookup (the row would be reported unknown).
-    const bare = prepareRow(prospect, 'create', { row: 1, value: { websiteUrl1: 'u' } }) as { write: { data: Parameters<typeof lookupQuery>[1] } };
+    const bare = prepareRow(prospect, 'create', { row: 1, value: { websiteUrl1: 'u' } }) as {
+      write: { data: Parameters<typeof lookupQuery>[1] };
+    };
     expect(lookupQuery(prospect, bare.write.data, 0)).toBeUndefined();
     // Two relationship ids are enough (a sequence state's prospect and sequence).
-    const st = prepareRow(sequenceState, 'create', { row: 1, value: { prospect: 4, sequence: 2, mailbox: 1 } }) as { write: { data: Parameters<typeof lookupQuery>[1] } };
-    expect(lookupQuery(sequenceState, st.write.data, 0)?.map(([k]) => k)).toEqual(['filter[prospect][id]', 'filter[sequence][id]', 'filter[mailbox][id]', 'filter[createdAt]', 'page[limit]', 'fields[sequenceState]']);
+    const st = prepareRow(sequenceState, 'create', { row: 1, value: { prospect: 4, sequence: 2, mailbox: 1 } }) as {
+      write: { data: Parameters<typeof lookupQuery>[1] };
+    };
+    expect(lookupQuery(sequenceState, st.write.data, 0)?.map(([k]) => k)).toEqual([
+      'filter[prospect][id]',
+      'filter[sequence][id]',
+      'filter[mailbox][id]',
+      'filter[createdAt]',
+      'page[limit]',
+      'fields[sequenceState]',
+    ]);
   });
 });
 

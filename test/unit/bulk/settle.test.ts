@@ -30,9 +30,11 @@ describe('settle window', () => {
   it('stops at the first verdict; "not there" only after the last look, at the end of the window', async () => {
     const c = fakeClock(8000);
     const at: number[] = [];
-    expect(await settle(c, c.t, async () => {
-      at.push(c.t - 1_000_000);
-    })).toBeUndefined();
+    expect(
+      await settle(c, c.t, async () => {
+        at.push(c.t - 1_000_000);
+      }),
+    ).toBeUndefined();
     expect(at).toEqual([0, 1000, 2000, 4000, 8000]);
     const c2 = fakeClock(8000);
     let n = 0;
@@ -73,7 +75,12 @@ describe('settle window', () => {
 
 describe('reading an update back', () => {
   const prospect = resourceByType('prospect')!;
-  const data = { type: 'prospect', id: 5, attributes: { title: 'CEO', emails: ['a@x.test'] }, relationships: { account: { data: { type: 'account', id: 3 } } } };
+  const data = {
+    type: 'prospect',
+    id: 5,
+    attributes: { title: 'CEO', emails: ['a@x.test'] },
+    relationships: { account: { data: { type: 'account', id: 3 } } },
+  };
 
   it('asks for what the update sets', () => {
     expect(readBackQuery(prospect, data)).toBe('fields[prospect]=title,emails,account');
@@ -92,14 +99,17 @@ describe('reading an update back', () => {
     expect(updateApplied(prospect, data, rec('CEO', 4))).toBe(false);
     // Nothing comparable (a relationship given only as links): unknown, the window is waited out.
     const only = { type: 'prospect', id: 5, attributes: {}, relationships: { account: { data: { type: 'account', id: 3 } } } };
-    expect(updateApplied(prospect, only, { type: 'prospect', id: 5, relationships: { account: { links: { related: 'x' } } } })).toBeUndefined();
+    expect(
+      updateApplied(prospect, only, { type: 'prospect', id: 5, relationships: { account: { links: { related: 'x' } } } }),
+    ).toBeUndefined();
   });
 });
 
 describe('lookup after a lost create', () => {
   it('leaves dates and times out of the filter (the server may write them back in another form)', () => {
     const mailing = resourceByType('mailing')!;
-    const row = (value: Record<string, unknown>) => (prepareRow(mailing, 'create', { row: 1, value }) as { write: { data: Parameters<typeof lookupQuery>[1] } }).write.data;
+    const row = (value: Record<string, unknown>) =>
+      (prepareRow(mailing, 'create', { row: 1, value }) as { write: { data: Parameters<typeof lookupQuery>[1] } }).write.data;
     const q = lookupQuery(mailing, row({ scheduledAt: '2026-01-02T03:04:05Z', state: 'drafted' }), 0);
     expect(q?.map(([k]) => k)).toEqual(['filter[state]', 'filter[createdAt]', 'page[limit]', 'fields[mailing]']);
     // With only a date to go by, the row cannot be looked up: it would be reported unknown.

@@ -8,12 +8,20 @@ import { resourceByType } from '../../../src/registry/index.js';
 
 const prospect = resourceByType('prospect')!;
 const account = resourceByType('account')!;
-const rec = (id: number, attributes: Record<string, unknown>, relationships: Record<string, unknown> = {}): MatchedRecord => ({ id, attributes, relationships });
+const rec = (id: number, attributes: Record<string, unknown>, relationships: Record<string, unknown> = {}): MatchedRecord => ({
+  id,
+  attributes,
+  relationships,
+});
 
 describe('diffRecord', () => {
   it('keeps only the fields that differ, old → new; numbers equal their text; relationships by id', () => {
     const d = diffRecord(
-      { type: 'prospect', attributes: { title: 'CEO', firstName: 'Ada', custom1: 5, emails: ['a@x.test'] }, relationships: { account: { data: { type: 'account', id: 7 } } } },
+      {
+        type: 'prospect',
+        attributes: { title: 'CEO', firstName: 'Ada', custom1: 5, emails: ['a@x.test'] },
+        relationships: { account: { data: { type: 'account', id: 7 } } },
+      },
       rec(3, { title: 'CTO', firstName: 'Ada', custom1: '5', emails: ['a@x.test'] }, { account: { data: { type: 'account', id: '7' } } }),
     );
     expect(d.changes).toEqual([{ field: 'title', old: 'CTO', new: 'CEO' }]);
@@ -22,7 +30,18 @@ describe('diffRecord', () => {
 
   it('a to-many relationship holding the same ids in any order is no change (an exported file round-trips)', () => {
     const many = (...ids: number[]) => ({ data: ids.map((id) => ({ type: 'emailAddress', id })) });
-    const shown = rec(3, {}, { emailAddresses: { data: [{ type: 'emailAddress', id: '21' }, { type: 'emailAddress', id: '22' }] } });
+    const shown = rec(
+      3,
+      {},
+      {
+        emailAddresses: {
+          data: [
+            { type: 'emailAddress', id: '21' },
+            { type: 'emailAddress', id: '22' },
+          ],
+        },
+      },
+    );
     expect(diffRecord({ type: 'prospect', attributes: {}, relationships: { emailAddresses: many(22, 21) } }, shown).changes).toEqual([]);
     expect(diffRecord({ type: 'prospect', attributes: {}, relationships: { emailAddresses: many(21) } }, shown).changes).toEqual([
       { field: 'emailAddresses', old: ['21', '22'], new: [21] },
@@ -41,13 +60,17 @@ describe('diffRecord', () => {
   });
 
   it('nothing differs: no change', () => {
-    expect(diffRecord({ type: 'prospect', attributes: { tags: ['a', 'b'] }, relationships: {} }, rec(1, { tags: ['a', 'b'] })).changes).toEqual([]);
+    expect(
+      diffRecord({ type: 'prospect', attributes: { tags: ['a', 'b'] }, relationships: {} }, rec(1, { tags: ['a', 'b'] })).changes,
+    ).toEqual([]);
   });
 });
 
 describe('matching', () => {
   it('match value: the first item of a list, trimmed; none when empty', () => {
-    expect(matchValue({ type: 'prospect', attributes: { emails: [' a@x.test ', 'b@x.test'] }, relationships: {} }, 'emails')).toBe('a@x.test');
+    expect(matchValue({ type: 'prospect', attributes: { emails: [' a@x.test ', 'b@x.test'] }, relationships: {} }, 'emails')).toBe(
+      'a@x.test',
+    );
     expect(matchValue({ type: 'prospect', attributes: { emails: [] }, relationships: {} }, 'emails')).toBeUndefined();
   });
 
@@ -59,7 +82,12 @@ describe('matching', () => {
   });
 
   const input = (mode: 'upsert' | 'update') => ({ rt: prospect, mode, match: 'emails' }) as KeyedInput;
-  const item = (): KeyedItem => ({ row: 1, key: 'k', value: 'a@x.test', data: { type: 'prospect', attributes: { emails: ['a@x.test'], title: 'CEO' }, relationships: {} } });
+  const item = (): KeyedItem => ({
+    row: 1,
+    key: 'k',
+    value: 'a@x.test',
+    data: { type: 'prospect', attributes: { emails: ['a@x.test'], title: 'CEO' }, relationships: {} },
+  });
 
   it('decides: none → create (upsert) or not found (update); one → update of the diff or unchanged; several → ambiguous', () => {
     const c = item();
@@ -70,7 +98,12 @@ describe('matching', () => {
     expect(nf.outcome?.error).toBe('not found: no prospect has emails a@x.test');
     const u = item();
     decide(input('upsert'), u, [rec(9, { emails: ['a@x.test'], title: 'CTO' })]);
-    expect(u.write).toMatchObject({ method: 'PATCH', path: 'prospects/9', id: 9, body: { data: { type: 'prospect', id: 9, attributes: { title: 'CEO' } } } });
+    expect(u.write).toMatchObject({
+      method: 'PATCH',
+      path: 'prospects/9',
+      id: 9,
+      body: { data: { type: 'prospect', id: 9, attributes: { title: 'CEO' } } },
+    });
     const same = item();
     decide(input('upsert'), same, [rec(9, { emails: ['a@x.test'], title: 'CEO' })]);
     expect(same.write).toBeUndefined();

@@ -12,10 +12,22 @@ describe('dryRunText', () => {
     expect(dryRunText([{ method: 'DELETE', url: 'http://h/x/1' }])).toBe('DELETE http://h/x/1\n');
   });
   it('headers, then a blank line before the body (as on the wire)', () => {
-    expect(dryRunText([{ method: 'POST', url: 'http://h/', headers: { a: '1', token: '***' }, body: [1] }])).toBe('POST http://h/\na: 1\ntoken: ***\n\n[\n  1\n]\n');
-    expect(dryRunText([{ method: 'POST', url: 'http://h/', headers: { Authorization: 'Bearer ***' } }])).toBe('POST http://h/\nAuthorization: Bearer ***\n');
+    expect(dryRunText([{ method: 'POST', url: 'http://h/', headers: { a: '1', token: '***' }, body: [1] }])).toBe(
+      'POST http://h/\na: 1\ntoken: ***\n\n[\n  1\n]\n',
+    );
+    expect(dryRunText([{ method: 'POST', url: 'http://h/', headers: { Authorization: 'Bearer ***' } }])).toBe(
+      'POST http://h/\nAuthorization: Bearer ***\n',
+    );
   });
   it('several requests, then notes in parentheses', () => {
-    expect(dryRunText([{ method: 'GET', url: 'http://h/a' }, { method: 'GET', url: 'http://h/b' }], ['would write /tmp/f'])).toBe('GET http://h/a\nGET http://h/b\n(would write /tmp/f)\n');
+    expect(
+      dryRunText(
+        [
+          { method: 'GET', url: 'http://h/a' },
+          { method: 'GET', url: 'http://h/b' },
+        ],
+        ['would write /tmp/f'],
+      ),
+    ).toBe('GET http://h/a\nGET http://h/b\n(would write /tmp/f)\n');
   });
 });

@@ -6,7 +6,9 @@ import { resourceByType } from '../../../src/registry/index.js';
 describe('checkTypeRules', () => {
   it('webhook: resource and action must name an event the service offers', () => {
     const webhook = resourceByType('webhook')!;
-    expect(checkTypeRules(webhook, { resource: 'user', action: 'destroyed' }, false)).toEqual([{ field: 'action', reason: expect.stringContaining('do not offer action "destroyed"') }]);
+    expect(checkTypeRules(webhook, { resource: 'user', action: 'destroyed' }, false)).toEqual([
+      { field: 'action', reason: expect.stringContaining('do not offer action "destroyed"') },
+    ]);
     expect(checkTypeRules(webhook, { resource: 'prospect', action: 'created' }, false)).toEqual([]);
     // An update that changes one side only is left to the service.
     expect(checkTypeRules(webhook, { action: 'destroyed' }, true)).toEqual([]);

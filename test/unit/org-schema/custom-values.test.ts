@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { checkCustomValue } from '../../../src/org-schema/custom-values.js';
 import type { CustomField } from '../../../src/org-schema/types.js';
 
-const field = (type: string, definition: CustomField['definition'] = null): CustomField => ({ name: 'custom7', type, required: false, label: 'L', definition });
+const field = (type: string, definition: CustomField['definition'] = null): CustomField => ({
+  name: 'custom7',
+  type,
+  required: false,
+  label: 'L',
+  definition,
+});
 const ok = (f: CustomField, v: unknown) => {
   const r = checkCustomValue(f, v);
   if ('problem' in r) throw new Error(r.problem);
@@ -14,7 +20,7 @@ const bad = (f: CustomField, v: unknown) => {
 };
 
 describe('custom-field values by validation type', () => {
-  it('inclusion: one of the options, any case, sent in the option\'s own case', () => {
+  it("inclusion: one of the options, any case, sent in the option's own case", () => {
     const f = field('inclusion', ['Web', 'Trade Show']);
     expect(ok(f, 'trade show')).toBe('Trade Show');
     expect(bad(f, 'Radio')).toBe('must be one of Web, Trade Show (got "Radio")');

@@ -28,7 +28,12 @@ const noWarn = () => {};
 
 describe('labels in list and get flags', () => {
   it('filters, sort keys, fields and columns resolve; registry names win over labels', () => {
-    const q = buildListQuery(rt, { filter: ['lead source detail=Referral', 'title=CTO'], sort: '-Lead Score,id', fields: ['firstName,Lead Score'] }, noWarn, view);
+    const q = buildListQuery(
+      rt,
+      { filter: ['lead source detail=Referral', 'title=CTO'], sort: '-Lead Score,id', fields: ['firstName,Lead Score'] },
+      noWarn,
+      view,
+    );
     expect(q.filters!.map((f) => [f.path, f.values])).toEqual([
       [['custom1'], ['Referral']],
       [['title'], ['CTO']],
@@ -44,7 +49,14 @@ describe('labels in list and get flags', () => {
   });
 
   it('asks for the org schema only when a name is unknown to the registry', () => {
-    expect(namesUnknownFields(rt, { filter: ['title=x', 'account.id=1', 'custom7=a'], sort: '-createdAt,account.name', fields: ['account=name'], columns: 'id,account.name' })).toBe(false);
+    expect(
+      namesUnknownFields(rt, {
+        filter: ['title=x', 'account.id=1', 'custom7=a'],
+        sort: '-createdAt,account.name',
+        fields: ['account=name'],
+        columns: 'id,account.name',
+      }),
+    ).toBe(false);
     expect(namesUnknownFields(rt, { filter: ['Lead Score=1'] })).toBe(true);
     expect(namesUnknownFields(rt, { sort: '-Lead Score' })).toBe(true);
     expect(namesUnknownFields(rt, { fields: ['firstName,Lead Score'] })).toBe(true);
@@ -54,12 +66,19 @@ describe('labels in list and get flags', () => {
 
 describe('labels in bulk rows', () => {
   it('CSV headers and NDJSON keys map to customN, values normalised; bad values are row problems', () => {
-    const csv = prepareRow(rt, 'create', { row: 1, csv: true, value: { firstName: 'Ada', 'Lead Source Detail': 'referral', 'Lead Score': '12' } }, view);
+    const csv = prepareRow(
+      rt,
+      'create',
+      { row: 1, csv: true, value: { firstName: 'Ada', 'Lead Source Detail': 'referral', 'Lead Score': '12' } },
+      view,
+    );
     expect(csv).toMatchObject({ write: { body: { data: { attributes: { firstName: 'Ada', custom1: 'Referral', custom2: '12' } } } } });
     const nd = prepareRow(rt, 'create', { row: 2, value: { firstName: 'Bo', 'lead score': 5 } }, view);
     expect(nd).toMatchObject({ write: { body: { data: { attributes: { firstName: 'Bo', custom2: '5' } } } } });
     const bad = prepareRow(rt, 'create', { row: 3, csv: true, value: { firstName: 'Cy', 'Lead Source Detail': 'Radio' } }, view);
-    expect(bad).toEqual({ problems: [{ field: 'custom1 (Lead Source Detail)', reason: 'must be one of Webinar, Referral (got "Radio")' }] });
+    expect(bad).toEqual({
+      problems: [{ field: 'custom1 (Lead Source Detail)', reason: 'must be one of Webinar, Referral (got "Radio")' }],
+    });
     const plain = prepareRow(rt, 'create', { row: 4, value: { firstName: 'Di', 'Lead Score': '1' } });
     expect(plain).toMatchObject({ write: { body: { data: { attributes: { 'Lead Score': '1' } } } } });
   });

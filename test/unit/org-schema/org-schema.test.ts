@@ -3,7 +3,9 @@ import { resourceByType } from '../../../src/registry/index.js';
 import { ambiguousLabels, buildOrgSchema, orgTypeView } from '../../../src/org-schema/org-schema.js';
 
 const openapi = {
-  paths: { '/accounts': { get: { parameters: [{ name: 'filter[region]' }, { name: 'sort', schema: { enum: ['region', '-region', 'name'] } }] } } },
+  paths: {
+    '/accounts': { get: { parameters: [{ name: 'filter[region]' }, { name: 'sort', schema: { enum: ['region', '-region', 'name'] } }] } },
+  },
   components: {
     schemas: {
       Account: {
@@ -27,7 +29,15 @@ const openapi = {
 };
 const types = {
   data: [
-    { type: 'account', meta: { validations: { custom1: { type: 'inclusion', required: true, label: 'Tier', definition: ['Gold', 'Silver'] }, custom2: { type: 'numerical', required: false, label: 'Tier ', definition: null } } } },
+    {
+      type: 'account',
+      meta: {
+        validations: {
+          custom1: { type: 'inclusion', required: true, label: 'Tier', definition: ['Gold', 'Silver'] },
+          custom2: { type: 'numerical', required: false, label: 'Tier ', definition: null },
+        },
+      },
+    },
     { type: 'prospect', meta: { validations: { custom3: { type: 'url', required: false, label: 'Calendar Link', definition: null } } } },
   ],
 };

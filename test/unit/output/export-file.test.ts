@@ -26,7 +26,13 @@ describe('resumePoint (CSV)', () => {
   it('a record cut before its line break is not whole; CRLF files read the same', async () => {
     expect((await resumePoint(file(whole + '3,B'), 'csv')).lastId).toBe('2');
     const crlf = 'id,x\r\n7,a\r\n8,b\r\n';
-    expect(await resumePoint(file(crlf), 'csv')).toMatchObject({ lastId: '8', records: 2, header: 'id,x', bom: false, offset: crlf.length });
+    expect(await resumePoint(file(crlf), 'csv')).toMatchObject({
+      lastId: '8',
+      records: 2,
+      header: 'id,x',
+      bom: false,
+      offset: crlf.length,
+    });
   });
   it('a header alone, or a cut header, continues from the start', async () => {
     const p = await resumePoint(file('id,x\n'), 'csv');

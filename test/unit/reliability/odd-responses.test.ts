@@ -16,12 +16,31 @@ describe('recordId / flatten', () => {
   });
 
   it('flattens a resource with string ids, its relationships and included records', () => {
-    const included = new Map([['account:5', { type: 'account', id: '5', attributes: { name: 'Acme' }, relationships: { owner: { data: { type: 'user', id: '9' } } } }]]);
+    const included = new Map([
+      [
+        'account:5',
+        { type: 'account', id: '5', attributes: { name: 'Acme' }, relationships: { owner: { data: { type: 'user', id: '9' } } } },
+      ],
+    ]);
     const r = flatten(
-      { type: 'prospect', id: '3', relationships: { account: { data: { type: 'account', id: '5' } }, emailAddresses: { data: [{ type: 'emailAddress', id: '44' }] }, stage: { data: null } } },
+      {
+        type: 'prospect',
+        id: '3',
+        relationships: {
+          account: { data: { type: 'account', id: '5' } },
+          emailAddresses: { data: [{ type: 'emailAddress', id: '44' }] },
+          stage: { data: null },
+        },
+      },
       included,
     );
-    expect(r).toEqual({ id: 3, type: 'prospect', account: { id: 5, type: 'account', name: 'Acme', owner: 9 }, emailAddresses: [44], stage: null });
+    expect(r).toEqual({
+      id: 3,
+      type: 'prospect',
+      account: { id: 5, type: 'account', name: 'Acme', owner: 9 },
+      emailAddresses: [44],
+      stage: null,
+    });
   });
 });
 

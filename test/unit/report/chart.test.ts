@@ -41,7 +41,10 @@ describe('fit', () => {
 });
 
 describe('column chart', () => {
-  const series = [{ name: 'inbound', values: [0, 2, 4, 8] }, { name: 'outbound', values: [8, 0, 1, 4] }];
+  const series = [
+    { name: 'inbound', values: [0, 2, 4, 8] },
+    { name: 'outbound', values: [8, 0, 1, 4] },
+  ];
   it('draws the maximum as a full column, zero as nothing, labels and a legend', () => {
     const lines = columnChart(series, ['Jan', 'Feb', 'Mar', 'Apr'], { height: 4, colWidth: 1, style: { ascii: true } });
     expect(lines).toHaveLength(4 + 3);
@@ -66,8 +69,23 @@ describe('terminal view', () => {
   const view: ReportView = {
     title: 'T',
     sections: [
-      { kind: 'table', columns: [{ title: 'name' }, { title: 'n', align: 'right' }], rows: [['a very long sequence name that will not fit in eighty columns at all', '10'], ['b', '5']], bar: { title: 'rate', values: [0.5, 0.25], max: 0.5 } },
-      { kind: 'funnel', max: 100, stages: [{ label: 'delivered', count: 100, rate: '' }, { label: 'opened', count: 50, rate: '50.0%' }] },
+      {
+        kind: 'table',
+        columns: [{ title: 'name' }, { title: 'n', align: 'right' }],
+        rows: [
+          ['a very long sequence name that will not fit in eighty columns at all', '10'],
+          ['b', '5'],
+        ],
+        bar: { title: 'rate', values: [0.5, 0.25], max: 0.5 },
+      },
+      {
+        kind: 'funnel',
+        max: 100,
+        stages: [
+          { label: 'delivered', count: 100, rate: '' },
+          { label: 'opened', count: 50, rate: '50.0%' },
+        ],
+      },
     ],
     notes: ['note'],
   };
@@ -75,7 +93,10 @@ describe('terminal view', () => {
     it(`fits ${cols} columns, bars follow the numbers`, () => {
       const text = renderText(view, cols, { ascii: true });
       for (const l of text.split('\n')) expect(cells(l)).toBeLessThanOrEqual(cols);
-      const bars = text.split('\n').filter((l) => /#/.test(l)).map((l) => (l.match(/#+/) ?? [''])[0].length);
+      const bars = text
+        .split('\n')
+        .filter((l) => /#/.test(l))
+        .map((l) => (l.match(/#+/) ?? [''])[0].length);
       expect(bars).toHaveLength(4);
       expect(bars[1]! / bars[0]!).toBeCloseTo(0.5, 1);
       expect(bars[3]! / bars[2]!).toBeCloseTo(0.5, 1);

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { calendar, groupMailings } from '../../../src/commands/report/mailings.js';
 import { histogramMonths, histogramPairs } from '../../../src/commands/report/prospect.js';
 
-const m = (id: number, a: Record<string, unknown>, mailbox = 'a@x.test') => ({ type: 'mailing', id, attributes: { mailboxAddress: mailbox, ...a } });
+const m = (id: number, a: Record<string, unknown>, mailbox = 'a@x.test') => ({
+  type: 'mailing',
+  id,
+  attributes: { mailboxAddress: mailbox, ...a },
+});
 
 describe('mailings grouped', () => {
   const list = [
@@ -13,7 +17,12 @@ describe('mailings grouped', () => {
   ];
 
   it('by day (UTC), with the empty days of the range', () => {
-    const rows = groupMailings(list, 'day', () => '', calendar(Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-03T00:00:00Z'), 'day'));
+    const rows = groupMailings(
+      list,
+      'day',
+      () => '',
+      calendar(Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-03T00:00:00Z'), 'day'),
+    );
     expect(rows.map((r) => [r.group, r.delivered, r.opened, r.replied, r.bounced])).toEqual([
       ['2026-11-01', 0, 0, 0, 0],
       ['2026-11-02', 2, 1, 1, 1],
@@ -31,7 +40,10 @@ describe('mailings grouped', () => {
 
   it('by a label (mailbox), most delivered first', () => {
     const rows = groupMailings(list, 'mailbox', (x) => String(x.attributes?.['mailboxAddress']));
-    expect(rows.map((r) => [r.group, r.delivered])).toEqual([['a@x.test', 2], ['b@x.test', 1]]);
+    expect(rows.map((r) => [r.group, r.delivered])).toEqual([
+      ['a@x.test', 2],
+      ['b@x.test', 1],
+    ]);
   });
 });
 
@@ -47,7 +59,11 @@ describe('contact histogram', () => {
     expect(histogramPairs(undefined)).toEqual(Array(12).fill([0, 0]));
     const p = histogramPairs([[1, 2], 'x', [3, 'y']]);
     expect(p).toHaveLength(12);
-    expect(p.slice(-3)).toEqual([[1, 2], [0, 0], [3, 0]]);
+    expect(p.slice(-3)).toEqual([
+      [1, 2],
+      [0, 0],
+      [3, 0],
+    ]);
     expect(histogramPairs(Array.from({ length: 14 }, (_, i) => [i, i]))[0]).toEqual([2, 2]);
   });
 });
@@ -56,7 +72,11 @@ describe('enrolments of a funnel', () => {
   it('break down by state when one page holds them all; else only the counted total', async () => {
     const { enrolmentsOf } = await import('../../../src/commands/report/funnel.js');
     const st = (state: string, id: number) => ({ type: 'sequenceState', id, attributes: { state } });
-    expect(enrolmentsOf([st('active', 1), st('finished', 2), st('active', 3)], { count: 3 })).toEqual({ total: 3, active: 2, byState: { active: 2, finished: 1 } });
+    expect(enrolmentsOf([st('active', 1), st('finished', 2), st('active', 3)], { count: 3 })).toEqual({
+      total: 3,
+      active: 2,
+      byState: { active: 2, finished: 1 },
+    });
     expect(enrolmentsOf([st('active', 1)], { count: 5000 })).toEqual({ total: 5000, active: null, byState: null });
     expect(enrolmentsOf([st('paused', 1)], { count: 5000, count_truncated: true })).toMatchObject({ byState: null });
     expect(enrolmentsOf([], {})).toEqual({ total: 0, active: 0, byState: {} });

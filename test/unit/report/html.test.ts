@@ -5,9 +5,28 @@ import type { ReportView } from '../../../src/commands/report/model.js';
 const view: ReportView = {
   title: 'Report <x> & "y"',
   sections: [
-    { kind: 'table', columns: [{ title: 'name' }], rows: [['a'], ['b'], ['c']], bar: { title: 'rate', values: [0.5, 0.25, null], max: 0.5 } },
-    { kind: 'funnel', max: 10, stages: [{ label: 'delivered', count: 10, rate: '' }, { label: 'opened', count: 0, rate: '0%' }] },
-    { kind: 'columns', labels: ['Jan', 'Feb'], series: [{ name: 'in', values: [1, 2] }, { name: 'out', values: [0, 4] }] },
+    {
+      kind: 'table',
+      columns: [{ title: 'name' }],
+      rows: [['a'], ['b'], ['c']],
+      bar: { title: 'rate', values: [0.5, 0.25, null], max: 0.5 },
+    },
+    {
+      kind: 'funnel',
+      max: 10,
+      stages: [
+        { label: 'delivered', count: 10, rate: '' },
+        { label: 'opened', count: 0, rate: '0%' },
+      ],
+    },
+    {
+      kind: 'columns',
+      labels: ['Jan', 'Feb'],
+      series: [
+        { name: 'in', values: [1, 2] },
+        { name: 'out', values: [0, 4] },
+      ],
+    },
   ],
   notes: ['n'],
 };

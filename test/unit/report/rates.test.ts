@@ -3,7 +3,17 @@ import { addCounters, countersOf, normalCdf, pct, ratesOf, twoProportionTest } f
 
 describe('rates', () => {
   it('are counts over delivered; bounce and failure over scheduled + delivered', () => {
-    const c = countersOf({ deliverCount: 200, openCount: 100, clickCount: 20, replyCount: 30, positiveReplyCount: 12, optOutCount: 4, bounceCount: 10, failureCount: 2, scheduleCount: 50 });
+    const c = countersOf({
+      deliverCount: 200,
+      openCount: 100,
+      clickCount: 20,
+      replyCount: 30,
+      positiveReplyCount: 12,
+      optOutCount: 4,
+      bounceCount: 10,
+      failureCount: 2,
+      scheduleCount: 50,
+    });
     expect(ratesOf(c)).toEqual({ open: 0.5, click: 0.1, reply: 0.15, positive: 0.06, optout: 0.02, bounce: 10 / 250, failure: 2 / 250 });
   });
 

@@ -45,7 +45,15 @@ describe('option parsers', () => {
 describe('every command refuses the same text', () => {
   const env = () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-opts-'));
-    return { HOME: dir, XDG_CONFIG_HOME: dir, SVC_CONFIG_DIR: dir, SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TOKEN: 't', NO_COLOR: '1', PATH: process.env.PATH };
+    return {
+      HOME: dir,
+      XDG_CONFIG_HOME: dir,
+      SVC_CONFIG_DIR: dir,
+      SVC_BASE_URL: 'http://127.0.0.1:9',
+      SVC_TOKEN: 't',
+      NO_COLOR: '1',
+      PATH: process.env.PATH,
+    };
   };
   it.each([
     [['login', '--no-browser', '--port', '0x50'], '--port 0x50: expected a port number 0-65535'],

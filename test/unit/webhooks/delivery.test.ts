@@ -19,7 +19,17 @@ describe('delivery summaries', () => {
   });
 
   it('prints v1 values and destroyed relationships; tolerates junk', () => {
-    const d = parseDelivery(JSON.stringify({ data: { type: 'task', id: 3, attributes: { subject: 'Call' }, relationships: { prospect: { data: { type: 'prospect', id: 9 } }, user: { data: null } } }, meta: { eventName: 'task.destroyed' } }))!;
+    const d = parseDelivery(
+      JSON.stringify({
+        data: {
+          type: 'task',
+          id: 3,
+          attributes: { subject: 'Call' },
+          relationships: { prospect: { data: { type: 'prospect', id: 9 } }, user: { data: null } },
+        },
+        meta: { eventName: 'task.destroyed' },
+      }),
+    )!;
     expect(describeDelivery(d)).toEqual(['task.destroyed  task 3', '  subject: Call', '  prospect → 9', '  user → null']);
     expect(parseDelivery('not json')).toBeUndefined();
     expect(parseDelivery('[1]')).toBeUndefined();
@@ -48,7 +58,11 @@ describe('sample deliveries', () => {
 
   it('uses realistic values and the webhook date-time format', () => {
     const created = buildSampleDelivery({ resource: 'prospect', action: 'created', now });
-    expect(created.data.attributes).toMatchObject({ firstName: 'Ada', emails: ['ada.lovelace@example.com'], createdAt: '2025-03-04T05:06:07.890Z' });
+    expect(created.data.attributes).toMatchObject({
+      firstName: 'Ada',
+      emails: ['ada.lovelace@example.com'],
+      createdAt: '2025-03-04T05:06:07.890Z',
+    });
     expect(created.meta.deliveredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const updated = buildSampleDelivery({ resource: 'prospect', action: 'updated', payloadVersion: 2, now });
     expect(updated.data.attributes.title).toBe('CTO');

@@ -28,7 +28,10 @@ describe('webhook events', () => {
   });
 
   it('matches delivery names against selectors', () => {
-    const sel = [{ resource: 'prospect', action: 'created' }, { resource: 'task', action: '*' }];
+    const sel = [
+      { resource: 'prospect', action: 'created' },
+      { resource: 'task', action: '*' },
+    ];
     expect(eventMatches(sel, 'prospect.created')).toBe(true);
     expect(eventMatches(sel, 'prospect.updated')).toBe(false);
     expect(eventMatches(sel, 'task.completed')).toBe(true);

@@ -32,7 +32,12 @@ describe('webhook signature', () => {
     fc.assert(
       fc.property(fc.string(), fc.string({ minLength: 1 }), fc.string(), (b, secret, header) => {
         const ok = verifySignature(secret, b, header);
-        expect(ok).toBe(header.trim().replace(/^sha256=/i, '').toLowerCase() === signBody(secret, b));
+        expect(ok).toBe(
+          header
+            .trim()
+            .replace(/^sha256=/i, '')
+            .toLowerCase() === signBody(secret, b),
+        );
       }),
     );
   });
