@@ -86,7 +86,8 @@ function underScript(args: string, stty = ''): Promise<{ code: number | null; ra
   const started = Date.now();
   const cmd = `${stty ? `stty ${stty}; ` : ''}exec timeout -s KILL 20 ${process.execPath} ${BIN} ${args}`;
   const child = spawn('script', ['-q', '-e', '-c', cmd, '/dev/null'], {
-    env: { ...baseEnv(env), NO_COLOR: undefined } as NodeJS.ProcessEnv,
+    // CI is unset as in a user's terminal: under CI the spinner is off by design.
+    env: { ...baseEnv(env), NO_COLOR: undefined, CI: undefined } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let raw = '';
