@@ -4,10 +4,7 @@
  * a page of 1,000 such records takes ~45 ms to parse and ~25 ms more to write back as JSON. Here
  * each resource-level `"attributes":{…}` is checked with a strict scanner and cut out of the text
  * before JSON.parse; the resource gets an `attributes` property that parses its text on first
- * use, and ndjson output copies the checked text as it is (`rawAttributes`). `"relationships":{…}`
- * is cut out the same way (its 16 relationships with their links were most of what JSON.parse
- * still built): parsed on first use, while ndjson reads each relationship's `data` text noted by
- * the scanner (`rawRelationships`). Anything unusual —
+ * use, and ndjson output copies the checked text as it is (`rawAttributes`). Anything unusual —
  * a region that is not plain JSON, an `attributes` key elsewhere than on a resource — and the page
  * is parsed whole with JSON.parse, as before. Integers past 2^53 keep their digits (parseJson in
  * lossless-json.ts): the scanner notes the long integer literals of a region, so that only such
@@ -18,7 +15,6 @@
 import { parseJson } from '../lossless-json.js';
 
 const KEY = '"attributes":';
-const REL_KEY = '"relationships":';
 /** Below this many characters JSON.parse is quicker than the scanner, which would run cold. */
 const MIN_SCAN = 256 * 1024;
 /** Control characters (raw newlines would break NDJSON): such a page is parsed whole. */
@@ -27,27 +23,18 @@ const CONTROL = /[\x00-\x1f]/;
 const BAD_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
 /** Where a resource keeps its unparsed attributes: their text, and whether ndjson may copy it. */
 const LAZY = Symbol('svc.lazyAttributes');
-/** Where a resource keeps its unparsed relationships. */
-const LAZY_RELATIONSHIPS = Symbol('svc.lazyRelationships');
 
 interface Region {
   text: string;
   plain: boolean;
   /** Holds an integer literal of 16 digits or more: parsed by parseJson (it may be past 2^53). */
   long: boolean;
-  /** Relationships: each one's name and its `data` as text (undefined: no `data`), when all are plain. */
-  relationships?: RawRelationship[];
-  /** Relationships: the names of its members (for the check that no attribute is named like one). */
-  names?: string[];
 }
-
-/** A relationship read out of the text: its name, and the text of its `data` (undefined when it has none). */
-export type RawRelationship = readonly [name: string, data: string | undefined];
 /** What the scanner noticed on its way through a region. */
 interface Scan {
   long: boolean;
 }
-type Lazy = { [LAZY]?: Region; [LAZY_RELATIONSHIPS]?: Region };
+type Lazy = { [LAZY]?: Region };
 
 /**
  * The attributes of a resource as checked JSON object text, when they can be written as they
@@ -59,64 +46,41 @@ export function rawAttributes(resource: object): string | undefined {
   return region?.plain ? region.text : undefined;
 }
 
-/**
- * The relationships of a resource whose relationships are still text, in the order they were
- * written, when every one is an object with a plain name (no escapes, no repeats) and no long
- * integer: what `flatten` reads of them (`data`) without building them.
- */
-export function rawRelationships(resource: object): readonly RawRelationship[] | undefined {
-  return (resource as Lazy)[LAZY_RELATIONSHIPS]?.relationships;
-}
-
 /** JSON.parse for collection pages (see the module comment); the same value, attributes lazy. */
 export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
   if (text.length < minScan) return parseJson(text);
   const pieces: string[] = [];
   const regions: Region[] = [];
   let prev = 0;
-  let nextAttributes = text.indexOf(KEY);
-  let nextRelationships = text.indexOf(REL_KEY);
   for (let from = 0; ; ) {
-    if (nextAttributes >= 0 && nextAttributes < from) nextAttributes = text.indexOf(KEY, from);
-    if (nextRelationships >= 0 && nextRelationships < from) nextRelationships = text.indexOf(REL_KEY, from);
-    const isRelationships = nextRelationships >= 0 && (nextAttributes < 0 || nextRelationships < nextAttributes);
-    const at = isRelationships ? nextRelationships : nextAttributes;
+    const at = text.indexOf(KEY, from);
     if (at < 0) break;
     if (escaped(text, at)) {
       from = at + 1;
       continue;
     }
-    const start = spaces(text, at + (isRelationships ? REL_KEY : KEY).length);
+    const start = spaces(text, at + KEY.length);
     if (text.charCodeAt(start) !== 123) {
       from = start;
       continue;
     }
     let plain = true;
     const scan: Scan = { long: false };
-    const rels: RawRelationship[] | undefined = isRelationships ? [] : undefined;
-    const end = isRelationships
-      ? endOfRelationships(text, start, scan, rels!)
-      : endOfObject(text, start, scan, (ks, ke) => {
-          if (plain && !plainKey(text, ks, ke)) plain = false;
-        });
+    const end = endOfObject(text, start, scan, (ks, ke) => {
+      if (plain && !plainKey(text, ks, ke)) plain = false;
+    });
     if (end < 0) return parseJson(text);
     const region = text.slice(start, end);
     if (CONTROL.test(region)) return parseJson(text);
     if (region.includes('\\')) {
       if (BAD_ESCAPE.test(region)) return parseJson(text);
-      // A key written with escapes (`"\u0069d"` is `id`) is not plain; relationships' names must be read as written.
-      if (isRelationships) return parseJson(text);
+      // A key written with escapes (`"\u0069d"` is `id`) is not plain.
       if (plain) endOfObject(text, start, { long: false }, (ks, ke) => plain && text.slice(ks, ke).includes('\\') && (plain = false));
     }
     // Integers past 2^53 become strings when parsed: attributes that may hold one are not copied as text.
     if (scan.long) plain = false;
     pieces.push(text.slice(prev, start), String(regions.length));
-    if (isRelationships) {
-      const names = rels!.map(([n]) => n);
-      // Repeated names, a relationship that is not an object or a long integer: parsed when read, like before.
-      const usable = !scan.long && rels!.every(([, d]) => d !== NOT_OBJECT) && new Set(names).size === names.length;
-      regions.push({ text: region, plain: false, long: scan.long, relationships: usable ? rels : undefined, names });
-    } else regions.push({ text: region, plain, long: scan.long });
+    regions.push({ text: region, plain, long: scan.long });
     prev = from = end;
   }
   if (regions.length === 0) return parseJson(text);
@@ -127,26 +91,19 @@ export function parseCollection(text: string, minScan = MIN_SCAN): unknown {
   } catch {
     return parseJson(text);
   }
-  // Every region must be the attributes or relationships of exactly one resource in data or included.
+  // Every region must be the attributes of exactly one resource in data or included.
   const resources = resourcesOf(doc);
   const claimed = new Set<number>();
   for (const r of resources) {
-    for (const [key, kind] of [['attributes', false], ['relationships', true]] as const) {
-      const a = (r as Record<string, unknown>)[key];
-      if (typeof a === 'number') {
-        if (!Number.isInteger(a) || a < 0 || a >= regions.length || claimed.has(a) || (regions[a]!.names !== undefined) !== kind) return parseJson(text);
-        claimed.add(a);
-      }
+    const a = (r as { attributes?: unknown }).attributes;
+    if (typeof a === 'number') {
+      if (!Number.isInteger(a) || a < 0 || a >= regions.length || claimed.has(a)) return parseJson(text);
+      claimed.add(a);
     }
   }
   if (claimed.size !== regions.length) return parseJson(text);
-  const collision = relationshipNames(resources, regions);
+  const collision = relationshipNames(resources);
   for (const r of resources) {
-    const rels = (r as { relationships?: unknown }).relationships;
-    if (typeof rels === 'number') {
-      Object.defineProperty(r, LAZY_RELATIONSHIPS, { value: regions[rels]!, writable: true, configurable: true });
-      Object.defineProperty(r, 'relationships', RELATIONSHIPS);
-    }
     const index = (r as { attributes?: unknown }).attributes;
     if (typeof index !== 'number') continue;
     const region = regions[index]!;
@@ -167,12 +124,11 @@ function resourcesOf(doc: unknown): object[] {
 }
 
 /** A pattern matching, in attributes text, a key named like one of the page's relationships. */
-function relationshipNames(resources: object[], regions: readonly Region[]): RegExp | undefined {
+function relationshipNames(resources: object[]): RegExp | undefined {
   const names = new Set<string>();
   for (const r of resources) {
     const rels = (r as { relationships?: unknown }).relationships;
-    if (typeof rels === 'number') for (const k of regions[rels]!.names!) names.add(k);
-    else if (rels && typeof rels === 'object') for (const k of Object.keys(rels)) names.add(k);
+    if (rels && typeof rels === 'object') for (const k of Object.keys(rels)) names.add(k);
   }
   if (names.size === 0) return undefined;
   const alternatives = [...names].map((n) => JSON.stringify(n).slice(1, -1).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
@@ -180,31 +136,28 @@ function relationshipNames(resources: object[], regions: readonly Region[]): Reg
 }
 
 /**
- * A property of a resource whose value is still text (`attributes`, `relationships`): parsed when
- * first read (then an ordinary property), replaced when written. One accessor pair for every resource.
+ * The `attributes` of a resource whose attributes are still text: parsed when first read (then
+ * an ordinary property), replaced when written. One accessor pair for every resource.
  */
-function lazyProperty(name: 'attributes' | 'relationships', slot: typeof LAZY | typeof LAZY_RELATIONSHIPS): PropertyDescriptor {
-  const settle = (r: Lazy, value: unknown) => {
-    delete r[slot];
-    Object.defineProperty(r, name, { value, writable: true, enumerable: true, configurable: true });
-  };
-  return {
-    enumerable: true,
-    configurable: true,
-    get(this: Lazy) {
-      const region = this[slot]!;
-      // The scan has looked for long integers already: JSON.parse, unless it saw one.
-      const value = region.long ? parseJson(region.text) : (JSON.parse(region.text) as unknown);
-      settle(this, value);
-      return value;
-    },
-    set(this: Lazy, value: unknown) {
-      settle(this, value);
-    },
-  };
+const ATTRIBUTES: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: Lazy) {
+    const region = this[LAZY]!;
+    // The scan has looked for long integers already: JSON.parse, unless it saw one.
+    const value = region.long ? parseJson(region.text) : (JSON.parse(region.text) as unknown);
+    settle(this, value);
+    return value;
+  },
+  set(this: Lazy, value: unknown) {
+    settle(this, value);
+  },
+};
+
+function settle(r: Lazy, value: unknown): void {
+  delete r[LAZY];
+  Object.defineProperty(r, 'attributes', { value, writable: true, enumerable: true, configurable: true });
 }
-const ATTRIBUTES = lazyProperty('attributes', LAZY);
-const RELATIONSHIPS = lazyProperty('relationships', LAZY_RELATIONSHIPS);
 
 /** True when the quote at `at` is escaped (an odd number of backslashes before it). */
 function escaped(s: string, at: number): boolean {
@@ -292,64 +245,6 @@ function endOfArray(s: string, i: number, scan: Scan): number {
     i = spaces(s, i);
     const c = s.charCodeAt(i);
     if (c === 93) return i + 1;
-    if (c !== 44) return -1;
-    i = spaces(s, i + 1);
-  }
-}
-
-/** Marks, in a list of relationships, one whose value is not an object (flatten reads it as it is). */
-const NOT_OBJECT = '\u0000';
-
-/**
- * The relationships object at `i` (`{`), noting in `rels` each member's name and the text of its
- * `data` (the last one written, as JSON.parse keeps), or NOT_OBJECT for a member not an object.
- */
-function endOfRelationships(s: string, i: number, scan: Scan, rels: RawRelationship[]): number {
-  i = spaces(s, i + 1);
-  if (s.charCodeAt(i) === 125) return i + 1;
-  for (;;) {
-    if (s.charCodeAt(i) !== 34) return -1;
-    const k = endOfString(s, i);
-    if (k < 0) return -1;
-    const name = s.slice(i + 1, k - 1);
-    i = spaces(s, k);
-    if (s.charCodeAt(i) !== 58) return -1;
-    i = spaces(s, i + 1);
-    let data: string | undefined;
-    if (s.charCodeAt(i) === 123) {
-      // The relationship object: its `data` member is kept as text.
-      i = spaces(s, i + 1);
-      if (s.charCodeAt(i) === 125) i++;
-      else
-        for (;;) {
-          if (s.charCodeAt(i) !== 34) return -1;
-          const ke = endOfString(s, i);
-          if (ke < 0) return -1;
-          const isData = ke - i === 6 && s.startsWith('data', i + 1);
-          let v = spaces(s, ke);
-          if (s.charCodeAt(v) !== 58) return -1;
-          v = spaces(s, v + 1);
-          const ve = endOfValue(s, v, scan);
-          if (ve < 0) return -1;
-          if (isData) data = s.slice(v, ve);
-          i = spaces(s, ve);
-          const c = s.charCodeAt(i);
-          if (c === 125) {
-            i++;
-            break;
-          }
-          if (c !== 44) return -1;
-          i = spaces(s, i + 1);
-        }
-    } else {
-      i = endOfValue(s, i, scan);
-      if (i < 0) return -1;
-      data = NOT_OBJECT;
-    }
-    rels.push([name, data]);
-    i = spaces(s, i);
-    const c = s.charCodeAt(i);
-    if (c === 125) return i + 1;
     if (c !== 44) return -1;
     i = spaces(s, i + 1);
   }

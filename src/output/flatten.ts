@@ -4,7 +4,7 @@
  * replacing its id with its own (flat) record.
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
-import { rawAttributes, rawRelationships } from '../api/page-parse.js';
+import { rawAttributes } from '../api/page-parse.js';
 import { setField } from '../own-field.js';
 import { idValue } from '../lossless-json.js';
 
@@ -74,46 +74,28 @@ export function flatJson(resource: ResourceObject, included?: IncludedIndex): st
     for (const k in attrs) if (!plainKey(k)) return JSON.stringify(flatten(resource, included));
     a = JSON.stringify(attrs);
   }
+  const rels = resource.relationships;
   let json = `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`;
   const inner = a.slice(1, -1);
   if (inner.trim() !== '') json += `,${inner}`;
-  // Relationships still as text (page-parse.ts): only each one's `data` is parsed, not their links.
-  const rawRels = rawRelationships(resource);
-  if (rawRels) {
-    for (const [name, text] of rawRels) {
-      if (text === undefined) continue;
-      const part = relationshipJson(resource, raw, name, text === 'null' ? null : JSON.parse(text), included);
-      if (part === undefined) return JSON.stringify(flatten(resource, included));
-      json += part;
+  for (const name in rels) {
+    const rel = rels[name];
+    if (!rel || !('data' in rel)) continue;
+    // (Raw attributes have no key named like a relationship: page-parse.ts checks.)
+    if (!plainKey(name) || (raw === undefined && Object.hasOwn(resource.attributes ?? {}, name))) {
+      return JSON.stringify(flatten(resource, included));
     }
-  } else {
-    const rels = resource.relationships;
-    for (const name in rels) {
-      const rel = rels[name];
-      if (!rel || !('data' in rel)) continue;
-      const part = relationshipJson(resource, raw, name, rel.data, included);
-      if (part === undefined) return JSON.stringify(flatten(resource, included));
-      json += part;
-    }
+    const data = rel.data;
+    const value =
+      data === null || data === undefined
+        ? null
+        : Array.isArray(data)
+          ? data.map((d) => resolveId(d.type, d.id, included, 0))
+          : resolveId(data.type, data.id, included, 0);
+    json += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
   if (resource.meta && Object.keys(resource.meta).length > 0) json += `,"meta":${JSON.stringify(resource.meta)}`;
   return `${json}}`;
-}
-
-/** `,"name":<ids>` for one relationship's `data`, or undefined when the name needs `flatten`. */
-function relationshipJson(
-  resource: ResourceObject,
-  raw: string | undefined,
-  name: string,
-  data: unknown,
-  included: IncludedIndex | undefined,
-): string | undefined {
-  // (Raw attributes have no key named like a relationship: page-parse.ts checks.)
-  if (!plainKey(name) || (raw === undefined && Object.hasOwn(resource.attributes ?? {}, name))) return undefined;
-  const d = data as { type: string; id: number | string } | { type: string; id: number | string }[] | null | undefined;
-  const value =
-    d === null || d === undefined ? null : Array.isArray(d) ? d.map((x) => resolveId(x.type, x.id, included, 0)) : resolveId(d.type, d.id, included, 0);
-  return `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
 }
 
 /** A key that `flatten` places in insertion order after `id` and `type`, not elsewhere. */

@@ -6,11 +6,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
-import { parseCollection, rawAttributes, rawRelationships } from '../../src/api/page-parse.js';
+import { parseCollection, rawAttributes } from '../../src/api/page-parse.js';
 import { flatJson, flatten, indexIncluded } from '../../src/output/flatten.js';
 import { parseJson } from '../../src/lossless-json.js';
 
-type JsonApiDoc = { data: ResourceObject[] };
 type Doc = { data?: unknown; included?: unknown[]; meta?: unknown; links?: unknown };
 
 /** An object given as its entries, so that a `__proto__` key is written like any other. */
@@ -116,33 +115,6 @@ describe('parseCollection', () => {
     expect(rawAttributes(parsed.data[1]!)).toBeUndefined();
     parsed.data[1]!.attributes!.firstName = 'Grace';
     expect(JSON.parse(flatJson(parsed.data[1]!)).firstName).toBe('Grace');
-  });
-
-  it('keeps relationships unparsed, reading only their data, and parses them on first use', () => {
-    const rels = { account: { data: { type: 'account', id: 5 }, links: { related: 'https://x/a/5' } }, calls: { links: { related: 'https://x/c' } }, stage: { data: null }, tags: { data: [{ type: 'tag', id: '7' }] } };
-    const text = JSON.stringify({ data: [{ type: 'prospect', id: 1, attributes: { a: 1 }, relationships: rels }] });
-    const parsed = parseCollection(text, 0) as { data: ResourceObject[] };
-    expect(rawRelationships(parsed.data[0]!)).toEqual([['account', '{"type":"account","id":5}'], ['calls', undefined], ['stage', 'null'], ['tags', '[{"type":"tag","id":"7"}]']]);
-    expect(flatJson(parsed.data[0]!)).toBe('{"id":1,"type":"prospect","a":1,"account":5,"stage":null,"tags":[7]}');
-    expect(parsed.data[0]!.relationships).toEqual(rels);
-    expect(rawRelationships(parsed.data[0]!)).toBeUndefined();
-  });
-
-  it('reads relationships as JSON.parse does: the last of a repeated data, repeated names and odd values parsed whole', () => {
-    const cases = [
-      '{"account":{"data":{"type":"account","id":1},"data":{"type":"account","id":2}}}',
-      '{"account":{"data":{"type":"account","id":1}},"account":{"data":null},"b":{"data":null}}',
-      '{"account":null,"b":{"data":{"type":"x","id":3}}}',
-      '{"account" : { "links" : {} , "data" : [ {"type":"account","id":4} ] } }',
-      '{}',
-    ];
-    for (const rels of cases) {
-      const text = `{"data":[{"type":"p","id":1,"attributes":{"a":1},"relationships":${rels}}],"included":[{"type":"account","id":4,"attributes":{"name":"N"}}]}`;
-      const fast = parseCollection(text, 0) as JsonApiDoc;
-      const slow = parseJson(text) as JsonApiDoc;
-      expect(flatJson(fast.data[0]!, indexIncluded(fast as never)), rels).toBe(JSON.stringify(flatten(slow.data[0]!, indexIncluded(slow as never))));
-      expect(settled(fast), rels).toEqual(slow);
-    }
   });
 
   it('keeps the digits of integers past 2^53, in attributes and around them, and does not copy such attributes', () => {
