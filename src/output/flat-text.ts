@@ -74,6 +74,111 @@ export function indentJson(compact: string, depth = 0): string {
   return out + compact.slice(from);
 }
 
+/**
+ * `indentJson(compact, 1)` for the records of one listing, in turn. Records of a listing have the
+ * same members in the same order and mostly the same values (custom fields left empty): each run
+ * of members written exactly as in the previous record is copied, indented, out of that record's
+ * output in one piece. Runs are found by comparing whole stretches of text (a native comparison,
+ * ~25× quicker than reading the characters one by one), doubling then halving their length.
+ * Indenting every character took ~15 µs a record of 150 custom fields.
+ */
+export function recordIndenter(): (compact: string) => string {
+  let prevJson = '';
+  let prevOut = '';
+  let prevCount = 0;
+  // Of the previous record: where member m's name starts in its text and its piece starts in its
+  // output; at m = count, the end of the last value and of the last piece.
+  let keyAt: number[] = [];
+  let outAt: number[] = [];
+  let nextKeyAt: number[] = [];
+  let nextOutAt: number[] = [];
+  // Text that is not a plain object (never made by flatJson): indented alone, nothing kept.
+  const alone = (json: string) => {
+    prevCount = 0;
+    return indentJson(json, 1);
+  };
+  return (json) => {
+    let i = skip(json, 0);
+    if (json.charCodeAt(i) !== 123) return alone(json);
+    i = skip(json, i + 1);
+    if (json.charCodeAt(i) === 125) return alone(json);
+    let out = '{';
+    let m = 0;
+    let last = 0;
+    for (;;) {
+      if (m < prevCount) {
+        const from = keyAt[m]!;
+        const avail = prevCount - m;
+        // Whether members m + a to m + b - 1 are written here as there (members before them are).
+        const same = (a: number, b: number): boolean => {
+          const s = keyAt[m + a]!;
+          const e = keyAt[m + b]!;
+          const here = i + s - from;
+          if (json.slice(here, here + e - s) !== prevJson.slice(s, e)) return false;
+          if (m + b < prevCount) return true;
+          // The last member: a number may go on here.
+          const c = json.charCodeAt(here + e - s);
+          return c === 44 || c === 125 || c <= 32;
+        };
+        let lo = 0;
+        let step = 1;
+        while (lo + step <= avail && same(lo, lo + step)) {
+          lo += step;
+          step *= 2;
+        }
+        for (step >>= 1; step > 0; step >>= 1) if (lo + step <= avail && same(lo, lo + step)) lo += step;
+        if (lo > 0) {
+          const base = outAt[m]!;
+          const length = out.length;
+          for (let j = m; j < m + lo; j++) {
+            nextKeyAt[j] = keyAt[j]! - from + i;
+            nextOutAt[j] = outAt[j]! - base + length;
+          }
+          out += prevOut.slice(base, outAt[m + lo]);
+          i += keyAt[m + lo]! - from;
+          m += lo;
+          if (m === prevCount) {
+            last = i;
+            i = skip(json, i);
+            const d = json.charCodeAt(i);
+            if (d === 125) break;
+            if (d !== 44) return alone(json);
+            i = skip(json, i + 1);
+          }
+        }
+      }
+      // One member unlike the previous record's.
+      if (json.charCodeAt(i) !== 34) return alone(json);
+      const close = stringEnd(json, i);
+      let start = skip(json, close + 1);
+      if (json.charCodeAt(start) !== 58) return alone(json);
+      start = skip(json, start + 1);
+      const end = json.charCodeAt(start) === 110 ? start + 4 : valueEnd(json, start);
+      const c = json.charCodeAt(start);
+      const value = c === 123 || c === 91 ? indentJson(json.slice(start, end), 2) : json.slice(start, end);
+      nextKeyAt[m] = i;
+      nextOutAt[m] = out.length;
+      out += `${m === 0 ? '\n    ' : ',\n    '}${json.slice(i, close + 1)}: ${value}`;
+      m++;
+      last = end;
+      i = skip(json, end);
+      const d = json.charCodeAt(i);
+      if (d === 125) break;
+      if (d !== 44) return alone(json);
+      i = skip(json, i + 1);
+    }
+    nextKeyAt[m] = last;
+    nextOutAt[m] = out.length;
+    out += '\n  }';
+    [keyAt, nextKeyAt] = [nextKeyAt, keyAt];
+    [outAt, nextOutAt] = [nextOutAt, outAt];
+    prevJson = json;
+    prevOut = out;
+    prevCount = m;
+    return out;
+  };
+}
+
 const [STRING, OPEN, CLOSE, COMMA, COLON, SPACE] = [1, 2, 3, 4, 5, 6];
 /** What each ASCII character is to {@link indentJson}: 0 for nothing to do. */
 const TOKEN = new Uint8Array(128);

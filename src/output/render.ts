@@ -6,7 +6,7 @@
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
 import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
-import { columnReader, indentJson, unionKeysOf } from './flat-text.js';
+import { columnReader, recordIndenter, unionKeysOf } from './flat-text.js';
 import { writeOut, type IO } from './io.js';
 import { ownField } from '../own-field.js';
 import { terminalSafeLines } from './terminal-text.js';
@@ -105,6 +105,8 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
         });
       }
       let count = 0;
+      // One for the whole listing: it copies what a record shares with the one before.
+      const indented = recordIndenter();
       const item = (r: FlatRecord) => (count++ === 0 ? '[\n' : ',\n') + indent(JSON.stringify(r, null, 2));
       return {
         async page(_doc, records) {
@@ -115,7 +117,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
         async resources(p) {
           const json = text(p);
           // Indented like JSON.stringify(record, null, 2) inside the array.
-          await stream(p, (r) => (count++ === 0 ? '[\n  ' : ',\n  ') + indentJson(json(r), 1));
+          await stream(p, (r) => (count++ === 0 ? '[\n  ' : ',\n  ') + indented(json(r)));
         },
         async end() {
           await writeOut(out, count === 0 ? '[]\n' : '\n]\n');
