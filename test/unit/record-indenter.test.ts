@@ -13,21 +13,36 @@ const member = fc.tuple(
   fc.constantFrom('id', 'a', 'b', 'c', 'custom1', 'custom2', 'x"y', 'é', 'n'),
   fc.oneof(
     fc.constant('null'),
-    fc.constantFrom('1', '12', '123', '-0.5', '1e3', 'true', 'false', '"s"', '"s,"', '"\\":"', '"é"', '[]', '{}', '[1,[2,{}]]', '{"k":[null,"v"]}'),
+    fc.constantFrom(
+      '1',
+      '12',
+      '123',
+      '-0.5',
+      '1e3',
+      'true',
+      'false',
+      '"s"',
+      '"s,"',
+      '"\\":"',
+      '"é"',
+      '[]',
+      '{}',
+      '[1,[2,{}]]',
+      '{"k":[null,"v"]}',
+    ),
     fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
   ),
 );
-const record = fc
-  .tuple(fc.array(member, { maxLength: 12 }), fc.constantFrom('', ' ', '\n  '))
-  .map(([members, space]) => {
-    const seen = new Set<string>();
-    const unique = members.filter(([k]) => !seen.has(k) && seen.add(k));
-    return `{${space}${unique.map(([k, v]) => `${JSON.stringify(k)}${space}:${v}`).join(`,${space}`)}}`;
-  });
+const record = fc.tuple(fc.array(member, { maxLength: 12 }), fc.constantFrom('', ' ', '\n  ')).map(([members, space]) => {
+  const seen = new Set<string>();
+  const unique = members.filter(([k]) => !seen.has(k) && seen.add(k));
+  return `{${space}${unique.map(([k, v]) => `${JSON.stringify(k)}${space}:${v}`).join(`,${space}`)}}`;
+});
 /** A run of records, each a copy of the one before with a few members changed, added or removed. */
 const listing = fc.array(fc.tuple(record, fc.nat(3)), { minLength: 1, maxLength: 12 }).map((list) => {
   const out: string[] = [];
-  for (const [r, keep] of list) out.push(keep === 0 || out.length === 0 ? r : out[out.length - 1]!.replace(/"12"/g, '"123"').replace(/:12\b/g, ':123'));
+  for (const [r, keep] of list)
+    out.push(keep === 0 || out.length === 0 ? r : out[out.length - 1]!.replace(/"12"/g, '"123"').replace(/:12\b/g, ':123'));
   return out;
 });
 
