@@ -7,7 +7,7 @@
  *  3. Against the recorded pages served from memory (the client's own cost), interleaved with
  *     the floor — a raw undici loop fetching the same URLs, parsing each page and writing each
  *     resource object as one line — and a transport-only loop (bodies written as received).
- *  4. Every output format (`-o ndjson|json|csv|table`, and `table --columns`) at 20,000 records and
+ *  4. Every output format (`-o ndjson|json|csv|table`, `table --columns` and `json --query`) at 20,000 records and
  *     at all of them, against the sandbox, output to a file: interleaved in each round, so that the
  *     ratios to ndjson compare runs under the same load.
  * Run alone: `node bench/list.mjs` prints JSON (`FORMATS_ONLY=1`: step 4 only); `bench/run.mjs`
@@ -124,13 +124,14 @@ export async function listBench({ records = 100_000, runs = 3, formatRuns = 5, f
   }
 }
 
-/** The variants of step 4: each format, and the table with `--columns`. */
+/** The variants of step 4: each format, the table with `--columns` and json with `--query`. */
 export const FORMAT_VARIANTS = {
   ndjson: ['-o', 'ndjson'],
   json: ['-o', 'json'],
   csv: ['-o', 'csv'],
   table: ['-o', 'table'],
   'table --columns': ['-o', 'table', '--columns', 'id,firstName,lastName,title,emails'],
+  'json --query': ['-o', 'json', '--query', '[].{id: id, firstName: firstName, lastName: lastName, title: title, emails: emails}'],
 };
 
 /**

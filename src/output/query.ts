@@ -15,6 +15,12 @@ export interface CompiledQuery {
    * @throws UsageError when the expression fails on the data (a function given the wrong type)
    */
   search(value: unknown): unknown;
+  /**
+   * Present when the expression projects over the list it is given (`[].x`, `[*].{…}`,
+   * `[?cond]…`): the results for one element, so that a list can be answered element by element
+   * in constant memory. The whole list's answer is the concatenation of these, in order.
+   */
+  perElement?: (element: unknown) => unknown[];
 }
 
 /**
@@ -34,16 +40,42 @@ export function compileQuery(expression: string): CompiledQuery {
       .hint(expression)
       .hint(`${' '.repeat(column - 1)}^ (JMESPath: https://jmespath.org/tutorial.html)`);
   }
+  const search = (value: unknown): unknown => {
+    try {
+      return TreeInterpreter.search(node, value as Parameters<typeof TreeInterpreter.search>[1]);
+    } catch (err) {
+      throw new UsageError(`--query: ${message(err)}`);
+    }
+  };
   return {
     expression,
-    search(value) {
-      try {
-        return TreeInterpreter.search(node, value as Parameters<typeof TreeInterpreter.search>[1]);
-      } catch (err) {
-        throw new UsageError(`--query: ${message(err)}`);
-      }
-    },
+    search,
+    // A projection over the input maps each element on its own and drops nulls: asking it about
+    // a one-element list gives that element's share of the answer (0 or 1 values; flattening a
+    // one-record list is the record itself).
+    ...(projectsOverInput(node) && { perElement: (element: unknown) => search([element]) as unknown[] }),
   };
+}
+
+/**
+ * True for `[*]…`, `[]…` and `[?…]…` at the top of the expression, applied to the input itself or
+ * to such a projection (`[].emails[]`), with no `$` inside (the root would be the one-element list,
+ * not the whole one). Projections and flattening both answer a list element by element, so a
+ * chain of them over the input does too.
+ */
+function projectsOverInput(node: unknown): boolean {
+  const type = (node as { type?: string }).type;
+  if (type !== 'Projection' && type !== 'FilterProjection' && type !== 'Flatten') return false;
+  if (JSON.stringify(node).includes('"type":"Root"')) return false;
+  return overInput(node);
+}
+
+function overInput(node: unknown): boolean {
+  const n = node as { type?: string; left?: unknown; child?: unknown };
+  if (n.type === 'Identity') return true;
+  if (n.type === 'Flatten') return overInput(n.child);
+  if (n.type === 'Projection' || n.type === 'FilterProjection') return overInput(n.left);
+  return false;
 }
 
 function message(err: unknown): string {

@@ -8,6 +8,9 @@
  *   per record); with `-o json` and `-o raw` to the whole result (the array of records, or the one
  *   record of `get`), so that `length(@)` and `[?title=='CEO']` mean what they say. `-o raw`
  *   prints a string as it is, an array one element per line (like `jq -r '.[]'`).
+ * - A projection over the list (`[].email`, `[?title=='CEO'].{…}`) is answered record by record
+ *   and written page by page, so `list --all --query` runs in constant memory; an expression
+ *   that fails on a later record stops the output there, as it does with ndjson.
  */
 import { flatten, type FlatRecord } from './flatten.js';
 import type { CompiledQuery } from './query.js';
@@ -79,6 +82,8 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
       end: async () => {},
     };
   }
+  const perElement = query.perElement;
+  if (perElement && !opts.single) return streamedProjection(out, perElement, opts.format === 'raw', collect);
   const all: FlatRecord[] = [];
   const w = collect((r) => all.push(r));
   return {
@@ -86,6 +91,49 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
     async end() {
       const result = query.search(opts.single ? (all[0] ?? null) : all);
       await writeOut(out, formatResult(result, opts.format === 'raw'));
+    },
+  };
+}
+
+/**
+ * A projection over the records (`[].x`, `[?cond]`) answered record by record: the same text
+ * formatResult would print for the whole list, written page by page in constant memory.
+ */
+function streamedProjection(
+  out: NodeJS.WritableStream,
+  perElement: (element: unknown) => unknown[],
+  raw: boolean,
+  collect: (sink: (r: FlatRecord) => void) => Pick<RecordWriter, 'page' | 'resources'>,
+): RecordWriter {
+  let chunk = '';
+  let count = 0;
+  const w = collect((r) => {
+    for (const v of perElement(r)) {
+      if (raw) chunk += `${typeof v === 'string' ? v : JSON.stringify(v ?? null)}\n`;
+      else {
+        // As JSON.stringify(list, null, 2) lays out an element: its own layout, indented once
+        // (a newline only occurs between tokens; inside strings it is escaped).
+        chunk += `${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(v, null, 2).replace(/\n/g, '\n  ')}`;
+      }
+      count++;
+    }
+  });
+  const flush = async () => {
+    if (chunk) await writeOut(out, chunk);
+    chunk = '';
+  };
+  return {
+    page: async (doc, records) => {
+      await w.page(doc, records);
+      await flush();
+    },
+    resources: async (p) => {
+      await w.resources(p);
+      await flush();
+    },
+    end: async () => {
+      if (!raw) chunk += count === 0 ? '[]\n' : '\n]\n';
+      await flush();
     },
   };
 }

@@ -1,6 +1,9 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
+import type { FlatRecord } from '../../src/output/flatten.js';
 import { compileQuery, errorColumn } from '../../src/output/query.js';
+import { formatResult, shapedRecordWriter } from '../../src/output/shape.js';
 
 const records = [
   { id: '1', type: 'prospect', firstName: 'Ada', title: 'CEO', emails: ['ada@example.com'] },
@@ -41,4 +44,84 @@ describe('compileQuery', () => {
     const q = compileQuery('nosuchfn(@)');
     expect(() => q.search(records)).toThrow(/--query: .*nosuchfn/i);
   });
+});
+
+/** Records of the odd shapes a listing holds: missing fields, nulls, nested values, CJK and newlines in text. */
+function sampleRecords(n: number): Record<string, unknown>[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: String(i + 1),
+    type: 'prospect',
+    firstName: i % 3 === 0 ? null : `名前 ${i}`,
+    title: ['CEO', 'CTO', 'VP\nSales'][i % 3],
+    emails: i % 4 === 0 ? [] : [`p${i}@example.com`, `alt${i}@example.com`],
+    ...(i % 5 === 0 ? {} : { score: i * 1.5 }),
+    account: i % 2 === 0 ? { id: String(100 + i), name: `Acme ${i}` } : null,
+  }));
+}
+
+describe('a projection over the list, answered record by record', () => {
+  const streamed = [
+    '[].firstName',
+    '[*].firstName',
+    "[?title=='CEO'].{id: id, email: emails[0]}",
+    "[?title=='CEO']",
+    '[].emails[]',
+    '[*].emails[*]',
+    '[].account.name',
+    '[?score > `10`].score',
+    '[*]',
+    '[].[id, title]',
+    '[]',
+    '[].emails[].length(@)',
+  ];
+  for (const expr of streamed) {
+    it(`${expr}: the concatenated answers equal the whole list's answer`, () => {
+      const q = compileQuery(expr);
+      expect(q.perElement, expr).toBeDefined();
+      for (const n of [0, 1, 17]) {
+        const list = sampleRecords(n);
+        expect(list.flatMap((r) => q.perElement!(r))).toEqual(q.search(list));
+      }
+    });
+  }
+
+  it('expressions about the whole list are not answered record by record', () => {
+    for (const expr of ['length(@)', '[].id | [0]', 'sort_by(@, &id)', '[0]', '[].{all: length($)}', 'max_by(@, &score).id', '@']) {
+      expect(compileQuery(expr).perElement, expr).toBeUndefined();
+    }
+  });
+});
+
+describe('the shaped writer with a projection', () => {
+  async function written(format: 'json' | 'raw', expr: string, pages: Record<string, unknown>[][]): Promise<string> {
+    const stdout = new PassThrough();
+    let text = '';
+    stdout.setEncoding('utf8').on('data', (d: string) => {
+      text += d;
+    });
+    const io = {
+      stdout,
+      stderr: new PassThrough(),
+      stdin: new PassThrough(),
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      stdinIsTTY: false,
+      color: false,
+      columns: 80,
+    };
+    const w = shapedRecordWriter({ format, io }, { query: compileQuery(expr) });
+    for (const p of pages) await w.page({ data: [] }, p as FlatRecord[]);
+    await w.end();
+    return text;
+  }
+
+  for (const format of ['json', 'raw'] as const) {
+    for (const expr of ['[].firstName', "[?title=='CEO'].{id: id, email: emails[0], account: account}", '[*]', "[?title=='none']"]) {
+      it(`-o ${format} --query ${expr}: the same bytes as the answer for the whole list, written page by page`, async () => {
+        const list = sampleRecords(23);
+        const pages = [list.slice(0, 10), [], list.slice(10)];
+        expect(await written(format, expr, pages)).toBe(formatResult(compileQuery(expr).search(list), format === 'raw'));
+      });
+    }
+  }
 });
