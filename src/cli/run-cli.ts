@@ -48,10 +48,23 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
   };
   process.on('SIGINT', onSigint);
   const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
+  try {
+    return await runProgram(app, argv, version);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/**
+ * Builds the program for `app`, expands an alias, parses `argv` and runs the command; resolves
+ * to the exit code. Touches no process state (streams, signals, exit): tests run commands with
+ * it in their own process, on an App of their own.
+ */
+export async function runProgram(app: App, argv: string[], version: string): Promise<number> {
   let program = buildProgram(app, version);
   // `svc NAME` where NAME is no command: maybe an alias of the profile (read only then).
   const names = new Set(['help', ...program.commands.flatMap((c) => [c.name(), ...c.aliases()])]);
-  const expanded = await expandAlias(argv, env, (n) => names.has(n));
+  const expanded = await expandAlias(argv, app.env, (n) => names.has(n));
   if (expanded) {
     argv = expanded;
     app.argv = argv;
@@ -66,8 +79,6 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
       return ExitCode.USAGE;
     }
     throw err;
-  } finally {
-    process.off('SIGINT', onSigint);
   }
   return app.exitCode;
 }

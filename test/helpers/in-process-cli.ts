@@ -1,60 +1,93 @@
 /**
- * Runs svc's real entry (`runCli` of src/cli/run-cli.ts) inside the test process, capturing what
- * it writes to stdout and stderr, for property tests that need thousands of cases (a child
- * process costs 100–300 ms each). Every case gets a fresh program and Context from runCli itself;
- * what main.ts does around runCli — turning an exception into "unexpected failure" — is reported
- * here as `threw`, which a test counts as a crash.
+ * Runs svc's real program (`runProgram` of src/cli/run-cli.ts: the same command tree, option
+ * parsing, Context and error reporting as bin/svc) inside the test process, on an App whose
+ * stdout and stderr are captured in memory. For checks that send nothing (usage errors, dry runs,
+ * help) and for property tests that need thousands of cases: a child process costs 100–300 ms
+ * each. What main.ts does around the program — turning an exception into "unexpected failure" —
+ * is reported here as `threw`, which a test counts as a crash.
  *
- * Cases run one at a time (stdout and stderr are the process's own streams). Commands that wait
- * for the outside world (login, webhooks listen, sandbox) and `-` (stdin) do not belong here.
+ * Behaviour that involves the process itself (signals, exit codes of the binary, pipes, TTYs,
+ * the network for real) stays in the e2e tests that run bin/svc.
  */
-import { runCli } from '../../src/cli/run-cli.js';
+import { PassThrough } from 'node:stream';
+import { runProgram } from '../../src/cli/run-cli.js';
+import type { IO } from '../../src/output/io.js';
+import type { App } from '../../src/runtime/app.js';
 
 /** The outcome of one in-process run. */
 export interface InProcessResult {
   code: number | undefined;
   stdout: string;
   stderr: string;
-  /** runCli threw: main.ts would print "unexpected failure" (a crash). */
+  /** The program threw: main.ts would print "unexpected failure" (a crash). */
   threw?: unknown;
   /** It did not finish within the time limit. */
   hung?: boolean;
 }
 
-type Write = typeof process.stdout.write;
+/** Options of {@link runInProcess} beyond the environment. */
+export interface InProcessOptions {
+  /** Given on stdin (then closed); stdin is empty otherwise. */
+  input?: string;
+  /** Terminal width reported to the program. @default COLUMNS, else 80 */
+  columns?: number;
+  /** Give up after this long. @default 10000 */
+  timeoutMs?: number;
+}
 
-/** Runs one argv through runCli with captured output. */
-export async function runInProcess(argv: string[], env: NodeJS.ProcessEnv, timeoutMs = 10_000): Promise<InProcessResult> {
+/** Runs one argv through the program with captured output; stdin, stdout and stderr are not terminals. */
+export async function runInProcess(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  options: InProcessOptions | number = {},
+): Promise<InProcessResult> {
+  const opts = typeof options === 'number' ? { timeoutMs: options } : options;
   const out = { stdout: '', stderr: '' };
-  const streams = [
-    [process.stdout, 'stdout'],
-    [process.stderr, 'stderr'],
-  ] as const;
-  const saved = streams.map(([s]) => ({ write: s.write, listeners: s.listeners('error') }));
-  for (const [s, name] of streams) {
-    s.write = ((chunk: string | Uint8Array, enc?: BufferEncoding | ((e?: Error) => void), cb?: (e?: Error) => void) => {
-      out[name] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      const done = typeof enc === 'function' ? enc : cb;
-      if (done) queueMicrotask(() => done());
-      return true;
-    }) as Write;
-  }
+  const capture = (name: 'stdout' | 'stderr') => {
+    const s = new PassThrough();
+    s.setEncoding('utf8').on('data', (d: string) => {
+      out[name] += d;
+    });
+    return s;
+  };
+  const stdin = new PassThrough();
+  stdin.end(opts.input ?? '');
+  const io: IO = {
+    stdout: capture('stdout'),
+    stderr: capture('stderr'),
+    stdin,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    stdinIsTTY: false,
+    color: false,
+    // As bin/svc reads it when stdout is no terminal.
+    columns: opts.columns ?? (Number(env.COLUMNS) || 80),
+    stderrColumns: 0,
+  };
+  const controller = new AbortController();
+  const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
   let timer: NodeJS.Timeout | undefined;
+  // What was written is read on the next turn of the event loop: collect it before answering.
+  const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
   try {
-    const run = runCli(argv, env, '0.0.0-test').then(
-      (code) => ({ code, ...out }),
-      (threw: unknown) => ({ code: undefined, threw, ...out }),
+    const run = runProgram(app, argv, '0.0.0-test').then(
+      async (code) => {
+        await settled();
+        return { code, ...out };
+      },
+      async (threw: unknown) => {
+        await settled();
+        return { code: undefined, threw, ...out };
+      },
     );
     const limit = new Promise<InProcessResult>((resolve) => {
-      timer = setTimeout(() => resolve({ code: undefined, hung: true, ...out }), timeoutMs);
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve({ code: undefined, hung: true, ...out });
+      }, opts.timeoutMs ?? 10_000);
     });
     return await Promise.race([run, limit]);
   } finally {
     clearTimeout(timer);
-    streams.forEach(([s], i) => {
-      s.write = saved[i]!.write;
-      // runCli adds an EPIPE handler per run: leave the streams as they were.
-      for (const l of s.listeners('error')) if (!saved[i]!.listeners.includes(l)) s.off('error', l as (...a: unknown[]) => void);
-    });
   }
 }
