@@ -24,12 +24,20 @@ const log = (m) => process.stderr.write(`[bench ${((Date.now() - started) / 1000
 /** Runs another benchmark script; resolves with the JSON document it prints last, or an error. */
 function runScript(file, timeoutMs) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file], { cwd: root, env: benchEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: on timeout the script goes with the servers it started, which would
+    // otherwise hold its output pipes open (and this run waiting) after it is gone.
+    const child = spawn(process.execPath, [file], { cwd: root, env: benchEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
+    }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const start = out.indexOf('{');
@@ -73,7 +81,7 @@ log('start-up: every command as a new process, interleaved with the floors…');
 const startup = await startupBench({ runs: Number(process.env.RUNS ?? 30) });
 log('listing: 100,000 prospects (sandbox, recorded pages, raw undici loop)…');
 const list = await listBench({ records: Number(process.env.RECORDS ?? 100_000), runs: 3, log: (m) => log(`listing: ${m}`) });
-const bulk = await optional('bulk', './bulk.mjs', 150_000);
+const bulk = await optional('bulk', './bulk.mjs', 300_000);
 const sandbox = await optional('sandbox', './sandbox.mjs', 120_000);
 machine.seconds = Math.round((Date.now() - started) / 1000);
 machine.loadAfter = os

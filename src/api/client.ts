@@ -5,7 +5,8 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
 import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
-import { nestedDeeperThan, tooDeepMessage } from './json-depth.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepMessage } from './json-depth.js';
+import { hasLazyAttributes } from './page-parse.js';
 import { addScopeHint } from './scope-hint.js';
 import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { refusalWait, ServerWaitError } from './server-wait.js';
@@ -221,7 +222,8 @@ export class ApiClient {
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type']), req.parse) : {};
-    if (nestedDeeperThan(doc))
+    // Lazy attributes are not read here: reading them would parse what ndjson copies as text.
+    if (nestedDeeperThan(doc, MAX_JSON_DEPTH, (o) => (hasLazyAttributes(o) ? 'attributes' : undefined)))
       throw new ApiError(res.statusCode, [
         { title: 'bad response', detail: `server answered ${res.statusCode} with a document ${tooDeepMessage()}` },
       ]);

@@ -13,6 +13,7 @@
 
 // Performance machinery (README.md, Build): hand-written JSON scanner.
 import { parseJson } from '../lossless-json.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 
 const KEY = '"attributes":';
 /** Below this many characters JSON.parse is quicker than the scanner, which would run cold. */
@@ -23,6 +24,12 @@ const CONTROL = /[\x00-\x1f]/;
 const BAD_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
 /** Where a resource keeps its unparsed attributes: their text, and whether ndjson may copy it. */
 const LAZY = Symbol('svc.lazyAttributes');
+/**
+ * Deepest nesting inside an attributes region the scanner takes (it recurses; the region sits 3
+ * levels down the document). A deeper region ends the scan, and the page is parsed whole and
+ * checked like any other answer, so lazy attributes are known to be within the depth bound.
+ */
+const MAX_REGION_DEPTH = MAX_JSON_DEPTH - 3;
 
 interface Region {
   text: string;
@@ -35,6 +42,11 @@ interface Scan {
   long: boolean;
 }
 type Lazy = { [LAZY]?: Region };
+
+/** True while a resource's attributes are unparsed text (already checked for depth by the scanner). */
+export function hasLazyAttributes(resource: object): boolean {
+  return (resource as Lazy)[LAZY] !== undefined;
+}
 
 /**
  * The attributes of a resource as checked JSON object text, when they can be written as they
@@ -221,14 +233,14 @@ function endOfNumber(s: string, i: number, scan: Scan): number {
   return i;
 }
 
-function endOfValue(s: string, i: number, scan: Scan): number {
+function endOfValue(s: string, i: number, scan: Scan, depth: number): number {
   switch (s.charCodeAt(i)) {
     case 34:
       return endOfString(s, i);
     case 123:
-      return endOfObject(s, i, scan, undefined);
+      return depth < MAX_REGION_DEPTH ? endOfObject(s, i, scan, undefined, depth + 1) : -1;
     case 91:
-      return endOfArray(s, i, scan);
+      return depth < MAX_REGION_DEPTH ? endOfArray(s, i, scan, depth + 1) : -1;
     case 110:
       return s.startsWith('null', i) ? i + 4 : -1;
     case 116:
@@ -240,11 +252,11 @@ function endOfValue(s: string, i: number, scan: Scan): number {
   }
 }
 
-function endOfArray(s: string, i: number, scan: Scan): number {
+function endOfArray(s: string, i: number, scan: Scan, depth: number): number {
   i = spaces(s, i + 1);
   if (s.charCodeAt(i) === 93) return i + 1;
   for (;;) {
-    i = endOfValue(s, i, scan);
+    i = endOfValue(s, i, scan, depth);
     if (i < 0) return -1;
     i = spaces(s, i);
     const c = s.charCodeAt(i);
@@ -254,8 +266,11 @@ function endOfArray(s: string, i: number, scan: Scan): number {
   }
 }
 
-/** The object at `i` (`{`); `onKey` sees the content range of each of its own keys. */
-function endOfObject(s: string, i: number, scan: Scan, onKey: ((start: number, end: number) => void) | undefined): number {
+/**
+ * The object at `i` (`{`), at nesting `depth` within its region (1 for the region itself);
+ * `onKey` sees the content range of each of its own keys.
+ */
+function endOfObject(s: string, i: number, scan: Scan, onKey: ((start: number, end: number) => void) | undefined, depth = 1): number {
   i = spaces(s, i + 1);
   if (s.charCodeAt(i) === 125) return i + 1;
   for (;;) {
@@ -265,7 +280,7 @@ function endOfObject(s: string, i: number, scan: Scan, onKey: ((start: number, e
     onKey?.(i + 1, k - 1);
     i = spaces(s, k);
     if (s.charCodeAt(i) !== 58) return -1;
-    i = endOfValue(s, spaces(s, i + 1), scan);
+    i = endOfValue(s, spaces(s, i + 1), scan, depth);
     if (i < 0) return -1;
     i = spaces(s, i);
     const c = s.charCodeAt(i);

@@ -148,6 +148,26 @@ describe.concurrent('answers are bounded', () => {
     }
   });
 
+  it('a listing page large enough for the lazy page parser, one record nested 20,000 levels deep: exit 1, bad response', async () => {
+    const padding = 'x'.repeat(2000);
+    const record = (id: number, x: string) => `{"type":"prospect","id":${id},"attributes":{"firstName":"${padding}","x":${x}}}`;
+    const page = (deep: string) => {
+      const records = Array.from({ length: 200 }, (_, i) => record(i + 1, '1'));
+      records[100] = record(101, deep);
+      return `{"data":[${records.join(',')}],"meta":{"count":200}}`;
+    };
+    for (const depth of [20_000, 150]) {
+      routes.set('deep-page', () => ({ status: 200, body: page(`${'['.repeat(depth)}${']'.repeat(depth)}`) }));
+      const r = await svc('deep-page', ['prospects', 'list', '-o', 'ndjson']);
+      expectCleanFailure(r, 1, /^error: bad response: server answered 200 with a document nested deeper than 100 levels$/);
+    }
+    // Within the bound, the same page is written in full.
+    routes.set('deep-page', () => ({ status: 200, body: page(`${'['.repeat(50)}${']'.repeat(50)}`) }));
+    const ok = await svc('deep-page', ['prospects', 'list', '--limit', '200', '-o', 'ndjson']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout.trim().split('\n')).toHaveLength(200);
+  });
+
   it('with a good answer in time, nothing changes', async () => {
     routes.set('fine', () => ({ status: 200, body: PROSPECT }));
     const r = await svc('fine', ['prospects', 'get', '1', '--timeout', '5', '--json']);
