@@ -1,7 +1,8 @@
 /**
  * webhooks commands that send nothing, in-process: `verify` (exit 0 on a match, 1 on a mismatch),
- * the usage errors of `cleanup`, `create` and `trigger`, and their `--dry-run` output. (The e2e
- * tests keep verify's usage errors, delivering to a closed port and cleanup against the sandbox,
+ * the usage errors of `cleanup`, `create`, `trigger` and `listen --register`, and their
+ * `--dry-run` output. (The e2e tests keep verify's usage errors, listen's refusal of a remote
+ * service without --public-url, delivering to a closed port and cleanup against the sandbox,
  * through the built binary.)
  */
 import fs from 'node:fs';
@@ -114,5 +115,34 @@ describe('webhooks create and trigger checks', () => {
     expect(body.beforeUpdate).toMatchObject({ state: 'delivered', openCount: 0 });
     expect(head).toContain(`Service-Webhook-Signature: ${signBody('abc', JSON.stringify(body))}`);
     expect(head).toContain('service-webhook-cleanup-token: ***');
+  });
+});
+
+describe('webhooks listen --register', () => {
+  it('refuses a plain-HTTP --public-url and an action the resource does not offer; --dry-run prints the registrations, sending nothing', async () => {
+    const remote = ['--base-url', 'https://api.example.com/api/v2', '--token', 't'];
+    const api = ['--base-url', server.baseUrl, '--token', 't'];
+    const b = await server.run(['webhooks', 'listen', '--port', '0', '--register', '--public-url', 'http://tunnel.example', ...remote]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/must be an HTTPS URL/);
+    const c = await server.run(['webhooks', 'listen', '--port', '0', '--events', 'user.destroyed', ...api]);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/user\.destroyed: webhooks on user do not offer action "destroyed"/);
+    const dry = await server.run([
+      'webhooks',
+      'listen',
+      '--port',
+      '0',
+      '--register',
+      '--events',
+      'task.completed,user',
+      '--dry-run',
+      ...api,
+    ]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout.match(/^POST .*\/webhooks$/gm)).toHaveLength(2);
+    expect(dry.stdout).toContain('"resource": "user"');
+    expect(dry.stdout).toContain('"secret": "***"');
+    expect([...b.sent, ...c.sent, ...dry.sent]).toEqual([]);
   });
 });
