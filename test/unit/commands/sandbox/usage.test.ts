@@ -1,7 +1,7 @@
 /**
- * Usage errors of `svc sandbox --from-profile` and `--sandbox-data`, in-process: one error line,
- * nothing sent to the profile's API. (The e2e tests keep an unknown profile through the built
- * binary.)
+ * Usage errors of `svc sandbox` (its options, --from-profile) and `--sandbox-data`, in-process:
+ * one error line, nothing started or sent to the profile's API. (The e2e tests keep an unknown
+ * profile through the built binary.)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,5 +36,23 @@ describe('svc sandbox --from-profile', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/error: --sandbox-data .*missing\.json: no such org file/);
     expect(server.received).toEqual([]);
+  });
+});
+
+describe('svc sandbox', () => {
+  it('bad options: one line, exit 2, nothing started', async () => {
+    const env = server.env({ SVC_BASE_URL: undefined, SVC_AUTH_URL: undefined, SVC_TOKEN: undefined });
+    for (const args of [
+      ['--port', 'abc'],
+      ['--seed', '-1'],
+      ['--maintenance-until', 'soon'],
+    ]) {
+      const r = await server.run(['sandbox', ...args], env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`^error: .*${args[0]}`));
+    }
+    expect(fs.existsSync(path.join(env.SVC_CONFIG_DIR!, 'data', 'sandbox.json'))).toBe(false);
   });
 });
