@@ -1,7 +1,8 @@
 /**
  * In-process runs of svc (see in-process-cli.ts) pointed at a server that records every request
- * and answers each with a 400 (no retries): for checks of what svc says before it sends anything (usage
- * errors, dry runs, help), where "nothing was sent" is read from what the server received.
+ * and answers each with a 400 (not retried, so a run that does send ends quickly): for checks of
+ * what svc says before it sends anything (usage errors, dry runs), where "nothing was sent" is
+ * read from what the server received.
  */
 import { runInProcess, type InProcessOptions, type InProcessResult } from './in-process-cli.js';
 import { baseEnv, tempDir } from './run-svc.js';
