@@ -1,19 +1,24 @@
 /**
  * Usage errors of login, logout and profiles, in-process: a wrong profile name gets "did you
- * mean", a login missing what it needs says what to add, and nothing is sent. (The e2e tests keep
- * one login usage error through the built binary.)
+ * mean", names that are Object.prototype's keys are no profiles, a login missing what it needs
+ * says what to add, and nothing is sent. (The e2e tests keep one login usage error, and the
+ * config directory behind a symlink, through the built binary.)
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCleanFailure } from '../../../helpers/reliability.js';
 import { tempDir } from '../../../helpers/run-svc.js';
-import { startUnsent, type Unsent } from '../../../helpers/unsent.js';
+import { startUnsent, type UnsentResult, type Unsent } from '../../../helpers/unsent.js';
 
 let server: Unsent;
 beforeAll(async () => {
   server = await startUnsent();
 });
 afterAll(() => server.close());
+
+/** An in-process result as the reliability checks read a process's (a throw has no exit code). */
+const asProcess = (r: UnsentResult) => ({ code: r.code ?? null, signal: null, stdout: r.stdout, stderr: r.stderr });
 
 /** A config dir alone: no base URL, token or client from the environment. */
 const only = (dir: string, extra: Record<string, string> = {}) =>
@@ -75,5 +80,26 @@ describe('login usage errors: nothing sent', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: --with-token: no token on stdin/);
     expect(r.sent).toEqual([]);
+  });
+});
+
+describe('profile names are own keys only', () => {
+  it('constructor, __proto__, toString: no such profile (remove, use), not logged in (--profile)', async () => {
+    const dir = tempDir();
+    const env = only(dir);
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { work: { baseUrl: 'http://127.0.0.1:1/api/v2' } } }), {
+      mode: 0o600,
+    });
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const rm = await server.run(['profiles', 'remove', name, '--yes'], env);
+      expectCleanFailure(asProcess(rm), 2, new RegExp(`^error: no profile named "${name}"`));
+      expect(rm.stderr).not.toContain('Removed');
+      const use = await server.run(['profiles', 'use', name], env);
+      expectCleanFailure(asProcess(use), 2, new RegExp(`^error: no profile named "${name}"`));
+      const status = await server.run(['--profile', name, 'auth', 'status'], env);
+      expectCleanFailure(asProcess(status), 3, new RegExp(`^error: not logged in \\(profile "${name}"\\)`));
+    }
+    const list = await server.run(['profiles', 'list', '-o', 'json'], env);
+    expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual(['work']);
   });
 });
