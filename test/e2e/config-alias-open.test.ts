@@ -1,12 +1,13 @@
 /**
  * `svc config get|set|list` (per-profile defaults a flag overrides), `svc alias set|list|delete`
  * (saved command lines, only for names that are no command), `svc open <type> <id>` and
- * `get --web` (the profile's appUrl; $BROWSER honoured; nothing sent to the API).
+ * `get --web` (the profile's appUrl; $BROWSER honoured; nothing sent to the API). What touches
+ * only the config dir (config set/get/list, alias refusals) is checked in-process in
+ * test/unit/commands/config/config-alias.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConfig } from '../helpers/oauth.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -24,31 +25,6 @@ function setup() {
 }
 
 describe('svc config', () => {
-  it('set, get, list; stored in the profile; an empty value removes a setting', async () => {
-    const { env, svc } = setup();
-    expect((await svc(['config', 'set', 'output', 'csv'])).stderr).toBe('output = csv for profile "default"\n');
-    expect((await svc(['config', 'set', 'pageSize', '200'])).code).toBe(0);
-    expect(await svc(['config', 'get', 'output'])).toMatchObject({ code: 0, stdout: 'csv\n' });
-    expect(JSON.parse((await svc(['config', 'list', '-o', 'json'])).stdout)).toEqual({ output: 'csv', pageSize: 200 });
-    expect(readConfig(env.SVC_CONFIG_DIR).profiles.default!.settings).toEqual({ output: 'csv', pageSize: 200 });
-    expect((await svc(['config', 'set', 'output', ''])).code).toBe(0);
-    const gone = await svc(['config', 'get', 'output']);
-    expect(gone.code).toBe(2);
-    expect(gone.stderr).toMatch(/^error: output is not set for profile "default"$/m);
-  });
-
-  it('refuses unknown keys and bad values with what to type', async () => {
-    const { svc } = setup();
-    const key = await svc(['config', 'set', 'outpt', 'csv']);
-    expect(key.code).toBe(2);
-    expect(key.stderr).toMatch(
-      /unknown setting "outpt" \(did you mean "output"\?\): the settings are output, pageSize, concurrency, appUrl/,
-    );
-    expect((await svc(['config', 'set', 'output', 'xml'])).stderr).toMatch(/output xml: expected one of table, json, ndjson, csv, raw/);
-    expect((await svc(['config', 'set', 'pageSize', '5000'])).stderr).toMatch(/pageSize 5000: expected a whole number from 1 to 1000/);
-    expect((await svc(['config', 'set', 'appUrl', 'https://app.example.com/p'])).stderr).toMatch(/needs \{id\}/);
-  });
-
   it('the settings are defaults: output format and page size apply, a flag wins', async () => {
     const { svc } = setup();
     await svc(['config', 'set', 'output', 'csv']);
@@ -63,13 +39,6 @@ describe('svc config', () => {
     const flagged = await svc(['prospects', 'list', '--limit', '3', '-o', 'json', '--page-size', '3']);
     expect(JSON.parse(flagged.stdout)).toHaveLength(3);
     expect(received(sb, mark, 'prospects').at(-1)!.query.parsed['page[limit]']).toBe('3');
-  });
-
-  it('settings are per profile', async () => {
-    const { svc } = setup();
-    await svc(['--profile', 'work', 'config', 'set', 'output', 'ndjson']);
-    expect((await svc(['config', 'list', '-o', 'json'])).stdout.trim()).toBe('{}');
-    expect((await svc(['--profile', 'work', 'config', 'get', 'output'])).stdout).toBe('ndjson\n');
   });
 
   it('concurrency is the default of bulk runs only: a single create is not refused for it', async () => {
@@ -100,29 +69,6 @@ describe('svc alias', () => {
     const after = await svc(['ceos']);
     expect(after.code).toBe(2);
     expect(after.stderr).toMatch(/unknown command 'ceos'/);
-  });
-
-  it('a built-in command always wins, and an alias cannot take its name', async () => {
-    const { env, svc } = setup();
-    const r = await svc(['alias', 'set', 'prospects', 'accounts list']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/svc already has a command of that name/);
-    // Even written into the file by hand, the built-in runs.
-    const file = path.join(env.SVC_CONFIG_DIR, 'config.json');
-    const cfg = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { profiles: {} };
-    cfg.profiles.default = { ...cfg.profiles.default, aliases: { resources: 'prospects list' } };
-    fs.writeFileSync(file, JSON.stringify(cfg), { mode: 0o600 });
-    const res = await svc(['resources', '-o', 'json']);
-    expect(JSON.parse(res.stdout).length).toBeGreaterThan(40);
-  });
-
-  it('checks the command an alias stands for', async () => {
-    const { svc } = setup();
-    const r = await svc(['alias', 'set', 'x', 'prospcts list']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/"prospcts" is not an svc command \(did you mean "prospects"\?\)/);
-    const d = await svc(['alias', 'delete', 'nosuch']);
-    expect(d.code).toBe(2);
   });
 });
 

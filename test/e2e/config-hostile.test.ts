@@ -1,8 +1,8 @@
 /**
  * A hostile config: a config directory that is a symlink to a shared directory (refused, its
  * mode untouched), to one of the user's (repaired, and the warning says where) or to nothing
- * (one clear line), and profile names that are Object.prototype's keys (`constructor`,
- * `__proto__`): no such profiles.
+ * (one clear line). That profile names which are Object.prototype's keys (`constructor`,
+ * `__proto__`) are no profiles is checked in-process in test/unit/commands/auth/usage.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,26 +70,5 @@ describe('config directory behind a symlink', () => {
       2,
       new RegExp(`^error: config directory ${link} \\(symlink to \\S+/gone/svc, which does not exist\\): cannot create it \\(ENOENT\\)$`),
     );
-  });
-});
-
-describe('profile names are own keys only', () => {
-  it('constructor, __proto__, toString: no such profile (remove, use), not logged in (--profile)', async () => {
-    const dir = tempDir();
-    const env = { SVC_CONFIG_DIR: dir };
-    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { work: { baseUrl: 'http://127.0.0.1:1/api/v2' } } }), {
-      mode: 0o600,
-    });
-    for (const name of ['constructor', '__proto__', 'toString']) {
-      const rm = await runSvc(['profiles', 'remove', name, '--yes'], { env });
-      expectCleanFailure(rm, 2, new RegExp(`^error: no profile named "${name}"`));
-      expect(rm.stderr).not.toContain('Removed');
-      const use = await runSvc(['profiles', 'use', name], { env });
-      expectCleanFailure(use, 2, new RegExp(`^error: no profile named "${name}"`));
-      const status = await runSvc(['--profile', name, 'auth', 'status'], { env });
-      expectCleanFailure(status, 3, new RegExp(`^error: not logged in \\(profile "${name}"\\)`));
-    }
-    const list = await runSvc(['profiles', 'list', '-o', 'json'], { env });
-    expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual(['work']);
   });
 });

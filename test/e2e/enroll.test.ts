@@ -1,7 +1,8 @@
 /**
  * `svc enroll` against the sandbox: by id and by e-mail, prospects already in the sequence,
  * prospects the server refuses (exclusivity, opted out, unknown), the report and journal, the
- * requests sent (batched lookups, one state listing), exit codes, --dry-run, --shard.
+ * requests sent (batched lookups, one state listing), exit codes, --dry-run, --shard. The usage
+ * errors that need no terminal are checked in-process in test/unit/commands/enroll/usage.test.ts.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,15 +248,6 @@ describe('svc enroll --input', () => {
 
 describe('usage errors send nothing (exit 2)', () => {
   it.each([
-    [['enroll', '--sequence', '1', '--mailbox', '1'], /--prospect ID\.\.\. or --input FILE/],
-    [['enroll', '--sequence', '0', '--mailbox', '1', '--prospect', '1'], /--sequence 0: expected a sequence id or name/],
-    [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--by', 'email'], /--by works with --input/],
-    [['enroll', '--sequence', '1', '--mailbox', '1', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
-    [
-      ['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--concurrency', '0'],
-      /--concurrency 0: expected a whole number from 1 to 32/,
-    ],
-    [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--shard', '4/3'], /--shard 4\/3/],
     // No terminal here: a missing --sequence is an error, never a picker.
     [['enroll', '--mailbox', '1', '--prospect', '1'], /--sequence is required: a sequence id or name/],
     [['enroll', '--sequence', '1', '--prospect', '1'], /--mailbox is required: a mailbox id or e-mail address/],
@@ -264,15 +256,6 @@ describe('usage errors send nothing (exit 2)', () => {
     const r = await svc(args as string[]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
-    expect(sb.requests.length).toBe(mark);
-  });
-
-  it('a CSV without the column the --by mode needs', async () => {
-    const file = inputFile('x.csv', 'name,title\na,b\n');
-    const mark = sb.requests.length;
-    const r = await svc(['enroll', '--sequence', '1', '--mailbox', '1', '--input', file, '--by', 'email']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/no "email" or "emails" column \(columns: name, title\)/);
     expect(sb.requests.length).toBe(mark);
   });
 

@@ -1,9 +1,11 @@
 /**
  * Errors that name the fix: the scope a 403 needed and the login that grants it; "did you mean"
- * for operations, field and relationship names, commands and profiles; enroll's ids checked
- * before anything is sent and `--input -` answered; a login whose client id the server no longer
- * knows ends at once (or, against a restarted local sandbox, picks up its new client); a second
- * login within the token-issue interval waits it out instead of failing.
+ * for an operation (through the binary) and for the field names the server refuses; a login
+ * whose client id the server no longer knows ends at once (or, against a restarted local
+ * sandbox, picks up its new client); a second login within the token-issue interval waits it out
+ * instead of failing. The near misses refused before anything is sent (fields, relationships,
+ * commands, profiles, enroll's ids and `--input -`) are checked in-process in test/unit/commands/
+ * (resource/list-usage, resource/write-usage, auth/usage, enroll/usage).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +14,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { authorizeUrlOf, cliLogin, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
 import { startSvc } from '../helpers/long-running.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
-import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -50,15 +52,6 @@ describe('did you mean', () => {
     );
   });
 
-  it('a relationship in --rel: a usage error naming it, nothing sent', async () => {
-    const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'create', '--attr', 'firstName=Ada', '--rel', 'acount=4'], { env: env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/prospect has no relationship "acount" \(did you mean "account"\?\)/);
-    expect(r.stderr).not.toMatch(/spec does not say/);
-    expect(received(sb, mark, 'prospects')).toHaveLength(0);
-  });
-
   it.each([
     [['prospects', 'list', '--filter', 'titl=CEO'], '--filter titl: did you mean "title"?'],
     [['prospects', 'list', '--sort', '-updatedA'], '--sort updatedA: did you mean "updatedAt"?'],
@@ -70,65 +63,11 @@ describe('did you mean', () => {
     expect(r.stderr).toContain(`\nhint: ${hint}\n`);
   });
 
-  it.each([
-    ['--columns', 'id,titl'],
-    ['--fields', 'titl,firstName'],
-  ])('a near miss in %s is refused before sending, with the suggestion', async (flag, value) => {
-    const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--limit', '1', flag, value, '-o', 'csv'], { env: env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe(
-      `error: ${flag}: prospect has no field "titl"\nhint: did you mean title? (\`svc schema show prospect\` lists the fields)\n`,
-    );
-    expect(received(sb, mark, 'prospects')).toHaveLength(0);
-  });
-
   it('names that are right get no hint, and a far-off name no guess', async () => {
     const ok = await runSvc(['prospects', 'list', '--limit', '1', '--columns', 'id,title,account.name', '-o', 'csv'], { env: env() });
     expect(ok.stderr).toBe('');
     const far = await runSvc(['prospects', 'list', '--filter', 'zzzzqqq=1'], { env: env() });
     expect(far.stderr).not.toMatch(/did you mean/);
-  });
-
-  it('a command (commander) and a profile', async () => {
-    const cmd = await runSvc(['prospcts', 'list'], { env: env() });
-    expect(cmd.code).toBe(2);
-    expect(cmd.stderr).toMatch(/Did you mean prospects\?/);
-    const dir = tempDir();
-    fs.writeFileSync(
-      path.join(dir, 'config.json'),
-      JSON.stringify({ profiles: { work: { baseUrl: sb.baseUrl }, staging: { baseUrl: sb.baseUrl } } }),
-      { mode: 0o600 },
-    );
-    const p = await runSvc(['--profile', 'wrok', 'prospects', 'list'], { env: { SVC_CONFIG_DIR: dir } });
-    expect(p.code).toBe(2);
-    expect(p.stderr).toMatch(/^error: no profile named "wrok" \(did you mean "work"\?\) \(profiles: work, staging\)$/m);
-    expect(p.stderr).not.toMatch(/no API base URL/);
-    const use = await runSvc(['profiles', 'use', 'stagng'], { env: { SVC_CONFIG_DIR: dir } });
-    expect(use.stderr).toMatch(/did you mean "staging"\?/);
-    const status = await runSvc(['--profile', 'wrok', 'auth', 'status'], { env: { SVC_CONFIG_DIR: dir } });
-    expect(status.code).toBe(3);
-    expect(status.stderr).toMatch(/^hint: there is no profile "wrok" \(did you mean "work"\?\); profiles: work, staging$/m);
-    const logout = await runSvc(['--profile', 'stagin', 'logout'], { env: { SVC_CONFIG_DIR: dir } });
-    expect(logout.code).toBe(2);
-    expect(logout.stderr).toMatch(/no profile named "stagin" \(did you mean "staging"\?\)/);
-  });
-});
-
-describe('enroll input', () => {
-  it('--prospect 5,6,abc enrols nobody: every id is checked first', async () => {
-    const mark = sb.requests.length;
-    const r = await runSvc(['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '5,6,abc'], { env: env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: --prospect "abc": not a prospect id \(a positive integer\); nothing was enrolled$/m);
-    expect(sb.requests.slice(mark)).toHaveLength(0);
-  });
-
-  it('--input - says stdin is not supported and how to go on', async () => {
-    const r = await runSvc(['enroll', '--sequence', '1', '--mailbox', '1', '--input', '-'], { env: env(), input: '5\n' });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: --input -: bulk input is read from a file, not stdin/m);
-    expect(r.stderr).not.toMatch(/ENOENT/);
   });
 });
 

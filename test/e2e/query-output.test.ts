@@ -3,6 +3,8 @@
  * per record with -o ndjson, raw strings with -o raw, on list/get/create/api/resources/schema;
  * a bad expression is a usage error with its column and sends nothing; `--json` followed by a
  * command word or an id still means `-o json`; the JMESPath code is not on the start-up path.
+ * The other usage errors of --query and --json are checked in-process in
+ * test/unit/commands/resource/list-usage.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -123,14 +125,6 @@ describe('--query', () => {
     expect(r.stderr).toContain("hint: [?title=='CEO']].id\nhint:                ^");
     expect(sb.requests.length).toBe(mark);
   });
-
-  it('table and csv cannot show a query result', async () => {
-    const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '-o', 'csv', '--query', '[].id'], { env: env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: --query works with -o json, ndjson or raw, not -o csv\n');
-    expect(sb.requests.length).toBe(mark);
-  });
 });
 
 describe('--json a,b,c', () => {
@@ -150,14 +144,6 @@ describe('--json a,b,c', () => {
     expect(typeof r['account.name']).toBe('string');
     const [q] = received(sb, mark, 'prospects');
     expect(decodeURIComponent(q!.query.raw)).toBe('include=account');
-  });
-
-  it('a name the type does not have is a usage error with the near miss; nothing is sent', async () => {
-    const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--json', 'id,titel'], { env: env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: --json: prospect has no field "titel"\nhint: did you mean title\?/);
-    expect(sb.requests.length).toBe(mark);
   });
 
   it('with --query: fields first, then the expression', async () => {

@@ -1,7 +1,8 @@
 /**
  * `svc sandbox` (the built binary in its own process) and the zero-set-up `svc --sandbox`:
  * what it prints, that the printed token works, that another `svc --sandbox` reuses it, clean
- * shutdown on SIGTERM and SIGINT, bad options, and the in-process sandbox whose org persists.
+ * shutdown on SIGTERM and SIGINT, and the in-process sandbox whose org persists. Bad options are
+ * checked in-process in test/unit/commands/sandbox/usage.test.ts.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -74,22 +75,6 @@ describe('svc sandbox', () => {
     } finally {
       await sb.stop('SIGKILL');
     }
-  });
-
-  it('bad options: one line, exit 2, nothing started', async () => {
-    const env = { SVC_CONFIG_DIR: tempDir() };
-    for (const args of [
-      ['--port', 'abc'],
-      ['--seed', '-1'],
-      ['--maintenance-until', 'soon'],
-    ]) {
-      const r = await runSvc(['sandbox', ...args], { env, timeoutMs: 10_000 });
-      expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toMatch(new RegExp(`^error: .*${args[0]}`));
-    }
-    expect(fs.existsSync(path.join(env.SVC_CONFIG_DIR, 'data', 'sandbox.json'))).toBe(false);
   });
 });
 

@@ -2,7 +2,8 @@
  * `svc <type> upsert --input F --match ATTR`, `update --input F --match ATTR` and `--plan`, run as
  * a child process against the sandbox: rows matched in batches (request bound N + ⌈N/100⌉ + 3),
  * no duplicates also across SIGKILL and rerun, ambiguous matches left alone, unchanged rows not
- * sent, and a plan whose diff and bill match what the run then does.
+ * sent, and a plan whose diff and bill match what the run then does. The usage errors of --match
+ * are checked in-process in test/unit/commands/resource/bulk-usage.test.ts.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -252,27 +253,6 @@ describe('update by key', () => {
         .filter((q) => q.method === 'PATCH')
         .map((q) => q.path),
     ).toEqual([`/api/v2/accounts/${ids[1]}`]);
-    const up = await runSvc(['accounts', 'upsert', '--input', file, '--match', 'id'], { env: env() });
-    expect(up.code).toBe(2);
-    expect(up.stderr).toContain('--match id cannot create a missing record');
-  });
-
-  it('refuses a --match that is not a filterable attribute, sending nothing (exit 2)', async () => {
-    const file = inputFile('p.csv', 'emails,title\na@b.test,X\n');
-    const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'tittle'], { env: env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: --match tittle: not a filterable attribute of prospect/m);
-    expect(received(sb, mark)).toHaveLength(0);
-    const none = await runSvc(['prospects', 'upsert', '--input', file], { env: env() });
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain('give --match ATTR');
-  });
-
-  it('upsert exists only for types that allow both create and update', async () => {
-    const r = await runSvc(['prospects', 'upsert', '--help'], { env: env() });
-    expect(r.stdout).toContain('--match <attr>');
-    expect(fs.existsSync('.')).toBe(true);
   });
 });
 

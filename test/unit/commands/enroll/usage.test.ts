@@ -1,0 +1,56 @@
+/**
+ * enroll's usage errors, in-process: every id and option is checked before anything is sent, and
+ * each refusal is exit 2 with what to type. (The e2e tests keep the required options through the
+ * built binary, whose stdin is no terminal.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputFile } from '../../../helpers/bulk.js';
+import { startUnsent, type Unsent } from '../../../helpers/unsent.js';
+
+let server: Unsent;
+beforeAll(async () => {
+  server = await startUnsent();
+});
+afterAll(() => server.close());
+
+describe('usage errors send nothing (exit 2)', () => {
+  it.each([
+    [['enroll', '--sequence', '1', '--mailbox', '1'], /--prospect ID\.\.\. or --input FILE/],
+    [['enroll', '--sequence', '0', '--mailbox', '1', '--prospect', '1'], /--sequence 0: expected a sequence id or name/],
+    [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--by', 'email'], /--by works with --input/],
+    [['enroll', '--sequence', '1', '--mailbox', '1', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
+    [
+      ['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--concurrency', '0'],
+      /--concurrency 0: expected a whole number from 1 to 32/,
+    ],
+    [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--shard', '4/3'], /--shard 4\/3/],
+  ])('%j', async (args, message) => {
+    const r = await server.run(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.sent).toEqual([]);
+  });
+
+  it('a CSV without the column the --by mode needs', async () => {
+    const file = inputFile('x.csv', 'name,title\na,b\n');
+    const r = await server.run(['enroll', '--sequence', '1', '--mailbox', '1', '--input', file, '--by', 'email']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no "email" or "emails" column \(columns: name, title\)/);
+    expect(r.sent).toEqual([]);
+  });
+
+  it('--prospect 5,6,abc enrols nobody: every id is checked first', async () => {
+    const r = await server.run(['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '5,6,abc']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --prospect "abc": not a prospect id \(a positive integer\); nothing was enrolled$/m);
+    expect(r.sent).toEqual([]);
+  });
+
+  it('--input - says stdin is not supported and how to go on', async () => {
+    const r = await server.run(['enroll', '--sequence', '1', '--mailbox', '1', '--input', '-'], server.env(), { input: '5\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --input -: bulk input is read from a file, not stdin/m);
+    expect(r.stderr).not.toMatch(/ENOENT/);
+    expect(r.sent).toEqual([]);
+  });
+});

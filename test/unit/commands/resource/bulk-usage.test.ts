@@ -1,0 +1,119 @@
+/**
+ * Usage errors of the bulk runs, in-process: export's options, upsert's --match, and the options
+ * of --input runs (--max-failures, --failed, --settle, …) are refused with exit 2 and one error
+ * before anything is sent; --dry-run prints each request instead. (The e2e tests keep the
+ * refusals that need the org schema, `--input -`, and export's leftover .part, through the built
+ * binary.)
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputFile } from '../../../helpers/bulk.js';
+import { tempDir } from '../../../helpers/run-svc.js';
+import { startUnsent, type Unsent } from '../../../helpers/unsent.js';
+
+let server: Unsent;
+beforeAll(async () => {
+  server = await startUnsent();
+});
+afterAll(() => server.close());
+
+describe('export', () => {
+  it('usage errors: a filter on id, --bom with NDJSON', async () => {
+    const dir = tempDir('svc-export-');
+    const id = await server.run(['prospects', 'export', path.join(dir, 'x.csv'), '--filter', 'id=5..']);
+    expect(id.code).toBe(2);
+    expect(id.stderr).toMatch(/a filter on id is not offered/);
+    expect((await server.run(['prospects', 'export', path.join(dir, 'z.ndjson'), '--bom'])).code).toBe(2);
+    expect(server.received).toEqual([]);
+  });
+});
+
+describe('upsert and update --match', () => {
+  it('refuses a --match that is not a filterable attribute, sending nothing (exit 2)', async () => {
+    const file = inputFile('p.csv', 'emails,title\na@b.test,X\n');
+    const r = await server.run(['prospects', 'upsert', '--input', file, '--match', 'tittle']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --match tittle: not a filterable attribute of prospect/m);
+    expect(r.sent).toHaveLength(0);
+    const none = await server.run(['prospects', 'upsert', '--input', file]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('give --match ATTR');
+    expect(none.sent).toHaveLength(0);
+  });
+
+  it('upsert --match id cannot create: a usage error', async () => {
+    const file = inputFile('byid.csv', 'id,description\n1,same\n999999,x\n');
+    const up = await server.run(['accounts', 'upsert', '--input', file, '--match', 'id']);
+    expect(up.code).toBe(2);
+    expect(up.stderr).toContain('--match id cannot create a missing record');
+    expect(up.sent).toHaveLength(0);
+  });
+
+  it('upsert exists only for types that allow both create and update', async () => {
+    const r = await server.run(['prospects', 'upsert', '--help']);
+    expect(r.stdout).toContain('--match <attr>');
+  });
+});
+
+describe('--input runs', () => {
+  it('a bad --max-failures is a usage error', async () => {
+    const file = inputFile('mix.csv', 'firstName,emails,account.id\nQ0,q0@mix.test,1\n');
+    const bad = await server.run(['prospects', 'create', '--input', file, '--max-failures', 'many']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--max-failures many: expected a whole number/);
+    expect(bad.sent).toHaveLength(0);
+  });
+
+  it('--failed needs --input, and is not the input itself', async () => {
+    const file = inputFile('f.ndjson', `${JSON.stringify({ firstName: 'N1', emails: ['n1@nd-fail.test'], account: 999999 })}\n`);
+    const same = await server.run(['prospects', 'create', '--input', file, '--failed', file]);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/--failed .*: is the input file/);
+    const noInput = await server.run(['prospects', 'create', '--attr', 'firstName=X', '--failed', `${file}.failed.ndjson`]);
+    expect(noInput.code).toBe(2);
+    expect(server.received).toEqual([]);
+  });
+});
+
+describe('create|update|delete --input: usage errors send nothing (exit 2)', () => {
+  const file = () => inputFile('u.csv', 'id,title\n1,x\n');
+  it.each([
+    [() => ['prospects', 'update', '1', '--input', file()], /give either a record id or --input, not both/],
+    [() => ['prospects', 'update', '--attr', 'title=x'], /prospects update: give the record id, or --input FILE/],
+    [() => ['prospects', 'delete'], /prospects delete: give the record id, or --input FILE/],
+    [() => ['prospects', 'create', '--input', file(), '--attr', 'title=x'], /--input cannot be combined with --attr/],
+    [() => ['prospects', 'create', '--attr', 'firstName=x', '--concurrency', '2'], /--concurrency works only with --input FILE/],
+    [() => ['prospects', 'update', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
+    [() => ['prospects', 'create', '--input', file(), '--concurrency', '99'], /expected a whole number from 1 to 32/],
+    [() => ['calls', 'update', '--input', file()], /calls has no operation "update": it offers list, get, create, delete/],
+    [() => ['prospects', 'create', '--input', file(), '--settle', 'soon'], /--settle soon: expected seconds from 0 to 3600 \(default 30\)/],
+    [() => ['prospects', 'update', '--input', file(), '--settle', '7200'], /--settle 7200: expected seconds from 0 to 3600/],
+    [() => ['prospects', 'create', '--attr', 'firstName=x', '--skip-failed'], /--skip-failed works only with --input FILE/],
+    [() => ['prospects', 'create', '--attr', 'firstName=x', '--settle', '5'], /--settle works only with --input FILE/],
+    [() => ['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '3', '--settle', '1e3'], /--settle 1e3: expected seconds/],
+  ])('%#', async (args, message) => {
+    const r = await server.run(args());
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(2);
+    expect(r.sent).toEqual([]);
+  });
+
+  it('--dry-run prints each request and sends nothing', async () => {
+    const file = inputFile('dry.csv', 'firstName,emails\nDry,dry@dry.test\nBad,\n');
+    const r = await server.run(['prospects', 'create', '--input', file, '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.sent).toEqual([]);
+    const plan = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(plan[0]).toEqual({
+      row: 1,
+      method: 'POST',
+      url: `${server.baseUrl}/prospects`,
+      body: { data: { type: 'prospect', attributes: { firstName: 'Dry', emails: ['dry@dry.test'] } } },
+    });
+    expect(plan[1]).toMatchObject({ row: 2, method: 'POST' });
+    expect(r.stderr).toMatch(/dry run: prospects create: 2 rows: 2 to create/);
+  });
+});

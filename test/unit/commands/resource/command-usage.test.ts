@@ -1,0 +1,46 @@
+/**
+ * Usage errors of the command tree, in-process: unknown commands, options and operations, missing
+ * or extra arguments, bad ids, filters and output formats are exit 2 with a short error, and
+ * nothing is sent. (The e2e tests keep an unknown option through the built binary.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUnsent, type Unsent } from '../../../helpers/unsent.js';
+
+let server: Unsent;
+beforeAll(async () => {
+  server = await startUnsent();
+});
+afterAll(() => server.close());
+
+describe('usage errors send nothing (exit 2)', () => {
+  it.each([
+    [['nosuchcommand']],
+    [['prospects', 'list', '--filter', 'personalNote1=x']],
+    [['prospects', 'list', '--sort', 'emails']],
+    [['prospects', 'list', '--filter', 'title']],
+    [['calls', 'update', '3']],
+    [['prospects', 'get', 'abc']],
+    [['prospects', 'get', '1', '2']],
+    [['prospects', 'list', 'extra']],
+    [['calls', 'update', '--input', 'rows.csv']],
+    [['prospects', '--bogus']],
+    [['prospects', 'list', '--limit', '10', '--all']],
+    [['-o', 'yaml', 'prospects', 'list']],
+  ])('%j', async (args) => {
+    const r = await server.run(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+    expect(r.stderr).toMatch(/error/);
+    expect(r.sent).toEqual([]);
+  });
+
+  it('a filter on a known non-filterable attribute names it', async () => {
+    const r = await server.run(['prospects', 'list', '--filter', 'personalNote1=x']);
+    expect(r.stderr).toMatch(/cannot filter prospects by "personalNote1"/);
+  });
+
+  it('an operation the type does not offer names what it does allow', async () => {
+    const r = await server.run(['calls', 'update', '3']);
+    expect(r.stderr).toMatch(/calls has no operation "update": it offers list, get, create, delete/);
+  });
+});

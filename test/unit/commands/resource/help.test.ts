@@ -1,0 +1,42 @@
+/**
+ * Help text, in-process: `svc --help` lists the commands (aliases only in each command's own
+ * help) with examples; a resource's help shows its fields with marks, relationships, operations
+ * and examples, also under its camelCase alias. Nothing is sent.
+ */
+import { describe, expect, it } from 'vitest';
+import { runInProcess } from '../../../helpers/in-process-cli.js';
+import { baseEnv, tempDir } from '../../../helpers/run-svc.js';
+
+// No base URL or token: help must need neither.
+const env = () => baseEnv({ SVC_CONFIG_DIR: tempDir() });
+
+describe('svc --help', () => {
+  it('lists commands with examples on stdout', async () => {
+    const r = await runInProcess(['--help'], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/prospects/);
+    // Aliases are in each command's own help, not in the list.
+    expect(r.stdout).toMatch(/^ {2}sequence-states +A prospect's enrolment/m);
+    expect(r.stdout).not.toMatch(/sequenceStates/);
+    expect(r.stdout).toMatch(/Examples:/);
+  });
+});
+
+describe('resource help', () => {
+  it('shows fields with marks, relationships, operations and examples', async () => {
+    const r = await runInProcess(['prospects', '--help'], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\s+title\s+string\s+F S max 255$/m);
+    expect(r.stdout).toMatch(/^\s+name\s+string\s+RO$/m);
+    expect(r.stdout).toMatch(/account → account \(to-one\)/);
+    expect(r.stdout).toMatch(/Operations: list, get, create, update, delete/);
+    expect(r.stdout.match(/^\s+\$ svc prospects/gm)!.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('the camelCase alias works', async () => {
+    const r = await runInProcess(['sequenceStates', '--help'], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/finish/);
+    expect(r.stdout).toMatch(/^Also callable as: svc sequenceStates$/m);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * list's usage errors, in-process: filters, `--fields`, `--columns`, `--query` and `--json` that
+ * would return the wrong answer are refused with exit 2 and one error naming the fix, and nothing
+ * is sent. (The e2e tests keep one such refusal through the built binary.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUnsent, type Unsent, type UnsentResult } from '../../../helpers/unsent.js';
+
+let server: Unsent;
+beforeAll(async () => {
+  server = await startUnsent();
+});
+afterAll(() => server.close());
+
+function refusedUnsent(r: UnsentResult, message: RegExp): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  expect(r.stdout).toBe('');
+  expect(r.sent).toEqual([]);
+}
+
+describe('filters refused before anything is sent', () => {
+  it.each([
+    ['updatedAt=2024-13-45'],
+    ['createdAt=2024-02-30..2024-03-01'],
+    ['updatedAt=..2024-01-01T25:00:00'],
+    ['createdAt=yesterdayish'],
+  ])('%s: an impossible date is exit 2', async (expr) => {
+    const r = await server.run(['prospects', 'list', '--filter', expr, '-o', 'json']);
+    refusedUnsent(r, /^error: filter ".*": ".*" is not a valid date-time on (updatedAt|createdAt)\nhint: write YYYY-MM-DD/m);
+  });
+
+  it('two half-open ranges on one field: exit 2, suggesting the range', async () => {
+    const r = await server.run([
+      'prospects',
+      'list',
+      '--filter',
+      'updatedAt=2024-01-01..',
+      '--filter',
+      'updatedAt=..2024-02-01',
+      '-o',
+      'json',
+    ]);
+    refusedUnsent(r, /^error: two filters on updatedAt.*\nhint: .*--filter 'updatedAt=2024-01-01\.\.2024-02-01'/m);
+  });
+
+  it('a list of bare dates on a date-time field is exit 2 (each means a whole day)', async () => {
+    const r = await server.run(['prospects', 'list', '--filter', 'createdAt=2026-01-01,2026-01-02', '-o', 'json']);
+    refusedUnsent(r, /a date on createdAt means a whole day/);
+  });
+});
+
+describe('--fields and --columns', () => {
+  it('--fields with a near miss: exit 2 naming the field, nothing sent', async () => {
+    const r = await server.run(['prospects', 'list', '--fields', 'firstName,fistName', '-o', 'json']);
+    refusedUnsent(r, /^error: --fields: prospect has no field "fistName"\nhint: did you mean firstName\?/m);
+  });
+
+  it('--fields on a type the spec shows whole: any unknown name is exit 2', async () => {
+    const r = await server.run(['mailboxes', 'list', '--fields', 'email,colour', '-o', 'json']);
+    refusedUnsent(r, /^error: --fields: mailbox has no field "colour"/m);
+  });
+
+  it('--columns with a near miss: exit 2', async () => {
+    const r = await server.run(['prospects', 'list', '--columns', 'id,lastname', '-o', 'csv']);
+    refusedUnsent(r, /^error: --columns: prospect has no field "lastname"\nhint: did you mean lastName\?/m);
+  });
+
+  it('--columns account.nmae: exit 2 naming the included type', async () => {
+    const r = await server.run(['prospects', 'list', '--columns', 'id,account.nmae', '-o', 'csv']);
+    refusedUnsent(r, /^error: --columns account\.nmae: account has no field "nmae"\nhint: did you mean name\?/m);
+  });
+
+  it.each([
+    ['--columns', 'id,titl'],
+    ['--fields', 'titl,firstName'],
+  ])('a near miss in %s is refused before sending, with the suggestion', async (flag, value) => {
+    const r = await server.run(['prospects', 'list', '--limit', '1', flag, value, '-o', 'csv']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `error: ${flag}: prospect has no field "titl"\nhint: did you mean title? (\`svc schema show prospect\` lists the fields)\n`,
+    );
+    expect(r.sent).toEqual([]);
+  });
+});
+
+// A bad --query expression is checked through the built binary (e2e query-output).
+describe('--query and --json', () => {
+  it('table and csv cannot show a query result', async () => {
+    const r = await server.run(['prospects', 'list', '-o', 'csv', '--query', '[].id']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: --query works with -o json, ndjson or raw, not -o csv\n');
+    expect(r.sent).toEqual([]);
+  });
+
+  it('--json: a name the type does not have is a usage error with the near miss; nothing is sent', async () => {
+    const r = await server.run(['prospects', 'list', '--json', 'id,titel']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --json: prospect has no field "titel"\nhint: did you mean title\?/);
+    expect(r.sent).toEqual([]);
+  });
+});
+
+describe('did you mean: commands', () => {
+  it('a command (commander)', async () => {
+    const r = await server.run(['prospcts', 'list']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Did you mean prospects\?/);
+    expect(r.sent).toEqual([]);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * Custom-field labels before anything is written, in-process against the sandbox (whose org
+ * labels prospect custom1..custom4) after an in-process `schema pull`: values checked against
+ * their validation type, labels in flags and bulk columns resolved for --dry-run from the cache,
+ * a label without the cache refused with the way out, and an unknown type for `schema show`.
+ * (The e2e tests keep the pull itself and the labels on real writes, through the built binary.)
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../../../helpers/in-process-cli.js';
+import { baseEnv, tempDir } from '../../../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../../../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let sbEnv: () => Record<string, string>;
+/** A config dir with a pulled schema. */
+let pulled: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  ({ sb, env: sbEnv } = await sandboxWithEnv());
+  pulled = baseEnv(sbEnv());
+  const r = await runInProcess(['schema', 'pull'], pulled);
+  if (r.code !== 0) throw new Error(`schema pull failed: ${r.stderr}`);
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+describe('schema show', () => {
+  it('an unknown type is a usage error', async () => {
+    const bad = await runInProcess(['schema', 'show', 'widgets'], pulled);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: unknown type "widgets"/);
+  });
+});
+
+describe('custom-field labels as attribute names', () => {
+  it('checks values against the validation type before sending anything', async () => {
+    const mark = sb.requests.length;
+    const cases: [string, RegExp][] = [
+      [
+        'Lead Source Detail=Radio',
+        /prospect custom1 \(Lead Source Detail\): must be one of Webinar, Conference, Referral, Inbound, Outbound \(got "Radio"\)/,
+      ],
+      ['Lead Score=lots', /prospect custom2 \(Lead Score\): expected a number, got "lots"/],
+      ['Calendar Link=cal.example.com', /prospect custom3 \(Calendar Link\): expected an http\(s\) URL/],
+      ['custom4=2024-02-30', /prospect custom4 \(Last Event Attended\): expected a date YYYY-MM-DD/],
+    ];
+    for (const [attr, message] of cases) {
+      const r = await runInProcess(['prospects', 'create', '--attr', 'firstName=X', '--attr', attr], pulled);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(received(sb, mark).filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+
+  it('for another profile labels are not names', async () => {
+    const mark = sb.requests.length;
+    const other = await runInProcess(['--profile', 'other', 'prospects', 'create', '--attr', 'Lead Score=42', '--dry-run'], pulled);
+    expect(other.stdout).toContain('"Lead Score": "42"');
+    expect(received(sb, mark)).toEqual([]);
+  });
+});
+
+describe('labels in list flags', () => {
+  it('reads the cache when a flag names a field the registry does not know', async () => {
+    const labelled = await runInProcess(['--verbose', 'prospects', 'list', '--sort', '-Lead Score', '--limit', '1', '--dry-run'], pulled);
+    expect(labelled.stderr).toMatch(/org schema from .*schema\.default\.json/);
+  });
+
+  it('without a pulled schema a filter name with spaces is not a field name: said, with the way out', async () => {
+    const mark = sb.requests.length;
+    const f = await runInProcess(['prospects', 'list', '--filter', 'Lead Source Detail=Referral'], baseEnv(sbEnv()));
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/"Lead Source Detail" is not a field name/);
+    expect(f.stderr).toMatch(/svc schema pull/);
+    expect(received(sb, mark, 'prospects')).toEqual([]);
+  });
+});
+
+describe('labels as bulk column names', () => {
+  it('NDJSON keys that are labels map for --dry-run', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'people.ndjson');
+    fs.writeFileSync(file, `${JSON.stringify({ firstName: 'Dee', 'lead score': 5 })}\n`);
+    const mark = sb.requests.length;
+    const dry = await runInProcess(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'j.ndjson')], pulled);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout.trim()).body.data.attributes).toEqual({ firstName: 'Dee', custom2: '5' });
+    expect(received(sb, mark)).toEqual([]);
+  });
+});
