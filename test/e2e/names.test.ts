@@ -208,12 +208,14 @@ describe.skipIf(without('tmux', 'the picker tests'))('on a terminal', () => {
     const s = term(`enroll --prospect ${p}`);
     await s.waitFor(/Which sequence\?/);
     s.send('-l', stamp);
-    await s.waitFor(new RegExp(`Picker target ${stamp} \\(id ${seq}\\)`));
+    // The pointer on it: the list is filtered (the name may show in the unfiltered list too, and
+    // an Enter before the filter applies picks the first record).
+    await s.waitFor(new RegExp(`❯ Picker target ${stamp} \\(id ${seq}\\)`));
     const mark = sb.requests.length;
     s.send('Enter');
     await s.waitFor(/Which mailbox\?/);
     s.send('-l', email.slice(0, 6));
-    await s.waitFor(new RegExp(`${email.replace(/\./g, '\\.')} \\(id 2\\)`));
+    await s.waitFor(new RegExp(`❯ ${email.replace(/\./g, '\\.')} \\(id 2\\)`));
     s.send('Enter');
     const screen = await s.waitFor(/Enroll 1 prospect\(s\)\?/);
     expect(screen).toContain(`from mailbox ${email} (id 2)`);
