@@ -15,18 +15,30 @@ export const MAX_JSON_DEPTH = 100;
  */
 export function nestedDeeperThan(value: unknown, max = MAX_JSON_DEPTH, unread?: (o: object) => string | undefined): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const stack: [object, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
+  // Two parallel stacks rather than a pair per value: a listing page holds ~100,000 objects.
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length) {
+    const v = values.pop()!;
+    const depth = depths.pop()!;
     if (depth > max) return true;
-    const skip = unread && !Array.isArray(v) ? unread(v) : undefined;
-    const children = Array.isArray(v)
-      ? v
-      : skip === undefined
-        ? Object.values(v)
-        : Object.keys(v).flatMap((k) => (k === skip ? [] : [(v as Record<string, unknown>)[k]]));
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null) stack.push([child as object, depth + 1]);
+    if (Array.isArray(v)) {
+      for (const child of v) {
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    const skip = unread?.(v);
+    for (const key of Object.keys(v)) {
+      if (key === skip) continue;
+      const child = (v as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
   return false;
