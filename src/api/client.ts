@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
 import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepMessage } from './json-depth.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
 import { hasLazyAttributes } from './page-parse.js';
 import { addScopeHint } from './scope-hint.js';
 import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';

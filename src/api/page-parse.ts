@@ -13,7 +13,7 @@
 
 // Performance machinery (README.md, Build): hand-written JSON scanner.
 import { parseJson } from '../lossless-json.js';
-import { MAX_JSON_DEPTH } from './json-depth.js';
+import { MAX_JSON_DEPTH } from '../json-depth.js';
 
 const KEY = '"attributes":';
 /** Below this many characters JSON.parse is quicker than the scanner, which would run cold. */

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { nestedDeeperThan, tooDeepMessage } from '../api/json-depth.js';
+import { nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
 import { UsageError } from '../errors.js';
 import { CsvParser, sniffDelimiter } from './csv-parse.js';
 import { decodedChunks, detectEncoding, encodingByBom, encodingName, type DetectedEncoding } from './input-encoding.js';
@@ -81,7 +81,8 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
 /** `read as Windows-1252 (not valid UTF-8), ';'-separated`; undefined for plain UTF-8 and commas. */
 export function describeDialect(d: InputDialect, format: InputFormat): string | undefined {
   const parts: string[] = [];
-  if (d.encoding !== 'utf-8') parts.push(`read as ${encodingName(d.encoding)}${d.bom ? '' : ' (not valid UTF-8)'}`);
+  const why = d.bom ? '' : d.encoding === 'windows-1252' ? ' (not valid UTF-8)' : ' (no byte order mark; told by its zero bytes)';
+  if (d.encoding !== 'utf-8') parts.push(`read as ${encodingName(d.encoding)}${why}`);
   if (format === 'csv' && d.delimiter !== ',')
     parts.push(
       `${d.delimiter === '\t' ? 'tab' : `'${d.delimiter}'`}-separated${d.sniffed ? ' (from the header line; --delimiter to change)' : ''}`,

@@ -6,6 +6,7 @@
 import { fitText, terminalSafe } from '../output/terminal-text.js';
 import { setField } from '../own-field.js';
 import { parseJson } from '../lossless-json.js';
+import { nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
 
 /** One attribute carried by a delivery. */
 export interface ChangedAttribute {
@@ -34,14 +35,31 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Parses a raw body; `undefined` when it is not JSON at all. */
-export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined {
+/** Reads a raw body: the document, or why it is none (not JSON; nested too deeply to print). */
+function readBody(raw: Buffer | string): { doc: unknown } | { problem: string } {
   let doc: unknown;
   try {
     doc = parseJson(typeof raw === 'string' ? raw : raw.toString('utf8'));
   } catch {
-    return undefined;
+    return { problem: 'not a JSON delivery' };
   }
+  // Printing walks the values recursively: a hostile sender must not crash the listener.
+  if (nestedDeeperThan(doc)) return { problem: `a JSON document ${tooDeepMessage()}` };
+  return { doc };
+}
+
+/** What a body that gives no summary is, in a few words with its size: `(not a JSON delivery: 12 bytes)`. */
+export function undeliverableNote(raw: Buffer | string): string {
+  const read = readBody(raw);
+  const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+  return `(${'problem' in read ? read.problem : 'not a delivery document'}: ${size} bytes)`;
+}
+
+/** Parses a raw body; `undefined` when it is not JSON at all, or nests too deeply to print. */
+export function parseDelivery(raw: Buffer | string): DeliverySummary | undefined {
+  const read = readBody(raw);
+  if (!('doc' in read)) return undefined;
+  const doc = read.doc;
   if (!isObject(doc)) return undefined;
   const data = isObject(doc.data) ? doc.data : {};
   const meta = isObject(doc.meta) ? doc.meta : {};

@@ -224,6 +224,34 @@ describe('webhooks listen', () => {
     }
   });
 
+  it('a body nested 20,000 levels deep gets one line and the listener keeps going, in both formats', async () => {
+    const deep = `{"data":{"type":"prospect","id":7,"attributes":{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}}},"meta":{"eventName":"prospect.updated"}}`;
+    const post = (url: string, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    for (const format of ['table', 'ndjson']) {
+      const l = await listen(['-o', format]);
+      try {
+        await post(l.url, deep);
+        await post(l.url, delivery);
+        await l.waitFor('stdout', /prospect\.updated/);
+        const lines = l.stdout().trim().split('\n');
+        expect(lines, l.stderr()).toHaveLength(2);
+        if (format === 'table') expect(lines[0]).toMatch(/\(a JSON document nested deeper than 100 levels: 40\d{3} bytes\)$/);
+        else expect(JSON.parse(lines[0]!)).toMatchObject({ event: null, body: deep });
+        expect(l.stderr()).not.toMatch(/unexpected|Maximum call stack|RangeError/);
+      } finally {
+        await l.stop();
+      }
+    }
+  });
+
   it('--register receives a real delivery for a prospect created by another svc process, then cleans up', async () => {
     const l = await listen(['--register', '--events', 'prospect.created', '-o', 'ndjson', ...api()]);
     let code: number | null = null;

@@ -1,6 +1,6 @@
 /** `--data` arguments: inline JSON, `@file`, or `-` for stdin. */
 import fs from 'node:fs/promises';
-import { nestedDeeperThan, tooDeepMessage } from '../../api/json-depth.js';
+import { nestedDeeperThan, tooDeepMessage } from '../../json-depth.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { parseJson } from '../../lossless-json.js';

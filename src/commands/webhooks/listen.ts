@@ -9,7 +9,7 @@ import { NetworkError, UsageError } from '../../errors.js';
 import { formatResult, shapeValue } from '../../output/shape.js';
 import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
-import { deliveryRecord, describeDelivery, parseDelivery } from '../../webhooks/delivery.js';
+import { deliveryRecord, describeDelivery, parseDelivery, undeliverableNote } from '../../webhooks/delivery.js';
 import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
 import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
 import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
@@ -106,7 +106,7 @@ async function printDelivery(
     if (format === 'raw') return writeOut(ctx.io.stdout, formatResult(value, true));
     return writeOut(ctx.io.stdout, JSON.stringify(value ?? null) + '\n');
   }
-  const lines = summary ? describeDelivery(summary) : [`(not a JSON delivery: ${d.raw.length} bytes)`];
+  const lines = summary ? describeDelivery(summary) : [undeliverableNote(d.raw)];
   lines[0] = `${clockTime(receivedAt)}  ${lines[0]}${d.signature === 'valid' ? '  (signature ok)' : ''}`;
   if (forwarded && forwardTo) lines.push(`  ${terminalSafe(describeForward(forwarded, forwardTo))}`);
   return writeOut(ctx.io.stdout, lines.join('\n') + '\n');

@@ -90,6 +90,30 @@ describe('encodings', () => {
     }
   });
 
+  it('UTF-16 LE and BE without a BOM, by their zero bytes; `;`-separated with CJK and accents', async () => {
+    const semi = 'firstName;lastName;city\r\nZoë;Müller;東京\r\nJosé;Ñúñez;大阪\r\n';
+    const le = Buffer.from(semi, 'utf16le');
+    const be = Buffer.from(le);
+    be.swap16();
+    for (const [bytes, encoding] of [
+      [le, 'utf-16le'],
+      [be, 'utf-16be'],
+    ] as const) {
+      const file = write('nobom.csv', bytes);
+      expect(await detectEncoding(file)).toEqual({ encoding, bom: false });
+      expect(describeDialect(await inspectInput(file, 'csv'), 'csv')).toBe(
+        `read as ${encoding === 'utf-16le' ? 'UTF-16 LE' : 'UTF-16 BE'} (no byte order mark; told by its zero bytes), ';'-separated (from the header line; --delimiter to change)`,
+      );
+      expect((await rows(file)).map((x) => x.value)).toEqual([
+        { firstName: 'Zoë', lastName: 'Müller', city: '東京' },
+        { firstName: 'José', lastName: 'Ñúñez', city: '大阪' },
+      ]);
+    }
+    // A stray NUL in an 8-bit file is not UTF-16.
+    const stray = write('stray.csv', Buffer.concat([Buffer.from('name\nAda\n'), Buffer.from([0]), Buffer.from('\nBob\n')]));
+    expect((await detectEncoding(stray)).encoding).toBe('utf-8');
+  });
+
   it('Windows-1252 when the bytes are not valid UTF-8, even far into the file', async () => {
     const ascii = 'name\n' + 'plain\n'.repeat(30_000);
     // Windows-1252: ë is 0xEB, the en dash 0x96, curly quotes 0x93 and 0x94.

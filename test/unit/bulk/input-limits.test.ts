@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../src/api/json-depth.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../src/json-depth.js';
 import { CsvParser } from '../../../src/bulk/csv-parse.js';
 import { MAX_CELL_CHARS, MAX_RECORD_CHARS } from '../../../src/bulk/input-limits.js';
 import { JsonArraySplitter } from '../../../src/bulk/json-stream.js';
