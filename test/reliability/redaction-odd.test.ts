@@ -55,5 +55,22 @@ describe('odd tokens are redacted whole', () => {
     expect(lines[0]!.error).toMatch(/authorization=Bearer \*\*\*; we expected Bearer \*\*\*/);
     const written = fs.readFileSync(report, 'utf8') + r.stderr + r.stdout;
     for (const t of TAILS) expect([t, written]).not.toEqual([t, expect.stringContaining(t)]);
+
+    // A journal that holds the token (an older svc, a hand edit): the rerun's report quotes the
+    // journal in each skipped row's reason, redacted like its errors.
+    const journal = `${input}.journal.ndjson`;
+    const text = fs.readFileSync(journal, 'utf8');
+    expect(text).toContain('Bearer ***');
+    fs.writeFileSync(journal, text.replaceAll('Bearer ***', `Bearer ${TOKEN}`));
+    const again = await runSvc(['prospects', 'create', '--input', input, '--report', report, '--skip-failed'], { env: env() });
+    const skipped = fs
+      .readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string; reason?: string });
+    expect(skipped.map((l) => l.status), again.stderr).toEqual(['skipped', 'skipped']);
+    expect(skipped[0]!.reason).toMatch(/^failed in an earlier run \(journal: .*Bearer \*\*\*/);
+    const rerun = fs.readFileSync(report, 'utf8') + again.stderr + again.stdout;
+    for (const t of TAILS) expect([t, rerun]).not.toEqual([t, expect.stringContaining(t)]);
   });
 });

@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/client.js';
 import { defaultJournalPath, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
 import { Pacer } from '../../bulk/pacing.js';
 import { Progress } from '../../bulk/progress.js';
-import { NO_REPORT, openReportFile, stdoutReport, type ReportWriter } from '../../bulk/report.js';
+import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportWriter } from '../../bulk/report.js';
 import { Requester } from '../../bulk/requester.js';
 import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
@@ -250,9 +250,14 @@ export function settleClock(ctx: Context, setup: BulkSetup, halt: AbortControlle
 }
 
 /** Error texts come from servers and networks: known secrets never reach a report. */
+/** Every text of a report line redacted: errors quote servers, and details (`reason`) quote journals and inputs. */
 function redacted(ctx: Context, inner: ReportWriter): ReportWriter {
   return {
-    write: (e) => inner.write(e.error ? { ...e, error: ctx.redact(e.error) } : e),
+    write(e) {
+      const out: ReportEntry = { ...e };
+      for (const [k, v] of Object.entries(out)) if (typeof v === 'string') out[k] = ctx.redact(v);
+      return inner.write(out);
+    },
     close: () => inner.close(),
   };
 }
