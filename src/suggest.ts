@@ -46,6 +46,28 @@ export function closest(given: string, candidates: Iterable<string>): string | u
   return undefined;
 }
 
+/**
+ * The stricter cousin of {@link closest}, for names refused before anything is sent (a wrong
+ * refusal would block a real field): the candidate with the same letters in another case, else
+ * the nearest at most two edits away (one for names of four letters or fewer); no prefixes.
+ */
+export function nearMiss(name: string, candidates: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const same = candidates.find((c) => c.toLowerCase() === lower);
+  if (same) return same;
+  const limit = name.length <= 4 ? 1 : 2;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const c of candidates) {
+    const d = editDistance(name, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
 /** ` (did you mean "list"?)`, or '' when nothing is close. */
 export function didYouMean(given: string, candidates: Iterable<string>): string {
   const c = closest(given, candidates);

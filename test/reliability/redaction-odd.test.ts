@@ -68,7 +68,10 @@ describe('odd tokens are redacted whole', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { status: string; reason?: string });
-    expect(skipped.map((l) => l.status), again.stderr).toEqual(['skipped', 'skipped']);
+    expect(
+      skipped.map((l) => l.status),
+      again.stderr,
+    ).toEqual(['skipped', 'skipped']);
     expect(skipped[0]!.reason).toMatch(/^failed in an earlier run \(journal: .*Bearer \*\*\*/);
     const rerun = fs.readFileSync(report, 'utf8') + again.stderr + again.stdout;
     for (const t of TAILS) expect([t, rerun]).not.toEqual([t, expect.stringContaining(t)]);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFilter } from '../../src/api/filter.js';
 import { checkFilterValues, refuseRepeatedFields, relativeDate } from '../../src/commands/resource/filter-checks.js';
-import { nearMiss } from '../../src/commands/resource/field-names.js';
+import { nearMiss } from '../../src/suggest.js';
 import type { AttributeSpec } from '../../src/registry/index.js';
 
 const DT: AttributeSpec = { name: 'createdAt', type: 'date-time', filterable: true };

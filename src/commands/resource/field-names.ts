@@ -8,6 +8,7 @@
  */
 import type { ListQuery } from '../../api/query.js';
 import { UsageError } from '../../errors.js';
+import { nearMiss } from '../../suggest.js';
 import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
 import type { AttributeNames } from './attr-flags.js';
 
@@ -17,41 +18,6 @@ export interface OrgNames {
   view(rt: ResourceType): AttributeNames | undefined;
   /** A schema was pulled: with the registry it lists every field the service has. */
   pulled: boolean;
-}
-
-/** Edit distance, a swap of two neighbours counting as one edit (`nmae` is one from `name`). */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-/**
- * The candidate closest to `name`, if it is a near miss: same letters in another case, or at
- * most two edits away (one for short names).
- */
-export function nearMiss(name: string, candidates: readonly string[]): string | undefined {
-  const lower = name.toLowerCase();
-  const same = candidates.find((c) => c.toLowerCase() === lower);
-  if (same) return same;
-  const limit = name.length <= 4 ? 1 : 2;
-  let best: string | undefined;
-  let bestD = limit + 1;
-  for (const c of candidates) {
-    const d = distance(lower, c.toLowerCase());
-    if (d < bestD) {
-      best = c;
-      bestD = d;
-    }
-  }
-  return best;
 }
 
 /** Names a record of the type can have (custom fields by pattern, not listed). */

@@ -14,7 +14,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { findAttribute, findRelationship, type ResourceType } from '../../registry/index.js';
 import { orgTypeView, type OrgTypeView } from '../../org-schema/org-schema.js';
-import { nearMiss } from '../resource/field-names.js';
+import { nearMiss } from '../../suggest.js';
 import { loadOrgSchema } from '../schema/load.js';
 import { pullOrgSchema } from '../schema/pull.js';
 
