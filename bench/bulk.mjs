@@ -136,7 +136,10 @@ if (only.has('enroll')) {
   const sb = await startSandbox({ seed: 2 * ROWS + 500, latencyMs: 50, rateLimit: 1_000_000 });
   const prospects = [];
   for (let offset = 0; prospects.length < 2 * ROWS; offset += 1000) {
-    const page = await sb.call('GET', `prospects?page[limit]=1000&page[offset]=${offset}&fields[prospect]=emails,optedOut,emailsOptStatus&sort=id`);
+    const page = await sb.call(
+      'GET',
+      `prospects?page[limit]=1000&page[offset]=${offset}&fields[prospect]=emails,optedOut,emailsOptStatus&sort=id`,
+    );
     if (!page.data.length) break;
     // The seeded org has opted-out prospects (its statistics count opt-outs): a sequence refuses them.
     const mailable = page.data.filter((p) => p.attributes.optedOut !== true && p.attributes.emailsOptStatus !== 'opted_out');

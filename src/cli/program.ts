@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import { registerCommands } from '../commands/index.js';
 import { OUTPUT_FORMATS } from '../output/formats.js';
 import type { App } from '../runtime/app.js';
-import { RESOURCE_GROUPS } from '../commands/resource/groups.js';
+import { RESOURCE_GROUPS } from '../commands/resource-commands/groups.js';
 import { COMMAND_GROUP, SETTINGS_GROUP, helpWidth, wrapBlock } from '../runtime/help-layout.js';
 
 // Each example works as written against the sandbox (`svc sandbox`, or `--sandbox`); a test runs them.

@@ -8,7 +8,7 @@ import { registerApi } from './api/command.js';
 import { registerEnroll } from './enroll/command.js';
 import { registerAuth } from './auth/command.js';
 import { registerCompletion } from './completion/command.js';
-import { registerResourceCommands } from './resource/command.js';
+import { registerResourceCommands } from './resource-commands/command.js';
 import { registerReport } from './report/command.js';
 import { registerResources } from './resources/command.js';
 import { registerSandbox } from './sandbox/command.js';

@@ -163,7 +163,7 @@ describe('errors and exit codes', () => {
 
 describe('usage errors send nothing (exit 2)', () => {
   // The others (unknown commands, operations, bad ids, filters, formats) are checked in-process
-  // in test/unit/commands/resource/command-usage.test.ts.
+  // in test/unit/commands/resource-commands/command-usage.test.ts.
   it('an unknown option: svc prospects list --no-such-option', async () => {
     const before = server.received.length;
     const r = await runSvc(['prospects', 'list', '--no-such-option'], { env: env() });

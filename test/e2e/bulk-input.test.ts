@@ -4,7 +4,7 @@
  * columns resolved before the first write (unknown ones refused with nothing sent,
  * `--ignore-columns`); the circuit breaker (`--max-failures`); and `--failed` fed back in. The
  * usage errors of --max-failures and --failed are checked in-process in
- * test/unit/commands/resource/bulk-usage.test.ts.
+ * test/unit/commands/resource-commands/bulk-usage.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

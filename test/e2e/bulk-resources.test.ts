@@ -204,7 +204,7 @@ describe('update and delete --input', () => {
 });
 
 // The other usage errors, and --dry-run, are checked in-process in
-// test/unit/commands/resource/bulk-usage.test.ts; `--input -` stays here (stdin of the real process).
+// test/unit/commands/resource-commands/bulk-usage.test.ts; `--input -` stays here (stdin of the real process).
 describe('usage errors send nothing (exit 2)', () => {
   it('--input -: bulk input is read from a file, not stdin', async () => {
     const mark = sb.requests.length;

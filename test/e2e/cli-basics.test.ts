@@ -1,7 +1,7 @@
 /**
  * The program itself, through the built binary: `--version` is answered by bin/svc from
  * package.json without loading the bundle. Help and `svc resources` print the same through the
- * real program in-process (test/unit/commands/resource/help.test.ts and
+ * real program in-process (test/unit/commands/resource-commands/help.test.ts and
  * test/unit/commands/resources/resources.test.ts).
  */
 import { describe, expect, it } from 'vitest';

@@ -123,7 +123,7 @@ describe('export to CSV and NDJSON', () => {
   });
 
   // The other usage errors (a filter on id, --bom with NDJSON) are checked in-process in
-  // test/unit/commands/resource/bulk-usage.test.ts.
+  // test/unit/commands/resource-commands/bulk-usage.test.ts.
   it('usage error: a leftover .part without --resume', async () => {
     const dir = tempDir('svc-export-');
     const mark = sb.requests.length;

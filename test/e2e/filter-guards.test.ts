@@ -3,7 +3,7 @@
  * (exit 2, nothing sent) or fixed and said before anything is sent — through the built binary
  * against the sandbox, checking what the server received and what came back. The other refusals
  * (impossible dates, ranges, near misses in --fields and --columns) send nothing and are checked
- * in-process in test/unit/commands/resource/list-usage.test.ts.
+ * in-process in test/unit/commands/resource-commands/list-usage.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, runSvc } from '../helpers/run-svc.js';

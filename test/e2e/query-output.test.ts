@@ -4,7 +4,7 @@
  * a bad expression is a usage error with its column and sends nothing; `--json` followed by a
  * command word or an id still means `-o json`; the JMESPath code is not on the start-up path.
  * The other usage errors of --query and --json are checked in-process in
- * test/unit/commands/resource/list-usage.test.ts.
+ * test/unit/commands/resource-commands/list-usage.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -2,7 +2,7 @@
  * `svc <resource> create|update|delete|<action>` against a real sandbox: round trips, what the
  * server received, every action of the spec, client-side validation (exit 2, nothing sent: one
  * case here through the binary, the others and --dry-run in-process in
- * test/unit/commands/resource/write-usage.test.ts), server refusals.
+ * test/unit/commands/resource-commands/write-usage.test.ts), server refusals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, runSvc } from '../helpers/run-svc.js';

@@ -3,7 +3,7 @@
  * a child process against the sandbox: rows matched in batches (request bound N + ⌈N/100⌉ + 3),
  * no duplicates also across SIGKILL and rerun, ambiguous matches left alone, unchanged rows not
  * sent, and a plan whose diff and bill match what the run then does. The usage errors of --match
- * are checked in-process in test/unit/commands/resource/bulk-usage.test.ts.
+ * are checked in-process in test/unit/commands/resource-commands/bulk-usage.test.ts.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseFilter } from '../../src/api/filter.js';
-import { checkFilterValues, refuseRepeatedFields, relativeDate } from '../../src/commands/resource/filter-checks.js';
+import { checkFilterValues, refuseRepeatedFields, relativeDate } from '../../src/commands/resource-commands/filter-checks.js';
 import { nearMiss } from '../../src/suggest.js';
 import type { AttributeSpec } from '../../src/registry/index.js';
 

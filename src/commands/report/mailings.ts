@@ -10,7 +10,7 @@
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { resourceByType } from '../../registry/index.js';
-import { buildListQuery } from '../resource/query-options.js';
+import { buildListQuery } from '../resource-commands/query-options.js';
 import type { ReportView } from './model.js';
 import { pct, ratio } from './rates.js';
 import { byKey, emit, fetcher, parseBy, relId, type ReportFlags } from './shared.js';

@@ -13,7 +13,7 @@ import type { ListQuery } from '../../api/query.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
-import { buildListQuery } from '../resource/query-options.js';
+import { buildListQuery } from '../resource-commands/query-options.js';
 import type { Column, ReportView } from './model.js';
 import {
   addCounters,

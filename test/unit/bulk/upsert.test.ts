@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveInBatches, type MatchedRecord } from '../../../src/bulk/key-match.js';
 import { diffRecord } from '../../../src/bulk/record-diff.js';
 import { decide, matchAttribute, matchValue, type KeyedInput, type KeyedItem } from '../../../src/bulk/upsert-rows.js';
-import { rateWait } from '../../../src/commands/resource/upsert-plan.js';
+import { rateWait } from '../../../src/commands/resource-commands/upsert-plan.js';
 import { resourceByType } from '../../../src/registry/index.js';
 
 const prospect = resourceByType('prospect')!;

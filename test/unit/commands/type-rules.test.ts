@@ -1,6 +1,6 @@
 /** Per-type write rules come from the table, for the types that have one and no others. */
 import { describe, expect, it } from 'vitest';
-import { checkTypeRules } from '../../../src/commands/resource/type-rules.js';
+import { checkTypeRules } from '../../../src/commands/resource-commands/type-rules.js';
 import { resourceByType } from '../../../src/registry/index.js';
 
 describe('checkTypeRules', () => {

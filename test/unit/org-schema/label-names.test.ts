@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { prepareRow } from '../../../src/bulk/resource-rows.js';
-import { buildListQuery, namesUnknownFields, parseColumns } from '../../../src/commands/resource/query-options.js';
+import { buildListQuery, namesUnknownFields, parseColumns } from '../../../src/commands/resource-commands/query-options.js';
 import { resourceByType } from '../../../src/registry/index.js';
 import { buildOrgSchema, orgTypeView } from '../../../src/org-schema/org-schema.js';
 
