@@ -21,6 +21,12 @@ export interface CompiledQuery {
    * in constant memory. The whole list's answer is the concatenation of these, in order.
    */
   perElement?: (element: unknown) => unknown[];
+  /**
+   * With `perElement`, when the expression reads its element only through these top-level
+   * members (`[].{id: id, email: emails[0]}` reads `id` and `emails`): an element holding just
+   * them gets the same answer, and a writer may build no more of each record than that.
+   */
+  elementFields?: readonly string[];
 }
 
 /**
@@ -54,7 +60,80 @@ export function compileQuery(expression: string): CompiledQuery {
     // a one-element list gives that element's share of the answer (0 or 1 values; flattening a
     // one-record list is the record itself).
     ...(projectsOverInput(node) && { perElement: (element: unknown) => search([element]) as unknown[] }),
+    ...(projectsOverInput(node) && { elementFields: fieldsReadOfElement(node) }),
   };
+}
+
+type AstNode = {
+  type?: string;
+  name?: string;
+  left?: AstNode;
+  right?: AstNode;
+  child?: AstNode;
+  condition?: AstNode;
+  value?: unknown;
+  children?: AstNode[];
+  bindings?: { reference?: AstNode }[];
+  expression?: AstNode;
+};
+
+/**
+ * The top-level members a projection over the input (`[*]…`, `[]…`, `[?…]…`, over the input
+ * itself) reads of each element, or undefined when it may read an element whole (`@`, `*`, a
+ * function given `@`), reads a member whose name has a dot, or is written in a way not known here.
+ */
+function fieldsReadOfElement(root: unknown): string[] | undefined {
+  const top = root as AstNode;
+  const left = top.left;
+  if (left?.type !== 'Identity' && !(left?.type === 'Flatten' && left.child?.type === 'Identity')) return undefined;
+  const fields = new Set<string>();
+  /** Walks `n`; `inElement`: evaluated against the element (not a value taken out of it). */
+  const visit = (n: AstNode | undefined, inElement: boolean): boolean => {
+    if (!n) return true;
+    switch (n.type) {
+      case 'Field':
+        if (inElement) fields.add(String(n.name));
+        return true;
+      case 'Literal':
+      case 'Index':
+      case 'Slice':
+      case 'Variable':
+        return true;
+      case 'Identity':
+      case 'Current':
+        return !inElement;
+      case 'Subexpression':
+      case 'IndexExpression':
+      case 'Pipe':
+        return visit(n.left, inElement) && visit(n.right, false);
+      case 'Projection':
+      case 'FilterProjection':
+      case 'ValueProjection':
+        return visit(n.left, inElement) && visit(n.right, false) && visit(n.condition, false);
+      case 'Flatten':
+      case 'NotExpression':
+        return visit(n.child, inElement);
+      case 'ExpressionReference':
+        return visit(n.child, false);
+      case 'Comparator':
+      case 'OrExpression':
+      case 'AndExpression':
+      case 'Arithmetic':
+        return visit(n.left, inElement) && visit(n.right, inElement);
+      case 'MultiSelectList':
+      case 'Function':
+        return (n.children ?? []).every((c) => visit(c, inElement));
+      case 'MultiSelectHash':
+        return (n.children ?? []).every((c) => visit(c.value as AstNode, inElement));
+      case 'LetExpression':
+        return (n.bindings ?? []).every((b) => visit(b.reference, inElement)) && visit(n.expression, inElement);
+      default:
+        return false;
+    }
+  };
+  if (!visit(top.right, true) || !visit(top.condition, true)) return undefined;
+  if ([...fields].some((f) => f.includes('.'))) return undefined;
+  return [...fields];
 }
 
 /**

@@ -16,6 +16,8 @@ import { flatJson, flatten, type FlatRecord } from './flatten.js';
 import type { CompiledQuery } from './query.js';
 import { createRecordWriter, pick, type RecordWriter, type RenderOptions } from './render.js';
 import { writeOut } from './io.js';
+import { columnReader } from './flat-text.js';
+import { setField } from '../own-field.js';
 
 /** How records are reshaped on their way out. */
 export interface OutputShape {
@@ -47,6 +49,19 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
     };
   }
   // The records as `-o json` would print them, flattened once with the writer's own flattening.
+  // A query that reads only some members of each record (`[].{id: id, title: title}`) is given
+  // records of just those members, read out of the record text: a record of 150 custom fields
+  // otherwise costs a whole object.
+  const needed = query.perElement && !fields && !opts.single && opts.format !== 'ndjson' ? query.elementFields : undefined;
+  const readNeeded = needed ? columnReader(needed, pick) : undefined;
+  const partial = (json: string): FlatRecord => {
+    const values = readNeeded!(json);
+    const r = {} as FlatRecord;
+    needed!.forEach((name, i) => {
+      if (values[i] !== undefined) setField(r, name, values[i]);
+    });
+    return r;
+  };
   const collect = (sink: (r: FlatRecord) => void): Pick<RecordWriter, 'page' | 'resources'> => {
     return {
       async page(_doc, records) {
@@ -54,10 +69,11 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
       },
       async resources(p) {
         for (const r of p.resources) {
-          // Without a prepare step the record is read back from its flat JSON text: one object
-          // built, where flatten would parse the attributes and then copy them (150 custom fields).
-          const flat = p.prepare ? p.prepare(flatten(r, p.included)) : (JSON.parse(flatJson(r, p.included)) as FlatRecord);
-          sink(project(flat));
+          if (p.prepare) sink(project(p.prepare(flatten(r, p.included))));
+          else if (readNeeded) sink(partial(flatJson(r, p.included)));
+          // Read back from its flat JSON text: one object built, where flatten would parse the
+          // attributes and then copy them.
+          else sink(project(JSON.parse(flatJson(r, p.included)) as FlatRecord));
         }
       },
     };

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import type { FlatRecord } from '../../src/output/flatten.js';
+import { flatten, indexIncluded, type FlatRecord } from '../../src/output/flatten.js';
 import { compileQuery, errorColumn } from '../../src/output/query.js';
 import { formatResult, shapedRecordWriter } from '../../src/output/shape.js';
 
@@ -124,4 +124,69 @@ describe('the shaped writer with a projection', () => {
       });
     }
   }
+});
+
+describe('members a projection reads of each record', () => {
+  it('names them when the expression reads its element only through top-level members', () => {
+    const cases: [string, string[] | undefined][] = [
+      ['[].firstName', ['firstName']],
+      ["[?title=='CEO'].{id: id, email: emails[0], n: length(emails), a: account.name}", ['id', 'emails', 'account', 'title']],
+      ['[*].[id, emails[*].x, sort_by(tags, &name)]', ['id', 'emails', 'tags']],
+      ['[].id | [0]', undefined], // a pipe at the top is about the whole list: not per element
+      ["[?title=='CEO']", undefined], // the element itself
+      ['[].*', undefined],
+      ['[].keys(@)', undefined],
+      ['[].{a: "first.name"}', undefined],
+      ['[].emails[]', undefined], // a chain of projections: read whole
+    ];
+    for (const [expr, fields] of cases) {
+      const got = compileQuery(expr).elementFields;
+      expect(got ? [...got].sort() : got, expr).toEqual(fields ? [...fields].sort() : fields);
+    }
+  });
+
+  it('the listing path (resource objects) gives the same bytes as the whole list, for narrow and whole reads', async () => {
+    const records = sampleRecords(23);
+    // The resource objects those flat records come from: attributes, and the account as an included record.
+    const resources = records.map((r) => {
+      const { id, type, account, ...attributes } = r as { id: string; type: string; account: { id: string; name: string } | null };
+      return {
+        id,
+        type,
+        attributes,
+        relationships: { account: { data: account ? { type: 'account', id: account.id } : null } },
+      };
+    });
+    const included = records.flatMap((r) => {
+      const a = r.account as { id: string; name: string } | null;
+      return a ? [{ type: 'account', id: a.id, attributes: { name: a.name } }] : [];
+    });
+    const doc = { data: resources, included } as unknown as Parameters<typeof indexIncluded>[0];
+    const index = indexIncluded(doc);
+    const flat = resources.map((r) => flatten(r as never, index));
+    for (const expr of ["[?title=='CEO'].{id: id, email: emails[0], account: account.name}", '[].firstName', '[*]', '[].score']) {
+      for (const format of ['json', 'raw'] as const) {
+        const stdout = new PassThrough();
+        let text = '';
+        stdout.setEncoding('utf8').on('data', (d: string) => {
+          text += d;
+        });
+        const io = {
+          stdout,
+          stderr: new PassThrough(),
+          stdin: new PassThrough(),
+          stdoutIsTTY: false,
+          stderrIsTTY: false,
+          stdinIsTTY: false,
+          color: false,
+          columns: 80,
+        };
+        const w = shapedRecordWriter({ format, io }, { query: compileQuery(expr) });
+        await w.resources({ doc, resources: resources.slice(0, 10) as never, included: index });
+        await w.resources({ doc, resources: resources.slice(10) as never, included: index });
+        await w.end();
+        expect(text, `${format} ${expr}`).toBe(formatResult(compileQuery(expr).search(flat), format === 'raw'));
+      }
+    }
+  });
 });
