@@ -231,5 +231,28 @@ export function renderResults({ machine, startup, list, bulk, sandbox }) {
     '',
     ...otherSection('Sandbox', 'bench/sandbox.mjs', sandbox),
     '',
-  ].join('\n');
+  ]
+    .join('\n')
+    .replace(/(?:^\|.*\|$\n?)+/gm, alignTable);
+}
+
+/** A Markdown table with its columns padded to one width, so that the file reads as a table too. */
+function alignTable(block) {
+  const end = block.endsWith('\n') ? '\n' : '';
+  const rows = block
+    .trimEnd()
+    .split('\n')
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim()),
+    );
+  const widths = rows[0].map((_, i) => Math.max(3, ...rows.map((r) => [...(r[i] ?? '')].length)));
+  const cell = (c, i, rule) => {
+    if (rule) return c.startsWith(':') || c.endsWith(':') ? `${'-'.repeat(widths[i] - 1)}:` : '-'.repeat(widths[i]);
+    const pad = ' '.repeat(widths[i] - [...c].length);
+    return rows[1][i]?.endsWith(':') ? pad + c : c + pad;
+  };
+  return rows.map((r, k) => `| ${r.map((c, i) => cell(c, i, k === 1)).join(' | ')} |`).join('\n') + end;
 }
