@@ -173,10 +173,17 @@ if (only.has('enroll')) {
 
 // 2. 600 requests per window (2 s standing in for the hour), no latency: pacing, zero 429.
 if (only.has('rate')) {
-  const sb = await startSandbox({ seed: ROWS + 50, rateLimit: 600, rateWindowMs: 2000 });
+  const sb = await startSandbox({ seed: ROWS + 500, rateLimit: 600, rateWindowMs: 2000 });
   const seq = await newSequence(sb);
   const file = join(dir, 'rate.csv');
-  writeFileSync(file, `id\n${Array.from({ length: ROWS }, (_, i) => i + 1).join('\n')}\n`);
+  const ids = [];
+  for (let offset = 0; ids.length < ROWS; offset += 1000) {
+    const page = await sb.call('GET', `prospects?page[limit]=1000&page[offset]=${offset}&fields[prospect]=optedOut,emailsOptStatus&sort=id`);
+    if (!page.data.length) break;
+    // Opted-out prospects are refused by a sequence (see the enroll part).
+    for (const p of page.data) if (p.attributes.optedOut !== true && p.attributes.emailsOptStatus !== 'opted_out') ids.push(p.id);
+  }
+  writeFileSync(file, `id\n${ids.slice(0, ROWS).join('\n')}\n`);
   await new Promise((r) => setTimeout(r, 2100)); // a fresh window for the run
   await sb.reset();
   const r = await runSvc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--concurrency', '8'], sb);
