@@ -222,6 +222,7 @@ export class ApiClient {
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type']), req.parse) : {};
+    // Performance machinery (README.md, Build): the depth check skips unparsed attributes.
     // Lazy attributes are not read here: reading them would parse what ndjson copies as text.
     if (nestedDeeperThan(doc, MAX_JSON_DEPTH, (o) => (hasLazyAttributes(o) ? 'attributes' : undefined)))
       throw new ApiError(res.statusCode, [
