@@ -178,7 +178,10 @@ if (only.has('rate')) {
   const file = join(dir, 'rate.csv');
   const ids = [];
   for (let offset = 0; ids.length < ROWS; offset += 1000) {
-    const page = await sb.call('GET', `prospects?page[limit]=1000&page[offset]=${offset}&fields[prospect]=optedOut,emailsOptStatus&sort=id`);
+    const page = await sb.call(
+      'GET',
+      `prospects?page[limit]=1000&page[offset]=${offset}&fields[prospect]=optedOut,emailsOptStatus&sort=id`,
+    );
     if (!page.data.length) break;
     // Opted-out prospects are refused by a sequence (see the enroll part).
     for (const p of page.data) if (p.attributes.optedOut !== true && p.attributes.emailsOptStatus !== 'opted_out') ids.push(p.id);

@@ -87,6 +87,7 @@ function listSection(l) {
     `## Listing ${int(l.records)} prospects (\`svc prospects list --all -o ndjson\`)`,
     '',
     'Each record carries 150 null custom fields (~5.7 KB of JSON; a page of 1,000 is ~5.7 MB).',
+    '',
     '- Requests and records: counted by a recording proxy in front of the sandbox.',
     '- Peak RSS and end-to-end time: against the sandbox (in its own process), output piped away.',
     `- Client throughput: the recorded pages served from memory by a trivial server, ${svc.ms.n} rounds, medians. In each round the floor ran too: a raw undici loop fetching the same URLs, parsing each page and writing each resource object as one line (no flattening, no prefetch); and, for reference, the same loop writing the bodies as received (transport only).`,
