@@ -6,7 +6,8 @@
 import type { PageClient } from '../api/paginate.js';
 import type { EnrollItem } from './enroll-rows.js';
 import { idValue } from '../lossless-json.js';
-import { KEY_BATCH, keyLookup, resolveInBatches } from './key-match.js';
+import type { InputMask } from './input-mask.js';
+import { KEY_BATCH, keyLookup, maskedLookup, resolveInBatches } from './key-match.js';
 
 /** Finds the prospects of some addresses: lower-cased address → ids. */
 export type EmailLookup = (emails: string[]) => Promise<Map<string, (number | string)[]>>;
@@ -14,9 +15,10 @@ export type EmailLookup = (emails: string[]) => Promise<Map<string, (number | st
 /** Limits of one batch. */
 export const EMAIL_BATCH = { maxEmails: KEY_BATCH.maxValues, maxChars: KEY_BATCH.maxChars };
 
-/** A lookup through the list endpoint. */
-export function emailLookup(client: PageClient): EmailLookup {
-  const look = keyLookup(client, { path: 'prospects', type: 'prospect', attr: 'emails', fields: ['emails'] });
+/** A lookup through the list endpoint; on an anonymised rehearsal copy, of the addresses' fakes. */
+export function emailLookup(client: PageClient, mask?: InputMask): EmailLookup {
+  const plain = keyLookup(client, { path: 'prospects', type: 'prospect', attr: 'emails', fields: ['emails'] });
+  const look = mask ? maskedLookup(plain, (v) => mask.value('prospect', 'emails', v)) : plain;
   return async (emails) => {
     const out = new Map<string, (number | string)[]>();
     for (const [k, recs] of await look(emails))

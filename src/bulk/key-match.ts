@@ -87,6 +87,24 @@ export function keyLookup(client: PageClient, o: KeyLookupOptions): KeyLookup {
   };
 }
 
+/**
+ * A lookup in an anonymised rehearsal copy: each value is looked up as the copy holds it
+ * (`mask`), and its records are returned under the value as written, so that the rows and their
+ * messages keep the user's own values.
+ */
+export function maskedLookup(look: KeyLookup, mask: (v: string) => string): KeyLookup {
+  return async (values) => {
+    const fakes = new Map(values.map((v) => [v, mask(v)]));
+    const found = await look([...new Set(fakes.values())]);
+    const out = new Map<string, MatchedRecord[]>();
+    for (const [v, fake] of fakes) {
+      const records = found.get(normKey(fake));
+      if (records) out.set(normKey(v), records);
+    }
+    return out;
+  };
+}
+
 /** What a batch resolver needs to know of its items. */
 export interface BatchRules<T> {
   /** The value to look up, or undefined when the item needs no lookup (decided, no key). */

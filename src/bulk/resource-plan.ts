@@ -7,6 +7,7 @@
 import type { ResourceType } from '../registry/index.js';
 import type { Outcome, WorkItem } from './engine.js';
 import { skippedFailed, type JournalEntry, type JournalState } from './journal.js';
+import { maskWrite, type InputMask } from './input-mask.js';
 import { IdSet } from './lookup.js';
 import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
 import { namedValues, type RelNames } from './rel-names.js';
@@ -41,6 +42,8 @@ export interface ResourceInput {
   skipColumns?: ReadonlySet<string>;
   /** Relationship values written as names (`name:Acme`), resolved before the first pass. */
   relNames?: RelNames;
+  /** On an anonymised rehearsal copy: the fakes it holds in place of the rows' values (input-mask.ts). */
+  mask?: InputMask;
 }
 
 /** A row for a worker: its request, and a `pending` journal entry from a run that was killed. */
@@ -174,7 +177,7 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
       item.outcome = skippedFailed(e);
     } else {
       // A row recorded `failed` was refused (or never sent): nothing was done, so it is sent again.
-      item.write = prepared.write;
+      item.write = input.mask ? maskWrite(prepared.write, input.mask) : prepared.write;
       if (e?.status === 'pending') item.pending = e;
     }
     yield item;

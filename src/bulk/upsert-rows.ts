@@ -114,7 +114,8 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
 /** Decides a row from the records its value matched. */
 export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecord[]): void {
   const rt: ResourceType = input.rt;
-  const data = item.data!;
+  // On a rehearsal copy the record holds fakes: the row's values are compared and written as fakes too.
+  const data = input.mask ? { ...item.data!, attributes: input.mask.attributes(rt.type, item.data!.attributes) } : item.data!;
   const what = `${input.match} ${item.value}`;
   if (records.length > 1) {
     const ids = records.map((r) => r.id);

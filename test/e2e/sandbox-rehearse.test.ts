@@ -1,10 +1,11 @@
 /**
  * Rehearsing against a copy of the org: a sandbox plays "production" (custom fields, rulesets
  * with exclusivity, sequences, mailboxes, 5,000 prospects), a profile is logged in to it, and
- * `svc sandbox --from-profile` copies a sample. An enroll and a bulk create rehearsed on the copy
- * (`--sandbox-data`) give the same per-row outcomes as the same commands then run against
- * production; nothing personal of production survives in the copy; the requests stay within the
- * printed budget; an interrupted copy resumes.
+ * `svc sandbox --from-profile` copies a sample. An enroll, a bulk create, an enroll by e-mail and
+ * an upsert matched by e-mail rehearsed on the anonymised copy (`--sandbox-data`) give the same
+ * per-row outcomes as the same commands then run against production; nothing personal of
+ * production survives in the copy; the requests stay within the printed budget; an interrupted
+ * copy resumes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,9 @@ let work: string;
 let target: number;
 /** Rows of the rehearsed enrolment and what production should say to each. */
 const plan: { id: number; expect: 'created' | 'skipped' | 'failed' }[] = [];
+/** The sequence (exclusive too) of the enrolment by e-mail, and its rows. */
+let byEmailTarget: number;
+const byEmailPlan: { id: number; expect: 'created' | 'skipped' | 'failed' }[] = [];
 const SAMPLE = 300;
 
 function prodOrg(): OrgConfig {
@@ -61,8 +65,26 @@ beforeAll(async () => {
     );
   const busy: number[] = [];
   const free: number[] = [];
-  for (let p = 100; p <= SAMPLE && (busy.length < 2 || free.length < 8); p++) (activeExclusive(p) ? busy : free).push(p);
-  const [f1, f2, f3, f4, f5, f6, f7, f8] = free as [number, number, number, number, number, number, number, number];
+  const optedOut = (p: number) => {
+    const a = prod.store.get('prospect', p)!.attributes;
+    return a['optedOut'] === true || a['emailsOptStatus'] === 'opted_out';
+  };
+  for (let p = 100; p <= SAMPLE && (busy.length < 2 || free.length < 11); p++)
+    if (activeExclusive(p)) busy.push(p);
+    else if (!optedOut(p)) free.push(p);
+  const [f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11] = free as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   // Active in an exclusive sequence: refused. Already in the target: skipped. Opted out: refused.
   for (const p of [f1, f2]) await enrollDirect(prod, p, exclusive);
   for (const p of [f3, f4]) await enrollDirect(prod, p, target);
@@ -76,6 +98,17 @@ beforeAll(async () => {
     ...[f3, f4].map((id) => ({ id, expect: 'skipped' as const })),
     ...[f7, f8].map((id) => ({ id, expect: 'created' as const })),
     { id: 999999, expect: 'failed' },
+  );
+  // By e-mail into another exclusive sequence: already in it (skipped), opted out, active in an
+  // exclusive one, and two free.
+  byEmailTarget = await newSequence(prod, { sequenceExclusivity: 'exclusive_sequences', permitDuplicateProspects: 'disallow' });
+  await enrollDirect(prod, f9, byEmailTarget);
+  byEmailPlan.push(
+    { id: f9, expect: 'skipped' },
+    { id: f6, expect: 'failed' },
+    { id: f1, expect: 'failed' },
+    { id: f10, expect: 'created' },
+    { id: f11, expect: 'created' },
   );
   // A mailbox with tight limits: the rehearsal's delivery forecast comes from the copy of it.
   prod.store.update('mailbox', 1, { maxMailingsPerDay: 1, maxMailingsPerWeek: 3 }, {}, { silent: true });
@@ -164,6 +197,12 @@ describe('svc sandbox --from-profile', () => {
     expect(data.store.nextIds.prospect).toBe(Math.max(...prod.store.table('prospect').keys()) + 1);
     expect(data.store.nextIds.sequenceState).toBe(Math.max(...prod.store.table('sequenceState').keys()) + 1);
     expect(JSON.stringify(data.store.tables.mailbox)).not.toMatch(/"(password|smtpPassword|mailRelayApiKey)"/);
+    // The key of the fakes is kept beside the copy, owner-only, and not in it.
+    expect(fs.statSync(`${copy()}.key`).mode & 0o777).toBe(0o600);
+    const key = JSON.parse(fs.readFileSync(`${copy()}.key`, 'utf8')).key as string;
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(fs.readFileSync(copy(), 'utf8')).not.toContain(key);
+    expect(r.stdout + r.stderr).not.toContain(key);
   }, 120_000);
 
   it('keeps no original value of an anonymised field, and keeps joins', () => {
@@ -247,6 +286,100 @@ describe('svc sandbox --from-profile', () => {
     expect(outcomes(path.join(work, 'p-create.ndjson'))).toEqual(created);
     // The rehearsal wrote to the copy, not to production's earlier state.
     expect(JSON.parse(fs.readFileSync(copy(), 'utf8')).store.tables.sequenceState.length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('an enroll by e-mail and an upsert matched by e-mail, rehearsed on the anonymised copy, give the outcomes production then gives', async () => {
+    const attrs = (id: number) => prod.store.get('prospect', id)!.attributes;
+    const emailsOf = (id: number) => attrs(id)['emails'] as string[];
+    const holders = (address: string) =>
+      [...prod.store.table('prospect').values()].filter((p) =>
+        ((p.attributes['emails'] as string[] | undefined) ?? []).some((e) => e.toLowerCase() === address.toLowerCase()),
+      ).length;
+    // Each row's address names one prospect of production (and of the copy).
+    for (const { id } of byEmailPlan) expect(holders(emailsOf(id)[0]!), `prospect ${id}`).toBe(1);
+    const mailboxAddress = String(prod.store.get('mailbox', 1)!.attributes['email']);
+    const enrollInput = path.join(work, 'by-email.csv');
+    const addresses = byEmailPlan.map((p, i) => (i === 4 ? emailsOf(p.id)[0]!.toUpperCase() : emailsOf(p.id)[0]!));
+    fs.writeFileSync(enrollInput, `email\n${[...addresses, 'nobody@nowhere.test'].join('\n')}\n`);
+    const enrollArgs = (report: string) => [
+      'enroll',
+      '--sequence',
+      String(byEmailTarget),
+      '--mailbox',
+      mailboxAddress,
+      '--by',
+      'email',
+      '--input',
+      enrollInput,
+      '--report',
+      report,
+    ];
+    // Prospects of the sample with one address that no other prospect has, a first name and a title.
+    const upsertable: number[] = [];
+    for (let id = 20; id < 100 && upsertable.length < 4; id++) {
+      const a = attrs(id);
+      if (emailsOf(id)?.length === 1 && holders(emailsOf(id)[0]!) === 1 && a['firstName'] && a['title']) upsertable.push(id);
+    }
+    const [u1, u2, u3, u4] = upsertable as [number, number, number, number];
+    const q = (v: unknown) => `"${String(v).replace(/"/g, '""')}"`;
+    const line = (...cells: unknown[]) => cells.map(q).join(',');
+    const newAddress = `rehearsal.new@${emailsOf(u1)[0]!.split('@')[1]}`;
+    const upsertInput = path.join(work, 'upsert.csv');
+    fs.writeFileSync(
+      upsertInput,
+      [
+        'emails,firstName,title,custom1',
+        line(emailsOf(u1)[0], attrs(u1)['firstName'], attrs(u1)['title'], ''),
+        line(emailsOf(u2)[0], attrs(u2)['firstName'], 'Chief Rehearsal Officer', ''),
+        line(emailsOf(u3)[0], 'Zedekiah', attrs(u3)['title'], ''),
+        line(newAddress, 'Nova', 'Founder', 'Webinar'),
+        line(newAddress.toUpperCase(), 'Nova', 'Founder', ''),
+        line(emailsOf(u4)[0], attrs(u4)['firstName'], attrs(u4)['title'], 'Carrier pigeon'),
+        '',
+      ].join('\n'),
+    );
+    const upsertArgs = (report: string) => ['prospects', 'upsert', '--input', upsertInput, '--match', 'email', '--report', report];
+
+    const before = prod.requests.length;
+    const rehearsal = await svc(['--sandbox-data', copy(), ...enrollArgs(path.join(work, 'r-by-email.ndjson'))]);
+    const rehearsalUpsert = await svc(['--sandbox-data', copy(), ...upsertArgs(path.join(work, 'r-upsert.ndjson'))]);
+    expect(received(prod, before)).toHaveLength(0);
+    expect(rehearsal.stderr).toMatch(/rehearsal on an anonymised copy: input values of its anonymised fields are matched/);
+    // Not one real value was written into the copy by the rehearsal.
+    const copied = fs.readFileSync(copy(), 'utf8');
+    for (const real of ['Zedekiah', 'Nova', newAddress.split('@')[0]!]) expect(copied).not.toContain(real);
+    expect(JSON.parse(copied).store.tables.prospect.find((p: { id: number }) => p.id === u3).attributes.firstName).toMatch(/^Name /);
+
+    const real = await svc(enrollArgs(path.join(work, 'p-by-email.ndjson')), { SVC_PROFILE: 'prod' });
+    const realUpsert = await svc(upsertArgs(path.join(work, 'p-upsert.ndjson')), { SVC_PROFILE: 'prod' });
+    expect(rehearsal.code, rehearsal.stderr).toBe(5);
+    expect(real.code, real.stderr).toBe(5);
+    const rehearsed = outcomes(path.join(work, 'r-by-email.ndjson'));
+    expect(rehearsed.map((o) => o.status)).toEqual([...byEmailPlan.map((p) => p.expect), 'failed']);
+    expect(rehearsed[1]!.error).toMatch(/opted out/);
+    expect(rehearsed[2]!.error).toMatch(/exclusive sequence/);
+    // Messages name the address as written, not its fake.
+    expect(rehearsed[5]!.error).toMatch(/not found: no prospect has the address nobody@nowhere\.test/);
+    expect(outcomes(path.join(work, 'p-by-email.ndjson'))).toEqual(rehearsed);
+
+    expect(rehearsalUpsert.code, rehearsalUpsert.stderr).toBe(realUpsert.code);
+    const upserted = outcomes(path.join(work, 'r-upsert.ndjson'));
+    expect(upserted.map((o) => o.status)).toEqual(['skipped', 'updated', 'updated', 'created', 'failed', 'failed']);
+    expect(upserted[0]!.reason).toBe('unchanged');
+    expect(upserted[4]!.error).toContain(`duplicate: row 4 has the same emails (${newAddress.toUpperCase()})`);
+    expect(upserted[5]!.error).toMatch(/custom1/);
+    expect(outcomes(path.join(work, 'p-upsert.ndjson'))).toEqual(upserted);
+    expect(prod.store.get('prospect', u3)!.attributes['firstName']).toBe('Zedekiah');
+
+    // Without its key a rehearsal says why addresses will not match.
+    fs.renameSync(`${copy()}.key`, `${copy()}.key.away`);
+    try {
+      const blind = await svc(['--sandbox-data', copy(), ...upsertArgs(path.join(work, 'blind.ndjson')), '--plan']);
+      expect(blind.code, blind.stderr).toBe(0);
+      expect(blind.stderr).toMatch(/^warning: .*copy\.json\.key: no key beside this anonymised copy: .* will not match the copy's fakes/m);
+    } finally {
+      fs.renameSync(`${copy()}.key.away`, `${copy()}.key`);
+    }
   }, 180_000);
 
   it('a copy has one owner at a time: four creates at once all land in it, not in a running `svc sandbox`', async () => {
@@ -394,5 +527,7 @@ describe('svc sandbox --from-profile', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/warning: --no-anonymise: the copy holds the real names/);
     expect(fs.readFileSync(file, 'utf8')).toContain(JSON.stringify(prod.store.get('prospect', 1)!.attributes['lastName']));
+    // Nothing to mask in a plain copy: no key.
+    expect(fs.existsSync(`${file}.key`)).toBe(false);
   }, 60_000);
 });

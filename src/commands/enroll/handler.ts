@@ -35,6 +35,7 @@ import {
 } from '../shared/bulk-session.js';
 import { idValue } from '../../lossless-json.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { rehearsalMask } from '../shared/rehearsal.js';
 
 /** Options of `svc enroll`. */
 interface EnrollFlags extends BulkFlags {
@@ -120,6 +121,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   const failed = failedRows(setup, flags.input);
   // Names become ids first: the sequence id is part of every row's journal key.
   const api = await ctx.api();
+  const mask = await rehearsalMask(ctx);
   const sequenceId = await targetId(ctx, api, 'sequence', flags.sequence);
   const mailboxId = await targetId(ctx, api, 'mailbox', flags.mailbox);
   const src: EnrollSource = { ...checked, sequenceId };
@@ -152,7 +154,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       mailbox = attributesOf(await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
       enrolled = await existingStates(session, src.sequenceId);
       let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
-      if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client)));
+      if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client), mask));
       list = [];
       for await (const item of work) list.push(item);
     } catch (err) {

@@ -10,6 +10,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
 import { readNamed, resolveName, type NameSource } from '../shared/name-lookup.js';
+import { rehearsalMask } from '../shared/rehearsal.js';
 
 /** What `enroll` needs to name. */
 type TargetKind = 'sequence' | 'mailbox';
@@ -46,7 +47,10 @@ export async function targetId(ctx: Context, client: PageClient, kind: TargetKin
     return idValue(v);
   }
   if (!v) throw new UsageError(`${flag}: expected ${what}`);
-  const hit = await resolveName(client, src, v, flag, ctx.signal);
+  // On an anonymised copy a mailbox's address is a fake: the one the copy holds for this one.
+  const mask = await rehearsalMask(ctx);
+  const name = mask ? mask.value(src.rt.type, src.attr, v) : v;
+  const hit = await resolveName(client, src, name, flag, ctx.signal);
   return idValue(String(hit.id));
 }
 

@@ -23,6 +23,7 @@ import {
 } from '../shared/bulk-session.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
+import { rehearsalMask } from '../shared/rehearsal.js';
 import { resolveNames } from '../shared/row-rel-names.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
@@ -49,6 +50,8 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
     ...(cols ? { skipColumns: cols.skip } : {}),
     ...(names ? { names } : {}),
   };
+  const mask = op === 'delete' ? undefined : await rehearsalMask(ctx);
+  if (mask) input.mask = mask;
   const label = `${rt.command} ${VERB[op]}`;
   if (op !== 'delete') await resolveNames(ctx, rt, input);
 

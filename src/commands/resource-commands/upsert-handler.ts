@@ -5,7 +5,7 @@
  * window, lookups). `--plan` (and `--dry-run`) prints the field-level diff and the bill instead.
  */
 import { runPool } from '../../bulk/engine.js';
-import { keyLookup } from '../../bulk/key-match.js';
+import { keyLookup, maskedLookup } from '../../bulk/key-match.js';
 import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { claimedIds, scanInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
@@ -26,6 +26,7 @@ import {
 } from '../shared/bulk-session.js';
 import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
+import { rehearsalMask } from '../shared/rehearsal.js';
 import { resolveNames } from '../shared/row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
 
@@ -63,6 +64,8 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     skipColumns: cols.skip,
     ...(names ? { names } : {}),
   };
+  const mask = await rehearsalMask(ctx);
+  if (mask) input.mask = mask;
   const label = `${rt.command} ${mode} by ${match}`;
   const nameLookups = await resolveNames(ctx, rt, input);
 
@@ -88,12 +91,13 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     collectFailed(session, failed);
     session.progress.start();
     const halt = new AbortController();
-    const lookup = keyLookup(pagedClient(session.requester, session.client), {
+    const plain = keyLookup(pagedClient(session.requester, session.client), {
       path: rt.path,
       type: rt.type,
       attr: match,
       signal: ctx.signal,
     });
+    const lookup = mask ? maskedLookup(plain, (v) => mask.value(rt.type, match, v)) : plain;
     let unchanged = 0;
     const counted = async function* (items: AsyncIterable<KeyedItem>) {
       for await (const item of items) {

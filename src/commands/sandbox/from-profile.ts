@@ -15,6 +15,7 @@ import { writeDataFileSync } from '../../sandbox/data/persistence.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { SandboxFlags } from './command.js';
 import { orgHolder } from '../../local-sandbox/org-share.js';
+import { rehearsalKeyFile, writeRehearsalKey } from '../../local-sandbox/rehearsal-key.js';
 import { API_HOURLY_LIMIT, BudgetedClient, DEFAULT_BUDGET } from './copy-budget.js';
 import { buildDataFile, COPIED_TYPES, estimateRequests, fetchOrg } from './copy-org.js';
 import { progressFile, readProgress, type CopyParams, type CopyProgress } from './copy-progress.js';
@@ -124,6 +125,9 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   writeDataFileSync(orgFile, data);
   // Owner-only even when the file existed with wider permissions (the rename keeps the new mode).
   fs.chmodSync(orgFile, 0o600);
+  // The key goes beside the copy, not in it: a rehearsal needs it to match input values to the
+  // fakes, and a copy handed on goes without it.
+  writeRehearsalKey(orgFile, progress.key, params.keepDomains);
   fs.rmSync(pfile, { force: true });
   const counts = Object.fromEntries([...result.tables].map(([t, recs]) => [t, recs.length]));
   const customFields = Object.values(result.custom).reduce((s, f) => s + Object.keys(f).length, 0);
@@ -147,5 +151,6 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   ctx.info(
     `requests: ${n(client.used)} used${earlier ? ` (${n(progress.requests)} with the earlier runs)` : ''}, ${n(client.left)} of the budget of ${n(client.budget)} left`,
   );
-  ctx.info(`wrote ${orgFile} (owner-only); rehearse with: svc --sandbox-data ${orgFile} …`);
+  const keyNote = progress.key ? ` and its key ${rehearsalKeyFile(orgFile)} (keep it with the copy; do not share it)` : '';
+  ctx.info(`wrote ${orgFile}${keyNote} (owner-only); rehearse with: svc --sandbox-data ${orgFile} …`);
 }

@@ -97,7 +97,9 @@ export async function resolveRowRelNames(
       ...(signal ? { signal } : {}),
     });
     const found = new Map<string, NamedRecord[]>();
-    const distinct = new Map(names.map((n) => [normKey(n.value), n.value]));
+    // On an anonymised rehearsal copy a name is looked up as the fake the copy holds for it.
+    const held = (v: string) => (input.mask ? input.mask.value(src.rt.type, src.attr, v) : v);
+    const distinct = new Map(names.map((n) => [normKey(held(n.value)), held(n.value)]));
     const rules = {
       keyOf: (v: string) => v,
       apply: (v: string, recs: MatchedRecord[]) =>
@@ -110,10 +112,10 @@ export async function resolveRowRelNames(
     for await (const _ of resolveInBatches(each(distinct.values()), lookup, rules));
     let page: NamedRecord[] | undefined;
     for (const n of names) {
-      let records = found.get(normKey(n.value)) ?? [];
+      let records = found.get(normKey(held(n.value))) ?? [];
       // The service may match a filter exactly: a miss is matched again ignoring case, and gets candidates.
       if (records.length === 0) records = page ??= await readNamed(counted, src, undefined, signal, CANDIDATE_PAGE);
-      const a = answer(records, n, src);
+      const a = answer(records, { ...n, value: held(n.value) }, src);
       if ('problem' in a) unresolved++;
       answers.set(keyOf(n.rel, n.kind, n.value), a);
     }

@@ -1,6 +1,6 @@
 /** Upsert and update by key: field diffs, match values and attributes, batches, rate-limit wait. */
 import { describe, expect, it } from 'vitest';
-import { resolveInBatches, type MatchedRecord } from '../../../src/bulk/key-match.js';
+import { maskedLookup, resolveInBatches, type MatchedRecord } from '../../../src/bulk/key-match.js';
 import { diffRecord } from '../../../src/bulk/record-diff.js';
 import { decide, matchAttribute, matchValue, type KeyedInput, type KeyedItem } from '../../../src/bulk/upsert-rows.js';
 import { rateWait } from '../../../src/commands/resource-commands/upsert-plan.js';
@@ -149,5 +149,48 @@ describe('diffRecord dates', () => {
     const data = { type: 'prospect', attributes: { dateOfBirth: '2026-01-05' }, relationships: {} };
     expect(diffRecord(data, rec(1, { dateOfBirth: '2026-01-05T00:00:00.000Z' })).changes).toEqual([]);
     expect(diffRecord(data, rec(1, { dateOfBirth: '2026-01-06T00:00:00.000Z' })).changes).toHaveLength(1);
+  });
+});
+
+describe('rehearsal masks (an anonymised copy holds fakes)', () => {
+  const mask = {
+    value: (_t: string, attr: string, v: string) => (attr === 'emails' || attr === 'firstName' ? `fake(${v.toLowerCase()})` : v),
+    attributes: (_t: string, a: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.entries(a).map(([k, v]) => [k, k === 'firstName' && typeof v === 'string' ? `fake(${v.toLowerCase()})` : v]),
+      ),
+  };
+
+  it('maskedLookup asks for the fakes and answers under the values as written', async () => {
+    const asked: string[][] = [];
+    const look = maskedLookup(
+      async (values) => {
+        asked.push(values);
+        return new Map([['fake(ada@x.test)', [rec(1, {})]]]);
+      },
+      (v) => mask.value('prospect', 'emails', v),
+    );
+    const found = await look(['Ada@X.test', 'ada@x.test', 'bob@y.test']);
+    expect(asked).toEqual([['fake(ada@x.test)', 'fake(bob@y.test)']]);
+    expect([...found.keys()]).toEqual(['ada@x.test']);
+  });
+
+  it('decide compares and writes the row as the copy holds it', () => {
+    const input = { rt: prospect, mode: 'upsert', match: 'emails', mask } as unknown as KeyedInput;
+    const row = (firstName: string): KeyedItem => ({
+      row: 1,
+      key: 'k',
+      value: 'a@x.test',
+      data: { type: 'prospect', attributes: { emails: ['a@x.test'], firstName }, relationships: {} },
+    });
+    const same = row('Ada');
+    decide(input, same, [rec(4, { emails: ['a@x.test'], firstName: 'fake(ada)' })]);
+    expect(same.outcome).toMatchObject({ status: 'skipped', extra: { reason: 'unchanged' } });
+    const renamed = row('Zed');
+    decide(input, renamed, [rec(4, { emails: ['a@x.test'], firstName: 'fake(ada)' })]);
+    expect(renamed.write?.data?.attributes).toEqual({ firstName: 'fake(zed)' });
+    const fresh = row('Nova');
+    decide(input, fresh, []);
+    expect(fresh.write?.data?.attributes).toEqual({ emails: ['a@x.test'], firstName: 'fake(nova)' });
   });
 });

@@ -1,0 +1,85 @@
+/**
+ * The key of an anonymised copy (`svc sandbox --from-profile`), kept beside it in `<file>.key`
+ * (owner-only), so that a rehearsal with `--sandbox-data FILE` can turn the values of an input
+ * file written for production into the fakes the copy holds (bulk/input-mask.ts). Apart from the
+ * copy because it lets whoever has it test a guess ("is this fake ada@corp.com?"): a copy handed
+ * to someone else goes without it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Anonymiser, fieldKind } from '../sandbox/data/anonymise.js';
+import type { CustomFieldValidation } from '../sandbox/data/org.js';
+
+/** What the key file holds. */
+interface RehearsalKey {
+  version: 1;
+  /** HMAC key (hex) the copy's fakes were made with. */
+  key: string;
+  keepDomains: boolean;
+}
+
+/** Where the key of the copy `orgFile` is kept. */
+export function rehearsalKeyFile(orgFile: string): string {
+  return `${orgFile}.key`;
+}
+
+/** Writes the key of a finished copy (0600, atomically); a copy made without anonymising has none. */
+export function writeRehearsalKey(orgFile: string, key: string | undefined, keepDomains: boolean): void {
+  const file = rehearsalKeyFile(orgFile);
+  if (key === undefined) {
+    fs.rmSync(file, { force: true });
+    return;
+  }
+  const body: RehearsalKey = { version: 1, key, keepDomains };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(body), { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** The copy's fakes of input values: the shape of bulk's `InputMask` (this layer does not import bulk). */
+interface CopyMask {
+  value(type: string, attr: string, v: string): string;
+  attributes(type: string, attrs: Record<string, unknown>): Record<string, unknown>;
+}
+
+/** What a rehearsal on `orgFile` needs: the mask, none (a copy that is not anonymised), or why it has none. */
+export type RehearsalMaskResult = { mask: CopyMask } | { mask?: undefined; missing?: string };
+
+function customFieldsOf(orgFile: string): Record<string, Record<string, CustomFieldValidation>> | undefined {
+  try {
+    const data = JSON.parse(fs.readFileSync(orgFile, 'utf8')) as {
+      org?: { customFields?: Record<string, Record<string, CustomFieldValidation>> };
+      store?: { meta?: { copy?: { anonymised?: boolean } } };
+    };
+    // Only a copy that says it is anonymised has fakes to match.
+    if (data.store?.meta?.copy?.anonymised !== true) return undefined;
+    return data.org?.customFields ?? {};
+  } catch {
+    return undefined;
+  }
+}
+
+/** The mask of an anonymised copy, read from its key file. */
+export function readRehearsalMask(orgFile: string): RehearsalMaskResult {
+  const custom = customFieldsOf(orgFile);
+  if (!custom) return {};
+  let k: RehearsalKey;
+  try {
+    k = JSON.parse(fs.readFileSync(rehearsalKeyFile(orgFile), 'utf8')) as RehearsalKey;
+  } catch {
+    return { missing: `${rehearsalKeyFile(orgFile)}: no key beside this anonymised copy` };
+  }
+  if (k.version !== 1 || typeof k.key !== 'string' || !/^[0-9a-f]{64}$/.test(k.key))
+    return { missing: `${rehearsalKeyFile(orgFile)}: not the key of a copy` };
+  const a = new Anonymiser({ key: k.key, keepDomains: k.keepDomains === true });
+  return {
+    mask: {
+      value: (type, attr, v) => {
+        const kind = fieldKind(type, attr, custom[type]);
+        return kind && v !== '' ? a.fake(kind, v) : v;
+      },
+      attributes: (type, attrs) => a.attributes(type, attrs, custom[type]),
+    },
+  };
+}
