@@ -60,7 +60,8 @@ function readOwner(file: string): LockOwner | undefined {
   return undefined;
 }
 
-function pidAlive(pid: number): boolean {
+/** True while process `pid` runs (also when it is someone else's). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

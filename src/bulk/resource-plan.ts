@@ -165,23 +165,31 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
       continue;
     }
     const e = input.journal.entries.get(key);
-    if (e && DONE.has(e.status))
-      item.outcome = { status: 'skipped', id: e.id ?? null, extra: { reason: `${e.status} by an earlier run (journal)` } };
-    else if (e?.status === 'unknown') {
-      item.outcome = {
-        status: 'unknown',
-        id: null,
-        error: 'an earlier run could not confirm whether this row was created; check, then remove its journal line to send it again',
-      };
-    } else if (e?.status === 'failed' && input.skipFailed) {
-      item.outcome = skippedFailed(e);
-    } else {
+    const decided = journalOutcome(e, input.skipFailed);
+    if (decided) item.outcome = decided;
+    else {
       // A row recorded `failed` was refused (or never sent): nothing was done, so it is sent again.
       item.write = input.mask ? maskWrite(prepared.write, input.mask) : prepared.write;
       if (e?.status === 'pending') item.pending = e;
     }
     yield item;
   }
+}
+
+/**
+ * What the journal decided of a row: done by an earlier run (skipped), unconfirmed (unknown,
+ * never sent blindly), refused before and `--skip-failed`; undefined when the row is to be done.
+ */
+export function journalOutcome(e: JournalEntry | undefined, skipFailed?: boolean): Outcome | undefined {
+  if (e && DONE.has(e.status)) return { status: 'skipped', id: e.id ?? null, extra: { reason: `${e.status} by an earlier run (journal)` } };
+  if (e?.status === 'unknown')
+    return {
+      status: 'unknown',
+      id: null,
+      error: 'an earlier run could not confirm whether this row was created; check, then remove its journal line to send it again',
+    };
+  if (e?.status === 'failed' && skipFailed) return skippedFailed(e);
+  return undefined;
 }
 
 function invalidOutcome(problems: { field: string; reason: string }[]): Outcome {

@@ -12,10 +12,9 @@
  */
 import { toDocument, type WriteData } from '../api/write-body.js';
 import { findAttribute, type ResourceType } from '../registry/index.js';
-import { skippedFailed } from './journal.js';
 import { normKey, resolveInBatches, type KeyLookup, type MatchedRecord } from './key-match.js';
 import { diffRecord, type FieldChange } from './record-diff.js';
-import { DONE, preparedRows, type ResourceInput, type ResourceItem, type RowPreparer } from './resource-plan.js';
+import { journalOutcome, preparedRows, type ResourceInput, type ResourceItem, type RowPreparer } from './resource-plan.js';
 import { prepareRow } from './resource-rows.js';
 
 /** Upsert creates rows that match nothing; update by key fails them. */
@@ -93,15 +92,8 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
     }
     firstRow.set(normKey(value), raw.row);
     const e = input.journal.entries.get(key);
-    if (e && DONE.has(e.status))
-      item.outcome = { status: 'skipped', id: e.id ?? null, extra: { reason: `${e.status} by an earlier run (journal)` } };
-    else if (e?.status === 'unknown') {
-      item.outcome = {
-        status: 'unknown',
-        id: null,
-        error: 'an earlier run could not confirm whether this row was created; check, then remove its journal line to send it again',
-      };
-    } else if (e?.status === 'failed' && input.skipFailed) item.outcome = skippedFailed(e);
+    const decided = journalOutcome(e, input.skipFailed);
+    if (decided) item.outcome = decided;
     else {
       item.value = value;
       item.data = data;

@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { acquireLock, LockTimeoutError } from '../auth/lock.js';
+import { acquireLock, LockTimeoutError, pidAlive } from '../auth/lock.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { clearState, clientsDir, lastPortFile, orgLockFile, ownerStateFile, writeState, type SandboxState } from './state-file.js';
 
@@ -42,15 +42,6 @@ interface Env {
   orgFile: string;
   trace: (line: string) => void;
   warn: (line: string) => void;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -80,27 +80,7 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
     };
   };
   const out = opts.io.stdout;
-  if (opts.format === 'ndjson') {
-    let chunk = '';
-    const w = collect((r) => {
-      chunk += `${JSON.stringify(query.search(r) ?? null)}\n`;
-    });
-    const flush = async () => {
-      if (chunk) await writeOut(out, chunk);
-      chunk = '';
-    };
-    return {
-      page: async (doc, records) => {
-        await w.page(doc, records);
-        await flush();
-      },
-      resources: async (p) => {
-        await w.resources(p);
-        await flush();
-      },
-      end: async () => {},
-    };
-  }
+  if (opts.format === 'ndjson') return pageWriter(out, collect, (r) => `${JSON.stringify(query.search(r) ?? null)}\n`);
   const perElement = query.perElement;
   if (perElement && !opts.single) return streamedProjection(out, perElement, opts.format === 'raw', collect);
   const all: FlatRecord[] = [];
@@ -124,18 +104,33 @@ function streamedProjection(
   raw: boolean,
   collect: (sink: (r: FlatRecord) => void) => Pick<RecordWriter, 'page' | 'resources'>,
 ): RecordWriter {
-  let chunk = '';
   let count = 0;
-  const w = collect((r) => {
+  const text = (r: FlatRecord) => {
+    let t = '';
     for (const v of perElement(r)) {
-      if (raw) chunk += `${typeof v === 'string' ? v : JSON.stringify(v ?? null)}\n`;
+      if (raw) t += `${typeof v === 'string' ? v : JSON.stringify(v ?? null)}\n`;
       else {
         // As JSON.stringify(list, null, 2) lays out an element: its own layout, indented once
         // (a newline only occurs between tokens; inside strings it is escaped).
-        chunk += `${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(v, null, 2).replace(/\n/g, '\n  ')}`;
+        t += `${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(v, null, 2).replace(/\n/g, '\n  ')}`;
       }
       count++;
     }
+    return t;
+  };
+  return pageWriter(out, collect, text, () => (raw ? '' : count === 0 ? '[]\n' : '\n]\n'));
+}
+
+/** Each record's text gathered over a page (or a batch of resources) and written at once; `tail` at the end. */
+function pageWriter(
+  out: NodeJS.WritableStream,
+  collect: (sink: (r: FlatRecord) => void) => Pick<RecordWriter, 'page' | 'resources'>,
+  text: (r: FlatRecord) => string,
+  tail: () => string = () => '',
+): RecordWriter {
+  let chunk = '';
+  const w = collect((r) => {
+    chunk += text(r);
   });
   const flush = async () => {
     if (chunk) await writeOut(out, chunk);
@@ -151,7 +146,7 @@ function streamedProjection(
       await flush();
     },
     end: async () => {
-      if (!raw) chunk += count === 0 ? '[]\n' : '\n]\n';
+      chunk += tail();
       await flush();
     },
   };

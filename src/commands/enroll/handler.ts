@@ -10,7 +10,6 @@
  * (`--by email`) + one per prospect to enroll; a name costs one or two list requests more.
  */
 import { paginate } from '../../api/paginate.js';
-import { runPool } from '../../bulk/engine.js';
 import { enrollPerformer, enrolmentBody } from '../../bulk/enroll-perform.js';
 import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
 import { enrollRows, headerless as enrollHeaderless, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
@@ -24,12 +23,11 @@ import { summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
 import {
   bulkSetup,
-  failurePrinter,
   finishRun,
   loadJournal,
   openSession,
-  rowError,
-  settleClock,
+  runRows,
+  sessionWrites,
   type BulkFlags,
   type BulkSession,
 } from '../shared/bulk-session.js';
@@ -179,24 +177,14 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     session.progress.start();
     // Aborted by the pool when the run stops for an error every row would meet.
     const halt = new AbortController();
-    const result = await runPool({
+    const result = await runRows(ctx, session, setup, {
       halt,
       items: fromList(list),
-      concurrency: setup.concurrency,
-      maxFailures: setup.maxFailures,
-      signal: ctx.signal,
-      journal: session.journal,
-      report: session.report,
-      progress: session.progress,
-      onFailure: failurePrinter(ctx, session, setup),
       perform: enrollPerformer({
         sequenceId: src.sequenceId,
         mailboxId,
-        requester: session.requester,
-        journal: session.journal,
         enrolled,
-        settle: settleClock(ctx, setup, halt),
-        describe: rowError,
+        ...sessionWrites(ctx, session, setup, halt),
       }),
     });
     session.progress.stop();

@@ -2,7 +2,6 @@
  * `svc <resource> create|update|delete --input FILE`: checks every row, then does them with the
  * bulk engine (see src/bulk/ and the README, "Bulk runs and enroll").
  */
-import { runPool } from '../../bulk/engine.js';
 import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
@@ -11,17 +10,8 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
-import {
-  bulkSetup,
-  failurePrinter,
-  finishRun,
-  loadJournal,
-  openSession,
-  rowError,
-  settleClock,
-  type BulkFlags,
-} from '../shared/bulk-session.js';
-import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { bulkSetup, finishRun, loadJournal, runRows, sessionWrites, type BulkFlags } from '../shared/bulk-session.js';
+import { noteDialect, startFileRun, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
 import { resolveNames } from '../shared/row-rel-names.js';
@@ -79,31 +69,18 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   }
   ctx.info(plan);
 
-  const failed = failedRows(setup, flags.input);
-  const session = await openSession(ctx, setup, label, scan.total);
+  const { session, failed } = await startFileRun(ctx, setup, label, scan.total, flags.input);
   try {
-    collectFailed(session, failed);
-    session.progress.start();
     // Aborted by the pool when the run stops for an error every row would meet.
     const halt = new AbortController();
-    const result = await runPool({
+    const result = await runRows(ctx, session, setup, {
       halt,
       items: resourceItems(input),
-      concurrency: setup.concurrency,
-      maxFailures: setup.maxFailures,
-      signal: ctx.signal,
-      journal: session.journal,
-      report: session.report,
-      progress: session.progress,
-      onFailure: failurePrinter(ctx, session, setup),
       perform: resourcePerformer({
         rt,
         op,
-        requester: session.requester,
-        journal: session.journal,
         claimed: claimedIds(journal),
-        settle: settleClock(ctx, setup, halt),
-        describe: rowError,
+        ...sessionWrites(ctx, session, setup, halt),
       }),
     });
     session.progress.stop();

@@ -16,6 +16,18 @@ import { addKeyedOptions, runKeyed, upsertHelp } from './upsert-options.js';
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** The `list --help` lines on dates in filters, with an example on a date field of the type. */
+/** The options that give one record's fields: `--attr`, `--rel` and `--data` (create and update). */
+function addRecordOptions(cmd: Command): Command {
+  return cmd
+    .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
+    .option(
+      '--rel <name=id>',
+      'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)',
+      collect,
+    )
+    .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
+}
+
 function datesHelp(rt: ResourceType): string {
   const field =
     rt.attributes.find((a) => a.filterable && a.type === 'date-time' && a.name === 'updatedAt') ??
@@ -179,16 +191,8 @@ Examples:
       );
   }
   if (rt.operations.includes('create')) {
-    const create = cmd
-      .command('create')
-      .description(`create a ${rt.type}`)
-      .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
-      .option(
-        '--rel <name=id>',
-        'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)',
-        collect,
-      )
-      .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
+    const create = cmd.command('create').description(`create a ${rt.type}`);
+    addRecordOptions(create);
     addBulkOptions(create).action((opts, c: Command) =>
       run(c, (h) => (ctx) => {
         if (opts.input !== undefined) return runBulk(ctx, rt, 'create', undefined, opts);
@@ -201,14 +205,8 @@ Examples:
     const update = cmd
       .command('update')
       .description(`update a ${rt.type} (sends only what is given)`)
-      .argument('[id]', 'record id (or --input FILE)')
-      .option('--attr <k=v>', 'attribute (repeatable); k:=JSON for raw JSON values', collect)
-      .option(
-        '--rel <name=id>',
-        'relationship: name=id, name=type:id, name=null, or by name: name=name:<value>, name=email:<value> (repeatable)',
-        collect,
-      )
-      .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
+      .argument('[id]', 'record id (or --input FILE)');
+    addRecordOptions(update);
     addKeyedOptions(addBulkOptions(update)).action((id: string | undefined, opts, c: Command) =>
       run(
         c,

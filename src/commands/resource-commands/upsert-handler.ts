@@ -4,7 +4,6 @@
  * left alone, through the same exactly-once machinery as every bulk run (journal, resume, settle
  * window, lookups). `--plan` (and `--dry-run`) prints the field-level diff and the bill instead.
  */
-import { runPool } from '../../bulk/engine.js';
 import { keyLookup, maskedLookup } from '../../bulk/key-match.js';
 import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { claimedIds, scanInput } from '../../bulk/resource-plan.js';
@@ -14,17 +13,8 @@ import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedI
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
-import {
-  bulkSetup,
-  failurePrinter,
-  finishRun,
-  loadJournal,
-  openSession,
-  rowError,
-  settleClock,
-  type BulkFlags,
-} from '../shared/bulk-session.js';
-import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { bulkSetup, finishRun, loadJournal, runRows, sessionWrites, type BulkFlags } from '../shared/bulk-session.js';
+import { noteDialect, startFileRun, writeFailedRows } from '../shared/bulk-input.js';
 import { checkInputColumns } from '../shared/input-columns.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
 import { resolveNames } from '../shared/row-rel-names.js';
@@ -85,11 +75,8 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   }
   ctx.info(summary);
 
-  const failed = failedRows(setup, flags.input);
-  const session = await openSession(ctx, setup, label, scan.total);
+  const { session, failed } = await startFileRun(ctx, setup, label, scan.total, flags.input);
   try {
-    collectFailed(session, failed);
-    session.progress.start();
     const halt = new AbortController();
     const plain = keyLookup(pagedClient(session.requester, session.client), {
       path: rt.path,
@@ -105,24 +92,14 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
         yield item;
       }
     };
-    const result = await runPool({
+    const result = await runRows(ctx, session, setup, {
       halt,
       items: counted(keyedItems(input, lookup)),
-      concurrency: setup.concurrency,
-      maxFailures: setup.maxFailures,
-      signal: ctx.signal,
-      journal: session.journal,
-      report: session.report,
-      progress: session.progress,
-      onFailure: failurePrinter(ctx, session, setup),
       perform: resourcePerformer({
         rt,
         op: 'update',
-        requester: session.requester,
-        journal: session.journal,
         claimed: claimedIds(journal),
-        settle: settleClock(ctx, setup, halt),
-        describe: rowError,
+        ...sessionWrites(ctx, session, setup, halt),
       }),
     });
     session.progress.stop();

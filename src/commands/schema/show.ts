@@ -2,7 +2,7 @@
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { printValue } from '../shared/output.js';
-import { attributeMarks as marks, findResource } from '../../registry/index.js';
+import { attributeMarks as marks, findResource, type AttributeSpec } from '../../registry/index.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
 import { loadOrgSchema } from './load.js';
 
@@ -39,25 +39,18 @@ export async function showHandler(ctx: Context, typeArg: string): Promise<void> 
   if (!rt) throw new UsageError(`unknown type "${typeArg}"`).hint('`svc resources` lists every type');
   const schema = await loadOrgSchema(ctx);
   const view = schema ? orgTypeView(schema, rt) : undefined;
-  const rows: FieldRow[] = rt.attributes.map((a) => ({
+  const row = (a: AttributeSpec, source: FieldRow['source']): FieldRow => ({
     name: a.name,
     type: a.type,
     marks: marks(a),
     label: null,
     validation: null,
     options: a.enum ? a.enum.join(', ') : null,
-    source: 'spec',
-  }));
+    source,
+  });
+  const rows: FieldRow[] = rt.attributes.map((a) => row(a, 'spec'));
   for (const a of view?.extraAttributes ?? []) {
-    rows.push({
-      name: a.name,
-      type: a.type,
-      marks: marks(a),
-      label: null,
-      validation: null,
-      options: a.enum ? a.enum.join(', ') : null,
-      source: 'org',
-    });
+    rows.push(row(a, 'org'));
   }
   const custom = [...(view?.customFields ?? [])].sort((a, b) => Number(a.name.slice(6)) - Number(b.name.slice(6)));
   for (const f of custom) {

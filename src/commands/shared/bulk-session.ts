@@ -12,7 +12,15 @@ import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportW
 import { Requester } from '../../bulk/requester.js';
 import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
-import { DEFAULT_MAX_FAILURES, MAX_PARKED, type Outcome, type PoolResult, type WorkItem } from '../../bulk/engine.js';
+import {
+  DEFAULT_MAX_FAILURES,
+  MAX_PARKED,
+  runPool,
+  type Outcome,
+  type PoolOptions,
+  type PoolResult,
+  type WorkItem,
+} from '../../bulk/engine.js';
 import { parseDelimiter, stdinNotSupported } from '../../bulk/readers.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
@@ -242,14 +250,18 @@ function resumeHint(setup: BulkSetup): string {
  * The settle window of a run's writes without a definite answer. Its waits end on Ctrl-C and
  * when `halt` is aborted (the run stops for an error every row would meet).
  */
-export function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): SettleClock {
+function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): SettleClock {
   const signal = AbortSignal.any([ctx.signal, halt.signal]);
   // One listener per parked row (see openSession).
   setMaxListeners(MAX_CONCURRENCY + MAX_PARKED + 16, signal);
   return { windowMs: setup.settleMs, now: () => ctx.clock.now(), sleep: (ms, s) => ctx.clock.sleep(ms, s), signal };
 }
 
-/** Error texts come from servers and networks: known secrets never reach a report. */
+/** What every performer of a session's writes is given: requester, journal, settle window, error lines. */
+export function sessionWrites(ctx: Context, session: BulkSession, setup: BulkSetup, halt: AbortController) {
+  return { requester: session.requester, journal: session.journal, settle: settleClock(ctx, setup, halt), describe: rowError };
+}
+
 /** Every text of a report line redacted: errors quote servers, and details (`reason`) quote journals and inputs. */
 function redacted(ctx: Context, inner: ReportWriter): ReportWriter {
   return {
@@ -268,7 +280,7 @@ function progressInterval(v: string | undefined): number | undefined {
 }
 
 /** One line for an error a row met: `title: detail (field /data/…, id code)`. */
-export function rowError(err: unknown): { error: string; field?: string } {
+function rowError(err: unknown): { error: string; field?: string } {
   if (err instanceof ApiError) {
     const e = err.errors[0];
     const pointer = e?.source?.pointer ?? e?.source?.parameter;
@@ -279,8 +291,31 @@ export function rowError(err: unknown): { error: string; field?: string } {
   return { error: err instanceof Error ? err.message : String(err) };
 }
 
+/**
+ * Runs a session's rows through the worker pool with the run's settings: concurrency, the
+ * breaker (`--max-failures`), Ctrl-C, the journal, the report, the progress and the lines of
+ * failed rows.
+ */
+export function runRows<T extends WorkItem>(
+  ctx: Context,
+  session: BulkSession,
+  setup: BulkSetup,
+  rows: Pick<PoolOptions<T>, 'items' | 'perform' | 'halt'>,
+): Promise<PoolResult> {
+  return runPool({
+    ...rows,
+    concurrency: setup.concurrency,
+    maxFailures: setup.maxFailures,
+    signal: ctx.signal,
+    journal: session.journal,
+    report: session.report,
+    progress: session.progress,
+    onFailure: failurePrinter(ctx, session, setup),
+  });
+}
+
 /** Prints failed rows on stderr: every one without `--report`, the first ten with it. */
-export function failurePrinter(ctx: Context, session: BulkSession, setup: BulkSetup): (item: WorkItem, o: Outcome) => void {
+function failurePrinter(ctx: Context, session: BulkSession, setup: BulkSetup): (item: WorkItem, o: Outcome) => void {
   let shown = 0;
   const cap = setup.reportPath ? 10 : Infinity;
   return (item, o) => {

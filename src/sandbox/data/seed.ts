@@ -5,7 +5,7 @@
 import { findRelationship, RESOURCES, resourceByType, type ResourceType } from '../../registry/index.js';
 import { hasAttribute, storedRels } from './model.js';
 import { Prng } from './prng.js';
-import { SeedStats } from './seed-stats.js';
+import { SeedStats, zeroCounters } from './seed-stats.js';
 import { refCache } from '../rules/util.js';
 import * as W from './seed-words.js';
 import type { Rec, Ref, RelValue, Store } from './store.js';
@@ -207,17 +207,7 @@ export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42):
           order: j + 1,
           interval: j === 0 ? 0 : 1440 * 2 * j,
           taskNote: stepType === 'call' ? 'Call and reference the e-mail.' : null,
-          bounceCount: 0,
-          clickCount: 0,
-          deliverCount: 0,
-          failureCount: 0,
-          negativeReplyCount: 0,
-          neutralReplyCount: 0,
-          openCount: 0,
-          optOutCount: 0,
-          positiveReplyCount: 0,
-          replyCount: 0,
-          scheduleCount: 0,
+          ...zeroCounters(),
         },
         {
           sequence: ref('sequence', seq.id),
@@ -232,17 +222,7 @@ export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42):
             isReply: j > 0,
             enabled: true,
             enabledAt: time(200),
-            bounceCount: 0,
-            clickCount: 0,
-            deliverCount: 0,
-            failureCount: 0,
-            negativeReplyCount: 0,
-            neutralReplyCount: 0,
-            openCount: 0,
-            optOutCount: 0,
-            positiveReplyCount: 0,
-            replyCount: 0,
-            scheduleCount: 0,
+            ...zeroCounters(),
           },
           { sequenceStep: ref('sequenceStep', step.id), template: ref('template', templates[(i + j) % templates.length]!), creator: owner },
         );

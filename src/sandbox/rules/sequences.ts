@@ -108,19 +108,7 @@ export const sequenceStateRules: TypeRules = {
     checkEnrolment(ctx.store, prospect, sequence);
     const now = nowText(ctx.store);
     Object.assign(input.attributes, { state: 'active', stateChangedAt: now, activeAt: now });
-    zeroCounters(input.attributes, [
-      'bounceCount',
-      'clickCount',
-      'deliverCount',
-      'failureCount',
-      'negativeReplyCount',
-      'neutralReplyCount',
-      'openCount',
-      'optOutCount',
-      'positiveReplyCount',
-      'replyCount',
-      'scheduleCount',
-    ]);
+    zeroCounters(input.attributes);
     const first = stepsOf(ctx.store, sequence.id)[0];
     input.rels['sequenceStep'] = first ? { type: 'sequenceStep', id: first.id } : null;
     input.rels['account'] = refOf(ctx.store.get('prospect', prospect.id), 'account') ?? null;
