@@ -8,6 +8,7 @@
  * unauthenticated client cannot make the sandbox hold anything (request-body.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
 import { ErrorResponse, errors } from '../errors.js';
 import { BASE_PATH, principalOf, type Core, type RecordedRequest } from './core.js';
@@ -163,8 +164,21 @@ async function respond(core: Core, req: IncomingMessage, res: ServerResponse): P
     // A body left unread (refused before reading, or too large): the connection cannot carry
     // another request, so it closes once the answer is out, and Node discards what still comes.
     h['Connection'] = 'close';
+    lingeringClose(req.socket);
     res.on('finish', () => setTimeout(() => req.socket.destroy(), 2000).unref());
   }
   res.writeHead(out.status, h);
   res.end(out.body);
+}
+
+/**
+ * Closing a connection while the client's bytes are still unread makes the kernel reset it, and a
+ * reset can discard the answer before the client has read it (a 413 lost under load). So once the
+ * answer is out the sandbox only half-closes, and goes on reading (Node discards the rest of the
+ * body) until the client closes or the 2 s above run out: the lingering close of web servers.
+ */
+function lingeringClose(socket: Socket): void {
+  socket.destroySoon = function halfClose(this: Socket) {
+    this.end();
+  };
 }
