@@ -2,7 +2,6 @@
  * `svc <resource> create|update|delete --input FILE`: checks every row, then does them with the
  * bulk engine (see src/bulk/ and the README, "Bulk runs and enroll").
  */
-import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import type { WriteOp } from '../../bulk/resource-rows.js';
@@ -10,10 +9,9 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
-import { bulkSetup, finishRun, loadJournal, runRows, sessionWrites, type BulkFlags } from '../shared/bulk-session.js';
-import { noteDialect, startFileRun, writeFailedRows } from '../shared/bulk-input.js';
-import { checkInputColumns } from '../shared/input-columns.js';
-import { rehearsalMask } from '../shared/rehearsal.js';
+import { bulkSetup, finishRun, runRows, sessionWrites, type BulkFlags } from '../shared/bulk-session.js';
+import { startFileRun, writeFailedRows } from '../shared/bulk-input.js';
+import { readResourceInput } from '../shared/resource-input.js';
 import { resolveNames } from '../shared/row-rel-names.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
@@ -21,27 +19,8 @@ const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', dele
 /** Runs a bulk create, update or delete. */
 export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: BulkFlags & { input: string }): Promise<void> {
   const setup = bulkSetup(flags, ctx.globals.sandbox);
-  const format = await detectFormat(flags.input);
-  const dialect = await inspectInput(flags.input, format, setup.delimiter);
-  noteDialect(ctx, flags.input, dialect, format);
-  const journal = await loadJournal(ctx, setup.journalPath);
-  // Every column resolved before anything is sent: labels as column names, custom values checked.
-  const cols = op === 'delete' ? undefined : await checkInputColumns(ctx, rt, flags.input, format, dialect, setup.ignoreColumns);
-  const names = cols?.view;
-  const input: ResourceInput = {
-    rt,
-    op,
-    file: flags.input,
-    format,
-    shard: setup.shard,
-    journal,
-    skipFailed: setup.skipFailed,
-    dialect,
-    ...(cols ? { skipColumns: cols.skip } : {}),
-    ...(names ? { names } : {}),
-  };
-  const mask = op === 'delete' ? undefined : await rehearsalMask(ctx);
-  if (mask) input.mask = mask;
+  const input = await readResourceInput(ctx, rt, op, flags.input, setup);
+  const { format, dialect, journal } = input;
   const label = `${rt.command} ${VERB[op]}`;
   if (op !== 'delete') await resolveNames(ctx, rt, input);
 

@@ -5,7 +5,6 @@
  * window, lookups). `--plan` (and `--dry-run`) prints the field-level diff and the bill instead.
  */
 import { keyLookup, maskedLookup } from '../../bulk/key-match.js';
-import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import { claimedIds, scanInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import { pagedClient } from '../../bulk/requester.js';
@@ -13,10 +12,9 @@ import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedI
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
-import { bulkSetup, finishRun, loadJournal, runRows, sessionWrites, type BulkFlags } from '../shared/bulk-session.js';
-import { noteDialect, startFileRun, writeFailedRows } from '../shared/bulk-input.js';
-import { checkInputColumns } from '../shared/input-columns.js';
-import { rehearsalMask } from '../shared/rehearsal.js';
+import { bulkSetup, finishRun, runRows, sessionWrites, type BulkFlags } from '../shared/bulk-session.js';
+import { startFileRun, writeFailedRows } from '../shared/bulk-input.js';
+import { readResourceInput } from '../shared/resource-input.js';
 import { resolveNames } from '../shared/row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
 
@@ -33,29 +31,9 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
       `${rt.command} upsert: --match id cannot create a missing record; use update --input F --match id, or match by an attribute`,
     );
   const setup = bulkSetup(flags, ctx.globals.sandbox);
-  const format = await detectFormat(flags.input);
-  const dialect = await inspectInput(flags.input, format, setup.delimiter);
-  noteDialect(ctx, flags.input, dialect, format);
-  const journal = await loadJournal(ctx, setup.journalPath);
-  // Every column resolved before anything is sent, as for create and update --input.
-  const cols = await checkInputColumns(ctx, rt, flags.input, format, dialect, setup.ignoreColumns);
-  const names = cols.view;
-  const input: KeyedInput = {
-    rt,
-    op: 'update',
-    mode,
-    match,
-    file: flags.input,
-    format,
-    shard: setup.shard,
-    journal,
-    skipFailed: setup.skipFailed,
-    dialect,
-    skipColumns: cols.skip,
-    ...(names ? { names } : {}),
-  };
-  const mask = await rehearsalMask(ctx);
-  if (mask) input.mask = mask;
+  // Read and checked as for create and update --input: every column resolved before anything is sent.
+  const input: KeyedInput = { ...(await readResourceInput(ctx, rt, 'update', flags.input, setup)), mode, match };
+  const { format, dialect, journal, mask } = input;
   const label = `${rt.command} ${mode} by ${match}`;
   const nameLookups = await resolveNames(ctx, rt, input);
 
