@@ -371,6 +371,11 @@ describe('svc sandbox --from-profile', () => {
     expect(outcomes(path.join(work, 'p-upsert.ndjson'))).toEqual(upserted);
     expect(prod.store.get('prospect', u3)!.attributes['firstName']).toBe('Zedekiah');
 
+    // A listing filtered on a real address finds the record in the copy too.
+    const found = await svc(['--sandbox-data', copy(), 'prospects', 'list', '--filter', `emails=${emailsOf(u1)[0]}`, '-o', 'json']);
+    expect(found.code, found.stderr).toBe(0);
+    expect(json<{ id: number }[]>(found).map((p) => p.id)).toEqual([u1]);
+
     // Without its key a rehearsal says why addresses will not match.
     fs.renameSync(`${copy()}.key`, `${copy()}.key.away`);
     try {

@@ -65,6 +65,8 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   const schema = await loadOrgSchema(ctx);
   const names = schema ? orgTypeView(schema, rt) : undefined;
   const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
+  // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
+  if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
   if (query.filters?.some((f) => f.path.length === 1 && f.path[0] === 'id')) {
     throw new UsageError('export goes through the records by id: a filter on id is not offered (filter on other fields)');
   }

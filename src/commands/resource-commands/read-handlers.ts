@@ -39,6 +39,8 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
   const names = org.view(rt);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), names);
+  // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
+  if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
   askJsonFields(ctx, rt, query, org);
   if (flags.count) query.count = true;
   if (query.fields) checkFieldNames(query.fields, org);

@@ -4,6 +4,7 @@
  * (local-sandbox/rehearsal-key.ts, bulk/input-mask.ts).
  */
 import path from 'node:path';
+import type { Filter } from '../../api/filter.js';
 import type { InputMask } from '../../bulk/input-mask.js';
 import type { Context } from '../../runtime/context.js';
 
@@ -34,4 +35,16 @@ async function readMask(ctx: Context): Promise<InputMask | undefined> {
       `${r.missing}: e-mail addresses, names and other anonymised values are used as written and will not match the copy's fakes; make the copy again (svc sandbox --from-profile) to get its key`,
     );
   return undefined;
+}
+
+/**
+ * A listing's filters as the copy holds their values, so that `--filter emails=ada@corp.com`
+ * finds Ada's record in the copy. Ranges are left as they are: the fakes keep no order.
+ */
+export async function maskQueryFilters(ctx: Context, type: string, query: { filters?: Filter[] }): Promise<void> {
+  const mask = await rehearsalMask(ctx);
+  if (!mask || !query.filters) return;
+  query.filters = query.filters.map((f) =>
+    f.path.length !== 1 || f.kind === 'range' ? f : { ...f, values: f.values.map((v) => mask.value(type, f.path[0]!, v)) },
+  );
 }
