@@ -42,8 +42,9 @@ async function readMask(ctx: Context): Promise<InputMask | undefined> {
  * finds Ada's record in the copy. Ranges are left as they are: the fakes keep no order.
  */
 export async function maskQueryFilters(ctx: Context, type: string, query: { filters?: Filter[] }): Promise<void> {
+  if (!query.filters) return;
   const mask = await rehearsalMask(ctx);
-  if (!mask || !query.filters) return;
+  if (!mask) return;
   query.filters = query.filters.map((f) =>
     f.path.length !== 1 || f.kind === 'range' ? f : { ...f, values: f.values.map((v) => mask.value(type, f.path[0]!, v)) },
   );
