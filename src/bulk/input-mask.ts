@@ -7,7 +7,7 @@
  * the org's rules see in the copy what they would see in production. Rows, reports and messages
  * keep the values as the user wrote them.
  */
-import { toDocument } from '../api/write-body.js';
+import { toDocument, type WriteData } from '../api/write-body.js';
 import type { PreparedWrite } from './resource-rows.js';
 
 /** How the copy holds the values of one copy's anonymised fields. */
@@ -18,9 +18,14 @@ export interface InputMask {
   attributes(type: string, attrs: Record<string, unknown>): Record<string, unknown>;
 }
 
+/** A row's write data with its attributes as the copy holds them. */
+export function maskData(data: WriteData, mask: InputMask): WriteData {
+  return { ...data, attributes: mask.attributes(data.type, data.attributes) };
+}
+
 /** A write with its attributes as the copy holds them (its body rebuilt from them). */
 export function maskWrite(write: PreparedWrite, mask: InputMask): PreparedWrite {
   if (!write.data) return write;
-  const data = { ...write.data, attributes: mask.attributes(write.data.type, write.data.attributes) };
+  const data = maskData(write.data, mask);
   return { ...write, data, body: toDocument(data) };
 }

@@ -12,6 +12,7 @@
  */
 import { toDocument, type WriteData } from '../api/write-body.js';
 import { findAttribute, type ResourceType } from '../registry/index.js';
+import { maskData } from './input-mask.js';
 import { normKey, resolveInBatches, type KeyLookup, type MatchedRecord } from './key-match.js';
 import { diffRecord, type FieldChange } from './record-diff.js';
 import { journalOutcome, preparedRows, type ResourceInput, type ResourceItem, type RowPreparer } from './resource-plan.js';
@@ -107,7 +108,7 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
 export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecord[]): void {
   const rt: ResourceType = input.rt;
   // On a rehearsal copy the record holds fakes: the row's values are compared and written as fakes too.
-  const data = input.mask ? { ...item.data!, attributes: input.mask.attributes(rt.type, item.data!.attributes) } : item.data!;
+  const data = input.mask ? maskData(item.data!, input.mask) : item.data!;
   const what = `${input.match} ${item.value}`;
   if (records.length > 1) {
     const ids = records.map((r) => r.id);

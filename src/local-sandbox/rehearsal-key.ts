@@ -6,9 +6,9 @@
  * to someone else goes without it.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { Anonymiser, fieldKind } from '../sandbox/data/anonymise.js';
 import type { CustomFieldValidation } from '../sandbox/data/org.js';
+import { writePrivateFileSync } from '../private-file.js';
 
 /** What the key file holds. */
 interface RehearsalKey {
@@ -31,10 +31,7 @@ export function writeRehearsalKey(orgFile: string, key: string | undefined, keep
     return;
   }
   const body: RehearsalKey = { version: 1, key, keepDomains };
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(body), { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writePrivateFileSync(file, JSON.stringify(body));
 }
 
 /** The copy's fakes of input values: the shape of bulk's `InputMask` (this layer does not import bulk). */

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writePrivateFileSync } from '../private-file.js';
 
 /** What a running sandbox writes about itself. */
 export interface SandboxState {
@@ -64,10 +65,7 @@ export function clientsDir(env: NodeJS.ProcessEnv): string {
 
 /** Writes a state file (0600: it holds a token) atomically; the user's one by default. */
 export function writeState(env: NodeJS.ProcessEnv, state: SandboxState, file = stateFile(env)): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writePrivateFileSync(file, JSON.stringify(state));
 }
 
 /** Removes a state file if it still describes this process. */

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ORG_SCHEMA_VERSION, type OrgSchema } from './types.js';
+import { writePrivateFileSync } from '../private-file.js';
 
 /** The cache file of a profile. */
 export function schemaCachePath(configDir: string, profile: string): string {
@@ -31,9 +32,6 @@ export function readSchemaCache(file: string): OrgSchema | undefined {
 
 /** Writes a profile's cache (directory 0700, file 0600), replacing it atomically. */
 export function writeSchemaCache(file: string, schema: OrgSchema): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(schema, null, 1) + '\n', { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writePrivateFileSync(file, JSON.stringify(schema, null, 1) + '\n');
   if (process.platform !== 'win32') fs.chmodSync(file, 0o600);
 }

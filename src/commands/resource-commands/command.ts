@@ -15,7 +15,6 @@ import { addKeyedOptions, runKeyed, upsertHelp } from './upsert-options.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-/** The `list --help` lines on dates in filters, with an example on a date field of the type. */
 /** The options that give one record's fields: `--attr`, `--rel` and `--data` (create and update). */
 function addRecordOptions(cmd: Command): Command {
   return cmd
@@ -28,6 +27,7 @@ function addRecordOptions(cmd: Command): Command {
     .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
 }
 
+/** The `list --help` lines on dates in filters, with an example on a date field of the type. */
 function datesHelp(rt: ResourceType): string {
   const field =
     rt.attributes.find((a) => a.filterable && a.type === 'date-time' && a.name === 'updatedAt') ??

@@ -4,7 +4,7 @@
  * so that an interrupted copy resumes where it stopped — with the same fakes.
  */
 import fs from 'node:fs';
-import path from 'node:path';
+import { writePrivateFileSync } from '../../private-file.js';
 
 /** What identifies a copy: a progress file made with other options is not resumed. */
 export interface CopyParams {
@@ -50,8 +50,5 @@ export function readProgress(file: string, params: CopyParams): CopyProgress | u
 
 /** Writes the progress (0600: it holds the key that makes the fakes). */
 export function writeProgress(file: string, p: CopyProgress): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(p), { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writePrivateFileSync(file, JSON.stringify(p));
 }

@@ -3,6 +3,7 @@
  * exclusivity rules, the finish/pause/resume actions, and the derived sequence attributes.
  */
 import { ruleError } from '../errors.js';
+import { zeroCounters } from '../data/seed-stats.js';
 import type { Rec, Ref, Store } from '../data/store.js';
 import { ACTIVE_STATES } from './crm.js';
 import { scheduleStepMailing } from './mailings.js';
@@ -82,21 +83,10 @@ function transition(ctx: RuleContext, rec: Rec, from: string, to: string, verb: 
   if (change && to === 'finished') ctx.store.emit({ ...change, action: 'finished' });
 }
 
-const COUNTERS = [
-  'bounceCount',
-  'clickCount',
-  'deliverCount',
-  'failureCount',
-  'negativeReplyCount',
-  'neutralReplyCount',
-  'openCount',
-  'optOutCount',
-  'positiveReplyCount',
-  'replyCount',
-  'scheduleCount',
-];
+/** The eleven counters of sequences, steps, templates and states (seed-stats.ts sets them at zero). */
+const COUNTERS = Object.keys(zeroCounters());
 
-function zeroCounters(attrs: Record<string, unknown>, names: string[] = COUNTERS): void {
+function zeroMissingCounters(attrs: Record<string, unknown>, names: string[] = COUNTERS): void {
   for (const c of names) attrs[c] ??= 0;
 }
 
@@ -108,7 +98,7 @@ export const sequenceStateRules: TypeRules = {
     checkEnrolment(ctx.store, prospect, sequence);
     const now = nowText(ctx.store);
     Object.assign(input.attributes, { state: 'active', stateChangedAt: now, activeAt: now });
-    zeroCounters(input.attributes);
+    zeroMissingCounters(input.attributes);
     const first = stepsOf(ctx.store, sequence.id)[0];
     input.rels['sequenceStep'] = first ? { type: 'sequenceStep', id: first.id } : null;
     input.rels['account'] = refOf(ctx.store.get('prospect', prospect.id), 'account') ?? null;
@@ -137,7 +127,7 @@ export const sequenceRules: TypeRules = {
     const a = input.attributes;
     a['sequenceType'] ??= 'interval';
     Object.assign(a, { enabled: false, locked: false });
-    zeroCounters(a, ['bounceCount', 'failureCount', 'clickCount', 'deliverCount']);
+    zeroMissingCounters(a, ['bounceCount', 'failureCount', 'clickCount', 'deliverCount']);
     if (a['primaryReplyAction'] === 'finish') a['finishOnReply'] = true;
     input.rels['owner'] ??= { type: 'user', id: ctx.principal.userId };
   },
@@ -167,7 +157,7 @@ export const sequenceStepRules: TypeRules = {
     const seq = requireRel(input.rels, 'sequence', 'A sequence step');
     const steps = stepsOf(ctx.store, seq.id);
     input.attributes['order'] ??= steps.length ? Math.max(...steps.map((s) => (s.attributes['order'] as number) ?? 0)) + 1 : 1;
-    zeroCounters(input.attributes);
+    zeroMissingCounters(input.attributes);
   },
   computed: {
     displayName: (_store, rec) => {
@@ -181,7 +171,7 @@ export const sequenceTemplateRules: TypeRules = {
   beforeCreate: (ctx, input) => {
     requireRel(input.rels, 'sequenceStep', 'A sequence template');
     requireRel(input.rels, 'template', 'A sequence template');
-    zeroCounters(input.attributes);
+    zeroMissingCounters(input.attributes);
     Object.assign(input.attributes, { enabled: true, enabledAt: nowText(ctx.store) });
   },
 };
