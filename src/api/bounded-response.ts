@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { ExitCode, SvcError } from '../errors.js';
+import { bodyText } from './body-text.js';
 import { request } from './undici-lite.js';
 
 /** The answer was larger than the cap; the connection was dropped. */
@@ -39,7 +40,10 @@ interface ResponseBounds {
 export interface BoundedResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
-  text: string;
+  /** The body's bytes. */
+  body: Buffer;
+  /** The body as text, decoded when first read (a listing page is parsed from its bytes). */
+  readonly text: string;
 }
 
 /** Sends one request and reads its whole answer within the bounds. */
@@ -58,8 +62,16 @@ export async function boundedRequest(
       bodyTimeout: bounds.timeoutMs,
       signal: outer ? AbortSignal.any([outer, deadline.signal]) : deadline.signal,
     });
-    const text = await readLimited(res, bounds.maxBytes, bounds.what);
-    return { statusCode: res.statusCode, headers: res.headers, text };
+    const body = await readLimited(res, bounds.maxBytes, bounds.what);
+    let text: string | undefined;
+    return {
+      statusCode: res.statusCode,
+      headers: res.headers,
+      body,
+      get text() {
+        return (text ??= bodyText(body));
+      },
+    };
   } catch (err) {
     if (deadline.signal.aborted && !outer?.aborted) {
       throw Object.assign(new Error(`no complete answer within ${bounds.timeoutMs} ms`), { code: RESPONSE_TIMEOUT });
@@ -70,7 +82,7 @@ export async function boundedRequest(
   }
 }
 
-async function readLimited(res: Dispatcher.ResponseData, max: number, what: string): Promise<string> {
+async function readLimited(res: Dispatcher.ResponseData, max: number, what: string): Promise<Buffer> {
   const length = res.headers['content-length'];
   const declared = Number(Array.isArray(length) ? length[0] : length);
   if (Number.isFinite(declared) && declared > max) {
@@ -87,5 +99,5 @@ async function readLimited(res: Dispatcher.ResponseData, max: number, what: stri
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

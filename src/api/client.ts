@@ -78,8 +78,8 @@ export interface ApiRequest {
    */
   retryServerErrors?: boolean;
   signal?: AbortSignal;
-  /** Parses a success body instead of JSON.parse (list pages: page-parse.ts). */
-  parse?: (text: string) => unknown;
+  /** Parses a success body's bytes instead of JSON.parse (list pages: page-parse.ts). */
+  parse?: (body: Buffer) => unknown;
 }
 
 /** One response, body parsed. */
@@ -88,7 +88,8 @@ export interface ApiResponse {
   url: string;
   headers: Record<string, string | string[] | undefined>;
   doc: JsonApiDocument;
-  text: string;
+  /** The body as text (decoded when first read). */
+  readonly text: string;
   rateLimit: RateLimitInfo;
 }
 
@@ -215,20 +216,28 @@ export class ApiClient {
         err.hint('raise the cap with --max-response-mb <n> (or SVC_MAX_RESPONSE_MB), or ask for less: --page-size, --fields');
       throw err;
     }
-    const text = res.text;
     const rateLimit = parseRateLimit(res.headers);
     const ms = Math.round(performance.now() - started);
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
-    const doc = ok ? parseDocument(res.statusCode, text, headerString(res.headers['content-type']), req.parse) : {};
+    const doc = ok ? parseDocument(res.statusCode, res.body, headerString(res.headers['content-type']), req.parse) : {};
     // Performance machinery (README.md, Build): the depth check skips unparsed attributes.
     // Lazy attributes are not read here: reading them would parse what ndjson copies as text.
     if (nestedDeeperThan(doc, MAX_JSON_DEPTH, (o) => (hasLazyAttributes(o) ? 'attributes' : undefined)))
       throw new ApiError(res.statusCode, [
         { title: 'bad response', detail: `server answered ${res.statusCode} with a document ${tooDeepMessage()}` },
       ]);
-    return { status: res.statusCode, url: url.toString(), headers: res.headers, doc, text, rateLimit };
+    return {
+      status: res.statusCode,
+      url: url.toString(),
+      headers: res.headers,
+      doc,
+      get text() {
+        return res.text;
+      },
+      rateLimit,
+    };
   }
 
   private trace(line: string): void {

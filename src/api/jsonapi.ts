@@ -3,6 +3,7 @@
  */
 import { ApiError, type ApiErrorObject } from '../errors.js';
 import { parseJson } from '../lossless-json.js';
+import { bodyText } from './body-text.js';
 
 /** A resource identifier object. */
 export interface ResourceIdentifier {
@@ -128,11 +129,11 @@ function normalizeError(e: unknown): ApiErrorObject {
 /** Parses a success body; a non-JSON body is an error, never a crash. */
 export function parseDocument(
   status: number,
-  body: string,
+  body: Buffer,
   contentType: string | undefined,
-  parse: (text: string) => unknown = parseJson,
+  parse: (body: Buffer) => unknown = (b) => parseJson(bodyText(b)),
 ): JsonApiDocument {
-  if (body.trim() === '') return {};
+  if (blank(body)) return {};
   try {
     const doc = parse(body);
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
@@ -140,9 +141,18 @@ export function parseDocument(
     }
     return doc as JsonApiDocument;
   } catch {
-    const what = contentType?.includes('html') || body.trimStart().startsWith('<') ? 'an HTML page' : 'invalid JSON';
+    const what = contentType?.includes('html') || bodyText(body).trimStart().startsWith('<') ? 'an HTML page' : 'invalid JSON';
     throw new ApiError(status, [{ title: 'bad response', detail: `server answered ${status} with ${what}` }]);
   }
+}
+
+/** True for a body of white space only (as String#trim sees it) without decoding a big one. */
+function blank(body: Buffer): boolean {
+  let i = 0;
+  while (i < body.length && (body[i] === 32 || (body[i]! >= 9 && body[i]! <= 13))) i++;
+  if (i === body.length) return true;
+  // Other white space (a no-break space, a byte-order mark) is not ASCII.
+  return body[i]! > 127 && bodyText(body).trim() === '';
 }
 
 /**

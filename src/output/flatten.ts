@@ -4,7 +4,7 @@
  * replacing its id with its own (flat) record.
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
-import { rawAttributes } from '../api/page-parse.js';
+import { rawAttributeBytes, rawAttributes, type RawBytes } from '../api/page-parse.js';
 import { setField } from '../own-field.js';
 import { idValue } from '../lossless-json.js';
 
@@ -68,25 +68,72 @@ export const recordId: (id: number | string) => number | string = idValue;
  * a relationship), the record goes through `flatten` instead.
  */
 export function flatJson(resource: ResourceObject, included?: IncludedIndex): string {
+  const parts = flatParts(resource, included, false);
+  if (typeof parts === 'string') return parts;
+  return parts.members === '' ? parts.head + parts.tail : `${parts.head},${parts.members as string}${parts.tail}`;
+}
+
+/** Where {@link flatLine} writes: text, and ranges of a page's bytes. */
+export interface LineSink {
+  text(s: string): void;
+  bytes(page: Buffer, start: number, end: number): void;
+}
+
+/**
+ * `flatJson(resource, included) + '\n'` written to `sink`, the attributes of a listing page copied
+ * from the page's bytes as they are (never decoded to a string: ndjson's fast path).
+ */
+export function flatLine(resource: ResourceObject, included: IncludedIndex | undefined, sink: LineSink): void {
+  const parts = flatParts(resource, included, true);
+  if (typeof parts === 'string') {
+    sink.text(`${parts}\n`);
+    return;
+  }
+  const m = parts.members;
+  if (typeof m === 'string') sink.text(m === '' ? `${parts.head}${parts.tail}\n` : `${parts.head},${m}${parts.tail}\n`);
+  else {
+    sink.text(`${parts.head},`);
+    sink.bytes(m.page, m.start + 1, m.end - 1);
+    sink.text(`${parts.tail}\n`);
+  }
+}
+
+/**
+ * The flat record's JSON text in three parts: `{"id":…,"type":…`, the attributes' members (the
+ * text between their braces: '' when there are none, a range of the page's bytes when `bytes`
+ * and they are still unparsed) and the rest (relationships, meta, `}`); or the whole text when the
+ * record goes through `flatten`.
+ */
+function flatParts(
+  resource: ResourceObject,
+  included: IncludedIndex | undefined,
+  bytes: boolean,
+): string | { head: string; members: string | RawBytes; tail: string } {
   if (typeof resource.type !== 'string' || resource.id === undefined) return JSON.stringify(flatten(resource, included));
   // Attributes still as the server wrote them (a page parsed by api/page-parse.ts), keys checked.
-  const raw = rawAttributes(resource);
-  let a = raw;
-  if (a === undefined) {
-    const attrs = resource.attributes ?? {};
-    if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) return JSON.stringify(flatten(resource, included));
-    for (const k in attrs) if (!plainKey(k)) return JSON.stringify(flatten(resource, included));
-    a = JSON.stringify(attrs);
+  const range = bytes ? rawAttributeBytes(resource) : undefined;
+  const raw = range ? undefined : rawAttributes(resource);
+  let members: string | RawBytes;
+  if (range) members = blankObject(range) ? '' : range;
+  else {
+    let a = raw;
+    if (a === undefined) {
+      const attrs = resource.attributes ?? {};
+      if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) return JSON.stringify(flatten(resource, included));
+      for (const k in attrs) if (!plainKey(k)) return JSON.stringify(flatten(resource, included));
+      a = JSON.stringify(attrs);
+    }
+    const inner = a.slice(1, -1);
+    members = inner.trim() === '' ? '' : inner;
   }
+  const unparsed = range !== undefined || raw !== undefined;
   const rels = resource.relationships;
-  let json = `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`;
-  const inner = a.slice(1, -1);
-  if (inner.trim() !== '') json += `,${inner}`;
+  let tail = '';
   for (const name in rels) {
     const rel = rels[name];
     if (!rel || !('data' in rel)) continue;
     // (Raw attributes have no key named like a relationship: page-parse.ts checks.)
-    if (!plainKey(name) || (raw === undefined && Object.hasOwn(resource.attributes ?? {}, name))) {
+    if (!plainKey(name) || (!unparsed && Object.hasOwn(resource.attributes ?? {}, name))) {
       return JSON.stringify(flatten(resource, included));
     }
     const data = rel.data;
@@ -96,10 +143,16 @@ export function flatJson(resource: ResourceObject, included?: IncludedIndex): st
         : Array.isArray(data)
           ? data.map((d) => resolveId(d.type, d.id, included, 0))
           : resolveId(data.type, data.id, included, 0);
-    json += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+    tail += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
-  if (resource.meta && Object.keys(resource.meta).length > 0) json += `,"meta":${JSON.stringify(resource.meta)}`;
-  return `${json}}`;
+  if (resource.meta && Object.keys(resource.meta).length > 0) tail += `,"meta":${JSON.stringify(resource.meta)}`;
+  return { head: `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`, members, tail: `${tail}}` };
+}
+
+/** True when the object text in `r` has no members (`{}`, `{ }`). */
+function blankObject(r: RawBytes): boolean {
+  for (let i = r.start + 1; i < r.end - 1; i++) if (r.page[i] !== 32) return false;
+  return true;
 }
 
 /** A key that `flatten` places in insertion order after `id` and `type`, not elsewhere. */

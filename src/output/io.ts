@@ -23,7 +23,7 @@ export interface IO {
 }
 
 /** Writes and waits for drain when the stream's buffer is full (constant memory when piping). */
-export function writeOut(stream: NodeJS.WritableStream, text: string): Promise<void> | void {
+export function writeOut(stream: NodeJS.WritableStream, text: string | Uint8Array): Promise<void> | void {
   if (stream.write(text)) return;
   return new Promise((resolve) => stream.once('drain', () => resolve()));
 }

@@ -5,7 +5,8 @@
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
-import { flatJson, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
+import { ByteChunks } from './byte-chunks.js';
+import { flatJson, flatLine, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
 import { columnReader, recordIndenter, unionKeysOf } from './flat-text.js';
 import { writeOut, type IO } from './io.js';
 import { ownField } from '../own-field.js';
@@ -87,8 +88,17 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           if (chunk) await writeOut(out, chunk);
         },
         async resources(p) {
-          const toFlat = flat(p);
-          await stream(p, p.prepare ? (r) => `${JSON.stringify(toFlat(r))}\n` : (r) => `${flatJson(r, p.included)}\n`);
+          if (p.prepare) {
+            const toFlat = flat(p);
+            return stream(p, (r) => `${JSON.stringify(toFlat(r))}\n`);
+          }
+          // Attributes copied from the page's bytes (byte-chunks.ts).
+          const chunks = new ByteChunks();
+          for (const r of p.resources) {
+            flatLine(r, p.included, chunks);
+            if (chunks.full) await chunks.writeTo(out);
+          }
+          await chunks.writeTo(out, true);
         },
         async end() {},
       };

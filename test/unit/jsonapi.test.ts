@@ -48,9 +48,17 @@ describe('JSON:API error documents', () => {
   });
 
   it('refuses non-JSON success bodies with a clear error', () => {
-    expect(() => parseDocument(200, '<html></html>', 'text/html')).toThrow(/HTML page/);
-    expect(() => parseDocument(200, '[1,2]', 'application/json')).toThrow(/invalid JSON/);
-    expect(parseDocument(204, '', undefined)).toEqual({});
+    const body = (text: string) => Buffer.from(text, 'utf8');
+    expect(() => parseDocument(200, body('<html></html>'), 'text/html')).toThrow(/HTML page/);
+    expect(() => parseDocument(200, body('  <p>hi'), undefined)).toThrow(/HTML page/);
+    expect(() => parseDocument(200, body('[1,2]'), 'application/json')).toThrow(/invalid JSON/);
+    expect(parseDocument(204, body(''), undefined)).toEqual({});
+    // White space only, as String#trim sees it (a byte-order mark, a no-break space too).
+    expect(parseDocument(200, body(' \r\n\t'), undefined)).toEqual({});
+    expect(parseDocument(200, body('\ufeff \u00a0'), undefined)).toEqual({});
+    expect(parseDocument(200, body('{"data":{"type":"p","id":1,"attributes":{"name":"Zoë"}}}'), undefined)).toEqual({
+      data: { type: 'p', id: 1, attributes: { name: 'Zoë' } },
+    });
   });
 });
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
 import { parseCollection, rawAttributes } from '../../src/api/page-parse.js';
-import { flatJson, flatten, indexIncluded } from '../../src/output/flatten.js';
+import { flatJson, flatLine, flatten, indexIncluded, type LineSink } from '../../src/output/flatten.js';
 import { parseJson } from '../../src/lossless-json.js';
 
 type Doc = { data?: unknown; included?: unknown[]; meta?: unknown; links?: unknown };
@@ -32,6 +32,17 @@ function hasDuplicates(v: unknown): boolean {
   if (v instanceof Entries) return new Set(v.list.map(([k]) => k)).size !== v.list.length || v.list.some(([, x]) => hasDuplicates(x));
   if (v && typeof v === 'object') return Object.values(v).some(hasDuplicates);
   return false;
+}
+
+/** The bytes flatLine writes for a resource, as text. */
+function lineOf(r: ResourceObject, included?: Map<string, ResourceObject>): string {
+  const parts: Buffer[] = [];
+  const sink: LineSink = {
+    text: (s) => parts.push(Buffer.from(s, 'utf8')),
+    bytes: (page, start, end) => parts.push(Buffer.from(page.subarray(start, end))),
+  };
+  flatLine(r, included, sink);
+  return Buffer.concat(parts).toString('utf8');
 }
 
 /** Reads every (lazy) attribute, so that comparisons see plain values. */
@@ -105,6 +116,8 @@ describe('parseCollection', () => {
           list(fast).forEach((r, i) => {
             const line = flatJson(r, fastIndex);
             expect(line).not.toMatch(/[\n\r]/); // one record per line
+            // ndjson's byte path writes the same line (attributes copied from the page's bytes).
+            expect(lineOf(r, fastIndex)).toBe(`${line}\n`);
             const expected = JSON.stringify(flatten(list(slow)[i]!, slowIndex));
             // Byte for byte when the page is written as JSON.stringify writes (no duplicate keys).
             if (text === canonical && !hasDuplicates(d)) expect(line).toBe(expected);
@@ -204,5 +217,43 @@ describe('parseCollection', () => {
       expect(() => JSON.parse(bad), v).toThrow(SyntaxError);
       expect(() => parseCollection(bad, 0), v).toThrow(SyntaxError);
     }
+  });
+
+  it('reads the page as bytes: multi-byte characters, invalid UTF-8 and line breaks between tokens', () => {
+    const attrs = { firstName: 'José', lastName: '山田', note: 'emoji 👩‍💻', city: 'Zürich' };
+    const page = (extra: string) =>
+      `{"data":[{"type":"p","id":1,"attributes":${JSON.stringify(attrs)}},{"type":"p","id":2,"attributes":{"a":"x${extra}y"}},{"type":"p","id":3,"attributes":{\n  "b": 1\n}}]}`;
+    // A byte that is not UTF-8 (0xff) becomes U+FFFD, as Buffer#toString gives it.
+    const bytes = Buffer.concat([
+      Buffer.from(page('').slice(0, page('').indexOf('xy') + 1)),
+      Buffer.from([0xff]),
+      Buffer.from(page('').slice(page('').indexOf('xy') + 1)),
+    ]);
+    const parsed = parseCollection(bytes, 0) as { data: ResourceObject[] };
+    expect(settled(parsed)).toEqual(JSON.parse(bytes.toString('utf8')));
+    const again = parseCollection(bytes, 0) as { data: ResourceObject[] };
+    expect(again.data.map((r) => lineOf(r))).toEqual([
+      `${JSON.stringify({ id: 1, type: 'p', ...attrs })}\n`,
+      '{"id":2,"type":"p","a":"x\ufffdy"}\n',
+      // Line breaks between tokens: parsed, not copied (one record per line).
+      '{"id":3,"type":"p","b":1}\n',
+    ]);
+    expect(rawAttributes(again.data[0]!)).toBe(JSON.stringify(attrs));
+    expect(rawAttributes(again.data[2]!)).toBeUndefined();
+  });
+
+  it('finds an attribute named like a relationship among many names', () => {
+    const attrs: Record<string, unknown> = {};
+    for (let i = 1; i <= 300; i++) attrs[`custom${i}`] = i;
+    const rels = { account: { data: { type: 'account', id: 5 } }, owner: { data: null } };
+    const data = [1, 2, 3].map((id) => ({
+      type: 'prospect',
+      id,
+      attributes: id === 2 ? { ...attrs, owner: 'me' } : attrs,
+      relationships: rels,
+    }));
+    const parsed = parseCollection(JSON.stringify({ data }), 0) as { data: ResourceObject[] };
+    expect(parsed.data.map((r) => rawAttributes(r) !== undefined)).toEqual([true, false, true]);
+    expect(parsed.data.map((r) => lineOf(r))).toEqual(data.map((r) => `${JSON.stringify(flatten(r as ResourceObject))}\n`));
   });
 });
