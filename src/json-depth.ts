@@ -10,10 +10,10 @@ export const MAX_JSON_DEPTH = 100;
 
 /**
  * True when `value` nests objects or arrays more than `max` levels deep (iterative: never
- * overflows). `unread(o)` may name a property of `o` not to read: one whose value is built on
- * first read (lazy attributes of a listing page, whose depth their parser has bounded already).
+ * overflows). `unread(o)` may name properties of `o` not to read: ones whose value is built on
+ * first read (lazy members of a listing page, whose depth their parser has bounded already).
  */
-export function nestedDeeperThan(value: unknown, max = MAX_JSON_DEPTH, unread?: (o: object) => string | undefined): boolean {
+export function nestedDeeperThan(value: unknown, max = MAX_JSON_DEPTH, unread?: (o: object) => readonly string[] | undefined): boolean {
   if (typeof value !== 'object' || value === null) return false;
   // Two parallel stacks rather than a pair per value: a listing page holds ~100,000 objects.
   const values: object[] = [value];
@@ -33,7 +33,7 @@ export function nestedDeeperThan(value: unknown, max = MAX_JSON_DEPTH, unread?: 
     }
     const skip = unread?.(v);
     for (const key of Object.keys(v)) {
-      if (key === skip) continue;
+      if (skip?.includes(key)) continue;
       const child = (v as Record<string, unknown>)[key];
       if (typeof child === 'object' && child !== null) {
         values.push(child);

@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
 import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
-import { hasLazyAttributes } from './page-parse.js';
+import { unparsedMembers } from './page-parse.js';
 import { addScopeHint } from './scope-hint.js';
 import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { refusalWait, ServerWaitError } from './server-wait.js';
@@ -222,9 +222,9 @@ export class ApiClient {
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok ? parseDocument(res.statusCode, res.body, headerString(res.headers['content-type']), req.parse) : {};
-    // Performance machinery (README.md, Build): the depth check skips unparsed attributes.
-    // Lazy attributes are not read here: reading them would parse what ndjson copies as text.
-    if (nestedDeeperThan(doc, MAX_JSON_DEPTH, (o) => (hasLazyAttributes(o) ? 'attributes' : undefined)))
+    // Performance machinery (README.md, Build): the depth check skips unparsed members.
+    // Lazy attributes and relationships are not read here: reading them would parse what ndjson copies as text.
+    if (nestedDeeperThan(doc, MAX_JSON_DEPTH, unparsedMembers))
       throw new ApiError(res.statusCode, [
         { title: 'bad response', detail: `server answered ${res.statusCode} with a document ${tooDeepMessage()}` },
       ]);

@@ -4,7 +4,7 @@
  * replacing its id with its own (flat) record.
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
-import { rawAttributeBytes, rawAttributes, type RawBytes } from '../api/page-parse.js';
+import { flatRelationships, rawAttributeBytes, rawAttributes, type RawBytes } from '../api/page-parse.js';
 import { setField } from '../own-field.js';
 import { idValue } from '../lossless-json.js';
 
@@ -127,15 +127,25 @@ function flatParts(
     members = inner.trim() === '' ? '' : inner;
   }
   const unparsed = range !== undefined || raw !== undefined;
+  // Relationships as the page's scanner read them, when no included record can stand for an id.
+  let tail = unparsed && (included === undefined || included.size === 0) ? flatRelationships(resource) : undefined;
+  if (tail === undefined) {
+    tail = flatRelationshipsOf(resource, included, unparsed);
+    if (tail === undefined) return JSON.stringify(flatten(resource, included));
+  }
+  if (resource.meta && Object.keys(resource.meta).length > 0) tail += `,"meta":${JSON.stringify(resource.meta)}`;
+  return { head: `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`, members, tail: `${tail}}` };
+}
+
+/** The relationships part of flatJson's text; undefined when the record must go through `flatten`. */
+function flatRelationshipsOf(resource: ResourceObject, included: IncludedIndex | undefined, unparsed: boolean): string | undefined {
   const rels = resource.relationships;
   let tail = '';
   for (const name in rels) {
     const rel = rels[name];
     if (!rel || !('data' in rel)) continue;
     // (Raw attributes have no key named like a relationship: page-parse.ts checks.)
-    if (!plainKey(name) || (!unparsed && Object.hasOwn(resource.attributes ?? {}, name))) {
-      return JSON.stringify(flatten(resource, included));
-    }
+    if (!plainKey(name) || (!unparsed && Object.hasOwn(resource.attributes ?? {}, name))) return undefined;
     const data = rel.data;
     const value =
       data === null || data === undefined
@@ -145,8 +155,7 @@ function flatParts(
           : resolveId(data.type, data.id, included, 0);
     tail += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
-  if (resource.meta && Object.keys(resource.meta).length > 0) tail += `,"meta":${JSON.stringify(resource.meta)}`;
-  return { head: `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`, members, tail: `${tail}}` };
+  return tail;
 }
 
 /** True when the object text in `r` has no members (`{}`, `{ }`). */

@@ -65,8 +65,10 @@ describe('rate limit and maintenance', () => {
   });
 
   it('429 answers (another client spent the budget) are waited out and the run completes', async () => {
-    const s = await setup({ rateLimit: 40, rateWindowMs: 1500 }, 30);
-    await new Promise((r) => setTimeout(r, 1600));
+    // A window long enough to outlast svc's start-up on a slow machine: the burn below must
+    // still hold it when the run's first request arrives.
+    const s = await setup({ rateLimit: 40, rateWindowMs: 4000 }, 30);
+    await new Promise((r) => setTimeout(r, 4100));
     // Another client of the same user spends the whole window before the run starts: the run's
     // first request can only be refused.
     const burn = await Promise.all(
@@ -80,7 +82,7 @@ describe('rate limit and maintenance', () => {
     expect(mine.filter((q) => q.status === 429).length).toBeGreaterThanOrEqual(1);
     expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
     expect(r.stderr).toMatch(/waiting 0:0\d: rate limited \(HTTP 429\)/);
-  });
+  }, 30_000);
 
   it('503 maintenance in the middle of a run is waited out (ISO Retry-After) and the run completes', async () => {
     const s = await setup({ latencyMs: 10 }, 80);

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
-import { parseCollection, rawAttributes } from '../../src/api/page-parse.js';
+import { flatRelationships, parseCollection, rawAttributes } from '../../src/api/page-parse.js';
 import { flatJson, flatLine, flatten, indexIncluded, type LineSink } from '../../src/output/flatten.js';
 import { parseJson } from '../../src/lossless-json.js';
 
@@ -63,13 +63,36 @@ const attributes = fc.oneof(
   fc.constant(null),
   fc.constant(undefined),
 );
-const ref = fc.record({ type: fc.constantFrom('account', 'user'), id: fc.integer({ min: 1, max: 3 }) });
+// Ids as services write them: integers, digits in strings (printed as numbers), and odd ones.
+const ref = fc.record(
+  {
+    type: fc.constantFrom('account', 'user'),
+    id: fc.oneof(
+      { arbitrary: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constant('12')), weight: 4 },
+      fc.constantFrom('0', '007', 'x', '-1', '123456789012345678', 1.5),
+    ),
+    meta: fc.constant({ n: 1 }),
+  },
+  { requiredKeys: ['type', 'id'] },
+);
+const relationship = fc.oneof(
+  { arbitrary: fc.record({ data: fc.oneof(fc.constant(null), ref, fc.array(ref, { maxLength: 2 })) }), weight: 3 },
+  fc.record({
+    links: fc.constant({ related: 'https://api.test/x' }),
+    data: fc.oneof(ref, fc.constant(null)),
+    meta: fc.constant({ m: [1] }),
+  }),
+  fc.record({ links: fc.constant({ related: 'https://api.test/y' }) }),
+  fc.constant(null),
+);
+const relationshipName = fc.oneof(
+  { arbitrary: fc.constantFrom('account', 'owner', 'stage'), weight: 4 },
+  fc.constantFrom('firstName', 'id', 'a"b', 'é', '7'),
+);
 const relationships = fc.oneof(
-  fc.dictionary(
-    fc.constantFrom('account', 'owner', 'firstName', 'id', 'a"b'),
-    fc.record({ data: fc.oneof(fc.constant(null), ref, fc.array(ref, { maxLength: 2 })) }),
-    { maxKeys: 3 },
-  ),
+  fc.dictionary(relationshipName, relationship, { maxKeys: 3 }),
+  // A name written twice (JSON allows it; the last one counts).
+  fc.array(fc.tuple(fc.constantFrom('account', 'owner'), relationship), { minLength: 2, maxLength: 3 }).map((list) => new Entries(list)),
   fc.constant(undefined),
 );
 const resource = fc.record(
@@ -84,7 +107,7 @@ const resource = fc.record(
 const doc: fc.Arbitrary<Doc> = fc.record(
   {
     data: fc.oneof(fc.array(resource, { maxLength: 4 }), resource, fc.constant(null)),
-    included: fc.array(resource, { maxLength: 3 }),
+    included: fc.oneof({ arbitrary: fc.constant<unknown[]>([]), weight: 2 }, fc.array(resource, { maxLength: 3 })),
     meta: fc.oneof(fc.constant({ count: 3 }), fc.record({ attributes: fc.dictionary(key, value, { maxKeys: 2 }) })),
     links: fc.constant({ next: 'https://api.test/api/v2/prospects?page[offset]=2' }),
   },
@@ -104,6 +127,9 @@ describe('parseCollection', () => {
   });
 
   it('ndjson lines from unparsed attributes: byte for byte from JSON.stringify-written pages, same values otherwise', () => {
+    // How often the fast paths were taken: a property that never reaches them proves nothing.
+    let rawLines = 0;
+    let scannedRelationships = 0;
     fc.assert(
       fc.property(doc, layout, (d, { ws, escapeAll }) => {
         const canonical = oddJson(d, '', false);
@@ -114,6 +140,8 @@ describe('parseCollection', () => {
           const fastIndex = indexIncluded(fast as never);
           const slowIndex = indexIncluded(slow as never);
           list(fast).forEach((r, i) => {
+            if (rawAttributes(r) !== undefined) rawLines++;
+            if (flatRelationships(r) !== undefined && fastIndex.size === 0) scannedRelationships++;
             const line = flatJson(r, fastIndex);
             expect(line).not.toMatch(/[\n\r]/); // one record per line
             // ndjson's byte path writes the same line (attributes copied from the page's bytes).
@@ -127,6 +155,8 @@ describe('parseCollection', () => {
       }),
       { numRuns: 1500 },
     );
+    expect(rawLines).toBeGreaterThan(100);
+    expect(scannedRelationships).toBeGreaterThan(100);
   });
 
   it('keeps a page of records with 150 custom fields unparsed, and parses attributes on first use', () => {

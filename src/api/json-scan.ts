@@ -1,0 +1,391 @@
+/**
+ * A strict JSON scanner over UTF-8 bytes, for listing pages (page-parse.ts): each function gives
+ * the index after the value (string, number, object…) at `i`, or -1 when the bytes there are not
+ * JSON. Bytes of multi-byte characters only occur in strings and are never taken for JSON's own
+ * characters. What the scan notices on its way (long integers, line breaks, odd keys) is kept in
+ * `seen`, and the relationships of a resource are read for ndjson's fast path
+ * (endOfRelationships).
+ */
+
+// Performance machinery (README.md, Build): hand-written JSON scanner over the page's bytes.
+import { MAX_JSON_DEPTH } from '../json-depth.js';
+
+/**
+ * Deepest nesting inside a region the scanner takes (it recurses; a region sits 3 levels down the
+ * document). A deeper region ends the scan, and the page is parsed whole and checked like any
+ * other answer, so lazy members are known to be within the depth bound.
+ */
+const MAX_REGION_DEPTH = MAX_JSON_DEPTH - 3;
+
+// What the scanner noticed, as bits of `seen` (module state: a scan is synchronous, and a flags
+// word costs nothing per byte where an object would cost a load).
+/** An integer literal of 16 digits or more: parsed by parseJson (it may be past 2^53). */
+export const LONG = 1;
+/** A byte of a multi-byte UTF-8 character: the region is decoded as UTF-8, not Latin-1. */
+export const HIGH = 2;
+/** A tab or line break between tokens: copied as it is, it would break an NDJSON line. */
+export const BREAK = 4;
+/** A key `flatten` would not place after `id` and `type`, or written with escapes. */
+export const ODD_KEY = 8;
+/** An escape in a string. */
+const ESC = 16;
+export let seen = 0;
+/** The hash of the last key endOfOwnKey read. */
+let keyHash = 0;
+
+/** Clears `seen` before a region. */
+export function resetSeen(): void {
+  seen = 0;
+}
+
+/** True when the quote at `at` is escaped (an odd number of backslashes before it). */
+export function escaped(b: Uint8Array, at: number): boolean {
+  let n = 0;
+  for (let k = at - 1; b[k] === 92; k--) n++;
+  return (n & 1) === 1;
+}
+
+/** The index after the spaces at `i`; a tab or line break is noted (BREAK). */
+export function spaces(b: Uint8Array, i: number): number {
+  let c = b[i];
+  while (c === 32 || c === 9 || c === 10 || c === 13) {
+    if (c !== 32) seen |= BREAK;
+    c = b[++i];
+  }
+  return i;
+}
+
+const isHex = (c: number | undefined) => c !== undefined && ((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 102));
+
+// A strict JSON scanner over UTF-8 bytes: the index after the value (or string, number, object)
+// at `i`, or -1 when the bytes there are not JSON. Bytes of multi-byte characters only occur in
+// strings, and are never taken for JSON's own characters.
+
+/** The string whose opening quote is at `i`: escapes must be valid, raw control characters are not JSON. */
+function endOfString(b: Uint8Array, i: number, n: number): number {
+  for (i++; i < n; i++) {
+    const c = b[i]!;
+    if (c === 34) return i + 1;
+    if (c === 92) {
+      seen |= ESC;
+      const e = b[i + 1];
+      if (e === 117) {
+        if (!(isHex(b[i + 2]) && isHex(b[i + 3]) && isHex(b[i + 4]) && isHex(b[i + 5]))) return -1;
+        i += 5;
+      } else if (e === 34 || e === 92 || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) i++;
+      else return -1;
+    } else if (c < 32) return -1;
+    else if (c > 127) seen |= HIGH;
+  }
+  return -1;
+}
+
+/**
+ * The key of the region's own object whose opening quote is at `i`, scanned like a string and
+ * noted: its hash in `names`, and ODD_KEY when `flatten` would not place it after `id` and
+ * `type` (`id`, `type`, `meta`, `__proto__`, a leading digit) or when it is written with escapes
+ * (what it means is not what it shows).
+ */
+function endOfOwnKey(b: Uint8Array, i: number, n: number, names: Uint8Array): number {
+  const start = i + 1;
+  let h = 0;
+  for (i = start; i < n; i++) {
+    const c = b[i]!;
+    if (c === 34) break;
+    if (c === 92 || c < 32) {
+      // Escapes (or a control character, which ends the scan there).
+      seen |= ODD_KEY;
+      return endOfString(b, start - 1, n);
+    }
+    if (c > 127) seen |= HIGH;
+    h = (h * 31 + c) & 0xffff;
+  }
+  if (i >= n) return -1;
+  names[h] = 1;
+  keyHash = h;
+  const c = b[start]!;
+  const len = i - start;
+  if (
+    (c >= 48 && c <= 57) ||
+    (len === 2 && c === 105 && b[start + 1] === 100) ||
+    (len === 4 && (same(b, start, TYPE) || same(b, start, META))) ||
+    (len === 9 && same(b, start, PROTO))
+  )
+    seen |= ODD_KEY;
+  return i + 1;
+}
+
+const TYPE = Buffer.from('type');
+const META = Buffer.from('meta');
+const PROTO = Buffer.from('__proto__');
+
+function same(b: Uint8Array, at: number, word: Uint8Array): boolean {
+  for (let k = 0; k < word.length; k++) if (b[at + k] !== word[k]) return false;
+  return true;
+}
+
+function endOfNumber(b: Uint8Array, i: number): number {
+  if (b[i] === 45) i++;
+  let c = b[i];
+  if (c === 48) i++;
+  else if (c !== undefined && c >= 49 && c <= 57) {
+    const first = i;
+    while ((c = b[++i]) !== undefined && c >= 48 && c <= 57);
+    if (i - first >= 16) seen |= LONG;
+  } else return -1;
+  if (b[i] === 46) {
+    c = b[++i];
+    if (!(c !== undefined && c >= 48 && c <= 57)) return -1;
+    while ((c = b[++i]) !== undefined && c >= 48 && c <= 57);
+  }
+  c = b[i];
+  if (c === 101 || c === 69) {
+    c = b[++i];
+    if (c === 43 || c === 45) c = b[++i];
+    if (!(c !== undefined && c >= 48 && c <= 57)) return -1;
+    while ((c = b[++i]) !== undefined && c >= 48 && c <= 57);
+  }
+  return i;
+}
+
+export function endOfValue(b: Uint8Array, i: number, n: number, depth: number): number {
+  switch (b[i]) {
+    case 34:
+      return endOfString(b, i, n);
+    case 123:
+      return depth < MAX_REGION_DEPTH ? endOfObject(b, i, n, depth + 1) : -1;
+    case 91:
+      return depth < MAX_REGION_DEPTH ? endOfArray(b, i, n, depth + 1) : -1;
+    case 110:
+      return b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108 ? i + 4 : -1;
+    case 116:
+      return b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101 ? i + 4 : -1;
+    case 102:
+      return b[i + 1] === 97 && b[i + 2] === 108 && b[i + 3] === 115 && b[i + 4] === 101 ? i + 5 : -1;
+    default:
+      return endOfNumber(b, i);
+  }
+}
+
+function endOfArray(b: Uint8Array, i: number, n: number, depth: number): number {
+  i = spaces(b, i + 1);
+  if (b[i] === 93) return i + 1;
+  for (;;) {
+    i = endOfValue(b, i, n, depth);
+    if (i < 0) return -1;
+    i = spaces(b, i);
+    const c = b[i];
+    if (c === 93) return i + 1;
+    if (c !== 44) return -1;
+    i = spaces(b, i + 1);
+  }
+}
+
+/**
+ * The object at `i` (`{`), at nesting `depth` within its region (1 for the region itself); the
+ * region's own keys are noted (endOfOwnKey) when `names` is given.
+ */
+export function endOfObject(b: Uint8Array, i: number, n: number, depth: number, names?: Uint8Array): number {
+  i = spaces(b, i + 1);
+  if (b[i] === 125) return i + 1;
+  for (;;) {
+    if (b[i] !== 34) return -1;
+    const k = names ? endOfOwnKey(b, i, n, names) : endOfString(b, i, n);
+    if (k < 0) return -1;
+    i = spaces(b, k);
+    if (b[i] !== 58) return -1;
+    i = endOfValue(b, spaces(b, i + 1), n, depth);
+    if (i < 0) return -1;
+    i = spaces(b, i);
+    const c = b[i];
+    if (c === 125) return i + 1;
+    if (c !== 44) return -1;
+    i = spaces(b, i + 1);
+  }
+}
+
+/**
+ * What endOfRelationships read besides the end: the relationships as flatJson writes them when
+ * there are no included records — `,"name":id`, `,"name":[ids]` or `,"name":null` for each
+ * relationship with `data` — or undefined when anything is unusual (then the relationships are
+ * parsed and flattened as before).
+ */
+export let relationshipsTail: string | undefined;
+/** Per relationship name hash, the region it was last seen in: a name written twice is unusual. */
+const lastSeenIn = new Int32Array(1 << 16);
+let regionCount = 0;
+/** Set by endOfRelationship and endOfData: the relationship's flat value, and whether it is usual. */
+let flatValue: string | undefined;
+let usual = true;
+
+/**
+ * The relationships object at `i`, its names hashed into `names`; relationshipsTail says what
+ * flatJson writes for them. A usual relationship is an object with a `data` member that is null,
+ * a resource identifier or a list of them, each with an `id` written as a safe integer (or its
+ * digits in a string, which flatten prints as a number); its name is plain.
+ */
+export function endOfRelationships(b: Buffer, i: number, n: number, names: Uint8Array): number {
+  const region = ++regionCount;
+  let tail = '';
+  let fine = true;
+  i = spaces(b, i + 1);
+  if (b[i] === 125) {
+    relationshipsTail = '';
+    return i + 1;
+  }
+  for (;;) {
+    if (b[i] !== 34) return -1;
+    const before = seen;
+    seen = 0;
+    const k = endOfOwnKey(b, i, n, names);
+    if (k < 0) return -1;
+    if (seen & (ODD_KEY | HIGH) || lastSeenIn[keyHash] === region) fine = false;
+    lastSeenIn[keyHash] = region;
+    seen |= before;
+    const name = i;
+    i = spaces(b, k);
+    if (b[i] !== 58) return -1;
+    i = spaces(b, i + 1);
+    if (b[i] === 123) {
+      i = endOfRelationship(b, i, n);
+      if (i < 0) return -1;
+      if (!usual) fine = false;
+      else if (fine && flatValue !== undefined) tail += `,${b.toString('latin1', name, k)}:${flatValue}`;
+    } else {
+      // `null` is left out, as flatten leaves it out; anything else is unusual.
+      if (b[i] !== 110) fine = false;
+      i = endOfValue(b, i, n, 1);
+      if (i < 0) return -1;
+    }
+    i = spaces(b, i);
+    const c = b[i];
+    if (c === 125) {
+      relationshipsTail = fine ? tail : undefined;
+      return i + 1;
+    }
+    if (c !== 44) return -1;
+    i = spaces(b, i + 1);
+  }
+}
+
+/** One relationship object: flatValue is its `data` as flatten writes it, undefined without `data`. */
+function endOfRelationship(b: Buffer, i: number, n: number): number {
+  let value: string | undefined;
+  let fine = true;
+  i = spaces(b, i + 1);
+  if (b[i] !== 125) {
+    for (;;) {
+      if (b[i] !== 34) return -1;
+      const start = i + 1;
+      const before = seen;
+      seen = 0;
+      const k = endOfString(b, i, n);
+      if (k < 0) return -1;
+      if (seen & ESC) fine = false;
+      seen |= before;
+      const isData = k - 1 - start === 4 && b[start] === 100 && b[start + 1] === 97 && b[start + 2] === 116 && b[start + 3] === 97;
+      i = spaces(b, k);
+      if (b[i] !== 58) return -1;
+      i = spaces(b, i + 1);
+      if (isData) {
+        if (value !== undefined) fine = false;
+        i = endOfData(b, i, n);
+        if (i < 0) return -1;
+        if (flatValue === undefined) fine = false;
+        value = flatValue;
+      } else {
+        i = endOfValue(b, i, n, 2);
+        if (i < 0) return -1;
+      }
+      i = spaces(b, i);
+      const c = b[i];
+      if (c === 125) break;
+      if (c !== 44) return -1;
+      i = spaces(b, i + 1);
+    }
+  }
+  flatValue = value;
+  usual = fine;
+  return i + 1;
+}
+
+/** A relationship's `data`: flatValue is `null`, the id, or `[ids]`; undefined when unusual. */
+function endOfData(b: Buffer, i: number, n: number): number {
+  const c = b[i];
+  if (c === 123) return endOfIdentifier(b, i, n);
+  if (c === 91) {
+    let list = '[';
+    let fine = true;
+    i = spaces(b, i + 1);
+    if (b[i] !== 93) {
+      for (;;) {
+        if (b[i] === 123) {
+          i = endOfIdentifier(b, i, n);
+          if (flatValue === undefined) fine = false;
+          else list += list.length === 1 ? flatValue : `,${flatValue}`;
+        } else {
+          fine = false;
+          i = endOfValue(b, i, n, 3);
+        }
+        if (i < 0) return -1;
+        i = spaces(b, i);
+        const d = b[i];
+        if (d === 93) break;
+        if (d !== 44) return -1;
+        i = spaces(b, i + 1);
+      }
+    }
+    flatValue = fine ? `${list}]` : undefined;
+    return i + 1;
+  }
+  flatValue = c === 110 ? 'null' : undefined;
+  return endOfValue(b, i, n, 2);
+}
+
+/** A resource identifier: flatValue is its id as flatten prints it, when written as a safe integer. */
+function endOfIdentifier(b: Buffer, i: number, n: number): number {
+  let id: string | undefined;
+  let fine = true;
+  i = spaces(b, i + 1);
+  if (b[i] !== 125) {
+    for (;;) {
+      if (b[i] !== 34) return -1;
+      const start = i + 1;
+      const before = seen;
+      seen = 0;
+      const k = endOfString(b, i, n);
+      if (k < 0) return -1;
+      if (seen & ESC) fine = false;
+      seen |= before;
+      const isId = k - 1 - start === 2 && b[start] === 105 && b[start + 1] === 100;
+      i = spaces(b, k);
+      if (b[i] !== 58) return -1;
+      i = spaces(b, i + 1);
+      const v = i;
+      i = endOfValue(b, i, n, 4);
+      if (i < 0) return -1;
+      if (isId) {
+        if (id !== undefined) fine = false;
+        // An integer literal, or its digits in quotes: both print as the number (recordId).
+        const quoted = b[v] === 34 ? 1 : 0;
+        id = safeDigits(b, v + quoted, i - quoted) ? b.toString('latin1', v + quoted, i - quoted) : '';
+        if (id === '') fine = false;
+      }
+      i = spaces(b, i);
+      const c = b[i];
+      if (c === 125) break;
+      if (c !== 44) return -1;
+      i = spaces(b, i + 1);
+    }
+  }
+  flatValue = fine && id ? id : undefined;
+  return i + 1;
+}
+
+/** True for 1 to 15 digits without a leading zero: a safe integer, printed as written. */
+function safeDigits(b: Uint8Array, start: number, end: number): boolean {
+  const len = end - start;
+  if (len < 1 || len > 15 || b[start] === 48) return false;
+  for (let k = start; k < end; k++) if (!(b[k]! >= 48 && b[k]! <= 57)) return false;
+  return true;
+}
