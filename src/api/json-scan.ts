@@ -3,8 +3,7 @@
  * the index after the value (string, number, object…) at `i`, or -1 when the bytes there are not
  * JSON. Bytes of multi-byte characters only occur in strings and are never taken for JSON's own
  * characters. What the scan notices on its way (long integers, line breaks, odd keys) is kept in
- * `seen`, and the relationships of a resource are read for ndjson's fast path
- * (endOfRelationships).
+ * `seen`. (A resource's relationships are read by relationship-scan.ts.)
  */
 
 // Performance machinery (README.md, Build): hand-written JSON scanner over the page's bytes.
@@ -28,14 +27,21 @@ export const BREAK = 4;
 /** A key `flatten` would not place after `id` and `type`, or written with escapes. */
 export const ODD_KEY = 8;
 /** An escape in a string. */
-const ESC = 16;
+export const ESC = 16;
 export let seen = 0;
 /** The hash of the last key endOfOwnKey read. */
-let keyHash = 0;
+export let keyHash = 0;
 
 /** Clears `seen` before a region. */
 export function resetSeen(): void {
   seen = 0;
+}
+
+/** Sets `seen` to `flags`, giving what it was (a caller looking at one key's flags alone). */
+export function swapSeen(flags: number): number {
+  const was = seen;
+  seen = flags;
+  return was;
 }
 
 /** True when the quote at `at` is escaped (an odd number of backslashes before it). */
@@ -62,7 +68,7 @@ const isHex = (c: number | undefined) => c !== undefined && ((c >= 48 && c <= 57
 // strings, and are never taken for JSON's own characters.
 
 /** The string whose opening quote is at `i`: escapes must be valid, raw control characters are not JSON. */
-function endOfString(b: Uint8Array, i: number, n: number): number {
+export function endOfString(b: Uint8Array, i: number, n: number): number {
   for (i++; i < n; i++) {
     const c = b[i]!;
     if (c === 34) return i + 1;
@@ -86,7 +92,7 @@ function endOfString(b: Uint8Array, i: number, n: number): number {
  * `type` (`id`, `type`, `meta`, `__proto__`, a leading digit) or when it is written with escapes
  * (what it means is not what it shows).
  */
-function endOfOwnKey(b: Uint8Array, i: number, n: number, names: Uint8Array): number {
+export function endOfOwnKey(b: Uint8Array, i: number, n: number, names: Uint8Array): number {
   const start = i + 1;
   let h = 0;
   for (i = start; i < n; i++) {
@@ -202,190 +208,4 @@ export function endOfObject(b: Uint8Array, i: number, n: number, depth: number, 
     if (c !== 44) return -1;
     i = spaces(b, i + 1);
   }
-}
-
-/**
- * What endOfRelationships read besides the end: the relationships as flatJson writes them when
- * there are no included records — `,"name":id`, `,"name":[ids]` or `,"name":null` for each
- * relationship with `data` — or undefined when anything is unusual (then the relationships are
- * parsed and flattened as before).
- */
-export let relationshipsTail: string | undefined;
-/** Per relationship name hash, the region it was last seen in: a name written twice is unusual. */
-const lastSeenIn = new Int32Array(1 << 16);
-let regionCount = 0;
-/** Set by endOfRelationship and endOfData: the relationship's flat value, and whether it is usual. */
-let flatValue: string | undefined;
-let usual = true;
-
-/**
- * The relationships object at `i`, its names hashed into `names`; relationshipsTail says what
- * flatJson writes for them. A usual relationship is an object with a `data` member that is null,
- * a resource identifier or a list of them, each with an `id` written as a safe integer (or its
- * digits in a string, which flatten prints as a number); its name is plain.
- */
-export function endOfRelationships(b: Buffer, i: number, n: number, names: Uint8Array): number {
-  const region = ++regionCount;
-  let tail = '';
-  let fine = true;
-  i = spaces(b, i + 1);
-  if (b[i] === 125) {
-    relationshipsTail = '';
-    return i + 1;
-  }
-  for (;;) {
-    if (b[i] !== 34) return -1;
-    const before = seen;
-    seen = 0;
-    const k = endOfOwnKey(b, i, n, names);
-    if (k < 0) return -1;
-    if (seen & (ODD_KEY | HIGH) || lastSeenIn[keyHash] === region) fine = false;
-    lastSeenIn[keyHash] = region;
-    seen |= before;
-    const name = i;
-    i = spaces(b, k);
-    if (b[i] !== 58) return -1;
-    i = spaces(b, i + 1);
-    if (b[i] === 123) {
-      i = endOfRelationship(b, i, n);
-      if (i < 0) return -1;
-      if (!usual) fine = false;
-      else if (fine && flatValue !== undefined) tail += `,${b.toString('latin1', name, k)}:${flatValue}`;
-    } else {
-      // `null` is left out, as flatten leaves it out; anything else is unusual.
-      if (b[i] !== 110) fine = false;
-      i = endOfValue(b, i, n, 1);
-      if (i < 0) return -1;
-    }
-    i = spaces(b, i);
-    const c = b[i];
-    if (c === 125) {
-      relationshipsTail = fine ? tail : undefined;
-      return i + 1;
-    }
-    if (c !== 44) return -1;
-    i = spaces(b, i + 1);
-  }
-}
-
-/** One relationship object: flatValue is its `data` as flatten writes it, undefined without `data`. */
-function endOfRelationship(b: Buffer, i: number, n: number): number {
-  let value: string | undefined;
-  let fine = true;
-  i = spaces(b, i + 1);
-  if (b[i] !== 125) {
-    for (;;) {
-      if (b[i] !== 34) return -1;
-      const start = i + 1;
-      const before = seen;
-      seen = 0;
-      const k = endOfString(b, i, n);
-      if (k < 0) return -1;
-      if (seen & ESC) fine = false;
-      seen |= before;
-      const isData = k - 1 - start === 4 && b[start] === 100 && b[start + 1] === 97 && b[start + 2] === 116 && b[start + 3] === 97;
-      i = spaces(b, k);
-      if (b[i] !== 58) return -1;
-      i = spaces(b, i + 1);
-      if (isData) {
-        if (value !== undefined) fine = false;
-        i = endOfData(b, i, n);
-        if (i < 0) return -1;
-        if (flatValue === undefined) fine = false;
-        value = flatValue;
-      } else {
-        i = endOfValue(b, i, n, 2);
-        if (i < 0) return -1;
-      }
-      i = spaces(b, i);
-      const c = b[i];
-      if (c === 125) break;
-      if (c !== 44) return -1;
-      i = spaces(b, i + 1);
-    }
-  }
-  flatValue = value;
-  usual = fine;
-  return i + 1;
-}
-
-/** A relationship's `data`: flatValue is `null`, the id, or `[ids]`; undefined when unusual. */
-function endOfData(b: Buffer, i: number, n: number): number {
-  const c = b[i];
-  if (c === 123) return endOfIdentifier(b, i, n);
-  if (c === 91) {
-    let list = '[';
-    let fine = true;
-    i = spaces(b, i + 1);
-    if (b[i] !== 93) {
-      for (;;) {
-        if (b[i] === 123) {
-          i = endOfIdentifier(b, i, n);
-          if (flatValue === undefined) fine = false;
-          else list += list.length === 1 ? flatValue : `,${flatValue}`;
-        } else {
-          fine = false;
-          i = endOfValue(b, i, n, 3);
-        }
-        if (i < 0) return -1;
-        i = spaces(b, i);
-        const d = b[i];
-        if (d === 93) break;
-        if (d !== 44) return -1;
-        i = spaces(b, i + 1);
-      }
-    }
-    flatValue = fine ? `${list}]` : undefined;
-    return i + 1;
-  }
-  flatValue = c === 110 ? 'null' : undefined;
-  return endOfValue(b, i, n, 2);
-}
-
-/** A resource identifier: flatValue is its id as flatten prints it, when written as a safe integer. */
-function endOfIdentifier(b: Buffer, i: number, n: number): number {
-  let id: string | undefined;
-  let fine = true;
-  i = spaces(b, i + 1);
-  if (b[i] !== 125) {
-    for (;;) {
-      if (b[i] !== 34) return -1;
-      const start = i + 1;
-      const before = seen;
-      seen = 0;
-      const k = endOfString(b, i, n);
-      if (k < 0) return -1;
-      if (seen & ESC) fine = false;
-      seen |= before;
-      const isId = k - 1 - start === 2 && b[start] === 105 && b[start + 1] === 100;
-      i = spaces(b, k);
-      if (b[i] !== 58) return -1;
-      i = spaces(b, i + 1);
-      const v = i;
-      i = endOfValue(b, i, n, 4);
-      if (i < 0) return -1;
-      if (isId) {
-        if (id !== undefined) fine = false;
-        // An integer literal, or its digits in quotes: both print as the number (recordId).
-        const quoted = b[v] === 34 ? 1 : 0;
-        id = safeDigits(b, v + quoted, i - quoted) ? b.toString('latin1', v + quoted, i - quoted) : '';
-        if (id === '') fine = false;
-      }
-      i = spaces(b, i);
-      const c = b[i];
-      if (c === 125) break;
-      if (c !== 44) return -1;
-      i = spaces(b, i + 1);
-    }
-  }
-  flatValue = fine && id ? id : undefined;
-  return i + 1;
-}
-
-/** True for 1 to 15 digits without a leading zero: a safe integer, printed as written. */
-function safeDigits(b: Uint8Array, start: number, end: number): boolean {
-  const len = end - start;
-  if (len < 1 || len > 15 || b[start] === 48) return false;
-  for (let k = start; k < end; k++) if (!(b[k]! >= 48 && b[k]! <= 57)) return false;
-  return true;
 }

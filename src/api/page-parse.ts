@@ -1,37 +1,26 @@
 /**
  * Parsing a collection page from its bytes without building its resources' attributes and
  * relationships. A record with 150 custom fields has over 128 attributes, which V8's JSON.parse
- * builds as slow dictionary objects: a page of 1,000 such records takes ~45 ms to parse and ~25 ms
- * more to write back as JSON; its 16 relationships with their links are ~50 more objects a record.
- * Here each resource-level `"attributes":{…}` and `"relationships":{…}` is checked with a strict
- * scanner over the bytes (json-scan.ts) and left out of what JSON.parse sees; the resource gets
- * properties that parse the text on first use. ndjson output copies the attributes' bytes as they
- * are (`rawAttributeBytes`) and writes the relationships as the scanner read them
- * (`flatRelationships`). The page is never decoded as one string: only the rest of it is, and each
- * region's text when it is used, so no large string is built per page (each costs fresh memory,
- * slow to fault in on a virtual machine). Anything unusual — a region that is not plain JSON, a
- * key elsewhere than on a resource — and the page is parsed whole with JSON.parse, as before.
- * Integers past 2^53 keep their digits (parseJson in lossless-json.ts): the scanner notes the long
- * integer literals of a region, so that only such regions are looked at again, and they are never
- * copied as text.
+ * builds as slow dictionary objects: a page of 1,000 such records takes ~45 ms to parse and ~25
+ * ms more to write back as JSON; its 16 relationships with their links are ~50 more objects a
+ * record. Here each resource-level `"attributes":{…}` and `"relationships":{…}` is checked with
+ * a strict scanner over the bytes (json-scan.ts, relationship-scan.ts) and left out of what
+ * JSON.parse sees; the resource gets properties that parse the text on first use. ndjson output
+ * copies the attributes' bytes as they are (`rawAttributeBytes`) and writes the relationships
+ * as the scanner read them (`flatRelationships`). The page is never decoded as one string: only
+ * the rest of it is, and each region's text when it is used, so no large string is built per
+ * page (each costs fresh memory, slow to fault in on a virtual machine). Anything unusual — a
+ * region that is not plain JSON, a key elsewhere than on a resource — and the page is parsed
+ * whole with JSON.parse, as before. Integers past 2^53 keep their digits (parseJson in
+ * lossless-json.ts): the scanner notes the long integer literals of a region, so that only such
+ * regions are looked at again, and they are never copied as text.
  */
 
 // Performance machinery (README.md, Build): listing pages parsed from their bytes.
 import { parseJson } from '../lossless-json.js';
 import { bodyText } from './body-text.js';
-import {
-  BREAK,
-  endOfObject,
-  endOfRelationships,
-  escaped,
-  HIGH,
-  LONG,
-  ODD_KEY,
-  relationshipsTail,
-  resetSeen,
-  seen,
-  spaces,
-} from './json-scan.js';
+import { BREAK, endOfObject, escaped, HIGH, LONG, ODD_KEY, resetSeen, seen, spaces } from './json-scan.js';
+import { endOfRelationships, relationshipsTail } from './relationship-scan.js';
 
 const ATTRIBUTES_KEY = Buffer.from('"attributes":');
 const RELATIONSHIPS_KEY = Buffer.from('"relationships":');
@@ -62,7 +51,7 @@ class Region implements RawBytes {
     private readonly flags: number,
     /** Attributes: copyable as they are (keys plain, no long integers, no line breaks). */
     public plain: boolean,
-    /** Relationships: what flatJson writes for them (json-scan.ts, relationshipsTail). */
+    /** Relationships: what flatJson writes for them (relationship-scan.ts, relationshipsTail). */
     readonly tail?: string,
   ) {}
 
@@ -107,7 +96,7 @@ export function rawAttributeBytes(resource: object): RawBytes | undefined {
 
 /**
  * The relationships of a resource as flatJson writes them without included records (`,"name":id`
- * for each one with data), when they are still unparsed and usual (json-scan.ts).
+ * for each one with data), when they are still unparsed and usual (relationship-scan.ts).
  */
 export function flatRelationships(resource: object): string | undefined {
   return (resource as Lazy)[LAZY_RELATIONSHIPS]?.tail;
