@@ -43,7 +43,6 @@ export interface RawBytes {
 
 /** The unparsed attributes or relationships of one resource: a range of the page's bytes. */
 class Region implements RawBytes {
-  private decoded: string | undefined;
   constructor(
     readonly page: Buffer,
     readonly start: number,
@@ -59,8 +58,12 @@ class Region implements RawBytes {
     return (this.flags & LONG) !== 0;
   }
 
+  /**
+   * The region's text, decoded each time it is asked for: kept, it would live as long as the
+   * page's records (4 MB a page), and survive garbage collections that a string used once escapes.
+   */
   get text(): string {
-    return (this.decoded ??= this.page.toString(this.flags & HIGH ? 'utf8' : 'latin1', this.start, this.end));
+    return this.page.toString(this.flags & HIGH ? 'utf8' : 'latin1', this.start, this.end);
   }
 }
 

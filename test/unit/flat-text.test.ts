@@ -86,6 +86,36 @@ describe('columnReader', () => {
     );
   });
 
+  it('reads records of a listing (long stretches written as in the record before) as pick reads them', () => {
+    const names = ['id', 'type', 'firstName', ...Array.from({ length: 30 }, (_, i) => `custom${i + 1}`), 'lastName', 'account'];
+    const change = fc.record({
+      at: fc.integer({ min: 0, max: names.length - 1 }),
+      value: fc.oneof(fc.constant(null), fc.string({ maxLength: 3 }), fc.integer(), fc.constant({ id: 2, name: 'Acme' })),
+      drop: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(change, { maxLength: 3 }), { minLength: 2, maxLength: 8 }),
+        fc.subarray([...names, 'account.name', 'nope']),
+        fc.nat(),
+        (changes, columns, seed) => {
+          const read = columnReader(columns, pick);
+          const base: Record<string, unknown> = Object.fromEntries(names.map((n) => [n, null]));
+          for (const [k, list] of changes.entries()) {
+            const r: Record<string, unknown> = { ...base };
+            for (const c of list) {
+              if (c.drop && c.at > 1) delete r[names[c.at]!];
+              else r[names[c.at]!] = c.value;
+            }
+            const json = k % 3 === 2 ? spaced(JSON.stringify(r), seed) : JSON.stringify(r);
+            expect(read(json)).toEqual(columns.map((c) => pick(r, c)));
+          }
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
   it('follows records whose members change order or names', () => {
     const read = columnReader(['b', 'a', 'account.name', 'a'], pick);
     expect(read('{"a":1,"b":"x","account":{"id":2,"type":"account","name":"Acme"}}')).toEqual(['x', 1, 'Acme', 1]);
