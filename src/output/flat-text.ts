@@ -275,12 +275,42 @@ export function columnReader(
   const seen: (string | undefined)[] = [];
   const columnAt: number[] = [];
   const innerAt: (string | undefined)[] = [];
+  // Of the previous record: where member m's name starts in its text (at m = count, where its
+  // closing brace is), and from each member the next one a column reads. A stretch of members no
+  // column reads (the custom fields a CSV leaves out) written exactly as last time is passed in one
+  // comparison of text; a stretch found changed is not compared again until the layout changes.
+  let prevJson = '';
+  let prevCount = 0;
+  let nameAt: number[] = [];
+  let nextNameAt: number[] = [];
+  let readFrom: number[] = [];
+  let tryStretch: boolean[] = [];
   return (json) => {
     const values: unknown[] = new Array<unknown>(columns.length);
     const found: boolean[] | undefined = inner.size ? new Array<boolean>(columns.length).fill(false) : undefined;
     let members: Map<string, unknown> | undefined;
+    let changed = false;
     let i = skip(json, skip(json, 0) + 1);
-    for (let m = 0; json.charCodeAt(i) !== 125; m++) {
+    let m = 0;
+    while (json.charCodeAt(i) !== 125) {
+      if (m < prevCount && tryStretch[m]) {
+        // Members m to read - 1 are read by no column: passed when written as last time (up to
+        // the next member's name, or to the closing brace).
+        const read = readFrom[m]!;
+        const from = nameAt[m]!;
+        const to = nameAt[read]! + (read === prevCount ? 1 : 0);
+        if (json.slice(i, i + to - from) === prevJson.slice(from, to)) {
+          for (let k = m; k < read; k++) nextNameAt[k] = nameAt[k]! - from + i;
+          i += to - from;
+          m = read;
+          if (read === prevCount) {
+            i--;
+            break;
+          }
+          if (json.charCodeAt(i) !== 34) i = skip(json, i);
+        } else tryStretch[m] = false;
+      }
+      nextNameAt[m] = i;
       const known = seen[m];
       let close = known === undefined ? -1 : i + 1 + known.length;
       if (close < 0 || json.charCodeAt(close) !== 34 || !json.startsWith(known!, i + 1)) {
@@ -290,6 +320,7 @@ export function columnReader(
         seen[m] = json.slice(i + 1, close).includes('\\') ? undefined : key;
         columnAt[m] = index.get(key) ?? -1;
         innerAt[m] = inner.has(key) ? key : undefined;
+        changed = true;
       }
       // Compact text has the value right after the colon; a server's spaces are skipped.
       let start = close + 1;
@@ -306,6 +337,7 @@ export function columnReader(
         }
         if (into !== undefined) (members ??= new Map()).set(into, v);
       }
+      m++;
       i = end;
       if (json.charCodeAt(i) !== 44) {
         i = skip(json, i);
@@ -313,6 +345,17 @@ export function columnReader(
       }
       if (json.charCodeAt(++i) !== 34) i = skip(json, i);
     }
+    if (json.charCodeAt(i) !== 125) i = skip(json, i);
+    nextNameAt[m] = i;
+    [nameAt, nextNameAt] = [nextNameAt, nameAt];
+    prevJson = json;
+    if (changed || m !== prevCount) {
+      readFrom = readPositions(m, columnAt, innerAt, seen);
+      // Worth a comparison: stretches of at least 8 members, from a position where no comparison
+      // has failed yet (so that records whose layout keeps changing cost one failure a position).
+      tryStretch = readFrom.map((r, k) => r - k >= 8 && tryStretch[k] !== false);
+    }
+    prevCount = m;
     if (members) {
       for (const [name, list] of inner) {
         const v = members.get(name);
@@ -323,6 +366,19 @@ export function columnReader(
     for (const [i, j] of dupes) values[i] = values[j];
     return values;
   };
+}
+
+/**
+ * From each of `count` member positions, the first position at or after it whose member a column
+ * reads (or whose name is looked up each time); `count` when there is none.
+ */
+function readPositions(count: number, columnAt: number[], innerAt: (string | undefined)[], seen: (string | undefined)[]): number[] {
+  const out = new Array<number>(count);
+  for (let k = count - 1, next = count; k >= 0; k--) {
+    if (columnAt[k]! >= 0 || innerAt[k] !== undefined || seen[k] === undefined) next = k;
+    out[k] = next;
+  }
+  return out;
 }
 
 /** Names of the members of flat records' JSON text in first-seen order, `id` and `type` first. */

@@ -95,8 +95,9 @@ describe('columnReader', () => {
     });
     fc.assert(
       fc.property(
-        fc.array(fc.array(change, { maxLength: 3 }), { minLength: 2, maxLength: 8 }),
-        fc.subarray([...names, 'account.name', 'nope']),
+        fc.array(fc.array(change, { maxLength: 3 }), { minLength: 2, maxLength: 12 }),
+        // Few columns: long stretches of members no column reads (the custom fields a CSV leaves out).
+        fc.oneof(fc.subarray([...names, 'account.name', 'nope']), fc.subarray([...names, 'account.name'], { maxLength: 4 })),
         fc.nat(),
         (changes, columns, seed) => {
           const read = columnReader(columns, pick);
