@@ -255,11 +255,12 @@ export function valueAt(json: string, start: number, end: number, fresh = false)
  * Reads the values of `columns` out of flat records' JSON text, as `pick` reads them out of flat
  * records: a column is a member's name, or `name.inner` for a member of an included record.
  * With `keep`, the values share no memory with the text (rows kept for a while: the table's first page).
+ * With `nullAsMissing`, a null value may be given as undefined (CSV writes both as an empty cell).
  */
 export function columnReader(
   columns: readonly string[],
   pick: (r: Record<string, unknown>, column: string) => unknown,
-  { keep = false }: { keep?: boolean } = {},
+  { keep = false, nullAsMissing = false }: { keep?: boolean; nullAsMissing?: boolean } = {},
 ): (json: string) => unknown[] {
   const index = new Map<string, number>();
   for (const [i, c] of columns.entries()) if (!index.has(c)) index.set(c, i);
@@ -270,6 +271,8 @@ export function columnReader(
     if (dot > 0) inner.set(c.slice(0, dot), [...(inner.get(c.slice(0, dot)) ?? []), i]);
   });
   const dupes = columns.map((c, i) => [i, index.get(c)!] as const).filter(([i, j]) => i !== j);
+  // A null read as missing must not hide a dotted column's own member from its inner lookup.
+  const nullSkips = nullAsMissing ? columns.map((c) => !c.includes('.')) : [];
   // Records of a listing have the same members in the same order: the member names seen at each
   // position last time are checked in place, and only a name that differs is cut out and looked up.
   const seen: (string | undefined)[] = [];
@@ -277,19 +280,23 @@ export function columnReader(
   const innerAt: (string | undefined)[] = [];
   // Of the previous record: where member m's name starts in its text (at m = count, where its
   // closing brace is), and from each member the next one a column reads. A stretch of members no
-  // column reads (the custom fields a CSV leaves out) written exactly as last time is passed in one
-  // comparison of text; a stretch found changed is not compared again until the layout changes.
+  // column reads (the custom fields a CSV leaves out; with `nullAsMissing`, also those that were
+  // null) written exactly as last time is passed in one comparison of text; a position where
+  // comparisons keep failing is not tried again.
   let prevJson = '';
   let prevCount = 0;
   let nameAt: number[] = [];
   let nextNameAt: number[] = [];
   let readFrom: number[] = [];
   let tryStretch: boolean[] = [];
+  let failures = new Uint8Array(0);
+  let isNull = new Uint8Array(0);
   return (json) => {
     const values: unknown[] = new Array<unknown>(columns.length);
     const found: boolean[] | undefined = inner.size ? new Array<boolean>(columns.length).fill(false) : undefined;
     let members: Map<string, unknown> | undefined;
     let changed = false;
+    let nullsChanged = false;
     let i = skip(json, skip(json, 0) + 1);
     let m = 0;
     while (json.charCodeAt(i) !== 125) {
@@ -308,7 +315,9 @@ export function columnReader(
             break;
           }
           if (json.charCodeAt(i) !== 34) i = skip(json, i);
-        } else tryStretch[m] = false;
+          continue;
+        }
+        if (++failures[m]! >= 4) tryStretch[m] = false;
       }
       nextNameAt[m] = i;
       const known = seen[m];
@@ -326,7 +335,12 @@ export function columnReader(
       let start = close + 1;
       if (json.charCodeAt(start) !== 58) start = skip(json, start);
       if (json.charCodeAt(++start) <= 32) start = skip(json, start);
-      const end = json.charCodeAt(start) === 110 ? start + 4 : valueEnd(json, start);
+      const isNullValue = json.charCodeAt(start) === 110;
+      const end = isNullValue ? start + 4 : valueEnd(json, start);
+      if (nullAsMissing && m < isNull.length && isNull[m] !== (isNullValue ? 1 : 0)) {
+        isNull[m] = isNullValue ? 1 : 0;
+        nullsChanged = true;
+      }
       const col = columnAt[m]!;
       const into = innerAt[m];
       if (col >= 0 || into !== undefined) {
@@ -349,11 +363,22 @@ export function columnReader(
     nextNameAt[m] = i;
     [nameAt, nextNameAt] = [nextNameAt, nameAt];
     prevJson = json;
-    if (changed || m !== prevCount) {
-      readFrom = readPositions(m, columnAt, innerAt, seen);
-      // Worth a comparison: stretches of at least 8 members, from a position where no comparison
-      // has failed yet (so that records whose layout keeps changing cost one failure a position).
-      tryStretch = readFrom.map((r, k) => r - k >= 8 && tryStretch[k] !== false);
+    if (changed || m !== prevCount || nullsChanged) {
+      if (changed || m !== prevCount) {
+        const grown = new Uint8Array(m + 1);
+        grown.set(failures.subarray(0, Math.min(failures.length, m + 1)));
+        failures = grown;
+      }
+      // isNull: this record's null members (a passed stretch keeps the last record's: it equals it).
+      if (nullAsMissing && isNull.length < m) {
+        const grown = new Uint8Array(m);
+        grown.set(isNull);
+        isNull = grown;
+      }
+      readFrom = readPositions(m, columnAt, innerAt, seen, isNull, nullSkips);
+      // Worth a comparison: stretches of at least 8 members, from a position where comparisons
+      // have not kept failing (records whose layout keeps changing cost a few failures a position).
+      tryStretch = readFrom.map((r, k) => r - k >= 8 && failures[k]! < 4);
     }
     prevCount = m;
     if (members) {
@@ -370,12 +395,23 @@ export function columnReader(
 
 /**
  * From each of `count` member positions, the first position at or after it whose member a column
- * reads (or whose name is looked up each time); `count` when there is none.
+ * reads, unless it was null and may be read as missing (`wasNull`, `nullSkips` by column), or
+ * whose name is looked up each time; `count` when there is none.
  */
-function readPositions(count: number, columnAt: number[], innerAt: (string | undefined)[], seen: (string | undefined)[]): number[] {
+function readPositions(
+  count: number,
+  columnAt: number[],
+  innerAt: (string | undefined)[],
+  seen: (string | undefined)[],
+  wasNull: Uint8Array,
+  nullSkips: boolean[],
+): number[] {
   const out = new Array<number>(count);
   for (let k = count - 1, next = count; k >= 0; k--) {
-    if (columnAt[k]! >= 0 || innerAt[k] !== undefined || seen[k] === undefined) next = k;
+    const col = columnAt[k]!;
+    const read = col >= 0 || innerAt[k] !== undefined;
+    const passable = wasNull[k] === 1 && innerAt[k] === undefined && (col < 0 || nullSkips[col] === true);
+    if ((read && !passable) || seen[k] === undefined) next = k;
     out[k] = next;
   }
   return out;
