@@ -154,7 +154,8 @@ describe('a refresh refused with invalid_client (the sandbox was restarted with 
 describe('svc login twice within the token-issue interval', () => {
   let limited: TestSandbox;
   beforeAll(async () => {
-    limited = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 3000 });
+    // Long enough that a second login started at once still falls inside it on a slow machine.
+    limited = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 6000 });
   });
   afterAll(() => limited.close());
 
@@ -165,7 +166,7 @@ describe('svc login twice within the token-issue interval', () => {
     const mark = limited.requests.length;
     const second = await cliLogin(limited, dir);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/^The API issues one access token per minute: waiting [1-3] s…$/m);
+    expect(second.stderr).toMatch(/^The API issues one access token per minute: waiting [1-6] s…$/m);
     expect(second.stderr).toMatch(/Logged in to /);
     const exchanges = limited.requests.slice(mark).filter((q) => q.path === '/oauth/token');
     expect(exchanges.map((q) => q.status)).toEqual([429, 200]);
