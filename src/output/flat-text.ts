@@ -393,10 +393,13 @@ export function columnReader(
   };
 }
 
+/** The most members one comparison of columnReader passes. */
+const STRETCH = 24;
+
 /**
- * From each of `count` member positions, the first position at or after it whose member a column
- * reads, unless it was null and may be read as missing (`wasNull`, `nullSkips` by column), or
- * whose name is looked up each time; `count` when there is none.
+ * From each of `count` member positions, the first position at or after it (at most STRETCH on)
+ * whose member a column reads, unless it was null and may be read as missing (`wasNull`,
+ * `nullSkips` by column), or whose name is looked up each time; `count` when there is none.
  */
 function readPositions(
   count: number,
@@ -412,7 +415,9 @@ function readPositions(
     const read = col >= 0 || innerAt[k] !== undefined;
     const passable = wasNull[k] === 1 && innerAt[k] === undefined && (col < 0 || nullSkips[col] === true);
     if ((read && !passable) || seen[k] === undefined) next = k;
-    out[k] = next;
+    // At most STRETCH members at a time: a member that changes from record to record (a
+    // relationship's id at the end) then fails only the comparisons of the stretch it is in.
+    out[k] = Math.min(next, k + STRETCH);
   }
   return out;
 }
