@@ -104,6 +104,7 @@ export function endOfOwnKey(b: Uint8Array, i: number, n: number, names: Uint8Arr
       return endOfString(b, start - 1, n);
     }
     if (c > 127) seen |= HIGH;
+    // nameHash, inline: this loop reads the name anyway.
     h = (h * 31 + c) & 0xffff;
   }
   if (i >= n) return -1;
@@ -125,7 +126,15 @@ const TYPE = Buffer.from('type');
 const META = Buffer.from('meta');
 const PROTO = Buffer.from('__proto__');
 
-function same(b: Uint8Array, at: number, word: Uint8Array): boolean {
+/** The 16-bit hash endOfOwnKey gives a name (its UTF-8 bytes): for names known as strings. */
+export function nameHash(bytes: Uint8Array): number {
+  let h = 0;
+  for (let i = 0; i < bytes.length; i++) h = (h * 31 + bytes[i]!) & 0xffff;
+  return h;
+}
+
+/** True when `b` holds `word` at `at`. */
+export function same(b: Uint8Array, at: number, word: Uint8Array): boolean {
   for (let k = 0; k < word.length; k++) if (b[at + k] !== word[k]) return false;
   return true;
 }

@@ -19,7 +19,7 @@
 // Performance machinery (README.md, Build): listing pages parsed from their bytes.
 import { parseJson } from '../lossless-json.js';
 import { bodyText } from './body-text.js';
-import { BREAK, endOfObject, escaped, HIGH, LONG, ODD_KEY, resetSeen, seen, spaces } from './json-scan.js';
+import { BREAK, endOfObject, escaped, HIGH, LONG, nameHash, ODD_KEY, resetSeen, seen, spaces } from './json-scan.js';
 import { endOfRelationships, relationshipsTail } from './relationship-scan.js';
 
 const ATTRIBUTES_KEY = Buffer.from('"attributes":');
@@ -229,7 +229,8 @@ function clashes(resources: object[], attributeNames: Uint8Array, relationshipNa
     if (suspect) break;
     if ((r as Lazy)[LAZY_RELATIONSHIPS]) continue;
     const own = (r as { relationships?: unknown }).relationships;
-    if (own && typeof own === 'object') for (const k of Object.keys(own)) suspect ||= attributeNames[hashOf(Buffer.from(k, 'utf8'))] === 1;
+    if (own && typeof own === 'object')
+      for (const k of Object.keys(own)) suspect ||= attributeNames[nameHash(Buffer.from(k, 'utf8'))] === 1;
   }
   if (!suspect) return undefined;
   const names = new Set<string>();
@@ -244,13 +245,6 @@ function clashes(resources: object[], attributeNames: Uint8Array, relationshipNa
       .replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'),
   );
   return new RegExp(`"(?:${alternatives.join('|')})"\\s*:`);
-}
-
-/** The 16-bit hash the scanner gives a key (json-scan.ts, endOfOwnKey). */
-function hashOf(b: Uint8Array): number {
-  let h = 0;
-  for (let i = 0; i < b.length; i++) h = (h * 31 + b[i]!) & 0xffff;
-  return h;
 }
 
 /**

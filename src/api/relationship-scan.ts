@@ -5,7 +5,7 @@
  */
 
 // Performance machinery (README.md, Build): relationships written as the scanner read them.
-import { endOfOwnKey, endOfString, endOfValue, ESC, HIGH, keyHash, ODD_KEY, seen, spaces, swapSeen } from './json-scan.js';
+import { endOfOwnKey, endOfString, endOfValue, ESC, HIGH, keyHash, ODD_KEY, same, seen, spaces, swapSeen } from './json-scan.js';
 
 /**
  * What endOfRelationships read besides the end: the relationships as flatJson writes them when
@@ -14,9 +14,16 @@ import { endOfOwnKey, endOfString, endOfValue, ESC, HIGH, keyHash, ODD_KEY, seen
  * parsed and flattened as before).
  */
 export let relationshipsTail: string | undefined;
-/** Per relationship name hash, the region it was last seen in: a name written twice is unusual. */
-const lastSeenIn = new Int32Array(1 << 16);
+/**
+ * Per relationship name hash, the region it was last seen in: a name written twice is unusual.
+ * Made on the first scan (256 KB): the API client loads this module for every request.
+ */
+let lastSeenIn: Int32Array | undefined;
 let regionCount = 0;
+/** Set by endOfName: where the member's name starts, its length, and whether it has escapes. */
+let nameStart = 0;
+let nameLength = 0;
+let nameEscaped = false;
 /** Set by endOfRelationship and endOfData: the relationship's flat value, and whether it is usual. */
 let flatValue: string | undefined;
 let usual = true;
@@ -29,6 +36,7 @@ let usual = true;
  */
 export function endOfRelationships(b: Buffer, i: number, n: number, names: Uint8Array): number {
   const region = ++regionCount;
+  lastSeenIn ??= new Int32Array(1 << 16);
   let tail = '';
   let fine = true;
   i = spaces(b, i + 1);
@@ -77,18 +85,10 @@ function endOfRelationship(b: Buffer, i: number, n: number): number {
   i = spaces(b, i + 1);
   if (b[i] !== 125) {
     for (;;) {
-      if (b[i] !== 34) return -1;
-      const start = i + 1;
-      const before = swapSeen(0);
-      const k = endOfString(b, i, n);
-      if (k < 0) return -1;
-      if (seen & ESC) fine = false;
-      swapSeen(before | seen);
-      const isData = k - 1 - start === 4 && b[start] === 100 && b[start + 1] === 97 && b[start + 2] === 116 && b[start + 3] === 97;
-      i = spaces(b, k);
-      if (b[i] !== 58) return -1;
-      i = spaces(b, i + 1);
-      if (isData) {
+      i = endOfName(b, i, n);
+      if (i < 0) return -1;
+      if (nameEscaped) fine = false;
+      if (nameIs(b, DATA)) {
         if (value !== undefined) fine = false;
         i = endOfData(b, i, n);
         if (i < 0) return -1;
@@ -150,17 +150,10 @@ function endOfIdentifier(b: Buffer, i: number, n: number): number {
   i = spaces(b, i + 1);
   if (b[i] !== 125) {
     for (;;) {
-      if (b[i] !== 34) return -1;
-      const start = i + 1;
-      const before = swapSeen(0);
-      const k = endOfString(b, i, n);
-      if (k < 0) return -1;
-      if (seen & ESC) fine = false;
-      swapSeen(before | seen);
-      const isId = k - 1 - start === 2 && b[start] === 105 && b[start + 1] === 100;
-      i = spaces(b, k);
-      if (b[i] !== 58) return -1;
-      i = spaces(b, i + 1);
+      i = endOfName(b, i, n);
+      if (i < 0) return -1;
+      if (nameEscaped) fine = false;
+      const isId = nameIs(b, ID);
       const v = i;
       i = endOfValue(b, i, n, 4);
       if (i < 0) return -1;
@@ -188,4 +181,31 @@ function safeDigits(b: Uint8Array, start: number, end: number): boolean {
   if (len < 1 || len > 15 || b[start] === 48) return false;
   for (let k = start; k < end; k++) if (!(b[k]! >= 48 && b[k]! <= 57)) return false;
   return true;
+}
+
+const DATA = Buffer.from('data');
+const ID = Buffer.from('id');
+
+/**
+ * The member of a relationship or identifier object whose name's opening quote is at `i`: the
+ * index of its value, or -1 when the bytes are not JSON. Notes the name (nameStart, nameLength,
+ * nameEscaped) without touching what the region's scan has seen so far.
+ */
+function endOfName(b: Uint8Array, i: number, n: number): number {
+  if (b[i] !== 34) return -1;
+  const before = swapSeen(0);
+  const k = endOfString(b, i, n);
+  if (k < 0) return -1;
+  nameEscaped = (seen & ESC) !== 0;
+  swapSeen(before | seen);
+  nameStart = i + 1;
+  nameLength = k - 1 - nameStart;
+  i = spaces(b, k);
+  if (b[i] !== 58) return -1;
+  return spaces(b, i + 1);
+}
+
+/** True when the last name endOfName read is `word`. */
+function nameIs(b: Uint8Array, word: Uint8Array): boolean {
+  return nameLength === word.length && same(b, nameStart, word);
 }

@@ -286,4 +286,22 @@ describe('parseCollection', () => {
     expect(parsed.data.map((r) => rawAttributes(r) !== undefined)).toEqual([true, false, true]);
     expect(parsed.data.map((r) => lineOf(r))).toEqual(data.map((r) => `${JSON.stringify(flatten(r as ResourceObject))}\n`));
   });
+
+  it('writes relationships as flatten does when they are written oddly (a member twice, escapes, odd ids)', () => {
+    const rels = [
+      '{"account":{"data":null,"data":{"type":"account","id":5}}}',
+      '{"account":{"data":{"type":"account","id":5}},"account":{"data":null}}',
+      '{"account":{"data":{"type":"account","id":5,"id":6}}}',
+      '{"account":{"d\\u0061ta":{"type":"account","id":5}}}',
+      '{"account":{"data":{"type":"account","\\u0069d":5}}}',
+      '{"account":{"data":{"type":"account","id":"007"}},"owner":{"data":[{"type":"user","id":"12"},{"type":"user","id":-1}]}}',
+      '{"account":{"links":{"related":"x"}},"owner":null,"stage":{"data":[]}}',
+    ];
+    const text = `{"data":[${rels.map((r, i) => `{"type":"p","id":${i + 1},"attributes":{"a":1},"relationships":${r}}`).join(',')}]}`;
+    const parsed = parseCollection(text, 0) as { data: ResourceObject[] };
+    const plain = JSON.parse(text) as { data: ResourceObject[] };
+    expect(parsed.data.map((r) => lineOf(r))).toEqual(plain.data.map((r) => `${JSON.stringify(flatten(r))}\n`));
+    // Only the last is usual enough to be written as the scanner read it.
+    expect(parsed.data.map((r) => flatRelationships(r) !== undefined)).toEqual([false, false, false, false, false, false, true]);
+  });
 });
