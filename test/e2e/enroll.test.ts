@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc } from '../helpers/run-svc.js';
+import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, emailOf, enrollDirect, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 
@@ -36,7 +36,7 @@ describe('svc enroll --prospect', () => {
     expect(
       (await call(sb, 'PATCH', `prospects/${p6}`, { data: { type: 'prospect', id: p6, attributes: { optedOut: true } } })).status,
     ).toBe(200);
-    const dir = fs.mkdtempSync('/tmp/svc-enroll-');
+    const dir = tempDir('svc-enroll-');
     const report = `${dir}/report.ndjson`;
     const mark = sb.requests.length;
     const r = await svc([

@@ -29,9 +29,19 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** A fresh config directory for one test (removed by the OS temp cleaner; small). */
+/** Directories made by {@link tempDir} in this test file, removed after it (temp-cleanup.ts). */
+const made: string[] = [];
+
+/** A fresh directory for one test (config, input files, reports), removed when its file ends. */
 export function tempDir(prefix = 'svc-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes every directory {@link tempDir} made: a full run makes a few thousand. */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
 /** Environment every run starts from: no user config, no colour, no inherited svc settings. */

@@ -3,12 +3,10 @@
  * The parsers alone, then through the real entry in-process (nothing is sent or listened on:
  * each case is refused before that).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseId, parsePort, parsePositiveNumber, parseWholeNumber } from '../../../src/runtime/option-parsers.js';
 import { runInProcess } from '../../helpers/in-process-cli.js';
+import { tempDir } from '../../helpers/run-svc.js';
 
 describe('option parsers', () => {
   it('ports: decimal digits 0-65535 only, from a flag or a profile', () => {
@@ -44,7 +42,7 @@ describe('option parsers', () => {
 
 describe('every command refuses the same text', () => {
   const env = () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-opts-'));
+    const dir = tempDir('svc-opts-');
     return {
       HOME: dir,
       XDG_CONFIG_HOME: dir,
