@@ -124,6 +124,12 @@ function listSection(l) {
     ]),
     row(['transport only (bodies written as received)', '', `${int(rate(transport.ms.median))} records/s`, '', '', '']),
     row(['end to end against the sandbox', `${(l.direct.ms.median / 1000).toFixed(1)} s`, '', '', '', '']),
+    ...(rate(transport.ms.median) < 30_000
+      ? [
+          '',
+          `In this run the transport alone did ${int(rate(transport.ms.median))} records/s, under the throughput target itself: the machine was slower than the one the target was set on (where the transport did ~59,000 records/s), so no client could meet the absolute figure in this run. The time against the raw undici loop, measured in the same rounds, is the comparison that carries over.`,
+        ]
+      : []),
   ];
 }
 
