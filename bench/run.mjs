@@ -65,8 +65,24 @@ async function optional(name, file, timeoutMs) {
 log('building (npm run build)…');
 execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: benchEnv() });
 
+/** The commit measured, and whether the working tree differed from it (nothing when git is absent). */
+function measuredCode() {
+  const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const commit = git('rev-parse', '--short', 'HEAD');
+    // RESULTS.md and the results files are what this run rewrites: their changes do not count.
+    const changed = git('status', '--porcelain', '--untracked-files=no')
+      .split('\n')
+      .filter((l) => l && !/ bench\/(RESULTS\.md|[\w-]+-results\.json)$/.test(l));
+    return changed.length ? `${commit} with uncommitted changes` : commit;
+  } catch {
+    return undefined;
+  }
+}
+
 const machine = {
   date: new Date().toISOString(),
+  code: measuredCode(),
   cpus: `${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
   memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
   os: `${os.type()} ${os.release()} (${os.arch()})`,
