@@ -24,9 +24,33 @@ let regionCount = 0;
 let nameStart = 0;
 let nameLength = 0;
 let nameEscaped = false;
-/** Set by endOfRelationship and endOfData: the relationship's flat value, and whether it is usual. */
-let flatValue: string | undefined;
+/** Set by endOfRelationship, endOfData and endOfIdentifier: whether what they read is usual. */
 let usual = true;
+/**
+ * The tail being written, as bytes: `,"name":value` for each relationship read so far in the
+ * current relationships object, decoded once at its end (names and ids are ASCII when usual).
+ * Building it from strings cost ~50 small strings a record, a third of what a listing allocated.
+ */
+let out = Buffer.allocUnsafe(1024);
+let at = 0;
+
+/** Appends `b[start..end)` to the tail (a few bytes: a name or an id). */
+function put(b: Uint8Array, start: number, end: number): void {
+  if (at + end - start > out.length) grow(end - start);
+  for (let j = start; j < end; j++) out[at++] = b[j]!;
+}
+
+/** Appends one byte to the tail. */
+function putByte(c: number): void {
+  if (at === out.length) grow(1);
+  out[at++] = c;
+}
+
+function grow(n: number): void {
+  const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, at + n));
+  out.copy(bigger, 0, 0, at);
+  out = bigger;
+}
 
 /**
  * The relationships object at `i`, its names hashed into `names`; relationshipsTail says what
@@ -37,7 +61,7 @@ let usual = true;
 export function endOfRelationships(b: Buffer, i: number, n: number, names: Uint8Array): number {
   const region = ++regionCount;
   lastSeenIn ??= new Int32Array(1 << 16);
-  let tail = '';
+  at = 0;
   let fine = true;
   i = spaces(b, i + 1);
   if (b[i] === 125) {
@@ -57,10 +81,9 @@ export function endOfRelationships(b: Buffer, i: number, n: number, names: Uint8
     if (b[i] !== 58) return -1;
     i = spaces(b, i + 1);
     if (b[i] === 123) {
-      i = endOfRelationship(b, i, n);
+      i = endOfRelationship(b, i, n, name, k);
       if (i < 0) return -1;
       if (!usual) fine = false;
-      else if (fine && flatValue !== undefined) tail += `,${b.toString('latin1', name, k)}:${flatValue}`;
     } else {
       // `null` is left out, as flatten leaves it out; anything else is unusual.
       if (b[i] !== 110) fine = false;
@@ -70,7 +93,7 @@ export function endOfRelationships(b: Buffer, i: number, n: number, names: Uint8
     i = spaces(b, i);
     const c = b[i];
     if (c === 125) {
-      relationshipsTail = fine ? tail : undefined;
+      relationshipsTail = fine ? out.toString('latin1', 0, at) : undefined;
       return i + 1;
     }
     if (c !== 44) return -1;
@@ -78,9 +101,12 @@ export function endOfRelationships(b: Buffer, i: number, n: number, names: Uint8
   }
 }
 
-/** One relationship object: flatValue is its `data` as flatten writes it, undefined without `data`. */
-function endOfRelationship(b: Buffer, i: number, n: number): number {
-  let value: string | undefined;
+/**
+ * One relationship object, its name (quotes included) at `b[name..nameEnd)`: writes
+ * `,"name":value` when it has `data` (nothing without it, as flatten leaves it out).
+ */
+function endOfRelationship(b: Buffer, i: number, n: number, name: number, nameEnd: number): number {
+  let hasData = false;
   let fine = true;
   i = spaces(b, i + 1);
   if (b[i] !== 125) {
@@ -89,11 +115,14 @@ function endOfRelationship(b: Buffer, i: number, n: number): number {
       if (i < 0) return -1;
       if (nameEscaped) fine = false;
       if (nameIs(b, DATA)) {
-        if (value !== undefined) fine = false;
+        if (hasData) fine = false;
+        hasData = true;
+        putByte(44);
+        put(b, name, nameEnd);
+        putByte(58);
         i = endOfData(b, i, n);
         if (i < 0) return -1;
-        if (flatValue === undefined) fine = false;
-        value = flatValue;
+        if (!usual) fine = false;
       } else {
         i = endOfValue(b, i, n, 2);
         if (i < 0) return -1;
@@ -105,25 +134,24 @@ function endOfRelationship(b: Buffer, i: number, n: number): number {
       i = spaces(b, i + 1);
     }
   }
-  flatValue = value;
   usual = fine;
   return i + 1;
 }
 
-/** A relationship's `data`: flatValue is `null`, the id, or `[ids]`; undefined when unusual. */
-function endOfData(b: Buffer, i: number, n: number): number {
+/** A relationship's `data`, written as `null`, the id or `[ids]`; usual says whether it was one of these. */
+function endOfData(b: Uint8Array, i: number, n: number): number {
   const c = b[i];
   if (c === 123) return endOfIdentifier(b, i, n);
   if (c === 91) {
-    let list = '[';
     let fine = true;
+    putByte(91);
     i = spaces(b, i + 1);
     if (b[i] !== 93) {
-      for (;;) {
+      for (let first = true; ; first = false) {
         if (b[i] === 123) {
+          if (!first) putByte(44);
           i = endOfIdentifier(b, i, n);
-          if (flatValue === undefined) fine = false;
-          else list += list.length === 1 ? flatValue : `,${flatValue}`;
+          if (!usual) fine = false;
         } else {
           fine = false;
           i = endOfValue(b, i, n, 3);
@@ -136,16 +164,19 @@ function endOfData(b: Buffer, i: number, n: number): number {
         i = spaces(b, i + 1);
       }
     }
-    flatValue = fine ? `${list}]` : undefined;
+    putByte(93);
+    usual = fine;
     return i + 1;
   }
-  flatValue = c === 110 ? 'null' : undefined;
+  usual = c === 110;
+  if (usual) put(NULL, 0, 4);
   return endOfValue(b, i, n, 2);
 }
 
-/** A resource identifier: flatValue is its id as flatten prints it, when written as a safe integer. */
-function endOfIdentifier(b: Buffer, i: number, n: number): number {
-  let id: string | undefined;
+/** A resource identifier: its id is written as flatten prints it, when written as a safe integer. */
+function endOfIdentifier(b: Uint8Array, i: number, n: number): number {
+  let idStart = -1;
+  let idEnd = -1;
   let fine = true;
   i = spaces(b, i + 1);
   if (b[i] !== 125) {
@@ -158,11 +189,12 @@ function endOfIdentifier(b: Buffer, i: number, n: number): number {
       i = endOfValue(b, i, n, 4);
       if (i < 0) return -1;
       if (isId) {
-        if (id !== undefined) fine = false;
+        if (idStart >= 0) fine = false;
         // An integer literal, or its digits in quotes: both print as the number (recordId).
         const quoted = b[v] === 34 ? 1 : 0;
-        id = safeDigits(b, v + quoted, i - quoted) ? b.toString('latin1', v + quoted, i - quoted) : '';
-        if (id === '') fine = false;
+        idStart = v + quoted;
+        idEnd = i - quoted;
+        if (!safeDigits(b, idStart, idEnd)) fine = false;
       }
       i = spaces(b, i);
       const c = b[i];
@@ -171,7 +203,8 @@ function endOfIdentifier(b: Buffer, i: number, n: number): number {
       i = spaces(b, i + 1);
     }
   }
-  flatValue = fine && id ? id : undefined;
+  usual = fine && idStart >= 0;
+  if (usual) put(b, idStart, idEnd);
   return i + 1;
 }
 
@@ -184,6 +217,7 @@ function safeDigits(b: Uint8Array, start: number, end: number): boolean {
 }
 
 const DATA = Buffer.from('data');
+const NULL = Buffer.from('null');
 const ID = Buffer.from('id');
 
 /**
