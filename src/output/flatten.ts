@@ -75,6 +75,7 @@ export function flatJson(resource: ResourceObject, included?: IncludedIndex): st
   return m === '' ? parts.head + parts.tail : `${parts.head},${m}${parts.tail}`;
 }
 
+// Performance machinery (README.md, Build): the record text joined as bytes, decoded once.
 /** Where {@link joinedText} puts a record's text together; one for the process, grown as needed. */
 let joined = Buffer.allocUnsafe(1 << 14);
 
