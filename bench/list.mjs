@@ -6,7 +6,8 @@
  *  2. Against the sandbox directly: wall time and peak RSS (the memory target).
  *  3. Against the recorded pages served from memory (the client's own cost), interleaved with
  *     the floor — a raw undici loop fetching the same URLs, parsing each page and writing each
- *     resource object as one line — and a transport-only loop (each body written whole, decoded to text and not parsed).
+ *     resource object as one line — and a transport-only loop (each body written whole, decoded
+ *     to text and not parsed).
  *  4. Every output format (`-o ndjson|json|csv|table`, `table --columns` and `json --query`) at 20,000 records and
  *     at all of them, against the sandbox, output to a file: interleaved in each round, so that the
  *     ratios to ndjson compare runs under the same load.

@@ -2,7 +2,8 @@
 /**
  * The floor of the listing benchmark: the least a client can do to turn the recorded pages into
  * NDJSON — fetch each URL in turn with undici, parse the page, write each resource object as one
- * line (no flattening, no prefetch). `MODE=bytes` writes each body whole, decoded to text and not parsed (transport only).
+ * line (no flattening, no prefetch). `MODE=bytes` writes each body whole, decoded to text and not
+ * parsed (transport only).
  * Usage: `node raw-loop.mjs <base origin> <urls.json> [token]`.
  */
 import { readFileSync } from 'node:fs';

@@ -76,6 +76,9 @@ function startupSection(s) {
   return lines;
 }
 
+/** The ndjson client throughput target, in records per second. */
+const TARGET_RATE = 30_000;
+
 function listSection(l) {
   const svc = l.replay.svc;
   const floor = l.replay.floor;
@@ -101,8 +104,8 @@ function listSection(l) {
       `${int(rate(svc.ms.median))} records/s`,
       `${int(rate(floor.ms.median))} records/s`,
       x(ratio),
-      '≥ 30,000 records/s',
-      mark(rate(svc.ms.median) >= 30_000),
+      `≥ ${int(TARGET_RATE)} records/s`,
+      mark(rate(svc.ms.median) >= TARGET_RATE),
     ]),
     row([
       'time against the raw undici loop',
@@ -124,7 +127,7 @@ function listSection(l) {
     ]),
     row(['transport only (each body written whole)', '', `${int(rate(transport.ms.median))} records/s`, '', '', '']),
     row(['end to end against the sandbox', `${(l.direct.ms.median / 1000).toFixed(1)} s`, '', '', '', '']),
-    ...(rate(transport.ms.median) < 30_000
+    ...(rate(transport.ms.median) < TARGET_RATE
       ? [
           '',
           `In this run the transport-only loop did ${int(rate(transport.ms.median))} records/s, under the throughput target itself: the machine ran slower than the one the target was set on (where that loop did ~59,000 records/s). The time against the raw undici loop, measured in the same rounds, is the comparison that carries over from machine to machine.`,

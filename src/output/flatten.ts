@@ -76,8 +76,11 @@ export function flatJson(resource: ResourceObject, included?: IncludedIndex): st
 }
 
 // Performance machinery (README.md, Build): the record text joined as bytes, decoded once.
-/** Where {@link joinedText} puts a record's text together; one for the process, grown as needed. */
-let joined = Buffer.allocUnsafe(1 << 14);
+/**
+ * Where {@link joinedText} puts a record's text together; one for the process, made on first use
+ * (this module is on every listing's start-up path) and grown as needed.
+ */
+let joined = Buffer.alloc(0);
 
 /**
  * `head,members tail` with the members still a range of the page's bytes, decoded once as one
@@ -87,7 +90,7 @@ let joined = Buffer.allocUnsafe(1 << 14);
 function joinedText(head: string, m: RawBytes, tail: string): string {
   // UTF-8 takes at most 3 bytes per UTF-16 unit.
   const need = (head.length + tail.length) * 3 + m.end - m.start;
-  if (joined.length < need) joined = Buffer.allocUnsafe(Math.max(need, joined.length * 2));
+  if (joined.length < need) joined = Buffer.allocUnsafe(Math.max(need, joined.length * 2, 1 << 14));
   let at = joined.write(head, 0);
   joined[at++] = 44;
   at += m.page.copy(joined, at, m.start + 1, m.end - 1);
