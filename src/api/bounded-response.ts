@@ -7,6 +7,7 @@
 import type { Dispatcher } from 'undici';
 import { ExitCode, SvcError } from '../errors.js';
 import { bodyText } from './body-text.js';
+import type { PageBuffers } from './page-buffers.js';
 import { request } from './undici-lite.js';
 
 /** The answer was larger than the cap; the connection was dropped. */
@@ -34,6 +35,8 @@ interface ResponseBounds {
   signal?: AbortSignal | undefined;
   /** `GET https://…`, for messages. */
   what: string;
+  /** Where the body is put together: a listing's recycled page buffers (page-buffers.ts). */
+  buffers?: PageBuffers | undefined;
 }
 
 /** An answer read in full. */
@@ -62,7 +65,7 @@ export async function boundedRequest(
       bodyTimeout: bounds.timeoutMs,
       signal: outer ? AbortSignal.any([outer, deadline.signal]) : deadline.signal,
     });
-    const body = await readLimited(res, bounds.maxBytes, bounds.what);
+    const body = await readLimited(res, bounds);
     let text: string | undefined;
     return {
       statusCode: res.statusCode,
@@ -82,7 +85,7 @@ export async function boundedRequest(
   }
 }
 
-async function readLimited(res: Dispatcher.ResponseData, max: number, what: string): Promise<Buffer> {
+async function readLimited(res: Dispatcher.ResponseData, { maxBytes: max, what, buffers }: ResponseBounds): Promise<Buffer> {
   const length = res.headers['content-length'];
   const declared = Number(Array.isArray(length) ? length[0] : length);
   if (Number.isFinite(declared) && declared > max) {
@@ -99,5 +102,9 @@ async function readLimited(res: Dispatcher.ResponseData, max: number, what: stri
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  if (!buffers) return Buffer.concat(chunks);
+  const body = buffers.take(size);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(body, at);
+  return body;
 }

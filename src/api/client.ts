@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
 import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
+import type { PageBuffers } from './page-buffers.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
 import { unparsedMembers } from './page-parse.js';
 import { addScopeHint } from './scope-hint.js';
@@ -80,6 +81,8 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** Parses a success body's bytes instead of JSON.parse (list pages: page-parse.ts). */
   parse?: (body: Buffer) => unknown;
+  /** Reads the body into one of these (a listing's pages); the response's `release` hands it back. */
+  buffers?: PageBuffers;
 }
 
 /** One response, body parsed. */
@@ -91,6 +94,11 @@ export interface ApiResponse {
   /** The body as text (decoded when first read). */
   readonly text: string;
   rateLimit: RateLimitInfo;
+  /**
+   * With the request's `buffers`: gives the body's memory back for the next page. After it, the
+   * response and every record parsed from it must not be read (page-buffers.ts).
+   */
+  release?: () => void;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -209,7 +217,7 @@ export class ApiClient {
       res = await boundedRequest(
         url,
         { dispatcher: this.dispatcher, method: method as Dispatcher.HttpMethod, headers, body },
-        { timeoutMs: this.timeout, maxBytes: max, signal: req.signal ?? this.opts.signal, what },
+        { timeoutMs: this.timeout, maxBytes: max, signal: req.signal ?? this.opts.signal, what, buffers: req.buffers },
       );
     } catch (err) {
       if (err instanceof ResponseTooLarge)
@@ -237,6 +245,7 @@ export class ApiClient {
         return res.text;
       },
       rateLimit,
+      ...(req.buffers && { release: () => req.buffers!.release(res.body) }),
     };
   }
 

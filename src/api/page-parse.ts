@@ -54,6 +54,16 @@ class Region implements RawBytes {
     readonly tail?: string,
   ) {}
 
+  /**
+   * The region, when its page's memory is still the page's: a listing that recycles page buffers
+   * detaches a released page's memory (page-buffers.ts), so a record read after that is a bug in
+   * svc, said here rather than written as another page's bytes or as nothing.
+   */
+  live(): this {
+    if (this.end > this.page.length) throw new Error("internal error: a listing page's records were read after its memory was reused");
+    return this;
+  }
+
   get long(): boolean {
     return (this.flags & LONG) !== 0;
   }
@@ -63,6 +73,7 @@ class Region implements RawBytes {
    * page's records (4 MB a page), and survive garbage collections that a string used once escapes.
    */
   get text(): string {
+    this.live();
     return this.page.toString(this.flags & HIGH ? 'utf8' : 'latin1', this.start, this.end);
   }
 }
@@ -94,7 +105,7 @@ export function rawAttributes(resource: object): string | undefined {
 /** {@link rawAttributes} as the page's bytes: ndjson copies them without decoding them. */
 export function rawAttributeBytes(resource: object): RawBytes | undefined {
   const region = (resource as Lazy)[LAZY];
-  return region?.plain ? region : undefined;
+  return region?.plain ? region.live() : undefined;
 }
 
 /**

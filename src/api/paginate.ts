@@ -13,6 +13,7 @@ import { ApiError } from '../errors.js';
 import type { ApiClient, ApiResponse } from './client.js';
 import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
 import { parseCollection } from './page-parse.js';
+import type { PageBuffers } from './page-buffers.js';
 import { PagingGuard } from './paging-guard.js';
 import { encodeQuery, queryPairs, type ListQuery } from './query.js';
 
@@ -37,12 +38,22 @@ interface PaginateOptions {
   /** Told about truncations and fallbacks. */
   warn?: (message: string) => void;
   signal?: AbortSignal;
+  /**
+   * Where pages are read, used over and over (page-buffers.ts): for a caller that calls each
+   * page's `release` once done with its records, and keeps none of them.
+   */
+  buffers?: PageBuffers;
 }
 
 /** One page as received, with its records trimmed to the limit. */
 export interface Page {
   doc: JsonApiDocument;
   records: ResourceObject[];
+  /**
+   * With `buffers`: the page's memory is handed to a later page. Its records (and the document's
+   * resources) must not be read after it; `doc.links` and `doc.meta` are plain values and may.
+   */
+  release(): void;
 }
 
 /** A request on its way: the page it asks for and its (already guarded) outcome. */
@@ -50,7 +61,7 @@ interface InFlight {
   want: number;
   url: URL;
   /** Status and document only: the response text (5 MB for a page of big records) is let go at once. */
-  result: Promise<Pick<ApiResponse, 'status' | 'doc'>>;
+  result: Promise<Pick<ApiResponse, 'status' | 'doc' | 'release'>>;
   abort: AbortController;
 }
 
@@ -79,6 +90,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   let next: URL | undefined;
   let first = true;
   const guard = new PagingGuard();
+  const buffers = opts.buffers;
 
   const send = (): InFlight => {
     const want = Math.min(size, max - fetched);
@@ -99,8 +111,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     const abort = new AbortController();
     const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
     const result = client
-      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1, parse: parseCollection })
-      .then((r) => ({ status: r.status, doc: r.doc }));
+      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1, parse: parseCollection, buffers })
+      .then((r) => ({ status: r.status, doc: r.doc, release: r.release }));
     // A prefetch the caller never collects (it stopped early, or failed writing) must not end
     // the process with an unhandled rejection; its error is seen when it is awaited.
     result.catch(() => {});
@@ -112,7 +124,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     while (fetched < max) {
       const inflight = pending ?? send();
       pending = undefined;
-      let res: Pick<ApiResponse, 'status' | 'doc'>;
+      let res: Pick<ApiResponse, 'status' | 'doc' | 'release'>;
       try {
         res = await inflight.result;
       } catch (err) {
@@ -132,7 +144,11 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
         throw new ApiError(res.status, [{ title: 'bad response', detail: 'collection response has no data array' }]);
       }
       guard.arrived(inflight.url, data);
-      const page: Page = { doc: res.doc, records: data.length > max - fetched ? data.slice(0, max - fetched) : data };
+      const page: Page = {
+        doc: res.doc,
+        records: data.length > max - fetched ? data.slice(0, max - fetched) : data,
+        release: res.release ?? noRelease,
+      };
       fetched += page.records.length;
       offset += data.length;
       let more = false;
@@ -187,6 +203,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     return true;
   }
 }
+
+function noRelease(): void {}
 
 function setPageLimit(url: URL, n: number): void {
   if (url.searchParams.has('page[size]')) url.searchParams.set('page[size]', String(n));

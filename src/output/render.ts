@@ -45,7 +45,8 @@ export interface RecordWriter {
   /**
    * A page of resource objects: every format writes them record by record from the flat
    * record's JSON text, holding no flat copy of the page (`list --all` of records with hundreds
-   * of fields).
+   * of fields). Once it resolves, nothing of the page is read again: `list` hands the page's
+   * memory to the next page (page-buffers.ts).
    */
   resources(p: ResourcePage): Promise<void>;
   end(): Promise<void>;

@@ -3,6 +3,7 @@
  * sort/include/fields, limits across pages, output formats, and usage errors that send nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCsv } from '../helpers/csv.js';
 import { json, runSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -197,6 +198,29 @@ describe('output formats', () => {
     expect(r.stdout).not.toMatch(/\x1b\[/);
     const g = await runSvc(['prospects', 'get', '1', '-o', 'table'], { env: env() });
     expect(g.stdout).toMatch(/^id\s+1$/m);
+  });
+
+  // `list` reads each page into memory used again two pages later (page-buffers.ts); a writer
+  // that read a record after its page was done would fail the command with an internal error.
+  it('every format and shape lists all records over pages whose memory is reused', async () => {
+    const all = ['prospects', 'list', '--all', '--page-size', '60', '--include', 'account'];
+    const lines = (await runSvc([...all, '-o', 'ndjson'], { env: env() })).stdout.trim().split('\n');
+    const ids = lines.map((l) => (JSON.parse(l) as { id: number }).id);
+    expect(ids).toHaveLength(180);
+    expect(new Set(ids).size).toBe(180);
+    const runs: [string[], (stdout: string) => void][] = [
+      [['-o', 'json'], (o) => expect((JSON.parse(o) as { id: number }[]).map((r) => r.id)).toEqual(ids)],
+      [['-o', 'csv'], (o) => expect(parseCsv(o).map((row) => Number(row[0]))).toEqual([Number.NaN, ...ids])],
+      [['-o', 'table', '--columns', 'id,firstName'], (o) => expect(o).toMatch(new RegExp(`\\b${ids.at(-1)}\\b`))],
+      [['-o', 'json', '--query', 'length(@)'], (o) => expect(o.trim()).toBe('180')],
+      [['-o', 'ndjson', '--fields', 'firstName'], (o) => expect(o.trim().split('\n')).toHaveLength(180)],
+    ];
+    for (const [args, check] of runs) {
+      const r = await runSvc([...all, ...args], { env: env() });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).toBe('');
+      check(r.stdout);
+    }
   });
 
   it('default output is json when stdout is not a TTY', async () => {

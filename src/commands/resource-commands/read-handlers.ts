@@ -1,5 +1,6 @@
 /** Handlers of `list` and `get`. */
 import { setField } from '../../own-field.js';
+import { PageBuffers } from '../../api/page-buffers.js';
 import { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
 import { Progress } from '../../bulk/progress.js';
@@ -92,6 +93,8 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       pageSize,
       warn,
       signal: ctx.signal,
+      // Every writer is done with a page's records when `resources` resolves (render.ts).
+      buffers: new PageBuffers(),
     })) {
       if (countMeta === undefined && (flags.count || progress)) {
         countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
@@ -106,6 +109,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       // Records are flattened one at a time as they are written (constant memory for --all).
       const prepare = hasSensitive(page.records, included) ? (r: FlatRecord) => maskSensitive([r])[0]! : undefined;
       await writer.resources({ doc: page.doc, resources: page.records, included, prepare });
+      page.release();
     }
   } finally {
     spinner.stop();
