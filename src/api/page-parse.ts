@@ -19,7 +19,7 @@
 // Performance machinery (README.md, Build): listing pages parsed from their bytes.
 import { parseJson } from '../lossless-json.js';
 import { bodyText } from './body-text.js';
-import { BREAK, endOfObject, escaped, HIGH, LONG, nameHash, ODD_KEY, resetSeen, seen, spaces } from './json-scan.js';
+import { BREAK, endOfObject, escaped, HIGH, LONG, nameHash, ODD_KEY, resetSeen, same, seen, spaces } from './json-scan.js';
 import { endOfRelationships, relationshipsTail } from './relationship-scan.js';
 
 const ATTRIBUTES_KEY = Buffer.from('"attributes":');
@@ -134,12 +134,24 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN): 
   let nextAttributes = -2;
   let nextRelationships = -2;
   for (let from = 0; ; ) {
-    // The next of either key (each looked for again only once passed).
-    if (nextAttributes !== -1 && nextAttributes < from) nextAttributes = page.indexOf(ATTRIBUTES_KEY, from);
-    if (nextRelationships !== -1 && nextRelationships < from) nextRelationships = page.indexOf(RELATIONSHIPS_KEY, from);
-    if (nextAttributes < 0 && nextRelationships < 0) break;
-    const rel = nextAttributes < 0 || (nextRelationships >= 0 && nextRelationships < nextAttributes);
-    const at = rel ? nextRelationships : nextAttributes;
+    // The next of either key. Usually one follows the region just read (`},"relationships":{`);
+    // else each is looked for again once passed, the relationships only as far as the next
+    // attributes: searching on would read the attributes' bytes, which the scanner reads anyway.
+    let at = adjacentKey(page, from);
+    let rel = at >= 0 && page[at + 1] === 114;
+    if (at < 0) {
+      if (nextAttributes !== -1 && nextAttributes < from) nextAttributes = page.indexOf(ATTRIBUTES_KEY, from);
+      if (nextRelationships !== -1 && nextRelationships < from) {
+        if (nextAttributes < 0) nextRelationships = page.indexOf(RELATIONSHIPS_KEY, from);
+        else {
+          const i = page.subarray(from, nextAttributes).indexOf(RELATIONSHIPS_KEY);
+          nextRelationships = i >= 0 ? from + i : NOT_BEFORE_ATTRIBUTES;
+        }
+      }
+      if (nextAttributes < 0 && nextRelationships < 0) break;
+      rel = nextAttributes < 0 || (nextRelationships >= 0 && nextRelationships < nextAttributes);
+      at = rel ? nextRelationships : nextAttributes;
+    }
     if (escaped(page, at)) {
       from = at + 1;
       continue;
@@ -201,6 +213,24 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN): 
   if (clash)
     for (const r of resources) if ((r as Lazy)[LAZY]?.plain && clash.test((r as Lazy)[LAZY]!.text)) (r as Lazy)[LAZY]!.plain = false;
   return doc;
+}
+
+/** `nextRelationships` when there is none before the attributes found next (looked for after them). */
+const NOT_BEFORE_ATTRIBUTES = -3;
+
+/**
+ * The index of `"attributes":` or `"relationships":` when one is next after `from` with only
+ * spaces and one comma before it; else -1. (Neither key can start in what it steps over, so this
+ * is where a search would find the nearer of the two.)
+ */
+function adjacentKey(page: Buffer, from: number): number {
+  let j = spaces(page, from);
+  if (page[j] === 44) j = spaces(page, j + 1);
+  if (page[j] !== 34) return -1;
+  const c = page[j + 1];
+  if (c === 114) return same(page, j, RELATIONSHIPS_KEY) ? j : -1;
+  if (c === 97) return same(page, j, ATTRIBUTES_KEY) ? j : -1;
+  return -1;
 }
 
 /** The page without its regions, each replaced by its index (one buffer for every page: fresh memory for each page cost more than the copy). */

@@ -181,6 +181,27 @@ describe('parseCollection', () => {
     expect(JSON.parse(flatJson(parsed.data[1]!)).firstName).toBe('Grace');
   });
 
+  it('keeps both members of every resource unparsed, whatever their order and whatever lies between them', () => {
+    const attributes = '{"name":"Ada","rank":{"relationships":1}}';
+    const relationships = '{"account":{"data":{"type":"account","id":5}}}';
+    const layouts = [
+      `"attributes":${attributes},"relationships":${relationships}`,
+      `"attributes":  ${attributes} ,\n  "relationships":${relationships}`,
+      `"relationships":${relationships},"links":{"self":"/p"},"attributes":${attributes}`,
+      `"relationships":${relationships},"meta":{"note":"\\"attributes\\":{}"},"attributes":${attributes}`,
+      `"attributes":${attributes},"meta":{"rank":{"n":1}},"relationships":${relationships}`,
+      `"attributes":${attributes},"rank":{"n":2},"relationships":${relationships}`,
+    ];
+    const text = `{"data":[${layouts.map((members, i) => `{"type":"prospect","id":${i + 1},${members}}`).join(',')}]}`;
+    const parsed = parseCollection(text, 0) as { data: ResourceObject[] };
+    for (const r of parsed.data) {
+      expect(rawAttributes(r), `attributes of ${r.id}`).toBe(attributes);
+      expect(flatRelationships(r), `relationships of ${r.id}`).toBe(',"account":5');
+    }
+    // Compared after: reading the members parses them.
+    expect(parsed).toEqual(parseJson(text));
+  });
+
   it('keeps the digits of integers past 2^53, in attributes and around them, and does not copy such attributes', () => {
     const text =
       '{"data":[{"type":"p","id":9007199254740993,"attributes":{"n":18446744073709551616,"s":"12345678901234567890"}},{"type":"p","id":2,"attributes":{"a":1}}]}';
