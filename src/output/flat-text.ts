@@ -287,8 +287,10 @@ export function columnReader(
   let prevCount = 0;
   let nameAt: number[] = [];
   let nextNameAt: number[] = [];
-  let readFrom: number[] = [];
-  let tryStretch: boolean[] = [];
+  // Refilled in place: the nulls of some members change from record to record, and new arrays
+  // each time were most of what a CSV listing allocated besides the records' text.
+  const readFrom: number[] = [];
+  const tryStretch: boolean[] = [];
   let failures = new Uint8Array(0);
   let isNull = new Uint8Array(0);
   return (json) => {
@@ -375,10 +377,11 @@ export function columnReader(
         grown.set(isNull);
         isNull = grown;
       }
-      readFrom = readPositions(m, columnAt, innerAt, seen, isNull, nullSkips);
+      readPositions(m, columnAt, innerAt, seen, isNull, nullSkips, readFrom);
       // Worth a comparison: stretches of at least 8 members, from a position where comparisons
       // have not kept failing (records whose layout keeps changing cost a few failures a position).
-      tryStretch = readFrom.map((r, k) => r - k >= 8 && failures[k]! < 4);
+      tryStretch.length = m;
+      for (let k = 0; k < m; k++) tryStretch[k] = readFrom[k]! - k >= 8 && failures[k]! < 4;
     }
     prevCount = m;
     if (members) {
@@ -400,6 +403,7 @@ const STRETCH = 24;
  * From each of `count` member positions, the first position at or after it (at most STRETCH on)
  * whose member a column reads, unless it was null and may be read as missing (`wasNull`,
  * `nullSkips` by column), or whose name is looked up each time; `count` when there is none.
+ * Written into `out`.
  */
 function readPositions(
   count: number,
@@ -408,8 +412,9 @@ function readPositions(
   seen: (string | undefined)[],
   wasNull: Uint8Array,
   nullSkips: boolean[],
-): number[] {
-  const out = new Array<number>(count);
+  out: number[],
+): void {
+  out.length = count;
   for (let k = count - 1, next = count; k >= 0; k--) {
     const col = columnAt[k]!;
     const read = col >= 0 || innerAt[k] !== undefined;
@@ -419,7 +424,6 @@ function readPositions(
     // relationship's id at the end) then fails only the comparisons of the stretch it is in.
     out[k] = Math.min(next, k + STRETCH);
   }
-  return out;
 }
 
 /** Names of the members of flat records' JSON text in first-seen order, `id` and `type` first. */
