@@ -9,6 +9,7 @@
  * starts where the file ends. Requests: ⌈records / 1,000⌉ plus one per run of exactly 10,000.
  */
 import fs from 'node:fs';
+import { PageBuffers } from '../../api/page-buffers.js';
 import { MAX_PAGE_SIZE, paginate } from '../../api/paginate.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { Filter } from '../../api/filter.js';
@@ -139,13 +140,15 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     progress.advance(written, false);
     progress.start();
     let counted = false;
+    // Pages read into two buffers used in turn, as `list` does: each is written before the next.
+    const buffers = new PageBuffers();
     for (;;) {
       let n = 0;
       let lastId: number | undefined;
       const q = { ...query, sort: ['id'], filters: [...(query.filters ?? []), ...(from !== undefined ? [idFrom(from)] : [])] };
       // The first request counts what is left, for the progress display's total and ETA.
       if (!counted) q.count = true;
-      for await (const page of paginate(api, rt.path, { query: q, limit: RUN, pageSize, warn: (m) => ctx.warn(m), signal: ctx.signal })) {
+      for await (const page of paginate(api, rt.path, { query: q, limit: RUN, pageSize, warn: (m) => ctx.warn(m), signal: ctx.signal, buffers })) {
         if (!counted) {
           counted = true;
           const c = page.doc.meta?.count;
@@ -167,6 +170,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
         written += page.records.length;
         progress.advance(page.records.length);
         if (page.records.length) lastId = Number(page.records[page.records.length - 1]!.id);
+        page.release();
       }
       if (n < RUN || lastId === undefined || !Number.isInteger(lastId)) break;
       from = lastId + 1;
