@@ -148,7 +148,14 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       const q = { ...query, sort: ['id'], filters: [...(query.filters ?? []), ...(from !== undefined ? [idFrom(from)] : [])] };
       // The first request counts what is left, for the progress display's total and ETA.
       if (!counted) q.count = true;
-      for await (const page of paginate(api, rt.path, { query: q, limit: RUN, pageSize, warn: (m) => ctx.warn(m), signal: ctx.signal, buffers })) {
+      for await (const page of paginate(api, rt.path, {
+        query: q,
+        limit: RUN,
+        pageSize,
+        warn: (m) => ctx.warn(m),
+        signal: ctx.signal,
+        buffers,
+      })) {
         if (!counted) {
           counted = true;
           const c = page.doc.meta?.count;
