@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Benchmark of bulk runs (README.md, "Bulk run speed"). A sandbox runs in its own process (src/sandbox
+ * Benchmark of bulk runs (bench/README.md, "Bulk run speed"). A sandbox runs in its own process (src/sandbox
  * bundled with esbuild, so that it can be given latency, a short rate-limit window and asked
  * what it received); `bin/svc` runs as users run it. Prints one JSON document and writes it to
  * bench/bulk-results.json:

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Listing benchmark (README.md § Performance: speed, memory, "within 1.5× of a raw undici loop"):
+ * Listing benchmark (bench/README.md § Performance: speed, memory, "within 1.5× of a raw undici loop"):
  * `svc prospects list --all -o ndjson` over 100,000 prospects (150 null custom fields each).
  *  1. Against a recording proxy in front of the sandbox: requests used, records written.
  *  2. Against the sandbox directly: wall time and peak RSS (the memory target).

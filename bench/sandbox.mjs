@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Benchmark of the sandbox (README.md, "Sandbox speed"): bundles src/sandbox/index.ts with esbuild into a
+ * Benchmark of the sandbox (bench/README.md, "Sandbox speed"): bundles src/sandbox/index.ts with esbuild into a
  * temporary file, starts it in a child process with seed 100000 (or SEED) so that its timings
  * and RSS are its own, and measures over HTTP with keep-alive:
  *

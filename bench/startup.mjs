@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Start-up benchmark (the start-up targets of README.md § Performance, and the `--limit 50` one):
+ * Start-up benchmark (the start-up targets of bench/README.md § Performance, and the `--limit 50` one):
  * every command is run as a fresh process, interleaved with the floors (`node empty.mjs`,
  * `node -e 0`) in the same rounds, against a sandbox already running in its own process with a profile logged in to it.
  * Run alone: `node bench/startup.mjs` prints JSON; `bench/run.mjs` calls {@link startupBench}.

@@ -10,7 +10,7 @@ const tmp = `dist/.build-${process.pid}`;
 // A process started from the previous build may still load its chunks: keep them a while.
 const keepMs = 15 * 60e3;
 
-// Performance machinery (README.md, Build): build-time stubs.
+// Performance machinery (src/README.md, Build): build-time stubs.
 // Parts of dependencies svc never reaches (conf's schema validation, undici's HTTP/2 client,
 // commander's child_process for external subcommands): stubs that throw if ever reached.
 const unused = /^(ajv\/dist\/2020\.js|ajv-formats|semver|node:child_process)$|[\\/]client-h2\.js$/;
@@ -26,7 +26,7 @@ const leaveOut = {
   },
 };
 
-// Performance machinery (README.md, Build): registry snapshot.
+// Performance machinery (src/README.md, Build): registry snapshot.
 // The registry data as JSON.parse(...) literals: V8 parses JSON much faster than object literals.
 const snapshot = {
   name: 'registry-snapshot',

@@ -229,7 +229,7 @@ export function renderResults({ machine, startup, list, bulk, sandbox }) {
     `Written by \`npm run bench\` (bench/run.mjs) on ${machine.date.slice(0, 16).replace('T', ' ')} UTC, in ${machine.seconds} s${machine.code ? `, of commit ${machine.code}` : ''}.`,
     '',
     `Machine: ${machine.cpus}, ${machine.memory} of memory, ${machine.os}, Node ${machine.node}; load average ${machine.load} before the run, ${machine.loadAfter} after.`,
-    'Every measured process runs with NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset. Targets: README.md § Performance (start-up, listing against the floor, listing speed and memory).',
+    'Every measured process runs with NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset. Targets: bench/README.md § Performance (start-up, listing against the floor, listing speed and memory).',
     '',
     ...startupSection(startup),
     '',

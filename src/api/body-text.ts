@@ -7,7 +7,7 @@
  */
 import { isAscii } from 'node:buffer';
 
-// Performance machinery (README.md, Build): ASCII bodies decoded as Latin-1.
+// Performance machinery (src/README.md, Build): ASCII bodies decoded as Latin-1.
 /** `body` as text (UTF-8; invalid sequences become U+FFFD, as `Buffer#toString` does). */
 export function bodyText(body: Buffer): string {
   return body.toString(isAscii(body) ? 'latin1' : 'utf8');

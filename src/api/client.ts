@@ -230,7 +230,7 @@ export class ApiClient {
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok ? parseDocument(res.statusCode, res.body, headerString(res.headers['content-type']), req.parse) : {};
-    // Performance machinery (README.md, Build): the depth check skips unparsed members.
+    // Performance machinery (src/README.md, Build): the depth check skips unparsed members.
     // Lazy attributes and relationships are not read here: reading them would parse what ndjson copies as text.
     if (nestedDeeperThan(doc, MAX_JSON_DEPTH, unparsedMembers))
       throw new ApiError(res.statusCode, [

@@ -6,7 +6,7 @@
  * `seen`. (A resource's relationships are read by relationship-scan.ts.)
  */
 
-// Performance machinery (README.md, Build): hand-written JSON scanner over the page's bytes.
+// Performance machinery (src/README.md, Build): hand-written JSON scanner over the page's bytes.
 import { MAX_JSON_DEPTH } from '../json-depth.js';
 
 /**

@@ -10,7 +10,7 @@
  * its bytes gone and fails (page-parse.ts says so), instead of reading another page's records.
  */
 
-// Performance machinery (README.md, Build): listing pages read into recycled buffers.
+// Performance machinery (src/README.md, Build): listing pages read into recycled buffers.
 /** Buffers kept for reuse; a listing with a prefetch needs two. */
 const KEEP = 2;
 /** Larger pages (long mailing bodies) are not kept: the cap on a page is far higher than this. */

@@ -16,7 +16,7 @@
  * regions are looked at again, and they are never copied as text.
  */
 
-// Performance machinery (README.md, Build): listing pages parsed from their bytes.
+// Performance machinery (src/README.md, Build): listing pages parsed from their bytes.
 import { parseJson } from '../lossless-json.js';
 import { bodyText } from './body-text.js';
 import { BREAK, endOfObject, escaped, HIGH, LONG, nameHash, ODD_KEY, resetSeen, same, seen, spaces } from './json-scan.js';

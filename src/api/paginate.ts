@@ -65,7 +65,7 @@ interface InFlight {
   abort: AbortController;
 }
 
-// Performance machinery (README.md, Build): next page requested as soon as the current one arrives.
+// Performance machinery (src/README.md, Build): next page requested as soon as the current one arrives.
 /**
  * Yields pages until the limit is reached or the collection ends.
  * Requests: ⌈records / page size⌉, plus one when the last page is exactly full and the server

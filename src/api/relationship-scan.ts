@@ -4,7 +4,7 @@
  * relationships with links, ~50 objects a record that JSON.parse no longer builds.
  */
 
-// Performance machinery (README.md, Build): relationships written as the scanner read them.
+// Performance machinery (src/README.md, Build): relationships written as the scanner read them.
 import { endOfOwnKey, endOfString, endOfValue, ESC, HIGH, keyHash, ODD_KEY, same, seen, spaces, swapSeen } from './json-scan.js';
 
 /**

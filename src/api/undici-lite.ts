@@ -4,7 +4,7 @@
  * proxies), which costs every command that makes a request ~25 ms of start-up; the build also
  * leaves out undici's HTTP/2 client, which svc never negotiates (README § Build).
  */
-// Performance machinery (README.md, Build): undici's private files (undici pinned to ~7.30.2) and `--liftoff-only`.
+// Performance machinery (src/README.md, Build): undici's private files (undici pinned to ~7.30.2) and `--liftoff-only`.
 import { setFlagsFromString } from 'node:v8';
 import type { Agent as AgentType, Dispatcher } from 'undici';
 import AgentImpl from 'undici/lib/dispatcher/agent.js';

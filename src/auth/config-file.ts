@@ -5,7 +5,7 @@
  * which the caller supplies: synchronously (`openConfigStore` in config.ts, for tests and
  * scripts) or loaded on the first write (the CLI's Context).
  */
-// Performance machinery (README.md, Build): config read without conf.
+// Performance machinery (src/README.md, Build): config read without conf.
 import fs from 'node:fs';
 import path from 'node:path';
 import type Conf from 'conf';

@@ -166,7 +166,7 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
     fromEnv: boolean,
   ): Promise<TokenSet> {
     // undici loads only when a refresh happens (start-up time of every other command).
-    // Performance machinery (README.md, Build): loaded with import() when first used.
+    // Performance machinery (src/README.md, Build): loaded with import() when first used.
     const { requestToken, TokenEndpointError } = await import('./token-endpoint.js');
     const params = { grant_type: 'refresh_token', client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken };
     // Ctrl-C does not abort a refresh on the wire: the server may already have rotated the

@@ -76,7 +76,7 @@ export async function expandAlias(
   if (at < 0 || isBuiltIn(argv[at]!)) return undefined;
   let line: string | undefined;
   try {
-    // Performance machinery (README.md, Build): loaded with import() when first used.
+    // Performance machinery (src/README.md, Build): loaded with import() when first used.
     const { createConfigStore } = await import('../auth/config-file.js');
     const store = createConfigStore(env, profileFromArgv(argv, env), () => {
       throw new Error('aliases are only read here');

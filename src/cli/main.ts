@@ -5,7 +5,7 @@
  */
 import { VERSION } from './version.js';
 
-// Performance machinery (README.md, Build): `--version` answered without the bundle; the rest loads with import().
+// Performance machinery (src/README.md, Build): `--version` answered without the bundle; the rest loads with import().
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${VERSION}\n`);

@@ -10,7 +10,7 @@ export function processIO(opts: { noColor?: boolean; env?: NodeJS.ProcessEnv } =
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    // Performance machinery (README.md, Build): stdin created only when read.
+    // Performance machinery (src/README.md, Build): stdin created only when read.
     // Creating process.stdin (and asking whether it is a terminal) costs ~2 ms: only the
     // commands that read it or prompt pay for it.
     get stdin() {

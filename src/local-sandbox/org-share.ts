@@ -107,7 +107,7 @@ function readLastPort(env: NodeJS.ProcessEnv, orgFile: string): number {
 
 /** Starts the sandbox on `port`, or on the org's last port when free, else on any port. */
 async function startOn(e: Env, port: number): Promise<Sandbox> {
-  // Performance machinery (README.md, Build): loaded with import() when first used.
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { startSandbox } = await import('../sandbox/index.js');
   const preferred = port || readLastPort(e.env, e.orgFile);
   try {

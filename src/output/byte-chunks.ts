@@ -7,7 +7,7 @@
 import type { LineSink } from './flatten.js';
 import { writeOut } from './io.js';
 
-// Performance machinery (README.md, Build): ndjson lines copied as bytes.
+// Performance machinery (src/README.md, Build): ndjson lines copied as bytes.
 /** Size of a piece: streaming, and small enough for the allocator to reuse freed memory. */
 const CHUNK = 1 << 16;
 

@@ -7,7 +7,7 @@
  * server wrote them (page-parse.ts): whitespace between tokens is skipped here.
  */
 
-// Performance machinery (README.md, Build): hand-written scanner of compact JSON text.
+// Performance machinery (src/README.md, Build): hand-written scanner of compact JSON text.
 
 const INDENTS: string[] = [];
 /** A newline and `2 × depth` spaces. */

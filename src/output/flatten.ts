@@ -75,7 +75,7 @@ export function flatJson(resource: ResourceObject, included?: IncludedIndex): st
   return m === '' ? parts.head + parts.tail : `${parts.head},${m}${parts.tail}`;
 }
 
-// Performance machinery (README.md, Build): the record text joined as bytes, decoded once.
+// Performance machinery (src/README.md, Build): the record text joined as bytes, decoded once.
 /**
  * Where {@link joinedText} puts a record's text together; one for the process, made on first use
  * (this module is on every listing's start-up path) and grown as needed.

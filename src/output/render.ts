@@ -52,7 +52,7 @@ export interface RecordWriter {
   end(): Promise<void>;
 }
 
-// Performance machinery (README.md, Build): records written in 64 KB pieces with backpressure.
+// Performance machinery (src/README.md, Build): records written in 64 KB pieces with backpressure.
 /** Text is handed to stdout in pieces of about this size: streaming, and small enough to stay out of V8's large-object space (freed only by full collections). */
 const CHUNK = 1 << 16;
 
@@ -201,7 +201,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
       let table: import('./table.js').TableStream | undefined;
       let read: ((json: string) => unknown[]) | undefined;
       const open = async () => {
-        // Performance machinery (README.md, Build): loaded with import() when first used.
+        // Performance machinery (src/README.md, Build): loaded with import() when first used.
         const { tableStream } = await import('./table.js');
         return (table ??= tableStream(columns, opts.io, opts.columns !== undefined));
       };

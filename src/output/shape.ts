@@ -49,7 +49,7 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
     };
   }
   // The records as `-o json` would print them, flattened once with the writer's own flattening.
-  // Performance machinery (README.md, Build): --query reads only the members it needs.
+  // Performance machinery (src/README.md, Build): --query reads only the members it needs.
   // A query that reads only some members of each record (`[].{id: id, title: title}`) is given
   // records of just those members, read out of the record text: a record of 150 custom fields
   // otherwise costs a whole object.

@@ -16,7 +16,7 @@ export { kebab, camel, pluralize, singular } from './define.js';
  */
 export const RESOURCES: readonly ResourceType[] = [...RESOURCE_TYPES].sort((a, b) => compareNames(a.type, b.type));
 
-// Performance machinery (README.md, Build): no ICU collator at start.
+// Performance machinery (src/README.md, Build): no ICU collator at start.
 function compareNames(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();

@@ -105,7 +105,7 @@ export function createContext(
     signal: app.signal,
     config() {
       // Reads parse the file; conf loads on the first write only (config-file.ts).
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       store ??= import('../auth/config-file.js').then((m) => {
         const s = m.createConfigStore(app.env, globals.profile, async (dir) => new (await import('conf')).default(m.confOptions(dir)));
         // The store holds tokens: say so when its permissions had to be tightened.
@@ -128,7 +128,7 @@ export function createContext(
       return api;
     },
     async newApiClient(target, extra = {}) {
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { ApiClient } = await import('../api/client.js');
       // Waits between retries end with the client's own signal (none: they run to the end).
       const signal = 'signal' in extra ? extra.signal : app.signal;
@@ -191,7 +191,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
     const globals = globalsFrom(raw, app.env);
     ctx = createContext(app, globals);
     if (globals.query !== undefined || globals.jsonFields) {
-      // Performance machinery (README.md, Build): the JMESPath implementation loads only with --query.
+      // Performance machinery (src/README.md, Build): the JMESPath implementation loads only with --query.
       const query = globals.query !== undefined ? (await import('../output/query.js')).compileQuery(globals.query) : undefined;
       ctx.shape = { fields: globals.jsonFields, query };
     }

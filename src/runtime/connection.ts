@@ -23,7 +23,7 @@ export interface Connection {
 export async function resolveConnection(ctx: Context): Promise<Connection> {
   const g = ctx.globals;
   if (g.sandbox) {
-    // Performance machinery (README.md, Build): loaded with import() when first used.
+    // Performance machinery (src/README.md, Build): loaded with import() when first used.
     const { attachSandbox } = await import('../local-sandbox/attach.js');
     const sb = await attachSandbox(ctx);
     ctx.addSecret(sb.token);

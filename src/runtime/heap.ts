@@ -8,7 +8,7 @@
  * speed (bench/list.mjs measures both). V8 reads these flags each time it sizes the heap, so
  * setting them at run time takes effect.
  */
-// Performance machinery (README.md, Build): V8 heap flags set at run time.
+// Performance machinery (src/README.md, Build): V8 heap flags set at run time.
 import { setFlagsFromString } from 'node:v8';
 
 let applied = false;

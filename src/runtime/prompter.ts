@@ -29,7 +29,7 @@ export function matchChoices<T>(choices: readonly SearchChoice<T>[], term: strin
 
 /** Prompts with @inquirer/prompts on the given streams (loaded on first use). */
 export async function inquirerPrompter(io: { stdin: NodeJS.ReadableStream; stderr: NodeJS.WritableStream }): Promise<Prompter> {
-  // Performance machinery (README.md, Build): loaded with import() when first used.
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const p = await import('@inquirer/prompts');
   // Prompts draw on stderr so that stdout stays clean for data.
   const ctx = { input: io.stdin, output: io.stderr } as Parameters<typeof p.input>[1];

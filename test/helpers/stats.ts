@@ -1,6 +1,6 @@
 /**
  * Figures of the reliability suite (cases run, faults injected, interruptions, rows lost,
- * duplicates) for the README: with `SVC_RELIABILITY_STATS=FILE` each test file appends its
+ * duplicates) for bench/README.md (Reliability figures): with `SVC_RELIABILITY_STATS=FILE` each test file appends its
  * figures to FILE as NDJSON lines; `node test/reliability/stats.mjs FILE` adds them up.
  */
 import fs from 'node:fs';

@@ -15,7 +15,7 @@ export function registerApi(program: Command, app: App): void {
       '\nExamples:\n  $ svc api GET /prospects?page[limit]=5\n  $ svc api PATCH /prospects/7 -d \'{"data":{"type":"prospect","id":7,"attributes":{"title":"CTO"}}}\'\n',
     )
     .action(async (method: string, path: string, opts: { data?: string; paginate?: boolean }, cmd: Command) => {
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { apiHandler } = await import('./handler.js');
       await runCommand(app, cmd, (ctx) => apiHandler(ctx, method, path, opts));
     });

@@ -51,7 +51,7 @@ export function registerAuth(program: Command, app: App): void {
     .option('--login-timeout <seconds>', 'how long to wait for the browser (default 300)')
     .addHelpText('after', LOGIN_HELP)
     .action(async (opts: LoginFlags, cmd: Command) => {
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { loginHandler } = await import('./login.js');
       await runCommand(app, cmd, (ctx) => loginHandler(ctx, opts));
     });

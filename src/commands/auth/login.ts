@@ -42,7 +42,7 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   let client = await resolveClient(ctx, flags, own, true);
 
   let root: RootInfo = {};
-  // Performance machinery (README.md, Build): loaded with import() when first used.
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { browserLogin } = await import('./browser-flow.js');
   const login = () =>
     browserLogin(ctx, {

@@ -23,7 +23,7 @@ The scripts are static (completing starts no Node process); the same files are i
 `,
     )
     .action(async (shell: (typeof SHELLS)[number], _opts, cmd: Command) => {
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { completionHandler } = await import('./handler.js');
       await runCommand(app, cmd, (ctx) => completionHandler(ctx, cmd, app, shell));
     });

@@ -18,7 +18,7 @@ async function fullProgram(running: Command, app: App): Promise<Command> {
   const everything: App = Object.assign({}, app);
   // Without a known command line every command is built in full.
   delete (everything as { argv?: unknown }).argv;
-  // Performance machinery (README.md, Build): loaded with import() when first used.
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { registerCommands } = await import('../index.js');
   registerCommands(full, everything);
   return full;

@@ -12,7 +12,7 @@ type Handlers = () => Promise<typeof import('./handlers.js')>;
 /** Registers `config`, `alias` and `open` (in the "Login and settings" group of `svc --help`). */
 export function registerSettings(program: Command, app: App): void {
   const handlers: Handlers = () => import('./handlers.js');
-  // Performance machinery (README.md, Build): subcommands built only for the command argv names.
+  // Performance machinery (src/README.md, Build): subcommands built only for the command argv names.
   const named = (name: string) => !app.argv || app.argv.includes(name);
   const config = program
     .command('config')

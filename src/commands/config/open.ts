@@ -61,7 +61,7 @@ async function launch(ctx: Context, url: string): Promise<void> {
       child.unref();
       return;
     }
-    // Performance machinery (README.md, Build): loaded with import() when first used.
+    // Performance machinery (src/README.md, Build): loaded with import() when first used.
     const { default: open } = await import('open');
     const child = await open(url);
     child.on('error', () => ctx.warn('could not start a browser; open the address above yourself'));

@@ -60,7 +60,7 @@ Exit codes: 0 all done, 2 bad options or (with --strict) invalid rows, 5 some ro
     )
     .action((opts, c: Command) =>
       runCommand(app, c, async (ctx) => {
-        // Performance machinery (README.md, Build): loaded with import() when first used.
+        // Performance machinery (src/README.md, Build): loaded with import() when first used.
         const { enrollHandler } = await import('./handler.js');
         await enrollHandler(ctx, opts);
       }),

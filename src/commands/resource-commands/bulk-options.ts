@@ -76,7 +76,7 @@ export async function runBulk(
   if (flags.attr?.length || flags.rel?.length || flags.data !== undefined) {
     throw new UsageError('--input cannot be combined with --attr, --rel or --data: the file gives every field');
   }
-  // Performance machinery (README.md, Build): loaded with import() when first used.
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { bulkWriteHandler } = await import('./bulk-handler.js');
   await bulkWriteHandler(ctx, rt, op, flags);
 }

@@ -49,7 +49,7 @@ function datesHelp(rt: ResourceType): string {
  * (`app.argv`), or for all of them when it is not known.
  */
 export function registerResourceCommands(program: Command, app: App): void {
-  // Performance machinery (README.md, Build): only the named resource command is built.
+  // Performance machinery (src/README.md, Build): only the named resource command is built.
   const named = app.argv && new Set(app.argv);
   // Names taken so far: built-in commands, then each resource command as it is added.
   const taken = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
@@ -84,7 +84,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
     .allowUnknownOption(true)
     .action(async (op: string | undefined) => {
       if (!op) return cmd.help();
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { didYouMean } = await import('../../suggest.js');
       const message = op.startsWith('-')
         ? `unknown option '${op}' (see svc ${rt.command} --help)`
@@ -92,7 +92,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       app.io.stderr.write(`error: ${message}\n`);
       app.exitCode = 2;
     });
-  // Performance machinery (README.md, Build): read and write handlers in separate chunks.
+  // Performance machinery (src/README.md, Build): read and write handlers in separate chunks.
   // Writes and reads load their own handlers: list and get skip the write path's validation and
   // schema lookups, and each is one chunk of its own (no shared chunk behind a re-export).
   // A refusal of a misspelt field name gets a "did you mean" (name-hints.ts); the module loads

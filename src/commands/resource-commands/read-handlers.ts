@@ -208,7 +208,7 @@ function withJsonFields(ctx: Context, flags: QueryFlags & { columns?: string }):
  */
 async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { columns?: string }): Promise<OrgNames> {
   if (!namesUnknownFields(rt, flags)) return { view: () => undefined, pulled: false };
-  // Performance machinery (README.md, Build): loaded with import() when first used.
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { loadOrgSchema } = await import('../schema/load.js');
   const { orgTypeView } = await import('../../org-schema/org-schema.js');
   const schema = await loadOrgSchema(ctx);
@@ -230,7 +230,7 @@ function hasSensitive(records: readonly ResourceObject[], included: IncludedInde
  */
 async function unusedCustomFields(ctx: Context, rt: ResourceType): Promise<((key: string) => boolean) | undefined> {
   if (!rt.customFields) return undefined;
-  // Performance machinery (README.md, Build): loaded with import() when first used.
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { loadOrgSchema } = await import('../schema/load.js');
   const schema = await loadOrgSchema(ctx);
   if (!schema) return undefined;

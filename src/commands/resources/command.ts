@@ -11,7 +11,7 @@ export function registerResources(program: Command, app: App): void {
       '\nExamples:\n  $ svc resources\n  $ svc resources -o json | jq \'.[] | select(.operations | index("update"))\'\n',
     )
     .action(async (_opts, cmd: Command) => {
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { resourcesHandler } = await import('./handler.js');
       await runCommand(app, cmd, (ctx) => resourcesHandler(ctx));
     });

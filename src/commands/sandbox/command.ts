@@ -54,7 +54,7 @@ export function registerSandbox(program: Command, app: App): void {
         await runCommand(app, cmd, (ctx) => fromProfileHandler(ctx, opts.fromProfile!, opts));
         return;
       }
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { sandboxHandler } = await import('./handler.js');
       await runCommand(app, cmd, (ctx) => sandboxHandler(ctx, opts));
     });

@@ -24,7 +24,7 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     throw new UsageError(`--maintenance-until: "${flags.maintenanceUntil}" is not an ISO time`);
   }
   const interval = num(flags.tokenInterval, '--token-interval');
-  // Performance machinery (README.md, Build): loaded with import() when first used.
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { startSandbox } = await import('../../sandbox/index.js');
   const start = () =>
     startSandbox({

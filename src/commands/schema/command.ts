@@ -25,7 +25,7 @@ Examples:
     .command('pull')
     .description('fetch /schema/openapi.json and /types and cache them for this profile')
     .action(async (_opts, cmd: Command) => {
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { pullHandler } = await import('./pull.js');
       await runCommand(app, cmd, (ctx) => pullHandler(ctx));
     });

@@ -70,7 +70,7 @@ export async function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<
     return false;
   }
   try {
-    // Performance machinery (README.md, Build): loaded with import() when first used.
+    // Performance machinery (src/README.md, Build): loaded with import() when first used.
     const { default: open } = await import('open');
     const child = await open(url);
     child.on('error', () => {});

@@ -23,7 +23,7 @@ export function rehearsalMask(ctx: Context): Promise<InputMask | undefined> {
 async function readMask(ctx: Context): Promise<InputMask | undefined> {
   const file = ctx.globals.sandboxData;
   if (file === undefined) return undefined;
-  // Performance machinery (README.md, Build): the anonymiser is loaded only for a rehearsal.
+  // Performance machinery (src/README.md, Build): the anonymiser is loaded only for a rehearsal.
   const { readRehearsalMask } = await import('../../local-sandbox/rehearsal-key.js');
   const r = readRehearsalMask(path.resolve(file));
   if (r.mask) {

@@ -23,7 +23,7 @@ export function registerWebhookCommands(program: Command, app: App): void {
       '\nExit 0 when removed or already gone, 3 when the token is not valid.\n\nExamples:\n  $ svc webhooks cleanup --cleanup-token "$TOKEN"\n  $ pass show svc/hook | svc webhooks cleanup --cleanup-token -\n',
     )
     .action(async (opts: { cleanupToken?: string }, cmd: Command) => {
-      // Performance machinery (README.md, Build): loaded with import() when first used.
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
       const { cleanupHandler } = await import('./cleanup.js');
       await runCommand(app, cmd, (ctx) => cleanupHandler(ctx, opts));
     });
