@@ -3,8 +3,9 @@
  * once before anything is sent. This module is loaded with import() only when the flag is given,
  * so the JMESPath implementation costs `--version`, `--help` and plain commands nothing.
  */
-import { compile, tokenize, TreeInterpreter } from '@jmespath-community/jmespath';
+import { compile, tokenize } from '@jmespath-community/jmespath';
 import { UsageError } from '../errors.js';
+import { boundedSearch } from './query-bounds.js';
 
 /** A compiled `--query` expression. */
 export interface CompiledQuery {
@@ -12,7 +13,8 @@ export interface CompiledQuery {
   readonly expression: string;
   /**
    * Applies the expression to a value.
-   * @throws UsageError when the expression fails on the data (a function given the wrong type)
+   * @throws UsageError when the expression fails on the data (a function given the wrong type),
+   *   or passes its time or size bound (query-bounds.ts)
    */
   search(value: unknown): unknown;
   /**
@@ -48,8 +50,9 @@ export function compileQuery(expression: string): CompiledQuery {
   }
   const search = (value: unknown): unknown => {
     try {
-      return TreeInterpreter.search(node, value as Parameters<typeof TreeInterpreter.search>[1]);
+      return boundedSearch(node, value);
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`--query: ${message(err)}`);
     }
   };
