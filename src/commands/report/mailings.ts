@@ -16,7 +16,9 @@ import { pct, ratio } from './rates.js';
 import { byKey, emit, fetcher, parseBy, relId, type ReportFlags } from './shared.js';
 
 const DAY = 86_400_000;
-type GroupBy = 'day' | 'week' | 'mailbox' | 'sequence';
+/** What `--by` groups by (the first is the default). */
+export const GROUP_BY = ['day', 'week', 'mailbox', 'sequence'] as const;
+type GroupBy = (typeof GROUP_BY)[number];
 
 /** One group (also the record of `-o json`); rates are over the group's delivered mailings. */
 interface MailingRow {
@@ -106,7 +108,7 @@ export function calendar(from: number, to: number, by: 'day' | 'week'): string[]
 
 /** Runs `svc report mailings`. */
 export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<void> {
-  const by = parseBy<GroupBy>(flags.by, ['day', 'week', 'mailbox', 'sequence']);
+  const by = parseBy<GroupBy>(flags.by, GROUP_BY);
   const filters = [...(flags.filter ?? [])];
   const now = ctx.clock.now();
   const defaultFrom = Math.floor(now / DAY) * DAY - 29 * DAY;
