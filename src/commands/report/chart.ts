@@ -60,7 +60,8 @@ export interface Series {
 
 /**
  * Grouped vertical columns: for each label, one column per series (`colWidth` cells each), a gap
- * between groups, `height` rows, a y-axis with the maximum on top, the labels below, a legend.
+ * between groups, `height` rows, a y-axis with the maximum on top and 0 on the axis line, the
+ * labels below, a legend.
  */
 export function columnChart(
   series: readonly Series[],
@@ -73,7 +74,9 @@ export function columnChart(
   const groupW = series.length * colWidth + 1;
   const lines: string[] = [];
   for (let row = height; row >= 1; row--) {
-    let line = fit(row === height ? String(max) : row === 1 ? '0' : '', axisW, 'right') + ' ' + (style.ascii ? '|' : '│');
+    // The top row is labelled with the maximum; 0 goes on the axis below the bottom row (that row
+    // holds the smallest values above 0: labelled 0, a column of 1 read as none).
+    let line = fit(row === height ? String(max) : '', axisW, 'right') + ' ' + (style.ascii ? '|' : '│');
     for (let i = 0; i < labels.length; i++) {
       for (let k = 0; k < series.length; k++) {
         const v = series[k]!.values[i] ?? 0;
@@ -87,7 +90,7 @@ export function columnChart(
     }
     lines.push(line.replace(/\s+$/, ''));
   }
-  lines.push(' '.repeat(axisW) + ' ' + (style.ascii ? '+' : '└') + (style.ascii ? '-' : '─').repeat(labels.length * groupW));
+  lines.push(fit('0', axisW, 'right') + ' ' + (style.ascii ? '+' : '└') + (style.ascii ? '-' : '─').repeat(labels.length * groupW));
   lines.push(
     ' '.repeat(axisW + 2) +
       labels
