@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
+import { defaultOrg } from '../../src/sandbox/data/org.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -44,7 +45,10 @@ let prospectId = '';
 let prospectEmail = '';
 
 beforeAll(async () => {
-  ({ sb, env } = await sandboxWithEnv({ seed: 400 }));
+  // A custom-field label the org controls, shown by `schema show`.
+  const org = defaultOrg();
+  org.customFields['prospect']!['custom9'] = { type: 'text', required: false, label: hostile('Label'), definition: null };
+  ({ sb, env } = await sandboxWithEnv({ seed: 400, org }));
   // The sequence with the most delivered mailings in the last 30 days, its templates and one of
   // its enrolled prospects get the hostile names.
   const since = new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10);
@@ -123,5 +127,11 @@ describe('hostile names in every human view', () => {
     expect(plan.stdout).toMatch(/\\u202eolleh/);
     const enroll = await human(['enroll', '--sequence', seqId, '--mailbox', '1', '--prospect', prospectId, '--dry-run']);
     escapedOnly(enroll.stderr, /sequence "Seq\\e\]52;c;/);
+    // A custom-field label, pulled into the schema cache and shown.
+    const e = env();
+    await runInProcess(['schema', 'pull'], e, { timeoutMs: 30_000 });
+    const schema = await runInProcess(['schema', 'show', 'prospect', '-o', 'table'], { ...e, NO_COLOR: '1' }, { timeoutMs: 30_000 });
+    expect(schema.code, schema.stderr).toBe(0);
+    escapedOnly(schema.stdout, /Label\\e\]52;c;/);
   });
 });
