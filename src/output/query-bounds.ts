@@ -5,7 +5,8 @@
  * expression ran for a minute, took 2 GB and ended in "unexpected failure". Here each evaluation
  * has a deadline and a size budget, and running past either is a usage error that names the fix:
  *
- * - time: 10 s for one evaluation (the whole result, or one record's share of a projection);
+ * - time: 10 s for one evaluation (the whole result, or one record's share of a projection),
+ *   and 1 s more for each MiB it is given;
  * - size: the result, any string or list built on the way and the input of a function that
  *   serialises or pads may not pass 4 times the size of what the expression was given (as JSON
  *   text), or 64 MiB when that is more.
@@ -20,13 +21,15 @@ import { UsageError } from '../errors.js';
 export interface QueryLimits {
   /** Milliseconds one evaluation may take. */
   readonly ms: number;
+  /** Milliseconds more for each MiB of input (as JSON text). */
+  readonly msPerMiB: number;
   /** The size budget when the input is small: characters of JSON text. */
   readonly minChars: number;
   /** The budget as a multiple of the input's size. */
   readonly inputFactor: number;
 }
 
-export const QUERY_LIMITS: QueryLimits = { ms: 10_000, minChars: 64 * 2 ** 20, inputFactor: 4 };
+export const QUERY_LIMITS: QueryLimits = { ms: 10_000, msPerMiB: 1_000, minChars: 64 * 2 ** 20, inputFactor: 4 };
 
 const FIX = 'filter or pick fields first, or post-process -o json with jq';
 
@@ -35,7 +38,7 @@ function tooBig(chars: number): UsageError {
   return new UsageError(`--query: the expression builds more than ${mib(chars)} (4× its input at most): ${FIX}`);
 }
 function tooSlow(ms: number): UsageError {
-  return new UsageError(`--query: the expression ran longer than ${ms / 1000} s: ${FIX}`);
+  return new UsageError(`--query: the expression ran longer than ${Math.round(ms / 100) / 10} s: ${FIX}`);
 }
 const mib = (chars: number) => (chars >= 2 ** 20 ? `${Math.round(chars / 2 ** 20)} MiB` : `${chars} characters`);
 
@@ -137,14 +140,29 @@ class BoundedInterpreter extends Base {
 }
 
 /**
- * `TreeInterpreter.search(node, value)` within `limits`.
- * @throws UsageError when the evaluation passes its deadline or its size budget
+ * A search function within `limits`: `TreeInterpreter.search(node, value)` with a deadline and a
+ * size budget per call. One interpreter serves every call (a query answered record by record
+ * makes one call per record: building the interpreter and its function table each time cost 50×
+ * the search), its budget set afresh for each.
+ * @throws UsageError (from the search) when an evaluation passes its deadline or its size budget
  */
+export function boundedSearcher(limits: QueryLimits = QUERY_LIMITS, now: () => number = Date.now): (node: Node, value: unknown) => unknown {
+  const budget: Budget = { deadline: 0, chars: 0, steps: 0, ms: 0, now };
+  const interpreter = new BoundedInterpreter(budget);
+  return (node, value) => {
+    const input = boundedSize(value, Number.MAX_SAFE_INTEGER);
+    budget.chars = Math.max(limits.minChars, limits.inputFactor * input);
+    // A large input may take longer: the time bound grows by msPerMiB for each MiB given.
+    budget.ms = limits.ms + Math.round((input / 2 ** 20) * limits.msPerMiB);
+    budget.deadline = now() + budget.ms;
+    budget.steps = 0;
+    const result = interpreter.search(node, value as Parameters<Interpreter['search']>[1]);
+    if (boundedSize(result, budget.chars) > budget.chars) throw tooBig(budget.chars);
+    return result;
+  };
+}
+
+/** One bounded search (see {@link boundedSearcher}). */
 export function boundedSearch(node: Node, value: unknown, limits: QueryLimits = QUERY_LIMITS, now: () => number = Date.now): unknown {
-  const input = boundedSize(value, Number.MAX_SAFE_INTEGER);
-  const chars = Math.max(limits.minChars, limits.inputFactor * input);
-  const budget: Budget = { deadline: now() + limits.ms, chars, steps: 0, ms: limits.ms, now };
-  const result = new BoundedInterpreter(budget).search(node, value as Parameters<Interpreter['search']>[1]);
-  if (boundedSize(result, chars) > chars) throw tooBig(chars);
-  return result;
+  return boundedSearcher(limits, now)(node, value);
 }

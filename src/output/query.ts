@@ -5,7 +5,7 @@
  */
 import { compile, tokenize } from '@jmespath-community/jmespath';
 import { UsageError } from '../errors.js';
-import { boundedSearch } from './query-bounds.js';
+import { boundedSearcher } from './query-bounds.js';
 
 /** A compiled `--query` expression. */
 export interface CompiledQuery {
@@ -48,9 +48,10 @@ export function compileQuery(expression: string): CompiledQuery {
       .hint(expression)
       .hint(`${' '.repeat(column - 1)}^ (JMESPath: https://jmespath.org/tutorial.html)`);
   }
+  const bounded = boundedSearcher();
   const search = (value: unknown): unknown => {
     try {
-      return boundedSearch(node, value);
+      return bounded(node, value);
     } catch (err) {
       if (err instanceof UsageError) throw err;
       throw new UsageError(`--query: ${message(err)}`);

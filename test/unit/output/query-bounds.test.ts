@@ -3,10 +3,10 @@
  * on, stop with one usage error naming the fix, quickly and without the memory they ask for;
  * ordinary expressions over large inputs are not affected.
  */
-import { compile } from '@jmespath-community/jmespath';
+import { compile, TreeInterpreter } from '@jmespath-community/jmespath';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
-import { boundedSearch, boundedSize, QUERY_LIMITS } from '../../../src/output/query-bounds.js';
+import { boundedSearch, boundedSearcher, boundedSize, QUERY_LIMITS } from '../../../src/output/query-bounds.js';
 import { compileQuery } from '../../../src/output/query.js';
 
 const records = Array.from({ length: 50 }, (_, i) => ({ id: i + 1, firstName: `Ada ${i}`, emails: [`ada${i}@example.com`] }));
@@ -84,5 +84,30 @@ describe('--query bounds', () => {
     let v: unknown = l;
     for (let i = 0; i < 60; i++) v = [v, v];
     expect(boundedSize(v, 10_000)).toBe(Infinity);
+  });
+
+  it('costs a record-by-record answer about what the unbounded search did (one interpreter for every call)', () => {
+    const node = compile('[].{id: id, email: emails[0]}');
+    const rec = [records[0]] as Parameters<typeof TreeInterpreter.search>[1];
+    const bounded = boundedSearcher();
+    const time = (f: () => unknown) => {
+      const t = performance.now();
+      for (let i = 0; i < 20_000; i++) f();
+      return performance.now() - t;
+    };
+    // The best of three rounds each, interleaved: the machine's other load falls on both.
+    let plain = Infinity;
+    let ours = Infinity;
+    for (let round = 0; round < 3; round++) {
+      plain = Math.min(
+        plain,
+        time(() => TreeInterpreter.search(node, rec)),
+      );
+      ours = Math.min(
+        ours,
+        time(() => bounded(node, rec)),
+      );
+    }
+    expect(ours).toBeLessThan(plain * 4 + 20);
   });
 });
