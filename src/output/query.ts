@@ -3,8 +3,9 @@
  * once before anything is sent. This module is loaded with import() only when the flag is given,
  * so the JMESPath implementation costs `--version`, `--help` and plain commands nothing.
  */
-import { compile, tokenize, TreeInterpreter } from '@jmespath-community/jmespath';
+import { compile, tokenize } from '@jmespath-community/jmespath';
 import { UsageError } from '../errors.js';
+import { boundedSearcher } from './query-bounds.js';
 
 /** A compiled `--query` expression. */
 export interface CompiledQuery {
@@ -12,7 +13,8 @@ export interface CompiledQuery {
   readonly expression: string;
   /**
    * Applies the expression to a value.
-   * @throws UsageError when the expression fails on the data (a function given the wrong type)
+   * @throws UsageError when the expression fails on the data (a function given the wrong type),
+   *   or passes its time or size bound (query-bounds.ts)
    */
   search(value: unknown): unknown;
   /**
@@ -46,10 +48,12 @@ export function compileQuery(expression: string): CompiledQuery {
       .hint(expression)
       .hint(`${' '.repeat(column - 1)}^ (JMESPath: https://jmespath.org/tutorial.html)`);
   }
+  const bounded = boundedSearcher();
   const search = (value: unknown): unknown => {
     try {
-      return TreeInterpreter.search(node, value as Parameters<typeof TreeInterpreter.search>[1]);
+      return bounded(node, value);
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`--query: ${message(err)}`);
     }
   };

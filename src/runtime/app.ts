@@ -14,7 +14,7 @@ import type { Connection } from './connection.js';
 import { systemClock, type Clock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
 import { applyProfileDefaults } from './profile-defaults.js';
-import { parsePositiveNumber } from './option-parsers.js';
+import { parsePositiveNumber, parseTimerSeconds } from './option-parsers.js';
 
 /** What main() hands to every command. */
 export interface App {
@@ -47,7 +47,7 @@ function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): Glo
     if (output === 'table' || output === 'csv') throw new UsageError(`--query works with -o json, ndjson or raw, not -o ${output}`);
     output ??= 'json';
   }
-  const timeout = opts.timeout === undefined ? 30 : parsePositiveNumber(String(opts.timeout), '--timeout', 'seconds');
+  const timeoutMs = opts.timeout === undefined ? 30_000 : parseTimerSeconds(String(opts.timeout), '--timeout');
   const maxMbText = (opts.maxResponseMb as string | undefined) ?? (env.SVC_MAX_RESPONSE_MB || undefined);
   const maxMb =
     maxMbText === undefined
@@ -67,7 +67,7 @@ function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): Glo
     // An org file implies the sandbox: a CI step that names a copy must never reach production.
     sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX) || sandboxData !== undefined,
     ...(sandboxData !== undefined ? { sandboxData } : {}),
-    timeoutMs: timeout * 1000,
+    timeoutMs,
     maxResponseBytes: Math.round(maxMb * 1024 * 1024),
     query,
     jsonFields,

@@ -37,3 +37,16 @@ export function parsePositiveNumber(value: string, flag: string, unit: string): 
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || n <= 0) throw new UsageError(`${flag} ${value}: expected ${unit} > 0`);
   return n;
 }
+
+/**
+ * A duration in seconds for a timer: a decimal number from 0.001 (a millisecond, the finest a
+ * timer takes: less reached the HTTP client as a fraction it refused, an internal error) to `max`
+ * (timers hold at most about 24 days; past that Node fires them at once).
+ * @returns whole milliseconds
+ */
+export function parseTimerSeconds(value: string, flag: string, max = 86_400): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || n < 0.001 || n > max)
+    throw new UsageError(`${flag} ${value}: expected seconds from 0.001 to ${max}`);
+  return Math.round(n * 1000);
+}

@@ -1,13 +1,36 @@
 /**
  * `listen --forward-to URL`: re-posts a delivery's raw body and headers to a local app, so the
- * app sees exactly what the service sent (signature included) and can verify it itself.
+ * app sees exactly what the service sent (signature included) and can verify it itself. The
+ * webhook's cleanup token stays here: whoever holds it can remove the webhook, and the README
+ * promises it is never shown; and plain HTTP goes only to this machine, where no network sees it.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
+import { isLoopbackHost } from './listener.js';
+import { CLEANUP_TOKEN_HEADER } from './signature.js';
 
-/** Headers that describe the hop, not the delivery; node sets them again for the new request. */
-const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'expect', 'upgrade']);
+/**
+ * Headers not forwarded: those that describe the hop (node sets them again for the new request),
+ * and the cleanup token.
+ */
+const DROPPED_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'expect',
+  'upgrade',
+  CLEANUP_TOKEN_HEADER,
+]);
+
+/** Why deliveries may not be forwarded to `url`, or undefined: plain HTTP only to this machine. */
+export function forwardTargetProblem(url: URL): string | undefined {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    return `plain http goes only to this machine (localhost, 127.0.0.1, [::1]); use https://${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  return undefined;
+}
 
 /** What the app answered, or why it could not be reached. */
 export type ForwardResult = { status: number; ms: number } | { error: string; ms: number };
@@ -17,7 +40,7 @@ export function forwardDelivery(url: URL, raw: Buffer, headers: IncomingHttpHead
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_HEADERS.has(k)) out[k] = v;
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !DROPPED_HEADERS.has(k)) out[k] = v;
   out['content-length'] = String(raw.length);
   return new Promise((resolve) => {
     const req = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers: out, timeout: timeoutMs }, (res) => {

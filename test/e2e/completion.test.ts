@@ -94,6 +94,32 @@ describe('completion scripts', () => {
         expect(await complete(shell, ['svc', 'accounts', 'list', '-o', 'nd'])).toEqual(['ndjson']);
         expect(await complete(shell, ['svc', 'webhooks', 'trigger', 'task.comp'])).toEqual(['task.completed']);
       });
+
+      it('completes the values handlers check (no file names): --match, --by, --format, config keys, --json fields, --data @file', async () => {
+        // fish lists what it offers sorted.
+        const values = async (line: string[]) => (await complete(shell, line)).sort();
+        expect(await complete(shell, ['svc', 'prospects', 'upsert', '--match', 'em'])).toEqual(['emails']);
+        expect(await complete(shell, ['svc', 'accounts', 'upsert', '--match', 'dom'])).toEqual(['domain']);
+        expect(await values(['svc', 'enroll', '--input', 'x.csv', '--by', ''])).toEqual(['id', 'email'].sort());
+        expect(await values(['svc', 'prospects', 'export', '--format', ''])).toEqual(['csv', 'ndjson'].sort());
+        expect(await values(['svc', 'report', 'sequences', '--by', 'op'])).toEqual(['open', 'optout'].sort());
+        expect(await values(['svc', 'report', 'mailings', '--by', ''])).toEqual(['day', 'week', 'mailbox', 'sequence'].sort());
+        expect(await values(['svc', 'config', 'set', ''])).toEqual(['output', 'pageSize', 'concurrency', 'appUrl'].sort());
+        expect(await complete(shell, ['svc', 'config', 'get', 'page'])).toEqual(['pageSize']);
+        expect(await values(['svc', 'webhooks', 'listen', '--payload-version', ''])).toEqual(['1', '2'].sort());
+        // --json: fields of the resource after it; a field list there is its value, a command word is not.
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--json', 'first'])).toEqual(['firstName']);
+        expect(await values(['svc', 'prospects', 'list', '--json', 'id,last'])).toEqual(['id,lastName'].sort());
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--json', 'id,title', '--fil'])).toEqual(['--filter']);
+        expect(await complete(shell, ['svc', '--json', 'prosp'])).toContain('prospects');
+        // --data @FILE completes file names after the @ (zsh's _files needs compinit, which this
+        // harness does not load); a free value (--limit) offers nothing.
+        const dir = tempDir();
+        fs.writeFileSync(path.join(dir, 'body.json'), '{}');
+        if (shell !== 'zsh')
+          expect(await complete(shell, ['svc', 'prospects', 'create', '--data', `@${dir}/bo`])).toEqual([`@${dir}/body.json`]);
+        expect(await complete(shell, ['svc', 'prospects', 'list', '--limit', ''])).toEqual([]);
+      });
     });
   }
 

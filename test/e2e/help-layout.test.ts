@@ -144,9 +144,10 @@ describe('help examples work as written against the sandbox', () => {
   });
   afterAll(() => sb.close());
 
-  /** `$ svc …` lines of a help text, as argv (our examples quote nothing). */
+  /** `$ svc …` lines of a help text, wrapped ones joined back (` \` ends a line continued), as argv (our examples quote nothing). */
   const examples = (text: string) =>
     text
+      .replace(/ \\\n +/g, ' ')
       .split('\n')
       .filter((l) => l.startsWith('  $ svc '))
       .map((l) => l.slice('  $ svc '.length));

@@ -1,16 +1,16 @@
 /**
  * The `--html` page rendered by a real headless Chromium (offline: every request but the page
  * itself is refused) to a PNG: its SVG bars are there, visible, and sized as the numbers of
- * `-o json` say.
+ * `-o json` say. Chromium is found on PATH; without it these tests skip with a notice, or fail
+ * under SVC_TEST_REQUIRE_PROGRAMS=1, as every program-dependent test does (helpers/programs.ts).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { locate, requireProgram, without } from '../helpers/programs.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
   '--headless',
   '--no-sandbox',
@@ -26,15 +26,6 @@ let sb: TestSandbox;
 let env: () => Record<string, string>;
 let browser: Browser;
 const dir = tempDir();
-
-beforeAll(async () => {
-  ({ sb, env } = await sandboxWithEnv({ seed: 900 }));
-  if (fs.existsSync(CHROMIUM)) browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-});
-afterAll(async () => {
-  await browser?.close();
-  await sb?.close();
-});
 
 /** Writes the page and the numbers of one report; opens the page offline; returns both. */
 async function render(args: string[], name: string): Promise<{ page: Page; rows: any[]; png: Buffer; external: string[] }> {
@@ -66,7 +57,17 @@ async function bars(page: Page, selector: string, dim: 'width' | 'height') {
   );
 }
 
-describe.skipIf(!fs.existsSync(CHROMIUM))('report --html in headless Chromium', () => {
+describe.skipIf(without('chromium', 'the report --html tests in headless Chromium'))('report --html in headless Chromium', () => {
+  beforeAll(async () => {
+    requireProgram('chromium');
+    ({ sb, env } = await sandboxWithEnv({ seed: 900 }));
+    browser = await chromium.launch({ executablePath: locate('chromium')!, args: ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await sb?.close();
+  });
+
   it('sequences: one visible bar per sequence with a reply rate, lengths in proportion', async () => {
     const { page, rows, png, external } = await render(['sequences'], 'sequences');
     expect(external).toEqual([]);

@@ -59,10 +59,11 @@ describe('report sequences', () => {
     const mailings = await all('mailings', '&fields[mailing]=deliveredAt,openedAt,repliedAt,bouncedAt,sequence');
     const steps = await all('sequenceSteps');
     const seqs = await all('sequences');
-    expect(rows.map((x) => x.id).sort()).toEqual(seqs.map((s) => String(s.id)).sort());
+    // Ids are numbers, as list writes them.
+    expect(rows.map((x) => x.id).sort()).toEqual(seqs.map((s) => Number(s.id)).sort());
     for (const row of rows) {
-      const ms = mailings.filter((m) => rel(m, 'sequence') === row.id);
-      const own = steps.filter((s) => rel(s, 'sequence') === row.id && s.attributes.stepType.endsWith('_email'));
+      const ms = mailings.filter((m) => rel(m, 'sequence') === String(row.id));
+      const own = steps.filter((s) => rel(s, 'sequence') === String(row.id) && s.attributes.stepType.endsWith('_email'));
       const delivered = ms.filter((m) => m.attributes.deliveredAt).length;
       expect(row.delivered).toBeGreaterThan(10);
       expect(row).toMatchObject({
@@ -156,14 +157,15 @@ describe('report sequence (funnel)', () => {
     const steps = rows.filter((x) => x.level === 'step');
     expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);
     for (const s of steps) {
-      const ms = mailings.filter((m) => rel(m, 'sequenceStep') === s.stepId && m.attributes.deliveredAt);
+      expect(typeof s.stepId).toBe('number');
+      const ms = mailings.filter((m) => rel(m, 'sequenceStep') === String(s.stepId) && m.attributes.deliveredAt);
       expect(s.delivered).toBe(ms.length);
       expect(s.opened).toBe(ms.filter((m) => m.attributes.openedAt).length);
       expect(s.clicked).toBe(ms.filter((m) => m.attributes.clickedAt).length);
       expect(s.replied).toBe(ms.filter((m) => m.attributes.repliedAt).length);
-      if (s.stepType === 'call') expect(s.calls).toBe(calls.filter((c) => rel(c, 'sequenceStep') === s.stepId).length);
+      if (s.stepType === 'call') expect(s.calls).toBe(calls.filter((c) => rel(c, 'sequenceStep') === String(s.stepId)).length);
       for (const t of rows.filter((x) => x.level === 'template' && x.stepId === s.stepId)) {
-        const tpl = rel(sts.find((x) => String(x.id) === t.templateId)!, 'template');
+        const tpl = rel(sts.find((x) => Number(x.id) === t.templateId)!, 'template');
         expect(t.delivered).toBe(ms.filter((m) => rel(m, 'template') === tpl).length);
       }
     }
@@ -295,7 +297,7 @@ describe('report prospect', () => {
     expect(months.map((m) => [m.inbound, m.outbound])).toEqual(p.data.attributes.contactHistogram);
     expect(rows[0]).toMatchObject({
       kind: 'prospect',
-      id: '3',
+      id: 3,
       openCount: p.data.attributes.openCount,
       replyCount: p.data.attributes.replyCount,
     });
@@ -307,7 +309,7 @@ describe('report prospect', () => {
         .filter((x) => x.kind === 'sequenceState')
         .map((x) => x.id)
         .sort(),
-    ).toEqual(states.map((s) => String(s.id)).sort());
+    ).toEqual(states.map((s) => Number(s.id)).sort());
   });
 
   it('a non-numeric id is a usage error before any request', async () => {

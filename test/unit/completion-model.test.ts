@@ -40,4 +40,30 @@ describe('completion model', () => {
     expect(pathKey('')).toBe('root');
     expect(pathKey('sequence-states list')).toBe('sequence_states__list');
   });
+
+  it('knows the values handlers check, <file> options, --data and --json', () => {
+    const program = new Command('svc').option('--json [fields]', 'fields').option('--timeout <seconds>', 's');
+    program.command('enroll').option('--by <key>', 'id or email').option('--report <file>', 'r');
+    program.command('report').command('mailings').option('--by <key>', 'k').option('--html <file>', 'page');
+    const prospects = program.command('prospects');
+    prospects.command('create').option('-d, --data <json>', 'body');
+    prospects.command('export').option('--format <fmt>', 'f');
+    prospects.command('upsert').option('--match <attr>', 'm');
+    program.command('config').command('set').argument('<key>').argument('<value>');
+    const m = buildCompletionModel(program);
+    const value = (path: string, flag: string) => m.paths[path]!.options.find((o) => o.flags.includes(flag))!.value;
+    const choices = (kind: string | undefined) => m.choices[Number(String(kind).replace('choices:', ''))];
+    expect(choices(value('enroll', '--by'))).toEqual(['id', 'email']);
+    expect(choices(value('report mailings', '--by'))).toEqual(['day', 'week', 'mailbox', 'sequence']);
+    expect(choices(value('prospects export', '--format'))).toEqual(['csv', 'ndjson']);
+    expect(value('report mailings', '--html')).toBe('file');
+    expect(value('enroll', '--report')).toBe('file');
+    expect(value('prospects create', '--data')).toBe('data');
+    expect(value('prospects upsert', '--match')).toBe('match');
+    expect(value('', '--json')).toBe('?fields');
+    expect(value('', '--timeout')).toBe('none');
+    expect(choices(m.paths['config set']!.args[0])).toEqual(['output', 'pageSize', 'concurrency', 'appUrl']);
+    expect(m.paths['config set']!.args[1]).toBe('none');
+    expect(m.resources.prospects?.match).toEqual(expect.arrayContaining(['id', 'emails', 'title']));
+  });
 });

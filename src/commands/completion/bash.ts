@@ -31,29 +31,45 @@ _svc_reply() {
   while IFS= read -r line; do [[ -n "$line" ]] && COMPREPLY+=("$line"); done < <(compgen "$@")
 }
 
+# No completion at all for this word: not even the file names readline falls back to.
+_svc_nothing() { COMPREPLY=(); type compopt >/dev/null 2>&1 && compopt +o default +o bashdefault 2>/dev/null; return 0; }
+
 _svc_values() {
   local kind="$1" cmd="$2" cur="$3" pre="" last="$3"
   if [[ "$kind" == file ]]; then _svc_reply -f -- "$cur"; return; fi
+  # --data: JSON, or @file (file names after the @), or - for stdin.
+  if [[ "$kind" == data ]]; then
+    if [[ "$cur" == @* ]]; then _svc_reply -P @ -f -- "\${cur#@}"; else _svc_nothing; fi
+    return
+  fi
+  if [[ "$kind" == none ]]; then _svc_nothing; return; fi
   case " $_svc_list_kinds " in *" $kind "*) if [[ "$cur" == *,* ]]; then pre="\${cur%,*},"; last="\${cur##*,}"; fi ;; esac
   if [[ "$kind" == sort && "$last" == -* ]]; then pre="$pre-"; last="\${last#-}"; fi
   # name=value kinds: the name completes with its = and no space, the value comes next.
   case "$kind" in
     filter|attr|rel)
       _svc_reply -S = -W "$(_svc_words "$kind" "$cmd")" -- "$last"
+      [[ \${#COMPREPLY[@]} -gt 0 ]] || { _svc_nothing; return; }
       type compopt >/dev/null 2>&1 && compopt -o nospace 2>/dev/null
       return ;;
   esac
   _svc_reply -P "$pre" -W "$(_svc_words "$kind" "$cmd")" -- "$last"
+  [[ \${#COMPREPLY[@]} -gt 0 ]] || _svc_nothing
 }
 
 _svc() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" cmd="" w i npos=0 expect=""
+  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" cmd="" w i npos=0 expect="" optional=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     if [[ -n "$expect" ]]; then expect=""; continue; fi
+    # After an option with an optional value (--json): a field list that is no command word is its value.
+    if [[ -n "$optional" ]]; then
+      optional=""
+      if [[ -n "$path" && "$w" =~ ^[A-Za-z_][A-Za-z0-9_.,-]*$ && " $(_svc_var S "$(_svc_key "$path")") " != *" $w "* ]]; then continue; fi
+    fi
     case "$w" in
       --*=*) continue ;;
-      -*) expect="$(_svc_vkind "$path" "$w")"; continue ;;
+      -*) expect="$(_svc_vkind "$path" "$w")"; [[ "$expect" == '?'* ]] && { optional="\${expect#?}"; expect=""; }; continue ;;
     esac
     if [[ -z "$path" ]]; then
       cmd="$(_svc_canon "$w")"; path="$cmd"
@@ -68,6 +84,7 @@ _svc() {
   if [[ "$cur" == -* ]]; then _svc_reply -W "$(_svc_var O "$key") $_svc_O_root" -- "$cur"; return; fi
   local subs; subs="$(_svc_var S "$key")"
   if [[ -n "$subs" && $npos -eq 0 ]]; then _svc_reply -W "$subs" -- "$cur"; return; fi
+  if [[ -n "$optional" && -n "$path" ]]; then _svc_values "$optional" "$cmd" "$cur"; return; fi
   local kinds=($(_svc_var A "$key"))
   local kind="\${kinds[npos]:-none}"
   if [[ "$kind" != none ]]; then _svc_values "$kind" "$cmd" "$cur"; fi

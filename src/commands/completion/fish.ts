@@ -34,7 +34,7 @@ function __svc_words --argument-names kind cmd
             __svc_var choices (string replace -- 'choices:' '' $kind)
         case events event type
             __svc_var $kind all
-        case filter sort attr fields include rel
+        case filter sort attr fields include rel match
             __svc_var $kind (__svc_key "$cmd")
             set -l dir "$SVC_CONFIG_DIR"
             if test -z "$dir"
@@ -53,6 +53,14 @@ function __svc_values --argument-names kind cmd cur
         __fish_complete_path "$cur"
         return
     end
+    # --data: JSON, or @file (file names after the @), or - for stdin.
+    if test "$kind" = data
+        if string match -q -- '@*' "$cur"
+            __fish_complete_path (string sub -s 2 -- "$cur") | string replace -r -- '^' '@'
+        end
+        return
+    end
+    test "$kind" = none; and return
     set -l pre ''
     set -l last "$cur"
     if contains -- $kind sort fields include events; and string match -q -- '*,*' "$cur"
@@ -78,16 +86,28 @@ function __svc_complete
     set -l cmd ''
     set -l npos 0
     set -l expect ''
+    set -l optional ''
     for w in $tokens
         if test -n "$expect"
             set expect ''
             continue
+        end
+        # After an option with an optional value (--json): a field list that is no command word is its value.
+        if test -n "$optional"
+            set optional ''
+            if test -n "$cpath"; and string match -qr -- '^[A-Za-z_][A-Za-z0-9_.,-]*$' $w; and not contains -- $w (__svc_var S (__svc_key "$cpath"))
+                continue
+            end
         end
         switch $w
             case '--*=*'
                 continue
             case '-*'
                 set expect (__svc_vkind "$cpath" $w)
+                if test (string sub -l 1 -- "$expect") = '?'
+                    set optional (string sub -s 2 -- "$expect")
+                    set expect ''
+                end
                 continue
         end
         if test -z "$cpath"
@@ -114,6 +134,10 @@ function __svc_complete
         for i in (seq (count $subs))
             printf '%s\t%s\n' $subs[$i] $descs[$i]
         end
+        return
+    end
+    if test -n "$optional" -a -n "$cpath"
+        __svc_values $optional "$cmd" "$cur"
         return
     end
     set -l kinds (__svc_var A $key)

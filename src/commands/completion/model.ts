@@ -5,13 +5,24 @@
  * --include and --rel. The shell scripts are rendered from this (bash.ts, zsh.ts, fish.ts).
  */
 import type { Command, Option } from 'commander';
+import { OUTPUT_FORMATS } from '../../output/formats.js';
 import { WEBHOOK_RESOURCE_ACTIONS } from '../../registry/data/webhook-events.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
+import { settingSpecs } from '../config/settings.js';
+import { GROUP_BY } from '../report/mailings.js';
+import { RATE_NAMES } from '../report/rates.js';
 
-/** What completes a value: names from one of the resource lists, a fixed list, files, or nothing. */
+/**
+ * What completes a value: names from one of the resource lists, a fixed list, files, `@file` (for
+ * `--data`), or nothing (`none`: a free value such as a number; the shell offers no file names
+ * for it either). A kind written `?kind` belongs to an option whose value is optional (`--json
+ * [fields]`): the next word is its value only when it is not a command word.
+ */
 type ValueKind =
   | 'none'
   | 'file'
+  | 'data'
+  | 'match'
   | 'filter'
   | 'sort'
   | 'attr'
@@ -21,7 +32,8 @@ type ValueKind =
   | 'events'
   | 'event'
   | 'type'
-  | `choices:${number}`;
+  | `choices:${number}`
+  | `?${string}`;
 
 /** One option of a command. */
 interface OptionInfo {
@@ -48,6 +60,7 @@ interface ResourceNames {
   fields: string[];
   include: string[];
   rel: string[];
+  match: string[];
 }
 
 /** Everything the scripts need. */
@@ -80,13 +93,33 @@ const OPTION_KINDS: Record<string, ValueKind> = {
   '--input': 'file',
   '--journal': 'file',
   '--report': 'file',
+  '--match': 'match',
+  '--data': 'data',
 };
 
-/** Value kinds of positional arguments that commander cannot describe (by command path). */
-const ARG_KINDS: Record<string, ValueKind[]> = {
+/**
+ * Values of options that their handlers check (so commander has no `choices` for them), by
+ * `command path flag`, or `* flag` for every command. Taken from where the handlers read them.
+ */
+const OPTION_VALUES: Record<string, readonly string[]> = {
+  'enroll --by': ['id', 'email'],
+  'report sequences --by': RATE_NAMES,
+  'report mailings --by': GROUP_BY,
+  // export-handler.ts: csv or ndjson.
+  '* --format': ['csv', 'ndjson'],
+  '* --payload-version': ['1', '2'],
+};
+
+/** Keys of `svc config get|set`. */
+const SETTING_KEYS = settingSpecs(OUTPUT_FORMATS).map((s) => s.key);
+
+/** Value kinds of positional arguments that commander cannot describe (by command path); a list is fixed values. */
+const ARG_KINDS: Record<string, (ValueKind | readonly string[])[]> = {
   'schema show': ['type'],
   'webhooks trigger': ['event'],
   'webhooks verify': ['file'],
+  'config get': [SETTING_KEYS],
+  'config set': [SETTING_KEYS],
 };
 
 function visible(cmd: Command): boolean {
@@ -102,20 +135,34 @@ export function buildCompletionModel(program: Command): CompletionModel {
     if (i < 0) i = choices.push([...values]) - 1;
     return `choices:${i}`;
   };
-  const optionInfo = (o: Option): OptionInfo => {
+  const optionInfo = (o: Option, path: string): OptionInfo => {
     const flags = [o.short, o.long].filter((f): f is string => !!f);
     const info: OptionInfo = { flags, description: o.description };
-    // An optional value (`--json [fields]`) is completed as a flag: the next word is most often
-    // the command line going on (`svc --json prospects list`).
-    if (o.required) info.value = o.argChoices ? choiceKind(o.argChoices) : (OPTION_KINDS[o.long ?? ''] ?? 'none');
+    const long = o.long ?? '';
+    const values = OPTION_VALUES[`${path} ${long}`] ?? OPTION_VALUES[`* ${long}`];
+    // A value named <file> is a path, whatever the option.
+    const kind = (): ValueKind =>
+      o.argChoices
+        ? choiceKind(o.argChoices)
+        : values
+          ? choiceKind(values)
+          : (OPTION_KINDS[long] ?? (/<file>/.test(o.flags) ? 'file' : 'none'));
+    if (o.required) info.value = kind();
+    // An optional value (`--json [fields]`) is the next word only when that is not a command word
+    // (the command line going on: `svc --json prospects list`); see cli/json-flag.ts.
+    else if (o.optional && long === '--json') info.value = '?fields';
     return info;
   };
   const help: OptionInfo = { flags: ['-h', '--help'], description: 'show help' };
   const paths: Record<string, PathInfo> = {};
   const walk = (cmd: Command, path: string) => {
     const subs = cmd.commands.filter(visible);
-    const args = cmd.registeredArguments.map((a, i) => ARG_KINDS[path]?.[i] ?? (a.argChoices ? choiceKind(a.argChoices) : 'none'));
-    const options = cmd.options.filter((o) => !o.hidden).map(optionInfo);
+    const args = cmd.registeredArguments.map((a, i): ValueKind => {
+      const k = ARG_KINDS[path]?.[i];
+      if (Array.isArray(k)) return choiceKind(k);
+      return (k as ValueKind | undefined) ?? (a.argChoices ? choiceKind(a.argChoices) : 'none');
+    });
+    const options = cmd.options.filter((o) => !o.hidden).map((o) => optionInfo(o, path));
     if (path === '') options.push(help);
     paths[path] = { subcommands: subs.map((s) => ({ name: s.name(), description: s.description() })), options, args };
     for (const s of subs) walk(s, path ? `${path} ${s.name()}` : s.name());
@@ -156,6 +203,7 @@ export function resourceNames(rt: ResourceType): ResourceNames {
     fields: attrs.filter((a) => !a.writeOnly).map((a) => a.name),
     include: rt.relationships.map((r) => r.name),
     rel: rt.relationships.filter((r) => !r.readOnly).map((r) => r.name),
+    match: ['id', ...attrs.filter((a) => a.filterable).map((a) => a.name)],
   };
 }
 
@@ -195,7 +243,7 @@ export function emitTables(
   }
   for (const [command, names] of Object.entries(m.resources)) {
     const key = pathKey(command);
-    for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel'] as const)
+    for (const kind of ['filter', 'sort', 'attr', 'fields', 'include', 'rel', 'match'] as const)
       if (names[kind].length) v(`${kind}_${key}`, names[kind]);
   }
   for (const [i, c] of m.choices.entries()) v(`choices_${i}`, c);

@@ -10,7 +10,7 @@ export function svcWordsFunction(printWord: string): string {
   case "$1" in
     choices:*) _svc_var choices "\${1#choices:}" ;;
     events|event|type) _svc_var "$1" all ;;
-    filter|sort|attr|fields|include|rel)
+    filter|sort|attr|fields|include|rel|match)
       _svc_var "$1" "$(_svc_key "$2")"
       local f="\${SVC_CONFIG_DIR:-\${XDG_CONFIG_HOME:-$HOME/.config}/svc}/completion-extra.txt" c k n
       [[ -r "$f" ]] && while read -r c k n; do [[ "$c" == "$2" && "$k" == "$1" ]] && ${printWord}; done < "$f" ;;

@@ -31,6 +31,12 @@ _svc_add() {
 _svc_values() {
   local kind="$1" cmd="$2" cur="$3" pre="" last="$3"
   if [[ "$kind" == file ]]; then (( \${+functions[_files]} )) && _files; return; fi
+  # --data: JSON, or @file (file names after the @), or - for stdin.
+  if [[ "$kind" == data ]]; then
+    [[ "$cur" == @* ]] && (( \${+functions[_files]} )) && { compset -P '@'; _files; }
+    return
+  fi
+  [[ "$kind" == none ]] && return
   if [[ " $_svc_list_kinds " == *" $kind "* && "$cur" == *,* ]]; then pre="\${cur%,*},"; last="\${cur##*,}"; fi
   if [[ "$kind" == sort && "$last" == -* ]]; then pre="$pre-"; last="\${last#-}"; fi
   # name=value kinds: the name completes with its = and no space, the value comes next.
@@ -40,13 +46,18 @@ _svc_values() {
 }
 
 _svc() {
-  local cur="\${words[CURRENT]}" cpath="" cmd="" w i npos=0 expect=""
+  local cur="\${words[CURRENT]}" cpath="" cmd="" w i npos=0 expect="" optional=""
   for (( i = 2; i < CURRENT; i++ )); do
     w="\${words[i]}"
     if [[ -n "$expect" ]]; then expect=""; continue; fi
+    # After an option with an optional value (--json): a field list that is no command word is its value.
+    if [[ -n "$optional" ]]; then
+      optional=""
+      if [[ -n "$cpath" && "$w" =~ '^[A-Za-z_][A-Za-z0-9_.,-]*$' && " $(_svc_var S "$(_svc_key "$cpath")") " != *" $w "* ]]; then continue; fi
+    fi
     case "$w" in
       --*=*) continue ;;
-      -*) expect="$(_svc_vkind "$cpath" "$w")"; continue ;;
+      -*) expect="$(_svc_vkind "$cpath" "$w")"; [[ "$expect" == '?'* ]] && { optional="\${expect#?}"; expect=""; }; continue ;;
     esac
     if [[ -z "$cpath" ]]; then
       cmd="$(_svc_canon "$w")"; cpath="$cmd"
@@ -69,6 +80,7 @@ _svc() {
     (( \${#names} )) && compadd -l -d descs -- "\${names[@]}"
     return
   fi
+  if [[ -n "$optional" && -n "$cpath" ]]; then _svc_values "$optional" "$cmd" "$cur"; return; fi
   local -a kinds; kinds=(\${=$(_svc_var A "$key")})
   local kind="\${kinds[npos+1]:-none}"
   [[ "$kind" != none ]] && _svc_values "$kind" "$cmd" "$cur"

@@ -2,8 +2,11 @@
  * Terminal charts as pure functions of numbers, width and style: horizontal bars in eighths of a
  * cell (Unicode blocks) or whole cells (`#`, for `--ascii` and NO_COLOR), and grouped vertical
  * columns. Colour is applied by a painter the caller passes (chalk on a TTY); widths are computed
- * on the plain text, so painted and plain output line up the same.
+ * on the plain text, so painted and plain output line up the same. Names (sequences, templates,
+ * prospects, mailboxes) come from the org: `width` and `fit` show them through the one escaping
+ * path of every human view (output/terminal-text.ts), so no name can drive the terminal.
  */
+import { fitText, terminalSafe, textWidth } from '../../output/terminal-text.js';
 
 /** What a bar or column stands for, so that a painter can colour it. */
 export type Role = 'bar' | 'dim' | 'good' | 'bad' | 'head' | `series${number}`;
@@ -37,17 +40,16 @@ export function barText(value: number, max: number, width: number, ascii: boolea
   return '█'.repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8]!;
 }
 
-/** Display width of plain text (every character one cell: svc's charts use no wide characters). */
+/** Terminal columns of text as shown (escaped; wide characters count two). */
 export function width(text: string): number {
-  return [...text].length;
+  return textWidth(terminalSafe(text));
 }
 
-/** Pads or truncates plain text to exactly `w` cells (… marks a cut). */
+/** Text escaped, then padded or cut to exactly `w` columns (… marks a cut, never inside an escape). */
 export function fit(text: string, w: number, align: 'left' | 'right' = 'left'): string {
-  const chars = [...text];
-  if (chars.length > w) return w <= 0 ? '' : chars.slice(0, w - 1).join('') + '…';
-  const pad = ' '.repeat(w - chars.length);
-  return align === 'left' ? text + pad : pad + text;
+  const shown = fitText(text, w);
+  const pad = ' '.repeat(Math.max(0, w - textWidth(shown)));
+  return align === 'left' ? shown + pad : pad + shown;
 }
 
 /** One series of a column chart. */
@@ -58,7 +60,8 @@ export interface Series {
 
 /**
  * Grouped vertical columns: for each label, one column per series (`colWidth` cells each), a gap
- * between groups, `height` rows, a y-axis with the maximum on top, the labels below, a legend.
+ * between groups, `height` rows, a y-axis with the maximum on top and 0 on the axis line, the
+ * labels below, a legend.
  */
 export function columnChart(
   series: readonly Series[],
@@ -71,7 +74,9 @@ export function columnChart(
   const groupW = series.length * colWidth + 1;
   const lines: string[] = [];
   for (let row = height; row >= 1; row--) {
-    let line = fit(row === height ? String(max) : row === 1 ? '0' : '', axisW, 'right') + ' ' + (style.ascii ? '|' : '│');
+    // The top row is labelled with the maximum; 0 goes on the axis below the bottom row (that row
+    // holds the smallest values above 0: labelled 0, a column of 1 read as none).
+    let line = fit(row === height ? String(max) : '', axisW, 'right') + ' ' + (style.ascii ? '|' : '│');
     for (let i = 0; i < labels.length; i++) {
       for (let k = 0; k < series.length; k++) {
         const v = series[k]!.values[i] ?? 0;
@@ -85,7 +90,7 @@ export function columnChart(
     }
     lines.push(line.replace(/\s+$/, ''));
   }
-  lines.push(' '.repeat(axisW) + ' ' + (style.ascii ? '+' : '└') + (style.ascii ? '-' : '─').repeat(labels.length * groupW));
+  lines.push(fit('0', axisW, 'right') + ' ' + (style.ascii ? '+' : '└') + (style.ascii ? '-' : '─').repeat(labels.length * groupW));
   lines.push(
     ' '.repeat(axisW + 2) +
       labels
@@ -124,5 +129,5 @@ function seriesKey(k: number, style: ChartStyle): string {
 
 /** "█ inbound   ▒ outbound", each key drawn as its series is. */
 export function legend(names: readonly string[], style: ChartStyle): string {
-  return names.map((n, k) => seriesKey(k, style) + ' ' + n).join('   ');
+  return names.map((n, k) => seriesKey(k, style) + ' ' + terminalSafe(n)).join('   ');
 }

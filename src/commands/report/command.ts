@@ -15,7 +15,8 @@ Rates (null, shown "–", when the denominator is 0):
   bounce, failure                      = that count ÷ (scheduleCount + deliverCount)
 
 Output: the chart on a terminal (bars sized to its width; colour on a TTY; --ascii or NO_COLOR
-for plain # bars); -o json|csv|ndjson give the numbers the chart is drawn from; --html FILE writes
+for plain # bars; --ascii draws it in a pipe too); -o json|csv|ndjson give the numbers the chart
+is drawn from (not with --ascii); --html FILE writes
 a self-contained page (inline SVG, no network), --open opens it ($BROWSER when set).
 Each report says on stderr how many requests it made; --verbose shows them.`;
 
@@ -24,7 +25,7 @@ function common(c: Command): Command {
   return c
     .option('--html <file>', 'write a self-contained HTML page (inline SVG charts) to FILE')
     .option('--open', 'open the HTML page in a browser ($BROWSER when set)')
-    .option('--ascii', 'plain ASCII bars (also with NO_COLOR)');
+    .option('--ascii', 'the chart in plain ASCII bars, also in a pipe (NO_COLOR: plain bars on a terminal)');
 }
 
 /** Registers `svc report`. */

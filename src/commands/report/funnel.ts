@@ -10,18 +10,20 @@
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
+import { recordId } from '../../output/flatten.js';
 import type { ReportView, Section } from './model.js';
 import { AB_RULE, COUNTER_NAMES, countersOf, pct, RATE_FORMULAS, ratio, twoProportionTest } from './rates.js';
 import { countsAndRates } from './sequences.js';
-import { byKey, emit, fetcher, relId, relIds, type Fetcher, type ReportFlags } from './shared.js';
+import { byKey, drawsChart, emit, fetcher, relId, relIds, type Fetcher, type ReportFlags } from './shared.js';
 
 /** One row of `-o json`: a step, or one of its templates (level `template`, under its step). */
 type FunnelRow = {
   level: 'step' | 'template';
   step: number;
-  stepId: string;
+  /** Ids are numbers, as `list` writes them (strings only past 2^53). */
+  stepId: number | string;
   stepType: string;
-  templateId: string | null;
+  templateId: number | string | null;
   template: string | null;
   calls: number | null;
   answeredCalls: number | null;
@@ -53,6 +55,7 @@ async function resolveSequence(f: Fetcher, idOrName: string): Promise<ResourceOb
 /** Runs `svc report sequence <id|name>`. */
 export async function funnelReport(ctx: Context, idOrName: string, flags: ReportFlags): Promise<void> {
   if (flags.by !== undefined) throw new UsageError('report sequence has no --by: the funnel shows every stage');
+  drawsChart(ctx, flags);
   const f = await fetcher(ctx);
   const seq = await resolveSequence(f, idOrName);
   const { data: steps, included } = await f.list('sequenceSteps', {
@@ -81,7 +84,7 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
   const rows: FunnelRow[] = [];
   for (const s of steps) {
     const type = String(s.attributes?.['stepType'] ?? '');
-    const base = { step: Number(s.attributes?.['order'] ?? 0), stepId: String(s.id), stepType: type };
+    const base = { step: Number(s.attributes?.['order'] ?? 0), stepId: recordId(s.id), stepType: type };
     const own = calls.filter((c) => relId(c, 'sequenceStep') === String(s.id));
     const isCall = type === 'call';
     rows.push({
@@ -104,7 +107,7 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
       return {
         level: 'template',
         ...base,
-        templateId: String(t.id),
+        templateId: recordId(t.id),
         template: name,
         calls: null,
         answeredCalls: null,

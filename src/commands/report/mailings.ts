@@ -13,10 +13,12 @@ import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource-commands/query-options.js';
 import type { ReportView } from './model.js';
 import { pct, ratio } from './rates.js';
-import { byKey, emit, fetcher, parseBy, relId, type ReportFlags } from './shared.js';
+import { byKey, drawsChart, emit, fetcher, parseBy, relId, type ReportFlags } from './shared.js';
 
 const DAY = 86_400_000;
-type GroupBy = 'day' | 'week' | 'mailbox' | 'sequence';
+/** What `--by` groups by (the first is the default). */
+export const GROUP_BY = ['day', 'week', 'mailbox', 'sequence'] as const;
+type GroupBy = (typeof GROUP_BY)[number];
 
 /** One group (also the record of `-o json`); rates are over the group's delivered mailings. */
 interface MailingRow {
@@ -30,6 +32,8 @@ interface MailingRow {
   clickRate: number | null;
   replyRate: number | null;
   bounceRate: number | null;
+  /** By week: the days of the week inside the range (a first or last week may have fewer than 7). */
+  days?: number;
 }
 
 /** A service timestamp (UTC, with or without `Z`) as milliseconds. */
@@ -106,7 +110,8 @@ export function calendar(from: number, to: number, by: 'day' | 'week'): string[]
 
 /** Runs `svc report mailings`. */
 export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<void> {
-  const by = parseBy<GroupBy>(flags.by, ['day', 'week', 'mailbox', 'sequence']);
+  drawsChart(ctx, flags);
+  const by = parseBy<GroupBy>(flags.by, GROUP_BY);
   const filters = [...(flags.filter ?? [])];
   const now = ctx.clock.now();
   const defaultFrom = Math.floor(now / DAY) * DAY - 29 * DAY;
@@ -133,8 +138,17 @@ export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<
   );
   const keys = (by === 'day' || by === 'week') && range ? calendar(range[0], range[1], by) : [];
   const rows = groupMailings(data, by, label, keys);
+  if (by === 'week' && range) for (const r of rows) r.days = daysInRange(r.group, range);
   const rangeText = range ? `${day(range[0])} to ${day(range[1])}` : 'the filtered mailings';
   await emit(ctx, flags, 'report mailings', view(rows, by, rangeText, ctx.io.columns), rows as unknown as Record<string, unknown>[], f);
+}
+
+/** How many of the 7 days of the week starting on Monday `monday` (YYYY-MM-DD) fall in `range`. */
+export function daysInRange(monday: string, range: [number, number]): number {
+  const start = Date.parse(`${monday}T00:00:00Z`);
+  const first = Math.max(start, Math.floor(range[0] / DAY) * DAY);
+  const last = Math.min(start + 6 * DAY, Math.floor(range[1] / DAY) * DAY);
+  return last < first ? 0 : Math.round((last - first) / DAY) + 1;
 }
 
 /** The days a deliveredAt range covers (an open end stops today), when its ends are dates. */
@@ -153,6 +167,13 @@ export function view(rows: MailingRow[], by: GroupBy, rangeText: string, cols: n
     { d: 0, o: 0, c: 0, r: 0, b: 0 },
   );
   const wide = cols >= 100;
+  // A week the range covers only in part is marked: its lower counts are not a dip.
+  const partial = rows.filter((r) => r.days !== undefined && r.days < 7);
+  const notes = partial.length
+    ? [
+        `* a partial week: the range covers only ${partial.map((r) => `${r.days} of the 7 days of ${r.group}`).join(' and ')}; its counts are not comparable to whole weeks`,
+      ]
+    : [];
   return {
     title: `Mailings by ${by}: ${total.d} delivered, ${rangeText}`,
     subtitle: `opened ${total.o} (${pct(ratio(total.o, total.d))}) · clicked ${total.c} (${pct(ratio(total.c, total.d))}) · replied ${total.r} (${pct(ratio(total.r, total.d))}) · bounced ${total.b} (${pct(ratio(total.b, total.d))})`,
@@ -169,7 +190,7 @@ export function view(rows: MailingRow[], by: GroupBy, rangeText: string, cols: n
           ...(wide ? [{ title: 'reply %', align: 'right' as const }] : []),
         ],
         rows: rows.map((r) => [
-          r.group,
+          r.days !== undefined && r.days < 7 ? `${r.group}*` : r.group,
           String(r.delivered),
           String(r.opened),
           String(r.clicked),
@@ -181,6 +202,7 @@ export function view(rows: MailingRow[], by: GroupBy, rangeText: string, cols: n
       },
     ],
     notes: [
+      ...notes,
       'open, click, reply, bounce: delivered mailings of the group that have openedAt, clickedAt, repliedAt, bouncedAt; rates over delivered',
     ],
   };

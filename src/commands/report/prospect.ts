@@ -9,9 +9,10 @@
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
+import { recordId } from '../../output/flatten.js';
 import type { ReportView, Section } from './model.js';
 import { countersOf, pct, ratesOf } from './rates.js';
-import { byKey, emit, fetcher, relId, relIds, type ReportFlags } from './shared.js';
+import { byKey, drawsChart, emit, fetcher, relId, relIds, type ReportFlags } from './shared.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const COUNTERS = ['openCount', 'replyCount', 'engagedScore', 'touchedAt', 'engagedAt', 'optedOut'] as const;
@@ -37,6 +38,7 @@ export function histogramPairs(v: unknown): [number, number][] {
 export async function prospectReport(ctx: Context, idArg: string, flags: ReportFlags): Promise<void> {
   if (!/^\s*[1-9]\d*\s*$/.test(idArg)) throw new UsageError(`report prospect ${idArg}: expected a prospect id (a positive integer)`);
   if (flags.by !== undefined) throw new UsageError('report prospect has no --by');
+  drawsChart(ctx, flags);
   const f = await fetcher(ctx);
   const { data: p, included } = await f.get(`prospects/${idArg.trim()}`, {
     include: ['activeSequenceStates.sequence'],
@@ -64,16 +66,16 @@ export async function prospectReport(ctx: Context, idArg: string, flags: ReportF
     .filter((s): s is ResourceObject => !!s);
   const a = p.attributes ?? {};
   const rows: Record<string, unknown>[] = [
-    { kind: 'prospect', id: String(p.id), name: a['name'] ?? null, ...Object.fromEntries(COUNTERS.map((k) => [k, a[k] ?? null])) },
+    { kind: 'prospect', id: recordId(p.id), name: a['name'] ?? null, ...Object.fromEntries(COUNTERS.map((k) => [k, a[k] ?? null])) },
     ...months.map((month, i) => ({ kind: 'month', month, inbound: pairs[i]![0], outbound: pairs[i]![1] })),
     ...states.map((s) => {
       const c = countersOf(s.attributes);
       const sid = relId(s, 'sequence');
       return {
         kind: 'sequenceState',
-        id: String(s.id),
+        id: recordId(s.id),
         state: s.attributes?.['state'] ?? null,
-        sequence: sid ?? null,
+        sequence: sid === undefined ? null : recordId(sid),
         sequenceName: sid ? (inc.get(`sequence:${sid}`)?.attributes?.['name'] ?? null) : null,
         delivered: c.deliverCount,
         opened: c.openCount,

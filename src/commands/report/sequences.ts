@@ -14,6 +14,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource-commands/query-options.js';
+import { recordId } from '../../output/flatten.js';
 import type { Column, ReportView } from './model.js';
 import {
   addCounters,
@@ -27,7 +28,7 @@ import {
   type Counters,
   type RateName,
 } from './rates.js';
-import { emit, fetcher, parseBy, parseLimit, relId, type ReportFlags } from './shared.js';
+import { drawsChart, emit, fetcher, parseBy, parseLimit, relId, type ReportFlags } from './shared.js';
 
 /** Counters a sequence carries itself (the rest come from its steps). */
 const OWN = ['deliverCount', 'clickCount', 'bounceCount', 'failureCount'] as const;
@@ -36,7 +37,8 @@ const LOCAL_SORT = new Set<string>([...RATE_NAMES, 'delivered']);
 
 /** One row of the report (also the record of `-o json`): counts, then rates (0.1234 = 12.34%). */
 interface SequenceRow {
-  id: string;
+  /** A number, as `list` writes ids (a string only past 2^53). */
+  id: number | string;
   name: string;
   enabled: boolean | null;
   emailSteps: number;
@@ -91,12 +93,13 @@ function rateOf(row: Pick<SequenceRow, `${RateName}Rate`>, k: RateName): number 
 }
 
 /** A row from counters. */
-function rowOf(id: string, name: string, enabled: boolean | null, emailSteps: number, c: Counters): SequenceRow {
+function rowOf(id: number | string, name: string, enabled: boolean | null, emailSteps: number, c: Counters): SequenceRow {
   return { id, name, enabled, emailSteps, ...countsAndRates(c) };
 }
 
 /** Runs `svc report sequences`. */
 export async function sequencesReport(ctx: Context, flags: ReportFlags): Promise<void> {
+  drawsChart(ctx, flags);
   const by = parseBy<RateName>(flags.by, ['reply', 'open', 'click', 'positive', 'bounce', 'optout', 'failure']);
   const limit = parseLimit(flags.limit);
   const rt = resourceByType('sequence')!;
@@ -137,7 +140,7 @@ function rowFor(seq: ResourceObject, steps: ResourceObject[]): SequenceRow {
     if (typeof v === 'number') sum[k] = v;
   }
   const a = seq.attributes ?? {};
-  return rowOf(String(seq.id), String(a['name'] ?? ''), typeof a['enabled'] === 'boolean' ? a['enabled'] : null, own.length, sum);
+  return rowOf(recordId(seq.id), String(a['name'] ?? ''), typeof a['enabled'] === 'boolean' ? a['enabled'] : null, own.length, sum);
 }
 
 function sortRows(rows: SequenceRow[], keys: string[]): SequenceRow[] {
@@ -188,7 +191,7 @@ export function view(rows: SequenceRow[], by: RateName, cols: number): ReportVie
         kind: 'table',
         columns,
         rows: rows.map((r) => [
-          r.id,
+          String(r.id),
           r.name,
           r.enabled === null ? '?' : r.enabled ? 'yes' : 'no',
           String(r.delivered),

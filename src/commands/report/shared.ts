@@ -117,6 +117,20 @@ export function parseBy<T extends string>(v: string | undefined, allowed: readon
   return k;
 }
 
+/**
+ * Whether the report is drawn on stdout: `-o table` (the default on a terminal), or `--ascii`
+ * without `-o` (the drawing in a pipe too: `report sequences --ascii | less`).
+ * @throws UsageError for `--ascii` with a machine format (`-o json|csv|ndjson|raw`, `--query`):
+ *   they print numbers, not bars; checked before the first request
+ */
+export function drawsChart(ctx: Context, flags: ReportFlags): boolean {
+  if (ctx.output === 'table') return true;
+  if (flags.ascii !== true) return false;
+  if (ctx.globals.output !== undefined)
+    throw new UsageError(`--ascii draws the chart; -o ${ctx.output} prints the numbers it is drawn from: leave out one of them`);
+  return true;
+}
+
 /** Bars in ASCII with `--ascii`, NO_COLOR or a dumb terminal; colour only where the IO allows it. */
 async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle> {
   const ascii = flags.ascii === true || (ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '') || ctx.env.TERM === 'dumb';
@@ -164,16 +178,17 @@ export async function emit(
     ctx.info(`wrote ${htmlFile}`);
     if (flags.open) await openFile(ctx, htmlFile);
   }
-  const toStdout = !htmlFile || ctx.globals.output !== undefined;
+  const drawing = drawsChart(ctx, flags);
+  const toStdout = !htmlFile || ctx.globals.output !== undefined || flags.ascii === true;
   if (toStdout) {
-    if (ctx.output === 'table') {
+    if (drawing) {
       const { renderText } = await import('./view-text.js');
       await writeOut(ctx.io.stdout, renderText(view, ctx.io.columns, await chartStyle(ctx, flags)));
     } else {
       await printValue(ctx, ctx.output === 'raw' && !ctx.shape?.query ? 'json' : ctx.output, rows, () => '');
     }
   }
-  if (ctx.output !== 'table' || !toStdout) ctx.info(`${what}: ${requests}${ctx.globals.verbose ? '' : ' (--verbose shows them)'}`);
+  if (!drawing || !toStdout) ctx.info(`${what}: ${requests}${ctx.globals.verbose ? '' : ' (--verbose shows them)'}`);
 }
 
 /** Opens the page in `$BROWSER` when it is set, else in the desktop's default browser. */

@@ -1,8 +1,10 @@
 /**
  * The terminal view of a report: pure, from the report, a width and a chart style to text.
  * Legible at 80 columns: tables give their bar column what is left and cut the first column
- * before the bars get too short.
+ * before the bars get too short. Every text from the org (titles, names, notes) is escaped here or
+ * in `fit` (output/terminal-text.ts, as in every other human view).
  */
+import { terminalSafe } from '../../output/terminal-text.js';
 import { barText, columnChart, fit, paint, width, type ChartStyle } from './chart.js';
 import type { ReportView, Section } from './model.js';
 
@@ -12,25 +14,25 @@ const MIN_BAR = 8;
 export function renderText(view: ReportView, cols: number, style: ChartStyle): string {
   // One cell short of the edge: a line that fills the last column wraps on some terminals.
   const w = Math.max(40, cols - 1);
-  const out: string[] = [paint(style, view.title, 'head')];
+  const out: string[] = [paint(style, terminalSafe(view.title), 'head')];
   if (view.subtitle)
     out.push(
       ...view.subtitle
         .split('\n')
-        .flatMap((l) => wrap(l, w))
+        .flatMap((l) => wrap(terminalSafe(l), w))
         .map((l) => paint(style, l, 'dim')),
     );
   for (const s of view.sections) out.push(...section(s, w, style));
-  if (view.notes.length) out.push('', ...view.notes.flatMap((n) => wrap(n, w)).map((n) => paint(style, n, 'dim')));
+  if (view.notes.length) out.push('', ...view.notes.flatMap((n) => wrap(terminalSafe(n), w)).map((n) => paint(style, n, 'dim')));
   return out.map((l) => l.replace(/\s+$/, '')).join('\n') + '\n';
 }
 
 function section(s: Section, w: number, style: ChartStyle): string[] {
   switch (s.kind) {
     case 'heading':
-      return ['', paint(style, s.text, 'head')];
+      return ['', paint(style, terminalSafe(s.text), 'head')];
     case 'text':
-      return s.lines.flatMap((l) => wrap(l, w - 2)).map((l) => '  ' + l);
+      return s.lines.flatMap((l) => wrap(terminalSafe(l), w - 2)).map((l) => '  ' + l);
     case 'funnel': {
       const labelW = Math.max(...s.stages.map((x) => width(x.label)), 4);
       const countW = Math.max(...s.stages.map((x) => String(x.count).length), 1);

@@ -1,5 +1,5 @@
 /** The `--help` text of a resource command: fields with marks, relationships, operations, examples. */
-import { wrapLine } from '../../runtime/help-layout.js';
+import { wrapExample, wrapLine } from '../../runtime/help-layout.js';
 import { attributeMarks as marks, findResource, type ResourceType } from '../../registry/index.js';
 
 /** Fields, relationships, operations and actions of a type, for `svc <resource> --help`. */
@@ -24,7 +24,7 @@ export function resourceHelp(rt: ResourceType, width = 80): string {
   lines.push('', `Operations: ${ops.join(', ')}${rt.actions.length ? `; actions: ${rt.actions.map((a) => a.command).join(', ')}` : ''}`);
   if (rt.path !== rt.command) lines.push(`Also callable as: svc ${rt.path}`);
   lines.push('', 'Examples:', ...examples(rt).map((e) => `  $ ${e}`), '');
-  return lines.flatMap((l) => wrapLine(l, width, 4)).join('\n');
+  return lines.flatMap((l) => (/^ *\$ /.test(l) ? wrapExample(l, width) : wrapLine(l, width, 4))).join('\n');
 }
 
 /** A value a person would type for a writable string field (the sandbox accepts each as written). */

@@ -12,6 +12,7 @@ import { keyLookup } from '../../bulk/key-match.js';
 import { keyedItems, type KeyedInput } from '../../bulk/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { writeOut } from '../../output/io.js';
+import { terminalSafe } from '../../output/terminal-text.js';
 
 /** The totals of a plan. */
 export interface PlanBill {
@@ -84,7 +85,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     waitSeconds: 0,
   };
   const rows: Record<string, unknown>[] = [];
-  const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(s) + '\n');
+  // The human plan quotes the file's values and the org's: escaped as in every human view.
+  const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(terminalSafe(s)) + '\n');
   for await (const item of keyedItems(input, lookup)) {
     const line: Record<string, unknown> = { row: item.row };
     if (item.value !== undefined) line[input.match] = item.value;

@@ -1,14 +1,32 @@
 /** `--data` arguments: inline JSON, `@file`, or `-` for stdin. */
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import { nestedDeeperThan, tooDeepMessage } from '../../json-depth.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { parseJson } from '../../lossless-json.js';
 
-/** Reads all of a stream as text. */
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/**
+ * The largest `--data` body: the API's own limit on a request body (the sandbox answers 413
+ * past it). A file or stdin is read no further: `--data @/dev/urandom` stops at the cap.
+ */
+export const MAX_DATA_BYTES = 10 * 1024 * 1024;
+
+/** Thrown by {@link readAll} past its cap. */
+class TooLong extends Error {}
+
+/** Reads all of a stream as text; past `maxBytes`, stops reading (the stream is destroyed) and throws. */
+export async function readAll(stream: NodeJS.ReadableStream, maxBytes = Infinity): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  let size = 0;
+  for await (const c of stream) {
+    const b = typeof c === 'string' ? Buffer.from(c) : (c as Buffer);
+    size += b.length;
+    if (size > maxBytes) {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      throw new TooLong();
+    }
+    chunks.push(b);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -16,15 +34,26 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 export async function readDataArgument(ctx: Context, arg: string): Promise<unknown> {
   let text: string;
   let from: string;
+  const tooLong = () =>
+    new UsageError(`--data ${arg}: more than 10 MiB, the most the API takes in one request body`).hint(
+      'send one record per request, or several with --input FILE (bulk)',
+    );
   if (arg === '-') {
     if (ctx.io.stdinIsTTY) throw new UsageError('--data -: stdin is a terminal; pipe the JSON in');
-    text = await readAll(ctx.io.stdin);
+    try {
+      text = await readAll(ctx.io.stdin, MAX_DATA_BYTES);
+    } catch (err) {
+      if (err instanceof TooLong) throw tooLong();
+      throw err;
+    }
     from = 'stdin';
   } else if (arg.startsWith('@')) {
     from = arg.slice(1);
     try {
-      text = await fs.readFile(from, 'utf8');
+      // A stream, not readFile: a device or a pipe (/dev/urandom) is read only up to the cap.
+      text = await readAll(fs.createReadStream(from), MAX_DATA_BYTES);
     } catch (err) {
+      if (err instanceof TooLong) throw tooLong();
       throw new UsageError(`--data ${arg}: cannot read file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   } else {

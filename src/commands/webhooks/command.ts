@@ -33,7 +33,10 @@ export function registerWebhookCommands(program: Command, app: App): void {
     .description('receive webhook deliveries on 127.0.0.1, check signatures, print or forward them')
     .option('-p, --port <n>', `port on 127.0.0.1 (0 for any free port)`, String(DEFAULT_LISTEN_PORT))
     .option('--secret <s>', 'refuse deliveries not signed with this secret (SVC_WEBHOOK_SECRET)')
-    .option('--forward-to <url>', 're-post each accepted delivery (raw body and headers) to this local URL')
+    .option(
+      '--forward-to <url>',
+      're-post each accepted delivery (raw body and headers, not the cleanup token) to this URL: http only on this machine, else https',
+    )
     .option('--register', 'create webhooks pointing here for the run, remove them on exit')
     .option('--public-url <url>', 'with --register against a real service: the HTTPS address that reaches this listener')
     .option('--events <list>', 'resource.action,... to register (default *.*) and to print; a bare resource means all its actions')

@@ -11,7 +11,7 @@ import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 import { deliveryRecord, describeDelivery, parseDelivery, undeliverableNote } from '../../webhooks/delivery.js';
 import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
-import { forwardDelivery, type ForwardResult } from '../../webhooks/forward.js';
+import { forwardDelivery, forwardTargetProblem, type ForwardResult } from '../../webhooks/forward.js';
 import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
 import { parsePort } from '../../runtime/option-parsers.js';
@@ -53,7 +53,11 @@ async function plan(ctx: Context, flags: ListenFlags): Promise<Plan> {
     if (secret === '') throw new UsageError('--secret: empty secret');
     p.secret = secret;
   }
-  if (flags.forwardTo !== undefined) p.forwardTo = parseHttpUrl(flags.forwardTo, '--forward-to');
+  if (flags.forwardTo !== undefined) {
+    p.forwardTo = parseHttpUrl(flags.forwardTo, '--forward-to');
+    const problem = forwardTargetProblem(p.forwardTo);
+    if (problem) throw new UsageError(`--forward-to ${flags.forwardTo}: ${problem}`);
+  }
   if (flags.publicUrl !== undefined && !flags.register) throw new UsageError('--public-url only makes sense with --register');
   if (flags.register) {
     const payloadVersion = parsePayloadVersion(flags.payloadVersion ?? '2');

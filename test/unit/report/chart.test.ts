@@ -55,6 +55,18 @@ describe('column chart', () => {
     expect(lines[0]![col - 1]).toBe(' '); // inbound Jan = 0
     expect(lines.at(-2)).toMatch(/J… F… M… A…/); // labels cut to their group, a space between
     expect(lines.at(-1)).toBe('   # inbound   = outbound');
+    // 0 is the axis line, not the bottom row (which holds the columns of the smallest values).
+    expect(lines[3]).toMatch(/^ {2}\|/);
+    expect(lines[4]).toMatch(/^0 \+-+$/);
+  });
+
+  it('a column of 1 stands on a row not labelled 0', () => {
+    const lines = columnChart([{ name: 'n', values: [1, 0, 3] }], ['a', 'b', 'c'], { height: 8, colWidth: 1, style: { ascii: true } });
+    const bottom = lines[7]!;
+    expect(bottom.startsWith('0')).toBe(false);
+    expect(bottom).toMatch(/^ {2}\| ?#/); // the column of 1 shows, on an unlabelled row
+    expect(lines[0]).toMatch(/^3 \|/);
+    expect(lines[8]).toMatch(/^0 \+/);
   });
 
   it('tells series apart without colour: shades in Unicode, characters in ASCII', () => {

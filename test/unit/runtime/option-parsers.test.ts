@@ -4,7 +4,7 @@
  * each case is refused before that).
  */
 import { describe, expect, it } from 'vitest';
-import { parseId, parsePort, parsePositiveNumber, parseWholeNumber } from '../../../src/runtime/option-parsers.js';
+import { parseId, parsePort, parsePositiveNumber, parseTimerSeconds, parseWholeNumber } from '../../../src/runtime/option-parsers.js';
 import { runInProcess } from '../../helpers/in-process-cli.js';
 import { tempDir } from '../../helpers/run-svc.js';
 
@@ -33,6 +33,15 @@ describe('option parsers', () => {
     }
   });
 
+  it('timer seconds: decimals from a millisecond to a day, as whole milliseconds', () => {
+    expect(parseTimerSeconds('2.5', '--timeout')).toBe(2500);
+    expect(parseTimerSeconds('0.001', '--timeout')).toBe(1);
+    expect(parseTimerSeconds('86400', '--timeout')).toBe(86_400_000);
+    for (const bad of ['0', '0.0001', '0x10', '1e3', '-3', 'soon', '', '86401', '99999999999']) {
+      expect(() => parseTimerSeconds(bad, '--timeout'), bad).toThrow(`--timeout ${bad}: expected seconds from 0.001 to 86400`);
+    }
+  });
+
   it('ids: positive integers as digit strings, leading zeros dropped', () => {
     expect(parseId('007')).toBe('7');
     expect(parseId('9007199254740993')).toBe('9007199254740993');
@@ -57,7 +66,10 @@ describe('every command refuses the same text', () => {
     [['login', '--no-browser', '--port', '0x50'], '--port 0x50: expected a port number 0-65535'],
     [['webhooks', 'listen', '--port', '0x50'], '--port 0x50: expected a port number 0-65535'],
     [['sandbox', '--port', '70000'], '--port 70000: expected a port number 0-65535'],
-    [['prospects', 'list', '--timeout', '0x10'], '--timeout 0x10: expected seconds > 0'],
+    [['prospects', 'list', '--timeout', '0x10'], '--timeout 0x10: expected seconds from 0.001 to 86400'],
+    // Was an internal error from the HTTP client (exit 1), after a request was started.
+    [['prospects', 'list', '--timeout', '0.0001'], '--timeout 0.0001: expected seconds from 0.001 to 86400'],
+    [['prospects', 'list', '--timeout', '9999999999'], '--timeout 9999999999: expected seconds from 0.001 to 86400'],
     [['prospects', 'list', '--limit', '0x10'], '--limit 0x10: expected a whole number ≥ 0'],
   ])('svc %j', async (argv, message) => {
     const r = await runInProcess(argv, env());

@@ -1,0 +1,115 @@
+/**
+ * The help layout at 80 columns (and 60): notes fill the width instead of leaving a word or two on
+ * every other line, and example commands that must wrap break between shell words with a
+ * trailing ` \`, so that the wrapped text, pasted into bash, gives the same words as the
+ * unwrapped one (checked by running both through bash). In-process `--help` of the real program.
+ */
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { wrapBlock, wrapExample } from '../../../src/runtime/help-layout.js';
+import { runInProcess } from '../../helpers/in-process-cli.js';
+import { baseEnv, tempDir } from '../../helpers/run-svc.js';
+
+const help = async (args: string[], columns: number) => {
+  const r = await runInProcess([...args, '--help'], baseEnv({ SVC_CONFIG_DIR: tempDir(), COLUMNS: String(columns) }));
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+};
+
+const HELPS = [
+  ['enroll'],
+  ['sandbox'],
+  ['prospects', 'upsert'],
+  ['login'],
+  ['api'],
+  ['webhooks', 'listen'],
+  ['report', 'sequence'],
+  ['report', 'sequences'],
+  ['prospects'],
+  ['prospects', 'list'],
+];
+
+/** Lines of notes that end early: the next line of the same paragraph would have fitted a word more. */
+function ragged(text: string, width: number): string[] {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const [a, b] = [lines[i]!, lines[i + 1]!];
+    const prose = (l: string) => l !== '' && !/^\s/.test(l) && !l.endsWith(':');
+    if (!prose(a) || !prose(b) || /^[A-Z][A-Za-z -]{0,24}: /.test(b)) continue;
+    const next = b.split(' ')[0]!;
+    if ([...a].length + 1 + [...next].length <= width) out.push(`${a}⏎${b}`);
+  }
+  return out;
+}
+
+/** The example commands of a help, continuation lines joined back as the shell reads them. */
+function examples(text: string): string[] {
+  const out: string[] = [];
+  let continued = false;
+  for (const l of text.split('\n')) {
+    if (continued) out[out.length - 1] += `\n${l}`;
+    else if (/^ {2}\$ /.test(l)) out.push(l.slice(4));
+    else continue;
+    continued = l.endsWith(' \\');
+  }
+  return out;
+}
+
+/**
+ * The words bash makes of a command line (svc replaced by printf, one word a line), without what
+ * follows a pipe or the note after a gap of spaces (the example's explanation).
+ */
+function bashWords(command: string): string {
+  const words = command
+    .replace(/^svc /, '')
+    .replace(/\|.*$/s, '')
+    .replace(/(\S) {2,}\S.*$/gm, '$1');
+  return execFileSync('bash', ['-c', `set -f; printf '%s\\n' ${words}`], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, SECRET: 's3cret', TOKEN: 't0ken' },
+  });
+}
+
+describe('help layout', () => {
+  it.each([80, 60])('notes fill the width at %i columns: no line ends where the next word would have fitted', async (width) => {
+    const bad: string[] = [];
+    for (const args of HELPS) for (const l of ragged(await help(args, width), width)) bad.push(`svc ${args.join(' ')}: ${l}`);
+    expect(bad).toEqual([]);
+  });
+
+  it.each([80, 60])('examples wrap with a trailing \\ at %i columns and give bash the same words', async (width) => {
+    let wrapped = 0;
+    for (const args of HELPS) {
+      const narrow = await help(args, width);
+      // Only a single shell word too long for any line (a quoted JSON body) may pass the width: it cannot be broken.
+      for (const l of narrow.split('\n'))
+        if (!/^ +-?\S* ?'[^']*'$/.test(l)) expect([...l].length, `svc ${args.join(' ')}: ${l}`).toBeLessThanOrEqual(width);
+      const a = examples(narrow);
+      const b = examples(await help(args, 400));
+      expect(a.length).toBe(b.length);
+      a.forEach((cmd, i) => {
+        if (!cmd.includes('\\\n')) return;
+        wrapped++;
+        expect(bashWords(cmd), cmd).toBe(bashWords(b[i]!));
+      });
+    }
+    expect(wrapped).toBeGreaterThan(3);
+  });
+
+  it('never breaks inside quotes; an option stays with its value; a comment goes on a line of its own', () => {
+    const out = wrapExample(
+      '  $ svc enroll --sequence "Outbound Enterprise Accounts" --mailbox ada@example.com --by email # a comment here',
+      50,
+    );
+    expect(out).toEqual([
+      '  $ svc enroll \\',
+      '      --sequence "Outbound Enterprise Accounts" \\',
+      '      --mailbox ada@example.com --by email',
+      '      # a comment here',
+    ]);
+    expect(wrapBlock('Intro line that ends\nearly and goes on here.\nExit codes: 0 ok.\n\nNext:\n  table  row', 80)).toBe(
+      'Intro line that ends early and goes on here.\nExit codes: 0 ok.\n\nNext:\n  table  row',
+    );
+  });
+});
