@@ -6,7 +6,7 @@
  * to someone else goes without it.
  */
 import fs from 'node:fs';
-import { Anonymiser, fieldKind } from '../sandbox/data/anonymise.js';
+import { Anonymiser } from '../sandbox/data/anonymise.js';
 import type { CustomFieldValidation } from '../sandbox/data/org.js';
 import { writePrivateFileSync } from '../private-file.js';
 
@@ -73,10 +73,10 @@ export function readRehearsalMask(orgFile: string): RehearsalMaskResult {
   return {
     mask: {
       value: (type, attr, v) => {
-        const kind = fieldKind(type, attr, custom[type]);
+        const kind = a.kind(type, attr, custom[type]);
         return kind && v !== '' ? a.fake(kind, v) : v;
       },
-      attributes: (type, attrs) => a.attributes(type, attrs, custom[type]),
+      attributes: (type, attrs) => a.input(type, attrs, custom[type]),
     },
   };
 }

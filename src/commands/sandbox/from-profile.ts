@@ -119,9 +119,14 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
     anonymised: anonymise,
     keepDomains: params.keepDomains,
     sample,
-    filters: params.filters,
+    // The fields filtered on, not the values: those are often real addresses.
+    filters: [...filters].flatMap(([type, fs]) => fs.map((f) => `${type}:${f.path.join('.')}`)),
   };
-  const data = buildDataFile(result.root, result.custom, result.tables, result.maxIds, meta);
+  const { org } = result.root;
+  const root = anonymiser
+    ? { ...result.root, org: { ...org, name: anonymiser.orgName(org.name), shortName: anonymiser.orgName(org.shortName, true) } }
+    : result.root;
+  const data = buildDataFile(root, result.custom, result.tables, result.maxIds, meta);
   writeDataFileSync(orgFile, data);
   // Owner-only even when the file existed with wider permissions (the rename keeps the new mode).
   fs.chmodSync(orgFile, 0o600);
@@ -129,6 +134,12 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   // fakes, and a copy handed on goes without it.
   writeRehearsalKey(orgFile, progress.key, params.keepDomains);
   fs.rmSync(pfile, { force: true });
+  if (anonymiser && anonymiser.dropped.size > 0) {
+    const names = [...anonymiser.dropped].flatMap(([type, attrs]) => [...attrs].map((a) => `${type}.${a}`));
+    ctx.info(
+      `not copied: ${names.length} attribute${names.length === 1 ? '' : 's'} svc does not know (${names.slice(0, 8).join(', ')}${names.length > 8 ? ', …' : ''}); an anonymised copy keeps only fields known to hold no personal data`,
+    );
+  }
   const counts = Object.fromEntries([...result.tables].map(([t, recs]) => [t, recs.length]));
   const customFields = Object.values(result.custom).reduce((s, f) => s + Object.keys(f).length, 0);
   const summary = {
