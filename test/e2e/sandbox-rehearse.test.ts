@@ -346,6 +346,23 @@ describe('svc sandbox --from-profile', () => {
     const rehearsalUpsert = await svc(['--sandbox-data', copy(), ...upsertArgs(path.join(work, 'r-upsert.ndjson'))]);
     expect(received(prod, before)).toHaveLength(0);
     expect(rehearsal.stderr).toMatch(/rehearsal on an anonymised copy: input values of its anonymised fields are matched/);
+    // The summary names the mailbox as the user gave it, not the copy's fake of it.
+    expect(rehearsal.stderr).toContain(`from mailbox ${mailboxAddress} (id 1)`);
+    // A name the copy does not hold is quoted as written, without the copy's fakes as candidates.
+    const miss = await svc([
+      '--sandbox-data',
+      copy(),
+      'enroll',
+      '--sequence',
+      'No Such Sequence',
+      '--mailbox',
+      '1',
+      '--input',
+      enrollInput,
+    ]);
+    expect(miss.code).toBe(2);
+    expect(miss.stderr).toMatch(/^error: --sequence "No Such Sequence": no sequence of this copy has that name/m);
+    expect(miss.stderr).not.toMatch(/Label [0-9a-f]{8}/);
     // Not one real value was written into the copy by the rehearsal.
     const copied = fs.readFileSync(copy(), 'utf8');
     for (const real of ['Zedekiah', 'Nova', newAddress.split('@')[0]!]) expect(copied).not.toContain(real);
@@ -353,6 +370,7 @@ describe('svc sandbox --from-profile', () => {
 
     const real = await svc(enrollArgs(path.join(work, 'p-by-email.ndjson')), { SVC_PROFILE: 'prod' });
     const realUpsert = await svc(upsertArgs(path.join(work, 'p-upsert.ndjson')), { SVC_PROFILE: 'prod' });
+    expect(real.stderr).toContain(`from mailbox ${mailboxAddress} (id 1)`);
     expect(rehearsal.code, rehearsal.stderr).toBe(5);
     expect(real.code, real.stderr).toBe(5);
     const rehearsed = outcomes(path.join(work, 'r-by-email.ndjson'));
