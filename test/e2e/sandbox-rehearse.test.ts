@@ -394,6 +394,22 @@ describe('svc sandbox --from-profile', () => {
     const found = await svc(['--sandbox-data', copy(), 'prospects', 'list', '--filter', `emails=${emailsOf(u1)[0]}`, '-o', 'json']);
     expect(found.code, found.stderr).toBe(0);
     expect(json<{ id: number }[]>(found).map((p) => p.id)).toEqual([u1]);
+    // So does one filtered on a related record's real name (the account's, as the copy holds it).
+    const accountId = (prod.store.get('prospect', u1)!.rels['account'] as { id: number }).id;
+    const accountName = String(prod.store.get('account', accountId)!.attributes['name']);
+    const byAccount = await svc([
+      '--sandbox-data',
+      copy(),
+      'prospects',
+      'list',
+      '--filter',
+      `account.name=${accountName}`,
+      '--all',
+      '-o',
+      'json',
+    ]);
+    expect(byAccount.code, byAccount.stderr).toBe(0);
+    expect(json<{ id: number }[]>(byAccount).map((p) => p.id)).toContain(u1);
 
     // Without its key a rehearsal says why addresses will not match.
     fs.renameSync(`${copy()}.key`, `${copy()}.key.away`);
