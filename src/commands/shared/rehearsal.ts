@@ -40,7 +40,8 @@ async function readMask(ctx: Context): Promise<InputMask | undefined> {
 
 /**
  * A listing's filters as the copy holds their values, so that `--filter emails=ada@corp.com`
- * finds Ada's record in the copy, and `account.name=Acme` her account's. Ranges are left as they are: the fakes keep no order.
+ * finds Ada's record in the copy, and `account.name=Acme` the prospects of her account. Ranges
+ * are left as they are: the fakes keep no order.
  */
 export async function maskQueryFilters(ctx: Context, type: string, query: { filters?: Filter[] }): Promise<void> {
   if (!query.filters) return;
