@@ -16,6 +16,11 @@ export interface InputMask {
   value(type: string, attr: string, v: string): string;
   /** A record's attributes with every anonymised field replaced (a new object). */
   attributes(type: string, attrs: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * What to show the user for a value read from the copy: the value they gave, when it is the
+   * fake {@link value} made of it in this run; the value itself otherwise.
+   */
+  shown(v: string): string;
 }
 
 /** A row's write data with its attributes as the copy holds them. */

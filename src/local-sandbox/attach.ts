@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Context } from '../runtime/context.js';
 import { ExitCode, InterruptedError, SvcError, UsageError } from '../errors.js';
-import { ClientMark, clientShare, ownerShare, tryOwn } from './org-share.js';
-import { defaultOrgFile, orgLockFile, ownerStateFile, readState } from './state-file.js';
+import { ClientMark, clientShare, orgHolder, ownerShare, tryOwn } from './org-share.js';
+import { defaultOrgFile, orgLockFile, ownerStateFile, readState, type SandboxState } from './state-file.js';
 
 /** The sandbox a command talks to. */
 interface AttachedSandbox {
@@ -19,15 +19,41 @@ interface AttachedSandbox {
 
 /** How long a process waits for the org's owner to hand it over (it lets its users finish first). */
 const WAIT_MS = 20_000;
+/** A sandbox that answers within this is used at once; a slower one is waited for, with a line saying so. */
+const QUICK_MS = 1_500;
+/** How long a live sandbox that is slow to answer (`svc sandbox --latency`, a loaded machine) is waited for. */
+const SLOW_MS = 60_000;
 
-async function answers(baseUrl: string, token: string): Promise<boolean> {
+/**
+ * Whether the server a state file announces answers: `slow` when it accepts the connection but
+ * has not answered in `ms` (alive: waited for, never replaced by another org), `no` when
+ * nothing listens there (a state file left by a process that is gone).
+ */
+async function answers(baseUrl: string, token: string, ms: number, signal: AbortSignal): Promise<'yes' | 'slow' | 'no'> {
   try {
-    const res = await fetch(baseUrl, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(1500) });
+    const res = await fetch(baseUrl, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.any([AbortSignal.timeout(ms), signal]),
+    });
     await res.arrayBuffer();
-    return res.status < 500;
-  } catch {
-    return false;
+    return res.status < 500 ? 'yes' : 'no';
+  } catch (err) {
+    if (signal.aborted) throw new InterruptedError();
+    return (err as Error).name === 'TimeoutError' ? 'slow' : 'no';
   }
+}
+
+/** True when the sandbox `s` answers; a live one that is slow is waited for, said on stderr. */
+async function usable(ctx: Context, s: SandboxState): Promise<boolean> {
+  const first = await answers(s.baseUrl, s.token, QUICK_MS, ctx.signal);
+  if (first !== 'slow') return first === 'yes';
+  ctx.info(`the sandbox at ${s.baseUrl} (pid ${s.pid}) is slow to answer; waiting for it`);
+  const second = await answers(s.baseUrl, s.token, SLOW_MS, ctx.signal);
+  if (second === 'slow')
+    throw new SvcError(`the sandbox at ${s.baseUrl} (pid ${s.pid}) has not answered for ${SLOW_MS / 1000} s`, ExitCode.API).hint(
+      `it is still running: wait for it to answer, or stop it (kill ${s.pid}) and retry`,
+    );
+  return second === 'yes';
 }
 
 /**
@@ -56,13 +82,13 @@ export async function attachSandbox(ctx: Context): Promise<AttachedSandbox> {
       mark.set('attaching');
       // A running `svc sandbox` serves its own org, not the copy named by --sandbox-data.
       const running = copy === undefined ? readState(ctx.env) : undefined;
-      if (running && (await answers(running.baseUrl, running.token))) {
+      if (running && (await usable(ctx, running))) {
         ctx.trace(`using the sandbox at ${running.baseUrl} (pid ${running.pid})`);
         mark.remove();
         return running;
       }
       const owner = readState(ctx.env, ownerStateFile(ctx.env, orgFile));
-      if (owner && (await answers(owner.baseUrl, owner.token))) {
+      if (owner && (await usable(ctx, owner))) {
         ctx.trace(`using the sandbox at ${owner.baseUrl} (pid ${owner.pid})`);
         const share = clientShare(e, owner, mark);
         ctx.onClose(() => share.leave());
@@ -76,13 +102,20 @@ export async function attachSandbox(ctx: Context): Promise<AttachedSandbox> {
         ctx.trace(`serving the sandbox org ${e.orgFile} at ${owned.state.baseUrl}`);
         return share.state;
       }
+      const holder = orgHolder(ctx.env, orgFile);
       if (!told) {
         told = true;
-        ctx.trace('another svc process is handing the sandbox org over; waiting');
+        ctx.info(`${orgFile} is being handed over by another svc process${holder ? ` (pid ${holder})` : ''}; waiting for it`);
       }
       if (Date.now() > deadline) {
-        throw new SvcError(`the sandbox org is held by another svc process that does not answer`, ExitCode.API).hint(
-          `if no other \`svc --sandbox\` process is running, delete ${orgLockFile(ctx.env, orgFile)} and retry`,
+        // A live holder's lock is never to be deleted: it would let two processes write one org.
+        if (holder)
+          throw new SvcError(
+            `${orgFile}: served by svc process ${holder}, which has not handed it over in ${WAIT_MS / 1000} s`,
+            ExitCode.API,
+          ).hint(`it is still running: wait for it to finish, or stop it (kill ${holder}) and retry`);
+        throw new SvcError(`${orgFile}: locked, but by no running process`, ExitCode.API).hint(
+          `no svc process holds ${orgLockFile(ctx.env, orgFile)}: delete it and retry`,
         );
       }
       await ctx.clock.sleep(100, ctx.signal);

@@ -6,7 +6,7 @@
  * to someone else goes without it.
  */
 import fs from 'node:fs';
-import { Anonymiser, fieldKind } from '../sandbox/data/anonymise.js';
+import { Anonymiser } from '../sandbox/data/anonymise.js';
 import type { CustomFieldValidation } from '../sandbox/data/org.js';
 import { writePrivateFileSync } from '../private-file.js';
 
@@ -38,6 +38,7 @@ export function writeRehearsalKey(orgFile: string, key: string | undefined, keep
 interface CopyMask {
   value(type: string, attr: string, v: string): string;
   attributes(type: string, attrs: Record<string, unknown>): Record<string, unknown>;
+  shown(v: string): string;
 }
 
 /** What a rehearsal on `orgFile` needs: the mask, none (a copy that is not anonymised), or why it has none. */
@@ -70,13 +71,19 @@ export function readRehearsalMask(orgFile: string): RehearsalMaskResult {
   if (k.version !== 1 || typeof k.key !== 'string' || !/^[0-9a-f]{64}$/.test(k.key))
     return { missing: `${rehearsalKeyFile(orgFile)}: not the key of a copy` };
   const a = new Anonymiser({ key: k.key, keepDomains: k.keepDomains === true });
+  // The fakes of the values the user gave, mapped back: what a message shows is what they wrote.
+  const given = new Map<string, string>();
   return {
     mask: {
       value: (type, attr, v) => {
-        const kind = fieldKind(type, attr, custom[type]);
-        return kind && v !== '' ? a.fake(kind, v) : v;
+        const kind = a.kind(type, attr, custom[type]);
+        if (!kind || v === '') return v;
+        const fake = a.fake(kind, v);
+        given.set(fake, v);
+        return fake;
       },
-      attributes: (type, attrs) => a.attributes(type, attrs, custom[type]),
+      shown: (v) => given.get(v) ?? v,
+      attributes: (type, attrs) => a.input(type, attrs, custom[type]),
     },
   };
 }

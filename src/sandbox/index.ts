@@ -9,7 +9,15 @@ import { AuthStore, type AccessToken } from './http/auth.js';
 import type { Core, RecordedRequest } from './http/core.js';
 import { recordEvents } from './rules/events.js';
 import { defaultOrg, type OrgConfig } from './data/org.js';
-import { damagedDataFile, readDataFile, Saver, writeDataFileSync, DATA_VERSION, type DataFile } from './data/persistence.js';
+import {
+  damagedDataFile,
+  IdReservations,
+  readDataFile,
+  Saver,
+  writeDataFileSync,
+  DATA_VERSION,
+  type DataFile,
+} from './data/persistence.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { rulesFor } from './rules/index.js';
 import type { Principal } from './rules/types.js';
@@ -110,6 +118,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS).ownerUserId;
     auth.init(ownerUserId, allScopes());
   }
+  // Ids are reserved durably ahead of use: a killed owner's successor never reuses one.
+  const reservations = opts.dataFile ? new IdReservations(opts.dataFile) : undefined;
+  if (reservations) {
+    store.raiseNextIds(reservations.floor());
+    store.onNewId = (type, id) => reservations.use(type, id);
+  }
   const timers = new Set<NodeJS.Timeout>();
   let current: Principal | undefined;
   const core: Core = {
@@ -205,6 +219,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         setTimeout(() => server.closeAllConnections(), drainMs).unref();
       });
       await saver?.flush();
+      reservations?.release();
     },
   };
 }

@@ -132,6 +132,26 @@ describe('authentication and scopes', () => {
     expect((await c.del(`/prospects/${ok.body.data.id}`, t)).status).toBe(403);
   });
 
+  it('a filter or sort that crosses into a type the token may not read is refused: 403 naming its scope, no oracle', async () => {
+    const t = c.sb.issueToken({ scopes: ['prospects.read'] });
+    const acc = [...c.sb.store.table('account').values()][0]!;
+    const name = encodeURIComponent(String(acc.attributes['name']));
+    for (const path of [`/prospects?filter[account][name]=${name}`, '/prospects?sort=account.name', '/prospects?sort=-account.name,id']) {
+      const r = await c.get(path, t);
+      expect(r.status, path).toBe(403);
+      expect(r.body.errors[0]).toMatchObject({ id: 'unauthorizedOauthScope' });
+      expect(r.body.errors[0].detail).toContain('accounts.read');
+      expect(r.text).not.toContain('"type":"prospect"');
+    }
+    // A related id is in the relationship the token reads: filtering on it is not an oracle.
+    expect((await c.get(`/prospects?filter[account][id]=${acc.id}`, t)).status).toBe(200);
+    expect((await c.get('/prospects?sort=-id', t)).status).toBe(200);
+    // With the type's read scope the same requests answer.
+    const both = c.sb.issueToken({ scopes: ['prospects.read', 'accounts.read'] });
+    expect((await c.get(`/prospects?filter[account][name]=${name}`, both)).status).toBe(200);
+    expect((await c.get('/prospects?sort=account.name', both)).status).toBe(200);
+  });
+
   it('an include needs the read scope of the type it reaches: 403 naming it, nothing leaked', async () => {
     const t = c.sb.issueToken({ scopes: ['prospects.read'] });
     const withAccount = [...c.sb.store.table('prospect').values()].find((p) => p.rels['account']);

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { seedOrg } from '../../src/sandbox/data/seed.js';
 import { contactHistogram } from '../../src/sandbox/rules/crm.js';
 import { Store } from '../../src/sandbox/data/store.js';
+import { RESOURCES } from '../../src/registry/index.js';
 import type { Rec, Ref } from '../../src/sandbox/data/store.js';
 
 const store = new Store();
@@ -88,6 +89,54 @@ describe('seeded delivery statistics', () => {
     for (const p of all('prospect')) for (const [k, [i, o]] of contactHistogram(store, p).entries()) total[k] += i + o;
     expect(total.filter((x) => x > 0).length).toBeGreaterThanOrEqual(10);
     expect(Math.max(...total)).toBeGreaterThan(1.5 * Math.min(...total.filter((x) => x > 0)));
+  });
+
+  it('plausible: most mail goes out in sequences; delivered ≥ opened ≥ clicked, replied; reply rates below open rates', () => {
+    const every = all('mailing');
+    const oneOff = every.filter((m) => !rel(m, 'sequenceState'));
+    expect(mailings.length).toBeGreaterThan(every.length / 2);
+    const count = (ms: Rec[], k: string) => ms.filter((m) => m.attributes[k]).length;
+    for (const ms of [mailings, oneOff]) {
+      const delivered = count(ms, 'deliveredAt');
+      const [opened, clicked, replied] = ['openedAt', 'clickedAt', 'repliedAt'].map((k) => count(ms, k)) as [number, number, number];
+      expect(opened / delivered).toBeGreaterThan(0.25);
+      expect(opened / delivered).toBeLessThan(0.75);
+      for (const x of [clicked, replied]) {
+        expect(x / delivered).toBeGreaterThan(0.02);
+        expect(x / delivered).toBeLessThan(opened / delivered / 2);
+      }
+      // Every click and reply is of an opened mailing.
+      for (const m of ms) if (m.attributes['clickedAt'] || m.attributes['repliedAt']) expect(m.attributes['openedAt']).toBeTruthy();
+    }
+  });
+
+  it('the demo org (25 prospects) has delivery statistics in every sequence', () => {
+    const demo = new Store();
+    seedOrg(demo);
+    for (const seq of demo.table('sequence').values()) expect(n(seq, 'deliverCount'), `sequence ${seq.id}`).toBeGreaterThanOrEqual(8);
+    const steps = [...demo.table('sequenceStep').values()];
+    expect(sum(steps, 'replyCount') + sum(steps, 'clickCount')).toBeGreaterThan(3);
+  });
+
+  it('nothing that has happened is dated after the clock (only due dates, schedules and close dates lie ahead)', () => {
+    const forward = new Set(['dueAt', 'scheduledAt', 'closeDate', 'expiresAt']);
+    // Seeded at 06:00 UTC (before noon, when a seed dated from noon put the morning's activity
+    // ahead of the clock), and at 23:30; updatedAt is stamped by the store's clock too.
+    for (const clock of [Date.parse('2026-03-10T06:00:00Z'), Date.parse('2026-08-01T23:30:00Z')]) {
+      for (const prospects of [25, 900]) {
+        const org = new Store();
+        org.now = () => clock;
+        seedOrg(org, prospects);
+        const now = new Date(clock).toISOString().slice(0, 19);
+        const future: string[] = [];
+        for (const rt of RESOURCES)
+          for (const r of org.table(rt.type).values())
+            for (const [k, v] of Object.entries(r.attributes))
+              if (!forward.has(k) && typeof v === 'string' && /^\d{4}-\d\d-\d\d(T|$)/.test(v) && v > now)
+                future.push(`${rt.type} ${r.id} ${k} ${v}`);
+        expect(future.slice(0, 10), `${prospects} prospects at ${now}`).toEqual([]);
+      }
+    }
   });
 
   it('the same seed gives the same statistics', () => {

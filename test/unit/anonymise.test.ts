@@ -25,9 +25,16 @@ describe('fieldKind', () => {
     expect(fieldKind('prospect', 'custom3', custom)).toBe('url');
     // A custom field without a validation holds a string: free text.
     expect(fieldKind('prospect', 'custom9', custom)).toBe('text');
-    for (const kept of ['title', 'tags', 'optedOut', 'emailsOptStatus', 'state', 'externalId', 'stage'])
+    // An allow-list: any string the registry does not know to be vocabulary is faked.
+    for (const kept of ['optedOut', 'emailsOptStatus', 'engagedScore', 'updatedAt', 'timeZone'])
       expect(fieldKind('prospect', kept)).toBeUndefined();
-    expect(fieldKind('sequence', 'name')).toBeUndefined();
+    expect(fieldKind('prospect', 'title')).toBe('text');
+    expect(fieldKind('prospect', 'gender')).toBe('text');
+    expect(fieldKind('prospect', 'tags')).toBe('tag');
+    expect(fieldKind('prospect', 'externalId')).toBe('handle');
+    expect(fieldKind('prospect', 'externalOwner')).toBe('email');
+    expect(fieldKind('sequence', 'name')).toBe('label');
+    expect(fieldKind('team', 'name')).toBe('label');
     expect(fieldKind('ruleset', 'sequenceExclusivity')).toBeUndefined();
   });
 });
@@ -75,13 +82,43 @@ describe('Anonymiser', () => {
       optedOut: false,
     };
     const out = a.attributes('prospect', orig, custom);
-    expect(out['title']).toBe('Admiral');
+    expect(out['title']).toMatch(/^anonymised [0-9a-f]{12}$/);
     expect(out['custom1']).toBe('Webinar');
     expect(out['custom2']).toBe('42');
     expect(out['optedOut']).toBe(false);
     expect((out['emails'] as string[]).length).toBe(2);
     const text = JSON.stringify(out);
-    for (const v of ['Grace', 'Hopper', 'grace', 'navy', 'COBOL']) expect(text).not.toContain(v);
+    for (const v of ['Grace', 'Hopper', 'grace', 'navy', 'COBOL', 'Admiral']) expect(text).not.toContain(v);
+  });
+
+  it('copies only what the allow-list knows to be safe: unknown attributes, personal dates, odd values are dropped', () => {
+    const a = new Anonymiser();
+    const out = a.attributes(
+      'prospect',
+      {
+        linkedinPersonal: 'https://linkedin.test/in/grace',
+        privateEmail: 'grace@home.test',
+        extraNumber: 4155550100,
+        dateOfBirth: '1906-12-09',
+        gender: 'female',
+        engagedScore: 'not a number',
+        emailsOptStatus: 'grace@home.test',
+        timeZone: 'Grace Hopper',
+        updatedAt: '2025-01-01T00:00:00.000Z',
+        openCount: 3,
+        custom1: 'Grace',
+        custom2: '42',
+      },
+      custom,
+    );
+    // custom1 is an inclusion field holding a value outside its list: dropped with the rest.
+    expect(Object.keys(out).sort()).toEqual(['custom2', 'gender', 'openCount', 'updatedAt']);
+    expect(out['custom2']).toBe('42');
+    expect(JSON.stringify(out)).not.toMatch(/grace|female|1906|4155550100/i);
+    expect([...a.dropped.get('prospect')!].sort()).toEqual(['extraNumber', 'linkedinPersonal', 'privateEmail']);
+    // Values of the API's vocabulary in its setting fields are kept; anything else in them is not.
+    expect(a.attributes('emailAddress', { emailType: 'work', status: 'Valid' })).toEqual({ emailType: 'work', status: 'Valid' });
+    expect(a.attributes('emailAddress', { emailType: 'grace@home.test', status: 'call 555 0100' })).toEqual({});
   });
 });
 

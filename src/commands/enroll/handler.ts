@@ -161,7 +161,16 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       throw err;
     }
     const plan = summarize(list, enrolled);
-    for (const line of summaryLines({ sequenceId: src.sequenceId, sequence, mailboxId, mailbox, total, plan })) ctx.info(line);
+    for (const line of summaryLines({
+      sequenceId: src.sequenceId,
+      sequence,
+      mailboxId,
+      mailbox,
+      total,
+      plan,
+      ...(mask ? { shown: (v: string) => mask.shown(v) } : {}),
+    }))
+      ctx.info(line);
     if (dryRun) {
       await printPlan(ctx, session, list, enrolled, src.sequenceId, mailboxId);
       return;

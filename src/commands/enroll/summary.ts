@@ -43,11 +43,14 @@ export function summaryLines(s: {
   mailbox: Record<string, unknown>;
   total: number;
   plan: EnrollPlan;
+  /** On a rehearsal copy: the user's value for a fake of it (the sequence name or mailbox address they gave). */
+  shown?: (v: string) => string;
 }): string[] {
+  const shown = s.shown ?? ((v: string) => v);
   const n = (x: number) => x.toLocaleString('en-US');
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  const name = typeof s.sequence['name'] === 'string' ? `"${s.sequence['name']}" ` : '';
-  const email = typeof s.mailbox['email'] === 'string' ? `${s.mailbox['email']} ` : '';
+  const name = typeof s.sequence['name'] === 'string' ? `"${shown(s.sequence['name'])}" ` : '';
+  const email = typeof s.mailbox['email'] === 'string' ? `${shown(s.mailbox['email'])} ` : '';
   const p = s.plan;
   const counts = [`rows: ${n(s.total)}`, `already enrolled: ${n(p.already)}`, `to enroll: ${n(p.toEnroll)}`];
   if (p.duplicates) counts.push(`duplicate rows: ${n(p.duplicates)}`);

@@ -50,8 +50,16 @@ export async function targetId(ctx: Context, client: PageClient, kind: TargetKin
   // On an anonymised copy a mailbox's address is a fake: the one the copy holds for this one.
   const mask = await rehearsalMask(ctx);
   const name = mask ? mask.value(src.rt.type, src.attr, v) : v;
-  const hit = await resolveName(client, src, name, flag, ctx.signal);
-  return idValue(String(hit.id));
+  if (name === v) return idValue(String((await resolveName(client, src, name, flag, ctx.signal)).id));
+  try {
+    return idValue(String((await resolveName(client, src, name, flag, ctx.signal)).id));
+  } catch (err) {
+    // The message would quote the copy's fake of the value and list fakes as candidates.
+    if (!(err instanceof UsageError)) throw err;
+    throw new UsageError(`${flag} ${JSON.stringify(v)}: no ${kind} of this copy has that ${src.attr}`).hint(
+      `the copy holds the ${SOURCES[kind].rt.command} production had when it was made; give the id instead`,
+    );
+  }
 }
 
 /** The searchable list (on stderr, like every prompt). */

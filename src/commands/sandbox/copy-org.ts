@@ -6,8 +6,9 @@
  * file written for production runs unchanged against the copy.
  *
  * Requests: 2 (root, types) + one per 1,000 records of each structure type + ⌈sample / 1,000⌉
- * + 4 × ⌈sample / 200⌉ (accounts, addresses, numbers, states fetched by prospect id) + 5 (the
- * highest id of each sampled type).
+ * + 5 × ⌈sample / 200⌉ (accounts twice — named and unnamed: the index hides unnamed ones unless
+ * filtered on `named` — then addresses, numbers, states fetched by prospect id) + 5 (the highest
+ * id of each sampled type).
  */
 import type { Filter } from '../../api/filter.js';
 import { ApiError } from '../../errors.js';
@@ -52,7 +53,7 @@ const ID_CHUNK = 200;
  * per structure type); a large org needs one more per further 1,000 records of a type.
  */
 export function estimateRequests(sample: number): number {
-  return 2 + ORG_TYPES.length + Math.ceil(sample / 1000) + 4 * Math.ceil(sample / ID_CHUNK) + SAMPLE_TYPES.length;
+  return 2 + ORG_TYPES.length + Math.ceil(sample / 1000) + 5 * Math.ceil(sample / ID_CHUNK) + SAMPLE_TYPES.length;
 }
 
 /** What a copy needs besides the client. */
@@ -65,8 +66,8 @@ interface CopyJob {
   filters: Map<string, Filter[]>;
   anonymiser?: Anonymiser;
   signal: AbortSignal;
-  /** Told about what could not be copied (stderr, a warning). */
-  note: (line: string) => void;
+  /** Told about a type the login may not read (its collection path): not copied. */
+  unreadable: (path: string) => void;
   /** Told when a step is done (stderr). */
   info: (line: string) => void;
 }
@@ -107,11 +108,13 @@ function idFilter(path: string[], ids: number[]): Filter {
   return { path, kind: 'list', values: ids.map(String), escaped: false };
 }
 
-async function byIds(job: CopyJob, rt: ResourceType, path: string[], ids: number[]): Promise<ResourceObject[]> {
+async function byIds(job: CopyJob, rt: ResourceType, path: string[], ids: number[], extra: Filter[] = []): Promise<ResourceObject[]> {
   const out: ResourceObject[] = [];
-  for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(...(await list(job, rt, [idFilter(path, ids.slice(i, i + ID_CHUNK))])));
+  for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(...(await list(job, rt, [idFilter(path, ids.slice(i, i + ID_CHUNK)), ...extra])));
   return out;
 }
+
+const named = (v: boolean): Filter => ({ path: ['named'], kind: 'eq', values: [String(v)], escaped: false });
 
 /**
  * The sampled prospects. A long id list (the prospects an input file names) is asked for in
@@ -194,7 +197,7 @@ export async function fetchOrg(job: CopyJob): Promise<{
       } catch (err) {
         // A login without this read scope still gets a useful copy: the rest of the org.
         if (!(err instanceof ApiError) || err.status !== 403) throw err;
-        job.note(`${rt.path}: not copied, the profile may not read them (${err.message}); rules that use them are not rehearsed`);
+        job.unreadable(rt.path);
         return [];
       }
     });
@@ -207,7 +210,15 @@ export async function fetchOrg(job: CopyJob): Promise<{
   const account = resourceByType('account')!;
   tables.set(
     'account',
-    await step(job, 'account', async () => records(job, account, await byIds(job, account, ['id'], targets(prospects, 'account')), custom)),
+    await step(job, 'account', async () => {
+      // The accounts index lists named accounts only unless filtered on `named`: both ways.
+      const ids = targets(prospects, 'account');
+      const objs = [
+        ...(await byIds(job, account, ['id'], ids, [named(true)])),
+        ...(await byIds(job, account, ['id'], ids, [named(false)])),
+      ];
+      return records(job, account, objs, custom);
+    }),
   );
   for (const type of ['emailAddress', 'phoneNumber', 'sequenceState']) {
     const rt = resourceByType(type)!;

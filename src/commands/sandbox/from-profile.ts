@@ -11,6 +11,8 @@ import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { findResource, resourceByType } from '../../registry/index.js';
 import { Anonymiser } from '../../sandbox/data/anonymise.js';
+import { hasScope } from '../../sandbox/rules/scopes.js';
+import { DEFAULT_SCOPES } from '../../auth/scopes.js';
 import { writeDataFileSync } from '../../sandbox/data/persistence.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { SandboxFlags } from './command.js';
@@ -41,6 +43,16 @@ function parseFilters(list: string[]): Map<string, Filter[]> {
 
 const n = (v: number) => v.toLocaleString('en-US');
 
+/** The collections a full copy reads. */
+function copiedCollections(): string[] {
+  return COPIED_TYPES.map((t) => resourceByType(t)!.path);
+}
+
+/** The one command that gives profile `name` every read scope a full copy needs, keeping the scopes it has. */
+function loginCommand(name: string, has: string[], missing: string[]): string {
+  return `svc login --profile ${name} --scopes "${[...has, ...missing.map((c) => `${c}.read`)].join(' ')}"`;
+}
+
 /** Copies the org of profile `name` into the org file. */
 export async function fromProfileHandler(ctx: Context, name: string, flags: SandboxFlags): Promise<void> {
   if (ctx.globals.sandbox) throw new UsageError('--from-profile copies a real org: drop --sandbox (and SVC_SANDBOX, SVC_SANDBOX_DATA)');
@@ -67,6 +79,16 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
     throw new UsageError(`--from-profile ${name}: no such profile`).hint(`log in first: svc login --profile ${name} --base-url URL`);
   const conn = await ctx.connection();
   const api = await ctx.api();
+  // What the login was granted, when known (a token from SVC_TOKEN says nothing): a copy without
+  // teams, rulesets, stages or personas rehearses without the rules that use them, so the scopes
+  // a full copy needs are named before anything is sent, with the command that gets them.
+  const granted = (config.get(name)?.tokenScopes ?? config.get(name)?.scopes)?.split(/\s+/).filter(Boolean);
+  const grantedSet = new Set(granted ?? []);
+  const lacking = granted && !ctx.env.SVC_TOKEN ? copiedCollections().filter((c) => !hasScope(grantedSet, c, 'read')) : [];
+  if (lacking.length)
+    ctx.warn(
+      `profile "${name}" may not read ${lacking.join(', ')}: the copy would lack them and the rules that use them; for a full copy first run: ${loginCommand(name, granted ?? [], lacking)}`,
+    );
   if (!anonymise)
     ctx.warn(
       '--no-anonymise: the copy holds the real names, e-mail addresses, phone numbers and texts of the org; keep it as safe as production data',
@@ -96,6 +118,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   if (estimate > budget)
     ctx.warn(`the budget is below the ${n(estimate)} requests this copy needs: it will stop there, and the same command resumes it`);
   if (earlier) ctx.info(`resuming: ${Object.keys(earlier.steps).length} steps done by an earlier run (${n(earlier.requests)} requests)`);
+  const unreadable: string[] = [];
   let result: Awaited<ReturnType<typeof fetchOrg>>;
   try {
     result = await fetchOrg({
@@ -106,7 +129,7 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
       filters,
       anonymiser,
       signal: ctx.signal,
-      note: (l) => ctx.warn(l),
+      unreadable: (p) => unreadable.push(p),
       info: (l) => ctx.info(l),
     });
   } catch (err) {
@@ -119,9 +142,14 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
     anonymised: anonymise,
     keepDomains: params.keepDomains,
     sample,
-    filters: params.filters,
+    // The fields filtered on, not the values: those are often real addresses.
+    filters: [...filters].flatMap(([type, fs]) => fs.map((f) => `${type}:${f.path.join('.')}`)),
   };
-  const data = buildDataFile(result.root, result.custom, result.tables, result.maxIds, meta);
+  const { org } = result.root;
+  const root = anonymiser
+    ? { ...result.root, org: { ...org, name: anonymiser.orgName(org.name), shortName: anonymiser.orgName(org.shortName, true) } }
+    : result.root;
+  const data = buildDataFile(root, result.custom, result.tables, result.maxIds, meta);
   writeDataFileSync(orgFile, data);
   // Owner-only even when the file existed with wider permissions (the rename keeps the new mode).
   fs.chmodSync(orgFile, 0o600);
@@ -129,6 +157,12 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
   // fakes, and a copy handed on goes without it.
   writeRehearsalKey(orgFile, progress.key, params.keepDomains);
   fs.rmSync(pfile, { force: true });
+  if (anonymiser && anonymiser.dropped.size > 0) {
+    const names = [...anonymiser.dropped].flatMap(([type, attrs]) => [...attrs].map((a) => `${type}.${a}`));
+    ctx.info(
+      `not copied: ${names.length} attribute${names.length === 1 ? '' : 's'} svc does not know (${names.slice(0, 8).join(', ')}${names.length > 8 ? ', …' : ''}); an anonymised copy keeps only fields known to hold no personal data`,
+    );
+  }
   const counts = Object.fromEntries([...result.tables].map(([t, recs]) => [t, recs.length]));
   const customFields = Object.values(result.custom).reduce((s, f) => s + Object.keys(f).length, 0);
   const summary = {
@@ -146,6 +180,11 @@ export async function fromProfileHandler(ctx: Context, name: string, flags: Sand
     const rows = [`custom fields  ${customFields}`, ...Object.entries(counts).map(([t, c]) => `${t.padEnd(14)} ${n(c)}`)];
     await writeOut(ctx.io.stdout, rows.join('\n') + '\n');
   }
+  // One line for every type the login could not read (said before starting when the scopes were known).
+  if (unreadable.some((c) => !lacking.includes(c)))
+    ctx.warn(
+      `not copied: ${unreadable.join(', ')} (the profile may not read them); rules that use them are not rehearsed; for a full copy: ${loginCommand(name, granted ?? DEFAULT_SCOPES.split(' '), unreadable)}`,
+    );
   if (client.lowered)
     ctx.info(`the hourly limit had ${n(client.remaining ?? 0)} requests left: the budget was lowered to ${n(client.budget)}`);
   ctx.info(

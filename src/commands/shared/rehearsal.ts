@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Filter } from '../../api/filter.js';
 import type { InputMask } from '../../bulk/input-mask.js';
 import type { Context } from '../../runtime/context.js';
+import { findRelationship, resourceByType } from '../../registry/index.js';
 
 const masks = new WeakMap<Context, Promise<InputMask | undefined>>();
 
@@ -39,13 +40,21 @@ async function readMask(ctx: Context): Promise<InputMask | undefined> {
 
 /**
  * A listing's filters as the copy holds their values, so that `--filter emails=ada@corp.com`
- * finds Ada's record in the copy. Ranges are left as they are: the fakes keep no order.
+ * finds Ada's record in the copy, and `account.name=Acme` the prospects of her account. Ranges
+ * are left as they are: the fakes keep no order.
  */
 export async function maskQueryFilters(ctx: Context, type: string, query: { filters?: Filter[] }): Promise<void> {
   if (!query.filters) return;
   const mask = await rehearsalMask(ctx);
   if (!mask) return;
-  query.filters = query.filters.map((f) =>
-    f.path.length !== 1 || f.kind === 'range' ? f : { ...f, values: f.values.map((v) => mask.value(type, f.path[0]!, v)) },
-  );
+  query.filters = query.filters.map((f) => {
+    if (f.kind === 'range') return f;
+    // `account.name=Acme`: the value is one of the related type's, as the copy holds it.
+    const owner = f.path.slice(0, -1).reduce<string | undefined>((t, rel) => {
+      const rt = t ? resourceByType(t) : undefined;
+      return rt ? findRelationship(rt, rel)?.target : undefined;
+    }, type);
+    if (!owner) return f;
+    return { ...f, values: f.values.map((v) => mask.value(owner, f.path[f.path.length - 1]!, v)) };
+  });
 }

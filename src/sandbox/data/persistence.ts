@@ -1,9 +1,12 @@
 /**
  * The data file: the whole org (records, organization settings, tokens) as one JSON document,
  * written atomically (temporary file in the same directory, then rename) so that a crash
- * leaves either the old or the new file, never a torn one. Writes are debounced.
+ * leaves either the old or the new file, never a torn one. Writes are debounced (250 ms): a
+ * process killed outright loses the changes it acknowledged since the last write, but no id is
+ * ever handed out twice ({@link IdReservations}).
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describeErrno, UsageError } from '../../errors.js';
@@ -54,7 +57,63 @@ export function damagedDataFile(path: string, why: string): UsageError {
 }
 
 function tempName(path: string): string {
-  return `${path}.${process.pid}.${Date.now()}.tmp`;
+  return `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+}
+
+/** Ids reserved per block: one small synchronous write per this many records created of a type. */
+const ID_BLOCK = 1_000;
+
+/**
+ * Ids handed out are never handed out again, even when the process serving the org is killed
+ * (`kill -9`) between a write and the debounced save that would have recorded it: before a
+ * type's next id passes its reserved mark, the mark is moved a block ahead in `<file>.ids`,
+ * written and synced before the id is used. The next run starts above every mark. A clean
+ * shutdown, whose final save records the exact next ids, removes the file, so that ids stay
+ * consecutive across ordinary restarts.
+ */
+export class IdReservations {
+  private readonly file: string;
+  private readonly marks: Record<string, number>;
+
+  constructor(dataFile: string) {
+    this.file = `${dataFile}.ids`;
+    this.marks = IdReservations.read(this.file);
+  }
+
+  private static read(file: string): Record<string, number> {
+    try {
+      const v = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+      return Object.fromEntries(Object.entries(v).filter((e): e is [string, number] => Number.isSafeInteger(e[1])));
+    } catch {
+      return {};
+    }
+  }
+
+  /** The next ids an earlier run may have handed out up to (a crash leaves them above the data file's). */
+  floor(): Record<string, number> {
+    return { ...this.marks };
+  }
+
+  /** Called before `id` of `type` is used: moves the mark ahead first when the id reaches it. */
+  use(type: string, id: number): void {
+    if (id < (this.marks[type] ?? 0)) return;
+    this.marks[type] = id + ID_BLOCK;
+    const tmp = tempName(this.file);
+    const fd = openSync(tmp, 'wx', 0o600);
+    try {
+      writeSync(fd, JSON.stringify(this.marks));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, this.file);
+  }
+
+  /** After the final save: the data file holds the exact next ids. */
+  release(): void {
+    rmSync(this.file, { force: true });
+  }
 }
 
 /** Writes synchronously (start-up and shutdown). */

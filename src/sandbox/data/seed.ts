@@ -35,9 +35,10 @@ function fit(rt: ResourceType, attrs: Attrs, rels: Record<string, RelValue>): [A
 /** Seeds `store` with the demo org; `prospects` is the number of prospects. */
 export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42): { ownerUserId: number } {
   const rnd = new Prng(seed ^ prospects);
-  // Dates are relative to noon today (UTC): the same seed gives the same org all day long, and
-  // the org's activity always falls in the last months (contact histograms, "latest events").
-  const SEED_NOW = Math.floor(store.now() / DAY) * DAY + DAY / 2;
+  // Dates are relative to the start of today (UTC): the same seed gives the same org all day
+  // long, the org's activity always falls in the last months (contact histograms, "latest
+  // events"), and nothing that has happened is dated later than the clock.
+  const SEED_NOW = Math.floor(store.now() / DAY) * DAY;
   const ref = refCache();
   const time = (daysAgo: number) => isoSeconds(SEED_NOW - daysAgo * DAY - rnd.int(0, DAY - 1000));
   const add = (type: string, attrs: Attrs, rels: Record<string, RelValue> = {}): Rec | undefined => {
@@ -308,7 +309,9 @@ export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42):
 
   // Activity: enrolments with their mailings, tasks, calls, opportunities.
   const sequences = ids('sequence');
-  const enrol = Math.min(2000, Math.ceil(prospects / 3));
+  // A third of the prospects, and at least 20 in a small org, so that the demo org's sequences
+  // have delivery statistics to report on.
+  const enrol = Math.min(2000, Math.max(Math.ceil(prospects / 3), Math.min(prospects, 20)));
   for (let i = 0; i < enrol && i < prospectIds.length; i++) {
     const pid = prospectIds[i]!;
     const seqId = sequences[i % sequences.length]!;

@@ -67,6 +67,11 @@ export class Store {
   private caches = new Map<string, { version: number; value: unknown }>();
   /** Clock, replaceable in tests. */
   now: () => number = Date.now;
+  /**
+   * Told each id a new record takes, before the record exists: persistence reserves ids
+   * durably ahead of use, so that an id handed out is never handed out again after a crash.
+   */
+  onNewId: ((type: string, id: number) => void) | undefined;
 
   private touch(type: string): void {
     this.version++;
@@ -162,6 +167,7 @@ export class Store {
   ): Rec {
     const rt = resourceByType(type);
     const id = opts.id ?? this.nextIds.get(type) ?? 1;
+    this.onNewId?.(type, id);
     this.nextIds.set(type, Math.max(id + 1, this.nextIds.get(type) ?? 1));
     const attrs: Record<string, unknown> = {};
     for (const k in attributes) {
@@ -278,6 +284,12 @@ export class Store {
     const tables: Record<string, Rec[]> = {};
     for (const [t, m] of this.tables) tables[t] = [...m.values()];
     return { meta: this.meta, nextIds: Object.fromEntries(this.nextIds), tables };
+  }
+
+  /** Raises the next id of each type to at least `floor`'s (ids reserved by an earlier run). */
+  raiseNextIds(floor: Record<string, number>): void {
+    for (const [type, n] of Object.entries(floor))
+      if (Number.isSafeInteger(n) && n > (this.nextIds.get(type) ?? 1)) this.nextIds.set(type, n);
   }
 
   /** Replaces the content with a snapshot (rebuilding indexes). */

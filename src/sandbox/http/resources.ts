@@ -39,6 +39,25 @@ function requireScope(p: Principal, rt: ResourceType, level: ScopeLevel): void {
   if (!hasScope(p.scopes, rt.path, level)) throw errors.scope(scopeName(rt.path, level));
 }
 
+/**
+ * A filter or sort that crosses a relationship reads the type it reaches: it needs that type's
+ * read scope (403, as a direct request would get), or its answers would tell a token about
+ * records it may not read (`filter[account][name]=…` with only `prospects.read`). A related
+ * record's id is part of the relationship the token reads already: `filter[account][id]` is free.
+ */
+function checkCrossedScopes(rt: ResourceType, q: ParsedQuery, p: Principal): void {
+  for (const path of [...q.filters.map((f) => f.path), ...q.sort.map((k) => k.path)]) {
+    let t = rt;
+    for (let i = 0; i < path.length - 1; i++) {
+      const rel = findRelationship(t, path[i]!);
+      const target = rel?.target ? resourceByType(rel.target) : undefined;
+      if (!target || (i === path.length - 2 && path[i + 1] === 'id')) break;
+      requireScope(p, target, 'read');
+      t = target;
+    }
+  }
+}
+
 function allowed(rt: ResourceType, item: boolean): string[] {
   const ops: Operation[] = item ? ['get', 'update', 'delete'] : ['list', 'create'];
   return ops.filter((o) => rt.operations.includes(o)).map((o) => METHOD_OF[o]);
@@ -213,6 +232,7 @@ export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest
       requireOp(rt, 'list', false, path);
       requireScope(p, rt, 'read');
       checkRenderQuery(rt, q, p);
+      checkCrossedScopes(rt, q, p);
       if (q.offset > OFFSET_MAX) throw paramError('page[offset]', `page[offset] must be at most ${OFFSET_MAX}.`);
       const { page, total } = runCollection(core.store, rt, q, rules);
       return json(200, renderCollection(rt, page, total, renderContext(core, q, p), pageLinks(core, rt, q, total)));

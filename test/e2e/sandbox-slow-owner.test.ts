@@ -1,0 +1,63 @@
+/**
+ * A slow sandbox is waited for, never replaced: while `svc sandbox --latency 1500` runs,
+ * `svc --sandbox` uses it (saying it waits) rather than serving the data directory's org, and
+ * `--sandbox-data` on a file a slow `svc sandbox --data` serves uses that server; no hint ever
+ * invites deleting the lock a live process holds.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSvc } from '../helpers/long-running.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+
+describe('a slow sandbox is waited for', () => {
+  it('svc --sandbox uses a running `svc sandbox --latency 1500`, not the data directory org', async () => {
+    const env = { SVC_CONFIG_DIR: tempDir('svc-slow-') };
+    const fg = startSvc(['sandbox', '--latency', '1500', '--seed', '3', '--json'], { env });
+    try {
+      const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
+      const name = `Slow${Date.now()}`;
+      const made = await runSvc(['--sandbox', 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json'], { env });
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stderr).toMatch(
+        new RegExp(`the sandbox at ${info.baseUrl.replace(/[./]/g, '\\$&')} \\(pid \\d+\\) is slow to answer; waiting for it`),
+      );
+      // It went to the running sandbox; no org was started in the data directory.
+      const seen = await fetch(`${info.baseUrl}/accounts/${json<{ id: number }>(made).id}`, {
+        headers: { authorization: `Bearer ${info.token}` },
+      });
+      expect(seen.status).toBe(200);
+      expect(fs.existsSync(path.join(env.SVC_CONFIG_DIR, 'data', 'sandbox-org.json'))).toBe(false);
+    } finally {
+      expect(await fg.stop('SIGTERM')).toBe(0);
+    }
+  }, 90_000);
+
+  it('--sandbox-data on a file a slow `svc sandbox --data` serves uses its server, and never suggests deleting its lock', async () => {
+    const env = { SVC_CONFIG_DIR: tempDir('svc-slow-') };
+    const file = path.join(tempDir('svc-slow-org-'), 'org.json');
+    // An org file to serve: the zero-set-up org of another config dir, written when its owner exits.
+    const other = { SVC_CONFIG_DIR: tempDir('svc-slow-') };
+    expect((await runSvc(['--sandbox', 'accounts', 'list', '-o', 'json'], { env: other })).code).toBe(0);
+    fs.copyFileSync(path.join(other.SVC_CONFIG_DIR, 'data', 'sandbox-org.json'), file);
+    const fg = startSvc(['sandbox', '--data', file, '--latency', '1500', '--json'], { env });
+    try {
+      const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
+      const started = Date.now();
+      const list = await runSvc(['--sandbox-data', file, 'accounts', 'list', '-o', 'json'], { env });
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stderr).toMatch(/is slow to answer; waiting for it/);
+      expect(list.stderr).not.toMatch(/delete/);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const name = `SlowCopy${Date.now()}`;
+      const made = await runSvc(['--sandbox-data', file, 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json'], { env });
+      expect(made.code, made.stderr).toBe(0);
+      const seen = await fetch(`${info.baseUrl}/accounts/${json<{ id: number }>(made).id}`, {
+        headers: { authorization: `Bearer ${info.token}` },
+      });
+      expect(seen.status).toBe(200);
+    } finally {
+      expect(await fg.stop('SIGTERM')).toBe(0);
+    }
+  }, 90_000);
+});
