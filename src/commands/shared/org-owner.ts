@@ -1,0 +1,33 @@
+/**
+ * The owner of a run's side files (journal, export part): which org the command writes to or
+ * reads from, and as whom (bulk/side-owner.ts). One `GET {base_url}` per run tells the org id,
+ * the user and, on a local sandbox, the org's instance id; the base URL comes with the
+ * connection.
+ */
+import { parseRoot } from '../../auth/whoami.js';
+import type { SideOwner } from '../../bulk/side-owner.js';
+import { ApiError } from '../../errors.js';
+import type { Context } from '../../runtime/context.js';
+
+/** The owner of `command`'s side files for the connection of `ctx`. */
+export async function runOwner(ctx: Context, command: string): Promise<SideOwner> {
+  const conn = await ctx.connection();
+  const api = await ctx.api();
+  const owner: SideOwner = { api: conn.baseUrl, command };
+  let doc: unknown;
+  try {
+    doc = (await api.request({ method: 'GET', path: conn.baseUrl, signal: ctx.signal })).doc;
+  } catch (err) {
+    // An API without a root document: the base URL and the profile's user are what is known.
+    if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 405)) throw err;
+    const user = (await ctx.config()).get(conn.profileName)?.user?.id;
+    if (user !== undefined && conn.tokenSource !== 'flag' && conn.tokenSource !== 'env') owner.user = String(user);
+    return owner;
+  }
+  const root = parseRoot(doc);
+  if (root.organizationInstance !== undefined) owner.instance = root.organizationInstance;
+  if (root.organizationId !== undefined) owner.org = root.organizationId;
+  if (root.organization !== undefined) owner.orgName = root.organization;
+  if (root.user?.id !== undefined) owner.user = String(root.user.id);
+  return owner;
+}
