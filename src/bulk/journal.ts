@@ -50,11 +50,11 @@ export interface JournalState {
   damagedLines: number;
   /** The last line was cut short (a process killed mid-write). */
   tornTail: boolean;
-  /** Entries recorded for other owners (other orgs or commands): never read as done here. */
+  /** Rows recorded for other owners (other orgs or commands): never read as done here. */
   foreign: number;
   /** The other owners, each once. */
   foreignOwners: SideOwner[];
-  /** Entries before any owner line (an older svc wrote them): whose they are is unknown. */
+  /** Rows recorded before any owner line (an older svc wrote them): whose they are is unknown. */
   unowned: number;
 }
 
@@ -100,6 +100,9 @@ export async function readJournal(file: string, owner?: SideOwner): Promise<Jour
   let current: SideOwner | undefined;
   let mine = owner === undefined;
   const foreignKeys = new Set<string>();
+  /** Rows of other owners and of none, counted once each (a create writes two lines). */
+  const foreignRows = new Set<string>();
+  const unownedRows = new Set<string>();
   const take = (line: string, last: boolean) => {
     if (line.trim() === '') return;
     const parsed = parseLine(line);
@@ -112,8 +115,8 @@ export async function readJournal(file: string, owner?: SideOwner): Promise<Jour
       }
     } else if (parsed) {
       if (mine) state.entries.set(parsed.key, parsed);
-      else if (current === undefined) state.unowned++;
-      else state.foreign++;
+      else if (current === undefined) unownedRows.add(parsed.key);
+      else foreignRows.add(`${ownerKey(current)}\n${parsed.key}`);
     } else if (last) state.tornTail = true;
     else badInMiddle++;
   };
@@ -125,6 +128,8 @@ export async function readJournal(file: string, owner?: SideOwner): Promise<Jour
   // Text after the last newline was never finished: a torn write, whatever it holds.
   if (rest.trim() !== '') take(rest, true);
   state.damagedLines = badInMiddle;
+  state.foreign = foreignRows.size;
+  state.unowned = unownedRows.size;
   return state;
 }
 
