@@ -8,9 +8,10 @@
  * dead on this host; a lock of another host, or one that cannot be read, is never taken over
  * (one that stays unreadable for a minute excepted: no svc writes one). Taking over a stale lock
  * is atomic too: only the holder of `<lock>.break` (taken the same way) removes a lock, after
- * checking it is still the very file found stale, so two runs breaking one stale lock cannot
- * both end up holding it.
+ * judging it stale again as it then is, so two runs breaking one stale lock cannot both end up
+ * holding it.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { UsageError } from '../errors.js';
@@ -55,7 +56,7 @@ export class RunLock {
       const seen = read(this.file);
       if (!seen) continue; // released meanwhile
       if (!stale(seen)) throw this.inUse(seen);
-      this.breakStale(seen, body);
+      this.breakStale(body);
     }
     throw new UsageError(`${this.what}: cannot take the lock ${this.file} (other runs keep taking it)`);
   }
@@ -65,7 +66,8 @@ export class RunLock {
     if (this.ino === undefined) return;
     const ino = this.ino;
     this.ino = undefined;
-    if (read(this.file)?.ino !== ino) return; // not ours any more (removed by hand)
+    const now = read(this.file);
+    if (now?.ino !== ino || now.pid !== process.pid) return; // not ours any more (removed by hand)
     try {
       fs.unlinkSync(this.file);
     } catch {
@@ -94,21 +96,21 @@ export class RunLock {
   }
 
   /**
-   * Removes the stale lock `seen` under `<lock>.break`; whoever then links first holds the lock.
-   * A `.break` left by a run killed while breaking is itself stale and removed the same way.
+   * Removes a stale lock under `<lock>.break`; whoever then links first holds the lock. A
+   * `.break` left by a run killed while breaking is itself stale and removed the same way.
    */
-  private breakStale(seen: Seen, body: string): void {
+  private breakStale(body: string): void {
     const brk = `${this.file}.break`;
     if (this.link(brk, body) === undefined) {
-      const other = read(brk);
-      if (other && stale(other)) removeIfSame(brk, other.ino);
+      if (stale(read(brk))) removeIfStale(brk);
       else sleep(5); // another run is breaking it: its result is seen at the next attempt
       return;
     }
     try {
-      // Only a breaker removes a lock and we are the only one: if the file is still the one
-      // found stale, nobody has taken the lock since.
-      if (read(this.file)?.ino === seen.ino) fs.rmSync(this.file, { force: true });
+      // Judged again, as it is now: since we looked, another breaker may have removed the stale
+      // lock and a run taken a fresh one (whose inode may well be the old one's, reused). Only a
+      // breaker removes a lock and we are the only one, so what we judge is what we remove.
+      if (stale(read(this.file))) fs.rmSync(this.file, { force: true });
     } finally {
       fs.rmSync(brk, { force: true });
     }
@@ -162,8 +164,8 @@ function read(file: string): Seen | undefined {
 }
 
 /** Dead owner on this host; an unreadable lock only once it is old. */
-function stale(seen: Seen): boolean {
-  if (seen.ino === -1) return false;
+function stale(seen: Seen | undefined): boolean {
+  if (seen === undefined || seen.ino === -1) return false;
   if (seen.pid === undefined) return Date.now() - seen.mtimeMs > UNREADABLE_STALE_MS;
   if (seen.host !== undefined && seen.host !== os.hostname()) return false;
   // Our own pid in a lock we do not hold: left by an earlier process that had our pid (a
@@ -181,15 +183,15 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Removes `file` if it is still the inode `ino` (renamed aside first, so another file is never lost). */
-function removeIfSame(file: string, ino: number): void {
-  const aside = `${file}.${process.pid}.${Date.now()}.stale`;
+/** Removes `file` if it is stale once renamed aside (so a fresh one moved by mistake is put back). */
+function removeIfStale(file: string): void {
+  const aside = `${file}.${randomBytes(8).toString('hex')}.stale`;
   try {
     fs.renameSync(file, aside);
   } catch {
     return; // gone already
   }
-  if (fs.statSync(aside).ino !== ino) {
+  if (!stale(read(aside))) {
     // Someone's fresh file: put it back (unless yet another took the place meanwhile).
     try {
       fs.linkSync(aside, file);

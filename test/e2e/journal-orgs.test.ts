@@ -137,8 +137,9 @@ describe('a rehearsal copy and its production', () => {
   }, 120_000);
 
   it('the copy has the org id and user of production: only where it is tells them apart', async () => {
+    type Meta = { organization: { id: number; instance: string }; user: { id: number } };
     const root = async (sb: { baseUrl: string; token: string }) =>
-      (await (await fetch(sb.baseUrl, { headers: { authorization: `Bearer ${sb.token}` } })).json()).meta;
+      ((await (await fetch(sb.baseUrl, { headers: { authorization: `Bearer ${sb.token}` } })).json()) as { meta: Meta }).meta;
     const [p, c] = await Promise.all([root(prod), root(copy)]);
     expect(c.organization.id).toBe(p.organization.id);
     expect(c.user.id).toBe(p.user.id);
