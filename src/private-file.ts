@@ -57,6 +57,30 @@ export function writeFileAtomicSync(file: string, text: string, mode = 0o600): v
   }
 }
 
+/** {@link writeFileAtomicSync} without blocking (large files: a sandbox's org). */
+export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
+  let tmp: string;
+  let fh: fs.promises.FileHandle;
+  for (;;) {
+    tmp = tempName(file);
+    try {
+      fh = await fs.promises.open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, mode);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  try {
+    await fh.writeFile(text);
+    await fh.close();
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    await fh.close().catch(() => {});
+    await fs.promises.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
 /** Writes `text` to `file` (0600) atomically; a new directory is made 0700. */
 export function writePrivateFileSync(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

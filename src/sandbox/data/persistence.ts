@@ -3,10 +3,10 @@
  * written atomically (temporary file in the same directory, then rename) so that a crash
  * leaves either the old or the new file, never a torn one. Writes are debounced.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeErrno, UsageError } from '../../errors.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../../private-file.js';
 import type { AuthSnapshot } from '../http/auth.js';
 import type { OrgConfig } from './org.js';
 import type { StoreSnapshot } from './store.js';
@@ -53,23 +53,16 @@ export function damagedDataFile(path: string, why: string): UsageError {
   );
 }
 
-function tempName(path: string): string {
-  return `${path}.${process.pid}.${Date.now()}.tmp`;
-}
-
 /** Writes synchronously (start-up and shutdown). */
 export function writeDataFileSync(path: string, data: DataFile): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = tempName(path);
-  writeFileSync(tmp, JSON.stringify(data), { mode: 0o600 });
-  renameSync(tmp, path);
+  // Through an unpredictable temporary name, created exclusively: never through a planted link.
+  writeFileAtomicSync(path, JSON.stringify(data), 0o600);
 }
 
 /** Writes asynchronously. */
 async function writeDataFile(path: string, data: DataFile): Promise<void> {
-  const tmp = tempName(path);
-  await writeFile(tmp, JSON.stringify(data), { mode: 0o600 });
-  await rename(tmp, path);
+  await writeFileAtomic(path, JSON.stringify(data), 0o600);
 }
 
 /** Saves `snapshot()` to `path` at most every `delayMs` while `dirty()` says something changed. */
