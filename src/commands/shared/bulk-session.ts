@@ -11,7 +11,7 @@ import { describeOwner, type SideOwner } from '../../bulk/side-owner.js';
 import { Pacer } from '../../bulk/pacing.js';
 import { Progress } from '../../bulk/progress.js';
 import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportWriter } from '../../bulk/report.js';
-import { Requester } from '../../bulk/requester.js';
+import { Requester, Stopped } from '../../bulk/requester.js';
 import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
 import {
@@ -144,9 +144,9 @@ export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): B
   };
 }
 
-/** The owner of the run's side files, asked of the API once per run. */
-export async function runOwnerOf(ctx: Context, setup: BulkSetup): Promise<SideOwner> {
-  setup.owner ??= await runOwner(ctx, setup.command);
+/** The owner of the run's side files, asked of the API once per run (through `get` when given: see runOwner). */
+export async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: string) => Promise<unknown>): Promise<SideOwner> {
+  setup.owner ??= await runOwner(ctx, setup.command, get);
   return setup.owner;
 }
 
@@ -257,7 +257,8 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
         setup.journalPath,
         () => ctx.clock.now(),
         (t) => ctx.redact(t),
-        await runOwnerOf(ctx, setup),
+        // Through the requester: paced with the run's other requests, its waits shown.
+        await runOwnerOf(ctx, setup, async (url) => (await requester.send({ method: 'GET', path: url }, 'read')).doc),
       );
       journal.open();
     }
@@ -266,6 +267,8 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   } catch (err) {
     journal?.close();
     await client.close();
+    if (err instanceof Stopped)
+      throw new InterruptedError('interrupted before the first row').hint('nothing was sent: run the same command again');
     throw err;
   }
   return {

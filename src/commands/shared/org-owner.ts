@@ -9,14 +9,18 @@ import type { SideOwner } from '../../bulk/side-owner.js';
 import { ApiError } from '../../errors.js';
 import type { Context } from '../../runtime/context.js';
 
-/** The owner of `command`'s side files for the connection of `ctx`. */
-export async function runOwner(ctx: Context, command: string): Promise<SideOwner> {
+/**
+ * The owner of `command`'s side files for the connection of `ctx`.
+ * @param get reads a document (a bulk run's paced requester: its waits are shown and shared);
+ *   the command's client by default
+ */
+export async function runOwner(ctx: Context, command: string, get?: (url: string) => Promise<unknown>): Promise<SideOwner> {
   const conn = await ctx.connection();
-  const api = await ctx.api();
   const owner: SideOwner = { api: conn.baseUrl, command };
+  const read = get ?? (async (url: string) => (await (await ctx.api()).request({ method: 'GET', path: url, signal: ctx.signal })).doc);
   let doc: unknown;
   try {
-    doc = (await api.request({ method: 'GET', path: conn.baseUrl, signal: ctx.signal })).doc;
+    doc = await read(conn.baseUrl);
   } catch (err) {
     // An API without a root document: the base URL and the profile's user are what is known.
     if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 405)) throw err;
