@@ -22,8 +22,10 @@ export async function runOwner(ctx: Context, command: string, get?: (url: string
   try {
     doc = await read(conn.baseUrl);
   } catch (err) {
-    // An API without a root document: the base URL and the profile's user are what is known.
-    if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 405)) throw err;
+    // A root document the API does not give this token (refused, absent): the base URL and the
+    // profile's user are what is known. A token refused outright, or an API that is down, stops
+    // the run as its first row would.
+    if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 401 || err.status === 429) throw err;
     const user = (await ctx.config()).get(conn.profileName)?.user?.id;
     if (user !== undefined && conn.tokenSource !== 'flag' && conn.tokenSource !== 'env') owner.user = String(user);
     return owner;
