@@ -26,7 +26,7 @@ import {
 import { parseDelimiter, stdinNotSupported } from '../../bulk/readers.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
-import { runOwner } from './org-owner.js';
+import { interruptedBeforeRows, runOwner } from './org-owner.js';
 import { checkRunFiles } from './run-files.js';
 
 /** Options shared by bulk commands. */
@@ -267,8 +267,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   } catch (err) {
     journal?.close();
     await client.close();
-    if (err instanceof Stopped)
-      throw new InterruptedError('interrupted before the first row').hint('nothing was sent: run the same command again');
+    if (err instanceof Stopped) throw interruptedBeforeRows();
     throw err;
   }
   return {

@@ -6,7 +6,8 @@
  */
 import { parseRoot } from '../../auth/whoami.js';
 import type { SideOwner } from '../../bulk/side-owner.js';
-import { ApiError } from '../../errors.js';
+import { Stopped } from '../../bulk/requester.js';
+import { ApiError, InterruptedError } from '../../errors.js';
 import type { Context } from '../../runtime/context.js';
 
 /**
@@ -22,6 +23,7 @@ export async function runOwner(ctx: Context, command: string, get?: (url: string
   try {
     doc = await read(conn.baseUrl);
   } catch (err) {
+    if (err instanceof Stopped || ctx.signal.aborted) throw interruptedBeforeRows();
     // A root document the API does not give this token (refused, absent): the base URL and the
     // profile's user are what is known. A token refused outright, or an API that is down, stops
     // the run as its first row would.
@@ -36,4 +38,9 @@ export async function runOwner(ctx: Context, command: string, get?: (url: string
   if (root.organization !== undefined) owner.orgName = root.organization;
   if (root.user?.id !== undefined) owner.user = String(root.user.id);
   return owner;
+}
+
+/** Ctrl-C while asking whose the org is: nothing of the run was sent yet. */
+export function interruptedBeforeRows(): InterruptedError {
+  return new InterruptedError('interrupted before the first row').hint('run the same command again to do the rest: nothing was sent yet');
 }
