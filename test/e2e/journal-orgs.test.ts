@@ -82,6 +82,24 @@ describe('two sandboxes, one CSV', () => {
     expect(owners.every((o) => o.command === 'prospects upsert' && o.org === '1')).toBe(true);
   });
 
+  it('a journal that does not say whose its rows are (an older svc) is refused, nothing written', async () => {
+    const dir = tempDir('svc-orgs-');
+    const { file, emails, args } = leads(dir, 'old');
+    fs.writeFileSync(
+      `${file}.journal.ndjson`,
+      '{"key":"Jm0QMtvOw303j3sl2EsH3P","row":1,"status":"created","id":5,"at":"2025-01-02T03:04:05.000Z"}\n',
+    );
+    const mark = a.requests.length;
+    const r = await against(a, args);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: .*leads\.csv\.journal\.ndjson: its 1 row\(s\) were recorded by an earlier svc that did not record the org they were done in$/m,
+    );
+    expect(r.stderr).toMatch(/^hint: move it away to start afresh/m);
+    expect(received(a, mark).filter((q) => q.method !== 'GET')).toHaveLength(0);
+    for (const e of emails) expect(holders(a, e)).toHaveLength(0);
+  });
+
   it('enroll on B then on A: A enrolls every row too', async () => {
     const dir = tempDir('svc-orgs-');
     // The same seed: the same free prospects, and the new sequence gets the same id in both orgs.
