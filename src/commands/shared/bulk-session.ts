@@ -124,6 +124,7 @@ export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): B
   checkRunFiles([
     { flag: '--input', path: flags.input, out: false },
     { flag: '--journal', path: journalPath, out: true },
+    { flag: "the journal's lock", path: journalPath !== undefined ? `${journalPath}.lock` : undefined, out: true },
     { flag: '--report', path: flags.report === '-' ? undefined : flags.report, out: true },
     { flag: '--failed', path: flags.failed, out: true },
   ]);

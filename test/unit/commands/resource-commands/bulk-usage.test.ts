@@ -98,6 +98,11 @@ describe('no file of a run is another: an output is never an input or another ou
       /^error: --report .*in\.csv\.j: is the same file as --journal/m,
     ],
     [
+      "--report naming the journal's lock",
+      (f: string) => ['--report', `${f}.journal.ndjson.lock`],
+      /^error: --report .*in\.csv\.journal\.ndjson\.lock: is the same file as the journal's lock /m,
+    ],
+    [
       '--report naming --failed',
       (f: string) => ['--failed', `${f}.out`, '--report', `${f}.out`],
       /^error: --failed .*: is the same file as --report .*; the run would write both into one file$/m,
