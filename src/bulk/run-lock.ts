@@ -88,10 +88,30 @@ export class RunLock {
       fs.linkSync(tmp, target);
       return ino;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return undefined;
+      // A file system without hard links (some network and FUSE ones): created exclusively and
+      // written at once — a lock read empty meanwhile is taken for one being made, never for stale.
+      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EOPNOTSUPP') return this.create(target, body);
       throw this.cannot(err);
     } finally {
       fs.rmSync(tmp, { force: true });
+    }
+  }
+
+  private create(target: string, body: string): number | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(target, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+      throw this.cannot(err);
+    }
+    try {
+      fs.writeSync(fd, body);
+      return fs.fstatSync(fd).ino;
+    } finally {
+      fs.closeSync(fd);
     }
   }
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { JournalWriter } from '../../../src/bulk/journal.js';
 import { ROOT, tempDir } from '../../helpers/run-svc.js';
 
@@ -52,6 +52,28 @@ describe('in one process', () => {
     expect(fs.readFileSync(`${f}.lock`, 'utf8')).toBe(`${process.pid}\n${os.hostname()}\n`);
     w.close();
     expect(fs.existsSync(`${f}.lock`)).toBe(false);
+  });
+});
+
+describe('a file system without hard links', () => {
+  it('the lock is made exclusively in place instead, whole, and still keeps a second run out', () => {
+    const f = journalIn(tempDir());
+    const noLinks = vi.spyOn(fs, 'linkSync').mockImplementation(() => {
+      throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+    });
+    try {
+      const w = new JournalWriter(f);
+      w.open();
+      expect(noLinks).toHaveBeenCalled();
+      expect(fs.readFileSync(`${f}.lock`, 'utf8')).toBe(`${process.pid}\n${os.hostname()}\n`);
+      fs.writeFileSync(`${f}.lock`, `${process.ppid}\n${os.hostname()}\n`);
+      expect(() => new JournalWriter(f).open()).toThrow(/another svc run \(pid \d+\) is using this journal/);
+      fs.writeFileSync(`${f}.lock`, `${process.pid}\n${os.hostname()}\n`);
+      w.close();
+      expect(fs.existsSync(`${f}.lock`)).toBe(false);
+    } finally {
+      noLinks.mockRestore();
+    }
   });
 });
 
