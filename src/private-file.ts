@@ -1,15 +1,109 @@
 /**
- * Files that hold secrets or private data (tokens, keys, org copies, caches): written owner-only
- * and atomically, so that another user never reads them and a crash never leaves half a file. A
- * leaf module.
+ * Files that hold secrets or private data (tokens, keys, org copies, caches) and the side files of
+ * runs (journals, locks, export parts): written so that another user never reads them, a crash
+ * never leaves half a file, and a symlink planted at a predictable name never redirects a write.
+ * Temporary files get unpredictable names and are created exclusively (`O_EXCL` also refuses a
+ * symlink already in their place); files opened in place are opened with `O_NOFOLLOW`. A leaf
+ * module.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Writes `text` to `file` (0600) through a temporary file renamed over it; a new directory is made 0700. */
+const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW = 0 } = fs.constants;
+
+/** `<file>.<16 random hex>.tmp`: beside the file (one file system, so a rename is atomic), never guessed. */
+function tempName(file: string): string {
+  return `${file}.${randomBytes(8).toString('hex')}.tmp`;
+}
+
+/**
+ * Creates a new temporary file beside `file` holding `text`, exclusively and with `mode`; returns
+ * its name. Nothing at that name is followed or overwritten.
+ */
+export function writeTempFileSync(file: string, text: string, mode = 0o600): string {
+  for (;;) {
+    const tmp = tempName(file);
+    let fd: number;
+    try {
+      fd = fs.openSync(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, mode);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue; // 2^-64: draw again
+      throw err;
+    }
+    try {
+      fs.writeFileSync(fd, text);
+    } catch (err) {
+      fs.closeSync(fd);
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
+    fs.closeSync(fd);
+    return tmp;
+  }
+}
+
+/**
+ * Writes `text` to `file` through a temporary file renamed over it (a symlink at `file` is
+ * replaced, not followed).
+ */
+export function writeFileAtomicSync(file: string, text: string, mode = 0o600): void {
+  const tmp = writeTempFileSync(file, text, mode);
+  try {
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** {@link writeFileAtomicSync} without blocking (large files: a sandbox's org). */
+export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
+  let tmp: string;
+  let fh: fs.promises.FileHandle;
+  for (;;) {
+    tmp = tempName(file);
+    try {
+      fh = await fs.promises.open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, mode);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  try {
+    await fh.writeFile(text);
+    await fh.close();
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    await fh.close().catch(() => {});
+    await fs.promises.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Writes `text` to `file` (0600) atomically; a new directory is made 0700. */
 export function writePrivateFileSync(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeFileAtomicSync(file, text, 0o600);
+}
+
+/**
+ * `fs.openSync` flags (`'a+'`, `'w'`, `'r+'`, `'r'`, `'a'`) as numbers with `O_NOFOLLOW` added:
+ * a symlink at the name is refused (ELOOP) instead of followed.
+ */
+export function noFollow(flags: 'a+' | 'a' | 'w' | 'r+' | 'r'): number {
+  const c = fs.constants;
+  const base = {
+    'a+': c.O_RDWR | c.O_APPEND | c.O_CREAT,
+    a: c.O_WRONLY | c.O_APPEND | c.O_CREAT,
+    w: c.O_WRONLY | c.O_CREAT | c.O_TRUNC,
+    'r+': c.O_RDWR,
+    r: c.O_RDONLY,
+  }[flags];
+  return base | O_NOFOLLOW;
+}
+
+/** True for the error of opening a symlink with `O_NOFOLLOW`. */
+export function isSymlinkRefusal(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException)?.code === 'ELOOP';
 }

@@ -15,6 +15,10 @@ interface TokenUser {
 export interface RootInfo {
   user?: TokenUser;
   organization?: string;
+  /** The org's id, when the server says it. */
+  organizationId?: string;
+  /** A local sandbox org's instance id (sandbox orgs share ids with the orgs they copy). */
+  organizationInstance?: string;
   scopes?: string[];
   application?: string;
   /** Seconds the token has left, when the server says. */
@@ -47,6 +51,8 @@ export function parseRoot(doc: unknown): RootInfo {
   if (user) info.user = user;
   const org = obj(meta.organization);
   if (typeof org?.name === 'string') info.organization = org.name;
+  if (typeof org?.id === 'string' || typeof org?.id === 'number') info.organizationId = String(org.id);
+  if (typeof org?.instance === 'string') info.organizationInstance = org.instance;
   const token = obj(meta.token);
   if (typeof token?.expiresIn === 'number') info.expiresIn = token.expiresIn;
   const scopes = token?.scopes;

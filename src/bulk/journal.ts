@@ -14,10 +14,17 @@
  *
  * A process killed in the middle of a write leaves a torn last line: reading ignores it, and
  * the next run starts its first entry on a new line.
+ *
+ * Each run writes its owner first (the org and the command, side-owner.ts): a run reads only
+ * the entries its own org and command wrote, so the rows a rehearsal or another org did are
+ * never taken for done. The file is opened without following symlinks.
  */
 import fs from 'node:fs';
 import { describeErrno, LocalIoError, UsageError } from '../errors.js';
 import { parseJson } from '../lossless-json.js';
+import { isSymlinkRefusal, noFollow } from '../private-file.js';
+import { RunLock } from './run-lock.js';
+import { ownerKey, parseOwner, sameOwner, type SideOwner } from './side-owner.js';
 
 /** Statuses a journal records. */
 export type JournalStatus = 'pending' | 'created' | 'updated' | 'deleted' | 'unknown' | 'failed';
@@ -37,40 +44,80 @@ export interface JournalEntry {
 
 /** What a journal says about earlier runs. */
 export interface JournalState {
-  /** Latest entry per key. */
+  /** Latest entry per key (of the owner asked for, when one was). */
   entries: Map<string, JournalEntry>;
   /** Lines that could not be read other than a torn last line (reported as a warning). */
   damagedLines: number;
   /** The last line was cut short (a process killed mid-write). */
   tornTail: boolean;
+  /** Rows recorded for other owners (other orgs or commands): never read as done here. */
+  foreign: number;
+  /** The other owners, each once. */
+  foreignOwners: SideOwner[];
+  /** Rows recorded before any owner line (an older svc wrote them): whose they are is unknown. */
+  unowned: number;
+}
+
+/** An empty journal (no file, or none asked for). */
+export function emptyJournal(): JournalState {
+  return { entries: new Map(), damagedLines: 0, tornTail: false, foreign: 0, foreignOwners: [], unowned: 0 };
+}
+
+/** The line that starts each run's entries: `{"owner":{...},"at":...}`. */
+interface OwnerLine {
+  owner: SideOwner;
 }
 
 /**
  * Reads a journal; a missing file is an empty journal. Streams the file so that a journal of
  * many rows costs the memory of its entries only.
+ *
+ * A journal is a sequence of runs, each starting with the line of its owner (org and command,
+ * see side-owner.ts); given `owner`, only the entries of that owner's runs are read, and the
+ * others are counted in `foreign` (or `unowned`, before any owner line). Without it every entry
+ * is read (tests, tools).
  */
-export async function readJournal(file: string): Promise<JournalState> {
-  const state: JournalState = { entries: new Map(), damagedLines: 0, tornTail: false };
+export async function readJournal(file: string, owner?: SideOwner): Promise<JournalState> {
+  const state = emptyJournal();
   let input: fs.ReadStream;
   try {
-    await fs.promises.access(file, fs.constants.R_OK);
-    checkRegularFile(file);
-    input = fs.createReadStream(file, { encoding: 'utf8' });
+    const fd = fs.openSync(file, noFollow('r'));
+    try {
+      checkRegularFd(file, fd);
+    } catch (err) {
+      fs.closeSync(fd);
+      throw err;
+    }
+    input = fs.createReadStream('', { fd, encoding: 'utf8' });
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return state;
-    throw new UsageError(`--journal ${file}: cannot read the journal (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(`--journal ${file}: cannot read the journal (${symlinkOr(err)})`);
   }
   let rest = '';
   let badInMiddle = 0;
+  /** The owner of the lines being read: undefined before the first owner line. */
+  let current: SideOwner | undefined;
+  let mine = owner === undefined;
+  const foreignKeys = new Set<string>();
+  /** Rows of other owners and of none, counted once each (a create writes two lines). */
+  const foreignRows = new Set<string>();
+  const unownedRows = new Set<string>();
   const take = (line: string, last: boolean) => {
     if (line.trim() === '') return;
-    const e = parseEntry(line);
-    if (e) {
-      state.entries.set(e.key, e);
-      return;
-    }
-    if (last) state.tornTail = true;
+    const parsed = parseLine(line);
+    if (parsed && 'owner' in parsed) {
+      current = parsed.owner;
+      mine = owner === undefined || sameOwner(current, owner);
+      if (!mine && !foreignKeys.has(ownerKey(current))) {
+        foreignKeys.add(ownerKey(current));
+        state.foreignOwners.push(current);
+      }
+    } else if (parsed) {
+      if (mine) state.entries.set(parsed.key, parsed);
+      else if (current === undefined) unownedRows.add(parsed.key);
+      else foreignRows.add(`${ownerKey(current)}\n${parsed.key}`);
+    } else if (last) state.tornTail = true;
     else badInMiddle++;
   };
   for await (const chunk of input) {
@@ -79,31 +126,54 @@ export async function readJournal(file: string): Promise<JournalState> {
     for (const line of lines) take(line, false);
   }
   // Text after the last newline was never finished: a torn write, whatever it holds.
-  if (rest.trim() !== '') {
-    const e = parseEntry(rest);
-    if (e) state.entries.set(e.key, e);
-    else state.tornTail = true;
-  }
+  if (rest.trim() !== '') take(rest, true);
   state.damagedLines = badInMiddle;
+  state.foreign = foreignRows.size;
+  state.unowned = unownedRows.size;
   return state;
+}
+
+/** The error code of a failed open, saying so when it was a symlink refused. */
+function symlinkOr(err: unknown): string {
+  return isSymlinkRefusal(err) ? 'a symbolic link: name the file itself' : ((err as NodeJS.ErrnoException).code ?? 'error');
 }
 
 /**
  * A journal is read back and appended to: a directory cannot be one, and a device such as
  * `/dev/full` would be read forever.
  */
-function checkRegularFile(file: string): void {
-  const st = fs.statSync(file);
+function checkRegularFd(file: string, fd: number): void {
+  const st = fs.fstatSync(fd);
   if (st.isFile()) return;
   throw new UsageError(
     `--journal ${file}: ${st.isDirectory() ? 'is a directory' : 'is not a regular file'}; the journal must be a file`,
   ).hint('name a file, e.g. --journal run.journal.ndjson');
 }
 
-function parseEntry(line: string): JournalEntry | undefined {
+/** A journal that is not a regular file is refused before its lock is made (beside `/dev/null`, say). */
+function checkBeforeLock(file: string): void {
+  let st: fs.Stats;
   try {
-    const o = parseJson(line) as Partial<JournalEntry>;
-    if (typeof o !== 'object' || o === null || typeof o.key !== 'string' || typeof o.status !== 'string') return undefined;
+    st = fs.lstatSync(file);
+  } catch {
+    return; // none yet, or unreadable: the open says why
+  }
+  if (st.isSymbolicLink()) throw new UsageError(`--journal ${file}: cannot write the journal (${symlinkOr({ code: 'ELOOP' })})`);
+  if (!st.isFile())
+    throw new UsageError(
+      `--journal ${file}: ${st.isDirectory() ? 'is a directory' : 'is not a regular file'}; the journal must be a file`,
+    ).hint('name a file, e.g. --journal run.journal.ndjson');
+}
+
+function parseLine(line: string): JournalEntry | OwnerLine | undefined {
+  try {
+    const o = parseJson(line) as Partial<JournalEntry> & { owner?: unknown };
+    if (typeof o !== 'object' || o === null) return undefined;
+    if ('owner' in o) {
+      const owner = parseOwner(o.owner);
+      return owner ? { owner } : undefined;
+    }
+    if (typeof o.key !== 'string' || typeof o.status !== 'string') return undefined;
     return o as JournalEntry;
   } catch {
     return undefined;
@@ -114,19 +184,20 @@ function parseEntry(line: string): JournalEntry | undefined {
 export class JournalWriter {
   private fd: number | undefined;
   private lastSync = 0;
-  private readonly lockFile: string;
-  private locked = false;
+  private readonly lock: RunLock;
 
   /**
    * @param redact applied to the `error` of failed rows: error texts come from servers and
    *   networks, and known secrets never reach the journal
+   * @param owner written first, so that the entries of this run are read by this owner only
    */
   constructor(
     readonly file: string,
     private readonly now: () => number = Date.now,
     private readonly redact: (text: string) => string = (t) => t,
+    private readonly owner?: SideOwner,
   ) {
-    this.lockFile = `${file}.lock`;
+    this.lock = new RunLock(`${file}.lock`, `--journal ${file}`);
   }
 
   /**
@@ -134,10 +205,11 @@ export class JournalWriter {
    * and opens it for appending. A lock left by a process that no longer runs is taken over.
    */
   open(): void {
-    if (fs.existsSync(this.file)) checkRegularFile(this.file);
-    this.lock();
+    checkBeforeLock(this.file);
+    this.lock.take();
     try {
-      this.fd = fs.openSync(this.file, 'a+', 0o600);
+      this.fd = fs.openSync(this.file, noFollow('a+'), 0o600);
+      checkRegularFd(this.file, this.fd);
       // A torn last line from a killed run: start on a fresh line so ours stays readable.
       const size = fs.fstatSync(this.fd).size;
       if (size > 0) {
@@ -145,9 +217,14 @@ export class JournalWriter {
         fs.readSync(this.fd, b, 0, 1, size - 1);
         if (b[0] !== 0x0a) fs.writeSync(this.fd, '\n');
       }
+      // Every run starts with its owner: the lines after it are that org's and that command's.
+      if (this.owner) fs.writeSync(this.fd, JSON.stringify({ owner: this.owner, at: new Date(this.now()).toISOString() }) + '\n');
     } catch (err) {
-      this.unlock();
-      throw new UsageError(`--journal ${this.file}: cannot write the journal (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      if (this.fd !== undefined) fs.closeSync(this.fd);
+      this.fd = undefined;
+      this.lock.release();
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`--journal ${this.file}: cannot write the journal (${symlinkOr(err)})`);
     }
   }
 
@@ -182,61 +259,7 @@ export class JournalWriter {
       fs.closeSync(this.fd);
       this.fd = undefined;
     }
-    this.unlock();
-  }
-
-  private lock(): void {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        fs.writeFileSync(this.lockFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-        this.locked = true;
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new UsageError(`--journal ${this.file}: cannot create the lock file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-        }
-        const pid = Number(safeRead(this.lockFile).trim());
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-          throw new UsageError(`--journal ${this.file}: another svc run (pid ${pid}) is using this journal`).hint(
-            `wait for it to finish, or remove ${this.lockFile} if that process is not svc`,
-          );
-        }
-        // Stale: the run that held it was killed.
-        try {
-          fs.unlinkSync(this.lockFile);
-        } catch {
-          // someone else removed it first; try again
-        }
-      }
-    }
-    throw new UsageError(`--journal ${this.file}: cannot take the lock ${this.lockFile}`);
-  }
-
-  private unlock(): void {
-    if (!this.locked) return;
-    this.locked = false;
-    try {
-      fs.unlinkSync(this.lockFile);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-function safeRead(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    this.lock.release();
   }
 }
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { resourceByType } from '../registry/index.js';
 import { readSchemaCache } from './cache.js';
+import { writePrivateFileSync } from '../private-file.js';
 
 /** File name of the extra completion words, beside the config. */
 const COMPLETION_EXTRA_FILE = 'completion-extra.txt';
@@ -50,5 +51,5 @@ export function writeCompletionExtra(configDir: string): void {
     fs.rmSync(file, { force: true });
     return;
   }
-  fs.writeFileSync(file, lines.join('\n') + '\n', { mode: 0o600 });
+  writePrivateFileSync(file, lines.join('\n') + '\n');
 }

@@ -6,6 +6,7 @@
  * with the next id: every record exactly once, whatever moment the first run died.
  */
 import fs from 'node:fs';
+import { noFollow } from '../private-file.js';
 
 /** Formats an export writes. */
 export type ExportFormat = 'csv' | 'ndjson';
@@ -99,7 +100,8 @@ export class PartFile {
 
   /** Opens `path` for appending, first cut to `keep` bytes (0 starts afresh). */
   static async open(path: string, keep: number): Promise<PartFile> {
-    const fh = await fs.promises.open(path, keep > 0 ? 'r+' : 'w');
+    // Never through a symlink planted at the name (ELOOP: the caller says so).
+    const fh = await fs.promises.open(path, noFollow(keep > 0 ? 'r+' : 'w'), 0o644);
     if (keep > 0) await fh.truncate(keep);
     return new PartFile(await reopenAppend(fh, path), path);
   }
@@ -122,5 +124,5 @@ export class PartFile {
 
 async function reopenAppend(fh: fs.promises.FileHandle, path: string): Promise<fs.promises.FileHandle> {
   await fh.close();
-  return fs.promises.open(path, 'a');
+  return fs.promises.open(path, noFollow('a'));
 }

@@ -3,7 +3,9 @@
  * resource registry, with rules, state and persistence. `startSandbox()` starts one
  * in-process (tests, `svc --sandbox`); `svc sandbox` runs one in the foreground.
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { AuthStore, type AccessToken } from './http/auth.js';
 import type { Core, RecordedRequest } from './http/core.js';
@@ -98,6 +100,16 @@ export interface Sandbox {
   setMaintenance(until: string | undefined): void;
 }
 
+/**
+ * What tells this org from every other sandbox org (the root document's `instance`): the id it
+ * was made with and, for an org file, where the file lies — so a copy made with `cp` is another
+ * org, while the same file served again, on whatever port, is the same one.
+ */
+function instanceOf(org: OrgConfig, dataFile: string | undefined): string {
+  if (dataFile === undefined) return org.instance!;
+  return `${org.instance}@${createHash('sha256').update(resolve(dataFile)).digest('hex').slice(0, 16)}`;
+}
+
 /** Starts a sandbox. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const store = new Store();
@@ -105,6 +117,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let org = opts.org ?? defaultOrg();
   let ownerUserId = 1;
   const loaded = opts.dataFile ? readDataFile(opts.dataFile) : undefined;
+  let newInstance = false;
   if (loaded) {
     try {
       store.restore(loaded.store);
@@ -114,10 +127,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     }
     org = loaded.org;
     ownerUserId = loaded.ownerUserId;
+    // A data file written before orgs had an instance id: it gets one now, saved at once below.
+    if (org.instance === undefined) {
+      org = { ...org, instance: randomUUID() };
+      newInstance = true;
+    }
   } else {
     ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS).ownerUserId;
     auth.init(ownerUserId, allScopes());
   }
+  // A new org is a new instance (an in-memory one too: its records die with it).
+  if (org.instance === undefined) org = { ...org, instance: randomUUID() };
+  const instance = instanceOf(org, opts.dataFile);
   // Ids are reserved durably ahead of use: a killed owner's successor never reuses one.
   const reservations = opts.dataFile ? new IdReservations(opts.dataFile) : undefined;
   if (reservations) {
@@ -130,6 +151,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     store,
     auth,
     org,
+    instance,
     limiter: new RateLimiter(opts.rateLimit ?? 10_000, Date.now, opts.rateWindowMs),
     baseUrl: '',
     authUrl: '',
@@ -162,7 +184,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const dispatcher = new WebhookDispatcher(store, { ...SPEC_TIMING, ...opts.webhookTiming });
   const snapshot = (): DataFile => ({ version: DATA_VERSION, ownerUserId, org: core.org, store: store.snapshot(), auth: auth.snapshot() });
   const saver = opts.dataFile ? new Saver(opts.dataFile, snapshot) : undefined;
-  if (opts.dataFile && !loaded) writeDataFileSync(opts.dataFile, snapshot());
+  if (opts.dataFile && (!loaded || newInstance)) writeDataFileSync(opts.dataFile, snapshot());
   let lastSaved = store.version + auth.version;
   const listener = createListener(core);
   const server: Server = createServer((req, res) => {

@@ -146,7 +146,8 @@ describe('relationship names in bulk input', () => {
     expect(doc.rows[0]).toMatchObject({ action: 'update', changes: [{ field: 'account', new: String(acct) }] });
     expect(doc.rows[1]).toMatchObject({ action: 'create', relationships: { account: { data: { type: 'account', id: acct } } } });
     // One name lookup and one match lookup, then the two writes.
-    expect(doc.bill).toMatchObject({ creates: 1, updates: 1, lookups: 2, requests: 4 });
+    // Lookups: the name, the match batch, and the run's read of whose org it writes to (its journal's owner).
+    expect(doc.bill).toMatchObject({ creates: 1, updates: 1, lookups: 3, requests: 5 });
     const mark = sb.requests.length;
     const run = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--journal', `${file}.j`]);
     expect(run.code, run.stderr).toBe(0);

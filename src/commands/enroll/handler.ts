@@ -114,7 +114,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 
 /** Runs `svc enroll`. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
-  const setup = bulkSetup(flags, ctx.globals.sandbox);
+  const setup = bulkSetup(flags, 'enroll', ctx.globals.sandbox);
   const checked = await source(ctx, flags, setup.delimiter);
   const failed = failedRows(setup, flags.input);
   // Names become ids first: the sequence id is part of every row's journal key.
@@ -124,7 +124,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   const mailboxId = await targetId(ctx, api, 'mailbox', flags.mailbox);
   const src: EnrollSource = { ...checked, sequenceId };
   src.shard = setup.shard;
-  const journal = await loadJournal(ctx, setup.journalPath);
+  const journal = await loadJournal(ctx, setup);
 
   // First pass: every row is checked before anything is sent.
   let total = 0;

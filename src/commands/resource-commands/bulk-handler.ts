@@ -18,10 +18,10 @@ const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', dele
 
 /** Runs a bulk create, update or delete. */
 export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: BulkFlags & { input: string }): Promise<void> {
-  const setup = bulkSetup(flags, ctx.globals.sandbox);
+  const label = `${rt.command} ${VERB[op]}`;
+  const setup = bulkSetup(flags, label, ctx.globals.sandbox);
   const input = await readResourceInput(ctx, rt, op, flags.input, setup);
   const { format, dialect, journal } = input;
-  const label = `${rt.command} ${VERB[op]}`;
   if (op !== 'delete') await resolveNames(ctx, rt, input);
 
   const scan = await scanInput(input);

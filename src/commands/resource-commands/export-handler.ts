@@ -26,6 +26,9 @@ import { exportColumns, withIdFirst } from './export-columns.js';
 import { maskSensitive } from './mask.js';
 import { buildListQuery, parseColumns, type QueryFlags } from './query-options.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
+import { describeOwner, parseOwner, sameOwner, type SideOwner } from '../../bulk/side-owner.js';
+import { isSymlinkRefusal, noFollow, writeFileAtomicSync } from '../../private-file.js';
+import { runOwner } from '../shared/org-owner.js';
 
 /** Options of `export`. */
 interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
@@ -90,13 +93,15 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   let written = 0;
   let keep = 0;
   let header = false;
+  /** Whose the export is: the org it reads from, recorded beside the part file. */
+  let owner: SideOwner | undefined;
   if (fs.existsSync(part)) {
     if (!flags.resume) {
       throw new UsageError(`${part} exists: an earlier export of ${file} was stopped`).hint(
         'add --resume to continue it, or delete the .part file to start again',
       );
     }
-    checkSameExport(part, what);
+    const before = checkSameExport(part, what);
     const point = await resumePoint(part, format);
     if (point.unreadable)
       throw new UsageError(`${part} is not an NDJSON export (${point.unreadable} line(s) without an id)`).hint(
@@ -107,6 +112,9 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
         'resume with the options of the first run (--columns, --all-columns), or delete the .part file',
       );
     }
+    // Records of another org continued with this one's would make one file of two orgs.
+    owner = await runOwner(ctx, ownerCommand(rt));
+    checkSameOwner(part, before, owner);
     keep = point.offset;
     header = point.header !== undefined;
     written = point.records;
@@ -124,8 +132,19 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   }
 
   const api = await ctx.api();
-  const out = await PartFile.open(part, keep);
-  fs.writeFileSync(metaPath(part), JSON.stringify(what) + '\n');
+  owner ??= await runOwner(ctx, ownerCommand(rt));
+  let out: PartFile;
+  try {
+    out = await PartFile.open(part, keep);
+    // Written whole under a new name, then renamed: a symlink planted at the name is replaced, not followed.
+    writeFileAtomicSync(metaPath(part), JSON.stringify({ ...what, owner }) + '\n');
+  } catch (err) {
+    if (isSymlinkRefusal(err))
+      throw new UsageError(`${part}: is a symbolic link; svc writes an export's part file itself, never through a link`).hint(
+        `remove ${part} and run the export again`,
+      );
+    throw err;
+  }
   const progress = new Progress({
     stderr: ctx.io.stderr,
     tty: ctx.io.stderrIsTTY && !ctx.globals.verbose,
@@ -209,19 +228,46 @@ interface ExportIdentity {
 
 const metaPath = (part: string) => `${part}.json`;
 
-/** Refuses to resume a part file written for another type, format or filter. */
-function checkSameExport(part: string, what: ExportIdentity): void {
-  let before: ExportIdentity;
+/** The command an export's part belongs to (with the org, see bulk/side-owner.ts). */
+const ownerCommand = (rt: ResourceType) => `${rt.command} export`;
+
+/**
+ * Refuses to resume a part file written for another type, format or filter; returns what the
+ * first run recorded (undefined when its record was removed: the checks of the file itself remain).
+ */
+function checkSameExport(part: string, what: ExportIdentity): (ExportIdentity & { owner?: unknown }) | undefined {
+  let before: ExportIdentity & { owner?: unknown };
   try {
-    before = JSON.parse(fs.readFileSync(metaPath(part), 'utf8')) as ExportIdentity;
+    const fd = fs.openSync(metaPath(part), noFollow('r'));
+    try {
+      before = JSON.parse(fs.readFileSync(fd, 'utf8')) as ExportIdentity & { owner?: unknown };
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
-    return; // no record of the first run (removed by hand): the checks of the file itself remain
+    return undefined;
   }
-  if (JSON.stringify(before) === JSON.stringify(what)) return;
+  const { owner: _owner, ...options } = before;
+  if (JSON.stringify(options) === JSON.stringify(what)) return before;
   const filters = (w: ExportIdentity) => (w.filter.length ? w.filter.map((f) => `--filter ${f}`).join(' ') : 'no filter');
   throw new UsageError(`${part} was written by another export (${before.type}, ${before.format}, ${filters(before)})`).hint(
     'resume with the options of the first run, or delete the .part file (and its .json) to start again',
   );
+}
+
+/**
+ * Refuses to resume a part file read from another org (or as another user): only a part whose
+ * record names this org is continued.
+ */
+function checkSameOwner(part: string, before: { owner?: unknown } | undefined, owner: SideOwner): void {
+  const theirs = parseOwner(before?.owner);
+  if (theirs && sameOwner(theirs, owner)) return;
+  const fix = `export to another file, or delete ${part} (and ${metaPath(part)}) to start again from this org`;
+  if (!theirs)
+    throw new UsageError(
+      `${part}: no record of the org it was exported from (${metaPath(part)} is missing or older); it is not continued`,
+    ).hint(fix);
+  throw new UsageError(`${part} was exported by ${describeOwner(theirs)}; this export is ${describeOwner(owner)}`).hint(fix);
 }
 
 function idFrom(from: number): Filter {

@@ -30,7 +30,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     throw new UsageError(
       `${rt.command} upsert: --match id cannot create a missing record; use update --input F --match id, or match by an attribute`,
     );
-  const setup = bulkSetup(flags, ctx.globals.sandbox);
+  const setup = bulkSetup(flags, `${rt.command} ${mode}`, ctx.globals.sandbox);
   // Read and checked as for create and update --input: every column resolved before anything is sent.
   const input: KeyedInput = { ...(await readResourceInput(ctx, rt, 'update', flags.input, setup)), mode, match };
   const { format, dialect, journal, mask } = input;
@@ -48,7 +48,8 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid`;
   if (flags.plan || ctx.globals.dryRun) {
     ctx.info(`plan: ${summary}; nothing is written`);
-    await printKeyedPlan(ctx, input, nameLookups);
+    // The run also reads once whose org it writes to, for its journal (see shared/org-owner.ts).
+    await printKeyedPlan(ctx, input, nameLookups + (setup.journalPath ? 1 : 0));
     return;
   }
   ctx.info(summary);

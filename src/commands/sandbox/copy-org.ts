@@ -10,6 +10,7 @@
  * filtered on `named` — then addresses, numbers, states fetched by prospect id) + 5 (the highest
  * id of each sampled type).
  */
+import { randomUUID } from 'node:crypto';
 import type { Filter } from '../../api/filter.js';
 import { ApiError } from '../../errors.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
@@ -258,7 +259,14 @@ export function buildDataFile(
   const owner = users.some((u) => u.id === root.userId) ? root.userId : (users[0]?.id ?? root.userId);
   const auth = new AuthStore();
   auth.init(owner, allScopes());
-  const org: OrgConfig = { id: root.org.id, name: root.org.name, shortName: root.org.shortName, customFields: custom };
+  // Its own instance: the side files of runs on the copy are never read as the real org's.
+  const org: OrgConfig = {
+    id: root.org.id,
+    instance: randomUUID(),
+    name: root.org.name,
+    shortName: root.org.shortName,
+    customFields: custom,
+  };
   const snapshot = store.snapshot();
   // A record the rehearsal creates must never take the id of a real record left out of the
   // sample: an input file naming that id would then reach the wrong record.

@@ -4,12 +4,14 @@
  * the end (5 when rows failed, 130 with a resume hint on Ctrl-C).
  */
 import { setMaxListeners } from 'node:events';
+import fs from 'node:fs';
 import type { ApiClient } from '../../api/client.js';
-import { defaultJournalPath, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
+import { defaultJournalPath, emptyJournal, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
+import { describeOwner, type SideOwner } from '../../bulk/side-owner.js';
 import { Pacer } from '../../bulk/pacing.js';
 import { Progress } from '../../bulk/progress.js';
 import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportWriter } from '../../bulk/report.js';
-import { Requester } from '../../bulk/requester.js';
+import { Requester, Stopped } from '../../bulk/requester.js';
 import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
 import {
@@ -24,6 +26,8 @@ import {
 import { parseDelimiter, stdinNotSupported } from '../../bulk/readers.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
+import { interruptedBeforeRows, runOwner } from './org-owner.js';
+import { checkRunFiles } from './run-files.js';
 
 /** Options shared by bulk commands. */
 export interface BulkFlags {
@@ -46,6 +50,12 @@ export const MAX_CONCURRENCY = 32;
 
 /** Parsed bulk options. */
 export interface BulkSetup {
+  /** The command (`prospects upsert`, `enroll`): a journal belongs to one command and one org. */
+  command: string;
+  /** The org and command this run's journal entries belong to, once asked (see {@link runOwnerOf}). */
+  owner?: SideOwner;
+  /** `--journal` was given: a journal of another org or command is refused, not shared. */
+  journalGiven: boolean;
   concurrency: number;
   shard: Shard | undefined;
   /** Journal file; undefined when there is no input file and no `--journal`. */
@@ -98,21 +108,32 @@ function ignoreColumns(v: string | undefined): ReadonlySet<string> {
 }
 
 /**
- * Checks and resolves the bulk options. A run against the sandbox (a rehearsal on a copy of the
- * org, or a try-out) keeps its own default journal: otherwise the rows it did would be skipped as
- * "done by an earlier run" when the same command then runs against production.
+ * Checks and resolves the bulk options of `command`. A run against the sandbox (a rehearsal on a
+ * copy of the org, or a try-out) keeps its own default journal beside the input; whatever the
+ * file, a run reads only the entries of its own org and command (see {@link loadJournal}).
  */
-export function bulkSetup(flags: BulkFlags, sandbox = false): BulkSetup {
+export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): BulkSetup {
   const c = flags.concurrency ?? '4';
   if (!/^\d+$/.test(c.trim()) || Number(c) < 1 || Number(c) > MAX_CONCURRENCY) {
     throw new UsageError(`--concurrency ${c}: expected a whole number from 1 to ${MAX_CONCURRENCY}`);
   }
   if (flags.input === '-') throw stdinNotSupported();
   if (flags.input !== undefined && flags.input.trim() === '') throw new UsageError('--input: give a file name');
+  const journalPath = flags.journal ?? (flags.input !== undefined ? defaultJournalPath(flags.input, sandbox) : undefined);
+  // No file of the run may be another: a report over the input would empty it, a journal over it append to it.
+  checkRunFiles([
+    { flag: '--input', path: flags.input, out: false },
+    { flag: '--journal', path: journalPath, out: true },
+    { flag: "the journal's lock", path: journalPath !== undefined ? `${journalPath}.lock` : undefined, out: true },
+    { flag: '--report', path: flags.report === '-' ? undefined : flags.report, out: true },
+    { flag: '--failed', path: flags.failed, out: true },
+  ]);
   return {
+    command,
+    journalGiven: flags.journal !== undefined,
     concurrency: Number(c),
     shard: flags.shard !== undefined ? parseShard(flags.shard) : undefined,
-    journalPath: flags.journal ?? (flags.input !== undefined ? defaultJournalPath(flags.input, sandbox) : undefined),
+    journalPath,
     reportPath: flags.report,
     strict: flags.strict === true,
     settleMs: settleMs(flags.settle),
@@ -124,14 +145,53 @@ export function bulkSetup(flags: BulkFlags, sandbox = false): BulkSetup {
   };
 }
 
-/** Reads the journal of earlier runs, warning about damage. */
-export async function loadJournal(ctx: Context, path: string | undefined): Promise<JournalState> {
-  if (!path) return { entries: new Map(), damagedLines: 0, tornTail: false };
-  const state = await readJournal(path);
+/** The owner of the run's side files, asked of the API once per run (through `get` when given: see runOwner). */
+export async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: string) => Promise<unknown>): Promise<SideOwner> {
+  setup.owner ??= await runOwner(ctx, setup.command, get);
+  return setup.owner;
+}
+
+/**
+ * Reads the entries this org and command recorded in earlier runs, warning about damage. Entries
+ * of another org or command are never read as done: in the default journal they are left as they
+ * are (this run starts afresh, with its own entries after them); a `--journal` named for this run
+ * that holds them is refused, as is a journal that does not say whose its entries are.
+ */
+export async function loadJournal(ctx: Context, setup: BulkSetup): Promise<JournalState> {
+  const path = setup.journalPath;
+  if (!path) return emptyJournal();
+  // Whose the run is needs a request: asked only when there is a journal to read.
+  const state = await readJournal(path, (await isFile(path)) ? await runOwnerOf(ctx, setup) : undefined);
+  if (state.unowned) {
+    throw new UsageError(
+      `${path}: its ${state.unowned.toLocaleString('en-US')} row(s) were recorded by an earlier svc that did not record the org they were done in`,
+    ).hint(`move it away to start afresh (rows it records as done would be sent again), or finish those rows with the svc that wrote it`);
+  }
+  if (state.foreign) {
+    const whose = state.foreignOwners.map(describeOwner).join('; ');
+    if (setup.journalGiven) {
+      throw new UsageError(
+        `--journal ${path} belongs to another org or command: it records ${state.foreign.toLocaleString('en-US')} row(s) of ${whose}`,
+      ).hint(
+        `this run is ${describeOwner(setup.owner!)}: give it its own --journal FILE (or leave --journal out: the default journal keeps each org's and command's rows apart)`,
+      );
+    }
+    ctx.info(
+      `journal ${path}: ${state.foreign.toLocaleString('en-US')} row(s) recorded for another org or command (${whose}) are not this run's: this run starts afresh`,
+    );
+  }
   if (state.damagedLines) ctx.warn(`${path}: ${state.damagedLines} unreadable journal line(s) ignored`);
   if (state.tornTail) ctx.trace(`${path}: ignoring a cut-off last line (an earlier run was killed while writing it)`);
   if (state.entries.size) ctx.info(`journal ${path}: ${state.entries.size.toLocaleString('en-US')} row(s) recorded by earlier runs`);
   return state;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await fs.promises.lstat(path)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Everything a running bulk command holds. */
@@ -198,6 +258,8 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
         setup.journalPath,
         () => ctx.clock.now(),
         (t) => ctx.redact(t),
+        // Through the requester: paced with the run's other requests, its waits shown.
+        await runOwnerOf(ctx, setup, async (url) => (await requester.send({ method: 'GET', path: url }, 'read')).doc),
       );
       journal.open();
     }
@@ -206,6 +268,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   } catch (err) {
     journal?.close();
     await client.close();
+    if (err instanceof Stopped) throw interruptedBeforeRows();
     throw err;
   }
   return {

@@ -24,7 +24,7 @@ export async function readResourceInput(
   const format = await detectFormat(file);
   const dialect = await inspectInput(file, format, setup.delimiter);
   noteDialect(ctx, file, dialect, format);
-  const journal = await loadJournal(ctx, setup.journalPath);
+  const journal = await loadJournal(ctx, setup);
   const input: ResourceInput = { rt, op, file, format, shard: setup.shard, journal, skipFailed: setup.skipFailed, dialect };
   if (op === 'delete') return input;
   // Every column resolved before anything is sent: labels as column names, custom values checked.

@@ -15,6 +15,12 @@ export interface CustomFieldValidation {
 /** Organization data, persisted with the records. */
 export interface OrgConfig {
   id: number;
+  /**
+   * A random id given when the org is made (a copy keeps the real org's `id`): with the place of
+   * its file, what tells the side files of a run (journals, export parts) one sandbox org from
+   * another, whatever port serves it.
+   */
+  instance?: string;
   name: string;
   shortName: string;
   /** type → custom field name → validation. */

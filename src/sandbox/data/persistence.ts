@@ -5,11 +5,11 @@
  * process killed outright loses the changes it acknowledged since the last write, but no id is
  * ever handed out twice ({@link IdReservations}).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describeErrno, UsageError } from '../../errors.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../../private-file.js';
 import type { AuthSnapshot } from '../http/auth.js';
 import type { OrgConfig } from './org.js';
 import type { StoreSnapshot } from './store.js';
@@ -119,16 +119,13 @@ export class IdReservations {
 /** Writes synchronously (start-up and shutdown). */
 export function writeDataFileSync(path: string, data: DataFile): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = tempName(path);
-  writeFileSync(tmp, JSON.stringify(data), { mode: 0o600 });
-  renameSync(tmp, path);
+  // Through an unpredictable temporary name, created exclusively: never through a planted link.
+  writeFileAtomicSync(path, JSON.stringify(data), 0o600);
 }
 
 /** Writes asynchronously. */
 async function writeDataFile(path: string, data: DataFile): Promise<void> {
-  const tmp = tempName(path);
-  await writeFile(tmp, JSON.stringify(data), { mode: 0o600 });
-  await rename(tmp, path);
+  await writeFileAtomic(path, JSON.stringify(data), 0o600);
 }
 
 /** Saves `snapshot()` to `path` at most every `delayMs` while `dirty()` says something changed. */

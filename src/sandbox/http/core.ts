@@ -41,6 +41,8 @@ export interface Core {
   store: Store;
   auth: AuthStore;
   org: OrgConfig;
+  /** This org among sandbox orgs (see `instanceOf` in index.ts), in the root document. */
+  instance: string;
   limiter: RateLimiter;
   /** `http://host:port/api/v2`. */
   baseUrl: string;

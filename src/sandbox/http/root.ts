@@ -21,7 +21,7 @@ export function handleRoot(core: Core, authorization: string, p: Principal): Han
         expiresAt: new Date(token.expiresAt).toISOString().slice(0, 19),
         expiresIn: Math.max(0, Math.floor((token.expiresAt - Date.now()) / 1000)),
       },
-      organization: { id: core.org.id, name: core.org.name, shortName: core.org.shortName },
+      organization: { id: core.org.id, name: core.org.name, shortName: core.org.shortName, instance: core.instance },
       user: {
         id: p.userId,
         email: user?.attributes['email'] ?? null,

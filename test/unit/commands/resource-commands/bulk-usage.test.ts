@@ -5,6 +5,7 @@
  * refusals that need the org schema, `--input -`, and export's leftover .part, through the built
  * binary.)
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile } from '../../../helpers/bulk.js';
@@ -68,12 +69,99 @@ describe('--input runs', () => {
     const file = inputFile('f.ndjson', `${JSON.stringify({ firstName: 'N1', emails: ['n1@nd-fail.test'], account: 999999 })}\n`);
     const same = await server.run(['prospects', 'create', '--input', file, '--failed', file]);
     expect(same.code).toBe(2);
-    expect(same.stderr).toMatch(/--failed .*: is the input file/);
+    expect(same.stderr).toMatch(
+      /^error: --failed .*f\.ndjson: is the same file as --input .*f\.ndjson; the run would write into its input$/m,
+    );
     const noInput = await server.run(['prospects', 'create', '--attr', 'firstName=X', '--failed', `${file}.failed.ndjson`]);
     expect(noInput.code).toBe(2);
     expect(server.received).toEqual([]);
   });
 });
+
+describe('no file of a run is another: an output is never an input or another output (exit 2, nothing sent, nothing changed)', () => {
+  const text = 'firstName,emails\nAda,ada@files.test\n';
+  it.each([
+    [
+      '--report naming the input',
+      (f: string) => ['--report', f],
+      /^error: --report .*in\.csv: is the same file as --input .*in\.csv; the run would write into its input$/m,
+    ],
+    ['--journal naming the input', (f: string) => ['--journal', f], /^error: --journal .*in\.csv: is the same file as --input/m],
+    [
+      '--failed naming the default journal',
+      (f: string) => ['--failed', `${f}.journal.ndjson`],
+      /^error: --failed .*in\.csv\.journal\.ndjson: is the same file as --journal .*; the run would write both into one file$/m,
+    ],
+    [
+      '--report naming --journal',
+      (f: string) => ['--journal', `${f}.j`, '--report', `${f}.j`],
+      /^error: --report .*in\.csv\.j: is the same file as --journal/m,
+    ],
+    [
+      "--report naming the journal's lock",
+      (f: string) => ['--report', `${f}.journal.ndjson.lock`],
+      /^error: --report .*in\.csv\.journal\.ndjson\.lock: is the same file as the journal's lock /m,
+    ],
+    [
+      '--report naming --failed',
+      (f: string) => ['--failed', `${f}.out`, '--report', `${f}.out`],
+      /^error: --failed .*: is the same file as --report .*; the run would write both into one file$/m,
+    ],
+    [
+      '--report through a symlink to the input',
+      (f: string) => ['--report', link(f, 'symlink')],
+      /^error: --report .*alias: is the same file as --input/m,
+    ],
+    [
+      '--report a hard link of the input',
+      (f: string) => ['--report', link(f, 'hard')],
+      /^error: --report .*alias: is the same file as --input/m,
+    ],
+    [
+      '--report a path through a symlinked directory',
+      (f: string) => ['--report', path.join(linkDir(f), 'in.csv')],
+      /^error: --report .*in\.csv: is the same file as --input/m,
+    ],
+  ])('%s', async (_, extra, error) => {
+    const file = inputFile('in.csv', text);
+    // The journal exists already (an earlier run): a truncating --failed would lose it.
+    fs.writeFileSync(`${file}.journal.ndjson`, '{"owner":{"api":"x","command":"prospects create"}}\n');
+    const journalBefore = fs.readFileSync(`${file}.journal.ndjson`, 'utf8');
+    const r = await server.run(['prospects', 'create', '--input', file, ...extra(file)]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(error);
+    expect(r.sent).toHaveLength(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    expect(fs.readFileSync(`${file}.journal.ndjson`, 'utf8')).toBe(journalBefore);
+  });
+
+  it('enroll and upsert are held to it too', async () => {
+    const file = inputFile('ids.csv', 'id\n1\n');
+    const enroll = await server.run(['enroll', '--sequence', '1', '--mailbox', '1', '--input', file, '--report', file]);
+    expect(enroll.code).toBe(2);
+    expect(enroll.stderr).toMatch(/--report .*ids\.csv: is the same file as --input/);
+    const upsert = await server.run(['prospects', 'upsert', '--input', file, '--match', 'email', '--journal', file]);
+    expect(upsert.code).toBe(2);
+    expect(upsert.stderr).toMatch(/--journal .*ids\.csv: is the same file as --input/);
+    expect([...enroll.sent, ...upsert.sent]).toHaveLength(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe('id\n1\n');
+  });
+});
+
+/** Another name of `file`: a symlink or a hard link beside it. */
+function link(file: string, kind: 'symlink' | 'hard'): string {
+  const alias = path.join(path.dirname(file), 'alias');
+  if (kind === 'symlink') fs.symlinkSync(file, alias);
+  else fs.linkSync(file, alias);
+  return alias;
+}
+
+/** A symlink to the directory of `file`. */
+function linkDir(file: string): string {
+  const d = path.join(tempDir('svc-linkdir-'), 'dir');
+  fs.symlinkSync(path.dirname(file), d);
+  return d;
+}
 
 describe('create|update|delete --input: usage errors send nothing (exit 2)', () => {
   const file = () => inputFile('u.csv', 'id,title\n1,x\n');

@@ -1,0 +1,47 @@
+/**
+ * Copies of one bulk command started together on one input (its journal's lock left stale by a
+ * killed run): one does the rows, the others stop before sending anything (exit 2, naming the
+ * live owner), and every row is created once.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+beforeAll(async () => {
+  // Slow enough that every copy starts while the first still runs.
+  ({ sb, env } = await sandboxWithEnv({ seed: 10, latencyMs: 150 }));
+});
+afterAll(() => sb.close());
+
+const deadPid = () => Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
+
+describe('three copies of one bulk create on a stale lock', () => {
+  it('3 trials: one run does every row, the others are refused before sending; no row twice', async () => {
+    for (let t = 0; t < 3; t++) {
+      const dir = tempDir('svc-lock-');
+      const file = path.join(dir, 'rows.csv');
+      const emails = Array.from({ length: 6 }, (_, i) => `r${i}.t${t}@lock.test`);
+      fs.writeFileSync(file, `firstName,emails\n${emails.map((e, i) => `R${i},${e}`).join('\n')}\n`);
+      fs.writeFileSync(`${file}.journal.ndjson.lock`, `${deadPid()}\n${os.hostname()}\n`);
+      const e = env();
+      const runs = await Promise.all(
+        [0, 1, 2].map(() => runSvc(['prospects', 'create', '--input', file, '--concurrency', '1'], { env: e })),
+      );
+      const codes = runs.map((r) => r.code).sort();
+      expect(codes, runs.map((r) => r.stderr).join('\n---\n')).toEqual([0, 2, 2]);
+      for (const r of runs.filter((x) => x.code === 2))
+        expect(r.stderr).toMatch(/^error: --journal .*rows\.csv\.journal\.ndjson: another svc run \(pid \d+\) is using this journal$/m);
+      for (const email of emails) {
+        const holders = [...sb.store.table('prospect').values()].filter((p) => (p.attributes['emails'] as string[]).includes(email));
+        expect(holders, email).toHaveLength(1);
+      }
+      expect(fs.existsSync(`${file}.journal.ndjson.lock`)).toBe(false);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,151 @@
+/**
+ * The journal's lock: it appears whole (the owner inside) or not at all, a live or unknown owner
+ * is never taken for stale, and of runs started at the same instant — on a free journal or on a
+ * stale lock — exactly one holds it. Real processes, started together, run the real JournalWriter.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { JournalWriter } from '../../../src/bulk/journal.js';
+import { ROOT, tempDir } from '../../helpers/run-svc.js';
+
+const journalIn = (dir: string) => path.join(dir, 'in.csv.journal.ndjson');
+
+/** A pid that is not running: a child that has exited. */
+function deadPid(): number {
+  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
+}
+
+describe('in one process', () => {
+  it('the lock holds its owner from the moment it exists, and no temporary file is left', () => {
+    const dir = tempDir();
+    const w = new JournalWriter(journalIn(dir));
+    w.open();
+    expect(fs.readFileSync(`${journalIn(dir)}.lock`, 'utf8')).toBe(`${process.pid}\n${os.hostname()}\n`);
+    expect(fs.statSync(`${journalIn(dir)}.lock`).mode & 0o777).toBe(0o600);
+    w.close();
+    expect(fs.readdirSync(dir)).toEqual(['in.csv.journal.ndjson']);
+  });
+
+  it('an empty lock (a run that has just made it) is respected, not deleted', () => {
+    const f = journalIn(tempDir());
+    fs.writeFileSync(`${f}.lock`, '');
+    expect(() => new JournalWriter(f).open()).toThrow(/another svc run is starting with this file/);
+    expect(fs.existsSync(`${f}.lock`)).toBe(true);
+  });
+
+  it('a lock of another host is never taken for stale (its pid cannot be checked from here)', () => {
+    const f = journalIn(tempDir());
+    fs.writeFileSync(`${f}.lock`, `${deadPid()}\nsome-other-host\n`);
+    expect(() => new JournalWriter(f).open()).toThrow(/another svc run \(pid \d+ on host some-other-host\) is using this journal/);
+    expect(fs.existsSync(`${f}.lock`)).toBe(true);
+  });
+
+  it('a lock whose owner is dead on this host is taken over', () => {
+    const f = journalIn(tempDir());
+    fs.writeFileSync(`${f}.lock`, `${deadPid()}\n${os.hostname()}\n`);
+    const w = new JournalWriter(f);
+    w.open();
+    expect(fs.readFileSync(`${f}.lock`, 'utf8')).toBe(`${process.pid}\n${os.hostname()}\n`);
+    w.close();
+    expect(fs.existsSync(`${f}.lock`)).toBe(false);
+  });
+});
+
+describe('a file system without hard links', () => {
+  it('the lock is made exclusively in place instead, whole, and still keeps a second run out', () => {
+    const f = journalIn(tempDir());
+    const noLinks = vi.spyOn(fs, 'linkSync').mockImplementation(() => {
+      throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+    });
+    try {
+      const w = new JournalWriter(f);
+      w.open();
+      expect(noLinks).toHaveBeenCalled();
+      expect(fs.readFileSync(`${f}.lock`, 'utf8')).toBe(`${process.pid}\n${os.hostname()}\n`);
+      fs.writeFileSync(`${f}.lock`, `${process.ppid}\n${os.hostname()}\n`);
+      expect(() => new JournalWriter(f).open()).toThrow(/another svc run \(pid \d+\) is using this journal/);
+      fs.writeFileSync(`${f}.lock`, `${process.pid}\n${os.hostname()}\n`);
+      w.close();
+      expect(fs.existsSync(`${f}.lock`)).toBe(false);
+    } finally {
+      noLinks.mockRestore();
+    }
+  });
+});
+
+describe('runs started at the same instant, as processes', () => {
+  let bundle: string;
+  beforeAll(async () => {
+    bundle = path.join(tempDir(), 'journal.mjs');
+    await build({
+      entryPoints: [path.join(ROOT, 'src/bulk/journal.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+  });
+
+  /** Starts `n` processes that open the journal at the same instant; what each said. */
+  async function race(file: string, n: number): Promise<string[]> {
+    const at = Date.now() + 400;
+    const script = `
+      const { JournalWriter } = await import(${JSON.stringify(bundle)});
+      while (Date.now() < ${at});
+      const w = new JournalWriter(${JSON.stringify(file)});
+      try {
+        w.open();
+      } catch (e) {
+        process.stdout.write('refused: ' + e.message);
+        process.exit(0);
+      }
+      w.write({ key: 'k' + process.pid, row: 1, status: 'created', id: process.pid });
+      // Held long enough for every other process to try.
+      await new Promise((r) => setTimeout(r, 500));
+      w.close();
+      process.stdout.write('held');`;
+    return Promise.all(
+      Array.from(
+        { length: n },
+        () =>
+          new Promise<string>((resolve) => {
+            const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+            let out = '';
+            child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+            child.on('close', () => resolve(out));
+          }),
+      ),
+    );
+  }
+
+  const check = (said: string[]) => {
+    expect(
+      said.filter((s) => s === 'held'),
+      said.join(' | '),
+    ).toHaveLength(1);
+    for (const s of said.filter((x) => x !== 'held')) expect(s).toMatch(/^refused: .* another svc run \(pid \d+\) is using this journal$/);
+  };
+
+  it('two runs on a free journal, 12 trials: one holds it, the other is refused', async () => {
+    for (let t = 0; t < 12; t++) {
+      const f = journalIn(tempDir());
+      check(await race(f, 2));
+      expect(fs.readFileSync(f, 'utf8').trim().split('\n')).toHaveLength(1);
+    }
+  }, 60_000);
+
+  it('three runs on a stale lock, 12 trials: one holds it, the others are refused', async () => {
+    for (let t = 0; t < 12; t++) {
+      const f = journalIn(tempDir());
+      fs.writeFileSync(`${f}.lock`, `${deadPid()}\n${os.hostname()}\n`);
+      check(await race(f, 3));
+      expect(fs.readFileSync(f, 'utf8').trim().split('\n')).toHaveLength(1);
+      expect(fs.existsSync(`${f}.lock`)).toBe(false);
+    }
+  }, 60_000);
+});

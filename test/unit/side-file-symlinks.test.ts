@@ -1,0 +1,95 @@
+/**
+ * Side files never follow a planted symlink: the owner-only writer's temporary files have
+ * unpredictable names and are created exclusively; a journal that is a symlink is refused; an
+ * export's `<file>.part.json` and `<file>.part` are never written through one. Another user's
+ * file the link points at is left as it was.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JournalWriter, readJournal } from '../../src/bulk/journal.js';
+import { writePrivateFileSync } from '../../src/private-file.js';
+import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+/** Someone else's readable file, which a planted link points at. */
+function victim(): string {
+  const f = path.join(tempDir('svc-victim-'), 'theirs.txt');
+  fs.writeFileSync(f, 'theirs\n', { mode: 0o644 });
+  return f;
+}
+
+describe('the owner-only writer', () => {
+  it('ignores links planted at the temporary names it used to use, and leaves no temporary file', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'copy.json.key');
+    const target = victim();
+    // The names of the old writer: `<file>.<pid>.tmp`, for this pid and its neighbours.
+    for (let d = -3; d <= 3; d++) fs.symlinkSync(target, `${file}.${process.pid + d}.tmp`);
+    writePrivateFileSync(file, 'secret key');
+    expect(fs.readFileSync(target, 'utf8')).toBe('theirs\n');
+    expect(fs.lstatSync(file).isFile()).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).toBe('secret key');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir).filter((n) => !n.endsWith('.tmp') || !fs.lstatSync(path.join(dir, n)).isSymbolicLink())).toEqual([
+      'copy.json.key',
+    ]);
+  });
+
+  it('replaces a link at the file itself instead of writing through it', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'state.json');
+    const target = victim();
+    fs.symlinkSync(target, file);
+    writePrivateFileSync(file, '{}');
+    expect(fs.readFileSync(target, 'utf8')).toBe('theirs\n');
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(false);
+  });
+});
+
+describe('the journal', () => {
+  it('a journal that is a symlink is neither read nor written', async () => {
+    const dir = tempDir();
+    const target = victim();
+    const journal = path.join(dir, 'in.csv.journal.ndjson');
+    fs.symlinkSync(target, journal);
+    expect(() => new JournalWriter(journal).open()).toThrow(
+      /--journal .*: cannot write the journal \(a symbolic link: name the file itself\)/,
+    );
+    await expect(readJournal(journal)).rejects.toThrow(/a symbolic link: name the file itself/);
+    expect(fs.readFileSync(target, 'utf8')).toBe('theirs\n');
+    expect(fs.existsSync(`${journal}.lock`)).toBe(false);
+  });
+});
+
+describe('an export', () => {
+  let sb: TestSandbox;
+  let env: () => Record<string, string>;
+  beforeAll(async () => {
+    ({ sb, env } = await sandboxWithEnv({ seed: 30 }));
+  });
+  afterAll(() => sb.close());
+
+  it('<file>.part.json planted as a link: replaced, the linked file untouched', async () => {
+    const dir = tempDir();
+    const out = path.join(dir, 'p.csv');
+    const target = victim();
+    fs.symlinkSync(target, `${out}.part.json`);
+    const r = await runSvc(['prospects', 'export', out], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.readFileSync(target, 'utf8')).toBe('theirs\n');
+    expect(fs.readFileSync(out, 'utf8')).toMatch(/^\ufeffid,/);
+  });
+
+  it('<file>.part planted as a link (dangling, to a file it would create): refused, nothing created', async () => {
+    const dir = tempDir();
+    const out = path.join(dir, 'p.csv');
+    const elsewhere = path.join(tempDir('svc-victim-'), 'made-through-the-link.csv');
+    fs.symlinkSync(elsewhere, `${out}.part`);
+    const r = await runSvc(['prospects', 'export', out], { env: env() });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^error: .*p\.csv\.part: is a symbolic link; svc writes an export's part file itself, never through a link$/m);
+    expect(fs.existsSync(elsewhere)).toBe(false);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+});
