@@ -19,7 +19,7 @@ Examples:
   $ svc prospects list --filter title=CEO,CTO --sort -updatedAt --limit 20
   $ svc accounts get 3 --include owner
   $ svc prospects create --attr firstName=Ada --rel account=5
-  $ svc tasks mark-complete 2 --param completionNote=done
+  $ svc tasks mark-complete 3 --param completionNote=done
   $ svc prospects list --all -o ndjson | jq -r .emails[0]
 
 Environment: SVC_PROFILE, SVC_BASE_URL, SVC_AUTH_URL, SVC_TOKEN, SVC_SANDBOX,
