@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
-import { UsageError } from '../errors.js';
+import { describeErrno, errnoCode, UsageError } from '../errors.js';
 import { CsvParser, sniffDelimiter } from './csv-parse.js';
 import { decodedChunks, detectEncoding, encodingByBom, encodingName, type DetectedEncoding } from './input-encoding.js';
 import { chars, MAX_RECORD_CHARS } from './input-limits.js';
@@ -132,8 +132,18 @@ async function openOrThrow(file: string): Promise<fs.promises.FileHandle> {
     return await fs.promises.open(file, 'r');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`--input ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(unreadable(file, err));
   }
+}
+
+/** One line naming the file, what is wrong and what to do: never a bare errno code. */
+function unreadable(file: string, err: unknown): string {
+  const code = errnoCode(err);
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return `--input ${file}: no such file (looked for ${path.resolve(file)}); check the path, or pass the file the rows are in`;
+  if (code === 'EACCES' || code === 'EPERM')
+    return `--input ${file}: permission denied; make the file readable (chmod u+r ${file}) or pass a copy you can read`;
+  return `--input ${file}: cannot read the file: ${describeErrno(err)}`;
 }
 
 /** Checks that the input file exists and is readable (before anything else happens). */
