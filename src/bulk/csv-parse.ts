@@ -24,7 +24,7 @@ export class CsvParser {
   private afterCr = false;
   private first = true;
 
-  /** Characters of the record's finished fields. */
+  /** Characters of the record's finished fields, with a delimiter each. */
   private recordChars = 0;
 
   /** @param delimiter one character between fields (`,` `;` tab …) */
@@ -116,7 +116,9 @@ export class CsvParser {
 
   private endField(): void {
     this.checkSize();
-    this.recordChars += this.field.length;
+    // The delimiter counts too: a record of commas alone holds no text but one cell per comma,
+    // and 80 MB of them would otherwise pass the cap as a record of 0 characters.
+    this.recordChars += this.field.length + 1;
     this.record.push(this.field);
     this.field = '';
     this.state = FIELD_START;

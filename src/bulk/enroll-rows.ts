@@ -99,10 +99,18 @@ export function headerless(by: EnrollBy) {
 }
 
 /** Rows of the source, in this shard, with their keys. @throws UsageError when a CSV lacks the column */
-export async function* enrollRows(src: EnrollSource): AsyncGenerator<{ row: number; key: string; value: EnrollValue }> {
+export async function* enrollRows(
+  src: EnrollSource,
+  onBlank?: (row: number) => void,
+): AsyncGenerator<{ row: number; key: string; value: EnrollValue }> {
   const keys = new RowKeys(`enroll ${src.sequenceId}`);
   const rows: AsyncIterable<RawRow> = src.file
-    ? readRows(src.file, { format: src.format ?? 'csv', headerless: headerless(src.by), ...(src.dialect ? { dialect: src.dialect } : {}) })
+    ? readRows(src.file, {
+        format: src.format ?? 'csv',
+        headerless: headerless(src.by),
+        ...(src.dialect ? { dialect: src.dialect } : {}),
+        ...(onBlank ? { onBlank: (row: number) => inShard(src.shard, row) && onBlank(row) } : {}),
+      })
     : (async function* () {
         let row = 0;
         for (const p of src.prospects ?? []) yield { row: ++row, value: p };

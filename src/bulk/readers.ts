@@ -2,7 +2,8 @@
  * Input files of bulk runs, read as streams: CSV (header row), NDJSON (one JSON value per line)
  * and a JSON array. Rows are numbered from 1 in the order they appear, the CSV header and blank
  * lines not counted, so the numbers in reports match `sed -n` on NDJSON and a spreadsheet's
- * record number on CSV. A row that cannot be parsed is one bad row; a file that cannot be read
+ * record number on CSV. A CSV record of empty cells (`;;;;`, a spreadsheet's empty row) keeps its
+ * number but is not yielded: it is counted as blank (`onBlank`), never as a failed row. A row that cannot be parsed is one bad row; a file that cannot be read
  * at all is a usage error.
  */
 import fs from 'node:fs';
@@ -50,6 +51,11 @@ export interface ReadOptions {
   headerless?: (firstRecord: string[]) => string | undefined;
   /** Encoding and delimiter, found once by {@link inspectInput}; found here when not given. */
   dialect?: InputDialect;
+  /**
+   * Told of each blank CSV row (every cell empty: `;;;;;;;`, as spreadsheets write an empty row),
+   * which is not yielded: it asks for nothing, so it is neither done nor failed.
+   */
+  onBlank?: (row: number) => void;
 }
 
 /** `--delimiter` values: one character; `tab` and `\t` name the tab. */
@@ -184,6 +190,12 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
   };
   const take = function* (records: string[][]): Generator<RawRow> {
     for (const rec of records) {
+      if (header && isBlank(rec)) {
+        // Numbered all the same: the row numbers of the rest stay those of the spreadsheet.
+        row++;
+        opts.onBlank?.(row);
+        continue;
+      }
       if (!header) {
         const assumed = opts.headerless?.(rec);
         if (assumed !== undefined) {
@@ -205,6 +217,12 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
     // The record being read when it failed: the header, or the row after the last one read.
     throw new UsageError(`--input ${file}: ${(err as Error).message} (in ${header ? `row ${row + 1}` : 'the header row'})`);
   }
+}
+
+/** A record of delimiters only (or of blank cells), whatever its number of cells. */
+function isBlank(rec: string[]): boolean {
+  for (const c of rec) if (c.trim() !== '') return false;
+  return true;
 }
 
 /** A header of one column whose rows have several: the delimiter is likely wrong. */

@@ -129,7 +129,8 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   // First pass: every row is checked before anything is sent.
   let total = 0;
   let invalid = 0;
-  for await (const r of enrollRows(src)) {
+  let blank = 0;
+  for await (const r of enrollRows(src, () => blank++)) {
     total++;
     if ('problem' in r.value) {
       invalid++;
@@ -137,6 +138,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     }
   }
   if (invalid > 20) ctx.info(`… and ${invalid - 20} more invalid rows`);
+  if (blank) ctx.info(`${blank.toLocaleString('en-US')} blank rows (every cell empty) skipped`);
   if (invalid && setup.strict) throw new UsageError(`${invalid} of ${total} rows are invalid; nothing was sent (--strict)`);
 
   const dryRun = ctx.globals.dryRun;

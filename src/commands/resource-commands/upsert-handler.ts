@@ -5,7 +5,7 @@
  * window, lookups). `--plan` (and `--dry-run`) prints the field-level diff and the bill instead.
  */
 import { keyLookup, maskedLookup } from '../../bulk/key-match.js';
-import { claimedIds, scanInput } from '../../bulk/resource-plan.js';
+import { blankNote, claimedIds, scanInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import { pagedClient } from '../../bulk/requester.js';
 import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedItem, type KeyMode } from '../../bulk/upsert-rows.js';
@@ -45,7 +45,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
       throw new UsageError(`${scan.invalid} of ${scan.total} rows of ${flags.input} are invalid; nothing was sent (--strict)`);
   }
   const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
-  const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid`;
+  const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid${blankNote(scan.blank)}`;
   if (flags.plan || ctx.globals.dryRun) {
     ctx.info(`plan: ${summary}; nothing is written`);
     await printKeyedPlan(ctx, input, nameLookups);

@@ -1,0 +1,64 @@
+/**
+ * Input files as spreadsheets and people write them, run in-process against the sandbox over
+ * HTTP: Excel's blank rows (`;;;;`), a European decimal comma, one e-mail rule for every command,
+ * a stray Windows-1252 byte in a UTF-8 file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputFile, ndjson } from '../helpers/bulk.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 2526 }));
+});
+afterAll(() => sb.close());
+
+const svc = (args: string[]) => runInProcess(args, baseEnv(env()), { timeoutMs: 30_000 });
+
+/** Prospects holding an address (any case). */
+function holders(email: string): number[] {
+  const out: number[] = [];
+  for (const [id, p] of sb.store.table('prospect')) {
+    const list = p.attributes['emails'];
+    if (Array.isArray(list) && list.some((e) => String(e).toLowerCase() === email.toLowerCase())) out.push(id);
+  }
+  return out;
+}
+
+describe("Excel's blank rows", () => {
+  it('rows of delimiters only are skipped and counted as blank: exit 0, on the run and on the rerun', async () => {
+    const file = inputFile(
+      'blank.csv',
+      'firstName;lastName;emails;title;company;workPhones;region;tags\n' +
+        'Bea;Blank;bea@blank.test;CEO;;;;\n' +
+        ';;;;;;;\n' +
+        'Ben;Blank;ben@blank.test;CTO;;;;\n' +
+        ';;;;;;;\n' +
+        ' ; ;;;;;;\r\n',
+    );
+    for (const run of [1, 2]) {
+      const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--report', `${file}.${run}.report`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/: 2 rows: .*0 invalid, 3 blank \(skipped\)/);
+      expect(r.stderr).not.toMatch(/failed/);
+    }
+    expect(holders('bea@blank.test')).toHaveLength(1);
+    expect(holders('ben@blank.test')).toHaveLength(1);
+  });
+
+  it('create --input: blank rows keep their numbers, so the rows after them are reported as the spreadsheet numbers them', async () => {
+    const file = inputFile('blank-create.csv', 'firstName,lastName,emails\n,,\nCal,Blank,cal@blank.test\n,,\nCid,Blank,cid@blank.test\n');
+    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/2 rows: 2 to create, 0 done by earlier runs, 0 invalid, 2 blank \(skipped\)/);
+    expect(ndjson<{ row: number; status: string }>(`${file}.report`).map((l) => [l.row, l.status])).toEqual([
+      [2, 'created'],
+      [4, 'created'],
+    ]);
+    expect(holders('cal@blank.test')).toHaveLength(1);
+    expect(holders('cid@blank.test')).toHaveLength(1);
+  });
+});
