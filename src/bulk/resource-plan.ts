@@ -8,7 +8,7 @@ import type { ResourceType } from '../registry/index.js';
 import type { Outcome, WorkItem } from './engine.js';
 import { skippedFailed, type JournalEntry, type JournalState } from './journal.js';
 import { maskWrite, type InputMask } from './input-mask.js';
-import { IdSet } from './lookup.js';
+import { IdSet, lookupQuery } from './lookup.js';
 import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
 import { namedValues, type RelNames } from './rel-names.js';
 import {
@@ -177,15 +177,23 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
       continue;
     }
     const e = input.journal.entries.get(key);
-    const decided = journalOutcome(e, input.skipFailed);
+    const decided = relookable(input.rt, e, prepared.write) ? undefined : journalOutcome(e, input.skipFailed);
     if (decided) item.outcome = decided;
     else {
       // A row recorded `failed` was refused (or never sent): nothing was done, so it is sent again.
       item.write = input.mask ? maskWrite(prepared.write, input.mask) : prepared.write;
-      if (e?.status === 'pending') item.pending = e;
+      if (e?.status === 'pending' || e?.status === 'unknown') item.pending = e;
     }
     yield item;
   }
+}
+
+/**
+ * A create an earlier run left `unknown` that can be looked up by the row's own values: looked up
+ * again (however late: a backend may have committed it since) rather than reported unknown unseen.
+ */
+export function relookable(rt: ResourceType, e: JournalEntry | undefined, write: PreparedWrite): boolean {
+  return e?.status === 'unknown' && write.method === 'POST' && write.data !== undefined && lookupQuery(rt, write.data, 0) !== undefined;
 }
 
 /**

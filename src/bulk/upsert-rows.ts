@@ -93,12 +93,13 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
     }
     firstRow.set(normKey(value), raw.row);
     const e = input.journal.entries.get(key);
-    const decided = journalOutcome(e, input.skipFailed);
+    // A create an earlier run could not confirm is matched again: found now, it was made late.
+    const decided = e?.status === 'unknown' ? undefined : journalOutcome(e, input.skipFailed);
     if (decided) item.outcome = decided;
     else {
       item.value = value;
       item.data = data;
-      if (e?.status === 'pending') item.pending = e;
+      if (e?.status === 'pending' || e?.status === 'unknown') item.pending = e;
     }
     yield item;
   }

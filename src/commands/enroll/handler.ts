@@ -89,7 +89,7 @@ async function* items(src: EnrollSource, journal: JournalState, skipFailed: bool
     const extra = { ...(item.prospectId ? { prospect: item.prospectId } : {}), ...(item.email ? { email: item.email } : {}) };
     if (e?.status === 'created')
       item.outcome = { status: 'skipped', id: e.id ?? null, extra: { ...extra, reason: 'enrolled by an earlier run (journal)' } };
-    else if (e?.status === 'pending') item.pending = e;
+    else if (e?.status === 'pending' || e?.status === 'unknown') item.pending = e;
     else if (e?.status === 'failed' && skipFailed) item.outcome = skippedFailed(e, extra);
     yield item;
   }

@@ -10,7 +10,7 @@ import { Pacer } from '../../bulk/pacing.js';
 import { Progress } from '../../bulk/progress.js';
 import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportWriter } from '../../bulk/report.js';
 import { Requester } from '../../bulk/requester.js';
-import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
+import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
 import {
   DEFAULT_MAX_FAILURES,
@@ -34,6 +34,7 @@ export interface BulkFlags {
   strict?: boolean;
   shard?: string;
   settle?: string;
+  resendUnconfirmed?: boolean;
   skipFailed?: boolean;
   maxFailures?: string;
   failed?: string;
@@ -54,6 +55,11 @@ export interface BulkSetup {
   strict: boolean;
   /** How long a write without a definite answer is watched before it may be sent again (ms). */
   settleMs: number;
+  /**
+   * `--resend-unconfirmed`: a create whose answer was lost and that a lookup still does not find
+   * at the end of the window is sent again (after one more lookup) instead of reported unknown.
+   */
+  resend: boolean;
   /** Rows an earlier run recorded `failed` are skipped instead of tried again. */
   skipFailed: boolean;
   /** Consecutive rows refused with the same error that stop the run (0: never). */
@@ -65,9 +71,6 @@ export interface BulkSetup {
   /** `--delimiter`: the CSV delimiter, when forced. */
   delimiter: string | undefined;
 }
-
-/** Longest `--settle`: an hour (a longer wait is a mistake, not a precaution). */
-const MAX_SETTLE_SECONDS = 3600;
 
 /** `--settle <seconds>`: a number from 0 to an hour. */
 function settleMs(v: string | undefined): number {
@@ -116,6 +119,7 @@ export function bulkSetup(flags: BulkFlags, sandbox = false): BulkSetup {
     reportPath: flags.report,
     strict: flags.strict === true,
     settleMs: settleMs(flags.settle),
+    resend: flags.resendUnconfirmed === true,
     skipFailed: flags.skipFailed === true,
     maxFailures: maxFailures(flags.maxFailures),
     failedPath: flags.failed,
@@ -259,7 +263,13 @@ function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): Set
 
 /** What every performer of a session's writes is given: requester, journal, settle window, error lines. */
 export function sessionWrites(ctx: Context, session: BulkSession, setup: BulkSetup, halt: AbortController) {
-  return { requester: session.requester, journal: session.journal, settle: settleClock(ctx, setup, halt), describe: rowError };
+  return {
+    requester: session.requester,
+    journal: session.journal,
+    settle: settleClock(ctx, setup, halt),
+    resend: setup.resend,
+    describe: rowError,
+  };
 }
 
 /** Every text of a report line redacted: errors quote servers, and details (`reason`) quote journals and inputs. */
@@ -371,7 +381,10 @@ export function finishRun(
         ? `see the report ${setup.reportPath === '-' ? 'on stdout' : setup.reportPath}`
         : 'give --report FILE for one result per row',
     );
-    if (c.unknown) err.hint('rows marked unknown may have been created: check them before removing their journal lines');
+    if (c.unknown)
+      err.hint(
+        'rows marked unknown may have been created: a rerun looks them up again and sends none of them twice; --resend-unconfirmed sends those it still cannot find',
+      );
     throw err;
   }
 }
