@@ -4,11 +4,18 @@
  * left alone, through the same exactly-once machinery as every bulk run (journal, resume, settle
  * window, lookups). `--plan` (and `--dry-run`) prints the field-level diff and the bill instead.
  */
-import { keyLookup, maskedLookup } from '../../bulk/key-match.js';
 import { blankNote, claimedIds, scanInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import { pagedClient } from '../../bulk/requester.js';
-import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedItem, type KeyMode } from '../../bulk/upsert-rows.js';
+import {
+  keyedItems,
+  keyedLookup,
+  keyedPreparer,
+  matchAttribute,
+  type KeyedInput,
+  type KeyedItem,
+  type KeyMode,
+} from '../../bulk/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
@@ -33,7 +40,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const setup = bulkSetup(flags, ctx.globals.sandbox);
   // Read and checked as for create and update --input: every column resolved before anything is sent.
   const input: KeyedInput = { ...(await readResourceInput(ctx, rt, 'update', flags.input, setup)), mode, match };
-  const { format, dialect, journal, mask } = input;
+  const { format, dialect, journal } = input;
   const label = `${rt.command} ${mode} by ${match}`;
   const nameLookups = await resolveNames(ctx, rt, input);
 
@@ -56,13 +63,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const { session, failed } = await startFileRun(ctx, setup, label, scan.total, flags.input);
   try {
     const halt = new AbortController();
-    const plain = keyLookup(pagedClient(session.requester, session.client), {
-      path: rt.path,
-      type: rt.type,
-      attr: match,
-      signal: ctx.signal,
-    });
-    const lookup = mask ? maskedLookup(plain, (v) => mask.value(rt.type, match, v)) : plain;
+    const lookup = await keyedLookup(pagedClient(session.requester, session.client), input, { signal: ctx.signal });
     let unchanged = 0;
     const counted = async function* (items: AsyncIterable<KeyedItem>) {
       for await (const item of items) {
