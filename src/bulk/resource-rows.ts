@@ -12,7 +12,7 @@
 import { coerceString, type FieldProblem } from '../api/validate.js';
 import { normalizeId, recordToWriteData, toDocument, type WriteData } from '../api/write-body.js';
 import { findAttribute, findRelationship, type AttributeSpec, type ResourceType } from '../registry/index.js';
-import { unneutralise } from './csv-parse.js';
+import { splitList, unneutralise } from './csv-parse.js';
 import { setField } from '../own-field.js';
 import type { RawRow } from './readers.js';
 import { hasNamedValue, substituteNames, type RelNames } from './rel-names.js';
@@ -85,14 +85,7 @@ export function csvRecord(
     }
     const spec = findAttribute(rt, column);
     if (spec?.type === 'string[]') {
-      setField(
-        record,
-        column,
-        cell
-          .split(';')
-          .map((s) => s.trim())
-          .filter((s) => s !== ''),
-      );
+      setField(record, column, splitList(cell));
       continue;
     }
     const c = coerceString(spec, cell);

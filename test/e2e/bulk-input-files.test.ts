@@ -3,6 +3,7 @@
  * HTTP: Excel's blank rows (`;;;;`), a European decimal comma, one e-mail rule for every command,
  * a stray Windows-1252 byte in a UTF-8 file.
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile, ndjson } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
@@ -60,5 +61,29 @@ describe("Excel's blank rows", () => {
     ]);
     expect(holders('cal@blank.test')).toHaveLength(1);
     expect(holders('cid@blank.test')).toHaveLength(1);
+  });
+});
+
+describe('lists in CSV: formula-safe after every ;, and exact through export → import', () => {
+  it("tags ['vip', '=cmd…', 'a;b', 'end\\\\'] export neutralised, and the exported file re-imports as no change", async () => {
+    const tags = ['vip', "=cmd|' /C calc'!A0", 'a;b', 'end\\', "'quoted"];
+    const made = await svc(['prospects', 'create', '--attr', 'firstName=Semi', '--attr', 'emails=semi@colon.test', '-o', 'json']);
+    expect(made.code, made.stderr).toBe(0);
+    const id = Number((JSON.parse(made.stdout) as { id: number }).id);
+    sb.store.get('prospect', id)!.attributes['tags'] = tags;
+    const file = inputFile('semi.csv', '');
+    const ex = await svc(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,emails,tags', '-o', 'csv']);
+    expect(ex.code, ex.stderr).toBe(0);
+    // A spreadsheet whose list separator is `;` splits there: no piece starts a formula.
+    const pieces = ex.stdout.split(/[;,\n]/).map((c) => c.replace(/^"/, ''));
+    expect(pieces.filter((c) => /^[=+\-@\t\r]/.test(c))).toEqual([]);
+    fs.writeFileSync(file, ex.stdout);
+    const plan = await svc(['prospects', 'update', '--input', file, '--plan', '-o', 'json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect((JSON.parse(plan.stdout) as { bill: { unchanged: number; updates: number } }).bill).toMatchObject({ unchanged: 1, updates: 0 });
+    // And written back, the record holds the same five tags.
+    const r = await svc(['prospects', 'update', '--input', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sb.store.get('prospect', id)!.attributes['tags']).toEqual(tags);
   });
 });
