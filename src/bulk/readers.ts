@@ -11,7 +11,16 @@ import path from 'node:path';
 import { nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
 import { describeErrno, errnoCode, UsageError } from '../errors.js';
 import { CsvParser, sniffDelimiter } from './csv-parse.js';
-import { decodedChunks, detectEncoding, encodingByBom, encodingName, type DetectedEncoding } from './input-encoding.js';
+import {
+  decodedChunks,
+  detectEncoding,
+  ENCODING_NAMES,
+  encodingByBom,
+  encodingName,
+  type DetectedEncoding,
+  type InputEncoding,
+  type MixedEncoding,
+} from './input-encoding.js';
 import { chars, MAX_RECORD_CHARS } from './input-limits.js';
 import { JsonArraySplitter } from './json-stream.js';
 import { parseJson } from '../lossless-json.js';
@@ -67,13 +76,21 @@ export function parseDelimiter(v: string): string {
   return d;
 }
 
+/** `--encoding` values: one of {@link ENCODING_NAMES}. */
+export function parseEncoding(v: string): InputEncoding {
+  const e = ENCODING_NAMES[v.trim().toLowerCase()];
+  if (!e) throw new UsageError(`--encoding ${v}: expected utf-8, windows-1252, utf-16le or utf-16be`);
+  return e;
+}
+
 /**
- * The encoding of a file and, for CSV, its delimiter (`delimiter` forces it).
- * @throws UsageError when the file cannot be read
+ * The encoding of a file and, for CSV, its delimiter (`delimiter` and `encoding` force them).
+ * @throws UsageError when the file cannot be read, or mixes UTF-8 with bytes that are not
  */
-export async function inspectInput(file: string, format: InputFormat, delimiter?: string): Promise<InputDialect> {
+export async function inspectInput(file: string, format: InputFormat, delimiter?: string, encoding?: InputEncoding): Promise<InputDialect> {
   await checkReadable(file);
-  const enc = await detectEncoding(file);
+  const enc: DetectedEncoding = encoding ? { encoding, bom: await hasBom(file, encoding), forced: true } : await detectEncoding(file);
+  if (enc.mixed) throw mixedEncoding(file, enc.mixed);
   if (format !== 'csv') return { ...enc, delimiter: ',', sniffed: false };
   if (delimiter !== undefined) return { ...enc, delimiter, sniffed: false };
   let head = '';
@@ -84,10 +101,39 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
   return { ...enc, delimiter: sniffDelimiter(head), sniffed: true };
 }
 
+/** The file starts with the byte order mark of `encoding` (which the decoder then drops). */
+async function hasBom(file: string, encoding: InputEncoding): Promise<boolean> {
+  const fh = await openOrThrow(file);
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(head, 0, 4, 0);
+    return encodingByBom(head.subarray(0, bytesRead)) === encoding;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A UTF-8 file with a few bytes that are not: the line to fix, and the flag that decides. */
+function mixedEncoding(file: string, m: MixedEncoding): UsageError {
+  const byte = `0x${m.badByte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const more = m.bad > 1 ? ` (and ${m.bad - 1} more such byte${m.bad > 2 ? 's' : ''})` : '';
+  return new UsageError(
+    `--input ${file}: line ${m.badLine} holds a byte that is not UTF-8 (${byte}, as Windows-1252 writes é, ë, –)${more}, while the file is UTF-8 elsewhere (from line ${m.goodLine}); read either way, one of them would be garbled; nothing was sent`,
+  ).hint(
+    `fix line ${m.badLine} (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �) or --encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«)`,
+  );
+}
+
 /** `read as Windows-1252 (not valid UTF-8), ';'-separated`; undefined for plain UTF-8 and commas. */
 export function describeDialect(d: InputDialect, format: InputFormat): string | undefined {
   const parts: string[] = [];
-  const why = d.bom ? '' : d.encoding === 'windows-1252' ? ' (not valid UTF-8)' : ' (no byte order mark; told by its zero bytes)';
+  const why = d.forced
+    ? ' (--encoding)'
+    : d.bom
+      ? ''
+      : d.encoding === 'windows-1252'
+        ? ' (not valid UTF-8)'
+        : ' (no byte order mark; told by its zero bytes)';
   if (d.encoding !== 'utf-8') parts.push(`read as ${encodingName(d.encoding)}${why}`);
   if (format === 'csv' && d.delimiter !== ',')
     parts.push(

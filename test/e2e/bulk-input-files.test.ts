@@ -87,3 +87,32 @@ describe('lists in CSV: formula-safe after every ;, and exact through export →
     expect(sb.store.get('prospect', id)!.attributes['tags']).toEqual(tags);
   });
 });
+
+describe('a stray Windows-1252 byte in a UTF-8 file', () => {
+  it('stops before anything is sent, naming the line; --encoding utf-8 keeps every Zoë', async () => {
+    const file = inputFile('mixed.csv', '');
+    fs.writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('firstName,lastName,emails\nZoë,One,zoe1@mixed.test\n'),
+        Buffer.from([0x4c, 0xeb, 0x61, 0x2c, 0x54, 0x77, 0x6f, 0x2c]),
+        Buffer.from('lea@mixed.test\nZoë,Three,zoe3@mixed.test\n'),
+      ]),
+    );
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --input \S+mixed\.csv: line 3 holds a byte that is not UTF-8 \(0xEB, .*\), while the file is UTF-8 elsewhere \(from line 2\)/m,
+    );
+    expect(r.stderr).toMatch(/^hint: fix line 3 .*--encoding utf-8 .*--encoding windows-1252/m);
+    expect(sb.requests.slice(mark).filter((q) => q.method === 'POST')).toEqual([]);
+    const ok = await svc(['prospects', 'create', '--input', file, '--encoding', 'utf-8']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(holders('zoe3@mixed.test').map((id) => sb.store.get('prospect', id)!.attributes['firstName'])).toEqual(['Zoë']);
+    expect(holders('lea@mixed.test').map((id) => sb.store.get('prospect', id)!.attributes['firstName'])).toEqual(['L\uFFFDa']);
+    const bad = await svc(['prospects', 'create', '--input', file, '--encoding', 'latin9']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--encoding latin9: expected utf-8, windows-1252, utf-16le or utf-16be/);
+  });
+});

@@ -38,6 +38,7 @@ export function registerEnroll(program: Command, app: App): void {
     .option('--failed <file>', "write the failed rows there, in the input's format and columns plus an error column")
     .option('--ignore-columns <a,b>', 'input columns to leave out (enroll reads only the id or email column)')
     .option('--delimiter <c>', 'CSV delimiter (default: sniffed from the header line: , ; or tab)')
+    .option('--encoding <name>', 'text encoding of the input: utf-8, windows-1252, utf-16le, utf-16be (default: detected)')
     .addHelpText(
       'after',
       `

@@ -13,7 +13,7 @@ type Op = 'create' | 'update' | 'delete';
 
 /**
  * Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`, `--settle`, `--resend-unconfirmed`,
- * `--skip-failed`, `--max-failures`, `--failed`, `--ignore-columns`, `--delimiter`.
+ * `--skip-failed`, `--max-failures`, `--failed`, `--ignore-columns`, `--delimiter`, `--encoding`.
  */
 export function addBulkOptions(cmd: Command): Command {
   return cmd
@@ -38,7 +38,8 @@ export function addBulkOptions(cmd: Command): Command {
     .option('--max-failures <n>', 'bulk: stop after n rows in a row refused with the same error (default 20; 0 never stops)')
     .option('--failed <file>', "bulk: write the failed rows there, in the input's format and columns plus an error column")
     .option('--ignore-columns <a,b>', 'bulk: input columns to leave out (unknown columns are refused otherwise)')
-    .option('--delimiter <c>', 'bulk: CSV delimiter (default: sniffed from the header line: , ; or tab)');
+    .option('--delimiter <c>', 'bulk: CSV delimiter (default: sniffed from the header line: , ; or tab)')
+    .option('--encoding <name>', 'bulk: text encoding of the input: utf-8, windows-1252, utf-16le, utf-16be (default: detected)');
 }
 
 const BULK_ONLY = [
@@ -54,6 +55,7 @@ const BULK_ONLY = [
   'failed',
   'ignoreColumns',
   'delimiter',
+  'encoding',
 ] as const;
 
 /** The record id of a single update or delete; a usage error when it is missing or doubled. */

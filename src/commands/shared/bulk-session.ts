@@ -21,7 +21,8 @@ import {
   type PoolResult,
   type WorkItem,
 } from '../../bulk/engine.js';
-import { parseDelimiter, stdinNotSupported } from '../../bulk/readers.js';
+import { parseDelimiter, parseEncoding, stdinNotSupported } from '../../bulk/readers.js';
+import type { InputEncoding } from '../../bulk/input-encoding.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
 
@@ -40,6 +41,7 @@ export interface BulkFlags {
   failed?: string;
   ignoreColumns?: string;
   delimiter?: string;
+  encoding?: string;
 }
 
 /** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
@@ -70,6 +72,8 @@ export interface BulkSetup {
   ignoreColumns: ReadonlySet<string>;
   /** `--delimiter`: the CSV delimiter, when forced. */
   delimiter: string | undefined;
+  /** `--encoding`: the input's text encoding, when forced. */
+  encoding: InputEncoding | undefined;
 }
 
 /** `--settle <seconds>`: a number from 0 to an hour. */
@@ -125,6 +129,7 @@ export function bulkSetup(flags: BulkFlags, sandbox = false): BulkSetup {
     failedPath: flags.failed,
     ignoreColumns: ignoreColumns(flags.ignoreColumns),
     delimiter: flags.delimiter !== undefined ? parseDelimiter(flags.delimiter) : undefined,
+    encoding: flags.encoding !== undefined ? parseEncoding(flags.encoding) : undefined,
   };
 }
 
