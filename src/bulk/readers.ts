@@ -39,6 +39,11 @@ export interface RawRow {
   cells?: string[];
   /** CSV rows: the header's names (one array shared by every row). */
   header?: string[];
+  /**
+   * CSV rows of a `;`-separated file: a number may be written with a decimal comma (`4,5`), as
+   * spreadsheets write them where the comma is the decimal separator (and `;` the list separator).
+   */
+  decimalComma?: boolean;
   error?: string;
 }
 
@@ -217,6 +222,7 @@ type Chunks = () => AsyncIterable<string>;
 
 async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, stream: Chunks): AsyncGenerator<RawRow> {
   const parser = new CsvParser(dialect.delimiter);
+  const decimalComma = dialect.delimiter === ';';
   let header: string[] | undefined;
   let row = 0;
   const toRow = (cells: string[]): RawRow => {
@@ -232,7 +238,7 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
     }
     const value: Record<string, string> = {};
     for (let i = 0; i < cells.length; i++) value[header![i]!] = cells[i]!;
-    return { row, csv: true, value, cells, header };
+    return { row, csv: true, value, cells, header, ...(decimalComma ? { decimalComma } : {}) };
   };
   const take = function* (records: string[][]): Generator<RawRow> {
     for (const rec of records) {

@@ -116,3 +116,25 @@ describe('a stray Windows-1252 byte in a UTF-8 file', () => {
     expect(bad.stderr).toMatch(/--encoding latin9: expected utf-8, windows-1252, utf-16le or utf-16be/);
   });
 });
+
+describe('a European decimal comma in a number column', () => {
+  it('read as a decimal in a ;-separated file (as Excel writes it there); refused with the fix in a comma-separated one', async () => {
+    const semi = inputFile(
+      'comma.csv',
+      'firstName;emails;score\nDec;dec1@comma.test;4,5\nNeg;dec2@comma.test;-0,25\nInt;dec3@comma.test;7\n',
+    );
+    const r = await svc(['prospects', 'create', '--input', semi]);
+    expect(r.code, r.stderr).toBe(0);
+    const score = (email: string) => holders(email).map((id) => sb.store.get('prospect', id)!.attributes['score']);
+    expect([score('dec1@comma.test'), score('dec2@comma.test'), score('dec3@comma.test')]).toEqual([[4.5], [-0.25], [7]]);
+
+    const comma = inputFile('comma2.csv', 'firstName,emails,score\nDec,dec4@comma.test,"4,5"\nOk,dec5@comma.test,4.5\n');
+    const r2 = await svc(['prospects', 'create', '--input', comma, '--report', `${comma}.r`]);
+    expect(r2.code).toBe(5);
+    expect(r2.stderr).toMatch(
+      /row 1: score: "4,5" has a decimal comma: write 4\.5, or save the file ;-separated \(as spreadsheets do where the comma is the decimal separator\)/,
+    );
+    expect(holders('dec4@comma.test')).toEqual([]);
+    expect(score('dec5@comma.test')).toEqual([4.5]);
+  });
+});
