@@ -138,3 +138,33 @@ describe('a European decimal comma in a number column', () => {
     expect(score('dec5@comma.test')).toEqual([4.5]);
   });
 });
+
+describe('one e-mail rule for every command and the sandbox', () => {
+  it('upsert refuses not-an-email as enroll does; create --attr too; the sandbox answers 422', async () => {
+    const file = inputFile('bad-email.csv', 'emails,firstName\nnot-an-email,Nope\ngood@rule.test,Yes\n');
+    const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--report', `${file}.r`]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/row 1: emails: "not-an-email" is not an e-mail address/);
+    expect(holders('not-an-email')).toEqual([]);
+    expect(holders('good@rule.test')).toHaveLength(1);
+
+    const seq = await svc(['sequences', 'create', '--attr', 'name=Rule seq', '-o', 'json']);
+    expect(seq.code, seq.stderr).toBe(0);
+    const seqId = String((JSON.parse(seq.stdout) as { id: number }).id);
+    const en = await svc(['enroll', '--sequence', seqId, '--mailbox', '1', '--input', file, '--by', 'email', '--yes']);
+    expect(en.stderr).toMatch(/row 1: email: "not-an-email" is not an e-mail address/);
+
+    const one = await svc(['prospects', 'create', '--attr', 'firstName=X', '--attr', 'emails=not-an-email']);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/emails: "not-an-email" is not an e-mail address/);
+
+    // The sandbox, like the API, refuses it too.
+    const res = await fetch(`${sb.baseUrl}/prospects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sb.token}`, 'content-type': 'application/vnd.api+json' },
+      body: JSON.stringify({ data: { type: 'prospect', attributes: { emails: ['not-an-email'] } } }),
+    });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(await res.json())).toMatch(/not an e-mail address/);
+  });
+});
