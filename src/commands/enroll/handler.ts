@@ -138,8 +138,10 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   let total = 0;
   let invalid = 0;
   let blank = 0;
+  const emails: string[] = [];
   for await (const r of enrollRows(src, () => blank++)) {
     total++;
+    if ('email' in r.value) emails.push(r.value.email);
     if ('problem' in r.value) {
       invalid++;
       if (invalid <= 20) ctx.info(`row ${r.row}: ${src.by}: ${r.value.problem}`);
@@ -162,7 +164,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       mailbox = attributesOf(await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
       enrolled = await existingStates(session, src.sequenceId);
       let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
-      if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client), mask));
+      if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client), mask, emails));
       list = [];
       for await (const item of work) list.push(item);
     } catch (err) {
