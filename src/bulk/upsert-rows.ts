@@ -148,7 +148,8 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
       item.value = value;
       item.values = values;
       item.data = data;
-      const rowId = input.match === 'id' ? undefined : carriedId(raw);
+      // `--ignore-columns id` leaves the ids out (a file exported from another org).
+      const rowId = input.match === 'id' || input.skipColumns?.has('id') ? undefined : carriedId(raw);
       if (rowId !== undefined) item.rowId = rowId;
       if (e?.status === 'pending' || e?.status === 'unknown') item.pending = e;
     }
@@ -216,8 +217,8 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
     refuse(
       item,
       records.length === 0
-        ? `the row's id ${item.rowId} but no ${rt.type} has ${what} (update by id with --match id, or leave the id out to create it)`
-        : `the row's id ${item.rowId} is not the ${rt.type} that has ${what} (id ${records[0]!.id})`,
+        ? `the row's id ${item.rowId} but no ${rt.type} has ${what} (update by id with --match id, or leave the id out: --ignore-columns id)`
+        : `the row's id ${item.rowId} is not the ${rt.type} that has ${what} (id ${records[0]!.id}; ids of another org? --ignore-columns id matches by ${input.match} alone)`,
       { id: item.rowId },
     );
     return;

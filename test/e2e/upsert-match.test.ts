@@ -92,9 +92,14 @@ describe('rows that contradict themselves are refused', () => {
     const lines = ndjson<Line>(`${file}.r`).sort((x, y) => x.row - y.row);
     expect(lines[0]!.status).toBe('failed');
     expect(lines[0]!.error).toBe(
-      `contradiction: the row's id ${b} is not the prospect that has emails id.a@corp.test (id ${a}); left alone`,
+      `contradiction: the row's id ${b} is not the prospect that has emails id.a@corp.test (id ${a}; ids of another org? --ignore-columns id matches by emails alone); left alone`,
     );
     expect(attrs(a)['title']).toBe('A');
+    expect(attrs(b)['title']).toBe('B');
+    // Ids of another org: left out, the rows match by their address alone.
+    const ok = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--ignore-columns', 'id', '--journal', `${file}.j2`]);
+    expect(ok.stderr).toMatch(/duplicate: row 1 has the same emails \(id\.a@corp\.test\)/);
+    expect(attrs(a)['title']).toBe('Changed');
     expect(attrs(b)['title']).toBe('B');
   });
 
