@@ -44,10 +44,18 @@ describe("Excel's blank rows", () => {
       const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--report', `${file}.${run}.report`]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/: 2 rows: .*0 invalid, 3 blank \(skipped\)/);
+      expect(r.stderr).toMatch(/\(2 of 2 rows in [\d.]+ s; 3 blank rows skipped\)/);
       expect(r.stderr).not.toMatch(/failed/);
     }
     expect(holders('bea@blank.test')).toHaveLength(1);
     expect(holders('ben@blank.test')).toHaveLength(1);
+    // enroll reads the same file the same way.
+    const seq = await svc(['sequences', 'create', '--attr', 'name=Blank rows', '-o', 'json']);
+    const seqId = String((JSON.parse(seq.stdout) as { id: number }).id);
+    const en = await svc(['enroll', '--sequence', seqId, '--mailbox', '1', '--input', file, '--by', 'email', '--yes']);
+    expect(en.code, en.stderr).toBe(0);
+    expect(en.stderr).toMatch(/3 blank rows \(every cell empty\) skipped/);
+    expect(en.stderr).toMatch(/2 created \(2 of 2 rows in [\d.]+ s; 3 blank rows skipped\)/);
   });
 
   it('create --input: blank rows keep their numbers, so the rows after them are reported as the spreadsheet numbers them', async () => {

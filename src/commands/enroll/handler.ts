@@ -209,7 +209,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         src.by,
         result.interrupted || result.tripped !== undefined,
       );
-    finishRun(ctx, session, setup, 'enroll', result, total);
+    finishRun(ctx, session, setup, 'enroll', result, total, blank);
   } finally {
     await session.close();
   }

@@ -71,7 +71,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       'id',
       result.interrupted || result.tripped !== undefined,
     );
-    finishRun(ctx, session, setup, label, result, scan.total);
+    finishRun(ctx, session, setup, label, result, scan.total, scan.blank);
   } finally {
     await session.close();
   }

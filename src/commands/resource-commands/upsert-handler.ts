@@ -84,7 +84,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     session.progress.stop();
     await writeFailedRows(ctx, failed, flags.input, { format, dialect }, 'id', result.interrupted || result.tripped !== undefined);
     if (unchanged) ctx.info(`${unchanged.toLocaleString('en-US')} rows unchanged: the record already holds every value (not sent)`);
-    finishRun(ctx, session, setup, label, result, scan.total);
+    finishRun(ctx, session, setup, label, result, scan.total, scan.blank);
   } finally {
     await session.close();
   }

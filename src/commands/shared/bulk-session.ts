@@ -348,6 +348,8 @@ export function finishRun(
   label: string,
   result: PoolResult,
   total: number | undefined,
+  /** Blank CSV rows the run skipped (neither done nor failed). */
+  blank = 0,
 ): void {
   const c = result.counts;
   const n = (x: number) => x.toLocaleString('en-US');
@@ -356,7 +358,7 @@ export function finishRun(
     .map((s) => `${n(c[s])} ${s}`);
   const secs = (ctx.clock.now() - session.started) / 1000;
   ctx.info(
-    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s)`,
+    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s${blank ? `; ${n(blank)} blank rows skipped` : ''})`,
   );
   const files = [
     setup.journalPath ? `journal ${setup.journalPath}` : '',
