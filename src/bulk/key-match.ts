@@ -2,8 +2,9 @@
  * Values of one filterable attribute → the records that have them, in batches: one list request
  * (`filter[attr]=a,b,…`, pages of 1,000) per batch of values, never one per row. A batch holds up
  * to 500 values and at most about 6,000 characters of them, so the URL stays under the 8 KB many
- * servers and proxies accept. Outer spaces are ignored; a value with `,` or `..` goes in the
- * bracket syntax, where it is not read as a list or a range.
+ * servers and proxies accept. Outer spaces are ignored, and text is sent as written and in lower
+ * case; a value with `,` or `..` goes in the bracket syntax, where it is not read as a list or a
+ * range.
  *
  * The API matches filters exactly, so a stored `Mia.Case@Corp.test` is not found by
  * `filter[emails]=mia.case@corp.test`, and sending a second, lower-cased copy finds only that

@@ -390,7 +390,7 @@ export function finishRun(
     );
     if (c.unknown)
       err.hint(
-        'rows marked unknown may have been created: a rerun looks them up again and sends none of them twice; --resend-unconfirmed sends those it still cannot find',
+        'rows marked unknown may have been created: a rerun looks them up again (those it can) and sends none of them twice; --resend-unconfirmed sends those it still cannot find',
       );
     throw err;
   }
