@@ -161,7 +161,9 @@ export async function scanInput(input: ResourceInput, keepProblems = 20, prepare
       continue;
     }
     const e = input.journal.entries.get(key);
-    if (e && (DONE.has(e.status) || e.status === 'unknown' || (e.status === 'failed' && input.skipFailed))) r.done++;
+    // An unconfirmed create is looked up again (to do), unless nothing in the row can find it.
+    const relook = e?.status === 'unknown' && (preparer !== undefined || relookable(input.rt, e, prepared.write));
+    if (e && !relook && (DONE.has(e.status) || e.status === 'unknown' || (e.status === 'failed' && input.skipFailed))) r.done++;
     else r.todo++;
   }
   return r;
