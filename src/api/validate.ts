@@ -3,7 +3,7 @@
  * `create`/`update` flags and bulk input rows: read-only fields, max lengths, enum values, types.
  * Unknown attributes pass through untouched (the server knows more fields than the spec shows).
  */
-import { findAttribute, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { findAttribute, isEmailAddress, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { parseJson } from '../lossless-json.js';
 
 /** A problem with one field; `UsageError`s and bulk row reports are made from it. */
@@ -75,11 +75,13 @@ export function checkValue(spec: AttributeSpec, value: unknown): string | undefi
       return typeof value === 'string' && validDateTime(value)
         ? undefined
         : `expected a date-time YYYY-MM-DDThh:mm:ss, got ${JSON.stringify(value)}`;
-    case 'string[]':
+    case 'string[]': {
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return `expected a list of strings`;
       if (spec.maxLength && value.some((v) => (v as string).length > spec.maxLength!))
         return `an item is longer than ${spec.maxLength} characters`;
-      return undefined;
+      const bad = spec.format === 'email' ? (value as string[]).find((v) => !isEmailAddress(v)) : undefined;
+      return bad === undefined ? undefined : notAnAddress(bad);
+    }
     case 'object':
       return typeof value === 'object' && !Array.isArray(value) ? undefined : 'expected a JSON object';
     case 'array':
@@ -90,9 +92,15 @@ export function checkValue(spec: AttributeSpec, value: unknown): string | undefi
         return `longer than ${spec.maxLength} characters (${[...value].length})`;
       }
       if (spec.enum && !spec.enum.includes(value)) return `must be one of ${spec.enum.join(', ')} (got "${value}")`;
+      if (spec.format === 'email' && !isEmailAddress(value)) return notAnAddress(value);
       return undefined;
     }
   }
+}
+
+/** The one message for a value that is not an e-mail address (enroll's rows say the same). */
+export function notAnAddress(v: string): string {
+  return `${JSON.stringify(v)} is not an e-mail address`;
 }
 
 /**

@@ -24,7 +24,7 @@ export class CsvParser {
   private afterCr = false;
   private first = true;
 
-  /** Characters of the record's finished fields. */
+  /** Characters of the record's finished fields, with a delimiter each. */
   private recordChars = 0;
 
   /** @param delimiter one character between fields (`,` `;` tab …) */
@@ -116,7 +116,9 @@ export class CsvParser {
 
   private endField(): void {
     this.checkSize();
-    this.recordChars += this.field.length;
+    // The delimiter counts too: a record of commas alone holds no text but one cell per comma,
+    // and 80 MB of them would otherwise pass the cap as a record of 0 characters.
+    this.recordChars += this.field.length + 1;
     this.record.push(this.field);
     this.field = '';
     this.state = FIELD_START;
@@ -157,10 +159,37 @@ export function sniffDelimiter(text: string): string {
 }
 
 /**
- * Undoes the formula neutralising of our CSV output (`'=x` → `=x`, `''=x` → `'=x`): the `'` is
- * added only before `= + - @`, tab, CR and `'` itself, so removing it there restores the value.
- * A cell like `'abc` (from another tool) stays as it is.
+ * Undoes the formula neutralising of our CSV output (`'=x` → `=x`, `''=x` → `'=x`), at the start
+ * of the cell and after each `;` (`vip;'=x` → `vip;=x`): the `'` is added only before `= + - @`,
+ * tab, CR and `'` itself, so removing it there restores the value. A cell like `'abc` (from
+ * another tool) stays as it is.
  */
 export function unneutralise(cell: string): string {
-  return cell.length > 1 && cell[0] === "'" && /^[=+\-@\t\r']/.test(cell.slice(1)) ? cell.slice(1) : cell;
+  const start = cell.length > 1 && cell[0] === "'" && /^[=+\-@\t\r']/.test(cell.slice(1)) ? cell.slice(1) : cell;
+  return start.indexOf(";'") < 0 ? start : start.replace(/;'(?=[=+\-@\t\r'])/g, ';');
+}
+
+/**
+ * The items of a list cell as our CSV output joins them (`joinList` in output/csv.ts): split at
+ * each `;` that is not escaped, `\;` and `\\` turned back into `;` and `\` (any other `\` is
+ * kept), items trimmed, empty ones dropped.
+ */
+export function splitList(cell: string): string[] {
+  if (cell.indexOf('\\') < 0)
+    return cell
+      .split(';')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  const out: string[] = [];
+  let item = '';
+  for (let i = 0; i < cell.length; i++) {
+    const c = cell[i]!;
+    if (c === '\\' && (cell[i + 1] === ';' || cell[i + 1] === '\\')) item += cell[++i];
+    else if (c === ';') {
+      out.push(item);
+      item = '';
+    } else item += c;
+  }
+  out.push(item);
+  return out.map((s) => s.trim()).filter((s) => s !== '');
 }

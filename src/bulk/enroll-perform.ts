@@ -6,8 +6,10 @@
  * The enrolment is journaled `pending` before it is sent. When its answer is lost it may still
  * be carried out seconds later, so the row is parked (settle.ts): the state is looked up
  * (`filter[prospect][id]` and `filter[sequence][id]`) over the settle window, and the enrolment
- * is sent again only when it never shows. A run killed after sending is covered by the states
- * fetched at the start of the next run, and by the rest of the window of its `pending` entry.
+ * is reported `unknown` when it never shows (a backend may commit after any window), or sent
+ * again with `resend` (`--resend-unconfirmed`). A run killed after sending is covered by the
+ * states fetched at the start of the next run, the rest of the window of its `pending` entry, and
+ * one more lookup right before the enrolment would be sent again, however late.
  */
 import { encodeQuery } from '../api/query.js';
 import { ApiError, NetworkError } from '../errors.js';
@@ -27,6 +29,8 @@ export interface EnrollOptions {
   enrolled: Map<number | string, number | string>;
   /** The settle window of enrolments without a definite answer. */
   settle: SettleClock;
+  /** An enrolment still not found at the end of its window is sent again (`--resend-unconfirmed`), not reported unknown. */
+  resend?: boolean;
   describe: (err: unknown) => { error: string; field?: string };
 }
 
@@ -129,12 +133,20 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
     // The server said it took the enrolment, yet the state cannot be found: nobody can tell.
     if (answered)
       return { status: 'unknown', id: null, error: `${why}, and no such state was found; check before sending this row again`, extra };
-    // Not in the sequence at the end of the window: the lost request did not enrol it.
+    // Not in the sequence at the end of the window: not proof that it never will be.
+    if (!o.resend) return notFound(why, extra, `in the ${window} settle window`);
     if (attempt >= MAX_ATTEMPTS)
       return { status: 'failed', id: null, error: `${why} ${attempt} times (not enrolled: looked up for ${window} each time)`, extra };
     const next = await send(item, attempt + 1, extra);
     return 'parked' in next ? next.parked : next;
   };
+
+  const notFound = (why: string, extra: Record<string, unknown>, when: string): Outcome => ({
+    status: 'unknown',
+    id: null,
+    error: `${why}, and the prospect was not found in the sequence ${when}; not sent again, since the server may still enrol it: a rerun looks it up again, --resend-unconfirmed sends it if still missing`,
+    extra,
+  });
 
   return async (item) => {
     const pid = item.prospectId!;
@@ -152,8 +164,24 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
     if (item.pending) {
       // An earlier run sent it and was stopped: not among the states yet, but it may still land.
       const at = Date.parse(item.pending.at) || o.settle.now();
-      if (at + o.settle.windowMs > o.settle.now())
-        return { parked: watch(item, at, 'an earlier run was stopped while enrolling this prospect', 1, extra) };
+      const why =
+        item.pending.status === 'unknown'
+          ? 'an earlier run could not confirm this enrolment'
+          : 'an earlier run was stopped while enrolling this prospect';
+      if (item.pending.status !== 'unknown' && at + o.settle.windowMs > o.settle.now()) return { parked: watch(item, at, why, 1, extra) };
+      // However late: one more lookup right before anything is sent again.
+      let found: number | string | undefined;
+      try {
+        found = await lookup(pid);
+      } catch (err) {
+        const out = failed(err, extra, `${why} and the lookup failed: `);
+        return { ...out, status: 'unknown', error: `${out.error}; the prospect may be enrolled: check before sending this row again` };
+      }
+      if (found !== undefined) {
+        o.enrolled.set(pid, found);
+        return { status: 'created', id: found, extra: { ...extra, recovered: true } };
+      }
+      if (!o.resend) return notFound(why, extra, 'by a lookup now');
     }
     return send(item, 1, extra);
   };

@@ -1,13 +1,13 @@
 /**
- * E-mail addresses → prospect ids for `svc enroll --by email`, in batches: one list request
- * (`filter[emails]=a,b,…`) per batch of addresses, never one per row (the batching and its URL
- * budget are key-match.ts's). Addresses are matched case-insensitively.
+ * E-mail addresses → prospect ids for `svc enroll --by email`, in batches, never one request per
+ * row (the batching is key-match.ts's). Addresses are matched ignoring case, as upsert matches
+ * them: the prospects' addresses are read once and compared lower-cased (key-match.ts).
  */
 import type { PageClient } from '../api/paginate.js';
 import type { EnrollItem } from './enroll-rows.js';
 import { idValue } from '../lossless-json.js';
 import type { InputMask } from './input-mask.js';
-import { KEY_BATCH, keyLookup, maskedLookup, resolveInBatches } from './key-match.js';
+import { foldedLookup, KEY_BATCH, maskedLookup, normKey, resolveInBatches } from './key-match.js';
 
 /** Finds the prospects of some addresses: lower-cased address → ids. */
 export type EmailLookup = (emails: string[]) => Promise<Map<string, (number | string)[]>>;
@@ -15,10 +15,22 @@ export type EmailLookup = (emails: string[]) => Promise<Map<string, (number | st
 /** Limits of one batch. */
 export const EMAIL_BATCH = { maxEmails: KEY_BATCH.maxValues, maxChars: KEY_BATCH.maxChars };
 
-/** A lookup through the list endpoint; on an anonymised rehearsal copy, of the addresses' fakes. */
-export function emailLookup(client: PageClient, mask?: InputMask): EmailLookup {
-  const plain = keyLookup(client, { path: 'prospects', type: 'prospect', attr: 'emails', fields: ['emails'] });
-  const look = mask ? maskedLookup(plain, (v) => mask.value('prospect', 'emails', v)) : plain;
+/**
+ * A lookup through the list endpoint; on an anonymised rehearsal copy, of the addresses' fakes.
+ * @param wanted every address the rows give (as written): only those are kept from the read of the
+ *   prospects' addresses, so memory follows the file, not the org
+ */
+export function emailLookup(client: PageClient, mask?: InputMask, wanted?: Iterable<string>): EmailLookup {
+  const fake = (v: string) => (mask ? mask.value('prospect', 'emails', v) : v);
+  const keep = wanted ? new Set([...wanted].map((v) => normKey(fake(v)))) : undefined;
+  const plain = foldedLookup(client, {
+    path: 'prospects',
+    type: 'prospect',
+    attr: 'emails',
+    fields: ['emails'],
+    ...(keep ? { wanted: keep } : {}),
+  });
+  const look = mask ? maskedLookup(plain, fake) : plain;
   return async (emails) => {
     const out = new Map<string, (number | string)[]>();
     for (const [k, recs] of await look(emails))

@@ -12,6 +12,8 @@ import { readRows, type InputDialect, type InputFormat, type RawRow } from './re
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from './shard.js';
 import { idValue } from '../lossless-json.js';
+import { notAnAddress } from '../api/validate.js';
+import { isEmailAddress } from '../registry/index.js';
 
 /** How input rows name prospects. */
 export type EnrollBy = 'id' | 'email';
@@ -43,7 +45,6 @@ export interface EnrollSource {
 
 const ID_COLUMNS = ['id', 'prospect', 'prospect.id'];
 const EMAIL_COLUMNS = ['email', 'emails'];
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 function prospectIdValue(v: unknown): EnrollValue {
   const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : undefined;
@@ -55,7 +56,9 @@ function prospectIdValue(v: unknown): EnrollValue {
 function emailValue(v: unknown): EnrollValue {
   const first = Array.isArray(v) ? v[0] : typeof v === 'string' && v.includes(';') ? v.split(';')[0] : v;
   const s = typeof first === 'string' ? first.trim() : undefined;
-  if (!s || !EMAIL.test(s)) return { problem: `${JSON.stringify(first ?? null)} is not an e-mail address` };
+  // The registry's one rule: what upsert would refuse to write, enroll refuses to look up.
+  if (!s || !isEmailAddress(s))
+    return { problem: typeof first === 'string' ? notAnAddress(first) : `${JSON.stringify(first ?? null)} is not an e-mail address` };
   return { email: s };
 }
 
@@ -99,10 +102,18 @@ export function headerless(by: EnrollBy) {
 }
 
 /** Rows of the source, in this shard, with their keys. @throws UsageError when a CSV lacks the column */
-export async function* enrollRows(src: EnrollSource): AsyncGenerator<{ row: number; key: string; value: EnrollValue }> {
+export async function* enrollRows(
+  src: EnrollSource,
+  onBlank?: (row: number) => void,
+): AsyncGenerator<{ row: number; key: string; value: EnrollValue }> {
   const keys = new RowKeys(`enroll ${src.sequenceId}`);
   const rows: AsyncIterable<RawRow> = src.file
-    ? readRows(src.file, { format: src.format ?? 'csv', headerless: headerless(src.by), ...(src.dialect ? { dialect: src.dialect } : {}) })
+    ? readRows(src.file, {
+        format: src.format ?? 'csv',
+        headerless: headerless(src.by),
+        ...(src.dialect ? { dialect: src.dialect } : {}),
+        ...(onBlank ? { onBlank: (row: number) => inShard(src.shard, row) && onBlank(row) } : {}),
+      })
     : (async function* () {
         let row = 0;
         for (const p of src.prospects ?? []) yield { row: ++row, value: p };

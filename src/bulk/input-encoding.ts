@@ -15,7 +15,37 @@ export interface DetectedEncoding {
   encoding: InputEncoding;
   /** The file starts with a byte order mark. */
   bom: boolean;
+  /**
+   * A file of UTF-8 text with a few bytes that are not (a stray Windows-1252 `ë` pasted in): no
+   * one encoding reads it whole, and guessing would garble one side. Set instead of deciding.
+   */
+  mixed?: MixedEncoding;
+  /** Chosen with `--encoding`, not detected. */
+  forced?: boolean;
 }
+
+/** Where a file mixes UTF-8 with bytes that are not. */
+export interface MixedEncoding {
+  /** 1-based line of the first byte that is not UTF-8, and that byte. */
+  badLine: number;
+  badByte: number;
+  /** Bytes that are not UTF-8, in all. */
+  bad: number;
+  /** 1-based line of the first character written in UTF-8 beyond ASCII. */
+  goodLine: number;
+  /** Such characters, in all. */
+  good: number;
+}
+
+/** `--encoding` values. */
+export const ENCODING_NAMES: Readonly<Record<string, InputEncoding>> = {
+  'utf-8': 'utf-8',
+  utf8: 'utf-8',
+  'windows-1252': 'windows-1252',
+  cp1252: 'windows-1252',
+  'utf-16le': 'utf-16le',
+  'utf-16be': 'utf-16be',
+};
 
 const CHUNK = 64 * 1024;
 
@@ -51,10 +81,90 @@ export function utf16ByZeroBytes(sample: Uint8Array): InputEncoding | undefined 
 }
 
 /**
- * The encoding of a file: by its byte order mark, else UTF-16 by its zero bytes, else UTF-8 when every byte sequence is valid
- * UTF-8, else Windows-1252. Without a mark the whole file is checked (one streaming pass that
- * stops at the first invalid sequence): a stray `ë` on row 90,000 must not turn into `Ã«` after
- * 89,999 rows were sent as UTF-8.
+ * Counts, in one streaming pass, the byte sequences of a file that are valid UTF-8 beyond ASCII
+ * and those that are not, with the line of the first of each. Sequences split between chunks
+ * are followed across them.
+ */
+class Utf8Census {
+  good = 0;
+  bad = 0;
+  goodLine = 0;
+  badLine = 0;
+  badByte = 0;
+  private line = 1;
+  /** Continuation bytes still expected, and the bounds of the next one (for overlongs and surrogates). */
+  private need = 0;
+  private lo = 0x80;
+  private hi = 0xbf;
+  private seqLine = 1;
+
+  push(buf: Uint8Array): void {
+    for (let i = 0; i < buf.length; i++) {
+      const b = buf[i]!;
+      if (this.need > 0) {
+        if (b >= this.lo && b <= this.hi) {
+          this.lo = 0x80;
+          this.hi = 0xbf;
+          if (--this.need === 0) this.goodSeq();
+          continue;
+        }
+        // A sequence cut short: its lead byte is the bad one; this byte starts afresh.
+        this.need = 0;
+        this.badSeq(this.seqLine, this.pendingLead);
+      }
+      if (b < 0x80) {
+        if (b === 0x0a) this.line++;
+        continue;
+      }
+      this.seqLine = this.line;
+      this.pendingLead = b;
+      this.lo = 0x80;
+      this.hi = 0xbf;
+      if (b >= 0xc2 && b <= 0xdf) this.need = 1;
+      else if (b >= 0xe0 && b <= 0xef) {
+        this.need = 2;
+        if (b === 0xe0) this.lo = 0xa0;
+        if (b === 0xed) this.hi = 0x9f;
+      } else if (b >= 0xf0 && b <= 0xf4) {
+        this.need = 3;
+        if (b === 0xf0) this.lo = 0x90;
+        if (b === 0xf4) this.hi = 0x8f;
+      } else this.badSeq(this.line, b);
+    }
+  }
+
+  end(): void {
+    if (this.need > 0) this.badSeq(this.seqLine, this.pendingLead);
+    this.need = 0;
+  }
+
+  private pendingLead = 0;
+
+  private goodSeq(): void {
+    if (this.good++ === 0) this.goodLine = this.seqLine;
+  }
+
+  private badSeq(line: number, byte: number): void {
+    if (this.bad++ === 0) {
+      this.badLine = line;
+      this.badByte = byte;
+    }
+  }
+}
+
+/**
+ * Invalid sequences beyond this many per valid UTF-8 character make a file Windows-1252 whose
+ * text happens to hold byte pairs that read as UTF-8 (`Ã©`), not UTF-8 with stray bytes.
+ */
+const STRAY_RATIO = 20;
+
+/**
+ * The encoding of a file: by its byte order mark, else UTF-16 by its zero bytes, else UTF-8 when
+ * every byte sequence is valid UTF-8, else Windows-1252 when nothing in it is UTF-8 beyond ASCII.
+ * Without a mark the whole file is checked in one streaming pass: a stray `ë` on row 90,000 must
+ * not turn into `Ã«` after 89,999 rows were sent as UTF-8. A file that holds both — UTF-8 text and
+ * a few bytes that are not — is reported `mixed`: reading it either way garbles one side (one
+ * Windows-1252 byte would turn every `Zoë` of the file into `ZoÃ«`).
  */
 export async function detectEncoding(file: string): Promise<DetectedEncoding> {
   const fh = await fs.promises.open(file, 'r');
@@ -67,23 +177,20 @@ export async function detectEncoding(file: string): Promise<DetectedEncoding> {
     const { bytesRead: sampled } = await fh.read(sample, 0, SAMPLE, 0);
     const byNuls = utf16ByZeroBytes(sample.subarray(0, sampled));
     if (byNuls) return { encoding: byNuls, bom: false };
-    const decoder = new TextDecoder('utf-8', { fatal: true });
+    const census = new Utf8Census();
     const buf = Buffer.alloc(CHUNK);
     let pos = 0;
     for (;;) {
       const { bytesRead: n } = await fh.read(buf, 0, CHUNK, pos);
-      try {
-        if (n === 0) {
-          decoder.decode();
-          break;
-        }
-        decoder.decode(buf.subarray(0, n), { stream: true });
-      } catch {
-        return { encoding: 'windows-1252', bom: false };
-      }
+      if (n === 0) break;
+      census.push(buf.subarray(0, n));
       pos += n;
     }
-    return { encoding: 'utf-8', bom: false };
+    census.end();
+    if (census.bad === 0) return { encoding: 'utf-8', bom: false };
+    if (census.good === 0 || census.bad > census.good * STRAY_RATIO) return { encoding: 'windows-1252', bom: false };
+    const { badLine, badByte, bad, goodLine, good } = census;
+    return { encoding: 'utf-8', bom: false, mixed: { badLine, badByte, bad, goodLine, good } };
   } finally {
     await fh.close();
   }

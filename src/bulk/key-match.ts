@@ -2,9 +2,15 @@
  * Values of one filterable attribute → the records that have them, in batches: one list request
  * (`filter[attr]=a,b,…`, pages of 1,000) per batch of values, never one per row. A batch holds up
  * to 500 values and at most about 6,000 characters of them, so the URL stays under the 8 KB many
- * servers and proxies accept. Text is matched case-insensitively and with outer spaces ignored
- * (each value is sent as written and in lower case, since a server may match exactly); a value
- * with `,` or `..` goes in the bracket syntax, where it is not read as a list or a range.
+ * servers and proxies accept. Outer spaces are ignored, and text is sent as written and in lower
+ * case; a value with `,` or `..` goes in the bracket syntax, where it is not read as a list or a
+ * range.
+ *
+ * The API matches filters exactly, so a stored `Mia.Case@Corp.test` is not found by
+ * `filter[emails]=mia.case@corp.test`, and sending a second, lower-cased copy finds only that
+ * spelling. E-mail addresses are therefore matched ignoring case for real ({@link foldedLookup}):
+ * the type's addresses are read once (a sparse fieldset, pages of 1,000), compared lower-cased
+ * with the addresses of the file, and the records they point to are then read by id in batches.
  * Used by enroll's e-mail resolver and by upsert / update by key.
  */
 import { paginate, type PageClient } from '../api/paginate.js';
@@ -87,6 +93,92 @@ export function keyLookup(client: PageClient, o: KeyLookupOptions): KeyLookup {
   };
 }
 
+/** True for attributes that hold e-mail addresses, which are matched ignoring case. */
+export function isEmailAttribute(attr: string): boolean {
+  return attr === 'emails' || attr === 'email';
+}
+
+/** Options of {@link foldedLookup}. */
+export interface FoldedLookupOptions extends KeyLookupOptions {
+  /**
+   * Every value the run may ask for, normalised ({@link normKey}): only those are kept from the
+   * scan, so memory follows the file, not the org. Undefined keeps every address of the type.
+   */
+  wanted?: ReadonlySet<string>;
+}
+
+/** Ids a request reads at once by `filter[id]=…` (well inside the URL budget). */
+const IDS_PER_READ = 500;
+
+/**
+ * A lookup that compares lower-cased: the attribute of every record of the type is read once
+ * (at the first batch: a run whose rows are all done reads nothing), then each batch's records
+ * are read by id. Costs ⌈records of the type / 1,000⌉ requests once, plus one per batch.
+ */
+export function foldedLookup(client: PageClient, o: FoldedLookupOptions): KeyLookup {
+  const counted: PageClient = o.onRequest
+    ? {
+        ...client,
+        request: (req) => {
+          o.onRequest!();
+          return client.request(req);
+        },
+      }
+    : client;
+  let index: Promise<Map<string, (number | string)[]>> | undefined;
+  const scan = async () => {
+    const m = new Map<string, (number | string)[]>();
+    const pages = paginate(counted, o.path, { query: { fields: { [o.type]: [o.attr] } }, all: true, pageSize: 1000, signal: o.signal });
+    for await (const page of pages) {
+      for (const r of page.records) {
+        const v = o.attr === 'id' ? r.id : r.attributes?.[o.attr];
+        for (const one of Array.isArray(v) ? v : [v]) {
+          if (typeof one !== 'string') continue;
+          const k = normKey(one);
+          if (o.wanted && !o.wanted.has(k)) continue;
+          const list = m.get(k) ?? [];
+          if (!list.some((id) => String(id) === String(r.id))) list.push(r.id);
+          m.set(k, list);
+        }
+      }
+    }
+    return m;
+  };
+  return async (values) => {
+    index ??= scan();
+    const idx = await index;
+    const ids = new Map<string, number | string>();
+    for (const v of values) for (const id of idx.get(normKey(v)) ?? []) ids.set(String(id), id);
+    const records = new Map<string, MatchedRecord>();
+    const all = [...ids.values()];
+    for (let i = 0; i < all.length; i += IDS_PER_READ) {
+      const chunk = all.slice(i, i + IDS_PER_READ).map(String);
+      const filter: Filter = { path: ['id'], kind: 'list', values: chunk, escaped: false };
+      const pages = paginate(counted, o.path, {
+        query: { filters: [filter], ...(o.fields ? { fields: { [o.type]: o.fields } } : {}) },
+        all: true,
+        pageSize: 1000,
+        signal: o.signal,
+      });
+      for await (const page of pages)
+        for (const r of page.records)
+          records.set(String(r.id), {
+            id: r.id,
+            attributes: r.attributes ?? {},
+            relationships: (r as { relationships?: Record<string, unknown> }).relationships ?? {},
+          });
+    }
+    const found = new Map<string, MatchedRecord[]>();
+    for (const v of values) {
+      const k = normKey(v);
+      // A record deleted between the scan and this read is not there any more.
+      const list = (idx.get(k) ?? []).map((id) => records.get(String(id))).filter((r): r is MatchedRecord => r !== undefined);
+      if (list.length) found.set(k, list);
+    }
+    return found;
+  };
+}
+
 /**
  * A lookup in an anonymised rehearsal copy: each value is looked up as the copy holds it
  * (`mask`), and its records are returned under the value as written, so that the rows and their
@@ -107,11 +199,19 @@ export function maskedLookup(look: KeyLookup, mask: (v: string) => string): KeyL
 
 /** What a batch resolver needs to know of its items. */
 export interface BatchRules<T> {
-  /** The value to look up, or undefined when the item needs no lookup (decided, no key). */
-  keyOf(item: T): string | undefined;
-  /** Called for each item of a looked-up batch with the records of its value. */
-  apply(item: T, records: MatchedRecord[]): void;
+  /** The value(s) to look up, or undefined when the item needs no lookup (decided, no key). */
+  keyOf(item: T): string | readonly string[] | undefined;
+  /**
+   * Called for each item of a looked-up batch with the records of its values (each record once)
+   * and, for items of several values, the records of each value in order.
+   */
+  apply(item: T, records: MatchedRecord[], byValue: MatchedRecord[][]): void;
 }
+
+const keysOf = <T>(rules: BatchRules<T>, item: T): readonly string[] => {
+  const k = rules.keyOf(item);
+  return k === undefined ? [] : typeof k === 'string' ? [k] : k;
+};
 
 /** Cost of a value in the URL (as written and, when it differs, in lower case). */
 function cost(v: string): number {
@@ -132,8 +232,12 @@ export async function* resolveInBatches<T>(items: AsyncIterable<T>, lookup: KeyL
     if (values.size) {
       const found = await lookup([...values.values()]);
       for (const item of batch) {
-        const k = rules.keyOf(item);
-        if (k !== undefined) rules.apply(item, found.get(normKey(k)) ?? []);
+        const ks = keysOf(rules, item);
+        if (ks.length === 0) continue;
+        const byValue = ks.map((k) => found.get(normKey(k)) ?? []);
+        const all = new Map<string, MatchedRecord>();
+        for (const list of byValue) for (const r of list) if (!all.has(String(r.id))) all.set(String(r.id), r);
+        rules.apply(item, [...all.values()], byValue);
       }
     }
     yield* batch;
@@ -142,12 +246,17 @@ export async function* resolveInBatches<T>(items: AsyncIterable<T>, lookup: KeyL
     chars = 0;
   };
   for await (const item of items) {
-    const v = rules.keyOf(item);
-    if (v !== undefined && !values.has(normKey(v))) {
-      const c = cost(v);
-      if (values.size >= KEY_BATCH.maxValues || (values.size > 0 && chars + c > KEY_BATCH.maxChars)) yield* flush();
-      values.set(normKey(v), v);
-      chars += c;
+    const keys = new Map(keysOf(rules, item).map((v) => [normKey(v), v]));
+    const fresh = () => [...keys].filter(([k]) => !values.has(k));
+    let vs = fresh();
+    if (vs.length) {
+      const price = () => vs.reduce((n, [, v]) => n + cost(v), 0);
+      if (values.size + vs.length > KEY_BATCH.maxValues || (values.size > 0 && chars + price() > KEY_BATCH.maxChars)) {
+        yield* flush();
+        vs = fresh();
+      }
+      chars += price();
+      for (const [k, v] of vs) values.set(k, v);
     }
     batch.push(item);
     if (batch.length >= 2 * KEY_BATCH.maxValues) yield* flush();

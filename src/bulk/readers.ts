@@ -2,15 +2,25 @@
  * Input files of bulk runs, read as streams: CSV (header row), NDJSON (one JSON value per line)
  * and a JSON array. Rows are numbered from 1 in the order they appear, the CSV header and blank
  * lines not counted, so the numbers in reports match `sed -n` on NDJSON and a spreadsheet's
- * record number on CSV. A row that cannot be parsed is one bad row; a file that cannot be read
+ * record number on CSV. A CSV record of empty cells (`;;;;`, a spreadsheet's empty row) keeps its
+ * number but is not yielded: it is counted as blank (`onBlank`), never as a failed row. A row that cannot be parsed is one bad row; a file that cannot be read
  * at all is a usage error.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
-import { UsageError } from '../errors.js';
+import { describeErrno, errnoCode, UsageError } from '../errors.js';
 import { CsvParser, sniffDelimiter } from './csv-parse.js';
-import { decodedChunks, detectEncoding, encodingByBom, encodingName, type DetectedEncoding } from './input-encoding.js';
+import {
+  decodedChunks,
+  detectEncoding,
+  ENCODING_NAMES,
+  encodingByBom,
+  encodingName,
+  type DetectedEncoding,
+  type InputEncoding,
+  type MixedEncoding,
+} from './input-encoding.js';
 import { chars, MAX_RECORD_CHARS } from './input-limits.js';
 import { JsonArraySplitter } from './json-stream.js';
 import { parseJson } from '../lossless-json.js';
@@ -29,6 +39,11 @@ export interface RawRow {
   cells?: string[];
   /** CSV rows: the header's names (one array shared by every row). */
   header?: string[];
+  /**
+   * CSV rows of a `;`-separated file: a number may be written with a decimal comma (`4,5`), as
+   * spreadsheets write them where the comma is the decimal separator (and `;` the list separator).
+   */
+  decimalComma?: boolean;
   error?: string;
 }
 
@@ -50,6 +65,11 @@ export interface ReadOptions {
   headerless?: (firstRecord: string[]) => string | undefined;
   /** Encoding and delimiter, found once by {@link inspectInput}; found here when not given. */
   dialect?: InputDialect;
+  /**
+   * Told of each blank CSV row (every cell empty: `;;;;;;;`, as spreadsheets write an empty row),
+   * which is not yielded: it asks for nothing, so it is neither done nor failed.
+   */
+  onBlank?: (row: number) => void;
 }
 
 /** `--delimiter` values: one character; `tab` and `\t` name the tab. */
@@ -61,13 +81,21 @@ export function parseDelimiter(v: string): string {
   return d;
 }
 
+/** `--encoding` values: one of {@link ENCODING_NAMES}. */
+export function parseEncoding(v: string): InputEncoding {
+  const e = ENCODING_NAMES[v.trim().toLowerCase()];
+  if (!e) throw new UsageError(`--encoding ${v}: expected utf-8, windows-1252, utf-16le or utf-16be`);
+  return e;
+}
+
 /**
- * The encoding of a file and, for CSV, its delimiter (`delimiter` forces it).
- * @throws UsageError when the file cannot be read
+ * The encoding of a file and, for CSV, its delimiter (`delimiter` and `encoding` force them).
+ * @throws UsageError when the file cannot be read, or mixes UTF-8 with bytes that are not
  */
-export async function inspectInput(file: string, format: InputFormat, delimiter?: string): Promise<InputDialect> {
+export async function inspectInput(file: string, format: InputFormat, delimiter?: string, encoding?: InputEncoding): Promise<InputDialect> {
   await checkReadable(file);
-  const enc = await detectEncoding(file);
+  const enc: DetectedEncoding = encoding ? { encoding, bom: await hasBom(file, encoding), forced: true } : await detectEncoding(file);
+  if (enc.mixed) throw mixedEncoding(file, enc.mixed);
   if (format !== 'csv') return { ...enc, delimiter: ',', sniffed: false };
   if (delimiter !== undefined) return { ...enc, delimiter, sniffed: false };
   let head = '';
@@ -78,10 +106,39 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
   return { ...enc, delimiter: sniffDelimiter(head), sniffed: true };
 }
 
+/** The file starts with the byte order mark of `encoding` (which the decoder then drops). */
+async function hasBom(file: string, encoding: InputEncoding): Promise<boolean> {
+  const fh = await openOrThrow(file);
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(head, 0, 4, 0);
+    return encodingByBom(head.subarray(0, bytesRead)) === encoding;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A UTF-8 file with a few bytes that are not: the line to fix, and the flag that decides. */
+function mixedEncoding(file: string, m: MixedEncoding): UsageError {
+  const byte = `0x${m.badByte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const more = m.bad > 1 ? ` (and ${m.bad - 1} more such byte${m.bad > 2 ? 's' : ''})` : '';
+  return new UsageError(
+    `--input ${file}: line ${m.badLine} holds a byte that is not UTF-8 (${byte}, as Windows-1252 writes é, ë, –)${more}, while the file is UTF-8 elsewhere (from line ${m.goodLine}); read either way, one of them would be garbled; nothing was sent`,
+  ).hint(
+    `fix line ${m.badLine} (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �) or --encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«)`,
+  );
+}
+
 /** `read as Windows-1252 (not valid UTF-8), ';'-separated`; undefined for plain UTF-8 and commas. */
 export function describeDialect(d: InputDialect, format: InputFormat): string | undefined {
   const parts: string[] = [];
-  const why = d.bom ? '' : d.encoding === 'windows-1252' ? ' (not valid UTF-8)' : ' (no byte order mark; told by its zero bytes)';
+  const why = d.forced
+    ? ' (--encoding)'
+    : d.bom
+      ? ''
+      : d.encoding === 'windows-1252'
+        ? ' (not valid UTF-8)'
+        : ' (no byte order mark; told by its zero bytes)';
   if (d.encoding !== 'utf-8') parts.push(`read as ${encodingName(d.encoding)}${why}`);
   if (format === 'csv' && d.delimiter !== ',')
     parts.push(
@@ -132,8 +189,18 @@ async function openOrThrow(file: string): Promise<fs.promises.FileHandle> {
     return await fs.promises.open(file, 'r');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`--input ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(unreadable(file, err));
   }
+}
+
+/** One line naming the file, what is wrong and what to do: never a bare errno code. */
+function unreadable(file: string, err: unknown): string {
+  const code = errnoCode(err);
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return `--input ${file}: no such file (looked for ${path.resolve(file)}); check the path, or pass the file the rows are in`;
+  if (code === 'EACCES' || code === 'EPERM')
+    return `--input ${file}: permission denied; make the file readable (chmod u+r ${file}) or pass a copy you can read`;
+  return `--input ${file}: cannot read the file: ${describeErrno(err)}`;
 }
 
 /** Checks that the input file exists and is readable (before anything else happens). */
@@ -155,6 +222,7 @@ type Chunks = () => AsyncIterable<string>;
 
 async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, stream: Chunks): AsyncGenerator<RawRow> {
   const parser = new CsvParser(dialect.delimiter);
+  const decimalComma = dialect.delimiter === ';';
   let header: string[] | undefined;
   let row = 0;
   const toRow = (cells: string[]): RawRow => {
@@ -170,10 +238,16 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
     }
     const value: Record<string, string> = {};
     for (let i = 0; i < cells.length; i++) value[header![i]!] = cells[i]!;
-    return { row, csv: true, value, cells, header };
+    return { row, csv: true, value, cells, header, ...(decimalComma ? { decimalComma } : {}) };
   };
   const take = function* (records: string[][]): Generator<RawRow> {
     for (const rec of records) {
+      if (header && isBlank(rec)) {
+        // Numbered all the same: the row numbers of the rest stay those of the spreadsheet.
+        row++;
+        opts.onBlank?.(row);
+        continue;
+      }
       if (!header) {
         const assumed = opts.headerless?.(rec);
         if (assumed !== undefined) {
@@ -195,6 +269,12 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
     // The record being read when it failed: the header, or the row after the last one read.
     throw new UsageError(`--input ${file}: ${(err as Error).message} (in ${header ? `row ${row + 1}` : 'the header row'})`);
   }
+}
+
+/** A record of delimiters only (or of blank cells), whatever its number of cells. */
+function isBlank(rec: string[]): boolean {
+  for (const c of rec) if (c.trim() !== '') return false;
+  return true;
 }
 
 /** A header of one column whose rows have several: the delimiter is likely wrong. */

@@ -6,9 +6,12 @@
  * row is parked (settle.ts) and watched over the settle window — a create by the lookup of
  * lookup.ts, an update by reading the record back (write-check.ts), a delete by reading the
  * record until it is gone. Found: the row is done (`recovered`). Not found at the end of the
- * window: the write is sent again (a create only when the row can be looked up; otherwise it
- * is reported `unknown`). A create is journaled `pending` before it is sent, so that a run
- * killed meanwhile leaves the rerun something to look up.
+ * window: an update or delete is sent again (harmless twice); a create is reported `unknown` —
+ * a backend may commit after any window — unless `resend` (`--resend-unconfirmed`), and then
+ * only when the row can be looked up, right after the last lookup. A create is journaled
+ * `pending` before it is sent, so that a run killed meanwhile leaves the rerun something to look
+ * up; a row an earlier run left `unknown` is looked up again, however late, before anything is
+ * sent.
  */
 import { ApiError, NetworkError } from '../errors.js';
 import type { ResourceType } from '../registry/index.js';
@@ -18,7 +21,7 @@ import { findCreated, lookupQuery, type IdSet } from './lookup.js';
 import { AnswerLost, type Requester } from './requester.js';
 import type { ResourceItem } from './resource-plan.js';
 import type { WriteOp } from './resource-rows.js';
-import { settle, type SettleClock } from './settle.js';
+import { MAX_SETTLE_SECONDS, settle, type SettleClock } from './settle.js';
 import { readBackQuery, updateApplied } from './write-check.js';
 
 /** Options of {@link resourcePerformer}. */
@@ -32,6 +35,8 @@ export interface PerformerOptions {
   claimed: IdSet;
   /** The settle window of writes without a definite answer. */
   settle: SettleClock;
+  /** A create still not found at the end of its window is sent again (`--resend-unconfirmed`), not reported unknown. */
+  resend?: boolean;
   /** Turns an API or network error into the row's error text. */
   describe: (err: unknown) => { error: string; field?: string };
 }
@@ -117,6 +122,13 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
     if (r) return unknown(`${why} and several records match the row (${r.ambiguous.join(', ')})`);
     // The server said it took the create, yet it cannot be found: nobody can tell.
     if (answered) return unknown(`${why}, and no record matching the row was found`);
+    // Not found yet is not "never": a backend may commit after the window. Sent again only on request.
+    if (!o.resend)
+      return {
+        status: 'unknown',
+        id: null,
+        error: `${why}, and no record matching the row was found ${item.pending?.status === 'unknown' ? 'by a lookup now' : `in the ${window} settle window`}; not sent again, since the server may still create it: a rerun looks it up again, --resend-unconfirmed sends it if still missing`,
+      };
     // Not there at the end of the window: the create did not happen, so sending it again is safe.
     if (attempt >= MAX_ATTEMPTS)
       return { status: 'failed', id: null, error: `${why} ${attempt} times (not created: looked up for ${window} each time)` };
@@ -125,6 +137,13 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
   };
 
   const create = async (item: ResourceItem): Promise<Outcome | Parked> => {
+    if (item.pending?.status === 'unknown') {
+      // An earlier run could not confirm this create: looked up once more, however late. Its entry
+      // was written at the end of that run's window, up to the longest window after the request.
+      const at = Date.parse(item.pending.at) || now();
+      const sentAt = at - MAX_SETTLE_SECONDS * 1000;
+      return { parked: settleCreate(item, sentAt, sentAt, 'an earlier run could not confirm this create', 1) };
+    }
     if (item.pending) {
       // An earlier run sent this create and was stopped before it heard the answer: its window
       // started when it was sent (long past, the watch is one lookup).

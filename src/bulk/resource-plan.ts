@@ -8,7 +8,7 @@ import type { ResourceType } from '../registry/index.js';
 import type { Outcome, WorkItem } from './engine.js';
 import { skippedFailed, type JournalEntry, type JournalState } from './journal.js';
 import { maskWrite, type InputMask } from './input-mask.js';
-import { IdSet } from './lookup.js';
+import { IdSet, lookupQuery } from './lookup.js';
 import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
 import { namedValues, type RelNames } from './rel-names.js';
 import {
@@ -52,11 +52,18 @@ export interface ResourceItem extends WorkItem {
   pending?: JournalEntry;
 }
 
+/** `, 2 blank (skipped)`: the blank rows of a summary line, when there are any. */
+export function blankNote(blank: number): string {
+  return blank > 0 ? `, ${blank.toLocaleString('en-US')} blank (skipped)` : '';
+}
+
 /** Counts of the first pass. */
 export interface ScanResult {
   /** Rows of this shard. */
   total: number;
   invalid: number;
+  /** Blank CSV rows (every cell empty), skipped: neither to do nor failed. */
+  blank: number;
   /** Done by earlier runs (journal). */
   done: number;
   todo: number;
@@ -85,12 +92,17 @@ export interface RowPreparer {
 }
 
 /** The rows of the shard, keyed and checked (also used by upsert and update by key). */
-export async function* preparedRows(input: ResourceInput, preparer?: RowPreparer): AsyncGenerator<PreparedInputRow> {
+export async function* preparedRows(
+  input: ResourceInput,
+  preparer?: RowPreparer,
+  onBlank?: (row: number) => void,
+): AsyncGenerator<PreparedInputRow> {
   const keys = new RowKeys(preparer?.scope ?? `${input.op} ${input.rt.type}`);
   for await (const raw of readRows(input.file, {
     format: input.format,
     headerless: headerlessIds(input.op),
     ...(input.dialect ? { dialect: input.dialect } : {}),
+    ...(onBlank ? { onBlank: (row: number) => inShard(input.shard, row) && onBlank(row) } : {}),
   })) {
     // Every row gets its key, also rows of other shards, so that keys of identical rows agree.
     const key = keys.next(raw.error !== undefined ? `\0error ${raw.error}` : raw.value);
@@ -135,9 +147,9 @@ export const DONE = new Set(['created', 'updated', 'deleted']);
 
 /** The first pass: checks and counts every row of the shard. */
 export async function scanInput(input: ResourceInput, keepProblems = 20, preparer?: RowPreparer): Promise<ScanResult> {
-  const r: ScanResult = { total: 0, invalid: 0, done: 0, todo: 0, problems: [], ignoredColumns: [] };
+  const r: ScanResult = { total: 0, invalid: 0, blank: 0, done: 0, todo: 0, problems: [], ignoredColumns: [] };
   let first = true;
-  for await (const { raw, key, prepared } of preparedRows(input, preparer)) {
+  for await (const { raw, key, prepared } of preparedRows(input, preparer, () => r.blank++)) {
     if (first && raw.csv && raw.value) {
       r.ignoredColumns = Object.keys(raw.value).filter((c) => ignoredCsvColumn(input.rt, c));
     }
@@ -149,7 +161,9 @@ export async function scanInput(input: ResourceInput, keepProblems = 20, prepare
       continue;
     }
     const e = input.journal.entries.get(key);
-    if (e && (DONE.has(e.status) || e.status === 'unknown' || (e.status === 'failed' && input.skipFailed))) r.done++;
+    // An unconfirmed create is looked up again (to do), unless nothing in the row can find it.
+    const relook = e?.status === 'unknown' && (preparer !== undefined || relookable(input.rt, e, prepared.write));
+    if (e && !relook && (DONE.has(e.status) || e.status === 'unknown' || (e.status === 'failed' && input.skipFailed))) r.done++;
     else r.todo++;
   }
   return r;
@@ -165,15 +179,23 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
       continue;
     }
     const e = input.journal.entries.get(key);
-    const decided = journalOutcome(e, input.skipFailed);
+    const decided = relookable(input.rt, e, prepared.write) ? undefined : journalOutcome(e, input.skipFailed);
     if (decided) item.outcome = decided;
     else {
       // A row recorded `failed` was refused (or never sent): nothing was done, so it is sent again.
       item.write = input.mask ? maskWrite(prepared.write, input.mask) : prepared.write;
-      if (e?.status === 'pending') item.pending = e;
+      if (e?.status === 'pending' || e?.status === 'unknown') item.pending = e;
     }
     yield item;
   }
+}
+
+/**
+ * A create an earlier run left `unknown` that can be looked up by the row's own values: looked up
+ * again (however late: a backend may have committed it since) rather than reported unknown unseen.
+ */
+export function relookable(rt: ResourceType, e: JournalEntry | undefined, write: PreparedWrite): boolean {
+  return e?.status === 'unknown' && write.method === 'POST' && write.data !== undefined && lookupQuery(rt, write.data, 0) !== undefined;
 }
 
 /**

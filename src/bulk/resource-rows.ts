@@ -12,7 +12,7 @@
 import { coerceString, type FieldProblem } from '../api/validate.js';
 import { normalizeId, recordToWriteData, toDocument, type WriteData } from '../api/write-body.js';
 import { findAttribute, findRelationship, type AttributeSpec, type ResourceType } from '../registry/index.js';
-import { unneutralise } from './csv-parse.js';
+import { splitList, unneutralise } from './csv-parse.js';
 import { setField } from '../own-field.js';
 import type { RawRow } from './readers.js';
 import { hasNamedValue, substituteNames, type RelNames } from './rel-names.js';
@@ -60,12 +60,33 @@ export function ignoredCsvColumn(rt: ResourceType, column: string): boolean {
   return findRelationship(rt, column.slice(0, dot)) !== undefined;
 }
 
-/** A CSV row (header → text) as a typed record; `skip` names columns left out (`--ignore-columns`). */
+/** `4,5` or `-0,25`: a number written with a decimal comma. */
+const DECIMAL_COMMA = /^[-+]?\d+,\d+$/;
+
+/**
+ * A number cell as the registry's coercion reads it: a decimal comma becomes a point in a
+ * `;`-separated file (where spreadsheets write them); elsewhere it is refused with the fix, since
+ * `4,5` in a comma-separated world is as likely a list or a typo.
+ */
+function numberCell(cell: string, decimalComma: boolean | undefined): string | { problem: string } {
+  const t = cell.trim();
+  if (!DECIMAL_COMMA.test(t)) return cell;
+  if (decimalComma) return t.replace(',', '.');
+  return {
+    problem: `"${cell}" has a decimal comma: write ${t.replace(',', '.')}, or save the file ;-separated (as spreadsheets do where the comma is the decimal separator), where 4,5 reads as 4.5`,
+  };
+}
+
+/**
+ * A CSV row (header → text) as a typed record; `skip` names columns left out (`--ignore-columns`);
+ * `decimalComma` reads `4,5` in a number column as 4.5 (a `;`-separated file).
+ */
 export function csvRecord(
   rt: ResourceType,
   cells: Record<string, string>,
   names?: RowNames,
   skip?: ReadonlySet<string>,
+  decimalComma?: boolean,
 ): { record: Record<string, unknown>; problems: FieldProblem[] } {
   const record: Record<string, unknown> = {};
   const problems: FieldProblem[] = [];
@@ -85,17 +106,15 @@ export function csvRecord(
     }
     const spec = findAttribute(rt, column);
     if (spec?.type === 'string[]') {
-      setField(
-        record,
-        column,
-        cell
-          .split(';')
-          .map((s) => s.trim())
-          .filter((s) => s !== ''),
-      );
+      setField(record, column, splitList(cell));
       continue;
     }
-    const c = coerceString(spec, cell);
+    const text = spec?.type === 'number' ? numberCell(cell, decimalComma) : cell;
+    if (typeof text !== 'string') {
+      problems.push({ field: column, reason: text.problem });
+      continue;
+    }
+    const c = coerceString(spec, text);
     if ('problem' in c) problems.push({ field: column, reason: c.problem });
     else setField(record, column, c.value);
   }
@@ -120,7 +139,7 @@ export function rowRecord(
   skip?: ReadonlySet<string>,
 ): { record: Record<string, unknown>; problems: FieldProblem[] } | { problems: FieldProblem[]; record?: undefined } {
   if (raw.error) return { problems: [{ field: '(row)', reason: raw.error }] };
-  if (raw.csv) return csvRecord(rt, raw.value as Record<string, string>, names, skip);
+  if (raw.csv) return csvRecord(rt, raw.value as Record<string, string>, names, skip, raw.decimalComma);
   if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value)) {
     // A bare id is a whole row for delete (`[1, 2, 3]`, or one id per NDJSON line).
     if (op === 'delete' && validId(raw.value)) return { record: { id: raw.value }, problems: [] };

@@ -10,11 +10,19 @@
  * the window, counted from the failure. Only when the last lookup, at the end of the window,
  * still finds nothing may the write be sent again. Ctrl-C ends the wait: the row stays
  * `pending` in the journal and a rerun finishes the window from the time the request was sent.
+ *
+ * A backend may commit later than any window (a queue that drains after a minute), so "not found
+ * at the end of the window" does not prove a create absent: updates and deletes are sent again
+ * (doing them twice does no harm), but a create or an enrolment is reported `unknown` unless the
+ * user opts in with `--resend-unconfirmed`; a rerun looks the row up again before deciding.
  */
 import { Stopped } from './requester.js';
 
 /** Seconds a parked write is watched before it may be sent again. @default 30 */
 export const DEFAULT_SETTLE_SECONDS = 30;
+
+/** Longest `--settle`: an hour (a longer wait is a mistake, not a precaution). */
+export const MAX_SETTLE_SECONDS = 3600;
 
 /** Fractions of the window at which the lookup runs (0: at once). */
 const TRIES = [0, 1 / 8, 1 / 4, 1 / 2, 1];

@@ -22,6 +22,7 @@ export function attr(name: string, type: AttrType, flags = '', extra: Pick<Attri
     else if (w === 'inferred') spec.inferred = true;
     else if (w === 'onlyOnRequest') spec.onlyOnRequest = true;
     else if (w === 'sensitive') spec.sensitive = true;
+    else if (w === 'email') spec.format = 'email';
     else if (w === 'max') spec.maxLength = Number(words[++i]);
     else throw new Error(`registry: unknown flag ${w} on ${name}`);
   }

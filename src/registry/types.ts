@@ -24,6 +24,8 @@ export interface AttributeSpec {
   maxLength?: number;
   /** Allowed values, where the spec lists a closed set. */
   enum?: readonly string[];
+  /** `email`: the spec says the value (each item, for a list) is an e-mail address (formats.ts). */
+  format?: 'email';
   /** One line for `--help` and the OpenAPI document. */
   description?: string;
   /**

@@ -22,6 +22,7 @@ export interface LossyProxy {
  */
 export async function startLossyProxy(target: string, drop: (method: string, path: string, body: string) => boolean): Promise<LossyProxy> {
   const dropped: string[] = [];
+  const origin = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -39,8 +40,13 @@ export async function startLossyProxy(target: string, drop: (method: string, pat
             req.socket.destroy();
             return;
           }
-          res.writeHead(upRes.statusCode!, upRes.headers);
-          res.end(Buffer.concat(parts));
+          // Links (`links.next` of a page) name the proxy, as a real gateway's do: a client
+          // follows no link to another origin than the one it asked.
+          const text = Buffer.from(Buffer.concat(parts).toString('utf8').split(target).join(origin()));
+          const headers = { ...upRes.headers, 'content-length': String(text.length) };
+          delete headers['transfer-encoding'];
+          res.writeHead(upRes.statusCode!, headers);
+          res.end(text);
         });
       });
       up.on('error', () => req.socket.destroy());

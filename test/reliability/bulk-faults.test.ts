@@ -96,6 +96,8 @@ describe('creates: answers lost after the server did the work', () => {
       '1',
       '--settle',
       '1',
+      // Rows that never reached the server are sent again (after the last lookup), as this test wants.
+      '--resend-unconfirmed',
     ]);
     rig.proxy.clear();
     countCreated(
@@ -206,6 +208,8 @@ describe('updates, deletes, enrolments through faults', () => {
       '1',
       '--settle',
       '1',
+      // Rows that never reached the server are sent again (after the last lookup), as this test wants.
+      '--resend-unconfirmed',
     ]);
     rig.proxy.clear();
     expectNoCrash(r);
@@ -265,9 +269,12 @@ describe('the API goes away during a run', () => {
     );
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     const mark = rig.proxy.log.length;
-    const child = spawnSvc(['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2', '--settle', '1'], {
-      env: rig.env(),
-    });
+    const child = spawnSvc(
+      ['prospects', 'create', '--input', file, '--report', '-', '--concurrency', '2', '--settle', '1', '--resend-unconfirmed'],
+      {
+        env: rig.env(),
+      },
+    );
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.resume();
@@ -299,7 +306,19 @@ describe('the API goes away during a run', () => {
     const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
     // The first three creates go through, then every create is refused at the door.
     const remove = rig.proxy.plan(POSTS, [{ kind: 'pass' }, { kind: 'pass' }, { kind: 'pass' }, ...times(200, { kind: 'reset-before' })]);
-    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`, '--concurrency', '1', '--settle', '0.3']);
+    const r = await svc([
+      'prospects',
+      'create',
+      '--input',
+      file,
+      '--report',
+      `${file}.report`,
+      '--concurrency',
+      '1',
+      '--settle',
+      '0.3',
+      '--resend-unconfirmed',
+    ]);
     remove();
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(5);

@@ -61,7 +61,9 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal)
       const file = inputFile('rows.ndjson', rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
       const journal = `${file}.journal.ndjson`;
       // A short settle window: a pending row the sandbox never received is watched that long.
-      const args = ['prospects', 'create', '--input', file, '--concurrency', '4', '--settle', '1'];
+      // A row left pending whose request never reached the sandbox is sent again (after a lookup)
+      // only on request: --resend-unconfirmed.
+      const args = ['prospects', 'create', '--input', file, '--concurrency', '4', '--settle', '1', '--resend-unconfirmed'];
       const interruptions = 1 + Math.floor(rnd() * 2);
       const torn = new Set<string>();
       for (let i = 0; i < interruptions; i++) {

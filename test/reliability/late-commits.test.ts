@@ -78,8 +78,15 @@ function injectOnce(match: Match, keyOf: (req: { url: string; body: string }) =>
   });
 }
 
+/**
+ * The 504s that never reach the server must be sent again: the user's opt-in (by default they
+ * are reported unknown; test/reliability/commit-after-window.test.ts).
+ */
 const svc = (args: string[]) =>
-  runSvc([...args, '--timeout', '1.5', '--settle', SETTLE, '--concurrency', '8'], { env: rig.env(), timeoutMs: TIMEOUT });
+  runSvc([...args, '--timeout', '1.5', '--settle', SETTLE, '--concurrency', '8', '--resend-unconfirmed'], {
+    env: rig.env(),
+    timeoutMs: TIMEOUT,
+  });
 
 /** Faults after which the proxy still hands the request to the sandbox (at once, or late). */
 const FORWARDED = new Set(['pass', 'late', 'delay']);

@@ -28,12 +28,17 @@ export function registerEnroll(program: Command, app: App): void {
     .option('--report <file>', 'one NDJSON result per row (- for stdout)')
     .option('--strict', 'stop before sending anything when a row is invalid (exit 2)')
     .option('--shard <i/n>', 'do only shard i of n (rows r with (r-1) mod n = i-1)')
-    .option('--settle <seconds>', 'how long an enrolment without a definite answer is looked for before it is sent again (default 30)')
+    .option('--settle <seconds>', 'how long an enrolment without a definite answer is looked for (default 30)')
+    .option(
+      '--resend-unconfirmed',
+      'send an enrolment again when its answer was lost and it is still not in the sequence after --settle (default: report it unknown)',
+    )
     .option('--skip-failed', 'skip rows an earlier run recorded as failed (default: try them again)')
     .option('--max-failures <n>', 'stop after n rows in a row refused with the same error (default 20; 0 never stops)')
     .option('--failed <file>', "write the failed rows there, in the input's format and columns plus an error column")
     .option('--ignore-columns <a,b>', 'input columns to leave out (enroll reads only the id or email column)')
     .option('--delimiter <c>', 'CSV delimiter (default: sniffed from the header line: , ; or tab)')
+    .option('--encoding <name>', 'text encoding of the input: utf-8, windows-1252, utf-16le, utf-16be (default: detected)')
     .addHelpText(
       'after',
       `

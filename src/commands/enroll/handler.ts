@@ -15,6 +15,7 @@ import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
 import { enrollRows, headerless as enrollHeaderless, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
 import { skippedFailed, type JournalState } from '../../bulk/journal.js';
 import { detectFormat, inspectInput } from '../../bulk/readers.js';
+import type { InputEncoding } from '../../bulk/input-encoding.js';
 import { pagedClient, Stopped } from '../../bulk/requester.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
@@ -46,7 +47,12 @@ interface EnrollFlags extends BulkFlags {
 }
 
 /** Checks the options (before any name is looked up) and describes where the rows come from. */
-async function source(ctx: Context, flags: EnrollFlags, delimiter: string | undefined): Promise<Omit<EnrollSource, 'sequenceId'>> {
+async function source(
+  ctx: Context,
+  flags: EnrollFlags,
+  delimiter: string | undefined,
+  encoding: InputEncoding | undefined,
+): Promise<Omit<EnrollSource, 'sequenceId'>> {
   const prospects = (flags.prospect ?? [])
     .flatMap((p) => p.split(','))
     .map((p) => p.trim())
@@ -58,8 +64,10 @@ async function source(ctx: Context, flags: EnrollFlags, delimiter: string | unde
   if (flags.by !== undefined && flags.input === undefined) throw new UsageError('--by works with --input (--prospect takes ids)');
   const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
   if (flags.input === undefined) {
-    if (flags.delimiter !== undefined || flags.ignoreColumns !== undefined)
-      throw new UsageError(`--${flags.delimiter !== undefined ? 'delimiter' : 'ignore-columns'} works only with --input FILE`);
+    if (flags.delimiter !== undefined || flags.ignoreColumns !== undefined || flags.encoding !== undefined)
+      throw new UsageError(
+        `--${flags.delimiter !== undefined ? 'delimiter' : flags.encoding !== undefined ? 'encoding' : 'ignore-columns'} works only with --input FILE`,
+      );
     // Every id is checked before the first enrolment: `--prospect 5,6,abc` enrols nobody.
     const bad = prospects.filter((p) => !/^[1-9]\d*$/.test(p));
     if (bad.length)
@@ -69,7 +77,7 @@ async function source(ctx: Context, flags: EnrollFlags, delimiter: string | unde
     return { by, prospects };
   }
   const format = await detectFormat(flags.input);
-  const dialect = await inspectInput(flags.input, format, delimiter);
+  const dialect = await inspectInput(flags.input, format, delimiter, encoding);
   noteDialect(ctx, flags.input, dialect, format);
   return { by, file: flags.input, format, dialect };
 }
@@ -89,7 +97,7 @@ async function* items(src: EnrollSource, journal: JournalState, skipFailed: bool
     const extra = { ...(item.prospectId ? { prospect: item.prospectId } : {}), ...(item.email ? { email: item.email } : {}) };
     if (e?.status === 'created')
       item.outcome = { status: 'skipped', id: e.id ?? null, extra: { ...extra, reason: 'enrolled by an earlier run (journal)' } };
-    else if (e?.status === 'pending') item.pending = e;
+    else if (e?.status === 'pending' || e?.status === 'unknown') item.pending = e;
     else if (e?.status === 'failed' && skipFailed) item.outcome = skippedFailed(e, extra);
     yield item;
   }
@@ -115,7 +123,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 /** Runs `svc enroll`. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
   const setup = bulkSetup(flags, 'enroll', ctx.globals.sandbox);
-  const checked = await source(ctx, flags, setup.delimiter);
+  const checked = await source(ctx, flags, setup.delimiter, setup.encoding);
   const failed = failedRows(setup, flags.input);
   // Names become ids first: the sequence id is part of every row's journal key.
   const api = await ctx.api();
@@ -129,14 +137,18 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   // First pass: every row is checked before anything is sent.
   let total = 0;
   let invalid = 0;
-  for await (const r of enrollRows(src)) {
+  let blank = 0;
+  const emails: string[] = [];
+  for await (const r of enrollRows(src, () => blank++)) {
     total++;
+    if ('email' in r.value) emails.push(r.value.email);
     if ('problem' in r.value) {
       invalid++;
       if (invalid <= 20) ctx.info(`row ${r.row}: ${src.by}: ${r.value.problem}`);
     }
   }
   if (invalid > 20) ctx.info(`… and ${invalid - 20} more invalid rows`);
+  if (blank) ctx.info(`${blank.toLocaleString('en-US')} blank rows (every cell empty) skipped`);
   if (invalid && setup.strict) throw new UsageError(`${invalid} of ${total} rows are invalid; nothing was sent (--strict)`);
 
   const dryRun = ctx.globals.dryRun;
@@ -152,7 +164,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
       mailbox = attributesOf(await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
       enrolled = await existingStates(session, src.sequenceId);
       let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
-      if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client), mask));
+      if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client), mask, emails));
       list = [];
       for await (const item of work) list.push(item);
     } catch (err) {
@@ -206,7 +218,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         src.by,
         result.interrupted || result.tripped !== undefined,
       );
-    finishRun(ctx, session, setup, 'enroll', result, total);
+    finishRun(ctx, session, setup, 'enroll', result, total, blank);
   } finally {
     await session.close();
   }

@@ -2,7 +2,7 @@
  * `svc <resource> create|update|delete --input FILE`: checks every row, then does them with the
  * bulk engine (see src/bulk/ and the README, "Bulk runs and enroll").
  */
-import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/resource-plan.js';
+import { blankNote, claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import type { WriteOp } from '../../bulk/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
@@ -35,7 +35,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       throw new UsageError(`${scan.invalid} of ${scan.total} rows of ${flags.input} are invalid; nothing was sent (--strict)`);
     }
   }
-  const plan = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to ${VERB[op]}, ${scan.done} done by earlier runs, ${scan.invalid} invalid`;
+  const plan = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to ${VERB[op]}, ${scan.done} done by earlier runs, ${scan.invalid} invalid${blankNote(scan.blank)}`;
 
   if (ctx.globals.dryRun) {
     ctx.info(`dry run: ${plan}; nothing is sent`);
@@ -71,7 +71,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       'id',
       result.interrupted || result.tripped !== undefined,
     );
-    finishRun(ctx, session, setup, label, result, scan.total);
+    finishRun(ctx, session, setup, label, result, scan.total, scan.blank);
   } finally {
     await session.close();
   }

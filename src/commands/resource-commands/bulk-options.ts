@@ -12,8 +12,8 @@ import type { BulkFlags } from '../shared/bulk-session.js';
 type Op = 'create' | 'update' | 'delete';
 
 /**
- * Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`, `--settle`,
- * `--skip-failed`, `--max-failures`, `--failed`, `--ignore-columns`, `--delimiter`.
+ * Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`, `--settle`, `--resend-unconfirmed`,
+ * `--skip-failed`, `--max-failures`, `--failed`, `--ignore-columns`, `--delimiter`, `--encoding`.
  */
 export function addBulkOptions(cmd: Command): Command {
   return cmd
@@ -29,12 +29,17 @@ export function addBulkOptions(cmd: Command): Command {
     .option('--report <file>', 'bulk: one NDJSON result per row (- for stdout)')
     .option('--strict', 'bulk: stop before sending anything when a row is invalid (exit 2)')
     .option('--shard <i/n>', 'bulk: do only shard i of n (rows r with (r-1) mod n = i-1)')
-    .option('--settle <seconds>', 'bulk: how long a write without a definite answer is looked for before it is sent again (default 30)')
+    .option('--settle <seconds>', 'bulk: how long a write without a definite answer is looked for (default 30)')
+    .option(
+      '--resend-unconfirmed',
+      'bulk: send a create again when its answer was lost and a lookup still finds nothing after --settle (default: report it unknown)',
+    )
     .option('--skip-failed', 'bulk: skip rows an earlier run recorded as failed (default: try them again)')
     .option('--max-failures <n>', 'bulk: stop after n rows in a row refused with the same error (default 20; 0 never stops)')
     .option('--failed <file>', "bulk: write the failed rows there, in the input's format and columns plus an error column")
     .option('--ignore-columns <a,b>', 'bulk: input columns to leave out (unknown columns are refused otherwise)')
-    .option('--delimiter <c>', 'bulk: CSV delimiter (default: sniffed from the header line: , ; or tab)');
+    .option('--delimiter <c>', 'bulk: CSV delimiter (default: sniffed from the header line: , ; or tab)')
+    .option('--encoding <name>', 'bulk: text encoding of the input: utf-8, windows-1252, utf-16le, utf-16be (default: detected)');
 }
 
 const BULK_ONLY = [
@@ -44,11 +49,13 @@ const BULK_ONLY = [
   'strict',
   'shard',
   'settle',
+  'resendUnconfirmed',
   'skipFailed',
   'maxFailures',
   'failed',
   'ignoreColumns',
   'delimiter',
+  'encoding',
 ] as const;
 
 /** The record id of a single update or delete; a usage error when it is missing or doubled. */

@@ -4,11 +4,18 @@
  * left alone, through the same exactly-once machinery as every bulk run (journal, resume, settle
  * window, lookups). `--plan` (and `--dry-run`) prints the field-level diff and the bill instead.
  */
-import { keyLookup, maskedLookup } from '../../bulk/key-match.js';
-import { claimedIds, scanInput } from '../../bulk/resource-plan.js';
+import { blankNote, claimedIds, scanInput } from '../../bulk/resource-plan.js';
 import { resourcePerformer } from '../../bulk/resource-perform.js';
 import { pagedClient } from '../../bulk/requester.js';
-import { keyedItems, keyedPreparer, matchAttribute, type KeyedInput, type KeyedItem, type KeyMode } from '../../bulk/upsert-rows.js';
+import {
+  keyedItems,
+  keyedLookup,
+  keyedPreparer,
+  matchAttribute,
+  type KeyedInput,
+  type KeyedItem,
+  type KeyMode,
+} from '../../bulk/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
@@ -33,7 +40,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const setup = bulkSetup(flags, `${rt.command} ${mode}`, ctx.globals.sandbox);
   // Read and checked as for create and update --input: every column resolved before anything is sent.
   const input: KeyedInput = { ...(await readResourceInput(ctx, rt, 'update', flags.input, setup)), mode, match };
-  const { format, dialect, journal, mask } = input;
+  const { format, dialect, journal } = input;
   const label = `${rt.command} ${mode} by ${match}`;
   const nameLookups = await resolveNames(ctx, rt, input);
 
@@ -45,7 +52,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
       throw new UsageError(`${scan.invalid} of ${scan.total} rows of ${flags.input} are invalid; nothing was sent (--strict)`);
   }
   const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
-  const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid`;
+  const summary = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to match, ${scan.done} done by earlier runs, ${scan.invalid} invalid${blankNote(scan.blank)}`;
   if (flags.plan || ctx.globals.dryRun) {
     ctx.info(`plan: ${summary}; nothing is written`);
     // The run also reads once whose org it writes to, for its journal (see shared/org-owner.ts).
@@ -57,13 +64,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const { session, failed } = await startFileRun(ctx, setup, label, scan.total, flags.input);
   try {
     const halt = new AbortController();
-    const plain = keyLookup(pagedClient(session.requester, session.client), {
-      path: rt.path,
-      type: rt.type,
-      attr: match,
-      signal: ctx.signal,
-    });
-    const lookup = mask ? maskedLookup(plain, (v) => mask.value(rt.type, match, v)) : plain;
+    const lookup = await keyedLookup(pagedClient(session.requester, session.client), input, { signal: ctx.signal });
     let unchanged = 0;
     const counted = async function* (items: AsyncIterable<KeyedItem>) {
       for await (const item of items) {
@@ -84,7 +85,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     session.progress.stop();
     await writeFailedRows(ctx, failed, flags.input, { format, dialect }, 'id', result.interrupted || result.tripped !== undefined);
     if (unchanged) ctx.info(`${unchanged.toLocaleString('en-US')} rows unchanged: the record already holds every value (not sent)`);
-    finishRun(ctx, session, setup, label, result, scan.total);
+    finishRun(ctx, session, setup, label, result, scan.total, scan.blank);
   } finally {
     await session.close();
   }

@@ -8,9 +8,9 @@
 import type { PageClient } from '../../api/paginate.js';
 import type { RateLimitInfo } from '../../api/jsonapi.js';
 import { readServerWait } from '../../api/server-wait.js';
-import { keyLookup } from '../../bulk/key-match.js';
-import { keyedItems, type KeyedInput } from '../../bulk/upsert-rows.js';
+import { keyedItems, keyedLookup, type KeyedInput } from '../../bulk/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
+import { isEmailAttribute } from '../../bulk/key-match.js';
 import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 
@@ -67,7 +67,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       return res;
     },
   };
-  const lookup = keyLookup(client, { path: input.rt.path, type: input.rt.type, attr: input.match, signal: ctx.signal });
+  const lookup = await keyedLookup(client, input, { signal: ctx.signal });
   const json = ctx.globals.output === 'json';
   // NDJSON streams a line per row and the bill last, for files too long to hold as one document.
   const ndjson = ctx.globals.output === 'ndjson';
@@ -96,20 +96,28 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       line.action = 'create';
       line.fields = item.data?.attributes;
       if (item.data && Object.keys(item.data.relationships).length) line.relationships = item.data.relationships;
-      if (!json && !ndjson) await out(`row ${item.row}: create (${input.match} ${item.value})`);
+      line.matched = 'none';
+      if (!json && !ndjson)
+        await out(
+          `row ${item.row}: create (${input.match} ${item.value}: no ${input.rt.type} has it${isEmailAttribute(input.match) ? ', ignoring case' : ''})`,
+        );
     } else if (item.plan === 'update') {
       bill.updates++;
       line.action = 'update';
       line.id = item.write!.id;
       line.changes = item.changes;
+      line.matched = item.matched;
       if (!json && !ndjson) {
-        await out(`row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value})`);
+        await out(`row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value}${matchNote(item.matched)})`);
         for (const c of item.changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
       }
     } else if (item.plan === 'unchanged') {
       bill.unchanged++;
       line.action = 'unchanged';
       line.id = o?.id ?? null;
+      line.matched = item.matched;
+      if (!json && !ndjson && item.matched !== 'exact')
+        await out(`row ${item.row}: unchanged ${input.rt.type} ${line.id} (${input.match} ${item.value}${matchNote(item.matched)})`);
     } else if (o?.status === 'skipped') {
       bill.done++;
       line.action = 'skip';
@@ -151,6 +159,11 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       `${of(bill.requests, 'request')} (${of(bill.lookups, 'lookup')} + ${of(bill.creates + bill.updates, 'write')}); ${budget}`,
   );
   return bill;
+}
+
+/** `, matched ignoring case (stored "Mia@X.test")`; nothing for an exact match. */
+function matchNote(matched: string | undefined): string {
+  return matched && matched !== 'exact' ? `, matched ${matched}` : '';
 }
 
 function waitText(s: number): string {

@@ -12,7 +12,7 @@ import { Pacer } from '../../bulk/pacing.js';
 import { Progress } from '../../bulk/progress.js';
 import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportWriter } from '../../bulk/report.js';
 import { Requester, Stopped } from '../../bulk/requester.js';
-import { DEFAULT_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
+import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
 import { parseShard, type Shard } from '../../bulk/shard.js';
 import {
   DEFAULT_MAX_FAILURES,
@@ -23,7 +23,8 @@ import {
   type PoolResult,
   type WorkItem,
 } from '../../bulk/engine.js';
-import { parseDelimiter, stdinNotSupported } from '../../bulk/readers.js';
+import { parseDelimiter, parseEncoding, stdinNotSupported } from '../../bulk/readers.js';
+import type { InputEncoding } from '../../bulk/input-encoding.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
 import { interruptedBeforeRows, runOwner } from './org-owner.js';
@@ -38,11 +39,13 @@ export interface BulkFlags {
   strict?: boolean;
   shard?: string;
   settle?: string;
+  resendUnconfirmed?: boolean;
   skipFailed?: boolean;
   maxFailures?: string;
   failed?: string;
   ignoreColumns?: string;
   delimiter?: string;
+  encoding?: string;
 }
 
 /** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
@@ -64,6 +67,11 @@ export interface BulkSetup {
   strict: boolean;
   /** How long a write without a definite answer is watched before it may be sent again (ms). */
   settleMs: number;
+  /**
+   * `--resend-unconfirmed`: a create whose answer was lost and that a lookup still does not find
+   * at the end of the window is sent again (after one more lookup) instead of reported unknown.
+   */
+  resend: boolean;
   /** Rows an earlier run recorded `failed` are skipped instead of tried again. */
   skipFailed: boolean;
   /** Consecutive rows refused with the same error that stop the run (0: never). */
@@ -74,10 +82,9 @@ export interface BulkSetup {
   ignoreColumns: ReadonlySet<string>;
   /** `--delimiter`: the CSV delimiter, when forced. */
   delimiter: string | undefined;
+  /** `--encoding`: the input's text encoding, when forced. */
+  encoding: InputEncoding | undefined;
 }
-
-/** Longest `--settle`: an hour (a longer wait is a mistake, not a precaution). */
-const MAX_SETTLE_SECONDS = 3600;
 
 /** `--settle <seconds>`: a number from 0 to an hour. */
 function settleMs(v: string | undefined): number {
@@ -137,11 +144,13 @@ export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): B
     reportPath: flags.report,
     strict: flags.strict === true,
     settleMs: settleMs(flags.settle),
+    resend: flags.resendUnconfirmed === true,
     skipFailed: flags.skipFailed === true,
     maxFailures: maxFailures(flags.maxFailures),
     failedPath: flags.failed,
     ignoreColumns: ignoreColumns(flags.ignoreColumns),
     delimiter: flags.delimiter !== undefined ? parseDelimiter(flags.delimiter) : undefined,
+    encoding: flags.encoding !== undefined ? parseEncoding(flags.encoding) : undefined,
   };
 }
 
@@ -322,7 +331,13 @@ function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): Set
 
 /** What every performer of a session's writes is given: requester, journal, settle window, error lines. */
 export function sessionWrites(ctx: Context, session: BulkSession, setup: BulkSetup, halt: AbortController) {
-  return { requester: session.requester, journal: session.journal, settle: settleClock(ctx, setup, halt), describe: rowError };
+  return {
+    requester: session.requester,
+    journal: session.journal,
+    settle: settleClock(ctx, setup, halt),
+    resend: setup.resend,
+    describe: rowError,
+  };
 }
 
 /** Every text of a report line redacted: errors quote servers, and details (`reason`) quote journals and inputs. */
@@ -396,6 +411,8 @@ export function finishRun(
   label: string,
   result: PoolResult,
   total: number | undefined,
+  /** Blank CSV rows the run skipped (neither done nor failed). */
+  blank = 0,
 ): void {
   const c = result.counts;
   const n = (x: number) => x.toLocaleString('en-US');
@@ -404,7 +421,7 @@ export function finishRun(
     .map((s) => `${n(c[s])} ${s}`);
   const secs = (ctx.clock.now() - session.started) / 1000;
   ctx.info(
-    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s)`,
+    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s${blank ? `; ${n(blank)} blank rows skipped` : ''})`,
   );
   const files = [
     setup.journalPath ? `journal ${setup.journalPath}` : '',
@@ -434,7 +451,10 @@ export function finishRun(
         ? `see the report ${setup.reportPath === '-' ? 'on stdout' : setup.reportPath}`
         : 'give --report FILE for one result per row',
     );
-    if (c.unknown) err.hint('rows marked unknown may have been created: check them before removing their journal lines');
+    if (c.unknown)
+      err.hint(
+        'rows marked unknown may have been created: a rerun looks them up again (those it can) and sends none of them twice; --resend-unconfirmed sends those it still cannot find',
+      );
     throw err;
   }
 }

@@ -22,7 +22,7 @@ export async function readResourceInput(
   setup: BulkSetup,
 ): Promise<ResourceInput> {
   const format = await detectFormat(file);
-  const dialect = await inspectInput(file, format, setup.delimiter);
+  const dialect = await inspectInput(file, format, setup.delimiter, setup.encoding);
   noteDialect(ctx, file, dialect, format);
   const journal = await loadJournal(ctx, setup);
   const input: ResourceInput = { rt, op, file, format, shard: setup.shard, journal, skipFailed: setup.skipFailed, dialect };

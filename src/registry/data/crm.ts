@@ -89,7 +89,7 @@ export const CRM_TYPES = [
       attr('dateOfBirth', 'date'),
       attr('degree', 'string', 'max 255'),
       attr('emailOptedOut', 'boolean'),
-      attr('emails', 'string[]', 'F'),
+      attr('emails', 'string[]', 'F email'),
       attr('emailsOptStatus', 'string', 'max 255', {
         enum: EMAIL_OPT_STATUS,
         description: '`opted_in`, `opted_out` or null.',
@@ -190,7 +190,7 @@ export const CRM_TYPES = [
     description: "One of a prospect's e-mail addresses.",
     attributes: [
       attr('createdAt', 'date-time', 'RO'),
-      attr('email', 'string', 'F S'),
+      attr('email', 'string', 'F S email'),
       attr('emailType', 'string', 'max 255 F S', { description: 'work or personal.' }),
       attr('order', 'integer', 'F S', { description: "Position in the prospect's list." }),
       attr('status', 'string', 'max 255 F S'),

@@ -2,7 +2,14 @@
  * Validation of create and update bodies against the registry: every problem becomes one
  * 422 `validationError` object whose `source.pointer` names the field.
  */
-import { findAttribute, findRelationship, resourceByType, type AttributeSpec, type ResourceType } from '../../registry/index.js';
+import {
+  findAttribute,
+  findRelationship,
+  isEmailAddress,
+  resourceByType,
+  type AttributeSpec,
+  type ResourceType,
+} from '../../registry/index.js';
 import { fieldError, validationError, type ErrorObject } from '../errors.js';
 import type { CustomFieldValidation } from '../data/org.js';
 import type { WriteInput } from '../rules/types.js';
@@ -21,6 +28,7 @@ function checkValue(spec: AttributeSpec, v: unknown): { ok: unknown } | { error:
     if (spec.maxLength !== undefined && [...s].length > spec.maxLength)
       return { error: `${spec.name} is too long (maximum is ${spec.maxLength} characters).` };
     if (spec.enum && !spec.enum.includes(s)) return { error: `${spec.name} must be one of: ${spec.enum.join(', ')}.` };
+    if (spec.format === 'email' && !isEmailAddress(s)) return { error: `${spec.name}: ${JSON.stringify(s)} is not an e-mail address.` };
     return { ok: s };
   };
   switch (spec.type) {
@@ -42,6 +50,7 @@ function checkValue(spec: AttributeSpec, v: unknown): { ok: unknown } | { error:
       if (!Array.isArray(v)) return { error: `${spec.name} must be a list of strings.` };
       for (const s of v) {
         const r = str(s);
+        if ('error' in r && spec.format === 'email' && typeof s === 'string' && !isEmailAddress(s)) return r;
         if ('error' in r)
           return {
             error: `${spec.name}: every element must be a string${spec.maxLength ? ` of at most ${spec.maxLength} characters` : ''}${spec.enum ? ` among ${spec.enum.join(', ')}` : ''}.`,

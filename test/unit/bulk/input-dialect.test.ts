@@ -127,6 +127,43 @@ describe('encodings', () => {
     expect(describeDialect(await inspectInput(file, 'csv'), 'csv')).toBe('read as Windows-1252 (not valid UTF-8)');
   });
 
+  it('one Windows-1252 byte in a UTF-8 file: stopped, naming the line, never read as Windows-1252', async () => {
+    // Row 3 was pasted from a Windows-1252 file: 0xEB is its ë. Every other ë is UTF-8.
+    const head = Buffer.from('firstName\nZoë\nZoë\n');
+    const stray = Buffer.from([0x4c, 0x6f, 0x75, 0x69, 0x73, 0xeb, 0x0a]);
+    const tail = Buffer.from('Zoë\n'.repeat(20_000));
+    const file = write('mixed.csv', Buffer.concat([head, stray, tail]));
+    const found = await detectEncoding(file);
+    expect(found.encoding).not.toBe('windows-1252');
+    expect(found.mixed).toMatchObject({ badLine: 4, badByte: 0xeb, bad: 1, goodLine: 2 });
+    const err = await inspectInput(file, 'csv').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe(
+      `--input ${file}: line 4 holds a byte that is not UTF-8 (0xEB, as Windows-1252 writes é, ë, –), while the file is UTF-8 elsewhere (from line 2); read either way, one of them would be garbled; nothing was sent`,
+    );
+    expect((err as UsageError).hints.join('\n')).toMatch(/--encoding utf-8 .* or --encoding windows-1252/);
+    // --encoding decides: UTF-8 keeps every Zoë (the stray byte becomes U+FFFD), 1252 the stray ë.
+    const utf8 = await inspectInput(file, 'csv', undefined, 'utf-8');
+    const asUtf8: unknown[] = [];
+    for await (const r of readRows(file, { format: 'csv', dialect: utf8 })) asUtf8.push(r.value);
+    expect(asUtf8.slice(0, 4)).toEqual([{ firstName: 'Zoë' }, { firstName: 'Zoë' }, { firstName: 'Louis\uFFFD' }, { firstName: 'Zoë' }]);
+    const w = await inspectInput(file, 'csv', undefined, 'windows-1252');
+    expect(describeDialect(w, 'csv')).toBe('read as Windows-1252 (--encoding)');
+    const asW: unknown[] = [];
+    for await (const r of readRows(file, { format: 'csv', dialect: w })) {
+      asW.push(r.value);
+      if (asW.length === 3) break;
+    }
+    expect(asW[2]).toEqual({ firstName: 'Louisë' });
+  });
+
+  it('a Windows-1252 file whose text holds a pair that reads as UTF-8 is still Windows-1252', async () => {
+    // "Ã©" in Windows-1252 is C3 A9, which is é in UTF-8; the rest of the file is 1252 throughout.
+    const bytes = [0x6e, 0x0a, 0xc3, 0xa9, 0x0a];
+    for (let i = 0; i < 40; i++) bytes.push(0x5a, 0x6f, 0xeb, 0x0a);
+    expect((await detectEncoding(write('w2.csv', Buffer.from(bytes)))).encoding).toBe('windows-1252');
+  });
+
   it('a character split between two chunks is decoded whole', async () => {
     // 64 KiB chunks: put a multi-byte character across the first boundary.
     const head = 'x'.repeat(64 * 1024 - 1);

@@ -41,6 +41,29 @@ describe('CSV caps', () => {
   });
 });
 
+describe('a record of delimiters only', () => {
+  it('counts its delimiters against the record cap: a line of commas past the cap is refused, however empty its cells', () => {
+    // Before, empty cells counted 0 characters: 80 MB of commas became 80 million cells (2.9 GB).
+    expect(() => feedCsv(`a,b\n${','.repeat(MAX_RECORD_CHARS + 1)}\n`)).toThrow(
+      /a record is longer than 10,000,000 characters, the cap on one record/,
+    );
+    // Under the cap it is a record (a blank one for the readers).
+    expect(feedCsv(`a,b\n${','.repeat(1000)}\n`)[1]).toHaveLength(1001);
+  });
+
+  it('readRows names the row and stops the file (a usage error) instead of holding millions of cells', async () => {
+    const file = path.join(tempDir('svc-limits-'), 'commas.csv');
+    fs.writeFileSync(file, `firstName;lastName\nAda;Lovelace\n${';'.repeat(MAX_RECORD_CHARS + 10)}\n`);
+    const rows: unknown[] = [];
+    await expect(
+      (async () => {
+        for await (const r of readRows(file, { format: 'csv' })) rows.push(r.value);
+      })(),
+    ).rejects.toThrow(/the cap on one record \(in row 2\)$/);
+    expect(rows).toEqual([{ firstName: 'Ada', lastName: 'Lovelace' }]);
+  });
+});
+
 describe('record caps of NDJSON and JSON arrays', () => {
   it('an element of a JSON array past the cap is fatal', () => {
     const s = new JsonArraySplitter();

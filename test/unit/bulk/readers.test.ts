@@ -145,7 +145,9 @@ describe('readRows', () => {
     expect(await detectFormat(write('a.txt', '  [1,2]'))).toBe('json');
     expect(await detectFormat(write('b.txt', '{"id":1}\n'))).toBe('ndjson');
     expect(await detectFormat(write('c.txt', 'id\n1\n'))).toBe('csv');
-    await expect(detectFormat('/nonexistent/file.txt')).rejects.toThrow(/cannot read the file \(ENOENT\)/);
+    await expect(detectFormat('/nonexistent/file.txt')).rejects.toThrow(
+      /^--input \/nonexistent\/file.txt: no such file \(looked for \/nonexistent\/file.txt\); check the path/,
+    );
   });
 
   it('streams: a 100,000-row CSV is read without holding it (heap stays small)', async () => {

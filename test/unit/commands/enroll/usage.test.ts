@@ -18,7 +18,10 @@ describe('usage errors send nothing (exit 2)', () => {
     [['enroll', '--sequence', '1', '--mailbox', '1'], /--prospect ID\.\.\. or --input FILE/],
     [['enroll', '--sequence', '0', '--mailbox', '1', '--prospect', '1'], /--sequence 0: expected a sequence id or name/],
     [['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--by', 'email'], /--by works with --input/],
-    [['enroll', '--sequence', '1', '--mailbox', '1', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
+    [
+      ['enroll', '--sequence', '1', '--mailbox', '1', '--input', '/nonexistent.csv'],
+      /^error: --input \/nonexistent.csv: no such file \(looked for \/nonexistent.csv\); check the path, or pass the file the rows are in$/m,
+    ],
     [
       ['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '1', '--concurrency', '0'],
       /--concurrency 0: expected a whole number from 1 to 32/,

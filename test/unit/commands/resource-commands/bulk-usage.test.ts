@@ -171,7 +171,14 @@ describe('create|update|delete --input: usage errors send nothing (exit 2)', () 
     [() => ['prospects', 'delete'], /prospects delete: give the record id, or --input FILE/],
     [() => ['prospects', 'create', '--input', file(), '--attr', 'title=x'], /--input cannot be combined with --attr/],
     [() => ['prospects', 'create', '--attr', 'firstName=x', '--concurrency', '2'], /--concurrency works only with --input FILE/],
-    [() => ['prospects', 'update', '--input', '/nonexistent.csv'], /cannot read the file \(ENOENT\)/],
+    [
+      () => ['prospects', 'update', '--input', '/nonexistent.csv'],
+      /^error: --input \/nonexistent.csv: no such file \(looked for \/nonexistent.csv\); check the path, or pass the file the rows are in$/m,
+    ],
+    [
+      () => ['prospects', 'upsert', '--input', 'missing.csv', '--match', 'email'],
+      /^error: --input missing.csv: no such file \(looked for \/\S+\/missing.csv\); check the path, or pass the file the rows are in$/m,
+    ],
     [() => ['prospects', 'create', '--input', file(), '--concurrency', '99'], /expected a whole number from 1 to 32/],
     [() => ['calls', 'update', '--input', file()], /calls has no operation "update": it offers list, get, create, delete/],
     [() => ['prospects', 'create', '--input', file(), '--settle', 'soon'], /--settle soon: expected seconds from 0 to 3600 \(default 30\)/],

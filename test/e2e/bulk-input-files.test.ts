@@ -1,0 +1,178 @@
+/**
+ * Input files as spreadsheets and people write them, run in-process against the sandbox over
+ * HTTP: Excel's blank rows (`;;;;`), a European decimal comma, one e-mail rule for every command,
+ * a stray Windows-1252 byte in a UTF-8 file.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputFile, ndjson } from '../helpers/bulk.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: () => Record<string, string>;
+beforeAll(async () => {
+  ({ sb, env } = await sandboxWithEnv({ seed: 2526 }));
+});
+afterAll(() => sb.close());
+
+const svc = (args: string[]) => runInProcess(args, baseEnv(env()), { timeoutMs: 30_000 });
+
+/** Prospects holding an address (any case). */
+function holders(email: string): number[] {
+  const out: number[] = [];
+  for (const [id, p] of sb.store.table('prospect')) {
+    const list = p.attributes['emails'];
+    if (Array.isArray(list) && list.some((e) => String(e).toLowerCase() === email.toLowerCase())) out.push(id);
+  }
+  return out;
+}
+
+describe("Excel's blank rows", () => {
+  it('rows of delimiters only are skipped and counted as blank: exit 0, on the run and on the rerun', async () => {
+    const file = inputFile(
+      'blank.csv',
+      'firstName;lastName;emails;title;company;workPhones;region;tags\n' +
+        'Bea;Blank;bea@blank.test;CEO;;;;\n' +
+        ';;;;;;;\n' +
+        'Ben;Blank;ben@blank.test;CTO;;;;\n' +
+        ';;;;;;;\n' +
+        ' ; ;;;;;;\r\n',
+    );
+    for (const run of [1, 2]) {
+      const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--report', `${file}.${run}.report`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/: 2 rows: .*0 invalid, 3 blank \(skipped\)/);
+      expect(r.stderr).toMatch(/\(2 of 2 rows in [\d.]+ s; 3 blank rows skipped\)/);
+      expect(r.stderr).not.toMatch(/failed/);
+    }
+    expect(holders('bea@blank.test')).toHaveLength(1);
+    expect(holders('ben@blank.test')).toHaveLength(1);
+    // enroll reads the same file the same way.
+    const seq = await svc(['sequences', 'create', '--attr', 'name=Blank rows', '-o', 'json']);
+    const seqId = String((JSON.parse(seq.stdout) as { id: number }).id);
+    const en = await svc(['enroll', '--sequence', seqId, '--mailbox', '1', '--input', file, '--by', 'email', '--yes']);
+    expect(en.code, en.stderr).toBe(0);
+    expect(en.stderr).toMatch(/3 blank rows \(every cell empty\) skipped/);
+    expect(en.stderr).toMatch(/2 created \(2 of 2 rows in [\d.]+ s; 3 blank rows skipped\)/);
+  });
+
+  it('create --input: blank rows keep their numbers, so the rows after them are reported as the spreadsheet numbers them', async () => {
+    const file = inputFile('blank-create.csv', 'firstName,lastName,emails\n,,\nCal,Blank,cal@blank.test\n,,\nCid,Blank,cid@blank.test\n');
+    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/2 rows: 2 to create, 0 done by earlier runs, 0 invalid, 2 blank \(skipped\)/);
+    expect(ndjson<{ row: number; status: string }>(`${file}.report`).map((l) => [l.row, l.status])).toEqual([
+      [2, 'created'],
+      [4, 'created'],
+    ]);
+    expect(holders('cal@blank.test')).toHaveLength(1);
+    expect(holders('cid@blank.test')).toHaveLength(1);
+  });
+});
+
+describe('lists in CSV: formula-safe after every ;, and exact through export → import', () => {
+  it("tags ['vip', '=cmd…', 'a;b', 'end\\\\'] export neutralised, and the exported file re-imports as no change", async () => {
+    const tags = ['vip', "=cmd|' /C calc'!A0", 'a;b', 'end\\', "'quoted"];
+    const made = await svc(['prospects', 'create', '--attr', 'firstName=Semi', '--attr', 'emails=semi@colon.test', '-o', 'json']);
+    expect(made.code, made.stderr).toBe(0);
+    const id = Number((JSON.parse(made.stdout) as { id: number }).id);
+    sb.store.get('prospect', id)!.attributes['tags'] = tags;
+    const file = inputFile('semi.csv', '');
+    const ex = await svc(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,emails,tags', '-o', 'csv']);
+    expect(ex.code, ex.stderr).toBe(0);
+    // A spreadsheet whose list separator is `;` splits there: no piece starts a formula.
+    const pieces = ex.stdout.split(/[;,\n]/).map((c) => c.replace(/^"/, ''));
+    expect(pieces.filter((c) => /^[=+\-@\t\r]/.test(c))).toEqual([]);
+    fs.writeFileSync(file, ex.stdout);
+    const plan = await svc(['prospects', 'update', '--input', file, '--plan', '-o', 'json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect((JSON.parse(plan.stdout) as { bill: { unchanged: number; updates: number } }).bill).toMatchObject({ unchanged: 1, updates: 0 });
+    // And written back, the record holds the same five tags.
+    const r = await svc(['prospects', 'update', '--input', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sb.store.get('prospect', id)!.attributes['tags']).toEqual(tags);
+  });
+});
+
+describe('a stray Windows-1252 byte in a UTF-8 file', () => {
+  it('stops before anything is sent, naming the line; --encoding utf-8 keeps every Zoë', async () => {
+    const file = inputFile('mixed.csv', '');
+    fs.writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('firstName,lastName,emails\nZoë,One,zoe1@mixed.test\n'),
+        Buffer.from([0x4c, 0xeb, 0x61, 0x2c, 0x54, 0x77, 0x6f, 0x2c]),
+        Buffer.from('lea@mixed.test\nZoë,Three,zoe3@mixed.test\n'),
+      ]),
+    );
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --input \S+mixed\.csv: line 3 holds a byte that is not UTF-8 \(0xEB, .*\), while the file is UTF-8 elsewhere \(from line 2\)/m,
+    );
+    expect(r.stderr).toMatch(/^hint: fix line 3 .*--encoding utf-8 .*--encoding windows-1252/m);
+    expect(sb.requests.slice(mark).filter((q) => q.method === 'POST')).toEqual([]);
+    const ok = await svc(['prospects', 'create', '--input', file, '--encoding', 'utf-8']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(holders('zoe3@mixed.test').map((id) => sb.store.get('prospect', id)!.attributes['firstName'])).toEqual(['Zoë']);
+    expect(holders('lea@mixed.test').map((id) => sb.store.get('prospect', id)!.attributes['firstName'])).toEqual(['L\uFFFDa']);
+    const bad = await svc(['prospects', 'create', '--input', file, '--encoding', 'latin9']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--encoding latin9: expected utf-8, windows-1252, utf-16le or utf-16be/);
+  });
+});
+
+describe('a European decimal comma in a number column', () => {
+  it('read as a decimal in a ;-separated file (as Excel writes it there); refused with the fix in a comma-separated one', async () => {
+    const semi = inputFile(
+      'comma.csv',
+      'firstName;emails;score\nDec;dec1@comma.test;4,5\nNeg;dec2@comma.test;-0,25\nInt;dec3@comma.test;7\n',
+    );
+    const r = await svc(['prospects', 'create', '--input', semi]);
+    expect(r.code, r.stderr).toBe(0);
+    const score = (email: string) => holders(email).map((id) => sb.store.get('prospect', id)!.attributes['score']);
+    expect([score('dec1@comma.test'), score('dec2@comma.test'), score('dec3@comma.test')]).toEqual([[4.5], [-0.25], [7]]);
+
+    const comma = inputFile('comma2.csv', 'firstName,emails,score\nDec,dec4@comma.test,"4,5"\nOk,dec5@comma.test,4.5\n');
+    const r2 = await svc(['prospects', 'create', '--input', comma, '--report', `${comma}.r`]);
+    expect(r2.code).toBe(5);
+    expect(r2.stderr).toMatch(
+      /row 1: score: "4,5" has a decimal comma: write 4\.5, or save the file ;-separated \(as spreadsheets do where the comma is the decimal separator\)/,
+    );
+    expect(holders('dec4@comma.test')).toEqual([]);
+    expect(score('dec5@comma.test')).toEqual([4.5]);
+  });
+});
+
+describe('one e-mail rule for every command and the sandbox', () => {
+  it('upsert refuses not-an-email as enroll does; create --attr too; the sandbox answers 422', async () => {
+    const file = inputFile('bad-email.csv', 'emails,firstName\nnot-an-email,Nope\ngood@rule.test,Yes\n');
+    const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--report', `${file}.r`]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/row 1: emails: "not-an-email" is not an e-mail address/);
+    expect(holders('not-an-email')).toEqual([]);
+    expect(holders('good@rule.test')).toHaveLength(1);
+
+    const seq = await svc(['sequences', 'create', '--attr', 'name=Rule seq', '-o', 'json']);
+    expect(seq.code, seq.stderr).toBe(0);
+    const seqId = String((JSON.parse(seq.stdout) as { id: number }).id);
+    const en = await svc(['enroll', '--sequence', seqId, '--mailbox', '1', '--input', file, '--by', 'email', '--yes']);
+    expect(en.stderr).toMatch(/row 1: email: "not-an-email" is not an e-mail address/);
+
+    const one = await svc(['prospects', 'create', '--attr', 'firstName=X', '--attr', 'emails=not-an-email']);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/emails: "not-an-email" is not an e-mail address/);
+
+    // The sandbox, like the API, refuses it too.
+    const res = await fetch(`${sb.baseUrl}/prospects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sb.token}`, 'content-type': 'application/vnd.api+json' },
+      body: JSON.stringify({ data: { type: 'prospect', attributes: { emails: ['not-an-email'] } } }),
+    });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(await res.json())).toMatch(/not an e-mail address/);
+  });
+});
