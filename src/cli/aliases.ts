@@ -3,6 +3,7 @@
  * is rewritten before parsing. Looked up only when NAME is not a built-in command, so start-up
  * pays nothing for aliases otherwise.
  */
+import { splitWords } from '../shell-words.js';
 
 /** Global options that take a value (the word after them is not the command). */
 const VALUED = new Set(['--profile', '--base-url', '--auth-url', '--token', '-o', '--output', '--timeout']);
@@ -30,37 +31,6 @@ export function profileFromArgv(argv: readonly string[], env: NodeJS.ProcessEnv)
     if (argv[i] === '--') break;
   }
   return env.SVC_PROFILE || undefined;
-}
-
-/** Splits a saved command line into words: spaces separate, '…' and "…" group, \ escapes. */
-export function splitWords(line: string): string[] {
-  const words: string[] = [];
-  let cur = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      else if (ch === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
-      else cur += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      inWord = true;
-    } else if (ch === '\\' && i + 1 < line.length) {
-      cur += line[++i];
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) words.push(cur);
-      cur = '';
-      inWord = false;
-    } else {
-      cur += ch;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(cur);
-  return words;
 }
 
 /**

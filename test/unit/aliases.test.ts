@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandIndex, expandAlias, profileFromArgv, splitWords } from '../../src/cli/aliases.js';
+import { commandIndex, expandAlias, profileFromArgv } from '../../src/cli/aliases.js';
+import { splitWords } from '../../src/shell-words.js';
 import { tempDir } from '../helpers/run-svc.js';
 
 describe('commandIndex', () => {

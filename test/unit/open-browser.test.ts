@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { browserArgv, commandWords } from '../../src/commands/shared/open-browser.js';
+import { browserArgv } from '../../src/commands/shared/open-browser.js';
+import { splitWords as commandWords } from '../../src/shell-words.js';
 
 describe('$BROWSER entries', () => {
   it('split into words like a shell would, without running one', () => {

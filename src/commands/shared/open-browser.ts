@@ -5,41 +5,11 @@
  * and is never interpreted). Without `$BROWSER`, the `open` package picks the desktop's launcher.
  */
 import { spawn } from 'node:child_process';
-
-/** Splits a command into words: spaces separate, single and double quotes group, `\` escapes. */
-export function commandWords(command: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (quote) {
-      if (c === quote) quote = undefined;
-      else if (c === '\\' && quote === '"' && i + 1 < command.length) word += command[++i];
-      else word += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && i + 1 < command.length) {
-      word += command[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(word);
-      word = '';
-      inWord = false;
-    } else {
-      word += c;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(word);
-  return words;
-}
+import { splitWords } from '../../shell-words.js';
 
 /** The argv that runs one `$BROWSER` entry on a URL. */
 export function browserArgv(entry: string, url: string): string[] {
-  const words = commandWords(entry);
+  const words = splitWords(entry);
   if (words.some((w) => w.includes('%s'))) return words.map((w) => w.replaceAll('%s', url));
   return [...words, url];
 }
