@@ -17,9 +17,14 @@ import { resolveNames } from '../shared/row-rel-names.js';
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 
 /** Runs a bulk create, update or delete. */
-export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: BulkFlags & { input: string }): Promise<void> {
+export async function bulkWriteHandler(
+  ctx: Context,
+  rt: ResourceType,
+  op: WriteOp,
+  flags: BulkFlags & { input: string; map?: string[] },
+): Promise<void> {
   const setup = bulkSetup(flags, ctx.globals.sandbox);
-  const input = await readResourceInput(ctx, rt, op, flags.input, setup);
+  const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
   const { format, dialect, journal } = input;
   const label = `${rt.command} ${VERB[op]}`;
   if (op !== 'delete') await resolveNames(ctx, rt, input);

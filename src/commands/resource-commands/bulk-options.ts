@@ -13,7 +13,7 @@ type Op = 'create' | 'update' | 'delete';
 
 /**
  * Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`, `--settle`,
- * `--skip-failed`, `--max-failures`, `--failed`, `--ignore-columns`, `--delimiter`.
+ * `--skip-failed`, `--max-failures`, `--failed`, `--map`, `--ignore-columns`, `--delimiter`.
  */
 export function addBulkOptions(cmd: Command): Command {
   return cmd
@@ -33,6 +33,11 @@ export function addBulkOptions(cmd: Command): Command {
     .option('--skip-failed', 'bulk: skip rows an earlier run recorded as failed (default: try them again)')
     .option('--max-failures <n>', 'bulk: stop after n rows in a row refused with the same error (default 20; 0 never stops)')
     .option('--failed <file>', "bulk: write the failed rows there, in the input's format and columns plus an error column")
+    .option(
+      '--map <header=field>',
+      'bulk: read a column as this field or custom-field label ("Lead Score=custom2"; repeatable), or a JSON file {"Header": "field"}',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--ignore-columns <a,b>', 'bulk: input columns to leave out (unknown columns are refused otherwise)')
     .option('--delimiter <c>', 'bulk: CSV delimiter (default: sniffed from the header line: , ; or tab)');
 }
@@ -49,17 +54,18 @@ const BULK_ONLY = [
   'failed',
   'ignoreColumns',
   'delimiter',
+  'map',
 ] as const;
 
 /** The record id of a single update or delete; a usage error when it is missing or doubled. */
-export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags: BulkFlags): string {
+export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags: BulkFlags & { map?: string[] }): string {
   if (id === undefined) throw new UsageError(`${rt.command} ${op}: give the record id, or --input FILE for many records`);
   checkBulkOnly(flags);
   return id;
 }
 
 /** Options that mean nothing without `--input`. */
-export function checkBulkOnly(flags: BulkFlags): void {
+export function checkBulkOnly(flags: BulkFlags & { map?: string[] }): void {
   const stray = BULK_ONLY.find((k) => flags[k] !== undefined);
   if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works only with --input FILE`);
 }
@@ -70,7 +76,7 @@ export async function runBulk(
   rt: ResourceType,
   op: Op,
   id: string | undefined,
-  flags: BulkFlags & { input: string; attr?: string[]; rel?: string[]; data?: string },
+  flags: BulkFlags & { input: string; attr?: string[]; rel?: string[]; data?: string; map?: string[] },
 ): Promise<void> {
   if (id !== undefined) throw new UsageError(`${rt.command} ${op}: give either a record id or --input, not both`);
   if (flags.attr?.length || flags.rel?.length || flags.data !== undefined) {
