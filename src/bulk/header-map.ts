@@ -5,7 +5,7 @@
  * mapping (resource-rows.ts asks {@link ColumnMap.column}).
  */
 import { describeMatch, looseName, matchFieldName, type FieldMatch, type OrgLabels } from '../registry/name-match.js';
-import type { ResourceType } from '../registry/index.js';
+import { findAttribute, type ResourceType } from '../registry/index.js';
 
 /** Each column's field; `unknown` the columns that are none; `problems` what makes the file unreadable as given. */
 export interface ResolvedHeaders {
@@ -48,7 +48,12 @@ export function resolveHeaders(
     }
     const m = matchFieldName(rt, header, org, true);
     if (!m) unknown.push(header);
-    else if ('match' in m) columns.set(header, m.match);
+    else if ('match' in m && m.match.by !== 'name' && findAttribute(rt, m.match.field)?.readOnly) {
+      // `Name` on prospects is the read-only full name: dropped by the writer, its data would be lost.
+      problems.push(
+        `column "${header}" reads as ${m.match.field}, which is read-only on ${rt.type}: say which field it holds with --map ${shellWord(`${header}=FIELD`)}, or leave it out with --ignore-columns`,
+      );
+    } else if ('match' in m) columns.set(header, m.match);
     else
       problems.push(
         `column "${header}" could be ${m.ambiguous.map(describeMatch).join(' or ')}: say which with --map ${shellWord(`${header}=${m.ambiguous[0]!.field}`)}`,

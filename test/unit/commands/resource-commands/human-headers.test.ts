@@ -95,6 +95,13 @@ describe('headers as people write them', () => {
     const r = await runInProcess(['prospects', 'create', '--input', twice], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: --input .*twice\.csv: columns "Email" and "E-mail" all set emails/m);
+    // `Name` reads as prospect's read-only full name: refused, not dropped with its data.
+    const named = file('named.csv', 'Name,E-mail\nAda Lovelace,al@example.com\n');
+    const n = await runInProcess(['prospects', 'create', '--input', named], env);
+    expect(n.code).toBe(2);
+    expect(n.stderr).toMatch(
+      /column "Name" reads as name, which is read-only on prospect: say which field it holds with --map Name=FIELD/,
+    );
     const bad = file('bad.csv', 'Zork\nx\n');
     const m = await runInProcess(['prospects', 'create', '--input', bad, '--map', 'Zork=nosuchfield'], env);
     expect(m.code).toBe(2);
