@@ -99,9 +99,7 @@ describe('headers as people write them', () => {
     const named = file('named.csv', 'Name,E-mail\nAda Lovelace,al@example.com\n');
     const n = await runInProcess(['prospects', 'create', '--input', named], env);
     expect(n.code).toBe(2);
-    expect(n.stderr).toMatch(
-      /column "Name" reads as name, which is read-only on prospect: say which field it holds with --map Name=FIELD/,
-    );
+    expect(n.stderr).toMatch(/column "Name" reads as name, which is read-only on prospect: say which field it holds with --map Name=FIELD/);
     const bad = file('bad.csv', 'Zork\nx\n');
     const m = await runInProcess(['prospects', 'create', '--input', bad, '--map', 'Zork=nosuchfield'], env);
     expect(m.code).toBe(2);
