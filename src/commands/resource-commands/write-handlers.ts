@@ -17,6 +17,7 @@ import { checkTypeRules } from './type-rules.js';
 import { loadOrPullOrgSchema } from '../schema/load-or-pull.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
 import { matchFieldName } from '../../registry/name-match.js';
+import { resolveName } from './query-options.js';
 import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
 import { printJsonResult, recordWriter } from '../shared/output.js';
@@ -46,6 +47,8 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
     .filter((k) => k !== '' && !matchFieldName(rt, k));
   const schema = await loadOrPullOrgSchema(ctx, unknown);
   const org = schema ? orgTypeView(schema, rt) : undefined;
+  // `--json id,Lead Score` prints the written record's field, as list does.
+  if (ctx.shape?.fields) ctx.shape = { ...ctx.shape, fields: ctx.shape.fields.map((f) => (f.includes('.') ? f : resolveName(rt, f, org))) };
   if (flags.data !== undefined) {
     const value = await readDataArgument(ctx, flags.data);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('--data: expected a JSON object');

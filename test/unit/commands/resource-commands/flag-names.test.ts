@@ -35,6 +35,12 @@ describe('labels and spellings in flags', () => {
     }
   });
 
+  it('create --json with a label prints the written field', async () => {
+    const r = await runInProcess(['prospects', 'create', '--attr', 'Lead Score=12', '--json', 'id,Lead Score'], baseEnv(sbEnv()));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ custom2: '12' });
+  });
+
   it('--attr takes a label ignoring case and spacing, and a field name in another case', async () => {
     const env = baseEnv(sbEnv());
     const mark = sb.requests.length;
