@@ -14,6 +14,8 @@ import { inShard, type Shard } from './shard.js';
 import { idValue } from '../lossless-json.js';
 import { notAnAddress } from '../api/validate.js';
 import { isEmailAddress } from '../registry/index.js';
+import { resourceByType } from '../registry/index.js';
+import { looseName, matchFieldName } from '../registry/name-match.js';
 
 /** How input rows name prospects. */
 export type EnrollBy = 'id' | 'email';
@@ -62,15 +64,22 @@ function emailValue(v: unknown): EnrollValue {
   return { email: s };
 }
 
-/** `E-mail`, `Email`, `Prospect ID` → `email`, `email`, `prospectid`: how spreadsheets spell a column. */
-function looseName(c: string): string {
-  return c.toLowerCase().replace(/[\s_.-]/g, '');
-}
-
-/** The CSV column that holds the rows' ids or addresses: an exact name, else one spelled loosely. */
+/**
+ * The CSV column that holds the rows' ids or addresses: an exact name, else a header as people
+ * write it, read by the one header resolver of bulk input (registry/name-match.ts): `E-mail`,
+ * `Email Address`, `Mail`; `Prospect ID`, `ID`.
+ */
 export function keyColumn(header: string[], by: EnrollBy): string | undefined {
   const wanted = by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
-  return wanted.find((c) => header.includes(c)) ?? header.find((h) => wanted.some((c) => looseName(c) === looseName(h)));
+  const exact = wanted.find((c) => header.includes(c));
+  if (exact !== undefined) return exact;
+  const prospect = resourceByType('prospect')!;
+  const field = by === 'id' ? 'id' : 'emails';
+  return header.find((h) => {
+    if (by === 'id' && looseName(h) === 'prospect') return true;
+    const m = matchFieldName(prospect, h, undefined, true);
+    return m !== undefined && 'match' in m && m.match.field === field;
+  });
 }
 
 /** The value of one input row; `column` is the CSV column found by {@link keyColumn}. */

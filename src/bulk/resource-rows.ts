@@ -15,7 +15,7 @@ import { findAttribute, findRelationship, type AttributeSpec, type ResourceType 
 import { splitList, unneutralise } from './csv-parse.js';
 import { setField } from '../own-field.js';
 import type { RawRow } from './readers.js';
-import { hasNamedValue, substituteNames, type RelNames } from './rel-names.js';
+import { hasNamedValue, parseNamed, substituteNames, type RelNames } from './rel-names.js';
 
 /** The bulk operations. */
 export type WriteOp = 'create' | 'update' | 'delete';
@@ -37,14 +37,26 @@ export interface PreparedWrite {
  * values checked and normalised as `--attr` does.
  */
 export interface RowNames {
+  /**
+   * The field a column was resolved to before the run (header-map.ts), whatever its name; `named`
+   * when its cells name the related record (`Account Name`: `Acme` is sent as `name:Acme`).
+   */
+  column?(key: string): { name: string; named?: 'name' } | undefined;
   resolve(key: string): { name: string; spec: AttributeSpec } | undefined;
   apply(attributes: Record<string, unknown>, forUpdate: boolean): FieldProblem[];
 }
 
 /** The field a column or key names: as written when the registry knows it, else a label's field. */
 function fieldOf(rt: ResourceType, key: string, names: RowNames | undefined): string {
+  const mapped = names?.column?.(key);
+  if (mapped) return mapped.name;
   if (!names || key === 'id' || key === 'type' || key.includes('.') || findAttribute(rt, key) || findRelationship(rt, key)) return key;
   return names.resolve(key)?.name ?? key;
+}
+
+/** A cell of a column that names its related record (`Account Name`) written as `name:<cell>`. */
+function namedCell(names: RowNames | undefined, key: string, cell: string): string {
+  return names?.column?.(key)?.named === 'name' && !parseNamed(cell) ? `name:${cell.trim()}` : cell;
 }
 
 /** A row turned into a request, or the problems that stop it. */
@@ -101,7 +113,7 @@ export function csvRecord(
     }
     const relName = column.endsWith('.id') ? column.slice(0, -3) : column;
     if (findRelationship(rt, relName) && !findAttribute(rt, column)) {
-      setField(record, column, cell);
+      setField(record, column, namedCell(names, header, cell));
       continue;
     }
     const spec = findAttribute(rt, column);
@@ -149,7 +161,7 @@ export function rowRecord(
     // A copy: the org checks normalise values in place.
     const record: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(raw.value as Record<string, unknown>))
-      if (!skip?.has(k)) setField(record, fieldOf(rt, k, names), v);
+      if (!skip?.has(k)) setField(record, fieldOf(rt, k, names), typeof v === 'string' ? namedCell(names, k, v) : v);
     return { record, problems: [] };
   }
   return { record: raw.value as Record<string, unknown>, problems: [] };

@@ -3,12 +3,13 @@
  * `-o json`). Commander gives an option with an optional value the next word whatever it is, so
  * `svc --json prospects list` or `svc prospects get --json 12` would lose their command or id.
  * The rule: the word after `--json` is its field list when it is written as field names
- * (`a,b.c`) and is not a command word (a command or subcommand name, or an HTTP method of
+ * (`a,b.c`, `id,Lead Score`) and is not a command word (a command or subcommand name, or an HTTP method of
  * `svc api`); otherwise `--json` stands alone. `--json=a,b` always gives fields.
  */
 import type { Command } from 'commander';
 
-const FIELD_LIST = /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*(,[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*)*$/;
+// A name may hold spaces: a custom-field label (`--json "id,Lead Score"`).
+const FIELD_LIST = /^[A-Za-z_][\w -]*(\.[A-Za-z_][\w -]*)*(,\s*[A-Za-z_][\w -]*(\.[A-Za-z_][\w -]*)*)*$/;
 const METHODS = ['get', 'post', 'patch', 'put', 'delete', 'head'];
 
 /** Every command and alias name at any depth, lower-case. */

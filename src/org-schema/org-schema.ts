@@ -5,6 +5,7 @@
 import { checkValue } from '../api/validate.js';
 import { UsageError } from '../errors.js';
 import { findAttribute, resourceByType, RESOURCES, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { looseName } from '../registry/name-match.js';
 import { checkCustomValue, fieldName } from './custom-values.js';
 import { attributesFromOpenApi } from './openapi-fields.js';
 import { ORG_SCHEMA_VERSION, type CustomField, type OrgSchema, type OrgType } from './types.js';
@@ -91,9 +92,8 @@ export interface OrgTypeView {
   extraAttributes: AttributeSpec[];
 }
 
-function normLabel(s: string): string {
-  return s.trim().replace(/\s+/g, ' ').toLowerCase();
-}
+/** Labels match as every name does (registry/name-match.ts): case, spaces and punctuation aside. */
+const normLabel = looseName;
 
 /** The view of one type; undefined when the org adds nothing to it. */
 export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | undefined {

@@ -113,10 +113,11 @@ describe('custom-field labels as attribute names', () => {
     expect(json<{ custom3: string }>(upd).custom3).toBe('https://cal.example.com/ada');
   });
 
-  it('without a pulled schema labels are not names', async () => {
-    const r = await runSvc(['prospects', 'create', '--attr', 'Lead Score=42'], { env: sbEnv() });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no attribute 'Lead Score'/);
+  it('without a pulled schema a label pulls the schema once, then names its field', async () => {
+    const r = await runSvc(['prospects', 'create', '--attr', 'Lead Score=42', '-o', 'json'], { env: sbEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/"Lead Score" not known: pulling the org schema/);
+    expect(JSON.parse(r.stdout).custom2).toBe('42');
   });
 });
 

@@ -45,7 +45,7 @@ export function registerEnroll(program: Command, app: App): void {
 Examples:
   $ svc enroll --sequence 3 --mailbox 1 --prospect 10 --prospect 11,12
   $ svc enroll --sequence 3 --mailbox 1 --input leads.csv --by email --report enroll.ndjson
-  $ svc enroll --sequence "Outbound Enterprise" --mailbox ada@example.com --input leads.csv --by email
+  $ svc enroll --sequence "Outbound Enterprise" --mailbox olive.owner@acme-rockets.test --input leads.csv --by email
   $ svc enroll --sequence 3 --mailbox 1 --input ids.txt --shard 2/4      # CI machine 2 of 4
 
 A value of digits only is an id. Names match whole, case ignored; a name that matches no

@@ -7,6 +7,7 @@ import { UsageError } from '../../errors.js';
 import { findAttribute, type AttributeSpec, type ResourceType } from '../../registry/index.js';
 import { ownField, setField } from '../../own-field.js';
 import { parseJson } from '../../lossless-json.js';
+import { matchFieldName } from '../../registry/name-match.js';
 
 /** Splits `k=v` at the first `=`; `k:=json` marks a raw JSON value. */
 function splitPair(flag: string, what: string): { key: string; value: string; json: boolean } {
@@ -33,9 +34,11 @@ export function attributesFromFlags(rt: ResourceType, flags: string[], names?: A
   for (const flag of flags) {
     const pair = splitPair(flag, '--attr');
     const { value, json } = pair;
-    const known = findAttribute(rt, pair.key);
+    // A name spelled another way (`firstname`) is the registry's field, as in every flag.
+    const loose = findAttribute(rt, pair.key) ? undefined : matchFieldName(rt, pair.key);
+    const known = findAttribute(rt, loose && 'match' in loose ? loose.match.field : pair.key);
     const resolved = known ? undefined : names?.resolve(pair.key);
-    const key = resolved?.name ?? pair.key;
+    const key = known?.name ?? resolved?.name ?? pair.key;
     const spec = known ?? resolved?.spec;
     let v: unknown;
     if (json) {

@@ -17,10 +17,15 @@ import { resolveNames } from '../shared/row-rel-names.js';
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 
 /** Runs a bulk create, update or delete. */
-export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: BulkFlags & { input: string }): Promise<void> {
+export async function bulkWriteHandler(
+  ctx: Context,
+  rt: ResourceType,
+  op: WriteOp,
+  flags: BulkFlags & { input: string; map?: string[] },
+): Promise<void> {
   const label = `${rt.command} ${VERB[op]}`;
   const setup = bulkSetup(flags, label, ctx.globals.sandbox);
-  const input = await readResourceInput(ctx, rt, op, flags.input, setup);
+  const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
   const { format, dialect, journal } = input;
   if (op !== 'delete') await resolveNames(ctx, rt, input);
 

@@ -13,7 +13,7 @@ type Op = 'create' | 'update' | 'delete';
 
 /**
  * Adds `--input`, `--concurrency`, `--journal`, `--report`, `--strict`, `--shard`, `--settle`, `--resend-unconfirmed`,
- * `--skip-failed`, `--max-failures`, `--failed`, `--ignore-columns`, `--delimiter`, `--encoding`.
+ * `--skip-failed`, `--max-failures`, `--failed`, `--map`, `--ignore-columns`, `--delimiter`, `--encoding`.
  */
 export function addBulkOptions(cmd: Command): Command {
   return cmd
@@ -37,6 +37,11 @@ export function addBulkOptions(cmd: Command): Command {
     .option('--skip-failed', 'bulk: skip rows an earlier run recorded as failed (default: try them again)')
     .option('--max-failures <n>', 'bulk: stop after n rows in a row refused with the same error (default 20; 0 never stops)')
     .option('--failed <file>', "bulk: write the failed rows there, in the input's format and columns plus an error column")
+    .option(
+      '--map <header=field>',
+      'bulk: read a column as this field or custom-field label ("Lead Score=custom2"; repeatable), or a JSON file {"Header": "field"}',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--ignore-columns <a,b>', 'bulk: input columns to leave out (unknown columns are refused otherwise)')
     .option('--delimiter <c>', 'bulk: CSV delimiter (default: sniffed from the header line: , ; or tab)')
     .option('--encoding <name>', 'bulk: text encoding of the input: utf-8, windows-1252, utf-16le, utf-16be (default: detected)');
@@ -56,17 +61,18 @@ const BULK_ONLY = [
   'ignoreColumns',
   'delimiter',
   'encoding',
+  'map',
 ] as const;
 
 /** The record id of a single update or delete; a usage error when it is missing or doubled. */
-export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags: BulkFlags): string {
+export function singleId(rt: ResourceType, op: Op, id: string | undefined, flags: BulkFlags & { map?: string[] }): string {
   if (id === undefined) throw new UsageError(`${rt.command} ${op}: give the record id, or --input FILE for many records`);
   checkBulkOnly(flags);
   return id;
 }
 
 /** Options that mean nothing without `--input`. */
-export function checkBulkOnly(flags: BulkFlags): void {
+export function checkBulkOnly(flags: BulkFlags & { map?: string[] }): void {
   const stray = BULK_ONLY.find((k) => flags[k] !== undefined);
   if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} works only with --input FILE`);
 }
@@ -77,7 +83,7 @@ export async function runBulk(
   rt: ResourceType,
   op: Op,
   id: string | undefined,
-  flags: BulkFlags & { input: string; attr?: string[]; rel?: string[]; data?: string },
+  flags: BulkFlags & { input: string; attr?: string[]; rel?: string[]; data?: string; map?: string[] },
 ): Promise<void> {
   if (id !== undefined) throw new UsageError(`${rt.command} ${op}: give either a record id or --input, not both`);
   if (flags.attr?.length || flags.rel?.length || flags.data !== undefined) {

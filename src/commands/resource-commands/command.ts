@@ -149,7 +149,10 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .argument('<file>', 'where to write (<file>.part until the export is complete)')
       .option('-f, --filter <expr>', 'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (one per field, ANDed)', collect)
       .option('--new-filter-syntax', 'send newFilterSyntax=true (bracket lists and ranges; escaped , and .. in values)')
-      .option('--format <fmt>', 'csv or ndjson (default: ndjson for *.ndjson and *.jsonl files, else csv)')
+      .option(
+        '--format <fmt>',
+        'csv or ndjson (default: ndjson for *.ndjson and *.jsonl files, csv for *.csv and names without an extension)',
+      )
       .option('--resume', 'continue a stopped export from the record after the last one in <file>.part')
       .option('--bom', 'start a CSV file with a UTF-8 byte order mark, so Excel reads accents right (default for *.csv files)')
       .option('--no-bom', 'no byte order mark, even for a *.csv file')

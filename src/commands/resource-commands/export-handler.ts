@@ -29,6 +29,7 @@ import { orgTypeView } from '../../org-schema/org-schema.js';
 import { describeOwner, parseOwner, sameOwner, type SideOwner } from '../../bulk/side-owner.js';
 import { isSymlinkRefusal, noFollow, writeFileAtomicSync } from '../../private-file.js';
 import { runOwner } from '../shared/org-owner.js';
+import { tipOnce } from '../shared/tip-once.js';
 
 /** Options of `export`. */
 interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
@@ -44,13 +45,22 @@ interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
 /** Records per id range: ten pages of 1,000, below the offset cap. */
 const RUN = 10_000;
 
-/** The format: `--format`, else from the name (`.ndjson`, `.jsonl`), else CSV. */
+/**
+ * The format: `--format`, else from the name (`.ndjson`, `.jsonl`; `.csv` or no extension: CSV).
+ * Another extension (`.xlsx`, `.json`) is refused: CSV written under it would open as garbage or
+ * not at all.
+ */
 function exportFormat(file: string, given: string | undefined): ExportFormat {
   if (given !== undefined) {
     if (given !== 'csv' && given !== 'ndjson') throw new UsageError(`--format ${given}: expected csv or ndjson`);
     return given;
   }
-  return /\.(ndjson|jsonl)$/i.test(file) ? 'ndjson' : 'csv';
+  if (/\.(ndjson|jsonl)$/i.test(file)) return 'ndjson';
+  const ext = /\.([^./\\]+)$/.exec(file)?.[1];
+  if (ext === undefined || ext.toLowerCase() === 'csv') return 'csv';
+  throw new UsageError(`export ${file}: export writes CSV (.csv) or NDJSON (.ndjson, .jsonl), not .${ext}`).hint(
+    `name the file .csv (Excel opens it) or .ndjson, or give --format csv|ndjson to write that format under this name`,
+  );
 }
 
 export async function exportHandler(ctx: Context, rt: ResourceType, file: string, flags: ExportFlags): Promise<void> {
@@ -71,9 +81,10 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
   if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
-  if (query.filters?.some((f) => f.path.length === 1 && f.path[0] === 'id')) {
-    throw new UsageError('export goes through the records by id: a filter on id is not offered (filter on other fields)');
-  }
+  // The export goes by id ranges of its own: a filter on id (as `list` takes it) bounds them.
+  const idFilter = query.filters?.find((f) => f.path.length === 1 && f.path[0] === 'id');
+  if (idFilter) query.filters = query.filters!.filter((f) => f !== idFilter);
+  const idBounds = idFilter ? idFilterBounds(idFilter) : undefined;
   let columns: string[] | undefined;
   if (format === 'csv') {
     const given = parseColumns(rt, flags.columns, names);
@@ -83,7 +94,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       columns = c.columns;
       if (c.unused) ctx.info(`leaving out ${c.unused} custom field(s) your org has not labelled (--all-columns keeps them)`);
       else if (!schema && rt.customFields && !flags.allColumns)
-        ctx.info('tip: after `svc schema pull`, exports leave out the custom fields your org does not use');
+        await tipOnce(ctx, 'export-schema-pull', 'tip: after `svc schema pull`, exports leave out the custom fields your org does not use');
     }
   }
   const bom = format === 'csv' && (flags.bom ?? /\.csv$/i.test(file));
@@ -164,7 +175,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     for (;;) {
       let n = 0;
       let lastId: number | undefined;
-      const q = { ...query, sort: ['id'], filters: [...(query.filters ?? []), ...(from !== undefined ? [idFrom(from)] : [])] };
+      const q = { ...query, sort: ['id'], filters: [...(query.filters ?? []), ...idFilters(from, idBounds)] };
       // The first request counts what is left, for the progress display's total and ETA.
       if (!counted) q.count = true;
       for await (const page of paginate(api, rt.path, {
@@ -272,4 +283,34 @@ function checkSameOwner(part: string, before: { owner?: unknown } | undefined, o
 
 function idFrom(from: number): Filter {
   return { path: ['id'], kind: 'range', values: [], from: String(from), escaped: false };
+}
+
+/** What a user's filter on id allows: a range's bounds, or a list's ids. */
+type IdBounds = { from?: number; to?: number } | { ids: number[] };
+
+function idFilterBounds(f: Filter): IdBounds {
+  const num = (v: string | undefined) => (v === undefined || v === 'inf' || v === 'neginf' ? undefined : Number(v));
+  if (f.kind === 'range') return { from: num(f.from), to: num(f.to) };
+  return { ids: f.values.map(Number).filter((n) => Number.isInteger(n)) };
+}
+
+/** The id filter of one run of the export: from the cursor on, within the user's filter on id. */
+function idFilters(from: number | undefined, bounds: IdBounds | undefined): Filter[] {
+  if (!bounds) return from !== undefined ? [idFrom(from)] : [];
+  if ('ids' in bounds) {
+    const ids = bounds.ids.filter((id) => from === undefined || id >= from).sort((a, b) => a - b);
+    // No id left: an id no record has, so that the run ends with an empty page.
+    return [{ path: ['id'], kind: ids.length > 1 ? 'list' : 'eq', values: ids.length ? ids.map(String) : ['0'], escaped: false }];
+  }
+  const start = Math.max(from ?? 1, bounds.from ?? 1);
+  return [
+    {
+      path: ['id'],
+      kind: 'range',
+      values: [],
+      from: String(start),
+      ...(bounds.to !== undefined ? { to: String(bounds.to) } : {}),
+      escaped: false,
+    },
+  ];
 }

@@ -21,7 +21,7 @@ export interface OrgNames {
 }
 
 /** Names a record of the type can have (custom fields by pattern, not listed). */
-function fieldNamesOf(rt: ResourceType): string[] {
+export function fieldNamesOf(rt: ResourceType): string[] {
   return [...rt.attributes.map((a) => a.name), ...rt.relationships.map((r) => r.name)];
 }
 

@@ -5,7 +5,7 @@
  * records stamped exactly at midnight.
  */
 import type { Filter } from '../../api/filter.js';
-import { checkValue } from '../../api/validate.js';
+import { checkValue, coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
 import type { AttributeSpec } from '../../registry/index.js';
 
@@ -81,6 +81,7 @@ function problemOf(spec: AttributeSpec, v: string): string | undefined {
  * @throws UsageError for an impossible or malformed date
  */
 export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filter, given: string, now: Date = new Date()): Filter {
+  if (spec && (spec.type === 'number' || spec.type === 'integer')) return checkNumbers(spec, given0, given);
   if (!spec || (spec.type !== 'date' && spec.type !== 'date-time')) return given0;
   const f = resolveRelativeDates(given0, now);
   const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
@@ -90,6 +91,19 @@ export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filte
       const wanted = `${spec.type === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD (a whole day) or YYYY-MM-DDThh:mm:ss'}, or today, yesterday, 7d (days ago), 2w (weeks ago)`;
       throw new UsageError(`filter "${given}": "${v}" is not a valid ${spec.type} on ${f.path.join('.')}`).hint(`write ${wanted}`);
     }
+  }
+  // A range whose start is after its end matches nothing: a typo, never meant (days compared
+  // first: a bare date as an end covers its whole day).
+  if (
+    f.kind === 'range' &&
+    f.from !== undefined &&
+    f.to !== undefined &&
+    !['inf', 'neginf'].includes(f.from) &&
+    !['inf', 'neginf'].includes(f.to)
+  ) {
+    const [a, b] = [f.from, f.to];
+    const reversed = a.slice(0, 10) > b.slice(0, 10) || (a.slice(0, 10) === b.slice(0, 10) && a.length > 10 && b.length > 10 && a > b);
+    if (reversed) throw reversedRange(given, f, a, b);
   }
   if (spec.type === 'date') return f;
   if (f.kind === 'eq' && BARE_DATE.test(f.values[0]!)) {
@@ -101,6 +115,30 @@ export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filte
       `filter one day (${f.path.join('.')}=${f.values.find((v) => BARE_DATE.test(v))}), or days in a row with a range a..b`,
     );
   }
+  return f;
+}
+
+/** A range that ends before it starts. */
+function reversedRange(given: string, f: Filter, from: string, to: string): UsageError {
+  const name = f.path.join('.');
+  return new UsageError(`filter "${given}": the range starts (${from}) after it ends (${to}), so it matches nothing`).hint(
+    `write the earlier bound first: --filter '${name}=${to}..${from}'`,
+  );
+}
+
+/** Numbers checked here (the service would refuse them with exit 1), and a range the right way round. */
+function checkNumbers(spec: AttributeSpec, f: Filter, given: string): Filter {
+  const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
+  for (const v of values) {
+    if (v === 'inf' || v === 'neginf') continue;
+    const c = coerceString(spec, v);
+    if ('problem' in c)
+      throw new UsageError(
+        `filter "${given}": "${v}" is not ${spec.type === 'integer' ? 'an integer' : 'a number'} (${f.path.join('.')} is ${spec.type === 'integer' ? 'an integer' : 'a number'})`,
+      );
+  }
+  if (f.kind === 'range' && f.from !== undefined && f.to !== undefined && Number(f.from) > Number(f.to))
+    throw reversedRange(given, f, f.from, f.to);
   return f;
 }
 

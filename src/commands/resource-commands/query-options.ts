@@ -15,6 +15,7 @@ import {
   type AttributeSpec,
   type ResourceType,
 } from '../../registry/index.js';
+import { matchFieldName } from '../../registry/name-match.js';
 import type { AttributeNames } from './attr-flags.js';
 import { checkFilterValues, refuseRepeatedFields } from './filter-checks.js';
 
@@ -36,40 +37,50 @@ function filterHead(expr: string): string {
   return /^[A-Za-z_]\w*\./.test(name) ? name.slice(0, name.indexOf('.')) : name;
 }
 
-/** The name a user gave, or the attribute it means in the org schema (a custom-field label). */
-function resolveName(rt: ResourceType, name: string, names: AttributeNames | undefined): string {
-  if (!names || knownName(rt, name)) return name;
-  return names.resolve(name)?.name ?? name;
+/**
+ * The name a user gave, or the field it means: spelled another way (`firstname`, `Lead score`)
+ * or a custom-field label (the org schema), by the one resolver of names (registry/name-match.ts).
+ */
+export function resolveName(rt: ResourceType, name: string, names: AttributeNames | undefined): string {
+  if (knownName(rt, name)) return name;
+  const m = matchFieldName(rt, name);
+  if (m && 'match' in m) return m.match.field;
+  return names?.resolve(name)?.name ?? name;
 }
 
 /**
  * True when a list/get flag names a field the registry does not know as written, which may be
  * a custom-field label: only then is the org-schema cache read, so that list and get cost
  * nothing more when labels are not used.
+ * @param loosely count names the registry knows spelled another way as known (then only labels
+ *   and unknown names remain: what only the org schema can answer)
  */
-export function namesUnknownFields(rt: ResourceType, flags: QueryFlags & { columns?: string }): boolean {
-  const unknown = (n: string, t: ResourceType = rt) => n !== '' && !knownName(t, n);
-  if (flags.filter?.some((e) => unknown(filterHead(e)))) return true;
-  if (flags.sort?.split(',').some((k) => unknown(k.trim().replace(/^-/, '')) && !k.includes('.'))) return true;
+export function namesUnknownFields(rt: ResourceType, flags: QueryFlags & { columns?: string }, loosely = false): boolean {
+  return unknownNames(rt, flags, loosely).length > 0;
+}
+
+/** The names of {@link namesUnknownFields}, as given. */
+export function unknownNames(rt: ResourceType, flags: QueryFlags & { columns?: string }, loosely = true): string[] {
+  // `loosely`: a name the registry knows spelled another way (`firstname`) counts as known.
+  const out: string[] = [];
+  const check = (n: string, t: ResourceType = rt) => {
+    if (n !== '' && !knownName(t, n) && !(loosely && matchFieldName(t, n))) out.push(n);
+  };
+  for (const e of flags.filter ?? []) check(filterHead(e));
+  for (const k of flags.sort?.split(',') ?? []) if (!k.includes('.')) check(k.trim().replace(/^-/, ''));
   for (const f of flags.fields ?? []) {
     const eq = f.indexOf('=');
     const t = eq < 0 ? rt : (resourceByType(f.slice(0, eq).trim()) ?? findResource(f.slice(0, eq).trim()));
-    if (
-      t &&
-      f
-        .slice(eq + 1)
-        .split(',')
-        .some((n) => unknown(n.trim(), t))
-    )
-      return true;
+    if (t) for (const n of f.slice(eq + 1).split(',')) check(n.trim(), t);
   }
-  return !!flags.columns?.split(',').some((c) => {
+  for (const c of flags.columns?.split(',') ?? []) {
     const [head, tail] = c.trim().split('.');
-    if (tail === undefined) return unknown(head!);
-    const target = findRelationship(rt, head!)?.target;
+    const target = tail === undefined ? undefined : findRelationship(rt, head!)?.target;
     const t = target ? resourceByType(target) : undefined;
-    return t ? unknown(tail, t) : unknown(head!);
-  });
+    if (t) check(tail!, t);
+    else check(head!);
+  }
+  return [...new Set(out)];
 }
 
 /** `--columns a,b` as a list, custom-field labels turned into their field names. */
@@ -107,9 +118,14 @@ function filterSpec(rt: ResourceType, [head, tail]: string[], names?: AttributeN
 function checkFilter(rt: ResourceType, given: string, warn: (m: string) => void, names?: AttributeNames): Filter {
   let expr = given;
   const given0 = filterHead(given);
-  if (names && given0 && !knownName(rt, given0)) {
+  if (names && given0 && !knownName(rt, given0) && !matchFieldName(rt, given0)) {
     const resolved = names.resolve(given0);
     if (resolved) expr = `${resolved.name}${given.slice(given.indexOf('=')).replace(/^\s*/, '')}`;
+  }
+  // A name spelled another way (`FirstName=Ada`); a dotted `rel.attr` name keeps its form.
+  if (given0 && !knownName(rt, given0) && expr === given && given.slice(0, given.indexOf('=')).trim() === given0) {
+    const loose = resolveName(rt, given0, undefined);
+    if (loose !== given0) expr = `${loose}${given.slice(given.indexOf('=')).replace(/^\s*/, '')}`;
   }
   let f: Filter;
   try {
@@ -197,7 +213,9 @@ function parseFields(rt: ResourceType, flags: string[], names?: AttributeNames):
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean)
-      .map((n) => (type === rt.type ? resolveName(rt, n, names) : n));
+      .map((n) => (type === rt.type ? resolveName(rt, n, names) : n))
+      // Every record carries its id and type: the API refuses them as fields (422).
+      .filter((n) => n !== 'id' && n !== 'type');
     out[type] = [...(out[type] ?? []), ...fields];
   }
   return out;

@@ -13,8 +13,9 @@ import { writeOut } from '../../output/io.js';
 import { startSpinner } from '../../output/spinner.js';
 import { findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
-import { applyColumns, checkFieldNames, jsonSparseFields, type OrgNames } from './field-names.js';
-import { buildListQuery, namesUnknownFields, parseColumns, type QueryFlags } from './query-options.js';
+import { nearMiss } from '../../suggest.js';
+import { applyColumns, checkFieldNames, fieldNamesOf, jsonSparseFields, type OrgNames } from './field-names.js';
+import { buildListQuery, namesUnknownFields, parseColumns, unknownNames, type QueryFlags } from './query-options.js';
 import { parseId, parseWholeNumber as parsePositiveInt } from '../../runtime/option-parsers.js';
 import { printValue, recordWriter } from '../shared/output.js';
 
@@ -46,7 +47,11 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (flags.count) query.count = true;
   if (query.fields) checkFieldNames(query.fields, org);
   const columns = parseColumns(rt, flags.columns, names);
-  if (columns) applyColumns(rt, columns, query, org, ctx.output === 'table' || ctx.output === 'csv');
+  // JSON and NDJSON show the columns too (as `--json a,b` would): never dropped without a word.
+  const jsonLike = ctx.output === 'json' || ctx.output === 'ndjson';
+  if (columns && jsonLike && ctx.globals.jsonFields) ctx.warn('--columns is not used: --json a,b,c names the fields of JSON output');
+  else if (columns && jsonLike) ctx.shape = { ...ctx.shape, fields: columns };
+  if (columns) applyColumns(rt, columns, query, org, ctx.output === 'table' || ctx.output === 'csv' || jsonLike);
   if (flags.allColumns && (columns || ctx.output !== 'csv'))
     throw new UsageError('--all-columns is for CSV output (-o csv) without --columns');
   const omitColumn = ctx.output === 'csv' && !columns && !flags.allColumns ? await unusedCustomFields(ctx, rt) : undefined;
@@ -181,8 +186,11 @@ export function withoutEmptyFields(r: FlatRecord | undefined): { kept: FlatRecor
  * `rel.attr` name includes the relationship (an id cannot show a name), as `--columns` does.
  */
 function askJsonFields(ctx: Context, rt: ResourceType, query: ListQuery, org: OrgNames): void {
-  const fields = ctx.globals.jsonFields;
-  if (!fields) return;
+  const given = ctx.globals.jsonFields;
+  if (!given) return;
+  // Labels and other spellings name their fields (`Lead Score` → custom2), as in --columns.
+  const fields = parseColumns(rt, given.join(','), org.view(rt)) ?? [];
+  if (ctx.shape) ctx.shape = { ...ctx.shape, fields };
   // Checked like --columns (a typo would print a column of nulls), without changing the query.
   applyColumns(rt, fields, query, org, false, '--json');
   const sparse = jsonSparseFields(rt, fields);
@@ -209,9 +217,14 @@ function withJsonFields(ctx: Context, flags: QueryFlags & { columns?: string }):
 async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { columns?: string }): Promise<OrgNames> {
   if (!namesUnknownFields(rt, flags)) return { view: () => undefined, pulled: false };
   // Performance machinery (src/README.md, Build): loaded with import() when first used.
-  const { loadOrgSchema } = await import('../schema/load.js');
+  const { loadOrPullOrgSchema } = await import('../schema/load-or-pull.js');
   const { orgTypeView } = await import('../../org-schema/org-schema.js');
-  const schema = await loadOrgSchema(ctx);
+  // Without a cache, a name no spelling of the registry's answers is pulled for once: a label
+  // then works, and a name that is no field is refused before the list is asked for.
+  // Only for a type the org can add to without the spec showing it; a near miss of a field is
+  // refused with the suggestion without asking.
+  const ask = rt.partial || rt.customFields ? unknownNames(rt, flags).filter((n) => !nearMiss(n, fieldNamesOf(rt))) : [];
+  const schema = await loadOrPullOrgSchema(ctx, ask);
   return { view: (t) => (schema ? orgTypeView(schema, t) : undefined), pulled: !!schema };
 }
 

@@ -26,7 +26,7 @@ import { resolveNames } from '../shared/row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
 
 /** Flags of a keyed run. */
-export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boolean };
+export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boolean; map?: string[] };
 
 /** Runs an upsert, or an update matched by key. */
 export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: KeyMode, flags: KeyedFlags): Promise<void> {
@@ -39,7 +39,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     );
   const setup = bulkSetup(flags, `${rt.command} ${mode}`, ctx.globals.sandbox);
   // Read and checked as for create and update --input: every column resolved before anything is sent.
-  const input: KeyedInput = { ...(await readResourceInput(ctx, rt, 'update', flags.input, setup)), mode, match };
+  const input: KeyedInput = { ...(await readResourceInput(ctx, rt, 'update', flags.input, setup, flags.map)), mode, match };
   const { format, dialect, journal } = input;
   const label = `${rt.command} ${mode} by ${match}`;
   const nameLookups = await resolveNames(ctx, rt, input);

@@ -14,7 +14,10 @@ import { writeOut } from '../../output/io.js';
 import { pick } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
 import { checkTypeRules } from './type-rules.js';
-import { loadOrgTypeView } from '../schema/load.js';
+import { loadOrPullOrgSchema } from '../schema/load-or-pull.js';
+import { orgTypeView } from '../../org-schema/org-schema.js';
+import { matchFieldName } from '../../registry/name-match.js';
+import { resolveName } from './query-options.js';
 import { resolveRelValue } from '../shared/name-lookup.js';
 import { readDataArgument } from '../shared/read-data.js';
 import { printJsonResult, recordWriter } from '../shared/output.js';
@@ -32,8 +35,20 @@ interface WriteFlags {
 /** Builds the `data` of a write from `--data`, `--attr` and `--rel` (flags win over --data). */
 async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forUpdate: boolean): Promise<WriteData> {
   const data: WriteData = { type: rt.type, attributes: {}, relationships: {} };
-  // The org schema cached by `svc schema pull` (labels, custom validations), when there is one.
-  const org = await loadOrgTypeView(ctx, rt);
+  // The org schema cached by `svc schema pull` (labels, custom validations), when there is one;
+  // pulled once when an `--attr` name is none of the registry's (a label without a cache).
+  const unknown = (flags.attr ?? [])
+    .map((a) =>
+      a
+        .slice(0, Math.max(a.indexOf('='), 0))
+        .replace(/:$/, '')
+        .trim(),
+    )
+    .filter((k) => k !== '' && !matchFieldName(rt, k));
+  const schema = await loadOrPullOrgSchema(ctx, unknown);
+  const org = schema ? orgTypeView(schema, rt) : undefined;
+  // `--json id,Lead Score` prints the written record's field, as list does.
+  if (ctx.shape?.fields) ctx.shape = { ...ctx.shape, fields: ctx.shape.fields.map((f) => (f.includes('.') ? f : resolveName(rt, f, org))) };
   if (flags.data !== undefined) {
     const value = await readDataArgument(ctx, flags.data);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('--data: expected a JSON object');

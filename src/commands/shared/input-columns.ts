@@ -1,18 +1,22 @@
 /**
- * Every column of a bulk input file resolved before the first write: an attribute, a
- * relationship (`account`, `account.id`), a column of an included record that is left out
- * (`account.name`), a custom-field label or org-only field (the org schema), or unknown. A column
+ * Every column of a bulk input file resolved before the first write (src/bulk/header-map.ts): an
+ * attribute, a relationship (`account`, `account.id`), a column of an included record that is
+ * left out (`account.name`), a custom-field label or org-only field (the org schema), a header as
+ * people write it (`First Name`, `E-mail`, `Phone`), a `--map` entry, or unknown. A column
  * that is none of these would make every row fail alike, one request each; it is refused up
  * front (exit 2, nothing sent) with a near miss, unless `--ignore-columns` names it. When a
  * column is not a known name and the profile has no schema cached, the schema is pulled once
  * (two requests) first: a label such as `Lead Score` is then known.
  */
+import fs from 'node:fs';
+import { parseColumnMap, renamedColumns, resolveHeaders } from '../../bulk/header-map.js';
 import { readRows, type InputDialect, type InputFormat } from '../../bulk/readers.js';
 import { ERROR_COLUMN } from '../../bulk/failed-rows.js';
-import { ignoredCsvColumn } from '../../bulk/resource-rows.js';
+import { ignoredCsvColumn, type RowNames } from '../../bulk/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
-import { findAttribute, findRelationship, type ResourceType } from '../../registry/index.js';
+import { findAttribute, type ResourceType } from '../../registry/index.js';
+import { looseName, matchFieldName, type FieldMatch } from '../../registry/name-match.js';
 import { orgTypeView, type OrgTypeView } from '../../org-schema/org-schema.js';
 import { nearMiss } from '../../suggest.js';
 import { loadOrgSchema } from '../schema/load.js';
@@ -36,15 +40,6 @@ export async function inputColumns(file: string, format: InputFormat, dialect: I
   return [...keys];
 }
 
-/** True when the registry or the org names the column (or it is one the writer leaves out). */
-function known(rt: ResourceType, column: string, view: OrgTypeView | undefined): boolean {
-  if (column === 'id' || column === 'type') return true;
-  if (findAttribute(rt, column) || findRelationship(rt, column)) return true;
-  if (column.endsWith('.id') && findRelationship(rt, column.slice(0, -3))) return true;
-  if (ignoredCsvColumn(rt, column)) return true;
-  return view?.resolve(column) !== undefined;
-}
-
 /** Names a near miss is looked for among. */
 function candidates(rt: ResourceType, view: OrgTypeView | undefined): string[] {
   const out = [...rt.attributes.map((a) => a.name), ...rt.relationships.map((r) => r.name)];
@@ -55,15 +50,44 @@ function candidates(rt: ResourceType, view: OrgTypeView | undefined): string[] {
 
 /** What {@link checkInputColumns} found. */
 export interface CheckedColumns {
-  /** The org's view of the type for the rows (labels, custom-value checks), when it adds to it. */
-  view: OrgTypeView | undefined;
+  /**
+   * The names the rows are read with: each column's field (headers as people write them,
+   * `--map`, custom-field labels) and the org's checks of custom values.
+   */
+  view: RowNames | undefined;
   /** Columns the rows leave out: `--ignore-columns`, and the error column of a failed-rows file. */
   skip: ReadonlySet<string>;
 }
 
+/** The rows' names: the resolved columns first, then the org's view (NDJSON keys beyond the first 1000). */
+function rowNames(rt: ResourceType, columns: ReadonlyMap<string, FieldMatch>, view: OrgTypeView | undefined): RowNames | undefined {
+  if (!view && renamedColumns(columns).length === 0) return undefined;
+  return {
+    column: (key) => {
+      const m = columns.get(key);
+      return m ? { name: m.field, ...(m.named ? { named: m.named } : {}) } : undefined;
+    },
+    resolve: (key) => {
+      const m = columns.get(key);
+      if (!m) return view?.resolve(key);
+      return { name: m.field, spec: findAttribute(rt, m.field) ?? view?.resolve(m.field)?.spec ?? { name: m.field, type: 'string' } };
+    },
+    apply: (attributes, forUpdate) => view?.apply(attributes, forUpdate) ?? [],
+  };
+}
+
+/** `--map` values read, or a usage error. */
+export function columnMap(values: readonly string[] | undefined): Map<string, string> {
+  const map = parseColumnMap(values ?? [], (file) => fs.readFileSync(file, 'utf8'));
+  if ('problem' in map) throw new UsageError(map.problem);
+  return map;
+}
+
 /**
- * Resolves the columns of a bulk create or update file, pulling the schema when needed.
- * @throws UsageError naming every unknown column, with near misses
+ * Resolves the columns of a bulk create or update file, pulling the schema when needed, and says
+ * on stderr which columns are read under another name.
+ * @param map `--map`: header → field or label
+ * @throws UsageError naming every unknown column, with near misses, or an ambiguous one
  */
 export async function checkInputColumns(
   ctx: Context,
@@ -72,28 +96,43 @@ export async function checkInputColumns(
   format: InputFormat,
   dialect: InputDialect,
   ignore: ReadonlySet<string>,
+  map: ReadonlyMap<string, string> = new Map(),
 ): Promise<CheckedColumns> {
   const columns = await inputColumns(file, format, dialect);
   let schema = await loadOrgSchema(ctx);
   let view = schema ? orgTypeView(schema, rt) : undefined;
-  // A failed-rows file (`--failed`) fed back in carries its error column.
+  // A failed-rows file (`--failed`) fed back in carries its error column; `account.name` (a
+  // column of an included record) is left out by the rows with a warning.
   const skip = (c: string) => ignore.has(c) || (c === ERROR_COLUMN && !findAttribute(rt, c));
-  let unknown = columns.filter((c) => !skip(c) && !known(rt, c, view));
-  if (unknown.length && !schema) {
+  const leftOut = (c: string) => skip(c) || (!map.has(c) && ignoredCsvColumn(rt, c));
+  let resolved = resolveHeaders(rt, columns, view, map, leftOut);
+  // A label is known only to the org: its schema is pulled once when a column is still unknown.
+  const needsOrg = () => resolved.unknown.length > 0 || [...map.values()].some((f) => !matchFieldName(rt, f));
+  if (needsOrg() && !schema) {
+    const what = resolved.unknown.length ? resolved.unknown : [...map.values()].filter((f) => !matchFieldName(rt, f));
     ctx.info(
-      `column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')} not known: pulling the org schema (custom-field labels) once`,
+      `${resolved.unknown.length ? 'column' : '--map field'}${what.length > 1 ? 's' : ''} ${what.map((c) => `"${c}"`).join(', ')} not known: pulling the org schema (custom-field labels) once`,
     );
     try {
       schema = (await pullOrgSchema(ctx)).schema;
       view = orgTypeView(schema, rt);
-      unknown = columns.filter((c) => !skip(c) && !known(rt, c, view));
+      resolved = resolveHeaders(rt, columns, view, map, leftOut);
     } catch (err) {
       ctx.warn(`could not pull the org schema: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   for (const c of ignore) if (!columns.includes(c)) ctx.warn(`--ignore-columns: ${file} has no column "${c}"`);
-  if (unknown.length) throw unknownColumns(rt, file, unknown, candidates(rt, view), dialect, schema !== undefined);
-  return { view, skip: new Set(columns.filter(skip)) };
+  const loose = new Set(columns.map(looseName));
+  for (const k of map.keys()) if (!columns.includes(k) && !loose.has(looseName(k))) ctx.warn(`--map: ${file} has no column "${k}"`);
+  if (resolved.problems.length) {
+    const err = new UsageError(`--input ${file}: ${resolved.problems[0]}; nothing was sent`);
+    for (const p of resolved.problems.slice(1)) err.hint(p);
+    throw err;
+  }
+  if (resolved.unknown.length) throw unknownColumns(rt, file, resolved.unknown, candidates(rt, view), dialect, schema !== undefined);
+  const renamed = renamedColumns(resolved.columns);
+  if (renamed.length) ctx.info(`columns read as: ${renamed.join(', ')}`);
+  return { view: rowNames(rt, resolved.columns, view), skip: new Set(columns.filter(skip)) };
 }
 
 function unknownColumns(
@@ -119,8 +158,9 @@ function unknownColumns(
     );
   }
   err.hint(
-    `rename ${one ? 'it' : 'them'} in the file, or leave ${one ? 'it' : 'them'} out with --ignore-columns ${unknown.map(csvName).join(',')}`,
+    `say which field ${one ? 'it holds' : 'each holds'} with --map ${one ? `"${unknown[0]}=FIELD"` : '"Header=FIELD" (repeatable) or --map map.json'}, or rename ${one ? 'it' : 'them'} in the file`,
   );
+  err.hint(`to drop ${one ? 'it' : 'them'} and ${one ? 'its' : 'their'} data instead: --ignore-columns ${unknown.map(csvName).join(',')}`);
   err.hint(
     pulled
       ? `\`svc schema show ${rt.type}\` lists the fields, custom-field labels included`

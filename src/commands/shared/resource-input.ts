@@ -1,7 +1,7 @@
 /**
  * What every bulk run over a file of records (`create|update|delete --input`, `upsert`, `update
  * --match`) reads before its first pass: the file's format and dialect (said on stderr), the
- * journal of earlier runs, every column resolved, and on a rehearsal copy the mask of its fakes.
+ * journal of earlier runs, every column resolved (`--map` included), and on a rehearsal copy the mask of its fakes.
  */
 import { detectFormat, inspectInput } from '../../bulk/readers.js';
 import type { ResourceInput } from '../../bulk/resource-plan.js';
@@ -10,7 +10,7 @@ import type { Context } from '../../runtime/context.js';
 import type { ResourceType } from '../../registry/index.js';
 import { noteDialect } from './bulk-input.js';
 import { loadJournal, type BulkSetup } from './bulk-session.js';
-import { checkInputColumns } from './input-columns.js';
+import { checkInputColumns, columnMap } from './input-columns.js';
 import { rehearsalMask } from './rehearsal.js';
 
 /** The input of a run over `file`; a delete reads ids only (no columns to resolve, nothing to mask). */
@@ -20,6 +20,7 @@ export async function readResourceInput(
   op: WriteOp,
   file: string,
   setup: BulkSetup,
+  map?: readonly string[],
 ): Promise<ResourceInput> {
   const format = await detectFormat(file);
   const dialect = await inspectInput(file, format, setup.delimiter, setup.encoding);
@@ -28,7 +29,7 @@ export async function readResourceInput(
   const input: ResourceInput = { rt, op, file, format, shard: setup.shard, journal, skipFailed: setup.skipFailed, dialect };
   if (op === 'delete') return input;
   // Every column resolved before anything is sent: labels as column names, custom values checked.
-  const cols = await checkInputColumns(ctx, rt, file, format, dialect, setup.ignoreColumns);
+  const cols = await checkInputColumns(ctx, rt, file, format, dialect, setup.ignoreColumns, columnMap(map));
   input.skipColumns = cols.skip;
   if (cols.view) input.names = cols.view;
   const mask = await rehearsalMask(ctx);

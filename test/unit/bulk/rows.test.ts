@@ -118,7 +118,9 @@ describe('enroll rows', () => {
     expect(keyColumn(['Name', 'E-mail'], 'email')).toBe('E-mail');
     expect(keyColumn(['EMAIL', 'emails'], 'email')).toBe('emails');
     expect(keyColumn(['Prospect ID'], 'id')).toBe('Prospect ID');
-    expect(keyColumn(['Email Address'], 'email')).toBeUndefined();
+    expect(keyColumn(['Email Address'], 'email')).toBe('Email Address');
+    expect(keyColumn(['Mail', 'Name'], 'email')).toBe('Mail');
+    expect(keyColumn(['Phone'], 'email')).toBeUndefined();
     expect(enrollValue({ row: 1, value: { 'E-mail': 'a@x.test' }, csv: true }, 'email', 'E-mail')).toEqual({ email: 'a@x.test' });
     expect(enrollValue({ row: 1, value: 12 }, 'id')).toEqual({ id: 12 });
     expect(enrollValue({ row: 1, value: { prospect: { id: 3, type: 'prospect' } } }, 'id')).toEqual({ id: 3 });

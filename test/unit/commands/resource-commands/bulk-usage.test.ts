@@ -19,11 +19,13 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('export', () => {
-  it('usage errors: a filter on id, --bom with NDJSON', async () => {
+  it('usage errors: an extension it does not write, --bom with NDJSON', async () => {
     const dir = tempDir('svc-export-');
-    const id = await server.run(['prospects', 'export', path.join(dir, 'x.csv'), '--filter', 'id=5..']);
-    expect(id.code).toBe(2);
-    expect(id.stderr).toMatch(/a filter on id is not offered/);
+    for (const name of ['x.xlsx', 'x.json']) {
+      const r = await server.run(['prospects', 'export', path.join(dir, name)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/export writes CSV \(\.csv\) or NDJSON \(\.ndjson, \.jsonl\), not \.(xlsx|json)\nhint: name the file \.csv/);
+    }
     expect((await server.run(['prospects', 'export', path.join(dir, 'z.ndjson'), '--bom'])).code).toBe(2);
     expect(server.received).toEqual([]);
   });

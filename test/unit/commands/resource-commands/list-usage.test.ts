@@ -63,8 +63,8 @@ describe('--fields and --columns', () => {
   });
 
   it('--columns with a near miss: exit 2', async () => {
-    const r = await server.run(['prospects', 'list', '--columns', 'id,lastname', '-o', 'csv']);
-    refusedUnsent(r, /^error: --columns: prospect has no field "lastname"\nhint: did you mean lastName\?/m);
+    const r = await server.run(['prospects', 'list', '--columns', 'id,lastNme', '-o', 'csv']);
+    refusedUnsent(r, /^error: --columns: prospect has no field "lastNme"\nhint: did you mean lastName\?/m);
   });
 
   it('--columns account.nmae: exit 2 naming the included type', async () => {

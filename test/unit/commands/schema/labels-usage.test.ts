@@ -70,13 +70,25 @@ describe('labels in list flags', () => {
     expect(labelled.stderr).toMatch(/org schema from .*schema\.default\.json/);
   });
 
-  it('without a pulled schema a filter name with spaces is not a field name: said, with the way out', async () => {
+  it('without a pulled schema a dry run says how to know a label, and sends nothing', async () => {
     const mark = sb.requests.length;
-    const f = await runInProcess(['prospects', 'list', '--filter', 'Lead Source Detail=Referral'], baseEnv(sbEnv()));
+    const f = await runInProcess(['--dry-run', 'prospects', 'list', '--filter', 'Lead Source Detail=Referral'], baseEnv(sbEnv()));
     expect(f.code).toBe(2);
     expect(f.stderr).toMatch(/"Lead Source Detail" is not a field name/);
     expect(f.stderr).toMatch(/svc schema pull/);
-    expect(received(sb, mark, 'prospects')).toEqual([]);
+    expect(received(sb, mark)).toEqual([]);
+  });
+
+  it('without a pulled schema a label is pulled for once, then sent as its field', async () => {
+    const env = baseEnv(sbEnv());
+    const mark = sb.requests.length;
+    const f = await runInProcess(['prospects', 'list', '--sort', '-Lead Score', '--limit', '1', '-o', 'json'], env);
+    // Which custom fields sort is the org's business: the sandbox's org sorts none.
+    expect(f.code, f.stderr).toBe(1);
+    expect(f.stderr).toMatch(/"Lead Score" not known: pulling the org schema/);
+    const lists = received(sb, mark, 'prospects').filter((q) => q.method === 'GET');
+    expect(new URLSearchParams(lists[0]!.query.raw).get('sort')).toBe('-custom2');
+    expect(fs.readdirSync(env.SVC_CONFIG_DIR!)).toContain('schema.default.json');
   });
 });
 

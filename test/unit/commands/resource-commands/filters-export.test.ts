@@ -1,0 +1,89 @@
+/**
+ * Filters refused before sending when they cannot mean what they say (a reversed range, a word
+ * on a number), `export` taking the filters on id that `list` takes, `--format` naming what a
+ * file of another extension gets, and the `svc schema pull` tip of export said once per
+ * profile: in-process against a real sandbox over HTTP.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../../../helpers/in-process-cli.js';
+import { baseEnv, tempDir } from '../../../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../../../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let sbEnv: () => Record<string, string>;
+
+beforeAll(async () => {
+  ({ sb, env: sbEnv } = await sandboxWithEnv());
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+describe('filters that cannot mean what they say', () => {
+  it.each([
+    ['updatedAt=yesterday..2025-01-01', /the range starts \(\d{4}-\d\d-\d\d\) after it ends \(2025-01-01\), so it matches nothing/],
+    [
+      'engagedScore=9..2',
+      /the range starts \(9\) after it ends \(2\), so it matches nothing\nhint: write the earlier bound first: --filter 'engagedScore=2\.\.9'/,
+    ],
+    ['engagedScore=abc', /"abc" is not a number \(engagedScore is a number\)/],
+  ])('%s is a usage error; nothing is sent', async (filter, message) => {
+    const mark = sb.requests.length;
+    const r = await runInProcess(['prospects', 'list', '--filter', filter], baseEnv(sbEnv()));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(received(sb, mark, 'prospects')).toEqual([]);
+  });
+
+  it('a range the right way round still lists', async () => {
+    const r = await runInProcess(
+      ['prospects', 'list', '--filter', 'updatedAt=2025-01-01..today', '--limit', '1', '-o', 'json'],
+      baseEnv(sbEnv()),
+    );
+    expect(r.code, r.stderr).toBe(0);
+  });
+});
+
+describe('export', () => {
+  it('takes a filter on id as list does: a range and a list', async () => {
+    const env = baseEnv(sbEnv());
+    const dir = tempDir('svc-export-');
+    const range = path.join(dir, 'r.ndjson');
+    const r = await runInProcess(['prospects', 'export', range, '--filter', 'id=3..6'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const ids = (f: string) =>
+      fs
+        .readFileSync(f, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: number }).id);
+    expect(ids(range)).toEqual([3, 4, 5, 6]);
+    const list = path.join(dir, 'l.ndjson');
+    const l = await runInProcess(['prospects', 'export', list, '--filter', 'id=9,2,4'], env);
+    expect(l.code, l.stderr).toBe(0);
+    expect(ids(list)).toEqual([2, 4, 9]);
+  });
+
+  it('--format writes that format under any name', async () => {
+    const file = path.join(tempDir('svc-export-'), 'out.json');
+    const r = await runInProcess(['prospects', 'export', file, '--format', 'ndjson', '--filter', 'id=1'], baseEnv(sbEnv()));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8').trim())).toMatchObject({ id: 1 });
+  });
+
+  it('says the `svc schema pull` tip once per profile', async () => {
+    const env = baseEnv(sbEnv());
+    const dir = tempDir('svc-export-');
+    const tip = /tip: after `svc schema pull`/;
+    const first = await runInProcess(['prospects', 'export', path.join(dir, 'a.csv')], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(tip);
+    const second = await runInProcess(['prospects', 'export', path.join(dir, 'b.csv')], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toMatch(tip);
+    const other = await runInProcess(['--profile', 'other', 'prospects', 'export', path.join(dir, 'c.csv')], env);
+    expect(other.stderr).toMatch(tip);
+  });
+});
