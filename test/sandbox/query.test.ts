@@ -20,6 +20,22 @@ describe('filters', () => {
     for (const p of l.body.data) expect(['CEO', 'CTO']).toContain(p.attributes.title);
   });
 
+  it("the org's labelled custom fields filter and sort (as strings); unlabelled ones do neither", async () => {
+    const r = await c.get('/prospects?filter[custom1]=Referral&page[limit]=1000');
+    expect(r.status).toBe(200);
+    expect(r.body.data.length).toBeGreaterThan(0);
+    for (const p of r.body.data) expect(p.attributes.custom1).toBe('Referral');
+    const s = await c.get('/prospects?sort=-custom2&page[limit]=1000');
+    expect(s.status).toBe(200);
+    const scores = s.body.data.map((p: any) => p.attributes.custom2).filter((v: unknown) => v != null);
+    expect(scores.length).toBeGreaterThan(1);
+    expect(scores).toEqual([...scores].sort().reverse());
+    const unlabelled = await c.get('/prospects?filter[custom9]=x');
+    expect(unlabelled.status).toBe(422);
+    expect(JSON.stringify(unlabelled.body)).toContain('prospect.custom9 is not filterable');
+    expect((await c.get('/prospects?sort=custom9')).status).toBe(422);
+  });
+
   it('list attributes match any element (emails)', async () => {
     const one = await c.get('/prospects/3');
     const email = one.body.data.attributes.emails[0];

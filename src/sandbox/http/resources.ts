@@ -11,6 +11,7 @@ import { fieldNames, relationMembers, renderCollection, renderSingle, type Rende
 import type { Principal, WriteInput } from '../rules/types.js';
 import { hasScope, scopeName, type ScopeLevel } from '../rules/scopes.js';
 import type { Rec, Ref } from '../data/store.js';
+import type { CustomFieldValidation } from '../data/org.js';
 import { validateWrite } from '../query/validate.js';
 import { ruleContext, type Core } from './core.js';
 
@@ -217,6 +218,21 @@ export function preflight(rt: ResourceType, method: string, segments: string[], 
 }
 
 /** Handles `/{types}`, `/{types}/{id}`, `/{types}/{id}/actions/{name}` and `/{types}/{id}/{rel}`. */
+/**
+ * The type as filters and sorts see it: the spec leaves which custom fields filter and sort to
+ * the org, and the demo org lets every field it has labelled (`GET /types`) do both, compared as
+ * the strings they are; an unlabelled `customN` neither filters nor sorts.
+ */
+function queryType(rt: ResourceType, custom: Record<string, CustomFieldValidation> | undefined): ResourceType {
+  if (!custom) return rt;
+  const labelled = Object.keys(custom).filter((name) => custom[name]?.label && !rt.attributes.some((a) => a.name === name));
+  if (!labelled.length) return rt;
+  return {
+    ...rt,
+    attributes: [...rt.attributes, ...labelled.map((name) => ({ name, type: 'string' as const, filterable: true, sortable: true }))],
+  };
+}
+
 export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest): HandlerResponse {
   const [, idText, third, fourth, ...more] = req.segments;
   const path = '/' + req.segments.join('/');
@@ -234,7 +250,7 @@ export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest
       checkRenderQuery(rt, q, p);
       checkCrossedScopes(rt, q, p);
       if (q.offset > OFFSET_MAX) throw paramError('page[offset]', `page[offset] must be at most ${OFFSET_MAX}.`);
-      const { page, total } = runCollection(core.store, rt, q, rules);
+      const { page, total } = runCollection(core.store, queryType(rt, customValidations), q, rules);
       return json(200, renderCollection(rt, page, total, renderContext(core, q, p), pageLinks(core, rt, q, total)));
     }
     if (req.method === 'POST') {
@@ -303,7 +319,7 @@ export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest
       requireOp(rt, 'get', true, path);
       requireScope(p, rt, 'read');
       checkRenderQuery(rt, q, p);
-      checkQuery(core.store, rt, q);
+      checkQuery(core.store, queryType(rt, customValidations), q);
       return json(200, renderSingle(rt, item(), renderContext(core, q, p)));
     }
     case 'PATCH': {
