@@ -56,11 +56,13 @@ export interface JournalState {
   foreignOwners: SideOwner[];
   /** Rows recorded before any owner line (an older svc wrote them): whose they are is unknown. */
   unowned: number;
+  /** Bytes read (0 for no file): the writer checks, under the lock, that nobody wrote since. */
+  bytes: number;
 }
 
 /** An empty journal (no file, or none asked for). */
 export function emptyJournal(): JournalState {
-  return { entries: new Map(), damagedLines: 0, tornTail: false, foreign: 0, foreignOwners: [], unowned: 0 };
+  return { entries: new Map(), damagedLines: 0, tornTail: false, foreign: 0, foreignOwners: [], unowned: 0, bytes: 0 };
 }
 
 /** The line that starts each run's entries: `{"owner":{...},"at":...}`. */
@@ -130,6 +132,7 @@ export async function readJournal(file: string, owner?: SideOwner): Promise<Jour
   state.damagedLines = badInMiddle;
   state.foreign = foreignRows.size;
   state.unowned = unownedRows.size;
+  state.bytes = input.bytesRead;
   return state;
 }
 
@@ -203,15 +206,25 @@ export class JournalWriter {
   /**
    * Takes the journal's lock (two runs writing one journal would each redo the other's rows)
    * and opens it for appending. A lock left by a process that no longer runs is taken over.
+   *
+   * @param readBytes the size the journal had when this run read it (`JournalState.bytes`): a
+   *   run reads its journal before it takes the lock (the plan needs it), so another run may
+   *   have done rows in between; a journal that is no longer that size is refused, not appended
+   *   to, since this run's plan would do those rows again.
    */
-  open(): void {
+  open(readBytes?: number): void {
     checkBeforeLock(this.file);
     this.lock.take();
     try {
       this.fd = fs.openSync(this.file, noFollow('a+'), 0o600);
       checkRegularFd(this.file, this.fd);
-      // A torn last line from a killed run: start on a fresh line so ours stays readable.
       const size = fs.fstatSync(this.fd).size;
+      if (readBytes !== undefined && size !== readBytes) {
+        throw new UsageError(`--journal ${this.file}: another svc run wrote to it while this run was reading it`).hint(
+          'run the same command again when that run is over: it skips what that run did',
+        );
+      }
+      // A torn last line from a killed run: start on a fresh line so ours stays readable.
       if (size > 0) {
         const b = Buffer.alloc(1);
         fs.readSync(this.fd, b, 0, 1, size - 1);

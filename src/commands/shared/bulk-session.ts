@@ -59,6 +59,8 @@ export interface BulkSetup {
   owner?: SideOwner;
   /** `--journal` was given: a journal of another org or command is refused, not shared. */
   journalGiven: boolean;
+  /** The journal's size when {@link loadJournal} read it: the lock is taken after that read. */
+  journalBytes?: number;
   concurrency: number;
   shard: Shard | undefined;
   /** Journal file; undefined when there is no input file and no `--journal`. */
@@ -192,6 +194,7 @@ export async function loadJournal(ctx: Context, setup: BulkSetup): Promise<Journ
   if (state.damagedLines) ctx.warn(`${path}: ${state.damagedLines} unreadable journal line(s) ignored`);
   if (state.tornTail) ctx.trace(`${path}: ignoring a cut-off last line (an earlier run was killed while writing it)`);
   if (state.entries.size) ctx.info(`journal ${path}: ${state.entries.size.toLocaleString('en-US')} row(s) recorded by earlier runs`);
+  setup.journalBytes = state.bytes;
   return state;
 }
 
@@ -270,7 +273,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
         // Through the requester: paced with the run's other requests, its waits shown.
         await runOwnerOf(ctx, setup, async (url) => (await requester.send({ method: 'GET', path: url }, 'read')).doc),
       );
-      journal.open();
+      journal.open(setup.journalBytes);
     }
     if (setup.reportPath === '-') report = beforeEach(() => progress.clear(), redacted(ctx, stdoutReport(ctx.io.stdout)));
     else if (setup.reportPath) report = redacted(ctx, openReportFile(setup.reportPath));

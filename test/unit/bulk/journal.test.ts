@@ -33,6 +33,33 @@ describe('journal', () => {
     expect(fs.statSync(f).mode & 0o777).toBe(0o600);
   });
 
+  it('a run whose journal another run wrote to between its read and its lock is refused, nothing appended', async () => {
+    // Two copies of one command: both read the journal (empty, or as an earlier run left it),
+    // the first takes the lock, does every row and lets go; the second then takes the lock. Its
+    // plan, made from the read, would do every row again.
+    for (const before of ['', '{"key":"z","row":9,"status":"created","id":3,"at":"x"}\n']) {
+      const f = file();
+      if (before) fs.writeFileSync(f, before);
+      const first = await readJournal(f);
+      const second = await readJournal(f);
+      expect(second.bytes).toBe(Buffer.byteLength(before));
+      const a = new JournalWriter(f);
+      a.open(first.bytes);
+      a.write({ key: 'a', row: 1, status: 'created', id: 42 });
+      a.close();
+      const written = fs.readFileSync(f, 'utf8');
+      const b = new JournalWriter(f);
+      expect(() => b.open(second.bytes)).toThrow(/another svc run wrote to it while this run was reading it/);
+      expect(fs.readFileSync(f, 'utf8')).toBe(written);
+      // The lock was let go: a rerun reads what the first run did and goes on.
+      const again = await readJournal(f);
+      expect(again.entries.get('a')?.status).toBe('created');
+      const c = new JournalWriter(f);
+      c.open(again.bytes);
+      c.close();
+    }
+  });
+
   it('ignores a torn last line and starts the next entry on a fresh line', async () => {
     const f = file();
     fs.writeFileSync(f, '{"key":"a","row":1,"status":"created","id":1,"at":"x"}\n{"key":"b","row":2,"sta');
