@@ -11,7 +11,7 @@
  */
 import { coerceString, type FieldProblem } from '../api/validate.js';
 import { normalizeId, recordToWriteData, toDocument, type WriteData } from '../api/write-body.js';
-import { findAttribute, findRelationship, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { decimalCommaNumber, findAttribute, findRelationship, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { splitList, unneutralise } from './csv-parse.js';
 import { setField } from '../own-field.js';
 import type { RawRow } from './readers.js';
@@ -43,7 +43,8 @@ export interface RowNames {
    */
   column?(key: string): { name: string; named?: 'name' } | undefined;
   resolve(key: string): { name: string; spec: AttributeSpec } | undefined;
-  apply(attributes: Record<string, unknown>, forUpdate: boolean): FieldProblem[];
+  /** `semicolonFile`: the row is of a `;`-separated CSV file (decimal commas read), false another CSV. */
+  apply(attributes: Record<string, unknown>, forUpdate: boolean, semicolonFile?: boolean): FieldProblem[];
 }
 
 /** The field a column or key names: as written when the registry knows it, else a label's field. */
@@ -70,23 +71,6 @@ export function ignoredCsvColumn(rt: ResourceType, column: string): boolean {
   const dot = column.indexOf('.');
   if (dot < 0 || column.endsWith('.id') || findAttribute(rt, column)) return false;
   return findRelationship(rt, column.slice(0, dot)) !== undefined;
-}
-
-/** `4,5` or `-0,25`: a number written with a decimal comma. */
-const DECIMAL_COMMA = /^[-+]?\d+,\d+$/;
-
-/**
- * A number cell as the registry's coercion reads it: a decimal comma becomes a point in a
- * `;`-separated file (where spreadsheets write them); elsewhere it is refused with the fix, since
- * `4,5` in a comma-separated world is as likely a list or a typo.
- */
-function numberCell(cell: string, decimalComma: boolean | undefined): string | { problem: string } {
-  const t = cell.trim();
-  if (!DECIMAL_COMMA.test(t)) return cell;
-  if (decimalComma) return t.replace(',', '.');
-  return {
-    problem: `"${cell}" has a decimal comma: write ${t.replace(',', '.')}, or save the file ;-separated (as spreadsheets do where the comma is the decimal separator), where 4,5 reads as 4.5`,
-  };
 }
 
 /**
@@ -121,7 +105,7 @@ export function csvRecord(
       setField(record, column, splitList(cell));
       continue;
     }
-    const text = spec?.type === 'number' ? numberCell(cell, decimalComma) : cell;
+    const text = spec?.type === 'number' ? decimalCommaNumber(cell, !!decimalComma) : cell;
     if (typeof text !== 'string') {
       problems.push({ field: column, reason: text.problem });
       continue;
@@ -205,7 +189,7 @@ export function prepareRow(
   if (names) {
     // Before the registry's checks: custom values are normalised to the strings the API takes
     // (NDJSON `"Lead Score": 5` → "5"), the way `--attr` values are.
-    const orgProblems = names.apply(record, op === 'update');
+    const orgProblems = names.apply(record, op === 'update', raw.csv ? !!raw.decimalComma : undefined);
     if (orgProblems.length) return { problems: orgProblems };
   }
   const r = recordToWriteData(rt, record, { readOnly: 'drop', forUpdate: op === 'update' });

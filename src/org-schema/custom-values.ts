@@ -4,6 +4,7 @@
  * normalised where the type has one spelling (`true`, `2024-05-01`, the option's own case).
  */
 import type { CustomField } from './types.js';
+import { decimalCommaNumber } from '../registry/index.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
@@ -43,7 +44,7 @@ export function fieldName(f: CustomField): string {
  * Checks and normalises one value. `null` and `''` clear the field and always pass.
  * @returns the string to send, or a problem
  */
-export function checkCustomValue(f: CustomField, value: unknown): { value: string | null } | { problem: string } {
+export function checkCustomValue(f: CustomField, value: unknown, semicolonFile?: boolean): { value: string | null } | { problem: string } {
   if (value === null || value === '') return { value: value as null | '' };
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
     return { problem: `expected a single value (custom fields are strings), got ${JSON.stringify(value)}` };
@@ -57,15 +58,20 @@ export function checkCustomValue(f: CustomField, value: unknown): { value: strin
       if (['false', 'no', '0'].includes(v)) return { value: 'false' };
       return { problem: `expected true or false, got "${s}"` };
     }
-    case 'numerical':
-      return isNumber(s) ? { value: s } : { problem: `expected a number, got "${s}"` };
+    case 'numerical': {
+      const n = decimalCommaNumber(s, semicolonFile);
+      if (typeof n !== 'string') return n;
+      return isNumber(n) ? { value: n } : { problem: `expected a number, got "${s}"` };
+    }
     case 'percentage': {
-      const n = s.replace(/\s*%$/, '');
+      const n = decimalCommaNumber(s.replace(/\s*%$/, ''), semicolonFile);
+      if (typeof n !== 'string') return n;
       return isNumber(n) ? { value: n } : { problem: `expected a percentage (a number, e.g. 40 or 40%), got "${s}"` };
     }
     case 'currency': {
       const cur = typeof f.definition === 'string' && f.definition ? f.definition : undefined;
-      const n = cur ? s.replace(new RegExp(`^${cur}\\s*|\\s*${cur}$`, 'i'), '') : s;
+      const n = decimalCommaNumber(cur ? s.replace(new RegExp(`^${cur}\\s*|\\s*${cur}$`, 'i'), '') : s, semicolonFile);
+      if (typeof n !== 'string') return n;
       return isNumber(n) ? { value: n } : { problem: `expected an amount${cur ? ` in ${cur}` : ''} (a number), got "${s}"` };
     }
     case 'date':

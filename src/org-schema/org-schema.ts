@@ -85,7 +85,8 @@ export interface OrgTypeView {
    * their validation type, org-only attributes against their type; on create, required custom
    * fields must be present.
    */
-  apply(attributes: Record<string, unknown>, forUpdate: boolean): OrgFieldProblem[];
+  /** `semicolonFile`: values of a `;`-separated CSV file, where a number may have a decimal comma. */
+  apply(attributes: Record<string, unknown>, forUpdate: boolean, semicolonFile?: boolean): OrgFieldProblem[];
   /** Labelled custom fields. */
   customFields: CustomField[];
   /** Attributes only the org shows. */
@@ -118,12 +119,12 @@ export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | 
         return { name: hits[0]!.name, spec: findAttribute(rt, hits[0]!.name) ?? { name: hits[0]!.name, type: 'string' } };
       return undefined;
     },
-    apply(attributes, forUpdate) {
+    apply(attributes, forUpdate, semicolonFile) {
       const problems: OrgFieldProblem[] = [];
       for (const [name, value] of Object.entries(attributes)) {
         const f = Object.hasOwn(t.customFields, name) ? t.customFields[name] : undefined;
         if (f) {
-          const r = checkCustomValue(f, value);
+          const r = checkCustomValue(f, value, semicolonFile);
           if ('problem' in r) problems.push({ field: fieldName(f), reason: r.problem });
           else attributes[name] = r.value;
           continue;

@@ -8,7 +8,7 @@ import { CUSTOM_FIELD_COUNT, type AttributeSpec, type ResourceType } from './typ
 
 export * from './types.js';
 export { kebab, camel, pluralize, singular } from './define.js';
-export { isEmailAddress } from './formats.js';
+export { decimalCommaNumber, isEmailAddress } from './formats.js';
 
 /**
  * All resource types, sorted by type name (case-insensitively, then by code unit: what

@@ -145,6 +145,22 @@ describe('a European decimal comma in a number column', () => {
     expect(holders('dec4@comma.test')).toEqual([]);
     expect(score('dec5@comma.test')).toEqual([4.5]);
   });
+
+  it("the same in a custom number field named by its label (Lead Score, the org's numerical custom2)", async () => {
+    const custom = (email: string) => holders(email).map((id) => sb.store.get('prospect', id)!.attributes['custom2']);
+    const semi = inputFile('lead-score.csv', 'email;firstName;Lead Score\nb1@comma.test;Bo;4,5\n');
+    const r = await svc(['prospects', 'upsert', '--input', semi, '--match', 'email']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(custom('b1@comma.test')).toEqual(['4.5']);
+    const comma = inputFile('lead-score2.csv', 'email,firstName,Lead Score\nb2@comma.test,Bo,"4,5"\n');
+    const r2 = await svc(['prospects', 'upsert', '--input', comma, '--match', 'email', '--report', `${comma}.r`]);
+    expect(r2.code).toBe(5);
+    expect(r2.stderr).toMatch(/row 1: custom2 \(Lead Score\): "4,5" has a decimal comma: write 4\.5, or save the file ;-separated/);
+    expect(holders('b2@comma.test')).toEqual([]);
+    const attr = await svc(['prospects', 'create', '--attr', 'firstName=Cy', '--attr', 'Lead Score=4,5']);
+    expect(attr.code).toBe(2);
+    expect(attr.stderr).toMatch(/"4,5" has a decimal comma: write 4\.5/);
+  });
 });
 
 describe('one e-mail rule for every command and the sandbox', () => {

@@ -72,7 +72,7 @@ function rowNames(rt: ResourceType, columns: ReadonlyMap<string, FieldMatch>, vi
       if (!m) return view?.resolve(key);
       return { name: m.field, spec: findAttribute(rt, m.field) ?? view?.resolve(m.field)?.spec ?? { name: m.field, type: 'string' } };
     },
-    apply: (attributes, forUpdate) => view?.apply(attributes, forUpdate) ?? [],
+    apply: (attributes, forUpdate, semicolonFile) => view?.apply(attributes, forUpdate, semicolonFile) ?? [],
   };
 }
 
