@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { UsageError } from '../errors.js';
 import { AuthStore, type AccessToken } from './http/auth.js';
 import type { Core, RecordedRequest } from './http/core.js';
 import { recordEvents } from './rules/events.js';
@@ -199,7 +200,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(listenError(err, opts.host ?? '127.0.0.1', opts.port ?? 0)));
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
   const addr = server.address() as AddressInfo;
@@ -247,3 +248,20 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 }
 
 export type { AccessToken };
+
+/** Why the server could not listen, naming the address and the fix (a raw `EADDRINUSE` says neither). */
+function listenError(err: Error, host: string, port: number): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new UsageError(`sandbox: port ${port} is already in use (${where})`).hint(
+      'stop what listens there, or choose another port: --port 0 picks a free one',
+    );
+  if (code === 'EACCES')
+    return new UsageError(`sandbox: not allowed to listen on ${where}`).hint(
+      'ports below 1024 need privileges: use --port 0 (a free port) or one above 1023',
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new UsageError(`sandbox: ${host} is not an address of this machine`).hint('use --host 127.0.0.1 (the default)');
+  return err;
+}

@@ -76,6 +76,21 @@ describe('svc sandbox', () => {
       await sb.stop('SIGKILL');
     }
   });
+
+  it('--port on a busy port: one line naming the port and the --port 0 fix, exit 2', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    try {
+      const r = await runSvc(['sandbox', '--port', String(port)], { env: { SVC_CONFIG_DIR: tempDir() } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `error: sandbox: port ${port} is already in use (127.0.0.1:${port})\nhint: stop what listens there, or choose another port: --port 0 picks a free one\n`,
+      );
+    } finally {
+      busy.close();
+    }
+  });
 });
 
 describe('svc --sandbox with no sandbox running', () => {
