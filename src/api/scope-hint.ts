@@ -5,7 +5,7 @@
  * the hint holds whatever the server's message says.
  */
 import type { ApiError } from '../errors.js';
-import { findResource } from '../registry/index.js';
+import { findRelationship, findResource, resourceByType, type ResourceType } from '../registry/index.js';
 
 const LEVELS: Record<string, string> = { GET: 'read', HEAD: 'read', POST: 'write', PATCH: 'write', PUT: 'write', DELETE: 'delete' };
 
@@ -20,10 +20,58 @@ export function scopeForRequest(method: string, url: URL, baseUrl: URL): string 
   return `${rt.path}.${level}`;
 }
 
+/** A scope the server's own words name (`… requires the 'accounts.read' OAuth scope`), when it names a known one. */
+function scopeNamedBy(err: ApiError): string | undefined {
+  for (const e of err.errors) {
+    for (const m of `${e.title ?? ''} ${e.detail ?? ''}`.matchAll(/\b([a-z][A-Za-z]*)\.(read|write|delete|all)\b/g)) {
+      if (findResource(m[1]!)?.path === m[1]) return `${m[1]}.${m[2]}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The read scopes of the types a request reaches through its filters, sort keys and includes
+ * (`filter[account][name]`, `sort=account.name`, `include=account`): the server asks for those too.
+ */
+export function crossedScopes(url: URL, baseUrl: URL): string[] {
+  const base = baseUrl.pathname.replace(/\/+$/, '');
+  const rt = findResource(url.pathname.slice(base.length + 1).split('/')[0] ?? '');
+  if (!rt) return [];
+  const paths: string[][] = [];
+  for (const [key, value] of url.searchParams) {
+    if (key.startsWith('filter[')) paths.push([...key.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]!));
+    else if (key === 'sort') for (const k of value.split(',')) paths.push(k.replace(/^-/, '').split('.'));
+    else if (key === 'include') for (const k of value.split(',')) paths.push([...k.split('.'), '']);
+  }
+  const out = new Set<string>();
+  for (const path of paths) {
+    let t: ResourceType = rt;
+    for (let i = 0; i < path.length - 1; i++) {
+      const rel = findRelationship(t, path[i]!);
+      const target = rel?.target ? resourceByType(rel.target) : undefined;
+      if (!target || (i === path.length - 2 && path[i + 1] === 'id')) break;
+      out.add(`${target.path}.read`);
+      t = target;
+    }
+  }
+  return [...out];
+}
+
 /** Adds the scope and the login command to an `unauthorizedOauthScope` refusal. */
 export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: URL): void {
   if (err.status !== 403 || !err.errors.some((e) => e.id === 'unauthorizedOauthScope')) return;
-  const scope = scopeForRequest(method, url, baseUrl);
+  const named = scopeNamedBy(err);
+  const own = scopeForRequest(method, url, baseUrl);
+  const crossed = named ? [] : crossedScopes(url, baseUrl).filter((c) => c !== own);
+  if (!named && own && crossed.length) {
+    err.hint(`this request needs the scope ${own}, and ${crossed.join(', ')} for what it filters, sorts or includes by`);
+    err.hint(
+      `log in again asking for them with the scopes you use: \`svc login --scopes "${[own, ...crossed].join(' ')} …"\` (\`svc auth status\` shows the scopes you have)`,
+    );
+    return;
+  }
+  const scope = named ?? own;
   if (!scope) {
     err.hint('log in again with the scopes this needs: `svc login --scopes "…"` (`svc auth status` shows the scopes you have)');
     return;

@@ -33,6 +33,29 @@ describe('403 unauthorizedOauthScope', () => {
     expect(r.stderr).not.toContain(token);
   });
 
+  it("a filter or sort through another type names that type's read scope, not the one the token has", async () => {
+    const token = sb.issueToken({ scopes: ['prospects.read'] });
+    for (const args of [
+      ['--filter', 'account.name=Atlas Systems'],
+      ['--sort', 'account.name'],
+    ]) {
+      const r = await runSvc(['prospects', 'list', ...args], { env: { ...env(), SVC_TOKEN: token } });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/^hint: this request needs the scope accounts\.read \(or accounts\.all\)$/m);
+      expect(r.stderr).not.toMatch(/needs the scope prospects\.read/);
+    }
+  });
+
+  it('without the server naming it, the scopes of the types a query crosses are named beside its own', async () => {
+    const { crossedScopes } = await import('../../src/api/scope-hint.js');
+    const base = new URL('https://api.example.test/api/v2');
+    const url = (q: string) => new URL(`https://api.example.test/api/v2/prospects?${q}`);
+    expect(crossedScopes(url('filter[account][name]=Atlas'), base)).toEqual(['accounts.read']);
+    expect(crossedScopes(url('sort=-account.name,title'), base)).toEqual(['accounts.read']);
+    expect(crossedScopes(url('include=account,stage'), base)).toEqual(['accounts.read', 'stages.read']);
+    expect(crossedScopes(url('filter[account][id]=4&filter[title]=CEO'), base)).toEqual([]);
+  });
+
   it('a write names the write or delete scope of its type', async () => {
     const token = sb.issueToken({ scopes: ['accounts.read'] });
     const upd = await runSvc(['accounts', 'update', '1', '--attr', 'name=X'], { env: { ...env(), SVC_TOKEN: token } });
