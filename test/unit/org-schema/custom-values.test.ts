@@ -37,7 +37,8 @@ describe('custom-field values by validation type', () => {
   it('numbers: numerical, percentage (with %), currency (with its code)', () => {
     expect(ok(field('numerical'), '12.5')).toBe('12.5');
     expect(ok(field('numerical'), 7)).toBe('7');
-    expect(bad(field('numerical'), '12,5')).toMatch(/expected a number/);
+    expect(bad(field('numerical'), '12,5')).toMatch(/"12,5" has a decimal comma: write 12\.5$/);
+    expect(bad(field('numerical'), '12;5')).toMatch(/expected a number/);
     expect(ok(field('percentage'), '40%')).toBe('40');
     expect(ok(field('currency', 'USD'), 'USD 1200')).toBe('1200');
     expect(bad(field('currency', 'USD'), '$12')).toMatch(/expected an amount in USD/);
