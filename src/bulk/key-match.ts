@@ -47,17 +47,21 @@ export interface KeyLookupOptions {
   onRequest?: () => void;
 }
 
+/** The client, telling `onRequest` of each request sent (for the bill of a plan). */
+function countedClient(client: PageClient, onRequest: (() => void) | undefined): PageClient {
+  if (!onRequest) return client;
+  return {
+    ...client,
+    request: (req) => {
+      onRequest();
+      return client.request(req);
+    },
+  };
+}
+
 /** A lookup through the list endpoint. */
 export function keyLookup(client: PageClient, o: KeyLookupOptions): KeyLookup {
-  const counted: PageClient = o.onRequest
-    ? {
-        ...client,
-        request: (req) => {
-          o.onRequest!();
-          return client.request(req);
-        },
-      }
-    : client;
+  const counted = countedClient(client, o.onRequest);
   return async (values) => {
     const found = new Map<string, MatchedRecord[]>();
     const wanted = new Set(values.map(normKey));
@@ -116,15 +120,7 @@ const IDS_PER_READ = 500;
  * are read by id. Costs ⌈records of the type / 1,000⌉ requests once, plus one per batch.
  */
 export function foldedLookup(client: PageClient, o: FoldedLookupOptions): KeyLookup {
-  const counted: PageClient = o.onRequest
-    ? {
-        ...client,
-        request: (req) => {
-          o.onRequest!();
-          return client.request(req);
-        },
-      }
-    : client;
+  const counted = countedClient(client, o.onRequest);
   let index: Promise<Map<string, (number | string)[]>> | undefined;
   const scan = async () => {
     const m = new Map<string, (number | string)[]>();
