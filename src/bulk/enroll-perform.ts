@@ -118,18 +118,8 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
     answered = false,
   ): Promise<Outcome> => {
     const pid = item.prospectId!;
-    let found: number | string | undefined;
-    try {
-      found = await settle(o.settle, from, () => lookup(pid));
-    } catch (err) {
-      // The lookup is the only thing that can tell: without it the enrolment may exist.
-      const out = failed(err, extra, `${why} and the lookup failed: `);
-      return { ...out, status: 'unknown', error: `${out.error}; the prospect may be enrolled: check before sending this row again` };
-    }
-    if (found !== undefined) {
-      o.enrolled.set(pid, found);
-      return { status: 'created', id: found, extra: { ...extra, recovered: true } };
-    }
+    const known = await lookedUp(pid, why, extra, () => settle(o.settle, from, () => lookup(pid)));
+    if (known) return known;
     // The server said it took the enrolment, yet the state cannot be found: nobody can tell.
     if (answered)
       return { status: 'unknown', id: null, error: `${why}, and no such state was found; check before sending this row again`, extra };
@@ -139,6 +129,26 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
       return { status: 'failed', id: null, error: `${why} ${attempt} times (not enrolled: looked up for ${window} each time)`, extra };
     const next = await send(item, attempt + 1, extra);
     return 'parked' in next ? next.parked : next;
+  };
+
+  /** The row's outcome when `look` finds the prospect's state or fails; undefined when it is not there. */
+  const lookedUp = async (
+    pid: number | string,
+    why: string,
+    extra: Record<string, unknown>,
+    look: () => Promise<number | string | undefined>,
+  ): Promise<Outcome | undefined> => {
+    let found: number | string | undefined;
+    try {
+      found = await look();
+    } catch (err) {
+      // The lookup is the only thing that can tell: without it the enrolment may exist.
+      const out = failed(err, extra, `${why} and the lookup failed: `);
+      return { ...out, status: 'unknown', error: `${out.error}; the prospect may be enrolled: check before sending this row again` };
+    }
+    if (found === undefined) return undefined;
+    o.enrolled.set(pid, found);
+    return { status: 'created', id: found, extra: { ...extra, recovered: true } };
   };
 
   const notFound = (why: string, extra: Record<string, unknown>, when: string): Outcome => ({
@@ -170,17 +180,8 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
           : 'an earlier run was stopped while enrolling this prospect';
       if (item.pending.status !== 'unknown' && at + o.settle.windowMs > o.settle.now()) return { parked: watch(item, at, why, 1, extra) };
       // However late: one more lookup right before anything is sent again.
-      let found: number | string | undefined;
-      try {
-        found = await lookup(pid);
-      } catch (err) {
-        const out = failed(err, extra, `${why} and the lookup failed: `);
-        return { ...out, status: 'unknown', error: `${out.error}; the prospect may be enrolled: check before sending this row again` };
-      }
-      if (found !== undefined) {
-        o.enrolled.set(pid, found);
-        return { status: 'created', id: found, extra: { ...extra, recovered: true } };
-      }
+      const known = await lookedUp(pid, why, extra, () => lookup(pid));
+      if (known) return known;
       if (!o.resend) return notFound(why, extra, 'by a lookup now');
     }
     return send(item, 1, extra);
