@@ -43,6 +43,12 @@ interface PaginateOptions {
    * page's `release` once done with its records, and keeps none of them.
    */
   buffers?: PageBuffers;
+  /**
+   * Lists in id order from this id (inclusive, digits) by keyset on every page (`sort=id`,
+   * `filter[id]=<from>..inf`, no offsets): a listing that can stop after any page and resume
+   * after the largest id it has (`svc sync`). Not with a filter or sort of the caller's on id.
+   */
+  keysetFrom?: string;
 }
 
 /** One page as received, with its records trimmed to the limit. */
@@ -77,7 +83,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   const userSort = opts.query.sort ?? [];
   const userFiltersId = (opts.query.filters ?? []).some((f) => f.path.length === 1 && f.path[0] === 'id');
   // Going past the offset cap needs id order from the very first page.
-  const mayPassCap = max > MAX_OFFSET + size;
+  const keysetOnly = opts.keysetFrom !== undefined;
+  const mayPassCap = max > MAX_OFFSET + size || keysetOnly;
   const keysetable = !userFiltersId && (userSort.length === 0 || (userSort.length === 1 && userSort[0] === 'id'));
   const baseQuery: ListQuery = { ...opts.query };
   if (mayPassCap && keysetable && userSort.length === 0) baseQuery.sort = ['id'];
@@ -86,7 +93,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   let fetched = 0;
   let offset = 0;
   /** The id listing continues from, as digits (ids may be past 2^53: counted with BigInt). */
-  let keysetFrom: string | undefined;
+  let keysetFrom: string | undefined = keysetOnly && keysetable ? opts.keysetFrom : undefined;
   let next: URL | undefined;
   let first = true;
   const guard = new PagingGuard();
@@ -186,6 +193,13 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       const linkOffset = Number(next.searchParams.get('page[offset]') ?? offset);
       if (Number.isFinite(linkOffset)) offset = linkOffset;
     }
+    if (keysetFrom !== undefined && keysetOnly) {
+      // Past the largest id of the page, whatever order the server sent it in.
+      keysetFrom = nextIdAfter(data) ?? keysetFrom;
+      offset = 0;
+      next = undefined;
+      return true;
+    }
     if (offset > MAX_OFFSET) {
       if (!keysetable) {
         opts.warn?.(`stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`);
@@ -205,6 +219,18 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
 }
 
 function noRelease(): void {}
+
+/** One past the largest integer id of a page, as digits; undefined when an id is not an integer. */
+export function nextIdAfter(data: readonly ResourceObject[]): string | undefined {
+  let max = -1n;
+  for (const r of data) {
+    const id = String(r.id);
+    if (!/^\d+$/.test(id)) return undefined;
+    const n = BigInt(id);
+    if (n > max) max = n;
+  }
+  return max < 0n ? undefined : String(max + 1n);
+}
 
 function setPageLimit(url: URL, n: number): void {
   if (url.searchParams.has('page[size]')) url.searchParams.set('page[size]', String(n));

@@ -12,3 +12,10 @@ export function configDir(env: NodeJS.ProcessEnv): string {
   if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Preferences', 'svc');
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'svc');
 }
+
+/** The user's data directory for svc (`SVC_DATA_DIR`, else beside the config, else XDG data). */
+export function dataDir(env: NodeJS.ProcessEnv): string {
+  if (env.SVC_DATA_DIR) return path.resolve(env.SVC_DATA_DIR);
+  if (env.SVC_CONFIG_DIR) return path.join(path.resolve(env.SVC_CONFIG_DIR), 'data');
+  return path.join(env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share'), 'svc');
+}

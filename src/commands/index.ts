@@ -13,6 +13,8 @@ import { registerReport } from './report/command.js';
 import { registerResources } from './resources/command.js';
 import { registerSandbox } from './sandbox/command.js';
 import { registerSchema } from './schema/command.js';
+import { registerSql } from './sql/command.js';
+import { registerSync } from './sync/command.js';
 import { registerSettings } from './config/command.js';
 import { registerWebhookCommands } from './webhooks/command.js';
 
@@ -25,6 +27,8 @@ export function registerCommands(program: Command, app: App): void {
   registerSettings(program, app);
   registerSandbox(program, app);
   registerSchema(program, app);
+  registerSync(program, app);
+  registerSql(program, app);
   registerReport(program, app);
   registerResourceCommands(program, app);
   registerWebhookCommands(program, app);

@@ -3,7 +3,7 @@
  * reuses it, and where the zero-set-up sandbox keeps its org between runs.
  */
 import fs from 'node:fs';
-import os from 'node:os';
+import { dataDir } from '../auth/config-dir.js';
 import path from 'node:path';
 import { writePrivateFileSync } from '../private-file.js';
 
@@ -18,12 +18,6 @@ export interface SandboxState {
   clientSecret?: string;
 }
 
-/** The user's data directory for svc (`SVC_DATA_DIR`, else beside the config, else XDG data). */
-function dataDir(env: NodeJS.ProcessEnv): string {
-  if (env.SVC_DATA_DIR) return path.resolve(env.SVC_DATA_DIR);
-  if (env.SVC_CONFIG_DIR) return path.join(path.resolve(env.SVC_CONFIG_DIR), 'data');
-  return path.join(env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share'), 'svc');
-}
 
 function stateFile(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), 'sandbox.json');

@@ -1,0 +1,39 @@
+/** `svc sync [TYPE…]`: the org as a local SQLite mirror, kept current, deletes included. */
+import type { Command } from 'commander';
+import { runCommand, type App } from '../../runtime/app.js';
+import { parseWholeNumber } from '../../runtime/option-parsers.js';
+import type { SyncFlags } from './handler.js';
+
+/** Registers `sync`. */
+export function registerSync(program: Command, app: App): void {
+  program
+    .command('sync')
+    .description('copy the org into a local SQLite database and keep it current (deletes included); query it with svc sql')
+    .argument('[types...]', 'resource types to mirror (default: the ones sales ops asks about)')
+    .option('--db <file>', 'the mirror file (default: one per profile in the data directory)')
+    .option('--status', 'say where the mirror is, how old each table is and how many rows it holds; send nothing')
+    .option('--all-types', 'every type this token can read')
+    .option('--reconcile', 'also compare every table with the ids the API lists, to find deletes no event told of')
+    .option('--rebuild', 'start the mirror afresh (a corrupt file, or one of another org)')
+    .option('--budget <n>', 'send at most N requests, then stop (run again to continue)', (v) => parseWholeNumber(v, '--budget', 1))
+    .option('--plan', 'say how many requests a sync would need (one count request per type), and stop')
+    .addHelpText(
+      'after',
+      `
+The first run reads every record in id order; later runs read what changed since the last one
+(by updatedAt) and remove what was deleted (events, and a check of ids every day or with
+--reconcile). Each page is committed with its place: Ctrl-C and a rerun continue.
+
+Examples:
+  $ svc --sandbox sync
+  $ svc sync prospects accounts --plan
+  $ svc sync --status
+  $ svc sql "select title, count(*) from prospects group by 1 order by 2 desc limit 5"
+`,
+    )
+    .action(async (types: string[], flags: SyncFlags, cmd: Command) => {
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
+      const { syncHandler } = await import('./handler.js');
+      await runCommand(app, cmd, (ctx) => syncHandler(ctx, types, flags));
+    });
+}

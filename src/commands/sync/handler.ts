@@ -1,0 +1,161 @@
+/**
+ * Handler of `svc sync` (README.md, "Questions about your org"): which types, which file, whose
+ * org; then mirror/sync.ts does the reading and writing, and this says what it did.
+ */
+import { ApiError, InterruptedError, PartialError, UsageError } from '../../errors.js';
+import type { ApiRequest, ApiResponse } from '../../api/client.js';
+import type { PageClient } from '../../api/paginate.js';
+import type { Context } from '../../runtime/context.js';
+import { findResource, RESOURCES, type ResourceType } from '../../registry/index.js';
+import { didYouMean } from '../../suggest.js';
+import { tableSpec, type TableSpec } from '../../mirror/naming.js';
+import { mirrorFile, mirrorIdentity } from './mirror-file.js';
+import { printValue } from '../shared/output.js';
+
+/** The flags of `svc sync`. */
+export interface SyncFlags {
+  db?: string;
+  status?: boolean;
+  allTypes?: boolean;
+  reconcile?: boolean;
+  rebuild?: boolean;
+  budget?: number;
+  plan?: boolean;
+}
+
+/** What a sales-ops person asks about (the issue's list), in the order they are read. */
+export const DEFAULT_TYPES = [
+  'user',
+  'stage',
+  'persona',
+  'mailbox',
+  'account',
+  'prospect',
+  'emailAddress',
+  'sequence',
+  'sequenceStep',
+  'sequenceState',
+  'mailing',
+  'task',
+  'call',
+  'opportunity',
+] as const;
+
+/** Said when the budget is spent: the sync stops after its last whole page. */
+class BudgetSpent extends Error {}
+
+export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags): Promise<void> {
+  if (flags.status) {
+    const { statusHandler } = await import('./status.js');
+    return statusHandler(ctx, flags);
+  }
+  const types = chooseTypes(args, flags.allTypes === true);
+  const file = await mirrorFile(ctx, flags.db);
+  const api = await ctx.api();
+  let sent = 0;
+  const client: PageClient = {
+    baseUrl: api.baseUrl,
+    resolve: (p) => api.resolve(p),
+    request: (req: ApiRequest): Promise<ApiResponse> => {
+      if (flags.budget !== undefined && sent >= flags.budget) return Promise.reject(new BudgetSpent());
+      sent++;
+      return api.request(req);
+    },
+  };
+  if (flags.plan) {
+    const { planSync } = await import('./plan.js');
+    return planSync(ctx, client, types);
+  }
+  const identity = await mirrorIdentity(ctx);
+  const org = await orgAdditions(ctx);
+  sent += org.requests;
+  const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, org.byType.get(rt.type)) }));
+  const { MirrorStore } = await import('../../mirror/store.js');
+  const { syncTables } = await import('../../mirror/sync.js');
+  const store = await MirrorStore.open(file, identity, { rebuild: flags.rebuild === true });
+  ctx.onClose(() => store.close());
+  for (const t of tables) store.prepare(t.spec, (line) => ctx.info(line));
+  const started = ctx.clock.now();
+  const tty = ctx.io.stderrIsTTY === true;
+  let lastLine = 0;
+  try {
+    const results = await syncTables({
+      store,
+      client,
+      tables,
+      now: () => ctx.clock.now(),
+      signal: ctx.signal,
+      reconcile: flags.reconcile === true,
+      warn: (line) => ctx.warn(line),
+      progress: (table, written, kind) => {
+        // A line per 10,000 records off a terminal (CI logs), at most one a second on one.
+        const now = ctx.clock.now();
+        if (tty ? now - lastLine < 1000 : written % 10_000 !== 0) return;
+        lastLine = now;
+        ctx.info(`${table}: ${written.toLocaleString('en-US')} records (${kind})`);
+      },
+    });
+    for (const r of results) {
+      const what = r.kind === 'incremental' ? 'changed' : 'read';
+      ctx.info(
+        `${r.table}: ${r.written.toLocaleString('en-US')} ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${store.count(r.table).toLocaleString('en-US')} rows`,
+      );
+    }
+    const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
+    ctx.info(`synced ${results.length} tables in ${secs} s with ${sent} requests: ${file}`);
+    await printSummary(ctx, { file, requests: sent, tables: results });
+  } catch (err) {
+    if (err instanceof BudgetSpent) {
+      throw new PartialError(`stopped at the budget of ${flags.budget} requests`).hint(
+        'run `svc sync` again to continue where it stopped (every page read so far is kept)',
+      );
+    }
+    if (ctx.signal.aborted) {
+      throw new InterruptedError('sync interrupted').hint('run `svc sync` again to continue where it stopped (every page read so far is kept)');
+    }
+    throw err;
+  }
+}
+
+/** With `-o json`/`ndjson`, one summary object on stdout; nothing for people (stderr said it). */
+async function printSummary(ctx: Context, summary: object): Promise<void> {
+  if (ctx.output !== 'json' && ctx.output !== 'ndjson' && !ctx.shape) return;
+  await printValue(ctx, ctx.output, summary, () => '');
+}
+
+/** The types named (any spelling the other commands take), or the default list. */
+export function chooseTypes(args: readonly string[], all: boolean): ResourceType[] {
+  if (all && args.length > 0) throw new UsageError('give types or --all-types, not both');
+  if (all) return RESOURCES.filter((rt) => rt.operations.includes('list') && rt.type !== 'event');
+  if (args.length === 0) return DEFAULT_TYPES.map((t) => findResource(t)!);
+  const out: ResourceType[] = [];
+  for (const a of args) {
+    const rt = findResource(a);
+    if (!rt) {
+      throw new UsageError(`unknown resource type "${a}"${didYouMean(a, RESOURCES.map((r) => r.command))}`).hint('`svc resources` lists them');
+    }
+    if (!rt.operations.includes('list')) throw new UsageError(`${rt.command} cannot be listed, so it cannot be mirrored`);
+    if (!out.includes(rt)) out.push(rt);
+  }
+  return out;
+}
+
+/** The org's custom-field labels and extra fields by type (two requests); none when the schema cannot be read. */
+async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Parameters<typeof tableSpec>[1]>; requests: number }> {
+  const byType = new Map<string, Parameters<typeof tableSpec>[1]>();
+  const { pullOrgSchema } = await import('../schema/pull.js');
+  try {
+    const { schema } = await pullOrgSchema(ctx);
+    for (const [type, t] of Object.entries(schema.types)) {
+      const labels: Record<string, string> = {};
+      for (const [name, f] of Object.entries(t.customFields)) labels[name] = f.label;
+      byType.set(type, { extraAttributes: t.extraAttributes, labels });
+    }
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.warn(`the org schema could not be read (${err instanceof ApiError ? `HTTP ${err.status}` : String(err)}): custom fields are mirrored without their labels`);
+  }
+  return { byType, requests: 2 };
+}
+
+export type { TableSpec };

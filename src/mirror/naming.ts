@@ -1,0 +1,152 @@
+/**
+ * How the mirror names and types what it stores (README.md, "Questions about your org"): one rule
+ * for every name, so a person can type it.
+ *
+ * - A table is the collection path in snake_case: `sequenceStates` → `sequence_states`.
+ * - A column is the attribute in snake_case: `firstName` → `first_name`; custom fields keep their
+ *   field names (`custom1`), and the view `<table>_labelled` adds them under the org's labels.
+ * - A to-one relationship is `<relationship>_id` (`account` → `account_id`), indexed.
+ * - A to-many relationship the API embeds is a link table `<table>_<relationship>` with
+ *   `<type>_id` and `<target>_id` (`prospects_email_addresses`: `prospect_id`, `email_address_id`).
+ * - Types as SQLite stores them: integers, real numbers, 0/1 booleans, ISO date-times as text,
+ *   lists and objects as JSON text.
+ */
+import type { ResourceObject } from '../api/jsonapi.js';
+import { allAttributes, type AttrType, type AttributeSpec, type ResourceType } from '../registry/index.js';
+
+/** `firstName` → `first_name`, `socialNet2` → `social_net2`, `sequenceStates` → `sequence_states`. */
+export function snake(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/^_/, '');
+}
+
+/** SQLite's storage class for an attribute type. */
+export type SqlType = 'INTEGER' | 'REAL' | 'TEXT';
+
+/** One column of a type's table and where its value comes from. */
+export interface ColumnSpec {
+  /** Column name (snake_case). */
+  name: string;
+  sqlType: SqlType;
+  /** An attribute, or a to-one relationship's id. */
+  from: { attribute: string; type: AttrType } | { relationship: string; target: string | undefined };
+}
+
+/** A to-many relationship's link table. */
+export interface LinkSpec {
+  relationship: string;
+  table: string;
+  /** The owning record's id column, then the member's. */
+  ownerColumn: string;
+  memberColumn: string;
+  /** The members' type, where the registry knows it. */
+  target: string | undefined;
+}
+
+/** A type's table: its name, its columns after `id`, its link tables. */
+export interface TableSpec {
+  type: string;
+  path: string;
+  table: string;
+  columns: ColumnSpec[];
+  links: LinkSpec[];
+  /** Custom-field labels for the `<table>_labelled` view, by column. */
+  labels: Record<string, string>;
+}
+
+const SQL_TYPES: Record<AttrType, SqlType> = {
+  string: 'TEXT',
+  integer: 'INTEGER',
+  number: 'REAL',
+  boolean: 'INTEGER',
+  date: 'TEXT',
+  'date-time': 'TEXT',
+  'string[]': 'TEXT',
+  object: 'TEXT',
+  array: 'TEXT',
+};
+
+/** What the org adds to a type: attributes the registry does not know, custom-field labels. */
+export interface OrgAdditions {
+  extraAttributes?: readonly AttributeSpec[];
+  labels?: Record<string, string>;
+}
+
+/** The table of one resource type: attributes the API returns, then to-one relationships with data. */
+export function tableSpec(rt: ResourceType, org: OrgAdditions = {}): TableSpec {
+  const table = snake(rt.path);
+  const columns: ColumnSpec[] = [];
+  const taken = new Set(['id']);
+  const add = (c: ColumnSpec) => {
+    // Two fields that snake to one name would hide each other: the first wins, the rule stays one.
+    if (taken.has(c.name)) return;
+    taken.add(c.name);
+    columns.push(c);
+  };
+  for (const a of [...allAttributes(rt), ...(org.extraAttributes ?? [])]) {
+    if (a.writeOnly || a.onlyOnRequest || a.name === 'id') continue;
+    add({ name: snake(a.name), sqlType: SQL_TYPES[a.type], from: { attribute: a.name, type: a.type } });
+  }
+  for (const r of rt.relationships) {
+    if (r.kind !== 'one' || !r.data) continue;
+    add({ name: `${snake(r.name)}_id`, sqlType: 'INTEGER', from: { relationship: r.name, target: r.target } });
+  }
+  const owner = `${snake(rt.type)}_id`;
+  const links: LinkSpec[] = rt.relationships
+    .filter((r) => r.kind === 'many' && r.data)
+    .map((r) => {
+      const member = `${snake(r.target ?? r.name)}_id`;
+      return { relationship: r.name, table: `${table}_${snake(r.name)}`, ownerColumn: owner, memberColumn: member === owner ? `member_${member}` : member, target: r.target };
+    });
+  const labels: Record<string, string> = {};
+  for (const [field, label] of Object.entries(org.labels ?? {})) if (taken.has(snake(field)) && label.trim()) labels[snake(field)] = label;
+  return { type: rt.type, path: rt.path, table, columns, links, labels };
+}
+
+/** An identifier quoted for SQL (`"to"` is a keyword; every name is quoted the same way). */
+export function quoteId(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** An id as SQLite stores it: a number, or a BigInt past 2^53 (ids are digit strings). */
+export function idValue(id: unknown): number | bigint | null {
+  if (id === undefined || id === null) return null;
+  const s = String(id);
+  if (!/^\d+$/.test(s)) return null;
+  const n = Number(s);
+  return Number.isSafeInteger(n) ? n : BigInt(s);
+}
+
+/** A value of a record as the column stores it. */
+export function columnValue(c: ColumnSpec, r: ResourceObject): number | bigint | string | null {
+  if ('relationship' in c.from) {
+    const rel = r.relationships?.[c.from.relationship] as { data?: { id?: unknown } | null } | undefined;
+    return idValue(rel?.data?.id);
+  }
+  const v = r.attributes?.[c.from.attribute];
+  if (v === undefined || v === null) return null;
+  switch (c.from.type) {
+    case 'boolean':
+      return typeof v === 'boolean' ? (v ? 1 : 0) : String(v);
+    case 'integer':
+    case 'number':
+      return typeof v === 'number' ? v : String(v);
+    case 'string[]':
+    case 'object':
+    case 'array':
+      return JSON.stringify(v);
+    default:
+      return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+}
+
+/** The member ids of a to-many relationship a record embeds; undefined when it sent none. */
+export function linkIds(r: ResourceObject, relationship: string): (number | bigint)[] | undefined {
+  const rel = r.relationships?.[relationship] as { data?: unknown } | undefined;
+  if (!rel || !Array.isArray(rel.data)) return undefined;
+  const ids: (number | bigint)[] = [];
+  for (const m of rel.data as { id?: unknown }[]) {
+    const id = idValue(m?.id);
+    if (id !== null) ids.push(id);
+  }
+  return ids;
+}

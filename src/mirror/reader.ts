@@ -1,0 +1,95 @@
+/**
+ * A mirror opened for reading (`svc sql`, `svc sync --status`): read-only at two levels — the
+ * file is opened read-only and `PRAGMA query_only` refuses any statement that would write (an
+ * `ATTACH`ed file included) — so a query can never change the mirror.
+ */
+import fs from 'node:fs';
+import { UsageError } from '../errors.js';
+import { openError } from './store.js';
+import type { SqlDatabase } from './sqlite.js';
+
+/** One table's line of the status. */
+export interface TableStatus {
+  table: string;
+  type: string;
+  rows: number;
+  syncedAt: string | null;
+  reconciledAt: string | null;
+  /** A run a killed sync left, to be continued. */
+  unfinished: boolean;
+}
+
+/** What the mirror is of and how current it is. */
+export interface MirrorStatus {
+  file: string;
+  bytes: number;
+  binding: string;
+  baseUrl: string;
+  orgId: string;
+  orgName: string;
+  tables: TableStatus[];
+}
+
+/** Opens `file` for reading; a missing file says to run `svc sync`, a foreign one to rebuild. */
+export async function openMirror(file: string): Promise<SqlDatabase> {
+  if (!fs.existsSync(file)) {
+    throw new UsageError(`no mirror yet at ${file}`).hint('run `svc sync` first (with --sandbox: `svc --sandbox sync`)');
+  }
+  const { openDatabase } = await import('./sqlite.js');
+  let db: SqlDatabase;
+  try {
+    db = await openDatabase(file, { readOnly: true });
+  } catch (err) {
+    throw openError(file, err);
+  }
+  try {
+    db.exec('PRAGMA query_only = 1');
+    if (!db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = '_svc_mirror'")) throw new Error('not a database');
+  } catch (err) {
+    db.close();
+    throw openError(file, err);
+  }
+  return db;
+}
+
+/** The status of an open mirror. */
+export function mirrorStatus(db: SqlDatabase, file: string): MirrorStatus {
+  const meta = new Map(db.all('SELECT key, value FROM _svc_mirror').map((r) => [String(r.key), String(r.value)]));
+  const tables = db.all('SELECT table_name, type, synced_at, reconciled_at, run_kind FROM _svc_tables ORDER BY table_name').map((r) => ({
+    table: String(r.table_name),
+    type: String(r.type),
+    rows: Number(db.get(`SELECT count(*) AS n FROM "${String(r.table_name).replace(/"/g, '""')}"`)?.n ?? 0),
+    syncedAt: r.synced_at === null ? null : String(r.synced_at),
+    reconciledAt: r.reconciled_at === null ? null : String(r.reconciled_at),
+    unfinished: r.run_kind !== null,
+  }));
+  return {
+    file,
+    bytes: fs.statSync(file).size,
+    binding: db.binding,
+    baseUrl: meta.get('base_url') ?? '',
+    orgId: meta.get('org_id') ?? '',
+    orgName: meta.get('org_name') ?? '',
+    tables,
+  };
+}
+
+/** `3 min`, `2 h`, `5 days`: how long ago `iso` was. */
+export function age(iso: string | null, now: number): string {
+  if (!iso) return 'never';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 90) return `${s} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  if (s < 129_600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} days`;
+}
+
+/** The oldest `syncedAt` of the tables: how old the mirror's answers may be. */
+export function oldestSync(status: MirrorStatus): string | null {
+  let oldest: string | null = null;
+  for (const t of status.tables) {
+    if (t.syncedAt === null) return null;
+    if (oldest === null || Date.parse(t.syncedAt) < Date.parse(oldest)) oldest = t.syncedAt;
+  }
+  return oldest;
+}

@@ -1,0 +1,239 @@
+/**
+ * One `svc sync` run over a list of types (README.md, "Questions about your org"). Per type:
+ *
+ * - a run in progress (a killed sync) continues from its cursor, as the kind of run it was;
+ * - else the first run reads every record (`full`), and later runs the records whose `updatedAt`
+ *   is at or after the watermark less an overlap (`incremental`: same-second updates, clock
+ *   skew). A type whose `updatedAt` cannot be filtered is read in full every time;
+ * - every run reads in id order by keyset from its cursor (api/paginate.ts `keysetFrom`), so
+ *   nothing is cut at the offset cap and an unsorted page moves the cursor past its largest id;
+ * - each page is upserted and the cursor moved past it in one transaction (store.ts);
+ * - at the end the watermark becomes the highest `updatedAt` the run committed (never the last
+ *   row's), but never later than the run's start: a record stamped in the future is fetched again
+ *   rather than letting the watermark run ahead of the clock.
+ *
+ * Deletes: after the types, the `<type>_destroyed` events since the last run's cursor (the
+ * events' ids are read before any type, so a delete during the run is not missed); and, because
+ * events need not be complete (a server may cascade silently), a `reconcile` run — ids only —
+ * every {@link RECONCILE_EVERY_MS} per table or with `--reconcile`.
+ */
+import { ApiError } from '../errors.js';
+import type { Filter } from '../api/filter.js';
+import type { ResourceObject } from '../api/jsonapi.js';
+import { MAX_PAGE_SIZE, paginate, type PageClient } from '../api/paginate.js';
+import type { ListQuery } from '../api/query.js';
+import { findAttribute, type ResourceType } from '../registry/index.js';
+import { idValue, type TableSpec } from './naming.js';
+import type { MirrorStore, RunKind } from './store.js';
+
+/** How far before the watermark an incremental run starts. */
+export const OVERLAP_MS = 60_000;
+/** How often a table's ids are reconciled without `--reconcile`. */
+export const RECONCILE_EVERY_MS = 24 * 3_600_000;
+
+/** What one type's run did. */
+export interface TypeResult {
+  table: string;
+  kind: RunKind;
+  /** The run continued one a killed sync left. */
+  resumed: boolean;
+  /** Records written (upserted) by this invocation. */
+  written: number;
+  /** Rows deleted: not seen by a full or reconcile read, or told by events. */
+  deleted: number;
+}
+
+/** Options of {@link syncTables}. */
+export interface SyncOptions {
+  store: MirrorStore;
+  client: PageClient;
+  tables: readonly { rt: ResourceType; spec: TableSpec }[];
+  now: () => number;
+  signal?: AbortSignal;
+  pageSize?: number;
+  /** Reconcile every table's ids now. */
+  reconcile?: boolean;
+  /** One line per page. */
+  progress: (table: string, written: number, kind: RunKind) => void;
+  warn: (line: string) => void;
+}
+
+/** Syncs the tables one after the other, then applies the deletes events tell of. */
+export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
+  const { store } = opts;
+  // Where the events of this run start, read before any record: a delete while the types are
+  // read is then among the events read after them.
+  let eventsFrom = store.meta().get('events_from');
+  if (eventsFrom === undefined) {
+    eventsFrom = await latestEventId(opts);
+    // Kept at once: a sync killed while reading the types still reads these events next time.
+    const from = eventsFrom;
+    store.tx(() => store.setMeta('events_from', from));
+  }
+  const results: TypeResult[] = [];
+  for (const t of opts.tables) results.push(await syncTable(t.rt, t.spec, opts));
+  const fromEvents = await applyDeleteEvents(opts, eventsFrom);
+  for (const r of results) r.deleted += fromEvents.get(r.table) ?? 0;
+  for (const t of opts.tables) {
+    const state = store.state(t.spec.table);
+    const due = opts.reconcile || !state?.reconciledAt || opts.now() - parseTime(state.reconciledAt) > RECONCILE_EVERY_MS;
+    if (!due || state?.runKind) continue;
+    const r = await runKind(t.rt, t.spec, 'reconcile', opts);
+    const into = results.find((x) => x.table === t.spec.table)!;
+    into.deleted += r.deleted;
+  }
+  return results;
+}
+
+async function syncTable(rt: ResourceType, spec: TableSpec, opts: SyncOptions): Promise<TypeResult> {
+  const state = opts.store.state(spec.table);
+  if (state?.runKind === 'reconcile') {
+    // A reconcile a killed sync left: finish it, then read as usual.
+    await runKind(rt, spec, 'reconcile', opts);
+  } else if (state?.runKind) {
+    const r = await runKind(rt, spec, state.runKind, opts);
+    return { ...r, resumed: true };
+  }
+  const fresh = opts.store.state(spec.table);
+  const incremental = fresh?.watermark && findAttribute(rt, 'updatedAt')?.filterable;
+  return runKind(rt, spec, incremental ? 'incremental' : 'full', opts);
+}
+
+/** Runs (or resumes) one kind of run over a table. */
+async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: SyncOptions): Promise<TypeResult> {
+  const { store } = opts;
+  let state = store.state(spec.table)!;
+  const resumed = state.runKind === kind;
+  if (!resumed) {
+    const since = kind === 'incremental' && state.watermark ? isoSeconds(parseTime(state.watermark) - OVERLAP_MS) : null;
+    store.startRun(spec.table, kind, since, isoSeconds(opts.now()), kind === 'incremental' ? state.watermark : null);
+    state = store.state(spec.table)!;
+  }
+  const startedAt = state.runStartedAt ? parseTime(state.runStartedAt) : opts.now();
+  let runMax = state.runMax;
+  const query: ListQuery = { sort: ['id'], filters: listFilters(rt, state.runSince) };
+  // Ids only: an empty sparse fieldset returns no attributes.
+  if (kind === 'reconcile') query.fields = { [rt.type]: [] };
+  let written = 0;
+  for await (const page of paginate(opts.client, spec.path, {
+    query,
+    all: true,
+    pageSize: opts.pageSize ?? MAX_PAGE_SIZE,
+    keysetFrom: state.runCursor ?? '0',
+    warn: opts.warn,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  })) {
+    const records = page.records;
+    if (records.length === 0) continue;
+    if (kind !== 'reconcile') runMax = laterOf(runMax, highestUpdatedAt(records));
+    store.commitPage(spec, records, nextCursor(records), runMax, kind);
+    written += records.length;
+    if (kind !== 'reconcile') opts.progress(spec.table, written, kind);
+  }
+  // Never later than the run's start: a future `updatedAt` would hide later changes.
+  const watermark = runMax && parseTime(runMax) > startedAt ? isoSeconds(startedAt) : runMax;
+  const deleted = store.finishRun(spec, kind, watermark, isoSeconds(opts.now()));
+  return { table: spec.table, kind, resumed, written: kind === 'reconcile' ? 0 : written, deleted };
+}
+
+/**
+ * The filters of a read: accounts the index hides unless filtered by `named` are asked for with
+ * both values; an incremental read's lower bound on `updatedAt`.
+ */
+function listFilters(rt: ResourceType, since: string | null): Filter[] {
+  const filters: Filter[] = [];
+  if (rt.type === 'account') filters.push({ path: ['named'], kind: 'list', values: ['true', 'false'], escaped: false });
+  if (since) filters.push({ path: ['updatedAt'], kind: 'range', values: [], from: since, escaped: false });
+  return filters;
+}
+
+/** One past the largest id of a page: where the next page (or a resumed run) starts. */
+function nextCursor(records: readonly ResourceObject[]): string {
+  let max = 0n;
+  for (const r of records) {
+    const id = idValue(r.id);
+    if (id !== null && BigInt(id) > max) max = BigInt(id);
+  }
+  return String(max + 1n);
+}
+
+/** The id of the newest event, where deletes of the next run start; '0' when there are none or events cannot be read. */
+async function latestEventId(opts: SyncOptions): Promise<string> {
+  try {
+    for await (const page of paginate(opts.client, 'events', { query: { sort: ['-id'], fields: { event: [] } }, limit: 1, ...(opts.signal ? { signal: opts.signal } : {}) })) {
+      const id = page.records[0]?.id;
+      return id !== undefined ? String(BigInt(String(id)) + 1n) : '0';
+    }
+  } catch (err) {
+    if (!(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
+    opts.warn(`events cannot be read (${err.status}): deletes are found by reconciling ids instead`);
+  }
+  return '0';
+}
+
+/**
+ * Deletes the rows `<type>_destroyed` events name, from `from` (an event id) on, and moves the
+ * cursor past the events read, each page in one transaction with its deletes.
+ * @returns rows deleted by table
+ */
+async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const byName = new Map(opts.tables.map((t) => [`${t.rt.type}_destroyed`, t.spec]));
+  const names = [...byName.keys()];
+  if (names.length === 0) return out;
+  const at = isoSeconds(opts.now());
+  let cursor = from;
+  try {
+    for await (const page of paginate(opts.client, 'events', {
+      query: { sort: ['id'], filters: [{ path: ['name'], kind: 'list', values: names, escaped: false }], fields: { event: ['name', 'payload'] } },
+      all: true,
+      pageSize: opts.pageSize ?? MAX_PAGE_SIZE,
+      keysetFrom: from,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    })) {
+      if (page.records.length === 0) continue;
+      cursor = nextCursor(page.records);
+      opts.store.tx(() => {
+        for (const ev of page.records) {
+          const spec = byName.get(String(ev.attributes?.name));
+          const id = idValue((ev.attributes?.payload as { id?: unknown } | undefined)?.id);
+          if (!spec || id === null) continue;
+          const n = opts.store.deleteFromEvents(spec, [id], at);
+          out.set(spec.table, (out.get(spec.table) ?? 0) + n);
+        }
+        opts.store.setMeta('events_from', cursor);
+      });
+    }
+  } catch (err) {
+    if (!(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
+    opts.warn(`events cannot be read (${err.status}): deletes are found by reconciling ids instead`);
+  }
+  opts.store.tx(() => opts.store.setMeta('events_from', cursor));
+  return out;
+}
+
+function highestUpdatedAt(records: readonly ResourceObject[]): string | null {
+  let best: string | null = null;
+  for (const r of records) {
+    const v = r.attributes?.updatedAt;
+    if (typeof v === 'string') best = laterOf(best, v);
+  }
+  return best;
+}
+
+/** The later of two ISO date-times (either may be missing). */
+function laterOf(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return parseTime(b) > parseTime(a) ? b : a;
+}
+
+/** Epoch ms of an ISO date-time; one without a zone is UTC, as the service writes it. */
+export function parseTime(v: string): number {
+  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`);
+}
+
+/** `YYYY-MM-DDThh:mm:ssZ`, UTC. */
+export function isoSeconds(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,73 @@
+/**
+ * Compares a mirror with the API, written apart from src/mirror so that a mistake there cannot
+ * hide itself: every record the API lists (read here by keyset, plain fetch) must be a row with
+ * each attribute in its snake_case column (booleans 0/1, lists and objects as JSON text), each
+ * to-one relationship in `<name>_id`, each embedded to-many relationship in its link table; and
+ * no row may be left that the API does not list.
+ */
+import { expect } from 'vitest';
+import type { Client } from './sandbox.js';
+import { runInProcess } from './in-process-cli.js';
+
+const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Every record of a collection path, by id keyset (accounts with `named` both ways). */
+export async function apiRecords(c: Client, path: string): Promise<any[]> {
+  const out: any[] = [];
+  let from = 0;
+  for (;;) {
+    const named = path === '/accounts' ? '&filter[named]=true,false' : '';
+    const r = await c.get(`${path}?sort=id&page[limit]=1000&filter[id]=${from}..inf${named}`);
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    out.push(...r.body.data);
+    if (r.body.data.length < 1000) return out;
+    from = Math.max(...r.body.data.map((d: any) => Number(d.id))) + 1;
+  }
+}
+
+/** The rows of a mirror table, through `svc sql -o json`. */
+export async function mirrorRows(env: NodeJS.ProcessEnv, db: string, table: string): Promise<any[]> {
+  const r = await runInProcess(['sql', '--db', db, '-o', 'json', `select * from "${table}" order by 1, 2`], env, { timeoutMs: 60_000 });
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+/** Asserts the mirror's table of `path` (and its link tables) equals the API's records. */
+export async function expectTableEqualsApi(c: Client, env: NodeJS.ProcessEnv, db: string, path: string): Promise<number> {
+  const table = snake(path.slice(1));
+  const records = await apiRecords(c, path);
+  const rows = await mirrorRows(env, db, table);
+  expect(rows.map((r) => String(r.id)), `${table}: ids`).toEqual(records.map((r) => String(r.id)).sort((a, b) => Number(a) - Number(b)));
+  const byId = new Map(rows.map((r) => [String(r.id), r]));
+  const links = new Map<string, Set<string>>();
+  for (const rec of records) {
+    const row = byId.get(String(rec.id))!;
+    for (const [name, v] of Object.entries<any>(rec.attributes ?? {})) {
+      const col = snake(name);
+      expect(Object.hasOwn(row, col), `${table}.${col} exists`).toBe(true);
+      const cell = row[col];
+      const where = `${table} ${rec.id} ${col}`;
+      if (v === null || v === undefined) expect(cell, where).toBeNull();
+      else if (typeof v === 'boolean') expect(cell, where).toBe(v ? 1 : 0);
+      else if (typeof v === 'object') expect(JSON.parse(cell), where).toEqual(v);
+      else expect(cell, where).toBe(v);
+    }
+    for (const [name, rel] of Object.entries<any>(rec.relationships ?? {})) {
+      if (!('data' in rel)) continue;
+      if (Array.isArray(rel.data)) {
+        const key = `${table}_${snake(name)}`;
+        const set = links.get(key) ?? new Set<string>();
+        for (const m of rel.data) set.add(`${rec.id}:${m.id}`);
+        links.set(key, set);
+      } else {
+        const where = `${table} ${rec.id} ${snake(name)}_id`;
+        expect(row[`${snake(name)}_id`], where).toBe(rel.data === null ? null : Number(rel.data.id));
+      }
+    }
+  }
+  for (const [key, want] of links) {
+    const got = (await mirrorRows(env, db, key)).map((r) => Object.values(r).join(':'));
+    expect(new Set(got), key).toEqual(want);
+  }
+  return records.length;
+}

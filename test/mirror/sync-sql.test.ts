@@ -1,0 +1,142 @@
+/**
+ * `svc sync` and `svc sql` in process against a real sandbox over HTTP: the mirror equals what the
+ * API lists, table by table and link by link, after a first sync and after changes and an
+ * incremental run; deletes leave the tables; `svc sql` is read-only and prints every format.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { expectTableEqualsApi } from '../helpers/mirror.js';
+import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { doc, one, start, type Client } from '../helpers/sandbox.js';
+
+const PATHS = [
+  '/users',
+  '/stages',
+  '/personas',
+  '/mailboxes',
+  '/accounts',
+  '/prospects',
+  '/emailAddresses',
+  '/sequences',
+  '/sequenceSteps',
+  '/sequenceStates',
+  '/mailings',
+  '/tasks',
+  '/calls',
+  '/opportunities',
+];
+
+let c: Client;
+let env: NodeJS.ProcessEnv;
+let db: string;
+beforeAll(async () => {
+  c = await start({ seed: 300 });
+  const dir = tempDir('svc-mirror-');
+  db = path.join(dir, 'org.sqlite');
+  env = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token });
+});
+afterAll(async () => {
+  await c.sb.close();
+});
+
+const svc = (args: string[], input?: string) => runInProcess(args, env, { timeoutMs: 60_000, ...(input !== undefined ? { input } : {}) });
+
+async function expectAllEqual(): Promise<void> {
+  for (const p of PATHS) await expectTableEqualsApi(c, env, db, p);
+}
+
+describe('svc sync', () => {
+  it('mirrors the default types equal to the API, then stays equal after creates, updates, deletes and an incremental run', async () => {
+    const first = await svc(['sync', '--db', db]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/synced 14 tables in [\d.]+ s with \d+ requests/);
+    await expectAllEqual();
+
+    // Changes of every kind the issue names.
+    const acct = (await c.post('/accounts', doc('account', { name: 'Mirror Test Co' }))).body.data.id;
+    const unnamed = await c.post('/accounts', doc('account', { name: 'Hidden Co', named: false }));
+    expect(unnamed.status, unnamed.text).toBe(201);
+    const created = await c.post('/prospects', doc('prospect', { firstName: 'New', lastName: 'Person', title: 'CEO' }, { account: one('account', Number(acct)) }));
+    expect(created.status, created.text).toBe(201);
+    const ids = (await c.get('/prospects?sort=id&page[limit]=5')).body.data.map((d: any) => Number(d.id));
+    expect((await c.patch(`/prospects/${ids[0]}`, doc('prospect', { title: 'Chief Mirror Officer' }, {}, ids[0]))).status).toBe(200);
+    // A relationship change.
+    expect((await c.patch(`/prospects/${ids[1]}`, doc('prospect', {}, { account: one('account', Number(acct)) }, ids[1]))).status).toBe(200);
+    // Deleted without ever being updated.
+    expect((await c.del(`/prospects/${ids[2]}`)).status).toBe(204);
+    // An account with prospects: they lose it.
+    const withProspects = (await c.get(`/prospects/${ids[3]}`)).body.data.relationships.account.data?.id;
+    if (withProspects) expect((await c.del(`/accounts/${withProspects}`)).status).toBe(204);
+    const call = (await c.get('/calls?page[limit]=1')).body.data[0].id;
+    expect((await c.del(`/calls/${call}`)).status).toBe(204);
+
+    const second = await svc(['sync', '--db', db]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/prospects: \d+ changed, 1 deleted/);
+    await expectAllEqual();
+    const deleted = await svc(['sql', '--db', db, '-o', 'json', 'select type, id, how from _svc_deleted order by type, id']);
+    expect(JSON.parse(deleted.stdout)).toEqual(
+      expect.arrayContaining([
+        { type: 'prospect', id: ids[2], how: 'event' },
+        { type: 'call', id: Number(call), how: 'event' },
+      ]),
+    );
+  });
+});
+
+describe('svc sql', () => {
+  it('prints every format, binds parameters and refuses writes', async () => {
+    const csv = await svc(['sql', '--db', db, '-o', 'csv', 'select id, title from prospects where title = :t order by id limit 2', '-p', 't=CEO']);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout.split('\n')[0]).toBe('id,title');
+    expect(csv.stdout).toMatch(/^\d+,CEO$/m);
+    const injected = await svc(['sql', '--db', db, '-o', 'json', 'select count(*) as n from prospects where title = :t', '-p', "t=x' or '1'='1"]);
+    expect(JSON.parse(injected.stdout)).toEqual([{ n: 0 }]);
+    const nd = await svc(['sql', '--db', db, '-o', 'ndjson', 'select id from users order by id limit 2']);
+    expect(nd.stdout.trim().split('\n').map((l) => Object.keys(JSON.parse(l)))).toEqual([['id'], ['id']]);
+    const empty = await svc(['sql', '--db', db, '-o', 'csv', 'select * from prospects where 0']);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout.split(',')[0]).toBe('id');
+    for (const stmt of ['delete from prospects', 'insert into prospects (id) values (1e9)', 'drop table prospects', 'create table x (a)']) {
+      const w = await svc(['sql', '--db', db, stmt]);
+      expect(w.code, stmt).toBe(2);
+      expect(w.stderr, stmt).toMatch(/^error: svc sql is read-only/m);
+    }
+    // Another file cannot be attached and written either: it is opened read-only too.
+    const other = path.join(tempDir(), 'other.sqlite');
+    const attach = await svc(['sql', '--db', db, `attach '${other}' as x`]);
+    expect(attach.code).toBe(2);
+    expect(fs.existsSync(other)).toBe(false);
+    const bad = await svc(['sql', '--db', db, 'selec 1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: SQL: near "selec": syntax error/m);
+    const stdin = await svc(['sql', '--db', db, '-o', 'json'], 'select 1 as one');
+    expect(JSON.parse(stdin.stdout)).toEqual([{ one: 1 }]);
+  });
+
+  it('says to run svc sync when there is no mirror, and refuses a foreign file', async () => {
+    const none = await svc(['sql', '--db', path.join(tempDir(), 'none.sqlite'), 'select 1']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no mirror yet at .*none\.sqlite.*\n.*svc sync/);
+    const foreign = path.join(tempDir(), 'foreign.sqlite');
+    fs.writeFileSync(foreign, 'this is not a database, just text '.repeat(100));
+    const f = await svc(['sql', '--db', foreign, 'select 1']);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/is not an svc mirror.*\n.*svc sync --rebuild/);
+    const s = await svc(['sync', '--db', foreign, 'users']);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toMatch(/is not an svc mirror/);
+  });
+
+  it('lists tables and columns with custom-field labels', async () => {
+    const t = await svc(['sql', '--db', db, '--tables', '-o', 'json']);
+    const names = JSON.parse(t.stdout).map((r: any) => r.name);
+    expect(names).toEqual(expect.arrayContaining(['prospects', 'accounts', 'sequence_states', '_svc_deleted']));
+    const cols = await svc(['sql', '--db', db, '--columns', 'prospects', '-o', 'json']);
+    const list = JSON.parse(cols.stdout);
+    expect(list.find((c: any) => c.column === 'first_name')).toEqual({ column: 'first_name', type: 'TEXT', label: null });
+    expect(list.find((c: any) => c.column === 'account_id')?.type).toBe('INTEGER');
+  });
+});
