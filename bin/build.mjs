@@ -64,6 +64,9 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [leaveOut, snapshot],
+  // SQLite as WebAssembly (the mirror on Node 20) reads its .wasm beside its own file: loaded from
+  // node_modules, not bundled.
+  external: ['node-sqlite3-wasm'],
   // CommonJS dependencies call require() for Node built-ins.
   banner: { js: 'import{createRequire as __svcRequire}from"node:module";const require=__svcRequire(import.meta.url);' },
 });

@@ -136,7 +136,7 @@ describe('svc sql', () => {
     expect(names).toEqual(expect.arrayContaining(['prospects', 'accounts', 'sequence_states', '_svc_deleted']));
     const cols = await svc(['sql', '--db', db, '--columns', 'prospects', '-o', 'json']);
     const list = JSON.parse(cols.stdout);
-    expect(list.find((c: any) => c.column === 'first_name')).toEqual({ column: 'first_name', type: 'TEXT', label: null });
-    expect(list.find((c: any) => c.column === 'account_id')?.type).toBe('INTEGER');
+    expect(list.find((c: any) => c.column === 'first_name')).toEqual({ column: 'first_name', sqlType: 'TEXT', label: null });
+    expect(list.find((c: any) => c.column === 'account_id')?.sqlType).toBe('INTEGER');
   });
 });

@@ -36,7 +36,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
     if (flags.tables) return await printValue(ctx, ctx.output, listTables(db), () => tablesText(listTables(db)));
     if (flags.columns !== undefined) {
       const cols = listColumns(db, flags.columns);
-      return await printValue(ctx, ctx.output, cols, () => cols.map((c) => `${c.column.padEnd(32)} ${c.type.padEnd(8)} ${c.label ?? ''}`.trimEnd()).join('\n') + '\n');
+      return await printValue(ctx, ctx.output, cols, () => cols.map((c) => `${c.column.padEnd(32)} ${c.sqlType.padEnd(8)} ${c.label ?? ''}`.trimEnd()).join('\n') + '\n');
     }
     await runQuery(ctx, db, sql!, params);
   } finally {
@@ -146,7 +146,7 @@ function tablesText(rows: { name: string; kind: string; rows: number }[]): strin
 }
 
 /** A table's columns with their SQLite types and, for custom fields, their labels. */
-function listColumns(db: SqlDatabase, table: string): { column: string; type: string; label: string | null }[] {
+function listColumns(db: SqlDatabase, table: string): { column: string; sqlType: string; label: string | null }[] {
   const name = table.replace(/-/g, '_').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   const info = (t: string) => db.all(`PRAGMA table_info("${t.replace(/"/g, '""')}")`).map((r) => ({ name: String(r.name), type: String(r.type) }));
   const cols = info(name);
@@ -155,5 +155,5 @@ function listColumns(db: SqlDatabase, table: string): { column: string; type: st
     throw new UsageError(`no table "${table}" in the mirror`).hint(`svc sql --tables lists them (${names.filter((n) => !n.startsWith('_')).slice(0, 6).join(', ')}, …)`);
   }
   const labelled = info(`${name}_labelled`);
-  return cols.map((c, i) => ({ column: c.name, type: c.type || 'ANY', label: labelled[i] && labelled[i]!.name !== c.name ? labelled[i]!.name : null }));
+  return cols.map((c, i) => ({ column: c.name, sqlType: c.type || 'ANY', label: labelled[i] && labelled[i]!.name !== c.name ? labelled[i]!.name : null }));
 }
