@@ -116,13 +116,20 @@ export function idValue(id: unknown): number | bigint | null {
   return Number.isSafeInteger(n) ? n : BigInt(s);
 }
 
-/** A value of a record as the column stores it. */
-export function columnValue(c: ColumnSpec, r: ResourceObject): number | bigint | string | null {
+/**
+ * A value of a record as the column stores it, from the record's `attributes` and
+ * `relationships` read once per record by the caller (a parsed page decodes them when read).
+ */
+export function columnValue(
+  c: ColumnSpec,
+  attributes: Record<string, unknown> | undefined,
+  relationships: Record<string, unknown> | undefined,
+): number | bigint | string | null {
   if ('relationship' in c.from) {
-    const rel = r.relationships?.[c.from.relationship] as { data?: { id?: unknown } | null } | undefined;
+    const rel = relationships?.[c.from.relationship] as { data?: { id?: unknown } | null } | undefined;
     return idValue(rel?.data?.id);
   }
-  const v = r.attributes?.[c.from.attribute];
+  const v = attributes?.[c.from.attribute];
   if (v === undefined || v === null) return null;
   switch (c.from.type) {
     case 'boolean':

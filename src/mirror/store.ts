@@ -287,7 +287,9 @@ export class MirrorStore {
       const id = idValue(r.id);
       if (id === null) continue;
       values[0] = id;
-      for (let i = 0; i < spec.columns.length; i++) values[i + 1] = columnValue(spec.columns[i]!, r);
+      const attributes = r.attributes;
+      const relationships = r.relationships;
+      for (let i = 0; i < spec.columns.length; i++) values[i + 1] = columnValue(spec.columns[i]!, attributes, relationships);
       stmt.run(values);
       for (const { l, clear, add } of links) {
         const members = linkIds(r, l.relationship);
