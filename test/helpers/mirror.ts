@@ -39,18 +39,22 @@ export async function expectTableEqualsApi(c: Client, env: NodeJS.ProcessEnv, db
   const rows = await mirrorRows(env, db, table);
   expect(rows.map((r) => String(r.id)), `${table}: ids`).toEqual(records.map((r) => String(r.id)).sort((a, b) => Number(a) - Number(b)));
   const byId = new Map(rows.map((r) => [String(r.id), r]));
+  // Differences collected and asserted once: an expect() per cell would cost seconds a table.
+  const diffs: string[] = [];
+  const same = (cell: unknown, want: unknown, where: string) => {
+    if (JSON.stringify(cell) !== JSON.stringify(want)) diffs.push(`${where}: mirror ${JSON.stringify(cell)}, API ${JSON.stringify(want)}`);
+  };
   const links = new Map<string, Set<string>>();
   for (const rec of records) {
     const row = byId.get(String(rec.id))!;
     for (const [name, v] of Object.entries<any>(rec.attributes ?? {})) {
       const col = snake(name);
-      expect(Object.hasOwn(row, col), `${table}.${col} exists`).toBe(true);
-      const cell = row[col];
       const where = `${table} ${rec.id} ${col}`;
-      if (v === null || v === undefined) expect(cell, where).toBeNull();
-      else if (typeof v === 'boolean') expect(cell, where).toBe(v ? 1 : 0);
-      else if (typeof v === 'object') expect(JSON.parse(cell), where).toEqual(v);
-      else expect(cell, where).toBe(v);
+      if (!Object.hasOwn(row, col)) diffs.push(`${where}: no such column`);
+      else if (v === null || v === undefined) same(row[col], null, where);
+      else if (typeof v === 'boolean') same(row[col], v ? 1 : 0, where);
+      else if (typeof v === 'object') same(typeof row[col] === 'string' ? JSON.parse(row[col]) : row[col], v, where);
+      else same(row[col], v, where);
     }
     for (const [name, rel] of Object.entries<any>(rec.relationships ?? {})) {
       if (!('data' in rel)) continue;
@@ -60,11 +64,11 @@ export async function expectTableEqualsApi(c: Client, env: NodeJS.ProcessEnv, db
         for (const m of rel.data) set.add(`${rec.id}:${m.id}`);
         links.set(key, set);
       } else {
-        const where = `${table} ${rec.id} ${snake(name)}_id`;
-        expect(row[`${snake(name)}_id`], where).toBe(rel.data === null ? null : Number(rel.data.id));
+        same(row[`${snake(name)}_id`], rel.data === null ? null : Number(rel.data.id), `${table} ${rec.id} ${snake(name)}_id`);
       }
     }
   }
+  expect(diffs.slice(0, 20), `${table}: ${diffs.length} differences`).toEqual([]);
   for (const [key, want] of links) {
     const got = (await mirrorRows(env, db, key)).map((r) => Object.values(r).join(':'));
     expect(new Set(got), key).toEqual(want);

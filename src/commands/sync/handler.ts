@@ -67,6 +67,8 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
     return planSync(ctx, client, types);
   }
   const identity = await mirrorIdentity(ctx);
+  // The root document (whose org it is) and the org schema's two documents.
+  sent += 1;
   const org = await orgAdditions(ctx);
   sent += org.requests;
   const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, org.byType.get(rt.type)) }));

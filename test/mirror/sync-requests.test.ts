@@ -1,0 +1,90 @@
+/**
+ * What a sync costs in requests, counted by the sandbox itself: a full sync at most
+ * Σ⌈records of a type / 1,000⌉ + 2 per type + 5, an incremental one after changing 1 % of the
+ * prospects at most ⌈changed / 1,000⌉ + 2 per type + 5; `--plan` says the first before sending a
+ * read of records, and `--budget` stops after N requests with every page so far kept.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { expectTableEqualsApi } from '../helpers/mirror.js';
+import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { doc, start, type Client } from '../helpers/sandbox.js';
+
+const TYPES = ['prospects', 'accounts', 'mailings', 'sequence-states', 'email-addresses'];
+const PATHS = ['/prospects', '/accounts', '/mailings', '/sequenceStates', '/emailAddresses'];
+
+let c: Client;
+let env: NodeJS.ProcessEnv;
+let db: string;
+beforeAll(async () => {
+  c = await start({ seed: 2500 });
+  const dir = tempDir('svc-mirror-req-');
+  db = path.join(dir, 'org.sqlite');
+  env = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token });
+});
+afterAll(async () => {
+  await c.sb.close();
+});
+
+const svc = (args: string[]) => runInProcess(args, env, { timeoutMs: 120_000 });
+
+async function counts(): Promise<number[]> {
+  const out: number[] = [];
+  for (const p of PATHS) {
+    const r = await c.get(`${p}?page[limit]=1&count=true${p === '/accounts' ? '&filter[named]=true,false' : ''}`);
+    out.push(r.body.meta.count);
+  }
+  return out;
+}
+
+describe('requests of a sync', () => {
+  it('--plan counts, a full sync stays within its bound, an incremental one within its own', async () => {
+    const n = await counts();
+    const bound = n.reduce((s, k) => s + Math.ceil(k / 1000), 0) + 2 * TYPES.length + 5;
+    const plan = await svc(['sync', '--db', db, '--plan', '-o', 'json', ...TYPES]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout).map((r: { records: number }) => r.records)).toEqual(n);
+
+    let mark = c.sb.requests.length;
+    const full = await svc(['sync', '--db', db, ...TYPES]);
+    expect(full.code, full.stderr).toBe(0);
+    const fullSent = c.sb.requests.length - mark;
+    expect(fullSent).toBeLessThanOrEqual(bound);
+    expect(full.stderr).toContain(`with ${fullSent} requests`);
+
+    // 1 % of the prospects change.
+    const ids = (await c.get('/prospects?sort=id&page[limit]=25')).body.data.map((d: { id: string }) => d.id);
+    for (const id of ids) expect((await c.patch(`/prospects/${id}`, doc('prospect', { title: `Changed ${id}` }, {}, id))).status).toBe(200);
+    mark = c.sb.requests.length;
+    const inc = await svc(['sync', '--db', db, ...TYPES]);
+    expect(inc.code, inc.stderr).toBe(0);
+    const incSent = c.sb.requests.length - mark;
+    // email addresses cannot be filtered by updatedAt: read whole, ⌈n / 1,000⌉ + 1 of the 2 a type may use.
+    expect(incSent).toBeLessThanOrEqual(Math.ceil(25 / 1000) + 2 * TYPES.length + 5 + Math.ceil(n[4]! / 1000));
+    // The 25, and any record updated in the minute before the last sync (the overlap).
+    const changed = Number(/prospects: (\d+) changed/.exec(inc.stderr)?.[1]);
+    expect(changed).toBeGreaterThanOrEqual(25);
+    expect(changed).toBeLessThan(100);
+    for (const p of PATHS) await expectTableEqualsApi(c, env, db, p);
+  });
+
+  it('--budget stops after N requests, keeps every page, and the next run continues', async () => {
+    const file = path.join(tempDir(), 'budget.sqlite');
+    const mark = c.sb.requests.length;
+    // The root document, the org schema (2), the newest event, then one page of 1,000.
+    const cut = await svc(['sync', '--db', file, '--budget', '5', 'prospects']);
+    expect(cut.code).toBe(5);
+    expect(cut.stderr).toMatch(/^error: stopped at the budget of 5 requests\nhint: run `svc sync` again to continue/m);
+    expect(c.sb.requests.length - mark).toBe(5);
+    const rows = await svc(['sql', '--db', file, '-o', 'json', 'select count(*) as n from prospects']);
+    const kept = JSON.parse(rows.stdout)[0].n;
+    expect(kept).toBe(1000);
+    const rest = await svc(['sync', '--db', file, 'prospects']);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stderr).toMatch(/prospects: [\d,]+ read \(resumed\)/);
+    const read = Number(/prospects: ([\d,]+) read/.exec(rest.stderr)![1]!.replace(/,/g, ''));
+    expect(read).toBe(2500 - kept);
+    await expectTableEqualsApi(c, env, file, '/prospects');
+  });
+});
