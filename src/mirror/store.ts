@@ -181,7 +181,11 @@ export class MirrorStore {
           for (const [name, type] of columns) {
             if (!old.has(name)) this.db.exec(`ALTER TABLE ${quoteId(spec.table)} ADD COLUMN ${quoteId(name)} ${type}`);
           }
-          if (columns.length !== old.size) say(`${spec.table}: ${columns.length - old.size} new columns added`);
+          if (columns.length !== old.size) {
+            // Rows already here have nothing in the new columns: the next run reads the type in full.
+            this.db.run('UPDATE _svc_tables SET watermark = NULL WHERE table_name = ?', [spec.table]);
+            say(`${spec.table}: ${columns.length - old.size} new columns (a newer svc or org schema); reading the table again in full`);
+          }
         }
       }
       const cols = ['id INTEGER PRIMARY KEY', ...columns.map(([n, t]) => `${quoteId(n)} ${t}`)];

@@ -86,6 +86,36 @@ describe('svc sync', () => {
   });
 });
 
+describe('svc sync: files of other orgs and older layouts', () => {
+  it('refuses a mirror of another org, with the fix', async () => {
+    const other = await start({ seed: 5 });
+    try {
+      const otherEnv = { ...env, SVC_BASE_URL: other.sb.baseUrl, SVC_AUTH_URL: other.sb.authUrl, SVC_TOKEN: other.sb.token };
+      const r = await runInProcess(['sync', '--db', db, 'users'], otherEnv, { timeoutMs: 60_000 });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: .*org\.sqlite mirrors org "[^"]+" \(1\) at sandbox:\S+, not org "[^"]+" \(1\) at sandbox:\S+\nhint: choose another file with --db, or run `svc sync --rebuild`/m);
+    } finally {
+      await other.sb.close();
+    }
+  });
+
+  it('adds a column a newer svc or org schema brings, and reads the table again to fill it', async () => {
+    const { openDatabase } = await import('../../src/mirror/sqlite.js');
+    const file = path.join(tempDir(), 'older.sqlite');
+    expect((await svc(['sync', '--db', file, 'accounts'])).code).toBe(0);
+    // What an older svc wrote: no `domain` column.
+    const raw = await openDatabase(file);
+    const cols = JSON.parse(String(raw.get("select columns from _svc_tables where table_name = 'accounts'")!.columns)) as [string, string][];
+    raw.exec('DROP VIEW IF EXISTS accounts_labelled; ALTER TABLE accounts DROP COLUMN domain');
+    raw.run("update _svc_tables set columns = ? where table_name = 'accounts'", [JSON.stringify(cols.filter(([n]) => n !== 'domain'))]);
+    raw.close();
+    const r = await svc(['sync', '--db', file, 'accounts']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/accounts: 1 new columns .*reading the table again in full/);
+    await expectTableEqualsApi(c, env, file, '/accounts');
+  });
+});
+
 describe('svc sql', () => {
   it('prints every format, binds parameters and refuses writes', async () => {
     const csv = await svc(['sql', '--db', db, '-o', 'csv', 'select id, title from prospects where title = :t order by id limit 2', '-p', 't=CEO']);
