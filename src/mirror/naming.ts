@@ -95,7 +95,13 @@ export function tableSpec(rt: ResourceType, org: OrgAdditions = {}): TableSpec {
     .filter((r) => r.kind === 'many' && r.data)
     .map((r) => {
       const member = `${snake(r.target ?? r.name)}_id`;
-      return { relationship: r.name, table: `${table}_${snake(r.name)}`, ownerColumn: owner, memberColumn: member === owner ? `member_${member}` : member, target: r.target };
+      return {
+        relationship: r.name,
+        table: `${table}_${snake(r.name)}`,
+        ownerColumn: owner,
+        memberColumn: member === owner ? `member_${member}` : member,
+        target: r.target,
+      };
     });
   const labels: Record<string, string> = {};
   for (const [field, label] of Object.entries(org.labels ?? {})) if (taken.has(snake(field)) && label.trim()) labels[snake(field)] = label;

@@ -198,7 +198,9 @@ export class MirrorStore {
         this.db.exec(
           `CREATE TABLE IF NOT EXISTS ${quoteId(l.table)} (${quoteId(l.ownerColumn)} INTEGER NOT NULL, ${quoteId(l.memberColumn)} INTEGER NOT NULL, PRIMARY KEY (${quoteId(l.ownerColumn)}, ${quoteId(l.memberColumn)})) WITHOUT ROWID`,
         );
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${quoteId(`${l.table}_${l.memberColumn}`)} ON ${quoteId(l.table)} (${quoteId(l.memberColumn)})`);
+        this.db.exec(
+          `CREATE INDEX IF NOT EXISTS ${quoteId(`${l.table}_${l.memberColumn}`)} ON ${quoteId(l.table)} (${quoteId(l.memberColumn)})`,
+        );
       }
       const view = `${spec.table}_labelled`;
       this.db.exec(`DROP VIEW IF EXISTS ${quoteId(view)}`);
@@ -248,14 +250,10 @@ export class MirrorStore {
   startRun(table: string, kind: RunKind, since: string | null, startedAt: string, runMax: string | null): void {
     this.tx(() => {
       this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [table]);
-      this.db.run('UPDATE _svc_tables SET run_cursor = ?, run_kind = ?, run_since = ?, run_max = ?, run_started_at = ? WHERE table_name = ?', [
-        '0',
-        kind,
-        since,
-        runMax,
-        startedAt,
-        table,
-      ]);
+      this.db.run(
+        'UPDATE _svc_tables SET run_cursor = ?, run_kind = ?, run_since = ?, run_max = ?, run_started_at = ? WHERE table_name = ?',
+        ['0', kind, since, runMax, startedAt, table],
+      );
     });
   }
 
@@ -285,7 +283,9 @@ export class MirrorStore {
     const links = spec.links.map((l) => ({
       l,
       clear: this.db.prepare(`DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.ownerColumn)} = ?`),
-      add: this.db.prepare(`INSERT OR IGNORE INTO ${quoteId(l.table)} (${quoteId(l.ownerColumn)}, ${quoteId(l.memberColumn)}) VALUES (?, ?)`),
+      add: this.db.prepare(
+        `INSERT OR IGNORE INTO ${quoteId(l.table)} (${quoteId(l.ownerColumn)}, ${quoteId(l.memberColumn)}) VALUES (?, ?)`,
+      ),
     }));
     for (const r of records) {
       const id = idValue(r.id);
@@ -380,7 +380,9 @@ export function openError(file: string, err: unknown): Error {
   const msg = err instanceof Error ? err.message : String(err);
   if (/not a database|malformed|file is encrypted/i.test(msg)) return foreignFile(file);
   if (/readonly|read-only|EACCES|EROFS|permission|unable to open/i.test(msg)) {
-    return new UsageError(`cannot write the mirror ${file}: ${msg}`).hint('choose a writable file with --db, or fix the permissions of its directory');
+    return new UsageError(`cannot write the mirror ${file}: ${msg}`).hint(
+      'choose a writable file with --db, or fix the permissions of its directory',
+    );
   }
   return err instanceof Error ? err : new Error(msg);
 }

@@ -160,7 +160,11 @@ function nextCursor(records: readonly ResourceObject[]): string {
 /** The id of the newest event, where deletes of the next run start; '0' when there are none or events cannot be read. */
 async function latestEventId(opts: SyncOptions): Promise<string> {
   try {
-    for await (const page of paginate(opts.client, 'events', { query: { sort: ['-id'], fields: { event: [] } }, limit: 1, ...(opts.signal ? { signal: opts.signal } : {}) })) {
+    for await (const page of paginate(opts.client, 'events', {
+      query: { sort: ['-id'], fields: { event: [] } },
+      limit: 1,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    })) {
       const id = page.records[0]?.id;
       return id !== undefined ? String(BigInt(String(id)) + 1n) : '0';
     }
@@ -185,7 +189,11 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
   let cursor = from;
   try {
     for await (const page of paginate(opts.client, 'events', {
-      query: { sort: ['id'], filters: [{ path: ['name'], kind: 'list', values: names, escaped: false }], fields: { event: ['name', 'payload'] } },
+      query: {
+        sort: ['id'],
+        filters: [{ path: ['name'], kind: 'list', values: names, escaped: false }],
+        fields: { event: ['name', 'payload'] },
+      },
       all: true,
       pageSize: opts.pageSize ?? MAX_PAGE_SIZE,
       keysetFrom: from,

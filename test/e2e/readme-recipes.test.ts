@@ -8,17 +8,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sectionBlocks } from '../helpers/readme.js';
 import { BIN, ROOT, baseEnv, tempDir } from '../helpers/run-svc.js';
-
-/** The fenced blocks of a Markdown section: info string and body. */
-export function sectionBlocks(markdown: string, heading: string): { info: string; body: string }[] {
-  const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no "## ${heading}" section`);
-  const rest = markdown.slice(start + 1);
-  const next = rest.indexOf('\n## ');
-  const section = next < 0 ? rest : rest.slice(0, next);
-  return [...section.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)].map((m) => ({ info: m[1]!.trim(), body: m[2]! }));
-}
 
 const blocks = sectionBlocks(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), 'Common tasks');
 const recipes = blocks.filter((b) => b.info === 'sh');

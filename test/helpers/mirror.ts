@@ -37,7 +37,10 @@ export async function expectTableEqualsApi(c: Client, env: NodeJS.ProcessEnv, db
   const table = snake(path.slice(1));
   const records = await apiRecords(c, path);
   const rows = await mirrorRows(env, db, table);
-  expect(rows.map((r) => String(r.id)), `${table}: ids`).toEqual(records.map((r) => String(r.id)).sort((a, b) => Number(a) - Number(b)));
+  expect(
+    rows.map((r) => String(r.id)),
+    `${table}: ids`,
+  ).toEqual(records.map((r) => String(r.id)).sort((a, b) => Number(a) - Number(b)));
   const byId = new Map(rows.map((r) => [String(r.id), r]));
   // Differences collected and asserted once: an expect() per cell would cost seconds a table.
   const diffs: string[] = [];

@@ -58,12 +58,17 @@ describe('svc sync', () => {
     const acct = (await c.post('/accounts', doc('account', { name: 'Mirror Test Co' }))).body.data.id;
     const unnamed = await c.post('/accounts', doc('account', { name: 'Hidden Co', named: false }));
     expect(unnamed.status, unnamed.text).toBe(201);
-    const created = await c.post('/prospects', doc('prospect', { firstName: 'New', lastName: 'Person', title: 'CEO' }, { account: one('account', Number(acct)) }));
+    const created = await c.post(
+      '/prospects',
+      doc('prospect', { firstName: 'New', lastName: 'Person', title: 'CEO' }, { account: one('account', Number(acct)) }),
+    );
     expect(created.status, created.text).toBe(201);
     const ids = (await c.get('/prospects?sort=id&page[limit]=5')).body.data.map((d: any) => Number(d.id));
     expect((await c.patch(`/prospects/${ids[0]}`, doc('prospect', { title: 'Chief Mirror Officer' }, {}, ids[0]))).status).toBe(200);
     // A relationship change.
-    expect((await c.patch(`/prospects/${ids[1]}`, doc('prospect', {}, { account: one('account', Number(acct)) }, ids[1]))).status).toBe(200);
+    expect((await c.patch(`/prospects/${ids[1]}`, doc('prospect', {}, { account: one('account', Number(acct)) }, ids[1]))).status).toBe(
+      200,
+    );
     // Deleted without ever being updated.
     expect((await c.del(`/prospects/${ids[2]}`)).status).toBe(204);
     // An account with prospects: they lose it.
@@ -93,7 +98,9 @@ describe('svc sync: files of other orgs and older layouts', () => {
       const otherEnv = { ...env, SVC_BASE_URL: other.sb.baseUrl, SVC_AUTH_URL: other.sb.authUrl, SVC_TOKEN: other.sb.token };
       const r = await runInProcess(['sync', '--db', db, 'users'], otherEnv, { timeoutMs: 60_000 });
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/^error: .*org\.sqlite mirrors org "[^"]+" \(1\) at sandbox:\S+, not org "[^"]+" \(1\) at sandbox:\S+\nhint: choose another file with --db, or run `svc sync --rebuild`/m);
+      expect(r.stderr).toMatch(
+        /^error: .*org\.sqlite mirrors org "[^"]+" \(1\) at sandbox:\S+, not org "[^"]+" \(1\) at sandbox:\S+\nhint: choose another file with --db, or run `svc sync --rebuild`/m,
+      );
     } finally {
       await other.sb.close();
     }
@@ -105,7 +112,10 @@ describe('svc sync: files of other orgs and older layouts', () => {
     expect((await svc(['sync', '--db', file, 'accounts'])).code).toBe(0);
     // What an older svc wrote: no `domain` column.
     const raw = await openDatabase(file);
-    const cols = JSON.parse(String(raw.get("select columns from _svc_tables where table_name = 'accounts'")!.columns)) as [string, string][];
+    const cols = JSON.parse(String(raw.get("select columns from _svc_tables where table_name = 'accounts'")!.columns)) as [
+      string,
+      string,
+    ][];
     raw.exec('DROP VIEW IF EXISTS accounts_labelled; ALTER TABLE accounts DROP COLUMN domain');
     raw.run("update _svc_tables set columns = ? where table_name = 'accounts'", [JSON.stringify(cols.filter(([n]) => n !== 'domain'))]);
     raw.close();
@@ -118,14 +128,37 @@ describe('svc sync: files of other orgs and older layouts', () => {
 
 describe('svc sql', () => {
   it('prints every format, binds parameters and refuses writes', async () => {
-    const csv = await svc(['sql', '--db', db, '-o', 'csv', 'select id, title from prospects where title = :t order by id limit 2', '-p', 't=CEO']);
+    const csv = await svc([
+      'sql',
+      '--db',
+      db,
+      '-o',
+      'csv',
+      'select id, title from prospects where title = :t order by id limit 2',
+      '-p',
+      't=CEO',
+    ]);
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stdout.split('\n')[0]).toBe('id,title');
     expect(csv.stdout).toMatch(/^\d+,CEO$/m);
-    const injected = await svc(['sql', '--db', db, '-o', 'json', 'select count(*) as n from prospects where title = :t', '-p', "t=x' or '1'='1"]);
+    const injected = await svc([
+      'sql',
+      '--db',
+      db,
+      '-o',
+      'json',
+      'select count(*) as n from prospects where title = :t',
+      '-p',
+      "t=x' or '1'='1",
+    ]);
     expect(JSON.parse(injected.stdout)).toEqual([{ n: 0 }]);
     const nd = await svc(['sql', '--db', db, '-o', 'ndjson', 'select id from users order by id limit 2']);
-    expect(nd.stdout.trim().split('\n').map((l) => Object.keys(JSON.parse(l)))).toEqual([['id'], ['id']]);
+    expect(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => Object.keys(JSON.parse(l))),
+    ).toEqual([['id'], ['id']]);
     const empty = await svc(['sql', '--db', db, '-o', 'csv', 'select * from prospects where 0']);
     expect(empty.code).toBe(0);
     expect(empty.stdout.split(',')[0]).toBe('id');

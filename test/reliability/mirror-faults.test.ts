@@ -28,7 +28,10 @@ beforeAll(async () => {
 afterAll(() => c.sb.close());
 
 const rowsIn = async (db: string): Promise<number> => {
-  const r = await runSvc(['sql', '--db', db, '-o', 'json', 'select (select count(*) from prospects) + (select count(*) from mailings) as n'], { env });
+  const r = await runSvc(
+    ['sql', '--db', db, '-o', 'json', 'select (select count(*) from prospects) + (select count(*) from mailings) as n'],
+    { env },
+  );
   return r.code === 0 ? JSON.parse(r.stdout)[0].n : 0;
 };
 
@@ -81,8 +84,12 @@ describe('svc sync under faults', () => {
       const login = await cliLogin(sb.sb, dir, ['--yes'], { SVC_BASE_URL: `${proxy.origin}/api/v2` });
       expect(login.code, login.stderr).toBe(0);
       const db = path.join(dir, 'org.sqlite');
-      proxy.plan({ method: 'GET', path: /^\/api\/v2\/prospects\?.*page(%5B|\[)limit(%5D|\])=1000/ }, [{ kind: 'answer', status: 504, body: 'gateway timeout' }]);
-      proxy.plan({ method: 'GET', path: /^\/api\/v2\/mailings\?/ }, [{ kind: 'answer', status: 429, headers: { 'retry-after': '1' }, body: '' }]);
+      proxy.plan({ method: 'GET', path: /^\/api\/v2\/prospects\?.*page(%5B|\[)limit(%5D|\])=1000/ }, [
+        { kind: 'answer', status: 504, body: 'gateway timeout' },
+      ]);
+      proxy.plan({ method: 'GET', path: /^\/api\/v2\/mailings\?/ }, [
+        { kind: 'answer', status: 429, headers: { 'retry-after': '1' }, body: '' },
+      ]);
       const tokensBefore = sb.sb.requests.filter((r) => r.path === '/oauth/token').length;
       const r = await runSvc(['sync', '--db', db, ...TYPES], { env: { SVC_CONFIG_DIR: dir } });
       expect(r.code, r.stderr).toBe(0);

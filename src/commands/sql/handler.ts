@@ -32,11 +32,18 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
   try {
     const status = mirrorStatus(db, file);
     const oldest = oldestSync(status);
-    ctx.info(`mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}`);
+    ctx.info(
+      `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}`,
+    );
     if (flags.tables) return await printValue(ctx, ctx.output, listTables(db), () => tablesText(listTables(db)));
     if (flags.columns !== undefined) {
       const cols = listColumns(db, flags.columns);
-      return await printValue(ctx, ctx.output, cols, () => cols.map((c) => `${c.column.padEnd(32)} ${c.sqlType.padEnd(8)} ${c.label ?? ''}`.trimEnd()).join('\n') + '\n');
+      return await printValue(
+        ctx,
+        ctx.output,
+        cols,
+        () => cols.map((c) => `${c.column.padEnd(32)} ${c.sqlType.padEnd(8)} ${c.label ?? ''}`.trimEnd()).join('\n') + '\n',
+      );
     }
     await runQuery(ctx, db, sql!, params);
   } finally {
@@ -50,7 +57,8 @@ export function parseParams(list: readonly string[]): Record<string, SqlValue> {
   for (const p of list) {
     const eq = p.indexOf('=');
     const name = eq > 0 ? p.slice(0, eq).replace(/^[:@$]/, '') : '';
-    if (!/^[A-Za-z_]\w*$/.test(name)) throw new UsageError(`-p ${JSON.stringify(p)} is not name=value`).hint('write -p title=CEO and use :title in the statement');
+    if (!/^[A-Za-z_]\w*$/.test(name))
+      throw new UsageError(`-p ${JSON.stringify(p)} is not name=value`).hint('write -p title=CEO and use :title in the statement');
     const value = p.slice(eq + 1);
     out[name] = /^-?(0|[1-9]\d{0,14})(\.\d+)?$/.test(value) ? Number(value) : value;
   }
@@ -73,7 +81,9 @@ async function readStatement(ctx: Context, arg: string | undefined, file: string
     sql = Buffer.concat(chunks).toString('utf8');
   }
   if (sql === undefined || sql.trim() === '') {
-    throw new UsageError('no SQL statement').hint('svc sql "select count(*) from prospects", or -f FILE, or the statement on stdin; svc sql --tables lists the tables');
+    throw new UsageError('no SQL statement').hint(
+      'svc sql "select count(*) from prospects", or -f FILE, or the statement on stdin; svc sql --tables lists the tables',
+    );
   }
   return sql;
 }
@@ -114,7 +124,14 @@ function plainRow(row: SqlRow): FlatRecord {
   const out: Record<string, unknown> = {};
   for (const k in row) {
     const v = row[k];
-    out[k] = typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : String(v)) : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v;
+    out[k] =
+      typeof v === 'bigint'
+        ? Number.isSafeInteger(Number(v))
+          ? Number(v)
+          : String(v)
+        : v instanceof Uint8Array
+          ? Buffer.from(v).toString('hex')
+          : v;
   }
   return out as FlatRecord;
 }
@@ -133,7 +150,9 @@ function sqlError(err: unknown): UsageError {
 /** Tables and views a person queries (svc's own bookkeeping left out, its log of deletes kept). */
 function listTables(db: SqlDatabase): { name: string; kind: string; rows: number }[] {
   return db
-    .all("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND name NOT IN ('_svc_mirror', '_svc_tables', '_svc_seen') ORDER BY name")
+    .all(
+      "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND name NOT IN ('_svc_mirror', '_svc_tables', '_svc_seen') ORDER BY name",
+    )
     .map((r) => ({
       name: String(r.name),
       kind: String(r.type),
@@ -148,12 +167,22 @@ function tablesText(rows: { name: string; kind: string; rows: number }[]): strin
 /** A table's columns with their SQLite types and, for custom fields, their labels. */
 function listColumns(db: SqlDatabase, table: string): { column: string; sqlType: string; label: string | null }[] {
   const name = table.replace(/-/g, '_').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  const info = (t: string) => db.all(`PRAGMA table_info("${t.replace(/"/g, '""')}")`).map((r) => ({ name: String(r.name), type: String(r.type) }));
+  const info = (t: string) =>
+    db.all(`PRAGMA table_info("${t.replace(/"/g, '""')}")`).map((r) => ({ name: String(r.name), type: String(r.type) }));
   const cols = info(name);
   if (cols.length === 0) {
     const names = listTables(db).map((t) => t.name);
-    throw new UsageError(`no table "${table}" in the mirror`).hint(`svc sql --tables lists them (${names.filter((n) => !n.startsWith('_')).slice(0, 6).join(', ')}, …)`);
+    throw new UsageError(`no table "${table}" in the mirror`).hint(
+      `svc sql --tables lists them (${names
+        .filter((n) => !n.startsWith('_'))
+        .slice(0, 6)
+        .join(', ')}, …)`,
+    );
   }
   const labelled = info(`${name}_labelled`);
-  return cols.map((c, i) => ({ column: c.name, sqlType: c.type || 'ANY', label: labelled[i] && labelled[i]!.name !== c.name ? labelled[i]!.name : null }));
+  return cols.map((c, i) => ({
+    column: c.name,
+    sqlType: c.type || 'ANY',
+    label: labelled[i] && labelled[i]!.name !== c.name ? labelled[i]!.name : null,
+  }));
 }

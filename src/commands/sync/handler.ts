@@ -113,7 +113,9 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
       );
     }
     if (ctx.signal.aborted) {
-      throw new InterruptedError('sync interrupted').hint('run `svc sync` again to continue where it stopped (every page read so far is kept)');
+      throw new InterruptedError('sync interrupted').hint(
+        'run `svc sync` again to continue where it stopped (every page read so far is kept)',
+      );
     }
     throw err;
   }
@@ -134,7 +136,12 @@ export function chooseTypes(args: readonly string[], all: boolean): ResourceType
   for (const a of args) {
     const rt = findResource(a);
     if (!rt) {
-      throw new UsageError(`unknown resource type "${a}"${didYouMean(a, RESOURCES.map((r) => r.command))}`).hint('`svc resources` lists them');
+      throw new UsageError(
+        `unknown resource type "${a}"${didYouMean(
+          a,
+          RESOURCES.map((r) => r.command),
+        )}`,
+      ).hint('`svc resources` lists them');
     }
     if (!rt.operations.includes('list')) throw new UsageError(`${rt.command} cannot be listed, so it cannot be mirrored`);
     if (!out.includes(rt)) out.push(rt);
@@ -155,7 +162,9 @@ async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Paramet
     }
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    ctx.warn(`the org schema could not be read (${err instanceof ApiError ? `HTTP ${err.status}` : String(err)}): custom fields are mirrored without their labels`);
+    ctx.warn(
+      `the org schema could not be read (${err instanceof ApiError ? `HTTP ${err.status}` : String(err)}): custom fields are mirrored without their labels`,
+    );
   }
   return { byType, requests: 2 };
 }

@@ -20,8 +20,18 @@ export async function planSync(ctx: Context, client: PageClient, types: readonly
   }
   const known = rows.filter((r) => r.requests !== null);
   const total = known.reduce((n, r) => n + r.requests!, 0);
-  ctx.info(`a full sync needs about ${total + 5} requests (${known.length} types counted, ${types.length} count requests sent for this plan)`);
-  await printValue(ctx, ctx.output, rows, () =>
-    rows.map((r) => `${r.type.padEnd(28)} ${String(r.records ?? '?').padStart(9)} records  ${String(r.requests ?? '?').padStart(6)} requests`).join('\n') + '\n',
+  ctx.info(
+    `a full sync needs about ${total + 5} requests (${known.length} types counted, ${types.length} count requests sent for this plan)`,
+  );
+  await printValue(
+    ctx,
+    ctx.output,
+    rows,
+    () =>
+      rows
+        .map(
+          (r) => `${r.type.padEnd(28)} ${String(r.records ?? '?').padStart(9)} records  ${String(r.requests ?? '?').padStart(6)} requests`,
+        )
+        .join('\n') + '\n',
   );
 }

@@ -1,0 +1,119 @@
+/**
+ * The README's "Questions about your org" work as written: each `sql` block runs through
+ * `svc sql` against a mirror of a sandbox where each question has an answer made for it (a shared
+ * e-mail, a prospect in two active sequences, a CEO untouched for months, ...), and the answer
+ * is checked against the API's own records.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sectionBlocks } from '../helpers/readme.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { apiRecords } from '../helpers/mirror.js';
+import { baseEnv, ROOT, tempDir } from '../helpers/run-svc.js';
+import { doc, one, start, type Client } from '../helpers/sandbox.js';
+
+const blocks = sectionBlocks(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), 'Questions about your org').filter(
+  (b) => b.info === 'sql',
+);
+
+let c: Client;
+let env: NodeJS.ProcessEnv;
+let db: string;
+const made: { dupEmail?: string; twoActive?: string } = {};
+beforeAll(async () => {
+  c = await start({ seed: 200 });
+  const dir = tempDir('svc-mirror-readme-');
+  db = path.join(dir, 'org.sqlite');
+  env = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token });
+  // A second prospect with the first one's address, in other capitals.
+  const first = (await c.get('/emailAddresses?sort=id&page[limit]=1')).body.data[0];
+  made.dupEmail = String(first.attributes.email).toLowerCase();
+  const twin = (await c.post('/prospects', doc('prospect', { firstName: 'Twin' }))).body.data.id;
+  const address = await c.post(
+    '/emailAddresses',
+    doc('emailAddress', { email: String(first.attributes.email).toUpperCase() }, { prospect: one('prospect', Number(twin)) }),
+  );
+  expect(address.status, address.text).toBe(201);
+  // A prospect active in two sequences.
+  const seqs = (await c.get('/sequences?sort=id')).body.data.map((s: { id: string }) => Number(s.id));
+  const p = (await c.post('/prospects', doc('prospect', { firstName: 'Busy', title: 'CEO' }))).body.data.id;
+  made.twoActive = String(p);
+  const mailbox = Number((await c.get('/mailboxes?page[limit]=1')).body.data[0].id);
+  for (const s of seqs.slice(0, 2)) {
+    const st = await c.post(
+      '/sequenceStates',
+      doc('sequenceState', {}, { prospect: one('prospect', Number(p)), sequence: one('sequence', s), mailbox: one('mailbox', mailbox) }),
+    );
+    expect(st.status, st.text).toBe(201);
+  }
+  const sync = await runInProcess(['sync', '--db', db], env, { timeoutMs: 60_000 });
+  expect(sync.code, sync.stderr).toBe(0);
+});
+afterAll(() => c.sb.close());
+
+async function ask(sql: string): Promise<any[]> {
+  const r = await runInProcess(['sql', '--db', db, '-o', 'json', sql], env, { timeoutMs: 60_000 });
+  expect(r.code, `${sql}\n${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+describe('README: Questions about your org', () => {
+  it('has the five questions', () => {
+    expect(blocks.length).toBe(5);
+  });
+
+  it('duplicates by e-mail', async () => {
+    const rows = await ask(blocks[0]!.body);
+    expect(rows.map((r) => r.email)).toContain(made.dupEmail);
+  });
+
+  it('prospects in two active sequences', async () => {
+    const rows = await ask(blocks[1]!.body);
+    expect(rows.map((r) => String(r.id))).toContain(made.twoActive);
+    const states = await apiRecords(c, '/sequenceStates');
+    for (const r of rows) {
+      const active = states.filter((s) => s.attributes.state === 'active' && String(s.relationships.prospect.data?.id) === String(r.id));
+      expect(active.length, `prospect ${r.id}`).toBe(r.active_sequences);
+    }
+  });
+
+  it('accounts without an active prospect', async () => {
+    const rows = await ask(blocks[2]!.body);
+    const [accounts, prospects, states] = await Promise.all([
+      apiRecords(c, '/accounts'),
+      apiRecords(c, '/prospects'),
+      apiRecords(c, '/sequenceStates'),
+    ]);
+    const activeProspects = new Set(
+      states.filter((s) => s.attributes.state === 'active').map((s) => String(s.relationships.prospect.data?.id)),
+    );
+    const busy = new Set(prospects.filter((p) => activeProspects.has(String(p.id))).map((p) => String(p.relationships.account?.data?.id)));
+    const want = accounts.filter((a) => !busy.has(String(a.id))).map((a) => String(a.id));
+    expect(rows.map((r) => String(r.id)).sort()).toEqual(want.sort());
+    expect(rows.length).toBeGreaterThan(0);
+  });
+
+  it('reply rate by sequence', async () => {
+    const rows = await ask(blocks[3]!.body);
+    const mailings = (await apiRecords(c, '/mailings')).filter((m) => m.attributes.deliveredAt);
+    const sequences = await apiRecords(c, '/sequences');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      const seq = sequences.find((s) => s.attributes.name === r.sequence)!;
+      const mine = mailings.filter((m) => String(m.relationships.sequence?.data?.id) === String(seq.id));
+      expect(r.delivered).toBe(mine.length);
+      expect(r.replied).toBe(mine.filter((m) => m.attributes.repliedAt).length);
+    }
+  });
+
+  it('CEOs untouched for 90 days', async () => {
+    const rows = await ask(blocks[4]!.body);
+    const cutoff = Date.now() - 90 * 86_400_000;
+    const want = (await apiRecords(c, '/prospects'))
+      .filter((p) => p.attributes.title === 'CEO' && (!p.attributes.touchedAt || Date.parse(`${p.attributes.touchedAt}Z`) < cutoff))
+      .map((p) => String(p.id));
+    expect(rows.map((r) => String(r.id)).sort()).toEqual(want.sort());
+    expect(rows.length).toBeGreaterThan(0);
+  });
+});
