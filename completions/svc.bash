@@ -33,7 +33,7 @@ _svc_canon() {
   esac
 }
 _svc_list_kinds='sort fields include events'
-_svc_S_root='resources api enroll login logout auth profiles config alias open sandbox schema report accounts account-notes audit-logs batches batch-items calls call-dispositions call-purposes compliance-requests content-categories content-category-memberships content-category-ownerships custom-duties duties email-addresses events favorites imports mail-aliases mailboxes mailings opportunities opportunity-prospect-roles opportunity-stages org-settings personas phone-numbers products api-profiles prospects prospect-notes purchases recipients roles rulesets sequences sequence-states sequence-steps sequence-templates snippets stages tasks task-dispositions task-priorities task-purposes teams templates users voice-imports voice-recordings webhooks completion help'
+_svc_S_root='resources api enroll login logout auth profiles config alias open sandbox schema sync sql report accounts account-notes audit-logs batches batch-items calls call-dispositions call-purposes compliance-requests content-categories content-category-memberships content-category-ownerships custom-duties duties email-addresses events favorites imports mail-aliases mailboxes mailings opportunities opportunity-prospect-roles opportunity-stages org-settings personas phone-numbers products api-profiles prospects prospect-notes purchases recipients roles rulesets sequences sequence-states sequence-steps sequence-templates snippets stages tasks task-dispositions task-priorities task-purposes teams templates users voice-imports voice-recordings webhooks completion help'
 _svc_O_root='-V --version --profile --base-url --auth-url --token -o --output --json --query --no-color -v --verbose --dry-run -y --yes --sandbox --sandbox-data --timeout --max-response-mb -h --help'
 _svc_V_root='--profile:none --base-url:none --auth-url:none --token:none -o:choices:0 --output:choices:0 --json:?fields --query:none --sandbox-data:file --timeout:none --max-response-mb:none'
 _svc_O_api='-d --data --paginate'
@@ -53,6 +53,10 @@ _svc_O_sandbox='--host --port --data --seed --latency --rate-limit --token-inter
 _svc_V_sandbox='--host:none --port:none --data:data --seed:none --latency:none --rate-limit:none --token-interval:none --maintenance-until:none --from-profile:none --sample:none --filter:filter --budget:none'
 _svc_S_schema='pull show'
 _svc_A_schema__show='type'
+_svc_O_sync='--db --status --all-types --reconcile --rebuild --budget --plan'
+_svc_V_sync='--db:file --budget:none'
+_svc_O_sql='-f --file -p --param --tables --columns --db'
+_svc_V_sql='-f:file --file:file -p:none --param:none --columns:fields --db:file'
 _svc_S_report='sequences sequence mailings prospect'
 _svc_O_report__sequences='--filter --sort --limit --by --html --open --ascii'
 _svc_V_report__sequences='--filter:filter --sort:sort --limit:none --by:choices:3 --html:file'

@@ -18,7 +18,6 @@ export interface SandboxState {
   clientSecret?: string;
 }
 
-
 function stateFile(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), 'sandbox.json');
 }
