@@ -106,3 +106,38 @@ describe('svc sync under faults', () => {
     }
   }, 120_000);
 });
+
+describe('deletes no event tells of', () => {
+  it('are found by --reconcile (ids only) and logged as such', async () => {
+    const sb = await start({ seed: 120 });
+    const proxy = await startFaultProxy(sb.sb.authUrl);
+    try {
+      const dir = tempDir();
+      const penv = baseEnv({
+        SVC_CONFIG_DIR: dir,
+        SVC_BASE_URL: `${proxy.origin}/api/v2`,
+        SVC_AUTH_URL: sb.sb.authUrl,
+        SVC_TOKEN: sb.sb.token,
+      });
+      const db = path.join(dir, 'org.sqlite');
+      expect((await runSvc(['sync', '--db', db, ...TYPES], { env: penv })).code).toBe(0);
+      const gone = (await sb.get('/calls?sort=-id&page[limit]=1')).body.data[0].id;
+      expect((await sb.del(`/calls/${gone}`)).status).toBe(204);
+      // A server whose event log missed it: the events answer comes back empty.
+      const empty = { kind: 'rewrite', body: (b: string) => JSON.stringify({ ...JSON.parse(b), data: [] }) } as const;
+      proxy.always({ method: 'GET', path: /^\/api\/v2\/events\?/ }, empty);
+      const plain = await runSvc(['sync', '--db', db, ...TYPES], { env: penv });
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stderr).toMatch(/calls: \d+ changed, 0 deleted/);
+      const reconciled = await runSvc(['sync', '--db', db, '--reconcile', ...TYPES], { env: penv });
+      expect(reconciled.code, reconciled.stderr).toBe(0);
+      expect(reconciled.stderr).toMatch(/calls: \d+ changed, 1 deleted/);
+      const log = await runSvc(['sql', '--db', db, '-o', 'json', 'select type, id, how from _svc_deleted'], { env: penv });
+      expect(JSON.parse(log.stdout)).toEqual([{ type: 'call', id: Number(gone), how: 'reconcile' }]);
+      for (const p of PATHS) await expectTableEqualsApi(sb, penv, db, p);
+    } finally {
+      await proxy.close();
+      await sb.sb.close();
+    }
+  }, 120_000);
+});
