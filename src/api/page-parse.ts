@@ -109,6 +109,14 @@ export function rawAttributeBytes(resource: object): RawBytes | undefined {
 }
 
 /**
+ * The attributes of a resource as the page's bytes while they are not yet parsed, whatever their
+ * keys (a reader that picks the keys it knows: the mirror, attribute-values.ts).
+ */
+export function unparsedAttributeBytes(resource: object): RawBytes | undefined {
+  return (resource as Lazy)[LAZY]?.live();
+}
+
+/**
  * The relationships of a resource as flatJson writes them without included records (`,"name":id`
  * for each one with data), when they are still unparsed and usual (relationship-scan.ts).
  */

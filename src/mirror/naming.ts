@@ -13,6 +13,7 @@
  */
 import type { ResourceObject } from '../api/jsonapi.js';
 import { allAttributes, type AttrType, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { ValueKind } from './attribute-values.js';
 
 /** `firstName` → `first_name`, `socialNet2` → `social_net2`, `sequenceStates` → `sequence_states`. */
 export function snake(name: string): string {
@@ -120,6 +121,25 @@ export function idValue(id: unknown): number | bigint | null {
   if (!/^\d+$/.test(s)) return null;
   const n = Number(s);
   return Number.isSafeInteger(n) ? n : BigInt(s);
+}
+
+/** A value read from the page's bytes (attribute-values.ts) as the column stores it: as {@link columnValue} would. */
+export function storedValue(c: ColumnSpec, kind: ValueKind, v: unknown): number | bigint | string | null {
+  if (kind === ValueKind.Missing || kind === ValueKind.Null || 'relationship' in c.from) return null;
+  const type = c.from.type;
+  const composite = type === 'string[]' || type === 'object' || type === 'array';
+  switch (kind) {
+    case ValueKind.True:
+    case ValueKind.False:
+      return type === 'boolean' ? (kind === ValueKind.True ? 1 : 0) : kind === ValueKind.True ? 'true' : 'false';
+    case ValueKind.Number:
+      return (type === 'integer' || type === 'number') && typeof v === 'number' ? v : String(v);
+    case ValueKind.String:
+      return composite ? JSON.stringify(v) : (v as string);
+    default:
+      // JSON text, kept as the server wrote it.
+      return v as string;
+  }
 }
 
 /**

@@ -15,7 +15,9 @@
  */
 import { UsageError } from '../errors.js';
 import type { ResourceObject } from '../api/jsonapi.js';
-import { columnValue, idValue, linkIds, quoteId, type TableSpec } from './naming.js';
+import { unparsedAttributeBytes } from '../api/page-parse.js';
+import { KeySlots, readAttributeValues } from './attribute-values.js';
+import { columnValue, idValue, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlDatabase, SqlRow } from './sqlite.js';
 
 /** Bumped when svc's own tables change shape: an older file is refused with `--rebuild`. */
@@ -67,6 +69,8 @@ function foreignFile(file: string): UsageError {
 export class MirrorStore {
   /** The tables prepared in this run, by type: a delete unlinks what refers to it (removeRows). */
   private readonly specs = new Map<string, TableSpec>();
+  /** Each table's attribute columns by key, for reading values from a page's bytes. */
+  private readonly keySlots = new Map<TableSpec, KeySlots>();
 
   private constructor(
     readonly file: string,
@@ -260,19 +264,32 @@ export class MirrorStore {
   /**
    * Upserts one page's records (none for a reconcile run, which only notes the ids it saw) and
    * moves the run's cursor past them, in one transaction.
+   * @returns the run's highest `updatedAt` with this page's
    */
-  commitPage(spec: TableSpec, records: readonly ResourceObject[], cursor: string, runMax: string | null, kind: RunKind): void {
-    this.tx(() => {
-      if (kind !== 'reconcile') this.upsert(spec, records);
+  commitPage(spec: TableSpec, records: readonly ResourceObject[], cursor: string, runMax: string | null, kind: RunKind): string | null {
+    return this.tx(() => {
+      if (kind !== 'reconcile') runMax = laterOf(runMax, this.upsert(spec, records));
       if (kind !== 'incremental') {
         const seen = this.db.prepare('INSERT OR IGNORE INTO _svc_seen (table_name, id) VALUES (?, ?)');
         for (const r of records) seen.run([spec.table, idValue(r.id)]);
       }
       this.db.run('UPDATE _svc_tables SET run_cursor = ?, run_max = ? WHERE table_name = ?', [cursor, runMax, spec.table]);
+      return runMax;
     });
   }
 
-  private upsert(spec: TableSpec, records: readonly ResourceObject[]): void {
+  private slotsOf(spec: TableSpec): KeySlots {
+    let slots = this.keySlots.get(spec);
+    if (!slots) {
+      // A column's slot is its index; relationship columns get a key no attribute has.
+      slots = new KeySlots(spec.columns.map((c) => ('attribute' in c.from ? c.from.attribute : '\u0000')));
+      this.keySlots.set(spec, slots);
+    }
+    return slots;
+  }
+
+  /** @returns the highest `updatedAt` of the records (read here: not every record's attributes are decoded) */
+  private upsert(spec: TableSpec, records: readonly ResourceObject[]): string | null {
     const names = ['id', ...spec.columns.map((c) => c.name)];
     const update = spec.columns.map((c) => `${quoteId(c.name)} = excluded.${quoteId(c.name)}`);
     const stmt = this.db.prepare(
@@ -287,14 +304,29 @@ export class MirrorStore {
         `INSERT OR IGNORE INTO ${quoteId(l.table)} (${quoteId(l.ownerColumn)}, ${quoteId(l.memberColumn)}) VALUES (?, ?)`,
       ),
     }));
+    const slots = this.slotsOf(spec);
+    const read: unknown[] = new Array(spec.columns.length);
+    const kinds = new Uint8Array(spec.columns.length);
+    const updatedAt = spec.columns.findIndex((c) => 'attribute' in c.from && c.from.attribute === 'updatedAt');
+    let highest: string | null = null;
     for (const r of records) {
       const id = idValue(r.id);
       if (id === null) continue;
       values[0] = id;
-      const attributes = r.attributes;
+      // The attributes from the page's bytes when they are still there (the cheap way: no object
+      // of ~190 keys built per record); else from the decoded object.
+      const raw = unparsedAttributeBytes(r);
+      kinds.fill(0);
+      const fromBytes = raw !== undefined && readAttributeValues(raw.page, raw.start, raw.end, slots, read, kinds);
+      const attributes = fromBytes ? undefined : r.attributes;
       const relationships = r.relationships;
-      for (let i = 0; i < spec.columns.length; i++) values[i + 1] = columnValue(spec.columns[i]!, attributes, relationships);
+      for (let i = 0; i < spec.columns.length; i++) {
+        const c = spec.columns[i]!;
+        values[i + 1] =
+          fromBytes && !('relationship' in c.from) ? storedValue(c, kinds[i] as never, read[i]) : columnValue(c, attributes, relationships);
+      }
       stmt.run(values);
+      if (updatedAt >= 0 && typeof values[updatedAt + 1] === 'string') highest = laterOf(highest, values[updatedAt + 1] as string);
       for (const { l, clear, add } of links) {
         const members = linkIds(r, l.relationship);
         // A record that did not send the relationship keeps the links it had.
@@ -303,6 +335,7 @@ export class MirrorStore {
         for (const m of members) add.run([id, m]);
       }
     }
+    return highest;
   }
 
   /**
@@ -385,4 +418,16 @@ export function openError(file: string, err: unknown): Error {
     );
   }
   return err instanceof Error ? err : new Error(msg);
+}
+
+/** The later of two ISO date-times (either may be missing). */
+export function laterOf(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return parseTime(b) > parseTime(a) ? b : a;
+}
+
+/** Epoch ms of an ISO date-time; one without a zone is UTC, as the service writes it. */
+export function parseTime(v: string): number {
+  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`);
 }

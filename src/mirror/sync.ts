@@ -24,7 +24,7 @@ import { MAX_PAGE_SIZE, paginate, type PageClient } from '../api/paginate.js';
 import type { ListQuery } from '../api/query.js';
 import { findAttribute, type ResourceType } from '../registry/index.js';
 import { idValue, type TableSpec } from './naming.js';
-import type { MirrorStore, RunKind } from './store.js';
+import { parseTime, type MirrorStore, type RunKind } from './store.js';
 
 /** How far before the watermark an incremental run starts. */
 export const OVERLAP_MS = 60_000;
@@ -125,8 +125,7 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
   })) {
     const records = page.records;
     if (records.length === 0) continue;
-    if (kind !== 'reconcile') runMax = laterOf(runMax, highestUpdatedAt(records));
-    store.commitPage(spec, records, nextCursor(records), runMax, kind);
+    runMax = store.commitPage(spec, records, nextCursor(records), runMax, kind);
     written += records.length;
     if (kind !== 'reconcile') opts.progress(spec.table, written, kind);
   }
@@ -218,27 +217,6 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
   }
   opts.store.tx(() => opts.store.setMeta('events_from', cursor));
   return out;
-}
-
-function highestUpdatedAt(records: readonly ResourceObject[]): string | null {
-  let best: string | null = null;
-  for (const r of records) {
-    const v = r.attributes?.updatedAt;
-    if (typeof v === 'string') best = laterOf(best, v);
-  }
-  return best;
-}
-
-/** The later of two ISO date-times (either may be missing). */
-function laterOf(a: string | null, b: string | null): string | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return parseTime(b) > parseTime(a) ? b : a;
-}
-
-/** Epoch ms of an ISO date-time; one without a zone is UTC, as the service writes it. */
-export function parseTime(v: string): number {
-  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`);
 }
 
 /** `YYYY-MM-DDThh:mm:ssZ`, UTC. */

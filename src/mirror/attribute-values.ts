@@ -1,0 +1,190 @@
+/**
+ * The values of a record's `attributes` object read straight from the page's bytes into the
+ * slots of a table's columns, without building the object: a record with 150 custom fields has
+ * ~190 attributes, which V8's JSON.parse builds as a slow dictionary object (~70 µs a record,
+ * the largest cost of a sync). The text was already checked as strict JSON by the page's scanner
+ * (listing), so this reads it without checking it again; anything it does not expect (a key with
+ * an escape, a byte out of place) and it says so, and the caller decodes the object instead.
+ *
+ * Each value is given as its kind and its value: strings decoded (JSON.parse only for one with an
+ * escape), numbers as numbers (an integer too long for a double keeps its digits), objects and
+ * arrays as their JSON text, as the mirror stores them.
+ */
+
+/** What a slot holds after {@link readAttributeValues}. */
+export const ValueKind = {
+  Missing: 0,
+  Null: 1,
+  String: 2,
+  Number: 3,
+  True: 4,
+  False: 5,
+  /** An object or an array: the value is its JSON text. */
+  Json: 6,
+} as const;
+export type ValueKind = (typeof ValueKind)[keyof typeof ValueKind];
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COLON = 58;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+/**
+ * The slot of each key, found from the key's bytes without making a string of them. A server
+ * writes every record's keys in the same order, so the key at the same place in the last record
+ * is compared first; otherwise a hash of the bytes, then a byte comparison.
+ */
+export class KeySlots {
+  private readonly byHash = new Map<number, { key: Buffer; slot: number }[]>();
+  /** The keys of the last record read, in its order (slot -1: a key without a column). */
+  private readonly order: { key: Buffer; slot: number }[] = [];
+
+  constructor(keys: readonly string[]) {
+    keys.forEach((k, slot) => {
+      const key = Buffer.from(k, 'utf8');
+      const h = hashOf(key, 0, key.length);
+      const list = this.byHash.get(h) ?? [];
+      list.push({ key, slot });
+      this.byHash.set(h, list);
+    });
+  }
+
+  /** The slot of the key `buf[start..end)`, the `place`-th of its record; undefined for a key without one. */
+  slot(buf: Buffer, start: number, end: number, place: number): number | undefined {
+    const guess = this.order[place];
+    if (guess && same(guess.key, buf, start, end)) return guess.slot < 0 ? undefined : guess.slot;
+    const found = this.byHash.get(hashOf(buf, start, end))?.find((e) => same(e.key, buf, start, end));
+    this.order[place] = found ?? { key: Buffer.from(buf.subarray(start, end)), slot: -1 };
+    return found?.slot;
+  }
+}
+
+function same(key: Buffer, buf: Buffer, start: number, end: number): boolean {
+  if (key.length !== end - start) return false;
+  for (let k = 0; k < key.length; k++) if (key[k] !== buf[start + k]) return false;
+  return true;
+}
+
+function hashOf(buf: Buffer, start: number, end: number): number {
+  let hash = 0;
+  for (let i = start; i < end; i++) hash = (Math.imul(hash, 31) + buf[i]!) | 0;
+  return hash;
+}
+
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+
+/**
+ * Reads the object at `buf[start..end)` (`{` … `}`) into `values`/`kinds` by the slot of each
+ * key (`slots`); keys without a slot are skipped. The slots must be reset by the caller.
+ * @returns false when the text is not as expected: decode it another way
+ */
+export function readAttributeValues(
+  buf: Buffer,
+  start: number,
+  end: number,
+  slots: KeySlots,
+  values: unknown[],
+  kinds: Uint8Array,
+): boolean {
+  let i = start;
+  let place = 0;
+  if (buf[i] !== OPEN_BRACE) return false;
+  i++;
+  for (;;) {
+    while (i < end && isSpace(buf[i]!)) i++;
+    if (buf[i] === CLOSE_BRACE) return true;
+    if (buf[i] !== QUOTE) return false;
+    const keyStart = i + 1;
+    let j = keyStart;
+    for (let d = buf[j]!; d !== QUOTE; d = buf[++j]!) if (d === BACKSLASH || j >= end) return false;
+    const slot = slots.slot(buf, keyStart, j, place++);
+    i = j + 1;
+    while (i < end && isSpace(buf[i]!)) i++;
+    if (buf[i] !== COLON) return false;
+    i++;
+    while (i < end && isSpace(buf[i]!)) i++;
+    const c = buf[i]!;
+    let kind: ValueKind;
+    let value: unknown = null;
+    if (c === QUOTE) {
+      let k = i + 1;
+      let escapedString = false;
+      while (k < end && buf[k] !== QUOTE) {
+        if (buf[k] === BACKSLASH) {
+          escapedString = true;
+          k++;
+        }
+        k++;
+      }
+      if (slot !== undefined) value = escapedString ? JSON.parse(buf.toString('utf8', i, k + 1)) : buf.toString('utf8', i + 1, k);
+      kind = ValueKind.String;
+      i = k + 1;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      const k = endOfComposite(buf, i, end);
+      if (k < 0) return false;
+      if (slot !== undefined) value = buf.toString('utf8', i, k);
+      kind = ValueKind.Json;
+      i = k;
+    } else if (c === 110 /* n */) {
+      kind = ValueKind.Null;
+      i += 4;
+    } else if (c === 116 /* t */) {
+      kind = ValueKind.True;
+      i += 4;
+    } else if (c === 102 /* f */) {
+      kind = ValueKind.False;
+      i += 5;
+    } else {
+      let k = i;
+      let integer = true;
+      while (k < end) {
+        const d = buf[k]!;
+        if (d >= 48 && d <= 57) k++;
+        else if (d === 45 || d === 43) k++;
+        else if (d === 46 || d === 101 || d === 69) {
+          integer = false;
+          k++;
+        } else break;
+      }
+      if (k === i) return false;
+      if (slot !== undefined) {
+        const text = buf.toString('latin1', i, k);
+        const n = Number(text);
+        // An integer a double cannot hold exactly keeps its digits, as the lossless parse does.
+        value = integer && !Number.isSafeInteger(n) ? text : n;
+      }
+      kind = ValueKind.Number;
+      i = k;
+    }
+    if (slot !== undefined) {
+      values[slot] = value;
+      kinds[slot] = kind;
+    }
+    while (i < end && isSpace(buf[i]!)) i++;
+    if (buf[i] === COMMA) {
+      i++;
+      continue;
+    }
+    return buf[i] === CLOSE_BRACE;
+  }
+}
+
+/** The index after the object or array starting at `i`; -1 when it does not end before `end`. */
+function endOfComposite(buf: Buffer, i: number, end: number): number {
+  let depth = 0;
+  for (let k = i; k < end; k++) {
+    const c = buf[k]!;
+    if (c === QUOTE) {
+      for (k++; k < end && buf[k] !== QUOTE; k++) if (buf[k] === BACKSLASH) k++;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return k + 1;
+    }
+  }
+  return -1;
+}
