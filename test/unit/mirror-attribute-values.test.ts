@@ -23,7 +23,7 @@ const value = fc.oneof(
 const record = fc.dictionary(fc.constantFrom(...KEYS, 'unknownKey', 'other'), value, { maxKeys: 12 });
 /** JSON text with white space put between its tokens. */
 const spaced = (text: string, ws: string) =>
-  text.replace(/("(?:[^"\\]|\\.)*")|([{}[\],:])/g, (m, str, tok) => (str ? str : `${ws}${tok}${ws}`));
+  text.replace(/("(?:[^"\\]|\\.)*")|([{}[\],:])/g, (_m, str, tok) => (str ? str : `${ws}${tok}${ws}`));
 
 function read(text: string, slots: KeySlots) {
   const buf = Buffer.from(text);
