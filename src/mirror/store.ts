@@ -412,7 +412,7 @@ export class MirrorStore {
 export function openError(file: string, err: unknown): Error {
   const msg = err instanceof Error ? err.message : String(err);
   if (/not a database|malformed|file is encrypted/i.test(msg)) return foreignFile(file);
-  if (/readonly|read-only|EACCES|EROFS|permission|unable to open/i.test(msg)) {
+  if (/readonly|read-only|EACCES|EROFS|ENOENT|EISDIR|ENOTDIR|no such file|permission|unable to open/i.test(msg)) {
     return new UsageError(`cannot write the mirror ${file}: ${msg}`).hint(
       'choose a writable file with --db, or fix the permissions of its directory',
     );

@@ -106,6 +106,25 @@ describe('svc sync: files of other orgs and older layouts', () => {
     }
   });
 
+  it('says where a mirror cannot be written, with the fix', async () => {
+    const r = await svc(['sync', '--db', '/proc/svc-mirror.sqlite', 'users']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: cannot write the mirror \/proc\/svc-mirror\.sqlite: .*\nhint: choose a writable file with --db/m);
+  });
+
+  it('--status says where the mirror is, how old and how big each table is', async () => {
+    const r = await svc(['sync', '--db', db, '--status', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const status = JSON.parse(r.stdout);
+    expect(status.file).toBe(db);
+    expect(status.orgName).toMatch(/\(sandbox\)/);
+    const prospects = status.tables.find((t: { table: string }) => t.table === 'prospects');
+    expect(prospects.rows).toBe((await c.get('/prospects?page[limit]=1&count=true')).body.meta.count);
+    expect(Date.now() - Date.parse(prospects.syncedAt)).toBeLessThan(120_000);
+    const human = await runInProcess(['sync', '--db', db, '--status', '-o', 'table'], env, { timeoutMs: 30_000 });
+    expect(human.stdout).toMatch(/^prospects +[\d,]+ +\d+ s ago$/m);
+  });
+
   it('adds a column a newer svc or org schema brings, and reads the table again to fill it', async () => {
     const { openDatabase } = await import('../../src/mirror/sqlite.js');
     const file = path.join(tempDir(), 'older.sqlite');
