@@ -53,8 +53,8 @@ export interface SyncOptions {
   pageSize?: number;
   /** Reconcile every table's ids now. */
   reconcile?: boolean;
-  /** One line per page. */
-  progress: (table: string, written: number, kind: RunKind) => void;
+  /** After each page: records written so far, of `total` when the server counted them. */
+  progress: (table: string, written: number, kind: RunKind, total: number | undefined) => void;
   warn: (line: string) => void;
 }
 
@@ -111,10 +111,12 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
   }
   const startedAt = state.runStartedAt ? parseTime(state.runStartedAt) : opts.now();
   let runMax = state.runMax;
-  const query: ListQuery = { sort: ['id'], filters: listFilters(rt, state.runSince) };
+  // Counted on the first page only: the progress shows how far along the run is.
+  const query: ListQuery = { sort: ['id'], filters: listFilters(rt, state.runSince), count: kind !== 'reconcile' };
   // Ids only: an empty sparse fieldset returns no attributes.
   if (kind === 'reconcile') query.fields = { [rt.type]: [] };
   let written = 0;
+  let total: number | undefined;
   for await (const page of paginate(opts.client, spec.path, {
     query,
     all: true,
@@ -124,10 +126,12 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
     ...(opts.signal ? { signal: opts.signal } : {}),
   })) {
     const records = page.records;
+    const count = (page.doc.meta as { count?: unknown } | undefined)?.count;
+    if (total === undefined && typeof count === 'number') total = count;
     if (records.length === 0) continue;
     runMax = store.commitPage(spec, records, nextCursor(records), runMax, kind);
     written += records.length;
-    if (kind !== 'reconcile') opts.progress(spec.table, written, kind);
+    if (kind !== 'reconcile') opts.progress(spec.table, written, kind, total);
   }
   // Never later than the run's start: a future `updatedAt` would hide later changes.
   const watermark = runMax && parseTime(runMax) > startedAt ? isoSeconds(startedAt) : runMax;

@@ -78,35 +78,30 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   ctx.onClose(() => store.close());
   for (const t of tables) store.prepare(t.spec, (line) => ctx.info(line));
   const started = ctx.clock.now();
-  const tty = ctx.io.stderrIsTTY === true;
-  let lastLine = 0;
+  // A bar on a terminal (output/spinner.ts: one stderr line, never in CI or a pipe); in logs a
+  // line per 10,000 records.
+  const { startSpinner } = await import('../../output/spinner.js');
+  const bar = startSpinner(ctx.io, 'reading…', ctx.env);
+  let results: Awaited<ReturnType<typeof syncTables>>;
   try {
-    const results = await syncTables({
+    results = await syncTables({
       store,
       client,
       tables,
       now: () => ctx.clock.now(),
       signal: ctx.signal,
       reconcile: flags.reconcile === true,
-      warn: (line) => ctx.warn(line),
-      progress: (table, written, kind) => {
-        // A line per 10,000 records off a terminal (CI logs), at most one a second on one.
-        const now = ctx.clock.now();
-        if (tty ? now - lastLine < 1000 : written % 10_000 !== 0) return;
-        lastLine = now;
-        ctx.info(`${table}: ${written.toLocaleString('en-US')} records (${kind})`);
+      warn: (line) => {
+        bar.clear();
+        ctx.warn(line);
+      },
+      progress: (table, written, kind, total) => {
+        bar.update(progressText(table, written, kind, total));
+        if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${written.toLocaleString('en-US')} records (${kind})`);
       },
     });
-    for (const r of results) {
-      const what = r.kind === 'incremental' ? 'changed' : 'read';
-      ctx.info(
-        `${r.table}: ${r.written.toLocaleString('en-US')} ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${store.count(r.table).toLocaleString('en-US')} rows`,
-      );
-    }
-    const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
-    ctx.info(`synced ${results.length} tables in ${secs} s with ${sent} requests: ${file}`);
-    await printSummary(ctx, { file, requests: sent, tables: results });
   } catch (err) {
+    bar.stop();
     if (err instanceof BudgetSpent) {
       throw new PartialError(`stopped at the budget of ${flags.budget} requests`).hint(
         'run `svc sync` again to continue where it stopped (every page read so far is kept)',
@@ -119,6 +114,24 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
     }
     throw err;
   }
+  bar.stop();
+  for (const r of results) {
+    const what = r.kind === 'incremental' ? 'changed' : 'read';
+    ctx.info(
+      `${r.table}: ${r.written.toLocaleString('en-US')} ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${store.count(r.table).toLocaleString('en-US')} rows`,
+    );
+  }
+  const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
+  ctx.info(`synced ${results.length} tables in ${secs} s with ${sent} requests: ${file}`);
+  await printSummary(ctx, { file, requests: sent, tables: results });
+}
+
+/** `prospects ██████░░░░ 12,000 / 50,000` (a bar when the total is known). */
+function progressText(table: string, written: number, kind: string, total: number | undefined): string {
+  const n = written.toLocaleString('en-US');
+  if (!total) return `${table}: ${n} records (${kind})`;
+  const filled = Math.min(20, Math.round((20 * written) / total));
+  return `${table} ${'█'.repeat(filled)}${'░'.repeat(20 - filled)} ${n} / ${total.toLocaleString('en-US')}`;
 }
 
 /** With `-o json`/`ndjson`, one summary object on stdout; nothing for people (stderr said it). */
