@@ -13,6 +13,7 @@
  * A page's rows and the cursor after them are committed in one transaction, so a run killed at
  * any point resumes after its last whole page and nothing is half-written.
  */
+import { LockTimeoutError } from '../auth/lock.js';
 import { UsageError } from '../errors.js';
 import type { ResourceObject } from '../api/jsonapi.js';
 import { unparsedAttributeBytes } from '../api/page-parse.js';
@@ -411,6 +412,12 @@ export class MirrorStore {
 /** An error opening the file, said in one line with the fix. */
 export function openError(file: string, err: unknown): Error {
   const msg = err instanceof Error ? err.message : String(err);
+  if (err instanceof LockTimeoutError || /database is locked|SQLITE_BUSY/i.test(msg)) {
+    const who = err instanceof LockTimeoutError && err.owner ? ` (pid ${err.owner.pid})` : '';
+    return new UsageError(`the mirror ${file} is busy: another svc${who} is writing it`).hint(
+      'try again when that svc sync ends (on Node 22.13 and later, svc sql reads while a sync writes)',
+    );
+  }
   if (/not a database|malformed|file is encrypted/i.test(msg)) return foreignFile(file);
   if (/readonly|read-only|EACCES|EROFS|ENOENT|EISDIR|ENOTDIR|no such file|permission|unable to open/i.test(msg)) {
     return new UsageError(`cannot write the mirror ${file}: ${msg}`).hint(
