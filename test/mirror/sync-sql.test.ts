@@ -32,7 +32,8 @@ let c: Client;
 let env: NodeJS.ProcessEnv;
 let db: string;
 beforeAll(async () => {
-  c = await start({ seed: 300 });
+  // SVC_MIRROR_SEED=50000 runs it at the size (about two minutes here).
+  c = await start({ seed: Number(process.env.SVC_MIRROR_SEED ?? 300) });
   const dir = tempDir('svc-mirror-');
   db = path.join(dir, 'org.sqlite');
   env = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token });
