@@ -10,10 +10,8 @@
  * page of records already seen) ends the listing with an error rather than never ending it.
  */
 import { ApiError } from '../errors.js';
-import type { ApiClient, ApiResponse } from './client.js';
+import type { ApiClient, ApiResponse, BodyReader } from './client.js';
 import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
-import { parseCollection } from './page-parse.js';
-import type { PageBuffers } from './page-buffers.js';
 import { PagingGuard } from './paging-guard.js';
 import { encodeQuery, queryPairs, type ListQuery } from './query.js';
 
@@ -26,7 +24,7 @@ export const DEFAULT_PAGE_SIZE = 50;
 export type PageClient = Pick<ApiClient, 'request' | 'resolve' | 'baseUrl'>;
 
 /** Options of {@link paginate}. */
-interface PaginateOptions {
+export interface PaginateOptions {
   /** Filters, sort, include, fields; page parameters are set here. */
   query: ListQuery;
   /** Records wanted. @default 50 unless `all` */
@@ -39,21 +37,26 @@ interface PaginateOptions {
   warn?: (message: string) => void;
   signal?: AbortSignal;
   /**
-   * Where pages are read, used over and over (page-buffers.ts): for a caller that calls each
-   * page's `release` once done with its records, and keeps none of them.
+   * How pages are read and parsed (a listing's: listing/page-reader.ts); else JSON.parse. Its
+   * `release` gets a page's body back when the caller asks for the next page (or stops).
    */
-  buffers?: PageBuffers;
+  reader?: PageReader;
+}
+
+/** A {@link BodyReader} whose memory paging hands back once the caller is done with a page. */
+export interface PageReader extends BodyReader {
+  /** The body of a page the caller is done with: its records are not read again. */
+  release?(body: Buffer): void;
 }
 
 /** One page as received, with its records trimmed to the limit. */
 export interface Page {
   doc: JsonApiDocument;
-  records: ResourceObject[];
   /**
-   * With `buffers`: the page's memory is handed to a later page. Its records (and the document's
-   * resources) must not be read after it; `doc.links` and `doc.meta` are plain values and may.
+   * With a `reader` that releases pages: valid until the caller asks for the next page (its
+   * memory then goes to a later page); `doc.links` and `doc.meta` are plain values and stay.
    */
-  release(): void;
+  records: ResourceObject[];
 }
 
 /** A request on its way: the page it asks for and its (already guarded) outcome. */
@@ -61,7 +64,7 @@ interface InFlight {
   want: number;
   url: URL;
   /** Status and document only: the response text (5 MB for a page of big records) is let go at once. */
-  result: Promise<Pick<ApiResponse, 'status' | 'doc' | 'release'>>;
+  result: Promise<Pick<ApiResponse, 'status' | 'doc' | 'body'>>;
   abort: AbortController;
 }
 
@@ -90,7 +93,13 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   let next: URL | undefined;
   let first = true;
   const guard = new PagingGuard();
-  const buffers = opts.buffers;
+  const reader = opts.reader;
+  /** The body of the page last handed out: released when the caller comes back for more. */
+  let held: Buffer | undefined;
+  const release = () => {
+    if (held) reader?.release?.(held);
+    held = undefined;
+  };
 
   const send = (): InFlight => {
     const want = Math.min(size, max - fetched);
@@ -111,8 +120,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     const abort = new AbortController();
     const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
     const result = client
-      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1, parse: parseCollection, buffers })
-      .then((r) => ({ status: r.status, doc: r.doc, release: r.release }));
+      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1, reader })
+      .then((r) => ({ status: r.status, doc: r.doc, body: r.body }));
     // A prefetch the caller never collects (it stopped early, or failed writing) must not end
     // the process with an unhandled rejection; its error is seen when it is awaited.
     result.catch(() => {});
@@ -124,7 +133,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     while (fetched < max) {
       const inflight = pending ?? send();
       pending = undefined;
-      let res: Pick<ApiResponse, 'status' | 'doc' | 'release'>;
+      let res: Pick<ApiResponse, 'status' | 'doc' | 'body'>;
       try {
         res = await inflight.result;
       } catch (err) {
@@ -147,8 +156,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       const page: Page = {
         doc: res.doc,
         records: data.length > max - fetched ? data.slice(0, max - fetched) : data,
-        release: res.release ?? noRelease,
       };
+      held = res.body;
       fetched += page.records.length;
       offset += data.length;
       let more = false;
@@ -162,14 +171,17 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       }
       if (!more) {
         yield page;
+        release();
         if (stop) throw stop;
         return;
       }
       pending = send();
       yield page;
+      release();
     }
   } finally {
     pending?.abort.abort();
+    release();
   }
 
   /** Moves the start of the next page past `data`; false when the collection has ended. */
@@ -203,8 +215,6 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     return true;
   }
 }
-
-function noRelease(): void {}
 
 function setPageLimit(url: URL, n: number): void {
   if (url.searchParams.has('page[size]')) url.searchParams.set('page[size]', String(n));

@@ -4,7 +4,7 @@
  * and encoding that string again for stdout: for records of 150 custom fields that was ~4 KB of
  * text made and dropped per record.
  */
-import type { LineSink } from './flatten.js';
+import type { LineSink } from '../listing/record-text.js';
 import { writeOut } from './io.js';
 
 // Performance machinery (src/README.md, Build): ndjson lines copied as bytes.

@@ -6,8 +6,8 @@
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
 import { ByteChunks } from './byte-chunks.js';
-import { flatJson, flatLine, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
-import { columnReader, recordIndenter, unionKeysOf } from './flat-text.js';
+import { flatJson, flatLine, flatten, type FlatRecord, type IncludedIndex } from '../listing/record-text.js';
+import { columnReader, recordIndenter, unionKeysOf } from '../listing/flat-text.js';
 import { writeOut, type IO } from './io.js';
 import { ownField } from '../own-field.js';
 import { terminalSafeLines } from './terminal-text.js';

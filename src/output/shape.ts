@@ -12,11 +12,11 @@
  *   and written page by page, so `list --all --query` runs in constant memory; an expression
  *   that fails on a later record stops the output there, as it does with ndjson.
  */
-import { flatJson, flatten, type FlatRecord } from './flatten.js';
+import { flatJson, flatten, type FlatRecord } from '../listing/record-text.js';
 import type { CompiledQuery } from './query.js';
 import { createRecordWriter, pick, type RecordWriter, type RenderOptions } from './render.js';
 import { writeOut } from './io.js';
-import { columnReader } from './flat-text.js';
+import { columnReader } from '../listing/flat-text.js';
 import { setField } from '../own-field.js';
 
 /** How records are reshaped on their way out. */

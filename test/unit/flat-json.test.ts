@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
-import { flatJson, flatten, indexIncluded } from '../../src/output/flatten.js';
+import { flatJson, flatten, indexIncluded } from '../../src/listing/record-text.js';
 
 const name = fc.oneof(
   fc.constantFrom('id', 'type', 'meta', '__proto__', '1', '01', '', 'account', 'owner', 'tags', 'custom1', 'firstName', 'é', 'a"b'),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recordToWriteData } from '../../src/api/write-body.js';
 import { csvRecord } from '../../src/bulk/resource-rows.js';
 import { attributesFromFlags } from '../../src/commands/resource-commands/attr-flags.js';
-import { flatJson, flatten } from '../../src/output/flatten.js';
+import { flatJson, flatten } from '../../src/listing/record-text.js';
 import { pick } from '../../src/output/render.js';
 import { resourceByType } from '../../src/registry/index.js';
 import { deliveryRecord, parseDelivery } from '../../src/webhooks/delivery.js';

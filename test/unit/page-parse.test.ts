@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
-import { flatRelationships, parseCollection, rawAttributes } from '../../src/api/page-parse.js';
-import { flatJson, flatLine, flatten, indexIncluded, type LineSink } from '../../src/output/flatten.js';
+import { flatRelationships, parseCollection, rawAttributes } from '../../src/listing/page-parse.js';
+import { flatJson, flatLine, flatten, indexIncluded, type LineSink } from '../../src/listing/record-text.js';
 import { parseJson } from '../../src/lossless-json.js';
 
 type Doc = { data?: unknown; included?: unknown[]; meta?: unknown; links?: unknown };

@@ -9,8 +9,8 @@
  * starts where the file ends. Requests: ⌈records / 1,000⌉ plus one per run of exactly 10,000.
  */
 import fs from 'node:fs';
-import { PageBuffers } from '../../api/page-buffers.js';
-import { MAX_PAGE_SIZE, paginate } from '../../api/paginate.js';
+import { MAX_PAGE_SIZE } from '../../api/paginate.js';
+import { listPages } from '../../listing/pages.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { Filter } from '../../api/filter.js';
 import { Progress } from '../../bulk/progress.js';
@@ -18,7 +18,7 @@ import type { Context } from '../../runtime/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { csvLine } from '../../output/csv.js';
 import { PartFile, resumePoint, type ExportFormat } from '../../output/export-file.js';
-import { flatJson, flatten, indexIncluded, type FlatRecord } from '../../output/flatten.js';
+import { flatJson, flatten, indexIncluded, type FlatRecord } from '../../listing/record-text.js';
 import { pick } from '../../output/render.js';
 import type { ResourceType } from '../../registry/index.js';
 import { loadOrgSchema } from '../schema/load.js';
@@ -170,21 +170,18 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     progress.advance(written, false);
     progress.start();
     let counted = false;
-    // Pages read into two buffers used in turn, as `list` does: each is written before the next.
-    const buffers = new PageBuffers();
     for (;;) {
       let n = 0;
       let lastId: number | undefined;
       const q = { ...query, sort: ['id'], filters: [...(query.filters ?? []), ...idFilters(from, idBounds)] };
       // The first request counts what is left, for the progress display's total and ETA.
       if (!counted) q.count = true;
-      for await (const page of paginate(api, rt.path, {
+      for await (const page of listPages(api, rt.path, {
         query: q,
         limit: RUN,
         pageSize,
         warn: (m) => ctx.warn(m),
         signal: ctx.signal,
-        buffers,
       })) {
         if (!counted) {
           counted = true;
@@ -207,7 +204,6 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
         written += page.records.length;
         progress.advance(page.records.length);
         if (page.records.length) lastId = Number(page.records[page.records.length - 1]!.id);
-        page.release();
       }
       if (n < RUN || lastId === undefined || !Number.isInteger(lastId)) break;
       from = lastId + 1;

@@ -4,7 +4,7 @@
  * replacing its id with its own (flat) record.
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
-import { flatRelationships, rawAttributeBytes, rawAttributes, type RawBytes } from '../api/page-parse.js';
+import { flatRelationships, rawAttributeBytes, rawAttributes, type RawBytes } from './page-parse.js';
 import { setField } from '../own-field.js';
 import { idValue } from '../lossless-json.js';
 
@@ -135,7 +135,7 @@ function flatParts(
   bytes: boolean,
 ): string | { head: string; members: string | RawBytes; tail: string } {
   if (typeof resource.type !== 'string' || resource.id === undefined) return JSON.stringify(flatten(resource, included));
-  // Attributes still as the server wrote them (a page parsed by api/page-parse.ts), keys checked.
+  // Attributes still as the server wrote them (a page parsed by listing/page-parse.ts), keys checked.
   const range = bytes ? rawAttributeBytes(resource) : undefined;
   const raw = range ? undefined : rawAttributes(resource);
   let members: string | RawBytes;

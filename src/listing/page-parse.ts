@@ -18,7 +18,7 @@
 
 // Performance machinery (src/README.md, Build): listing pages parsed from their bytes.
 import { parseJson } from '../lossless-json.js';
-import { bodyText } from './body-text.js';
+import { bodyText } from '../api/body-text.js';
 import { BREAK, endOfObject, escaped, HIGH, LONG, nameHash, ODD_KEY, resetSeen, same, seen, spaces } from './json-scan.js';
 import { endOfRelationships, relationshipsTail } from './relationship-scan.js';
 
