@@ -9,6 +9,7 @@ import type { PageClient, PaginateOptions, Page, PageReader } from '../api/pagin
 import { paginate } from '../api/paginate.js';
 import { PageBuffers } from './page-buffers.js';
 import { parseCollection, unparsedMembers } from './page-parse.js';
+import { PageScanner } from './relationship-scan.js';
 
 export type { Page } from '../api/paginate.js';
 
@@ -17,12 +18,13 @@ export function listPages(client: PageClient, path: string, opts: Omit<PaginateO
   return paginate(client, path, { ...opts, reader: pageReader() });
 }
 
-/** The reader of one listing's pages: its own two buffers. */
+/** The reader of one listing's pages: its own two buffers, and one scanner for all its pages. */
 function pageReader(): PageReader {
   const buffers = new PageBuffers();
+  const scanner = new PageScanner();
   return {
     take: (size) => buffers.take(size),
-    parse: (body) => parseCollection(body),
+    parse: (body) => parseCollection(body, undefined, scanner),
     unparsed: unparsedMembers,
     release: (body) => buffers.release(body),
   };

@@ -9,7 +9,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { PageBuffers } from '../../src/listing/page-buffers.js';
 import { paginate } from '../../src/api/paginate.js';
 import { listPages } from '../../src/listing/pages.js';
-import { parseCollection, rawAttributeBytes } from '../../src/listing/page-parse.js';
+import { parseCollection, attributesRegion } from '../../src/listing/page-parse.js';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
 import { flatJson, indexIncluded } from '../../src/listing/record-text.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -74,7 +74,7 @@ describe('PageBuffers', () => {
     body.write(text);
     const doc = parseCollection(body) as { data: ResourceObject[] };
     // Unparsed (the scanner's path), and read correctly while the page is live.
-    expect(rawAttributeBytes(doc.data[0]!)).toBeDefined();
+    expect(attributesRegion(doc.data[0]!)).toBeDefined();
     expect(JSON.parse(flatJson(doc.data[0]!, undefined))).toMatchObject({ id: 1, firstName: 'Name 0' });
     pool.release(body);
     expect(() => doc.data[1]!.attributes).toThrow(/internal error: a listing page's records were read after its memory was reused/);
