@@ -10,6 +10,7 @@
  * page of records already seen) ends the listing with an error rather than never ending it.
  */
 import { ApiError } from '../errors.js';
+import type { Filter } from './filter.js';
 import type { ApiClient, ApiResponse, BodyReader } from './client.js';
 import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
 import { PagingGuard } from './paging-guard.js';
@@ -36,6 +37,12 @@ export interface PaginateOptions {
   /** Told about truncations and fallbacks. */
   warn?: (message: string) => void;
   signal?: AbortSignal;
+  /**
+   * Page by id from the first page (`sort=id`, `filter[id]` from the id after the last one
+   * received), never by offset or by the server's links: no ceiling, and a listing can continue
+   * after a known id (`after`, its digits). A filter on id in the query bounds the pages.
+   */
+  keyset?: { after?: string | undefined };
   /**
    * How pages are read and parsed (a listing's: listing/page-reader.ts); else JSON.parse. Its
    * `release` gets a page's body back when the caller asks for the next page (or stops).
@@ -84,12 +91,19 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   const keysetable = !userFiltersId && (userSort.length === 0 || (userSort.length === 1 && userSort[0] === 'id'));
   const baseQuery: ListQuery = { ...opts.query };
   if (mayPassCap && keysetable && userSort.length === 0) baseQuery.sort = ['id'];
+  // Keyset mode: the caller's filter on id is applied with the keyset's own (keysetFilters).
+  const byId = opts.keyset !== undefined;
+  const userIdFilter = byId ? opts.query.filters?.find(isIdFilter) : undefined;
+  if (byId) {
+    baseQuery.sort = ['id'];
+    baseQuery.filters = (opts.query.filters ?? []).filter((f) => f !== userIdFilter);
+  }
 
   // Where the next page starts: records handed out, offset, keyset start, or the server's link.
   let fetched = 0;
   let offset = 0;
   /** The id listing continues from, as digits (ids may be past 2^53: counted with BigInt). */
-  let keysetFrom: string | undefined;
+  let keysetFrom: string | undefined = opts.keyset?.after !== undefined ? String(BigInt(opts.keyset.after) + 1n) : undefined;
   let next: URL | undefined;
   let first = true;
   const guard = new PagingGuard();
@@ -110,7 +124,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     } else {
       const q: ListQuery = { ...baseQuery, pageLimit: want, pageOffset: offset };
       if (!first) delete q.count;
-      if (keysetFrom !== undefined) {
+      if (byId) q.filters = [...(q.filters ?? []), keysetFilter(keysetFrom, userIdFilter)];
+      else if (keysetFrom !== undefined) {
         q.filters = [...(q.filters ?? []), { path: ['id'], kind: 'range', values: [], from: keysetFrom, escaped: false }];
       }
       url = client.resolve(path);
@@ -192,20 +207,20 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       // without `next` has said this was the last page.
       if (doc.links || data.length < want) return false;
       next = undefined;
-    } else {
+    } else if (!byId) {
       next = pinToOrigin(client, link);
       guard.follow(next);
       const linkOffset = Number(next.searchParams.get('page[offset]') ?? offset);
       if (Number.isFinite(linkOffset)) offset = linkOffset;
     }
-    if (offset > MAX_OFFSET) {
-      if (!keysetable) {
+    if (byId || offset > MAX_OFFSET) {
+      if (!keysetable && !byId) {
         opts.warn?.(`stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`);
         return false;
       }
       const lastId = String(data[data.length - 1]!.id);
       if (!/^\d+$/.test(lastId)) {
-        opts.warn?.('stopped at the offset cap: record ids are not integers, so listing cannot continue by id');
+        opts.warn?.(`stopped${byId ? '' : ' at the offset cap'}: record ids are not integers, so listing cannot continue by id`);
         return false;
       }
       keysetFrom = String(BigInt(lastId) + 1n);
@@ -214,6 +229,34 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     }
     return true;
   }
+}
+
+const isIdFilter = (f: Filter) => f.path.length === 1 && f.path[0] === 'id';
+
+/**
+ * The keyset's filter on id: from `from` (digits; the start when undefined) on, within the
+ * caller's own filter on id (a range's bounds, or a list of ids). Ids stay digit strings, compared
+ * as BigInt: ids past 2^53 keep their digits.
+ */
+function keysetFilter(from: string | undefined, user: Filter | undefined): Filter {
+  const digits = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? v : undefined);
+  const max = (a: string | undefined, b: string | undefined) => (a === undefined ? b : b === undefined || BigInt(a) >= BigInt(b) ? a : b);
+  if (user && user.kind !== 'range') {
+    const ids = user.values
+      .filter((v) => digits(v) !== undefined && (from === undefined || BigInt(v) >= BigInt(from)))
+      .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+    // No id left: an id no record has, so that the listing ends with an empty page.
+    return { path: ['id'], kind: ids.length > 1 ? 'list' : 'eq', values: ids.length ? ids : ['0'], escaped: false };
+  }
+  const to = digits(user?.to);
+  return {
+    path: ['id'],
+    kind: 'range',
+    values: [],
+    from: max(from, digits(user?.from)) ?? '1',
+    ...(to !== undefined ? { to } : {}),
+    escaped: false,
+  };
 }
 
 function setPageLimit(url: URL, n: number): void {

@@ -5,6 +5,7 @@
  * the last whole record (and its id) so that a `--resume` run cuts the file there and continues
  * with the next id: every record exactly once, whatever moment the first run died.
  */
+import { Writable } from 'node:stream';
 import fs from 'node:fs';
 import { noFollow } from '../private-file.js';
 
@@ -108,6 +109,26 @@ export class PartFile {
 
   async write(text: string): Promise<void> {
     if (text) await this.fh.write(text);
+  }
+
+  /**
+   * A stream that appends to the part file, for a format's writer (render.ts): chunks in order,
+   * each written before the next is taken. `done` ends it once everything is written.
+   */
+  sink(): Writable & { done(): Promise<void> } {
+    const fh = this.fh;
+    const stream = new Writable({
+      highWaterMark: 1 << 16,
+      write(chunk: Buffer, _encoding, cb) {
+        fh.write(chunk).then(() => cb(), cb);
+      },
+    });
+    const done = () =>
+      new Promise<void>((resolve, reject) => {
+        stream.once('error', reject);
+        stream.end(() => resolve());
+      });
+    return Object.assign(stream, { done });
   }
 
   /** Flushes to disk and renames the part file to its final name. */

@@ -26,6 +26,8 @@ export interface RenderOptions {
   columns?: string[];
   /** Columns of the table view when `--columns` is not given (after `id`). */
   defaultColumns?: readonly string[];
+  /** CSV: the header is in the output already (an export's part file). */
+  headerWritten?: boolean;
   /** CSV without `--columns`: keys left out of the header found in the records (custom fields the org does not use). */
   omitColumn?: (key: string) => boolean;
 }
@@ -160,7 +162,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
     }
     case 'csv': {
       let columns: string[] | undefined = opts.columns;
-      let headerDone = false;
+      let headerDone = opts.headerWritten === true;
       let read: ((json: string) => unknown[]) | undefined;
       return listing(
         async (_doc, texts) => {
