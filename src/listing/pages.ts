@@ -5,13 +5,11 @@
  * A page's records are valid until the caller asks for the next page (or stops): paging hands
  * the page's memory back then, and a record read later fails with an internal error.
  */
-import type { PageClient, PaginateOptions, Page, PageReader } from '../api/paginate.js';
+import type { Page, PageClient, PaginateOptions, PageReader } from '../api/paginate.js';
 import { paginate } from '../api/paginate.js';
 import { PageBuffers } from './page-buffers.js';
 import { parseCollection, unparsedMembers } from './page-parse.js';
 import { PageScanner } from './relationship-scan.js';
-
-export type { Page } from '../api/paginate.js';
 
 /** Pages of resources, read and parsed the listing's way (see the module comment). */
 export function listPages(client: PageClient, path: string, opts: Omit<PaginateOptions, 'reader'>): AsyncGenerator<Page> {
