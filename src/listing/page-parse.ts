@@ -51,7 +51,7 @@ class PageRegion implements Region {
     private readonly flags: number,
     /** Attributes: copyable as they are (keys plain, no long integers, no line breaks). */
     public plain: boolean,
-    /** Relationships: what flatJson writes for them (relationship-scan.ts, relationshipsText). */
+    /** Relationships: what recordText writes for them (relationship-scan.ts, relationshipsText). */
     readonly relationshipsText?: string,
   ) {}
 
@@ -105,7 +105,7 @@ export function attributesRegion(resource: object): Region | undefined {
 }
 
 /**
- * The relationships of a resource as flatJson writes them without included records (`,"name":id`
+ * The relationships of a resource as recordText writes them without included records (`,"name":id`
  * for each one with data), when they are still unparsed and usual (relationship-scan.ts).
  */
 export function relationshipsText(resource: object): string | undefined {

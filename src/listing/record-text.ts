@@ -67,7 +67,7 @@ export const recordId: (id: number | string) => number | string = idValue;
  * it (an attribute named `id`, `type`, `meta`, `__proto__` or like an array index, or shared with
  * a relationship), the record goes through `flatten` instead.
  */
-export function flatJson(resource: ResourceObject, included?: IncludedIndex): string {
+export function recordText(resource: ResourceObject, included?: IncludedIndex): string {
   const parts = flatParts(resource, included);
   if (typeof parts === 'string') return parts;
   const m = parts.members;
@@ -96,17 +96,17 @@ function joinedText(head: string, m: Region, tail: string): string {
   return joined.toString('utf8', 0, at);
 }
 
-/** Where {@link flatLine} writes: text, and ranges of a page's bytes. */
+/** Where {@link recordLine} writes: text, and ranges of a page's bytes. */
 export interface LineSink {
   text(s: string): void;
   bytes(page: Buffer, start: number, end: number): void;
 }
 
 /**
- * `flatJson(resource, included) + '\n'` written to `sink`, the attributes of a listing page copied
+ * `recordText(resource, included) + '\n'` written to `sink`, the attributes of a listing page copied
  * from the page's bytes as they are (never decoded to a string: ndjson's fast path).
  */
-export function flatLine(resource: ResourceObject, included: IncludedIndex | undefined, sink: LineSink): void {
+export function recordLine(resource: ResourceObject, included: IncludedIndex | undefined, sink: LineSink): void {
   const parts = flatParts(resource, included);
   if (typeof parts === 'string') {
     sink.text(`${parts}\n`);
@@ -154,7 +154,7 @@ function flatParts(
   return { head: `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`, members, tail: `${tail}}` };
 }
 
-/** The relationships text of a record (its part of flatJson's text); undefined when the record must go through `flatten`. */
+/** The relationships text of a record (its part of the record text); undefined when the record must go through `flatten`. */
 function relationshipsTextOf(resource: ResourceObject, included: IncludedIndex | undefined, unparsed: boolean): string | undefined {
   const rels = resource.relationships;
   let tail = '';

@@ -1,6 +1,6 @@
 /**
  * Reading a resource's `"relationships":{…}` from a listing page's bytes (page-parse.ts) with the
- * strict scanner of json-scan.ts, and writing on the way what flatJson writes for them (the
+ * strict scanner of json-scan.ts, and writing on the way what recordText writes for them (the
  * relationships text): for 16 relationships with links, ~50 objects a record that JSON.parse no
  * longer builds. `PageScanner` is the scanner of one listing's pages, with the memory it reuses
  * from page to page.
@@ -12,7 +12,7 @@ import { ESC, HIGH, JsonScanner, ODD_KEY, same } from './json-scan.js';
 /** The scanner of one listing's pages (json-scan.ts), reading relationships as well. */
 export class PageScanner extends JsonScanner {
   /**
-   * What endOfRelationships read besides the end: the relationships as flatJson writes them when
+   * What endOfRelationships read besides the end: the relationships as recordText writes them when
    * there are no included records — `,"name":id`, `,"name":[ids]` or `,"name":null` for each
    * relationship with `data` — or undefined when anything is unusual (then the relationships are
    * parsed and flattened as before).
@@ -64,7 +64,7 @@ export class PageScanner extends JsonScanner {
 
   /**
    * The relationships object at `i`, its names hashed into `names`; `relationshipsText` says what
-   * flatJson writes for them. A usual relationship is an object with a `data` member that is null,
+   * recordText writes for them. A usual relationship is an object with a `data` member that is null,
    * a resource identifier or a list of them, each with an `id` written as a safe integer (or its
    * digits in a string, which flatten prints as a number); its name is plain.
    */

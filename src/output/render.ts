@@ -6,7 +6,7 @@
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
 import { ByteChunks } from './byte-chunks.js';
-import { flatJson, flatLine, flatten, type FlatRecord, type IncludedIndex, type LineSink } from '../listing/record-text.js';
+import { recordText, recordLine, flatten, type FlatRecord, type IncludedIndex, type LineSink } from '../listing/record-text.js';
 import { columnReader, recordIndenter, unionKeysOf } from '../listing/flat-text.js';
 import { writeOut, type IO } from './io.js';
 import { ownField } from '../own-field.js';
@@ -37,7 +37,7 @@ export interface ResourcePage {
   doc: JsonApiDocument;
   resources: readonly ResourceObject[];
   included: IncludedIndex;
-  /** Adjusts each flat record before it is written (masking secrets); the formats' fast path (flatJson) needs it absent. */
+  /** Adjusts each flat record before it is written (masking secrets); the formats' fast path (recordText) needs it absent. */
   prepare?: (r: FlatRecord) => FlatRecord;
 }
 
@@ -88,8 +88,8 @@ function resourceTexts(p: ResourcePage): RecordTexts {
   }
   return {
     count: resources.length,
-    text: (i) => flatJson(resources[i]!, included),
-    line: (i, sink) => flatLine(resources[i]!, included, sink),
+    text: (i) => recordText(resources[i]!, included),
+    line: (i, sink) => recordLine(resources[i]!, included, sink),
   };
 }
 

@@ -11,7 +11,7 @@ import { paginate } from '../../src/api/paginate.js';
 import { listPages } from '../../src/listing/pages.js';
 import { parseCollection, attributesRegion } from '../../src/listing/page-parse.js';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
-import { flatJson, indexIncluded } from '../../src/listing/record-text.js';
+import { recordText, indexIncluded } from '../../src/listing/record-text.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 
 describe('PageBuffers', () => {
@@ -75,10 +75,10 @@ describe('PageBuffers', () => {
     const doc = parseCollection(body) as { data: ResourceObject[] };
     // Unparsed (the scanner's path), and read correctly while the page is live.
     expect(attributesRegion(doc.data[0]!)).toBeDefined();
-    expect(JSON.parse(flatJson(doc.data[0]!, undefined))).toMatchObject({ id: 1, firstName: 'Name 0' });
+    expect(JSON.parse(recordText(doc.data[0]!, undefined))).toMatchObject({ id: 1, firstName: 'Name 0' });
     pool.release(body);
     expect(() => doc.data[1]!.attributes).toThrow(/internal error: a listing page's records were read after its memory was reused/);
-    expect(() => flatJson(doc.data[2]!, undefined)).toThrow(/internal error/);
+    expect(() => recordText(doc.data[2]!, undefined)).toThrow(/internal error/);
   });
 });
 
@@ -103,7 +103,7 @@ describe('paging with recycled buffers, over HTTP', () => {
       // Asking for this page handed the one before back: its records are gone, loudly.
       if (recycled && previous) expect(() => previous!.attributes).toThrow(/internal error/);
       const included = indexIncluded(page.doc);
-      for (const r of page.records) lines.push(flatJson(r, included));
+      for (const r of page.records) lines.push(recordText(r, included));
       previous = page.records[0];
     }
     // Stopping hands the last page back too.
