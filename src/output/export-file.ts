@@ -113,22 +113,34 @@ export class PartFile {
 
   /**
    * A stream that appends to the part file, for a format's writer (render.ts): chunks in order,
-   * each written before the next is taken. `done` ends it once everything is written.
+   * each written before the next is taken. A failed write (a full disk) is kept, not emitted: the
+   * writer waits for drain, which an errored stream never sends. `check` throws it (after each
+   * page), and `done` ends the stream once everything is written, or throws it.
    */
-  sink(): Writable & { done(): Promise<void> } {
+  sink(): Writable & { check(): void; done(): Promise<void> } {
     const fh = this.fh;
+    let failed: { error: unknown } | undefined;
     const stream = new Writable({
       highWaterMark: 1 << 16,
       write(chunk: Buffer, _encoding, cb) {
-        fh.write(chunk).then(() => cb(), cb);
+        if (failed) return cb();
+        fh.write(chunk).then(
+          () => cb(),
+          (error: unknown) => {
+            failed = { error };
+            cb();
+          },
+        );
       },
     });
-    const done = () =>
-      new Promise<void>((resolve, reject) => {
-        stream.once('error', reject);
-        stream.end(() => resolve());
-      });
-    return Object.assign(stream, { done });
+    const check = () => {
+      if (failed) throw failed.error;
+    };
+    const done = async () => {
+      await new Promise<void>((resolve) => stream.end(() => resolve()));
+      check();
+    };
+    return Object.assign(stream, { check, done });
   }
 
   /** Flushes to disk and renames the part file to its final name. */

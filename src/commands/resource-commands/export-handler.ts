@@ -165,7 +165,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     progress.start();
     const sink = out.sink();
     // The format's own writer (output/render.ts), into the part file; the header is written above.
-    const writer = createRecordWriter({ format, io: { ...ctx.io, stdout: sink }, columns, headerWritten: true });
+    const writer = createRecordWriter({ format, io: { ...ctx.io, stdout: sink, stdoutIsTTY: false }, columns, headerWritten: true });
     const prepare = masked ? (r: FlatRecord) => maskSensitive([r])[0]! : undefined;
     const q = { ...query, count: true };
     let counted = false;
@@ -183,6 +183,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
         if (typeof c === 'number') progress.setTotal(written + c);
       }
       await writer.resources({ doc: page.doc, resources: page.records, included: indexIncluded(page.doc), prepare });
+      sink.check();
       // A page is on its way to the file before the next is asked for: a kill loses at most the page on the wire.
       written += page.records.length;
       progress.advance(page.records.length);
