@@ -77,13 +77,13 @@ export interface ApiRequest {
    */
   retryServerErrors?: boolean;
   signal?: AbortSignal;
-  /** Reads and parses a success body instead of JSON.parse (a listing's pages: listing/page-reader.ts). */
+  /** Reads and parses a success body instead of JSON.parse (a listing's pages: listing/pages.ts). */
   reader?: BodyReader;
 }
 
 /**
  * How a body is read and parsed when JSON.parse of a fresh buffer will not do (a listing's pages,
- * listing/page-reader.ts): the client knows no more of it than this.
+ * listing/pages.ts): the client knows no more of it than this.
  */
 export interface BodyReader {
   /** Memory for a body of `size` bytes (the client copies the body into it). */

@@ -6,6 +6,10 @@
  * The next page is requested as soon as the current one has arrived, while the caller writes the
  * current one: a long listing costs the larger of the two, not their sum.
  *
+ * In keyset mode (`export`) every page goes by id from the start, after a known id if given.
+ * With a page reader (a listing's: listing/pages.ts), paging owns each page's memory: it hands a
+ * page back to the reader when the caller asks for the next one, so no caller releases anything.
+ *
  * A server whose paging goes round in circles (a `links.next` back to a page already fetched, a
  * page of records already seen) ends the listing with an error rather than never ending it.
  */
@@ -44,7 +48,7 @@ export interface PaginateOptions {
    */
   keyset?: { after?: string | undefined };
   /**
-   * How pages are read and parsed (a listing's: listing/page-reader.ts); else JSON.parse. Its
+   * How pages are read and parsed (a listing's: listing/pages.ts); else JSON.parse. Its
    * `release` gets a page's body back when the caller asks for the next page (or stops).
    */
   reader?: PageReader;
