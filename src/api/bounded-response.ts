@@ -7,7 +7,6 @@
 import type { Dispatcher } from 'undici';
 import { ExitCode, SvcError } from '../errors.js';
 import { bodyText } from './body-text.js';
-import type { PageBuffers } from './page-buffers.js';
 import { request } from './undici-lite.js';
 
 /** The answer was larger than the cap; the connection was dropped. */
@@ -35,8 +34,8 @@ interface ResponseBounds {
   signal?: AbortSignal | undefined;
   /** `GET https://…`, for messages. */
   what: string;
-  /** Where the body is put together: a listing's recycled page buffers (page-buffers.ts). */
-  buffers?: PageBuffers | undefined;
+  /** Memory for the body of `size` bytes, else a fresh buffer (a listing's recycled pages: listing/page-buffers.ts). */
+  take?: ((size: number) => Buffer) | undefined;
 }
 
 /** An answer read in full. */
@@ -85,7 +84,7 @@ export async function boundedRequest(
   }
 }
 
-async function readLimited(res: Dispatcher.ResponseData, { maxBytes: max, what, buffers }: ResponseBounds): Promise<Buffer> {
+async function readLimited(res: Dispatcher.ResponseData, { maxBytes: max, what, take }: ResponseBounds): Promise<Buffer> {
   const length = res.headers['content-length'];
   const declared = Number(Array.isArray(length) ? length[0] : length);
   if (Number.isFinite(declared) && declared > max) {
@@ -102,8 +101,8 @@ async function readLimited(res: Dispatcher.ResponseData, { maxBytes: max, what, 
     }
     chunks.push(chunk);
   }
-  if (!buffers) return Buffer.concat(chunks);
-  const body = buffers.take(size);
+  if (!take) return Buffer.concat(chunks);
+  const body = take(size);
   let at = 0;
   for (const chunk of chunks) at += chunk.copy(body, at);
   return body;

@@ -5,9 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
 import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
-import type { PageBuffers } from './page-buffers.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
-import { unparsedMembers } from './page-parse.js';
 import { addScopeHint } from './scope-hint.js';
 import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { refusalWait, ServerWaitError } from './server-wait.js';
@@ -79,10 +77,24 @@ export interface ApiRequest {
    */
   retryServerErrors?: boolean;
   signal?: AbortSignal;
-  /** Parses a success body's bytes instead of JSON.parse (list pages: page-parse.ts). */
-  parse?: (body: Buffer) => unknown;
-  /** Reads the body into one of these (a listing's pages); the response's `release` hands it back. */
-  buffers?: PageBuffers;
+  /** Reads and parses a success body instead of JSON.parse (a listing's pages: listing/pages.ts). */
+  reader?: BodyReader;
+}
+
+/**
+ * How a body is read and parsed when JSON.parse of a fresh buffer will not do (a listing's pages,
+ * listing/pages.ts): the client knows no more of it than this.
+ */
+export interface BodyReader {
+  /** Memory for a body of `size` bytes (the client copies the body into it). */
+  take?(size: number): Buffer;
+  /** The body's value. */
+  parse(body: Buffer): unknown;
+  /**
+   * The members of an object in the value that the parse left unparsed, their depth already
+   * checked by the reader: the depth check does not read them.
+   */
+  unparsed?(value: object): readonly string[] | undefined;
 }
 
 /** One response, body parsed. */
@@ -94,11 +106,8 @@ export interface ApiResponse {
   /** The body as text (decoded when first read). */
   readonly text: string;
   rateLimit: RateLimitInfo;
-  /**
-   * With the request's `buffers`: gives the body's memory back for the next page. After it, the
-   * response and every record parsed from it must not be read (page-buffers.ts).
-   */
-  release?: () => void;
+  /** The body's bytes (in the memory of the request's `reader`, when it has one). */
+  body?: Buffer;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -217,7 +226,13 @@ export class ApiClient {
       res = await boundedRequest(
         url,
         { dispatcher: this.dispatcher, method: method as Dispatcher.HttpMethod, headers, body },
-        { timeoutMs: this.timeout, maxBytes: max, signal: req.signal ?? this.opts.signal, what, buffers: req.buffers },
+        {
+          timeoutMs: this.timeout,
+          maxBytes: max,
+          signal: req.signal ?? this.opts.signal,
+          what,
+          take: req.reader?.take && ((size) => req.reader!.take!(size)),
+        },
       );
     } catch (err) {
       if (err instanceof ResponseTooLarge)
@@ -229,10 +244,12 @@ export class ApiClient {
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
-    const doc = ok ? parseDocument(res.statusCode, res.body, headerString(res.headers['content-type']), req.parse) : {};
+    const doc = ok
+      ? parseDocument(res.statusCode, res.body, headerString(res.headers['content-type']), req.reader && ((b) => req.reader!.parse(b)))
+      : {};
     // Performance machinery (src/README.md, Build): the depth check skips unparsed members.
     // Lazy attributes and relationships are not read here: reading them would parse what ndjson copies as text.
-    if (nestedDeeperThan(doc, MAX_JSON_DEPTH, unparsedMembers))
+    if (nestedDeeperThan(doc, MAX_JSON_DEPTH, req.reader?.unparsed && ((o) => req.reader!.unparsed!(o))))
       throw new ApiError(res.statusCode, [
         { title: 'bad response', detail: `server answered ${res.statusCode} with a document ${tooDeepMessage()}` },
       ]);
@@ -245,7 +262,7 @@ export class ApiClient {
         return res.text;
       },
       rateLimit,
-      ...(req.buffers && { release: () => req.buffers!.release(res.body) }),
+      body: res.body,
     };
   }
 

@@ -6,14 +6,17 @@
  * The next page is requested as soon as the current one has arrived, while the caller writes the
  * current one: a long listing costs the larger of the two, not their sum.
  *
+ * In keyset mode (`export`) every page goes by id from the start, after a known id if given.
+ * With a page reader (a listing's: listing/pages.ts), paging owns each page's memory: it hands a
+ * page back to the reader when the caller asks for the next one, so no caller releases anything.
+ *
  * A server whose paging goes round in circles (a `links.next` back to a page already fetched, a
  * page of records already seen) ends the listing with an error rather than never ending it.
  */
 import { ApiError } from '../errors.js';
-import type { ApiClient, ApiResponse } from './client.js';
+import type { Filter } from './filter.js';
+import type { ApiClient, ApiResponse, BodyReader } from './client.js';
 import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
-import { parseCollection } from './page-parse.js';
-import type { PageBuffers } from './page-buffers.js';
 import { PagingGuard } from './paging-guard.js';
 import { encodeQuery, queryPairs, type ListQuery } from './query.js';
 
@@ -26,7 +29,7 @@ export const DEFAULT_PAGE_SIZE = 50;
 export type PageClient = Pick<ApiClient, 'request' | 'resolve' | 'baseUrl'>;
 
 /** Options of {@link paginate}. */
-interface PaginateOptions {
+export interface PaginateOptions {
   /** Filters, sort, include, fields; page parameters are set here. */
   query: ListQuery;
   /** Records wanted. @default 50 unless `all` */
@@ -39,27 +42,32 @@ interface PaginateOptions {
   warn?: (message: string) => void;
   signal?: AbortSignal;
   /**
-   * Where pages are read, used over and over (page-buffers.ts): for a caller that calls each
-   * page's `release` once done with its records, and keeps none of them.
+   * Page by id from the first page (`sort=id`, `filter[id]` from the id after the last one
+   * received), never by offset or by the server's links: no ceiling, and a listing can continue
+   * after a known id (`after`, its digits). A filter on id in the query bounds the pages.
    */
-  buffers?: PageBuffers;
+  keyset?: { after?: string | undefined };
   /**
-   * Lists in id order from this id (inclusive, digits) by keyset on every page (`sort=id`,
-   * `filter[id]=<from>..inf`, no offsets): a listing that can stop after any page and resume
-   * after the largest id it has (`svc sync`). Not with a filter or sort of the caller's on id.
+   * How pages are read and parsed (a listing's: listing/pages.ts); else JSON.parse. Its
+   * `release` gets a page's body back when the caller asks for the next page (or stops).
    */
-  keysetFrom?: string;
+  reader?: PageReader;
+}
+
+/** A {@link BodyReader} whose memory paging hands back once the caller is done with a page. */
+export interface PageReader extends BodyReader {
+  /** The body of a page the caller is done with: its records are not read again. */
+  release?(body: Buffer): void;
 }
 
 /** One page as received, with its records trimmed to the limit. */
 export interface Page {
   doc: JsonApiDocument;
-  records: ResourceObject[];
   /**
-   * With `buffers`: the page's memory is handed to a later page. Its records (and the document's
-   * resources) must not be read after it; `doc.links` and `doc.meta` are plain values and may.
+   * With a `reader` that releases pages: valid until the caller asks for the next page (its
+   * memory then goes to a later page); `doc.links` and `doc.meta` are plain values and stay.
    */
-  release(): void;
+  records: ResourceObject[];
 }
 
 /** A request on its way: the page it asks for and its (already guarded) outcome. */
@@ -67,7 +75,7 @@ interface InFlight {
   want: number;
   url: URL;
   /** Status and document only: the response text (5 MB for a page of big records) is let go at once. */
-  result: Promise<Pick<ApiResponse, 'status' | 'doc' | 'release'>>;
+  result: Promise<Pick<ApiResponse, 'status' | 'doc' | 'body'>>;
   abort: AbortController;
 }
 
@@ -83,21 +91,33 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   const userSort = opts.query.sort ?? [];
   const userFiltersId = (opts.query.filters ?? []).some((f) => f.path.length === 1 && f.path[0] === 'id');
   // Going past the offset cap needs id order from the very first page.
-  const keysetOnly = opts.keysetFrom !== undefined;
-  const mayPassCap = max > MAX_OFFSET + size || keysetOnly;
+  const mayPassCap = max > MAX_OFFSET + size;
   const keysetable = !userFiltersId && (userSort.length === 0 || (userSort.length === 1 && userSort[0] === 'id'));
   const baseQuery: ListQuery = { ...opts.query };
   if (mayPassCap && keysetable && userSort.length === 0) baseQuery.sort = ['id'];
+  // Keyset mode: the caller's filter on id is applied with the keyset's own (keysetFilters).
+  const byId = opts.keyset !== undefined;
+  const userIdFilter = byId ? opts.query.filters?.find(isIdFilter) : undefined;
+  if (byId) {
+    baseQuery.sort = ['id'];
+    baseQuery.filters = (opts.query.filters ?? []).filter((f) => f !== userIdFilter);
+  }
 
   // Where the next page starts: records handed out, offset, keyset start, or the server's link.
   let fetched = 0;
   let offset = 0;
   /** The id listing continues from, as digits (ids may be past 2^53: counted with BigInt). */
-  let keysetFrom: string | undefined = keysetOnly && keysetable ? opts.keysetFrom : undefined;
+  let keysetFrom: string | undefined = opts.keyset?.after !== undefined ? String(BigInt(opts.keyset.after) + 1n) : undefined;
   let next: URL | undefined;
   let first = true;
   const guard = new PagingGuard();
-  const buffers = opts.buffers;
+  const reader = opts.reader;
+  /** The body of the page last handed out: released when the caller comes back for more. */
+  let held: Buffer | undefined;
+  const release = () => {
+    if (held) reader?.release?.(held);
+    held = undefined;
+  };
 
   const send = (): InFlight => {
     const want = Math.min(size, max - fetched);
@@ -108,7 +128,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     } else {
       const q: ListQuery = { ...baseQuery, pageLimit: want, pageOffset: offset };
       if (!first) delete q.count;
-      if (keysetFrom !== undefined) {
+      if (byId) q.filters = [...(q.filters ?? []), keysetFilter(keysetFrom, userIdFilter)];
+      else if (keysetFrom !== undefined) {
         q.filters = [...(q.filters ?? []), { path: ['id'], kind: 'range', values: [], from: keysetFrom, escaped: false }];
       }
       url = client.resolve(path);
@@ -118,8 +139,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     const abort = new AbortController();
     const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
     const result = client
-      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1, parse: parseCollection, buffers })
-      .then((r) => ({ status: r.status, doc: r.doc, release: r.release }));
+      .request({ method: 'GET', path: url.toString(), signal, retryServerErrors: want === 1, reader })
+      .then((r) => ({ status: r.status, doc: r.doc, body: r.body }));
     // A prefetch the caller never collects (it stopped early, or failed writing) must not end
     // the process with an unhandled rejection; its error is seen when it is awaited.
     result.catch(() => {});
@@ -131,7 +152,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     while (fetched < max) {
       const inflight = pending ?? send();
       pending = undefined;
-      let res: Pick<ApiResponse, 'status' | 'doc' | 'release'>;
+      let res: Pick<ApiResponse, 'status' | 'doc' | 'body'>;
       try {
         res = await inflight.result;
       } catch (err) {
@@ -154,8 +175,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       const page: Page = {
         doc: res.doc,
         records: data.length > max - fetched ? data.slice(0, max - fetched) : data,
-        release: res.release ?? noRelease,
       };
+      held = res.body;
       fetched += page.records.length;
       offset += data.length;
       let more = false;
@@ -169,14 +190,17 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       }
       if (!more) {
         yield page;
+        release();
         if (stop) throw stop;
         return;
       }
       pending = send();
       yield page;
+      release();
     }
   } finally {
     pending?.abort.abort();
+    release();
   }
 
   /** Moves the start of the next page past `data`; false when the collection has ended. */
@@ -187,27 +211,22 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       // without `next` has said this was the last page.
       if (doc.links || data.length < want) return false;
       next = undefined;
-    } else {
+    } else if (!byId) {
       next = pinToOrigin(client, link);
       guard.follow(next);
       const linkOffset = Number(next.searchParams.get('page[offset]') ?? offset);
       if (Number.isFinite(linkOffset)) offset = linkOffset;
     }
-    if (keysetFrom !== undefined && keysetOnly) {
-      // Past the largest id of the page, whatever order the server sent it in.
-      keysetFrom = nextIdAfter(data) ?? keysetFrom;
-      offset = 0;
-      next = undefined;
-      return true;
-    }
-    if (offset > MAX_OFFSET) {
-      if (!keysetable) {
+    if (byId || offset > MAX_OFFSET) {
+      if (!keysetable && !byId) {
         opts.warn?.(`stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`);
         return false;
       }
-      const lastId = String(data[data.length - 1]!.id);
-      if (!/^\d+$/.test(lastId)) {
-        opts.warn?.('stopped at the offset cap: record ids are not integers, so listing cannot continue by id');
+      // The largest id of the page, not its last: a page that comes back unsorted must not send
+      // the listing back over records it has had.
+      const lastId = largestId(data);
+      if (lastId === undefined) {
+        opts.warn?.(`stopped${byId ? '' : ' at the offset cap'}: record ids are not integers, so listing cannot continue by id`);
         return false;
       }
       keysetFrom = String(BigInt(lastId) + 1n);
@@ -218,10 +237,8 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   }
 }
 
-function noRelease(): void {}
-
-/** One past the largest integer id of a page, as digits; undefined when an id is not an integer. */
-export function nextIdAfter(data: readonly ResourceObject[]): string | undefined {
+/** The largest id of a page as digits; undefined when one is not an integer. */
+function largestId(data: readonly ResourceObject[]): string | undefined {
   let max = -1n;
   for (const r of data) {
     const id = String(r.id);
@@ -229,7 +246,35 @@ export function nextIdAfter(data: readonly ResourceObject[]): string | undefined
     const n = BigInt(id);
     if (n > max) max = n;
   }
-  return max < 0n ? undefined : String(max + 1n);
+  return String(max);
+}
+
+const isIdFilter = (f: Filter) => f.path.length === 1 && f.path[0] === 'id';
+
+/**
+ * The keyset's filter on id: from `from` (digits; the start when undefined) on, within the
+ * caller's own filter on id (a range's bounds, or a list of ids). Ids stay digit strings, compared
+ * as BigInt: ids past 2^53 keep their digits.
+ */
+function keysetFilter(from: string | undefined, user: Filter | undefined): Filter {
+  const digits = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? v : undefined);
+  const max = (a: string | undefined, b: string | undefined) => (a === undefined ? b : b === undefined || BigInt(a) >= BigInt(b) ? a : b);
+  if (user && user.kind !== 'range') {
+    const ids = user.values
+      .filter((v) => digits(v) !== undefined && (from === undefined || BigInt(v) >= BigInt(from)))
+      .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+    // No id left: an id no record has, so that the listing ends with an empty page.
+    return { path: ['id'], kind: ids.length > 1 ? 'list' : 'eq', values: ids.length ? ids : ['0'], escaped: false };
+  }
+  const to = digits(user?.to);
+  return {
+    path: ['id'],
+    kind: 'range',
+    values: [],
+    from: max(from, digits(user?.from)) ?? '1',
+    ...(to !== undefined ? { to } : {}),
+    escaped: false,
+  };
 }
 
 function setPageLimit(url: URL, n: number): void {

@@ -16,7 +16,7 @@
 import { LockTimeoutError } from '../auth/lock.js';
 import { UsageError } from '../errors.js';
 import type { ResourceObject } from '../api/jsonapi.js';
-import { unparsedAttributeBytes } from '../api/page-parse.js';
+import { unparsedAttributesRegion } from '../listing/page-parse.js';
 import { KeySlots, readAttributeValues } from './attribute-values.js';
 import { columnValue, idValue, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlDatabase, SqlRow } from './sqlite.js';
@@ -316,7 +316,7 @@ export class MirrorStore {
       values[0] = id;
       // The attributes from the page's bytes when they are still there (the cheap way: no object
       // of ~190 keys built per record); else from the decoded object.
-      const raw = unparsedAttributeBytes(r);
+      const raw = unparsedAttributesRegion(r);
       kinds.fill(0);
       const fromBytes = raw !== undefined && readAttributeValues(raw.page, raw.start, raw.end, slots, read, kinds);
       const attributes = fromBytes ? undefined : r.attributes;

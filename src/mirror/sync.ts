@@ -5,7 +5,7 @@
  * - else the first run reads every record (`full`), and later runs the records whose `updatedAt`
  *   is at or after the watermark less an overlap (`incremental`: same-second updates, clock
  *   skew). A type whose `updatedAt` cannot be filtered is read in full every time;
- * - every run reads in id order by keyset from its cursor (api/paginate.ts `keysetFrom`), so
+ * - every run reads in id order by keyset from its cursor (listing/pages.ts, paginate's keyset mode), so
  *   nothing is cut at the offset cap and an unsorted page moves the cursor past its largest id;
  * - each page is upserted and the cursor moved past it in one transaction (store.ts);
  * - at the end the watermark becomes the highest `updatedAt` the run committed (never the last
@@ -21,6 +21,7 @@ import { ApiError } from '../errors.js';
 import type { Filter } from '../api/filter.js';
 import type { ResourceObject } from '../api/jsonapi.js';
 import { MAX_PAGE_SIZE, paginate, type PageClient } from '../api/paginate.js';
+import { listPages } from '../listing/pages.js';
 import type { ListQuery } from '../api/query.js';
 import { findAttribute, type ResourceType } from '../registry/index.js';
 import { idValue, type TableSpec } from './naming.js';
@@ -117,11 +118,13 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
   if (kind === 'reconcile') query.fields = { [rt.type]: [] };
   let written = 0;
   let total: number | undefined;
-  for await (const page of paginate(opts.client, spec.path, {
+  // The listing's pages (parsed from their bytes, attributes left as text for the store to read):
+  // each is committed before the next is asked for, when its memory is handed back.
+  for await (const page of listPages(opts.client, spec.path, {
     query,
     all: true,
     pageSize: opts.pageSize ?? MAX_PAGE_SIZE,
-    keysetFrom: state.runCursor ?? '0',
+    keyset: { after: idBefore(state.runCursor ?? '0') },
     warn: opts.warn,
     ...(opts.signal ? { signal: opts.signal } : {}),
   })) {
@@ -148,6 +151,11 @@ function listFilters(rt: ResourceType, since: string | null): Filter[] {
   if (rt.type === 'account') filters.push({ path: ['named'], kind: 'list', values: ['true', 'false'], escaped: false });
   if (since) filters.push({ path: ['updatedAt'], kind: 'range', values: [], from: since, escaped: false });
   return filters;
+}
+
+/** The keyset's `after` for a cursor (the next id to read): none before id 0. */
+function idBefore(cursor: string): string | undefined {
+  return cursor === '0' ? undefined : String(BigInt(cursor) - 1n);
 }
 
 /** One past the largest id of a page: where the next page (or a resumed run) starts. */
@@ -199,7 +207,7 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
       },
       all: true,
       pageSize: opts.pageSize ?? MAX_PAGE_SIZE,
-      keysetFrom: from,
+      keyset: { after: idBefore(from) },
       ...(opts.signal ? { signal: opts.signal } : {}),
     })) {
       if (page.records.length === 0) continue;

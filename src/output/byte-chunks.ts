@@ -1,10 +1,10 @@
 /**
  * Output gathered as bytes in pieces of ~64 KB: ndjson's listing path, which copies each record's
- * attributes from the page's bytes (flatLine in flatten.ts) instead of decoding them to a string
+ * attributes from the page's bytes (recordLine in flatten.ts) instead of decoding them to a string
  * and encoding that string again for stdout: for records of 150 custom fields that was ~4 KB of
  * text made and dropped per record.
  */
-import type { LineSink } from './flatten.js';
+import type { LineSink } from '../listing/record-text.js';
 import { writeOut } from './io.js';
 
 // Performance machinery (src/README.md, Build): ndjson lines copied as bytes.

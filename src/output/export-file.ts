@@ -5,6 +5,7 @@
  * the last whole record (and its id) so that a `--resume` run cuts the file there and continues
  * with the next id: every record exactly once, whatever moment the first run died.
  */
+import { Writable } from 'node:stream';
 import fs from 'node:fs';
 import { noFollow } from '../private-file.js';
 
@@ -108,6 +109,38 @@ export class PartFile {
 
   async write(text: string): Promise<void> {
     if (text) await this.fh.write(text);
+  }
+
+  /**
+   * A stream that appends to the part file, for a format's writer (render.ts): chunks in order,
+   * each written before the next is taken. A failed write (a full disk) is kept, not emitted: the
+   * writer waits for drain, which an errored stream never sends. `check` throws it (after each
+   * page), and `done` ends the stream once everything is written, or throws it.
+   */
+  sink(): Writable & { check(): void; done(): Promise<void> } {
+    const fh = this.fh;
+    let failed: { error: unknown } | undefined;
+    const stream = new Writable({
+      highWaterMark: 1 << 16,
+      write(chunk: Buffer, _encoding, cb) {
+        if (failed) return cb();
+        fh.write(chunk).then(
+          () => cb(),
+          (error: unknown) => {
+            failed = { error };
+            cb();
+          },
+        );
+      },
+    });
+    const check = () => {
+      if (failed) throw failed.error;
+    };
+    const done = async () => {
+      await new Promise<void>((resolve) => stream.end(() => resolve()));
+      check();
+    };
+    return Object.assign(stream, { check, done });
   }
 
   /** Flushes to disk and renames the part file to its final name. */

@@ -6,8 +6,8 @@
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
 import { csvLine } from './csv.js';
 import { ByteChunks } from './byte-chunks.js';
-import { flatJson, flatLine, flatten, type FlatRecord, type IncludedIndex } from './flatten.js';
-import { columnReader, recordIndenter, unionKeysOf } from './flat-text.js';
+import { recordText, recordLine, flatten, type FlatRecord, type IncludedIndex, type LineSink } from '../listing/record-text.js';
+import { columnReader, recordIndenter, unionKeysOf } from '../listing/flat-text.js';
 import { writeOut, type IO } from './io.js';
 import { ownField } from '../own-field.js';
 import { terminalSafeLines } from './terminal-text.js';
@@ -26,6 +26,8 @@ export interface RenderOptions {
   columns?: string[];
   /** Columns of the table view when `--columns` is not given (after `id`). */
   defaultColumns?: readonly string[];
+  /** CSV: the header is in the output already (an export's part file). */
+  headerWritten?: boolean;
   /** CSV without `--columns`: keys left out of the header found in the records (custom fields the org does not use). */
   omitColumn?: (key: string) => boolean;
 }
@@ -35,18 +37,19 @@ export interface ResourcePage {
   doc: JsonApiDocument;
   resources: readonly ResourceObject[];
   included: IncludedIndex;
-  /** Adjusts each flat record before it is written (masking secrets); the formats' fast path (flatJson) needs it absent. */
+  /** Adjusts each flat record before it is written (masking secrets); the formats' fast path (recordText) needs it absent. */
   prepare?: (r: FlatRecord) => FlatRecord;
 }
 
 /** Receives pages, writes them, and finishes the output. */
 export interface RecordWriter {
+  /** A page of flat records: written as their JSON text, by the same writer as `resources`. */
   page(doc: JsonApiDocument, records: FlatRecord[]): Promise<void>;
   /**
    * A page of resource objects: every format writes them record by record from the flat
    * record's JSON text, holding no flat copy of the page (`list --all` of records with hundreds
-   * of fields). Once it resolves, nothing of the page is read again: `list` hands the page's
-   * memory to the next page (page-buffers.ts).
+   * of fields). Once it resolves, nothing of the page is read again (paging hands the page's
+   * memory to a later page).
    */
   resources(p: ResourcePage): Promise<void>;
   end(): Promise<void>;
@@ -56,23 +59,63 @@ export interface RecordWriter {
 /** Text is handed to stdout in pieces of about this size: streaming, and small enough to stay out of V8's large-object space (freed only by full collections). */
 const CHUNK = 1 << 16;
 
-/** A writer for the chosen format. */
+/**
+ * The records of one page as every writer reads them: each record's JSON text (what `ndjson`
+ * writes, built without a flat object for a listing's resources: listing/record-text.ts), and its
+ * NDJSON line written into a sink (a listing's attributes copied from the page's bytes).
+ */
+interface RecordTexts {
+  readonly count: number;
+  text(i: number): string;
+  line(i: number, sink: LineSink): void;
+}
+
+/** Flat records (`get`, `create`, reports) as record text. */
+function flatRecordTexts(records: readonly FlatRecord[]): RecordTexts {
+  return {
+    count: records.length,
+    text: (i) => JSON.stringify(records[i]),
+    line: (i, sink) => sink.text(`${JSON.stringify(records[i])}\n`),
+  };
+}
+
+/** A page of resources as record text: from the page's bytes, or through `prepare` (masking) when given. */
+function resourceTexts(p: ResourcePage): RecordTexts {
+  const { resources, included, prepare } = p;
+  if (prepare) {
+    const text = (i: number) => JSON.stringify(prepare(flatten(resources[i]!, included)));
+    return { count: resources.length, text, line: (i, sink) => sink.text(`${text(i)}\n`) };
+  }
+  return {
+    count: resources.length,
+    text: (i) => recordText(resources[i]!, included),
+    line: (i, sink) => recordLine(resources[i]!, included, sink),
+  };
+}
+
+/** A writer for the chosen format: one write per format, fed record text by `page` and `resources` alike. */
 export function createRecordWriter(opts: RenderOptions): RecordWriter {
   const out = opts.io.stdout;
-  const flat = (p: ResourcePage) => (r: ResourceObject) => (p.prepare ? p.prepare(flatten(r, p.included)) : flatten(r, p.included));
-  // The flat record as compact JSON: every format of a listing starts from what ndjson writes (flat-text.ts).
-  const text = (p: ResourcePage) =>
-    p.prepare ? (r: ResourceObject) => JSON.stringify(flat(p)(r)) : (r: ResourceObject) => flatJson(r, p.included);
   // Views of one record (`get`) take flat records.
   const whole = (w: Omit<RecordWriter, 'resources'>): RecordWriter => ({
     ...w,
-    resources: (p) => w.page(p.doc, p.resources.map(flat(p))),
+    resources: (p) =>
+      w.page(
+        p.doc,
+        p.resources.map((r) => (p.prepare ? p.prepare(flatten(r, p.included)) : flatten(r, p.included))),
+      ),
   });
-  /** Writes `line(r)` for every resource, in chunks. */
-  const stream = async (p: ResourcePage, line: (r: ResourceObject) => string) => {
+  /** The writer of a listing format: `write` takes each page as record text. */
+  const listing = (write: (doc: JsonApiDocument, texts: RecordTexts) => Promise<void>, end: () => Promise<void>): RecordWriter => ({
+    page: (doc, records) => write(doc, flatRecordTexts(records)),
+    resources: (p) => write(p.doc, resourceTexts(p)),
+    end,
+  });
+  /** Writes `item(i)` for every record, in chunks. */
+  const stream = async (texts: RecordTexts, item: (i: number) => string) => {
     let chunk = '';
-    for (const r of p.resources) {
-      chunk += line(r);
+    for (let i = 0; i < texts.count; i++) {
+      chunk += item(i);
       if (chunk.length >= CHUNK) {
         await writeOut(out, chunk);
         chunk = '';
@@ -82,27 +125,18 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
   };
   switch (opts.format) {
     case 'ndjson':
-      return {
-        async page(_doc, records) {
-          let chunk = '';
-          for (const r of records) chunk += JSON.stringify(r) + '\n';
-          if (chunk) await writeOut(out, chunk);
-        },
-        async resources(p) {
-          if (p.prepare) {
-            const toFlat = flat(p);
-            return stream(p, (r) => `${JSON.stringify(toFlat(r))}\n`);
-          }
-          // Attributes copied from the page's bytes (byte-chunks.ts).
+      return listing(
+        async (_doc, texts) => {
+          // A listing's attributes are copied from the page's bytes (byte-chunks.ts).
           const chunks = new ByteChunks();
-          for (const r of p.resources) {
-            flatLine(r, p.included, chunks);
+          for (let i = 0; i < texts.count; i++) {
+            texts.line(i, chunks);
             if (chunks.full) await chunks.writeTo(out);
           }
           await chunks.writeTo(out, true);
         },
-        async end() {},
-      };
+        async () => {},
+      );
     case 'json': {
       if (opts.single) {
         let last: FlatRecord | undefined;
@@ -118,71 +152,42 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
       let count = 0;
       // One for the whole listing: it copies what a record shares with the one before.
       const indented = recordIndenter();
-      const item = (r: FlatRecord) => (count++ === 0 ? '[\n' : ',\n') + indent(JSON.stringify(r, null, 2));
-      return {
-        async page(_doc, records) {
-          let chunk = '';
-          for (const r of records) chunk += item(r);
-          if (chunk) await writeOut(out, chunk);
-        },
-        async resources(p) {
-          const json = text(p);
-          // Indented like JSON.stringify(record, null, 2) inside the array.
-          await stream(p, (r) => (count++ === 0 ? '[\n  ' : ',\n  ') + indented(json(r)));
-        },
-        async end() {
+      return listing(
+        // Indented like JSON.stringify(record, null, 2) inside the array.
+        (_doc, texts) => stream(texts, (i) => (count++ === 0 ? '[\n  ' : ',\n  ') + indented(texts.text(i))),
+        async () => {
           await writeOut(out, count === 0 ? '[]\n' : '\n]\n');
         },
-      };
+      );
     }
     case 'csv': {
       let columns: string[] | undefined = opts.columns;
-      let headerDone = false;
+      let headerDone = opts.headerWritten === true;
       let read: ((json: string) => unknown[]) | undefined;
-      return {
-        async page(_doc, records) {
-          if (records.length === 0) return;
-          columns ??= opts.omitColumn ? unionKeys(records).filter((k) => !opts.omitColumn!(k)) : unionKeys(records);
-          let chunk = headerDone ? '' : csvLine(columns);
-          headerDone = true;
-          for (const r of records) chunk += csvLine(columns.map((c) => pick(r, c)));
-          await writeOut(out, chunk);
-        },
-        async resources(p) {
-          if (p.resources.length === 0) return;
-          const json = text(p);
+      return listing(
+        async (_doc, texts) => {
+          if (texts.count === 0) return;
           // The header needs the page's names: its records' text is kept for the first page only.
-          const first = columns ? undefined : p.resources.map(json);
+          const first = columns ? undefined : Array.from({ length: texts.count }, (_, i) => texts.text(i));
           columns ??= opts.omitColumn ? unionKeysOf(first!).filter((k) => !opts.omitColumn!(k)) : unionKeysOf(first!);
           // An empty cell either way: stretches of null custom fields are passed in one comparison.
           read ??= columnReader(columns, pick, { nullAsMissing: true });
-          let chunk = headerDone ? '' : csvLine(columns);
+          const header = headerDone ? '' : csvLine(columns);
           headerDone = true;
-          const n = p.resources.length;
-          for (let i = 0; i < n; i++) {
-            chunk += csvLine(read(first ? first[i]! : json(p.resources[i]!)));
-            if (chunk.length >= CHUNK) {
-              await writeOut(out, chunk);
-              chunk = '';
-            }
-          }
-          if (chunk) await writeOut(out, chunk);
+          await stream(texts, (i) => (i === 0 ? header : '') + csvLine(read!(first ? first[i]! : texts.text(i))));
         },
-        async end() {
+        async () => {
           if (!headerDone && columns) await writeOut(out, csvLine(columns));
         },
-      };
+      );
     }
     case 'raw':
-      return {
-        async page(doc) {
+      return listing(
+        async (doc) => {
           await writeOut(out, JSON.stringify(doc) + '\n');
         },
-        async resources(p) {
-          await writeOut(out, JSON.stringify(p.doc) + '\n');
-        },
-        async end() {},
-      };
+        async () => {},
+      );
     case 'table': {
       if (opts.single) {
         let first: FlatRecord | undefined;
@@ -199,34 +204,25 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
       // Streams: widths from the first rows (table.ts), each later page written as it arrives.
       const columns = opts.columns ?? ['id', ...(opts.defaultColumns ?? [])];
       let table: import('./table.js').TableStream | undefined;
-      let read: ((json: string) => unknown[]) | undefined;
+      const read = columnReader(columns, pick, { keep: true });
       const open = async () => {
         // Performance machinery (src/README.md, Build): loaded with import() when first used.
         const { tableStream } = await import('./table.js');
         return (table ??= tableStream(columns, opts.io, opts.columns !== undefined));
       };
-      const add = async (rows: unknown[][]) => {
-        const chunk = (await open()).add(rows);
-        if (chunk) await writeOut(out, chunk);
-      };
-      return {
-        page: (_doc, records) => add(records.map((r) => columns.map((c) => pick(r, c)))),
-        async resources(p) {
-          const json = text(p);
-          read ??= columnReader(columns, pick, { keep: true });
-          await add(p.resources.map((r) => read!(json(r))));
+      return listing(
+        async (_doc, texts) => {
+          const rows = Array.from({ length: texts.count }, (_, i) => read(texts.text(i)));
+          const chunk = (await open()).add(rows);
+          if (chunk) await writeOut(out, chunk);
         },
-        async end() {
+        async () => {
           const chunk = (await open()).end();
           if (chunk) await writeOut(out, chunk);
         },
-      };
+      );
     }
   }
-}
-
-function indent(s: string): string {
-  return s.replace(/^/gm, '  ');
 }
 
 /** Keys of the records in first-seen order (`id`, `type` first). */

@@ -12,11 +12,11 @@
  *   and written page by page, so `list --all --query` runs in constant memory; an expression
  *   that fails on a later record stops the output there, as it does with ndjson.
  */
-import { flatJson, flatten, type FlatRecord } from './flatten.js';
+import { recordText, flatten, type FlatRecord } from '../listing/record-text.js';
 import type { CompiledQuery } from './query.js';
 import { createRecordWriter, pick, type RecordWriter, type RenderOptions } from './render.js';
 import { writeOut } from './io.js';
-import { columnReader } from './flat-text.js';
+import { columnReader } from '../listing/flat-text.js';
 import { setField } from '../own-field.js';
 
 /** How records are reshaped on their way out. */
@@ -71,10 +71,10 @@ export function shapedRecordWriter(opts: RenderOptions, shape: OutputShape | und
       async resources(p) {
         for (const r of p.resources) {
           if (p.prepare) sink(project(p.prepare(flatten(r, p.included))));
-          else if (readNeeded) sink(partial(flatJson(r, p.included)));
+          else if (readNeeded) sink(partial(recordText(r, p.included)));
           // Read back from its flat JSON text: one object built, where flatten would parse the
           // attributes and then copy them.
-          else sink(project(JSON.parse(flatJson(r, p.included)) as FlatRecord));
+          else sink(project(JSON.parse(recordText(r, p.included)) as FlatRecord));
         }
       },
     };

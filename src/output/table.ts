@@ -3,7 +3,7 @@
  * Loaded lazily (scripts do not need it). Every name and value is shown
  * terminal-safe and cut by columns, never inside an escape or a grapheme (terminal-text.ts).
  */
-import type { FlatRecord } from './flatten.js';
+import type { FlatRecord } from '../listing/record-text.js';
 import type { IO } from './io.js';
 import { fitText, terminalSafe, textWidth } from './terminal-text.js';
 

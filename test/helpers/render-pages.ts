@@ -4,9 +4,9 @@
  * lists, objects, long integers, relationships to included records, and 150 null custom fields.
  * Pages go through the list path's parser (`parseCollection`, scanner forced on), as in `list`.
  */
-import { parseCollection } from '../../src/api/page-parse.js';
+import { parseCollection } from '../../src/listing/page-parse.js';
 import type { JsonApiDocument, ResourceObject } from '../../src/api/jsonapi.js';
-import { indexIncluded, type IncludedIndex } from '../../src/output/flatten.js';
+import { indexIncluded, type IncludedIndex } from '../../src/listing/record-text.js';
 
 /** A small deterministic PRNG (mulberry32). */
 export function prng(seed: number): () => number {

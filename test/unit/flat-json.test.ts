@@ -1,12 +1,12 @@
 /**
- * flatJson (the ndjson fast path of `list`) must write exactly what JSON.stringify(flatten(...))
+ * recordText (the ndjson fast path of `list`) must write exactly what JSON.stringify(flatten(...))
  * writes, for any resource — including names that make it fall back (id, type, meta, __proto__,
  * index-like keys, attributes shared with relationships) and included records.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
-import { flatJson, flatten, indexIncluded } from '../../src/output/flatten.js';
+import { recordText, flatten, indexIncluded } from '../../src/listing/record-text.js';
 
 const name = fc.oneof(
   fc.constantFrom('id', 'type', 'meta', '__proto__', '1', '01', '', 'account', 'owner', 'tags', 'custom1', 'firstName', 'é', 'a"b'),
@@ -39,14 +39,14 @@ const resource: fc.Arbitrary<ResourceObject> = fc
   )
   .map((r) => r as unknown as ResourceObject);
 
-describe('flatJson', () => {
+describe('recordText', () => {
   it('equals JSON.stringify(flatten(r)) for any resource and included records', () => {
     fc.assert(
       fc.property(resource, fc.array(resource, { maxLength: 4 }), (r, included) => {
         const index = indexIncluded({
           included: included.map((x, i) => ({ ...x, type: ['account', 'user', 'tag'][i % 3]!, id: (i % 4) + 1 })),
         });
-        expect(flatJson(r, index)).toBe(JSON.stringify(flatten(r, index)));
+        expect(recordText(r, index)).toBe(JSON.stringify(flatten(r, index)));
       }),
       { numRuns: 2000 },
     );
@@ -56,7 +56,7 @@ describe('flatJson', () => {
     const attributes: Record<string, unknown> = { firstName: 'Ada', emails: ['ada@example.com'] };
     for (let i = 1; i <= 150; i++) attributes[`custom${i}`] = null;
     const r: ResourceObject = { type: 'prospect', id: '7', attributes, relationships: { account: { data: { type: 'account', id: 5 } } } };
-    const line = flatJson(r);
+    const line = recordText(r);
     expect(line).toBe(JSON.stringify(flatten(r)));
     expect(line.startsWith('{"id":7,"type":"prospect","firstName":"Ada"')).toBe(true);
     expect(line.endsWith('"custom150":null,"account":5}')).toBe(true);

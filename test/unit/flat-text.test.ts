@@ -1,12 +1,12 @@
 /**
- * The formats read from a flat record's JSON text (output/flat-text.ts) must give what they gave
+ * The formats read from a flat record's JSON text (listing/flat-text.ts) must give what they gave
  * from the flat object: indentJson what JSON.stringify(v, null, 2) writes, columnReader what `pick`
  * reads, for any record — including text with whitespace between tokens, as a server may write
  * attributes (they are copied as sent).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { columnReader, forEachEntry, indentJson } from '../../src/output/flat-text.js';
+import { columnReader, forEachEntry, indentJson } from '../../src/listing/flat-text.js';
 import { pick } from '../../src/output/render.js';
 
 const key = fc.oneof(

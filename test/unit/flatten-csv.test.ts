@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { flatten, flattenDocument, indexIncluded } from '../../src/output/flatten.js';
+import { flatten, flattenDocument, indexIncluded } from '../../src/listing/record-text.js';
 import { csvCell, csvLine, neutralise } from '../../src/output/csv.js';
 import type { JsonApiDocument } from '../../src/api/jsonapi.js';
 import { RESOURCES } from '../../src/registry/index.js';

@@ -12,14 +12,15 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 /** What each top-level folder may import (files at the top of src/ are open to all). */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['commands', 'runtime', 'api', 'auth', 'output'],
-  commands: ['runtime', 'api', 'auth', 'output', 'bulk', 'webhooks', 'org-schema', 'mirror', 'registry', 'local-sandbox', 'sandbox'],
+  commands: ['runtime', 'api', 'auth', 'output', 'listing', 'bulk', 'webhooks', 'org-schema', 'mirror', 'registry', 'local-sandbox', 'sandbox'],
   runtime: ['api', 'auth', 'output', 'local-sandbox'],
   'local-sandbox': ['runtime', 'auth', 'sandbox'],
   bulk: ['api', 'output', 'registry'],
   webhooks: ['output', 'registry'],
-  mirror: ['api', 'auth', 'registry'],
+  mirror: ['listing', 'api', 'auth', 'registry'],
   'org-schema': ['api', 'registry'],
-  output: ['api'],
+  output: ['listing', 'api'],
+  listing: ['api'],
   auth: ['api'],
   api: ['registry'],
   sandbox: ['registry'],

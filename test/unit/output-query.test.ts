@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { flatten, indexIncluded, type FlatRecord } from '../../src/output/flatten.js';
+import { flatten, indexIncluded, type FlatRecord } from '../../src/listing/record-text.js';
 import { compileQuery, errorColumn } from '../../src/output/query.js';
 import { formatResult, shapedRecordWriter } from '../../src/output/shape.js';
 

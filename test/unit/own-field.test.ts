@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recordToWriteData } from '../../src/api/write-body.js';
 import { csvRecord } from '../../src/bulk/resource-rows.js';
 import { attributesFromFlags } from '../../src/commands/resource-commands/attr-flags.js';
-import { flatJson, flatten } from '../../src/output/flatten.js';
+import { recordText, flatten } from '../../src/listing/record-text.js';
 import { pick } from '../../src/output/render.js';
 import { resourceByType } from '../../src/registry/index.js';
 import { deliveryRecord, parseDelivery } from '../../src/webhooks/delivery.js';
@@ -17,7 +17,7 @@ describe('a field named __proto__ stays a field', () => {
     const r = flatten({ type: 'prospect', id: 1, attributes: hostile() });
     expect(own(r)).toEqual({ polluted: 'yes' });
     expect(Object.getPrototypeOf(r)).toBe(Object.prototype);
-    expect(JSON.parse(JSON.stringify(r))).toEqual(JSON.parse(flatJson({ type: 'prospect', id: 1, attributes: hostile() })));
+    expect(JSON.parse(JSON.stringify(r))).toEqual(JSON.parse(recordText({ type: 'prospect', id: 1, attributes: hostile() })));
     expect(JSON.stringify(r)).toContain('"__proto__":{"polluted":"yes"}');
     expect(pick(r, 'polluted')).toBeUndefined();
     expect(pick(r, 'constructor')).toBeUndefined();

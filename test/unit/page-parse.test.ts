@@ -6,9 +6,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
-import { flatRelationships, parseCollection, rawAttributes } from '../../src/api/page-parse.js';
-import { flatJson, flatLine, flatten, indexIncluded, type LineSink } from '../../src/output/flatten.js';
+import { attributesRegion, parseCollection, relationshipsText } from '../../src/listing/page-parse.js';
+import { recordText, recordLine, flatten, indexIncluded, type LineSink } from '../../src/listing/record-text.js';
 import { parseJson } from '../../src/lossless-json.js';
+
+/** The attributes a record's text copies from its page, as text (undefined when it cannot). */
+function rawAttributes(r: object): string | undefined {
+  const region = attributesRegion(r);
+  return region?.page.toString('utf8', region.start, region.end);
+}
 
 type Doc = { data?: unknown; included?: unknown[]; meta?: unknown; links?: unknown };
 
@@ -34,14 +40,14 @@ function hasDuplicates(v: unknown): boolean {
   return false;
 }
 
-/** The bytes flatLine writes for a resource, as text. */
+/** The bytes recordLine writes for a resource, as text. */
 function lineOf(r: ResourceObject, included?: Map<string, ResourceObject>): string {
   const parts: Buffer[] = [];
   const sink: LineSink = {
     text: (s) => parts.push(Buffer.from(s, 'utf8')),
     bytes: (page, start, end) => parts.push(Buffer.from(page.subarray(start, end))),
   };
-  flatLine(r, included, sink);
+  recordLine(r, included, sink);
   return Buffer.concat(parts).toString('utf8');
 }
 
@@ -141,8 +147,8 @@ describe('parseCollection', () => {
           const slowIndex = indexIncluded(slow as never);
           list(fast).forEach((r, i) => {
             if (rawAttributes(r) !== undefined) rawLines++;
-            if (flatRelationships(r) !== undefined && fastIndex.size === 0) scannedRelationships++;
-            const line = flatJson(r, fastIndex);
+            if (relationshipsText(r) !== undefined && fastIndex.size === 0) scannedRelationships++;
+            const line = recordText(r, fastIndex);
             expect(line).not.toMatch(/[\n\r]/); // one record per line
             // ndjson's byte path writes the same line (attributes copied from the page's bytes).
             expect(lineOf(r, fastIndex)).toBe(`${line}\n`);
@@ -173,12 +179,12 @@ describe('parseCollection', () => {
     expect(rawAttributes(parsed.data[0]!)).toBe(JSON.stringify(attrs));
     // A small page is parsed whole (JSON.parse is quicker than a scanner that runs cold).
     expect(rawAttributes((parseCollection(text) as { data: ResourceObject[] }).data[0]!)).toBeUndefined();
-    expect(flatJson(parsed.data[0]!)).toBe(JSON.stringify(flatten(data[0] as ResourceObject)));
+    expect(recordText(parsed.data[0]!)).toBe(JSON.stringify(flatten(data[0] as ResourceObject)));
     // First use parses: the object is the attributes, and the text is no longer used.
     expect(parsed.data[1]!.attributes).toEqual(attrs);
     expect(rawAttributes(parsed.data[1]!)).toBeUndefined();
     parsed.data[1]!.attributes!.firstName = 'Grace';
-    expect(JSON.parse(flatJson(parsed.data[1]!)).firstName).toBe('Grace');
+    expect(JSON.parse(recordText(parsed.data[1]!)).firstName).toBe('Grace');
   });
 
   it('keeps both members of every resource unparsed, whatever their order and whatever lies between them', () => {
@@ -196,7 +202,7 @@ describe('parseCollection', () => {
     const parsed = parseCollection(text, 0) as { data: ResourceObject[] };
     for (const r of parsed.data) {
       expect(rawAttributes(r), `attributes of ${r.id}`).toBe(attributes);
-      expect(flatRelationships(r), `relationships of ${r.id}`).toBe(',"account":5');
+      expect(relationshipsText(r), `relationships of ${r.id}`).toBe(',"account":5');
     }
     // Compared after: reading the members parses them.
     expect(parsed).toEqual(parseJson(text));
@@ -213,7 +219,7 @@ describe('parseCollection', () => {
         { type: 'p', id: 2, attributes: { a: 1 } },
       ],
     });
-    expect(flatJson(parsed.data[0]!)).toBe('{"id":"9007199254740993","type":"p","n":"18446744073709551616","s":"12345678901234567890"}');
+    expect(recordText(parsed.data[0]!)).toBe('{"id":"9007199254740993","type":"p","n":"18446744073709551616","s":"12345678901234567890"}');
   });
 
   it('leaves unusual attributes to the generic path and invalid JSON to JSON.parse', () => {
@@ -222,7 +228,7 @@ describe('parseCollection', () => {
       0,
     ) as { data: ResourceObject[] };
     expect(odd.data.map((r) => rawAttributes(r))).toEqual([undefined, undefined]);
-    expect(odd.data.map((r) => flatJson(r))).toEqual(['{"id":9,"type":"prospect","x":1}', '{"id":2,"type":"prospect","account":null}']);
+    expect(odd.data.map((r) => recordText(r))).toEqual(['{"id":9,"type":"prospect","x":1}', '{"id":2,"type":"prospect","account":null}']);
     // Keys written with escapes are looked at as what they mean: `__proto__` and `id` here.
     const escaped = parseCollection(
       '{"data":[{"type":"p","id":1,"attributes":{"\\u005f\\u005fproto\\u005f\\u005f":5,"a":1}},{"type":"p","id":2,"attributes":{"\\u0069d":7}}]}',
@@ -230,7 +236,7 @@ describe('parseCollection', () => {
     ) as { data: ResourceObject[] };
     expect(escaped.data.map((r) => rawAttributes(r))).toEqual([undefined, undefined]);
     // (A `__proto__` attribute is a field like any other.)
-    expect(escaped.data.map((r) => flatJson(r))).toEqual(['{"id":1,"type":"p","__proto__":5,"a":1}', '{"id":7,"type":"p"}']);
+    expect(escaped.data.map((r) => recordText(r))).toEqual(['{"id":1,"type":"p","__proto__":5,"a":1}', '{"id":7,"type":"p"}']);
     const values = [
       'trux',
       'nul',
@@ -323,6 +329,6 @@ describe('parseCollection', () => {
     const plain = JSON.parse(text) as { data: ResourceObject[] };
     expect(parsed.data.map((r) => lineOf(r))).toEqual(plain.data.map((r) => `${JSON.stringify(flatten(r))}\n`));
     // Only the last is usual enough to be written as the scanner read it.
-    expect(parsed.data.map((r) => flatRelationships(r) !== undefined)).toEqual([false, false, false, false, false, false, true]);
+    expect(parsed.data.map((r) => relationshipsText(r) !== undefined)).toEqual([false, false, false, false, false, false, true]);
   });
 });

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { indentJson, recordIndenter } from '../../src/output/flat-text.js';
+import { indentJson, recordIndenter } from '../../src/listing/flat-text.js';
 
 /** Records built from a small pool of members, so that neighbours share runs of them. */
 const member = fc.tuple(

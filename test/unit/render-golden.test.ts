@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { flattenDocument, type FlatRecord } from '../../src/output/flatten.js';
+import { flattenDocument, type FlatRecord } from '../../src/listing/record-text.js';
 import type { IO } from '../../src/output/io.js';
 import { createRecordWriter, type OutputFormat, type RenderOptions } from '../../src/output/render.js';
 import { makePages, type PageOptions } from '../helpers/render-pages.js';

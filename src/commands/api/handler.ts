@@ -3,7 +3,7 @@ import type { Context } from '../../runtime/context.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { PagingGuard } from '../../api/paging-guard.js';
-import { flattenDocument } from '../../output/flatten.js';
+import { flattenDocument } from '../../listing/record-text.js';
 import { writeOut } from '../../output/io.js';
 import { formatResult } from '../../output/shape.js';
 import { readDataArgument } from '../shared/read-data.js';

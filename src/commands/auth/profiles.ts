@@ -4,7 +4,7 @@ import { describeUser } from '../../auth/whoami.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { didYouMean } from '../../suggest.js';
-import type { FlatRecord } from '../../output/flatten.js';
+import type { FlatRecord } from '../../listing/record-text.js';
 import { printValue } from '../shared/output.js';
 import { terminalSafe, textWidth } from '../../output/terminal-text.js';
 

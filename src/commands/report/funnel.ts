@@ -10,7 +10,7 @@
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
-import { recordId } from '../../output/flatten.js';
+import { recordId } from '../../listing/record-text.js';
 import type { ReportView, Section } from './model.js';
 import { AB_RULE, COUNTER_NAMES, countersOf, pct, RATE_FORMULAS, ratio, twoProportionTest } from './rates.js';
 import { countsAndRates } from './sequences.js';

@@ -9,7 +9,7 @@
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
-import { recordId } from '../../output/flatten.js';
+import { recordId } from '../../listing/record-text.js';
 import type { ReportView, Section } from './model.js';
 import { countersOf, pct, ratesOf } from './rates.js';
 import { byKey, drawsChart, emit, fetcher, relId, relIds, type ReportFlags } from './shared.js';

@@ -14,7 +14,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource-commands/query-options.js';
-import { recordId } from '../../output/flatten.js';
+import { recordId } from '../../listing/record-text.js';
 import type { Column, ReportView } from './model.js';
 import {
   addCounters,

@@ -4,22 +4,23 @@
  * file from the record after the last whole one (see output/export-file.ts), so a run killed
  * at any moment and resumed holds every id exactly once.
  *
- * The listing goes by id ranges (`sort=id`, `filter[id]=<next>..inf`) in runs of 10,000
- * records, each paged by 1,000 with offsets below the service's cap: no ceiling, and a resume
- * starts where the file ends. Requests: ⌈records / 1,000⌉ plus one per run of exactly 10,000.
+ * The listing pages by id (`listPages` in keyset mode: `sort=id`, `filter[id]=<after last>..`,
+ * ids as digit strings): no ceiling, and a resume starts after the id the file ends with. Records
+ * are written by the format's own writer (output/render.ts), the fast path of `list`, into the
+ * part file. Requests: ⌈records / page size⌉, plus one when the last page is exactly full and the
+ * server still links a next page.
  */
 import fs from 'node:fs';
-import { PageBuffers } from '../../api/page-buffers.js';
-import { MAX_PAGE_SIZE, paginate } from '../../api/paginate.js';
+import { MAX_PAGE_SIZE } from '../../api/paginate.js';
+import { listPages } from '../../listing/pages.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
-import type { Filter } from '../../api/filter.js';
 import { Progress } from '../../bulk/progress.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { csvLine } from '../../output/csv.js';
 import { PartFile, resumePoint, type ExportFormat } from '../../output/export-file.js';
-import { flatJson, flatten, indexIncluded, type FlatRecord } from '../../output/flatten.js';
-import { pick } from '../../output/render.js';
+import { indexIncluded, type FlatRecord } from '../../listing/record-text.js';
+import { createRecordWriter } from '../../output/render.js';
 import type { ResourceType } from '../../registry/index.js';
 import { loadOrgSchema } from '../schema/load.js';
 import { exportColumns, withIdFirst } from './export-columns.js';
@@ -41,9 +42,6 @@ interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
   allColumns?: boolean;
   pageSize?: string;
 }
-
-/** Records per id range: ten pages of 1,000, below the offset cap. */
-const RUN = 10_000;
 
 /**
  * The format: `--format`, else from the name (`.ndjson`, `.jsonl`; `.csv` or no extension: CSV).
@@ -81,10 +79,6 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
   if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
-  // The export goes by id ranges of its own: a filter on id (as `list` takes it) bounds them.
-  const idFilter = query.filters?.find((f) => f.path.length === 1 && f.path[0] === 'id');
-  if (idFilter) query.filters = query.filters!.filter((f) => f !== idFilter);
-  const idBounds = idFilter ? idFilterBounds(idFilter) : undefined;
   let columns: string[] | undefined;
   if (format === 'csv') {
     const given = parseColumns(rt, flags.columns, names);
@@ -100,7 +94,8 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   const bom = format === 'csv' && (flags.bom ?? /\.csv$/i.test(file));
   // What the part file holds: a resume with another type, format or filter would mix records.
   const what: ExportIdentity = { type: rt.type, format, filter: flags.filter ?? [], newFilterSyntax: flags.newFilterSyntax === true };
-  let from: number | undefined;
+  /** The id the part file ends with (digits): the export continues after it. */
+  let after: string | undefined;
   let written = 0;
   let keep = 0;
   let header = false;
@@ -130,12 +125,11 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     header = point.header !== undefined;
     written = point.records;
     if (point.lastId !== undefined) {
-      const last = Number(point.lastId);
-      if (!Number.isInteger(last))
+      if (!/^\d+$/.test(point.lastId))
         throw new UsageError(
           `${part}: its last record's id ${JSON.stringify(point.lastId)} is not a number; delete the .part file to start again`,
         );
-      from = last + 1;
+      after = point.lastId;
     }
     ctx.info(
       `resuming ${part}: ${written.toLocaleString('en-US')} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}`,
@@ -169,49 +163,33 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     if (columns && !header) await out.write(csvLine(columns));
     progress.advance(written, false);
     progress.start();
+    const sink = out.sink();
+    // The format's own writer (output/render.ts), into the part file; the header is written above.
+    const writer = createRecordWriter({ format, io: { ...ctx.io, stdout: sink, stdoutIsTTY: false }, columns, headerWritten: true });
+    const prepare = masked ? (r: FlatRecord) => maskSensitive([r])[0]! : undefined;
+    const q = { ...query, count: true };
     let counted = false;
-    // Pages read into two buffers used in turn, as `list` does: each is written before the next.
-    const buffers = new PageBuffers();
-    for (;;) {
-      let n = 0;
-      let lastId: number | undefined;
-      const q = { ...query, sort: ['id'], filters: [...(query.filters ?? []), ...idFilters(from, idBounds)] };
-      // The first request counts what is left, for the progress display's total and ETA.
-      if (!counted) q.count = true;
-      for await (const page of paginate(api, rt.path, {
-        query: q,
-        limit: RUN,
-        pageSize,
-        warn: (m) => ctx.warn(m),
-        signal: ctx.signal,
-        buffers,
-      })) {
-        if (!counted) {
-          counted = true;
-          const c = page.doc.meta?.count;
-          if (typeof c === 'number') progress.setTotal(written + c);
-        }
-        const included = indexIncluded(page.doc);
-        let text = '';
-        for (const r of page.records) {
-          if (format === 'ndjson')
-            text += (masked ? JSON.stringify(maskSensitive([flatten(r, included)])[0]) : flatJson(r, included)) + '\n';
-          else {
-            const flat: FlatRecord = masked ? maskSensitive([flatten(r, included)])[0]! : flatten(r, included);
-            text += csvLine(columns!.map((c) => pick(flat, c)));
-          }
-        }
-        // A page is written before the next is asked for: a kill loses at most the page on the wire.
-        await out.write(text);
-        n += page.records.length;
-        written += page.records.length;
-        progress.advance(page.records.length);
-        if (page.records.length) lastId = Number(page.records[page.records.length - 1]!.id);
-        page.release();
+    for await (const page of listPages(api, rt.path, {
+      query: q,
+      all: true,
+      pageSize,
+      keyset: { after },
+      warn: (m) => ctx.warn(m),
+      signal: ctx.signal,
+    })) {
+      if (!counted) {
+        counted = true;
+        const c = page.doc.meta?.count;
+        if (typeof c === 'number') progress.setTotal(written + c);
       }
-      if (n < RUN || lastId === undefined || !Number.isInteger(lastId)) break;
-      from = lastId + 1;
+      await writer.resources({ doc: page.doc, resources: page.records, included: indexIncluded(page.doc), prepare });
+      sink.check();
+      // A page is on its way to the file before the next is asked for: a kill loses at most the page on the wire.
+      written += page.records.length;
+      progress.advance(page.records.length);
     }
+    await writer.end();
+    await sink.done();
     progress.stop();
     await out.finish(file);
     fs.rmSync(metaPath(part), { force: true });
@@ -279,38 +257,4 @@ function checkSameOwner(part: string, before: { owner?: unknown } | undefined, o
       `${part}: no record of the org it was exported from (${metaPath(part)} is missing or older); it is not continued`,
     ).hint(fix);
   throw new UsageError(`${part} was exported by ${describeOwner(theirs)}; this export is ${describeOwner(owner)}`).hint(fix);
-}
-
-function idFrom(from: number): Filter {
-  return { path: ['id'], kind: 'range', values: [], from: String(from), escaped: false };
-}
-
-/** What a user's filter on id allows: a range's bounds, or a list's ids. */
-type IdBounds = { from?: number; to?: number } | { ids: number[] };
-
-function idFilterBounds(f: Filter): IdBounds {
-  const num = (v: string | undefined) => (v === undefined || v === 'inf' || v === 'neginf' ? undefined : Number(v));
-  if (f.kind === 'range') return { from: num(f.from), to: num(f.to) };
-  return { ids: f.values.map(Number).filter((n) => Number.isInteger(n)) };
-}
-
-/** The id filter of one run of the export: from the cursor on, within the user's filter on id. */
-function idFilters(from: number | undefined, bounds: IdBounds | undefined): Filter[] {
-  if (!bounds) return from !== undefined ? [idFrom(from)] : [];
-  if ('ids' in bounds) {
-    const ids = bounds.ids.filter((id) => from === undefined || id >= from).sort((a, b) => a - b);
-    // No id left: an id no record has, so that the run ends with an empty page.
-    return [{ path: ['id'], kind: ids.length > 1 ? 'list' : 'eq', values: ids.length ? ids.map(String) : ['0'], escaped: false }];
-  }
-  const start = Math.max(from ?? 1, bounds.from ?? 1);
-  return [
-    {
-      path: ['id'],
-      kind: 'range',
-      values: [],
-      from: String(start),
-      ...(bounds.to !== undefined ? { to: String(bounds.to) } : {}),
-      escaped: false,
-    },
-  ];
 }

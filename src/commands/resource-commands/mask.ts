@@ -4,7 +4,7 @@
  * The record a create returns is the exception: the cleanup token is returned there, once, to be
  * kept. `-o raw` and `svc api` print the server's documents untouched.
  */
-import type { FlatRecord } from '../../output/flatten.js';
+import type { FlatRecord } from '../../listing/record-text.js';
 import { resourceByType } from '../../registry/index.js';
 
 /** What a masked value reads. */

@@ -1,13 +1,13 @@
 /** Handlers of `list` and `get`. */
 import { setField } from '../../own-field.js';
-import { PageBuffers } from '../../api/page-buffers.js';
-import { paginate, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.js';
+import { listPages } from '../../listing/pages.js';
 import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
 import { Progress } from '../../bulk/progress.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
-import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../output/flatten.js';
+import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../listing/record-text.js';
 import { keepHeapNearLiveSize } from '../../runtime/heap.js';
 import { writeOut } from '../../output/io.js';
 import { startSpinner } from '../../output/spinner.js';
@@ -91,15 +91,13 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       // `--limit 0 --count` asks only for the total: one page of one record is the cheapest request.
       if (!flags.count) throw new UsageError('--limit 0 only makes sense with --count');
     }
-    for await (const page of paginate(api, rt.path, {
+    for await (const page of listPages(api, rt.path, {
       query,
       limit: limit === 0 ? 1 : limit,
       all: flags.all,
       pageSize,
       warn,
       signal: ctx.signal,
-      // Every writer is done with a page's records when `resources` resolves (render.ts).
-      buffers: new PageBuffers(),
     })) {
       if (countMeta === undefined && (flags.count || progress)) {
         countMeta = { count: page.doc.meta?.count, truncated: page.doc.meta?.count_truncated };
@@ -114,7 +112,6 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       // Records are flattened one at a time as they are written (constant memory for --all).
       const prepare = hasSensitive(page.records, included) ? (r: FlatRecord) => maskSensitive([r])[0]! : undefined;
       await writer.resources({ doc: page.doc, resources: page.records, included, prepare });
-      page.release();
     }
   } finally {
     spinner.stop();

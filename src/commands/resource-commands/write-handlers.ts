@@ -8,7 +8,7 @@ import { checkAttributes } from '../../api/validate.js';
 import { normalizeId, recordToWriteData, relationshipData, toDocument, type WriteData } from '../../api/write-body.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, UsageError } from '../../errors.js';
-import { flattenDocument } from '../../output/flatten.js';
+import { flattenDocument } from '../../listing/record-text.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
 import { pick } from '../../output/render.js';

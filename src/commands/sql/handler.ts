@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { LocalIoError, UsageError } from '../../errors.js';
-import type { FlatRecord } from '../../output/flatten.js';
+import type { FlatRecord } from '../../listing/record-text.js';
 import { age, mirrorStatus, oldestSync, openMirror } from '../../mirror/reader.js';
 import type { SqlDatabase, SqlParams, SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { singleResource } from '../../../src/api/jsonapi.js';
 import { describeRetryAfter } from '../../../src/runtime/report-error.js';
 import { ApiError } from '../../../src/errors.js';
-import { flatten, recordId } from '../../../src/output/flatten.js';
+import { flatten, recordId } from '../../../src/listing/record-text.js';
 
 describe('recordId / flatten', () => {
   it('prints integer ids sent as strings as numbers, leaves anything else alone', () => {

@@ -4,7 +4,7 @@
  * replacing its id with its own (flat) record.
  */
 import type { JsonApiDocument, ResourceObject } from '../api/jsonapi.js';
-import { flatRelationships, rawAttributeBytes, rawAttributes, type RawBytes } from '../api/page-parse.js';
+import { attributesRegion, relationshipsText, type Region } from './page-parse.js';
 import { setField } from '../own-field.js';
 import { idValue } from '../lossless-json.js';
 
@@ -67,8 +67,8 @@ export const recordId: (id: number | string) => number | string = idValue;
  * it (an attribute named `id`, `type`, `meta`, `__proto__` or like an array index, or shared with
  * a relationship), the record goes through `flatten` instead.
  */
-export function flatJson(resource: ResourceObject, included?: IncludedIndex): string {
-  const parts = flatParts(resource, included, true);
+export function recordText(resource: ResourceObject, included?: IncludedIndex): string {
+  const parts = flatParts(resource, included);
   if (typeof parts === 'string') return parts;
   const m = parts.members;
   if (typeof m !== 'string') return joinedText(parts.head, m, parts.tail);
@@ -77,20 +77,18 @@ export function flatJson(resource: ResourceObject, included?: IncludedIndex): st
 
 // Performance machinery (src/README.md, Build): the record text joined as bytes, decoded once.
 /**
- * Where {@link joinedText} puts a record's text together; one for the process, made on first use
- * (this module is on every listing's start-up path) and grown as needed.
- */
-let joined = Buffer.alloc(0);
-
-/**
  * `head,members tail` with the members still a range of the page's bytes, decoded once as one
  * string: decoding the members alone and joining the three made a string that was copied again
- * the first time it was read (~4 KB a record made twice, for json, csv and table).
+ * the first time it was read (~4 KB a record made twice, for json, csv and table). Joined in the
+ * listing's record buffer (its scanner's, relationship-scan.ts), grown as needed.
  */
-function joinedText(head: string, m: RawBytes, tail: string): string {
+function joinedText(head: string, m: Region, tail: string): string {
   // UTF-8 takes at most 3 bytes per UTF-16 unit.
   const need = (head.length + tail.length) * 3 + m.end - m.start;
-  if (joined.length < need) joined = Buffer.allocUnsafe(Math.max(need, joined.length * 2, 1 << 14));
+  const scanner = m.scanner;
+  if (scanner.recordBuffer.length < need)
+    scanner.recordBuffer = Buffer.allocUnsafe(Math.max(need, scanner.recordBuffer.length * 2, 1 << 14));
+  const joined = scanner.recordBuffer;
   let at = joined.write(head, 0);
   joined[at++] = 44;
   at += m.page.copy(joined, at, m.start + 1, m.end - 1);
@@ -98,18 +96,18 @@ function joinedText(head: string, m: RawBytes, tail: string): string {
   return joined.toString('utf8', 0, at);
 }
 
-/** Where {@link flatLine} writes: text, and ranges of a page's bytes. */
+/** Where {@link recordLine} writes: text, and ranges of a page's bytes. */
 export interface LineSink {
   text(s: string): void;
   bytes(page: Buffer, start: number, end: number): void;
 }
 
 /**
- * `flatJson(resource, included) + '\n'` written to `sink`, the attributes of a listing page copied
+ * `recordText(resource, included) + '\n'` written to `sink`, the attributes of a listing page copied
  * from the page's bytes as they are (never decoded to a string: ndjson's fast path).
  */
-export function flatLine(resource: ResourceObject, included: IncludedIndex | undefined, sink: LineSink): void {
-  const parts = flatParts(resource, included, true);
+export function recordLine(resource: ResourceObject, included: IncludedIndex | undefined, sink: LineSink): void {
+  const parts = flatParts(resource, included);
   if (typeof parts === 'string') {
     sink.text(`${parts}\n`);
     return;
@@ -125,45 +123,39 @@ export function flatLine(resource: ResourceObject, included: IncludedIndex | und
 
 /**
  * The flat record's JSON text in three parts: `{"id":…,"type":…`, the attributes' members (the
- * text between their braces: '' when there are none, a range of the page's bytes when `bytes`
- * and they are still unparsed) and the rest (relationships, meta, `}`); or the whole text when the
- * record goes through `flatten`.
+ * text between their braces: '' when there are none, a range of the page's bytes when they are
+ * still unparsed) and the rest (relationships, meta, `}`); or the whole text when the record goes
+ * through `flatten`.
  */
 function flatParts(
   resource: ResourceObject,
   included: IncludedIndex | undefined,
-  bytes: boolean,
-): string | { head: string; members: string | RawBytes; tail: string } {
+): string | { head: string; members: string | Region; tail: string } {
   if (typeof resource.type !== 'string' || resource.id === undefined) return JSON.stringify(flatten(resource, included));
-  // Attributes still as the server wrote them (a page parsed by api/page-parse.ts), keys checked.
-  const range = bytes ? rawAttributeBytes(resource) : undefined;
-  const raw = range ? undefined : rawAttributes(resource);
-  let members: string | RawBytes;
-  if (range) members = blankObject(range) ? '' : range;
+  // Attributes still as the server wrote them (a page parsed by page-parse.ts), keys checked.
+  const region = attributesRegion(resource);
+  let members: string | Region;
+  if (region) members = blankObject(region) ? '' : region;
   else {
-    let a = raw;
-    if (a === undefined) {
-      const attrs = resource.attributes ?? {};
-      if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) return JSON.stringify(flatten(resource, included));
-      for (const k in attrs) if (!plainKey(k)) return JSON.stringify(flatten(resource, included));
-      a = JSON.stringify(attrs);
-    }
-    const inner = a.slice(1, -1);
+    const attrs = resource.attributes ?? {};
+    if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) return JSON.stringify(flatten(resource, included));
+    for (const k in attrs) if (!plainKey(k)) return JSON.stringify(flatten(resource, included));
+    const inner = JSON.stringify(attrs).slice(1, -1);
     members = inner.trim() === '' ? '' : inner;
   }
-  const unparsed = range !== undefined || raw !== undefined;
+  const unparsed = region !== undefined;
   // Relationships as the page's scanner read them, when no included record can stand for an id.
-  let tail = unparsed && (included === undefined || included.size === 0) ? flatRelationships(resource) : undefined;
+  let tail = unparsed && (included === undefined || included.size === 0) ? relationshipsText(resource) : undefined;
   if (tail === undefined) {
-    tail = flatRelationshipsOf(resource, included, unparsed);
+    tail = relationshipsTextOf(resource, included, unparsed);
     if (tail === undefined) return JSON.stringify(flatten(resource, included));
   }
   if (resource.meta && Object.keys(resource.meta).length > 0) tail += `,"meta":${JSON.stringify(resource.meta)}`;
   return { head: `{"id":${JSON.stringify(recordId(resource.id))},"type":${JSON.stringify(resource.type)}`, members, tail: `${tail}}` };
 }
 
-/** The relationships part of flatJson's text; undefined when the record must go through `flatten`. */
-function flatRelationshipsOf(resource: ResourceObject, included: IncludedIndex | undefined, unparsed: boolean): string | undefined {
+/** The relationships text of a record (its part of the record text); undefined when the record must go through `flatten`. */
+function relationshipsTextOf(resource: ResourceObject, included: IncludedIndex | undefined, unparsed: boolean): string | undefined {
   const rels = resource.relationships;
   let tail = '';
   for (const name in rels) {
@@ -184,7 +176,7 @@ function flatRelationshipsOf(resource: ResourceObject, included: IncludedIndex |
 }
 
 /** True when the object text in `r` has no members (`{}`, `{ }`). */
-function blankObject(r: RawBytes): boolean {
+function blankObject(r: Region): boolean {
   for (let i = r.start + 1; i < r.end - 1; i++) if (r.page[i] !== 32) return false;
   return true;
 }

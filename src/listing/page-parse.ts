@@ -6,8 +6,8 @@
  * record. Here each resource-level `"attributes":{…}` and `"relationships":{…}` is checked with
  * a strict scanner over the bytes (json-scan.ts, relationship-scan.ts) and left out of what
  * JSON.parse sees; the resource gets properties that parse the text on first use. ndjson output
- * copies the attributes' bytes as they are (`rawAttributeBytes`) and writes the relationships
- * as the scanner read them (`flatRelationships`). The page is never decoded as one string: only
+ * copies the attributes' bytes as they are (`attributesRegion`) and writes the relationships
+ * as the scanner read them (`relationshipsText`). The page is never decoded as one string: only
  * the rest of it is, and each region's text when it is used, so no large string is built per
  * page (each costs fresh memory, slow to fault in on a virtual machine). Anything unusual — a
  * region that is not plain JSON, a key elsewhere than on a resource — and the page is parsed
@@ -18,9 +18,9 @@
 
 // Performance machinery (src/README.md, Build): listing pages parsed from their bytes.
 import { parseJson } from '../lossless-json.js';
-import { bodyText } from './body-text.js';
-import { BREAK, endOfObject, escaped, HIGH, LONG, nameHash, ODD_KEY, resetSeen, same, seen, spaces } from './json-scan.js';
-import { endOfRelationships, relationshipsTail } from './relationship-scan.js';
+import { bodyText } from '../api/body-text.js';
+import { BREAK, escaped, HIGH, LONG, nameHash, ODD_KEY, same } from './json-scan.js';
+import { PageScanner } from './relationship-scan.js';
 
 const ATTRIBUTES_KEY = Buffer.from('"attributes":');
 const RELATIONSHIPS_KEY = Buffer.from('"relationships":');
@@ -29,29 +29,30 @@ const MIN_SCAN = 256 * 1024;
 /** Where a resource keeps its unparsed attributes and relationships. */
 const LAZY = Symbol('svc.lazyAttributes');
 const LAZY_RELATIONSHIPS = Symbol('svc.lazyRelationships');
-/** Where the rest of a page is put together (parseCollection). */
-let restBuffer = Buffer.alloc(0);
 
 /** JSON object text as a range of a page's bytes (UTF-8). */
-export interface RawBytes {
+export interface Region {
   readonly page: Buffer;
   /** The index of `{`. */
   readonly start: number;
   /** The index after `}`. */
   readonly end: number;
+  /** The scanner that read it: its listing's reused memory (record-text.ts joins a record's text there). */
+  readonly scanner: PageScanner;
 }
 
 /** The unparsed attributes or relationships of one resource: a range of the page's bytes. */
-class Region implements RawBytes {
+class PageRegion implements Region {
   constructor(
     readonly page: Buffer,
     readonly start: number,
     readonly end: number,
+    readonly scanner: PageScanner,
     private readonly flags: number,
     /** Attributes: copyable as they are (keys plain, no long integers, no line breaks). */
     public plain: boolean,
-    /** Relationships: what flatJson writes for them (relationship-scan.ts, relationshipsTail). */
-    readonly tail?: string,
+    /** Relationships: what recordText writes for them (relationship-scan.ts, relationshipsText). */
+    readonly relationshipsText?: string,
   ) {}
 
   /**
@@ -78,7 +79,7 @@ class Region implements RawBytes {
   }
 }
 
-type Lazy = { [LAZY]?: Region; [LAZY_RELATIONSHIPS]?: Region };
+type Lazy = { [LAZY]?: PageRegion; [LAZY_RELATIONSHIPS]?: PageRegion };
 
 const BOTH = ['attributes', 'relationships'] as const;
 const ATTRIBUTES_ONLY = ['attributes'] as const;
@@ -93,17 +94,12 @@ export function unparsedMembers(resource: object): readonly string[] | undefined
 }
 
 /**
- * The attributes of a resource as checked JSON object text, when they can be written as they
- * are: keys plain (no escapes; not `id`, `type`, `meta`, `__proto__`, not starting with a digit,
- * not a relationship's name) and not yet parsed (a parsed object may have been changed).
+ * The attributes of a resource as checked JSON object bytes of its page, when they can be
+ * written as they are: keys plain (no escapes; not `id`, `type`, `meta`, `__proto__`, not
+ * starting with a digit, not a relationship's name) and not yet parsed (a parsed object may have
+ * been changed). ndjson copies them without decoding them.
  */
-export function rawAttributes(resource: object): string | undefined {
-  const region = (resource as Lazy)[LAZY];
-  return region?.plain ? region.text : undefined;
-}
-
-/** {@link rawAttributes} as the page's bytes: ndjson copies them without decoding them. */
-export function rawAttributeBytes(resource: object): RawBytes | undefined {
+export function attributesRegion(resource: object): Region | undefined {
   const region = (resource as Lazy)[LAZY];
   return region?.plain ? region.live() : undefined;
 }
@@ -112,23 +108,24 @@ export function rawAttributeBytes(resource: object): RawBytes | undefined {
  * The attributes of a resource as the page's bytes while they are not yet parsed, whatever their
  * keys (a reader that picks the keys it knows: the mirror, attribute-values.ts).
  */
-export function unparsedAttributeBytes(resource: object): RawBytes | undefined {
+export function unparsedAttributesRegion(resource: object): Region | undefined {
   return (resource as Lazy)[LAZY]?.live();
 }
 
 /**
- * The relationships of a resource as flatJson writes them without included records (`,"name":id`
+ * The relationships of a resource as recordText writes them without included records (`,"name":id`
  * for each one with data), when they are still unparsed and usual (relationship-scan.ts).
  */
-export function flatRelationships(resource: object): string | undefined {
-  return (resource as Lazy)[LAZY_RELATIONSHIPS]?.tail;
+export function relationshipsText(resource: object): string | undefined {
+  return (resource as Lazy)[LAZY_RELATIONSHIPS]?.relationshipsText;
 }
 
 /**
  * JSON.parse for collection pages (see the module comment); the same value, attributes and
- * relationships lazy. Takes the body's bytes (text is encoded first: tests).
+ * relationships lazy. Takes the body's bytes (text is encoded first: tests), and the scanner of
+ * the listing (one for all its pages: it keeps the memory it reuses).
  */
-export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN): unknown {
+export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN, scanner = new PageScanner()): unknown {
   const page = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const whole = () => parseJson(bodyText(page));
   if (page.length < minScan) return whole();
@@ -137,7 +134,7 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN): 
   // hash needs no closer look for a clash between them (clashes).
   const attributeNames = new Uint8Array(1 << 16);
   const relationshipNames = new Uint8Array(1 << 16);
-  const regions: Region[] = [];
+  const regions: PageRegion[] = [];
   const isRelationships: boolean[] = [];
   let nextAttributes = -2;
   let nextRelationships = -2;
@@ -145,7 +142,7 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN): 
     // The next of either key. Usually one follows the region just read (`},"relationships":{`);
     // else each is looked for again once passed, the relationships only as far as the next
     // attributes: searching on would read the attributes' bytes, which the scanner reads anyway.
-    let at = adjacentKey(page, from);
+    let at = adjacentKey(scanner, page, from);
     let rel = at >= 0 && page[at + 1] === 114;
     if (at < 0) {
       if (nextAttributes !== -1 && nextAttributes < from) nextAttributes = page.indexOf(ATTRIBUTES_KEY, from);
@@ -164,21 +161,22 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN): 
       from = at + 1;
       continue;
     }
-    const start = spaces(page, at + (rel ? RELATIONSHIPS_KEY : ATTRIBUTES_KEY).length);
+    const start = scanner.spaces(page, at + (rel ? RELATIONSHIPS_KEY : ATTRIBUTES_KEY).length);
     if (page[start] !== 123) {
       from = start;
       continue;
     }
-    resetSeen();
+    scanner.flags = 0;
     if (rel) {
-      const end = endOfRelationships(page, start, n, relationshipNames);
+      const end = scanner.endOfRelationships(page, start, n, relationshipNames);
       if (end < 0) return whole();
-      regions.push(new Region(page, start, end, seen, false, relationshipsTail));
+      regions.push(new PageRegion(page, start, end, scanner, scanner.flags, false, scanner.relationshipsText));
       from = end;
     } else {
-      const end = endOfObject(page, start, n, 1, attributeNames);
+      const end = scanner.endOfObject(page, start, n, 1, attributeNames);
       if (end < 0) return whole();
-      regions.push(new Region(page, start, end, seen, (seen & (LONG | BREAK | ODD_KEY)) === 0));
+      const flags = scanner.flags;
+      regions.push(new PageRegion(page, start, end, scanner, flags, (flags & (LONG | BREAK | ODD_KEY)) === 0));
       from = end;
     }
     isRelationships.push(rel);
@@ -186,7 +184,7 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN): 
   if (regions.length === 0) return whole();
   let doc: unknown;
   try {
-    doc = parseJson(bodyText(rest(page, regions)));
+    doc = parseJson(bodyText(rest(scanner, page, regions)));
   } catch {
     return whole();
   }
@@ -231,9 +229,9 @@ const NOT_BEFORE_ATTRIBUTES = -3;
  * spaces and one comma before it; else -1. (Neither key can start in what it steps over, so this
  * is where a search would find the nearer of the two.)
  */
-function adjacentKey(page: Buffer, from: number): number {
-  let j = spaces(page, from);
-  if (page[j] === 44) j = spaces(page, j + 1);
+function adjacentKey(scanner: PageScanner, page: Buffer, from: number): number {
+  let j = scanner.spaces(page, from);
+  if (page[j] === 44) j = scanner.spaces(page, j + 1);
   if (page[j] !== 34) return -1;
   const c = page[j + 1];
   if (c === 114) return same(page, j, RELATIONSHIPS_KEY) ? j : -1;
@@ -241,12 +239,12 @@ function adjacentKey(page: Buffer, from: number): number {
   return -1;
 }
 
-/** The page without its regions, each replaced by its index (one buffer for every page: fresh memory for each page cost more than the copy). */
-function rest(page: Buffer, regions: Region[]): Buffer {
+/** The page without its regions, each replaced by its index (one buffer for every page of the listing: fresh memory for each page cost more than the copy). */
+function rest(scanner: PageScanner, page: Buffer, regions: PageRegion[]): Buffer {
   let size = page.length;
   for (let i = 0; i < regions.length; i++) size -= regions[i]!.end - regions[i]!.start - String(i).length;
-  if (restBuffer.length < size) restBuffer = Buffer.allocUnsafeSlow(Math.max(size, restBuffer.length * 2));
-  const out = restBuffer;
+  if (scanner.restBuffer.length < size) scanner.restBuffer = Buffer.allocUnsafeSlow(Math.max(size, scanner.restBuffer.length * 2));
+  const out = scanner.restBuffer;
   let at = 0;
   let prev = 0;
   for (let i = 0; i < regions.length; i++) {
