@@ -10,6 +10,7 @@ import { OFFSET_MAX, parseQuery, type ParsedQuery } from '../query/query.js';
 import { fieldNames, relationMembers, renderCollection, renderSingle, type RenderContext } from '../render/documents.js';
 import type { Principal, WriteInput } from '../rules/types.js';
 import { hasScope, scopeName, type ScopeLevel } from '../rules/scopes.js';
+import { destroyRecord } from '../rules/cascade.js';
 import type { Rec, Ref } from '../data/store.js';
 import type { CustomFieldValidation } from '../data/org.js';
 import { validateWrite } from '../query/validate.js';
@@ -344,7 +345,7 @@ export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest
       requireScope(p, rt, 'delete');
       const rec = item();
       rules?.beforeDelete?.(ctx, rec);
-      core.store.remove(rt.type, rec.id);
+      destroyRecord(core.store, rt.type, rec.id);
       return { status: 204 };
     }
     default:
