@@ -39,12 +39,30 @@ export interface Change {
 
 type Listener = (c: Change) => void;
 
-/** See `SandboxOptions.quirks`. */
+/** See `SandboxOptions.quirks`; the control endpoint `/_sandbox/quirks` changes them while running. */
 export interface StoreQuirks {
   /** A delete unlinks its referrers without moving their `updatedAt` or announcing a change. */
   silentCascade: boolean;
   /** An update stamps `updatedAt` this far ahead of the clock (a server whose clock runs fast). */
   futureUpdatedAtMs: number;
+}
+
+/** Minutes ahead of the clock of `futureUpdatedAt: true`. */
+export const FUTURE_UPDATED_AT_MINUTES = 5;
+
+/**
+ * Sets quirks from their option form (`futureUpdatedAt`: true for {@link FUTURE_UPDATED_AT_MINUTES}
+ * minutes, or a number of minutes; false or 0 for none). Returns the error text of a bad value.
+ */
+export function applyQuirks(q: StoreQuirks, opts: { silentCascade?: unknown; futureUpdatedAt?: unknown }): string | undefined {
+  const { silentCascade, futureUpdatedAt } = opts;
+  if (silentCascade !== undefined && typeof silentCascade !== 'boolean') return 'silentCascade must be true or false.';
+  const minutes = futureUpdatedAt === true ? FUTURE_UPDATED_AT_MINUTES : futureUpdatedAt === false ? 0 : futureUpdatedAt;
+  if (minutes !== undefined && !(typeof minutes === 'number' && Number.isInteger(minutes) && minutes >= 0 && minutes <= 10_080))
+    return 'futureUpdatedAt must be true, false or a whole number of minutes (0 to 10080).';
+  if (typeof silentCascade === 'boolean') q.silentCascade = silentCascade;
+  if (typeof minutes === 'number') q.futureUpdatedAtMs = minutes * 60_000;
+  return undefined;
 }
 
 /** Serializable image of the store, written to the data file. */
