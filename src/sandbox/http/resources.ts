@@ -2,7 +2,7 @@
  * Generic handlers of the five operations, item actions and related links, for any type of
  * the registry. Type-specific behaviour comes from the rules module.
  */
-import { findRelationship, resourceByType, type Operation, type ResourceType } from '../../registry/index.js';
+import { findRelationship, findResource, resourceByType, type Operation, type ResourceType } from '../../registry/index.js';
 import { errors, paramError } from '../errors.js';
 import { checkQuery, runCollection } from '../query/engine.js';
 import { relModels } from '../data/model.js';
@@ -96,9 +96,18 @@ function checkRenderQuery(rt: ResourceType, q: ParsedQuery, p?: Principal): void
   }
   for (const [type, names] of q.fields) {
     const t = resourceByType(type);
-    if (!t) throw paramError(`fields[${type}]`, `Unknown type '${type}' in fields.`);
+    if (!t) {
+      // `fields[prospects]`: the collection's name where the spec wants the type's.
+      const named = findResource(type);
+      throw paramError(`fields[${type}]`, `Unknown type '${type}' in fields.${named ? ` Name the type: fields[${named.type}].` : ''}`);
+    }
     const known = fieldNames(t);
-    for (const n of names) if (!known.has(n)) throw paramError(`fields[${type}]`, `${type} has no field '${n}'.`);
+    for (const n of names) {
+      if (known.has(n)) continue;
+      // type and id are in every resource object; the smallest fieldset is the empty one.
+      const hint = n === 'id' || n === 'type' ? ` The type and id are always returned; fields[${type}]= returns no other field.` : '';
+      throw paramError(`fields[${type}]`, `${type} has no field '${n}'.${hint}`);
+    }
   }
 }
 
