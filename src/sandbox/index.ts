@@ -122,7 +122,9 @@ function instanceOf(org: OrgConfig, dataFile: string | undefined): string {
 /** Starts a sandbox. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const store = new Store();
-  const bad = opts.quirks ? applyQuirks(store.quirks, opts.quirks) : undefined;
+  // Checked first, set once the org is seeded or loaded: the seed is written as the API would.
+  const quirks = { ...store.quirks };
+  const bad = opts.quirks ? applyQuirks(quirks, opts.quirks) : undefined;
   if (bad) throw new UsageError(`sandbox: ${bad}`);
   const auth = new AuthStore();
   let org = opts.org ?? defaultOrg();
@@ -147,6 +149,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS).ownerUserId;
     auth.init(ownerUserId, allScopes());
   }
+  store.quirks = quirks;
   // A new org is a new instance (an in-memory one too: its records die with it).
   if (org.instance === undefined) org = { ...org, instance: randomUUID() };
   const instance = instanceOf(org, opts.dataFile);

@@ -102,6 +102,16 @@ describe('quirks', () => {
     expect((await quirks('futureUpdatedAt=true')).body.futureUpdatedAt).toBe(5);
   });
 
+  it('futureUpdatedAt (option) leaves the seed dated as the API would and is reported by the control endpoint', async () => {
+    c = await start({ seed: 120, quirks: { futureUpdatedAt: 30 } });
+    expect((await quirks()).body).toEqual({ silentCascade: false, futureUpdatedAt: 30 });
+    const now = nowText();
+    for (const type of ['sequenceStates', 'prospects', 'mailings']) {
+      const r = await c.get(`/${type}?sort=-updatedAt&page[limit]=1`);
+      expect(r.body.data[0].attributes.updatedAt <= now, type).toBe(true);
+    }
+  });
+
   it('bad quirk values are refused with the parameter named, and change nothing; other tokens are refused', async () => {
     c = await start();
     const bad = await quirks('silentCascade=true&futureUpdatedAt=soon');
