@@ -50,7 +50,10 @@ async function all(path: string): Promise<any[]> {
     after = Number(r.body.data.at(-1).id);
   }
 }
-const events = (name: string, from: string) => all(`/events?filter[name]=${name}&filter[eventAt]=${from}..inf`);
+/** The id of the latest event: a mirror's event cursor. */
+const lastEvent = async () => Number((await c.get('/events?sort=-id&page[limit]=1')).body.data[0]?.id ?? 0);
+/** Events of a name recorded after the cursor `mark`. */
+const events = async (name: string, mark: number) => (await all(`/events?filter[name]=${name}`)).filter((e) => Number(e.id) > mark);
 
 describe('cascades of a delete', () => {
   it("deleting an account moves its prospects' updatedAt, records prospect_updated events and fires their webhooks", async () => {
@@ -61,6 +64,7 @@ describe('cascades of a delete', () => {
     )!;
     const members = [...c.sb.store.referrers('prospect', 'account', { type: 'account', id: account.id })!].sort((a, b) => a - b);
     const t0 = nowText();
+    const m0 = await lastEvent();
     const before = await all(`/prospects?filter[updatedAt]=${t0}..inf`);
     expect(before.map((p) => Number(p.id))).not.toEqual(expect.arrayContaining(members));
 
@@ -75,11 +79,11 @@ describe('cascades of a delete', () => {
     const moved = (await all(`/prospects?filter[updatedAt]=${t0}..inf`)).map((p) => Number(p.id));
     expect(moved).toEqual(expect.arrayContaining(members));
     // One prospect_updated event per prospect, after the account_destroyed one, naming it.
-    const destroyed = await events('account_destroyed', t0);
+    const destroyed = await events('account_destroyed', m0);
     expect(destroyed.map((e) => e.attributes.payload)).toEqual([
       expect.objectContaining({ type: 'account', id: account.id, action: 'destroyed' }),
     ]);
-    const updated = (await events('prospect_updated', t0)).filter((e) => members.includes(e.attributes.payload.id));
+    const updated = (await events('prospect_updated', m0)).filter((e) => members.includes(e.attributes.payload.id));
     expect(updated.map((e) => e.attributes.payload.id).sort((a: number, b: number) => a - b)).toEqual(members);
     for (const e of updated) expect(Number(e.id)).toBeGreaterThan(Number(destroyed[0].id));
     // And the webhook of prospect updates fired for each.
@@ -99,6 +103,7 @@ describe('cascades of a delete', () => {
     const states = [...store.referrers('sequenceState', 'prospect', { type: 'prospect', id: pid })!].sort((a, b) => a - b);
     const calls = [...store.referrers('call', 'prospect', { type: 'prospect', id: pid })!].sort((a, b) => a - b);
     const t0 = nowText();
+    const m0 = await lastEvent();
 
     expect((await c.del(`/prospects/${pid}`)).status).toBe(204);
 
@@ -106,13 +111,13 @@ describe('cascades of a delete', () => {
     for (const id of mailings) expect((await c.get(`/mailings/${id}`)).status).toBe(404);
     for (const id of states) expect((await c.get(`/sequenceStates/${id}`)).status).toBe(404);
     const ids = (list: any[]) => list.map((e) => e.attributes.payload.id).sort((a: number, b: number) => a - b);
-    expect(ids(await events('prospect_destroyed', t0))).toEqual([pid]);
-    expect(ids(await events('mailing_destroyed', t0))).toEqual(mailings);
-    expect(ids(await events('sequenceState_destroyed', t0))).toEqual(states);
-    for (const e of await events('mailing_destroyed', t0)) expect(e.attributes.payload.type).toBe('mailing');
+    expect(ids(await events('prospect_destroyed', m0))).toEqual([pid]);
+    expect(ids(await events('mailing_destroyed', m0))).toEqual(mailings);
+    expect(ids(await events('sequenceState_destroyed', m0))).toEqual(states);
+    for (const e of await events('mailing_destroyed', m0)) expect(e.attributes.payload.type).toBe('mailing');
     // Its calls stay, unlinked from the prospect and from its enrolments, and touched (once per
     // deleted record they pointed at).
-    const touched = ids((await events('call_updated', t0)).filter((e) => calls.includes(e.attributes.payload.id)));
+    const touched = ids((await events('call_updated', m0)).filter((e) => calls.includes(e.attributes.payload.id)));
     expect([...new Set(touched)]).toEqual(calls);
     for (const id of calls) {
       const call = (await c.get(`/calls/${id}`)).body.data;
@@ -121,9 +126,27 @@ describe('cascades of a delete', () => {
       expect(call.attributes.updatedAt >= t0).toBe(true);
     }
     // No update of a record in the same request that deleted it.
-    const updatedThenGone = (await events('mailing_updated', t0)).filter((e) => mailings.includes(e.attributes.payload.id));
+    const updatedThenGone = (await events('mailing_updated', m0)).filter((e) => mailings.includes(e.attributes.payload.id));
     expect(updatedThenGone).toEqual([]);
     expect(refId(store.get('call', calls[0]!)?.rels['prospect'])).toBeUndefined();
+  });
+
+  it('a compliance Delete of a prospect cascades the same way', async () => {
+    const store = c.sb.store;
+    const pid = [...store.table('prospect').keys()].find(
+      (id) => (store.referrers('mailing', 'prospect', { type: 'prospect', id })?.size ?? 0) > 0,
+    )!;
+    const mailings = [...store.referrers('mailing', 'prospect', { type: 'prospect', id: pid })!].sort((a, b) => a - b);
+    const m0 = await lastEvent();
+    const r = await c.post(
+      '/complianceRequests',
+      doc('complianceRequest', { requestType: 'Delete', objectType: 'Prospect', requestObjectId: String(pid) }),
+    );
+    expect(r.status).toBe(201);
+    await until(async () => (await c.get(`/complianceRequests/${r.body.data.id}`)).body.data.attributes.state === 'done', 5000);
+    const ids = (list: any[]) => list.map((e) => e.attributes.payload.id).sort((a: number, b: number) => a - b);
+    expect(ids(await events('prospect_destroyed', m0))).toEqual([pid]);
+    expect(ids(await events('mailing_destroyed', m0))).toEqual(mailings);
   });
 
   it('events list in id order with non-decreasing eventAt; name, eventAt and id ranges filter them', async () => {
