@@ -264,37 +264,45 @@ export class Store {
   }
 
   /**
-   * Deletes a record and unlinks every stored relationship that pointed at it. Each referrer so
-   * changed is updated as by a write: its `updatedAt` moves and an `updated` change follows the
-   * `destroyed` one, so that events, webhooks and an incremental reader by `updatedAt` see it.
-   * `silent` (and the `silentCascade` quirk for the referrers) unlinks without either.
+   * Deletes a record, with `dependents` that go with it (see `rules/cascade.ts`), and unlinks
+   * every stored relationship that pointed at any of them. Each referrer so changed is updated
+   * once, as by a write: its `updatedAt` moves and an `updated` change follows the `destroyed`
+   * ones, so that events, webhooks and an incremental reader by `updatedAt` see it. `silent`
+   * announces nothing; the `silentCascade` quirk announces only the record's own `destroyed`
+   * (dependents vanish, referrers are unlinked without a change).
    */
-  remove(type: string, id: number, opts: { silent?: boolean } = {}): Rec | undefined {
+  remove(type: string, id: number, opts: { silent?: boolean; dependents?: Ref[] } = {}): Rec | undefined {
     const rec = this.get(type, id);
     if (!rec) return undefined;
-    for (const [k, v] of Object.entries(rec.rels)) this.indexRel(type, k, v, id, false);
-    this.table(type).delete(id);
-    this.touch(type);
-    // Dangling references would make includes and derived lists lie: unlink them, one update per
-    // referrer whatever the number of its relationships that pointed here (collected first: the
-    // updates change the indexes being read).
-    const patches = new Map<string, { type: string; id: number; rels: Record<string, RelValue> }>();
-    for (const [key, m] of this.index) {
-      const [srcType, rel, tgtType] = key.split('\0') as [string, string, string];
-      if (tgtType !== type) continue;
-      const ids = m.get(id);
-      if (!ids) continue;
-      for (const srcId of ids) {
-        const src = this.get(srcType, srcId);
-        if (!src) continue;
-        const v = src.rels[rel];
-        const next = Array.isArray(v) ? v.filter((r) => !(r.type === type && r.id === id)) : null;
-        const k = `${srcType}\0${srcId}`;
-        let patch = patches.get(k);
-        if (!patch) patches.set(k, (patch = { type: srcType, id: srcId, rels: {} }));
-        patch.rels[rel] = next;
-      }
+    const gone: { type: string; rec: Rec }[] = [];
+    for (const r of [{ type, id }, ...(opts.dependents ?? [])]) {
+      const d = this.get(r.type, r.id);
+      if (!d || gone.some((g) => g.rec === d)) continue;
+      for (const [k, v] of Object.entries(d.rels)) this.indexRel(r.type, k, v, r.id, false);
+      this.table(r.type).delete(r.id);
+      this.touch(r.type);
+      gone.push({ type: r.type, rec: d });
     }
+    // Dangling references would make includes and derived lists lie: unlink them, one update per
+    // referrer whatever the number of its relationships that pointed at deleted records
+    // (collected first: the updates change the indexes being read).
+    const patches = new Map<string, { type: string; id: number; rels: Record<string, RelValue> }>();
+    for (const g of gone)
+      for (const [key, m] of this.index) {
+        const [srcType, rel, tgtType] = key.split('\0') as [string, string, string];
+        if (tgtType !== g.type) continue;
+        const ids = m.get(g.rec.id);
+        if (!ids) continue;
+        for (const srcId of ids) {
+          const src = this.get(srcType, srcId);
+          if (!src) continue;
+          const k = `${srcType}\0${srcId}`;
+          let patch = patches.get(k);
+          if (!patch) patches.set(k, (patch = { type: srcType, id: srcId, rels: {} }));
+          const v = rel in patch.rels ? patch.rels[rel] : src.rels[rel];
+          patch.rels[rel] = Array.isArray(v) ? v.filter((r) => !(r.type === g.type && r.id === g.rec.id)) : null;
+        }
+      }
     const silentCascade = opts.silent || this.quirks.silentCascade;
     const cascaded: Change[] = [];
     for (const patch of patches.values()) {
@@ -312,7 +320,8 @@ export class Store {
       }
     }
     if (!opts.silent) {
-      this.emit({ type, id, action: 'destroyed', changed: [], before: {}, record: rec });
+      for (const g of silentCascade ? gone.slice(0, 1) : gone)
+        this.emit({ type: g.type, id: g.rec.id, action: 'destroyed', changed: [], before: {}, record: g.rec });
       for (const c of cascaded) this.emit(c);
     }
     return rec;

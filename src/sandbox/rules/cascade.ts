@@ -2,30 +2,34 @@
  * Deleting a record deletes the records that cannot outlive it, as the API does: a prospect's
  * mailings and enrolments (sequence states) go with it. Each is destroyed as by its own delete
  * (a `destroyed` change, so an event `<type>_destroyed` naming its id), and every other record
- * that pointed at one of them is unlinked and touched by the store (see `Store.remove`). With the
- * `silentCascade` quirk the dependents vanish without a change, as a server that cascades
- * silently would do.
+ * that pointed at any of them is unlinked and touched once by the store (see `Store.remove`).
+ * With the `silentCascade` quirk the dependents vanish without a change, as a server that
+ * cascades silently would do.
  */
-import type { Store } from '../data/store.js';
+import type { Ref, Store } from '../data/store.js';
 
-/** Dependents deleted with their owner, in this order: `[type, relationship to the owner]`. */
+/** Dependents deleted with their owner: `[type, relationship to the owner]`. */
 const DEPENDENTS: Record<string, readonly (readonly [string, string])[]> = {
-  // Mailings before enrolments: a mailing points at its enrolment, and deleting the enrolment
-  // first would touch each mailing (an `updated` change) just before deleting it.
   prospect: [
     ['mailing', 'prospect'],
     ['sequenceState', 'prospect'],
   ],
 };
 
-/** Deletes a record and its dependents; false when it did not exist. */
+/** The records deleted with `ref`, dependents of dependents included. */
+function dependentsOf(store: Store, ref: Ref, out: Ref[] = []): Ref[] {
+  for (const [type, rel] of DEPENDENTS[ref.type] ?? [])
+    for (const id of [...(store.referrers(type, rel, ref) ?? [])].sort((a, b) => a - b)) {
+      const dep = { type, id };
+      out.push(dep);
+      dependentsOf(store, dep, out);
+    }
+  return out;
+}
+
+/** Deletes a record and its dependents in one cascade; false when it did not exist. */
 export function destroyRecord(store: Store, type: string, id: number): boolean {
   if (!store.get(type, id)) return false;
-  for (const [depType, rel] of DEPENDENTS[type] ?? [])
-    for (const depId of [...(store.referrers(depType, rel, { type, id }) ?? [])]) {
-      if (store.quirks.silentCascade) store.remove(depType, depId, { silent: true });
-      else destroyRecord(store, depType, depId);
-    }
-  store.remove(type, id);
+  store.remove(type, id, { dependents: dependentsOf(store, { type, id }) });
   return true;
 }
