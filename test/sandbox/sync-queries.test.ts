@@ -132,4 +132,18 @@ describe('what a mirror reads with', () => {
     const counted = await c.get('/accounts?filter[named]=true,false&count=true&page[limit]=1');
     expect(counted.body.meta.count).toBe(everyId.length);
   });
+
+  it('an account is named or not: named cannot be cleared, which would hide it from every list', async () => {
+    const id = [...c.sb.store.table('account').values()].find((a) => a.attributes['named'] === true)!.id;
+    const cleared = await c.patch(`/accounts/${id}`, doc('account', { named: null }, {}, id));
+    expect(cleared.status).toBe(422);
+    expect(cleared.body.errors[0]).toMatchObject({
+      detail: 'named must be true or false: an account is named or not.',
+      source: { pointer: '/data/attributes/named' },
+    });
+    expect((await c.post('/accounts', doc('account', { name: 'Nul', named: null }))).status).toBe(422);
+    expect((await c.patch(`/accounts/${id}`, doc('account', { named: false }, {}, id))).status).toBe(200);
+    expect(ids(await c.get('/accounts?page[limit]=1000&fields[account]='))).not.toContain(id);
+    expect(ids(await c.get('/accounts?filter[named]=false&page[limit]=1000&fields[account]='))).toContain(id);
+  });
 });
