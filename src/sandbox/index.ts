@@ -28,7 +28,7 @@ import { allScopes } from './rules/scopes.js';
 import { DEFAULT_PROSPECTS, seedOrg } from './data/seed.js';
 import { MAX_BODY_BYTES } from './http/request-body.js';
 import { createListener } from './http/server.js';
-import { Store } from './data/store.js';
+import { applyQuirks, Store } from './data/store.js';
 import { WebhookDispatcher, SPEC_TIMING, type DeliveryRecord, type DeliveryTiming } from './rules/webhook-delivery.js';
 
 export type { RecordedRequest } from './http/core.js';
@@ -68,6 +68,14 @@ export interface SandboxOptions {
   webhookTiming?: Partial<DeliveryTiming>;
   /** The organization (name, custom fields) of a new org; the demo one by default. Ignored when a data file is loaded. */
   org?: OrgConfig;
+  /**
+   * Departures from the API, off by default, for tests of a client that must survive them (a
+   * mirror): `silentCascade` unlinks the referrers of a deleted record and deletes its dependents
+   * without moving `updatedAt` or recording events; `futureUpdatedAt` stamps every update's
+   * `updatedAt` ahead of the clock (true: 5 minutes, or a number of minutes). Changed while running
+   * by `POST /_sandbox/quirks?silentCascade=true&futureUpdatedAt=5`.
+   */
+  quirks?: { silentCascade?: boolean; futureUpdatedAt?: boolean | number };
 }
 
 /** A running sandbox. */
@@ -114,6 +122,10 @@ function instanceOf(org: OrgConfig, dataFile: string | undefined): string {
 /** Starts a sandbox. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const store = new Store();
+  // Checked first, set once the org is seeded or loaded: the seed is written as the API would.
+  const quirks = { ...store.quirks };
+  const bad = opts.quirks ? applyQuirks(quirks, opts.quirks) : undefined;
+  if (bad) throw new UsageError(`sandbox: ${bad}`);
   const auth = new AuthStore();
   let org = opts.org ?? defaultOrg();
   let ownerUserId = 1;
@@ -137,6 +149,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS).ownerUserId;
     auth.init(ownerUserId, allScopes());
   }
+  store.quirks = quirks;
   // A new org is a new instance (an in-memory one too: its records die with it).
   if (org.instance === undefined) org = { ...org, instance: randomUUID() };
   const instance = instanceOf(org, opts.dataFile);

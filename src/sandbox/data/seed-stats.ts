@@ -27,7 +27,7 @@ interface SeedTools {
   store: Store;
   add(type: string, attrs: Attrs, rels?: Record<string, RelValue>): Rec | undefined;
   ref(type: string, id: number): Ref;
-  /** Noon today (UTC), the seed's "now". */
+  /** The start of today (UTC), the seed's "now": nothing seeded as done is dated after it. */
   now: number;
   owner: Ref;
 }
@@ -182,7 +182,8 @@ export class SeedStats {
       current = step;
       if (type === 'call') {
         const answered = this.rnd.chance(0.45);
-        const t = this.at(due + 3_600_000);
+        // An hour after the step fell due, unless that is still ahead of the seed's clock.
+        const t = this.at(Math.min(due + 3_600_000, this.t.now));
         add(
           'call',
           {

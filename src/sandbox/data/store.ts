@@ -39,6 +39,32 @@ export interface Change {
 
 type Listener = (c: Change) => void;
 
+/** See `SandboxOptions.quirks`; the control endpoint `/_sandbox/quirks` changes them while running. */
+export interface StoreQuirks {
+  /** A delete unlinks its referrers without moving their `updatedAt` or announcing a change. */
+  silentCascade: boolean;
+  /** An update stamps `updatedAt` this far ahead of the clock (a server whose clock runs fast). */
+  futureUpdatedAtMs: number;
+}
+
+/** Minutes ahead of the clock of `futureUpdatedAt: true`. */
+export const FUTURE_UPDATED_AT_MINUTES = 5;
+
+/**
+ * Sets quirks from their option form (`futureUpdatedAt`: true for {@link FUTURE_UPDATED_AT_MINUTES}
+ * minutes, or a number of minutes; false or 0 for none). Returns the error text of a bad value.
+ */
+export function applyQuirks(q: StoreQuirks, opts: { silentCascade?: unknown; futureUpdatedAt?: unknown }): string | undefined {
+  const { silentCascade, futureUpdatedAt } = opts;
+  if (silentCascade !== undefined && typeof silentCascade !== 'boolean') return 'silentCascade must be true or false.';
+  const minutes = futureUpdatedAt === true ? FUTURE_UPDATED_AT_MINUTES : futureUpdatedAt === false ? 0 : futureUpdatedAt;
+  if (minutes !== undefined && !(typeof minutes === 'number' && Number.isInteger(minutes) && minutes >= 0 && minutes <= 10_080))
+    return 'futureUpdatedAt must be true, false or a whole number of minutes (0 to 10080).';
+  if (typeof silentCascade === 'boolean') q.silentCascade = silentCascade;
+  if (typeof minutes === 'number') q.futureUpdatedAtMs = minutes * 60_000;
+  return undefined;
+}
+
 /** Serializable image of the store, written to the data file. */
 export interface StoreSnapshot {
   meta?: Record<string, unknown>;
@@ -67,6 +93,8 @@ export class Store {
   private caches = new Map<string, { version: number; value: unknown }>();
   /** Clock, replaceable in tests. */
   now: () => number = Date.now;
+  /** Departures from the API that tests of a mirror switch on (`SandboxOptions.quirks`); none by default. */
+  quirks: StoreQuirks = { silentCascade: false, futureUpdatedAtMs: 0 };
   /**
    * Told each id a new record takes, before the record exists: persistence reserves ids
    * durably ahead of use, so that an id handed out is never handed out again after a crash.
@@ -151,9 +179,10 @@ export class Store {
   }
 
   private stamp(rt: ResourceType | undefined, attrs: Record<string, unknown>, created: boolean): void {
-    const t = isoSeconds(this.now());
+    const now = this.now() + (created ? 0 : this.quirks.futureUpdatedAtMs);
+    const t = isoSeconds(now);
     // The webhook record uses fractional seconds and `Z` (spec, Conventions).
-    const v = rt?.type === 'webhook' ? new Date(this.now()).toISOString() : t;
+    const v = rt?.type === 'webhook' ? new Date(now).toISOString() : t;
     if (created && rt && hasAttribute(rt, 'createdAt') && attrs['createdAt'] == null) attrs['createdAt'] = v;
     if (rt && hasAttribute(rt, 'updatedAt')) attrs['updatedAt'] = created && attrs['updatedAt'] != null ? attrs['updatedAt'] : v;
   }
@@ -234,32 +263,67 @@ export class Store {
     return c;
   }
 
-  /** Deletes a record and unlinks every stored relationship that pointed at it. */
-  remove(type: string, id: number, opts: { silent?: boolean } = {}): Rec | undefined {
+  /**
+   * Deletes a record, with `dependents` that go with it (see `rules/cascade.ts`), and unlinks
+   * every stored relationship that pointed at any of them. Each referrer so changed is updated
+   * once, as by a write: its `updatedAt` moves and an `updated` change follows the `destroyed`
+   * ones, so that events, webhooks and an incremental reader by `updatedAt` see it. `silent`
+   * announces nothing; the `silentCascade` quirk announces only the record's own `destroyed`
+   * (dependents vanish, referrers are unlinked without a change).
+   */
+  remove(type: string, id: number, opts: { silent?: boolean; dependents?: Ref[] } = {}): Rec | undefined {
     const rec = this.get(type, id);
     if (!rec) return undefined;
-    for (const [k, v] of Object.entries(rec.rels)) this.indexRel(type, k, v, id, false);
-    this.table(type).delete(id);
-    this.touch(type);
-    // Dangling references would make includes and derived lists lie: unlink them (silently, as
-    // a database foreign key with ON DELETE SET NULL would).
-    for (const [key, m] of this.index) {
-      const [srcType, rel, tgtType] = key.split('\0') as [string, string, string];
-      if (tgtType !== type) continue;
-      const ids = m.get(id);
-      if (!ids) continue;
-      for (const srcId of [...ids]) {
-        const src = this.get(srcType, srcId);
-        if (!src) continue;
-        const v = src.rels[rel];
-        const next = Array.isArray(v) ? v.filter((r) => !(r.type === type && r.id === id)) : null;
-        this.indexRel(srcType, rel, v, srcId, false);
-        src.rels[rel] = next;
-        this.indexRel(srcType, rel, next, srcId, true);
-        this.touch(srcType);
+    const gone: { type: string; rec: Rec }[] = [];
+    for (const r of [{ type, id }, ...(opts.dependents ?? [])]) {
+      const d = this.get(r.type, r.id);
+      if (!d || gone.some((g) => g.rec === d)) continue;
+      for (const [k, v] of Object.entries(d.rels)) this.indexRel(r.type, k, v, r.id, false);
+      this.table(r.type).delete(r.id);
+      this.touch(r.type);
+      gone.push({ type: r.type, rec: d });
+    }
+    // Dangling references would make includes and derived lists lie: unlink them, one update per
+    // referrer whatever the number of its relationships that pointed at deleted records
+    // (collected first: the updates change the indexes being read).
+    const patches = new Map<string, { type: string; id: number; rels: Record<string, RelValue> }>();
+    for (const g of gone)
+      for (const [key, m] of this.index) {
+        const [srcType, rel, tgtType] = key.split('\0') as [string, string, string];
+        if (tgtType !== g.type) continue;
+        const ids = m.get(g.rec.id);
+        if (!ids) continue;
+        for (const srcId of ids) {
+          const src = this.get(srcType, srcId);
+          if (!src) continue;
+          const k = `${srcType}\0${srcId}`;
+          let patch = patches.get(k);
+          if (!patch) patches.set(k, (patch = { type: srcType, id: srcId, rels: {} }));
+          const v = rel in patch.rels ? patch.rels[rel] : src.rels[rel];
+          patch.rels[rel] = Array.isArray(v) ? v.filter((r) => !(r.type === g.type && r.id === g.rec.id)) : null;
+        }
+      }
+    const silentCascade = opts.silent || this.quirks.silentCascade;
+    const cascaded: Change[] = [];
+    for (const patch of patches.values()) {
+      if (silentCascade) {
+        const src = this.get(patch.type, patch.id)!;
+        for (const [rel, next] of Object.entries(patch.rels)) {
+          this.indexRel(patch.type, rel, src.rels[rel], patch.id, false);
+          src.rels[rel] = next;
+          this.indexRel(patch.type, rel, next, patch.id, true);
+        }
+        this.touch(patch.type);
+      } else {
+        const c = this.update(patch.type, patch.id, {}, patch.rels, { silent: true });
+        if (c) cascaded.push(c);
       }
     }
-    if (!opts.silent) this.emit({ type, id, action: 'destroyed', changed: [], before: {}, record: rec });
+    if (!opts.silent) {
+      for (const g of silentCascade ? gone.slice(0, 1) : gone)
+        this.emit({ type: g.type, id: g.rec.id, action: 'destroyed', changed: [], before: {}, record: g.rec });
+      for (const c of cascaded) this.emit(c);
+    }
     return rec;
   }
 

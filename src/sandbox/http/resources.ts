@@ -2,7 +2,7 @@
  * Generic handlers of the five operations, item actions and related links, for any type of
  * the registry. Type-specific behaviour comes from the rules module.
  */
-import { findRelationship, resourceByType, type Operation, type ResourceType } from '../../registry/index.js';
+import { findRelationship, findResource, resourceByType, type Operation, type ResourceType } from '../../registry/index.js';
 import { errors, paramError } from '../errors.js';
 import { checkQuery, runCollection } from '../query/engine.js';
 import { relModels } from '../data/model.js';
@@ -10,6 +10,7 @@ import { OFFSET_MAX, parseQuery, type ParsedQuery } from '../query/query.js';
 import { fieldNames, relationMembers, renderCollection, renderSingle, type RenderContext } from '../render/documents.js';
 import type { Principal, WriteInput } from '../rules/types.js';
 import { hasScope, scopeName, type ScopeLevel } from '../rules/scopes.js';
+import { destroyRecord } from '../rules/cascade.js';
 import type { Rec, Ref } from '../data/store.js';
 import type { CustomFieldValidation } from '../data/org.js';
 import { validateWrite } from '../query/validate.js';
@@ -95,9 +96,18 @@ function checkRenderQuery(rt: ResourceType, q: ParsedQuery, p?: Principal): void
   }
   for (const [type, names] of q.fields) {
     const t = resourceByType(type);
-    if (!t) throw paramError(`fields[${type}]`, `Unknown type '${type}' in fields.`);
+    if (!t) {
+      // `fields[prospects]`: the collection's name where the spec wants the type's.
+      const named = findResource(type);
+      throw paramError(`fields[${type}]`, `Unknown type '${type}' in fields.${named ? ` Name the type: fields[${named.type}].` : ''}`);
+    }
     const known = fieldNames(t);
-    for (const n of names) if (!known.has(n)) throw paramError(`fields[${type}]`, `${type} has no field '${n}'.`);
+    for (const n of names) {
+      if (known.has(n)) continue;
+      // type and id are in every resource object; the smallest fieldset is the empty one.
+      const hint = n === 'id' || n === 'type' ? ` The type and id are always returned; fields[${type}]= returns no other field.` : '';
+      throw paramError(`fields[${type}]`, `${type} has no field '${n}'.${hint}`);
+    }
   }
 }
 
@@ -344,7 +354,7 @@ export function handleResource(core: Core, rt: ResourceType, req: HandlerRequest
       requireScope(p, rt, 'delete');
       const rec = item();
       rules?.beforeDelete?.(ctx, rec);
-      core.store.remove(rt.type, rec.id);
+      destroyRecord(core.store, rt.type, rec.id);
       return { status: 204 };
     }
     default:

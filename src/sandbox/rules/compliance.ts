@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ruleError } from '../errors.js';
 import type { Rec } from '../data/store.js';
+import { destroyRecord } from './cascade.js';
 import type { RuleContext, TypeRules } from './types.js';
 
 function step(ctx: RuleContext, id: number, state: string): void {
@@ -22,7 +23,7 @@ function finish(ctx: RuleContext, id: number): void {
       step(ctx, id, 'failed');
       return;
     }
-    if (a['requestType'] === 'Delete') ctx.store.remove('prospect', pid);
+    if (a['requestType'] === 'Delete') destroyRecord(ctx.store, 'prospect', pid);
   } else if (a['requestType'] === 'Delete') {
     // A recipient: forget the address wherever the sandbox stores it as a recipient value.
     for (const r of [...ctx.store.table('recipient').values()])

@@ -2,6 +2,7 @@
  * Prospects and accounts: `optedOut` sets `optedOutAt`, the full name is derived, the
  * contact histogram is computed on request, and only `named` accounts appear in the index.
  */
+import { ruleError } from '../errors.js';
 import type { ParsedQuery } from '../query/query.js';
 import type { Rec, Store } from '../data/store.js';
 import type { TypeRules, WriteInput } from './types.js';
@@ -67,11 +68,22 @@ export const prospectRules: TypeRules = {
   },
 };
 
+/**
+ * `named` is never cleared: an account without it would be in no list at all (the index shows
+ * named ones, `filter[named]` matches true or false), so a mirror would take it for deleted.
+ */
+function refuseNullNamed(input: WriteInput): void {
+  if ('named' in input.attributes && input.attributes['named'] === null)
+    throw ruleError('named must be true or false: an account is named or not.', '/data/attributes/named');
+}
+
 export const accountRules: TypeRules = {
   // Accounts created through the API are named unless the client says otherwise.
   beforeCreate: (_ctx, input) => {
+    refuseNullNamed(input);
     input.attributes['named'] ??= true;
   },
+  beforeUpdate: (_ctx, _rec, input) => refuseNullNamed(input),
   // "Only named accounts appear in the collection index"; an explicit filter[named] wins.
   visibleInIndex: (rec: Rec, q: ParsedQuery) => q.filters.some((f) => f.path[0] === 'named') || rec.attributes['named'] === true,
 };

@@ -8,17 +8,18 @@ import type { Principal } from './types.js';
 import type { Change, Ref, Store } from '../data/store.js';
 import { isoSeconds } from '../data/time.js';
 
-function refTo(c: Change, rel: string, type: string): Ref | null {
+function refTo(store: Store, c: Change, rel: string, type: string): Ref | null {
   if (c.type === type) return c.action === 'destroyed' ? null : { type, id: c.id };
   const v = c.record.rels[rel];
-  return v && !Array.isArray(v) && v.type === type ? v : null;
+  // A record deleted with its prospect still names it: the event links only what exists.
+  return v && !Array.isArray(v) && v.type === type && store.get(type, v.id) ? v : null;
 }
 
 /** Starts recording; returns the unsubscribe function. `actor` names the current user. */
 export function recordEvents(store: Store, actor: () => Principal | undefined): () => void {
   return store.onChange((c) => {
     if (c.type === 'event' || !WEBHOOK_RESOURCE_ACTIONS[c.type]) return;
-    const user = refTo(c, 'user', 'user') ?? (actor() ? { type: 'user', id: actor()!.userId } : null);
+    const user = refTo(store, c, 'user', 'user') ?? (actor() ? { type: 'user', id: actor()!.userId } : null);
     store.insert(
       'event',
       {
@@ -26,7 +27,7 @@ export function recordEvents(store: Store, actor: () => Principal | undefined): 
         eventAt: isoSeconds(store.now()),
         payload: { type: c.type, id: c.id, action: c.action, changed: c.changed },
       },
-      { prospect: refTo(c, 'prospect', 'prospect'), mailing: refTo(c, 'mailing', 'mailing'), user },
+      { prospect: refTo(store, c, 'prospect', 'prospect'), mailing: refTo(store, c, 'mailing', 'mailing'), user },
       // Silent: recording an event is not itself a change that webhooks or events see.
       { silent: true },
     );
