@@ -10,13 +10,13 @@
  * (`--by email`) + one per prospect to enroll; a name costs one or two list requests more.
  */
 import { paginate } from '../../api/paginate.js';
-import { enrollPerformer, enrolmentBody } from '../../bulk/enroll-perform.js';
-import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
-import { enrollRows, headerless as enrollHeaderless, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
-import { skippedFailed, type JournalState } from '../../bulk/journal.js';
-import { detectFormat, inspectInput } from '../../bulk/readers.js';
-import type { InputEncoding } from '../../bulk/input-encoding.js';
-import { pagedClient, Stopped } from '../../bulk/requester.js';
+import { enrollPerformer, enrolmentBody } from '../../bulk/rows/enroll-perform.js';
+import { emailLookup, resolveEmails } from '../../bulk/rows/enroll-resolve.js';
+import { enrollRows, headerless as enrollHeaderless, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/rows/enroll-rows.js';
+import { skippedFailed, type JournalState } from '../../bulk/run/journal.js';
+import { detectFormat, inspectInput } from '../../bulk/input/readers.js';
+import type { InputEncoding } from '../../bulk/input/input-encoding.js';
+import { pagedClient, Stopped } from '../../bulk/run/requester.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';

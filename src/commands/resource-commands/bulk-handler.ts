@@ -2,9 +2,9 @@
  * `svc <resource> create|update|delete --input FILE`: checks every row, then does them with the
  * bulk engine (see src/bulk/ and the README, "Bulk runs and enroll").
  */
-import { blankNote, claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/resource-plan.js';
-import { resourcePerformer } from '../../bulk/resource-perform.js';
-import type { WriteOp } from '../../bulk/resource-rows.js';
+import { blankNote, claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/rows/resource-plan.js';
+import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
+import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';

@@ -4,9 +4,9 @@
  * left alone, through the same exactly-once machinery as every bulk run (journal, resume, settle
  * window, lookups). `--plan` (and `--dry-run`) prints the field-level diff and the bill instead.
  */
-import { blankNote, claimedIds, scanInput } from '../../bulk/resource-plan.js';
-import { resourcePerformer } from '../../bulk/resource-perform.js';
-import { pagedClient } from '../../bulk/requester.js';
+import { blankNote, claimedIds, scanInput } from '../../bulk/rows/resource-plan.js';
+import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
+import { pagedClient } from '../../bulk/run/requester.js';
 import {
   keyedItems,
   keyedLookup,
@@ -15,7 +15,7 @@ import {
   type KeyedInput,
   type KeyedItem,
   type KeyMode,
-} from '../../bulk/upsert-rows.js';
+} from '../../bulk/rows/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';

@@ -8,9 +8,9 @@
 import type { PageClient } from '../../api/paginate.js';
 import type { RateLimitInfo } from '../../api/jsonapi.js';
 import { readServerWait } from '../../api/server-wait.js';
-import { keyedItems, keyedLookup, type KeyedInput } from '../../bulk/upsert-rows.js';
+import { keyedItems, keyedLookup, type KeyedInput } from '../../bulk/rows/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
-import { isEmailAttribute } from '../../bulk/key-match.js';
+import { isEmailAttribute } from '../../bulk/rows/key-match.js';
 import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 

@@ -2,8 +2,8 @@
  * The input side that bulk commands share: saying how a file was read when it is not plain
  * UTF-8 with commas, and the failed-rows file of `--failed`.
  */
-import { checkFailedPath, FailedRows } from '../../bulk/failed-rows.js';
-import { describeDialect, type InputDialect, type InputFormat, type ReadOptions } from '../../bulk/readers.js';
+import { checkFailedPath, FailedRows } from '../../bulk/run/failed-rows.js';
+import { describeDialect, type InputDialect, type InputFormat, type ReadOptions } from '../../bulk/input/readers.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { openSession, type BulkSession, type BulkSetup } from './bulk-session.js';

@@ -6,14 +6,14 @@
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import type { ApiClient } from '../../api/client.js';
-import { defaultJournalPath, emptyJournal, JournalWriter, readJournal, type JournalState } from '../../bulk/journal.js';
-import { describeOwner, type SideOwner } from '../../bulk/side-owner.js';
-import { Pacer } from '../../bulk/pacing.js';
-import { Progress } from '../../bulk/progress.js';
-import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportWriter } from '../../bulk/report.js';
-import { Requester, Stopped } from '../../bulk/requester.js';
-import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS, type SettleClock } from '../../bulk/settle.js';
-import { parseShard, type Shard } from '../../bulk/shard.js';
+import { defaultJournalPath, emptyJournal, JournalWriter, readJournal, type JournalState } from '../../bulk/run/journal.js';
+import { describeOwner, type SideOwner } from '../../bulk/run/side-owner.js';
+import { Pacer } from '../../bulk/run/pacing.js';
+import { Progress } from '../../bulk/run/progress.js';
+import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportWriter } from '../../bulk/run/report.js';
+import { Requester, Stopped } from '../../bulk/run/requester.js';
+import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS, type SettleClock } from '../../bulk/run/settle.js';
+import { parseShard, type Shard } from '../../bulk/run/shard.js';
 import {
   DEFAULT_MAX_FAILURES,
   MAX_PARKED,
@@ -22,9 +22,9 @@ import {
   type PoolOptions,
   type PoolResult,
   type WorkItem,
-} from '../../bulk/engine.js';
-import { parseDelimiter, parseEncoding, stdinNotSupported } from '../../bulk/readers.js';
-import type { InputEncoding } from '../../bulk/input-encoding.js';
+} from '../../bulk/run/engine.js';
+import { parseDelimiter, parseEncoding, stdinNotSupported } from '../../bulk/input/readers.js';
+import type { InputEncoding } from '../../bulk/input/input-encoding.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
 import { interruptedBeforeRows, runOwner } from './org-owner.js';

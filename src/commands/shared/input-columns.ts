@@ -1,5 +1,5 @@
 /**
- * Every column of a bulk input file resolved before the first write (src/bulk/header-map.ts): an
+ * Every column of a bulk input file resolved before the first write (src/bulk/input/header-map.ts): an
  * attribute, a relationship (`account`, `account.id`), a column of an included record that is
  * left out (`account.name`), a custom-field label or org-only field (the org schema), a header as
  * people write it (`First Name`, `E-mail`, `Phone`), a `--map` entry, or unknown. A column
@@ -9,10 +9,10 @@
  * (two requests) first: a label such as `Lead Score` is then known.
  */
 import fs from 'node:fs';
-import { parseColumnMap, renamedColumns, resolveHeaders } from '../../bulk/header-map.js';
-import { readRows, type InputDialect, type InputFormat } from '../../bulk/readers.js';
-import { ERROR_COLUMN } from '../../bulk/failed-rows.js';
-import { ignoredCsvColumn, type RowNames } from '../../bulk/resource-rows.js';
+import { parseColumnMap, renamedColumns, resolveHeaders } from '../../bulk/input/header-map.js';
+import { readRows, type InputDialect, type InputFormat } from '../../bulk/input/readers.js';
+import { ERROR_COLUMN } from '../../bulk/run/failed-rows.js';
+import { ignoredCsvColumn, type RowNames } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { findAttribute, type ResourceType } from '../../registry/index.js';

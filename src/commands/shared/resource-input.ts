@@ -3,9 +3,9 @@
  * --match`) reads before its first pass: the file's format and dialect (said on stderr), the
  * journal of earlier runs, every column resolved (`--map` included), and on a rehearsal copy the mask of its fakes.
  */
-import { detectFormat, inspectInput } from '../../bulk/readers.js';
-import type { ResourceInput } from '../../bulk/resource-plan.js';
-import type { WriteOp } from '../../bulk/resource-rows.js';
+import { detectFormat, inspectInput } from '../../bulk/input/readers.js';
+import type { ResourceInput } from '../../bulk/rows/resource-plan.js';
+import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import type { ResourceType } from '../../registry/index.js';
 import { noteDialect } from './bulk-input.js';

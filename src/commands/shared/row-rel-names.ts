@@ -9,9 +9,9 @@
  */
 import type { Context } from '../../runtime/context.js';
 import type { PageClient } from '../../api/paginate.js';
-import { keyLookup, normKey, resolveInBatches, type MatchedRecord } from '../../bulk/key-match.js';
-import type { RelNames } from '../../bulk/rel-names.js';
-import { namedRelValues, type NamedValue, type ResourceInput } from '../../bulk/resource-plan.js';
+import { keyLookup, normKey, resolveInBatches, type MatchedRecord } from '../../bulk/rows/key-match.js';
+import type { RelNames } from '../../bulk/rows/rel-names.js';
+import { namedRelValues, type NamedValue, type ResourceInput } from '../../bulk/rows/resource-plan.js';
 import { SvcError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import { CANDIDATE_PAGE, namedTarget, pickNamed, readNamed, type NamedRecord, type NameSource } from './name-lookup.js';

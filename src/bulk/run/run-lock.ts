@@ -14,8 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import { UsageError } from '../errors.js';
-import { noFollow, writeTempFileSync } from '../private-file.js';
+import { UsageError } from '../../errors.js';
+import { noFollow, writeTempFileSync } from '../../private-file.js';
 
 /** What a lock file says, and which file it was (its inode). */
 interface Seen {

@@ -4,8 +4,8 @@
  * spaces, punctuation, synonyms, custom-field labels). The rows are then read through the
  * mapping (resource-rows.ts asks {@link ColumnMap.column}).
  */
-import { describeMatch, looseName, matchFieldName, type FieldMatch, type OrgLabels } from '../registry/name-match.js';
-import { findAttribute, type ResourceType } from '../registry/index.js';
+import { describeMatch, looseName, matchFieldName, type FieldMatch, type OrgLabels } from '../../registry/name-match.js';
+import { findAttribute, type ResourceType } from '../../registry/index.js';
 
 /** Each column's field; `unknown` the columns that are none; `problems` what makes the file unreadable as given. */
 export interface ResolvedHeaders {

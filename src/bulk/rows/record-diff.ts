@@ -3,7 +3,7 @@
  * service holds it, old → new. Only those fields are sent, and a row that changes nothing is not
  * sent at all — so a plan (`--plan`) and the run that follows it agree field for field.
  */
-import type { WriteData } from '../api/write-body.js';
+import type { WriteData } from '../../api/write-body.js';
 import type { MatchedRecord } from './key-match.js';
 
 /** One field that would change. */

@@ -20,9 +20,9 @@
  * never taken for done. The file is opened without following symlinks.
  */
 import fs from 'node:fs';
-import { describeErrno, LocalIoError, UsageError } from '../errors.js';
-import { parseJson } from '../lossless-json.js';
-import { isSymlinkRefusal, noFollow } from '../private-file.js';
+import { describeErrno, LocalIoError, UsageError } from '../../errors.js';
+import { parseJson } from '../../lossless-json.js';
+import { isSymlinkRefusal, noFollow } from '../../private-file.js';
 import { RunLock } from './run-lock.js';
 import { ownerKey, parseOwner, sameOwner, type SideOwner } from './side-owner.js';
 

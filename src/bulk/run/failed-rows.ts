@@ -8,9 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LocalIoError, UsageError, describeErrno } from '../errors.js';
+import { LocalIoError, UsageError, describeErrno } from '../../errors.js';
 import type { ReportWriter } from './report.js';
-import { readRows, type InputFormat, type ReadOptions } from './readers.js';
+import { readRows, type InputFormat, type ReadOptions } from '../input/readers.js';
 
 /** The column (or member) holding a failed row's error. */
 export const ERROR_COLUMN = 'error';

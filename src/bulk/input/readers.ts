@@ -8,8 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
-import { describeErrno, errnoCode, UsageError } from '../errors.js';
+import { nestedDeeperThan, tooDeepMessage } from '../../json-depth.js';
+import { describeErrno, errnoCode, UsageError } from '../../errors.js';
 import { CsvParser, sniffDelimiter } from './csv-parse.js';
 import {
   decodedChunks,
@@ -23,7 +23,7 @@ import {
 } from './input-encoding.js';
 import { chars, MAX_RECORD_CHARS } from './input-limits.js';
 import { JsonArraySplitter } from './json-stream.js';
-import { parseJson } from '../lossless-json.js';
+import { parseJson } from '../../lossless-json.js';
 
 /** Formats of `--input`. */
 export type InputFormat = 'csv' | 'ndjson' | 'json';

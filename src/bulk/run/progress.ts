@@ -4,7 +4,7 @@
  * seconds and one line per wait, so that logs stay readable.
  */
 import type { RowStatus } from './report.js';
-import { terminalSafe } from '../output/terminal-text.js';
+import { terminalSafe } from '../../output/terminal-text.js';
 
 /** Options of {@link Progress}. */
 export interface ProgressOptions {

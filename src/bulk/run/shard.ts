@@ -4,7 +4,7 @@
  * --shard`). Row numbers depend only on the file, so every machine with the same file agrees,
  * and the n shards together take every row exactly once.
  */
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 
 /** A parsed `--shard`. */
 export interface Shard {

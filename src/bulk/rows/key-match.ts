@@ -13,9 +13,9 @@
  * with the addresses of the file, and the records they point to are then read by id in batches.
  * Used by enroll's e-mail resolver and by upsert / update by key.
  */
-import { paginate, type PageClient } from '../api/paginate.js';
-import { wellFormed } from '../api/query.js';
-import type { Filter } from '../api/filter.js';
+import { paginate, type PageClient } from '../../api/paginate.js';
+import { wellFormed } from '../../api/query.js';
+import type { Filter } from '../../api/filter.js';
 
 /** A record as a lookup returns it. */
 export interface MatchedRecord {

@@ -6,10 +6,10 @@
  * The ApiClient is called with `noRetry` so that these rules live in one place, and without the
  * Ctrl-C signal: a request on the wire is always finished, so that its outcome can be journaled.
  */
-import type { ApiClient, ApiRequest, ApiResponse } from '../api/client.js';
-import type { PageClient } from '../api/paginate.js';
-import { refusalWait, ServerWaitError } from '../api/server-wait.js';
-import { ApiError, NetworkError } from '../errors.js';
+import type { ApiClient, ApiRequest, ApiResponse } from '../../api/client.js';
+import type { PageClient } from '../../api/paginate.js';
+import { refusalWait, ServerWaitError } from '../../api/server-wait.js';
+import { ApiError, NetworkError } from '../../errors.js';
 import type { Pacer } from './pacing.js';
 
 /** The run is stopping (Ctrl-C) and this request was not sent. */

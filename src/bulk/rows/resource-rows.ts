@@ -9,12 +9,12 @@
  * output joins them). An empty cell means "not given" — in CSV there is no telling an empty
  * value from a missing one; clear a field with NDJSON or JSON and `null`.
  */
-import { coerceString, type FieldProblem } from '../api/validate.js';
-import { normalizeId, recordToWriteData, toDocument, type WriteData } from '../api/write-body.js';
-import { decimalCommaNumber, findAttribute, findRelationship, type AttributeSpec, type ResourceType } from '../registry/index.js';
-import { splitList, unneutralise } from './csv-parse.js';
-import { setField } from '../own-field.js';
-import type { RawRow } from './readers.js';
+import { coerceString, type FieldProblem } from '../../api/validate.js';
+import { normalizeId, recordToWriteData, toDocument, type WriteData } from '../../api/write-body.js';
+import { decimalCommaNumber, findAttribute, findRelationship, type AttributeSpec, type ResourceType } from '../../registry/index.js';
+import { splitList, unneutralise } from '../input/csv-parse.js';
+import { setField } from '../../own-field.js';
+import type { RawRow } from '../input/readers.js';
 import { hasNamedValue, parseNamed, substituteNames, type RelNames } from './rel-names.js';
 
 /** The bulk operations. */

@@ -13,15 +13,15 @@
  * up; a row an earlier run left `unknown` is looked up again, however late, before anything is
  * sent.
  */
-import { ApiError, NetworkError } from '../errors.js';
-import type { ResourceType } from '../registry/index.js';
-import { isFatal, type Outcome, type Parked } from './engine.js';
-import type { JournalWriter } from './journal.js';
+import { ApiError, NetworkError } from '../../errors.js';
+import type { ResourceType } from '../../registry/index.js';
+import { isFatal, type Outcome, type Parked } from '../run/engine.js';
+import type { JournalWriter } from '../run/journal.js';
 import { findCreated, lookupQuery, type IdSet } from './lookup.js';
-import { AnswerLost, type Requester } from './requester.js';
+import { AnswerLost, type Requester } from '../run/requester.js';
 import type { ResourceItem } from './resource-plan.js';
 import type { WriteOp } from './resource-rows.js';
-import { MAX_SETTLE_SECONDS, settle, type SettleClock } from './settle.js';
+import { MAX_SETTLE_SECONDS, settle, type SettleClock } from '../run/settle.js';
 import { readBackQuery, updateApplied } from './write-check.js';
 
 /** Options of {@link resourcePerformer}. */

@@ -11,7 +11,7 @@
  * promise of its outcome and the worker goes on with the next row; the outcome is recorded when
  * it comes, and the run ends when the last parked row has settled.
  */
-import { ApiError, AuthError, UsageError } from '../errors.js';
+import { ApiError, AuthError, UsageError } from '../../errors.js';
 import type { JournalStatus, JournalWriter } from './journal.js';
 import type { Progress } from './progress.js';
 import type { ReportEntry, ReportWriter, RowStatus } from './report.js';

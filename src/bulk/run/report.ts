@@ -5,8 +5,8 @@
  * rows finish, so a report of an interrupted run is complete up to the interruption.
  */
 import fs from 'node:fs';
-import { describeErrno, LocalIoError, UsageError } from '../errors.js';
-import { writeOut } from '../output/io.js';
+import { describeErrno, LocalIoError, UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
 
 /** Row statuses of the report (README.md, "Bulk runs and enroll"), `unknown` for a create whose outcome could not be confirmed. */
 export type RowStatus = 'created' | 'updated' | 'deleted' | 'skipped' | 'failed' | 'unknown';

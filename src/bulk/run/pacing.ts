@@ -19,8 +19,8 @@
  * to wait for it; then, as after any such wait asked by a refusal ({@link Pacer.fail}), every
  * worker stops with that error instead of sending.
  */
-import type { RateLimitInfo } from '../api/jsonapi.js';
-import { readServerWait, ServerWaitError } from '../api/server-wait.js';
+import type { RateLimitInfo } from '../../api/jsonapi.js';
+import { readServerWait, ServerWaitError } from '../../api/server-wait.js';
 
 /** Options of {@link Pacer}. */
 export interface PacerOptions {

@@ -4,12 +4,12 @@
  * `--strict` can stop the run before its first request — and a second pass that hands the rows
  * to the workers. Both passes stream the file, so memory does not grow with its length.
  */
-import type { ResourceType } from '../registry/index.js';
-import type { Outcome, WorkItem } from './engine.js';
-import { skippedFailed, type JournalEntry, type JournalState } from './journal.js';
+import type { ResourceType } from '../../registry/index.js';
+import type { Outcome, WorkItem } from '../run/engine.js';
+import { skippedFailed, type JournalEntry, type JournalState } from '../run/journal.js';
 import { maskWrite, type InputMask } from './input-mask.js';
 import { IdSet, lookupQuery } from './lookup.js';
-import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
+import { readRows, type InputDialect, type InputFormat, type RawRow } from '../input/readers.js';
 import { namedValues, type RelNames } from './rel-names.js';
 import {
   describeProblems,
@@ -22,7 +22,7 @@ import {
   type WriteOp,
 } from './resource-rows.js';
 import { RowKeys } from './row-key.js';
-import { inShard, type Shard } from './shard.js';
+import { inShard, type Shard } from '../run/shard.js';
 
 /** What a run reads. */
 export interface ResourceInput {

@@ -14,10 +14,10 @@
  * `unknown` and never re-sent blindly. Records already claimed by other rows of the run
  * (journal) are not taken.
  */
-import { encodeQuery } from '../api/query.js';
-import type { WriteData } from '../api/write-body.js';
-import { findAttribute, findRelationship, type ResourceType } from '../registry/index.js';
-import type { Requester } from './requester.js';
+import { encodeQuery } from '../../api/query.js';
+import type { WriteData } from '../../api/write-body.js';
+import { findAttribute, findRelationship, type ResourceType } from '../../registry/index.js';
+import type { Requester } from '../run/requester.js';
 
 /** Ten minutes: server and client clocks may disagree. */
 const SKEW_MS = 10 * 60_000;

@@ -5,8 +5,8 @@
  * {@link RelNames}; here the rows' values are swapped for `type:id`, or the row gets a problem
  * (unknown or ambiguous name, with candidates) and is never sent.
  */
-import type { FieldProblem } from '../api/validate.js';
-import { findAttribute, findRelationship, type ResourceType } from '../registry/index.js';
+import type { FieldProblem } from '../../api/validate.js';
+import { findAttribute, findRelationship, type ResourceType } from '../../registry/index.js';
 
 /** `name:<value>` or `email:<value>`. */
 const NAMED = /^\s*(name|email):([\s\S]+)$/;

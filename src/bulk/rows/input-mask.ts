@@ -7,7 +7,7 @@
  * the org's rules see in the copy what they would see in production. Rows, reports and messages
  * keep the values as the user wrote them.
  */
-import { toDocument, type WriteData } from '../api/write-body.js';
+import { toDocument, type WriteData } from '../../api/write-body.js';
 import type { PreparedWrite } from './resource-rows.js';
 
 /** How the copy holds the values of one copy's anonymised fields. */

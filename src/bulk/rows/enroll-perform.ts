@@ -11,13 +11,13 @@
  * states fetched at the start of the next run, the rest of the window of its `pending` entry, and
  * one more lookup right before the enrolment would be sent again, however late.
  */
-import { encodeQuery } from '../api/query.js';
-import { ApiError, NetworkError } from '../errors.js';
-import { isFatal, type Outcome, type Parked } from './engine.js';
+import { encodeQuery } from '../../api/query.js';
+import { ApiError, NetworkError } from '../../errors.js';
+import { isFatal, type Outcome, type Parked } from '../run/engine.js';
 import type { EnrollItem } from './enroll-rows.js';
-import type { JournalWriter } from './journal.js';
-import { AnswerLost, type Requester } from './requester.js';
-import { settle, type SettleClock } from './settle.js';
+import type { JournalWriter } from '../run/journal.js';
+import { AnswerLost, type Requester } from '../run/requester.js';
+import { settle, type SettleClock } from '../run/settle.js';
 
 /** Options of {@link enrollPerformer}. */
 export interface EnrollOptions {

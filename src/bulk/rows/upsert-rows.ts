@@ -14,11 +14,11 @@
  * up again; a create an earlier run was killed while sending is found by the match itself (it
  * then reads as unchanged), or else looked up over the settle window before it is sent again.
  */
-import { normalizeId, toDocument, type WriteData } from '../api/write-body.js';
-import type { RawRow } from './readers.js';
-import { findAttribute, type ResourceType } from '../registry/index.js';
+import { normalizeId, toDocument, type WriteData } from '../../api/write-body.js';
+import type { RawRow } from '../input/readers.js';
+import { findAttribute, type ResourceType } from '../../registry/index.js';
 import { maskData } from './input-mask.js';
-import type { PageClient } from '../api/paginate.js';
+import type { PageClient } from '../../api/paginate.js';
 import {
   foldedLookup,
   isEmailAttribute,

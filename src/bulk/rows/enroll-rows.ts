@@ -5,17 +5,17 @@
  * leave the header out. NDJSON and JSON rows are records (`prospects list -o ndjson` output:
  * `id`, or the first of `emails`) or bare values.
  */
-import { UsageError } from '../errors.js';
-import type { WorkItem } from './engine.js';
-import type { JournalEntry } from './journal.js';
-import { readRows, type InputDialect, type InputFormat, type RawRow } from './readers.js';
+import { UsageError } from '../../errors.js';
+import type { WorkItem } from '../run/engine.js';
+import type { JournalEntry } from '../run/journal.js';
+import { readRows, type InputDialect, type InputFormat, type RawRow } from '../input/readers.js';
 import { RowKeys } from './row-key.js';
-import { inShard, type Shard } from './shard.js';
-import { idValue } from '../lossless-json.js';
-import { notAnAddress } from '../api/validate.js';
-import { isEmailAddress } from '../registry/index.js';
-import { resourceByType } from '../registry/index.js';
-import { looseName, matchFieldName } from '../registry/name-match.js';
+import { inShard, type Shard } from '../run/shard.js';
+import { idValue } from '../../lossless-json.js';
+import { notAnAddress } from '../../api/validate.js';
+import { isEmailAddress } from '../../registry/index.js';
+import { resourceByType } from '../../registry/index.js';
+import { looseName, matchFieldName } from '../../registry/name-match.js';
 
 /** How input rows name prospects. */
 export type EnrollBy = 'id' | 'email';

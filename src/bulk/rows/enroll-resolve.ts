@@ -3,9 +3,9 @@
  * row (the batching is key-match.ts's). Addresses are matched ignoring case, as upsert matches
  * them: the prospects' addresses are read once and compared lower-cased (key-match.ts).
  */
-import type { PageClient } from '../api/paginate.js';
+import type { PageClient } from '../../api/paginate.js';
 import type { EnrollItem } from './enroll-rows.js';
-import { idValue } from '../lossless-json.js';
+import { idValue } from '../../lossless-json.js';
 import type { InputMask } from './input-mask.js';
 import { foldedLookup, KEY_BATCH, maskedLookup, normKey, resolveInBatches } from './key-match.js';
 

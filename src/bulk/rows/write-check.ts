@@ -4,9 +4,9 @@
  * values already) and nothing needs sending. Write-only attributes and relationships the server
  * shows only as links cannot be compared and are left out.
  */
-import type { ResourceObject, ResourceIdentifier } from '../api/jsonapi.js';
-import type { WriteData } from '../api/write-body.js';
-import { findAttribute, type ResourceType } from '../registry/index.js';
+import type { ResourceObject, ResourceIdentifier } from '../../api/jsonapi.js';
+import type { WriteData } from '../../api/write-body.js';
+import { findAttribute, type ResourceType } from '../../registry/index.js';
 
 /** The sparse fieldset that reads back what an update sets (`fields[prospect]=title,account`). */
 export function readBackQuery(rt: ResourceType, data: WriteData): string {
