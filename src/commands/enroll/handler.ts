@@ -12,7 +12,13 @@
 import { paginate } from '../../api/paginate.js';
 import { enrollPerformer, enrolmentBody } from '../../bulk/rows/enroll-perform.js';
 import { emailLookup, resolveEmails } from '../../bulk/rows/enroll-resolve.js';
-import { enrollRows, headerless as enrollHeaderless, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/rows/enroll-rows.js';
+import {
+  enrollRows,
+  headerless as enrollHeaderless,
+  type EnrollBy,
+  type EnrollItem,
+  type EnrollSource,
+} from '../../bulk/rows/enroll-rows.js';
 import { skippedFailed, type JournalState } from '../../bulk/run/journal.js';
 import { detectFormat, inspectInput } from '../../bulk/input/readers.js';
 import type { InputEncoding } from '../../bulk/input/input-encoding.js';
