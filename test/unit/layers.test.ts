@@ -28,13 +28,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 /**
  * Inside a folder, what each listed sub-folder may import of its siblings: `bulk/` reads input
  * (bottom), runs rows (engine, journal, pacing) over it, and says what a row does (top);
- * `commands/bulk-run/` is the one skeleton the bulk commands fill in, so it imports no command.
+ * `commands/bulk-run/` is the one skeleton the bulk commands fill in, so it imports no command
+ * (but the org schema's loader, `commands/schema/`, until the schema is a service of the Context).
  */
 const SUB_MAY_IMPORT: Record<string, readonly string[]> = {
   'bulk/rows': ['bulk/run', 'bulk/input'],
   'bulk/run': ['bulk/input'],
   'bulk/input': [],
-  'commands/bulk-run': ['commands/shared'],
+  'commands/bulk-run': ['commands/shared', 'commands/schema'],
 };
 
 interface Edge {

@@ -37,9 +37,9 @@ import {
   sessionWrites,
   type BulkFlags,
   type BulkSession,
-} from '../shared/bulk-session.js';
+} from '../bulk-run/session.js';
 import { idValue } from '../../lossless-json.js';
-import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../bulk-run/input-file.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
 
 /** Options of `svc enroll`. */

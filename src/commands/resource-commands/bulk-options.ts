@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
-import type { BulkFlags } from '../shared/bulk-session.js';
+import type { BulkFlags } from '../bulk-run/session.js';
 
 type Op = 'create' | 'update' | 'delete';
 
@@ -90,6 +90,6 @@ export async function runBulk(
     throw new UsageError('--input cannot be combined with --attr, --rel or --data: the file gives every field');
   }
   // Performance machinery (src/README.md, Build): loaded with import() when first used.
-  const { bulkWriteHandler } = await import('./bulk-handler.js');
+  const { bulkWriteHandler } = await import('../bulk-run/resource-run.js');
   await bulkWriteHandler(ctx, rt, op, flags);
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { maskedLookup, resolveInBatches, type MatchedRecord } from '../../../src/bulk/rows/key-match.js';
 import { diffRecord } from '../../../src/bulk/rows/record-diff.js';
 import { decide, matchAttribute, matchValue, type KeyedInput, type KeyedItem } from '../../../src/bulk/rows/upsert-rows.js';
-import { rateWait } from '../../../src/commands/resource-commands/upsert-plan.js';
+import { rateWait } from '../../../src/commands/bulk-run/upsert-plan.js';
 import { resourceByType } from '../../../src/registry/index.js';
 
 const prospect = resourceByType('prospect')!;

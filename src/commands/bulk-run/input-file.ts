@@ -6,7 +6,7 @@ import { checkFailedPath, FailedRows } from '../../bulk/run/failed-rows.js';
 import { describeDialect, type InputDialect, type InputFormat, type ReadOptions } from '../../bulk/input/readers.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
-import { openSession, type BulkSession, type BulkSetup } from './bulk-session.js';
+import { openSession, type BulkSession, type BulkSetup } from './session.js';
 
 /** One stderr line when the file is not UTF-8 or not comma-separated: a wrong guess shows at once. */
 export function noteDialect(ctx: Context, file: string, dialect: InputDialect, format: InputFormat): void {

@@ -19,10 +19,10 @@ import {
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
-import { bulkSetup, finishRun, runRows, sessionWrites, type BulkFlags } from '../shared/bulk-session.js';
-import { startFileRun, writeFailedRows } from '../shared/bulk-input.js';
-import { readResourceInput } from '../shared/resource-input.js';
-import { resolveNames } from '../shared/row-rel-names.js';
+import { bulkSetup, finishRun, runRows, sessionWrites, type BulkFlags } from './session.js';
+import { startFileRun, writeFailedRows } from './input-file.js';
+import { readResourceInput } from './resource-input.js';
+import { resolveNames } from './row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
 
 /** Flags of a keyed run. */

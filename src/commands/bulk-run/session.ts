@@ -27,7 +27,7 @@ import { parseDelimiter, parseEncoding, stdinNotSupported } from '../../bulk/inp
 import type { InputEncoding } from '../../bulk/input/input-encoding.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
-import { interruptedBeforeRows, runOwner } from './org-owner.js';
+import { interruptedBeforeRows, runOwner } from '../shared/org-owner.js';
 import { checkRunFiles } from './run-files.js';
 
 /** Options shared by bulk commands. */

@@ -8,10 +8,10 @@ import type { ResourceInput } from '../../bulk/rows/resource-plan.js';
 import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import type { ResourceType } from '../../registry/index.js';
-import { noteDialect } from './bulk-input.js';
-import { loadJournal, type BulkSetup } from './bulk-session.js';
+import { noteDialect } from './input-file.js';
+import { loadJournal, type BulkSetup } from './session.js';
 import { checkInputColumns, columnMap } from './input-columns.js';
-import { rehearsalMask } from './rehearsal.js';
+import { rehearsalMask } from '../shared/rehearsal.js';
 
 /** The input of a run over `file`; a delete reads ids only (no columns to resolve, nothing to mask). */
 export async function readResourceInput(

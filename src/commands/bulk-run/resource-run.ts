@@ -9,10 +9,10 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
-import { bulkSetup, finishRun, runRows, sessionWrites, type BulkFlags } from '../shared/bulk-session.js';
-import { startFileRun, writeFailedRows } from '../shared/bulk-input.js';
-import { readResourceInput } from '../shared/resource-input.js';
-import { resolveNames } from '../shared/row-rel-names.js';
+import { bulkSetup, finishRun, runRows, sessionWrites, type BulkFlags } from './session.js';
+import { startFileRun, writeFailedRows } from './input-file.js';
+import { readResourceInput } from './resource-input.js';
+import { resolveNames } from './row-rel-names.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 

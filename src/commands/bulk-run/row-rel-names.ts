@@ -14,7 +14,7 @@ import type { RelNames } from '../../bulk/rows/rel-names.js';
 import { namedRelValues, type NamedValue, type ResourceInput } from '../../bulk/rows/resource-plan.js';
 import { SvcError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
-import { CANDIDATE_PAGE, namedTarget, pickNamed, readNamed, type NamedRecord, type NameSource } from './name-lookup.js';
+import { CANDIDATE_PAGE, namedTarget, pickNamed, readNamed, type NamedRecord, type NameSource } from '../shared/name-lookup.js';
 
 /** What was resolved, for the run's summary line. */
 export interface RelNameSummary {
