@@ -6,7 +6,7 @@ import { checkFailedPath, FailedRows } from '../../bulk/run/failed-rows.js';
 import { describeDialect, type InputDialect, type InputFormat, type ReadOptions } from '../../bulk/input/readers.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
-import { openSession, type BulkSession, type BulkSetup } from './session.js';
+import type { BulkSession, BulkSetup } from './session.js';
 
 /** One stderr line when the file is not UTF-8 or not comma-separated: a wrong guess shows at once. */
 export function noteDialect(ctx: Context, file: string, dialect: InputDialect, format: InputFormat): void {
@@ -28,21 +28,6 @@ export function failedRows(setup: BulkSetup, input: string | undefined): FailedR
 /** Lets `failed` note every failed row the session reports. */
 export function collectFailed(session: BulkSession, failed: FailedRows | undefined): void {
   if (failed) session.report = failed.collect(session.report);
-}
-
-/** Opens the session of a run over `input`, collects its failed rows (`--failed`) and starts its progress. */
-export async function startFileRun(
-  ctx: Context,
-  setup: BulkSetup,
-  label: string,
-  total: number,
-  input: string,
-): Promise<{ session: BulkSession; failed: FailedRows | undefined }> {
-  const failed = failedRows(setup, input);
-  const session = await openSession(ctx, setup, label, total);
-  collectFailed(session, failed);
-  session.progress.start();
-  return { session, failed };
 }
 
 /**

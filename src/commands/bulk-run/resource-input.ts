@@ -4,7 +4,7 @@
  * journal of earlier runs, every column resolved (`--map` included), and on a rehearsal copy the mask of its fakes.
  */
 import { detectFormat, inspectInput } from '../../bulk/input/readers.js';
-import type { ResourceInput } from '../../bulk/rows/resource-plan.js';
+import { blankNote, type ResourceInput, type ScanResult } from '../../bulk/rows/resource-plan.js';
 import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import type { ResourceType } from '../../registry/index.js';
@@ -35,4 +35,10 @@ export async function readResourceInput(
   const mask = await rehearsalMask(ctx);
   if (mask) input.mask = mask;
   return input;
+}
+
+/** `prospects create (shard 1/2): 10 rows: 8 to create, 1 done by earlier runs, 1 invalid`: what a run over a file will do. */
+export function runSummary(setup: BulkSetup, label: string, scan: ScanResult, todo: string): string {
+  const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
+  return `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to ${todo}, ${scan.done} done by earlier runs, ${scan.invalid} invalid${blankNote(scan.blank)}`;
 }

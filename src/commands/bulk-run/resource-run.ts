@@ -1,85 +1,60 @@
 /**
- * `svc <resource> create|update|delete --input FILE`: checks every row, then does them with the
- * bulk engine (see src/bulk/ and the README, "Bulk runs and enroll").
+ * `svc <resource> create|update|delete --input FILE`: the bulk skeleton (run.ts) filled in with
+ * the rows of a file of records, checked in a first pass, then sent one request each (see
+ * src/bulk/ and the README, "Bulk runs and enroll").
  */
-import { blankNote, claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/rows/resource-plan.js';
+import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/rows/resource-plan.js';
 import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
 import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
-import { bulkSetup, finishRun, runRows, sessionWrites, type BulkFlags } from './session.js';
-import { startFileRun, writeFailedRows } from './input-file.js';
-import { readResourceInput } from './resource-input.js';
+import { bulkSetup, type BulkFlags } from './session.js';
+import { readResourceInput, runSummary } from './resource-input.js';
 import { resolveNames } from './row-rel-names.js';
+import { runBulk } from './run.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 
+/** Flags of `create|update|delete --input`. */
+export type ResourceRunFlags = BulkFlags & { input: string; map?: string[] };
+
 /** Runs a bulk create, update or delete. */
-export async function bulkWriteHandler(
-  ctx: Context,
-  rt: ResourceType,
-  op: WriteOp,
-  flags: BulkFlags & { input: string; map?: string[] },
-): Promise<void> {
+export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: ResourceRunFlags): Promise<void> {
   const label = `${rt.command} ${VERB[op]}`;
   const setup = bulkSetup(flags, label, ctx.globals.sandbox);
   const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
-  const { format, dialect, journal } = input;
   if (op !== 'delete') await resolveNames(ctx, rt, input);
 
-  const scan = await scanInput(input);
-  for (const c of scan.ignoredColumns)
-    ctx.warn(`column "${c}" is left out: only ${c.split('.')[0]} or ${c.split('.')[0]}.id sets a relationship`);
-  const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
-  if (scan.invalid > 0) {
-    for (const p of scan.problems) ctx.info(`${p}`);
-    if (scan.invalid > scan.problems.length) ctx.info(`… and ${scan.invalid - scan.problems.length} more invalid rows`);
-    if (setup.strict) {
-      throw new UsageError(`${scan.invalid} of ${scan.total} rows of ${flags.input} are invalid; nothing was sent (--strict)`);
-    }
-  }
-  const plan = `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to ${VERB[op]}, ${scan.done} done by earlier runs, ${scan.invalid} invalid${blankNote(scan.blank)}`;
-
-  if (ctx.globals.dryRun) {
-    ctx.info(`dry run: ${plan}; nothing is sent`);
-    await printPlan(ctx, input);
-    return;
-  }
-  if (op === 'delete' && scan.todo > 0 && !(await confirmDelete(ctx, rt, scan.todo))) {
-    ctx.info('not deleted');
-    return;
-  }
-  ctx.info(plan);
-
-  const { session, failed } = await startFileRun(ctx, setup, label, scan.total, flags.input);
-  try {
-    // Aborted by the pool when the run stops for an error every row would meet.
-    const halt = new AbortController();
-    const result = await runRows(ctx, session, setup, {
-      halt,
-      items: resourceItems(input),
-      perform: resourcePerformer({
-        rt,
-        op,
-        claimed: claimedIds(journal),
-        ...sessionWrites(ctx, session, setup, halt),
-      }),
-    });
-    session.progress.stop();
-    await writeFailedRows(
-      ctx,
-      failed,
-      flags.input,
-      { format, dialect, headerless: headerlessIds(op) },
-      'id',
-      result.interrupted || result.tripped !== undefined,
-    );
-    finishRun(ctx, session, setup, label, result, scan.total, scan.blank);
-  } finally {
-    await session.close();
-  }
+  await runBulk(ctx, {
+    setup,
+    label,
+    rows: `rows of ${flags.input}`,
+    input: { file: flags.input, read: { format: input.format, dialect: input.dialect, headerless: headerlessIds(op) }, bareKey: 'id' },
+    async scan() {
+      const scan = await scanInput(input);
+      for (const c of scan.ignoredColumns)
+        ctx.warn(`column "${c}" is left out: only ${c.split('.')[0]} or ${c.split('.')[0]}.id sets a relationship`);
+      return scan;
+    },
+    async plan(scan) {
+      const plan = runSummary(setup, label, scan, VERB[op]);
+      if (ctx.globals.dryRun) {
+        ctx.info(`dry run: ${plan}; nothing is sent`);
+        await printPlan(ctx, input);
+        return false;
+      }
+      if (op === 'delete' && scan.todo > 0 && !(await confirmDelete(ctx, rt, scan.todo))) {
+        ctx.info('not deleted');
+        return false;
+      }
+      ctx.info(plan);
+      return true;
+    },
+    items: () => resourceItems(input),
+    perform: (writes) => resourcePerformer({ rt, op, claimed: claimedIds(input.journal), ...writes }),
+  });
 }
 
 /** `--dry-run`: one NDJSON line per row on stdout with the request it would send. */

@@ -333,6 +333,9 @@ function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): Set
 }
 
 /** What every performer of a session's writes is given: requester, journal, settle window, error lines. */
+export type SessionWrites = ReturnType<typeof sessionWrites>;
+
+/** The {@link SessionWrites} of a session; `halt` ends the settle waits when the run stops. */
 export function sessionWrites(ctx: Context, session: BulkSession, setup: BulkSetup, halt: AbortController) {
   return {
     requester: session.requester,
