@@ -13,7 +13,7 @@ import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
 import { readResourceInput, runSummary } from './resource-input.js';
 import { resolveNames } from './row-rel-names.js';
-import { runBulk } from './run.js';
+import { bulkRun } from './run.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 
@@ -27,7 +27,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
   if (op !== 'delete') await resolveNames(ctx, rt, input);
 
-  await runBulk(ctx, {
+  await bulkRun(ctx, {
     setup,
     label,
     rows: `rows of ${flags.input}`,

@@ -57,7 +57,7 @@ export interface BulkRun<S extends RowScan, T extends WorkItem> {
 }
 
 /** Runs a bulk command from its parts. */
-export async function runBulk<S extends RowScan, T extends WorkItem>(ctx: Context, run: BulkRun<S, T>): Promise<void> {
+export async function bulkRun<S extends RowScan, T extends WorkItem>(ctx: Context, run: BulkRun<S, T>): Promise<void> {
   const { setup } = run;
   const scan = await run.scan();
   for (const p of scan.problems) ctx.info(p);

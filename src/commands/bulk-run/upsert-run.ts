@@ -24,7 +24,7 @@ import { bulkSetup, type BulkFlags } from './session.js';
 import { readResourceInput, runSummary } from './resource-input.js';
 import { resolveNames } from './row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
-import { runBulk } from './run.js';
+import { bulkRun } from './run.js';
 
 /** Flags of a keyed run. */
 export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boolean; map?: string[] };
@@ -51,7 +51,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     }
   };
 
-  await runBulk(ctx, {
+  await bulkRun(ctx, {
     setup,
     label,
     rows: `rows of ${flags.input}`,

@@ -29,7 +29,7 @@ import { writeOut } from '../../output/io.js';
 import { summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
-import { runBulk } from '../bulk-run/run.js';
+import { bulkRun } from '../bulk-run/run.js';
 import { idValue } from '../../lossless-json.js';
 import { failedRows, noteDialect } from '../bulk-run/input-file.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
@@ -137,7 +137,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   // What the plan reads (through the session) and the run enrols.
   let enrolled = new Map<number | string, number | string>();
   const list: EnrollItem[] = [];
-  await runBulk(ctx, {
+  await bulkRun(ctx, {
     setup,
     label: 'enroll',
     rows: 'rows',
