@@ -1,7 +1,7 @@
 /**
  * The key of an anonymised copy (`svc sandbox --from-profile`), kept beside it in `<file>.key`
  * (owner-only), so that a rehearsal with `--sandbox-data FILE` can turn the values of an input
- * file written for production into the fakes the copy holds (bulk/input-mask.ts). Apart from the
+ * file written for production into the fakes the copy holds (bulk/rows/input-mask.ts). Apart from the
  * copy because it lets whoever has it test a guess ("is this fake ada@corp.com?"): a copy handed
  * to someone else goes without it.
  */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, prospectIds } from '../helpers/bulk.js';
-import { CsvParser } from '../../src/bulk/csv-parse.js';
+import { CsvParser } from '../../src/bulk/input/csv-parse.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordToWriteData } from '../../src/api/write-body.js';
-import { csvRecord } from '../../src/bulk/resource-rows.js';
+import { csvRecord } from '../../src/bulk/rows/resource-rows.js';
 import { attributesFromFlags } from '../../src/commands/resource-commands/attr-flags.js';
 import { recordText, flatten } from '../../src/listing/record-text.js';
 import { pick } from '../../src/output/render.js';

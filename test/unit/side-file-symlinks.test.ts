@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JournalWriter, readJournal } from '../../src/bulk/journal.js';
+import { JournalWriter, readJournal } from '../../src/bulk/run/journal.js';
 import { writePrivateFileSync } from '../../src/private-file.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';

@@ -4,12 +4,13 @@
  */
 import type { Command } from 'commander';
 import { runCommand, type App } from '../../runtime/app.js';
+import { addRunOptions } from '../bulk-run/options.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** Registers `svc enroll`. */
 export function registerEnroll(program: Command, app: App): void {
-  program
+  const cmd = program
     .command('enroll')
     .description('add prospects to a sequence (skips those already in it; resumable bulk run)')
     .option('--sequence <id or name>', 'sequence to enroll into: its id or its name (a list to search on a terminal when left out)')
@@ -19,26 +20,14 @@ export function registerEnroll(program: Command, app: App): void {
     )
     .option('--prospect <id...>', 'prospect id (repeatable, or comma-separated)', collect)
     .option('--input <file>', 'prospects from a CSV, NDJSON or JSON file (an id or email column)')
-    .option('--by <key>', 'what the input gives: id (default) or email')
-    .option('--concurrency <n>', 'requests at once (default 4, at most 32)')
-    .option(
-      '--journal <file>',
-      'journal of done rows, for safe reruns (default <input>.journal.ndjson; <input>.sandbox.journal.ndjson with --sandbox)',
-    )
-    .option('--report <file>', 'one NDJSON result per row (- for stdout)')
-    .option('--strict', 'stop before sending anything when a row is invalid (exit 2)')
-    .option('--shard <i/n>', 'do only shard i of n (rows r with (r-1) mod n = i-1)')
-    .option('--settle <seconds>', 'how long an enrolment without a definite answer is looked for (default 30)')
-    .option(
-      '--resend-unconfirmed',
-      'send an enrolment again when its answer was lost and it is still not in the sequence after --settle (default: report it unknown)',
-    )
-    .option('--skip-failed', 'skip rows an earlier run recorded as failed (default: try them again)')
-    .option('--max-failures <n>', 'stop after n rows in a row refused with the same error (default 20; 0 never stops)')
-    .option('--failed <file>', "write the failed rows there, in the input's format and columns plus an error column")
-    .option('--ignore-columns <a,b>', 'input columns to leave out (enroll reads only the id or email column)')
-    .option('--delimiter <c>', 'CSV delimiter (default: sniffed from the header line: , ; or tab)')
-    .option('--encoding <name>', 'text encoding of the input: utf-8, windows-1252, utf-16le, utf-16be (default: detected)')
+    .option('--by <key>', 'what the input gives: id (default) or email');
+  addRunOptions(cmd, {
+    prefix: '',
+    write: 'an enrolment',
+    resend: 'send an enrolment again when its answer was lost and it is still not in the sequence after --settle',
+    ignoreColumns: 'enroll reads only the id or email column',
+    map: false,
+  })
     .addHelpText(
       'after',
       `

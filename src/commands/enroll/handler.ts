@@ -10,30 +10,28 @@
  * (`--by email`) + one per prospect to enroll; a name costs one or two list requests more.
  */
 import { paginate } from '../../api/paginate.js';
-import { enrollPerformer, enrolmentBody } from '../../bulk/enroll-perform.js';
-import { emailLookup, resolveEmails } from '../../bulk/enroll-resolve.js';
-import { enrollRows, headerless as enrollHeaderless, type EnrollBy, type EnrollItem, type EnrollSource } from '../../bulk/enroll-rows.js';
-import { skippedFailed, type JournalState } from '../../bulk/journal.js';
-import { detectFormat, inspectInput } from '../../bulk/readers.js';
-import type { InputEncoding } from '../../bulk/input-encoding.js';
-import { pagedClient, Stopped } from '../../bulk/requester.js';
+import { enrollPerformer, enrolmentBody } from '../../bulk/rows/enroll-perform.js';
+import { emailLookup, resolveEmails } from '../../bulk/rows/enroll-resolve.js';
+import {
+  enrollRows,
+  headerless as enrollHeaderless,
+  type EnrollBy,
+  type EnrollItem,
+  type EnrollSource,
+} from '../../bulk/rows/enroll-rows.js';
+import { skippedFailed, type JournalState } from '../../bulk/run/journal.js';
+import { detectFormat, inspectInput } from '../../bulk/input/readers.js';
+import type { InputEncoding } from '../../bulk/input/input-encoding.js';
+import { pagedClient, Stopped } from '../../bulk/run/requester.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
-import {
-  bulkSetup,
-  finishRun,
-  loadJournal,
-  openSession,
-  runRows,
-  sessionWrites,
-  type BulkFlags,
-  type BulkSession,
-} from '../shared/bulk-session.js';
+import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
+import { bulkRun } from '../bulk-run/run.js';
 import { idValue } from '../../lossless-json.js';
-import { collectFailed, failedRows, noteDialect, writeFailedRows } from '../shared/bulk-input.js';
+import { failedRows, noteDialect } from '../bulk-run/input-file.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
 
 /** Options of `svc enroll`. */
@@ -120,10 +118,11 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
   return out;
 }
 
-/** Runs `svc enroll`. */
+/** Runs `svc enroll`: the bulk skeleton (bulk-run/run.ts) filled in with enrolments. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
   const setup = bulkSetup(flags, 'enroll', ctx.globals.sandbox);
   const checked = await source(ctx, flags, setup.delimiter, setup.encoding);
+  // Checked before the names are looked up: a refusal costs no request.
   const failed = failedRows(setup, flags.input);
   // Names become ids first: the sequence id is part of every row's journal key.
   const api = await ctx.api();
@@ -134,94 +133,81 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
   src.shard = setup.shard;
   const journal = await loadJournal(ctx, setup);
 
-  // First pass: every row is checked before anything is sent.
-  let total = 0;
-  let invalid = 0;
-  let blank = 0;
   const emails: string[] = [];
-  for await (const r of enrollRows(src, () => blank++)) {
-    total++;
-    if ('email' in r.value) emails.push(r.value.email);
-    if ('problem' in r.value) {
-      invalid++;
-      if (invalid <= 20) ctx.info(`row ${r.row}: ${src.by}: ${r.value.problem}`);
-    }
-  }
-  if (invalid > 20) ctx.info(`… and ${invalid - 20} more invalid rows`);
-  if (blank) ctx.info(`${blank.toLocaleString('en-US')} blank rows (every cell empty) skipped`);
-  if (invalid && setup.strict) throw new UsageError(`${invalid} of ${total} rows are invalid; nothing was sent (--strict)`);
-
-  const dryRun = ctx.globals.dryRun;
-  const session = await openSession(ctx, dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup, 'enroll', total);
-  try {
-    let enrolled: Map<number | string, number | string>;
-    let list: EnrollItem[];
-    let sequence: Record<string, unknown>;
-    let mailbox: Record<string, unknown>;
-    try {
-      // Both must exist; a typo would otherwise fail every row one by one.
-      sequence = attributesOf(await session.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read'));
-      mailbox = attributesOf(await session.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
-      enrolled = await existingStates(session, src.sequenceId);
-      let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
-      if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session.requester, session.client), mask, emails));
-      list = [];
-      for await (const item of work) list.push(item);
-    } catch (err) {
-      if (err instanceof Stopped)
-        throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');
-      throw err;
-    }
-    const plan = summarize(list, enrolled);
-    for (const line of summaryLines({
-      sequenceId: src.sequenceId,
-      sequence,
-      mailboxId,
-      mailbox,
-      total,
-      plan,
-      ...(mask ? { shown: (v: string) => mask.shown(v) } : {}),
-    }))
-      ctx.info(line);
-    if (dryRun) {
-      await printPlan(ctx, session, list, enrolled, src.sequenceId, mailboxId);
-      return;
-    }
-    if (plan.toEnroll > 0 && !ctx.globals.yes && mayPrompt(ctx)) {
-      const ok = await (await ctx.prompter()).confirm(`Enroll ${plan.toEnroll.toLocaleString('en-US')} prospect(s)?`, true);
-      if (!ok) {
-        ctx.info('nothing was enrolled');
-        return;
+  // What the plan reads (through the session) and the run enrols.
+  let enrolled = new Map<number | string, number | string>();
+  const list: EnrollItem[] = [];
+  await bulkRun(ctx, {
+    setup,
+    label: 'enroll',
+    rows: 'rows',
+    ...(src.file
+      ? {
+          input: {
+            file: src.file,
+            read: { format: src.format ?? 'csv', ...(src.dialect ? { dialect: src.dialect } : {}), headerless: enrollHeaderless(src.by) },
+            bareKey: src.by,
+          },
+        }
+      : {}),
+    ...(failed ? { failed } : {}),
+    planInSession: true,
+    async scan() {
+      const scan = { total: 0, invalid: 0, blank: 0, problems: [] as string[], notes: [] as string[] };
+      for await (const r of enrollRows(src, () => scan.blank++)) {
+        scan.total++;
+        if ('email' in r.value) emails.push(r.value.email);
+        if ('problem' in r.value) {
+          scan.invalid++;
+          if (scan.invalid <= 20) scan.problems.push(`row ${r.row}: ${src.by}: ${r.value.problem}`);
+        }
       }
-    }
-    collectFailed(session, failed);
-    session.progress.start();
-    // Aborted by the pool when the run stops for an error every row would meet.
-    const halt = new AbortController();
-    const result = await runRows(ctx, session, setup, {
-      halt,
-      items: fromList(list),
-      perform: enrollPerformer({
+      if (scan.blank) scan.notes.push(`${scan.blank.toLocaleString('en-US')} blank rows (every cell empty) skipped`);
+      return scan;
+    },
+    async plan(scan, session) {
+      let sequence: Record<string, unknown>;
+      let mailbox: Record<string, unknown>;
+      try {
+        // Both must exist; a typo would otherwise fail every row one by one.
+        sequence = attributesOf(await session!.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read'));
+        mailbox = attributesOf(await session!.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
+        enrolled = await existingStates(session!, src.sequenceId);
+        let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
+        if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session!.requester, session!.client), mask, emails));
+        for await (const item of work) list.push(item);
+      } catch (err) {
+        if (err instanceof Stopped)
+          throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');
+        throw err;
+      }
+      const plan = summarize(list, enrolled);
+      for (const line of summaryLines({
         sequenceId: src.sequenceId,
+        sequence,
         mailboxId,
-        enrolled,
-        ...sessionWrites(ctx, session, setup, halt),
-      }),
-    });
-    session.progress.stop();
-    if (src.file)
-      await writeFailedRows(
-        ctx,
-        failed,
-        src.file,
-        { format: src.format ?? 'csv', ...(src.dialect ? { dialect: src.dialect } : {}), headerless: enrollHeaderless(src.by) },
-        src.by,
-        result.interrupted || result.tripped !== undefined,
-      );
-    finishRun(ctx, session, setup, 'enroll', result, total, blank);
-  } finally {
-    await session.close();
-  }
+        mailbox,
+        total: scan.total,
+        plan,
+        ...(mask ? { shown: (v: string) => mask.shown(v) } : {}),
+      }))
+        ctx.info(line);
+      if (ctx.globals.dryRun) {
+        await printPlan(ctx, session!, list, enrolled, src.sequenceId, mailboxId);
+        return false;
+      }
+      if (plan.toEnroll > 0 && !ctx.globals.yes && mayPrompt(ctx)) {
+        const ok = await (await ctx.prompter()).confirm(`Enroll ${plan.toEnroll.toLocaleString('en-US')} prospect(s)?`, true);
+        if (!ok) {
+          ctx.info('nothing was enrolled');
+          return false;
+        }
+      }
+      return true;
+    },
+    items: () => fromList(list),
+    perform: (writes) => enrollPerformer({ sequenceId: src.sequenceId, mailboxId, enrolled, ...writes }),
+  });
 }
 
 /** `--dry-run`: what each row would do, after the read-only lookups (no enrolment is sent). */

@@ -2,7 +2,7 @@
  * What `svc enroll` says before its first write: the sequence and mailbox by name and id, the
  * rows, how many are already enrolled, how many it will enroll, and the delivery forecast.
  */
-import type { EnrollItem } from '../../bulk/enroll-rows.js';
+import type { EnrollItem } from '../../bulk/rows/enroll-rows.js';
 import { forecastLine } from './forecast.js';
 
 /** What the rows will do, counted before the first write. */

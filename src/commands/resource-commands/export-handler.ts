@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import { MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { listPages } from '../../listing/pages.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
-import { Progress } from '../../bulk/progress.js';
+import { Progress } from '../../bulk/run/progress.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { csvLine } from '../../output/csv.js';
@@ -27,7 +27,7 @@ import { exportColumns, withIdFirst } from './export-columns.js';
 import { maskSensitive } from './mask.js';
 import { buildListQuery, parseColumns, type QueryFlags } from './query-options.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
-import { describeOwner, parseOwner, sameOwner, type SideOwner } from '../../bulk/side-owner.js';
+import { describeOwner, parseOwner, sameOwner, type SideOwner } from '../../bulk/run/side-owner.js';
 import { isSymlinkRefusal, noFollow, writeFileAtomicSync } from '../../private-file.js';
 import { runOwner } from '../shared/org-owner.js';
 import { tipOnce } from '../shared/tip-once.js';
@@ -217,7 +217,7 @@ interface ExportIdentity {
 
 const metaPath = (part: string) => `${part}.json`;
 
-/** The command an export's part belongs to (with the org, see bulk/side-owner.ts). */
+/** The command an export's part belongs to (with the org, see bulk/run/side-owner.ts). */
 const ownerCommand = (rt: ResourceType) => `${rt.command} export`;
 
 /**

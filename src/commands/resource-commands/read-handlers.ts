@@ -3,7 +3,7 @@ import { setField } from '../../own-field.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { listPages } from '../../listing/pages.js';
 import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
-import { Progress } from '../../bulk/progress.js';
+import { Progress } from '../../bulk/run/progress.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
-import type { KeyedFlags } from './upsert-handler.js';
+import type { KeyedFlags } from '../bulk-run/upsert-run.js';
 
 /** Adds `--match ATTR` and `--plan`. */
 export function addKeyedOptions(cmd: Command): Command {
@@ -63,6 +63,6 @@ export async function runKeyed(
   if (flags.match === undefined) {
     throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by (e.g. --match ${exampleMatch(rt)})`);
   }
-  const { keyedWriteHandler } = await import('./upsert-handler.js');
+  const { keyedWriteHandler } = await import('../bulk-run/upsert-run.js');
   await keyedWriteHandler(ctx, rt, mode, { ...flags, input });
 }

@@ -1,12 +1,12 @@
 /**
  * The owner of a run's side files (journal, export part): which org the command writes to or
- * reads from, and as whom (bulk/side-owner.ts). One `GET {base_url}` per run tells the org id,
+ * reads from, and as whom (bulk/run/side-owner.ts). One `GET {base_url}` per run tells the org id,
  * the user and, on a local sandbox, the org's instance id; the base URL comes with the
  * connection.
  */
 import { parseRoot } from '../../auth/whoami.js';
-import type { SideOwner } from '../../bulk/side-owner.js';
-import { Stopped } from '../../bulk/requester.js';
+import type { SideOwner } from '../../bulk/run/side-owner.js';
+import { Stopped } from '../../bulk/run/requester.js';
 import { ApiError, InterruptedError } from '../../errors.js';
 import type { Context } from '../../runtime/context.js';
 

@@ -1,11 +1,11 @@
 /**
  * Rehearsals on an anonymised copy (`--sandbox-data FILE`): the input values of its anonymised
  * fields are matched and written as the fakes the copy holds, with the key kept beside it
- * (local-sandbox/rehearsal-key.ts, bulk/input-mask.ts).
+ * (local-sandbox/rehearsal-key.ts, bulk/rows/input-mask.ts).
  */
 import path from 'node:path';
 import type { Filter } from '../../api/filter.js';
-import type { InputMask } from '../../bulk/input-mask.js';
+import type { InputMask } from '../../bulk/rows/input-mask.js';
 import type { Context } from '../../runtime/context.js';
 import { findRelationship, resourceByType } from '../../registry/index.js';
 

@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CsvParser, sniffDelimiter } from '../../../src/bulk/csv-parse.js';
-import { errorClass, runPool, type Outcome, type WorkItem } from '../../../src/bulk/engine.js';
-import { FailedRows } from '../../../src/bulk/failed-rows.js';
-import { decodedChunks, detectEncoding } from '../../../src/bulk/input-encoding.js';
-import { Progress } from '../../../src/bulk/progress.js';
-import { describeDialect, inspectInput, parseDelimiter, readRows, type RawRow } from '../../../src/bulk/readers.js';
-import type { ReportEntry } from '../../../src/bulk/report.js';
+import { CsvParser, sniffDelimiter } from '../../../src/bulk/input/csv-parse.js';
+import { errorClass, runPool, type Outcome, type WorkItem } from '../../../src/bulk/run/engine.js';
+import { FailedRows } from '../../../src/bulk/run/failed-rows.js';
+import { decodedChunks, detectEncoding } from '../../../src/bulk/input/input-encoding.js';
+import { Progress } from '../../../src/bulk/run/progress.js';
+import { describeDialect, inspectInput, parseDelimiter, readRows, type RawRow } from '../../../src/bulk/input/readers.js';
+import type { ReportEntry } from '../../../src/bulk/run/report.js';
 import { UsageError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers/run-svc.js';
 

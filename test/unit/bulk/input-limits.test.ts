@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../src/json-depth.js';
-import { CsvParser } from '../../../src/bulk/csv-parse.js';
-import { MAX_CELL_CHARS, MAX_RECORD_CHARS } from '../../../src/bulk/input-limits.js';
-import { JsonArraySplitter } from '../../../src/bulk/json-stream.js';
-import { readRows } from '../../../src/bulk/readers.js';
+import { CsvParser } from '../../../src/bulk/input/csv-parse.js';
+import { MAX_CELL_CHARS, MAX_RECORD_CHARS } from '../../../src/bulk/input/input-limits.js';
+import { JsonArraySplitter } from '../../../src/bulk/input/json-stream.js';
+import { readRows } from '../../../src/bulk/input/readers.js';
 import { tempDir } from '../../helpers/run-svc.js';
 
 /** Feeds `text` in 64 KiB chunks, the way the readers do. */

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { JournalWriter } from '../../../src/bulk/journal.js';
+import { JournalWriter } from '../../../src/bulk/run/journal.js';
 import { ROOT, tempDir } from '../../helpers/run-svc.js';
 
 const journalIn = (dir: string) => path.join(dir, 'in.csv.journal.ndjson');
@@ -82,7 +82,7 @@ describe('runs started at the same instant, as processes', () => {
   beforeAll(async () => {
     bundle = path.join(tempDir(), 'journal.mjs');
     await build({
-      entryPoints: [path.join(ROOT, 'src/bulk/journal.ts')],
+      entryPoints: [path.join(ROOT, 'src/bulk/run/journal.ts')],
       bundle: true,
       platform: 'node',
       format: 'esm',

@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { JournalWriter, defaultJournalPath, readJournal } from '../../../src/bulk/journal.js';
-import { RowKeys } from '../../../src/bulk/row-key.js';
-import { inShard, parseShard } from '../../../src/bulk/shard.js';
+import { JournalWriter, defaultJournalPath, readJournal } from '../../../src/bulk/run/journal.js';
+import { RowKeys } from '../../../src/bulk/rows/row-key.js';
+import { inShard, parseShard } from '../../../src/bulk/run/shard.js';
 import { tempDir } from '../../helpers/run-svc.js';
 
 const file = () => path.join(tempDir('svc-journal-'), 'in.csv.journal.ndjson');

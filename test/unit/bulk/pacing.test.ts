@@ -1,8 +1,8 @@
 /** The pacer: full speed with budget, spread out near the end, wait for the reset, blocks. */
 import { describe, expect, it } from 'vitest';
-import { Pacer } from '../../../src/bulk/pacing.js';
+import { Pacer } from '../../../src/bulk/run/pacing.js';
 import { ServerWaitError } from '../../../src/api/server-wait.js';
-import { clock } from '../../../src/bulk/progress.js';
+import { clock } from '../../../src/bulk/run/progress.js';
 
 /** A fake clock whose sleeps advance time instantly. */
 function fakeTime(start = 1_700_000_000_000) {

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CsvParser, unneutralise } from '../../../src/bulk/csv-parse.js';
-import { JsonArraySplitter } from '../../../src/bulk/json-stream.js';
-import { detectFormat, readRows, type RawRow } from '../../../src/bulk/readers.js';
+import { CsvParser, unneutralise } from '../../../src/bulk/input/csv-parse.js';
+import { JsonArraySplitter } from '../../../src/bulk/input/json-stream.js';
+import { detectFormat, readRows, type RawRow } from '../../../src/bulk/input/readers.js';
 import { csvLine } from '../../../src/output/csv.js';
 import { tempDir } from '../../helpers/run-svc.js';
 

@@ -1,7 +1,7 @@
 /** Relationship cells of bulk rows written as names: found, swapped for ids, or refused per row. */
 import { describe, expect, it } from 'vitest';
-import { namedValues, parseNamed, substituteNames, type RelNames } from '../../../src/bulk/rel-names.js';
-import { prepareRow } from '../../../src/bulk/resource-rows.js';
+import { namedValues, parseNamed, substituteNames, type RelNames } from '../../../src/bulk/rows/rel-names.js';
+import { prepareRow } from '../../../src/bulk/rows/resource-rows.js';
 import { resourceByType } from '../../../src/registry/index.js';
 
 const prospect = resourceByType('prospect')!;

@@ -1,10 +1,10 @@
 /** Input rows → requests (resources) and → prospects (enroll), checked against the registry. */
 import { describe, expect, it } from 'vitest';
-import { lookupQuery } from '../../../src/bulk/lookup.js';
-import { enrollValue, keyColumn } from '../../../src/bulk/enroll-rows.js';
-import { resolveEmails } from '../../../src/bulk/enroll-resolve.js';
-import type { EnrollItem } from '../../../src/bulk/enroll-rows.js';
-import { csvRecord, prepareRow } from '../../../src/bulk/resource-rows.js';
+import { lookupQuery } from '../../../src/bulk/rows/lookup.js';
+import { enrollValue, keyColumn } from '../../../src/bulk/rows/enroll-rows.js';
+import { resolveEmails } from '../../../src/bulk/rows/enroll-resolve.js';
+import type { EnrollItem } from '../../../src/bulk/rows/enroll-rows.js';
+import { csvRecord, prepareRow } from '../../../src/bulk/rows/resource-rows.js';
 import { resourceByType } from '../../../src/registry/index.js';
 
 const prospect = resourceByType('prospect')!;

@@ -1,10 +1,10 @@
 /** The settle window's schedule, and reading an update back (pure logic, a fake clock). */
 import { describe, expect, it } from 'vitest';
-import { lookupQuery } from '../../../src/bulk/lookup.js';
-import { prepareRow } from '../../../src/bulk/resource-rows.js';
-import { Stopped } from '../../../src/bulk/requester.js';
-import { settle, settleSchedule, type SettleClock } from '../../../src/bulk/settle.js';
-import { readBackQuery, updateApplied } from '../../../src/bulk/write-check.js';
+import { lookupQuery } from '../../../src/bulk/rows/lookup.js';
+import { prepareRow } from '../../../src/bulk/rows/resource-rows.js';
+import { Stopped } from '../../../src/bulk/run/requester.js';
+import { settle, settleSchedule, type SettleClock } from '../../../src/bulk/run/settle.js';
+import { readBackQuery, updateApplied } from '../../../src/bulk/rows/write-check.js';
 import { resourceByType } from '../../../src/registry/index.js';
 
 /** A clock whose sleeps move time on at once; records when each lookup ran. */

@@ -1,9 +1,9 @@
 /** Upsert and update by key: field diffs, match values and attributes, batches, rate-limit wait. */
 import { describe, expect, it } from 'vitest';
-import { maskedLookup, resolveInBatches, type MatchedRecord } from '../../../src/bulk/key-match.js';
-import { diffRecord } from '../../../src/bulk/record-diff.js';
-import { decide, matchAttribute, matchValue, type KeyedInput, type KeyedItem } from '../../../src/bulk/upsert-rows.js';
-import { rateWait } from '../../../src/commands/resource-commands/upsert-plan.js';
+import { maskedLookup, resolveInBatches, type MatchedRecord } from '../../../src/bulk/rows/key-match.js';
+import { diffRecord } from '../../../src/bulk/rows/record-diff.js';
+import { decide, matchAttribute, matchValue, type KeyedInput, type KeyedItem } from '../../../src/bulk/rows/upsert-rows.js';
+import { rateWait } from '../../../src/commands/bulk-run/upsert-plan.js';
 import { resourceByType } from '../../../src/registry/index.js';
 
 const prospect = resourceByType('prospect')!;

@@ -3,7 +3,7 @@
  * through a real org-schema view built from a `/types` document.
  */
 import { describe, expect, it } from 'vitest';
-import { prepareRow } from '../../../src/bulk/resource-rows.js';
+import { prepareRow } from '../../../src/bulk/rows/resource-rows.js';
 import { buildListQuery, namesUnknownFields, parseColumns } from '../../../src/commands/resource-commands/query-options.js';
 import { resourceByType } from '../../../src/registry/index.js';
 import { buildOrgSchema, orgTypeView } from '../../../src/org-schema/org-schema.js';

@@ -4,7 +4,7 @@
  * a list item holding `;` or `\` included — comes back unchanged through the bulk reader.
  */
 import { describe, expect, it } from 'vitest';
-import { CsvParser, splitList, unneutralise } from '../../../src/bulk/csv-parse.js';
+import { CsvParser, splitList, unneutralise } from '../../../src/bulk/input/csv-parse.js';
 import { csvCell, csvLine } from '../../../src/output/csv.js';
 
 /** The cells a `;`-separated spreadsheet makes of one of our lines (quotes ignored: the worst case). */

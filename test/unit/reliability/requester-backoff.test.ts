@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ApiClient, ApiRequest, ApiResponse } from '../../../src/api/client.js';
-import { Pacer } from '../../../src/bulk/pacing.js';
-import { Requester } from '../../../src/bulk/requester.js';
+import { Pacer } from '../../../src/bulk/run/pacing.js';
+import { Requester } from '../../../src/bulk/run/requester.js';
 import { ApiError } from '../../../src/errors.js';
 
 function fakeTime(start = 1_700_000_000_000) {

@@ -1,0 +1,113 @@
+/**
+ * The columns of a bulk input file resolved to fields, once, before the first row: by the
+ * mapping the user gave (`--map`), else as people write headers (registry/name-match.ts: case,
+ * spaces, punctuation, synonyms, custom-field labels). The rows are then read through the
+ * mapping (resource-rows.ts asks {@link ColumnMap.column}).
+ */
+import { describeMatch, looseName, matchFieldName, type FieldMatch, type OrgLabels } from '../../registry/name-match.js';
+import { findAttribute, type ResourceType } from '../../registry/index.js';
+
+/** Each column's field; `unknown` the columns that are none; `problems` what makes the file unreadable as given. */
+export interface ResolvedHeaders {
+  columns: Map<string, FieldMatch>;
+  unknown: string[];
+  /** Ambiguous headers, two columns for one field, a `--map` target that is no field. */
+  problems: string[];
+}
+
+/** A column name as a shell word (for the `--map` hints). */
+function shellWord(s: string): string {
+  return /^[\w.,=-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`;
+}
+
+/**
+ * Resolves every column. `map` (header → field or label) wins over the header's own name;
+ * `leftOut` columns (`--ignore-columns`, a failed-rows file's error column) are not looked at.
+ */
+export function resolveHeaders(
+  rt: ResourceType,
+  headers: readonly string[],
+  org: OrgLabels | undefined,
+  map: ReadonlyMap<string, string>,
+  leftOut: (header: string) => boolean,
+): ResolvedHeaders {
+  const columns = new Map<string, FieldMatch>();
+  const unknown: string[] = [];
+  const problems: string[] = [];
+  const loose = new Map([...map].map(([k, v]) => [looseName(k), v]));
+  for (const header of headers) {
+    if (leftOut(header)) continue;
+    const target = map.get(header) ?? loose.get(looseName(header));
+    if (target !== undefined) {
+      const m = matchFieldName(rt, target, org);
+      if (m && 'match' in m) columns.set(header, { ...m.match, by: 'map' });
+      else if (m)
+        problems.push(`--map ${shellWord(`${header}=${target}`)}: "${target}" could be ${m.ambiguous.map(describeMatch).join(' or ')}`);
+      else problems.push(`--map ${shellWord(`${header}=${target}`)}: ${rt.type} has no field "${target}"`);
+      continue;
+    }
+    const m = matchFieldName(rt, header, org, true);
+    if (!m) unknown.push(header);
+    else if ('match' in m && m.match.by !== 'name' && findAttribute(rt, m.match.field)?.readOnly) {
+      // `Name` on prospects is the read-only full name: dropped by the writer, its data would be lost.
+      problems.push(
+        `column "${header}" reads as ${m.match.field}, which is read-only on ${rt.type}: say which field it holds with --map ${shellWord(`${header}=FIELD`)}, or leave it out with --ignore-columns`,
+      );
+    } else if ('match' in m) columns.set(header, m.match);
+    else
+      problems.push(
+        `column "${header}" could be ${m.ambiguous.map(describeMatch).join(' or ')}: say which with --map ${shellWord(`${header}=${m.ambiguous[0]!.field}`)}`,
+      );
+  }
+  // Two columns for one field: one would silently overwrite the other.
+  const byField = new Map<string, string[]>();
+  for (const [header, m] of columns) byField.set(m.field, [...(byField.get(m.field) ?? []), header]);
+  for (const [field, hs] of byField) {
+    if (hs.length < 2) continue;
+    problems.push(
+      `columns ${hs.map((h) => `"${h}"`).join(' and ')} all set ${field}: leave the others out with --ignore-columns, or map them elsewhere with --map`,
+    );
+  }
+  return { columns, unknown, problems };
+}
+
+/** The columns read under another name, as `First Name → firstName` (none: an empty list). */
+export function renamedColumns(columns: ReadonlyMap<string, FieldMatch>): string[] {
+  const out: string[] = [];
+  for (const [header, m] of columns) if (header !== m.field || m.named) out.push(`${header} → ${describeMatch(m)}`);
+  return out;
+}
+
+/**
+ * `--map` values: `Header=field` pairs (repeatable), or a JSON file of `{"Header": "field"}`.
+ * @param readFile reads a JSON file's text (the caller's, so that errors name the flag)
+ * @returns the mapping, or the reason it cannot be read
+ */
+export function parseColumnMap(values: readonly string[], readFile: (file: string) => string): Map<string, string> | { problem: string } {
+  const map = new Map<string, string>();
+  for (const v of values) {
+    const eq = v.indexOf('=');
+    if (eq < 0 && /\.json$/i.test(v.trim())) {
+      let data: unknown;
+      try {
+        data = JSON.parse(readFile(v.trim()));
+      } catch (err) {
+        return {
+          problem: `--map ${v}: ${err instanceof SyntaxError ? 'not valid JSON' : 'cannot be read'} (expected {"Header": "field", …})`,
+        };
+      }
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+        return { problem: `--map ${v}: expected a JSON object {"Header": "field", …}` };
+      }
+      for (const [k, f] of Object.entries(data)) {
+        if (typeof f !== 'string' || f.trim() === '') return { problem: `--map ${v}: the field of "${k}" must be a name (a string)` };
+        map.set(k, f.trim());
+      }
+      continue;
+    }
+    if (eq <= 0 || v.slice(eq + 1).trim() === '')
+      return { problem: `--map "${v}": expected "Header=field" (e.g. --map "Lead Score=custom2") or a .json file` };
+    map.set(v.slice(0, eq).trim(), v.slice(eq + 1).trim());
+  }
+  return map;
+}

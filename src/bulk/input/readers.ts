@@ -1,0 +1,352 @@
+/**
+ * Input files of bulk runs, read as streams: CSV (header row), NDJSON (one JSON value per line)
+ * and a JSON array. Rows are numbered from 1 in the order they appear, the CSV header and blank
+ * lines not counted, so the numbers in reports match `sed -n` on NDJSON and a spreadsheet's
+ * record number on CSV. A CSV record of empty cells (`;;;;`, a spreadsheet's empty row) keeps its
+ * number but is not yielded: it is counted as blank (`onBlank`), never as a failed row. A row that cannot be parsed is one bad row; a file that cannot be read
+ * at all is a usage error.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { nestedDeeperThan, tooDeepMessage } from '../../json-depth.js';
+import { describeErrno, errnoCode, UsageError } from '../../errors.js';
+import { CsvParser, sniffDelimiter } from './csv-parse.js';
+import {
+  decodedChunks,
+  detectEncoding,
+  ENCODING_NAMES,
+  encodingByBom,
+  encodingName,
+  type DetectedEncoding,
+  type InputEncoding,
+  type MixedEncoding,
+} from './input-encoding.js';
+import { chars, MAX_RECORD_CHARS } from './input-limits.js';
+import { JsonArraySplitter } from './json-stream.js';
+import { parseJson } from '../../lossless-json.js';
+
+/** Formats of `--input`. */
+export type InputFormat = 'csv' | 'ndjson' | 'json';
+
+/** One input row: a parsed value (CSV rows are header → cell text), or why it is unreadable. */
+export interface RawRow {
+  /** 1-based position among the records of the file. */
+  row: number;
+  value?: unknown;
+  /** True for CSV rows: every value is text and needs coercion by attribute type. */
+  csv?: boolean;
+  /** CSV rows: the cells as read, in the header's order (the same array as `header` for none). */
+  cells?: string[];
+  /** CSV rows: the header's names (one array shared by every row). */
+  header?: string[];
+  /**
+   * CSV rows of a `;`-separated file: a number may be written with a decimal comma (`4,5`), as
+   * spreadsheets write them where the comma is the decimal separator (and `;` the list separator).
+   */
+  decimalComma?: boolean;
+  error?: string;
+}
+
+/** How a file is read: its encoding and, for CSV, the delimiter. */
+export interface InputDialect extends DetectedEncoding {
+  /** CSV delimiter: forced by `--delimiter`, else sniffed from the header line. */
+  delimiter: string;
+  /** The delimiter was sniffed, not given. */
+  sniffed: boolean;
+}
+
+/** Options of {@link readRows}. */
+export interface ReadOptions {
+  format: InputFormat;
+  /**
+   * For files that may lack a header (a single column of ids or e-mail addresses): given the
+   * first CSV record, returns the column name to use when that record is data, not a header.
+   */
+  headerless?: (firstRecord: string[]) => string | undefined;
+  /** Encoding and delimiter, found once by {@link inspectInput}; found here when not given. */
+  dialect?: InputDialect;
+  /**
+   * Told of each blank CSV row (every cell empty: `;;;;;;;`, as spreadsheets write an empty row),
+   * which is not yielded: it asks for nothing, so it is neither done nor failed.
+   */
+  onBlank?: (row: number) => void;
+}
+
+/** `--delimiter` values: one character; `tab` and `\t` name the tab. */
+export function parseDelimiter(v: string): string {
+  const d = v === 'tab' || v === '\\t' ? '\t' : v;
+  if (d.length !== 1 || d === '"' || d === '\n' || d === '\r') {
+    throw new UsageError(`--delimiter ${JSON.stringify(v)}: expected one character such as , ; or tab`);
+  }
+  return d;
+}
+
+/** `--encoding` values: one of {@link ENCODING_NAMES}. */
+export function parseEncoding(v: string): InputEncoding {
+  const e = ENCODING_NAMES[v.trim().toLowerCase()];
+  if (!e) throw new UsageError(`--encoding ${v}: expected utf-8, windows-1252, utf-16le or utf-16be`);
+  return e;
+}
+
+/**
+ * The encoding of a file and, for CSV, its delimiter (`delimiter` and `encoding` force them).
+ * @throws UsageError when the file cannot be read, or mixes UTF-8 with bytes that are not
+ */
+export async function inspectInput(file: string, format: InputFormat, delimiter?: string, encoding?: InputEncoding): Promise<InputDialect> {
+  await checkReadable(file);
+  const enc: DetectedEncoding = encoding ? { encoding, bom: await hasBom(file, encoding), forced: true } : await detectEncoding(file);
+  if (enc.mixed) throw mixedEncoding(file, enc.mixed);
+  if (format !== 'csv') return { ...enc, delimiter: ',', sniffed: false };
+  if (delimiter !== undefined) return { ...enc, delimiter, sniffed: false };
+  let head = '';
+  for await (const chunk of decodedChunks(file, enc.encoding)) {
+    head += chunk;
+    if (/[\r\n]/.test(head) || head.length > 64 * 1024) break;
+  }
+  return { ...enc, delimiter: sniffDelimiter(head), sniffed: true };
+}
+
+/** The file starts with the byte order mark of `encoding` (which the decoder then drops). */
+async function hasBom(file: string, encoding: InputEncoding): Promise<boolean> {
+  const fh = await openOrThrow(file);
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(head, 0, 4, 0);
+    return encodingByBom(head.subarray(0, bytesRead)) === encoding;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A UTF-8 file with a few bytes that are not: the line to fix, and the flag that decides. */
+function mixedEncoding(file: string, m: MixedEncoding): UsageError {
+  const byte = `0x${m.badByte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const more = m.bad > 1 ? ` (and ${m.bad - 1} more such byte${m.bad > 2 ? 's' : ''})` : '';
+  return new UsageError(
+    `--input ${file}: line ${m.badLine} holds a byte that is not UTF-8 (${byte}, as Windows-1252 writes é, ë, –)${more}, while the file is UTF-8 elsewhere (from line ${m.goodLine}); read either way, one of them would be garbled; nothing was sent`,
+  ).hint(
+    `fix line ${m.badLine} (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �) or --encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«)`,
+  );
+}
+
+/** `read as Windows-1252 (not valid UTF-8), ';'-separated`; undefined for plain UTF-8 and commas. */
+export function describeDialect(d: InputDialect, format: InputFormat): string | undefined {
+  const parts: string[] = [];
+  const why = d.forced
+    ? ' (--encoding)'
+    : d.bom
+      ? ''
+      : d.encoding === 'windows-1252'
+        ? ' (not valid UTF-8)'
+        : ' (no byte order mark; told by its zero bytes)';
+  if (d.encoding !== 'utf-8') parts.push(`read as ${encodingName(d.encoding)}${why}`);
+  if (format === 'csv' && d.delimiter !== ',')
+    parts.push(
+      `${d.delimiter === '\t' ? 'tab' : `'${d.delimiter}'`}-separated${d.sniffed ? ' (from the header line; --delimiter to change)' : ''}`,
+    );
+  return parts.length ? parts.join(', ') : undefined;
+}
+
+/** Format from the file name, else from the first character of the file. */
+export async function detectFormat(file: string): Promise<InputFormat> {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.csv') return 'csv';
+  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
+  if (ext === '.json') return 'json';
+  const head = await readHead(file, 512);
+  const first = head.replace(/^\uFEFF/, '').trimStart()[0];
+  if (first === '[') return 'json';
+  if (first === '{') return 'ndjson';
+  return 'csv';
+}
+
+async function readHead(file: string, bytes: number): Promise<string> {
+  const fh = await openOrThrow(file);
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    const head = buf.subarray(0, bytesRead);
+    return new TextDecoder(encodingByBom(head) ?? 'utf-8').decode(head);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** `--input -`: a bulk run is resumable from its file (journal beside it, rows counted in it), which stdin cannot give. */
+export function stdinNotSupported(): UsageError {
+  return new UsageError('--input -: bulk input is read from a file, not stdin (a rerun resumes from the same file)').hint(
+    'save it to a file first, e.g. `… > rows.csv`, then pass --input rows.csv',
+  );
+}
+
+async function openOrThrow(file: string): Promise<fs.promises.FileHandle> {
+  // A bulk run is resumable from its file (the journal sits beside it and rows are counted in
+  // it), which stdin cannot give: say so rather than look for a file named "-".
+  if (file === '-') throw stdinNotSupported();
+  try {
+    const st = await fs.promises.stat(file);
+    if (st.isDirectory()) throw new UsageError(`--input ${file}: is a directory, not a file`);
+    return await fs.promises.open(file, 'r');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(unreadable(file, err));
+  }
+}
+
+/** One line naming the file, what is wrong and what to do: never a bare errno code. */
+function unreadable(file: string, err: unknown): string {
+  const code = errnoCode(err);
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return `--input ${file}: no such file (looked for ${path.resolve(file)}); check the path, or pass the file the rows are in`;
+  if (code === 'EACCES' || code === 'EPERM')
+    return `--input ${file}: permission denied; make the file readable (chmod u+r ${file}) or pass a copy you can read`;
+  return `--input ${file}: cannot read the file: ${describeErrno(err)}`;
+}
+
+/** Checks that the input file exists and is readable (before anything else happens). */
+export async function checkReadable(file: string): Promise<void> {
+  const fh = await openOrThrow(file);
+  await fh.close();
+}
+
+/** Streams the rows of a file. @throws UsageError when the file as a whole cannot be read */
+export async function* readRows(file: string, opts: ReadOptions): AsyncGenerator<RawRow> {
+  const dialect = opts.dialect ?? (await inspectInput(file, opts.format));
+  const stream = () => decodedChunks(file, dialect.encoding);
+  if (opts.format === 'csv') yield* readCsv(file, opts, dialect, stream);
+  else if (opts.format === 'ndjson') yield* readNdjson(file, stream);
+  else yield* readJsonArray(file, stream);
+}
+
+type Chunks = () => AsyncIterable<string>;
+
+async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, stream: Chunks): AsyncGenerator<RawRow> {
+  const parser = new CsvParser(dialect.delimiter);
+  const decimalComma = dialect.delimiter === ';';
+  let header: string[] | undefined;
+  let row = 0;
+  const toRow = (cells: string[]): RawRow => {
+    row++;
+    if (cells.length !== header!.length) {
+      return {
+        row,
+        csv: true,
+        cells,
+        header,
+        error: `has ${cells.length} cells, the header has ${header!.length}${hintDelimiter(dialect, cells.length, header!.length)}`,
+      };
+    }
+    const value: Record<string, string> = {};
+    for (let i = 0; i < cells.length; i++) value[header![i]!] = cells[i]!;
+    return { row, csv: true, value, cells, header, ...(decimalComma ? { decimalComma } : {}) };
+  };
+  const take = function* (records: string[][]): Generator<RawRow> {
+    for (const rec of records) {
+      if (header && isBlank(rec)) {
+        // Numbered all the same: the row numbers of the rest stay those of the spreadsheet.
+        row++;
+        opts.onBlank?.(row);
+        continue;
+      }
+      if (!header) {
+        const assumed = opts.headerless?.(rec);
+        if (assumed !== undefined) {
+          header = [assumed];
+          yield toRow(rec);
+          continue;
+        }
+        header = checkHeader(file, rec);
+        continue;
+      }
+      yield toRow(rec);
+    }
+  };
+  try {
+    for await (const chunk of stream()) yield* take(parser.push(chunk));
+    yield* take(parser.end());
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    // The record being read when it failed: the header, or the row after the last one read.
+    throw new UsageError(`--input ${file}: ${(err as Error).message} (in ${header ? `row ${row + 1}` : 'the header row'})`);
+  }
+}
+
+/** A record of delimiters only (or of blank cells), whatever its number of cells. */
+function isBlank(rec: string[]): boolean {
+  for (const c of rec) if (c.trim() !== '') return false;
+  return true;
+}
+
+/** A header of one column whose rows have several: the delimiter is likely wrong. */
+function hintDelimiter(d: InputDialect, cells: number, columns: number): string {
+  return columns === 1 && cells > 1
+    ? ` (is the delimiter ${JSON.stringify(d.delimiter === '\t' ? 'tab' : d.delimiter)} right? --delimiter sets it)`
+    : '';
+}
+
+function checkHeader(file: string, rec: string[]): string[] {
+  const names = rec.map((c) => c.trim());
+  const blank = names.indexOf('');
+  if (blank >= 0) throw new UsageError(`--input ${file}: column ${blank + 1} of the header row has no name`);
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n)) throw new UsageError(`--input ${file}: column "${n}" appears twice in the header row`);
+    seen.add(n);
+  }
+  return names;
+}
+
+async function* readNdjson(file: string, stream: Chunks): AsyncGenerator<RawRow> {
+  // Lines are split here rather than with readline so that reading pauses while rows wait
+  // (the stream's own backpressure): memory stays flat however long the file.
+  let row = 0;
+  let rest = '';
+  let first = true;
+  const take = function* (line: string): Generator<RawRow> {
+    if (first) {
+      first = false;
+      line = line.replace(/^\uFEFF/, '');
+    }
+    if (line.trim() === '') return;
+    row++;
+    yield parseValue(row, line);
+  };
+  for await (const chunk of stream()) {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) {
+      if (line.length > MAX_RECORD_CHARS) throw lineTooLong(file, row);
+      yield* take(line);
+    }
+    if (rest.length > MAX_RECORD_CHARS) throw lineTooLong(file, row);
+  }
+  yield* take(rest);
+}
+
+function lineTooLong(file: string, row: number): UsageError {
+  return new UsageError(`--input ${file}: the line after row ${row} is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
+}
+
+async function* readJsonArray(file: string, stream: Chunks): AsyncGenerator<RawRow> {
+  const splitter = new JsonArraySplitter();
+  let row = 0;
+  const take = function* (pieces: ReturnType<JsonArraySplitter['push']>): Generator<RawRow> {
+    for (const p of pieces) {
+      if ('fatal' in p) throw new UsageError(`--input ${file}: ${p.fatal} (after row ${row})`);
+      row++;
+      yield parseValue(row, p.text);
+    }
+  };
+  for await (const chunk of stream()) yield* take(splitter.push(chunk));
+  yield* take(splitter.end());
+}
+
+function parseValue(row: number, text: string): RawRow {
+  let value: unknown;
+  try {
+    value = parseJson(text) as unknown;
+  } catch (err) {
+    return { row, error: `not valid JSON: ${(err as Error).message}` };
+  }
+  return nestedDeeperThan(value) ? { row, error: tooDeepMessage() } : { row, value };
+}

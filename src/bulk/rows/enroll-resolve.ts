@@ -1,0 +1,82 @@
+/**
+ * E-mail addresses → prospect ids for `svc enroll --by email`, in batches, never one request per
+ * row (the batching is key-match.ts's). Addresses are matched ignoring case, as upsert matches
+ * them: the prospects' addresses are read once and compared lower-cased (key-match.ts).
+ */
+import type { PageClient } from '../../api/paginate.js';
+import type { EnrollItem } from './enroll-rows.js';
+import { idValue } from '../../lossless-json.js';
+import type { InputMask } from './input-mask.js';
+import { foldedLookup, KEY_BATCH, maskedLookup, normKey, resolveInBatches } from './key-match.js';
+
+/** Finds the prospects of some addresses: lower-cased address → ids. */
+export type EmailLookup = (emails: string[]) => Promise<Map<string, (number | string)[]>>;
+
+/** Limits of one batch. */
+export const EMAIL_BATCH = { maxEmails: KEY_BATCH.maxValues, maxChars: KEY_BATCH.maxChars };
+
+/**
+ * A lookup through the list endpoint; on an anonymised rehearsal copy, of the addresses' fakes.
+ * @param wanted every address the rows give (as written): only those are kept from the read of the
+ *   prospects' addresses, so memory follows the file, not the org
+ */
+export function emailLookup(client: PageClient, mask?: InputMask, wanted?: Iterable<string>): EmailLookup {
+  const fake = (v: string) => (mask ? mask.value('prospect', 'emails', v) : v);
+  const keep = wanted ? new Set([...wanted].map((v) => normKey(fake(v)))) : undefined;
+  const plain = foldedLookup(client, {
+    path: 'prospects',
+    type: 'prospect',
+    attr: 'emails',
+    fields: ['emails'],
+    ...(keep ? { wanted: keep } : {}),
+  });
+  const look = mask ? maskedLookup(plain, fake) : plain;
+  return async (emails) => {
+    const out = new Map<string, (number | string)[]>();
+    for (const [k, recs] of await look(emails))
+      out.set(
+        k,
+        recs.map((r) => r.id),
+      );
+    return out;
+  };
+}
+
+/**
+ * Resolves the addresses of the items flowing through, a batch at a time, keeping their order.
+ * Items already decided (invalid, done) pass through without a lookup; an address that no
+ * prospect has, or that several have, becomes a failed row.
+ */
+export function resolveEmails(items: AsyncIterable<EnrollItem>, lookup: EmailLookup): AsyncGenerator<EnrollItem> {
+  const asRecords = async (values: string[]) => {
+    const m = new Map<string, { id: number | string; attributes: Record<string, unknown>; relationships: Record<string, unknown> }[]>();
+    for (const [k, ids] of await lookup(values))
+      m.set(
+        k.toLowerCase(),
+        ids.map((id) => ({ id, attributes: {}, relationships: {} })),
+      );
+    return m;
+  };
+  return resolveInBatches(items, asRecords, {
+    keyOf: (item) => (!item.outcome && item.email && item.prospectId === undefined ? item.email : undefined),
+    apply: (item, recs) => {
+      const ids = recs.map((r) => r.id);
+      if (ids.length === 1) item.prospectId = idValue(String(ids[0]));
+      else if (ids.length === 0)
+        item.outcome = {
+          status: 'failed',
+          id: null,
+          error: `not found: no prospect has the address ${item.email}`,
+          extra: { email: item.email },
+        };
+      else {
+        item.outcome = {
+          status: 'failed',
+          id: null,
+          error: `ambiguous: ${ids.length} prospects have the address ${item.email} (ids ${ids.join(', ')}); enroll by id`,
+          extra: { email: item.email },
+        };
+      }
+    },
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * What every bulk run over a file of records (`create|update|delete --input`, `upsert`, `update
+ * --match`) reads before its first pass: the file's format and dialect (said on stderr), the
+ * journal of earlier runs, every column resolved (`--map` included), and on a rehearsal copy the mask of its fakes.
+ */
+import { detectFormat, inspectInput } from '../../bulk/input/readers.js';
+import { blankNote, type ResourceInput, type ScanResult } from '../../bulk/rows/resource-plan.js';
+import type { WriteOp } from '../../bulk/rows/resource-rows.js';
+import type { Context } from '../../runtime/context.js';
+import type { ResourceType } from '../../registry/index.js';
+import { noteDialect } from './input-file.js';
+import { loadJournal, type BulkSetup } from './session.js';
+import { checkInputColumns, columnMap } from './input-columns.js';
+import { rehearsalMask } from '../shared/rehearsal.js';
+
+/** The input of a run over `file`; a delete reads ids only (no columns to resolve, nothing to mask). */
+export async function readResourceInput(
+  ctx: Context,
+  rt: ResourceType,
+  op: WriteOp,
+  file: string,
+  setup: BulkSetup,
+  map?: readonly string[],
+): Promise<ResourceInput> {
+  const format = await detectFormat(file);
+  const dialect = await inspectInput(file, format, setup.delimiter, setup.encoding);
+  noteDialect(ctx, file, dialect, format);
+  const journal = await loadJournal(ctx, setup);
+  const input: ResourceInput = { rt, op, file, format, shard: setup.shard, journal, skipFailed: setup.skipFailed, dialect };
+  if (op === 'delete') return input;
+  // Every column resolved before anything is sent: labels as column names, custom values checked.
+  const cols = await checkInputColumns(ctx, rt, file, format, dialect, setup.ignoreColumns, columnMap(map));
+  input.skipColumns = cols.skip;
+  if (cols.view) input.names = cols.view;
+  const mask = await rehearsalMask(ctx);
+  if (mask) input.mask = mask;
+  return input;
+}
+
+/** `prospects create (shard 1/2): 10 rows: 8 to create, 1 done by earlier runs, 1 invalid`: what a run over a file will do. */
+export function runSummary(setup: BulkSetup, label: string, scan: ScanResult, todo: string): string {
+  const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
+  return `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to ${todo}, ${scan.done} done by earlier runs, ${scan.invalid} invalid${blankNote(scan.blank)}`;
+}

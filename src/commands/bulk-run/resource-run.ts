@@ -1,0 +1,86 @@
+/**
+ * `svc <resource> create|update|delete --input FILE`: the bulk skeleton (run.ts) filled in with
+ * the rows of a file of records, checked in a first pass, then sent one request each (see
+ * src/bulk/ and the README, "Bulk runs and enroll").
+ */
+import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/rows/resource-plan.js';
+import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
+import type { WriteOp } from '../../bulk/rows/resource-rows.js';
+import type { Context } from '../../runtime/context.js';
+import { UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import type { ResourceType } from '../../registry/index.js';
+import { bulkSetup, type BulkFlags } from './session.js';
+import { readResourceInput, runSummary } from './resource-input.js';
+import { resolveNames } from './row-rel-names.js';
+import { bulkRun } from './run.js';
+
+const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
+
+/** Flags of `create|update|delete --input`. */
+export type ResourceRunFlags = BulkFlags & { input: string; map?: string[] };
+
+/** Runs a bulk create, update or delete. */
+export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: ResourceRunFlags): Promise<void> {
+  const label = `${rt.command} ${VERB[op]}`;
+  const setup = bulkSetup(flags, label, ctx.globals.sandbox);
+  const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
+  if (op !== 'delete') await resolveNames(ctx, rt, input);
+
+  await bulkRun(ctx, {
+    setup,
+    label,
+    rows: `rows of ${flags.input}`,
+    input: { file: flags.input, read: { format: input.format, dialect: input.dialect, headerless: headerlessIds(op) }, bareKey: 'id' },
+    async scan() {
+      const scan = await scanInput(input);
+      for (const c of scan.ignoredColumns)
+        ctx.warn(`column "${c}" is left out: only ${c.split('.')[0]} or ${c.split('.')[0]}.id sets a relationship`);
+      return scan;
+    },
+    async plan(scan) {
+      const plan = runSummary(setup, label, scan, VERB[op]);
+      if (ctx.globals.dryRun) {
+        ctx.info(`dry run: ${plan}; nothing is sent`);
+        await printPlan(ctx, input);
+        return false;
+      }
+      if (op === 'delete' && scan.todo > 0 && !(await confirmDelete(ctx, rt, scan.todo))) {
+        ctx.info('not deleted');
+        return false;
+      }
+      ctx.info(plan);
+      return true;
+    },
+    items: () => resourceItems(input),
+    perform: (writes) => resourcePerformer({ rt, op, claimed: claimedIds(input.journal), ...writes }),
+  });
+}
+
+/** `--dry-run`: one NDJSON line per row on stdout with the request it would send. */
+async function printPlan(ctx: Context, input: ResourceInput): Promise<void> {
+  const api = await ctx.api();
+  for await (const item of resourceItems(input)) {
+    const line: Record<string, unknown> = { row: item.row };
+    if (item.write) {
+      line.method = item.write.method;
+      line.url = api.resolve(item.write.path).toString();
+      if (item.write.body) line.body = item.write.body;
+      if (item.pending) line.note = 'an earlier run was stopped while creating this row: it is looked up first';
+    } else if (item.outcome) {
+      line.status = item.outcome.status;
+      if (item.outcome.id !== undefined && item.outcome.id !== null) line.id = item.outcome.id;
+      if (item.outcome.error) line.error = item.outcome.error;
+      if (item.outcome.extra) Object.assign(line, item.outcome.extra);
+    }
+    await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
+  }
+}
+
+async function confirmDelete(ctx: Context, rt: ResourceType, count: number): Promise<boolean> {
+  if (ctx.globals.yes) return true;
+  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
+    throw new UsageError(`refusing to delete ${count} ${rt.command} without --yes (not an interactive terminal)`);
+  }
+  return (await ctx.prompter()).confirm(`Delete ${count} ${rt.command}?`, false);
+}

@@ -1,0 +1,92 @@
+/**
+ * The one skeleton of every bulk run — `create|update|delete --input`, `upsert` and `update
+ * --match`, `enroll` — which each fill in its parts: the first pass over the rows (`scan`: every
+ * row checked before anything is sent), the plan (what the run will do; `--dry-run` and `--plan`
+ * stop there), the rows for the workers (`items`) and how one row is done (`perform`). The
+ * skeleton does the rest the same way for all of them: the invalid rows and `--strict`, the
+ * session (client, journal, report, progress), the worker pool, `--failed`, the summary line and
+ * the exit code (5 when rows failed, 130 with a resume hint on Ctrl-C).
+ */
+import type { FailedRows } from '../../bulk/run/failed-rows.js';
+import type { ReadOptions } from '../../bulk/input/readers.js';
+import type { Outcome, Parked, WorkItem } from '../../bulk/run/engine.js';
+import type { Context } from '../../runtime/context.js';
+import { UsageError } from '../../errors.js';
+import { collectFailed, failedRows, writeFailedRows } from './input-file.js';
+import { finishRun, openSession, runRows, sessionWrites, type BulkSession, type BulkSetup, type SessionWrites } from './session.js';
+
+/** What the first pass found. */
+export interface RowScan {
+  /** Rows of this shard. */
+  total: number;
+  invalid: number;
+  /** Blank CSV rows (every cell empty), skipped: neither to do nor failed. */
+  blank: number;
+  /** `row N: field: reason` for the first invalid rows. */
+  problems: string[];
+  /** Lines said after the problems (before `--strict` refuses). */
+  notes?: string[];
+}
+
+/** The parts a bulk command fills in. */
+export interface BulkRun<S extends RowScan, T extends WorkItem> {
+  setup: BulkSetup;
+  /** `prospects upsert by email`, `enroll`: the progress bar's label and the summary's first words. */
+  label: string;
+  /** The rows as `--strict` names them: `rows of leads.csv`. */
+  rows: string;
+  /** The input file, read again for `--failed`; undefined when the rows came as flags. */
+  input?: { file: string; read: ReadOptions; bareKey: string };
+  /** `--failed`, when the command checked it before its first request (else checked when the session opens). */
+  failed?: FailedRows;
+  /**
+   * The plan needs the session (read-only lookups, paced with the run's requests). With
+   * `--dry-run` it opens without journal and report: a dry run writes no side file.
+   */
+  planInSession?: boolean;
+  /** First pass: every row checked (and counted, for the progress bar) before anything is sent. */
+  scan(): Promise<S>;
+  /** Says what the run will do; false ends the command there (a dry run, a plan, a "no" to the question). */
+  plan(scan: S, session: BulkSession | undefined): Promise<boolean>;
+  /** The rows for the workers (a lookup through the session may come first). */
+  items(session: BulkSession): AsyncIterable<T> | Promise<AsyncIterable<T>>;
+  /** How one row is done, with the session's requester, journal and settle window. */
+  perform(writes: SessionWrites): (item: T) => Promise<Outcome | Parked>;
+  /** Lines said after the run, before the summary. */
+  after?(): void;
+}
+
+/** Runs a bulk command from its parts. */
+export async function bulkRun<S extends RowScan, T extends WorkItem>(ctx: Context, run: BulkRun<S, T>): Promise<void> {
+  const { setup } = run;
+  const scan = await run.scan();
+  for (const p of scan.problems) ctx.info(p);
+  if (scan.invalid > scan.problems.length) ctx.info(`… and ${scan.invalid - scan.problems.length} more invalid rows`);
+  for (const note of scan.notes ?? []) ctx.info(note);
+  if (scan.invalid > 0 && setup.strict)
+    throw new UsageError(`${scan.invalid} of ${scan.total} ${run.rows} are invalid; nothing was sent (--strict)`);
+
+  let session: BulkSession | undefined;
+  try {
+    if (run.planInSession) {
+      const side = ctx.globals.dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup;
+      session = await openSession(ctx, side, run.label, scan.total);
+    }
+    if (!(await run.plan(scan, session))) return;
+    const failed = run.failed ?? failedRows(setup, run.input?.file);
+    session ??= await openSession(ctx, setup, run.label, scan.total);
+    collectFailed(session, failed);
+    session.progress.start();
+    // Aborted by the pool when the run stops for an error every row would meet.
+    const halt = new AbortController();
+    const items = await run.items(session);
+    const result = await runRows(ctx, session, setup, { halt, items, perform: run.perform(sessionWrites(ctx, session, setup, halt)) });
+    session.progress.stop();
+    const early = result.interrupted || result.tripped !== undefined;
+    if (run.input) await writeFailedRows(ctx, failed, run.input.file, run.input.read, run.input.bareKey, early);
+    run.after?.();
+    finishRun(ctx, session, setup, run.label, result, scan.total, scan.blank);
+  } finally {
+    await session?.close();
+  }
+}

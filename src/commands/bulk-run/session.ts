@@ -1,0 +1,466 @@
+/**
+ * What `svc <resource> create|update|delete --input` and `svc enroll` share: the options, the
+ * API client with pacing hooks, journal, report and progress, and the summary and exit code at
+ * the end (5 when rows failed, 130 with a resume hint on Ctrl-C).
+ */
+import { setMaxListeners } from 'node:events';
+import fs from 'node:fs';
+import type { ApiClient } from '../../api/client.js';
+import { defaultJournalPath, emptyJournal, JournalWriter, readJournal, type JournalState } from '../../bulk/run/journal.js';
+import { describeOwner, type SideOwner } from '../../bulk/run/side-owner.js';
+import { Pacer } from '../../bulk/run/pacing.js';
+import { Progress } from '../../bulk/run/progress.js';
+import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportWriter } from '../../bulk/run/report.js';
+import { Requester, Stopped } from '../../bulk/run/requester.js';
+import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS, type SettleClock } from '../../bulk/run/settle.js';
+import { parseShard, type Shard } from '../../bulk/run/shard.js';
+import {
+  DEFAULT_MAX_FAILURES,
+  MAX_PARKED,
+  runPool,
+  type Outcome,
+  type PoolOptions,
+  type PoolResult,
+  type WorkItem,
+} from '../../bulk/run/engine.js';
+import { parseDelimiter, parseEncoding, stdinNotSupported } from '../../bulk/input/readers.js';
+import type { InputEncoding } from '../../bulk/input/input-encoding.js';
+import type { Context } from '../../runtime/context.js';
+import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
+import { interruptedBeforeRows, runOwner } from '../shared/org-owner.js';
+import { checkRunFiles } from './run-files.js';
+
+/** Options shared by bulk commands. */
+export interface BulkFlags {
+  input?: string;
+  concurrency?: string;
+  journal?: string;
+  report?: string;
+  strict?: boolean;
+  shard?: string;
+  settle?: string;
+  resendUnconfirmed?: boolean;
+  skipFailed?: boolean;
+  maxFailures?: string;
+  failed?: string;
+  ignoreColumns?: string;
+  delimiter?: string;
+  encoding?: string;
+}
+
+/** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
+export const MAX_CONCURRENCY = 32;
+
+/** Parsed bulk options. */
+export interface BulkSetup {
+  /** The command (`prospects upsert`, `enroll`): a journal belongs to one command and one org. */
+  command: string;
+  /** The org and command this run's journal entries belong to, once asked (see {@link runOwnerOf}). */
+  owner?: SideOwner;
+  /** `--journal` was given: a journal of another org or command is refused, not shared. */
+  journalGiven: boolean;
+  /** The journal's size when {@link loadJournal} read it: the lock is taken after that read. */
+  journalBytes?: number;
+  concurrency: number;
+  shard: Shard | undefined;
+  /** Journal file; undefined when there is no input file and no `--journal`. */
+  journalPath: string | undefined;
+  reportPath: string | undefined;
+  strict: boolean;
+  /** How long a write without a definite answer is watched before it may be sent again (ms). */
+  settleMs: number;
+  /**
+   * `--resend-unconfirmed`: a create whose answer was lost and that a lookup still does not find
+   * at the end of the window is sent again (after one more lookup) instead of reported unknown.
+   */
+  resend: boolean;
+  /** Rows an earlier run recorded `failed` are skipped instead of tried again. */
+  skipFailed: boolean;
+  /** Consecutive rows refused with the same error that stop the run (0: never). */
+  maxFailures: number;
+  /** `--failed`: where the failed rows go. */
+  failedPath: string | undefined;
+  /** `--ignore-columns`: input columns left out on purpose. */
+  ignoreColumns: ReadonlySet<string>;
+  /** `--delimiter`: the CSV delimiter, when forced. */
+  delimiter: string | undefined;
+  /** `--encoding`: the input's text encoding, when forced. */
+  encoding: InputEncoding | undefined;
+}
+
+/** `--settle <seconds>`: a number from 0 to an hour. */
+function settleMs(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_SETTLE_SECONDS * 1000;
+  const t = v.trim();
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > MAX_SETTLE_SECONDS) {
+    throw new UsageError(`--settle ${v}: expected seconds from 0 to ${MAX_SETTLE_SECONDS} (default ${DEFAULT_SETTLE_SECONDS})`);
+  }
+  return Math.round(Number(t) * 1000);
+}
+
+/** `--max-failures <n>`: a whole number, 0 turning the breaker off. */
+function maxFailures(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_MAX_FAILURES;
+  if (!/^\d+$/.test(v.trim()))
+    throw new UsageError(`--max-failures ${v}: expected a whole number (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
+  return Number(v);
+}
+
+/** `--ignore-columns a,b`: column names, spaces around the commas ignored. */
+function ignoreColumns(v: string | undefined): ReadonlySet<string> {
+  const names = (v ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  if (v !== undefined && names.length === 0) throw new UsageError('--ignore-columns: give column names, comma-separated');
+  return new Set(names);
+}
+
+/**
+ * Checks and resolves the bulk options of `command`. A run against the sandbox (a rehearsal on a
+ * copy of the org, or a try-out) keeps its own default journal beside the input; whatever the
+ * file, a run reads only the entries of its own org and command (see {@link loadJournal}).
+ */
+export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): BulkSetup {
+  const c = flags.concurrency ?? '4';
+  if (!/^\d+$/.test(c.trim()) || Number(c) < 1 || Number(c) > MAX_CONCURRENCY) {
+    throw new UsageError(`--concurrency ${c}: expected a whole number from 1 to ${MAX_CONCURRENCY}`);
+  }
+  if (flags.input === '-') throw stdinNotSupported();
+  if (flags.input !== undefined && flags.input.trim() === '') throw new UsageError('--input: give a file name');
+  const journalPath = flags.journal ?? (flags.input !== undefined ? defaultJournalPath(flags.input, sandbox) : undefined);
+  // No file of the run may be another: a report over the input would empty it, a journal over it append to it.
+  checkRunFiles([
+    { flag: '--input', path: flags.input, out: false },
+    { flag: '--journal', path: journalPath, out: true },
+    { flag: "the journal's lock", path: journalPath !== undefined ? `${journalPath}.lock` : undefined, out: true },
+    { flag: '--report', path: flags.report === '-' ? undefined : flags.report, out: true },
+    { flag: '--failed', path: flags.failed, out: true },
+  ]);
+  return {
+    command,
+    journalGiven: flags.journal !== undefined,
+    concurrency: Number(c),
+    shard: flags.shard !== undefined ? parseShard(flags.shard) : undefined,
+    journalPath,
+    reportPath: flags.report,
+    strict: flags.strict === true,
+    settleMs: settleMs(flags.settle),
+    resend: flags.resendUnconfirmed === true,
+    skipFailed: flags.skipFailed === true,
+    maxFailures: maxFailures(flags.maxFailures),
+    failedPath: flags.failed,
+    ignoreColumns: ignoreColumns(flags.ignoreColumns),
+    delimiter: flags.delimiter !== undefined ? parseDelimiter(flags.delimiter) : undefined,
+    encoding: flags.encoding !== undefined ? parseEncoding(flags.encoding) : undefined,
+  };
+}
+
+/** The owner of the run's side files, asked of the API once per run (through `get` when given: see runOwner). */
+export async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: string) => Promise<unknown>): Promise<SideOwner> {
+  setup.owner ??= await runOwner(ctx, setup.command, get);
+  return setup.owner;
+}
+
+/**
+ * Reads the entries this org and command recorded in earlier runs, warning about damage. Entries
+ * of another org or command are never read as done: in the default journal they are left as they
+ * are (this run starts afresh, with its own entries after them); a `--journal` named for this run
+ * that holds them is refused, as is a journal that does not say whose its entries are.
+ */
+export async function loadJournal(ctx: Context, setup: BulkSetup): Promise<JournalState> {
+  const path = setup.journalPath;
+  if (!path) return emptyJournal();
+  // Whose the run is needs a request: asked only when there is a journal to read.
+  const state = await readJournal(path, (await isFile(path)) ? await runOwnerOf(ctx, setup) : undefined);
+  if (state.unowned) {
+    throw new UsageError(
+      `${path}: its ${state.unowned.toLocaleString('en-US')} row(s) were recorded by an earlier svc that did not record the org they were done in`,
+    ).hint(`move it away to start afresh (rows it records as done would be sent again), or finish those rows with the svc that wrote it`);
+  }
+  if (state.foreign) {
+    const whose = state.foreignOwners.map(describeOwner).join('; ');
+    if (setup.journalGiven) {
+      throw new UsageError(
+        `--journal ${path} belongs to another org or command: it records ${state.foreign.toLocaleString('en-US')} row(s) of ${whose}`,
+      ).hint(
+        `this run is ${describeOwner(setup.owner!)}: give it its own --journal FILE (or leave --journal out: the default journal keeps each org's and command's rows apart)`,
+      );
+    }
+    ctx.info(
+      `journal ${path}: ${state.foreign.toLocaleString('en-US')} row(s) recorded for another org or command (${whose}) are not this run's: this run starts afresh`,
+    );
+  }
+  if (state.damagedLines) ctx.warn(`${path}: ${state.damagedLines} unreadable journal line(s) ignored`);
+  if (state.tornTail) ctx.trace(`${path}: ignoring a cut-off last line (an earlier run was killed while writing it)`);
+  if (state.entries.size) ctx.info(`journal ${path}: ${state.entries.size.toLocaleString('en-US')} row(s) recorded by earlier runs`);
+  setup.journalBytes = state.bytes;
+  return state;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await fs.promises.lstat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Everything a running bulk command holds. */
+export interface BulkSession {
+  client: ApiClient;
+  requester: Requester;
+  pacer: Pacer;
+  progress: Progress;
+  report: ReportWriter;
+  journal: JournalWriter | undefined;
+  started: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens client, journal (locked), report and progress for a run. The progress display starts
+ * with `session.progress.start()` once the set-up lines are printed.
+ */
+export async function openSession(ctx: Context, setup: BulkSetup, label: string, total: number | undefined): Promise<BulkSession> {
+  const conn = await ctx.connection();
+  const stderrColumns = ctx.io.stderrColumns ?? 0;
+  // Every worker and every parked row may wait on Ctrl-C at once (pacing waits, settle waits):
+  // more listeners than Node's default of 10, which would print a leak warning on stderr.
+  setMaxListeners(MAX_CONCURRENCY + MAX_PARKED + 16, ctx.signal);
+  const progress = new Progress({
+    stderr: ctx.io.stderr,
+    // --verbose writes trace lines as requests go: a bar redrawn between them would garble both.
+    // A terminal that reports no width gets plain lines: a bar cannot be sized to it.
+    tty: ctx.io.stderrIsTTY && !ctx.globals.verbose && stderrColumns > 0,
+    label,
+    total,
+    columns: stderrColumns || ctx.io.columns,
+    intervalMs: progressInterval(ctx.env.SVC_PROGRESS_INTERVAL),
+    now: () => ctx.clock.now(),
+  });
+  const sleep = (ms: number, signal?: AbortSignal) => ctx.clock.sleep(ms, signal);
+  const pacer = new Pacer({
+    concurrency: setup.concurrency,
+    sleep,
+    now: () => ctx.clock.now(),
+    onWait: (ms, why) => progress.waiting(ms, why),
+  });
+  // No Ctrl-C signal on the client: a request on the wire always finishes, so that its outcome
+  // reaches the journal. Workers stop taking rows instead (see the engine).
+  const client = await ctx.newApiClient(conn, {
+    signal: undefined,
+    onRateLimit: (info, status) => pacer.observe(info, status),
+    now: () => ctx.clock.now(),
+  });
+  const requester = new Requester({
+    client,
+    pacer,
+    signal: ctx.signal,
+    sleep,
+    now: () => ctx.clock.now(),
+    onWait: (ms, why) => progress.waiting(ms, why),
+    resumeHint: resumeHint(setup),
+  });
+  let journal: JournalWriter | undefined;
+  let report: ReportWriter = NO_REPORT;
+  try {
+    if (setup.journalPath) {
+      journal = new JournalWriter(
+        setup.journalPath,
+        () => ctx.clock.now(),
+        (t) => ctx.redact(t),
+        // Through the requester: paced with the run's other requests, its waits shown.
+        await runOwnerOf(ctx, setup, async (url) => (await requester.send({ method: 'GET', path: url }, 'read')).doc),
+      );
+      journal.open(setup.journalBytes);
+    }
+    if (setup.reportPath === '-') report = beforeEach(() => progress.clear(), redacted(ctx, stdoutReport(ctx.io.stdout)));
+    else if (setup.reportPath) report = redacted(ctx, openReportFile(setup.reportPath));
+  } catch (err) {
+    journal?.close();
+    await client.close();
+    if (err instanceof Stopped) throw interruptedBeforeRows();
+    throw err;
+  }
+  return {
+    client,
+    requester,
+    pacer,
+    progress,
+    report,
+    journal,
+    started: ctx.clock.now(),
+    async close() {
+      progress.stop();
+      journal?.close();
+      report.close();
+      await client.close();
+    },
+  };
+}
+
+/**
+ * Report lines on stdout erase the progress bar first: on a shared terminal they would
+ * otherwise be written after the bar, on its line (the bar is redrawn below them).
+ */
+function beforeEach(fn: () => void, inner: ReportWriter): ReportWriter {
+  return {
+    write: (e) => {
+      fn();
+      return inner.write(e);
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** How to do the rest of a run that stopped early. */
+function resumeHint(setup: BulkSetup): string {
+  return setup.journalPath
+    ? `run the same command again to do the rest: the journal ${setup.journalPath} records what is done`
+    : 'run the same command again: rows already done are skipped';
+}
+
+/**
+ * The settle window of a run's writes without a definite answer. Its waits end on Ctrl-C and
+ * when `halt` is aborted (the run stops for an error every row would meet).
+ */
+function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): SettleClock {
+  const signal = AbortSignal.any([ctx.signal, halt.signal]);
+  // One listener per parked row (see openSession).
+  setMaxListeners(MAX_CONCURRENCY + MAX_PARKED + 16, signal);
+  return { windowMs: setup.settleMs, now: () => ctx.clock.now(), sleep: (ms, s) => ctx.clock.sleep(ms, s), signal };
+}
+
+/** What every performer of a session's writes is given: requester, journal, settle window, error lines. */
+export type SessionWrites = ReturnType<typeof sessionWrites>;
+
+/** The {@link SessionWrites} of a session; `halt` ends the settle waits when the run stops. */
+export function sessionWrites(ctx: Context, session: BulkSession, setup: BulkSetup, halt: AbortController) {
+  return {
+    requester: session.requester,
+    journal: session.journal,
+    settle: settleClock(ctx, setup, halt),
+    resend: setup.resend,
+    describe: rowError,
+  };
+}
+
+/** Every text of a report line redacted: errors quote servers, and details (`reason`) quote journals and inputs. */
+function redacted(ctx: Context, inner: ReportWriter): ReportWriter {
+  return {
+    write(e) {
+      const out: ReportEntry = { ...e };
+      for (const [k, v] of Object.entries(out)) if (typeof v === 'string') out[k] = ctx.redact(v);
+      return inner.write(out);
+    },
+    close: () => inner.close(),
+  };
+}
+
+function progressInterval(v: string | undefined): number | undefined {
+  const s = Number(v);
+  return v && Number.isFinite(s) && s > 0 ? s * 1000 : undefined;
+}
+
+/** One line for an error a row met: `title: detail (field /data/…, id code)`. */
+function rowError(err: unknown): { error: string; field?: string } {
+  if (err instanceof ApiError) {
+    const e = err.errors[0];
+    const pointer = e?.source?.pointer ?? e?.source?.parameter;
+    const extras = [pointer ? `field ${pointer}` : '', e?.id ? `id ${e.id}` : ''].filter(Boolean).join(', ');
+    const field = pointer?.replace(/^\/data\/(attributes|relationships)\//, '');
+    return { error: `HTTP ${err.status} ${err.message}${extras ? ` (${extras})` : ''}`, ...(field ? { field } : {}) };
+  }
+  return { error: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * Runs a session's rows through the worker pool with the run's settings: concurrency, the
+ * breaker (`--max-failures`), Ctrl-C, the journal, the report, the progress and the lines of
+ * failed rows.
+ */
+export function runRows<T extends WorkItem>(
+  ctx: Context,
+  session: BulkSession,
+  setup: BulkSetup,
+  rows: Pick<PoolOptions<T>, 'items' | 'perform' | 'halt'>,
+): Promise<PoolResult> {
+  return runPool({
+    ...rows,
+    concurrency: setup.concurrency,
+    maxFailures: setup.maxFailures,
+    signal: ctx.signal,
+    journal: session.journal,
+    report: session.report,
+    progress: session.progress,
+    onFailure: failurePrinter(ctx, session, setup),
+  });
+}
+
+/** Prints failed rows on stderr: every one without `--report`, the first ten with it. */
+function failurePrinter(ctx: Context, session: BulkSession, setup: BulkSetup): (item: WorkItem, o: Outcome) => void {
+  let shown = 0;
+  const cap = setup.reportPath ? 10 : Infinity;
+  return (item, o) => {
+    shown++;
+    if (shown <= cap) session.progress.line(ctx.redact(`row ${item.row}: ${o.status}: ${o.error ?? ''}`));
+    else if (shown === cap + 1) session.progress.line(`(more failed rows: see the report ${setup.reportPath})`);
+  };
+}
+
+/** Prints the summary and ends the command with the right exit code. */
+export function finishRun(
+  ctx: Context,
+  session: BulkSession,
+  setup: BulkSetup,
+  label: string,
+  result: PoolResult,
+  total: number | undefined,
+  /** Blank CSV rows the run skipped (neither done nor failed). */
+  blank = 0,
+): void {
+  const c = result.counts;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const parts = (['created', 'updated', 'deleted', 'skipped', 'failed', 'unknown'] as const)
+    .filter((s) => c[s] > 0)
+    .map((s) => `${n(c[s])} ${s}`);
+  const secs = (ctx.clock.now() - session.started) / 1000;
+  ctx.info(
+    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s${blank ? `; ${n(blank)} blank rows skipped` : ''})`,
+  );
+  const files = [
+    setup.journalPath ? `journal ${setup.journalPath}` : '',
+    setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : '',
+  ].filter(Boolean);
+  if (files.length) ctx.info(files.join(' · '));
+  if (result.tripped) {
+    const t = result.tripped;
+    const rest = total !== undefined ? ` (${n(Math.max(0, total - result.processed))} rows not tried)` : '';
+    throw new SvcError(
+      ctx.redact(`stopped after ${n(t.count)} rows in a row were refused with the same error${rest}: ${t.error}`),
+      ExitCode.API,
+    )
+      .hint(`fix what the error names (first in row ${t.firstRow}), then ${resumeHint(setup)}`)
+      .hint(`--max-failures N changes when a run stops (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
+  }
+  if (result.interrupted) {
+    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(
+      resumeHint(setup),
+    );
+  }
+  const bad = c.failed + c.unknown;
+  if (bad > 0) {
+    const err = new PartialError(`${n(bad)} of ${n(result.processed)} rows failed`);
+    err.hint(
+      setup.reportPath
+        ? `see the report ${setup.reportPath === '-' ? 'on stdout' : setup.reportPath}`
+        : 'give --report FILE for one result per row',
+    );
+    if (c.unknown)
+      err.hint(
+        'rows marked unknown may have been created: a rerun looks them up again (those it can) and sends none of them twice; --resend-unconfirmed sends those it still cannot find',
+      );
+    throw err;
+  }
+}

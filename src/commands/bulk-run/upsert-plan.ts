@@ -1,0 +1,173 @@
+/**
+ * `--plan` of upsert and update by key: reads the current records with the same batched match a
+ * run makes, and prints per row the fields that would change (old → new), then the bill:
+ * creates, updates, unchanged, requests, and the time they need at the rate limit given what is
+ * left of the current window. Nothing is written. `-o json` gives the plan as one document,
+ * `-o ndjson` a line per row and the bill last.
+ */
+import type { PageClient } from '../../api/paginate.js';
+import type { RateLimitInfo } from '../../api/jsonapi.js';
+import { readServerWait } from '../../api/server-wait.js';
+import { keyedItems, keyedLookup, type KeyedInput } from '../../bulk/rows/upsert-rows.js';
+import type { Context } from '../../runtime/context.js';
+import { isEmailAttribute } from '../../bulk/rows/key-match.js';
+import { writeOut } from '../../output/io.js';
+import { terminalSafe } from '../../output/terminal-text.js';
+
+/** The totals of a plan. */
+export interface PlanBill {
+  creates: number;
+  updates: number;
+  unchanged: number;
+  ambiguous: number;
+  failed: number;
+  /** Done by earlier runs (journal). */
+  done: number;
+  /** Lookup requests the match takes (the run makes them again). */
+  lookups: number;
+  /** Requests of the run: lookups + creates + updates. */
+  requests: number;
+  /** `X-RateLimit-Remaining` and `-Limit` of the last answer, when the server sends them. */
+  remaining: number | null;
+  limit: number | null;
+  /** Seconds the run must wait for the rate limit (0 when the window's budget holds it). */
+  waitSeconds: number;
+}
+
+/** The rate window of the API: an hour. */
+const WINDOW_S = 3600;
+
+/** Seconds of waiting for `requests` at the rate limit, from the last reading. */
+export function rateWait(requests: number, rl: RateLimitInfo | undefined, now: number): number {
+  if (!rl || rl.remaining === undefined || requests <= rl.remaining) return 0;
+  const limit = rl.limit && rl.limit > 0 ? rl.limit : undefined;
+  const w = readServerWait(rl.reset, now);
+  const toReset = w && 'ms' in w ? Math.ceil(w.ms / 1000) : WINDOW_S;
+  if (!limit) return toReset;
+  return toReset + (Math.ceil((requests - rl.remaining) / limit) - 1) * WINDOW_S;
+}
+
+const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.stringify(v));
+
+/**
+ * Prints the plan of a keyed run on stdout.
+ * @param nameLookups requests that resolved relationship names before the plan (the run makes them again)
+ */
+export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookups = 0): Promise<PlanBill> {
+  const api = await ctx.api();
+  let lookups = nameLookups;
+  let last: RateLimitInfo | undefined;
+  const client: PageClient = {
+    baseUrl: api.baseUrl,
+    resolve: (p) => api.resolve(p),
+    request: async (req) => {
+      lookups++;
+      const res = await api.request(req);
+      if (res.rateLimit.remaining !== undefined) last = res.rateLimit;
+      return res;
+    },
+  };
+  const lookup = await keyedLookup(client, input, { signal: ctx.signal });
+  const json = ctx.globals.output === 'json';
+  // NDJSON streams a line per row and the bill last, for files too long to hold as one document.
+  const ndjson = ctx.globals.output === 'ndjson';
+  const bill: PlanBill = {
+    creates: 0,
+    updates: 0,
+    unchanged: 0,
+    ambiguous: 0,
+    failed: 0,
+    done: 0,
+    lookups: 0,
+    requests: 0,
+    remaining: null,
+    limit: null,
+    waitSeconds: 0,
+  };
+  const rows: Record<string, unknown>[] = [];
+  // The human plan quotes the file's values and the org's: escaped as in every human view.
+  const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(terminalSafe(s)) + '\n');
+  for await (const item of keyedItems(input, lookup)) {
+    const line: Record<string, unknown> = { row: item.row };
+    if (item.value !== undefined) line[input.match] = item.value;
+    const o = item.outcome;
+    if (item.plan === 'create') {
+      bill.creates++;
+      line.action = 'create';
+      line.fields = item.data?.attributes;
+      if (item.data && Object.keys(item.data.relationships).length) line.relationships = item.data.relationships;
+      line.matched = 'none';
+      if (!json && !ndjson)
+        await out(
+          `row ${item.row}: create (${input.match} ${item.value}: no ${input.rt.type} has it${isEmailAttribute(input.match) ? ', ignoring case' : ''})`,
+        );
+    } else if (item.plan === 'update') {
+      bill.updates++;
+      line.action = 'update';
+      line.id = item.write!.id;
+      line.changes = item.changes;
+      line.matched = item.matched;
+      if (!json && !ndjson) {
+        await out(`row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value}${matchNote(item.matched)})`);
+        for (const c of item.changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
+      }
+    } else if (item.plan === 'unchanged') {
+      bill.unchanged++;
+      line.action = 'unchanged';
+      line.id = o?.id ?? null;
+      line.matched = item.matched;
+      if (!json && !ndjson && item.matched !== 'exact')
+        await out(`row ${item.row}: unchanged ${input.rt.type} ${line.id} (${input.match} ${item.value}${matchNote(item.matched)})`);
+    } else if (o?.status === 'skipped') {
+      bill.done++;
+      line.action = 'skip';
+      if (o.id !== undefined && o.id !== null) line.id = o.id;
+      line.reason = o.extra?.reason;
+    } else if (o) {
+      if (o.extra?.reason === 'ambiguous') bill.ambiguous++;
+      else bill.failed++;
+      line.action = o.extra?.reason === 'ambiguous' ? 'ambiguous' : o.status;
+      line.error = o.error;
+      if (!json && !ndjson) await out(`row ${item.row}: ${o.status}: ${o.error ?? ''}`);
+    }
+    if (json) rows.push(line);
+    else if (ndjson) await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify(line)) + '\n');
+  }
+  bill.lookups = lookups;
+  bill.requests = lookups + bill.creates + bill.updates;
+  bill.remaining = last?.remaining ?? null;
+  bill.limit = last?.limit ?? null;
+  bill.waitSeconds = rateWait(bill.requests, last, ctx.clock.now());
+  if (json) {
+    await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify({ rows, bill }, null, 2)) + '\n');
+    return bill;
+  }
+  if (ndjson) {
+    await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
+    return bill;
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  const budget =
+    bill.remaining === null
+      ? 'the server gave no rate-limit reading'
+      : bill.waitSeconds === 0
+        ? `within the window's remaining budget (${n(bill.remaining)}${bill.limit ? ` of ${n(bill.limit)}` : ''} left): no wait`
+        : `${n(bill.remaining)} left in this window: about ${waitText(bill.waitSeconds)} of waiting for the rate limit`;
+  const of = (x: number, word: string) => `${n(x)} ${word}${x === 1 ? '' : 's'}`;
+  await out(
+    `bill: ${of(bill.creates, 'create')}, ${of(bill.updates, 'update')}, ${n(bill.unchanged)} unchanged (not sent), ${n(bill.ambiguous)} ambiguous, ${n(bill.failed)} failed, ${n(bill.done)} done earlier; ` +
+      `${of(bill.requests, 'request')} (${of(bill.lookups, 'lookup')} + ${of(bill.creates + bill.updates, 'write')}); ${budget}`,
+  );
+  return bill;
+}
+
+/** `, matched ignoring case (stored "Mia@X.test")`; nothing for an exact match. */
+function matchNote(matched: string | undefined): string {
+  return matched && matched !== 'exact' ? `, matched ${matched}` : '';
+}
+
+function waitText(s: number): string {
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
