@@ -154,8 +154,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           // The header needs the page's names: its records' text is kept for the first page only.
           const first = columns ? undefined : p.resources.map(json);
           columns ??= opts.omitColumn ? unionKeysOf(first!).filter((k) => !opts.omitColumn!(k)) : unionKeysOf(first!);
-          // An empty cell either way: stretches of null custom fields are passed in one comparison.
-          read ??= columnReader(columns, pick, { nullAsMissing: true });
+          read ??= columnReader(columns, pick);
           let chunk = headerDone ? '' : csvLine(columns);
           headerDone = true;
           const n = p.resources.length;
