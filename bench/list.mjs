@@ -9,8 +9,10 @@
  *     resource object as one line — and a transport-only loop (each body written whole, decoded
  *     to text and not parsed).
  *  4. Every output format (`-o ndjson|json|csv|table`, `table --columns` and `json --query`) at 20,000 records and
- *     at all of them, against the sandbox, output to a file: interleaved in each round, so that the
- *     ratios to ndjson compare runs under the same load.
+ *     at all of them, against the sandbox, output to a file, and the reference loop (the plain
+ *     client: fetch, `JSON.parse`, `JSON.stringify` each record; lib/reference-loop.mjs) over the
+ *     same records: interleaved in each round, so that each format's CPU a record is compared with
+ *     the reference's under the same load.
  * Run alone: `node bench/list.mjs` prints JSON (`FORMATS_ONLY=1`: step 4 only); `bench/run.mjs`
  * calls {@link listBench}.
  */
@@ -137,18 +139,23 @@ export const FORMAT_VARIANTS = {
 
 /**
  * Step 4: `svc prospects list --limit N <variant>` against the sandbox, stdout to a file, every
- * variant once per round in turn. Returns, per size and variant, wall time, CPU time and peak RSS
- * (medians) and the output's size.
+ * variant once per round in turn, with the reference loop (`reference`) first. Returns, per size
+ * and variant, wall time, CPU time and peak RSS (medians), the output's size and, but for the
+ * reference, `cpuRatio`: the median over rounds of the variant's CPU time over the reference's in
+ * the same round.
  */
 async function formatBench({ sandbox, env, dir, sizes, runs, log }) {
   const result = {};
   for (const n of sizes) {
     log(`every format at ${n} records, ${runs} rounds…`);
-    const times = Object.fromEntries(Object.keys(FORMAT_VARIANTS).map((k) => [k, []]));
+    const times = Object.fromEntries(['reference', ...Object.keys(FORMAT_VARIANTS)].map((k) => [k, []]));
     const bytes = {};
     for (let round = 0; round < runs; round++) {
+      const file = join(dir, 'out');
+      const reference = [node, here('./lib/reference-loop.mjs'), sandbox.baseUrl, sandbox.token, String(n)];
+      times.reference.push(await runMeasured(reference, { env, stdoutFile: file }));
+      bytes.reference = statSync(file).size;
       for (const [name, args] of Object.entries(FORMAT_VARIANTS)) {
-        const file = join(dir, 'out');
         const cmd = [
           node,
           SVC,
@@ -167,10 +174,18 @@ async function formatBench({ sandbox, env, dir, sizes, runs, log }) {
       }
     }
     const pick = (list, k) => stats(list.map((r) => r[k]));
+    // Each round's ratio to the reference run just before it: load that changes between rounds cancels out.
+    const cpuRatio = (list) => stats(list.map((r, i) => r.cpuMs / times.reference[i].cpuMs));
     result[n] = Object.fromEntries(
       Object.entries(times).map(([k, list]) => [
         k,
-        { ms: pick(list, 'ms'), cpuMs: pick(list, 'cpuMs'), rssKb: pick(list, 'rssKb'), bytes: bytes[k] },
+        {
+          ms: pick(list, 'ms'),
+          cpuMs: pick(list, 'cpuMs'),
+          rssKb: pick(list, 'rssKb'),
+          bytes: bytes[k],
+          ...(k === 'reference' ? {} : { cpuRatio: cpuRatio(list) }),
+        },
       ]),
     );
   }

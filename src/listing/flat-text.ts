@@ -92,8 +92,6 @@ export function recordIndenter(): (compact: string) => string {
   let outAt: number[] = [];
   let nextKeyAt: number[] = [];
   let nextOutAt: number[] = [];
-  /** The length of the run found at member m by the last record that looked for one there. */
-  const runFrom: number[] = [];
   // Text that is not a plain object (never made by flatJson): indented alone, nothing kept.
   const alone = (json: string) => {
     prevCount = 0;
@@ -124,16 +122,11 @@ export function recordIndenter(): (compact: string) => string {
         };
         let lo = 0;
         let step = 1;
-        // The run found here by the record before is tried first: a listing's records differ in
-        // the same members, so it is often the run again (4.7 % fewer instructions for json).
-        const guess = runFrom[m] ?? 0;
-        if (guess > 1 && guess <= avail && same(0, guess)) lo = guess;
         while (lo + step <= avail && same(lo, lo + step)) {
           lo += step;
           step *= 2;
         }
         for (step >>= 1; step > 0; step >>= 1) if (lo + step <= avail && same(lo, lo + step)) lo += step;
-        runFrom[m] = lo;
         if (lo > 0) {
           const base = outAt[m]!;
           const length = out.length;
@@ -262,12 +255,11 @@ export function valueAt(json: string, start: number, end: number, fresh = false)
  * Reads the values of `columns` out of flat records' JSON text, as `pick` reads them out of flat
  * records: a column is a member's name, or `name.inner` for a member of an included record.
  * With `keep`, the values share no memory with the text (rows kept for a while: the table's first page).
- * With `nullAsMissing`, a null value may be given as undefined (CSV writes both as an empty cell).
  */
 export function columnReader(
   columns: readonly string[],
   pick: (r: Record<string, unknown>, column: string) => unknown,
-  { keep = false, nullAsMissing = false }: { keep?: boolean; nullAsMissing?: boolean } = {},
+  { keep = false }: { keep?: boolean } = {},
 ): (json: string) => unknown[] {
   const index = new Map<string, number>();
   for (const [i, c] of columns.entries()) if (!index.has(c)) index.set(c, i);
@@ -278,57 +270,18 @@ export function columnReader(
     if (dot > 0) inner.set(c.slice(0, dot), [...(inner.get(c.slice(0, dot)) ?? []), i]);
   });
   const dupes = columns.map((c, i) => [i, index.get(c)!] as const).filter(([i, j]) => i !== j);
-  // A null read as missing must not hide a dotted column's own member from its inner lookup.
-  const nullSkips = nullAsMissing ? columns.map((c) => !c.includes('.')) : [];
   // Records of a listing have the same members in the same order: the member names seen at each
   // position last time are checked in place, and only a name that differs is cut out and looked up.
   const seen: (string | undefined)[] = [];
   const columnAt: number[] = [];
   const innerAt: (string | undefined)[] = [];
-  // Of the previous record: where member m's name starts in its text (at m = count, where its
-  // closing brace is), and from each member the next one a column reads. A stretch of members no
-  // column reads (the custom fields a CSV leaves out; with `nullAsMissing`, also those that were
-  // null) written exactly as last time is passed in one comparison of text; a position where
-  // comparisons keep failing is not tried again.
-  let prevJson = '';
-  let prevCount = 0;
-  let nameAt: number[] = [];
-  let nextNameAt: number[] = [];
-  // Refilled in place: the nulls of some members change from record to record, and new arrays
-  // each time were most of what a CSV listing allocated besides the records' text.
-  const readFrom: number[] = [];
-  const tryStretch: boolean[] = [];
-  let failures = new Uint8Array(0);
-  let isNull = new Uint8Array(0);
   return (json) => {
     const values: unknown[] = new Array<unknown>(columns.length);
     const found: boolean[] | undefined = inner.size ? new Array<boolean>(columns.length).fill(false) : undefined;
     let members: Map<string, unknown> | undefined;
-    let changed = false;
-    let nullsChanged = false;
     let i = skip(json, skip(json, 0) + 1);
     let m = 0;
     while (json.charCodeAt(i) !== 125) {
-      if (m < prevCount && tryStretch[m]) {
-        // Members m to read - 1 are read by no column: passed when written as last time (up to
-        // the next member's name, or to the closing brace).
-        const read = readFrom[m]!;
-        const from = nameAt[m]!;
-        const to = nameAt[read]! + (read === prevCount ? 1 : 0);
-        if (json.slice(i, i + to - from) === prevJson.slice(from, to)) {
-          for (let k = m; k < read; k++) nextNameAt[k] = nameAt[k]! - from + i;
-          i += to - from;
-          m = read;
-          if (read === prevCount) {
-            i--;
-            break;
-          }
-          if (json.charCodeAt(i) !== 34) i = skip(json, i);
-          continue;
-        }
-        if (++failures[m]! >= 4) tryStretch[m] = false;
-      }
-      nextNameAt[m] = i;
       const known = seen[m];
       let close = known === undefined ? -1 : i + 1 + known.length;
       if (close < 0 || json.charCodeAt(close) !== 34 || !json.startsWith(known!, i + 1)) {
@@ -338,18 +291,12 @@ export function columnReader(
         seen[m] = json.slice(i + 1, close).includes('\\') ? undefined : key;
         columnAt[m] = index.get(key) ?? -1;
         innerAt[m] = inner.has(key) ? key : undefined;
-        changed = true;
       }
       // Compact text has the value right after the colon; a server's spaces are skipped.
       let start = close + 1;
       if (json.charCodeAt(start) !== 58) start = skip(json, start);
       if (json.charCodeAt(++start) <= 32) start = skip(json, start);
-      const isNullValue = json.charCodeAt(start) === 110;
-      const end = isNullValue ? start + 4 : valueEnd(json, start);
-      if (nullAsMissing && m < isNull.length && isNull[m] !== (isNullValue ? 1 : 0)) {
-        isNull[m] = isNullValue ? 1 : 0;
-        nullsChanged = true;
-      }
+      const end = json.charCodeAt(start) === 110 ? start + 4 : valueEnd(json, start);
       const col = columnAt[m]!;
       const into = innerAt[m];
       if (col >= 0 || into !== undefined) {
@@ -368,31 +315,6 @@ export function columnReader(
       }
       if (json.charCodeAt(++i) !== 34) i = skip(json, i);
     }
-    if (json.charCodeAt(i) !== 125) i = skip(json, i);
-    nextNameAt[m] = i;
-    [nameAt, nextNameAt] = [nextNameAt, nameAt];
-    prevJson = json;
-    if (changed || m !== prevCount || nullsChanged) {
-      if (changed || m !== prevCount) {
-        const grown = new Uint8Array(m + 1);
-        grown.set(failures.subarray(0, Math.min(failures.length, m + 1)));
-        failures = grown;
-      }
-      // isNull: this record's null members (a passed stretch keeps the last record's: it equals it).
-      if (nullAsMissing && isNull.length < m) {
-        const grown = new Uint8Array(m);
-        grown.set(isNull);
-        isNull = grown;
-      }
-      readPositions(m, columnAt, innerAt, seen, isNull, nullSkips, readFrom);
-      // Worth a comparison: stretches of two members or more (a CSV's columns that were null sit
-      // in short runs between the read ones; from 8 members up, 7 % more instructions for csv),
-      // from a position where comparisons have not kept failing (records whose layout keeps
-      // changing cost a few failures a position).
-      tryStretch.length = m;
-      for (let k = 0; k < m; k++) tryStretch[k] = readFrom[k]! - k >= 2 && failures[k]! < 4;
-    }
-    prevCount = m;
     if (members) {
       for (const [name, list] of inner) {
         const v = members.get(name);
@@ -403,36 +325,6 @@ export function columnReader(
     for (const [i, j] of dupes) values[i] = values[j];
     return values;
   };
-}
-
-/** The most members one comparison of columnReader passes. */
-const STRETCH = 24;
-
-/**
- * From each of `count` member positions, the first position at or after it (at most STRETCH on)
- * whose member a column reads, unless it was null and may be read as missing (`wasNull`,
- * `nullSkips` by column), or whose name is looked up each time; `count` when there is none.
- * Written into `out`.
- */
-function readPositions(
-  count: number,
-  columnAt: number[],
-  innerAt: (string | undefined)[],
-  seen: (string | undefined)[],
-  wasNull: Uint8Array,
-  nullSkips: boolean[],
-  out: number[],
-): void {
-  out.length = count;
-  for (let k = count - 1, next = count; k >= 0; k--) {
-    const col = columnAt[k]!;
-    const read = col >= 0 || innerAt[k] !== undefined;
-    const passable = wasNull[k] === 1 && innerAt[k] === undefined && (col < 0 || nullSkips[col] === true);
-    if ((read && !passable) || seen[k] === undefined) next = k;
-    // At most STRETCH members at a time: a member that changes from record to record (a
-    // relationship's id at the end) then fails only the comparisons of the stretch it is in.
-    out[k] = Math.min(next, k + STRETCH);
-  }
 }
 
 /** Names of the members of flat records' JSON text in first-seen order, `id` and `type` first. */

@@ -170,8 +170,7 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           // The header needs the page's names: its records' text is kept for the first page only.
           const first = columns ? undefined : Array.from({ length: texts.count }, (_, i) => texts.text(i));
           columns ??= opts.omitColumn ? unionKeysOf(first!).filter((k) => !opts.omitColumn!(k)) : unionKeysOf(first!);
-          // An empty cell either way: stretches of null custom fields are passed in one comparison.
-          read ??= columnReader(columns, pick, { nullAsMissing: true });
+          read ??= columnReader(columns, pick);
           const header = headerDone ? '' : csvLine(columns);
           headerDone = true;
           await stream(texts, (i) => (i === 0 ? header : '') + csvLine(read!(first ? first[i]! : texts.text(i))));

@@ -71,6 +71,17 @@ export interface PageOptions {
 
 /** The pages, each parsed from its JSON text the way the client parses a list page. */
 export function makePages(o: PageOptions): Page[] {
+  return makePageTexts(o).map(parsePage);
+}
+
+/** A page's JSON text parsed the way the client parses a list page (the scanner forced on). */
+export function parsePage(json: string): Page {
+  const doc = parseCollection(json, 0) as JsonApiDocument;
+  return { doc, resources: doc.data as ResourceObject[], included: indexIncluded(doc) };
+}
+
+/** The pages' JSON text, as a server sends them. */
+export function makePageTexts(o: PageOptions): string[] {
   const rnd = prng(o.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const words = WORDS.filter((w) => o.wide || !/[^\x00-\u024f]|e\u0301/u.test(w));
@@ -80,7 +91,7 @@ export function makePages(o: PageOptions): Page[] {
     if (o.hostile && rnd() < 0.1) s += pick(HOSTILE);
     return s;
   };
-  const pages: Page[] = [];
+  const pages: string[] = [];
   let id = 1;
   for (let p = 0; p < o.pages; p++) {
     const data: unknown[] = [];
@@ -124,9 +135,7 @@ export function makePages(o: PageOptions): Page[] {
       /"engagedCount":\d+,/,
       '"engagedCount":90071992547409931,',
     );
-    const doc = parseCollection(json, 0) as JsonApiDocument;
-    const resources = doc.data as ResourceObject[];
-    pages.push({ doc, resources, included: indexIncluded(doc) });
+    pages.push(json);
   }
   return pages;
 }

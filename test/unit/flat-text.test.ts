@@ -86,7 +86,7 @@ describe('columnReader', () => {
     );
   });
 
-  it('reads records of a listing (long stretches written as in the record before) as pick reads them', () => {
+  it('reads records of a listing (members mostly as in the record before) as pick reads them', () => {
     const names = ['id', 'type', 'firstName', ...Array.from({ length: 30 }, (_, i) => `custom${i + 1}`), 'lastName', 'account'];
     const change = fc.record({
       at: fc.integer({ min: 0, max: names.length - 1 }),
@@ -96,14 +96,11 @@ describe('columnReader', () => {
     fc.assert(
       fc.property(
         fc.array(fc.array(change, { maxLength: 3 }), { minLength: 2, maxLength: 12 }),
-        // Few columns: long stretches of members no column reads (the custom fields a CSV leaves out).
+        // Few columns: long runs of members no column reads (the custom fields a CSV leaves out).
         fc.oneof(fc.subarray([...names, 'account.name', 'nope']), fc.subarray([...names, 'account.name'], { maxLength: 4 })),
         fc.nat(),
         (changes, columns, seed) => {
           const read = columnReader(columns, pick);
-          // As CSV reads them: a null may come back as undefined (both are an empty cell).
-          const readCsv = columnReader(columns, pick, { nullAsMissing: true });
-          const cell = (v: unknown) => (v === null ? undefined : v);
           // Mostly null (custom fields), some values that stay from record to record.
           const base: Record<string, unknown> = Object.fromEntries(names.map((n) => [n, null]));
           Object.assign(base, { firstName: 'Ada', custom3: 5, custom20: ['x'], account: { id: 2, name: 'Acme' } });
@@ -115,7 +112,6 @@ describe('columnReader', () => {
             }
             const json = k % 3 === 2 ? spaced(JSON.stringify(r), seed) : JSON.stringify(r);
             expect(read(json)).toEqual(columns.map((c) => pick(r, c)));
-            expect(readCsv(json).map(cell)).toEqual(columns.map((c) => cell(pick(r, c))));
           }
         },
       ),
