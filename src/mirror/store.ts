@@ -16,7 +16,7 @@
 import { LockTimeoutError } from '../auth/lock.js';
 import { UsageError } from '../errors.js';
 import type { ResourceObject } from '../api/jsonapi.js';
-import { unparsedAttributesRegion } from '../listing/page-parse.js';
+import { relationshipsText, unparsedAttributesRegion } from '../listing/page-parse.js';
 import { KeySlots, readAttributeValues } from './attribute-values.js';
 import { columnValue, idValue, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlDatabase, SqlRow } from './sqlite.js';
@@ -320,16 +320,20 @@ export class MirrorStore {
       kinds.fill(0);
       const fromBytes = raw !== undefined && readAttributeValues(raw.page, raw.start, raw.end, slots, read, kinds);
       const attributes = fromBytes ? undefined : r.attributes;
-      const relationships = r.relationships;
+      // The relationships as the page's scanner wrote them (`,"account":3,"owner":[1,2]`: the ids of
+      // those with data) when it could; else the decoded object, with its links.
+      const flat = relationshipsText(r);
+      const ids = flat === undefined ? undefined : (JSON.parse(`{${flat.slice(1)}}`) as Record<string, unknown>);
+      const relationships = ids === undefined ? r.relationships : undefined;
       for (let i = 0; i < spec.columns.length; i++) {
         const c = spec.columns[i]!;
-        values[i + 1] =
-          fromBytes && !('relationship' in c.from) ? storedValue(c, kinds[i] as never, read[i]) : columnValue(c, attributes, relationships);
+        if ('relationship' in c.from) values[i + 1] = ids ? idValue(ids[c.from.relationship]) : columnValue(c, attributes, relationships);
+        else values[i + 1] = fromBytes ? storedValue(c, kinds[i] as never, read[i]) : columnValue(c, attributes, relationships);
       }
       stmt.run(values);
       if (updatedAt >= 0 && typeof values[updatedAt + 1] === 'string') highest = laterOf(highest, values[updatedAt + 1] as string);
       for (const { l, clear, add } of links) {
-        const members = linkIds(r, l.relationship);
+        const members = ids ? flatLinkIds(ids[l.relationship]) : linkIds(r, l.relationship);
         // A record that did not send the relationship keeps the links it had.
         if (members === undefined) continue;
         clear.run([id]);
@@ -425,6 +429,17 @@ export function openError(file: string, err: unknown): Error {
     );
   }
   return err instanceof Error ? err : new Error(msg);
+}
+
+/** The member ids of a to-many relationship in the scanner's text (`[1,2]`); undefined when it is not a list. */
+function flatLinkIds(v: unknown): (number | bigint)[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out: (number | bigint)[] = [];
+  for (const m of v) {
+    const id = idValue(m);
+    if (id !== null) out.push(id);
+  }
+  return out;
 }
 
 /** The later of two ISO date-times (either may be missing). */
