@@ -29,7 +29,7 @@ import { writeProgress, type CopyProgress } from './copy-progress.js';
 import { readableFields, targets, toRecord } from './copy-records.js';
 
 /** Types copied whole: the org's structure. */
-export const ORG_TYPES = [
+const ORG_TYPES = [
   'user',
   'team',
   'ruleset',

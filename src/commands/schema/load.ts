@@ -4,9 +4,7 @@
  */
 import { configDir } from '../../auth/config-dir.js';
 import type { Context } from '../../runtime/context.js';
-import type { ResourceType } from '../../registry/index.js';
 import { readSchemaCache, schemaCachePath } from '../../org-schema/cache.js';
-import { orgTypeView, type OrgTypeView } from '../../org-schema/org-schema.js';
 import type { OrgSchema } from '../../org-schema/types.js';
 
 /**
@@ -40,8 +38,3 @@ export async function loadOrgSchema(ctx: Context): Promise<OrgSchema | undefined
   return schema;
 }
 
-/** The org's view of one type (labels, custom validations, extra fields), if cached. */
-export async function loadOrgTypeView(ctx: Context, rt: ResourceType): Promise<OrgTypeView | undefined> {
-  const schema = await loadOrgSchema(ctx);
-  return schema ? orgTypeView(schema, rt) : undefined;
-}
