@@ -133,4 +133,3 @@ function pluralize(type: string): string {
   if (/(s|x|ch|sh)$/.test(type)) return type + 'es';
   return type + 's';
 }
-

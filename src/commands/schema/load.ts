@@ -37,4 +37,3 @@ export async function loadOrgSchema(ctx: Context): Promise<OrgSchema | undefined
   if (schema) ctx.trace(`org schema from ${file} (pulled ${schema.pulledAt})`);
   return schema;
 }
-
