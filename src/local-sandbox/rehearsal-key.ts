@@ -6,7 +6,7 @@
  * to someone else goes without it.
  */
 import fs from 'node:fs';
-import { Anonymiser } from '../sandbox/data/anonymise.js';
+import { Anonymiser } from '../anonymise.js';
 import type { CustomFieldValidation } from '../sandbox/data/org.js';
 import { writePrivateFileSync } from '../private-file.js';
 

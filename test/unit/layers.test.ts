@@ -89,6 +89,16 @@ describe('layers', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('local-sandbox loads the sandbox server only with import(): its static imports of sandbox/ are types', () => {
+    // Starting a sandbox is lazy (attach.ts); a value imported statically from sandbox/ (the
+    // anonymiser once lived in sandbox/data/) pulls the server's modules into every command that
+    // only reads a rehearsal key. Shared code the client needs lives in a leaf (src/anonymise.ts).
+    const wrong = edges()
+      .filter((e) => folder(e.from) === 'local-sandbox' && folder(e.to) === 'sandbox' && !e.typeOnly && !e.dynamic)
+      .map((e) => `${path.relative(SRC, e.from)} -> ${path.relative(SRC, e.to)}`);
+    expect(wrong).toEqual([]);
+  });
+
   it('no circle of modules that import values from each other (static imports)', () => {
     const graph = new Map<string, string[]>();
     for (const e of edges()) if (!e.typeOnly && !e.dynamic) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);

@@ -10,7 +10,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { findResource, resourceByType } from '../../registry/index.js';
-import { Anonymiser } from '../../sandbox/data/anonymise.js';
+import { Anonymiser } from '../../anonymise.js';
 import { hasScope } from '../../sandbox/rules/scopes.js';
 import { DEFAULT_SCOPES } from '../../auth/scopes.js';
 import { writeDataFileSync } from '../../sandbox/data/persistence.js';
