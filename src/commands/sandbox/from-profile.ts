@@ -15,7 +15,7 @@ import { hasScope } from '../../sandbox/rules/scopes.js';
 import { DEFAULT_SCOPES } from '../../auth/scopes.js';
 import { writeDataFileSync } from '../../sandbox/data/persistence.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
-import type { SandboxFlags } from './command.js';
+import type { SandboxFlags } from './flags.js';
 import { orgHolder } from '../../local-sandbox/org-share.js';
 import { rehearsalKeyFile, writeRehearsalKey } from '../../local-sandbox/rehearsal-key.js';
 import { API_HOURLY_LIMIT, BudgetedClient, DEFAULT_BUDGET } from './copy-budget.js';
