@@ -5,6 +5,7 @@
 import type { ApiClient } from '../api/client.js';
 import { redactText } from '../api/redact.js';
 import type { ConfigStore } from '../auth/config.js';
+import type { OrgSchemaService } from '../org-schema/service.js';
 import { terminalSafeLines } from '../output/terminal-text.js';
 import type { App } from './app.js';
 import type { Connection } from './connection.js';
@@ -22,6 +23,7 @@ export function createContext(
   let store: Promise<ConfigStore> | undefined;
   let connection: Promise<Connection> | undefined;
   let api: Promise<ApiClient> | undefined;
+  let orgSchema: Promise<OrgSchemaService> | undefined;
   const io = app.io;
   const redact = (s: string) => redactText(s, [...secrets]);
   const ctx: Context & { close(): Promise<void> } = {
@@ -74,6 +76,27 @@ export function createContext(
     },
     async prompter() {
       return overrides.prompter ?? inquirerPrompter(io);
+    },
+    orgSchema() {
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
+      orgSchema ??= Promise.all([import('../org-schema/service.js'), import('../auth/config-dir.js')]).then(([m, dir]) =>
+        m.orgSchemaService({
+          connection: async () => {
+            const c = await ctx.connection();
+            return { profileName: c.profileName, baseUrl: c.baseUrl, sandbox: c.tokenSource === 'sandbox' };
+          },
+          // The directory alone: no need to load the config store (conf) to read the cache.
+          configDir: () => dir.configDir(app.env),
+          storeDir: async () => (await ctx.config()).dir,
+          api: () => ctx.api(),
+          now: () => ctx.clock.now(),
+          dryRun: globals.dryRun,
+          warn: (m) => ctx.warn(m),
+          info: (m) => ctx.info(m),
+          trace: (m) => ctx.trace(m),
+        }),
+      );
+      return orgSchema;
     },
     // Messages quote records, servers and files: shown terminal-safe (newlines and tabs stay).
     warn(message) {

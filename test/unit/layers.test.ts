@@ -13,7 +13,7 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['commands', 'runtime', 'api', 'auth', 'output'],
   commands: ['runtime', 'api', 'auth', 'output', 'bulk', 'webhooks', 'org-schema', 'registry', 'local-sandbox', 'sandbox'],
-  runtime: ['api', 'auth', 'output', 'local-sandbox'],
+  runtime: ['api', 'auth', 'output', 'org-schema', 'local-sandbox'],
   'local-sandbox': ['runtime', 'auth', 'sandbox'],
   bulk: ['api', 'output', 'registry'],
   webhooks: ['output', 'registry'],
@@ -104,6 +104,21 @@ describe('layers', () => {
     // circles; the parsed options' types live in the command's flags.ts.
     const wrong = edges()
       .filter((e) => path.basename(e.to) === 'command.ts' && path.relative(SRC, e.from) !== path.join('commands', 'index.ts'))
+      .map((e) => `${path.relative(SRC, e.from)} -> ${path.relative(SRC, e.to)}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('the org schema is a service of the Context: no other command imports commands/schema/', () => {
+    // Resource commands, bulk input and export once loaded and pulled the schema through the
+    // schema command's files; they ask `ctx.orgSchema()` (org-schema/service.ts) now.
+    const schema = path.join(SRC, 'commands', 'schema');
+    const wrong = edges()
+      .filter(
+        (e) =>
+          e.to.startsWith(schema + path.sep) &&
+          !e.from.startsWith(schema + path.sep) &&
+          !e.from.endsWith(path.join('commands', 'index.ts')),
+      )
       .map((e) => `${path.relative(SRC, e.from)} -> ${path.relative(SRC, e.to)}`);
     expect(wrong).toEqual([]);
   });
