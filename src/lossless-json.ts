@@ -27,7 +27,7 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
  * The text with every integer literal outside strings that a Number cannot hold exactly put in
  * quotes. Text that is not JSON stays not JSON (a literal with a leading zero is left alone).
  */
-export function quoteBigIntegers(text: string): string {
+function quoteBigIntegers(text: string): string {
   let out = '';
   let copied = 0;
   const n = text.length;

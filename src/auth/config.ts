@@ -64,7 +64,6 @@ export interface ConfigStore {
   use(name: string): void | Promise<void>;
 }
 
-export { configDir } from './config-dir.js';
 export { secureConfigFiles } from './config-file.js';
 
 /** Opens the store in `dir` (created on first write), conf loaded now: writes are synchronous. */

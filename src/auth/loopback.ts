@@ -23,7 +23,7 @@ export interface AcceptedCallback {
 }
 
 /** A listening loopback server. */
-export interface Loopback {
+interface Loopback {
   port: number;
   /** `http://127.0.0.1:<port>/callback`. */
   redirectUri: string;

@@ -49,7 +49,7 @@ interface TokenRequestOptions {
 }
 
 /** The token endpoint URL of an auth URL. */
-export function tokenUrl(authUrl: string): URL {
+function tokenUrl(authUrl: string): URL {
   return new URL('oauth/token', authUrl.replace(/\/*$/, '/'));
 }
 

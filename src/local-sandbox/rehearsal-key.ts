@@ -6,7 +6,7 @@
  * to someone else goes without it.
  */
 import fs from 'node:fs';
-import { Anonymiser } from '../sandbox/data/anonymise.js';
+import { Anonymiser } from '../anonymise.js';
 import type { CustomFieldValidation } from '../sandbox/data/org.js';
 import { writePrivateFileSync } from '../private-file.js';
 
@@ -42,7 +42,7 @@ interface CopyMask {
 }
 
 /** What a rehearsal on `orgFile` needs: the mask, none (a copy that is not anonymised), or why it has none. */
-export type RehearsalMaskResult = { mask: CopyMask } | { mask?: undefined; missing?: string };
+type RehearsalMaskResult = { mask: CopyMask } | { mask?: undefined; missing?: string };
 
 function customFieldsOf(orgFile: string): Record<string, Record<string, CustomFieldValidation>> | undefined {
   try {

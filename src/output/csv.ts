@@ -25,7 +25,7 @@ export function csvCell(value: unknown): string {
 }
 
 /** List items joined by `;`: an item's `;` escaped as `\;`, a `\` that would read as an escape doubled. */
-export function joinList(items: readonly unknown[]): string {
+function joinList(items: readonly unknown[]): string {
   let out = '';
   for (let i = 0; i < items.length; i++) {
     const v = items[i];

@@ -18,7 +18,7 @@ import { TreeInterpreter } from '@jmespath-community/jmespath';
 import { UsageError } from '../errors.js';
 
 /** The bounds of one evaluation. */
-export interface QueryLimits {
+interface QueryLimits {
   /** Milliseconds one evaluation may take. */
   readonly ms: number;
   /** Milliseconds more for each MiB of input (as JSON text). */

@@ -28,7 +28,7 @@ export interface OutputShape {
 }
 
 /** A record cut down to `fields` (a dotted name reads into an included record: `account.name`). */
-export function projectRecord(r: Record<string, unknown>, fields: readonly string[]): FlatRecord {
+function projectRecord(r: Record<string, unknown>, fields: readonly string[]): FlatRecord {
   const out = {} as FlatRecord;
   for (const f of fields) out[f] = pick(r, f) ?? null;
   return out;

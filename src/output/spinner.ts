@@ -13,7 +13,7 @@ import type { IO } from './io.js';
 import { terminalSafe } from './terminal-text.js';
 
 /** A running spinner. */
-export interface Spinner {
+interface Spinner {
   update(text: string): void;
   /** Erases the line now (before a message on stderr); the next frame draws it again below. */
   clear(): void;

@@ -8,7 +8,7 @@ import type { IO } from './io.js';
 import { fitText, terminalSafe, textWidth } from './terminal-text.js';
 
 /** A short display string for any value. */
-export function displayValue(v: unknown): string {
+function displayValue(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (Array.isArray(v)) return v.map(displayValue).join(', ');
   if (typeof v === 'object') {
@@ -20,7 +20,7 @@ export function displayValue(v: unknown): string {
 }
 
 /** One row: the values of the table's columns, in their order. */
-export type Row = readonly unknown[];
+type Row = readonly unknown[];
 
 /** Columns a value takes once made terminal-safe. */
 const shownWidth = (s: string) => textWidth(terminalSafe(s));
@@ -29,7 +29,7 @@ const shownWidth = (s: string) => textWidth(terminalSafe(s));
  * Rows laid out before the first is written: the column widths come from them (the first page of
  * a listing), so memory stays flat however many rows follow. A later, wider value is cut with `…`.
  */
-export const TABLE_SAMPLE = 1000;
+const TABLE_SAMPLE = 1000;
 
 /** A table written as rows arrive (each row the values of the columns): `add` and `end` return the text to write next. */
 export interface TableStream {

@@ -64,25 +64,13 @@ export function rel(name: string, flags: string, description?: string): Relation
   return spec;
 }
 
-/** Several relationships sharing one flag string; a target defaults to the relationship's name. */
-export function rels(names: string, flags: string): RelationshipSpec[] {
-  return names
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map((n) => {
-      const r = rel(n, flags);
-      if (!r.target) r.target = r.kind === 'one' ? n : singular(n);
-      return r;
-    });
-}
-
 /** An item action. */
 export function action(name: string, description: string, params: readonly string[] = []): ActionSpec {
   return { name, command: kebab(name), params, description };
 }
 
 /** Input of {@link defineType}: everything optional has a sensible default. */
-export interface TypeInput {
+interface TypeInput {
   type: string;
   description: string;
   attributes: AttributeSpec[];
@@ -130,7 +118,7 @@ export function defineType(input: TypeInput): ResourceType {
 }
 
 /** `sequenceStates` → `sequence-states`. */
-export function kebab(name: string): string {
+function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
 
@@ -140,16 +128,8 @@ export function camel(name: string): string {
 }
 
 /** English plural of a camelCase type name, as the API's collection paths use it. */
-export function pluralize(type: string): string {
+function pluralize(type: string): string {
   if (/[^aeiou]y$/.test(type)) return type.slice(0, -1) + 'ies';
   if (/(s|x|ch|sh)$/.test(type)) return type + 'es';
   return type + 's';
-}
-
-/** Inverse of {@link pluralize} for relationship names such as `tasks` or `activeStepMailings`. */
-export function singular(name: string): string {
-  if (name.endsWith('ies')) return name.slice(0, -3) + 'y';
-  if (/(sses|xes|ches|shes|ases)$/.test(name)) return name.slice(0, -2);
-  if (name.endsWith('s')) return name.slice(0, -1);
-  return name;
 }

@@ -7,7 +7,6 @@ import { camel } from './define.js';
 import { CUSTOM_FIELD_COUNT, type AttributeSpec, type ResourceType } from './types.js';
 
 export * from './types.js';
-export { kebab, camel, pluralize, singular } from './define.js';
 export { decimalCommaNumber, isEmailAddress } from './formats.js';
 
 /**
@@ -48,7 +47,7 @@ export function findResource(name: string): ResourceType | undefined {
 const customCache = new Map<string, AttributeSpec[]>();
 
 /** `custom1`..`custom150` as attribute specs (strings, filterable as the service allows). */
-export function customFieldAttributes(rt: ResourceType): AttributeSpec[] {
+function customFieldAttributes(rt: ResourceType): AttributeSpec[] {
   if (!rt.customFields) return [];
   let list = customCache.get(rt.type);
   if (!list) {

@@ -18,7 +18,7 @@ export interface OrgLabels {
 }
 
 /** How a name was matched. */
-export type MatchedBy = 'name' | 'spelling' | 'label' | 'synonym' | 'map';
+type MatchedBy = 'name' | 'spelling' | 'label' | 'synonym' | 'map';
 
 /** The field a name means. */
 export interface FieldMatch {
@@ -32,7 +32,7 @@ export interface FieldMatch {
 }
 
 /** A name matched to one field, to several (ambiguous), or to none. */
-export type NameMatch = { match: FieldMatch } | { ambiguous: FieldMatch[] } | undefined;
+type NameMatch = { match: FieldMatch } | { ambiguous: FieldMatch[] } | undefined;
 
 /** `First Name`, `first_name`, `E-Mail` → `firstname`, `firstname`, `email`: the spelling ignored. */
 export function looseName(s: string): string {

@@ -8,6 +8,7 @@ import type { ConfigStore } from '../auth/config.js';
 import type { IO } from '../output/io.js';
 import type { OutputFormat } from '../output/formats.js';
 import type { OutputShape } from '../output/shape.js';
+import type { OrgSchemaService } from '../org-schema/service.js';
 import type { Prompter } from './prompter.js';
 import type { Connection } from './connection.js';
 
@@ -72,6 +73,11 @@ export interface Context {
    */
   newApiClient(target: ApiTarget, extra?: Partial<ApiClientOptions>): Promise<ApiClient>;
   prompter(): Promise<Prompter>;
+  /**
+   * The org schema of the command's profile (custom-field labels, org-only fields): its cache, a
+   * pull, or the cache else one pull. Loaded on first use.
+   */
+  orgSchema(): Promise<OrgSchemaService>;
   /** A warning line on stderr (`warning: …`). */
   warn(message: string): void;
   /** An informational line on stderr. */

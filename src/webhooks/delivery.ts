@@ -9,7 +9,7 @@ import { parseJson } from '../lossless-json.js';
 import { nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
 
 /** One attribute carried by a delivery. */
-export interface ChangedAttribute {
+interface ChangedAttribute {
   name: string;
   value: unknown;
   /** Present (maybe null) when a v2 `beforeUpdate` gives the old value. */
@@ -18,7 +18,7 @@ export interface ChangedAttribute {
 }
 
 /** What a delivery says, in the order people read it. */
-export interface DeliverySummary {
+interface DeliverySummary {
   /** `meta.eventName`, e.g. `prospect.updated`; `(unknown)` when absent. */
   eventName: string;
   type?: string;

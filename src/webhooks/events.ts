@@ -18,7 +18,7 @@ function resourceList(): string {
  * A problem with a resource/action pair, or undefined when the service accepts it.
  * Used for `webhooks create`, `listen --events` and `trigger`.
  */
-export function checkResourceAction(resource: string, action: string): string | undefined {
+function checkResourceAction(resource: string, action: string): string | undefined {
   const actions = WEBHOOK_RESOURCE_ACTIONS[resource];
   if (!actions) return `"${resource}" is not a webhook resource (use one of ${resourceList()})`;
   if (!actions.includes(action)) return `webhooks on ${resource} do not offer action "${action}" (use one of ${actions.join(', ')})`;

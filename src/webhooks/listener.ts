@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADER, verifySignature } from './signature.js';
 
 /** Largest body accepted; deliveries are small JSON documents. @default 5 MiB */
-export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /** One request that reached the listener. */
 export interface ReceivedDelivery {
@@ -32,7 +32,7 @@ export interface ReceivedDelivery {
 }
 
 /** Options of {@link startListener}. */
-export interface ListenerOptions {
+interface ListenerOptions {
   /** Port on 127.0.0.1; 0 picks a free one. */
   port: number;
   /** When set, deliveries without a matching signature are refused with 401. */

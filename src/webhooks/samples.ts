@@ -6,7 +6,7 @@
 import { resourceByType, type AttributeSpec, type ResourceType } from '../registry/index.js';
 
 /** Options of {@link buildSampleDelivery}. */
-export interface SampleOptions {
+interface SampleOptions {
   resource: string;
   action: string;
   /** 1 (default) or 2 (adds `beforeUpdate` on changes). */
@@ -18,7 +18,7 @@ export interface SampleOptions {
 }
 
 /** A delivery body as the service sends it. */
-export interface SampleDelivery {
+interface SampleDelivery {
   data: { type: string; id: number | string; attributes: Record<string, unknown>; relationships?: Record<string, unknown> };
   beforeUpdate?: Record<string, unknown>;
   meta: { deliveredAt: string; eventName: string };
@@ -52,7 +52,7 @@ const NAMED: Record<string, unknown> = {
 };
 
 /** A plausible value for an attribute (by name first, then by type). */
-export function sampleValue(rt: ResourceType, a: AttributeSpec, iso: string): unknown {
+function sampleValue(rt: ResourceType, a: AttributeSpec, iso: string): unknown {
   if (a.name in NAMED) return NAMED[a.name];
   if (a.name === 'name') return rt.type === 'prospect' || rt.type === 'user' ? 'Ada Lovelace' : `Sample ${rt.type}`;
   if (a.enum?.length) return a.enum[0];

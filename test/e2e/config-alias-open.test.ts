@@ -104,6 +104,18 @@ describe('svc open and get --web', () => {
     expect(printed).toMatchObject({ code: 0, stdout: 'https://app.example.com/prospects/5?t=prospect\n', stderr: '' });
   });
 
+  it('reads $BROWSER as login does: entries tried in turn, each split into words as the shell would', async () => {
+    const { svc } = setup();
+    await svc(['config', 'set', 'appUrl', 'https://app.example.com/{path}/{id}']);
+    const b = fakeBrowser();
+    const spaced = path.join(path.dirname(b.browser), 'my browser.sh');
+    fs.renameSync(b.browser, spaced);
+    const r = await svc(['open', 'prospects', '5'], { BROWSER: `svc-no-such-browser:'${spaced}' %s` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/could not start/);
+    expect(await waitFor(b.opened)).toBe('https://app.example.com/prospects/5');
+  });
+
   it('without an appUrl, or with a wrong type, says what to do', async () => {
     const { svc } = setup();
     const none = await svc(['open', 'prospects', '5']);

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultOrg, type OrgConfig } from '../../src/sandbox/data/org.js';
-import { fieldKind } from '../../src/sandbox/data/anonymise.js';
+import { fieldKind } from '../../src/anonymise.js';
 import { call, enrollDirect, ndjson, newSequence } from '../helpers/bulk.js';
 import { startSvc } from '../helpers/long-running.js';
 import { cliLogin, editProfile } from '../helpers/oauth.js';

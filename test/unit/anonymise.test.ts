@@ -1,6 +1,6 @@
 /** The anonymiser of org copies: which fields, deterministic fakes, joins kept, rule values kept. */
 import { describe, expect, it } from 'vitest';
-import { Anonymiser, fieldKind } from '../../src/sandbox/data/anonymise.js';
+import { Anonymiser, fieldKind } from '../../src/anonymise.js';
 import { toRecord } from '../../src/commands/sandbox/copy-records.js';
 import { resourceByType } from '../../src/registry/index.js';
 

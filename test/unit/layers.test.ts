@@ -12,8 +12,21 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 /** What each top-level folder may import (files at the top of src/ are open to all). */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['commands', 'runtime', 'api', 'auth', 'output'],
-  commands: ['runtime', 'api', 'auth', 'output', 'listing', 'bulk', 'webhooks', 'org-schema', 'mirror', 'registry', 'local-sandbox', 'sandbox'],
-  runtime: ['api', 'auth', 'output', 'local-sandbox'],
+  commands: [
+    'runtime',
+    'api',
+    'auth',
+    'output',
+    'listing',
+    'bulk',
+    'webhooks',
+    'org-schema',
+    'mirror',
+    'registry',
+    'local-sandbox',
+    'sandbox',
+  ],
+  runtime: ['api', 'auth', 'output', 'org-schema', 'local-sandbox'],
   'local-sandbox': ['runtime', 'auth', 'sandbox'],
   bulk: ['api', 'output', 'registry'],
   webhooks: ['output', 'registry'],
@@ -31,13 +44,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
  * Inside a folder, what each listed sub-folder may import of its siblings: `bulk/` reads input
  * (bottom), runs rows (engine, journal, pacing) over it, and says what a row does (top);
  * `commands/bulk-run/` is the one skeleton the bulk commands fill in, so it imports no command
- * (but the org schema's loader, `commands/schema/`, until the schema is a service of the Context).
+ * (the org schema is a service of the Context, `ctx.orgSchema()`).
  */
 const SUB_MAY_IMPORT: Record<string, readonly string[]> = {
   'bulk/rows': ['bulk/run', 'bulk/input'],
   'bulk/run': ['bulk/input'],
   'bulk/input': [],
-  'commands/bulk-run': ['commands/shared', 'commands/schema'],
+  'commands/bulk-run': ['commands/shared'],
 };
 
 interface Edge {
@@ -106,6 +119,40 @@ describe('layers', () => {
         const b = folder(e.to);
         return a && b && a !== b && !MAY_IMPORT[a]!.includes(b);
       })
+      .map((e) => `${path.relative(SRC, e.from)} -> ${path.relative(SRC, e.to)}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('local-sandbox loads the sandbox server only with import(): its static imports of sandbox/ are types', () => {
+    // Starting a sandbox is lazy (attach.ts); a value imported statically from sandbox/ (the
+    // anonymiser once lived in sandbox/data/) pulls the server's modules into every command that
+    // only reads a rehearsal key. Shared code the client needs lives in a leaf (src/anonymise.ts).
+    const wrong = edges()
+      .filter((e) => folder(e.from) === 'local-sandbox' && folder(e.to) === 'sandbox' && !e.typeOnly && !e.dynamic)
+      .map((e) => `${path.relative(SRC, e.from)} -> ${path.relative(SRC, e.to)}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it("a command's command.ts is wiring only: no module but commands/index.ts imports one", () => {
+    // A handler importing its flag type from command.ts, which loads the handler, made the small
+    // circles; the parsed options' types live in the command's flags.ts.
+    const wrong = edges()
+      .filter((e) => path.basename(e.to) === 'command.ts' && path.relative(SRC, e.from) !== path.join('commands', 'index.ts'))
+      .map((e) => `${path.relative(SRC, e.from)} -> ${path.relative(SRC, e.to)}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('the org schema is a service of the Context: no other command imports commands/schema/', () => {
+    // Resource commands, bulk input and export once loaded and pulled the schema through the
+    // schema command's files; they ask `ctx.orgSchema()` (org-schema/service.ts) now.
+    const schema = path.join(SRC, 'commands', 'schema');
+    const wrong = edges()
+      .filter(
+        (e) =>
+          e.to.startsWith(schema + path.sep) &&
+          !e.from.startsWith(schema + path.sep) &&
+          !e.from.endsWith(path.join('commands', 'index.ts')),
+      )
       .map((e) => `${path.relative(SRC, e.from)} -> ${path.relative(SRC, e.to)}`);
     expect(wrong).toEqual([]);
   });

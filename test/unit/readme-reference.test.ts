@@ -71,6 +71,12 @@ function slug(heading: string): string {
     .replace(/ /g, '-');
 }
 
+describe('README size', () => {
+  it('stays under 110 KB: the detail lives in docs/ and beside the code, the notes in --help', () => {
+    expect(Buffer.byteLength(readme())).toBeLessThanOrEqual(110 * 1024);
+  });
+});
+
 describe('README links', () => {
   it('every #anchor names a heading and every linked file exists', () => {
     const text = readme().replace(/```[\s\S]*?```/g, '');
@@ -116,5 +122,20 @@ describe('renderReference', () => {
     expect(ref).toContain('```text\nExamples:\n  $ svc tool run x\n```');
     // A command that only groups others gets no section of its own.
     expect(ref).not.toContain('<code>svc tool</code>');
+  });
+
+  it('keeps the examples of a help text and leaves its notes to --help', async () => {
+    const { Command } = await import('commander');
+    const { renderReference } = await import('../../src/commands/completion/reference.js');
+    const program = new Command('svc');
+    program
+      .command('run')
+      .description('runs')
+      .option('--port <n>', 'port')
+      .addHelpText('after', '\nWhat run does, at length.\n\nExamples:\n  $ svc run --port 1\n  $ svc run\n\nExit 3 when refused.\n');
+    const ref = renderReference(program);
+    expect(ref).toContain('```text\nExamples:\n  $ svc run --port 1\n  $ svc run\n```');
+    expect(ref).not.toContain('at length');
+    expect(ref).not.toContain('Exit 3');
   });
 });

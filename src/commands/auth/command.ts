@@ -5,19 +5,7 @@
 import type { Command } from 'commander';
 import { runCommand, type App } from '../../runtime/app.js';
 import { COMMAND_GROUP, SETTINGS_GROUP } from '../../runtime/help-layout.js';
-
-/** Options of `svc login` as commander parses them. */
-export interface LoginFlags {
-  clientId?: string;
-  clientSecret?: string;
-  scopes?: string;
-  port?: string;
-  /** false with `--no-browser`. */
-  browser: boolean;
-  pkce?: boolean;
-  withToken?: boolean;
-  loginTimeout?: string;
-}
+import type { LoginFlags } from './flags.js';
 
 const LOGIN_HELP = `
 The browser opens at {auth_url}/oauth/authorize; after you approve, it returns to

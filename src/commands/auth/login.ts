@@ -12,7 +12,7 @@ import { describeUser, type RootInfo } from '../../auth/whoami.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 import { readState } from '../../local-sandbox/state-file.js';
-import type { LoginFlags } from './command.js';
+import type { LoginFlags } from './flags.js';
 import { loginTarget } from './login-target.js';
 import { fetchRootWithToken, resolveClient } from './shared.js';
 import { parsePort, parsePositiveNumber } from '../../runtime/option-parsers.js';

@@ -19,8 +19,6 @@ import { findAttribute, type ResourceType } from '../../registry/index.js';
 import { looseName, matchFieldName, type FieldMatch } from '../../registry/name-match.js';
 import { orgTypeView, type OrgTypeView } from '../../org-schema/org-schema.js';
 import { nearMiss } from '../../suggest.js';
-import { loadOrgSchema } from '../schema/load.js';
-import { pullOrgSchema } from '../schema/pull.js';
 
 /** Most distinct keys collected from NDJSON or JSON rows (a file of free-form objects stops there). */
 const MAX_KEYS = 1000;
@@ -99,7 +97,8 @@ export async function checkInputColumns(
   map: ReadonlyMap<string, string> = new Map(),
 ): Promise<CheckedColumns> {
   const columns = await inputColumns(file, format, dialect);
-  let schema = await loadOrgSchema(ctx);
+  const orgSchema = await ctx.orgSchema();
+  let schema = await orgSchema.cached();
   let view = schema ? orgTypeView(schema, rt) : undefined;
   // A failed-rows file (`--failed`) fed back in carries its error column; `account.name` (a
   // column of an included record) is left out by the rows with a warning.
@@ -114,7 +113,7 @@ export async function checkInputColumns(
       `${resolved.unknown.length ? 'column' : '--map field'}${what.length > 1 ? 's' : ''} ${what.map((c) => `"${c}"`).join(', ')} not known: pulling the org schema (custom-field labels) once`,
     );
     try {
-      schema = (await pullOrgSchema(ctx)).schema;
+      schema = (await orgSchema.pull()).schema;
       view = orgTypeView(schema, rt);
       resolved = resolveHeaders(rt, columns, view, map, leftOut);
     } catch (err) {

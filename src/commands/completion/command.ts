@@ -3,7 +3,7 @@ import { Argument, type Command } from 'commander';
 import { runCommand, type App } from '../../runtime/app.js';
 
 /** Shells with a completion script. */
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** Registers `completion <shell>`. */
 export function registerCompletion(program: Command, app: App): void {

@@ -47,6 +47,17 @@ function afterHelp(cmd: Command): string {
   return text.replace(/^\n+|\s+$/g, '');
 }
 
+/**
+ * The examples of a help text: its paragraphs that start with `Examples:`. The rest (notes,
+ * limits, exit codes) is what `svc <command> --help` adds; the README's sections say it in prose.
+ */
+function examples(help: string): string {
+  return help
+    .split(/\n\n+/)
+    .filter((p) => p.startsWith('Examples:'))
+    .join('\n\n');
+}
+
 function optionRow(o: Option): string {
   const extra: string[] = [];
   if (o.argChoices) extra.push(`one of ${o.argChoices.join(', ')}`);
@@ -68,14 +79,14 @@ function usage(cmd: Command): string {
   return [...names, cmd.name(), cmd.usage()].filter(Boolean).join(' ');
 }
 
-/** One command's block: usage, description, arguments, options and its help text's notes. */
+/** One command's block: usage, description, arguments, options and its help text's examples. */
 function commandBody(cmd: Command, withNotes = true): string[] {
   const lines = [code(usage(cmd)), ''];
   const args = cmd.registeredArguments.filter((a) => a.description);
   if (args.length) lines.push('| argument | |', '|---|---|', ...args.map(argumentRow), '');
   const options = cmd.options.filter((o) => !o.hidden);
   if (options.length) lines.push('| option | |', '|---|---|', ...options.map(optionRow), '');
-  const notes = withNotes ? afterHelp(cmd) : '';
+  const notes = withNotes ? examples(afterHelp(cmd)) : '';
   if (notes) lines.push('```text', notes, '```', '');
   return lines;
 }

@@ -1,9 +1,9 @@
 /**
  * `svc open <type> <id>` and `get --web`: the record's page in the web app, from the profile's
  * `appUrl` template (`svc config set appUrl 'https://app.example.com/{path}/{id}'`). Nothing is
- * sent to the API. `$BROWSER` is honoured; `--no-browser` only prints the address.
+ * sent to the API. `$BROWSER` is honoured (`shared/open-browser.ts`, as login and reports open theirs);
+ * `--no-browser` only prints the address.
  */
-import { spawn } from 'node:child_process';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type ResourceType } from '../../registry/index.js';
@@ -47,25 +47,11 @@ export async function openRecord(ctx: Context, rt: ResourceType, idArg: string, 
   await launch(ctx, url);
 }
 
-/** `$BROWSER` (as the `open` package would not), else the system's opener. */
+/** `$BROWSER` (each of its entries in turn, split as the shell would), else the system's opener. */
 async function launch(ctx: Context, url: string): Promise<void> {
-  const browser = ctx.env.BROWSER?.split(':')[0]?.trim();
-  try {
-    if (browser) {
-      const args = browser.includes('%s') ? browser.split(/\s+/).map((a) => a.replace('%s', url)) : [...browser.split(/\s+/), url];
-      const child = spawn(args[0]!, args.slice(1), { stdio: 'ignore', detached: true });
-      await new Promise<void>((resolve, reject) => {
-        child.once('error', reject);
-        child.once('spawn', () => resolve());
-      });
-      child.unref();
-      return;
-    }
-    // Performance machinery (src/README.md, Build): loaded with import() when first used.
-    const { default: open } = await import('open');
-    const child = await open(url);
-    child.on('error', () => ctx.warn('could not start a browser; open the address above yourself'));
-  } catch {
+  const { openBrowser } = await import('../shared/open-browser.js');
+  if (!(await openBrowser(url, ctx.env))) {
+    const browser = ctx.env.BROWSER?.trim();
     ctx.warn(`could not start a browser${browser ? ` ($BROWSER=${browser})` : ''}; open the address above yourself`);
   }
 }

@@ -28,7 +28,7 @@ export type Counters = Record<CounterName, number>;
 /** The rates a report can chart (`--by`). */
 export const RATE_NAMES = ['open', 'click', 'reply', 'positive', 'bounce', 'optout', 'failure'] as const;
 export type RateName = (typeof RATE_NAMES)[number];
-export type Rates = Record<RateName, number | null>;
+type Rates = Record<RateName, number | null>;
 
 /** How each rate is computed, for help texts, the HTML page and the README. */
 export const RATE_FORMULAS: Record<RateName, string> = {

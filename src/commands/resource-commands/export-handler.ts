@@ -22,7 +22,6 @@ import { PartFile, resumePoint, type ExportFormat } from '../../output/export-fi
 import { indexIncluded, type FlatRecord } from '../../listing/record-text.js';
 import { createRecordWriter } from '../../output/render.js';
 import type { ResourceType } from '../../registry/index.js';
-import { loadOrgSchema } from '../schema/load.js';
 import { exportColumns, withIdFirst } from './export-columns.js';
 import { maskSensitive } from './mask.js';
 import { buildListQuery, parseColumns, type QueryFlags } from './query-options.js';
@@ -74,7 +73,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     ctx.info(`${file} is complete (no ${part} to resume): nothing to do`);
     return;
   }
-  const schema = await loadOrgSchema(ctx);
+  const schema = await (await ctx.orgSchema()).cached();
   const names = schema ? orgTypeView(schema, rt) : undefined;
   const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.

@@ -214,14 +214,13 @@ function withJsonFields(ctx: Context, flags: QueryFlags & { columns?: string }):
 async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { columns?: string }): Promise<OrgNames> {
   if (!namesUnknownFields(rt, flags)) return { view: () => undefined, pulled: false };
   // Performance machinery (src/README.md, Build): loaded with import() when first used.
-  const { loadOrPullOrgSchema } = await import('../schema/load-or-pull.js');
   const { orgTypeView } = await import('../../org-schema/org-schema.js');
   // Without a cache, a name no spelling of the registry's answers is pulled for once: a label
   // then works, and a name that is no field is refused before the list is asked for.
   // Only for a type the org can add to without the spec showing it; a near miss of a field is
   // refused with the suggestion without asking.
   const ask = rt.partial || rt.customFields ? unknownNames(rt, flags).filter((n) => !nearMiss(n, fieldNamesOf(rt))) : [];
-  const schema = await loadOrPullOrgSchema(ctx, ask);
+  const schema = await (await ctx.orgSchema()).cachedOrPulled(ask);
   return { view: (t) => (schema ? orgTypeView(schema, t) : undefined), pulled: !!schema };
 }
 
@@ -240,9 +239,7 @@ function hasSensitive(records: readonly ResourceObject[], included: IncludedInde
  */
 async function unusedCustomFields(ctx: Context, rt: ResourceType): Promise<((key: string) => boolean) | undefined> {
   if (!rt.customFields) return undefined;
-  // Performance machinery (src/README.md, Build): loaded with import() when first used.
-  const { loadOrgSchema } = await import('../schema/load.js');
-  const schema = await loadOrgSchema(ctx);
+  const schema = await (await ctx.orgSchema()).cached();
   if (!schema) return undefined;
   const used = schema.types[rt.type]?.customFields ?? {};
   return (key) => /^custom\d+$/.test(key) && used[key] === undefined;

@@ -14,7 +14,6 @@ import { writeOut } from '../../output/io.js';
 import { pick } from '../../output/render.js';
 import type { ActionSpec, ResourceType } from '../../registry/index.js';
 import { checkTypeRules } from './type-rules.js';
-import { loadOrPullOrgSchema } from '../schema/load-or-pull.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
 import { matchFieldName } from '../../registry/name-match.js';
 import { resolveName } from './query-options.js';
@@ -45,7 +44,7 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
         .trim(),
     )
     .filter((k) => k !== '' && !matchFieldName(rt, k));
-  const schema = await loadOrPullOrgSchema(ctx, unknown);
+  const schema = await (await ctx.orgSchema()).cachedOrPulled(unknown);
   const org = schema ? orgTypeView(schema, rt) : undefined;
   // `--json id,Lead Score` prints the written record's field, as list does.
   if (ctx.shape?.fields) ctx.shape = { ...ctx.shape, fields: ctx.shape.fields.map((f) => (f.includes('.') ? f : resolveName(rt, f, org))) };

@@ -1,25 +1,7 @@
 /** `svc sandbox`: a local server that behaves like the API. */
 import type { Command } from 'commander';
 import { runCommand, type App } from '../../runtime/app.js';
-
-/** Options of `svc sandbox`. */
-export interface SandboxFlags {
-  host: string;
-  port?: string;
-  data?: string;
-  seed?: string;
-  latency?: string;
-  rateLimit?: string;
-  tokenInterval?: string;
-  maintenanceUntil?: string;
-  fromProfile?: string;
-  sample?: string;
-  filter?: string[];
-  keepDomains?: boolean;
-  /** False with `--no-anonymise`. */
-  anonymise?: boolean;
-  budget?: string;
-}
+import type { SandboxFlags } from './flags.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 

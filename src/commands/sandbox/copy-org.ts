@@ -17,7 +17,7 @@ import type { ResourceObject } from '../../api/jsonapi.js';
 import { paginate } from '../../api/paginate.js';
 import { encodeQuery, queryPairs } from '../../api/query.js';
 import { resourceByType, type ResourceType } from '../../registry/index.js';
-import type { Anonymiser } from '../../sandbox/data/anonymise.js';
+import type { Anonymiser } from '../../anonymise.js';
 import { AuthStore } from '../../sandbox/http/auth.js';
 import type { CustomFieldValidation, OrgConfig } from '../../sandbox/data/org.js';
 import { DATA_VERSION, type DataFile } from '../../sandbox/data/persistence.js';
@@ -29,7 +29,7 @@ import { writeProgress, type CopyProgress } from './copy-progress.js';
 import { readableFields, targets, toRecord } from './copy-records.js';
 
 /** Types copied whole: the org's structure. */
-export const ORG_TYPES = [
+const ORG_TYPES = [
   'user',
   'team',
   'ruleset',

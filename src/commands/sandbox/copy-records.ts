@@ -5,7 +5,7 @@
  */
 import type { RelationshipObject, ResourceObject } from '../../api/jsonapi.js';
 import { allAttributes, resourceByType, type ResourceType } from '../../registry/index.js';
-import type { Anonymiser } from '../../sandbox/data/anonymise.js';
+import type { Anonymiser } from '../../anonymise.js';
 import { storedRels } from '../../sandbox/data/model.js';
 import type { CustomFieldValidation } from '../../sandbox/data/org.js';
 import type { Rec, Ref, RelValue } from '../../sandbox/data/store.js';

@@ -3,7 +3,7 @@ import type { Context } from '../../runtime/context.js';
 import path from 'node:path';
 import { ExitCode, SvcError, UsageError } from '../../errors.js';
 import { parsePort, parseWholeNumber } from '../../runtime/option-parsers.js';
-import type { SandboxFlags } from './command.js';
+import type { SandboxFlags } from './flags.js';
 import { leaveOwned, orgHolder, ownWith } from '../../local-sandbox/org-share.js';
 import { clearState, writeState } from '../../local-sandbox/state-file.js';
 import { printJsonResult } from '../shared/output.js';

@@ -1,31 +1,9 @@
 /** Handler of `svc schema pull`. */
 import type { Context } from '../../runtime/context.js';
 import { printDryRun } from '../shared/dry-run.js';
-import { schemaCachePath, writeSchemaCache } from '../../org-schema/cache.js';
-import { writeCompletionExtra } from '../../org-schema/completion-extra.js';
-import { ambiguousLabels, buildOrgSchema } from '../../org-schema/org-schema.js';
-import type { OrgSchema } from '../../org-schema/types.js';
+import { schemaCachePath } from '../../org-schema/cache.js';
+import { ambiguousLabels } from '../../org-schema/org-schema.js';
 import { printJsonResult } from '../shared/output.js';
-
-/**
- * Fetches the OpenAPI document and the `/types` document (two requests), writes the profile's
- * cache and the completion extras; returns the schema and the cache file.
- */
-export async function pullOrgSchema(ctx: Context): Promise<{ schema: OrgSchema; file: string }> {
-  const api = await ctx.api();
-  const conn = await ctx.connection();
-  const configDir = (await ctx.config()).dir;
-  const file = schemaCachePath(configDir, conn.profileName);
-  const [openapi, types] = await Promise.all([
-    api.request({ method: 'GET', path: 'schema/openapi.json' }),
-    api.request({ method: 'GET', path: 'types' }),
-  ]);
-  const schema = buildOrgSchema(openapi.doc, types.doc, { profile: conn.profileName, baseUrl: conn.baseUrl, now: ctx.clock.now() });
-  writeSchemaCache(file, schema);
-  // Org-only field names for the static completion scripts.
-  writeCompletionExtra(configDir);
-  return { schema, file };
-}
 
 /** Fetches both documents, writes the profile's cache and the completion extras, reports a summary. */
 export async function pullHandler(ctx: Context): Promise<void> {
@@ -43,7 +21,7 @@ export async function pullHandler(ctx: Context): Promise<void> {
     );
   }
   const conn = await ctx.connection();
-  const { schema, file } = await pullOrgSchema(ctx);
+  const { schema, file } = await (await ctx.orgSchema()).pull();
   const typeNames = Object.keys(schema.types);
   const extra = typeNames.reduce((n, t) => n + schema.types[t]!.extraAttributes.length, 0);
   const labelled = typeNames.reduce((n, t) => n + Object.keys(schema.types[t]!.customFields).length, 0);

@@ -4,7 +4,6 @@ import { UsageError } from '../../errors.js';
 import { printValue } from '../shared/output.js';
 import { attributeMarks as marks, findResource, type AttributeSpec } from '../../registry/index.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
-import { loadOrgSchema } from './load.js';
 
 /** One row of the listing. */
 interface FieldRow {
@@ -37,7 +36,7 @@ function humanTable(rows: FieldRow[]): string {
 export async function showHandler(ctx: Context, typeArg: string): Promise<void> {
   const rt = findResource(typeArg);
   if (!rt) throw new UsageError(`unknown type "${typeArg}"`).hint('`svc resources` lists every type');
-  const schema = await loadOrgSchema(ctx);
+  const schema = await (await ctx.orgSchema()).cached();
   const view = schema ? orgTypeView(schema, rt) : undefined;
   const row = (a: AttributeSpec, source: FieldRow['source']): FieldRow => ({
     name: a.name,

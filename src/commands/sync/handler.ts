@@ -165,9 +165,8 @@ export function chooseTypes(args: readonly string[], all: boolean): ResourceType
 /** The org's custom-field labels and extra fields by type (two requests); none when the schema cannot be read. */
 async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Parameters<typeof tableSpec>[1]>; requests: number }> {
   const byType = new Map<string, Parameters<typeof tableSpec>[1]>();
-  const { pullOrgSchema } = await import('../schema/pull.js');
   try {
-    const { schema } = await pullOrgSchema(ctx);
+    const { schema } = await (await ctx.orgSchema()).pull();
     for (const [type, t] of Object.entries(schema.types)) {
       const labels: Record<string, string> = {};
       for (const [name, f] of Object.entries(t.customFields)) labels[name] = f.label;

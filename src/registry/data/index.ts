@@ -13,7 +13,7 @@ import { ORG_TYPES } from './org.js';
 import { SEQUENCE_TYPES } from './sequences.js';
 import { TASK_TYPES } from './tasks.js';
 
-export { WEBHOOK_RESOURCE_ACTIONS, WEBHOOK_RESOURCES, WEBHOOK_ACTIONS } from './webhook-events.js';
+export { WEBHOOK_RESOURCE_ACTIONS } from './webhook-events.js';
 
 export const RESOURCE_TYPES: ResourceType[] = [
   ...CRM_TYPES,

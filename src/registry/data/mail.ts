@@ -6,7 +6,7 @@ import { action, attr, attrs, defineType, rel, timestamps } from '../define.js';
 import { WEBHOOK_ACTIONS, WEBHOOK_RESOURCES, webhookActionsOf } from './webhook-events.js';
 
 /** spec: "mailing.state" in States and transitions. */
-export const MAILING_STATES = [
+const MAILING_STATES = [
   'placeholder',
   'drafted',
   'scheduled',

@@ -12,7 +12,7 @@ const COUNTERS =
   'openCount optOutCount positiveReplyCount replyCount scheduleCount';
 
 /** spec: "sequenceState.state" in States and transitions. */
-export const SEQUENCE_STATE_STATES = ['pending', 'active', 'paused', 'finished', 'disabled', 'failed', 'bounced', 'opted_out'] as const;
+const SEQUENCE_STATE_STATES = ['pending', 'active', 'paused', 'finished', 'disabled', 'failed', 'bounced', 'opted_out'] as const;
 
 export const SEQUENCE_TYPES = [
   defineType({

@@ -33,7 +33,7 @@ interface SeedTools {
 }
 
 /** One enrolment as the seed drew it; the statistics decide the rest. */
-export interface Enrolment {
+interface Enrolment {
   prospect: Rec;
   sequenceId: number;
   state: string;

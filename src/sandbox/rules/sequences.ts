@@ -11,7 +11,7 @@ import type { RuleContext, TypeRules } from './types.js';
 import { follow, nowText, refOf, requireRel } from './util.js';
 
 /** Steps of a sequence in order. */
-export function stepsOf(store: Store, sequenceId: number): Rec[] {
+function stepsOf(store: Store, sequenceId: number): Rec[] {
   const ids = store.referrers('sequenceStep', 'sequence', { type: 'sequence', id: sequenceId }) ?? new Set<number>();
   return [...ids]
     .map((id) => store.get('sequenceStep', id)!)

@@ -51,7 +51,7 @@ function attributes(rt: ResourceType, rec: Rec, names: Iterable<string>): Record
 }
 
 /** The delivery body of a change for one payload version. */
-export function payload(c: Change, version: number, deliveredAt: string): Record<string, unknown> | undefined {
+function payload(c: Change, version: number, deliveredAt: string): Record<string, unknown> | undefined {
   const rt = resourceByType(c.type);
   if (!rt) return undefined;
   const data: Record<string, unknown> = { type: c.type, id: c.id };
@@ -80,7 +80,7 @@ export function payload(c: Change, version: number, deliveredAt: string): Record
 }
 
 /** True when a webhook's resource and action select a change. */
-export function matches(hook: Rec, c: Change): boolean {
+function matches(hook: Rec, c: Change): boolean {
   const resource = String(hook.attributes['resource'] ?? '*');
   const action = String(hook.attributes['action'] ?? '*');
   const own = WEBHOOK_RESOURCE_ACTIONS[c.type];

@@ -9,7 +9,7 @@ import type { Rec, Store } from '../data/store.js';
 import type { Principal, TypeRules, WriteInput } from './types.js';
 
 /** Placeholder shown instead of a sensitive value. */
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

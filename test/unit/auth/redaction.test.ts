@@ -4,7 +4,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createContext, type App } from '../../../src/runtime/app.js';
+import type { App } from '../../../src/runtime/app.js';
+import { createContext } from '../../../src/runtime/create-context.js';
 import { reportError } from '../../../src/runtime/report-error.js';
 import { AuthError } from '../../../src/errors.js';
 import { redactText } from '../../../src/api/redact.js';

@@ -10,8 +10,8 @@
  * attributes the registry does not know (an org's fields beyond the published spec) are dropped.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { findAttribute, resourceByType, type AttributeSpec } from '../../registry/index.js';
-import type { CustomFieldValidation } from './org.js';
+import { findAttribute, resourceByType, type AttributeSpec } from './registry/index.js';
+import type { CustomFieldValidation } from './sandbox/data/org.js';
 
 /** What a field holds, and so how it is faked. */
 type FieldKind = 'name' | 'company' | 'email' | 'phone' | 'address' | 'domain' | 'url' | 'handle' | 'label' | 'tag' | 'text' | 'html';

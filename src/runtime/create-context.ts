@@ -1,0 +1,129 @@
+/**
+ * Builds a command's `Context`: its streams, settings and lazy accessors (config store,
+ * connection, API client, prompter), its stderr lines with secrets redacted, and what it closes.
+ */
+import type { ApiClient } from '../api/client.js';
+import { redactText } from '../api/redact.js';
+import type { ConfigStore } from '../auth/config.js';
+import type { OrgSchemaService } from '../org-schema/service.js';
+import { terminalSafeLines } from '../output/terminal-text.js';
+import type { App } from './app.js';
+import type { Connection } from './connection.js';
+import { systemClock, type Context, type GlobalOptions } from './context.js';
+import { inquirerPrompter, type Prompter } from './prompter.js';
+
+/** Builds a Context for a command. */
+export function createContext(
+  app: App,
+  globals: GlobalOptions,
+  overrides: { prompter?: Prompter } = {},
+): Context & { close(): Promise<void> } {
+  const secrets = new Set<string>();
+  const closers: (() => Promise<void> | void)[] = [];
+  let store: Promise<ConfigStore> | undefined;
+  let connection: Promise<Connection> | undefined;
+  let api: Promise<ApiClient> | undefined;
+  let orgSchema: Promise<OrgSchemaService> | undefined;
+  const io = app.io;
+  const redact = (s: string) => redactText(s, [...secrets]);
+  const ctx: Context & { close(): Promise<void> } = {
+    io,
+    env: app.env,
+    globals,
+    clock: app.clock ?? systemClock,
+    output: globals.output ?? (io.stdoutIsTTY ? 'table' : 'json'),
+    signal: app.signal,
+    config() {
+      // Reads parse the file; conf loads on the first write only (config-file.ts).
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
+      store ??= import('../auth/config-file.js').then((m) => {
+        const s = m.createConfigStore(app.env, globals.profile, async (dir) => new (await import('conf')).default(m.confOptions(dir)));
+        // The store holds tokens: say so when its permissions had to be tightened.
+        for (const r of s.repaired) ctx.warn(`config permissions were too open, repaired: ${r}`);
+        return s;
+      });
+      return store;
+    },
+    connection() {
+      // Loaded with the first command that needs it (start-up time of --help and friends).
+      connection ??= import('./connection.js').then((m) => m.resolveConnection(ctx));
+      return connection;
+    },
+    api() {
+      api ??= ctx.connection().then(async (c) => {
+        const client = await ctx.newApiClient(c);
+        closers.push(() => client.close());
+        return client;
+      });
+      return api;
+    },
+    async newApiClient(target, extra = {}) {
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
+      const { ApiClient } = await import('../api/client.js');
+      // Waits between retries end with the client's own signal (none: they run to the end).
+      const signal = 'signal' in extra ? extra.signal : app.signal;
+      return new ApiClient({
+        baseUrl: target.baseUrl,
+        ...(target.authUrl ? { trustedOrigins: [target.authUrl] } : {}),
+        tokens: target.tokens,
+        timeoutMs: globals.timeoutMs,
+        maxResponseBytes: globals.maxResponseBytes,
+        trace: globals.verbose ? (line) => ctx.trace(line) : undefined,
+        sleep: (ms) => ctx.clock.sleep(ms, signal),
+        signal: app.signal,
+        ...extra,
+      });
+    },
+    async prompter() {
+      return overrides.prompter ?? inquirerPrompter(io);
+    },
+    orgSchema() {
+      // Performance machinery (src/README.md, Build): loaded with import() when first used.
+      orgSchema ??= Promise.all([import('../org-schema/service.js'), import('../auth/config-dir.js')]).then(([m, dir]) =>
+        m.orgSchemaService({
+          connection: async () => {
+            const c = await ctx.connection();
+            return { profileName: c.profileName, baseUrl: c.baseUrl, sandbox: c.tokenSource === 'sandbox' };
+          },
+          // The directory alone: no need to load the config store (conf) to read the cache.
+          configDir: () => dir.configDir(app.env),
+          storeDir: async () => (await ctx.config()).dir,
+          api: () => ctx.api(),
+          now: () => ctx.clock.now(),
+          dryRun: globals.dryRun,
+          warn: (m) => ctx.warn(m),
+          info: (m) => ctx.info(m),
+          trace: (m) => ctx.trace(m),
+        }),
+      );
+      return orgSchema;
+    },
+    // Messages quote records, servers and files: shown terminal-safe (newlines and tabs stay).
+    warn(message) {
+      io.stderr.write(redact(`warning: ${terminalSafeLines(message)}\n`));
+    },
+    info(message) {
+      io.stderr.write(redact(`${terminalSafeLines(message)}\n`));
+    },
+    trace(message) {
+      if (globals.verbose) io.stderr.write(redact(`* ${terminalSafeLines(message)}\n`));
+    },
+    addSecret(secret) {
+      if (secret) secrets.add(secret);
+    },
+    redact,
+    onClose(fn) {
+      closers.push(fn);
+    },
+    async close() {
+      for (const fn of closers.reverse()) {
+        try {
+          await fn();
+        } catch {
+          // closing is best effort
+        }
+      }
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,59 @@
+/**
+ * The global options (`--profile`, `-o`, `--json`, `--query`, `--timeout`, `--sandbox`…) from
+ * commander's merged options and the environment, checked once for every command.
+ */
+import { UsageError } from '../errors.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../output/formats.js';
+import type { GlobalOptions } from './context.js';
+import { parsePositiveNumber, parseTimerSeconds } from './option-parsers.js';
+
+/** Global options from commander's merged options and the environment. */
+export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
+  // `--json` alone is true; `--json a,b,c` (or `--json=a,b,c`) gives the fields to keep.
+  const json = opts.json !== undefined && opts.json !== false;
+  const jsonFields = typeof opts.json === 'string' ? parseJsonFields(opts.json) : undefined;
+  let output = (json ? 'json' : opts.output) as string | undefined;
+  if (output !== undefined && !OUTPUT_FORMATS.includes(output as OutputFormat)) {
+    throw new UsageError(`-o ${output}: unknown output format (use ${OUTPUT_FORMATS.join(', ')})`);
+  }
+  const query = opts.query as string | undefined;
+  if (query !== undefined) {
+    // A query result is JSON, not rows: table and csv cannot show it.
+    if (output === 'table' || output === 'csv') throw new UsageError(`--query works with -o json, ndjson or raw, not -o ${output}`);
+    output ??= 'json';
+  }
+  const timeoutMs = opts.timeout === undefined ? 30_000 : parseTimerSeconds(String(opts.timeout), '--timeout');
+  const maxMbText = (opts.maxResponseMb as string | undefined) ?? (env.SVC_MAX_RESPONSE_MB || undefined);
+  const maxMb =
+    maxMbText === undefined
+      ? 64
+      : parsePositiveNumber(maxMbText, opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb', 'megabytes');
+  const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+  const sandboxData = (opts.sandboxData as string | undefined) ?? (env.SVC_SANDBOX_DATA || undefined);
+  return {
+    profile: (opts.profile as string | undefined) ?? (env.SVC_PROFILE || undefined),
+    baseUrl: (opts.baseUrl as string | undefined) ?? (env.SVC_BASE_URL || undefined),
+    authUrl: (opts.authUrl as string | undefined) ?? (env.SVC_AUTH_URL || undefined),
+    token: (opts.token as string | undefined) ?? (env.SVC_TOKEN || undefined),
+    output: output as OutputFormat | undefined,
+    verbose: opts.verbose === true,
+    dryRun: opts.dryRun === true,
+    yes: opts.yes === true,
+    // An org file implies the sandbox: a CI step that names a copy must never reach production.
+    sandbox: opts.sandbox === true || envFlag(env.SVC_SANDBOX) || sandboxData !== undefined,
+    ...(sandboxData !== undefined ? { sandboxData } : {}),
+    timeoutMs,
+    maxResponseBytes: Math.round(maxMb * 1024 * 1024),
+    query,
+    jsonFields,
+  };
+}
+
+/** `--json a,b,c` as a list of field names. */
+function parseJsonFields(list: string): string[] | undefined {
+  if (list.trim() === '') return undefined;
+  const fields = list.split(',').map((s) => s.trim());
+  if (fields.some((f) => f === ''))
+    throw new UsageError(`--json ${list}: expected field names separated by commas (e.g. --json id,firstName,title)`);
+  return fields;
+}
