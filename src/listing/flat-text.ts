@@ -241,7 +241,7 @@ export function forEachEntry(json: string, entry: (key: string, start: number, e
  * The value of the JSON text `json.slice(start, end)`: null and plain strings without JSON.parse,
  * unless `fresh` (a cut-out string keeps the whole record's text alive while it is kept).
  */
-export function valueAt(json: string, start: number, end: number, fresh = false): unknown {
+function valueAt(json: string, start: number, end: number, fresh = false): unknown {
   const c = json.charCodeAt(start);
   if (c === 110) return null;
   if (c === 34 && !fresh) {

@@ -16,15 +16,15 @@ import { allAttributes, type AttrType, type AttributeSpec, type ResourceType } f
 import { ValueKind } from './attribute-values.js';
 
 /** `firstName` → `first_name`, `socialNet2` → `social_net2`, `sequenceStates` → `sequence_states`. */
-export function snake(name: string): string {
+function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/^_/, '');
 }
 
 /** SQLite's storage class for an attribute type. */
-export type SqlType = 'INTEGER' | 'REAL' | 'TEXT';
+type SqlType = 'INTEGER' | 'REAL' | 'TEXT';
 
 /** One column of a type's table and where its value comes from. */
-export interface ColumnSpec {
+interface ColumnSpec {
   /** Column name (snake_case). */
   name: string;
   sqlType: SqlType;
@@ -33,7 +33,7 @@ export interface ColumnSpec {
 }
 
 /** A to-many relationship's link table. */
-export interface LinkSpec {
+interface LinkSpec {
   relationship: string;
   table: string;
   /** The owning record's id column, then the member's. */
@@ -67,7 +67,7 @@ const SQL_TYPES: Record<AttrType, SqlType> = {
 };
 
 /** What the org adds to a type: attributes the registry does not know, custom-field labels. */
-export interface OrgAdditions {
+interface OrgAdditions {
   extraAttributes?: readonly AttributeSpec[];
   labels?: Record<string, string>;
 }

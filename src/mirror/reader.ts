@@ -9,7 +9,7 @@ import { openError } from './store.js';
 import type { SqlDatabase } from './sqlite.js';
 
 /** One table's line of the status. */
-export interface TableStatus {
+interface TableStatus {
   table: string;
   type: string;
   rows: number;
@@ -20,7 +20,7 @@ export interface TableStatus {
 }
 
 /** What the mirror is of and how current it is. */
-export interface MirrorStatus {
+interface MirrorStatus {
   file: string;
   bytes: number;
   binding: string;

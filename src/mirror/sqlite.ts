@@ -23,7 +23,7 @@ export type SqlParams = readonly SqlValue[] | Record<string, SqlValue>;
 export type SqlRow = Record<string, SqlValue>;
 
 /** A statement prepared once and run many times (a page of upserts). */
-export interface SqlStatement {
+interface SqlStatement {
   run(params: SqlParams): void;
 }
 
@@ -44,7 +44,7 @@ export interface SqlDatabase {
 }
 
 /** Options of {@link openDatabase}. */
-export interface OpenOptions {
+interface OpenOptions {
   readOnly?: boolean;
   /** Wait at most this long for a writer's lock (another sync). @default 30000 */
   busyMs?: number;

@@ -32,7 +32,7 @@ export interface MirrorIdentity {
 }
 
 /** One row of `_svc_tables`. */
-export interface TableState {
+interface TableState {
   table: string;
   type: string;
   watermark: string | null;
@@ -57,7 +57,7 @@ export interface TableState {
 export type RunKind = 'full' | 'incremental' | 'reconcile';
 
 /** How a delete was found. */
-export type DeleteHow = 'event' | 'reconcile' | 'full read';
+type DeleteHow = 'event' | 'reconcile' | 'full read';
 
 /** Says a file is not a mirror svc can use, with the fix. */
 function foreignFile(file: string): UsageError {
@@ -443,7 +443,7 @@ function flatLinkIds(v: unknown): (number | bigint)[] | undefined {
 }
 
 /** The later of two ISO date-times (either may be missing). */
-export function laterOf(a: string | null, b: string | null): string | null {
+function laterOf(a: string | null, b: string | null): string | null {
   if (a === null) return b;
   if (b === null) return a;
   return parseTime(b) > parseTime(a) ? b : a;

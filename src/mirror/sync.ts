@@ -28,12 +28,12 @@ import { idValue, type TableSpec } from './naming.js';
 import { parseTime, type MirrorStore, type RunKind } from './store.js';
 
 /** How far before the watermark an incremental run starts. */
-export const OVERLAP_MS = 60_000;
+const OVERLAP_MS = 60_000;
 /** How often a table's ids are reconciled without `--reconcile`. */
-export const RECONCILE_EVERY_MS = 24 * 3_600_000;
+const RECONCILE_EVERY_MS = 24 * 3_600_000;
 
 /** What one type's run did. */
-export interface TypeResult {
+interface TypeResult {
   table: string;
   kind: RunKind;
   /** The run continued one a killed sync left. */
@@ -45,7 +45,7 @@ export interface TypeResult {
 }
 
 /** Options of {@link syncTables}. */
-export interface SyncOptions {
+interface SyncOptions {
   store: MirrorStore;
   client: PageClient;
   tables: readonly { rt: ResourceType; spec: TableSpec }[];
@@ -232,6 +232,6 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
 }
 
 /** `YYYY-MM-DDThh:mm:ssZ`, UTC. */
-export function isoSeconds(ms: number): string {
+function isoSeconds(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }

@@ -13,7 +13,7 @@ import { noFollow } from '../private-file.js';
 export type ExportFormat = 'csv' | 'ndjson';
 
 /** Where a part file can be continued. */
-export interface ResumePoint {
+interface ResumePoint {
   /** Bytes of whole records (and the header): the file is cut to this length. */
   offset: number;
   /** Id of the last whole record; undefined when none was written yet. */

@@ -33,7 +33,7 @@ export interface RenderOptions {
 }
 
 /** One page given as resource objects, flattened one record at a time as it is written. */
-export interface ResourcePage {
+interface ResourcePage {
   doc: JsonApiDocument;
   resources: readonly ResourceObject[];
   included: IncludedIndex;

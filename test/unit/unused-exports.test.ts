@@ -18,50 +18,7 @@ const ENTRY_POINTS = new Set([
 ]);
 
 /** Exports kept on purpose though nothing imports them, each with why (`file#name`). */
-// Files that the listing and bulk-run refactors of issue 27 (items 1, 2 and 4) are moving while
-// this check lands: their unused exports go with those moves, and these entries after the merge.
-const LISTING = 'in a file the listing refactor (issue 27 items 1-2) moves: un-export it there';
-const BULK_RUN = 'in a file the bulk-run refactor (issue 27 item 4) moves: un-export it there';
-const KEPT: Record<string, string> = {
-  'src/api/paginate.ts#Page': LISTING,
-  'src/output/flat-text.ts#valueAt': LISTING,
-  'src/output/render.ts#ResourcePage': LISTING,
-  'src/output/export-file.ts#ResumePoint': LISTING,
-  'src/bulk/csv-parse.ts#SNIFFED_DELIMITERS': BULK_RUN,
-  'src/bulk/engine.ts#Tripped': BULK_RUN,
-  'src/bulk/enroll-perform.ts#EnrollOptions': BULK_RUN,
-  'src/bulk/enroll-resolve.ts#EMAIL_BATCH': BULK_RUN,
-  'src/bulk/enroll-resolve.ts#EmailLookup': BULK_RUN,
-  'src/bulk/enroll-rows.ts#EnrollValue': BULK_RUN,
-  'src/bulk/header-map.ts#ResolvedHeaders': BULK_RUN,
-  'src/bulk/input-encoding.ts#utf16ByZeroBytes': BULK_RUN,
-  'src/bulk/json-stream.ts#JsonArrayPiece': BULK_RUN,
-  'src/bulk/key-match.ts#BatchRules': BULK_RUN,
-  'src/bulk/key-match.ts#FoldedLookupOptions': BULK_RUN,
-  'src/bulk/key-match.ts#KeyLookupOptions': BULK_RUN,
-  'src/bulk/lookup.ts#LookupResult': BULK_RUN,
-  'src/bulk/pacing.ts#PacerOptions': BULK_RUN,
-  'src/bulk/progress.ts#ProgressOptions': BULK_RUN,
-  'src/bulk/readers.ts#checkReadable': BULK_RUN,
-  'src/bulk/requester.ts#RequestKind': BULK_RUN,
-  'src/bulk/requester.ts#RequesterOptions': BULK_RUN,
-  'src/bulk/resource-perform.ts#PerformerOptions': BULK_RUN,
-  'src/bulk/resource-plan.ts#DONE': BULK_RUN,
-  'src/bulk/resource-plan.ts#PreparedInputRow': BULK_RUN,
-  'src/bulk/resource-plan.ts#ScanResult': BULK_RUN,
-  'src/bulk/resource-plan.ts#relookable': BULK_RUN,
-  'src/bulk/upsert-rows.ts#keyedValues': BULK_RUN,
-  'src/bulk/upsert-rows.ts#matchValues': BULK_RUN,
-  'src/commands/resource-commands/upsert-plan.ts#PlanBill': BULK_RUN,
-  'src/commands/shared/bulk-session.ts#MAX_CONCURRENCY': BULK_RUN,
-  'src/commands/shared/bulk-session.ts#runOwnerOf': BULK_RUN,
-  'src/commands/shared/input-columns.ts#CheckedColumns': BULK_RUN,
-  'src/commands/shared/input-columns.ts#inputColumns': BULK_RUN,
-  'src/commands/shared/read-data.ts#MAX_DATA_BYTES': BULK_RUN,
-  'src/commands/shared/row-rel-names.ts#RelNameSummary': BULK_RUN,
-  'src/commands/shared/row-rel-names.ts#resolveRowRelNames': BULK_RUN,
-  'src/commands/shared/run-files.ts#RunFile': BULK_RUN,
-};
+const KEPT: Record<string, string> = {};
 
 function tsFiles(dir: string): string[] {
   const out: string[] = [];

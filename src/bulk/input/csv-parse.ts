@@ -137,7 +137,7 @@ export class CsvParser {
 }
 
 /** Delimiters {@link sniffDelimiter} chooses from, in the order ties are broken. */
-export const SNIFFED_DELIMITERS = [',', ';', '\t'] as const;
+const SNIFFED_DELIMITERS = [',', ';', '\t'] as const;
 
 /**
  * The delimiter of a CSV file from its first line (the header): the candidate that occurs most

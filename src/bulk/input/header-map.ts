@@ -8,7 +8,7 @@ import { describeMatch, looseName, matchFieldName, type FieldMatch, type OrgLabe
 import { findAttribute, type ResourceType } from '../../registry/index.js';
 
 /** Each column's field; `unknown` the columns that are none; `problems` what makes the file unreadable as given. */
-export interface ResolvedHeaders {
+interface ResolvedHeaders {
   columns: Map<string, FieldMatch>;
   unknown: string[];
   /** Ambiguous headers, two columns for one field, a `--map` target that is no field. */

@@ -66,7 +66,7 @@ const SAMPLE = 4096;
  * while UTF-8 and Windows-1252 text has no zero bytes at all. Asks for most of one side and next to
  * none of the other, so that a stray NUL in an 8-bit file does not count.
  */
-export function utf16ByZeroBytes(sample: Uint8Array): InputEncoding | undefined {
+function utf16ByZeroBytes(sample: Uint8Array): InputEncoding | undefined {
   const pairs = Math.floor(sample.length / 2);
   if (pairs < 2) return undefined;
   let evenZeros = 0;

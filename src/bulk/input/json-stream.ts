@@ -7,7 +7,7 @@
 import { chars, MAX_RECORD_CHARS } from './input-limits.js';
 
 /** One element of the array: its text, or why the document is not an array. */
-export type JsonArrayPiece = { text: string } | { fatal: string };
+type JsonArrayPiece = { text: string } | { fatal: string };
 
 /** Incremental splitter of a top-level JSON array (or a single top-level object). */
 export class JsonArraySplitter {

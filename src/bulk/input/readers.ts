@@ -204,7 +204,7 @@ function unreadable(file: string, err: unknown): string {
 }
 
 /** Checks that the input file exists and is readable (before anything else happens). */
-export async function checkReadable(file: string): Promise<void> {
+async function checkReadable(file: string): Promise<void> {
   const fh = await openOrThrow(file);
   await fh.close();
 }

@@ -20,7 +20,7 @@ import { AnswerLost, type Requester } from '../run/requester.js';
 import { settle, type SettleClock } from '../run/settle.js';
 
 /** Options of {@link enrollPerformer}. */
-export interface EnrollOptions {
+interface EnrollOptions {
   sequenceId: number | string;
   mailboxId: number | string;
   requester: Requester;

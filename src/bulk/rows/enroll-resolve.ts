@@ -7,13 +7,10 @@ import type { PageClient } from '../../api/paginate.js';
 import type { EnrollItem } from './enroll-rows.js';
 import { idValue } from '../../lossless-json.js';
 import type { InputMask } from './input-mask.js';
-import { foldedLookup, KEY_BATCH, maskedLookup, normKey, resolveInBatches } from './key-match.js';
+import { foldedLookup, maskedLookup, normKey, resolveInBatches } from './key-match.js';
 
 /** Finds the prospects of some addresses: lower-cased address → ids. */
-export type EmailLookup = (emails: string[]) => Promise<Map<string, (number | string)[]>>;
-
-/** Limits of one batch. */
-export const EMAIL_BATCH = { maxEmails: KEY_BATCH.maxValues, maxChars: KEY_BATCH.maxChars };
+type EmailLookup = (emails: string[]) => Promise<Map<string, (number | string)[]>>;
 
 /**
  * A lookup through the list endpoint; on an anonymised rehearsal copy, of the addresses' fakes.

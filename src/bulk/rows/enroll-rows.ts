@@ -29,7 +29,7 @@ export interface EnrollItem extends WorkItem {
 }
 
 /** A row's value, or why it is unusable. */
-export type EnrollValue = { id: number | string } | { email: string } | { problem: string };
+type EnrollValue = { id: number | string } | { email: string } | { problem: string };
 
 /** Where the rows come from. */
 export interface EnrollSource {

@@ -28,13 +28,13 @@ export interface MatchedRecord {
 export type KeyLookup = (values: string[]) => Promise<Map<string, MatchedRecord[]>>;
 
 /** Limits of one batch. */
-export const KEY_BATCH = { maxValues: 500, maxChars: 6000 };
+const KEY_BATCH = { maxValues: 500, maxChars: 6000 };
 
 /** How values are compared: trimmed, lower case. */
 export const normKey = (v: string): string => v.trim().toLowerCase();
 
 /** Options of {@link keyLookup}. */
-export interface KeyLookupOptions {
+interface KeyLookupOptions {
   /** Collection path (`prospects`). */
   path: string;
   /** Resource type, for the sparse fieldset. */
@@ -103,7 +103,7 @@ export function isEmailAttribute(attr: string): boolean {
 }
 
 /** Options of {@link foldedLookup}. */
-export interface FoldedLookupOptions extends KeyLookupOptions {
+interface FoldedLookupOptions extends KeyLookupOptions {
   /**
    * Every value the run may ask for, normalised ({@link normKey}): only those are kept from the
    * scan, so memory follows the file, not the org. Undefined keeps every address of the type.
@@ -194,7 +194,7 @@ export function maskedLookup(look: KeyLookup, mask: (v: string) => string): KeyL
 }
 
 /** What a batch resolver needs to know of its items. */
-export interface BatchRules<T> {
+interface BatchRules<T> {
   /** The value(s) to look up, or undefined when the item needs no lookup (decided, no key). */
   keyOf(item: T): string | readonly string[] | undefined;
   /**

@@ -71,7 +71,7 @@ export class IdSet {
 }
 
 /** What the lookup found. */
-export type LookupResult = { found: number | string } | { none: true } | { ambiguous: (number | string)[] };
+type LookupResult = { found: number | string } | { none: true } | { ambiguous: (number | string)[] };
 
 /**
  * Runs a lookup. Records whose ids are in `claimed` (done by other rows) do not count.

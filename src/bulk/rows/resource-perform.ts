@@ -25,7 +25,7 @@ import { MAX_SETTLE_SECONDS, settle, type SettleClock } from '../run/settle.js';
 import { readBackQuery, updateApplied } from './write-check.js';
 
 /** Options of {@link resourcePerformer}. */
-export interface PerformerOptions {
+interface PerformerOptions {
   rt: ResourceType;
   /** The command's operation; what is sent for a row follows its request (an upsert mixes creates and updates). */
   op: WriteOp;

@@ -74,7 +74,7 @@ export interface ScanResult {
 }
 
 /** A row of the input with its journal key and its request (or problems). */
-export interface PreparedInputRow {
+interface PreparedInputRow {
   raw: RawRow;
   key: string;
   prepared: PreparedRow;
@@ -143,7 +143,7 @@ export async function namedRelValues(input: ResourceInput): Promise<NamedValue[]
   return [...seen.values()];
 }
 
-export const DONE = new Set(['created', 'updated', 'deleted']);
+const DONE = new Set(['created', 'updated', 'deleted']);
 
 /** The first pass: checks and counts every row of the shard. */
 export async function scanInput(input: ResourceInput, keepProblems = 20, preparer?: RowPreparer): Promise<ScanResult> {
@@ -194,7 +194,7 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
  * A create an earlier run left `unknown` that can be looked up by the row's own values: looked up
  * again (however late: a backend may have committed it since) rather than reported unknown unseen.
  */
-export function relookable(rt: ResourceType, e: JournalEntry | undefined, write: PreparedWrite): boolean {
+function relookable(rt: ResourceType, e: JournalEntry | undefined, write: PreparedWrite): boolean {
   return e?.status === 'unknown' && write.method === 'POST' && write.data !== undefined && lookupQuery(rt, write.data, 0) !== undefined;
 }
 

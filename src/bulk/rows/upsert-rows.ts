@@ -76,7 +76,7 @@ export function matchValue(data: WriteData, attr: string): string | undefined {
 }
 
 /** Every value a row is matched by (a list attribute's items, trimmed, each once ignoring case). */
-export function matchValues(data: WriteData, attr: string): string[] {
+function matchValues(data: WriteData, attr: string): string[] {
   const v = attr === 'id' ? data.id : data.attributes[attr];
   const out = new Map<string, string>();
   for (const one of Array.isArray(v) ? v : [v]) {
@@ -96,7 +96,7 @@ function carriedId(raw: RawRow): number | string | undefined {
 }
 
 /** Every value the rows of a keyed run are matched by, normalised: what a folded lookup keeps. */
-export async function keyedValues(input: KeyedInput, mask?: (v: string) => string): Promise<Set<string>> {
+async function keyedValues(input: KeyedInput, mask?: (v: string) => string): Promise<Set<string>> {
   const out = new Set<string>();
   for await (const { prepared } of preparedRows(input, keyedPreparer(input))) {
     if ('problems' in prepared) continue;

@@ -70,7 +70,7 @@ export interface PoolOptions<T extends WorkItem> {
 export const DEFAULT_MAX_FAILURES = 20;
 
 /** Why the circuit breaker stopped a run. */
-export interface Tripped {
+interface Tripped {
   /** Rows refused in a row. */
   count: number;
   /** The error of the last of them. */

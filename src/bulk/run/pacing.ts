@@ -23,7 +23,7 @@ import type { RateLimitInfo } from '../../api/jsonapi.js';
 import { readServerWait, ServerWaitError } from '../../api/server-wait.js';
 
 /** Options of {@link Pacer}. */
-export interface PacerOptions {
+interface PacerOptions {
   concurrency: number;
   now?: () => number;
   /** Resolves after `ms`, or early when `signal` aborts. */

@@ -7,7 +7,7 @@ import type { RowStatus } from './report.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 
 /** Options of {@link Progress}. */
-export interface ProgressOptions {
+interface ProgressOptions {
   stderr: NodeJS.WritableStream;
   /** stderr is a terminal: redraw in place. */
   tty: boolean;

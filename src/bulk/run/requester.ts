@@ -30,10 +30,10 @@ export class AnswerLost extends Error {
  * `read` (GET: repeated after failures), `idempotent` (PATCH, DELETE) and `create` (POST):
  * writes are repeated only when they certainly did not reach the server.
  */
-export type RequestKind = 'read' | 'idempotent' | 'create';
+type RequestKind = 'read' | 'idempotent' | 'create';
 
 /** Options of {@link Requester}. */
-export interface RequesterOptions {
+interface RequesterOptions {
   client: ApiClient;
   pacer: Pacer;
   /** Aborted on Ctrl-C: no new request starts, waits end early. */

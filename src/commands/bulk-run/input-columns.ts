@@ -27,7 +27,7 @@ const MAX_KEYS = 1000;
  * The columns of an input file: the CSV header, or the keys of the NDJSON or JSON objects (one
  * streaming pass, no requests).
  */
-export async function inputColumns(file: string, format: InputFormat, dialect: InputDialect): Promise<string[]> {
+async function inputColumns(file: string, format: InputFormat, dialect: InputDialect): Promise<string[]> {
   const keys = new Set<string>();
   for await (const raw of readRows(file, { format, dialect })) {
     if (raw.csv) return raw.header ?? [];
@@ -47,7 +47,7 @@ function candidates(rt: ResourceType, view: OrgTypeView | undefined): string[] {
 }
 
 /** What {@link checkInputColumns} found. */
-export interface CheckedColumns {
+interface CheckedColumns {
   /**
    * The names the rows are read with: each column's field (headers as people write them,
    * `--map`, custom-field labels) and the org's checks of custom values.

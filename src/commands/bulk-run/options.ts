@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 
 /** How a command's help speaks of its runs. */
-export interface RunOptionWords {
+interface RunOptionWords {
   /** `bulk: ` where the options share the help with a single-record form. */
   prefix: string;
   /** What a write is, in `--settle`: `a write`, `an enrolment`. */

@@ -17,7 +17,7 @@ import type { ResourceType } from '../../registry/index.js';
 import { CANDIDATE_PAGE, namedTarget, pickNamed, readNamed, type NamedRecord, type NameSource } from '../shared/name-lookup.js';
 
 /** What was resolved, for the run's summary line. */
-export interface RelNameSummary {
+interface RelNameSummary {
   names: RelNames;
   /** Distinct names looked up. */
   distinct: number;
@@ -53,7 +53,7 @@ function answer(records: readonly NamedRecord[], n: NamedValue, src: NameSource)
  * Resolves the named relationship values of a bulk input, or returns undefined when it holds none.
  * @param client reads only (list requests), sent before the run's session opens
  */
-export async function resolveRowRelNames(
+async function resolveRowRelNames(
   client: PageClient,
   rt: ResourceType,
   input: ResourceInput,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { UsageError } from '../../errors.js';
 
 /** One file of a run: its flag, its path (undefined: not used), and whether the run writes it. */
-export interface RunFile {
+interface RunFile {
   flag: string;
   path: string | undefined;
   out: boolean;

@@ -16,7 +16,7 @@ import { collectFailed, failedRows, writeFailedRows } from './input-file.js';
 import { finishRun, openSession, runRows, sessionWrites, type BulkSession, type BulkSetup, type SessionWrites } from './session.js';
 
 /** What the first pass found. */
-export interface RowScan {
+interface RowScan {
   /** Rows of this shard. */
   total: number;
   invalid: number;
@@ -29,7 +29,7 @@ export interface RowScan {
 }
 
 /** The parts a bulk command fills in. */
-export interface BulkRun<S extends RowScan, T extends WorkItem> {
+interface BulkRun<S extends RowScan, T extends WorkItem> {
   setup: BulkSetup;
   /** `prospects upsert by email`, `enroll`: the progress bar's label and the summary's first words. */
   label: string;

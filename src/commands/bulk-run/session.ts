@@ -49,7 +49,7 @@ export interface BulkFlags {
 }
 
 /** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
-export const MAX_CONCURRENCY = 32;
+const MAX_CONCURRENCY = 32;
 
 /** Parsed bulk options. */
 export interface BulkSetup {
@@ -157,7 +157,7 @@ export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): B
 }
 
 /** The owner of the run's side files, asked of the API once per run (through `get` when given: see runOwner). */
-export async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: string) => Promise<unknown>): Promise<SideOwner> {
+async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: string) => Promise<unknown>): Promise<SideOwner> {
   setup.owner ??= await runOwner(ctx, setup.command, get);
   return setup.owner;
 }

@@ -15,7 +15,7 @@ import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 
 /** The totals of a plan. */
-export interface PlanBill {
+interface PlanBill {
   creates: number;
   updates: number;
   unchanged: number;

@@ -9,7 +9,7 @@ import { parseJson } from '../../lossless-json.js';
  * The largest `--data` body: the API's own limit on a request body (the sandbox answers 413
  * past it). A file or stdin is read no further: `--data @/dev/urandom` stops at the cap.
  */
-export const MAX_DATA_BYTES = 10 * 1024 * 1024;
+const MAX_DATA_BYTES = 10 * 1024 * 1024;
 
 /** Thrown by {@link readAll} past its cap. */
 class TooLong extends Error {}

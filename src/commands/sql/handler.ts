@@ -52,7 +52,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
 }
 
 /** `-p name=value` as named parameters; a number-looking value is bound as a number. */
-export function parseParams(list: readonly string[]): Record<string, SqlValue> {
+function parseParams(list: readonly string[]): Record<string, SqlValue> {
   const out: Record<string, SqlValue> = {};
   for (const p of list) {
     const eq = p.indexOf('=');

@@ -24,7 +24,7 @@ export interface SyncFlags {
 }
 
 /** What a sales-ops person asks about (the list), in the order they are read. */
-export const DEFAULT_TYPES = [
+const DEFAULT_TYPES = [
   'user',
   'stage',
   'persona',
@@ -141,7 +141,7 @@ async function printSummary(ctx: Context, summary: object): Promise<void> {
 }
 
 /** The types named (any spelling the other commands take), or the default list. */
-export function chooseTypes(args: readonly string[], all: boolean): ResourceType[] {
+function chooseTypes(args: readonly string[], all: boolean): ResourceType[] {
   if (all && args.length > 0) throw new UsageError('give types or --all-types, not both');
   if (all) return RESOURCES.filter((rt) => rt.operations.includes('list') && rt.type !== 'event');
   if (args.length === 0) return DEFAULT_TYPES.map((t) => findResource(t)!);
@@ -180,5 +180,3 @@ async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Paramet
   }
   return { byType, requests: 2 };
 }
-
-export type { TableSpec };

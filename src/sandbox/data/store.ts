@@ -40,7 +40,7 @@ export interface Change {
 type Listener = (c: Change) => void;
 
 /** See `SandboxOptions.quirks`; the control endpoint `/_sandbox/quirks` changes them while running. */
-export interface StoreQuirks {
+interface StoreQuirks {
   /** A delete unlinks its referrers without moving their `updatedAt` or announcing a change. */
   silentCascade: boolean;
   /** An update stamps `updatedAt` this far ahead of the clock (a server whose clock runs fast). */
@@ -48,7 +48,7 @@ export interface StoreQuirks {
 }
 
 /** Minutes ahead of the clock of `futureUpdatedAt: true`. */
-export const FUTURE_UPDATED_AT_MINUTES = 5;
+const FUTURE_UPDATED_AT_MINUTES = 5;
 
 /**
  * Sets quirks from their option form (`futureUpdatedAt`: true for {@link FUTURE_UPDATED_AT_MINUTES}
