@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { inputFile, ndjson } from '../helpers/bulk.js';
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const svc = (args: string[], input?: string) => runSvc(args, { env: env(), input });
+const svc = (args: string[], input?: string) => svcInProcess(args, { env: env(), input });
 type Line = { row: number; status: string; id: number | null; error: string | null; field?: string; reason?: string };
 
 /** Prospects in the store whose first address ends with a marker. */

@@ -5,7 +5,8 @@
  * test/unit/commands/resource-commands/write-usage.test.ts), server refusals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, runSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const svc = (args: string[], input?: string) => runSvc(args, { env: env(), input });
+const svc = (args: string[], input?: string) => svcInProcess(args, { env: env(), input });
 type Rec = Record<string, unknown> & { id: number };
 
 async function firstId(resource: string, filter?: string): Promise<number> {
