@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
+import { runSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { inputFile, ndjson } from '../helpers/bulk.js';
 
@@ -208,7 +209,7 @@ describe('update and delete --input', () => {
 describe('usage errors send nothing (exit 2)', () => {
   it('--input -: bulk input is read from a file, not stdin', async () => {
     const mark = sb.requests.length;
-    const r = await svc(['prospects', 'create', '--input', '-']);
+    const r = await runSvc(['prospects', 'create', '--input', '-'], { env: env() });
     expect(r.stderr).toMatch(/--input -: bulk input is read from a file, not stdin/);
     expect(r.code).toBe(2);
     expect(sb.requests.length).toBe(mark);

@@ -1,6 +1,6 @@
 /**
  * Filters, `--fields` and `--columns` that would silently return the wrong answer are refused
- * (exit 2, nothing sent) or fixed and said before anything is sent — through the built binary
+ * (exit 2, nothing sent) or fixed and said before anything is sent — in-process (svcInProcess)
  * against the sandbox, checking what the server received and what came back. The other refusals
  * (impossible dates, ranges, near misses in --fields and --columns) send nothing and are checked
  * in-process in test/unit/commands/resource-commands/list-usage.test.ts.
