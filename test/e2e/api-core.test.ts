@@ -1,9 +1,11 @@
 /**
- * The API core through the real binary against a scripted local server: `svc api`, error
- * mapping, non-JSON answers, poisoned links, and a usage error that sends nothing (the others,
- * and an absolute URL to another host, in-process in test/unit/commands/).
+ * The API core against a scripted local server: `svc api`, error mapping, non-JSON answers,
+ * poisoned links, run in-process (svcInProcess: the real program, no process to start), and a
+ * usage error that sends nothing through the real binary (the others, and an absolute URL to
+ * another host, in-process in test/unit/commands/).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer, type Received, type Responder } from '../helpers/tiny-server.js';
 
@@ -77,7 +79,7 @@ const env = () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: base, SVC_TOKEN: T
 describe('svc api', () => {
   it('GET /prospects prints the document and sends the bearer token and JSON:API media type', async () => {
     const before = server.received.length;
-    const r = await runSvc(['api', 'GET', '/prospects'], { env: env() });
+    const r = await svcInProcess(['api', 'GET', '/prospects'], { env: env() });
     expect(r.code).toBe(0);
     expect(json<{ data: unknown[] }>(r).data).toHaveLength(2);
     const got = server.received[before]!;
@@ -87,7 +89,7 @@ describe('svc api', () => {
   });
 
   it('--paginate follows links.next, and --verbose traces without the token', async () => {
-    const r = await runSvc(['api', 'GET', '/prospects', '--paginate', '-o', 'ndjson', '--verbose'], { env: env() });
+    const r = await svcInProcess(['api', 'GET', '/prospects', '--paginate', '-o', 'ndjson', '--verbose'], { env: env() });
     expect(r.code).toBe(0);
     expect(
       r.stdout
@@ -101,9 +103,9 @@ describe('svc api', () => {
   });
 
   it('never follows a next link to another host with the token', async () => {
-    const r = await runSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env: { ...env(), SVC_BASE_URL: base }, input: '' });
+    const r = await svcInProcess(['prospects', 'list', '--all', '-o', 'ndjson'], { env: { ...env(), SVC_BASE_URL: base }, input: '' });
     // the list itself is fine; now the poisoned one
-    const p = await runSvc(['api', 'GET', '/prospects?poison=1', '--paginate', '-o', 'ndjson'], { env: env() });
+    const p = await svcInProcess(['api', 'GET', '/prospects?poison=1', '--paginate', '-o', 'ndjson'], { env: env() });
     expect(r.code).toBe(0);
     expect(p.stderr).toMatch(/not following links\.next to another host/);
     expect(server.received.some((x) => x.url.includes('steal'))).toBe(false);
@@ -113,7 +115,7 @@ describe('svc api', () => {
 describe('pagination', () => {
   it('halves the page size when a large page answers 502, and still lists everything', async () => {
     const before = server.received.length;
-    const r = await runSvc(['mailings', 'list', '--all', '-o', 'ndjson'], { env: env() });
+    const r = await svcInProcess(['mailings', 'list', '--all', '-o', 'ndjson'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const ids = r.stdout
       .trim()
@@ -136,7 +138,7 @@ describe('errors and exit codes', () => {
     ['/broken', 1, /invalid JSON/],
     ['/empty', 1, /empty body/],
   ])('%s → exit %i', async (path, code, message) => {
-    const r = await runSvc(['api', 'GET', path], { env: env() });
+    const r = await svcInProcess(['api', 'GET', path], { env: env() });
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -144,18 +146,18 @@ describe('errors and exit codes', () => {
   });
 
   it('-o json also writes {"errors":[...]} to stderr', async () => {
-    const r = await runSvc(['api', 'GET', '/invalid', '-o', 'json'], { env: env() });
+    const r = await svcInProcess(['api', 'GET', '/invalid', '-o', 'json'], { env: env() });
     const last = r.stderr.trim().split('\n').pop()!;
     expect(JSON.parse(last).errors[0].source.pointer).toBe('/data/attributes/title');
   });
 
   it('--verbose adds the stack trace', async () => {
-    const r = await runSvc(['api', 'GET', '/invalid', '--verbose'], { env: env() });
+    const r = await svcInProcess(['api', 'GET', '/invalid', '--verbose'], { env: env() });
     expect(r.stderr).toMatch(/\n\s+at /);
   });
 
   it('connection refused → exit 1 with one clear line', async () => {
-    const r = await runSvc(['api', 'GET', '/prospects'], { env: { ...env(), SVC_BASE_URL: 'http://127.0.0.1:9/api/v2' } });
+    const r = await svcInProcess(['api', 'GET', '/prospects'], { env: { ...env(), SVC_BASE_URL: 'http://127.0.0.1:9/api/v2' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/connection refused/);
   });

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { emailOf, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const svc = (args: string[], e = env()) => runSvc(args, { env: e });
+const svc = (args: string[], e = env()) => svcInProcess(args, { env: e });
 
 /** Prospects whose first address ends with a marker. */
 function marked(marker: string) {

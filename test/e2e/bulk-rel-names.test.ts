@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, inputFile } from '../helpers/bulk.js';
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const svc = (args: string[]) => runSvc(args, { env: env() });
+const svc = (args: string[]) => svcInProcess(args, { env: env() });
 
 async function account(name: string): Promise<number> {
   const r = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name } } });

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { inputFile, ndjson } from '../helpers/bulk.js';
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const svc = (args: string[], input?: string) => runSvc(args, { env: env(), input });
+const svc = (args: string[], input?: string) => svcInProcess(args, { env: env(), input });
 type Line = { row: number; status: string; id: number | null; error: string | null; field?: string; reason?: string };
 
 /** Prospects in the store whose first address ends with a marker. */
@@ -208,7 +209,7 @@ describe('update and delete --input', () => {
 describe('usage errors send nothing (exit 2)', () => {
   it('--input -: bulk input is read from a file, not stdin', async () => {
     const mark = sb.requests.length;
-    const r = await svc(['prospects', 'create', '--input', '-']);
+    const r = await runSvc(['prospects', 'create', '--input', '-'], { env: env() });
     expect(r.stderr).toMatch(/--input -: bulk input is read from a file, not stdin/);
     expect(r.code).toBe(2);
     expect(sb.requests.length).toBe(mark);

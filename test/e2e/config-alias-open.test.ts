@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -21,7 +22,7 @@ afterAll(() => sb.close());
 /** One config dir for a test, with the sandbox's URL and token. */
 function setup() {
   const env = sbEnv();
-  return { env, svc: (args: string[], extra: Record<string, string> = {}) => runSvc(args, { env: { ...env, ...extra } }) };
+  return { env, svc: (args: string[], extra: Record<string, string> = {}) => svcInProcess(args, { env: { ...env, ...extra } }) };
 }
 
 describe('svc config', () => {

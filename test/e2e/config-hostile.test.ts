@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectCleanFailure } from '../helpers/reliability.js';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
 
 const isRoot = process.getuid?.() === 0;
 const fullMode = (p: string) => (fs.statSync(p).mode & 0o7777).toString(8);
@@ -28,7 +29,7 @@ describe('config directory behind a symlink', () => {
     fs.chmodSync(shared, 0o1777);
     fs.chownSync(shared, 65534, 65534);
     const link = linkTo(shared);
-    const r = await runSvc(['profiles', 'list'], { env: { SVC_CONFIG_DIR: link } });
+    const r = await svcInProcess(['profiles', 'list'], { env: { SVC_CONFIG_DIR: link } });
     expectCleanFailure(
       r,
       2,
@@ -44,7 +45,7 @@ describe('config directory behind a symlink', () => {
   it('a symlink to a shared directory the user owns: refused too (a login is not stored there)', async () => {
     const shared = tempDir('svc-shared-');
     fs.chmodSync(shared, 0o1777);
-    const r = await runSvc(['login', '--with-token', '--base-url', 'http://127.0.0.1:1/api/v2'], {
+    const r = await svcInProcess(['login', '--with-token', '--base-url', 'http://127.0.0.1:1/api/v2'], {
       env: { SVC_CONFIG_DIR: linkTo(shared) },
       input: 'some-token-0123456789\n',
     });
@@ -56,7 +57,7 @@ describe('config directory behind a symlink', () => {
     const target = tempDir();
     fs.chmodSync(target, 0o755);
     const link = linkTo(target);
-    const r = await runSvc(['profiles', 'list', '-o', 'json'], { env: { SVC_CONFIG_DIR: link } });
+    const r = await svcInProcess(['profiles', 'list', '-o', 'json'], { env: { SVC_CONFIG_DIR: link } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(`warning: config permissions were too open, repaired: ${link} (symlink to ${target}) (was 755, now 700)\n`);
     expect(fullMode(target)).toBe('700');
@@ -64,7 +65,7 @@ describe('config directory behind a symlink', () => {
 
   it('a dangling symlink: exit 2 with one line saying where it points, no crash', async () => {
     const link = linkTo(path.join(tempDir(), 'gone', 'svc'));
-    const r = await runSvc(['profiles', 'list'], { env: { SVC_CONFIG_DIR: link } });
+    const r = await svcInProcess(['profiles', 'list'], { env: { SVC_CONFIG_DIR: link } });
     expectCleanFailure(
       r,
       2,

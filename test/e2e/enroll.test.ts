@@ -6,7 +6,8 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, emailOf, enrollDirect, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const svc = (args: string[]) => runSvc(args, { env: env() });
+const svc = (args: string[]) => svcInProcess(args, { env: env() });
 
 describe('svc enroll --prospect', () => {
   it('enrolls the new ones, skips those already in, reports refusals per row, exit 5', async () => {

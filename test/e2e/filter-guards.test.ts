@@ -1,12 +1,13 @@
 /**
  * Filters, `--fields` and `--columns` that would silently return the wrong answer are refused
- * (exit 2, nothing sent) or fixed and said before anything is sent — through the built binary
+ * (exit 2, nothing sent) or fixed and said before anything is sent — in-process (svcInProcess)
  * against the sandbox, checking what the server received and what came back. The other refusals
  * (impossible dates, ranges, near misses in --fields and --columns) send nothing and are checked
  * in-process in test/unit/commands/resource-commands/list-usage.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, runSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -20,7 +21,7 @@ afterAll(() => sb.close());
 /** Runs svc; returns the result and the decoded queries of the /prospects GETs it caused. */
 async function run(args: string[], envVars: Record<string, string> = env()) {
   const mark = sb.requests.length;
-  const r = await runSvc(args, { env: envVars });
+  const r = await svcInProcess(args, { env: envVars });
   const sent = received(sb, mark, 'prospects').map((q) => decodeURIComponent(q.query.raw));
   return { ...r, sent };
 }
@@ -57,7 +58,7 @@ describe('filters fixed and said', () => {
   });
 
   it("createdAt=<today> finds the record created today (sent as the day's range)", async () => {
-    const created = await runSvc(['prospects', 'create', '--attr', 'firstName=Dayfilter', '-o', 'json'], { env: env() });
+    const created = await svcInProcess(['prospects', 'create', '--attr', 'firstName=Dayfilter', '-o', 'json'], { env: env() });
     expect(created.code, created.stderr).toBe(0);
     const { id, createdAt } = json<{ id: number; createdAt: string }>(created);
     const day = createdAt.slice(0, 10);

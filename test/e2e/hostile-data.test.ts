@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -29,7 +30,7 @@ const BIDI = 'Smith\u202eolleh\u202c\x9b31m';
 const LINK = '\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\';
 
 async function createHostile(): Promise<number> {
-  const r = await runSvc(
+  const r = await svcInProcess(
     [
       'prospects',
       'create',
@@ -53,7 +54,7 @@ async function createHostile(): Promise<number> {
 describe('control characters in records', () => {
   it('table and get show them escaped, even in a cut cell; json, ndjson and csv give them back exactly', async () => {
     const id = await createHostile();
-    const list = await runSvc(
+    const list = await svcInProcess(
       ['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,firstName,lastName,title,occupation', '-o', 'table'],
       { env: env() },
     );
@@ -65,19 +66,21 @@ describe('control characters in records', () => {
     expect(list.stdout).toContain('…');
     expect(list.stdout).not.toMatch(/\\…/);
 
-    const get = await runSvc(['prospects', 'get', String(id), '-o', 'table'], { env: { ...env(), COLUMNS: '200' } });
+    const get = await svcInProcess(['prospects', 'get', String(id), '-o', 'table'], { env: { ...env(), COLUMNS: '200' } });
     expect(get.code, get.stderr).toBe(0);
     expect(get.stdout).not.toMatch(RAW_CONTROL);
     expect(get.stdout).toMatch(/^firstName\s+Eve\\e\]52;c;\S+\\a$/m);
     expect(get.stdout).toMatch(/^title\s+CEO\\e\[2J\\e\[H$/m);
 
-    const exact = json<Record<string, string>>(await runSvc(['prospects', 'get', String(id), '-o', 'json'], { env: env() }));
+    const exact = json<Record<string, string>>(await svcInProcess(['prospects', 'get', String(id), '-o', 'json'], { env: env() }));
     expect(exact).toMatchObject({ firstName: OSC52, lastName: BIDI, title: CLEAR });
-    const nd = await runSvc(['prospects', 'list', '--filter', `id=${id}`, '-o', 'ndjson'], { env: env() });
+    const nd = await svcInProcess(['prospects', 'list', '--filter', `id=${id}`, '-o', 'ndjson'], { env: env() });
     expect(JSON.parse(nd.stdout)).toMatchObject({ firstName: OSC52, lastName: BIDI, title: CLEAR });
-    const csv = await runSvc(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,firstName,title', '-o', 'csv'], { env: env() });
+    const csv = await svcInProcess(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,firstName,title', '-o', 'csv'], {
+      env: env(),
+    });
     expect(csv.stdout).toBe(`id,firstName,title\n${id},${OSC52},${CLEAR}\n`);
-    const raw = await runSvc(['prospects', 'get', String(id), '-o', 'raw'], { env: env() });
+    const raw = await svcInProcess(['prospects', 'get', String(id), '-o', 'raw'], { env: env() });
     expect((JSON.parse(raw.stdout) as { data: { attributes: Record<string, string> } }).data.attributes).toMatchObject({
       firstName: OSC52,
       lastName: BIDI,
@@ -88,11 +91,13 @@ describe('control characters in records', () => {
     const values = ["'=x", "''", "'@home", '=1+1'];
     const ids: number[] = [];
     for (const v of values) {
-      const r = await runSvc(['prospects', 'create', '--attr', `title=${v}`, '--attr', 'lastName=Quote', '-o', 'json'], { env: env() });
+      const r = await svcInProcess(['prospects', 'create', '--attr', `title=${v}`, '--attr', 'lastName=Quote', '-o', 'json'], {
+        env: env(),
+      });
       expect(r.code, r.stderr).toBe(0);
       ids.push(json<{ id: number }>(r).id);
     }
-    const exported = await runSvc(['prospects', 'list', '--filter', `id=${ids.join(',')}`, '--columns', 'id,title', '-o', 'csv'], {
+    const exported = await svcInProcess(['prospects', 'list', '--filter', `id=${ids.join(',')}`, '--columns', 'id,title', '-o', 'csv'], {
       env: env(),
     });
     expect(exported.code, exported.stderr).toBe(0);
@@ -100,7 +105,7 @@ describe('control characters in records', () => {
     for (const id of ids) sb.store.get('prospect', id)!.attributes.title = 'changed';
     const file = path.join(tempDir(), 'titles.csv');
     fs.writeFileSync(file, exported.stdout);
-    const r = await runSvc(['prospects', 'update', '--input', file, '--yes'], { env: env() });
+    const r = await svcInProcess(['prospects', 'update', '--input', file, '--yes'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(ids.map((id) => sb.store.get('prospect', id)!.attributes.title)).toEqual(values);
   });

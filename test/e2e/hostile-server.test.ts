@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
 import { startTinyServer, type Received, type Responder } from '../helpers/tiny-server.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse and Number() make it …992
@@ -59,24 +60,24 @@ const env = () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: base, SVC_TOKEN: '
 describe('an attribute named __proto__', () => {
   it('is an ordinary field in json, ndjson and csv output', async () => {
     for (const format of ['json', 'ndjson']) {
-      const r = await runSvc(['prospects', 'list', '-o', format], { env: env() });
+      const r = await svcInProcess(['prospects', 'list', '-o', format], { env: env() });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('"__proto__":');
       const rec = (format === 'json' ? JSON.parse(r.stdout)[0] : JSON.parse(r.stdout.trim())) as Record<string, unknown>;
       expect(Object.hasOwn(rec, '__proto__'), format).toBe(true);
       expect(Object.getOwnPropertyDescriptor(rec, '__proto__')!.value).toEqual({ polluted: 'yes' });
     }
-    const csv = await runSvc(['prospects', 'list', '-o', 'csv'], { env: env() });
+    const csv = await svcInProcess(['prospects', 'list', '-o', 'csv'], { env: env() });
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stdout.split('\n')[0]!.split(',')).toContain('__proto__');
   });
 
   it('shows as its own row in the table view, not as columns of its members', async () => {
-    const r = await runSvc(['prospects', 'get', '7', '-o', 'table'], { env: env() });
+    const r = await svcInProcess(['prospects', 'get', '7', '-o', 'table'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^__proto__\s+\{"polluted":"yes"\}$/m);
     expect(r.stdout).not.toMatch(/^polluted/m);
-    const t = await runSvc(['prospects', 'list', '-o', 'table', '--columns', 'id,polluted,constructor'], { env: env() });
+    const t = await svcInProcess(['prospects', 'list', '-o', 'table', '--columns', 'id,polluted,constructor'], { env: env() });
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout).not.toContain('yes');
     expect(t.stdout).not.toContain('function');
@@ -88,19 +89,19 @@ describe('ids above 2^53', () => {
 
   it('delete, get and update address the record the user named', async () => {
     let mark = since();
-    const del = await runSvc(['prospects', 'delete', BIG, '--yes', '-o', 'json'], { env: env() });
+    const del = await svcInProcess(['prospects', 'delete', BIG, '--yes', '-o', 'json'], { env: env() });
     expect(del.code, del.stderr).toBe(0);
     expect(server.received.slice(mark).map((r) => `${r.method} ${r.url}`)).toEqual([`DELETE /api/v2/prospects/${BIG}`]);
     expect(del.stderr).toContain(`deleted prospect ${BIG}`);
     expect(del.stdout).toContain(`"id":"${BIG}"`);
 
     mark = since();
-    const get = await runSvc(['prospects', 'get', BIG, '-o', 'json'], { env: env() });
+    const get = await svcInProcess(['prospects', 'get', BIG, '-o', 'json'], { env: env() });
     expect(get.code, get.stderr).toBe(0);
     expect(server.received[mark]!.url).toMatch(new RegExp(`^/api/v2/prospects/${BIG}(\\?|$)`));
 
     mark = since();
-    const upd = await runSvc(['prospects', 'update', BIG, '--attr', 'title=x', '--rel', `account=${BIG}`], { env: env() });
+    const upd = await svcInProcess(['prospects', 'update', BIG, '--attr', 'title=x', '--rel', `account=${BIG}`], { env: env() });
     expect(upd.code, upd.stderr).toBe(0);
     const patch = server.received[mark]!;
     expect(`${patch.method} ${patch.url}`).toBe(`PATCH /api/v2/prospects/${BIG}`);
@@ -110,13 +111,13 @@ describe('ids above 2^53', () => {
 
   it('output keeps every digit: ids, relationship ids and big numbers, in every format', async () => {
     for (const format of ['json', 'ndjson']) {
-      const r = await runSvc(['prospects', 'list', '-o', format], { env: env() });
+      const r = await svcInProcess(['prospects', 'list', '-o', format], { env: env() });
       const rec = (format === 'json' ? JSON.parse(r.stdout)[0] : JSON.parse(r.stdout)) as Record<string, unknown>;
       expect(rec).toMatchObject({ id: BIG, account: BIG, score: '12345678901234567890' });
     }
-    const csv = await runSvc(['prospects', 'list', '-o', 'csv', '--columns', 'id,account,score'], { env: env() });
+    const csv = await svcInProcess(['prospects', 'list', '-o', 'csv', '--columns', 'id,account,score'], { env: env() });
     expect(csv.stdout).toBe(`id,account,score\n${BIG},${BIG},12345678901234567890\n`);
-    const table = await runSvc(['prospects', 'get', BIG, '-o', 'table'], { env: env() });
+    const table = await svcInProcess(['prospects', 'get', BIG, '-o', 'table'], { env: env() });
     expect(table.stdout).toMatch(new RegExp(`^id\\s+${BIG}$`, 'm'));
     expect(table.stdout).toMatch(/^score\s+12345678901234567890$/m);
   });
@@ -125,7 +126,7 @@ describe('ids above 2^53', () => {
     const file = path.join(tempDir(), 'rows.ndjson');
     fs.writeFileSync(file, `{"id":${BIG},"title":"a"}\n{"id":"9007199254740995","title":"b"}\n`);
     const mark = since();
-    const r = await runSvc(['prospects', 'update', '--input', file], { env: env() });
+    const r = await svcInProcess(['prospects', 'update', '--input', file], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const patches = server.received.slice(mark).filter((x) => x.method === 'PATCH');
     expect(patches.map((x) => x.url.split('?')[0]).sort()).toEqual([`/api/v2/prospects/${BIG}`, '/api/v2/prospects/9007199254740995']);
@@ -135,26 +136,26 @@ describe('ids above 2^53', () => {
 
 describe('control characters from the server', () => {
   it('API error lines show them escaped, one line per error; the -o json error line keeps the exact text', async () => {
-    const r = await runSvc(['prospects', 'get', '666'], { env: env() });
+    const r = await svcInProcess(['prospects', 'get', '666'], { env: env() });
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(RAW_CONTROL);
     expect(r.stderr).toContain(
       'error: Bad\\e[2J\\e[H: too long\\u202eolleh\\u202c\\x9b31m\\r\\nerror: a line the server made up (field /data/attributes/title',
     );
     expect(r.stderr.match(/^error:/gm)).toHaveLength(1);
-    const j = await runSvc(['prospects', 'get', '666', '-o', 'json'], { env: env() });
+    const j = await svcInProcess(['prospects', 'get', '666', '-o', 'json'], { env: env() });
     expect(j.stderr).not.toMatch(RAW_CONTROL);
     const doc = JSON.parse(j.stderr.trim().split('\n').at(-1)!) as { errors: { detail: string }[] };
     expect(doc.errors[0]!.detail).toBe(EVIL_DETAIL);
   });
 
   it('auth status shows who the token belongs to escaped', async () => {
-    const r = await runSvc(['auth', 'status', '-o', 'table'], { env: env() });
+    const r = await svcInProcess(['auth', 'status', '-o', 'table'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(RAW_CONTROL);
     expect(r.stdout).toMatch(/^Logged in as:\s+Mallory\\e\]52;c;Y3VybCBldmlsIHwgc2g=\\a <m@evil\.example> \(user 3\)$/m);
     expect(r.stdout).toContain('Org\\u202eolleh');
-    const j = await runSvc(['auth', 'status', '-o', 'json'], { env: env() });
+    const j = await svcInProcess(['auth', 'status', '-o', 'json'], { env: env() });
     expect(JSON.parse(j.stdout).user.name).toBe(`Mallory${OSC52}`);
   });
 
@@ -162,7 +163,7 @@ describe('control characters from the server', () => {
     const dir = tempDir();
     const file = path.join(dir, 'rows.ndjson');
     fs.writeFileSync(file, '{"firstName":"A"}\n{"firstName":"B"}\n');
-    const r = await runSvc(['prospects', 'create', '--input', file], { env: env() });
+    const r = await svcInProcess(['prospects', 'create', '--input', file], { env: env() });
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).not.toMatch(RAW_CONTROL);
     expect(r.stderr).toMatch(/^row 1: failed: .*Bad\\e\[2J.*too long\\u202eolleh/m);

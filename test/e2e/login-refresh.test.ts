@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { cliLogin, editProfile, readConfig } from '../helpers/oauth.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
@@ -34,7 +35,7 @@ describe('refresh', () => {
     const { dir, p } = await loggedIn();
     editProfile(dir, 'default', { expiresAt: Date.now() + 30_000 });
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--limit', '1', '-v', '-o', 'json'], { env: env(dir) });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '1', '-v', '-o', 'json'], { env: env(dir) });
     expect(r.code, r.stderr).toBe(0);
     const reqs = tokenRequests(mark);
     expect(reqs).toHaveLength(1);
@@ -65,7 +66,7 @@ describe('refresh', () => {
     // Revoked on the server: a token it does not know, with an expiry that looks fine locally.
     editProfile(dir, 'default', { accessToken: 'revoked-by-the-server-0123456789' });
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: env(dir) });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: env(dir) });
     expect(r.code, r.stderr).toBe(0);
     const after = readConfig(dir).profiles.default!;
     const seen = since(mark).map((q) => `${q.method} ${q.path} ${q.status}`);
@@ -78,7 +79,7 @@ describe('refresh', () => {
     const { dir } = await loggedIn();
     editProfile(dir, 'default', { accessToken: 'revoked-by-the-server-0123456789', refreshToken: undefined });
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--limit', '1'], { env: env(dir) });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '1'], { env: env(dir) });
     expect(r.code).toBe(3);
     expect(tokenRequests(mark)).toHaveLength(0);
     expect(prospectGets(mark)).toHaveLength(1);
@@ -88,7 +89,7 @@ describe('refresh', () => {
     const { dir, p } = await loggedIn();
     editProfile(dir, 'default', { expiresAt: Date.now() - 1000, refreshToken: 'spent-refresh-token-0123456789' });
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--limit', '1', '-v'], { env: env(dir) });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '1', '-v'], { env: env(dir) });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/error: cannot refresh the login of profile "default": the refresh token was rejected \(invalid_grant/);
     expect(r.stderr).toContain('hint: run `svc login`');
@@ -119,7 +120,7 @@ describe('refresh', () => {
     const { dir, p } = await loggedIn();
     editProfile(dir, 'default', { expiresAt: Date.now() + 10_000 });
     const mark = sb.requests.length;
-    const r = await runSvc(['auth', 'token'], { env: env(dir) });
+    const r = await svcInProcess(['auth', 'token'], { env: env(dir) });
     expect(r.code, r.stderr).toBe(0);
     const after = readConfig(dir).profiles.default!;
     expect(r.stdout).toBe(`${after.accessToken}\n`);
@@ -155,14 +156,14 @@ describe('CI: SVC_REFRESH_TOKEN', () => {
     expect(stored.refreshToken).not.toBe(p.refreshToken);
     expect(stored).not.toHaveProperty('clientSecret');
     const mark2 = sb.requests.length;
-    const again = await runSvc(['auth', 'status', '-o', 'json'], { env: ciEnv });
+    const again = await svcInProcess(['auth', 'status', '-o', 'json'], { env: ciEnv });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).tokenSource).toBe('refresh-env');
     expect(tokenRequests(mark2)).toHaveLength(0);
   });
 
   it('SVC_TOKEN is used as given and auth status says so', async () => {
-    const r = await runSvc(['auth', 'status', '-o', 'table'], {
+    const r = await svcInProcess(['auth', 'status', '-o', 'table'], {
       env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_TOKEN: sb.token },
     });
     expect(r.code, r.stderr).toBe(0);

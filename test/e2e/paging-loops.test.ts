@@ -5,7 +5,8 @@
  * requesting forever.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
 import { startTinyServer, type Received, type Responder } from '../helpers/tiny-server.js';
 
 let server: Awaited<ReturnType<typeof startTinyServer>>;
@@ -48,7 +49,7 @@ const env = () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: base, SVC_TOKEN: '
 async function run(args: string[], path: string) {
   const mark = server.received.length;
   const started = Date.now();
-  const r = await runSvc(args, { env: env(), timeoutMs: 15_000 });
+  const r = await svcInProcess(args, { env: env(), timeoutMs: 15_000 });
   const requests = server.received.slice(mark).filter((q) => q.url.startsWith(`/api/v2/${path}`)).length;
   return { ...r, requests, secs: (Date.now() - started) / 1000 };
 }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locate, requireProgram, without } from '../helpers/programs.js';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const ARGS = [
@@ -30,7 +31,7 @@ const dir = tempDir();
 /** Writes the page and the numbers of one report; opens the page offline; returns both. */
 async function render(args: string[], name: string): Promise<{ page: Page; rows: any[]; png: Buffer; external: string[] }> {
   const file = path.join(dir, `${name}.html`);
-  const r = await runSvc(['report', ...args, '--html', file, '-o', 'json'], { env: env() });
+  const r = await svcInProcess(['report', ...args, '--html', file, '-o', 'json'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
   const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
   const external: string[] = [];

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -45,7 +46,7 @@ const round = (x: number) => Math.round(x * 10_000) / 10_000;
 
 async function report(args: string[]) {
   const mark = sb.requests.length;
-  const r = await runSvc(['report', ...args], { env: env() });
+  const r = await svcInProcess(['report', ...args], { env: env() });
   return { ...r, requests: received(sb, mark).filter((q) => q.path.startsWith('/api/v2/')) };
 }
 
@@ -340,7 +341,7 @@ describe('--html and --open', () => {
     fs.writeFileSync(browser, `#!/bin/sh\necho "$@" > ${log}\n`, { mode: 0o755 });
     const file = path.join(dir, 'p.html');
     const mark = sb.requests.length;
-    const r = await runSvc(['report', 'prospect', '1', '--html', file, '--open'], { env: { ...env(), BROWSER: browser } });
+    const r = await svcInProcess(['report', 'prospect', '1', '--html', file, '--open'], { env: { ...env(), BROWSER: browser } });
     expect(r.code, r.stderr).toBe(0);
     expect(received(sb, mark)).toHaveLength(1);
     for (let i = 0; i < 100 && !fs.existsSync(log); i++) await new Promise((res) => setTimeout(res, 50));

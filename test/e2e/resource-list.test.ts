@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCsv } from '../helpers/csv.js';
-import { json, runSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -17,7 +18,7 @@ afterAll(() => sb.close());
 
 async function queries(args: string[]): Promise<string[]> {
   const mark = sb.requests.length;
-  const r = await runSvc(args, { env: env() });
+  const r = await svcInProcess(args, { env: env() });
   expect(r.code, r.stderr).toBe(0);
   return received(sb, mark, 'prospects').map((q) => decodeURIComponent(q.query.raw));
 }
@@ -55,7 +56,7 @@ describe('filters as the server received them', () => {
   });
 
   it('filtered results really match', async () => {
-    const r = await runSvc(['prospects', 'list', '--filter', 'title=CEO', '-o', 'json', '--all'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--filter', 'title=CEO', '-o', 'json', '--all'], { env: env() });
     const rows = json<{ title: string }[]>(r);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((p) => p.title === 'CEO')).toBe(true);
@@ -63,7 +64,7 @@ describe('filters as the server received them', () => {
 
   it('relationship-attribute filter is sent with a deprecation warning', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--filter', 'account.name=Nobody', '-o', 'json'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--filter', 'account.name=Nobody', '-o', 'json'], { env: env() });
     expect(r.stderr).toMatch(/warning: filtering by a relationship attribute \(account\.name\) is deprecated/);
     expect(decodeURIComponent(received(sb, mark, 'prospects')[0]!.query.raw)).toContain('filter[account][name]=Nobody');
   });
@@ -72,19 +73,19 @@ describe('filters as the server received them', () => {
 describe('sort, include, fields', () => {
   it('sends multi-key sort and returns records in that order', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--sort', '-lastName,firstName', '--limit', '30', '-o', 'json'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--sort', '-lastName,firstName', '--limit', '30', '-o', 'json'], { env: env() });
     expect(decodeURIComponent(received(sb, mark, 'prospects')[0]!.query.raw)).toContain('sort=-lastName,firstName');
     const names = json<{ lastName: string }[]>(r).map((p) => p.lastName);
     expect(names).toEqual([...names].sort((a, b) => b.localeCompare(a)));
   });
 
   it('sorting by a relationship attribute warns', async () => {
-    const r = await runSvc(['prospects', 'list', '--sort', 'account.name', '--limit', '1', '-o', 'json'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--sort', 'account.name', '--limit', '1', '-o', 'json'], { env: env() });
     expect(r.stderr).toMatch(/deprecated/);
   });
 
   it('include replaces ids by records; fields trims attributes', async () => {
-    const r = await runSvc(
+    const r = await svcInProcess(
       [
         'prospects',
         'list',
@@ -112,17 +113,17 @@ describe('sort, include, fields', () => {
   });
 
   it('get with include prints one object', async () => {
-    const r = await runSvc(['prospects', 'get', '1', '--include', 'account', '-o', 'json'], { env: env() });
+    const r = await svcInProcess(['prospects', 'get', '1', '--include', 'account', '-o', 'json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const p = json<{ id: number; type: string }>(r);
     expect(p).toMatchObject({ id: 1, type: 'prospect' });
   });
 
   it('contactHistogram is only asked for through --fields', async () => {
-    const plain = json<Record<string, unknown>>(await runSvc(['prospects', 'get', '1', '-o', 'json'], { env: env() }));
+    const plain = json<Record<string, unknown>>(await svcInProcess(['prospects', 'get', '1', '-o', 'json'], { env: env() }));
     expect('contactHistogram' in plain).toBe(false);
     const asked = json<Record<string, unknown>>(
-      await runSvc(['prospects', 'get', '1', '--fields', 'contactHistogram,firstName', '-o', 'json'], { env: env() }),
+      await svcInProcess(['prospects', 'get', '1', '--fields', 'contactHistogram,firstName', '-o', 'json'], { env: env() }),
     );
     expect(Array.isArray(asked.contactHistogram)).toBe(true);
   });
@@ -144,7 +145,7 @@ describe('limits and pages', () => {
 
   it('--all returns every record with pages of up to 1,000', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--all', '-o', 'ndjson'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--all', '-o', 'ndjson'], { env: env() });
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(180);
     expect(new Set(lines.map((l) => JSON.parse(l).id)).size).toBe(180);
@@ -152,23 +153,23 @@ describe('limits and pages', () => {
   });
 
   it('--count reports meta.count', async () => {
-    const r = await runSvc(['prospects', 'list', '--count', '--limit', '1', '-o', 'json'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--count', '--limit', '1', '-o', 'json'], { env: env() });
     expect(r.stderr).toMatch(/count: 180/);
-    const only = await runSvc(['prospects', 'list', '--count', '--limit', '0', '-o', 'json'], { env: env() });
+    const only = await svcInProcess(['prospects', 'list', '--count', '--limit', '0', '-o', 'json'], { env: env() });
     expect(json(only)).toEqual({ count: 180, count_truncated: false });
   });
 });
 
 describe('output formats', () => {
   it('json is an array of flat records', async () => {
-    const rows = json<Record<string, unknown>[]>(await runSvc(['prospects', 'list', '--limit', '3', '-o', 'json'], { env: env() }));
+    const rows = json<Record<string, unknown>[]>(await svcInProcess(['prospects', 'list', '--limit', '3', '-o', 'json'], { env: env() }));
     expect(rows).toHaveLength(3);
     expect(rows[0]).toMatchObject({ id: expect.any(Number), type: 'prospect' });
     expect(typeof rows[0]!.account === 'number' || rows[0]!.account === null).toBe(true);
   });
 
   it('ndjson is one record per line', async () => {
-    const r = await runSvc(['prospects', 'list', '--limit', '3', '-o', 'ndjson'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '3', '-o', 'ndjson'], { env: env() });
     expect(
       r.stdout
         .trim()
@@ -178,7 +179,7 @@ describe('output formats', () => {
   });
 
   it('csv has a header and joins lists with ;', async () => {
-    const r = await runSvc(['prospects', 'list', '--limit', '3', '-o', 'csv', '--columns', 'id,firstName,emails'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '3', '-o', 'csv', '--columns', 'id,firstName,emails'], { env: env() });
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toBe('id,firstName,emails');
     expect(lines).toHaveLength(4);
@@ -186,17 +187,17 @@ describe('output formats', () => {
   });
 
   it('raw is the server document', async () => {
-    const r = await runSvc(['prospects', 'list', '--limit', '2', '-o', 'raw'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '2', '-o', 'raw'], { env: env() });
     const doc = JSON.parse(r.stdout.trim());
     expect(doc.data[0]).toMatchObject({ type: 'prospect', attributes: expect.any(Object) });
     expect(doc.links).toBeDefined();
   });
 
   it('table shows the default columns, no colour when not a TTY', async () => {
-    const r = await runSvc(['prospects', 'list', '--limit', '3', '-o', 'table'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '3', '-o', 'table'], { env: env() });
     expect(r.stdout.split('\n')[1]).toMatch(/id.*firstName.*lastName.*title/);
     expect(r.stdout).not.toMatch(/\x1b\[/);
-    const g = await runSvc(['prospects', 'get', '1', '-o', 'table'], { env: env() });
+    const g = await svcInProcess(['prospects', 'get', '1', '-o', 'table'], { env: env() });
     expect(g.stdout).toMatch(/^id\s+1$/m);
   });
 
@@ -204,7 +205,7 @@ describe('output formats', () => {
   // that read a record after its page was done would fail the command with an internal error.
   it('every format and shape lists all records over pages whose memory is reused', async () => {
     const all = ['prospects', 'list', '--all', '--page-size', '60', '--include', 'account'];
-    const lines = (await runSvc([...all, '-o', 'ndjson'], { env: env() })).stdout.trim().split('\n');
+    const lines = (await svcInProcess([...all, '-o', 'ndjson'], { env: env() })).stdout.trim().split('\n');
     const ids = lines.map((l) => (JSON.parse(l) as { id: number }).id);
     expect(ids).toHaveLength(180);
     expect(new Set(ids).size).toBe(180);
@@ -216,7 +217,7 @@ describe('output formats', () => {
       [['-o', 'ndjson', '--fields', 'firstName'], (o) => expect(o.trim().split('\n')).toHaveLength(180)],
     ];
     for (const [args, check] of runs) {
-      const r = await runSvc([...all, ...args], { env: env() });
+      const r = await svcInProcess([...all, ...args], { env: env() });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       expect(r.stderr).toBe('');
       check(r.stdout);
@@ -224,26 +225,26 @@ describe('output formats', () => {
   });
 
   it('default output is json when stdout is not a TTY', async () => {
-    const r = await runSvc(['prospects', 'list', '--limit', '1'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '1'], { env: env() });
     expect(Array.isArray(json(r))).toBe(true);
   });
 });
 
 describe('server errors → exit codes', () => {
   it('404 → exit 1 with the error id', async () => {
-    const r = await runSvc(['prospects', 'get', '999999'], { env: env() });
+    const r = await svcInProcess(['prospects', 'get', '999999'], { env: env() });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/resourceNotFound/);
   });
 
   it('401 with a bad token → exit 3', async () => {
-    const r = await runSvc(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: 'nope' } });
+    const r = await svcInProcess(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: 'nope' } });
     expect(r.code).toBe(3);
   });
 
   it('403 for a token without the read scope → exit 4 naming the scope', async () => {
     const token = sb.issueToken({ scopes: ['prospects.write'] });
-    const r = await runSvc(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: token } });
+    const r = await svcInProcess(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: token } });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/unauthorizedOauthScope/);
     expect(r.stderr).toMatch(/prospects\.read/);
@@ -251,7 +252,7 @@ describe('server errors → exit codes', () => {
   });
 
   it('offset past 10,000 never sent: 422 only from a raw request', async () => {
-    const r = await runSvc(['api', 'GET', '/prospects?page[offset]=10001'], { env: env() });
+    const r = await svcInProcess(['api', 'GET', '/prospects?page[offset]=10001'], { env: env() });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/page\[offset\]/);
   });

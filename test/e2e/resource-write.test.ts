@@ -1,10 +1,11 @@
 /**
  * `svc <resource> create|update|delete|<action>` against a real sandbox: round trips, what the
- * server received, every action of the spec, client-side validation (exit 2, nothing sent: one
+ * server received (in-process: svcInProcess runs the real program without a process), every action of the spec, client-side validation (exit 2, nothing sent: one
  * case here through the binary, the others and --dry-run in-process in
  * test/unit/commands/resource-commands/write-usage.test.ts), server refusals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const svc = (args: string[], input?: string) => runSvc(args, { env: env(), input });
+const svc = (args: string[], input?: string) => svcInProcess(args, { env: env(), input });
 type Rec = Record<string, unknown> & { id: number };
 
 async function firstId(resource: string, filter?: string): Promise<number> {
@@ -128,7 +129,8 @@ describe('create / update / delete round trip', () => {
 describe('client-side validation: exit 2, field named, nothing sent', () => {
   it('a read-only attribute: prospect name', async () => {
     const mark = sb.requests.length;
-    const r = await svc(['prospects', 'create', '--attr', 'name=Full Name']);
+    // Through the binary: the exit code of the real process.
+    const r = await runSvc(['prospects', 'create', '--attr', 'name=Full Name'], { env: env() });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/prospect name: is read-only/);
     expect(sb.requests.length).toBe(mark);

@@ -1,6 +1,6 @@
 /**
  * Custom-field labels as names beyond `--attr`: `--filter`, `--sort`, `--fields`, `--columns`
- * of list/get, and column names of bulk input — through the built binary against the sandbox
+ * of list/get, and column names of bulk input — in-process (svcInProcess) against the sandbox
  * (whose org labels prospect custom1 "Lead Source Detail" (inclusion) and custom2 "Lead Score"
  * (numerical)), checking what the server received.
  */
@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json, tempDir } from '../helpers/run-svc.js';
 
 let sb: TestSandbox;
 let sbEnv: () => Record<string, string>;
@@ -18,7 +19,7 @@ let pulled: Record<string, string>;
 beforeAll(async () => {
   ({ sb, env: sbEnv } = await sandboxWithEnv());
   pulled = sbEnv();
-  const r = await runSvc(['schema', 'pull'], { env: pulled });
+  const r = await svcInProcess(['schema', 'pull'], { env: pulled });
   if (r.code !== 0) throw new Error(`schema pull failed: ${r.stderr}`);
 });
 afterAll(async () => {
@@ -35,9 +36,12 @@ function listQueries(mark: number): [string, string][][] {
 describe('labels in list and get flags', () => {
   it('--filter and --sort with labels reach the server as customN', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--filter', 'Lead Source Detail=Referral', '--sort', '-Lead Score,id', '--limit', '1'], {
-      env: pulled,
-    });
+    const r = await svcInProcess(
+      ['prospects', 'list', '--filter', 'Lead Source Detail=Referral', '--sort', '-Lead Score,id', '--limit', '1'],
+      {
+        env: pulled,
+      },
+    );
     const qs = listQueries(mark);
     expect(qs).toHaveLength(1);
     expect(qs[0]).toContainEqual(['filter[custom1]', 'Referral']);
@@ -46,25 +50,29 @@ describe('labels in list and get flags', () => {
     // Which custom fields filter is the org's business: the sandbox's org filters and sorts on
     // those it labelled, and an unlabelled one is refused by a server answer naming it.
     expect(r.code, r.stderr).toBe(0);
-    const rows = await runSvc(['prospects', 'list', '--filter', 'Lead Source Detail=Referral', '-o', 'json', '--all'], { env: pulled });
+    const rows = await svcInProcess(['prospects', 'list', '--filter', 'Lead Source Detail=Referral', '-o', 'json', '--all'], {
+      env: pulled,
+    });
     const found = json<{ custom1: string }[]>(rows);
     expect(found.length).toBeGreaterThan(0);
     expect(new Set(found.map((p) => p.custom1))).toEqual(new Set(['Referral']));
-    const unlabelled = await runSvc(['prospects', 'list', '--filter', 'custom9=x'], { env: pulled });
+    const unlabelled = await svcInProcess(['prospects', 'list', '--filter', 'custom9=x'], { env: pulled });
     expect(unlabelled.code).toBe(1);
     expect(unlabelled.stderr).toMatch(/prospect\.custom9 is not filterable.*filter\[custom9\]/);
   });
 
   it('--fields and --columns with labels name customN', async () => {
-    const created = await runSvc(['prospects', 'create', '--attr', 'firstName=Cols', '--attr', 'Lead Score=7'], { env: pulled });
+    const created = await svcInProcess(['prospects', 'create', '--attr', 'firstName=Cols', '--attr', 'Lead Score=7'], { env: pulled });
     expect(created.code, created.stderr).toBe(0);
     const id = json<{ id: number }>(created).id;
     const mark = sb.requests.length;
-    const got = await runSvc(['prospects', 'get', String(id), '--fields', 'firstName,Lead Score', '-o', 'json'], { env: pulled });
+    const got = await svcInProcess(['prospects', 'get', String(id), '--fields', 'firstName,Lead Score', '-o', 'json'], { env: pulled });
     expect(got.code, got.stderr).toBe(0);
     expect(listQueries(mark)[0]).toContainEqual(['fields[prospect]', 'firstName,custom2']);
     expect(json<{ custom2: string }>(got).custom2).toBe('7');
-    const csv = await runSvc(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,Lead Score', '-o', 'csv'], { env: pulled });
+    const csv = await svcInProcess(['prospects', 'list', '--filter', `id=${id}`, '--columns', 'id,Lead Score', '-o', 'csv'], {
+      env: pulled,
+    });
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stdout.trim().split('\n')).toEqual(['id,custom2', `${id},7`]);
   });
@@ -72,7 +80,7 @@ describe('labels in list and get flags', () => {
   // That a label does read it (with --dry-run) is checked in-process in
   // test/unit/commands/schema/labels-usage.test.ts.
   it('does not read the cache when every flag names a field the registry knows', async () => {
-    const plain = await runSvc(
+    const plain = await svcInProcess(
       ['--verbose', 'prospects', 'list', '--filter', 'firstName=Ada', '--sort', '-createdAt', '--columns', 'id,custom2', '--limit', '1'],
       { env: pulled },
     );
@@ -82,7 +90,7 @@ describe('labels in list and get flags', () => {
 
   it('without a pulled schema a label is pulled for once, then sent as its field', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--sort', '-Lead Score', '--limit', '1'], { env: sbEnv() });
+    const r = await svcInProcess(['prospects', 'list', '--sort', '-Lead Score', '--limit', '1'], { env: sbEnv() });
     expect(listQueries(mark)[0]).toContainEqual(['sort', '-custom2']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/"Lead Score" not known: pulling the org schema/);
@@ -95,7 +103,7 @@ describe('labels as bulk column names', () => {
     const file = path.join(dir, 'people.csv');
     fs.writeFileSync(file, 'firstName,Lead Source Detail,Lead Score\nAda,referral,12\nBob,Radio,3\nCy,Webinar,\n');
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'create', '--input', file, '--journal', path.join(dir, 'j.ndjson')], { env: pulled });
+    const r = await svcInProcess(['prospects', 'create', '--input', file, '--journal', path.join(dir, 'j.ndjson')], { env: pulled });
     const posts = received(sb, mark, 'prospects').filter((q) => q.method === 'POST');
     const sent = posts.map((q) => (JSON.parse(q.body) as { data: { attributes: Record<string, unknown> } }).data.attributes);
     expect(sent).toHaveLength(2);
@@ -105,7 +113,7 @@ describe('labels as bulk column names', () => {
       /row 2: custom1 \(Lead Source Detail\): must be one of Webinar, Conference, Referral, Inbound, Outbound \(got "Radio"\)/,
     );
     expect(r.code).toBe(5);
-    const list = await runSvc(['prospects', 'list', '--filter', 'firstName=Ada', '-o', 'json', '--all'], { env: pulled });
+    const list = await svcInProcess(['prospects', 'list', '--filter', 'firstName=Ada', '-o', 'json', '--all'], { env: pulled });
     expect(json<{ custom1: string }[]>(list).some((p) => p.custom1 === 'Referral')).toBe(true);
   });
 
@@ -117,7 +125,7 @@ describe('labels as bulk column names', () => {
     fs.writeFileSync(file, JSON.stringify({ firstName: 'Dee', 'lead score': 5 }) + '\n');
     const fresh = sbEnv();
     const mark = sb.requests.length;
-    const bare = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], {
+    const bare = await svcInProcess(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], {
       env: fresh,
     });
     expect(bare.code, bare.stderr).toBe(0);
@@ -131,7 +139,7 @@ describe('labels as bulk column names', () => {
     ).toEqual(['GET /api/v2/schema/openapi.json', 'GET /api/v2/types']);
     // Pulled once: the next run reads the cache.
     const again = sb.requests.length;
-    const second = await runSvc(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], {
+    const second = await svcInProcess(['prospects', 'create', '--input', file, '--dry-run', '--journal', path.join(dir, 'k.ndjson')], {
       env: fresh,
     });
     expect(second.code, second.stderr).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * `svc schema pull|show` and custom-field labels as attribute names, through the built binary
+ * `svc schema pull|show` and custom-field labels as attribute names, in-process (svcInProcess)
  * against the sandbox (whose org labels prospect custom1..custom4) and a scripted server whose
  * OpenAPI document shows a field the spec does not. What labels do before anything is written
  * (validation, another profile, `schema show` of an unknown type) is checked in-process in
@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer } from '../helpers/tiny-server.js';
 
 let sb: TestSandbox;
@@ -20,7 +21,7 @@ let pulled: Record<string, string>;
 beforeAll(async () => {
   ({ sb, env: sbEnv } = await sandboxWithEnv());
   pulled = sbEnv();
-  const r = await runSvc(['schema', 'pull'], { env: pulled });
+  const r = await svcInProcess(['schema', 'pull'], { env: pulled });
   if (r.code !== 0) throw new Error(`schema pull failed: ${r.stderr}`);
 });
 afterAll(async () => {
@@ -41,7 +42,7 @@ describe('schema pull', () => {
   it('fetches the OpenAPI document and /types and caches them per profile, 0600', async () => {
     const env = sbEnv();
     const mark = sb.requests.length;
-    const r = await runSvc(['schema', 'pull', '-o', 'json'], { env });
+    const r = await svcInProcess(['schema', 'pull', '-o', 'json'], { env });
     expect(r.code).toBe(0);
     const paths = received(sb, mark)
       .map((q) => `${q.method} ${q.path}`)
@@ -62,7 +63,7 @@ describe('schema pull', () => {
   });
 
   it('schema show lists fields with marks and custom labels', async () => {
-    const r = await runSvc(['schema', 'show', 'prospects', '-o', 'json'], { env: pulled });
+    const r = await svcInProcess(['schema', 'show', 'prospects', '-o', 'json'], { env: pulled });
     expect(r.code).toBe(0);
     const rows = json<Row[]>(r);
     expect(rows.find((x) => x.name === 'title')).toMatchObject({ type: 'string', marks: 'F S max 255', source: 'spec' });
@@ -73,10 +74,10 @@ describe('schema pull', () => {
       options: 'Webinar, Conference, Referral, Inbound, Outbound',
       source: 'custom',
     });
-    const table = await runSvc(['schema', 'show', 'prospect', '-o', 'table'], { env: pulled });
+    const table = await svcInProcess(['schema', 'show', 'prospect', '-o', 'table'], { env: pulled });
     expect(table.stdout).toMatch(/^NAME +TYPE +MARKS +LABEL +VALIDATION +OPTIONS$/m);
     expect(table.stdout).toMatch(/^custom2 +string +Lead Score +numerical$/m);
-    const bare = await runSvc(['schema', 'show', 'prospect', '-o', 'table'], { env: sbEnv() });
+    const bare = await svcInProcess(['schema', 'show', 'prospect', '-o', 'table'], { env: sbEnv() });
     expect(bare.stdout).not.toMatch(/Lead Score/);
     expect(bare.stderr).toMatch(/run `svc schema pull` for their labels/);
   });
@@ -85,7 +86,7 @@ describe('schema pull', () => {
 describe('custom-field labels as attribute names', () => {
   it('create with --attr "<Label>=value" sends customN, normalised, and the server stores it', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(
+    const r = await svcInProcess(
       [
         'prospects',
         'create',
@@ -106,7 +107,7 @@ describe('custom-field labels as attribute names', () => {
     expect(attrs).toEqual({ firstName: 'Label', custom1: 'Referral', custom2: '42', custom4: '2024-05-01' });
     const rec = json<{ id: number; custom1: string }>(r);
     expect(rec.custom1).toBe('Referral');
-    const upd = await runSvc(['prospects', 'update', String(rec.id), '--attr', 'Calendar Link=https://cal.example.com/ada'], {
+    const upd = await svcInProcess(['prospects', 'update', String(rec.id), '--attr', 'Calendar Link=https://cal.example.com/ada'], {
       env: pulled,
     });
     expect(upd.code, upd.stderr).toBe(0);
@@ -114,7 +115,7 @@ describe('custom-field labels as attribute names', () => {
   });
 
   it('without a pulled schema a label pulls the schema once, then names its field', async () => {
-    const r = await runSvc(['prospects', 'create', '--attr', 'Lead Score=42', '-o', 'json'], { env: sbEnv() });
+    const r = await svcInProcess(['prospects', 'create', '--attr', 'Lead Score=42', '-o', 'json'], { env: sbEnv() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/"Lead Score" not known: pulling the org schema/);
     expect(JSON.parse(r.stdout).custom2).toBe('42');
@@ -158,16 +159,16 @@ describe('fields only the org schema shows', () => {
     });
     try {
       const env = { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: `${server.url}/api/v2`, SVC_TOKEN: 'tiny-token' };
-      expect((await runSvc(['schema', 'pull'], { env })).code).toBe(0);
-      const show = json<Row[]>(await runSvc(['schema', 'show', 'prospect', '-o', 'json'], { env }));
+      expect((await svcInProcess(['schema', 'pull'], { env })).code).toBe(0);
+      const show = json<Row[]>(await svcInProcess(['schema', 'show', 'prospect', '-o', 'json'], { env }));
       expect(show.find((x) => x.name === 'favoriteNumber')).toMatchObject({ type: 'integer', marks: 'F', source: 'org' });
-      const bad = await runSvc(['prospects', 'create', '--attr', 'favoriteNumber=many'], { env });
+      const bad = await svcInProcess(['prospects', 'create', '--attr', 'favoriteNumber=many'], { env });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/attribute "favoriteNumber" of prospect: expected an integer, got "many"/);
-      const ro = await runSvc(['prospects', 'create', '--attr', 'secretScore=3'], { env });
+      const ro = await svcInProcess(['prospects', 'create', '--attr', 'secretScore=3'], { env });
       expect(ro.code).toBe(2);
       expect(ro.stderr).toMatch(/secretScore: is read-only/);
-      const ok = await runSvc(['prospects', 'create', '--attr', 'favoriteNumber=7', '--attr', 'vip=yes', '--dry-run'], { env });
+      const ok = await svcInProcess(['prospects', 'create', '--attr', 'favoriteNumber=7', '--attr', 'vip=yes', '--dry-run'], { env });
       expect(ok.code, ok.stderr).toBe(0);
       expect(ok.stdout).toContain('"favoriteNumber": 7');
       expect(ok.stdout).toContain('"custom9": "true"');

@@ -1,5 +1,5 @@
 /**
- * `svc webhooks verify`, `cleanup` and `trigger` through the built binary (cleanup against the
+ * `svc webhooks verify`, `cleanup` and `trigger` in-process (svcInProcess) (cleanup against the
  * sandbox's real endpoint). What sends nothing (verify's matches, the usage errors of cleanup,
  * create and trigger, their --dry-run) is checked in-process in
  * test/unit/commands/webhooks/usage.test.ts.
@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/webhooks/signature.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json, tempDir } from '../helpers/run-svc.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -28,10 +29,12 @@ describe('webhooks verify', () => {
   const sig = signBody('k3y', body);
 
   it('exits 2 for a missing secret, signature or file', async () => {
-    const noSecret = await runSvc(['webhooks', 'verify', '--signature', sig, file], { env: env() });
+    const noSecret = await svcInProcess(['webhooks', 'verify', '--signature', sig, file], { env: env() });
     expect([noSecret.code, noSecret.stderr]).toEqual([2, 'error: --secret is required (or SVC_WEBHOOK_SECRET)\n']);
-    expect((await runSvc(['webhooks', 'verify', '--secret', 'k', file], { env: env() })).code).toBe(2);
-    const missing = await runSvc(['webhooks', 'verify', '--secret', 'k', '--signature', sig, '/nonexistent/body.json'], { env: env() });
+    expect((await svcInProcess(['webhooks', 'verify', '--secret', 'k', file], { env: env() })).code).toBe(2);
+    const missing = await svcInProcess(['webhooks', 'verify', '--secret', 'k', '--signature', sig, '/nonexistent/body.json'], {
+      env: env(),
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read file \(ENOENT\)/);
   });
@@ -39,7 +42,7 @@ describe('webhooks verify', () => {
 
 describe('webhooks cleanup', () => {
   async function createHook(): Promise<{ id: number; cleanupToken: string }> {
-    const r = await runSvc(
+    const r = await svcInProcess(
       ['webhooks', 'create', '--attr', 'url=https://hooks.example.com/in', '--attr', 'resource=prospect', '--attr', 'action=created'],
       { env: env() },
     );
@@ -53,7 +56,7 @@ describe('webhooks cleanup', () => {
     const mark = sb.requests.length;
     // No user token at all: the cleanup token is the credential.
     const noLogin = { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl };
-    const first = await runSvc(['webhooks', 'cleanup', '--cleanup-token', hook.cleanupToken, '-v'], { env: noLogin });
+    const first = await svcInProcess(['webhooks', 'cleanup', '--cleanup-token', hook.cleanupToken, '-v'], { env: noLogin });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/^webhook removed$/m);
     expect(json(first)).toEqual({ removed: true, alreadyGone: false });
@@ -61,11 +64,11 @@ describe('webhooks cleanup', () => {
     const sent = received(sb, mark, 'webhooks/cleanup');
     expect(sent.map((q) => [q.method, q.headers.authorization, q.status])).toEqual([['POST', `Bearer ${hook.cleanupToken}`, 204]]);
 
-    const again = await runSvc(['webhooks', 'cleanup', '--cleanup-token', '-'], { env: noLogin, input: `${hook.cleanupToken}\n` });
+    const again = await svcInProcess(['webhooks', 'cleanup', '--cleanup-token', '-'], { env: noLogin, input: `${hook.cleanupToken}\n` });
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('webhook already gone (404): nothing to remove\n');
 
-    const bogus = await runSvc(['webhooks', 'cleanup', '--cleanup-token', 'not-a-real-token-123'], { env: noLogin });
+    const bogus = await svcInProcess(['webhooks', 'cleanup', '--cleanup-token', 'not-a-real-token-123'], { env: noLogin });
     expect(bogus.code).toBe(3);
     expect(bogus.stderr).toBe('error: the cleanup token is not valid (401): no webhook was removed\n');
     for (const r of [first, again, bogus]) expect(r.stdout + r.stderr).not.toContain(hook.cleanupToken);
@@ -75,7 +78,7 @@ describe('webhooks cleanup', () => {
 
 describe('webhooks trigger', () => {
   it('1 when nothing listens', async () => {
-    const down = await runSvc(['webhooks', 'trigger', 'task.completed', '--to', 'http://127.0.0.1:9/'], { env: env() });
+    const down = await svcInProcess(['webhooks', 'trigger', 'task.completed', '--to', 'http://127.0.0.1:9/'], { env: env() });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/could not deliver task\.completed .*ECONNREFUSED/);
   });
