@@ -18,7 +18,7 @@ let c: Client;
 let env: NodeJS.ProcessEnv;
 let db: string;
 beforeAll(async () => {
-  c = await start({ seed: 2500 });
+  c = await start({ seed: 1500 });
   const dir = tempDir('svc-mirror-req-');
   db = path.join(dir, 'org.sqlite');
   env = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token });
@@ -84,7 +84,7 @@ describe('requests of a sync', () => {
     expect(rest.code, rest.stderr).toBe(0);
     expect(rest.stderr).toMatch(/prospects: [\d,]+ read \(resumed\)/);
     const read = Number(/prospects: ([\d,]+) read/.exec(rest.stderr)![1]!.replace(/,/g, ''));
-    expect(read).toBe(2500 - kept);
+    expect(read).toBe(1500 - kept);
     await expectTableEqualsApi(c, env, file, '/prospects');
   });
 });
