@@ -99,6 +99,7 @@ const EXAMPLE_FILES: Record<string, string> = {
   'ids.txt': '9\n10\n11\n12\n13\n14\n15\n16\n',
   'changes.ndjson': '{"id":1,"title":"COO"}\n',
   'body.json': '{"data":{"type":"prospect","id":1}}\n',
+  'weekly.sql': "select title, count(*) as n from prospects where title <> '' group by 1 order by 2 desc limit 10\n",
 };
 
 describe('README and --help examples run on the sandbox', () => {

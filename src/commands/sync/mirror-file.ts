@@ -12,10 +12,21 @@ import { runOwner } from '../shared/org-owner.js';
 /** The mirror file of the command's profile (its directory made, owner-only). */
 export async function mirrorFile(ctx: Context, db: string | undefined): Promise<string> {
   if (db !== undefined) return path.resolve(db);
-  const conn = await ctx.connection();
   const dir = dataDir(ctx.env);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return path.join(dir, `mirror.${encodeURIComponent(conn.profileName)}.sqlite`);
+  return path.join(dir, `mirror.${encodeURIComponent(await mirrorName(ctx))}.sqlite`);
+}
+
+/**
+ * Whose mirror the command means, without connecting (`svc sql` reads a file and needs no API,
+ * nor a sandbox started for it): the profile's name; `sandbox` for the local sandbox, and for a
+ * copy served with `--sandbox-data FILE`, `sandbox-<file name>` (a copy is another org).
+ */
+async function mirrorName(ctx: Context): Promise<string> {
+  const g = ctx.globals;
+  if (g.sandboxData !== undefined) return `sandbox-${path.basename(g.sandboxData).replace(/\.json$/i, '')}`;
+  if (g.sandbox) return 'sandbox';
+  return (await ctx.config()).currentName();
 }
 
 /**
