@@ -27,7 +27,7 @@ export async function apiRecords(c: Client, path: string): Promise<any[]> {
 
 /** The rows of a mirror table, through `svc sql -o json`. */
 export async function mirrorRows(env: NodeJS.ProcessEnv, db: string, table: string): Promise<any[]> {
-  const r = await runInProcess(['sql', '--db', db, '-o', 'json', `select * from "${table}" order by 1, 2`], env, { timeoutMs: 60_000 });
+  const r = await runInProcess(['sql', '--db', db, '-o', 'json', `select * from "${table}" order by 1, 2`], env, { timeoutMs: 600_000 });
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
