@@ -238,7 +238,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
 }
 
 /** The largest id of a page as digits; undefined when one is not an integer. */
-function largestId(data: readonly ResourceObject[]): string | undefined {
+export function largestId(data: readonly ResourceObject[]): string | undefined {
   let max = -1n;
   for (const r of data) {
     const id = String(r.id);

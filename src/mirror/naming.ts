@@ -16,7 +16,7 @@ import { allAttributes, type AttrType, type AttributeSpec, type ResourceType } f
 import { ValueKind } from './attribute-values.js';
 
 /** `firstName` → `first_name`, `socialNet2` → `social_net2`, `sequenceStates` → `sequence_states`. */
-function snake(name: string): string {
+export function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/^_/, '');
 }
 
@@ -115,7 +115,7 @@ export function quoteId(name: string): string {
 }
 
 /** An id as SQLite stores it: a number, or a BigInt past 2^53 (ids are digit strings). */
-export function idValue(id: unknown): number | bigint | null {
+export function sqlId(id: unknown): number | bigint | null {
   if (id === undefined || id === null) return null;
   const s = String(id);
   if (!/^\d+$/.test(s)) return null;
@@ -153,7 +153,7 @@ export function columnValue(
 ): number | bigint | string | null {
   if ('relationship' in c.from) {
     const rel = relationships?.[c.from.relationship] as { data?: { id?: unknown } | null } | undefined;
-    return idValue(rel?.data?.id);
+    return sqlId(rel?.data?.id);
   }
   const v = attributes?.[c.from.attribute];
   if (v === undefined || v === null) return null;
@@ -178,7 +178,7 @@ export function linkIds(r: ResourceObject, relationship: string): (number | bigi
   if (!rel || !Array.isArray(rel.data)) return undefined;
   const ids: (number | bigint)[] = [];
   for (const m of rel.data as { id?: unknown }[]) {
-    const id = idValue(m?.id);
+    const id = sqlId(m?.id);
     if (id !== null) ids.push(id);
   }
   return ids;

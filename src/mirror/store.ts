@@ -18,7 +18,7 @@ import { UsageError } from '../errors.js';
 import type { ResourceObject } from '../api/jsonapi.js';
 import { relationshipsText, unparsedAttributesRegion } from '../listing/page-parse.js';
 import { KeySlots, readAttributeValues } from './attribute-values.js';
-import { columnValue, idValue, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
+import { columnValue, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlDatabase, SqlRow } from './sqlite.js';
 
 /** Bumped when svc's own tables change shape: an older file is refused with `--rebuild`. */
@@ -272,7 +272,7 @@ export class MirrorStore {
       if (kind !== 'reconcile') runMax = laterOf(runMax, this.upsert(spec, records));
       if (kind !== 'incremental') {
         const seen = this.db.prepare('INSERT OR IGNORE INTO _svc_seen (table_name, id) VALUES (?, ?)');
-        for (const r of records) seen.run([spec.table, idValue(r.id)]);
+        for (const r of records) seen.run([spec.table, sqlId(r.id)]);
       }
       this.db.run('UPDATE _svc_tables SET run_cursor = ?, run_max = ? WHERE table_name = ?', [cursor, runMax, spec.table]);
       return runMax;
@@ -311,7 +311,7 @@ export class MirrorStore {
     const updatedAt = spec.columns.findIndex((c) => 'attribute' in c.from && c.from.attribute === 'updatedAt');
     let highest: string | null = null;
     for (const r of records) {
-      const id = idValue(r.id);
+      const id = sqlId(r.id);
       if (id === null) continue;
       values[0] = id;
       // The attributes from the page's bytes when they are still there (the cheap way: no object
@@ -327,7 +327,7 @@ export class MirrorStore {
       const relationships = ids === undefined ? r.relationships : undefined;
       for (let i = 0; i < spec.columns.length; i++) {
         const c = spec.columns[i]!;
-        if ('relationship' in c.from) values[i + 1] = ids ? idValue(ids[c.from.relationship]) : columnValue(c, attributes, relationships);
+        if ('relationship' in c.from) values[i + 1] = ids ? sqlId(ids[c.from.relationship]) : columnValue(c, attributes, relationships);
         else values[i + 1] = fromBytes ? storedValue(c, kinds[i] as never, read[i]) : columnValue(c, attributes, relationships);
       }
       stmt.run(values);
@@ -436,7 +436,7 @@ function flatLinkIds(v: unknown): (number | bigint)[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const out: (number | bigint)[] = [];
   for (const m of v) {
-    const id = idValue(m);
+    const id = sqlId(m);
     if (id !== null) out.push(id);
   }
   return out;

@@ -20,11 +20,11 @@
 import { ApiError } from '../errors.js';
 import type { Filter } from '../api/filter.js';
 import type { ResourceObject } from '../api/jsonapi.js';
-import { MAX_PAGE_SIZE, paginate, type PageClient } from '../api/paginate.js';
+import { largestId, MAX_PAGE_SIZE, paginate, type PageClient } from '../api/paginate.js';
 import { listPages } from '../listing/pages.js';
 import type { ListQuery } from '../api/query.js';
 import { findAttribute, type ResourceType } from '../registry/index.js';
-import { idValue, type TableSpec } from './naming.js';
+import { sqlId, type TableSpec } from './naming.js';
 import { parseTime, type MirrorStore, type RunKind } from './store.js';
 
 /** How far before the watermark an incremental run starts. */
@@ -160,12 +160,9 @@ function idBefore(cursor: string): string | undefined {
 
 /** One past the largest id of a page: where the next page (or a resumed run) starts. */
 function nextCursor(records: readonly ResourceObject[]): string {
-  let max = 0n;
-  for (const r of records) {
-    const id = idValue(r.id);
-    if (id !== null && BigInt(id) > max) max = BigInt(id);
-  }
-  return String(max + 1n);
+  const largest = largestId(records);
+  // Ids that are not integers cannot be paged by keyset: paginate stops on them before here.
+  return largest === undefined ? '0' : String(BigInt(largest) + 1n);
 }
 
 /** The id of the newest event, where deletes of the next run start; '0' when there are none or events cannot be read. */
@@ -215,7 +212,7 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
       opts.store.tx(() => {
         for (const ev of page.records) {
           const spec = byName.get(String(ev.attributes?.name));
-          const id = idValue((ev.attributes?.payload as { id?: unknown } | undefined)?.id);
+          const id = sqlId((ev.attributes?.payload as { id?: unknown } | undefined)?.id);
           if (!spec || id === null) continue;
           const n = opts.store.deleteFromEvents(spec, [id], at);
           out.set(spec.table, (out.get(spec.table) ?? 0) + n);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { LocalIoError, UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../listing/record-text.js';
+import { snake } from '../../mirror/naming.js';
 import { age, mirrorStatus, oldestSync, openMirror } from '../../mirror/reader.js';
 import type { SqlDatabase, SqlParams, SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';
@@ -166,7 +167,7 @@ function tablesText(rows: { name: string; kind: string; rows: number }[]): strin
 
 /** A table's columns with their SQLite types and, for custom fields, their labels. */
 function listColumns(db: SqlDatabase, table: string): { column: string; sqlType: string; label: string | null }[] {
-  const name = table.replace(/-/g, '_').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const name = snake(table.replace(/-/g, '_'));
   const info = (t: string) =>
     db.all(`PRAGMA table_info("${t.replace(/"/g, '""')}")`).map((r) => ({ name: String(r.name), type: String(r.type) }));
   const cols = info(name);

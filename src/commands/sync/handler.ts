@@ -10,7 +10,7 @@ import { findResource, RESOURCES, type ResourceType } from '../../registry/index
 import { didYouMean } from '../../suggest.js';
 import { tableSpec, type TableSpec } from '../../mirror/naming.js';
 import { mirrorFile, mirrorIdentity } from './mirror-file.js';
-import { printValue } from '../shared/output.js';
+import { printJsonResult } from '../shared/output.js';
 
 /** The flags of `svc sync`. */
 export interface SyncFlags {
@@ -123,7 +123,8 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   }
   const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
   ctx.info(`synced ${results.length} tables in ${secs} s with ${sent} requests: ${file}`);
-  await printSummary(ctx, { file, requests: sent, tables: results });
+  // With -o json/ndjson (or --query), one summary object on stdout; stderr said it for people.
+  await printJsonResult(ctx, { file, requests: sent, tables: results });
 }
 
 /** `prospects ██████░░░░ 12,000 / 50,000` (a bar when the total is known). */
@@ -132,12 +133,6 @@ function progressText(table: string, written: number, kind: string, total: numbe
   if (!total) return `${table}: ${n} records (${kind})`;
   const filled = Math.min(20, Math.round((20 * written) / total));
   return `${table} ${'█'.repeat(filled)}${'░'.repeat(20 - filled)} ${n} / ${total.toLocaleString('en-US')}`;
-}
-
-/** With `-o json`/`ndjson`, one summary object on stdout; nothing for people (stderr said it). */
-async function printSummary(ctx: Context, summary: object): Promise<void> {
-  if (ctx.output !== 'json' && ctx.output !== 'ndjson' && !ctx.shape) return;
-  await printValue(ctx, ctx.output, summary, () => '');
 }
 
 /** The types named (any spelling the other commands take), or the default list. */
