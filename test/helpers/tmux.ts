@@ -1,6 +1,10 @@
 /**
  * Runs a command in a real terminal (a detached tmux session) to see what a person sees:
  * send keys, read the screen.
+ *
+ * Each session has a tmux server of its own (`-L`): on one shared server, a test killing its last
+ * session stops the server while another test's `new-session` is connecting to it, and that one
+ * fails with "server exited unexpectedly" (it did, in CI).
  */
 import { execFileSync } from 'node:child_process';
 
@@ -10,26 +14,19 @@ export class TmuxSession {
   constructor(command: string, opts: { width?: number; height?: number; env?: Record<string, string> } = {}) {
     this.name = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    execFileSync('tmux', [
-      'new-session',
-      '-d',
-      '-s',
-      this.name,
-      '-x',
-      String(opts.width ?? 120),
-      '-y',
-      String(opts.height ?? 40),
-      ...envArgs,
-      command,
-    ]);
-    execFileSync('tmux', ['set-option', '-t', this.name, 'remain-on-exit', 'on']);
+    this.tmux('new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), ...envArgs, command);
+    this.tmux('set-option', '-t', this.name, 'remain-on-exit', 'on');
+  }
+  /** Runs a tmux command against this session's own server; returns its output. */
+  tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.name, ...args], { encoding: 'utf8' });
   }
   /** The visible screen; with `escapes`, colour codes kept. */
   screen(escapes = false): string {
-    return execFileSync('tmux', ['capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', this.name], { encoding: 'utf8' });
+    return this.tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', this.name);
   }
   send(...keys: string[]): void {
-    execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
+    this.tmux('send-keys', '-t', this.name, ...keys);
   }
   /** Waits until the screen matches. */
   async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
@@ -43,7 +40,7 @@ export class TmuxSession {
   }
   kill(): void {
     try {
-      execFileSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
+      execFileSync('tmux', ['-L', this.name, 'kill-server'], { stdio: 'ignore' });
     } catch {
       // already gone
     }
