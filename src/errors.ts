@@ -11,6 +11,14 @@ export const ExitCode = {
   AUTH: 3,
   PERMISSION: 4,
   PARTIAL: 5,
+  /** `svc runs`: no recorded run has that id. */
+  RUN_UNKNOWN: 10,
+  /** `svc runs undo`: the run was made with another profile, org or base URL. */
+  RUN_ELSEWHERE: 11,
+  /** `svc runs undo`: the run is already undone (undo the undo to redo it). */
+  RUN_UNDONE: 12,
+  /** `svc runs`: the run's record fails its integrity check (changed after svc wrote it). */
+  RUN_TAMPERED: 13,
   INTERRUPTED: 130,
 } as const;
 
@@ -84,6 +92,9 @@ export class PartialError extends SvcError {
     super(message, ExitCode.PARTIAL);
   }
 }
+
+/** A recorded run cannot be used as asked (`svc runs`): unknown, elsewhere, undone, tampered. */
+export class RunRecordError extends SvcError {}
 
 /** The user pressed Ctrl-C (exit 130). */
 export class InterruptedError extends SvcError {

@@ -61,6 +61,8 @@ export interface Context {
   shape?: OutputShape;
   /** Aborted on Ctrl-C; long operations check it and stop cleanly. */
   signal: AbortSignal;
+  /** The command line as given (after alias expansion), when known: what `svc runs` records. */
+  argv?: readonly string[];
   config(): Promise<ConfigStore>;
   /** Base URL, auth URL and token source of the active profile (or flags, env, sandbox). */
   connection(): Promise<Connection>;

@@ -33,6 +33,7 @@ export function createContext(
     clock: app.clock ?? systemClock,
     output: globals.output ?? (io.stdoutIsTTY ? 'table' : 'json'),
     signal: app.signal,
+    ...(app.argv ? { argv: app.argv } : {}),
     config() {
       // Reads parse the file; conf loads on the first write only (config-file.ts).
       // Performance machinery (src/README.md, Build): loaded with import() when first used.

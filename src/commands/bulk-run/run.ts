@@ -9,11 +9,14 @@
  */
 import type { FailedRows } from '../../bulk/run/failed-rows.js';
 import type { ReadOptions } from '../../bulk/input/readers.js';
-import type { Outcome, Parked, WorkItem } from '../../bulk/run/engine.js';
+import type { Outcome, Parked, PoolResult } from '../../bulk/run/engine.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { collectFailed, failedRows, writeFailedRows } from './input-file.js';
-import { finishRun, openSession, runRows, sessionWrites, type BulkSession, type BulkSetup, type SessionWrites } from './session.js';
+import { recordOutcomes, recordRows, type RecordableItem } from '../../bulk/rows/run-recorder.js';
+import type { RowOp, RunMeta, RunRecordWriter } from '../../bulk/run/run-record.js';
+import { finishRun, openSession, runOwnerOf, runRows, sessionWrites, type BulkSession, type BulkSetup, type SessionWrites } from './session.js';
+import { endRunRecord, openRunRecord } from './run-recording.js';
 
 /** What the first pass found. */
 interface RowScan {
@@ -29,7 +32,7 @@ interface RowScan {
 }
 
 /** The parts a bulk command fills in. */
-interface BulkRun<S extends RowScan, T extends WorkItem> {
+interface BulkRun<S extends RowScan, T extends RecordableItem> {
   setup: BulkSetup;
   /** `prospects upsert by email`, `enroll`: the progress bar's label and the summary's first words. */
   label: string;
@@ -54,10 +57,19 @@ interface BulkRun<S extends RowScan, T extends WorkItem> {
   perform(writes: SessionWrites): (item: T) => Promise<Outcome | Parked>;
   /** Lines said after the run, before the summary. */
   after?(): void;
+  /**
+   * For `svc runs`: what a row without a request does (`enroll`: creates a sequenceState); the
+   * rows with one are recorded from their request (every run is recorded, see run-recording.ts).
+   */
+  records?: { op: RowOp; type: string };
+  /** More of the record's first line (an undo names the run it takes back). */
+  recordMeta?: Pick<RunMeta, 'undoes'>;
+  /** Called with the run's record and counts once the rows are done, before the summary. */
+  recorded?(record: RunRecordWriter, result: PoolResult): void;
 }
 
 /** Runs a bulk command from its parts. */
-export async function bulkRun<S extends RowScan, T extends WorkItem>(ctx: Context, run: BulkRun<S, T>): Promise<void> {
+export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: Context, run: BulkRun<S, T>): Promise<void> {
   const { setup } = run;
   const scan = await run.scan();
   for (const p of scan.problems) ctx.info(p);
@@ -67,6 +79,7 @@ export async function bulkRun<S extends RowScan, T extends WorkItem>(ctx: Contex
     throw new UsageError(`${scan.invalid} of ${scan.total} ${run.rows} are invalid; nothing was sent (--strict)`);
 
   let session: BulkSession | undefined;
+  let record: RunRecordWriter | undefined;
   try {
     if (run.planInSession) {
       const side = ctx.globals.dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup;
@@ -79,14 +92,30 @@ export async function bulkRun<S extends RowScan, T extends WorkItem>(ctx: Contex
     session.progress.start();
     // Aborted by the pool when the run stops for an error every row would meet.
     const halt = new AbortController();
-    const items = await run.items(session);
-    const result = await runRows(ctx, session, setup, { halt, items, perform: run.perform(sessionWrites(ctx, session, setup, halt)) });
+    // Every run is recorded (svc runs): its rows' before-images go to the record before their writes leave.
+    const s = session;
+    record = await openRunRecord(
+      ctx,
+      run.label,
+      await runOwnerOf(ctx, setup, async (url) => (await s.requester.send({ method: 'GET', path: url }, 'read')).doc),
+      run.recordMeta,
+    );
+    const items = recordRows(await run.items(session), {
+      record,
+      requester: session.requester,
+      ...(run.records ? { bare: run.records } : {}),
+    });
+    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt)), record);
+    const result = await runRows(ctx, session, setup, { halt, items, perform });
     session.progress.stop();
+    run.recorded?.(record, result);
+    endRunRecord(ctx, record, result);
     const early = result.interrupted || result.tripped !== undefined;
     if (run.input) await writeFailedRows(ctx, failed, run.input.file, run.input.read, run.input.bareKey, early);
     run.after?.();
     finishRun(ctx, session, setup, run.label, result, scan.total, scan.blank);
   } finally {
+    record?.close();
     await session?.close();
   }
 }

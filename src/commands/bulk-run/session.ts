@@ -157,7 +157,7 @@ export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): B
 }
 
 /** The owner of the run's side files, asked of the API once per run (through `get` when given: see runOwner). */
-async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: string) => Promise<unknown>): Promise<SideOwner> {
+export async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: string) => Promise<unknown>): Promise<SideOwner> {
   setup.owner ??= await runOwner(ctx, setup.command, get);
   return setup.owner;
 }

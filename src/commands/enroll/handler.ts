@@ -141,6 +141,8 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     setup,
     label: 'enroll',
     rows: 'rows',
+    // svc runs: each row creates a sequenceState (its id is the outcome's), finished by an undo.
+    records: { op: 'enroll', type: 'sequenceState' },
     ...(src.file
       ? {
           input: {

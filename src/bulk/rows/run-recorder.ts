@@ -1,0 +1,183 @@
+/**
+ * Recording a bulk run for `svc runs` (run-record.ts), done by the skeleton for every run so that
+ * no command has to: the rows flowing to the workers are read a page at a time — one batched
+ * `GET /<type>?filter[id]=…` per 100 rows that update or delete, never one per row — and each
+ * row's before-image is written before its write can leave; each outcome is written when it
+ * comes. A row that carries its image already (an undo read the records for its plan) costs no
+ * read. Values of sensitive and write-only fields are never kept.
+ */
+import { encodeQuery } from '../../api/query.js';
+import type { WriteData } from '../../api/write-body.js';
+import { allAttributes, findResource, resourceByType, type ResourceType } from '../../registry/index.js';
+import type { Outcome, Parked, WorkItem } from '../run/engine.js';
+import type { Requester } from '../run/requester.js';
+import type { FieldValues, RowLine, RowOp, RunRecordWriter } from '../run/run-record.js';
+
+/** What the recorder reads of a row: its request, or an image made by the command. */
+export interface RecordableItem extends WorkItem {
+  write?: { method: 'POST' | 'PATCH' | 'DELETE'; path: string; id?: number | string; data?: WriteData };
+  /** The fields an update changes with their values as the run's match read them (upsert): no read needed. */
+  changes?: readonly { field: string; old: unknown }[];
+  /** The row's image, when the command already has it (an undo run's rows). */
+  image?: Omit<RowLine, 'k' | 'row' | 'key'>;
+}
+
+/** Rows read in one request. */
+export const IMAGE_BATCH = 100;
+
+/** Options of {@link recordRows}. */
+export interface RecorderOptions {
+  record: RunRecordWriter;
+  requester: Requester;
+  /** What a row without a request does (`enroll`: creates a sequenceState). */
+  bare?: { op: RowOp; type: string };
+}
+
+/** The type a write's path names (`prospects/5` → prospect). */
+function typeOfPath(p: string): ResourceType | undefined {
+  return findResource(p.replace(/^\/+/, '').split(/[/?]/)[0] ?? '');
+}
+
+/** Relationship ids as a record carries them. */
+function relValue(rel: unknown): string | string[] | null {
+  const d = (rel as { data?: unknown } | undefined)?.data;
+  if (Array.isArray(d)) return d.map((x) => String((x as { id: unknown }).id));
+  if (d && typeof d === 'object') return String((d as { id: unknown }).id);
+  return null;
+}
+
+/** Fields never kept: sensitive (secrets the service returns) and write-only ones. */
+function keepable(rt: ResourceType | undefined): (name: string) => boolean {
+  if (!rt) return () => true;
+  const drop = new Set(allAttributes(rt).filter((a) => a.sensitive || a.writeOnly).map((a) => a.name));
+  return (n) => !drop.has(n);
+}
+
+/** What a write sets, as field values. */
+export function valuesOf(data: WriteData | undefined, rt: ResourceType | undefined): FieldValues {
+  const keep = keepable(rt);
+  const out: FieldValues = { attributes: {}, relationships: {} };
+  if (!data) return out;
+  for (const [k, v] of Object.entries(data.attributes)) if (keep(k)) out.attributes[k] = v ?? null;
+  for (const [k, rel] of Object.entries(data.relationships)) out.relationships[k] = relValue(rel);
+  return out;
+}
+
+/** The values a record holds: of `only`'s fields (an update's), or all of them (a delete). */
+export function imageOf(rec: { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }, rt: ResourceType | undefined, only?: FieldValues): FieldValues {
+  const keep = keepable(rt);
+  const attrs = rec.attributes ?? {};
+  const rels = rec.relationships ?? {};
+  const out: FieldValues = { attributes: {}, relationships: {} };
+  if (only) {
+    for (const k of Object.keys(only.attributes)) if (keep(k)) out.attributes[k] = attrs[k] ?? null;
+    for (const k of Object.keys(only.relationships)) out.relationships[k] = k in rels ? relValue(rels[k]) : null;
+    return out;
+  }
+  for (const [k, v] of Object.entries(attrs)) if (keep(k)) out.attributes[k] = v ?? null;
+  for (const [k, rel] of Object.entries(rels)) {
+    // Relationships shown only as links (no ids) say nothing to restore.
+    if (rel && typeof rel === 'object' && 'data' in rel) out.relationships[k] = relValue(rel);
+  }
+  return out;
+}
+
+/** Reads the records of `ids` of one type in pages of {@link IMAGE_BATCH}: id → record. */
+export async function readRecords(requester: Requester, rt: ResourceType, ids: string[]): Promise<Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>> {
+  const out = new Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>();
+  for (let i = 0; i < ids.length; i += IMAGE_BATCH) {
+    const part = ids.slice(i, i + IMAGE_BATCH);
+    const query = encodeQuery([
+      ['filter[id]', part.join(',')],
+      ['page[limit]', String(IMAGE_BATCH)],
+    ]);
+    const res = await requester.send({ method: 'GET', path: rt.path, query }, 'read');
+    const data = Array.isArray(res.doc.data) ? res.doc.data : [];
+    for (const r of data) out.set(String(r.id), r as never);
+  }
+  return out;
+}
+
+/** The rows with their images written to the record before a worker takes them. */
+export async function* recordRows<T extends RecordableItem>(items: AsyncIterable<T>, o: RecorderOptions): AsyncGenerator<T> {
+  let batch: T[] = [];
+  const flush = async function* (): AsyncGenerator<T> {
+    // The records the batch's updates and deletes change, one read per type.
+    const want = new Map<ResourceType, Set<string>>();
+    for (const item of batch) {
+      const w = item.write;
+      if (item.outcome || item.image || item.changes || !w || w.method === 'POST' || w.id === undefined) continue;
+      const rt = typeOfPath(w.path);
+      if (!rt) continue;
+      if (!want.has(rt)) want.set(rt, new Set());
+      want.get(rt)!.add(String(w.id));
+    }
+    const found = new Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>();
+    for (const [rt, ids] of want) for (const [id, rec] of await readRecords(o.requester, rt, [...ids])) found.set(`${rt.type}:${id}`, rec);
+    for (const item of batch) {
+      const line = rowLine(item, found, o.bare);
+      if (line) o.record.write(line);
+    }
+    yield* batch;
+    batch = [];
+  };
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= IMAGE_BATCH) yield* flush();
+  }
+  yield* flush();
+}
+
+/** The before-image line of one row; undefined for rows decided without a write. */
+function rowLine(item: RecordableItem, found: Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>, bare: RecorderOptions['bare']): RowLine | undefined {
+  if (item.outcome) return undefined;
+  const base = { k: 'row' as const, row: item.row, key: item.key };
+  if (item.image) return { ...base, ...item.image };
+  const w = item.write;
+  if (!w) return bare ? { ...base, op: bare.op, type: bare.type } : undefined;
+  const rt = (w.data && resourceByType(w.data.type)) || typeOfPath(w.path);
+  const type = rt?.type ?? w.data?.type ?? '';
+  if (w.method === 'POST') return { ...base, op: 'create', type, after: valuesOf(w.data, rt) };
+  const id = w.id === undefined ? null : String(w.id);
+  const rec = found.get(`${type}:${id}`);
+  if (w.method === 'PATCH') {
+    const after = valuesOf(w.data, rt);
+    if (item.changes) return { ...base, op: 'update', type, id, after, before: priorFrom(item.changes, after) };
+    return { ...base, op: 'update', type, id, after, ...(rec ? { before: imageOf(rec, rt, after) } : {}) };
+  }
+  return { ...base, op: 'delete', type, id, ...(rec ? { before: imageOf(rec, rt) } : {}) };
+}
+
+/** The before-image of an update from the old values its match read (`changes` of record-diff.ts). */
+function priorFrom(changes: readonly { field: string; old: unknown }[], after: FieldValues): FieldValues {
+  const old = new Map(changes.map((c) => [c.field, c.old]));
+  const out: FieldValues = { attributes: {}, relationships: {} };
+  for (const k of Object.keys(after.attributes)) out.attributes[k] = old.get(k) ?? null;
+  for (const k of Object.keys(after.relationships)) {
+    const v = old.get(k);
+    out.relationships[k] = Array.isArray(v) ? v.map(String) : v === null || v === undefined ? null : String(v);
+  }
+  return out;
+}
+
+/** The performer with each outcome written to the record as it comes. */
+export function recordOutcomes<T extends WorkItem>(perform: (item: T) => Promise<Outcome | Parked>, record: RunRecordWriter): (item: T) => Promise<Outcome | Parked> {
+  const done = (item: T, out: Outcome): Outcome => {
+    const note = out.extra?.note ?? out.extra?.restored;
+    record.write({
+      k: 'done',
+      row: item.row,
+      key: item.key,
+      status: out.status,
+      id: out.id === undefined || out.id === null ? null : String(out.id),
+      ...(out.error ? { error: out.error } : {}),
+      ...(typeof note === 'string' ? { note } : {}),
+    });
+    return out;
+  };
+  return async (item) => {
+    const out = await perform(item);
+    if ('parked' in out) return { parked: out.parked.then((o) => done(item, o)) };
+    return done(item, out);
+  };
+}

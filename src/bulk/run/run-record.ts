@@ -1,0 +1,329 @@
+/**
+ * The record of a write run (`svc runs`): one owner-only NDJSON file per run in the profile's
+ * data directory (`runs/<id>.run.ndjson`, the directory 0700), holding what the run was (command
+ * line, who, when, where), each row's before-image (written before its write leaves) and its
+ * outcome, and, once taken back, which run undid it.
+ *
+ * Every line carries an HMAC-SHA256 chained over the line before it, keyed by a secret kept
+ * beside the runs (`runs/.key`, 0600): a line changed, removed or inserted breaks the chain and
+ * the record is refused. A torn last line is what a killed process leaves: it is ignored, and the
+ * record reads as cut short (its rows are undone, the rest said). Lines are appended with one
+ * `writeSync` each, like the journal (journal.ts), so a record survives `kill -9`.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describeErrno, LocalIoError, RunRecordError, ExitCode } from '../../errors.js';
+import { parseJson } from '../../lossless-json.js';
+import { noFollow } from '../../private-file.js';
+import type { SideOwner } from './side-owner.js';
+
+/** A record's field values: attributes, and relationships as ids (a to-many one as a list). */
+export interface FieldValues {
+  attributes: Record<string, unknown>;
+  relationships: Record<string, string | string[] | null>;
+}
+
+/** What a row did, for taking it back. */
+export type RowOp = 'update' | 'create' | 'delete' | 'enroll' | 'finish';
+
+/** The first line of a record. */
+export interface RunMeta {
+  k: 'meta';
+  id: string;
+  /** `prospects update`, `enroll`, `runs undo`. */
+  label: string;
+  /** The command line as typed (secrets redacted). */
+  argv: string;
+  profile: string;
+  /** The org (base URL or sandbox instance, org id, user) the rows were done in. */
+  owner: SideOwner;
+  /** The local user who ran it. */
+  who: string;
+  at: string;
+  /** The run this one takes back (an undo). */
+  undoes?: string;
+}
+
+/** A row's before-image, written before its write leaves. */
+export interface RowLine {
+  k: 'row';
+  row: number;
+  key: string;
+  op: RowOp;
+  type: string;
+  id?: string | null;
+  /** The fields the write changes, as they were (update); the whole record (delete). */
+  before?: FieldValues;
+  /** What the write sets (update, create): what a later undo expects to find. */
+  after?: FieldValues;
+  /** For a row of an undo: the id of the record in the run it takes back (a re-created record's old id). */
+  was?: string;
+}
+
+/** A row's outcome. */
+export interface DoneLine {
+  k: 'done';
+  row: number;
+  key: string;
+  status: string;
+  id?: string | null;
+  error?: string;
+  /** Said of the row (fields not restored, conflicts). */
+  note?: string;
+}
+
+/** The last line of a run that ended (not killed). */
+export interface EndLine {
+  k: 'end';
+  at: string;
+  counts: Record<string, number>;
+  interrupted?: boolean;
+}
+
+/** Appended to a run when an undo run has taken all of it back. */
+export interface UndoneLine {
+  k: 'undone';
+  by: string;
+  at: string;
+}
+
+type Line = RunMeta | RowLine | DoneLine | EndLine | UndoneLine;
+
+/** A row of a record, its before-image and outcome together. */
+export interface RecordedRow {
+  row: RowLine;
+  done?: DoneLine;
+}
+
+/** A record read back and checked. */
+export interface RunRecord {
+  file: string;
+  meta: RunMeta;
+  /** Rows by key, in the order they were recorded. */
+  rows: Map<string, RecordedRow>;
+  end?: EndLine;
+  /** Undo runs that took this one back, in order. */
+  undoneBy: string[];
+  /** The file ended in a torn line (a process killed while writing it). */
+  torn: boolean;
+  /** The chain's last MAC (an appended line continues it) and the bytes it covers. */
+  lastMac: string;
+  bytes: number;
+}
+
+const KEY_FILE = '.key';
+const SUFFIX = '.run.ndjson';
+
+/** `runs/` of the data directory. */
+export function runsDir(dataDir: string): string {
+  return path.join(dataDir, 'runs');
+}
+
+/** The record file of a run. */
+export function runFile(dir: string, id: string): string {
+  return path.join(dir, `${id}${SUFFIX}`);
+}
+
+/** A run id: `20261128-110844-3f9a` (time first, so ids sort by age). */
+export function newRunId(now: number): string {
+  const t = new Date(now).toISOString();
+  return `${t.slice(0, 10).replace(/-/g, '')}-${t.slice(11, 19).replace(/:/g, '')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** True for text shaped like a run id (nothing else is ever joined into a path). */
+export function isRunId(id: string): boolean {
+  return /^\d{8}-\d{6}-[0-9a-f]{6}$/.test(id);
+}
+
+/** The directory, made owner-only. */
+function ensureDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+}
+
+/** The secret the chains are keyed by: made once (0600), never printed. */
+export function runKey(dir: string): Buffer {
+  ensureDir(dir);
+  const file = path.join(dir, KEY_FILE);
+  try {
+    const hex = fs.readFileSync(file, 'utf8').trim();
+    if (/^[0-9a-f]{64}$/.test(hex)) return Buffer.from(hex, 'hex');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new LocalIoError(`${file}: cannot read the runs key: ${describeErrno(err)}`);
+  }
+  const key = randomBytes(32);
+  try {
+    const fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    fs.writeSync(fd, key.toString('hex'));
+    fs.closeSync(fd);
+    return key;
+  } catch (err) {
+    // Another run made it first: read theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return runKey(dir);
+    throw new LocalIoError(`${file}: cannot write the runs key: ${describeErrno(err)}`);
+  }
+}
+
+function mac(key: Buffer, prev: string, body: string): string {
+  return createHmac('sha256', key).update(prev).update('\n').update(body).digest('hex');
+}
+
+/** Appends chained lines to a record; each write is one `writeSync`, fsync'd every second and at the end. */
+export class RunRecordWriter {
+  private fd: number | undefined;
+  private prev: string;
+  private lastSync = 0;
+
+  private constructor(
+    readonly file: string,
+    private readonly key: Buffer,
+    prev: string,
+    fd: number,
+    private readonly now: () => number,
+  ) {
+    this.prev = prev;
+    this.fd = fd;
+  }
+
+  /** Starts the record of a new run with its meta line. */
+  static create(dir: string, meta: RunMeta, now: () => number): RunRecordWriter {
+    const key = runKey(dir);
+    const file = runFile(dir, meta.id);
+    let fd: number;
+    try {
+      fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    } catch (err) {
+      throw new LocalIoError(`${file}: cannot write the run's record: ${describeErrno(err)}`).hint('free some space or fix the data directory, then run the command again');
+    }
+    const w = new RunRecordWriter(file, key, meta.id, fd, now);
+    w.write(meta);
+    return w;
+  }
+
+  /** Continues a checked record (an `undone` line). */
+  static append(dir: string, rec: RunRecord, now: () => number): RunRecordWriter {
+    const key = runKey(dir);
+    const fd = fs.openSync(rec.file, noFollow('a'), 0o600);
+    // A torn last line: start on a fresh one so the chain's next line stays readable.
+    if (rec.torn) fs.writeSync(fd, '\n');
+    return new RunRecordWriter(rec.file, key, rec.lastMac, fd, now);
+  }
+
+  write(line: Line): void {
+    if (this.fd === undefined) return;
+    const body = JSON.stringify(line);
+    const m = mac(this.key, this.prev, body);
+    try {
+      fs.writeSync(this.fd, `${JSON.stringify({ m, r: line })}\n`);
+    } catch (err) {
+      throw new LocalIoError(`${this.file}: cannot write the run's record: ${describeErrno(err)}`).hint(
+        'free some space and run the same command again: rows already done are skipped',
+      );
+    }
+    this.prev = m;
+    const t = this.now();
+    if (t - this.lastSync >= 1000) {
+      this.lastSync = t;
+      try {
+        fs.fsyncSync(this.fd);
+      } catch {
+        // not supported everywhere: the line is written
+      }
+    }
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      fs.fsyncSync(this.fd);
+    } catch {
+      // as above
+    }
+    fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** The error of a record whose chain does not hold. */
+function tampered(file: string, id: string, line: number): RunRecordError {
+  return new RunRecordError(`run ${id}: its record ${file} was changed after svc wrote it (line ${line} fails the integrity check); refused`, ExitCode.RUN_TAMPERED).hint(
+    'nothing was sent; restore the file from a backup, or take the run back by hand (svc runs show still lists what the record held before the change is refused)',
+  );
+}
+
+/** Reads and checks a run's record. @throws RunRecordError (unknown id, tampered) */
+export function readRunRecord(dir: string, id: string): RunRecord {
+  const file = runFile(dir, id);
+  let text: string;
+  try {
+    const fd = fs.openSync(file, noFollow('r'));
+    try {
+      text = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRun(id);
+    throw new LocalIoError(`${file}: cannot read the run's record: ${describeErrno(err)}`);
+  }
+  const key = runKey(dir);
+  const lines = text.split('\n');
+  const last = lines.pop() ?? '';
+  let prev = id;
+  let bytes = 0;
+  const rec: Partial<RunRecord> & { rows: Map<string, RecordedRow>; undoneBy: string[] } = {
+    file,
+    rows: new Map(),
+    undoneBy: [],
+    torn: last.trim() !== '',
+  };
+  for (const [i, line] of lines.entries()) {
+    bytes += Buffer.byteLength(line) + 1;
+    if (line.trim() === '') continue;
+    let o: { m?: unknown; r?: unknown };
+    try {
+      o = parseJson(line) as typeof o;
+    } catch {
+      throw tampered(file, id, i + 1);
+    }
+    const body = JSON.stringify(o?.r);
+    const want = mac(key, prev, body);
+    if (typeof o?.m !== 'string' || o.m.length !== want.length || !timingSafeEqual(Buffer.from(o.m), Buffer.from(want))) {
+      throw tampered(file, id, i + 1);
+    }
+    prev = want;
+    const r = o.r as Line;
+    if (r.k === 'meta') rec.meta = r;
+    else if (r.k === 'row') rec.rows.set(r.key, { row: r, ...(rec.rows.get(r.key)?.done ? { done: rec.rows.get(r.key)!.done } : {}) });
+    else if (r.k === 'done') {
+      const had = rec.rows.get(r.key);
+      if (had) had.done = r;
+    } else if (r.k === 'end') rec.end = r;
+    else if (r.k === 'undone') rec.undoneBy.push(r.by);
+  }
+  if (!rec.meta || rec.meta.id !== id) throw tampered(file, id, 1);
+  rec.lastMac = prev;
+  rec.bytes = bytes;
+  return rec as RunRecord;
+}
+
+export function unknownRun(id: string): RunRecordError {
+  return new RunRecordError(`no recorded run "${id}"`, ExitCode.RUN_UNKNOWN).hint('svc runs list shows the runs of this profile and their ids');
+}
+
+/** The ids of the recorded runs, newest first. */
+export function listRunIds(dir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith(SUFFIX))
+    .map((n) => n.slice(0, -SUFFIX.length))
+    .filter(isRunId)
+    .sort()
+    .reverse();
+}

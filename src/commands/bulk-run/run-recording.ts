@@ -1,0 +1,87 @@
+/**
+ * The hook by which every write run is recorded for `svc runs` (bulk/run/run-record.ts): the
+ * skeleton (run.ts) opens a record when its session opens, hands the rows and the performer
+ * through the recorder (bulk/rows/run-recorder.ts), and ends the record with the counts; single
+ * writes call {@link recordSingleWrite}. The record lives in `runs/` of the data directory.
+ */
+import os from 'node:os';
+import { dataDir } from '../../auth/config-dir.js';
+import type { PoolResult } from '../../bulk/run/engine.js';
+import { newRunId, RunRecordWriter, runsDir, type RowLine, type RunMeta } from '../../bulk/run/run-record.js';
+import type { SideOwner } from '../../bulk/run/side-owner.js';
+import type { Context } from '../../runtime/context.js';
+import { runOwner } from '../shared/org-owner.js';
+
+/** The runs directory of this profile's data directory. */
+export function runsDirOf(ctx: Context): string {
+  return runsDir(dataDir(ctx.env));
+}
+
+/** The command line as recorded: the arguments as given, secrets redacted. */
+function argvText(ctx: Context, label: string): string {
+  const words = ctx.argv?.length ? ctx.argv : label.split(' ');
+  return ctx.redact(['svc', ...words].map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w))).join(' '));
+}
+
+/** The local user's name, for "who" (the API's user is in the owner). */
+function localUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Opens the record of a run; `owner` is the run's (asked of the API once per run). */
+export async function openRunRecord(
+  ctx: Context,
+  label: string,
+  owner: SideOwner,
+  extra: Pick<RunMeta, 'undoes'> = {},
+): Promise<RunRecordWriter> {
+  const conn = await ctx.connection();
+  const meta: RunMeta = {
+    k: 'meta',
+    id: newRunId(ctx.clock.now()),
+    label,
+    argv: argvText(ctx, label),
+    profile: conn.profileName,
+    owner: { ...owner, command: label },
+    who: localUser(),
+    at: new Date(ctx.clock.now()).toISOString(),
+    ...extra,
+  };
+  return RunRecordWriter.create(runsDirOf(ctx), meta, () => ctx.clock.now());
+}
+
+/** The run's id, from its record file name. */
+export function recordId(w: RunRecordWriter): string {
+  return w.file.replace(/^.*[\\/]/, '').replace(/\.run\.ndjson$/, '');
+}
+
+/** Ends a record with the run's counts, and says how to take it back. */
+export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResult): void {
+  w.write({ k: 'end', at: new Date(ctx.clock.now()).toISOString(), counts: result.counts, ...(result.interrupted ? { interrupted: true } : {}) });
+  const changed = result.counts.created + result.counts.updated + result.counts.deleted;
+  if (changed > 0) ctx.info(`recorded as run ${recordId(w)}: svc runs show ${recordId(w)} · svc runs undo ${recordId(w)} takes it back`);
+}
+
+/**
+ * Records a single write (`<type> create|update|delete`): the before-image given by the
+ * handler (it read the record, or the write's answer holds the new id), and the outcome.
+ */
+export async function recordSingleWrite(ctx: Context, label: string, row: Omit<RowLine, 'k' | 'row' | 'key'>, status: string): Promise<void> {
+  let w: RunRecordWriter | undefined;
+  try {
+    w = await openRunRecord(ctx, label, await runOwner(ctx, label));
+    w.write({ k: 'row', row: 1, key: '1', ...row });
+    w.write({ k: 'done', row: 1, key: '1', status, id: row.id ?? null });
+    w.write({ k: 'end', at: new Date(ctx.clock.now()).toISOString(), counts: { [status]: 1 } });
+    ctx.info(`recorded as run ${recordId(w)}: svc runs undo ${recordId(w)} takes it back`);
+  } catch (err) {
+    // The write is done: a record that cannot be written is said, not an error of the write.
+    ctx.warn(`the write was not recorded for svc runs: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    w?.close();
+  }
+}
