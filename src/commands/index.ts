@@ -11,6 +11,7 @@ import { registerCompletion } from './completion/command.js';
 import { registerResourceCommands } from './resource-commands/command.js';
 import { registerReport } from './report/command.js';
 import { registerResources } from './resources/command.js';
+import { registerRuns } from './runs/command.js';
 import { registerSandbox } from './sandbox/command.js';
 import { registerSchema } from './schema/command.js';
 import { registerSql } from './sql/command.js';
@@ -30,6 +31,7 @@ export function registerCommands(program: Command, app: App): void {
   registerSync(program, app);
   registerSql(program, app);
   registerReport(program, app);
+  registerRuns(program, app);
   registerResourceCommands(program, app);
   registerWebhookCommands(program, app);
   registerCompletion(program, app);

@@ -49,7 +49,11 @@ function relValue(rel: unknown): string | string[] | null {
 /** Fields never kept: sensitive (secrets the service returns) and write-only ones. */
 function keepable(rt: ResourceType | undefined): (name: string) => boolean {
   if (!rt) return () => true;
-  const drop = new Set(allAttributes(rt).filter((a) => a.sensitive || a.writeOnly).map((a) => a.name));
+  const drop = new Set(
+    allAttributes(rt)
+      .filter((a) => a.sensitive || a.writeOnly)
+      .map((a) => a.name),
+  );
   return (n) => !drop.has(n);
 }
 
@@ -64,7 +68,11 @@ export function valuesOf(data: WriteData | undefined, rt: ResourceType | undefin
 }
 
 /** The values a record holds: of `only`'s fields (an update's), or all of them (a delete). */
-export function imageOf(rec: { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }, rt: ResourceType | undefined, only?: FieldValues): FieldValues {
+export function imageOf(
+  rec: { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> },
+  rt: ResourceType | undefined,
+  only?: FieldValues,
+): FieldValues {
   const keep = keepable(rt);
   const attrs = rec.attributes ?? {};
   const rels = rec.relationships ?? {};
@@ -83,7 +91,11 @@ export function imageOf(rec: { attributes?: Record<string, unknown>; relationshi
 }
 
 /** Reads the records of `ids` of one type in pages of {@link IMAGE_BATCH}: id → record. */
-export async function readRecords(requester: Requester, rt: ResourceType, ids: string[]): Promise<Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>> {
+export async function readRecords(
+  requester: Requester,
+  rt: ResourceType,
+  ids: string[],
+): Promise<Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>> {
   const out = new Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>();
   for (let i = 0; i < ids.length; i += IMAGE_BATCH) {
     const part = ids.slice(i, i + IMAGE_BATCH);
@@ -129,7 +141,11 @@ export async function* recordRows<T extends RecordableItem>(items: AsyncIterable
 }
 
 /** The before-image line of one row; undefined for rows decided without a write. */
-function rowLine(item: RecordableItem, found: Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>, bare: RecorderOptions['bare']): RowLine | undefined {
+function rowLine(
+  item: RecordableItem,
+  found: Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>,
+  bare: RecorderOptions['bare'],
+): RowLine | undefined {
   if (item.outcome) return undefined;
   const base = { k: 'row' as const, row: item.row, key: item.key };
   if (item.image) return { ...base, ...item.image };
@@ -161,7 +177,10 @@ function priorFrom(changes: readonly { field: string; old: unknown }[], after: F
 }
 
 /** The performer with each outcome written to the record as it comes. */
-export function recordOutcomes<T extends WorkItem>(perform: (item: T) => Promise<Outcome | Parked>, record: RunRecordWriter): (item: T) => Promise<Outcome | Parked> {
+export function recordOutcomes<T extends WorkItem>(
+  perform: (item: T) => Promise<Outcome | Parked>,
+  record: RunRecordWriter,
+): (item: T) => Promise<Outcome | Parked> {
   const done = (item: T, out: Outcome): Outcome => {
     const note = out.extra?.note ?? out.extra?.restored;
     record.write({

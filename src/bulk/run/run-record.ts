@@ -150,11 +150,16 @@ export function runKey(dir: string): Buffer {
     const hex = fs.readFileSync(file, 'utf8').trim();
     if (/^[0-9a-f]{64}$/.test(hex)) return Buffer.from(hex, 'hex');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new LocalIoError(`${file}: cannot read the runs key: ${describeErrno(err)}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new LocalIoError(`${file}: cannot read the runs key: ${describeErrno(err)}`);
   }
   const key = randomBytes(32);
   try {
-    const fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    const fd = fs.openSync(
+      file,
+      fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0),
+      0o600,
+    );
     fs.writeSync(fd, key.toString('hex'));
     fs.closeSync(fd);
     return key;
@@ -192,9 +197,15 @@ export class RunRecordWriter {
     const file = runFile(dir, meta.id);
     let fd: number;
     try {
-      fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+      fd = fs.openSync(
+        file,
+        fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0),
+        0o600,
+      );
     } catch (err) {
-      throw new LocalIoError(`${file}: cannot write the run's record: ${describeErrno(err)}`).hint('free some space or fix the data directory, then run the command again');
+      throw new LocalIoError(`${file}: cannot write the run's record: ${describeErrno(err)}`).hint(
+        'free some space or fix the data directory, then run the command again',
+      );
     }
     const w = new RunRecordWriter(file, key, meta.id, fd, now);
     w.write(meta);
@@ -247,7 +258,10 @@ export class RunRecordWriter {
 
 /** The error of a record whose chain does not hold. */
 function tampered(file: string, id: string, line: number): RunRecordError {
-  return new RunRecordError(`run ${id}: its record ${file} was changed after svc wrote it (line ${line} fails the integrity check); refused`, ExitCode.RUN_TAMPERED).hint(
+  return new RunRecordError(
+    `run ${id}: its record ${file} was changed after svc wrote it (line ${line} fails the integrity check); refused`,
+    ExitCode.RUN_TAMPERED,
+  ).hint(
     'nothing was sent; restore the file from a backup, or take the run back by hand (svc runs show still lists what the record held before the change is refused)',
   );
 }
@@ -309,7 +323,9 @@ export function readRunRecord(dir: string, id: string): RunRecord {
 }
 
 export function unknownRun(id: string): RunRecordError {
-  return new RunRecordError(`no recorded run "${id}"`, ExitCode.RUN_UNKNOWN).hint('svc runs list shows the runs of this profile and their ids');
+  return new RunRecordError(`no recorded run "${id}"`, ExitCode.RUN_UNKNOWN).hint(
+    'svc runs list shows the runs of this profile and their ids',
+  );
 }
 
 /** The ids of the recorded runs, newest first. */

@@ -61,7 +61,12 @@ export function recordId(w: RunRecordWriter): string {
 
 /** Ends a record with the run's counts, and says how to take it back. */
 export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResult): void {
-  w.write({ k: 'end', at: new Date(ctx.clock.now()).toISOString(), counts: result.counts, ...(result.interrupted ? { interrupted: true } : {}) });
+  w.write({
+    k: 'end',
+    at: new Date(ctx.clock.now()).toISOString(),
+    counts: result.counts,
+    ...(result.interrupted ? { interrupted: true } : {}),
+  });
   const changed = result.counts.created + result.counts.updated + result.counts.deleted;
   if (changed > 0) ctx.info(`recorded as run ${recordId(w)}: svc runs show ${recordId(w)} · svc runs undo ${recordId(w)} takes it back`);
 }
@@ -70,7 +75,12 @@ export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResul
  * Records a single write (`<type> create|update|delete`): the before-image given by the
  * handler (it read the record, or the write's answer holds the new id), and the outcome.
  */
-export async function recordSingleWrite(ctx: Context, label: string, row: Omit<RowLine, 'k' | 'row' | 'key'>, status: string): Promise<void> {
+export async function recordSingleWrite(
+  ctx: Context,
+  label: string,
+  row: Omit<RowLine, 'k' | 'row' | 'key'>,
+  status: string,
+): Promise<void> {
   let w: RunRecordWriter | undefined;
   try {
     w = await openRunRecord(ctx, label, await runOwner(ctx, label));

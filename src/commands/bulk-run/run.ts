@@ -14,9 +14,18 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { collectFailed, failedRows, writeFailedRows } from './input-file.js';
 import { recordOutcomes, recordRows, type RecordableItem } from '../../bulk/rows/run-recorder.js';
-import type { RowOp, RunMeta, RunRecordWriter } from '../../bulk/run/run-record.js';
-import { finishRun, openSession, runOwnerOf, runRows, sessionWrites, type BulkSession, type BulkSetup, type SessionWrites } from './session.js';
-import { endRunRecord, openRunRecord } from './run-recording.js';
+import { RunRecordWriter, type RowOp, type RunMeta, type RunRecord } from '../../bulk/run/run-record.js';
+import {
+  finishRun,
+  openSession,
+  runOwnerOf,
+  runRows,
+  sessionWrites,
+  type BulkSession,
+  type BulkSetup,
+  type SessionWrites,
+} from './session.js';
+import { endRunRecord, openRunRecord, runsDirOf } from './run-recording.js';
 
 /** What the first pass found. */
 interface RowScan {
@@ -56,12 +65,14 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   /** How one row is done, with the session's requester, journal and settle window. */
   perform(writes: SessionWrites): (item: T) => Promise<Outcome | Parked>;
   /** Lines said after the run, before the summary. */
-  after?(): void;
+  after?(): void | Promise<void>;
   /**
    * For `svc runs`: what a row without a request does (`enroll`: creates a sequenceState); the
    * rows with one are recorded from their request (every run is recorded, see run-recording.ts).
    */
   records?: { op: RowOp; type: string };
+  /** A record to continue instead of starting one (an undo left unfinished: one run holds the whole undo). */
+  recordInto?: RunRecord;
   /** More of the record's first line (an undo names the run it takes back). */
   recordMeta?: Pick<RunMeta, 'undoes'>;
   /** Called with the run's record and counts once the rows are done, before the summary. */
@@ -94,12 +105,14 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     const halt = new AbortController();
     // Every run is recorded (svc runs): its rows' before-images go to the record before their writes leave.
     const s = session;
-    record = await openRunRecord(
-      ctx,
-      run.label,
-      await runOwnerOf(ctx, setup, async (url) => (await s.requester.send({ method: 'GET', path: url }, 'read')).doc),
-      run.recordMeta,
-    );
+    record = run.recordInto
+      ? RunRecordWriter.append(runsDirOf(ctx), run.recordInto, () => ctx.clock.now())
+      : await openRunRecord(
+          ctx,
+          run.label,
+          await runOwnerOf(ctx, setup, async (url) => (await s.requester.send({ method: 'GET', path: url }, 'read')).doc),
+          run.recordMeta,
+        );
     const items = recordRows(await run.items(session), {
       record,
       requester: session.requester,
@@ -112,7 +125,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     endRunRecord(ctx, record, result);
     const early = result.interrupted || result.tripped !== undefined;
     if (run.input) await writeFailedRows(ctx, failed, run.input.file, run.input.read, run.input.bareKey, early);
-    run.after?.();
+    await run.after?.();
     finishRun(ctx, session, setup, run.label, result, scan.total, scan.blank);
   } finally {
     record?.close();

@@ -1,0 +1,242 @@
+/**
+ * What `svc runs undo` does with each row of a recorded run, decided from the record and the
+ * records as they are now (read a page of 100 at a time): an update is set back to its prior
+ * values, a create deleted, a delete re-created (a new id; its own relationships reconnected), an
+ * enrolment finished. A record changed by someone else since the run — a field the run wrote no
+ * longer holds what it wrote — is a conflict, skipped unless `--force`; a record deleted since is
+ * reported, not re-created. Each row carries the image of what its undo changes, so that the undo
+ * run is recorded (and can itself be undone) without reading anything again.
+ */
+import { normalizeId, toDocument, type WriteData } from '../../api/write-body.js';
+import type { Outcome } from '../../bulk/run/engine.js';
+import type { JournalEntry, JournalState } from '../../bulk/run/journal.js';
+import type { FieldValues, RecordedRow, RowLine, RunRecord } from '../../bulk/run/run-record.js';
+import { diffRecord, type FieldChange } from '../../bulk/rows/record-diff.js';
+import type { PreparedWrite } from '../../bulk/rows/resource-rows.js';
+import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
+import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
+
+/** A record as read now. */
+export type CurrentRecord = { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
+
+/** What an undo does with a row (for the plan). */
+export type UndoAction = 'set back' | 'delete' | 're-create' | 'finish' | 'conflict' | 'nothing to do' | 'gone' | 'cannot';
+
+/** One row of an undo run. */
+export interface UndoItem {
+  row: number;
+  key: string;
+  outcome?: Outcome;
+  write?: PreparedWrite;
+  pending?: JournalEntry;
+  image?: Omit<RowLine, 'k' | 'row' | 'key'>;
+  /** An enrolment to finish: `POST sequenceStates/{id}/actions/finish`. */
+  finish?: string;
+  action: UndoAction;
+  type: string;
+  id: string | null;
+  /** Fields set back (old = now, new = before the run), or in conflict (old = what the run wrote, new = now). */
+  diff?: FieldChange[];
+}
+
+/** Statuses of the journal that mean the row's undo is done. */
+const DONE = new Set(['created', 'updated', 'deleted']);
+
+/** The rows an undo takes back: done by the run, or left without an outcome by a run cut short. */
+export function rowsToUndo(rec: RunRecord, only?: ReadonlySet<number>): RecordedRow[] {
+  const out: RecordedRow[] = [];
+  for (const r of rec.rows.values()) {
+    if (only && !only.has(r.row.row)) continue;
+    if (r.done && !DONE.has(r.done.status)) continue;
+    out.push(r);
+  }
+  return out;
+}
+
+/** The records an undo must read now: type → ids. */
+export function idsToRead(rows: RecordedRow[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const { row, done } of rows) {
+    const id = row.op === 'create' || row.op === 'enroll' ? (done?.id ?? null) : (row.id ?? null);
+    if (id === null) continue;
+    if (!out.has(row.type)) out.set(row.type, []);
+    out.get(row.type)!.push(id);
+  }
+  return out;
+}
+
+/** Field values as the data of a write (relationships as identifiers of their target type). */
+function writeData(rt: ResourceType, v: FieldValues, id?: string): WriteData {
+  const data: WriteData = {
+    type: rt.type,
+    ...(id !== undefined ? { id: normalizeId(id) } : {}),
+    attributes: { ...v.attributes },
+    relationships: {},
+  };
+  for (const [k, ids] of Object.entries(v.relationships)) {
+    const target = findRelationship(rt, k)?.target ?? k;
+    const ident = (x: string) => ({ type: target, id: normalizeId(x) });
+    data.relationships[k] = { data: ids === null ? null : Array.isArray(ids) ? ids.map(ident) : ident(ids) };
+  }
+  return data;
+}
+
+/** The fields of `want` that `rec` does not hold, old (now) → new (wanted). */
+function differing(rt: ResourceType, want: FieldValues, rec: CurrentRecord, id: string): FieldChange[] {
+  return diffRecord(writeData(rt, want), { id, attributes: rec.attributes ?? {}, relationships: rec.relationships ?? {} }).changes;
+}
+
+/** The part of `v` named by `fields`. */
+function subset(v: FieldValues, fields: Iterable<string>): FieldValues {
+  const out: FieldValues = { attributes: {}, relationships: {} };
+  for (const f of fields) {
+    if (f in v.attributes) out.attributes[f] = v.attributes[f];
+    else if (f in v.relationships) out.relationships[f] = v.relationships[f]!;
+  }
+  return out;
+}
+
+/** The writable fields of a deleted record (for its re-creation), and what cannot be restored. */
+export function recreation(rt: ResourceType, before: FieldValues): { values: FieldValues; lost: string[] } {
+  const values: FieldValues = { attributes: {}, relationships: {} };
+  const lost: string[] = [];
+  const empty = (v: unknown) => v === null || v === undefined || (Array.isArray(v) && v.length === 0);
+  for (const [k, v] of Object.entries(before.attributes)) {
+    const spec = findAttribute(rt, k);
+    if (!spec || spec.readOnly || spec.writeOnly || spec.sensitive || empty(v)) continue;
+    values.attributes[k] = v;
+  }
+  for (const [k, v] of Object.entries(before.relationships)) {
+    if (empty(v)) continue;
+    const spec = findRelationship(rt, k);
+    if (!spec || spec.readOnly) lost.push(k);
+    else values.relationships[k] = v;
+  }
+  return { values, lost };
+}
+
+/** Decides one row of the undo. */
+export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, journal: JournalState, force: boolean): UndoItem {
+  const { row, done } = r;
+  const rt = resourceByType(row.type);
+  const base = { row: row.row, key: row.key, type: row.type };
+  const decided = (action: UndoAction, id: string | null, reason: string, status: Outcome['status'] = 'skipped'): UndoItem => ({
+    ...base,
+    id,
+    action,
+    outcome: status === 'failed' ? { status, id, error: reason } : { status, id, extra: { reason, action } },
+  });
+  const e = journal.entries.get(row.key);
+  const doneId = done?.id ?? null;
+  if (e && DONE.has(e.status))
+    return decided(
+      'nothing to do',
+      e.id === undefined || e.id === null ? null : String(e.id),
+      `${e.status} by an earlier attempt of this undo (journal)`,
+    );
+  if (!rt) return decided('cannot', row.id ?? null, `unknown type ${row.type}`, 'failed');
+
+  if (row.op === 'update') {
+    const id = row.id ?? null;
+    if (id === null || !row.before || !row.after)
+      return decided(
+        'cannot',
+        id,
+        'the run recorded no before-image for this row (the record could not be read before the write)',
+        'failed',
+      );
+    const now = current.get(`${row.type}:${id}`);
+    if (!now) return decided('gone', id, 'deleted since the run: not re-created');
+    const back = differing(rt, row.before, now, id);
+    if (back.length === 0)
+      return decided(
+        'nothing to do',
+        id,
+        done ? 'already holds the values it had before the run' : 'the run was cut short before this row: nothing to undo',
+      );
+    const moved = differing(rt, row.after, now, id);
+    if (moved.length > 0 && !force)
+      return { ...decided('conflict', id, conflictText(moved)), diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })) };
+    const fields = back.map((c) => c.field);
+    const want = subset(row.before, fields);
+    const data = writeData(rt, want, id);
+    return {
+      ...base,
+      id,
+      action: 'set back',
+      diff: back,
+      write: { method: 'PATCH', path: `${rt.path}/${id}`, id: normalizeId(id), body: toDocument(data), data },
+      image: { op: 'update', type: rt.type, id, before: imageOf(now, rt, want), after: want },
+    };
+  }
+
+  if (row.op === 'create' || row.op === 'enroll') {
+    if (doneId === null)
+      return decided(
+        'cannot',
+        null,
+        'the run was cut short before this create was confirmed: whether the record exists is not known; check by hand',
+        'failed',
+      );
+    const now = current.get(`${row.type}:${doneId}`);
+    if (!now) return decided('gone', doneId, 'already deleted since the run');
+    if (row.op === 'enroll') {
+      if (now.attributes?.['state'] === 'finished') return decided('nothing to do', doneId, 'the sequence state is already finished');
+      return { ...base, id: doneId, action: 'finish', finish: doneId, image: { op: 'finish', type: rt.type, id: doneId } };
+    }
+    const moved = row.after
+      ? differing(rt, subset(row.after, [...Object.keys(row.after.attributes), ...Object.keys(row.after.relationships)]), now, doneId)
+      : [];
+    if (moved.length > 0 && !force)
+      return { ...decided('conflict', doneId, conflictText(moved)), diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })) };
+    return {
+      ...base,
+      id: doneId,
+      action: 'delete',
+      write: { method: 'DELETE', path: `${rt.path}/${doneId}`, id: normalizeId(doneId) },
+      image: { op: 'delete', type: rt.type, id: doneId, before: imageOf(now, rt) },
+    };
+  }
+
+  if (row.op === 'delete') {
+    const id = row.id ?? null;
+    const now = id !== null ? current.get(`${row.type}:${id}`) : undefined;
+    if (now)
+      return decided(
+        'nothing to do',
+        id,
+        done ? 'the record exists again: not re-created' : 'the run was cut short before this row: not deleted',
+      );
+    if (!row.before)
+      return decided(
+        'cannot',
+        id,
+        'the run recorded no before-image for this row (the record could not be read before the delete)',
+        'failed',
+      );
+    const { values, lost } = recreation(rt, row.before);
+    const data = writeData(rt, values);
+    return {
+      ...base,
+      id,
+      action: 're-create',
+      ...(e?.status === 'pending' || e?.status === 'unknown' ? { pending: e } : {}),
+      write: { method: 'POST', path: rt.path, body: toDocument(data), data },
+      image: { op: 'create', type: rt.type, ...(id !== null ? { was: id } : {}), after: valuesOf(data, rt) },
+      ...(lost.length ? { diff: lost.map((f) => ({ field: f, old: row.before!.relationships[f], new: null })) } : {}),
+    };
+  }
+
+  // A finished enrolment (an undone enroll) cannot be made active again.
+  return decided(
+    'cannot',
+    row.id ?? null,
+    'a finished sequence state cannot be made active again: enrol the prospect again with svc enroll',
+    'failed',
+  );
+}
+
+function conflictText(moved: FieldChange[]): string {
+  const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.stringify(v));
+  return `changed since the run: ${moved.map((c) => `${c.field} is ${show(c.old)}, the run wrote ${show(c.new)}`).join('; ')}; skipped (--force takes it back anyway)`;
+}

@@ -1,0 +1,291 @@
+/**
+ * `svc runs undo RUN [--plan] [--rows …] [--force]`: takes a recorded run back, as a bulk run of
+ * its own (the skeleton of commands/bulk-run/run.ts: plan, journal, resume after a kill with no
+ * row done twice, progress, report) — recorded like any run, so that it can be undone too (a
+ * redo). Every check comes before anything is sent but the one read that says whose the token
+ * is: the run exists and its record is intact, it was made with this profile against this API and
+ * org, it is not undone already, and the token may write what the undo writes.
+ */
+import { parseRoot } from '../../auth/whoami.js';
+import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
+import { IdSet } from '../../bulk/rows/lookup.js';
+import { isFatal, type Outcome, type Parked } from '../../bulk/run/engine.js';
+import { RunRecordWriter, type RunRecord } from '../../bulk/run/run-record.js';
+import { AnswerLost } from '../../bulk/run/requester.js';
+import { ownerKey, type SideOwner } from '../../bulk/run/side-owner.js';
+import { ApiError, ExitCode, NetworkError, RunRecordError, SvcError, UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import { terminalSafe } from '../../output/terminal-text.js';
+import { resourceByType, type ResourceType } from '../../registry/index.js';
+import type { Context } from '../../runtime/context.js';
+import { runsDirOf } from '../bulk-run/run-recording.js';
+import { bulkRun } from '../bulk-run/run.js';
+import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
+import { runOwner } from '../shared/org-owner.js';
+import { checkNotUndone, loadRun, openUndoOf } from './store.js';
+import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
+import { readRecords } from '../../bulk/rows/run-recorder.js';
+import { runFile } from '../../bulk/run/run-record.js';
+
+/** Flags of `runs undo`. */
+export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'resendUnconfirmed' | 'maxFailures'> & {
+  plan?: boolean;
+  rows?: string;
+  force?: boolean;
+};
+
+/** `--rows 1-10,15`: row numbers of the run. */
+export function parseRows(v: string | undefined): ReadonlySet<number> | undefined {
+  if (v === undefined) return undefined;
+  const out = new Set<number>();
+  for (const part of v.split(',').map((p) => p.trim())) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (!m || Number(m[1]) < 1 || (m[2] !== undefined && Number(m[2]) < Number(m[1])) || Number(m[2] ?? m[1]) - Number(m[1]) > 10_000_000)
+      throw new UsageError(`--rows ${v}: expected row numbers and ranges, e.g. --rows 1-10,15`);
+    for (let i = Number(m[1]); i <= Number(m[2] ?? m[1]); i++) out.add(i);
+  }
+  return out;
+}
+
+/** Where a run was made, as compared: the API (or sandbox instance) and org. */
+function placeKey(o: SideOwner): string {
+  return ownerKey({ ...o, user: undefined, command: '' } as SideOwner);
+}
+
+function elsewhere(rec: RunRecord, what: string, fix: string): RunRecordError {
+  return new RunRecordError(`run ${rec.meta.id} was made ${what}; refused`, ExitCode.RUN_ELSEWHERE).hint(`nothing was sent; ${fix}`);
+}
+
+/** The scopes the undo's writes need that the token lacks (none when the server does not say). */
+function missingScopes(granted: string[] | undefined, items: UndoItem[]): string[] {
+  if (!granted) return [];
+  const has = new Set(granted);
+  const need = new Set<string>();
+  for (const it of items) {
+    if (!it.write && !it.finish) continue;
+    const rt = resourceByType(it.type);
+    if (!rt) continue;
+    const level = it.write?.method === 'DELETE' ? 'delete' : 'write';
+    if (!has.has(`${rt.path}.all`) && !has.has(`${rt.path}.${level}`)) need.add(`${rt.path}.${level}`);
+  }
+  return [...need];
+}
+
+/** Runs `svc runs undo`. */
+export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): Promise<void> {
+  const dir = runsDirOf(ctx);
+  const rec = loadRun(dir, id);
+  const only = parseRows(flags.rows);
+  const conn = await ctx.connection();
+  if (rec.meta.profile !== conn.profileName)
+    throw elsewhere(
+      rec,
+      `with the profile "${rec.meta.profile}" (this is "${conn.profileName}")`,
+      `undo it with that profile: svc --profile ${rec.meta.profile} runs undo ${id}`,
+    );
+  if (
+    rec.meta.owner.instance === undefined &&
+    placeKey(rec.meta.owner) !== placeKey({ api: conn.baseUrl, command: '', ...(rec.meta.owner.org ? { org: rec.meta.owner.org } : {}) })
+  )
+    throw elsewhere(
+      rec,
+      `against ${rec.meta.owner.api} (this profile now talks to ${conn.baseUrl})`,
+      `undo it against that API (--base-url ${rec.meta.owner.api})`,
+    );
+  checkNotUndone(dir, rec);
+  const rows = rowsToUndo(rec, only);
+
+  const label = `runs undo ${id}`;
+  const setup = bulkSetup(
+    { ...flags, journal: runFile(dir, id).replace(/\.run\.ndjson$/, '.undo.journal.ndjson') } as BulkFlags,
+    label,
+    ctx.globals.sandbox,
+  );
+  // One read says whose the token is, the org it writes to and the scopes it has.
+  let rootDoc: unknown;
+  setup.owner = await runOwner(ctx, label, async (url) => {
+    rootDoc = (await (await ctx.api()).request({ method: 'GET', path: url, signal: ctx.signal })).doc;
+    return rootDoc;
+  });
+  if (placeKey(rec.meta.owner) !== placeKey(setup.owner))
+    throw elsewhere(
+      rec,
+      `in another org (${rec.meta.owner.orgName ?? rec.meta.owner.org ?? rec.meta.owner.instance ?? rec.meta.owner.api})`,
+      'undo it with the profile and API it was made with',
+    );
+  const scopes = rootDoc !== undefined ? parseRoot(rootDoc).scopes : undefined;
+  const journal = await loadJournal(ctx, setup);
+  const continued = openUndoOf(dir, rec);
+
+  let items: UndoItem[] = [];
+  const mapping: { type: string; old: string; new: string }[] = [];
+  const plan = flags.plan === true || ctx.globals.dryRun;
+  await bulkRun(ctx, {
+    setup,
+    label,
+    rows: `rows of run ${id}`,
+    planInSession: true,
+    recordMeta: { undoes: id },
+    ...(continued ? { recordInto: continued } : {}),
+    async scan() {
+      const notes = [
+        `run ${id}: ${rec.meta.argv} (${rec.meta.at})${rec.end ? '' : '; its record was cut short (the run was killed): the rows it holds are undone'}`,
+      ];
+      if (continued) notes.push(`continuing the unfinished undo ${continued.meta.id}`);
+      return { total: rows.length, invalid: 0, blank: 0, problems: [], notes };
+    },
+    async plan(_scan, session) {
+      const reads = await readCurrent(session!, rows);
+      items = rows.map((r) => undoItem(r, reads.current, journal, flags.force === true));
+      const missing = missingScopes(scopes, items);
+      if (missing.length)
+        throw new SvcError(`the token may not make this undo's writes: it lacks ${missing.join(', ')}`, ExitCode.PERMISSION).hint(
+          `nothing was sent; log in with them: svc login --scopes "${[...(scopes ?? []), ...missing].join(' ')}"`,
+        );
+      if (plan) {
+        await printUndoPlan(ctx, items, reads.requests);
+        return false;
+      }
+      const n = (a: UndoItem['action']) => items.filter((i) => i.action === a && !i.outcome).length;
+      const conflicts = items.filter((i) => i.action === 'conflict').length;
+      ctx.info(
+        `${label}: ${n('set back')} to set back, ${n('delete')} to delete, ${n('re-create')} to re-create, ${n('finish')} to finish${conflicts ? `, ${conflicts} conflicts (skipped; --force takes them back)` : ''}`,
+      );
+      return true;
+    },
+    async *items() {
+      yield* items;
+    },
+    perform(writes) {
+      const claimed = new IdSet();
+      for (const e of journal.entries.values()) if (e.id !== undefined && e.id !== null) claimed.add(e.id);
+      const byType = new Map<string, ReturnType<typeof resourcePerformer>>();
+      const performerOf = (rt: ResourceType) => {
+        let p = byType.get(rt.type);
+        if (!p) byType.set(rt.type, (p = resourcePerformer({ rt, op: 'update', claimed, ...writes })));
+        return p;
+      };
+      const finish = async (item: UndoItem): Promise<Outcome> => {
+        try {
+          await writes.requester.send({ method: 'POST', path: `sequenceStates/${item.finish}/actions/finish` }, 'idempotent');
+          return { status: 'updated', id: item.finish!, extra: { action: 'finish' } };
+        } catch (err) {
+          if (err instanceof AnswerLost)
+            return { status: 'failed', id: item.finish!, error: `${err.message}: a rerun reads the state and finishes it if it is not` };
+          if (isFatal(err) || !(err instanceof ApiError || err instanceof NetworkError)) throw err;
+          return { status: 'failed', id: item.finish!, error: writes.describe(err).error };
+        }
+      };
+      return async (item: UndoItem): Promise<Outcome | Parked> => {
+        if (item.finish) return finish(item);
+        const out = await performerOf(resourceByType(item.type)!)(item as never);
+        const note = (o: Outcome): Outcome => {
+          if (item.action !== 're-create' || o.status !== 'created') return o;
+          if (item.id !== null) mapping.push({ type: item.type, old: item.id, new: String(o.id) });
+          const lost = item.diff?.map((d) => d.field) ?? [];
+          return {
+            ...o,
+            extra: { ...o.extra, was: item.id, ...(lost.length ? { note: `not restored (read-only): ${lost.join(', ')}` } : {}) },
+          };
+        };
+        return 'parked' in out ? { parked: out.parked.then(note) } : note(out);
+      };
+    },
+    recorded(record, result) {
+      const c = result.counts;
+      const conflicts = items.filter((i) => i.action === 'conflict').length;
+      const whole = !only && !result.interrupted && !result.tripped && c.failed + c.unknown === 0 && conflicts === 0;
+      if (conflicts)
+        ctx.info(
+          `${conflicts} conflict(s): changed by someone else since the run, left as they are (svc runs show ${recordIdOf(record)} lists them; --force takes them back)`,
+        );
+      // The run is undone once every row is: then a second undo is refused (undo this one to redo).
+      if (whole) {
+        const w = RunRecordWriter.append(dir, loadRun(dir, id), () => ctx.clock.now());
+        try {
+          w.write({ k: 'undone', by: recordIdOf(record), at: new Date(ctx.clock.now()).toISOString() });
+        } finally {
+          w.close();
+        }
+      } else if (!result.interrupted)
+        ctx.info(`run ${id} is partly undone: svc runs undo ${id} again does the rest (rows done are not done again)`);
+    },
+    after: () => printMapping(ctx, mapping),
+  });
+}
+
+function recordIdOf(w: RunRecordWriter): string {
+  return w.file.replace(/^.*[\\/]/, '').replace(/\.run\.ndjson$/, '');
+}
+
+/** The records the undo's rows touch, as they are now: one read per 100 of a type. */
+async function readCurrent(
+  session: BulkSession,
+  rows: ReturnType<typeof rowsToUndo>,
+): Promise<{ current: Map<string, CurrentRecord>; requests: number }> {
+  const current = new Map<string, CurrentRecord>();
+  let requests = 0;
+  for (const [type, ids] of idsToRead(rows)) {
+    const rt = resourceByType(type);
+    if (!rt) continue;
+    const found = await readRecords(session.requester, rt, ids);
+    requests += Math.ceil(ids.length / 100);
+    for (const [id, r] of found) current.set(`${type}:${id}`, r);
+  }
+  return { current, requests };
+}
+
+/** Old → new ids of the re-created records: on stdout, the data of the undo. */
+async function printMapping(ctx: Context, mapping: { type: string; old: string; new: string }[]): Promise<void> {
+  if (mapping.length === 0) return;
+  if (ctx.output === 'json') return writeOut(ctx.io.stdout, `${JSON.stringify({ recreated: mapping }, null, 2)}\n`);
+  if (ctx.output === 'ndjson') return writeOut(ctx.io.stdout, mapping.map((m) => JSON.stringify(m)).join('\n') + '\n');
+  if (ctx.output === 'csv')
+    return writeOut(ctx.io.stdout, `type,old,new\n${mapping.map((m) => `${m.type},${m.old},${m.new}`).join('\n')}\n`);
+  await writeOut(ctx.io.stdout, mapping.map((m) => `${m.type} ${m.old} → ${m.new}`).join('\n') + '\n');
+}
+
+const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.stringify(v));
+
+/** `--plan`: per row what the undo does (old → new), then the bill: the requests the undo sends. */
+async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Promise<void> {
+  const count = (a: UndoItem['action']) => items.filter((i) => i.action === a && !i.outcome).length;
+  const writes = items.filter((i) => !i.outcome && (i.write || i.finish)).length;
+  const bill = {
+    setBack: count('set back'),
+    deletes: count('delete'),
+    recreates: count('re-create'),
+    finishes: count('finish'),
+    conflicts: items.filter((i) => i.action === 'conflict').length,
+    nothingToDo: items.filter((i) => i.action === 'nothing to do' || i.action === 'gone').length,
+    cannot: items.filter((i) => i.action === 'cannot').length,
+    // The undo asks whose the token is once, reads the records (100 a request) and writes each row.
+    reads: reads + 1,
+    writes,
+    requests: reads + 1 + writes,
+  };
+  const lines = items.map((i) => ({
+    row: i.row,
+    action: i.action,
+    type: i.type,
+    id: i.id,
+    ...(i.diff ? { changes: i.diff } : {}),
+    ...(i.outcome?.extra?.reason ? { reason: i.outcome.extra.reason } : {}),
+    ...(i.outcome?.error ? { reason: i.outcome.error } : {}),
+  }));
+  if (ctx.output === 'json') return writeOut(ctx.io.stdout, ctx.redact(JSON.stringify({ rows: lines, bill }, null, 2)) + '\n');
+  if (ctx.output === 'ndjson')
+    return writeOut(ctx.io.stdout, ctx.redact(lines.map((l) => JSON.stringify(l)).join('\n') + `\n${JSON.stringify({ bill })}\n`));
+  const out: string[] = [];
+  for (const l of lines) {
+    out.push(`row ${l.row}: ${l.action} ${l.type} ${l.id ?? ''}${l.reason ? `: ${l.reason}` : ''}`);
+    if (l.action === 'set back' || l.action === 'conflict')
+      for (const c of l.changes ?? []) out.push(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  out.push(
+    `bill: ${n(bill.setBack)} set back, ${n(bill.deletes)} deleted, ${n(bill.recreates)} re-created, ${n(bill.finishes)} finished, ${n(bill.conflicts)} conflicts (skipped), ${n(bill.nothingToDo)} with nothing to do, ${n(bill.cannot)} that cannot be undone; ` +
+      `${n(bill.requests)} requests (${n(bill.reads)} reads + ${n(bill.writes)} writes)`,
+  );
+  await writeOut(ctx.io.stdout, ctx.redact(terminalSafe(out.join('\n'))) + '\n');
+}

@@ -1,0 +1,147 @@
+/**
+ * `svc runs list`, `svc runs show RUN` and `svc runs prune --older-than 30d`: the recorded runs
+ * of this profile, newest first; one run's rows with their outcomes and before/after values (in
+ * every output format: a row a line, values as JSON text in csv and table); records past an age
+ * removed. Nothing is sent.
+ */
+import fs from 'node:fs';
+import type { RunRecord } from '../../bulk/run/run-record.js';
+import { runFile } from '../../bulk/run/run-record.js';
+import { UsageError } from '../../errors.js';
+import type { Context } from '../../runtime/context.js';
+import { runsDirOf } from '../bulk-run/run-recording.js';
+import { printValue } from '../shared/output.js';
+import { allRuns, isUndone, loadRun, rowCounts } from './store.js';
+
+/** A plain table: upper-case header, columns padded. */
+function humanTable(rows: Record<string, unknown>[], cols: string[]): string {
+  const cell = (r: Record<string, unknown>, c: string) => {
+    const v = r[c];
+    return v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+  };
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r, c).length)));
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd() + '\n';
+  return line(cols.map((c) => c.toUpperCase())) + rows.map((r) => line(cols.map((c) => cell(r, c)))).join('');
+}
+
+/** `updated 10, failed 1`. */
+function countsText(c: Record<string, number>): string {
+  return (
+    Object.entries(c)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'no rows'
+  );
+}
+
+function state(dir: string, rec: RunRecord): string {
+  if (isUndone(dir, rec)) return `undone by ${rec.undoneBy[rec.undoneBy.length - 1]}`;
+  if (rec.undoneBy.length) return 'redone';
+  return rec.end ? (rec.end.interrupted ? 'interrupted' : 'done') : 'cut short';
+}
+
+/** `svc runs list`: this profile's runs, newest first. */
+export async function listHandler(ctx: Context, flags: { all?: boolean }): Promise<void> {
+  const dir = runsDirOf(ctx);
+  const profile = (await ctx.connection()).profileName;
+  const rows: Record<string, unknown>[] = [];
+  for (const r of allRuns(dir)) {
+    if ('error' in r) {
+      rows.push({ id: r.id, when: null, command: null, rows: null, state: 'tampered: refused' });
+      continue;
+    }
+    if (!flags.all && r.rec.meta.profile !== profile) continue;
+    rows.push({
+      id: r.id,
+      when: r.rec.meta.at,
+      command: r.rec.meta.argv,
+      rows: countsText(rowCounts(r.rec)),
+      state: state(dir, r.rec),
+      ...(r.rec.meta.undoes ? { undoes: r.rec.meta.undoes } : {}),
+      ...(flags.all ? { profile: r.rec.meta.profile } : {}),
+    });
+  }
+  const cols = ['id', 'when', 'command', 'rows', 'state'];
+  await printValue(ctx, ctx.output, rows, () => (rows.length ? humanTable(rows, cols) : 'no recorded runs\n'));
+  if (rows.length === 0) ctx.info(`runs are recorded in ${dir} by every write run`);
+}
+
+/** `svc runs show RUN`: the run and its rows. */
+export async function showHandler(ctx: Context, id: string): Promise<void> {
+  const dir = runsDirOf(ctx);
+  const rec = loadRun(dir, id);
+  const rows = [...rec.rows.values()].map(({ row, done }) => ({
+    row: row.row,
+    op: row.op,
+    type: row.type,
+    id: row.op === 'create' || row.op === 'enroll' ? (done?.id ?? null) : (row.id ?? null),
+    ...(row.was ? { was: row.was } : {}),
+    status: done?.status ?? 'cut short',
+    before: row.before ?? null,
+    after: row.after ?? null,
+    ...(done?.error ? { error: done.error } : {}),
+    ...(done?.note ? { note: done.note } : {}),
+  }));
+  const m = rec.meta;
+  ctx.info(
+    `run ${m.id}: ${m.argv} · ${m.at} · profile ${m.profile} · ${m.owner.api}${m.owner.orgName ? ` (${m.owner.orgName})` : ''} · by ${m.who} · ${countsText(rowCounts(rec))} · ${state(dir, rec)}${m.undoes ? ` · undoes ${m.undoes}` : ''}`,
+  );
+  const human = () => {
+    const flat = rows.map((r) => ({ ...r, before: fields(r.before), after: fields(r.after) }));
+    return humanTable(flat, ['row', 'op', 'type', 'id', 'status', 'before', 'after']);
+  };
+  await printValue(
+    ctx,
+    ctx.output,
+    ctx.output === 'csv' ? rows.map((r) => ({ ...r, before: json(r.before), after: json(r.after) })) : rows,
+    human,
+  );
+}
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/** `title="CEO" account=5`: field values for the human table. */
+function fields(v: { attributes: Record<string, unknown>; relationships: Record<string, unknown> } | null): string {
+  if (!v) return '';
+  return Object.entries({ ...v.attributes, ...v.relationships })
+    .map(([k, x]) => `${k}=${JSON.stringify(x)}`)
+    .join(' ');
+}
+
+/** `30d`, `12h`, `90m`: an age in ms. */
+export function parseAge(v: string): number {
+  const m = /^(\d+)\s*(d|h|m)$/.exec(v.trim());
+  if (!m) throw new UsageError(`--older-than ${v}: expected an age like 30d, 12h or 90m`);
+  return Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
+}
+
+/** `svc runs prune --older-than 30d`: removes the records (and undo journals) of older runs. */
+export async function pruneHandler(ctx: Context, flags: { olderThan?: string }): Promise<void> {
+  if (!flags.olderThan) throw new UsageError('runs prune: give --older-than, e.g. --older-than 30d');
+  const cut = ctx.clock.now() - parseAge(flags.olderThan);
+  const dir = runsDirOf(ctx);
+  let removed = 0;
+  let bytes = 0;
+  let kept = 0;
+  let keptBytes = 0;
+  for (const r of allRuns(dir)) {
+    const file = runFile(dir, r.id);
+    const size = fs.statSync(file).size;
+    const at = 'rec' in r ? Date.parse(r.rec.meta.at) : fs.statSync(file).mtimeMs;
+    if (at < cut) {
+      fs.rmSync(file, { force: true });
+      fs.rmSync(file.replace(/\.run\.ndjson$/, '.undo.journal.ndjson'), { force: true });
+      fs.rmSync(file.replace(/\.run\.ndjson$/, '.undo.journal.ndjson.lock'), { force: true });
+      removed++;
+      bytes += size;
+    } else {
+      kept++;
+      keptBytes += size;
+    }
+  }
+  const mb = (b: number) => `${(b / 1_048_576).toFixed(1)} MB`;
+  ctx.info(`removed ${removed} run(s) older than ${flags.olderThan} (${mb(bytes)}); ${kept} kept (${mb(keptBytes)}) in ${dir}`);
+}
