@@ -103,7 +103,8 @@ export function recreation(rt: ResourceType, before: FieldValues): { values: Fie
   const empty = (v: unknown) => v === null || v === undefined || (Array.isArray(v) && v.length === 0);
   for (const [k, v] of Object.entries(before.attributes)) {
     const spec = findAttribute(rt, k);
-    if (!spec || spec.readOnly || spec.writeOnly || spec.sensitive || empty(v)) continue;
+    // An empty list is a value (the record showed `[]`, not null): sent as it was.
+    if (!spec || spec.readOnly || spec.writeOnly || spec.sensitive || v === null || v === undefined) continue;
     values.attributes[k] = v;
   }
   for (const [k, v] of Object.entries(before.relationships)) {

@@ -57,15 +57,15 @@ function elsewhere(rec: RunRecord, what: string, fix: string): RunRecordError {
 }
 
 /** The scopes the undo's writes need that the token lacks (none when the server does not say). */
-function missingScopes(granted: string[] | undefined, items: UndoItem[]): string[] {
+function missingScopes(granted: string[] | undefined, rows: ReturnType<typeof rowsToUndo>): string[] {
   if (!granted) return [];
   const has = new Set(granted);
   const need = new Set<string>();
-  for (const it of items) {
-    if (!it.write && !it.finish) continue;
-    const rt = resourceByType(it.type);
-    if (!rt) continue;
-    const level = it.write?.method === 'DELETE' ? 'delete' : 'write';
+  for (const { row } of rows) {
+    const rt = resourceByType(row.type);
+    if (!rt || row.op === 'finish') continue;
+    // Taking a create back deletes; the rest write (an update set back, a re-create, a finish).
+    const level = row.op === 'create' ? 'delete' : 'write';
     if (!has.has(`${rt.path}.all`) && !has.has(`${rt.path}.${level}`)) need.add(`${rt.path}.${level}`);
   }
   return [...need];
@@ -114,6 +114,11 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       'undo it with the profile and API it was made with',
     );
   const scopes = rootDoc !== undefined ? parseRoot(rootDoc).scopes : undefined;
+  const missing = missingScopes(scopes, rows);
+  if (missing.length)
+    throw new SvcError(`the token may not make this undo's writes: it lacks ${missing.join(', ')}`, ExitCode.PERMISSION).hint(
+      `nothing was sent; log in with them: svc login --scopes "${[...(scopes ?? []), ...missing].join(' ')}"`,
+    );
   const journal = await loadJournal(ctx, setup);
   const continued = openUndoOf(dir, rec);
 
@@ -137,11 +142,6 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     async plan(_scan, session) {
       const reads = await readCurrent(session!, rows);
       items = rows.map((r) => undoItem(r, reads.current, journal, flags.force === true));
-      const missing = missingScopes(scopes, items);
-      if (missing.length)
-        throw new SvcError(`the token may not make this undo's writes: it lacks ${missing.join(', ')}`, ExitCode.PERMISSION).hint(
-          `nothing was sent; log in with them: svc login --scopes "${[...(scopes ?? []), ...missing].join(' ')}"`,
-        );
       if (plan) {
         await printUndoPlan(ctx, items, reads.requests);
         return false;

@@ -1,0 +1,348 @@
+/**
+ * `svc runs`: every write run recorded, and taken back by `svc runs undo` — in-process against
+ * the sandbox over HTTP. The done-when scenarios of issue 29 at a size set by SVC_RUNS_SCALE:
+ * 1 (the default) is a 300-row update with 10 conflicts, 100 creates, 50 deletes and 100
+ * enrolments; `SVC_RUNS_SCALE=full` is the issue's 10,000 / 50 / 1,000 / 500 / 1,000.
+ *
+ * Full size, run once on the 2-core helper machine (SVC_RUNS_SCALE=full): see the report of the
+ * branch; the figures are repeated at the end of this comment when measured.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunRecordWriter, runsDir } from '../../src/bulk/run/run-record.js';
+import { call, inputFile, newSequence } from '../helpers/bulk.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+const FULL = process.env.SVC_RUNS_SCALE === 'full';
+const k = FULL ? 1 : Number(process.env.SVC_RUNS_SCALE ?? 1);
+const N = FULL
+  ? { update: 10_000, conflicts: 50, creates: 1000, deletes: 500, enrol: 1000 }
+  : { update: 300 * k, conflicts: 10 * k, creates: 100 * k, deletes: 50 * k, enrol: 100 * k };
+const LIMIT = FULL ? 1_800_000 : 60_000;
+
+let sb: TestSandbox;
+let env: NodeJS.ProcessEnv;
+let dataDir: string;
+beforeAll(async () => {
+  const s = await sandboxWithEnv({ seed: N.update + N.deletes + N.enrol + 100, rateLimit: 10_000_000 });
+  sb = s.sb;
+  const config = tempDir('svc-runs-');
+  dataDir = path.join(config, 'data');
+  env = baseEnv({ ...s.env(), SVC_CONFIG_DIR: config });
+}, LIMIT);
+afterAll(() => sb?.close());
+
+const svc = (args: string[], extra: Record<string, string> = {}) => runInProcess(args, { ...env, ...extra }, { timeoutMs: LIMIT });
+/** Bulk runs and undos with more workers, for the full size. */
+const C = ['--concurrency', '16'];
+
+/** The id a write run was recorded as (its stderr says). */
+function runId(stderr: string): string {
+  const m = /recorded as run (\S+):/.exec(stderr);
+  if (!m) throw new Error(`no run recorded:\n${stderr}`);
+  return m[1]!;
+}
+
+/** A record's fields as the sandbox holds them, leaving out what the server moves on every write. */
+function snapshot(type: string, id: number): unknown {
+  const rec = sb.store.table(type).get(id);
+  if (!rec) return undefined;
+  const { updatedAt: _u, touchedAt: _t, ...attributes } = rec.attributes as Record<string, unknown>;
+  // The server records who wrote last (`updater`): read-only, not the run's to restore.
+  const { updater: _w, ...rels } = rec.rels;
+  return structuredClone({ attributes, rels });
+}
+
+const prospectIds = () => [...sb.store.table('prospect').keys()].sort((a, b) => a - b);
+const writesSince = (mark: number) => sb.requests.slice(mark).filter((r) => r.method !== 'GET').length;
+
+describe('svc runs undo', () => {
+  let updateRun = '';
+  let updated: number[] = [];
+  const before = new Map<number, unknown>();
+
+  it(
+    `an update run of ${N.update} rows (attributes and a relationship), ${N.conflicts} of them changed by another writer: undone field by field, the ${N.conflicts} left as conflicts`,
+    async () => {
+      updated = prospectIds().slice(0, N.update);
+      for (const id of updated) before.set(id, snapshot('prospect', id));
+      const accounts = [...sb.store.table('account').keys()].slice(0, 2);
+      const csv = `id,title,tags,account\n${updated.map((id, i) => `${id},Wrong Column ${i},oops;bad,${accounts[i % 2]}`).join('\n')}\n`;
+      const t0 = Date.now();
+      const run = await svc(['prospects', 'update', '--input', inputFile('update.csv', csv), ...C]);
+      expect(run.code, run.stderr).toBe(0);
+      updateRun = runId(run.stderr);
+      const tRun = Date.now() - t0;
+
+      // Another writer changes some of them in between.
+      const changed = updated.slice(0, N.conflicts);
+      for (const id of changed) {
+        const r = await call(sb, 'PATCH', `prospects/${id}`, {
+          data: { type: 'prospect', id, attributes: { title: `Someone Else ${id}` } },
+        });
+        expect(r.status).toBe(200);
+      }
+      const t1 = Date.now();
+      const undo = await svc(['runs', 'undo', updateRun, '--report', path.join(tempDir(), 'undo.ndjson'), ...C]);
+      const tUndo = Date.now() - t1;
+      expect(undo.code, undo.stderr).toBe(0);
+      expect(undo.stderr).toMatch(new RegExp(`${N.conflicts} conflicts \\(skipped; --force takes them back\\)`));
+      for (const id of changed)
+        expect((sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title']).toBe(`Someone Else ${id}`);
+      let equal = 0;
+      for (const id of updated.slice(N.conflicts)) {
+        expect(snapshot('prospect', id), `prospect ${id}`).toEqual(before.get(id));
+        equal++;
+      }
+      expect(equal).toBe(N.update - N.conflicts);
+      // Partly undone (conflicts left): a second undo is not refused, and --force takes the rest back.
+      const list = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout) as { id: string; state: string }[];
+      expect(list.find((r) => r.id === updateRun)!.state).toBe('done');
+      const forced = await svc(['runs', 'undo', updateRun, '--force', ...C]);
+      expect(forced.code, forced.stderr).toBe(0);
+      for (const id of updated) expect(snapshot('prospect', id), `prospect ${id}`).toEqual(before.get(id));
+      if (FULL) console.log(`update run ${N.update} rows: ${tRun} ms; undo: ${tUndo} ms`);
+    },
+    LIMIT,
+  );
+
+  it(
+    'the undo is recorded and undoable (redo); a run undone twice is refused with exit 12',
+    async () => {
+      const again = await svc(['runs', 'undo', updateRun]);
+      expect(again.code).toBe(12);
+      expect(again.stderr).toMatch(
+        /^error: run \S+ is already undone \(by run (\S+)\)\nhint: nothing was sent; to do it again, undo the undo: svc runs undo \S+\n$/,
+      );
+      const undoId = /undo the undo: svc runs undo (\S+)/.exec(again.stderr)![1]!;
+      const mark = sb.requests.length;
+      const redo = await svc(['runs', 'undo', undoId, ...C]);
+      expect(redo.code, redo.stderr).toBe(0);
+      expect(writesSince(mark)).toBeGreaterThan(0);
+      // The forced undo set back only the conflicts: redoing it writes those back again.
+      for (const id of updated.slice(0, N.conflicts))
+        expect((sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title']).toBe(`Someone Else ${id}`);
+      // The run itself stands undone again? No: its last undo was redone, so it may be undone again.
+      const list = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout) as { id: string; state: string }[];
+      expect(list.find((r) => r.id === undoId)!.state).toMatch(/^undone by /);
+    },
+    LIMIT,
+  );
+
+  it(
+    `a create run of ${N.creates} undone: the records are gone`,
+    async () => {
+      const rows = Array.from({ length: N.creates }, (_, i) => `Made,Byrun${i},made${i}@runs.test`);
+      const run = await svc([
+        'prospects',
+        'create',
+        '--input',
+        inputFile('new.csv', `firstName,lastName,emails\n${rows.join('\n')}\n`),
+        ...C,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const made = () =>
+        [...sb.store.table('prospect').values()].filter((p) => String(p.attributes['emails']).includes('@runs.test')).length;
+      expect(made()).toBe(N.creates);
+      const undo = await svc(['runs', 'undo', runId(run.stderr), ...C]);
+      expect(undo.code, undo.stderr).toBe(0);
+      expect(made()).toBe(0);
+    },
+    LIMIT,
+  );
+
+  it(
+    `a delete run of ${N.deletes} undone: the records back with their e-mail addresses, account and phone numbers, old → new ids printed; the plan's bill equals the requests sent`,
+    async () => {
+      // Prospects with phone-number records (and e-mail addresses, an account) first.
+      const withPhones = new Set([...sb.store.table('phoneNumber').values()].map((p) => (p.rels['prospect'] as { id: number } | null)?.id));
+      const all = prospectIds();
+      const free = all.filter((id) => !updated.includes(id) && id <= all.at(-N.enrol - 1)!);
+      const ids = [...free.filter((id) => withPhones.has(id)), ...free.filter((id) => !withPhones.has(id))].slice(0, N.deletes);
+      const shown = new Map<number, { attributes: Record<string, unknown>; relationships: Record<string, any> }>();
+      for (const id of ids) shown.set(id, (await call(sb, 'GET', `prospects/${id}`)).body.data);
+      expect([...shown.values()].filter((p) => p.relationships.phoneNumbers?.data?.length > 0).length).toBeGreaterThan(0);
+      expect([...shown.values()].filter((p) => p.relationships.account?.data).length).toBeGreaterThan(0);
+      const run = await svc(['prospects', 'delete', '--input', inputFile('gone.csv', `id\n${ids.join('\n')}\n`), '--yes', ...C]);
+      expect(run.code, run.stderr).toBe(0);
+      for (const id of ids) expect(sb.store.table('prospect').has(id)).toBe(false);
+      const id = runId(run.stderr);
+
+      const plan = await svc(['runs', 'undo', id, '--plan', '-o', 'json']);
+      expect(plan.code, plan.stderr).toBe(0);
+      const bill = JSON.parse(plan.stdout).bill;
+      expect(bill.recreates).toBe(N.deletes);
+      const mark = sb.requests.length;
+      const undo = await svc(['runs', 'undo', id, '-o', 'json', ...C]);
+      expect(undo.code, undo.stderr).toBe(0);
+      const sent = sb.requests.length - mark;
+      expect(Math.abs(sent - bill.requests), `bill ${bill.requests}, sent ${sent}`).toBeLessThanOrEqual(2);
+
+      const mapping = JSON.parse(undo.stdout).recreated as { type: string; old: string; new: string }[];
+      expect(mapping).toHaveLength(N.deletes);
+      for (const m of mapping) {
+        const old = shown.get(Number(m.old))!;
+        const now = (await call(sb, 'GET', `prospects/${m.new}`)).body.data;
+        expect(now.attributes.emails).toEqual(old.attributes.emails);
+        for (const f of ['workPhones', 'mobilePhones', 'homePhones', 'firstName', 'lastName', 'title', 'tags'])
+          expect(now.attributes[f], `${m.old} → ${m.new} ${f}`).toEqual(old.attributes[f]);
+        for (const r of ['account', 'phoneNumbers', 'emailAddresses', 'stage', 'owner'])
+          expect(now.relationships[r]?.data ?? null, `${m.old} → ${m.new} ${r}`).toEqual(old.relationships[r]?.data ?? null);
+      }
+    },
+    LIMIT,
+  );
+
+  it(
+    `an enrolment of ${N.enrol} undone: the states finished`,
+    async () => {
+      const seq = await newSequence(sb);
+      const ids = prospectIds().slice(-N.enrol);
+      const run = await svc([
+        'enroll',
+        '--sequence',
+        String(seq),
+        '--mailbox',
+        '1',
+        '--input',
+        inputFile('enrol.csv', `id\n${ids.join('\n')}\n`),
+        ...C,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const states = () =>
+        [...sb.store.table('sequenceState').values()].filter((s) => (s.rels['sequence'] as { id: number } | null)?.id === seq);
+      expect(states()).toHaveLength(N.enrol);
+      const undo = await svc(['runs', 'undo', runId(run.stderr), ...C]);
+      expect(undo.code, undo.stderr).toBe(0);
+      expect(states().map((s) => s.attributes['state'])).toEqual(Array(N.enrol).fill('finished'));
+    },
+    LIMIT,
+  );
+});
+
+describe('svc runs: bad input', () => {
+  let small = '';
+  beforeAll(async () => {
+    for (const id of [1, 2])
+      await call(sb, 'PATCH', `prospects/${id}`, { data: { type: 'prospect', id, attributes: { title: `Before ${id}` } } });
+    const run = await svc(['prospects', 'update', '--input', inputFile('small.csv', 'id,title\n1,Small One\n2,Small Two\n')]);
+    expect(run.code, run.stderr).toBe(0);
+    small = runId(run.stderr);
+  });
+
+  it('an unknown run: exit 10, nothing sent', async () => {
+    const mark = sb.requests.length;
+    const r = await svc(['runs', 'undo', '20200101-000000-abcdef']);
+    expect(r.code).toBe(10);
+    expect(r.stderr).toBe(
+      'error: no recorded run "20200101-000000-abcdef"\nhint: svc runs list shows the runs of this profile and their ids\n',
+    );
+    expect((await svc(['runs', 'show', '../../etc/passwd'])).code).toBe(10);
+    expect(sb.requests.length).toBe(mark);
+  });
+
+  it('a run of another org (another sandbox): exit 11, nothing sent', async () => {
+    const other = await sandboxWithEnv({ seed: 20 });
+    const mark = sb.requests.length;
+    const r = await svc(['runs', 'undo', small], { SVC_BASE_URL: other.sb.baseUrl, SVC_TOKEN: other.sb.token });
+    const writes = other.sb.requests.filter((q) => q.method !== 'GET').length;
+    await other.sb.close();
+    expect(r.code, r.stderr).toBe(11);
+    expect(writes).toBe(0);
+    expect(r.stderr).toMatch(
+      /^error: run \S+ was made in another org \(Acme Rockets \(sandbox\)\); refused\nhint: nothing was sent; undo it with the profile and API it was made with\n$/,
+    );
+    expect(sb.requests.length).toBe(mark);
+  });
+
+  it('a run of another base URL: exit 11, nothing sent', async () => {
+    const dir = runsDir(dataDir);
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, `${small}.run.ndjson`), 'utf8').split('\n')[0]!).r;
+    const w = RunRecordWriter.create(
+      dir,
+      { ...meta, id: '20260101-000000-0000bb', owner: { api: 'https://api.example.test/api/v2', command: meta.label, org: '7' } },
+      Date.now,
+    );
+    w.close();
+    const mark = sb.requests.length;
+    const r = await svc(['runs', 'undo', '20260101-000000-0000bb']);
+    expect(r.code, r.stderr).toBe(11);
+    expect(r.stderr).toMatch(
+      /^error: run \S+ was made against https:\/\/api\.example\.test\/api\/v2 \(this profile now talks to http:\/\/127\.0\.0\.1:\d+\/api\/v2\); refused\nhint: nothing was sent;/,
+    );
+    expect(sb.requests.length).toBe(mark);
+  });
+
+  it('a run of another profile: exit 11', async () => {
+    const dir = runsDir(dataDir);
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, `${small}.run.ndjson`), 'utf8').split('\n')[0]!).r;
+    const w = RunRecordWriter.create(dir, { ...meta, id: '20260101-000000-0000aa', profile: 'staging' }, Date.now);
+    w.close();
+    const r = await svc(['runs', 'undo', '20260101-000000-0000aa']);
+    expect(r.code).toBe(11);
+    expect(r.stderr).toMatch(
+      /made with the profile "staging" \(this is "default"\); refused\nhint: nothing was sent; undo it with that profile: svc --profile staging runs undo/,
+    );
+  });
+
+  it('a record tampered with: exit 13, nothing sent', async () => {
+    const file = path.join(runsDir(dataDir), `${small}.run.ndjson`);
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toContain('"title":"Small One"');
+    fs.writeFileSync(file, text.replace('"title":"Small One"', '"title":"Small 0ne"'));
+    const mark = sb.requests.length;
+    const r = await svc(['runs', 'undo', small]);
+    expect(r.code).toBe(13);
+    expect(r.stderr).toMatch(
+      /^error: run \S+: its record \S+ was changed after svc wrote it \(line \d+ fails the integrity check\); refused\n/,
+    );
+    expect(sb.requests.length).toBe(mark);
+    fs.writeFileSync(file, text);
+  });
+
+  it('no write scope: exit 4, no write sent', async () => {
+    const token = sb.issueToken({ scopes: ['prospects.read'] });
+    const mark = sb.requests.length;
+    const r = await svc(['runs', 'undo', small], { SVC_TOKEN: token });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(
+      /^error: the token may not make this undo's writes: it lacks prospects\.write\nhint: nothing was sent; log in with them: svc login --scopes "prospects\.read prospects\.write"\n$/,
+    );
+    expect(writesSince(mark)).toBe(0);
+  });
+
+  it('--rows that are not row numbers: exit 2', async () => {
+    const r = await svc(['runs', 'undo', small, '--rows', '3-1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --rows 3-1: expected row numbers and ranges, e.g. --rows 1-10,15\n$/);
+  });
+
+  it('a record cut short by a crash: the rows it holds are undone', async () => {
+    const file = path.join(runsDir(dataDir), `${small}.run.ndjson`);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    // What kill -9 leaves: the meta line, both images, row 1's outcome, and row 2's outcome torn.
+    expect(lines[3]).toContain('"k":"done","row":1');
+    fs.writeFileSync(file, `${lines.slice(0, 4).join('\n')}\n${lines[4]!.slice(0, 30)}`);
+    const r = await svc(['runs', 'undo', small]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/its record was cut short \(the run was killed\): the rows it holds are undone/);
+    // Row 2 has no outcome in the record, but its write shows on the record: it is undone too.
+    expect(r.stderr).toMatch(/2 updated \(2 of 2 rows/);
+    for (const id of [1, 2])
+      expect((sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title']).toBe(`Before ${id}`);
+  });
+
+  it('svc runs prune --older-than removes old records only', async () => {
+    const before = fs.readdirSync(runsDir(dataDir)).filter((f) => f.endsWith('.run.ndjson')).length;
+    const r = await svc(['runs', 'prune', '--older-than', '3650d']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(fs.readdirSync(runsDir(dataDir)).filter((f) => f.endsWith('.run.ndjson')).length).toBe(before);
+    expect((await svc(['runs', 'prune', '--older-than', 'soon'])).code).toBe(2);
+    expect((fs.statSync(runsDir(dataDir)).mode & 0o777).toString(8)).toBe('700');
+    for (const f of fs.readdirSync(runsDir(dataDir)))
+      expect((fs.statSync(path.join(runsDir(dataDir), f)).mode & 0o777).toString(8), f).toBe('600');
+  });
+});
