@@ -1,0 +1,75 @@
+/**
+ * `svc runs undo` killed with SIGKILL in the middle (twice), then run again until it finishes:
+ * every row of the run is undone exactly once — one PATCH per record across all the attempts —
+ * and the records hold their values from before the run. The process matters here (kill -9), so
+ * bin/svc is spawned (run `npm run build` first); the run being undone is made in-process.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inputFile } from '../helpers/bulk.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv, runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+const ROWS = Number(process.env.SVC_RUNS_KILL_ROWS ?? 200);
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+beforeAll(async () => {
+  const s = await sandboxWithEnv({ seed: ROWS + 20, latencyMs: 5 });
+  sb = s.sb;
+  env = s.env();
+});
+afterAll(() => sb?.close());
+
+const title = (id: number) => (sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title'];
+const patches = (from: number) => sb.requests.slice(from).filter((r) => r.method === 'PATCH');
+
+/** Spawns the undo and kills it with SIGKILL once `after` more PATCHes reached the sandbox. */
+async function killAfter(args: string[], after: number): Promise<boolean> {
+  const start = patches(0).length;
+  const child = spawnSvc(args, { env });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  let killed = false;
+  const timer = setInterval(() => {
+    if (!killed && patches(0).length - start >= after) {
+      killed = true;
+      child.kill('SIGKILL');
+    }
+  }, 1);
+  await new Promise((resolve) => child.on('close', resolve));
+  clearInterval(timer);
+  return killed;
+}
+
+it('kill -9 in the middle of an undo, rerun: every row undone once', { timeout: 120_000 }, async () => {
+  const ids = [...sb.store.table('prospect').keys()].sort((a, b) => a - b).slice(0, ROWS);
+  const before = new Map(ids.map((id) => [id, title(id)]));
+  const csv = `id,title\n${ids.map((id) => `${id},Killed ${id}`).join('\n')}\n`;
+  const run = await runInProcess(['prospects', 'update', '--input', inputFile('kill.csv', csv)], baseEnv(env), { timeoutMs: 60_000 });
+  expect(run.code, run.stderr).toBe(0);
+  const id = /recorded as run (\S+):/.exec(run.stderr)![1]!;
+
+  const mark = sb.requests.length;
+  const args = ['runs', 'undo', id, '--concurrency', '4'];
+  expect(await killAfter(args, Math.floor(ROWS / 4))).toBe(true);
+  expect(await killAfter(args, Math.floor(ROWS / 4))).toBe(true);
+  const done = patches(mark).length;
+  expect(done).toBeGreaterThanOrEqual(Math.floor(ROWS / 2));
+  expect(done).toBeLessThan(ROWS);
+
+  const last = await runSvc(args, { env });
+  expect(last.code, last.stderr).toBe(0);
+  expect(last.stderr).toMatch(/continuing the unfinished undo \S+/);
+  // One PATCH per record over the three attempts: none done twice, none missing.
+  const perRecord = new Map<string, number>();
+  for (const r of patches(mark)) perRecord.set(r.path, (perRecord.get(r.path) ?? 0) + 1);
+  expect(perRecord.size).toBe(ROWS);
+  expect([...perRecord.values()].every((n) => n === 1)).toBe(true);
+  for (const p of ids) expect(title(p)).toBe(before.get(p));
+  // The three attempts are one undo run, and the run stands undone.
+  const list = await runSvc(['runs', 'list', '-o', 'json'], { env });
+  const runs = JSON.parse(list.stdout) as { id: string; state: string; undoes?: string }[];
+  expect(runs.filter((r) => r.undoes === id)).toHaveLength(1);
+  expect(runs.find((r) => r.id === id)!.state).toMatch(/^undone by /);
+});
