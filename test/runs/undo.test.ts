@@ -346,3 +346,37 @@ describe('svc runs: bad input', () => {
       expect((fs.statSync(path.join(runsDir(dataDir), f)).mode & 0o777).toString(8), f).toBe('600');
   });
 });
+
+describe('single writes are recorded too', () => {
+  it('prospects update, create and delete: each undone', async () => {
+    const [a, b] = prospectIds().slice(0, 2) as [number, number];
+    const was = snapshot('prospect', a);
+    const up = await svc(['prospects', 'update', String(a), '--attr', 'title=Single Write', '-o', 'json']);
+    expect(up.code, up.stderr).toBe(0);
+    expect((await svc(['runs', 'undo', runId(up.stderr)])).code).toBe(0);
+    expect(snapshot('prospect', a)).toEqual(was);
+
+    const made = await svc(['prospects', 'create', '--attr', 'firstName=One', '--attr', 'lastName=Off', '-o', 'json']);
+    expect(made.code, made.stderr).toBe(0);
+    const newId = Number(JSON.parse(made.stdout).id);
+    expect(sb.store.table('prospect').has(newId)).toBe(true);
+    expect((await svc(['runs', 'undo', runId(made.stderr)])).code).toBe(0);
+    expect(sb.store.table('prospect').has(newId)).toBe(false);
+
+    const emails = (sb.store.table('prospect').get(b)!.attributes as Record<string, unknown>)['emails'];
+    const del = await svc(['prospects', 'delete', String(b), '--yes']);
+    expect(del.code, del.stderr).toBe(0);
+    const back = await svc(['runs', 'undo', runId(del.stderr)]);
+    expect(back.code, back.stderr).toBe(0);
+    const m = JSON.parse(back.stdout).recreated as { type: string; old: string; new: string }[];
+    expect(m).toEqual([{ type: 'prospect', old: String(b), new: expect.any(String) }]);
+    const recreated = Number(m[0]!.new);
+    // The undo's record keeps the mapping (was → id) and what could not be restored.
+    const shown = await svc(['runs', 'show', runId(back.stderr), '-o', 'csv']);
+    expect(shown.stdout).toMatch(
+      new RegExp(`^id,type,row,op,was,status,before,after,note\\n${recreated},prospect,1,create,${b},created,,"\\{`),
+    );
+    expect(shown.stdout).toMatch(/,"not restored \(read-only\): [a-zA-Z, ]+"\n$/);
+    expect((sb.store.table('prospect').get(recreated)!.attributes as Record<string, unknown>)['emails']).toEqual(emails);
+  });
+});

@@ -8,9 +8,15 @@ import os from 'node:os';
 import { dataDir } from '../../auth/config-dir.js';
 import type { PoolResult } from '../../bulk/run/engine.js';
 import { newRunId, RunRecordWriter, runsDir, type RowLine, type RunMeta } from '../../bulk/run/run-record.js';
+
+/** A record as the API shows it. */
+export type CurrentRecord = { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
 import type { SideOwner } from '../../bulk/run/side-owner.js';
 import type { Context } from '../../runtime/context.js';
-import { runOwner } from '../shared/org-owner.js';
+import type { WriteData } from '../../api/write-body.js';
+import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
+import { ApiError } from '../../errors.js';
+import type { ResourceType } from '../../registry/index.js';
 
 /** The runs directory of this profile's data directory. */
 export function runsDirOf(ctx: Context): string {
@@ -71,21 +77,48 @@ export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResul
   if (changed > 0) ctx.info(`recorded as run ${recordId(w)}: svc runs show ${recordId(w)} · svc runs undo ${recordId(w)} takes it back`);
 }
 
+/** A record as read before a single write changes it (undefined when it cannot be read: recorded without an image). */
+export async function priorRecord(ctx: Context, path: string): Promise<CurrentRecord | undefined> {
+  try {
+    const res = await (await ctx.api()).request({ method: 'GET', path, signal: ctx.signal });
+    const d = res.doc.data;
+    return d && !Array.isArray(d) ? (d as CurrentRecord) : undefined;
+  } catch (err) {
+    // The write that follows says what is wrong with the record (gone, refused).
+    if (err instanceof ApiError) return undefined;
+    throw err;
+  }
+}
+
 /**
- * Records a single write (`<type> create|update|delete`): the before-image given by the
- * handler (it read the record, or the write's answer holds the new id), and the outcome.
+ * Records a single write (`<type> create|update|delete`) once it is done: one row with its
+ * before-image (read by {@link priorRecord} before the write) or the new id. Whose it is comes
+ * from the connection alone — no request of its own — so a single write costs one read more
+ * (update and delete), and nothing more for a create.
  */
 export async function recordSingleWrite(
   ctx: Context,
-  label: string,
-  row: Omit<RowLine, 'k' | 'row' | 'key'>,
-  status: string,
+  rt: ResourceType,
+  op: 'create' | 'update' | 'delete',
+  id: string,
+  data: WriteData | undefined,
+  prior: CurrentRecord | undefined,
 ): Promise<void> {
+  const label = `${rt.command} ${op}`;
+  const after = valuesOf(data, rt);
+  const row: Omit<RowLine, 'k' | 'row' | 'key'> =
+    op === 'create'
+      ? { op, type: rt.type, after }
+      : op === 'update'
+        ? { op, type: rt.type, id, after, ...(prior ? { before: imageOf(prior, rt, after) } : {}) }
+        : { op, type: rt.type, id, ...(prior ? { before: imageOf(prior, rt) } : {}) };
+  const status = op === 'create' ? 'created' : op === 'update' ? 'updated' : 'deleted';
   let w: RunRecordWriter | undefined;
   try {
-    w = await openRunRecord(ctx, label, await runOwner(ctx, label));
+    const conn = await ctx.connection();
+    w = await openRunRecord(ctx, label, { api: conn.baseUrl, command: label });
     w.write({ k: 'row', row: 1, key: '1', ...row });
-    w.write({ k: 'done', row: 1, key: '1', status, id: row.id ?? null });
+    w.write({ k: 'done', row: 1, key: '1', status, id });
     w.write({ k: 'end', at: new Date(ctx.clock.now()).toISOString(), counts: { [status]: 1 } });
     ctx.info(`recorded as run ${recordId(w)}: svc runs undo ${recordId(w)} takes it back`);
   } catch (err) {

@@ -151,6 +151,9 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
   const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
   expectRecord(res, 'create', true);
   await printRecord(ctx, res.doc, true, data);
+  const made = res.doc.data;
+  if (made && !Array.isArray(made))
+    await (await import('../bulk-run/run-recording.js')).recordSingleWrite(ctx, rt, 'create', String(made.id), data, undefined);
 }
 
 export async function updateHandler(ctx: Context, rt: ResourceType, idArg: string, flags: WriteFlags): Promise<void> {
@@ -164,9 +167,13 @@ export async function updateHandler(ctx: Context, rt: ResourceType, idArg: strin
   const api = await ctx.api();
   const path = `${rt.path}/${id}`;
   if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'PATCH', url: api.resolve(path), body }]);
+  // svc runs: the fields' values before the write, so that it can be taken back.
+  const recording = await import('../bulk-run/run-recording.js');
+  const prior = await recording.priorRecord(ctx, path);
   const res = await api.request({ method: 'PATCH', path, body, idempotent: true });
   expectRecord(res, 'update', false);
   await printRecord(ctx, res.doc, false, data);
+  await recording.recordSingleWrite(ctx, rt, 'update', String(id), data, prior);
 }
 
 export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: string): Promise<void> {
@@ -184,8 +191,12 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
       return;
     }
   }
+  // svc runs: the whole record before it goes, so that it can be re-created.
+  const recording = await import('../bulk-run/run-recording.js');
+  const prior = await recording.priorRecord(ctx, path);
   await api.request({ method: 'DELETE', path });
   ctx.info(`deleted ${rt.type} ${id}`);
+  await recording.recordSingleWrite(ctx, rt, 'delete', String(id), undefined, prior);
   const deleted = { id: normalizeId(id), type: rt.type, deleted: true };
   await printJsonResult(ctx, deleted);
 }

@@ -47,9 +47,16 @@ export function parseRows(v: string | undefined): ReadonlySet<number> | undefine
   return out;
 }
 
-/** Where a run was made, as compared: the API (or sandbox instance) and org. */
-function placeKey(o: SideOwner): string {
-  return ownerKey({ ...o, user: undefined, command: '' } as SideOwner);
+/**
+ * Whether two owners are one place: the API (a local sandbox by its instance, whose port may
+ * change) and the org — each compared when both say it (a single write records the base URL only).
+ */
+function samePlace(a: SideOwner, b: SideOwner): boolean {
+  const inst = a.instance !== undefined && b.instance !== undefined;
+  const org = a.org !== undefined && b.org !== undefined;
+  const key = (o: SideOwner) =>
+    ownerKey({ api: o.api, command: '', ...(inst ? { instance: o.instance! } : {}), ...(org ? { org: o.org! } : {}) });
+  return key(a) === key(b);
 }
 
 function elsewhere(rec: RunRecord, what: string, fix: string): RunRecordError {
@@ -83,10 +90,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       `with the profile "${rec.meta.profile}" (this is "${conn.profileName}")`,
       `undo it with that profile: svc --profile ${rec.meta.profile} runs undo ${id}`,
     );
-  if (
-    rec.meta.owner.instance === undefined &&
-    placeKey(rec.meta.owner) !== placeKey({ api: conn.baseUrl, command: '', ...(rec.meta.owner.org ? { org: rec.meta.owner.org } : {}) })
-  )
+  if (rec.meta.owner.instance === undefined && !samePlace({ api: rec.meta.owner.api, command: '' }, { api: conn.baseUrl, command: '' }))
     throw elsewhere(
       rec,
       `against ${rec.meta.owner.api} (this profile now talks to ${conn.baseUrl})`,
@@ -107,7 +111,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     rootDoc = (await (await ctx.api()).request({ method: 'GET', path: url, signal: ctx.signal })).doc;
     return rootDoc;
   });
-  if (placeKey(rec.meta.owner) !== placeKey(setup.owner))
+  if (!samePlace(rec.meta.owner, setup.owner))
     throw elsewhere(
       rec,
       `in another org (${rec.meta.owner.orgName ?? rec.meta.owner.org ?? rec.meta.owner.instance ?? rec.meta.owner.api})`,
