@@ -23,10 +23,10 @@ export interface RecordableItem extends WorkItem {
 }
 
 /** Rows read in one request. */
-export const IMAGE_BATCH = 100;
+const IMAGE_BATCH = 100;
 
 /** Options of {@link recordRows}. */
-export interface RecorderOptions {
+interface RecorderOptions {
   record: RunRecordWriter;
   requester: Requester;
   /** What a row without a request does (`enroll`: creates a sequenceState). */

@@ -62,7 +62,7 @@ export interface RowLine {
 }
 
 /** A row's outcome. */
-export interface DoneLine {
+interface DoneLine {
   k: 'done';
   row: number;
   key: string;
@@ -74,7 +74,7 @@ export interface DoneLine {
 }
 
 /** The last line of a run that ended (not killed). */
-export interface EndLine {
+interface EndLine {
   k: 'end';
   at: string;
   counts: Record<string, number>;
@@ -82,7 +82,7 @@ export interface EndLine {
 }
 
 /** Appended to a run when an undo run has taken all of it back. */
-export interface UndoneLine {
+interface UndoneLine {
   k: 'undone';
   by: string;
   at: string;
@@ -143,7 +143,7 @@ function ensureDir(dir: string): void {
 }
 
 /** The secret the chains are keyed by: made once (0600), never printed. */
-export function runKey(dir: string): Buffer {
+function runKey(dir: string): Buffer {
   ensureDir(dir);
   const file = path.join(dir, KEY_FILE);
   try {

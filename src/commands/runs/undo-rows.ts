@@ -20,7 +20,7 @@ import { findAttribute, findRelationship, resourceByType, type ResourceType } fr
 export type CurrentRecord = { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
 
 /** What an undo does with a row (for the plan). */
-export type UndoAction = 'set back' | 'delete' | 're-create' | 'finish' | 'conflict' | 'nothing to do' | 'gone' | 'cannot';
+type UndoAction = 'set back' | 'delete' | 're-create' | 'finish' | 'conflict' | 'nothing to do' | 'gone' | 'cannot';
 
 /** One row of an undo run. */
 export interface UndoItem {
@@ -97,7 +97,7 @@ function subset(v: FieldValues, fields: Iterable<string>): FieldValues {
 }
 
 /** The writable fields of a deleted record (for its re-creation), and what cannot be restored. */
-export function recreation(rt: ResourceType, before: FieldValues): { values: FieldValues; lost: string[] } {
+function recreation(rt: ResourceType, before: FieldValues): { values: FieldValues; lost: string[] } {
   const values: FieldValues = { attributes: {}, relationships: {} };
   const lost: string[] = [];
   const empty = (v: unknown) => v === null || v === undefined || (Array.isArray(v) && v.length === 0);

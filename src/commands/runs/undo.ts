@@ -35,7 +35,7 @@ export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'r
 };
 
 /** `--rows 1-10,15`: row numbers of the run. */
-export function parseRows(v: string | undefined): ReadonlySet<number> | undefined {
+function parseRows(v: string | undefined): ReadonlySet<number> | undefined {
   if (v === undefined) return undefined;
   const out = new Set<number>();
   for (const part of v.split(',').map((p) => p.trim())) {

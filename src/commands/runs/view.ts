@@ -112,7 +112,7 @@ function fields(v: { attributes: Record<string, unknown>; relationships: Record<
 }
 
 /** `30d`, `12h`, `90m`: an age in ms. */
-export function parseAge(v: string): number {
+function parseAge(v: string): number {
   const m = /^(\d+)\s*(d|h|m)$/.exec(v.trim());
   if (!m) throw new UsageError(`--older-than ${v}: expected an age like 30d, 12h or 90m`);
   return Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
