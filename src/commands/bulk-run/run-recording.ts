@@ -74,7 +74,9 @@ export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResul
     ...(result.interrupted ? { interrupted: true } : {}),
   });
   const changed = result.counts.created + result.counts.updated + result.counts.deleted;
-  if (changed > 0) ctx.info(`recorded as run ${recordId(w)}: svc runs show ${recordId(w)} · svc runs undo ${recordId(w)} takes it back`);
+  const svc = ctx.globals.sandbox ? 'svc --sandbox' : 'svc';
+  if (changed > 0)
+    ctx.info(`recorded as run ${recordId(w)}: ${svc} runs show ${recordId(w)} · ${svc} runs undo ${recordId(w)} takes it back`);
 }
 
 /** A record as read before a single write changes it (undefined when it cannot be read: recorded without an image). */
@@ -120,7 +122,7 @@ export async function recordSingleWrite(
     w.write({ k: 'row', row: 1, key: '1', ...row });
     w.write({ k: 'done', row: 1, key: '1', status, id });
     w.write({ k: 'end', at: new Date(ctx.clock.now()).toISOString(), counts: { [status]: 1 } });
-    ctx.info(`recorded as run ${recordId(w)}: svc runs undo ${recordId(w)} takes it back`);
+    ctx.info(`recorded as run ${recordId(w)}: ${ctx.globals.sandbox ? 'svc --sandbox' : 'svc'} runs undo ${recordId(w)} takes it back`);
   } catch (err) {
     // The write is done: a record that cannot be written is said, not an error of the write.
     ctx.warn(`the write was not recorded for svc runs: ${err instanceof Error ? err.message : String(err)}`);
