@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunRecordWriter, runsDir } from '../../src/bulk/run/run-record.js';
-import { call, inputFile, newSequence } from '../helpers/bulk.js';
+import { call, enrollDirect, freeProspects, inputFile, newSequence } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -378,5 +378,22 @@ describe('single writes are recorded too', () => {
     );
     expect(shown.stdout).toMatch(/,"not restored \(read-only\): [a-zA-Z, ]+"\n$/);
     expect((sb.store.table('prospect').get(recreated)!.attributes as Record<string, unknown>)['emails']).toEqual(emails);
+  });
+
+  it('an item action: a pause undone is resumed; a finish cannot be taken back (said, exit 5)', async () => {
+    const state = await enrollDirect(sb, freeProspects(sb, 1)[0]!, await newSequence(sb));
+    const stateOf = () => sb.store.table('sequenceState').get(state)!.attributes['state'];
+    expect(stateOf()).toBe('active');
+    const paused = await svc(['sequence-states', 'pause', String(state)]);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(stateOf()).toBe('paused');
+    const undo = await svc(['runs', 'undo', runId(paused.stderr)]);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(stateOf()).toBe('active');
+    const finished = await svc(['sequence-states', 'finish', String(state)]);
+    const no = await svc(['runs', 'undo', runId(finished.stderr)]);
+    expect(no.code).toBe(5);
+    expect(no.stderr).toMatch(/row 1: failed: the finish action cannot be taken back by svc/);
+    expect(stateOf()).toBe('finished');
   });
 });

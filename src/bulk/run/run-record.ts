@@ -25,7 +25,7 @@ export interface FieldValues {
 }
 
 /** What a row did, for taking it back. */
-export type RowOp = 'update' | 'create' | 'delete' | 'enroll' | 'finish';
+export type RowOp = 'update' | 'create' | 'delete' | 'enroll' | 'finish' | 'action';
 
 /** The first line of a record. */
 export interface RunMeta {
@@ -57,6 +57,8 @@ export interface RowLine {
   before?: FieldValues;
   /** What the write sets (update, create): what a later undo expects to find. */
   after?: FieldValues;
+  /** An item action's name (`op: 'action'`): `pause`, `resume`. */
+  action?: string;
   /** For a row of an undo: the id of the record in the run it takes back (a re-created record's old id). */
   was?: string;
 }

@@ -101,20 +101,24 @@ export async function priorRecord(ctx: Context, path: string): Promise<CurrentRe
 export async function recordSingleWrite(
   ctx: Context,
   rt: ResourceType,
-  op: 'create' | 'update' | 'delete',
+  op: 'create' | 'update' | 'delete' | 'action',
   id: string,
   data: WriteData | undefined,
   prior: CurrentRecord | undefined,
+  /** The item action's name (`op: 'action'`). */
+  action?: string,
 ): Promise<void> {
-  const label = `${rt.command} ${op}`;
+  const label = `${rt.command} ${action ?? op}`;
   const after = valuesOf(data, rt);
   const row: Omit<RowLine, 'k' | 'row' | 'key'> =
-    op === 'create'
-      ? { op, type: rt.type, after }
-      : op === 'update'
-        ? { op, type: rt.type, id, after, ...(prior ? { before: imageOf(prior, rt, after) } : {}) }
-        : { op, type: rt.type, id, ...(prior ? { before: imageOf(prior, rt) } : {}) };
-  const status = op === 'create' ? 'created' : op === 'update' ? 'updated' : 'deleted';
+    op === 'action'
+      ? { op, type: rt.type, id, action: action ?? '' }
+      : op === 'create'
+        ? { op, type: rt.type, after }
+        : op === 'update'
+          ? { op, type: rt.type, id, after, ...(prior ? { before: imageOf(prior, rt, after) } : {}) }
+          : { op, type: rt.type, id, ...(prior ? { before: imageOf(prior, rt) } : {}) };
+  const status = op === 'create' ? 'created' : op === 'delete' ? 'deleted' : 'updated';
   let w: RunRecordWriter | undefined;
   try {
     const conn = await ctx.connection();

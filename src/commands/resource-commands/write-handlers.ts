@@ -231,4 +231,5 @@ export async function actionHandler(ctx: Context, rt: ResourceType, action: Acti
   const res = await api.request({ method: 'POST', path, query, noRetry: true });
   expectRecord(res, `${action.command} action`, false);
   await printRecord(ctx, res.doc);
+  await (await import('../bulk-run/run-recording.js')).recordSingleWrite(ctx, rt, 'action', String(id), undefined, undefined, action.name);
 }

@@ -20,7 +20,16 @@ import { findAttribute, findRelationship, resourceByType, type ResourceType } fr
 export type CurrentRecord = { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
 
 /** What an undo does with a row (for the plan). */
-type UndoAction = 'set back' | 'delete' | 're-create' | 'finish' | 'conflict' | 'nothing to do' | 'gone' | 'cannot';
+type UndoAction = 'set back' | 'delete' | 're-create' | 'finish' | 'pause' | 'resume' | 'conflict' | 'nothing to do' | 'gone' | 'cannot';
+
+/**
+ * Item actions an undo can take back, by the action that does it and the state the action left
+ * (anything else there is a conflict): a pause is taken back by a resume, and the other way round.
+ */
+const INVERSE: Record<string, { by: 'pause' | 'resume'; left: string }> = {
+  pause: { by: 'resume', left: 'paused' },
+  resume: { by: 'pause', left: 'active' },
+};
 
 /** One row of an undo run. */
 export interface UndoItem {
@@ -30,8 +39,8 @@ export interface UndoItem {
   write?: PreparedWrite;
   pending?: JournalEntry;
   image?: Omit<RowLine, 'k' | 'row' | 'key'>;
-  /** An enrolment to finish: `POST sequenceStates/{id}/actions/finish`. */
-  finish?: string;
+  /** An item action to send: `POST <type path>/{id}/actions/{name}` (an enrolment finished, a pause resumed). */
+  act?: { id: string; name: string };
   action: UndoAction;
   type: string;
   id: string | null;
@@ -58,6 +67,7 @@ export function idsToRead(rows: RecordedRow[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const { row, done } of rows) {
     const id = row.op === 'create' || row.op === 'enroll' ? (done?.id ?? null) : (row.id ?? null);
+    if (row.op === 'finish') continue;
     if (id === null) continue;
     if (!out.has(row.type)) out.set(row.type, []);
     out.get(row.type)!.push(id);
@@ -183,7 +193,13 @@ export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, jo
     if (!now) return decided('gone', doneId, 'already deleted since the run');
     if (row.op === 'enroll') {
       if (now.attributes?.['state'] === 'finished') return decided('nothing to do', doneId, 'the sequence state is already finished');
-      return { ...base, id: doneId, action: 'finish', finish: doneId, image: { op: 'finish', type: rt.type, id: doneId } };
+      return {
+        ...base,
+        id: doneId,
+        action: 'finish',
+        act: { id: doneId, name: 'finish' },
+        image: { op: 'finish', type: rt.type, id: doneId },
+      };
     }
     const moved = row.after
       ? differing(rt, subset(row.after, [...Object.keys(row.after.attributes), ...Object.keys(row.after.relationships)]), now, doneId)
@@ -227,6 +243,28 @@ export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, jo
       ...(lost.length ? { diff: lost.map((f) => ({ field: f, old: row.before!.relationships[f], new: null })) } : {}),
     };
   }
+
+  if (row.op === 'action' && row.action && INVERSE[row.action] && row.id) {
+    const inv = INVERSE[row.action]!;
+    const now = current.get(`${row.type}:${row.id}`);
+    if (!now) return decided('gone', row.id, 'deleted since the run');
+    const state = now.attributes?.['state'];
+    if (state === INVERSE[inv.by]!.left) return decided('nothing to do', row.id, `already ${String(state)}`);
+    if (state !== inv.left && !force)
+      return decided(
+        'conflict',
+        row.id,
+        `changed since the run: its state is ${JSON.stringify(state)}, the ${row.action} left it ${inv.left}; skipped (--force takes it back anyway)`,
+      );
+    return {
+      ...base,
+      id: row.id,
+      action: inv.by,
+      act: { id: row.id, name: inv.by },
+      image: { op: 'action', type: rt.type, id: row.id, action: inv.by },
+    };
+  }
+  if (row.op === 'action') return decided('cannot', row.id ?? null, `the ${row.action ?? ''} action cannot be taken back by svc`, 'failed');
 
   // A finished enrolment (an undone enroll) cannot be made active again.
   return decided(

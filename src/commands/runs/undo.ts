@@ -71,7 +71,7 @@ function missingScopes(granted: string[] | undefined, rows: ReturnType<typeof ro
   for (const { row } of rows) {
     const rt = resourceByType(row.type);
     if (!rt || row.op === 'finish') continue;
-    // Taking a create back deletes; the rest write (an update set back, a re-create, a finish).
+    // Taking a create back deletes; the rest write (an update set back, a re-create, an action).
     const level = row.op === 'create' ? 'delete' : 'write';
     if (!has.has(`${rt.path}.all`) && !has.has(`${rt.path}.${level}`)) need.add(`${rt.path}.${level}`);
   }
@@ -169,19 +169,26 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         if (!p) byType.set(rt.type, (p = resourcePerformer({ rt, op: 'update', claimed, ...writes })));
         return p;
       };
-      const finish = async (item: UndoItem): Promise<Outcome> => {
+      /** An item action (finish, pause, resume): a rerun reads the state first, so a lost answer is not sent blindly again. */
+      const act = async (item: UndoItem): Promise<Outcome> => {
+        const { id, name } = item.act!;
+        const rt = resourceByType(item.type)!;
         try {
-          await writes.requester.send({ method: 'POST', path: `sequenceStates/${item.finish}/actions/finish` }, 'idempotent');
-          return { status: 'updated', id: item.finish!, extra: { action: 'finish' } };
+          await writes.requester.send({ method: 'POST', path: `${rt.path}/${id}/actions/${name}` }, 'idempotent');
+          return { status: 'updated', id, extra: { action: name } };
         } catch (err) {
           if (err instanceof AnswerLost)
-            return { status: 'failed', id: item.finish!, error: `${err.message}: a rerun reads the state and finishes it if it is not` };
+            return {
+              status: 'failed',
+              id,
+              error: `${err.message}: a rerun reads the state and sends the ${name} only if it is still needed`,
+            };
           if (isFatal(err) || !(err instanceof ApiError || err instanceof NetworkError)) throw err;
-          return { status: 'failed', id: item.finish!, error: writes.describe(err).error };
+          return { status: 'failed', id, error: writes.describe(err).error };
         }
       };
       return async (item: UndoItem): Promise<Outcome | Parked> => {
-        if (item.finish) return finish(item);
+        if (item.act) return act(item);
         const out = await performerOf(resourceByType(item.type)!)(item as never);
         const note = (o: Outcome): Outcome => {
           if (item.action !== 're-create' || o.status !== 'created') return o;
@@ -254,12 +261,13 @@ const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.s
 /** `--plan`: per row what the undo does (old → new), then the bill: the requests the undo sends. */
 async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Promise<void> {
   const count = (a: UndoItem['action']) => items.filter((i) => i.action === a && !i.outcome).length;
-  const writes = items.filter((i) => !i.outcome && (i.write || i.finish)).length;
+  const writes = items.filter((i) => !i.outcome && (i.write || i.act)).length;
   const bill = {
     setBack: count('set back'),
     deletes: count('delete'),
     recreates: count('re-create'),
     finishes: count('finish'),
+    actions: count('pause') + count('resume'),
     conflicts: items.filter((i) => i.action === 'conflict').length,
     nothingToDo: items.filter((i) => i.action === 'nothing to do' || i.action === 'gone').length,
     cannot: items.filter((i) => i.action === 'cannot').length,
@@ -288,7 +296,7 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
   }
   const n = (x: number) => x.toLocaleString('en-US');
   out.push(
-    `bill: ${n(bill.setBack)} set back, ${n(bill.deletes)} deleted, ${n(bill.recreates)} re-created, ${n(bill.finishes)} finished, ${n(bill.conflicts)} conflicts (skipped), ${n(bill.nothingToDo)} with nothing to do, ${n(bill.cannot)} that cannot be undone; ` +
+    `bill: ${n(bill.setBack)} set back, ${n(bill.deletes)} deleted, ${n(bill.recreates)} re-created, ${n(bill.finishes)} finished, ${n(bill.actions)} paused or resumed, ${n(bill.conflicts)} conflicts (skipped), ${n(bill.nothingToDo)} with nothing to do, ${n(bill.cannot)} that cannot be undone; ` +
       `${n(bill.requests)} requests (${n(bill.reads)} reads + ${n(bill.writes)} writes)`,
   );
   await writeOut(ctx.io.stdout, ctx.redact(terminalSafe(out.join('\n'))) + '\n');
