@@ -101,6 +101,11 @@ describe('svc runs undo', () => {
       const tUndo = Date.now() - t1;
       expect(undo.code, undo.stderr).toBe(0);
       expect(undo.stderr).toMatch(new RegExp(`${N.conflicts} conflicts \\(skipped; --force takes them back\\)`));
+      expect(undo.stderr).toMatch(
+        new RegExp(
+          `\\nrow \\d+: conflict: prospect ${changed[0]}: changed since the run: title is "Someone Else ${changed[0]}", the run wrote "Wrong Column \\d+"; skipped \\(--force takes it back anyway\\)\\n`,
+        ),
+      );
       for (const id of changed)
         expect((sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title']).toBe(`Someone Else ${id}`);
       let equal = 0;

@@ -206,10 +206,13 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       const c = result.counts;
       const conflicts = items.filter((i) => i.action === 'conflict').length;
       const whole = !only && !result.interrupted && !result.tripped && c.failed + c.unknown === 0 && conflicts === 0;
+      // Conflicts and records deleted since are said row by row (the first 20; --report has every row).
+      const said = items.filter((i) => i.action === 'conflict' || i.action === 'gone');
+      for (const i of said.slice(0, 20))
+        ctx.info(ctx.redact(`row ${i.row}: ${i.action}: ${i.type} ${i.id}: ${String(i.outcome?.extra?.reason ?? '')}`));
+      if (said.length > 20) ctx.info(`… and ${said.length - 20} more (--report FILE gives one line per row)`);
       if (conflicts)
-        ctx.info(
-          `${conflicts} conflict(s): changed by someone else since the run, left as they are (svc runs show ${recordIdOf(record)} lists them; --force takes them back)`,
-        );
+        ctx.info(`${conflicts} conflict(s): changed by someone else since the run, left as they are (--force takes them back)`);
       // The run is undone once every row is: then a second undo is refused (undo this one to redo).
       if (whole) {
         const w = RunRecordWriter.append(dir, loadRun(dir, id), () => ctx.clock.now());
