@@ -17,9 +17,8 @@ integrity-checked). Records stay until svc runs prune removes them.
 
 Examples:
   $ svc --sandbox runs list
-  $ svc --sandbox runs show 20261128-110844-3f9a0c -o json
-  $ svc --sandbox runs undo 20261128-110844-3f9a0c --plan
-  $ svc --sandbox runs undo 20261128-110844-3f9a0c
+  $ svc --sandbox runs show "$(svc --sandbox runs list -o raw --query '[0].id')" -o json
+  $ svc --sandbox runs undo "$(svc --sandbox runs list -o raw --query '[0].id')" --plan
   $ svc runs prune --older-than 30d
 `,
     );
