@@ -80,7 +80,25 @@ interface Prepared {
   companies: string[];
 }
 
-function prepareProspect(p: ProspectIn, home: Parameters<typeof normalisePhone>[1]): Prepared {
+/** Companies and domains repeat across records (one per account): normalised once each. */
+interface Memo {
+  /** Raw company name → its key `co:<normalised>` ('' for none). */
+  company: Map<string, string>;
+  /** Raw domain or address domain → its key `dom:<registrable>` ('' for none). */
+  domain: Map<string, string>;
+  /** Account id → its key `acct:<id>`. */
+  account: Map<number, string>;
+}
+
+function memoised<K, V>(map: Map<K, V>, key: K, make: (k: K) => V): V {
+  const known = map.get(key);
+  if (known !== undefined) return known;
+  const v = make(key);
+  map.set(key, v);
+  return v;
+}
+
+function prepareProspect(p: ProspectIn, home: Parameters<typeof normalisePhone>[1], memo: Memo): Prepared {
   const emails: string[] = [];
   for (const e of p.emails ?? []) {
     const n = normaliseEmail(e);
@@ -96,26 +114,38 @@ function prepareProspect(p: ProspectIn, home: Parameters<typeof normalisePhone>[
   }
   const work = emails.filter((e) => !FREE_MAIL.has(emailDomain(e)));
   const companies = new Set<string>();
-  const co = normaliseCompany(p.company);
-  if (co) companies.add(`co:${co}`);
-  const an = normaliseCompany(p.accountName);
-  if (an) companies.add(`co:${an}`);
-  if (p.accountId != null) companies.add(`acct:${p.accountId}`);
-  const ad = registrableDomain(p.accountDomain);
-  if (ad) companies.add(`dom:${ad}`);
-  for (const e of work) companies.add(`dom:${registrableDomain(emailDomain(e)) ?? emailDomain(e)}`);
+  const company = (v: string | null | undefined) =>
+    v ? memoised(memo.company, v, (k) => (normaliseCompany(k) ? `co:${normaliseCompany(k)}` : '')) : '';
+  const domain = (v: string | null | undefined) =>
+    v ? memoised(memo.domain, v, (k) => (registrableDomain(k) ? `dom:${registrableDomain(k)}` : `dom:${k}`)) : '';
+  for (const k of [company(p.company), company(p.accountName), domain(p.accountDomain), ...work.map((e) => domain(emailDomain(e)))])
+    if (k && k !== 'dom:') companies.add(k);
+  if (p.accountId != null) companies.add(memoised(memo.account, p.accountId, (id) => `acct:${id}`));
   const first = normaliseName(p.firstName);
   const last = normaliseName(p.lastName);
   return { id: p.id, first, last, full: `${first} ${last}`.trim(), emails, work, phones, companies: [...companies] };
 }
 
-/** Blocks of record indexes by key. */
+/**
+ * Blocks of record indexes by key, in two levels (a company, then a name; `''` for one level):
+ * the company keys are the same string objects record after record (memoised), so their hash is
+ * computed once, not once per record as a joined `company|name` key's would be.
+ */
 class Blocks {
-  readonly map = new Map<string, number[]>();
-  add(key: string, i: number): void {
-    const list = this.map.get(key);
-    if (list === undefined) this.map.set(key, [i]);
-    else if (list[list.length - 1] !== i) list.push(i);
+  /** A block of one record is its index (most blocks: no array for them). */
+  readonly map = new Map<string, Map<string, number | number[]>>();
+  add(outer: string, inner: string, i: number): void {
+    let m = this.map.get(outer);
+    if (m === undefined) this.map.set(outer, (m = new Map()));
+    const list = m.get(inner);
+    if (list === undefined) m.set(inner, i);
+    else if (typeof list === 'number') {
+      if (list !== i) m.set(inner, [list, i]);
+    } else if (list[list.length - 1] !== i) list.push(i);
+  }
+  /** The blocks of two records or more. */
+  *lists(): Generator<number[]> {
+    for (const m of this.map.values()) for (const list of m.values()) if (typeof list !== 'number') yield list;
   }
 }
 
@@ -126,7 +156,8 @@ class Blocks {
  * that matches two such records equally well is ambiguous: it joins neither.
  */
 class Joiner {
-  private readonly seen = new Set<number>();
+  /** Pairs scored, by the lower index (small integers: a flat key a·n+b would not fit V8's fast ones). */
+  private readonly seen = new Map<number, Set<number>>();
   readonly edges: { a: number; b: number; score: number; why: string }[] = [];
 
   constructor(
@@ -139,9 +170,10 @@ class Joiner {
   pair(a: number, b: number, score: (a: number, b: number) => { score: number; why: string } | undefined): void {
     if (a === b) return;
     if (a > b) [a, b] = [b, a];
-    const k = a * this.n + b;
-    if (this.seen.has(k)) return;
-    this.seen.add(k);
+    let set = this.seen.get(a);
+    if (set === undefined) this.seen.set(a, (set = new Set()));
+    if (set.has(b)) return;
+    set.add(b);
     const s = score(a, b);
     if (s && s.score >= this.minScore) this.edges.push({ a, b, ...s });
   }
@@ -218,26 +250,27 @@ export interface ProspectMatchOptions {
 /** Clusters of likely duplicate prospects. */
 export function clusterProspects(records: readonly ProspectIn[], o: ProspectMatchOptions = {}): Cluster[] {
   const by = new Set<MatchBy>(o.by ?? ['email', 'phone', 'name']);
-  const p = records.map((r) => prepareProspect(r, o.region));
+  const memo: Memo = { company: new Map(), domain: new Map(), account: new Map() };
+  const p = records.map((r) => prepareProspect(r, o.region, memo));
   const emails = new Blocks();
   const phones = new Blocks();
   const names = new Blocks();
   p.forEach((r, i) => {
-    if (by.has('email')) for (const e of r.emails) emails.add(e, i);
-    if (by.has('phone')) for (const ph of r.phones) phones.add(ph, i);
+    if (by.has('email')) for (const e of r.emails) emails.add('', e, i);
+    if (by.has('phone')) for (const ph of r.phones) phones.add('', ph, i);
     if (by.has('name') && r.full)
       for (const c of r.companies) {
         // Two blocks per company, so that a typo in either name still meets the other.
-        if (r.last) names.add(`${c}|l:${r.last}`, i);
-        if (r.first) names.add(`${c}|f:${r.first}`, i);
+        if (r.last) names.add(c, r.last, i);
+        if (r.first) names.add(c, ` ${r.first}`, i);
       }
   });
   const j = new Joiner(p.length, o.minScore ?? DEFAULT_MIN_SCORE, (a, b) => twoPeople(p[a]!, p[b]!));
   const score = (a: number, b: number) => scoreProspects(p[a]!, p[b]!, by);
   // The same address: every record of the block is one person; chained, not every pair.
-  for (const list of emails.map.values()) for (let k = 1; k < list.length; k++) j.pair(list[0]!, list[k]!, score);
+  for (const list of emails.lists()) for (let k = 1; k < list.length; k++) j.pair(list[0]!, list[k]!, score);
   for (const blocks of [phones, names])
-    for (const list of blocks.map.values()) {
+    for (const list of blocks.lists()) {
       if (list.length < 2 || list.length > MAX_BLOCK) continue;
       for (let x = 0; x < list.length; x++) for (let y = x + 1; y < list.length; y++) j.pair(list[x]!, list[y]!, score);
     }
@@ -302,8 +335,8 @@ export function clusterAccounts(records: readonly AccountIn[], o: { by?: readonl
   });
   const blocks = new Blocks();
   keys.forEach((k, i) => {
-    for (const d of k.domains) blocks.add(`d:${d}`, i);
-    if (useName && k.name) blocks.add(`n:${k.name}`, i);
+    for (const d of k.domains) blocks.add('d', d, i);
+    if (useName && k.name) blocks.add('n', k.name, i);
   });
   // Two accounts whose domains all differ are two companies.
   const apart = (a: number, b: number) =>
@@ -321,7 +354,7 @@ export function clusterAccounts(records: readonly AccountIn[], o: { by?: readonl
     if (n) return { score: 0.6, why: `name ${n}, domains differ` };
     return undefined;
   };
-  for (const list of blocks.map.values()) {
+  for (const list of blocks.lists()) {
     if (list.length <= MAX_BLOCK)
       for (let x = 0; x < list.length; x++) for (let y = x + 1; y < list.length; y++) j.pair(list[x]!, list[y]!, score);
     else for (let k = 1; k < list.length; k++) j.pair(list[0]!, list[k]!, score);

@@ -12,7 +12,10 @@
 /** A region: its calling code, the trunk prefix dialled before national numbers, and the national number lengths. */
 interface Region {
   code: string;
-  /** Dropped from a national number (`0` of `020 7946 0000`); empty where there is none. */
+  /**
+   * Dialled before a national number (`0` of `020 7946 0000`), never part of it: dropped. `1` in
+   * NANP (an 11-digit number starting with 1); empty where there is none (Italy keeps its 0).
+   */
   trunk: string;
   /** Lengths of the national significant number. */
   lengths: readonly number[];
@@ -80,7 +83,7 @@ export function normalisePhone(raw: unknown, home: Region = REGIONS.US!): Phone 
   }
   // NANP numbers are often written with their 1 and no plus: 1-555-010-2000.
   if (home.code === '1' && digits.length === 11 && digits.startsWith('1')) digits = digits.slice(1);
-  else if (home.trunk && digits.startsWith(home.trunk) && !home.lengths.includes(digits.length)) digits = digits.slice(home.trunk.length);
+  else if (home.trunk === '0' && digits.startsWith('0')) digits = digits.slice(1);
   if (!home.lengths.includes(digits.length)) return undefined;
   return withExt(`+${home.code}${digits}`, ext);
 }
@@ -91,7 +94,7 @@ function international164(digits: string): string | undefined {
     const r = BY_CODE.get(digits.slice(0, len));
     if (!r) continue;
     let rest = digits.slice(len);
-    if (r.trunk && rest.startsWith(r.trunk) && !r.lengths.includes(rest.length)) rest = rest.slice(r.trunk.length);
+    if (r.trunk === '0' && rest.startsWith('0')) rest = rest.slice(1);
     return r.lengths.includes(rest.length) ? `+${r.code}${rest}` : undefined;
   }
   // Another country: E.164 allows 8 to 15 digits in all.

@@ -14,7 +14,7 @@ import type { Context } from '../../runtime/context.js';
 import { recordWriter } from '../shared/output.js';
 import { mirrorFile } from '../sync/mirror-file.js';
 import type { FindFlags } from './flags.js';
-import { readAccounts, readProspects, type MirrorRecord } from './mirror-records.js';
+import { loadRows, readAccounts, readProspects, type MirrorRecord } from './mirror-records.js';
 import { buildPlan, KEEP_RULES, rankMembers, type KeepRule } from './plan.js';
 
 const BY: readonly MatchBy[] = ['email', 'phone', 'name'];
@@ -67,10 +67,18 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
     } catch (err) {
       throw new UsageError(`${file}: ${(err as Error).message}`).hint(`run \`svc sync ${type}s\` first`);
     }
+    console.error('T read', ctx.clock.now() - started);
     const clusters =
       type === 'prospect'
         ? clusterProspects(read.match as Parameters<typeof clusterProspects>[0], { by, minScore, region: home })
         : clusterAccounts(read.match, { by, minScore });
+    console.error('T cluster', ctx.clock.now() - started);
+    loadRows(
+      db,
+      `${type}s`,
+      read.records,
+      clusters.flatMap((c) => c.ids),
+    );
     const dups = clusters.reduce((n, c) => n + c.ids.length - 1, 0);
     ctx.info(
       `${clusters.length.toLocaleString('en-US')} cluster(s), ${dups.toLocaleString('en-US')} likely duplicate(s) among ${read.records.size.toLocaleString('en-US')} ${type}s of the mirror (${((ctx.clock.now() - started) / 1000).toFixed(1)} s)`,

@@ -35,7 +35,7 @@ export interface MirrorRecord {
   label: string;
   /** Calls, mailings, tasks, enrolments (prospects) or prospects (accounts) in the mirror. */
   activity: number;
-  /** The row as the mirror has it (snake_case columns). */
+  /** The whole row as the mirror has it (snake_case columns): read for the records of clusters only ({@link loadRows}). */
   row: SqlRow;
 }
 
@@ -83,7 +83,20 @@ export function readProspects(db: SqlDatabase): { match: ProspectIn[]; records: 
   const match: ProspectIn[] = [];
   const records = new Map<number, MirrorRecord>();
   const phones = PHONE_COLUMNS.filter((c) => cols.has(c));
-  for (const r of db.all('SELECT * FROM prospects ORDER BY id')) {
+  // Only the columns matching reads: a prospect has some 190 (custom fields), read for the clusters' records alone.
+  const want = [
+    'id',
+    'first_name',
+    'last_name',
+    'emails',
+    'company',
+    'account_id',
+    'owner_id',
+    'created_at',
+    'updated_at',
+    ...phones,
+  ].filter((c) => cols.has(c));
+  for (const r of db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM prospects ORDER BY id`)) {
     const id = Number(r.id);
     const accountId = num(r.account_id);
     const account = accountId !== null ? accounts.get(accountId) : undefined;
@@ -122,10 +135,11 @@ export function readAccounts(db: SqlDatabase): { match: AccountIn[]; records: Ma
   countBy(db, 'opportunities', 'account_id', activity);
   const match: AccountIn[] = [];
   const records = new Map<number, MirrorRecord>();
-  const hasUrl = columns(db, 'accounts').has('website_url');
-  for (const r of db.all('SELECT * FROM accounts ORDER BY id')) {
+  const cols = columns(db, 'accounts');
+  const want = ['id', 'name', 'domain', 'website_url', 'owner_id', 'created_at', 'updated_at'].filter((c) => cols.has(c));
+  for (const r of db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM accounts ORDER BY id`)) {
     const id = Number(r.id);
-    match.push({ id, name: str(r.name), domain: str(r.domain), websiteUrl: hasUrl ? str(r.website_url) : null });
+    match.push({ id, name: str(r.name), domain: str(r.domain), websiteUrl: str(r.website_url) });
     records.set(id, {
       id,
       createdAt: str(r.created_at),
@@ -137,6 +151,21 @@ export function readAccounts(db: SqlDatabase): { match: AccountIn[]; records: Ma
     });
   }
   return { match, records };
+}
+
+/** Reads the whole rows of `ids` into their records (the survivor's fill and `--keep most-complete` read every column). */
+export function loadRows(
+  db: SqlDatabase,
+  table: 'prospects' | 'accounts',
+  records: Map<number, MirrorRecord>,
+  ids: readonly number[],
+): void {
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const r of db.all(`SELECT * FROM "${table}" WHERE id IN (${ids.slice(i, i + 500).join(',')})`)) {
+      const rec = records.get(Number(r.id));
+      if (rec) rec.row = r;
+    }
+  }
 }
 
 /** Ids of the records linked to each of `ids` that a merge moves, by type. */
