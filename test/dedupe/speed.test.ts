@@ -32,7 +32,8 @@ it(`clusters ${N.toLocaleString('en-US')} prospects of a mirror in under 30 s`, 
   const planted = Math.round(N * 0.05);
   for (let i = 1; i <= N; i++) {
     const first = FIRST[i % FIRST.length]!;
-    const last = LAST[Math.floor(i / FIRST.length) % LAST.length]!;
+    // Unique names: two colleagues of one name would make a duplicate by name ambiguous (matched to neither).
+    const last = `${LAST[i % LAST.length]!}${i}`;
     const a = (i % accounts) + 1;
     const phone = `+1 555 ${String(100 + (i % 900)).padStart(3, '0')} ${String(i % 10000).padStart(4, '0')}`;
     const email = `${first}.${last}${i}@company-${a}.test`.toLowerCase();
@@ -54,7 +55,7 @@ it(`clusters ${N.toLocaleString('en-US')} prospects of a mirror in under 30 s`, 
   for (let k = 1; k <= planted; k++) {
     const i = k * 7;
     const first = FIRST[i % FIRST.length]!;
-    const last = LAST[Math.floor(i / FIRST.length) % LAST.length]!;
+    const last = `${LAST[i % LAST.length]!}${i}`;
     const a = (i % accounts) + 1;
     const d = String(100 + (i % 900)).padStart(3, '0') + String(i % 10000).padStart(4, '0');
     const emails = k % 3 === 0 ? [`${first}.${last}${i}+x@company-${a}.test`.toUpperCase()] : [`${first}${i}@gmail.com`];
