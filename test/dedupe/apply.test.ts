@@ -182,6 +182,49 @@ describe('svc dedupe apply', () => {
     expect(tagged.stderr).toMatch(/left out: changed since the mirror read them/);
   }, 180_000);
 
+  it('merges a duplicate account: its prospects move to the survivor, then it is deleted', async () => {
+    const orig = (await api('GET', 'accounts?page[limit]=1&sort=id')).body.data[0];
+    const dup = await api('POST', 'accounts', {
+      data: {
+        type: 'account',
+        attributes: {
+          name: `${String(orig.attributes.name).toUpperCase()}, Inc.`,
+          websiteUrl: `https://www.${orig.attributes.domain}/about`,
+          industry: null,
+        },
+        // The same owner: apply merges records of one owner only (unless --across-owners).
+        relationships: { owner: orig.relationships.owner },
+      },
+    });
+    expect(dup.status, JSON.stringify(dup.body)).toBe(201);
+    const p = await api('POST', 'prospects', {
+      data: {
+        type: 'prospect',
+        attributes: { firstName: 'Moved', lastName: 'Along' },
+        relationships: { account: { data: { type: 'account', id: dup.body.data.id } } },
+      },
+    });
+    expect(p.status).toBe(201);
+    const db2 = path.join(dir, 'accounts.sqlite');
+    expect((await svc(['sync', '--db', db2, 'users', 'accounts', 'prospects'])).code).toBe(0);
+    const plan = path.join(dir, 'accounts.json');
+    const found = await svc(['dedupe', 'accounts', '--db', db2, '--plan', plan, '-o', 'csv']);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).toMatch(new RegExp(`domain ${String(orig.attributes.domain).replace(/\./g, '\\.')}`));
+    const doc = JSON.parse(fs.readFileSync(plan, 'utf8'));
+    const c = doc.clusters.find((x: any) => x.survivor.id === Number(orig.id));
+    expect(c.duplicates.map((d: any) => d.id)).toContain(Number(dup.body.data.id));
+    expect(c.duplicates.find((d: any) => d.id === Number(dup.body.data.id)).move.prospect).toEqual([Number(p.body.data.id)]);
+    // Only this cluster: the plan is the user's to edit.
+    doc.clusters = [c];
+    fs.writeFileSync(plan, JSON.stringify(doc));
+    const r = await svc(['dedupe', 'apply', plan]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await api('GET', `accounts/${dup.body.data.id}`)).status).toBe(404);
+    const moved = (await api('GET', `prospects/${p.body.data.id}`)).body.data;
+    expect(String(moved.relationships.account.data.id)).toBe(String(orig.id));
+  }, 60_000);
+
   it('refuses a file that is not a merge plan (exit 2)', async () => {
     const bad = path.join(dir, 'bad.json');
     fs.writeFileSync(bad, '{"clusters": []}');
