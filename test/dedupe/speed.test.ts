@@ -35,7 +35,9 @@ it(`clusters ${N.toLocaleString('en-US')} prospects of a mirror in under 30 s`, 
     // Unique names: two colleagues of one name would make a duplicate by name ambiguous (matched to neither).
     const last = `${LAST[i % LAST.length]!}${i}`;
     const a = (i % accounts) + 1;
-    const phone = `+1 555 ${String(100 + (i % 900)).padStart(3, '0')} ${String(i % 10000).padStart(4, '0')}`;
+    // Numbers of their own (two people sharing one, with alike names, would make a duplicate ambiguous).
+    const d = String(2_000_000 + i);
+    const phone = `+1 555 ${d.slice(0, 3)} ${d.slice(3)}`;
     const email = `${first}.${last}${i}@company-${a}.test`.toLowerCase();
     ins.run([
       i,
@@ -57,7 +59,7 @@ it(`clusters ${N.toLocaleString('en-US')} prospects of a mirror in under 30 s`, 
     const first = FIRST[i % FIRST.length]!;
     const last = `${LAST[i % LAST.length]!}${i}`;
     const a = (i % accounts) + 1;
-    const d = String(100 + (i % 900)).padStart(3, '0') + String(i % 10000).padStart(4, '0');
+    const d = String(2_000_000 + i);
     const emails = k % 3 === 0 ? [`${first}.${last}${i}+x@company-${a}.test`.toUpperCase()] : [`${first}${i}@gmail.com`];
     const phones = k % 3 === 1 ? [`(555) ${d.slice(0, 3)}-${d.slice(3)}`] : [];
     ins.run([
