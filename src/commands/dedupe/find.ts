@@ -67,12 +67,10 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
     } catch (err) {
       throw new UsageError(`${file}: ${(err as Error).message}`).hint(`run \`svc sync ${type}s\` first`);
     }
-    console.error('T read', ctx.clock.now() - started);
     const clusters =
       type === 'prospect'
         ? clusterProspects(read.match as Parameters<typeof clusterProspects>[0], { by, minScore, region: home })
         : clusterAccounts(read.match, { by, minScore });
-    console.error('T cluster', ctx.clock.now() - started);
     loadRows(
       db,
       `${type}s`,
