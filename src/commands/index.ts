@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { App } from '../runtime/app.js';
 import { registerApi } from './api/command.js';
+import { registerDedupe } from './dedupe/command.js';
 import { registerEnroll } from './enroll/command.js';
 import { registerAuth } from './auth/command.js';
 import { registerCompletion } from './completion/command.js';
@@ -30,6 +31,7 @@ export function registerCommands(program: Command, app: App): void {
   registerSchema(program, app);
   registerSync(program, app);
   registerSql(program, app);
+  registerDedupe(program, app);
   registerReport(program, app);
   registerRuns(program, app);
   registerResourceCommands(program, app);

@@ -44,6 +44,8 @@ export interface SandboxOptions {
   port?: number;
   /** Number of prospects of the demo org; undefined gives a small default org (25 prospects). */
   seed?: number;
+  /** Percentage of the demo org's prospects that get a planted duplicate, with as many near-misses (data/seed-duplicates.ts). */
+  duplicates?: number;
   /** Persist the org here (loaded when it exists, written atomically after changes). */
   dataFile?: string;
   /** Delay added to every response. @default 0 */
@@ -146,7 +148,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       newInstance = true;
     }
   } else {
-    ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS).ownerUserId;
+    ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS, 42, opts.duplicates ?? 0).ownerUserId;
     auth.init(ownerUserId, allScopes());
   }
   store.quirks = quirks;

@@ -25,6 +25,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'registry',
     'local-sandbox',
     'sandbox',
+    'dedupe',
   ],
   runtime: ['api', 'auth', 'output', 'org-schema', 'local-sandbox'],
   'local-sandbox': ['runtime', 'auth', 'sandbox'],
@@ -38,6 +39,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ['registry'],
   sandbox: ['registry'],
   registry: [],
+  dedupe: [],
 };
 
 /**

@@ -13,6 +13,7 @@ export function registerSandbox(program: Command, app: App): void {
     .option('--port <n>', 'port (default: a free one)')
     .option('--data <file>', 'persist the org to this JSON file across restarts (written atomically)')
     .option('--seed <n>', 'demo org with N prospects (deterministic); default a small org')
+    .option('--duplicates <percent>', 'plant duplicates of this percentage of the prospects, and as many near-misses (truth in externalId)')
     .option('--latency <ms>', 'delay every response by MS milliseconds')
     .option('--rate-limit <n>', 'requests per user per hour (default 10000)')
     .option('--token-interval <seconds>', 'minimum seconds between access tokens per user (default 60)')

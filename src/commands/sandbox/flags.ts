@@ -7,6 +7,7 @@ export interface SandboxFlags {
   port?: string;
   data?: string;
   seed?: string;
+  duplicates?: string;
   latency?: string;
   rateLimit?: string;
   tokenInterval?: string;

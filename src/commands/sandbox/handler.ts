@@ -12,6 +12,14 @@ function num(v: string | undefined, flag: string, min = 0): number | undefined {
   return v === undefined ? undefined : parseWholeNumber(v, flag, min);
 }
 
+/** `--duplicates <percent>`: 0 to 50 (each duplicate has an original and a near-miss of its own). */
+function percent(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const t = v.trim().replace(/%$/, '');
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) > 50) throw new UsageError(`--duplicates ${v}: expected a percentage from 0 to 50`);
+  return Number(t);
+}
+
 export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise<void> {
   const copyOnly =
     (['sample', 'filter', 'keepDomains', 'budget'] as const).find((k) => flags[k] !== undefined) ??
@@ -32,6 +40,7 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
       port: flags.port === undefined ? 0 : parsePort(flags.port),
       dataFile: flags.data,
       seed: num(flags.seed, '--seed'),
+      duplicates: percent(flags.duplicates),
       latencyMs: num(flags.latency, '--latency'),
       rateLimit: num(flags.rateLimit, '--rate-limit', 1),
       tokenIssueIntervalMs: interval === undefined ? undefined : interval * 1000,

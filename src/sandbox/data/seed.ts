@@ -10,6 +10,7 @@ import { refCache } from '../rules/util.js';
 import * as W from './seed-words.js';
 import type { Rec, Ref, RelValue, Store } from './store.js';
 import { isoSeconds } from './time.js';
+import { plantDuplicates } from './seed-duplicates.js';
 
 /** Prospects in the default org. */
 export const DEFAULT_PROSPECTS = 25;
@@ -32,8 +33,11 @@ function fit(rt: ResourceType, attrs: Attrs, rels: Record<string, RelValue>): [A
   return [a, r];
 }
 
-/** Seeds `store` with the demo org; `prospects` is the number of prospects. */
-export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42): { ownerUserId: number } {
+/**
+ * Seeds `store` with the demo org; `prospects` is the number of prospects, `duplicates` the
+ * percentage of them that get a planted duplicate (seed-duplicates.ts).
+ */
+export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42, duplicates = 0): { ownerUserId: number } {
   const rnd = new Prng(seed ^ prospects);
   // Dates are relative to the start of today (UTC): the same seed gives the same org all day
   // long, the org's activity always falls in the last months (contact histograms, "latest
@@ -305,6 +309,19 @@ export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42):
       add('phoneNumber', { number: phone, phoneType: 'work', createdAt: created }, { prospect: ref('prospect', p.id) });
     }
   }
+  if (duplicates > 0)
+    plantDuplicates(
+      {
+        add,
+        get: (type, id) => store.get(type, id),
+        ref,
+        prospectIds: ids('prospect'),
+        accountIds: accounts,
+        withRecords,
+        seed: seed ^ prospects,
+      },
+      duplicates,
+    );
   const prospectIds = ids('prospect');
 
   // Activity: enrolments with their mailings, tasks, calls, opportunities.

@@ -1,0 +1,418 @@
+/**
+ * `svc dedupe apply FILE`: a merge plan carried out as one bulk run — the skeleton of every bulk
+ * run (bulk-run/run.ts: journal, resume after a kill, `--plan` with the request bill, report,
+ * exit codes) filled in with clusters. A cluster is a row; its steps are done in order, each
+ * journaled on its own (`<cluster>/<step>`: `pending` as it leaves, then done), so that a rerun
+ * after a kill does every step once and goes on where the run stopped:
+ *
+ * 1. `fill`: PATCH the survivor with the plan's `fill` values;
+ * 2. per duplicate, `move:<type>:<id>`: PATCH each linked record (e-mail addresses, phone numbers,
+ *    tasks, opportunity roles; an account's prospects) to point at the survivor;
+ * 3. per duplicate, `finish:<state>`: its active sequence states, read again, finished
+ *    (`POST /sequenceStates/{id}/actions/finish`);
+ * 4. per duplicate, `delete:<id>` (or `tag:<id>` with `--tag-only`: tagged `duplicate-of-<survivor>`).
+ *
+ * Every step is idempotent (the same PATCH twice is one change; a record already deleted, an
+ * enrolment already finished, a linked record gone are done), so the one step a kill can leave
+ * in doubt is sent again on the rerun without harm.
+ *
+ * Before the first write, the records of every cluster not yet started are read again: a cluster
+ * with a record changed since the mirror read it (`updatedAt` differs) or gone is left out and
+ * reported, as is one whose records have different owners (unless `--across-owners`).
+ */
+import fs from 'node:fs';
+import { encodeQuery } from '../../api/query.js';
+import type { Outcome, WorkItem } from '../../bulk/run/engine.js';
+import { isFatal } from '../../bulk/run/engine.js';
+import type { JournalState } from '../../bulk/run/journal.js';
+import { AnswerLost, pagedClient, Stopped, type Requester } from '../../bulk/run/requester.js';
+import { ApiError, InterruptedError, LocalIoError, NetworkError, UsageError } from '../../errors.js';
+import { writeOut } from '../../output/io.js';
+import type { Context } from '../../runtime/context.js';
+import { paginate } from '../../api/paginate.js';
+import { bulkRun } from '../bulk-run/run.js';
+import { bulkSetup, loadJournal, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
+import type { ApplyFlags } from './flags.js';
+import type { MergePlan, PlanCluster } from './plan.js';
+
+/** The API path of each type a merge writes. */
+const PATHS: Record<string, string> = {
+  prospect: 'prospects',
+  account: 'accounts',
+  emailAddress: 'emailAddresses',
+  phoneNumber: 'phoneNumbers',
+  task: 'tasks',
+  opportunityProspectRole: 'opportunityProspectRoles',
+};
+
+/** One step of a cluster's merge. */
+interface Step {
+  key: string;
+  method: 'PATCH' | 'POST' | 'DELETE';
+  path: string;
+  body?: unknown;
+  /** Done when the API answers 404 (the record is gone) or 422 (an enrolment no longer active). */
+  goneIsDone: boolean;
+}
+
+/** A cluster for the workers. */
+interface ClusterItem extends WorkItem {
+  cluster: PlanCluster;
+  /** An earlier run did some of its steps: its records' `updatedAt` are this run's own doing. */
+  started: boolean;
+}
+
+/** Reads and checks the plan file. */
+export function readPlan(file: string): MergePlan {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new LocalIoError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let plan: MergePlan;
+  try {
+    plan = JSON.parse(text) as MergePlan;
+  } catch (err) {
+    throw new UsageError(`${file}: not JSON (${(err as Error).message})`).hint('make the plan again with svc dedupe prospects --plan FILE');
+  }
+  if (
+    plan?.plan !== 'svc dedupe' ||
+    plan.version !== 1 ||
+    (plan.type !== 'prospect' && plan.type !== 'account') ||
+    !Array.isArray(plan.clusters)
+  )
+    throw new UsageError(`${file}: not a merge plan of svc dedupe (version 1)`).hint('make one with svc dedupe prospects --plan FILE');
+  const seen = new Map<number, number>();
+  const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+  plan.clusters.forEach((c, i) => {
+    const where = `${file}: cluster ${c?.cluster ?? i + 1}`;
+    if (!c || !isId(c.survivor?.id) || !Array.isArray(c.duplicates))
+      throw new UsageError(`${where}: needs survivor.id and a duplicates list`);
+    c.fill ??= {};
+    for (const m of [c.survivor, ...c.duplicates]) {
+      if (!isId(m?.id)) throw new UsageError(`${where}: a duplicate without a valid id`);
+      if (seen.has(m.id))
+        throw new UsageError(`${where}: record ${m.id} is also in cluster ${seen.get(m.id)}`).hint('a record may be in one cluster only');
+      seen.set(m.id, c.cluster ?? i + 1);
+      m.updatedAt ??= null;
+    }
+    for (const d of c.duplicates) {
+      d.move ??= {};
+      for (const [t, ids] of Object.entries(d.move)) {
+        if (!PATHS[t] || !Array.isArray(ids) || !ids.every(isId))
+          throw new UsageError(`${where}: duplicate ${d.id}: move.${t}: not a list of ids of a type apply moves`);
+      }
+    }
+    if (typeof c.fill !== 'object' || Array.isArray(c.fill)) throw new UsageError(`${where}: fill must be an object`);
+  });
+  return plan;
+}
+
+/** The fixed steps of a cluster (the finishes of enrolments are read at run time). */
+function steps(plan: MergePlan, c: PlanCluster, tagOnly: boolean): { before: Step[]; perDuplicate: Map<number, Step[]> } {
+  const path = PATHS[plan.type]!;
+  const sid = c.survivor.id;
+  const before: Step[] = [];
+  const attributes = Object.fromEntries(Object.entries(c.fill).map(([k, v]) => [k, v?.value ?? null]));
+  if (Object.keys(attributes).length)
+    before.push({
+      key: 'fill',
+      method: 'PATCH',
+      path: `${path}/${sid}`,
+      body: { data: { type: plan.type, id: sid, attributes } },
+      goneIsDone: false,
+    });
+  const perDuplicate = new Map<number, Step[]>();
+  for (const d of c.duplicates) {
+    const list: Step[] = [];
+    for (const [t, ids] of Object.entries(d.move)) {
+      const rel = plan.type === 'account' ? 'account' : 'prospect';
+      for (const id of ids)
+        list.push({
+          key: `move:${t}:${id}`,
+          method: 'PATCH',
+          path: `${PATHS[t]}/${id}`,
+          body: { data: { type: t, id, relationships: { [rel]: { data: { type: plan.type, id: sid } } } } },
+          goneIsDone: true,
+        });
+    }
+    perDuplicate.set(d.id, list);
+  }
+  void tagOnly;
+  return { before, perDuplicate };
+}
+
+const DONE = new Set(['updated', 'deleted', 'created']);
+
+/** Runs `svc dedupe apply FILE`. */
+export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags): Promise<void> {
+  const plan = readPlan(file);
+  const path = PATHS[plan.type]!;
+  const setup = bulkSetup({ ...flags, input: file }, `dedupe apply ${path}`, ctx.globals.sandbox);
+  const journal = await loadJournal(ctx, setup);
+  const tagOnly = flags.tagOnly === true;
+  const list: ClusterItem[] = plan.clusters.map((c, i) => item(plan, c, i + 1, journal, flags.acrossOwners === true));
+  const bill = { clusters: 0, fills: 0, moves: 0, finishes: 0, deletes: 0, tags: 0, lookups: 0, requests: 0 };
+  const left = { done: 0, owners: 0, changed: 0 };
+  await bulkRun(ctx, {
+    setup,
+    label: `dedupe apply ${path}`,
+    rows: `clusters of ${file}`,
+    planInSession: true,
+    scan: async () => ({ total: list.length, invalid: 0, blank: 0, problems: [] }),
+    async plan(_scan, session) {
+      try {
+        bill.lookups += await checkCurrent(ctx, session!, plan, list);
+      } catch (err) {
+        if (err instanceof Stopped)
+          throw new InterruptedError('interrupted before the first merge').hint('nothing was written: run the same command again');
+        throw err;
+      }
+      for (const it of list) {
+        const why = it.outcome?.extra?.['reason'];
+        if (it.outcome) {
+          if (String(why).startsWith('merged')) left.done++;
+          else if (String(why).startsWith('owners')) left.owners++;
+          else left.changed++;
+          ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${String(why)}`);
+          continue;
+        }
+        bill.clusters++;
+        const s = steps(plan, it.cluster, tagOnly);
+        const todo = (k: string) => !DONE.has(journal.entries.get(`${it.key}/${k}`)?.status ?? '');
+        bill.fills += s.before.filter((x) => todo(x.key)).length;
+        for (const d of it.cluster.duplicates) {
+          bill.moves += s.perDuplicate.get(d.id)!.filter((x) => todo(x.key)).length;
+          if (plan.type === 'prospect') {
+            bill.lookups++;
+            bill.finishes += (d.finish ?? []).filter((f) => todo(`finish:${f}`)).length;
+          }
+          if (tagOnly) {
+            if (todo(`tag:${d.id}`)) {
+              bill.tags++;
+              bill.lookups++;
+            }
+          } else if (todo(`delete:${d.id}`)) bill.deletes++;
+        }
+      }
+      bill.requests = bill.lookups + bill.fills + bill.moves + bill.finishes + bill.deletes + bill.tags;
+      const summary = `dedupe apply ${file}: ${bill.clusters.toLocaleString('en-US')} cluster(s) to merge${left.done ? `, ${left.done} merged by an earlier run` : ''}${left.changed ? `, ${left.changed} left out (changed since the mirror or gone)` : ''}${left.owners ? `, ${left.owners} left out (owners differ: --across-owners)` : ''}`;
+      if (flags.plan || ctx.globals.dryRun) {
+        ctx.info(`plan: ${summary}; nothing is written`);
+        for (const it of list) if (!it.outcome) await writeOut(ctx.io.stdout, JSON.stringify(preview(plan, it, tagOnly, session!)) + '\n');
+        await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
+        ctx.info(
+          `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`,
+        );
+        return false;
+      }
+      ctx.info(summary);
+      return true;
+    },
+    items: () => fromList(list),
+    perform: (writes) => performer(plan, journal, tagOnly, writes),
+  });
+}
+
+/** A cluster as a row: decided at once when an earlier run merged it or its owners differ. */
+function item(plan: MergePlan, c: PlanCluster, row: number, journal: JournalState, acrossOwners: boolean): ClusterItem {
+  const key = `${plan.type}:${c.survivor.id}`;
+  const it: ClusterItem = { row, key, cluster: c, started: false };
+  const done = journal.entries.get(key);
+  if (done && DONE.has(done.status)) {
+    it.outcome = { status: 'skipped', id: c.survivor.id, extra: { reason: 'merged by an earlier run (journal)' } };
+    return it;
+  }
+  for (const k of journal.entries.keys()) if (k.startsWith(`${key}/`)) it.started = true;
+  const owners = new Set([c.survivor, ...c.duplicates].map((m) => m.ownerId ?? null));
+  if (owners.size > 1 && !acrossOwners && !it.started)
+    it.outcome = {
+      status: 'skipped',
+      id: c.survivor.id,
+      extra: { reason: `owners differ (${[...owners].join(', ')}): give --across-owners to merge them` },
+    };
+  return it;
+}
+
+/** Reads every record of the clusters not yet started; leaves out those changed or gone. @returns requests sent */
+async function checkCurrent(ctx: Context, session: BulkSession, plan: MergePlan, list: ClusterItem[]): Promise<number> {
+  const want = new Map<number, string | null>();
+  for (const it of list)
+    if (!it.outcome && !it.started) for (const m of [it.cluster.survivor, ...it.cluster.duplicates]) want.set(m.id, m.updatedAt);
+  const ids = [...want.keys()];
+  const now = new Map<number, string | null>();
+  let requests = 0;
+  const client = pagedClient(session.requester, session.client);
+  for (let i = 0; i < ids.length; i += 100) {
+    const batch = ids.slice(i, i + 100);
+    const extra: [string, string][] = [['filter[id]', batch.join(',')]];
+    // Only named accounts are in the index unless asked for both.
+    if (plan.type === 'account') extra.push(['filter[named]', 'true,false']);
+    for await (const page of paginate(client, PATHS[plan.type]!, {
+      query: { extra, fields: { [plan.type]: ['updatedAt'] } },
+      all: true,
+      pageSize: 100,
+    })) {
+      requests++;
+      for (const r of page.records) now.set(Number(r.id), (r.attributes?.['updatedAt'] as string | null | undefined) ?? null);
+    }
+  }
+  for (const it of list) {
+    if (it.outcome || it.started) continue;
+    const gone: number[] = [];
+    const changed: number[] = [];
+    for (const m of [it.cluster.survivor, ...it.cluster.duplicates]) {
+      if (!now.has(m.id)) gone.push(m.id);
+      else if (now.get(m.id) !== m.updatedAt) changed.push(m.id);
+    }
+    if (gone.length || changed.length)
+      it.outcome = {
+        status: 'skipped',
+        id: it.cluster.survivor.id,
+        extra: {
+          reason: [
+            changed.length ? `changed since the mirror read them: ${changed.join(', ')}` : '',
+            gone.length ? `gone: ${gone.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('; '),
+        },
+      };
+  }
+  void ctx;
+  return requests;
+}
+
+/** What `--plan` prints for a cluster: the requests it would send. */
+function preview(plan: MergePlan, it: ClusterItem, tagOnly: boolean, session: BulkSession) {
+  const s = steps(plan, it.cluster, tagOnly);
+  const url = (p: string) => session.client.resolve(p).toString();
+  const req = (x: Step) => ({ step: x.key, method: x.method, url: url(x.path), ...(x.body ? { body: x.body } : {}) });
+  const out: unknown[] = s.before.map(req);
+  for (const d of it.cluster.duplicates) {
+    out.push(...s.perDuplicate.get(d.id)!.map(req));
+    for (const f of d.finish ?? [])
+      out.push({ step: `finish:${f}`, method: 'POST', url: url(`sequenceStates/${f}/actions/finish`), note: 'if still active' });
+    out.push(
+      tagOnly
+        ? {
+            step: `tag:${d.id}`,
+            method: 'PATCH',
+            url: url(`${PATHS[plan.type]}/${d.id}`),
+            note: `tags + duplicate-of-${it.cluster.survivor.id}`,
+          }
+        : { step: `delete:${d.id}`, method: 'DELETE', url: url(`${PATHS[plan.type]}/${d.id}`) },
+    );
+  }
+  return {
+    cluster: it.cluster.cluster,
+    survivor: it.cluster.survivor.id,
+    duplicates: it.cluster.duplicates.map((d) => d.id),
+    requests: out,
+  };
+}
+
+/** The function the workers call for each cluster. */
+function performer(plan: MergePlan, journal: JournalState, tagOnly: boolean, w: SessionWrites): (it: ClusterItem) => Promise<Outcome> {
+  const path = PATHS[plan.type]!;
+  const send = (r: Requester, x: Step, beforeSend: () => void) =>
+    r.send({ method: x.method, path: x.path, ...(x.body ? { body: x.body } : {}) }, x.method === 'POST' ? 'create' : 'idempotent', {
+      beforeSend,
+    });
+
+  return async (it) => {
+    const key = it.key;
+    const c = it.cluster;
+    const sid = c.survivor.id;
+    let sent = 0;
+    const extra = { survivor: sid, duplicates: c.duplicates.map((d) => d.id) };
+    /** Does one step unless an earlier run did it; a refusal ends the cluster. */
+    const step = async (x: Step): Promise<void> => {
+      const k = `${key}/${x.key}`;
+      const before = journal.entries.get(k)?.status;
+      if (before && DONE.has(before)) return;
+      const status = x.method === 'DELETE' ? 'deleted' : 'updated';
+      try {
+        await send(w.requester, x, () => w.journal?.write({ key: k, row: it.row, status: 'pending' }));
+        sent++;
+      } catch (err) {
+        const gone = err instanceof ApiError && (err.status === 404 || (x.goneIsDone && err.status === 422 && x.method === 'POST'));
+        if (!gone || !x.goneIsDone) {
+          if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost)
+            w.journal?.write({ key: k, row: it.row, status: 'failed', error: w.describe(err).error });
+          throw err;
+        }
+      }
+      w.journal?.write({ key: k, row: it.row, status });
+    };
+    const steps0 = steps(plan, c, tagOnly);
+    try {
+      for (const x of steps0.before) await step(x);
+      for (const d of c.duplicates) {
+        for (const x of steps0.perDuplicate.get(d.id)!) await step(x);
+        if (plan.type === 'prospect') {
+          for (const stateId of await activeStatesOf(w.requester, d.id))
+            await step({ key: `finish:${stateId}`, method: 'POST', path: `sequenceStates/${stateId}/actions/finish`, goneIsDone: true });
+        }
+        if (tagOnly) {
+          const tags = await currentTags(w.requester, path, d.id);
+          const tag = `duplicate-of-${sid}`;
+          if (tags !== undefined && !tags.includes(tag))
+            await step({
+              key: `tag:${d.id}`,
+              method: 'PATCH',
+              path: `${path}/${d.id}`,
+              body: { data: { type: plan.type, id: d.id, attributes: { tags: [...tags, tag] } } },
+              goneIsDone: true,
+            });
+        } else await step({ key: `delete:${d.id}`, method: 'DELETE', path: `${path}/${d.id}`, goneIsDone: true });
+      }
+    } catch (err) {
+      if (err instanceof Stopped || isFatal(err)) throw err;
+      if (err instanceof AnswerLost)
+        return {
+          status: 'unknown',
+          id: sid,
+          error: `${err.message}: a step's answer was lost; run the same command again to finish the cluster (every step is safe to repeat)`,
+          extra,
+        };
+      if (!(err instanceof ApiError || err instanceof NetworkError)) throw err;
+      return { status: 'failed', id: sid, error: w.describe(err).error, extra };
+    }
+    return { status: 'updated', id: sid, extra: { ...extra, requests: sent, ...(tagOnly ? { tagged: true } : { deleted: true }) } };
+  };
+}
+
+/** The active sequence states of a prospect, read now (the mirror's may be old). */
+async function activeStatesOf(r: Requester, prospectId: number): Promise<number[]> {
+  const query = encodeQuery([
+    ['filter[prospect][id]', String(prospectId)],
+    ['filter[state]', 'active'],
+    ['page[limit]', '100'],
+    ['fields[sequenceState]', 'state'],
+  ]);
+  const res = await r.send({ method: 'GET', path: 'sequenceStates', query }, 'read');
+  const data = Array.isArray(res.doc.data) ? res.doc.data : [];
+  return data.map((d) => Number(d.id));
+}
+
+/** A record's tags now; undefined when it is gone. */
+async function currentTags(r: Requester, path: string, id: number): Promise<string[] | undefined> {
+  try {
+    const res = await r.send(
+      { method: 'GET', path: `${path}/${id}`, query: encodeQuery([[`fields[${path === 'accounts' ? 'account' : 'prospect'}]`, 'tags']]) },
+      'read',
+    );
+    const d = res.doc.data as { attributes?: { tags?: unknown } } | null;
+    return Array.isArray(d?.attributes?.tags) ? (d.attributes.tags as string[]) : [];
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+/** Hands the held clusters to the pool. */
+async function* fromList(list: ClusterItem[]): AsyncGenerator<ClusterItem> {
+  for (const it of list) yield it;
+}

@@ -1,0 +1,134 @@
+/**
+ * `svc dedupe prospects|accounts`: reads the mirror (never the API), finds clusters of likely
+ * duplicates (src/dedupe/cluster.ts) and prints one row per record of each cluster — the
+ * cluster, its score, the reasons its records match, and whether the record would survive —
+ * in any output format; `--plan FILE` also writes the merge plan (plan.ts).
+ */
+import { clusterAccounts, clusterProspects, DEFAULT_MIN_SCORE, type Cluster, type MatchBy } from '../../dedupe/cluster.js';
+import { region as phoneRegion, REGIONS } from '../../dedupe/phone.js';
+import { LocalIoError, UsageError } from '../../errors.js';
+import type { FlatRecord } from '../../listing/record-text.js';
+import { openMirror } from '../../mirror/reader.js';
+import { writeFileAtomicSync } from '../../private-file.js';
+import type { Context } from '../../runtime/context.js';
+import { recordWriter } from '../shared/output.js';
+import { mirrorFile } from '../sync/mirror-file.js';
+import type { FindFlags } from './flags.js';
+import { loadRows, readAccounts, readProspects, type MirrorRecord } from './mirror-records.js';
+import { buildPlan, KEEP_RULES, rankMembers, type KeepRule } from './plan.js';
+
+const BY: readonly MatchBy[] = ['email', 'phone', 'name'];
+
+/** `--by email,phone,name`. */
+function parseBy(v: string | undefined, type: 'prospect' | 'account'): MatchBy[] {
+  if (v === undefined) return type === 'account' ? ['name'] : [...BY];
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = list.find((b) => !BY.includes(b as MatchBy));
+  if (bad !== undefined || !list.length) throw new UsageError(`--by ${v}: expected a comma-separated list of email, phone, name`);
+  if (type === 'account' && list.some((b) => b !== 'name'))
+    throw new UsageError(`--by ${v}: accounts match by domain, and by name with --by name (the default)`);
+  return list as MatchBy[];
+}
+
+/** `--min-score S`: 0 to 1. */
+function parseScore(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_MIN_SCORE;
+  const t = v.trim();
+  if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(t))
+    throw new UsageError(`--min-score ${v}: expected a number from 0 to 1 (default ${DEFAULT_MIN_SCORE})`);
+  return Number(t);
+}
+
+export function parseKeep(v: string | undefined): KeepRule {
+  if (v === undefined) return 'most-activity';
+  if (!KEEP_RULES.includes(v as KeepRule))
+    throw new UsageError(`--keep ${v}: expected newest, oldest or most-complete (default: most activity, then oldest)`);
+  return v as KeepRule;
+}
+
+/** Runs `svc dedupe prospects|accounts`. */
+export async function findHandler(ctx: Context, type: 'prospect' | 'account', flags: FindFlags): Promise<void> {
+  const by = parseBy(flags.by, type);
+  const minScore = parseScore(flags.minScore);
+  const keep = parseKeep(flags.keep);
+  const home = phoneRegion(flags.region ?? 'US');
+  if (!home) throw new UsageError(`--region ${flags.region}: expected one of ${Object.keys(REGIONS).join(', ')}`);
+  if (flags.plan !== undefined && flags.plan.trim() === '') throw new UsageError('--plan: give a file name');
+  const file = await mirrorFile(ctx, flags.db);
+  const db = await openMirror(file);
+  try {
+    const started = ctx.clock.now();
+    let read: ReturnType<typeof readProspects> | ReturnType<typeof readAccounts>;
+    try {
+      read = type === 'prospect' ? readProspects(db) : readAccounts(db);
+    } catch (err) {
+      throw new UsageError(`${file}: ${(err as Error).message}`).hint(`run \`svc sync ${type}s\` first`);
+    }
+    const clusters =
+      type === 'prospect'
+        ? clusterProspects(read.match as Parameters<typeof clusterProspects>[0], { by, minScore, region: home })
+        : clusterAccounts(read.match, { by, minScore });
+    loadRows(
+      db,
+      `${type}s`,
+      read.records,
+      clusters.flatMap((c) => c.ids),
+    );
+    const dups = clusters.reduce((n, c) => n + c.ids.length - 1, 0);
+    ctx.info(
+      `${clusters.length.toLocaleString('en-US')} cluster(s), ${dups.toLocaleString('en-US')} likely duplicate(s) among ${read.records.size.toLocaleString('en-US')} ${type}s of the mirror (${((ctx.clock.now() - started) / 1000).toFixed(1)} s)`,
+    );
+    if (flags.plan !== undefined) {
+      const plan = buildPlan(db, type, clusters, read.records, { keep, mirror: file, now: ctx.clock.now() });
+      try {
+        // Owner-only: the plan holds names and addresses.
+        writeFileAtomicSync(flags.plan, JSON.stringify(plan, null, 2) + '\n');
+      } catch (err) {
+        throw new LocalIoError(`cannot write ${flags.plan}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      }
+      ctx.info(`merge plan written to ${flags.plan}: check it, then \`svc dedupe apply ${flags.plan} --plan\` to preview`);
+    }
+    await printClusters(ctx, clusters, read.records, keep, type);
+  } finally {
+    db.close();
+  }
+}
+
+/** One row per record of each cluster, the survivor first. */
+async function printClusters(
+  ctx: Context,
+  clusters: Cluster[],
+  records: Map<number, MirrorRecord>,
+  keep: KeepRule,
+  type: 'prospect' | 'account',
+): Promise<void> {
+  const columns = ['cluster', 'score', 'id', 'survivor', 'record', 'reasons'];
+  const writer = recordWriter(ctx, { format: ctx.output === 'raw' ? 'json' : ctx.output, io: ctx.io, columns });
+  let page: FlatRecord[] = [];
+  for (let i = 0; i < clusters.length; i++) {
+    const c = clusters[i]!;
+    const { ranked } = rankMembers(
+      c.ids.map((id) => records.get(id)!),
+      keep,
+      type,
+    );
+    for (const r of ranked)
+      page.push({
+        cluster: i + 1,
+        score: c.score,
+        id: r.id,
+        survivor: r === ranked[0],
+        record: r.label,
+        reasons: c.reasons.filter((why) => why.startsWith(`${r.id} ~`) || why.includes(` ~ ${r.id}:`)).join('; '),
+      } as unknown as FlatRecord);
+    if (page.length >= 1000) {
+      await writer.page({}, page);
+      page = [];
+    }
+  }
+  if (page.length) await writer.page({}, page);
+  await writer.end();
+}

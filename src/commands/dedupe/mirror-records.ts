@@ -1,0 +1,239 @@
+/**
+ * What `svc dedupe` reads of the mirror, in plain SQL through `openMirror` (read-only): the
+ * records to match, what each one has (activity, linked records to move, active enrolments),
+ * and every column the survivor may be filled from. Tables `svc sync` may have left out (a sync
+ * of some types only) are read as empty.
+ */
+import type { SqlDatabase, SqlRow } from '../../mirror/sqlite.js';
+import { snake } from '../../mirror/naming.js';
+import { allAttributes, resourceByType, type AttributeSpec } from '../../registry/index.js';
+import type { AccountIn, ProspectIn } from '../../dedupe/cluster.js';
+
+/** The phone attributes of a prospect, all read for matching. */
+const PHONE_COLUMNS = ['work_phones', 'mobile_phones', 'home_phones', 'other_phones', 'voip_phones'];
+
+/** Records linked to a prospect that can move to the survivor: the type, its path and how the mirror links them. */
+export const PROSPECT_LINKS = [
+  { type: 'emailAddress', path: 'emailAddresses', link: ['prospects_email_addresses', 'email_address_id'], table: 'email_addresses' },
+  { type: 'phoneNumber', path: 'phoneNumbers', link: ['prospects_phone_numbers', 'phone_number_id'], table: 'phone_numbers' },
+  { type: 'task', path: 'tasks', link: undefined, table: 'tasks' },
+  {
+    type: 'opportunityProspectRole',
+    path: 'opportunityProspectRoles',
+    link: ['prospects_opportunity_prospect_roles', 'opportunity_prospect_role_id'],
+    table: 'opportunity_prospect_roles',
+  },
+] as const;
+
+/** A record of the mirror with what the plan needs besides its match keys. */
+export interface MirrorRecord {
+  id: number;
+  createdAt: string | null;
+  updatedAt: string | null;
+  ownerId: number | null;
+  /** A readable label: the name (and first address) of a prospect, the name and domain of an account. */
+  label: string;
+  /** Calls, mailings, tasks, enrolments (prospects) or prospects (accounts) in the mirror. */
+  activity: number;
+  /** The whole row as the mirror has it (snake_case columns): read for the records of clusters only ({@link loadRows}). */
+  row: SqlRow;
+}
+
+export function tableExists(db: SqlDatabase, name: string): boolean {
+  return db.get("SELECT 1 AS x FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?", [name]) !== undefined;
+}
+
+function columns(db: SqlDatabase, table: string): Set<string> {
+  return new Set(db.all(`PRAGMA table_info("${table}")`).map((r) => String(r.name)));
+}
+
+/** A list column's JSON text as strings. */
+export function listValue(v: unknown): string[] {
+  if (typeof v !== 'string' || !v.startsWith('[')) return [];
+  try {
+    const a = JSON.parse(v) as unknown;
+    return Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** Counts per owner id of `table.column` (0 when the table is not mirrored). */
+function countBy(db: SqlDatabase, table: string, column: string, into: Map<number, number>): void {
+  if (!tableExists(db, table) || !columns(db, table).has(column)) return;
+  for (const r of db.all(`SELECT "${column}" AS k, count(*) AS n FROM "${table}" WHERE "${column}" IS NOT NULL GROUP BY 1`)) {
+    const k = Number(r.k);
+    into.set(k, (into.get(k) ?? 0) + Number(r.n));
+  }
+}
+
+/** The prospects of the mirror, for matching and for the plan. */
+export function readProspects(db: SqlDatabase): { match: ProspectIn[]; records: Map<number, MirrorRecord> } {
+  if (!tableExists(db, 'prospects')) throw new Error('the mirror has no prospects table');
+  const cols = columns(db, 'prospects');
+  const accounts = new Map<number, { name: string | null; domain: string | null }>();
+  if (tableExists(db, 'accounts'))
+    for (const r of db.all('SELECT id, name, domain FROM accounts'))
+      accounts.set(Number(r.id), { name: str(r.name), domain: str(r.domain) });
+  const activity = new Map<number, number>();
+  for (const t of ['calls', 'mailings', 'tasks', 'sequence_states']) countBy(db, t, 'prospect_id', activity);
+  const match: ProspectIn[] = [];
+  const records = new Map<number, MirrorRecord>();
+  const phones = PHONE_COLUMNS.filter((c) => cols.has(c));
+  // Only the columns matching reads: a prospect has some 190 (custom fields), read for the clusters' records alone.
+  const want = [
+    'id',
+    'first_name',
+    'last_name',
+    'emails',
+    'company',
+    'account_id',
+    'owner_id',
+    'created_at',
+    'updated_at',
+    ...phones,
+  ].filter((c) => cols.has(c));
+  for (const r of db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM prospects ORDER BY id`)) {
+    const id = Number(r.id);
+    const accountId = num(r.account_id);
+    const account = accountId !== null ? accounts.get(accountId) : undefined;
+    const emails = listValue(r.emails);
+    match.push({
+      id,
+      firstName: str(r.first_name),
+      lastName: str(r.last_name),
+      emails,
+      phones: phones.flatMap((c) => listValue(r[c])),
+      company: str(r.company),
+      accountId,
+      accountName: account?.name ?? null,
+      accountDomain: account?.domain ?? null,
+    });
+    const name = [r.first_name, r.last_name].filter((x) => x !== null && x !== undefined && x !== '').join(' ');
+    records.set(id, {
+      id,
+      createdAt: str(r.created_at),
+      updatedAt: str(r.updated_at),
+      ownerId: num(r.owner_id),
+      label: [name, emails[0]].filter(Boolean).join(' ') || `prospect ${id}`,
+      activity: activity.get(id) ?? 0,
+      row: r,
+    });
+  }
+  return { match, records };
+}
+
+/** The accounts of the mirror, for matching and for the plan. */
+export function readAccounts(db: SqlDatabase): { match: AccountIn[]; records: Map<number, MirrorRecord> } {
+  if (!tableExists(db, 'accounts')) throw new Error('the mirror has no accounts table');
+  const activity = new Map<number, number>();
+  countBy(db, 'prospects', 'account_id', activity);
+  countBy(db, 'tasks', 'account_id', activity);
+  countBy(db, 'opportunities', 'account_id', activity);
+  const match: AccountIn[] = [];
+  const records = new Map<number, MirrorRecord>();
+  const cols = columns(db, 'accounts');
+  const want = ['id', 'name', 'domain', 'website_url', 'owner_id', 'created_at', 'updated_at'].filter((c) => cols.has(c));
+  for (const r of db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM accounts ORDER BY id`)) {
+    const id = Number(r.id);
+    match.push({ id, name: str(r.name), domain: str(r.domain), websiteUrl: str(r.website_url) });
+    records.set(id, {
+      id,
+      createdAt: str(r.created_at),
+      updatedAt: str(r.updated_at),
+      ownerId: num(r.owner_id),
+      label: [r.name, r.domain].filter((x) => x !== null && x !== undefined && x !== '').join(' ') || `account ${id}`,
+      activity: activity.get(id) ?? 0,
+      row: r,
+    });
+  }
+  return { match, records };
+}
+
+/** Reads the whole rows of `ids` into their records (the survivor's fill and `--keep most-complete` read every column). */
+export function loadRows(
+  db: SqlDatabase,
+  table: 'prospects' | 'accounts',
+  records: Map<number, MirrorRecord>,
+  ids: readonly number[],
+): void {
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const r of db.all(`SELECT * FROM "${table}" WHERE id IN (${ids.slice(i, i + 500).join(',')})`)) {
+      const rec = records.get(Number(r.id));
+      if (rec) rec.row = r;
+    }
+  }
+}
+
+/** Ids of the records linked to each of `ids` that a merge moves, by type. */
+export function prospectLinks(db: SqlDatabase, ids: readonly number[]): Map<number, Record<string, number[]>> {
+  const out = new Map<number, Record<string, number[]>>(ids.map((id) => [id, {}]));
+  const add = (pid: number, type: string, id: number) => {
+    const m = out.get(pid);
+    if (!m) return;
+    (m[type] ??= []).includes(id) || m[type]!.push(id);
+  };
+  const list = ids.join(',');
+  if (!list) return out;
+  for (const l of PROSPECT_LINKS) {
+    if (l.link && tableExists(db, l.link[0]))
+      for (const r of db.all(`SELECT prospect_id AS p, "${l.link[1]}" AS m FROM "${l.link[0]}" WHERE prospect_id IN (${list}) ORDER BY 2`))
+        add(Number(r.p), l.type, Number(r.m));
+    if (tableExists(db, l.table) && columns(db, l.table).has('prospect_id'))
+      for (const r of db.all(`SELECT prospect_id AS p, id AS m FROM "${l.table}" WHERE prospect_id IN (${list}) ORDER BY 2`))
+        add(Number(r.p), l.type, Number(r.m));
+  }
+  return out;
+}
+
+/** Ids of the prospects of each account of `ids`. */
+export function accountProspects(db: SqlDatabase, ids: readonly number[]): Map<number, number[]> {
+  const out = new Map<number, number[]>(ids.map((id) => [id, []]));
+  if (!ids.length || !tableExists(db, 'prospects')) return out;
+  for (const r of db.all(`SELECT account_id AS a, id FROM prospects WHERE account_id IN (${ids.join(',')}) ORDER BY id`))
+    out.get(Number(r.a))?.push(Number(r.id));
+  return out;
+}
+
+/** Active enrolments (sequence states that can be finished) of each prospect of `ids`, as the mirror saw them. */
+export function activeStates(db: SqlDatabase, ids: readonly number[]): Map<number, number[]> {
+  const out = new Map<number, number[]>(ids.map((id) => [id, []]));
+  if (!ids.length || !tableExists(db, 'sequence_states')) return out;
+  for (const r of db.all(
+    `SELECT prospect_id AS p, id FROM sequence_states WHERE state = 'active' AND prospect_id IN (${ids.join(',')}) ORDER BY id`,
+  ))
+    out.get(Number(r.p))?.push(Number(r.id));
+  return out;
+}
+
+/**
+ * The attributes a survivor may take from a duplicate: writable, and not an id in another system
+ * (`externalId`, `externalSource`, `externalOwner`: taking the duplicate's would tie the survivor
+ * to the other system's record of the duplicate).
+ */
+export function fillableAttributes(type: 'prospect' | 'account'): AttributeSpec[] {
+  return allAttributes(resourceByType(type)!).filter(
+    (a) => !a.readOnly && !a.writeOnly && !a.name.startsWith('external') && a.name !== 'named',
+  );
+}
+
+/** A mirror cell as the API takes the attribute: lists and objects parsed, booleans from 0/1. */
+export function apiValue(a: AttributeSpec, cell: unknown): unknown {
+  if (cell === null || cell === undefined) return null;
+  if (a.type === 'boolean') return cell === 1 || cell === 1n || cell === true;
+  if (typeof cell === 'string' && (a.type === 'string[]' || a.type === 'object' || a.type === 'array')) {
+    try {
+      return JSON.parse(cell);
+    } catch {
+      return cell;
+    }
+  }
+  if (typeof cell === 'bigint') return Number(cell);
+  return cell;
+}
+
+/** The mirror column of an attribute. */
+export const columnOf = (a: AttributeSpec) => snake(a.name);

@@ -1,0 +1,204 @@
+/**
+ * The merge plan `svc dedupe … --plan FILE` writes and `svc dedupe apply FILE` carries out: one
+ * JSON document a person can read and edit (leave a cluster out, pick another survivor, drop a
+ * field from `fill`). Each cluster says why its records match, which survives and why, the
+ * fields the survivor takes from the others where its own are empty, and what happens to each
+ * duplicate: the records that move to the survivor, the enrolments finished, then deleted.
+ */
+import type { Cluster } from '../../dedupe/cluster.js';
+import { normaliseEmail } from '../../dedupe/email.js';
+import { normalisePhone, phoneKey } from '../../dedupe/phone.js';
+import type { SqlDatabase } from '../../mirror/sqlite.js';
+import {
+  accountProspects,
+  activeStates,
+  apiValue,
+  columnOf,
+  fillableAttributes,
+  prospectLinks,
+  type MirrorRecord,
+} from './mirror-records.js';
+
+/** `--keep`: which record of a cluster survives. */
+export type KeepRule = 'most-activity' | 'oldest' | 'newest' | 'most-complete';
+export const KEEP_RULES: readonly KeepRule[] = ['most-activity', 'oldest', 'newest', 'most-complete'];
+
+/** A record of a cluster as the plan names it. */
+export interface PlanMember {
+  id: number;
+  label: string;
+  /** As the mirror read it: apply leaves the cluster out when the record has changed since. */
+  updatedAt: string | null;
+  createdAt: string | null;
+  ownerId: number | null;
+  activity: number;
+}
+
+/** A duplicate and what happens to it. */
+export interface PlanDuplicate extends PlanMember {
+  /** Linked records moved to the survivor, by type (`emailAddress`, `phoneNumber`, `task`, `opportunityProspectRole`; `prospect` for accounts). */
+  move: Record<string, number[]>;
+  /** Active sequence states finished (as the mirror saw them; apply reads them again). */
+  finish: number[];
+  action: 'delete';
+}
+
+export interface PlanCluster {
+  cluster: number;
+  score: number;
+  reasons: string[];
+  /** Why this survivor. */
+  why: string;
+  survivor: PlanMember;
+  /** Attributes the survivor takes: `{ value, from }` (`from` the duplicate's id). Lists are joined. */
+  fill: Record<string, { value: unknown; from: number | number[] }>;
+  duplicates: PlanDuplicate[];
+}
+
+export interface MergePlan {
+  plan: 'svc dedupe';
+  version: 1;
+  type: 'prospect' | 'account';
+  madeAt: string;
+  mirror: string;
+  keep: KeepRule;
+  why: string[];
+  clusters: PlanCluster[];
+}
+
+const HOW_TO_EDIT = [
+  'A merge plan of svc dedupe: check it, edit it, then run `svc dedupe apply FILE --plan` to preview and `svc dedupe apply FILE` to carry it out.',
+  'Each cluster: the survivor keeps its id; it takes the `fill` values (its own are empty); each duplicate\u2019s linked records in `move` go to the survivor, its active enrolments are finished, then it is deleted (with --tag-only: tagged `duplicate-of-<survivor>` and left).',
+  'Edit: remove a cluster, or a duplicate from a cluster, to leave it alone; swap the survivor with a duplicate; remove a field from `fill`. Keep `updatedAt`: apply leaves out a cluster whose records changed since the mirror read them.',
+  'Apply never merges records of different owners unless given --across-owners.',
+];
+
+const member = (r: MirrorRecord): PlanMember => ({
+  id: r.id,
+  label: r.label,
+  updatedAt: r.updatedAt,
+  createdAt: r.createdAt,
+  ownerId: r.ownerId,
+  activity: r.activity,
+});
+
+const empty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+
+/** Records in order of preference by `keep`, and the words for why the first is kept. */
+export function rankMembers(
+  records: MirrorRecord[],
+  keep: KeepRule,
+  type: 'prospect' | 'account',
+): { ranked: MirrorRecord[]; why: string } {
+  const attrs = fillableAttributes(type);
+  const filled = (r: MirrorRecord) => attrs.reduce((n, a) => n + (empty(apiValue(a, r.row[columnOf(a)])) ? 0 : 1), 0);
+  const t = (s: string | null) => (s ? Date.parse(s.endsWith('Z') ? s : `${s}Z`) : Number.MAX_SAFE_INTEGER);
+  const byAge = (a: MirrorRecord, b: MirrorRecord) => t(a.createdAt) - t(b.createdAt) || a.id - b.id;
+  const cmp: Record<KeepRule, (a: MirrorRecord, b: MirrorRecord) => number> = {
+    'most-activity': (a, b) => b.activity - a.activity || byAge(a, b),
+    oldest: byAge,
+    newest: (a, b) => -byAge(a, b),
+    'most-complete': (a, b) => filled(b) - filled(a) || b.activity - a.activity || byAge(a, b),
+  };
+  const ranked = [...records].sort(cmp[keep]);
+  const s = ranked[0]!;
+  const why = {
+    'most-activity': `most activity (${s.activity}${type === 'prospect' ? ' calls, mailings, tasks and enrolments' : ' prospects, tasks and opportunities'}), then oldest`,
+    oldest: `oldest (created ${s.createdAt ?? 'unknown'})`,
+    newest: `newest (created ${s.createdAt ?? 'unknown'})`,
+    'most-complete': `most fields filled (${filled(s)}), then most activity`,
+  }[keep];
+  return { ranked, why: `survivor ${s.id}: ${why} (--keep ${keep})` };
+}
+
+/** A list value's key for joining: addresses and numbers normalised, other values as they are. */
+function listKey(attr: string, v: unknown): string {
+  if (attr === 'emails') return normaliseEmail(v) ?? String(v);
+  if (/Phones$/.test(attr)) {
+    const p = normalisePhone(v);
+    return p ? phoneKey(p) : String(v);
+  }
+  return JSON.stringify(v);
+}
+
+/** What the survivor takes: empty scalars from the first duplicate (in rank order) that has one; lists joined. */
+function fillOf(type: 'prospect' | 'account', survivor: MirrorRecord, dups: MirrorRecord[]): PlanCluster['fill'] {
+  const fill: PlanCluster['fill'] = {};
+  for (const a of fillableAttributes(type)) {
+    const col = columnOf(a);
+    const mine = apiValue(a, survivor.row[col]);
+    if (a.type === 'string[]') {
+      const list = Array.isArray(mine) ? [...(mine as unknown[])] : [];
+      const keys = new Set(list.map((v) => listKey(a.name, v)));
+      const from: number[] = [];
+      for (const d of dups) {
+        const theirs = apiValue(a, d.row[col]);
+        if (!Array.isArray(theirs)) continue;
+        for (const v of theirs) {
+          const k = listKey(a.name, v);
+          if (keys.has(k)) continue;
+          keys.add(k);
+          list.push(v);
+          if (!from.includes(d.id)) from.push(d.id);
+        }
+      }
+      if (from.length) fill[a.name] = { value: list, from };
+      continue;
+    }
+    if (!empty(mine) || a.type === 'boolean') continue;
+    for (const d of dups) {
+      const theirs = apiValue(a, d.row[col]);
+      if (!empty(theirs)) {
+        fill[a.name] = { value: theirs, from: d.id };
+        break;
+      }
+    }
+  }
+  return fill;
+}
+
+/** Builds the merge plan of `clusters`. */
+export function buildPlan(
+  db: SqlDatabase,
+  type: 'prospect' | 'account',
+  clusters: Cluster[],
+  records: Map<number, MirrorRecord>,
+  o: { keep: KeepRule; mirror: string; now: number },
+): MergePlan {
+  const all = clusters.flatMap((c) => c.ids);
+  const links = type === 'prospect' ? prospectLinks(db, all) : undefined;
+  const states = type === 'prospect' ? activeStates(db, all) : undefined;
+  const prospects = type === 'account' ? accountProspects(db, all) : undefined;
+  const out: PlanCluster[] = clusters.map((c, i) => {
+    const { ranked, why } = rankMembers(
+      c.ids.map((id) => records.get(id)!),
+      o.keep,
+      type,
+    );
+    const [survivor, ...dups] = ranked as [MirrorRecord, ...MirrorRecord[]];
+    return {
+      cluster: i + 1,
+      score: c.score,
+      reasons: c.reasons,
+      why,
+      survivor: member(survivor),
+      fill: fillOf(type, survivor, dups),
+      duplicates: dups.map((d) => ({
+        ...member(d),
+        move: type === 'prospect' ? (links!.get(d.id) ?? {}) : { prospect: prospects!.get(d.id) ?? [] },
+        finish: states?.get(d.id) ?? [],
+        action: 'delete' as const,
+      })),
+    };
+  });
+  return {
+    plan: 'svc dedupe',
+    version: 1,
+    type,
+    madeAt: new Date(o.now).toISOString(),
+    mirror: o.mirror,
+    keep: o.keep,
+    why: HOW_TO_EDIT,
+    clusters: out,
+  };
+}

@@ -1,0 +1,236 @@
+/**
+ * `svc dedupe apply` on a sandbox with planted duplicates, over real HTTP: the plan with its
+ * request bill writes nothing; the run fills the survivors, moves e-mail addresses, phone numbers
+ * and tasks, finishes the duplicates' active enrolments and deletes the duplicates; killed with
+ * SIGKILL mid-run and run again it does every step once; a cluster changed since the mirror, or
+ * whose records have different owners, is left out and reported; `--tag-only --across-owners`
+ * tags instead of deleting.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: NodeJS.ProcessEnv;
+let dir: string;
+let db: string;
+const API = '/api/v2/';
+
+beforeAll(async () => {
+  let mk: () => Record<string, string>;
+  ({ sb, env: mk } = await sandboxWithEnv({ seed: 300, duplicates: 5, latencyMs: 5 }));
+  dir = tempDir('svc-dedupe-apply-');
+  db = path.join(dir, 'org.sqlite');
+  env = baseEnv({ ...mk(), SVC_CONFIG_DIR: dir });
+}, 60_000);
+afterAll(() => sb.close());
+
+const svc = (args: string[]) => runInProcess(args, env, { timeoutMs: 60_000 });
+const api = async (method: string, p: string, body?: unknown) => {
+  const r = await fetch(`${sb.baseUrl}/${p}`, {
+    method,
+    headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/vnd.api+json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null };
+};
+const writes = (since: number) => sb.requests.slice(since).filter((r) => r.method !== 'GET');
+
+describe('svc dedupe apply', () => {
+  it('merges every cluster once, across a SIGKILL and a rerun, and leaves out what changed or has other owners', async () => {
+    // Planted duplicates, from the sandbox's truth.
+    const all = (await api('GET', 'prospects?page[limit]=1000&filter[externalSource]=import')).body.data as any[];
+    const dups = all.filter((p) => String(p.attributes.externalId).startsWith('planted-dup:'));
+    expect(dups.length).toBe(15);
+    // The first duplicate is enrolled (an active state to finish); the second gets another owner.
+    const enrol = await api('POST', 'sequenceStates', {
+      data: {
+        type: 'sequenceState',
+        relationships: {
+          prospect: { data: { type: 'prospect', id: dups[0].id } },
+          sequence: { data: { type: 'sequence', id: 1 } },
+          mailbox: { data: { type: 'mailbox', id: 1 } },
+        },
+      },
+    });
+    expect(enrol.status, JSON.stringify(enrol.body)).toBe(201);
+    // Its original has more activity (calls), so that the enrolled record is the duplicate.
+    const original = String(dups[0].attributes.externalId).split(':')[1];
+    for (let i = 0; i < 4; i++) {
+      const call = await api('POST', 'calls', {
+        data: {
+          type: 'call',
+          attributes: { direction: 'outbound', outcome: 'Answered' },
+          relationships: { prospect: { data: { type: 'prospect', id: original } }, user: { data: { type: 'user', id: 1 } } },
+        },
+      });
+      expect(call.status, JSON.stringify(call.body)).toBe(201);
+    }
+    const owner = dups[1].relationships.owner.data.id === '2' || dups[1].relationships.owner.data.id === 2 ? 3 : 2;
+    expect(
+      (
+        await api('PATCH', `prospects/${dups[1].id}`, {
+          data: { type: 'prospect', id: dups[1].id, relationships: { owner: { data: { type: 'user', id: owner } } } },
+        })
+      ).status,
+    ).toBe(200);
+
+    const sync = await svc(['sync', '--db', db]);
+    expect(sync.code, sync.stderr).toBe(0);
+    const plan = path.join(dir, 'merge.json');
+    const found = await svc(['dedupe', 'prospects', '--db', db, '--plan', plan, '-o', 'json']);
+    expect(found.code, found.stderr).toBe(0);
+    const doc = JSON.parse(fs.readFileSync(plan, 'utf8'));
+    expect(doc.clusters.length).toBeGreaterThanOrEqual(14);
+    const clusterOf = (id: number) => doc.clusters.find((c: any) => [c.survivor.id, ...c.duplicates.map((d: any) => d.id)].includes(id));
+    // The enrolled duplicate's state is in its plan, and so are its address and number records.
+    const enrolled = clusterOf(Number(dups[0].id));
+    expect(enrolled.survivor.id).toBe(Number(original));
+    const enrolledDup = enrolled.duplicates.find((d: any) => d.id === Number(dups[0].id));
+    expect(enrolled.duplicates.flatMap((d: any) => d.finish)).toContain(Number(enrol.body.data.id));
+    expect(enrolledDup.move.emailAddress?.length).toBe(1);
+
+    // A record of another cluster changes after the mirror read it.
+    const changed = clusterOf(Number(dups[2].id));
+    expect(
+      (await api('PATCH', `prospects/${dups[2].id}`, { data: { type: 'prospect', id: dups[2].id, attributes: { title: 'Changed' } } }))
+        .status,
+    ).toBe(200);
+
+    // --plan: the requests and the bill, nothing written.
+    let mark = sb.requests.length;
+    const preview = await svc(['dedupe', 'apply', plan, '--plan']);
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(writes(mark)).toEqual([]);
+    const bill = JSON.parse(preview.stdout.trim().split('\n').at(-1)!).bill;
+    const toMerge = doc.clusters.length - 2;
+    expect(bill.clusters).toBe(toMerge);
+    expect(bill.deletes).toBe(
+      doc.clusters
+        .slice()
+        .filter((c: any) => c !== changed && c !== clusterOf(Number(dups[1].id)))
+        .reduce((n: number, c: any) => n + c.duplicates.length, 0),
+    );
+    expect(preview.stderr).toMatch(/left out: changed since the mirror read them/);
+    expect(preview.stderr).toMatch(/left out: owners differ/);
+
+    // The run, killed after its third delete, then run again.
+    mark = sb.requests.length;
+    const child = spawnSvc(['dedupe', 'apply', plan, '--concurrency', '1'], { env: env as Record<string, string> });
+    child.stdout!.resume();
+    child.stderr!.resume();
+    const deletes = () => writes(mark).filter((r) => r.method === 'DELETE').length;
+    let killed = false;
+    const timer = setInterval(() => {
+      if (!killed && deletes() >= 3) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    }, 1);
+    await new Promise((resolve) => child.on('close', resolve));
+    clearInterval(timer);
+    expect(killed).toBe(true);
+    const rerun = await svc(['dedupe', 'apply', plan]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/row\(s\) recorded by earlier runs/);
+
+    // Every write once: at most the one in flight at the kill is sent twice (every step is idempotent).
+    const sent = new Map<string, number>();
+    for (const r of writes(mark)) sent.set(`${r.method} ${r.path}`, (sent.get(`${r.method} ${r.path}`) ?? 0) + 1);
+    const twice = [...sent].filter(([, n]) => n > 1);
+    expect(twice.length, JSON.stringify(twice)).toBeLessThanOrEqual(1);
+
+    for (const c of doc.clusters) {
+      const left = c === changed || c === clusterOf(Number(dups[1].id));
+      for (const d of c.duplicates) expect((await api('GET', `prospects/${d.id}`)).status, `prospect ${d.id}`).toBe(left ? 200 : 404);
+      const s = (await api('GET', `prospects/${c.survivor.id}`)).body.data;
+      expect(s, `survivor ${c.survivor.id}`).toBeTruthy();
+      if (left) continue;
+      for (const [field, { value }] of Object.entries<any>(c.fill)) expect(s.attributes[field], `${c.survivor.id}.${field}`).toEqual(value);
+      for (const d of c.duplicates)
+        for (const id of d.move.emailAddress ?? []) {
+          const e = (await api('GET', `emailAddresses/${id}`)).body.data;
+          expect(String(e.relationships.prospect.data.id)).toBe(String(c.survivor.id));
+        }
+    }
+    // The enrolment was finished before its prospect was deleted.
+    expect(
+      writes(mark).filter((r) => r.method === 'POST' && r.path === `${API}sequenceStates/${enrol.body.data.id}/actions/finish`).length,
+    ).toBe(1);
+    // Some survivor took a field it lacked (a date of birth, an address).
+    expect(doc.clusters.some((c: any) => Object.keys(c.fill).length > 0)).toBe(true);
+
+    // A rerun does nothing more.
+    mark = sb.requests.length;
+    const again = await svc(['dedupe', 'apply', plan]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(writes(mark)).toEqual([]);
+
+    // --tag-only --across-owners (another journal): the cluster of two owners is tagged, its duplicate left.
+    const across = clusterOf(Number(dups[1].id));
+    const tagged = await svc(['dedupe', 'apply', plan, '--tag-only', '--across-owners', '--journal', path.join(dir, 'tag.journal')]);
+    expect(tagged.code, tagged.stderr).toBe(0);
+    for (const d of across.duplicates) {
+      const r = await api('GET', `prospects/${d.id}`);
+      expect(r.status).toBe(200);
+      expect(r.body.data.attributes.tags).toContain(`duplicate-of-${across.survivor.id}`);
+    }
+    expect(tagged.stderr).toMatch(/left out: changed since the mirror read them/);
+  }, 180_000);
+
+  it('merges a duplicate account: its prospects move to the survivor, then it is deleted', async () => {
+    const orig = (await api('GET', 'accounts?page[limit]=1&sort=id')).body.data[0];
+    const dup = await api('POST', 'accounts', {
+      data: {
+        type: 'account',
+        attributes: {
+          name: `${String(orig.attributes.name).toUpperCase()}, Inc.`,
+          websiteUrl: `https://www.${orig.attributes.domain}/about`,
+          industry: null,
+        },
+        // The same owner: apply merges records of one owner only (unless --across-owners).
+        relationships: { owner: orig.relationships.owner },
+      },
+    });
+    expect(dup.status, JSON.stringify(dup.body)).toBe(201);
+    const p = await api('POST', 'prospects', {
+      data: {
+        type: 'prospect',
+        attributes: { firstName: 'Moved', lastName: 'Along' },
+        relationships: { account: { data: { type: 'account', id: dup.body.data.id } } },
+      },
+    });
+    expect(p.status).toBe(201);
+    const db2 = path.join(dir, 'accounts.sqlite');
+    expect((await svc(['sync', '--db', db2, 'users', 'accounts', 'prospects'])).code).toBe(0);
+    const plan = path.join(dir, 'accounts.json');
+    const found = await svc(['dedupe', 'accounts', '--db', db2, '--plan', plan, '-o', 'csv']);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).toMatch(new RegExp(`domain ${String(orig.attributes.domain).replace(/\./g, '\\.')}`));
+    const doc = JSON.parse(fs.readFileSync(plan, 'utf8'));
+    const c = doc.clusters.find((x: any) => x.survivor.id === Number(orig.id));
+    expect(c.duplicates.map((d: any) => d.id)).toContain(Number(dup.body.data.id));
+    expect(c.duplicates.find((d: any) => d.id === Number(dup.body.data.id)).move.prospect).toEqual([Number(p.body.data.id)]);
+    // Only this cluster: the plan is the user's to edit.
+    doc.clusters = [c];
+    fs.writeFileSync(plan, JSON.stringify(doc));
+    const r = await svc(['dedupe', 'apply', plan]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await api('GET', `accounts/${dup.body.data.id}`)).status).toBe(404);
+    const moved = (await api('GET', `prospects/${p.body.data.id}`)).body.data;
+    expect(String(moved.relationships.account.data.id)).toBe(String(orig.id));
+  }, 60_000);
+
+  it('refuses a file that is not a merge plan (exit 2)', async () => {
+    const bad = path.join(dir, 'bad.json');
+    fs.writeFileSync(bad, '{"clusters": []}');
+    const r = await svc(['dedupe', 'apply', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not a merge plan of svc dedupe/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});

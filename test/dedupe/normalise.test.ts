@@ -1,0 +1,92 @@
+/** The normalisers of `svc dedupe` (src/dedupe/): e-mail, phone, names and companies, domains, similarity. */
+import { describe, expect, it } from 'vitest';
+import { isRoleAddress, normaliseEmail } from '../../src/dedupe/email.js';
+import { normalisePhone, phoneKey, region } from '../../src/dedupe/phone.js';
+import { normaliseCompany, normaliseName, similarity } from '../../src/dedupe/name.js';
+import { registrableDomain } from '../../src/dedupe/domain.js';
+
+describe('normaliseEmail', () => {
+  it('folds case and spaces and drops +tags', () => {
+    expect(normaliseEmail('  Ada.Petrov@ACME.com ')).toBe('ada.petrov@acme.com');
+    expect(normaliseEmail('ada.petrov+webinar@acme.com')).toBe('ada.petrov@acme.com');
+  });
+  it('drops dots only at providers that ignore them, and treats googlemail as gmail', () => {
+    expect(normaliseEmail('A.Da.Petrov@gmail.com')).toBe('adapetrov@gmail.com');
+    expect(normaliseEmail('ada.petrov+x@googlemail.com')).toBe('adapetrov@gmail.com');
+    expect(normaliseEmail('ada.petrov@outlook.com')).toBe('ada.petrov@outlook.com');
+  });
+  it('refuses what is not an address', () => {
+    for (const bad of ['', 'ada', '@acme.com', 'ada@', 'ada@localhost', 'a da@acme.com', null, 42])
+      expect(normaliseEmail(bad)).toBeUndefined();
+  });
+  it('knows role addresses', () => {
+    expect(isRoleAddress(normaliseEmail('Info@Acme.com')!)).toBe(true);
+    expect(isRoleAddress(normaliseEmail('sales+eu@acme.com')!)).toBe(true);
+    expect(isRoleAddress(normaliseEmail('ada@acme.com')!)).toBe(false);
+  });
+});
+
+describe('normalisePhone', () => {
+  it('writes the ways of one US number as one E.164 number', () => {
+    for (const s of ['+1 (555) 010-2000', '555.010.2000', '(555) 010-2000', '1-555-010-2000', '+1 555 010 2000', '001 555 010 2000'])
+      expect(normalisePhone(s), s).toEqual({ e164: '+15550102000' });
+  });
+  it('keeps extensions apart', () => {
+    expect(normalisePhone('555-010-2000 x12')).toEqual({ e164: '+15550102000', ext: '12' });
+    expect(normalisePhone('+1 555 010 2000 ext. 7')).toEqual({ e164: '+15550102000', ext: '7' });
+    expect(phoneKey(normalisePhone('555-010-2000 #12')!)).toBe('+15550102000;ext=12');
+    expect(phoneKey(normalisePhone('555-010-2000')!)).not.toBe(phoneKey(normalisePhone('555-010-2000 x12')!));
+  });
+  it('reads national numbers in the region given, dropping the trunk prefix', () => {
+    expect(normalisePhone('020 7946 0000', region('GB'))).toEqual({ e164: '+442079460000' });
+    expect(normalisePhone('+44 (0)20 7946 0000')).toEqual({ e164: '+442079460000' });
+    expect(normalisePhone('030 1234567', region('de'))).toEqual({ e164: '+49301234567' });
+    expect(normalisePhone('06 12 34 56 78', region('FR'))).toEqual({ e164: '+33612345678' });
+    // Italy keeps its 0 after the country code.
+    expect(normalisePhone('06 1234 5678', region('IT'))).toEqual({ e164: '+390612345678' });
+    expect(normalisePhone('+61 2 9876 5432')).toEqual({ e164: '+61298765432' });
+  });
+  it('keeps an international number of another country as its digits', () => {
+    expect(normalisePhone('+254 712 345678')).toEqual({ e164: '+254712345678' });
+  });
+  it('refuses what is not a number', () => {
+    for (const bad of ['', '12345', 'call me', '1-800-FLOWERS', '555-010-200', null])
+      expect(normalisePhone(bad), String(bad)).toBeUndefined();
+    expect(region('ZZ')).toBeUndefined();
+  });
+});
+
+describe('names and companies', () => {
+  it('folds case, accents and punctuation', () => {
+    expect(normaliseName('  ZOË  O’Brien-Smith ')).toBe('zoe obrien smith');
+    expect(normaliseName('José')).toBe(normaliseName('jose'));
+  });
+  it('drops legal forms from company names', () => {
+    for (const s of ['Acme Inc.', 'ACME, Inc', 'Acme LLC', 'Acme GmbH', 'The Acme Company', 'Acme Ltd.', 'Acme S.A.', 'acme'])
+      expect(normaliseCompany(s), s).toBe('acme');
+    expect(normaliseCompany('Acme Rockets Inc')).toBe('acme rockets');
+    // A name that is only a legal form word stays.
+    expect(normaliseCompany('Group')).toBe('group');
+  });
+  it('scores similar names high and different ones low', () => {
+    expect(similarity('chloe', 'choe')).toBeGreaterThan(0.9);
+    expect(similarity('martha', 'marhta')).toBeCloseTo(0.961, 3);
+    expect(similarity('ada', 'bob')).toBe(0);
+    expect(similarity('', '')).toBe(0);
+    expect(similarity('ada', 'ada')).toBe(1);
+  });
+});
+
+describe('registrableDomain', () => {
+  it('strips scheme, path, www and subdomains', () => {
+    for (const s of ['acme.com', 'ACME.com', 'www.acme.com', 'https://www.acme.com/about?x=1', 'eu.shop.acme.com', 'http://acme.com:8080'])
+      expect(registrableDomain(s), s).toBe('acme.com');
+  });
+  it('keeps the label before a two-label public suffix', () => {
+    expect(registrableDomain('shop.acme.co.uk')).toBe('acme.co.uk');
+    expect(registrableDomain('www.acme.com.au')).toBe('acme.com.au');
+  });
+  it('refuses what is not a domain', () => {
+    for (const bad of ['', 'localhost', 'acme', 'a b.com', null]) expect(registrableDomain(bad)).toBeUndefined();
+  });
+});
