@@ -23,6 +23,14 @@ export interface TokenProvider {
   onUnauthorized?(): Promise<boolean>;
 }
 
+/** Decides when a request may be sent: the rate budget every svc process of a user shares (budget/gate.ts). */
+export interface RequestGate {
+  /** Resolves when one request may be sent; throws to refuse it (nothing is sent). */
+  admit(signal?: AbortSignal): Promise<void>;
+  /** Told every response's rate-limit reading. */
+  observe(info: RateLimitInfo, status: number): void;
+}
+
 /** Options of {@link ApiClient}. */
 export interface ApiClientOptions {
   /** The version-2 root, e.g. `https://api.example.com/api/v2`. */
@@ -43,6 +51,8 @@ export interface ApiClientOptions {
   maxRetryWaitMs?: number;
   /** Receives one line per exchange (already redacted). */
   trace?: (line: string) => void;
+  /** Asked before every request is sent (the rate budget shared by the user's processes). */
+  gate?: RequestGate;
   /** Told every rate-limit reading, for pacing. */
   onRateLimit?: (info: RateLimitInfo, status: number) => void;
   /** Told of every wait before a retry (for progress displays). */
@@ -207,6 +217,7 @@ export class ApiClient {
   }
 
   private async send(method: string, url: URL, req: ApiRequest): Promise<ApiResponse> {
+    await this.opts.gate?.admit(req.signal ?? this.opts.signal);
     const token = await this.opts.tokens.getToken();
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
@@ -242,6 +253,7 @@ export class ApiClient {
     const rateLimit = parseRateLimit(res.headers);
     const ms = Math.round(performance.now() - started);
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
+    this.opts.gate?.observe(rateLimit, res.statusCode);
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok
