@@ -72,6 +72,7 @@ export class BudgetGate implements RequestGate {
   private lastStep = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopAtCap = false;
+  private closed = false;
   private saidWait = 0;
   private readonly started: number;
 
@@ -127,14 +128,15 @@ export class BudgetGate implements RequestGate {
 
   /**
    * What a run of about `needed` requests can expect: whether it fits in what the window and
-   * its budget leave, and when it would end. Undefined when nothing is known yet.
+   * its budget leave, and when it would end.
    */
-  async forecast(needed: number): Promise<string | undefined> {
+  async forecast(needed: number): Promise<string> {
     const r = await this.step(0);
     const limit = r?.limit ?? this.alone.limit;
-    if (limit === undefined) return undefined;
     const cap = capOf(this.opts.cap, limit);
-    const budget = this.opts.cap ? `budget ${describeCap(this.opts.cap, cap)}` : `limit ${limit.toLocaleString('en-US')} requests an hour`;
+    const budget = this.opts.cap ? `budget ${describeCap(this.opts.cap, cap)}` : 'no budget';
+    if (limit === undefined)
+      return `${budget}: this run needs about ${needed.toLocaleString('en-US')} requests (the hour's limit is known after the first answer)`;
     const left = Math.max(0, Math.min(r?.left ?? limit, cap !== undefined ? cap - (r?.taken ?? 0) : Number.POSITIVE_INFINITY));
     if (needed <= left) return `${budget}: this run needs about ${needed.toLocaleString('en-US')} requests and fits in this hour`;
     const perWindow = cap ?? limit - reserveOf(limit);
@@ -148,7 +150,8 @@ export class BudgetGate implements RequestGate {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    if (this.disabled || this.last === undefined) return;
+    if (this.disabled || this.last === undefined || this.closed) return;
+    this.closed = true;
     // A single read leaves nothing held; its lease lapses by itself (its pid is gone), so it
     // writes the ledger once — unless its reading corrects the ledger.
     const news =

@@ -20,7 +20,7 @@
 /** `--priority`: how bulk runs weigh against each other. */
 export type Priority = 'low' | 'normal' | 'high';
 
-export const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
+const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
 
 /** Weight of each priority in the share of what bulk runs have left. */
 const WEIGHT: Record<Priority, number> = { low: 1, normal: 2, high: 4 };
@@ -29,7 +29,7 @@ const WEIGHT: Record<Priority, number> = { low: 1, normal: 2, high: 4 };
 export type BudgetCap = { requests: number } | { percent: number };
 
 /** One process's holding. */
-export interface Lease {
+interface Lease {
   pid: number;
   host: string;
   /** `prospects upsert`, `sync`: what `svc limits` shows. */
@@ -63,7 +63,7 @@ export interface LedgerState {
   leases: Lease[];
 }
 
-export const LEDGER_VERSION = 1;
+const LEDGER_VERSION = 1;
 
 /** A rate-limit reading of one response, its reset already turned into this machine's time. */
 export interface Reading {
@@ -85,7 +85,7 @@ export interface TakeRequest {
 }
 
 /** Why a take granted nothing (or less than asked). */
-export type Shortage = 'window' | 'share' | 'cap';
+type Shortage = 'window' | 'share' | 'cap';
 
 /** The answer to a take. */
 export interface TakeResult {
@@ -103,7 +103,7 @@ export interface TakeResult {
 }
 
 /** A lease as `svc limits` shows it. */
-export interface LeaseView {
+interface LeaseView {
   pid: number;
   command: string;
   kind: 'interactive' | 'bulk';
@@ -198,7 +198,7 @@ export function tidy(state: LedgerState, world: World, self?: number): void {
 }
 
 /** Applies a server reading: the server's count and reset win. */
-export function applyReading(state: LedgerState, r: Reading): void {
+function applyReading(state: LedgerState, r: Reading): void {
   if (r.limit !== undefined && r.limit > 0) state.limit = r.limit;
   const limit = state.limit;
   if (limit === undefined) return;

@@ -5,6 +5,7 @@
  * the profile's name.
  */
 import { createHash } from 'node:crypto';
+import type { FileLedger } from '../budget/file-ledger.js';
 import type { BudgetGate } from '../budget/gate.js';
 import type { Connection } from './connection.js';
 import type { Context } from './context.js';
@@ -12,14 +13,9 @@ import type { Context } from './context.js';
 /** The gate of a command, or undefined when it has no API to pace (no token). */
 export async function openRateBudget(ctx: Context, conn: Connection, command: string): Promise<BudgetGate | undefined> {
   // Performance machinery (src/README.md, Build): loaded with import() when first used.
-  const [{ BudgetGate }, { FileLedger, ledgerFile }, { dataDir }] = await Promise.all([
-    import('../budget/gate.js'),
-    import('../budget/file-ledger.js'),
-    import('../auth/config-dir.js'),
-  ]);
-  const user = await userKey(ctx, conn);
+  const [{ BudgetGate }, ledger] = await Promise.all([import('../budget/gate.js'), openLedger(ctx, conn)]);
   const gate = new BudgetGate({
-    ledger: new FileLedger(ledgerFile(dataDir(ctx.env), user, conn.baseUrl), () => ctx.clock.now()),
+    ledger,
     command,
     ...(ctx.globals.priority ? { priority: ctx.globals.priority } : {}),
     ...(ctx.globals.budget ? { cap: ctx.globals.budget } : {}),
@@ -31,6 +27,15 @@ export async function openRateBudget(ctx: Context, conn: Connection, command: st
   });
   ctx.onClose(() => gate.close());
   return gate;
+}
+
+/** The ledger of the connection's user and API (a file in the data directory). */
+export async function openLedger(ctx: Context, conn: Connection): Promise<FileLedger> {
+  const [{ FileLedger, ledgerFile }, { dataDir }] = await Promise.all([
+    import('../budget/file-ledger.js'),
+    import('../auth/config-dir.js'),
+  ]);
+  return new FileLedger(ledgerFile(dataDir(ctx.env), await userKey(ctx, conn), conn.baseUrl), () => ctx.clock.now());
 }
 
 async function userKey(ctx: Context, conn: Connection): Promise<string> {

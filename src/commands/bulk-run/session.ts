@@ -253,9 +253,16 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     onRateLimit: (info, status) => pacer.observe(info, status),
     now: () => ctx.clock.now(),
   });
+  const gate = await ctx.rateBudget();
+  if (gate && ctx.globals.budget && total !== undefined && total > 0) {
+    // Before the first row: whether the run fits in what the hour and its --budget leave.
+    const forecast = await gate.forecast(total);
+    if (forecast) ctx.info(forecast);
+  }
   const requester = new Requester({
     client,
     pacer,
+    ...(gate ? { gate } : {}),
     signal: ctx.signal,
     sleep,
     now: () => ctx.clock.now(),
