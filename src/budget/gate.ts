@@ -83,6 +83,21 @@ export class BudgetGate implements RequestGate {
     if (this.kind === 'bulk') this.beat();
   }
 
+  /**
+   * Says the command is a long one (a bulk run, a sync) from its first request: it shares with
+   * the other long ones and leaves interactive commands their reserve.
+   */
+  longRunning(): void {
+    if (this.kind === 'bulk') return;
+    this.kind = 'bulk';
+    this.beat();
+  }
+
+  /** True while the ledger is in use (false once it proved unusable). */
+  shared(): boolean {
+    return !this.disabled;
+  }
+
   /** Makes a spent `--budget` stop the command (exit 5) instead of waiting for the next window. */
   stopAtBudget(): void {
     this.stopAtCap = true;
@@ -166,11 +181,8 @@ export class BudgetGate implements RequestGate {
     if (this.held > 0) this.held--;
     this.sent++;
     this.alone.sent++;
-    if (this.kind === 'interactive' && this.sent > INTERACTIVE_REQUESTS && this.opts.priority === undefined) {
-      // A long command: from now on it shares with the bulk runs.
-      this.kind = 'bulk';
-      this.beat();
-    }
+    // A long command: from now on it shares with the bulk runs.
+    if (this.sent > INTERACTIVE_REQUESTS) this.longRunning();
   }
 
   /** Waits until this process holds a request that is not promised; false on abort. */

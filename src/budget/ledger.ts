@@ -151,7 +151,19 @@ const RESET_SKEW_MS = 300;
 
 /** Requests bulk runs leave in every window for interactive commands. */
 export function reserveOf(limit: number): number {
-  return Math.min(limit - 1, Math.max(2, Math.ceil(limit * 0.01)));
+  return Math.min(Math.floor(limit / 2), Math.max(5, Math.ceil(limit * 0.02)));
+}
+
+/**
+ * In the window's last moments the reserve goes to bulk runs too: an interactive command that
+ * finds it spent waits no longer than this for the reset.
+ */
+const RESERVE_RELEASE_MS = 2_000;
+
+/** The reserve now: none in the window's last moments. */
+function reserveNow(state: LedgerState, now: number): number {
+  if (state.limit === undefined) return 0;
+  return state.resetAt !== undefined && state.resetAt - now <= RESERVE_RELEASE_MS ? 0 : reserveOf(state.limit);
 }
 
 /** A cap in requests for a window of `limit`. */
@@ -256,8 +268,9 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
   let room = left;
   let why: Shortage = 'window';
   if (lease.kind === 'bulk') {
-    room = left - reserveOf(limit);
-    const fair = fairShares(state, world.now).get(lease) ?? room;
+    const reserve = reserveNow(state, world.now);
+    room = left - reserve;
+    const fair = fairShares(state, world.now, reserve).get(lease) ?? room;
     if (fair - lease.taken < room) {
       room = fair - lease.taken;
       why = 'share';
@@ -300,13 +313,13 @@ export function report(state: LedgerState, req: Omit<TakeRequest, 'want'>, world
  * is spent; the rest (less the interactive reserve) is shared, and a lease that already took
  * more than its share keeps it (the others get the rest).
  */
-export function fairShares(state: LedgerState, now: number): Map<Lease, number> {
+export function fairShares(state: LedgerState, now: number, reserve = reserveNow(state, now)): Map<Lease, number> {
   const out = new Map<Lease, number>();
   const limit = state.limit;
   if (limit === undefined) return out;
   const active = state.leases.filter((l) => l.kind === 'bulk' && now - l.wantAt < ACTIVE_MS);
   const fixed = state.used - active.reduce((n, l) => n + l.taken, 0);
-  const pool = Math.max(0, limit - reserveOf(limit) - fixed);
+  const pool = Math.max(0, limit - reserve - fixed);
   const items = active.map((l) => ({ l, w: WEIGHT[l.priority], cap: capOf(l.cap, limit) ?? Number.POSITIVE_INFINITY }));
   const total = (level: number) => items.reduce((n, it) => n + Math.min(it.cap, Math.max(it.l.taken, level * it.w)), 0);
   let lo = 0;

@@ -51,7 +51,9 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const api = await ctx.api();
   // The global --budget caps the hour's requests; a sync stops there (its next run continues)
   // rather than waiting for the next hour.
-  (await ctx.rateBudget())?.stopAtBudget();
+  const gate = await ctx.rateBudget();
+  gate?.longRunning();
+  gate?.stopAtBudget();
   let sent = 0;
   const client: PageClient = {
     baseUrl: api.baseUrl,
