@@ -29,6 +29,8 @@ export interface RequestGate {
   admit(signal?: AbortSignal): Promise<void>;
   /** Told every response's rate-limit reading. */
   observe(info: RateLimitInfo, status: number): void;
+  /** How long a refusal (429, 503) may be waited out: longer for a long command. */
+  patienceMs(): number;
 }
 
 /** Options of {@link ApiClient}. */
@@ -204,7 +206,9 @@ export class ApiClient {
           throw new ServerWaitError(`HTTP ${res.status} (${error.message})`, header, value!, asked.absurd).hint('try again later');
         }
         const wait = asked?.ms ?? backoff(attempt);
-        if (wait <= (this.opts.maxRetryWaitMs ?? 10_000)) {
+        // A long command in the shared budget (a sync, a long listing) waits out a refusal to the
+        // window's reset, as a bulk run does: it yields to the user's other processes.
+        if (wait <= Math.max(this.opts.maxRetryWaitMs ?? 10_000, this.opts.gate?.patienceMs() ?? 0)) {
           this.opts.onWait?.(wait, `HTTP ${res.status}`);
           this.trace(`retry ${method} ${redactUrl(url)} in ${wait} ms after HTTP ${res.status}`);
           await sleep(wait);

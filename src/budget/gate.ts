@@ -123,6 +123,11 @@ export class BudgetGate implements RequestGate {
     return true;
   }
 
+  /** The ApiClient's hook: a long command waits out a refusal up to the window's reset (an hour at most). */
+  patienceMs(): number {
+    return this.kind === 'bulk' ? 3600_000 : 0;
+  }
+
   /** The ApiClient's hook: every response's rate-limit reading. */
   observe(info: RateLimitInfo, status: number): void {
     if (info.remaining === undefined) return;
@@ -205,6 +210,7 @@ export class BudgetGate implements RequestGate {
       if (r.granted > 0) continue; // taken by another worker of this process meanwhile
       const wait = this.waitFor(r);
       if (wait === 0) return true; // an interactive command past a long wait: the server decides
+      this.opts.trace(`rate budget: waiting ${wait} ms (${r.why}: ${r.left ?? '?'} left this window, ${r.taken} taken by this command)`);
       await this.opts.sleep(wait, signal);
     }
   }
@@ -256,7 +262,16 @@ export class BudgetGate implements RequestGate {
     return this.run(async () => {
       const reading = this.pending;
       this.pending = undefined;
-      const r = await this.opts.ledger.take({ lease: this.lease(), held: this.held, want, ...(reading ? { reading } : {}) });
+      // An interactive command sends what it takes at once: the ledger counts it spent, not held
+      // (its lease is not written again, and a lease that lapses must not give back a sent request).
+      const spend = this.kind === 'interactive';
+      const r = await this.opts.ledger.take({
+        lease: this.lease(),
+        held: this.held,
+        want,
+        ...(reading ? { reading } : {}),
+        ...(spend ? { spendNow: true } : {}),
+      });
       this.held += r.granted;
       this.last = r;
       return r;

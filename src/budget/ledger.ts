@@ -82,6 +82,8 @@ export interface TakeRequest {
   want: number;
   /** The latest reading it saw and has not reported yet. */
   reading?: Reading;
+  /** What is granted is sent at once (an interactive command): counted as spent, never held. */
+  spendNow?: boolean;
 }
 
 /** Why a take granted nothing (or less than asked). */
@@ -210,10 +212,11 @@ export function tidy(state: LedgerState, world: World, self?: number): void {
 }
 
 /** Applies a server reading: the server's count and reset win. */
-function applyReading(state: LedgerState, r: Reading): void {
+function applyReading(state: LedgerState, r: Reading, now: number): void {
   if (r.limit !== undefined && r.limit > 0) state.limit = r.limit;
   const limit = state.limit;
-  if (limit === undefined) return;
+  // A late answer of a window that has ended says nothing about this one.
+  if (limit === undefined || (r.resetAt !== undefined && r.resetAt + RESET_SKEW_MS <= now)) return;
   const held = state.leases.reduce((n, l) => n + l.held, 0);
   const serverUsed = r.status === 429 ? limit : Math.max(0, limit - r.remaining);
   if (r.resetAt !== undefined && state.resetAt !== undefined && r.resetAt < state.resetAt - 1500) return; // a late answer of the last window
@@ -253,7 +256,7 @@ function renew(state: LedgerState, req: Omit<TakeRequest, 'want'>, now: number):
 export function take(state: LedgerState, req: TakeRequest, world: World): TakeResult {
   const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
-  if (req.reading) applyReading(state, req.reading);
+  if (req.reading) applyReading(state, req.reading, world.now);
   if (req.want > 0) lease.wantAt = world.now;
   const limit = state.limit;
   const cap = capOf(lease.cap, limit);
@@ -261,7 +264,7 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
   if (limit === undefined || state.unconfirmed) {
     // Nothing known of this window: one request at a time (the caller waits for its reading).
     const granted = Math.min(req.want, 1, cap === undefined ? 1 : Math.max(0, cap - lease.taken));
-    grant(state, lease, granted);
+    grant(state, lease, granted, req.spendNow);
     return { ...base, granted, taken: lease.taken, probe: true, ...(granted < req.want ? { why: 'cap' as const } : {}) };
   }
   const left = limit - state.used;
@@ -281,13 +284,13 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
     why = 'cap';
   }
   const granted = Math.max(0, Math.min(req.want, room));
-  grant(state, lease, granted);
+  grant(state, lease, granted, req.spendNow);
   return { ...base, granted, taken: lease.taken, left: limit - state.used, probe: false, ...(granted < req.want ? { why } : {}) };
 }
 
-function grant(state: LedgerState, lease: Lease, n: number): void {
+function grant(state: LedgerState, lease: Lease, n: number, spent = false): void {
   lease.taken += n;
-  lease.held += n;
+  if (!spent) lease.held += n;
   state.used += n;
 }
 
@@ -295,7 +298,7 @@ function grant(state: LedgerState, lease: Lease, n: number): void {
 export function giveBack(state: LedgerState, req: Omit<TakeRequest, 'want'>, world: World): void {
   const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
-  if (req.reading) applyReading(state, req.reading);
+  if (req.reading) applyReading(state, req.reading, world.now);
   state.used = Math.max(0, state.used - lease.held);
   state.leases = state.leases.filter((l) => l !== lease);
 }
@@ -304,7 +307,7 @@ export function giveBack(state: LedgerState, req: Omit<TakeRequest, 'want'>, wor
 export function report(state: LedgerState, req: Omit<TakeRequest, 'want'>, world: World): void {
   renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
-  if (req.reading) applyReading(state, req.reading);
+  if (req.reading) applyReading(state, req.reading, world.now);
 }
 
 /**
