@@ -160,7 +160,13 @@ export function reserveOf(limit: number): number {
  * In the window's last moments the reserve goes to bulk runs too: an interactive command that
  * finds it spent waits no longer than this for the reset.
  */
-const RESERVE_RELEASE_MS = 2_000;
+const RESERVE_RELEASE_MS = 1_000;
+
+/**
+ * In the window's last seconds shares no longer hold: a slow lease (one request at a time)
+ * cannot use all of its share, and what it leaves would be lost at the reset.
+ */
+const SHARES_RELEASE_MS = 3_000;
 
 /** The reserve now: none in the window's last moments. */
 function reserveNow(state: LedgerState, now: number): number {
@@ -273,7 +279,8 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
   if (lease.kind === 'bulk') {
     const reserve = reserveNow(state, world.now);
     room = left - reserve;
-    const fair = fairShares(state, world.now, reserve).get(lease) ?? room;
+    const closing = state.resetAt !== undefined && state.resetAt - world.now <= SHARES_RELEASE_MS;
+    const fair = closing ? room + lease.taken : (fairShares(state, world.now, reserve).get(lease) ?? room);
     if (fair - lease.taken < room) {
       room = fair - lease.taken;
       why = 'share';
