@@ -23,6 +23,16 @@ export interface TokenProvider {
   onUnauthorized?(): Promise<boolean>;
 }
 
+/** Decides when a request may be sent: the rate budget every svc process of a user shares (budget/gate.ts). */
+export interface RequestGate {
+  /** Resolves when one request may be sent; throws to refuse it (nothing is sent). */
+  admit(signal?: AbortSignal): Promise<void>;
+  /** Told every response's rate-limit reading. */
+  observe(info: RateLimitInfo, status: number): void;
+  /** How long a refusal (429, 503) may be waited out: longer for a long command. */
+  patienceMs(): number;
+}
+
 /** Options of {@link ApiClient}. */
 export interface ApiClientOptions {
   /** The version-2 root, e.g. `https://api.example.com/api/v2`. */
@@ -43,6 +53,8 @@ export interface ApiClientOptions {
   maxRetryWaitMs?: number;
   /** Receives one line per exchange (already redacted). */
   trace?: (line: string) => void;
+  /** Asked before every request is sent (the rate budget shared by the user's processes). */
+  gate?: RequestGate;
   /** Told every rate-limit reading, for pacing. */
   onRateLimit?: (info: RateLimitInfo, status: number) => void;
   /** Told of every wait before a retry (for progress displays). */
@@ -194,7 +206,9 @@ export class ApiClient {
           throw new ServerWaitError(`HTTP ${res.status} (${error.message})`, header, value!, asked.absurd).hint('try again later');
         }
         const wait = asked?.ms ?? backoff(attempt);
-        if (wait <= (this.opts.maxRetryWaitMs ?? 10_000)) {
+        // A long command in the shared budget (a sync, a long listing) waits out a refusal to the
+        // window's reset, as a bulk run does: it yields to the user's other processes.
+        if (wait <= Math.max(this.opts.maxRetryWaitMs ?? 10_000, this.opts.gate?.patienceMs() ?? 0)) {
           this.opts.onWait?.(wait, `HTTP ${res.status}`);
           this.trace(`retry ${method} ${redactUrl(url)} in ${wait} ms after HTTP ${res.status}`);
           await sleep(wait);
@@ -207,6 +221,7 @@ export class ApiClient {
   }
 
   private async send(method: string, url: URL, req: ApiRequest): Promise<ApiResponse> {
+    await this.opts.gate?.admit(req.signal ?? this.opts.signal);
     const token = await this.opts.tokens.getToken();
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
@@ -242,6 +257,7 @@ export class ApiClient {
     const rateLimit = parseRateLimit(res.headers);
     const ms = Math.round(performance.now() - started);
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
+    this.opts.gate?.observe(rateLimit, res.statusCode);
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
     const ok = res.statusCode < 400;
     const doc = ok

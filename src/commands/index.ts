@@ -17,6 +17,7 @@ import { registerSandbox } from './sandbox/command.js';
 import { registerSchema } from './schema/command.js';
 import { registerSql } from './sql/command.js';
 import { registerSync } from './sync/command.js';
+import { registerLimits } from './limits/command.js';
 import { registerSettings } from './config/command.js';
 import { registerWebhookCommands } from './webhooks/command.js';
 
@@ -30,6 +31,7 @@ export function registerCommands(program: Command, app: App): void {
   registerSandbox(program, app);
   registerSchema(program, app);
   registerSync(program, app);
+  registerLimits(program, app);
   registerSql(program, app);
   registerDedupe(program, app);
   registerReport(program, app);

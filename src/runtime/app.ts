@@ -27,6 +27,13 @@ export interface App {
   argv?: readonly string[];
 }
 
+/** `prospects upsert`: the command's words, for `svc limits`. */
+function commandPath(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(' ') || 'svc';
+}
+
 /** Commands that read no settings (and must work whatever the config file holds). */
 const SETTINGS_FREE = new Set(['completion', 'sandbox', 'verify', 'trigger', 'cleanup']);
 
@@ -39,7 +46,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
   let ctx: (Context & { close(): Promise<void> }) | undefined;
   try {
     const globals = globalsFrom(raw, app.env);
-    ctx = createContext(app, globals);
+    ctx = createContext(app, globals, { command: commandPath(cmd) });
     if (globals.query !== undefined || globals.jsonFields) {
       // Performance machinery (src/README.md, Build): the JMESPath implementation loads only with --query.
       const query = globals.query !== undefined ? (await import('../output/query.js')).compileQuery(globals.query) : undefined;

@@ -4,6 +4,8 @@
  * No module-level singletons: tests build their own.
  */
 import type { ApiClient, ApiClientOptions, TokenProvider } from '../api/client.js';
+import type { BudgetGate } from '../budget/gate.js';
+import type { BudgetCap, Priority } from '../budget/ledger.js';
 import type { ConfigStore } from '../auth/config.js';
 import type { IO } from '../output/io.js';
 import type { OutputFormat } from '../output/formats.js';
@@ -34,6 +36,10 @@ export interface GlobalOptions {
   query?: string;
   /** `--json a,b,c`: the fields each record keeps. */
   jsonFields?: string[];
+  /** `--budget` (`SVC_BUDGET`): the command's requests per rate window. */
+  budget?: BudgetCap;
+  /** `--priority` (`SVC_PRIORITY`): how a long command ranks in the shared rate budget. */
+  priority?: Priority;
 }
 
 /** Time, injectable for tests. */
@@ -92,6 +98,11 @@ export interface Context {
   redact(text: string): string;
   /** Runs at the end of the command (close sockets, stop an in-process sandbox). */
   onClose(fn: () => Promise<void> | void): void;
+  /**
+   * The command's door to the rate budget shared by the user's svc processes (budget/gate.ts),
+   * which the command's API clients ask before each request; undefined when it cannot be used.
+   */
+  rateBudget(): Promise<BudgetGate | undefined>;
 }
 
 /** Longest delay a Node timer holds; a longer one fires after 1 ms instead (and warns). */

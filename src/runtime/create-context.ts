@@ -3,6 +3,7 @@
  * connection, API client, prompter), its stderr lines with secrets redacted, and what it closes.
  */
 import type { ApiClient } from '../api/client.js';
+import type { BudgetGate } from '../budget/gate.js';
 import { redactText } from '../api/redact.js';
 import type { ConfigStore } from '../auth/config.js';
 import type { OrgSchemaService } from '../org-schema/service.js';
@@ -16,7 +17,7 @@ import { inquirerPrompter, type Prompter } from './prompter.js';
 export function createContext(
   app: App,
   globals: GlobalOptions,
-  overrides: { prompter?: Prompter } = {},
+  overrides: { prompter?: Prompter; command?: string } = {},
 ): Context & { close(): Promise<void> } {
   const secrets = new Set<string>();
   const closers: (() => Promise<void> | void)[] = [];
@@ -24,6 +25,7 @@ export function createContext(
   let connection: Promise<Connection> | undefined;
   let api: Promise<ApiClient> | undefined;
   let orgSchema: Promise<OrgSchemaService> | undefined;
+  let gate: Promise<BudgetGate | undefined> | undefined;
   const io = app.io;
   const redact = (s: string) => redactText(s, [...secrets]);
   const ctx: Context & { close(): Promise<void> } = {
@@ -63,6 +65,8 @@ export function createContext(
       const { ApiClient } = await import('../api/client.js');
       // Waits between retries end with the client's own signal (none: they run to the end).
       const signal = 'signal' in extra ? extra.signal : app.signal;
+      // The command's own API (not a login's check, not another token's): through the shared budget.
+      const budget = connection && target === (await connection.catch(() => undefined)) ? await ctx.rateBudget() : undefined;
       return new ApiClient({
         baseUrl: target.baseUrl,
         ...(target.authUrl ? { trustedOrigins: [target.authUrl] } : {}),
@@ -72,8 +76,13 @@ export function createContext(
         trace: globals.verbose ? (line) => ctx.trace(line) : undefined,
         sleep: (ms) => ctx.clock.sleep(ms, signal),
         signal: app.signal,
+        ...(budget ? { gate: budget } : {}),
         ...extra,
       });
+    },
+    rateBudget() {
+      gate ??= ctx.connection().then(async (c) => (await import('./rate-budget.js')).openRateBudget(ctx, c, overrides.command ?? 'svc'));
+      return gate;
     },
     async prompter() {
       return overrides.prompter ?? inquirerPrompter(io);

@@ -5,7 +5,7 @@
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/formats.js';
 import type { GlobalOptions } from './context.js';
-import { parsePositiveNumber, parseTimerSeconds } from './option-parsers.js';
+import { parseBudget, parsePositiveNumber, parsePriority, parseTimerSeconds } from './option-parsers.js';
 
 /** Global options from commander's merged options and the environment. */
 export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
@@ -46,6 +46,17 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     maxResponseBytes: Math.round(maxMb * 1024 * 1024),
     query,
     jsonFields,
+    ...rateBudgetOptions(opts, env),
+  };
+}
+
+/** `--budget` and `--priority`, else `SVC_BUDGET` and `SVC_PRIORITY`. */
+function rateBudgetOptions(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): Pick<GlobalOptions, 'budget' | 'priority'> {
+  const budget = (opts.budget as string | undefined) ?? (env.SVC_BUDGET || undefined);
+  const priority = (opts.priority as string | undefined) ?? (env.SVC_PRIORITY || undefined);
+  return {
+    ...(budget !== undefined ? { budget: parseBudget(budget, opts.budget === undefined ? 'SVC_BUDGET' : '--budget') } : {}),
+    ...(priority !== undefined ? { priority: parsePriority(priority, opts.priority === undefined ? 'SVC_PRIORITY' : '--priority') } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * the same text means the same thing everywhere (`0x50`, `1e3` or ` 7 ` are not whole numbers to
  * one command and numbers to another). Each throws a `UsageError` that names the flag and the value.
  */
+import type { BudgetCap, Priority } from '../budget/ledger.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -49,4 +50,27 @@ export function parseTimerSeconds(value: string, flag: string, max = 86_400): nu
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || n < 0.001 || n > max)
     throw new UsageError(`${flag} ${value}: expected seconds from 0.001 to ${max}`);
   return Math.round(n * 1000);
+}
+
+/**
+ * `--budget` (`SVC_BUDGET`): requests a command may use per rate window — a whole number, or a
+ * share of the limit (`20%`, from 0.1 % to 100 %).
+ */
+export function parseBudget(value: string, flag = '--budget'): BudgetCap {
+  const text = value.trim();
+  const pct = /^(\d+(?:\.\d+)?)%$/.exec(text);
+  if (pct) {
+    const p = Number(pct[1]);
+    if (p >= 0.1 && p <= 100) return { percent: p };
+  } else if (/^\d+$/.test(text) && Number(text) >= 1) {
+    return { requests: Number(text) };
+  }
+  throw new UsageError(`${flag} ${value}: expected a number of requests an hour (2000) or a share of the hour's limit (20%)`);
+}
+
+/** `--priority` (`SVC_PRIORITY`): low, normal or high. */
+export function parsePriority(value: string, flag = '--priority'): Priority {
+  const v = value.trim().toLowerCase();
+  if (v === 'low' || v === 'normal' || v === 'high') return v;
+  throw new UsageError(`${flag} ${value}: expected low, normal or high`);
 }

@@ -30,6 +30,12 @@ interface PacerOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Told of every wait of a second or more, with why (for the progress display). */
   onWait?: (ms: number, reason: string) => void;
+  /**
+   * True while the user's processes share the window through the rate budget's ledger
+   * (budget/gate.ts): it hands out the window's last requests, so the low-water spreading,
+   * which assumes this run is alone, is off (it would leave them unused at the reset).
+   */
+  shared?: () => boolean;
 }
 
 /** Extra time after a window's announced reset, for clock skew and rounding to seconds. */
@@ -157,7 +163,7 @@ export class Pacer {
           continue;
         }
         const lowWater = Math.max(2 * this.opts.concurrency, Math.ceil((this.limit ?? 0) * 0.05));
-        if (budget <= lowWater) {
+        if (budget <= lowWater && !this.opts.shared?.()) {
           // Reserve the next evenly spaced slot before waiting, so that workers waiting at
           // the same time take successive slots instead of all starting together.
           const gap = (this.resetAt - now) / (budget + 1);

@@ -46,6 +46,11 @@ interface RequesterOptions {
   maxAttempts?: number;
   /** How to resume, added to the error when the server asks for a wait that cannot be meant. */
   resumeHint?: string;
+  /**
+   * The rate budget shared with the user's other svc processes (budget/gate.ts): a request
+   * waits here for its turn before it is journaled as leaving.
+   */
+  gate?: { reserve(signal: AbortSignal): Promise<boolean> };
 }
 
 /** Network failures that happen before the request leaves: safe to repeat even a create. */
@@ -148,6 +153,7 @@ export class Requester {
   /** The pacer's acquire, with how to resume added to the error that stops the run. */
   private async acquire(): Promise<boolean> {
     try {
+      if (this.opts.gate && !(await this.opts.gate.reserve(this.opts.signal))) return false;
       return await this.opts.pacer.acquire(this.opts.signal);
     } catch (err) {
       if (err instanceof ServerWaitError && this.opts.resumeHint && !err.hints.includes(this.opts.resumeHint))

@@ -240,11 +240,14 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     now: () => ctx.clock.now(),
   });
   const sleep = (ms: number, signal?: AbortSignal) => ctx.clock.sleep(ms, signal);
+  const gate = await ctx.rateBudget();
+  gate?.longRunning();
   const pacer = new Pacer({
     concurrency: setup.concurrency,
     sleep,
     now: () => ctx.clock.now(),
     onWait: (ms, why) => progress.waiting(ms, why),
+    shared: () => gate?.shared() ?? false,
   });
   // No Ctrl-C signal on the client: a request on the wire always finishes, so that its outcome
   // reaches the journal. Workers stop taking rows instead (see the engine).
@@ -253,9 +256,15 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     onRateLimit: (info, status) => pacer.observe(info, status),
     now: () => ctx.clock.now(),
   });
+  if (gate && ctx.globals.budget && total !== undefined && total > 0) {
+    // Before the first row: whether the run fits in what the hour and its --budget leave.
+    const forecast = await gate.forecast(total);
+    if (forecast) ctx.info(forecast);
+  }
   const requester = new Requester({
     client,
     pacer,
+    ...(gate ? { gate } : {}),
     signal: ctx.signal,
     sleep,
     now: () => ctx.clock.now(),

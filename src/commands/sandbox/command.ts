@@ -33,6 +33,9 @@ export function registerSandbox(program: Command, app: App): void {
     )
     .action(async (opts: SandboxFlags, cmd: Command) => {
       if (opts.fromProfile !== undefined) {
+        // `--budget` is also the global option (the shared rate budget), which commander gives
+        // the value: for a copy the two mean the same, the requests it may use.
+        opts.budget ??= (cmd.optsWithGlobals() as { budget?: string }).budget;
         const { fromProfileHandler } = await import('./from-profile.js');
         await runCommand(app, cmd, (ctx) => fromProfileHandler(ctx, opts.fromProfile!, opts));
         return;

@@ -1,7 +1,6 @@
 /** `svc sync [TYPE…]`: the org as a local SQLite mirror, kept current, deletes included. */
 import type { Command } from 'commander';
 import { runCommand, type App } from '../../runtime/app.js';
-import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { SyncFlags } from './handler.js';
 
 /** Registers `sync`. */
@@ -15,14 +14,14 @@ export function registerSync(program: Command, app: App): void {
     .option('--all-types', 'every type this token can read')
     .option('--reconcile', 'also compare every table with the ids the API lists, to find deletes no event told of')
     .option('--rebuild', 'start the mirror afresh (a corrupt file, or one of another org)')
-    .option('--budget <n>', 'send at most N requests, then stop (run again to continue)', (v) => parseWholeNumber(v, '--budget', 1))
     .option('--plan', 'say how many requests a sync would need (one count request per type), and stop')
     .addHelpText(
       'after',
       `
 The first run reads every record in id order; later runs read what changed since the last one
 (by updatedAt) and remove what was deleted (events, and a check of ids every day or with
---reconcile). Each page is committed with its place: Ctrl-C and a rerun continue.
+--reconcile). Each page is committed with its place: Ctrl-C and a rerun continue. With the
+global --budget (2000, or 20% of the hour) it stops when the hour's budget is spent (exit 5).
 
 Examples:
   $ svc --sandbox sync

@@ -2,13 +2,14 @@
  * Handler of `svc sync` (README.md, "Questions about your org"): which types, which file, whose
  * org; then mirror/sync.ts does the reading and writing, and this says what it did.
  */
-import { ApiError, InterruptedError, PartialError, UsageError } from '../../errors.js';
+import { ApiError, InterruptedError, UsageError } from '../../errors.js';
+import { BudgetSpent } from '../../budget/gate.js';
 import type { ApiRequest, ApiResponse } from '../../api/client.js';
 import type { PageClient } from '../../api/paginate.js';
 import type { Context } from '../../runtime/context.js';
 import { findResource, RESOURCES, type ResourceType } from '../../registry/index.js';
 import { didYouMean } from '../../suggest.js';
-import { tableSpec, type TableSpec } from '../../mirror/naming.js';
+import { tableSpec } from '../../mirror/naming.js';
 import { mirrorFile, mirrorIdentity } from './mirror-file.js';
 import { printJsonResult } from '../shared/output.js';
 
@@ -19,7 +20,6 @@ export interface SyncFlags {
   allTypes?: boolean;
   reconcile?: boolean;
   rebuild?: boolean;
-  budget?: number;
   plan?: boolean;
 }
 
@@ -41,9 +41,6 @@ const DEFAULT_TYPES = [
   'opportunity',
 ] as const;
 
-/** Said when the budget is spent: the sync stops after its last whole page. */
-class BudgetSpent extends Error {}
-
 export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags): Promise<void> {
   if (flags.status) {
     const { statusHandler } = await import('./status.js');
@@ -52,12 +49,16 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const types = chooseTypes(args, flags.allTypes === true);
   const file = await mirrorFile(ctx, flags.db);
   const api = await ctx.api();
+  // The global --budget caps the hour's requests; a sync stops there (its next run continues)
+  // rather than waiting for the next hour.
+  const gate = await ctx.rateBudget();
+  gate?.longRunning();
+  gate?.stopAtBudget();
   let sent = 0;
   const client: PageClient = {
     baseUrl: api.baseUrl,
     resolve: (p) => api.resolve(p),
     request: (req: ApiRequest): Promise<ApiResponse> => {
-      if (flags.budget !== undefined && sent >= flags.budget) return Promise.reject(new BudgetSpent());
       sent++;
       return api.request(req);
     },
@@ -103,9 +104,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   } catch (err) {
     bar.stop();
     if (err instanceof BudgetSpent) {
-      throw new PartialError(`stopped at the budget of ${flags.budget} requests`).hint(
-        'run `svc sync` again to continue where it stopped (every page read so far is kept)',
-      );
+      throw err.hint('run `svc sync` again to continue where it stopped (every page read so far is kept)');
     }
     if (ctx.signal.aborted) {
       throw new InterruptedError('sync interrupted').hint(

@@ -1,0 +1,53 @@
+/**
+ * Opens the command's door to the shared rate budget (budget/gate.ts) for its connection: one
+ * ledger per user and API. The user is the profile's logged-in user when `svc login` recorded
+ * it, else the token itself (hashed: CI jobs sharing one `SVC_TOKEN` share one budget), else
+ * the profile's name.
+ */
+import { createHash } from 'node:crypto';
+import type { FileLedger } from '../budget/file-ledger.js';
+import type { BudgetGate } from '../budget/gate.js';
+import type { Connection } from './connection.js';
+import type { Context } from './context.js';
+
+/** The gate of a command, or undefined when it has no API to pace (no token). */
+export async function openRateBudget(ctx: Context, conn: Connection, command: string): Promise<BudgetGate | undefined> {
+  // Performance machinery (src/README.md, Build): loaded with import() when first used.
+  const [{ BudgetGate }, ledger] = await Promise.all([import('../budget/gate.js'), openLedger(ctx, conn)]);
+  const gate = new BudgetGate({
+    ledger,
+    command,
+    ...(ctx.globals.priority ? { priority: ctx.globals.priority } : {}),
+    ...(ctx.globals.budget ? { cap: ctx.globals.budget } : {}),
+    now: () => ctx.clock.now(),
+    sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
+    warn: (line) => ctx.warn(line),
+    info: (line) => ctx.info(line),
+    trace: (line) => ctx.trace(line),
+  });
+  ctx.onClose(() => gate.close());
+  return gate;
+}
+
+/** The ledger of the connection's user and API (a file in the data directory). */
+export async function openLedger(ctx: Context, conn: Connection): Promise<FileLedger> {
+  const [{ FileLedger, ledgerFile }, { dataDir }] = await Promise.all([
+    import('../budget/file-ledger.js'),
+    import('../auth/config-dir.js'),
+  ]);
+  return new FileLedger(ledgerFile(dataDir(ctx.env), await userKey(ctx, conn), conn.baseUrl), () => ctx.clock.now());
+}
+
+async function userKey(ctx: Context, conn: Connection): Promise<string> {
+  if (conn.tokenSource === 'profile' || conn.tokenSource === 'refresh-env') {
+    const id = (await ctx.config()).get(conn.profileName)?.user?.id;
+    return id !== undefined ? `user:${id}` : `profile:${conn.profileName}`;
+  }
+  try {
+    return `token:${createHash('sha256')
+      .update(await conn.tokens.getToken())
+      .digest('hex')}`;
+  } catch {
+    return `profile:${conn.profileName}`;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The shared rate budget's ledger (src/budget/ledger.ts, file-ledger.ts): leases, fair shares,
+ * the interactive reserve, stale and dead leases returning what they held, the server's readings
+ * winning, and ledger files this svc cannot use (left untouched, said why).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileLedger, LedgerUnusable, ledgerFile } from '../../src/budget/file-ledger.js';
+import { emptyState, fairShares, reserveOf, STALE_MS, take, type LedgerState, type TakeRequest } from '../../src/budget/ledger.js';
+import { tempDir } from '../helpers/run-svc.js';
+
+const HOST = os.hostname();
+const T0 = 1_800_000_000_000;
+
+function lease(pid: number, kind: 'interactive' | 'bulk' = 'bulk', extra: Partial<TakeRequest['lease']> = {}): TakeRequest['lease'] {
+  return { pid, host: HOST, command: `cmd ${pid}`, kind, priority: 'normal', started: T0, ...extra };
+}
+
+/** A ledger that knows a window of `limit` resetting in an hour. */
+function known(limit: number): LedgerState {
+  return { ...emptyState(), limit, resetAt: T0 + 3600_000 };
+}
+
+const world = (now = T0, alive: (pid: number) => boolean = () => true) => ({ now, host: HOST, alive });
+
+describe('ledger rules', () => {
+  it('counts what it grants, and never grants past the window', () => {
+    const s = known(100);
+    const r = take(s, { lease: lease(1, 'interactive'), held: 0, want: 1 }, world());
+    expect(r).toMatchObject({ granted: 1, left: 99, probe: false });
+    expect(s.used).toBe(1);
+    s.used = 99;
+    expect(take(s, { lease: lease(1, 'interactive'), held: 0, want: 5 }, world()).granted).toBe(1);
+    expect(take(s, { lease: lease(1, 'interactive'), held: 0, want: 5 }, world())).toMatchObject({ granted: 0, why: 'window' });
+  });
+
+  it('keeps a reserve for interactive commands that bulk runs cannot take', () => {
+    const s = known(600);
+    s.used = 600 - reserveOf(600);
+    expect(take(s, { lease: lease(1), held: 0, want: 3 }, world())).toMatchObject({ granted: 0, why: 'window' });
+    expect(take(s, { lease: lease(2, 'interactive'), held: 0, want: 1 }, world()).granted).toBe(1);
+  });
+
+  it('shares what bulk runs have left fairly, by priority, each under its cap', () => {
+    const s = known(1000);
+    take(s, { lease: lease(1), held: 0, want: 0 }, world());
+    take(s, { lease: lease(2, 'bulk', { priority: 'high' }), held: 0, want: 0 }, world());
+    take(s, { lease: lease(3, 'bulk', { cap: { percent: 10 } }), held: 0, want: 0 }, world());
+    for (const l of s.leases) l.wantAt = T0;
+    const shares = new Map([...fairShares(s, T0)].map(([l, n]) => [l.pid, n]));
+    // 980 to share (20 reserved): the capped run gets its 100, the rest 1:2 between normal and high.
+    expect(shares.get(3)).toBe(100);
+    expect(shares.get(1)).toBe(294);
+    expect(shares.get(2)).toBe(587);
+    // A run at its share waits ('share'); a capped one at its cap is told so.
+    s.leases.find((l) => l.pid === 1)!.taken = 294;
+    s.used = 294;
+    expect(take(s, { lease: lease(1), held: 0, want: 5 }, world())).toMatchObject({ granted: 0, why: 'share' });
+    s.leases.find((l) => l.pid === 3)!.taken = 100;
+    s.used += 100;
+    expect(take(s, { lease: lease(3, 'bulk', { cap: { percent: 10 } }), held: 0, want: 5 }, world())).toMatchObject({
+      granted: 0,
+      why: 'cap',
+      cap: 100,
+    });
+  });
+
+  it('drops the lease of a dead pid and returns what it held unsent', () => {
+    const s = known(100);
+    take(s, { lease: lease(7), held: 0, want: 10 }, world());
+    expect(s.used).toBe(10);
+    // pid 7 sent 4 of its 10 (it said so at its last step), then died.
+    take(s, { lease: lease(7), held: 6, want: 0 }, world());
+    take(
+      s,
+      { lease: lease(8), held: 0, want: 0 },
+      world(T0 + 10, (pid) => pid !== 7),
+    );
+    expect(s.leases.map((l) => l.pid)).toEqual([8]);
+    expect(s.used).toBe(4);
+  });
+
+  it('drops a lease whose heartbeat is older than STALE_MS (another host, a hung process)', () => {
+    const s = known(100);
+    take(s, { lease: { ...lease(7), host: 'elsewhere' }, held: 0, want: 5 }, world());
+    take(s, { lease: lease(8), held: 0, want: 0 }, world(T0 + STALE_MS - 1));
+    expect(s.leases).toHaveLength(2);
+    take(s, { lease: lease(8), held: 0, want: 0 }, world(T0 + STALE_MS + 1));
+    expect(s.leases.map((l) => l.pid)).toEqual([8]);
+    expect(s.used).toBe(0);
+  });
+
+  it("believes the server: its higher count, its new window, over the ledger's clock", () => {
+    const s = known(100);
+    take(s, { lease: lease(1), held: 0, want: 5 }, world());
+    // Another machine spent 50 meanwhile.
+    take(s, { lease: lease(1), held: 0, want: 0, reading: { limit: 100, remaining: 45, resetAt: T0 + 3600_000, status: 200 } }, world());
+    expect(s.used).toBe(55);
+    // The server started a new window before our clock said so: its count replaces ours.
+    take(s, { lease: lease(1), held: 0, want: 0, reading: { limit: 100, remaining: 98, resetAt: T0 + 7200_000, status: 200 } }, world());
+    expect(s).toMatchObject({ used: 2, resetAt: T0 + 7200_000 });
+    // A late answer of the old window changes nothing.
+    take(s, { lease: lease(1), held: 0, want: 0, reading: { limit: 100, remaining: 10, resetAt: T0 + 3600_000, status: 200 } }, world());
+    expect(s.used).toBe(2);
+  });
+
+  it('rolls the window over at its reset, then probes one request at a time until a reading confirms it', () => {
+    const s = known(100);
+    s.used = 100;
+    const later = world(T0 + 3600_000 + 1000);
+    expect(take(s, { lease: lease(1), held: 0, want: 5 }, later)).toMatchObject({ granted: 1, probe: true });
+    const r = take(
+      s,
+      { lease: lease(1), held: 0, want: 5, reading: { limit: 100, remaining: 99, resetAt: T0 + 7200_000, status: 200 } },
+      later,
+    );
+    expect(r).toMatchObject({ granted: 5, probe: false });
+  });
+});
+
+describe('the ledger file', () => {
+  it('is owner-only, one per user and base URL, and survives many processes taking at once', async () => {
+    const dir = tempDir();
+    const file = ledgerFile(dir, 'token:abc', 'http://x/api/v2');
+    expect(ledgerFile(dir, 'token:abc', 'http://x/api/v2/')).toBe(file);
+    expect(ledgerFile(dir, 'token:def', 'http://x/api/v2')).not.toBe(file);
+    const ledgers = Array.from({ length: 8 }, () => new FileLedger(file));
+    // Eight ledgers (as eight processes would) taking concurrently: never more than the limit.
+    // (Leases of other hosts: their pids are not looked up here, only their heartbeats.)
+    await ledgers[0]!.report({
+      lease: lease(1),
+      held: 0,
+      reading: { limit: 50, remaining: 50, resetAt: Date.now() + 60_000, status: 200 },
+    });
+    const grants = await Promise.all(
+      ledgers.flatMap((l, i) =>
+        Array.from({ length: 5 }, () => l.take({ lease: { ...lease(100 + i, 'interactive'), host: `host-${i}` }, held: 0, want: 2 })),
+      ),
+    );
+    expect(grants.reduce((n, g) => n + g.granted, 0)).toBe(50);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+  });
+
+  it.each([
+    ['not JSON', 'garbage\n', /is not a ledger \(not JSON\)/],
+    ['from a newer svc', JSON.stringify({ version: 9, used: 0, leases: [] }), /written by a newer svc \(ledger version 9\)/],
+    ['with a lease it cannot read', JSON.stringify({ version: 1, used: 0, leases: [{ pid: 'x' }] }), /a lease cannot be read/],
+  ])('a ledger %s is refused with the reason, and left as it was', async (_what, text, reason) => {
+    const file = ledgerFile(tempDir(), 'u', 'http://x');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    const err = await new FileLedger(file).take({ lease: lease(1), held: 0, want: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LedgerUnusable);
+    expect((err as Error).message).toMatch(reason);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+  });
+
+  it('refuses a symlink in its place', async () => {
+    const dir = tempDir();
+    const file = ledgerFile(dir, 'u', 'http://x');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'target'), '{}');
+    fs.symlinkSync(path.join(dir, 'target'), file);
+    await expect(new FileLedger(file).take({ lease: lease(1), held: 0, want: 1 })).rejects.toThrow(/a symlink/);
+    expect(fs.readFileSync(path.join(dir, 'target'), 'utf8')).toBe('{}');
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * `svc limits` in every output format (used, left, reset, holders with command, pid and share),
+ * and the bad values of `--budget`, `SVC_BUDGET` and `--priority` (exit 2, one line naming the
+ * fix). In-process against a sandbox with a small limit; another process's lease is written to
+ * the shared ledger the way that process would.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileLedger } from '../../src/budget/file-ledger.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  const s = await sandboxWithEnv({ seed: 20, rateLimit: 200 });
+  sb = s.sb;
+  env = s.env();
+});
+
+afterAll(async () => {
+  await sb?.close();
+});
+
+const svc = (args: string[], extra: Record<string, string> = {}) => svcInProcess(args, { env: { ...env, ...extra } });
+
+describe('svc limits', () => {
+  it('asks the server once when the ledger knows no window, then shows what the hour holds, and who holds what', async () => {
+    const first = await svc(['limits', '-o', 'json']);
+    expect(first.code, first.stderr).toBe(0);
+    const j = JSON.parse(first.stdout);
+    expect(j).toMatchObject({ limit: 200, used: 1, left: 199, holders: [] });
+    expect(Date.parse(j.reset)).toBeGreaterThan(Date.now());
+    const dir = path.join(env.SVC_CONFIG_DIR!, 'data', 'budget');
+    const [name] = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(fs.statSync(path.join(dir, name!)).mode & 0o777).toBe(0o600);
+    // Another svc process (a live pid: the test runner's parent) running a bulk run at 20 %.
+    const other = { pid: process.ppid, host: os.hostname(), command: 'prospects upsert', kind: 'bulk' as const, priority: 'low' as const };
+    const ledger = new FileLedger(path.join(dir, name!));
+    await ledger.take({ lease: { ...other, started: Date.now(), cap: { percent: 20 } }, held: 0, want: 10 });
+    const again = await svc(['limits', '-o', 'json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      limit: 200,
+      used: 11,
+      left: 189,
+      holders: [
+        { pid: process.ppid, command: 'prospects upsert', priority: 'low', taken: 10, held: 10, share: 40, sharePercent: 20, cap: 40 },
+      ],
+    });
+    // No request when the ledger knows the window: the count is the ledger's.
+    const mark = sb.requests.length;
+    const table = await svc(['limits', '-o', 'table']);
+    expect(sb.requests.length).toBe(mark);
+    expect(table.stdout).toMatch(
+      /^limit {3}200 requests an hour at http:\/\/127\.0\.0\.1:\d+\/api\/v2\nused {4}11\nleft {4}189\nreset {3}\d\d:\d\d:\d\d UTC \(in \d+ min\)\n\nPID +COMMAND +PRIORITY +TAKEN +HELD +SHARE\n/,
+    );
+    expect(table.stdout).toContain(`${String(process.ppid).padEnd(8)} prospects upsert low`);
+    expect(table.stdout).toMatch(/ 10 +10 {2}40 \(20%\), budget 40\n$/);
+    const csv = await svc(['limits', '-o', 'csv']);
+    expect(csv.stdout.split('\n')[0]).toBe('limit,used,left,reset,pid,command,kind,priority,taken,held,share,sharePercent,cap');
+    expect(csv.stdout.split('\n')[1]).toMatch(new RegExp(`^200,11,189,[^,]+,${process.ppid},prospects upsert,bulk,low,10,10,40,20,40$`));
+    const nd = await svc(['limits', '-o', 'ndjson']);
+    expect(JSON.parse(nd.stdout.trim())).toMatchObject({ limit: 200, used: 11 });
+    // --refresh asks the server, whose count wins.
+    const refreshed = await svc(['limits', '--refresh', '-o', 'json']);
+    expect(sb.requests.length).toBe(mark + 1);
+    expect(JSON.parse(refreshed.stdout).used).toBeGreaterThanOrEqual(11);
+    await ledger.giveBack({ lease: { ...other, started: Date.now() }, held: 0 });
+  });
+});
+
+describe('bad budget values', () => {
+  it.each([
+    [
+      ['--budget', '20x', 'limits'],
+      {},
+      /^error: --budget 20x: expected a number of requests an hour \(2000\) or a share of the hour's limit \(20%\)\n/,
+    ],
+    [['--budget', '0', 'limits'], {}, /^error: --budget 0: expected a number/],
+    [['--budget', '150%', 'limits'], {}, /^error: --budget 150%: expected a number/],
+    [['limits'], { SVC_BUDGET: 'lots' }, /^error: SVC_BUDGET lots: expected a number/],
+    [['--priority', 'urgent', 'limits'], {}, /^error: --priority urgent: expected low, normal or high\n/],
+    [['limits'], { SVC_PRIORITY: 'top' }, /^error: SVC_PRIORITY top: expected low, normal or high\n/],
+  ])('%j %j: exit 2 with one line', async (args, extra, message) => {
+    const mark = sb.requests.length;
+    const r = await svc(args as string[], extra as Record<string, string>);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/ at .*\.(ts|js):\d+/);
+    expect(r.stdout).toBe('');
+    expect(sb.requests.length).toBe(mark);
+  });
+});
