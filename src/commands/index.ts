@@ -17,6 +17,7 @@ import { registerSql } from './sql/command.js';
 import { registerSync } from './sync/command.js';
 import { registerSettings } from './config/command.js';
 import { registerWebhookCommands } from './webhooks/command.js';
+import { registerEventCommands } from './events/command.js';
 
 /** Registers all commands, resource commands last so that fixed names win. */
 export function registerCommands(program: Command, app: App): void {
@@ -32,5 +33,6 @@ export function registerCommands(program: Command, app: App): void {
   registerReport(program, app);
   registerResourceCommands(program, app);
   registerWebhookCommands(program, app);
+  registerEventCommands(program, app);
   registerCompletion(program, app);
 }
