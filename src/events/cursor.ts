@@ -16,14 +16,18 @@ export interface EventCursor {
   id: string;
   /** Ids handed on whose updatedAt is within the overlap window before `t`, with that time. */
   seen: [id: string, t: number][];
+  /**
+   * Events before this time were never to be handed on (the reader started at a time inside
+   * the window): without it, a continuation would take them for late commits.
+   */
+  floor?: number;
 }
 
 const PREFIX = 'c1.';
 
 /** The cursor as one word. Times of seen ids are stored as offsets back from `t` (short). */
 export function encodeCursor(c: EventCursor): string {
-  const body = { t: c.t, id: c.id, s: c.seen.map(([id, t]) => [id, c.t - t]) };
-  return PREFIX + Buffer.from(JSON.stringify(body)).toString('base64url');
+  return PREFIX + Buffer.from(JSON.stringify(cursorToJson(c))).toString('base64url');
 }
 
 /** Reads a cursor word back; undefined when it is not one (the caller says how to get one). */
@@ -41,19 +45,20 @@ export function decodeCursor(text: string): EventCursor | undefined {
 /** A cursor from its JSON form (a cursor word's body, or a cursor file's member); undefined when malformed. */
 export function cursorFromJson(body: unknown): EventCursor | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { t, id, s } = body as { t?: unknown; id?: unknown; s?: unknown };
+  const { t, id, s, f } = body as { t?: unknown; id?: unknown; s?: unknown; f?: unknown };
+  if (f !== undefined && (typeof f !== 'number' || !Number.isFinite(f))) return undefined;
   if (typeof t !== 'number' || !Number.isFinite(t) || typeof id !== 'string' || !/^\d+$/.test(id) || !Array.isArray(s)) return undefined;
   const seen: [string, number][] = [];
   for (const e of s) {
     if (!Array.isArray(e) || typeof e[0] !== 'string' || !/^\d+$/.test(e[0]) || typeof e[1] !== 'number') return undefined;
     seen.push([e[0], t - e[1]]);
   }
-  return { t, id, seen };
+  return { t, id, seen, ...(typeof f === 'number' ? { floor: t - f } : {}) };
 }
 
 /** The JSON form of a cursor (what a cursor file keeps). */
-export function cursorToJson(c: EventCursor): { t: number; id: string; s: [string, number][] } {
-  return { t: c.t, id: c.id, s: c.seen.map(([id, t]) => [id, c.t - t]) };
+export function cursorToJson(c: EventCursor): { t: number; id: string; s: [string, number][]; f?: number } {
+  return { t: c.t, id: c.id, s: c.seen.map(([id, t]) => [id, c.t - t]), ...(c.floor !== undefined ? { f: c.t - c.floor } : {}) };
 }
 
 /** Orders two keyset positions: by time, then by id as a number (ids past 2^53 stay exact). */
@@ -72,11 +77,16 @@ export function compareKeys(a: { t: number; id: string }, b: { t: number; id: st
 export class CursorState {
   private last: { t: number; id: string } | undefined;
   private readonly seen = new Map<string, number>();
+  /** Events before this are not to be handed on (see {@link EventCursor.floor}). */
+  private readonly floor: number;
 
+  /** @param floor a reader that starts at a time: nothing before it */
   constructor(
     readonly overlapMs: number,
     start?: EventCursor,
+    floor?: number,
   ) {
+    this.floor = start?.floor ?? floor ?? Number.NEGATIVE_INFINITY;
     if (start) {
       this.last = { t: start.t, id: start.id };
       for (const [id, t] of start.seen) this.seen.set(id, t);
@@ -90,7 +100,7 @@ export class CursorState {
 
   /** True when an event at `t` is before the window of this position (handed on, or too late to tell). */
   beforeWindow(t: number): boolean {
-    return this.last !== undefined && t < this.last.t - this.overlapMs;
+    return t < this.floor || (this.last !== undefined && t < this.last.t - this.overlapMs);
   }
 
   /** Records an event handed on. */
@@ -115,6 +125,7 @@ export class CursorState {
   cursor(): EventCursor | undefined {
     if (!this.last) return undefined;
     const floor = this.last.t - this.overlapMs;
-    return { t: this.last.t, id: this.last.id, seen: [...this.seen].filter(([, t]) => t >= floor) };
+    const seen = [...this.seen].filter(([, t]) => t >= floor);
+    return { t: this.last.t, id: this.last.id, seen, ...(this.floor > floor ? { floor: this.floor } : {}) };
   }
 }

@@ -48,8 +48,6 @@ export class EventFollower {
   /** What was read and handed on. */
   readonly state: CursorState;
   private from: number;
-  /** Events before this are not handed on (a start at a time; -Infinity from a cursor). */
-  private readonly startFrom: number;
   /** Requests sent (each page is one). */
   requests = 0;
 
@@ -60,12 +58,10 @@ export class EventFollower {
     const overlap = opts.overlapMs ?? DEFAULT_OVERLAP_MS;
     if ('cursor' in opts.start) {
       this.state = new CursorState(overlap, opts.start.cursor);
-      this.from = opts.start.cursor.t - overlap;
-      this.startFrom = Number.NEGATIVE_INFINITY;
+      this.from = Math.max(opts.start.cursor.t - overlap, opts.start.cursor.floor ?? Number.NEGATIVE_INFINITY);
     } else {
-      this.state = new CursorState(overlap);
+      this.state = new CursorState(overlap, undefined, opts.start.from);
       this.from = opts.start.from;
-      this.startFrom = opts.start.from;
     }
   }
 
@@ -111,7 +107,7 @@ export class EventFollower {
         const id = String(record.id);
         const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
         if (!Number.isFinite(t) || !/^\d+$/.test(id)) continue;
-        if (t < this.startFrom || (this.opts.until !== undefined && t > this.opts.until)) continue;
+        if (this.opts.until !== undefined && t > this.opts.until) continue;
         // Handed on already, or before the window of a cursor given at start.
         if (this.state.has(id) || this.state.beforeWindow(t)) continue;
         this.state.mark({ t, id });
