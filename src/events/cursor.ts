@@ -121,9 +121,11 @@ export class CursorState {
     return this.last ? this.last.t - this.overlapMs : undefined;
   }
 
-  /** The cursor word's content; undefined before any event. */
+  /** The cursor word's content; undefined before any event when the start was no time. */
   cursor(): EventCursor | undefined {
-    if (!this.last) return undefined;
+    // Nothing handed on yet: where the reader started is still a position (a listener killed
+    // before its first delivery must not start again at "now").
+    if (!this.last) return Number.isFinite(this.floor) ? { t: this.floor, id: '0', seen: [], floor: this.floor } : undefined;
     const floor = this.last.t - this.overlapMs;
     const seen = [...this.seen].filter(([, t]) => t >= floor);
     return { t: this.last.t, id: this.last.id, seen, ...(this.floor > floor ? { floor: this.floor } : {}) };
