@@ -34,7 +34,7 @@ Examples:
   $ svc events tail --follow
   $ svc events tail --follow --name 'prospect_*' -o ndjson > events.ndjson
   $ svc events tail --since 2h --name task_completed
-  $ svc events tail --follow --since-cursor c1.eyJ0Ijo…
+  $ svc events tail --follow --since-cursor "$CURSOR"
 `,
     )
     .action(async (opts, cmd: Command) => {
@@ -64,7 +64,7 @@ growing pause; after 6 attempts the replay stops and says where to resume (exit 
 
 Examples:
   $ svc events replay --since 2h --to http://localhost:3000/hooks --plan
-  $ svc events replay --since 2026-11-28T09:00:00Z --until 2026-11-28T10:00:00Z --to https://hooks.example.com/in --secret "$SECRET"
+  $ svc events replay --since 3h --until 2h --to https://hooks.example.com/in --secret "$SECRET"
 `,
     )
     .action(async (opts, cmd: Command) => {
