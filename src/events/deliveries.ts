@@ -12,10 +12,10 @@ import { SIGNATURE_HEADER, signBody } from '../webhooks/signature.js';
 import { webhookEventName } from './names.js';
 
 /** The header that names the event a delivery comes from. */
-export const EVENT_ID_HEADER = 'Svc-Event-Id';
+const EVENT_ID_HEADER = 'Svc-Event-Id';
 
 /** One delivery ready to send. */
-export interface RebuiltDelivery {
+interface RebuiltDelivery {
   eventId: string;
   /** `prospect.updated`. */
   eventName: string;
@@ -62,7 +62,7 @@ export function rebuildDelivery(
 }
 
 /** Options of {@link sendUntilTaken}. */
-export interface SendOptions {
+interface SendOptions {
   sleep: (ms: number) => Promise<void>;
   /** True once the run is stopping (Ctrl-C): no further attempt. */
   stopped: () => boolean;
@@ -76,7 +76,7 @@ export interface SendOptions {
 }
 
 /** True when the receiver took the delivery: a 2xx answer. */
-export function taken(r: ForwardResult): boolean {
+function taken(r: ForwardResult): boolean {
   return 'status' in r && r.status >= 200 && r.status < 300;
 }
 

@@ -17,7 +17,7 @@ import { apiTime } from './since.js';
 export const DEFAULT_OVERLAP_MS = 10_000;
 
 /** Options of {@link EventFollower}. */
-export interface FollowOptions {
+interface FollowOptions {
   /** Filters of the user (names, prospect); the follower adds its `updatedAt` bound. */
   filters: Filter[];
   /** Where to start: a cursor (continue exactly there), or a time (every event at or after it). */

@@ -16,7 +16,7 @@ const BURST = 5;
 const IDLE_FACTOR = 4;
 
 /** `--every`: a share of the hourly budget, or an interval. */
-export type PollEvery = { share: number } | { intervalMs: number };
+type PollEvery = { share: number } | { intervalMs: number };
 
 /** Parses `--every 2%` / `--every 30s` / `--every 500ms` / `--every 1m`. */
 export function parseEvery(value: string): PollEvery {

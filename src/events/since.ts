@@ -11,7 +11,7 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 const FUTURE_SLACK_MS = 5000;
 
 /** What is wrong with a time, for the caller's usage error. */
-export type TimeProblem = { problem: string };
+type TimeProblem = { problem: string };
 
 /**
  * Reads a time flag into epoch milliseconds.

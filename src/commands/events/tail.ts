@@ -21,7 +21,7 @@ import { eventFilters, pacedClient, timeFlag } from './event-query.js';
 import { eventLine } from './tail-view.js';
 
 /** Options of `events tail`. */
-export interface TailFlags {
+interface TailFlags {
   follow?: boolean;
   name?: string[];
   prospect?: string;

@@ -24,7 +24,7 @@ import { checkSecretAgainstWebhooks } from '../events/secret-check.js';
 import { defaultCursorFile, readCursorFile, writeCursorFile, type CursorOwner } from './cursor-file.js';
 
 /** What the catch-up relay needs from `listen`. */
-export interface CatchUpPlan {
+interface CatchUpPlan {
   forwardTo: URL;
   secret?: string;
   payloadVersion: 1 | 2;
