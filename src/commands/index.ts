@@ -20,6 +20,7 @@ import { registerSync } from './sync/command.js';
 import { registerLimits } from './limits/command.js';
 import { registerSettings } from './config/command.js';
 import { registerWebhookCommands } from './webhooks/command.js';
+import { registerEventCommands } from './events/command.js';
 
 /** Registers all commands, resource commands last so that fixed names win. */
 export function registerCommands(program: Command, app: App): void {
@@ -38,5 +39,6 @@ export function registerCommands(program: Command, app: App): void {
   registerRuns(program, app);
   registerResourceCommands(program, app);
   registerWebhookCommands(program, app);
+  registerEventCommands(program, app);
   registerCompletion(program, app);
 }

@@ -40,7 +40,19 @@ export function registerWebhookCommands(program: Command, app: App): void {
     .option('--register', 'create webhooks pointing here for the run, remove them on exit')
     .option('--public-url <url>', 'with --register against a real service: the HTTPS address that reaches this listener')
     .option('--events <list>', 'resource.action,... to register (default *.*) and to print; a bare resource means all its actions')
-    .option('--payload-version <n>', 'payload version of registered webhooks (1 or 2; 2 adds old values)', '2')
+    .option('--payload-version <n>', 'payload version of registered webhooks and of --catch-up deliveries (1 or 2; 2 adds old values)', '2')
+    .option(
+      '--catch-up',
+      'with --forward-to: feed the receiver from the events resource, first what it missed since its cursor, then each event once, in order',
+    )
+    .option(
+      '--cursor-file <file>',
+      'with --catch-up: where the cursor is kept (default: one per profile, API and receiver in the data directory)',
+    )
+    .option(
+      '--every <share|interval>',
+      'with --catch-up: poll within this share of the hourly request budget (2%) or at most this often (30s)',
+    )
     .addHelpText(
       'after',
       `
@@ -48,10 +60,16 @@ Prints one block per delivery (event, record, attributes; old → new with paylo
 or one JSON object per line with -o ndjson (or -o json), or the raw bodies with -o raw.
 Warnings about refused deliveries go to stderr. Stop with Ctrl-C.
 
+With --catch-up, what the receiver gets comes from the events resource: on start what happened
+since the cursor, then new events as they come (a live delivery makes it poll at once), each
+with its id in Svc-Event-Id. One the receiver does not take (not 2xx, no answer in 5 s) is sent
+again after growing pauses; the cursor does not pass it.
+
 Examples:
   $ svc --sandbox webhooks listen --register --events prospect.created,prospect.updated
   $ svc webhooks listen --secret "$SECRET" --forward-to http://localhost:3000/hooks
   $ svc webhooks listen --register --public-url https://abc.tunnel.example --events task.completed
+  $ svc webhooks listen --forward-to http://localhost:3000/hooks --catch-up --secret "$SECRET"
 `,
     )
     .action(async (opts, cmd: Command) => {

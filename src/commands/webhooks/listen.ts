@@ -16,6 +16,7 @@ import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } f
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
 import { parsePort } from '../../runtime/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
+import type { CatchUp } from './catch-up.js';
 
 /** Options of `listen`. */
 interface ListenFlags {
@@ -26,6 +27,9 @@ interface ListenFlags {
   publicUrl?: string;
   events?: string;
   payloadVersion?: string;
+  catchUp?: boolean;
+  cursorFile?: string;
+  every?: string;
 }
 
 interface Plan {
@@ -36,6 +40,8 @@ interface Plan {
   /** Print only deliveries matching --events. */
   filter: boolean;
   register?: { publicUrl?: URL; payloadVersion: 1 | 2; baseUrl: string };
+  /** `--catch-up`: the receiver is fed from the events resource (catch-up.ts). */
+  catchUp?: { payloadVersion: 1 | 2; cursorFile?: string; every?: string };
 }
 
 /** Checks every flag before anything listens or is sent. */
@@ -76,6 +82,16 @@ async function plan(ctx: Context, flags: ListenFlags): Promise<Plan> {
     // A generated secret keeps every registered delivery signed; it is never printed.
     p.secret ??= randomBytes(32).toString('hex');
     p.register = { payloadVersion, baseUrl, ...(publicUrl ? { publicUrl } : {}) };
+  }
+  if (flags.catchUp) {
+    if (!p.forwardTo) throw new UsageError('--catch-up needs --forward-to URL: it delivers what was missed to that receiver');
+    p.catchUp = {
+      payloadVersion: parsePayloadVersion(flags.payloadVersion ?? '2'),
+      ...(flags.cursorFile !== undefined ? { cursorFile: flags.cursorFile } : {}),
+      ...(flags.every !== undefined ? { every: flags.every } : {}),
+    };
+  } else if (flags.cursorFile !== undefined || flags.every !== undefined) {
+    throw new UsageError(`${flags.cursorFile !== undefined ? '--cursor-file' : '--every'} only makes sense with --catch-up`);
   }
   if (p.secret) ctx.addSecret(p.secret);
   return p;
@@ -174,6 +190,7 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
   // Deliveries are printed one after another, in arrival order, even while forwards are slow.
   let queue: Promise<void> = Promise.resolve();
   let listener: Listener;
+  let catchUp: CatchUp | undefined;
   try {
     listener = await startListener({
       port: p.port,
@@ -197,6 +214,12 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
         const event = parseDelivery(d.raw)?.eventName ?? '';
         if (p.filter && !eventMatches(p.selectors, event)) {
           ctx.trace(`ignored ${event || 'a delivery'} (not in --events)`);
+          return;
+        }
+        if (p.catchUp) {
+          // The relay forwards this event from the events resource, in order and once.
+          ctx.trace(`live ${event || 'delivery'}: polling events now`);
+          catchUp?.wake();
           return;
         }
         const forwarding = p.forwardTo ? forwardDelivery(p.forwardTo, d.raw, d.headers) : Promise.resolve(undefined);
@@ -224,15 +247,31 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
         ctx.info(`registered webhook ${hook.id} for ${s.resource}.${s.action} → ${url} (payload v${p.register.payloadVersion}, signed)`);
       }
     }
+    if (p.catchUp && p.forwardTo) {
+      const forwardTo = p.forwardTo;
+      const { startCatchUp } = await import('./catch-up.js');
+      const hookUrls = [listener.url, ...(p.register?.publicUrl ? [p.register.publicUrl.toString()] : [])];
+      catchUp = await startCatchUp(
+        ctx,
+        { ...p.catchUp, forwardTo, selectors: p.selectors, hookUrls, ...(p.secret !== undefined ? { secret: p.secret } : {}) },
+        (raw, r) => {
+          const d: ReceivedDelivery = { raw, headers: {}, path: forwardTo.pathname, signature: 'unchecked', status: 200 };
+          queue = queue.then(() => printDelivery(ctx, d, ctx.clock.now(), r, forwardTo)).catch((err: Error) => ctx.warn(err.message));
+          return queue;
+        },
+      );
+    }
     if (!p.secret)
       ctx.warn(
         'no --secret: signatures are not checked, and only requests addressed to 127.0.0.1 or localhost are taken (a tunnel needs --secret)',
       );
     const forward = p.forwardTo ? `, forwarding to ${p.forwardTo}` : '';
     ctx.info(`Ready: listening on ${listener.url}${forward} (Ctrl-C to stop)`);
-    const how = await stop.stopped;
+    const how = await Promise.race([stop.stopped, ...(catchUp ? [catchUp.done.then(() => 'relay' as const)] : [])]);
     ctx.trace(`stopping (${how})`);
   } finally {
+    catchUp?.stop();
+    await catchUp?.done.catch(() => {});
     await listener.close();
     await queue;
     if (p.register && registered.length) await removeAll(ctx, registered, p.register.baseUrl);

@@ -50,8 +50,8 @@ function attributes(rt: ResourceType, rec: Rec, names: Iterable<string>): Record
   return out;
 }
 
-/** The delivery body of a change for one payload version. */
-function payload(c: Change, version: number, deliveredAt: string): Record<string, unknown> | undefined {
+/** The delivery body of a change for one payload version (also what an `event` records of it: rules/events.ts). */
+export function payload(c: Change, version: number, deliveredAt: string): Record<string, unknown> | undefined {
   const rt = resourceByType(c.type);
   if (!rt) return undefined;
   const data: Record<string, unknown> = { type: c.type, id: c.id };

@@ -1,0 +1,50 @@
+/**
+ * What `events tail` and `events replay` share: the filters of `--name` and `--prospect`, the
+ * times of `--since` and `--until`, and the API client whose rate-limit headers pace the polls.
+ */
+import type { Filter } from '../../api/filter.js';
+import type { ApiClient } from '../../api/client.js';
+import { UsageError } from '../../errors.js';
+import { expandNameGlobs } from '../../events/names.js';
+import type { PollPacer } from '../../events/pace.js';
+import { parseTimeFlag } from '../../events/since.js';
+import type { Context } from '../../runtime/context.js';
+import { parseId } from '../../runtime/option-parsers.js';
+
+/** The server-side filters of `--name GLOB…` and `--prospect ID`. */
+export function eventFilters(names: readonly string[] | undefined, prospect: string | undefined): Filter[] {
+  const filters: Filter[] = [];
+  if (names?.length) {
+    const r = expandNameGlobs(names);
+    if ('problem' in r) throw new UsageError(r.problem);
+    filters.push({ path: ['name'], kind: 'list', values: r.names, escaped: false });
+  }
+  if (prospect !== undefined) {
+    let id: string;
+    try {
+      id = parseId(prospect);
+    } catch {
+      throw new UsageError(`--prospect ${prospect}: expected a prospect id (a positive integer)`);
+    }
+    filters.push({ path: ['prospect', 'id'], kind: 'eq', values: [id], escaped: false });
+  }
+  return filters;
+}
+
+/** A time flag as epoch ms; a usage error (exit 2) when unparsable or in the future. */
+export function timeFlag(ctx: Context, value: string, flag: string): number {
+  const r = parseTimeFlag(value, flag, ctx.clock.now());
+  if (typeof r !== 'number') throw new UsageError(r.problem);
+  return r;
+}
+
+/** An API client of the command's connection that tells the pacer the server's stated limit. */
+export async function pacedClient(ctx: Context, pacer: PollPacer | undefined): Promise<ApiClient> {
+  const conn = await ctx.connection();
+  const client = await ctx.newApiClient(conn, {
+    now: () => ctx.clock.now(),
+    ...(pacer ? { onRateLimit: (info) => pacer.observe(info.limit) } : {}),
+  });
+  ctx.onClose(() => client.close());
+  return client;
+}

@@ -1,0 +1,181 @@
+/**
+ * `svc webhooks listen --forward-to URL --catch-up` (spawned bin/svc against an in-process
+ * sandbox, an in-process receiver): a receiver down (500) while changes happen gets every one of
+ * them once it is back, in order, the cursor never passing one it did not take; a listener killed
+ * with kill -9 and started again delivers the rest; a cursor file of another API is refused.
+ *
+ * Size: SVC_EVENTS_CHANGES changes (default 60). At the issue's size, SVC_EVENTS_CHANGES=1000
+ * (run 2026-11-28 on 2 shared cores): see the figures printed by the test.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifySignature } from '../../src/webhooks/signature.js';
+import { tempDir } from '../helpers/run-svc.js';
+import { start, type Client } from '../helpers/sandbox.js';
+import { eventually, indexEvents, isoSecond, startReceiver, watch, writes, type Receiver } from './helpers.js';
+
+const CHANGES = Number(process.env.SVC_EVENTS_CHANGES ?? 60);
+const SECRET = 'catch-up-secret';
+
+let c: Client;
+let env: Record<string, string>;
+let rx: Receiver;
+
+beforeAll(async () => {
+  c = await start({ seed: 5, rateLimit: 1_000_000 });
+  env = { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token };
+  rx = await startReceiver();
+});
+afterAll(async () => {
+  await rx.close();
+  await c.sb.close();
+});
+
+function listen(cursorFile: string) {
+  return watch(
+    [
+      'webhooks',
+      'listen',
+      '--port',
+      '0',
+      '--forward-to',
+      rx.url,
+      '--catch-up',
+      '--cursor-file',
+      cursorFile,
+      '--every',
+      '10%',
+      '--secret',
+      SECRET,
+      '-o',
+      'ndjson',
+    ],
+    env,
+  );
+}
+
+/** What reached the receiver and was taken, checked against the index: each once, in order, signed. */
+function checkDelivered(expected: { id: string; name: string }[]) {
+  const taken = rx.got.filter((g) => g.status === 200);
+  const ids = taken.map((g) => String(g.headers['svc-event-id']));
+  const distinct = [...new Set(ids)];
+  expect(distinct).toEqual(expected.map((e) => e.id));
+  for (const g of taken) {
+    expect(verifySignature(SECRET, g.body, g.headers['service-webhook-signature'])).toBe(true);
+    const body = JSON.parse(g.body);
+    const e = expected.find((x) => x.id === String(g.headers['svc-event-id']))!;
+    expect(body.meta.eventName).toBe(e.name.replace('_', '.'));
+  }
+  return { taken: ids.length, distinct: distinct.length, duplicates: ids.length - distinct.length };
+}
+
+describe('webhooks listen --catch-up', () => {
+  it(`delivers ${CHANGES} changes made while the receiver was down, once each, in order, after it is back`, async () => {
+    rx.got.length = 0;
+    const dir = tempDir();
+    const cursorFile = path.join(dir, 'cursor.json');
+    const since = isoSecond(Date.now());
+    const l = listen(cursorFile);
+    await l.until((o) => o.stderr.includes('Ready: listening'));
+    rx.mode = 'down';
+    await writes(c, CHANGES);
+    const expected = await indexEvents(c, since);
+    expect(expected).toHaveLength(CHANGES);
+    // Refused while down: the first event is tried again and again, nothing after it is sent.
+    await eventually(() => rx.got.length >= 3, 'retries while down');
+    expect(new Set(rx.got.map((g) => g.headers['svc-event-id'])).size).toBe(1);
+    const before = JSON.parse(fs.readFileSync(cursorFile, 'utf8'));
+    expect(fs.statSync(cursorFile).mode & 0o777).toBe(0o600);
+    rx.mode = 'take';
+    await eventually(() => new Set(rx.takenIds()).size >= CHANGES, `${CHANGES} taken`, 300_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const figures = checkDelivered(expected);
+    expect(figures.duplicates).toBe(0);
+    // The cursor moved past the last one only once it was taken.
+    const after = JSON.parse(fs.readFileSync(cursorFile, 'utf8'));
+    expect(after.cursor.id).toBe(expected.at(-1)!.id);
+    expect(before.cursor.id).not.toBe(expected[0]!.id);
+    l.child.kill('SIGINT');
+    expect((await l.exited).code, l.out.stderr).toBe(0);
+    console.log(`receiver down: ${figures.distinct} of ${CHANGES} delivered, ${figures.duplicates} duplicates, in order`);
+  }, 600_000);
+
+  it('after kill -9 and a restart, delivers the rest: each event taken, in order, at most the one in flight again', async () => {
+    rx.got.length = 0;
+    rx.mode = 'take';
+    const cursorFile = path.join(tempDir(), 'cursor.json');
+    const since = isoSecond(Date.now());
+    let l = listen(cursorFile);
+    await l.until((o) => o.stderr.includes('Ready: listening'));
+    const writing = writes(c, CHANGES, 2);
+    await eventually(() => rx.takenIds().length >= Math.floor(CHANGES / 3), 'a third delivered');
+    l.child.kill('SIGKILL');
+    await l.exited;
+    const atKill = rx.takenIds().length;
+    await writing;
+    l = listen(cursorFile);
+    await l.until((o) => o.stderr.includes('catching up from'));
+    const expected = await indexEvents(c, since);
+    expect(expected).toHaveLength(CHANGES);
+    await eventually(() => new Set(rx.takenIds()).size >= CHANGES, `${CHANGES} taken after the restart`, 300_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const figures = checkDelivered(expected);
+    expect(figures.duplicates).toBeLessThanOrEqual(1);
+    l.child.kill('SIGINT');
+    expect((await l.exited).code, l.out.stderr).toBe(0);
+    console.log(
+      `kill -9 after ${atKill} taken, restart: ${figures.distinct} of ${CHANGES} delivered in order, ${figures.duplicates} sent twice (dropped by Svc-Event-Id)`,
+    );
+  }, 600_000);
+
+  it('retries a receiver that does not answer within 5 s, and holds the cursor', async () => {
+    rx.got.length = 0;
+    const cursorFile = path.join(tempDir(), 'cursor.json');
+    const l = listen(cursorFile);
+    await l.until((o) => o.stderr.includes('Ready: listening'));
+    rx.mode = 'hang';
+    const since = isoSecond(Date.now());
+    await writes(c, 2, 1);
+    const expected = await indexEvents(c, since);
+    await l.until((o) => /no answer within 5000 ms/.test(o.stderr), 15_000);
+    rx.mode = 'take';
+    await eventually(() => new Set(rx.takenIds()).size >= 2, 'both taken', 30_000);
+    expect([...new Set(rx.takenIds())]).toEqual(expected.map((e) => e.id));
+    l.child.kill('SIGINT');
+    await l.exited;
+  }, 60_000);
+
+  it('refuses a cursor file of another API, a world-writable one, and --catch-up without --forward-to (exit 2, nothing sent)', async () => {
+    rx.got.length = 0;
+    const dir = tempDir();
+    const foreign = path.join(dir, 'foreign.json');
+    fs.writeFileSync(
+      foreign,
+      JSON.stringify({
+        kind: 'svc-listen-cursor',
+        profile: 'default',
+        api: 'https://api.other.example/api/v2',
+        forwardTo: rx.url,
+        cursor: { t: 1, id: '1', s: [] },
+      }),
+      { mode: 0o600 },
+    );
+    let l = listen(foreign);
+    let end = await l.exited;
+    expect(end.code, l.out.stderr).toBe(2);
+    expect(l.out.stderr).toMatch(/belongs to api "https:\/\/api\.other\.example\/api\/v2"/);
+    const loose = path.join(dir, 'loose.json');
+    fs.writeFileSync(loose, '{}');
+    fs.chmodSync(loose, 0o666);
+    l = listen(loose);
+    end = await l.exited;
+    expect(end.code).toBe(2);
+    expect(l.out.stderr).toMatch(/others may write it/);
+    l = watch(['webhooks', 'listen', '--port', '0', '--catch-up'], env);
+    end = await l.exited;
+    expect(end.code).toBe(2);
+    expect(l.out.stderr).toMatch(/--catch-up needs --forward-to/);
+    expect(rx.got).toHaveLength(0);
+  });
+});
