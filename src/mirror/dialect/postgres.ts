@@ -107,7 +107,10 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
     } else {
       await q('BEGIN');
       await q('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key('setup')]);
-      await q(`CREATE SCHEMA IF NOT EXISTS ${quoteId(opts.schema)}`);
+      // Made only when missing: CREATE SCHEMA checks the right to create schemas first, which
+      // a role given only a schema of its own does not need.
+      const has = await q('SELECT 1 FROM pg_namespace WHERE nspname = ?', [opts.schema]);
+      if (has.rows.length === 0) await q(`CREATE SCHEMA ${quoteId(opts.schema)}`);
       await q('COMMIT');
     }
     await q(`SET ${opts.readOnly ? 'LOCAL ' : ''}search_path TO ${quoteId(opts.schema)}`);
@@ -305,7 +308,7 @@ function pgError(err: unknown, where: string, schema: string, secrets: readonly 
   if (code === '3D000') return new UsageError(`cannot open ${where}: ${msg}`).hint('create the database, or name another in the URL');
   if (code === '42501') {
     return new UsageError(`cannot write the schema ${schema} at ${where}: ${msg}`).hint(
-      'the schema belongs to another role: choose another --schema, or have its owner grant you USAGE and CREATE on it',
+      'choose a schema of your own with --schema, or have the owner of the schema (or of the database) grant you USAGE and CREATE on it',
     );
   }
   if (
