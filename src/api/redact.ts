@@ -16,6 +16,9 @@ const SECRET_JSON_KEYS =
  */
 const BEARER = /(Bearer\s+)(?!\*\*\*(?:[\s;,.)\]}]|$))(?:[^\s"\\]|\\.)+/gi;
 
+/** The password of a URL's user part (`postgres://user:secret@host`): up to the `@`. */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)(?!\*\*\*@)[^\s@/]+@/gi;
+
 /** Known secrets shorter than this are not searched for (they would match ordinary words). */
 const MIN_SECRET_LENGTH = 6;
 
@@ -47,5 +50,5 @@ export function redactText(text: string, extraSecrets: readonly string[] = []): 
   let out = text;
   const known = extraSecrets.filter((s) => s && s.length >= MIN_SECRET_LENGTH).flatMap(spellings);
   for (const s of [...new Set(known)].sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
-  return out.replace(BEARER, '$1***').replace(SECRET_PARAMS, '$1***').replace(SECRET_JSON_KEYS, '$1"***"');
+  return out.replace(BEARER, '$1***').replace(SECRET_PARAMS, '$1***').replace(SECRET_JSON_KEYS, '$1"***"').replace(URL_PASSWORD, '$1***@');
 }

@@ -1,11 +1,13 @@
 /**
- * A mirror opened for reading (`svc sql`, `svc sync --status`): read-only at two levels — the
- * file is opened read-only and `PRAGMA query_only` refuses any statement that would write (an
- * `ATTACH`ed file included) — so a query can never change the mirror.
+ * A mirror opened for reading (`svc sql`, `svc sync --status`). A SQLite file is read-only at two
+ * levels — the file is opened read-only and `PRAGMA query_only` refuses any statement that would
+ * write (an `ATTACH`ed file included); a PostgreSQL schema is read in one `READ ONLY`
+ * transaction (dialect/postgres.ts) — so a query can never change the mirror.
  */
 import fs from 'node:fs';
 import { UsageError } from '../errors.js';
-import { openError } from './store.js';
+import type { MirrorDb } from './dialect/types.js';
+import { openError, openMirrorDb, type MirrorTarget } from './store.js';
 import type { SqlDatabase } from './sqlite.js';
 
 /** One table's line of the status. */
@@ -52,20 +54,38 @@ export async function openMirror(file: string): Promise<SqlDatabase> {
   return db;
 }
 
+/** Opens the mirror at `target` for reading, as a {@link MirrorDb} (either dialect). */
+export async function openReadMirror(target: MirrorTarget): Promise<MirrorDb> {
+  if (target.kind === 'file') {
+    const db = await openMirror(target.file);
+    const { sqliteMirrorDb } = await import('./dialect/sqlite.js');
+    return sqliteMirrorDb(db, target.file);
+  }
+  const db = await openMirrorDb(target, { readOnly: true });
+  if (!(await db.relations()).some((r) => r.name === '_svc_mirror')) {
+    await db.close();
+    throw new UsageError(`no mirror yet in ${db.where}`).hint('run `svc sync --db URL` first (with --schema, the same schema)');
+  }
+  return db;
+}
+
 /** The status of an open mirror. */
-export function mirrorStatus(db: SqlDatabase, file: string): MirrorStatus {
-  const meta = new Map(db.all('SELECT key, value FROM _svc_mirror').map((r) => [String(r.key), String(r.value)]));
-  const tables = db.all('SELECT table_name, type, synced_at, reconciled_at, run_kind FROM _svc_tables ORDER BY table_name').map((r) => ({
-    table: String(r.table_name),
-    type: String(r.type),
-    rows: Number(db.get(`SELECT count(*) AS n FROM "${String(r.table_name).replace(/"/g, '""')}"`)?.n ?? 0),
-    syncedAt: r.synced_at === null ? null : String(r.synced_at),
-    reconciledAt: r.reconciled_at === null ? null : String(r.reconciled_at),
-    unfinished: r.run_kind !== null,
-  }));
+export async function mirrorStatus(db: MirrorDb): Promise<MirrorStatus> {
+  const meta = new Map((await db.all('SELECT key, value FROM _svc_mirror')).map((r) => [String(r.key), String(r.value)]));
+  const tables: TableStatus[] = [];
+  for (const r of await db.all('SELECT table_name, type, synced_at, reconciled_at, run_kind FROM _svc_tables ORDER BY table_name')) {
+    tables.push({
+      table: String(r.table_name),
+      type: String(r.type),
+      rows: Number((await db.get(`SELECT count(*) AS n FROM "${String(r.table_name).replace(/"/g, '""')}"`))?.n ?? 0),
+      syncedAt: r.synced_at === null ? null : String(r.synced_at),
+      reconciledAt: r.reconciled_at === null ? null : String(r.reconciled_at),
+      unfinished: r.run_kind !== null,
+    });
+  }
   return {
-    file,
-    bytes: fs.statSync(file).size,
+    file: db.where,
+    bytes: await db.size(),
     binding: db.binding,
     baseUrl: meta.get('base_url') ?? '',
     orgId: meta.get('org_id') ?? '',

@@ -18,7 +18,7 @@ import { acquireLock } from '../auth/lock.js';
 /** A value SQLite stores and returns. */
 export type SqlValue = number | bigint | string | null | Uint8Array;
 /** Positional (`?`) or named (`:name`) parameters. */
-export type SqlParams = readonly SqlValue[] | Record<string, SqlValue>;
+type SqlParams = readonly SqlValue[] | Record<string, SqlValue>;
 /** One result row, by column name. */
 export type SqlRow = Record<string, SqlValue>;
 

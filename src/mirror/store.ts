@@ -1,5 +1,6 @@
 /**
- * The mirror file: one SQLite database per profile. Beside the types' tables (naming.ts) it holds
+ * The mirror: one SQLite file, or one PostgreSQL schema, per profile (the differences between
+ * the two are in dialect/; this file is the one code path over both). Beside the types' tables (naming.ts) it holds
  * svc's own, all prefixed `_svc_`:
  *
  * - `_svc_mirror`: what the file mirrors (`base_url`, `org_id`, `org_name`, `layout`), so that a
@@ -11,15 +12,18 @@
  * - `_svc_deleted`: every row that left a table: type, id, when, and how it was found.
  *
  * A page's rows and the cursor after them are committed in one transaction, so a run killed at
- * any point resumes after its last whole page and nothing is half-written.
+ * any point resumes after its last whole page and nothing is half-written. A page's rows go in
+ * as one multi-row upsert per table (dialect/: chunks of `VALUES` in SQLite, one JSON parameter
+ * in PostgreSQL), its links and seen ids likewise.
  */
 import { LockTimeoutError } from '../auth/lock.js';
 import { UsageError } from '../errors.js';
 import type { ResourceObject } from '../api/jsonapi.js';
 import { relationshipsText, unparsedAttributesRegion } from '../listing/page-parse.js';
 import { KeySlots, readAttributeValues } from './attribute-values.js';
+import type { ColumnKind, MirrorDb, WriteColumn } from './dialect/types.js';
 import { columnValue, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
-import type { SqlDatabase, SqlRow } from './sqlite.js';
+import type { SqlRow, SqlValue } from './sqlite.js';
 
 /** Bumped when svc's own tables change shape: an older file is refused with `--rebuild`. */
 const LAYOUT = '1';
@@ -30,6 +34,9 @@ export interface MirrorIdentity {
   orgId: string;
   orgName: string;
 }
+
+/** Where a mirror is: a SQLite file, or a schema on a PostgreSQL server. */
+export type MirrorTarget = { kind: 'file'; file: string } | { kind: 'postgres'; url: string; schema: string };
 
 /** One row of `_svc_tables`. */
 interface TableState {
@@ -59,110 +66,133 @@ export type RunKind = 'full' | 'incremental' | 'reconcile';
 /** How a delete was found. */
 type DeleteHow = 'event' | 'reconcile' | 'full read';
 
-/** Says a file is not a mirror svc can use, with the fix. */
-function foreignFile(file: string): UsageError {
-  return new UsageError(`${file} is not an svc mirror (a corrupt or foreign database)`).hint(
-    'run `svc sync --rebuild` to replace it, or choose another file with --db',
+/** Says a file or schema is not a mirror svc can use, with the fix. */
+function foreignFile(where: string): UsageError {
+  return new UsageError(`${where} is not an svc mirror (a corrupt or foreign database)`).hint(
+    'run `svc sync --rebuild` to replace it, or choose another file with --db (another schema with --schema)',
   );
 }
 
-/** A mirror file opened for writing (`svc sync`). */
+/** Opens a mirror's database for writing, with the binding or driver its kind needs. */
+export async function openMirrorDb(target: MirrorTarget, opts: { readOnly?: boolean } = {}): Promise<MirrorDb> {
+  if (target.kind === 'postgres') {
+    const { openPostgres } = await import('./dialect/postgres.js');
+    return openPostgres({ url: target.url, schema: target.schema, readOnly: opts.readOnly === true });
+  }
+  const { openDatabase } = await import('./sqlite.js');
+  const { sqliteMirrorDb } = await import('./dialect/sqlite.js');
+  try {
+    return sqliteMirrorDb(await openDatabase(target.file, { readOnly: opts.readOnly === true }), target.file);
+  } catch (err) {
+    throw openError(target.file, err);
+  }
+}
+
+/** The `_svc_tables.columns` record of a column: its type in this database. */
+function kindOf(c: TableSpec['columns'][number]): ColumnKind {
+  return 'attribute' in c.from ? c.from.type : 'id';
+}
+
+/** A mirror opened for writing (`svc sync`). */
 export class MirrorStore {
   /** The tables prepared in this run, by type: a delete unlinks what refers to it (removeRows). */
   private readonly specs = new Map<string, TableSpec>();
   /** Each table's attribute columns by key, for reading values from a page's bytes. */
   private readonly keySlots = new Map<TableSpec, KeySlots>();
 
-  private constructor(
-    readonly file: string,
-    readonly db: SqlDatabase,
-  ) {}
+  private constructor(readonly db: MirrorDb) {}
 
-  /** Opens (or creates) the file and checks it mirrors `id`. */
-  static async open(file: string, id: MirrorIdentity, opts: { rebuild?: boolean } = {}): Promise<MirrorStore> {
-    const { openDatabase } = await import('./sqlite.js');
-    let db: SqlDatabase;
+  /** Where the mirror is (a file, or a server and schema without the password). */
+  get file(): string {
+    return this.db.where;
+  }
+
+  /** Opens (or creates) the mirror and checks it mirrors `id`. */
+  static async open(target: MirrorTarget, id: MirrorIdentity, opts: { rebuild?: boolean } = {}): Promise<MirrorStore> {
+    const db = await openMirrorDb(target);
+    const store = new MirrorStore(db);
     try {
-      db = await openDatabase(file);
+      if (db.dialect === 'sqlite') await db.exec('PRAGMA synchronous=NORMAL');
+      if (opts.rebuild) await store.dropAll();
+      await store.checkIdentity(id);
     } catch (err) {
-      throw openError(file, err);
-    }
-    const store = new MirrorStore(file, db);
-    try {
-      db.exec('PRAGMA synchronous=NORMAL');
-      if (opts.rebuild) store.dropAll();
-      store.checkIdentity(id);
-    } catch (err) {
-      db.close();
-      throw err instanceof UsageError ? err : openError(file, err);
+      await db.close();
+      throw err instanceof UsageError || db.dialect === 'postgres' ? err : openError(db.where, err);
     }
     return store;
   }
 
-  close(): void {
-    this.db.close();
+  close(): Promise<void> {
+    return this.db.close();
   }
 
-  /** Runs `fn` in one transaction (BEGIN IMMEDIATE: a second writer waits rather than fails late). */
-  tx<T>(fn: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
-      const out = fn();
-      this.db.exec('COMMIT');
-      return out;
-    } catch (err) {
-      try {
-        this.db.exec('ROLLBACK');
-      } catch {
-        // Already rolled back by SQLite (disk full): the error that caused it is the one to tell.
-      }
-      throw err;
-    }
+  /** Runs `fn` in one transaction (a second writer waits rather than fails late). */
+  tx<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.tx(fn);
   }
 
-  private dropAll(): void {
-    const items = this.db.all("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'");
-    this.tx(() => {
-      for (const t of items) this.db.exec(`DROP ${t.type === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS ${quoteId(String(t.name))}`);
-    });
+  private async dropAll(): Promise<void> {
+    await this.db.tx(
+      async () => {
+        // Views first: a table's views would otherwise go with it (or stop its drop).
+        const items = (await this.db.relations()).sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'view' ? -1 : 1));
+        for (const t of items)
+          await this.db.exec(`DROP ${t.kind === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS ${quoteId(t.name)}${this.db.cascade}`);
+      },
+      { setup: true },
+    );
   }
 
-  private checkIdentity(id: MirrorIdentity): void {
-    const has = this.db.get("SELECT 1 AS x FROM sqlite_master WHERE type='table' AND name='_svc_mirror'");
-    const other = this.db.get("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") as { n: number };
-    if (!has && other.n > 0) throw foreignFile(this.file);
-    if (!has) {
-      this.tx(() => {
-        this.db.exec('CREATE TABLE _svc_mirror (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-        this.db.exec(
+  private async checkIdentity(id: MirrorIdentity): Promise<void> {
+    await this.db.tx(
+      async () => {
+        const rels = await this.db.relations();
+        const has = rels.some((r) => r.name === '_svc_mirror');
+        if (!has && rels.length > 0) throw foreignFile(this.db.where);
+        if (has) return;
+        const idType = this.db.columnType('id');
+        await this.db.exec('CREATE TABLE _svc_mirror (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+        await this.db.exec(
           'CREATE TABLE _svc_tables (table_name TEXT PRIMARY KEY, type TEXT NOT NULL, watermark TEXT, synced_at TEXT, reconciled_at TEXT, run_cursor TEXT, run_kind TEXT, run_since TEXT, run_max TEXT, run_started_at TEXT, columns TEXT)',
         );
-        this.db.exec('CREATE TABLE _svc_seen (table_name TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (table_name, id)) WITHOUT ROWID');
-        this.db.exec('CREATE TABLE _svc_deleted (type TEXT NOT NULL, id INTEGER NOT NULL, detected_at TEXT NOT NULL, how TEXT NOT NULL)');
+        await this.db.exec(
+          `CREATE TABLE _svc_seen (table_name TEXT NOT NULL, id ${idType} NOT NULL, PRIMARY KEY (table_name, id))${this.db.keyedTableSuffix}`,
+        );
+        await this.db.exec(
+          `CREATE TABLE _svc_deleted (type TEXT NOT NULL, id ${idType} NOT NULL, detected_at TEXT NOT NULL, how TEXT NOT NULL)`,
+        );
         for (const [k, v] of [
           ['layout', LAYOUT],
           ['base_url', id.baseUrl],
           ['org_id', id.orgId],
           ['org_name', id.orgName],
         ] as const)
-          this.db.run('INSERT INTO _svc_mirror (key, value) VALUES (?, ?)', [k, v]);
-      });
-    }
-    const meta = this.meta();
-    if (meta.get('layout') !== LAYOUT) throw foreignFile(this.file);
+          await this.db.run('INSERT INTO _svc_mirror (key, value) VALUES (?, ?)', [k, v]);
+      },
+      { setup: true },
+    );
+    const meta = await this.meta();
+    if (meta.get('layout') !== LAYOUT) throw foreignFile(this.db.where);
     if (meta.get('base_url') !== id.baseUrl || meta.get('org_id') !== id.orgId) {
       throw new UsageError(
-        `${this.file} mirrors org "${meta.get('org_name')}" (${meta.get('org_id')}) at ${meta.get('base_url')}, not org "${id.orgName}" (${id.orgId}) at ${id.baseUrl}`,
-      ).hint('choose another file with --db, or run `svc sync --rebuild` to replace it with this org');
+        `${this.db.where} mirrors org "${meta.get('org_name')}" (${meta.get('org_id')}) at ${meta.get('base_url')}, not org "${id.orgName}" (${id.orgId}) at ${id.baseUrl}`,
+      ).hint(
+        this.db.dialect === 'postgres'
+          ? 'choose another schema with --schema, or run `svc sync --rebuild` to replace it with this org'
+          : 'choose another file with --db, or run `svc sync --rebuild` to replace it with this org',
+      );
     }
   }
 
-  meta(): Map<string, string> {
-    return new Map(this.db.all('SELECT key, value FROM _svc_mirror').map((r) => [String(r.key), String(r.value)]));
+  async meta(): Promise<Map<string, string>> {
+    return new Map((await this.db.all('SELECT key, value FROM _svc_mirror')).map((r) => [String(r.key), String(r.value)]));
   }
 
-  setMeta(key: string, value: string): void {
-    this.db.run('INSERT INTO _svc_mirror (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.db.run('INSERT INTO _svc_mirror (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
+      key,
+      value,
+    ]);
   }
 
   /**
@@ -170,70 +200,76 @@ export class MirrorStore {
    * changed or that went away makes the table be rebuilt (said through `say`). The labelled view
    * is made again every time (labels change without columns changing).
    */
-  prepare(spec: TableSpec, say: (line: string) => void): TableState {
+  async prepare(spec: TableSpec, say: (line: string) => void): Promise<TableState> {
     this.specs.set(spec.type, spec);
-    const columns = spec.columns.map((c) => [c.name, c.sqlType] as [string, string]);
-    let state = this.state(spec.table);
-    this.tx(() => {
-      if (state?.columns) {
-        const old = new Map(JSON.parse(state.columns) as [string, string][]);
-        const changed = [...old].some(([name, type]) => !columns.some(([n, t]) => n === name && t === type));
-        if (changed) {
-          say(`${spec.table}: its columns changed (a newer svc or org schema); rebuilding the table`);
-          this.dropTable(spec);
-          state = undefined;
-        } else {
-          for (const [name, type] of columns) {
-            if (!old.has(name)) this.db.exec(`ALTER TABLE ${quoteId(spec.table)} ADD COLUMN ${quoteId(name)} ${type}`);
-          }
-          if (columns.length !== old.size) {
-            // Rows already here have nothing in the new columns: the next run reads the type in full.
-            this.db.run('UPDATE _svc_tables SET watermark = NULL WHERE table_name = ?', [spec.table]);
-            say(`${spec.table}: ${columns.length - old.size} new columns (a newer svc or org schema); reading the table again in full`);
+    const columns = spec.columns.map((c) => [c.name, this.db.columnType(kindOf(c))] as [string, string]);
+    const idType = this.db.columnType('id');
+    await this.db.tx(
+      async () => {
+        let state = await this.state(spec.table);
+        if (state?.columns) {
+          const old = new Map(JSON.parse(state.columns) as [string, string][]);
+          const changed = [...old].some(([name, type]) => !columns.some(([n, t]) => n === name && t === type));
+          if (changed) {
+            say(`${spec.table}: its columns changed (a newer svc or org schema); rebuilding the table`);
+            await this.dropTable(spec);
+            state = undefined;
+          } else {
+            for (const [name, type] of columns) {
+              if (!old.has(name)) await this.db.exec(`ALTER TABLE ${quoteId(spec.table)} ADD COLUMN ${quoteId(name)} ${type}`);
+            }
+            if (columns.length !== old.size) {
+              // Rows already here have nothing in the new columns: the next run reads the type in full.
+              await this.db.run('UPDATE _svc_tables SET watermark = NULL WHERE table_name = ?', [spec.table]);
+              say(`${spec.table}: ${columns.length - old.size} new columns (a newer svc or org schema); reading the table again in full`);
+            }
           }
         }
-      }
-      const cols = ['id INTEGER PRIMARY KEY', ...columns.map(([n, t]) => `${quoteId(n)} ${t}`)];
-      this.db.exec(`CREATE TABLE IF NOT EXISTS ${quoteId(spec.table)} (${cols.join(', ')})`);
-      for (const c of spec.columns) {
-        if (!('relationship' in c.from)) continue;
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${quoteId(`${spec.table}_${c.name}`)} ON ${quoteId(spec.table)} (${quoteId(c.name)})`);
-      }
-      for (const l of spec.links) {
-        this.db.exec(
-          `CREATE TABLE IF NOT EXISTS ${quoteId(l.table)} (${quoteId(l.ownerColumn)} INTEGER NOT NULL, ${quoteId(l.memberColumn)} INTEGER NOT NULL, PRIMARY KEY (${quoteId(l.ownerColumn)}, ${quoteId(l.memberColumn)})) WITHOUT ROWID`,
-        );
-        this.db.exec(
-          `CREATE INDEX IF NOT EXISTS ${quoteId(`${l.table}_${l.memberColumn}`)} ON ${quoteId(l.table)} (${quoteId(l.memberColumn)})`,
-        );
-      }
-      const view = `${spec.table}_labelled`;
-      this.db.exec(`DROP VIEW IF EXISTS ${quoteId(view)}`);
-      if (Object.keys(spec.labels).length > 0) {
-        const names = new Set(['id', ...columns.map(([n]) => n)]);
-        const select = ['id', ...columns.map(([n]) => n)].map((n) => {
-          const label = spec.labels[n];
-          // A label that is also a column's name would make the view ambiguous: keep the column's.
-          return label && !names.has(label) ? `${quoteId(n)} AS ${quoteId(label)}` : quoteId(n);
-        });
-        this.db.exec(`CREATE VIEW ${quoteId(view)} AS SELECT ${select.join(', ')} FROM ${quoteId(spec.table)}`);
-      }
-      const json = JSON.stringify(columns);
-      if (state) this.db.run('UPDATE _svc_tables SET columns = ? WHERE table_name = ?', [json, spec.table]);
-      else this.db.run('INSERT INTO _svc_tables (table_name, type, columns) VALUES (?, ?, ?)', [spec.table, spec.type, json]);
-    });
-    return this.state(spec.table)!;
+        const cols = [`id ${idType} PRIMARY KEY`, ...columns.map(([n, t]) => `${quoteId(n)} ${t}`)];
+        await this.db.exec(`CREATE TABLE IF NOT EXISTS ${quoteId(spec.table)} (${cols.join(', ')})`);
+        for (const c of spec.columns) {
+          if (!('relationship' in c.from)) continue;
+          await this.db.exec(
+            `CREATE INDEX IF NOT EXISTS ${quoteId(`${spec.table}_${c.name}`)} ON ${quoteId(spec.table)} (${quoteId(c.name)})`,
+          );
+        }
+        for (const l of spec.links) {
+          await this.db.exec(
+            `CREATE TABLE IF NOT EXISTS ${quoteId(l.table)} (${quoteId(l.ownerColumn)} ${idType} NOT NULL, ${quoteId(l.memberColumn)} ${idType} NOT NULL, PRIMARY KEY (${quoteId(l.ownerColumn)}, ${quoteId(l.memberColumn)}))${this.db.keyedTableSuffix}`,
+          );
+          await this.db.exec(
+            `CREATE INDEX IF NOT EXISTS ${quoteId(`${l.table}_${l.memberColumn}`)} ON ${quoteId(l.table)} (${quoteId(l.memberColumn)})`,
+          );
+        }
+        const view = `${spec.table}_labelled`;
+        await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(view)}`);
+        if (Object.keys(spec.labels).length > 0) {
+          const names = new Set(['id', ...columns.map(([n]) => n)]);
+          const select = ['id', ...columns.map(([n]) => n)].map((n) => {
+            const label = spec.labels[n];
+            // A label that is also a column's name would make the view ambiguous: keep the column's.
+            return label && !names.has(label) ? `${quoteId(n)} AS ${quoteId(label)}` : quoteId(n);
+          });
+          await this.db.exec(`CREATE VIEW ${quoteId(view)} AS SELECT ${select.join(', ')} FROM ${quoteId(spec.table)}`);
+        }
+        const json = JSON.stringify(columns);
+        if (state) await this.db.run('UPDATE _svc_tables SET columns = ? WHERE table_name = ?', [json, spec.table]);
+        else await this.db.run('INSERT INTO _svc_tables (table_name, type, columns) VALUES (?, ?, ?)', [spec.table, spec.type, json]);
+      },
+      { setup: true },
+    );
+    return (await this.state(spec.table))!;
   }
 
-  private dropTable(spec: TableSpec): void {
-    this.db.exec(`DROP TABLE IF EXISTS ${quoteId(spec.table)}`);
-    for (const l of spec.links) this.db.exec(`DROP TABLE IF EXISTS ${quoteId(l.table)}`);
-    this.db.run('DELETE FROM _svc_tables WHERE table_name = ?', [spec.table]);
-    this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [spec.table]);
+  private async dropTable(spec: TableSpec): Promise<void> {
+    await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(spec.table)}${this.db.cascade}`);
+    for (const l of spec.links) await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(l.table)}${this.db.cascade}`);
+    await this.db.run('DELETE FROM _svc_tables WHERE table_name = ?', [spec.table]);
+    await this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [spec.table]);
   }
 
-  state(table: string): TableState | undefined {
-    const r = this.db.get('SELECT * FROM _svc_tables WHERE table_name = ?', [table]);
+  async state(table: string): Promise<TableState | undefined> {
+    const r = await this.db.get('SELECT * FROM _svc_tables WHERE table_name = ?', [table]);
     if (!r) return undefined;
     const s = (v: SqlRow[string]) => (v === null || v === undefined ? null : String(v));
     return {
@@ -251,11 +287,19 @@ export class MirrorStore {
     };
   }
 
+  /**
+   * Holds the table for this syncer (dialect's lease): another `svc sync` of the same mirror
+   * waits for it, so the pages of one type are never interleaved.
+   */
+  lease(table: string, waiting: () => void): Promise<() => Promise<void>> {
+    return this.db.lease(table, waiting);
+  }
+
   /** Records the start of a run (the cursor starts at id 0). */
-  startRun(table: string, kind: RunKind, since: string | null, startedAt: string, runMax: string | null): void {
-    this.tx(() => {
-      this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [table]);
-      this.db.run(
+  async startRun(table: string, kind: RunKind, since: string | null, startedAt: string, runMax: string | null): Promise<void> {
+    await this.tx(async () => {
+      await this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [table]);
+      await this.db.run(
         'UPDATE _svc_tables SET run_cursor = ?, run_kind = ?, run_since = ?, run_max = ?, run_started_at = ? WHERE table_name = ?',
         ['0', kind, since, runMax, startedAt, table],
       );
@@ -267,14 +311,29 @@ export class MirrorStore {
    * moves the run's cursor past them, in one transaction.
    * @returns the run's highest `updatedAt` with this page's
    */
-  commitPage(spec: TableSpec, records: readonly ResourceObject[], cursor: string, runMax: string | null, kind: RunKind): string | null {
-    return this.tx(() => {
-      if (kind !== 'reconcile') runMax = laterOf(runMax, this.upsert(spec, records));
-      if (kind !== 'incremental') {
-        const seen = this.db.prepare('INSERT OR IGNORE INTO _svc_seen (table_name, id) VALUES (?, ?)');
-        for (const r of records) seen.run([spec.table, sqlId(r.id)]);
+  async commitPage(
+    spec: TableSpec,
+    records: readonly ResourceObject[],
+    cursor: string,
+    runMax: string | null,
+    kind: RunKind,
+  ): Promise<string | null> {
+    // Built before the transaction: it is held only for the writes.
+    const page = kind !== 'reconcile' ? this.pageRows(spec, records) : undefined;
+    return this.tx(async () => {
+      if (page) {
+        runMax = laterOf(runMax, page.highest);
+        await this.writePage(spec, page);
       }
-      this.db.run('UPDATE _svc_tables SET run_cursor = ?, run_max = ? WHERE table_name = ?', [cursor, runMax, spec.table]);
+      if (kind !== 'incremental') {
+        const seen: SqlValue[][] = [];
+        for (const r of records) {
+          const id = sqlId(r.id);
+          if (id !== null) seen.push([spec.table, id]);
+        }
+        await this.db.write('_svc_seen', SEEN_COLUMNS, seen, ['table_name', 'id'], []);
+      }
+      await this.db.run('UPDATE _svc_tables SET run_cursor = ?, run_max = ? WHERE table_name = ?', [cursor, runMax, spec.table]);
       return runMax;
     });
   }
@@ -289,30 +348,20 @@ export class MirrorStore {
     return slots;
   }
 
-  /** @returns the highest `updatedAt` of the records (read here: not every record's attributes are decoded) */
-  private upsert(spec: TableSpec, records: readonly ResourceObject[]): string | null {
-    const names = ['id', ...spec.columns.map((c) => c.name)];
-    const update = spec.columns.map((c) => `${quoteId(c.name)} = excluded.${quoteId(c.name)}`);
-    const stmt = this.db.prepare(
-      `INSERT INTO ${quoteId(spec.table)} (${names.map(quoteId).join(', ')}) VALUES (${names.map(() => '?').join(', ')})` +
-        (update.length ? ` ON CONFLICT (id) DO UPDATE SET ${update.join(', ')}` : ' ON CONFLICT (id) DO NOTHING'),
-    );
-    const values: (number | bigint | string | null)[] = new Array(names.length);
-    const links = spec.links.map((l) => ({
-      l,
-      clear: this.db.prepare(`DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.ownerColumn)} = ?`),
-      add: this.db.prepare(
-        `INSERT OR IGNORE INTO ${quoteId(l.table)} (${quoteId(l.ownerColumn)}, ${quoteId(l.memberColumn)}) VALUES (?, ?)`,
-      ),
-    }));
+  /** A page's rows, each record's links (undefined: it did not send the relationship), its highest `updatedAt`. */
+  private pageRows(spec: TableSpec, records: readonly ResourceObject[]): PageRows {
     const slots = this.slotsOf(spec);
     const read: unknown[] = new Array(spec.columns.length);
     const kinds = new Uint8Array(spec.columns.length);
     const updatedAt = spec.columns.findIndex((c) => 'attribute' in c.from && c.from.attribute === 'updatedAt');
+    // By id: a record twice in one page (a server's paging quirk) is written once, as it came last.
+    const rows = new Map<number | bigint, SqlValue[]>();
+    const links = spec.links.map(() => new Map<number | bigint, (number | bigint)[]>());
     let highest: string | null = null;
     for (const r of records) {
       const id = sqlId(r.id);
       if (id === null) continue;
+      const values: SqlValue[] = new Array(spec.columns.length + 1);
       values[0] = id;
       // The attributes from the page's bytes when they are still there (the cheap way: no object
       // of ~190 keys built per record); else from the decoded object.
@@ -330,17 +379,50 @@ export class MirrorStore {
         if ('relationship' in c.from) values[i + 1] = ids ? sqlId(ids[c.from.relationship]) : columnValue(c, attributes, relationships);
         else values[i + 1] = fromBytes ? storedValue(c, kinds[i] as never, read[i]) : columnValue(c, attributes, relationships);
       }
-      stmt.run(values);
+      rows.delete(id);
+      rows.set(id, values);
       if (updatedAt >= 0 && typeof values[updatedAt + 1] === 'string') highest = laterOf(highest, values[updatedAt + 1] as string);
-      for (const { l, clear, add } of links) {
+      spec.links.forEach((l, k) => {
         const members = ids ? flatLinkIds(ids[l.relationship]) : linkIds(r, l.relationship);
         // A record that did not send the relationship keeps the links it had.
-        if (members === undefined) continue;
-        clear.run([id]);
-        for (const m of members) add.run([id, m]);
-      }
+        if (members !== undefined) links[k]!.set(id, members);
+      });
     }
-    return highest;
+    return { rows: [...rows.values()], links, highest };
+  }
+
+  /** One multi-row upsert for the records, and for each link table a delete and an insert of the members sent. */
+  private async writePage(spec: TableSpec, page: PageRows): Promise<void> {
+    const columns: WriteColumn[] = [{ name: 'id', kind: 'id' }, ...spec.columns.map((c) => ({ name: c.name, kind: kindOf(c) }))];
+    await this.db.write(
+      spec.table,
+      columns,
+      page.rows,
+      ['id'],
+      spec.columns.map((c) => c.name),
+    );
+    for (let k = 0; k < spec.links.length; k++) {
+      const l = spec.links[k]!;
+      const sent = page.links[k]!;
+      if (sent.size === 0) continue;
+      const owners = [...sent.keys()];
+      for (let at = 0; at < owners.length; at += IN_LIST) {
+        const part = owners.slice(at, at + IN_LIST);
+        await this.db.run(`DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.ownerColumn)} IN (${part.map(() => '?').join(', ')})`, part);
+      }
+      const pairs: SqlValue[][] = [];
+      for (const [owner, members] of sent) for (const m of members) pairs.push([owner, m]);
+      await this.db.write(
+        l.table,
+        [
+          { name: l.ownerColumn, kind: 'id' },
+          { name: l.memberColumn, kind: 'id' },
+        ],
+        pairs,
+        [l.ownerColumn, l.memberColumn],
+        [],
+      );
+    }
   }
 
   /**
@@ -348,31 +430,33 @@ export class MirrorStore {
    * did not see (they are gone from the API).
    * @returns the ids deleted
    */
-  finishRun(spec: TableSpec, kind: RunKind, watermark: string | null, at: string): number {
-    return this.tx(() => {
+  finishRun(spec: TableSpec, kind: RunKind, watermark: string | null, at: string): Promise<number> {
+    return this.tx(async () => {
       let deleted = 0;
       if (kind !== 'incremental') {
-        const gone = this.db
-          .all(`SELECT id FROM ${quoteId(spec.table)} WHERE id NOT IN (SELECT id FROM _svc_seen WHERE table_name = ?)`, [spec.table])
-          .map((r) => r.id as number | bigint);
-        deleted = this.removeRows(spec, gone, kind === 'full' ? 'full read' : 'reconcile', at);
-        this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [spec.table]);
+        const gone = (
+          await this.db.all(`SELECT id FROM ${quoteId(spec.table)} WHERE id NOT IN (SELECT id FROM _svc_seen WHERE table_name = ?)`, [
+            spec.table,
+          ])
+        ).map((r) => r.id as number | bigint);
+        deleted = await this.removeRows(spec, gone, kind === 'full' ? 'full read' : 'reconcile', at);
+        await this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [spec.table]);
       }
       const ended = 'run_cursor = NULL, run_kind = NULL, run_since = NULL, run_max = NULL, run_started_at = NULL';
       if (kind === 'reconcile') {
-        this.db.run(`UPDATE _svc_tables SET reconciled_at = ?, ${ended} WHERE table_name = ?`, [at, spec.table]);
+        await this.db.run(`UPDATE _svc_tables SET reconciled_at = ?, ${ended} WHERE table_name = ?`, [at, spec.table]);
       } else {
         // A full read reconciles too: what it did not see is gone.
         const also = kind === 'full' ? ', reconciled_at = ?' : '';
         const params = kind === 'full' ? [watermark, at, at, spec.table] : [watermark, at, spec.table];
-        this.db.run(`UPDATE _svc_tables SET watermark = ?, synced_at = ?${also}, ${ended} WHERE table_name = ?`, params);
+        await this.db.run(`UPDATE _svc_tables SET watermark = ?, synced_at = ?${also}, ${ended} WHERE table_name = ?`, params);
       }
       return deleted;
     });
   }
 
   /** Deletes rows found gone by events; in one transaction with the events cursor. */
-  deleteFromEvents(spec: TableSpec, ids: readonly (number | bigint)[], at: string): number {
+  deleteFromEvents(spec: TableSpec, ids: readonly (number | bigint)[], at: string): Promise<number> {
     return this.removeRows(spec, ids, 'event', at);
   }
 
@@ -381,37 +465,50 @@ export class MirrorStore {
    * API's own relationships lose a deleted record): a server that unlinks silently, without
    * touching the referrers' `updatedAt`, leaves the mirror right all the same.
    */
-  private removeRows(spec: TableSpec, ids: readonly (number | bigint)[], how: DeleteHow, at: string): number {
+  private async removeRows(spec: TableSpec, ids: readonly (number | bigint)[], how: DeleteHow, at: string): Promise<number> {
     let n = 0;
-    const del = this.db.prepare(`DELETE FROM ${quoteId(spec.table)} WHERE id = ?`);
     const exists = `SELECT 1 AS x FROM ${quoteId(spec.table)} WHERE id = ?`;
-    const log = this.db.prepare('INSERT INTO _svc_deleted (type, id, detected_at, how) VALUES (?, ?, ?, ?)');
     const unlink = [
-      ...spec.links.map((l) => this.db.prepare(`DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.ownerColumn)} = ?`)),
+      ...spec.links.map((l) => `DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.ownerColumn)} = ?`),
       ...[...this.specs.values()].flatMap((other) => [
         ...other.columns
           .filter((c) => 'relationship' in c.from && c.from.target === spec.type)
-          .map((c) => this.db.prepare(`UPDATE ${quoteId(other.table)} SET ${quoteId(c.name)} = NULL WHERE ${quoteId(c.name)} = ?`)),
+          .map((c) => `UPDATE ${quoteId(other.table)} SET ${quoteId(c.name)} = NULL WHERE ${quoteId(c.name)} = ?`),
         ...other.links
           .filter((l) => l.target === spec.type)
-          .map((l) => this.db.prepare(`DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.memberColumn)} = ?`)),
+          .map((l) => `DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.memberColumn)} = ?`),
       ]),
     ];
     for (const id of ids) {
-      if (!this.db.get(exists, [id])) continue;
-      del.run([id]);
-      for (const u of unlink) u.run([id]);
-      log.run([spec.type, id, at, how]);
+      if (!(await this.db.get(exists, [id]))) continue;
+      await this.db.run(`DELETE FROM ${quoteId(spec.table)} WHERE id = ?`, [id]);
+      for (const u of unlink) await this.db.run(u, [id]);
+      await this.db.run('INSERT INTO _svc_deleted (type, id, detected_at, how) VALUES (?, ?, ?, ?)', [spec.type, id, at, how]);
       n++;
     }
     return n;
   }
 
   /** Rows of a table. */
-  count(table: string): number {
-    return Number((this.db.get(`SELECT count(*) AS n FROM ${quoteId(table)}`) as { n: number }).n);
+  async count(table: string): Promise<number> {
+    return Number((await this.db.get(`SELECT count(*) AS n FROM ${quoteId(table)}`))?.n ?? 0);
   }
 }
+
+/** A page made ready for writing (MirrorStore.pageRows). */
+interface PageRows {
+  rows: SqlValue[][];
+  /** Per link table, the members each record sent. */
+  links: Map<number | bigint, (number | bigint)[]>[];
+  highest: string | null;
+}
+
+const SEEN_COLUMNS: readonly WriteColumn[] = [
+  { name: 'table_name', kind: 'string' },
+  { name: 'id', kind: 'id' },
+];
+/** Ids in one `IN (…)` list. */
+const IN_LIST = 500;
 
 /** An error opening the file, said in one line with the fix. */
 export function openError(file: string, err: unknown): Error {

@@ -42,6 +42,8 @@ interface TypeResult {
   written: number;
   /** Rows deleted: not seen by a full or reconcile read, or told by events. */
   deleted: number;
+  /** Another syncer of the same mirror synced the table while this one waited for it. */
+  byOther?: boolean;
 }
 
 /** Options of {@link syncTables}. */
@@ -64,30 +66,57 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
   const { store } = opts;
   // Where the events of this run start, read before any record: a delete while the types are
   // read is then among the events read after them.
-  let eventsFrom = store.meta().get('events_from');
+  let eventsFrom = (await store.meta()).get('events_from');
   if (eventsFrom === undefined) {
     eventsFrom = await latestEventId(opts);
     // Kept at once: a sync killed while reading the types still reads these events next time.
     const from = eventsFrom;
-    store.tx(() => store.setMeta('events_from', from));
+    await store.tx(() => store.setMeta('events_from', from));
   }
+  const started = opts.now();
   const results: TypeResult[] = [];
-  for (const t of opts.tables) results.push(await syncTable(t.rt, t.spec, opts));
+  for (const t of opts.tables) results.push(await leased(t.spec, opts, started, () => syncTable(t.rt, t.spec, opts)));
   const fromEvents = await applyDeleteEvents(opts, eventsFrom);
   for (const r of results) r.deleted += fromEvents.get(r.table) ?? 0;
   for (const t of opts.tables) {
-    const state = store.state(t.spec.table);
-    const due = opts.reconcile || !state?.reconciledAt || opts.now() - parseTime(state.reconciledAt) > RECONCILE_EVERY_MS;
-    if (!due || state?.runKind) continue;
-    const r = await runKind(t.rt, t.spec, 'reconcile', opts);
+    const r = await leased(t.spec, opts, started, async () => {
+      const state = await store.state(t.spec.table);
+      const due = opts.reconcile || !state?.reconciledAt || opts.now() - parseTime(state.reconciledAt) > RECONCILE_EVERY_MS;
+      return due && !state?.runKind ? runKind(t.rt, t.spec, 'reconcile', opts) : undefined;
+    });
     const into = results.find((x) => x.table === t.spec.table)!;
-    into.deleted += r.deleted;
+    into.deleted += r?.deleted ?? 0;
   }
   return results;
 }
 
+/**
+ * Runs `fn` holding the table's lease (store.lease): another syncer of the same mirror is never
+ * inside the same table. One that had to wait and finds the table synced by the other since this
+ * run started does not read it again (the other's pages are as fresh as its own would be); a run
+ * the other left unfinished (it crashed) is continued.
+ */
+async function leased<T>(spec: TableSpec, opts: SyncOptions, started: number, fn: () => Promise<T>): Promise<T | TypeResult> {
+  let waited = false;
+  const release = await opts.store.lease(spec.table, () => {
+    waited = true;
+    opts.warn(`${spec.table}: another svc sync is writing this table; waiting for it`);
+  });
+  try {
+    if (waited) {
+      const state = await opts.store.state(spec.table);
+      if (state?.syncedAt && !state.runKind && parseTime(state.syncedAt) >= started - 1000) {
+        return { table: spec.table, kind: 'incremental', resumed: false, written: 0, deleted: 0, byOther: true };
+      }
+    }
+    return await fn();
+  } finally {
+    await release();
+  }
+}
+
 async function syncTable(rt: ResourceType, spec: TableSpec, opts: SyncOptions): Promise<TypeResult> {
-  const state = opts.store.state(spec.table);
+  const state = await opts.store.state(spec.table);
   if (state?.runKind === 'reconcile') {
     // A reconcile a killed sync left: finish it, then read as usual.
     await runKind(rt, spec, 'reconcile', opts);
@@ -95,7 +124,7 @@ async function syncTable(rt: ResourceType, spec: TableSpec, opts: SyncOptions): 
     const r = await runKind(rt, spec, state.runKind, opts);
     return { ...r, resumed: true };
   }
-  const fresh = opts.store.state(spec.table);
+  const fresh = await opts.store.state(spec.table);
   const incremental = fresh?.watermark && findAttribute(rt, 'updatedAt')?.filterable;
   return runKind(rt, spec, incremental ? 'incremental' : 'full', opts);
 }
@@ -103,12 +132,12 @@ async function syncTable(rt: ResourceType, spec: TableSpec, opts: SyncOptions): 
 /** Runs (or resumes) one kind of run over a table. */
 async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: SyncOptions): Promise<TypeResult> {
   const { store } = opts;
-  let state = store.state(spec.table)!;
+  let state = (await store.state(spec.table))!;
   const resumed = state.runKind === kind;
   if (!resumed) {
     const since = kind === 'incremental' && state.watermark ? isoSeconds(parseTime(state.watermark) - OVERLAP_MS) : null;
-    store.startRun(spec.table, kind, since, isoSeconds(opts.now()), kind === 'incremental' ? state.watermark : null);
-    state = store.state(spec.table)!;
+    await store.startRun(spec.table, kind, since, isoSeconds(opts.now()), kind === 'incremental' ? state.watermark : null);
+    state = (await store.state(spec.table))!;
   }
   const startedAt = state.runStartedAt ? parseTime(state.runStartedAt) : opts.now();
   let runMax = state.runMax;
@@ -132,13 +161,13 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
     const count = (page.doc.meta as { count?: unknown } | undefined)?.count;
     if (total === undefined && typeof count === 'number') total = count;
     if (records.length === 0) continue;
-    runMax = store.commitPage(spec, records, nextCursor(records), runMax, kind);
+    runMax = await store.commitPage(spec, records, nextCursor(records), runMax, kind);
     written += records.length;
     if (kind !== 'reconcile') opts.progress(spec.table, written, kind, total);
   }
   // Never later than the run's start: a future `updatedAt` would hide later changes.
   const watermark = runMax && parseTime(runMax) > startedAt ? isoSeconds(startedAt) : runMax;
-  const deleted = store.finishRun(spec, kind, watermark, isoSeconds(opts.now()));
+  const deleted = await store.finishRun(spec, kind, watermark, isoSeconds(opts.now()));
   return { table: spec.table, kind, resumed, written: kind === 'reconcile' ? 0 : written, deleted };
 }
 
@@ -209,22 +238,22 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
     })) {
       if (page.records.length === 0) continue;
       cursor = nextCursor(page.records);
-      opts.store.tx(() => {
+      await opts.store.tx(async () => {
         for (const ev of page.records) {
           const spec = byName.get(String(ev.attributes?.name));
           const id = sqlId((ev.attributes?.payload as { id?: unknown } | undefined)?.id);
           if (!spec || id === null) continue;
-          const n = opts.store.deleteFromEvents(spec, [id], at);
+          const n = await opts.store.deleteFromEvents(spec, [id], at);
           out.set(spec.table, (out.get(spec.table) ?? 0) + n);
         }
-        opts.store.setMeta('events_from', cursor);
+        await opts.store.setMeta('events_from', cursor);
       });
     }
   } catch (err) {
     if (!(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
     opts.warn(`events cannot be read (${err.status}): deletes are found by reconciling ids instead`);
   }
-  opts.store.tx(() => opts.store.setMeta('events_from', cursor));
+  await opts.store.tx(() => opts.store.setMeta('events_from', cursor));
   return out;
 }
 

@@ -9,6 +9,8 @@ import { expect } from 'vitest';
 import type { Client } from './sandbox.js';
 import { runInProcess } from './in-process-cli.js';
 
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/;
+const instant = (s: string) => Date.parse(/(Z|[+-]\d\d:?\d\d)$/.test(s) ? s : `${s}Z`);
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Every record of a collection path, by id keyset (accounts with `named` both ways). */
@@ -25,15 +27,19 @@ export async function apiRecords(c: Client, path: string): Promise<any[]> {
   }
 }
 
+/** `--db FILE`, or the arguments that name a mirror (`--db postgres://… --schema s`). */
+export type MirrorArgs = string | readonly string[];
+const dbArgs = (db: MirrorArgs): string[] => (typeof db === 'string' ? ['--db', db] : [...db]);
+
 /** The rows of a mirror table, through `svc sql -o json`. */
-export async function mirrorRows(env: NodeJS.ProcessEnv, db: string, table: string): Promise<any[]> {
-  const r = await runInProcess(['sql', '--db', db, '-o', 'json', `select * from "${table}" order by 1, 2`], env, { timeoutMs: 600_000 });
+export async function mirrorRows(env: NodeJS.ProcessEnv, db: MirrorArgs, table: string): Promise<any[]> {
+  const r = await runInProcess(['sql', ...dbArgs(db), '-o', 'json', `select * from "${table}" order by 1, 2`], env, { timeoutMs: 600_000 });
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
 
 /** Asserts the mirror's table of `path` (and its link tables) equals the API's records. */
-export async function expectTableEqualsApi(c: Client, env: NodeJS.ProcessEnv, db: string, path: string): Promise<number> {
+export async function expectTableEqualsApi(c: Client, env: NodeJS.ProcessEnv, db: MirrorArgs, path: string): Promise<number> {
   const table = snake(path.slice(1));
   const records = await apiRecords(c, path);
   const rows = await mirrorRows(env, db, table);
@@ -45,7 +51,17 @@ export async function expectTableEqualsApi(c: Client, env: NodeJS.ProcessEnv, db
   // Differences collected and asserted once: an expect() per cell would cost seconds a table.
   const diffs: string[] = [];
   const same = (cell: unknown, want: unknown, where: string) => {
-    if (JSON.stringify(cell) !== JSON.stringify(want)) diffs.push(`${where}: mirror ${JSON.stringify(cell)}, API ${JSON.stringify(want)}`);
+    if (JSON.stringify(cell) === JSON.stringify(want)) return;
+    // A typed column (PostgreSQL's timestamptz) prints the same instant in ISO with its zone.
+    if (
+      typeof cell === 'string' &&
+      typeof want === 'string' &&
+      DATE_TIME.test(cell) &&
+      DATE_TIME.test(want) &&
+      instant(cell) === instant(want)
+    )
+      return;
+    diffs.push(`${where}: mirror ${JSON.stringify(cell)}, API ${JSON.stringify(want)}`);
   };
   const links = new Map<string, Set<string>>();
   for (const rec of records) {
@@ -55,7 +71,8 @@ export async function expectTableEqualsApi(c: Client, env: NodeJS.ProcessEnv, db
       const where = `${table} ${rec.id} ${col}`;
       if (!Object.hasOwn(row, col)) diffs.push(`${where}: no such column`);
       else if (v === null || v === undefined) same(row[col], null, where);
-      else if (typeof v === 'boolean') same(row[col], v ? 1 : 0, where);
+      // 0/1 in SQLite, a boolean in PostgreSQL.
+      else if (typeof v === 'boolean') same(typeof row[col] === 'boolean' ? Number(row[col]) : row[col], v ? 1 : 0, where);
       else if (typeof v === 'object') same(typeof row[col] === 'string' ? JSON.parse(row[col]) : row[col], v, where);
       else same(row[col], v, where);
     }

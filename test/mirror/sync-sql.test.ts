@@ -2,6 +2,8 @@
  * `svc sync` and `svc sql` in process against a real sandbox over HTTP: the mirror equals what the
  * API lists, table by table and link by link, after a first sync and after changes and an
  * incremental run; deletes leave the tables; `svc sql` is read-only and prints every format.
+ * The same tests run on each database of ../helpers/postgres.ts: a SQLite file, and a schema on
+ * the PostgreSQL server of SVC_TEST_PG when one is reachable (skipped with a notice otherwise).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { mirrorDatabases, testPostgres } from '../helpers/postgres.js';
 import { doc, one, start, type Client } from '../helpers/sandbox.js';
+
+const DATABASES = mirrorDatabases(await testPostgres());
 
 const PATHS = [
   '/users',
@@ -34,11 +39,10 @@ const LIMIT_MS = SEED > 1000 ? 1_200_000 : 60_000;
 
 let c: Client;
 let env: NodeJS.ProcessEnv;
-let db: string;
+let dir: string;
 beforeAll(async () => {
   c = await start({ seed: SEED });
-  const dir = tempDir('svc-mirror-');
-  db = path.join(dir, 'org.sqlite');
+  dir = tempDir('svc-mirror-');
   env = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token });
 });
 afterAll(async () => {
@@ -47,186 +51,207 @@ afterAll(async () => {
 
 const svc = (args: string[], input?: string) => runInProcess(args, env, { timeoutMs: LIMIT_MS, ...(input !== undefined ? { input } : {}) });
 
-async function expectAllEqual(): Promise<void> {
-  for (const p of PATHS) await expectTableEqualsApi(c, env, db, p);
-}
+describe.each(DATABASES)('on $name', (d) => {
+  let db: string[];
+  beforeAll(() => {
+    db = d.fresh(path.join(dir, 'org.sqlite'));
+  });
 
-describe('svc sync', () => {
-  it(
-    'mirrors the default types equal to the API, then stays equal after creates, updates, deletes and an incremental run',
-    async () => {
-      const first = await svc(['sync', '--db', db]);
-      expect(first.code, first.stderr).toBe(0);
-      expect(first.stderr).toMatch(/synced 14 tables in [\d.]+ s with \d+ requests/);
-      await expectAllEqual();
+  async function expectAllEqual(): Promise<void> {
+    for (const p of PATHS) await expectTableEqualsApi(c, env, db, p);
+  }
 
-      // Changes of every kind the issue names.
-      const acct = (await c.post('/accounts', doc('account', { name: 'Mirror Test Co' }))).body.data.id;
-      const unnamed = await c.post('/accounts', doc('account', { name: 'Hidden Co', named: false }));
-      expect(unnamed.status, unnamed.text).toBe(201);
-      const created = await c.post(
-        '/prospects',
-        doc('prospect', { firstName: 'New', lastName: 'Person', title: 'CEO' }, { account: one('account', Number(acct)) }),
-      );
-      expect(created.status, created.text).toBe(201);
-      const ids = (await c.get('/prospects?sort=id&page[limit]=5')).body.data.map((d: any) => Number(d.id));
-      expect((await c.patch(`/prospects/${ids[0]}`, doc('prospect', { title: 'Chief Mirror Officer' }, {}, ids[0]))).status).toBe(200);
-      // A relationship change.
-      expect((await c.patch(`/prospects/${ids[1]}`, doc('prospect', {}, { account: one('account', Number(acct)) }, ids[1]))).status).toBe(
-        200,
-      );
-      // Deleted without ever being updated.
-      expect((await c.del(`/prospects/${ids[2]}`)).status).toBe(204);
-      // An account with prospects: they lose it.
-      const withProspects = (await c.get(`/prospects/${ids[3]}`)).body.data.relationships.account.data?.id;
-      if (withProspects) expect((await c.del(`/accounts/${withProspects}`)).status).toBe(204);
-      const call = (await c.get('/calls?page[limit]=1')).body.data[0].id;
-      expect((await c.del(`/calls/${call}`)).status).toBe(204);
+  describe('svc sync', () => {
+    it(
+      'mirrors the default types equal to the API, then stays equal after creates, updates, deletes and an incremental run',
+      async () => {
+        const first = await svc(['sync', ...db]);
+        expect(first.code, first.stderr).toBe(0);
+        expect(first.stderr).toMatch(/synced 14 tables in [\d.]+ s with \d+ requests/);
+        await expectAllEqual();
 
-      const second = await svc(['sync', '--db', db]);
-      expect(second.code, second.stderr).toBe(0);
-      expect(second.stderr).toMatch(/prospects: \d+ changed, 1 deleted/);
-      await expectAllEqual();
-      const deleted = await svc(['sql', '--db', db, '-o', 'json', 'select type, id, how from _svc_deleted order by type, id']);
-      expect(JSON.parse(deleted.stdout)).toEqual(
-        expect.arrayContaining([
-          { type: 'prospect', id: ids[2], how: 'event' },
-          { type: 'call', id: Number(call), how: 'event' },
-        ]),
-      );
-    },
-    LIMIT_MS,
-  );
-});
+        // Changes of every kind the issue names.
+        const acct = (await c.post('/accounts', doc('account', { name: 'Mirror Test Co' }))).body.data.id;
+        const unnamed = await c.post('/accounts', doc('account', { name: 'Hidden Co', named: false }));
+        expect(unnamed.status, unnamed.text).toBe(201);
+        const created = await c.post(
+          '/prospects',
+          doc('prospect', { firstName: 'New', lastName: 'Person', title: 'CEO' }, { account: one('account', Number(acct)) }),
+        );
+        expect(created.status, created.text).toBe(201);
+        const ids = (await c.get('/prospects?sort=id&page[limit]=5')).body.data.map((d: any) => Number(d.id));
+        expect((await c.patch(`/prospects/${ids[0]}`, doc('prospect', { title: 'Chief Mirror Officer' }, {}, ids[0]))).status).toBe(200);
+        // A relationship change.
+        expect((await c.patch(`/prospects/${ids[1]}`, doc('prospect', {}, { account: one('account', Number(acct)) }, ids[1]))).status).toBe(
+          200,
+        );
+        // Deleted without ever being updated.
+        expect((await c.del(`/prospects/${ids[2]}`)).status).toBe(204);
+        // An account with prospects: they lose it.
+        const withProspects = (await c.get(`/prospects/${ids[3]}`)).body.data.relationships.account.data?.id;
+        if (withProspects) expect((await c.del(`/accounts/${withProspects}`)).status).toBe(204);
+        const call = (await c.get('/calls?page[limit]=1')).body.data[0].id;
+        expect((await c.del(`/calls/${call}`)).status).toBe(204);
 
-describe('svc sync: files of other orgs and older layouts', () => {
-  it('refuses a mirror of another org, with the fix', async () => {
-    const other = await start({ seed: 5 });
-    try {
-      const otherEnv = { ...env, SVC_BASE_URL: other.sb.baseUrl, SVC_AUTH_URL: other.sb.authUrl, SVC_TOKEN: other.sb.token };
-      const r = await runInProcess(['sync', '--db', db, 'users'], otherEnv, { timeoutMs: 60_000 });
+        const second = await svc(['sync', ...db]);
+        expect(second.code, second.stderr).toBe(0);
+        expect(second.stderr).toMatch(/prospects: \d+ changed, 1 deleted/);
+        await expectAllEqual();
+        const deleted = await svc(['sql', ...db, '-o', 'json', 'select type, id, how from _svc_deleted order by type, id']);
+        expect(JSON.parse(deleted.stdout)).toEqual(
+          expect.arrayContaining([
+            { type: 'prospect', id: ids[2], how: 'event' },
+            { type: 'call', id: Number(call), how: 'event' },
+          ]),
+        );
+      },
+      LIMIT_MS,
+    );
+  });
+
+  describe('svc sync: files of other orgs and older layouts', () => {
+    it('refuses a mirror of another org, with the fix', async () => {
+      const other = await start({ seed: 5 });
+      try {
+        const otherEnv = { ...env, SVC_BASE_URL: other.sb.baseUrl, SVC_AUTH_URL: other.sb.authUrl, SVC_TOKEN: other.sb.token };
+        const r = await runInProcess(['sync', ...db, 'users'], otherEnv, { timeoutMs: 60_000 });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(
+          /^error: .*(org\.sqlite|\(schema t_\w+\)) mirrors org "[^"]+" \(1\) at sandbox:\S+, not org "[^"]+" \(1\) at sandbox:\S+\nhint: choose another (file with --db|schema with --schema), or run `svc sync --rebuild`/m,
+        );
+      } finally {
+        await other.sb.close();
+      }
+    });
+
+    it.runIf(d.name === 'sqlite')('says where a mirror cannot be written, with the fix', async () => {
+      const r = await svc(['sync', '--db', '/proc/svc-mirror.sqlite', 'users']);
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(
-        /^error: .*org\.sqlite mirrors org "[^"]+" \(1\) at sandbox:\S+, not org "[^"]+" \(1\) at sandbox:\S+\nhint: choose another file with --db, or run `svc sync --rebuild`/m,
+      expect(r.stderr).toMatch(/^error: cannot write the mirror \/proc\/svc-mirror\.sqlite: .*\nhint: choose a writable file with --db/m);
+    });
+
+    it('--status says where the mirror is, how old and how big each table is', async () => {
+      const r = await svc(['sync', ...db, '--status', '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const status = JSON.parse(r.stdout);
+      expect(status.file).toBe(d.name === 'sqlite' ? db[1] : `${db[1]!.replace(/:[^:@]*@/, ':***@')} (schema ${db[3]})`);
+      expect(status.orgName).toMatch(/\(sandbox\)/);
+      const prospects = status.tables.find((t: { table: string }) => t.table === 'prospects');
+      expect(prospects.rows).toBe((await c.get('/prospects?page[limit]=1&count=true')).body.meta.count);
+      expect(Date.now() - Date.parse(prospects.syncedAt)).toBeLessThan(120_000);
+      const human = await runInProcess(['sync', ...db, '--status', '-o', 'table'], env, { timeoutMs: 30_000 });
+      expect(human.stdout).toMatch(/^prospects +[\d,]+ +\d+ s ago$/m);
+    });
+
+    it.runIf(d.name === 'sqlite')('adds a column a newer svc or org schema brings, and reads the table again to fill it', async () => {
+      const { openDatabase } = await import('../../src/mirror/sqlite.js');
+      const file = path.join(tempDir(), 'older.sqlite');
+      expect((await svc(['sync', '--db', file, 'accounts'])).code).toBe(0);
+      // What an older svc wrote: no `domain` column.
+      const raw = await openDatabase(file);
+      const cols = JSON.parse(String(raw.get("select columns from _svc_tables where table_name = 'accounts'")!.columns)) as [
+        string,
+        string,
+      ][];
+      raw.exec('DROP VIEW IF EXISTS accounts_labelled; ALTER TABLE accounts DROP COLUMN domain');
+      raw.run("update _svc_tables set columns = ? where table_name = 'accounts'", [JSON.stringify(cols.filter(([n]) => n !== 'domain'))]);
+      raw.close();
+      const r = await svc(['sync', '--db', file, 'accounts']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/accounts: 1 new columns .*reading the table again in full/);
+      await expectTableEqualsApi(c, env, file, '/accounts');
+    });
+  });
+
+  describe('svc sql', () => {
+    it('prints every format, binds parameters and refuses writes', async () => {
+      const csv = await svc([
+        'sql',
+        ...db,
+        '-o',
+        'csv',
+        'select id, title from prospects where title = :t order by id limit 2',
+        '-p',
+        't=CEO',
+      ]);
+      expect(csv.code, csv.stderr).toBe(0);
+      expect(csv.stdout.split('\n')[0]).toBe('id,title');
+      expect(csv.stdout).toMatch(/^\d+,CEO$/m);
+      const injected = await svc([
+        'sql',
+        ...db,
+        '-o',
+        'json',
+        'select count(*) as n from prospects where title = :t',
+        '-p',
+        "t=x' or '1'='1",
+      ]);
+      expect(JSON.parse(injected.stdout)).toEqual([{ n: 0 }]);
+      const nd = await svc(['sql', ...db, '-o', 'ndjson', 'select id from users order by id limit 2']);
+      expect(
+        nd.stdout
+          .trim()
+          .split('\n')
+          .map((l) => Object.keys(JSON.parse(l))),
+      ).toEqual([['id'], ['id']]);
+      const empty = await svc(['sql', ...db, '-o', 'csv', 'select * from prospects where 1 = 0']);
+      expect(empty.code).toBe(0);
+      expect(empty.stdout.split(',')[0]).toBe('id');
+      for (const stmt of [
+        'delete from prospects',
+        'insert into prospects (id) values (1e9)',
+        'drop table prospects',
+        'create table x (a int)',
+      ]) {
+        const w = await svc(['sql', ...db, stmt]);
+        expect(w.code, stmt).toBe(2);
+        expect(w.stderr, stmt).toMatch(/^error: svc sql is read-only/m);
+      }
+      if (d.name === 'sqlite') {
+        // Another file cannot be attached and written either: it is opened read-only too.
+        const other = path.join(tempDir(), 'other.sqlite');
+        const attach = await svc(['sql', ...db, `attach '${other}' as x`]);
+        expect(attach.code).toBe(2);
+        expect(fs.existsSync(other)).toBe(false);
+      } else {
+        // Nothing smuggled behind a query: one statement, in a read-only transaction.
+        for (const stmt of ['commit; delete from prospects', 'select 1; set transaction read write; delete from prospects']) {
+          const w = await svc(['sql', ...db, stmt]);
+          expect(w.code, stmt).toBe(2);
+          expect(w.stderr, stmt).toMatch(/^error: SQL: .*(multiple commands|syntax error)/m);
+        }
+      }
+      const bad = await svc(['sql', ...db, 'selec 1']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(
+        d.name === 'sqlite' ? /^error: SQL: near "selec": syntax error/m : /^error: SQL: syntax error at or near "selec"/m,
       );
-    } finally {
-      await other.sb.close();
-    }
-  });
+      const stdin = await svc(['sql', ...db, '-o', 'json'], 'select 1 as one');
+      expect(JSON.parse(stdin.stdout)).toEqual([{ one: 1 }]);
+    });
 
-  it('says where a mirror cannot be written, with the fix', async () => {
-    const r = await svc(['sync', '--db', '/proc/svc-mirror.sqlite', 'users']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: cannot write the mirror \/proc\/svc-mirror\.sqlite: .*\nhint: choose a writable file with --db/m);
-  });
+    it.runIf(d.name === 'sqlite')('says to run svc sync when there is no mirror, and refuses a foreign file', async () => {
+      const none = await svc(['sql', '--db', path.join(tempDir(), 'none.sqlite'), 'select 1']);
+      expect(none.code).toBe(2);
+      expect(none.stderr).toMatch(/no mirror yet at .*none\.sqlite.*\n.*svc sync/);
+      const foreign = path.join(tempDir(), 'foreign.sqlite');
+      fs.writeFileSync(foreign, 'this is not a database, just text '.repeat(100));
+      const f = await svc(['sql', '--db', foreign, 'select 1']);
+      expect(f.code).toBe(2);
+      expect(f.stderr).toMatch(/is not an svc mirror.*\n.*svc sync --rebuild/);
+      const s = await svc(['sync', '--db', foreign, 'users']);
+      expect(s.code).toBe(2);
+      expect(s.stderr).toMatch(/is not an svc mirror/);
+    });
 
-  it('--status says where the mirror is, how old and how big each table is', async () => {
-    const r = await svc(['sync', '--db', db, '--status', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(0);
-    const status = JSON.parse(r.stdout);
-    expect(status.file).toBe(db);
-    expect(status.orgName).toMatch(/\(sandbox\)/);
-    const prospects = status.tables.find((t: { table: string }) => t.table === 'prospects');
-    expect(prospects.rows).toBe((await c.get('/prospects?page[limit]=1&count=true')).body.meta.count);
-    expect(Date.now() - Date.parse(prospects.syncedAt)).toBeLessThan(120_000);
-    const human = await runInProcess(['sync', '--db', db, '--status', '-o', 'table'], env, { timeoutMs: 30_000 });
-    expect(human.stdout).toMatch(/^prospects +[\d,]+ +\d+ s ago$/m);
-  });
-
-  it('adds a column a newer svc or org schema brings, and reads the table again to fill it', async () => {
-    const { openDatabase } = await import('../../src/mirror/sqlite.js');
-    const file = path.join(tempDir(), 'older.sqlite');
-    expect((await svc(['sync', '--db', file, 'accounts'])).code).toBe(0);
-    // What an older svc wrote: no `domain` column.
-    const raw = await openDatabase(file);
-    const cols = JSON.parse(String(raw.get("select columns from _svc_tables where table_name = 'accounts'")!.columns)) as [
-      string,
-      string,
-    ][];
-    raw.exec('DROP VIEW IF EXISTS accounts_labelled; ALTER TABLE accounts DROP COLUMN domain');
-    raw.run("update _svc_tables set columns = ? where table_name = 'accounts'", [JSON.stringify(cols.filter(([n]) => n !== 'domain'))]);
-    raw.close();
-    const r = await svc(['sync', '--db', file, 'accounts']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/accounts: 1 new columns .*reading the table again in full/);
-    await expectTableEqualsApi(c, env, file, '/accounts');
-  });
-});
-
-describe('svc sql', () => {
-  it('prints every format, binds parameters and refuses writes', async () => {
-    const csv = await svc([
-      'sql',
-      '--db',
-      db,
-      '-o',
-      'csv',
-      'select id, title from prospects where title = :t order by id limit 2',
-      '-p',
-      't=CEO',
-    ]);
-    expect(csv.code, csv.stderr).toBe(0);
-    expect(csv.stdout.split('\n')[0]).toBe('id,title');
-    expect(csv.stdout).toMatch(/^\d+,CEO$/m);
-    const injected = await svc([
-      'sql',
-      '--db',
-      db,
-      '-o',
-      'json',
-      'select count(*) as n from prospects where title = :t',
-      '-p',
-      "t=x' or '1'='1",
-    ]);
-    expect(JSON.parse(injected.stdout)).toEqual([{ n: 0 }]);
-    const nd = await svc(['sql', '--db', db, '-o', 'ndjson', 'select id from users order by id limit 2']);
-    expect(
-      nd.stdout
-        .trim()
-        .split('\n')
-        .map((l) => Object.keys(JSON.parse(l))),
-    ).toEqual([['id'], ['id']]);
-    const empty = await svc(['sql', '--db', db, '-o', 'csv', 'select * from prospects where 0']);
-    expect(empty.code).toBe(0);
-    expect(empty.stdout.split(',')[0]).toBe('id');
-    for (const stmt of ['delete from prospects', 'insert into prospects (id) values (1e9)', 'drop table prospects', 'create table x (a)']) {
-      const w = await svc(['sql', '--db', db, stmt]);
-      expect(w.code, stmt).toBe(2);
-      expect(w.stderr, stmt).toMatch(/^error: svc sql is read-only/m);
-    }
-    // Another file cannot be attached and written either: it is opened read-only too.
-    const other = path.join(tempDir(), 'other.sqlite');
-    const attach = await svc(['sql', '--db', db, `attach '${other}' as x`]);
-    expect(attach.code).toBe(2);
-    expect(fs.existsSync(other)).toBe(false);
-    const bad = await svc(['sql', '--db', db, 'selec 1']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error: SQL: near "selec": syntax error/m);
-    const stdin = await svc(['sql', '--db', db, '-o', 'json'], 'select 1 as one');
-    expect(JSON.parse(stdin.stdout)).toEqual([{ one: 1 }]);
-  });
-
-  it('says to run svc sync when there is no mirror, and refuses a foreign file', async () => {
-    const none = await svc(['sql', '--db', path.join(tempDir(), 'none.sqlite'), 'select 1']);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no mirror yet at .*none\.sqlite.*\n.*svc sync/);
-    const foreign = path.join(tempDir(), 'foreign.sqlite');
-    fs.writeFileSync(foreign, 'this is not a database, just text '.repeat(100));
-    const f = await svc(['sql', '--db', foreign, 'select 1']);
-    expect(f.code).toBe(2);
-    expect(f.stderr).toMatch(/is not an svc mirror.*\n.*svc sync --rebuild/);
-    const s = await svc(['sync', '--db', foreign, 'users']);
-    expect(s.code).toBe(2);
-    expect(s.stderr).toMatch(/is not an svc mirror/);
-  });
-
-  it('lists tables and columns with custom-field labels', async () => {
-    const t = await svc(['sql', '--db', db, '--tables', '-o', 'json']);
-    const names = JSON.parse(t.stdout).map((r: any) => r.name);
-    expect(names).toEqual(expect.arrayContaining(['prospects', 'accounts', 'sequence_states', '_svc_deleted']));
-    const cols = await svc(['sql', '--db', db, '--columns', 'prospects', '-o', 'json']);
-    const list = JSON.parse(cols.stdout);
-    expect(list.find((c: any) => c.column === 'first_name')).toEqual({ column: 'first_name', sqlType: 'TEXT', label: null });
-    expect(list.find((c: any) => c.column === 'account_id')?.sqlType).toBe('INTEGER');
+    it('lists tables and columns with custom-field labels', async () => {
+      const t = await svc(['sql', ...db, '--tables', '-o', 'json']);
+      const names = JSON.parse(t.stdout).map((r: any) => r.name);
+      expect(names).toEqual(expect.arrayContaining(['prospects', 'accounts', 'sequence_states', '_svc_deleted']));
+      const cols = await svc(['sql', ...db, '--columns', 'prospects', '-o', 'json']);
+      const list = JSON.parse(cols.stdout);
+      expect(list.find((c: any) => c.column === 'first_name')).toEqual({ column: 'first_name', sqlType: d.textType, label: null });
+      expect(list.find((c: any) => c.column === 'account_id')?.sqlType).toBe(d.idType);
+    });
   });
 });

@@ -5,6 +5,8 @@
  * killed one stopped (never from scratch), and at the end every table equals the API with no row
  * twice. Then 504s and 429s from the server and a token that expires mid-sync: equal again.
  * SVC_MIRROR_KILLS sets the number of kills (default 5; the issue's 50 in the reliability run).
+ * Every test runs on each database of ../helpers/postgres.ts (a SQLite file; a PostgreSQL schema
+ * when SVC_TEST_PG reaches a server), with the same code.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +15,10 @@ import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { cliLogin } from '../helpers/oauth.js';
+import { type MirrorDatabase, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
 import { doc, start, type Client } from '../helpers/sandbox.js';
+
+const DATABASES = mirrorDatabases(await testPostgres());
 
 const KILLS = Number(process.env.SVC_MIRROR_KILLS ?? 5);
 const TYPES = ['prospects', 'accounts', 'mailings', 'calls'];
@@ -27,11 +32,10 @@ beforeAll(async () => {
 });
 afterAll(() => c.sb.close());
 
-const rowsIn = async (db: string): Promise<number> => {
-  const r = await runSvc(
-    ['sql', '--db', db, '-o', 'json', 'select (select count(*) from prospects) + (select count(*) from mailings) as n'],
-    { env },
-  );
+const rowsIn = async (db: string[]): Promise<number> => {
+  const r = await runSvc(['sql', ...db, '-o', 'json', 'select (select count(*) from prospects) + (select count(*) from mailings) as n'], {
+    env,
+  });
   return r.code === 0 ? JSON.parse(r.stdout)[0].n : 0;
 };
 
@@ -47,10 +51,10 @@ async function changeSome(rand: () => number): Promise<void> {
 }
 
 /** Starts a sync and kills it with SIGKILL after `pages` more list pages were answered plus `ms`. */
-async function killedSync(db: string, pages: number, ms: number): Promise<{ killed: boolean; code: number | null }> {
+async function killedSync(db: string[], pages: number, ms: number): Promise<{ killed: boolean; code: number | null }> {
   const listed = () => c.sb.requests.filter((r) => r.method === 'GET' && /\/(prospects|accounts|mailings|calls)$/.test(r.path)).length;
   const from = listed();
-  const child = spawnSvc(['sync', '--db', db, ...TYPES], { env });
+  const child = spawnSvc(['sync', ...db, ...TYPES], { env });
   child.stdout!.resume();
   child.stderr!.resume();
   let killed = false;
@@ -65,95 +69,97 @@ async function killedSync(db: string, pages: number, ms: number): Promise<{ kill
   return { killed, code };
 }
 
-describe('svc sync under faults', () => {
-  it(`SIGKILL ${KILLS} times at random points: each rerun continues, the end equals the API`, async () => {
-    const db = path.join(tempDir('svc-mirror-kill-'), 'org.sqlite');
-    const rand = prng(28);
-    let before = 0;
-    let kills = 0;
-    for (let i = 0; i < KILLS; i++) {
-      const r = await killedSync(db, 1 + Math.floor(rand() * 4), Math.floor(rand() * 40));
-      if (r.code === 0) {
-        // The sync finished before the kill: give the next one work (changes, a create, a delete).
-        await changeSome(rand);
-        before = await rowsIn(db);
-        continue;
+describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
+  describe('svc sync under faults', () => {
+    it(`SIGKILL ${KILLS} times at random points: each rerun continues, the end equals the API`, async () => {
+      const db = d.fresh(path.join(tempDir('svc-mirror-kill-'), 'org.sqlite'));
+      const rand = prng(28);
+      let before = 0;
+      let kills = 0;
+      for (let i = 0; i < KILLS; i++) {
+        const r = await killedSync(db, 1 + Math.floor(rand() * 4), Math.floor(rand() * 40));
+        if (r.code === 0) {
+          // The sync finished before the kill: give the next one work (changes, a create, a delete).
+          await changeSome(rand);
+          before = await rowsIn(db);
+          continue;
+        }
+        kills += r.killed ? 1 : 0;
+        const now = await rowsIn(db);
+        // Never from scratch: what a killed run committed is still there (a few rows may go: deletes).
+        expect(now, `kill ${i}`).toBeGreaterThanOrEqual(before - 5);
+        before = now;
       }
-      kills += r.killed ? 1 : 0;
-      const now = await rowsIn(db);
-      // Never from scratch: what a killed run committed is still there (a few rows may go: deletes).
-      expect(now, `kill ${i}`).toBeGreaterThanOrEqual(before - 5);
-      before = now;
-    }
-    expect(kills).toBeGreaterThanOrEqual(Math.ceil(KILLS / 2));
-    const last = await runSvc(['sync', '--db', db, ...TYPES], { env });
-    expect(last.code, last.stderr).toBe(0);
-    for (const p of PATHS) await expectTableEqualsApi(c, env, db, p);
-  }, 600_000);
+      expect(kills).toBeGreaterThanOrEqual(Math.ceil(KILLS / 2));
+      const last = await runSvc(['sync', ...db, ...TYPES], { env });
+      expect(last.code, last.stderr).toBe(0);
+      for (const p of PATHS) await expectTableEqualsApi(c, env, db, p);
+    }, 600_000);
 
-  it('goes on through a 504 (the page asked again at half the size), a 429 and a token that expires mid-sync', async () => {
-    const sb = await start({ seed: 1500, latencyMs: 20, accessTokenTtlSeconds: 1, tokenIssueIntervalMs: 0 });
-    const proxy = await startFaultProxy(sb.sb.authUrl);
-    try {
-      const dir = tempDir();
-      // The API through the fault proxy, the token endpoint direct: two origins, confirmed with --yes.
-      const login = await cliLogin(sb.sb, dir, ['--yes'], { SVC_BASE_URL: `${proxy.origin}/api/v2` });
-      expect(login.code, login.stderr).toBe(0);
-      const db = path.join(dir, 'org.sqlite');
-      proxy.plan({ method: 'GET', path: /^\/api\/v2\/prospects\?.*page(%5B|\[)limit(%5D|\])=1000/ }, [
-        { kind: 'answer', status: 504, body: 'gateway timeout' },
-      ]);
-      proxy.plan({ method: 'GET', path: /^\/api\/v2\/mailings\?/ }, [
-        { kind: 'answer', status: 429, headers: { 'retry-after': '1' }, body: '' },
-      ]);
-      const tokensBefore = sb.sb.requests.filter((r) => r.path === '/oauth/token').length;
-      const r = await runSvc(['sync', '--db', db, ...TYPES], { env: { SVC_CONFIG_DIR: dir } });
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/answered 504; retrying with pages of 500/);
-      expect(proxy.log.some((e) => /prospects\?.*page(%5B|\[)limit(%5D|\])=500/.test(e.url) && e.status === 200)).toBe(true);
-      expect(proxy.log.some((e) => /mailings/.test(e.url) && e.status === 429)).toBe(true);
-      // The 1-second token ran out during the run and was refreshed.
-      expect(sb.sb.requests.filter((r) => r.path === '/oauth/token').length).toBeGreaterThan(tokensBefore);
-      const cenv = baseEnv({ SVC_CONFIG_DIR: dir });
-      for (const p of PATHS) await expectTableEqualsApi(sb, cenv, db, p);
-    } finally {
-      await proxy.close();
-      await sb.sb.close();
-    }
-  }, 120_000);
-});
+    it('goes on through a 504 (the page asked again at half the size), a 429 and a token that expires mid-sync', async () => {
+      const sb = await start({ seed: 1500, latencyMs: 20, accessTokenTtlSeconds: 1, tokenIssueIntervalMs: 0 });
+      const proxy = await startFaultProxy(sb.sb.authUrl);
+      try {
+        const dir = tempDir();
+        // The API through the fault proxy, the token endpoint direct: two origins, confirmed with --yes.
+        const login = await cliLogin(sb.sb, dir, ['--yes'], { SVC_BASE_URL: `${proxy.origin}/api/v2` });
+        expect(login.code, login.stderr).toBe(0);
+        const db = d.fresh(path.join(dir, 'org.sqlite'));
+        proxy.plan({ method: 'GET', path: /^\/api\/v2\/prospects\?.*page(%5B|\[)limit(%5D|\])=1000/ }, [
+          { kind: 'answer', status: 504, body: 'gateway timeout' },
+        ]);
+        proxy.plan({ method: 'GET', path: /^\/api\/v2\/mailings\?/ }, [
+          { kind: 'answer', status: 429, headers: { 'retry-after': '1' }, body: '' },
+        ]);
+        const tokensBefore = sb.sb.requests.filter((r) => r.path === '/oauth/token').length;
+        const r = await runSvc(['sync', ...db, ...TYPES], { env: { SVC_CONFIG_DIR: dir } });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toMatch(/answered 504; retrying with pages of 500/);
+        expect(proxy.log.some((e) => /prospects\?.*page(%5B|\[)limit(%5D|\])=500/.test(e.url) && e.status === 200)).toBe(true);
+        expect(proxy.log.some((e) => /mailings/.test(e.url) && e.status === 429)).toBe(true);
+        // The 1-second token ran out during the run and was refreshed.
+        expect(sb.sb.requests.filter((r) => r.path === '/oauth/token').length).toBeGreaterThan(tokensBefore);
+        const cenv = baseEnv({ SVC_CONFIG_DIR: dir });
+        for (const p of PATHS) await expectTableEqualsApi(sb, cenv, db, p);
+      } finally {
+        await proxy.close();
+        await sb.sb.close();
+      }
+    }, 120_000);
+  });
 
-describe('deletes no event tells of', () => {
-  it('are found by --reconcile (ids only) and logged as such', async () => {
-    const sb = await start({ seed: 120 });
-    const proxy = await startFaultProxy(sb.sb.authUrl);
-    try {
-      const dir = tempDir();
-      const penv = baseEnv({
-        SVC_CONFIG_DIR: dir,
-        SVC_BASE_URL: `${proxy.origin}/api/v2`,
-        SVC_AUTH_URL: sb.sb.authUrl,
-        SVC_TOKEN: sb.sb.token,
-      });
-      const db = path.join(dir, 'org.sqlite');
-      expect((await runSvc(['sync', '--db', db, ...TYPES], { env: penv })).code).toBe(0);
-      const gone = (await sb.get('/calls?sort=-id&page[limit]=1')).body.data[0].id;
-      expect((await sb.del(`/calls/${gone}`)).status).toBe(204);
-      // A server whose event log missed it: the events answer comes back empty.
-      const empty = { kind: 'rewrite', body: (b: string) => JSON.stringify({ ...JSON.parse(b), data: [] }) } as const;
-      proxy.always({ method: 'GET', path: /^\/api\/v2\/events\?/ }, empty);
-      const plain = await runSvc(['sync', '--db', db, ...TYPES], { env: penv });
-      expect(plain.code, plain.stderr).toBe(0);
-      expect(plain.stderr).toMatch(/calls: \d+ changed, 0 deleted/);
-      const reconciled = await runSvc(['sync', '--db', db, '--reconcile', ...TYPES], { env: penv });
-      expect(reconciled.code, reconciled.stderr).toBe(0);
-      expect(reconciled.stderr).toMatch(/calls: \d+ changed, 1 deleted/);
-      const log = await runSvc(['sql', '--db', db, '-o', 'json', 'select type, id, how from _svc_deleted'], { env: penv });
-      expect(JSON.parse(log.stdout)).toEqual([{ type: 'call', id: Number(gone), how: 'reconcile' }]);
-      for (const p of PATHS) await expectTableEqualsApi(sb, penv, db, p);
-    } finally {
-      await proxy.close();
-      await sb.sb.close();
-    }
-  }, 120_000);
+  describe('deletes no event tells of', () => {
+    it('are found by --reconcile (ids only) and logged as such', async () => {
+      const sb = await start({ seed: 120 });
+      const proxy = await startFaultProxy(sb.sb.authUrl);
+      try {
+        const dir = tempDir();
+        const penv = baseEnv({
+          SVC_CONFIG_DIR: dir,
+          SVC_BASE_URL: `${proxy.origin}/api/v2`,
+          SVC_AUTH_URL: sb.sb.authUrl,
+          SVC_TOKEN: sb.sb.token,
+        });
+        const db = d.fresh(path.join(dir, 'org.sqlite'));
+        expect((await runSvc(['sync', ...db, ...TYPES], { env: penv })).code).toBe(0);
+        const gone = (await sb.get('/calls?sort=-id&page[limit]=1')).body.data[0].id;
+        expect((await sb.del(`/calls/${gone}`)).status).toBe(204);
+        // A server whose event log missed it: the events answer comes back empty.
+        const empty = { kind: 'rewrite', body: (b: string) => JSON.stringify({ ...JSON.parse(b), data: [] }) } as const;
+        proxy.always({ method: 'GET', path: /^\/api\/v2\/events\?/ }, empty);
+        const plain = await runSvc(['sync', ...db, ...TYPES], { env: penv });
+        expect(plain.code, plain.stderr).toBe(0);
+        expect(plain.stderr).toMatch(/calls: \d+ changed, 0 deleted/);
+        const reconciled = await runSvc(['sync', ...db, '--reconcile', ...TYPES], { env: penv });
+        expect(reconciled.code, reconciled.stderr).toBe(0);
+        expect(reconciled.stderr).toMatch(/calls: \d+ changed, 1 deleted/);
+        const log = await runSvc(['sql', ...db, '-o', 'json', 'select type, id, how from _svc_deleted'], { env: penv });
+        expect(JSON.parse(log.stdout)).toEqual([{ type: 'call', id: Number(gone), how: 'reconcile' }]);
+        for (const p of PATHS) await expectTableEqualsApi(sb, penv, db, p);
+      } finally {
+        await proxy.close();
+        await sb.sb.close();
+      }
+    }, 120_000);
+  });
 });

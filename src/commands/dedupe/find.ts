@@ -12,7 +12,7 @@ import { openMirror } from '../../mirror/reader.js';
 import { writeFileAtomicSync } from '../../private-file.js';
 import type { Context } from '../../runtime/context.js';
 import { recordWriter } from '../shared/output.js';
-import { mirrorFile } from '../sync/mirror-file.js';
+import { mirrorTarget } from '../sync/mirror-file.js';
 import type { FindFlags } from './flags.js';
 import { loadRows, readAccounts, readProspects, type MirrorRecord } from './mirror-records.js';
 import { buildPlan, KEEP_RULES, rankMembers, type KeepRule } from './plan.js';
@@ -57,7 +57,14 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
   const home = phoneRegion(flags.region ?? 'US');
   if (!home) throw new UsageError(`--region ${flags.region}: expected one of ${Object.keys(REGIONS).join(', ')}`);
   if (flags.plan !== undefined && flags.plan.trim() === '') throw new UsageError('--plan: give a file name');
-  const file = await mirrorFile(ctx, flags.db);
+  const target = await mirrorTarget(ctx, { db: flags.db });
+  if (target.kind !== 'file') {
+    // Matching reads every prospect's keys through the SQLite binding's synchronous calls.
+    throw new UsageError('svc dedupe reads a SQLite mirror, not one on PostgreSQL').hint(
+      'run `svc sync` (without --db) to keep a SQLite mirror beside it, then `svc dedupe` on that',
+    );
+  }
+  const file = target.file;
   const db = await openMirror(file);
   try {
     const started = ctx.clock.now();

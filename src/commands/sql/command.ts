@@ -13,7 +13,11 @@ export function registerSql(program: Command, app: App): void {
     .option('-p, --param <name=value>', 'bind :name to value (repeatable); values are bound, never pasted into the SQL', collect, [])
     .option('--tables', 'list the tables and views with their row counts')
     .option('--columns <table>', "list a table's columns, their types and custom-field labels")
-    .option('--db <file>', 'the mirror file (default: the profile’s, as svc sync writes it)')
+    .option(
+      '--db <file|url>',
+      'the mirror file, or postgres://USER@HOST/DB (default: $SVC_DB, else the profile’s file, as svc sync writes it)',
+    )
+    .option('--schema <name>', 'with --db postgres://…: the schema svc sync wrote (default: $SVC_DB_SCHEMA, else svc_<profile>)')
     .addHelpText(
       'after',
       `
@@ -26,6 +30,7 @@ Examples:
   $ svc sql "select * from prospects where title = :t" -p t=CEO -o csv > ceos.csv
   $ svc sql -f weekly.sql -o json | jq .
   $ svc sql --columns prospects
+  $ svc sql --db postgres://analyst@db.example.com/sales --schema acme "select count(*) from prospects"
 `,
     )
     .action(async (statement: string | undefined, flags: SqlFlags, cmd: Command) => {

@@ -3,14 +3,15 @@
  * output writers of every other command (constant memory: pages of rows as SQLite yields them).
  */
 import fs from 'node:fs';
-import { LocalIoError, UsageError } from '../../errors.js';
+import { LocalIoError, SvcError, UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { snake } from '../../mirror/naming.js';
-import { age, mirrorStatus, oldestSync, openMirror } from '../../mirror/reader.js';
-import type { SqlDatabase, SqlParams, SqlRow, SqlValue } from '../../mirror/sqlite.js';
+import type { MirrorDb } from '../../mirror/dialect/types.js';
+import { age, mirrorStatus, oldestSync, openReadMirror } from '../../mirror/reader.js';
+import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue, recordWriter } from '../shared/output.js';
-import { mirrorFile } from '../sync/mirror-file.js';
+import { mirrorTarget } from '../sync/mirror-file.js';
 
 /** The flags of `svc sql`. */
 export interface SqlFlags {
@@ -19,26 +20,26 @@ export interface SqlFlags {
   tables?: boolean;
   columns?: string;
   db?: string;
+  schema?: string;
 }
-
-/** Rows handed to the writer at a time. */
-const ROWS_PER_PAGE = 500;
 
 export async function sqlHandler(ctx: Context, statement: string | undefined, flags: SqlFlags): Promise<void> {
   if (ctx.output === 'raw') throw new UsageError('svc sql prints table, json, ndjson or csv, not raw').hint('use -o json or -o csv');
   const params = parseParams(flags.param ?? []);
   const sql = flags.tables || flags.columns !== undefined ? undefined : await readStatement(ctx, statement, flags.file);
-  const file = await mirrorFile(ctx, flags.db);
-  const db = await openMirror(file);
+  const db = await openReadMirror(await mirrorTarget(ctx, flags));
   try {
-    const status = mirrorStatus(db, file);
+    const status = await mirrorStatus(db);
     const oldest = oldestSync(status);
     ctx.info(
       `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}`,
     );
-    if (flags.tables) return await printValue(ctx, ctx.output, listTables(db), () => tablesText(listTables(db)));
+    if (flags.tables) {
+      const tables = await listTables(db);
+      return await printValue(ctx, ctx.output, tables, () => tablesText(tables));
+    }
     if (flags.columns !== undefined) {
-      const cols = listColumns(db, flags.columns);
+      const cols = await listColumns(db, flags.columns);
       return await printValue(
         ctx,
         ctx.output,
@@ -48,7 +49,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
     }
     await runQuery(ctx, db, sql!, params);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -90,33 +91,26 @@ async function readStatement(ctx: Context, arg: string | undefined, file: string
 }
 
 /** Runs the statement and streams its rows. */
-async function runQuery(ctx: Context, db: SqlDatabase, sql: string, params: SqlParams): Promise<void> {
-  let result: ReturnType<SqlDatabase['query']>;
-  const iterator = (): Iterator<SqlRow> => result.rows[Symbol.iterator]();
-  let it: Iterator<SqlRow>;
+async function runQuery(ctx: Context, db: MirrorDb, sql: string, params: Record<string, SqlValue>): Promise<void> {
+  let result: Awaited<ReturnType<MirrorDb['query']>>;
+  let pages: AsyncIterator<SqlRow[]>;
   try {
-    result = db.query(sql, params);
-    it = iterator();
+    result = await db.query(sql, params);
+    pages = result.pages[Symbol.asyncIterator]();
   } catch (err) {
     throw sqlError(err);
   }
   const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, columns: result.columns });
-  let page: FlatRecord[] = [];
   for (;;) {
-    let next: IteratorResult<SqlRow>;
+    let next: IteratorResult<SqlRow[]>;
     try {
-      next = it.next();
+      next = await pages.next();
     } catch (err) {
       throw sqlError(err);
     }
     if (next.done) break;
-    page.push(plainRow(next.value));
-    if (page.length >= ROWS_PER_PAGE) {
-      await writer.page({}, page);
-      page = [];
-    }
+    await writer.page({}, next.value.map(plainRow));
   }
-  if (page.length) await writer.page({}, page);
   await writer.end();
 }
 
@@ -137,9 +131,17 @@ function plainRow(row: SqlRow): FlatRecord {
   return out as FlatRecord;
 }
 
-/** SQLite's message in one line, exit 2; a statement that writes says the mirror is read-only. */
+/** The database's message in one line, exit 2; a statement that writes says the mirror is read-only. */
 function sqlError(err: unknown): UsageError {
-  const msg = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+  // A connection lost, a password refused: said as they are (dialect/postgres.ts).
+  if (err instanceof UsageError || (err instanceof SvcError && !('detail' in err))) throw err;
+  const raw =
+    err instanceof Error && 'detail' in err
+      ? String((err as { detail: unknown }).detail)
+      : err instanceof Error
+        ? err.message
+        : String(err);
+  const msg = raw.replace(/\s+/g, ' ').trim();
   if (/readonly|read-only|query_only|attempt to write/i.test(msg)) {
     return new UsageError('svc sql is read-only: the statement would write to the mirror').hint(
       'change the org with svc commands (they write to the API), then svc sync brings the change here',
@@ -149,30 +151,26 @@ function sqlError(err: unknown): UsageError {
 }
 
 /** Tables and views a person queries (svc's own bookkeeping left out, its log of deletes kept). */
-function listTables(db: SqlDatabase): { name: string; kind: string; rows: number }[] {
-  return db
-    .all(
-      "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND name NOT IN ('_svc_mirror', '_svc_tables', '_svc_seen') ORDER BY name",
-    )
-    .map((r) => ({
-      name: String(r.name),
-      kind: String(r.type),
-      rows: Number(db.get(`SELECT count(*) AS n FROM "${String(r.name).replace(/"/g, '""')}"`)?.n ?? 0),
-    }));
+async function listTables(db: MirrorDb): Promise<{ name: string; kind: string; rows: number }[]> {
+  const out: { name: string; kind: string; rows: number }[] = [];
+  for (const r of await db.relations()) {
+    if (['_svc_mirror', '_svc_tables', '_svc_seen'].includes(r.name)) continue;
+    const n = await db.get(`SELECT count(*) AS n FROM "${r.name.replace(/"/g, '""')}"`);
+    out.push({ name: r.name, kind: r.kind, rows: Number(n?.n ?? 0) });
+  }
+  return out;
 }
 
 function tablesText(rows: { name: string; kind: string; rows: number }[]): string {
   return rows.map((r) => `${r.name.padEnd(40)} ${r.kind.padEnd(5)} ${r.rows.toLocaleString('en-US').padStart(9)}`).join('\n') + '\n';
 }
 
-/** A table's columns with their SQLite types and, for custom fields, their labels. */
-function listColumns(db: SqlDatabase, table: string): { column: string; sqlType: string; label: string | null }[] {
+/** A table's columns with their types and, for custom fields, their labels. */
+async function listColumns(db: MirrorDb, table: string): Promise<{ column: string; sqlType: string; label: string | null }[]> {
   const name = snake(table.replace(/-/g, '_'));
-  const info = (t: string) =>
-    db.all(`PRAGMA table_info("${t.replace(/"/g, '""')}")`).map((r) => ({ name: String(r.name), type: String(r.type) }));
-  const cols = info(name);
+  const cols = await db.columnsOf(name);
   if (cols.length === 0) {
-    const names = listTables(db).map((t) => t.name);
+    const names = (await listTables(db)).map((t) => t.name);
     throw new UsageError(`no table "${table}" in the mirror`).hint(
       `svc sql --tables lists them (${names
         .filter((n) => !n.startsWith('_'))
@@ -180,7 +178,7 @@ function listColumns(db: SqlDatabase, table: string): { column: string; sqlType:
         .join(', ')}, …)`,
     );
   }
-  const labelled = info(`${name}_labelled`);
+  const labelled = await db.columnsOf(`${name}_labelled`);
   return cols.map((c, i) => ({
     column: c.name,
     sqlType: c.type || 'ANY',

@@ -9,7 +9,11 @@ export function registerSync(program: Command, app: App): void {
     .command('sync')
     .description('copy the org into a local SQLite database and keep it current (deletes included); query it with svc sql')
     .argument('[types...]', 'resource types to mirror (default: the ones sales ops asks about)')
-    .option('--db <file>', 'the mirror file (default: one per profile in the data directory)')
+    .option(
+      '--db <file|url>',
+      'the mirror file, or postgres://USER@HOST/DB for a team mirror (default: $SVC_DB, else one file per profile in the data directory)',
+    )
+    .option('--schema <name>', 'with --db postgres://…: the schema to mirror into (default: $SVC_DB_SCHEMA, else svc_<profile>)')
     .option('--status', 'say where the mirror is, how old each table is and how many rows it holds; send nothing')
     .option('--all-types', 'every type this token can read')
     .option('--reconcile', 'also compare every table with the ids the API lists, to find deletes no event told of')
@@ -27,6 +31,7 @@ Examples:
   $ svc --sandbox sync
   $ svc sync prospects accounts --plan
   $ svc sync --status
+  $ svc sync --db postgres://sync@db.example.com/sales --schema acme
   $ svc sql "select title, count(*) from prospects group by 1 order by 2 desc limit 5"
 `,
     )

@@ -9,13 +9,14 @@ import type { PageClient } from '../../api/paginate.js';
 import type { Context } from '../../runtime/context.js';
 import { findResource, RESOURCES, type ResourceType } from '../../registry/index.js';
 import { didYouMean } from '../../suggest.js';
-import { tableSpec } from '../../mirror/naming.js';
-import { mirrorFile, mirrorIdentity } from './mirror-file.js';
+import { tableSpec, type TableSpec } from '../../mirror/naming.js';
+import { mirrorIdentity, mirrorTarget } from './mirror-file.js';
 import { printJsonResult } from '../shared/output.js';
 
 /** The flags of `svc sync`. */
 export interface SyncFlags {
   db?: string;
+  schema?: string;
   status?: boolean;
   allTypes?: boolean;
   reconcile?: boolean;
@@ -47,7 +48,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
     return statusHandler(ctx, flags);
   }
   const types = chooseTypes(args, flags.allTypes === true);
-  const file = await mirrorFile(ctx, flags.db);
+  const target = await mirrorTarget(ctx, flags);
   const api = await ctx.api();
   // The global --budget caps the hour's requests; a sync stops there (its next run continues)
   // rather than waiting for the next hour.
@@ -75,9 +76,10 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, org.byType.get(rt.type)) }));
   const { MirrorStore } = await import('../../mirror/store.js');
   const { syncTables } = await import('../../mirror/sync.js');
-  const store = await MirrorStore.open(file, identity, { rebuild: flags.rebuild === true });
+  const store = await MirrorStore.open(target, identity, { rebuild: flags.rebuild === true });
   ctx.onClose(() => store.close());
-  for (const t of tables) store.prepare(t.spec, (line) => ctx.info(line));
+  const file = store.file;
+  for (const t of tables) await store.prepare(t.spec, (line) => ctx.info(line));
   const started = ctx.clock.now();
   // A bar on a terminal (output/spinner.ts: one stderr line, never in CI or a pipe); in logs a
   // line per 10,000 records.
@@ -115,9 +117,11 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   }
   bar.stop();
   for (const r of results) {
-    const what = r.kind === 'incremental' ? 'changed' : 'read';
+    const what = r.byOther
+      ? 'synced by another svc sync meanwhile'
+      : `${r.written.toLocaleString('en-US')} ${r.kind === 'incremental' ? 'changed' : 'read'}`;
     ctx.info(
-      `${r.table}: ${r.written.toLocaleString('en-US')} ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${store.count(r.table).toLocaleString('en-US')} rows`,
+      `${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${(await store.count(r.table)).toLocaleString('en-US')} rows`,
     );
   }
   const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);

@@ -1,20 +1,42 @@
 /**
  * Where a profile's mirror lives and whose org it is: `mirror.<profile>.sqlite` in the data
- * directory (owner-only, like every file of svc's that holds data), or `--db FILE`.
+ * directory (owner-only, like every file of svc's that holds data), or `--db FILE`; or, with
+ * `--db postgres://…` (or `SVC_DB`), a schema on a PostgreSQL server: `--schema`, else
+ * `SVC_DB_SCHEMA`, else `svc_<profile>`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { dataDir } from '../../auth/config-dir.js';
-import type { MirrorIdentity } from '../../mirror/store.js';
+import { UsageError } from '../../errors.js';
+import { isPostgresUrl, schemaFor } from '../../mirror/dialect/postgres.js';
+import type { MirrorIdentity, MirrorTarget } from '../../mirror/store.js';
 import type { Context } from '../../runtime/context.js';
 import { runOwner } from '../shared/org-owner.js';
 
 /** The mirror file of the command's profile (its directory made, owner-only). */
-export async function mirrorFile(ctx: Context, db: string | undefined): Promise<string> {
+async function mirrorFile(ctx: Context, db: string | undefined): Promise<string> {
   if (db !== undefined) return path.resolve(db);
   const dir = dataDir(ctx.env);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   return path.join(dir, `mirror.${encodeURIComponent(await mirrorName(ctx))}.sqlite`);
+}
+
+/** Where the command's mirror is: `--db`, else `SVC_DB`, else the profile's file. */
+export async function mirrorTarget(ctx: Context, flags: { db?: string; schema?: string }): Promise<MirrorTarget> {
+  const db = flags.db ?? (ctx.env.SVC_DB || undefined);
+  if (isPostgresUrl(db)) {
+    const schema = flags.schema ?? (ctx.env.SVC_DB_SCHEMA || schemaFor(await mirrorName(ctx)));
+    if (!/^[A-Za-z_][\w$]{0,62}$/.test(schema)) {
+      throw new UsageError(`--schema ${JSON.stringify(schema)} is not a schema name svc makes`).hint(
+        'use letters, digits and _ (at most 63)',
+      );
+    }
+    return { kind: 'postgres', url: db, schema };
+  }
+  if (flags.schema !== undefined) {
+    throw new UsageError('--schema is for a mirror on PostgreSQL').hint('give --db postgres://USER@HOST/DB (or set SVC_DB) with it');
+  }
+  return { kind: 'file', file: await mirrorFile(ctx, db) };
 }
 
 /**

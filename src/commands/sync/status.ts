@@ -1,15 +1,14 @@
 /** `svc sync --status`: where the mirror is, how old each table is, how many rows it holds. */
-import { age, mirrorStatus, openMirror } from '../../mirror/reader.js';
+import { age, mirrorStatus, openReadMirror } from '../../mirror/reader.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
 import type { SyncFlags } from './handler.js';
-import { mirrorFile } from './mirror-file.js';
+import { mirrorTarget } from './mirror-file.js';
 
 export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<void> {
-  const file = await mirrorFile(ctx, flags.db);
-  const db = await openMirror(file);
+  const db = await openReadMirror(await mirrorTarget(ctx, flags));
   try {
-    const status = mirrorStatus(db, file);
+    const status = await mirrorStatus(db);
     const now = ctx.clock.now();
     await printValue(ctx, ctx.output, status, () => {
       const lines = [
@@ -25,6 +24,6 @@ export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<voi
       return `${lines.join('\n')}\n`;
     });
   } finally {
-    db.close();
+    await db.close();
   }
 }

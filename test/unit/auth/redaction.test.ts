@@ -86,4 +86,13 @@ describe('redaction', () => {
     // Short values are not searched for (they would match ordinary words).
     expect(redactText('code abc', ['abc'])).toBe('code abc');
   });
+
+  it('hides the password of a connection string in any message (a PostgreSQL mirror: --db postgres://user:pw@host)', () => {
+    expect(redactText('cannot reach postgres://sync:p%40ss!w0rd@db.example.com:5432/sales: ECONNREFUSED')).toBe(
+      'cannot reach postgres://sync:***@db.example.com:5432/sales: ECONNREFUSED',
+    );
+    expect(redactText('at postgresql://u:x@h/db and postgres://u:***@h/db, not postgres://u@h/db')).toBe(
+      'at postgresql://u:***@h/db and postgres://u:***@h/db, not postgres://u@h/db',
+    );
+  });
 });

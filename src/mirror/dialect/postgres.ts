@@ -1,0 +1,338 @@
+/**
+ * The PostgreSQL side of the mirror's database (types.ts): one schema per profile on a server
+ * a team shares, through `pg` (loaded with `import()` by the commands that use it only).
+ *
+ * - Typed columns: ids `bigint`, date-times `timestamptz`, lists and objects `jsonb`, booleans
+ *   `boolean`; read back by `svc sql` as the SQLite mirror prints them (ISO date-times, JSON text).
+ * - A page is written by one statement whatever its size: its rows as one JSON parameter, cast
+ *   column by column on the server (`json_array_elements`), then `ON CONFLICT … DO UPDATE`.
+ * - Several syncers: each holds a session advisory lock per table while it syncs it (the lease:
+ *   a crashed syncer's connection closes and its lease goes with it), and serialises setup
+ *   (schema, tables, views) with a transaction advisory lock. Readers see committed pages only.
+ * - Read-only handles run in one `READ ONLY` transaction, every statement by the extended
+ *   protocol (one statement at a time: no `COMMIT; …` smuggled behind a query).
+ * - The password never leaves this file: messages name the server by {@link redactDbUrl}.
+ */
+import { ExitCode, NetworkError, SvcError, UsageError } from '../../errors.js';
+import { quoteId } from '../naming.js';
+import type { SqlRow, SqlValue } from '../sqlite.js';
+import type { ColumnKind, MirrorDb, QueryResult, Relation, WriteColumn } from './types.js';
+
+/** Rows fetched from a cursor at a time. */
+const READ_PAGE = 500;
+
+const TYPES: Record<ColumnKind, string> = {
+  id: 'bigint',
+  string: 'text',
+  integer: 'bigint',
+  number: 'double precision',
+  boolean: 'boolean',
+  date: 'date',
+  'date-time': 'timestamptz',
+  'string[]': 'jsonb',
+  object: 'jsonb',
+  array: 'jsonb',
+};
+
+/** Whether `--db`/`SVC_DB` names a PostgreSQL server rather than a file. */
+export function isPostgresUrl(db: string | undefined): db is string {
+  return db !== undefined && /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** The connection string with its password (in the user part or a `password=` parameter) as `***`. */
+function redactDbUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@/]*@/i, '$1***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
+}
+
+/** A schema name as svc makes it from a profile's: `svc_` and the name, lower-case, `[a-z0-9_]`. */
+export function schemaFor(profile: string): string {
+  return `svc_${profile.toLowerCase().replace(/[^a-z0-9_]+/g, '_')}`.slice(0, 63);
+}
+
+/** Options of {@link openPostgres}. */
+interface PgOpenOptions {
+  url: string;
+  schema: string;
+  readOnly?: boolean;
+}
+
+/** Connects to the server and enters the schema (made, unless read-only). */
+export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
+  const pg = (await import('pg')).default;
+  const where = `${redactDbUrl(opts.url)} (schema ${opts.schema})`;
+  const secrets = secretsOf(opts.url);
+  const fail = (err: unknown) => pgError(err, where, opts.schema, secrets);
+  const parsers: Record<number, (v: string) => unknown> = {
+    // int8: a number where it is exact, else a BigInt (ids past 2^53 keep their digits).
+    20: (v) => (Number.isSafeInteger(Number(v)) ? Number(v) : BigInt(v)),
+    // date-times as the SQLite mirror and the API write them: ISO, UTC.
+    1184: isoTime,
+    1114: isoTime,
+    1082: (v) => v,
+    // json and jsonb as their text, as the SQLite mirror holds them.
+    114: (v) => v,
+    3802: (v) => v,
+  };
+  const client = new pg.Client({
+    connectionString: opts.url,
+    application_name: 'svc',
+    connectionTimeoutMillis: 15_000,
+    keepAlive: true,
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as never },
+  });
+  // A server that goes away between queries emits 'error' on the client: the next query reports it.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => {});
+    throw fail(err);
+  }
+  const q = async (text: string, params: readonly SqlValue[] = []): Promise<{ rows: SqlRow[]; fields: { name: string }[] }> => {
+    try {
+      const r = await client.query({ text: numbered(text), values: params.map(pgValue), queryMode: 'extended' } as never);
+      return r as unknown as { rows: SqlRow[]; fields: { name: string }[] };
+    } catch (err) {
+      throw fail(err);
+    }
+  };
+  const key = (what: string) => `svc-mirror:${opts.schema}:${what}`;
+  try {
+    if (opts.readOnly) {
+      await q('BEGIN READ ONLY');
+      const has = await q('SELECT 1 FROM pg_namespace WHERE nspname = ?', [opts.schema]);
+      if (has.rows.length === 0) {
+        throw new UsageError(`no mirror yet in ${where}`).hint('run `svc sync --db URL` first (with --schema, the same schema)');
+      }
+    } else {
+      await q('BEGIN');
+      await q('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key('setup')]);
+      // Made only when missing: CREATE SCHEMA checks the right to create schemas first, which
+      // a role given only a schema of its own does not need.
+      const has = await q('SELECT 1 FROM pg_namespace WHERE nspname = ?', [opts.schema]);
+      if (has.rows.length === 0) await q(`CREATE SCHEMA ${quoteId(opts.schema)}`);
+      await q('COMMIT');
+    }
+    await q(`SET ${opts.readOnly ? 'LOCAL ' : ''}search_path TO ${quoteId(opts.schema)}`);
+  } catch (err) {
+    await client.end().catch(() => {});
+    throw err instanceof UsageError || err instanceof NetworkError ? err : fail(err);
+  }
+  let cursors = 0;
+  return {
+    dialect: 'postgres',
+    binding: 'pg',
+    where,
+    cascade: ' CASCADE',
+    keyedTableSuffix: '',
+    columnType: (kind) => TYPES[kind],
+    exec: async (sql) => {
+      // Several statements: one at a time (the extended protocol takes one).
+      for (const s of sql.split(/;\s*(?=\S)/)) await q(s.replace(/;\s*$/, ''));
+    },
+    run: async (sql, params) => void (await q(sql, params)),
+    all: async (sql, params) => (await q(sql, params)).rows,
+    get: async (sql, params) => (await q(sql, params)).rows[0],
+    async tx(fn, o) {
+      await q('BEGIN');
+      try {
+        if (o?.setup) await q('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key('setup')]);
+        const out = await fn();
+        await q('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    },
+    async write(table, columns, rows, conflictKey, update) {
+      if (rows.length === 0) return;
+      const casts = columns.map((c, i) =>
+        TYPES[c.kind] === 'jsonb'
+          ? `NULLIF((v->${i})::jsonb, 'null'::jsonb)`
+          : TYPES[c.kind] === 'text'
+            ? `v->>${i}`
+            : `(v->>${i})::${TYPES[c.kind]}`,
+      );
+      const set = update.map((c) => `${quoteId(c)} = EXCLUDED.${quoteId(c)}`).join(', ');
+      await q(
+        `INSERT INTO ${quoteId(table)} (${columns.map((c) => quoteId(c.name)).join(', ')}) SELECT ${casts.join(', ')} FROM json_array_elements(?::json) AS r(v)` +
+          ` ON CONFLICT (${conflictKey.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`,
+        [rowsJson(columns, rows)],
+      );
+    },
+    relations: async () =>
+      (
+        await q(
+          "SELECT c.relname AS name, c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind IN ('r', 'v', 'p', 'm') ORDER BY 1",
+          [opts.schema],
+        )
+      ).rows.map((r) => ({ name: String(r.name), kind: r.kind === 'v' || r.kind === 'm' ? 'view' : 'table' }) as Relation),
+    columnsOf: async (table) =>
+      (
+        await q(
+          'SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position',
+          [opts.schema, table],
+        )
+      ).rows.map((r) => ({ name: String(r.name), type: String(r.type) })),
+    async lease(table, waiting) {
+      const k = key(`table:${table}`);
+      const got = await q('SELECT pg_try_advisory_lock(hashtextextended(?, 0)) AS ok', [k]);
+      if ((got.rows[0]?.ok as unknown) !== true) {
+        waiting();
+        await q('SELECT pg_advisory_lock(hashtextextended(?, 0))', [k]);
+      }
+      return async () => void (await q('SELECT pg_advisory_unlock(hashtextextended(?, 0))', [k]));
+    },
+    async query(sql, params): Promise<QueryResult> {
+      const { text, values } = namedToNumbered(sql, params);
+      const body = text.trim().replace(/;\s*$/, '');
+      if (!/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(select|with|values|table)\b/i.test(body)) {
+        // Not a query a cursor takes (SHOW, EXPLAIN, or a write the read-only transaction refuses).
+        const r = await q(body, values);
+        return { columns: r.fields.map((f) => f.name), pages: once(r.rows) };
+      }
+      const name = `svc_rows_${++cursors}`;
+      await q(`DECLARE ${name} NO SCROLL CURSOR FOR ${body}`, values);
+      const first = await q(`FETCH ${READ_PAGE} FROM ${name}`);
+      async function* pages(): AsyncIterable<SqlRow[]> {
+        let r = first;
+        while (r.rows.length > 0) {
+          yield r.rows;
+          if (r.rows.length < READ_PAGE) break;
+          r = await q(`FETCH ${READ_PAGE} FROM ${name}`);
+        }
+      }
+      return { columns: first.fields.map((f) => f.name), pages: pages() };
+    },
+    size: async () =>
+      Number(
+        (
+          await q(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'",
+            [opts.schema],
+          )
+        ).rows[0]?.n ?? 0,
+      ),
+    close: async () => {
+      await client.end().catch(() => {});
+    },
+  };
+}
+
+async function* once(rows: SqlRow[]): AsyncIterable<SqlRow[]> {
+  if (rows.length) yield rows;
+}
+
+/** `2024-05-01T10:00:00Z` (milliseconds when there are some). */
+function isoTime(v: string): string {
+  const d = new Date(v.includes('T') || /[+-]\d\d(:?\d\d)?$/.test(v) ? v : `${v.replace(' ', 'T')}Z`);
+  return Number.isNaN(d.getTime()) ? v : d.toISOString().replace('.000Z', 'Z');
+}
+
+/** A value as pg sends it: BigInts as their digits. */
+function pgValue(v: SqlValue): unknown {
+  return typeof v === 'bigint' ? v.toString() : v;
+}
+
+/** The rows as one JSON array of arrays; a jsonb column's value is already JSON text and goes in as is. */
+function rowsJson(columns: readonly WriteColumn[], rows: readonly SqlValue[][]): string {
+  const raw = columns.map((c) => TYPES[c.kind] === 'jsonb');
+  const parts: string[] = [];
+  for (const r of rows) {
+    let s = '[';
+    for (let i = 0; i < r.length; i++) {
+      const v = r[i];
+      if (i > 0) s += ',';
+      if (v === null || v === undefined) s += 'null';
+      else if (raw[i]) s += typeof v === 'string' ? v : JSON.stringify(String(v));
+      else if (typeof v === 'number') s += String(v);
+      else if (typeof v === 'bigint') s += `"${v}"`;
+      else s += JSON.stringify(String(v));
+    }
+    parts.push(`${s}]`);
+  }
+  return `[${parts.join(',')}]`;
+}
+
+/** `?` placeholders numbered `$1`, `$2`… (svc's own statements: no `?` inside their literals). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.includes('?') ? sql.replace(/\?/g, () => `$${++n}`) : sql;
+}
+
+/**
+ * `:name` parameters of `svc sql` as `$n`, skipping string literals, quoted names, comments and
+ * `::` casts; a name without a value is refused as SQLite refuses it.
+ */
+function namedToNumbered(sql: string, params: Record<string, SqlValue>): { text: string; values: SqlValue[] } {
+  const values: SqlValue[] = [];
+  const index = new Map<string, number>();
+  const text = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|::|:([A-Za-z_]\w*)/g, (m, name: string | undefined) => {
+    if (name === undefined) return m;
+    if (!Object.hasOwn(params, name)) throw new UsageError(`SQL: no value for :${name}`).hint(`bind it with -p ${name}=VALUE`);
+    let i = index.get(name);
+    if (i === undefined) {
+      values.push(params[name]!);
+      i = values.length;
+      index.set(name, i);
+    }
+    return `$${i}`;
+  });
+  return { text, values };
+}
+
+/** The password of a connection string (to redact wherever a message may carry it). */
+function secretsOf(url: string): string[] {
+  try {
+    const u = new URL(url);
+    const out = [decodeURIComponent(u.password), u.password, u.searchParams.get('password') ?? ''];
+    return out.filter((s) => s.length > 0);
+  } catch {
+    return [];
+  }
+}
+
+/** A server's or the network's error as one line with the fix, the password never in it. */
+function pgError(err: unknown, where: string, schema: string, secrets: readonly string[]): Error {
+  if (err instanceof UsageError || err instanceof NetworkError) return err;
+  const e = err as { code?: string; message?: string };
+  let msg = String(e?.message ?? err)
+    .replace(/\s+/g, ' ')
+    .trim();
+  for (const s of secrets) msg = msg.split(s).join('***');
+  const code = e?.code ?? '';
+  if (code === '28P01' || code === '28000') {
+    return new UsageError(`cannot log in to ${where}: ${msg}`).hint('check the user and password in --db or SVC_DB (or ~/.pgpass)');
+  }
+  if (code === '3D000') return new UsageError(`cannot open ${where}: ${msg}`).hint('create the database, or name another in the URL');
+  if (code === '42501') {
+    return new UsageError(`cannot write the schema ${schema} at ${where}: ${msg}`).hint(
+      'choose a schema of your own with --schema, or have the owner of the schema (or of the database) grant you USAGE and CREATE on it',
+    );
+  }
+  if (
+    /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET)$/.test(code) ||
+    /timeout expired|Connection terminated/i.test(msg)
+  ) {
+    return new NetworkError(`cannot reach PostgreSQL at ${where}: ${msg || code}`, code || 'ECONNRESET').hint(
+      'check the host and port in --db or SVC_DB, and that the server is running',
+    );
+  }
+  if (code === '57P01' || code === '57P02' || code === '57P03') {
+    return new NetworkError(`PostgreSQL at ${where} went away: ${msg}`, code).hint('run the command again when the server is back');
+  }
+  return new PgServerError(msg, code, where);
+}
+
+/** Any other error the server answered: its message, said with where it came from. */
+class PgServerError extends SvcError {
+  constructor(
+    /** The server's message, without where. */
+    readonly detail: string,
+    readonly code: string,
+    where: string,
+  ) {
+    super(`PostgreSQL at ${where}: ${detail}`, ExitCode.API);
+  }
+}

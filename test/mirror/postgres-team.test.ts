@@ -1,0 +1,178 @@
+/**
+ * A team's mirror on PostgreSQL (issue 33), against the server of SVC_TEST_PG (skipped with a
+ * notice when none is reachable; SVC_TEST_REQUIRE_PROGRAMS=1 makes that a failure):
+ *
+ * - two `svc sync` processes started together on one schema, each with its own data directory
+ *   (two machines): the mirror equals the API, each table is read by one of them only (the
+ *   other waits on its lease and finds it synced), and the requests of both together are at
+ *   most those of one sync + 10 %;
+ * - bad input, each one clear line with the fix and the password never shown: a wrong password,
+ *   an unreachable server, a schema holding other tables, a schema the role may not write, a
+ *   heavy query stopped by `statement_timeout`; `SVC_DB` and `SVC_DB_SCHEMA` name the mirror.
+ *
+ * The second syncer's own requests are a fixed few (the root document, the org schema's two,
+ * the newest event, the delete events): within 10 % of a sync of ≥ 50 requests, and at the
+ * small default size held to those few. SVC_MIRROR_TEAM_SEED sets the sandbox's size (default
+ * 1,500 prospects; at 50,000 prospects here: one sync 65 requests, both 69, 5 % more).
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectTableEqualsApi } from '../helpers/mirror.js';
+import { adminSql, asUser, freshSchema, testPostgres } from '../helpers/postgres.js';
+import { baseEnv, runSvc, tempDir } from '../helpers/run-svc.js';
+import { start, type Client } from '../helpers/sandbox.js';
+
+const PG = await testPostgres();
+const SEED = Number(process.env.SVC_MIRROR_TEAM_SEED ?? 1500);
+const TYPES = ['prospects', 'accounts', 'mailings', 'calls'];
+const PATHS = ['/prospects', '/accounts', '/mailings', '/calls'];
+const TABLES = ['prospects', 'accounts', 'mailings', 'calls'];
+
+let c: Client;
+let url: string;
+const envFor = (dir: string, extra: Record<string, string> = {}) =>
+  baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token, ...extra });
+
+describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
+  beforeAll(async () => {
+    url = PG!;
+    c = await start({ seed: SEED });
+  });
+  afterAll(async () => {
+    await c?.sb.close();
+  });
+
+  it('two syncers started together on one schema: equal to the API, each table read once, requests ≤ one sync + 10 %', async () => {
+    // One sync alone, for the number of requests a sync needs.
+    let mark = c.sb.requests.length;
+    const alone = await runSvc(['sync', '--db', url, '--schema', freshSchema('alone'), ...TYPES], {
+      env: envFor(tempDir()),
+      timeoutMs: 240_000,
+    });
+    expect(alone.code, alone.stderr).toBe(0);
+    const one = c.sb.requests.length - mark;
+
+    const schema = freshSchema('two');
+    mark = c.sb.requests.length;
+    const [a, b] = await Promise.all(
+      [tempDir('svc-machine-a-'), tempDir('svc-machine-b-')].map((dir) =>
+        runSvc(['sync', '--db', url, '--schema', schema, ...TYPES], { env: envFor(dir), timeoutMs: 240_000 }),
+      ),
+    );
+    const both = c.sb.requests.length - mark;
+    expect(a!.code, a!.stderr).toBe(0);
+    expect(b!.code, b!.stderr).toBe(0);
+    for (const p of PATHS) await expectTableEqualsApi(c, envFor(tempDir()), ['--db', url, '--schema', schema], p);
+    // Each table read by one syncer; the other said so rather than reading it again.
+    for (const t of TABLES) {
+      const readBy = [a!, b!].filter((r) => new RegExp(`^${t}: [\\d,]+ read`, 'm').test(r.stderr)).length;
+      const left = [a!, b!].filter((r) => new RegExp(`^${t}: synced by another svc sync meanwhile`, 'm').test(r.stderr)).length;
+      expect({ t, readBy, left }).toEqual({ t, readBy: 1, left: 1 });
+    }
+    expect(both, `one sync ${one}, both ${both}`).toBeLessThanOrEqual(Math.max(Math.floor(one * 1.1), one + 5));
+    // No password in anything either printed.
+    expect(`${a!.stdout}${a!.stderr}${b!.stdout}${b!.stderr}`).not.toContain(new URL(url).password);
+  }, 600_000);
+
+  it('names the mirror by SVC_DB and SVC_DB_SCHEMA, and svc sql reads it as another role given SELECT only', async () => {
+    const schema = freshSchema('env');
+    const dir = tempDir();
+    const env = envFor(dir, { SVC_DB: url, SVC_DB_SCHEMA: schema });
+    const r = await runSvc(['sync', 'calls', '-o', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).file).toBe(`${url.replace(/:[^:@/]*@/, ':***@')} (schema ${schema})`);
+    // A BI tool's role: USAGE on the schema, SELECT on its tables, nothing else.
+    const role = `svc_bi_${process.pid}`;
+    await adminSql(url, `DROP ROLE IF EXISTS ${role}`).catch(() => {});
+    await adminSql(url, `CREATE ROLE ${role} LOGIN PASSWORD 'bi-secret-123'`);
+    await adminSql(url, `GRANT USAGE ON SCHEMA ${schema} TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+    const bi = asUser(url, role, 'bi-secret-123');
+    const q = await runSvc(['sql', '--db', bi, '--schema', schema, '-o', 'json', 'select count(*) as n from calls'], { env: envFor(dir) });
+    expect(q.code, q.stderr).toBe(0);
+    expect(JSON.parse(q.stdout)).toEqual([{ n: (await c.get('/calls?page[limit]=1&count=true')).body.meta.count }]);
+    const w = await runSvc(['sql', '--db', bi, '--schema', schema, 'delete from calls'], { env: envFor(dir) });
+    expect(w.code).toBe(2);
+    expect(w.stderr).toMatch(/^error: svc sql is read-only/m);
+  }, 120_000);
+
+  it('says each bad input in one line with the fix, the password never shown', async () => {
+    const dir = tempDir();
+    const env = envFor(dir);
+    const expectOneLine = (r: { code: number | null; stdout: string; stderr: string }, code: number, line: RegExp, secret: string) => {
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.stdout).toBe('');
+      // svc sql says first whose mirror it read; then the error.
+      const lines = r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('mirror of '));
+      expect(lines[0]).toMatch(line);
+      expect(lines.slice(1).every((l) => l.startsWith('hint: '))).toBe(true);
+      expect(r.stderr).not.toContain(secret);
+    };
+
+    const wrong = asUser(url, new URL(url).username, 'not-the-password-42');
+    expectOneLine(
+      await runSvc(['sync', '--db', wrong, 'calls'], { env }),
+      2,
+      /^error: cannot log in to postgres:\/\/\w+:\*\*\*@[^ ]+ \(schema svc_default\): password authentication failed/,
+      'not-the-password-42',
+    );
+    expectOneLine(
+      await runSvc(['sql', '--db', wrong, 'select 1'], { env }),
+      2,
+      /^error: cannot log in to postgres:\/\/\w+:\*\*\*@/,
+      'not-the-password-42',
+    );
+
+    const closed = new URL(url);
+    closed.port = '1';
+    expectOneLine(
+      await runSvc(['sync', '--db', closed.toString(), 'calls'], { env }),
+      1,
+      /^error: cannot reach PostgreSQL at postgres:\/\/\w+:\*\*\*@127\.0\.0\.1:1\/\S* \(schema svc_default\): .*ECONNREFUSED/,
+      new URL(url).password,
+    );
+
+    // A schema holding someone else's tables is not taken over.
+    const foreign = freshSchema('foreign');
+    await adminSql(url, `CREATE SCHEMA ${foreign}; CREATE TABLE ${foreign}.invoices (id int)`);
+    expectOneLine(
+      await runSvc(['sync', '--db', url, '--schema', foreign, 'calls'], { env }),
+      2,
+      new RegExp(`^error: .*\\(schema ${foreign}\\) is not an svc mirror`),
+      new URL(url).password,
+    );
+    expect((await adminSql(url, `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = '${foreign}'`)).rows[0].n).toBe(1);
+
+    // A schema owned by another role, which this role may not write.
+    const role = `svc_limited_${process.pid}`;
+    await adminSql(url, `DROP ROLE IF EXISTS ${role}`).catch(() => {});
+    await adminSql(url, `CREATE ROLE ${role} LOGIN PASSWORD 'limited-secret-77'`);
+    const owned = freshSchema('owned');
+    await adminSql(url, `CREATE SCHEMA ${owned}; GRANT USAGE ON SCHEMA ${owned} TO ${role}`);
+    expectOneLine(
+      await runSvc(['sync', '--db', asUser(url, role, 'limited-secret-77'), '--schema', owned, 'calls'], { env }),
+      2,
+      new RegExp(`^error: cannot write the schema ${owned} at .*: permission denied for schema ${owned}`),
+      'limited-secret-77',
+    );
+
+    // A heavy query stopped by the server's statement_timeout.
+    const schema = freshSchema('timeout');
+    expect((await runSvc(['sync', '--db', url, '--schema', schema, 'calls'], { env })).code).toBe(0);
+    const limited = new URL(url);
+    limited.searchParams.set('options', '-c statement_timeout=200');
+    expectOneLine(
+      await runSvc(['sql', '--db', limited.toString(), '--schema', schema, 'select pg_sleep(3)'], { env }),
+      2,
+      /^error: SQL: canceling statement due to statement timeout/,
+      new URL(url).password,
+    );
+
+    // --schema is for PostgreSQL only.
+    const file = await runSvc(['sync', '--db', path.join(dir, 'x.sqlite'), '--schema', 'x', 'calls'], { env });
+    expect(file.code).toBe(2);
+    expect(file.stderr).toMatch(/^error: --schema is for a mirror on PostgreSQL\nhint: /);
+  }, 120_000);
+});
