@@ -105,6 +105,18 @@ describe('events tail --follow', () => {
     for (const l of lines) expect(l).toMatch(/^\d{2}:\d{2}:\d{2} {2}account_created +account \d+ {2}user \d+ {2}#\d+$/);
   });
 
+  it('-o json while following is one valid array, closed on Ctrl-C', async () => {
+    const since = isoSecond(Date.now());
+    const tail = watch(['events', 'tail', '--follow', '--since', since, '--every', '50%', '-o', 'json'], env);
+    await tail.until((o) => o.stderr.includes('following events'));
+    for (let i = 0; i < 3; i++) await c.post('/accounts', { data: { type: 'account', attributes: { name: `json ${i}` } } });
+    const want = (await indexEvents(c, since)).map((e) => e.id);
+    await tail.until((o) => want.every((id) => o.stdout.includes(`"id": ${id}`)));
+    tail.child.kill('SIGINT');
+    expect((await tail.exited).code, tail.out.stderr).toBe(0);
+    expect((JSON.parse(tail.out.stdout) as { id: number }[]).map((e) => String(e.id))).toEqual(want);
+  });
+
   it('refuses bad input with exit 2 and one line', async () => {
     const cases: [string[], RegExp][] = [
       [['--since', '2099-01-01T00:00:00Z'], /--since 2099-01-01T00:00:00Z: that is in the future/],
