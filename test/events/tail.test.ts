@@ -97,6 +97,32 @@ describe('events tail --follow', () => {
     expect(ids(second.stdout)).toHaveLength(5);
   });
 
+  it('prints an event that becomes visible late, within the overlap window, once; one older than the window is not taken for new', async () => {
+    // The tail starts 8 s back, so the late event (3 s back) is after its start.
+    const since = isoSecond(Date.now() - 8000);
+    await c.post('/accounts', { data: { type: 'account', attributes: { name: 'on time' } } });
+    const first = await svcInProcess(['events', 'tail', '--since', since, '-o', 'ndjson'], { env });
+    const cursor1 = /--since-cursor (c1\.\S+)/.exec(first.stderr)![1]!;
+    // A late commit: an event stamped 3 s before the last one read, visible only now.
+    const realNow = c.sb.store.now;
+    const lateAt = Date.now() - 3000;
+    const staleAt = Date.now() - 60_000;
+    try {
+      c.sb.store.now = () => lateAt;
+      await c.post('/accounts', { data: { type: 'account', attributes: { name: 'late' } } });
+      c.sb.store.now = () => staleAt;
+      await c.post('/accounts', { data: { type: 'account', attributes: { name: 'too late' } } });
+    } finally {
+      c.sb.store.now = realNow;
+    }
+    const late = (await indexEvents(c, isoSecond(lateAt))).find((e) => e.payload.attributes?.name === 'late')!;
+    const second = await svcInProcess(['events', 'tail', '--since-cursor', cursor1, '-o', 'ndjson'], { env });
+    expect(ids(second.stdout)).toEqual([late.id]);
+    const cursor2 = /--since-cursor (c1\.\S+)/.exec(second.stderr)![1]!;
+    const third = await svcInProcess(['events', 'tail', '--since-cursor', cursor2, '-o', 'ndjson'], { env });
+    expect(ids(third.stdout)).toEqual([]);
+  });
+
   it('shows one line per event for people, and the last few by default', async () => {
     const r = await svcInProcess(['events', 'tail', '--last', '3', '-o', 'table'], { env });
     expect(r.code, r.stderr).toBe(0);
