@@ -63,7 +63,8 @@ export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<v
 
   if (flags.plan || ctx.globals.dryRun) {
     let events = 0;
-    for await (const batch of follower.poll()) events += batch.length;
+    do for await (const batch of follower.poll()) events += batch.length;
+    while (follower.more && !ctx.signal.aborted);
     const plan = { ...window, events, to: o.to.toString(), rate: o.rate, seconds: Math.ceil(events / o.rate) };
     if (!(await printJsonResult(ctx, plan)))
       ctx.info(
@@ -109,10 +110,12 @@ export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<v
       `resume with --since ${isoTime(e.t)}${flags.until ? ` --until ${window.until}` : ''} (the receiver may see a few again: Svc-Event-Id tells)`,
     );
   };
-  for await (const batch of follower.poll()) {
-    for (const e of batch) if (!ctx.signal.aborted) await send(e);
-    if (ctx.signal.aborted) break;
-  }
+  do
+    for await (const batch of follower.poll()) {
+      for (const e of batch) if (!ctx.signal.aborted) await send(e);
+      if (ctx.signal.aborted) break;
+    }
+  while (follower.more && !ctx.signal.aborted);
   const summary = { ...window, ...counts, to: o.to.toString(), interrupted: ctx.signal.aborted };
   if (!(await printJsonResult(ctx, summary)))
     ctx.info(

@@ -122,7 +122,8 @@ async function startFromNow(
     signal: ctx.signal,
   });
   const shown = new Map<string, FollowedEvent>();
-  for await (const batch of follower.poll(() => pacer.beforeRequest())) for (const e of batch) shown.set(e.id, e);
+  do for await (const batch of follower.poll(() => pacer.beforeRequest())) for (const e of batch) shown.set(e.id, e);
+  while (follower.more && !ctx.signal.aborted);
   if (o.last > 0) {
     await pacer.beforeRequest();
     follower.requests++;
@@ -160,6 +161,7 @@ async function pollLoop(
       // What was handed on stays handed on; the next poll reads the window again.
       ctx.warn(`${(err as Error).message}; polling again`);
     }
+    if (follower.more) continue;
     if (!follow) return;
     await ctx.clock.sleep(pacer.nextWait(found > 0), ctx.signal);
   }

@@ -90,7 +90,8 @@ export async function startCatchUp(
 
   if (!saved) {
     // A first run starts now: what the window holds already happened before it.
-    for await (const batch of follower.poll(() => pacer.beforeRequest())) for (const e of batch) taken.mark(e);
+    do for await (const batch of follower.poll(() => pacer.beforeRequest())) for (const e of batch) taken.mark(e);
+    while (follower.more && !ctx.signal.aborted);
     await save(taken.cursor());
     ctx.info(`no cursor yet (${file}): delivering events from now on`);
   } else {
@@ -147,7 +148,7 @@ export async function startCatchUp(
       const found = await pollOnce();
       if (found === 'stopped') return;
       ctx.trace(`catch-up: ${found} delivered in this poll, ${follower.requests} requests so far`);
-      if (nudged) continue;
+      if (nudged || follower.more) continue;
       await new Promise<void>((resolve) => {
         wake = () => {
           nudged = true;
