@@ -93,18 +93,7 @@ export class EventFollower {
    */
   async *poll(beforeRequest?: () => Promise<void>): AsyncGenerator<FollowedEvent[]> {
     const dense = this.dense;
-    // A second holding more events than a poll reads is read by id within it (the keyset's
-    // second half); otherwise everything from `from` on, by (updatedAt, id).
-    const timeFilter: Filter = dense
-      ? { path: ['updatedAt'], kind: 'range', values: [], from: isoSecondsFloor(dense.t), to: isoSecondsFloor(dense.t), escaped: false }
-      : {
-          path: ['updatedAt'],
-          kind: 'range',
-          values: [],
-          from: isoSecondsFloor(this.from),
-          ...(this.opts.until !== undefined ? { to: isoSecondsFloor(this.opts.until + 999) } : {}),
-          escaped: false,
-        };
+    const timeFilter = this.timeFilter();
     const client: PageClient = {
       baseUrl: this.client.baseUrl,
       resolve: (p) => this.client.resolve(p),
@@ -128,21 +117,38 @@ export class EventFollower {
       read += page.records.length;
       const fresh: FollowedEvent[] = [];
       for (const record of page.records) {
-        const id = String(record.id);
-        const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
-        if (!Number.isFinite(t) || !/^\d+$/.test(id)) continue;
-        lastRead = Math.max(lastRead, t);
-        if (BigInt(id) > BigInt(lastId)) lastId = id;
-        if (this.opts.until !== undefined && t > this.opts.until) continue;
-        // Handed on already, or before the window of a cursor given at start.
-        if (this.state.has(id) || this.state.beforeWindow(t)) continue;
-        this.state.mark({ t, id });
-        fresh.push({ record, t, id });
+        const e = this.take(record);
+        if (!e) continue;
+        lastRead = Math.max(lastRead, e.t);
+        if (BigInt(e.id) > BigInt(lastId)) lastId = e.id;
+        if (e.fresh) fresh.push(e);
       }
       if (fresh.length) yield fresh;
     }
     this.state.prune();
     this.advance(read >= limit, lastRead, lastId);
+  }
+
+  /**
+   * The time filter of the next poll: a second holding more events than a poll reads is read by
+   * id within it (the keyset's second half); otherwise everything from `from` on.
+   */
+  private timeFilter(): Filter {
+    const base: Filter = { path: ['updatedAt'], kind: 'range', values: [], escaped: false };
+    if (this.dense) return { ...base, from: isoSecondsFloor(this.dense.t), to: isoSecondsFloor(this.dense.t) };
+    const to = this.opts.until !== undefined ? { to: isoSecondsFloor(this.opts.until + 999) } : {};
+    return { ...base, from: isoSecondsFloor(this.from), ...to };
+  }
+
+  /** An event read: its position, and whether it is to be handed on (marked so when it is). */
+  private take(record: ResourceObject): (FollowedEvent & { fresh: boolean }) | undefined {
+    const id = String(record.id);
+    const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
+    if (!Number.isFinite(t) || !/^\d+$/.test(id)) return undefined;
+    // After --until; handed on already; or before the window of a cursor given at start.
+    const fresh = !(this.opts.until !== undefined && t > this.opts.until) && !this.state.has(id) && !this.state.beforeWindow(t);
+    if (fresh) this.state.mark({ t, id });
+    return { record, t, id, fresh };
   }
 
   /**

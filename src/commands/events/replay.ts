@@ -54,6 +54,24 @@ function readReplayFlags(ctx: Context, flags: ReplayFlags) {
   };
 }
 
+/** `--plan`: how many events the window holds, and how long sending them takes at the rate. */
+async function printPlan(
+  ctx: Context,
+  follower: EventFollower,
+  window: { since: string; until: string },
+  to: URL,
+  rate: number,
+): Promise<void> {
+  let events = 0;
+  do for await (const batch of follower.poll()) events += batch.length;
+  while (follower.more && !ctx.signal.aborted);
+  const plan = { ...window, events, to: to.toString(), rate, seconds: Math.ceil(events / rate) };
+  if (!(await printJsonResult(ctx, plan)))
+    ctx.info(
+      `would replay ${events} event${events === 1 ? '' : 's'} from ${window.since} to ${window.until} to ${to} (about ${plan.seconds} s at ${rate}/s); nothing sent`,
+    );
+}
+
 /** Replays the window; exit 1 when a delivery is not taken after its attempts. */
 export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<void> {
   const o = readReplayFlags(ctx, flags);
@@ -61,17 +79,7 @@ export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<v
   const window = { since: isoTime(o.since), until: isoTime(o.until) };
   const follower = new EventFollower(client, { filters: o.filters, start: { from: o.since }, until: o.until, signal: ctx.signal });
 
-  if (flags.plan || ctx.globals.dryRun) {
-    let events = 0;
-    do for await (const batch of follower.poll()) events += batch.length;
-    while (follower.more && !ctx.signal.aborted);
-    const plan = { ...window, events, to: o.to.toString(), rate: o.rate, seconds: Math.ceil(events / o.rate) };
-    if (!(await printJsonResult(ctx, plan)))
-      ctx.info(
-        `would replay ${events} event${events === 1 ? '' : 's'} from ${window.since} to ${window.until} to ${o.to} (about ${plan.seconds} s at ${o.rate}/s); nothing sent`,
-      );
-    return;
-  }
+  if (flags.plan || ctx.globals.dryRun) return printPlan(ctx, follower, window, o.to, o.rate);
 
   await checkSecretAgainstWebhooks(client, [o.to.toString()], o.secret, ctx.signal);
   if (!o.secret) ctx.warn('no --secret: deliveries are not signed');
