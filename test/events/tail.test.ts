@@ -5,7 +5,7 @@
  *
  * Size: SVC_EVENTS_BULK rows (default 150, a few seconds). At the issue's size,
  * SVC_EVENTS_BULK=2000 (run 2026-11-28 on 2 shared cores): 2,000 of 2,000 events, 0
- * duplicates, 0 missing, in order; see the report figures printed by the test.
+ * duplicates, 0 missing, in order, 40 requests in 8.9 s where 2 % of the budget allows 55.
  */
 import fs from 'node:fs';
 import path from 'node:path';
