@@ -13,11 +13,17 @@ import type { ResourceObject } from '../api/jsonapi.js';
 import { CursorState, type EventCursor } from './cursor.js';
 import { apiTime } from './since.js';
 
+/**
+ * Records one poll reads at most: under the service's offset cap (10,000), so a window of more
+ * events (`--since 7d` on a busy org) is read over several polls, each from where the last ended.
+ */
+const POLL_LIMIT = 5000;
+
 /** Default overlap window: late commits up to this far behind are still caught. */
 export const DEFAULT_OVERLAP_MS = 10_000;
 
 /** Options of {@link EventFollower}. */
-interface FollowOptions {
+export interface FollowOptions {
   /** Filters of the user (names, prospect); the follower adds its `updatedAt` bound. */
   filters: Filter[];
   /** Where to start: a cursor (continue exactly there), or a time (every event at or after it). */
@@ -29,6 +35,8 @@ interface FollowOptions {
   signal?: AbortSignal;
   /** Page size. @default 1000 */
   pageSize?: number;
+  /** Records one poll reads at most. @default 5000 */
+  pollLimit?: number;
 }
 
 /** One event handed on, with its keyset position. */
@@ -48,8 +56,14 @@ export class EventFollower {
   /** What was read and handed on. */
   readonly state: CursorState;
   private from: number;
+  /** Where the reader started: no poll reads before it. */
+  private readonly startFrom: number;
   /** Requests sent (each page is one). */
   requests = 0;
+  /** The last poll stopped at its limit: poll again at once, more is there. */
+  more = false;
+  /** A second with more events than a poll reads, being read by id after `afterId`. */
+  private dense: { t: number; afterId: string } | undefined;
 
   constructor(
     private readonly client: PageClient,
@@ -59,9 +73,11 @@ export class EventFollower {
     if ('cursor' in opts.start) {
       this.state = new CursorState(overlap, opts.start.cursor);
       this.from = Math.max(opts.start.cursor.t - overlap, opts.start.cursor.floor ?? Number.NEGATIVE_INFINITY);
+      this.startFrom = this.from;
     } else {
       this.state = new CursorState(overlap, undefined, opts.start.from);
       this.from = opts.start.from;
+      this.startFrom = opts.start.from;
     }
   }
 
@@ -76,17 +92,8 @@ export class EventFollower {
    * @param beforeRequest awaited before each page request (pacing)
    */
   async *poll(beforeRequest?: () => Promise<void>): AsyncGenerator<FollowedEvent[]> {
-    const filters: Filter[] = [
-      ...this.opts.filters,
-      {
-        path: ['updatedAt'],
-        kind: 'range',
-        values: [],
-        from: isoSecondsFloor(this.from),
-        ...(this.opts.until !== undefined ? { to: isoSecondsFloor(this.opts.until + 999) } : {}),
-        escaped: false,
-      },
-    ];
+    const dense = this.dense;
+    const timeFilter = this.timeFilter();
     const client: PageClient = {
       baseUrl: this.client.baseUrl,
       resolve: (p) => this.client.resolve(p),
@@ -96,27 +103,75 @@ export class EventFollower {
         return this.client.request(r);
       },
     };
+    const limit = this.opts.pollLimit ?? POLL_LIMIT;
+    let read = 0;
+    let lastRead = this.from;
+    let lastId = dense?.afterId ?? '0';
     for await (const page of paginate(client, 'events', {
-      query: { sort: ['updatedAt', 'id'], filters },
-      all: true,
+      query: { sort: dense ? ['id'] : ['updatedAt', 'id'], filters: [...this.opts.filters, timeFilter] },
+      limit,
       pageSize: this.opts.pageSize ?? MAX_PAGE_SIZE,
+      ...(dense ? { keyset: { after: dense.afterId } } : {}),
       ...(this.opts.signal ? { signal: this.opts.signal } : {}),
     })) {
+      read += page.records.length;
       const fresh: FollowedEvent[] = [];
       for (const record of page.records) {
-        const id = String(record.id);
-        const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
-        if (!Number.isFinite(t) || !/^\d+$/.test(id)) continue;
-        if (this.opts.until !== undefined && t > this.opts.until) continue;
-        // Handed on already, or before the window of a cursor given at start.
-        if (this.state.has(id) || this.state.beforeWindow(t)) continue;
-        this.state.mark({ t, id });
-        fresh.push({ record, t, id });
+        const e = this.take(record);
+        if (!e) continue;
+        lastRead = Math.max(lastRead, e.t);
+        if (BigInt(e.id) > BigInt(lastId)) lastId = e.id;
+        if (e.fresh) fresh.push(e);
       }
       if (fresh.length) yield fresh;
     }
     this.state.prune();
-    // The next poll reads the window again, never earlier than this one did.
-    this.from = Math.max(this.from, this.state.windowStart() ?? this.from);
+    this.advance(read >= limit, lastRead, lastId);
+  }
+
+  /**
+   * The time filter of the next poll: a second holding more events than a poll reads is read by
+   * id within it (the keyset's second half); otherwise everything from `from` on.
+   */
+  private timeFilter(): Filter {
+    const base: Filter = { path: ['updatedAt'], kind: 'range', values: [], escaped: false };
+    if (this.dense) return { ...base, from: isoSecondsFloor(this.dense.t), to: isoSecondsFloor(this.dense.t) };
+    const to = this.opts.until !== undefined ? { to: isoSecondsFloor(this.opts.until + 999) } : {};
+    return { ...base, from: isoSecondsFloor(this.from), ...to };
+  }
+
+  /** An event read: its position, and whether it is to be handed on (marked so when it is). */
+  private take(record: ResourceObject): (FollowedEvent & { fresh: boolean }) | undefined {
+    const id = String(record.id);
+    const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
+    if (!Number.isFinite(t) || !/^\d+$/.test(id)) return undefined;
+    // After --until; handed on already; or before the window of a cursor given at start.
+    const fresh = !(this.opts.until !== undefined && t > this.opts.until) && !this.state.has(id) && !this.state.beforeWindow(t);
+    if (fresh) this.state.mark({ t, id });
+    return { record, t, id, fresh };
+  }
+
+  /**
+   * Where the next poll starts: after a poll cut at its limit, from where it ended (the ids seen
+   * keep what it read out), by id within the second when it did not get past one; otherwise
+   * the window again.
+   */
+  private advance(cut: boolean, lastRead: number, lastId: string): void {
+    this.more = cut || this.dense !== undefined;
+    if (this.dense) {
+      // The dense second read to its end: on after it.
+      if (cut) this.dense = { t: this.dense.t, afterId: lastId };
+      else {
+        this.from = Math.max(this.from, this.dense.t + 1000);
+        this.dense = undefined;
+      }
+      return;
+    }
+    if (cut) {
+      if (Math.floor(lastRead / 1000) <= Math.floor(this.from / 1000)) this.dense = { t: lastRead, afterId: '0' };
+      else this.from = Math.max(this.from, lastRead);
+      return;
+    }
+    this.from = Math.max(this.startFrom, this.state.windowStart() ?? this.startFrom);
   }
 }

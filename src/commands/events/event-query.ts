@@ -4,7 +4,7 @@
  */
 import type { Filter } from '../../api/filter.js';
 import type { ApiClient } from '../../api/client.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, NetworkError, UsageError } from '../../errors.js';
 import { expandNameGlobs } from '../../events/names.js';
 import type { PollPacer } from '../../events/pace.js';
 import { parseTimeFlag } from '../../events/since.js';
@@ -47,4 +47,9 @@ export async function pacedClient(ctx: Context, pacer: PollPacer | undefined): P
   });
   ctx.onClose(() => client.close());
   return client;
+}
+
+/** A failure of a read that the next poll may not meet: the network, a 5xx, a 429 the client gave up on. */
+export function transientReadError(err: unknown): boolean {
+  return err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
 }

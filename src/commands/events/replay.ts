@@ -6,7 +6,7 @@
  */
 import { SvcError, UsageError } from '../../errors.js';
 import { rebuildDelivery, sendUntilTaken, describeResult } from '../../events/deliveries.js';
-import { EventFollower } from '../../events/follow.js';
+import { EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { isoTime } from '../../events/since.js';
 import { forwardTargetProblem } from '../../webhooks/forward.js';
 import type { Context } from '../../runtime/context.js';
@@ -32,8 +32,8 @@ interface ReplayFlags {
 /** Attempts per delivery before the replay stops. */
 const MAX_ATTEMPTS = 6;
 
-/** Replays the window; exit 1 when a delivery is not taken after its attempts. */
-export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<void> {
+/** The flags read and checked, before anything is sent. */
+function readReplayFlags(ctx: Context, flags: ReplayFlags) {
   const since = timeFlag(ctx, flags.since, '--since');
   const until = flags.until !== undefined ? timeFlag(ctx, flags.until, '--until') : ctx.clock.now();
   if (until < since) throw new UsageError(`--until ${flags.until} is before --since ${flags.since}`);
@@ -43,63 +43,90 @@ export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<v
   const secret = flags.secret ?? ctx.env.SVC_WEBHOOK_SECRET;
   if (secret === '') throw new UsageError('--secret: empty secret');
   ctx.addSecret(secret);
-  const payloadVersion = parsePayloadVersion(flags.payloadVersion ?? '2');
-  const rate = parseWholeNumber(flags.rate ?? '10', '--rate', 1, 1000);
-  const filters = eventFilters(flags.name, flags.prospect);
+  return {
+    since,
+    until,
+    to,
+    secret,
+    payloadVersion: parsePayloadVersion(flags.payloadVersion ?? '2'),
+    rate: parseWholeNumber(flags.rate ?? '10', '--rate', 1, 1000),
+    filters: eventFilters(flags.name, flags.prospect),
+  };
+}
+
+/** `--plan`: how many events the window holds, and how long sending them takes at the rate. */
+async function printPlan(
+  ctx: Context,
+  follower: EventFollower,
+  window: { since: string; until: string },
+  to: URL,
+  rate: number,
+): Promise<void> {
+  let events = 0;
+  do for await (const batch of follower.poll()) events += batch.length;
+  while (follower.more && !ctx.signal.aborted);
+  const plan = { ...window, events, to: to.toString(), rate, seconds: Math.ceil(events / rate) };
+  if (!(await printJsonResult(ctx, plan)))
+    ctx.info(
+      `would replay ${events} event${events === 1 ? '' : 's'} from ${window.since} to ${window.until} to ${to} (about ${plan.seconds} s at ${rate}/s); nothing sent`,
+    );
+}
+
+/** Replays the window; exit 1 when a delivery is not taken after its attempts. */
+export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<void> {
+  const o = readReplayFlags(ctx, flags);
   const client = await pacedClient(ctx, undefined);
-  const window = { since: isoTime(since), until: isoTime(until) };
-  const follower = () => new EventFollower(client, { filters, start: { from: since }, until, signal: ctx.signal });
+  const window = { since: isoTime(o.since), until: isoTime(o.until) };
+  const follower = new EventFollower(client, { filters: o.filters, start: { from: o.since }, until: o.until, signal: ctx.signal });
 
-  if (flags.plan || ctx.globals.dryRun) {
-    let events = 0;
-    for await (const batch of follower().poll()) events += batch.length;
-    const plan = { ...window, events, to: to.toString(), rate, seconds: Math.ceil(events / rate) };
-    if (!(await printJsonResult(ctx, plan)))
-      ctx.info(
-        `would replay ${events} event${events === 1 ? '' : 's'} from ${window.since} to ${window.until} to ${to} (about ${plan.seconds} s at ${rate}/s); nothing sent`,
-      );
-    return;
-  }
+  if (flags.plan || ctx.globals.dryRun) return printPlan(ctx, follower, window, o.to, o.rate);
 
-  await checkSecretAgainstWebhooks(client, [to.toString()], secret, ctx.signal);
-  if (!secret) ctx.warn('no --secret: deliveries are not signed');
-  let delivered = 0;
-  let skipped = 0;
+  await checkSecretAgainstWebhooks(client, [o.to.toString()], o.secret, ctx.signal);
+  if (!o.secret) ctx.warn('no --secret: deliveries are not signed');
+  const counts = { delivered: 0, skipped: 0 };
   const started = ctx.clock.now();
   const sleep = (ms: number) => ctx.clock.sleep(ms, ctx.signal);
-  for await (const batch of follower().poll()) {
-    for (const e of batch) {
-      if (ctx.signal.aborted) break;
-      const d = rebuildDelivery(e.record, { payloadVersion, now: ctx.clock.now(), ...(secret ? { secret } : {}) });
-      if ('skip' in d) {
-        skipped++;
-        ctx.trace(`skipped ${d.skip}`);
-        continue;
-      }
-      // Throttle: the n-th delivery leaves no earlier than n / rate seconds after the first.
-      const due = started + (delivered * 1000) / rate - ctx.clock.now();
-      if (due > 0) await sleep(due);
-      if (ctx.signal.aborted) break;
-      const { result, attempts } = await sendUntilTaken(to, d, {
-        sleep,
-        stopped: () => ctx.signal.aborted,
-        maxAttempts: MAX_ATTEMPTS,
-        onRetry: (r, n, wait) => ctx.warn(`event ${d.eventId}: receiver answered ${describeResult(r)} (attempt ${n}); again in ${wait} ms`),
-      });
-      if (!('status' in result) || result.status < 200 || result.status >= 300) {
-        if (ctx.signal.aborted) break;
-        throw new SvcError(
-          `event ${d.eventId} (${d.eventName}) not taken by ${to} after ${attempts} attempts (${describeResult(result)}); ${delivered} delivered before it`,
-          1,
-        ).hint(
-          `resume with --since ${isoTime(e.t)}${flags.until ? ` --until ${window.until}` : ''} (the receiver may see a few again: Svc-Event-Id tells)`,
-        );
-      }
-      delivered++;
+  /** Sends one event (throttled); throws when the receiver does not take it. */
+  const send = async (e: FollowedEvent) => {
+    const d = rebuildDelivery(e.record, {
+      payloadVersion: o.payloadVersion,
+      now: ctx.clock.now(),
+      ...(o.secret ? { secret: o.secret } : {}),
+    });
+    if ('skip' in d) {
+      counts.skipped++;
+      return ctx.trace(`skipped ${d.skip}`);
     }
-    if (ctx.signal.aborted) break;
-  }
-  const summary = { ...window, delivered, skipped, to: to.toString(), interrupted: ctx.signal.aborted };
+    // Throttle: the n-th delivery leaves no earlier than n / rate seconds after the first.
+    await sleep(started + (counts.delivered * 1000) / o.rate - ctx.clock.now());
+    if (ctx.signal.aborted) return;
+    const { result, attempts } = await sendUntilTaken(o.to, d, {
+      sleep,
+      stopped: () => ctx.signal.aborted,
+      maxAttempts: MAX_ATTEMPTS,
+      onRetry: (r, n, wait) => ctx.warn(`event ${d.eventId}: receiver answered ${describeResult(r)} (attempt ${n}); again in ${wait} ms`),
+    });
+    if ('status' in result && result.status >= 200 && result.status < 300) {
+      counts.delivered++;
+      return;
+    }
+    if (ctx.signal.aborted) return;
+    throw new SvcError(
+      `event ${d.eventId} (${d.eventName}) not taken by ${o.to} after ${attempts} attempts (${describeResult(result)}); ${counts.delivered} delivered before it`,
+      1,
+    ).hint(
+      `resume with --since ${isoTime(e.t)}${flags.until ? ` --until ${window.until}` : ''} (the receiver may see a few again: Svc-Event-Id tells)`,
+    );
+  };
+  do
+    for await (const batch of follower.poll()) {
+      for (const e of batch) if (!ctx.signal.aborted) await send(e);
+      if (ctx.signal.aborted) break;
+    }
+  while (follower.more && !ctx.signal.aborted);
+  const summary = { ...window, ...counts, to: o.to.toString(), interrupted: ctx.signal.aborted };
   if (!(await printJsonResult(ctx, summary)))
-    ctx.info(`replayed ${delivered} event${delivered === 1 ? '' : 's'} to ${to}${skipped ? ` (${skipped} without a record skipped)` : ''}`);
+    ctx.info(
+      `replayed ${counts.delivered} event${counts.delivered === 1 ? '' : 's'} to ${o.to}${counts.skipped ? ` (${counts.skipped} without a record skipped)` : ''}`,
+    );
 }

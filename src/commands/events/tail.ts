@@ -6,8 +6,10 @@
  * that `--since-cursor` continues from, exactly there.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
-import { ApiError, NetworkError, UsageError } from '../../errors.js';
-import { decodeCursor, encodeCursor } from '../../events/cursor.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Filter } from '../../api/filter.js';
+import { UsageError } from '../../errors.js';
+import { compareKeys, decodeCursor, encodeCursor, type EventCursor } from '../../events/cursor.js';
 import { DEFAULT_OVERLAP_MS, EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { parseEvery, PollPacer } from '../../events/pace.js';
 import { apiTime } from '../../events/since.js';
@@ -17,7 +19,7 @@ import { flatten } from '../../listing/record-text.js';
 import type { Context } from '../../runtime/context.js';
 import { parseTimerSeconds, parseWholeNumber } from '../../runtime/option-parsers.js';
 import { recordWriter } from '../shared/output.js';
-import { eventFilters, pacedClient, timeFlag } from './event-query.js';
+import { eventFilters, pacedClient, timeFlag, transientReadError } from './event-query.js';
 import { eventLine } from './tail-view.js';
 
 /** Options of `events tail`. */
@@ -45,95 +47,148 @@ async function lastEvents(
   return out.reverse();
 }
 
-/** Prints events as they come; returns when not following, or on Ctrl-C. */
-export async function tailHandler(ctx: Context, flags: TailFlags): Promise<void> {
+/** The flags read and checked, before anything is sent. */
+interface TailOptions {
+  filters: Filter[];
+  start: { cursor: EventCursor } | { from: number } | undefined;
+  every: ReturnType<typeof parseEvery>;
+  last: number;
+  overlapMs: number;
+}
+
+function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
   if (flags.since !== undefined && flags.sinceCursor !== undefined)
     throw new UsageError('--since and --since-cursor: give one (a cursor already says where to continue)');
   const filters = eventFilters(flags.name, flags.prospect);
-  const since = flags.since !== undefined ? timeFlag(ctx, flags.since, '--since') : undefined;
-  const cursor = flags.sinceCursor !== undefined ? decodeCursor(flags.sinceCursor) : undefined;
-  if (flags.sinceCursor !== undefined && !cursor)
-    throw new UsageError(
-      `--since-cursor: "${flags.sinceCursor.slice(0, 40)}" is not a cursor (svc events tail prints one on Ctrl-C: c1.…)`,
-    );
-  const every = parseEvery(flags.every ?? '2%');
-  const last = parseWholeNumber(flags.last ?? '10', '--last', 0, 1000);
-  const overlapMs = flags.overlap !== undefined ? parseTimerSeconds(flags.overlap, '--overlap', 3600) : DEFAULT_OVERLAP_MS;
-  const sleep = (ms: number) => ctx.clock.sleep(ms, ctx.signal);
-  const pacer = new PollPacer(every, () => ctx.clock.now(), sleep);
-  const client = await pacedClient(ctx, pacer);
+  let start: TailOptions['start'];
+  if (flags.since !== undefined) start = { from: timeFlag(ctx, flags.since, '--since') };
+  if (flags.sinceCursor !== undefined) {
+    const cursor = decodeCursor(flags.sinceCursor);
+    if (!cursor)
+      throw new UsageError(
+        `--since-cursor: "${flags.sinceCursor.slice(0, 40)}" is not a cursor (svc events tail prints one on Ctrl-C: c1.…)`,
+      );
+    start = { cursor };
+  }
+  return {
+    filters,
+    start,
+    every: parseEvery(flags.every ?? '2%'),
+    last: parseWholeNumber(flags.last ?? '10', '--last', 0, 1000),
+    overlapMs: flags.overlap !== undefined ? parseTimerSeconds(flags.overlap, '--overlap', 3600) : DEFAULT_OVERLAP_MS,
+  };
+}
 
+/** Writes batches of events in the output format: the one-line view for `table`, else the record writer. */
+function eventPrinter(ctx: Context) {
   const human = ctx.output === 'table';
   const relative = human && ctx.io.stdoutIsTTY;
   const writer = human ? undefined : recordWriter(ctx, { format: ctx.output, io: ctx.io });
-  let printed = 0;
-  const emit = async (batch: { record: ResourceObject; t: number }[]) => {
-    if (batch.length === 0) return;
-    printed += batch.length;
-    if (writer) {
-      const records = batch.map((e) => e.record);
-      return writer.page(
-        { data: records },
-        records.map((r) => flatten(r)),
-      );
-    }
-    const now = ctx.clock.now();
-    return writeOut(ctx.io.stdout, batch.map((e) => eventLine(e.record, e.t, { now, relative }) + '\n').join(''));
-  };
-
-  let follower: EventFollower;
-  if (cursor) follower = new EventFollower(client, { filters, start: { cursor }, overlapMs, signal: ctx.signal });
-  else if (since !== undefined) follower = new EventFollower(client, { filters, start: { from: since }, overlapMs, signal: ctx.signal });
-  else {
-    // From now: what the window already holds is marked read (silently), then the last few
-    // are shown; anything newer comes from the polls.
-    follower = new EventFollower(client, { filters, start: { from: ctx.clock.now() - overlapMs }, overlapMs, signal: ctx.signal });
-    const inWindow: FollowedEvent[] = [];
-    for await (const batch of follower.poll(() => pacer.beforeRequest())) inWindow.push(...batch);
-    const shown = new Map(inWindow.map((e) => [e.id, e]));
-    if (last > 0) {
-      await pacer.beforeRequest();
-      follower.requests++;
-      for (const record of await lastEvents(client, filters, last, ctx.signal)) {
-        const id = String(record.id);
-        const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
-        if (!shown.has(id) && Number.isFinite(t)) {
-          shown.set(id, { record, t, id });
-          follower.state.mark({ t, id });
-        }
+  const p = {
+    printed: 0,
+    async emit(batch: { record: ResourceObject; t: number }[]): Promise<void> {
+      if (batch.length === 0) return;
+      p.printed += batch.length;
+      if (writer) {
+        const records = batch.map((e) => e.record);
+        return writer.page(
+          { data: records },
+          records.map((r) => flatten(r)),
+        );
       }
-    }
-    const ordered = [...shown.values()].sort((a, b) => a.t - b.t || (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    await emit(ordered.slice(Math.max(0, ordered.length - last)));
-  }
+      const now = ctx.clock.now();
+      return writeOut(ctx.io.stdout, batch.map((e) => eventLine(e.record, e.t, { now, relative }) + '\n').join(''));
+    },
+    end: async () => writer?.end(),
+  };
+  return p;
+}
 
+/**
+ * A tail from now: what the overlap window already holds is marked read, then the last few
+ * events are shown (those of the window among them); anything newer comes from the polls.
+ */
+async function startFromNow(
+  ctx: Context,
+  client: ApiClient,
+  o: TailOptions,
+  pacer: PollPacer,
+  emit: (batch: FollowedEvent[]) => Promise<void>,
+): Promise<EventFollower> {
+  const follower = new EventFollower(client, {
+    filters: o.filters,
+    start: { from: ctx.clock.now() - o.overlapMs },
+    overlapMs: o.overlapMs,
+    signal: ctx.signal,
+  });
+  const shown = new Map<string, FollowedEvent>();
+  do for await (const batch of follower.poll(() => pacer.beforeRequest())) for (const e of batch) shown.set(e.id, e);
+  while (follower.more && !ctx.signal.aborted);
+  if (o.last > 0) {
+    await pacer.beforeRequest();
+    follower.requests++;
+    for (const record of await lastEvents(client, o.filters, o.last, ctx.signal)) {
+      const id = String(record.id);
+      const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
+      if (shown.has(id) || !Number.isFinite(t)) continue;
+      shown.set(id, { record, t, id });
+      follower.state.mark({ t, id });
+    }
+  }
+  const ordered = [...shown.values()].sort((a, b) => compareKeys(a, b));
+  await emit(ordered.slice(Math.max(0, ordered.length - o.last)));
+  return follower;
+}
+
+/** Polls until done (no --follow) or Ctrl-C; a transient failure while following is said and polled again. */
+async function pollLoop(
+  ctx: Context,
+  follower: EventFollower,
+  pacer: PollPacer,
+  emit: (batch: FollowedEvent[]) => Promise<void>,
+  follow: boolean,
+): Promise<void> {
+  while (!ctx.signal.aborted) {
+    let found = 0;
+    try {
+      for await (const batch of follower.poll(() => pacer.beforeRequest())) {
+        await emit(batch);
+        found += batch.length;
+      }
+    } catch (err) {
+      if (ctx.signal.aborted) return;
+      if (!follow || !transientReadError(err)) throw err;
+      // What was handed on stays handed on; the next poll reads the window again.
+      ctx.warn(`${(err as Error).message}; polling again`);
+    }
+    if (follower.more) continue;
+    if (!follow) return;
+    await ctx.clock.sleep(pacer.nextWait(found > 0), ctx.signal);
+  }
+}
+
+/** Prints events as they come; returns when not following, or on Ctrl-C. */
+export async function tailHandler(ctx: Context, flags: TailFlags): Promise<void> {
+  const o = readTailFlags(ctx, flags);
+  const pacer = new PollPacer(
+    o.every,
+    () => ctx.clock.now(),
+    (ms) => ctx.clock.sleep(ms, ctx.signal),
+  );
+  const client = await pacedClient(ctx, pacer);
+  const out = eventPrinter(ctx);
+  const follower = o.start
+    ? new EventFollower(client, { filters: o.filters, start: o.start, overlapMs: o.overlapMs, signal: ctx.signal })
+    : await startFromNow(ctx, client, o, pacer, (b) => out.emit(b));
   if (flags.follow) ctx.info(`following events (${pacer.describe()}; Ctrl-C to stop)`);
   try {
-    for (;;) {
-      let found = 0;
-      try {
-        for await (const batch of follower.poll(() => pacer.beforeRequest())) {
-          await emit(batch);
-          found += batch.length;
-        }
-      } catch (err) {
-        if (ctx.signal.aborted) break;
-        const transient = err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
-        if (!flags.follow || !transient) throw err;
-        // What was handed on stays handed on; the next poll reads the window again.
-        ctx.warn(`${(err as Error).message}; polling again`);
-      }
-      if (!flags.follow || ctx.signal.aborted) break;
-      await sleep(pacer.nextWait(found > 0));
-      if (ctx.signal.aborted) break;
-    }
+    await pollLoop(ctx, follower, pacer, (b) => out.emit(b), flags.follow === true);
   } finally {
-    await writer?.end();
+    await out.end();
     const c = follower.cursor();
+    const n = `${out.printed} event${out.printed === 1 ? '' : 's'}`;
     ctx.info(
-      c
-        ? `${printed} event${printed === 1 ? '' : 's'}; continue with: svc events tail --since-cursor ${encodeCursor(c)}`
-        : `${printed} events; no event read yet, nothing to continue from`,
+      c ? `${n}; continue with: svc events tail --since-cursor ${encodeCursor(c)}` : `${n}; no event read yet, nothing to continue from`,
     );
     ctx.trace(`events tail: ${follower.requests} requests (${pacer.describe()})`);
   }

@@ -9,17 +9,17 @@
  * not pass it.
  */
 import type { Filter } from '../../api/filter.js';
-import { ApiError, NetworkError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { CursorState, type EventCursor } from '../../events/cursor.js';
 import { describeResult, rebuildDelivery, sendUntilTaken } from '../../events/deliveries.js';
-import { DEFAULT_OVERLAP_MS, EventFollower } from '../../events/follow.js';
+import { DEFAULT_OVERLAP_MS, EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { expandNameGlobs } from '../../events/names.js';
 import { parseEvery, PollPacer } from '../../events/pace.js';
 import type { EventSelector } from '../../webhooks/events.js';
 import type { ForwardResult } from '../../webhooks/forward.js';
 import type { Context } from '../../runtime/context.js';
 import { runOwner } from '../shared/org-owner.js';
-import { pacedClient } from '../events/event-query.js';
+import { pacedClient, transientReadError } from '../events/event-query.js';
 import { checkSecretAgainstWebhooks } from '../events/secret-check.js';
 import { defaultCursorFile, readCursorFile, writeCursorFile, type CursorOwner } from './cursor-file.js';
 
@@ -90,57 +90,72 @@ export async function startCatchUp(
 
   if (!saved) {
     // A first run starts now: what the window holds already happened before it.
-    for await (const batch of follower.poll(() => pacer.beforeRequest())) for (const e of batch) taken.mark(e);
+    do for await (const batch of follower.poll(() => pacer.beforeRequest())) for (const e of batch) taken.mark(e);
+    while (follower.more && !ctx.signal.aborted);
     await save(taken.cursor());
     ctx.info(`no cursor yet (${file}): delivering events from now on`);
   } else {
     ctx.info(`catching up from ${new Date(saved.t).toISOString()} (${file})`);
   }
 
-  let wake = () => {};
   const stopped = () => halted.aborted;
-  const relay = async () => {
-    let delivered = 0;
-    while (!stopped()) {
-      let found = 0;
-      try {
-        for await (const batch of follower.poll(() => pacer.beforeRequest())) {
-          for (const e of batch) {
-            const d = rebuildDelivery(e.record, {
-              payloadVersion: p.payloadVersion,
-              now: ctx.clock.now(),
-              ...(p.secret ? { secret: p.secret } : {}),
-            });
-            if (!('skip' in d)) {
-              const { result } = await sendUntilTaken(p.forwardTo, d, {
-                sleep: sleepFor,
-                stopped,
-                onRetry: (r, n, wait) =>
-                  ctx.warn(
-                    `event ${d.eventId} (${d.eventName}): ${p.forwardTo} answered ${describeResult(r)} (attempt ${n}); again in ${wait} ms`,
-                  ),
-              });
-              if (!('status' in result) || result.status < 200 || result.status >= 300) return; // stopped: the cursor stays before it
-              await print(Buffer.from(d.body), result);
-              delivered++;
-            }
-            taken.mark(e);
-            taken.prune();
-            await save(taken.cursor());
-            found++;
-          }
-        }
-      } catch (err) {
-        if (stopped()) return;
-        const transient = err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
-        if (!transient) throw err;
-        ctx.warn(`reading events: ${(err as Error).message}; trying again`);
-      }
-      ctx.trace(`catch-up: ${delivered} delivered so far, ${follower.requests} requests`);
-      const woken = new Promise<void>((resolve) => {
-        wake = resolve;
+  /** Sends one event until the receiver takes it; false when stopped first (the cursor stays before it). */
+  const deliver = async (e: FollowedEvent): Promise<boolean> => {
+    const d = rebuildDelivery(e.record, {
+      payloadVersion: p.payloadVersion,
+      now: ctx.clock.now(),
+      ...(p.secret ? { secret: p.secret } : {}),
+    });
+    if (!('skip' in d)) {
+      const { result } = await sendUntilTaken(p.forwardTo, d, {
+        sleep: sleepFor,
+        stopped,
+        onRetry: (r, n, wait) =>
+          ctx.warn(`event ${d.eventId} (${d.eventName}): ${p.forwardTo} answered ${describeResult(r)} (attempt ${n}); again in ${wait} ms`),
       });
-      await Promise.race([sleepFor(pacer.nextWait(found > 0)), woken]);
+      if (!('status' in result) || result.status < 200 || result.status >= 300) return false;
+      await print(Buffer.from(d.body), result);
+    }
+    taken.mark(e);
+    taken.prune();
+    await save(taken.cursor());
+    return true;
+  };
+  // A live delivery during a poll is remembered, so the wait after it is skipped.
+  let nudged = false;
+  let wake = () => {
+    nudged = true;
+  };
+  /** One poll: the events delivered, or `stopped` when the run stopped in the middle of one. */
+  const pollOnce = async (): Promise<number | 'stopped'> => {
+    let found = 0;
+    try {
+      for await (const batch of follower.poll(() => pacer.beforeRequest()))
+        for (const e of batch) {
+          if (!(await deliver(e))) return 'stopped';
+          found++;
+        }
+    } catch (err) {
+      if (stopped()) return 'stopped';
+      if (!transientReadError(err)) throw err;
+      ctx.warn(`reading events: ${(err as Error).message}; trying again`);
+    }
+    return found;
+  };
+  const relay = async () => {
+    while (!stopped()) {
+      nudged = false;
+      const found = await pollOnce();
+      if (found === 'stopped') return;
+      ctx.trace(`catch-up: ${found} delivered in this poll, ${follower.requests} requests so far`);
+      if (nudged || follower.more) continue;
+      await new Promise<void>((resolve) => {
+        wake = () => {
+          nudged = true;
+          resolve();
+        };
+        void sleepFor(pacer.nextWait(found > 0)).then(resolve);
+      });
     }
   };
   const done = relay();

@@ -44,6 +44,21 @@ interface Plan {
   catchUp?: { payloadVersion: 1 | 2; cursorFile?: string; every?: string };
 }
 
+/** `--catch-up` and the flags that go with it. */
+function catchUpFlags(flags: ListenFlags, forwardTo: URL | undefined): Plan['catchUp'] {
+  if (!flags.catchUp) {
+    if (flags.cursorFile !== undefined || flags.every !== undefined)
+      throw new UsageError(`${flags.cursorFile !== undefined ? '--cursor-file' : '--every'} only makes sense with --catch-up`);
+    return undefined;
+  }
+  if (!forwardTo) throw new UsageError('--catch-up needs --forward-to URL: it delivers what was missed to that receiver');
+  return {
+    payloadVersion: parsePayloadVersion(flags.payloadVersion ?? '2'),
+    ...(flags.cursorFile !== undefined ? { cursorFile: flags.cursorFile } : {}),
+    ...(flags.every !== undefined ? { every: flags.every } : {}),
+  };
+}
+
 /** Checks every flag before anything listens or is sent. */
 async function plan(ctx: Context, flags: ListenFlags): Promise<Plan> {
   const port = parsePort(flags.port ?? '9797');
@@ -83,16 +98,8 @@ async function plan(ctx: Context, flags: ListenFlags): Promise<Plan> {
     p.secret ??= randomBytes(32).toString('hex');
     p.register = { payloadVersion, baseUrl, ...(publicUrl ? { publicUrl } : {}) };
   }
-  if (flags.catchUp) {
-    if (!p.forwardTo) throw new UsageError('--catch-up needs --forward-to URL: it delivers what was missed to that receiver');
-    p.catchUp = {
-      payloadVersion: parsePayloadVersion(flags.payloadVersion ?? '2'),
-      ...(flags.cursorFile !== undefined ? { cursorFile: flags.cursorFile } : {}),
-      ...(flags.every !== undefined ? { every: flags.every } : {}),
-    };
-  } else if (flags.cursorFile !== undefined || flags.every !== undefined) {
-    throw new UsageError(`${flags.cursorFile !== undefined ? '--cursor-file' : '--every'} only makes sense with --catch-up`);
-  }
+  const catchUp = catchUpFlags(flags, p.forwardTo);
+  if (catchUp) p.catchUp = catchUp;
   if (p.secret) ctx.addSecret(p.secret);
   return p;
 }

@@ -1,0 +1,60 @@
+/**
+ * The follower over HTTP against the sandbox, with a small poll limit standing in for the
+ * service's offset cap: a window of more events than one poll reads is read over several polls,
+ * each event once and in order, and a dense second does not keep it reading the same page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { EventFollower, type FollowOptions } from '../../src/events/follow.js';
+import { start, type Client } from '../helpers/sandbox.js';
+import { indexEvents, isoSecond, writes } from './helpers.js';
+
+let c: Client;
+let api: ApiClient;
+
+beforeAll(async () => {
+  c = await start({ seed: 5 });
+  api = new ApiClient({ baseUrl: c.sb.baseUrl, tokens: { getToken: async () => c.sb.token } });
+});
+afterAll(async () => {
+  await api.close();
+  await c.sb.close();
+});
+
+async function readAll(opts: Omit<FollowOptions, 'filters'>): Promise<{ ids: string[]; polls: number }> {
+  const f = new EventFollower(api, { filters: [], ...opts });
+  const ids: string[] = [];
+  let polls = 0;
+  do {
+    polls++;
+    for await (const batch of f.poll()) ids.push(...batch.map((e) => e.id));
+  } while (f.more && polls < 100);
+  return { ids, polls };
+}
+
+describe('EventFollower', () => {
+  it('reads a window larger than a poll over several polls, each event once, in order', async () => {
+    const t0 = Date.now() - 1000;
+    await writes(c, 45, 4);
+    const index = await indexEvents(c, isoSecond(t0));
+    const { ids, polls } = await readAll({ start: { from: t0 - (t0 % 1000) }, pollLimit: 10, pageSize: 4 });
+    expect(ids).toEqual(index.map((e) => e.id));
+    expect(polls).toBeGreaterThan(4);
+  });
+
+  it('moves past a second holding more events than a poll reads instead of reading it forever', async () => {
+    const at = Date.now() - 5000;
+    const realNow = c.sb.store.now;
+    try {
+      c.sb.store.now = () => at;
+      await writes(c, 12, 1);
+    } finally {
+      c.sb.store.now = realNow;
+    }
+    const { ids, polls } = await readAll({ start: { from: at - 1000 }, pollLimit: 5, pageSize: 5 });
+    expect(polls).toBeLessThan(100);
+    // Every event from there on, once each: the 12 of that second and those after it.
+    expect(ids).toEqual((await indexEvents(c, isoSecond(at - 1000))).map((e) => e.id));
+    expect(ids.length).toBeGreaterThanOrEqual(12);
+  });
+});
