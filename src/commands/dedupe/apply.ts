@@ -198,16 +198,16 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       }
       bill.requests = bill.lookups + bill.fills + bill.moves + bill.finishes + bill.deletes + bill.tags;
       const summary = `dedupe apply ${file}: ${bill.clusters.toLocaleString('en-US')} cluster(s) to merge${left.done ? `, ${left.done} merged by an earlier run` : ''}${left.changed ? `, ${left.changed} left out (changed since the mirror or gone)` : ''}${left.owners ? `, ${left.owners} left out (owners differ: --across-owners)` : ''}`;
+      const billLine = `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
         for (const it of list) if (!it.outcome) await writeOut(ctx.io.stdout, JSON.stringify(preview(plan, it, tagOnly, session!)) + '\n');
         await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
-        ctx.info(
-          `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`,
-        );
+        ctx.info(billLine);
         return false;
       }
       ctx.info(summary);
+      ctx.info(billLine);
       return true;
     },
     items: () => fromList(list),
