@@ -5,7 +5,8 @@
  * mirror with the default settings; precision and recall are counted over pairs and printed.
  *
  * SVC_DEDUPE_SEED=20000 runs it at the issue's size. Measured 2026-11-28 (2 shared cores):
- * 20,000 prospects + 1,000 planted duplicates + 1,000 near-misses: see the README's figures.
+ * 22,333 prospects (20,000 + 1,000 planted duplicates + 1,333 near-misses): precision 99.19 %,
+ * recall 98.00 % (988 pairs found, 980 right), the command 5.5 s; the file 44 s with the sync.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -84,33 +84,35 @@ export function readPlan(file: string): MergePlan {
   )
     throw new UsageError(`${file}: not a merge plan of svc dedupe (version 1)`).hint('make one with svc dedupe prospects --plan FILE');
   const seen = new Map<number, number>();
-  const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
-  plan.clusters.forEach((c, i) => {
-    const where = `${file}: cluster ${c?.cluster ?? i + 1}`;
-    if (!c || !isId(c.survivor?.id) || !Array.isArray(c.duplicates))
-      throw new UsageError(`${where}: needs survivor.id and a duplicates list`);
-    c.fill ??= {};
-    for (const m of [c.survivor, ...c.duplicates]) {
-      if (!isId(m?.id)) throw new UsageError(`${where}: a duplicate without a valid id`);
-      if (seen.has(m.id))
-        throw new UsageError(`${where}: record ${m.id} is also in cluster ${seen.get(m.id)}`).hint('a record may be in one cluster only');
-      seen.set(m.id, c.cluster ?? i + 1);
-      m.updatedAt ??= null;
-    }
-    for (const d of c.duplicates) {
-      d.move ??= {};
-      for (const [t, ids] of Object.entries(d.move)) {
-        if (!PATHS[t] || !Array.isArray(ids) || !ids.every(isId))
-          throw new UsageError(`${where}: duplicate ${d.id}: move.${t}: not a list of ids of a type apply moves`);
-      }
-    }
-    if (typeof c.fill !== 'object' || Array.isArray(c.fill)) throw new UsageError(`${where}: fill must be an object`);
-  });
+  for (const [i, c] of plan.clusters.entries()) checkCluster(c, i, file, seen);
   return plan;
 }
 
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
+/** One cluster of an edited plan: ids, each record in one cluster only, moves of types apply moves. */
+function checkCluster(c: PlanCluster, i: number, file: string, seen: Map<number, number>): void {
+  const where = `${file}: cluster ${c?.cluster ?? i + 1}`;
+  if (!c || !isId(c.survivor?.id) || !Array.isArray(c.duplicates))
+    throw new UsageError(`${where}: needs survivor.id and a duplicates list`);
+  c.fill ??= {};
+  if (typeof c.fill !== 'object' || Array.isArray(c.fill)) throw new UsageError(`${where}: fill must be an object`);
+  for (const m of [c.survivor, ...c.duplicates]) {
+    if (!isId(m?.id)) throw new UsageError(`${where}: a duplicate without a valid id`);
+    if (seen.has(m.id))
+      throw new UsageError(`${where}: record ${m.id} is also in cluster ${seen.get(m.id)}`).hint('a record may be in one cluster only');
+    seen.set(m.id, c.cluster ?? i + 1);
+    m.updatedAt ??= null;
+  }
+  for (const d of c.duplicates) {
+    d.move ??= {};
+    const bad = Object.entries(d.move).find(([t, ids]) => !PATHS[t] || !Array.isArray(ids) || !ids.every(isId));
+    if (bad) throw new UsageError(`${where}: duplicate ${d.id}: move.${bad[0]}: not a list of ids of a type apply moves`);
+  }
+}
+
 /** The fixed steps of a cluster (the finishes of enrolments are read at run time). */
-function steps(plan: MergePlan, c: PlanCluster, tagOnly: boolean): { before: Step[]; perDuplicate: Map<number, Step[]> } {
+function steps(plan: MergePlan, c: PlanCluster): { before: Step[]; perDuplicate: Map<number, Step[]> } {
   const path = PATHS[plan.type]!;
   const sid = c.survivor.id;
   const before: Step[] = [];
@@ -139,7 +141,6 @@ function steps(plan: MergePlan, c: PlanCluster, tagOnly: boolean): { before: Ste
     }
     perDuplicate.set(d.id, list);
   }
-  void tagOnly;
   return { before, perDuplicate };
 }
 
@@ -163,39 +164,21 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
     scan: async () => ({ total: list.length, invalid: 0, blank: 0, problems: [] }),
     async plan(_scan, session) {
       try {
-        bill.lookups += await checkCurrent(ctx, session!, plan, list);
+        bill.lookups += await checkCurrent(session!, plan, list);
       } catch (err) {
         if (err instanceof Stopped)
           throw new InterruptedError('interrupted before the first merge').hint('nothing was written: run the same command again');
         throw err;
       }
       for (const it of list) {
-        const why = it.outcome?.extra?.['reason'];
-        if (it.outcome) {
-          if (String(why).startsWith('merged')) left.done++;
-          else if (String(why).startsWith('owners')) left.owners++;
-          else left.changed++;
-          ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${String(why)}`);
-          continue;
-        }
-        bill.clusters++;
-        const s = steps(plan, it.cluster, tagOnly);
-        const todo = (k: string) => !DONE.has(journal.entries.get(`${it.key}/${k}`)?.status ?? '');
-        bill.fills += s.before.filter((x) => todo(x.key)).length;
-        for (const d of it.cluster.duplicates) {
-          bill.moves += s.perDuplicate.get(d.id)!.filter((x) => todo(x.key)).length;
-          if (plan.type === 'prospect') {
-            bill.lookups++;
-            bill.finishes += (d.finish ?? []).filter((f) => todo(`finish:${f}`)).length;
-          }
-          if (tagOnly) {
-            if (todo(`tag:${d.id}`)) {
-              bill.tags++;
-              bill.lookups++;
-            }
-          } else if (todo(`delete:${d.id}`)) bill.deletes++;
-        }
+        if (!it.outcome) continue;
+        const why = String(it.outcome.extra?.['reason']);
+        if (why.startsWith('merged')) left.done++;
+        else if (why.startsWith('owners')) left.owners++;
+        else left.changed++;
+        ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${why}`);
       }
+      countBill(bill, plan, list, journal, tagOnly);
       bill.requests = bill.lookups + bill.fills + bill.moves + bill.finishes + bill.deletes + bill.tags;
       const summary = `dedupe apply ${file}: ${bill.clusters.toLocaleString('en-US')} cluster(s) to merge${left.done ? `, ${left.done} merged by an earlier run` : ''}${left.changed ? `, ${left.changed} left out (changed since the mirror or gone)` : ''}${left.owners ? `, ${left.owners} left out (owners differ: --across-owners)` : ''}`;
       const billLine = `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
@@ -213,6 +196,30 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
     items: () => fromList(list),
     perform: (writes) => performer(plan, journal, tagOnly, writes),
   });
+}
+
+/** Adds the requests of the clusters to do (steps an earlier run did are not counted) to `bill`. */
+function countBill(bill: Record<string, number>, plan: MergePlan, list: ClusterItem[], journal: JournalState, tagOnly: boolean): void {
+  for (const it of list) {
+    if (it.outcome) continue;
+    bill.clusters!++;
+    const s = steps(plan, it.cluster);
+    const todo = (k: string) => !DONE.has(journal.entries.get(`${it.key}/${k}`)?.status ?? '');
+    bill.fills! += s.before.filter((x) => todo(x.key)).length;
+    for (const d of it.cluster.duplicates) {
+      bill.moves! += s.perDuplicate.get(d.id)!.filter((x) => todo(x.key)).length;
+      if (plan.type === 'prospect') {
+        bill.lookups!++;
+        bill.finishes! += (d.finish ?? []).filter((f) => todo(`finish:${f}`)).length;
+      }
+      const last = tagOnly ? `tag:${d.id}` : `delete:${d.id}`;
+      if (!todo(last)) continue;
+      if (tagOnly) {
+        bill.tags!++;
+        bill.lookups!++;
+      } else bill.deletes!++;
+    }
+  }
 }
 
 /** A cluster as a row: decided at once when an earlier run merged it or its owners differ. */
@@ -236,21 +243,41 @@ function item(plan: MergePlan, c: PlanCluster, row: number, journal: JournalStat
 }
 
 /** Reads every record of the clusters not yet started; leaves out those changed or gone. @returns requests sent */
-async function checkCurrent(ctx: Context, session: BulkSession, plan: MergePlan, list: ClusterItem[]): Promise<number> {
-  const want = new Map<number, string | null>();
-  for (const it of list)
-    if (!it.outcome && !it.started) for (const m of [it.cluster.survivor, ...it.cluster.duplicates]) want.set(m.id, m.updatedAt);
-  const ids = [...want.keys()];
+async function checkCurrent(session: BulkSession, plan: MergePlan, list: ClusterItem[]): Promise<number> {
+  const ids = new Set<number>();
+  for (const it of list) if (!it.outcome && !it.started) for (const m of [it.cluster.survivor, ...it.cluster.duplicates]) ids.add(m.id);
+  const { now, requests } = await updatedAtNow(session, plan.type, [...ids]);
+  for (const it of list) {
+    if (it.outcome || it.started) continue;
+    const members = [it.cluster.survivor, ...it.cluster.duplicates];
+    const gone = members.filter((m) => !now.has(m.id)).map((m) => m.id);
+    const changed = members.filter((m) => now.has(m.id) && now.get(m.id) !== m.updatedAt).map((m) => m.id);
+    const reason = [
+      changed.length ? `changed since the mirror read them: ${changed.join(', ')}` : '',
+      gone.length ? `gone: ${gone.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    if (reason) it.outcome = { status: 'skipped', id: it.cluster.survivor.id, extra: { reason } };
+  }
+  return requests;
+}
+
+/** The `updatedAt` of each record of `ids` now (a record that is gone is not in the map), read 100 at a time. */
+async function updatedAtNow(
+  session: BulkSession,
+  type: MergePlan['type'],
+  ids: number[],
+): Promise<{ now: Map<number, string | null>; requests: number }> {
   const now = new Map<number, string | null>();
   let requests = 0;
   const client = pagedClient(session.requester, session.client);
   for (let i = 0; i < ids.length; i += 100) {
-    const batch = ids.slice(i, i + 100);
-    const extra: [string, string][] = [['filter[id]', batch.join(',')]];
+    const extra: [string, string][] = [['filter[id]', ids.slice(i, i + 100).join(',')]];
     // Only named accounts are in the index unless asked for both.
-    if (plan.type === 'account') extra.push(['filter[named]', 'true,false']);
-    for await (const page of paginate(client, PATHS[plan.type]!, {
-      query: { extra, fields: { [plan.type]: ['updatedAt'] } },
+    if (type === 'account') extra.push(['filter[named]', 'true,false']);
+    for await (const page of paginate(client, PATHS[type]!, {
+      query: { extra, fields: { [type]: ['updatedAt'] } },
       all: true,
       pageSize: 100,
     })) {
@@ -258,35 +285,12 @@ async function checkCurrent(ctx: Context, session: BulkSession, plan: MergePlan,
       for (const r of page.records) now.set(Number(r.id), (r.attributes?.['updatedAt'] as string | null | undefined) ?? null);
     }
   }
-  for (const it of list) {
-    if (it.outcome || it.started) continue;
-    const gone: number[] = [];
-    const changed: number[] = [];
-    for (const m of [it.cluster.survivor, ...it.cluster.duplicates]) {
-      if (!now.has(m.id)) gone.push(m.id);
-      else if (now.get(m.id) !== m.updatedAt) changed.push(m.id);
-    }
-    if (gone.length || changed.length)
-      it.outcome = {
-        status: 'skipped',
-        id: it.cluster.survivor.id,
-        extra: {
-          reason: [
-            changed.length ? `changed since the mirror read them: ${changed.join(', ')}` : '',
-            gone.length ? `gone: ${gone.join(', ')}` : '',
-          ]
-            .filter(Boolean)
-            .join('; '),
-        },
-      };
-  }
-  void ctx;
-  return requests;
+  return { now, requests };
 }
 
 /** What `--plan` prints for a cluster: the requests it would send. */
 function preview(plan: MergePlan, it: ClusterItem, tagOnly: boolean, session: BulkSession) {
-  const s = steps(plan, it.cluster, tagOnly);
+  const s = steps(plan, it.cluster);
   const url = (p: string) => session.client.resolve(p).toString();
   const req = (x: Step) => ({ step: x.key, method: x.method, url: url(x.path), ...(x.body ? { body: x.body } : {}) });
   const out: unknown[] = s.before.map(req);
@@ -346,7 +350,7 @@ function performer(plan: MergePlan, journal: JournalState, tagOnly: boolean, w: 
       }
       w.journal?.write({ key: k, row: it.row, status });
     };
-    const steps0 = steps(plan, c, tagOnly);
+    const steps0 = steps(plan, c);
     try {
       for (const x of steps0.before) await step(x);
       for (const d of c.duplicates) {
