@@ -144,6 +144,7 @@ describe('svc dedupe apply', () => {
     const twice = [...sent].filter(([, n]) => n > 1);
     expect(twice.length, JSON.stringify(twice)).toBeLessThanOrEqual(1);
 
+    const movedTypes = new Set<string>();
     for (const c of doc.clusters) {
       const left = c === changed || c === clusterOf(Number(dups[1].id));
       for (const d of c.duplicates) expect((await api('GET', `prospects/${d.id}`)).status, `prospect ${d.id}`).toBe(left ? 200 : 404);
@@ -151,12 +152,18 @@ describe('svc dedupe apply', () => {
       expect(s, `survivor ${c.survivor.id}`).toBeTruthy();
       if (left) continue;
       for (const [field, { value }] of Object.entries<any>(c.fill)) expect(s.attributes[field], `${c.survivor.id}.${field}`).toEqual(value);
+      // Every linked record moved: addresses, numbers, tasks.
       for (const d of c.duplicates)
-        for (const id of d.move.emailAddress ?? []) {
-          const e = (await api('GET', `emailAddresses/${id}`)).body.data;
-          expect(String(e.relationships.prospect.data.id)).toBe(String(c.survivor.id));
-        }
+        for (const [type, list] of Object.entries<number[]>(d.move))
+          for (const id of list) {
+            const got = await api('GET', `${type === 'emailAddress' ? 'emailAddresses' : `${type}s`}/${id}`);
+            const e = got.body?.data;
+            expect(e, `${type} ${id}: ${JSON.stringify(got.body)}`).toBeTruthy();
+            expect(String(e.relationships.prospect.data.id), `${type} ${id}`).toBe(String(c.survivor.id));
+            movedTypes.add(type);
+          }
     }
+    expect([...movedTypes].sort()).toEqual(expect.arrayContaining(['emailAddress', 'phoneNumber']));
     // The enrolment was finished before its prospect was deleted.
     expect(
       writes(mark).filter((r) => r.method === 'POST' && r.path === `${API}sequenceStates/${enrol.body.data.id}/actions/finish`).length,
