@@ -317,74 +317,90 @@ function preview(plan: MergePlan, it: ClusterItem, tagOnly: boolean, session: Bu
   };
 }
 
-/** The function the workers call for each cluster. */
-function performer(plan: MergePlan, journal: JournalState, tagOnly: boolean, w: SessionWrites): (it: ClusterItem) => Promise<Outcome> {
-  const path = PATHS[plan.type]!;
-  const send = (r: Requester, x: Step, beforeSend: () => void) =>
-    r.send({ method: x.method, path: x.path, ...(x.body ? { body: x.body } : {}) }, x.method === 'POST' ? 'create' : 'idempotent', {
-      beforeSend,
-    });
+/** Sends a step's request; a POST (an action) as a write that may not be repeated blindly. */
+function sendStep(r: Requester, x: Step, beforeSend: () => void) {
+  return r.send({ method: x.method, path: x.path, ...(x.body ? { body: x.body } : {}) }, x.method === 'POST' ? 'create' : 'idempotent', {
+    beforeSend,
+  });
+}
 
+/**
+ * Does the steps of one cluster: each unless an earlier run recorded it done, journaled pending
+ * as it leaves and done (or failed) after; a step whose record is gone is done.
+ */
+function stepper(journal: JournalState, w: SessionWrites, it: ClusterItem) {
+  const counts = { sent: 0 };
+  const run = async (x: Step): Promise<void> => {
+    const k = `${it.key}/${x.key}`;
+    const before = journal.entries.get(k)?.status;
+    if (before && DONE.has(before)) return;
+    try {
+      await sendStep(w.requester, x, () => w.journal?.write({ key: k, row: it.row, status: 'pending' }));
+      counts.sent++;
+    } catch (err) {
+      const gone = err instanceof ApiError && (err.status === 404 || (err.status === 422 && x.method === 'POST'));
+      if (!gone || !x.goneIsDone) {
+        if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost)
+          w.journal?.write({ key: k, row: it.row, status: 'failed', error: w.describe(err).error });
+        throw err;
+      }
+    }
+    w.journal?.write({ key: k, row: it.row, status: x.method === 'DELETE' ? 'deleted' : 'updated' });
+  };
+  return { run, counts };
+}
+
+/** After its linked records moved: a duplicate's active enrolments finished, then it is deleted or tagged. */
+async function retire(plan: MergePlan, w: SessionWrites, run: (x: Step) => Promise<void>, dupId: number, sid: number, tagOnly: boolean) {
+  const path = PATHS[plan.type]!;
+  if (plan.type === 'prospect')
+    for (const stateId of await activeStatesOf(w.requester, dupId))
+      await run({ key: `finish:${stateId}`, method: 'POST', path: `sequenceStates/${stateId}/actions/finish`, goneIsDone: true });
+  if (!tagOnly) return run({ key: `delete:${dupId}`, method: 'DELETE', path: `${path}/${dupId}`, goneIsDone: true });
+  const tags = await currentTags(w.requester, path, dupId);
+  const tag = `duplicate-of-${sid}`;
+  if (tags === undefined || tags.includes(tag)) return;
+  await run({
+    key: `tag:${dupId}`,
+    method: 'PATCH',
+    path: `${path}/${dupId}`,
+    body: { data: { type: plan.type, id: dupId, attributes: { tags: [...tags, tag] } } },
+    goneIsDone: true,
+  });
+}
+
+/** The outcome of a cluster stopped by a step's error (a fatal error or Ctrl-C stops the run instead). */
+function stepFailure(err: unknown, w: SessionWrites, sid: number, extra: Record<string, unknown>): Outcome {
+  if (err instanceof Stopped || isFatal(err)) throw err;
+  if (err instanceof AnswerLost)
+    return {
+      status: 'unknown',
+      id: sid,
+      error: `${err.message}: a step's answer was lost; run the same command again to finish the cluster (every step is safe to repeat)`,
+      extra,
+    };
+  if (!(err instanceof ApiError || err instanceof NetworkError)) throw err;
+  return { status: 'failed', id: sid, error: w.describe(err).error, extra };
+}
+
+/** The function the workers call for each cluster: survivor filled, then per duplicate its links moved and it retired. */
+function performer(plan: MergePlan, journal: JournalState, tagOnly: boolean, w: SessionWrites): (it: ClusterItem) => Promise<Outcome> {
   return async (it) => {
-    const key = it.key;
     const c = it.cluster;
     const sid = c.survivor.id;
-    let sent = 0;
     const extra = { survivor: sid, duplicates: c.duplicates.map((d) => d.id) };
-    /** Does one step unless an earlier run did it; a refusal ends the cluster. */
-    const step = async (x: Step): Promise<void> => {
-      const k = `${key}/${x.key}`;
-      const before = journal.entries.get(k)?.status;
-      if (before && DONE.has(before)) return;
-      const status = x.method === 'DELETE' ? 'deleted' : 'updated';
-      try {
-        await send(w.requester, x, () => w.journal?.write({ key: k, row: it.row, status: 'pending' }));
-        sent++;
-      } catch (err) {
-        const gone = err instanceof ApiError && (err.status === 404 || (x.goneIsDone && err.status === 422 && x.method === 'POST'));
-        if (!gone || !x.goneIsDone) {
-          if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost)
-            w.journal?.write({ key: k, row: it.row, status: 'failed', error: w.describe(err).error });
-          throw err;
-        }
-      }
-      w.journal?.write({ key: k, row: it.row, status });
-    };
-    const steps0 = steps(plan, c);
+    const { run, counts } = stepper(journal, w, it);
+    const s = steps(plan, c);
     try {
-      for (const x of steps0.before) await step(x);
+      for (const x of s.before) await run(x);
       for (const d of c.duplicates) {
-        for (const x of steps0.perDuplicate.get(d.id)!) await step(x);
-        if (plan.type === 'prospect') {
-          for (const stateId of await activeStatesOf(w.requester, d.id))
-            await step({ key: `finish:${stateId}`, method: 'POST', path: `sequenceStates/${stateId}/actions/finish`, goneIsDone: true });
-        }
-        if (tagOnly) {
-          const tags = await currentTags(w.requester, path, d.id);
-          const tag = `duplicate-of-${sid}`;
-          if (tags !== undefined && !tags.includes(tag))
-            await step({
-              key: `tag:${d.id}`,
-              method: 'PATCH',
-              path: `${path}/${d.id}`,
-              body: { data: { type: plan.type, id: d.id, attributes: { tags: [...tags, tag] } } },
-              goneIsDone: true,
-            });
-        } else await step({ key: `delete:${d.id}`, method: 'DELETE', path: `${path}/${d.id}`, goneIsDone: true });
+        for (const x of s.perDuplicate.get(d.id)!) await run(x);
+        await retire(plan, w, run, d.id, sid, tagOnly);
       }
     } catch (err) {
-      if (err instanceof Stopped || isFatal(err)) throw err;
-      if (err instanceof AnswerLost)
-        return {
-          status: 'unknown',
-          id: sid,
-          error: `${err.message}: a step's answer was lost; run the same command again to finish the cluster (every step is safe to repeat)`,
-          extra,
-        };
-      if (!(err instanceof ApiError || err instanceof NetworkError)) throw err;
-      return { status: 'failed', id: sid, error: w.describe(err).error, extra };
+      return stepFailure(err, w, sid, extra);
     }
-    return { status: 'updated', id: sid, extra: { ...extra, requests: sent, ...(tagOnly ? { tagged: true } : { deleted: true }) } };
+    return { status: 'updated', id: sid, extra: { ...extra, requests: counts.sent, ...(tagOnly ? { tagged: true } : { deleted: true }) } };
   };
 }
 
