@@ -101,6 +101,18 @@ describe('svc dedupe apply', () => {
         .status,
     ).toBe(200);
 
+    // An address linked to a duplicate after the mirror read it: apply finds it and moves it too.
+    const late = clusterOf(Number(dups[3].id));
+    const lateDup = late.duplicates[0].id;
+    const lateAddress = await api('POST', 'emailAddresses', {
+      data: {
+        type: 'emailAddress',
+        attributes: { email: 'late@example.com' },
+        relationships: { prospect: { data: { type: 'prospect', id: lateDup } } },
+      },
+    });
+    expect(lateAddress.status, JSON.stringify(lateAddress.body)).toBe(201);
+
     // --plan: the requests and the bill, nothing written.
     let mark = sb.requests.length;
     const preview = await svc(['dedupe', 'apply', plan, '--plan']);
@@ -164,6 +176,8 @@ describe('svc dedupe apply', () => {
           }
     }
     expect([...movedTypes].sort()).toEqual(expect.arrayContaining(['emailAddress', 'phoneNumber']));
+    const lateNow = (await api('GET', `emailAddresses/${lateAddress.body.data.id}`)).body.data;
+    expect(String(lateNow.relationships.prospect.data?.id)).toBe(String(late.survivor.id));
     // The enrolment was finished before its prospect was deleted.
     expect(
       writes(mark).filter((r) => r.method === 'POST' && r.path === `${API}sequenceStates/${enrol.body.data.id}/actions/finish`).length,

@@ -7,7 +7,8 @@
  *
  * 1. `fill`: PATCH the survivor with the plan's `fill` values;
  * 2. per duplicate, `move:<type>:<id>`: PATCH each linked record (e-mail addresses, phone numbers,
- *    tasks, opportunity roles; an account's prospects) to point at the survivor;
+ *    tasks, opportunity roles; an account's prospects) to point at the survivor — those of the
+ *    plan, then those linked to the duplicate since the mirror (listed now, one request a type);
  * 3. per duplicate, `finish:<state>`: its active sequence states, read again, finished
  *    (`POST /sequenceStates/{id}/actions/finish`);
  * 4. per duplicate, `delete:<id>` (or `tag:<id>` with `--tag-only`: tagged `duplicate-of-<survivor>`).
@@ -126,22 +127,63 @@ function steps(plan: MergePlan, c: PlanCluster): { before: Step[]; perDuplicate:
       goneIsDone: false,
     });
   const perDuplicate = new Map<number, Step[]>();
-  for (const d of c.duplicates) {
-    const list: Step[] = [];
-    for (const [t, ids] of Object.entries(d.move)) {
-      const rel = plan.type === 'account' ? 'account' : 'prospect';
-      for (const id of ids)
-        list.push({
-          key: `move:${t}:${id}`,
-          method: 'PATCH',
-          path: `${PATHS[t]}/${id}`,
-          body: { data: { type: t, id, relationships: { [rel]: { data: { type: plan.type, id: sid } } } } },
-          goneIsDone: true,
-        });
-    }
-    perDuplicate.set(d.id, list);
-  }
+  for (const d of c.duplicates)
+    perDuplicate.set(
+      d.id,
+      Object.entries(d.move).flatMap(([t, ids]) => ids.map((id) => moveStep(plan.type, t, id, sid))),
+    );
   return { before, perDuplicate };
+}
+
+/** Moving a linked record (`t` `id`) to the survivor: a PATCH of its relationship to the merged type. */
+function moveStep(type: MergePlan['type'], t: string, id: number, sid: number): Step {
+  const rel = type === 'account' ? 'account' : 'prospect';
+  return {
+    key: `move:${t}:${id}`,
+    method: 'PATCH',
+    path: `${PATHS[t]}/${id}`,
+    body: { data: { type: t, id, relationships: { [rel]: { data: { type, id: sid } } } } },
+    goneIsDone: true,
+  };
+}
+
+/** The types linked to a merged record that move, and the relationship that links them. */
+const LINKED: Record<MergePlan['type'], readonly string[]> = {
+  prospect: ['emailAddress', 'phoneNumber', 'task', 'opportunityProspectRole'],
+  account: ['prospect'],
+};
+
+/**
+ * The records linked to a duplicate now, by type, beyond those of the plan: linked since the
+ * mirror read them, they would otherwise lose their link when the duplicate is deleted. A type
+ * the API does not let us list this way is left to the plan.
+ */
+async function linkedSince(
+  r: Requester,
+  type: MergePlan['type'],
+  dupId: number,
+  sid: number,
+  planned: Record<string, number[]>,
+): Promise<Step[]> {
+  const out: Step[] = [];
+  const rel = type === 'account' ? 'account' : 'prospect';
+  for (const t of LINKED[type]) {
+    let ids: number[];
+    try {
+      const query = encodeQuery([
+        [`filter[${rel}][id]`, String(dupId)],
+        ['page[limit]', '1000'],
+        [`fields[${t}]`, ''],
+      ]);
+      const res = await r.send({ method: 'GET', path: PATHS[t]!, query }, 'read');
+      ids = (Array.isArray(res.doc.data) ? res.doc.data : []).map((d) => Number(d.id));
+    } catch (err) {
+      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) continue;
+      throw err;
+    }
+    for (const id of ids) if (!(planned[t] ?? []).includes(id)) out.push(moveStep(type, t, id, sid));
+  }
+  return out;
 }
 
 const DONE = new Set(['updated', 'deleted', 'created']);
@@ -208,6 +250,8 @@ function countBill(bill: Record<string, number>, plan: MergePlan, list: ClusterI
     bill.fills! += s.before.filter((x) => todo(x.key)).length;
     for (const d of it.cluster.duplicates) {
       bill.moves! += s.perDuplicate.get(d.id)!.filter((x) => todo(x.key)).length;
+      // Records linked to the duplicate since the mirror: one list request per linked type.
+      bill.lookups! += LINKED[plan.type].length;
       if (plan.type === 'prospect') {
         bill.lookups!++;
         bill.finishes! += (d.finish ?? []).filter((f) => todo(`finish:${f}`)).length;
@@ -395,6 +439,7 @@ function performer(plan: MergePlan, journal: JournalState, tagOnly: boolean, w: 
       for (const x of s.before) await run(x);
       for (const d of c.duplicates) {
         for (const x of s.perDuplicate.get(d.id)!) await run(x);
+        for (const x of await linkedSince(w.requester, plan.type, d.id, sid, d.move)) await run(x);
         await retire(plan, w, run, d.id, sid, tagOnly);
       }
     } catch (err) {
