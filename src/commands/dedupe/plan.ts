@@ -71,6 +71,7 @@ const HOW_TO_EDIT = [
   'Each cluster: the survivor keeps its id; it takes the `fill` values (its own are empty); each duplicate\u2019s linked records in `move` go to the survivor, its active enrolments are finished, then it is deleted (with --tag-only: tagged `duplicate-of-<survivor>` and left).',
   'Edit: remove a cluster, or a duplicate from a cluster, to leave it alone; swap the survivor with a duplicate; remove a field from `fill`. Keep `updatedAt`: apply leaves out a cluster whose records changed since the mirror read them.',
   'Apply never merges records of different owners unless given --across-owners.',
+  'Calls and mailings cannot move (the API does not update them): deleting a duplicate leaves its calls without a prospect and deletes its mailings and enrolments; --tag-only keeps them.',
 ];
 
 const member = (r: MirrorRecord): PlanMember => ({
