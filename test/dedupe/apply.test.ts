@@ -132,7 +132,7 @@ describe('svc dedupe apply', () => {
 
     // The run, killed after its third delete, then run again.
     mark = sb.requests.length;
-    const child = spawnSvc(['dedupe', 'apply', plan, '--concurrency', '1'], { env: env as Record<string, string> });
+    const child = spawnSvc(['dedupe', 'apply', plan, '--concurrency', '1', '--yes'], { env: env as Record<string, string> });
     child.stdout!.resume();
     child.stderr!.resume();
     const deletes = () => writes(mark).filter((r) => r.method === 'DELETE').length;
@@ -146,7 +146,7 @@ describe('svc dedupe apply', () => {
     await new Promise((resolve) => child.on('close', resolve));
     clearInterval(timer);
     expect(killed).toBe(true);
-    const rerun = await svc(['dedupe', 'apply', plan]);
+    const rerun = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/row\(s\) recorded by earlier runs/);
 
@@ -187,7 +187,7 @@ describe('svc dedupe apply', () => {
 
     // A rerun does nothing more.
     mark = sb.requests.length;
-    const again = await svc(['dedupe', 'apply', plan]);
+    const again = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(again.code, again.stderr).toBe(0);
     expect(writes(mark)).toEqual([]);
 
@@ -239,7 +239,13 @@ describe('svc dedupe apply', () => {
     // Only this cluster: the plan is the user's to edit.
     doc.clusters = [c];
     fs.writeFileSync(plan, JSON.stringify(doc));
-    const r = await svc(['dedupe', 'apply', plan]);
+    // Deleting needs --yes outside a terminal: refused, nothing written.
+    const mark = sb.requests.length;
+    const refused = await svc(['dedupe', 'apply', plan]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/refusing to delete 1 duplicate\(s\) without --yes/);
+    expect(writes(mark)).toEqual([]);
+    const r = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect((await api('GET', `accounts/${dup.body.data.id}`)).status).toBe(404);
     const moved = (await api('GET', `prospects/${p.body.data.id}`)).body.data;

@@ -233,11 +233,23 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       }
       ctx.info(summary);
       ctx.info(billLine);
-      return true;
+      return confirmDeletes(ctx, bill.deletes);
     },
     items: () => fromList(list),
     perform: (writes) => performer(plan, journal, tagOnly, writes),
   });
+}
+
+/** Deleting duplicates is asked on a terminal and needs --yes elsewhere, as every bulk delete (tagging is not). */
+async function confirmDeletes(ctx: Context, deletes: number): Promise<boolean> {
+  if (deletes === 0 || ctx.globals.yes) return true;
+  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY)
+    throw new UsageError(`refusing to delete ${deletes} duplicate(s) without --yes (not an interactive terminal)`).hint(
+      'preview with --plan, then run again with --yes (or --tag-only to tag the duplicates and keep them)',
+    );
+  if (await (await ctx.prompter()).confirm(`Merge, deleting ${deletes.toLocaleString('en-US')} duplicate(s)?`, false)) return true;
+  ctx.info('nothing was written');
+  return false;
 }
 
 /** Adds the requests of the clusters to do (steps an earlier run did are not counted) to `bill`. */
