@@ -197,7 +197,6 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
   const tagOnly = flags.tagOnly === true;
   const list: ClusterItem[] = plan.clusters.map((c, i) => item(plan, c, i + 1, journal, flags.acrossOwners === true));
   const bill = { clusters: 0, fills: 0, moves: 0, finishes: 0, deletes: 0, tags: 0, lookups: 0, requests: 0 };
-  const left = { done: 0, owners: 0, changed: 0 };
   await bulkRun(ctx, {
     setup,
     label: `dedupe apply ${path}`,
@@ -212,17 +211,9 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
           throw new InterruptedError('interrupted before the first merge').hint('nothing was written: run the same command again');
         throw err;
       }
-      for (const it of list) {
-        if (!it.outcome) continue;
-        const why = String(it.outcome.extra?.['reason']);
-        if (why.startsWith('merged')) left.done++;
-        else if (why.startsWith('owners')) left.owners++;
-        else left.changed++;
-        ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${why}`);
-      }
+      const summary = `dedupe apply ${file}: ${leftOut(ctx, list)}`;
       countBill(bill, plan, list, journal, tagOnly);
       bill.requests = bill.lookups + bill.fills + bill.moves + bill.finishes + bill.deletes + bill.tags;
-      const summary = `dedupe apply ${file}: ${bill.clusters.toLocaleString('en-US')} cluster(s) to merge${left.done ? `, ${left.done} merged by an earlier run` : ''}${left.changed ? `, ${left.changed} left out (changed since the mirror or gone)` : ''}${left.owners ? `, ${left.owners} left out (owners differ: --across-owners)` : ''}`;
       const billLine = `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
@@ -238,6 +229,30 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
     items: () => fromList(list),
     perform: (writes) => performer(plan, journal, tagOnly, writes),
   });
+}
+
+/** Says each cluster left out and why; @returns the counts for the summary line. */
+function leftOut(ctx: Context, list: ClusterItem[]): string {
+  const left = { todo: 0, done: 0, owners: 0, changed: 0 };
+  for (const it of list) {
+    if (!it.outcome) {
+      left.todo++;
+      continue;
+    }
+    const why = String(it.outcome.extra?.['reason']);
+    if (why.startsWith('merged')) left.done++;
+    else if (why.startsWith('owners')) left.owners++;
+    else left.changed++;
+    ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${why}`);
+  }
+  return [
+    `${left.todo.toLocaleString('en-US')} cluster(s) to merge`,
+    left.done ? `${left.done} merged by an earlier run` : '',
+    left.changed ? `${left.changed} left out (changed since the mirror or gone)` : '',
+    left.owners ? `${left.owners} left out (owners differ: --across-owners)` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** Deleting duplicates is asked on a terminal and needs --yes elsewhere, as every bulk delete (tagging is not). */
