@@ -134,4 +134,33 @@ describe('svc dedupe prospects on planted duplicates', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no mirror yet/);
   });
+
+  it(
+    'matches an address held only in an emailAddress record of the prospect',
+    async () => {
+      const a = await c.post('/prospects', {
+        data: { type: 'prospect', attributes: { firstName: 'Solo', lastName: 'One', emails: ['solo.one@example.org'] } },
+      });
+      const b = await c.post('/prospects', { data: { type: 'prospect', attributes: { firstName: 'S.', lastName: 'One' } } });
+      expect([a.status, b.status]).toEqual([201, 201]);
+      const e = await c.post('/emailAddresses', {
+        data: {
+          type: 'emailAddress',
+          attributes: { email: 'Solo.One+crm@example.org' },
+          relationships: { prospect: { data: { type: 'prospect', id: b.body.data.id } } },
+        },
+      });
+      expect(e.status).toBe(201);
+      const sync = await runInProcess(['sync', '--db', db, 'users', 'accounts', 'prospects', 'emailAddresses'], env, {
+        timeoutMs: LIMIT_MS,
+      });
+      expect(sync.code, sync.stderr).toBe(0);
+      const r = await runInProcess(['dedupe', 'prospects', '--db', db, '-o', 'json'], env, { timeoutMs: LIMIT_MS });
+      expect(r.code, r.stderr).toBe(0);
+      const rows = JSON.parse(r.stdout) as { cluster: number; id: number; reasons: string }[];
+      const row = rows.find((x) => x.id === Number(a.body.data.id));
+      expect(row?.reasons).toBe(`${a.body.data.id} ~ ${b.body.data.id}: e-mail solo.one@example.org`);
+    },
+    LIMIT_MS,
+  );
 });
