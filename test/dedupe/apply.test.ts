@@ -101,6 +101,18 @@ describe('svc dedupe apply', () => {
         .status,
     ).toBe(200);
 
+    // An address linked to a duplicate after the mirror read it: apply finds it and moves it too.
+    const late = clusterOf(Number(dups[3].id));
+    const lateDup = late.duplicates[0].id;
+    const lateAddress = await api('POST', 'emailAddresses', {
+      data: {
+        type: 'emailAddress',
+        attributes: { email: 'late@example.com' },
+        relationships: { prospect: { data: { type: 'prospect', id: lateDup } } },
+      },
+    });
+    expect(lateAddress.status, JSON.stringify(lateAddress.body)).toBe(201);
+
     // --plan: the requests and the bill, nothing written.
     let mark = sb.requests.length;
     const preview = await svc(['dedupe', 'apply', plan, '--plan']);
@@ -120,7 +132,7 @@ describe('svc dedupe apply', () => {
 
     // The run, killed after its third delete, then run again.
     mark = sb.requests.length;
-    const child = spawnSvc(['dedupe', 'apply', plan, '--concurrency', '1'], { env: env as Record<string, string> });
+    const child = spawnSvc(['dedupe', 'apply', plan, '--concurrency', '1', '--yes'], { env: env as Record<string, string> });
     child.stdout!.resume();
     child.stderr!.resume();
     const deletes = () => writes(mark).filter((r) => r.method === 'DELETE').length;
@@ -134,7 +146,7 @@ describe('svc dedupe apply', () => {
     await new Promise((resolve) => child.on('close', resolve));
     clearInterval(timer);
     expect(killed).toBe(true);
-    const rerun = await svc(['dedupe', 'apply', plan]);
+    const rerun = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/row\(s\) recorded by earlier runs/);
 
@@ -144,6 +156,7 @@ describe('svc dedupe apply', () => {
     const twice = [...sent].filter(([, n]) => n > 1);
     expect(twice.length, JSON.stringify(twice)).toBeLessThanOrEqual(1);
 
+    const movedTypes = new Set<string>();
     for (const c of doc.clusters) {
       const left = c === changed || c === clusterOf(Number(dups[1].id));
       for (const d of c.duplicates) expect((await api('GET', `prospects/${d.id}`)).status, `prospect ${d.id}`).toBe(left ? 200 : 404);
@@ -151,12 +164,20 @@ describe('svc dedupe apply', () => {
       expect(s, `survivor ${c.survivor.id}`).toBeTruthy();
       if (left) continue;
       for (const [field, { value }] of Object.entries<any>(c.fill)) expect(s.attributes[field], `${c.survivor.id}.${field}`).toEqual(value);
+      // Every linked record moved: addresses, numbers, tasks.
       for (const d of c.duplicates)
-        for (const id of d.move.emailAddress ?? []) {
-          const e = (await api('GET', `emailAddresses/${id}`)).body.data;
-          expect(String(e.relationships.prospect.data.id)).toBe(String(c.survivor.id));
-        }
+        for (const [type, list] of Object.entries<number[]>(d.move))
+          for (const id of list) {
+            const got = await api('GET', `${type === 'emailAddress' ? 'emailAddresses' : `${type}s`}/${id}`);
+            const e = got.body?.data;
+            expect(e, `${type} ${id}: ${JSON.stringify(got.body)}`).toBeTruthy();
+            expect(String(e.relationships.prospect.data.id), `${type} ${id}`).toBe(String(c.survivor.id));
+            movedTypes.add(type);
+          }
     }
+    expect([...movedTypes].sort()).toEqual(expect.arrayContaining(['emailAddress', 'phoneNumber']));
+    const lateNow = (await api('GET', `emailAddresses/${lateAddress.body.data.id}`)).body.data;
+    expect(String(lateNow.relationships.prospect.data?.id)).toBe(String(late.survivor.id));
     // The enrolment was finished before its prospect was deleted.
     expect(
       writes(mark).filter((r) => r.method === 'POST' && r.path === `${API}sequenceStates/${enrol.body.data.id}/actions/finish`).length,
@@ -166,7 +187,7 @@ describe('svc dedupe apply', () => {
 
     // A rerun does nothing more.
     mark = sb.requests.length;
-    const again = await svc(['dedupe', 'apply', plan]);
+    const again = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(again.code, again.stderr).toBe(0);
     expect(writes(mark)).toEqual([]);
 
@@ -218,7 +239,13 @@ describe('svc dedupe apply', () => {
     // Only this cluster: the plan is the user's to edit.
     doc.clusters = [c];
     fs.writeFileSync(plan, JSON.stringify(doc));
-    const r = await svc(['dedupe', 'apply', plan]);
+    // Deleting needs --yes outside a terminal: refused, nothing written.
+    const mark = sb.requests.length;
+    const refused = await svc(['dedupe', 'apply', plan]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/refusing to delete 1 duplicate\(s\) without --yes/);
+    expect(writes(mark)).toEqual([]);
+    const r = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect((await api('GET', `accounts/${dup.body.data.id}`)).status).toBe(404);
     const moved = (await api('GET', `prospects/${p.body.data.id}`)).body.data;

@@ -5,8 +5,10 @@
  * mirror with the default settings; precision and recall are counted over pairs and printed.
  *
  * SVC_DEDUPE_SEED=20000 runs it at the issue's size. Measured 2026-11-28 (2 shared cores):
- * 20,000 prospects + 1,000 planted duplicates + 1,000 near-misses: see the README's figures.
+ * 22,333 prospects (20,000 + 1,000 planted duplicates + 1,333 near-misses): precision 99.19 %,
+ * recall 98.00 % (988 pairs found, 980 right), the command 5.5 s; the file 44 s with the sync.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
@@ -79,6 +81,85 @@ describe('svc dedupe prospects on planted duplicates', () => {
           .slice(0, 5)
           .join(' ')}`,
       ).toBeGreaterThanOrEqual(0.95);
+    },
+    LIMIT_MS,
+  );
+
+  it(
+    'prints the clusters in every format, and the plan says why and what the survivor takes',
+    async () => {
+      const csv = await runInProcess(['dedupe', 'prospects', '--db', db, '-o', 'csv'], env, { timeoutMs: LIMIT_MS });
+      expect(csv.code, csv.stderr).toBe(0);
+      expect(csv.stdout.split('\n')[0]).toBe('cluster,score,id,survivor,record,reasons');
+      const table = await runInProcess(['dedupe', 'prospects', '--db', db, '--by', 'email'], env, { timeoutMs: LIMIT_MS });
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stdout).toMatch(/e-mail /);
+      expect(table.stdout).not.toMatch(/: phone |: name /);
+      const json = JSON.parse((await runInProcess(['dedupe', 'prospects', '--db', db, '-o', 'json'], env, { timeoutMs: LIMIT_MS })).stdout);
+      expect(json.length).toBeGreaterThan(0);
+      expect(json.filter((r: any) => r.survivor).length).toBe(new Set(json.map((r: any) => r.cluster)).size);
+
+      const plan = path.join(path.dirname(db), 'plan.json');
+      const r = await runInProcess(['dedupe', 'prospects', '--db', db, '--plan', plan, '--keep', 'oldest', '-o', 'ndjson'], env, {
+        timeoutMs: LIMIT_MS,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const doc = JSON.parse(fs.readFileSync(plan, 'utf8'));
+      expect(doc).toMatchObject({ plan: 'svc dedupe', version: 1, type: 'prospect', keep: 'oldest' });
+      expect(fs.statSync(plan).mode & 0o077).toBe(0);
+      for (const c of doc.clusters) {
+        expect(c.why).toMatch(/^survivor \d+: oldest/);
+        for (const d of c.duplicates) expect(Date.parse(`${c.survivor.createdAt}Z`)).toBeLessThanOrEqual(Date.parse(`${d.createdAt}Z`));
+      }
+      // A duplicate planted with a date of birth fills its survivor's; addresses are joined.
+      expect(doc.clusters.some((c: any) => c.fill.dateOfBirth?.value === '1990-01-01')).toBe(true);
+      expect(doc.clusters.some((c: any) => Array.isArray(c.fill.emails?.value) && c.fill.emails.value.length === 2)).toBe(true);
+    },
+    LIMIT_MS,
+  );
+
+  it('refuses bad options with a one-line error (exit 2)', async () => {
+    for (const [args, msg] of [
+      [['--by', 'fax'], /--by fax: expected a comma-separated list of email, phone, name/],
+      [['--min-score', '1.5'], /--min-score 1.5: expected a number from 0 to 1/],
+      [['--keep', 'best'], /--keep best: expected newest, oldest or most-complete/],
+      [['--region', 'XX'], /--region XX: expected one of US, CA, GB/],
+    ] as const) {
+      const r = await runInProcess(['dedupe', 'prospects', '--db', db, ...args], env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(msg);
+      expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+    }
+    const none = await runInProcess(['dedupe', 'prospects', '--db', path.join(path.dirname(db), 'none.sqlite')], env);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no mirror yet/);
+  });
+
+  it(
+    'matches an address held only in an emailAddress record of the prospect',
+    async () => {
+      const a = await c.post('/prospects', {
+        data: { type: 'prospect', attributes: { firstName: 'Solo', lastName: 'One', emails: ['solo.one@example.org'] } },
+      });
+      const b = await c.post('/prospects', { data: { type: 'prospect', attributes: { firstName: 'S.', lastName: 'One' } } });
+      expect([a.status, b.status]).toEqual([201, 201]);
+      const e = await c.post('/emailAddresses', {
+        data: {
+          type: 'emailAddress',
+          attributes: { email: 'Solo.One+crm@example.org' },
+          relationships: { prospect: { data: { type: 'prospect', id: b.body.data.id } } },
+        },
+      });
+      expect(e.status).toBe(201);
+      const sync = await runInProcess(['sync', '--db', db, 'users', 'accounts', 'prospects', 'emailAddresses'], env, {
+        timeoutMs: LIMIT_MS,
+      });
+      expect(sync.code, sync.stderr).toBe(0);
+      const r = await runInProcess(['dedupe', 'prospects', '--db', db, '-o', 'json'], env, { timeoutMs: LIMIT_MS });
+      expect(r.code, r.stderr).toBe(0);
+      const rows = JSON.parse(r.stdout) as { cluster: number; id: number; reasons: string }[];
+      const row = rows.find((x) => x.id === Number(a.body.data.id));
+      expect(row?.reasons).toBe(`${a.body.data.id} ~ ${b.body.data.id}: e-mail solo.one@example.org`);
     },
     LIMIT_MS,
   );

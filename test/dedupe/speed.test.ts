@@ -3,8 +3,10 @@
  * columns `svc sync` gives them, so that the size costs no sandbox), 5 % of them with a duplicate
  * of another's address, number or name, read and clustered by the command in process.
  *
- * SVC_DEDUPE_SPEED=200000 runs it at the issue's size (< 30 s). Measured 2026-11-28 on 2 shared
- * cores: see the README ("Cleaning up duplicates").
+ * SVC_DEDUPE_SPEED=200000 runs it at the issue's size (< 30 s). Measured 2026-11-28 on 2 cores
+ * shared with other jobs (load average 7 to 14): 210,000 prospects, 10,000 clusters found; the
+ * command 23.4 s in all (15.8 s to read the mirror and cluster, the rest printing 20,000 rows).
+ * The clustering alone takes about 5 s of CPU for 200,000 prospects.
  */
 import path from 'node:path';
 import { expect, it } from 'vitest';

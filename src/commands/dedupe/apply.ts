@@ -7,7 +7,8 @@
  *
  * 1. `fill`: PATCH the survivor with the plan's `fill` values;
  * 2. per duplicate, `move:<type>:<id>`: PATCH each linked record (e-mail addresses, phone numbers,
- *    tasks, opportunity roles; an account's prospects) to point at the survivor;
+ *    tasks, opportunity roles; an account's prospects) to point at the survivor — those of the
+ *    plan, then those linked to the duplicate since the mirror (listed now, one request a type);
  * 3. per duplicate, `finish:<state>`: its active sequence states, read again, finished
  *    (`POST /sequenceStates/{id}/actions/finish`);
  * 4. per duplicate, `delete:<id>` (or `tag:<id>` with `--tag-only`: tagged `duplicate-of-<survivor>`).
@@ -84,33 +85,35 @@ export function readPlan(file: string): MergePlan {
   )
     throw new UsageError(`${file}: not a merge plan of svc dedupe (version 1)`).hint('make one with svc dedupe prospects --plan FILE');
   const seen = new Map<number, number>();
-  const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
-  plan.clusters.forEach((c, i) => {
-    const where = `${file}: cluster ${c?.cluster ?? i + 1}`;
-    if (!c || !isId(c.survivor?.id) || !Array.isArray(c.duplicates))
-      throw new UsageError(`${where}: needs survivor.id and a duplicates list`);
-    c.fill ??= {};
-    for (const m of [c.survivor, ...c.duplicates]) {
-      if (!isId(m?.id)) throw new UsageError(`${where}: a duplicate without a valid id`);
-      if (seen.has(m.id))
-        throw new UsageError(`${where}: record ${m.id} is also in cluster ${seen.get(m.id)}`).hint('a record may be in one cluster only');
-      seen.set(m.id, c.cluster ?? i + 1);
-      m.updatedAt ??= null;
-    }
-    for (const d of c.duplicates) {
-      d.move ??= {};
-      for (const [t, ids] of Object.entries(d.move)) {
-        if (!PATHS[t] || !Array.isArray(ids) || !ids.every(isId))
-          throw new UsageError(`${where}: duplicate ${d.id}: move.${t}: not a list of ids of a type apply moves`);
-      }
-    }
-    if (typeof c.fill !== 'object' || Array.isArray(c.fill)) throw new UsageError(`${where}: fill must be an object`);
-  });
+  for (const [i, c] of plan.clusters.entries()) checkCluster(c, i, file, seen);
   return plan;
 }
 
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
+/** One cluster of an edited plan: ids, each record in one cluster only, moves of types apply moves. */
+function checkCluster(c: PlanCluster, i: number, file: string, seen: Map<number, number>): void {
+  const where = `${file}: cluster ${c?.cluster ?? i + 1}`;
+  if (!c || !isId(c.survivor?.id) || !Array.isArray(c.duplicates))
+    throw new UsageError(`${where}: needs survivor.id and a duplicates list`);
+  c.fill ??= {};
+  if (typeof c.fill !== 'object' || Array.isArray(c.fill)) throw new UsageError(`${where}: fill must be an object`);
+  for (const m of [c.survivor, ...c.duplicates]) {
+    if (!isId(m?.id)) throw new UsageError(`${where}: a duplicate without a valid id`);
+    if (seen.has(m.id))
+      throw new UsageError(`${where}: record ${m.id} is also in cluster ${seen.get(m.id)}`).hint('a record may be in one cluster only');
+    seen.set(m.id, c.cluster ?? i + 1);
+    m.updatedAt ??= null;
+  }
+  for (const d of c.duplicates) {
+    d.move ??= {};
+    const bad = Object.entries(d.move).find(([t, ids]) => !PATHS[t] || !Array.isArray(ids) || !ids.every(isId));
+    if (bad) throw new UsageError(`${where}: duplicate ${d.id}: move.${bad[0]}: not a list of ids of a type apply moves`);
+  }
+}
+
 /** The fixed steps of a cluster (the finishes of enrolments are read at run time). */
-function steps(plan: MergePlan, c: PlanCluster, tagOnly: boolean): { before: Step[]; perDuplicate: Map<number, Step[]> } {
+function steps(plan: MergePlan, c: PlanCluster): { before: Step[]; perDuplicate: Map<number, Step[]> } {
   const path = PATHS[plan.type]!;
   const sid = c.survivor.id;
   const before: Step[] = [];
@@ -124,23 +127,63 @@ function steps(plan: MergePlan, c: PlanCluster, tagOnly: boolean): { before: Ste
       goneIsDone: false,
     });
   const perDuplicate = new Map<number, Step[]>();
-  for (const d of c.duplicates) {
-    const list: Step[] = [];
-    for (const [t, ids] of Object.entries(d.move)) {
-      const rel = plan.type === 'account' ? 'account' : 'prospect';
-      for (const id of ids)
-        list.push({
-          key: `move:${t}:${id}`,
-          method: 'PATCH',
-          path: `${PATHS[t]}/${id}`,
-          body: { data: { type: t, id, relationships: { [rel]: { data: { type: plan.type, id: sid } } } } },
-          goneIsDone: true,
-        });
-    }
-    perDuplicate.set(d.id, list);
-  }
-  void tagOnly;
+  for (const d of c.duplicates)
+    perDuplicate.set(
+      d.id,
+      Object.entries(d.move).flatMap(([t, ids]) => ids.map((id) => moveStep(plan.type, t, id, sid))),
+    );
   return { before, perDuplicate };
+}
+
+/** Moving a linked record (`t` `id`) to the survivor: a PATCH of its relationship to the merged type. */
+function moveStep(type: MergePlan['type'], t: string, id: number, sid: number): Step {
+  const rel = type === 'account' ? 'account' : 'prospect';
+  return {
+    key: `move:${t}:${id}`,
+    method: 'PATCH',
+    path: `${PATHS[t]}/${id}`,
+    body: { data: { type: t, id, relationships: { [rel]: { data: { type, id: sid } } } } },
+    goneIsDone: true,
+  };
+}
+
+/** The types linked to a merged record that move, and the relationship that links them. */
+const LINKED: Record<MergePlan['type'], readonly string[]> = {
+  prospect: ['emailAddress', 'phoneNumber', 'task', 'opportunityProspectRole'],
+  account: ['prospect'],
+};
+
+/**
+ * The records linked to a duplicate now, by type, beyond those of the plan: linked since the
+ * mirror read them, they would otherwise lose their link when the duplicate is deleted. A type
+ * the API does not let us list this way is left to the plan.
+ */
+async function linkedSince(
+  r: Requester,
+  type: MergePlan['type'],
+  dupId: number,
+  sid: number,
+  planned: Record<string, number[]>,
+): Promise<Step[]> {
+  const out: Step[] = [];
+  const rel = type === 'account' ? 'account' : 'prospect';
+  for (const t of LINKED[type]) {
+    let ids: number[];
+    try {
+      const query = encodeQuery([
+        [`filter[${rel}][id]`, String(dupId)],
+        ['page[limit]', '1000'],
+        [`fields[${t}]`, ''],
+      ]);
+      const res = await r.send({ method: 'GET', path: PATHS[t]!, query }, 'read');
+      ids = (Array.isArray(res.doc.data) ? res.doc.data : []).map((d) => Number(d.id));
+    } catch (err) {
+      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) continue;
+      throw err;
+    }
+    for (const id of ids) if (!(planned[t] ?? []).includes(id)) out.push(moveStep(type, t, id, sid));
+  }
+  return out;
 }
 
 const DONE = new Set(['updated', 'deleted', 'created']);
@@ -154,7 +197,6 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
   const tagOnly = flags.tagOnly === true;
   const list: ClusterItem[] = plan.clusters.map((c, i) => item(plan, c, i + 1, journal, flags.acrossOwners === true));
   const bill = { clusters: 0, fills: 0, moves: 0, finishes: 0, deletes: 0, tags: 0, lookups: 0, requests: 0 };
-  const left = { done: 0, owners: 0, changed: 0 };
   await bulkRun(ctx, {
     setup,
     label: `dedupe apply ${path}`,
@@ -163,56 +205,92 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
     scan: async () => ({ total: list.length, invalid: 0, blank: 0, problems: [] }),
     async plan(_scan, session) {
       try {
-        bill.lookups += await checkCurrent(ctx, session!, plan, list);
+        bill.lookups += await checkCurrent(session!, plan, list);
       } catch (err) {
         if (err instanceof Stopped)
           throw new InterruptedError('interrupted before the first merge').hint('nothing was written: run the same command again');
         throw err;
       }
-      for (const it of list) {
-        const why = it.outcome?.extra?.['reason'];
-        if (it.outcome) {
-          if (String(why).startsWith('merged')) left.done++;
-          else if (String(why).startsWith('owners')) left.owners++;
-          else left.changed++;
-          ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${String(why)}`);
-          continue;
-        }
-        bill.clusters++;
-        const s = steps(plan, it.cluster, tagOnly);
-        const todo = (k: string) => !DONE.has(journal.entries.get(`${it.key}/${k}`)?.status ?? '');
-        bill.fills += s.before.filter((x) => todo(x.key)).length;
-        for (const d of it.cluster.duplicates) {
-          bill.moves += s.perDuplicate.get(d.id)!.filter((x) => todo(x.key)).length;
-          if (plan.type === 'prospect') {
-            bill.lookups++;
-            bill.finishes += (d.finish ?? []).filter((f) => todo(`finish:${f}`)).length;
-          }
-          if (tagOnly) {
-            if (todo(`tag:${d.id}`)) {
-              bill.tags++;
-              bill.lookups++;
-            }
-          } else if (todo(`delete:${d.id}`)) bill.deletes++;
-        }
-      }
+      const summary = `dedupe apply ${file}: ${leftOut(ctx, list)}`;
+      countBill(bill, plan, list, journal, tagOnly);
       bill.requests = bill.lookups + bill.fills + bill.moves + bill.finishes + bill.deletes + bill.tags;
-      const summary = `dedupe apply ${file}: ${bill.clusters.toLocaleString('en-US')} cluster(s) to merge${left.done ? `, ${left.done} merged by an earlier run` : ''}${left.changed ? `, ${left.changed} left out (changed since the mirror or gone)` : ''}${left.owners ? `, ${left.owners} left out (owners differ: --across-owners)` : ''}`;
+      const billLine = `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
         for (const it of list) if (!it.outcome) await writeOut(ctx.io.stdout, JSON.stringify(preview(plan, it, tagOnly, session!)) + '\n');
         await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
-        ctx.info(
-          `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`,
-        );
+        ctx.info(billLine);
         return false;
       }
       ctx.info(summary);
-      return true;
+      ctx.info(billLine);
+      return confirmDeletes(ctx, bill.deletes);
     },
     items: () => fromList(list),
     perform: (writes) => performer(plan, journal, tagOnly, writes),
   });
+}
+
+/** Says each cluster left out and why; @returns the counts for the summary line. */
+function leftOut(ctx: Context, list: ClusterItem[]): string {
+  const left = { todo: 0, done: 0, owners: 0, changed: 0 };
+  for (const it of list) {
+    if (!it.outcome) {
+      left.todo++;
+      continue;
+    }
+    const why = String(it.outcome.extra?.['reason']);
+    if (why.startsWith('merged')) left.done++;
+    else if (why.startsWith('owners')) left.owners++;
+    else left.changed++;
+    ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${why}`);
+  }
+  return [
+    `${left.todo.toLocaleString('en-US')} cluster(s) to merge`,
+    left.done ? `${left.done} merged by an earlier run` : '',
+    left.changed ? `${left.changed} left out (changed since the mirror or gone)` : '',
+    left.owners ? `${left.owners} left out (owners differ: --across-owners)` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** Deleting duplicates is asked on a terminal and needs --yes elsewhere, as every bulk delete (tagging is not). */
+async function confirmDeletes(ctx: Context, deletes: number): Promise<boolean> {
+  if (deletes === 0 || ctx.globals.yes) return true;
+  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY)
+    throw new UsageError(`refusing to delete ${deletes} duplicate(s) without --yes (not an interactive terminal)`).hint(
+      'preview with --plan, then run again with --yes (or --tag-only to tag the duplicates and keep them)',
+    );
+  if (await (await ctx.prompter()).confirm(`Merge, deleting ${deletes.toLocaleString('en-US')} duplicate(s)?`, false)) return true;
+  ctx.info('nothing was written');
+  return false;
+}
+
+/** Adds the requests of the clusters to do (steps an earlier run did are not counted) to `bill`. */
+function countBill(bill: Record<string, number>, plan: MergePlan, list: ClusterItem[], journal: JournalState, tagOnly: boolean): void {
+  for (const it of list) {
+    if (it.outcome) continue;
+    bill.clusters!++;
+    const s = steps(plan, it.cluster);
+    const todo = (k: string) => !DONE.has(journal.entries.get(`${it.key}/${k}`)?.status ?? '');
+    bill.fills! += s.before.filter((x) => todo(x.key)).length;
+    for (const d of it.cluster.duplicates) {
+      bill.moves! += s.perDuplicate.get(d.id)!.filter((x) => todo(x.key)).length;
+      // Records linked to the duplicate since the mirror: one list request per linked type.
+      bill.lookups! += LINKED[plan.type].length;
+      if (plan.type === 'prospect') {
+        bill.lookups!++;
+        bill.finishes! += (d.finish ?? []).filter((f) => todo(`finish:${f}`)).length;
+      }
+      const last = tagOnly ? `tag:${d.id}` : `delete:${d.id}`;
+      if (!todo(last)) continue;
+      if (tagOnly) {
+        bill.tags!++;
+        bill.lookups!++;
+      } else bill.deletes!++;
+    }
+  }
 }
 
 /** A cluster as a row: decided at once when an earlier run merged it or its owners differ. */
@@ -236,21 +314,41 @@ function item(plan: MergePlan, c: PlanCluster, row: number, journal: JournalStat
 }
 
 /** Reads every record of the clusters not yet started; leaves out those changed or gone. @returns requests sent */
-async function checkCurrent(ctx: Context, session: BulkSession, plan: MergePlan, list: ClusterItem[]): Promise<number> {
-  const want = new Map<number, string | null>();
-  for (const it of list)
-    if (!it.outcome && !it.started) for (const m of [it.cluster.survivor, ...it.cluster.duplicates]) want.set(m.id, m.updatedAt);
-  const ids = [...want.keys()];
+async function checkCurrent(session: BulkSession, plan: MergePlan, list: ClusterItem[]): Promise<number> {
+  const ids = new Set<number>();
+  for (const it of list) if (!it.outcome && !it.started) for (const m of [it.cluster.survivor, ...it.cluster.duplicates]) ids.add(m.id);
+  const { now, requests } = await updatedAtNow(session, plan.type, [...ids]);
+  for (const it of list) {
+    if (it.outcome || it.started) continue;
+    const members = [it.cluster.survivor, ...it.cluster.duplicates];
+    const gone = members.filter((m) => !now.has(m.id)).map((m) => m.id);
+    const changed = members.filter((m) => now.has(m.id) && now.get(m.id) !== m.updatedAt).map((m) => m.id);
+    const reason = [
+      changed.length ? `changed since the mirror read them: ${changed.join(', ')}` : '',
+      gone.length ? `gone: ${gone.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    if (reason) it.outcome = { status: 'skipped', id: it.cluster.survivor.id, extra: { reason } };
+  }
+  return requests;
+}
+
+/** The `updatedAt` of each record of `ids` now (a record that is gone is not in the map), read 100 at a time. */
+async function updatedAtNow(
+  session: BulkSession,
+  type: MergePlan['type'],
+  ids: number[],
+): Promise<{ now: Map<number, string | null>; requests: number }> {
   const now = new Map<number, string | null>();
   let requests = 0;
   const client = pagedClient(session.requester, session.client);
   for (let i = 0; i < ids.length; i += 100) {
-    const batch = ids.slice(i, i + 100);
-    const extra: [string, string][] = [['filter[id]', batch.join(',')]];
+    const extra: [string, string][] = [['filter[id]', ids.slice(i, i + 100).join(',')]];
     // Only named accounts are in the index unless asked for both.
-    if (plan.type === 'account') extra.push(['filter[named]', 'true,false']);
-    for await (const page of paginate(client, PATHS[plan.type]!, {
-      query: { extra, fields: { [plan.type]: ['updatedAt'] } },
+    if (type === 'account') extra.push(['filter[named]', 'true,false']);
+    for await (const page of paginate(client, PATHS[type]!, {
+      query: { extra, fields: { [type]: ['updatedAt'] } },
       all: true,
       pageSize: 100,
     })) {
@@ -258,35 +356,12 @@ async function checkCurrent(ctx: Context, session: BulkSession, plan: MergePlan,
       for (const r of page.records) now.set(Number(r.id), (r.attributes?.['updatedAt'] as string | null | undefined) ?? null);
     }
   }
-  for (const it of list) {
-    if (it.outcome || it.started) continue;
-    const gone: number[] = [];
-    const changed: number[] = [];
-    for (const m of [it.cluster.survivor, ...it.cluster.duplicates]) {
-      if (!now.has(m.id)) gone.push(m.id);
-      else if (now.get(m.id) !== m.updatedAt) changed.push(m.id);
-    }
-    if (gone.length || changed.length)
-      it.outcome = {
-        status: 'skipped',
-        id: it.cluster.survivor.id,
-        extra: {
-          reason: [
-            changed.length ? `changed since the mirror read them: ${changed.join(', ')}` : '',
-            gone.length ? `gone: ${gone.join(', ')}` : '',
-          ]
-            .filter(Boolean)
-            .join('; '),
-        },
-      };
-  }
-  void ctx;
-  return requests;
+  return { now, requests };
 }
 
 /** What `--plan` prints for a cluster: the requests it would send. */
 function preview(plan: MergePlan, it: ClusterItem, tagOnly: boolean, session: BulkSession) {
-  const s = steps(plan, it.cluster, tagOnly);
+  const s = steps(plan, it.cluster);
   const url = (p: string) => session.client.resolve(p).toString();
   const req = (x: Step) => ({ step: x.key, method: x.method, url: url(x.path), ...(x.body ? { body: x.body } : {}) });
   const out: unknown[] = s.before.map(req);
@@ -313,74 +388,91 @@ function preview(plan: MergePlan, it: ClusterItem, tagOnly: boolean, session: Bu
   };
 }
 
-/** The function the workers call for each cluster. */
-function performer(plan: MergePlan, journal: JournalState, tagOnly: boolean, w: SessionWrites): (it: ClusterItem) => Promise<Outcome> {
-  const path = PATHS[plan.type]!;
-  const send = (r: Requester, x: Step, beforeSend: () => void) =>
-    r.send({ method: x.method, path: x.path, ...(x.body ? { body: x.body } : {}) }, x.method === 'POST' ? 'create' : 'idempotent', {
-      beforeSend,
-    });
+/** Sends a step's request; a POST (an action) as a write that may not be repeated blindly. */
+function sendStep(r: Requester, x: Step, beforeSend: () => void) {
+  return r.send({ method: x.method, path: x.path, ...(x.body ? { body: x.body } : {}) }, x.method === 'POST' ? 'create' : 'idempotent', {
+    beforeSend,
+  });
+}
 
+/**
+ * Does the steps of one cluster: each unless an earlier run recorded it done, journaled pending
+ * as it leaves and done (or failed) after; a step whose record is gone is done.
+ */
+function stepper(journal: JournalState, w: SessionWrites, it: ClusterItem) {
+  const counts = { sent: 0 };
+  const run = async (x: Step): Promise<void> => {
+    const k = `${it.key}/${x.key}`;
+    const before = journal.entries.get(k)?.status;
+    if (before && DONE.has(before)) return;
+    try {
+      await sendStep(w.requester, x, () => w.journal?.write({ key: k, row: it.row, status: 'pending' }));
+      counts.sent++;
+    } catch (err) {
+      const gone = err instanceof ApiError && (err.status === 404 || (err.status === 422 && x.method === 'POST'));
+      if (!gone || !x.goneIsDone) {
+        if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost)
+          w.journal?.write({ key: k, row: it.row, status: 'failed', error: w.describe(err).error });
+        throw err;
+      }
+    }
+    w.journal?.write({ key: k, row: it.row, status: x.method === 'DELETE' ? 'deleted' : 'updated' });
+  };
+  return { run, counts };
+}
+
+/** After its linked records moved: a duplicate's active enrolments finished, then it is deleted or tagged. */
+async function retire(plan: MergePlan, w: SessionWrites, run: (x: Step) => Promise<void>, dupId: number, sid: number, tagOnly: boolean) {
+  const path = PATHS[plan.type]!;
+  if (plan.type === 'prospect')
+    for (const stateId of await activeStatesOf(w.requester, dupId))
+      await run({ key: `finish:${stateId}`, method: 'POST', path: `sequenceStates/${stateId}/actions/finish`, goneIsDone: true });
+  if (!tagOnly) return run({ key: `delete:${dupId}`, method: 'DELETE', path: `${path}/${dupId}`, goneIsDone: true });
+  const tags = await currentTags(w.requester, path, dupId);
+  const tag = `duplicate-of-${sid}`;
+  if (tags === undefined || tags.includes(tag)) return;
+  await run({
+    key: `tag:${dupId}`,
+    method: 'PATCH',
+    path: `${path}/${dupId}`,
+    body: { data: { type: plan.type, id: dupId, attributes: { tags: [...tags, tag] } } },
+    goneIsDone: true,
+  });
+}
+
+/** The outcome of a cluster stopped by a step's error (a fatal error or Ctrl-C stops the run instead). */
+function stepFailure(err: unknown, w: SessionWrites, sid: number, extra: Record<string, unknown>): Outcome {
+  if (err instanceof Stopped || isFatal(err)) throw err;
+  if (err instanceof AnswerLost)
+    return {
+      status: 'unknown',
+      id: sid,
+      error: `${err.message}: a step's answer was lost; run the same command again to finish the cluster (every step is safe to repeat)`,
+      extra,
+    };
+  if (!(err instanceof ApiError || err instanceof NetworkError)) throw err;
+  return { status: 'failed', id: sid, error: w.describe(err).error, extra };
+}
+
+/** The function the workers call for each cluster: survivor filled, then per duplicate its links moved and it retired. */
+function performer(plan: MergePlan, journal: JournalState, tagOnly: boolean, w: SessionWrites): (it: ClusterItem) => Promise<Outcome> {
   return async (it) => {
-    const key = it.key;
     const c = it.cluster;
     const sid = c.survivor.id;
-    let sent = 0;
     const extra = { survivor: sid, duplicates: c.duplicates.map((d) => d.id) };
-    /** Does one step unless an earlier run did it; a refusal ends the cluster. */
-    const step = async (x: Step): Promise<void> => {
-      const k = `${key}/${x.key}`;
-      const before = journal.entries.get(k)?.status;
-      if (before && DONE.has(before)) return;
-      const status = x.method === 'DELETE' ? 'deleted' : 'updated';
-      try {
-        await send(w.requester, x, () => w.journal?.write({ key: k, row: it.row, status: 'pending' }));
-        sent++;
-      } catch (err) {
-        const gone = err instanceof ApiError && (err.status === 404 || (x.goneIsDone && err.status === 422 && x.method === 'POST'));
-        if (!gone || !x.goneIsDone) {
-          if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost)
-            w.journal?.write({ key: k, row: it.row, status: 'failed', error: w.describe(err).error });
-          throw err;
-        }
-      }
-      w.journal?.write({ key: k, row: it.row, status });
-    };
-    const steps0 = steps(plan, c, tagOnly);
+    const { run, counts } = stepper(journal, w, it);
+    const s = steps(plan, c);
     try {
-      for (const x of steps0.before) await step(x);
+      for (const x of s.before) await run(x);
       for (const d of c.duplicates) {
-        for (const x of steps0.perDuplicate.get(d.id)!) await step(x);
-        if (plan.type === 'prospect') {
-          for (const stateId of await activeStatesOf(w.requester, d.id))
-            await step({ key: `finish:${stateId}`, method: 'POST', path: `sequenceStates/${stateId}/actions/finish`, goneIsDone: true });
-        }
-        if (tagOnly) {
-          const tags = await currentTags(w.requester, path, d.id);
-          const tag = `duplicate-of-${sid}`;
-          if (tags !== undefined && !tags.includes(tag))
-            await step({
-              key: `tag:${d.id}`,
-              method: 'PATCH',
-              path: `${path}/${d.id}`,
-              body: { data: { type: plan.type, id: d.id, attributes: { tags: [...tags, tag] } } },
-              goneIsDone: true,
-            });
-        } else await step({ key: `delete:${d.id}`, method: 'DELETE', path: `${path}/${d.id}`, goneIsDone: true });
+        for (const x of s.perDuplicate.get(d.id)!) await run(x);
+        for (const x of await linkedSince(w.requester, plan.type, d.id, sid, d.move)) await run(x);
+        await retire(plan, w, run, d.id, sid, tagOnly);
       }
     } catch (err) {
-      if (err instanceof Stopped || isFatal(err)) throw err;
-      if (err instanceof AnswerLost)
-        return {
-          status: 'unknown',
-          id: sid,
-          error: `${err.message}: a step's answer was lost; run the same command again to finish the cluster (every step is safe to repeat)`,
-          extra,
-        };
-      if (!(err instanceof ApiError || err instanceof NetworkError)) throw err;
-      return { status: 'failed', id: sid, error: w.describe(err).error, extra };
+      return stepFailure(err, w, sid, extra);
     }
-    return { status: 'updated', id: sid, extra: { ...extra, requests: sent, ...(tagOnly ? { tagged: true } : { deleted: true }) } };
+    return { status: 'updated', id: sid, extra: { ...extra, requests: counts.sent, ...(tagOnly ? { tagged: true } : { deleted: true }) } };
   };
 }
 

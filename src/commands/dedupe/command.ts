@@ -62,12 +62,14 @@ Examples:
     .addHelpText(
       'after',
       `
-Before the first write each record is read again: a cluster with a record changed since the
+Deleting duplicates is asked first on a terminal; elsewhere give --yes (--tag-only deletes
+nothing). Before the first write each record is read again: a cluster with a record changed since the
 mirror read it (its updatedAt differs), or gone, is left out and reported. A rerun of the same
 command does only the steps not done (journal).
 
 Examples:
   $ svc dedupe apply merge.json --plan
+  $ svc dedupe apply merge.json --yes
   $ svc dedupe apply merge.json --tag-only
 Exit codes: 0 all done, 2 a bad plan or option, 5 some clusters failed, 130 Ctrl-C.`,
     )

@@ -83,6 +83,14 @@ export function readProspects(db: SqlDatabase): { match: ProspectIn[]; records: 
   const match: ProspectIn[] = [];
   const records = new Map<number, MirrorRecord>();
   const phones = PHONE_COLUMNS.filter((c) => cols.has(c));
+  // Every address of a prospect counts: its emailAddress records too, where the mirror has them.
+  const more = new Map<number, string[]>();
+  if (tableExists(db, 'email_addresses') && columns(db, 'email_addresses').has('prospect_id'))
+    for (const r of db.all('SELECT prospect_id AS p, email FROM email_addresses WHERE prospect_id IS NOT NULL AND email IS NOT NULL')) {
+      const list = more.get(Number(r.p));
+      if (list) list.push(String(r.email));
+      else more.set(Number(r.p), [String(r.email)]);
+    }
   // Only the columns matching reads: a prospect has some 190 (custom fields), read for the clusters' records alone.
   const want = [
     'id',
@@ -105,7 +113,7 @@ export function readProspects(db: SqlDatabase): { match: ProspectIn[]; records: 
       id,
       firstName: str(r.first_name),
       lastName: str(r.last_name),
-      emails,
+      emails: more.has(id) ? [...emails, ...more.get(id)!] : emails,
       phones: phones.flatMap((c) => listValue(r[c])),
       company: str(r.company),
       accountId,

@@ -9,6 +9,7 @@ import type { Cluster } from '../../dedupe/cluster.js';
 import { normaliseEmail } from '../../dedupe/email.js';
 import { normalisePhone, phoneKey } from '../../dedupe/phone.js';
 import type { SqlDatabase } from '../../mirror/sqlite.js';
+import type { AttributeSpec } from '../../registry/index.js';
 import {
   accountProspects,
   activeStates,
@@ -71,6 +72,7 @@ const HOW_TO_EDIT = [
   'Each cluster: the survivor keeps its id; it takes the `fill` values (its own are empty); each duplicate\u2019s linked records in `move` go to the survivor, its active enrolments are finished, then it is deleted (with --tag-only: tagged `duplicate-of-<survivor>` and left).',
   'Edit: remove a cluster, or a duplicate from a cluster, to leave it alone; swap the survivor with a duplicate; remove a field from `fill`. Keep `updatedAt`: apply leaves out a cluster whose records changed since the mirror read them.',
   'Apply never merges records of different owners unless given --across-owners.',
+  'Calls and mailings cannot move (the API does not update them): deleting a duplicate leaves its calls without a prospect and deletes its mailings and enrolments; --tag-only keeps them.',
 ];
 
 const member = (r: MirrorRecord): PlanMember => ({
@@ -121,38 +123,39 @@ function listKey(attr: string, v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** A list attribute joined: the survivor's values, then each duplicate's not already there (addresses and numbers compared normalised). */
+function joinedList(a: AttributeSpec, survivor: MirrorRecord, dups: MirrorRecord[]): { value: unknown[]; from: number[] } | undefined {
+  const col = columnOf(a);
+  const mine = apiValue(a, survivor.row[col]);
+  const list = Array.isArray(mine) ? [...(mine as unknown[])] : [];
+  const keys = new Set(list.map((v) => listKey(a.name, v)));
+  const from: number[] = [];
+  for (const d of dups) {
+    const theirs = apiValue(a, d.row[col]);
+    for (const v of Array.isArray(theirs) ? theirs : []) {
+      const k = listKey(a.name, v);
+      if (keys.has(k)) continue;
+      keys.add(k);
+      list.push(v);
+      if (!from.includes(d.id)) from.push(d.id);
+    }
+  }
+  return from.length ? { value: list, from } : undefined;
+}
+
 /** What the survivor takes: empty scalars from the first duplicate (in rank order) that has one; lists joined. */
 function fillOf(type: 'prospect' | 'account', survivor: MirrorRecord, dups: MirrorRecord[]): PlanCluster['fill'] {
   const fill: PlanCluster['fill'] = {};
   for (const a of fillableAttributes(type)) {
-    const col = columnOf(a);
-    const mine = apiValue(a, survivor.row[col]);
     if (a.type === 'string[]') {
-      const list = Array.isArray(mine) ? [...(mine as unknown[])] : [];
-      const keys = new Set(list.map((v) => listKey(a.name, v)));
-      const from: number[] = [];
-      for (const d of dups) {
-        const theirs = apiValue(a, d.row[col]);
-        if (!Array.isArray(theirs)) continue;
-        for (const v of theirs) {
-          const k = listKey(a.name, v);
-          if (keys.has(k)) continue;
-          keys.add(k);
-          list.push(v);
-          if (!from.includes(d.id)) from.push(d.id);
-        }
-      }
-      if (from.length) fill[a.name] = { value: list, from };
+      const joined = joinedList(a, survivor, dups);
+      if (joined) fill[a.name] = joined;
       continue;
     }
-    if (!empty(mine) || a.type === 'boolean') continue;
-    for (const d of dups) {
-      const theirs = apiValue(a, d.row[col]);
-      if (!empty(theirs)) {
-        fill[a.name] = { value: theirs, from: d.id };
-        break;
-      }
-    }
+    // A boolean is never empty: false is a value.
+    if (a.type === 'boolean' || !empty(apiValue(a, survivor.row[columnOf(a)]))) continue;
+    const donor = dups.find((d) => !empty(apiValue(a, d.row[columnOf(a)])));
+    if (donor) fill[a.name] = { value: apiValue(a, donor.row[columnOf(a)]), from: donor.id };
   }
   return fill;
 }
