@@ -74,6 +74,8 @@ export function readmeExamples(markdown: string): string[] {
  * list [--filter EXPR]…`) are not examples and are left out by their `<`/`[`/`|` placeholders.
  */
 const CANNOT_RUN: [RegExp, string][] = [
+  [/"\$run"/, 'needs the run id an earlier line of its recipe reads (the recipe runs whole in "Common tasks")'],
+  [/--db postgres:|--schema /, 'needs a PostgreSQL server (covered by test/mirror/postgres-team.test.ts)'],
   [/^svc (--profile \S+ )?log(in|out)\b/, 'logging in opens a browser or needs a real OAuth client'],
   [/^svc auth token\b/, 'prints a real access token: the sandbox has no login to show'],
   [/^svc sandbox\b/, 'starts a server that runs until stopped (covered by sandbox-command.test.ts)'],
@@ -101,12 +103,16 @@ const EXAMPLE_FILES: Record<string, string> = {
   // Not 2: an earlier example deletes prospect 2.
   'ids.txt': '9\n10\n11\n12\n13\n14\n15\n16\n',
   'changes.ndjson': '{"id":1,"title":"COO"}\n',
+  'wrong.ndjson': '{"id":5,"title":"Wrong title"}\n',
   'body.json': '{"data":{"type":"prospect","id":1}}\n',
   'weekly.sql': "select title, count(*) as n from prospects where title <> '' group by 1 order by 2 desc limit 10\n",
 };
 
 describe('README and --help examples run on the sandbox', () => {
-  const examples = readmeExamples(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).filter((l) => !isSynopsis(l));
+  // The README and the guides its sections point to (docs/): an example moved there is still run.
+  const guides = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+  const markdown = ['README.md', ...guides.map((f) => path.join('docs', f))].map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8'));
+  const examples = [...new Set(markdown.flatMap(readmeExamples))].filter((l) => !isSynopsis(l));
   const dir = tempDir('svc-examples-');
   for (const [name, text] of Object.entries(EXAMPLE_FILES)) fs.writeFileSync(path.join(dir, name), text);
   const env = baseEnv({
