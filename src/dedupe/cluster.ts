@@ -59,7 +59,7 @@ export interface Cluster {
 }
 
 /** Least Jaro-Winkler similarity of two full names for a name match at one company. */
-export const NAME_SIMILARITY = 0.9;
+const NAME_SIMILARITY = 0.9;
 /** Least similarity of two names for them to agree (a phone match needs it). */
 const NAMES_AGREE = 0.85;
 /** Default `--min-score`. */
@@ -241,7 +241,7 @@ class Joiner {
 }
 
 /** Options of {@link clusterProspects}. */
-export interface ProspectMatchOptions {
+interface ProspectMatchOptions {
   by?: readonly MatchBy[];
   minScore?: number;
   region?: Parameters<typeof normalisePhone>[1];
@@ -282,7 +282,7 @@ export function clusterProspects(records: readonly ProspectIn[], o: ProspectMatc
  * lesser of the two (`Uma Lindqvist` and `Uma Lindgren` share a long start, yet are two names);
  * the full names when either lacks a part.
  */
-export function nameSimilarity(a: { first: string; last: string; full: string }, b: { first: string; last: string; full: string }): number {
+function nameSimilarity(a: { first: string; last: string; full: string }, b: { first: string; last: string; full: string }): number {
   if (a.first && a.last && b.first && b.last) return Math.min(similarity(a.first, b.first), similarity(a.last, b.last));
   return similarity(a.full, b.full);
 }

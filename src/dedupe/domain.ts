@@ -9,7 +9,7 @@
  * domain under a suffix missing here keeps one label too many (`acme.gov.xx` stays as is),
  * which can only miss a match, never make a false one.
  */
-export const MULTI_LABEL_SUFFIXES = new Set([
+const MULTI_LABEL_SUFFIXES = new Set([
   'co.uk',
   'org.uk',
   'ac.uk',

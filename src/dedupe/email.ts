@@ -11,7 +11,7 @@
  * Google's two consumer domains are one mailbox. Other providers (Outlook, Yahoo, company
  * domains) treat dots as part of the name, so they are left alone.
  */
-export const DOTLESS_PROVIDERS: Readonly<Record<string, string>> = {
+const DOTLESS_PROVIDERS: Readonly<Record<string, string>> = {
   'gmail.com': 'gmail.com',
   'googlemail.com': 'gmail.com',
 };

@@ -64,7 +64,7 @@ interface ClusterItem extends WorkItem {
 }
 
 /** Reads and checks the plan file. */
-export function readPlan(file: string): MergePlan {
+function readPlan(file: string): MergePlan {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

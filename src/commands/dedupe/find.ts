@@ -42,7 +42,7 @@ function parseScore(v: string | undefined): number {
   return Number(t);
 }
 
-export function parseKeep(v: string | undefined): KeepRule {
+function parseKeep(v: string | undefined): KeepRule {
   if (v === undefined) return 'most-activity';
   if (!KEEP_RULES.includes(v as KeepRule))
     throw new UsageError(`--keep ${v}: expected newest, oldest or most-complete (default: most activity, then oldest)`);

@@ -13,7 +13,7 @@ import type { AccountIn, ProspectIn } from '../../dedupe/cluster.js';
 const PHONE_COLUMNS = ['work_phones', 'mobile_phones', 'home_phones', 'other_phones', 'voip_phones'];
 
 /** Records linked to a prospect that can move to the survivor: the type, its path and how the mirror links them. */
-export const PROSPECT_LINKS = [
+const PROSPECT_LINKS = [
   { type: 'emailAddress', path: 'emailAddresses', link: ['prospects_email_addresses', 'email_address_id'], table: 'email_addresses' },
   { type: 'phoneNumber', path: 'phoneNumbers', link: ['prospects_phone_numbers', 'phone_number_id'], table: 'phone_numbers' },
   { type: 'task', path: 'tasks', link: undefined, table: 'tasks' },
@@ -39,7 +39,7 @@ export interface MirrorRecord {
   row: SqlRow;
 }
 
-export function tableExists(db: SqlDatabase, name: string): boolean {
+function tableExists(db: SqlDatabase, name: string): boolean {
   return db.get("SELECT 1 AS x FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?", [name]) !== undefined;
 }
 
@@ -48,7 +48,7 @@ function columns(db: SqlDatabase, table: string): Set<string> {
 }
 
 /** A list column's JSON text as strings. */
-export function listValue(v: unknown): string[] {
+function listValue(v: unknown): string[] {
   if (typeof v !== 'string' || !v.startsWith('[')) return [];
   try {
     const a = JSON.parse(v) as unknown;

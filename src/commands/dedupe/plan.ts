@@ -25,7 +25,7 @@ export type KeepRule = 'most-activity' | 'oldest' | 'newest' | 'most-complete';
 export const KEEP_RULES: readonly KeepRule[] = ['most-activity', 'oldest', 'newest', 'most-complete'];
 
 /** A record of a cluster as the plan names it. */
-export interface PlanMember {
+interface PlanMember {
   id: number;
   label: string;
   /** As the mirror read it: apply leaves the cluster out when the record has changed since. */
@@ -36,7 +36,7 @@ export interface PlanMember {
 }
 
 /** A duplicate and what happens to it. */
-export interface PlanDuplicate extends PlanMember {
+interface PlanDuplicate extends PlanMember {
   /** Linked records moved to the survivor, by type (`emailAddress`, `phoneNumber`, `task`, `opportunityProspectRole`; `prospect` for accounts). */
   move: Record<string, number[]>;
   /** Active sequence states finished (as the mirror saw them; apply reads them again). */
