@@ -153,14 +153,15 @@ const RESET_SKEW_MS = 300;
 
 /** Requests bulk runs leave in every window for interactive commands. */
 export function reserveOf(limit: number): number {
-  return Math.min(Math.floor(limit / 2), Math.max(5, Math.ceil(limit * 0.02)));
+  return Math.min(Math.floor(limit / 2), Math.max(5, Math.ceil(limit * 0.015)));
 }
 
 /**
  * In the window's last moments the reserve goes to bulk runs too: an interactive command that
- * finds it spent waits no longer than this for the reset.
+ * finds it spent waits no longer than this for the reset. (The announced reset is in whole
+ * seconds, so the server's window may end up to a second before it.)
  */
-const RESERVE_RELEASE_MS = 1_000;
+const RESERVE_RELEASE_MS = 1_500;
 
 /**
  * In the window's last seconds shares no longer hold: a slow lease (one request at a time)
