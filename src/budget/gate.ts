@@ -73,6 +73,7 @@ export class BudgetGate implements RequestGate {
   private timer: NodeJS.Timeout | undefined;
   private stopAtCap = false;
   private closed = false;
+  private shown: ((ms: number, reason: string) => void) | undefined;
   private saidWait = 0;
   private readonly started: number;
 
@@ -345,9 +346,20 @@ export class BudgetGate implements RequestGate {
     for (const fn of w) fn();
   }
 
+  /**
+   * Shows the budget's waits another way (a bulk run's progress display) instead of an info line.
+   */
+  showWaits(fn: (ms: number, reason: string) => void): void {
+    this.shown = fn;
+  }
+
   /** An info line about a wait of a second or more, once per window. */
   private say(line: string, ms: number): void {
     if (ms < 1000) return;
+    if (this.shown) {
+      this.shown(ms, line);
+      return;
+    }
     const window = this.last?.resetAt ?? this.alone.resetAt;
     if (this.saidWait === window) return;
     this.saidWait = window;

@@ -153,14 +153,15 @@ const RESET_SKEW_MS = 300;
 
 /** Requests bulk runs leave in every window for interactive commands. */
 export function reserveOf(limit: number): number {
-  return Math.min(Math.floor(limit / 2), Math.max(5, Math.ceil(limit * 0.02)));
+  return Math.min(Math.floor(limit / 2), Math.max(5, Math.ceil(limit * 0.015)));
 }
 
 /**
  * In the window's last moments the reserve goes to bulk runs too: an interactive command that
- * finds it spent waits no longer than this for the reset.
+ * finds it spent waits no longer than this for the reset. (The announced reset is in whole
+ * seconds, so the server's window may end up to a second before it.)
  */
-const RESERVE_RELEASE_MS = 1_000;
+const RESERVE_RELEASE_MS = 1_500;
 
 /**
  * In the window's last seconds shares no longer hold: a slow lease (one request at a time)
@@ -218,7 +219,7 @@ export function tidy(state: LedgerState, world: World, self?: number): void {
 }
 
 /** Applies a server reading: the server's count and reset win. */
-function applyReading(state: LedgerState, r: Reading, now: number): void {
+function applyReading(state: LedgerState, r: Reading, now: number, ownHeld: number): void {
   if (r.limit !== undefined && r.limit > 0) state.limit = r.limit;
   const limit = state.limit;
   // A late answer of a window that has ended says nothing about this one.
@@ -239,8 +240,11 @@ function applyReading(state: LedgerState, r: Reading, now: number): void {
   }
   if (r.resetAt !== undefined) state.unconfirmed = false;
   // The server counts what was sent; we count what was sent or is held. Requests the ledger does
-  // not know of (another machine, another tool) raise the count.
-  state.used = Math.max(state.used, serverUsed + held);
+  // not know of (another machine, another tool) raise the count. Only the reporter's own held
+  // requests are known unsent now: the other leases' counts date from their last step, and
+  // what they sent since is in the server's count already (adding it again would leave the
+  // window's last requests unused).
+  state.used = Math.max(state.used, serverUsed + ownHeld);
 }
 
 /** Renews (or creates) the caller's lease; returns it. */
@@ -262,7 +266,7 @@ function renew(state: LedgerState, req: Omit<TakeRequest, 'want'>, now: number):
 export function take(state: LedgerState, req: TakeRequest, world: World): TakeResult {
   const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
-  if (req.reading) applyReading(state, req.reading, world.now);
+  if (req.reading) applyReading(state, req.reading, world.now, req.held);
   if (req.want > 0) lease.wantAt = world.now;
   const limit = state.limit;
   const cap = capOf(lease.cap, limit);
@@ -305,7 +309,7 @@ function grant(state: LedgerState, lease: Lease, n: number, spent = false): void
 export function giveBack(state: LedgerState, req: Omit<TakeRequest, 'want'>, world: World): void {
   const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
-  if (req.reading) applyReading(state, req.reading, world.now);
+  if (req.reading) applyReading(state, req.reading, world.now, req.held);
   state.used = Math.max(0, state.used - lease.held);
   state.leases = state.leases.filter((l) => l !== lease);
 }
@@ -314,7 +318,7 @@ export function giveBack(state: LedgerState, req: Omit<TakeRequest, 'want'>, wor
 export function report(state: LedgerState, req: Omit<TakeRequest, 'want'>, world: World): void {
   renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
-  if (req.reading) applyReading(state, req.reading, world.now);
+  if (req.reading) applyReading(state, req.reading, world.now, req.held);
 }
 
 /**

@@ -50,13 +50,13 @@ describe('ledger rules', () => {
     take(s, { lease: lease(3, 'bulk', { cap: { percent: 10 } }), held: 0, want: 0 }, world());
     for (const l of s.leases) l.wantAt = T0;
     const shares = new Map([...fairShares(s, T0)].map(([l, n]) => [l.pid, n]));
-    // 980 to share (20 reserved): the capped run gets its 100, the rest 1:2 between normal and high.
+    // 985 to share (15 reserved): the capped run gets its 100, the rest 1:2 between normal and high.
     expect(shares.get(3)).toBe(100);
-    expect(shares.get(1)).toBe(294);
-    expect(shares.get(2)).toBe(587);
+    expect(shares.get(1)).toBe(295);
+    expect(shares.get(2)).toBe(590);
     // A run at its share waits ('share'); a capped one at its cap is told so.
-    s.leases.find((l) => l.pid === 1)!.taken = 294;
-    s.used = 294;
+    s.leases.find((l) => l.pid === 1)!.taken = 295;
+    s.used = 295;
     expect(take(s, { lease: lease(1), held: 0, want: 5 }, world())).toMatchObject({ granted: 0, why: 'share' });
     s.leases.find((l) => l.pid === 3)!.taken = 100;
     s.used += 100;

@@ -13,9 +13,17 @@
  *   SVC_BUDGET_WINDOW  window in seconds (default 5)
  *   SVC_BUDGET_ROWS    rows of each bulk run (default 100)
  *
- * Run at the issue's size (SVC_BUDGET_PROCS=10 SVC_BUDGET_LIMIT=600 SVC_BUDGET_WINDOW=10
- * SVC_BUDGET_ROWS=600) on a 2-core machine shared with other work: see the figures in the
- * report of this change (printed by the test as `figures:`).
+ * At the issue's size (SVC_BUDGET_PROCS=10 SVC_BUDGET_LIMIT=600 SVC_BUDGET_WINDOW=30
+ * SVC_BUDGET_ROWS=600: 3 bulk creates of 600 rows, a sync, a long listing, a listing of events
+ * standing in for a tail, 4 interactive reads), on a 2-core machine shared with other test runs,
+ * the last run gave: 0 × 429; interactive reads 329, 827, 510 and 1,104 ms against 593 ms alone,
+ * none of it waiting for the budget; windows used 100.0 % and 99.8 %; the bulk runs ended 0.0 %
+ * apart (91.7 s each). --budget 20% held its run to 20.0 % and 20.0 % of the windows, used
+ * 98.5 % and 100.0 % with the other process; after kill -9 the share was back in 1.5 s. All four
+ * tests passed at that size. (Under heavier load from other work an interactive read took up to
+ * 4 s with no wait for the budget: the machine, not the budget, so the wall time is checked at
+ * the default size only.) Against the svc before this change the default size fails: the bulk
+ * runs ended 54.6 % apart (5.6 s and 12.3 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
@@ -137,7 +145,11 @@ describe('one rate budget for every svc process of a user', () => {
           `bulk runs ${durations.map((d) => `${(d / 1000).toFixed(1)} s`).join(', ')}, ends ${(spread * 100).toFixed(1)} % apart`,
       );
       expect(refused).toBe(0);
-      for (const l of latencies) expect(l).toBeLessThanOrEqual(aloneMs + 2000);
+      // The budget never holds an interactive read back 2 s; the whole answer comes within 2 s of
+      // its time alone too, unless the machine is the limit (ten node processes on two cores:
+      // at the issue's size the figures show the wall time, and that the budget made no wait).
+      for (const w of waited) expect(w).toBeLessThanOrEqual(2000);
+      if (PROCS < 10) for (const l of latencies) expect(l).toBeLessThanOrEqual(aloneMs + 2000);
       expect(full.length).toBeGreaterThan(0);
       for (const u of used) expect(u).toBeGreaterThanOrEqual(0.95);
       expect(spread).toBeLessThanOrEqual(0.1);
@@ -158,6 +170,9 @@ describe('one rate budget for every svc process of a user', () => {
       // Said before the first row: the run does not fit in one window's 20 %.
       expect(c.stderr).toMatch(/budget 20% of the hour \(\d+ requests\): this run needs about \d+ requests/);
       const full = windows(t0 + 500, Math.min(c.end, o.end));
+      console.log(
+        `figures: --budget 20% of ${LIMIT}: the capped run's share of each whole window ${full.map((w) => `${((100 * w.posts) / LIMIT).toFixed(1)} %`).join(', ')}; the window used ${full.map((w) => `${((100 * w.served) / LIMIT).toFixed(1)} %`).join(', ')}`,
+      );
       expect(full.length).toBeGreaterThan(0);
       for (const w of full) {
         expect(w.posts / LIMIT).toBeGreaterThanOrEqual(0.18);
@@ -192,6 +207,7 @@ describe('one rate budget for every svc process of a user', () => {
         if (!after!.holders.some((h) => h.pid === victim.pid) || Date.now() - killed > 10_000) break;
       }
       const back = Date.now() - killed;
+      console.log(`figures: kill -9: the share was back after ${back} ms`);
       expect(back).toBeLessThanOrEqual(5000);
       // The survivor may now take all the window has left (the reserve for interactive aside).
       const h = after!.holders.find((x) => x.share !== null)!;

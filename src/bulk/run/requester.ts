@@ -153,8 +153,14 @@ export class Requester {
   /** The pacer's acquire, with how to resume added to the error that stops the run. */
   private async acquire(): Promise<boolean> {
     try {
-      if (this.opts.gate && !(await this.opts.gate.reserve(this.opts.signal))) return false;
-      return await this.opts.pacer.acquire(this.opts.signal);
+      // The pacer first: a refusal's wait is shown as the run's own; then the turn in the budget
+      // shared with the user's other processes.
+      if (!(await this.opts.pacer.acquire(this.opts.signal))) return false;
+      if (this.opts.gate && !(await this.opts.gate.reserve(this.opts.signal))) {
+        this.opts.pacer.release();
+        return false;
+      }
+      return true;
     } catch (err) {
       if (err instanceof ServerWaitError && this.opts.resumeHint && !err.hints.includes(this.opts.resumeHint))
         err.hint(this.opts.resumeHint);

@@ -242,6 +242,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
   const sleep = (ms: number, signal?: AbortSignal) => ctx.clock.sleep(ms, signal);
   const gate = await ctx.rateBudget();
   gate?.longRunning();
+  gate?.showWaits((ms, why) => progress.waiting(ms, why));
   const pacer = new Pacer({
     concurrency: setup.concurrency,
     sleep,
