@@ -75,10 +75,12 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, org.byType.get(rt.type)) }));
   const { MirrorStore } = await import('../../mirror/store.js');
   const { syncTables } = await import('../../mirror/sync.js');
-  const store = await MirrorStore.open(target, identity, { rebuild: flags.rebuild === true });
+  let store = await MirrorStore.open(target, identity, { rebuild: flags.rebuild === true });
   ctx.onClose(() => store.close());
   const file = store.file;
   for (const t of tables) await store.prepare(t.spec, (line) => ctx.info(line));
+  const { isDatabaseGone } = await import('../../mirror/dialect/postgres.js');
+  let reconnects = 0;
   const started = ctx.clock.now();
   // A bar on a terminal (output/spinner.ts: one stderr line, never in CI or a pipe); in logs a
   // line per 10,000 records.
@@ -86,22 +88,36 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const bar = startSpinner(ctx.io, 'reading…', ctx.env);
   let results: Awaited<ReturnType<typeof syncTables>>;
   try {
-    results = await syncTables({
-      store,
-      client,
-      tables,
-      now: () => ctx.clock.now(),
-      signal: ctx.signal,
-      reconcile: flags.reconcile === true,
-      warn: (line) => {
+    for (;;) {
+      try {
+        results = await syncTables({
+          store,
+          client,
+          tables,
+          now: () => ctx.clock.now(),
+          signal: ctx.signal,
+          reconcile: flags.reconcile === true,
+          warn: (line) => {
+            bar.clear();
+            ctx.warn(line);
+          },
+          progress: (table, written, kind, total) => {
+            bar.update(progressText(table, written, kind, total));
+            if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${written.toLocaleString('en-US')} records (${kind})`);
+          },
+        });
+        break;
+      } catch (err) {
+        // The server restarted (or the connection was cut): wait for it, then continue after the
+        // last whole page, as a rerun would.
+        if (!isDatabaseGone(err) || ctx.signal.aborted || ++reconnects > MAX_RECONNECTS) throw err;
         bar.clear();
-        ctx.warn(line);
-      },
-      progress: (table, written, kind, total) => {
-        bar.update(progressText(table, written, kind, total));
-        if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${written.toLocaleString('en-US')} records (${kind})`);
-      },
-    });
+        ctx.warn(`${(err as Error).message}; waiting for it, then continuing after the last whole page`);
+        await store.close();
+        store = await reopen(ctx, isDatabaseGone, () => MirrorStore.open(target, identity));
+        for (const t of tables) await store.prepare(t.spec, (line) => ctx.info(line));
+      }
+    }
   } catch (err) {
     bar.stop();
     if (err instanceof BudgetSpent) {
@@ -129,6 +145,24 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   ctx.info(`synced ${results.length} tables in ${secs} s with ${sent} requests: ${file}`);
   // With -o json/ndjson (or --query), one summary object on stdout; stderr said it for people.
   await printJsonResult(ctx, { file, requests: sent, tables: results });
+}
+
+/** Reconnections to a database that went away, in one sync. */
+const MAX_RECONNECTS = 5;
+/** How long a sync waits for a database that went away. */
+const REOPEN_WAIT_MS = 120_000;
+
+/** Opens the mirror again, every 2 s until {@link REOPEN_WAIT_MS}. */
+async function reopen<T>(ctx: Context, gone: (err: unknown) => boolean, open: () => Promise<T>): Promise<T> {
+  const until = ctx.clock.now() + REOPEN_WAIT_MS;
+  for (;;) {
+    try {
+      return await open();
+    } catch (err) {
+      if (!gone(err) || ctx.signal.aborted || ctx.clock.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
 }
 
 /** `prospects ██████░░░░ 12,000 / 50,000` (a bar when the total is known). */

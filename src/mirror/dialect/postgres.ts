@@ -311,18 +311,25 @@ function pgError(err: unknown, where: string, schema: string, secrets: readonly 
       'choose a schema of your own with --schema, or have the owner of the schema (or of the database) grant you USAGE and CREATE on it',
     );
   }
-  if (
-    /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET)$/.test(code) ||
-    /timeout expired|Connection terminated/i.test(msg)
-  ) {
-    return new NetworkError(`cannot reach PostgreSQL at ${where}: ${msg || code}`, code || 'ECONNRESET').hint(
+  if (code === '57P01' || code === '57P02' || code === '57P03' || /Connection terminated|not queryable|connection error/i.test(msg)) {
+    return new DatabaseGoneError(`PostgreSQL at ${where} went away: ${msg}`, code || 'ECONNRESET').hint(
+      'run the command again when the server is back: a sync continues after its last whole page',
+    );
+  }
+  if (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET)$/.test(code) || /timeout expired/i.test(msg)) {
+    return new DatabaseGoneError(`cannot reach PostgreSQL at ${where}: ${msg || code}`, code || 'ECONNRESET').hint(
       'check the host and port in --db or SVC_DB, and that the server is running',
     );
   }
-  if (code === '57P01' || code === '57P02' || code === '57P03') {
-    return new NetworkError(`PostgreSQL at ${where} went away: ${msg}`, code).hint('run the command again when the server is back');
-  }
   return new PgServerError(msg, code, where);
+}
+
+/** The server went away or cannot be reached (a restart, a cut connection): worth waiting for. */
+class DatabaseGoneError extends NetworkError {}
+
+/** Whether `err` says the server went away or cannot be reached (see {@link DatabaseGoneError}). */
+export function isDatabaseGone(err: unknown): boolean {
+  return err instanceof DatabaseGoneError;
 }
 
 /** Any other error the server answered: its message, said with where it came from. */
