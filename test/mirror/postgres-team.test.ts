@@ -191,7 +191,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
       const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       // After two pages of prospects were answered (and so written, or being written).
       const pages = () => slow.sb.requests.filter((r) => r.method === 'GET' && /\/prospects$/.test(r.path)).length;
-      while (pages() < 3) await new Promise((r) => setTimeout(r, 5));
+      while (pages() < 3 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
       const cut = await adminSql(
         url,
         "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc') t",
