@@ -179,7 +179,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
   }, 120_000);
 
   it('a connection cut mid-sync (a server restart): the run waits, reconnects and continues to a mirror equal to the API', async () => {
-    const slow = await start({ seed: 1500, latencyMs: 30 });
+    const slow = await start({ seed: 3000, latencyMs: 30 });
     try {
       const dir = tempDir();
       const env = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: slow.sb.baseUrl, SVC_AUTH_URL: slow.sb.authUrl, SVC_TOKEN: slow.sb.token });
@@ -191,7 +191,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
       const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       // After two pages of prospects were answered (and so written, or being written).
       const pages = () => slow.sb.requests.filter((r) => r.method === 'GET' && /\/prospects$/.test(r.path)).length;
-      while (pages() < 3 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+      while (pages() < 2 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
       const cut = await adminSql(
         url,
         "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc') t",

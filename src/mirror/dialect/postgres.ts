@@ -17,7 +17,7 @@
 import { ExitCode, NetworkError, SvcError, UsageError } from '../../errors.js';
 import { quoteId } from '../naming.js';
 import type { SqlRow, SqlValue } from '../sqlite.js';
-import type { ColumnKind, MirrorDb, QueryResult, Relation, WriteColumn } from './types.js';
+import type { ColumnKind, MirrorDb, QueryResult, Relation } from './types.js';
 
 /** Parameters in one multi-row statement (the protocol allows 65,535). */
 const MAX_PARAMS = 60_000;
