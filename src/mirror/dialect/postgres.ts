@@ -4,9 +4,10 @@
  *
  * - Typed columns: ids `bigint`, date-times `timestamptz`, lists and objects `jsonb`, booleans
  *   `boolean`; read back by `svc sql` as the SQLite mirror prints them (ISO date-times, JSON text).
- * - A page is written by multi-row `INSERT … VALUES (…), (…) ON CONFLICT … DO UPDATE` statements
- *   of up to 60,000 parameters (rows as JSON cast on the server measured 4× slower: the server
- *   extracting each of ~190 columns from each row's JSON).
+ * - A page is written by one statement whatever its size: its rows as one JSON parameter, cast
+ *   column by column on the server (`jsonb_array_elements`), then `ON CONFLICT … DO UPDATE`
+ *   (measured against multi-row VALUES of 60,000 parameters: 13.2 s against 18.0 s for 20,000
+ *   prospects; `json` rather than `jsonb` took minutes, the server parsing each row per column).
  * - Several syncers: each holds a session advisory lock per table while it syncs it (the lease:
  *   a crashed syncer's connection closes and its lease goes with it), and serialises setup
  *   (schema, tables, views) with a transaction advisory lock. Readers see committed pages only.
@@ -17,10 +18,8 @@
 import { ExitCode, NetworkError, SvcError, UsageError } from '../../errors.js';
 import { quoteId } from '../naming.js';
 import type { SqlRow, SqlValue } from '../sqlite.js';
-import type { ColumnKind, MirrorDb, QueryResult, Relation } from './types.js';
+import type { ColumnKind, MirrorDb, QueryResult, Relation, WriteColumn } from './types.js';
 
-/** Parameters in one multi-row statement (the protocol allows 65,535). */
-const MAX_PARAMS = 60_000;
 /** Rows fetched from a cursor at a time. */
 const READ_PAGE = 500;
 
@@ -149,30 +148,20 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
       }
     },
     async write(table, columns, rows, conflictKey, update) {
-      // Multi-row VALUES of text parameters, each read by its column's input function: under the
-      // protocol's 65,535 parameters a statement.
-      const per = Math.max(1, Math.min(1000, Math.floor(MAX_PARAMS / columns.length)));
+      if (rows.length === 0) return;
+      const casts = columns.map((c, i) =>
+        TYPES[c.kind] === 'jsonb'
+          ? `NULLIF((v->${i})::jsonb, 'null'::jsonb)`
+          : TYPES[c.kind] === 'text'
+            ? `v->>${i}`
+            : `(v->>${i})::${TYPES[c.kind]}`,
+      );
       const set = update.map((c) => `${quoteId(c)} = EXCLUDED.${quoteId(c)}`).join(', ');
-      const head = `INSERT INTO ${quoteId(table)} (${columns.map((c) => quoteId(c.name)).join(', ')}) VALUES `;
-      const tail = ` ON CONFLICT (${conflictKey.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`;
-      for (let at = 0; at < rows.length; at += per) {
-        const chunk = rows.slice(at, at + per);
-        const values: unknown[] = [];
-        const tuples: string[] = [];
-        for (const r of chunk) {
-          const marks: string[] = [];
-          for (const v of r) {
-            values.push(typeof v === 'bigint' ? v.toString() : v);
-            marks.push(`$${values.length}`);
-          }
-          tuples.push(`(${marks.join(',')})`);
-        }
-        try {
-          await client.query({ text: head + tuples.join(',') + tail, values, queryMode: 'extended' } as never);
-        } catch (err) {
-          throw fail(err);
-        }
-      }
+      await q(
+        `INSERT INTO ${quoteId(table)} (${columns.map((c) => quoteId(c.name)).join(', ')}) SELECT ${casts.join(', ')} FROM jsonb_array_elements(?::jsonb) AS r(v)` +
+          ` ON CONFLICT (${conflictKey.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`,
+        [rowsJson(columns, rows)],
+      );
     },
     relations: async () =>
       (
@@ -246,6 +235,26 @@ function isoTime(v: string): string {
 /** A value as pg sends it: BigInts as their digits. */
 function pgValue(v: SqlValue): unknown {
   return typeof v === 'bigint' ? v.toString() : v;
+}
+
+/** The rows as one JSON array of arrays; a jsonb column's value is already JSON text and goes in as is. */
+function rowsJson(columns: readonly WriteColumn[], rows: readonly SqlValue[][]): string {
+  const raw = columns.map((c) => TYPES[c.kind] === 'jsonb');
+  const parts: string[] = [];
+  for (const r of rows) {
+    let s = '[';
+    for (let i = 0; i < r.length; i++) {
+      const v = r[i];
+      if (i > 0) s += ',';
+      if (v === null || v === undefined) s += 'null';
+      else if (raw[i]) s += typeof v === 'string' ? v : JSON.stringify(String(v));
+      else if (typeof v === 'number') s += String(v);
+      else if (typeof v === 'bigint') s += `"${v}"`;
+      else s += JSON.stringify(String(v));
+    }
+    parts.push(`${s}]`);
+  }
+  return `[${parts.join(',')}]`;
 }
 
 /** `?` placeholders numbered `$1`, `$2`… (svc's own statements: no `?` inside their literals). */
