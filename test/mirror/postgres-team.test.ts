@@ -16,7 +16,8 @@
  * the newest event, the delete events): within 10 % of a sync of ≥ 50 requests, and at the
  * small default size held to those few. SVC_MIRROR_TEAM_SEED sets the sandbox's size (default
  * 1,500 prospects). Measured here at 6,000 prospects: one sync 21 requests, both together 25
- * (the second syncer's fixed 4), each table read by one of them, the mirror equal to the API.
+ * (the second syncer's fixed 4), each table read by one of them, the mirror equal to the API;
+ * at 30,000 prospects (SVC_MIRROR_TEAM_SEED=30000) the test passed in 87 s.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
