@@ -9,7 +9,7 @@ import type { PageClient } from '../../api/paginate.js';
 import type { Context } from '../../runtime/context.js';
 import { findResource, RESOURCES, type ResourceType } from '../../registry/index.js';
 import { didYouMean } from '../../suggest.js';
-import { tableSpec, type TableSpec } from '../../mirror/naming.js';
+import { tableSpec } from '../../mirror/naming.js';
 import { mirrorIdentity, mirrorTarget } from './mirror-file.js';
 import { printJsonResult } from '../shared/output.js';
 
@@ -76,10 +76,11 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, org.byType.get(rt.type)) }));
   const { MirrorStore } = await import('../../mirror/store.js');
   const { syncTables } = await import('../../mirror/sync.js');
-  const store = await MirrorStore.open(target, identity, { rebuild: flags.rebuild === true });
-  ctx.onClose(() => store.close());
-  const file = store.file;
-  for (const t of tables) await store.prepare(t.spec, (line) => ctx.info(line));
+  const held = { store: await MirrorStore.open(target, identity, { rebuild: flags.rebuild === true }) };
+  ctx.onClose(() => held.store.close());
+  const file = held.store.file;
+  for (const t of tables) await held.store.prepare(t.spec, (line) => ctx.info(line));
+  const { isDatabaseGone } = await import('../../mirror/dialect/postgres.js');
   const started = ctx.clock.now();
   // A bar on a terminal (output/spinner.ts: one stderr line, never in CI or a pipe); in logs a
   // line per 10,000 records.
@@ -87,22 +88,34 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const bar = startSpinner(ctx.io, 'reading…', ctx.env);
   let results: Awaited<ReturnType<typeof syncTables>>;
   try {
-    results = await syncTables({
-      store,
-      client,
-      tables,
-      now: () => ctx.clock.now(),
-      signal: ctx.signal,
-      reconcile: flags.reconcile === true,
-      warn: (line) => {
-        bar.clear();
-        ctx.warn(line);
+    results = await withReconnects(
+      ctx,
+      isDatabaseGone,
+      held,
+      bar,
+      async () => {
+        const store = await MirrorStore.open(target, identity);
+        for (const t of tables) await store.prepare(t.spec, (line) => ctx.info(line));
+        return store;
       },
-      progress: (table, written, kind, total) => {
-        bar.update(progressText(table, written, kind, total));
-        if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${written.toLocaleString('en-US')} records (${kind})`);
-      },
-    });
+      (store) =>
+        syncTables({
+          store,
+          client,
+          tables,
+          now: () => ctx.clock.now(),
+          signal: ctx.signal,
+          reconcile: flags.reconcile === true,
+          warn: (line) => {
+            bar.clear();
+            ctx.warn(line);
+          },
+          progress: (table, written, kind, total) => {
+            bar.update(progressText(table, written, kind, total));
+            if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${written.toLocaleString('en-US')} records (${kind})`);
+          },
+        }),
+    );
   } catch (err) {
     bar.stop();
     if (err instanceof BudgetSpent) {
@@ -121,13 +134,57 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
       ? 'synced by another svc sync meanwhile'
       : `${r.written.toLocaleString('en-US')} ${r.kind === 'incremental' ? 'changed' : 'read'}`;
     ctx.info(
-      `${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${(await store.count(r.table)).toLocaleString('en-US')} rows`,
+      `${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${(await held.store.count(r.table)).toLocaleString('en-US')} rows`,
     );
   }
   const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
   ctx.info(`synced ${results.length} tables in ${secs} s with ${sent} requests: ${file}`);
   // With -o json/ndjson (or --query), one summary object on stdout; stderr said it for people.
   await printJsonResult(ctx, { file, requests: sent, tables: results });
+}
+
+/** Reconnections to a database that went away, in one sync. */
+const MAX_RECONNECTS = 5;
+/** How long a sync waits for a database that went away. */
+const REOPEN_WAIT_MS = 120_000;
+
+/**
+ * Runs `run` on the held store; when the database went away (a restart, a cut connection) waits
+ * for it, opens the mirror again and runs again: the sync continues after its last whole page,
+ * as a rerun would.
+ */
+async function withReconnects<S extends { close(): Promise<void> }, R>(
+  ctx: Context,
+  gone: (err: unknown) => boolean,
+  held: { store: S },
+  bar: { clear(): void },
+  open: () => Promise<S>,
+  run: (store: S) => Promise<R>,
+): Promise<R> {
+  for (let reconnects = 0; ; reconnects++) {
+    try {
+      return await run(held.store);
+    } catch (err) {
+      if (!gone(err) || ctx.signal.aborted || reconnects >= MAX_RECONNECTS) throw err;
+      bar.clear();
+      ctx.warn(`${(err as Error).message}; waiting for it, then continuing after the last whole page`);
+      await held.store.close();
+      held.store = await reopen(ctx, gone, open);
+    }
+  }
+}
+
+/** Opens the mirror again, every 2 s until {@link REOPEN_WAIT_MS}. */
+async function reopen<T>(ctx: Context, gone: (err: unknown) => boolean, open: () => Promise<T>): Promise<T> {
+  const until = ctx.clock.now() + REOPEN_WAIT_MS;
+  for (;;) {
+    try {
+      return await open();
+    } catch (err) {
+      if (!gone(err) || ctx.signal.aborted || ctx.clock.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
 }
 
 /** `prospects ██████░░░░ 12,000 / 50,000` (a bar when the total is known). */

@@ -5,7 +5,9 @@
  * - Typed columns: ids `bigint`, date-times `timestamptz`, lists and objects `jsonb`, booleans
  *   `boolean`; read back by `svc sql` as the SQLite mirror prints them (ISO date-times, JSON text).
  * - A page is written by one statement whatever its size: its rows as one JSON parameter, cast
- *   column by column on the server (`json_array_elements`), then `ON CONFLICT … DO UPDATE`.
+ *   column by column on the server (`jsonb_array_elements`), then `ON CONFLICT … DO UPDATE`
+ *   (measured against multi-row VALUES of 60,000 parameters: 13.2 s against 18.0 s for 20,000
+ *   prospects; `json` rather than `jsonb` took minutes, the server parsing each row per column).
  * - Several syncers: each holds a session advisory lock per table while it syncs it (the lease:
  *   a crashed syncer's connection closes and its lease goes with it), and serialises setup
  *   (schema, tables, views) with a transaction advisory lock. Readers see committed pages only.
@@ -156,7 +158,7 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
       );
       const set = update.map((c) => `${quoteId(c)} = EXCLUDED.${quoteId(c)}`).join(', ');
       await q(
-        `INSERT INTO ${quoteId(table)} (${columns.map((c) => quoteId(c.name)).join(', ')}) SELECT ${casts.join(', ')} FROM json_array_elements(?::json) AS r(v)` +
+        `INSERT INTO ${quoteId(table)} (${columns.map((c) => quoteId(c.name)).join(', ')}) SELECT ${casts.join(', ')} FROM jsonb_array_elements(?::jsonb) AS r(v)` +
           ` ON CONFLICT (${conflictKey.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`,
         [rowsJson(columns, rows)],
       );
@@ -311,18 +313,25 @@ function pgError(err: unknown, where: string, schema: string, secrets: readonly 
       'choose a schema of your own with --schema, or have the owner of the schema (or of the database) grant you USAGE and CREATE on it',
     );
   }
-  if (
-    /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET)$/.test(code) ||
-    /timeout expired|Connection terminated/i.test(msg)
-  ) {
-    return new NetworkError(`cannot reach PostgreSQL at ${where}: ${msg || code}`, code || 'ECONNRESET').hint(
+  if (code === '57P01' || code === '57P02' || code === '57P03' || /Connection terminated|not queryable|connection error/i.test(msg)) {
+    return new DatabaseGoneError(`PostgreSQL at ${where} went away: ${msg}`, code || 'ECONNRESET').hint(
+      'run the command again when the server is back: a sync continues after its last whole page',
+    );
+  }
+  if (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET)$/.test(code) || /timeout expired/i.test(msg)) {
+    return new DatabaseGoneError(`cannot reach PostgreSQL at ${where}: ${msg || code}`, code || 'ECONNRESET').hint(
       'check the host and port in --db or SVC_DB, and that the server is running',
     );
   }
-  if (code === '57P01' || code === '57P02' || code === '57P03') {
-    return new NetworkError(`PostgreSQL at ${where} went away: ${msg}`, code).hint('run the command again when the server is back');
-  }
   return new PgServerError(msg, code, where);
+}
+
+/** The server went away or cannot be reached (a restart, a cut connection): worth waiting for. */
+class DatabaseGoneError extends NetworkError {}
+
+/** Whether `err` says the server went away or cannot be reached (see {@link DatabaseGoneError}). */
+export function isDatabaseGone(err: unknown): boolean {
+  return err instanceof DatabaseGoneError;
 }
 
 /** Any other error the server answered: its message, said with where it came from. */
