@@ -7,7 +7,7 @@ import type { SyncFlags } from './handler.js';
 export function registerSync(program: Command, app: App): void {
   program
     .command('sync')
-    .description('copy the org into a local SQLite database and keep it current (deletes included); query it with svc sql')
+    .description('copy the org into a SQLite file (or PostgreSQL with --db) and keep it current, deletes included; query it with svc sql')
     .argument('[types...]', 'resource types to mirror (default: the ones sales ops asks about)')
     .option(
       '--db <file|url>',
