@@ -20,8 +20,17 @@ import type { RequestGate } from '../api/client.js';
 import type { RateLimitInfo } from '../api/jsonapi.js';
 import { readServerWait } from '../api/server-wait.js';
 import { InterruptedError, PartialError } from '../errors.js';
-import { LedgerUnusable } from './file-ledger.js';
-import { capOf, reserveOf, STALE_MS, type BudgetCap, type Ledger, type Priority, type Reading, type TakeResult } from './ledger.js';
+import {
+  capOf,
+  LedgerUnusable,
+  reserveOf,
+  STALE_MS,
+  type BudgetCap,
+  type Ledger,
+  type Priority,
+  type Reading,
+  type TakeResult,
+} from './ledger.js';
 
 /** Options of {@link BudgetGate}. */
 export interface GateOptions {
