@@ -109,6 +109,8 @@ export class PgLedger implements Ledger {
     user: string,
     baseUrl: string,
     private readonly now: () => number = Date.now,
+    /** Compare-and-set attempts before the row's lock (0: always the lock). */
+    private readonly casTries = CAS_TRIES,
   ) {
     this.key = ledgerKey(user, baseUrl);
     this.secrets = secretsOf(url);
@@ -166,7 +168,7 @@ export class PgLedger implements Ledger {
     if (this.closed) throw new LedgerUnusable(`the ledger at ${this.where} is closed`);
     try {
       const client = await this.connect();
-      for (let i = 0; i < CAS_TRIES; i++) {
+      for (let i = 0; i < this.casTries; i++) {
         const seen = this.row ?? (await this.read(client));
         const state = structuredClone(seen.state);
         const out = rules(state, this.world(), this.offset);
@@ -192,6 +194,7 @@ export class PgLedger implements Ledger {
 
   /** The contended path: the row's lock for one read and one write. */
   private async locked<T>(client: pg.Client, rules: Rules<T>): Promise<T> {
+    if (!this.row) await this.read(client); // the row exists
     await client.query('BEGIN');
     try {
       const row = await this.timed(client, `SELECT state, stamp, ${SERVER_NOW} FROM ${TABLE} WHERE key = $1 FOR UPDATE`, [this.key]);

@@ -61,6 +61,21 @@ describe.skipIf(PG === undefined)('the ledger in PostgreSQL', () => {
     expect(await a.take({ lease: lease(100, 'runner-0'), held: 0, want: 5 })).toMatchObject({ granted: 0, why: 'window' });
   });
 
+  it('a ledger that takes the row lock every time (the contended path) and one that races by compare-and-set agree', async () => {
+    const user = freshUser();
+    const locking = new PgLedger(PG!, user, BASE, Date.now, 0);
+    open.push(locking);
+    const racing = ledger(user);
+    await locking.report({ lease: lease(1, 'runner-a'), held: 0, reading: reading(40, 40) });
+    const grants = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        (i % 2 ? locking : racing).take({ lease: lease(10 + (i % 2), `runner-${i % 2}`, 'interactive'), held: 0, want: 3 }),
+      ),
+    );
+    expect(grants.reduce((n, g) => n + g.granted, 0)).toBe(40);
+    expect(await racing.leases()).toMatchObject({ used: 40, left: 0 });
+  });
+
   it("keeps time by the server's clock: machines whose clocks disagree see each other's leases alive, and resets in their own time", async () => {
     const user = freshUser();
     const skew = 60_000;
