@@ -23,6 +23,7 @@ import { InterruptedError, PartialError } from '../errors.js';
 import {
   capOf,
   LedgerUnusable,
+  RESERVE_RELEASE_MS,
   reserveOf,
   STALE_MS,
   type BudgetCap,
@@ -239,7 +240,10 @@ export class BudgetGate implements RequestGate {
         `the hour's requests are spent (shared by every svc of this user); waiting for the window to reset${at(r.resetAt)}`,
         untilReset,
       );
-      return Math.min(untilReset, 1000);
+      // Awake when the window's last moments release the interactive reserve to bulk runs: a
+      // second's sleep would often miss them (the server's reset is rounded up to the second).
+      const release = r.resetAt !== undefined ? r.resetAt - RESERVE_RELEASE_MS - now : 0;
+      return Math.max(1, Math.min(untilReset, 1000, release > 0 ? release : 1000));
     }
     // Another lease holds the rest of the share: shares move as runs come, finish or die.
     return 250;

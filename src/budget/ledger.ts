@@ -177,7 +177,7 @@ export function reserveOf(limit: number): number {
  * In the window's last moments the reserve goes to bulk runs too: an interactive command that
  * finds it spent waits no longer than this for the reset.
  */
-const RESERVE_RELEASE_MS = 1_000;
+export const RESERVE_RELEASE_MS = 1_000;
 
 /**
  * In the window's last seconds shares no longer hold: a slow lease (one request at a time)
