@@ -34,8 +34,8 @@ _svc_canon() {
 }
 _svc_list_kinds='sort fields include events'
 _svc_S_root='resources api enroll login logout auth profiles config alias open sandbox schema sync limits sql dedupe report runs accounts account-notes audit-logs batches batch-items calls call-dispositions call-purposes compliance-requests content-categories content-category-memberships content-category-ownerships custom-duties duties email-addresses events favorites imports mail-aliases mailboxes mailings opportunities opportunity-prospect-roles opportunity-stages org-settings personas phone-numbers products api-profiles prospects prospect-notes purchases recipients roles rulesets sequences sequence-states sequence-steps sequence-templates snippets stages tasks task-dispositions task-priorities task-purposes teams templates users voice-imports voice-recordings webhooks completion help'
-_svc_O_root='-V --version --profile --base-url --auth-url --token -o --output --json --query --no-color -v --verbose --dry-run -y --yes --sandbox --sandbox-data --timeout --max-response-mb --budget --priority -h --help'
-_svc_V_root='--profile:none --base-url:none --auth-url:none --token:none -o:choices:0 --output:choices:0 --json:?fields --query:none --sandbox-data:file --timeout:none --max-response-mb:none --budget:none --priority:none'
+_svc_O_root='-V --version --profile --base-url --auth-url --token -o --output --json --query --no-color -v --verbose --dry-run -y --yes --sandbox --sandbox-data --timeout --max-response-mb --budget --priority --budget-ledger -h --help'
+_svc_V_root='--profile:none --base-url:none --auth-url:none --token:none -o:choices:0 --output:choices:0 --json:?fields --query:none --sandbox-data:file --timeout:none --max-response-mb:none --budget:none --priority:none --budget-ledger:none'
 _svc_O_api='-d --data --paginate'
 _svc_V_api='-d:data --data:data'
 _svc_O_enroll='--sequence --mailbox --prospect --input --by --concurrency --journal --report --strict --shard --settle --resend-unconfirmed --skip-failed --max-failures --failed --ignore-columns --delimiter --encoding'

@@ -6,7 +6,6 @@
  * A file this svc cannot use — not JSON, a newer version's, owned by another user, a symlink —
  * is never changed: {@link LedgerUnusable} says why, and the caller paces by the headers alone.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +15,8 @@ import {
   checkState,
   emptyState,
   giveBack,
+  ledgerKey,
+  LedgerUnusable,
   report,
   take,
   tidy,
@@ -27,16 +28,11 @@ import {
   type TakeResult,
 } from './ledger.js';
 
-/** The ledger file cannot be used (the message says why and what to do). */
-export class LedgerUnusable extends Error {}
+export { LedgerUnusable };
 
 /** The ledger's file for a user (a stable key: the user id, or a token's hash) and base URL. */
 export function ledgerFile(dataDir: string, user: string, baseUrl: string): string {
-  const id = createHash('sha256')
-    .update(`${user}\n${baseUrl.replace(/\/+$/, '')}`)
-    .digest('hex')
-    .slice(0, 16);
-  return path.join(dataDir, 'budget', `${id}.json`);
+  return path.join(dataDir, 'budget', `${ledgerKey(user, baseUrl)}.json`);
 }
 
 export class FileLedger implements Ledger {
@@ -44,6 +40,10 @@ export class FileLedger implements Ledger {
     readonly file: string,
     private readonly now: () => number = Date.now,
   ) {}
+
+  get where(): string {
+    return this.file;
+  }
 
   take(req: TakeRequest): Promise<TakeResult> {
     return this.update((s) => take(s, req, this.world()));

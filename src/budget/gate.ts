@@ -20,8 +20,18 @@ import type { RequestGate } from '../api/client.js';
 import type { RateLimitInfo } from '../api/jsonapi.js';
 import { readServerWait } from '../api/server-wait.js';
 import { InterruptedError, PartialError } from '../errors.js';
-import { LedgerUnusable } from './file-ledger.js';
-import { capOf, reserveOf, STALE_MS, type BudgetCap, type Ledger, type Priority, type Reading, type TakeResult } from './ledger.js';
+import {
+  capOf,
+  LedgerUnusable,
+  RESERVE_RELEASE_MS,
+  reserveOf,
+  STALE_MS,
+  type BudgetCap,
+  type Ledger,
+  type Priority,
+  type Reading,
+  type TakeResult,
+} from './ledger.js';
 
 /** Options of {@link BudgetGate}. */
 export interface GateOptions {
@@ -231,7 +241,10 @@ export class BudgetGate implements RequestGate {
         `the hour's requests are spent (shared by every svc of this user); waiting for the window to reset${at(r.resetAt)}`,
         untilReset,
       );
-      return Math.min(untilReset, 1000);
+      // Awake when the window's last moments release the interactive reserve to bulk runs: a
+      // second's sleep would often miss them (the server's reset is rounded up to the second).
+      const release = r.resetAt !== undefined ? r.resetAt - RESERVE_RELEASE_MS - now : 0;
+      return Math.max(1, Math.min(untilReset, 1000, release > 0 ? release : 1000));
     }
     // Another lease holds the rest of the share: shares move as runs come, finish or die.
     return 250;

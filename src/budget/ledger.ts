@@ -17,6 +17,8 @@
  * max-min fairness weighted by priority, each capped by its `--budget`.
  */
 
+import { createHash } from 'node:crypto';
+
 /** `--priority`: how bulk runs weigh against each other. */
 export type Priority = 'low' | 'normal' | 'high';
 
@@ -127,11 +129,24 @@ export interface LedgerView {
   leases: LeaseView[];
 }
 
+/** The ledger cannot be used (the message says why and what to do): the caller paces by the headers. */
+export class LedgerUnusable extends Error {}
+
+/** The key of a user's (a stable key: the user id, or a token's hash) ledger for a base URL. */
+export function ledgerKey(user: string, baseUrl: string): string {
+  return createHash('sha256')
+    .update(`${user}\n${baseUrl.replace(/\/+$/, '')}`)
+    .digest('hex')
+    .slice(0, 16);
+}
+
 /**
  * Where the budget is kept. Every method is one atomic step (a lock, a transaction); none blocks
  * for longer than that step.
  */
 export interface Ledger {
+  /** Where it is kept, as `svc limits` names it (a file; a server, its password hidden). */
+  readonly where: string;
   /** Renews the caller's lease, applies its reading, and takes up to `want` requests. */
   take(req: TakeRequest): Promise<TakeResult>;
   /** Ends the caller's lease: what it still holds returns to the window. */
@@ -140,6 +155,8 @@ export interface Ledger {
   report(req: Omit<TakeRequest, 'want'>): Promise<void>;
   /** The window and the live leases. */
   leases(): Promise<LedgerView>;
+  /** Lets go of what it holds open (a connection), once the command is done with it. */
+  close?(): Promise<void>;
 }
 
 /** A lease not renewed for this long is gone (a process heartbeats every second while it runs). */
@@ -161,7 +178,7 @@ export function reserveOf(limit: number): number {
  * finds it spent waits no longer than this for the reset. (The announced reset is in whole
  * seconds, so the server's window may end up to a second before it.)
  */
-const RESERVE_RELEASE_MS = 1_500;
+export const RESERVE_RELEASE_MS = 1_500;
 
 /**
  * In the window's last seconds shares no longer hold: a slow lease (one request at a time)

@@ -79,6 +79,10 @@ export function buildProgram(app: App, version: string): Command {
       '--priority <level>',
       'low, normal or high: how a long command shares the hourly limit with your other svc processes (SVC_PRIORITY)',
     )
+    .option(
+      '--budget-ledger <url>',
+      'keep that shared hour in this PostgreSQL database (postgres://…), shared by svc on several machines (SVC_BUDGET_LEDGER)',
+    )
     .commandsGroup(COMMAND_GROUP)
     .addHelpText('after', EXAMPLES)
     // Global options are listed once, in `svc --help`; every other help ends pointing there.

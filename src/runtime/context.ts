@@ -40,6 +40,8 @@ export interface GlobalOptions {
   budget?: BudgetCap;
   /** `--priority` (`SVC_PRIORITY`): how a long command ranks in the shared rate budget. */
   priority?: Priority;
+  /** `--budget-ledger` (`SVC_BUDGET_LEDGER`): the shared budget's ledger in this PostgreSQL database. */
+  budgetLedger?: string;
 }
 
 /** Time, injectable for tests. */

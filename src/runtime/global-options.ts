@@ -2,6 +2,7 @@
  * The global options (`--profile`, `-o`, `--json`, `--query`, `--timeout`, `--sandbox`…) from
  * commander's merged options and the environment, checked once for every command.
  */
+import { redactText } from '../api/redact.js';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/formats.js';
 import type { GlobalOptions } from './context.js';
@@ -50,11 +51,22 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   };
 }
 
-/** `--budget` and `--priority`, else `SVC_BUDGET` and `SVC_PRIORITY`. */
-function rateBudgetOptions(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): Pick<GlobalOptions, 'budget' | 'priority'> {
+/** `--budget`, `--priority` and `--budget-ledger`, else `SVC_BUDGET`, `SVC_PRIORITY` and `SVC_BUDGET_LEDGER`. */
+function rateBudgetOptions(
+  opts: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Pick<GlobalOptions, 'budget' | 'priority' | 'budgetLedger'> {
   const budget = (opts.budget as string | undefined) ?? (env.SVC_BUDGET || undefined);
   const priority = (opts.priority as string | undefined) ?? (env.SVC_PRIORITY || undefined);
+  const ledger = (opts.budgetLedger as string | undefined) ?? (env.SVC_BUDGET_LEDGER || undefined);
+  if (ledger !== undefined && !/^postgres(ql)?:\/\/./i.test(ledger)) {
+    const flag = opts.budgetLedger === undefined ? 'SVC_BUDGET_LEDGER' : '--budget-ledger';
+    throw new UsageError(
+      `${flag} ${redactText(ledger)}: expected a PostgreSQL connection string (postgres://user:password@host/database); leave it unset for the ledger file in the data directory`,
+    );
+  }
   return {
+    ...(ledger !== undefined ? { budgetLedger: ledger } : {}),
     ...(budget !== undefined ? { budget: parseBudget(budget, opts.budget === undefined ? 'SVC_BUDGET' : '--budget') } : {}),
     ...(priority !== undefined ? { priority: parsePriority(priority, opts.priority === undefined ? 'SVC_PRIORITY' : '--priority') } : {}),
   };

@@ -5,8 +5,8 @@
  * the profile's name.
  */
 import { createHash } from 'node:crypto';
-import type { FileLedger } from '../budget/file-ledger.js';
 import type { BudgetGate } from '../budget/gate.js';
+import type { Ledger } from '../budget/ledger.js';
 import type { Connection } from './connection.js';
 import type { Context } from './context.js';
 
@@ -29,8 +29,20 @@ export async function openRateBudget(ctx: Context, conn: Connection, command: st
   return gate;
 }
 
-/** The ledger of the connection's user and API (a file in the data directory). */
-export async function openLedger(ctx: Context, conn: Connection): Promise<FileLedger> {
+/**
+ * The ledger of the connection's user and API: a file in the data directory, or with
+ * `--budget-ledger postgres://…` a row in that database, shared by svc on several machines
+ * (closed with the command).
+ */
+export async function openLedger(ctx: Context, conn: Connection): Promise<Ledger> {
+  const url = ctx.globals.budgetLedger;
+  if (url !== undefined) {
+    const { PgLedger } = await import('../budget/pg-ledger.js');
+    const ledger = new PgLedger(url, await userKey(ctx, conn), conn.baseUrl, () => ctx.clock.now());
+    for (const s of ledger.passwords()) ctx.addSecret(s);
+    ctx.onClose(() => ledger.close());
+    return ledger;
+  }
   const [{ FileLedger, ledgerFile }, { dataDir }] = await Promise.all([
     import('../budget/file-ledger.js'),
     import('../auth/config-dir.js'),

@@ -4,8 +4,7 @@
  * that cannot be used is said once (by the gate) and the server's headers alone are shown.
  */
 import type { RateLimitInfo } from '../../api/jsonapi.js';
-import { LedgerUnusable } from '../../budget/file-ledger.js';
-import type { LedgerView } from '../../budget/ledger.js';
+import { LedgerUnusable, type LedgerView } from '../../budget/ledger.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
 
@@ -55,7 +54,7 @@ export async function limitsHandler(ctx: Context, flags: { refresh?: boolean }):
     await (await ctx.rateBudget())?.close();
     if (view) view = await ledger.leases().catch(() => view);
   }
-  const out = limitsOf(conn.baseUrl, view, reading, now, view ? ledger.file : null);
+  const out = limitsOf(conn.baseUrl, view, reading, now, view ? ledger.where : null);
   const format = ctx.output;
   const value = format === 'csv' ? csvRows(out) : out;
   await printValue(ctx, format, value, () => human(out, now));
