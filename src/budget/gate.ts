@@ -79,6 +79,12 @@ export class BudgetGate implements RequestGate {
   /** With the ledger off: what this process sent in the window its readings show. */
   private alone = { resetAt: 0, sent: 0, limit: undefined as number | undefined };
   private chain: Promise<unknown> = Promise.resolve();
+  /**
+   * Callers of {@link obtain}, served first come, first served: a bulk run's workers reserve in
+   * the order of their rows, and their requests must leave in that order (records are created in
+   * input order, as without the budget), however the ledger steps interleave.
+   */
+  private queue: Promise<unknown> = Promise.resolve();
   private lastStep = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopAtCap = false;
@@ -118,7 +124,7 @@ export class BudgetGate implements RequestGate {
   async admit(signal?: AbortSignal): Promise<void> {
     if (this.earmarked > 0) {
       this.earmarked--;
-    } else if (!(await this.obtain(signal))) {
+    } else if (!(await this.inTurn(signal))) {
       throw new InterruptedError();
     }
     this.spend();
@@ -129,9 +135,20 @@ export class BudgetGate implements RequestGate {
    * here, before it journals a request as leaving). False when `signal` aborts first.
    */
   async reserve(signal: AbortSignal): Promise<boolean> {
-    if (!(await this.obtain(signal))) return false;
-    this.earmarked++;
-    return true;
+    return this.inTurn(signal, () => {
+      this.earmarked++;
+    });
+  }
+
+  /** {@link obtain} after every earlier caller; `then` runs before the next caller's turn. */
+  private inTurn(signal: AbortSignal | undefined, then?: () => void): Promise<boolean> {
+    const turn = this.queue.then(async () => {
+      const ok = await this.obtain(signal);
+      if (ok) then?.();
+      return ok;
+    });
+    this.queue = turn.catch(() => undefined);
+    return turn;
   }
 
   /** The ApiClient's hook: a long command waits out a refusal up to the window's reset (an hour at most). */
