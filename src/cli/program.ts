@@ -74,7 +74,7 @@ export function buildProgram(app: App, version: string): Command {
     )
     .option('--timeout <seconds>', 'per-request timeout in seconds, the whole answer included (default 30)')
     .option('--max-response-mb <n>', 'largest answer read, in MB (SVC_MAX_RESPONSE_MB; default 64)')
-    .option('--budget <n|pct>', 'requests this command may use per hour: a number (2000) or a share of the limit (20%) (SVC_BUDGET)')
+    .option('--budget <amount>', 'requests this command may use per hour: a number (2000) or a share of the limit (20%) (SVC_BUDGET)')
     .option(
       '--priority <level>',
       'low, normal or high: how a long command shares the hourly limit with your other svc processes (SVC_PRIORITY)',
