@@ -22,7 +22,9 @@ async function findByFirstName(env: Record<string, string>, name: string): Promi
 function leftovers(env: Record<string, string>): string[] {
   const dir = path.join(env.SVC_CONFIG_DIR!, 'data');
   const clients = fs.existsSync(path.join(dir, 'sandbox-clients')) ? fs.readdirSync(path.join(dir, 'sandbox-clients')) : [];
-  const kept = ['sandbox-org.json', 'sandbox-org.json.port', 'sandbox-clients'];
+  // The org and its port, plus what every command keeps: the shared rate budget's ledger and the
+  // records of write runs (`svc runs`). Not the sandbox's state file, lock or clients.
+  const kept = ['sandbox-org.json', 'sandbox-org.json.port', 'sandbox-clients', 'budget', 'runs'];
   return [...fs.readdirSync(dir).filter((f) => !kept.includes(f)), ...clients];
 }
 

@@ -107,7 +107,11 @@ export type StoredProfile = Record<string, any>;
  */
 export function readStore(dir: string, onCorrupt: () => void): { profiles: Record<string, StoredProfile> } | undefined {
   expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-  for (const f of fs.readdirSync(dir)) expect([f, fs.statSync(path.join(dir, f)).mode & 0o777]).toEqual([f, 0o600]);
+  // Files the user's alone (0600); folders too (0700: the data directory with the rate budget's ledger).
+  for (const f of fs.readdirSync(dir)) {
+    const st = fs.statSync(path.join(dir, f));
+    expect([f, st.mode & 0o777]).toEqual([f, st.isDirectory() ? 0o700 : 0o600]);
+  }
   const file = path.join(dir, 'config.json');
   if (!fs.existsSync(file)) return undefined;
   try {

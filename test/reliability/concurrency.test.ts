@@ -72,8 +72,10 @@ describe(`${PROCESSES} processes, one profile, a token about to expire, one toke
       expect(q.status).toBeLessThan(400);
     }
     // The store is whole and private; the lock is gone.
-    expect(fs.readdirSync(dir)).toEqual(['config.json']);
+    // Beside it, the data directory (the shared rate budget's ledger), private too.
+    expect(fs.readdirSync(dir).sort()).toEqual(['config.json', 'data']);
     expect(fs.statSync(path.join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(dir, 'data')).mode & 0o077).toBe(0);
     // A second refresh within the minute would have been refused: the limit was real.
     const again = await fetch(`${sb.authUrl}/oauth/token`, {
       method: 'POST',

@@ -16,17 +16,36 @@ import type { Context } from '../../runtime/context.js';
 import type { WriteData } from '../../api/write-body.js';
 import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
 import { ApiError } from '../../errors.js';
-import type { ResourceType } from '../../registry/index.js';
+import { allAttributes, RESOURCES, type ResourceType } from '../../registry/index.js';
 
 /** The runs directory of this profile's data directory. */
 export function runsDirOf(ctx: Context): string {
   return runsDir(dataDir(ctx.env));
 }
 
-/** The command line as recorded: the arguments as given, secrets redacted. */
+/**
+ * The command line as recorded: the arguments as given, secrets redacted — the tokens the
+ * Context knows, and the values given to a sensitive or write-only attribute (`--attr
+ * secret=…` of a webhook, or the same name in a JSON body).
+ */
 function argvText(ctx: Context, label: string): string {
   const words = ctx.argv?.length ? ctx.argv : label.split(' ');
-  return ctx.redact(['svc', ...words].map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : JSON.stringify(w))).join(' '));
+  const hidden = secretAttributeNames();
+  const masked = words.map((w) => {
+    const pair = /^(--attr=)?([\w.-]+)=/.exec(w);
+    if (pair && hidden.has(pair[2]!)) return `${pair[0]}***`;
+    return w.replace(/"([\w.-]+)"(\s*:\s*)"(?:[^"\\]|\\.)*"/g, (m, name: string, colon: string) =>
+      hidden.has(name) ? `"${name}"${colon}"***"` : m,
+    );
+  });
+  return ctx.redact(['svc', ...masked].map((w) => (/^[\w@%+=:,./*-]+$/.test(w) ? w : JSON.stringify(w))).join(' '));
+}
+
+/** Names of attributes whose values are never kept: sensitive or write-only on any type. */
+function secretAttributeNames(): Set<string> {
+  const names = new Set<string>();
+  for (const rt of RESOURCES) for (const a of allAttributes(rt)) if (a.sensitive || a.writeOnly) names.add(a.name);
+  return names;
 }
 
 /** The local user's name, for "who" (the API's user is in the owner). */
