@@ -2,13 +2,15 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that must have a process of their own even among the unit tests: one replaces a Node
- * module with `vi.mock`, one measures the heap, one measures CPU time per record.
+ * Files that must have a process of their own: one replaces a Node module with `vi.mock`, two
+ * measure the heap (other files' garbage would count), two measure time.
  */
 const OWN_PROCESS = [
   'test/unit/reliability/signature-constant-time.test.ts',
   'test/sandbox/hostile-requests.test.ts',
+  'test/unit/bulk/readers.test.ts',
   'test/unit/speed-check.test.ts',
+  'test/unit/output/query-bounds.test.ts',
 ];
 
 export default defineConfig({
@@ -28,9 +30,9 @@ export default defineConfig({
           name: 'shared',
           include: ['test/**/*.test.ts'],
           exclude: OWN_PROCESS,
-          // No module-level state in src/ (src/README.md), so unit and in-process sandbox files
-          // can share a worker's module graph instead of importing svc afresh per file: the import
-          // phase was most of their CPU time (unit + sandbox: 119 → 65 CPU-s).
+          // No module-level state in src/ (src/README.md), so test files can share a worker's
+          // module graph instead of importing svc afresh per file: the import phase was most of
+          // the unit and in-process files' CPU time (unit + sandbox: 119 → 65 CPU-s).
           isolate: false,
         },
       },
