@@ -25,11 +25,14 @@ const title = (id: number) => (sb.store.table('prospect').get(id)!.attributes as
 const patches = (from: number) => sb.requests.slice(from).filter((r) => r.method === 'PATCH');
 
 /** Spawns the undo and kills it with SIGKILL once `after` more PATCHes reached the sandbox. */
-async function killAfter(args: string[], after: number): Promise<boolean> {
+async function killAfter(args: string[], after: number): Promise<string | true> {
   const start = patches(0).length;
   const child = spawnSvc(args, { env });
   child.stdout!.resume();
-  child.stderr!.resume();
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   let killed = false;
   const timer = setInterval(() => {
     if (!killed && patches(0).length - start >= after) {
@@ -39,7 +42,8 @@ async function killAfter(args: string[], after: number): Promise<boolean> {
   }, 1);
   await new Promise((resolve) => child.on('close', resolve));
   clearInterval(timer);
-  return killed;
+  // Not killed: what the undo said instead (it ended, or stopped early).
+  return killed || `not killed after ${patches(0).length - start} PATCHes; stderr:\n${stderr}`;
 }
 
 it('kill -9 in the middle of an undo, rerun: every row undone once', { timeout: 120_000 }, async () => {
