@@ -20,14 +20,10 @@ export function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/^_/, '');
 }
 
-/** SQLite's storage class for an attribute type. */
-type SqlType = 'INTEGER' | 'REAL' | 'TEXT';
-
 /** One column of a type's table and where its value comes from. */
 interface ColumnSpec {
   /** Column name (snake_case). */
   name: string;
-  sqlType: SqlType;
   /** An attribute, or a to-one relationship's id. */
   from: { attribute: string; type: AttrType } | { relationship: string; target: string | undefined };
 }
@@ -54,18 +50,6 @@ export interface TableSpec {
   labels: Record<string, string>;
 }
 
-const SQL_TYPES: Record<AttrType, SqlType> = {
-  string: 'TEXT',
-  integer: 'INTEGER',
-  number: 'REAL',
-  boolean: 'INTEGER',
-  date: 'TEXT',
-  'date-time': 'TEXT',
-  'string[]': 'TEXT',
-  object: 'TEXT',
-  array: 'TEXT',
-};
-
 /** What the org adds to a type: attributes the registry does not know, custom-field labels. */
 interface OrgAdditions {
   extraAttributes?: readonly AttributeSpec[];
@@ -85,11 +69,11 @@ export function tableSpec(rt: ResourceType, org: OrgAdditions = {}): TableSpec {
   };
   for (const a of [...allAttributes(rt), ...(org.extraAttributes ?? [])]) {
     if (a.writeOnly || a.onlyOnRequest || a.name === 'id') continue;
-    add({ name: snake(a.name), sqlType: SQL_TYPES[a.type], from: { attribute: a.name, type: a.type } });
+    add({ name: snake(a.name), from: { attribute: a.name, type: a.type } });
   }
   for (const r of rt.relationships) {
     if (r.kind !== 'one' || !r.data) continue;
-    add({ name: `${snake(r.name)}_id`, sqlType: 'INTEGER', from: { relationship: r.name, target: r.target } });
+    add({ name: `${snake(r.name)}_id`, from: { relationship: r.name, target: r.target } });
   }
   const owner = `${snake(rt.type)}_id`;
   const links: LinkSpec[] = rt.relationships
