@@ -163,6 +163,9 @@ describe('svc runs undo of svc dedupe apply', () => {
       expect(writable(m.type, now), `${m.type} ${m.id}`).toEqual(want);
     }
     expect(undo.stderr).toMatch(/finished sequence state cannot be made active again/);
+    expect(undo.stderr).toMatch(
+      /re-created under new ids: their read-only history \(createdAt, counters\) starts anew; a deleted prospect's enrolments/,
+    );
   }, 180_000);
 
   it('takes back --tag-only: the duplicate-of tag removed', async () => {

@@ -224,6 +224,11 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       for (const i of said.slice(0, 20))
         ctx.info(ctx.redact(`row ${i.row}: ${i.action}: ${i.type} ${i.id}: ${String(i.outcome?.extra?.reason ?? '')}`));
       if (said.length > 20) ctx.info(`… and ${said.length - 20} more (--report FILE gives one line per row)`);
+      // What no re-create can give back, said once for all (the API has no write for it).
+      if (mapping.length)
+        ctx.info(
+          `${mapping.length} record(s) re-created under new ids: their read-only history (createdAt, counters) starts anew${mapping.some((m) => m.type === 'prospect') ? "; a deleted prospect's enrolments and mailings are gone and its calls stay without a prospect" : ''}`,
+        );
       if (conflicts)
         ctx.info(`${conflicts} conflict(s): changed by someone else since the run, left as they are (--force takes them back)`);
       // The run is undone once every row is: then a second undo is refused (undo this one to redo).
