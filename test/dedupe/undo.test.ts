@@ -122,6 +122,16 @@ describe('svc runs undo of svc dedupe apply', () => {
     const shown = await svc(['runs', 'show', run!]);
     expect(shown.code, shown.stderr).toBe(0);
 
+    // A filled field of one survivor changed by someone else since the merge: a conflict.
+    const other = doc.clusters.find((c: any) => Object.keys(c.fill).length > 0);
+    const field = Object.keys(other.fill)[0]!;
+    const spec = findAttribute(resourceByType('prospect')!, field)!;
+    const theirs = spec.type === 'array' || spec.type === 'string[]' ? ['theirs'] : spec.type === 'date' ? '1999-01-01' : 'Theirs';
+    const patched = await api('PATCH', `prospects/${other.survivor.id}`, {
+      data: { type: 'prospect', id: other.survivor.id, attributes: { [field]: theirs } },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+
     // The plan: nothing written, its bill the requests the undo then sends (± 2).
     let mark = sb.requests.length;
     const preview = await svc(['runs', 'undo', run!, '--plan', '-o', 'json']);
@@ -143,6 +153,18 @@ describe('svc runs undo of svc dedupe apply', () => {
     const recreated = JSON.parse(undo.stdout).recreated as { type: string; old: string; new: string }[];
     const newId = new Map(recreated.map((m) => [m.old, m.new]));
     expect(recreated.length).toBe(dupCount);
+    expect(undo.stderr).toMatch(new RegExp(`conflict: prospect ${other.survivor.id}: changed since the run: ${field} is`));
+    expect((await api('GET', `prospects/${other.survivor.id}`)).body.data.attributes[field]).toEqual(theirs);
+    // --force takes it back too; what is done is not done again.
+    mark = sb.requests.length;
+    const forced = await svc(['runs', 'undo', run!, '--force']);
+    expect(forced.code, forced.stderr).toBe(5);
+    expect(
+      sb.requests
+        .slice(mark)
+        .filter((r) => r.method !== 'GET')
+        .map((r) => `${r.method} ${r.path}`),
+    ).toEqual([`PATCH /api/v2/prospects/${other.survivor.id}`]);
 
     // Survivors: every writable field as before (filled fields emptied again).
     for (const c of doc.clusters) {
