@@ -5,7 +5,7 @@
  * undo sends) and `runs undo`: survivors hold their values again, every duplicate is re-created
  * with its writable fields and relationships, the moved records point at it again, and the
  * finished enrolment is said not restorable. Then `--tag-only`, undone: the tags as they were.
- * Size: SVC_DEDUPE_UNDO_DUPS planted duplicates (default 5 originals with duplicates).
+ * Size: SVC_DEDUPE_UNDO_DUPS, the percent of planted duplicates in a sandbox of 200 (default 5).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -9,7 +9,8 @@
  */
 import { normalizeId, toDocument } from '../../api/write-body.js';
 import type { JournalState } from '../../bulk/run/journal.js';
-import type { RunRecord } from '../../bulk/run/run-record.js';
+import type { RecordedRow, RunRecord } from '../../bulk/run/run-record.js';
+import { findRelationship, resourceByType } from '../../registry/index.js';
 import type { UndoItem } from './undo-rows.js';
 
 type Waiter = { done: Promise<string | undefined>; resolve: (id: string | undefined) => void };
@@ -73,4 +74,34 @@ export class Relinks {
     const moved = { ...data, relationships };
     return { ...item, write: { ...item.write, body: toDocument(moved), data: moved }, image: { ...item.image, after } };
   }
+}
+
+/**
+ * The rows with the links of their before-images to records an earlier attempt of this undo
+ * re-created given as the new ids: a row whose set-back was sent by an attempt killed before its
+ * answer then reads as done (the record holds the new id), not as a conflict.
+ */
+export function withKnownIds(rows: RecordedRow[], rec: RunRecord, journal: JournalState): RecordedRow[] {
+  const known = new Map<string, string>();
+  for (const r of rec.rows.values()) {
+    const e = journal.entries.get(r.row.key);
+    if (r.row.op === 'delete' && r.row.id && e?.status === 'created' && e.id !== undefined && e.id !== null)
+      known.set(`${r.row.type}:${r.row.id}`, String(e.id));
+  }
+  if (known.size === 0) return rows;
+  return rows.map((r) => {
+    const rt = resourceByType(r.row.type);
+    if (r.row.op !== 'update' || !r.row.before || !rt) return r;
+    const rels = { ...r.row.before.relationships };
+    let changed = false;
+    for (const [k, v] of Object.entries(rels)) {
+      const target = findRelationship(rt, k)?.target ?? k;
+      const now = typeof v === 'string' ? known.get(`${target}:${v}`) : undefined;
+      if (now !== undefined) {
+        rels[k] = now;
+        changed = true;
+      }
+    }
+    return changed ? { ...r, row: { ...r.row, before: { ...r.row.before, relationships: rels } } } : r;
+  });
 }

@@ -26,7 +26,7 @@ import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { runFile } from '../../bulk/run/run-record.js';
-import { Relinks } from './undo-relink.js';
+import { Relinks, withKnownIds } from './undo-relink.js';
 
 /** Flags of `runs undo`. */
 export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'resendUnconfirmed' | 'maxFailures'> & {
@@ -147,7 +147,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     },
     async plan(_scan, session) {
       const reads = await readCurrent(session!, rows);
-      items = rows.map((r) => undoItem(r, reads.current, journal, flags.force === true));
+      items = withKnownIds(rows, rec, journal).map((r) => undoItem(r, reads.current, journal, flags.force === true));
       relinks = new Relinks(items, rec, journal);
       if (plan) {
         await printUndoPlan(ctx, items, reads.requests);
