@@ -48,6 +48,11 @@ export class Relinks {
     w.resolve(newId);
   }
 
+  /** Whether any row may need {@link relink} (a run that re-creates nothing never waits). */
+  get any(): boolean {
+    return this.known.size + this.waiting.size > 0;
+  }
+
   /** The item with its links to re-created records set to their new ids; a text when one was not re-created. */
   async relink(item: UndoItem): Promise<UndoItem | string> {
     const data = item.write?.data;
