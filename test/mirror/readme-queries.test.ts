@@ -35,9 +35,10 @@ beforeAll(async () => {
     doc('emailAddress', { email: String(first.attributes.email).toUpperCase() }, { prospect: one('prospect', Number(twin)) }),
   );
   expect(address.status, address.text).toBe(201);
-  // A prospect active in two sequences.
+  // A prospect active in two sequences. Not a CEO: the sandbox's sequences go on touching it after
+  // the sync, so the live API and the mirror may disagree on it by the time the CEO question runs.
   const seqs = (await c.get('/sequences?sort=id')).body.data.map((s: { id: string }) => Number(s.id));
-  const p = (await c.post('/prospects', doc('prospect', { firstName: 'Busy', title: 'CEO' }))).body.data.id;
+  const p = (await c.post('/prospects', doc('prospect', { firstName: 'Busy', title: 'COO' }))).body.data.id;
   made.twoActive = String(p);
   const mailbox = Number((await c.get('/mailboxes?page[limit]=1')).body.data[0].id);
   for (const s of seqs.slice(0, 2)) {
