@@ -12,20 +12,15 @@ import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
 import { allRuns, isUndone, loadRun, rowCounts } from './store.js';
+import { alignedColumns } from '../../output/aligned-columns.js';
 
-/** A plain table: upper-case header, columns padded. */
+/** A plain table of `rows` by `cols`: objects and lists as JSON. */
 function humanTable(rows: Record<string, unknown>[], cols: string[]): string {
-  const cell = (r: Record<string, unknown>, c: string) => {
-    const v = r[c];
-    return v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
-  };
-  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r, c).length)));
-  const line = (vals: string[]) =>
-    vals
-      .map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd() + '\n';
-  return line(cols.map((c) => c.toUpperCase())) + rows.map((r) => line(cols.map((c) => cell(r, c)))).join('');
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+  return alignedColumns(
+    cols,
+    rows.map((r) => cols.map((c) => cell(r[c]))),
+  );
 }
 
 /** `updated 10, failed 1`. */

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { printValue } from '../shared/output.js';
 import { attributeMarks as marks, findResource, type AttributeSpec } from '../../registry/index.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
+import { alignedColumns } from '../../output/aligned-columns.js';
 
 /** One row of the listing. */
 interface FieldRow {
@@ -22,14 +23,10 @@ const COLUMNS = ['name', 'type', 'marks', 'label', 'validation', 'options'] as c
 /** Aligned columns for people; empty columns left out. */
 function humanTable(rows: FieldRow[]): string {
   const cols = COLUMNS.filter((c) => rows.some((r) => r[c]));
-  const cell = (r: FieldRow, c: (typeof COLUMNS)[number]) => String(r[c] ?? '');
-  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r, c).length)));
-  const line = (vals: string[]) =>
-    vals
-      .map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd() + '\n';
-  return line(cols.map((c) => c.toUpperCase())) + rows.map((r) => line(cols.map((c) => cell(r, c)))).join('');
+  return alignedColumns(
+    cols,
+    rows.map((r) => cols.map((c) => String(r[c] ?? ''))),
+  );
 }
 
 /** Prints the fields of a type: the registry's, the org's extras, and the labelled custom fields. */
