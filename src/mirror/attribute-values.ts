@@ -6,7 +6,8 @@
  * (listing), so this reads it without checking it again; anything it does not expect (a key with
  * an escape, a byte out of place) and it says so, and the caller decodes the object instead.
  *
- * Each value is given as its kind and its value: strings decoded (JSON.parse only for one with an
+ * Each value is given as its kind and its value (a null is left `Missing`: the mirror stores both
+ * as NULL, and most of a record's keys are custom fields left null): strings decoded (JSON.parse only for one with an
  * escape), numbers as numbers (an integer too long for a double keeps its digits), objects and
  * arrays as their JSON text, as the mirror stores them.
  */
@@ -101,68 +102,21 @@ export function readAttributeValues(
     const keyStart = i + 1;
     let j = keyStart;
     for (let d = buf[j]!; d !== QUOTE; d = buf[++j]!) if (d === BACKSLASH || j >= end) return false;
-    const slot = slots.slot(buf, keyStart, j, place++);
+    const keyPlace = place++;
     i = j + 1;
     while (i < end && isSpace(buf[i]!)) i++;
     if (buf[i] !== COLON) return false;
     i++;
     while (i < end && isSpace(buf[i]!)) i++;
     const c = buf[i]!;
-    let kind: ValueKind;
-    let value: unknown = null;
-    if (c === QUOTE) {
-      let k = i + 1;
-      let escapedString = false;
-      while (k < end && buf[k] !== QUOTE) {
-        if (buf[k] === BACKSLASH) {
-          escapedString = true;
-          k++;
-        }
-        k++;
-      }
-      if (slot !== undefined) value = escapedString ? JSON.parse(buf.toString('utf8', i, k + 1)) : buf.toString('utf8', i + 1, k);
-      kind = ValueKind.String;
-      i = k + 1;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      const k = endOfComposite(buf, i, end);
-      if (k < 0) return false;
-      if (slot !== undefined) value = buf.toString('utf8', i, k);
-      kind = ValueKind.Json;
-      i = k;
-    } else if (c === 110 /* n */) {
-      kind = ValueKind.Null;
+    if (c === 110 /* n */) {
+      // A null is stored as a missing key is (NULL): its key is not looked up. Most of a record's
+      // ~190 attributes are custom fields left null, so this is most of the keys.
       i += 4;
-    } else if (c === 116 /* t */) {
-      kind = ValueKind.True;
-      i += 4;
-    } else if (c === 102 /* f */) {
-      kind = ValueKind.False;
-      i += 5;
     } else {
-      let k = i;
-      let integer = true;
-      while (k < end) {
-        const d = buf[k]!;
-        if (d >= 48 && d <= 57) k++;
-        else if (d === 45 || d === 43) k++;
-        else if (d === 46 || d === 101 || d === 69) {
-          integer = false;
-          k++;
-        } else break;
-      }
-      if (k === i) return false;
-      if (slot !== undefined) {
-        const text = buf.toString('latin1', i, k);
-        const n = Number(text);
-        // An integer a double cannot hold exactly keeps its digits, as the lossless parse does.
-        value = integer && !Number.isSafeInteger(n) ? text : n;
-      }
-      kind = ValueKind.Number;
-      i = k;
-    }
-    if (slot !== undefined) {
-      values[slot] = value;
-      kinds[slot] = kind;
+      const slot = slots.slot(buf, keyStart, j, keyPlace);
+      i = readValue(buf, i, end, slot, values, kinds);
+      if (i < 0) return false;
     }
     while (i < end && isSpace(buf[i]!)) i++;
     if (buf[i] === COMMA) {
@@ -171,6 +125,68 @@ export function readAttributeValues(
     }
     return buf[i] === CLOSE_BRACE;
   }
+}
+
+/**
+ * Reads the value (not a null) at `buf[i]` into `slot` (none: skipped over).
+ * @returns the index after it; -1 when it is not as expected
+ */
+function readValue(buf: Buffer, i: number, end: number, slot: number | undefined, values: unknown[], kinds: Uint8Array): number {
+  const c = buf[i]!;
+  let kind: ValueKind;
+  let value: unknown = null;
+  if (c === QUOTE) {
+    let k = i + 1;
+    let escapedString = false;
+    while (k < end && buf[k] !== QUOTE) {
+      if (buf[k] === BACKSLASH) {
+        escapedString = true;
+        k++;
+      }
+      k++;
+    }
+    if (slot !== undefined) value = escapedString ? JSON.parse(buf.toString('utf8', i, k + 1)) : buf.toString('utf8', i + 1, k);
+    kind = ValueKind.String;
+    i = k + 1;
+  } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    const k = endOfComposite(buf, i, end);
+    if (k < 0) return -1;
+    if (slot !== undefined) value = buf.toString('utf8', i, k);
+    kind = ValueKind.Json;
+    i = k;
+  } else if (c === 116 /* t */) {
+    kind = ValueKind.True;
+    i += 4;
+  } else if (c === 102 /* f */) {
+    kind = ValueKind.False;
+    i += 5;
+  } else {
+    let k = i;
+    let integer = true;
+    while (k < end) {
+      const d = buf[k]!;
+      if (d >= 48 && d <= 57) k++;
+      else if (d === 45 || d === 43) k++;
+      else if (d === 46 || d === 101 || d === 69) {
+        integer = false;
+        k++;
+      } else break;
+    }
+    if (k === i) return -1;
+    if (slot !== undefined) {
+      const text = buf.toString('latin1', i, k);
+      const n = Number(text);
+      // An integer a double cannot hold exactly keeps its digits, as the lossless parse does.
+      value = integer && !Number.isSafeInteger(n) ? text : n;
+    }
+    kind = ValueKind.Number;
+    i = k;
+  }
+  if (slot !== undefined) {
+    values[slot] = value;
+    kinds[slot] = kind;
+  }
+  return i;
 }
 
 /** The index after the object or array starting at `i`; -1 when it does not end before `end`. */

@@ -25,6 +25,8 @@ export type SqlRow = Record<string, SqlValue>;
 /** A statement prepared once and run many times (a page of upserts). */
 interface SqlStatement {
   run(params: SqlParams): void;
+  /** Frees it now rather than with the database (node:sqlite: when it is collected). */
+  finalize?(): void;
 }
 
 /** What the mirror needs of an open database. */
@@ -176,7 +178,13 @@ async function openWasm(file: string, opts: OpenOptions): Promise<SqlDatabase> {
     prepare: (sql) => {
       const s = db.prepare(sql);
       statements.push(s);
-      return { run: (params) => void s.run(named(params) as never) };
+      return {
+        run: (params) => void s.run(named(params) as never),
+        finalize: () => {
+          if (!s.isFinalized) s.finalize();
+          statements.splice(statements.indexOf(s), 1);
+        },
+      };
     },
     close: () => {
       try {

@@ -16,6 +16,8 @@ import type { ColumnKind, MirrorDb, QueryResult, Relation, WriteColumn } from '.
 
 const MAX_ROWS = 500;
 const MAX_PARAMS = 30_000;
+/** Multi-row write statements kept prepared (writeStatement). */
+const KEPT_WRITES = 16;
 /** Rows handed to a reader at a time. */
 const READ_PAGE = 500;
 
@@ -48,6 +50,50 @@ export function sqliteMirrorDb(db: SqlDatabase, file: string): MirrorDb {
     }
     return s;
   };
+  /**
+   * Per table, the columns a write has sent a value in during this run. Most of a type's columns
+   * are custom fields that are null in nearly every row (a prospect: ~25 of 222 hold a value), so
+   * a write binds only the columns some row of it, or of an earlier write, has a value in; the
+   * others are NULL in the statement itself. Once sent, a column stays sent: the statements of a
+   * run stay few (each is prepared once) rather than one per page's mix of columns.
+   */
+  const sentColumns = new Map<string, { columns: readonly WriteColumn[]; sent: Uint8Array }>();
+  const keptColumns = (table: string, columns: readonly WriteColumn[], rows: readonly SqlValue[][], key: readonly string[]): number[] => {
+    let entry = sentColumns.get(table);
+    if (!entry || !sameNames(entry.columns, columns)) {
+      const sent = new Uint8Array(columns.length);
+      columns.forEach((c, i) => {
+        if (key.includes(c.name)) sent[i] = 1;
+      });
+      entry = { columns, sent };
+      sentColumns.set(table, entry);
+    }
+    const sent = entry.sent;
+    for (const r of rows) for (let i = 0; i < sent.length; i++) if (sent[i] === 0 && r[i] !== null && r[i] !== undefined) sent[i] = 1;
+    const keep: number[] = [];
+    for (let i = 0; i < sent.length; i++) if (sent[i] === 1) keep.push(i);
+    return keep;
+  };
+  /**
+   * The multi-row writes' statements, the most recent {@link KEPT_WRITES}: a statement of 500 rows is
+   * a large program, and a run whose columns grow would otherwise keep every earlier shape.
+   */
+  const writes = new Map<string, ReturnType<SqlDatabase['prepare']>>();
+  const writeStatement = (sql: string) => {
+    let s = writes.get(sql);
+    if (s) {
+      writes.delete(sql);
+    } else {
+      s = db.prepare(sql);
+      if (writes.size >= KEPT_WRITES) {
+        const [oldest, old] = writes.entries().next().value!;
+        writes.delete(oldest);
+        old.finalize?.();
+      }
+    }
+    writes.set(sql, s);
+    return s;
+  };
   return {
     dialect: 'sqlite',
     binding: db.binding,
@@ -75,12 +121,15 @@ export function sqliteMirrorDb(db: SqlDatabase, file: string): MirrorDb {
       }
     },
     async write(table, columns, rows, key, update) {
-      const per = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / columns.length)));
+      const keep = keptColumns(table, columns, rows, key);
+      const sent = keep.map((i) => columns[i]!);
+      const per = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / sent.length)));
       for (let at = 0; at < rows.length; at += per) {
         const chunk = rows.slice(at, at + per);
-        const flat: SqlValue[] = [];
-        for (const r of chunk) for (const v of r) flat.push(v);
-        statement(insertSql(table, columns, chunk.length, key, update)).run(flat);
+        const flat: SqlValue[] = new Array(chunk.length * keep.length);
+        let n = 0;
+        for (const r of chunk) for (const i of keep) flat[n++] = r[i]!;
+        writeStatement(insertSql(table, sent, chunk.length, key, update, columns)).run(flat);
       }
     },
     relations: async () =>
@@ -118,16 +167,27 @@ export function sqliteMirrorDb(db: SqlDatabase, file: string): MirrorDb {
   };
 }
 
-/** `INSERT INTO t (…) VALUES (?, …), … ON CONFLICT (key) DO UPDATE SET … | DO NOTHING`. */
+/** The same column names in the same order. */
+function sameNames(a: readonly WriteColumn[], b: readonly WriteColumn[]): boolean {
+  return a === b || (a.length === b.length && a.every((c, i) => c.name === b[i]!.name));
+}
+
+/**
+ * `INSERT INTO t (…) VALUES (?, …), … ON CONFLICT (key) DO UPDATE SET … | DO NOTHING`, of the
+ * columns sent; a column of `all` not sent is NULL in the rows, so an update sets it to NULL.
+ */
 function insertSql(
   table: string,
   columns: readonly WriteColumn[],
   rows: number,
   key: readonly string[],
   update: readonly string[],
+  all: readonly WriteColumn[],
 ): string {
   const one = `(${columns.map(() => '?').join(', ')})`;
-  const set = update.map((c) => `${quoteId(c)} = excluded.${quoteId(c)}`).join(', ');
+  const sent = new Set(columns.map((c) => c.name));
+  const known = new Set(all.map((c) => c.name));
+  const set = update.map((c) => `${quoteId(c)} = ${sent.has(c) || !known.has(c) ? `excluded.${quoteId(c)}` : 'NULL'}`).join(', ');
   return (
     `INSERT INTO ${quoteId(table)} (${columns.map((c) => quoteId(c.name)).join(', ')}) VALUES ${new Array(rows).fill(one).join(', ')}` +
     ` ON CONFLICT (${key.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`
