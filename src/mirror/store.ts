@@ -354,6 +354,7 @@ export class MirrorStore {
     const read: unknown[] = new Array(spec.columns.length);
     const kinds = new Uint8Array(spec.columns.length);
     const updatedAt = spec.columns.findIndex((c) => 'attribute' in c.from && c.from.attribute === 'updatedAt');
+    const relationshipOf = spec.columns.map((c) => ('relationship' in c.from ? c.from.relationship : undefined));
     // By id: a record twice in one page (a server's paging quirk) is written once, as it came last.
     const rows = new Map<number | bigint, SqlValue[]>();
     const links = spec.links.map(() => new Map<number | bigint, (number | bigint)[]>());
@@ -375,9 +376,12 @@ export class MirrorStore {
       const ids = flat === undefined ? undefined : (JSON.parse(`{${flat.slice(1)}}`) as Record<string, unknown>);
       const relationships = ids === undefined ? r.relationships : undefined;
       for (let i = 0; i < spec.columns.length; i++) {
-        const c = spec.columns[i]!;
-        if ('relationship' in c.from) values[i + 1] = ids ? sqlId(ids[c.from.relationship]) : columnValue(c, attributes, relationships);
-        else values[i + 1] = fromBytes ? storedValue(c, kinds[i] as never, read[i]) : columnValue(c, attributes, relationships);
+        const rel = relationshipOf[i];
+        // Most columns are attributes the record did not send a value in (nulls are not read).
+        if (fromBytes && rel === undefined)
+          values[i + 1] = kinds[i] === 0 ? null : storedValue(spec.columns[i]!, kinds[i] as never, read[i]);
+        else if (rel !== undefined && ids) values[i + 1] = sqlId(ids[rel]);
+        else values[i + 1] = columnValue(spec.columns[i]!, attributes, relationships);
       }
       rows.delete(id);
       rows.set(id, values);
