@@ -82,6 +82,7 @@ try {
       : {}),
     database: PG ? 'postgres' : 'sqlite',
     syncPeakRssMb: Math.round(Math.max(...rounds.sync.map((r) => r.rssKb)) / 1024),
+    ...(BASELINE ? { baselinePeakRssMb: Math.round(Math.max(...rounds.baseline.map((r) => r.rssKb)) / 1024) } : {}),
     listPeakRssMb: Math.round(Math.max(...rounds.list.map((r) => r.rssKb)) / 1024),
     groupByMs: stats(groupBy),
     selectOneMs: stats(startOnly),
