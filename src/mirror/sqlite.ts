@@ -181,8 +181,13 @@ async function openWasm(file: string, opts: OpenOptions): Promise<SqlDatabase> {
       return {
         run: (params) => void s.run(named(params) as never),
         finalize: () => {
-          if (!s.isFinalized) s.finalize();
-          statements.splice(statements.indexOf(s), 1);
+          const at = statements.indexOf(s);
+          if (at >= 0) statements.splice(at, 1);
+          try {
+            if (!s.isFinalized) s.finalize();
+          } catch {
+            // Its error was reported by the step that failed (as in close).
+          }
         },
       };
     },
