@@ -104,7 +104,7 @@ describe('help layout', () => {
       const pairs = a.flatMap((cmd, i) => (cmd.includes('\\\n') ? [[cmd, b[i]!] as const] : []));
       wrapped += pairs.length;
       const words = bashWords(pairs.flat());
-      pairs.forEach(([cmd], i) => expect(words[2 * i], cmd).toBe(words[2 * i + 1]));
+      for (const [i, [cmd]] of pairs.entries()) expect(words[2 * i], cmd).toBe(words[2 * i + 1]);
     }
     expect(wrapped).toBeGreaterThan(3);
   });
