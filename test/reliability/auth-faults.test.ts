@@ -3,6 +3,10 @@
  * through two proxies, so that `/oauth/token` can be refused, reset, cut short, hung or answered
  * badly while the API stays up. One clear line and the right exit code each time, the stored
  * login left whole; a refused connection (nothing sent) is tried again.
+ *
+ * The logins and the runs that wait for the endpoint to come back run the built bin/svc; the
+ * rest run svc in this process (`svcInProcess`, the same program): the refresh and its errors
+ * are the client's, not the process's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -10,7 +14,8 @@ import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-p
 import { startSvc } from '../helpers/long-running.js';
 import { cliLogin, editProfile, readConfig } from '../helpers/oauth.js';
 import { expectCleanFailure } from '../helpers/reliability.js';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -39,7 +44,7 @@ async function expired(): Promise<string> {
   return dir;
 }
 const list = (dir: string, extra: string[] = []) =>
-  runSvc(['prospects', 'list', '--limit', '1', '-o', 'json', ...extra], { env: { SVC_CONFIG_DIR: dir } });
+  svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'json', ...extra], { env: { SVC_CONFIG_DIR: dir } });
 
 describe('faults at the token endpoint during a refresh', () => {
   it('refused while svc starts, then back: the refresh is tried again and succeeds', async () => {

@@ -3,13 +3,17 @@
  * work (reset, cut short, hang, a gateway's 502), creates that never reached it, updates,
  * deletes and enrolments meeting the same, and 429/503 storms. Every row is done exactly once:
  * the sandbox's records are counted, not svc's report.
+ *
+ * The runs are in this process (`svcInProcess`, the same program and bulk engine); the run
+ * interrupted mid-storm is the built bin/svc.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 import { times, type Fault } from '../helpers/fault-proxy.js';
 import { expectNoCrash, startRig, type Rig } from '../helpers/reliability.js';
-import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { spawnSvc } from '../helpers/run-svc.js';
 import { recordStats } from '../helpers/stats.js';
 
 let rig: Rig;
@@ -30,7 +34,7 @@ afterAll(async () => {
   await rig.close();
 });
 
-const svc = (args: string[]) => runSvc(args, { env: rig.env(), timeoutMs: 60_000 });
+const svc = (args: string[]) => svcInProcess(args, { env: rig.env(), timeoutMs: 60_000 });
 type Line = { row: number; status: string; id: number | null; error: string | null; recovered?: boolean };
 
 /** Prospects in the store whose first address ends with a marker. */

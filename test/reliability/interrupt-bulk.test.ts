@@ -10,7 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile, prng } from '../helpers/bulk.js';
-import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { recordStats } from '../helpers/stats.js';
 import { expectEndedBy, killWhen, parseNdjsonStrict, TRIALS, trialTimeout } from '../helpers/trials.js';
@@ -102,7 +103,8 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal)
         // Never a duplicate, even between the interruptions.
         for (const [email, ids] of made(marker)) expect(ids, `${where}: ${email}`).toHaveLength(1);
       }
-      const last = await runSvc([...args, '--report', `${file}.report.ndjson`], { env: env() });
+      // The rerun that finishes the job: in this process (the killed runs are the built bin/svc).
+      const last = await svcInProcess([...args, '--report', `${file}.report.ndjson`], { env: env() });
       expect(last.code, `trial ${t}\n${last.stderr}`).toBe(0);
       const byEmail = made(marker);
       figures.trials++;

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../helpers/bulk.js';
 import { cliLogin, loginEnv, parseConsentForm } from '../helpers/oauth.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
-import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { recordStats } from '../helpers/stats.js';
 import { expectEndedBy, expectWholeLogin, killWhen, readStore, TRIALS, trialTimeout, type StoredProfile } from '../helpers/trials.js';
 
@@ -78,7 +79,7 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during login', (signal) => {
       expect(again.code, `${where}\n${again.stderr}`).toBe(0);
       expect(rig.sb.requests.slice(mark).filter((q) => q.path === '/oauth/token')).toHaveLength(1);
       expectWhole(store(dir)!.profiles.default);
-      const use = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+      const use = await svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
       expect(use.code, `${where}\n${use.stderr}`).toBe(0);
     }
   });

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../helpers/bulk.js';
 import { cliLogin, editProfile } from '../helpers/oauth.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
-import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { recordStats } from '../helpers/stats.js';
 import { expectEndedBy, expectWholeLogin, killWhen, readStore, TRIALS, trialTimeout, type StoredProfile } from '../helpers/trials.js';
 
@@ -78,7 +79,8 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during a token refresh', (sign
       // Did the server rotate the refresh token for an answer svc never stored?
       const issued = rig.sb.requests.slice(mark).filter((q) => q.path === '/oauth/token' && q.status === 200);
       const lost = !refreshed && issued.some((q) => new URLSearchParams(q.body).get('refresh_token') === before.refreshToken);
-      const rerun = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+      // The rerun: in this process (the killed run is the built bin/svc).
+      const rerun = await svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
       if (lost) {
         // Only a kill while the answer was on its way back can do this; Ctrl-C waits for it.
         expect(signal, where).toBe('SIGKILL');

@@ -7,12 +7,16 @@
  * seeds): the sandbox receives each row's write exactly once, holds each row once
  * (0 duplicates, 0 lost), and every row's final status is true. Before the settle window, each
  * late write was looked up at once, found missing and sent again: 20 rows became up to 60.
+ *
+ * The runs are in this process (`svcInProcess`, the same program and bulk engine); Ctrl-C of a
+ * run with parked rows is the built bin/svc.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, inputFile, ndjson, newSequence, prng, stateProspects } from '../helpers/bulk.js';
 import type { Fault, Match } from '../helpers/fault-proxy.js';
 import { expectNoCrash, startRig, type Rig } from '../helpers/reliability.js';
-import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { spawnSvc } from '../helpers/run-svc.js';
 import { recordStats } from '../helpers/stats.js';
 import { killWhen, TRIALS } from '../helpers/trials.js';
 
@@ -83,7 +87,7 @@ function injectOnce(match: Match, keyOf: (req: { url: string; body: string }) =>
  * are reported unknown; test/reliability/commit-after-window.test.ts).
  */
 const svc = (args: string[]) =>
-  runSvc([...args, '--timeout', '1.5', '--settle', SETTLE, '--concurrency', '8', '--resend-unconfirmed'], {
+  svcInProcess([...args, '--timeout', '1.5', '--settle', SETTLE, '--concurrency', '8', '--resend-unconfirmed'], {
     env: rig.env(),
     timeoutMs: TIMEOUT,
   });
@@ -262,7 +266,7 @@ describe('interrupted while a write is parked', () => {
     const journal = ndjson<{ row: number; status: string }>(`${file}.journal.ndjson`);
     expect(journal.filter((e) => e.row === 2).at(-1)?.status).toBe('pending');
     // Rerun at once, before the server commits Park1: its window runs from when it was sent.
-    const again = await runSvc(['prospects', 'create', '--input', file, '--settle', '5', '--report', '-'], {
+    const again = await svcInProcess(['prospects', 'create', '--input', file, '--settle', '5', '--report', '-'], {
       env: rig.env(),
       timeoutMs: TIMEOUT,
     });
@@ -297,7 +301,7 @@ describe('an error every row would meet while rows are parked', () => {
     // Halt0 gets a gateway timeout (parked, watched for 2 minutes); Halt1 meets a refused token.
     const remove = rig.proxy.plan(POSTS, [lost504, unauthorized]);
     const started = Date.now();
-    const r = await runSvc(['prospects', 'create', '--input', file, '--concurrency', '1', '--settle', '120'], {
+    const r = await svcInProcess(['prospects', 'create', '--input', file, '--concurrency', '1', '--settle', '120'], {
       env: rig.env(),
       timeoutMs: TIMEOUT,
     });

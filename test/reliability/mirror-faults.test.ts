@@ -6,13 +6,16 @@
  * twice. Then 504s and 429s from the server and a token that expires mid-sync: equal again.
  * SVC_MIRROR_KILLS sets the number of kills (default 5; the issue's 50 in the reliability run).
  * Every test runs on each database of ../helpers/postgres.ts (a SQLite file; a PostgreSQL schema
- * when SVC_TEST_PG reaches a server), with the same code.
+ * when SVC_TEST_PG reaches a server), with the same code. The runs that are killed are the built
+ * bin/svc; the rest (the counts between kills, the last sync, the runs through the fault proxy)
+ * run in this process (`svcInProcess`, the same program).
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../helpers/bulk.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
-import { baseEnv, runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { cliLogin } from '../helpers/oauth.js';
 import { type MirrorDatabase, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
@@ -33,9 +36,12 @@ beforeAll(async () => {
 afterAll(() => c.sb.close());
 
 const rowsIn = async (db: string[]): Promise<number> => {
-  const r = await runSvc(['sql', ...db, '-o', 'json', 'select (select count(*) from prospects) + (select count(*) from mailings) as n'], {
-    env,
-  });
+  const r = await svcInProcess(
+    ['sql', ...db, '-o', 'json', 'select (select count(*) from prospects) + (select count(*) from mailings) as n'],
+    {
+      env,
+    },
+  );
   return r.code === 0 ? JSON.parse(r.stdout)[0].n : 0;
 };
 
@@ -91,7 +97,7 @@ describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
         before = now;
       }
       expect(kills).toBeGreaterThanOrEqual(Math.ceil(KILLS / 2));
-      const last = await runSvc(['sync', ...db, ...TYPES], { env });
+      const last = await svcInProcess(['sync', ...db, ...TYPES], { env });
       expect(last.code, last.stderr).toBe(0);
       for (const p of PATHS) await expectTableEqualsApi(c, env, db, p);
     }, 600_000);
@@ -112,7 +118,7 @@ describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
           { kind: 'answer', status: 429, headers: { 'retry-after': '1' }, body: '' },
         ]);
         const tokensBefore = sb.sb.requests.filter((r) => r.path === '/oauth/token').length;
-        const r = await runSvc(['sync', ...db, ...TYPES], { env: { SVC_CONFIG_DIR: dir } });
+        const r = await svcInProcess(['sync', ...db, ...TYPES], { env: { SVC_CONFIG_DIR: dir } });
         expect(r.code, r.stderr).toBe(0);
         expect(r.stderr).toMatch(/answered 504; retrying with pages of 500/);
         expect(proxy.log.some((e) => /prospects\?.*page(%5B|\[)limit(%5D|\])=500/.test(e.url) && e.status === 200)).toBe(true);
@@ -141,19 +147,19 @@ describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
           SVC_TOKEN: sb.sb.token,
         });
         const db = d.fresh(path.join(dir, 'org.sqlite'));
-        expect((await runSvc(['sync', ...db, ...TYPES], { env: penv })).code).toBe(0);
+        expect((await svcInProcess(['sync', ...db, ...TYPES], { env: penv })).code).toBe(0);
         const gone = (await sb.get('/calls?sort=-id&page[limit]=1')).body.data[0].id;
         expect((await sb.del(`/calls/${gone}`)).status).toBe(204);
         // A server whose event log missed it: the events answer comes back empty.
         const empty = { kind: 'rewrite', body: (b: string) => JSON.stringify({ ...JSON.parse(b), data: [] }) } as const;
         proxy.always({ method: 'GET', path: /^\/api\/v2\/events\?/ }, empty);
-        const plain = await runSvc(['sync', ...db, ...TYPES], { env: penv });
+        const plain = await svcInProcess(['sync', ...db, ...TYPES], { env: penv });
         expect(plain.code, plain.stderr).toBe(0);
         expect(plain.stderr).toMatch(/calls: \d+ changed, 0 deleted/);
-        const reconciled = await runSvc(['sync', ...db, '--reconcile', ...TYPES], { env: penv });
+        const reconciled = await svcInProcess(['sync', ...db, '--reconcile', ...TYPES], { env: penv });
         expect(reconciled.code, reconciled.stderr).toBe(0);
         expect(reconciled.stderr).toMatch(/calls: \d+ changed, 1 deleted/);
-        const log = await runSvc(['sql', ...db, '-o', 'json', 'select type, id, how from _svc_deleted'], { env: penv });
+        const log = await svcInProcess(['sql', ...db, '-o', 'json', 'select type, id, how from _svc_deleted'], { env: penv });
         expect(JSON.parse(log.stdout)).toEqual([{ type: 'call', id: Number(gone), how: 'reconcile' }]);
         for (const p of PATHS) await expectTableEqualsApi(sb, penv, db, p);
       } finally {

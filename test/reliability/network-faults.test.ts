@@ -3,11 +3,16 @@
  * connection refused, reset mid-response, a response cut short, a server hanging past
  * `--timeout`, a name that does not resolve. Read commands retry with backoff (attempts
  * counted at the proxy) and then fail with exit 1 and one clear line.
+ *
+ * Most runs are in this process (`svcInProcess`, the same program); connection refused and a
+ * name that does not resolve run the built bin/svc, as do the runs that wait for a server to
+ * come back (`startSvc`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFaultProxy, times, type Fault } from '../helpers/fault-proxy.js';
 import { startSvc } from '../helpers/long-running.js';
 import { expectCleanFailure, messageLines, startRig, type Rig } from '../helpers/reliability.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 
 let rig: Rig;
@@ -16,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => rig.close());
 
-const svc = (args: string[]) => runSvc(args, { env: rig.env() });
+const svc = (args: string[]) => svcInProcess(args, { env: rig.env() });
 /** `* retry …` trace lines of a -v run. */
 const retries = (stderr: string) => stderr.split('\n').filter((l) => /^\* retry /.test(l));
 

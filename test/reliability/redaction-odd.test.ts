@@ -1,13 +1,15 @@
 /**
  * Tokens with punctuation (`!`, `$`, `:`, `=`…) are hidden whole wherever svc prints an error: a
  * hostile server echoes the request's bearer token, and one it made up, back in its error
- * documents; neither shows, in part or whole, on stderr or in a `--report` file.
+ * documents; neither shows, in part or whole, on stderr or in a `--report` file. The single
+ * reads run in this process (`svcInProcess`); the bulk runs are the built bin/svc.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile } from '../helpers/bulk.js';
 import { expectCleanFailure } from '../helpers/reliability.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer } from '../helpers/tiny-server.js';
 
@@ -32,7 +34,7 @@ const env = () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: `${echo.url}/api/v
 describe('odd tokens are redacted whole', () => {
   it('an error that echoes them, with and without --verbose', async () => {
     for (const extra of [[], ['-v'], ['-o', 'json']]) {
-      const r = await runSvc(['prospects', 'list', '--limit', '1', ...extra], { env: env() });
+      const r = await svcInProcess(['prospects', 'list', '--limit', '1', ...extra], { env: env() });
       expect(r.code, r.stderr).toBe(1);
       if (!extra.includes('-v')) expectCleanFailure(r, 1, /^error: .*authorization=Bearer \*\*\*; we expected Bearer \*\*\*/);
       for (const t of TAILS) expect([t, r.stderr]).not.toEqual([t, expect.stringContaining(t)]);

@@ -10,6 +10,11 @@
  * Two outputs print a secret on purpose and are left out of the search: `svc auth token`
  * (prints the access token: it is what it is for) and the record `webhooks create` prints on
  * stdout (the cleanup token, returned once at creation, is part of the record asked for).
+ *
+ * Most commands run in this process (`svcInProcess`: the same program, its stdout and stderr
+ * captured whole); the login, the refresh whose error echoes the secrets, the bulk run and
+ * `auth token` run the built bin/svc, so that whatever the process itself would print (Node's
+ * own warnings, main.ts's last-resort error) is searched too.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile, newSequence, freeProspects } from '../helpers/bulk.js';
 import { cliLogin, editProfile, readConfig } from '../helpers/oauth.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
 
 let rig: Rig;
@@ -51,8 +57,8 @@ describe('a whole session with --verbose', () => {
       return r;
     };
     const env = { SVC_CONFIG_DIR: dir };
-    const svc = async (args: string[], opts: { expectCode?: number; stdoutExempt?: boolean; input?: string } = {}) => {
-      const r = await runSvc([...args, '-v'], { env, input: opts.input });
+    const svc = async (args: string[], opts: { expectCode?: number; stdoutExempt?: boolean; input?: string; binary?: boolean } = {}) => {
+      const r = await (opts.binary ? runSvc : svcInProcess)([...args, '-v'], { env, input: opts.input });
       keep(args.join(' '), r, opts.stdoutExempt);
       expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(opts.expectCode ?? 0);
       expectPrivate(dir);
@@ -113,7 +119,7 @@ describe('a whole session with --verbose', () => {
       },
     ]);
     editProfile(dir, 'default', { expiresAt: Date.now() - 1000 });
-    await svc(['prospects', 'list', '--limit', '1'], { expectCode: 3 });
+    await svc(['prospects', 'list', '--limit', '1'], { expectCode: 3, binary: true });
     bad();
     await svc(['prospects', 'list', '--limit', '1']);
 
@@ -123,7 +129,7 @@ describe('a whole session with --verbose', () => {
       [1, 2, 3].map((i) => JSON.stringify({ firstName: `S${i}`, emails: [`s${i}@secrets.test`] })).join('\n') + '\n',
     );
     const report = path.join(work, 'report.ndjson');
-    await svc(['prospects', 'create', '--input', input, '--report', report]);
+    await svc(['prospects', 'create', '--input', input, '--report', report], { binary: true });
     const seq = await newSequence(rig.sb);
     const [p1, p2] = freeProspects(rig.sb, 2);
     await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--prospect', `${p1},${p2}`, '--report', '-']);
@@ -149,7 +155,7 @@ describe('a whole session with --verbose', () => {
     await svc(['auth', 'status']);
     await svc(['auth', 'status', '-o', 'json']);
     await svc(['profiles', 'list', '-o', 'json']);
-    await svc(['auth', 'token'], { stdoutExempt: true });
+    await svc(['auth', 'token'], { stdoutExempt: true, binary: true });
     const beforeLogout = readConfig(dir).profiles.default!;
     await svc(['logout']);
 

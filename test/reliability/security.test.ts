@@ -7,6 +7,9 @@
  *   takes one redirect;
  * - the webhook listener refuses bad and missing signatures;
  * - CSV exports neutralise formula cells.
+ *
+ * Runs against a stored login are in this process (`asUser`: `svcInProcess`, the same program);
+ * the refresh refused for another --auth-url, the logins and the listeners run the built bin/svc.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,6 +20,7 @@ import { signBody } from '../../src/webhooks/signature.js';
 import { startSvc } from '../helpers/long-running.js';
 import { authorizeUrlOf, cliLogin, editProfile, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
 import { expectCleanFailure, startRig, type Rig } from '../helpers/reliability.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer } from '../helpers/tiny-server.js';
 
@@ -37,7 +41,7 @@ afterAll(async () => {
   await rig.close();
 });
 
-const asUser = (args: string[], extra: Record<string, string> = {}) => runSvc(args, { env: { SVC_CONFIG_DIR: dir, ...extra } });
+const asUser = (args: string[], extra: Record<string, string> = {}) => svcInProcess(args, { env: { SVC_CONFIG_DIR: dir, ...extra } });
 /** Requests the other host received under a test's own path prefix (tests run concurrently). */
 const hits = (tag: string) => evil.received.filter((q) => q.url.startsWith(`/${tag}/`)).length;
 

@@ -3,10 +3,15 @@
  * `Retry-After` (seconds and ISO time), 429 storms, HTML error pages, truncated and invalid
  * JSON, a document without `data`, ids sent as strings. Clear errors, the right exit codes,
  * no stack traces; idempotent reads retried (attempts counted at the proxy).
+ *
+ * svc runs in this process (`svcInProcess`: the same program, ~30 ms a run against ~300 ms for a
+ * spawn), the error path of the built bin/svc once: what these faults test is the client's
+ * answer to them, not the process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { times, type Fault } from '../helpers/fault-proxy.js';
 import { expectCleanFailure, startRig, type Rig } from '../helpers/reliability.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc } from '../helpers/run-svc.js';
 
 let rig: Rig;
@@ -34,7 +39,7 @@ function ownList(extra: string[] = []) {
     args: ['prospects', 'list', '--filter', `id=1..${upper}`, ...extra],
   };
 }
-const svc = (args: string[]) => runSvc(args, { env: rig.env() });
+const svc = (args: string[], binary = false) => (binary ? runSvc : svcInProcess)(args, { env: rig.env() });
 
 const jsonError = (status: number, id: string, title: string, headers: Record<string, string> = {}): Fault => ({
   kind: 'answer',
@@ -50,19 +55,23 @@ const html = (status: number): Fault => ({
 });
 
 /** Runs a command with faults planned on `match`; returns the result and the attempts seen. */
-async function withFaults({ match, args }: { match: { path: RegExp }; args: string[] }, faults: Fault[] | { always: Fault }) {
+async function withFaults(
+  { match, args }: { match: { path: RegExp }; args: string[] },
+  faults: Fault[] | { always: Fault },
+  binary = false,
+) {
   const remove = Array.isArray(faults) ? rig.proxy.plan(match, faults) : rig.proxy.always(match, faults.always);
   const mark = rig.proxy.log.length;
   const started = Date.now();
-  const r = await svc(args);
+  const r = await svc(args, binary);
   const ms = Date.now() - started;
   remove();
   return { r, ms, attempts: rig.proxy.since(mark, match) };
 }
 
 describe.concurrent('5xx: retried for reads, then one clear line', () => {
-  it('500 on every attempt of a get: 4 attempts, exit 1, the server’s title and detail', async () => {
-    const { r, attempts } = await withFaults(ownGet([]), { always: jsonError(500, 'internalError', 'Internal Server Error') });
+  it('500 on every attempt of a get: 4 attempts, exit 1, the server’s title and detail (bin/svc)', async () => {
+    const { r, attempts } = await withFaults(ownGet([]), { always: jsonError(500, 'internalError', 'Internal Server Error') }, true);
     expectCleanFailure(r, 1, /^error: Internal Server Error: Internal Server Error \(injected\) \(id internalError\)$/);
     expect(attempts).toHaveLength(4);
   });

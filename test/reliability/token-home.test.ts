@@ -7,13 +7,15 @@
  * - `svc login` with a base or auth URL on other hosts than the profile's, or with base and auth
  *   on different hosts, says so and refuses without a terminal, asks on one (tmux), and goes on
  *   with --yes — wholly to the new hosts, without the old profile's client.
+ * The logins run the built bin/svc; the commands after them run in this process (`svcInProcess`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startSvc } from '../helpers/long-running.js';
 import { authorizeUrlOf, cliLogin, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
 import { expectCleanFailure } from '../helpers/reliability.js';
-import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { BIN, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { startTinyServer } from '../helpers/tiny-server.js';
 import { TmuxSession } from '../helpers/tmux.js';
@@ -58,13 +60,13 @@ describe("SVC_REFRESH_TOKEN: the stored tokens and client secret go to the profi
       SVC_CLIENT_SECRET: sb.clientSecret,
       SVC_REFRESH_TOKEN: seed,
     };
-    const first = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: ciEnv });
+    const first = await svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: ciEnv });
     expect(first.code, first.stderr).toBe(0);
     const stored = readConfig(ci).profiles.default!;
     expect(stored.refreshSeed).toBeTruthy();
 
     const before = evil.received.length;
-    const other = await runSvc(['prospects', 'list', '--limit', '1'], { env: { ...ciEnv, SVC_BASE_URL: `${evil.url}/api/v2` } });
+    const other = await svcInProcess(['prospects', 'list', '--limit', '1'], { env: { ...ciEnv, SVC_BASE_URL: `${evil.url}/api/v2` } });
     expectCleanFailure(
       other,
       2,
@@ -75,12 +77,12 @@ describe("SVC_REFRESH_TOKEN: the stored tokens and client secret go to the profi
     );
     // The stored token has expired: a refresh would send the refresh token (and secret) to --auth-url.
     editProfile(ci, 'default', { expiresAt: Date.now() - 1000 });
-    const auth = await runSvc(['prospects', 'list', '--limit', '1', '--auth-url', evil.url], { env: ciEnv });
+    const auth = await svcInProcess(['prospects', 'list', '--limit', '1', '--auth-url', evil.url], { env: ciEnv });
     expectCleanFailure(auth, 2, /^error: --auth-url http:\/\/127\.0\.0\.2:\d+: profile "default" is logged in to /);
     expect(evil.received.length - before).toBe(0);
     expect(other.stderr + auth.stderr).not.toContain(stored.accessToken);
     // The profile's own hosts still work.
-    const home = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: ciEnv });
+    const home = await svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: ciEnv });
     expect(home.code, home.stderr).toBe(0);
   });
 
@@ -89,7 +91,7 @@ describe("SVC_REFRESH_TOKEN: the stored tokens and client secret go to the profi
     const before = evil.received.length;
     // No SVC_CLIENT_SECRET in this step: a refresh would take the stored one.
     const env = { SVC_CONFIG_DIR: dir, SVC_REFRESH_TOKEN: 'ci-seed-refresh-token-0123456789', SVC_CLIENT_ID: sb.clientId };
-    const r = await runSvc(['prospects', 'list', '--limit', '1', '--auth-url', evil.url], { env });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '1', '--auth-url', evil.url], { env });
     expectCleanFailure(r, 2, /^error: --auth-url http:\/\/127\.0\.0\.2:\d+: profile "default" is logged in to /);
     expect(evil.received.slice(before)).toEqual([]);
   });
@@ -154,7 +156,7 @@ describe('a login never mixes hosts', () => {
     );
     expect(fresh.stderr).toMatch(/hint: pass a base URL and an auth URL of the same API/);
     // --with-token too: the token read from stdin is not sent anywhere.
-    const withToken = await runSvc(['login', '--with-token'], {
+    const withToken = await svcInProcess(['login', '--with-token'], {
       env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: `${evil.url}/api/v2` },
       input: 'a-token-for-evil-0123456789\n',
     });

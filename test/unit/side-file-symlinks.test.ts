@@ -2,14 +2,15 @@
  * Side files never follow a planted symlink: the owner-only writer's temporary files have
  * unpredictable names and are created exclusively; a journal that is a symlink is refused; an
  * export's `<file>.part.json` and `<file>.part` are never written through one. Another user's
- * file the link points at is left as it was.
+ * file the link points at is left as it was. The exports run in this process (`svcInProcess`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JournalWriter, readJournal } from '../../src/bulk/run/journal.js';
 import { writePrivateFileSync } from '../../src/private-file.js';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 /** Someone else's readable file, which a planted link points at. */
@@ -75,7 +76,7 @@ describe('an export', () => {
     const out = path.join(dir, 'p.csv');
     const target = victim();
     fs.symlinkSync(target, `${out}.part.json`);
-    const r = await runSvc(['prospects', 'export', out], { env: env() });
+    const r = await svcInProcess(['prospects', 'export', out], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(fs.readFileSync(target, 'utf8')).toBe('theirs\n');
     expect(fs.readFileSync(out, 'utf8')).toMatch(/^\ufeffid,/);
@@ -86,7 +87,7 @@ describe('an export', () => {
     const out = path.join(dir, 'p.csv');
     const elsewhere = path.join(tempDir('svc-victim-'), 'made-through-the-link.csv');
     fs.symlinkSync(elsewhere, `${out}.part`);
-    const r = await runSvc(['prospects', 'export', out], { env: env() });
+    const r = await svcInProcess(['prospects', 'export', out], { env: env() });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^error: .*p\.csv\.part: is a symbolic link; svc writes an export's part file itself, never through a link$/m);
     expect(fs.existsSync(elsewhere)).toBe(false);

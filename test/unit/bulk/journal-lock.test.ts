@@ -91,22 +91,31 @@ describe('runs started at the same instant, as processes', () => {
     });
   });
 
-  /** Starts `n` processes that open the journal at the same instant; what each said. */
+  /**
+   * Starts `n` processes that open the journal at the same instant; what each said. Each notes
+   * in a file beside the journal that it has tried, and the one that holds the lock holds it until
+   * all `n` have (a fixed hold let a process that started late on a busy machine find the journal
+   * free again, and made each trial cost the hold).
+   */
   async function race(file: string, n: number): Promise<string[]> {
     const at = Date.now() + 400;
+    const tried = JSON.stringify(`${file}.tried`);
     const script = `
+      const fs = await import('node:fs');
       const { JournalWriter } = await import(${JSON.stringify(bundle)});
       while (Date.now() < ${at});
       const w = new JournalWriter(${JSON.stringify(file)});
       try {
         w.open();
       } catch (e) {
+        fs.appendFileSync(${tried}, 'x');
         process.stdout.write('refused: ' + e.message);
         process.exit(0);
       }
+      fs.appendFileSync(${tried}, 'x');
       w.write({ key: 'k' + process.pid, row: 1, status: 'created', id: process.pid });
-      // Held long enough for every other process to try.
-      await new Promise((r) => setTimeout(r, 500));
+      // Held until every other process has tried (10 s at most).
+      for (let i = 0; i < 1000 && fs.readFileSync(${tried}, 'utf8').length < ${n}; i++) await new Promise((r) => setTimeout(r, 10));
       w.close();
       process.stdout.write('held');`;
     return Promise.all(

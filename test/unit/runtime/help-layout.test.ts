@@ -57,18 +57,31 @@ function examples(text: string): string[] {
 }
 
 /**
- * The words bash makes of a command line (svc replaced by printf, one word a line), without what
- * follows a pipe or the note after a gap of spaces (the example's explanation).
+ * The words bash makes of each command line (svc replaced by printf, one word a line), without
+ * what follows a pipe or the note after a gap of spaces (the example's explanation). One bash
+ * for all of them (a bash a command cost most of this file's time): each command runs in a
+ * subshell of its own (set -e: one that fails fails them all) and ends with a marker line; a
+ * command bash cannot parse to its end (an open quote) takes the markers after it and fails the
+ * count.
  */
-function bashWords(command: string): string {
-  const words = command
-    .replace(/^svc /, '')
-    .replace(/\|.*$/s, '')
-    .replace(/(\S) {2,}\S.*$/gm, '$1');
-  return execFileSync('bash', ['-c', `set -f; printf '%s\\n' ${words}`], {
+function bashWords(commands: string[]): string[] {
+  const MARK = '--svc-help-layout-end--';
+  const script = commands
+    .map((command) => {
+      const words = command
+        .replace(/^svc /, '')
+        .replace(/\|.*$/s, '')
+        .replace(/(\S) {2,}\S.*$/gm, '$1');
+      return `(\nprintf '%s\\n' ${words}\n)\necho ${MARK}\n`;
+    })
+    .join('');
+  const out = execFileSync('bash', ['-c', `set -ef\n${script}`], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, SECRET: 's3cret', TOKEN: 't0ken' },
-  });
+  }).split(`${MARK}\n`);
+  expect(out.pop()).toBe('');
+  expect(out).toHaveLength(commands.length);
+  return out;
 }
 
 describe('help layout', () => {
@@ -88,11 +101,10 @@ describe('help layout', () => {
       const a = examples(narrow);
       const b = examples(await help(args, 400));
       expect(a.length).toBe(b.length);
-      a.forEach((cmd, i) => {
-        if (!cmd.includes('\\\n')) return;
-        wrapped++;
-        expect(bashWords(cmd), cmd).toBe(bashWords(b[i]!));
-      });
+      const pairs = a.flatMap((cmd, i) => (cmd.includes('\\\n') ? [[cmd, b[i]!] as const] : []));
+      wrapped += pairs.length;
+      const words = bashWords(pairs.flat());
+      for (const [i, [cmd]] of pairs.entries()) expect(words[2 * i], cmd).toBe(words[2 * i + 1]);
     }
     expect(wrapped).toBeGreaterThan(3);
   });
