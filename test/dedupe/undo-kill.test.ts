@@ -13,12 +13,15 @@ import { baseEnv, runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_UNDO_KILL_DUPS ?? 10);
+// The org as seeded on one fixed day (the seed dates its history from its day): the same data every run.
+// SVC_DEDUPE_UNDO_NOW seeds it as of another instant.
+const SEED_NOW = process.env.SVC_DEDUPE_UNDO_NOW ?? '2026-11-28T12:00:00Z';
 let sb: TestSandbox;
 let env: Record<string, string>;
 let dir: string;
 beforeAll(async () => {
   let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, latencyMs: 5, rateLimit: 10_000_000 }));
+  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, latencyMs: 5, rateLimit: 10_000_000, seedNow: SEED_NOW }));
   dir = tempDir('svc-dedupe-undo-kill-');
   env = { ...mk(), SVC_CONFIG_DIR: dir };
 }, 60_000);

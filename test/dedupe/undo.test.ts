@@ -4,7 +4,10 @@
  * finished, duplicates deleted), then `runs undo --plan` (its bill within 2 of the requests the
  * undo sends) and `runs undo`: survivors hold their values again, every duplicate is re-created
  * with its writable fields and relationships, the moved records point at it again, and the
- * finished enrolment is said not restorable. Then `--tag-only`, undone: the tags as they were.
+ * finished enrolment is said per row ("cannot restore: …") and the undo exits 0. Then `--tag-only`
+ * with an enrolled duplicate, undone: the tags as they were, the enrolment said, exit 0.
+ * Deterministic: the org is seeded as of a fixed day (seedNow), and an enrolment made here is
+ * waited on until its mailing is delivered before the mirror reads the org (enrolDelivered).
  * Size: SVC_DEDUPE_UNDO_DUPS, the percent of planted duplicates in a sandbox of 200 (default 5).
  */
 import fs from 'node:fs';
@@ -16,13 +19,16 @@ import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_UNDO_DUPS ?? 5);
+// The org as seeded on one fixed day (the seed dates its history from its day): the same data every run.
+// SVC_DEDUPE_UNDO_NOW seeds it as of another instant.
+const SEED_NOW = process.env.SVC_DEDUPE_UNDO_NOW ?? '2026-11-28T12:00:00Z';
 let sb: TestSandbox;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 
 beforeAll(async () => {
   let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, rateLimit: 10_000_000 }));
+  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, rateLimit: 10_000_000, seedNow: SEED_NOW }));
   dir = tempDir('svc-dedupe-undo-');
   env = baseEnv({ ...mk(), SVC_CONFIG_DIR: dir });
 }, 60_000);
@@ -56,6 +62,53 @@ function writable(type: string, rec: any): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Enrols a prospect in sequence 1 and waits until the sandbox has delivered the enrolment's first
+ * mailing (deliveryMs after): the delivery touches the prospect (`touchedAt`, so `updatedAt`), and
+ * one landing between the sync and the apply makes the apply leave the cluster out as changed
+ * since the mirror — the race that made this file fail in CI (a cluster not merged, so a
+ * re-create "missing"; its duplicate still enrolled in the --tag-only test).
+ */
+async function enrolDelivered(prospectId: string | number): Promise<string> {
+  const enrol = await api('POST', 'sequenceStates', {
+    data: {
+      type: 'sequenceState',
+      relationships: {
+        prospect: { data: { type: 'prospect', id: prospectId } },
+        sequence: { data: { type: 'sequence', id: 1 } },
+        mailbox: { data: { type: 'mailbox', id: 1 } },
+      },
+    },
+  });
+  expect(enrol.status, JSON.stringify(enrol.body)).toBe(201);
+  const id = Number(enrol.body.data.id);
+  const waiting = () =>
+    [...sb.store.table('mailing').values()].some(
+      (m) =>
+        (m.rels['sequenceState'] as { id?: number } | null)?.id === id && ['scheduled', 'queued'].includes(String(m.attributes['state'])),
+    );
+  for (const end = Date.now() + 10_000; waiting(); ) {
+    expect(Date.now(), 'the enrolment mailing is delivered').toBeLessThan(end);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return String(id);
+}
+
+/** Four calls on a planted duplicate's original: the original survives, the duplicate is merged into it. */
+async function moreActivity(dup: any): Promise<void> {
+  const original = String(dup.attributes.externalId).split(':')[1];
+  for (let i = 0; i < 4; i++) {
+    const call = await api('POST', 'calls', {
+      data: {
+        type: 'call',
+        attributes: { direction: 'outbound', outcome: 'Answered' },
+        relationships: { prospect: { data: { type: 'prospect', id: original } }, user: { data: { type: 'user', id: 1 } } },
+      },
+    });
+    expect(call.status, JSON.stringify(call.body)).toBe(201);
+  }
+}
+
 async function planned(name: string): Promise<{ plan: string; doc: any }> {
   const db = path.join(dir, `${name}.sqlite`);
   const sync = await svc(['sync', '--db', db]);
@@ -72,29 +125,9 @@ describe('svc runs undo of svc dedupe apply', () => {
     const dups = all.filter((p) => String(p.attributes.externalId).startsWith('planted-dup:'));
     expect(dups.length).toBeGreaterThan(0);
     // A duplicate enrolled: the merge finishes its enrolment, which no undo makes active again.
-    const enrol = await api('POST', 'sequenceStates', {
-      data: {
-        type: 'sequenceState',
-        relationships: {
-          prospect: { data: { type: 'prospect', id: dups[0].id } },
-          sequence: { data: { type: 'sequence', id: 1 } },
-          mailbox: { data: { type: 'mailbox', id: 1 } },
-        },
-      },
-    });
-    expect(enrol.status, JSON.stringify(enrol.body)).toBe(201);
+    const enrolled = await enrolDelivered(dups[0].id);
     // Its original has more activity (calls), so that the enrolled record is the duplicate.
-    const original = String(dups[0].attributes.externalId).split(':')[1];
-    for (let i = 0; i < 4; i++) {
-      const call = await api('POST', 'calls', {
-        data: {
-          type: 'call',
-          attributes: { direction: 'outbound', outcome: 'Answered' },
-          relationships: { prospect: { data: { type: 'prospect', id: original } }, user: { data: { type: 'user', id: 1 } } },
-        },
-      });
-      expect(call.status, JSON.stringify(call.body)).toBe(201);
-    }
+    await moreActivity(dups[0]);
     const { plan, doc } = await planned('merge');
     expect(doc.clusters.length).toBeGreaterThan(0);
 
@@ -117,6 +150,8 @@ describe('svc runs undo of svc dedupe apply', () => {
 
     const applied = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(applied.code, applied.stderr).toBe(0);
+    // Every cluster of the plan merged: none left out as changed since the mirror.
+    expect(applied.stderr).not.toMatch(/left out/);
     const run = /recorded as run (\S+):/.exec(applied.stderr)?.[1];
     expect(run, applied.stderr).toBeTruthy();
     const shown = await svc(['runs', 'show', run!]);
@@ -141,14 +176,15 @@ describe('svc runs undo of svc dedupe apply', () => {
     const dupCount = doc.clusters.reduce((n: number, c: any) => n + c.duplicates.length, 0);
     expect(bill.recreates).toBe(dupCount);
     const cannot = rows.filter((r: any) => r.action === 'cannot');
-    expect(cannot.map((r: any) => `${r.type}:${r.id}`)).toContain(`sequenceState:${enrol.body.data.id}`);
+    expect(cannot.map((r: any) => `${r.type}:${r.id}`)).toContain(`sequenceState:${enrolled}`);
     expect(cannot[0].reason).toMatch(/finished sequence state cannot be made active again/);
 
     mark = sb.requests.length;
     const undo = await svc(['runs', 'undo', run!, '-o', 'json']);
-    // Exit 5 (partial): the finished enrolment is the one row not taken back.
-    expect(undo.code, undo.stderr).toBe(5);
-    expect(undo.stderr).toMatch(/1 failed/);
+    // Exit 0: the finished enrolment is said per row (the API cannot make it active again), not failed.
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stderr).toMatch(new RegExp(`cannot restore: sequenceState ${enrolled}: a finished sequence state cannot`));
+    expect(undo.stderr).not.toMatch(/[1-9]\d* failed/);
     expect(Math.abs(sb.requests.length - mark - bill.requests), undo.stderr).toBeLessThanOrEqual(2);
     const recreated = JSON.parse(undo.stdout).recreated as { type: string; old: string; new: string }[];
     const newId = new Map(recreated.map((m) => [m.old, m.new]));
@@ -158,7 +194,7 @@ describe('svc runs undo of svc dedupe apply', () => {
     // --force takes it back too; what is done is not done again.
     mark = sb.requests.length;
     const forced = await svc(['runs', 'undo', run!, '--force']);
-    expect(forced.code, forced.stderr).toBe(5);
+    expect(forced.code, forced.stderr).toBe(0);
     expect(
       sb.requests
         .slice(mark)
@@ -190,8 +226,16 @@ describe('svc runs undo of svc dedupe apply', () => {
     );
   }, 180_000);
 
-  it('takes back --tag-only: the duplicate-of tag removed', async () => {
+  it('takes back --tag-only: the duplicate-of tag removed; an enrolment it finished said, exit 0', async () => {
+    // A duplicate enrolled: the tag-only merge finishes its enrolment, which the undo cannot make
+    // active again — said per row, and the undo still exits 0 for the rest (CI saw exit 5 here).
+    const all = (await api('GET', 'prospects?page[limit]=1000&filter[externalSource]=import')).body.data as any[];
+    const dup = all.filter((p) => String(p.attributes.externalId).startsWith('planted-dup:')).at(-1);
+    expect(dup).toBeTruthy();
+    const enrolled = await enrolDelivered(dup.id);
+    await moreActivity(dup);
     const { plan, doc } = await planned('tags');
+    expect(doc.clusters.some((c: any) => c.duplicates.some((d: any) => String(d.id) === String(dup.id)))).toBe(true);
     const tagsBefore = new Map<number, unknown>();
     for (const c of doc.clusters)
       for (const d of c.duplicates) tagsBefore.set(d.id, (await api('GET', `prospects/${d.id}`)).body.data.attributes.tags);
@@ -203,8 +247,14 @@ describe('svc runs undo of svc dedupe apply', () => {
     expect((await api('GET', `prospects/${first}`)).body.data.attributes.tags.some((t: string) => t.startsWith('duplicate-of-'))).toBe(
       true,
     );
+    expect(applied.stderr).not.toMatch(/left out/);
+    expect(sb.store.table('sequenceState').get(Number(enrolled))!.attributes['state']).toBe('finished');
     const undo = await svc(['runs', 'undo', run!]);
     expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stderr).toMatch(
+      new RegExp(`cannot restore: sequenceState ${enrolled}: a finished sequence state cannot be made active again`),
+    );
+    expect(sb.store.table('sequenceState').get(Number(enrolled))!.attributes['state']).toBe('finished');
     for (const [id, tags] of tagsBefore)
       expect((await api('GET', `prospects/${id}`)).body.data.attributes.tags, `prospect ${id}`).toEqual(tags);
   }, 120_000);

@@ -266,12 +266,13 @@ export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, jo
   }
   if (row.op === 'action') return decided('cannot', row.id ?? null, `the ${row.action ?? ''} action cannot be taken back by svc`, 'failed');
 
-  // A finished enrolment (an undone enroll) cannot be made active again.
+  // A finished enrolment (a merge's, or an undone enroll's) cannot be made active again: the API
+  // has no write for it. Said per row and skipped, not failed: the undo does the rest and exits 0
+  // (issue 32: it restores what the API allows and says which it cannot); a rerun could do no more.
   return decided(
     'cannot',
     row.id ?? null,
     'a finished sequence state cannot be made active again: enrol the prospect again with svc enroll',
-    'failed',
   );
 }
 

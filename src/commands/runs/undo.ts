@@ -224,6 +224,11 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       for (const i of said.slice(0, 20))
         ctx.info(ctx.redact(`row ${i.row}: ${i.action}: ${i.type} ${i.id}: ${String(i.outcome?.extra?.reason ?? '')}`));
       if (said.length > 20) ctx.info(`… and ${said.length - 20} more (--report FILE gives one line per row)`);
+      // What the API gives no write for (a finished enrolment), said per row: skipped, not failed.
+      const cannot = items.filter((i) => i.action === 'cannot' && i.outcome?.status === 'skipped');
+      for (const i of cannot.slice(0, 20))
+        ctx.info(ctx.redact(`row ${i.row}: cannot restore: ${i.type} ${i.id}: ${String(i.outcome?.extra?.reason ?? '')}`));
+      if (cannot.length > 20) ctx.info(`… and ${cannot.length - 20} more that cannot be restored (--report FILE gives one line per row)`);
       // What no re-create can give back, said once for all (the API has no write for it).
       if (mapping.length)
         ctx.info(
