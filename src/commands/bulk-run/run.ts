@@ -73,8 +73,8 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   records?: { op: RowOp; type: string };
   /** A record to continue instead of starting one (an undo left unfinished: one run holds the whole undo). */
   recordInto?: RunRecord;
-  /** More of the record's first line (an undo names the run it takes back). */
-  recordMeta?: Pick<RunMeta, 'undoes'>;
+  /** More of the record's first line (an undo names the run it takes back; an apply its journal). */
+  recordMeta?: Pick<RunMeta, 'undoes' | 'journal'>;
   /** Called with the run's record and counts once the rows are done, before the summary. */
   recorded?(record: RunRecordWriter, result: PoolResult): void;
 }

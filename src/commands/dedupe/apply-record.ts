@@ -8,7 +8,7 @@
  */
 import type { WriteData } from '../../api/write-body.js';
 import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
-import type { RowLine, RunRecordWriter } from '../../bulk/run/run-record.js';
+import type { RecordedRow, RowLine, RunRecordWriter } from '../../bulk/run/run-record.js';
 import type { Requester } from '../../bulk/run/requester.js';
 import { ApiError } from '../../errors.js';
 import { findResource } from '../../registry/index.js';
@@ -47,7 +47,11 @@ export async function recordStep(
   r: Requester,
   at: { row: number; key: string },
   x: RecordedStep,
+  had?: RecordedRow,
 ): Promise<(status: string, error?: string) => void> {
+  // Recorded by the killed run this one continues: its image is the record before the step's
+  // first attempt (read now, it would be what that attempt wrote, and the undo would set nothing back).
+  if (had) return (status, error) => record.write({ k: 'done', ...at, status, id: had.row.id ?? null, ...(error ? { error } : {}) });
   const [head = '', id = null] = x.path.replace(/^\/+/, '').split('/');
   const rt = findResource(head);
   let image: StepImage | undefined = x.image;

@@ -35,8 +35,10 @@ import { bulkRun } from '../bulk-run/run.js';
 import { bulkSetup, loadJournal, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
 import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
-import type { RunRecordWriter } from '../../bulk/run/run-record.js';
+import type { RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
 import { recordStep, type StepImage } from './apply-record.js';
+import { journalKey, killedApplyOf } from './apply-continue.js';
+import { runsDirOf } from '../bulk-run/run-recording.js';
 
 /** The API path of each type a merge writes. */
 const PATHS: Record<string, string> = {
@@ -58,6 +60,12 @@ interface Step {
   goneIsDone: boolean;
   /** Its before-image for `svc runs undo`, when known without a read (a tag: the tags just read). */
   image?: StepImage;
+}
+
+/** The run's record, and the killed run's it continues (whose steps keep their first image). */
+interface StepRecord {
+  writer: RunRecordWriter;
+  had: RunRecord | undefined;
 }
 
 /** A cluster for the workers. */
@@ -201,12 +209,23 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
   const tagOnly = flags.tagOnly === true;
   const list: ClusterItem[] = plan.clusters.map((c, i) => item(plan, c, i + 1, journal, flags.acrossOwners === true));
   const bill = { clusters: 0, fills: 0, moves: 0, finishes: 0, deletes: 0, tags: 0, lookups: 0, requests: 0 };
+  const label = `dedupe apply ${path}`;
+  // A rerun after a kill continues the killed run's record (apply-continue.ts): one apply, one undo.
+  const killed = setup.journalPath && !ctx.globals.dryRun ? killedApplyOf(runsDirOf(ctx), label, setup.journalPath) : undefined;
   await bulkRun(ctx, {
     setup,
-    label: `dedupe apply ${path}`,
+    label,
+    ...(setup.journalPath ? { recordMeta: { journal: journalKey(setup.journalPath) } } : {}),
+    ...(killed ? { recordInto: killed } : {}),
     rows: `clusters of ${file}`,
     planInSession: true,
-    scan: async () => ({ total: list.length, invalid: 0, blank: 0, problems: [] }),
+    scan: async () => ({
+      total: list.length,
+      invalid: 0,
+      blank: 0,
+      problems: [],
+      notes: killed ? [`continuing run ${killed.meta.id} (killed before its end): its record holds the whole merge`] : [],
+    }),
     async plan(_scan, session) {
       try {
         bill.lookups += await checkCurrent(session!, plan, list);
@@ -233,7 +252,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       return confirmDeletes(ctx, bill.deletes);
     },
     items: () => fromList(list),
-    perform: (writes, record) => performer(plan, journal, tagOnly, writes, record),
+    perform: (writes, record) => performer(plan, journal, tagOnly, writes, record && { writer: record, had: killed }),
   });
 }
 
@@ -405,31 +424,45 @@ function sendStep(r: Requester, x: Step, beforeSend: () => void) {
  * Does the steps of one cluster: each unless an earlier run recorded it done, journaled pending
  * as it leaves and done (or failed) after; a step whose record is gone is done.
  */
-function stepper(journal: JournalState, w: SessionWrites, it: ClusterItem, record: RunRecordWriter | undefined) {
+function stepper(journal: JournalState, w: SessionWrites, it: ClusterItem, record: StepRecord | undefined) {
   const counts = { sent: 0 };
   const run = async (x: Step): Promise<void> => {
     const k = `${it.key}/${x.key}`;
     const before = journal.entries.get(k)?.status;
     if (before && DONE.has(before)) return;
     // Each step is a row of the run's record (svc runs undo), its before-image written before it leaves.
-    const done = record ? await recordStep(record, w.requester, { row: it.row, key: k }, x) : () => {};
+    // A step the killed run recorded keeps its image (read before its first attempt, not now).
+    const done = record ? await recordStep(record.writer, w.requester, { row: it.row, key: k }, x, record.had?.rows.get(k)) : () => {};
     try {
       await sendStep(w.requester, x, () => w.journal?.write({ key: k, row: it.row, status: 'pending' }));
       counts.sent++;
     } catch (err) {
-      const gone = err instanceof ApiError && (err.status === 404 || (err.status === 422 && x.method === 'POST'));
-      if (!gone || !x.goneIsDone) {
-        if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost) {
-          w.journal?.write({ key: k, row: it.row, status: 'failed', error: w.describe(err).error });
-          done(err instanceof AnswerLost ? 'unknown' : 'failed', w.describe(err).error);
-        }
-        throw err;
-      }
+      stepFailed(err, x, w, { key: k, row: it.row }, done);
     }
     w.journal?.write({ key: k, row: it.row, status: x.method === 'DELETE' ? 'deleted' : 'updated' });
     done(x.method === 'DELETE' ? 'deleted' : 'updated');
   };
   return { run, counts };
+}
+
+/**
+ * A step's error: returns when it means the step is done (its record gone, an enrolment no longer
+ * active); otherwise journals and records it failed (unknown when the answer was lost) and throws.
+ */
+function stepFailed(
+  err: unknown,
+  x: Step,
+  w: SessionWrites,
+  at: { key: string; row: number },
+  done: (s: string, e?: string) => void,
+): void {
+  const gone = err instanceof ApiError && (err.status === 404 || (err.status === 422 && x.method === 'POST'));
+  if (gone && x.goneIsDone) return;
+  if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost) {
+    w.journal?.write({ ...at, status: 'failed', error: w.describe(err).error });
+    done(err instanceof AnswerLost ? 'unknown' : 'failed', w.describe(err).error);
+  }
+  throw err;
 }
 
 /** After its linked records moved: a duplicate's active enrolments finished, then it is deleted or tagged. */
@@ -480,7 +513,7 @@ function performer(
   journal: JournalState,
   tagOnly: boolean,
   w: SessionWrites,
-  record: RunRecordWriter | undefined,
+  record: StepRecord | undefined,
 ): (it: ClusterItem) => Promise<Outcome> {
   return async (it) => {
     const c = it.cluster;
