@@ -49,7 +49,7 @@ export async function recordStep(
   x: RecordedStep,
   had?: RecordedRow,
 ): Promise<(status: string, error?: string) => void> {
-  // Recorded by the killed run this one continues: its image is the record before the step's
+  // Recorded by the unfinished run this one continues: its image is the record before the step's
   // first attempt (read now, it would be what that attempt wrote, and the undo would set nothing back).
   if (had) return (status, error) => record.write({ k: 'done', ...at, status, id: had.row.id ?? null, ...(error ? { error } : {}) });
   const [head = '', id = null] = x.path.replace(/^\/+/, '').split('/');

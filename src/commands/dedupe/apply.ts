@@ -37,7 +37,7 @@ import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
 import type { RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
 import { recordStep, type StepImage } from './apply-record.js';
-import { journalKey, killedApplyOf } from './apply-continue.js';
+import { journalKey, unfinishedApplyOf } from './apply-continue.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 
 /** The API path of each type a merge writes. */
@@ -62,7 +62,7 @@ interface Step {
   image?: StepImage;
 }
 
-/** The run's record, and the killed run's it continues (whose steps keep their first image). */
+/** The run's record, and the unfinished run's it continues (whose steps keep their first image). */
 interface StepRecord {
   writer: RunRecordWriter;
   had: RunRecord | undefined;
@@ -210,13 +210,13 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
   const list: ClusterItem[] = plan.clusters.map((c, i) => item(plan, c, i + 1, journal, flags.acrossOwners === true));
   const bill = { clusters: 0, fills: 0, moves: 0, finishes: 0, deletes: 0, tags: 0, lookups: 0, requests: 0 };
   const label = `dedupe apply ${path}`;
-  // A rerun after a kill continues the killed run's record (apply-continue.ts): one apply, one undo.
-  const killed = setup.journalPath && !ctx.globals.dryRun ? killedApplyOf(runsDirOf(ctx), label, setup.journalPath) : undefined;
+  // A rerun continues the record of the run it finishes (killed, stopped, failed: apply-continue.ts): one apply, one undo.
+  const unfinished = setup.journalPath && !ctx.globals.dryRun ? unfinishedApplyOf(runsDirOf(ctx), label, setup.journalPath) : undefined;
   await bulkRun(ctx, {
     setup,
     label,
     ...(setup.journalPath ? { recordMeta: { journal: journalKey(setup.journalPath) } } : {}),
-    ...(killed ? { recordInto: killed } : {}),
+    ...(unfinished ? { recordInto: unfinished } : {}),
     rows: `clusters of ${file}`,
     planInSession: true,
     scan: async () => ({
@@ -224,7 +224,11 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       invalid: 0,
       blank: 0,
       problems: [],
-      notes: killed ? [`continuing run ${killed.meta.id} (killed before its end): its record holds the whole merge`] : [],
+      notes: unfinished
+        ? [
+            `continuing run ${unfinished.meta.id} (${unfinished.end ? 'ended unfinished' : 'killed before its end'}): its record holds the whole merge`,
+          ]
+        : [],
     }),
     async plan(_scan, session) {
       try {
@@ -252,7 +256,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       return confirmDeletes(ctx, bill.deletes);
     },
     items: () => fromList(list),
-    perform: (writes, record) => performer(plan, journal, tagOnly, writes, record && { writer: record, had: killed }),
+    perform: (writes, record) => performer(plan, journal, tagOnly, writes, record && { writer: record, had: unfinished }),
   });
 }
 
@@ -431,7 +435,7 @@ function stepper(journal: JournalState, w: SessionWrites, it: ClusterItem, recor
     const before = journal.entries.get(k)?.status;
     if (before && DONE.has(before)) return;
     // Each step is a row of the run's record (svc runs undo), its before-image written before it leaves.
-    // A step the killed run recorded keeps its image (read before its first attempt, not now).
+    // A step the unfinished run recorded keeps its image (read before its first attempt, not now).
     const done = record ? await recordStep(record.writer, w.requester, { row: it.row, key: k }, x, record.had?.rows.get(k)) : () => {};
     try {
       await sendStep(w.requester, x, () => w.journal?.write({ key: k, row: it.row, status: 'pending' }));
