@@ -52,6 +52,13 @@ it('a delete whose answer was lost, a rerun, the undo: every duplicate re-create
   remove();
   expect(first.code, first.stderr).not.toBe(0);
   expect(sb.store.table('prospect').get(lost)).toBeUndefined();
+  // Undone as it stands, the run re-creates the duplicate whose delete is in doubt too (it is gone).
+  const firstRun = /recorded as run (\S+):/.exec(first.stderr)?.[1];
+  const preview = await svc(['runs', 'undo', firstRun!, '--plan', '-o', 'json']);
+  expect(preview.code, preview.stderr).toBe(0);
+  const planned = JSON.parse(preview.stdout);
+  expect(planned.bill.recreates).toBe(dups.length);
+  expect(planned.rows.filter((r: any) => r.action === 're-create').map((r: any) => String(r.id))).toContain(String(lost));
   const rerun = await svc(['dedupe', 'apply', plan, '--yes']);
   expect(rerun.code, rerun.stderr).toBe(0);
   expect(rerun.stderr).toMatch(/continuing run \S+ \(ended unfinished\)/);
