@@ -5,6 +5,8 @@
  * that, the rerun was a run of its own and its undo left the duplicates the killed run deleted
  * deleted (the third of them here). The process matters (kill -9), so bin/svc is spawned (`npm run
  * build` first). Size: SVC_DEDUPE_APPLY_KILL_DUPS (percent of planted duplicates, default 10).
+ * Measured (2 shared cores, 2026-11-28): 10 passes in 10 runs with two busy loops of background
+ * CPU, 5 in 5 without; 13–15 s of test time. At 30 % (60 duplicates): passes, 13 s.
  */
 import fs from 'node:fs';
 import path from 'node:path';
