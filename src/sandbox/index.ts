@@ -46,6 +46,12 @@ export interface SandboxOptions {
   seed?: number;
   /** Percentage of the demo org's prospects that get a planted duplicate, with as many near-misses (data/seed-duplicates.ts). */
   duplicates?: number;
+  /**
+   * The instant the demo org is seeded as of (ISO date-time or epoch ms), for tests: the seed dates
+   * its history from the start of that day instead of today's, so the same seed gives the same org
+   * whatever the day. The running sandbox's clock is not changed. @default the clock
+   */
+  seedNow?: string | number;
   /** Persist the org here (loaded when it exists, written atomically after changes). */
   dataFile?: string;
   /** Delay added to every response. @default 0 */
@@ -121,6 +127,14 @@ function instanceOf(org: OrgConfig, dataFile: string | undefined): string {
   return `${org.instance}@${createHash('sha256').update(resolve(dataFile)).digest('hex').slice(0, 16)}`;
 }
 
+/** The instant of `seedNow` in ms (the clock when unset); a bad value is a usage error, not a silent today. */
+function seedInstant(v: string | number | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const ms = typeof v === 'number' ? v : Date.parse(v);
+  if (!Number.isFinite(ms)) throw new UsageError(`sandbox: seedNow ${JSON.stringify(v)} is not a date-time (e.g. 2026-01-15T12:00:00Z)`);
+  return ms;
+}
+
 /** Starts a sandbox. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const store = new Store();
@@ -148,7 +162,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       newInstance = true;
     }
   } else {
-    ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS, 42, opts.duplicates ?? 0).ownerUserId;
+    ownerUserId = seedOrg(store, opts.seed ?? DEFAULT_PROSPECTS, 42, opts.duplicates ?? 0, seedInstant(opts.seedNow)).ownerUserId;
     auth.init(ownerUserId, allScopes());
   }
   store.quirks = quirks;

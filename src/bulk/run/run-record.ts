@@ -43,6 +43,8 @@ export interface RunMeta {
   at: string;
   /** The run this one takes back (an undo). */
   undoes?: string;
+  /** The journal the run was made with (`svc dedupe apply`): a rerun after a kill continues this record. */
+  journal?: string;
 }
 
 /** A row's before-image, written before its write leaves. */

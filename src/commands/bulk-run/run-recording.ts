@@ -62,7 +62,7 @@ export async function openRunRecord(
   ctx: Context,
   label: string,
   owner: SideOwner,
-  extra: Pick<RunMeta, 'undoes'> = {},
+  extra: Pick<RunMeta, 'undoes' | 'journal'> = {},
 ): Promise<RunRecordWriter> {
   const conn = await ctx.connection();
   const meta: RunMeta = {

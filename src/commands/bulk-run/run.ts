@@ -63,7 +63,7 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   /** The rows for the workers (a lookup through the session may come first). */
   items(session: BulkSession): AsyncIterable<T> | Promise<AsyncIterable<T>>;
   /** How one row is done, with the session's requester, journal and settle window. */
-  perform(writes: SessionWrites): (item: T) => Promise<Outcome | Parked>;
+  perform(writes: SessionWrites, record?: RunRecordWriter): (item: T) => Promise<Outcome | Parked>;
   /** Lines said after the run, before the summary. */
   after?(): void | Promise<void>;
   /**
@@ -73,8 +73,8 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   records?: { op: RowOp; type: string };
   /** A record to continue instead of starting one (an undo left unfinished: one run holds the whole undo). */
   recordInto?: RunRecord;
-  /** More of the record's first line (an undo names the run it takes back). */
-  recordMeta?: Pick<RunMeta, 'undoes'>;
+  /** More of the record's first line (an undo names the run it takes back; an apply its journal). */
+  recordMeta?: Pick<RunMeta, 'undoes' | 'journal'>;
   /** Called with the run's record and counts once the rows are done, before the summary. */
   recorded?(record: RunRecordWriter, result: PoolResult): void;
 }
@@ -118,7 +118,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
       requester: session.requester,
       ...(run.records ? { bare: run.records } : {}),
     });
-    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt)), record);
+    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record), record);
     const result = await runRows(ctx, session, setup, { halt, items, perform });
     session.progress.stop();
     run.recorded?.(record, result);

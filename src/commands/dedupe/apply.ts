@@ -35,6 +35,10 @@ import { bulkRun } from '../bulk-run/run.js';
 import { bulkSetup, loadJournal, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
 import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
+import type { RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
+import { recordStep, type StepImage } from './apply-record.js';
+import { journalKey, unfinishedApplyOf } from './apply-continue.js';
+import { runsDirOf } from '../bulk-run/run-recording.js';
 
 /** The API path of each type a merge writes. */
 const PATHS: Record<string, string> = {
@@ -54,6 +58,14 @@ interface Step {
   body?: unknown;
   /** Done when the API answers 404 (the record is gone) or 422 (an enrolment no longer active). */
   goneIsDone: boolean;
+  /** Its before-image for `svc runs undo`, when known without a read (a tag: the tags just read). */
+  image?: StepImage;
+}
+
+/** The run's record, and the unfinished run's it continues (whose steps keep their first image). */
+interface StepRecord {
+  writer: RunRecordWriter;
+  had: RunRecord | undefined;
 }
 
 /** A cluster for the workers. */
@@ -197,12 +209,27 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
   const tagOnly = flags.tagOnly === true;
   const list: ClusterItem[] = plan.clusters.map((c, i) => item(plan, c, i + 1, journal, flags.acrossOwners === true));
   const bill = { clusters: 0, fills: 0, moves: 0, finishes: 0, deletes: 0, tags: 0, lookups: 0, requests: 0 };
+  const label = `dedupe apply ${path}`;
+  // A rerun continues the record of the run it finishes (killed, stopped, failed: apply-continue.ts): one apply, one undo.
+  const unfinished = setup.journalPath && !ctx.globals.dryRun ? unfinishedApplyOf(runsDirOf(ctx), label, setup.journalPath) : undefined;
   await bulkRun(ctx, {
     setup,
-    label: `dedupe apply ${path}`,
+    label,
+    ...(setup.journalPath ? { recordMeta: { journal: journalKey(setup.journalPath) } } : {}),
+    ...(unfinished ? { recordInto: unfinished } : {}),
     rows: `clusters of ${file}`,
     planInSession: true,
-    scan: async () => ({ total: list.length, invalid: 0, blank: 0, problems: [] }),
+    scan: async () => ({
+      total: list.length,
+      invalid: 0,
+      blank: 0,
+      problems: [],
+      notes: unfinished
+        ? [
+            `continuing run ${unfinished.meta.id} (${unfinished.end ? 'ended unfinished' : 'killed before its end'}): its record holds the whole merge`,
+          ]
+        : [],
+    }),
     async plan(_scan, session) {
       try {
         bill.lookups += await checkCurrent(session!, plan, list);
@@ -213,6 +240,8 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       }
       const summary = `dedupe apply ${file}: ${leftOut(ctx, list)}`;
       countBill(bill, plan, list, journal, tagOnly);
+      // Each fill, move and delete reads its record first, for its before-image (svc runs undo).
+      bill.lookups += bill.fills + bill.moves + bill.deletes;
       bill.requests = bill.lookups + bill.fills + bill.moves + bill.finishes + bill.deletes + bill.tags;
       const billLine = `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
       if (flags.plan || ctx.globals.dryRun) {
@@ -227,7 +256,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       return confirmDeletes(ctx, bill.deletes);
     },
     items: () => fromList(list),
-    perform: (writes) => performer(plan, journal, tagOnly, writes),
+    perform: (writes, record) => performer(plan, journal, tagOnly, writes, record && { writer: record, had: unfinished }),
   });
 }
 
@@ -399,26 +428,45 @@ function sendStep(r: Requester, x: Step, beforeSend: () => void) {
  * Does the steps of one cluster: each unless an earlier run recorded it done, journaled pending
  * as it leaves and done (or failed) after; a step whose record is gone is done.
  */
-function stepper(journal: JournalState, w: SessionWrites, it: ClusterItem) {
+function stepper(journal: JournalState, w: SessionWrites, it: ClusterItem, record: StepRecord | undefined) {
   const counts = { sent: 0 };
   const run = async (x: Step): Promise<void> => {
     const k = `${it.key}/${x.key}`;
     const before = journal.entries.get(k)?.status;
     if (before && DONE.has(before)) return;
+    // Each step is a row of the run's record (svc runs undo), its before-image written before it leaves.
+    // A step the unfinished run recorded keeps its image (read before its first attempt, not now).
+    const done = record ? await recordStep(record.writer, w.requester, { row: it.row, key: k }, x, record.had?.rows.get(k)) : () => {};
     try {
       await sendStep(w.requester, x, () => w.journal?.write({ key: k, row: it.row, status: 'pending' }));
       counts.sent++;
     } catch (err) {
-      const gone = err instanceof ApiError && (err.status === 404 || (err.status === 422 && x.method === 'POST'));
-      if (!gone || !x.goneIsDone) {
-        if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost)
-          w.journal?.write({ key: k, row: it.row, status: 'failed', error: w.describe(err).error });
-        throw err;
-      }
+      stepFailed(err, x, w, { key: k, row: it.row }, done);
     }
     w.journal?.write({ key: k, row: it.row, status: x.method === 'DELETE' ? 'deleted' : 'updated' });
+    done(x.method === 'DELETE' ? 'deleted' : 'updated');
   };
   return { run, counts };
+}
+
+/**
+ * A step's error: returns when it means the step is done (its record gone, an enrolment no longer
+ * active); otherwise journals and records it failed (unknown when the answer was lost) and throws.
+ */
+function stepFailed(
+  err: unknown,
+  x: Step,
+  w: SessionWrites,
+  at: { key: string; row: number },
+  done: (s: string, e?: string) => void,
+): void {
+  const gone = err instanceof ApiError && (err.status === 404 || (err.status === 422 && x.method === 'POST'));
+  if (gone && x.goneIsDone) return;
+  if (err instanceof ApiError || err instanceof NetworkError || err instanceof AnswerLost) {
+    w.journal?.write({ ...at, status: 'failed', error: w.describe(err).error });
+    done(err instanceof AnswerLost ? 'unknown' : 'failed', w.describe(err).error);
+  }
+  throw err;
 }
 
 /** After its linked records moved: a duplicate's active enrolments finished, then it is deleted or tagged. */
@@ -428,15 +476,24 @@ async function retire(plan: MergePlan, w: SessionWrites, run: (x: Step) => Promi
     for (const stateId of await activeStatesOf(w.requester, dupId))
       await run({ key: `finish:${stateId}`, method: 'POST', path: `sequenceStates/${stateId}/actions/finish`, goneIsDone: true });
   if (!tagOnly) return run({ key: `delete:${dupId}`, method: 'DELETE', path: `${path}/${dupId}`, goneIsDone: true });
-  const tags = await currentTags(w.requester, path, dupId);
+  const had = await currentTags(w.requester, path, dupId);
   const tag = `duplicate-of-${sid}`;
-  if (tags === undefined || tags.includes(tag)) return;
+  if (had === undefined) return;
+  const tags = had ?? [];
+  if (tags.includes(tag)) return;
   await run({
     key: `tag:${dupId}`,
     method: 'PATCH',
     path: `${path}/${dupId}`,
     body: { data: { type: plan.type, id: dupId, attributes: { tags: [...tags, tag] } } },
     goneIsDone: true,
+    image: {
+      op: 'update',
+      type: plan.type,
+      id: String(dupId),
+      before: { attributes: { tags: had }, relationships: {} },
+      after: { attributes: { tags: [...tags, tag] }, relationships: {} },
+    },
   });
 }
 
@@ -455,12 +512,18 @@ function stepFailure(err: unknown, w: SessionWrites, sid: number, extra: Record<
 }
 
 /** The function the workers call for each cluster: survivor filled, then per duplicate its links moved and it retired. */
-function performer(plan: MergePlan, journal: JournalState, tagOnly: boolean, w: SessionWrites): (it: ClusterItem) => Promise<Outcome> {
+function performer(
+  plan: MergePlan,
+  journal: JournalState,
+  tagOnly: boolean,
+  w: SessionWrites,
+  record: StepRecord | undefined,
+): (it: ClusterItem) => Promise<Outcome> {
   return async (it) => {
     const c = it.cluster;
     const sid = c.survivor.id;
     const extra = { survivor: sid, duplicates: c.duplicates.map((d) => d.id) };
-    const { run, counts } = stepper(journal, w, it);
+    const { run, counts } = stepper(journal, w, it, record);
     const s = steps(plan, c);
     try {
       for (const x of s.before) await run(x);
@@ -489,15 +552,15 @@ async function activeStatesOf(r: Requester, prospectId: number): Promise<number[
   return data.map((d) => Number(d.id));
 }
 
-/** A record's tags now; undefined when it is gone. */
-async function currentTags(r: Requester, path: string, id: number): Promise<string[] | undefined> {
+/** A record's tags now (null when it has none: kept as such for an undo); undefined when it is gone. */
+async function currentTags(r: Requester, path: string, id: number): Promise<string[] | null | undefined> {
   try {
     const res = await r.send(
       { method: 'GET', path: `${path}/${id}`, query: encodeQuery([[`fields[${path === 'accounts' ? 'account' : 'prospect'}]`, 'tags']]) },
       'read',
     );
     const d = res.doc.data as { attributes?: { tags?: unknown } } | null;
-    return Array.isArray(d?.attributes?.tags) ? (d.attributes.tags as string[]) : [];
+    return Array.isArray(d?.attributes?.tags) ? (d.attributes.tags as string[]) : null;
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return undefined;
     throw err;

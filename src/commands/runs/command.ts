@@ -49,6 +49,10 @@ Examples:
     .option('--concurrency <n>', 'requests at once (default 4, at most 32)')
     .option('--report <file>', 'one NDJSON result per row (- for stdout)')
     .option('--settle <seconds>', 'how long a write without a definite answer is looked for (default 30)')
+    .option(
+      '--resend-unconfirmed',
+      'send a re-create again when its answer was lost (a kill) and a lookup still does not find it (default: report it unknown)',
+    )
     .option('--max-failures <n>', 'stop after n rows in a row refused with the same error (default 20; 0 never stops)')
     .addHelpText(
       'after',

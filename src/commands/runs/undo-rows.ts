@@ -51,12 +51,17 @@ export interface UndoItem {
 /** Statuses of the journal that mean the row's undo is done. */
 const DONE = new Set(['created', 'updated', 'deleted']);
 
-/** The rows an undo takes back: done by the run, or left without an outcome by a run cut short. */
+/**
+ * The rows an undo takes back: done by the run, left without an outcome by a run cut short, or
+ * in doubt (`unknown`: the answer was lost) where the record now says whether it happened — an
+ * update set back only if its values are there, a delete re-created only if the record is gone.
+ */
 export function rowsToUndo(rec: RunRecord, only?: ReadonlySet<number>): RecordedRow[] {
   const out: RecordedRow[] = [];
   for (const r of rec.rows.values()) {
     if (only && !only.has(r.row.row)) continue;
-    if (r.done && !DONE.has(r.done.status)) continue;
+    const inDoubt = r.done?.status === 'unknown' && (r.row.op === 'update' || r.row.op === 'delete');
+    if (r.done && !DONE.has(r.done.status) && !inDoubt) continue;
     out.push(r);
   }
   return out;
@@ -222,7 +227,11 @@ export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, jo
       return decided(
         'nothing to do',
         id,
-        done ? 'the record exists again: not re-created' : 'the run was cut short before this row: not deleted',
+        !done
+          ? 'the run was cut short before this row: not deleted'
+          : done.status === 'unknown'
+            ? 'its answer was lost and the record exists: it was not deleted'
+            : 'the record exists again: not re-created',
       );
     if (!row.before)
       return decided(
@@ -266,12 +275,13 @@ export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, jo
   }
   if (row.op === 'action') return decided('cannot', row.id ?? null, `the ${row.action ?? ''} action cannot be taken back by svc`, 'failed');
 
-  // A finished enrolment (an undone enroll) cannot be made active again.
+  // A finished enrolment (a merge's, or an undone enroll's) cannot be made active again: the API
+  // has no write for it. Said per row and skipped, not failed: the undo does the rest and exits 0
+  // (issue 32: it restores what the API allows and says which it cannot); a rerun could do no more.
   return decided(
     'cannot',
     row.id ?? null,
     'a finished sequence state cannot be made active again: enrol the prospect again with svc enroll',
-    'failed',
   );
 }
 

@@ -26,6 +26,7 @@ import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { runFile } from '../../bulk/run/run-record.js';
+import { Relinks, withKnownIds } from './undo-relink.js';
 
 /** Flags of `runs undo`. */
 export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'resendUnconfirmed' | 'maxFailures'> & {
@@ -127,6 +128,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
   const continued = openUndoOf(dir, rec);
 
   let items: UndoItem[] = [];
+  let relinks: Relinks | undefined;
   const mapping: { type: string; old: string; new: string }[] = [];
   const plan = flags.plan === true || ctx.globals.dryRun;
   await bulkRun(ctx, {
@@ -145,7 +147,8 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     },
     async plan(_scan, session) {
       const reads = await readCurrent(session!, rows);
-      items = rows.map((r) => undoItem(r, reads.current, journal, flags.force === true));
+      items = withKnownIds(rows, rec, journal).map((r) => undoItem(r, reads.current, journal, flags.force === true));
+      relinks = new Relinks(items, rec, journal);
       if (plan) {
         await printUndoPlan(ctx, items, reads.requests);
         return false;
@@ -158,7 +161,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       return true;
     },
     async *items() {
-      yield* items;
+      yield* relinks!.order(items);
     },
     perform(writes) {
       const claimed = new IdSet();
@@ -189,8 +192,18 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       };
       return async (item: UndoItem): Promise<Outcome | Parked> => {
         if (item.act) return act(item);
-        const out = await performerOf(resourceByType(item.type)!)(item as never);
+        // A link back to a record this undo re-creates waits for its new id (undo-relink.ts).
+        const ready = await relinks!.relink(item);
+        if (typeof ready === 'string') return { status: 'failed', id: item.id, error: ready };
+        let out: Outcome | Parked;
+        try {
+          out = await performerOf(resourceByType(item.type)!)(ready as never);
+        } catch (err) {
+          relinks!.settled(item, undefined);
+          throw err;
+        }
         const note = (o: Outcome): Outcome => {
+          if (item.action === 're-create') relinks!.settled(item, o.status === 'created' ? String(o.id) : undefined);
           if (item.action !== 're-create' || o.status !== 'created') return o;
           if (item.id !== null) mapping.push({ type: item.type, old: item.id, new: String(o.id) });
           const lost = item.diff?.map((d) => d.field) ?? [];
@@ -211,6 +224,16 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       for (const i of said.slice(0, 20))
         ctx.info(ctx.redact(`row ${i.row}: ${i.action}: ${i.type} ${i.id}: ${String(i.outcome?.extra?.reason ?? '')}`));
       if (said.length > 20) ctx.info(`… and ${said.length - 20} more (--report FILE gives one line per row)`);
+      // What the API gives no write for (a finished enrolment), said per row: skipped, not failed.
+      const cannot = items.filter((i) => i.action === 'cannot' && i.outcome?.status === 'skipped');
+      for (const i of cannot.slice(0, 20))
+        ctx.info(ctx.redact(`row ${i.row}: cannot restore: ${i.type} ${i.id}: ${String(i.outcome?.extra?.reason ?? '')}`));
+      if (cannot.length > 20) ctx.info(`… and ${cannot.length - 20} more that cannot be restored (--report FILE gives one line per row)`);
+      // What no re-create can give back, said once for all (the API has no write for it).
+      if (mapping.length)
+        ctx.info(
+          `${mapping.length} record(s) re-created under new ids: their read-only history (createdAt, counters) starts anew${mapping.some((m) => m.type === 'prospect') ? "; a deleted prospect's enrolments and mailings are gone and its calls stay without a prospect" : ''}`,
+        );
       if (conflicts)
         ctx.info(`${conflicts} conflict(s): changed by someone else since the run, left as they are (--force takes them back)`);
       // The run is undone once every row is: then a second undo is refused (undo this one to redo).

@@ -35,14 +35,21 @@ function fit(rt: ResourceType, attrs: Attrs, rels: Record<string, RelValue>): [A
 
 /**
  * Seeds `store` with the demo org; `prospects` is the number of prospects, `duplicates` the
- * percentage of them that get a planted duplicate (seed-duplicates.ts).
+ * percentage of them that get a planted duplicate (seed-duplicates.ts), `now` the instant it is
+ * seeded as of (the store's clock by default; tests fix it to get the same org on any day).
  */
-export function seedOrg(store: Store, prospects = DEFAULT_PROSPECTS, seed = 42, duplicates = 0): { ownerUserId: number } {
+export function seedOrg(
+  store: Store,
+  prospects = DEFAULT_PROSPECTS,
+  seed = 42,
+  duplicates = 0,
+  now: number = store.now(),
+): { ownerUserId: number } {
   const rnd = new Prng(seed ^ prospects);
   // Dates are relative to the start of today (UTC): the same seed gives the same org all day
   // long, the org's activity always falls in the last months (contact histograms, "latest
   // events"), and nothing that has happened is dated later than the clock.
-  const SEED_NOW = Math.floor(store.now() / DAY) * DAY;
+  const SEED_NOW = Math.floor(now / DAY) * DAY;
   const ref = refCache();
   const time = (daysAgo: number) => isoSeconds(SEED_NOW - daysAgo * DAY - rnd.int(0, DAY - 1000));
   const add = (type: string, attrs: Attrs, rels: Record<string, RelValue> = {}): Rec | undefined => {
