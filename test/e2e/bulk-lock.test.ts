@@ -14,8 +14,10 @@ import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 let sb: TestSandbox;
 let env: () => Record<string, string>;
 beforeAll(async () => {
-  // Slow enough that every copy starts while the first still runs.
-  ({ sb, env } = await sandboxWithEnv({ seed: 10, latencyMs: 150 }));
+  // Slow enough that every copy starts while the first still runs: its six rows take 2.4 s. At
+  // 150 ms (0.9 s) a loaded machine (load 21, CI) started the third copy after the first had
+  // ended, and it found the journal done (exit 0, not the refusal this test is about).
+  ({ sb, env } = await sandboxWithEnv({ seed: 10, latencyMs: 400 }));
 });
 afterAll(() => sb.close());
 
