@@ -72,14 +72,6 @@ function logSpawn(args: string[]): void {
 
 /** Starts svc without waiting (for interrupt tests and long-running commands). */
 export function spawnSvc(args: string[], opts: RunOptions = {}): ChildProcess {
-  // SVC_TEST_SPAWN_LOG=file: one line per spawn (the calling test file, the arguments), to find
-  // the tests that spawn most (test/README.md "Suite time").
-  const log = process.env.SVC_TEST_SPAWN_LOG;
-  if (log) {
-    const caller = (new Error().stack ?? '').split('\n').find((l) => l.includes('.test.ts')) ?? '';
-    const file = /([\w./-]+\.test\.ts)/.exec(caller)?.[1] ?? 'unknown';
-    fs.appendFileSync(log, `${path.basename(file)}\t${args.slice(0, 3).join(' ')}\n`);
-  }
   logSpawn(args);
   return spawn(process.execPath, [BIN, ...args], {
     cwd: opts.cwd ?? ROOT,
