@@ -6,7 +6,8 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { freeProspects, inputFile, newSequence, prng, stateProspects } from '../helpers/bulk.js';
 
@@ -55,7 +56,7 @@ describe('SIGKILL at random points, then rerun', () => {
     expect(kills).toBeGreaterThanOrEqual(2);
     // A kill can leave a row pending whose request never left: the last run may send it again
     // (after looking it up), which the user asks for with --resend-unconfirmed.
-    const last = await runSvc([...args, '--resend-unconfirmed'], { env: env() });
+    const last = await svcInProcess([...args, '--resend-unconfirmed'], { env: env() });
     expect(last.code, last.stderr).toBe(0);
     expect(stateProspects(sb, seq)).toEqual([...ids].sort((a, b) => a - b));
   });
@@ -66,7 +67,7 @@ describe('SIGKILL at random points, then rerun', () => {
     const file = inputFile('new.ndjson', rows.map((r) => JSON.stringify(r)).join('\n'));
     const args = ['prospects', 'create', '--input', file, '--concurrency', '8', '--settle', '1'];
     for (let i = 0; i < 3; i++) await killAfter(args, 5 + Math.floor(rnd() * 25), '/api/v2/prospects');
-    const last = await runSvc([...args, '--resend-unconfirmed', '--report', `${file}.report`], { env: env() });
+    const last = await svcInProcess([...args, '--resend-unconfirmed', '--report', `${file}.report`], { env: env() });
     expect(last.code, last.stderr).toBe(0);
     const made = [...sb.store.table('prospect').values()].filter((p) => p.attributes['lastName'] === 'Kill');
     const emails = made.map((p) => (p.attributes['emails'] as string[])[0]!).sort();

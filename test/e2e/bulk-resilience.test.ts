@@ -2,10 +2,14 @@
  * Bulk runs meeting the world: pacing that avoids 429 on a small budget, 429 and 503 answers
  * waited out, Ctrl-C (finish in flight, journal, exit 130, resume), and answers lost after the
  * server acted (looked up, never sent blindly again).
+ *
+ * Runs whose process plays no part go through svc's program in the test process (svcInProcess);
+ * the Ctrl-C test signals the built bin/svc and reruns it.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
@@ -56,7 +60,7 @@ describe('rate limit and maintenance', () => {
     // Set-up used some of the budget: let the window start afresh.
     await new Promise((r) => setTimeout(r, 600));
     const mark = s.sb.requests.length;
-    const r = await runSvc(s.args, { env: s.env() });
+    const r = await svcInProcess(s.args, { env: s.env() });
     expect(r.code, r.stderr).toBe(0);
     expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
     expect(statuses(s.sb, mark), JSON.stringify(s.sb.requests.slice(mark).map((q) => [q.method[0], q.status]))).not.toContain(429);
@@ -76,7 +80,7 @@ describe('rate limit and maintenance', () => {
     );
     expect(burn.some((b) => b.status === 429)).toBe(true);
     const mark = s.sb.requests.length;
-    const r = await runSvc(s.args, { env: s.env() });
+    const r = await svcInProcess(s.args, { env: s.env() });
     expect(r.code, r.stderr).toBe(0);
     const mine = s.sb.requests.slice(mark).filter((q) => String(q.headers['user-agent'] ?? '').startsWith('svc'));
     expect(mine.filter((q) => q.status === 429).length).toBeGreaterThanOrEqual(1);
@@ -123,7 +127,7 @@ describe('answers lost after the server acted', () => {
     let n = 0;
     proxy = await startLossyProxy(s.sb.authUrl, (method, path) => method === 'POST' && path === '/api/v2/sequenceStates' && ++n % 4 === 0);
     const report = `${s.file}.report`;
-    const r = await runSvc([...s.args, '--report', report], { env: { ...s.env(), SVC_BASE_URL: proxy.baseUrl } });
+    const r = await svcInProcess([...s.args, '--report', report], { env: { ...s.env(), SVC_BASE_URL: proxy.baseUrl } });
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.dropped.length).toBeGreaterThanOrEqual(7);
     expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);
@@ -154,7 +158,7 @@ describe('answers lost after the server acted', () => {
         .join('\n'),
     );
     const report = `${file}.report`;
-    const r = await runSvc(['prospects', 'create', '--input', file, '--report', report], {
+    const r = await svcInProcess(['prospects', 'create', '--input', file, '--report', report], {
       env: { ...made.env(), SVC_BASE_URL: proxy.baseUrl },
     });
     expect(r.code).toBe(5);
@@ -172,7 +176,7 @@ describe('answers lost after the server acted', () => {
     expect(lines[1]!.id).toBe(found[0]!.id);
     expect(r.stderr).toMatch(/rows marked unknown may have been created/);
     // The rerun does not send the unknown row blindly either.
-    const again = await runSvc(['prospects', 'create', '--input', file], { env: made.env() });
+    const again = await svcInProcess(['prospects', 'create', '--input', file], { env: made.env() });
     expect(again.code).toBe(5);
     expect(posts(sb, 'prospects')).toBe(3);
     expect(fs.readFileSync(`${file}.journal.ndjson`, 'utf8')).toMatch(/"status":"unknown"/);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireProgram, without } from '../helpers/programs.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { ROOT, runSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer } from '../helpers/tiny-server.js';
 
@@ -136,7 +137,7 @@ describe('completion scripts', () => {
     }));
     try {
       const config = tempDir();
-      const pull = await runSvc(['schema', 'pull'], {
+      const pull = await svcInProcess(['schema', 'pull'], {
         env: { SVC_CONFIG_DIR: config, SVC_BASE_URL: `${server.url}/api/v2`, SVC_TOKEN: 'tok' },
       });
       expect(pull.code, pull.stderr).toBe(0);

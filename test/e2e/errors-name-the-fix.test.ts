@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { authorizeUrlOf, cliLogin, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
 import { startSvc } from '../helpers/long-running.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -26,7 +27,7 @@ afterAll(() => sb.close());
 describe('403 unauthorizedOauthScope', () => {
   it('names the scope the request needed and the login that grants it', async () => {
     const token = sb.issueToken({ scopes: ['accounts.read'] });
-    const r = await runSvc(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: token } });
+    const r = await svcInProcess(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: token } });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/^hint: this request needs the scope prospects\.read \(or prospects\.all\)$/m);
     expect(r.stderr).toMatch(/^hint: log in again asking for it .*`svc login --scopes "prospects\.all …"`/m);
@@ -39,7 +40,7 @@ describe('403 unauthorizedOauthScope', () => {
       ['--filter', 'account.name=Atlas Systems'],
       ['--sort', 'account.name'],
     ]) {
-      const r = await runSvc(['prospects', 'list', ...args], { env: { ...env(), SVC_TOKEN: token } });
+      const r = await svcInProcess(['prospects', 'list', ...args], { env: { ...env(), SVC_TOKEN: token } });
       expect(r.code).toBe(4);
       expect(r.stderr).toMatch(/^hint: this request needs the scope accounts\.read \(or accounts\.all\)$/m);
       expect(r.stderr).not.toMatch(/needs the scope prospects\.read/);
@@ -58,17 +59,17 @@ describe('403 unauthorizedOauthScope', () => {
 
   it('a write names the write or delete scope of its type', async () => {
     const token = sb.issueToken({ scopes: ['accounts.read'] });
-    const upd = await runSvc(['accounts', 'update', '1', '--attr', 'name=X'], { env: { ...env(), SVC_TOKEN: token } });
+    const upd = await svcInProcess(['accounts', 'update', '1', '--attr', 'name=X'], { env: { ...env(), SVC_TOKEN: token } });
     expect(upd.code).toBe(4);
     expect(upd.stderr).toMatch(/needs the scope accounts\.write \(or accounts\.all\)/);
-    const del = await runSvc(['accounts', 'delete', '1', '--yes'], { env: { ...env(), SVC_TOKEN: token } });
+    const del = await svcInProcess(['accounts', 'delete', '1', '--yes'], { env: { ...env(), SVC_TOKEN: token } });
     expect(del.stderr).toMatch(/needs the scope accounts\.delete \(or accounts\.all\)/);
   });
 });
 
 describe('did you mean', () => {
   it('an operation: svc prospects lst', async () => {
-    const r = await runSvc(['prospects', 'lst'], { env: env() });
+    const r = await svcInProcess(['prospects', 'lst'], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'error: prospects has no operation "lst" (did you mean "list"?): it offers list, get, create, update, delete, export\n',
@@ -81,15 +82,15 @@ describe('did you mean', () => {
     [['prospects', 'get', '1', '--include', 'acount'], '--include acount: did you mean "account"?'],
     [['prospects', 'create', '--attr', 'frstName=Ada'], '--attr frstName: did you mean "firstName"?'],
   ])('a field the server refuses: svc %j', async (args, hint) => {
-    const r = await runSvc(args, { env: env() });
+    const r = await svcInProcess(args, { env: env() });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`\nhint: ${hint}\n`);
   });
 
   it('names that are right get no hint, and a far-off name no guess', async () => {
-    const ok = await runSvc(['prospects', 'list', '--limit', '1', '--columns', 'id,title,account.name', '-o', 'csv'], { env: env() });
+    const ok = await svcInProcess(['prospects', 'list', '--limit', '1', '--columns', 'id,title,account.name', '-o', 'csv'], { env: env() });
     expect(ok.stderr).toBe('');
-    const far = await runSvc(['prospects', 'list', '--filter', 'zzzzqqq=1'], { env: env() });
+    const far = await svcInProcess(['prospects', 'list', '--filter', 'zzzzqqq=1'], { env: env() });
     expect(far.stderr).not.toMatch(/did you mean/);
   });
 });
@@ -162,7 +163,7 @@ describe('a refresh refused with invalid_client (the sandbox was restarted with 
       const dir = tempDir();
       expect((await cliLogin(fresh, dir)).code).toBe(0);
       editProfile(dir, 'default', { expiresAt: Date.now() - 1000, clientId: 'sandbox-before-restart' });
-      const r = await runSvc(['prospects', 'list', '--limit', '1'], { env: { SVC_CONFIG_DIR: dir } });
+      const r = await svcInProcess(['prospects', 'list', '--limit', '1'], { env: { SVC_CONFIG_DIR: dir } });
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(/the OAuth client was rejected \(invalid_client\)/);
       expect(r.stderr).toMatch(/^hint: a restarted sandbox has a new OAuth client \(`svc sandbox` prints it\)/m);

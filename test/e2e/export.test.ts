@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, prospectIds } from '../helpers/bulk.js';
@@ -22,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 /** One config dir for the file: the schema cached by `schema pull` is seen by later runs. */
-const svc = (args: string[]) => runSvc(args, { env: { ...env(), SVC_CONFIG_DIR: config }, timeoutMs: 60_000 });
+const svc = (args: string[]) => svcInProcess(args, { env: { ...env(), SVC_CONFIG_DIR: config }, timeoutMs: 60_000 });
 
 function csvRecords(file: string): string[][] {
   const p = new CsvParser();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeProspects, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 import { expectCleanFailure, expectNoCrash, startRig, type Rig } from '../helpers/reliability.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer, type Received } from '../helpers/tiny-server.js';
 
@@ -28,7 +29,7 @@ const PROSPECT = JSON.stringify({ data: { type: 'prospect', id: 1, attributes: {
 
 /** Runs svc against the tiny server under its own tag. */
 function svc(tag: string, args: string[], extra: Record<string, string> = {}, timeoutMs = 30_000) {
-  return runSvc(args, {
+  return svcInProcess(args, {
     env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: `${server.url}/${tag}/api/v2`, SVC_TOKEN: 'test-token-0123456789', ...extra },
     timeoutMs,
   });
@@ -192,7 +193,7 @@ describe('bulk writes answered without the record (a proxy in front of the sandb
       { kind: 'rewrite', status: 201, body: () => '' },
       { kind: 'answer', status: 201, body: '' },
     ]);
-    const r = await runSvc(
+    const r = await svcInProcess(
       [
         'enroll',
         '--sequence',

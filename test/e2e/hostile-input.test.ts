@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCleanFailure, expectNoCrash } from '../helpers/reliability.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, baseEnv, ROOT, runSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
@@ -56,7 +57,7 @@ describe.concurrent('deeply nested JSON', () => {
       ['prospects', 'create', '--data', `@${data}`],
       ['api', 'POST', '/prospects', '--data', `@${data}`],
     ]) {
-      const r = await runSvc(args, { env: env() });
+      const r = await svcInProcess(args, { env: env() });
       expectCleanFailure(r, 2, /^error: --data \(.*deep\.json\): nested deeper than 100 levels$/);
     }
     expect(sentWith(mark, 'DeepData')).toHaveLength(0);
@@ -70,7 +71,7 @@ describe.concurrent('deeply nested JSON', () => {
     ] as const) {
       const input = file(name, text);
       const report = path.join(tempDir(), 'report.ndjson');
-      const r = await runSvc(['prospects', 'create', '--input', input, '--report', report], { env: env() });
+      const r = await svcInProcess(['prospects', 'create', '--input', input, '--report', report], { env: env() });
       expectNoCrash(r);
       expect(r.code, r.stderr).toBe(5);
       expect(JSON.parse(fs.readFileSync(report, 'utf8'))).toMatchObject({
@@ -92,7 +93,7 @@ describe.concurrent('damaged files', () => {
       ['auth', 'status'],
       ['profiles', 'list'],
     ]) {
-      const r = await runSvc(args, { env: { ...env(), SVC_CONFIG_DIR: dir, ...(args[0] === 'prospects' ? {} : { SVC_TOKEN: '' }) } });
+      const r = await svcInProcess(args, { env: { ...env(), SVC_CONFIG_DIR: dir, ...(args[0] === 'prospects' ? {} : { SVC_TOKEN: '' }) } });
       expectCleanFailure(r, 2, /^error: config file .*config\.json is damaged \(/);
       expect(r.stderr).toMatch(/hint: fix it, or move it away/);
     }
@@ -107,7 +108,7 @@ describe.concurrent('damaged files', () => {
     const dir = tempDir();
     fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'data', 'sandbox-org.json'), '{"version":1,"org":{},"store":{"tables":7},"auth":{}}');
-    const inProcess = await runSvc(['--sandbox', 'prospects', 'list'], { env: { SVC_CONFIG_DIR: dir }, timeoutMs: 10_000 });
+    const inProcess = await svcInProcess(['--sandbox', 'prospects', 'list'], { env: { SVC_CONFIG_DIR: dir }, timeoutMs: 10_000 });
     expectCleanFailure(inProcess, 2, /^error: sandbox data file .*sandbox-org\.json is damaged/);
   });
 
@@ -118,7 +119,7 @@ describe.concurrent('damaged files', () => {
       [tempDir(), 'is a directory'],
       ['/dev/full', 'is not a regular file'],
     ] as const) {
-      const r = await runSvc(['prospects', 'create', '--input', input, '--journal', journal], { env: env(), timeoutMs: 15_000 });
+      const r = await svcInProcess(['prospects', 'create', '--input', input, '--journal', journal], { env: env(), timeoutMs: 15_000 });
       expect(r.code, r.stderr).toBe(2);
       expectNoCrash(r);
       expect(r.stderr).toContain(`error: --journal ${journal}: ${what}; the journal must be a file`);
@@ -130,7 +131,7 @@ describe.concurrent('damaged files', () => {
 describe.concurrent('a full disk', () => {
   it('--report /dev/full: one error naming the report and the cause, exit 1', async () => {
     const input = file('in.csv', 'firstName\nFull1\nFull2\n');
-    const r = await runSvc(['prospects', 'create', '--input', input, '--report', '/dev/full'], { env: env() });
+    const r = await svcInProcess(['prospects', 'create', '--input', input, '--report', '/dev/full'], { env: env() });
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(1);
     const errors = r.stderr.split('\n').filter((l) => l.startsWith('error: '));
@@ -154,7 +155,7 @@ describe('CSV caps', () => {
     fs.writeFileSync(input, `firstName,title\nHugeCell,"${'x'.repeat(40 * 1024 * 1024)}"\n`);
     const mark = sb.requests.length;
     const started = Date.now();
-    const r = await runSvc(['prospects', 'create', '--input', input], { env: env() });
+    const r = await svcInProcess(['prospects', 'create', '--input', input], { env: env() });
     expect(Date.now() - started).toBeLessThan(10_000);
     expectCleanFailure(
       r,
@@ -164,7 +165,7 @@ describe('CSV caps', () => {
     expect(sentWith(mark, 'HugeCell')).toHaveLength(0);
     // An unclosed quote makes the rest of the file one cell: the message says so.
     const open = file('open.csv', `firstName,title\nB,"${'y'.repeat(1_100_000)}\nC,z\n`);
-    const r2 = await runSvc(['prospects', 'create', '--input', open], { env: env() });
+    const r2 = await svcInProcess(['prospects', 'create', '--input', open], { env: env() });
     expectCleanFailure(r2, 2, /a cell is longer than .* \(is a quote left open\?\)/);
   });
 });
@@ -173,12 +174,12 @@ describe('include and scopes', () => {
   it('a prospects.read token cannot read accounts through --include account (exit 4, the scope named)', async () => {
     const token = sb.issueToken({ scopes: ['prospects.read'] });
     const withAccount = [...sb.store.table('prospect').values()].find((p) => p.rels['account'])!;
-    const r = await runSvc(['prospects', 'get', String(withAccount.id), '--include', 'account', '--json'], {
+    const r = await svcInProcess(['prospects', 'get', String(withAccount.id), '--include', 'account', '--json'], {
       env: { ...env(), SVC_TOKEN: token },
     });
     expectCleanFailure(r, 4, /^error: Unauthorized OAuth Scope: .*accounts\.read/);
     expect(r.stdout).toBe('');
-    const plain = await runSvc(['prospects', 'get', String(withAccount.id), '--json'], { env: { ...env(), SVC_TOKEN: token } });
+    const plain = await svcInProcess(['prospects', 'get', String(withAccount.id), '--json'], { env: { ...env(), SVC_TOKEN: token } });
     expect(plain.code, plain.stderr).toBe(0);
   });
 });

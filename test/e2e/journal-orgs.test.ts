@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { freeProspects, newSequence, stateProspects } from '../helpers/bulk.js';
-import { cliLogin } from '../helpers/oauth.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -27,7 +28,9 @@ async function sandbox(opts: Parameters<typeof sandboxWithEnv>[0] = {}): Promise
 
 /** svc against one org with its token (a fresh config dir, so nothing but the org differs). */
 const against = (sb: TestSandbox, args: string[], extra: Record<string, string> = {}) =>
-  runSvc(args, { env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_TOKEN: sb.token, ...extra } });
+  svcInProcess(args, {
+    env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_TOKEN: sb.token, ...extra },
+  });
 
 const holders = (sb: TestSandbox, email: string) =>
   [...sb.store.table('prospect').values()].filter((p) => (p.attributes['emails'] as string[] | undefined)?.includes(email));
@@ -141,10 +144,10 @@ describe('a rehearsal copy and its production', () => {
       'emailAddresses.read',
       'phoneNumbers.read',
     ].join(' ');
-    const login = await cliLogin(prod, configDir, ['--scopes', scopes], { SVC_PROFILE: 'prod' });
+    const login = await cliLoginInProcess(prod, configDir, ['--scopes', scopes], { SVC_PROFILE: 'prod' });
     expect(login.code, login.stderr).toBe(0);
     copyFile = path.join(tempDir('svc-orgs-copy-'), 'copy.json');
-    const made = await runSvc(['sandbox', '--from-profile', 'prod', '--sample', String(SEED), '--data', copyFile], {
+    const made = await svcInProcess(['sandbox', '--from-profile', 'prod', '--sample', String(SEED), '--data', copyFile], {
       env: { SVC_CONFIG_DIR: configDir },
     });
     expect(made.code, made.stderr).toBe(0);
@@ -170,7 +173,7 @@ describe('a rehearsal copy and its production', () => {
     const rehearsal = await against(copy as TestSandbox, args);
     expect(rehearsal.code, rehearsal.stderr).toBe(0);
     expect(rehearsal.stderr).toMatch(/3 created/);
-    const real = await runSvc(args, { env: { SVC_CONFIG_DIR: configDir, SVC_PROFILE: 'prod' } });
+    const real = await svcInProcess(args, { env: { SVC_CONFIG_DIR: configDir, SVC_PROFILE: 'prod' } });
     expect(real.code, real.stderr).toBe(0);
     expect(real.stderr).toMatch(/3 created/);
     for (const e of emails) expect(holders(prod, e), e).toHaveLength(1);
@@ -182,7 +185,7 @@ describe('a rehearsal copy and its production', () => {
     const file = path.join(dir, 'people.csv');
     fs.writeFileSync(file, `id\n${ids.join('\n')}\n`);
     const args = ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--yes'];
-    const real = await runSvc(args, { env: { SVC_CONFIG_DIR: configDir, SVC_PROFILE: 'prod' } });
+    const real = await svcInProcess(args, { env: { SVC_CONFIG_DIR: configDir, SVC_PROFILE: 'prod' } });
     expect(real.code, real.stderr).toBe(0);
     expect(stateProspects(prod, seq)).toEqual(ids);
     const rehearsal = await against(copy as TestSandbox, args);
@@ -198,13 +201,13 @@ describe('a rehearsal copy and its production', () => {
     // The copy file is served by this test process: a second copy file for `--sandbox-data`.
     const served = path.join(dir, 'rehearsal.json');
     fs.copyFileSync(copyFile, served);
-    const rehearsal = await runSvc(['--sandbox-data', served, ...args, '--journal', journal], {
+    const rehearsal = await svcInProcess(['--sandbox-data', served, ...args, '--journal', journal], {
       env: { SVC_CONFIG_DIR: configDir, SVC_SANDBOX_DIR: tempDir() },
     });
     expect(rehearsal.code, rehearsal.stderr).toBe(0);
     expect(rehearsal.stderr).toMatch(/3 created/);
     const mark = prod.requests.length;
-    const real = await runSvc([...args, '--journal', journal], { env: { SVC_CONFIG_DIR: configDir, SVC_PROFILE: 'prod' } });
+    const real = await svcInProcess([...args, '--journal', journal], { env: { SVC_CONFIG_DIR: configDir, SVC_PROFILE: 'prod' } });
     expect(real.code, real.stderr).toBe(2);
     expect(real.stderr).toMatch(
       /error: --journal .*run\.journal belongs to another org or command: it records 3 row\(s\) of prospects upsert on org/,

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { BIN, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 import { without } from '../helpers/programs.js';
@@ -69,16 +70,16 @@ describe.skipIf(without('tmux', 'the terminal tests'))('on a terminal', () => {
 
 describe('not on a terminal', () => {
   it('no progress and no hint: stderr stays empty', async () => {
-    const r = await runSvc(['prospects', 'list', '-o', 'csv'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '-o', 'csv'], { env: env() });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(51);
   });
 
   it('--bom starts CSV output with a byte order mark; other formats refuse it', async () => {
-    const r = await runSvc(['prospects', 'list', '--limit', '2', '-o', 'csv', '--bom'], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--limit', '2', '-o', 'csv', '--bom'], { env: env() });
     expect(r.stdout.startsWith('\ufeffid,')).toBe(true);
-    const j = await runSvc(['prospects', 'list', '--bom'], { env: env() });
+    const j = await svcInProcess(['prospects', 'list', '--bom'], { env: env() });
     expect(j.code).toBe(2);
     expect(j.stderr).toMatch(/--bom is for CSV output/);
   });

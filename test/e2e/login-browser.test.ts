@@ -9,7 +9,8 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { startSvc } from '../helpers/long-running.js';
 import { authorizeUrlOf, loginEnv, readConfig } from '../helpers/oauth.js';
 import { locate, requireProgram, without } from '../helpers/programs.js';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 const CHROMIUM = locate('chromium') ?? 'chromium';
@@ -55,7 +56,7 @@ describe.skipIf(without('chromium', 'the browser login tests'))('login in headle
     expect(run.stderr()).toMatch(/Logged in to \S+ as Olive Owner/);
     const p = readConfig(dir).profiles.default!;
     expect(p.accessToken).toBeTruthy();
-    const status = await runSvc(['auth', 'status', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+    const status = await svcInProcess(['auth', 'status', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout).user).toMatchObject({ id: 1, name: 'Olive Owner' });
   });

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startSvc } from '../helpers/long-running.js';
 import { authorizeUrlOf, cliLogin, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
@@ -39,15 +41,17 @@ describe('svc login --with-token', () => {
       refreshToken: 'some-refresh-token-value',
       tokenScopes: 'prospects.read',
     });
-    const list = await runSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+    const list = await svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
     expect(list.code, list.stderr).toBe(0);
   });
 
   it('refuses a token the API rejects (exit 3) and keeps the previous login', async () => {
     const dir = tempDir();
     const good = sb.issueToken({});
-    expect((await runSvc(['login', '--with-token', '--base-url', sb.baseUrl], { env: { SVC_CONFIG_DIR: dir }, input: good })).code).toBe(0);
-    const r = await runSvc(['login', '--with-token'], { env: { SVC_CONFIG_DIR: dir }, input: 'not-a-real-token-123456\n' });
+    expect(
+      (await svcInProcess(['login', '--with-token', '--base-url', sb.baseUrl], { env: { SVC_CONFIG_DIR: dir }, input: good })).code,
+    ).toBe(0);
+    const r = await svcInProcess(['login', '--with-token'], { env: { SVC_CONFIG_DIR: dir }, input: 'not-a-real-token-123456\n' });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/error: the API rejected the token \(401\)/);
     expect(readConfig(dir).profiles.default!.accessToken).toBe(good);
@@ -57,7 +61,7 @@ describe('svc login --with-token', () => {
 describe('usage errors: nothing sent', () => {
   it('login --base-url ftp://x: only http(s) URLs', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['login', '--base-url', 'ftp://x'], { env: { SVC_CONFIG_DIR: tempDir() } });
+    const r = await svcInProcess(['login', '--base-url', 'ftp://x'], { env: { SVC_CONFIG_DIR: tempDir() } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/only http\(s\) URLs/);
     expect(
@@ -105,45 +109,46 @@ describe('token endpoint errors at login', () => {
 describe('logout and profiles', () => {
   it('profiles: --profile and SVC_PROFILE choose, list shows them, use switches, remove deletes; logout keeps the client', async () => {
     const dir = tempDir();
-    expect((await cliLogin(sb, dir)).code).toBe(0);
-    expect((await cliLogin(sb, dir, ['--profile', 'staging'])).code).toBe(0);
+    expect((await cliLoginInProcess(sb, dir)).code).toBe(0);
+    expect((await cliLoginInProcess(sb, dir, ['--profile', 'staging'])).code).toBe(0);
     const env = { SVC_CONFIG_DIR: dir };
-    const list = json<Array<Record<string, unknown>>>(await runSvc(['profiles', 'list', '-o', 'json'], { env }));
+    const list = json<Array<Record<string, unknown>>>(await svcInProcess(['profiles', 'list', '-o', 'json'], { env }));
     expect(list.map((p) => [p.name, p.current, p.state])).toEqual([
       ['default', true, 'logged in'],
       ['staging', false, 'logged in'],
     ]);
-    const table = await runSvc(['profiles', 'list', '-o', 'table'], { env });
+    const table = await svcInProcess(['profiles', 'list', '-o', 'table'], { env });
     expect(table.stdout).toMatch(/^\*\s+default\s/m);
     expect(table.stdout).not.toContain(readConfig(dir).profiles.default!.accessToken);
 
-    expect((await runSvc(['profiles', 'use', 'staging'], { env })).code).toBe(0);
+    expect((await svcInProcess(['profiles', 'use', 'staging'], { env })).code).toBe(0);
     expect(readConfig(dir).currentProfile).toBe('staging');
-    expect(json<Record<string, unknown>>(await runSvc(['auth', 'status', '-o', 'json'], { env })).profile).toBe('staging');
+    expect(json<Record<string, unknown>>(await svcInProcess(['auth', 'status', '-o', 'json'], { env })).profile).toBe('staging');
     expect(
-      json<Record<string, unknown>>(await runSvc(['auth', 'status', '-o', 'json'], { env: { ...env, SVC_PROFILE: 'default' } })).profile,
+      json<Record<string, unknown>>(await svcInProcess(['auth', 'status', '-o', 'json'], { env: { ...env, SVC_PROFILE: 'default' } }))
+        .profile,
     ).toBe('default');
 
-    const missing = await runSvc(['profiles', 'use', 'nope'], { env });
+    const missing = await svcInProcess(['profiles', 'use', 'nope'], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no profile named "nope" \(profiles: default, staging\)/);
 
     // logout: tokens gone, URLs and client kept; status then says not logged in (exit 3).
-    const out = await runSvc(['logout'], { env });
+    const out = await svcInProcess(['logout'], { env });
     expect(out.code).toBe(0);
     const staging = readConfig(dir).profiles.staging!;
     expect(staging).not.toHaveProperty('accessToken');
     expect(staging).not.toHaveProperty('refreshToken');
     expect(staging).toMatchObject({ baseUrl: sb.baseUrl, clientId: sb.clientId });
-    const st = await runSvc(['auth', 'status'], { env });
+    const st = await svcInProcess(['auth', 'status'], { env });
     expect(st.code).toBe(3);
     expect(st.stderr).toMatch(/not logged in \(profile "staging"\)/);
-    expect((await runSvc(['auth', 'token'], { env })).code).toBe(3);
+    expect((await svcInProcess(['auth', 'token'], { env })).code).toBe(3);
 
-    const refuse = await runSvc(['profiles', 'remove', 'default'], { env });
+    const refuse = await svcInProcess(['profiles', 'remove', 'default'], { env });
     expect(refuse.code).toBe(2);
     expect(refuse.stderr).toContain('without --yes');
-    expect((await runSvc(['profiles', 'remove', 'default', '--yes'], { env })).code).toBe(0);
+    expect((await svcInProcess(['profiles', 'remove', 'default', '--yes'], { env })).code).toBe(0);
     expect(Object.keys(readConfig(dir).profiles)).toEqual(['staging']);
   });
 });
@@ -151,13 +156,13 @@ describe('logout and profiles', () => {
 describe('file modes', () => {
   it('config file 0600 and directory 0700 after login; looser modes are repaired on the next start', async () => {
     const dir = path.join(tempDir(), 'nested', 'svc');
-    expect((await cliLogin(sb, dir)).code).toBe(0);
+    expect((await cliLoginInProcess(sb, dir)).code).toBe(0);
     const file = path.join(dir, 'config.json');
     expect(mode(dir)).toBe('700');
     expect(mode(file)).toBe('600');
     fs.chmodSync(dir, 0o755);
     fs.chmodSync(file, 0o644);
-    const r = await runSvc(['profiles', 'list', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+    const r = await svcInProcess(['profiles', 'list', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: config permissions were too open, repaired: .*\(was 755, now 700\)/);
     expect(r.stderr).toMatch(/\(was 644, now 600\)/);
@@ -166,7 +171,7 @@ describe('file modes', () => {
     // A refresh rewrites the file: still 0600, and no lock file left behind.
     const p = readConfig(dir).profiles.default!;
     fs.writeFileSync(file, JSON.stringify({ profiles: { default: { ...p, expiresAt: 1 } } }));
-    expect((await runSvc(['auth', 'token'], { env: { SVC_CONFIG_DIR: dir } })).code).toBe(0);
+    expect((await svcInProcess(['auth', 'token'], { env: { SVC_CONFIG_DIR: dir } })).code).toBe(0);
     expect(mode(file)).toBe('600');
     expect(fs.readdirSync(dir)).toEqual(['config.json']);
   });

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { cliLogin, editProfile, readConfig } from '../helpers/oauth.js';
+import { editProfile, readConfig } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
@@ -19,7 +20,8 @@ afterAll(() => sb.close());
 /** A fresh config dir holding a login of the sandbox's owner. */
 async function loggedIn(): Promise<{ dir: string; p: Record<string, any> }> {
   const dir = tempDir();
-  const r = await cliLogin(sb, dir);
+  // In process: the login is not what these tests are about (login.test.ts runs the binary's).
+  const r = await cliLoginInProcess(sb, dir);
   expect(r.code, r.stderr).toBe(0);
   return { dir, p: readConfig(dir).profiles.default! };
 }

@@ -1,6 +1,8 @@
 /**
  * `svc login --no-browser` against the sandbox, with the browser played over HTTP: the printed
- * authorize URL, the consent form submitted, the redirect to the loopback listener.
+ * authorize URL, the consent form submitted, the redirect to the loopback listener. The first
+ * login, the refusals, the browser launchers and Ctrl-C run the built bin/svc; `auth status`,
+ * the PKCE login and the timeout run svc's program in the test process.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { authorizeUrlOf, cliLogin, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
 import { startSvc } from '../helpers/long-running.js';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
+import { json, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -62,14 +66,14 @@ describe('svc login --no-browser', () => {
     // Nothing secret on the terminal, --verbose trace included.
     for (const s of [p.accessToken, p.refreshToken, sb.clientSecret, form.get('code')!]) expect(r.stdout + r.stderr).not.toContain(s);
 
-    const status = await runSvc(['auth', 'status', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
+    const status = await svcInProcess(['auth', 'status', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
     expect(status.code, status.stderr).toBe(0);
     const st = json<Record<string, any>>(status);
     expect(st).toMatchObject({ profile: 'default', baseUrl: sb.baseUrl, authUrl: sb.authUrl, tokenSource: 'profile', refreshable: true });
     expect(st.user.id).toBe(1);
     expect(st.scopes).toContain('prospects.all');
     expect(Date.parse(st.expiresAt)).toBeGreaterThan(Date.now());
-    const human = await runSvc(['auth', 'status', '-o', 'table'], { env: { SVC_CONFIG_DIR: dir } });
+    const human = await svcInProcess(['auth', 'status', '-o', 'table'], { env: { SVC_CONFIG_DIR: dir } });
     expect(human.stdout).toMatch(/Logged in as:\s+\S/);
     expect(human.stdout).toContain('stored login');
     expect(human.stdout).not.toContain(p.accessToken);
@@ -110,7 +114,7 @@ describe('svc login --no-browser', () => {
   it('PKCE: --pkce sends an S256 challenge and the matching verifier', async () => {
     const dir = tempDir();
     const mark = sb.requests.length;
-    const r = await cliLogin(sb, dir, ['--pkce']);
+    const r = await cliLoginInProcess(sb, dir, ['--pkce']);
     expect(r.code, r.stderr).toBe(0);
     const url = new URL(r.url);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
@@ -165,7 +169,7 @@ describe('svc login --no-browser', () => {
   });
 
   it('gives up after --login-timeout with exit 3', async () => {
-    const r = await runSvc(['login', '--no-browser', '--port', '0', '--login-timeout', '1'], { env: loginEnv(sb, tempDir()) });
+    const r = await svcInProcess(['login', '--no-browser', '--port', '0', '--login-timeout', '1'], { env: loginEnv(sb, tempDir()) });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/error: timed out after 1 s waiting for the browser/);
   });

@@ -5,7 +5,8 @@
  * confirmation. `--rel name=name:<value>` / `email:<value>` on single writes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { BIN, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, freeProspects, newSequence, stateProspects } from '../helpers/bulk.js';
 import { TmuxSession } from '../helpers/tmux.js';
@@ -23,7 +24,9 @@ afterAll(async () => {
   await sb.close();
 });
 
-const svc = (args: string[], extra: Record<string, string> = {}) => runSvc(args, { env: { ...env(), ...extra } });
+// Off a terminal the process plays no part: svc's program in the test process. The picker and
+// the confirmation below run the built bin/svc on a terminal (tmux).
+const svc = (args: string[], extra: Record<string, string> = {}) => svcInProcess(args, { env: { ...env(), ...extra } });
 
 async function named(name: string): Promise<number> {
   const id = await newSequence(sb);

@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, ROOT, runSvc } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json, ROOT } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { startSvc } from '../helpers/long-running.js';
 import { signBody } from '../../src/webhooks/signature.js';
@@ -23,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 async function ok(args: string[]) {
-  const r = await runSvc(args, { env: env() });
+  const r = await svcInProcess(args, { env: env() });
   expect(r.code, r.stderr).toBe(0);
   return r;
 }
@@ -118,7 +119,7 @@ describe('--query', () => {
 
   it('a bad expression is a usage error naming the column; nothing is sent', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--query', "[?title=='CEO']].id"], { env: env() });
+    const r = await svcInProcess(['prospects', 'list', '--query', "[?title=='CEO']].id"], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^error: --query: syntax error at column 16: /);

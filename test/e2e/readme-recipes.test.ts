@@ -2,7 +2,8 @@
  * The README's "Common tasks" work as written: every `sh` block of that section runs in bash
  * against the sandbox (`svc --sandbox` starts one in-process), `svc` standing for the built
  * bin/svc, each block in an empty directory with its own config and data directories. Blocks
- * fenced as `sh no-test` (long-running, or needing a browser) are left out.
+ * fenced as `sh no-test` (long-running, or needing a browser) are left out. The README's other
+ * `svc …` lines run in readme-examples.test.ts.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,7 +32,9 @@ describe('README: Common tasks', () => {
 
   for (const [i, recipe] of recipes.entries()) {
     const title = recipe.body.split('\n')[0]!.slice(0, 80);
-    it(`recipe ${i + 1} works as written: ${title}`, async () => {
+    // Each recipe has its own directories and sandbox: they run side by side (the file's wall
+    // time was most of the e2e folder's).
+    it.concurrent(`recipe ${i + 1} works as written: ${title}`, async () => {
       const dir = tempDir('svc-recipe-');
       const env = baseEnv({
         SVC_CONFIG_DIR: path.join(dir, '.config'),
@@ -45,100 +48,6 @@ describe('README: Common tasks', () => {
       expect(r.code, `${recipe.body}\nstderr:\n${r.stderr}`).toBe(0);
       expect(r.stderr, recipe.body).not.toMatch(/^error:/m);
       expect(r.stdout.length + fs.readdirSync(dir).length, 'a recipe prints or writes something').toBeGreaterThan(2);
-    }, 60_000);
-  }
-});
-
-/**
- * Every `svc …` example of the README — its prose's code blocks and the command reference, which
- * `npm run docs` generates from each command's --help (Examples included) — runs against the
- * sandbox: `SVC_SANDBOX=1` points the ones written for a real profile at it, one directory with
- * the files the examples read, in README order (later examples read what earlier ones wrote).
- */
-export function readmeExamples(markdown: string): string[] {
-  const out: string[] = [];
-  for (const m of markdown.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)) {
-    const lines = m[2]!.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      let l = lines[i]!;
-      if (!/^\s*(\$ )?svc /.test(l)) continue;
-      while (l.trimEnd().endsWith('\\') && i + 1 < lines.length) l = `${l.trimEnd().slice(0, -1)} ${lines[++i]!.trim()}`;
-      out.push(l.replace(/^\s*(\$ )?/, '').trim());
-    }
-  }
-  return out;
-}
-
-/**
- * The examples that cannot run against a sandbox, each with why. Synopsis lines (`svc <resource>
- * list [--filter EXPR]…`) are not examples and are left out by their `<`/`[`/`|` placeholders.
- */
-const CANNOT_RUN: [RegExp, string][] = [
-  [/"\$run"/, 'needs the run id an earlier line of its recipe reads (the recipe runs whole in "Common tasks")'],
-  [/--db postgres:|--schema /, 'needs a PostgreSQL server (covered by test/mirror/postgres-team.test.ts)'],
-  [/^svc (--profile \S+ )?log(in|out)\b/, 'logging in opens a browser or needs a real OAuth client'],
-  [/^svc auth token\b/, 'prints a real access token: the sandbox has no login to show'],
-  [/^svc sandbox\b/, 'starts a server that runs until stopped (covered by sandbox-command.test.ts)'],
-  [/\bwebhooks listen\b/, 'runs until stopped (covered by webhooks-listen.test.ts)'],
-  [/\bevents tail\b.*(--follow|-f)\b/, 'runs until stopped (covered by test/events/tail.test.ts)'],
-  [/--since-cursor/, 'needs the cursor an earlier tail printed'],
-  [/\bevents replay\b(?!.*--plan)/, 'sends to a receiver (covered by test/events/replay.test.ts)'],
-  [/&(\s+#.*)?$/, 'runs in the background alongside a long-running command'],
-  [/^svc open\b/, 'opens a browser'],
-  [/--profile (prod|staging)\b/, "a real org's profile"],
-  [/--sandbox-data prod-copy\.json/, 'needs a copy made from a real org (sandbox --from-profile)'],
-  [/\bwebhooks cleanup\b/, 'needs the cleanup token of a registration at a real service'],
-  [/\bwebhooks (trigger|verify)\b(?!.*--dry-run)/, 'needs a receiver or a real signature ($SECRET, $SIG)'],
-  [/\$\{fpath/, 'writes into the zsh function path of the machine'],
-  [/~\/\.config/, 'writes into the home directory'],
-];
-
-/** A line that shows a command's form rather than a command (placeholders). */
-const isSynopsis = (l: string) => /<[a-z.]|\s\[-|\[--|\b[A-Z]+\|[A-Z]+\b|\| use NAME/.test(l);
-
-/** The files the examples read, as a user would have them. */
-const EXAMPLE_FILES: Record<string, string> = {
-  'leads.csv': 'First Name,Last Name,E-mail,Job Title\nLin,Ng,lin.ng@example.com,CEO\nMo,Ali,mo.ali@example.com,CTO\n',
-  'edited.csv': 'Email,Job Title\nlin.ng@example.com,CFO\nnew.person@example.com,VP Sales\n',
-  // Not 2: an earlier example deletes prospect 2.
-  'ids.txt': '9\n10\n11\n12\n13\n14\n15\n16\n',
-  'changes.ndjson': '{"id":1,"title":"COO"}\n',
-  'wrong.ndjson': '{"id":5,"title":"Wrong title"}\n',
-  'body.json': '{"data":{"type":"prospect","id":1}}\n',
-  'weekly.sql': "select title, count(*) as n from prospects where title <> '' group by 1 order by 2 desc limit 10\n",
-};
-
-describe('README and --help examples run on the sandbox', () => {
-  // The README and the guides its sections point to (docs/): an example moved there is still run.
-  const guides = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
-  const markdown = ['README.md', ...guides.map((f) => path.join('docs', f))].map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8'));
-  const examples = [...new Set(markdown.flatMap(readmeExamples))].filter((l) => !isSynopsis(l));
-  const dir = tempDir('svc-examples-');
-  for (const [name, text] of Object.entries(EXAMPLE_FILES)) fs.writeFileSync(path.join(dir, name), text);
-  const env = baseEnv({
-    SVC_CONFIG_DIR: path.join(dir, '.config'),
-    SVC_DATA_DIR: path.join(dir, '.data'),
-    SVC_SANDBOX: '1',
-    SVC_NODE: process.execPath,
-    SVC_BIN: BIN,
-  });
-
-  it("finds the examples, the reference's --help examples among them", () => {
-    expect(examples.length).toBeGreaterThan(60);
-    expect(examples).toContain('svc enroll --sequence 3 --mailbox 1 --prospect 10 --prospect 11,12');
-  });
-
-  for (const example of examples) {
-    const why = CANNOT_RUN.find(([re]) => re.test(example))?.[1];
-    if (why) continue;
-    it(`runs: ${example.slice(0, 100)}`, async () => {
-      const script = `set -eo pipefail\nsvc() { "$SVC_NODE" "$SVC_BIN" "$@"; }\n${example}`;
-      const r = await bash(script, dir, env);
-      // Exit 5 (some rows failed, each named: the seed's prospects without an e-mail, say) is a
-      // run that went as written; a usage error (2), a failure (1) or a crash is not.
-      const rowsFailed = r.code === 5 && /^row \d+: /m.test(r.stderr);
-      expect(r.code === 0 || rowsFailed, `exit ${r.code}: ${example}\nstderr:\n${r.stderr}`).toBe(true);
-      expect(r.stderr, example).not.toMatch(/unexpected failure/);
     }, 60_000);
   }
 });

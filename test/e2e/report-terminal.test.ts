@@ -5,7 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { BIN, json, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 
@@ -48,7 +49,7 @@ describe.skipIf(!hasTmux)('report in a terminal', () => {
         expect(screen).toMatch(/\[exit 0\]/);
         const lines = screen.split('\n');
         for (const l of lines) expect(cells(l.replace(/\s+$/, ''))).toBeLessThan(width); // a full line would be a wrapped one
-        const rows = json<any[]>(await runSvc(['report', 'sequences', '-o', 'json'], { env }));
+        const rows = json<any[]>(await svcInProcess(['report', 'sequences', '-o', 'json'], { env }));
         const bar = colour ? /[█▏▎▍▌▋▊▉]+/ : /#+/;
         const drawn = rows.map((r) => {
           const line = lines.find((l) => l.includes(r.name.slice(0, 10)))!;

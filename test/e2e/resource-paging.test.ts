@@ -3,6 +3,7 @@
  * then id-keyset continuation; every record exactly once, in id order.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -39,7 +40,7 @@ it('lists every record past the offset cap with ⌈N/1000⌉ requests', async ()
 });
 
 it('a listing sorted by something else stops at the cap with a warning', async () => {
-  const r = await runSvc(['prospects', 'list', '--all', '--sort', 'lastName', '--fields', 'lastName', '-o', 'ndjson'], {
+  const r = await svcInProcess(['prospects', 'list', '--all', '--sort', 'lastName', '--fields', 'lastName', '-o', 'ndjson'], {
     env: env(),
     timeoutMs: 60_000,
   });

@@ -2,13 +2,16 @@
  * `svc sandbox` (the built binary in its own process) and the zero-set-up `svc --sandbox`:
  * what it prints, that the printed token works, that another `svc --sandbox` reuses it, clean
  * shutdown on SIGTERM and SIGINT, and the in-process sandbox whose org persists. Bad options are
- * checked in-process in test/unit/commands/sandbox/usage.test.ts.
+ * checked in-process in test/unit/commands/sandbox/usage.test.ts. The clients of a running
+ * sandbox and the busy-port refusal run svc's program in the test process (svcInProcess); the
+ * org persisted between runs is written by the built bin/svc's processes.
  */
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSvc } from '../helpers/long-running.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 
 interface Info {
@@ -41,12 +44,12 @@ describe('svc sandbox', () => {
       const state = path.join(env.SVC_CONFIG_DIR, 'data', 'sandbox.json');
       expect(fs.statSync(state).mode & 0o777).toBe(0o600);
 
-      // Another svc process uses this sandbox (seed 3), not a fresh default org.
-      const made = await runSvc(['--sandbox', 'accounts', 'create', '--attr', 'name=Made elsewhere', '--json'], { env });
+      // Another svc (svc's program in the test process) uses this sandbox (seed 3), not a fresh default org.
+      const made = await svcInProcess(['--sandbox', 'accounts', 'create', '--attr', 'name=Made elsewhere', '--json'], { env });
       expect(made.code, made.stderr).toBe(0);
       const id = json<{ id: number }>(made).id;
       expect((await get(info, `/accounts/${id}`)).data.attributes.name).toBe('Made elsewhere');
-      const listed = await runSvc(['--sandbox', 'prospects', 'list', '--count', '--json'], { env });
+      const listed = await svcInProcess(['--sandbox', 'prospects', 'list', '--count', '--json'], { env });
       expect(listed.code, listed.stderr).toBe(0);
       expect(json<unknown[]>(listed)).toHaveLength(3);
 
@@ -82,7 +85,7 @@ describe('svc sandbox', () => {
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const port = (busy.address() as net.AddressInfo).port;
     try {
-      const r = await runSvc(['sandbox', '--port', String(port)], { env: { SVC_CONFIG_DIR: tempDir() } });
+      const r = await svcInProcess(['sandbox', '--port', String(port)], { env: { SVC_CONFIG_DIR: tempDir() } });
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(
         `error: sandbox: port ${port} is already in use (127.0.0.1:${port})\nhint: stop what listens there, or choose another port: --port 0 picks a free one\n`,

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { cliLogin } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   ({ sb: prod } = await sandboxWithEnv({ seed: 400, tokenIssueIntervalMs: 0 }));
   configDir = tempDir();
   work = tempDir('svc-copy-scopes-');
-  const login = await cliLogin(prod, configDir, [], { SVC_PROFILE: 'prod' });
+  const login = await cliLoginInProcess(prod, configDir, [], { SVC_PROFILE: 'prod' });
   expect(login.code, login.stderr).toBe(0);
 }, 60_000);
 afterAll(() => prod?.close());
@@ -64,7 +64,7 @@ describe('svc sandbox --from-profile after a default login', () => {
     expect(Number(/about (\d+) needed/.exec(r.stderr)![1])).toBe(JSON.parse(r.stdout).requests);
 
     // The command it named gives a full copy.
-    const relogin = await cliLogin(prod, configDir, ['--scopes', scopes.join(' ')], { SVC_PROFILE: 'prod' });
+    const relogin = await cliLoginInProcess(prod, configDir, ['--scopes', scopes.join(' ')], { SVC_PROFILE: 'prod' });
     expect(relogin.code, relogin.stderr).toBe(0);
     const full = await copy(path.join(work, 'full.json'));
     expect(full.code, full.stderr).toBe(0);

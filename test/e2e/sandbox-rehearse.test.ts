@@ -15,6 +15,7 @@ import { fieldKind } from '../../src/anonymise.js';
 import { call, enrollDirect, ndjson, newSequence } from '../helpers/bulk.js';
 import { startSvc } from '../helpers/long-running.js';
 import { cliLogin, editProfile } from '../helpers/oauth.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -38,7 +39,11 @@ function prodOrg(): OrgConfig {
   return org;
 }
 
-const svc = (args: string[], env: Record<string, string> = {}) => runSvc(args, { env: { SVC_CONFIG_DIR: configDir, ...env } });
+// In process (svc's program in the test process, over real HTTP): copies, rehearsals and their
+// outcomes do not depend on the process. `svcBin` spawns the built bin/svc where it does: one
+// owner of a copy among processes, and Ctrl-C.
+const svc = (args: string[], env: Record<string, string> = {}) => svcInProcess(args, { env: { SVC_CONFIG_DIR: configDir, ...env } });
+const svcBin = (args: string[], env: Record<string, string> = {}) => runSvc(args, { env: { SVC_CONFIG_DIR: configDir, ...env } });
 
 beforeAll(async () => {
   ({ sb: prod } = await sandboxWithEnv({ seed: 5000, org: prodOrg() }));
@@ -428,15 +433,15 @@ describe('svc sandbox --from-profile', () => {
       await fg.waitFor('stdout', /"baseUrl"/, 15_000);
       const names = [0, 1, 2, 3].map((i) => `Own${i}x${Date.now()}`);
       const runs = await Promise.all(
-        names.map((nm) => svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${nm}`, '-o', 'json'])),
+        names.map((nm) => svcBin(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${nm}`, '-o', 'json'])),
       );
       for (const r of runs) expect(r.code, r.stderr).toBe(0);
       expect(new Set(runs.map((r) => json<{ id: number }>(r).id)).size).toBe(4);
-      const inCopy = await svc(['--sandbox-data', copy(), 'accounts', 'list', '--all', '-o', 'json']);
+      const inCopy = await svcBin(['--sandbox-data', copy(), 'accounts', 'list', '--all', '-o', 'json']);
       expect(inCopy.code, inCopy.stderr).toBe(0);
       const copied = json<{ name: string }[]>(inCopy).map((a) => a.name);
       for (const nm of names) expect(copied).toContain(nm);
-      const inFg = await svc(['--sandbox', 'accounts', 'list', '--all', '-o', 'json']);
+      const inFg = await svcBin(['--sandbox', 'accounts', 'list', '--all', '-o', 'json']);
       expect(inFg.code, inFg.stderr).toBe(0);
       for (const nm of names) expect(json<{ name: string }[]>(inFg).map((a) => a.name)).not.toContain(nm);
     } finally {
@@ -453,19 +458,19 @@ describe('svc sandbox --from-profile', () => {
     try {
       const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
       const name = `Fg${Date.now()}`;
-      const made = await svc(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json']);
+      const made = await svcBin(['--sandbox-data', copy(), 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json']);
       expect(made.code, made.stderr).toBe(0);
       // It went to the foreground server, which holds the copy.
       const seen = await fetch(`${info.baseUrl}/accounts/${json<{ id: number }>(made).id}`, {
         headers: { authorization: `Bearer ${info.token}` },
       });
       expect(seen.status).toBe(200);
-      const second = await svc(['sandbox', '--data', copy()]);
+      const second = await svcBin(['sandbox', '--data', copy()]);
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(/^error: .*copy\.json: another svc process \(pid \d+\) serves this org file/m);
       // A new copy is not written over an org file being served: its owner would overwrite it.
       const mark = prod.requests.length;
-      const over = await svc(['sandbox', '--from-profile', 'prod', '--sample', '5', '--data', copy()]);
+      const over = await svcBin(['sandbox', '--from-profile', 'prod', '--sample', '5', '--data', copy()]);
       expect(over.code).toBe(2);
       expect(over.stderr).toMatch(/^error: .*copy\.json: served by another svc process \(pid \d+\); stop it first/m);
       expect(received(prod, mark)).toHaveLength(0);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSvc } from '../helpers/long-running.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 
 function freshEnv(): Record<string, string> {
@@ -14,7 +15,7 @@ function freshEnv(): Record<string, string> {
 }
 
 async function findByFirstName(env: Record<string, string>, name: string): Promise<{ id: number }[]> {
-  const r = await runSvc(['--sandbox', 'prospects', 'list', '--filter', `firstName=${name}`, '--all', '-o', 'json'], { env });
+  const r = await svcInProcess(['--sandbox', 'prospects', 'list', '--filter', `firstName=${name}`, '--all', '-o', 'json'], { env });
   expect(r.code, r.stderr).toBe(0);
   return json<{ id: number }[]>(r);
 }
@@ -40,7 +41,7 @@ describe('two svc --sandbox processes share one org', () => {
     try {
       await listener.waitFor('stderr', /Ready: listening on/, 15_000);
       // svc --sandbox prospects create --attr firstName=Ada
-      const made = await runSvc(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], { env });
+      const made = await svcInProcess(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], { env });
       expect(made.code, made.stderr).toBe(0);
       const id = json<{ id: number }>(made).id;
       await listener.waitFor('stdout', new RegExp(`prospect\\.created\\s+prospect ${id}\\b[^\\n]*\\n\\s+firstName: ${name}`), 10_000);
@@ -67,7 +68,7 @@ describe('two svc --sandbox processes share one org', () => {
       await second.waitFor('stderr', /Ready: listening on/, 15_000);
       expect(await first.stop('SIGTERM')).toBe(0);
       await second.waitFor('stderr', new RegExp(`now serves the sandbox at ${baseUrl.replace(/[.?*+^$()[\]{}|\\/]/g, '\\$&')}`), 10_000);
-      const made = await runSvc(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], { env });
+      const made = await svcInProcess(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], { env });
       expect(made.code, made.stderr).toBe(0);
       const id = json<{ id: number }>(made).id;
       // The second listener's webhook was kept in the org: it gets the delivery.
@@ -90,7 +91,7 @@ describe('two svc --sandbox processes share one org', () => {
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     const ids = runs.map((r) => json<{ id: number }>(r).id);
     expect(new Set(ids).size).toBe(4);
-    const listed = await runSvc(['--sandbox', 'accounts', 'list', '--all', '-o', 'json'], { env });
+    const listed = await svcInProcess(['--sandbox', 'accounts', 'list', '--all', '-o', 'json'], { env });
     expect(listed.code, listed.stderr).toBe(0);
     const kept = json<{ name: string }[]>(listed).map((a) => a.name);
     for (const n of names) expect(kept).toContain(n);
@@ -106,7 +107,7 @@ describe('two svc --sandbox processes share one org', () => {
       const fg = startSvc(['sandbox', '--json'], { env });
       await fg.waitFor('stdout', /"baseUrl"/, 15_000);
       expect(await fg.stop('SIGTERM')).toBe(0);
-      const made = await runSvc(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], {
+      const made = await svcInProcess(['--sandbox', 'prospects', 'create', '--attr', `firstName=${name}`, '-o', 'json'], {
         env,
         timeoutMs: 15_000,
       });

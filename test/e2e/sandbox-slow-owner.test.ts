@@ -3,11 +3,16 @@
  * `svc --sandbox` uses it (saying it waits) rather than serving the data directory's org, and
  * `--sandbox-data` on a file a slow `svc sandbox --data` serves uses that server; no hint ever
  * invites deleting the lock a live process holds.
+ *
+ * The slow sandboxes are built bin/svc processes (another process owns the lock); the clients
+ * that find them run svc's program in the test process (svcInProcess), but the one whose org
+ * file is written when its process exits.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSvc } from '../helpers/long-running.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 
 describe('a slow sandbox is waited for', () => {
@@ -17,7 +22,7 @@ describe('a slow sandbox is waited for', () => {
     try {
       const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
       const name = `Slow${Date.now()}`;
-      const made = await runSvc(['--sandbox', 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json'], { env });
+      const made = await svcInProcess(['--sandbox', 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json'], { env });
       expect(made.code, made.stderr).toBe(0);
       expect(made.stderr).toMatch(
         new RegExp(`the sandbox at ${info.baseUrl.replace(/[./]/g, '\\$&')} \\(pid \\d+\\) is slow to answer; waiting for it`),
@@ -44,13 +49,13 @@ describe('a slow sandbox is waited for', () => {
     try {
       const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
       const started = Date.now();
-      const list = await runSvc(['--sandbox-data', file, 'accounts', 'list', '-o', 'json'], { env });
+      const list = await svcInProcess(['--sandbox-data', file, 'accounts', 'list', '-o', 'json'], { env });
       expect(list.code, list.stderr).toBe(0);
       expect(list.stderr).toMatch(/is slow to answer; waiting for it/);
       expect(list.stderr).not.toMatch(/delete/);
       expect(Date.now() - started).toBeLessThan(20_000);
       const name = `SlowCopy${Date.now()}`;
-      const made = await runSvc(['--sandbox-data', file, 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json'], { env });
+      const made = await svcInProcess(['--sandbox-data', file, 'accounts', 'create', '--attr', `name=${name}`, '-o', 'json'], { env });
       expect(made.code, made.stderr).toBe(0);
       const seen = await fetch(`${info.baseUrl}/accounts/${json<{ id: number }>(made).id}`, {
         headers: { authorization: `Bearer ${info.token}` },

@@ -4,10 +4,14 @@
  * out for `Retry-After` only; a wait the server asks for that cannot be meant (over a day, a
  * reset in the past, a time in epoch milliseconds) stops the run at once with an error naming
  * what was received, the journal intact for the rerun; waiting prints few lines.
+ *
+ * The runs go through svc's program in the test process (svcInProcess): the waits are the
+ * client's, not the process's. One single-request refusal runs the built bin/svc.
  */
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inputFile, ndjson } from '../helpers/bulk.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc } from '../helpers/run-svc.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
 import type { Fault } from '../helpers/fault-proxy.js';
@@ -52,7 +56,7 @@ describe('a 429 waits for Retry-After, not for the rate-limit window', () => {
     const run = updateRun(20);
     rig.proxy.plan(PATCH, [refusal('1'), refusal('1')]);
     const started = Date.now();
-    const r = await runSvc(run.args, { env: rig.env(), timeoutMs: 20_000 });
+    const r = await svcInProcess(run.args, { env: rig.env(), timeoutMs: 20_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(titled(rig, 20)).toBe(20);
@@ -72,7 +76,7 @@ describe('maintenance that overran its announced end', () => {
       body: JSON.stringify({ errors: [{ id: 'scheduledServerMaintenance', title: 'Scheduled maintenance' }] }),
     };
     rig.proxy.plan(PATCH, [overran, overran]);
-    const r = await runSvc(run.args, { env: rig.env(), timeoutMs: 20_000 });
+    const r = await svcInProcess(run.args, { env: rig.env(), timeoutMs: 20_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(titled(rig, 10)).toBe(10);
     expect(rig.proxy.log.filter((e) => e.status === 503)).toHaveLength(2);
@@ -97,7 +101,7 @@ describe('a wait that cannot be meant stops the run with an error saying what ca
       );
       rig.proxy.always(PATCH, refusal(value()));
       const started = Date.now();
-      const r = await runSvc(run.args, { env: rig.env(), timeoutMs: 20_000 });
+      const r = await svcInProcess(run.args, { env: rig.env(), timeoutMs: 20_000 });
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(r.code, r.stderr).toBe(1);
       const lines = r.stderr.split('\n').filter((l) => l.trim());
@@ -117,7 +121,7 @@ describe('a wait that cannot be meant stops the run with an error saying what ca
       expect(done).toHaveLength(10);
       rig.proxy.clear();
       const mark = rig.proxy.log.length;
-      const again = await runSvc(run.args, { env: rig.env(), timeoutMs: 20_000 });
+      const again = await svcInProcess(run.args, { env: rig.env(), timeoutMs: 20_000 });
       expect(again.code, again.stderr).toBe(0);
       expect(titled(rig, 30)).toBe(30);
       expect(rig.proxy.since(mark, PATCH)).toHaveLength(20);
@@ -131,7 +135,7 @@ describe('one request (no bulk run)', () => {
   it('a 429 with requests left and no Retry-After is retried shortly, not given up for the hour', async () => {
     rig = await startRig({ seed: 44 });
     rig.proxy.plan(GET1, [refusal(undefined)]);
-    const r = await runSvc(['prospects', 'get', '1', '-o', 'json'], { env: rig.env(), timeoutMs: 15_000 });
+    const r = await svcInProcess(['prospects', 'get', '1', '-o', 'json'], { env: rig.env(), timeoutMs: 15_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(1);
     expect(rig.proxy.log.filter((e) => e.method === 'GET')).toHaveLength(2);
@@ -142,6 +146,7 @@ describe('one request (no bulk run)', () => {
     const value = String(Date.now() + 60_000);
     rig.proxy.always(GET1, refusal(value));
     const started = Date.now();
+    // The one run of the built bin/svc here: its exit code and stderr as a script sees them.
     const r = await runSvc(['prospects', 'get', '1'], { env: rig.env(), timeoutMs: 15_000 });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(r.code, r.stderr).toBe(1);
@@ -162,7 +167,7 @@ describe('waiting is shown with few lines', () => {
       Array.from({ length: 6 }, () => refusal('1')),
     );
     const started = Date.now();
-    const r = await runSvc(run.args, { env: rig.env(), timeoutMs: 30_000 });
+    const r = await svcInProcess(run.args, { env: rig.env(), timeoutMs: 30_000 });
     const secs = (Date.now() - started) / 1000;
     expect(r.code, r.stderr).toBe(0);
     expect(secs).toBeGreaterThan(5);

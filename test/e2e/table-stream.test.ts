@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textWidth } from '../../src/output/terminal-text.js';
-import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer, type Received, type Responder } from '../helpers/tiny-server.js';
 
 const FAMILY = '👨‍👩‍👧‍👦 family';
@@ -64,7 +65,7 @@ describe('table output', () => {
 
   it('keeps the first page widths: a later wider value is cut with …', async () => {
     secondPage = true;
-    const r = await runSvc(args, { env: { ...env(), COLUMNS: '200' } });
+    const r = await svcInProcess(args, { env: { ...env(), COLUMNS: '200' } });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.length).toBe(1 + 1 + 1001 + 1);
@@ -76,7 +77,7 @@ describe('table output', () => {
 
   it('measures display width: CJK and emoji sequences are whole when there is room', async () => {
     secondPage = true;
-    const r = await runSvc(args, { env: env() });
+    const r = await svcInProcess(args, { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.find((l) => l.includes('│ 1 '))).toContain(`│ ${TITLE} │`);

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireProgram, without } from '../helpers/programs.js';
-import { BIN, json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { BIN, json, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 
@@ -39,7 +40,7 @@ function shownFields(screen: string): string[] {
 
 /** Attributes of a prospect that are null or empty in the sandbox, as `get -o json` shows them. */
 async function emptyFields(id: number): Promise<string[]> {
-  const r = json<Record<string, unknown>>(await runSvc(['prospects', 'get', String(id), '-o', 'json'], { env }));
+  const r = json<Record<string, unknown>>(await svcInProcess(['prospects', 'get', String(id), '-o', 'json'], { env }));
   return Object.entries(r)
     .filter(([k, v]) => !/^custom\d+$/.test(k) && (v === null || v === '' || (Array.isArray(v) && v.length === 0)))
     .map(([k]) => k);
@@ -105,14 +106,14 @@ describe('relative dates in filters', () => {
     ['createdAt=2w..today', () => `filter[createdAt]=${day(14)}..${day(0)}`],
   ])('%s is sent as dates', async (expr, sent) => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--filter', expr, '-o', 'json'], { env });
+    const r = await svcInProcess(['prospects', 'list', '--filter', expr, '-o', 'json'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(decodeURIComponent(received(sb, mark, 'prospects')[0]!.query.raw)).toContain(sent());
   });
 
   it('a value that is neither a date nor relative says what is accepted; nothing is sent', async () => {
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'list', '--filter', 'updatedAt=lastweek..'], { env });
+    const r = await svcInProcess(['prospects', 'list', '--filter', 'updatedAt=lastweek..'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/hint: .*today, yesterday, 7d/);
     expect(sb.requests.length).toBe(mark);

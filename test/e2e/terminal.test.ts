@@ -3,7 +3,8 @@
  * prompt answering field by field, and a delete confirmation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { BIN, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 import { requireProgram, without } from '../helpers/programs.js';
@@ -74,7 +75,7 @@ describe.skipIf(without('tmux', 'the terminal tests'))('in a terminal', () => {
   });
 
   it('a record holding escape sequences neither clears the screen nor writes the clipboard: they show escaped', async () => {
-    const made = await runSvc(
+    const made = await svcInProcess(
       ['prospects', 'create', '--attr', 'firstName=Eve\x1b]52;c;aGk=\x07', '--attr', 'lastName=Clear\x1b[2J\x1b[H', '-o', 'json'],
       { env },
     );

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, spawnSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, inputFile, ndjson } from '../helpers/bulk.js';
@@ -79,6 +80,8 @@ describe('upsert by key', () => {
   it('1,000 rows (half new, half existing, a few ambiguous): within N + ⌈N/100⌉ + 3 requests, no duplicate', async () => {
     const s = scenario('big', 1000, 4);
     const mark = sb.requests.length;
+    // The built bin/svc: a thousand rows are CPU on both sides, and a process of its own runs
+    // beside the sandbox (in process, both shared one core and took over 30 s on a loaded machine).
     const r = await runSvc(
       ['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`, '--concurrency', '8'],
       { env: env() },
@@ -131,7 +134,9 @@ describe('upsert by key', () => {
 
   it('a plan shows the diff and the bill, and the run then does exactly that', async () => {
     const s = scenario('plan', 40, 1);
-    const plan = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'json'], { env: env() });
+    const plan = await svcInProcess(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'json'], {
+      env: env(),
+    });
     expect(plan.code, plan.stderr).toBe(0);
     const doc = JSON.parse(plan.stdout) as {
       rows: { row: number; action: string; changes?: { field: string; old: unknown; new: unknown }[] }[];
@@ -141,12 +146,16 @@ describe('upsert by key', () => {
     const upd = doc.rows.find((x) => x.action === 'update')!;
     expect(upd.changes).toEqual([{ field: 'title', old: 'Old', new: 'Changed' }]);
 
-    const human = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'table'], { env: env() });
+    const human = await svcInProcess(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'table'], {
+      env: env(),
+    });
     expect(human.stdout).toContain('title: "Old" → "Changed"');
     expect(human.stdout).toMatch(/bill: 20 creates, \d+ updates, \d+ unchanged \(not sent\), 1 ambiguous/);
 
     const mark = sb.requests.length;
-    const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`], { env: env() });
+    const r = await svcInProcess(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--report', `${s.file}.report`], {
+      env: env(),
+    });
     expect(r.code, r.stderr).toBe(5);
     const report = ndjson<{ row: number; status: string }>(`${s.file}.report`);
     for (const row of doc.rows) {
@@ -171,7 +180,7 @@ describe('answers lost after the server acted', () => {
     );
     try {
       const report = `${s.file}.report`;
-      const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--settle', '1', '--report', report], {
+      const r = await svcInProcess(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--settle', '1', '--report', report], {
         env: { ...env(), SVC_BASE_URL: proxy.baseUrl },
       });
       expect(r.code, r.stderr).toBe(5);
@@ -199,21 +208,21 @@ describe('round trip', () => {
     }
     // The file as Excel gets it: the export's CSV, UTF-8 with a BOM.
     const file = inputFile('rt.csv', '');
-    const ex = await runSvc(['prospects', 'export', file, '--filter', 'lastName=Roundtrip'], { env: env() });
+    const ex = await svcInProcess(['prospects', 'export', file, '--filter', 'lastName=Roundtrip'], { env: env() });
     expect(ex.code, ex.stderr).toBe(0);
     const text = fs.readFileSync(file, 'utf8');
     const edited = text.replace(/^(.*rt2@upsert\.test.*?)\bRep\b/m, '$1Lead');
     expect(edited).not.toBe(text);
     fs.writeFileSync(file, edited);
-    const plan = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json'], { env: env() });
+    const plan = await svcInProcess(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json'], { env: env() });
     expect(plan.code, plan.stderr).toBe(0);
     const doc = JSON.parse(plan.stdout) as { rows: { action: string; changes?: unknown[] }[]; bill: Record<string, number> };
     expect(doc.bill).toMatchObject({ creates: 0, updates: 1, unchanged: 4, failed: 0, ambiguous: 0 });
     expect(doc.rows.find((x) => x.action === 'update')!.changes).toEqual([{ field: 'title', old: 'Rep', new: 'Lead' }]);
-    const run = await runSvc(['prospects', 'upsert', '--input', file, '--match', 'email'], { env: env() });
+    const run = await svcInProcess(['prospects', 'upsert', '--input', file, '--match', 'email'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('1 updated');
-    const again = await runSvc(
+    const again = await svcInProcess(
       ['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json', '--journal', `${file}.other`],
       { env: env() },
     );
@@ -227,7 +236,7 @@ describe('update by key', () => {
     expect(made.status).toBe(201);
     const file = inputFile('acc.csv', 'domain,description\nkeyed.test,From file\nnowhere.test,Nope\n');
     const before = sb.store.table('account').size;
-    const r = await runSvc(['accounts', 'update', '--input', file, '--match', 'domain'], { env: env() });
+    const r = await svcInProcess(['accounts', 'update', '--input', file, '--match', 'domain'], { env: env() });
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain('row 2: failed: not found: no account has domain nowhere.test');
     expect(sb.store.table('account').size).toBe(before);
@@ -242,13 +251,13 @@ describe('update by key', () => {
       ids.push(Number(r.body.data.id));
     }
     const file = inputFile('byid.csv', `id,description\n${ids[0]},same\n${ids[1]},changed\n${ids[2]},same\n999999,x\n`);
-    const plan = await runSvc(['accounts', 'update', '--input', file, '--plan', '-o', 'table'], { env: env() });
+    const plan = await svcInProcess(['accounts', 'update', '--input', file, '--plan', '-o', 'table'], { env: env() });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain(`row 2: update account ${ids[1]} (id ${ids[1]})\n  description: "same" → "changed"`);
     expect(plan.stdout).toContain('row 4: failed: not found: no account has id 999999');
     expect(plan.stdout).toMatch(/bill: 0 creates, 1 update, 2 unchanged \(not sent\), 0 ambiguous, 1 failed/);
     const mark = sb.requests.length;
-    const r = await runSvc(['accounts', 'update', '--input', file, '--match', 'id'], { env: env() });
+    const r = await svcInProcess(['accounts', 'update', '--input', file, '--match', 'id'], { env: env() });
     expect(r.code, r.stderr).toBe(5);
     expect(
       received(sb, mark)
@@ -261,7 +270,7 @@ describe('update by key', () => {
 describe('plan as NDJSON', () => {
   it('-o ndjson: a line per row, the bill last', async () => {
     const s = scenario('nd', 6, 0);
-    const r = await runSvc(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'ndjson'], { env: env() });
+    const r = await svcInProcess(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'ndjson'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout
       .trim()
@@ -277,7 +286,7 @@ describe('upsert reads spreadsheets like the other bulk runs', () => {
   it('a ;-separated UTF-8-BOM file is read; an unknown column is refused with nothing sent', async () => {
     const t = `sheet${Date.now()}`;
     const good = inputFile('good.csv', `\ufefffirstName;lastName;emails;title\nZoë;Ng;${t}@upsert.test;CEO\n`);
-    const r = await runSvc(['prospects', 'upsert', '--input', good, '--match', 'emails'], { env: env() });
+    const r = await svcInProcess(['prospects', 'upsert', '--input', good, '--match', 'emails'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/';'-separated/);
     const [id] = holders(`${t}@upsert.test`);
@@ -285,7 +294,7 @@ describe('upsert reads spreadsheets like the other bulk runs', () => {
 
     const bad = inputFile('bad.csv', `firstName,emails,tittle\nAda,${t}x@upsert.test,CEO\n`);
     const mark = sb.requests.length;
-    const b = await runSvc(['prospects', 'upsert', '--input', bad, '--match', 'emails'], { env: env() });
+    const b = await svcInProcess(['prospects', 'upsert', '--input', bad, '--match', 'emails'], { env: env() });
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/column "tittle" \(did you mean title\?\)/);
     expect(received(sb, mark).filter((q) => q.method !== 'GET')).toHaveLength(0);

@@ -1,7 +1,9 @@
 /**
  * `svc webhooks listen` as a child process: signatures checked on real HTTP requests,
  * forwarding to a local app, the trigger → listen round trip, and --register against the
- * sandbox with a real delivery caused by another svc process, then cleanup.
+ * sandbox with a real delivery caused by another svc process, then cleanup. The listener is the
+ * built bin/svc; the triggers and creates that reach it run svc's program in the test process
+ * (svcInProcess).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { signBody } from '../../src/webhooks/signature.js';
 import { startSvc } from '../helpers/long-running.js';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { json, tempDir } from '../helpers/run-svc.js';
 
 let sb: Sandbox;
 const env = () => ({ SVC_CONFIG_DIR: tempDir() });
@@ -96,7 +99,7 @@ describe('webhooks listen', () => {
     const app = await startApp(202);
     const l = await listen(['--secret', 'sh', '--forward-to', app.url]);
     try {
-      const t = await runSvc(
+      const t = await svcInProcess(
         ['webhooks', 'trigger', 'prospect.updated', '--to', l.url, '--secret', 'sh', '--payload-version', '2', '-o', 'json'],
         { env: env() },
       );
@@ -112,7 +115,7 @@ describe('webhooks listen', () => {
       expect(app.got[0]!.headers['content-type']).toBe('application/vnd.api+json');
       expect(l.stdout()).toMatch(/prospect\.updated {2}prospect 42 {2}\(signature ok\)\n {2}title: VP Engineering → CTO\n/);
       // A wrongly signed trigger is refused: the trigger exits 1, nothing is forwarded.
-      const bad = await runSvc(['webhooks', 'trigger', 'task.completed', '--to', l.url, '--secret', 'wrong'], { env: env() });
+      const bad = await svcInProcess(['webhooks', 'trigger', 'task.completed', '--to', l.url, '--secret', 'wrong'], { env: env() });
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/answered 401/);
       await l.waitFor('stderr', /refused a delivery/);
@@ -128,7 +131,7 @@ describe('webhooks listen', () => {
     try {
       expect(l.stderr()).toMatch(/warning: no --secret: signatures are not checked/);
       for (const e of ['prospect.created', 'task.completed']) {
-        expect((await runSvc(['webhooks', 'trigger', e, '--to', l.url], { env: env() })).code).toBe(0);
+        expect((await svcInProcess(['webhooks', 'trigger', e, '--to', l.url], { env: env() })).code).toBe(0);
       }
       await l.waitFor('stdout', /task\.completed/);
       expect(l.stdout()).not.toContain('prospect.created');
@@ -263,7 +266,7 @@ describe('webhooks listen', () => {
       expect(hooks[0]!.attributes).toMatchObject({ url: l.url, resource: 'prospect', action: 'created', payloadVersion: 2 });
       const secret = hooks[0]!.attributes.secret as string;
       expect(secret).toMatch(/^[0-9a-f]{64}$/);
-      const created = await runSvc(['prospects', 'create', '--attr', 'firstName=Webhook', '--attr', 'title=Listener', ...api()], {
+      const created = await svcInProcess(['prospects', 'create', '--attr', 'firstName=Webhook', '--attr', 'title=Listener', ...api()], {
         env: env(),
       });
       expect(created.code).toBe(0);
@@ -297,7 +300,7 @@ describe('webhooks listen', () => {
   it('refuses --register against a remote service without --public-url, sending nothing', async () => {
     const before = sb.requests.length;
     const remote = ['--base-url', 'https://api.example.com/api/v2', '--token', 't'];
-    const a = await runSvc(['webhooks', 'listen', '--port', '0', '--register', ...remote], { env: env() });
+    const a = await svcInProcess(['webhooks', 'listen', '--port', '0', '--register', ...remote], { env: env() });
     expect(a.code).toBe(2);
     expect(a.stderr).toMatch(/needs --public-url https/);
     expect(sb.requests.length).toBe(before);

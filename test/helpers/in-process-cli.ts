@@ -34,6 +34,8 @@ export interface InProcessOptions {
   columns?: number;
   /** Give up after this long. @default 10000 */
   timeoutMs?: number;
+  /** Called with each chunk as the program writes it (for a test that answers a prompt or a URL). */
+  onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
 /** Runs one argv through the program with captured output; stdin, stdout and stderr are not terminals. */
@@ -48,6 +50,7 @@ export async function runInProcess(
     const s = new PassThrough();
     s.setEncoding('utf8').on('data', (d: string) => {
       out[name] += d;
+      opts.onOutput?.(name, d);
     });
     return s;
   };

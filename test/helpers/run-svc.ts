@@ -58,8 +58,21 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return env;
 }
 
+/**
+ * With SVC_TEST_SPAWN_LOG set (in the test runner's environment; children never see SVC_*), one
+ * line per spawn of bin/svc is appended to that file: the test file that spawned it and the
+ * command. For counting where the suite's processes go (test/README.md "Suite time").
+ */
+function logSpawn(args: string[]): void {
+  const log = process.env.SVC_TEST_SPAWN_LOG;
+  if (!log) return;
+  const caller = /[^\s(]*\.test\.ts/.exec(new Error().stack ?? '')?.[0] ?? 'unknown';
+  fs.appendFileSync(log, `${path.relative(ROOT, caller.replace(/^file:\/\//, ''))}\t${args.slice(0, 2).join(' ')}\n`);
+}
+
 /** Starts svc without waiting (for interrupt tests and long-running commands). */
 export function spawnSvc(args: string[], opts: RunOptions = {}): ChildProcess {
+  logSpawn(args);
   return spawn(process.execPath, [BIN, ...args], {
     cwd: opts.cwd ?? ROOT,
     env: baseEnv(opts.env),
