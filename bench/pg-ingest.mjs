@@ -4,7 +4,7 @@
  * pages of RECORDS prospects (default 20,000) are fetched once from a sandbox process and kept
  * as their bytes; then in each round the mirror's store (src/mirror/store.ts, bundled from the
  * source by esbuild) writes them into a fresh schema of `DB=postgres://…` page by page, as
- * `svc sync` does (parse, `commitPage`: one transaction a page). Measured per round: wall time,
+ * `svc sync` does (the listing's parser, `commitPage`: one transaction a page). Measured per round: wall time,
  * svc's CPU (this process) and the server's (the CPU of the connection's backend process, read
  * from /proc: the server must be local). The reference in the same rounds: the same pages
  * parsed and each record written back as JSON (the plain loop of bench/lib/reference-loop.mjs,
@@ -39,7 +39,9 @@ async function storeOf(src, name) {
     entry,
     `export { MirrorStore } from ${JSON.stringify(join(src, 'mirror/store.ts'))};\n` +
       `export { tableSpec } from ${JSON.stringify(join(src, 'mirror/naming.ts'))};\n` +
-      `export { findResource } from ${JSON.stringify(join(src, 'registry/index.ts'))};\n`,
+      `export { findResource } from ${JSON.stringify(join(src, 'registry/index.ts'))};\n` +
+      `export { parseCollection } from ${JSON.stringify(join(src, 'listing/page-parse.ts'))};\n` +
+      `export { PageScanner } from ${JSON.stringify(join(src, 'listing/relationship-scan.ts'))};\n`,
   );
   const outfile = join(ROOT, 'node_modules', '.cache', `svc-bench-pg-ingest-${process.pid}-${name}.mjs`);
   await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile, packages: 'external', logLevel: 'error' });
@@ -61,7 +63,7 @@ async function recordPages() {
       const text = await res.text();
       const { data } = JSON.parse(text);
       if (data.length === 0) break;
-      pages.push(text);
+      pages.push(Buffer.from(text));
       n += data.length;
       after = Number(data[data.length - 1].id);
     }
@@ -91,7 +93,8 @@ const svcBackends = async () =>
 
 /** One ingest of the recorded pages into a fresh schema; wall, svc CPU and server CPU in ms. */
 async function ingest(variant, pages, baseUrl, schema) {
-  const { MirrorStore, tableSpec, findResource } = variant.mod;
+  const { MirrorStore, tableSpec, findResource, parseCollection, PageScanner } = variant.mod;
+  const scanner = new PageScanner();
   const spec = tableSpec(findResource('prospects'));
   const before = await svcBackends();
   const store = await MirrorStore.open({ kind: 'postgres', url: PG, schema }, { baseUrl, orgId: 'bench', orgName: 'bench' });
@@ -104,13 +107,16 @@ async function ingest(variant, pages, baseUrl, schema) {
     const cpu0 = cpuMs();
     const t0 = performance.now();
     let runMax = null;
-    for (const text of pages) {
-      const records = JSON.parse(text).data;
+    let wrote = 0;
+    for (const body of pages) {
+      // Parsed from its bytes by the listing's parser, as \`svc sync\` reads a page.
+      const records = parseCollection(body, undefined, scanner).data;
+      wrote += records.length;
       runMax = await store.commitPage(spec, records, String(records[records.length - 1].id), runMax, 'full');
     }
     const out = { ms: performance.now() - t0, cpuMs: cpuMs() - cpu0, serverCpuMs: procCpuMs(backend) - server0 };
     const n = Number((await admin.query(`SELECT count(*)::int AS n FROM ${schema}.${spec.table}`)).rows[0].n);
-    if (n !== RECORDS) throw new Error(`${variant.name}: ${n} rows of ${RECORDS}`);
+    if (n !== wrote) throw new Error(`${variant.name}: ${n} rows of ${wrote}`);
     return out;
   } finally {
     await store.close();
@@ -123,8 +129,8 @@ function reference(pages) {
   const cpu0 = cpuMs();
   const t0 = performance.now();
   let bytes = 0;
-  for (const text of pages) {
-    const { data } = JSON.parse(text);
+  for (const body of pages) {
+    const { data } = JSON.parse(body.toString());
     let chunk = '';
     for (const r of data) chunk += `${JSON.stringify(r)}\n`;
     bytes += chunk.length;
