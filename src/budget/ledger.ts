@@ -62,12 +62,6 @@ export interface LedgerState {
   unconfirmed?: boolean;
   /** Requests taken in this window, by every process (the server's count when higher). */
   used: number;
-  /**
-   * Of `used`, what leases held at the rollover: counted in this window as if sent in it, though
-   * a lease's `held` dates from its last step and some were sent before the reset. Readings of
-   * this window take back what the server did not see (up to this many).
-   */
-  carried?: number;
   leases: Lease[];
 }
 
@@ -238,7 +232,6 @@ export function tidy(state: LedgerState, world: World, self?: number): void {
       l.taken = l.held;
       state.used += l.held;
     }
-    state.carried = state.used;
   }
 }
 
@@ -256,12 +249,8 @@ function applyReading(state: LedgerState, r: Reading, now: number, ownHeld: numb
     state.resetAt = r.resetAt;
     state.unconfirmed = false;
     if (known) {
-      // The server started a window our clock had not seen end: its count replaces ours, with
-      // what leases hold unsent. The other leases' held date from their last step: some were sent
-      // since, before the reset or after it (then in the server's count too). They are carried
-      // like the clock's rollover carries them, and taken back as those leases say they sent them.
+      // The server started a window our clock had not seen end: its count replaces ours.
       state.used = serverUsed + held;
-      state.carried = held - ownHeld;
       for (const l of state.leases) l.taken = l.held;
       return;
     }
@@ -272,15 +261,6 @@ function applyReading(state: LedgerState, r: Reading, now: number, ownHeld: numb
   // requests are known unsent now: the other leases' counts date from their last step, and
   // what they sent since is in the server's count already (adding it again would leave the
   // window's last requests unused).
-  if (state.carried) {
-    // What leases held at the rollover and have since said they sent, the server did not count in
-    // this window: sent before the reset. The count of this window drops by it (never by more than
-    // was carried, so requests granted in this window stay counted until sent and seen).
-    const over = state.used - (serverUsed + held);
-    const back = Math.min(Math.max(0, over), state.carried);
-    state.used -= back;
-    state.carried -= back;
-  }
   state.used = Math.max(state.used, serverUsed + ownHeld);
 }
 

@@ -118,38 +118,6 @@ describe('ledger rules', () => {
     );
     expect(r).toMatchObject({ granted: 5, probe: false });
   });
-
-  // Issue 33: three processes sharing one ledger used 93.5–95.7 % of their windows. What a lease
-  // held at the reset was counted in the next window, though its `held` dated from its last step
-  // and it had sent most of them before the reset: the window ended with that many unused.
-  it('takes back from the new window what leases held at the rollover but sent before the reset', () => {
-    const s: LedgerState = { ...emptyState(), limit: 100, resetAt: T0 + 5000 };
-    take(s, { lease: lease(1), held: 0, want: 20 }, world(T0 + 3000));
-    // The clock passes the reset: another lease's step rolls the window over with pid 1's 20 held.
-    take(s, { lease: lease(2), held: 0, want: 0 }, world(T0 + 5400));
-    expect(s.used).toBe(20);
-    // Still unsent (pid 1 says it holds them all; the server saw none): they stay counted.
-    const next = { limit: 100, resetAt: T0 + 15_000, status: 200 };
-    take(s, { lease: lease(2), held: 0, want: 0, reading: { ...next, remaining: 100 } }, world(T0 + 5450));
-    expect(s.used).toBe(20);
-    // pid 1 sent them all, the server counted 3 in its new window: 17 went before the reset.
-    take(s, { lease: lease(1), held: 0, want: 0, reading: { ...next, remaining: 97 } }, world(T0 + 5500));
-    expect(s.used).toBe(3);
-    // Requests granted in this window stay counted until the server sees them.
-    take(s, { lease: lease(2), held: 0, want: 10 }, world(T0 + 5600));
-    take(s, { lease: lease(1), held: 0, want: 0, reading: { ...next, remaining: 97 } }, world(T0 + 5700));
-    expect(s.used).toBe(13);
-  });
-
-  it('takes back the same when a reading starts the new window before the clock does', () => {
-    const s: LedgerState = { ...emptyState(), limit: 100, resetAt: T0 + 5000 };
-    take(s, { lease: lease(1), held: 0, want: 20 }, world(T0 + 3000));
-    const next = { limit: 100, resetAt: T0 + 15_000, status: 200 };
-    take(s, { lease: lease(2), held: 0, want: 0, reading: { ...next, remaining: 97 } }, world(T0 + 4900));
-    expect(s.used).toBe(23);
-    take(s, { lease: lease(1), held: 0, want: 0, reading: { ...next, remaining: 95 } }, world(T0 + 4950));
-    expect(s.used).toBe(5);
-  });
 });
 
 describe('the ledger file', () => {
