@@ -14,6 +14,14 @@
  * requests unused — what processes hold unsent at the reset counts in the next window, and a
  * reading adds what the ledger thinks is held to the server's count, so requests sent but not
  * yet told to the ledger count twice. The figures are printed (`figures:`).
+ * A fix tried on 2026-11-28 (c4ad2d1, reverted): carry what leases hold at the rollover and take
+ * back, at each reading, what the server's count plus every lease's held shows was not sent in the
+ * new window. At the issue's size it gave 0 × 429 and 99.7–100.0 % in 5 of 5 runs, but the file
+ * ledger's 10-process test (shared-budget.test.ts at its issue's size) then saw one 429, which the
+ * code before passed in the same hour: a reading is as old as the reporter's last response, and
+ * what others sent and reported since is in neither the server's count nor their held, so the take-
+ * back undercounts. A safe fix needs the process to say which requests it sent before the reset
+ * (its responses carry the old window's reset), not an inference from a stale reading.
  *
  * Sizes come from the environment so that the default stays quick:
  *   SVC_PG_BUDGET_LIMIT   requests per window (default 200; the issue's "small hourly limit" 600)

@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+/**
+ * Ingest into PostgreSQL from recorded pages (issue 33: ≥ 20,000 records/s), in-process: the
+ * pages of RECORDS prospects (default 20,000) are fetched once from a sandbox process and kept
+ * as their bytes; then in each round the mirror's store (src/mirror/store.ts, bundled from the
+ * source by esbuild) writes them into a fresh schema of `DB=postgres://…` page by page, as
+ * `svc sync` does (the listing's parser, `commitPage`: one transaction a page). Measured per round: wall time,
+ * svc's CPU (this process) and the server's (the CPU of the connection's backend process, read
+ * from /proc: the server must be local). The reference in the same rounds: the same pages
+ * parsed and each record written back as JSON (the plain loop of bench/lib/reference-loop.mjs,
+ * without the network).
+ *
+ * `BASELINE_SRC=/path/to/other/src`: that source's store is bundled too and measured in each
+ * round, interleaved (an A/B in one run). Usage:
+ *   DB=postgres://user:pw@127.0.0.1:5432/db [RECORDS=20000] [RUNS=3] [BASELINE_SRC=…] node bench/pg-ingest.mjs
+ * Prints JSON.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import pg from 'pg';
+import { stats } from './lib/measure.mjs';
+import { ROOT, startSandboxProcess } from './lib/sandbox-process.mjs';
+
+const PG = process.env.DB;
+if (!PG) throw new Error('DB=postgres://… is required');
+const RECORDS = Number(process.env.RECORDS ?? 20_000);
+const RUNS = Number(process.env.RUNS ?? 3);
+const BASELINE_SRC = process.env.BASELINE_SRC;
+const log = (m) => process.stderr.write(`[pg ingest bench] ${m}\n`);
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-pg-ingest-'));
+
+/** The store of a source tree, bundled into one module (packages left to node_modules). */
+async function storeOf(src, name) {
+  const entry = join(dir, `${name}-entry.ts`);
+  writeFileSync(
+    entry,
+    `export { MirrorStore } from ${JSON.stringify(join(src, 'mirror/store.ts'))};\n` +
+      `export { tableSpec } from ${JSON.stringify(join(src, 'mirror/naming.ts'))};\n` +
+      `export { findResource } from ${JSON.stringify(join(src, 'registry/index.ts'))};\n` +
+      `export { parseCollection } from ${JSON.stringify(join(src, 'listing/page-parse.ts'))};\n` +
+      `export { PageScanner } from ${JSON.stringify(join(src, 'listing/relationship-scan.ts'))};\n`,
+  );
+  const outfile = join(ROOT, 'node_modules', '.cache', `svc-bench-pg-ingest-${process.pid}-${name}.mjs`);
+  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile, packages: 'external', logLevel: 'error' });
+  return { name, mod: await import(pathToFileURL(outfile).href), outfile };
+}
+
+/** The pages of the first RECORDS prospects, as the API sent them (paged by id, 1,000 a page). */
+async function recordPages() {
+  log(`starting a sandbox with ${RECORDS} prospects…`);
+  const sandbox = await startSandboxProcess({ seed: RECORDS });
+  try {
+    const pages = [];
+    let after = 0;
+    let n = 0;
+    while (n < RECORDS) {
+      const url = `${sandbox.baseUrl}/prospects?page[limit]=${Math.min(1000, RECORDS - n)}&sort=id&filter[id]=${after + 1}..inf`;
+      const res = await fetch(url, { headers: { authorization: `Bearer ${sandbox.token}`, accept: 'application/vnd.api+json' } });
+      if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
+      const text = await res.text();
+      const { data } = JSON.parse(text);
+      if (data.length === 0) break;
+      pages.push(Buffer.from(text));
+      n += data.length;
+      after = Number(data[data.length - 1].id);
+    }
+    if (n !== RECORDS) throw new Error(`recorded ${n} of ${RECORDS} prospects`);
+    return { pages, baseUrl: sandbox.baseUrl };
+  } finally {
+    await sandbox.close();
+  }
+}
+
+/** CPU ms (user + system) of a local process, from /proc. */
+function procCpuMs(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100;
+}
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+const admin = new pg.Client({ connectionString: PG });
+await admin.connect();
+const svcBackends = async () =>
+  new Set((await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'svc'")).rows.map((r) => r.pid));
+
+/** One ingest of the recorded pages into a fresh schema; wall, svc CPU and server CPU in ms. */
+async function ingest(variant, pages, baseUrl, schema) {
+  const { MirrorStore, tableSpec, findResource, parseCollection, PageScanner } = variant.mod;
+  const scanner = new PageScanner();
+  const spec = tableSpec(findResource('prospects'));
+  const before = await svcBackends();
+  const store = await MirrorStore.open({ kind: 'postgres', url: PG, schema }, { baseUrl, orgId: 'bench', orgName: 'bench' });
+  const backend = [...(await svcBackends())].find((p) => !before.has(p));
+  try {
+    await store.prepare(spec, () => {});
+    const now = new Date().toISOString();
+    await store.startRun(spec.table, 'full', null, now, null);
+    const server0 = procCpuMs(backend);
+    const cpu0 = cpuMs();
+    const t0 = performance.now();
+    let runMax = null;
+    let wrote = 0;
+    for (const body of pages) {
+      // Parsed from its bytes by the listing's parser, as \`svc sync\` reads a page.
+      const records = parseCollection(body, undefined, scanner).data;
+      wrote += records.length;
+      runMax = await store.commitPage(spec, records, String(records[records.length - 1].id), runMax, 'full');
+    }
+    const out = { ms: performance.now() - t0, cpuMs: cpuMs() - cpu0, serverCpuMs: procCpuMs(backend) - server0 };
+    const n = Number((await admin.query(`SELECT count(*)::int AS n FROM ${schema}.${spec.table}`)).rows[0].n);
+    if (n !== wrote) throw new Error(`${variant.name}: ${n} rows of ${wrote}`);
+    return out;
+  } finally {
+    await store.close();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  }
+}
+
+/** The reference: the same pages parsed and each record written back as JSON, in-process. */
+function reference(pages) {
+  const cpu0 = cpuMs();
+  const t0 = performance.now();
+  let bytes = 0;
+  for (const body of pages) {
+    const { data } = JSON.parse(body.toString());
+    let chunk = '';
+    for (const r of data) chunk += `${JSON.stringify(r)}\n`;
+    bytes += chunk.length;
+  }
+  if (bytes === 0) throw new Error('nothing written');
+  return { ms: performance.now() - t0, cpuMs: cpuMs() - cpu0 };
+}
+
+const variants = [];
+try {
+  const { pages, baseUrl } = await recordPages();
+  variants.push(await storeOf(join(ROOT, 'src'), 'this'));
+  if (BASELINE_SRC) variants.push(await storeOf(BASELINE_SRC, 'baseline'));
+  const rounds = Object.fromEntries([['reference', []], ...variants.map((v) => [v.name, []])]);
+  // A round unmeasured first: the bundles' first calls and the server's caches.
+  for (const v of variants) await ingest(v, pages.slice(0, 2), baseUrl, `bench_ingest_${process.pid}_warm_${v.name}`);
+  for (let i = 0; i < RUNS; i++) {
+    log(`round ${i + 1} of ${RUNS}`);
+    rounds.reference.push(reference(pages));
+    for (const v of variants) rounds[v.name].push(await ingest(v, pages, baseUrl, `bench_ingest_${process.pid}_${v.name}_${i}`));
+  }
+  const perS = (ms) => Math.round(RECORDS / (ms / 1000));
+  const figures = (name) => {
+    const r = rounds[name];
+    const wall = stats(r.map((x) => x.ms));
+    const cpu = stats(r.map((x) => x.cpuMs));
+    return {
+      wallMs: wall,
+      recordsPerSWall: perS(wall.median),
+      recordsPerSWallRange: [perS(wall.max), perS(wall.min)],
+      svcCpuMs: cpu.median,
+      recordsPerSSvcCpu: perS(cpu.median),
+      recordsPerSSvcCpuRange: [perS(cpu.max), perS(cpu.min)],
+      ...(name !== 'reference' ? { serverCpuMs: stats(r.map((x) => x.serverCpuMs)).median } : {}),
+    };
+  };
+  const result = { node: process.version, records: RECORDS, pages: pages.length, runs: RUNS };
+  for (const name of Object.keys(rounds)) result[name] = figures(name);
+  if (BASELINE_SRC) result.baselineSrc = BASELINE_SRC;
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  await admin.end();
+  for (const v of variants) rmSync(v.outfile, { force: true });
+  rmSync(dir, { recursive: true, force: true });
+}
