@@ -13,17 +13,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { DEDUPE_SEED_NOW, externalIdCounts, killWhen } from '../helpers/dedupe-org.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_APPLY_KILL_DUPS ?? 10);
-// The org as seeded on one fixed day: the same data every run.
-const SEED_NOW = process.env.SVC_DEDUPE_UNDO_NOW ?? '2026-11-28T12:00:00Z';
 let sb: TestSandbox;
 let env: Record<string, string>;
 let dir: string;
 beforeAll(async () => {
   let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, latencyMs: 5, rateLimit: 10_000_000, seedNow: SEED_NOW }));
+  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, latencyMs: 5, rateLimit: 10_000_000, seedNow: DEDUPE_SEED_NOW }));
   dir = tempDir('svc-dedupe-apply-kill-');
   env = { ...mk(), SVC_CONFIG_DIR: dir };
 }, 60_000);
@@ -49,16 +48,7 @@ it('kill -9 mid-apply, rerun, undo the apply: every deleted duplicate re-created
   const child = spawnSvc(args, { env });
   child.stdout!.resume();
   child.stderr!.resume();
-  let killed = false;
-  const timer = setInterval(() => {
-    if (!killed && deletes(mark).length >= 3) {
-      killed = true;
-      child.kill('SIGKILL');
-    }
-  }, 1);
-  await new Promise((resolve) => child.on('close', resolve));
-  clearInterval(timer);
-  expect(killed).toBe(true);
+  expect(await killWhen(child, () => deletes(mark).length >= 3)).toBe(true);
   const rerun = await runSvc(args, { env });
   expect(rerun.code, rerun.stderr).toBe(0);
   expect(rerun.stderr).toMatch(/continuing run \S+ \(killed before its end\)/);
@@ -72,10 +62,6 @@ it('kill -9 mid-apply, rerun, undo the apply: every deleted duplicate re-created
   expect(undo.code, undo.stderr).toBe(0);
   const creates = sb.requests.slice(undoMark).filter((r) => r.method === 'POST' && r.path === '/api/v2/prospects' && r.status === 201);
   expect(creates.length).toBe(dups.length);
-  const held = new Map<string, number>();
-  for (const rec of sb.store.table('prospect').values()) {
-    const x = String(rec.attributes['externalId']);
-    held.set(x, (held.get(x) ?? 0) + 1);
-  }
+  const held = externalIdCounts(sb);
   for (const id of dups) if (externalIdOf.get(id)) expect(held.get(externalIdOf.get(id)!) ?? 0, `duplicate ${id}`).toBe(1);
 });

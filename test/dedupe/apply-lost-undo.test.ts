@@ -13,17 +13,16 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { DEDUPE_SEED_NOW, externalIdCounts } from '../helpers/dedupe-org.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
-// The org as seeded on one fixed day: the same data every run.
-const SEED_NOW = process.env.SVC_DEDUPE_UNDO_NOW ?? '2026-11-28T12:00:00Z';
 let sb: TestSandbox;
 let proxy: FaultProxy;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 beforeAll(async () => {
   let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: 5, rateLimit: 10_000_000, seedNow: SEED_NOW }));
+  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: 5, rateLimit: 10_000_000, seedNow: DEDUPE_SEED_NOW }));
   proxy = await startFaultProxy(new URL(sb.baseUrl).origin);
   dir = tempDir('svc-dedupe-apply-lost-');
   const e = mk();
@@ -72,10 +71,6 @@ it('a delete whose answer was lost, a rerun, the undo: every duplicate re-create
   expect(undo.code, undo.stderr).toBe(0);
   const creates = sb.requests.slice(mark).filter((r) => r.method === 'POST' && r.path === '/api/v2/prospects' && r.status === 201);
   expect(creates.length).toBe(dups.length);
-  const held = new Map<string, number>();
-  for (const rec of sb.store.table('prospect').values()) {
-    const x = String(rec.attributes['externalId']);
-    held.set(x, (held.get(x) ?? 0) + 1);
-  }
+  const held = externalIdCounts(sb);
   for (const id of dups) if (externalIdOf.get(id)) expect(held.get(externalIdOf.get(id)!) ?? 0, `duplicate ${id}`).toBe(1);
 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { killWhen, sandboxApi } from '../helpers/dedupe-org.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -29,15 +30,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 const svc = (args: string[]) => runInProcess(args, env, { timeoutMs: 60_000 });
-const api = async (method: string, p: string, body?: unknown) => {
-  const r = await fetch(`${sb.baseUrl}/${p}`, {
-    method,
-    headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/vnd.api+json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-};
+const api = (method: string, p: string, body?: unknown) => sandboxApi(sb)(method, p, body);
 const writes = (since: number) => sb.requests.slice(since).filter((r) => r.method !== 'GET');
 
 describe('svc dedupe apply', () => {
@@ -136,16 +129,7 @@ describe('svc dedupe apply', () => {
     child.stdout!.resume();
     child.stderr!.resume();
     const deletes = () => writes(mark).filter((r) => r.method === 'DELETE').length;
-    let killed = false;
-    const timer = setInterval(() => {
-      if (!killed && deletes() >= 3) {
-        killed = true;
-        child.kill('SIGKILL');
-      }
-    }, 1);
-    await new Promise((resolve) => child.on('close', resolve));
-    clearInterval(timer);
-    expect(killed).toBe(true);
+    expect(await killWhen(child, () => deletes() >= 3)).toBe(true);
     const rerun = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/row\(s\) recorded by earlier runs/);

@@ -16,18 +16,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { DEDUPE_SEED_NOW, externalIdCounts, killWhen } from '../helpers/dedupe-org.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_UNDO_KILL_DUPS ?? 10);
-// The org as seeded on one fixed day (the seed dates its history from its day): the same data every run.
-// SVC_DEDUPE_UNDO_NOW seeds it as of another instant.
-const SEED_NOW = process.env.SVC_DEDUPE_UNDO_NOW ?? '2026-11-28T12:00:00Z';
 let sb: TestSandbox;
 let env: Record<string, string>;
 let dir: string;
 beforeAll(async () => {
   let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, latencyMs: 5, rateLimit: 10_000_000, seedNow: SEED_NOW }));
+  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, latencyMs: 5, rateLimit: 10_000_000, seedNow: DEDUPE_SEED_NOW }));
   dir = tempDir('svc-dedupe-undo-kill-');
   env = { ...mk(), SVC_CONFIG_DIR: dir };
 }, 60_000);
@@ -45,16 +43,7 @@ async function killAfter(args: string[], after: number): Promise<boolean> {
   const child = spawnSvc(args, { env });
   child.stdout!.resume();
   child.stderr!.resume();
-  let killed = false;
-  const timer = setInterval(() => {
-    if (!killed && writes(0).length - start >= after) {
-      killed = true;
-      child.kill('SIGKILL');
-    }
-  }, 1);
-  await new Promise((resolve) => child.on('close', resolve));
-  clearInterval(timer);
-  return killed;
+  return killWhen(child, () => writes(0).length - start >= after);
 }
 
 it('kill -9 twice in the undo of a merge, rerun: every step taken back once', { timeout: 180_000 }, async () => {
@@ -91,11 +80,7 @@ it('kill -9 twice in the undo of a merge, rerun: every step taken back once', { 
   // One re-create per duplicate over the attempts: each duplicate exists exactly once again.
   const creates = writes(mark).filter((r) => r.method === 'POST' && r.path === '/api/v2/prospects' && r.status === 201);
   expect(creates.length).toBe(dups.length);
-  const held = new Map<string, number>();
-  for (const rec of sb.store.table('prospect').values()) {
-    const x = String((rec.attributes as Record<string, unknown>)['externalId']);
-    held.set(x, (held.get(x) ?? 0) + 1);
-  }
+  const held = externalIdCounts(sb);
   // (Planted duplicates with an externalId: the others have none to tell them by.)
   const known = dups.filter((d: any) => externalIdOf.get(d.id));
   expect(known.length).toBeGreaterThan(0);

@@ -19,34 +19,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAttribute, findRelationship, resourceByType } from '../../src/registry/index.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { DEDUPE_SEED_NOW, sandboxApi } from '../helpers/dedupe-org.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_UNDO_DUPS ?? 5);
-// The org as seeded on one fixed day (the seed dates its history from its day): the same data every run.
-// SVC_DEDUPE_UNDO_NOW seeds it as of another instant.
-const SEED_NOW = process.env.SVC_DEDUPE_UNDO_NOW ?? '2026-11-28T12:00:00Z';
 let sb: TestSandbox;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 
 beforeAll(async () => {
   let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, rateLimit: 10_000_000, seedNow: SEED_NOW }));
+  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, rateLimit: 10_000_000, seedNow: DEDUPE_SEED_NOW }));
   dir = tempDir('svc-dedupe-undo-');
   env = baseEnv({ ...mk(), SVC_CONFIG_DIR: dir });
 }, 60_000);
 afterAll(() => sb?.close());
 
 const svc = (args: string[]) => runInProcess(args, env, { timeoutMs: 120_000 });
-const api = async (method: string, p: string, body?: unknown) => {
-  const r = await fetch(`${sb.baseUrl}/${p}`, {
-    method,
-    headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/vnd.api+json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
-};
+const api = (method: string, p: string, body?: unknown) => sandboxApi(sb)(method, p, body);
 const PATH: Record<string, string> = {
   prospect: 'prospects',
   emailAddress: 'emailAddresses',

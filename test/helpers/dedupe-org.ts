@@ -1,0 +1,50 @@
+/**
+ * What the dedupe tests share: the org seeded on one fixed day, the sandbox's JSON:API called
+ * straight (to set up and to check, apart from svc), a child killed once a condition holds, and
+ * the count of each duplicate's copies by the `externalId` a re-create carries back.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { TestSandbox } from './sandbox.js';
+
+/**
+ * The instant the sandbox seeds the org as of (the seed dates its history from its day): the
+ * same data every run. SVC_DEDUPE_UNDO_NOW seeds it as of another instant.
+ */
+export const DEDUPE_SEED_NOW = process.env.SVC_DEDUPE_UNDO_NOW ?? '2026-11-28T12:00:00Z';
+
+/** A request to the sandbox's API with its token: status and parsed body. */
+export function sandboxApi(sb: TestSandbox) {
+  return async (method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const r = await fetch(`${sb.baseUrl}/${p}`, {
+      method,
+      headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/vnd.api+json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await r.text();
+    return { status: r.status, body: text ? JSON.parse(text) : null };
+  };
+}
+
+/** Sends SIGKILL to the child the first time `when()` holds; resolves when it has closed, true if it was killed. */
+export async function killWhen(child: ChildProcess, when: () => boolean): Promise<boolean> {
+  let killed = false;
+  const timer = setInterval(() => {
+    if (!killed && when()) {
+      killed = true;
+      child.kill('SIGKILL');
+    }
+  }, 1);
+  await new Promise((resolve) => child.on('close', resolve));
+  clearInterval(timer);
+  return killed;
+}
+
+/** How many prospects of the sandbox carry each `externalId`. */
+export function externalIdCounts(sb: TestSandbox): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const rec of sb.store.table('prospect').values()) {
+    const x = String(rec.attributes['externalId']);
+    held.set(x, (held.get(x) ?? 0) + 1);
+  }
+  return held;
+}
