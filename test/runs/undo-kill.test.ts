@@ -23,7 +23,7 @@ afterAll(() => sb?.close());
 
 const title = (id: number) => (sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title'];
 const patches = (from: number) => sb.requests.slice(from).filter((r) => r.method === 'PATCH');
-/** PATCHes the sandbox answered (a status): those it carried out or refused, not those cut on arrival. */
+/** PATCHes the sandbox answered: those it carried out or refused, not those broken off (status 0). */
 const taken = (from: number) => patches(from).filter((r) => r.status !== undefined && r.status !== 0);
 
 /** Spawns the undo and kills it with SIGKILL once `after` more PATCHes reached the sandbox. */
@@ -68,8 +68,8 @@ it('kill -9 in the middle of an undo, rerun: every row undone once', { timeout: 
   expect(last.code, last.stderr).toBe(0);
   expect(last.stderr).toMatch(/continuing the unfinished undo \S+/);
   // One PATCH per record taken by the server over the three attempts: none done twice, none
-  // missing. A PATCH the kill cut while its body was on the way is recorded by the sandbox on
-  // arrival but never answered (no status): the server did not take it, and the rerun sends it.
+  // missing. A PATCH the kill cut while the sandbox still held it (its latency, before reading
+  // the body) is recorded as broken off (status 0): not carried out, and the rerun sends it.
   const perRecord = new Map<string, number>();
   for (const r of taken(mark)) perRecord.set(r.path, (perRecord.get(r.path) ?? 0) + 1);
   expect(perRecord.size).toBe(ROWS);

@@ -47,6 +47,10 @@ export class RequestBody {
     const declared = Number(req.headers['content-length']);
     // Refused before a byte is read when the client announces the size.
     if (Number.isFinite(declared) && declared > limit) return Promise.reject(errors.payloadTooLarge(limit));
+    // Gone while the request was held (its latency, before the read): Node has destroyed the
+    // request and its buffered body, and the events the read waits for were sent already.
+    if (req.destroyed && !req.readableEnded)
+      return Promise.reject(new BrokenRequest('the client closed the connection before the body was read'));
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
