@@ -12,20 +12,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, tempDir } from '../helpers/run-svc.js';
-import { DEDUPE_SEED_NOW, externalIdCounts } from '../helpers/dedupe-org.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { baseEnv } from '../helpers/run-svc.js';
+import { externalIdCounts, plantedOrg } from '../helpers/dedupe-org.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let proxy: FaultProxy;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 beforeAll(async () => {
-  let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: 5, rateLimit: 10_000_000, seedNow: DEDUPE_SEED_NOW }));
+  let e: Record<string, string>;
+  ({ sb, env: e, dir } = await plantedOrg(5, 'svc-dedupe-apply-lost-'));
   proxy = await startFaultProxy(new URL(sb.baseUrl).origin);
-  dir = tempDir('svc-dedupe-apply-lost-');
-  const e = mk();
   env = baseEnv({ ...e, SVC_CONFIG_DIR: dir, SVC_BASE_URL: e.SVC_BASE_URL!.replace(new URL(sb.baseUrl).origin, proxy.origin) });
 }, 60_000);
 afterAll(async () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
-import { killWhen, sandboxApi } from '../helpers/dedupe-org.js';
+import { addCalls, killWhen, sandboxApi } from '../helpers/dedupe-org.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -52,17 +52,8 @@ describe('svc dedupe apply', () => {
     });
     expect(enrol.status, JSON.stringify(enrol.body)).toBe(201);
     // Its original has more activity (calls), so that the enrolled record is the duplicate.
-    const original = String(dups[0].attributes.externalId).split(':')[1];
-    for (let i = 0; i < 4; i++) {
-      const call = await api('POST', 'calls', {
-        data: {
-          type: 'call',
-          attributes: { direction: 'outbound', outcome: 'Answered' },
-          relationships: { prospect: { data: { type: 'prospect', id: original } }, user: { data: { type: 'user', id: 1 } } },
-        },
-      });
-      expect(call.status, JSON.stringify(call.body)).toBe(201);
-    }
+    const original = String(dups[0].attributes.externalId).split(':')[1]!;
+    await addCalls(sb, original, 4);
     const owner = dups[1].relationships.owner.data.id === '2' || dups[1].relationships.owner.data.id === 2 ? 3 : 2;
     expect(
       (

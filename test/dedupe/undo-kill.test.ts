@@ -15,19 +15,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
-import { DEDUPE_SEED_NOW, externalIdCounts, killWhen } from '../helpers/dedupe-org.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { baseEnv, runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { externalIdCounts, killWhen, plantedOrg } from '../helpers/dedupe-org.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_UNDO_KILL_DUPS ?? 10);
 let sb: TestSandbox;
 let env: Record<string, string>;
 let dir: string;
 beforeAll(async () => {
-  let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, latencyMs: 5, rateLimit: 10_000_000, seedNow: DEDUPE_SEED_NOW }));
-  dir = tempDir('svc-dedupe-undo-kill-');
-  env = { ...mk(), SVC_CONFIG_DIR: dir };
+  ({ sb, env, dir } = await plantedOrg(DUPS, 'svc-dedupe-undo-kill-', { latencyMs: 5 }));
 }, 60_000);
 afterAll(() => sb?.close());
 

@@ -18,9 +18,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAttribute, findRelationship, resourceByType } from '../../src/registry/index.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, tempDir } from '../helpers/run-svc.js';
-import { DEDUPE_SEED_NOW, sandboxApi } from '../helpers/dedupe-org.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { baseEnv } from '../helpers/run-svc.js';
+import { addCalls, plantedOrg, sandboxApi } from '../helpers/dedupe-org.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_UNDO_DUPS ?? 5);
 let sb: TestSandbox;
@@ -28,10 +28,9 @@ let env: NodeJS.ProcessEnv;
 let dir: string;
 
 beforeAll(async () => {
-  let mk: () => Record<string, string>;
-  ({ sb, env: mk } = await sandboxWithEnv({ seed: 200, duplicates: DUPS, rateLimit: 10_000_000, seedNow: DEDUPE_SEED_NOW }));
-  dir = tempDir('svc-dedupe-undo-');
-  env = baseEnv({ ...mk(), SVC_CONFIG_DIR: dir });
+  let e: Record<string, string>;
+  ({ sb, env: e, dir } = await plantedOrg(DUPS, 'svc-dedupe-undo-'));
+  env = baseEnv(e);
 }, 60_000);
 afterAll(() => sb?.close());
 
@@ -94,19 +93,7 @@ async function enrolDelivered(prospectId: string | number): Promise<string> {
 }
 
 /** Four calls on a planted duplicate's original: the original survives, the duplicate is merged into it. */
-async function moreActivity(dup: any): Promise<void> {
-  const original = String(dup.attributes.externalId).split(':')[1];
-  for (let i = 0; i < 4; i++) {
-    const call = await api('POST', 'calls', {
-      data: {
-        type: 'call',
-        attributes: { direction: 'outbound', outcome: 'Answered' },
-        relationships: { prospect: { data: { type: 'prospect', id: original } }, user: { data: { type: 'user', id: 1 } } },
-      },
-    });
-    expect(call.status, JSON.stringify(call.body)).toBe(201);
-  }
-}
+const moreActivity = (dup: any) => addCalls(sb, String(dup.attributes.externalId).split(':')[1]!, 4);
 
 async function planned(name: string): Promise<{ plan: string; doc: any }> {
   const db = path.join(dir, `${name}.sqlite`);
