@@ -8,7 +8,8 @@
  * out of the COPY) is NULL on insert and over an earlier value. A transaction that fails takes
  * its staging table with it and the next write makes it again. Then end to end: prospects with
  * such values created through the sandbox's API, synced into each database (SQLite and
- * PostgreSQL), equal to what the API lists.
+ * PostgreSQL), equal to what the API lists; and into a database where the role may not make
+ * temporary tables (no staging table: the page goes in as one jsonb parameter instead).
  *
  * Against the server of SVC_TEST_PG (skipped with a notice when none is reachable;
  * SVC_TEST_REQUIRE_PROGRAMS=1 makes that a failure).
@@ -20,7 +21,7 @@ import type { MirrorDb, WriteColumn } from '../../src/mirror/dialect/types.js';
 import type { SqlValue } from '../../src/mirror/sqlite.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
-import { adminSql, freshSchema, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
+import { adminSql, asUser, freshSchema, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { doc, start, type Client } from '../helpers/sandbox.js';
 
@@ -206,6 +207,25 @@ describe('values through a sync, equal to the API', () => {
   });
   afterAll(async () => {
     await c?.sb.close();
+  });
+
+  it.skipIf(PG === undefined)('a role without temporary tables (TEMPORARY revoked) still syncs, by the jsonb statement', async () => {
+    // A database of its own: revoking TEMPORARY from PUBLIC on the shared one would change it for other tests.
+    const name = freshSchema('notemp');
+    await adminSql(PG!, `CREATE DATABASE ${name}`);
+    await adminSql(PG!, `REVOKE TEMPORARY ON DATABASE ${name} FROM PUBLIC; CREATE ROLE ${name} LOGIN PASSWORD 'no-temp-secret-5'`);
+    await adminSql(PG!, `GRANT CREATE ON DATABASE ${name} TO ${name}`);
+    try {
+      const url = new URL(asUser(PG!, name, 'no-temp-secret-5'));
+      url.pathname = `/${name}`;
+      const db = ['--db', url.toString(), '--schema', 'mirror'];
+      const r = await runInProcess(['sync', ...db, 'prospects'], env, { timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      expect(await expectTableEqualsApi(c, env, db, '/prospects')).toBeGreaterThan(TEXTS.length);
+    } finally {
+      await adminSql(PG!, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await adminSql(PG!, `DROP ROLE IF EXISTS ${name}`);
+    }
   });
 
   describe.each(mirrorDatabases(PG))('on $name', (d) => {

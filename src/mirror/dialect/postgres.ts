@@ -129,6 +129,9 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
   const stages = new Map<string, string>();
   let madeInTx: string[] | undefined;
   let staged = 0;
+  // Whether the role may make temporary tables (TEMPORARY on the database: PUBLIC has it unless
+  // an administrator revoked it); asked at the first write.
+  let mayStage: boolean | undefined;
   const stagingTable = async (columns: readonly WriteColumn[]): Promise<string> => {
     const defs = columns.map((c) => `${quoteId(c.name)} ${TYPES[c.kind]}`).join(', ');
     const known = stages.get(defs);
@@ -183,6 +186,19 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
     },
     async write(table, columns, rows, conflictKey, update) {
       if (rows.length === 0) return;
+      const names = columns.map((c) => quoteId(c.name)).join(', ');
+      const set = update.map((c) => `${quoteId(c)} = EXCLUDED.${quoteId(c)}`).join(', ');
+      const onConflict = ` ON CONFLICT (${conflictKey.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`;
+      mayStage ??= ((await q("SELECT has_database_privilege(current_database(), 'TEMPORARY') AS ok")).rows[0]?.ok as unknown) === true;
+      if (!mayStage) {
+        // No temporary tables for this role: the page's rows as one jsonb parameter, cast column
+        // by column on the server (slower: bench/README.md).
+        await q(
+          `INSERT INTO ${quoteId(table)} (${names}) SELECT ${jsonbCasts(columns).join(', ')} FROM jsonb_array_elements(?::jsonb) AS r(v)${onConflict}`,
+          [rowsJson(columns, rows)],
+        );
+        return;
+      }
       // The page into an emptied staging table by COPY (the columns with a value in some row;
       // the rest stay NULL), then one upsert from it: all in the caller's transaction, so the
       // page and its cursor still commit together. Emptied first rather than after: a write
@@ -192,12 +208,7 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
       const sent = sentColumns(columns.length, rows, keys);
       await q(`TRUNCATE ${stage}`);
       await copyIn(`COPY ${stage} (${sent.map((i) => quoteId(columns[i]!.name)).join(', ')}) FROM STDIN`, copyText(rows, sent));
-      const names = columns.map((c) => quoteId(c.name)).join(', ');
-      const set = update.map((c) => `${quoteId(c)} = EXCLUDED.${quoteId(c)}`).join(', ');
-      await q(
-        `INSERT INTO ${quoteId(table)} (${names}) SELECT ${names} FROM ${stage}` +
-          ` ON CONFLICT (${conflictKey.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`,
-      );
+      await q(`INSERT INTO ${quoteId(table)} (${names}) SELECT ${names} FROM ${stage}${onConflict}`);
     },
     relations: async () =>
       (
@@ -271,6 +282,37 @@ function isoTime(v: string): string {
 /** A value as pg sends it: BigInts as their digits. */
 function pgValue(v: SqlValue): unknown {
   return typeof v === 'bigint' ? v.toString() : v;
+}
+
+/** Each column of a row of {@link rowsJson} (`v`) cast to its type. */
+function jsonbCasts(columns: readonly WriteColumn[]): string[] {
+  return columns.map((c, i) =>
+    TYPES[c.kind] === 'jsonb'
+      ? `NULLIF((v->${i})::jsonb, 'null'::jsonb)`
+      : TYPES[c.kind] === 'text'
+        ? `v->>${i}`
+        : `(v->>${i})::${TYPES[c.kind]}`,
+  );
+}
+
+/** The rows as one JSON array of arrays; a jsonb column's value is already JSON text and goes in as is. */
+function rowsJson(columns: readonly WriteColumn[], rows: readonly SqlValue[][]): string {
+  const raw = columns.map((c) => TYPES[c.kind] === 'jsonb');
+  const parts: string[] = [];
+  for (const r of rows) {
+    let s = '[';
+    for (let i = 0; i < r.length; i++) {
+      const v = r[i];
+      if (i > 0) s += ',';
+      if (v === null || v === undefined) s += 'null';
+      else if (raw[i]) s += typeof v === 'string' ? v : JSON.stringify(String(v));
+      else if (typeof v === 'number') s += String(v);
+      else if (typeof v === 'bigint') s += `"${v}"`;
+      else s += JSON.stringify(String(v));
+    }
+    parts.push(`${s}]`);
+  }
+  return `[${parts.join(',')}]`;
 }
 
 /** `?` placeholders numbered `$1`, `$2`… (svc's own statements: no `?` inside their literals). */
