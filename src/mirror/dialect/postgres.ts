@@ -7,8 +7,9 @@
  * - A page is written by `COPY … FROM STDIN` (pg-copy-streams; the text format, copy-text.ts)
  *   into a temporary staging table of the table's columns, then one `INSERT … SELECT … ON
  *   CONFLICT … DO UPDATE` from it, in the page's transaction (bench/README.md: against the page
- *   as one `jsonb` parameter cast on the server, svc's CPU −19 % and the server's −52 % for
- *   20,000 prospects; that one had beaten multi-row VALUES of 60,000 parameters).
+ *   as one `jsonb` parameter cast on the server, for 20,000 prospects the server's CPU −41 %, the
+ *   wall −25 % on Node 26 and −49 % on Node 20; that one had beaten multi-row VALUES). A role
+ *   that may not make temporary tables still writes by that `jsonb` statement.
  * - Several syncers: each holds a session advisory lock per table while it syncs it (the lease:
  *   a crashed syncer's connection closes and its lease goes with it), and serialises setup
  *   (schema, tables, views) with a transaction advisory lock. Readers see committed pages only.
