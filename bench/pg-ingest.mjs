@@ -11,7 +11,8 @@
  * without the network).
  *
  * `BASELINE_SRC=/path/to/other/src`: that source's store is bundled too and measured in each
- * round, interleaved (an A/B in one run). Usage:
+ * round, interleaved (an A/B in one run); several separated by `:` (`baseline`, `baseline2`, …:
+ * a copy of this source among them measures the noise). Usage:
  *   DB=postgres://user:pw@127.0.0.1:5432/db [RECORDS=20000] [RUNS=3] [BASELINE_SRC=…] node bench/pg-ingest.mjs
  * Prints JSON.
  */
@@ -29,6 +30,7 @@ if (!PG) throw new Error('DB=postgres://… is required');
 const RECORDS = Number(process.env.RECORDS ?? 20_000);
 const RUNS = Number(process.env.RUNS ?? 3);
 const BASELINE_SRC = process.env.BASELINE_SRC;
+const BASELINES = (BASELINE_SRC ?? '').split(':').filter(Boolean);
 const log = (m) => process.stderr.write(`[pg ingest bench] ${m}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-pg-ingest-'));
 
@@ -143,7 +145,7 @@ const variants = [];
 try {
   const { pages, baseUrl } = await recordPages();
   variants.push(await storeOf(join(ROOT, 'src'), 'this'));
-  if (BASELINE_SRC) variants.push(await storeOf(BASELINE_SRC, 'baseline'));
+  for (const [i, src] of BASELINES.entries()) variants.push(await storeOf(src, i === 0 ? 'baseline' : `baseline${i + 1}`));
   const rounds = Object.fromEntries([['reference', []], ...variants.map((v) => [v.name, []])]);
   // A round unmeasured first: the bundles' first calls and the server's caches.
   for (const v of variants) await ingest(v, pages.slice(0, 2), baseUrl, `bench_ingest_${process.pid}_warm_${v.name}`);

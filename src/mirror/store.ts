@@ -13,8 +13,8 @@
  *
  * A page's rows and the cursor after them are committed in one transaction, so a run killed at
  * any point resumes after its last whole page and nothing is half-written. A page's rows go in
- * as one multi-row upsert per table (dialect/: chunks of `VALUES` in SQLite, one JSON parameter
- * in PostgreSQL), its links and seen ids likewise.
+ * as one multi-row upsert per table (dialect/: chunks of `VALUES` in SQLite, `COPY` into a
+ * staging table in PostgreSQL), its links and seen ids likewise.
  */
 import { LockTimeoutError } from '../auth/lock.js';
 import { UsageError } from '../errors.js';
