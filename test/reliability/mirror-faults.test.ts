@@ -17,7 +17,7 @@ import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
-import { cliLogin } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { type MirrorDatabase, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
 import { doc, start, type Client } from '../helpers/sandbox.js';
 
@@ -108,7 +108,7 @@ describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
       try {
         const dir = tempDir();
         // The API through the fault proxy, the token endpoint direct: two origins, confirmed with --yes.
-        const login = await cliLogin(sb.sb, dir, ['--yes'], { SVC_BASE_URL: `${proxy.origin}/api/v2` });
+        const login = await cliLoginInProcess(sb.sb, dir, ['--yes'], { SVC_BASE_URL: `${proxy.origin}/api/v2` });
         expect(login.code, login.stderr).toBe(0);
         const db = d.fresh(path.join(dir, 'org.sqlite'));
         proxy.plan({ method: 'GET', path: /^\/api\/v2\/prospects\?.*page(%5B|\[)limit(%5D|\])=1000/ }, [
