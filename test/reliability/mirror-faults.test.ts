@@ -103,7 +103,9 @@ describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
     }, 600_000);
 
     it('goes on through a 504 (the page asked again at half the size), a 429 and a token that expires mid-sync', async () => {
-      const sb = await start({ seed: 1500, latencyMs: 20, accessTokenTtlSeconds: 1, tokenIssueIntervalMs: 0 });
+      // 600 prospects: more than the half page the 504 asks for, so the smaller pages are paged
+      // through; the 429's one-second wait outlives the one-second token whatever the size.
+      const sb = await start({ seed: 600, latencyMs: 20, accessTokenTtlSeconds: 1, tokenIssueIntervalMs: 0 });
       const proxy = await startFaultProxy(sb.sb.authUrl);
       try {
         const dir = tempDir();
