@@ -38,11 +38,18 @@ describe('programs the tests need', () => {
 
   it('the Chromium tests of report --html follow the rule: a notice when skipped, a failure when required', async () => {
     // One vitest, not one per setting (each is a whole vitest starting up, mostly importing): the
-    // file runs twice in it, as two projects whose SVC_TEST_REQUIRE_PROGRAMS differ, on a PATH
-    // where chromium is not, as on a machine without it.
+    // file runs twice in it, as two projects whose SVC_TEST_REQUIRE_PROGRAMS differ, in one worker
+    // thread (no process to start for it), on a PATH where chromium is not, as on a machine without it.
     const config = path.join(tempDir(), 'programs.config.mjs');
     const project = (name: string, require: string) => ({
-      test: { name, root: ROOT, include: ['test/e2e/report-html.test.ts'], env: { SVC_TEST_REQUIRE_PROGRAMS: require }, isolate: false },
+      test: {
+        name,
+        root: ROOT,
+        include: ['test/e2e/report-html.test.ts'],
+        env: { SVC_TEST_REQUIRE_PROGRAMS: require },
+        isolate: false,
+        pool: 'threads',
+      },
     });
     fs.writeFileSync(
       config,
