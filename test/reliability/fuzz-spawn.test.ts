@@ -6,7 +6,7 @@
  * line on failure, never a crash, a hang, a signal or a stack trace, usage errors send nothing.
  *
  * Cases: SVC_FUZZ_RUNS multiplies the 40 written below (unset: half, 20 processes, each of the six
- * kinds of case about three times; 1 for all 40); SVC_FUZZ_SEED changes the seed.
+ * kinds of case 2 to 7 times with the default seed; 1 for all 40); SVC_FUZZ_SEED changes the seed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
