@@ -29,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, spawnSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { inputFile } from '../helpers/bulk.js';
@@ -206,7 +207,8 @@ describe('one rate budget for every svc process of a user', () => {
       let holders: { pid: number; share: number | null }[] = [];
       for (let i = 0; i < 100 && holders.filter((h) => h.share !== null).length < 2; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        const l = await runSvc(['limits', '-o', 'json'], { env });
+        // Reading the ledger needs no process of its own: in this one.
+        const l = await svcInProcess(['limits', '-o', 'json'], { env });
         holders = JSON.parse(l.stdout).holders;
       }
       expect(holders.map((h) => h.pid)).toContain(victim.pid);
@@ -215,7 +217,7 @@ describe('one rate budget for every svc process of a user', () => {
       let after: { holders: { pid: number; share: number | null; taken: number }[]; limit: number; left: number } | undefined;
       for (;;) {
         await new Promise((r) => setTimeout(r, 250));
-        after = JSON.parse((await runSvc(['limits', '-o', 'json'], { env })).stdout);
+        after = JSON.parse((await svcInProcess(['limits', '-o', 'json'], { env })).stdout);
         if (!after!.holders.some((h) => h.pid === victim.pid) || Date.now() - killed > 10_000) break;
       }
       const back = Date.now() - killed;

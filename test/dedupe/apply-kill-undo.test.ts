@@ -3,8 +3,8 @@
  * id the rerun prints: every duplicate either run deleted is re-created exactly once. The rerun
  * continues the killed run's record (apply-continue.ts), so the one undo holds every step; before
  * that, the rerun was a run of its own and its undo left the duplicates the killed run deleted
- * deleted (the third of them here). The process matters (kill -9), so bin/svc is spawned (`npm run
- * build` first). Size: SVC_DEDUPE_APPLY_KILL_DUPS (percent of planted duplicates, default 10).
+ * deleted (the third of them here). The process matters (kill -9), so the killed apply is bin/svc,
+ * spawned (`npm run build` first); the rerun and the undo run in this process. Size: SVC_DEDUPE_APPLY_KILL_DUPS (percent of planted duplicates, default 10).
  * Measured (2 shared cores, 2026-11-28): 10 passes in 10 runs with two busy loops of background
  * CPU, 5 in 5 without; 13–15 s of test time. At 30 % (60 duplicates): passes, 13 s.
  */
@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
 import { externalIdCounts, killWhen, plantedOrg } from '../helpers/dedupe-org.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
@@ -46,7 +46,7 @@ it('kill -9 mid-apply, rerun, undo the apply: every deleted duplicate re-created
   child.stdout!.resume();
   child.stderr!.resume();
   expect(await killWhen(child, () => deletes(mark).length >= 3)).toBe(true);
-  const rerun = await runSvc(args, { env });
+  const rerun = await svc(args);
   expect(rerun.code, rerun.stderr).toBe(0);
   expect(rerun.stderr).toMatch(/continuing run \S+ \(killed before its end\)/);
   const run = /recorded as run (\S+):/.exec(rerun.stderr)?.[1];
@@ -55,7 +55,7 @@ it('kill -9 mid-apply, rerun, undo the apply: every deleted duplicate re-created
   for (const id of dups) expect(sb.store.table('prospect').get(id), `duplicate ${id}`).toBeUndefined();
 
   const undoMark = sb.requests.length;
-  const undo = await runSvc(['runs', 'undo', run!], { env });
+  const undo = await svc(['runs', 'undo', run!]);
   expect(undo.code, undo.stderr).toBe(0);
   const creates = sb.requests.slice(undoMark).filter((r) => r.method === 'POST' && r.path === '/api/v2/prospects' && r.status === 201);
   expect(creates.length).toBe(dups.length);

@@ -5,8 +5,8 @@
  * kill cut before the sandbox had it is looked up, not found, sent again; one it had is found), every
  * moved record pointed back, at the duplicate's new record. Before `runs undo` took that flag, a
  * re-create cut by a kill stayed `unknown` for good: its duplicate was never re-created (2 runs in 4).
- * The process matters (kill -9), so bin/svc is spawned (`npm run build` first); the apply
- * is made in-process. Size: SVC_DEDUPE_UNDO_KILL_DUPS (percent of planted duplicates, default 10).
+ * The process matters (kill -9), so the killed undos are bin/svc, spawned (`npm run build`
+ * first); the apply and the rerun that finishes run in this process. Size: SVC_DEDUPE_UNDO_KILL_DUPS (percent of planted duplicates, default 10).
  * Measured (2 shared cores, 2026-11-28): 20 passes in 20 runs, and 20 in 20 with two busy loops
  * of background CPU; 6–10 s of test time alone, up to 30 s when the machine is crowded; 5 in 5
  * on the final tree. At 30 % (60 duplicates): passes, 12 s.
@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
 import { externalIdCounts, killWhen, plantedOrg } from '../helpers/dedupe-org.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
@@ -69,7 +69,7 @@ it('kill -9 twice in the undo of a merge, rerun: every step taken back once', { 
   expect(await killAfter(args, dups.length)).toBe(true);
   // A re-create the kill cut is looked up; one the sandbox never got is sent again (the rerun
   // is told to: --resend-unconfirmed), one it got is found, not sent twice.
-  const last = await runSvc([...args, '--resend-unconfirmed'], { env });
+  const last = await svc([...args, '--resend-unconfirmed']);
   expect(last.stderr).toMatch(/continuing the unfinished undo \S+/);
   expect(last.code, last.stderr).toBe(0);
   expect(last.stderr).not.toMatch(/conflict|unknown/);

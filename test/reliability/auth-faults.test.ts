@@ -4,15 +4,16 @@
  * badly while the API stays up. One clear line and the right exit code each time, the stored
  * login left whole; a refused connection (nothing sent) is tried again.
  *
- * The logins and the runs that wait for the endpoint to come back run the built bin/svc; the
- * rest run svc in this process (`svcInProcess`, the same program): the refresh and its errors
- * are the client's, not the process's.
+ * The runs that wait for the endpoint to come back run the built bin/svc; the rest, and the
+ * logins each test starts from, run svc in this process (`svcInProcess`, `cliLoginInProcess`, the
+ * same program): the refresh and its errors are the client's, not the process's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startSvc } from '../helpers/long-running.js';
-import { cliLogin, editProfile, readConfig } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
+import { editProfile, readConfig } from '../helpers/oauth.js';
 import { expectCleanFailure } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
@@ -38,7 +39,7 @@ const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
 async function expired(): Promise<string> {
   const dir = tempDir();
   // Base and auth on two proxies (two origins): a login across hosts is confirmed with --yes.
-  const r = await cliLogin(sb, dir, ['--yes'], { SVC_BASE_URL: `${api.origin}/api/v2`, SVC_AUTH_URL: auth.origin });
+  const r = await cliLoginInProcess(sb, dir, ['--yes'], { SVC_BASE_URL: `${api.origin}/api/v2`, SVC_AUTH_URL: auth.origin });
   expect(r.code, r.stderr).toBe(0);
   editProfile(dir, 'default', { expiresAt: Date.now() - 1000 });
   return dir;

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { cliLogin, editProfile, readConfig } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
+import { editProfile, readConfig } from '../helpers/oauth.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
@@ -24,7 +25,8 @@ beforeAll(async () => {
   const dataFile = path.join(tempDir('svc-conc-data-'), 'org.json');
   const first = await startSandbox({ port: 0, seed: 46, dataFile, tokenIssueIntervalMs: 0, accessTokenTtlSeconds: 61 });
   dir = tempDir();
-  const login = await cliLogin(first, dir);
+  // The login is set-up, in this process; the sixteen racing for the refresh are processes.
+  const login = await cliLoginInProcess(first, dir);
   expect(login.code, login.stderr).toBe(0);
   await first.close();
   sb = await startSandbox({ port: 0, dataFile, tokenIssueIntervalMs: 60_000 });

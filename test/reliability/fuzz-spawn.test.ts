@@ -5,7 +5,8 @@
  * (each costs a Node start); the same rules: exit 0, 1 or 2 (5 for bulk runs) with an `error:`
  * line on failure, never a crash, a hang, a signal or a stack trace, usage errors send nothing.
  *
- * Cases: SVC_FUZZ_RUNS multiplies the default count; SVC_FUZZ_SEED changes the seed.
+ * Cases: SVC_FUZZ_RUNS multiplies the 40 written below (unset: half, 20 processes, each of the six
+ * kinds of case 2 to 7 times with the default seed; 1 for all 40); SVC_FUZZ_SEED changes the seed.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -3,13 +3,15 @@
  * back to the listener and while the code is exchanged (the proxy holds the token endpoint's
  * answer a little, before or after the server acted). After every interruption the config store
  * parses and holds either no login or a complete one — never half of it — and is 0600 in a 0700
- * directory; logging in again completes with one exchange and the profile works.
+ * directory; logging in again completes with one exchange and the profile works (that login and
+ * the use of the profile run in this process: only the interrupted login is the built bin/svc).
  *
  * Trials per signal: SVC_RELIABILITY_TRIALS (default 5; the issue's figure is 20).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../helpers/bulk.js';
-import { cliLogin, loginEnv, parseConsentForm } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
+import { loginEnv, parseConsentForm } from '../helpers/oauth.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc, tempDir } from '../helpers/run-svc.js';
@@ -75,7 +77,7 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during login', (signal) => {
       if (ended.code === 0) expect(s?.profiles.default?.accessToken, where).toBeTruthy();
       // Logging in again: one exchange, a working profile.
       const mark = rig.sb.requests.length;
-      const again = await cliLogin(rig.sb, dir, [], proxied());
+      const again = await cliLoginInProcess(rig.sb, dir, [], proxied());
       expect(again.code, `${where}\n${again.stderr}`).toBe(0);
       expect(rig.sb.requests.slice(mark).filter((q) => q.path === '/oauth/token')).toHaveLength(1);
       expectWhole(store(dir)!.profiles.default);

@@ -14,7 +14,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../helpers/bulk.js';
-import { cliLogin, editProfile } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
+import { editProfile } from '../helpers/oauth.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc, tempDir } from '../helpers/run-svc.js';
@@ -47,7 +48,7 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during a token refresh', (sign
   it(`${TRIALS} seeded trials: old or new login, never half; the rerun succeeds`, { timeout: trialTimeout(3_000) }, async () => {
     const rnd = prng(signal === 'SIGINT' ? 5_501 : 5_602);
     const dir = tempDir();
-    const login = await cliLogin(rig.sb, dir, [], proxied());
+    const login = await cliLoginInProcess(rig.sb, dir, [], proxied());
     expect(login.code, login.stderr).toBe(0);
     for (let t = 0; t < TRIALS; t++) {
       editProfile(dir, 'default', { expiresAt: Date.now() - 1000 });
@@ -91,7 +92,7 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during a token refresh', (sign
         figures.lostRotations++;
         expect(rerun.code, rerun.stderr).toBe(3);
         expect(rerun.stderr).toMatch(/invalid_grant[\s\S]*hint: run `svc login`/);
-        const relog = await cliLogin(rig.sb, dir, [], proxied());
+        const relog = await cliLoginInProcess(rig.sb, dir, [], proxied());
         expect(relog.code, relog.stderr).toBe(0);
       } else {
         expect(rerun.code, `${where}\n${rerun.stderr}`).toBe(0);

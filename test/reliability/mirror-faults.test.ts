@@ -17,7 +17,7 @@ import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
-import { cliLogin } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { type MirrorDatabase, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
 import { doc, start, type Client } from '../helpers/sandbox.js';
 
@@ -103,12 +103,14 @@ describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
     }, 600_000);
 
     it('goes on through a 504 (the page asked again at half the size), a 429 and a token that expires mid-sync', async () => {
-      const sb = await start({ seed: 1500, latencyMs: 20, accessTokenTtlSeconds: 1, tokenIssueIntervalMs: 0 });
+      // 600 prospects: more than the half page the 504 asks for, so the smaller pages are paged
+      // through; the 429's one-second wait outlives the one-second token whatever the size.
+      const sb = await start({ seed: 600, latencyMs: 20, accessTokenTtlSeconds: 1, tokenIssueIntervalMs: 0 });
       const proxy = await startFaultProxy(sb.sb.authUrl);
       try {
         const dir = tempDir();
         // The API through the fault proxy, the token endpoint direct: two origins, confirmed with --yes.
-        const login = await cliLogin(sb.sb, dir, ['--yes'], { SVC_BASE_URL: `${proxy.origin}/api/v2` });
+        const login = await cliLoginInProcess(sb.sb, dir, ['--yes'], { SVC_BASE_URL: `${proxy.origin}/api/v2` });
         expect(login.code, login.stderr).toBe(0);
         const db = d.fresh(path.join(dir, 'org.sqlite'));
         proxy.plan({ method: 'GET', path: /^\/api\/v2\/prospects\?.*page(%5B|\[)limit(%5D|\])=1000/ }, [

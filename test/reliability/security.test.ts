@@ -8,8 +8,9 @@
  * - the webhook listener refuses bad and missing signatures;
  * - CSV exports neutralise formula cells.
  *
- * Runs against a stored login are in this process (`asUser`: `svcInProcess`, the same program);
- * the refresh refused for another --auth-url, the logins and the listeners run the built bin/svc.
+ * Runs against a stored login, and the logins that store it, are in this process (`asUser`:
+ * `svcInProcess`, `cliLoginInProcess`, the same program); the refresh refused for another
+ * --auth-url, the login whose listener is under test and the webhook listener run the built bin/svc.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -18,7 +19,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/webhooks/signature.js';
 import { startSvc } from '../helpers/long-running.js';
-import { authorizeUrlOf, cliLogin, editProfile, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
+import { authorizeUrlOf, editProfile, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
 import { expectCleanFailure, startRig, type Rig } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
@@ -33,7 +35,7 @@ beforeAll(async () => {
   evil = await startTinyServer(() => ({ status: 200, body: '{"data":[]}' }));
   // A stored login (through the proxy, so that answers can be tampered with).
   dir = tempDir();
-  const r = await cliLogin(rig.sb, dir, [], { SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
+  const r = await cliLoginInProcess(rig.sb, dir, [], { SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
   expect(r.code, r.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -71,7 +73,7 @@ describe.concurrent('a stored token goes to its own API only', () => {
 
   it('--auth-url naming another host with a token to refresh: exit 2, no refresh token or client secret sent', async () => {
     const mine = tempDir();
-    const login = await cliLogin(rig.sb, mine, [], { SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
+    const login = await cliLoginInProcess(rig.sb, mine, [], { SVC_BASE_URL: `${rig.proxy.origin}/api/v2`, SVC_AUTH_URL: rig.proxy.origin });
     expect(login.code).toBe(0);
     editProfile(mine, 'default', { expiresAt: Date.now() - 1000 });
     const r = await runSvc(['prospects', 'list', '--auth-url', `${evil.url}/auth/`], { env: { SVC_CONFIG_DIR: mine } });

@@ -7,12 +7,14 @@
  * - `svc login` with a base or auth URL on other hosts than the profile's, or with base and auth
  *   on different hosts, says so and refuses without a terminal, asks on one (tmux), and goes on
  *   with --yes — wholly to the new hosts, without the old profile's client.
- * The logins run the built bin/svc; the commands after them run in this process (`svcInProcess`).
+ * The logins under test run the built bin/svc; the login each test starts from and the commands
+ * after them run in this process (`cliLoginInProcess`, `svcInProcess`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startSvc } from '../helpers/long-running.js';
-import { authorizeUrlOf, cliLogin, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
+import { authorizeUrlOf, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
 import { expectCleanFailure } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
@@ -43,7 +45,7 @@ const tokenRequests = (s: TestSandbox, since: number) => s.requests.slice(since)
 /** A config dir logged in to `sb` through the browser flow (the client secret is stored). */
 async function loggedIn(): Promise<string> {
   const dir = tempDir();
-  const r = await cliLogin(sb, dir);
+  const r = await cliLoginInProcess(sb, dir);
   expect(r.code, r.stderr).toBe(0);
   return dir;
 }

@@ -2,12 +2,13 @@
  * `svc runs undo` killed with SIGKILL in the middle (twice), then run again until it finishes:
  * every row of the run is undone exactly once — one PATCH per record across all the attempts —
  * and the records hold their values from before the run. The process matters here (kill -9), so
- * bin/svc is spawned (run `npm run build` first); the run being undone is made in-process.
+ * the killed undos are bin/svc, spawned (run `npm run build` first); the run being undone, the
+ * rerun that finishes and the listing of runs are made in-process.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inputFile } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const ROWS = Number(process.env.SVC_RUNS_KILL_ROWS ?? 200);
@@ -21,6 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb?.close());
 
+const svc = (args: string[]) => runInProcess(args, baseEnv(env), { timeoutMs: 60_000 });
 const title = (id: number) => (sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title'];
 const patches = (from: number) => sb.requests.slice(from).filter((r) => r.method === 'PATCH');
 /** PATCHes the sandbox answered: those it carried out or refused, not those broken off (status 0). */
@@ -64,7 +66,7 @@ it('kill -9 in the middle of an undo, rerun: every row undone once', { timeout: 
   expect(done).toBeGreaterThanOrEqual(Math.floor(ROWS / 2));
   expect(done).toBeLessThan(ROWS);
 
-  const last = await runSvc(args, { env });
+  const last = await svc(args);
   expect(last.code, last.stderr).toBe(0);
   expect(last.stderr).toMatch(/continuing the unfinished undo \S+/);
   // One PATCH per record taken by the server over the three attempts: none done twice, none
@@ -77,7 +79,7 @@ it('kill -9 in the middle of an undo, rerun: every row undone once', { timeout: 
   expect(twice).toEqual([]);
   for (const p of ids) expect(title(p)).toBe(before.get(p));
   // The three attempts are one undo run, and the run stands undone.
-  const list = await runSvc(['runs', 'list', '-o', 'json'], { env });
+  const list = await svc(['runs', 'list', '-o', 'json']);
   const runs = JSON.parse(list.stdout) as { id: string; state: string; undoes?: string }[];
   expect(runs.filter((r) => r.undoes === id)).toHaveLength(1);
   expect(runs.find((r) => r.id === id)!.state).toMatch(/^undone by /);

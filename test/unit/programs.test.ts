@@ -37,26 +37,55 @@ describe('programs the tests need', () => {
   });
 
   it('the Chromium tests of report --html follow the rule: a notice when skipped, a failure when required', async () => {
-    // A PATH where chromium is not: vitest runs the file as on a machine without it.
-    const run = (require: string) =>
-      promisify(execFile)(
-        process.execPath,
-        [path.join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', 'test/vitest.config.ts', 'test/e2e/report-html.test.ts'],
-        {
-          cwd: ROOT,
-          env: { ...process.env, PATH: tempDir(), SVC_TEST_REQUIRE_PROGRAMS: require, CI: '1', NO_COLOR: '1' },
-          timeout: 120_000,
-        },
-      ).then(
-        (r) => ({ code: 0, out: r.stdout + r.stderr }),
-        (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout}${e.stderr}` }),
-      );
-    // The two runs at once: each is a whole vitest starting up, mostly waiting on imports.
-    const [skipped, required] = await Promise.all([run(''), run('1')]);
-    expect(skipped.code, skipped.out).toBe(0);
-    expect(skipped.out).toContain('skipped: the report --html tests in headless Chromium: chromium is not installed (.ci/run installs it)');
-    expect(skipped.out).toMatch(/3 skipped/);
-    expect(required.code, required.out).not.toBe(0);
-    expect(required.out).toContain('chromium is not installed and SVC_TEST_REQUIRE_PROGRAMS=1 requires it');
+    // One vitest, not one per setting (each is a whole vitest starting up, mostly importing): the
+    // file runs twice in it, as two projects whose SVC_TEST_REQUIRE_PROGRAMS differ, in one worker
+    // thread (no process to start for it), on a PATH where chromium is not, as on a machine without it.
+    const config = path.join(tempDir(), 'programs.config.mjs');
+    const project = (name: string, require: string) => ({
+      test: {
+        name,
+        root: ROOT,
+        include: ['test/e2e/report-html.test.ts'],
+        env: { SVC_TEST_REQUIRE_PROGRAMS: require },
+        isolate: false,
+        pool: 'threads',
+      },
+    });
+    fs.writeFileSync(
+      config,
+      `export default ${JSON.stringify({ test: { projects: [project('skip', ''), project('required', '1')] } })};\n`,
+    );
+    const { code, out } = await promisify(execFile)(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules/vitest/vitest.mjs'),
+        'run',
+        '--config',
+        config,
+        '--root',
+        ROOT,
+        '--reporter',
+        'verbose',
+        '--maxWorkers',
+        '1',
+      ],
+      { cwd: ROOT, env: { ...process.env, PATH: tempDir(), CI: '1', NO_COLOR: '1' }, timeout: 120_000 },
+    ).then(
+      (r) => ({ code: 0, out: r.stdout + r.stderr }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout}${e.stderr}` }),
+    );
+    // Skipped with the notice where not required, failed where required, and nothing else.
+    expect(out).toContain('skipped: the report --html tests in headless Chromium: chromium is not installed (.ci/run installs it)');
+    expect(out).toContain('chromium is not installed and SVC_TEST_REQUIRE_PROGRAMS=1 requires it');
+    const lines = (project: string) => out.split('\n').filter((l) => l.includes(`|${project}| test/e2e/report-html.test.ts >`));
+    // Where required, the file fails in its set-up (its three tests are then reported skipped).
+    expect(
+      lines('skip').filter((l) => l.startsWith(' ↓ ')),
+      out,
+    ).toHaveLength(3);
+    expect(out).toMatch(/^ FAIL +\|required\| test\/e2e\/report-html\.test\.ts > /m);
+    expect(out).not.toMatch(/^ FAIL +\|skip\|/m);
+    expect(out).toMatch(/Test Files +1 failed \| 1 skipped \(2\)/);
+    expect(code, out).not.toBe(0);
   }, 240_000);
 });

@@ -3,7 +3,7 @@
  * is never taken for stale, and of runs started at the same instant — on a free journal or on a
  * stale lock — exactly one holds it. Real processes, started together, run the real JournalWriter.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,9 +14,9 @@ import { ROOT, tempDir } from '../../helpers/run-svc.js';
 
 const journalIn = (dir: string) => path.join(dir, 'in.csv.journal.ndjson');
 
-/** A pid that is not running: a child that has exited. */
+/** A pid that is not running: a child that has exited (`true`, not a Node start: it costs ~1 ms). */
 function deadPid(): number {
-  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
+  return spawnSync('true').pid;
 }
 
 describe('in one process', () => {
@@ -92,44 +92,58 @@ describe('runs started at the same instant, as processes', () => {
   });
 
   /**
-   * Starts `n` processes that open the journal at the same instant; what each said. Each notes
-   * in a file beside the journal that it has tried, and the one that holds the lock holds it until
-   * all `n` have (a fixed hold let a process that started late on a busy machine find the journal
-   * free again, and made each trial cost the hold).
+   * Starts `n` processes that open one journal per trial at the same instant, trial after trial;
+   * what each said per trial. One process per racer runs every trial (a Node start per trial cost
+   * most of this file's CPU): trial t starts at a fixed instant, each process sleeping until just
+   * before it and spinning only the last milliseconds. Each notes in a file beside the journal that
+   * it has tried, and the one that holds the lock holds it until all `n` have (a fixed hold let a
+   * process that started late on a busy machine find the journal free again); a trial that
+   * overruns its slot only makes the next one start late, never a second holder.
    */
-  async function race(file: string, n: number): Promise<string[]> {
-    const at = Date.now() + 400;
-    const tried = JSON.stringify(`${file}.tried`);
+  async function race(files: string[], n: number): Promise<string[][]> {
+    const slotMs = 250;
+    const at = Date.now() + 500;
     const script = `
       const fs = await import('node:fs');
       const { JournalWriter } = await import(${JSON.stringify(bundle)});
-      while (Date.now() < ${at});
-      const w = new JournalWriter(${JSON.stringify(file)});
-      try {
-        w.open();
-      } catch (e) {
-        fs.appendFileSync(${tried}, 'x');
-        process.stdout.write('refused: ' + e.message);
-        process.exit(0);
+      const files = ${JSON.stringify(files)};
+      const said = [];
+      for (let t = 0; t < files.length; t++) {
+        const file = files[t];
+        const tried = file + '.tried';
+        const start = ${at} + t * ${slotMs};
+        if (start - Date.now() > 5) await new Promise((r) => setTimeout(r, start - Date.now() - 5));
+        while (Date.now() < start);
+        const w = new JournalWriter(file);
+        try {
+          w.open();
+        } catch (e) {
+          fs.appendFileSync(tried, 'x');
+          said.push('refused: ' + e.message);
+          continue;
+        }
+        fs.appendFileSync(tried, 'x');
+        w.write({ key: 'k' + process.pid, row: 1, status: 'created', id: process.pid });
+        // Held until every other process has tried (10 s at most).
+        for (let i = 0; i < 1000 && fs.readFileSync(tried, 'utf8').length < ${n}; i++) await new Promise((r) => setTimeout(r, 10));
+        w.close();
+        said.push('held');
       }
-      fs.appendFileSync(${tried}, 'x');
-      w.write({ key: 'k' + process.pid, row: 1, status: 'created', id: process.pid });
-      // Held until every other process has tried (10 s at most).
-      for (let i = 0; i < 1000 && fs.readFileSync(${tried}, 'utf8').length < ${n}; i++) await new Promise((r) => setTimeout(r, 10));
-      w.close();
-      process.stdout.write('held');`;
-    return Promise.all(
+      process.stdout.write(JSON.stringify(said));`;
+    const outs = await Promise.all(
       Array.from(
         { length: n },
         () =>
-          new Promise<string>((resolve) => {
+          new Promise<string[]>((resolve) => {
             const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
             let out = '';
             child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-            child.on('close', () => resolve(out));
+            child.on('close', () => resolve(out ? JSON.parse(out) : []));
           }),
       ),
     );
+    // Per trial, what each process said.
+    return files.map((_, t) => outs.map((said) => said[t] ?? 'nothing'));
   }
 
   const check = (said: string[]) => {
@@ -141,20 +155,22 @@ describe('runs started at the same instant, as processes', () => {
   };
 
   it('two runs on a free journal, 12 trials: one holds it, the other is refused', async () => {
-    for (let t = 0; t < 12; t++) {
-      const f = journalIn(tempDir());
-      check(await race(f, 2));
+    const files = Array.from({ length: 12 }, () => journalIn(tempDir()));
+    const trials = await race(files, 2);
+    files.forEach((f, t) => {
+      check(trials[t]!);
       expect(fs.readFileSync(f, 'utf8').trim().split('\n')).toHaveLength(1);
-    }
+    });
   }, 60_000);
 
   it('three runs on a stale lock, 12 trials: one holds it, the others are refused', async () => {
-    for (let t = 0; t < 12; t++) {
-      const f = journalIn(tempDir());
-      fs.writeFileSync(`${f}.lock`, `${deadPid()}\n${os.hostname()}\n`);
-      check(await race(f, 3));
+    const files = Array.from({ length: 12 }, () => journalIn(tempDir()));
+    for (const f of files) fs.writeFileSync(`${f}.lock`, `${deadPid()}\n${os.hostname()}\n`);
+    const trials = await race(files, 3);
+    files.forEach((f, t) => {
+      check(trials[t]!);
       expect(fs.readFileSync(f, 'utf8').trim().split('\n')).toHaveLength(1);
       expect(fs.existsSync(`${f}.lock`)).toBe(false);
-    }
+    });
   }, 60_000);
 });

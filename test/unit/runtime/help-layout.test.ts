@@ -59,7 +59,7 @@ function examples(text: string): string[] {
 /**
  * The words bash makes of each command line (svc replaced by printf, one word a line), without
  * what follows a pipe or the note after a gap of spaces (the example's explanation). One bash
- * for all of them (a bash a command cost most of this file's time): each command runs in a
+ * for all of them (a bash a command, then a bash a help, cost most of this file's time): each command runs in a
  * subshell of its own (set -e: one that fails fails them all) and ends with a marker line; a
  * command bash cannot parse to its end (an open quote) takes the markers after it and fails the
  * count.
@@ -92,7 +92,8 @@ describe('help layout', () => {
   });
 
   it.each([80, 60])('examples wrap with a trailing \\ at %i columns and give bash the same words', async (width) => {
-    let wrapped = 0;
+    // Every help's wrapped examples and their one-line twins, through one bash at the end.
+    const pairs: (readonly [string, string])[] = [];
     for (const args of HELPS) {
       const narrow = await help(args, width);
       // Only a single shell word too long for any line (a quoted JSON body) may pass the width: it cannot be broken.
@@ -101,12 +102,11 @@ describe('help layout', () => {
       const a = examples(narrow);
       const b = examples(await help(args, 400));
       expect(a.length).toBe(b.length);
-      const pairs = a.flatMap((cmd, i) => (cmd.includes('\\\n') ? [[cmd, b[i]!] as const] : []));
-      wrapped += pairs.length;
-      const words = bashWords(pairs.flat());
-      for (const [i, [cmd]] of pairs.entries()) expect(words[2 * i], cmd).toBe(words[2 * i + 1]);
+      pairs.push(...a.flatMap((cmd, i) => (cmd.includes('\\\n') ? [[cmd, b[i]!] as const] : [])));
     }
-    expect(wrapped).toBeGreaterThan(3);
+    expect(pairs.length).toBeGreaterThan(3);
+    const words = bashWords(pairs.flat());
+    for (const [i, [cmd]] of pairs.entries()) expect(words[2 * i], cmd).toBe(words[2 * i + 1]);
   });
 
   it('never breaks inside quotes; an option stays with its value; a comment goes on a line of its own', () => {
