@@ -4,13 +4,14 @@
  * server acted (looked up, never sent blindly again).
  *
  * Runs whose process plays no part go through svc's program in the test process (svcInProcess);
- * the Ctrl-C test signals the built bin/svc and reruns it.
+ * the Ctrl-C test signals the built bin/svc, and its rerun, which reads the journal the process
+ * left, runs in process.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { runSvc, spawnSvc } from '../helpers/run-svc.js';
+import { spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 import { startLossyProxy, type LossyProxy } from '../helpers/lossy-proxy.js';
@@ -114,7 +115,7 @@ describe('Ctrl-C', () => {
     // Nothing is left pending: what was sent was answered, what was waiting was not sent.
     const done = new Set(journal.filter((j) => j.status === 'created').map((j) => j.key));
     expect(journal.filter((j) => j.status === 'pending' && !done.has(j.key))).toEqual([]);
-    const rest = await runSvc(s.args, { env: s.env() });
+    const rest = await svcInProcess(s.args, { env: s.env() });
     expect(rest.code, rest.stderr).toBe(0);
     expect(rest.stderr).toMatch(new RegExp(`${80 - enrolled.length} created, ${enrolled.length} skipped`));
     expect(stateProspects(s.sb, s.seq)).toEqual(s.ids);

@@ -2,12 +2,16 @@
  * `svc <type> export`: the file appears only when complete (`.part` until then), CSV for Excel
  * (BOM, UTF-8 accents), default columns without the org's unused custom fields, NDJSON, and an
  * export SIGKILLed halfway then resumed holding every id exactly once.
+ *
+ * The exports that are interrupted (SIGINT, SIGKILL) are the built bin/svc; the runs after them
+ * (the resumes and the refused resumes) read what the killed process left and run in process
+ * (eight spawns fewer).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, prospectIds } from '../helpers/bulk.js';
 import { CsvParser } from '../../src/bulk/input/csv-parse.js';
@@ -138,6 +142,8 @@ describe('export to CSV and NDJSON', () => {
 });
 
 describe('killed and resumed', () => {
+  /** A run after the kill, in process, with the killed run's config dir. */
+  const after = (args: string[], cfg: string) => svcInProcess(args, { env: { ...env(), SVC_CONFIG_DIR: cfg }, timeoutMs: 60_000 });
   it('Ctrl-C: exit 130, the .part kept, the hint names --resume; the resumed file is whole', async () => {
     const dir = tempDir('svc-export-');
     const file = path.join(dir, 'p.csv');
@@ -156,7 +162,7 @@ describe('killed and resumed', () => {
     expect(stderr).toMatch(/error: export interrupted after [\d,]+ record\(s\)/);
     expect(stderr).toMatch(/hint: continue with the same command and --resume \(.*p\.csv\.part is kept\)/);
     expect(fs.existsSync(`${file}.part`)).toBe(true);
-    const r = await runSvc(['prospects', 'export', file, '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+    const r = await after(['prospects', 'export', file, '--resume'], cfg);
     expect(r.code, r.stderr).toBe(0);
     expect(
       csvRecords(file)
@@ -187,13 +193,11 @@ describe('killed and resumed', () => {
       expect(cutAt).toBeLessThan(prospectIds(sb).length);
       // Resuming with another filter would mix two selections: refused, nothing sent.
       const before = sb.requests.length;
-      const other = await runSvc(['prospects', 'export', file, '--resume', '--filter', 'title=CEO'], {
-        env: { ...env(), SVC_CONFIG_DIR: cfg },
-      });
+      const other = await after(['prospects', 'export', file, '--resume', '--filter', 'title=CEO'], cfg);
       expect(other.code).toBe(2);
       expect(other.stderr).toMatch(/was written by another export \(prospect, .*, no filter\)/);
       expect(sb.requests.length).toBe(before);
-      const r = await runSvc(['prospects', 'export', file, '--page-size', '50', '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+      const r = await after(['prospects', 'export', file, '--page-size', '50', '--resume'], cfg);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/resuming .*\.part: [\d,]+ record\(s\) already written, continuing after id \d+/);
       expect(fs.existsSync(part)).toBe(false);
@@ -215,9 +219,7 @@ describe('killed and resumed', () => {
       if (format === 'csv') {
         fs.writeFileSync(part, fs.readFileSync(file, 'utf8').split('\n').slice(0, 3).join('\n') + '\n');
         fs.rmSync(file);
-        const mixed = await runSvc(['prospects', 'export', file, '--resume', '--columns', 'firstName'], {
-          env: { ...env(), SVC_CONFIG_DIR: cfg },
-        });
+        const mixed = await after(['prospects', 'export', file, '--resume', '--columns', 'firstName'], cfg);
         expect(mixed.code).toBe(2);
         expect(mixed.stderr).toMatch(/has other columns than this export would write/);
         fs.rmSync(part);
@@ -225,7 +227,7 @@ describe('killed and resumed', () => {
       }
       // A second --resume finds the file complete and sends nothing.
       const mark = sb.requests.length;
-      const again = await runSvc(['prospects', 'export', file, '--resume'], { env: { ...env(), SVC_CONFIG_DIR: cfg } });
+      const again = await after(['prospects', 'export', file, '--resume'], cfg);
       expect(again.code).toBe(0);
       expect(again.stderr).toMatch(/is complete \(no .*\.part to resume\): nothing to do/);
       expect(sb.requests.length).toBe(mark);

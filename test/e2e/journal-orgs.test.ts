@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { freeProspects, newSequence, stateProspects } from '../helpers/bulk.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { cliLoginInProcess } from '../helpers/in-process-login.js';
-import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const SEED = 60;
@@ -240,12 +240,13 @@ describe('export --resume', () => {
     child.kill('SIGINT');
     expect(await new Promise((r) => child.once('close', r))).toBe(130);
     const mark = y.requests.length;
-    const other = await runSvc(['prospects', 'export', file, '--resume'], { env: env(y) });
+    // The runs after the interrupt read what the process left: in process.
+    const other = await svcInProcess(['prospects', 'export', file, '--resume'], { env: env(y) });
     expect(other.code, other.stderr).toBe(2);
     expect(other.stderr).toMatch(/error: .*p\.csv\.part was exported by prospects export on org .* this export is prospects export on org/);
     expect(other.stderr).toMatch(/hint: export to another file, or delete .*p\.csv\.part \(and .*p\.csv\.part\.json\) to start again/);
     expect(received(y, mark, 'prospects')).toHaveLength(0);
-    const own = await runSvc(['prospects', 'export', file, '--resume'], { env: env(x) });
+    const own = await svcInProcess(['prospects', 'export', file, '--resume'], { env: env(x) });
     expect(own.code, own.stderr).toBe(0);
     const ids = fs
       .readFileSync(file, 'utf8')

@@ -7,15 +7,18 @@
  * A plain line (words, quotes, `> file`, a comment) runs through svc's program in the test
  * process (test/helpers/shell-line.ts): a bash and a bin/svc per line cost about a second each on
  * two cores, for ~110 lines. The first tests check that those lines are split as bash splits
- * them. A line with pipes, `&&` or variables runs in bash, `svc` standing for the built bin/svc.
- * The "Common tasks" recipes run whole in bash in readme-recipes.test.ts.
+ * them. A line with pipes, `&&` or variables runs in bash, its `svc` commands run in the test
+ * process too (test/helpers/svc-bridge.ts: ~20 spawns of bin/svc were most of the file's 11
+ * CPU-s), but the first such line, where `svc` is the built bin/svc (`SVC_RECIPES_BIN=1`: all of
+ * them). The "Common tasks" recipes run whole in bash in readme-recipes.test.ts.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, ROOT, baseEnv, tempDir } from '../helpers/run-svc.js';
+import { ROOT, baseEnv, tempDir } from '../helpers/run-svc.js';
 import { plainCommand, runPlainCommand } from '../helpers/shell-line.js';
+import { SvcBridge } from '../helpers/svc-bridge.js';
 
 function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -91,7 +94,7 @@ describe('README and --help examples run on the sandbox', () => {
     SVC_DATA_DIR: path.join(dir, '.data'),
     SVC_SANDBOX: '1',
   };
-  const env = baseEnv({ ...extraEnv, SVC_NODE: process.execPath, SVC_BIN: BIN });
+  const bridge = new SvcBridge();
 
   it("finds the examples, the reference's --help examples among them", () => {
     expect(examples.length).toBeGreaterThan(60);
@@ -150,12 +153,13 @@ describe('README and --help examples run on the sandbox', () => {
     });
   });
 
+  const firstInBash = runnable.find((l) => !plain.has(l));
   for (const example of runnable) {
     it(`runs: ${example.slice(0, 100)}`, async () => {
       const cmd = plain.get(example);
       const r = cmd
         ? await runPlainCommand(cmd, dir, { env: extraEnv })
-        : await bash(`set -eo pipefail\nsvc() { "$SVC_NODE" "$SVC_BIN" "$@"; }\n${example}`, dir, env);
+        : await bridge.run(example, dir, extraEnv, { binary: example === firstInBash });
       // Exit 5 (some rows failed, each named: the seed's prospects without an e-mail, say) is a
       // run that went as written; a usage error (2), a failure (1) or a crash is not.
       const rowsFailed = r.code === 5 && /^row \d+: /m.test(r.stderr);

@@ -1,28 +1,26 @@
 /**
  * The README's "Common tasks" work as written: every `sh` block of that section runs in bash
- * against the sandbox (`svc --sandbox` starts one in-process), `svc` standing for the built
- * bin/svc, each block in an empty directory with its own config and data directories. Blocks
- * fenced as `sh no-test` (long-running, or needing a browser) are left out. The README's other
- * `svc …` lines run in readme-examples.test.ts.
+ * against the sandbox (`svc --sandbox` starts one in-process), each block in an empty directory
+ * with its own config and data directories. Blocks fenced as `sh no-test` (long-running, or
+ * needing a browser) are left out. The README's other `svc …` lines run in
+ * readme-examples.test.ts.
+ *
+ * bash runs each block whole; its `svc` lines run through svc's program in the test process
+ * (test/helpers/svc-bridge.ts): ~55 spawns of bin/svc were 21 CPU-s, the most of any e2e file.
+ * The first block runs with the built bin/svc as well, so the binary's way of running a
+ * recipe stays covered; `SVC_RECIPES_BIN=1` runs every block with bin/svc.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sectionBlocks } from '../helpers/readme.js';
-import { BIN, ROOT, baseEnv, tempDir } from '../helpers/run-svc.js';
+import { ROOT, tempDir } from '../helpers/run-svc.js';
+import { SvcBridge } from '../helpers/svc-bridge.js';
 
 const blocks = sectionBlocks(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), 'Common tasks');
 const recipes = blocks.filter((b) => b.info === 'sh');
 
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('bash', ['-c', script], { cwd, env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const bridge = new SvcBridge();
 
 describe('README: Common tasks', () => {
   it('has recipes, each block fenced as sh (run here) or sh no-test', () => {
@@ -36,15 +34,9 @@ describe('README: Common tasks', () => {
     // time was most of the e2e folder's).
     it.concurrent(`recipe ${i + 1} works as written: ${title}`, async () => {
       const dir = tempDir('svc-recipe-');
-      const env = baseEnv({
-        SVC_CONFIG_DIR: path.join(dir, '.config'),
-        SVC_DATA_DIR: path.join(dir, '.data'),
-        SVC_NODE: process.execPath,
-        SVC_BIN: BIN,
-      });
-      // Each line runs in turn; the first failing command fails the recipe.
-      const script = `set -eo pipefail\nsvc() { "$SVC_NODE" "$SVC_BIN" "$@"; }\n${recipe.body}`;
-      const r = await bash(script, dir, env);
+      const env = { SVC_CONFIG_DIR: path.join(dir, '.config'), SVC_DATA_DIR: path.join(dir, '.data') };
+      // Each line runs in turn (set -eo pipefail); the first failing command fails the recipe.
+      const r = await bridge.run(recipe.body, dir, env, { binary: i === 0 });
       expect(r.code, `${recipe.body}\nstderr:\n${r.stderr}`).toBe(0);
       expect(r.stderr, recipe.body).not.toMatch(/^error:/m);
       expect(r.stdout.length + fs.readdirSync(dir).length, 'a recipe prints or writes something').toBeGreaterThan(2);

@@ -4,7 +4,8 @@
  * shutdown on SIGTERM and SIGINT, and the in-process sandbox whose org persists. Bad options are
  * checked in-process in test/unit/commands/sandbox/usage.test.ts. The clients of a running
  * sandbox and the busy-port refusal run svc's program in the test process (svcInProcess); the
- * org persisted between runs is written by the built bin/svc's processes.
+ * org persisted between runs is written by a built bin/svc process that has ended, and read
+ * back in process.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -103,11 +104,11 @@ describe('svc --sandbox with no sandbox running', () => {
     expect(made.code, made.stderr).toBe(0);
     const id = json<{ id: number }>(made).id;
     expect(fs.existsSync(path.join(env.SVC_CONFIG_DIR, 'data', 'sandbox-org.json'))).toBe(true);
-    const again = await runSvc(['--sandbox', 'accounts', 'get', String(id), '--json'], { env });
+    const again = await svcInProcess(['--sandbox', 'accounts', 'get', String(id), '--json'], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(json<{ name: string }>(again).name).toBe('Kept between runs');
     // The same works from the environment variable.
-    const viaEnv = await runSvc(['prospects', 'list', '--filter', 'title=CEO', '--json'], { env: { ...env, SVC_SANDBOX: '1' } });
+    const viaEnv = await svcInProcess(['prospects', 'list', '--filter', 'title=CEO', '--json'], { env: { ...env, SVC_SANDBOX: '1' } });
     expect(viaEnv.code, viaEnv.stderr).toBe(0);
     const rows = json<{ title: string }[]>(viaEnv);
     expect(rows.length).toBeGreaterThan(0);
