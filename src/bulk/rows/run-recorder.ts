@@ -11,7 +11,7 @@ import type { WriteData } from '../../api/write-body.js';
 import { allAttributes, findResource, resourceByType, type ResourceType } from '../../registry/index.js';
 import type { Outcome, Parked, WorkItem } from '../run/engine.js';
 import type { Requester } from '../run/requester.js';
-import type { FieldValues, RowLine, RowOp, RunRecordWriter } from '../run/run-record.js';
+import type { FieldValues, RowLine, RowOp, RunRecord, RunRecordWriter } from '../run/run-record.js';
 
 /** What the recorder reads of a row: its request, or an image made by the command. */
 export interface RecordableItem extends WorkItem {
@@ -31,6 +31,11 @@ interface RecorderOptions {
   requester: Requester;
   /** What a row without a request does (`enroll`: creates a sequenceState). */
   bare?: { op: RowOp; type: string };
+  /**
+   * The unfinished run's record this rerun continues: a row it holds keeps that first image (a
+   * row in doubt read now would show what its first attempt wrote), and is not read again.
+   */
+  had?: RunRecord;
 }
 
 /** The type a write's path names (`prospects/5` → prospect). */
@@ -119,6 +124,7 @@ export async function* recordRows<T extends RecordableItem>(items: AsyncIterable
     for (const item of batch) {
       const w = item.write;
       if (item.outcome || item.image || item.changes || !w || w.method === 'POST' || w.id === undefined) continue;
+      if (o.had?.rows.has(item.key)) continue;
       const rt = typeOfPath(w.path);
       if (!rt) continue;
       if (!want.has(rt)) want.set(rt, new Set());
@@ -127,7 +133,7 @@ export async function* recordRows<T extends RecordableItem>(items: AsyncIterable
     const found = new Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>();
     for (const [rt, ids] of want) for (const [id, rec] of await readRecords(o.requester, rt, [...ids])) found.set(`${rt.type}:${id}`, rec);
     for (const item of batch) {
-      const line = rowLine(item, found, o.bare);
+      const line = o.had?.rows.has(item.key) ? undefined : rowLine(item, found, o.bare);
       if (line) o.record.write(line);
     }
     yield* batch;
