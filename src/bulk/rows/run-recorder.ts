@@ -119,17 +119,7 @@ export async function readRecords(
 export async function* recordRows<T extends RecordableItem>(items: AsyncIterable<T>, o: RecorderOptions): AsyncGenerator<T> {
   let batch: T[] = [];
   const flush = async function* (): AsyncGenerator<T> {
-    // The records the batch's updates and deletes change, one read per type.
-    const want = new Map<ResourceType, Set<string>>();
-    for (const item of batch) {
-      const w = item.write;
-      if (item.outcome || item.image || item.changes || !w || w.method === 'POST' || w.id === undefined) continue;
-      if (o.had?.rows.has(item.key)) continue;
-      const rt = typeOfPath(w.path);
-      if (!rt) continue;
-      if (!want.has(rt)) want.set(rt, new Set());
-      want.get(rt)!.add(String(w.id));
-    }
+    const want = toRead(batch, o.had);
     const found = new Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>();
     for (const [rt, ids] of want) for (const [id, rec] of await readRecords(o.requester, rt, [...ids])) found.set(`${rt.type}:${id}`, rec);
     for (const item of batch) {
@@ -144,6 +134,24 @@ export async function* recordRows<T extends RecordableItem>(items: AsyncIterable
     if (batch.length >= IMAGE_BATCH) yield* flush();
   }
   yield* flush();
+}
+
+/**
+ * The records a batch's updates and deletes change, by type (one read per type): not those of
+ * rows carrying their image, nor of rows the continued record holds (their first image stands).
+ */
+function toRead(batch: readonly RecordableItem[], had: RunRecord | undefined): Map<ResourceType, Set<string>> {
+  const want = new Map<ResourceType, Set<string>>();
+  for (const item of batch) {
+    const w = item.write;
+    if (item.outcome || item.image || item.changes || !w || w.method === 'POST' || w.id === undefined) continue;
+    if (had?.rows.has(item.key)) continue;
+    const rt = typeOfPath(w.path);
+    if (!rt) continue;
+    if (!want.has(rt)) want.set(rt, new Set());
+    want.get(rt)!.add(String(w.id));
+  }
+  return want;
 }
 
 /** The before-image line of one row; undefined for rows decided without a write. */
