@@ -43,7 +43,7 @@ export interface RunMeta {
   at: string;
   /** The run this one takes back (an undo). */
   undoes?: string;
-  /** The journal the run was made with (`svc dedupe apply`): a rerun after a kill continues this record. */
+  /** The journal the run was made with (any bulk run): a rerun of an unfinished run continues this record (commands/bulk-run/run-continue.ts). */
   journal?: string;
 }
 
