@@ -190,10 +190,23 @@ function priorFrom(changes: readonly { field: string; old: unknown }[], after: F
   return out;
 }
 
-/** The performer with each outcome written to the record as it comes. */
+/**
+ * The status a row's outcome is recorded with. A rerun's failure of an update or delete the
+ * continued record left in doubt (cut short by a kill, or its answer lost) does not say the first
+ * attempt did nothing — a delete the kill cut off is refused 404 when sent again — so the row
+ * stays in doubt (`unknown`), and an undo decides it by the record as it is then.
+ */
+function recordedStatus(key: string, status: string, had: RunRecord | undefined): string {
+  const first = had?.rows.get(key);
+  if (status !== 'failed' || !first || (first.row.op !== 'update' && first.row.op !== 'delete')) return status;
+  return !first.done || first.done.status === 'unknown' ? 'unknown' : status;
+}
+
+/** The performer with each outcome written to the record as it comes (`had`: the record a rerun continues). */
 export function recordOutcomes<T extends WorkItem>(
   perform: (item: T) => Promise<Outcome | Parked>,
   record: RunRecordWriter,
+  had?: RunRecord,
 ): (item: T) => Promise<Outcome | Parked> {
   const done = (item: T, out: Outcome): Outcome => {
     const note = out.extra?.note ?? out.extra?.restored;
@@ -201,7 +214,7 @@ export function recordOutcomes<T extends WorkItem>(
       k: 'done',
       row: item.row,
       key: item.key,
-      status: out.status,
+      status: recordedStatus(item.key, out.status, had),
       id: out.id === undefined || out.id === null ? null : String(out.id),
       ...(out.error ? { error: out.error } : {}),
       ...(typeof note === 'string' ? { note } : {}),

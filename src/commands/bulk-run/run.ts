@@ -126,7 +126,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
       ...(run.records ? { bare: run.records } : {}),
       ...(continued ? { had: continued } : {}),
     });
-    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record, continued), record);
+    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record, continued), record, continued);
     const result = await runRows(ctx, session, setup, { halt, items, perform });
     session.progress.stop();
     run.recorded?.(record, result);
