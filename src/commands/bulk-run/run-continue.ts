@@ -32,7 +32,7 @@ function unfinished(rec: RunRecord): boolean {
 /** The record of the run of `label` in `owner`'s org with this journal left unfinished; undefined when there is none. */
 export function unfinishedRunOf(dir: string, label: string, journalPath: string, owner?: SideOwner): RunRecord | undefined {
   const journal = journalKey(journalPath);
-  // Newest first: the latest run of this journal decides (one that finished is not continued).
+  let latest: RunRecord | undefined;
   for (const id of listRunIds(dir)) {
     let rec: RunRecord;
     try {
@@ -45,9 +45,11 @@ export function unfinishedRunOf(dir: string, label: string, journalPath: string,
     const { meta } = rec;
     if (meta.label !== label || meta.journal !== journal) continue;
     if (owner && !sameOwner(meta.owner, { ...owner, command: label })) continue;
-    return unfinished(rec) && rec.undoneBy.length === 0 ? rec : undefined;
+    // By the time it started (milliseconds): ids order runs of the same second at random.
+    if (!latest || meta.at > latest.meta.at) latest = rec;
   }
-  return undefined;
+  // The latest run of this journal decides: one that finished, or was undone, is not continued.
+  return latest && unfinished(latest) && latest.undoneBy.length === 0 ? latest : undefined;
 }
 
 /** The line a continuing rerun says: `continuing run … (killed after 120 of 300 rows of x.csv)`. */
