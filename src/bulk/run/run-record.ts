@@ -347,3 +347,25 @@ export function listRunIds(dir: string): string[] {
     .sort()
     .reverse();
 }
+
+/**
+ * A record's first line, read without the rest and NOT checked: only to pick which records to
+ * read whole (readRunRecord checks those), so that finding one run does not read every record
+ * of every run. Undefined when it cannot be read or parsed.
+ */
+export function peekRunMeta(dir: string, id: string): RunMeta | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(runFile(dir, id), noFollow('r'));
+    const buf = Buffer.alloc(64 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.subarray(0, n).toString('utf8');
+    const nl = text.indexOf('\n');
+    const o = JSON.parse(nl >= 0 ? text.slice(0, nl) : text) as { r?: RunMeta };
+    return o?.r?.k === 'meta' ? o.r : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}

@@ -14,7 +14,7 @@
  * attempt wrote, not what the undo must set back.
  */
 import path from 'node:path';
-import { listRunIds, readRunRecord, type RunRecord } from '../../bulk/run/run-record.js';
+import { listRunIds, peekRunMeta, readRunRecord, type RunMeta, type RunRecord } from '../../bulk/run/run-record.js';
 import { sameOwner, type SideOwner } from '../../bulk/run/side-owner.js';
 import { RunRecordError } from '../../errors.js';
 
@@ -32,24 +32,26 @@ function unfinished(rec: RunRecord): boolean {
 /** The record of the run of `label` in `owner`'s org with this journal left unfinished; undefined when there is none. */
 export function unfinishedRunOf(dir: string, label: string, journalPath: string, owner?: SideOwner): RunRecord | undefined {
   const journal = journalKey(journalPath);
-  let latest: RunRecord | undefined;
+  // The first lines pick the run (the records of other commands and journals are not read whole).
+  let latest: RunMeta | undefined;
   for (const id of listRunIds(dir)) {
-    let rec: RunRecord;
-    try {
-      rec = readRunRecord(dir, id);
-    } catch (err) {
-      // A record that fails its check is no one's to continue (svc runs list says so).
-      if (err instanceof RunRecordError) continue;
-      throw err;
-    }
-    const { meta } = rec;
-    if (meta.label !== label || meta.journal !== journal) continue;
+    const meta = peekRunMeta(dir, id);
+    if (!meta || meta.id !== id || meta.label !== label || meta.journal !== journal) continue;
     if (owner && !sameOwner(meta.owner, { ...owner, command: label })) continue;
     // By the time it started (milliseconds): ids order runs of the same second at random.
-    if (!latest || meta.at > latest.meta.at) latest = rec;
+    if (!latest || meta.at > latest.at) latest = meta;
+  }
+  if (!latest) return undefined;
+  let rec: RunRecord;
+  try {
+    rec = readRunRecord(dir, latest.id);
+  } catch (err) {
+    // A record that fails its check is no one's to continue (svc runs list says so).
+    if (err instanceof RunRecordError) return undefined;
+    throw err;
   }
   // The latest run of this journal decides: one that finished, or was undone, is not continued.
-  return latest && unfinished(latest) && latest.undoneBy.length === 0 ? latest : undefined;
+  return unfinished(rec) && rec.undoneBy.length === 0 ? rec : undefined;
 }
 
 /** The line a continuing rerun says: `continuing run … (killed after 120 of 300 rows of x.csv)`. */
