@@ -2,13 +2,13 @@
  * A bulk run killed with SIGKILL in the middle, then run again until it finishes, is ONE run: the
  * rerun continues the killed run's record (bulk-run/run-continue.ts) and says so, `svc runs list`
  * shows one run, `svc runs show` each row once, and `svc runs undo` of it takes back the rows of
- * both parts — for `update --input`, `create --input`, `upsert --match email` and `delete --input`. The kill
+ * both parts — for `update --input`, `create --input`, `upsert --match email`, `delete --input` and `enroll --input`. The kill
  * matters here (no end line, a torn record), so the killed run is the built bin/svc (run `npm
  * run build` first); the rerun, the listing and the undo run in-process. Size:
- * SVC_BULK_CONT_ROWS rows per command (default 60: about 12 s).
+ * SVC_BULK_CONT_ROWS rows per command (default 60: about 14 s).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { emailOf, inputFile } from '../helpers/bulk.js';
+import { emailOf, inputFile, newSequence } from '../helpers/bulk.js';
 import { killWhen } from '../helpers/dedupe-org.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
@@ -19,7 +19,7 @@ const ROWS = Number(process.env.SVC_BULK_CONT_ROWS ?? 60);
 let sb: TestSandbox;
 let env: Record<string, string>;
 beforeAll(async () => {
-  const s = await sandboxWithEnv({ seed: 3 * ROWS + 20, latencyMs: 10 });
+  const s = await sandboxWithEnv({ seed: 5 * ROWS + 20, latencyMs: 10 });
   sb = s.sb;
   env = s.env();
 });
@@ -50,7 +50,7 @@ async function rerun(args: string[], label: string, more: string[] = []): Promis
   // A delete the kill cut off after the server did it is refused 404 when sent again (failed: exit 5).
   if (label === 'prospects delete' && r.code === 5) expect(r.stderr.match(/row \d+: failed: (?!HTTP 404)/g), r.stderr).toBeNull();
   else expect(r.code, r.stderr).toBe(0);
-  const continued = /continuing run (\S+) \(killed after (\d+) of (\d+) rows of /.exec(r.stderr);
+  const continued = /continuing run (\S+) \(killed after (\d+) of (\d+) rows/.exec(r.stderr);
   expect(continued, r.stderr).not.toBeNull();
   expect(continued![1]).toBe(before[0]!.id);
   expect(Number(continued![3])).toBe(ROWS);
@@ -148,4 +148,28 @@ it('delete killed, rerun, undo: every deleted record re-created once', { timeout
     if (Array.isArray(e)) for (const x of e) held.set(String(x), (held.get(String(x)) ?? 0) + 1);
   }
   for (const e of emails) expect(held.get(e), e).toBe(1);
+});
+
+it('enroll killed, rerun, undo: every enrolment made once, every one finished', { timeout: 60_000 }, async () => {
+  const ids = [...sb.store.table('prospect').keys()]
+    .sort((a, b) => a - b)
+    .slice(3 * ROWS)
+    .filter((id) => {
+      const a = sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>;
+      return a['optedOut'] !== true && a['emailOptedOut'] !== true;
+    })
+    .slice(0, ROWS);
+  expect(ids.length).toBe(ROWS);
+  const seq = await newSequence(sb);
+  const states = () =>
+    [...sb.store.table('sequenceState').values()].filter((s) => (s.rels['sequence'] as { id: number } | null)?.id === seq);
+  const file = inputFile('cont-enrol.csv', `id\n${ids.join('\n')}\n`);
+  const args = ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file];
+  await killAfter(args, 'POST', Math.floor(ROWS / 3));
+  const id = await rerun(args, 'enroll', ['--settle', '0', '--resend-unconfirmed']);
+  expect(states()).toHaveLength(ROWS);
+
+  const undo = await svc(['runs', 'undo', id]);
+  expect(undo.code, undo.stderr).toBe(0);
+  expect(states().map((s) => s.attributes['state'])).toEqual(Array(ROWS).fill('finished'));
 });
