@@ -5,7 +5,8 @@
  * both parts — for `update --input`, `create --input`, `upsert --match email`, `delete --input` and `enroll --input`. The kill
  * matters here (no end line, a torn record), so the killed run is the built bin/svc (run `npm
  * run build` first); the rerun, the listing and the undo run in-process. Size:
- * SVC_BULK_CONT_ROWS rows per command (default 60: about 14 s).
+ * SVC_BULK_CONT_ROWS rows per command (default 60: about 14 s). Measured once at 500 rows per
+ * command: 5 passed in 48 s (update 14.8 s, create 6.7 s, upsert 7.0 s, delete 7.8 s, enroll 10.5 s).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { emailOf, inputFile, newSequence } from '../helpers/bulk.js';
