@@ -110,8 +110,10 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     // Every run is recorded (svc runs): its rows' before-images go to the record before their writes leave.
     const s = session;
     // A rerun of a run left unfinished continues its record (run-continue.ts): one run, one undo.
-    const continued = run.recordInto ?? continuedRun(ctx, setup, run);
-    if (continued && !run.recordInto) ctx.info(continuingLine(continued, scan.total, run.rows));
+    // (An undo continues its own unfinished undo, `recordInto`, as it always has: its rows bring their images.)
+    const rerunOf = run.recordInto ? undefined : continuedRun(ctx, setup, run);
+    if (rerunOf) ctx.info(continuingLine(rerunOf, scan.total, run.rows));
+    const continued = run.recordInto ?? rerunOf;
     record = continued
       ? RunRecordWriter.append(runsDirOf(ctx), continued, () => ctx.clock.now())
       : await openRunRecord(
@@ -124,9 +126,9 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
       record,
       requester: session.requester,
       ...(run.records ? { bare: run.records } : {}),
-      ...(continued ? { had: continued } : {}),
+      ...(rerunOf ? { had: rerunOf } : {}),
     });
-    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record, continued), record, continued);
+    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record, rerunOf), record, rerunOf);
     const result = await runRows(ctx, session, setup, { halt, items, perform });
     session.progress.stop();
     run.recorded?.(record, result);
