@@ -357,9 +357,13 @@ export function peekRunMeta(dir: string, id: string): RunMeta | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(runFile(dir, id), noFollow('r'));
-    const buf = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.subarray(0, n).toString('utf8');
+    // A first line is a few hundred bytes; a long command line may take more (up to 64 KB read).
+    let text = '';
+    for (const size of [4096, 64 * 1024]) {
+      const buf = Buffer.alloc(size);
+      text = buf.subarray(0, fs.readSync(fd, buf, 0, size, 0)).toString('utf8');
+      if (text.includes('\n')) break;
+    }
     const nl = text.indexOf('\n');
     const o = JSON.parse(nl >= 0 ? text.slice(0, nl) : text) as { r?: RunMeta };
     return o?.r?.k === 'meta' ? o.r : undefined;
