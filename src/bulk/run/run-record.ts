@@ -45,6 +45,8 @@ export interface RunMeta {
   undoes?: string;
   /** The journal the run was made with (any bulk run): a rerun of an unfinished run continues this record (commands/bulk-run/run-continue.ts). */
   journal?: string;
+  /** The run's `--shard` (`1/4`): a rerun continues the record of its own shard only. */
+  shard?: string;
 }
 
 /** A row's before-image, written before its write leaves. */

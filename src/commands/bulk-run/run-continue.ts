@@ -29,14 +29,21 @@ function unfinished(rec: RunRecord): boolean {
   return !end || end.interrupted === true || (end.counts['failed'] ?? 0) + (end.counts['unknown'] ?? 0) > 0;
 }
 
-/** The record of the run of `label` in `owner`'s org with this journal left unfinished; undefined when there is none. */
-export function unfinishedRunOf(dir: string, label: string, journalPath: string, owner?: SideOwner): RunRecord | undefined {
+/** The record of the run of `label` in `owner`'s org with this journal (and shard) left unfinished; undefined when there is none. */
+export function unfinishedRunOf(
+  dir: string,
+  label: string,
+  journalPath: string,
+  owner?: SideOwner,
+  /** The rerun's `--shard` (`2/4`): shards sharing a journal are runs of their own. */
+  shard?: string,
+): RunRecord | undefined {
   const journal = journalKey(journalPath);
   // The first lines pick the run (the records of other commands and journals are not read whole).
   let latest: RunMeta | undefined;
   for (const id of listRunIds(dir)) {
     const meta = peekRunMeta(dir, id);
-    if (!meta || meta.id !== id || meta.label !== label || meta.journal !== journal) continue;
+    if (!meta || meta.id !== id || meta.label !== label || meta.journal !== journal || meta.shard !== shard) continue;
     if (owner && !sameOwner(meta.owner, { ...owner, command: label })) continue;
     // By the time it started (milliseconds): ids order runs of the same second at random.
     if (!latest || meta.at > latest.at) latest = meta;

@@ -120,7 +120,11 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
           ctx,
           run.label,
           await runOwnerOf(ctx, setup, async (url) => (await s.requester.send({ method: 'GET', path: url }, 'read')).doc),
-          { ...run.recordMeta, ...(setup.journalPath ? { journal: journalKey(setup.journalPath) } : {}) },
+          {
+            ...run.recordMeta,
+            ...(setup.journalPath ? { journal: journalKey(setup.journalPath) } : {}),
+            ...(setup.shard ? { shard: shardText(setup) } : {}),
+          },
         );
     const items = recordRows(await run.items(session), {
       record,
@@ -153,5 +157,10 @@ function continuedRun<S extends RowScan, T extends RecordableItem>(
   run: BulkRun<S, T>,
 ): RunRecord | undefined {
   if (!setup.journalPath || !setup.journalBytes || run.recordMeta?.undoes !== undefined || ctx.globals.dryRun) return undefined;
-  return unfinishedRunOf(runsDirOf(ctx), run.label, setup.journalPath, setup.owner);
+  return unfinishedRunOf(runsDirOf(ctx), run.label, setup.journalPath, setup.owner, shardText(setup));
+}
+
+/** The run's `--shard` as recorded (`2/4`); undefined without one. */
+function shardText(setup: BulkSetup): string | undefined {
+  return setup.shard ? `${setup.shard.index}/${setup.shard.count}` : undefined;
 }

@@ -2,7 +2,7 @@
  * Which record a rerun continues (commands/bulk-run/run-continue.ts), on records written in a
  * temporary runs directory: the latest run of the command, org and journal decides — by the time
  * it started, not its id — and is continued only when unfinished and not undone; a record that
- * fails its check, or of another journal, org or command, is not; a first line longer than the
+ * fails its check, or of another journal, org, command or shard, is not; a first line longer than the
  * first read (a long command line) is still read.
  */
 import fs from 'node:fs';
@@ -62,6 +62,13 @@ it('never continues a run that finished, nor one of another journal, org or comm
   expect(unfinishedRunOf(dir, 'prospects update', journal, { ...owner, org: '8' })).toBeUndefined();
   expect(unfinishedRunOf(dir, 'prospects delete', journal, owner)).toBeUndefined();
   expect(find()).toBe('20260101-000000-000000');
+});
+
+it('continues the run of a shard only by a rerun of that shard', () => {
+  run('20260101-000000-000000', '2026-01-01T00:00:00.000Z', undefined, { shard: '1/2' });
+  expect(find()).toBeUndefined();
+  expect(unfinishedRunOf(dir, 'prospects update', journal, owner, '2/2')).toBeUndefined();
+  expect(unfinishedRunOf(dir, 'prospects update', journal, owner, '1/2')?.meta.id).toBe('20260101-000000-000000');
 });
 
 it('orders runs of one second by their start, not their ids', () => {
