@@ -1,7 +1,7 @@
 /**
  * `svc dedupe apply` killed with SIGKILL mid-merge and run again, then `svc runs undo` of the run
  * id the rerun prints: every duplicate either run deleted is re-created exactly once. The rerun
- * continues the killed run's record (apply-continue.ts), so the one undo holds every step; before
+ * continues the killed run's record (bulk-run/run-continue.ts), so the one undo holds every step; before
  * that, the rerun was a run of its own and its undo left the duplicates the killed run deleted
  * deleted (the third of them here). The process matters (kill -9), so the killed apply is bin/svc,
  * spawned (`npm run build` first); the rerun and the undo run in this process. Size: SVC_DEDUPE_APPLY_KILL_DUPS (percent of planted duplicates, default 10).
@@ -48,7 +48,7 @@ it('kill -9 mid-apply, rerun, undo the apply: every deleted duplicate re-created
   expect(await killWhen(child, () => deletes(mark).length >= 3)).toBe(true);
   const rerun = await svc(args);
   expect(rerun.code, rerun.stderr).toBe(0);
-  expect(rerun.stderr).toMatch(/continuing run \S+ \(killed before its end\)/);
+  expect(rerun.stderr).toMatch(/continuing run \S+ \(killed after/);
   const run = /recorded as run (\S+):/.exec(rerun.stderr)?.[1];
   expect(run, rerun.stderr).toBeTruthy();
   // Every duplicate deleted, by the killed run or the rerun.

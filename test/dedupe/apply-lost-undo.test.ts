@@ -2,7 +2,7 @@
  * `svc dedupe apply` whose delete of one duplicate is carried out by the server but its answer
  * never arrives (the connection reset after the server did the work, every attempt), then run
  * again, then `svc runs undo` of the run id the rerun prints: that duplicate is re-created too,
- * once. The rerun continues the record of the run it finishes (apply-continue.ts), and the step
+ * once. The rerun continues the record of the run it finishes (bulk-run/run-continue.ts), and the step
  * the first run left in doubt is taken back from the record as it is now (deleted: re-created).
  * In-process, through the fault proxy (test/helpers/fault-proxy.ts). Measured: 10 passes in 10
  * runs; 7–10 s of test time (the lost delete is retried before it is called unknown).
@@ -59,7 +59,7 @@ it('a delete whose answer was lost, a rerun, the undo: every duplicate re-create
   expect(planned.rows.filter((r: any) => r.action === 're-create').map((r: any) => String(r.id))).toContain(String(lost));
   const rerun = await svc(['dedupe', 'apply', plan, '--yes']);
   expect(rerun.code, rerun.stderr).toBe(0);
-  expect(rerun.stderr).toMatch(/continuing run \S+ \(ended unfinished\)/);
+  expect(rerun.stderr).toMatch(/continuing run \S+ \(ended unfinished after/);
   const run = /recorded as run (\S+):/.exec(rerun.stderr)?.[1];
   expect(run, rerun.stderr).toBeTruthy();
   for (const id of dups) expect(sb.store.table('prospect').get(id), `duplicate ${id}`).toBeUndefined();

@@ -11,7 +11,7 @@ import type { WriteData } from '../../api/write-body.js';
 import { allAttributes, findResource, resourceByType, type ResourceType } from '../../registry/index.js';
 import type { Outcome, Parked, WorkItem } from '../run/engine.js';
 import type { Requester } from '../run/requester.js';
-import type { FieldValues, RowLine, RowOp, RunRecordWriter } from '../run/run-record.js';
+import type { FieldValues, RowLine, RowOp, RunRecord, RunRecordWriter } from '../run/run-record.js';
 
 /** What the recorder reads of a row: its request, or an image made by the command. */
 export interface RecordableItem extends WorkItem {
@@ -31,6 +31,11 @@ interface RecorderOptions {
   requester: Requester;
   /** What a row without a request does (`enroll`: creates a sequenceState). */
   bare?: { op: RowOp; type: string };
+  /**
+   * The unfinished run's record this rerun continues: a row it holds keeps that first image (a
+   * row in doubt read now would show what its first attempt wrote), and is not read again.
+   */
+  had?: RunRecord;
 }
 
 /** The type a write's path names (`prospects/5` → prospect). */
@@ -114,20 +119,11 @@ export async function readRecords(
 export async function* recordRows<T extends RecordableItem>(items: AsyncIterable<T>, o: RecorderOptions): AsyncGenerator<T> {
   let batch: T[] = [];
   const flush = async function* (): AsyncGenerator<T> {
-    // The records the batch's updates and deletes change, one read per type.
-    const want = new Map<ResourceType, Set<string>>();
-    for (const item of batch) {
-      const w = item.write;
-      if (item.outcome || item.image || item.changes || !w || w.method === 'POST' || w.id === undefined) continue;
-      const rt = typeOfPath(w.path);
-      if (!rt) continue;
-      if (!want.has(rt)) want.set(rt, new Set());
-      want.get(rt)!.add(String(w.id));
-    }
+    const want = toRead(batch, o.had);
     const found = new Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>();
     for (const [rt, ids] of want) for (const [id, rec] of await readRecords(o.requester, rt, [...ids])) found.set(`${rt.type}:${id}`, rec);
     for (const item of batch) {
-      const line = rowLine(item, found, o.bare);
+      const line = o.had?.rows.has(item.key) ? undefined : rowLine(item, found, o.bare);
       if (line) o.record.write(line);
     }
     yield* batch;
@@ -138,6 +134,24 @@ export async function* recordRows<T extends RecordableItem>(items: AsyncIterable
     if (batch.length >= IMAGE_BATCH) yield* flush();
   }
   yield* flush();
+}
+
+/**
+ * The records a batch's updates and deletes change, by type (one read per type): not those of
+ * rows carrying their image, nor of rows the continued record holds (their first image stands).
+ */
+function toRead(batch: readonly RecordableItem[], had: RunRecord | undefined): Map<ResourceType, Set<string>> {
+  const want = new Map<ResourceType, Set<string>>();
+  for (const item of batch) {
+    const w = item.write;
+    if (item.outcome || item.image || item.changes || !w || w.method === 'POST' || w.id === undefined) continue;
+    if (had?.rows.has(item.key)) continue;
+    const rt = typeOfPath(w.path);
+    if (!rt) continue;
+    if (!want.has(rt)) want.set(rt, new Set());
+    want.get(rt)!.add(String(w.id));
+  }
+  return want;
 }
 
 /** The before-image line of one row; undefined for rows decided without a write. */
@@ -176,10 +190,23 @@ function priorFrom(changes: readonly { field: string; old: unknown }[], after: F
   return out;
 }
 
-/** The performer with each outcome written to the record as it comes. */
+/**
+ * The status a row's outcome is recorded with. A rerun's failure of an update or delete the
+ * continued record left in doubt (cut short by a kill, or its answer lost) does not say the first
+ * attempt did nothing — a delete the kill cut off is refused 404 when sent again — so the row
+ * stays in doubt (`unknown`), and an undo decides it by the record as it is then.
+ */
+function recordedStatus(key: string, status: string, had: RunRecord | undefined): string {
+  const first = had?.rows.get(key);
+  if (status !== 'failed' || !first || (first.row.op !== 'update' && first.row.op !== 'delete')) return status;
+  return !first.done || first.done.status === 'unknown' ? 'unknown' : status;
+}
+
+/** The performer with each outcome written to the record as it comes (`had`: the record a rerun continues). */
 export function recordOutcomes<T extends WorkItem>(
   perform: (item: T) => Promise<Outcome | Parked>,
   record: RunRecordWriter,
+  had?: RunRecord,
 ): (item: T) => Promise<Outcome | Parked> {
   const done = (item: T, out: Outcome): Outcome => {
     const note = out.extra?.note ?? out.extra?.restored;
@@ -187,7 +214,7 @@ export function recordOutcomes<T extends WorkItem>(
       k: 'done',
       row: item.row,
       key: item.key,
-      status: out.status,
+      status: recordedStatus(item.key, out.status, had),
       id: out.id === undefined || out.id === null ? null : String(out.id),
       ...(out.error ? { error: out.error } : {}),
       ...(typeof note === 'string' ? { note } : {}),

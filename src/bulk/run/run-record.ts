@@ -43,8 +43,10 @@ export interface RunMeta {
   at: string;
   /** The run this one takes back (an undo). */
   undoes?: string;
-  /** The journal the run was made with (`svc dedupe apply`): a rerun after a kill continues this record. */
+  /** The journal the run was made with (any bulk run): a rerun of an unfinished run continues this record (commands/bulk-run/run-continue.ts). */
   journal?: string;
+  /** The run's `--shard` (`1/4`): a rerun continues the record of its own shard only. */
+  shard?: string;
 }
 
 /** A row's before-image, written before its write leaves. */
@@ -346,4 +348,30 @@ export function listRunIds(dir: string): string[] {
     .filter(isRunId)
     .sort()
     .reverse();
+}
+
+/**
+ * A record's first line, read without the rest and NOT checked: only to pick which records to
+ * read whole (readRunRecord checks those), so that finding one run does not read every record
+ * of every run. Undefined when it cannot be read or parsed.
+ */
+export function peekRunMeta(dir: string, id: string): RunMeta | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(runFile(dir, id), noFollow('r'));
+    // A first line is a few hundred bytes; a long command line may take more (up to 64 KB read).
+    let text = '';
+    for (const size of [4096, 64 * 1024]) {
+      const buf = Buffer.alloc(size);
+      text = buf.subarray(0, fs.readSync(fd, buf, 0, size, 0)).toString('utf8');
+      if (text.includes('\n')) break;
+    }
+    const nl = text.indexOf('\n');
+    const o = JSON.parse(nl >= 0 ? text.slice(0, nl) : text) as { r?: RunMeta };
+    return o?.r?.k === 'meta' ? o.r : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }

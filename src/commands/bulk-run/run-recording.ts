@@ -62,7 +62,7 @@ export async function openRunRecord(
   ctx: Context,
   label: string,
   owner: SideOwner,
-  extra: Pick<RunMeta, 'undoes' | 'journal'> = {},
+  extra: Pick<RunMeta, 'undoes' | 'journal' | 'shard'> = {},
 ): Promise<RunRecordWriter> {
   const conn = await ctx.connection();
   const meta: RunMeta = {

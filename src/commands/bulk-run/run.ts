@@ -26,6 +26,7 @@ import {
   type SessionWrites,
 } from './session.js';
 import { endRunRecord, openRunRecord, runsDirOf } from './run-recording.js';
+import { continuingLine, journalKey, unfinishedRunOf } from './run-continue.js';
 
 /** What the first pass found. */
 interface RowScan {
@@ -62,8 +63,11 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   plan(scan: S, session: BulkSession | undefined): Promise<boolean>;
   /** The rows for the workers (a lookup through the session may come first). */
   items(session: BulkSession): AsyncIterable<T> | Promise<AsyncIterable<T>>;
-  /** How one row is done, with the session's requester, journal and settle window. */
-  perform(writes: SessionWrites, record?: RunRecordWriter): (item: T) => Promise<Outcome | Parked>;
+  /**
+   * How one row is done, with the session's requester, journal and settle window; `continued` is
+   * the unfinished run's record this rerun appends to (run-continue.ts), whose rows keep their first image.
+   */
+  perform(writes: SessionWrites, record?: RunRecordWriter, continued?: RunRecord): (item: T) => Promise<Outcome | Parked>;
   /** Lines said after the run, before the summary. */
   after?(): void | Promise<void>;
   /**
@@ -73,8 +77,8 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   records?: { op: RowOp; type: string };
   /** A record to continue instead of starting one (an undo left unfinished: one run holds the whole undo). */
   recordInto?: RunRecord;
-  /** More of the record's first line (an undo names the run it takes back; an apply its journal). */
-  recordMeta?: Pick<RunMeta, 'undoes' | 'journal'>;
+  /** More of the record's first line (an undo names the run it takes back); the journal is named by the skeleton. */
+  recordMeta?: Pick<RunMeta, 'undoes'>;
   /** Called with the run's record and counts once the rows are done, before the summary. */
   recorded?(record: RunRecordWriter, result: PoolResult): void;
 }
@@ -105,20 +109,30 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     const halt = new AbortController();
     // Every run is recorded (svc runs): its rows' before-images go to the record before their writes leave.
     const s = session;
-    record = run.recordInto
-      ? RunRecordWriter.append(runsDirOf(ctx), run.recordInto, () => ctx.clock.now())
+    // A rerun of a run left unfinished continues its record (run-continue.ts): one run, one undo.
+    // (An undo continues its own unfinished undo, `recordInto`, as it always has: its rows bring their images.)
+    const rerunOf = run.recordInto ? undefined : continuedRun(ctx, setup, run);
+    if (rerunOf) ctx.info(continuingLine(rerunOf, scan.total, run.rows));
+    const continued = run.recordInto ?? rerunOf;
+    record = continued
+      ? RunRecordWriter.append(runsDirOf(ctx), continued, () => ctx.clock.now())
       : await openRunRecord(
           ctx,
           run.label,
           await runOwnerOf(ctx, setup, async (url) => (await s.requester.send({ method: 'GET', path: url }, 'read')).doc),
-          run.recordMeta,
+          {
+            ...run.recordMeta,
+            ...(setup.journalPath ? { journal: journalKey(setup.journalPath) } : {}),
+            ...(setup.shard ? { shard: shardText(setup) } : {}),
+          },
         );
     const items = recordRows(await run.items(session), {
       record,
       requester: session.requester,
       ...(run.records ? { bare: run.records } : {}),
+      ...(rerunOf ? { had: rerunOf } : {}),
     });
-    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record), record);
+    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record, rerunOf), record, rerunOf);
     const result = await runRows(ctx, session, setup, { halt, items, perform });
     session.progress.stop();
     run.recorded?.(record, result);
@@ -131,4 +145,22 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     record?.close();
     await session?.close();
   }
+}
+
+/**
+ * The unfinished run this one continues: found by the journal it read (a journal gone or empty
+ * starts a new run), never for an undo (it continues its own, `recordInto`) nor a dry run.
+ */
+function continuedRun<S extends RowScan, T extends RecordableItem>(
+  ctx: Context,
+  setup: BulkSetup,
+  run: BulkRun<S, T>,
+): RunRecord | undefined {
+  if (!setup.journalPath || !setup.journalBytes || run.recordMeta?.undoes !== undefined || ctx.globals.dryRun) return undefined;
+  return unfinishedRunOf(runsDirOf(ctx), run.label, setup.journalPath, setup.owner, shardText(setup));
+}
+
+/** The run's `--shard` as recorded (`2/4`); undefined without one. */
+function shardText(setup: BulkSetup): string | undefined {
+  return setup.shard ? `${setup.shard.index}/${setup.shard.count}` : undefined;
 }

@@ -37,8 +37,6 @@ import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
 import type { RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
 import { recordStep, type StepImage } from './apply-record.js';
-import { journalKey, unfinishedApplyOf } from './apply-continue.js';
-import { runsDirOf } from '../bulk-run/run-recording.js';
 
 /** The API path of each type a merge writes. */
 const PATHS: Record<string, string> = {
@@ -210,13 +208,11 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
   const list: ClusterItem[] = plan.clusters.map((c, i) => item(plan, c, i + 1, journal, flags.acrossOwners === true));
   const bill = { clusters: 0, fills: 0, moves: 0, finishes: 0, deletes: 0, tags: 0, lookups: 0, requests: 0 };
   const label = `dedupe apply ${path}`;
-  // A rerun continues the record of the run it finishes (killed, stopped, failed: apply-continue.ts): one apply, one undo.
-  const unfinished = setup.journalPath && !ctx.globals.dryRun ? unfinishedApplyOf(runsDirOf(ctx), label, setup.journalPath) : undefined;
+  // A rerun continues the record of the run it finishes (killed, stopped, failed: the skeleton's
+  // bulk-run/run-continue.ts finds it by the journal): one apply, one undo.
   await bulkRun(ctx, {
     setup,
     label,
-    ...(setup.journalPath ? { recordMeta: { journal: journalKey(setup.journalPath) } } : {}),
-    ...(unfinished ? { recordInto: unfinished } : {}),
     rows: `clusters of ${file}`,
     planInSession: true,
     scan: async () => ({
@@ -224,11 +220,6 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       invalid: 0,
       blank: 0,
       problems: [],
-      notes: unfinished
-        ? [
-            `continuing run ${unfinished.meta.id} (${unfinished.end ? 'ended unfinished' : 'killed before its end'}): its record holds the whole merge`,
-          ]
-        : [],
     }),
     async plan(_scan, session) {
       try {
@@ -256,7 +247,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       return confirmDeletes(ctx, bill.deletes);
     },
     items: () => fromList(list),
-    perform: (writes, record) => performer(plan, journal, tagOnly, writes, record && { writer: record, had: unfinished }),
+    perform: (writes, record, continued) => performer(plan, journal, tagOnly, writes, record && { writer: record, had: continued }),
   });
 }
 

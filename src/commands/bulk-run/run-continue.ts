@@ -1,0 +1,71 @@
+/**
+ * The record a rerun of a bulk run continues. A run killed mid-way, stopped (Ctrl-C, the
+ * breaker), or ended with rows failed or in doubt (an answer lost) is finished by running it
+ * again: its journal skips the rows done. Without this the rerun would be a second run, and `svc
+ * runs undo` of "the last run" would leave the first part in place (an update's first rows, a
+ * merge's deleted duplicates). So the rerun appends to the unfinished run's record: one run, one
+ * record, one undo. That run is found by its journal (named in the record's first line) and its
+ * org and command: the latest record of them decides — continued when it is not undone and cut
+ * short (no end line: killed) or ended unfinished; a run that finished is never continued. A
+ * journal that is gone or empty (the user started afresh) continues nothing.
+ *
+ * A row the continued record holds keeps its first before-image (see run-recorder.ts): a row in
+ * doubt (sent, answer lost) is read again by the rerun, and its value now is what that first
+ * attempt wrote, not what the undo must set back.
+ */
+import path from 'node:path';
+import { listRunIds, peekRunMeta, readRunRecord, type RunMeta, type RunRecord } from '../../bulk/run/run-record.js';
+import { sameOwner, type SideOwner } from '../../bulk/run/side-owner.js';
+import { RunRecordError } from '../../errors.js';
+
+/** The journal path as recorded (absolute: the same journal named from another directory is the same). */
+export function journalKey(journalPath: string): string {
+  return path.resolve(journalPath);
+}
+
+/** True when a record's run did not finish: killed, stopped, or rows failed or in doubt. */
+function unfinished(rec: RunRecord): boolean {
+  const { end } = rec;
+  return !end || end.interrupted === true || (end.counts['failed'] ?? 0) + (end.counts['unknown'] ?? 0) > 0;
+}
+
+/** The record of the run of `label` in `owner`'s org with this journal (and shard) left unfinished; undefined when there is none. */
+export function unfinishedRunOf(
+  dir: string,
+  label: string,
+  journalPath: string,
+  owner?: SideOwner,
+  /** The rerun's `--shard` (`2/4`): shards sharing a journal are runs of their own. */
+  shard?: string,
+): RunRecord | undefined {
+  const journal = journalKey(journalPath);
+  // The first lines pick the run (the records of other commands and journals are not read whole).
+  let latest: RunMeta | undefined;
+  for (const id of listRunIds(dir)) {
+    const meta = peekRunMeta(dir, id);
+    if (!meta || meta.id !== id || meta.label !== label || meta.journal !== journal || meta.shard !== shard) continue;
+    if (owner && !sameOwner(meta.owner, { ...owner, command: label })) continue;
+    // By the time it started (milliseconds): ids order runs of the same second at random.
+    if (!latest || meta.at > latest.at) latest = meta;
+  }
+  if (!latest) return undefined;
+  let rec: RunRecord;
+  try {
+    rec = readRunRecord(dir, latest.id);
+  } catch (err) {
+    // A record that fails its check is no one's to continue (svc runs list says so).
+    if (err instanceof RunRecordError) return undefined;
+    throw err;
+  }
+  // The latest run of this journal decides: one that finished, or was undone, is not continued.
+  return unfinished(rec) && rec.undoneBy.length === 0 ? rec : undefined;
+}
+
+/** The line a continuing rerun says: `continuing run … (killed after 120 of 300 rows of x.csv)`. */
+export function continuingLine(rec: RunRecord, total: number, rows: string): string {
+  const done = new Set<number>();
+  for (const r of rec.rows.values()) if (r.done) done.add(r.row.row);
+  const n = (x: number) => x.toLocaleString('en-US');
+  const how = !rec.end ? 'killed' : rec.end.interrupted ? 'stopped' : 'ended unfinished';
+  return `continuing run ${rec.meta.id} (${how} after ${n(done.size)} of ${n(total)} ${rows}): its record holds the whole run, one undo takes it back`;
+}

@@ -1,0 +1,73 @@
+/**
+ * `svc prospects update --input` whose PATCH of one record is carried out by the server but its
+ * answer never arrives (the connection reset after the server did the work, every attempt), nor
+ * can it be read back: the run ends with that row in doubt. The rerun sends it again and continues the first run's record
+ * (bulk-run/run-continue.ts) — where that row keeps its FIRST before-image: read again by the
+ * rerun, the record already holds the value the lost PATCH wrote. `svc runs undo` of the one run
+ * then sets every record back, the one in doubt included. In-process, through the fault proxy
+ * (test/helpers/fault-proxy.ts); the process does not matter. Size: SVC_BULK_CONT_LOST_ROWS
+ * rows (default 10: about 3 s).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inputFile } from '../helpers/bulk.js';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+const ROWS = Number(process.env.SVC_BULK_CONT_LOST_ROWS ?? 10);
+
+let sb: TestSandbox;
+let proxy: FaultProxy;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  const s = await sandboxWithEnv({ seed: ROWS + 5 });
+  sb = s.sb;
+  proxy = await startFaultProxy(new URL(sb.baseUrl).origin);
+  const e = s.env();
+  env = baseEnv({ ...e, SVC_BASE_URL: e.SVC_BASE_URL!.replace(new URL(sb.baseUrl).origin, proxy.origin) });
+}, 60_000);
+afterAll(async () => {
+  await proxy?.close();
+  await sb?.close();
+});
+
+const svc = (args: string[]) => runInProcess(args, env, { timeoutMs: 60_000 });
+const title = (id: number) => (sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title'];
+
+it('an update whose answer was lost, a rerun, the undo: every record back, the one in doubt too', { timeout: 60_000 }, async () => {
+  const ids = [...sb.store.table('prospect').keys()].sort((a, b) => a - b).slice(0, ROWS);
+  const before = new Map(ids.map((id) => [id, title(id)]));
+  const lost = ids[Math.floor(ROWS / 2)]!;
+  const file = inputFile('lost.csv', `id,title\n${ids.map((id) => `${id},Lost ${id}`).join('\n')}\n`);
+  const args = ['prospects', 'update', '--input', file, '--settle', '0'];
+
+  // Every PATCH of that record reaches the server, and no answer comes back; its read-back fails
+  // too: the row ends in doubt (failed, to be sent again by a rerun).
+  const record = new RegExp(`/prospects/${lost}(\\?|$)`);
+  const removePatch = proxy.always({ method: 'PATCH', path: record }, { kind: 'reset-after' });
+  const removeGet = proxy.always({ method: 'GET', path: record }, { kind: 'reset-before' });
+  const first = await svc(args);
+  removePatch();
+  removeGet();
+  expect(first.code, first.stderr).not.toBe(0);
+  expect(title(lost)).toBe(`Lost ${lost}`);
+  const firstRun = /recorded as run (\S+):/.exec(first.stderr)?.[1];
+  expect(firstRun, first.stderr).toBeTruthy();
+
+  const rerun = await svc(args);
+  expect(rerun.code, rerun.stderr).toBe(0);
+  expect(rerun.stderr).toContain(`continuing run ${firstRun} (ended unfinished after`);
+  for (const id of ids) expect(title(id)).toBe(`Lost ${id}`);
+  const list = await svc(['runs', 'list', '-o', 'json']);
+  expect((JSON.parse(list.stdout) as { id: string }[]).map((r) => r.id)).toEqual([firstRun]);
+  const show = await svc(['runs', 'show', firstRun!, '-o', 'json']);
+  const row = (JSON.parse(show.stdout) as { id: string; before: { attributes: Record<string, unknown> } }[]).find(
+    (r) => r.id === String(lost),
+  );
+  expect(row?.before.attributes['title']).toBe(before.get(lost) ?? null);
+
+  const undo = await svc(['runs', 'undo', firstRun!]);
+  expect(undo.code, undo.stderr).toBe(0);
+  for (const id of ids) expect(title(id), `prospect ${id}`).toBe(before.get(id));
+});

@@ -1,0 +1,81 @@
+/**
+ * What a rerun does NOT continue (bulk-run/run-continue.ts): a run that finished, a run left
+ * unfinished whose journal was removed (the user started afresh), and one taken back by `svc runs
+ * undo` — each rerun is a new run with a record of its own. And one it does: the same unfinished
+ * run rerun with its journal. In-process (the process does not matter); about 2 s.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inputFile } from '../helpers/bulk.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv } from '../helpers/run-svc.js';
+import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  const s = await sandboxWithEnv({ seed: 20 });
+  sb = s.sb;
+  env = baseEnv(s.env());
+});
+afterAll(() => sb?.close());
+
+const svc = (args: string[]) => runInProcess(args, env, { timeoutMs: 60_000 });
+const ids = () => [...sb.store.table('prospect').keys()].sort((a, b) => a - b);
+const runIds = async () => (JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout) as { id: string }[]).map((r) => r.id);
+const recorded = (stderr: string) => /recorded as run (\S+):/.exec(stderr)?.[1];
+
+it('a finished run rerun is a new run', { timeout: 30_000 }, async () => {
+  const file = inputFile(
+    'done.csv',
+    `id,title\n${ids()
+      .slice(0, 3)
+      .map((id) => `${id},Done ${id}`)
+      .join('\n')}\n`,
+  );
+  const first = await svc(['prospects', 'update', '--input', file]);
+  expect(first.code, first.stderr).toBe(0);
+  const had = await runIds();
+  fs.writeFileSync(
+    file,
+    `id,title\n${ids()
+      .slice(0, 3)
+      .map((id) => `${id},Again ${id}`)
+      .join('\n')}\n`,
+  );
+  fs.rmSync(`${file}.journal.ndjson`);
+  const again = await svc(['prospects', 'update', '--input', file]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).not.toContain('continuing run');
+  expect(recorded(again.stderr)).not.toBe(recorded(first.stderr));
+  expect((await runIds()).length).toBe(had.length + 1);
+});
+
+it('an unfinished run is continued with its journal, not without it, nor once undone', { timeout: 30_000 }, async () => {
+  // A row of an id that does not exist fails: the run ends unfinished.
+  const rows = ids()
+    .slice(5, 8)
+    .map((id) => `${id},Part ${id}`);
+  const file = inputFile('part.csv', `id,title\n${[...rows, '99999999,Part none'].join('\n')}\n`);
+  const args = ['prospects', 'update', '--input', file];
+  const first = await svc(args);
+  expect(first.code, first.stderr).toBe(5);
+  const run = recorded(first.stderr)!;
+
+  const same = await svc(args);
+  expect(same.code).toBe(5);
+  expect(same.stderr).toContain(`continuing run ${run} (ended unfinished after 4 of 4 rows of ${file})`);
+  expect(recorded(same.stderr) ?? run).toBe(run);
+
+  fs.rmSync(`${file}.journal.ndjson`);
+  const fresh = await svc(args);
+  expect(fresh.code).toBe(5);
+  expect(fresh.stderr).not.toContain('continuing run');
+  const freshRun = recorded(fresh.stderr)!;
+  expect(freshRun).not.toBe(run);
+
+  const undo = await svc(['runs', 'undo', freshRun]);
+  expect(undo.code, undo.stderr).toBe(0);
+  const after = await svc(args);
+  expect(after.stderr).not.toContain('continuing run');
+});
