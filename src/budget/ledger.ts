@@ -49,7 +49,41 @@ interface Lease {
   /** Epoch ms when the process last asked for requests (it competes for a share while recent). */
   wantAt: number;
   started: number;
+  /**
+   * The process's answers in this window when the lease began in it (0 from the window's start):
+   * its sends in the window are its answers less these.
+   */
+  answered0?: number;
+  /** What the last reset carried of this lease into the window: see {@link Carry}. */
+  carry?: Carry;
 }
+
+/**
+ * A lease's holding at the window's reset. What it held then dates from its last step: much of
+ * it may have been sent since, before the reset, and counts in the window that ended. The new
+ * window counts all of it (`held`) until the process's answers say how much: a request answered
+ * with the old window's reset was counted there by the server. `taken` and `answered0` are the
+ * lease's in the old window, so `taken - (answers - answered0)` of them were not sent in it.
+ */
+interface Carry {
+  /** The old window's reset (epoch ms). */
+  resetAt: number;
+  /** Requests the lease took in the old window. */
+  taken: number;
+  /** Its answers in the old window when the lease began there. */
+  answered0: number;
+  /** Of its holding at the reset, what the new window still counts. */
+  held: number;
+}
+
+/** Answers a process had in one window, by the reset they carried (`X-RateLimit-Reset`). */
+export interface WindowAnswers {
+  resetAt: number;
+  n: number;
+}
+
+/** Resets within this of each other are one window's (whole seconds, clocks, a server's offset). */
+const SAME_RESET_MS = 1500;
 
 /** What a ledger holds. */
 export interface LedgerState {
@@ -86,6 +120,8 @@ export interface TakeRequest {
   reading?: Reading;
   /** What is granted is sent at once (an interactive command): counted as spent, never held. */
   spendNow?: boolean;
+  /** The process's answers in its latest windows (at most two), counted since it started. */
+  answered?: WindowAnswers[];
 }
 
 /** Why a take granted nothing (or less than asked). */
@@ -225,14 +261,56 @@ export function tidy(state: LedgerState, world: World, self?: number): void {
   if (state.resetAt !== undefined && world.now >= state.resetAt + RESET_SKEW_MS) {
     // A new window: only what is held unsent is already spoken for. Until a response confirms
     // the window, requests go one at a time (it may have started earlier, or not yet).
+    const ended = state.resetAt;
     state.resetAt = undefined;
     state.unconfirmed = true;
     state.used = 0;
-    for (const l of state.leases) {
-      l.taken = l.held;
-      state.used += l.held;
-    }
+    carryOver(state, ended);
+    for (const l of state.leases) state.used += l.held;
   }
+}
+
+/**
+ * Starts every lease's count in a new window at what it held at its last step, and remembers
+ * what it took in the window that `ended` so that {@link applyAnswered} can take back what its
+ * answers show was sent before the reset.
+ */
+function carryOver(state: LedgerState, ended: number): void {
+  for (const l of state.leases) {
+    l.carry = { resetAt: ended, taken: l.taken, answered0: l.answered0 ?? 0, held: l.held };
+    l.taken = l.held;
+    l.answered0 = 0;
+  }
+}
+
+/**
+ * The caller's answers in the window whose reset is `resetAt`, if it said; with the window not
+ * known yet, those of its latest (counting too many as already answered before a lease began
+ * leaves its sends counted, never dropped).
+ */
+function answersIn(answered: WindowAnswers[] | undefined, resetAt: number | undefined): number | undefined {
+  if (resetAt === undefined) return answered?.at(-1)?.n;
+  return answered?.find((a) => Math.abs(a.resetAt - resetAt) <= SAME_RESET_MS)?.n;
+}
+
+/**
+ * What the lease held at the last reset and its process has since had answered with the old
+ * window's reset was sent in the old window: the new window stops counting it. Only the process's
+ * own answers say this (another's reading is as old as its last answer), and what it never had
+ * answered (in flight, failed) stays counted: the count errs high, never low.
+ */
+function applyAnswered(state: LedgerState, lease: Lease, answered: WindowAnswers[] | undefined): void {
+  const c = lease.carry;
+  if (!c || c.held === 0) return;
+  const n = answersIn(answered, c.resetAt);
+  if (n === undefined) return;
+  const unsent = Math.max(0, c.taken - Math.max(0, n - c.answered0));
+  const back = c.held - Math.min(c.held, unsent);
+  if (back <= 0) return;
+  c.held -= back;
+  lease.taken = Math.max(0, lease.taken - back);
+  lease.held = Math.min(lease.held, lease.taken);
+  state.used = Math.max(0, state.used - back);
 }
 
 /** Applies a server reading: the server's count and reset win. */
@@ -245,13 +323,13 @@ function applyReading(state: LedgerState, r: Reading, now: number, ownHeld: numb
   const serverUsed = r.status === 429 ? limit : Math.max(0, limit - r.remaining);
   if (r.resetAt !== undefined && state.resetAt !== undefined && r.resetAt < state.resetAt - 1500) return; // a late answer of the last window
   if (r.resetAt !== undefined && (state.resetAt === undefined || r.resetAt > state.resetAt + 1500)) {
-    const known = state.resetAt !== undefined;
+    const ended = state.resetAt;
     state.resetAt = r.resetAt;
     state.unconfirmed = false;
-    if (known) {
+    if (ended !== undefined) {
       // The server started a window our clock had not seen end: its count replaces ours.
       state.used = serverUsed + held;
-      for (const l of state.leases) l.taken = l.held;
+      carryOver(state, ended);
       return;
     }
   }
@@ -269,7 +347,14 @@ function renew(state: LedgerState, req: Omit<TakeRequest, 'want'>, now: number):
   let lease = state.leases.find((l) => l.pid === req.lease.pid && l.host === req.lease.host);
   if (!lease) {
     // New, or dropped while this process was busy elsewhere: what it holds is counted again.
-    lease = { ...req.lease, taken: req.held, held: req.held, heartbeat: now, wantAt: 0 };
+    lease = {
+      ...req.lease,
+      taken: req.held,
+      held: req.held,
+      heartbeat: now,
+      wantAt: 0,
+      answered0: answersIn(req.answered, state.resetAt) ?? 0,
+    };
     state.used += req.held;
     state.leases.push(lease);
   }
@@ -284,6 +369,7 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
   const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
+  applyAnswered(state, lease, req.answered);
   if (req.want > 0) lease.wantAt = world.now;
   const limit = state.limit;
   const cap = capOf(lease.cap, limit);
@@ -327,15 +413,17 @@ export function giveBack(state: LedgerState, req: Omit<TakeRequest, 'want'>, wor
   const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
+  applyAnswered(state, lease, req.answered);
   state.used = Math.max(0, state.used - lease.held);
   state.leases = state.leases.filter((l) => l !== lease);
 }
 
 /** Applies a reading under the caller's lease. */
 export function report(state: LedgerState, req: Omit<TakeRequest, 'want'>, world: World): void {
-  renew(state, req, world.now);
+  const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
+  applyAnswered(state, lease, req.answered);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The shared rate budget's ledger (src/budget/ledger.ts, file-ledger.ts): leases, fair shares,
  * the interactive reserve, stale and dead leases returning what they held, the server's readings
- * winning, and ledger files this svc cannot use (left untouched, said why).
+ * winning, a reset with requests held and in flight (the new window counts only what its answers
+ * do not place in the old one; before, all that was held at the last step counted in the new), and ledger files this svc cannot use (left untouched, said why).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -117,6 +118,62 @@ describe('ledger rules', () => {
       later,
     );
     expect(r).toMatchObject({ granted: 5, probe: false });
+  });
+
+  it('counts in a new window only what a lease held at the reset and did not send before it (its answers say)', () => {
+    // Window A of 600 resets at RA. Leases 1 and 2 took 290 each; at their last step before the
+    // reset lease 1 held 40 unsent with 10 in flight (its answers then: 240), lease 2 held 30.
+    const RA = T0 + 10_000;
+    const RB = RA + 10_000;
+    const s: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 580 };
+    const before = world(RA - 2000);
+    take(s, { lease: lease(1), held: 40, want: 0, answered: [{ resetAt: RA, n: 240 }] }, before);
+    take(s, { lease: lease(2), held: 30, want: 0, answered: [{ resetAt: RA, n: 260 }] }, before);
+    // As if both had run since A began (their first answers in A came after their leases began).
+    for (const l of s.leases) Object.assign(l, { taken: 290, answered0: 0 });
+    // The reset passes (lease 2 steps first): all that was held counts in window B.
+    const after = world(RA + 500);
+    take(s, { lease: lease(2), held: 30, want: 0, answered: [{ resetAt: RA, n: 260 }] }, after);
+    expect(s).toMatchObject({ used: 70, unconfirmed: true });
+    // Lease 1 sent its 40 before the reset; 45 of its 50 came back with A's reset (5 still out):
+    // 45 - 10 (in flight at its last step, already counted in A) = 35 of its 40 were A's.
+    take(s, { lease: lease(1), held: 0, want: 0, answered: [{ resetAt: RA, n: 285 }] }, after);
+    expect(s.used).toBe(35);
+    // The other 5 come back with B's reset: sent in B, they stay counted; a reading confirms B.
+    take(
+      s,
+      {
+        lease: lease(1),
+        held: 0,
+        want: 0,
+        reading: { limit: 600, remaining: 595, resetAt: RB, status: 200 },
+        answered: [
+          { resetAt: RA, n: 285 },
+          { resetAt: RB, n: 5 },
+        ],
+      },
+      after,
+    );
+    expect(s).toMatchObject({ used: 35, resetAt: RB, unconfirmed: false });
+    // Lease 2 held its 30 through the reset: sent in B, all of it stays counted.
+    take(
+      s,
+      {
+        lease: lease(2),
+        held: 0,
+        want: 0,
+        answered: [
+          { resetAt: RA, n: 260 },
+          { resetAt: RB, n: 30 },
+        ],
+      },
+      after,
+    );
+    expect(s.used).toBe(35);
+    expect(s.leases.map((l) => [l.pid, l.taken])).toEqual([
+      [1, 5],
+      [2, 30],
+    ]);
   });
 });
 
