@@ -80,6 +80,8 @@ export class BudgetGate implements RequestGate {
    * step, so that what this process held at a reset and sent before it leaves the new window's count.
    */
   private answered: WindowAnswers[] = [];
+  /** Responses had (with rate headers or not): {@link sent} less these are in flight, or failed. */
+  private responses = 0;
   /** A probe is out (the window is not known): others wait for its reading. */
   private probing = false;
   private wakers: (() => void)[] = [];
@@ -167,6 +169,7 @@ export class BudgetGate implements RequestGate {
 
   /** The ApiClient's hook: every response's rate-limit reading. */
   observe(info: RateLimitInfo, status: number): void {
+    this.responses++;
     if (info.remaining === undefined) return;
     const now = this.opts.now();
     const wait = readServerWait(info.reset, now);
@@ -195,9 +198,10 @@ export class BudgetGate implements RequestGate {
     this.answered = [...this.answered, { resetAt, n: 1 }].sort((a, b) => a.resetAt - b.resetAt).slice(-2);
   }
 
-  /** What the ledger's steps carry besides the lease: the answers by window. */
-  private answers(): { answered?: WindowAnswers[] } {
-    return this.answered.length > 0 ? { answered: this.answered.map((a) => ({ ...a })) } : {};
+  /** What the ledger's steps carry besides the lease: the answers by window and what is in flight. */
+  private answers(): { answered?: WindowAnswers[]; inflight: number } {
+    const inflight = Math.max(0, this.sent - this.responses);
+    return this.answered.length > 0 ? { answered: this.answered.map((a) => ({ ...a })), inflight } : { inflight };
   }
 
   /**

@@ -49,31 +49,37 @@ interface Lease {
   /** Epoch ms when the process last asked for requests (it competes for a share while recent). */
   wantAt: number;
   started: number;
-  /**
-   * The process's answers in this window when the lease began in it (0 from the window's start):
-   * its sends in the window are its answers less these.
-   */
-  answered0?: number;
+  /** The process's count at the lease's last step in this window: see {@link Mark}. */
+  mark?: Mark;
   /** What the last reset carried of this lease into the window: see {@link Carry}. */
   carry?: Carry;
 }
 
 /**
+ * A process's count at a step: its answers in the window (by the reset they carried) and its
+ * requests sent and not answered. Every answer in the window after the step is of a request in
+ * flight then or of one it held then.
+ */
+interface Mark {
+  resetAt: number;
+  n: number;
+  inflight: number;
+}
+
+/**
  * A lease's holding at the window's reset. What it held then dates from its last step: much of
  * it may have been sent since, before the reset, and counts in the window that ended. The new
- * window counts all of it (`held`) until the process's answers say how much: a request answered
- * with the old window's reset was counted there by the server. `taken` and `answered0` are the
- * lease's in the old window, so `taken - (answers - answered0)` of them were not sent in it.
+ * window counts all of it until the process's answers say otherwise: a request answered with the
+ * old window's reset was counted there by the server, and of its answers in the old window after
+ * its last step (its count then in `mark`), at least all but those in flight then were held then.
  */
 interface Carry {
-  /** The old window's reset (epoch ms). */
-  resetAt: number;
-  /** Requests the lease took in the old window. */
-  taken: number;
-  /** Its answers in the old window when the lease began there. */
-  answered0: number;
-  /** Of its holding at the reset, what the new window still counts. */
+  /** The lease's count at its last step in the old window. */
+  mark: Mark;
+  /** What it held then (and the new window counted at the reset). */
   held: number;
+  /** Of that, what its answers have shown sent in the old window and the new window took back. */
+  back: number;
 }
 
 /** Answers a process had in one window, by the reset they carried (`X-RateLimit-Reset`). */
@@ -122,6 +128,8 @@ export interface TakeRequest {
   spendNow?: boolean;
   /** The process's answers in its latest windows (at most two), counted since it started. */
   answered?: WindowAnswers[];
+  /** Its requests sent and not answered (yet, or ever: a failure) when it asked. */
+  inflight?: number;
 }
 
 /** Why a take granted nothing (or less than asked). */
@@ -271,26 +279,30 @@ export function tidy(state: LedgerState, world: World, self?: number): void {
 }
 
 /**
- * Starts every lease's count in a new window at what it held at its last step, and remembers
- * what it took in the window that `ended` so that {@link applyAnswered} can take back what its
- * answers show was sent before the reset.
+ * Starts every lease's count in a new window at what it held at its last step, and remembers its
+ * count then, so that {@link applyAnswered} can take back what its answers show was sent before
+ * the reset (none when its last step was not in the window that `ended`).
  */
 function carryOver(state: LedgerState, ended: number): void {
   for (const l of state.leases) {
-    l.carry = { resetAt: ended, taken: l.taken, answered0: l.answered0 ?? 0, held: l.held };
+    const m = l.mark;
+    l.carry = m && Math.abs(m.resetAt - ended) <= SAME_RESET_MS && l.held > 0 ? { mark: m, held: l.held, back: 0 } : undefined;
+    l.mark = undefined;
     l.taken = l.held;
-    l.answered0 = 0;
   }
 }
 
-/**
- * The caller's answers in the window whose reset is `resetAt`, if it said; with the window not
- * known yet, those of its latest (counting too many as already answered before a lease began
- * leaves its sends counted, never dropped).
- */
-function answersIn(answered: WindowAnswers[] | undefined, resetAt: number | undefined): number | undefined {
-  if (resetAt === undefined) return answered?.at(-1)?.n;
-  return answered?.find((a) => Math.abs(a.resetAt - resetAt) <= SAME_RESET_MS)?.n;
+/** The caller's answers in the window whose reset is `resetAt` (none when it has no count of that window). */
+function answersIn(answered: WindowAnswers[] | undefined, resetAt: number): number {
+  return answered?.find((a) => Math.abs(a.resetAt - resetAt) <= SAME_RESET_MS)?.n ?? 0;
+}
+
+/** Remembers the caller's count at this step, in the window the ledger knows (none while it does not). */
+function markStep(state: LedgerState, lease: Lease, req: Omit<TakeRequest, 'want'>): void {
+  lease.mark =
+    state.resetAt !== undefined && req.inflight !== undefined
+      ? { resetAt: state.resetAt, n: answersIn(req.answered, state.resetAt), inflight: req.inflight }
+      : undefined;
 }
 
 /**
@@ -301,13 +313,11 @@ function answersIn(answered: WindowAnswers[] | undefined, resetAt: number | unde
  */
 function applyAnswered(state: LedgerState, lease: Lease, answered: WindowAnswers[] | undefined): void {
   const c = lease.carry;
-  if (!c || c.held === 0) return;
-  const n = answersIn(answered, c.resetAt);
-  if (n === undefined) return;
-  const unsent = Math.max(0, c.taken - Math.max(0, n - c.answered0));
-  const back = c.held - Math.min(c.held, unsent);
+  if (!c || c.back >= c.held) return;
+  const after = answersIn(answered, c.mark.resetAt) - c.mark.n - c.mark.inflight;
+  const back = Math.min(c.held, Math.max(0, after)) - c.back;
   if (back <= 0) return;
-  c.held -= back;
+  c.back += back;
   lease.taken = Math.max(0, lease.taken - back);
   lease.held = Math.min(lease.held, lease.taken);
   state.used = Math.max(0, state.used - back);
@@ -353,7 +363,6 @@ function renew(state: LedgerState, req: Omit<TakeRequest, 'want'>, now: number):
       held: req.held,
       heartbeat: now,
       wantAt: 0,
-      answered0: answersIn(req.answered, state.resetAt) ?? 0,
     };
     state.used += req.held;
     state.leases.push(lease);
@@ -378,6 +387,7 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
     // Nothing known of this window: one request at a time (the caller waits for its reading).
     const granted = Math.min(req.want, 1, cap === undefined ? 1 : Math.max(0, cap - lease.taken));
     grant(state, lease, granted, req.spendNow);
+    markStep(state, lease, req);
     return { ...base, granted, taken: lease.taken, probe: true, ...(granted < req.want ? { why: 'cap' as const } : {}) };
   }
   const left = limit - state.used;
@@ -399,6 +409,7 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
   }
   const granted = Math.max(0, Math.min(req.want, room));
   grant(state, lease, granted, req.spendNow);
+  markStep(state, lease, req);
   return { ...base, granted, taken: lease.taken, left: limit - state.used, probe: false, ...(granted < req.want ? { why } : {}) };
 }
 
@@ -424,6 +435,7 @@ export function report(state: LedgerState, req: Omit<TakeRequest, 'want'>, world
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
   applyAnswered(state, lease, req.answered);
+  markStep(state, lease, req);
 }
 
 /**

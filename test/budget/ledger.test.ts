@@ -121,23 +121,23 @@ describe('ledger rules', () => {
   });
 
   it('counts in a new window only what a lease held at the reset and did not send before it (its answers say)', () => {
-    // Window A of 600 resets at RA. Leases 1 and 2 took 290 each; at their last step before the
-    // reset lease 1 held 40 unsent with 10 in flight (its answers then: 240), lease 2 held 30.
+    // Window A of 600 resets at RA; 510 were sent by others. At their last steps before the reset
+    // lease 1 held 40 unsent with 10 in flight (its answers in A then: 240), lease 2 held 30.
     const RA = T0 + 10_000;
     const RB = RA + 10_000;
-    const s: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 580 };
+    const s: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 510 };
     const before = world(RA - 2000);
-    take(s, { lease: lease(1), held: 40, want: 0, answered: [{ resetAt: RA, n: 240 }] }, before);
-    take(s, { lease: lease(2), held: 30, want: 0, answered: [{ resetAt: RA, n: 260 }] }, before);
-    // As if both had run since A began (their first answers in A came after their leases began).
-    for (const l of s.leases) Object.assign(l, { taken: 290, answered0: 0 });
+    take(s, { lease: lease(1), held: 40, want: 0, inflight: 10, answered: [{ resetAt: RA, n: 240 }] }, before);
+    take(s, { lease: lease(2), held: 30, want: 0, inflight: 0, answered: [{ resetAt: RA, n: 260 }] }, before);
+    expect(s.used).toBe(580);
     // The reset passes (lease 2 steps first): all that was held counts in window B.
     const after = world(RA + 500);
-    take(s, { lease: lease(2), held: 30, want: 0, answered: [{ resetAt: RA, n: 260 }] }, after);
+    take(s, { lease: lease(2), held: 30, want: 0, inflight: 0, answered: [{ resetAt: RA, n: 260 }] }, after);
     expect(s).toMatchObject({ used: 70, unconfirmed: true });
-    // Lease 1 sent its 40 before the reset; 45 of its 50 came back with A's reset (5 still out):
-    // 45 - 10 (in flight at its last step, already counted in A) = 35 of its 40 were A's.
-    take(s, { lease: lease(1), held: 0, want: 0, answered: [{ resetAt: RA, n: 285 }] }, after);
+    // Lease 1 sent its 40 before the reset; 45 answers came back with A's reset since its last
+    // step (5 are still out). 10 of them are of the requests in flight then, so 35 of the 40 it
+    // held were sent in A: B no longer counts them.
+    take(s, { lease: lease(1), held: 0, want: 0, inflight: 5, answered: [{ resetAt: RA, n: 285 }] }, after);
     expect(s.used).toBe(35);
     // The other 5 come back with B's reset: sent in B, they stay counted; a reading confirms B.
     take(
@@ -146,6 +146,7 @@ describe('ledger rules', () => {
         lease: lease(1),
         held: 0,
         want: 0,
+        inflight: 0,
         reading: { limit: 600, remaining: 595, resetAt: RB, status: 200 },
         answered: [
           { resetAt: RA, n: 285 },
@@ -156,24 +157,22 @@ describe('ledger rules', () => {
     );
     expect(s).toMatchObject({ used: 35, resetAt: RB, unconfirmed: false });
     // Lease 2 held its 30 through the reset: sent in B, all of it stays counted.
-    take(
-      s,
-      {
-        lease: lease(2),
-        held: 0,
-        want: 0,
-        answered: [
-          { resetAt: RA, n: 260 },
-          { resetAt: RB, n: 30 },
-        ],
-      },
-      after,
-    );
+    const l2 = [
+      { resetAt: RA, n: 260 },
+      { resetAt: RB, n: 30 },
+    ];
+    take(s, { lease: lease(2), held: 0, want: 0, inflight: 0, answered: l2 }, after);
     expect(s.used).toBe(35);
     expect(s.leases.map((l) => [l.pid, l.taken])).toEqual([
       [1, 5],
       [2, 30],
     ]);
+    // A process that does not say what it has in flight takes nothing back.
+    const t: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 0 };
+    take(t, { lease: lease(3), held: 40, want: 0, answered: [{ resetAt: RA, n: 100 }] }, before);
+    take(t, { lease: lease(4), held: 0, want: 0, inflight: 0 }, after);
+    take(t, { lease: lease(3), held: 0, want: 0, inflight: 0, answered: [{ resetAt: RA, n: 140 }] }, after);
+    expect(t.used).toBe(40);
   });
 });
 
