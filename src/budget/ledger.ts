@@ -323,6 +323,21 @@ function applyAnswered(state: LedgerState, lease: Lease, answered: WindowAnswers
   state.used = Math.max(0, state.used - back);
 }
 
+/**
+ * The other side of a reset: a request sent before it (counted in the old window) and answered
+ * with the new window's reset was counted in the new one by the server. When the process's
+ * answers in this window outnumber what the lease took in it and sent, the rest are such, and the
+ * window counts them. (Only ever more: a count that errs high costs a few requests, one that errs
+ * low a 429.)
+ */
+function applyNewAnswers(state: LedgerState, lease: Lease, req: Omit<TakeRequest, 'want'>): void {
+  if (state.resetAt === undefined || !req.answered) return;
+  const extra = answersIn(req.answered, state.resetAt) - (lease.taken - Math.min(lease.held, req.held));
+  if (extra <= 0) return;
+  lease.taken += extra;
+  state.used += extra;
+}
+
 /** Applies a server reading: the server's count and reset win. */
 function applyReading(state: LedgerState, r: Reading, now: number, ownHeld: number): void {
   if (r.limit !== undefined && r.limit > 0) state.limit = r.limit;
@@ -379,6 +394,7 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
   applyAnswered(state, lease, req.answered);
+  applyNewAnswers(state, lease, req);
   if (req.want > 0) lease.wantAt = world.now;
   const limit = state.limit;
   const cap = capOf(lease.cap, limit);
@@ -425,6 +441,7 @@ export function giveBack(state: LedgerState, req: Omit<TakeRequest, 'want'>, wor
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
   applyAnswered(state, lease, req.answered);
+  applyNewAnswers(state, lease, req);
   state.used = Math.max(0, state.used - lease.held);
   state.leases = state.leases.filter((l) => l !== lease);
 }
@@ -435,6 +452,7 @@ export function report(state: LedgerState, req: Omit<TakeRequest, 'want'>, world
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
   applyAnswered(state, lease, req.answered);
+  applyNewAnswers(state, lease, req);
   markStep(state, lease, req);
 }
 

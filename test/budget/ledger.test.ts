@@ -125,7 +125,12 @@ describe('ledger rules', () => {
     // lease 1 held 40 unsent with 10 in flight (its answers in A then: 240), lease 2 held 30.
     const RA = T0 + 10_000;
     const RB = RA + 10_000;
-    const s: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 510 };
+    const s: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 0 };
+    take(s, { lease: lease(1), held: 0, want: 0, inflight: 0 }, world(RA - 3000));
+    take(s, { lease: lease(2), held: 0, want: 0, inflight: 0 }, world(RA - 3000));
+    // Each took 290 in A (set here rather than taken in steps: the rule at hand is the reset's).
+    for (const l of s.leases) Object.assign(l, { taken: 290, held: l.pid === 1 ? 40 : 30 });
+    s.used = 580;
     const before = world(RA - 2000);
     take(s, { lease: lease(1), held: 40, want: 0, inflight: 10, answered: [{ resetAt: RA, n: 240 }] }, before);
     take(s, { lease: lease(2), held: 30, want: 0, inflight: 0, answered: [{ resetAt: RA, n: 260 }] }, before);
@@ -173,6 +178,21 @@ describe('ledger rules', () => {
     take(t, { lease: lease(4), held: 0, want: 0, inflight: 0 }, after);
     take(t, { lease: lease(3), held: 0, want: 0, inflight: 0, answered: [{ resetAt: RA, n: 140 }] }, after);
     expect(t.used).toBe(40);
+    // Requests in flight at the reset and answered with B's reset were counted in A: B counts them
+    // once the process's answers in B outnumber what it took there.
+    const u: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 0 };
+    take(u, { lease: lease(5), held: 0, want: 0, inflight: 0 }, world(RA - 3000));
+    take(u, { lease: lease(5), held: 0, want: 0, inflight: 4, answered: [{ resetAt: RA, n: 96 }] }, before);
+    take(u, { lease: lease(6), held: 0, want: 0, inflight: 0 }, after);
+    const b = { limit: 600, remaining: 600, resetAt: RB, status: 200 };
+    take(u, { lease: lease(6), held: 0, want: 0, inflight: 0, reading: b }, after);
+    expect(u.used).toBe(0);
+    const inB = [
+      { resetAt: RA, n: 96 },
+      { resetAt: RB, n: 4 },
+    ];
+    take(u, { lease: lease(5), held: 0, want: 0, inflight: 0, answered: inB }, after);
+    expect(u.used).toBe(4);
   });
 });
 
