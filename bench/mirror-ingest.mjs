@@ -197,6 +197,7 @@ try {
     ingestRecordsPerS: perS(med('sync', (r) => r.ms)),
     ingestCpuRecordsPerS: perS(med('sync', (r) => r.cpuMs)),
     syncMs: stats(rounds.sync.map((r) => r.ms)),
+    syncCpuMs: stats(rounds.sync.map((r) => r.cpuMs)),
     readRecordsPerS: perS(med('read', (r) => r.ms)),
     readMs: stats(rounds.read.map((r) => r.ms)),
     // The store's share: the sync less the listing's reading of the same pages.
@@ -205,6 +206,8 @@ try {
       ? {
           baseline: BASELINE,
           baselineIngestRecordsPerS: perS(med('baseline', (r) => r.ms)),
+          baselineIngestCpuRecordsPerS: perS(med('baseline', (r) => r.cpuMs)),
+          baselineSyncCpuMs: stats(rounds.baseline.map((r) => r.cpuMs)),
           baselineSyncMs: stats(rounds.baseline.map((r) => r.ms)),
         }
       : {}),
