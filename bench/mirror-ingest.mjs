@@ -11,7 +11,8 @@
  * Each round (RUNS, default 3) measures, interleaved:
  *  - `read`: the pages through the listing's reader alone (what `list -o ndjson` also pays);
  *  - `sync`: a full sync of the pages into a fresh SQLite file (syncTables, as `svc sync` runs it);
- *  - with `BASELINE=/path/to/other/worktree`, that tree's src/ doing the same sync (an A/B);
+ *  - with `BASELINE=/path/to/other/worktree`, that tree's src/ doing the same sync (an A/B; the
+ *    two go first in turn, as the second of a round runs slower);
  *  - the fixed reference loop (bench/lib/reference-loop.mjs: fetch, JSON.parse, stringify each
  *    record, against the sandbox over HTTP) in its own process: a yardstick of the machine's speed
  *    in the same run, in records per second of its CPU.
@@ -179,8 +180,14 @@ try {
   for (let i = 0; i < RUNS; i++) {
     log(`round ${i + 1} of ${RUNS}`);
     rounds.read.push(await readOnce(mine, client));
+    // The two trees take turns going first: the second sync of a round ran ~16 % slower than the
+    // first with the same src/ in both (a same-build run, Node 26, 50,000).
+    const other = async () => {
+      if (baseline) rounds.baseline.push(await syncOnce(baseline, client, join(dir, `b${i}.sqlite`)));
+    };
+    if (i % 2 === 1) await other();
     rounds.sync.push(await syncOnce(mine, client, join(dir, `m${i}.sqlite`)));
-    if (baseline) rounds.baseline.push(await syncOnce(baseline, client, join(dir, `b${i}.sqlite`)));
+    if (i % 2 === 0) await other();
     rounds.reference.push(await runMeasured([process.execPath, REFERENCE, sandbox.baseUrl, sandbox.token, String(RECORDS)], { env }));
     rmSync(join(dir, `m${i}.sqlite`), { force: true });
     rmSync(join(dir, `b${i}.sqlite`), { force: true });
@@ -197,6 +204,7 @@ try {
     ingestRecordsPerS: perS(med('sync', (r) => r.ms)),
     ingestCpuRecordsPerS: perS(med('sync', (r) => r.cpuMs)),
     syncMs: stats(rounds.sync.map((r) => r.ms)),
+    syncCpuMs: stats(rounds.sync.map((r) => r.cpuMs)),
     readRecordsPerS: perS(med('read', (r) => r.ms)),
     readMs: stats(rounds.read.map((r) => r.ms)),
     // The store's share: the sync less the listing's reading of the same pages.
@@ -205,6 +213,8 @@ try {
       ? {
           baseline: BASELINE,
           baselineIngestRecordsPerS: perS(med('baseline', (r) => r.ms)),
+          baselineIngestCpuRecordsPerS: perS(med('baseline', (r) => r.cpuMs)),
+          baselineSyncCpuMs: stats(rounds.baseline.map((r) => r.cpuMs)),
           baselineSyncMs: stats(rounds.baseline.map((r) => r.ms)),
         }
       : {}),

@@ -65,6 +65,15 @@ export class JsonScanner {
   flags = 0;
   /** The hash of the last own key endOfOwnKey read. */
   keyHash = 0;
+  /**
+   * Where the region's own members with a value other than `null` are, four numbers each — the
+   * key's first byte and the byte after it (inside the quotes), the value's first byte and the
+   * byte after it — noted by endOfObject when it reads a region's own keys. The mirror reads its
+   * columns from these (attributeMarks in page-parse.ts) rather than walking the region's bytes
+   * again: most of a prospect's ~220 attributes are custom fields left null. Cleared by the caller.
+   */
+  marks = new Int32Array(4096);
+  markCount = 0;
 
   /** The index after the spaces at `i`; a tab or line break is noted (BREAK). */
   spaces(b: Uint8Array, i: number): number {
@@ -155,6 +164,21 @@ export class JsonScanner {
     return i;
   }
 
+  private mark(keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void {
+    let at = this.markCount;
+    if (at + 4 > this.marks.length) {
+      const grown = new Int32Array(this.marks.length * 2);
+      grown.set(this.marks);
+      this.marks = grown;
+    }
+    const m = this.marks;
+    m[at++] = keyStart;
+    m[at++] = keyEnd;
+    m[at++] = valueStart;
+    m[at++] = valueEnd;
+    this.markCount = at;
+  }
+
   endOfValue(b: Uint8Array, i: number, n: number, depth: number): number {
     switch (b[i]) {
       case 34:
@@ -199,10 +223,13 @@ export class JsonScanner {
       if (b[i] !== 34) return -1;
       const k = names ? this.endOfOwnKey(b, i, n, names) : this.endOfString(b, i, n);
       if (k < 0) return -1;
+      const keyStart = i + 1;
       i = this.spaces(b, k);
       if (b[i] !== 58) return -1;
-      i = this.endOfValue(b, this.spaces(b, i + 1), n, depth);
+      const valueStart = this.spaces(b, i + 1);
+      i = this.endOfValue(b, valueStart, n, depth);
       if (i < 0) return -1;
+      if (names && b[valueStart] !== 110) this.mark(keyStart, k - 1, valueStart, i);
       i = this.spaces(b, i);
       const c = b[i];
       if (c === 125) return i + 1;

@@ -53,7 +53,17 @@ class PageRegion implements Region {
     public plain: boolean,
     /** Relationships: what recordText writes for them (relationship-scan.ts, relationshipsText). */
     readonly relationshipsText?: string,
+    /** Attributes: its members with a value, `marks[marksFrom..marksTo)` of its page (JsonScanner.marks). */
+    readonly marksFrom = 0,
+    readonly marksTo = 0,
   ) {}
+
+  /** The page's marks (set once the page is read). */
+  marks: Int32Array | undefined;
+
+  get oddKey(): boolean {
+    return (this.flags & ODD_KEY) !== 0;
+  }
 
   /**
    * The region, when its page's memory is still the page's: a listing that recycles page buffers
@@ -112,6 +122,28 @@ export function unparsedAttributesRegion(resource: object): Region | undefined {
   return (resource as Lazy)[LAZY]?.live();
 }
 
+/** A resource's attributes with a value, as {@link attributeMarks} gives them. */
+export interface AttributeMarks {
+  readonly page: Buffer;
+  /** Four numbers a member: its key's bytes (inside the quotes) and its value's, each start and end. */
+  readonly marks: Int32Array;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Where the members of a resource's unparsed attributes with a value other than `null` are in
+ * its page's bytes, as the page's strict scan found them (json-scan.ts, marks): the mirror reads
+ * its columns from them without walking the region again. Undefined when the attributes are
+ * already parsed or a key is unusual (written with escapes, `id`, `type`…): read them another way.
+ */
+export function attributeMarks(resource: object): AttributeMarks | undefined {
+  const region = (resource as Lazy)[LAZY];
+  if (region?.marks === undefined || region.oddKey) return undefined;
+  region.live();
+  return { page: region.page, marks: region.marks, from: region.marksFrom, to: region.marksTo };
+}
+
 /**
  * The relationships of a resource as recordText writes them without included records (`,"name":id`
  * for each one with data), when they are still unparsed and usual (relationship-scan.ts).
@@ -138,6 +170,7 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN, s
   const isRelationships: boolean[] = [];
   let nextAttributes = -2;
   let nextRelationships = -2;
+  scanner.markCount = 0;
   for (let from = 0; ; ) {
     // The next of either key. Usually one follows the region just read (`},"relationships":{`);
     // else each is looked for again once passed, the relationships only as far as the next
@@ -173,10 +206,13 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN, s
       regions.push(new PageRegion(page, start, end, scanner, scanner.flags, false, scanner.relationshipsText));
       from = end;
     } else {
+      const marksFrom = scanner.markCount;
       const end = scanner.endOfObject(page, start, n, 1, attributeNames);
       if (end < 0) return whole();
       const flags = scanner.flags;
-      regions.push(new PageRegion(page, start, end, scanner, flags, (flags & (LONG | BREAK | ODD_KEY)) === 0));
+      regions.push(
+        new PageRegion(page, start, end, scanner, flags, (flags & (LONG | BREAK | ODD_KEY)) === 0, undefined, marksFrom, scanner.markCount),
+      );
       from = end;
     }
     isRelationships.push(rel);
@@ -203,6 +239,10 @@ export function parseCollection(body: Uint8Array | string, minScan = MIN_SCAN, s
     if (!claim(attributes, false) || !claim(relationships, true)) return whole();
   }
   if (claimed.size !== regions.length) return whole();
+  // The page's own copy: the scanner's array is used again for the next page, read while this
+  // page's records may still be in use.
+  const marks = scanner.marks.slice(0, scanner.markCount);
+  for (let i = 0; i < regions.length; i++) if (!isRelationships[i]) regions[i]!.marks = marks;
   for (const r of resources) {
     const { attributes, relationships } = r as { attributes?: unknown; relationships?: unknown };
     // Symbol-keyed and not enumerable: invisible to JSON.stringify, spreads and comparisons.

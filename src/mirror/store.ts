@@ -19,8 +19,8 @@
 import { LockTimeoutError } from '../auth/lock.js';
 import { UsageError } from '../errors.js';
 import type { ResourceObject } from '../api/jsonapi.js';
-import { relationshipsText, unparsedAttributesRegion } from '../listing/page-parse.js';
-import { KeySlots, readAttributeValues } from './attribute-values.js';
+import { attributeMarks, relationshipsText, unparsedAttributesRegion } from '../listing/page-parse.js';
+import { KeySlots, readAttributeValues, readMarkedValues } from './attribute-values.js';
 import type { ColumnKind, MirrorDb, WriteColumn } from './dialect/types.js';
 import { columnValue, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlRow, SqlValue } from './sqlite.js';
@@ -365,10 +365,16 @@ export class MirrorStore {
       const values: SqlValue[] = new Array(spec.columns.length + 1);
       values[0] = id;
       // The attributes from the page's bytes when they are still there (the cheap way: no object
-      // of ~190 keys built per record); else from the decoded object.
-      const raw = unparsedAttributesRegion(r);
+      // of ~190 keys built per record): the members with a value where the page's scan marked
+      // them, else the region read again; else from the decoded object.
       kinds.fill(0);
-      const fromBytes = raw !== undefined && readAttributeValues(raw.page, raw.start, raw.end, slots, read, kinds);
+      const marked = attributeMarks(r);
+      let fromBytes = marked !== undefined;
+      if (marked) readMarkedValues(marked.page, marked.marks, marked.from, marked.to, slots, read, kinds);
+      else {
+        const raw = unparsedAttributesRegion(r);
+        fromBytes = raw !== undefined && readAttributeValues(raw.page, raw.start, raw.end, slots, read, kinds);
+      }
       const attributes = fromBytes ? undefined : r.attributes;
       // The relationships as the page's scanner wrote them (`,"account":3,"owner":[1,2]`: the ids of
       // those with data) when it could; else the decoded object, with its links.
