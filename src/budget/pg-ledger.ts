@@ -295,13 +295,7 @@ export class PgLedger implements Ledger {
 function toServer<R extends Omit<TakeRequest, 'want'>>(req: R, offset: number): R {
   const reading =
     req.reading && req.reading.resetAt !== undefined ? { ...req.reading, resetAt: req.reading.resetAt + offset } : req.reading;
-  const answered = req.answered?.map((a) => ({ ...a, resetAt: a.resetAt + offset }));
-  return {
-    ...req,
-    lease: { ...req.lease, started: req.lease.started + offset },
-    ...(reading ? { reading } : {}),
-    ...(answered ? { answered } : {}),
-  };
+  return { ...req, lease: { ...req.lease, started: req.lease.started + offset }, ...(reading ? { reading } : {}) };
 }
 
 /** The password of a connection string (in its user part or a `password=` parameter). */
