@@ -123,7 +123,7 @@ export function unparsedAttributesRegion(resource: object): Region | undefined {
 }
 
 /** A resource's attributes with a value, as {@link attributeMarks} gives them. */
-export interface AttributeMarks {
+interface AttributeMarks {
   readonly page: Buffer;
   /** Four numbers a member: its key's bytes (inside the quotes) and its value's, each start and end. */
   readonly marks: Int32Array;
