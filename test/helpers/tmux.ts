@@ -26,7 +26,9 @@ export class TmuxSession {
     return this.tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', this.name);
   }
   send(...keys: string[]): void {
-    this.tmux('send-keys', '-t', this.name, ...keys);
+    // `--` ends tmux's options: pasted text that starts with `-` (a random client secret did) is text, not a flag.
+    const [first, ...rest] = keys;
+    this.tmux('send-keys', '-t', this.name, ...(first === '-l' ? ['-l', '--', ...rest] : keys));
   }
   /** Waits until the screen matches. */
   async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
