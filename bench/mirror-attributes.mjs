@@ -9,10 +9,7 @@
  * baseline twice for the noise of the same build; the three take turns going first. Prints the
  * median µs per record of each (`PAGES` per round, default 10; `ROUNDS`, default 12).
  */
-import { build } from 'esbuild';
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { loadSrc } from './lib/load-src.mjs';
 import { ROOT } from './lib/sandbox-process.mjs';
 
 const BASELINE = process.env.BASELINE;
@@ -20,33 +17,12 @@ if (!BASELINE) throw new Error('set BASELINE=/path/to/other/worktree');
 const PAGES = Number(process.env.PAGES ?? 10);
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 
-async function load(root, tag) {
-  const dir = join(ROOT, 'node_modules', '.cache', 'svc-bench');
-  mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, `attributes-${tag}-${process.pid}.mjs`);
-  await build({
-    stdin: {
-      contents: [
-        "export * from './src/listing/page-parse.js';",
-        "export { PageScanner } from './src/listing/relationship-scan.js';",
-        "export * from './src/mirror/attribute-values.js';",
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  try {
-    return await import(pathToFileURL(outfile).href);
-  } finally {
-    rmSync(outfile, { force: true });
-  }
-}
+const load = (root, tag) =>
+  loadSrc(root, `attributes-${tag}`, [
+    "export * from './src/listing/page-parse.js';",
+    "export { PageScanner } from './src/listing/relationship-scan.js';",
+    "export * from './src/mirror/attribute-values.js';",
+  ]);
 
 const trees = { base: await load(BASELINE, 'base'), base2: await load(BASELINE, 'base2'), this: await load(ROOT, 'this') };
 const keys = ['firstName', 'lastName', 'title', 'emails', 'createdAt', 'updatedAt', 'company', 'occupation', 'score', 'optedOut'];

@@ -18,11 +18,11 @@
  *    in the same run, in records per second of its CPU.
  * Run with the Node under test (22.13+: node:sqlite; 20: node-sqlite3-wasm). Prints JSON.
  */
-import { build } from 'esbuild';
 import { mkdirSync, mkdtempSync, openSync, readSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { loadSrc } from './lib/load-src.mjs';
 import { benchEnv, runMeasured, stats } from './lib/measure.mjs';
 import { ROOT, startSandboxProcess } from './lib/sandbox-process.mjs';
 
@@ -32,40 +32,17 @@ const BASELINE = process.env.BASELINE;
 const log = (m) => process.stderr.write(`[ingest bench] ${m}\n`);
 const REFERENCE = fileURLToPath(new URL('./lib/reference-loop.mjs', import.meta.url));
 
-/** The mirror's modules from a tree's src/, bundled into node_modules/.cache (where packages resolve). */
-async function harness(root, tag) {
-  const dir = join(ROOT, 'node_modules', '.cache', 'svc-bench');
-  mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, `ingest-${tag}-${process.pid}.mjs`);
-  await build({
-    stdin: {
-      contents: [
-        "export { MirrorStore } from './src/mirror/store.js';",
-        "export { syncTables } from './src/mirror/sync.js';",
-        "export { tableSpec } from './src/mirror/naming.js';",
-        "export { findResource } from './src/registry/index.js';",
-        "export { buildOrgSchema } from './src/org-schema/org-schema.js';",
-        "export { listPages } from './src/listing/pages.js';",
-        "export { parseDocument } from './src/api/jsonapi.js';",
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts',
-      sourcefile: 'ingest-harness.ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.18',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  try {
-    return await import(pathToFileURL(outfile).href);
-  } finally {
-    rmSync(outfile, { force: true });
-  }
-}
+/** The mirror's modules from a tree's src/. */
+const harness = (root, tag) =>
+  loadSrc(root, `ingest-${tag}`, [
+    "export { MirrorStore } from './src/mirror/store.js';",
+    "export { syncTables } from './src/mirror/sync.js';",
+    "export { tableSpec } from './src/mirror/naming.js';",
+    "export { findResource } from './src/registry/index.js';",
+    "export { buildOrgSchema } from './src/org-schema/org-schema.js';",
+    "export { listPages } from './src/listing/pages.js';",
+    "export { parseDocument } from './src/api/jsonapi.js';",
+  ]);
 
 /**
  * A PageClient over recorded pages: on a miss it asks the sandbox and records the answer (a file

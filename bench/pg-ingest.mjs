@@ -16,12 +16,10 @@
  *   DB=postgres://user:pw@127.0.0.1:5432/db [RECORDS=20000] [RUNS=3] [BASELINE_SRC=…] node bench/pg-ingest.mjs
  * Prints JSON.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import pg from 'pg';
+import { loadSrc } from './lib/load-src.mjs';
 import { stats } from './lib/measure.mjs';
 import { ROOT, startSandboxProcess } from './lib/sandbox-process.mjs';
 
@@ -32,22 +30,17 @@ const RUNS = Number(process.env.RUNS ?? 3);
 const BASELINE_SRC = process.env.BASELINE_SRC;
 const BASELINES = (BASELINE_SRC ?? '').split(':').filter(Boolean);
 const log = (m) => process.stderr.write(`[pg ingest bench] ${m}\n`);
-const dir = mkdtempSync(join(tmpdir(), 'svc-bench-pg-ingest-'));
 
-/** The store of a source tree, bundled into one module (packages left to node_modules). */
+/** The store of a source tree (its src/ folder), bundled into one module (packages left to node_modules). */
 async function storeOf(src, name) {
-  const entry = join(dir, `${name}-entry.ts`);
-  writeFileSync(
-    entry,
-    `export { MirrorStore } from ${JSON.stringify(join(src, 'mirror/store.ts'))};\n` +
-      `export { tableSpec } from ${JSON.stringify(join(src, 'mirror/naming.ts'))};\n` +
-      `export { findResource } from ${JSON.stringify(join(src, 'registry/index.ts'))};\n` +
-      `export { parseCollection } from ${JSON.stringify(join(src, 'listing/page-parse.ts'))};\n` +
-      `export { PageScanner } from ${JSON.stringify(join(src, 'listing/relationship-scan.ts'))};\n`,
-  );
-  const outfile = join(ROOT, 'node_modules', '.cache', `svc-bench-pg-ingest-${process.pid}-${name}.mjs`);
-  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile, packages: 'external', logLevel: 'error' });
-  return { name, mod: await import(pathToFileURL(outfile).href), outfile };
+  const mod = await loadSrc(src, `pg-ingest-${name}`, [
+    "export { MirrorStore } from './mirror/store.js';",
+    "export { tableSpec } from './mirror/naming.js';",
+    "export { findResource } from './registry/index.js';",
+    "export { parseCollection } from './listing/page-parse.js';",
+    "export { PageScanner } from './listing/relationship-scan.js';",
+  ]);
+  return { name, mod };
 }
 
 /** The pages of the first RECORDS prospects, as the API sent them (paged by id, 1,000 a page). */
@@ -175,6 +168,4 @@ try {
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } finally {
   await admin.end();
-  for (const v of variants) rmSync(v.outfile, { force: true });
-  rmSync(dir, { recursive: true, force: true });
 }
