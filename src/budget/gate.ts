@@ -31,6 +31,7 @@ import {
   type Priority,
   type Reading,
   type TakeResult,
+  type WindowAnswers,
 } from './ledger.js';
 
 /** Options of {@link BudgetGate}. */
@@ -57,6 +58,9 @@ const INTERACTIVE_WAIT_MS = 10_000;
 /** After the announced reset, for rounding to seconds. */
 const RESET_SKEW_MS = 300;
 
+/** Resets within this of each other are one window's (as the ledger judges them). */
+const SAME_RESET_MS = 1500;
+
 /** Thrown before a request past `--budget` when the command stops there (svc sync). */
 export class BudgetSpent extends PartialError {}
 
@@ -71,6 +75,13 @@ export class BudgetGate implements RequestGate {
   private sent = 0;
   /** The latest reading not yet told to the ledger. */
   private pending: Reading | undefined;
+  /**
+   * Answers in the latest two windows, by the reset they carried: told to the ledger with every
+   * step, so that what this process held at a reset and sent before it leaves the new window's count.
+   */
+  private answered: WindowAnswers[] = [];
+  /** Responses had (with rate headers or not): {@link sent} less these are in flight, or failed. */
+  private responses = 0;
   /** A probe is out (the window is not known): others wait for its reading. */
   private probing = false;
   private wakers: (() => void)[] = [];
@@ -158,6 +169,7 @@ export class BudgetGate implements RequestGate {
 
   /** The ApiClient's hook: every response's rate-limit reading. */
   observe(info: RateLimitInfo, status: number): void {
+    this.responses++;
     if (info.remaining === undefined) return;
     const now = this.opts.now();
     const wait = readServerWait(info.reset, now);
@@ -168,10 +180,28 @@ export class BudgetGate implements RequestGate {
       ...(wait && 'ms' in wait ? { resetAt: now + wait.ms } : {}),
     };
     this.pending = reading;
+    if (reading.resetAt !== undefined) this.countAnswer(reading.resetAt);
     if (reading.resetAt !== undefined && reading.resetAt > this.alone.resetAt + 1500)
       this.alone = { resetAt: reading.resetAt, sent: 0, limit: reading.limit };
     this.probing = false;
     this.wake();
+  }
+
+  /** Counts an answer in the window of its reset (a late answer of an older window than the two is dropped). */
+  private countAnswer(resetAt: number): void {
+    const w = this.answered.find((a) => Math.abs(a.resetAt - resetAt) <= SAME_RESET_MS);
+    if (w) {
+      w.n++;
+      return;
+    }
+    if (this.answered.length === 2 && resetAt < this.answered[0]!.resetAt) return;
+    this.answered = [...this.answered, { resetAt, n: 1 }].sort((a, b) => a.resetAt - b.resetAt).slice(-2);
+  }
+
+  /** What the ledger's steps carry besides the lease: the answers by window and what is in flight. */
+  private answers(): { answered?: WindowAnswers[]; inflight: number } {
+    const inflight = Math.max(0, this.sent - this.responses);
+    return this.answered.length > 0 ? { answered: this.answered.map((a) => ({ ...a })), inflight } : { inflight };
   }
 
   /**
@@ -207,7 +237,9 @@ export class BudgetGate implements RequestGate {
     if (this.kind === 'interactive' && this.held === 0 && !news) return;
     const reading = this.pending;
     this.pending = undefined;
-    await this.run(() => this.opts.ledger.giveBack({ lease: this.lease(), held: this.held, ...(reading ? { reading } : {}) }));
+    await this.run(() =>
+      this.opts.ledger.giveBack({ lease: this.lease(), held: this.held, ...(reading ? { reading } : {}), ...this.answers() }),
+    );
   }
 
   private spend(): void {
@@ -302,6 +334,7 @@ export class BudgetGate implements RequestGate {
         want,
         ...(reading ? { reading } : {}),
         ...(spend ? { spendNow: true } : {}),
+        ...this.answers(),
       });
       this.held += r.granted;
       this.last = r;

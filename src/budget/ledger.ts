@@ -49,7 +49,47 @@ interface Lease {
   /** Epoch ms when the process last asked for requests (it competes for a share while recent). */
   wantAt: number;
   started: number;
+  /** The process's count at the lease's last step in this window: see {@link Mark}. */
+  mark?: Mark;
+  /** What the last reset carried of this lease into the window: see {@link Carry}. */
+  carry?: Carry;
 }
+
+/**
+ * A process's count at a step: its answers in the window (by the reset they carried) and its
+ * requests sent and not answered. Every answer in the window after the step is of a request in
+ * flight then or of one it held then.
+ */
+interface Mark {
+  resetAt: number;
+  n: number;
+  inflight: number;
+}
+
+/**
+ * A lease's holding at the window's reset. What it held then dates from its last step: much of
+ * it may have been sent since, before the reset, and counts in the window that ended. The new
+ * window counts all of it until the process's answers say otherwise: a request answered with the
+ * old window's reset was counted there by the server, and of its answers in the old window after
+ * its last step (its count then in `mark`), at least all but those in flight then were held then.
+ */
+interface Carry {
+  /** The lease's count at its last step in the old window. */
+  mark: Mark;
+  /** What it held then (and the new window counted at the reset). */
+  held: number;
+  /** Of that, what its answers have shown sent in the old window and the new window took back. */
+  back: number;
+}
+
+/** Answers a process had in one window, by the reset they carried (`X-RateLimit-Reset`). */
+export interface WindowAnswers {
+  resetAt: number;
+  n: number;
+}
+
+/** Resets within this of each other are one window's (whole seconds, clocks, a server's offset). */
+const SAME_RESET_MS = 1500;
 
 /** What a ledger holds. */
 export interface LedgerState {
@@ -86,6 +126,10 @@ export interface TakeRequest {
   reading?: Reading;
   /** What is granted is sent at once (an interactive command): counted as spent, never held. */
   spendNow?: boolean;
+  /** The process's answers in its latest windows (at most two), counted since it started. */
+  answered?: WindowAnswers[];
+  /** Its requests sent and not answered (yet, or ever: a failure) when it asked. */
+  inflight?: number;
 }
 
 /** Why a take granted nothing (or less than asked). */
@@ -225,14 +269,73 @@ export function tidy(state: LedgerState, world: World, self?: number): void {
   if (state.resetAt !== undefined && world.now >= state.resetAt + RESET_SKEW_MS) {
     // A new window: only what is held unsent is already spoken for. Until a response confirms
     // the window, requests go one at a time (it may have started earlier, or not yet).
+    const ended = state.resetAt;
     state.resetAt = undefined;
     state.unconfirmed = true;
     state.used = 0;
-    for (const l of state.leases) {
-      l.taken = l.held;
-      state.used += l.held;
-    }
+    carryOver(state, ended);
+    for (const l of state.leases) state.used += l.held;
   }
+}
+
+/**
+ * Starts every lease's count in a new window at what it held at its last step, and remembers its
+ * count then, so that {@link applyAnswered} can take back what its answers show was sent before
+ * the reset (none when its last step was not in the window that `ended`).
+ */
+function carryOver(state: LedgerState, ended: number): void {
+  for (const l of state.leases) {
+    const m = l.mark;
+    l.carry = m && Math.abs(m.resetAt - ended) <= SAME_RESET_MS && l.held > 0 ? { mark: m, held: l.held, back: 0 } : undefined;
+    l.mark = undefined;
+    l.taken = l.held;
+  }
+}
+
+/** The caller's answers in the window whose reset is `resetAt` (none when it has no count of that window). */
+function answersIn(answered: WindowAnswers[] | undefined, resetAt: number): number {
+  return answered?.find((a) => Math.abs(a.resetAt - resetAt) <= SAME_RESET_MS)?.n ?? 0;
+}
+
+/** Remembers the caller's count at this step, in the window the ledger knows (none while it does not). */
+function markStep(state: LedgerState, lease: Lease, req: Omit<TakeRequest, 'want'>): void {
+  lease.mark =
+    state.resetAt !== undefined && req.inflight !== undefined
+      ? { resetAt: state.resetAt, n: answersIn(req.answered, state.resetAt), inflight: req.inflight }
+      : undefined;
+}
+
+/**
+ * What the lease held at the last reset and its process has since had answered with the old
+ * window's reset was sent in the old window: the new window stops counting it. Only the process's
+ * own answers say this (another's reading is as old as its last answer), and what it never had
+ * answered (in flight, failed) stays counted: the count errs high, never low.
+ */
+function applyAnswered(state: LedgerState, lease: Lease, answered: WindowAnswers[] | undefined): void {
+  const c = lease.carry;
+  if (!c || c.back >= c.held) return;
+  const after = answersIn(answered, c.mark.resetAt) - c.mark.n - c.mark.inflight;
+  const back = Math.min(c.held, Math.max(0, after)) - c.back;
+  if (back <= 0) return;
+  c.back += back;
+  lease.taken = Math.max(0, lease.taken - back);
+  lease.held = Math.min(lease.held, lease.taken);
+  state.used = Math.max(0, state.used - back);
+}
+
+/**
+ * The other side of a reset: a request sent before it (counted in the old window) and answered
+ * with the new window's reset was counted in the new one by the server. When the process's
+ * answers in this window outnumber what the lease took in it and sent, the rest are such, and the
+ * window counts them. (Only ever more: a count that errs high costs a few requests, one that errs
+ * low a 429.)
+ */
+function applyNewAnswers(state: LedgerState, lease: Lease, req: Omit<TakeRequest, 'want'>): void {
+  if (state.resetAt === undefined || !req.answered) return;
+  const extra = answersIn(req.answered, state.resetAt) - (lease.taken - Math.min(lease.held, req.held));
+  if (extra <= 0) return;
+  lease.taken += extra;
+  state.used += extra;
 }
 
 /** Applies a server reading: the server's count and reset win. */
@@ -245,13 +348,13 @@ function applyReading(state: LedgerState, r: Reading, now: number, ownHeld: numb
   const serverUsed = r.status === 429 ? limit : Math.max(0, limit - r.remaining);
   if (r.resetAt !== undefined && state.resetAt !== undefined && r.resetAt < state.resetAt - 1500) return; // a late answer of the last window
   if (r.resetAt !== undefined && (state.resetAt === undefined || r.resetAt > state.resetAt + 1500)) {
-    const known = state.resetAt !== undefined;
+    const ended = state.resetAt;
     state.resetAt = r.resetAt;
     state.unconfirmed = false;
-    if (known) {
+    if (ended !== undefined) {
       // The server started a window our clock had not seen end: its count replaces ours.
       state.used = serverUsed + held;
-      for (const l of state.leases) l.taken = l.held;
+      carryOver(state, ended);
       return;
     }
   }
@@ -269,7 +372,13 @@ function renew(state: LedgerState, req: Omit<TakeRequest, 'want'>, now: number):
   let lease = state.leases.find((l) => l.pid === req.lease.pid && l.host === req.lease.host);
   if (!lease) {
     // New, or dropped while this process was busy elsewhere: what it holds is counted again.
-    lease = { ...req.lease, taken: req.held, held: req.held, heartbeat: now, wantAt: 0 };
+    lease = {
+      ...req.lease,
+      taken: req.held,
+      held: req.held,
+      heartbeat: now,
+      wantAt: 0,
+    };
     state.used += req.held;
     state.leases.push(lease);
   }
@@ -284,6 +393,8 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
   const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
+  applyAnswered(state, lease, req.answered);
+  applyNewAnswers(state, lease, req);
   if (req.want > 0) lease.wantAt = world.now;
   const limit = state.limit;
   const cap = capOf(lease.cap, limit);
@@ -292,6 +403,7 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
     // Nothing known of this window: one request at a time (the caller waits for its reading).
     const granted = Math.min(req.want, 1, cap === undefined ? 1 : Math.max(0, cap - lease.taken));
     grant(state, lease, granted, req.spendNow);
+    markStep(state, lease, req);
     return { ...base, granted, taken: lease.taken, probe: true, ...(granted < req.want ? { why: 'cap' as const } : {}) };
   }
   const left = limit - state.used;
@@ -313,6 +425,7 @@ export function take(state: LedgerState, req: TakeRequest, world: World): TakeRe
   }
   const granted = Math.max(0, Math.min(req.want, room));
   grant(state, lease, granted, req.spendNow);
+  markStep(state, lease, req);
   return { ...base, granted, taken: lease.taken, left: limit - state.used, probe: false, ...(granted < req.want ? { why } : {}) };
 }
 
@@ -327,15 +440,20 @@ export function giveBack(state: LedgerState, req: Omit<TakeRequest, 'want'>, wor
   const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
+  applyAnswered(state, lease, req.answered);
+  applyNewAnswers(state, lease, req);
   state.used = Math.max(0, state.used - lease.held);
   state.leases = state.leases.filter((l) => l !== lease);
 }
 
 /** Applies a reading under the caller's lease. */
 export function report(state: LedgerState, req: Omit<TakeRequest, 'want'>, world: World): void {
-  renew(state, req, world.now);
+  const lease = renew(state, req, world.now);
   tidy(state, world, req.lease.pid);
   if (req.reading) applyReading(state, req.reading, world.now, req.held);
+  applyAnswered(state, lease, req.answered);
+  applyNewAnswers(state, lease, req);
+  markStep(state, lease, req);
 }
 
 /**

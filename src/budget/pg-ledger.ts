@@ -295,7 +295,13 @@ export class PgLedger implements Ledger {
 function toServer<R extends Omit<TakeRequest, 'want'>>(req: R, offset: number): R {
   const reading =
     req.reading && req.reading.resetAt !== undefined ? { ...req.reading, resetAt: req.reading.resetAt + offset } : req.reading;
-  return { ...req, lease: { ...req.lease, started: req.lease.started + offset }, ...(reading ? { reading } : {}) };
+  const answered = req.answered?.map((a) => ({ ...a, resetAt: a.resetAt + offset }));
+  return {
+    ...req,
+    lease: { ...req.lease, started: req.lease.started + offset },
+    ...(reading ? { reading } : {}),
+    ...(answered ? { answered } : {}),
+  };
 }
 
 /** The password of a connection string (in its user part or a `password=` parameter). */

@@ -1,7 +1,8 @@
 /**
  * The shared rate budget's ledger (src/budget/ledger.ts, file-ledger.ts): leases, fair shares,
  * the interactive reserve, stale and dead leases returning what they held, the server's readings
- * winning, and ledger files this svc cannot use (left untouched, said why).
+ * winning, a reset with requests held and in flight (the new window counts only what its answers
+ * do not place in the old one; before, all that was held at the last step counted in the new), and ledger files this svc cannot use (left untouched, said why).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -117,6 +118,81 @@ describe('ledger rules', () => {
       later,
     );
     expect(r).toMatchObject({ granted: 5, probe: false });
+  });
+
+  it('counts in a new window only what a lease held at the reset and did not send before it (its answers say)', () => {
+    // Window A of 600 resets at RA; 510 were sent by others. At their last steps before the reset
+    // lease 1 held 40 unsent with 10 in flight (its answers in A then: 240), lease 2 held 30.
+    const RA = T0 + 10_000;
+    const RB = RA + 10_000;
+    const s: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 0 };
+    take(s, { lease: lease(1), held: 0, want: 0, inflight: 0 }, world(RA - 3000));
+    take(s, { lease: lease(2), held: 0, want: 0, inflight: 0 }, world(RA - 3000));
+    // Each took 290 in A (set here rather than taken in steps: the rule at hand is the reset's).
+    for (const l of s.leases) Object.assign(l, { taken: 290, held: l.pid === 1 ? 40 : 30 });
+    s.used = 580;
+    const before = world(RA - 2000);
+    take(s, { lease: lease(1), held: 40, want: 0, inflight: 10, answered: [{ resetAt: RA, n: 240 }] }, before);
+    take(s, { lease: lease(2), held: 30, want: 0, inflight: 0, answered: [{ resetAt: RA, n: 260 }] }, before);
+    expect(s.used).toBe(580);
+    // The reset passes (lease 2 steps first): all that was held counts in window B.
+    const after = world(RA + 500);
+    take(s, { lease: lease(2), held: 30, want: 0, inflight: 0, answered: [{ resetAt: RA, n: 260 }] }, after);
+    expect(s).toMatchObject({ used: 70, unconfirmed: true });
+    // Lease 1 sent its 40 before the reset; 45 answers came back with A's reset since its last
+    // step (5 are still out). 10 of them are of the requests in flight then, so 35 of the 40 it
+    // held were sent in A: B no longer counts them.
+    take(s, { lease: lease(1), held: 0, want: 0, inflight: 5, answered: [{ resetAt: RA, n: 285 }] }, after);
+    expect(s.used).toBe(35);
+    // The other 5 come back with B's reset: sent in B, they stay counted; a reading confirms B.
+    take(
+      s,
+      {
+        lease: lease(1),
+        held: 0,
+        want: 0,
+        inflight: 0,
+        reading: { limit: 600, remaining: 595, resetAt: RB, status: 200 },
+        answered: [
+          { resetAt: RA, n: 285 },
+          { resetAt: RB, n: 5 },
+        ],
+      },
+      after,
+    );
+    expect(s).toMatchObject({ used: 35, resetAt: RB, unconfirmed: false });
+    // Lease 2 held its 30 through the reset: sent in B, all of it stays counted.
+    const l2 = [
+      { resetAt: RA, n: 260 },
+      { resetAt: RB, n: 30 },
+    ];
+    take(s, { lease: lease(2), held: 0, want: 0, inflight: 0, answered: l2 }, after);
+    expect(s.used).toBe(35);
+    expect(s.leases.map((l) => [l.pid, l.taken])).toEqual([
+      [1, 5],
+      [2, 30],
+    ]);
+    // A process that does not say what it has in flight takes nothing back.
+    const t: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 0 };
+    take(t, { lease: lease(3), held: 40, want: 0, answered: [{ resetAt: RA, n: 100 }] }, before);
+    take(t, { lease: lease(4), held: 0, want: 0, inflight: 0 }, after);
+    take(t, { lease: lease(3), held: 0, want: 0, inflight: 0, answered: [{ resetAt: RA, n: 140 }] }, after);
+    expect(t.used).toBe(40);
+    // Requests in flight at the reset and answered with B's reset were counted in A: B counts them
+    // once the process's answers in B outnumber what it took there.
+    const u: LedgerState = { ...emptyState(), limit: 600, resetAt: RA, used: 0 };
+    take(u, { lease: lease(5), held: 0, want: 0, inflight: 0 }, world(RA - 3000));
+    take(u, { lease: lease(5), held: 0, want: 0, inflight: 4, answered: [{ resetAt: RA, n: 96 }] }, before);
+    take(u, { lease: lease(6), held: 0, want: 0, inflight: 0 }, after);
+    const b = { limit: 600, remaining: 600, resetAt: RB, status: 200 };
+    take(u, { lease: lease(6), held: 0, want: 0, inflight: 0, reading: b }, after);
+    expect(u.used).toBe(0);
+    const inB = [
+      { resetAt: RA, n: 96 },
+      { resetAt: RB, n: 4 },
+    ];
+    take(u, { lease: lease(5), held: 0, want: 0, inflight: 0, answered: inB }, after);
+    expect(u.used).toBe(4);
   });
 });
 

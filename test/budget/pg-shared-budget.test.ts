@@ -9,19 +9,13 @@
  * from 429s too in a trial, but nothing is shared: the row stays empty, and one run ended 40 %
  * before the others in another trial.)
  *
- * {@link MIN_USED} is 90 %, below the issue's 95 %, as a floor against a loaded machine: with
- * bulk runs only, the rules of ledger.ts (the same for the file) leave some of a window's last
- * requests unused — what processes hold unsent at the reset counts in the next window, and a
- * reading adds what the ledger thinks is held to the server's count, so requests sent but not
- * yet told to the ledger count twice. The figures are printed (`figures:`).
- * A fix tried on 2026-11-28 (c4ad2d1, reverted): carry what leases hold at the rollover and take
- * back, at each reading, what the server's count plus every lease's held shows was not sent in the
- * new window. At the issue's size it gave 0 × 429 and 99.7–100.0 % in 5 of 5 runs, but the file
- * ledger's 10-process test (shared-budget.test.ts at its issue's size) then saw one 429, which the
- * code before passed in the same hour: a reading is as old as the reporter's last response, and
- * what others sent and reported since is in neither the server's count nor their held, so the take-
- * back undercounts. A safe fix needs the process to say which requests it sent before the reset
- * (its responses carry the old window's reset), not an inference from a stale reading.
+ * {@link MIN_USED} is the issue's 95 %, at every size. A window's reset used to
+ * count in the new window all that leases held at their last step, though much of it was sent
+ * before the reset; now each process tells the ledger its answers by the reset they carried, and
+ * what it held and had answered with the old window's reset leaves the new window's count
+ * (ledger.ts, applyAnswered; the rule's unit test is in ledger.test.ts). A take-back inferred from
+ * another process's reading (c4ad2d1, reverted) let a 429 through in the file ledger's 10-process
+ * test: a reading is only as fresh as its process's last answer; a process's own answers are not.
  *
  * Sizes come from the environment so that the default stays quick:
  *   SVC_PG_BUDGET_LIMIT   requests per window (default 200; the issue's "small hourly limit" 600)
@@ -29,10 +23,22 @@
  *   SVC_PG_BUDGET_ROWS    rows of each bulk run (default 170)
  *
  * At SVC_PG_BUDGET_LIMIT=600 SVC_PG_BUDGET_WINDOW=10 SVC_PG_BUDGET_ROWS=700, on a 2-core machine
- * shared with other work: 0 × 429; whole windows used 95.7 %, 95.0 %, 93.5 %; the three runs
- * 36.1 s each, ends 0.2 % apart. At the default size: 0 × 429, 96.5 %. (The file ledger, the
- * three sharing one data directory, at the full size: 94.2 %, 96.5 %, before the reserve's
- * release was waited for.)
+ * shared with four other helpers' work (2026-11-28), 5 runs each:
+ *   - before the fix: 0 × 429 in all; every whole window 100.0 %; with a busy loop on the other
+ *     core (`node -e 'for(;;){}'`) 0 × 429, and one run of 5 used one window to 87.5 % (others
+ *     98.5 %, 99.0 %, the rest 100.0 %) and failed the floor of 90 % then.
+ *   - with it: 0 × 429 and every whole window 100.0 % in all 5 runs (runs 35.1–37.3 s, ends
+ *     0.2–1.1 % apart). Again after it was merged back (2026-11-28, evening, the machine shared
+ *     with five helpers' work): 3 runs, then 2 with a busy loop on the other core: 0 × 429, every
+ *     whole window 100.0 %, runs 33.9–35.3 s, ends 0.2–0.7 % apart, 3 bulk leases at once in all.
+ * (Earlier, before the reserve's release was waited for: 95.7 %, 95.0 %, 93.5 %.)
+ * At the default size, 4 runs with two busy loops: 0 × 429, every whole window 100.0 %, 3 bulk
+ * leases at once. The floor is the issue's 95 % at both sizes.
+ *
+ * A fresh-clone CI run of the first merge of this rule saw "2 bulk leases at once" (the row
+ * watched every 250 ms) and it was reverted; that was not seen again in the 9 runs above, all
+ * under load. The watch is the test's evidence that the three share the row; what the issue asks
+ * (no 429, the hour used) is asserted apart from it.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,8 +53,8 @@ const PG = await testPostgres();
 const LIMIT = Number(process.env.SVC_PG_BUDGET_LIMIT ?? 200);
 const WINDOW_MS = Number(process.env.SVC_PG_BUDGET_WINDOW ?? 5) * 1000;
 const ROWS = Number(process.env.SVC_PG_BUDGET_ROWS ?? 170);
-/** Of each whole window's requests, the share the three must use (see above). */
-const MIN_USED = 0.9;
+/** Of each whole window's requests, the share the three must use: the issue's 95 %. */
+const MIN_USED = 0.95;
 const TIMEOUT = 60_000 + 12 * WINDOW_MS + (3 * ROWS * WINDOW_MS) / LIMIT;
 
 let sb: TestSandbox;
@@ -102,7 +108,7 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
   });
 
   it(
-    'three processes with separate data directories sharing one ledger: no 429, each window used to ≥ 95 %',
+    `three processes with separate data directories sharing one ledger: no 429, each window used to ≥ ${MIN_USED * 100} %`,
     async () => {
       const mark = seen.length;
       const t0 = Date.now();
