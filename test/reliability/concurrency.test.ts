@@ -1,5 +1,5 @@
 /**
- * Sixteen `svc` processes sharing one profile whose access token is about to expire, against a
+ * Sixteen `svc` processes (eight by default, see below) sharing one profile whose access token is about to expire, against a
  * server that issues one access token per user per 60 s (the spec's limit): exactly one
  * refresh, no 429 from the token endpoint, every command succeeds with the one new token, and
  * the store stays whole. (test/e2e/login-refresh.test.ts runs eight processes without the limit.)
@@ -7,6 +7,10 @@
  * The login is made against a first sandbox without the issue limit and kept in its data file;
  * the second sandbox, started from that file with the 60 s limit, has issued no token yet (the
  * limit's clock is not persisted), so the one refresh is allowed and a second would be refused.
+ *
+ * SVC_CONCURRENCY_PROCS sets the number of processes (default 8, each of the four commands twice;
+ * 16, the issue's figure, before and in the long run): eight start-ups already overlap on two
+ * cores, so the refresh is raced for; each process costs ~0.3 CPU-s.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +21,7 @@ import { editProfile, readConfig } from '../helpers/oauth.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
-const PROCESSES = 16;
+const PROCESSES = Math.max(4, Number(process.env.SVC_CONCURRENCY_PROCS) || 8);
 let sb: TestSandbox;
 let dir: string;
 

@@ -6,7 +6,11 @@
  * the wire finish and are recorded) and svc says how to resume; the final run leaves every row
  * created exactly once in the sandbox (records counted there, not in svc's report).
  *
- * Trials per signal: SVC_RELIABILITY_TRIALS (default 5; the issue's figure is 20).
+ * Trials per signal: SVC_RELIABILITY_TRIALS (default 3 here, 5 before; the issue's figure is 20).
+ * Each interruption is a spawned bin/svc (~0.4 CPU-s). The seeded first three trials already hold
+ * every kind of kill point for both signals: before the first request (SIGINT 176 and 227 ms,
+ * SIGKILL 88 ms after start), after the k-th create (k from 1 to 16), and trials interrupted twice
+ * before the rerun (SIGINT k3+k1, SIGKILL k16+k12); trials 4 and 5 add no new kind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile, prng } from '../helpers/bulk.js';
@@ -25,6 +29,8 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 const ROWS = 24;
+/** Trials per signal: 3 unless SVC_RELIABILITY_TRIALS says (see the header for why 3 suffice). */
+const BULK_TRIALS = process.env.SVC_RELIABILITY_TRIALS ? TRIALS : 3;
 type Journal = { key: string; row: number; status: string; id?: number };
 
 /** Prospects of a trial (by the marker in their address): address → ids. */
@@ -52,11 +58,11 @@ afterAll(() => {
 });
 
 describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal) => {
-  it(`${TRIALS} seeded trials: journal whole after each, every row exactly once after the rerun`, {
+  it(`${BULK_TRIALS} seeded trials: journal whole after each, every row exactly once after the rerun`, {
     timeout: trialTimeout(4_000),
   }, async () => {
     const rnd = prng(signal === 'SIGINT' ? 9_101 : 9_202);
-    for (let t = 0; t < TRIALS; t++) {
+    for (let t = 0; t < BULK_TRIALS; t++) {
       const marker = `@${signal.toLowerCase()}-${t}.interrupt.test`;
       const rows = Array.from({ length: ROWS }, (_, i) => ({ firstName: `I${i}`, lastName: `Trial${t}`, emails: [`r${i}${marker}`] }));
       const file = inputFile('rows.ndjson', rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
