@@ -7,6 +7,10 @@
  * The slow sandboxes are built bin/svc processes (another process owns the lock); the clients
  * that find them run svc's program in the test process (svcInProcess), but the one whose org
  * file is written when its process exits.
+ *
+ * Time: the latency must exceed svc's 1.5 s "answers at once" probe, so it is not shortened;
+ * the two tests share nothing (own config dirs, own sandbox processes and ports) and wait side
+ * by side (describe.concurrent).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +19,7 @@ import { startSvc } from '../helpers/long-running.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 
-describe('a slow sandbox is waited for', () => {
+describe.concurrent('a slow sandbox is waited for', () => {
   it('svc --sandbox uses a running `svc sandbox --latency 1500`, not the data directory org', async () => {
     const env = { SVC_CONFIG_DIR: tempDir('svc-slow-') };
     const fg = startSvc(['sandbox', '--latency', '1500', '--seed', '3', '--json'], { env });
