@@ -3,6 +3,11 @@
  * poisoned links, run in-process (svcInProcess: the real program, no process to start), and a
  * usage error that sends nothing through the real binary (the others, and an absolute URL to
  * another host, in-process in test/unit/commands/).
+ *
+ * Time: the retried 5xx answers and the refused connection each wait out svc's backoff
+ * (0.2 + 0.4 + 0.8 s); the tests share only the stateless scripted server (each has its own
+ * config dir), so they wait side by side (describe.concurrent); the tests that count what the
+ * server received run alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
@@ -112,7 +117,7 @@ describe('svc api', () => {
   });
 });
 
-describe('pagination', () => {
+describe.concurrent('pagination', () => {
   it('halves the page size when a large page answers 502, and still lists everything', async () => {
     const before = server.received.length;
     const r = await svcInProcess(['mailings', 'list', '--all', '-o', 'ndjson'], { env: env() });
@@ -122,13 +127,18 @@ describe('pagination', () => {
       .split('\n')
       .map((l) => JSON.parse(l).id);
     expect(ids).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
-    const limits = server.received.slice(before).map((x) => new URL(x.url, 'http://x').searchParams.get('page[limit]'));
+    // Only this test lists mailings (the error tests run beside it).
+    const limits = server.received
+      .slice(before)
+      .map((x) => new URL(x.url, 'http://x'))
+      .filter((u) => u.pathname === '/api/v2/mailings')
+      .map((u) => u.searchParams.get('page[limit]'));
     expect(limits.slice(0, 3)).toEqual(['1000', '500', '250']);
     expect(r.stderr).toMatch(/answered 502; retrying with pages of 500/);
   });
 });
 
-describe('errors and exit codes', () => {
+describe.concurrent('errors and exit codes', () => {
   it.each([
     ['/forbidden', 4, /Unauthorized OAuth scope: missing prospects\.read \(id unauthorizedOauthScope\)/],
     ['/unauth', 3, /Unauthorized/],

@@ -6,31 +6,35 @@
  * Runs whose process plays no part go through svc's program in the test process (svcInProcess);
  * the Ctrl-C test signals the built bin/svc, and its rerun, which reads the journal the process
  * left, runs in process.
+ *
+ * Time: the tests wait (a rate window of 4 s to outlast, a maintenance, a Ctrl-C) on their own
+ * sandboxes and proxies, closed after the file, so they wait side by side (describe.concurrent).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 import { startLossyProxy, type LossyProxy } from '../helpers/lossy-proxy.js';
 
-let sb: TestSandbox | undefined;
-let proxy: LossyProxy | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await sb?.close();
-  sb = undefined;
-  proxy = undefined;
+/** Sandboxes and proxies of the tests (which run side by side), closed at the end, proxies first. */
+const open: Array<TestSandbox | LossyProxy> = [];
+afterAll(async () => {
+  for (const x of open.reverse()) await x.close();
 });
+function kept<T extends TestSandbox | LossyProxy>(x: T): T {
+  open.push(x);
+  return x;
+}
 
 const statuses = (s: TestSandbox, since: number) => s.requests.slice(since).map((r) => r.status);
 const posts = (s: TestSandbox, path: string) => s.requests.filter((r) => r.method === 'POST' && r.path === `/api/v2/${path}`).length;
 
 async function setup(opts: Parameters<typeof sandboxWithEnv>[0], n: number) {
   const made = await sandboxWithEnv({ seed: 200, ...opts });
-  sb = made.sb;
+  kept(made.sb);
   const seq = await newSequence(made.sb, { permitDuplicateProspects: 'allow' });
   const ids = freeProspects(made.sb, n);
   const file = inputFile('ids.csv', 'id\n' + ids.join('\n') + '\n');
@@ -55,7 +59,7 @@ async function runActingAfter(s: Awaited<ReturnType<typeof setup>>, after: numbe
   return { code, stderr };
 }
 
-describe('rate limit and maintenance', () => {
+describe.concurrent('rate limit and maintenance', () => {
   it('paces by X-RateLimit-* on a small budget: zero 429 answers, and the run finishes', async () => {
     const s = await setup({ rateLimit: 30, rateWindowMs: 500 }, 60);
     // Set-up used some of the budget: let the window start afresh.
@@ -99,7 +103,7 @@ describe('rate limit and maintenance', () => {
   });
 });
 
-describe('Ctrl-C', () => {
+describe.concurrent('Ctrl-C', () => {
   it('finishes the requests in flight, journals them, exits 130 with a resume hint; the rerun does the rest', async () => {
     const s = await setup({ latencyMs: 15 }, 80);
     const { code, stderr } = await runActingAfter(s, 15, (child) => child.kill('SIGINT'));
@@ -122,11 +126,13 @@ describe('Ctrl-C', () => {
   });
 });
 
-describe('answers lost after the server acted', () => {
+describe.concurrent('answers lost after the server acted', () => {
   it('enroll: the state is looked up before any retry; nothing is enrolled twice', async () => {
     const s = await setup({}, 30);
     let n = 0;
-    proxy = await startLossyProxy(s.sb.authUrl, (method, path) => method === 'POST' && path === '/api/v2/sequenceStates' && ++n % 4 === 0);
+    const proxy = kept(
+      await startLossyProxy(s.sb.authUrl, (method, path) => method === 'POST' && path === '/api/v2/sequenceStates' && ++n % 4 === 0),
+    );
     const report = `${s.file}.report`;
     const r = await svcInProcess([...s.args, '--report', report], { env: { ...s.env(), SVC_BASE_URL: proxy.baseUrl } });
     expect(r.code, r.stderr).toBe(0);
@@ -143,10 +149,9 @@ describe('answers lost after the server acted', () => {
 
   it('create: found by a filter on the row; a row with nothing to look it up by is "unknown", never sent again', async () => {
     const made = await sandboxWithEnv({ seed: 5 });
-    sb = made.sb;
-    proxy = await startLossyProxy(
-      sb.authUrl,
-      (method, path, body) => method === 'POST' && path === '/api/v2/prospects' && body.includes('lost'),
+    const sb = kept(made.sb);
+    const proxy = kept(
+      await startLossyProxy(sb.authUrl, (method, path, body) => method === 'POST' && path === '/api/v2/prospects' && body.includes('lost')),
     );
     const file = inputFile(
       'new.ndjson',

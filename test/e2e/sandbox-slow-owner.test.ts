@@ -11,6 +11,8 @@
  * The latency is a second past the 1.5 s within which svc takes a sandbox's answer as quick
  * (QUICK_MS in local-sandbox/attach.ts): at exactly 1.5 s the answer and svc's timeout raced, and
  * on a loaded machine the answer won now and then (the "slow to answer" line missing in CI).
+ * The two tests share nothing (own config dirs, own sandbox processes and ports) and wait side
+ * by side (describe.concurrent).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +21,7 @@ import { startSvc } from '../helpers/long-running.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 
-describe('a slow sandbox is waited for', () => {
+describe.concurrent('a slow sandbox is waited for', () => {
   it('svc --sandbox uses a running `svc sandbox --latency 2500`, not the data directory org', async () => {
     const env = { SVC_CONFIG_DIR: tempDir('svc-slow-') };
     const fg = startSvc(['sandbox', '--latency', '2500', '--seed', '3', '--json'], { env });

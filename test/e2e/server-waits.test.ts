@@ -7,20 +7,28 @@
  *
  * The runs go through svc's program in the test process (svcInProcess): the waits are the
  * client's, not the process's. One single-request refusal runs the built bin/svc.
+ *
+ * Time: the tests wait out what the server asks for, each on its own rig (sandbox and fault
+ * proxy), so they wait side by side (describe.concurrent).
  */
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { inputFile, ndjson } from '../helpers/bulk.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc } from '../helpers/run-svc.js';
 import { startRig, type Rig } from '../helpers/reliability.js';
 import type { Fault } from '../helpers/fault-proxy.js';
 
-let rig: Rig | undefined;
-afterEach(async () => {
-  await rig?.close();
-  rig = undefined;
+/** The tests' rigs (one each: the tests run side by side), closed after the file. */
+const rigs: Rig[] = [];
+afterAll(async () => {
+  for (const r of rigs) await r.close();
 });
+async function newRig(seed: number): Promise<Rig> {
+  const r = await startRig({ seed });
+  rigs.push(r);
+  return r;
+}
 
 const PATCH = { method: 'PATCH', path: /^\/api\/v2\/prospects\/\d+/ };
 
@@ -50,9 +58,9 @@ const titled = (r: Rig, n: number) =>
   Array.from({ length: n }, (_, i) => r.sb.store.get('prospect', i + 1)?.attributes['title']).filter((t) => String(t).startsWith('Waited'))
     .length;
 
-describe('a 429 waits for Retry-After, not for the rate-limit window', () => {
+describe.concurrent('a 429 waits for Retry-After, not for the rate-limit window', () => {
   it('Retry-After: 1 with 9,999 requests left: the run waits about a second and finishes', async () => {
-    rig = await startRig({ seed: 41 });
+    const rig = await newRig(41);
     const run = updateRun(20);
     rig.proxy.plan(PATCH, [refusal('1'), refusal('1')]);
     const started = Date.now();
@@ -65,9 +73,9 @@ describe('a 429 waits for Retry-After, not for the rate-limit window', () => {
   });
 });
 
-describe('maintenance that overran its announced end', () => {
+describe.concurrent('maintenance that overran its announced end', () => {
   it('503 with a Retry-After long past: backed off and retried, not an error; the run finishes', async () => {
-    rig = await startRig({ seed: 46 });
+    const rig = await newRig(46);
     const run = updateRun(10, 2);
     const overran: Fault = {
       kind: 'answer',
@@ -83,7 +91,7 @@ describe('maintenance that overran its announced end', () => {
   });
 });
 
-describe('a wait that cannot be meant stops the run with an error saying what came', () => {
+describe.concurrent('a wait that cannot be meant stops the run with an error saying what came', () => {
   const cases: [string, () => string, RegExp][] = [
     ['over a day (30 days in seconds)', () => '2592000', /Retry-After: 2592000.*over 24 hours/],
     ['a time in epoch milliseconds', () => String(Date.now() + 60_000), /Retry-After: \d{13}.*epoch milliseconds/],
@@ -92,7 +100,7 @@ describe('a wait that cannot be meant stops the run with an error saying what ca
   ];
   for (const [what, value, message] of cases) {
     it(`${what}: exit 1 in seconds, one error line, the journal keeps what was done`, async () => {
-      rig = await startRig({ seed: 42 });
+      const rig = await newRig(42);
       const run = updateRun(30, 2);
       // The first rows go through, then the server asks for the absurd wait from then on.
       rig.proxy.plan(
@@ -129,11 +137,11 @@ describe('a wait that cannot be meant stops the run with an error saying what ca
   }
 });
 
-describe('one request (no bulk run)', () => {
+describe.concurrent('one request (no bulk run)', () => {
   const GET1 = { method: 'GET', path: /^\/api\/v2\/prospects\/1(\?|$)/ };
 
   it('a 429 with requests left and no Retry-After is retried shortly, not given up for the hour', async () => {
-    rig = await startRig({ seed: 44 });
+    const rig = await newRig(44);
     rig.proxy.plan(GET1, [refusal(undefined)]);
     const r = await svcInProcess(['prospects', 'get', '1', '-o', 'json'], { env: rig.env(), timeoutMs: 15_000 });
     expect(r.code, r.stderr).toBe(0);
@@ -142,7 +150,7 @@ describe('one request (no bulk run)', () => {
   });
 
   it('a Retry-After in epoch milliseconds: exit 1 at once, the error names the header and the value', async () => {
-    rig = await startRig({ seed: 45 });
+    const rig = await newRig(45);
     const value = String(Date.now() + 60_000);
     rig.proxy.always(GET1, refusal(value));
     const started = Date.now();
@@ -158,9 +166,9 @@ describe('one request (no bulk run)', () => {
   });
 });
 
-describe('waiting is shown with few lines', () => {
+describe.concurrent('waiting is shown with few lines', () => {
   it('refusals one after another: at most one wait line every few seconds off a terminal', async () => {
-    rig = await startRig({ seed: 43 });
+    const rig = await newRig(43);
     const run = updateRun(3, 1);
     rig.proxy.plan(
       PATCH,

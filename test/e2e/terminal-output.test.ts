@@ -4,6 +4,9 @@
  * before the first line, no line of data erased. A terminal that reports zero columns (`script`,
  * `docker exec -t`) gets no spinner and the command ends at once. A bulk run's `--report -` on
  * the terminal of its progress bar gets clean lines.
+ *
+ * Time: every answer takes 0.7 s (so the spinner draws); the tests touch different records, each
+ * in its own terminal, so they wait side by side (describe.concurrent).
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +57,7 @@ function output(screen: string): string {
 
 const ARGS = 'prospects list --limit 2 --fields firstName -o json';
 
-describe('spinner', () => {
+describe.concurrent('spinner', () => {
   it('shows while fetching, then leaves exactly the data on the screen: valid JSON, identical to a pipe', async () => {
     const piped = await runSvc(ARGS.split(' '), { env });
     expect(piped.code, piped.stderr).toBe(0);
@@ -104,7 +107,7 @@ function underScript(args: string, stty = ''): Promise<{ code: number | null; ra
 /** A spinner frame (`\r⠋ text\e[K`) or its erasure (`\r\e[K`): what the spinner may write, nothing else. */
 const SPINNER = /\r(?:[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [^\r\n\x1b]*)?\x1b\[K/g;
 
-describe('spinner, byte by byte (script)', () => {
+describe.concurrent('spinner, byte by byte (script)', () => {
   it('the terminal gets the data as a pipe does, plus spinner frames that are all erased', async () => {
     const piped = await runSvc(ARGS.split(' '), { env });
     const r = await underScript(ARGS, 'cols 80 rows 24');
@@ -124,7 +127,7 @@ describe('spinner, byte by byte (script)', () => {
   });
 });
 
-describe('bulk progress bar and --report - on one terminal', () => {
+describe.concurrent('bulk progress bar and --report - on one terminal', () => {
   it('every report line stands alone on its line: no bar in front of it', async () => {
     const rows = [1, 2, 3, 4].map((id) => JSON.stringify({ id, title: `Shown ${id}` })).join('\n') + '\n';
     const file = inputFile('shown.ndjson', rows);
