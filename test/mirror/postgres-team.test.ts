@@ -14,7 +14,9 @@
  *
  * The second syncer's own requests are a fixed few (the root document, the org schema's two,
  * the newest event, the delete events): within 10 % of a sync of ≥ 50 requests, and at the
- * small default size held to those few. SVC_MIRROR_TEAM_SEED sets the sandbox's size (default
+ * small default size held to those few. Of the bad inputs, the first runs the built bin/svc (the
+ * exit code as a script sees it) and the others svc's program in this process (the same lines and
+ * codes; a Node start fewer each). SVC_MIRROR_TEAM_SEED sets the sandbox's size (default
  * 1,500 prospects). Measured here at 6,000 prospects: one sync 21 requests, both together 25
  * (the second syncer's fixed 4), each table read by one of them, the mirror equal to the API;
  * at 30,000 prospects (SVC_MIRROR_TEAM_SEED=30000) the test passed in 87 s.
@@ -23,6 +25,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { adminSql, asUser, freshSchema, testPostgres } from '../helpers/postgres.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { start, type Client } from '../helpers/sandbox.js';
 
@@ -91,10 +94,12 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     await adminSql(url, `CREATE ROLE ${role} LOGIN PASSWORD 'bi-secret-123'`);
     await adminSql(url, `GRANT USAGE ON SCHEMA ${schema} TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
     const bi = asUser(url, role, 'bi-secret-123');
-    const q = await runSvc(['sql', '--db', bi, '--schema', schema, '-o', 'json', 'select count(*) as n from calls'], { env: envFor(dir) });
+    const q = await svcInProcess(['sql', '--db', bi, '--schema', schema, '-o', 'json', 'select count(*) as n from calls'], {
+      env: envFor(dir),
+    });
     expect(q.code, q.stderr).toBe(0);
     expect(JSON.parse(q.stdout)).toEqual([{ n: (await c.get('/calls?page[limit]=1&count=true')).body.meta.count }]);
-    const w = await runSvc(['sql', '--db', bi, '--schema', schema, 'delete from calls'], { env: envFor(dir) });
+    const w = await svcInProcess(['sql', '--db', bi, '--schema', schema, 'delete from calls'], { env: envFor(dir) });
     expect(w.code).toBe(2);
     expect(w.stderr).toMatch(/^error: svc sql is read-only/m);
   }, 120_000);
@@ -123,7 +128,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
       'not-the-password-42',
     );
     expectOneLine(
-      await runSvc(['sql', '--db', wrong, 'select 1'], { env }),
+      await svcInProcess(['sql', '--db', wrong, 'select 1'], { env }),
       2,
       /^error: cannot log in to postgres:\/\/\w+:\*\*\*@/,
       'not-the-password-42',
@@ -132,7 +137,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     const closed = new URL(url);
     closed.port = '1';
     expectOneLine(
-      await runSvc(['sync', '--db', closed.toString(), 'calls'], { env }),
+      await svcInProcess(['sync', '--db', closed.toString(), 'calls'], { env }),
       1,
       /^error: cannot reach PostgreSQL at postgres:\/\/\w+:\*\*\*@127\.0\.0\.1:1\/\S* \(schema svc_default\): .*ECONNREFUSED/,
       new URL(url).password,
@@ -142,7 +147,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     const foreign = freshSchema('foreign');
     await adminSql(url, `CREATE SCHEMA ${foreign}; CREATE TABLE ${foreign}.invoices (id int)`);
     expectOneLine(
-      await runSvc(['sync', '--db', url, '--schema', foreign, 'calls'], { env }),
+      await svcInProcess(['sync', '--db', url, '--schema', foreign, 'calls'], { env }),
       2,
       new RegExp(`^error: .*\\(schema ${foreign}\\) is not an svc mirror`),
       new URL(url).password,
@@ -156,7 +161,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     const owned = freshSchema('owned');
     await adminSql(url, `CREATE SCHEMA ${owned}; GRANT USAGE ON SCHEMA ${owned} TO ${role}`);
     expectOneLine(
-      await runSvc(['sync', '--db', asUser(url, role, 'limited-secret-77'), '--schema', owned, 'calls'], { env }),
+      await svcInProcess(['sync', '--db', asUser(url, role, 'limited-secret-77'), '--schema', owned, 'calls'], { env }),
       2,
       new RegExp(`^error: cannot write the schema ${owned} at .*: permission denied for schema ${owned}`),
       'limited-secret-77',
@@ -164,18 +169,18 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
 
     // A heavy query stopped by the server's statement_timeout.
     const schema = freshSchema('timeout');
-    expect((await runSvc(['sync', '--db', url, '--schema', schema, 'calls'], { env })).code).toBe(0);
+    expect((await svcInProcess(['sync', '--db', url, '--schema', schema, 'calls'], { env })).code).toBe(0);
     const limited = new URL(url);
     limited.searchParams.set('options', '-c statement_timeout=200');
     expectOneLine(
-      await runSvc(['sql', '--db', limited.toString(), '--schema', schema, 'select pg_sleep(3)'], { env }),
+      await svcInProcess(['sql', '--db', limited.toString(), '--schema', schema, 'select pg_sleep(3)'], { env }),
       2,
       /^error: SQL: canceling statement due to statement timeout/,
       new URL(url).password,
     );
 
     // --schema is for PostgreSQL only.
-    const file = await runSvc(['sync', '--db', path.join(dir, 'x.sqlite'), '--schema', 'x', 'calls'], { env });
+    const file = await svcInProcess(['sync', '--db', path.join(dir, 'x.sqlite'), '--schema', 'x', 'calls'], { env });
     expect(file.code).toBe(2);
     expect(file.stderr).toMatch(/^error: --schema is for a mirror on PostgreSQL\nhint: /);
   }, 120_000);
