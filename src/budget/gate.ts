@@ -30,6 +30,7 @@ import {
   type Ledger,
   type Priority,
   type Reading,
+  SAME_RESET_MS,
   type TakeResult,
   type WindowAnswers,
 } from './ledger.js';
@@ -57,9 +58,6 @@ const INTERACTIVE_WAIT_MS = 10_000;
 
 /** After the announced reset, for rounding to seconds. */
 const RESET_SKEW_MS = 300;
-
-/** Resets within this of each other are one window's (as the ledger judges them). */
-const SAME_RESET_MS = 1500;
 
 /** Thrown before a request past `--budget` when the command stops there (svc sync). */
 export class BudgetSpent extends PartialError {}
@@ -181,7 +179,7 @@ export class BudgetGate implements RequestGate {
     };
     this.pending = reading;
     if (reading.resetAt !== undefined) this.countAnswer(reading.resetAt);
-    if (reading.resetAt !== undefined && reading.resetAt > this.alone.resetAt + 1500)
+    if (reading.resetAt !== undefined && reading.resetAt > this.alone.resetAt + SAME_RESET_MS)
       this.alone = { resetAt: reading.resetAt, sent: 0, limit: reading.limit };
     this.probing = false;
     this.wake();
@@ -441,5 +439,5 @@ function at(resetAt: number | undefined): string {
 }
 
 function differs(a: number | undefined, b: number | undefined): boolean {
-  return a !== undefined && (b === undefined || Math.abs(a - b) > 1500);
+  return a !== undefined && (b === undefined || Math.abs(a - b) > SAME_RESET_MS);
 }

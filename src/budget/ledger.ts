@@ -89,7 +89,7 @@ export interface WindowAnswers {
 }
 
 /** Resets within this of each other are one window's (whole seconds, clocks, a server's offset). */
-const SAME_RESET_MS = 1500;
+export const SAME_RESET_MS = 1500;
 
 /** What a ledger holds. */
 export interface LedgerState {
@@ -346,8 +346,8 @@ function applyReading(state: LedgerState, r: Reading, now: number, ownHeld: numb
   if (limit === undefined || (r.resetAt !== undefined && r.resetAt + RESET_SKEW_MS <= now)) return;
   const held = state.leases.reduce((n, l) => n + l.held, 0);
   const serverUsed = r.status === 429 ? limit : Math.max(0, limit - r.remaining);
-  if (r.resetAt !== undefined && state.resetAt !== undefined && r.resetAt < state.resetAt - 1500) return; // a late answer of the last window
-  if (r.resetAt !== undefined && (state.resetAt === undefined || r.resetAt > state.resetAt + 1500)) {
+  if (r.resetAt !== undefined && state.resetAt !== undefined && r.resetAt < state.resetAt - SAME_RESET_MS) return; // a late answer of the last window
+  if (r.resetAt !== undefined && (state.resetAt === undefined || r.resetAt > state.resetAt + SAME_RESET_MS)) {
     const ended = state.resetAt;
     state.resetAt = r.resetAt;
     state.unconfirmed = false;
