@@ -1,5 +1,5 @@
 /**
- * A slow sandbox is waited for, never replaced: while `svc sandbox --latency 2500` runs,
+ * A slow sandbox is waited for, never replaced: while `svc sandbox --latency 1500` runs,
  * `svc --sandbox` uses it (saying it waits) rather than serving the data directory's org, and
  * `--sandbox-data` on a file a slow `svc sandbox --data` serves uses that server; no hint ever
  * invites deleting the lock a live process holds.
@@ -8,9 +8,10 @@
  * that find them run svc's program in the test process (svcInProcess), but the one whose org
  * file is written when its process exits.
  *
- * The latency is a second past the 1.5 s within which svc takes a sandbox's answer as quick
- * (QUICK_MS in local-sandbox/attach.ts): at exactly 1.5 s the answer and svc's timeout raced, and
- * on a loaded machine the answer won now and then (the "slow to answer" line missing in CI).
+ * The "slow to answer" line went missing now and then on a loaded machine (CI, and once at a
+ * latency of 2.5 s): `svc sandbox` printed its JSON line before writing the state file that
+ * `svc --sandbox` finds it by, so a client started on reading that line could miss it and serve
+ * the data directory's org itself. The state is written before the announcement now.
  * The two tests share nothing (own config dirs, own sandbox processes and ports) and wait side
  * by side (describe.concurrent).
  */
@@ -22,9 +23,9 @@ import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 
 describe.concurrent('a slow sandbox is waited for', () => {
-  it('svc --sandbox uses a running `svc sandbox --latency 2500`, not the data directory org', async () => {
+  it('svc --sandbox uses a running `svc sandbox --latency 1500`, not the data directory org', async () => {
     const env = { SVC_CONFIG_DIR: tempDir('svc-slow-') };
-    const fg = startSvc(['sandbox', '--latency', '2500', '--seed', '3', '--json'], { env });
+    const fg = startSvc(['sandbox', '--latency', '1500', '--seed', '3', '--json'], { env });
     try {
       const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
       const name = `Slow${Date.now()}`;
@@ -51,7 +52,7 @@ describe.concurrent('a slow sandbox is waited for', () => {
     const other = { SVC_CONFIG_DIR: tempDir('svc-slow-') };
     expect((await runSvc(['--sandbox', 'accounts', 'list', '-o', 'json'], { env: other })).code).toBe(0);
     fs.copyFileSync(path.join(other.SVC_CONFIG_DIR, 'data', 'sandbox-org.json'), file);
-    const fg = startSvc(['sandbox', '--data', file, '--latency', '2500', '--json'], { env });
+    const fg = startSvc(['sandbox', '--data', file, '--latency', '1500', '--json'], { env });
     try {
       const info = JSON.parse((await fg.waitFor('stdout', /^\{.*\}$/m, 15_000))[0]!);
       const started = Date.now();

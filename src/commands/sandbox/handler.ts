@@ -67,6 +67,18 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
     process.once('SIGTERM', () => resolve());
   });
+  // Found by `svc --sandbox` before it is announced: a script that runs `svc --sandbox …` as soon
+  // as it reads the announcement must find this sandbox, not serve the data directory's org itself.
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
+  if (loopback)
+    writeState(ctx.env, {
+      pid: process.pid,
+      baseUrl: sb.baseUrl,
+      authUrl: sb.authUrl,
+      token: sb.token,
+      clientId: sb.clientId,
+      clientSecret: sb.clientSecret,
+    });
   const info = { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, token: sb.token };
   // The sandbox's own credentials are printed on purpose: they are what a newcomer needs.
   if (!(await printJsonResult(ctx, info))) {
@@ -84,16 +96,6 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     );
     ctx.info('sandbox running; Ctrl-C stops it');
   }
-  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
-  if (loopback)
-    writeState(ctx.env, {
-      pid: process.pid,
-      baseUrl: sb.baseUrl,
-      authUrl: sb.authUrl,
-      token: sb.token,
-      clientId: sb.clientId,
-      clientSecret: sb.clientSecret,
-    });
   await stopped;
   if (loopback) clearState(ctx.env, process.pid);
   if (share && owned) await leaveOwned(share, owned);
