@@ -17,6 +17,8 @@ const OWN_PROCESS = [
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
+    // Temporary files on a RAM file system where there is one (test/helpers/temp-root.ts).
+    globalSetup: ['test/helpers/temp-root.ts'],
     setupFiles: ['test/helpers/temp-cleanup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
