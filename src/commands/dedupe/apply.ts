@@ -342,7 +342,7 @@ async function checkCurrent(session: BulkSession, plan: MergePlan, list: Cluster
     if (it.outcome || it.started) continue;
     const members = [it.cluster.survivor, ...it.cluster.duplicates];
     const gone = members.filter((m) => !now.has(m.id)).map((m) => m.id);
-    const changed = members.filter((m) => now.has(m.id) && now.get(m.id) !== m.updatedAt).map((m) => m.id);
+    const changed = members.filter((m) => now.has(m.id) && !sameInstant(now.get(m.id)!, m.updatedAt)).map((m) => m.id);
     const reason = [
       changed.length ? `changed since the mirror read them: ${changed.join(', ')}` : '',
       gone.length ? `gone: ${gone.join(', ')}` : '',
@@ -352,6 +352,22 @@ async function checkCurrent(session: BulkSession, plan: MergePlan, list: Cluster
     if (reason) it.outcome = { status: 'skipped', id: it.cluster.survivor.id, extra: { reason } };
   }
   return requests;
+}
+
+/**
+ * Whether two `updatedAt`s are one instant: a mirror on PostgreSQL gives back a `timestamptz` in
+ * its own spelling (`…T10:00:00Z` for the API's `…T10:00:00`, which is UTC without a zone).
+ */
+function sameInstant(a: string | null, b: string | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  const t = utcTime(a);
+  return !Number.isNaN(t) && t === utcTime(b);
+}
+
+/** A date-time's instant; one written without a zone is UTC, as the API writes them (not local time). */
+function utcTime(v: string): number {
+  return Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(v) ? v : `${v}Z`);
 }
 
 /** The `updatedAt` of each record of `ids` now (a record that is gone is not in the map), read 100 at a time. */

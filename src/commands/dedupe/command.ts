@@ -27,7 +27,8 @@ export function registerDedupe(program: Command, app: App): void {
     cmd
       .option('--keep <rule>', 'which record survives: newest, oldest, most-complete (default: most activity, then oldest)')
       .option('--plan <file>', 'also write the merge plan there (JSON: edit it, then svc dedupe apply FILE)')
-      .option('--db <file>', 'the mirror file (default: the profile’s, as svc sync writes it)')
+      .option('--db <file|url>', 'the mirror: a file, or postgres://… (default: $SVC_DB, else the profile’s file, as svc sync writes them)')
+      .option('--schema <name>', 'with --db postgres://…: the schema svc sync wrote (default: $SVC_DB_SCHEMA, else svc_<profile>)')
       .addHelpText(
         'after',
         `

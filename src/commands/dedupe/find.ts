@@ -8,13 +8,13 @@ import { clusterAccounts, clusterProspects, DEFAULT_MIN_SCORE, type Cluster, typ
 import { region as phoneRegion, REGIONS } from '../../dedupe/phone.js';
 import { LocalIoError, UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../listing/record-text.js';
-import { openMirror } from '../../mirror/reader.js';
+import { openReadMirror } from '../../mirror/reader.js';
 import { writeFileAtomicSync } from '../../private-file.js';
 import type { Context } from '../../runtime/context.js';
 import { recordWriter } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
 import type { FindFlags } from './flags.js';
-import { loadRows, readAccounts, readProspects, type MirrorRecord } from './mirror-records.js';
+import { loadRows, mirrorCatalog, readAccounts, readProspects, type MirrorRecord } from './mirror-records.js';
 import { buildPlan, KEEP_RULES, rankMembers, type KeepRule } from './plan.js';
 
 const BY: readonly MatchBy[] = ['email', 'phone', 'name'];
@@ -57,29 +57,25 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
   const home = phoneRegion(flags.region ?? 'US');
   if (!home) throw new UsageError(`--region ${flags.region}: expected one of ${Object.keys(REGIONS).join(', ')}`);
   if (flags.plan !== undefined && flags.plan.trim() === '') throw new UsageError('--plan: give a file name');
-  const target = await mirrorTarget(ctx, { db: flags.db });
-  if (target.kind !== 'file') {
-    // Matching reads every prospect's keys through the SQLite binding's synchronous calls.
-    throw new UsageError('svc dedupe reads a SQLite mirror, not one on PostgreSQL').hint(
-      'run `svc sync` (without --db) to keep a SQLite mirror beside it, then `svc dedupe` on that',
-    );
-  }
-  const file = target.file;
-  const db = await openMirror(file);
+  const target = await mirrorTarget(ctx, { db: flags.db, schema: flags.schema });
+  // A SQLite file or a PostgreSQL schema, read with the same statements (mirror-records.ts).
+  const db = await openReadMirror(target);
+  const where = db.where;
   try {
     const started = ctx.clock.now();
-    let read: ReturnType<typeof readProspects> | ReturnType<typeof readAccounts>;
+    const m = await mirrorCatalog(db);
+    let read: Awaited<ReturnType<typeof readProspects>> | Awaited<ReturnType<typeof readAccounts>>;
     try {
-      read = type === 'prospect' ? readProspects(db) : readAccounts(db);
+      read = type === 'prospect' ? await readProspects(m) : await readAccounts(m);
     } catch (err) {
-      throw new UsageError(`${file}: ${(err as Error).message}`).hint(`run \`svc sync ${type}s\` first`);
+      throw new UsageError(`${where}: ${(err as Error).message}`).hint(`run \`svc sync ${type}s\` first`);
     }
     const clusters =
       type === 'prospect'
         ? clusterProspects(read.match as Parameters<typeof clusterProspects>[0], { by, minScore, region: home })
         : clusterAccounts(read.match, { by, minScore });
-    loadRows(
-      db,
+    await loadRows(
+      m,
       `${type}s`,
       read.records,
       clusters.flatMap((c) => c.ids),
@@ -89,7 +85,7 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
       `${clusters.length.toLocaleString('en-US')} cluster(s), ${dups.toLocaleString('en-US')} likely duplicate(s) among ${read.records.size.toLocaleString('en-US')} ${type}s of the mirror (${((ctx.clock.now() - started) / 1000).toFixed(1)} s)`,
     );
     if (flags.plan !== undefined) {
-      const plan = buildPlan(db, type, clusters, read.records, { keep, mirror: file, now: ctx.clock.now() });
+      const plan = await buildPlan(m, type, clusters, read.records, { keep, mirror: where, now: ctx.clock.now() });
       try {
         // Owner-only: the plan holds names and addresses.
         writeFileAtomicSync(flags.plan, JSON.stringify(plan, null, 2) + '\n');
@@ -100,7 +96,7 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
     }
     await printClusters(ctx, clusters, read.records, keep, type);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

@@ -10,6 +10,7 @@ export interface FindFlags {
   /** `--plan FILE`: where the merge plan goes. */
   plan?: string;
   db?: string;
+  schema?: string;
 }
 
 /** `svc dedupe apply FILE`. */

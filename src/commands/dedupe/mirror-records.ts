@@ -1,10 +1,11 @@
 /**
- * What `svc dedupe` reads of the mirror, in plain SQL through `openMirror` (read-only): the
- * records to match, what each one has (activity, linked records to move, active enrolments),
- * and every column the survivor may be filled from. Tables `svc sync` may have left out (a sync
- * of some types only) are read as empty.
+ * What `svc dedupe` reads of the mirror, in plain SQL through `openReadMirror` (read-only; a
+ * SQLite file or a PostgreSQL schema, the same statements): the records to match, what each one
+ * has (activity, linked records to move, active enrolments), and every column the survivor may be
+ * filled from. Tables `svc sync` may have left out (a sync of some types only) are read as empty.
  */
-import type { SqlDatabase, SqlRow } from '../../mirror/sqlite.js';
+import type { MirrorDb } from '../../mirror/dialect/types.js';
+import type { SqlRow } from '../../mirror/sqlite.js';
 import { snake } from '../../mirror/naming.js';
 import { allAttributes, resourceByType, type AttributeSpec } from '../../registry/index.js';
 import type { AccountIn, ProspectIn } from '../../dedupe/cluster.js';
@@ -39,13 +40,22 @@ export interface MirrorRecord {
   row: SqlRow;
 }
 
-function tableExists(db: SqlDatabase, name: string): boolean {
-  return db.get("SELECT 1 AS x FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?", [name]) !== undefined;
+/** The mirror as dedupe reads it: its database and which tables it has, with their columns. */
+export interface MirrorCatalog {
+  db: MirrorDb;
+  /** The columns of each table and view of the mirror. */
+  tables: Map<string, Set<string>>;
 }
 
-function columns(db: SqlDatabase, table: string): Set<string> {
-  return new Set(db.all(`PRAGMA table_info("${table}")`).map((r) => String(r.name)));
+/** Reads the mirror's catalog once: every later question about a table is answered from it. */
+export async function mirrorCatalog(db: MirrorDb): Promise<MirrorCatalog> {
+  const tables = new Map<string, Set<string>>();
+  for (const r of await db.relations()) tables.set(r.name, new Set((await db.columnsOf(r.name)).map((c) => c.name)));
+  return { db, tables };
 }
+
+const has = (m: MirrorCatalog, table: string, column?: string): boolean =>
+  m.tables.has(table) && (column === undefined || m.tables.get(table)!.has(column));
 
 /** A list column's JSON text as strings. */
 function listValue(v: unknown): string[] {
@@ -62,31 +72,33 @@ const str = (v: unknown): string | null => (v === null || v === undefined ? null
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 /** Counts per owner id of `table.column` (0 when the table is not mirrored). */
-function countBy(db: SqlDatabase, table: string, column: string, into: Map<number, number>): void {
-  if (!tableExists(db, table) || !columns(db, table).has(column)) return;
-  for (const r of db.all(`SELECT "${column}" AS k, count(*) AS n FROM "${table}" WHERE "${column}" IS NOT NULL GROUP BY 1`)) {
+async function countBy(m: MirrorCatalog, table: string, column: string, into: Map<number, number>): Promise<void> {
+  if (!has(m, table, column)) return;
+  for (const r of await m.db.all(`SELECT "${column}" AS k, count(*) AS n FROM "${table}" WHERE "${column}" IS NOT NULL GROUP BY 1`)) {
     const k = Number(r.k);
     into.set(k, (into.get(k) ?? 0) + Number(r.n));
   }
 }
 
 /** The prospects of the mirror, for matching and for the plan. */
-export function readProspects(db: SqlDatabase): { match: ProspectIn[]; records: Map<number, MirrorRecord> } {
-  if (!tableExists(db, 'prospects')) throw new Error('the mirror has no prospects table');
-  const cols = columns(db, 'prospects');
+export async function readProspects(m: MirrorCatalog): Promise<{ match: ProspectIn[]; records: Map<number, MirrorRecord> }> {
+  if (!has(m, 'prospects')) throw new Error('the mirror has no prospects table');
+  const cols = m.tables.get('prospects')!;
   const accounts = new Map<number, { name: string | null; domain: string | null }>();
-  if (tableExists(db, 'accounts'))
-    for (const r of db.all('SELECT id, name, domain FROM accounts'))
+  if (has(m, 'accounts'))
+    for (const r of await m.db.all('SELECT id, name, domain FROM accounts'))
       accounts.set(Number(r.id), { name: str(r.name), domain: str(r.domain) });
   const activity = new Map<number, number>();
-  for (const t of ['calls', 'mailings', 'tasks', 'sequence_states']) countBy(db, t, 'prospect_id', activity);
+  for (const t of ['calls', 'mailings', 'tasks', 'sequence_states']) await countBy(m, t, 'prospect_id', activity);
   const match: ProspectIn[] = [];
   const records = new Map<number, MirrorRecord>();
   const phones = PHONE_COLUMNS.filter((c) => cols.has(c));
   // Every address of a prospect counts: its emailAddress records too, where the mirror has them.
   const more = new Map<number, string[]>();
-  if (tableExists(db, 'email_addresses') && columns(db, 'email_addresses').has('prospect_id'))
-    for (const r of db.all('SELECT prospect_id AS p, email FROM email_addresses WHERE prospect_id IS NOT NULL AND email IS NOT NULL')) {
+  if (has(m, 'email_addresses', 'prospect_id'))
+    for (const r of await m.db.all(
+      'SELECT prospect_id AS p, email FROM email_addresses WHERE prospect_id IS NOT NULL AND email IS NOT NULL',
+    )) {
       const list = more.get(Number(r.p));
       if (list) list.push(String(r.email));
       else more.set(Number(r.p), [String(r.email)]);
@@ -104,7 +116,7 @@ export function readProspects(db: SqlDatabase): { match: ProspectIn[]; records: 
     'updated_at',
     ...phones,
   ].filter((c) => cols.has(c));
-  for (const r of db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM prospects ORDER BY id`)) {
+  for (const r of await m.db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM prospects ORDER BY id`)) {
     const id = Number(r.id);
     const accountId = num(r.account_id);
     const account = accountId !== null ? accounts.get(accountId) : undefined;
@@ -135,17 +147,17 @@ export function readProspects(db: SqlDatabase): { match: ProspectIn[]; records: 
 }
 
 /** The accounts of the mirror, for matching and for the plan. */
-export function readAccounts(db: SqlDatabase): { match: AccountIn[]; records: Map<number, MirrorRecord> } {
-  if (!tableExists(db, 'accounts')) throw new Error('the mirror has no accounts table');
+export async function readAccounts(m: MirrorCatalog): Promise<{ match: AccountIn[]; records: Map<number, MirrorRecord> }> {
+  if (!has(m, 'accounts')) throw new Error('the mirror has no accounts table');
   const activity = new Map<number, number>();
-  countBy(db, 'prospects', 'account_id', activity);
-  countBy(db, 'tasks', 'account_id', activity);
-  countBy(db, 'opportunities', 'account_id', activity);
+  await countBy(m, 'prospects', 'account_id', activity);
+  await countBy(m, 'tasks', 'account_id', activity);
+  await countBy(m, 'opportunities', 'account_id', activity);
   const match: AccountIn[] = [];
   const records = new Map<number, MirrorRecord>();
-  const cols = columns(db, 'accounts');
+  const cols = m.tables.get('accounts')!;
   const want = ['id', 'name', 'domain', 'website_url', 'owner_id', 'created_at', 'updated_at'].filter((c) => cols.has(c));
-  for (const r of db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM accounts ORDER BY id`)) {
+  for (const r of await m.db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM accounts ORDER BY id`)) {
     const id = Number(r.id);
     match.push({ id, name: str(r.name), domain: str(r.domain), websiteUrl: str(r.website_url) });
     records.set(id, {
@@ -162,14 +174,14 @@ export function readAccounts(db: SqlDatabase): { match: AccountIn[]; records: Ma
 }
 
 /** Reads the whole rows of `ids` into their records (the survivor's fill and `--keep most-complete` read every column). */
-export function loadRows(
-  db: SqlDatabase,
+export async function loadRows(
+  m: MirrorCatalog,
   table: 'prospects' | 'accounts',
   records: Map<number, MirrorRecord>,
   ids: readonly number[],
-): void {
+): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {
-    for (const r of db.all(`SELECT * FROM "${table}" WHERE id IN (${ids.slice(i, i + 500).join(',')})`)) {
+    for (const r of await m.db.all(`SELECT * FROM "${table}" WHERE id IN (${ids.slice(i, i + 500).join(',')})`)) {
       const rec = records.get(Number(r.id));
       if (rec) rec.row = r;
     }
@@ -177,40 +189,42 @@ export function loadRows(
 }
 
 /** Ids of the records linked to each of `ids` that a merge moves, by type. */
-export function prospectLinks(db: SqlDatabase, ids: readonly number[]): Map<number, Record<string, number[]>> {
+export async function prospectLinks(m: MirrorCatalog, ids: readonly number[]): Promise<Map<number, Record<string, number[]>>> {
   const out = new Map<number, Record<string, number[]>>(ids.map((id) => [id, {}]));
   const add = (pid: number, type: string, id: number) => {
-    const m = out.get(pid);
-    if (!m) return;
-    (m[type] ??= []).includes(id) || m[type]!.push(id);
+    const links = out.get(pid);
+    if (!links) return;
+    (links[type] ??= []).includes(id) || links[type]!.push(id);
   };
   const list = ids.join(',');
   if (!list) return out;
   for (const l of PROSPECT_LINKS) {
-    if (l.link && tableExists(db, l.link[0]))
-      for (const r of db.all(`SELECT prospect_id AS p, "${l.link[1]}" AS m FROM "${l.link[0]}" WHERE prospect_id IN (${list}) ORDER BY 2`))
+    if (l.link && has(m, l.link[0]))
+      for (const r of await m.db.all(
+        `SELECT prospect_id AS p, "${l.link[1]}" AS m FROM "${l.link[0]}" WHERE prospect_id IN (${list}) ORDER BY 2`,
+      ))
         add(Number(r.p), l.type, Number(r.m));
-    if (tableExists(db, l.table) && columns(db, l.table).has('prospect_id'))
-      for (const r of db.all(`SELECT prospect_id AS p, id AS m FROM "${l.table}" WHERE prospect_id IN (${list}) ORDER BY 2`))
+    if (has(m, l.table, 'prospect_id'))
+      for (const r of await m.db.all(`SELECT prospect_id AS p, id AS m FROM "${l.table}" WHERE prospect_id IN (${list}) ORDER BY 2`))
         add(Number(r.p), l.type, Number(r.m));
   }
   return out;
 }
 
 /** Ids of the prospects of each account of `ids`. */
-export function accountProspects(db: SqlDatabase, ids: readonly number[]): Map<number, number[]> {
+export async function accountProspects(m: MirrorCatalog, ids: readonly number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>(ids.map((id) => [id, []]));
-  if (!ids.length || !tableExists(db, 'prospects')) return out;
-  for (const r of db.all(`SELECT account_id AS a, id FROM prospects WHERE account_id IN (${ids.join(',')}) ORDER BY id`))
+  if (!ids.length || !has(m, 'prospects')) return out;
+  for (const r of await m.db.all(`SELECT account_id AS a, id FROM prospects WHERE account_id IN (${ids.join(',')}) ORDER BY id`))
     out.get(Number(r.a))?.push(Number(r.id));
   return out;
 }
 
 /** Active enrolments (sequence states that can be finished) of each prospect of `ids`, as the mirror saw them. */
-export function activeStates(db: SqlDatabase, ids: readonly number[]): Map<number, number[]> {
+export async function activeStates(m: MirrorCatalog, ids: readonly number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>(ids.map((id) => [id, []]));
-  if (!ids.length || !tableExists(db, 'sequence_states')) return out;
-  for (const r of db.all(
+  if (!ids.length || !has(m, 'sequence_states')) return out;
+  for (const r of await m.db.all(
     `SELECT prospect_id AS p, id FROM sequence_states WHERE state = 'active' AND prospect_id IN (${ids.join(',')}) ORDER BY id`,
   ))
     out.get(Number(r.p))?.push(Number(r.id));

@@ -8,7 +8,6 @@
 import type { Cluster } from '../../dedupe/cluster.js';
 import { normaliseEmail } from '../../dedupe/email.js';
 import { normalisePhone, phoneKey } from '../../dedupe/phone.js';
-import type { SqlDatabase } from '../../mirror/sqlite.js';
 import type { AttributeSpec } from '../../registry/index.js';
 import {
   accountProspects,
@@ -17,6 +16,7 @@ import {
   columnOf,
   fillableAttributes,
   prospectLinks,
+  type MirrorCatalog,
   type MirrorRecord,
 } from './mirror-records.js';
 
@@ -161,17 +161,17 @@ function fillOf(type: 'prospect' | 'account', survivor: MirrorRecord, dups: Mirr
 }
 
 /** Builds the merge plan of `clusters`. */
-export function buildPlan(
-  db: SqlDatabase,
+export async function buildPlan(
+  m: MirrorCatalog,
   type: 'prospect' | 'account',
   clusters: Cluster[],
   records: Map<number, MirrorRecord>,
   o: { keep: KeepRule; mirror: string; now: number },
-): MergePlan {
+): Promise<MergePlan> {
   const all = clusters.flatMap((c) => c.ids);
-  const links = type === 'prospect' ? prospectLinks(db, all) : undefined;
-  const states = type === 'prospect' ? activeStates(db, all) : undefined;
-  const prospects = type === 'account' ? accountProspects(db, all) : undefined;
+  const links = type === 'prospect' ? await prospectLinks(m, all) : undefined;
+  const states = type === 'prospect' ? await activeStates(m, all) : undefined;
+  const prospects = type === 'account' ? await accountProspects(m, all) : undefined;
   const out: PlanCluster[] = clusters.map((c, i) => {
     const { ranked, why } = rankMembers(
       c.ids.map((id) => records.get(id)!),
