@@ -11,7 +11,7 @@ import type { Filter } from '../api/filter.js';
 import { paginate, MAX_PAGE_SIZE, type PageClient } from '../api/paginate.js';
 import type { ResourceObject } from '../api/jsonapi.js';
 import { CursorState, type EventCursor } from './cursor.js';
-import { apiTime } from './since.js';
+import { apiTime } from '../api-time.js';
 
 /**
  * Records one poll reads at most: under the service's offset cap (10,000), so a window of more

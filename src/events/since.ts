@@ -40,9 +40,3 @@ export function parseTimeFlag(value: string, flag: string, now: number): number 
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
-
-/** The epoch milliseconds of an API date-time (`2026-11-28T11:18:07`, zone-less is UTC); NaN when none. */
-export function apiTime(value: unknown): number {
-  if (typeof value !== 'string' || value === '') return Number.NaN;
-  return Date.parse(/(?:Z|[+-]\d{2}:?\d{2})$/i.test(value) ? value : `${value}Z`);
-}

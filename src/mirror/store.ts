@@ -24,6 +24,7 @@ import { KeySlots, readAttributeValues, readMarkedValues } from './attribute-val
 import type { ColumnKind, MirrorDb, WriteColumn } from './dialect/types.js';
 import { columnValue, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlRow, SqlValue } from './sqlite.js';
+import { apiTime } from '../api-time.js';
 
 /** Bumped when svc's own tables change shape: an older file is refused with `--rebuild`. */
 const LAYOUT = '1';
@@ -553,10 +554,5 @@ function flatLinkIds(v: unknown): (number | bigint)[] | undefined {
 function laterOf(a: string | null, b: string | null): string | null {
   if (a === null) return b;
   if (b === null) return a;
-  return parseTime(b) > parseTime(a) ? b : a;
-}
-
-/** Epoch ms of an ISO date-time; one without a zone is UTC, as the service writes it. */
-export function parseTime(v: string): number {
-  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`);
+  return apiTime(b) > apiTime(a) ? b : a;
 }

@@ -25,7 +25,8 @@ import { listPages } from '../listing/pages.js';
 import type { ListQuery } from '../api/query.js';
 import { findAttribute, type ResourceType } from '../registry/index.js';
 import { sqlId, type TableSpec } from './naming.js';
-import { parseTime, type MirrorStore, type RunKind } from './store.js';
+import type { MirrorStore, RunKind } from './store.js';
+import { apiTime } from '../api-time.js';
 
 /** How far before the watermark an incremental run starts. */
 const OVERLAP_MS = 60_000;
@@ -81,7 +82,7 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
   for (const t of opts.tables) {
     const r = await leased(t.spec, opts, started, async () => {
       const state = await store.state(t.spec.table);
-      const due = opts.reconcile || !state?.reconciledAt || opts.now() - parseTime(state.reconciledAt) > RECONCILE_EVERY_MS;
+      const due = opts.reconcile || !state?.reconciledAt || opts.now() - apiTime(state.reconciledAt) > RECONCILE_EVERY_MS;
       return due && !state?.runKind ? runKind(t.rt, t.spec, 'reconcile', opts) : undefined;
     });
     const into = results.find((x) => x.table === t.spec.table)!;
@@ -105,7 +106,7 @@ async function leased<T>(spec: TableSpec, opts: SyncOptions, started: number, fn
   try {
     if (waited) {
       const state = await opts.store.state(spec.table);
-      if (state?.syncedAt && !state.runKind && parseTime(state.syncedAt) >= started - 1000) {
+      if (state?.syncedAt && !state.runKind && apiTime(state.syncedAt) >= started - 1000) {
         return { table: spec.table, kind: 'incremental', resumed: false, written: 0, deleted: 0, byOther: true };
       }
     }
@@ -135,11 +136,11 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
   let state = (await store.state(spec.table))!;
   const resumed = state.runKind === kind;
   if (!resumed) {
-    const since = kind === 'incremental' && state.watermark ? isoSeconds(parseTime(state.watermark) - OVERLAP_MS) : null;
+    const since = kind === 'incremental' && state.watermark ? isoSeconds(apiTime(state.watermark) - OVERLAP_MS) : null;
     await store.startRun(spec.table, kind, since, isoSeconds(opts.now()), kind === 'incremental' ? state.watermark : null);
     state = (await store.state(spec.table))!;
   }
-  const startedAt = state.runStartedAt ? parseTime(state.runStartedAt) : opts.now();
+  const startedAt = state.runStartedAt ? apiTime(state.runStartedAt) : opts.now();
   let runMax = state.runMax;
   // Counted on the first page only: the progress shows how far along the run is.
   const query: ListQuery = { sort: ['id'], filters: listFilters(rt, state.runSince), count: kind !== 'reconcile' };
@@ -166,7 +167,7 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
     if (kind !== 'reconcile') opts.progress(spec.table, written, kind, total);
   }
   // Never later than the run's start: a future `updatedAt` would hide later changes.
-  const watermark = runMax && parseTime(runMax) > startedAt ? isoSeconds(startedAt) : runMax;
+  const watermark = runMax && apiTime(runMax) > startedAt ? isoSeconds(startedAt) : runMax;
   const deleted = await store.finishRun(spec, kind, watermark, isoSeconds(opts.now()));
   return { table: spec.table, kind, resumed, written: kind === 'reconcile' ? 0 : written, deleted };
 }

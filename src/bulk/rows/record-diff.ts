@@ -3,6 +3,7 @@
  * service holds it, old → new. Only those fields are sent, and a row that changes nothing is not
  * sent at all — so a plan (`--plan`) and the run that follows it agree field for field.
  */
+import { apiTime } from '../../api-time.js';
 import type { WriteData } from '../../api/write-body.js';
 import type { MatchedRecord } from './key-match.js';
 
@@ -17,7 +18,7 @@ export interface FieldChange {
 function same(a: unknown, b: unknown): boolean {
   if (stable(a ?? null) === stable(b ?? null)) return true;
   // A date-time the service writes back in another form (`2026-01-05` → `2026-01-05T00:00:00.000Z`).
-  return typeof a === 'string' && typeof b === 'string' && ISO.test(a) && ISO.test(b) && Date.parse(a) === Date.parse(b);
+  return typeof a === 'string' && typeof b === 'string' && ISO.test(a) && ISO.test(b) && apiTime(a) === apiTime(b);
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;

@@ -23,6 +23,7 @@
  */
 import fs from 'node:fs';
 import { encodeQuery } from '../../api/query.js';
+import { apiTime } from '../../api-time.js';
 import type { Outcome, WorkItem } from '../../bulk/run/engine.js';
 import { isFatal } from '../../bulk/run/engine.js';
 import type { JournalState } from '../../bulk/run/journal.js';
@@ -361,13 +362,8 @@ async function checkCurrent(session: BulkSession, plan: MergePlan, list: Cluster
 function sameInstant(a: string | null, b: string | null): boolean {
   if (a === b) return true;
   if (a === null || b === null) return false;
-  const t = utcTime(a);
-  return !Number.isNaN(t) && t === utcTime(b);
-}
-
-/** A date-time's instant; one written without a zone is UTC, as the API writes them (not local time). */
-function utcTime(v: string): number {
-  return Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(v) ? v : `${v}Z`);
+  const t = apiTime(a);
+  return !Number.isNaN(t) && t === apiTime(b);
 }
 
 /** The `updatedAt` of each record of `ids` now (a record that is gone is not in the map), read 100 at a time. */

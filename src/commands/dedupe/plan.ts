@@ -5,6 +5,7 @@
  * fields the survivor takes from the others where its own are empty, and what happens to each
  * duplicate: the records that move to the survivor, the enrolments finished, then deleted.
  */
+import { apiTime } from '../../api-time.js';
 import type { Cluster } from '../../dedupe/cluster.js';
 import { normaliseEmail } from '../../dedupe/email.js';
 import { normalisePhone, phoneKey } from '../../dedupe/phone.js';
@@ -94,7 +95,7 @@ export function rankMembers(
 ): { ranked: MirrorRecord[]; why: string } {
   const attrs = fillableAttributes(type);
   const filled = (r: MirrorRecord) => attrs.reduce((n, a) => n + (empty(apiValue(a, r.row[columnOf(a)])) ? 0 : 1), 0);
-  const t = (s: string | null) => (s ? Date.parse(s.endsWith('Z') ? s : `${s}Z`) : Number.MAX_SAFE_INTEGER);
+  const t = (s: string | null) => (s ? apiTime(s) : Number.MAX_SAFE_INTEGER);
   const byAge = (a: MirrorRecord, b: MirrorRecord) => t(a.createdAt) - t(b.createdAt) || a.id - b.id;
   const cmp: Record<KeepRule, (a: MirrorRecord, b: MirrorRecord) => number> = {
     'most-activity': (a, b) => b.activity - a.activity || byAge(a, b),

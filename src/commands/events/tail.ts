@@ -12,7 +12,7 @@ import { UsageError } from '../../errors.js';
 import { compareKeys, decodeCursor, encodeCursor, type EventCursor } from '../../events/cursor.js';
 import { DEFAULT_OVERLAP_MS, EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { parseEvery, PollPacer } from '../../events/pace.js';
-import { apiTime } from '../../events/since.js';
+import { apiTime } from '../../api-time.js';
 import { paginate } from '../../api/paginate.js';
 import { writeOut } from '../../output/io.js';
 import { flatten } from '../../listing/record-text.js';

@@ -7,6 +7,7 @@
  * Requests: ⌈mailings ÷ 1,000⌉, asking only for the five timestamps, the mailbox address and the
  * sequence link (sequence names included in the same responses).
  */
+import { apiTime } from '../../api-time.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { resourceByType } from '../../registry/index.js';
@@ -39,7 +40,7 @@ interface MailingRow {
 /** A service timestamp (UTC, with or without `Z`) as milliseconds. */
 function ms(v: unknown): number | undefined {
   if (typeof v !== 'string' || !v) return undefined;
-  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : v + 'Z');
+  const t = apiTime(v);
   return Number.isNaN(t) ? undefined : t;
 }
 

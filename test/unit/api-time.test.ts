@@ -1,0 +1,46 @@
+/**
+ * The API's date-times are UTC without a zone (`2026-01-05T10:00:00`); `Date.parse` reads such a
+ * string as local time. Run here in a zone five hours behind UTC (process.env.TZ, which Node
+ * applies at once), where that reading is off by hours: the instants and the comparisons that use
+ * them (an upsert's "nothing changed", a dedupe plan's `updatedAt` against the API's) hold.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiTime } from '../../src/api-time.js';
+import { diffRecord } from '../../src/bulk/rows/record-diff.js';
+
+let tz: string | undefined;
+beforeAll(() => {
+  tz = process.env.TZ;
+  process.env.TZ = 'America/New_York';
+});
+afterAll(() => {
+  if (tz === undefined) delete process.env.TZ;
+  else process.env.TZ = tz;
+});
+
+describe('API date-times outside UTC', () => {
+  it('reads a zone-less date-time as UTC, in every spelling', () => {
+    // The zone is in force: Date.parse alone is off by five hours.
+    expect(Date.parse('2026-01-05T10:00:00')).toBe(Date.UTC(2026, 0, 5, 15));
+    const at = Date.UTC(2026, 0, 5, 10);
+    for (const v of [
+      '2026-01-05T10:00:00',
+      '2026-01-05T10:00:00Z',
+      '2026-01-05T10:00:00.000Z',
+      '2026-01-05T05:00:00-05:00',
+      '2026-01-05 10:00:00',
+    ])
+      expect(apiTime(v), v).toBe(at);
+    expect(apiTime('2026-01-05')).toBe(Date.UTC(2026, 0, 5));
+    expect(apiTime('')).toBeNaN();
+    expect(apiTime(null)).toBeNaN();
+  });
+
+  it('an upsert sends no change for a date-time the service holds in another spelling', () => {
+    const record = { id: '7', attributes: { foundedAt: '2026-01-05T10:00:00' }, relationships: {} };
+    const same = diffRecord({ type: 'account', attributes: { foundedAt: '2026-01-05T10:00:00Z' }, relationships: {} }, record as never);
+    expect(same.changes).toEqual([]);
+    const later = diffRecord({ type: 'account', attributes: { foundedAt: '2026-01-05T11:00:00Z' }, relationships: {} }, record as never);
+    expect(later.changes.map((c) => c.field)).toEqual(['foundedAt']);
+  });
+});
