@@ -5,6 +5,7 @@
  * transaction (dialect/postgres.ts) — so a query can never change the mirror.
  */
 import fs from 'node:fs';
+import { apiTime } from '../api-time.js';
 import { UsageError } from '../errors.js';
 import type { MirrorDb } from './dialect/types.js';
 import { openError, openMirrorDb, type MirrorTarget } from './store.js';
@@ -97,7 +98,7 @@ export async function mirrorStatus(db: MirrorDb): Promise<MirrorStatus> {
 /** `3 min`, `2 h`, `5 days`: how long ago `iso` was. */
 export function age(iso: string | null, now: number): string {
   if (!iso) return 'never';
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  const s = Math.max(0, Math.round((now - apiTime(iso)) / 1000));
   if (s < 90) return `${s} s`;
   if (s < 5400) return `${Math.round(s / 60)} min`;
   if (s < 129_600) return `${Math.round(s / 3600)} h`;
@@ -109,7 +110,7 @@ export function oldestSync(status: MirrorStatus): string | null {
   let oldest: string | null = null;
   for (const t of status.tables) {
     if (t.syncedAt === null) return null;
-    if (oldest === null || Date.parse(t.syncedAt) < Date.parse(oldest)) oldest = t.syncedAt;
+    if (oldest === null || apiTime(t.syncedAt) < apiTime(oldest)) oldest = t.syncedAt;
   }
   return oldest;
 }

@@ -2,11 +2,13 @@
  * The API's date-times are UTC without a zone (`2026-01-05T10:00:00`); `Date.parse` reads such a
  * string as local time. Run here in a zone five hours behind UTC (process.env.TZ, which Node
  * applies at once), where that reading is off by hours: the instants and the comparisons that use
- * them (an upsert's "nothing changed", a dedupe plan's `updatedAt` against the API's) hold.
+ * them (an upsert's "nothing changed", a dedupe plan's `updatedAt` against the API's, how old
+ * `svc sql` says the mirror is) hold.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiTime } from '../../src/api-time.js';
 import { diffRecord } from '../../src/bulk/rows/record-diff.js';
+import { age } from '../../src/mirror/reader.js';
 
 let tz: string | undefined;
 beforeAll(() => {
@@ -34,6 +36,11 @@ describe('API date-times outside UTC', () => {
     expect(apiTime('2026-01-05')).toBe(Date.UTC(2026, 0, 5));
     expect(apiTime('')).toBeNaN();
     expect(apiTime(null)).toBeNaN();
+  });
+
+  it('the age of a mirror (its times written zone-less, as the API writes them) is not off by the zone', () => {
+    expect(age('2026-01-05T10:00:00', Date.UTC(2026, 0, 5, 10, 0, 30))).toBe('30 s');
+    expect(age('2026-01-05T10:00:00', Date.UTC(2026, 0, 5, 12))).toBe('2 h');
   });
 
   it('an upsert sends no change for a date-time the service holds in another spelling', () => {
