@@ -14,6 +14,12 @@ const OWN_PROCESS = [
   'test/unit/output/query-bounds.test.ts',
 ];
 
+// The suite runs in a time zone far from UTC (unless TZ is set): the API writes its date-times
+// zone-less, meaning UTC, and code that read them as local time passed every test on a machine
+// set to UTC (the age of a mirror, an upsert's unchanged date-time: src/api-time.ts). Workers,
+// bin/svc and sandboxes inherit it.
+process.env.TZ ??= 'America/Los_Angeles';
+
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
