@@ -26,7 +26,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSrc } from './lib/load-src.mjs';
-import { ROOT, startSandboxProcess } from './lib/sandbox-process.mjs';
+import { recordProspectPages } from './lib/record-pages.mjs';
+import { ROOT } from './lib/sandbox-process.mjs';
 
 const RECORDS = Number(process.env.RECORDS ?? 20_000);
 const RUNS = Number(process.env.RUNS ?? 7);
@@ -40,38 +41,12 @@ const m = await loadSrc(join(ROOT, 'src'), 'ingest-floor', [
   "export { PageScanner } from './listing/relationship-scan.js';",
 ]);
 
-/** The pages of the first RECORDS prospects, as the API sent them (paged by id, 1,000 a page). */
-async function recordPages() {
-  log(`starting a sandbox with ${RECORDS} prospects…`);
-  const sandbox = await startSandboxProcess({ seed: RECORDS });
-  try {
-    const pages = [];
-    let after = 0;
-    let n = 0;
-    while (n < RECORDS) {
-      const url = `${sandbox.baseUrl}/prospects?page[limit]=${Math.min(1000, RECORDS - n)}&sort=id&filter[id]=${after + 1}..inf`;
-      const res = await fetch(url, { headers: { authorization: `Bearer ${sandbox.token}`, accept: 'application/vnd.api+json' } });
-      if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
-      const text = await res.text();
-      const { data } = JSON.parse(text);
-      if (data.length === 0) break;
-      pages.push(Buffer.from(text));
-      n += data.length;
-      after = Number(data[data.length - 1].id);
-    }
-    if (n !== RECORDS) throw new Error(`recorded ${n} of ${RECORDS} prospects`);
-    return pages;
-  } finally {
-    await sandbox.close();
-  }
-}
-
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 
-const pages = await recordPages();
+const { pages } = await recordProspectPages(RECORDS, log);
 const spec = m.tableSpec(m.findResource('prospects'));
 const scanner = new m.PageScanner();
 const dir = mkdtempSync(join(tmpdir(), 'svc-ingest-floor-'));

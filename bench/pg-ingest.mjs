@@ -21,7 +21,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { loadSrc } from './lib/load-src.mjs';
 import { stats } from './lib/measure.mjs';
-import { ROOT, startSandboxProcess } from './lib/sandbox-process.mjs';
+import { recordProspectPages } from './lib/record-pages.mjs';
+import { ROOT } from './lib/sandbox-process.mjs';
 
 const PG = process.env.DB;
 if (!PG) throw new Error('DB=postgres://… is required');
@@ -41,32 +42,6 @@ async function storeOf(src, name) {
     "export { PageScanner } from './listing/relationship-scan.js';",
   ]);
   return { name, mod };
-}
-
-/** The pages of the first RECORDS prospects, as the API sent them (paged by id, 1,000 a page). */
-async function recordPages() {
-  log(`starting a sandbox with ${RECORDS} prospects…`);
-  const sandbox = await startSandboxProcess({ seed: RECORDS });
-  try {
-    const pages = [];
-    let after = 0;
-    let n = 0;
-    while (n < RECORDS) {
-      const url = `${sandbox.baseUrl}/prospects?page[limit]=${Math.min(1000, RECORDS - n)}&sort=id&filter[id]=${after + 1}..inf`;
-      const res = await fetch(url, { headers: { authorization: `Bearer ${sandbox.token}`, accept: 'application/vnd.api+json' } });
-      if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
-      const text = await res.text();
-      const { data } = JSON.parse(text);
-      if (data.length === 0) break;
-      pages.push(Buffer.from(text));
-      n += data.length;
-      after = Number(data[data.length - 1].id);
-    }
-    if (n !== RECORDS) throw new Error(`recorded ${n} of ${RECORDS} prospects`);
-    return { pages, baseUrl: sandbox.baseUrl };
-  } finally {
-    await sandbox.close();
-  }
 }
 
 /** CPU ms (user + system) of a local process, from /proc. */
@@ -136,7 +111,7 @@ function reference(pages) {
 
 const variants = [];
 try {
-  const { pages, baseUrl } = await recordPages();
+  const { pages, baseUrl } = await recordProspectPages(RECORDS, log);
   variants.push(await storeOf(join(ROOT, 'src'), 'this'));
   for (const [i, src] of BASELINES.entries()) variants.push(await storeOf(src, i === 0 ? 'baseline' : `baseline${i + 1}`));
   const rounds = Object.fromEntries([['reference', []], ...variants.map((v) => [v.name, []])]);
