@@ -1243,14 +1243,15 @@ function __svc_words --argument-names kind cmd
 end
 
 function __svc_values --argument-names kind cmd cur
+    # The token as typed keeps its escapes (My\ Files/, a quote): the path is the unescaped text.
     if test "$kind" = file
-        __fish_complete_path "$cur"
+        __fish_complete_path (string unescape -- "$cur")
         return
     end
     # --data: JSON, or @file (file names after the @), or - for stdin.
     if test "$kind" = data
         if string match -q -- '@*' "$cur"
-            __fish_complete_path (string sub -s 2 -- "$cur") | string replace -r -- '^' '@'
+            __fish_complete_path (string sub -s 2 -- (string unescape -- "$cur")) | string replace -r -- '^' '@'
         end
         return
     end

@@ -23,7 +23,8 @@ process.env.TZ ??= 'America/Los_Angeles';
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
-    // Temporary files on a RAM file system where there is one (test/helpers/temp-root.ts).
+    // Temporary files under a folder named with a space and CJK, on a RAM file system where
+    // there is one (test/helpers/temp-root.ts).
     globalSetup: ['test/helpers/temp-root.ts'],
     setupFiles: ['test/helpers/temp-cleanup.ts'],
     testTimeout: 30_000,

@@ -113,7 +113,7 @@ describe('a stray Windows-1252 byte in a UTF-8 file', () => {
     const r = await svc(['prospects', 'create', '--input', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^error: --input \S+mixed\.csv: line 3 holds a byte that is not UTF-8 \(0xEB, .*\), while the file is UTF-8 elsewhere \(from line 2\)/m,
+      /^error: --input .+mixed\.csv: line 3 holds a byte that is not UTF-8 \(0xEB, .*\), while the file is UTF-8 elsewhere \(from line 2\)/m,
     );
     expect(r.stderr).toMatch(/^hint: fix line 3 .*--encoding utf-8 .*--encoding windows-1252/m);
     expect(sb.requests.slice(mark).filter((q) => q.method === 'POST')).toEqual([]);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 import { requireProgram, without } from '../helpers/programs.js';
 import { freeProspects, inputFile, newSequence } from '../helpers/bulk.js';
 
@@ -34,7 +34,7 @@ describe('progress', () => {
     async () => {
       requireProgram('tmux');
       const args = await job(120);
-      const s = new TmuxSession(`${process.execPath} ${BIN} ${args.join(' ')}; echo "[exit $?]"; sleep 30`, {
+      const s = new TmuxSession(`${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')}; echo "[exit $?]"; sleep 30`, {
         width: 110,
         env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' },
       });

@@ -21,7 +21,9 @@ const file = (shell: keyof typeof SCRIPTS) => path.join(ROOT, 'completions', SCR
 
 /** Completions offered for a command line (the last word is the one being completed). */
 async function complete(shell: keyof typeof SCRIPTS, line: string[], env: Record<string, string> = {}): Promise<string[]> {
-  const opts = { env: { PATH: process.env.PATH, HOME: tempDir(), ...env }, timeout: 10_000 };
+  // A UTF-8 locale, as a person's terminal has: fish in the C locale cannot open a path with
+  // non-ASCII characters it read from the environment (a config dir under a CJK folder name).
+  const opts = { env: { PATH: process.env.PATH, HOME: tempDir(), LANG: 'C.UTF-8', ...env }, timeout: 10_000 };
   if (shell === 'bash') {
     const words = line.map((w) => `'${w}'`).join(' ');
     const script = `source "$1" || exit 9; complete -p svc >/dev/null || exit 8; COMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
@@ -48,8 +50,9 @@ async function complete(shell: keyof typeof SCRIPTS, line: string[], env: Record
     const { stdout } = await run('zsh', ['-f', '-c', harness, 'zsh', file('zsh')], opts);
     return stdout.split('\n').filter(Boolean);
   }
-  const cmdline = line.join(' ');
-  const { stdout } = await run('fish', ['--no-config', '-c', `source $argv[1]; or exit 9; complete -C '${cmdline}'`, file('fish')], opts);
+  // The line as a person types it: a space or quote in a word escaped with a backslash.
+  const cmdline = line.map((w) => w.replace(/[\\ '"]/g, '\\$&')).join(' ');
+  const { stdout } = await run('fish', ['--no-config', '-c', 'source $argv[1]; or exit 9; complete -C $argv[2]', file('fish'), cmdline], opts);
   return stdout
     .split('\n')
     .filter(Boolean)
@@ -115,10 +118,14 @@ describe('completion scripts', () => {
         expect(await complete(shell, ['svc', '--json', 'prosp'])).toContain('prospects');
         // --data @FILE completes file names after the @ (zsh's _files needs compinit, which this
         // harness does not load); a free value (--limit) offers nothing.
-        const dir = tempDir();
+        // In a folder with a space and CJK in its name (fish kept the typed escapes and found nothing).
+        const dir = path.join(tempDir(), 'my files 設定');
+        fs.mkdirSync(dir);
         fs.writeFileSync(path.join(dir, 'body.json'), '{}');
-        if (shell !== 'zsh')
+        if (shell !== 'zsh') {
           expect(await complete(shell, ['svc', 'prospects', 'create', '--data', `@${dir}/bo`])).toEqual([`@${dir}/body.json`]);
+          expect(await complete(shell, ['svc', 'prospects', 'create', '--input', `${dir}/bo`])).toEqual([`${dir}/body.json`]);
+        }
         expect(await complete(shell, ['svc', 'prospects', 'list', '--limit', ''])).toEqual([]);
       });
     });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
+import { sh } from '../helpers/tmux.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -75,12 +76,13 @@ describe('svc alias', () => {
 
 describe('svc open and get --web', () => {
   /** A $BROWSER that records the address it is given. */
-  function fakeBrowser(): { browser: string; opened: () => string } {
+  function fakeBrowser(): { browser: string; script: string; opened: () => string } {
     const dir = tempDir();
     const out = path.join(dir, 'opened');
     const script = path.join(dir, 'browser.sh');
     fs.writeFileSync(script, `#!/bin/sh\nprintf '%s' "$1" > '${out}'\n`, { mode: 0o755 });
-    return { browser: script, opened: () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '') };
+    // $BROWSER is split into words as the shell would: a path with a space is quoted.
+    return { browser: sh(script), script, opened: () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '') };
   }
   const waitFor = async (f: () => string) => {
     for (let i = 0; i < 50 && !f(); i++) await new Promise((r) => setTimeout(r, 50));
@@ -109,8 +111,8 @@ describe('svc open and get --web', () => {
     const { svc } = setup();
     await svc(['config', 'set', 'appUrl', 'https://app.example.com/{path}/{id}']);
     const b = fakeBrowser();
-    const spaced = path.join(path.dirname(b.browser), 'my browser.sh');
-    fs.renameSync(b.browser, spaced);
+    const spaced = path.join(path.dirname(b.script), 'my browser.sh');
+    fs.renameSync(b.script, spaced);
     const r = await svc(['open', 'prospects', '5'], { BROWSER: `svc-no-such-browser:'${spaced}' %s` });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/could not start/);

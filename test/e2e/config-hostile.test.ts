@@ -69,7 +69,9 @@ describe('config directory behind a symlink', () => {
     expectCleanFailure(
       r,
       2,
-      new RegExp(`^error: config directory ${link} \\(symlink to \\S+/gone/svc, which does not exist\\): cannot create it \\(ENOENT\\)$`),
+      new RegExp(
+        `^error: config directory ${link.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(symlink to .+/gone/svc, which does not exist\\): cannot create it \\(ENOENT\\)$`,
+      ),
     );
   });
 });

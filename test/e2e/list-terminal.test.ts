@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 import { without } from '../helpers/programs.js';
 import { prospectIds } from '../helpers/bulk.js';
 
@@ -39,7 +39,7 @@ describe.skipIf(without('tmux', 'the terminal tests'))('on a terminal', () => {
   it('list --all with stdout to a file: progress with the total on stderr, every record in the file', async () => {
     const out = path.join(tempDir('svc-list-'), 'p.csv');
     const mark = sb.requests.length;
-    const s = term(`${process.execPath} ${BIN} prospects list --all --page-size 200 -o csv > ${out}`);
+    const s = term(`${sh(process.execPath)} ${sh(BIN)} prospects list --all --page-size 200 -o csv > ${sh(out)}`);
     const during = await s.waitFor(/prospects list \[█*░+\] [\d,]+\/3,000 \(\d+%\) · [\d.]+ rows\/s · ETA \d+:\d\d/);
     expect(during).not.toMatch(/^id,/m); // the data went to the file
     const end = await s.waitFor(/\[exit \d+\]/);
@@ -51,19 +51,19 @@ describe.skipIf(without('tmux', 'the terminal tests'))('on a terminal', () => {
 
   it('export shows the same progress while it writes the file', async () => {
     const out = path.join(tempDir('svc-list-'), 'p.ndjson');
-    const s = term(`${process.execPath} ${BIN} prospects export ${out} --page-size 200`);
+    const s = term(`${sh(process.execPath)} ${sh(BIN)} prospects export ${sh(out)} --page-size 200`);
     await s.waitFor(/prospects export \[█*░+\] [\d,]+\/3,000 \(\d+%\) · [\d.]+ rows\/s · ETA \d+:\d\d/);
     expect(await s.waitFor(/\[exit \d+\]/)).toMatch(/exported 3,000 prospects to .*p\.ndjson\s+\[exit 0\]/);
   });
 
   it('the default page says there is more: the total when counted', async () => {
-    const s = term(`${process.execPath} ${BIN} prospects list --columns id,firstName`);
+    const s = term(`${sh(process.execPath)} ${sh(BIN)} prospects list --columns id,firstName`);
     expect(await s.waitFor(/\[exit \d+\]/)).toMatch(
       /first 50 shown — `--all` or `--limit N` for more \(--count for the total\)\s+\[exit 0\]/,
     );
-    const c = term(`${process.execPath} ${BIN} prospects list --count -o json > /dev/null`);
+    const c = term(`${sh(process.execPath)} ${sh(BIN)} prospects list --count -o json > /dev/null`);
     expect(await c.waitFor(/\[exit \d+\]/)).toMatch(/50 of 3,000 shown — `--all` or `--limit N` for more/);
-    const asked = term(`${process.execPath} ${BIN} prospects list --limit 50 -o json > /dev/null`);
+    const asked = term(`${sh(process.execPath)} ${sh(BIN)} prospects list --limit 50 -o json > /dev/null`);
     expect(await asked.waitFor(/\[exit \d+\]/)).not.toMatch(/shown/);
   });
 });

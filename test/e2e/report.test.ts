@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, tempDir } from '../helpers/run-svc.js';
+import { sh } from '../helpers/tmux.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -338,10 +339,10 @@ describe('--html and --open', () => {
     const dir = tempDir();
     const log = path.join(dir, 'opened');
     const browser = path.join(dir, 'browser.sh');
-    fs.writeFileSync(browser, `#!/bin/sh\necho "$@" > ${log}\n`, { mode: 0o755 });
+    fs.writeFileSync(browser, `#!/bin/sh\necho "$@" > ${sh(log)}\n`, { mode: 0o755 });
     const file = path.join(dir, 'p.html');
     const mark = sb.requests.length;
-    const r = await svcInProcess(['report', 'prospect', '1', '--html', file, '--open'], { env: { ...env(), BROWSER: browser } });
+    const r = await svcInProcess(['report', 'prospect', '1', '--html', file, '--open'], { env: { ...env(), BROWSER: sh(browser) } });
     expect(r.code, r.stderr).toBe(0);
     expect(received(sb, mark)).toHaveLength(1);
     for (let i = 0; i < 100 && !fs.existsSync(log); i++) await new Promise((res) => setTimeout(res, 50));

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile } from '../helpers/bulk.js';
 import { baseEnv, BIN, runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 
 let sb: TestSandbox;
 let env: Record<string, string>;
@@ -34,11 +34,14 @@ afterAll(async () => {
 function term(args: string, opts: { width?: number; stty?: string } = {}): TmuxSession {
   const stty = opts.stty ? `stty ${opts.stty}; ` : '';
   // `timeout`: a spinner that runs away must not outlive the test.
-  const s = new TmuxSession(`unset NO_COLOR CI; ${stty}timeout -s KILL 20 ${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, {
-    width: opts.width ?? 100,
-    height: 60,
-    env,
-  });
+  const s = new TmuxSession(
+    `unset NO_COLOR CI; ${stty}timeout -s KILL 20 ${sh(process.execPath)} ${sh(BIN)} ${args}; echo "[exit $?]"; sleep 30`,
+    {
+      width: opts.width ?? 100,
+      height: 60,
+      env,
+    },
+  );
   sessions.push(s);
   return s;
 }
@@ -87,7 +90,7 @@ describe.concurrent('spinner', () => {
 /** Runs svc under `script` (a pty whose size is what `stty` sets, 0×0 by default); returns every byte the terminal got. */
 function underScript(args: string, stty = ''): Promise<{ code: number | null; raw: string; ms: number }> {
   const started = Date.now();
-  const cmd = `${stty ? `stty ${stty}; ` : ''}exec timeout -s KILL 20 ${process.execPath} ${BIN} ${args}`;
+  const cmd = `${stty ? `stty ${stty}; ` : ''}exec timeout -s KILL 20 ${sh(process.execPath)} ${sh(BIN)} ${args}`;
   const child = spawn('script', ['-q', '-e', '-c', cmd, '/dev/null'], {
     // CI is unset as in a user's terminal: under CI the spinner is off by design.
     env: { ...baseEnv(env), NO_COLOR: undefined, CI: undefined } as NodeJS.ProcessEnv,
@@ -131,7 +134,7 @@ describe.concurrent('bulk progress bar and --report - on one terminal', () => {
   it('every report line stands alone on its line: no bar in front of it', async () => {
     const rows = [1, 2, 3, 4].map((id) => JSON.stringify({ id, title: `Shown ${id}` })).join('\n') + '\n';
     const file = inputFile('shown.ndjson', rows);
-    const s = term(`prospects update --input ${file} --report - --concurrency 1`, { width: 120 });
+    const s = term(`prospects update --input ${sh(file)} --report - --concurrency 1`, { width: 120 });
     const screen = await s.waitFor(/\[exit \d+\]/, 20_000);
     expect(screen).toMatch(/\[exit 0\]/);
     const lines = screen.split('\n').filter((l) => l.includes('"row"'));
@@ -143,7 +146,7 @@ describe.concurrent('bulk progress bar and --report - on one terminal', () => {
   it("script's 0×0 terminal: no bar drawn at a width it cannot know; plain lines, clean report", async () => {
     const rows = [5, 6].map((id) => JSON.stringify({ id, title: `Plain ${id}` })).join('\n') + '\n';
     const file = inputFile('plain.ndjson', rows);
-    const r = await underScript(`prospects update --input ${file} --report - --concurrency 1`);
+    const r = await underScript(`prospects update --input ${sh(file)} --report - --concurrency 1`);
     expect(r.code, r.raw).toBe(0);
     expect(r.raw).not.toMatch(/\x1b/);
     expect(r.raw.split('\r\n').filter((l) => l.startsWith('{'))).toEqual([

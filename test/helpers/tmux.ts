@@ -8,6 +8,11 @@
  */
 import { execFileSync } from 'node:child_process';
 
+/** A word for sh: a path with spaces or quotes (a temporary folder, a clone in "My Projects") stays one word. */
+export function sh(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 /** A tmux session running one command. */
 export class TmuxSession {
   readonly name: string;

@@ -110,13 +110,13 @@ describe('config directory behind a symlink', () => {
     const theirs = tempDir();
     fs.chmodSync(theirs, 0o755);
     fs.chownSync(theirs, NOBODY, NOBODY);
-    expect(() => openConfigStore({ SVC_CONFIG_DIR: theirs })).toThrow(/^config directory \S+ belongs to another user \(uid 65534\)/);
+    expect(() => openConfigStore({ SVC_CONFIG_DIR: theirs })).toThrow(/^config directory .+ belongs to another user \(uid 65534\)/);
     expect(fullMode(theirs)).toBe('755');
     const mine = tempDir();
     const file = path.join(mine, 'config.json');
     fs.writeFileSync(file, '{"profiles":{}}', { mode: 0o644 });
     fs.chownSync(file, NOBODY, NOBODY);
-    expect(() => secureConfigFiles(mine, file)).toThrow(/^config file \S+ belongs to another user/);
+    expect(() => secureConfigFiles(mine, file)).toThrow(/^config file .+ belongs to another user/);
     expect(fullMode(file)).toBe('644');
   });
 

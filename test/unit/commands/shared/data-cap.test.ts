@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const CAP =
-  /^error: --data \S+: more than 10 MiB, the most the API takes in one request body\nhint: send one record per request, or several with --input FILE \(bulk\)\n$/;
+  /^error: --data .+: more than 10 MiB, the most the API takes in one request body\nhint: send one record per request, or several with --input FILE \(bulk\)\n$/;
 
 it('--data @/dev/urandom stops at the cap: exit 2, nothing sent', async () => {
   const started = Date.now();
