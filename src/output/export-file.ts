@@ -101,8 +101,9 @@ export class PartFile {
 
   /** Opens `path` for appending, first cut to `keep` bytes (0 starts afresh). */
   static async open(path: string, keep: number): Promise<PartFile> {
-    // Never through a symlink planted at the name (ELOOP: the caller says so).
-    const fh = await fs.promises.open(path, noFollow(keep > 0 ? 'r+' : 'w'), 0o644);
+    // Never through a symlink planted at the name (ELOOP: the caller says so). Owner-only, as
+    // every file of svc's that holds the org's data (names, addresses) is.
+    const fh = await fs.promises.open(path, noFollow(keep > 0 ? 'r+' : 'w'), 0o600);
     if (keep > 0) await fh.truncate(keep);
     return new PartFile(await reopenAppend(fh, path), path);
   }

@@ -106,7 +106,8 @@ class FailedFile {
     bom: boolean,
   ) {
     try {
-      this.fd = fs.openSync(file, 'w', 0o644);
+      // Owner-only: the rows of the input, names and addresses.
+      this.fd = fs.openSync(file, 'w', 0o600);
     } catch (err) {
       throw new UsageError(`--failed ${file}: cannot write the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }

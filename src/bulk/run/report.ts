@@ -30,7 +30,8 @@ export interface ReportWriter {
 export function openReportFile(file: string): ReportWriter {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'w', 0o644);
+    // Owner-only: a report carries the rows' ids, and errors that quote their values.
+    fd = fs.openSync(file, 'w', 0o600);
   } catch (err) {
     throw new UsageError(`--report ${file}: cannot write the report (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }

@@ -174,7 +174,8 @@ export async function emit(
   }
   if (htmlFile) {
     const { renderHtml } = await import('./view-html.js');
-    await fs.writeFile(htmlFile, renderHtml(view, new Date(ctx.clock.now())));
+    // Owner-only, as every file of svc's that holds the org's data (a prospect's report names them).
+    await fs.writeFile(htmlFile, renderHtml(view, new Date(ctx.clock.now())), { mode: 0o600 });
     ctx.info(`wrote ${htmlFile}`);
     if (flags.open) await openFile(ctx, htmlFile);
   }
