@@ -50,9 +50,9 @@ async function answers(baseUrl: string, token: string, ms: number, signal: Abort
  *
  * Slow is measured on the clock, not by which of the probe's timer and the answer the event loop
  * runs first: a process that gets the CPU back after QUICK_MS (a loaded machine, a busy test
- * process) finds both due, and reads the answer first when it was stalled in a timer callback
- * or in epoll. That answer was taken for a quick one, and a 1.5 s sandbox was waited for
- * without the line (sandbox-slow-owner in CI; reproduced in sandbox-slow-probe.test.ts).
+ * process) can find both due and read the answer first (shown with a timer callback that keeps
+ * the loop busy across the moment). That answer was taken for a quick one, and a 1.5 s sandbox
+ * was waited for without the line (sandbox-slow-owner in CI; sandbox-slow-probe.test.ts).
  */
 export async function usable(ctx: Pick<Context, 'info' | 'signal'>, s: SandboxState): Promise<boolean> {
   const started = Date.now();
