@@ -36,18 +36,35 @@ async function answers(baseUrl: string, token: string, ms: number, signal: Abort
       signal: AbortSignal.any([AbortSignal.timeout(ms), signal]),
     });
     await res.arrayBuffer();
-    return res.status < 500 ? 'yes' : 'no';
+    // Any answer is a live sandbox's: one in maintenance (`--maintenance-until`) answers 503, and
+    // was replaced by the data directory's org without a word; the command meets the 503 itself.
+    return 'yes';
   } catch (err) {
     if (signal.aborted) throw new InterruptedError();
     return (err as Error).name === 'TimeoutError' ? 'slow' : 'no';
   }
 }
 
-/** True when the sandbox `s` answers; a live one that is slow is waited for, said on stderr. */
-async function usable(ctx: Context, s: SandboxState): Promise<boolean> {
+/**
+ * True when the sandbox `s` answers; a live one that is slow is waited for, said on stderr.
+ *
+ * Slow is measured on the clock, not by which of the probe's timer and the answer the event loop
+ * runs first: a process that gets the CPU back after QUICK_MS (a loaded machine, a busy test
+ * process) can find both due and read the answer first (shown with a timer callback that keeps
+ * the loop busy across the moment). That answer was taken for a quick one, and a 1.5 s sandbox
+ * was waited for without the line (sandbox-slow-owner in CI; sandbox-slow-probe.test.ts).
+ */
+export async function usable(ctx: Pick<Context, 'info' | 'signal'>, s: SandboxState): Promise<boolean> {
+  const started = Date.now();
   const first = await answers(s.baseUrl, s.token, QUICK_MS, ctx.signal);
+  const slow = `the sandbox at ${s.baseUrl} (pid ${s.pid}) is slow to answer; waiting for it`;
+  if (first === 'yes' && Date.now() - started >= QUICK_MS) {
+    // Answered, late: it was waited for; nothing more to wait for.
+    ctx.info(slow);
+    return true;
+  }
   if (first !== 'slow') return first === 'yes';
-  ctx.info(`the sandbox at ${s.baseUrl} (pid ${s.pid}) is slow to answer; waiting for it`);
+  ctx.info(slow);
   const second = await answers(s.baseUrl, s.token, SLOW_MS, ctx.signal);
   if (second === 'slow')
     throw new SvcError(`the sandbox at ${s.baseUrl} (pid ${s.pid}) has not answered for ${SLOW_MS / 1000} s`, ExitCode.API).hint(

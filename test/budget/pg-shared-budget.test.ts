@@ -17,6 +17,18 @@
  * another process's reading (c4ad2d1, reverted) let a 429 through in the file ledger's 10-process
  * test: a reading is only as fresh as its process's last answer; a process's own answers are not.
  *
+ * The three start together: spawned at the suite's busy start, one process once started seconds
+ * after the others, had a whole window to itself and ended at 7.7 s against 13.2 and 13.3 s, and
+ * no whole window had all three running. They now reach the sandbox through one proxy that holds
+ * their first creates until all three have sent one (a start barrier), and the windows are
+ * counted from that moment. With a 4 s delay put before the third spawn on purpose and two busy
+ * loops on the 2 cores, the test without the barrier failed (no whole window with all three) and
+ * with it passed (2 runs: 0 × 429, windows 98.5–100 %, ends 0.1 and 3.5 % apart). The 429s are
+ * counted from the statuses the sandbox answered with (taken at arrival before, when none is set).
+ * With the barrier: 6 runs at the default size beside other test files and two busy loops, 0 × 429,
+ * every whole window 97.5–100 %, ends 0.2–3.7 % apart; once at 600 / 10 s / 700 rows, 0 × 429,
+ * both whole windows 100.0 %, runs 34.7–35.1 s, ends 1.1 % apart (2026-11-29).
+ *
  * Sizes come from the environment so that the default stays quick:
  *   SVC_PG_BUDGET_LIMIT   requests per window (default 200; the issue's "small hourly limit" 600)
  *   SVC_PG_BUDGET_WINDOW  window in seconds (default 5)
@@ -46,6 +58,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { ledgerKey } from '../../src/budget/ledger.js';
 import { inputFile } from '../helpers/bulk.js';
+import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { adminSql, testPostgres } from '../helpers/postgres.js';
 import { runSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -60,8 +73,15 @@ const TIMEOUT = 60_000 + 12 * WINDOW_MS + (3 * ROWS * WINDOW_MS) / LIMIT;
 
 let sb: TestSandbox;
 let machine: () => Record<string, string>;
-/** When each request the sandbox answered was recorded, and its status. */
-const seen: { at: number; status: number }[] = [];
+/**
+ * When each request reached the sandbox, with its record: the status and body are filled in when
+ * it is answered (read after the runs; the status taken at arrival was always none, so a 429
+ * could not have been counted).
+ */
+const seen: { at: number; rec: TestSandbox['requests'][number] }[] = [];
+
+/** The status a recorded request was answered with (0 while unanswered). */
+const statusOf = (r: (typeof seen)[number]) => r.rec.status ?? 0;
 
 /** A bulk create of `rows` prospects on a "machine" of its own (its own config and data directory). */
 async function bulkRun(tag: string, extra: Record<string, string>): Promise<SvcResult & { start: number; end: number }> {
@@ -86,7 +106,7 @@ function windows(since: number, from: number, to: number): { start: number; serv
       cur = { start: r.at, served: 0, refused: 0 };
       out.push(cur);
     }
-    if (r.status === 429) cur.refused++;
+    if (statusOf(r) === 429) cur.refused++;
     else cur.served++;
   }
   return out.filter((w) => w.start >= from && w.start + WINDOW_MS <= to);
@@ -99,7 +119,7 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
     machine = started.env; // a new config (and data) directory at each call
     const push = sb.requests.push.bind(sb.requests);
     sb.requests.push = (...recs) => {
-      for (const r of recs) seen.push({ at: Date.now(), status: r.status ?? 0 });
+      for (const r of recs) seen.push({ at: Date.now(), rec: r });
       return push(...recs);
     };
   });
@@ -113,9 +133,31 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
     async () => {
       const mark = seen.length;
       const t0 = Date.now();
-      const all = Promise.all([0, 1, 2].map((i) => bulkRun(`pg${i}x${t0}`, { SVC_BUDGET_LEDGER: PG! })));
+      const tags = [0, 1, 2].map((i) => `pg${i}x${t0}`);
+      // The start barrier: the three reach the sandbox through one proxy (one base URL, so one
+      // ledger row) that holds each one's first creates until all three have sent one. Spawned at
+      // a busy moment, one process started seconds after the others and had a whole window to
+      // itself, so that no whole window had all three running (runs of 13.2, 7.7 and 13.3 s).
+      const proxy = await startFaultProxy(new URL(sb.baseUrl).origin);
+      const base = proxy.origin + new URL(sb.baseUrl).pathname;
+      let release = () => {};
+      const barrier = new Promise<void>((resolve) => (release = resolve));
+      // Never held for ever: a process that fails before its first create fails the test below.
+      const fallback = setTimeout(() => release(), 30_000);
+      const arrived = new Set<string>();
+      proxy.decide({ method: 'POST' }, ({ body }) => {
+        const tag = tags.find((t) => body.includes(`"${t}`));
+        if (tag === undefined) return undefined;
+        arrived.add(tag);
+        if (arrived.size === tags.length) release();
+        return { kind: 'hold', until: barrier };
+      });
+      const all = Promise.all(tags.map((tag) => bulkRun(tag, { SVC_BUDGET_LEDGER: PG!, SVC_BASE_URL: base }))).finally(() => {
+        clearTimeout(fallback);
+        return proxy.close();
+      });
       // The row of this user (the token's key) and API, watched while they run: the most bulk leases at once.
-      const key = ledgerKey(`token:${createHash('sha256').update(sb.token).digest('hex')}`, sb.baseUrl);
+      const key = ledgerKey(`token:${createHash('sha256').update(sb.token).digest('hex')}`, base);
       let done = false;
       let most = 0;
       // Every bulk holder seen in the row over the run, and the most at one look: the three pids
@@ -138,8 +180,12 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
         expect(r.code, r.stderr).toBe(0);
         expect(r.stderr).not.toMatch(/warning/);
       }
-      const refused = seen.slice(mark).filter((r) => r.status === 429).length;
-      const full = windows(mark, t0 + 1000, Math.min(...runs.map((r) => r.end)));
+      const refused = seen.slice(mark).filter((r) => statusOf(r) === 429).length;
+      // The windows counted are those while all three ran: from the first create of the last to
+      // reach the sandbox (the barrier's release) to the end of the first to finish.
+      const firsts = tags.map((tag) => seen.slice(mark).find((r) => r.rec.body.includes(`"${tag}`))?.at ?? Infinity);
+      const allIn = Math.max(...firsts);
+      const full = windows(mark, allIn, Math.min(...runs.map((r) => r.end)));
       const used = full.map((w) => w.served / LIMIT);
       const ends = runs.map((r) => r.end);
       const spread = (Math.max(...ends) - Math.min(...ends)) / Math.max(...runs.map((r) => r.end - r.start));
@@ -147,6 +193,7 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
         `figures: 3 processes, separate data directories, one ledger in PostgreSQL; limit ${LIMIT} per ${WINDOW_MS / 1000} s, ` +
           `${ROWS} rows each: ${refused} × 429; whole windows used ${used.map((u) => `${(u * 100).toFixed(1)} %`).join(', ')}; ` +
           `runs ${runs.map((r) => `${((r.end - r.start) / 1000).toFixed(1)} s`).join(', ')}, ends ${(spread * 100).toFixed(1)} % apart; ` +
+          `first creates at ${firsts.map((f) => `${((f - t0) / 1000).toFixed(1)} s`).join(', ')}; ` +
           `${pids.size} bulk holders in the row, ${most} at once`,
       );
       expect(pids.size).toBe(3);

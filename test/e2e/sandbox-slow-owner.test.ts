@@ -11,7 +11,11 @@
  * The "slow to answer" line went missing now and then on a loaded machine (CI, and once at a
  * latency of 2.5 s): `svc sandbox` printed its JSON line before writing the state file that
  * `svc --sandbox` finds it by, so a client started on reading that line could miss it and serve
- * the data directory's org itself. The state is written before the announcement now.
+ * the data directory's org itself. The state is written before the announcement now, but that was
+ * not the cause (it failed again): the client's probe called the sandbox slow only when its 1.5 s
+ * timer ran before the answer, and a client stalled past that moment (the loaded test process)
+ * could read the answer first and say nothing. Slow is measured by the clock now
+ * (attach.ts usable(); reproduced in sandbox-slow-probe.test.ts).
  * The two tests share nothing (own config dirs, own sandbox processes and ports) and wait side
  * by side (describe.concurrent).
  */

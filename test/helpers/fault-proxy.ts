@@ -34,6 +34,8 @@ export type Fault =
   | { kind: 'rewrite'; body: (serverBody: string) => string; status?: number; headers?: Record<string, string> }
   /** Forward after a delay (ms); with `afterServer`, forward at once and hold the answer instead. */
   | { kind: 'delay'; ms: number; afterServer?: boolean }
+  /** Forward once `until` settles: a start barrier for requests of several processes. */
+  | { kind: 'hold'; until: Promise<unknown> }
   /**
    * A gateway that gives up before the backend: `failAfterMs` after the request arrived the
    * client gets a 504 (`fail: '504'`, the default) or a reset; the request reaches the server
@@ -219,6 +221,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       }
       case 'delay':
         if (!fault.afterServer) await new Promise((r) => setTimeout(r, fault.ms));
+        break;
+      case 'hold':
+        await fault.until;
         break;
       case 'late': {
         setTimeout(() => {
