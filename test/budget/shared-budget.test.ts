@@ -145,7 +145,8 @@ describe('one rate budget for every svc process of a user', () => {
       const others = await Promise.all(longOnes);
       const answered = await Promise.all(reads);
       for (const r of [...bulk, ...others, ...answered]) expect(r.code, r.stderr).toBe(0);
-      const refused = seen.slice(mark).filter(({ rec }) => rec.status === 429).length;
+      const refusals = seen.slice(mark).filter(({ rec }) => rec.status === 429);
+      const refused = refusals.length;
       const latencies = answered.map((r) => r.end - r.start);
       // What the shared budget made them wait (the rest is the machine: 10 processes on 2 cores).
       const waited = answered.map((r) => [...r.stderr.matchAll(/rate budget: waiting (\d+) ms/g)].reduce((n, m) => n + Number(m[1]), 0));
@@ -164,7 +165,9 @@ describe('one rate budget for every svc process of a user', () => {
           `interactive ${latencies.map((l, i) => `${l} ms (${waited[i]} ms waiting for the budget)`).join(', ')} (alone ${aloneMs} ms); ` +
           `windows used ${used.map((u) => `${(u * 100).toFixed(1)} %`).join(', ')}; ` +
           `bulk runs ${durations.map((d) => `${(d / 1000).toFixed(1)} s`).join(', ')}, ends ${(spread * 100).toFixed(1)} % apart, ` +
-          `first creates ${(stagger * 100).toFixed(1)} % apart`,
+          `first creates ${(stagger * 100).toFixed(1)} % apart` +
+          // Which requests were refused and when (ms after the test's start): for a failure to say why.
+          (refused ? `; refused: ${refusals.map(({ at, rec }) => `${rec.method} ${rec.path} +${at - t0} ms`).join(', ')}` : ''),
       );
       expect(refused).toBe(0);
       // The budget never holds an interactive read back 2 s; the whole answer comes within 2 s of
