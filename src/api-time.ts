@@ -5,11 +5,15 @@
  * every module that compares or orders the API's times.
  */
 
-/** Epoch milliseconds of an API date-time or date (zone-less is UTC); NaN when there is none. */
+/** An ISO date-time without a zone (`T` or SQL's space between date and time). */
+const ZONELESS = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
+
+/**
+ * Epoch milliseconds of an API date-time (zone-less is UTC), a date, or any other form
+ * `Date.parse` reads with its zone (an HTTP date's GMT); NaN when there is none.
+ */
 export function apiTime(value: unknown): number {
   if (typeof value !== 'string' || value === '') return Number.NaN;
-  // `2026-01-05 10:00:00` (SQL's spelling) is the same date-time.
-  const v = /^\d{4}-\d{2}-\d{2} \d/.test(value) ? value.replace(' ', 'T') : value;
-  // A date alone is UTC to Date.parse already; only a zone-less date-time needs the Z.
-  return Date.parse(!v.includes('T') || /(?:Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}Z`);
+  const m = ZONELESS.exec(value);
+  return Date.parse(m ? `${m[1]}T${m[2]}Z` : value);
 }

@@ -1,6 +1,7 @@
 /**
  * JSON:API 1.0 document shapes and the parsing of error documents and rate-limit headers.
  */
+import { apiTime } from '../api-time.js';
 import { ApiError, type ApiErrorObject } from '../errors.js';
 import { parseJson } from '../lossless-json.js';
 import { bodyText } from './body-text.js';
@@ -81,7 +82,7 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
     if (n > 1e9) return Math.max(0, n * 1000 - now);
     return n * 1000;
   }
-  const t = Date.parse(v);
+  const t = apiTime(v);
   if (Number.isNaN(t)) return undefined;
   return Math.max(0, t - now);
 }

@@ -6,6 +6,7 @@
  * that only makes sense as epoch milliseconds is a server (or gateway) mistake: sleeping on it
  * would hang the run for days, or, past the ~24.8 days a timer can hold, spin.
  */
+import { apiTime } from '../api-time.js';
 import { ExitCode, SvcError } from '../errors.js';
 
 /** The longest wait a server may ask for and be obeyed. */
@@ -35,7 +36,8 @@ export function readServerWait(value: string | undefined, now: number): ServerWa
     if (n <= 1e9) return n * 1000 > MAX_SERVER_WAIT_MS ? { absurd: `a wait of ${human(n * 1000)}, over 24 hours` } : { ms: n * 1000 };
     return judgeTime(n * 1000, now);
   }
-  const t = Date.parse(v);
+  // An ISO time without a zone is UTC, as the API writes its times (not local time).
+  const t = apiTime(v);
   return Number.isNaN(t) ? undefined : judgeTime(t, now);
 }
 

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiTime } from '../../src/api-time.js';
 import { diffRecord } from '../../src/bulk/rows/record-diff.js';
 import { age } from '../../src/mirror/reader.js';
+import { retryAfterMs } from '../../src/api/jsonapi.js';
+import { readServerWait } from '../../src/api/server-wait.js';
 
 let tz: string | undefined;
 beforeAll(() => {
@@ -34,6 +36,7 @@ describe('API date-times outside UTC', () => {
     ])
       expect(apiTime(v), v).toBe(at);
     expect(apiTime('2026-01-05')).toBe(Date.UTC(2026, 0, 5));
+    expect(apiTime('Mon, 05 Jan 2026 10:00:00 GMT')).toBe(at);
     expect(apiTime('')).toBeNaN();
     expect(apiTime(null)).toBeNaN();
   });
@@ -41,6 +44,13 @@ describe('API date-times outside UTC', () => {
   it('the age of a mirror (its times written zone-less, as the API writes them) is not off by the zone', () => {
     expect(age('2026-01-05T10:00:00', Date.UTC(2026, 0, 5, 10, 0, 30))).toBe('30 s');
     expect(age('2026-01-05T10:00:00', Date.UTC(2026, 0, 5, 12))).toBe('2 h');
+  });
+
+  it('a Retry-After or reset given as a zone-less ISO time is waited for from UTC', () => {
+    const now = Date.UTC(2026, 0, 5, 10);
+    expect(retryAfterMs('2026-01-05T10:00:30', now)).toBe(30_000);
+    expect(readServerWait('2026-01-05T10:00:30', now)).toEqual({ ms: 30_000 });
+    expect(retryAfterMs('Mon, 05 Jan 2026 10:00:30 GMT', now)).toBe(30_000);
   });
 
   it('an upsert sends no change for a date-time the service holds in another spelling', () => {
