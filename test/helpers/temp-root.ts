@@ -31,7 +31,14 @@ function onTmpfs(dir: string): boolean {
 
 export default function setup(): (() => void) | undefined {
   if (process.env.TMPDIR) return undefined;
-  const root = fs.mkdtempSync(path.join(onTmpfs('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'svc-test-'));
+  let root: string;
+  try {
+    if (!onTmpfs('/dev/shm')) throw new Error('not a tmpfs');
+    root = fs.mkdtempSync(path.join('/dev/shm', 'svc-test-'));
+  } catch {
+    // No RAM file system, or not one this user may write: the disk, named the same way.
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+  }
   const named = path.join(root, 'temp 一時');
   fs.mkdirSync(named);
   process.env.TMPDIR = named;
