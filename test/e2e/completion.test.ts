@@ -52,7 +52,11 @@ async function complete(shell: keyof typeof SCRIPTS, line: string[], env: Record
   }
   // The line as a person types it: a space or quote in a word escaped with a backslash.
   const cmdline = line.map((w) => w.replace(/[\\ '"]/g, '\\$&')).join(' ');
-  const { stdout } = await run('fish', ['--no-config', '-c', 'source $argv[1]; or exit 9; complete -C $argv[2]', file('fish'), cmdline], opts);
+  const { stdout } = await run(
+    'fish',
+    ['--no-config', '-c', 'source $argv[1]; or exit 9; complete -C $argv[2]', file('fish'), cmdline],
+    opts,
+  );
   return stdout
     .split('\n')
     .filter(Boolean)

@@ -43,7 +43,10 @@ describe('files holding the org data are owner-only', () => {
 
   it("a bulk run's --report and --failed files", async () => {
     const input = path.join(dir, 'in.ndjson');
-    fs.writeFileSync(input, `${JSON.stringify({ firstName: 'Ada', lastName: 'Modes' })}\n${JSON.stringify({ firstName: 'Bad', stageId: 'x' })}\n`);
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify({ firstName: 'Ada', lastName: 'Modes' })}\n${JSON.stringify({ firstName: 'Bad', stageId: 'x' })}\n`,
+    );
     const report = path.join(dir, 'report.ndjson');
     const failed = path.join(dir, 'failed.ndjson');
     const r = await svcInProcess(['prospects', 'create', '--input', input, '--report', report, '--failed', failed], { env });
