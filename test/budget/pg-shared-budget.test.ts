@@ -58,6 +58,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { ledgerKey } from '../../src/budget/ledger.js';
 import { inputFile } from '../helpers/bulk.js';
+import { type Arrival, firstArrival, watchArrivals } from '../helpers/arrivals.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { adminSql, testPostgres } from '../helpers/postgres.js';
 import { runSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
@@ -73,12 +74,8 @@ const TIMEOUT = 60_000 + 12 * WINDOW_MS + (3 * ROWS * WINDOW_MS) / LIMIT;
 
 let sb: TestSandbox;
 let machine: () => Record<string, string>;
-/**
- * When each request reached the sandbox, with its record: the status and body are filled in when
- * it is answered (read after the runs; the status taken at arrival was always none, so a 429
- * could not have been counted).
- */
-const seen: { at: number; rec: TestSandbox['requests'][number] }[] = [];
+/** Every request the sandbox took, with when (statuses read after the runs: ../helpers/arrivals.ts). */
+let seen: Arrival[] = [];
 
 /** The status a recorded request was answered with (0 while unanswered). */
 const statusOf = (r: (typeof seen)[number]) => r.rec.status ?? 0;
@@ -117,11 +114,7 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
     const started = await sandboxWithEnv({ seed: 301, rateLimit: LIMIT, rateWindowMs: WINDOW_MS });
     sb = started.sb;
     machine = started.env; // a new config (and data) directory at each call
-    const push = sb.requests.push.bind(sb.requests);
-    sb.requests.push = (...recs) => {
-      for (const r of recs) seen.push({ at: Date.now(), rec: r });
-      return push(...recs);
-    };
+    seen = watchArrivals(sb);
   });
 
   afterAll(async () => {
@@ -183,7 +176,7 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
       const refused = seen.slice(mark).filter((r) => statusOf(r) === 429).length;
       // The windows counted are those while all three ran: from the first create of the last to
       // reach the sandbox (the barrier's release) to the end of the first to finish.
-      const firsts = tags.map((tag) => seen.slice(mark).find((r) => r.rec.body.includes(`"${tag}`))?.at ?? Infinity);
+      const firsts = tags.map((tag) => firstArrival(seen.slice(mark), `"${tag}`));
       const allIn = Math.max(...firsts);
       const full = windows(mark, allIn, Math.min(...runs.map((r) => r.end)));
       const used = full.map((w) => w.served / LIMIT);

@@ -29,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { type Arrival, firstArrival, watchArrivals } from '../helpers/arrivals.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { runSvc, spawnSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -45,24 +46,15 @@ const TIMEOUT = 60_000 + 12 * WINDOW_MS;
 
 let sb: TestSandbox;
 let env: Record<string, string>;
-/** When each request the sandbox answered was recorded (its answer time), and its status. */
-/**
- * Every request the sandbox took, with when: the record itself, whose status and body the
- * sandbox fills in when it answers (read at push time, the status was always unset, and the
- * checks for 429 counted none whatever the sandbox answered).
- */
-const seen: { at: number; rec: TestSandbox['requests'][number] }[] = [];
+/** Every request the sandbox took, with when (statuses read after the runs: ../helpers/arrivals.ts). */
+let seen: Arrival[] = [];
 
 beforeAll(async () => {
   const started = await sandboxWithEnv({ seed: 300, rateLimit: LIMIT, rateWindowMs: WINDOW_MS });
   sb = started.sb;
   // One config (and data) directory for every process: they share one ledger, as a user's do.
   env = started.env();
-  const push = sb.requests.push.bind(sb.requests);
-  sb.requests.push = (...recs) => {
-    for (const r of recs) seen.push({ at: Date.now(), rec: r });
-    return push(...recs);
-  };
+  seen = watchArrivals(sb);
 });
 
 afterAll(async () => {
@@ -80,9 +72,9 @@ function bulkArgs(tag: string, rows: number): string[] {
 
 /** When the sandbox took the first create of the bulk run tagged `tag` (its rows carry the tag as their last name). */
 function firstCreate(tag: string): number {
-  const hit = seen.find(({ rec }) => rec.method === 'POST' && rec.path === '/api/v2/prospects' && rec.body.includes(`"${tag}"`));
-  if (!hit) throw new Error(`no create of the run ${tag} was seen`);
-  return hit.at;
+  const at = firstArrival(seen, `"${tag}"`);
+  if (at === Number.POSITIVE_INFINITY) throw new Error(`no create of the run ${tag} was seen`);
+  return at;
 }
 
 /** Runs svc, with its start and end times. */

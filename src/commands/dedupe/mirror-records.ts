@@ -40,22 +40,33 @@ export interface MirrorRecord {
   row: SqlRow;
 }
 
-/** The mirror as dedupe reads it: its database and which tables it has, with their columns. */
+/** The mirror as dedupe reads it: its database, which tables it has, and their columns once asked for. */
 export interface MirrorCatalog {
   db: MirrorDb;
-  /** The columns of each table and view of the mirror. */
-  tables: Map<string, Set<string>>;
+  relations: Set<string>;
+  /** Read on first use: a mirror of every type has ~150 relations, a question here reaches ~10. */
+  columns: Map<string, Promise<Set<string>>>;
 }
 
-/** Reads the mirror's catalog once: every later question about a table is answered from it. */
+/** Reads which tables and views the mirror has (one catalog query). */
 export async function mirrorCatalog(db: MirrorDb): Promise<MirrorCatalog> {
-  const tables = new Map<string, Set<string>>();
-  for (const r of await db.relations()) tables.set(r.name, new Set((await db.columnsOf(r.name)).map((c) => c.name)));
-  return { db, tables };
+  return { db, relations: new Set((await db.relations()).map((r) => r.name)), columns: new Map() };
 }
 
-const has = (m: MirrorCatalog, table: string, column?: string): boolean =>
-  m.tables.has(table) && (column === undefined || m.tables.get(table)!.has(column));
+/** The columns of `table`, read once. */
+function columnsOf(m: MirrorCatalog, table: string): Promise<Set<string>> {
+  let cols = m.columns.get(table);
+  if (!cols) {
+    cols = m.db.columnsOf(table).then((list) => new Set(list.map((c) => c.name)));
+    m.columns.set(table, cols);
+  }
+  return cols;
+}
+
+/** Whether the mirror has `table` (with `column`). */
+async function has(m: MirrorCatalog, table: string, column?: string): Promise<boolean> {
+  return m.relations.has(table) && (column === undefined || (await columnsOf(m, table)).has(column));
+}
 
 /** A list column's JSON text as strings. */
 function listValue(v: unknown): string[] {
@@ -73,7 +84,7 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 
 /** Counts per owner id of `table.column` (0 when the table is not mirrored). */
 async function countBy(m: MirrorCatalog, table: string, column: string, into: Map<number, number>): Promise<void> {
-  if (!has(m, table, column)) return;
+  if (!(await has(m, table, column))) return;
   for (const r of await m.db.all(`SELECT "${column}" AS k, count(*) AS n FROM "${table}" WHERE "${column}" IS NOT NULL GROUP BY 1`)) {
     const k = Number(r.k);
     into.set(k, (into.get(k) ?? 0) + Number(r.n));
@@ -82,10 +93,10 @@ async function countBy(m: MirrorCatalog, table: string, column: string, into: Ma
 
 /** The prospects of the mirror, for matching and for the plan. */
 export async function readProspects(m: MirrorCatalog): Promise<{ match: ProspectIn[]; records: Map<number, MirrorRecord> }> {
-  if (!has(m, 'prospects')) throw new Error('the mirror has no prospects table');
-  const cols = m.tables.get('prospects')!;
+  if (!(await has(m, 'prospects'))) throw new Error('the mirror has no prospects table');
+  const cols = await columnsOf(m, 'prospects');
   const accounts = new Map<number, { name: string | null; domain: string | null }>();
-  if (has(m, 'accounts'))
+  if (await has(m, 'accounts'))
     for (const r of await m.db.all('SELECT id, name, domain FROM accounts'))
       accounts.set(Number(r.id), { name: str(r.name), domain: str(r.domain) });
   const activity = new Map<number, number>();
@@ -95,7 +106,7 @@ export async function readProspects(m: MirrorCatalog): Promise<{ match: Prospect
   const phones = PHONE_COLUMNS.filter((c) => cols.has(c));
   // Every address of a prospect counts: its emailAddress records too, where the mirror has them.
   const more = new Map<number, string[]>();
-  if (has(m, 'email_addresses', 'prospect_id'))
+  if (await has(m, 'email_addresses', 'prospect_id'))
     for (const r of await m.db.all(
       'SELECT prospect_id AS p, email FROM email_addresses WHERE prospect_id IS NOT NULL AND email IS NOT NULL',
     )) {
@@ -148,14 +159,14 @@ export async function readProspects(m: MirrorCatalog): Promise<{ match: Prospect
 
 /** The accounts of the mirror, for matching and for the plan. */
 export async function readAccounts(m: MirrorCatalog): Promise<{ match: AccountIn[]; records: Map<number, MirrorRecord> }> {
-  if (!has(m, 'accounts')) throw new Error('the mirror has no accounts table');
+  if (!(await has(m, 'accounts'))) throw new Error('the mirror has no accounts table');
   const activity = new Map<number, number>();
   await countBy(m, 'prospects', 'account_id', activity);
   await countBy(m, 'tasks', 'account_id', activity);
   await countBy(m, 'opportunities', 'account_id', activity);
   const match: AccountIn[] = [];
   const records = new Map<number, MirrorRecord>();
-  const cols = m.tables.get('accounts')!;
+  const cols = await columnsOf(m, 'accounts');
   const want = ['id', 'name', 'domain', 'website_url', 'owner_id', 'created_at', 'updated_at'].filter((c) => cols.has(c));
   for (const r of await m.db.all(`SELECT ${want.map((c) => `"${c}"`).join(', ')} FROM accounts ORDER BY id`)) {
     const id = Number(r.id);
@@ -199,12 +210,12 @@ export async function prospectLinks(m: MirrorCatalog, ids: readonly number[]): P
   const list = ids.join(',');
   if (!list) return out;
   for (const l of PROSPECT_LINKS) {
-    if (l.link && has(m, l.link[0]))
+    if (l.link && (await has(m, l.link[0])))
       for (const r of await m.db.all(
         `SELECT prospect_id AS p, "${l.link[1]}" AS m FROM "${l.link[0]}" WHERE prospect_id IN (${list}) ORDER BY 2`,
       ))
         add(Number(r.p), l.type, Number(r.m));
-    if (has(m, l.table, 'prospect_id'))
+    if (await has(m, l.table, 'prospect_id'))
       for (const r of await m.db.all(`SELECT prospect_id AS p, id AS m FROM "${l.table}" WHERE prospect_id IN (${list}) ORDER BY 2`))
         add(Number(r.p), l.type, Number(r.m));
   }
@@ -214,7 +225,7 @@ export async function prospectLinks(m: MirrorCatalog, ids: readonly number[]): P
 /** Ids of the prospects of each account of `ids`. */
 export async function accountProspects(m: MirrorCatalog, ids: readonly number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>(ids.map((id) => [id, []]));
-  if (!ids.length || !has(m, 'prospects')) return out;
+  if (!ids.length || !(await has(m, 'prospects'))) return out;
   for (const r of await m.db.all(`SELECT account_id AS a, id FROM prospects WHERE account_id IN (${ids.join(',')}) ORDER BY id`))
     out.get(Number(r.a))?.push(Number(r.id));
   return out;
@@ -223,7 +234,7 @@ export async function accountProspects(m: MirrorCatalog, ids: readonly number[])
 /** Active enrolments (sequence states that can be finished) of each prospect of `ids`, as the mirror saw them. */
 export async function activeStates(m: MirrorCatalog, ids: readonly number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>(ids.map((id) => [id, []]));
-  if (!ids.length || !has(m, 'sequence_states')) return out;
+  if (!ids.length || !(await has(m, 'sequence_states'))) return out;
   for (const r of await m.db.all(
     `SELECT prospect_id AS p, id FROM sequence_states WHERE state = 'active' AND prospect_id IN (${ids.join(',')}) ORDER BY id`,
   ))

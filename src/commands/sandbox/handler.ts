@@ -67,19 +67,11 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
     process.once('SIGTERM', () => resolve());
   });
+  const info = { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, token: sb.token };
   // Found by `svc --sandbox` before it is announced: a script that runs `svc --sandbox …` as soon
   // as it reads the announcement must find this sandbox, not serve the data directory's org itself.
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
-  if (loopback)
-    writeState(ctx.env, {
-      pid: process.pid,
-      baseUrl: sb.baseUrl,
-      authUrl: sb.authUrl,
-      token: sb.token,
-      clientId: sb.clientId,
-      clientSecret: sb.clientSecret,
-    });
-  const info = { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, token: sb.token };
+  if (loopback) writeState(ctx.env, { pid: process.pid, ...info });
   // The sandbox's own credentials are printed on purpose: they are what a newcomer needs.
   if (!(await printJsonResult(ctx, info))) {
     ctx.io.stdout.write(
