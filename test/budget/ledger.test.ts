@@ -44,6 +44,17 @@ describe('ledger rules', () => {
     expect(take(s, { lease: lease(2, 'interactive'), held: 0, want: 1 }, world()).granted).toBe(1);
   });
 
+  it("gives bulk runs most of the reserve in the window's last moments, and keeps a fifth for a read", () => {
+    // Limit 80 (shared-budget.test.ts): a reserve of 5, of which 1 stays. With none kept, a
+    // read that came then while bulk runs had spent the window waited up to 1.8 s for the reset.
+    const s = known(80);
+    s.used = 80 - reserveOf(80);
+    const ending = world(T0 + 3600_000 - 1000);
+    expect(take(s, { lease: lease(1), held: 0, want: 10 }, ending)).toMatchObject({ granted: reserveOf(80) - 1, why: 'window' });
+    expect(take(s, { lease: lease(2, 'interactive'), held: 0, want: 1 }, ending).granted).toBe(1);
+    expect(s.used).toBe(80);
+  });
+
   it('shares what bulk runs have left fairly, by priority, each under its cap', () => {
     const s = known(1000);
     take(s, { lease: lease(1), held: 0, want: 0 }, world());
@@ -99,12 +110,44 @@ describe('ledger rules', () => {
     // Another machine spent 50 meanwhile.
     take(s, { lease: lease(1), held: 0, want: 0, reading: { limit: 100, remaining: 45, resetAt: T0 + 3600_000, status: 200 } }, world());
     expect(s.used).toBe(55);
-    // The server started a new window before our clock said so: its count replaces ours.
-    take(s, { lease: lease(1), held: 0, want: 0, reading: { limit: 100, remaining: 98, resetAt: T0 + 7200_000, status: 200 } }, world());
+    // The server started a new window a moment before our clock said so (its reset is rounded
+    // up to the second): its count replaces ours.
+    const atEnd = world(T0 + 3600_000 - 900);
+    take(s, { lease: lease(1), held: 0, want: 0, reading: { limit: 100, remaining: 98, resetAt: T0 + 7200_000, status: 200 } }, atEnd);
     expect(s).toMatchObject({ used: 2, resetAt: T0 + 7200_000 });
     // A late answer of the old window changes nothing.
-    take(s, { lease: lease(1), held: 0, want: 0, reading: { limit: 100, remaining: 10, resetAt: T0 + 3600_000, status: 200 } }, world());
+    take(s, { lease: lease(1), held: 0, want: 0, reading: { limit: 100, remaining: 10, resetAt: T0 + 3600_000, status: 200 } }, atEnd);
     expect(s.used).toBe(2);
+  });
+
+  it('takes no later window while its own has seconds to run: an uncounted answer does not give the hour back', () => {
+    // Found by shared-budget.test.ts under load: the sandbox answered its schema without
+    // counting it, with the headers of a fresh window (remaining = limit, reset = now + window);
+    // the ledger took that for a new window, its count went from 54 to 2, and four processes
+    // were granted the window again: 5 × 429.
+    const s = known(80);
+    take(s, { lease: lease(1), held: 0, want: 54 }, world());
+    take(
+      s,
+      { lease: lease(1), held: 0, want: 0, reading: { limit: 80, remaining: 80, resetAt: T0 + 3600_000 + 4000, status: 200 } },
+      world(T0 + 1000),
+    );
+    expect(s).toMatchObject({ used: 54, resetAt: T0 + 3600_000 });
+    const r = take(s, { lease: lease(2), held: 0, want: 80 }, world(T0 + 1000));
+    expect(r.granted).toBeLessThanOrEqual(80 - 54);
+    // A refusal from such a window still says this one is spent.
+    take(
+      s,
+      { lease: lease(1), held: 0, want: 0, reading: { limit: 80, remaining: 0, resetAt: T0 + 3600_000 + 4000, status: 429 } },
+      world(T0 + 1000),
+    );
+    expect(s).toMatchObject({ used: 80, resetAt: T0 + 3600_000 });
+    expect(take(s, { lease: lease(1), held: 0, want: 1 }, world(T0 + 2000)).granted).toBe(0);
+    // At our reset the window rolls over as usual, and the next reading sets the new one.
+    const next = world(T0 + 3600_000 + 1000);
+    expect(take(s, { lease: lease(1), held: 0, want: 5 }, next)).toMatchObject({ granted: 1, probe: true });
+    take(s, { lease: lease(1), held: 1, want: 0, reading: { limit: 80, remaining: 79, resetAt: T0 + 7200_000, status: 200 } }, next);
+    expect(s.resetAt).toBe(T0 + 7200_000);
   });
 
   it('rolls the window over at its reset, then probes one request at a time until a reading confirms it', () => {

@@ -142,6 +142,7 @@ describe('one rate budget for every svc process of a user', () => {
       const latencies = answered.map((r) => r.end - r.start);
       // What the shared budget made them wait (the rest is the machine: 10 processes on 2 cores).
       const waited = answered.map((r) => [...r.stderr.matchAll(/rate budget: waiting (\d+) ms/g)].reduce((n, m) => n + Number(m[1]), 0));
+      const whys = answered.map((r) => [...r.stderr.matchAll(/rate budget: waiting \d+ ms \(([^)]*)\)/g)].map((m) => m[1]).join('; '));
       // The windows from when every bulk run had sent its first create: on a loaded machine one
       // process may start seconds after the others, and a window it was not in proves nothing.
       const starts = tags.map(firstCreate);
@@ -154,7 +155,7 @@ describe('one rate budget for every svc process of a user', () => {
       const stagger = (allStarted - Math.min(...starts)) / Math.max(...durations);
       console.log(
         `figures: ${PROCS} processes, limit ${LIMIT} per ${WINDOW_MS / 1000} s, ${ROWS} rows per bulk run: ${refused} × 429; ` +
-          `interactive ${latencies.map((l, i) => `${l} ms (${waited[i]} ms waiting for the budget)`).join(', ')} (alone ${aloneMs} ms); ` +
+          `interactive ${latencies.map((l, i) => `${l} ms (${waited[i]} ms waiting for the budget${whys[i] ? `: ${whys[i]}` : ''})`).join(', ')} (alone ${aloneMs} ms); ` +
           `windows used ${used.map((u) => `${(u * 100).toFixed(1)} %`).join(', ')}; ` +
           `bulk runs ${durations.map((d) => `${(d / 1000).toFixed(1)} s`).join(', ')}, ends ${(spread * 100).toFixed(1)} % apart, ` +
           `first creates ${(stagger * 100).toFixed(1)} % apart` +

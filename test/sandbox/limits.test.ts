@@ -37,6 +37,32 @@ describe('rate limits', () => {
   });
 });
 
+describe('every endpoint counts (spec: Limits, "all endpoints")', () => {
+  it("the schemas count against the token's user and answer with its window; without a token, the address's", async () => {
+    const small = await start({ seed: 5, rateLimit: 5 });
+    try {
+      const remaining = (r: { headers: Headers }) => r.headers.get('x-ratelimit-remaining');
+      const first = await small.get('/prospects/1');
+      // Before, the schemas counted nowhere and answered with a fresh window's headers (5 left,
+      // a later reset): svc's shared budget took that for a new window and granted the hour again.
+      const openapi = await small.get('/schema/openapi.json');
+      const schema = await small.get('/schema.json');
+      const after = await small.get('/prospects/1');
+      expect([first, openapi, schema, after].map(remaining)).toEqual(['4', '3', '2', '1']);
+      expect(new Set([first, openapi, schema, after].map((r) => r.headers.get('x-ratelimit-reset'))).size).toBe(1);
+      // Anonymous requests count against the client's address, not the user.
+      const anon = await small.get('/schema/openapi.json', null);
+      expect(anon.status).toBe(200);
+      expect(remaining(anon)).toBe('4');
+      expect(remaining(await small.get('/prospects/1'))).toBe('0');
+      const spent = await small.get('/schema.json');
+      expect(spent.status).toBe(429);
+    } finally {
+      await small.sb.close();
+    }
+  });
+});
+
 describe('maintenance and latency', () => {
   it('503 scheduledServerMaintenance with Retry-After holding the ISO time', async () => {
     const until = new Date(Date.now() + 3600_000).toISOString();

@@ -47,6 +47,20 @@ function mediaTypeOk(ct: string | undefined): boolean {
   return (ct ?? '').split(';')[0]!.trim().toLowerCase() === JSON_API;
 }
 
+/** The limiter's key of a client without a user (no token, a bad one, a cleanup token). */
+function addressKey(req: IncomingMessage): string {
+  return `address:${req.socket.remoteAddress ?? ''}`;
+}
+
+/** The limiter's key of a request whose user token is optional: its user, else its address. */
+function optionalKey(core: Core, req: IncomingMessage): string {
+  try {
+    return `user:${core.auth.authenticate(req.headers.authorization).userId}`;
+  } catch {
+    return addressKey(req);
+  }
+}
+
 /** Handles one request under the version root. */
 async function handleApi(
   core: Core,
@@ -59,11 +73,21 @@ async function handleApi(
   const segments = path.slice(BASE_PATH.length).split('/').filter(Boolean).map(decodeURIComponent);
   const auth = req.headers.authorization;
   const method = req.method ?? 'GET';
-  // Endpoints that take no user token or an optional one.
-  if (segments[0] === 'schema.json' && segments.length === 1 && method === 'GET') return handleJsonSchema(core, auth);
-  if (segments[0] === 'schema' && segments[1] === 'openapi.json' && segments.length === 2 && method === 'GET') return handleOpenApi(core);
+  // Endpoints that take no user token or an optional one. They count too (the spec's Limits:
+  // every endpoint), against the token's user when there is one, else the client's address; an
+  // answer with headers of a window nobody counts in told svc's shared budget a new window had
+  // begun, and it granted the user's whole hour again (test/budget/ledger.test.ts).
+  if (segments[0] === 'schema.json' && segments.length === 1 && method === 'GET') {
+    rate.state = core.limiter.take(optionalKey(core, req));
+    return handleJsonSchema(core, auth);
+  }
+  if (segments[0] === 'schema' && segments[1] === 'openapi.json' && segments.length === 2 && method === 'GET') {
+    rate.state = core.limiter.take(optionalKey(core, req));
+    return handleOpenApi(core);
+  }
   if (segments[0] === 'webhooks' && segments[1] === 'cleanup' && segments.length === 2) {
     if (method !== 'POST') throw errors.methodNotAllowed(method, path, ['POST']);
+    rate.state = core.limiter.take(addressKey(req));
     return handleCleanup(core, auth);
   }
   const principal = principalOf(core, auth);
@@ -156,7 +180,7 @@ async function respond(core: Core, req: IncomingMessage, res: ServerResponse): P
   rec.status = out.status;
   rec.body = recordedBody(body.text);
   const h: Record<string, string> = {
-    ...rateHeaders(rate.state ?? core.limiter.peek(`user:${req.socket.remoteAddress ?? ''}`)),
+    ...rateHeaders(rate.state ?? core.limiter.peek(addressKey(req))),
     ...out.headers,
   };
   if (out.body !== undefined) h['Content-Type'] ??= contentType;
