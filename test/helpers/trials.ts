@@ -7,8 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 
-/** Trials per signal and scenario. @default 5 (the issue's figure is 20: SVC_RELIABILITY_TRIALS=20) */
-export const TRIALS = Math.max(1, Number(process.env.SVC_RELIABILITY_TRIALS) || 5);
+/**
+ * Trials per signal and scenario. @default 3 (5 before; each trial is a spawned bin/svc, ~0.4 CPU-s:
+ * the files' headers say which kinds of interruption the seeded first three hold). The issue's
+ * figure is 20: SVC_RELIABILITY_TRIALS=20.
+ */
+export const TRIALS = Math.max(1, Number(process.env.SVC_RELIABILITY_TRIALS) || 3);
 
 /** A test timeout that grows with the trial count. */
 export function trialTimeout(perTrialMs: number, base = 15_000): number {

@@ -6,9 +6,9 @@
  * fails — never a hang, a crash, "unexpected failure" or a stack trace — and a usage error sends
  * nothing. test/reliability/fuzz-spawn.test.ts runs a smaller set as real child processes.
  *
- * Cases: SVC_FUZZ_RUNS multiplies the counts written below (unset: half of them, 1,200 cases, each
- * property still meeting successes and usage and API errors; 1 for all 2,400; 10 for the long
- * run); SVC_FUZZ_SEED changes the seed.
+ * Cases: SVC_FUZZ_RUNS multiplies the counts written below (unset: 0.3 of them, 720 cases, 1,200
+ * before; each property still meets exit 0 and usage and API errors, the names property its usage
+ * errors, as at 1,200; 1 for all 2,400; 10 for the long run); SVC_FUZZ_SEED changes the seed.
  */
 import fs from 'node:fs';
 import path from 'node:path';

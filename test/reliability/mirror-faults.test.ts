@@ -4,7 +4,10 @@
  * page is being committed), then rerun, until a run finishes — each rerun continues where the
  * killed one stopped (never from scratch), and at the end every table equals the API with no row
  * twice. Then 504s and 429s from the server and a token that expires mid-sync: equal again.
- * SVC_MIRROR_KILLS sets the number of kills (default 5; the issue's 50 in the reliability run).
+ * SVC_MIRROR_KILLS sets the number of kills (default 3, 5 before; the issue's 50 in the reliability
+ * run): three runs are enough for a run killed from scratch, a rerun killed while it continues a
+ * killed run, and the assertion that at least two of them were killed (half, rounded up); each
+ * killed run is a Node start and 1-4 pages (~0.7 CPU-s).
  * SVC_MIRROR_FAULT_SEED sets the killed syncs' sandbox size (default 1,500 prospects, 3,000 before):
  * two 1,000-record pages of prospects and their mailings are enough for a kill after 1-4 pages to
  * land mid-sync (the test asserts at least half the runs were killed, not finished); 3,000 cost 4 CPU-s more.
@@ -26,17 +29,25 @@ import { doc, start, type Client } from '../helpers/sandbox.js';
 
 const DATABASES = mirrorDatabases(await testPostgres());
 
-const KILLS = Number(process.env.SVC_MIRROR_KILLS ?? 5);
+const KILLS = Number(process.env.SVC_MIRROR_KILLS ?? 3);
 const TYPES = ['prospects', 'accounts', 'mailings', 'calls'];
 const PATHS = ['/prospects', '/accounts', '/mailings', '/calls'];
 
 let c: Client;
 let env: NodeJS.ProcessEnv;
+/** The 504/429/expiry test's sandbox, one for both databases: its syncs only read it. */
+let short: Client;
 beforeAll(async () => {
   c = await start({ seed: Number(process.env.SVC_MIRROR_FAULT_SEED ?? 1500), latencyMs: 15 });
   env = baseEnv({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token });
+  // 600 prospects: more than the half page the 504 asks for, so the smaller pages are paged
+  // through; the 429's one-second wait outlives the one-second token whatever the size.
+  short = await start({ seed: 600, latencyMs: 20, accessTokenTtlSeconds: 1, tokenIssueIntervalMs: 0 });
 });
-afterAll(() => c.sb.close());
+afterAll(async () => {
+  await c.sb.close();
+  await short.sb.close();
+});
 
 const rowsIn = async (db: string[]): Promise<number> => {
   const r = await svcInProcess(
@@ -106,9 +117,7 @@ describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
     }, 600_000);
 
     it('goes on through a 504 (the page asked again at half the size), a 429 and a token that expires mid-sync', async () => {
-      // 600 prospects: more than the half page the 504 asks for, so the smaller pages are paged
-      // through; the 429's one-second wait outlives the one-second token whatever the size.
-      const sb = await start({ seed: 600, latencyMs: 20, accessTokenTtlSeconds: 1, tokenIssueIntervalMs: 0 });
+      const sb = short;
       const proxy = await startFaultProxy(sb.sb.authUrl);
       try {
         const dir = tempDir();
@@ -134,7 +143,6 @@ describe.each(DATABASES)('on $name', (d: MirrorDatabase) => {
         for (const p of PATHS) await expectTableEqualsApi(sb, cenv, db, p);
       } finally {
         await proxy.close();
-        await sb.sb.close();
       }
     }, 120_000);
   });
