@@ -203,9 +203,11 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     // After the first page of prospects was answered (and so written, or being written).
     const pages = () => c.sb.requests.slice(mark).filter((r) => r.method === 'GET' && /\/prospects$/.test(r.path)).length;
     while (pages() < 1 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+    // Only this sync's connections: other files' mirrors on the same server run meanwhile.
     const cut = await adminSql(
       url,
-      "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc') t",
+      'SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1) t',
+      [`svc mirror ${schema}`.slice(0, 63)],
     );
     expect(cut.rows[0].n).toBeGreaterThan(0);
     expect(await done, stderr).toBe(0);

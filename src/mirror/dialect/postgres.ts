@@ -80,7 +80,8 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
   };
   const client = new pg.Client({
     connectionString: opts.url,
-    application_name: 'svc',
+    // Which mirror a connection is, in pg_stat_activity (the server cuts the name at 63 bytes).
+    application_name: `svc mirror ${opts.schema}`,
     connectionTimeoutMillis: 15_000,
     keepAlive: true,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as never },
