@@ -412,17 +412,16 @@ export class MirrorStore {
       ['id'],
       spec.columns.map((c) => c.name),
     );
+    // The links the page's records sent replace theirs: one delete for every link table, then
+    // each table's members.
+    const sent = spec.links.map((l, k) => ({ table: l.table, column: l.ownerColumn, ids: [...page.links[k]!.keys()] }));
+    const owning = sent.filter((t) => t.ids.length > 0);
+    if (owning.length > 0) await this.db.deleteIn(owning);
     for (let k = 0; k < spec.links.length; k++) {
       const l = spec.links[k]!;
-      const sent = page.links[k]!;
-      if (sent.size === 0) continue;
-      const owners = [...sent.keys()];
-      for (let at = 0; at < owners.length; at += IN_LIST) {
-        const part = owners.slice(at, at + IN_LIST);
-        await this.db.run(`DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.ownerColumn)} IN (${part.map(() => '?').join(', ')})`, part);
-      }
       const pairs: SqlValue[][] = [];
-      for (const [owner, members] of sent) for (const m of members) pairs.push([owner, m]);
+      for (const [owner, members] of page.links[k]!) for (const m of members) pairs.push([owner, m]);
+      if (pairs.length === 0) continue;
       await this.db.write(
         l.table,
         [
@@ -518,8 +517,6 @@ const SEEN_COLUMNS: readonly WriteColumn[] = [
   { name: 'table_name', kind: 'string' },
   { name: 'id', kind: 'id' },
 ];
-/** Ids in one `IN (…)` list. */
-const IN_LIST = 500;
 
 /** An error opening the file, said in one line with the fix. */
 export function openError(file: string, err: unknown): Error {
