@@ -522,7 +522,7 @@ export class MirrorStore {
 }
 
 /** A page made ready for its transaction (MirrorStore.preparePage). */
-export interface PreparedPage {
+interface PreparedPage {
   /** Its rows; none for a reconcile run. */
   rows: PageRows | undefined;
   /** The ids a full or reconcile run notes as seen (`_svc_seen`); none for an incremental run. */

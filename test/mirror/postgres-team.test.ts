@@ -187,11 +187,18 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
 
   it('a connection cut mid-sync (a server restart): the run waits, reconnects and continues to a mirror equal to the API', async () => {
     const slow = await start({ seed: 3000, latencyMs: 30 });
+    // A database of its own: the cut ends only this sync's connections, not those of other test
+    // files syncing into the same server meanwhile (they failed with "went away" when it cut all).
+    const name = freshSchema('cutdb');
+    await adminSql(url, `CREATE DATABASE ${name}`);
+    const own = new URL(url);
+    own.pathname = `/${name}`;
+    const db = own.toString();
     try {
       const dir = tempDir();
       const env = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: slow.sb.baseUrl, SVC_AUTH_URL: slow.sb.authUrl, SVC_TOKEN: slow.sb.token });
       const schema = freshSchema('cut');
-      const child = spawnSvc(['sync', '--db', url, '--schema', schema, ...TYPES], { env });
+      const child = spawnSvc(['sync', '--db', db, '--schema', schema, ...TYPES], { env });
       let stderr = '';
       child.stdout!.resume();
       child.stderr!.on('data', (b) => (stderr += String(b)));
@@ -201,15 +208,17 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
       while (pages() < 2 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
       const cut = await adminSql(
         url,
-        "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc') t",
+        "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'svc' AND datname = $1) t",
+        [name],
       );
       expect(cut.rows[0].n).toBeGreaterThan(0);
       expect(await done, stderr).toBe(0);
       expect(stderr).toMatch(/^warning: PostgreSQL at .* went away: .*; waiting for it, then continuing after the last whole page$/m);
       expect(stderr).not.toContain(new URL(url).password);
-      for (const p of PATHS) await expectTableEqualsApi(slow, env, ['--db', url, '--schema', schema], p);
+      for (const p of PATHS) await expectTableEqualsApi(slow, env, ['--db', db, '--schema', schema], p);
     } finally {
       await slow.sb.close();
+      await adminSql(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     }
   }, 300_000);
 });
