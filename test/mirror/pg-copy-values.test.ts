@@ -208,11 +208,26 @@ describe.skipIf(PG === undefined)('values through COPY on PostgreSQL', () => {
       ),
     );
     expect((await stages()).length).toBe(before.length + 1);
+    // New ids around ones already there (the check asks of their range): merged, nothing lost.
+    await db.tx(() =>
+      db.write(
+        'f',
+        cols,
+        [
+          [9, 'nine', 9],
+          [0, 'zero', 0],
+        ],
+        ['id'],
+        ['s', 'n'],
+      ),
+    );
     expect(await db.all('SELECT * FROM f ORDER BY id')).toEqual([
+      { id: 0, s: 'zero', n: 0 },
       { id: 1, s: 'second one', n: null },
       { id: 2, s: 'two again', n: 2 },
       { id: 3, s: 'three', n: 3 },
       { id: 4, s: 'four', n: 4 },
+      { id: 9, s: 'nine', n: 9 },
     ]);
   });
 
