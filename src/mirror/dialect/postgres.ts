@@ -8,8 +8,9 @@
  *   into a temporary staging table of the table's columns, then one `INSERT … SELECT … ON
  *   CONFLICT … DO UPDATE` from it, in the page's transaction (bench/README.md: against the page
  *   as one `jsonb` parameter cast on the server, for 20,000 prospects the server's CPU −41 %, the
- *   wall −25 % on Node 26 and −49 % on Node 20; that one had beaten multi-row VALUES). A role
- *   that may not make temporary tables still writes by that `jsonb` statement.
+ *   wall −25 % on Node 26 and −49 % on Node 20; that one had beaten multi-row VALUES). A page
+ *   none of whose keys is in the table yet (a first sync) goes by COPY straight into it. A role
+ *   that may not make temporary tables merges by that `jsonb` statement.
  * - Several syncers: each holds a session advisory lock per table while it syncs it (the lease:
  *   a crashed syncer's connection closes and its lease goes with it), and serialises setup
  *   (schema, tables, views) with a transaction advisory lock. Readers see committed pages only.
