@@ -14,15 +14,50 @@
  * round, interleaved (an A/B in one run); several separated by `:` (`baseline`, `baseline2`, …:
  * a copy of this source among them measures the noise). Usage:
  *   DB=postgres://user:pw@127.0.0.1:5432/db [RECORDS=20000] [RUNS=3] [BASELINE_SRC=…] node bench/pg-ingest.mjs
+ * `WORKER=1` adds `this_worker`: this source's store, each page parsed and prepared (its rows,
+ * links and seen ids: `MirrorStore.preparePage`) in a worker thread running ahead, the main
+ * thread only writing (`commitPrepared`): what overlapping svc's work with the server's on two
+ * cores gives (the process's CPU counts both threads).
  * Prints JSON.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { loadSrc } from './lib/load-src.mjs';
 import { stats } from './lib/measure.mjs';
 import { recordProspectPages } from './lib/record-pages.mjs';
 import { ROOT } from './lib/sandbox-process.mjs';
+
+if (!isMainThread) {
+  await prepareInWorker();
+  // The worker's module goes no further: it answers the main thread's messages until told to exit.
+  await new Promise(() => {});
+}
+
+/** The worker of `WORKER=1`: prepares every page of a round, in order, and posts each. */
+async function prepareInWorker() {
+  const { src, pages } = workerData;
+  const { MirrorStore, tableSpec, findResource, parseCollection, PageScanner } = (await storeOf(src, 'worker')).mod;
+  const scanner = new PageScanner();
+  const spec = tableSpec(findResource('prospects'));
+  // A store only for its page preparation (no database work here): a throwaway SQLite file.
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pg-ingest-worker-'));
+  const store = await MirrorStore.open({ kind: 'file', file: join(dir, 'm.sqlite') }, { baseUrl: 'x', orgId: 'x', orgName: 'x' });
+  parentPort.on('message', async (m) => {
+    if (m === 'exit') {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }
+    for (const [i, body] of pages.slice(0, m.go).entries()) {
+      const records = parseCollection(Buffer.from(body), undefined, scanner).data;
+      const prepared = store.preparePage(spec, records, 'full');
+      parentPort.postMessage({ i, n: records.length, cursor: String(records[records.length - 1].id), prepared });
+    }
+  });
+}
 
 const PG = process.env.DB;
 if (!PG) throw new Error('DB=postgres://… is required');
@@ -78,12 +113,31 @@ async function ingest(variant, pages, baseUrl, schema) {
     const t0 = performance.now();
     let runMax = null;
     let wrote = 0;
-    for (const body of pages) {
-      // Parsed from its bytes by the listing's parser, as \`svc sync\` reads a page.
-      const records = parseCollection(body, undefined, scanner).data;
-      wrote += records.length;
-      runMax = await store.commitPage(spec, records, String(records[records.length - 1].id), runMax, 'full');
-    }
+    if (variant.worker) {
+      // Pages prepared in the worker as fast as it can; written here in order as they come.
+      const ready = [];
+      let wake;
+      const onMessage = (m) => {
+        ready[m.i] = m;
+        wake?.();
+      };
+      variant.worker.on('message', onMessage);
+      variant.worker.postMessage({ go: pages.length });
+      for (let i = 0; i < pages.length; i++) {
+        while (!ready[i]) await new Promise((resolve) => (wake = resolve));
+        const { n, cursor, prepared } = ready[i];
+        ready[i] = undefined;
+        wrote += n;
+        runMax = await store.commitPrepared(spec, prepared, cursor, runMax);
+      }
+      variant.worker.off('message', onMessage);
+    } else
+      for (const body of pages) {
+        // Parsed from its bytes by the listing's parser, as \`svc sync\` reads a page.
+        const records = parseCollection(body, undefined, scanner).data;
+        wrote += records.length;
+        runMax = await store.commitPage(spec, records, String(records[records.length - 1].id), runMax, 'full');
+      }
     const out = { ms: performance.now() - t0, cpuMs: cpuMs() - cpu0, serverCpuMs: procCpuMs(backend) - server0 };
     const n = Number((await admin.query(`SELECT count(*)::int AS n FROM ${schema}.${spec.table}`)).rows[0].n);
     if (n !== wrote) throw new Error(`${variant.name}: ${n} rows of ${wrote}`);
@@ -113,6 +167,10 @@ const variants = [];
 try {
   const { pages, baseUrl } = await recordProspectPages(RECORDS, log);
   variants.push(await storeOf(join(ROOT, 'src'), 'this'));
+  if (process.env.WORKER === '1') {
+    const worker = new Worker(new URL(import.meta.url), { workerData: { src: join(ROOT, 'src'), pages } });
+    variants.push({ ...(await storeOf(join(ROOT, 'src'), 'this_worker')), worker });
+  }
   for (const [i, src] of BASELINES.entries()) variants.push(await storeOf(src, i === 0 ? 'baseline' : `baseline${i + 1}`));
   const rounds = Object.fromEntries([['reference', []], ...variants.map((v) => [v.name, []])]);
   // A round unmeasured first: the bundles' first calls and the server's caches.
@@ -149,4 +207,5 @@ try {
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } finally {
   await admin.end();
+  for (const v of variants) v.worker?.postMessage('exit');
 }

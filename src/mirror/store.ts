@@ -312,7 +312,7 @@ export class MirrorStore {
    * moves the run's cursor past them, in one transaction.
    * @returns the run's highest `updatedAt` with this page's
    */
-  async commitPage(
+  commitPage(
     spec: TableSpec,
     records: readonly ResourceObject[],
     cursor: string,
@@ -320,20 +320,36 @@ export class MirrorStore {
     kind: RunKind,
   ): Promise<string | null> {
     // Built before the transaction: it is held only for the writes.
-    const page = kind !== 'reconcile' ? this.pageRows(spec, records) : undefined;
+    return this.commitPrepared(spec, this.preparePage(spec, records, kind), cursor, runMax);
+  }
+
+  /**
+   * A page made ready for {@link commitPrepared}, read out of its records at once (their page's
+   * memory may be handed back after this returns): its rows and links, the ids a reading run
+   * notes as seen. Apart from the writing so that a bench can prepare pages elsewhere
+   * (bench/pg-ingest-worker.mjs).
+   */
+  preparePage(spec: TableSpec, records: readonly ResourceObject[], kind: RunKind): PreparedPage {
+    const rows = kind !== 'reconcile' ? this.pageRows(spec, records) : undefined;
+    let seen: SqlValue[][] | undefined;
+    if (kind !== 'incremental') {
+      seen = [];
+      for (const r of records) {
+        const id = sqlId(r.id);
+        if (id !== null) seen.push([spec.table, id]);
+      }
+    }
+    return { rows, seen };
+  }
+
+  /** Writes a prepared page and moves the cursor past it, in one transaction (see {@link commitPage}). */
+  commitPrepared(spec: TableSpec, page: PreparedPage, cursor: string, runMax: string | null): Promise<string | null> {
     return this.tx(async () => {
-      if (page) {
-        runMax = laterOf(runMax, page.highest);
-        await this.writePage(spec, page);
+      if (page.rows) {
+        runMax = laterOf(runMax, page.rows.highest);
+        await this.writePage(spec, page.rows);
       }
-      if (kind !== 'incremental') {
-        const seen: SqlValue[][] = [];
-        for (const r of records) {
-          const id = sqlId(r.id);
-          if (id !== null) seen.push([spec.table, id]);
-        }
-        await this.db.write('_svc_seen', SEEN_COLUMNS, seen, ['table_name', 'id'], []);
-      }
+      if (page.seen) await this.db.write('_svc_seen', SEEN_COLUMNS, page.seen, ['table_name', 'id'], []);
       await this.db.run('UPDATE _svc_tables SET run_cursor = ?, run_max = ? WHERE table_name = ?', [cursor, runMax, spec.table]);
       return runMax;
     });
@@ -412,17 +428,16 @@ export class MirrorStore {
       ['id'],
       spec.columns.map((c) => c.name),
     );
+    // The links the page's records sent replace theirs: one delete for every link table, then
+    // each table's members.
+    const sent = spec.links.map((l, k) => ({ table: l.table, column: l.ownerColumn, ids: [...page.links[k]!.keys()] }));
+    const owning = sent.filter((t) => t.ids.length > 0);
+    if (owning.length > 0) await this.db.deleteIn(owning);
     for (let k = 0; k < spec.links.length; k++) {
       const l = spec.links[k]!;
-      const sent = page.links[k]!;
-      if (sent.size === 0) continue;
-      const owners = [...sent.keys()];
-      for (let at = 0; at < owners.length; at += IN_LIST) {
-        const part = owners.slice(at, at + IN_LIST);
-        await this.db.run(`DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.ownerColumn)} IN (${part.map(() => '?').join(', ')})`, part);
-      }
       const pairs: SqlValue[][] = [];
-      for (const [owner, members] of sent) for (const m of members) pairs.push([owner, m]);
+      for (const [owner, members] of page.links[k]!) for (const m of members) pairs.push([owner, m]);
+      if (pairs.length === 0) continue;
       await this.db.write(
         l.table,
         [
@@ -506,7 +521,15 @@ export class MirrorStore {
   }
 }
 
-/** A page made ready for writing (MirrorStore.pageRows). */
+/** A page made ready for its transaction (MirrorStore.preparePage). */
+interface PreparedPage {
+  /** Its rows; none for a reconcile run. */
+  rows: PageRows | undefined;
+  /** The ids a full or reconcile run notes as seen (`_svc_seen`); none for an incremental run. */
+  seen: SqlValue[][] | undefined;
+}
+
+/** A page's rows made ready for writing (MirrorStore.pageRows). */
 interface PageRows {
   rows: SqlValue[][];
   /** Per link table, the members each record sent. */
@@ -518,8 +541,6 @@ const SEEN_COLUMNS: readonly WriteColumn[] = [
   { name: 'table_name', kind: 'string' },
   { name: 'id', kind: 'id' },
 ];
-/** Ids in one `IN (…)` list. */
-const IN_LIST = 500;
 
 /** An error opening the file, said in one line with the fix. */
 export function openError(file: string, err: unknown): Error {

@@ -5,7 +5,9 @@
  * backslash), text that looks like the format's own markers (`\N`, `\.`), the empty string apart
  * from NULL, CJK and emoji, JSON with escapes inside, booleans, big integers past 2^53 up to
  * 2^63 − 1, doubles, dates and date-times — and a column no row of a page has a value in (left
- * out of the COPY) is NULL on insert and over an earlier value. A transaction that fails takes
+ * out of the COPY) is NULL on insert and over an earlier value. A page none of whose keys is in
+ * the table yet (a first sync) goes by COPY straight into it, no staging table; one with a key
+ * already there is merged through the staging table. A transaction that fails takes
  * its staging table with it and the next write makes it again. Then end to end: prospects with
  * such values created through the sandbox's API, synced into each database (SQLite and
  * PostgreSQL), equal to what the API lists; and into a database where the role may not make
@@ -161,6 +163,74 @@ describe.skipIf(PG === undefined)('values through COPY on PostgreSQL', () => {
     ]);
   });
 
+  it('a page none of whose keys is in the table goes straight into it (no staging table); one that has some is merged', async () => {
+    await db.exec('CREATE TABLE f (id bigint PRIMARY KEY, s text, n bigint)');
+    const cols = COLUMNS.slice(0, 3);
+    // The staging tables this connection has made (temporary: its own schema).
+    const stages = async () =>
+      (await db.all("SELECT relname FROM pg_class WHERE relnamespace = pg_my_temp_schema() AND relkind = 'r' ORDER BY 1")).map((r) =>
+        String(r.relname),
+      );
+    const before = await stages();
+    // A first page, an id twice in it: the later row is the one kept, as an upsert would keep it.
+    await db.tx(() =>
+      db.write(
+        'f',
+        cols,
+        [
+          [1, 'first\tone', 1],
+          [2, 'two', null],
+          [1, 'second one', null],
+        ],
+        ['id'],
+        ['s', 'n'],
+      ),
+    );
+    expect(await stages()).toEqual(before);
+    expect(await db.all('SELECT * FROM f ORDER BY id')).toEqual([
+      { id: 1, s: 'second one', n: null },
+      { id: 2, s: 'two', n: null },
+    ]);
+    // New ids only again: still straight in. Then a page with one id already there: merged
+    // through a staging table, every row right.
+    await db.tx(() => db.write('f', cols, [[3, 'three', 3]], ['id'], ['s', 'n']));
+    expect(await stages()).toEqual(before);
+    await db.tx(() =>
+      db.write(
+        'f',
+        cols,
+        [
+          [4, 'four', 4],
+          [2, 'two again', 2],
+        ],
+        ['id'],
+        ['s', 'n'],
+      ),
+    );
+    expect((await stages()).length).toBe(before.length + 1);
+    // New ids around ones already there (the check asks of their range): merged, nothing lost.
+    await db.tx(() =>
+      db.write(
+        'f',
+        cols,
+        [
+          [9, 'nine', 9],
+          [0, 'zero', 0],
+        ],
+        ['id'],
+        ['s', 'n'],
+      ),
+    );
+    expect(await db.all('SELECT * FROM f ORDER BY id')).toEqual([
+      { id: 0, s: 'zero', n: 0 },
+      { id: 1, s: 'second one', n: null },
+      { id: 2, s: 'two again', n: 2 },
+      { id: 3, s: 'three', n: 3 },
+      { id: 4, s: 'four', n: 4 },
+      { id: 9, s: 'nine', n: 9 },
+    ]);
+  });
+
   it('a failed page leaves nothing, its staging table goes with it, and the next page is written', async () => {
     await db.exec('CREATE TABLE u (id bigint PRIMARY KEY, s text)');
     const cols = COLUMNS.slice(0, 2);
@@ -223,6 +293,13 @@ describe('values through a sync, equal to the API', () => {
       const db = ['--db', url.toString(), '--schema', 'mirror'];
       const r = await runInProcess(['sync', ...db, 'prospects'], env, { timeoutMs: 60_000 });
       expect(r.code, r.stderr).toBe(0);
+      expect(await expectTableEqualsApi(c, env, db, '/prospects')).toBeGreaterThan(TEXTS.length);
+      // The first sync went straight in (empty tables); a changed record merges, by the jsonb statement.
+      const one = await c.get('/prospects?page[limit]=1');
+      const id = (one.body as { data: { id: number }[] }).data[0]!.id;
+      expect((await c.patch(`/prospects/${id}`, doc('prospect', { title: 'changed\there' }, {}, id))).status).toBe(200);
+      const again = await runInProcess(['sync', ...db, 'prospects'], env, { timeoutMs: 60_000 });
+      expect(again.code, again.stderr).toBe(0);
       expect(await expectTableEqualsApi(c, env, db, '/prospects')).toBeGreaterThan(TEXTS.length);
     } finally {
       await adminSql(PG!, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

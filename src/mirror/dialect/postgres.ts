@@ -8,8 +8,9 @@
  *   into a temporary staging table of the table's columns, then one `INSERT … SELECT … ON
  *   CONFLICT … DO UPDATE` from it, in the page's transaction (bench/README.md: against the page
  *   as one `jsonb` parameter cast on the server, for 20,000 prospects the server's CPU −41 %, the
- *   wall −25 % on Node 26 and −49 % on Node 20; that one had beaten multi-row VALUES). A role
- *   that may not make temporary tables still writes by that `jsonb` statement.
+ *   wall −25 % on Node 26 and −49 % on Node 20; that one had beaten multi-row VALUES). A page
+ *   none of whose keys is in the table yet (a first sync) goes by COPY straight into it. A role
+ *   that may not make temporary tables merges by that `jsonb` statement.
  * - Several syncers: each holds a session advisory lock per table while it syncs it (the lease:
  *   a crashed syncer's connection closes and its lease goes with it), and serialises setup
  *   (schema, tables, views) with a transaction advisory lock. Readers see committed pages only.
@@ -191,6 +192,42 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
       const names = columns.map((c) => quoteId(c.name)).join(', ');
       const set = update.map((c) => `${quoteId(c)} = EXCLUDED.${quoteId(c)}`).join(', ');
       const onConflict = ` ON CONFLICT (${conflictKey.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`;
+      const keys = conflictKey.map((k) => columns.findIndex((c) => c.name === k));
+      // None of the page's keys in the table yet (a first sync; a run's ids not seen before):
+      // COPY straight into the table, no staging and no merge (for 20,000 prospects the server's
+      // CPU −20 to −35 %, bench/README.md). Asked in the caller's transaction under the table's
+      // lease: no other syncer adds a key in between. Asked of a superset of the page's keys,
+      // which one index probe answers: an id column between the page's least and greatest,
+      // another among its values (a false hit only sends the page the merging way; a first
+      // sync's pages come in ascending ids, above every row already there).
+      const unique = uniqueByKey(rows, keys, set !== '');
+      const where: string[] = [];
+      const arrays: SqlValue[] = [];
+      keys.forEach((k, j) => {
+        const name = quoteId(conflictKey[j]!);
+        if (columns[k]!.kind === 'id') {
+          let least = unique[0]![k] as number | bigint;
+          let greatest = least;
+          for (const r of unique) {
+            const v = r[k] as number | bigint;
+            if (v < least) least = v;
+            if (v > greatest) greatest = v;
+          }
+          where.push(`${name} BETWEEN ? AND ?`);
+          arrays.push(least, greatest);
+        } else {
+          where.push(`${name} = ANY(?::${TYPES[columns[k]!.kind]}[])`);
+          arrays.push([...new Set(unique.map((r) => pgValue(r[k] ?? null)))] as unknown as SqlValue);
+        }
+      });
+      if ((await q(`SELECT 1 FROM ${quoteId(table)} WHERE ${where.join(' AND ')} LIMIT 1`, arrays)).rows.length === 0) {
+        const sent = sentColumns(columns.length, unique, keys);
+        await copyIn(
+          `COPY ${quoteId(table)} (${sent.map((i) => quoteId(columns[i]!.name)).join(', ')}) FROM STDIN`,
+          copyText(unique, sent),
+        );
+        return;
+      }
       mayStage ??= ((await q("SELECT has_database_privilege(current_database(), 'TEMPORARY') AS ok")).rows[0]?.ok as unknown) === true;
       if (!mayStage) {
         // No temporary tables for this role: the page's rows as one jsonb parameter, cast column
@@ -206,11 +243,17 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
       // page and its cursor still commit together. Emptied first rather than after: a write
       // that failed half-way (outside a transaction) leaves nothing for the next to take.
       const stage = await stagingTable(columns);
-      const keys = conflictKey.map((k) => columns.findIndex((c) => c.name === k));
       const sent = sentColumns(columns.length, rows, keys);
       await q(`TRUNCATE ${stage}`);
       await copyIn(`COPY ${stage} (${sent.map((i) => quoteId(columns[i]!.name)).join(', ')}) FROM STDIN`, copyText(rows, sent));
       await q(`INSERT INTO ${quoteId(table)} (${names}) SELECT ${names} FROM ${stage}${onConflict}`);
+    },
+    async deleteIn(targets) {
+      // One statement for every table (data-modifying CTEs), each list one array parameter.
+      const parts = targets.map((t) => `DELETE FROM ${quoteId(t.table)} WHERE ${quoteId(t.column)} = ANY(?::bigint[])`);
+      const arrays = targets.map((t) => t.ids.map(pgValue) as unknown as SqlValue);
+      if (parts.length === 1) await q(parts[0]!, arrays);
+      else if (parts.length > 1) await q(`WITH ${parts.map((p, i) => `d${i} AS (${p})`).join(', ')} SELECT 1`, arrays);
     },
     relations: async () =>
       (
@@ -269,6 +312,21 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
       await client.end().catch(() => {});
     },
   };
+}
+
+/**
+ * The rows with one row a key (as the upsert would leave them: the last of a key when a conflict
+ * updates, the first when it does nothing).
+ */
+function uniqueByKey(rows: readonly SqlValue[][], keys: readonly number[], last: boolean): SqlValue[][] {
+  const by = new Map<string, SqlValue[]>();
+  for (const r of rows) {
+    const k = keys.length === 1 ? String(r[keys[0]!]) : keys.map((i) => String(r[i])).join('\u0000');
+    if (last) by.delete(k);
+    else if (by.has(k)) continue;
+    by.set(k, r);
+  }
+  return by.size === rows.length ? (rows as SqlValue[][]) : [...by.values()];
 }
 
 async function* once(rows: SqlRow[]): AsyncIterable<SqlRow[]> {

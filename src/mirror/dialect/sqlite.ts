@@ -20,6 +20,8 @@ const MAX_PARAMS = 30_000;
 const KEPT_WRITES = 16;
 /** Rows handed to a reader at a time. */
 const READ_PAGE = 500;
+/** Ids in one `IN (…)` list (deleteIn). */
+const IN_LIST = 500;
 
 const TYPES: Record<ColumnKind, string> = {
   id: 'INTEGER',
@@ -130,6 +132,14 @@ export function sqliteMirrorDb(db: SqlDatabase, file: string): MirrorDb {
         let n = 0;
         for (const r of chunk) for (const i of keep) flat[n++] = r[i]!;
         writeStatement(insertSql(table, sent, chunk.length, key, update, columns)).run(flat);
+      }
+    },
+    async deleteIn(targets) {
+      for (const t of targets) {
+        for (let at = 0; at < t.ids.length; at += IN_LIST) {
+          const part = t.ids.slice(at, at + IN_LIST);
+          statement(`DELETE FROM ${quoteId(t.table)} WHERE ${quoteId(t.column)} IN (${part.map(() => '?').join(', ')})`).run(part);
+        }
       }
     },
     relations: async () =>

@@ -63,6 +63,11 @@ export interface MirrorDb {
     key: readonly string[],
     update: readonly string[],
   ): Promise<void>;
+  /**
+   * Deletes, in each target table, the rows whose `column` is one of its `ids` (a page's owners'
+   * links): PostgreSQL in one statement, SQLite in `IN (…)` lists.
+   */
+  deleteIn(targets: readonly { table: string; column: string; ids: readonly SqlValue[] }[]): Promise<void>;
   /** The mirror's tables and views (svc's own included). */
   relations(): Promise<Relation[]>;
   /** A table's or view's columns in order, with their declared types; none when it does not exist. */
