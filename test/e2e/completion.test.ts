@@ -119,15 +119,20 @@ class ShellSession {
     });
   }
 
-  close(): void {
+  /** Ends the shell and waits for it (its CPU is then counted with the file's: SVC_TEST_CPU_LOG). */
+  close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve();
+      else this.child.once('close', () => resolve());
+    });
     this.child.stdin!.end();
-    this.child.kill();
+    return closed;
   }
 }
 
 const sessions = new Map<string, ShellSession>();
-afterAll(() => {
-  for (const s of sessions.values()) s.close();
+afterAll(async () => {
+  await Promise.all([...sessions.values()].map((s) => s.close()));
 });
 
 /** Completions offered for a command line, by a shell with that environment (started once). */
