@@ -7,7 +7,7 @@
  * This was the flake of sandbox-slow-owner.test.ts (a loaded machine, CI): the client's process
  * got the CPU back after 1.5 s with both the answer and the timeout due, read the answer first,
  * and took the slow sandbox for a quick one, without the line. Here the stall is made on purpose:
- * a timer callback that keeps the event loop busy from just after the probe is sent until well
+ * a timer callback that holds the event loop from just after the probe is sent until well
  * after the sandbox has answered (the sandbox is a process of its own, so it answers meanwhile).
  * Before the fix this run gave `true` and no line.
  */
