@@ -2,65 +2,145 @@
  * Shell completion: each shell really loads its committed script and completes commands,
  * subcommands, options and attribute names — driven non-interactively (bash: the function with
  * COMP_WORDS; zsh: the function with `words`/CURRENT and a compadd that prints; fish:
- * `complete -C`). That the committed scripts are what `svc completion` prints is checked
+ * `complete -C`). One shell of each kind loads its script once and completes line after line
+ * sent on its stdin (ShellSession): a shell per line was ~100 shells loading 160–210 KB each.
+ * That the committed scripts are what `svc completion` prints is checked
  * in-process in test/unit/commands/completion/scripts.test.ts.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireProgram, without } from '../helpers/programs.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { ROOT, runSvc, tempDir } from '../helpers/run-svc.js';
 import { startTinyServer } from '../helpers/tiny-server.js';
 
-const run = promisify(execFile);
 const SCRIPTS = { bash: 'svc.bash', zsh: '_svc', fish: 'svc.fish' } as const;
 const file = (shell: keyof typeof SCRIPTS) => path.join(ROOT, 'completions', SCRIPTS[shell]);
 
-/** Completions offered for a command line (the last word is the one being completed). */
-async function complete(shell: keyof typeof SCRIPTS, line: string[], env: Record<string, string> = {}): Promise<string[]> {
-  // A UTF-8 locale, as a person's terminal has: fish in the C locale cannot open a path with
-  // non-ASCII characters it read from the environment (a config dir under a CJK folder name).
-  const opts = { env: { PATH: process.env.PATH, HOME: tempDir(), LANG: 'C.UTF-8', ...env }, timeout: 10_000 };
-  if (shell === 'bash') {
-    const words = line.map((w) => `'${w}'`).join(' ');
-    const script = `source "$1" || exit 9; complete -p svc >/dev/null || exit 8; COMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', script, 'bash', file('bash')], opts);
-    return stdout.split('\n').filter(Boolean);
-  }
-  if (shell === 'zsh') {
-    const words = line.map((w) => `'${w}'`).join(' ');
-    // compadd outside a completion widget is a builtin that refuses to run: a function stands in
-    // and prints the words after `--` (skipping the options that take an argument).
-    const harness = `
-      compdef() { :; }
-      compadd() {
-        local -a a; local skip=0 seen=0 x
-        for x in "$@"; do
-          if (( seen )); then a+=("$x"); elif (( skip )); then skip=0
-          elif [[ $x == -- ]]; then seen=1; elif [[ $x == -[PSpsiIWdJVXxrRDOAEFM] ]]; then skip=1; fi
-        done
-        print -l -- "\${a[@]}"
-      }
-      source "$1" || exit 9
-      words=(${words}); CURRENT=\${#words}
-      _svc; true`;
-    const { stdout } = await run('zsh', ['-f', '-c', harness, 'zsh', file('zsh')], opts);
-    return stdout.split('\n').filter(Boolean);
-  }
+/** A single-quoted word for bash, zsh or fish (fish: backslash and quote escaped inside). */
+const quoted = (shell: keyof typeof SCRIPTS, w: string) =>
+  shell === 'fish' ? `'${w.replace(/[\\']/g, '\\$&')}'` : `'${w.replace(/'/g, `'\\''`)}'`;
+
+/** What a shell runs once: the committed script loaded as a person's shell loads it. */
+function loadScript(shell: keyof typeof SCRIPTS): string {
+  const f = quoted(shell, file(shell));
+  if (shell === 'bash') return `source ${f} || exit 9; complete -p svc >/dev/null || exit 8\n`;
+  if (shell === 'fish') return `source ${f}; or exit 9\n`;
+  // compadd outside a completion widget is a builtin that refuses to run: a function stands in
+  // and prints the words after `--` (skipping the options that take an argument).
+  return `
+    compdef() { :; }
+    compadd() {
+      local -a a; local skip=0 seen=0 x
+      for x in "$@"; do
+        if (( seen )); then a+=("$x"); elif (( skip )); then skip=0
+        elif [[ $x == -- ]]; then seen=1; elif [[ $x == -[PSpsiIWdJVXxrRDOAEFM] ]]; then skip=1; fi
+      done
+      print -l -- "\${a[@]}"
+    }
+    source ${f} || exit 9
+`;
+}
+
+/** What a shell runs to complete one command line (the last word is the one being completed). */
+function completeCommand(shell: keyof typeof SCRIPTS, line: string[]): string {
+  const words = line.map((w) => quoted(shell, w)).join(' ');
+  if (shell === 'bash')
+    return `COMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  if (shell === 'zsh') return `words=(${words}); CURRENT=\${#words}; _svc; true`;
   // The line as a person types it: a space or quote in a word escaped with a backslash.
-  const cmdline = line.map((w) => w.replace(/[\\ '"]/g, '\\$&')).join(' ');
-  const { stdout } = await run(
-    'fish',
-    ['--no-config', '-c', 'source $argv[1]; or exit 9; complete -C $argv[2]', file('fish'), cmdline],
-    opts,
-  );
-  return stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split('\t')[0]!);
+  return `complete -C ${quoted(shell, line.map((w) => w.replace(/[\\ '"]/g, '\\$&')).join(' '))}`;
+}
+
+/**
+ * One shell per shell and environment, that loaded its completion script once and completes the
+ * lines it is sent on stdin, each answer ended by a marker line: loading a script (160–210 KB)
+ * in a new shell for each of the ~100 lines was most of the file's CPU.
+ */
+class ShellSession {
+  private readonly child: ChildProcess;
+  private out = '';
+  private queue: Promise<unknown> = Promise.resolve();
+  private waiting: { resolve: (text: string) => void; reject: (e: Error) => void } | undefined;
+  private readonly marker = `@@svc-completion-done-${process.pid}@@`;
+
+  constructor(
+    private readonly shell: keyof typeof SCRIPTS,
+    env: Record<string, string>,
+  ) {
+    // A UTF-8 locale, as a person's terminal has: fish in the C locale cannot open a path with
+    // non-ASCII characters it read from the environment (a config dir under a CJK folder name).
+    const args = {
+      bash: ['--norc', '--noprofile', '-s'],
+      zsh: ['-f', '-s'],
+      fish: ['--no-config', '-c', 'while read -l line; eval $line; end'],
+    }[shell];
+    this.child = spawn(shell, args, { env: { PATH: process.env.PATH, HOME: tempDir(), LANG: 'C.UTF-8', ...env } });
+    this.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      this.out += d;
+      const end = this.out.indexOf(`${this.marker}\n`);
+      if (end >= 0 && this.waiting) {
+        const text = this.out.slice(0, end);
+        this.out = this.out.slice(end + this.marker.length + 1);
+        this.waiting.resolve(text);
+      }
+    });
+    let stderr = '';
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    this.child.on('close', (code) => this.waiting?.reject(new Error(`${shell} exited with ${code}: ${stderr}`)));
+    this.child.stdin!.write(loadScript(shell));
+  }
+
+  /** Completions offered for a command line (the last word is the one being completed). */
+  complete(line: string[]): Promise<string[]> {
+    const next = this.queue.then(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`${this.shell}: no answer to ${line.join(' ')}`)), 10_000);
+          this.waiting = {
+            resolve: (text) => {
+              clearTimeout(timer);
+              resolve(text);
+            },
+            reject: (e) => {
+              clearTimeout(timer);
+              reject(e);
+            },
+          };
+          this.child.stdin!.write(`${completeCommand(this.shell, line)}\necho ${this.marker}\n`);
+        }),
+    );
+    this.queue = next.catch(() => undefined);
+    return next.then((stdout) => {
+      const lines = stdout.split('\n').filter(Boolean);
+      return this.shell === 'fish' ? lines.map((l) => l.split('\t')[0]!) : lines;
+    });
+  }
+
+  /** Ends the shell and waits for it (its CPU is then counted with the file's: SVC_TEST_CPU_LOG). */
+  close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve();
+      else this.child.once('close', () => resolve());
+    });
+    this.child.stdin!.end();
+    return closed;
+  }
+}
+
+const sessions = new Map<string, ShellSession>();
+afterAll(async () => {
+  await Promise.all([...sessions.values()].map((s) => s.close()));
+});
+
+/** Completions offered for a command line, by a shell with that environment (started once). */
+async function complete(shell: keyof typeof SCRIPTS, line: string[], env: Record<string, string> = {}): Promise<string[]> {
+  const key = `${shell} ${JSON.stringify(env)}`;
+  let session = sessions.get(key);
+  if (!session) sessions.set(key, (session = new ShellSession(shell, env)));
+  return session.complete(line);
 }
 
 describe('completion scripts', () => {

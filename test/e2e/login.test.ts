@@ -1,8 +1,9 @@
 /**
  * `svc login --no-browser` against the sandbox, with the browser played over HTTP: the printed
  * authorize URL, the consent form submitted, the redirect to the loopback listener. The first
- * login, the refusals, the browser launchers and Ctrl-C run the built bin/svc; `auth status`,
- * the PKCE login and the timeout run svc's program in the test process.
+ * login, access denied, the browser launchers and Ctrl-C run the built bin/svc; `auth status`,
+ * the redirects with a wrong state, the PKCE login and the timeout run svc's program in the test
+ * process.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { authorizeUrlOf, cliLogin, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
 import { startSvc } from '../helpers/long-running.js';
-import { svcInProcess } from '../helpers/in-process-cli.js';
+import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { cliLoginInProcess } from '../helpers/in-process-login.js';
-import { json, tempDir } from '../helpers/run-svc.js';
+import { baseEnv, json, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -80,9 +81,22 @@ describe('svc login --no-browser', () => {
   });
 
   it('a redirect with a wrong or missing state is refused with a page; the listener keeps waiting for the right one', async () => {
+    // In process: the listener and its pages are the same in bin/svc; the refusals below that end
+    // a login (access denied, Ctrl-C) are the binary's.
     const dir = tempDir();
-    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: loginEnv(sb, dir) });
-    const url = new URL(await authorizeUrlOf(run));
+    let stderr = '';
+    const said: { pattern: RegExp; resolve: (text: string) => void }[] = [];
+    const stderrShows = (pattern: RegExp) =>
+      new Promise<string>((resolve) => (pattern.test(stderr) ? resolve(stderr) : said.push({ pattern, resolve })));
+    const run = runInProcess(['login', '--no-browser', '--port', '0'], baseEnv(loginEnv(sb, dir)), {
+      timeoutMs: 30_000,
+      onOutput: (stream, text) => {
+        if (stream !== 'stderr') return;
+        stderr += text;
+        for (const w of said.filter((x) => x.pattern.test(stderr))) w.resolve(stderr);
+      },
+    });
+    const url = new URL(/^(http:\/\/\S+\/oauth\/authorize\?\S+)$/m.exec(await stderrShows(/oauth\/authorize\?\S+\n/))![1]!);
     const callback = url.searchParams.get('redirect_uri')!;
     const wrong = await fetch(`${callback}?code=forged&state=not-the-state`);
     expect(wrong.status).toBe(400);
@@ -91,10 +105,12 @@ describe('svc login --no-browser', () => {
     expect(missing.status).toBe(400);
     // A forged access_denied without the state cannot cancel the login either.
     expect((await fetch(`${callback}?error=access_denied`)).status).toBe(400);
-    await run.waitFor('stderr', /refused a redirect.*still waiting/);
+    await stderrShows(/refused a redirect.*still waiting/);
     const ok = await playConsent(url.toString(), 'approve');
     expect(ok.status).toBe(200);
-    expect(await run.exited).toBe(0);
+    const r = await run;
+    expect(r.threw).toBeUndefined();
+    expect(r.code, r.stderr).toBe(0);
     expect(readConfig(dir).profiles.default!.accessToken).toBeTruthy();
     // The listener served one flow and closed.
     await expect(fetch(`${callback}?code=x&state=${url.searchParams.get('state')}`)).rejects.toThrow();

@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile } from '../helpers/bulk.js';
-import { baseEnv, BIN, runSvc, tempDir } from '../helpers/run-svc.js';
+import { baseEnv, BIN, runSvc, type SvcResult, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { sh, TmuxSession } from '../helpers/tmux.js';
 
@@ -60,9 +60,16 @@ function output(screen: string): string {
 
 const ARGS = 'prospects list --limit 2 --fields firstName -o json';
 
+/**
+ * What a pipe gets of ARGS: one run of the built bin/svc, its stdout a pipe, shared by the four
+ * tests that compare a terminal's output with it (a listing that reads only: a run per test gave the same bytes four times).
+ */
+let piping: Promise<SvcResult> | undefined;
+const pipedOutput = () => (piping ??= runSvc(ARGS.split(' '), { env }));
+
 describe.concurrent('spinner', () => {
   it('shows while fetching, then leaves exactly the data on the screen: valid JSON, identical to a pipe', async () => {
-    const piped = await runSvc(ARGS.split(' '), { env });
+    const piped = await pipedOutput();
     expect(piped.code, piped.stderr).toBe(0);
     const s = term(ARGS);
     await s.waitFor(/Fetching prospects…/);
@@ -76,7 +83,7 @@ describe.concurrent('spinner', () => {
   });
 
   it('a terminal that reports zero columns: no spinner, the listing ends in seconds with the data intact', async () => {
-    const piped = await runSvc(ARGS.split(' '), { env });
+    const piped = await pipedOutput();
     const started = Date.now();
     const s = term(ARGS, { stty: 'cols 0 rows 0' });
     const screen = await s.waitFor(/\[exit \d+\]/, 10_000);
@@ -112,7 +119,7 @@ const SPINNER = /\r(?:[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [^\r\n\x1b]*)?\x1b\[K/g;
 
 describe.concurrent('spinner, byte by byte (script)', () => {
   it('the terminal gets the data as a pipe does, plus spinner frames that are all erased', async () => {
-    const piped = await runSvc(ARGS.split(' '), { env });
+    const piped = await pipedOutput();
     const r = await underScript(ARGS, 'cols 80 rows 24');
     expect(r.code).toBe(0);
     expect(r.raw).toMatch(/⠋ Fetching prospects…/);
@@ -121,7 +128,7 @@ describe.concurrent('spinner, byte by byte (script)', () => {
   });
 
   it("script's own 0×0 terminal: not one escape code, and the command ends at once", async () => {
-    const piped = await runSvc(ARGS.split(' '), { env });
+    const piped = await pipedOutput();
     const r = await underScript(ARGS);
     expect(r.code).toBe(0);
     expect(r.ms).toBeLessThan(10_000);

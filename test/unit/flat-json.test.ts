@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ResourceObject } from '../../src/api/jsonapi.js';
 import { recordText, flatten, indexIncluded } from '../../src/listing/record-text.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const name = fc.oneof(
   fc.constantFrom('id', 'type', 'meta', '__proto__', '1', '01', '', 'account', 'owner', 'tags', 'custom1', 'firstName', 'é', 'a"b'),
@@ -48,7 +49,7 @@ describe('recordText', () => {
         });
         expect(recordText(r, index)).toBe(JSON.stringify(flatten(r, index)));
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 

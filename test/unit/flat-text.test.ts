@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { columnReader, forEachEntry, indentJson } from '../../src/listing/flat-text.js';
 import { pick } from '../../src/output/render.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const key = fc.oneof(
   fc.constantFrom('id', 'type', 'a', 'a.b', 'account', 'x"y', 'back\\slash', '', '__proto__', 'é', 'line\nbreak'),
@@ -42,7 +43,7 @@ describe('indentJson', () => {
         expect(indentJson(JSON.stringify(v), depth)).toBe(want);
         expect(indentJson(spaced(JSON.stringify(v), seed), depth)).toBe(want);
       }),
-      { numRuns: 1500 },
+      { numRuns: propertyRuns(1500) },
     );
   });
 });
@@ -61,7 +62,7 @@ describe('indentJson on text a replacement could misread', () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 });
@@ -82,7 +83,7 @@ describe('columnReader', () => {
           }
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: propertyRuns(1500) },
     );
   });
 
@@ -115,7 +116,7 @@ describe('columnReader', () => {
           }
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: propertyRuns(1500) },
     );
   });
 

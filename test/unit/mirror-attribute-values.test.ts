@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/lossless-json.js';
 import { KeySlots, readAttributeValues, ValueKind } from '../../src/mirror/attribute-values.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const KEYS = ['firstName', 'title', 'emails', 'score', 'optedOut', 'custom1', 'address', 'big', 'note', 'tags'];
 const value = fc.oneof(
@@ -58,7 +59,7 @@ describe('readAttributeValues', () => {
           else expect(asDecoded(kinds[i]!, values[i])).toEqual(decoded[k]);
         });
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 

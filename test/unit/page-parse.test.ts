@@ -9,6 +9,7 @@ import type { ResourceObject } from '../../src/api/jsonapi.js';
 import { attributesRegion, parseCollection, relationshipsText } from '../../src/listing/page-parse.js';
 import { recordText, recordLine, flatten, indexIncluded, type LineSink } from '../../src/listing/record-text.js';
 import { parseJson } from '../../src/lossless-json.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 /** The attributes a record's text copies from its page, as text (undefined when it cannot). */
 function rawAttributes(r: object): string | undefined {
@@ -128,7 +129,7 @@ describe('parseCollection', () => {
         const text = oddJson(d, ws, escapeAll);
         expect(settled(parseCollection(text, 0))).toEqual(parseJson(text));
       }),
-      { numRuns: 1500 },
+      { numRuns: propertyRuns(1500) },
     );
   });
 

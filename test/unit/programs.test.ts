@@ -53,7 +53,7 @@ describe('programs the tests need', () => {
     });
     fs.writeFileSync(
       config,
-      `export default ${JSON.stringify({ test: { projects: [project('skip', ''), project('required', '1')] } })};\n`,
+      `export default ${JSON.stringify({ test: { experimental: { fsModuleCache: true }, projects: [project('skip', ''), project('required', '1')] } })};\n`,
     );
     const { code, out } = await promisify(execFile)(
       process.execPath,

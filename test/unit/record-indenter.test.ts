@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indentJson, recordIndenter } from '../../src/listing/flat-text.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 /** Records built from a small pool of members, so that neighbours share runs of them. */
 const member = fc.tuple(
@@ -53,7 +54,7 @@ describe('recordIndenter', () => {
         const indent = recordIndenter();
         for (const t of texts) expect(indent(t)).toBe(indentJson(t, 1));
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 

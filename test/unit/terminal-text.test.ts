@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fitText, terminalSafe, terminalSafeJson, terminalSafeLines, textWidth } from '../../src/output/terminal-text.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const OSC52 = 'Eve\x1b]52;c;aGVsbG8=\x07';
 /** Anything a terminal would act on: ESC, BEL, CR, other C0, DEL, C1, bidi controls. */
@@ -29,7 +30,7 @@ describe('terminalSafe', () => {
         expect(terminalSafe(s)).not.toMatch(RAW);
         expect(terminalSafeLines(s)).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 });
@@ -93,7 +94,7 @@ describe('fitText', () => {
           }
         },
       ),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 });

@@ -8,6 +8,7 @@ import { JsonArraySplitter } from '../../../src/bulk/input/json-stream.js';
 import { detectFormat, readRows, type RawRow } from '../../../src/bulk/input/readers.js';
 import { csvLine } from '../../../src/output/csv.js';
 import { tempDir } from '../../helpers/run-svc.js';
+import { propertyRuns } from '../../helpers/property-runs.js';
 
 function parseCsv(text: string, chunk: number): string[][] {
   const p = new CsvParser();
@@ -79,7 +80,7 @@ describe('CsvParser', () => {
           expect(back).toEqual(table.map((r) => r.map((c) => c)));
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 });
