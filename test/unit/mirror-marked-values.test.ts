@@ -83,7 +83,9 @@ describe('readMarkedValues', () => {
       }),
       { numRuns: 600 },
     );
-    expect(marked).toBeGreaterThan(300);
+    // The marked path was taken in many cases (its share varies with the draw: 299–418 records of
+    // 600 pages in nine runs; 300 failed a newcomer's run once at 299).
+    expect(marked).toBeGreaterThan(150);
   });
 
   it('marks no attributes with a key written with escapes, nor attributes already parsed', () => {
