@@ -187,12 +187,15 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
         madeInTx = undefined;
       }
     },
-    async write(table, columns, rows, conflictKey, update) {
-      if (rows.length === 0) return;
+    async write(table, columns, given, conflictKey, update) {
+      if (given.length === 0) return;
       const names = columns.map((c) => quoteId(c.name)).join(', ');
       const set = update.map((c) => `${quoteId(c)} = EXCLUDED.${quoteId(c)}`).join(', ');
       const onConflict = ` ON CONFLICT (${conflictKey.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`;
       const keys = conflictKey.map((k) => columns.findIndex((c) => c.name === k));
+      // One row a key on every path: a COPY into the table would break its key with a second,
+      // and an upsert refuses to touch a row twice in one statement.
+      const rows = uniqueByKey(given, keys, set !== '');
       // None of the page's keys in the table yet (a first sync; a run's ids not seen before):
       // COPY straight into the table, no staging and no merge (for 20,000 prospects the server's
       // CPU −20 to −35 %, bench/README.md). Asked in the caller's transaction under the table's
@@ -200,15 +203,14 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
       // which one index probe answers: an id column between the page's least and greatest,
       // another among its values (a false hit only sends the page the merging way; a first
       // sync's pages come in ascending ids, above every row already there).
-      const unique = uniqueByKey(rows, keys, set !== '');
       const where: string[] = [];
       const arrays: SqlValue[] = [];
       keys.forEach((k, j) => {
         const name = quoteId(conflictKey[j]!);
         if (columns[k]!.kind === 'id') {
-          let least = unique[0]![k] as number | bigint;
+          let least = rows[0]![k] as number | bigint;
           let greatest = least;
-          for (const r of unique) {
+          for (const r of rows) {
             const v = r[k] as number | bigint;
             if (v < least) least = v;
             if (v > greatest) greatest = v;
@@ -217,15 +219,12 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
           arrays.push(least, greatest);
         } else {
           where.push(`${name} = ANY(?::${TYPES[columns[k]!.kind]}[])`);
-          arrays.push([...new Set(unique.map((r) => pgValue(r[k] ?? null)))] as unknown as SqlValue);
+          arrays.push([...new Set(rows.map((r) => pgValue(r[k] ?? null)))] as unknown as SqlValue);
         }
       });
       if ((await q(`SELECT 1 FROM ${quoteId(table)} WHERE ${where.join(' AND ')} LIMIT 1`, arrays)).rows.length === 0) {
-        const sent = sentColumns(columns.length, unique, keys);
-        await copyIn(
-          `COPY ${quoteId(table)} (${sent.map((i) => quoteId(columns[i]!.name)).join(', ')}) FROM STDIN`,
-          copyText(unique, sent),
-        );
+        const sent = sentColumns(columns.length, rows, keys);
+        await copyIn(`COPY ${quoteId(table)} (${sent.map((i) => quoteId(columns[i]!.name)).join(', ')}) FROM STDIN`, copyText(rows, sent));
         return;
       }
       mayStage ??= ((await q("SELECT has_database_privilege(current_database(), 'TEMPORARY') AS ok")).rows[0]?.ok as unknown) === true;
