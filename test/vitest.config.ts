@@ -20,6 +20,14 @@ const OWN_PROCESS = [
 // bin/svc and sandboxes inherit it.
 process.env.TZ ??= 'America/Los_Angeles';
 
+// A CA bundle named in NODE_EXTRA_CA_CERTS is read and parsed by every Node process at start-up:
+// ~80 ms of CPU a process on this machine (a bare `node -e 0`: 110 → 30 ms), where the suite
+// starts some 300 (bin/svc, sandboxes, shells' children). No test makes a TLS connection (every
+// server is a local sandbox over HTTP), so workers and children start without it, as in CI
+// (.ci/run unsets it) and the bench (bench/lib/measure.mjs): with it, the suite took 166 s here
+// against 146 s without.
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
@@ -29,9 +37,11 @@ export default defineConfig({
     setupFiles: ['test/helpers/temp-cleanup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Two cores, but most e2e time is spent waiting on child processes, servers and timers: four
-    // files at a time keep both cores busy (non-reliability suite 114 s → 86 s on this machine).
-    maxWorkers: 4,
+    // Two cores, but most e2e time is spent waiting on child processes, servers and timers: five
+    // files at a time keep both cores busy (non-reliability suite 114 s → 86 s on this machine with
+    // four; the whole suite 146 s with four, 139 s with five, 170 s with six, where each worker's
+    // imports and the contention cost more CPU than the waits it overlaps).
+    maxWorkers: 5,
     pool: 'forks',
     // Transformed modules kept on disk (node_modules/.experimental-vitest-cache) between runs: the
     // transform and import phases were ~40 of the suite's CPU-s, and a rerun after an edit
