@@ -29,6 +29,8 @@ export interface RequestGate {
   admit(signal?: AbortSignal): Promise<void>;
   /** Told every response's rate-limit reading. */
   observe(info: RateLimitInfo, status: number): void;
+  /** Told of a request that had no answer (a reset, a timeout): a reading waited for will not come. */
+  unanswered?(): void;
   /** How long a refusal (429, 503) may be waited out: longer for a long command. */
   patienceMs(): number;
 }
@@ -171,6 +173,7 @@ export class ApiClient {
       } catch (err) {
         // svc's own errors (the token provider's too: an interrupted or refused refresh) keep
         // their message and exit code; only low-level failures become a NetworkError below.
+        this.opts.gate?.unanswered?.();
         if (err instanceof SvcError) throw err;
         if (isAbort(err)) throw new InterruptedError();
         const neverSent = req.retryNeverSent !== false && isNeverSentError(err);

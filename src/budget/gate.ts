@@ -168,7 +168,12 @@ export class BudgetGate implements RequestGate {
   /** The ApiClient's hook: every response's rate-limit reading. */
   observe(info: RateLimitInfo, status: number): void {
     this.responses++;
-    if (info.remaining === undefined) return;
+    if (info.remaining === undefined) {
+      // An answer without a reading (a gateway's 504, a proxy's page): the probe learned nothing;
+      // the next request probes again now, not when the wait for a reading gives up a second later.
+      this.endProbe();
+      return;
+    }
     const now = this.opts.now();
     const wait = readServerWait(info.reset, now);
     const reading: Reading = {
@@ -181,6 +186,17 @@ export class BudgetGate implements RequestGate {
     if (reading.resetAt !== undefined) this.countAnswer(reading.resetAt);
     if (reading.resetAt !== undefined && reading.resetAt > this.alone.resetAt + SAME_RESET_MS)
       this.alone = { resetAt: reading.resetAt, sent: 0, limit: reading.limit };
+    this.probing = false;
+    this.wake();
+  }
+
+  /** The ApiClient's hook: a request had no answer, so no reading comes (see {@link observe}). */
+  unanswered(): void {
+    this.endProbe();
+  }
+
+  private endProbe(): void {
+    if (!this.probing) return;
     this.probing = false;
     this.wake();
   }
