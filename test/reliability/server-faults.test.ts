@@ -23,7 +23,8 @@ afterAll(() => rig.close());
 /*
  * Tests run concurrently (the file stays fast), all of the file's groups at once (vitest runs
  * five tests of a worker at a time): each has its own record or its own list query, so the
- * proxy's rules, matched on the path, never touch another test's requests.
+ * proxy's rules, matched on the path, never touch another test's requests. The longest start
+ * first (they take the five places in the order written).
  */
 let nextId = 0;
 let nextList = 0;
@@ -71,6 +72,32 @@ async function withFaults(
 }
 
 describe.concurrent('server faults', () => {
+  describe.concurrent('429 storms', () => {
+    it('three 429s in a row with Retry-After 1: waited out, success on the fourth attempt', async () => {
+      const limited = jsonError(429, 'rateLimitExceeded', 'Rate limit exceeded', { 'retry-after': '1' });
+      const { r, attempts } = await withFaults(ownGet(['-o', 'json']), times(3, limited));
+      expect(r.code, r.stderr).toBe(0);
+      expect(attempts.map((a) => a.status)).toEqual([429, 429, 429, 200]);
+      expect(attempts[3]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(2_900);
+    });
+
+    it('a storm that outlasts the retries: exit 1, rate limit named', async () => {
+      const limited = jsonError(429, 'rateLimitExceeded', 'Rate limit exceeded', { 'retry-after': '0' });
+      const { r, attempts } = await withFaults(ownGet([]), { always: limited });
+      expectCleanFailure(r, 1, /^error: Rate limit exceeded: .* \(id rateLimitExceeded\)$/);
+      expect(attempts).toHaveLength(4);
+    });
+
+    it('a 429 asking for an hour: exit 1 at once with the time to retry', async () => {
+      const limited = jsonError(429, 'rateLimitExceeded', 'Rate limit exceeded', { 'retry-after': '3600' });
+      const { r, attempts, ms } = await withFaults(ownGet([]), { always: limited });
+      expectCleanFailure(r, 1, /rate ?limit/i);
+      expect(r.stderr).toMatch(/hint: the service asks to retry after 3600 s \(at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)/);
+      expect(attempts).toHaveLength(1);
+      expect(ms).toBeLessThan(5_000);
+    });
+  });
+
   describe.concurrent('5xx: retried for reads, then one clear line', () => {
     it('500 on every attempt of a get: 4 attempts, exit 1, the server’s title and detail (bin/svc)', async () => {
       const { r, attempts } = await withFaults(ownGet([]), { always: jsonError(500, 'internalError', 'Internal Server Error') }, true);
@@ -146,32 +173,6 @@ describe.concurrent('server faults', () => {
     });
   });
 
-  describe.concurrent('429 storms', () => {
-    it('three 429s in a row with Retry-After 1: waited out, success on the fourth attempt', async () => {
-      const limited = jsonError(429, 'rateLimitExceeded', 'Rate limit exceeded', { 'retry-after': '1' });
-      const { r, attempts } = await withFaults(ownGet(['-o', 'json']), times(3, limited));
-      expect(r.code, r.stderr).toBe(0);
-      expect(attempts.map((a) => a.status)).toEqual([429, 429, 429, 200]);
-      expect(attempts[3]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(2_900);
-    });
-
-    it('a storm that outlasts the retries: exit 1, rate limit named', async () => {
-      const limited = jsonError(429, 'rateLimitExceeded', 'Rate limit exceeded', { 'retry-after': '0' });
-      const { r, attempts } = await withFaults(ownGet([]), { always: limited });
-      expectCleanFailure(r, 1, /^error: Rate limit exceeded: .* \(id rateLimitExceeded\)$/);
-      expect(attempts).toHaveLength(4);
-    });
-
-    it('a 429 asking for an hour: exit 1 at once with the time to retry', async () => {
-      const limited = jsonError(429, 'rateLimitExceeded', 'Rate limit exceeded', { 'retry-after': '3600' });
-      const { r, attempts, ms } = await withFaults(ownGet([]), { always: limited });
-      expectCleanFailure(r, 1, /rate ?limit/i);
-      expect(r.stderr).toMatch(/hint: the service asks to retry after 3600 s \(at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)/);
-      expect(attempts).toHaveLength(1);
-      expect(ms).toBeLessThan(5_000);
-    });
-  });
-
   describe.concurrent('bodies that are not what they should be', () => {
     const broken: [string, Fault, RegExp][] = [
       [
@@ -199,17 +200,6 @@ describe.concurrent('server faults', () => {
       ['an empty body with 200', { kind: 'rewrite', body: () => '' }, /^error: bad response: .*no data/],
     ];
 
-    it.each(broken)('get answered with %s: exit 1, one clear line', async (_name, fault, message) => {
-      const { r } = await withFaults(ownGet(['-o', 'json']), [fault]);
-      expectCleanFailure(r, 1, message);
-      expect(r.stdout).toBe('');
-    });
-
-    it.each(broken)('list answered with %s: exit 1, one clear line', async (_name, fault) => {
-      const { r } = await withFaults(ownList(['--limit', '3', '-o', 'json']), [fault]);
-      expectCleanFailure(r, 1, /^error: bad response: /);
-    });
-
     it('a 500 with an empty body, and one with text: exit 1, the status and what came', async () => {
       // The two runs at once (each its own record): their retries' backoffs overlap.
       const [empty, text] = await Promise.all([
@@ -220,6 +210,17 @@ describe.concurrent('server faults', () => {
       ]);
       expectCleanFailure(empty.r, 1, /^error: HTTP 500: server sent empty body$/);
       expectCleanFailure(text.r, 1, /^error: HTTP 500: server sent a body that is not JSON:API$/);
+    });
+
+    it.each(broken)('get answered with %s: exit 1, one clear line', async (_name, fault, message) => {
+      const { r } = await withFaults(ownGet(['-o', 'json']), [fault]);
+      expectCleanFailure(r, 1, message);
+      expect(r.stdout).toBe('');
+    });
+
+    it.each(broken)('list answered with %s: exit 1, one clear line', async (_name, fault) => {
+      const { r } = await withFaults(ownList(['--limit', '3', '-o', 'json']), [fault]);
+      expectCleanFailure(r, 1, /^error: bad response: /);
     });
   });
 
