@@ -12,7 +12,7 @@
  * Time: the tests run at the same time (`describe.concurrent`), each with a sandbox and a
  * receiver of its own (they read the whole events index and every delivery, and set the
  * receiver's mode), so that the 5 s the hanging receiver is waited out overlaps with the rest.
- * 11.8 → ~6 s.
+ * 11.8 → 6.5 s of wall.
  */
 import fs from 'node:fs';
 import net from 'node:net';
