@@ -8,11 +8,16 @@
  * (run 2026-11-28 on 2 shared cores): receiver down during the 1,000 changes, then back: 1,000 of
  * 1,000 delivered, 0 duplicates, in order; kill -9 after 341 taken and a restart: 1,000 of 1,000
  * in order, 1 (the one in flight at the kill) sent twice, told apart by Svc-Event-Id.
+ *
+ * Time: the tests run at the same time (`describe.concurrent`), each with a sandbox and a
+ * receiver of its own (they read the whole events index and every delivery, and set the
+ * receiver's mode), so that the 5 s the hanging receiver is waited out overlaps with the rest.
+ * 11.8 → 6.5 s of wall.
  */
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
@@ -22,19 +27,22 @@ import { eventually, indexEvents, isoSecond, startReceiver, watch, writes, type 
 const CHANGES = Number(process.env.SVC_EVENTS_CHANGES ?? 60);
 const SECRET = 'catch-up-secret';
 
-let c: Client;
-let env: Record<string, string>;
-let rx: Receiver;
-
-beforeAll(async () => {
-  c = await start({ seed: 5, rateLimit: 1_000_000 });
-  env = { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token };
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx.close();
-  await c.sb.close();
-});
+/** A test's own sandbox, the env pointing svc at it, and its own receiver. */
+interface World {
+  c: Client;
+  env: Record<string, string>;
+  rx: Receiver;
+}
+/** Starts a test's world, stopped when the test ends. */
+async function world(ctx: TestContext): Promise<World> {
+  const c = await start({ seed: 5, rateLimit: 1_000_000 });
+  const rx = await startReceiver();
+  ctx.onTestFinished(async () => {
+    await rx.close();
+    await c.sb.close();
+  });
+  return { c, rx, env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token } };
+}
 
 /** A port nothing listens on now. */
 function freePort(): Promise<number> {
@@ -47,7 +55,7 @@ function freePort(): Promise<number> {
 }
 
 /** The arguments of a catch-up listener forwarding to the receiver. */
-function listenArgs(cursorFile: string): string[] {
+function listenArgs({ rx }: World, cursorFile: string): string[] {
   return [
     'webhooks',
     'listen',
@@ -67,12 +75,12 @@ function listenArgs(cursorFile: string): string[] {
   ];
 }
 
-function listen(cursorFile: string) {
-  return watch(listenArgs(cursorFile), env);
+function listen(w: World, cursorFile: string) {
+  return watch(listenArgs(w, cursorFile), w.env);
 }
 
 /** What reached the receiver and was taken, checked against the index: each once, in order, signed. */
-function checkDelivered(expected: { id: string; name: string }[]) {
+function checkDelivered({ rx }: World, expected: { id: string; name: string }[]) {
   const taken = rx.got.filter((g) => g.status === 200);
   const ids = taken.map((g) => String(g.headers['svc-event-id']));
   const distinct = [...new Set(ids)];
@@ -86,13 +94,15 @@ function checkDelivered(expected: { id: string; name: string }[]) {
   return { taken: ids.length, distinct: distinct.length, duplicates: ids.length - distinct.length };
 }
 
-describe('webhooks listen --catch-up', () => {
-  it(`delivers ${CHANGES} changes made while the receiver was down, once each, in order, after it is back`, async () => {
+describe.concurrent('webhooks listen --catch-up', () => {
+  it(`delivers ${CHANGES} changes made while the receiver was down, once each, in order, after it is back`, async (ctx) => {
+    const w = await world(ctx);
+    const { c, rx } = w;
     rx.got.length = 0;
     const dir = tempDir();
     const cursorFile = path.join(dir, 'cursor.json');
     const since = isoSecond(Date.now());
-    const l = listen(cursorFile);
+    const l = listen(w, cursorFile);
     await l.until((o) => o.stderr.includes('Ready: listening'));
     rx.mode = 'down';
     await writes(c, CHANGES);
@@ -106,7 +116,7 @@ describe('webhooks listen --catch-up', () => {
     rx.mode = 'take';
     await eventually(() => new Set(rx.takenIds()).size >= CHANGES, `${CHANGES} taken`, 300_000);
     await new Promise((r) => setTimeout(r, 500));
-    const figures = checkDelivered(expected);
+    const figures = checkDelivered(w, expected);
     expect(figures.duplicates).toBe(0);
     // The cursor moved past the last one only once it was taken.
     const after = JSON.parse(fs.readFileSync(cursorFile, 'utf8'));
@@ -117,12 +127,14 @@ describe('webhooks listen --catch-up', () => {
     console.log(`receiver down: ${figures.distinct} of ${CHANGES} delivered, ${figures.duplicates} duplicates, in order`);
   }, 600_000);
 
-  it('after kill -9 and a restart, delivers the rest: each event taken, in order, at most the one in flight again', async () => {
+  it('after kill -9 and a restart, delivers the rest: each event taken, in order, at most the one in flight again', async (ctx) => {
+    const w = await world(ctx);
+    const { c, rx } = w;
     rx.got.length = 0;
     rx.mode = 'take';
     const cursorFile = path.join(tempDir(), 'cursor.json');
     const since = isoSecond(Date.now());
-    let l = listen(cursorFile);
+    let l = listen(w, cursorFile);
     await l.until((o) => o.stderr.includes('Ready: listening'));
     const writing = writes(c, CHANGES, 2);
     await eventually(() => rx.takenIds().length >= Math.floor(CHANGES / 3), 'a third delivered');
@@ -130,13 +142,13 @@ describe('webhooks listen --catch-up', () => {
     await l.exited;
     const atKill = rx.takenIds().length;
     await writing;
-    l = listen(cursorFile);
+    l = listen(w, cursorFile);
     await l.until((o) => o.stderr.includes('catching up from'));
     const expected = await indexEvents(c, since);
     expect(expected).toHaveLength(CHANGES);
     await eventually(() => new Set(rx.takenIds()).size >= CHANGES, `${CHANGES} taken after the restart`, 300_000);
     await new Promise((r) => setTimeout(r, 500));
-    const figures = checkDelivered(expected);
+    const figures = checkDelivered(w, expected);
     expect(figures.duplicates).toBeLessThanOrEqual(1);
     l.child.kill('SIGINT');
     expect((await l.exited).code, l.out.stderr).toBe(0);
@@ -145,10 +157,12 @@ describe('webhooks listen --catch-up', () => {
     );
   }, 600_000);
 
-  it('retries a receiver that does not answer within 5 s, and holds the cursor', async () => {
+  it('retries a receiver that does not answer within 5 s, and holds the cursor', async (ctx) => {
+    const w = await world(ctx);
+    const { c, rx } = w;
     rx.got.length = 0;
     const cursorFile = path.join(tempDir(), 'cursor.json');
-    const l = listen(cursorFile);
+    const l = listen(w, cursorFile);
     await l.until((o) => o.stderr.includes('Ready: listening'));
     rx.mode = 'hang';
     const since = isoSecond(Date.now());
@@ -162,7 +176,9 @@ describe('webhooks listen --catch-up', () => {
     await l.exited;
   }, 60_000);
 
-  it('with --register, live deliveries only wake the poll: each event reaches the receiver once', async () => {
+  it('with --register, live deliveries only wake the poll: each event reaches the receiver once', async (ctx) => {
+    const w = await world(ctx);
+    const { c, env, rx } = w;
     rx.got.length = 0;
     rx.mode = 'take';
     const cursorFile = path.join(tempDir(), 'cursor.json');
@@ -196,12 +212,14 @@ describe('webhooks listen --catch-up', () => {
     const expected = await indexEvents(c, since);
     await eventually(() => new Set(rx.takenIds()).size >= 10, '10 taken', 20_000);
     await new Promise((r) => setTimeout(r, 500));
-    expect(checkDelivered(expected).duplicates).toBe(0);
+    expect(checkDelivered(w, expected).duplicates).toBe(0);
     l.child.kill('SIGINT');
     expect((await l.exited).code, l.out.stderr).toBe(0);
   }, 60_000);
 
-  it('refuses a --secret that is not the one of the webhook delivering to the listener, before sending anything', async () => {
+  it('refuses a --secret that is not the one of the webhook delivering to the listener, before sending anything', async (ctx) => {
+    const w = await world(ctx);
+    const { c, env, rx } = w;
     rx.got.length = 0;
     const port = await freePort();
     const hook = await c.post('/webhooks', {
@@ -234,7 +252,9 @@ describe('webhooks listen --catch-up', () => {
     expect(rx.got).toHaveLength(0);
   });
 
-  it('refuses a cursor file of another API, a world-writable one, and --catch-up without --forward-to (exit 2, nothing sent)', async () => {
+  it('refuses a cursor file of another API, a world-writable one, and --catch-up without --forward-to (exit 2, nothing sent)', async (ctx) => {
+    const w = await world(ctx);
+    const { env, rx } = w;
     rx.got.length = 0;
     const dir = tempDir();
     const foreign = path.join(dir, 'foreign.json');
@@ -249,7 +269,7 @@ describe('webhooks listen --catch-up', () => {
       }),
       { mode: 0o600 },
     );
-    const l = listen(foreign);
+    const l = listen(w, foreign);
     const end = await l.exited;
     expect(end.code, l.out.stderr).toBe(2);
     expect(l.out.stderr).toMatch(/belongs to api "https:\/\/api\.other\.example\/api\/v2"/);
@@ -257,7 +277,7 @@ describe('webhooks listen --catch-up', () => {
     const loose = path.join(dir, 'loose.json');
     fs.writeFileSync(loose, '{}');
     fs.chmodSync(loose, 0o666);
-    const looseRun = await svcInProcess(listenArgs(loose), { env });
+    const looseRun = await svcInProcess(listenArgs(w, loose), { env });
     expect(looseRun.code, looseRun.stderr).toBe(2);
     expect(looseRun.stderr).toMatch(/others may write it/);
     const alone = await svcInProcess(['webhooks', 'listen', '--port', '0', '--catch-up'], { env });

@@ -38,6 +38,48 @@ export async function startRig(opts: SandboxOptions = {}): Promise<Rig> {
   };
 }
 
+/**
+ * A rig of its own in front of another rig's sandbox: a fresh fault proxy (its own rules, log and
+ * up/down state) for a test that runs beside others (`describe.concurrent`) and asserts on the
+ * proxy's log or plans faults on paths the others use. `close` stops only this proxy.
+ */
+export async function ownProxy(base: Rig): Promise<Rig> {
+  const proxy = await startFaultProxy(base.sb.authUrl);
+  const sb = base.sb;
+  return {
+    sb,
+    proxy,
+    env: (extra = {}) => ({
+      SVC_CONFIG_DIR: tempDir(),
+      SVC_BASE_URL: `${proxy.origin}/api/v2`,
+      SVC_AUTH_URL: proxy.origin,
+      SVC_TOKEN: sb.token,
+      ...extra,
+    }),
+    close: () => proxy.close(),
+  };
+}
+
+/**
+ * At most `n` of a file's concurrent tests past this point at a time (first come, first served),
+ * the turn given back when the test ends: for runs whose waits may overlap but whose work, all in
+ * the worker's one event loop beside the sandbox and the proxies, would eat the margins of their
+ * timers on a loaded machine. `await take(ctx)` at the start of each such test.
+ */
+export function turns(n: number): (ctx: { onTestFinished: (fn: () => void) => void }) => Promise<void> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (ctx) => {
+    if (running < n) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    ctx.onTestFinished(() => {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    });
+  };
+}
+
 /** The lines of stderr that are not `--verbose` trace lines (`* …`). */
 export function messageLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('* '));

@@ -7,8 +7,11 @@
  * The runs that wait for the endpoint to come back run the built bin/svc; the rest, and the
  * logins each test starts from, run svc in this process (`svcInProcess`, `cliLoginInProcess`, the
  * same program): the refresh and its errors are the client's, not the process's.
+ *
+ * Time: the tests run at the same time (`describe.concurrent`), each with a token-endpoint proxy
+ * of its own (its planned fault and its outage meet only its own login and refresh).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-proxy.js';
 import { startSvc } from '../helpers/long-running.js';
@@ -21,22 +24,25 @@ import type { TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let api: FaultProxy;
-let auth: FaultProxy;
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, seed: 49, tokenIssueIntervalMs: 0 });
   api = await startFaultProxy(sb.authUrl);
-  auth = await startFaultProxy(sb.authUrl);
 });
 afterAll(async () => {
   await api.close();
-  await auth.close();
   await sb.close();
 });
+/** The test's own proxy in front of the token endpoint, closed when the test ends. */
+async function ownAuth(ctx: TestContext): Promise<FaultProxy> {
+  const auth = await startFaultProxy(sb.authUrl);
+  ctx.onTestFinished(() => auth.close());
+  return auth;
+}
 
 const TOKEN = { method: 'POST', path: /^\/oauth\/token$/ };
 
 /** A config dir with a login whose access token has just expired. */
-async function expired(): Promise<string> {
+async function expired(auth: FaultProxy): Promise<string> {
   const dir = tempDir();
   // Base and auth on two proxies (two origins): a login across hosts is confirmed with --yes.
   const r = await cliLoginInProcess(sb, dir, ['--yes'], { SVC_BASE_URL: `${api.origin}/api/v2`, SVC_AUTH_URL: auth.origin });
@@ -47,9 +53,11 @@ async function expired(): Promise<string> {
 const list = (dir: string, extra: string[] = []) =>
   svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'json', ...extra], { env: { SVC_CONFIG_DIR: dir } });
 
-describe('faults at the token endpoint during a refresh', () => {
-  it('refused while svc starts, then back: the refresh is tried again and succeeds', async () => {
-    const dir = await expired();
+describe.concurrent('faults at the token endpoint during a refresh', () => {
+  it('refused while svc starts, then back: the refresh is tried again and succeeds', async (ctx) => {
+    const { expect } = ctx;
+    const auth = await ownAuth(ctx);
+    const dir = await expired(auth);
     await auth.down();
     const run = startSvc(['prospects', 'list', '--limit', '1', '-o', 'json', '-v'], { env: { SVC_CONFIG_DIR: dir } });
     await run.waitFor('stderr', /^\* retry POST \S+ token request in \d+ ms: nothing was sent \(ECONNREFUSED\)/m, 15_000);
@@ -58,8 +66,10 @@ describe('faults at the token endpoint during a refresh', () => {
     expect(readConfig(dir).profiles.default!.expiresAt).toBeGreaterThan(Date.now());
   });
 
-  it('refused for good: exit 1, one line naming the token endpoint; the login is left as it was', async () => {
-    const dir = await expired();
+  it('refused for good: exit 1, one line naming the token endpoint; the login is left as it was', async (ctx) => {
+    const { expect } = ctx;
+    const auth = await ownAuth(ctx);
+    const dir = await expired(auth);
     const before = readConfig(dir).profiles.default!;
     await auth.down();
     const r = await list(dir);
@@ -114,8 +124,10 @@ describe('faults at the token endpoint during a refresh', () => {
       1,
     ],
   ];
-  it.each(cases)('%s: one clear line and the exit code', async (_name, fault, message, code) => {
-    const dir = await expired();
+  it.for(cases)('%s: one clear line and the exit code', async ([_name, fault, message, code], ctx) => {
+    const { expect } = ctx;
+    const auth = await ownAuth(ctx);
+    const dir = await expired(auth);
     const before = readConfig(dir).profiles.default!;
     const remove = auth.plan(TOKEN, [fault]);
     const r = await list(dir, ['--timeout', '0.5']);
