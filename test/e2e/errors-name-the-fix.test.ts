@@ -6,10 +6,6 @@
  * instead of failing. The near misses refused before anything is sent (fields, relationships,
  * commands, profiles, enroll's ids and `--input -`) are checked in-process in test/unit/commands/
  * (resource/list-usage, resource/write-usage, auth/usage, enroll/usage).
- *
- * Every group is concurrent: the rest runs while the second login waits out the token-issue
- * interval (6 s, most of the file's wall). Nothing here counts the shared sandbox's requests or
- * logs in twice to it; the logins that must not meet have sandboxes of their own.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-describe.concurrent('403 unauthorizedOauthScope', () => {
+describe('403 unauthorizedOauthScope', () => {
   it('names the scope the request needed and the login that grants it', async () => {
     const token = sb.issueToken({ scopes: ['accounts.read'] });
     const r = await svcInProcess(['prospects', 'list'], { env: { ...env(), SVC_TOKEN: token } });
@@ -71,7 +67,7 @@ describe.concurrent('403 unauthorizedOauthScope', () => {
   });
 });
 
-describe.concurrent('did you mean', () => {
+describe('did you mean', () => {
   it('an operation: svc prospects lst', async () => {
     const r = await svcInProcess(['prospects', 'lst'], { env: env() });
     expect(r.code).toBe(2);
@@ -99,7 +95,7 @@ describe.concurrent('did you mean', () => {
   });
 });
 
-describe.concurrent('svc login against a server that does not know the client', () => {
+describe('svc login against a server that does not know the client', () => {
   it('ends at once with the fix instead of waiting for the browser', async () => {
     const dir = tempDir();
     const started = Date.now();
@@ -160,7 +156,7 @@ describe.concurrent('svc login against a server that does not know the client', 
   }, 30_000);
 });
 
-describe.concurrent('a refresh refused with invalid_client (the sandbox was restarted with a new client)', () => {
+describe('a refresh refused with invalid_client (the sandbox was restarted with a new client)', () => {
   it('says how to get the new client instead of a plain `svc login`', async () => {
     const fresh = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
     try {
@@ -179,7 +175,7 @@ describe.concurrent('a refresh refused with invalid_client (the sandbox was rest
   }, 30_000);
 });
 
-describe.concurrent('svc login twice within the token-issue interval', () => {
+describe('svc login twice within the token-issue interval', () => {
   let limited: TestSandbox;
   beforeAll(async () => {
     // Long enough that a second login started at once still falls inside it on a slow machine.
