@@ -2,6 +2,10 @@
  * A hostile or broken server (a scripted one, answering what the sandbox never would): writes
  * answered without the record, answers that trickle forever, that never end, that are too big
  * or nested too deeply. One `error:` line and exit 1 each, within the time and memory bounds.
+ *
+ * Every group is concurrent, so all the tests' waits overlap: the file's wall is its slowest test
+ * (the trickle: four one-second timeouts and the backoffs). Each test has its own route on the
+ * tiny server, and each proxy-and-sandbox group its own rig, so none counts another's requests.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -177,7 +181,7 @@ describe.concurrent('answers are bounded', () => {
   });
 });
 
-describe('bulk writes answered without the record (a proxy in front of the sandbox)', () => {
+describe.concurrent('bulk writes answered without the record (a proxy in front of the sandbox)', () => {
   let rig: Rig;
   beforeAll(async () => {
     rig = await startRig({ seed: 40 });
@@ -231,7 +235,7 @@ describe('bulk writes answered without the record (a proxy in front of the sandb
   });
 });
 
-describe('bulk creates answered without the record (a proxy in front of the sandbox)', () => {
+describe.concurrent('bulk creates answered without the record (a proxy in front of the sandbox)', () => {
   let rig: Rig;
   beforeAll(async () => {
     rig = await startRig({ seed: 5 });

@@ -2,6 +2,10 @@
  * What a person at a terminal sees of long listings: `list --all` draws progress (records, total
  * from count=true, rate, ETA) on stderr even when stdout is a file, and a list that stopped at
  * the default page says there is more. Scripts (stderr not a terminal) get neither.
+ *
+ * The tests wait on tmux screens and the sandbox's latency side by side (describe.concurrent):
+ * each terminal is a tmux server of its own with its own config dir, and the one test that reads
+ * the sandbox's request log picks its own requests out by a token issued for it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,28 +29,32 @@ afterAll(async () => {
   await sb.close();
 });
 
-function term(command: string, height = 20): TmuxSession {
+function term(command: string, height = 20, extra: Record<string, string> = {}): TmuxSession {
   const s = new TmuxSession(`${command}; echo "[exit $?]"; sleep 30`, {
     width: 120,
     height,
-    env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' },
+    env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color', ...extra },
   });
   sessions.push(s);
   return s;
 }
 
-describe.skipIf(without('tmux', 'the terminal tests'))('on a terminal', () => {
+describe.skipIf(without('tmux', 'the terminal tests')).concurrent('on a terminal', () => {
   it('list --all with stdout to a file: progress with the total on stderr, every record in the file', async () => {
     const out = path.join(tempDir('svc-list-'), 'p.csv');
+    // A token of its own: the other tests list prospects from the same sandbox meanwhile.
+    const token = sb.issueToken({});
     const mark = sb.requests.length;
-    const s = term(`${sh(process.execPath)} ${sh(BIN)} prospects list --all --page-size 200 -o csv > ${sh(out)}`);
+    const s = term(`${sh(process.execPath)} ${sh(BIN)} prospects list --all --page-size 200 -o csv > ${sh(out)}`, 20, { SVC_TOKEN: token });
     const during = await s.waitFor(/prospects list \[█*░+\] [\d,]+\/3,000 \(\d+%\) · [\d.]+ rows\/s · ETA \d+:\d\d/);
     expect(during).not.toMatch(/^id,/m); // the data went to the file
     const end = await s.waitFor(/\[exit \d+\]/);
     expect(end).toMatch(/\[exit 0\]/);
     expect(end).not.toMatch(/prospects list \[/); // the bar is cleared at the end
     expect(fs.readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(1 + prospectIds(sb).length);
-    expect(received(sb, mark, 'prospects')[0]!.query.parsed).toMatchObject({ count: 'true' });
+    expect(received(sb, mark, 'prospects').filter((q) => q.headers['authorization'] === `Bearer ${token}`)[0]!.query.parsed).toMatchObject({
+      count: 'true',
+    });
   });
 
   it('export shows the same progress while it writes the file', async () => {
@@ -68,7 +76,7 @@ describe.skipIf(without('tmux', 'the terminal tests'))('on a terminal', () => {
   });
 });
 
-describe('not on a terminal', () => {
+describe.concurrent('not on a terminal', () => {
   it('no progress and no hint: stderr stays empty', async () => {
     const r = await svcInProcess(['prospects', 'list', '-o', 'csv'], { env: env() });
     expect(r.code).toBe(0);

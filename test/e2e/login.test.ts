@@ -4,6 +4,11 @@
  * login, access denied, the browser launchers and Ctrl-C run the built bin/svc; `auth status`,
  * the redirects with a wrong state, the PKCE login and the timeout run svc's program in the test
  * process.
+ *
+ * The tests run at once (describe.concurrent): each logs in from a config dir of its own on a
+ * loopback port of its own, and the sandbox issues tokens without an interval. The two that read
+ * the sandbox's request log (the first login, PKCE) log in to a sandbox of their own, so that the
+ * token exchange they find is theirs.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,8 +27,20 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-describe('svc login --no-browser', () => {
+/** A sandbox of a test's own, closed at the end of the file. */
+const own: TestSandbox[] = [];
+afterAll(async () => {
+  for (const s of own) await s.close();
+});
+async function ownSandbox(): Promise<TestSandbox> {
+  const s = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
+  own.push(s);
+  return s;
+}
+
+describe.concurrent('svc login --no-browser', () => {
   it('prints the authorize URL, takes the consent redirect, stores the tokens and says who logged in', async () => {
+    const sb = await ownSandbox();
     const dir = tempDir();
     const mark = sb.requests.length;
     const r = await cliLogin(sb, dir, ['--verbose']);
@@ -128,6 +145,7 @@ describe('svc login --no-browser', () => {
   });
 
   it('PKCE: --pkce sends an S256 challenge and the matching verifier', async () => {
+    const sb = await ownSandbox();
     const dir = tempDir();
     const mark = sb.requests.length;
     const r = await cliLoginInProcess(sb, dir, ['--pkce']);

@@ -3,20 +3,22 @@
  * a cycle, or hands out the same records under ever new offsets. `list --all` and
  * `api --paginate` stop after a few requests with one error naming the link (exit 1), instead of
  * requesting forever.
+ *
+ * Each run has a scripted server of its own (started per run, a few milliseconds), so the tests,
+ * which count the requests their run made, run at once (describe.concurrent).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
 import { startTinyServer, type Received, type Responder } from '../helpers/tiny-server.js';
 
-let server: Awaited<ReturnType<typeof startTinyServer>>;
-let base: string;
-
 const page = (ids: number[], next?: string) =>
   JSON.stringify({ data: ids.map((id) => ({ type: 'prospect', id, attributes: { firstName: `P${id}` } })), links: next ? { next } : {} });
 
-beforeAll(async () => {
-  server = await startTinyServer((req: Received): ReturnType<Responder> => {
+/** The scripted server of one run. */
+function startServer() {
+  let server: Awaited<ReturnType<typeof startTinyServer>>;
+  const started = startTinyServer((req: Received): ReturnType<Responder> => {
     const u = new URL(req.url, server.url);
     const offset = Number(u.searchParams.get('page[offset]') ?? 0);
     const limit = Number(u.searchParams.get('page[limit]') ?? 50);
@@ -40,18 +42,20 @@ beforeAll(async () => {
         return { status: 404, body: JSON.stringify({ errors: [{ id: 'resourceNotFound', title: 'Resource not found' }] }) };
     }
   });
-  base = `${server.url}/api/v2`;
-});
-afterAll(() => server.close());
-
-const env = () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: base, SVC_TOKEN: 'tok_test_paging_0123456789' });
+  return started.then((s) => (server = s));
+}
 
 async function run(args: string[], path: string) {
-  const mark = server.received.length;
-  const started = Date.now();
-  const r = await svcInProcess(args, { env: env(), timeoutMs: 15_000 });
-  const requests = server.received.slice(mark).filter((q) => q.url.startsWith(`/api/v2/${path}`)).length;
-  return { ...r, requests, secs: (Date.now() - started) / 1000 };
+  const server = await startServer();
+  try {
+    const env = { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: `${server.url}/api/v2`, SVC_TOKEN: 'tok_test_paging_0123456789' };
+    const started = Date.now();
+    const r = await svcInProcess(args, { env, timeoutMs: 15_000 });
+    const requests = server.received.filter((q) => q.url.startsWith(`/api/v2/${path}`)).length;
+    return { ...r, requests, secs: (Date.now() - started) / 1000 };
+  } finally {
+    await server.close();
+  }
 }
 
 function expectStopped(r: Awaited<ReturnType<typeof run>>, link: RegExp, maxRequests: number) {
@@ -65,7 +69,7 @@ function expectStopped(r: Awaited<ReturnType<typeof run>>, link: RegExp, maxRequ
   expect(r.secs).toBeLessThan(10);
 }
 
-describe('list --all', () => {
+describe.concurrent('list --all', () => {
   it('a links.next that points to the page itself: stops at the second request, naming the link', async () => {
     const r = await run(['prospects', 'list', '--all', '-o', 'ndjson'], 'prospects');
     expectStopped(r, /the server's links\.next http:\/\/127\.0\.0\.1:\d+\/api\/v2\/prospects\?\S+ leads back to a page already fetched/, 1);
@@ -101,7 +105,7 @@ describe('list --all', () => {
   });
 });
 
-describe('api --paginate', () => {
+describe.concurrent('api --paginate', () => {
   it('a links.next that points to the page itself: stops, naming the link', async () => {
     const r = await run(['api', 'GET', '/prospects?page[limit]=2', '--paginate'], 'prospects');
     expectStopped(r, /links\.next \S+\/prospects\?page\[limit\]=2 leads back/, 1);

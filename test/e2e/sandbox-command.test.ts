@@ -6,6 +6,9 @@
  * sandbox and the busy-port refusal run svc's program in the test process (svcInProcess); the
  * org persisted between runs is written by a built bin/svc process that has ended, and read
  * back in process.
+ *
+ * The tests run at once (describe.concurrent): each has a config dir of its own, so its own
+ * sandbox process, state file and org, on ports of their own.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -29,7 +32,7 @@ async function get(info: Info, p: string): Promise<any> {
   return r.json();
 }
 
-describe('svc sandbox', () => {
+describe.concurrent('svc sandbox', () => {
   it('--json prints one line; the token works; svc --sandbox reuses it; SIGTERM stops it cleanly', async () => {
     const env = { SVC_CONFIG_DIR: tempDir() };
     const sb = startSvc(['sandbox', '--seed', '3', '--json'], { env });
@@ -97,7 +100,7 @@ describe('svc sandbox', () => {
   });
 });
 
-describe('svc --sandbox with no sandbox running', () => {
+describe.concurrent('svc --sandbox with no sandbox running', () => {
   it('starts one in-process whose org persists in the data directory between runs', async () => {
     const env = { SVC_CONFIG_DIR: tempDir() };
     const made = await runSvc(['--sandbox', 'accounts', 'create', '--attr', 'name=Kept between runs', '--json'], { env });
@@ -116,7 +119,7 @@ describe('svc --sandbox with no sandbox running', () => {
   });
 });
 
-describe('svc sandbox under hostile clients', () => {
+describe.concurrent('svc sandbox under hostile clients', () => {
   /** Opens a raw connection, sends a request whose body stops short, and hangs up. */
   async function cutShort(info: Info, headers: Record<string, string>): Promise<void> {
     const { port, hostname } = new URL(info.baseUrl);

@@ -2,6 +2,10 @@
  * Several `svc --sandbox` processes at once never lose each other's writes: one serves the
  * default org, the others use its server (sharing its webhooks) or take the org over when it
  * exits. The README's webhook example runs here as written, then the record is looked up.
+ *
+ * The tests share nothing (each its own config dir, so its own org, lock, port file and sandbox
+ * processes on ports of their own) and wait side by side (describe.concurrent): the file's wall
+ * is the take-over test's.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,7 +33,7 @@ function leftovers(env: Record<string, string>): string[] {
   return [...fs.readdirSync(dir).filter((f) => !kept.includes(f)), ...clients];
 }
 
-describe('two svc --sandbox processes share one org', () => {
+describe.concurrent('two svc --sandbox processes share one org', () => {
   it("the README's webhook example: the listener prints the new prospect, which is still there after it stops", async () => {
     const env = freshEnv();
     const name = `Ada${Date.now()}`;

@@ -2,6 +2,10 @@
  * The journal's lock: it appears whole (the owner inside) or not at all, a live or unknown owner
  * is never taken for stale, and of runs started at the same instant — on a free journal or on a
  * stale lock — exactly one holds it. Real processes, started together, run the real JournalWriter.
+ *
+ * The two races (free journal, stale lock) run at the same time, each on journals of its own: a
+ * holder keeps the lock until every racer of its trial has tried, so a racer slowed by the other
+ * race's processes can be late but never find the journal free (about 3.5 s each, 7 s in turn).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -77,7 +81,7 @@ describe('a file system without hard links', () => {
   });
 });
 
-describe('runs started at the same instant, as processes', () => {
+describe.concurrent('runs started at the same instant, as processes', () => {
   let bundle: string;
   beforeAll(async () => {
     bundle = path.join(tempDir(), 'journal.mjs');
