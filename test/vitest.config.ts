@@ -39,8 +39,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores, but most e2e time is spent waiting on child processes, servers and timers: five
     // files at a time keep both cores busy (non-reliability suite 114 s → 86 s on this machine with
-    // four; the whole suite 146 s with four, 139 s with five, 170 s with six, where each worker's
-    // imports and the contention cost more CPU than the waits it overlaps).
+    // four; the whole suite 146 s with four, 139 s with five; six ran 134 and 152 s, within this
+    // machine's noise, for more CPU: each worker imports the modules again). Files that mostly wait
+    // run their independent tests at once (describe.concurrent), which overlaps waits for free.
     maxWorkers: 5,
     pool: 'forks',
     // Transformed modules kept on disk (node_modules/.experimental-vitest-cache) between runs: the
