@@ -21,21 +21,10 @@ export interface Rig {
 export async function startRig(opts: SandboxOptions = {}): Promise<Rig> {
   const { sb } = await sandboxWithEnv(opts);
   const proxy = await startFaultProxy(sb.authUrl);
-  return {
-    sb,
-    proxy,
-    env: (extra = {}) => ({
-      SVC_CONFIG_DIR: tempDir(),
-      SVC_BASE_URL: `${proxy.origin}/api/v2`,
-      SVC_AUTH_URL: proxy.origin,
-      SVC_TOKEN: sb.token,
-      ...extra,
-    }),
-    async close() {
-      await proxy.close();
-      await sb.close();
-    },
-  };
+  return rigOf(sb, proxy, async () => {
+    await proxy.close();
+    await sb.close();
+  });
 }
 
 /**
@@ -45,7 +34,10 @@ export async function startRig(opts: SandboxOptions = {}): Promise<Rig> {
  */
 export async function ownProxy(base: Rig): Promise<Rig> {
   const proxy = await startFaultProxy(base.sb.authUrl);
-  const sb = base.sb;
+  return rigOf(base.sb, proxy, () => proxy.close());
+}
+
+function rigOf(sb: TestSandbox, proxy: FaultProxy, close: () => Promise<void>): Rig {
   return {
     sb,
     proxy,
@@ -56,7 +48,7 @@ export async function ownProxy(base: Rig): Promise<Rig> {
       SVC_TOKEN: sb.token,
       ...extra,
     }),
-    close: () => proxy.close(),
+    close,
   };
 }
 
