@@ -9,31 +9,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { type Fault, startFaultProxy, type FaultProxy, times } from '../helpers/fault-proxy.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { tempDir } from '../helpers/run-svc.js';
+import { type Fault, times } from '../helpers/fault-proxy.js';
+import { startRig, type Rig } from '../helpers/reliability.js';
 
-let sb: TestSandbox;
-let proxy: FaultProxy;
-
+let rig: Rig;
 beforeAll(async () => {
-  sb = (await sandboxWithEnv({ seed: 20 })).sb;
-  proxy = await startFaultProxy(sb.authUrl);
+  rig = await startRig({ seed: 20 });
 });
-afterAll(async () => {
-  await proxy?.close();
-  await sb?.close();
-});
-
-const env = () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: `${proxy.origin}/api/v2`, SVC_AUTH_URL: proxy.origin, SVC_TOKEN: sb.token });
+afterAll(() => rig?.close());
 
 /** Runs `svc prospects get <id>` through three failures of one kind; the gaps between its attempts, in ms. */
 async function gapsThrough(id: number, fault: Fault): Promise<number[]> {
   const path = new RegExp(`^/api/v2/prospects/${id}(\\?|$)`);
-  proxy.plan({ method: 'GET', path }, times(3, fault));
-  const r = await svcInProcess(['prospects', 'get', String(id), '-o', 'json'], { env: env() });
+  rig.proxy.plan({ method: 'GET', path }, times(3, fault));
+  const r = await svcInProcess(['prospects', 'get', String(id), '-o', 'json'], { env: rig.env() });
   expect(r.code, r.stderr).toBe(0);
-  const at = proxy.since(0, { method: 'GET', path }).map((e) => e.at);
+  const at = rig.proxy.since(0, { method: 'GET', path }).map((e) => e.at);
   expect(at).toHaveLength(4);
   return at.slice(1).map((t, i) => t - at[i]!);
 }

@@ -30,11 +30,13 @@ export async function startRig(opts: SandboxOptions = {}): Promise<Rig> {
 /**
  * A rig of its own in front of another rig's sandbox: a fresh fault proxy (its own rules, log and
  * up/down state) for a test that runs beside others (`describe.concurrent`) and asserts on the
- * proxy's log or plans faults on paths the others use. `close` stops only this proxy.
+ * proxy's log or plans faults on paths the others use. The proxy closes when the test ends.
  */
-export async function ownProxy(base: Rig): Promise<Rig> {
+export async function ownProxy(base: Rig, ctx: { onTestFinished: (fn: () => Promise<void>) => void }): Promise<Rig> {
   const proxy = await startFaultProxy(base.sb.authUrl);
-  return rigOf(base.sb, proxy, () => proxy.close());
+  const rig = rigOf(base.sb, proxy, () => proxy.close());
+  ctx.onTestFinished(() => rig.close());
+  return rig;
 }
 
 function rigOf(sb: TestSandbox, proxy: FaultProxy, close: () => Promise<void>): Rig {

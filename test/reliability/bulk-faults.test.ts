@@ -16,7 +16,7 @@
  * carries svc, the proxies and the sandbox at once). 11.5 → 4.7 s of wall.
  */
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 import { times, type Fault } from '../helpers/fault-proxy.js';
 import { expectNoCrash, ownProxy, startRig, turns, type Rig } from '../helpers/reliability.js';
@@ -28,12 +28,6 @@ let base: Rig;
 beforeAll(async () => {
   base = await startRig({ seed: 41 });
 });
-/** A proxy of the test's own in front of the file's sandbox, closed when the test ends. */
-async function ownRig(ctx: TestContext): Promise<Rig> {
-  const rig = await ownProxy(base);
-  ctx.onTestFinished(() => rig.close());
-  return rig;
-}
 /** One at a time: the runs with `--timeout 1`, whose ordinary answers must come back within it. */
 const shortTimeout = turns(1);
 /** Records claimed by a test (updated, deleted, enrolled): no two concurrent tests get the same. */
@@ -105,7 +99,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
     it('every row created exactly once; lost answers found by lookup, never re-sent blindly', async (ctx) => {
       const { expect } = ctx;
       await shortTimeout(ctx);
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const n = 14;
       const file = inputFile(
         'c.ndjson',
@@ -170,7 +164,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
     it('updates whose answers were lost are read back, not sent again; each record ends with its new value', async (ctx) => {
       const { expect } = ctx;
       await shortTimeout(ctx);
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const ids = claim(8);
       const file = inputFile('u.ndjson', ids.map((id) => JSON.stringify({ id, title: `Fixed ${id}` })).join('\n') + '\n');
       const PATCHES = { method: 'PATCH', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
@@ -202,7 +196,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
 
     it('a delete whose answer was lost is found gone on the retry and counted deleted once', async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const ids = claim(6);
       const file = inputFile('d.csv', 'id\n' + ids.join('\n') + '\n');
       const DELETES = { method: 'DELETE', path: /^\/api\/v2\/prospects\/\d+(\?|$)/ };
@@ -224,7 +218,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
     it('enrolments: lost answers looked up, every prospect in the sequence exactly once', async (ctx) => {
       const { expect } = ctx;
       await shortTimeout(ctx);
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
       const ids = claim(10);
       const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
@@ -268,7 +262,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
   describe('429 storms and maintenance during a run', () => {
     it('a storm of 429s and 503s (seconds and ISO Retry-After) is waited out; every row once', async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const n = 10;
       const file = inputFile(
         's.ndjson',
@@ -307,7 +301,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
   describe('the API goes away during a run', () => {
     it('down for a moment after some creates: the run waits it out, every row once', async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const n = 16;
       const file = inputFile(
         'o.ndjson',
@@ -345,7 +339,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
 
     it('down for good: failed rows are reported (exit 5), nothing is lost; the rerun does the rest once', async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const n = 8;
       const file = inputFile(
         'g.ndjson',
@@ -396,7 +390,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
 
     it('a create refused with a 4xx is journaled failed; a rerun sends it again, or skips it with --skip-failed', async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       // Rows with no filterable field: a row left `pending` could never be looked up (unknown for good).
       const jobs = Array.from({ length: 6 }, (_, i) => `Refused job ${i}`);
       const file = inputFile('r.ndjson', jobs.map((j) => JSON.stringify({ occupation: j, middleName: 'Refused' })).join('\n') + '\n');
@@ -464,7 +458,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
 
     it('an enrolment refused with a 4xx is journaled failed and enrolled by the rerun', async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
       const ids = claim(4);
       const file = inputFile('re.csv', 'id\n' + ids.join('\n') + '\n');

@@ -12,7 +12,7 @@
  * has a fault proxy of its own in front of the one sandbox (its own rules, and the POSTs it
  * counts are its own) and rows of its own (its own emails, its own sequence).
  */
-import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { call, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 import type { Fault } from '../helpers/fault-proxy.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
@@ -25,12 +25,6 @@ beforeAll(async () => {
   base = await startRig({ seed: 2605 });
 });
 afterAll(() => base?.close());
-/** A proxy of the test's own in front of the file's sandbox, closed when the test ends. */
-async function ownRig(ctx: TestContext): Promise<Rig> {
-  const rig = await ownProxy(base);
-  ctx.onTestFinished(() => rig.close());
-  return rig;
-}
 
 /** 504 at 100 ms; the backend commits at 2 s, well after the 1 s window (lookups up to about 1.1 s). */
 const LATE: Fault = { kind: 'late', failAfterMs: 100, commitAfterMs: 2000 };
@@ -70,7 +64,7 @@ describe.concurrent('late commits past the window, each test with its own proxy'
       { timeout: 60_000 },
       async ([op, extra], ctx) => {
         const { expect } = ctx;
-        const rig = await ownRig(ctx);
+        const rig = await ownProxy(base, ctx);
         const email = `late-${op}@window.test`;
         const file = inputFile(`${op}.csv`, `firstName,lastName,emails\nLate,Window,${email}\nOn,Time,ontime-${op}@window.test\n`);
         const env = rig.env();
@@ -102,7 +96,7 @@ describe.concurrent('late commits past the window, each test with its own proxy'
 
     it('a rerun before the commit still does not send it: unknown again, until the record shows', { timeout: 60_000 }, async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const email = 'slow-rerun@window.test';
       const file = inputFile('slow.csv', `firstName,emails\nSlow,${email}\n`);
       const env = rig.env();
@@ -122,7 +116,7 @@ describe.concurrent('late commits past the window, each test with its own proxy'
 
     it('--resend-unconfirmed: a create that never arrived is sent again once, after the last lookup', { timeout: 60_000 }, async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const email = 'lost@window.test';
       const file = inputFile('lost.csv', `firstName,emails\nLost,${email}\n`);
       const remove = once(rig, 'POST', /^\/api\/v2\/prospects(\?|$)/, email, LOST);
@@ -137,7 +131,7 @@ describe.concurrent('late commits past the window, each test with its own proxy'
   describe('an enrolment committed after the settle window', () => {
     it('unknown, not sent twice; the rerun finds it in the sequence', { timeout: 60_000 }, async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
       const made = await call(rig.sb, 'POST', 'prospects', {
         data: { type: 'prospect', attributes: { firstName: 'Enrol', lastName: 'Late' } },

@@ -49,12 +49,6 @@ beforeAll(async () => {
  * event loop keeps the margin the windows need.
  */
 const turn = turns(3);
-/** A proxy of the test's own in front of the file's sandbox, closed when the test ends. */
-async function ownRig(ctx: TestContext): Promise<Rig> {
-  const rig = await ownProxy(base);
-  ctx.onTestFinished(() => rig.close());
-  return rig;
-}
 const tally = { rows: 0, rowsLost: 0, duplicates: 0, lateCommits: 0, resent: 0 };
 afterAll(async () => {
   recordStats('late-commits', {
@@ -156,7 +150,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
     it.for(SEEDS)('creates, seed %i: every row once in the sandbox, none sent twice', { timeout: TIMEOUT }, async (seed, ctx) => {
       const { expect } = ctx;
       await turn(ctx);
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const marker = `@late-create-${seed}.test`;
       const names = Array.from({ length: ROWS }, (_, i) => `Late${seed}n${i}`);
       const file = inputFile(
@@ -190,7 +184,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
     it.for(SEEDS)('updates, seed %i: each record updated once, with its new value', { timeout: TIMEOUT }, async (seed, ctx) => {
       const { expect } = ctx;
       await turn(ctx);
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const ids = await newProspects(rig, ROWS, `U${seed}x`);
       const title = (id: number) => `Settled ${seed} ${id}`;
       const file = inputFile('u.ndjson', ids.map((id) => JSON.stringify({ id, title: title(id) })).join('\n') + '\n');
@@ -221,7 +215,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
       async (seed, ctx) => {
         const { expect } = ctx;
         await turn(ctx);
-        const rig = await ownRig(ctx);
+        const rig = await ownProxy(base, ctx);
         const ids = await newProspects(rig, ROWS, `D${seed}x`);
         const file = inputFile('d.csv', 'id\n' + ids.join('\n') + '\n');
         const faults = faultsFor(ids.map(String), 400 + seed);
@@ -252,7 +246,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
       async (seed, ctx) => {
         const { expect } = ctx;
         await turn(ctx);
-        const rig = await ownRig(ctx);
+        const rig = await ownProxy(base, ctx);
         const seq = await newSequence(rig.sb, { permitDuplicateProspects: 'allow' });
         const ids = await newProspects(rig, ROWS, `E${seed}x`);
         const file = inputFile('e.csv', 'id\n' + ids.join('\n') + '\n');
@@ -280,7 +274,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
   describe('interrupted while a write is parked', () => {
     it('Ctrl-C ends the wait at once, the row stays pending; a rerun before the late commit watches the rest of the window and finds it', async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const marker = '@late-interrupt.test';
       const names = ['Park0', 'Park1', 'Park2'];
       const file = inputFile(
@@ -338,7 +332,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
   describe('an error every row would meet while rows are parked', () => {
     it('a 401 stops the run at once: parked rows stop waiting (exit 3), and stay pending for the rerun', async (ctx) => {
       const { expect } = ctx;
-      const rig = await ownRig(ctx);
+      const rig = await ownProxy(base, ctx);
       const marker = '@late-halt.test';
       const file = inputFile(
         'h.ndjson',

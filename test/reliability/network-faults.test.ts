@@ -13,7 +13,7 @@
  * (its outage meets only their requests). The longest start first: a worker runs five tests at a
  * time, in the order they are written. 11.0 → 6.7 s of wall.
  */
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFaultProxy, times, type Fault } from '../helpers/fault-proxy.js';
 import { startSvc } from '../helpers/long-running.js';
 import { expectCleanFailure, messageLines, ownProxy, startRig, type Rig } from '../helpers/reliability.js';
@@ -25,12 +25,6 @@ beforeAll(async () => {
   rig = await startRig({ seed: 40 });
 });
 afterAll(() => rig.close());
-/** A proxy of the test's own in front of the file's sandbox, closed when the test ends. */
-async function ownRig(ctx: TestContext): Promise<Rig> {
-  const own = await ownProxy(rig);
-  ctx.onTestFinished(() => own.close());
-  return own;
-}
 
 const svc = (args: string[]) => svcInProcess(args, { env: rig.env() });
 /** `* retry …` trace lines of a -v run. */
@@ -165,7 +159,7 @@ describe.concurrent('network faults', () => {
   describe.concurrent('a server that goes away and comes back', () => {
     it('connections refused until svc retries, then the server is back: the command succeeds', async (ctx) => {
       const { expect } = ctx;
-      const away = await ownRig(ctx);
+      const away = await ownProxy(rig, ctx);
       const o = own();
       await away.proxy.down();
       const run = startSvc(['prospects', 'get', String(o.id), '-o', 'json', '-v'], { env: away.env() });
@@ -178,7 +172,7 @@ describe.concurrent('network faults', () => {
 
     it('a create whose connection is refused is sent once the server is back (a refused connection sent nothing)', async (ctx) => {
       const { expect } = ctx;
-      const away = await ownRig(ctx);
+      const away = await ownProxy(rig, ctx);
       const name = `Refused${Date.now()}`;
       const mark = away.proxy.log.length;
       await away.proxy.down();
