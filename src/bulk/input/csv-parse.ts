@@ -15,6 +15,8 @@ const QUOTED = 2;
 /** A quote inside a quoted field: either the closing quote or the first of `""`. */
 const QUOTE_IN_QUOTED = 3;
 
+const recordTooLong = () => new Error(`a record is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
+
 /** Incremental CSV parser. */
 export class CsvParser {
   private state = FIELD_START;
@@ -26,6 +28,12 @@ export class CsvParser {
 
   /** Characters of the record's finished fields, with a delimiter each. */
   private recordChars = 0;
+  /**
+   * Empty cells counted but not yet in `record` (they go in before the next non-empty field, or
+   * at the end of the record): a record of delimiters past the cap, however many chunks it
+   * spans, is refused before they are held.
+   */
+  private empties = 0;
 
   /** @param delimiter one character between fields (`,` `;` tab …) */
   constructor(private readonly delimiter = ',') {
@@ -60,8 +68,14 @@ export class CsvParser {
         state = this.state = UNQUOTED;
       }
       if (state === UNQUOTED) {
-        if (c === d) this.endField();
-        else if (c === '\n' || c === '\r') this.endRecord(out, c);
+        if (c === d) {
+          this.endField();
+          // The delimiters right after it end empty cells: counted at once.
+          let j = i + 1;
+          while (j < chunk.length && chunk[j] === d) j++;
+          if (j > i + 1) this.emptyFields(j - i - 1);
+          i = j - 1;
+        } else if (c === '\n' || c === '\r') this.endRecord(out, c);
         else {
           // Copy the run of ordinary characters at once: much faster than one at a time.
           let j = i;
@@ -99,8 +113,7 @@ export class CsvParser {
       const hint = this.state === QUOTED ? ' (is a quote left open?)' : '';
       throw new Error(`a cell is longer than ${chars(MAX_CELL_CHARS)}, the cap on one cell${hint}`);
     }
-    if (this.recordChars + this.field.length > MAX_RECORD_CHARS)
-      throw new Error(`a record is longer than ${chars(MAX_RECORD_CHARS)}, the cap on one record`);
+    if (this.recordChars + this.field.length > MAX_RECORD_CHARS) throw recordTooLong();
   }
 
   /**
@@ -110,7 +123,7 @@ export class CsvParser {
   end(): string[][] {
     if (this.state === QUOTED) throw new Error('a quoted field is not closed before the end of the file');
     const out: string[][] = [];
-    if (this.state !== FIELD_START || this.record.length > 0) this.endRecord(out, '\n');
+    if (this.state !== FIELD_START || this.record.length > 0 || this.empties > 0) this.endRecord(out, '\n');
     return out;
   }
 
@@ -119,13 +132,30 @@ export class CsvParser {
     // The delimiter counts too: a record of commas alone holds no text but one cell per comma,
     // and 80 MB of them would otherwise pass the cap as a record of 0 characters.
     this.recordChars += this.field.length + 1;
-    this.record.push(this.field);
+    if (this.field === '') this.empties++;
+    else {
+      this.pushEmpties();
+      this.record.push(this.field);
+    }
     this.field = '';
     this.state = FIELD_START;
   }
 
+  /** `n` empty cells in a row: what `n` calls of {@link endField} with an empty field do. */
+  private emptyFields(n: number): void {
+    // endField checks the record before counting each cell; the last check sees n − 1 of them.
+    if (this.recordChars + n - 1 > MAX_RECORD_CHARS) throw recordTooLong();
+    this.recordChars += n;
+    this.empties += n;
+  }
+
+  private pushEmpties(): void {
+    for (; this.empties > 0; this.empties--) this.record.push('');
+  }
+
   private endRecord(out: string[][], c: string): void {
     this.endField();
+    this.pushEmpties();
     const rec = this.record;
     this.record = [];
     this.recordChars = 0;
