@@ -133,34 +133,46 @@ describe('root, types and schemas', () => {
       else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) k === '$ref' ? refs.push(x as string) : walk(x);
     };
     walk(d);
+    // Each check that fails is named and collected, then asserted once: an expect() per ref,
+    // path, operation and response was ~6,500 calls, each updating vitest's assertion state.
+    const bad: string[] = [];
     for (const ref of refs) {
       const target = ref
         .replace(/^#\//, '')
         .split('/')
         .reduce((o: any, k) => o?.[k], d);
-      expect(target, ref).toBeTruthy();
+      if (!target) bad.push(`${ref}: resolves to nothing`);
     }
     for (const [path, item] of Object.entries<any>(d.paths)) {
-      expect(path.startsWith('/')).toBe(true);
+      if (!path.startsWith('/')) bad.push(`${path}: does not start with /`);
       for (const p of path.match(/\{(\w+)\}/g) ?? []) {
         const name = p.slice(1, -1);
         const params = [...(item.parameters ?? []), ...Object.values<any>(item).flatMap((o) => o?.parameters || [])];
-        expect(params.some((x: any) => x.in === 'path' && x.name === name && x.required)).toBe(true);
+        if (!params.some((x: any) => x.in === 'path' && x.name === name && x.required))
+          bad.push(`${path}: no required path parameter ${name}`);
       }
       for (const [method, op] of Object.entries<any>(item)) {
         if (method === 'parameters') continue;
-        expect(['get', 'post', 'patch', 'delete', 'put']).toContain(method);
-        expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+        const at = `${method} ${path}`;
+        if (!['get', 'post', 'patch', 'delete', 'put'].includes(method)) bad.push(`${at}: not a method`);
+        if (!(Object.keys(op.responses).length > 0)) bad.push(`${at}: no responses`);
         for (const [code, resp] of Object.entries<any>(op.responses)) {
-          expect(code).toMatch(/^[1-5]\d\d$/);
-          expect(typeof resp.description).toBe('string');
-          for (const mt of Object.keys(resp.content ?? {})) expect(mt).toBe('application/vnd.api+json');
+          if (!/^[1-5]\d\d$/.test(code)) bad.push(`${at} ${code}: not a status code`);
+          if (typeof resp.description !== 'string') bad.push(`${at} ${code}: description is ${typeof resp.description}`);
+          for (const mt of Object.keys(resp.content ?? {}))
+            if (mt !== 'application/vnd.api+json') bad.push(`${at} ${code}: media type ${mt}`);
         }
-        if (op.requestBody) expect(Object.keys(op.requestBody.content)).toEqual(['application/vnd.api+json']);
-        expect(ops.has(op.operationId)).toBe(false);
+        if (op.requestBody) {
+          const types = Object.keys(op.requestBody.content);
+          if (types.length !== 1 || types[0] !== 'application/vnd.api+json')
+            bad.push(`${at}: request body media types ${types.join(', ')}`);
+        }
+        if (ops.has(op.operationId)) bad.push(`${at}: operationId ${op.operationId} used twice`);
         ops.add(op.operationId);
       }
     }
+    expect(bad).toEqual([]);
+    expect(refs.length).toBeGreaterThan(0);
     // Only the operations the registry allows.
     expect(d.paths['/calls/{id}'].patch).toBeUndefined();
     expect(d.paths['/tasks/{id}/actions/markComplete'].post.parameters[0].name).toBe('actionParams[completionNote]');

@@ -13,6 +13,7 @@ import type { ResourceObject } from '../../src/api/jsonapi.js';
 import { attributeMarks, parseCollection, unparsedAttributesRegion } from '../../src/listing/page-parse.js';
 import { parseJson } from '../../src/lossless-json.js';
 import { KeySlots, readAttributeValues, readMarkedValues, ValueKind } from '../../src/mirror/attribute-values.js';
+import { expectBe, expectEqual } from '../helpers/loop-expect.js';
 
 const KEYS = ['firstName', 'title', 'emails', 'score', 'optedOut', 'custom1', 'address', 'big', 'note', 'tags', 'é'];
 const value = fc.oneof(
@@ -62,7 +63,7 @@ describe('readMarkedValues', () => {
           const m = attributeMarks(r);
           const region = unparsedAttributesRegion(r);
           // A page written with space before a member's colon is parsed whole (page-parse.ts).
-          expect(m === undefined).toBe(region === undefined);
+          expectBe(m === undefined, region === undefined);
           if (!m) return;
           marked++;
           const values: unknown[] = new Array(KEYS.length);
@@ -70,14 +71,14 @@ describe('readMarkedValues', () => {
           readMarkedValues(m!.page, m!.marks, m!.from, m!.to, slots, values, kinds);
           const again: unknown[] = new Array(KEYS.length);
           const againKinds = new Uint8Array(KEYS.length);
-          expect(readAttributeValues(region!.page, region!.start, region!.end, slots, again, againKinds)).toBe(true);
-          expect([...kinds]).toEqual([...againKinds]);
-          expect(values).toEqual(again);
+          expectBe(readAttributeValues(region!.page, region!.start, region!.end, slots, again, againKinds), true);
+          expectEqual([...kinds], [...againKinds]);
+          expectEqual(values, again);
           const decoded = expected[n]!.attributes;
           KEYS.forEach((k, i) => {
             // A null is left as a missing key is: the mirror stores both as NULL.
-            if (!(k in decoded) || decoded[k] === null) expect(kinds[i]).toBe(ValueKind.Missing);
-            else expect(asDecoded(kinds[i]!, values[i])).toEqual(decoded[k]);
+            if (!(k in decoded) || decoded[k] === null) expectBe(kinds[i], ValueKind.Missing);
+            else expectEqual(asDecoded(kinds[i]!, values[i]), decoded[k]);
           });
         });
       }),
