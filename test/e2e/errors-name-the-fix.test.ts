@@ -14,6 +14,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { authorizeUrlOf, cliLogin, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
 import { startSvc } from '../helpers/long-running.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -161,7 +162,8 @@ describe('a refresh refused with invalid_client (the sandbox was restarted with 
     const fresh = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
     try {
       const dir = tempDir();
-      expect((await cliLogin(fresh, dir)).code).toBe(0);
+      // In process: the refresh is under test, not the login (login.test.ts runs the binary's).
+      expect((await cliLoginInProcess(fresh, dir)).code).toBe(0);
       editProfile(dir, 'default', { expiresAt: Date.now() - 1000, clientId: 'sandbox-before-restart' });
       const r = await svcInProcess(['prospects', 'list', '--limit', '1'], { env: { SVC_CONFIG_DIR: dir } });
       expect(r.code).toBe(3);
@@ -185,7 +187,9 @@ describe('svc login twice within the token-issue interval', () => {
 
   it('waits the Retry-After out with a countdown and logs in', async () => {
     const dir = tempDir();
-    const first = await cliLogin(limited, dir);
+    // The first login only starts the interval: in process. The second, the one that waits, is
+    // the built bin/svc.
+    const first = await cliLoginInProcess(limited, dir);
     expect(first.code, first.stderr).toBe(0);
     const mark = limited.requests.length;
     const second = await cliLogin(limited, dir);
