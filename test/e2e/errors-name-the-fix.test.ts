@@ -11,9 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { authorizeUrlOf, cliLogin, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
+import { authorizeUrlOf, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
 import { startSvc } from '../helpers/long-running.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
+import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -161,7 +162,8 @@ describe('a refresh refused with invalid_client (the sandbox was restarted with 
     const fresh = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
     try {
       const dir = tempDir();
-      expect((await cliLogin(fresh, dir)).code).toBe(0);
+      // In process: the refresh is under test, not the login (login.test.ts runs the binary's).
+      expect((await cliLoginInProcess(fresh, dir)).code).toBe(0);
       editProfile(dir, 'default', { expiresAt: Date.now() - 1000, clientId: 'sandbox-before-restart' });
       const r = await svcInProcess(['prospects', 'list', '--limit', '1'], { env: { SVC_CONFIG_DIR: dir } });
       expect(r.code).toBe(3);
@@ -185,10 +187,13 @@ describe('svc login twice within the token-issue interval', () => {
 
   it('waits the Retry-After out with a countdown and logs in', async () => {
     const dir = tempDir();
-    const first = await cliLogin(limited, dir);
+    // Both in process: the wait is the program's, not the process's (login-profiles.test.ts runs
+    // bin/svc refused by a longer interval). A spawned second login could take longer than the
+    // interval to start on a loaded machine (seen at a load of 30), and then waited for nothing.
+    const first = await cliLoginInProcess(limited, dir);
     expect(first.code, first.stderr).toBe(0);
     const mark = limited.requests.length;
-    const second = await cliLogin(limited, dir);
+    const second = await cliLoginInProcess(limited, dir);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/^The API issues one access token per minute: waiting [1-6] s…$/m);
     expect(second.stderr).toMatch(/Logged in to /);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCleanFailure, expectNoCrash } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { BIN, baseEnv, ROOT, runSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
+import { BIN, baseEnv, ROOT, tempDir, type SvcResult } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 
@@ -102,7 +102,8 @@ describe.concurrent('damaged files', () => {
 
   it('a sandbox data file that is not JSON: exit 2 for `svc sandbox --data` and `svc --sandbox`', async () => {
     const dataFile = file('org.json', '{"version":1,"store":');
-    const r = await runSvc(['sandbox', '--data', dataFile], { env: { SVC_CONFIG_DIR: tempDir() }, timeoutMs: 10_000 });
+    // Refused before a server starts, in the test process (sandbox-command.test.ts runs the binary's).
+    const r = await svcInProcess(['sandbox', '--data', dataFile], { env: { SVC_CONFIG_DIR: tempDir() }, timeoutMs: 10_000 });
     expectCleanFailure(r, 2, /^error: sandbox data file .*org\.json is damaged \(not valid JSON/);
     expect(r.stderr).toMatch(/hint: repair it, or move it away to start a fresh org/);
     const dir = tempDir();

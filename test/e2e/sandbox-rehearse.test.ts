@@ -248,10 +248,17 @@ describe('svc sandbox --from-profile', () => {
     // What the copy keeps on purpose (sequence names, persona names…) may contain a short
     // original value by chance ("Manager"); only a value absent from all that would be a leak.
     const kept: unknown[] = [];
+    // fieldKind looks up its rule afresh on each call: once per field here, not per value.
+    const kinds = new Map<string, ReturnType<typeof fieldKind>>();
+    const faked = (type: string, k: string) => {
+      const key = `${type}.${k}`;
+      if (!kinds.has(key)) kinds.set(key, fieldKind(type, k, custom[type]));
+      return kinds.get(key) !== undefined;
+    };
     for (const [type, recs] of Object.entries(data.store.tables as Record<string, { id: number }[]>)) {
       for (const { id } of recs) {
         const attrs = prod.store.get(type, id)!.attributes;
-        kept.push(Object.fromEntries(Object.entries(attrs).filter(([k]) => !fieldKind(type, k, custom[type]))));
+        kept.push(Object.fromEntries(Object.entries(attrs).filter(([k]) => !faked(type, k))));
       }
     }
     // The org's vocabulary (custom fields' labels and lists) is kept too.
@@ -264,7 +271,7 @@ describe('svc sandbox --from-profile', () => {
       for (const { id } of recs) {
         const orig = prod.store.get(type, id)!;
         for (const [k, v] of Object.entries(orig.attributes)) {
-          if (!fieldKind(type, k, custom[type])) continue;
+          if (!faked(type, k)) continue;
           for (const value of Array.isArray(v) ? v : [v]) {
             if (typeof value !== 'string' || value === '') continue;
             checked++;
