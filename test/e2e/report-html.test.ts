@@ -5,12 +5,12 @@
  * under SVC_TEST_REQUIRE_PROGRAMS=1, as every program-dependent test does (helpers/programs.ts).
  */
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { svcInProcess } from '../helpers/in-process-cli.js';
 import { locate, requireProgram, without } from '../helpers/programs.js';
-import { svcInProcess } from '../helpers/in-process-cli.js';
 import { json, tempDir } from '../helpers/run-svc.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
 
 const ARGS = [
   '--headless',
@@ -26,12 +26,13 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 let sb: TestSandbox;
 let env: () => Record<string, string>;
 let browser: Browser;
+let svc: typeof svcInProcess;
 const dir = tempDir();
 
 /** Writes the page and the numbers of one report; opens the page offline; returns both. */
 async function render(args: string[], name: string): Promise<{ page: Page; rows: any[]; png: Buffer; external: string[] }> {
   const file = path.join(dir, `${name}.html`);
-  const r = await svcInProcess(['report', ...args, '--html', file, '-o', 'json'], { env: env() });
+  const r = await svc(['report', ...args, '--html', file, '-o', 'json'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
   const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
   const external: string[] = [];
@@ -61,6 +62,15 @@ async function bars(page: Page, selector: string, dim: 'width' | 'height') {
 describe.skipIf(without('chromium', 'the report --html tests in headless Chromium'))('report --html in headless Chromium', () => {
   beforeAll(async () => {
     requireProgram('chromium');
+    // Imported here, not at the top: test/unit/programs.test.ts runs this file in a vitest of its
+    // own where Chromium is missing and the tests skip, and there these imports (playwright-core,
+    // svc's program and sandbox) were most of its CPU.
+    const [{ chromium }, cli, { sandboxWithEnv }] = await Promise.all([
+      import('playwright-core'),
+      import('../helpers/in-process-cli.js'),
+      import('../helpers/sandbox.js'),
+    ]);
+    svc = cli.svcInProcess;
     ({ sb, env } = await sandboxWithEnv({ seed: 900 }));
     browser = await chromium.launch({ executablePath: locate('chromium')!, args: ARGS });
   });
