@@ -258,7 +258,8 @@ describe('one rate budget for every svc process of a user', () => {
       const kept = fs.readFileSync(file);
       fs.writeFileSync(file, '{"version": 1, "used": "lots"');
       try {
-        const r = await timed(['prospects', 'list', '--page-size', '5', '-o', 'ndjson']);
+        // In this process: the ledger is read by the command, not at the process's start.
+        const r = await svcInProcess(['prospects', 'list', '--page-size', '5', '-o', 'ndjson'], { env });
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout.trim().split('\n').length).toBeGreaterThanOrEqual(5);
         expect(r.stderr.match(/warning: /g)).toHaveLength(1);
