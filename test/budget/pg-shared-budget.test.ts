@@ -56,11 +56,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { ledgerKey } from '../../src/budget/ledger.js';
 import { inputFile } from '../helpers/bulk.js';
 import { type Arrival, firstArrival, watchArrivals } from '../helpers/arrivals.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
-import { adminSql, testPostgres } from '../helpers/postgres.js';
+import { testPostgres } from '../helpers/postgres.js';
 import { runSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -157,9 +158,14 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
       // in the row, two or more at once, show that the three share it. (All three in one look,
       // asserted before, failed once in CI: a look every 250 ms can miss a lease late to start.)
       const pids = new Set<number>();
+      // One connection for the whole watch: a new one per look (some 50) cost this process ~10 ms
+      // of CPU each (the SCRAM handshake) and the server a backend each.
+      const watcher = new pg.Client({ connectionString: PG! });
+      watcher.on('error', () => {});
+      await watcher.connect();
       const watch = (async () => {
         while (!done) {
-          const r = await adminSql(PG!, `SELECT state FROM svc_budget.ledgers WHERE key = $1`, [key]).catch(() => undefined);
+          const r = await watcher.query(`SELECT state FROM svc_budget.ledgers WHERE key = $1`, [key]).catch(() => undefined);
           const bulk = ((r?.rows[0]?.state?.leases ?? []) as { kind: string; pid: number }[]).filter((l) => l.kind === 'bulk');
           for (const l of bulk) pids.add(l.pid);
           most = Math.max(most, bulk.length);
@@ -169,6 +175,7 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
       const runs = await all;
       done = true;
       await watch;
+      await watcher.end().catch(() => {});
       for (const r of runs) {
         expect(r.code, r.stderr).toBe(0);
         expect(r.stderr).not.toMatch(/warning/);

@@ -1,12 +1,14 @@
 /**
  * What the tests of test/events/ share: a webhook receiver in the test process (its answers
  * switchable: taking, down with 500, hanging past the 5 s timeout), a spawned svc whose output is
- * watched as it comes, and the events index read straight from the sandbox.
+ * watched as it comes (or its twin in this process), and the events index read straight from the
+ * sandbox.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
-import { spawnSvc } from '../helpers/run-svc.js';
+import { type InProcessResult, runInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
 import type { Client } from '../helpers/sandbox.js';
 
 /** One POST the receiver got. */
@@ -85,6 +87,36 @@ export function watch(args: string[], env: Record<string, string>): Watched {
     }
   };
   return { child, out, until, exited };
+}
+
+/** svc run in this process (`runInProcess`), its output collected as it comes; `interrupt()` is a Ctrl-C. */
+export interface WatchedInProcess {
+  out: { stdout: string; stderr: string };
+  /** Resolves when `test` holds of the output so far; rejects after `ms` with the output. */
+  until(test: (o: { stdout: string; stderr: string }) => boolean, ms?: number): Promise<void>;
+  interrupt(): void;
+  exited: Promise<InProcessResult>;
+}
+
+/** {@link watch}'s twin in this process, for a long-running command whose process is not under test. */
+export function watchInProcess(args: string[], env: Record<string, string>, timeoutMs = 600_000): WatchedInProcess {
+  const out = { stdout: '', stderr: '' };
+  const ctrlC = new AbortController();
+  let ended: InProcessResult | undefined;
+  const exited = runInProcess(args, baseEnv(env), {
+    timeoutMs,
+    signal: ctrlC.signal,
+    onOutput: (stream, text) => (out[stream] += text),
+  }).then((r) => (ended = r));
+  const until = async (test: (o: { stdout: string; stderr: string }) => boolean, ms = 20_000) => {
+    const end = Date.now() + ms;
+    while (!test(out)) {
+      if (Date.now() > end) throw new Error(`timed out waiting; stdout:\n${out.stdout.slice(-2000)}\nstderr:\n${out.stderr.slice(-2000)}`);
+      if (ended) throw new Error(`svc ended (${ended.code}); stderr:\n${out.stderr.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  return { out, until, interrupt: () => ctrlC.abort(), exited };
 }
 
 /** Polls until `test` holds (or fails with `what`). */

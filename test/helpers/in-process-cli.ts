@@ -36,6 +36,8 @@ export interface InProcessOptions {
   timeoutMs?: number;
   /** Called with each chunk as the program writes it (for a test that answers a prompt or a URL). */
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** Aborting it is a Ctrl-C for the program: what bin/svc's SIGINT handler does (run-cli.ts). */
+  signal?: AbortSignal;
 }
 
 /** Runs one argv through the program with captured output; stdin, stdout and stderr are not terminals. */
@@ -69,6 +71,7 @@ export async function runInProcess(
     stderrColumns: 0,
   };
   const controller = new AbortController();
+  opts.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
   let timer: NodeJS.Timeout | undefined;
   // What was written is read on the next turn of the event loop: collect it before answering.

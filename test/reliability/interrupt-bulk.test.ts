@@ -18,7 +18,7 @@ import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { recordStats } from '../helpers/stats.js';
-import { expectEndedBy, killWhen, parseNdjsonStrict, TRIALS, trialTimeout } from '../helpers/trials.js';
+import { atTime, expectEndedBy, killWhen, onRecorded, parseNdjsonStrict, TRIALS, trialTimeout } from '../helpers/trials.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -81,7 +81,10 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal)
         const start = posts();
         const started = Date.now();
         const child = spawnSvc(args, { env: env() });
-        const ended = await killWhen(child, signal, () => (early ? Date.now() - started >= delayMs : posts() - start >= k));
+        // Looked at when the moment comes or the sandbox records a request, not polled.
+        const ended = await killWhen(child, signal, () => (early ? Date.now() - started >= delayMs : posts() - start >= k), {
+          arm: early ? atTime(started + delayMs) : onRecorded(sb.requests),
+        });
         const where = `trial ${t}, interruption ${i + 1} (${early ? `${delayMs} ms after start` : `after ${k} creates`})`;
         expectEndedBy(ended, signal);
         if (signal === 'SIGINT' && ended.signal === 'SIGINT') {

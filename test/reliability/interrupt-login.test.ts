@@ -21,7 +21,16 @@ import { startRig, type Rig } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { recordStats } from '../helpers/stats.js';
-import { expectEndedBy, expectWholeLogin, killWhen, readStore, TRIALS, trialTimeout, type StoredProfile } from '../helpers/trials.js';
+import {
+  atTime,
+  expectEndedBy,
+  expectWholeLogin,
+  killWhen,
+  readStore,
+  TRIALS,
+  trialTimeout,
+  type StoredProfile,
+} from '../helpers/trials.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -71,7 +80,7 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during login', (signal) => {
       // kept (at the seeded delays no trial got that far, and the check below never ran).
       const delay = t === TRIALS - 1 ? 5_000 : Math.floor(rnd() * (hold.ms + 300));
       const started = Date.now();
-      const ended = await killWhen(child, signal, () => Date.now() - started >= delay);
+      const ended = await killWhen(child, signal, () => Date.now() - started >= delay, { arm: atTime(started + delay) });
       await browser;
       remove();
       // An exchange the proxy still holds reaches the server now or never: wait it out.

@@ -26,7 +26,16 @@ import { startRig, type Rig } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { recordStats } from '../helpers/stats.js';
-import { expectEndedBy, expectWholeLogin, killWhen, readStore, TRIALS, trialTimeout, type StoredProfile } from '../helpers/trials.js';
+import {
+  atTime,
+  expectEndedBy,
+  expectWholeLogin,
+  killWhen,
+  readStore,
+  TRIALS,
+  trialTimeout,
+  type StoredProfile,
+} from '../helpers/trials.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -66,7 +75,7 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during a token refresh', (sign
       const delay = Math.floor(rnd() * (hold.ms + 350));
       const started = Date.now();
       const child = spawnSvc(['prospects', 'list', '--limit', '1', '-o', 'json'], { env: { SVC_CONFIG_DIR: dir } });
-      const ended = await killWhen(child, signal, () => Date.now() - started >= delay);
+      const ended = await killWhen(child, signal, () => Date.now() - started >= delay, { arm: atTime(started + delay) });
       remove();
       // Let a request the proxy still holds reach its end before looking at the server.
       await new Promise((r) => setTimeout(r, hold.ms + 50));
