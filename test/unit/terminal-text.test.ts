@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fitText, terminalSafe, terminalSafeJson, terminalSafeLines, textWidth } from '../../src/output/terminal-text.js';
+import { binaryUnit } from '../helpers/fuzz.js';
 import { propertyRuns } from '../helpers/property-runs.js';
 
 const OSC52 = 'Eve\x1b]52;c;aGVsbG8=\x07';
@@ -23,7 +24,7 @@ describe('terminalSafe', () => {
 
   it('never lets a raw control through, for any string; JSON keeps its value', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (s) => {
+      fc.property(fc.string({ unit: binaryUnit }), (s) => {
         const json = terminalSafeJson(JSON.stringify({ s }));
         expect(json).not.toMatch(RAW);
         expect(JSON.parse(json)).toEqual({ s });
@@ -71,7 +72,7 @@ describe('fitText', () => {
   it('fits any text in its width, keeps whole graphemes and lets no control through', () => {
     const seg = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
     const unit = fc.oneof(
-      fc.string({ unit: 'binary' }),
+      fc.string({ unit: binaryUnit }),
       fc.constantFrom('👍🏽', '👨‍👩‍👧', 'e\u0301', '日', '\x1b', '\u202e', '\r\n', '\x9b'),
     );
     fc.assert(
