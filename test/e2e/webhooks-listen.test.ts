@@ -1,9 +1,11 @@
 /**
- * `svc webhooks listen` as a child process: signatures checked on real HTTP requests,
- * forwarding to a local app, the trigger → listen round trip, and --register against the
- * sandbox with a real delivery caused by another svc process, then cleanup. The listener is the
- * built bin/svc; the triggers and creates that reach it run svc's program in the test process
- * (svcInProcess).
+ * `svc webhooks listen`: signatures checked on real HTTP requests, forwarding to a local app,
+ * the trigger → listen round trip, and --register against the sandbox with a real delivery
+ * caused by another svc run, then cleanup. Where the process is the point — the --register
+ * listener stopped by SIGINT (exit 0, webhook removed) and --events stopped by SIGTERM — the
+ * listener is the built bin/svc; elsewhere it runs in the test process (startInProcess, its
+ * stop a Ctrl-C), as do the triggers and creates that reach it (svcInProcess): a listener
+ * spawn costs ~0.2 CPU-s.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { signBody } from '../../src/webhooks/signature.js';
 import { startSvc } from '../helpers/long-running.js';
-import { svcInProcess } from '../helpers/in-process-cli.js';
+import { startInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { json, tempDir } from '../helpers/run-svc.js';
 
 let sb: Sandbox;
@@ -44,8 +46,10 @@ async function startApp(status = 202) {
   };
 }
 
-async function listen(args: string[]) {
-  const p = startSvc(['webhooks', 'listen', '--port', '0', ...args], { env: env() });
+/** A listener: in the test process unless `process` (bin/svc, for tests that signal it). */
+async function listen(args: string[], how: 'process' | 'in-process' = 'in-process') {
+  const start = how === 'process' ? startSvc : startInProcess;
+  const p = start(['webhooks', 'listen', '--port', '0', ...args], { env: env() });
   const [, url] = await p.waitFor('stderr', /Ready: listening on (http:\/\/127\.0\.0\.1:\d+\/)/);
   return { ...p, url: url! };
 }
@@ -127,7 +131,7 @@ describe('webhooks listen', () => {
   });
 
   it('--events filters what is printed', async () => {
-    const l = await listen(['--events', 'task.completed', '-o', 'ndjson']);
+    const l = await listen(['--events', 'task.completed', '-o', 'ndjson'], 'process');
     try {
       expect(l.stderr()).toMatch(/warning: no --secret: signatures are not checked/);
       for (const e of ['prospect.created', 'task.completed']) {
@@ -257,7 +261,7 @@ describe('webhooks listen', () => {
   });
 
   it('--register receives a real delivery for a prospect created by another svc process, then cleans up', async () => {
-    const l = await listen(['--register', '--events', 'prospect.created', '-o', 'ndjson', ...api()]);
+    const l = await listen(['--register', '--events', 'prospect.created', '-o', 'ndjson', ...api()], 'process');
     let code: number | null = null;
     try {
       await l.waitFor('stderr', /registered webhook \d+ for prospect\.created/);

@@ -13,6 +13,7 @@ import { PassThrough } from 'node:stream';
 import { runProgram } from '../../src/cli/run-cli.js';
 import type { IO } from '../../src/output/io.js';
 import type { App } from '../../src/runtime/app.js';
+import { type Running, watchedOutput } from './long-running.js';
 import { baseEnv, type RunOptions, type SvcResult } from './run-svc.js';
 
 /** The outcome of one in-process run. */
@@ -123,4 +124,35 @@ export async function svcInProcess(args: string[], opts: RunOptions = {}): Promi
     return { code: 1, signal: null, stdout: r.stdout, stderr };
   }
   return { code: r.code ?? 0, signal: null, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * `startSvc`'s twin (long-running.ts) in the test process, for a long-running command (`webhooks
+ * listen`) whose behaviour is under test, not its process: the same output, `waitFor` and
+ * `stop`, where `stop` is a Ctrl-C (the abort bin/svc's SIGINT handler makes) whatever signal is
+ * named.
+ */
+export function startInProcess(args: string[], opts: RunOptions = {}): Omit<Running, 'child'> {
+  let ended: InProcessResult | undefined;
+  const watched = watchedOutput(() => (ended ? `ended (${ended.code})` : undefined));
+  const ctrlC = new AbortController();
+  const exited = runInProcess(args, baseEnv(opts.env), {
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    signal: ctrlC.signal,
+    onOutput: watched.add,
+  }).then((r) => {
+    ended = r;
+    watched.poke();
+    return r.hung ? null : (r.code ?? 1);
+  });
+  return {
+    exited,
+    stdout: () => watched.out.stdout,
+    stderr: () => watched.out.stderr,
+    waitFor: watched.waitFor,
+    async stop() {
+      ctrlC.abort();
+      return exited;
+    },
+  };
 }

@@ -17,43 +17,31 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** Spawns svc and starts collecting its output. */
-export function startSvc(args: string[], opts: RunOptions = {}): Running {
-  const child = spawnSvc(args, opts);
+/**
+ * The output of a running svc, collected, and waits for lines in it: `end` says how the run
+ * ended (`exited (1)`), or undefined while it runs. Shared with startInProcess (in-process-cli.ts).
+ */
+export function watchedOutput(end: () => string | undefined) {
   const out = { stdout: '', stderr: '' };
   const waiters = new Set<() => void>();
   const poke = () => {
     for (const w of waiters) w();
   };
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    out.stdout += d;
-    poke();
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    out.stderr += d;
-    poke();
-  });
-  child.stdin!.end();
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
-      poke();
-      resolve(code);
-    }),
-  );
   return {
-    child,
-    exited,
-    stdout: () => out.stdout,
-    stderr: () => out.stderr,
-    waitFor(stream, re, timeoutMs = 10_000) {
+    out,
+    poke,
+    add(stream: 'stdout' | 'stderr', text: string) {
+      out[stream] += text;
+      poke();
+    },
+    waitFor(stream: 'stdout' | 'stderr', re: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = out[stream].match(re);
           if (m) return finish(() => resolve(m));
-          if (child.exitCode !== null)
-            finish(() =>
-              reject(new Error(`svc exited (${child.exitCode}) before ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`)),
-            );
+          const ended = end();
+          if (ended !== undefined)
+            finish(() => reject(new Error(`svc ${ended} before ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`)));
         };
         const timer = setTimeout(
           () => finish(() => reject(new Error(`timed out waiting for ${re} on ${stream}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`))),
@@ -68,6 +56,28 @@ export function startSvc(args: string[], opts: RunOptions = {}): Running {
         check();
       });
     },
+  };
+}
+
+/** Spawns svc and starts collecting its output. */
+export function startSvc(args: string[], opts: RunOptions = {}): Running {
+  const child = spawnSvc(args, opts);
+  const watched = watchedOutput(() => (child.exitCode !== null ? `exited (${child.exitCode})` : undefined));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => watched.add('stdout', d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => watched.add('stderr', d));
+  child.stdin!.end();
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      watched.poke();
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    exited,
+    stdout: () => watched.out.stdout,
+    stderr: () => watched.out.stderr,
+    waitFor: watched.waitFor,
     async stop(signal = 'SIGINT') {
       if (child.exitCode === null) child.kill(signal);
       return exited;
