@@ -16,8 +16,8 @@
  * the newest event, the delete events): within 10 % of a sync of ≥ 50 requests, and at the
  * small default size held to those few. Of the bad inputs, the first runs the built bin/svc (the
  * exit code as a script sees it) and the others svc's program in this process (the same lines and
- * codes; a Node start fewer each); so do the sync that is only counted and the one named by
- * SVC_DB. The cut sync runs on the file's sandbox (it had one of its own at 3,000 prospects):
+ * codes; a Node start fewer each); so do the sync that is only counted, the one named by SVC_DB
+ * and the cut one (the server ends its connections; the process has no part in it). The cut sync runs on the file's sandbox (it had one of its own at 3,000 prospects):
  * cut after the first of two pages of prospects, it still continues inside a table (12.1 → 9.2
  * CPU-s for the file). SVC_MIRROR_TEAM_SEED sets the sandbox's size (default 1,500 prospects). Measured here at 6,000 prospects: one sync 21 requests, both together 25
  * (the second syncer's fixed 4), each table read by one of them, the mirror equal to the API;
@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { adminSql, asUser, freshSchema, testPostgres } from '../helpers/postgres.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { baseEnv, runSvc, tempDir } from '../helpers/run-svc.js';
 import { start, type Client } from '../helpers/sandbox.js';
 
 const PG = await testPostgres();
@@ -195,14 +195,15 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     const env = envFor(dir);
     const schema = freshSchema('cut');
     const mark = c.sb.requests.length;
-    const child = spawnSvc(['sync', '--db', url, '--schema', schema, ...TYPES], { env });
-    let stderr = '';
-    child.stdout!.resume();
-    child.stderr!.on('data', (b) => (stderr += String(b)));
-    const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // In this process: the cut is the server's (its backends terminated), not the process's, and
+    // the run's warning and exit code are the program's own (a Node start and ~1 CPU-s fewer).
+    let running = true;
+    const done = svcInProcess(['sync', '--db', url, '--schema', schema, ...TYPES], { env, timeoutMs: 240_000 }).finally(
+      () => (running = false),
+    );
     // After the first page of prospects was answered (and so written, or being written).
     const pages = () => c.sb.requests.slice(mark).filter((r) => r.method === 'GET' && /\/prospects$/.test(r.path)).length;
-    while (pages() < 1 && child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+    while (pages() < 1 && running) await new Promise((r) => setTimeout(r, 5));
     // Only this sync's connections: other files' mirrors on the same server run meanwhile.
     const cut = await adminSql(
       url,
@@ -210,7 +211,8 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
       [`svc mirror ${schema}`.slice(0, 63)],
     );
     expect(cut.rows[0].n).toBeGreaterThan(0);
-    expect(await done, stderr).toBe(0);
+    const { code, stderr } = await done;
+    expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/^warning: PostgreSQL at .* went away: .*; waiting for it, then continuing after the last whole page$/m);
     expect(stderr).not.toContain(new URL(url).password);
     for (const p of PATHS) await expectTableEqualsApi(c, env, ['--db', url, '--schema', schema], p);

@@ -51,14 +51,24 @@ function relValue(rel: unknown): string | string[] | null {
   return null;
 }
 
+/**
+ * The fields of each type never kept, made once per type (as the registry's custom fields are)
+ * rather than once per row: each row's values and image asked for them, over some 200 attributes.
+ */
+const dropped = new WeakMap<ResourceType, ReadonlySet<string>>();
+
 /** Fields never kept: sensitive (secrets the service returns) and write-only ones. */
 function keepable(rt: ResourceType | undefined): (name: string) => boolean {
   if (!rt) return () => true;
-  const drop = new Set(
-    allAttributes(rt)
-      .filter((a) => a.sensitive || a.writeOnly)
-      .map((a) => a.name),
-  );
+  let drop = dropped.get(rt);
+  if (!drop) {
+    drop = new Set(
+      allAttributes(rt)
+        .filter((a) => a.sensitive || a.writeOnly)
+        .map((a) => a.name),
+    );
+    dropped.set(rt, drop);
+  }
   return (n) => !drop.has(n);
 }
 

@@ -93,8 +93,11 @@ export function rankMembers(
   keep: KeepRule,
   type: 'prospect' | 'account',
 ): { ranked: MirrorRecord[]; why: string } {
-  const attrs = fillableAttributes(type);
-  const filled = (r: MirrorRecord) => attrs.reduce((n, a) => n + (empty(apiValue(a, r.row[columnOf(a)])) ? 0 : 1), 0);
+  // Only `most-complete` counts filled attributes: the list (some 200 with custom fields, matched
+  // against the declared ones) is made when it does, not once per cluster for every rule.
+  let attrs: AttributeSpec[] | undefined;
+  const filled = (r: MirrorRecord) =>
+    (attrs ??= fillableAttributes(type)).reduce((n, a) => n + (empty(apiValue(a, r.row[columnOf(a)])) ? 0 : 1), 0);
   const t = (s: string | null) => (s ? apiTime(s) : Number.MAX_SAFE_INTEGER);
   const byAge = (a: MirrorRecord, b: MirrorRecord) => t(a.createdAt) - t(b.createdAt) || a.id - b.id;
   const cmp: Record<KeepRule, (a: MirrorRecord, b: MirrorRecord) => number> = {

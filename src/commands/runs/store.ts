@@ -4,7 +4,7 @@
  * rows counted by outcome, and the undo run of it left unfinished (resumed, not started anew).
  */
 import { ExitCode, RunRecordError, UsageError } from '../../errors.js';
-import { isRunId, listRunIds, readRunRecord, unknownRun, type RunRecord } from '../../bulk/run/run-record.js';
+import { isRunId, listRunIds, peekRunMeta, readRunRecord, unknownRun, type RunRecord } from '../../bulk/run/run-record.js';
 
 /** Reads a run by the id the user gave. */
 export function loadRun(dir: string, id: string): RunRecord {
@@ -15,18 +15,27 @@ export function loadRun(dir: string, id: string): RunRecord {
   return readRunRecord(dir, id);
 }
 
-/** True when an undo took the run back and was not undone itself. */
-export function isUndone(dir: string, rec: RunRecord, depth = 0): boolean {
+/**
+ * True when an undo took the run back and was not undone itself. `read` reads and checks an undo's
+ * record: `svc runs list` passes the records it has already read and checked, so that each is read
+ * once.
+ */
+export function isUndone(
+  dir: string,
+  rec: RunRecord,
+  read: (id: string) => RunRecord = (id) => readRunRecord(dir, id),
+  depth = 0,
+): boolean {
   if (depth > 50) return true;
   for (const by of rec.undoneBy) {
     let u: RunRecord;
     try {
-      u = readRunRecord(dir, by);
+      u = read(by);
     } catch {
       // An undo whose record is gone or changed: the run counts as undone (it was).
       return true;
     }
-    if (!isUndone(dir, u, depth + 1)) return true;
+    if (!isUndone(dir, u, read, depth + 1)) return true;
   }
   return false;
 }
@@ -59,9 +68,22 @@ export function allRuns(dir: string): ({ id: string; rec: RunRecord } | { id: st
  * rows it did are not done again and one run holds the whole undo.
  */
 export function openUndoOf(dir: string, rec: RunRecord): RunRecord | undefined {
-  for (const r of allRuns(dir)) {
-    if (!('rec' in r) || r.rec.meta.undoes !== rec.meta.id || rec.undoneBy.includes(r.id)) continue;
-    if (!isUndone(dir, r.rec)) return r.rec;
+  for (const id of listRunIds(dir)) {
+    if (rec.undoneBy.includes(id)) continue;
+    // Only the records whose first line says they undo this run are read whole and checked (a
+    // first line that cannot be peeked at is read whole too): not every record of every run.
+    const meta = peekRunMeta(dir, id);
+    if (meta !== undefined && meta.undoes !== rec.meta.id) continue;
+    let r: RunRecord;
+    try {
+      r = readRunRecord(dir, id);
+    } catch (err) {
+      // A record that fails its check is no open undo (as allRuns lists it: an error).
+      if (err instanceof RunRecordError) continue;
+      throw err;
+    }
+    if (r.meta.undoes !== rec.meta.id) continue;
+    if (!isUndone(dir, r)) return r;
   }
   return undefined;
 }

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { RunRecord } from '../../bulk/run/run-record.js';
-import { runFile } from '../../bulk/run/run-record.js';
+import { readRunRecord, runFile } from '../../bulk/run/run-record.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
@@ -32,8 +32,8 @@ function countsText(c: Record<string, number>): string {
   );
 }
 
-function state(dir: string, rec: RunRecord): string {
-  if (isUndone(dir, rec)) return `undone by ${rec.undoneBy[rec.undoneBy.length - 1]}`;
+function state(dir: string, rec: RunRecord, read?: (id: string) => RunRecord): string {
+  if (isUndone(dir, rec, read)) return `undone by ${rec.undoneBy[rec.undoneBy.length - 1]}`;
   if (rec.undoneBy.length) return 'redone';
   return rec.end ? (rec.end.interrupted ? 'interrupted' : 'done') : 'cut short';
 }
@@ -43,7 +43,11 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
   const dir = runsDirOf(ctx);
   const profile = (await ctx.connection()).profileName;
   const rows: Record<string, unknown>[] = [];
-  for (const r of allRuns(dir)) {
+  const runs = allRuns(dir);
+  // Each record read and checked once: an undo's state reads the records of the undos of it.
+  const checked = new Map(runs.flatMap((r) => ('rec' in r ? [[r.id, r.rec] as const] : [])));
+  const read = (id: string): RunRecord => checked.get(id) ?? readRunRecord(dir, id);
+  for (const r of runs) {
     if ('error' in r) {
       rows.push({ id: r.id, when: null, command: null, rows: null, state: 'tampered: refused' });
       continue;
@@ -54,7 +58,7 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
       when: r.rec.meta.at,
       command: r.rec.meta.argv,
       rows: countsText(rowCounts(r.rec)),
-      state: state(dir, r.rec),
+      state: state(dir, r.rec, read),
       ...(r.rec.meta.undoes ? { undoes: r.rec.meta.undoes } : {}),
       ...(flags.all ? { profile: r.rec.meta.profile } : {}),
     });
