@@ -53,6 +53,11 @@ export interface Core {
   /** The organization's owner, whom the printed token and the consent page act for. */
   ownerUserId: number;
   requests: RecordedRequest[];
+  /**
+   * The body of `GET /schema/openapi.json`, made on its first request: it depends on the base
+   * URL alone, and every svc run with an empty schema cache asks for it (~300 KB to build).
+   */
+  openApiBody?: string;
   later(ms: number, fn: () => void): void;
   /** Tells the event recorder who is acting (set for the duration of a request). */
   setPrincipal(p: Principal | undefined): void;

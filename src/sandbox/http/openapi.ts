@@ -291,5 +291,6 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
 
 /** `GET /schema/openapi.json` (custom objects not included, as the spec says). */
 export function handleOpenApi(core: Core): HandlerResponse {
-  return { status: 200, body: JSON.stringify(openApiDocument(core.baseUrl)), headers: { 'Content-Type': 'application/json' } };
+  core.openApiBody ??= JSON.stringify(openApiDocument(core.baseUrl));
+  return { status: 200, body: core.openApiBody, headers: { 'Content-Type': 'application/json' } };
 }
