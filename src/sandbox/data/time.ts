@@ -7,10 +7,11 @@ const YEAR_10000 = 253_402_300_800_000;
 export function isoSeconds(ms: number = Date.now()): string {
   // Instants before 1970 or past 9999, NaN (a RangeError): as `Date` writes them.
   if (!(ms >= 0 && ms < YEAR_10000)) return new Date(ms).toISOString().slice(0, 19);
-  // The same text by arithmetic: seeding a sandbox dates tens of thousands of records, and a
-  // Date and its ISO string per call were a quarter of its time. The calendar is Hinnant's
-  // days-to-civil (http://howardhinnant.github.io/date_algorithms.html), for days since
-  // 1970-01-01; `Date` truncates a fractional instant, so does this.
+  // Performance machinery (src/README.md, Build): the same text by arithmetic. Seeding a sandbox
+  // dates tens of thousands of records, and a Date and its ISO string per call were a quarter of
+  // its time. The calendar is Hinnant's days-to-civil
+  // (http://howardhinnant.github.io/date_algorithms.html), for days since 1970-01-01; `Date`
+  // truncates a fractional instant, so does this.
   const t = Math.trunc(ms);
   const secs = (t - (t % 1000)) / 1000;
   const sod = secs % 86_400;
