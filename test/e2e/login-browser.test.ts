@@ -9,8 +9,9 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { startSvc } from '../helpers/long-running.js';
 import { authorizeUrlOf, loginEnv, readConfig } from '../helpers/oauth.js';
 import { locate, requireProgram, without } from '../helpers/programs.js';
-import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { startLoginInProcess } from '../helpers/in-process-login.js';
+import { tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 const CHROMIUM = locate('chromium') ?? 'chromium';
@@ -64,25 +65,11 @@ describe.skipIf(without('chromium', 'the browser login tests'))('login in headle
   // svc's program in the test process (the login's listener as real as the binary's): the test
   // above and login.test.ts run bin/svc.
   it('clicking Deny ends svc with exit 3 and the tab says access was denied', async () => {
-    const dir = tempDir();
-    let stderr = '';
-    let found: (url: string) => void = () => {};
-    const urlSeen = new Promise<string>((resolve) => {
-      found = resolve;
-    });
-    const run = runInProcess(['login', '--no-browser', '--port', '0'], baseEnv(loginEnv(sb, dir)), {
-      timeoutMs: 30_000,
-      onOutput: (stream, text) => {
-        if (stream !== 'stderr') return;
-        stderr += text;
-        const m = /^(http:\/\/\S+\/oauth\/authorize\?\S+)$/m.exec(stderr);
-        if (m) found(m[1]!);
-      },
-    });
+    const { run, first: firstSeen, stderr } = startLoginInProcess(sb, tempDir());
     const page = await browser.newPage();
     try {
-      const first = await Promise.race([urlSeen, run]);
-      expect(typeof first, `no authorize URL: ${stderr}`).toBe('string');
+      const first = await firstSeen;
+      expect(typeof first, `no authorize URL: ${stderr()}`).toBe('string');
       await page.goto(first as string);
       await Promise.all([page.waitForURL(/\/callback\?/), page.getByRole('button', { name: 'Deny' }).click()]);
       await expect(page.locator('h1').textContent()).resolves.toBe('Access denied');

@@ -9,8 +9,11 @@ import { loginEnv, playConsent } from './oauth.js';
 import { baseEnv } from './run-svc.js';
 import type { TestSandbox } from './sandbox.js';
 
-/** Runs `svc login --no-browser --port 0` in process and approves it; resolves when it has returned. */
-export async function cliLoginInProcess(sb: TestSandbox, configDir: string, args: string[] = [], extra: Record<string, string> = {}) {
+/**
+ * Starts `svc login --no-browser --port 0` in process: its run, and `first`, the authorize URL
+ * it prints or, when it ends before printing one (refused, say), its result.
+ */
+export function startLoginInProcess(sb: TestSandbox, configDir: string, args: string[] = [], extra: Record<string, string> = {}) {
   let stderr = '';
   let found: (url: string) => void = () => {};
   const urlSeen = new Promise<string>((resolve) => {
@@ -25,12 +28,17 @@ export async function cliLoginInProcess(sb: TestSandbox, configDir: string, args
       if (m) found(m[1]!);
     },
   });
+  return { run, first: Promise.race([urlSeen, run]), stderr: () => stderr };
+}
+
+/** Runs `svc login --no-browser --port 0` in process and approves it; resolves when it has returned. */
+export async function cliLoginInProcess(sb: TestSandbox, configDir: string, args: string[] = [], extra: Record<string, string> = {}) {
+  const { run, first } = startLoginInProcess(sb, configDir, args, extra);
+  const url = await first;
   // A login that ends before printing its URL (refused, say) answers without a consent.
-  const first = await Promise.race([urlSeen, run]);
-  if (typeof first !== 'string')
-    return { code: first.code ?? null, stdout: first.stdout, stderr: first.stderr, consent: undefined, url: '' };
-  const consent = await playConsent(first, 'approve');
+  if (typeof url !== 'string') return { code: url.code ?? null, stdout: url.stdout, stderr: url.stderr, consent: undefined, url: '' };
+  const consent = await playConsent(url, 'approve');
   const r = await run;
   if (r.threw) throw r.threw;
-  return { code: r.hung ? null : (r.code ?? 0), stdout: r.stdout, stderr: r.stderr, consent, url: first };
+  return { code: r.hung ? null : (r.code ?? 0), stdout: r.stdout, stderr: r.stderr, consent, url };
 }
