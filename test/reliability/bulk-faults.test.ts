@@ -64,6 +64,22 @@ function marked(marker: string) {
   );
 }
 
+/**
+ * An NDJSON file of `n` new prospects `${prefix}0`, `${prefix}1`… (with `extra` attributes), each
+ * with one address ending in `marker`; their first names.
+ */
+function newPeople(
+  name: string,
+  prefix: string,
+  marker: string,
+  n: number,
+  extra: Record<string, string> = {},
+): { file: string; names: string[] } {
+  const names = Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+  const rows = names.map((f) => JSON.stringify({ firstName: f, ...extra, emails: [`${f.toLowerCase()}${marker}`] }));
+  return { file: inputFile(name, rows.join('\n') + '\n'), names };
+}
+
 /** Every line of a journal parses; returns the entries. */
 function journalEntries(file: string) {
   const text = fs.readFileSync(file, 'utf8');
@@ -101,12 +117,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
       await shortTimeout(ctx);
       const rig = await ownProxy(base, ctx);
       const n = 14;
-      const file = inputFile(
-        'c.ndjson',
-        Array.from({ length: n }, (_, i) =>
-          JSON.stringify({ firstName: `Net${i}`, lastName: 'Fault', emails: [`net${i}@netfault.test`] }),
-        ).join('\n') + '\n',
-      );
+      const { file, names } = newPeople('c.ndjson', 'Net', '@netfault.test', n, { lastName: 'Fault' });
       const report = `${file}.report.ndjson`;
       const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
       rig.proxy.plan(POSTS, CREATE_FAULTS);
@@ -128,15 +139,12 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
         '--resend-unconfirmed',
       ]);
       rig.proxy.clear();
-      countCreated(
-        '@netfault.test',
-        Array.from({ length: n }, (_, i) => `Net${i}`),
-      );
+      countCreated('@netfault.test', names);
       expectNoCrash(r);
       expect(r.code, r.stderr).toBe(0);
       // The sandbox holds each row once.
       const made = marked('@netfault.test');
-      expect(made.map((p) => p.attributes['firstName']).sort()).toEqual(Array.from({ length: n }, (_, i) => `Net${i}`).sort());
+      expect(made.map((p) => p.attributes['firstName']).sort()).toEqual([...names].sort());
       // The report: one line per row, all created, ids those of the store.
       const lines = ndjson<Line>(report);
       expect(lines.map((l) => l.row).sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
@@ -264,10 +272,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
       const { expect } = ctx;
       const rig = await ownProxy(base, ctx);
       const n = 10;
-      const file = inputFile(
-        's.ndjson',
-        Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Storm${i}`, emails: [`storm${i}@storm.test`] })).join('\n') + '\n',
-      );
+      const { file, names } = newPeople('s.ndjson', 'Storm', '@storm.test', n);
       const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
       const limited = (retryAfter?: string): Fault => ({
         kind: 'answer',
@@ -285,10 +290,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
       const mark = rig.proxy.log.length;
       const r = await svc(rig, ['prospects', 'create', '--input', file, '--report', '-']);
       rig.proxy.clear();
-      countCreated(
-        '@storm.test',
-        Array.from({ length: n }, (_, i) => `Storm${i}`),
-      );
+      countCreated('@storm.test', names);
       expectNoCrash(r);
       expect(r.code, r.stderr).toBe(0);
       expect(marked('@storm.test')).toHaveLength(n);
@@ -303,10 +305,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
       const { expect } = ctx;
       const rig = await ownProxy(base, ctx);
       const n = 16;
-      const file = inputFile(
-        'o.ndjson',
-        Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Out${i}`, emails: [`out${i}@outage.test`] })).join('\n') + '\n',
-      );
+      const { file, names } = newPeople('o.ndjson', 'Out', '@outage.test', n);
       const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
       const mark = rig.proxy.log.length;
       const child = spawnSvc(
@@ -324,10 +323,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
       await new Promise((r) => setTimeout(r, 1_200));
       await rig.proxy.up();
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      countCreated(
-        '@outage.test',
-        Array.from({ length: n }, (_, i) => `Out${i}`),
-      );
+      countCreated('@outage.test', names);
       expect(code).toBe(0);
       expect(marked('@outage.test')).toHaveLength(n);
       const lines = stdout
@@ -341,10 +337,7 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
       const { expect } = ctx;
       const rig = await ownProxy(base, ctx);
       const n = 8;
-      const file = inputFile(
-        'g.ndjson',
-        Array.from({ length: n }, (_, i) => JSON.stringify({ firstName: `Gone${i}`, emails: [`gone${i}@gone.test`] })).join('\n') + '\n',
-      );
+      const { file, names } = newPeople('g.ndjson', 'Gone', '@gone.test', n);
       const POSTS = { method: 'POST', path: /^\/api\/v2\/prospects(\?|$)/ };
       // The first three creates go through, then every create is refused at the door.
       const remove = rig.proxy.plan(POSTS, [{ kind: 'pass' }, { kind: 'pass' }, { kind: 'pass' }, ...times(200, { kind: 'reset-before' })]);
@@ -370,13 +363,10 @@ describe.concurrent('bulk runs through faults, each test with its own proxy', ()
       expect(report.filter((l) => l.status === 'failed')).toHaveLength(5);
       expect(marked('@gone.test')).toHaveLength(3);
       const again = await svc(rig, ['prospects', 'create', '--input', file]);
-      countCreated(
-        '@gone.test',
-        Array.from({ length: n }, (_, i) => `Gone${i}`),
-      );
+      countCreated('@gone.test', names);
       expect(again.code, again.stderr).toBe(0);
       const made = marked('@gone.test');
-      expect(made.map((p) => p.attributes['firstName']).sort()).toEqual(Array.from({ length: n }, (_, i) => `Gone${i}`).sort());
+      expect(made.map((p) => p.attributes['firstName']).sort()).toEqual([...names].sort());
     });
   });
 
