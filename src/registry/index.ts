@@ -62,10 +62,31 @@ function customFieldAttributes(rt: ResourceType): AttributeSpec[] {
   return list;
 }
 
+/**
+ * Names of a type's attributes whose values svc never holds (sensitive or write-only), made once a
+ * type like its custom fields: a run's recorder and a sandbox copy ask for them per record, and
+ * making them walks some 190 attributes.
+ */
+const secretCache = new Map<string, ReadonlySet<string>>();
+
 /** Every attribute of a type, custom fields included (declared ones first, no duplicates). */
 export function allAttributes(rt: ResourceType): AttributeSpec[] {
   const custom = customFieldAttributes(rt).filter((c) => !rt.attributes.some((a) => a.name === c.name));
   return [...rt.attributes, ...custom];
+}
+
+/** Names of the attributes of a type that are sensitive or write-only (never kept by svc). */
+export function secretAttributeNames(rt: ResourceType): ReadonlySet<string> {
+  let names = secretCache.get(rt.type);
+  if (!names) {
+    names = new Set(
+      allAttributes(rt)
+        .filter((a) => a.sensitive || a.writeOnly)
+        .map((a) => a.name),
+    );
+    secretCache.set(rt.type, names);
+  }
+  return names;
 }
 
 /** One attribute by name, custom fields included. */

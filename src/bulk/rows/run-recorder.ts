@@ -8,7 +8,7 @@
  */
 import { encodeQuery } from '../../api/query.js';
 import type { WriteData } from '../../api/write-body.js';
-import { allAttributes, findResource, resourceByType, type ResourceType } from '../../registry/index.js';
+import { findResource, resourceByType, secretAttributeNames, type ResourceType } from '../../registry/index.js';
 import type { Outcome, Parked, WorkItem } from '../run/engine.js';
 import type { Requester } from '../run/requester.js';
 import type { FieldValues, RowLine, RowOp, RunRecord, RunRecordWriter } from '../run/run-record.js';
@@ -51,24 +51,10 @@ function relValue(rel: unknown): string | string[] | null {
   return null;
 }
 
-/**
- * The fields of each type never kept, made once per type (as the registry's custom fields are)
- * rather than once per row: each row's values and image asked for them, over some 200 attributes.
- */
-const dropped = new WeakMap<ResourceType, ReadonlySet<string>>();
-
 /** Fields never kept: sensitive (secrets the service returns) and write-only ones. */
 function keepable(rt: ResourceType | undefined): (name: string) => boolean {
   if (!rt) return () => true;
-  let drop = dropped.get(rt);
-  if (!drop) {
-    drop = new Set(
-      allAttributes(rt)
-        .filter((a) => a.sensitive || a.writeOnly)
-        .map((a) => a.name),
-    );
-    dropped.set(rt, drop);
-  }
+  const drop = secretAttributeNames(rt);
   return (n) => !drop.has(n);
 }
 

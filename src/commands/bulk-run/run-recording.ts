@@ -16,7 +16,7 @@ import type { Context } from '../../runtime/context.js';
 import type { WriteData } from '../../api/write-body.js';
 import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
 import { ApiError } from '../../errors.js';
-import { allAttributes, RESOURCES, type ResourceType } from '../../registry/index.js';
+import { RESOURCES, secretAttributeNames, type ResourceType } from '../../registry/index.js';
 
 /** The runs directory of this profile's data directory. */
 export function runsDirOf(ctx: Context): string {
@@ -30,7 +30,7 @@ export function runsDirOf(ctx: Context): string {
  */
 function argvText(ctx: Context, label: string): string {
   const words = ctx.argv?.length ? ctx.argv : label.split(' ');
-  const hidden = secretAttributeNames();
+  const hidden = secretNamesOfAnyType();
   const masked = words.map((w) => {
     const pair = /^(--attr=)?([\w.-]+)=/.exec(w);
     if (pair && hidden.has(pair[2]!)) return `${pair[0]}***`;
@@ -42,9 +42,9 @@ function argvText(ctx: Context, label: string): string {
 }
 
 /** Names of attributes whose values are never kept: sensitive or write-only on any type. */
-function secretAttributeNames(): Set<string> {
+function secretNamesOfAnyType(): Set<string> {
   const names = new Set<string>();
-  for (const rt of RESOURCES) for (const a of allAttributes(rt)) if (a.sensitive || a.writeOnly) names.add(a.name);
+  for (const rt of RESOURCES) for (const n of secretAttributeNames(rt)) names.add(n);
   return names;
 }
 

@@ -26,7 +26,7 @@ import { Store, type Rec, type RelValue } from '../../sandbox/data/store.js';
 import { customFieldsFromTypes } from '../../org-schema/org-schema.js';
 import type { BudgetedClient } from './copy-budget.js';
 import { writeProgress, type CopyProgress } from './copy-progress.js';
-import { readableFields, secretAttributes, targets, toRecord } from './copy-records.js';
+import { readableFields, targets, toRecord } from './copy-records.js';
 
 /** Types copied whole: the org's structure. */
 const ORG_TYPES = [
@@ -157,8 +157,7 @@ function records(
   objs: ResourceObject[],
   custom: Record<string, Record<string, CustomFieldValidation>>,
 ): Rec[] {
-  const secret = secretAttributes(rt);
-  return objs.flatMap((o) => toRecord(rt, o, job.anonymiser, custom[rt.type], secret) ?? []);
+  return objs.flatMap((o) => toRecord(rt, o, job.anonymiser, custom[rt.type]) ?? []);
 }
 
 /** Fetches (or resumes) everything; returns the records by type and the org's settings. */

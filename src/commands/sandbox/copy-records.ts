@@ -4,7 +4,7 @@
  * should a server send them), anonymised unless told otherwise.
  */
 import type { RelationshipObject, ResourceObject } from '../../api/jsonapi.js';
-import { allAttributes, resourceByType, type ResourceType } from '../../registry/index.js';
+import { allAttributes, resourceByType, secretAttributeNames, type ResourceType } from '../../registry/index.js';
 import type { Anonymiser } from '../../anonymise.js';
 import { storedRels } from '../../sandbox/data/model.js';
 import type { CustomFieldValidation } from '../../sandbox/data/org.js';
@@ -43,29 +43,16 @@ function refFromLink(rel: RelationshipObject, target: ResourceType | undefined):
   return m[1] ? { type: target.type, id: Number(m[1]) } : null;
 }
 
-/** The attributes of a type that a copy never holds (write-only or sensitive). */
-export function secretAttributes(rt: ResourceType): Set<string> {
-  return new Set(
-    allAttributes(rt)
-      .filter((a) => a.writeOnly || a.sensitive)
-      .map((a) => a.name),
-  );
-}
-
-/**
- * One resource object as a store record; undefined for an object without a usable id. A caller
- * converting a page passes `secret`, built once for all of it: building it walks the type's
- * attributes and its 150 custom fields (per record, the most CPU of a copy's own code).
- */
+/** One resource object as a store record; undefined for an object without a usable id. */
 export function toRecord(
   rt: ResourceType,
   obj: ResourceObject,
   anon: Anonymiser | undefined,
   custom?: Record<string, CustomFieldValidation>,
-  secret: Set<string> = secretAttributes(rt),
 ): Rec | undefined {
   const id = numericId(obj.id);
   if (id === undefined) return undefined;
+  const secret = secretAttributeNames(rt);
   const attrs: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj.attributes ?? {})) if (v != null && !secret.has(k)) attrs[k] = v;
   const rels: Record<string, RelValue> = {};
