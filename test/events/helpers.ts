@@ -7,8 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
-import { type InProcessResult, runInProcess } from '../helpers/in-process-cli.js';
-import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
+import { startInProcess } from '../helpers/in-process-cli.js';
+import { spawnSvc } from '../helpers/run-svc.js';
 import type { Client } from '../helpers/sandbox.js';
 
 /** One POST the receiver got. */
@@ -69,6 +69,22 @@ export interface Watched {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * Waits until `test` holds of the output so far, looking every 25 ms; fails after `ms`, or once
+ * `ended()` says how the run ended, with the output.
+ */
+function untilOf(out: { stdout: string; stderr: string }, ended: () => string | undefined) {
+  return async (test: (o: { stdout: string; stderr: string }) => boolean, ms = 20_000) => {
+    const end = Date.now() + ms;
+    while (!test(out)) {
+      if (Date.now() > end) throw new Error(`timed out waiting; stdout:\n${out.stdout.slice(-2000)}\nstderr:\n${out.stderr.slice(-2000)}`);
+      const how = ended();
+      if (how !== undefined) throw new Error(`svc ${how}; stderr:\n${out.stderr.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+}
+
 export function watch(args: string[], env: Record<string, string>): Watched {
   const child = spawnSvc(args, { env });
   const out = { stdout: '', stderr: '' };
@@ -78,45 +94,39 @@ export function watch(args: string[], env: Record<string, string>): Watched {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal })),
   );
-  const until = async (test: (o: { stdout: string; stderr: string }) => boolean, ms = 20_000) => {
-    const end = Date.now() + ms;
-    while (!test(out)) {
-      if (Date.now() > end) throw new Error(`timed out waiting; stdout:\n${out.stdout.slice(-2000)}\nstderr:\n${out.stderr.slice(-2000)}`);
-      if (child.exitCode !== null) throw new Error(`svc exited ${child.exitCode}; stderr:\n${out.stderr.slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  const until = untilOf(out, () => (child.exitCode !== null ? `exited ${child.exitCode}` : undefined));
   return { child, out, until, exited };
 }
 
-/** svc run in this process (`runInProcess`), its output collected as it comes; `interrupt()` is a Ctrl-C. */
+/** svc run in this process (`startInProcess`), its output collected as it comes; `interrupt()` is a Ctrl-C. */
 export interface WatchedInProcess {
   out: { stdout: string; stderr: string };
   /** Resolves when `test` holds of the output so far; rejects after `ms` with the output. */
   until(test: (o: { stdout: string; stderr: string }) => boolean, ms?: number): Promise<void>;
   interrupt(): void;
-  exited: Promise<InProcessResult>;
+  /** Its exit code (null: it did not end within the time limit). */
+  exited: Promise<{ code: number | null }>;
 }
 
 /** {@link watch}'s twin in this process, for a long-running command whose process is not under test. */
 export function watchInProcess(args: string[], env: Record<string, string>, timeoutMs = 600_000): WatchedInProcess {
-  const out = { stdout: '', stderr: '' };
-  const ctrlC = new AbortController();
-  let ended: InProcessResult | undefined;
-  const exited = runInProcess(args, baseEnv(env), {
-    timeoutMs,
-    signal: ctrlC.signal,
-    onOutput: (stream, text) => (out[stream] += text),
-  }).then((r) => (ended = r));
-  const until = async (test: (o: { stdout: string; stderr: string }) => boolean, ms = 20_000) => {
-    const end = Date.now() + ms;
-    while (!test(out)) {
-      if (Date.now() > end) throw new Error(`timed out waiting; stdout:\n${out.stdout.slice(-2000)}\nstderr:\n${out.stderr.slice(-2000)}`);
-      if (ended) throw new Error(`svc ended (${ended.code}); stderr:\n${out.stderr.slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+  const run = startInProcess(args, { env, timeoutMs });
+  let ended: number | null | undefined;
+  const exited = run.exited.then((code) => ({ code: (ended = code) }));
+  const out = {
+    get stdout() {
+      return run.stdout();
+    },
+    get stderr() {
+      return run.stderr();
+    },
   };
-  return { out, until, interrupt: () => ctrlC.abort(), exited };
+  return {
+    out,
+    until: untilOf(out, () => (ended !== undefined ? `ended (${ended})` : undefined)),
+    interrupt: () => void run.stop(),
+    exited,
+  };
 }
 
 /** Polls until `test` holds (or fails with `what`). */
