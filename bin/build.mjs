@@ -4,6 +4,7 @@
 // command users run, and package.json's "bin" does not install it.
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
 const tmp = `dist/.build-${process.pid}`;
@@ -49,7 +50,7 @@ const snapshot = {
   },
 };
 
-await build({
+const options = {
   entryPoints: ['src/cli/main.ts'],
   bundle: true,
   splitting: true,
@@ -63,13 +64,91 @@ await build({
   minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [leaveOut, snapshot],
   // SQLite as WebAssembly (the mirror on Node 20) reads its .wasm beside its own file: loaded from
   // node_modules, not bundled.
   external: ['node-sqlite3-wasm'],
   // CommonJS dependencies call require() for Node built-ins.
   banner: { js: 'import{createRequire as __svcRequire}from"node:module";const require=__svcRequire(import.meta.url);' },
-});
+};
+
+// Performance machinery (src/README.md, Build): layers.
+// esbuild puts each module in the chunk of the set of entry points (main and every import()
+// target) that reach it, so the ~80 import() targets cut what a command loads into dozens of
+// one-module chunks, each a file for Node's loader to resolve, read and link (~0.65 ms apiece).
+// A layer is the static closure of its roots (less earlier layers'): every import() target that
+// reaches any of it is made to import all of it (a side-effect import, added at build time), so
+// all its modules have one set of entry points and land in one chunk. `cli`, what run-cli.ts
+// loads, is loaded before any import() target runs: importing it again costs nothing at run time.
+const layers = [
+  ['cli', ['src/cli/run-cli.ts']],
+  ['api', ['src/runtime/services.ts']],
+  ['read', ['src/commands/resource-commands/read-handlers.ts']],
+];
+
+/** Which import() targets import which layers (from a first build's metafile), and each layer's modules. */
+async function layerPlan() {
+  const { metafile } = await build({ ...options, plugins: [leaveOut, snapshot], write: false, metafile: true });
+  const inputs = metafile.inputs;
+  const known = (i) => !i.external && inputs[i.path];
+  const staticDeps = (p) => inputs[p].imports.filter((i) => known(i) && i.kind !== 'dynamic-import').map((i) => i.path);
+  const closure = (roots) => {
+    const seen = new Set(roots);
+    for (const q = [...roots]; q.length; ) for (const d of staticDeps(q.pop())) if (!seen.has(d)) q.push(d), seen.add(d);
+    return seen;
+  };
+  const targets = new Set();
+  for (const i of Object.values(inputs)) for (const d of i.imports) if (known(d) && d.kind === 'dynamic-import') targets.add(d.path);
+  const taken = new Set();
+  const members = layers.map(([name, roots]) => {
+    const own = roots.flatMap(staticDeps).filter((m) => !taken.has(m));
+    const all = [...closure(own)].filter((m) => !taken.has(m));
+    for (const m of [...roots, ...all]) taken.add(m);
+    return { name, imports: own, all: new Set(all) };
+  });
+  const inject = new Map();
+  // The roots too, so that the layer's import of itself lands in its chunk (not one of its own).
+  for (const [, roots] of layers) for (const r of roots) targets.add(r);
+  for (const t of targets) {
+    if (taken.has(t) && !layers.some(([, roots]) => roots.includes(t))) continue;
+    const reach = closure([t]);
+    const names = [];
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const l of members)
+        if (!names.includes(l.name) && [...l.all].some((m) => reach.has(m))) {
+          names.push(l.name);
+          for (const m of closure(l.imports)) reach.add(m);
+          grew = true;
+        }
+    }
+    if (names.length) inject.set(path.resolve(t), names);
+  }
+  return { inject, imports: new Map(members.map((l) => [l.name, l.imports])) };
+}
+
+const plan = await layerPlan();
+const layered = {
+  name: 'layers',
+  setup(b) {
+    b.onResolve({ filter: /^svc-layer:/ }, (a) => ({ path: a.path, namespace: 'svc-layer' }));
+    b.onLoad({ filter: /.*/, namespace: 'svc-layer' }, (a) => ({
+      contents: plan.imports
+        .get(a.path.slice('svc-layer:'.length))
+        .map((m) => `import ${JSON.stringify(path.resolve(m))};`)
+        .join('\n'),
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (a) => {
+      const names = plan.inject.get(a.path);
+      if (!names) return undefined;
+      const head = names.map((n) => `import ${JSON.stringify(`svc-layer:${n}`)};`).join('');
+      return { contents: head + fs.readFileSync(a.path, 'utf8'), loader: 'ts', resolveDir: path.dirname(a.path) };
+    });
+  },
+};
+
+await build({ ...options, plugins: [leaveOut, snapshot, layered] });
 
 // Swap in by renames, main.js last, so that dist/main.js is never missing or half written.
 fs.mkdirSync('dist/chunks', { recursive: true });

@@ -36,7 +36,7 @@ import {
 } from './ledger.js';
 
 /** Options of {@link BudgetGate}. */
-export interface GateOptions {
+interface GateOptions {
   ledger: Ledger;
   /** What `svc limits` shows for this process (`prospects upsert`). */
   command: string;
@@ -445,7 +445,7 @@ export class BudgetGate implements RequestGate {
 }
 
 /** `20% of the hour (2,000 requests)`, `2,000 requests an hour`. */
-export function describeCap(cap: BudgetCap, resolved: number | undefined): string {
+function describeCap(cap: BudgetCap, resolved: number | undefined): string {
   if ('requests' in cap) return `${cap.requests.toLocaleString('en-US')} requests an hour`;
   return `${cap.percent}% of the hour${resolved !== undefined ? ` (${resolved.toLocaleString('en-US')} requests)` : ''}`;
 }

@@ -47,7 +47,7 @@ export async function expandAlias(
   let line: string | undefined;
   try {
     // Performance machinery (src/README.md, Build): loaded with import() when first used.
-    const { createConfigStore } = await import('../auth/config-file.js');
+    const { createConfigStore } = await import('../runtime/services.js');
     const store = createConfigStore(env, profileFromArgv(argv, env), () => {
       throw new Error('aliases are only read here');
     });

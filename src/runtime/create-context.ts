@@ -5,6 +5,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { BudgetGate } from '../budget/gate.js';
 import { redactText } from '../api/redact.js';
+import { configDir } from '../auth/config-dir.js';
 import type { ConfigStore } from '../auth/config.js';
 import type { OrgSchemaService } from '../org-schema/service.js';
 import { terminalSafeLines } from '../output/terminal-text.js';
@@ -39,7 +40,7 @@ export function createContext(
     config() {
       // Reads parse the file; conf loads on the first write only (config-file.ts).
       // Performance machinery (src/README.md, Build): loaded with import() when first used.
-      store ??= import('../auth/config-file.js').then((m) => {
+      store ??= import('./services.js').then((m) => {
         const s = m.createConfigStore(app.env, globals.profile, async (dir) => new (await import('conf')).default(m.confOptions(dir)));
         // The store holds tokens: say so when its permissions had to be tightened.
         for (const r of s.repaired) ctx.warn(`config permissions were too open, repaired: ${r}`);
@@ -49,7 +50,7 @@ export function createContext(
     },
     connection() {
       // Loaded with the first command that needs it (start-up time of --help and friends).
-      connection ??= import('./connection.js').then((m) => m.resolveConnection(ctx));
+      connection ??= import('./services.js').then((m) => m.resolveConnection(ctx));
       return connection;
     },
     api() {
@@ -81,7 +82,7 @@ export function createContext(
       });
     },
     rateBudget() {
-      gate ??= ctx.connection().then(async (c) => (await import('./rate-budget.js')).openRateBudget(ctx, c, overrides.command ?? 'svc'));
+      gate ??= ctx.connection().then(async (c) => (await import('./services.js')).openRateBudget(ctx, c, overrides.command ?? 'svc'));
       return gate;
     },
     async prompter() {
@@ -89,14 +90,14 @@ export function createContext(
     },
     orgSchema() {
       // Performance machinery (src/README.md, Build): loaded with import() when first used.
-      orgSchema ??= Promise.all([import('../org-schema/service.js'), import('../auth/config-dir.js')]).then(([m, dir]) =>
+      orgSchema ??= import('../org-schema/service.js').then((m) =>
         m.orgSchemaService({
           connection: async () => {
             const c = await ctx.connection();
             return { profileName: c.profileName, baseUrl: c.baseUrl, sandbox: c.tokenSource === 'sandbox' };
           },
           // The directory alone: no need to load the config store (conf) to read the cache.
-          configDir: () => dir.configDir(app.env),
+          configDir: () => configDir(app.env),
           storeDir: async () => (await ctx.config()).dir,
           api: () => ctx.api(),
           now: () => ctx.clock.now(),

@@ -5,15 +5,16 @@
  * the profile's name.
  */
 import { createHash } from 'node:crypto';
-import type { BudgetGate } from '../budget/gate.js';
+import { BudgetGate } from '../budget/gate.js';
+import { FileLedger, ledgerFile } from '../budget/file-ledger.js';
+import { dataDir } from '../auth/config-dir.js';
 import type { Ledger } from '../budget/ledger.js';
 import type { Connection } from './connection.js';
 import type { Context } from './context.js';
 
 /** The gate of a command, or undefined when it has no API to pace (no token). */
 export async function openRateBudget(ctx: Context, conn: Connection, command: string): Promise<BudgetGate | undefined> {
-  // Performance machinery (src/README.md, Build): loaded with import() when first used.
-  const [{ BudgetGate }, ledger] = await Promise.all([import('../budget/gate.js'), openLedger(ctx, conn)]);
+  const ledger = await openLedger(ctx, conn);
   const gate = new BudgetGate({
     ledger,
     command,
@@ -37,16 +38,13 @@ export async function openRateBudget(ctx: Context, conn: Connection, command: st
 export async function openLedger(ctx: Context, conn: Connection): Promise<Ledger> {
   const url = ctx.globals.budgetLedger;
   if (url !== undefined) {
+    // Performance machinery (src/README.md, Build): loaded with import() when first used.
     const { PgLedger } = await import('../budget/pg-ledger.js');
     const ledger = new PgLedger(url, await userKey(ctx, conn), conn.baseUrl, () => ctx.clock.now());
     for (const s of ledger.passwords()) ctx.addSecret(s);
     ctx.onClose(() => ledger.close());
     return ledger;
   }
-  const [{ FileLedger, ledgerFile }, { dataDir }] = await Promise.all([
-    import('../budget/file-ledger.js'),
-    import('../auth/config-dir.js'),
-  ]);
   return new FileLedger(ledgerFile(dataDir(ctx.env), await userKey(ctx, conn), conn.baseUrl), () => ctx.clock.now());
 }
 

@@ -4,6 +4,9 @@ import type { App } from '../../runtime/app.js';
 import type { Context } from '../../runtime/context.js';
 import { writeOut } from '../../output/io.js';
 import { renderScript } from './render.js';
+// Static: the running program has loaded the command tree already (an import() of it made a
+// chunk of its own and split every module it shares with svc's other import() targets).
+import { registerCommands } from '../index.js';
 
 /**
  * The whole command tree. The running program may have built only the commands its command line
@@ -18,8 +21,6 @@ async function fullProgram(running: Command, app: App): Promise<Command> {
   const everything: App = Object.assign({}, app);
   // Without a known command line every command is built in full.
   delete (everything as { argv?: unknown }).argv;
-  // Performance machinery (src/README.md, Build): loaded with import() when first used.
-  const { registerCommands } = await import('../index.js');
   registerCommands(full, everything);
   return full;
 }

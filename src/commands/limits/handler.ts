@@ -34,7 +34,7 @@ interface Limits {
 
 export async function limitsHandler(ctx: Context, flags: { refresh?: boolean }): Promise<void> {
   const conn = await ctx.connection();
-  const { openLedger } = await import('../../runtime/rate-budget.js');
+  const { openLedger } = await import('../../runtime/services.js');
   const ledger = await openLedger(ctx, conn);
   let view: LedgerView | undefined;
   let reading: RateLimitInfo | undefined;
