@@ -60,7 +60,7 @@ describe.skipIf(!hasTmux)('report in a terminal', () => {
         const longest = Math.max(...drawn);
         expect(longest).toBeGreaterThanOrEqual(width === 80 ? 10 : 40);
         for (const [i, r] of rows.entries()) expect(Math.abs(drawn[i]! - (r.replyRate / max) * longest)).toBeLessThanOrEqual(1.01);
-        const raw = s.screen(true);
+        const raw = await s.screen(true);
         if (colour) expect(raw).toMatch(/\x1b\[/);
         else expect(raw).not.toMatch(/\x1b\[[0-9;]*[1-9][0-9;]*m/);
       });
