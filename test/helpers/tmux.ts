@@ -49,10 +49,19 @@ interface Pending {
 export class TmuxSession {
   readonly name: string;
   readonly #client: ChildProcessWithoutNullStreams;
-  /** Commands written, in order: tmux answers them in the order they were written. */
-  readonly #pending: Pending[] = [];
+  /**
+   * Commands waiting for their answers, in order: those on the client's command line (the session
+   * made), whose `%begin` lines end with flags 0, and those written to its stdin, with flags 1.
+   */
+  readonly #pending: { start: Pending[]; written: Pending[] } = { start: [], written: [] };
+  /**
+   * Lines held until the session exists: tmux reads the client's stdin while it may still be
+   * running the command line, and a `capture-pane` before the session fails ("no current target").
+   */
+  #held: string[] | undefined = [];
+  #killed = false;
   /** The answer being read: the `%begin` line's time, number and flags, which its `%end` repeats. */
-  #block: { id: string; lines: string[] } | undefined;
+  #block: { id: string; written: boolean; lines: string[] } | undefined;
   #partial = '';
   #stderr = '';
   /** Why the client is gone, once it is. */
@@ -67,16 +76,23 @@ export class TmuxSession {
     this.name = `svc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     // Set in the same call as the session, run right after it: a command that ends at once still
-    // leaves its screen. destroy-unattached: when the control client goes (kill(), or
-    // a worker that died without it), the session goes and its server with it. (Global options set
-    // before the session failed now and then with "no current target".)
+    // leaves its screen. destroy-unattached: when the control client goes (kill(), or a worker
+    // that died without it), the session goes and its server with it.
     const start = [
       ['new-session', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), ...envArgs, command],
       ['set-option', '-t', this.name, 'remain-on-exit', 'on'],
       ['set-option', '-t', this.name, 'destroy-unattached', 'on'],
     ];
     this.#client = spawn('tmux', ['-L', this.name, '-C', ...start.flatMap((c, i) => (i ? [';', ...c] : c))], { stdio: 'pipe' });
-    for (const c of start) this.#expect(c).catch((e: Error) => (this.#failed ??= e));
+    const made = start.map((c) => this.#expect('start', c));
+    for (const m of made) m.catch((e: Error) => (this.#failed ??= e));
+    Promise.allSettled(made).then(() => {
+      const held = this.#held ?? [];
+      this.#held = undefined;
+      if (this.#gone) return;
+      if (held.length) this.#client.stdin.write(held.join(''));
+      if (this.#killed) this.#client.stdin.end();
+    });
     this.#client.stdout.setEncoding('utf8');
     this.#client.stdout.on('data', (chunk: string) => this.#read(chunk));
     this.#client.stderr.setEncoding('utf8');
@@ -98,8 +114,10 @@ export class TmuxSession {
       throw failed;
     }
     if (this.#gone) throw this.#gone;
-    this.#client.stdin.write(`${args.map(tmuxWord).join(' ')}\n`);
-    return this.#expect(args);
+    const line = `${args.map(tmuxWord).join(' ')}\n`;
+    if (this.#held) this.#held.push(line);
+    else this.#client.stdin.write(line);
+    return this.#expect('written', args);
   }
   /** The visible screen; with `escapes`, colour codes kept. */
   screen(escapes = false): Promise<string> {
@@ -125,7 +143,10 @@ export class TmuxSession {
   }
   /** Ends the session: its server and the command in it. */
   kill(): void {
-    if (!this.#gone) this.#client.stdin.end('kill-server\n');
+    if (this.#gone || this.#killed) return;
+    this.#killed = true;
+    if (this.#held) this.#held.push('kill-server\n');
+    else this.#client.stdin.end('kill-server\n');
   }
 
   /** Resolves when the pane printed after `outputs` (and settled), or after `ms`. */
@@ -145,10 +166,10 @@ export class TmuxSession {
     const settle = Math.min(SETTLE_MS, ms - (Date.now() - start));
     if (settle > 0 && !this.#gone) await new Promise((r) => setTimeout(r, settle));
   }
-  #expect(command: string[]): Promise<string> {
+  #expect(from: 'start' | 'written', command: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
       if (this.#gone) reject(this.#gone);
-      else this.#pending.push({ resolve, reject, command: command.join(' ') });
+      else this.#pending[from].push({ resolve, reject, command: command.join(' ') });
     });
   }
   #read(chunk: string): void {
@@ -161,13 +182,15 @@ export class TmuxSession {
         // Only the %end with the %begin's own numbers ends it: a screen line may read "%end".
         if (end && line.slice(end.length + 2) === block.id) {
           this.#block = undefined;
-          const p = this.#pending.shift();
+          const p = this.#pending[block.written ? 'written' : 'start'].shift();
           const output = block.lines.map((l) => `${l}\n`).join('');
           if (end === 'end') p?.resolve(output);
           else p?.reject(new Error(`tmux ${p.command}: ${output.trim()}`));
         } else block.lines.push(line);
-      } else if (line.startsWith('%begin ')) this.#block = { id: line.slice('%begin '.length), lines: [] };
-      else if (line.startsWith('%output ')) {
+      } else if (line.startsWith('%begin ')) {
+        const id = line.slice('%begin '.length);
+        this.#block = { id, written: id.endsWith(' 1'), lines: [] };
+      } else if (line.startsWith('%output ')) {
         this.#outputs++;
         this.#onChange?.();
       }
@@ -175,7 +198,7 @@ export class TmuxSession {
   }
   #end(error: Error): void {
     this.#gone ??= error;
-    for (const p of this.#pending.splice(0)) p.reject(this.#gone);
+    for (const p of [...this.#pending.start.splice(0), ...this.#pending.written.splice(0)]) p.reject(this.#gone);
     this.#onChange?.();
   }
 }
