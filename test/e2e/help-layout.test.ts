@@ -187,7 +187,7 @@ describe.skipIf(without('tmux', 'the help width test in a terminal'))('in an 80-
       try {
         await s.waitFor(/\[exit 0\]/);
         // -J joins the lines the terminal wrapped: a joined line wider than 80 was cut mid-word.
-        const all = s.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', s.name);
+        const all = await s.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', s.name);
         expect(all).toMatch(/Global options|Options:/);
         expect(
           all.split('\n').filter((l) => [...l.trimEnd()].length > 80),

@@ -3,19 +3,12 @@
  * and with NO_COLOR: every line fits, bars are drawn (blocks, or # without colour) and follow the
  * numbers of `-o json`.
  */
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, json, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
-
-let hasTmux = true;
-try {
-  execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-} catch {
-  hasTmux = false;
-}
+import { requireProgram, without } from '../helpers/programs.js';
 
 let sb: TestSandbox;
 let env: Record<string, string>;
@@ -40,7 +33,8 @@ function term(args: string, width: number, colour: boolean): TmuxSession {
 
 const cells = (l: string) => [...l].length;
 
-describe.skipIf(!hasTmux)('report in a terminal', () => {
+describe.skipIf(without('tmux', 'the report terminal tests'))('report in a terminal', () => {
+  beforeAll(() => requireProgram('tmux'));
   for (const width of [80, 200]) {
     for (const colour of [true, false]) {
       it(`sequences at ${width} columns ${colour ? 'with colour' : 'with NO_COLOR'}: fits, bars follow the reply rates`, async () => {
@@ -60,7 +54,7 @@ describe.skipIf(!hasTmux)('report in a terminal', () => {
         const longest = Math.max(...drawn);
         expect(longest).toBeGreaterThanOrEqual(width === 80 ? 10 : 40);
         for (const [i, r] of rows.entries()) expect(Math.abs(drawn[i]! - (r.replyRate / max) * longest)).toBeLessThanOrEqual(1.01);
-        const raw = s.screen(true);
+        const raw = await s.screen(true);
         if (colour) expect(raw).toMatch(/\x1b\[/);
         else expect(raw).not.toMatch(/\x1b\[[0-9;]*[1-9][0-9;]*m/);
       });

@@ -38,7 +38,7 @@ describe.skipIf(without('tmux', 'the terminal tests'))('in a terminal', () => {
     expect(lines.length).toBe(6); // header + 5 rows
     expect(lines[0]).toMatch(/id.*firstName.*lastName.*title/);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(70);
-    expect(s.screen(true)).toMatch(/\x1b\[/); // colour on a TTY
+    expect(await s.screen(true)).toMatch(/\x1b\[/); // colour on a TTY
   });
 
   it('get prints a vertical field/value list', async () => {
