@@ -12,18 +12,32 @@ const tmp = `dist/.build-${process.pid}`;
 const keepMs = 15 * 60e3;
 
 // Performance machinery (src/README.md, Build): build-time stubs.
-// Parts of dependencies svc never reaches (conf's schema validation, undici's HTTP/2 client,
-// commander's child_process for external subcommands): stubs that throw if ever reached.
-const unused = /^(ajv\/dist\/2020\.js|ajv-formats|semver|node:child_process)$|[\\/]client-h2\.js$/;
+// Parts of dependencies svc never reaches (conf's schema validation, undici's HTTP/2 client and
+// its fetch body code, which client-h1.js requires only for a FormData body, commander's
+// child_process for external subcommands): stubs that throw if ever reached.
+const unused = /^(ajv\/dist\/2020\.js|ajv-formats|semver|node:child_process)$|[\\/]client-h2\.js$|[\\/]web[\\/]fetch[\\/]body\.js$/;
+const fromDep = /node_modules[\\/](conf|undici|commander)[\\/]/;
+const fromUndici = /node_modules[\\/]undici[\\/]/;
+// undici asserts its invariants with node:assert (~1.2 ms to load): a plain check that loads the
+// real assert only to fail, with the same arguments (undici calls only `assert(value)`).
+const undiciAssert = `function assert(value, message) { if (!value) require('node:assert')(value, message) }
+module.exports = new Proxy(assert, { get: (f, k) => (k in f ? f[k] : require('node:assert')[k]) })`;
 const leaveOut = {
   name: 'leave-out',
   setup(b) {
-    b.onResolve({ filter: unused }, (a) =>
-      /node_modules[\\/](conf|undici|commander)[\\/]/.test(a.importer) ? { path: a.path, namespace: 'left-out' } : undefined,
-    );
+    b.onResolve({ filter: unused }, (a) => (fromDep.test(a.importer) ? { path: a.path, namespace: 'left-out' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'left-out' }, (a) => ({
       contents: `module.exports = function leftOut() { throw new Error(${JSON.stringify(`${a.path} is left out of the svc bundle`)}) }`,
     }));
+    b.onResolve({ filter: /^node:assert$/ }, (a) =>
+      fromUndici.test(a.importer) ? { path: 'assert', namespace: 'undici-assert' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'undici-assert' }, () => ({ contents: undiciAssert }));
+    // llhttp without WebAssembly SIMD (71 KB of base64), a fallback where SIMD is missing (Node 20+
+    // on x64 and arm64 has it): required from undici's own file at run time, only then.
+    b.onResolve({ filter: /[\\/]llhttp-wasm\.js$/ }, (a) =>
+      fromUndici.test(a.importer) ? { path: 'undici/lib/llhttp/llhttp-wasm.js', external: true } : undefined,
+    );
   },
 };
 

@@ -236,7 +236,8 @@ export class ApiClient {
       body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
       headers['content-type'] = JSONAPI_MEDIA_TYPE;
     }
-    const started = performance.now();
+    // Performance machinery (src/README.md, Build): no `performance` global (loading perf_hooks costs ~1 ms a command).
+    const started = process.hrtime.bigint();
     const what = `${method} ${redactUrl(url)}`;
     const max = this.opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     let res: BoundedResponse;
@@ -258,7 +259,7 @@ export class ApiClient {
       throw err;
     }
     const rateLimit = parseRateLimit(res.headers);
-    const ms = Math.round(performance.now() - started);
+    const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
     this.trace(`${method} ${redactUrl(url)} → ${res.statusCode} (${ms} ms)${rateLimitNote(rateLimit)}`);
     this.opts.gate?.observe(rateLimit, res.statusCode);
     this.opts.onRateLimit?.(rateLimit, res.statusCode);
