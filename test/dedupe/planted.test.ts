@@ -41,7 +41,7 @@ describe('svc dedupe prospects on planted duplicates', () => {
   it(
     'finds the planted duplicates (recall ≥ 95 %) and not the near-misses (precision ≥ 99 %)',
     async () => {
-      const rows = await mirrorRows(env, db, 'prospects');
+      const rows = await mirrorRows(db, 'prospects');
       const truth = new Set<string>();
       let nearMisses = 0;
       for (const r of rows) {

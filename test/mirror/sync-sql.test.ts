@@ -59,7 +59,7 @@ describe.each(DATABASES)('on $name', (d) => {
   });
 
   async function expectAllEqual(): Promise<void> {
-    for (const p of PATHS) await expectTableEqualsApi(c, env, db, p);
+    for (const p of PATHS) await expectTableEqualsApi(c, db, p);
   }
 
   describe('svc sync', () => {
@@ -160,7 +160,7 @@ describe.each(DATABASES)('on $name', (d) => {
       const r = await svc(['sync', '--db', file, 'accounts']);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/accounts: 1 new columns .*reading the table again in full/);
-      await expectTableEqualsApi(c, env, file, '/accounts');
+      await expectTableEqualsApi(c, file, '/accounts');
     });
   });
 
