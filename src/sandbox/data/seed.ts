@@ -21,10 +21,19 @@ type Attrs = Record<string, unknown>;
 /** One shared empty list: stored values are replaced, never mutated. */
 const NONE: readonly string[] = Object.freeze([]);
 
-/** Keeps only attributes and relationships the registry has for the type. */
-function fit(rt: ResourceType, attrs: Attrs, rels: Record<string, RelValue>): [Attrs, Record<string, RelValue>] {
+/**
+ * Keeps only attributes and relationships the registry has for the type, the attributes as
+ * `{ createdAt: created, updatedAt: created, ...attrs }` would give them (in that order, a null
+ * dropping the date), without making that object first.
+ */
+function fit(rt: ResourceType, created: string, attrs: Attrs, rels: Record<string, RelValue>): [Attrs, Record<string, RelValue>] {
   const a: Attrs = {};
+  const createdAt = 'createdAt' in attrs ? attrs['createdAt'] : created;
+  if (createdAt != null && hasAttribute(rt, 'createdAt')) a['createdAt'] = createdAt;
+  const updatedAt = 'updatedAt' in attrs ? attrs['updatedAt'] : created;
+  if (updatedAt != null && hasAttribute(rt, 'updatedAt')) a['updatedAt'] = updatedAt;
   for (const k in attrs) {
+    if (k === 'createdAt' || k === 'updatedAt') continue;
     const v = attrs[k];
     if (v != null && hasAttribute(rt, k)) a[k] = v;
   }
@@ -56,7 +65,7 @@ export function seedOrg(
     const rt = resourceByType(type);
     if (!rt) return undefined;
     const created = (attrs['createdAt'] as string | undefined) ?? time(rnd.int(30, 365));
-    const [a, r] = fit(rt, { createdAt: created, updatedAt: attrs['updatedAt'] ?? created, ...attrs }, rels);
+    const [a, r] = fit(rt, created, attrs, rels);
     return store.insert(type, a, r, { silent: true });
   };
   const ids = (type: string) => [...store.table(type).keys()];

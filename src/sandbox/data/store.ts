@@ -200,12 +200,17 @@ export class Store {
   }
 
   private stamp(rt: ResourceType | undefined, attrs: Record<string, unknown>, created: boolean): void {
+    if (!rt) return;
+    const setCreated = created && attrs['createdAt'] == null && hasAttribute(rt, 'createdAt');
+    const setUpdated = !(created && attrs['updatedAt'] != null) && hasAttribute(rt, 'updatedAt');
+    // The clock is read and written out only for a date to stamp: the seed dates every record
+    // itself, and formatting an unused date per insert was a tenth of seeding.
+    if (!setCreated && !setUpdated) return;
     const now = this.now() + (created ? 0 : this.quirks.futureUpdatedAtMs);
-    const t = isoSeconds(now);
     // The webhook record uses fractional seconds and `Z` (spec, Conventions).
-    const v = rt?.type === 'webhook' ? new Date(now).toISOString() : t;
-    if (created && rt && hasAttribute(rt, 'createdAt') && attrs['createdAt'] == null) attrs['createdAt'] = v;
-    if (rt && hasAttribute(rt, 'updatedAt')) attrs['updatedAt'] = created && attrs['updatedAt'] != null ? attrs['updatedAt'] : v;
+    const v = rt.type === 'webhook' ? new Date(now).toISOString() : isoSeconds(now);
+    if (setCreated) attrs['createdAt'] = v;
+    if (setUpdated) attrs['updatedAt'] = v;
   }
 
   /** Adds a record with the next id (or `id` when restoring); emits `created` unless `silent`. */
