@@ -282,9 +282,14 @@ export type { AccessToken };
 function listenError(err: Error, host: string, port: number): Error {
   const code = (err as NodeJS.ErrnoException).code;
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // The code stays on the friendlier error: a caller that may take another port (the org's last
+  // port, reused when free: local-sandbox/org-share.ts) falls back on EADDRINUSE.
   if (code === 'EADDRINUSE')
-    return new UsageError(`sandbox: port ${port} is already in use (${where})`).hint(
-      'stop what listens there, or choose another port: --port 0 picks a free one',
+    return Object.assign(
+      new UsageError(`sandbox: port ${port} is already in use (${where})`).hint(
+        'stop what listens there, or choose another port: --port 0 picks a free one',
+      ),
+      { code },
     );
   if (code === 'EACCES')
     return new UsageError(`sandbox: not allowed to listen on ${where}`).hint(

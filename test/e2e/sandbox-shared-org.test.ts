@@ -8,6 +8,7 @@
  * is the take-over test's.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSvc } from '../helpers/long-running.js';
@@ -100,6 +101,29 @@ describe.concurrent('two svc --sandbox processes share one org', () => {
     const kept = json<{ name: string }[]>(listed).map((a) => a.name);
     for (const n of names) expect(kept).toContain(n);
     expect(leftovers(env)).toEqual([]);
+  });
+
+  // Found by a README recipe that failed once in a full run: another test's server had taken the
+  // org's last port between two `svc --sandbox` commands, and the second stopped with "port … is
+  // already in use" instead of starting on a free port (the sandbox's friendlier error had lost
+  // the EADDRINUSE code that the fallback looked for).
+  it("the org's last port taken by another program: the next command starts on a free port", async () => {
+    const env = freshEnv();
+    const first = await svcInProcess(['--sandbox', 'accounts', 'list', '--limit', '1', '-o', 'json'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const portFile = path.join(env.SVC_CONFIG_DIR!, 'data', 'sandbox-org.json.port');
+    const last = Number(fs.readFileSync(portFile, 'utf8'));
+    const squatter = net.createServer();
+    await new Promise<void>((resolve, reject) => squatter.once('error', reject).listen(last, '127.0.0.1', resolve));
+    try {
+      const next = await svcInProcess(['--sandbox', 'accounts', 'list', '--limit', '1', '-o', 'json'], { env });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).not.toMatch(/already in use/);
+      expect(json<unknown[]>(next)).toEqual(json<unknown[]>(first));
+      expect(Number(fs.readFileSync(portFile, 'utf8'))).not.toBe(last);
+    } finally {
+      await new Promise((r) => squatter.close(r));
+    }
   });
 
   it('a `svc sandbox` started and stopped meanwhile does not hide the process serving the org', async () => {
