@@ -39,8 +39,11 @@ describe.skipIf(without('tmux', 'interactive completion tests'))('name=value com
         await t.waitFor(/=\s*$/m);
         t.send('-l', 'X');
         expect(await t.waitFor(new RegExp(`\\$ ${done!.replace(/[.]/g, '\\.')}\\s*$`, 'm'))).toContain(done);
-        t.send('C-u');
-        if (shell === 'fish') t.send('C-c');
+        // fish: Ctrl-C alone, which leaves the line and starts a new prompt. After a Ctrl-U the
+        // empty prompt showed before fish had handled the Ctrl-C, and the keys typed meanwhile
+        // were taken as cancelled: no Tab completed until the next prompt (1 run in 5, once the
+        // keys followed the prompt at once).
+        t.send(shell === 'fish' ? 'C-c' : 'C-u');
         await t.waitFor(/^\$ ?$/m);
       }
     });
