@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireProgram, without } from '../helpers/programs.js';
 import { ROOT, tempDir } from '../helpers/run-svc.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 
 const sessions: TmuxSession[] = [];
 afterAll(() => {
@@ -26,7 +26,7 @@ describe.skipIf(without('tmux', 'interactive completion tests'))('name=value com
       requireProgram('tmux');
       requireProgram(shell);
       const env = { HOME: tempDir(), TERM: 'xterm', SVC_CONFIG_DIR: tempDir() };
-      const t = new TmuxSession(`cd '${ROOT}' && exec ${SHELLS[shell].start}`, { width: 120, height: 20, env });
+      const t = new TmuxSession(`cd ${sh(ROOT)} && exec ${SHELLS[shell].start}`, { width: 120, height: 20, env });
       sessions.push(t);
       t.send(SHELLS[shell].load, 'Enter');
       await t.waitFor(/^\$ ?$/m);

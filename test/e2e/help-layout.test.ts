@@ -10,7 +10,7 @@ import { runInProcess } from '../helpers/in-process-cli.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { BIN, baseEnv, runSvc, tempDir } from '../helpers/run-svc.js';
 import { requireProgram, without } from '../helpers/programs.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 
 const env = (columns = '80') => baseEnv({ SVC_CONFIG_DIR: tempDir(), COLUMNS: columns });
 const help = async (args: string[], columns = '80') => {
@@ -179,7 +179,7 @@ describe.skipIf(without('tmux', 'the help width test in a terminal'))('in an 80-
   it('svc --help and svc prospects --help: no line the terminal has to wrap', async () => {
     requireProgram('tmux');
     for (const args of ['--help', 'prospects --help', 'login --help']) {
-      const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, {
+      const s = new TmuxSession(`${sh(process.execPath)} ${sh(BIN)} ${args}; echo "[exit $?]"; sleep 30`, {
         width: 80,
         height: 50,
         env: { SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color' },

@@ -12,7 +12,7 @@ import { expectCleanFailure, expectNoCrash } from '../helpers/reliability.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, baseEnv, ROOT, tempDir, type SvcResult } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -188,7 +188,7 @@ describe('include and scopes', () => {
 describe('Ctrl-C at a prompt', () => {
   it('at the delete confirmation: exit 130, "interrupted", nothing deleted', async () => {
     const e = env();
-    const s = new TmuxSession(`${process.execPath} ${BIN} prospects delete 3; echo "[exit $?]"; sleep 30`, {
+    const s = new TmuxSession(`${sh(process.execPath)} ${sh(BIN)} prospects delete 3; echo "[exit $?]"; sleep 30`, {
       env: { ...e, NO_COLOR: '1' },
     });
     try {
@@ -206,7 +206,7 @@ describe('Ctrl-C at a prompt', () => {
 
   it('at the login prompt for the client id: exit 130, nothing stored', async () => {
     const dir = tempDir();
-    const s = new TmuxSession(`${process.execPath} ${BIN} login --no-browser --port 0; echo "[exit $?]"; sleep 30`, {
+    const s = new TmuxSession(`${sh(process.execPath)} ${sh(BIN)} login --no-browser --port 0; echo "[exit $?]"; sleep 30`, {
       env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, NO_COLOR: '1' },
     });
     try {

@@ -7,7 +7,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { parseConsentForm, readConfig } from '../helpers/oauth.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 import { requireProgram, without } from '../helpers/programs.js';
 
 let sb: TestSandbox;
@@ -23,7 +23,7 @@ afterAll(async () => {
 
 function term(args: string, env: Record<string, string>): TmuxSession {
   // Wide enough that the authorize URL stays on one screen line.
-  const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, {
+  const s = new TmuxSession(`${sh(process.execPath)} ${sh(BIN)} ${args}; echo "[exit $?]"; sleep 30`, {
     width: 500,
     height: 40,
     env: { TERM: 'xterm-256color', ...env },

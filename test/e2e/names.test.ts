@@ -9,7 +9,7 @@ import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, freeProspects, newSequence, stateProspects } from '../helpers/bulk.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 import { without } from '../helpers/programs.js';
 
 let sb: TestSandbox;
@@ -195,7 +195,7 @@ describe('--rel by name or e-mail', () => {
 
 describe.skipIf(without('tmux', 'the picker tests'))('on a terminal', () => {
   function term(args: string, extra: Record<string, string> = {}): TmuxSession {
-    const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, {
+    const s = new TmuxSession(`${sh(process.execPath)} ${sh(BIN)} ${args}; echo "[exit $?]"; sleep 30`, {
       width: 140,
       env: { ...env(), SVC_CONFIG_DIR: tempDir(), TERM: 'xterm-256color', CI: '', ...extra },
     });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, json, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 import { requireProgram, without } from '../helpers/programs.js';
 
 let sb: TestSandbox;
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 function term(args: string, width: number, colour: boolean): TmuxSession {
   const pre = colour ? 'unset NO_COLOR;' : 'export NO_COLOR=1;';
-  const s = new TmuxSession(`${pre} ${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width, height: 60, env });
+  const s = new TmuxSession(`${pre} ${sh(process.execPath)} ${sh(BIN)} ${args}; echo "[exit $?]"; sleep 30`, { width, height: 60, env });
   sessions.push(s);
   return s;
 }

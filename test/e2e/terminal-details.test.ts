@@ -8,7 +8,7 @@ import { requireProgram, without } from '../helpers/programs.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, json, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 
 let sb: TestSandbox;
 let env: Record<string, string>;
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 function term(args: string, width = 100, height = 150): TmuxSession {
-  const s = new TmuxSession(`${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width, height, env });
+  const s = new TmuxSession(`${sh(process.execPath)} ${sh(BIN)} ${args}; echo "[exit $?]"; sleep 30`, { width, height, env });
   sessions.push(s);
   return s;
 }

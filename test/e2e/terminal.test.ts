@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 import { requireProgram, without } from '../helpers/programs.js';
 
 let sb: TestSandbox;
@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 function term(args: string, width = 100, height = 40): TmuxSession {
-  const s = new TmuxSession(`unset NO_COLOR; ${process.execPath} ${BIN} ${args}; echo "[exit $?]"; sleep 30`, { width, height, env });
+  const s = new TmuxSession(`unset NO_COLOR; ${sh(process.execPath)} ${sh(BIN)} ${args}; echo "[exit $?]"; sleep 30`, {
+    width,
+    height,
+    env,
+  });
   sessions.push(s);
   return s;
 }

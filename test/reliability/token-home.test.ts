@@ -20,7 +20,7 @@ import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { startTinyServer } from '../helpers/tiny-server.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { sh, TmuxSession } from '../helpers/tmux.js';
 
 let sb: TestSandbox;
 /** The same API on another host: a login may be moved there on purpose. */
@@ -197,7 +197,7 @@ describe('a login never mixes hosts', () => {
     const dir = await loggedIn();
     const before = readConfig(dir);
     const seen = evil.received.length;
-    const s = new TmuxSession(`${process.execPath} ${BIN} login --no-browser --port 0; echo "[exit $?]"; sleep 30`, {
+    const s = new TmuxSession(`${sh(process.execPath)} ${sh(BIN)} login --no-browser --port 0; echo "[exit $?]"; sleep 30`, {
       width: 200,
       env: { TERM: 'xterm-256color', NO_COLOR: '1', SVC_CONFIG_DIR: dir, SVC_BASE_URL: `${evil.url}/api/v2` },
     });

@@ -179,7 +179,7 @@ describe('create|update|delete --input: usage errors send nothing (exit 2)', () 
     ],
     [
       () => ['prospects', 'upsert', '--input', 'missing.csv', '--match', 'email'],
-      /^error: --input missing.csv: no such file \(looked for \/\S+\/missing.csv\); check the path, or pass the file the rows are in$/m,
+      /^error: --input missing.csv: no such file \(looked for \/.+\/missing.csv\); check the path, or pass the file the rows are in$/m,
     ],
     [() => ['prospects', 'create', '--input', file(), '--concurrency', '99'], /expected a whole number from 1 to 32/],
     [() => ['calls', 'update', '--input', file()], /calls has no operation "update": it offers list, get, create, delete/],
