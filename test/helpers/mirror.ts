@@ -8,6 +8,8 @@
 import { expect } from 'vitest';
 import type { Client } from './sandbox.js';
 import { resolve } from 'node:path';
+import { plainRow } from '../../src/commands/sql/handler.js';
+import { isPostgresUrl } from '../../src/mirror/dialect/postgres.js';
 import { openReadMirror } from '../../src/mirror/reader.js';
 import type { MirrorTarget } from '../../src/mirror/store.js';
 
@@ -43,7 +45,7 @@ function targetOf(db: MirrorArgs): MirrorTarget {
   const file = flag('--db');
   const schema = flag('--schema');
   if (file === undefined || args.length !== (schema === undefined ? 2 : 4)) throw new Error(`not a mirror's arguments: ${args.join(' ')}`);
-  if (/^postgres(ql)?:/.test(file)) {
+  if (isPostgresUrl(file)) {
     if (schema === undefined) throw new Error(`a mirror on PostgreSQL needs --schema: ${args.join(' ')}`);
     return { kind: 'postgres', url: file, schema };
   }
@@ -54,10 +56,10 @@ function targetOf(db: MirrorArgs): MirrorTarget {
  * The rows of a mirror table as `svc sql -o ndjson` prints them, read through the reader `svc sql`
  * uses (src/mirror/reader.ts: the same connection, type parsers and pages) without the command
  * around it: its printing and this side's parsing of the printed lines were ~60 % of the
- * comparison's CPU (`svc sql`'s formats are tested in sync-sql). Each value as the command
- * prints it (plainRow in src/commands/sql/handler.ts): bigints past 2^53 as digit strings,
- * blobs as hex. Checked against `svc sql -o ndjson` on every table the mirror files compare
- * (261 reads, 55,074 rows, SQLite and PostgreSQL): the same JSON text, key order included.
+ * comparison's CPU (`svc sql`'s formats are tested in sync-sql). Each row made plain by the
+ * command's own plainRow (bigints past 2^53 as digit strings, blobs as hex). Checked against
+ * `svc sql -o ndjson` on every table the mirror files compare (261 reads, 55,074 rows, SQLite
+ * and PostgreSQL): the same JSON text, key order included.
  */
 export async function mirrorRows(db: MirrorArgs, table: string): Promise<any[]> {
   const mirror = await openReadMirror(targetOf(db));
@@ -65,14 +67,7 @@ export async function mirrorRows(db: MirrorArgs, table: string): Promise<any[]> 
     const result = await mirror.query(`select * from "${table}" order by 1, 2`, {});
     const rows: any[] = [];
     for await (const page of result.pages) {
-      for (const row of page) {
-        for (const k in row) {
-          const v = row[k];
-          if (typeof v === 'bigint') row[k] = Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
-          else if (v instanceof Uint8Array) row[k] = Buffer.from(v).toString('hex');
-        }
-        rows.push(row);
-      }
+      for (const row of page) rows.push(plainRow(row));
     }
     return rows;
   } finally {

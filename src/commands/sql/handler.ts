@@ -115,7 +115,7 @@ async function runQuery(ctx: Context, db: MirrorDb, sql: string, params: Record<
 }
 
 /** A row as the writers take it: bigints past 2^53 as digit strings, blobs as hex. */
-function plainRow(row: SqlRow): FlatRecord {
+export function plainRow(row: SqlRow): FlatRecord {
   const out: Record<string, unknown> = {};
   for (const k in row) {
     const v = row[k];
