@@ -12,14 +12,28 @@ export interface Arrival {
   rec: TestSandbox['requests'][number];
 }
 
+/**
+ * Calls `fn` with each request a sandbox records, just after it is in `requests` (the sandbox's
+ * `requests` array: its push is wrapped); gives the function that unwraps it.
+ */
+export function afterRecorded<T>(requests: T[], fn: (recs: T[]) => void): () => void {
+  const push = requests.push;
+  requests.push = function (this: T[], ...recs: T[]) {
+    const n = push.apply(this, recs);
+    fn(recs);
+    return n;
+  };
+  return () => {
+    requests.push = push;
+  };
+}
+
 /** Records every request `sb` takes from now on into the returned list. */
 export function watchArrivals(sb: TestSandbox): Arrival[] {
   const seen: Arrival[] = [];
-  const push = sb.requests.push.bind(sb.requests);
-  sb.requests.push = (...recs) => {
+  afterRecorded(sb.requests, (recs) => {
     for (const rec of recs) seen.push({ at: Date.now(), rec });
-    return push(...recs);
-  };
+  });
   return seen;
 }
 

@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { afterRecorded } from './arrivals.js';
 
 /**
  * Trials per signal and scenario. @default 3 (5 before; each trial is a spawned bin/svc, ~0.4 CPU-s:
@@ -85,21 +86,16 @@ export const atTime =
     return () => clearTimeout(t);
   };
 
-/** After each request the sandbox records (a call of its `requests` array's push, as it records one). */
+/** After each request the sandbox records (its `requests` array, see afterRecorded). */
 export const onRecorded =
   (requests: unknown[]) =>
   (check: () => boolean): (() => void) => {
-    const push = requests.push;
     let done = false;
-    requests.push = function (this: unknown[], ...items: unknown[]) {
-      const n = push.apply(this, items);
+    const disarm = afterRecorded(requests, () => {
       if (!done) done = check();
-      return n;
-    };
+    });
     done = check();
-    return () => {
-      requests.push = push;
-    };
+    return disarm;
   };
 
 /**
