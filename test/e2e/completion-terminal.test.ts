@@ -25,26 +25,24 @@ describe.skipIf(without('tmux', 'interactive completion tests'))('name=value com
     it.skipIf(without(shell, `${shell} completion tests`))(shell, async () => {
       requireProgram('tmux');
       requireProgram(shell);
-      const env = { HOME: tempDir(), TERM: 'xterm', SVC_CONFIG_DIR: tempDir() };
-      const t = new TmuxSession(`cd ${sh(ROOT)} && exec ${SHELLS[shell].start}`, { width: 120, height: 20, env });
-      sessions.push(t);
-      t.send(SHELLS[shell].load, 'Enter');
-      await t.waitFor(/^\$ ?$/m);
+      // Each line in a shell of its own: clearing a line between two (Ctrl-U, and Ctrl-C in fish)
+      // raced fish's handling of the Ctrl-C, which dropped the next keys' completion or the
+      // Ctrl-C itself now and then once keys followed the screen at once.
       for (const [typed, done] of [
         ['svc prospects list --filter titl', 'svc prospects list --filter title=X'],
         ['svc prospects create --rel acc', 'svc prospects create --rel account=X'],
       ]) {
+        const env = { HOME: tempDir(), TERM: 'xterm', SVC_CONFIG_DIR: tempDir() };
+        const t = new TmuxSession(`cd ${sh(ROOT)} && exec ${SHELLS[shell].start}`, { width: 120, height: 20, env });
+        sessions.push(t);
+        t.send(SHELLS[shell].load, 'Enter');
+        await t.waitFor(/^\$ ?$/m);
         t.send('-l', typed!);
         t.send('Tab');
         await t.waitFor(/=\s*$/m);
         t.send('-l', 'X');
         expect(await t.waitFor(new RegExp(`\\$ ${done!.replace(/[.]/g, '\\.')}\\s*$`, 'm'))).toContain(done);
-        // fish: Ctrl-C alone, which leaves the line and starts a new prompt. After a Ctrl-U the
-        // empty prompt showed before fish had handled the Ctrl-C, and the keys typed meanwhile
-        // were taken as cancelled: no Tab completed until the next prompt (1 run in 5, once the
-        // keys followed the prompt at once).
-        t.send(shell === 'fish' ? 'C-c' : 'C-u');
-        await t.waitFor(/^\$ ?$/m);
+        t.kill();
       }
     });
   }
