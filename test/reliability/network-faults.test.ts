@@ -54,11 +54,13 @@ describe.concurrent('network faults', () => {
       const { r, attempts, ms } = await withFaults({ always: { kind: 'hang' } }, ['prospects', 'get', '{id}', '--timeout', '0.5']);
       expectCleanFailure(r, 1, /^error: GET \S+\/prospects\/\d+: timed out waiting for the server \(see --timeout\)$/);
       expect(attempts).toHaveLength(4);
-      // Each attempt waited about --timeout before the next (plus the backoff). The clock starts
-      // before the request is sent, so on a slow machine an attempt reaches the server up to
-      // ~150 ms into its 500: the first gap is at least 500 - 150 + 200 ms of backoff.
+      // Each attempt waited about --timeout before the next, plus the backoff (200, 400, 800 ms).
+      // The clock starts before the request is sent, so on a loaded machine an attempt reaches
+      // the server well into its 500 ms (the first one, which also connects, 160 ms in once):
+      // each gap is its backoff plus at least 300 of the 500 ms. An attempt that did not wait for
+      // the timeout would arrive a backoff after the last, 500 ms short of this.
       const gaps = attempts.slice(1).map((e, i) => e.at - attempts[i]!.at);
-      for (const g of gaps) expect(g).toBeGreaterThanOrEqual(550);
+      for (const [i, g] of gaps.entries()) expect(g).toBeGreaterThanOrEqual(200 * 2 ** i + 300);
       // 4 × 0.5 s waiting plus 1.4 s of backoff; far below the 30 s default.
       expect(ms).toBeGreaterThanOrEqual(3_300);
       expect(ms).toBeLessThan(12_000);
