@@ -14,6 +14,12 @@
  * rate window and time spent waiting for it, and a run where they started beside the heaviest
  * working files missed a share by a few requests. Files missing from the table (new ones) go last,
  * by vitest's order. The table is the same on a fresh clone (CI) as here, so the order is too.
+ *
+ * Files with a process of their own (the `own-process` project: isolate) go after all of those.
+ * vitest keeps a shared worker only while the next file in the queue can share it: when a shared
+ * worker finished just as an isolated file was next, it was stopped, and the next shared file
+ * started a worker that imported vitest and svc again (a run here started 15 workers for 5 slots
+ * and 5 isolated files). Last, no shared worker is stopped before its work is done.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -56,9 +62,11 @@ export class WaitingFirst extends BaseSequencer {
     const working: [TestSpecification, number][] = [];
     const unknown: TestSpecification[] = [];
     const calm: [TestSpecification, number][] = [];
+    const isolated: TestSpecification[] = [];
     for (const f of sorted) {
       const t = timings.get(key(f));
-      if (!t) unknown.push(f);
+      if (f.project.config.isolate !== false) isolated.push(f);
+      else if (!t) unknown.push(f);
       else if (key(f).startsWith(CALM_FIRST)) calm.push([f, t.wall]);
       else if (t.cpu < t.wall * WAITING_SHARE) waiting.push([f, t.wall - t.cpu]);
       else working.push([f, t.cpu]);
@@ -72,6 +80,9 @@ export class WaitingFirst extends BaseSequencer {
       if (i < waiting.length) out.push(waiting[i]![0]);
       if (i < working.length) out.push(working[i]![0]);
     }
-    return [...out, ...unknown];
+    // The longest isolated file first, so that the run does not end on it alone.
+    const wall = (f: TestSpecification) => timings.get(key(f))?.wall ?? 0;
+    isolated.sort((a, b) => wall(b) - wall(a));
+    return [...out, ...unknown, ...isolated];
   }
 }
