@@ -13,8 +13,10 @@ beforeAll(async () => {
 });
 afterAll(() => sb?.close());
 
+// A list doubled 40 times (`[@,@] | []`) is left to test/unit/output/query-bounds.test.ts, which
+// checks the same bound with the heap measured: it is stopped only once the list holds 2 million
+// elements, ~2 CPU-s of building here for the same error line as the two below.
 it.each([
-  ['a list doubled 40 times', Array(40).fill('[@,@] | []').join(' | ')],
   ['a value holding itself twice, 40 times', Array(40).fill('[@,@]').join(' | ')],
   ['a 400-million-character pad', "pad_right('', `400000000`)"],
 ])('list --query with %s: exit 2, one line naming the fix', async (_what, expression) => {
