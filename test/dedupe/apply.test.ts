@@ -4,14 +4,19 @@
  * and tasks, finishes the duplicates' active enrolments and deletes the duplicates; killed with
  * SIGKILL mid-run and run again it does every step once; a cluster changed since the mirror, or
  * whose records have different owners, is left out and reported; `--tag-only --across-owners`
- * tags instead of deleting.
+ * tags instead of deleting. Then `svc runs undo` of the run id the rerun prints: every duplicate
+ * either run deleted is re-created exactly once. The rerun continues the killed run's record
+ * (bulk-run/run-continue.ts), so the one undo holds every step; before that, the rerun was a run
+ * of its own and its undo left the duplicates the killed run deleted deleted (the third of them).
+ * That undo was dedupe/apply-kill-undo.test.ts, a file of its own with a second org, sync, plan
+ * and killed bin/svc for the same kill (after the third delete, one at a time) and rerun as here.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
-import { addCalls, killWhen, sandboxApi } from '../helpers/dedupe-org.js';
+import { addCalls, externalIdCounts, killWhen, sandboxApi } from '../helpers/dedupe-org.js';
 import { sandboxWithEnv, type TestSandbox, until } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -122,6 +127,12 @@ describe('svc dedupe apply', () => {
     expect(preview.stderr).toMatch(/left out: owners differ/);
 
     // The run, killed after its third delete, then run again.
+    const merged: number[] = doc.clusters
+      .filter((c: any) => c !== changed && c !== clusterOf(Number(dups[1].id)))
+      .flatMap((c: any) => c.duplicates.map((d: any) => d.id));
+    expect(merged.length).toBeGreaterThan(3);
+    const externalIdOf = new Map<number, string>();
+    for (const id of merged) externalIdOf.set(id, sb.store.table('prospect').get(id)!.attributes['externalId'] as string);
     mark = sb.requests.length;
     const child = spawnSvc(['dedupe', 'apply', plan, '--concurrency', '1', '--yes'], { env: env as Record<string, string> });
     child.stdout!.resume();
@@ -131,6 +142,9 @@ describe('svc dedupe apply', () => {
     const rerun = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/row\(s\) recorded by earlier runs/);
+    expect(rerun.stderr).toMatch(/continuing run \S+ \(killed after/);
+    const run = /recorded as run (\S+):/.exec(rerun.stderr)?.[1];
+    expect(run, rerun.stderr).toBeTruthy();
 
     // Every write once: at most the one in flight at the kill is sent twice (every step is idempotent).
     const sent = new Map<string, number>();
@@ -183,6 +197,15 @@ describe('svc dedupe apply', () => {
       expect(r.body.data.attributes.tags).toContain(`duplicate-of-${across.survivor.id}`);
     }
     expect(tagged.stderr).toMatch(/left out: changed since the mirror read them/);
+
+    // The undo of the run the rerun continued: every duplicate either run deleted re-created exactly once.
+    const undoMark = sb.requests.length;
+    const undo = await svc(['runs', 'undo', run!]);
+    expect(undo.code, undo.stderr).toBe(0);
+    const creates = sb.requests.slice(undoMark).filter((r) => r.method === 'POST' && r.path === `${API}prospects` && r.status === 201);
+    expect(creates.length).toBe(merged.length);
+    const held = externalIdCounts(sb);
+    for (const id of merged) if (externalIdOf.get(id)) expect(held.get(externalIdOf.get(id)!) ?? 0, `duplicate ${id}`).toBe(1);
   }, 180_000);
 
   it('merges a duplicate account: its prospects move to the survivor, then it is deleted', async () => {
