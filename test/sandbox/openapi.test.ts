@@ -4,20 +4,37 @@
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../src/sandbox/index.js';
 import { start, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
 let served: any;
+let servedText: string;
 beforeAll(async () => {
   c = await start({ seed: 3 });
   const r = await c.get('/schema/openapi.json', null);
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   served = r.body;
+  servedText = r.text;
 });
 afterAll(() => c.sb.close());
 
 describe('the served OpenAPI document', () => {
+  it("is the document of this sandbox's base URL, byte for byte", async () => {
+    // The text is made once per process for a stand-in base URL and each sandbox puts its own
+    // in (src/sandbox/http/openapi.ts): a second sandbox, on another port, gets its own URLs.
+    expect(servedText).toBe(JSON.stringify(openApiDocument(c.sb.baseUrl)));
+    const other = await start({ seed: 3 });
+    try {
+      const r = await other.get('/schema/openapi.json', null);
+      expect(other.sb.baseUrl).not.toBe(c.sb.baseUrl);
+      expect(r.text).toBe(JSON.stringify(openApiDocument(other.sb.baseUrl)));
+    } finally {
+      await other.sb.close();
+    }
+  });
+
   it('passes SwaggerParser.validate()', async () => {
     // validate() dereferences in place: give it a copy.
     const api: any = await SwaggerParser.validate(structuredClone(served));
