@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: builds the bundle (the tests run the built bin/svc), then runs the type-check and
+ * Biome beside the vitest suite instead of before it. Arguments go to vitest
+ * (`npm test -- test/e2e/enroll.test.ts`).
+ *
+ * Why beside: the suite keeps both cores busy but for its first seconds (vitest loads its config
+ * and finds the files on one core, the rate-budget files that start first mostly wait), and the
+ * two checks took ~3 s in a row before it; their output is held and printed after the suite's, and
+ * the exit code is the suite's, or else the first failing check's.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const node = process.execPath;
+
+/** Runs a command in the repository; `held` collects its output instead of printing it. */
+function run(file, args, held) {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { cwd: root, stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    let out = '';
+    if (held) {
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+    }
+    child.on('error', (err) => resolve({ code: 1, out: `${err.message}\n` }));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out }));
+  });
+}
+
+const build = await run(node, ['bin/build.mjs']);
+if (build.code !== 0) process.exit(build.code);
+
+const checks = [
+  [
+    'type-check (TypeScript 7)',
+    run(
+      node,
+      ['node_modules/typescript-7/bin/tsc', '--noEmit', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/svc/tsc.tsbuildinfo'],
+      true,
+    ),
+  ],
+  [
+    'format and lint (Biome)',
+    run(node, ['node_modules/@biomejs/biome/bin/biome', 'check', '--config-path', '.ci/biome.json', '--diagnostic-level=error', '.'], true),
+  ],
+];
+const suite = await run(node, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/vitest.config.ts', ...process.argv.slice(2)]);
+
+let code = suite.code;
+for (const [name, pending] of checks) {
+  const r = await pending;
+  if (r.code === 0) {
+    process.stderr.write(`${name}: passed\n`);
+    continue;
+  }
+  process.stderr.write(`\n${name}: failed (exit ${r.code})\n${r.out}`);
+  if (code === 0) code = r.code;
+}
+process.exit(code);
