@@ -10,15 +10,17 @@
  * the exit code is the suite's, or else the first failing check's.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const node = process.execPath;
+const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 /** Runs a command in the repository; `held` collects its output instead of printing it. */
-function run(file, args, held) {
+function run(file, args, held, shell = false) {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd: root, stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(file, args, { cwd: root, shell, stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     let out = '';
     if (held) {
       child.stdout.on('data', (d) => (out += d));
@@ -29,18 +31,14 @@ function run(file, args, held) {
   });
 }
 
-const build = await run(node, ['bin/build.mjs']);
+/** A package.json script by name, through the shell as npm runs it (without npm's own start-up). */
+const script = (name, held) => run(scripts[name], [], held, true);
+
+const build = await script('build', false);
 if (build.code !== 0) process.exit(build.code);
 
 const checks = [
-  [
-    'type-check (TypeScript 7)',
-    run(
-      node,
-      ['node_modules/typescript-7/bin/tsc', '--noEmit', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/svc/tsc.tsbuildinfo'],
-      true,
-    ),
-  ],
+  ['type-check (TypeScript 7)', script('typecheck', true)],
   [
     'format and lint (Biome)',
     run(node, ['node_modules/@biomejs/biome/bin/biome', 'check', '--config-path', '.ci/biome.json', '--diagnostic-level=error', '.'], true),
