@@ -36,7 +36,7 @@ describe('programs the tests need', () => {
     expect(() => requireProgram(process.execPath)).not.toThrow();
   });
 
-  it('the Chromium tests of report --html follow the rule: a notice when skipped, a failure when required', async () => {
+  it('the Chromium tests (login, report --html) follow the rule: a notice when skipped, a failure when required', async () => {
     // One vitest, not one per setting (each is a whole vitest starting up, mostly importing): the
     // file runs twice in it, as two projects whose SVC_TEST_REQUIRE_PROGRAMS differ, in one worker
     // thread (no process to start for it), on a PATH where chromium is not, as on a machine without it.
@@ -45,7 +45,7 @@ describe('programs the tests need', () => {
       test: {
         name,
         root: ROOT,
-        include: ['test/e2e/report-html.test.ts'],
+        include: ['test/e2e/browser.test.ts'],
         env: { SVC_TEST_REQUIRE_PROGRAMS: require },
         isolate: false,
         pool: 'threads',
@@ -75,15 +75,17 @@ describe('programs the tests need', () => {
       (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout}${e.stderr}` }),
     );
     // Skipped with the notice where not required, failed where required, and nothing else.
-    expect(out).toContain('skipped: the report --html tests in headless Chromium: chromium is not installed (.ci/run installs it)');
+    expect(out).toContain(
+      'skipped: the tests in headless Chromium (login, report --html): chromium is not installed (.ci/run installs it)',
+    );
     expect(out).toContain('chromium is not installed and SVC_TEST_REQUIRE_PROGRAMS=1 requires it');
-    const lines = (project: string) => out.split('\n').filter((l) => l.includes(`|${project}| test/e2e/report-html.test.ts >`));
-    // Where required, the file fails in its set-up (its three tests are then reported skipped).
+    const lines = (project: string) => out.split('\n').filter((l) => l.includes(`|${project}| test/e2e/browser.test.ts >`));
+    // Where required, the file fails in its set-up (its five tests are then reported skipped).
     expect(
       lines('skip').filter((l) => l.startsWith(' ↓ ')),
       out,
-    ).toHaveLength(3);
-    expect(out).toMatch(/^ FAIL +\|required\| test\/e2e\/report-html\.test\.ts > /m);
+    ).toHaveLength(5);
+    expect(out).toMatch(/^ FAIL +\|required\| test\/e2e\/browser\.test\.ts > /m);
     expect(out).not.toMatch(/^ FAIL +\|skip\|/m);
     expect(out).toMatch(/Test Files +1 failed \| 1 skipped \(2\)/);
     expect(code, out).not.toBe(0);
