@@ -3,9 +3,37 @@
 // dist/. It lives here because the project's top level is fixed (no scripts/ folder); it is not a
 // command users run, and package.json's "bin" does not install it.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+
+// Nothing to do when dist/ was built from the same inputs (`npm test` builds before each run, and
+// after `npm ci`'s own build): a digest of every file the bundle is made from, kept beside it.
+// `--force` builds anyway.
+const inputs = (() => {
+  const h = createHash('sha256');
+  const add = (p) => h.update(`${p}\0`).update(fs.readFileSync(p)).update('\0');
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) add(p);
+    }
+  };
+  walk('src');
+  for (const f of ['bin/build.mjs', 'package.json', 'package-lock.json', 'tsconfig.json']) add(f);
+  return h.digest('hex');
+})();
+const stamp = 'dist/.inputs';
+const built = (() => {
+  try {
+    return fs.readFileSync(stamp, 'utf8');
+  } catch {
+    return '';
+  }
+})();
+if (built === inputs && fs.existsSync('dist/main.js') && !process.argv.includes('--force')) process.exit(0);
 
 const tmp = `dist/.build-${process.pid}`;
 // A process started from the previous build may still load its chunks: keep them a while.
@@ -169,6 +197,7 @@ fs.mkdirSync('dist/chunks', { recursive: true });
 const fresh = new Set(fs.readdirSync(`${tmp}/chunks`));
 for (const f of fresh) fs.renameSync(`${tmp}/chunks/${f}`, `dist/chunks/${f}`);
 fs.renameSync(`${tmp}/main.js`, 'dist/main.js');
+fs.writeFileSync(stamp, inputs);
 fs.rmSync(tmp, { recursive: true, force: true });
 const stale = (p) => Date.now() - fs.statSync(p).mtimeMs > keepMs;
 for (const f of fs.readdirSync('dist/chunks'))
