@@ -40,46 +40,51 @@ const build = await script('build', false);
 if (build.code !== 0) process.exit(build.code);
 
 const BIOME = ['node_modules/@biomejs/biome/bin/biome', 'check', '--config-path', '.ci/biome.json', '--diagnostic-level=error', '.'];
-const BIOME_PASSED = 'node_modules/.cache/svc/biome.passed';
 
 /**
- * Biome keeps no cache of its own (~3.8 CPU-s a whole check here). A digest of every file under
- * the folders its config reads (and the config, the command and Biome's version) is kept after a
- * passing check; a tree with the same digest is not checked again. A fresh clone checks it all.
+ * The checks' inputs: every file under the folders they read (src, test, bin, bench, .ci), the
+ * package files (versions of TypeScript, Biome and the types) and tsconfig.json, with the check's
+ * command line: a digest, kept after a check passes (node_modules/.cache/svc/<name>.passed).
  */
-function biomeInputs() {
-  const h = createHash('sha256').update(`${BIOME.join(' ')}\0`);
-  h.update(readFileSync('node_modules/@biomejs/biome/package.json'));
+function inputs(command) {
+  const h = createHash('sha256').update(`${command}\0`);
+  const add = (p) => h.update(`${p}\0`).update(readFileSync(p)).update('\0');
   const walk = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const p = `${dir}/${e.name}`;
       if (e.isDirectory()) walk(p);
-      else if (e.isFile()) h.update(`${p}\0`).update(readFileSync(p)).update('\0');
+      else if (e.isFile()) add(p);
     }
   };
   for (const dir of ['src', 'test', 'bin', 'bench', '.ci']) walk(dir);
+  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json']) add(f);
   return h.digest('hex');
 }
 
-/** Biome, unless the same tree passed it before. */
-async function biome() {
-  const inputs = biomeInputs();
+/**
+ * A check, unless the same tree passed it before: Biome keeps no cache of its own (~3.8 CPU-s a
+ * whole check here), and the type-check's incremental rerun still reads every file (~1.5 CPU-s).
+ * A fresh clone, or any change to what they read, checks it all.
+ */
+async function unlessPassed(name, command, start) {
+  const digest = inputs(command);
+  const stamp = `node_modules/.cache/svc/${name}.passed`;
   let passed = '';
   try {
-    passed = readFileSync(BIOME_PASSED, 'utf8');
+    passed = readFileSync(stamp, 'utf8');
   } catch {}
-  if (passed === inputs) return { code: 0, out: '', note: ' (unchanged since it last passed)' };
-  const r = await run(node, BIOME, true);
+  if (passed === digest) return { code: 0, out: '', note: ' (unchanged since it last passed)' };
+  const r = await start();
   if (r.code === 0) {
     mkdirSync('node_modules/.cache/svc', { recursive: true });
-    writeFileSync(BIOME_PASSED, inputs);
+    writeFileSync(stamp, digest);
   }
   return r;
 }
 
 const checks = [
-  ['type-check (TypeScript 7)', script('typecheck', true)],
-  ['format and lint (Biome)', biome()],
+  ['type-check (TypeScript 7)', unlessPassed('typecheck', scripts.typecheck, () => script('typecheck', true))],
+  ['format and lint (Biome)', unlessPassed('biome', BIOME.join(' '), () => run(node, BIOME, true))],
 ];
 const suite = await run(node, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/vitest.config.ts', ...process.argv.slice(2)]);
 
