@@ -12,7 +12,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { emailOf, inputFile, newSequence } from '../helpers/bulk.js';
-import { killWhen } from '../helpers/dedupe-org.js';
+import { afterRecorded } from '../helpers/arrivals.js';
+import { killWhen } from '../helpers/trials.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -36,13 +37,18 @@ const writes = (from: number, method: string) =>
 
 /** Spawns `args` and kills it with SIGKILL once `after` writes of `method` reached the sandbox. */
 async function killAfter(args: string[], method: string, after: number): Promise<void> {
-  const mark = sb.requests.length;
+  // Counted as the sandbox records each request, and the kill sent right then (not the log
+  // refiltered on a 1 ms timer).
+  let sent = 0;
   const child = spawnSvc([...args, '--concurrency', '2'], { env });
-  child.stdout!.resume();
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const killed = await killWhen(child, () => sb.requests.slice(mark).filter((r) => r.method === method).length >= after);
-  expect(killed, `not killed; stderr:\n${stderr}`).toBe(true);
+  const ended = await killWhen(child, 'SIGKILL', () => sent >= after, {
+    arm: (check) =>
+      afterRecorded(sb.requests, (recs) => {
+        for (const r of recs) if (r.method === method) sent++;
+        check();
+      }),
+  });
+  expect(ended.interrupted, `not killed; stderr:\n${ended.stderr}`).toBe(true);
 }
 
 /** Reruns the killed command to the end: @returns the id of the run it continued (and recorded). */
