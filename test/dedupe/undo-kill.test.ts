@@ -16,7 +16,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
-import { externalIdCounts, killWhen, plantedOrg } from '../helpers/dedupe-org.js';
+import { externalIdCounts, plantedOrg } from '../helpers/dedupe-org.js';
+import { killWhen, onRecorded } from '../helpers/trials.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_UNDO_KILL_DUPS ?? 10);
@@ -38,9 +39,9 @@ const get = async (p: string) =>
 async function killAfter(args: string[], after: number): Promise<boolean> {
   const start = writes(0).length;
   const child = spawnSvc(args, { env });
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return killWhen(child, () => writes(0).length - start >= after);
+  // Looked at as the sandbox records each request, not on a 1 ms timer (which refiltered the
+  // whole request log, thousands of requests after the sync, each tick).
+  return (await killWhen(child, 'SIGKILL', () => writes(0).length - start >= after, { arm: onRecorded(sb.requests) })).interrupted;
 }
 
 it('kill -9 twice in the undo of a merge, rerun: every step taken back once', { timeout: 180_000 }, async () => {

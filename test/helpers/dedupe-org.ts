@@ -3,7 +3,6 @@
  * straight (to set up and to check, apart from svc), a child killed once a condition holds, and
  * the count of each duplicate's copies by the `externalId` a re-create carries back.
  */
-import type { ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { tempDir } from './run-svc.js';
@@ -55,20 +54,6 @@ export function sandboxApi(sb: TestSandbox) {
     const text = await r.text();
     return { status: r.status, body: text ? JSON.parse(text) : null };
   };
-}
-
-/** Sends SIGKILL to the child the first time `when()` holds; resolves when it has closed, true if it was killed. */
-export async function killWhen(child: ChildProcess, when: () => boolean): Promise<boolean> {
-  let killed = false;
-  const timer = setInterval(() => {
-    if (!killed && when()) {
-      killed = true;
-      child.kill('SIGKILL');
-    }
-  }, 1);
-  await new Promise((resolve) => child.on('close', resolve));
-  clearInterval(timer);
-  return killed;
 }
 
 /** How many prospects of the sandbox carry each `externalId`. */
