@@ -13,9 +13,20 @@ import { requireProgram, without } from '../helpers/programs.js';
 import { sh, TmuxSession } from '../helpers/tmux.js';
 
 const env = (columns = '80') => baseEnv({ SVC_CONFIG_DIR: tempDir(), COLUMNS: columns });
+/**
+ * Each help's text, made once per file for its words and width: the width test, the placeholder
+ * test and the examples test read the same 51 resource helps at 80 columns (~3 ms of CPU each
+ * in process), and a help depends only on its words and COLUMNS (each run has an empty config
+ * dir of its own). The text checked is the program's, made the same way as before.
+ */
+const helps = new Map<string, string>();
 const help = async (args: string[], columns = '80') => {
+  const key = `${columns} ${args.join(' ')}`;
+  const known = helps.get(key);
+  if (known !== undefined) return known;
   const r = await runInProcess([...args, '--help'], env(columns));
   expect(r.code, `${args.join(' ')} --help: ${r.stderr}`).toBe(0);
+  helps.set(key, r.stdout);
   return r.stdout;
 };
 const tooWide = (text: string, width: number) => text.split('\n').filter((l) => [...l].length > width);
