@@ -32,8 +32,9 @@ export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
     // Temporary files under a folder named with a space and CJK, on a RAM file system where
-    // there is one (test/helpers/temp-root.ts).
-    globalSetup: ['test/helpers/temp-root.ts'],
+    // there is one (test/helpers/temp-root.ts); earlier runs' PostgreSQL schemas that were left
+    // behind dropped (test/helpers/pg-sweep.ts).
+    globalSetup: ['test/helpers/temp-root.ts', 'test/helpers/pg-sweep.ts'],
     setupFiles: ['test/helpers/temp-cleanup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -13,6 +13,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { madeSchemas } from './pg-schemas.js';
 import { removeTempDirs } from './run-svc.js';
 
 const cpuLog = process.env['SVC_TEST_CPU_LOG'];
@@ -45,3 +46,8 @@ if (cpuLog) {
 }
 
 afterAll(removeTempDirs);
+// The PostgreSQL schemas the file named (helpers/postgres.ts freshSchema): dropped, not left to
+// fill the server's catalog run after run.
+afterAll(async () => {
+  if (madeSchemas.length > 0) await (await import('./postgres.js')).dropFreshSchemas();
+});
