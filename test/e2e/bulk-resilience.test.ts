@@ -79,10 +79,14 @@ describe.concurrent('rate limit and maintenance', () => {
     const s = await setup({ rateLimit: 40, rateWindowMs: 4000 }, 30);
     await new Promise((r) => setTimeout(r, 4100));
     // Another client of the same user spends the whole window before the run starts: the run's
-    // first request can only be refused.
-    const burn = await Promise.all(
-      Array.from({ length: 41 }, () => fetch(`${s.sb.baseUrl}/mailboxes/1`, { headers: { authorization: `Bearer ${s.sb.token}` } })),
-    );
+    // first request can only be refused. A burst that straddled a window's end (a starved worker:
+    // it happened once at load 12) is sent again, until the server refuses one.
+    let burn: Response[] = [];
+    for (let tries = 0; tries < 3 && !burn.some((b) => b.status === 429); tries++) {
+      burn = await Promise.all(
+        Array.from({ length: 41 }, () => fetch(`${s.sb.baseUrl}/mailboxes/1`, { headers: { authorization: `Bearer ${s.sb.token}` } })),
+      );
+    }
     expect(burn.some((b) => b.status === 429)).toBe(true);
     const mark = s.sb.requests.length;
     const r = await svcInProcess(s.args, { env: s.env() });
