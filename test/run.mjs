@@ -7,7 +7,8 @@
  * Why beside: the suite keeps both cores busy but for its first seconds (vitest loads its config
  * and finds the files on one core, the rate-budget files that start first mostly wait), and the
  * two checks took ~3 s in a row before it; their output is held and printed after the suite's, and
- * the exit code is the suite's, or else the first failing check's.
+ * the exit code is the suite's, or else the first failing check's. A check is skipped on a tree
+ * that passed it before (below), as the build is on sources it was made from (bin/build.mjs).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -42,12 +43,11 @@ if (build.code !== 0) process.exit(build.code);
 const BIOME = ['node_modules/@biomejs/biome/bin/biome', 'check', '--config-path', '.ci/biome.json', '--diagnostic-level=error', '.'];
 
 /**
- * The checks' inputs: every file under the folders they read (src, test, bin, bench, .ci), the
- * package files (versions of TypeScript, Biome and the types) and tsconfig.json, with the check's
- * command line: a digest, kept after a check passes (node_modules/.cache/svc/<name>.passed).
+ * What the checks read: every file under the folders they read (src, test, bin, bench, .ci), the
+ * package files (versions of TypeScript, Biome and the types) and tsconfig.json, as one digest.
  */
-function inputs(command) {
-  const h = createHash('sha256').update(`${command}\0`);
+function treeDigest() {
+  const h = createHash('sha256');
   const add = (p) => h.update(`${p}\0`).update(readFileSync(p)).update('\0');
   const walk = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -60,14 +60,16 @@ function inputs(command) {
   for (const f of ['package.json', 'package-lock.json', 'tsconfig.json']) add(f);
   return h.digest('hex');
 }
+const tree = treeDigest();
 
 /**
- * A check, unless the same tree passed it before: Biome keeps no cache of its own (~3.8 CPU-s a
- * whole check here), and the type-check's incremental rerun still reads every file (~1.5 CPU-s).
- * A fresh clone, or any change to what they read, checks it all.
+ * A check, unless the same tree passed it before (the tree's digest with the check's command line,
+ * kept in node_modules/.cache/svc/<name>.passed after a pass): Biome keeps no cache of its own
+ * (~3.8 CPU-s a whole check here), and the type-check's incremental rerun still reads every file
+ * (~1.5 CPU-s). A fresh clone, or any change to what they read, checks it all.
  */
 async function unlessPassed(name, command, start) {
-  const digest = inputs(command);
+  const digest = createHash('sha256').update(`${command}\0${tree}`).digest('hex');
   const stamp = `node_modules/.cache/svc/${name}.passed`;
   let passed = '';
   try {
