@@ -3,21 +3,31 @@
  * One helper for every layer, so that suggestions read the same everywhere.
  */
 
-/** Edit distance (insert, delete, substitute, swap two neighbours), case-insensitive. */
+/**
+ * Edit distance (insert, delete, substitute, swap two neighbours), case-insensitive. Three rows
+ * of the table kept and reused, not the whole table allocated: the command-line fuzz (test/
+ * reliability/fuzz.test.ts) sends names of up to 300 characters past every command's name.
+ */
 export function editDistance(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  const d: number[][] = Array.from({ length: x.length + 1 }, (_, i) => [i, ...Array<number>(y.length).fill(0)]);
-  for (let j = 1; j <= y.length; j++) d[0]![j] = j;
+  const m = y.length;
+  let before = new Uint32Array(m + 1); // row i - 2
+  let prev = new Uint32Array(m + 1); // row i - 1
+  let row = new Uint32Array(m + 1); // row i
+  for (let j = 0; j <= m; j++) prev[j] = j;
   for (let i = 1; i <= x.length; i++) {
-    for (let j = 1; j <= y.length; j++) {
-      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
+    const xi = x.charCodeAt(i - 1);
+    row[0] = i;
+    for (let j = 1; j <= m; j++) {
+      const yj = y.charCodeAt(j - 1);
+      let v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (xi === yj ? 0 : 1));
+      if (i > 1 && j > 1 && xi === y.charCodeAt(j - 2) && x.charCodeAt(i - 2) === yj) v = Math.min(v, before[j - 2]! + 1);
+      row[j] = v;
     }
+    [before, prev, row] = [prev, row, before];
   }
-  return d[x.length]![y.length]!;
+  return prev[m]!;
 }
 
 /**
