@@ -1,19 +1,19 @@
 /**
  * Errors that name the fix: the scope a 403 needed and the login that grants it; "did you mean"
- * for an operation (through the binary) and for the field names the server refuses; a login
- * whose client id the server no longer knows ends at once (or, against a restarted local
- * sandbox, picks up its new client); a second login within the token-issue interval waits it out
- * instead of failing. The near misses refused before anything is sent (fields, relationships,
- * commands, profiles, enroll's ids and `--input -`) are checked in-process in test/unit/commands/
- * (resource/list-usage, resource/write-usage, auth/usage, enroll/usage).
+ * for an operation and for the field names the server refuses; a login whose client id the
+ * server no longer knows ends at once (or, against a restarted local sandbox, picks up its new
+ * client); a second login within the token-issue interval waits it out instead of failing. The
+ * login that ends at once runs the built bin/svc (its exit 3 as a script sees it); the rest run
+ * svc's program in the test process. The near misses refused before anything is sent (fields,
+ * relationships, commands, profiles, enroll's ids and `--input -`) are checked in-process in
+ * test/unit/commands/ (resource/list-usage, resource/write-usage, auth/usage, enroll/usage).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { authorizeUrlOf, editProfile, playConsent, readConfig } from '../helpers/oauth.js';
-import { startSvc } from '../helpers/long-running.js';
-import { svcInProcess } from '../helpers/in-process-cli.js';
+import { startInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -144,7 +144,9 @@ describe('svc login against a server that does not know the client', () => {
       }),
       { mode: 0o600 },
     );
-    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: { SVC_CONFIG_DIR: dir } });
+    // In process: the client picked up is the program's doing (the login that ends at once above
+    // is the file's bin/svc); a bin/svc start was ~0.3 CPU-s.
+    const run = startInProcess(['login', '--no-browser', '--port', '0'], { env: { SVC_CONFIG_DIR: dir } });
     const url = await authorizeUrlOf(run);
     expect(new URL(url).searchParams.get('client_id')).toBe(sb.clientId);
     expect((await playConsent(url, 'approve')).status).toBe(200);

@@ -1,8 +1,8 @@
 /**
  * `svc login --no-browser` against the sandbox, with the browser played over HTTP: the printed
  * authorize URL, the consent form submitted, the redirect to the loopback listener. The first
- * login, access denied, the browser launchers and Ctrl-C run the built bin/svc; `auth status`,
- * the redirects with a wrong state, the PKCE login and the timeout run svc's program in the test
+ * login, the browser launchers and Ctrl-C run the built bin/svc; `auth status`, the redirects
+ * with a wrong state, access denied, the PKCE login and the timeout run svc's program in the test
  * process.
  *
  * The tests run at once (describe.concurrent): each logs in from a config dir of its own on a
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { authorizeUrlOf, cliLogin, loginEnv, playConsent, readConfig } from '../helpers/oauth.js';
 import { startSvc } from '../helpers/long-running.js';
-import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
+import { runInProcess, startInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { baseEnv, json, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
@@ -134,8 +134,10 @@ describe.concurrent('svc login --no-browser', () => {
   });
 
   it('access denied in the browser: exit 3, a clear message, nothing stored', async () => {
+    // In process: the refusal and its exit code are the program's (bin/svc's exit codes are the
+    // first login's 0 and Ctrl-C's 130 below); a bin/svc start was ~0.3 CPU-s.
     const dir = tempDir();
-    const run = startSvc(['login', '--no-browser', '--port', '0'], { env: loginEnv(sb, dir) });
+    const run = startInProcess(['login', '--no-browser', '--port', '0'], { env: loginEnv(sb, dir) });
     const url = await authorizeUrlOf(run);
     const page = await playConsent(url, 'deny');
     expect(page.html).toContain('Access denied');

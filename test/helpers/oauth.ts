@@ -49,7 +49,7 @@ export async function playConsent(authorizeUrl: string, decision: 'approve' | 'd
 }
 
 /** Reads the authorize URL that `svc login --no-browser` prints on a line of its own. */
-export async function authorizeUrlOf(run: Running): Promise<string> {
+export async function authorizeUrlOf(run: Pick<Running, 'waitFor'>): Promise<string> {
   const m = await run.waitFor('stderr', /^(http:\/\/\S+\/oauth\/authorize\?\S+)$/m, 15_000);
   return m[1]!;
 }
