@@ -39,6 +39,8 @@ const TABLES = ['prospects', 'accounts', 'mailings', 'calls'];
 
 let c: Client;
 let url: string;
+/** The login roles the tests make: dropped when the file ends (they outlived the runs before). */
+const roles: string[] = [];
 const envFor = (dir: string, extra: Record<string, string> = {}) =>
   baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token, ...extra });
 
@@ -49,6 +51,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
   });
   afterAll(async () => {
     await c?.sb.close();
+    for (const role of roles) await adminSql(url, `DROP OWNED BY ${role}; DROP ROLE IF EXISTS ${role}`).catch(() => {});
   });
 
   it('two syncers started together on one schema: equal to the API, each table read once, requests ≤ one sync + 10 %', async () => {
@@ -95,6 +98,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     const role = `svc_bi_${process.pid}`;
     await adminSql(url, `DROP ROLE IF EXISTS ${role}`).catch(() => {});
     await adminSql(url, `CREATE ROLE ${role} LOGIN PASSWORD 'bi-secret-123'`);
+    roles.push(role);
     await adminSql(url, `GRANT USAGE ON SCHEMA ${schema} TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
     const bi = asUser(url, role, 'bi-secret-123');
     const q = await svcInProcess(['sql', '--db', bi, '--schema', schema, '-o', 'json', 'select count(*) as n from calls'], {
@@ -161,6 +165,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     const role = `svc_limited_${process.pid}`;
     await adminSql(url, `DROP ROLE IF EXISTS ${role}`).catch(() => {});
     await adminSql(url, `CREATE ROLE ${role} LOGIN PASSWORD 'limited-secret-77'`);
+    roles.push(role);
     const owned = freshSchema('owned');
     await adminSql(url, `CREATE SCHEMA ${owned}; GRANT USAGE ON SCHEMA ${owned} TO ${role}`);
     expectOneLine(
