@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { addCalls, externalIdCounts, sandboxApi } from '../helpers/dedupe-org.js';
-import { killWhen, onRecorded } from '../helpers/trials.js';
+import { killAtRequest } from '../helpers/trials.js';
 import { sandboxWithEnv, type TestSandbox, until } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -136,9 +136,7 @@ describe('svc dedupe apply', () => {
     for (const id of merged) externalIdOf.set(id, sb.store.table('prospect').get(id)!.attributes['externalId'] as string);
     mark = sb.requests.length;
     const child = spawnSvc(['dedupe', 'apply', plan, '--concurrency', '1', '--yes'], { env: env as Record<string, string> });
-    const deletes = () => writes(mark).filter((r) => r.method === 'DELETE').length;
-    // Looked at as the sandbox records each request, not on a 1 ms timer over the whole log.
-    expect((await killWhen(child, 'SIGKILL', () => deletes() >= 3, { arm: onRecorded(sb.requests) })).interrupted).toBe(true);
+    expect((await killAtRequest(child, sb.requests, (r) => r.method === 'DELETE', 3)).interrupted).toBe(true);
     const rerun = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/row\(s\) recorded by earlier runs/);

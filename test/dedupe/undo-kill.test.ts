@@ -17,7 +17,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
 import { externalIdCounts, plantedOrg } from '../helpers/dedupe-org.js';
-import { killWhen, onRecorded } from '../helpers/trials.js';
+import { killAtRequest } from '../helpers/trials.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 const DUPS = Number(process.env.SVC_DEDUPE_UNDO_KILL_DUPS ?? 10);
@@ -37,11 +37,8 @@ const get = async (p: string) =>
 
 /** Spawns the undo and kills it with SIGKILL once `after` more writes reached the sandbox. */
 async function killAfter(args: string[], after: number): Promise<boolean> {
-  const start = writes(0).length;
   const child = spawnSvc(args, { env });
-  // Looked at as the sandbox records each request, not on a 1 ms timer (which refiltered the
-  // whole request log, thousands of requests after the sync, each tick).
-  return (await killWhen(child, 'SIGKILL', () => writes(0).length - start >= after, { arm: onRecorded(sb.requests) })).interrupted;
+  return (await killAtRequest(child, sb.requests, (r) => r.method !== 'GET', after)).interrupted;
 }
 
 it('kill -9 twice in the undo of a merge, rerun: every step taken back once', { timeout: 180_000 }, async () => {

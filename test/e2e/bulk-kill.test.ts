@@ -15,8 +15,7 @@ import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { freeProspects, inputFile, newSequence, prng, stateProspects } from '../helpers/bulk.js';
-import { afterRecorded } from '../helpers/arrivals.js';
-import { killWhen } from '../helpers/trials.js';
+import { killAtRequest } from '../helpers/trials.js';
 
 /** Seeds of the enrolment's kill points (header). */
 const SEEDS = Array.from({ length: Number(process.env['SVC_BULK_KILL_SEEDS'] ?? 2) }, (_, i) => i + 1);
@@ -31,17 +30,8 @@ afterAll(() => sb.close());
 
 /** Runs svc and kills it with SIGKILL once the sandbox has received `after` more matching POSTs. */
 async function killAfter(args: string[], after: number, path: string): Promise<{ killed: boolean; code: number | null }> {
-  // Counted as the sandbox records each request, and the kill sent right then (not looked at on
-  // a 1 ms timer: ~45 ms of this process's CPU for each second a killed run lasts).
-  let posts = 0;
   const child = spawnSvc(args, { env: env() });
-  const ended = await killWhen(child, 'SIGKILL', () => posts >= after, {
-    arm: (check) =>
-      afterRecorded(sb.requests, (recs) => {
-        for (const q of recs) if (q.method === 'POST' && q.path === path) posts++;
-        check();
-      }),
-  });
+  const ended = await killAtRequest(child, sb.requests, (q) => q.method === 'POST' && q.path === path, after);
   return { killed: ended.interrupted, code: ended.code };
 }
 

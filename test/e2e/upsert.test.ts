@@ -18,8 +18,7 @@ import { runSvc, spawnSvc } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, inputFile, ndjson } from '../helpers/bulk.js';
 import { startLossyProxy } from '../helpers/lossy-proxy.js';
-import { afterRecorded } from '../helpers/arrivals.js';
-import { killWhen } from '../helpers/trials.js';
+import { killAtRequest } from '../helpers/trials.js';
 
 /** Rows of the two big runs (header). */
 const ROWS = Number(process.env['SVC_UPSERT_ROWS'] ?? 300);
@@ -141,17 +140,8 @@ describe('upsert by key', () => {
     // After 15 % and 30 % of the rows in writes (150 and 300 of 1,000): each run is killed with
     // writes of its own done and more to do.
     for (const after of [Math.round(ROWS * 0.15), Math.round(ROWS * 0.3)]) {
-      // Writes counted as the sandbox records each request, and the kill sent right then (not
-      // looked at on a 1 ms timer, ~45 ms of this process's CPU for each second of the run).
-      let writes = 0;
       const child = spawnSvc(args, { env: env() });
-      const ended = await killWhen(child, 'SIGKILL', () => writes >= after, {
-        arm: (check) =>
-          afterRecorded(sb.requests, (recs) => {
-            for (const q of recs) if (q.method !== 'GET') writes++;
-            check();
-          }),
-      });
+      const ended = await killAtRequest(child, sb.requests, (q) => q.method !== 'GET', after);
       if (ended.interrupted) kills++;
     }
     expect(kills).toBe(2);

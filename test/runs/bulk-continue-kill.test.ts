@@ -12,8 +12,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { emailOf, inputFile, newSequence } from '../helpers/bulk.js';
-import { afterRecorded } from '../helpers/arrivals.js';
-import { killWhen } from '../helpers/trials.js';
+import { killAtRequest } from '../helpers/trials.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -37,17 +36,8 @@ const writes = (from: number, method: string) =>
 
 /** Spawns `args` and kills it with SIGKILL once `after` writes of `method` reached the sandbox. */
 async function killAfter(args: string[], method: string, after: number): Promise<void> {
-  // Counted as the sandbox records each request, and the kill sent right then (not the log
-  // refiltered on a 1 ms timer).
-  let sent = 0;
   const child = spawnSvc([...args, '--concurrency', '2'], { env });
-  const ended = await killWhen(child, 'SIGKILL', () => sent >= after, {
-    arm: (check) =>
-      afterRecorded(sb.requests, (recs) => {
-        for (const r of recs) if (r.method === method) sent++;
-        check();
-      }),
-  });
+  const ended = await killAtRequest(child, sb.requests, (r) => r.method === method, after);
   expect(ended.interrupted, `not killed; stderr:\n${ended.stderr}`).toBe(true);
 }
 

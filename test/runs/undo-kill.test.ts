@@ -10,8 +10,7 @@ import { inputFile } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { afterRecorded } from '../helpers/arrivals.js';
-import { killWhen } from '../helpers/trials.js';
+import { killAtRequest } from '../helpers/trials.js';
 
 const ROWS = Number(process.env.SVC_RUNS_KILL_ROWS ?? 200);
 
@@ -30,23 +29,12 @@ const patches = (from: number) => sb.requests.slice(from).filter((r) => r.method
 /** PATCHes the sandbox answered: those it carried out or refused, not those broken off (status 0). */
 const taken = (from: number) => patches(from).filter((r) => r.status !== undefined && r.status !== 0);
 
-/**
- * Spawns the undo and kills it with SIGKILL once `after` more PATCHes reached the sandbox: counted
- * as the sandbox records each request and the kill sent right then (the whole log was filtered
- * on a 1 ms timer before, ~0.3 CPU-s of this process over the two kills).
- */
+/** Spawns the undo and kills it with SIGKILL once `after` more PATCHes reached the sandbox. */
 async function killAfter(args: string[], after: number): Promise<string | true> {
-  let sent = 0;
   const child = spawnSvc(args, { env });
-  const ended = await killWhen(child, 'SIGKILL', () => sent >= after, {
-    arm: (check) =>
-      afterRecorded(sb.requests, (recs) => {
-        for (const r of recs) if (r.method === 'PATCH') sent++;
-        check();
-      }),
-  });
+  const ended = await killAtRequest(child, sb.requests, (r) => r.method === 'PATCH', after);
   // Not killed: what the undo said instead (it ended, or stopped early).
-  return ended.interrupted || `not killed after ${sent} PATCHes; stderr:\n${ended.stderr}`;
+  return ended.interrupted || `not killed after ${ended.seen} PATCHes; stderr:\n${ended.stderr}`;
 }
 
 it('kill -9 in the middle of an undo, rerun: every row undone once', { timeout: 120_000 }, async () => {
