@@ -2,38 +2,19 @@
 // The build (`npm run build`, also run by `npm ci` through `prepare`): one code-split ESM bundle in
 // dist/. It lives here because the project's top level is fixed (no scripts/ folder); it is not a
 // command users run, and package.json's "bin" does not install it.
-import { build } from 'esbuild';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { treeDigest } from './tree-digest.mjs';
 
 // Nothing to do when dist/ was built from the same inputs (`npm test` builds before each run, and
 // after `npm ci`'s own build): a digest of every file the bundle is made from, kept beside it.
-// `--force` builds anyway.
-const inputs = (() => {
-  const h = createHash('sha256');
-  const add = (p) => h.update(`${p}\0`).update(fs.readFileSync(p)).update('\0');
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) add(p);
-    }
-  };
-  walk('src');
-  for (const f of ['bin/build.mjs', 'package.json', 'package-lock.json', 'tsconfig.json']) add(f);
-  return h.digest('hex');
-})();
+// `--force` builds anyway. esbuild is loaded only when there is something to build.
+const inputs = treeDigest(['src', 'bin/build.mjs', 'bin/tree-digest.mjs', 'package.json', 'package-lock.json', 'tsconfig.json']);
 const stamp = 'dist/.inputs';
-const built = (() => {
-  try {
-    return fs.readFileSync(stamp, 'utf8');
-  } catch {
-    return '';
-  }
-})();
+const built = fs.existsSync(stamp) ? fs.readFileSync(stamp, 'utf8') : '';
 if (built === inputs && fs.existsSync('dist/main.js') && !process.argv.includes('--force')) process.exit(0);
+const { build } = await import('esbuild');
 
 const tmp = `dist/.build-${process.pid}`;
 // A process started from the previous build may still load its chunks: keep them a while.

@@ -12,8 +12,9 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { treeDigest } from '../bin/tree-digest.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
@@ -42,25 +43,9 @@ if (build.code !== 0) process.exit(build.code);
 
 const BIOME = ['node_modules/@biomejs/biome/bin/biome', 'check', '--config-path', '.ci/biome.json', '--diagnostic-level=error', '.'];
 
-/**
- * What the checks read: every file under the folders they read (src, test, bin, bench, .ci), the
- * package files (versions of TypeScript, Biome and the types) and tsconfig.json, as one digest.
- */
-function treeDigest() {
-  const h = createHash('sha256');
-  const add = (p) => h.update(`${p}\0`).update(readFileSync(p)).update('\0');
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) add(p);
-    }
-  };
-  for (const dir of ['src', 'test', 'bin', 'bench', '.ci']) walk(dir);
-  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json']) add(f);
-  return h.digest('hex');
-}
-const tree = treeDigest();
+// What the checks read: every file under the folders they read, the package files (versions of
+// TypeScript, Biome and the types) and tsconfig.json.
+const tree = treeDigest(['src', 'test', 'bin', 'bench', '.ci', 'package.json', 'package-lock.json', 'tsconfig.json']);
 
 /**
  * A check, unless the same tree passed it before (the tree's digest with the check's command line,
@@ -71,10 +56,7 @@ const tree = treeDigest();
 async function unlessPassed(name, command, start) {
   const digest = createHash('sha256').update(`${command}\0${tree}`).digest('hex');
   const stamp = `node_modules/.cache/svc/${name}.passed`;
-  let passed = '';
-  try {
-    passed = readFileSync(stamp, 'utf8');
-  } catch {}
+  const passed = existsSync(stamp) ? readFileSync(stamp, 'utf8') : '';
   if (passed === digest) return { code: 0, out: '', note: ' (unchanged since it last passed)' };
   const r = await start();
   if (r.code === 0) {
