@@ -8,7 +8,7 @@
  * {@link MAX_DROPS} a run: a server holding a thousand takes a few runs to empty, each paying
  * some seconds of the server's CPU rather than one paying half a minute.
  */
-import { PG_VAR } from './postgres.js';
+import { PG_VAR } from './pg-schemas.js';
 
 /** `t_<tag>_<pid>_<ms since the epoch, base 36>_<n>` (helpers/postgres.ts freshSchema). */
 const NAME = /^t_[a-z]+_\d+_([0-9a-z]+)_\d+$/;

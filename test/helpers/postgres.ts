@@ -5,11 +5,8 @@
  * `SVC_TEST_REQUIRE_PROGRAMS=1` turns the skip into a failure. No mock of the database anywhere.
  */
 import pg from 'pg';
-import { madeSchemas } from './pg-schemas.js';
+import { madeSchemas, PG_VAR } from './pg-schemas.js';
 import { REQUIRE_VAR } from './programs.js';
-
-/** The variable that names the test server. */
-export const PG_VAR = 'SVC_TEST_PG';
 
 /** Tries the server once; says why not in one line. */
 async function reach(url: string): Promise<string | undefined> {
