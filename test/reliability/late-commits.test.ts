@@ -140,8 +140,12 @@ function checkReport(expect: TestContext['expect'], file: string, status: string
   expect(lines.filter((l) => l.status !== status)).toEqual([]);
   const late = [...faults.values()].filter((f) => LATE.has(f)).length;
   tally.lateCommits += late;
-  // Every write that landed late was found by the watch, not sent again.
-  expect(lines.filter((l) => l.recovered)).toHaveLength(late);
+  // Every write that landed late was found by the watch, not sent again. On a failure the
+  // message gives the recovered rows whole and each row's fault (a recovered row without a late
+  // fault is an ordinary write svc saw time out), not vitest's first few fields.
+  const recovered = lines.filter((l) => l.recovered);
+  const injected = [...faults].map(([k, f]) => `${k}: ${f.kind}${'fail' in f && f.fail ? ` ${f.fail}` : ''}`).join(', ');
+  expect(recovered, `${late} late writes injected (${injected}); recovered: ${JSON.stringify(recovered)}`).toHaveLength(late);
   return lines;
 }
 
