@@ -133,19 +133,38 @@ async function newProspects(rig: Rig, n: number, tag: string): Promise<number[]>
   return ids;
 }
 
-/** Checks the report: one line per row, every status as expected, late rows recovered. */
-function checkReport(expect: TestContext['expect'], file: string, status: string, faults: Map<string, Fault>): Line[] {
+/**
+ * Checks the report: one line per row, every status as expected, every late row recovered.
+ * `keys` are the rows' fault keys in row order (row 1 is keys[0]).
+ */
+function checkReport(expect: TestContext['expect'], file: string, status: string, keys: string[], faults: Map<string, Fault>): Line[] {
   const lines = ndjson<Line>(file);
   expect(lines.map((l) => l.row).sort((a, b) => a - b)).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
   expect(lines.filter((l) => l.status !== status)).toEqual([]);
-  const late = [...faults.values()].filter((f) => LATE.has(f)).length;
-  tally.lateCommits += late;
-  // Every write that landed late was found by the watch, not sent again. On a failure the
-  // message gives the recovered rows whole and each row's fault (a recovered row without a late
-  // fault is an ordinary write svc saw time out), not vitest's first few fields.
-  const recovered = lines.filter((l) => l.recovered);
-  const injected = [...faults].map(([k, f]) => `${k}: ${f.kind}${'fail' in f && f.fail ? ` ${f.fail}` : ''}`).join(', ');
-  expect(recovered, `${late} late writes injected (${injected}); recovered: ${JSON.stringify(recovered)}`).toHaveLength(late);
+  const rowsWith = (is: (f: Fault | undefined) => boolean) => keys.flatMap((k, i) => (is(faults.get(k)) ? [i + 1] : []));
+  const late = rowsWith((f) => f !== undefined && LATE.has(f));
+  tally.lateCommits += late.length;
+  const recovered = lines.filter((l) => l.recovered).map((l) => l.row);
+  // On a failure the message gives the recovered rows and each row's fault whole, not vitest's
+  // first few fields.
+  const injected = keys.map((k, i) => `${i + 1} ${k}: ${faults.get(k)?.kind ?? 'none'}`).join(', ');
+  const about = `late rows ${JSON.stringify(late)}, recovered ${JSON.stringify(recovered)} (${injected})`;
+  // Every write that landed late was found by the watch, not sent again (the counts at the wire
+  // above say it was not sent twice).
+  expect(
+    late.filter((r) => !recovered.includes(r)),
+    about,
+  ).toEqual([]);
+  // A 504 for a request that never arrived leaves nothing to find: sent again, never "recovered".
+  expect(
+    recovered.filter((r) => rowsWith((f) => f === lost504).includes(r)),
+    about,
+  ).toEqual([]);
+  // A recovered row with no late fault is an ordinary write whose answer svc read after
+  // --timeout: on a loaded machine the worker's event loop, shared with the proxies and the
+  // sandbox, can stall past 1.5 s, and a timer due with the answer runs first. It was found by the
+  // same watch and is still written once (the counts above). Counting the recovered rows instead
+  // (13 for 12 late writes) failed a whole run here once for that reason.
   return lines;
 }
 
@@ -181,7 +200,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
       expect(got.sort()).toEqual([...names].sort());
       // The sandbox received each create once: the late ones were never sent again.
       expect(received(rig, mark, 'POST', /^\/api\/v2\/prospects$/)).toHaveLength(ROWS);
-      const lines = checkReport(expect, `${file}.report`, 'created', faults);
+      const lines = checkReport(expect, `${file}.report`, 'created', names, faults);
       expect(lines.map((l) => l.id).sort()).toEqual(made.map((p) => p.id).sort());
     });
 
@@ -210,7 +229,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
       expect(wrong).toEqual([]);
       // One PATCH per record reached the sandbox: a late one was read back, not repeated.
       expect(patches.sort()).toEqual(ids.map((id) => `/api/v2/prospects/${id}`).sort());
-      checkReport(expect, `${file}.report`, 'updated', faults);
+      checkReport(expect, `${file}.report`, 'updated', ids.map(String), faults);
     });
 
     it.for(LONG ? SEEDS : SEEDS.slice(0, 1))(
@@ -240,7 +259,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
         expect(left).toEqual([]);
         // A late DELETE was seen done (the record gone), not sent a second time.
         expect(deletes.sort()).toEqual(ids.map((id) => `/api/v2/prospects/${id}`).sort());
-        checkReport(expect, `${file}.report`, 'deleted', faults);
+        checkReport(expect, `${file}.report`, 'deleted', ids.map(String), faults);
       },
     );
 
@@ -270,7 +289,7 @@ describe.concurrent('late commits, each test with its own proxy', () => {
         expect(r.stderr).not.toMatch(/Warning/);
         expect(states).toEqual([...ids].sort((a, b) => a - b));
         expect(received(rig, mark, 'POST', /^\/api\/v2\/sequenceStates$/)).toHaveLength(ROWS);
-        checkReport(expect, `${file}.report`, 'created', faults);
+        checkReport(expect, `${file}.report`, 'created', ids.map(String), faults);
       },
     );
   });
