@@ -48,6 +48,25 @@ function resolve(from: string, specifier: string): string | undefined {
   return undefined;
 }
 
+/** Whether a file may hold a dynamic import or an import type, the only uses below its statements. */
+const isDeep = (text: string) => /\bimport\s*\(/.test(text);
+
+/**
+ * A file's syntax tree, without what no check here reads: JSDoc comments are left unparsed (in a
+ * .ts file they are never code, and the walk below never enters them), and parent links are set
+ * only in a file with `import(`, where a dynamic import's use is read from its parent (the
+ * statements and their import and export clauses need none). 624 files: ~2.4 → ~1.7 CPU-s of
+ * parsing, the same exports and uses.
+ */
+function parse(file: string, text: string): TS.SourceFile {
+  return ts.createSourceFile(
+    file,
+    text,
+    { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone },
+    isDeep(text),
+  );
+}
+
 const hasExport = (node: TS.Node) =>
   ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 
@@ -71,7 +90,7 @@ function uses(file: string, sf: TS.SourceFile, add: (module: string, name: strin
   // Imports and re-exports are statements of the file itself; only a dynamic import or an import
   // type sits deeper, so a file without `import(` is not walked whole (the walk was most of the
   // time this test took).
-  const deep = /\bimport\s*\(/.test(sf.text);
+  const deep = isDeep(sf.text);
   const visit = (node: TS.Node): void => {
     if (
       (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
@@ -114,7 +133,7 @@ function unusedExports(): string[] {
   const used = new Map<string, Set<string>>();
   const exports = new Map<string, string[]>();
   for (const file of [...tsFiles('src'), ...tsFiles('test'), ...tsFiles('bench')]) {
-    const sf = ts.createSourceFile(file, fs.readFileSync(path.join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    const sf = parse(file, fs.readFileSync(path.join(ROOT, file), 'utf8'));
     if (file.startsWith('src/')) exports.set(file, exportedNames(sf));
     uses(file, sf, (module, name) => {
       if (module === file) return;
@@ -137,7 +156,7 @@ describe('exports of src/', () => {
   });
 
   it('finds an export nobody imports, and sees the uses of each import form', () => {
-    const sf = (text: string) => ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
+    const sf = (text: string) => parse('x.ts', text);
     expect(exportedNames(sf('export const a = 1; export function b() {} export type C = 1; const d = 2; export { d as e };'))).toEqual([
       'a',
       'b',
