@@ -43,8 +43,22 @@ export async function resumePoint(path: string, format: ExportFormat): Promise<R
   let inQuotes = false;
   /** Bytes of the current record's first cell (CSV) or whole line (NDJSON), while collected. */
   let head: number[] = [];
+  /** The NDJSON line so far, in pieces of chunks (a line is collected whole: sliced, not byte by byte). */
+  let pieces: Buffer[] = [];
   let collecting = true;
   let first = true;
+  /** A record (or the header) ends at `end` of the file: its text is `text`. */
+  const recordEnd = (text: string, end: number) => {
+    if (format === 'csv' && point.header === undefined) point.header = text;
+    else {
+      const id = format === 'csv' ? text : ndjsonId(text);
+      if (id !== undefined && id !== '') {
+        point.lastId = id;
+        point.records++;
+      } else if (format === 'ndjson' && text.trim() !== '') point.unreadable = (point.unreadable ?? 0) + 1;
+    }
+    point.offset = end;
+  };
   for await (const chunk of fs.createReadStream(path) as AsyncIterable<Buffer>) {
     let i = 0;
     if (first) {
@@ -54,28 +68,46 @@ export async function resumePoint(path: string, format: ExportFormat): Promise<R
         i = 3;
       }
     }
-    for (; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      if (format === 'csv' && b === QUOTE) inQuotes = !inQuotes;
-      if (b === NL && !inQuotes) {
-        const text = Buffer.from(head).toString('utf8').replace(/\r$/, '');
-        if (format === 'csv' && point.header === undefined) point.header = text;
-        else {
-          const id = format === 'csv' ? text : ndjsonId(text);
-          if (id !== undefined && id !== '') {
-            point.lastId = id;
-            point.records++;
-          } else if (format === 'ndjson' && text.trim() !== '') point.unreadable = (point.unreadable ?? 0) + 1;
+    if (format === 'ndjson') {
+      // Every line break ends a record: found with indexOf, the bytes between taken as slices
+      // (a byte-by-byte copy was ~25 ms a MB, seconds for a large export's resume).
+      while (i < chunk.length) {
+        const nl = chunk.indexOf(NL, i);
+        if (nl < 0) {
+          pieces.push(chunk.subarray(i));
+          break;
         }
-        point.offset = pos + i + 1;
+        pieces.push(chunk.subarray(i, nl));
+        const text = (pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)).toString('utf8').replace(/\r$/, '');
+        pieces = [];
+        recordEnd(text, pos + nl + 1);
+        i = nl + 1;
+      }
+      pos += chunk.length;
+      continue;
+    }
+    for (; i < chunk.length; i++) {
+      if (!collecting) {
+        // Past a record's first cell only quotes and (outside quotes) line breaks matter: skip
+        // to the next of them.
+        const q = chunk.indexOf(QUOTE, i);
+        const nl = inQuotes ? -1 : chunk.indexOf(NL, i);
+        const next = q < 0 ? nl : nl < 0 ? q : Math.min(q, nl);
+        if (next < 0) break;
+        i = next;
+      }
+      const b = chunk[i]!;
+      if (b === QUOTE) inQuotes = !inQuotes;
+      if (b === NL && !inQuotes) {
+        recordEnd(Buffer.from(head).toString('utf8').replace(/\r$/, ''), pos + i + 1);
         head = [];
         collecting = true;
         continue;
       }
       if (!collecting) continue;
       // A CSV header is kept whole (to compare the columns), a record only to its first cell
-      // (the id); an NDJSON line whole (its id is inside).
-      if (format === 'csv' && point.header !== undefined && ((b === COMMA && !inQuotes) || head.length >= 64)) collecting = false;
+      // (the id).
+      if (point.header !== undefined && ((b === COMMA && !inQuotes) || head.length >= 64)) collecting = false;
       else head.push(b);
     }
     pos += chunk.length;

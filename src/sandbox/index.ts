@@ -213,8 +213,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const stopEvents = recordEvents(store, () => current);
   const dispatcher = new WebhookDispatcher(store, { ...SPEC_TIMING, ...opts.webhookTiming });
   const snapshot = (): DataFile => ({ version: DATA_VERSION, ownerUserId, org: core.org, store: store.snapshot(), auth: auth.snapshot() });
-  const saver = opts.dataFile ? new Saver(opts.dataFile, snapshot) : undefined;
-  if (opts.dataFile && (!loaded || newInstance)) writeDataFileSync(opts.dataFile, snapshot());
+  const saver = opts.dataFile ? new Saver(opts.dataFile, snapshot, () => store.version + auth.version) : undefined;
+  if (opts.dataFile && (!loaded || newInstance)) {
+    writeDataFileSync(opts.dataFile, snapshot());
+    saver!.markWritten();
+  } else if (saver && Object.keys(reservations!.floor()).length === 0) {
+    // The file holds what was loaded, unless ids reserved by a run that was killed raised the
+    // next ids above it: those are written at the end, before the reservations go.
+    saver.markWritten();
+  }
   let lastSaved = store.version + auth.version;
   const listener = createListener(core);
   const server: Server = createServer((req, res) => {
@@ -270,7 +277,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), drainMs).unref();
       });
-      await saver?.flush();
+      // Written only when something changed since the file last held the org, or a token
+      // expired (the file leaves expired tokens out).
+      if (auth.holdsExpired()) await saver?.flush();
+      else await saver?.flushChanged();
       reservations?.release();
     },
   };

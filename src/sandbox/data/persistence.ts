@@ -128,16 +128,28 @@ async function writeDataFile(path: string, data: DataFile): Promise<void> {
   await writeFileAtomic(path, JSON.stringify(data), 0o600);
 }
 
-/** Saves `snapshot()` to `path` at most every `delayMs` while `dirty()` says something changed. */
+/**
+ * Saves `snapshot()` to `path` at most every `delayMs` after {@link Saver.touch}. `version` is a
+ * counter bumped on every change: {@link Saver.flushChanged} writes only when it moved since the
+ * file last held the data.
+ */
 export class Saver {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
+  /** `version()` when the file last held the data; undefined until then. */
+  private written: number | undefined;
 
   constructor(
     private readonly path: string,
     private readonly snapshot: () => DataFile,
+    private readonly version: () => number,
     private readonly delayMs = 250,
   ) {}
+
+  /** The file holds the data as it is now (just loaded, or written by the caller). */
+  markWritten(): void {
+    this.written = this.version();
+  }
 
   /** Marks the data changed; a write follows shortly. */
   touch(): void {
@@ -156,9 +168,25 @@ export class Saver {
       this.timer = undefined;
     }
     while (this.writing) await this.writing;
-    this.writing = writeDataFile(this.path, this.snapshot()).finally(() => {
-      this.writing = undefined;
-    });
+    const v = this.version();
+    this.writing = writeDataFile(this.path, this.snapshot())
+      .then(() => {
+        this.written = v;
+      })
+      .finally(() => {
+        this.writing = undefined;
+      });
     await this.writing;
+  }
+
+  /**
+   * {@link flush} unless nothing changed since the file last held the data: a command that only
+   * read the org (most `svc --sandbox` commands) does not write it again on exit (~0.1 MB for
+   * the default org, ~1 MB for a copy, on every command).
+   */
+  async flushChanged(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.timer === undefined && this.written !== undefined && this.written === this.version()) return;
+    await this.flush();
   }
 }

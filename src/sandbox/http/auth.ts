@@ -124,6 +124,13 @@ export class AuthStore {
     return this.clients.find((c) => c.clientId === clientId);
   }
 
+  /** Whether an access token has expired: {@link snapshot} leaves those out. */
+  holdsExpired(): boolean {
+    const now = this.now();
+    for (const t of this.access.values()) if (t.expiresAt <= now) return true;
+    return false;
+  }
+
   snapshot(): AuthSnapshot {
     const now = this.now();
     return {

@@ -53,6 +53,12 @@ describe('resumePoint (NDJSON)', () => {
     const whole = '{"id":1,"n":"a\\nb"}\n{"id":2}\n';
     expect(await resumePoint(file(whole + '{"id":3,"n"'), 'ndjson')).toEqual({ offset: whole.length, lastId: '2', records: 2, bom: false });
   });
+  it('reads across chunk boundaries: lines longer than a chunk, accents cut between chunks, CRLF', async () => {
+    let text = '';
+    for (let i = 1; i <= 40; i++) text += `${JSON.stringify({ id: i, note: 'é'.repeat(i * 997) })}${i % 2 ? '\r\n' : '\n'}`;
+    const p = await resumePoint(file(`${text}{"id":41,"note":"éé`), 'ndjson');
+    expect(p).toEqual({ offset: Buffer.byteLength(text), lastId: '40', records: 40, bom: false });
+  });
   it('counts whole lines that are no records (a CSV part read as NDJSON)', async () => {
     expect((await resumePoint(file('id,x\n1,a\n'), 'ndjson')).unreadable).toBe(2);
   });
