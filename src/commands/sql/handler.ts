@@ -7,7 +7,7 @@ import { LocalIoError, SvcError, UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { snake } from '../../mirror/naming.js';
 import type { MirrorDb } from '../../mirror/dialect/types.js';
-import { age, mirrorStatus, oldestSync, openReadMirror } from '../../mirror/reader.js';
+import { age, mirrorHeader, oldestSync, openReadMirror } from '../../mirror/reader.js';
 import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue, recordWriter } from '../shared/output.js';
@@ -29,7 +29,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
   const sql = flags.tables || flags.columns !== undefined ? undefined : await readStatement(ctx, statement, flags.file);
   const db = await openReadMirror(await mirrorTarget(ctx, flags));
   try {
-    const status = await mirrorStatus(db);
+    const status = await mirrorHeader(db);
     const oldest = oldestSync(status);
     ctx.info(
       `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}`,
