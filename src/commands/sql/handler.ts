@@ -12,6 +12,7 @@ import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue, recordWriter } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
+import { grouped } from '../../output/grouped.js';
 
 /** The flags of `svc sql`. */
 export interface SqlFlags {
@@ -162,7 +163,7 @@ async function listTables(db: MirrorDb): Promise<{ name: string; kind: string; r
 }
 
 function tablesText(rows: { name: string; kind: string; rows: number }[]): string {
-  return rows.map((r) => `${r.name.padEnd(40)} ${r.kind.padEnd(5)} ${r.rows.toLocaleString('en-US').padStart(9)}`).join('\n') + '\n';
+  return rows.map((r) => `${r.name.padEnd(40)} ${r.kind.padEnd(5)} ${grouped(r.rows).padStart(9)}`).join('\n') + '\n';
 }
 
 /** A table's columns with their types and, for custom fields, their labels. */
