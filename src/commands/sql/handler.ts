@@ -12,7 +12,7 @@ import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue, recordWriter } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
-import { grouped } from '../../output/grouped.js';
+import { grouped } from '../../grouped.js';
 
 /** The flags of `svc sql`. */
 export interface SqlFlags {

@@ -12,7 +12,7 @@ import { didYouMean } from '../../suggest.js';
 import { tableSpec } from '../../mirror/naming.js';
 import { mirrorIdentity, mirrorTarget } from './mirror-file.js';
 import { printJsonResult } from '../shared/output.js';
-import { grouped } from '../../output/grouped.js';
+import { grouped } from '../../grouped.js';
 
 /** The flags of `svc sync`. */
 export interface SyncFlags {

@@ -4,7 +4,7 @@ import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
 import type { SyncFlags } from './handler.js';
 import { mirrorTarget } from './mirror-file.js';
-import { grouped } from '../../output/grouped.js';
+import { grouped } from '../../grouped.js';
 
 export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<void> {
   const db = await openReadMirror(await mirrorTarget(ctx, flags));

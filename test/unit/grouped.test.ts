@@ -1,7 +1,7 @@
-/** src/output/grouped.ts: the same text as `toLocaleString('en-US')` for every number, without ICU. */
+/** src/grouped.ts: the same text as `toLocaleString('en-US')` for every number, without ICU. */
 import { expect, it } from 'vitest';
-import { grouped } from '../../../src/output/grouped.js';
-import { prng } from '../../helpers/bulk.js';
+import { grouped } from '../../src/grouped.js';
+import { prng } from '../helpers/bulk.js';
 
 it('writes what toLocaleString("en-US") writes', () => {
   const rand = prng(7);
