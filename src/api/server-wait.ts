@@ -8,6 +8,7 @@
  */
 import { apiTime } from '../api-time.js';
 import { ExitCode, SvcError } from '../errors.js';
+import { grouped } from '../grouped.js';
 
 /** The longest wait a server may ask for and be obeyed. */
 const MAX_SERVER_WAIT_MS = 24 * 3600_000;
@@ -81,7 +82,7 @@ function human(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s >= 86400) {
     const d = Number((s / 86400).toFixed(1));
-    return `${d.toLocaleString('en-US')} day${d === 1 ? '' : 's'}`;
+    return `${grouped(d)} day${d === 1 ? '' : 's'}`;
   }
   if (s >= 2 * 3600) return `${Math.round(s / 3600)} hours`;
   if (s >= 120) return `${Math.round(s / 60)} minutes`;

@@ -34,6 +34,7 @@ import {
   type TakeResult,
   type WindowAnswers,
 } from './ledger.js';
+import { grouped } from '../grouped.js';
 
 /** Options of {@link BudgetGate}. */
 interface GateOptions {
@@ -228,14 +229,14 @@ export class BudgetGate implements RequestGate {
     const cap = capOf(this.opts.cap, limit);
     const budget = this.opts.cap ? `budget ${describeCap(this.opts.cap, cap)}` : 'no budget';
     if (limit === undefined)
-      return `${budget}: this run needs about ${needed.toLocaleString('en-US')} requests (the hour's limit is known after the first answer)`;
+      return `${budget}: this run needs about ${grouped(needed)} requests (the hour's limit is known after the first answer)`;
     const left = Math.max(0, Math.min(r?.left ?? limit, cap !== undefined ? cap - (r?.taken ?? 0) : Number.POSITIVE_INFINITY));
-    if (needed <= left) return `${budget}: this run needs about ${needed.toLocaleString('en-US')} requests and fits in this hour`;
+    if (needed <= left) return `${budget}: this run needs about ${grouped(needed)} requests and fits in this hour`;
     const perWindow = cap ?? limit - reserveOf(limit);
     const windows = Math.ceil((needed - left) / Math.max(1, perWindow));
     const resetAt = r?.resetAt ?? this.opts.now() + 3600_000;
     const end = new Date(resetAt + (windows - 1) * 3600_000 + ((needed - left - (windows - 1) * perWindow) / perWindow) * 3600_000);
-    return `${budget}: this run needs about ${needed.toLocaleString('en-US')} requests, ${left.toLocaleString('en-US')} are left this hour; it would end about ${end.toISOString().slice(11, 16)} UTC`;
+    return `${budget}: this run needs about ${grouped(needed)} requests, ${grouped(left)} are left this hour; it would end about ${end.toISOString().slice(11, 16)} UTC`;
   }
 
   /** Ends the lease: what is held returns to the window. */
@@ -446,8 +447,8 @@ export class BudgetGate implements RequestGate {
 
 /** `20% of the hour (2,000 requests)`, `2,000 requests an hour`. */
 function describeCap(cap: BudgetCap, resolved: number | undefined): string {
-  if ('requests' in cap) return `${cap.requests.toLocaleString('en-US')} requests an hour`;
-  return `${cap.percent}% of the hour${resolved !== undefined ? ` (${resolved.toLocaleString('en-US')} requests)` : ''}`;
+  if ('requests' in cap) return `${grouped(cap.requests)} requests an hour`;
+  return `${cap.percent}% of the hour${resolved !== undefined ? ` (${grouped(resolved)} requests)` : ''}`;
 }
 
 function at(resetAt: number | undefined): string {

@@ -70,6 +70,31 @@ export async function openReadMirror(target: MirrorTarget): Promise<MirrorDb> {
   return db;
 }
 
+/** What the mirror is of and when each table was synced: `svc sql`'s status line. */
+interface MirrorHeader {
+  baseUrl: string;
+  orgId: string;
+  orgName: string;
+  tables: Pick<TableStatus, 'table' | 'syncedAt'>[];
+}
+
+/**
+ * The mirror's org and each table's last sync, without {@link mirrorStatus}'s row counts and size:
+ * `svc sql` prints only whose mirror it is and how old, and counting every table (a scan of each
+ * on SQLite, a query each and a catalog sum on PostgreSQL) was the larger part of a small query's
+ * cost, paid again on every statement.
+ */
+export async function mirrorHeader(db: MirrorDb): Promise<MirrorHeader> {
+  const meta = new Map((await db.all('SELECT key, value FROM _svc_mirror')).map((r) => [String(r.key), String(r.value)]));
+  const rows = await db.all('SELECT table_name, synced_at FROM _svc_tables ORDER BY table_name');
+  return {
+    baseUrl: meta.get('base_url') ?? '',
+    orgId: meta.get('org_id') ?? '',
+    orgName: meta.get('org_name') ?? '',
+    tables: rows.map((r) => ({ table: String(r.table_name), syncedAt: r.synced_at === null ? null : String(r.synced_at) })),
+  };
+}
+
 /** The status of an open mirror. */
 export async function mirrorStatus(db: MirrorDb): Promise<MirrorStatus> {
   const meta = new Map((await db.all('SELECT key, value FROM _svc_mirror')).map((r) => [String(r.key), String(r.value)]));
@@ -106,7 +131,7 @@ export function age(iso: string | null, now: number): string {
 }
 
 /** The oldest `syncedAt` of the tables: how old the mirror's answers may be. */
-export function oldestSync(status: MirrorStatus): string | null {
+export function oldestSync(status: MirrorHeader): string | null {
   let oldest: string | null = null;
   for (const t of status.tables) {
     if (t.syncedAt === null) return null;

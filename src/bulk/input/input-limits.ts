@@ -4,6 +4,7 @@
  * of the file into one cell) would otherwise cost gigabytes. Real records are far below: the
  * longest attribute the spec allows is 65,535 characters.
  */
+import { grouped } from '../../grouped.js';
 
 /** Longest CSV cell. */
 export const MAX_CELL_CHARS = 1_000_000;
@@ -13,5 +14,5 @@ export const MAX_RECORD_CHARS = 10_000_000;
 
 /** `1,000,000 characters`. */
 export function chars(n: number): string {
-  return `${n.toLocaleString('en-US')} characters`;
+  return `${grouped(n)} characters`;
 }

@@ -23,6 +23,7 @@ import {
 } from './resource-rows.js';
 import { RowKeys } from './row-key.js';
 import { inShard, type Shard } from '../run/shard.js';
+import { grouped } from '../../grouped.js';
 
 /** What a run reads. */
 export interface ResourceInput {
@@ -54,7 +55,7 @@ export interface ResourceItem extends WorkItem {
 
 /** `, 2 blank (skipped)`: the blank rows of a summary line, when there are any. */
 export function blankNote(blank: number): string {
-  return blank > 0 ? `, ${blank.toLocaleString('en-US')} blank (skipped)` : '';
+  return blank > 0 ? `, ${grouped(blank)} blank (skipped)` : '';
 }
 
 /** Counts of the first pass. */

@@ -5,6 +5,7 @@
  */
 import type { RowStatus } from './report.js';
 import { terminalSafe } from '../../output/terminal-text.js';
+import { grouped } from '../../grouped.js';
 
 /** Options of {@link Progress}. */
 interface ProgressOptions {
@@ -22,7 +23,7 @@ interface ProgressOptions {
   now?: () => number;
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = (x: number) => grouped(x);
 
 /** Formats a duration as `1:05`, `1:02:03` or `0:07`. */
 export function clock(ms: number): string {

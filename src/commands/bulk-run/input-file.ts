@@ -7,6 +7,7 @@ import { describeDialect, type InputDialect, type InputFormat, type ReadOptions 
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { BulkSession, BulkSetup } from './session.js';
+import { grouped } from '../../grouped.js';
 
 /** One stderr line when the file is not UTF-8 or not comma-separated: a wrong guess shows at once. */
 export function noteDialect(ctx: Context, file: string, dialect: InputDialect, format: InputFormat): void {
@@ -44,7 +45,7 @@ export async function writeFailedRows(
 ): Promise<void> {
   if (!failed) return;
   const n = await failed.write(input, opts, bareKey);
-  const rows = `${n.toLocaleString('en-US')} failed row(s) written to ${failed.file} with an error column`;
+  const rows = `${grouped(n)} failed row(s) written to ${failed.file} with an error column`;
   // Rows never tried are not in the file: only a rerun of the same command does them (and
   // sending the fixed rows from both files would do them twice).
   if (early)

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { listRunIds, peekRunMeta, readRunRecord, type RunMeta, type RunRecord } from '../../bulk/run/run-record.js';
 import { sameOwner, type SideOwner } from '../../bulk/run/side-owner.js';
 import { RunRecordError } from '../../errors.js';
+import { grouped } from '../../grouped.js';
 
 /** The journal path as recorded (absolute: the same journal named from another directory is the same). */
 export function journalKey(journalPath: string): string {
@@ -65,7 +66,7 @@ export function unfinishedRunOf(
 export function continuingLine(rec: RunRecord, total: number, rows: string): string {
   const done = new Set<number>();
   for (const r of rec.rows.values()) if (r.done) done.add(r.row.row);
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = (x: number) => grouped(x);
   const how = !rec.end ? 'killed' : rec.end.interrupted ? 'stopped' : 'ended unfinished';
   return `continuing run ${rec.meta.id} (${how} after ${n(done.size)} of ${n(total)} ${rows}): its record holds the whole run, one undo takes it back`;
 }

@@ -29,6 +29,7 @@ import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
 import { interruptedBeforeRows, runOwner } from '../shared/org-owner.js';
 import { checkRunFiles } from './run-files.js';
+import { grouped } from '../../grouped.js';
 
 /** Options shared by bulk commands. */
 export interface BulkFlags {
@@ -175,25 +176,25 @@ export async function loadJournal(ctx: Context, setup: BulkSetup): Promise<Journ
   const state = await readJournal(path, (await isFile(path)) ? await runOwnerOf(ctx, setup) : undefined);
   if (state.unowned) {
     throw new UsageError(
-      `${path}: its ${state.unowned.toLocaleString('en-US')} row(s) were recorded by an earlier svc that did not record the org they were done in`,
+      `${path}: its ${grouped(state.unowned)} row(s) were recorded by an earlier svc that did not record the org they were done in`,
     ).hint(`move it away to start afresh (rows it records as done would be sent again), or finish those rows with the svc that wrote it`);
   }
   if (state.foreign) {
     const whose = state.foreignOwners.map(describeOwner).join('; ');
     if (setup.journalGiven) {
       throw new UsageError(
-        `--journal ${path} belongs to another org or command: it records ${state.foreign.toLocaleString('en-US')} row(s) of ${whose}`,
+        `--journal ${path} belongs to another org or command: it records ${grouped(state.foreign)} row(s) of ${whose}`,
       ).hint(
         `this run is ${describeOwner(setup.owner!)}: give it its own --journal FILE (or leave --journal out: the default journal keeps each org's and command's rows apart)`,
       );
     }
     ctx.info(
-      `journal ${path}: ${state.foreign.toLocaleString('en-US')} row(s) recorded for another org or command (${whose}) are not this run's: this run starts afresh`,
+      `journal ${path}: ${grouped(state.foreign)} row(s) recorded for another org or command (${whose}) are not this run's: this run starts afresh`,
     );
   }
   if (state.damagedLines) ctx.warn(`${path}: ${state.damagedLines} unreadable journal line(s) ignored`);
   if (state.tornTail) ctx.trace(`${path}: ignoring a cut-off last line (an earlier run was killed while writing it)`);
-  if (state.entries.size) ctx.info(`journal ${path}: ${state.entries.size.toLocaleString('en-US')} row(s) recorded by earlier runs`);
+  if (state.entries.size) ctx.info(`journal ${path}: ${grouped(state.entries.size)} row(s) recorded by earlier runs`);
   setup.journalBytes = state.bytes;
   return state;
 }
@@ -431,7 +432,7 @@ export function finishRun(
   blank = 0,
 ): void {
   const c = result.counts;
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = (x: number) => grouped(x);
   const parts = (['created', 'updated', 'deleted', 'skipped', 'failed', 'unknown'] as const)
     .filter((s) => c[s] > 0)
     .map((s) => `${n(c[s])} ${s}`);

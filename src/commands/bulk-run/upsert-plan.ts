@@ -13,6 +13,7 @@ import type { Context } from '../../runtime/context.js';
 import { isEmailAttribute } from '../../bulk/rows/key-match.js';
 import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
+import { grouped } from '../../grouped.js';
 
 /** The totals of a plan. */
 interface PlanBill {
@@ -146,7 +147,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
     return bill;
   }
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = (x: number) => grouped(x);
   const budget =
     bill.remaining === null
       ? 'the server gave no rate-limit reading'

@@ -38,6 +38,7 @@ import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
 import type { RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
 import { recordStep, type StepImage } from './apply-record.js';
+import { grouped } from '../../grouped.js';
 
 /** The API path of each type a merge writes. */
 const PATHS: Record<string, string> = {
@@ -235,7 +236,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       // Each fill, move and delete reads its record first, for its before-image (svc runs undo).
       bill.lookups += bill.fills + bill.moves + bill.deletes;
       bill.requests = bill.lookups + bill.fills + bill.moves + bill.finishes + bill.deletes + bill.tags;
-      const billLine = `bill: ${bill.requests.toLocaleString('en-US')} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
+      const billLine = `bill: ${grouped(bill.requests)} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
         for (const it of list) if (!it.outcome) await writeOut(ctx.io.stdout, JSON.stringify(preview(plan, it, tagOnly, session!)) + '\n');
@@ -267,7 +268,7 @@ function leftOut(ctx: Context, list: ClusterItem[]): string {
     ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${why}`);
   }
   return [
-    `${left.todo.toLocaleString('en-US')} cluster(s) to merge`,
+    `${grouped(left.todo)} cluster(s) to merge`,
     left.done ? `${left.done} merged by an earlier run` : '',
     left.changed ? `${left.changed} left out (changed since the mirror or gone)` : '',
     left.owners ? `${left.owners} left out (owners differ: --across-owners)` : '',
@@ -283,7 +284,7 @@ async function confirmDeletes(ctx: Context, deletes: number): Promise<boolean> {
     throw new UsageError(`refusing to delete ${deletes} duplicate(s) without --yes (not an interactive terminal)`).hint(
       'preview with --plan, then run again with --yes (or --tag-only to tag the duplicates and keep them)',
     );
-  if (await (await ctx.prompter()).confirm(`Merge, deleting ${deletes.toLocaleString('en-US')} duplicate(s)?`, false)) return true;
+  if (await (await ctx.prompter()).confirm(`Merge, deleting ${grouped(deletes)} duplicate(s)?`, false)) return true;
   ctx.info('nothing was written');
   return false;
 }

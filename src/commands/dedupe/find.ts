@@ -16,6 +16,7 @@ import { mirrorTarget } from '../sync/mirror-file.js';
 import type { FindFlags } from './flags.js';
 import { loadRows, mirrorCatalog, readAccounts, readProspects, type MirrorRecord } from './mirror-records.js';
 import { buildPlan, KEEP_RULES, rankMembers, type KeepRule } from './plan.js';
+import { grouped } from '../../grouped.js';
 
 const BY: readonly MatchBy[] = ['email', 'phone', 'name'];
 
@@ -82,7 +83,7 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
     );
     const dups = clusters.reduce((n, c) => n + c.ids.length - 1, 0);
     ctx.info(
-      `${clusters.length.toLocaleString('en-US')} cluster(s), ${dups.toLocaleString('en-US')} likely duplicate(s) among ${read.records.size.toLocaleString('en-US')} ${type}s of the mirror (${((ctx.clock.now() - started) / 1000).toFixed(1)} s)`,
+      `${grouped(clusters.length)} cluster(s), ${grouped(dups)} likely duplicate(s) among ${grouped(read.records.size)} ${type}s of the mirror (${((ctx.clock.now() - started) / 1000).toFixed(1)} s)`,
     );
     if (flags.plan !== undefined) {
       const plan = await buildPlan(m, type, clusters, read.records, { keep, mirror: where, now: ctx.clock.now() });

@@ -6,6 +6,7 @@
  * counting today as day 1. It assumes the mailbox sends nothing else meanwhile and that each
  * sequence's first step is an e-mail due at once: a floor, not a promise.
  */
+import { grouped } from '../../grouped.js';
 
 /** Days until every first e-mail can go out; undefined when the mailbox gives no limit. */
 export function deliveryDays(n: number, perDay?: number, perWeek?: number): number | undefined {
@@ -33,4 +34,4 @@ export function forecastLine(n: number, perDay?: number, perWeek?: number): stri
   return `delivery: the first e-mails of ${fmt(n)} new enrolment(s) can all go out ${when} (${limits})`;
 }
 
-const fmt = (x: number) => x.toLocaleString('en-US');
+const fmt = (x: number) => grouped(x);

@@ -33,6 +33,7 @@ import { bulkRun } from '../bulk-run/run.js';
 import { idValue } from '../../lossless-json.js';
 import { failedRows, noteDialect } from '../bulk-run/input-file.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
+import { grouped } from '../../grouped.js';
 
 /** Options of `svc enroll`. */
 interface EnrollFlags extends BulkFlags {
@@ -164,7 +165,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
           if (scan.invalid <= 20) scan.problems.push(`row ${r.row}: ${src.by}: ${r.value.problem}`);
         }
       }
-      if (scan.blank) scan.notes.push(`${scan.blank.toLocaleString('en-US')} blank rows (every cell empty) skipped`);
+      if (scan.blank) scan.notes.push(`${grouped(scan.blank)} blank rows (every cell empty) skipped`);
       return scan;
     },
     async plan(scan, session) {
@@ -199,7 +200,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         return false;
       }
       if (plan.toEnroll > 0 && !ctx.globals.yes && mayPrompt(ctx)) {
-        const ok = await (await ctx.prompter()).confirm(`Enroll ${plan.toEnroll.toLocaleString('en-US')} prospect(s)?`, true);
+        const ok = await (await ctx.prompter()).confirm(`Enroll ${grouped(plan.toEnroll)} prospect(s)?`, true);
         if (!ok) {
           ctx.info('nothing was enrolled');
           return false;

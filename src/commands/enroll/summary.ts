@@ -4,6 +4,7 @@
  */
 import type { EnrollItem } from '../../bulk/rows/enroll-rows.js';
 import { forecastLine } from './forecast.js';
+import { grouped } from '../../grouped.js';
 
 /** What the rows will do, counted before the first write. */
 interface EnrollPlan {
@@ -47,7 +48,7 @@ export function summaryLines(s: {
   shown?: (v: string) => string;
 }): string[] {
   const shown = s.shown ?? ((v: string) => v);
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = (x: number) => grouped(x);
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   const name = typeof s.sequence['name'] === 'string' ? `"${shown(s.sequence['name'])}" ` : '';
   const email = typeof s.mailbox['email'] === 'string' ? `${shown(s.mailbox['email'])} ` : '';

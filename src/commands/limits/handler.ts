@@ -7,6 +7,7 @@ import type { RateLimitInfo } from '../../api/jsonapi.js';
 import { LedgerUnusable, type LedgerView } from '../../budget/ledger.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
+import { grouped } from '../../grouped.js';
 
 /** One holder as printed. */
 interface Holder {
@@ -114,7 +115,7 @@ function csvRows(l: Limits): Record<string, unknown>[] {
 }
 
 function human(l: Limits, now: number): string {
-  const n = (v: number | null) => (v === null ? '?' : v.toLocaleString('en-US'));
+  const n = (v: number | null) => (v === null ? '?' : grouped(v));
   const lines = [
     `limit   ${l.limit === null ? 'unknown (no answer yet)' : `${n(l.limit)} requests an hour`} at ${l.baseUrl}`,
     `used    ${n(l.used)}`,

@@ -30,6 +30,7 @@ import { describeOwner, parseOwner, sameOwner, type SideOwner } from '../../bulk
 import { isSymlinkRefusal, noFollow, writeFileAtomicSync } from '../../private-file.js';
 import { runOwner } from '../shared/org-owner.js';
 import { tipOnce } from '../shared/tip-once.js';
+import { grouped } from '../../grouped.js';
 
 /** Options of `export`. */
 interface ExportFlags extends Pick<QueryFlags, 'filter' | 'newFilterSyntax'> {
@@ -131,7 +132,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       after = point.lastId;
     }
     ctx.info(
-      `resuming ${part}: ${written.toLocaleString('en-US')} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}`,
+      `resuming ${part}: ${grouped(written)} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}`,
     );
   }
 
@@ -196,14 +197,14 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     progress.stop();
     await out.close();
     if (ctx.signal.aborted) {
-      throw new InterruptedError(`export interrupted after ${written.toLocaleString('en-US')} record(s)`).hint(
+      throw new InterruptedError(`export interrupted after ${grouped(written)} record(s)`).hint(
         `continue with the same command and --resume (${part} is kept)`,
       );
     }
     if (err instanceof SvcError) err.hint(`${part} is kept: add --resume to continue`);
     throw err;
   }
-  ctx.info(`exported ${written.toLocaleString('en-US')} ${rt.command} to ${file}${bom ? ' (UTF-8 with BOM, for Excel)' : ''}`);
+  ctx.info(`exported ${grouped(written)} ${rt.command} to ${file}${bom ? ' (UTF-8 with BOM, for Excel)' : ''}`);
 }
 
 /** What an export was asked for, kept beside its part file while it runs. */

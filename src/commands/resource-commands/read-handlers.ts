@@ -18,6 +18,7 @@ import { applyColumns, checkFieldNames, fieldNamesOf, jsonSparseFields, type Org
 import { buildListQuery, namesUnknownFields, parseColumns, unknownNames, type QueryFlags } from './query-options.js';
 import { parseId, parseWholeNumber as parsePositiveInt } from '../../runtime/option-parsers.js';
 import { printValue, recordWriter } from '../shared/output.js';
+import { grouped } from '../../grouped.js';
 
 /** Options of `list`. */
 export interface ListFlags extends QueryFlags {
@@ -265,7 +266,7 @@ function moreHint(ctx: Context, shown: number, last: JsonApiDocument, count: unk
   const known = typeof count === 'number' ? count : undefined;
   const more = known !== undefined ? known > shown : last.links ? last.links.next !== undefined && last.links.next !== null : true;
   if (!more) return;
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = (x: number) => grouped(x);
   ctx.info(
     `${known !== undefined ? `${n(shown)} of ${n(known)}` : `first ${n(shown)}`} shown — \`--all\` or \`--limit N\` for more${known === undefined ? ' (--count for the total)' : ''}`,
   );

@@ -27,6 +27,7 @@ import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } fr
 import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { runFile } from '../../bulk/run/run-record.js';
 import { Relinks, withKnownIds } from './undo-relink.js';
+import { grouped } from '../../grouped.js';
 
 /** Flags of `runs undo`. */
 export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'resendUnconfirmed' | 'maxFailures'> & {
@@ -320,7 +321,7 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
     if (l.action === 'set back' || l.action === 'conflict')
       for (const c of l.changes ?? []) out.push(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
   }
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = (x: number) => grouped(x);
   out.push(
     `bill: ${n(bill.setBack)} set back, ${n(bill.deletes)} deleted, ${n(bill.recreates)} re-created, ${n(bill.finishes)} finished, ${n(bill.actions)} paused or resumed, ${n(bill.conflicts)} conflicts (skipped), ${n(bill.nothingToDo)} with nothing to do, ${n(bill.cannot)} that cannot be undone; ` +
       `${n(bill.requests)} requests (${n(bill.reads)} reads + ${n(bill.writes)} writes)`,

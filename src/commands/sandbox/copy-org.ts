@@ -27,6 +27,7 @@ import { customFieldsFromTypes } from '../../org-schema/org-schema.js';
 import type { BudgetedClient } from './copy-budget.js';
 import { writeProgress, type CopyProgress } from './copy-progress.js';
 import { readableFields, targets, toRecord } from './copy-records.js';
+import { grouped } from '../../grouped.js';
 
 /** Types copied whole: the org's structure. */
 const ORG_TYPES = [
@@ -88,7 +89,7 @@ async function step<T>(job: CopyJob, name: string, fn: () => Promise<T>): Promis
   writeProgress(job.progressFile, job.progress);
   const spent = job.client.used - before;
   job.info(
-    `${name}: ${Array.isArray(value) ? `${value.length.toLocaleString('en-US')} records` : 'done'} (${spent} request${spent === 1 ? '' : 's'}, ${job.client.left.toLocaleString('en-US')} of the budget left)`,
+    `${name}: ${Array.isArray(value) ? `${grouped(value.length)} records` : 'done'} (${spent} request${spent === 1 ? '' : 's'}, ${grouped(job.client.left)} of the budget left)`,
   );
   return value;
 }

@@ -21,6 +21,7 @@ import { rehearsalKeyFile, writeRehearsalKey } from '../../local-sandbox/rehears
 import { API_HOURLY_LIMIT, BudgetedClient, DEFAULT_BUDGET } from './copy-budget.js';
 import { buildDataFile, COPIED_TYPES, estimateRequests, fetchOrg } from './copy-org.js';
 import { progressFile, readProgress, type CopyParams, type CopyProgress } from './copy-progress.js';
+import { grouped } from '../../grouped.js';
 
 /** Prospects sampled by default. */
 const DEFAULT_SAMPLE = 1_000;
@@ -41,7 +42,7 @@ function parseFilters(list: string[]): Map<string, Filter[]> {
   return out;
 }
 
-const n = (v: number) => v.toLocaleString('en-US');
+const n = (v: number) => grouped(v);
 
 /** The collections a full copy reads. */
 function copiedCollections(): string[] {

@@ -7,11 +7,12 @@ import { LocalIoError, SvcError, UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { snake } from '../../mirror/naming.js';
 import type { MirrorDb } from '../../mirror/dialect/types.js';
-import { age, mirrorStatus, oldestSync, openReadMirror } from '../../mirror/reader.js';
+import { age, mirrorHeader, oldestSync, openReadMirror } from '../../mirror/reader.js';
 import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue, recordWriter } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
+import { grouped } from '../../grouped.js';
 
 /** The flags of `svc sql`. */
 export interface SqlFlags {
@@ -29,7 +30,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
   const sql = flags.tables || flags.columns !== undefined ? undefined : await readStatement(ctx, statement, flags.file);
   const db = await openReadMirror(await mirrorTarget(ctx, flags));
   try {
-    const status = await mirrorStatus(db);
+    const status = await mirrorHeader(db);
     const oldest = oldestSync(status);
     ctx.info(
       `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}`,
@@ -162,7 +163,7 @@ async function listTables(db: MirrorDb): Promise<{ name: string; kind: string; r
 }
 
 function tablesText(rows: { name: string; kind: string; rows: number }[]): string {
-  return rows.map((r) => `${r.name.padEnd(40)} ${r.kind.padEnd(5)} ${r.rows.toLocaleString('en-US').padStart(9)}`).join('\n') + '\n';
+  return rows.map((r) => `${r.name.padEnd(40)} ${r.kind.padEnd(5)} ${grouped(r.rows).padStart(9)}`).join('\n') + '\n';
 }
 
 /** A table's columns with their types and, for custom fields, their labels. */

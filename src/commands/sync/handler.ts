@@ -12,6 +12,7 @@ import { didYouMean } from '../../suggest.js';
 import { tableSpec } from '../../mirror/naming.js';
 import { mirrorIdentity, mirrorTarget } from './mirror-file.js';
 import { printJsonResult } from '../shared/output.js';
+import { grouped } from '../../grouped.js';
 
 /** The flags of `svc sync`. */
 export interface SyncFlags {
@@ -112,7 +113,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
           },
           progress: (table, written, kind, total) => {
             bar.update(progressText(table, written, kind, total));
-            if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${written.toLocaleString('en-US')} records (${kind})`);
+            if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${grouped(written)} records (${kind})`);
           },
         }),
     );
@@ -132,10 +133,8 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   for (const r of results) {
     const what = r.byOther
       ? 'synced by another svc sync meanwhile'
-      : `${r.written.toLocaleString('en-US')} ${r.kind === 'incremental' ? 'changed' : 'read'}`;
-    ctx.info(
-      `${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${(await held.store.count(r.table)).toLocaleString('en-US')} rows`,
-    );
+      : `${grouped(r.written)} ${r.kind === 'incremental' ? 'changed' : 'read'}`;
+    ctx.info(`${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${grouped(await held.store.count(r.table))} rows`);
   }
   const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
   ctx.info(`synced ${results.length} tables in ${secs} s with ${sent} requests: ${file}`);
@@ -189,10 +188,10 @@ async function reopen<T>(ctx: Context, gone: (err: unknown) => boolean, open: ()
 
 /** `prospects ██████░░░░ 12,000 / 50,000` (a bar when the total is known). */
 function progressText(table: string, written: number, kind: string, total: number | undefined): string {
-  const n = written.toLocaleString('en-US');
+  const n = grouped(written);
   if (!total) return `${table}: ${n} records (${kind})`;
   const filled = Math.min(20, Math.round((20 * written) / total));
-  return `${table} ${'█'.repeat(filled)}${'░'.repeat(20 - filled)} ${n} / ${total.toLocaleString('en-US')}`;
+  return `${table} ${'█'.repeat(filled)}${'░'.repeat(20 - filled)} ${n} / ${grouped(total)}`;
 }
 
 /** The types named (any spelling the other commands take), or the default list. */

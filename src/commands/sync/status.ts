@@ -4,6 +4,7 @@ import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
 import type { SyncFlags } from './handler.js';
 import { mirrorTarget } from './mirror-file.js';
+import { grouped } from '../../grouped.js';
 
 export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<void> {
   const db = await openReadMirror(await mirrorTarget(ctx, flags));
@@ -18,7 +19,7 @@ export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<voi
         `${'TABLE'.padEnd(28)} ${'ROWS'.padStart(9)}  SYNCED`,
         ...status.tables.map(
           (t) =>
-            `${t.table.padEnd(28)} ${t.rows.toLocaleString('en-US').padStart(9)}  ${t.syncedAt ? `${age(t.syncedAt, now)} ago` : 'never'}${t.unfinished ? ' (unfinished: run svc sync)' : ''}`,
+            `${t.table.padEnd(28)} ${grouped(t.rows).padStart(9)}  ${t.syncedAt ? `${age(t.syncedAt, now)} ago` : 'never'}${t.unfinished ? ' (unfinished: run svc sync)' : ''}`,
         ),
       ];
       return `${lines.join('\n')}\n`;
