@@ -17,6 +17,8 @@
  * changed: `waitFor` reads the screen again when something was printed, not every 100 ms.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 
 /** A word for sh: a path with spaces or quotes (a temporary folder, a clone in "My Projects") stays one word. */
 export function sh(word: string): string {
@@ -99,11 +101,14 @@ export class TmuxSession {
     this.#client.stderr.on('data', (chunk: string) => (this.#stderr += chunk));
     this.#client.stdin.on('error', () => {}); // a write after tmux went: the close below says why
     this.#client.on('error', (e) => this.#end(e));
-    this.#client.on('close', (code, signal) =>
+    this.#client.on('close', (code, signal) => {
+      // The server leaves its socket behind when killed: a run left ~22 in /tmp/tmux-<uid>, and
+      // a machine that ran the suite all day held thousands.
+      rmSync(path.join(process.env['TMUX_TMPDIR'] || '/tmp', `tmux-${process.getuid?.() ?? 0}`, this.name), { force: true });
       this.#end(
         new Error(`tmux control client of ${this.name} exited (${signal ?? code})${this.#stderr ? `: ${this.#stderr.trim()}` : ''}`),
-      ),
-    );
+      );
+    });
   }
 
   /** Runs a tmux command against this session's own server; gives its output. */
