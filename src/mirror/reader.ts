@@ -78,6 +78,12 @@ interface MirrorHeader {
   tables: Pick<TableStatus, 'table' | 'syncedAt'>[];
 }
 
+/** Whose org the mirror holds, from its `_svc_mirror` rows. */
+async function mirrorOrg(db: MirrorDb): Promise<Pick<MirrorStatus, 'baseUrl' | 'orgId' | 'orgName'>> {
+  const meta = new Map((await db.all('SELECT key, value FROM _svc_mirror')).map((r) => [String(r.key), String(r.value)]));
+  return { baseUrl: meta.get('base_url') ?? '', orgId: meta.get('org_id') ?? '', orgName: meta.get('org_name') ?? '' };
+}
+
 /**
  * The mirror's org and each table's last sync, without {@link mirrorStatus}'s row counts and size:
  * `svc sql` prints only whose mirror it is and how old, and counting every table (a scan of each
@@ -85,19 +91,16 @@ interface MirrorHeader {
  * cost, paid again on every statement.
  */
 export async function mirrorHeader(db: MirrorDb): Promise<MirrorHeader> {
-  const meta = new Map((await db.all('SELECT key, value FROM _svc_mirror')).map((r) => [String(r.key), String(r.value)]));
   const rows = await db.all('SELECT table_name, synced_at FROM _svc_tables ORDER BY table_name');
   return {
-    baseUrl: meta.get('base_url') ?? '',
-    orgId: meta.get('org_id') ?? '',
-    orgName: meta.get('org_name') ?? '',
+    ...(await mirrorOrg(db)),
     tables: rows.map((r) => ({ table: String(r.table_name), syncedAt: r.synced_at === null ? null : String(r.synced_at) })),
   };
 }
 
 /** The status of an open mirror. */
 export async function mirrorStatus(db: MirrorDb): Promise<MirrorStatus> {
-  const meta = new Map((await db.all('SELECT key, value FROM _svc_mirror')).map((r) => [String(r.key), String(r.value)]));
+  const org = await mirrorOrg(db);
   const tables: TableStatus[] = [];
   for (const r of await db.all('SELECT table_name, type, synced_at, reconciled_at, run_kind FROM _svc_tables ORDER BY table_name')) {
     tables.push({
@@ -113,9 +116,7 @@ export async function mirrorStatus(db: MirrorDb): Promise<MirrorStatus> {
     file: db.where,
     bytes: await db.size(),
     binding: db.binding,
-    baseUrl: meta.get('base_url') ?? '',
-    orgId: meta.get('org_id') ?? '',
-    orgName: meta.get('org_name') ?? '',
+    ...org,
     tables,
   };
 }

@@ -23,7 +23,7 @@ interface ProgressOptions {
   now?: () => number;
 }
 
-const n = (x: number) => grouped(x);
+const n = grouped;
 
 /** Formats a duration as `1:05`, `1:02:03` or `0:07`. */
 export function clock(ms: number): string {

@@ -66,7 +66,7 @@ export function unfinishedRunOf(
 export function continuingLine(rec: RunRecord, total: number, rows: string): string {
   const done = new Set<number>();
   for (const r of rec.rows.values()) if (r.done) done.add(r.row.row);
-  const n = (x: number) => grouped(x);
+  const n = grouped;
   const how = !rec.end ? 'killed' : rec.end.interrupted ? 'stopped' : 'ended unfinished';
   return `continuing run ${rec.meta.id} (${how} after ${n(done.size)} of ${n(total)} ${rows}): its record holds the whole run, one undo takes it back`;
 }

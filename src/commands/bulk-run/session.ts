@@ -432,7 +432,7 @@ export function finishRun(
   blank = 0,
 ): void {
   const c = result.counts;
-  const n = (x: number) => grouped(x);
+  const n = grouped;
   const parts = (['created', 'updated', 'deleted', 'skipped', 'failed', 'unknown'] as const)
     .filter((s) => c[s] > 0)
     .map((s) => `${n(c[s])} ${s}`);

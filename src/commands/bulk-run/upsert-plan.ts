@@ -147,7 +147,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
     return bill;
   }
-  const n = (x: number) => grouped(x);
+  const n = grouped;
   const budget =
     bill.remaining === null
       ? 'the server gave no rate-limit reading'

@@ -34,4 +34,4 @@ export function forecastLine(n: number, perDay?: number, perWeek?: number): stri
   return `delivery: the first e-mails of ${fmt(n)} new enrolment(s) can all go out ${when} (${limits})`;
 }
 
-const fmt = (x: number) => grouped(x);
+const fmt = grouped;

@@ -48,7 +48,7 @@ export function summaryLines(s: {
   shown?: (v: string) => string;
 }): string[] {
   const shown = s.shown ?? ((v: string) => v);
-  const n = (x: number) => grouped(x);
+  const n = grouped;
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   const name = typeof s.sequence['name'] === 'string' ? `"${shown(s.sequence['name'])}" ` : '';
   const email = typeof s.mailbox['email'] === 'string' ? `${shown(s.mailbox['email'])} ` : '';

@@ -266,7 +266,7 @@ function moreHint(ctx: Context, shown: number, last: JsonApiDocument, count: unk
   const known = typeof count === 'number' ? count : undefined;
   const more = known !== undefined ? known > shown : last.links ? last.links.next !== undefined && last.links.next !== null : true;
   if (!more) return;
-  const n = (x: number) => grouped(x);
+  const n = grouped;
   ctx.info(
     `${known !== undefined ? `${n(shown)} of ${n(known)}` : `first ${n(shown)}`} shown — \`--all\` or \`--limit N\` for more${known === undefined ? ' (--count for the total)' : ''}`,
   );

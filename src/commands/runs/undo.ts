@@ -321,7 +321,7 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
     if (l.action === 'set back' || l.action === 'conflict')
       for (const c of l.changes ?? []) out.push(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
   }
-  const n = (x: number) => grouped(x);
+  const n = grouped;
   out.push(
     `bill: ${n(bill.setBack)} set back, ${n(bill.deletes)} deleted, ${n(bill.recreates)} re-created, ${n(bill.finishes)} finished, ${n(bill.actions)} paused or resumed, ${n(bill.conflicts)} conflicts (skipped), ${n(bill.nothingToDo)} with nothing to do, ${n(bill.cannot)} that cannot be undone; ` +
       `${n(bill.requests)} requests (${n(bill.reads)} reads + ${n(bill.writes)} writes)`,

@@ -42,7 +42,7 @@ function parseFilters(list: string[]): Map<string, Filter[]> {
   return out;
 }
 
-const n = (v: number) => grouped(v);
+const n = grouped;
 
 /** The collections a full copy reads. */
 function copiedCollections(): string[] {
