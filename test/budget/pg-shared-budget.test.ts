@@ -60,7 +60,7 @@ import pg from 'pg';
 import { ledgerKey } from '../../src/budget/ledger.js';
 import { inputFile } from '../helpers/bulk.js';
 import { type Arrival, firstArrival, watchArrivals } from '../helpers/arrivals.js';
-import { startFaultProxy } from '../helpers/fault-proxy.js';
+import { startBarrier, startFaultProxy } from '../helpers/fault-proxy.js';
 import { testPostgres } from '../helpers/postgres.js';
 import { runSvc, tempDir, type SvcResult } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -134,20 +134,10 @@ describe.skipIf(PG === undefined)('one hour shared by svc on several machines, i
       // itself, so that no whole window had all three running (runs of 13.2, 7.7 and 13.3 s).
       const proxy = await startFaultProxy(new URL(sb.baseUrl).origin);
       const base = proxy.origin + new URL(sb.baseUrl).pathname;
-      let release = () => {};
-      const barrier = new Promise<void>((resolve) => (release = resolve));
-      // Never held for ever: a process that fails before its first create fails the test below.
-      const fallback = setTimeout(() => release(), 30_000);
-      const arrived = new Set<string>();
-      proxy.decide({ method: 'POST' }, ({ body }) => {
-        const tag = tags.find((t) => body.includes(`"${t}`));
-        if (tag === undefined) return undefined;
-        arrived.add(tag);
-        if (arrived.size === tags.length) release();
-        return { kind: 'hold', until: barrier };
-      });
+      // A process that fails before its first create fails the test below.
+      const barrier = startBarrier(proxy, { method: 'POST' }, tags.length, ({ body }) => tags.find((t) => body.includes(`"${t}`)));
       const all = Promise.all(tags.map((tag) => bulkRun(tag, { SVC_BUDGET_LEDGER: PG!, SVC_BASE_URL: base }))).finally(() => {
-        clearTimeout(fallback);
+        barrier.remove();
         return proxy.close();
       });
       // The row of this user (the token's key) and API, watched while they run: the most bulk leases at once.

@@ -91,6 +91,42 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+/**
+ * A start barrier for processes that must race from the same moment: the matching requests are
+ * held until `count` distinct keys (`keyOf`, one per process; undefined passes a request on) have
+ * each sent one, then all go at once. Never held for ever: after 30 s they go anyway, and the
+ * caller's assertions say which process never came. `arrived` is the number of keys seen.
+ */
+export function startBarrier(
+  proxy: FaultProxy,
+  match: Match,
+  count: number,
+  keyOf: (req: { method: string; url: string; body: string }) => string | undefined,
+): { arrived: () => number; remove: () => void } {
+  let release = () => {};
+  const barrier = new Promise<void>((resolve) => (release = resolve));
+  const fallback = setTimeout(() => release(), 30_000);
+  const seen = new Set<string>();
+  const removeRule = proxy.decide(match, (req) => {
+    const key = keyOf(req);
+    if (key === undefined) return undefined;
+    seen.add(key);
+    if (seen.size === count) {
+      clearTimeout(fallback);
+      release();
+    }
+    return { kind: 'hold', until: barrier };
+  });
+  return {
+    arrived: () => seen.size,
+    remove: () => {
+      clearTimeout(fallback);
+      release();
+      removeRule();
+    },
+  };
+}
+
 /** Repeats a fault `n` times (for {@link FaultProxy.plan}). */
 export function times(n: number, fault: Fault): Fault[] {
   return Array.from({ length: n }, () => fault);

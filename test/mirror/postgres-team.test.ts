@@ -25,7 +25,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFaultProxy } from '../helpers/fault-proxy.js';
+import { startBarrier, startFaultProxy } from '../helpers/fault-proxy.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { adminSql, asUser, freshSchema, testPostgres } from '../helpers/postgres.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
@@ -72,15 +72,9 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     // moment, the second process once came up after the first had synced prospects, and read its
     // changes itself (an incremental sync: right, but not the race under test).
     const proxy = await startFaultProxy(new URL(c.sb.baseUrl).origin);
-    let release = () => {};
-    const barrier = new Promise<void>((resolve) => (release = resolve));
-    // Never held for ever: a process that fails before its first request fails the test below.
-    const fallback = setTimeout(() => release(), 30_000);
-    let arrived = 0;
-    proxy.decide({ method: 'GET', path: /^\/api\/v2\/?(\?|$)/ }, () => {
-      if (++arrived === 2) release();
-      return { kind: 'hold', until: barrier };
-    });
+    // Each request its own key: each syncer sends the root document once.
+    let n = 0;
+    const barrier = startBarrier(proxy, { method: 'GET', path: /^\/api\/v2\/?(\?|$)/ }, 2, () => String(n++));
     const through = { SVC_BASE_URL: proxy.origin + new URL(c.sb.baseUrl).pathname };
     mark = c.sb.requests.length;
     const [a, b] = await Promise.all(
@@ -88,10 +82,10 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
         runSvc(['sync', '--db', url, '--schema', schema, ...TYPES], { env: envFor(dir, through), timeoutMs: 240_000 }),
       ),
     ).finally(() => {
-      clearTimeout(fallback);
+      barrier.remove();
       return proxy.close();
     });
-    expect(arrived, 'the two syncers met at the barrier').toBe(2);
+    expect(barrier.arrived(), 'the two syncers met at the barrier').toBe(2);
     const both = c.sb.requests.length - mark;
     expect(a!.code, a!.stderr).toBe(0);
     expect(b!.code, b!.stderr).toBe(0);
