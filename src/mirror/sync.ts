@@ -43,7 +43,7 @@ interface TypeResult {
   written: number;
   /** Rows deleted: not seen by a full or reconcile read, or told by events. */
   deleted: number;
-  /** Another syncer of the same mirror synced the table while this one waited for it. */
+  /** Another syncer of the same mirror synced the table since this one started. */
   byOther?: boolean;
 }
 
@@ -65,6 +65,10 @@ interface SyncOptions {
 /** Syncs the tables one after the other, then applies the deletes events tell of. */
 export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
   const { store } = opts;
+  // Each table's last sync as this run saw it at its start, and after each of its own runs: a
+  // later one is another syncer's (see leased).
+  const seen = new Map<string, string | null>();
+  for (const t of opts.tables) seen.set(t.spec.table, (await store.state(t.spec.table))?.syncedAt ?? null);
   // Where the events of this run start, read before any record: a delete while the types are
   // read is then among the events read after them.
   let eventsFrom = (await store.meta()).get('events_from');
@@ -74,13 +78,12 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
     const from = eventsFrom;
     await store.tx(() => store.setMeta('events_from', from));
   }
-  const started = opts.now();
   const results: TypeResult[] = [];
-  for (const t of opts.tables) results.push(await leased(t.spec, opts, started, () => syncTable(t.rt, t.spec, opts)));
+  for (const t of opts.tables) results.push(await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts)));
   const fromEvents = await applyDeleteEvents(opts, eventsFrom);
   for (const r of results) r.deleted += fromEvents.get(r.table) ?? 0;
   for (const t of opts.tables) {
-    const r = await leased(t.spec, opts, started, async () => {
+    const r = await leased(t.spec, opts, seen, async () => {
       const state = await store.state(t.spec.table);
       const due = opts.reconcile || !state?.reconciledAt || opts.now() - apiTime(state.reconciledAt) > RECONCILE_EVERY_MS;
       return due && !state?.runKind ? runKind(t.rt, t.spec, 'reconcile', opts) : undefined;
@@ -93,24 +96,31 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
 
 /**
  * Runs `fn` holding the table's lease (store.lease): another syncer of the same mirror is never
- * inside the same table. One that had to wait and finds the table synced by the other since this
- * run started does not read it again (the other's pages are as fresh as its own would be); a run
- * the other left unfinished (it crashed) is continued.
+ * inside the same table. One that finds the table synced by another since this run started (its
+ * last sync is not the one `seen` holds) does not read it again: the other's pages are as fresh
+ * as its own would be. That holds whether it waited for the lease or came after the other had
+ * let it go: started together, the one that waited on a table came to the next one late, after
+ * the other had synced a small table whole. A run the other left unfinished (it crashed) is
+ * continued.
  */
-async function leased<T>(spec: TableSpec, opts: SyncOptions, started: number, fn: () => Promise<T>): Promise<T | TypeResult> {
-  let waited = false;
+async function leased<T>(
+  spec: TableSpec,
+  opts: SyncOptions,
+  seen: Map<string, string | null>,
+  fn: () => Promise<T>,
+): Promise<T | TypeResult> {
   const release = await opts.store.lease(spec.table, () => {
-    waited = true;
     opts.warn(`${spec.table}: another svc sync is writing this table; waiting for it`);
   });
   try {
-    if (waited) {
-      const state = await opts.store.state(spec.table);
-      if (state?.syncedAt && !state.runKind && apiTime(state.syncedAt) >= started - 1000) {
-        return { table: spec.table, kind: 'incremental', resumed: false, written: 0, deleted: 0, byOther: true };
-      }
+    const state = await opts.store.state(spec.table);
+    if (state?.syncedAt && !state.runKind && state.syncedAt !== seen.get(spec.table)) {
+      seen.set(spec.table, state.syncedAt);
+      return { table: spec.table, kind: 'incremental', resumed: false, written: 0, deleted: 0, byOther: true };
     }
-    return await fn();
+    const result = await fn();
+    seen.set(spec.table, (await opts.store.state(spec.table))?.syncedAt ?? null);
+    return result;
   } finally {
     await release();
   }

@@ -4,8 +4,9 @@
  *
  * - two `svc sync` processes started together on one schema, each with its own data directory
  *   (two machines): the mirror equals the API, each table is read by one of them only (the
- *   other waits on its lease and finds it synced), and the requests of both together are at
- *   most those of one sync + 10 %;
+ *   other waits on its lease, or comes to the table after it, and finds it synced since it
+ *   started), and the requests of both together are at most those of one sync + 10 %; and one
+ *   held right after it started, while the other syncs everything, reads no table again;
  * - the server's connections cut in the middle of a sync (what a restart does to them): the run
  *   says so, waits, reconnects and continues after its last whole page, and ends equal to the API;
  * - bad input, each one clear line with the fix and the password never shown: a wrong password,
@@ -100,6 +101,46 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     // No password in anything either printed.
     expect(`${a!.stdout}${a!.stderr}${b!.stdout}${b!.stderr}`).not.toContain(new URL(url).password);
   }, 600_000);
+
+  it('a syncer held just after it started, while another syncs every table, reads none of them again', async () => {
+    // The race above, made certain: B has seen each table's last sync (none) and is held at its
+    // next request (the newest event) until A has synced every table and ended. B then finds each
+    // table synced since it started, with no lease to wait for: it once read them all again
+    // (incremental, 0 changed), and in the whole suite's busiest runs the race above met it after
+    // a small table.
+    const schema = freshSchema('late');
+    const proxy = await startFaultProxy(new URL(c.sb.baseUrl).origin);
+    let arrived = () => {};
+    const bHeld = new Promise<void>((resolve) => (arrived = resolve));
+    let aEnded = () => {};
+    const aDone = new Promise<void>((resolve) => (aEnded = resolve));
+    let holds = 0;
+    proxy.decide({ method: 'GET', path: /\/events\?/ }, () => {
+      if (holds++ > 0) return undefined;
+      arrived();
+      return { kind: 'hold', until: aDone };
+    });
+    const args = ['sync', '--db', url, '--schema', schema, ...TYPES];
+    const mark = proxy.log.length;
+    const late = svcInProcess(args, {
+      env: envFor(tempDir(), { SVC_BASE_URL: proxy.origin + new URL(c.sb.baseUrl).pathname }),
+      timeoutMs: 120_000,
+    });
+    await bHeld;
+    const a = await svcInProcess(args, { env: envFor(tempDir()), timeoutMs: 120_000 }).finally(aEnded);
+    const b = await late.finally(() => proxy.close());
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    for (const t of TABLES) {
+      expect(a.stderr).toMatch(new RegExp(`^${t}: [\\d,]+ read`, 'm'));
+      expect(b.stderr).toMatch(new RegExp(`^${t}: synced by another svc sync meanwhile, 0 deleted`, 'm'));
+    }
+    // B read no page of any table (its requests: the root document, the org schema's, events).
+    const read = proxy.since(mark).filter((r) => PATHS.some((p) => r.url.startsWith(`/api/v2${p}`)));
+    expect(read.map((r) => r.url)).toEqual([]);
+    expect(proxy.since(mark).length).toBeGreaterThan(0);
+    for (const p of PATHS) await expectTableEqualsApi(c, ['--db', url, '--schema', schema], p);
+  }, 300_000);
 
   it('names the mirror by SVC_DB and SVC_DB_SCHEMA, and svc sql reads it as another role given SELECT only', async () => {
     const schema = freshSchema('env');
