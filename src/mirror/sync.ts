@@ -75,8 +75,16 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
   if (eventsFrom === undefined) {
     eventsFrom = await latestEventId(opts);
     // Kept at once: a sync killed while reading the types still reads these events next time.
-    const from = eventsFrom;
-    await store.tx(() => store.setMeta('events_from', from));
+    // Another syncer of the same mirror may have kept its own since this one looked (it started
+    // first, or ended meanwhile): the earlier of the two is read from, so that a delete after the
+    // other's last events and before this one's first is read by this one.
+    const mine = eventsFrom;
+    eventsFrom = await store.tx(async () => {
+      const kept = (await store.meta()).get('events_from');
+      if (kept !== undefined && /^\d+$/.test(kept) && BigInt(kept) <= BigInt(mine)) return kept;
+      await store.setMeta('events_from', mine);
+      return mine;
+    });
   }
   const results: TypeResult[] = [];
   for (const t of opts.tables) results.push(await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts)));
