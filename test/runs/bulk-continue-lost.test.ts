@@ -7,21 +7,30 @@
  * then sets every record back, the one in doubt included. In-process, through the fault proxy
  * (test/helpers/fault-proxy.ts); the process does not matter. Size: SVC_BULK_CONT_LOST_ROWS
  * rows (default 10: about 3 s).
+ *
+ * Also a `delete --input` whose journal line of its last row a kill took (the record's outcome
+ * line written, the journal's not): the state is made by cutting both files where the kill would
+ * have, so the kill lands there every time (bulk-continue-kill.test.ts hit it once under load).
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inputFile } from '../helpers/bulk.js';
+import { dataDir } from '../../src/auth/config-dir.js';
+import { runFile, runsDir } from '../../src/bulk/run/run-record.js';
+import { emailOf, inputFile } from '../helpers/bulk.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const ROWS = Number(process.env.SVC_BULK_CONT_LOST_ROWS ?? 10);
+/** Rows of the delete whose last journal line a kill took. */
+const DELETES = 3;
 
 let sb: TestSandbox;
 let proxy: FaultProxy;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  const s = await sandboxWithEnv({ seed: ROWS + 5 });
+  const s = await sandboxWithEnv({ seed: ROWS + DELETES + 5 });
   sb = s.sb;
   proxy = await startFaultProxy(new URL(sb.baseUrl).origin);
   const e = s.env();
@@ -70,4 +79,51 @@ it('an update whose answer was lost, a rerun, the undo: every record back, the o
   const undo = await svc(['runs', 'undo', firstRun!]);
   expect(undo.code, undo.stderr).toBe(0);
   for (const id of ids) expect(title(id), `prospect ${id}`).toBe(before.get(id));
+});
+
+it('a delete killed between its record line and its journal line, a rerun, the undo: the record re-created', {
+  timeout: 60_000,
+}, async () => {
+  const ids = [...sb.store.table('prospect').keys()].sort((a, b) => a - b).slice(ROWS, ROWS + DELETES);
+  const emails = ids.map((id) => emailOf(sb, id));
+  expect(emails.every(Boolean)).toBe(true);
+  const file = inputFile('torn-delete.csv', `id\n${ids.join('\n')}\n`);
+  // One worker: the record's and the journal's lines come in the order of the rows.
+  const args = ['prospects', 'delete', '--input', file, '--yes', '--concurrency', '1'];
+  const first = await svc(args);
+  expect(first.code, first.stderr).toBe(0);
+  const id = /recorded as run (\S+):/.exec(first.stderr)?.[1];
+  expect(id, first.stderr).toBeTruthy();
+
+  // What kill -9 leaves when it lands between the two writes of the last row's outcome (the
+  // record's done line, then the journal's): the record without its end line, the journal
+  // without that row. A whole-suite run under load once killed the child right there.
+  const recFile = runFile(runsDir(dataDir(env)), id!);
+  const rec = fs.readFileSync(recFile, 'utf8').split('\n').slice(0, -1);
+  expect(rec.at(-1)).toContain('"k":"end"');
+  expect(rec.at(-2)).toContain(`"k":"done","row":${DELETES},`);
+  expect(rec.at(-2)).toContain('"status":"deleted"');
+  fs.writeFileSync(recFile, `${rec.slice(0, -1).join('\n')}\n`);
+  const journalFile = (JSON.parse(rec[0]!) as { r: { journal: string } }).r.journal;
+  const journal = fs.readFileSync(journalFile, 'utf8').split('\n').slice(0, -1);
+  expect(journal.at(-1)).toContain(`"row":${DELETES},"status":"deleted"`);
+  fs.writeFileSync(journalFile, `${journal.slice(0, -1).join('\n')}\n`);
+
+  // The rerun sends that delete again: refused 404 (the first attempt did it).
+  const rerun = await svc(args);
+  expect(rerun.code, rerun.stderr).toBe(5);
+  expect(rerun.stderr).toContain(`continuing run ${id} (killed after ${DELETES} of ${DELETES} rows`);
+  expect(rerun.stderr.match(/row \d+: failed: .*/g)).toEqual([expect.stringMatching(new RegExp(`^row ${DELETES}: failed: HTTP 404`))]);
+  // The record keeps what the first attempt did: that refusal does not undo it.
+  const show = await svc(['runs', 'show', id!, '-o', 'json']);
+  expect((JSON.parse(show.stdout) as { row: number; status: string }[]).map((r) => r.status)).toEqual(Array(DELETES).fill('deleted'));
+
+  const undo = await svc(['runs', 'undo', id!]);
+  expect(undo.code, undo.stderr).toBe(0);
+  const held = new Map<string, number>();
+  for (const r of sb.store.table('prospect').values()) {
+    const e = r.attributes['emails'];
+    if (Array.isArray(e)) for (const x of e) held.set(String(x), (held.get(String(x)) ?? 0) + 1);
+  }
+  for (const e of emails) expect(held.get(e), e).toBe(1);
 });

@@ -187,15 +187,17 @@ function priorFrom(changes: readonly { field: string; old: unknown }[], after: F
 }
 
 /**
- * The status a row's outcome is recorded with. A rerun's failure of an update or delete the
- * continued record left in doubt (cut short by a kill, or its answer lost) does not say the first
- * attempt did nothing — a delete the kill cut off is refused 404 when sent again — so the row
- * stays in doubt (`unknown`), and an undo decides it by the record as it is then.
+ * The status a row's outcome is recorded with. A rerun's failure of an update or delete does not
+ * say what its first attempt did — a delete sent again is refused 404 — so it does not take that
+ * back: a row the continued record says was done (`deleted`, `updated`: the kill fell between the
+ * record's outcome line and the journal's, so the journal did not skip it) keeps that status; one
+ * left in doubt (cut short by a kill, or its answer lost) stays in doubt (`unknown`), and an undo
+ * decides it by the record as it is then.
  */
 function recordedStatus(key: string, status: string, had: RunRecord | undefined): string {
   const first = had?.rows.get(key);
   if (status !== 'failed' || !first || (first.row.op !== 'update' && first.row.op !== 'delete')) return status;
-  return !first.done || first.done.status === 'unknown' ? 'unknown' : status;
+  return !first.done || first.done.status === 'unknown' ? 'unknown' : first.done.status;
 }
 
 /** The performer with each outcome written to the record as it comes (`had`: the record a rerun continues). */
@@ -205,14 +207,19 @@ export function recordOutcomes<T extends WorkItem>(
   had?: RunRecord,
 ): (item: T) => Promise<Outcome | Parked> {
   const done = (item: T, out: Outcome): Outcome => {
-    const note = out.extra?.note ?? out.extra?.restored;
+    const status = recordedStatus(item.key, out.status, had);
+    // A failure that does not stand (the first attempt's outcome does) is said, not the row's error.
+    const stands = status === out.status || status === 'unknown';
+    const note = stands
+      ? (out.extra?.note ?? out.extra?.restored)
+      : `done before the kill; sent again by the rerun: ${out.error ?? out.status}`;
     record.write({
       k: 'done',
       row: item.row,
       key: item.key,
-      status: recordedStatus(item.key, out.status, had),
+      status,
       id: out.id === undefined || out.id === null ? null : String(out.id),
-      ...(out.error ? { error: out.error } : {}),
+      ...(out.error && stands ? { error: out.error } : {}),
       ...(typeof note === 'string' ? { note } : {}),
     });
     return out;
