@@ -37,6 +37,11 @@ interface PerformerOptions {
   settle: SettleClock;
   /** A create still not found at the end of its window is sent again (`--resend-unconfirmed`), not reported unknown. */
   resend?: boolean;
+  /**
+   * The run this one continues (a killed run) read this row's record before its write could
+   * leave: that write may have been carried out, its answer lost with the process.
+   */
+  readBefore?: (key: string) => boolean;
   /** Turns an API or network error into the row's error text. */
   describe: (err: unknown) => { error: string; field?: string };
 }
@@ -165,8 +170,11 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
       return done;
     } catch (err) {
       // A DELETE sent again after a lost answer finds the record gone: the first attempt did it.
-      if (w.method === 'DELETE' && attempt > 1 && err instanceof ApiError && err.status === 404) {
-        return { ...done, extra: { note: 'the first attempt deleted it (answer lost)' } };
+      // So does one a killed run may have sent (it read the record, so the record was there):
+      // refusing it would leave the run unfinished, each rerun refused again.
+      if (w.method === 'DELETE' && err instanceof ApiError && err.status === 404) {
+        if (attempt > 1) return { ...done, extra: { note: 'the first attempt deleted it (answer lost)' } };
+        if (o.readBefore?.(item.key)) return { ...done, extra: { note: 'gone since the run this one continues read it (that run was stopped)' } };
       }
       if (!(err instanceof AnswerLost)) return failed(err, w.id ?? null);
       return { parked: settleChange(item, err.message, attempt) };

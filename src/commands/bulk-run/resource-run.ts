@@ -53,7 +53,14 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       return true;
     },
     items: () => resourceItems(input),
-    perform: (writes) => resourcePerformer({ rt, op, claimed: claimedIds(input.journal), ...writes }),
+    perform: (writes, _record, continued) =>
+      resourcePerformer({
+        rt,
+        op,
+        claimed: claimedIds(input.journal),
+        ...writes,
+        ...(continued ? { readBefore: (key: string) => continued.rows.get(key)?.row.before !== undefined } : {}),
+      }),
   });
 }
 
