@@ -174,7 +174,8 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
       // refusing it would leave the run unfinished, each rerun refused again.
       if (w.method === 'DELETE' && err instanceof ApiError && err.status === 404) {
         if (attempt > 1) return { ...done, extra: { note: 'the first attempt deleted it (answer lost)' } };
-        if (o.readBefore?.(item.key)) return { ...done, extra: { note: 'gone since the run this one continues read it (that run was stopped)' } };
+        if (o.readBefore?.(item.key))
+          return { ...done, extra: { note: 'gone since the run this one continues read it (that run was stopped)' } };
       }
       if (!(err instanceof AnswerLost)) return failed(err, w.id ?? null);
       return { parked: settleChange(item, err.message, attempt) };
