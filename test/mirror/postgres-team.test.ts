@@ -120,7 +120,8 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
       arrived();
       return { kind: 'hold', until: aDone };
     });
-    const args = ['sync', '--db', url, '--schema', schema, ...TYPES];
+    // Two tables: each one skipped is the same case.
+    const args = ['sync', '--db', url, '--schema', schema, 'prospects', 'accounts'];
     const mark = proxy.log.length;
     const late = svcInProcess(args, {
       env: envFor(tempDir(), { SVC_BASE_URL: proxy.origin + new URL(c.sb.baseUrl).pathname }),
@@ -137,7 +138,7 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stderr).toMatch(/^prospects: synced by another svc sync meanwhile, 1 deleted/m);
-    for (const t of TABLES) {
+    for (const t of ['prospects', 'accounts']) {
       expect(a.stderr).toMatch(new RegExp(`^${t}: [\\d,]+ read`, 'm'));
       expect(b.stderr).toMatch(new RegExp(`^${t}: synced by another svc sync meanwhile`, 'm'));
     }
@@ -145,7 +146,8 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     const read = proxy.since(mark).filter((r) => PATHS.some((p) => r.url.startsWith(`/api/v2${p}`)));
     expect(read.map((r) => r.url)).toEqual([]);
     expect(proxy.since(mark).length).toBeGreaterThan(0);
-    for (const p of PATHS) await expectTableEqualsApi(c, ['--db', url, '--schema', schema], p);
+    // Only B's write (the delete) to compare: A's tables are compared by the test above.
+    await expectTableEqualsApi(c, ['--db', url, '--schema', schema], '/prospects');
   }, 300_000);
 
   it('names the mirror by SVC_DB and SVC_DB_SCHEMA, and svc sql reads it as another role given SELECT only', async () => {
