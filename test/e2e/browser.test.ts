@@ -4,9 +4,10 @@
  * - `svc login --no-browser` finished by the browser: it opens the printed URL, clicks Approve or
  *   Deny on the sandbox's consent page, and lands on svc's loopback page.
  * - the `--html` report page rendered offline (every request but the page itself is refused) to a
- *   PNG: its SVG bars are there, visible, and sized as the numbers of `-o json` say. The three
- *   pages are opened in one tab in turn (a tab is a context and a renderer process of its own:
- *   the file's Chromium 3.4–4.4 → 2.3–3.1 CPU-s).
+ *   PNG: its SVG bars are there, visible, and sized as the numbers of `-o json` say.
+ * The three report pages are opened in one tab in turn, the two logins in another (a tab is a
+ * context and a renderer process of its own: the file's Chromium 3.4–4.4 → 2.3–3.1 CPU-s with
+ * the reports' tab, 2.5–3.0 → 2.2–2.7 with the logins').
  * Chromium is found on PATH; without it these tests skip with a notice, or fail under
  * SVC_TEST_REQUIRE_PROGRAMS=1, as every program-dependent test does (helpers/programs.ts).
  */
@@ -31,6 +32,8 @@ const ARGS = [
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 let browser: Browser;
+/** The tab the two logins are finished in, one after the other (header). */
+let loginPage: Page | undefined;
 /** The tab the report pages are opened in (render). */
 let reportPage: Page | undefined;
 /** Where the tab's refused requests are listed: the list of the page being rendered. */
@@ -116,19 +119,13 @@ describe.skipIf(without('chromium', 'the tests in headless Chromium (login, repo
       const dir = tempDir();
       const run = lx.startSvc(['login', '--no-browser', '--port', '0', '--pkce'], { env: lx.loginEnv(loginSb, dir) });
       const url = await lx.authorizeUrlOf(run);
-      const page = await browser.newPage();
-      try {
-        await page.goto(url);
-        await expect(page.locator('h1').first().textContent()).resolves.toContain('Authorize');
-        await Promise.all([
-          page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/),
-          page.getByRole('button', { name: 'Approve' }).click(),
-        ]);
-        await expect(page.locator('h1').textContent()).resolves.toBe('Logged in');
-        await expect(page.locator('body').textContent()).resolves.toContain('You can close this tab');
-      } finally {
-        await page.close();
-      }
+      loginPage ??= await browser.newPage();
+      const page = loginPage;
+      await page.goto(url);
+      await expect(page.locator('h1').first().textContent()).resolves.toContain('Authorize');
+      await Promise.all([page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/), page.getByRole('button', { name: 'Approve' }).click()]);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Logged in');
+      await expect(page.locator('body').textContent()).resolves.toContain('You can close this tab');
       expect(await run.exited, run.stderr()).toBe(0);
       expect(run.stderr()).toMatch(/Logged in to \S+ as Olive Owner/);
       const p = lx.readConfig(dir).profiles.default!;
@@ -142,16 +139,13 @@ describe.skipIf(without('chromium', 'the tests in headless Chromium (login, repo
     // above and login.test.ts run bin/svc.
     it('clicking Deny ends svc with exit 3 and the tab says access was denied', async () => {
       const { run, first: firstSeen, stderr } = lx.startLoginInProcess(loginSb, tempDir());
-      const page = await browser.newPage();
-      try {
-        const first = await firstSeen;
-        expect(typeof first, `no authorize URL: ${stderr()}`).toBe('string');
-        await page.goto(first as string);
-        await Promise.all([page.waitForURL(/\/callback\?/), page.getByRole('button', { name: 'Deny' }).click()]);
-        await expect(page.locator('h1').textContent()).resolves.toBe('Access denied');
-      } finally {
-        await page.close();
-      }
+      loginPage ??= await browser.newPage();
+      const page = loginPage;
+      const first = await firstSeen;
+      expect(typeof first, `no authorize URL: ${stderr()}`).toBe('string');
+      await page.goto(first as string);
+      await Promise.all([page.waitForURL(/\/callback\?/), page.getByRole('button', { name: 'Deny' }).click()]);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Access denied');
       const r = await run;
       expect(r.threw, String(r.threw)).toBeUndefined();
       expect(r.code).toBe(3);
