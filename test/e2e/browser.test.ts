@@ -5,6 +5,9 @@
  *   Deny on the sandbox's consent page, and lands on svc's loopback page.
  * - the `--html` report page rendered offline (every request but the page itself is refused) to a
  *   PNG: its SVG bars are there, visible, and sized as the numbers of `-o json` say.
+ * The three report pages are opened in one tab in turn, the two logins in another (a tab is a
+ * context and a renderer process of its own: the file's Chromium 3.4–4.4 → 2.3–3.1 CPU-s with
+ * the reports' tab, 2.5–3.0 → 2.2–2.7 with the logins').
  * Chromium is found on PATH; without it these tests skip with a notice, or fail under
  * SVC_TEST_REQUIRE_PROGRAMS=1, as every program-dependent test does (helpers/programs.ts).
  */
@@ -29,6 +32,12 @@ const ARGS = [
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 let browser: Browser;
+/** The tab the two logins are finished in, one after the other (header). */
+let loginPage: Page | undefined;
+/** The tab the report pages are opened in (render). */
+let reportPage: Page | undefined;
+/** Where the tab's refused requests are listed: the list of the page being rendered. */
+let refused: string[] = [];
 let svc: typeof svcInProcess;
 // The report's sandbox and the env pointing svc at it.
 let sb: TestSandbox;
@@ -40,13 +49,19 @@ async function render(args: string[], name: string): Promise<{ page: Page; rows:
   const file = path.join(dir, `${name}.html`);
   const r = await svc(['report', ...args, '--html', file, '-o', 'json'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
-  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  // One tab for the three pages, each opened in it in turn (header); what a page asked for
+  // outside is listed from its own load.
   const external: string[] = [];
-  await page.route('**/*', (route) => {
-    if (route.request().url().startsWith('file:')) return route.continue();
-    external.push(route.request().url());
-    return route.abort();
-  });
+  if (!reportPage) {
+    reportPage = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    await reportPage.route('**/*', (route) => {
+      if (route.request().url().startsWith('file:')) return route.continue();
+      refused.push(route.request().url());
+      return route.abort();
+    });
+  }
+  const page = reportPage;
+  refused = external;
   await page.goto(`file://${file}`);
   const png = await page.screenshot({ fullPage: true, path: path.join(dir, `${name}.png`) });
   return { page, rows: json<any[]>(r), png, external };
@@ -104,19 +119,13 @@ describe.skipIf(without('chromium', 'the tests in headless Chromium (login, repo
       const dir = tempDir();
       const run = lx.startSvc(['login', '--no-browser', '--port', '0', '--pkce'], { env: lx.loginEnv(loginSb, dir) });
       const url = await lx.authorizeUrlOf(run);
-      const page = await browser.newPage();
-      try {
-        await page.goto(url);
-        await expect(page.locator('h1').first().textContent()).resolves.toContain('Authorize');
-        await Promise.all([
-          page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/),
-          page.getByRole('button', { name: 'Approve' }).click(),
-        ]);
-        await expect(page.locator('h1').textContent()).resolves.toBe('Logged in');
-        await expect(page.locator('body').textContent()).resolves.toContain('You can close this tab');
-      } finally {
-        await page.close();
-      }
+      loginPage ??= await browser.newPage();
+      const page = loginPage;
+      await page.goto(url);
+      await expect(page.locator('h1').first().textContent()).resolves.toContain('Authorize');
+      await Promise.all([page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/), page.getByRole('button', { name: 'Approve' }).click()]);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Logged in');
+      await expect(page.locator('body').textContent()).resolves.toContain('You can close this tab');
       expect(await run.exited, run.stderr()).toBe(0);
       expect(run.stderr()).toMatch(/Logged in to \S+ as Olive Owner/);
       const p = lx.readConfig(dir).profiles.default!;
@@ -130,16 +139,13 @@ describe.skipIf(without('chromium', 'the tests in headless Chromium (login, repo
     // above and login.test.ts run bin/svc.
     it('clicking Deny ends svc with exit 3 and the tab says access was denied', async () => {
       const { run, first: firstSeen, stderr } = lx.startLoginInProcess(loginSb, tempDir());
-      const page = await browser.newPage();
-      try {
-        const first = await firstSeen;
-        expect(typeof first, `no authorize URL: ${stderr()}`).toBe('string');
-        await page.goto(first as string);
-        await Promise.all([page.waitForURL(/\/callback\?/), page.getByRole('button', { name: 'Deny' }).click()]);
-        await expect(page.locator('h1').textContent()).resolves.toBe('Access denied');
-      } finally {
-        await page.close();
-      }
+      loginPage ??= await browser.newPage();
+      const page = loginPage;
+      const first = await firstSeen;
+      expect(typeof first, `no authorize URL: ${stderr()}`).toBe('string');
+      await page.goto(first as string);
+      await Promise.all([page.waitForURL(/\/callback\?/), page.getByRole('button', { name: 'Deny' }).click()]);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Access denied');
       const r = await run;
       expect(r.threw, String(r.threw)).toBeUndefined();
       expect(r.code).toBe(3);
@@ -161,7 +167,6 @@ describe.skipIf(without('chromium', 'the tests in headless Chromium (login, repo
       const longest = Math.max(...b.map((x) => x.size));
       expect(longest).toBeGreaterThan(100);
       for (const x of b) expect(x.size).toBeCloseTo((x.value / max) * longest, 0);
-      await page.close();
     });
 
     it('funnel: per e-mail step four stages, bars follow the counts; template bars follow reply rates', async () => {
@@ -181,7 +186,6 @@ describe.skipIf(without('chromium', 'the tests in headless Chromium (login, repo
       expect(t.map((x) => x.value)).toEqual(
         rows.filter((r) => r.level === 'template' && r.step === 1 && r.replyRate > 0).map((r) => r.replyRate),
       );
-      await page.close();
     });
 
     it('prospect: the histogram as columns, one per non-zero month and series, heights in proportion', async () => {
@@ -194,7 +198,6 @@ describe.skipIf(without('chromium', 'the tests in headless Chromium (login, repo
       const max = Math.max(...expected);
       const tallest = Math.max(...b.map((x) => x.size));
       for (const x of b) expect(x.size).toBeCloseTo((x.value / max) * tallest, 0);
-      await page.close();
     });
   });
 });
