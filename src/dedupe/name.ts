@@ -1,5 +1,6 @@
 /**
- * Names as duplicate keys: accents folded (NFKD, marks dropped: `Zoë` is `zoe`), case folded,
+ * Names as duplicate keys: accents folded (NFKD, Latin accents dropped: `Zoë` is `zoe`; other
+ * scripts' marks kept: `サンプル` is not `サンブル`), width folded (`ｻﾝﾌﾟﾙ` is `サンプル`), case folded,
  * punctuation made a space, spaces collapsed. Company names also lose their legal form
  * (`Acme Inc.`, `ACME, Inc`, `Acme GmbH` are all `acme`), and a leading `the`.
  */
@@ -50,10 +51,13 @@ export function normaliseName(raw: unknown): string {
     raw
       .normalize('NFKD')
       .replace(/[\u0300-\u036f]/g, '')
+      // Composed again: the marks that are not accents (kana's voicing marks, which make サンプル
+      // and サンブル two companies; Indic vowel signs) stay part of their letter, not a space.
+      .normalize('NFC')
       .toLowerCase()
       // Apostrophes join (O'Brien is obrien); other punctuation separates.
       .replace(/['’`]/g, '')
-      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')
       .trim()
   );
 }

@@ -61,6 +61,15 @@ describe('names and companies', () => {
     expect(normaliseName('  ZOË  O’Brien-Smith ')).toBe('zoe obrien smith');
     expect(normaliseName('José')).toBe(normaliseName('jose'));
   });
+  it('keeps the marks of other scripts: kana voicing makes another name, Indic vowel signs no space', () => {
+    // A new-user trial: the voicing marks were dropped (as a space), and two companies became one.
+    expect(normaliseCompany('株式会社サンプル')).toBe('株式会社サンプル');
+    expect(normaliseCompany('株式会社サンブル')).toBe('株式会社サンブル');
+    expect(normaliseName('ｻﾝﾌﾟﾙ')).toBe('サンプル');
+    expect(normaliseName('ガッコウ')).not.toBe(normaliseName('カッコウ'));
+    expect(normaliseName('हिन्दी नाम')).toBe('हिन्दी नाम');
+    expect(normaliseName('Zoë Ñúñez')).toBe('zoe nunez');
+  });
   it('drops legal forms from company names', () => {
     for (const s of ['Acme Inc.', 'ACME, Inc', 'Acme LLC', 'Acme GmbH', 'The Acme Company', 'Acme Ltd.', 'Acme S.A.', 'acme'])
       expect(normaliseCompany(s), s).toBe('acme');
