@@ -263,4 +263,19 @@ describe('svc dedupe apply', () => {
     expect(r.stderr).toMatch(/not a merge plan of svc dedupe/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('a plan file that is not there: exit 2, one line naming it and how to make one', async () => {
+    // A new-user trial: `error: cannot read nope.json: ENOENT`, exit 1.
+    const mark = sb.requests.length;
+    const r = await svc(['dedupe', 'apply', 'nope.json', '--plan']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `error: plan nope.json: no such file (looked for ${path.resolve('nope.json')}); make one with svc dedupe prospects --plan FILE (or accounts)\n`,
+    );
+    expect(sb.requests.length).toBe(mark);
+    // svc sql -f likewise.
+    const q = await svc(['sql', '-f', 'nope.sql', '--db', db]);
+    expect(q.code).toBe(2);
+    expect(q.stderr).toBe(`error: -f nope.sql: no such file (looked for ${path.resolve('nope.sql')}); check the path of the SQL file\n`);
+  });
 });

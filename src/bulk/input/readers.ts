@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { nestedDeeperThan, tooDeepMessage } from '../../json-depth.js';
-import { describeErrno, errnoCode, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { unreadableFile } from '../../unreadable-file.js';
 import { CsvParser, sniffDelimiter } from './csv-parse.js';
 import {
   decodedChunks,
@@ -195,12 +196,7 @@ async function openOrThrow(file: string): Promise<fs.promises.FileHandle> {
 
 /** One line naming the file, what is wrong and what to do: never a bare errno code. */
 function unreadable(file: string, err: unknown): string {
-  const code = errnoCode(err);
-  if (code === 'ENOENT' || code === 'ENOTDIR')
-    return `--input ${file}: no such file (looked for ${path.resolve(file)}); check the path, or pass the file the rows are in`;
-  if (code === 'EACCES' || code === 'EPERM')
-    return `--input ${file}: permission denied; make the file readable (chmod u+r ${file}) or pass a copy you can read`;
-  return `--input ${file}: cannot read the file: ${describeErrno(err)}`;
+  return unreadableFile('--input', file, err, 'check the path, or pass the file the rows are in').message;
 }
 
 /** Checks that the input file exists and is readable (before anything else happens). */

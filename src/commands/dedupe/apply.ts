@@ -28,7 +28,8 @@ import type { Outcome, WorkItem } from '../../bulk/run/engine.js';
 import { isFatal } from '../../bulk/run/engine.js';
 import type { JournalState } from '../../bulk/run/journal.js';
 import { AnswerLost, pagedClient, Stopped, type Requester } from '../../bulk/run/requester.js';
-import { ApiError, InterruptedError, LocalIoError, NetworkError, UsageError } from '../../errors.js';
+import { ApiError, InterruptedError, NetworkError, UsageError } from '../../errors.js';
+import { unreadableFile } from '../../unreadable-file.js';
 import { writeOut } from '../../output/io.js';
 import type { Context } from '../../runtime/context.js';
 import { paginate } from '../../api/paginate.js';
@@ -81,7 +82,7 @@ function readPlan(file: string): MergePlan {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new LocalIoError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw unreadableFile('plan', file, err, 'make one with svc dedupe prospects --plan FILE (or accounts)');
   }
   let plan: MergePlan;
   try {

@@ -3,7 +3,8 @@
  * output writers of every other command (constant memory: pages of rows as SQLite yields them).
  */
 import fs from 'node:fs';
-import { LocalIoError, SvcError, UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
+import { unreadableFile } from '../../unreadable-file.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { snake } from '../../mirror/naming.js';
 import type { MirrorDb } from '../../mirror/dialect/types.js';
@@ -76,7 +77,7 @@ async function readStatement(ctx: Context, arg: string | undefined, file: string
     try {
       sql = fs.readFileSync(file, 'utf8');
     } catch (err) {
-      throw new LocalIoError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw unreadableFile('-f', file, err, 'check the path of the SQL file');
     }
   } else if (sql === undefined && !ctx.io.stdinIsTTY) {
     const chunks: Buffer[] = [];
