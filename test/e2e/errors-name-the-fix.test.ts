@@ -78,8 +78,15 @@ describe('did you mean', () => {
   });
 
   it.each([
-    [['prospects', 'list', '--filter', 'titl=CEO'], '--filter titl: did you mean "title"?'],
-    [['prospects', 'list', '--sort', '-updatedA'], '--sort updatedA: did you mean "updatedAt"?'],
+    [['prospects', 'list', '--filter', 'titl=CEO'], 'error: --filter: prospect has no field "titl"\nhint: did you mean title?'],
+    [['prospects', 'list', '--sort', '-updatedA'], 'error: --sort: prospect has no field "updatedA"\nhint: did you mean updatedAt?'],
+  ])('a field name refused before sending, with the near miss: svc %j', async (args, message) => {
+    const r = await svcInProcess(args, { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it.each([
     [['prospects', 'get', '1', '--include', 'acount'], '--include acount: did you mean "account"?'],
     [['prospects', 'create', '--attr', 'frstName=Ada'], '--attr frstName: did you mean "firstName"?'],
   ])('a field the server refuses: svc %j', async (args, hint) => {

@@ -60,6 +60,28 @@ export function checkFieldNames(fields: Record<string, string[]>, org: OrgNames)
 }
 
 /**
+ * Refuses `--filter` and `--sort` names the type does not have, by the rule of `--fields`: known
+ * to be no field once the registry is whole for the type or the org schema was pulled (a name
+ * only the server knows still goes to it otherwise, and its refusal gets name-hints.ts's hint).
+ * Nothing is sent: a list on a field that is not there is a usage error (exit 2), not the
+ * server's 400.
+ */
+export function checkQueryNames(rt: ResourceType, query: ListQuery, org: OrgNames): void {
+  for (const f of query.filters ?? []) {
+    const [head, tail] = f.path;
+    if (tail !== undefined || head === undefined || head === 'id' || rt.extraFilters?.includes(head)) continue;
+    const err = unknownField('--filter', rt, head, org);
+    if (err) throw err;
+  }
+  for (const key of query.sort ?? []) {
+    const name = key.replace(/^-/, '');
+    if (name.includes('.') || name === 'id') continue;
+    const err = unknownField('--sort', rt, name, org);
+    if (err) throw err;
+  }
+}
+
+/**
  * Checks `--columns` against the type and, when the output shows them (`shown`: table, csv),
  * makes the query return what they read: `account.name` adds `account` to the includes (an id
  * cannot show a name), and a column left out of a sparse `--fields` list is added to it. Other

@@ -2,7 +2,8 @@
  * "Did you mean" for field and relationship names in `--filter`, `--sort`, `--fields`,
  * `--include`, `--attr` and `--columns`. Names the registry does not know still go to the
  * server (it knows more fields than the spec shows); these hints come when it refuses them.
- * (`--fields` and `--columns` near misses are refused before sending: field-names.ts.)
+ * (`--fields`, `--columns`, `--filter` and `--sort` near misses, and names the pulled org schema
+ * does not know, are refused before sending: field-names.ts.)
  */
 import { ApiError } from '../../errors.js';
 import { isKnownField, type ResourceType } from '../../registry/index.js';

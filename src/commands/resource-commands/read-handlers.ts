@@ -14,7 +14,7 @@ import { startSpinner } from '../../output/spinner.js';
 import { findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
 import { nearMiss } from '../../suggest.js';
-import { applyColumns, checkFieldNames, fieldNamesOf, jsonSparseFields, type OrgNames } from './field-names.js';
+import { applyColumns, checkFieldNames, checkQueryNames, fieldNamesOf, jsonSparseFields, type OrgNames } from './field-names.js';
 import { buildListQuery, namesUnknownFields, parseColumns, unknownNames, type QueryFlags } from './query-options.js';
 import { parseId, parseWholeNumber as parsePositiveInt } from '../../runtime/option-parsers.js';
 import { printValue, recordWriter } from '../shared/output.js';
@@ -42,6 +42,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
   const names = org.view(rt);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), names);
+  checkQueryNames(rt, query, org);
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
   if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
   askJsonFields(ctx, rt, query, org);

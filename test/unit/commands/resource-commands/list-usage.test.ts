@@ -94,6 +94,29 @@ describe('--query and --json', () => {
     expect(r.sent).toEqual([]);
   });
 
+  // A new-user trial: these went to the server, whose 400 was exit 1 (the README says 2).
+  it('--filter and --sort: a near miss of a field is a usage error with the field; nothing is sent', async () => {
+    refusedUnsent(
+      await server.run(['prospects', 'list', '--filter', 'titel=CEO']),
+      /^error: --filter: prospect has no field "titel"\nhint: did you mean title\? \(`svc schema show prospect` lists the fields\)\n$/,
+    );
+    refusedUnsent(
+      await server.run(['prospects', 'list', '--sort', '-titel']),
+      /^error: --sort: prospect has no field "titel"\nhint: did you mean title\?/,
+    );
+  });
+
+  it('--filter and --sort: a name a type the spec shows whole does not have; nothing is sent', async () => {
+    refusedUnsent(
+      await server.run(['calls', 'list', '--filter', 'favouriteColour=blue']),
+      /^error: --filter: call has no field "favouriteColour"\nhint: `svc schema show call` lists the fields/,
+    );
+    refusedUnsent(await server.run(['calls', 'list', '--sort', 'nope']), /^error: --sort: call has no field "nope"\n/);
+    // Still sent: relationship paths, id, and the fields the type has.
+    const ok = await server.run(['calls', 'list', '--filter', 'id=1', '--sort', '-createdAt']);
+    expect(ok.sent.length, ok.stderr).toBeGreaterThan(0);
+  });
+
   it('--json: a name the type does not have is a usage error with the near miss; nothing is sent', async () => {
     const r = await server.run(['prospects', 'list', '--json', 'id,titel']);
     expect(r.code).toBe(2);
