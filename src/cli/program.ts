@@ -109,7 +109,8 @@ export function buildProgram(app: App, version: string): Command {
     .configureOutput({
       // Every piece of help (commander's columns, examples, notes) wrapped to the terminal's width.
       writeOut: (s) => app.io.stdout.write(oneBlankLine(wrapBlock(s, width))),
-      writeErr: (s) => app.io.stderr.write(s),
+      // commander's "(Did you mean --filter?)" line as svc's hint line: one error format.
+      writeErr: (s) => app.io.stderr.write(s.replace(/^(error: .*)\n\(Did you mean (.+)\?\)\n$/, '$1\nhint: did you mean $2?\n')),
       getOutHelpWidth: () => width,
       getErrHelpWidth: () => width,
     });

@@ -129,7 +129,15 @@ describe('did you mean: commands', () => {
   it('a command (commander)', async () => {
     const r = await server.run(['prospcts', 'list']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Did you mean prospects\?/);
+    // As svc's own errors say it (a new-user trial: commander's "(Did you mean …?)" line).
+    expect(r.stderr).toBe("error: unknown command 'prospcts'\nhint: did you mean prospects?\n");
+    expect(r.sent).toEqual([]);
+  });
+
+  it('an option (commander)', async () => {
+    const r = await server.run(['prospects', 'list', '--filtr', 'title=CEO']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("error: unknown option '--filtr'\nhint: did you mean --filter?\n");
     expect(r.sent).toEqual([]);
   });
 });
