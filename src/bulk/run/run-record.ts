@@ -131,7 +131,7 @@ export function runFile(dir: string, id: string): string {
   return path.join(dir, `${id}${SUFFIX}`);
 }
 
-/** A run id: `20261128-110844-3f9a` (time first, so ids sort by age). */
+/** A run id: `20261128-110844-3f9a0c` (the second first, so ids sort by age to the second; runs of one second by `at`). */
 export function newRunId(now: number): string {
   const t = new Date(now).toISOString();
   return `${t.slice(0, 10).replace(/-/g, '')}-${t.slice(11, 19).replace(/:/g, '')}-${randomBytes(3).toString('hex')}`;
@@ -334,7 +334,7 @@ export function unknownRun(id: string): RunRecordError {
   );
 }
 
-/** The ids of the recorded runs, newest first. */
+/** The ids of the recorded runs, the newest second first (runs of one second in random order: `allRuns` of commands/runs/store.ts sorts by start time). */
 export function listRunIds(dir: string): string[] {
   let names: string[];
   try {

@@ -65,15 +65,17 @@ export async function openRunRecord(
   extra: Pick<RunMeta, 'undoes' | 'journal' | 'shard'> = {},
 ): Promise<RunRecordWriter> {
   const conn = await ctx.connection();
+  // One reading of the clock: the id's second is the second of `at` (runs sort by `at`).
+  const now = ctx.clock.now();
   const meta: RunMeta = {
     k: 'meta',
-    id: newRunId(ctx.clock.now()),
+    id: newRunId(now),
     label,
     argv: argvText(ctx, label),
     profile: conn.profileName,
     owner: { ...owner, command: label },
     who: localUser(),
-    at: new Date(ctx.clock.now()).toISOString(),
+    at: new Date(now).toISOString(),
     ...extra,
   };
   return RunRecordWriter.create(runsDirOf(ctx), meta, () => ctx.clock.now());
