@@ -185,37 +185,52 @@ export class RunRecordWriter {
   private fd: number | undefined;
   private prev: string;
   private lastSync = 0;
+  /** The meta line of a record not made yet (`create` with `untilRow`): made with the first row. */
+  private pending: RunMeta | undefined;
+  private closed = false;
 
   private constructor(
     readonly file: string,
     private readonly key: Buffer,
     prev: string,
-    fd: number,
+    fd: number | undefined,
     private readonly now: () => number,
   ) {
     this.prev = prev;
     this.fd = fd;
   }
 
-  /** Starts the record of a new run with its meta line. */
-  static create(dir: string, meta: RunMeta, now: () => number): RunRecordWriter {
+  /**
+   * Starts the record of a new run with its meta line. `untilRow`: the file is made with the
+   * run's first row (its before-image, written before the row's write leaves), so that a run that
+   * writes nothing — a rerun whose rows an earlier run did — leaves no record (`made` says).
+   */
+  static create(dir: string, meta: RunMeta, now: () => number, untilRow = false): RunRecordWriter {
     const key = runKey(dir);
-    const file = runFile(dir, meta.id);
-    let fd: number;
+    const w = new RunRecordWriter(runFile(dir, meta.id), key, meta.id, undefined, now);
+    if (untilRow) w.pending = meta;
+    else w.open(meta);
+    return w;
+  }
+
+  /** True once the record's file is made (always, but for a `create` with `untilRow` that no row was written to). */
+  get made(): boolean {
+    return this.pending === undefined;
+  }
+
+  private open(meta: RunMeta): void {
     try {
-      fd = fs.openSync(
-        file,
+      this.fd = fs.openSync(
+        this.file,
         fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0),
         0o600,
       );
     } catch (err) {
-      throw new LocalIoError(`${file}: cannot write the run's record: ${describeErrno(err)}`).hint(
+      throw new LocalIoError(`${this.file}: cannot write the run's record: ${describeErrno(err)}`).hint(
         'free some space or fix the data directory, then run the command again',
       );
     }
-    const w = new RunRecordWriter(file, key, meta.id, fd, now);
-    w.write(meta);
-    return w;
+    this.write(meta);
   }
 
   /** Continues a checked record (an `undone` line). */
@@ -228,6 +243,14 @@ export class RunRecordWriter {
   }
 
   write(line: Line): void {
+    if (this.closed) return;
+    if (this.pending) {
+      // Not made yet: the first row makes it; an outcome or an end before any row records nothing.
+      if (line.k !== 'row') return;
+      const meta = this.pending;
+      this.pending = undefined;
+      this.open(meta);
+    }
     if (this.fd === undefined) return;
     const body = JSON.stringify(line);
     const m = mac(this.key, this.prev, body);
@@ -251,6 +274,7 @@ export class RunRecordWriter {
   }
 
   close(): void {
+    this.closed = true;
     if (this.fd === undefined) return;
     try {
       fs.fsyncSync(this.fd);
