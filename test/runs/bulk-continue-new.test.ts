@@ -1,8 +1,9 @@
 /**
  * What a rerun does NOT continue (bulk-run/run-continue.ts): a run that finished, a run left
  * unfinished whose journal was removed (the user started afresh), and one taken back by `svc runs
- * undo` — each rerun is a new run with a record of its own. And one it does: the same unfinished
- * run rerun with its journal. In-process (the process does not matter); about 2 s.
+ * undo` — each rerun is a new run with a record of its own; a rerun that writes nothing (its rows
+ * done by the run that finished) has none. And one it does: the same unfinished run rerun with
+ * its journal. In-process (the process does not matter); about 2 s.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -49,6 +50,30 @@ it('a finished run rerun is a new run', { timeout: 30_000 }, async () => {
   expect(again.stderr).not.toContain('continuing run');
   expect(recorded(again.stderr)).not.toBe(recorded(first.stderr));
   expect((await runIds()).length).toBe(had.length + 1);
+});
+
+it('a rerun that writes nothing (rows done by a finished run) leaves no record: that run stays first', { timeout: 30_000 }, async () => {
+  const rows = ids().slice(10, 12);
+  const title = (id: number) => sb.store.table('prospect').get(id)!.attributes['title'];
+  const before = rows.map(title);
+  const file = inputFile('rerun.csv', `id,title\n${rows.map((id) => `${id},Rerun ${id}`).join('\n')}\n`);
+  const first = await svc(['prospects', 'update', '--input', file]);
+  expect(first.code, first.stderr).toBe(0);
+  const run = recorded(first.stderr)!;
+  const had = await runIds();
+  expect(had[0]).toBe(run);
+  // Every row done by the first run (its journal says): nothing is sent, nothing recorded.
+  const again = await svc(['prospects', 'update', '--input', file]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).toContain('2 skipped');
+  expect(again.stderr).toContain('nothing was written: no run recorded, nothing to undo (svc runs list shows the runs before)');
+  expect(recorded(again.stderr)).toBeUndefined();
+  expect(await runIds()).toEqual(had);
+  // The README's recipe: the newest run is the one that wrote.
+  const undo = await svc(['runs', 'undo', (await runIds())[0]!]);
+  expect(undo.code, undo.stderr).toBe(0);
+  expect(undo.stderr).toContain('2 updated (2 of 2 rows');
+  expect(rows.map(title)).toEqual(before);
 });
 
 it('an unfinished run is continued with its journal, not without it, nor once undone', { timeout: 30_000 }, async () => {

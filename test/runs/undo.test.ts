@@ -261,6 +261,17 @@ describe('svc runs: bad input', () => {
     small = runId(run.stderr);
   });
 
+  it('--plan for a person (a terminal, -o table): a line per row and per field, then the bill; nothing sent', async () => {
+    const m0 = mark();
+    const r = await svc(['runs', 'undo', small, '--plan', '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    // It printed one line with the breaks written as `\n` (the whole plan escaped as one value).
+    expect(r.stdout).toMatch(
+      /^row 1: set back prospect 1\n {2}title: "Small One" → "Before 1"\nrow 2: set back prospect 2\n {2}title: "Small Two" → "Before 2"\nbill: 2 set back, 0 deleted, .*; 4 requests \(2 reads \+ 2 writes\)\n$/,
+    );
+    expect(writesSince(m0)).toBe(0);
+  });
+
   it('an unknown run: exit 10, nothing sent', async () => {
     const m0 = mark();
     const r = await svc(['runs', 'undo', '20200101-000000-abcdef']);

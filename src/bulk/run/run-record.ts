@@ -131,7 +131,7 @@ export function runFile(dir: string, id: string): string {
   return path.join(dir, `${id}${SUFFIX}`);
 }
 
-/** A run id: `20261128-110844-3f9a` (time first, so ids sort by age). */
+/** A run id: `20261128-110844-3f9a0c` (the second first, so ids sort by age to the second; runs of one second by `at`). */
 export function newRunId(now: number): string {
   const t = new Date(now).toISOString();
   return `${t.slice(0, 10).replace(/-/g, '')}-${t.slice(11, 19).replace(/:/g, '')}-${randomBytes(3).toString('hex')}`;
@@ -185,37 +185,52 @@ export class RunRecordWriter {
   private fd: number | undefined;
   private prev: string;
   private lastSync = 0;
+  /** The meta line of a record not made yet (`create` with `untilRow`): made with the first row. */
+  private pending: RunMeta | undefined;
+  private closed = false;
 
   private constructor(
     readonly file: string,
     private readonly key: Buffer,
     prev: string,
-    fd: number,
+    fd: number | undefined,
     private readonly now: () => number,
   ) {
     this.prev = prev;
     this.fd = fd;
   }
 
-  /** Starts the record of a new run with its meta line. */
-  static create(dir: string, meta: RunMeta, now: () => number): RunRecordWriter {
+  /**
+   * Starts the record of a new run with its meta line. `untilRow`: the file is made with the
+   * run's first row (its before-image, written before the row's write leaves), so that a run that
+   * writes nothing — a rerun whose rows an earlier run did — leaves no record (`made` says).
+   */
+  static create(dir: string, meta: RunMeta, now: () => number, untilRow = false): RunRecordWriter {
     const key = runKey(dir);
-    const file = runFile(dir, meta.id);
-    let fd: number;
+    const w = new RunRecordWriter(runFile(dir, meta.id), key, meta.id, undefined, now);
+    if (untilRow) w.pending = meta;
+    else w.open(meta);
+    return w;
+  }
+
+  /** True once the record's file is made (always, but for a `create` with `untilRow` that no row was written to). */
+  get made(): boolean {
+    return this.pending === undefined;
+  }
+
+  private open(meta: RunMeta): void {
     try {
-      fd = fs.openSync(
-        file,
+      this.fd = fs.openSync(
+        this.file,
         fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0),
         0o600,
       );
     } catch (err) {
-      throw new LocalIoError(`${file}: cannot write the run's record: ${describeErrno(err)}`).hint(
+      throw new LocalIoError(`${this.file}: cannot write the run's record: ${describeErrno(err)}`).hint(
         'free some space or fix the data directory, then run the command again',
       );
     }
-    const w = new RunRecordWriter(file, key, meta.id, fd, now);
-    w.write(meta);
-    return w;
+    this.write(meta);
   }
 
   /** Continues a checked record (an `undone` line). */
@@ -228,6 +243,14 @@ export class RunRecordWriter {
   }
 
   write(line: Line): void {
+    if (this.closed) return;
+    if (this.pending) {
+      // Not made yet: the first row makes it; an outcome or an end before any row records nothing.
+      if (line.k !== 'row') return;
+      const meta = this.pending;
+      this.pending = undefined;
+      this.open(meta);
+    }
     if (this.fd === undefined) return;
     const body = JSON.stringify(line);
     const m = mac(this.key, this.prev, body);
@@ -251,6 +274,7 @@ export class RunRecordWriter {
   }
 
   close(): void {
+    this.closed = true;
     if (this.fd === undefined) return;
     try {
       fs.fsyncSync(this.fd);
@@ -334,7 +358,7 @@ export function unknownRun(id: string): RunRecordError {
   );
 }
 
-/** The ids of the recorded runs, newest first. */
+/** The ids of the recorded runs, the newest second first (runs of one second in random order: `allRuns` of commands/runs/store.ts sorts by start time). */
 export function listRunIds(dir: string): string[] {
   let names: string[];
   try {

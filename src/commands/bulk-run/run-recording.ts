@@ -57,26 +57,33 @@ function localUser(): string {
   }
 }
 
-/** Opens the record of a run; `owner` is the run's (asked of the API once per run). */
+/**
+ * Opens the record of a run; `owner` is the run's (asked of the API once per run). `untilRow`:
+ * the file is made with the first row (a run that writes nothing leaves no record, see
+ * RunRecordWriter.create).
+ */
 export async function openRunRecord(
   ctx: Context,
   label: string,
   owner: SideOwner,
   extra: Pick<RunMeta, 'undoes' | 'journal' | 'shard'> = {},
+  untilRow = false,
 ): Promise<RunRecordWriter> {
   const conn = await ctx.connection();
+  // One reading of the clock: the id's second is the second of `at` (runs sort by `at`).
+  const now = ctx.clock.now();
   const meta: RunMeta = {
     k: 'meta',
-    id: newRunId(ctx.clock.now()),
+    id: newRunId(now),
     label,
     argv: argvText(ctx, label),
     profile: conn.profileName,
     owner: { ...owner, command: label },
     who: localUser(),
-    at: new Date(ctx.clock.now()).toISOString(),
+    at: new Date(now).toISOString(),
     ...extra,
   };
-  return RunRecordWriter.create(runsDirOf(ctx), meta, () => ctx.clock.now());
+  return RunRecordWriter.create(runsDirOf(ctx), meta, () => ctx.clock.now(), untilRow);
 }
 
 /** The run's id, from its record file name. */
@@ -84,7 +91,7 @@ export function recordId(w: RunRecordWriter): string {
   return w.file.replace(/^.*[\\/]/, '').replace(/\.run\.ndjson$/, '');
 }
 
-/** Ends a record with the run's counts, and says how to take it back. */
+/** Ends a record with the run's counts, and says how to take it back (or that nothing was recorded). */
 export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResult): void {
   w.write({
     k: 'end',
@@ -94,7 +101,10 @@ export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResul
   });
   const changed = result.counts.created + result.counts.updated + result.counts.deleted;
   const svc = ctx.globals.sandbox ? 'svc --sandbox' : 'svc';
-  if (changed > 0)
+  // No row was written (each one done by an earlier run, unchanged, or none to do): no record,
+  // so that the run before stays the newest in `svc runs list` and the one `runs undo` is meant for.
+  if (!w.made) ctx.info(`nothing was written: no run recorded, nothing to undo (${svc} runs list shows the runs before)`);
+  else if (changed > 0)
     ctx.info(`recorded as run ${recordId(w)}: ${svc} runs show ${recordId(w)} · ${svc} runs undo ${recordId(w)} takes it back`);
 }
 

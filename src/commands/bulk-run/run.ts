@@ -125,6 +125,10 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
             ...(setup.journalPath ? { journal: journalKey(setup.journalPath) } : {}),
             ...(setup.shard ? { shard: shardText(setup) } : {}),
           },
+          // Made with the run's first row: a run that writes nothing (a rerun of one that finished)
+          // leaves no record to come first in `svc runs list`. An undo is recorded even so: it
+          // marks the run it took back undone, and undoing it redoes.
+          run.recordMeta?.undoes === undefined,
         );
     const items = recordRows(await run.items(session), {
       record,

@@ -50,16 +50,30 @@ export function rowCounts(rec: RunRecord): Record<string, number> {
   return out;
 }
 
-/** Every readable run, newest first; a record that fails its check is listed as such. */
+/**
+ * Every readable run, newest first by the time it started (to the millisecond: the ids of runs of
+ * one second end in random hex, so by id they come in a random order); a record that fails its
+ * check is listed as such, placed by the time its first line says (unchecked: only to place it),
+ * else by its id's second.
+ */
 export function allRuns(dir: string): ({ id: string; rec: RunRecord } | { id: string; error: RunRecordError })[] {
-  return listRunIds(dir).map((id) => {
+  const runs = listRunIds(dir).map((id) => {
     try {
-      return { id, rec: readRunRecord(dir, id) };
+      const rec = readRunRecord(dir, id);
+      return { run: { id, rec }, at: rec.meta.at };
     } catch (err) {
-      if (err instanceof RunRecordError) return { id, error: err };
-      throw err;
+      if (!(err instanceof RunRecordError)) throw err;
+      const at = peekRunMeta(dir, id)?.at;
+      return { run: { id, error: err }, at: typeof at === 'string' ? at : idTime(id) };
     }
   });
+  // Ties (one millisecond) keep the id order listRunIds gives.
+  return runs.sort((a, b) => (a.at === b.at ? 0 : a.at < b.at ? 1 : -1)).map((r) => r.run);
+}
+
+/** The second a run id names, as an ISO time (`20261129-203358-…` → `2026-11-29T20:33:58.000Z`). */
+function idTime(id: string): string {
+  return `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(9, 11)}:${id.slice(11, 13)}:${id.slice(13, 15)}.000Z`;
 }
 
 /**

@@ -326,5 +326,6 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
     `bill: ${n(bill.setBack)} set back, ${n(bill.deletes)} deleted, ${n(bill.recreates)} re-created, ${n(bill.finishes)} finished, ${n(bill.actions)} paused or resumed, ${n(bill.conflicts)} conflicts (skipped), ${n(bill.nothingToDo)} with nothing to do, ${n(bill.cannot)} that cannot be undone; ` +
       `${n(bill.requests)} requests (${n(bill.reads)} reads + ${n(bill.writes)} writes)`,
   );
-  await writeOut(ctx.io.stdout, ctx.redact(terminalSafe(out.join('\n'))) + '\n');
+  // Each line made safe on its own: a value's newline is shown escaped, the lines between rows stay lines.
+  await writeOut(ctx.io.stdout, ctx.redact(out.map(terminalSafe).join('\n')) + '\n');
 }
