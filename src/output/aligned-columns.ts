@@ -1,13 +1,30 @@
 /**
  * Aligned columns for people (`svc runs list`, `svc schema show`): an upper-case header, each
  * column padded to its widest cell in terminal columns (CJK text takes two a character), two
- * spaces between columns, the last one not padded.
+ * spaces between columns, the last one not padded. With `fit`, a line wider than the terminal
+ * has its `flex` column (a command line, a description) cut with `…` so that it fits.
  */
-import { terminalSafe, textWidth } from './terminal-text.js';
+import { fitText, terminalSafe, textWidth } from './terminal-text.js';
 
-export function alignedColumns(cols: readonly string[], rows: readonly (readonly string[])[]): string {
-  const safe = rows.map((r) => r.map(terminalSafe));
-  const widths = cols.map((c, i) => Math.max(c.length, ...safe.map((r) => textWidth(r[i] ?? ''))));
+/** The narrowest a cut column gets, however narrow the terminal. */
+const MIN_FLEX = 12;
+
+export function alignedColumns(
+  cols: readonly string[],
+  rows: readonly (readonly string[])[],
+  fit?: { width: number; flex: number },
+): string {
+  let safe = rows.map((r) => r.map(terminalSafe));
+  const widthsOf = () => cols.map((c, i) => Math.max(c.length, ...safe.map((r) => textWidth(r[i] ?? ''))));
+  let widths = widthsOf();
+  if (fit) {
+    const total = widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1);
+    if (total > fit.width) {
+      const room = Math.max(MIN_FLEX, widths[fit.flex]! - (total - fit.width));
+      safe = safe.map((r) => r.map((v, i) => (i === fit.flex ? fitText(v, room) : v)));
+      widths = widthsOf();
+    }
+  }
   const line = (vals: readonly string[]) =>
     vals
       .map((v, i) => (i === vals.length - 1 ? v : v + ' '.repeat(Math.max(0, widths[i]! - textWidth(v)))))

@@ -14,12 +14,17 @@ import { printValue } from '../shared/output.js';
 import { allRuns, isUndone, loadRun, rowCounts } from './store.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
 
-/** A plain table of `rows` by `cols`: objects and lists as JSON. */
-function humanTable(rows: Record<string, unknown>[], cols: string[]): string {
+/**
+ * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` column
+ * (a run's command line, paths and all) is cut to fit its width.
+ */
+function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[], flex?: string): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+  const at = flex === undefined ? -1 : cols.indexOf(flex);
   return alignedColumns(
     cols,
     rows.map((r) => cols.map((c) => cell(r[c]))),
+    ctx.io.stdoutIsTTY && at >= 0 ? { width: ctx.io.columns, flex: at } : undefined,
   );
 }
 
@@ -64,7 +69,7 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
     });
   }
   const cols = ['id', 'when', 'command', 'rows', 'state'];
-  await printValue(ctx, ctx.output, rows, () => (rows.length ? humanTable(rows, cols) : 'no recorded runs\n'));
+  await printValue(ctx, ctx.output, rows, () => (rows.length ? humanTable(ctx, rows, cols, 'command') : 'no recorded runs\n'));
   if (rows.length === 0) ctx.info(`runs are recorded in ${dir} by every write run`);
 }
 
@@ -90,7 +95,7 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
   );
   const human = () => {
     const flat = rows.map((r) => ({ ...r, before: fields(r.before), after: fields(r.after) }));
-    return humanTable(flat, ['row', 'op', 'type', 'id', 'status', 'before', 'after']);
+    return humanTable(ctx, flat, ['row', 'op', 'type', 'id', 'status', 'before', 'after']);
   };
   await printValue(
     ctx,

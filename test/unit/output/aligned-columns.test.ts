@@ -18,6 +18,27 @@ describe('alignedColumns', () => {
     expect(lines[0]).toBe('NAME      TITLE');
   });
 
+  it('fit: a line wider than the terminal has its flex column cut with … (CJK by its width)', () => {
+    // A new-user trial: `svc runs list` at 80 columns was 191 wide (the command lines, paths and all).
+    const cmd = `svc --sandbox prospects create --input /home/花子/Documents/リード 一覧 2026.csv --match email`;
+    const rows = [
+      ['20261129-203358-d64284', '2026-11-29T20:33:58.211Z', cmd, 'created 1,500', 'done'],
+      ['20261129-203358-484010', '2026-11-29T20:33:58.556Z', 'svc prospects delete --input ids.csv --yes', 'deleted 3', 'cut short'],
+    ];
+    const cols = ['id', 'when', 'command', 'rows', 'state'];
+    for (const width of [100, 120]) {
+      const out = alignedColumns(cols, rows, { width, flex: 2 });
+      for (const l of out.trimEnd().split('\n')) expect(textWidth(l), `${width}: ${l}`).toBeLessThanOrEqual(width);
+      expect(out).toContain('…');
+      expect(out).toContain('20261129-203358-d64284');
+    }
+    // Narrower than the other columns leave room for: the command keeps 12 columns, no fewer.
+    const narrow = alignedColumns(cols, rows, { width: 60, flex: 2 }).split('\n');
+    expect(narrow[1]).toContain('  svc --sandb…  ');
+    // Wide enough: nothing cut, the same as without fit.
+    expect(alignedColumns(cols, rows, { width: 400, flex: 2 })).toBe(alignedColumns(cols, rows));
+  });
+
   it('escapes control characters in cells before measuring them', () => {
     const out = alignedColumns(['a', 'b'], [['x\u001b[31m', 'y']]);
     expect(out).not.toContain('\u001b');
