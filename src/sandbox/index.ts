@@ -13,9 +13,11 @@ import type { Core, RecordedRequest } from './http/core.js';
 import { recordEvents } from './rules/events.js';
 import { defaultOrg, type OrgConfig } from './data/org.js';
 import {
+  ChangeLog,
   damagedDataFile,
   IdReservations,
   readDataFile,
+  replayChangeLog,
   Saver,
   writeDataFileSync,
   DATA_VERSION,
@@ -147,6 +149,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   let ownerUserId = 1;
   const loaded = opts.dataFile ? readDataFile(opts.dataFile) : undefined;
   let newInstance = false;
+  // The changes acknowledged after the file was last written, by a process killed since.
+  const replayed = loaded ? replayChangeLog(opts.dataFile!, loaded) : 0;
   if (loaded) {
     try {
       store.restore(loaded.store);
@@ -175,6 +179,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     store.raiseNextIds(reservations.floor());
     store.onNewId = (type, id) => reservations.use(type, id);
   }
+  const log = opts.dataFile ? new ChangeLog(opts.dataFile, org.instance!, loaded?.seq ?? 0) : undefined;
+  if (log) store.trackChanges();
+  let authLogged = auth.version;
   const timers = new Set<NodeJS.Timeout>();
   let current: Principal | undefined;
   const core: Core = {
@@ -209,12 +216,43 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     setPrincipal: (p) => {
       current = p;
     },
+    commit: () => {
+      if (!log) return;
+      const c = store.takeChanges();
+      const authMoved = auth.version !== authLogged;
+      if (!c && !authMoved) return;
+      const v = auth.version;
+      log.append({
+        ...(c?.put.length ? { put: c.put } : {}),
+        ...(c?.del.length ? { del: c.del } : {}),
+        ...(c && Object.keys(c.next).length ? { next: c.next } : {}),
+        ...(c && Object.keys(c.meta).length ? { meta: c.meta } : {}),
+        // The tokens the file holds, whole: they change at a login or a refresh, not per record.
+        ...(authMoved ? { auth: auth.snapshot() } : {}),
+      });
+      // Only once written: changes not recorded are offered again by the next answer.
+      store.clearChanges();
+      authLogged = v;
+    },
   };
   const stopEvents = recordEvents(store, () => current);
   const dispatcher = new WebhookDispatcher(store, { ...SPEC_TIMING, ...opts.webhookTiming });
-  const snapshot = (): DataFile => ({ version: DATA_VERSION, ownerUserId, org: core.org, store: store.snapshot(), auth: auth.snapshot() });
-  const saver = opts.dataFile ? new Saver(opts.dataFile, snapshot, () => store.version + auth.version) : undefined;
-  if (opts.dataFile && (!loaded || newInstance)) {
+  const snapshot = (): DataFile => {
+    // Changes not logged yet are logged first: the file's `seq` then names every change it holds.
+    core.commit();
+    return { version: DATA_VERSION, seq: log?.seq ?? 0, ownerUserId, org: core.org, store: store.snapshot(), auth: auth.snapshot() };
+  };
+  const saver = opts.dataFile
+    ? new Saver(
+        opts.dataFile,
+        snapshot,
+        () => store.version + auth.version,
+        250,
+        (data) => log!.cut(data.seq!),
+      )
+    : undefined;
+  if (opts.dataFile && (!loaded || newInstance || replayed)) {
+    // Replayed changes are written at once, so that the log starts afresh.
     writeDataFileSync(opts.dataFile, snapshot());
     saver!.markWritten();
   } else if (saver && Object.keys(reservations!.floor()).length === 0) {
@@ -222,6 +260,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     // next ids above it: those are written at the end, before the reservations go.
     saver.markWritten();
   }
+  // The file now holds every change of a log beside it (or that log is not this file's: another
+  // org's, or one that follows a later file, a backup put back): the log starts afresh.
+  log?.close();
   let lastSaved = store.version + auth.version;
   const listener = createListener(core);
   const server: Server = createServer((req, res) => {
@@ -281,6 +322,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       // expired (the file leaves expired tokens out).
       if (auth.holdsExpired()) await saver?.flush();
       else await saver?.flushChanged();
+      log?.close();
       reservations?.release();
     },
   };

@@ -103,9 +103,62 @@ export class Store {
    */
   onNewId: ((type: string, id: number) => void) | undefined;
 
-  private touch(type: string): void {
+  /**
+   * What changed since {@link takeChanges} (records by type and id, types whose next id moved,
+   * meta keys); tracked once {@link trackChanges} is called, for the change log.
+   */
+  private changes: { recs: Map<string, Set<number>>; next: Set<string>; meta: Set<string> } | undefined;
+
+  private touch(type: string, id?: number): void {
     this.version++;
     this.typeVersions.set(type, (this.typeVersions.get(type) ?? 0) + 1);
+    if (this.changes && id !== undefined) {
+      let ids = this.changes.recs.get(type);
+      if (!ids) this.changes.recs.set(type, (ids = new Set()));
+      ids.add(id);
+    }
+  }
+
+  /** Starts tracking changes for {@link takeChanges} (after the org is seeded or loaded). */
+  trackChanges(): void {
+    this.changes = { recs: new Map(), next: new Set(), meta: new Set() };
+  }
+
+  /**
+   * The changes since the last call, as whole values (records as they now are, ids of removed
+   * ones, next ids, meta keys); undefined when nothing changed. Tracking starts afresh unless
+   * `keep` (the caller could not record them: they are offered again next time).
+   */
+  takeChanges():
+    | { put: [string, Rec][]; del: [string, number][]; next: Record<string, number>; meta: Record<string, unknown> }
+    | undefined {
+    const c = this.changes;
+    if (!c || (!c.recs.size && !c.meta.size)) return undefined;
+    const put: [string, Rec][] = [];
+    const del: [string, number][] = [];
+    for (const [type, ids] of c.recs)
+      for (const id of ids) {
+        const rec = this.get(type, id);
+        if (rec) put.push([type, rec]);
+        else del.push([type, id]);
+      }
+    const next: Record<string, number> = {};
+    for (const type of c.next) next[type] = this.nextIds.get(type)!;
+    const meta: Record<string, unknown> = {};
+    for (const k of c.meta) meta[k] = this.meta[k];
+    return { put, del, next, meta };
+  }
+
+  /** The changes taken last are recorded: tracking starts afresh. */
+  clearChanges(): void {
+    if (this.changes) this.changes = { recs: new Map(), next: new Set(), meta: new Set() };
+  }
+
+  /** Sets a {@link meta} value (a change like a record's). */
+  setMeta(key: string, value: unknown): void {
+    this.meta[key] = value;
+    this.version++;
+    this.changes?.meta.add(key);
   }
 
   /**
@@ -224,6 +277,7 @@ export class Store {
     const id = opts.id ?? this.nextIds.get(type) ?? 1;
     this.onNewId?.(type, id);
     this.nextIds.set(type, Math.max(id + 1, this.nextIds.get(type) ?? 1));
+    this.changes?.next.add(type);
     const attrs: Record<string, unknown> = {};
     for (const k in attributes) {
       const v = attributes[k];
@@ -240,7 +294,7 @@ export class Store {
       this.indexRel(type, k, v, id, true);
     }
     this.table(type).set(id, rec);
-    this.touch(type);
+    this.touch(type, id);
     if (!opts.silent) this.emit({ type, id, action: 'created', changed: Object.keys(attrs), before: {}, record: rec });
     return rec;
   }
@@ -277,7 +331,7 @@ export class Store {
       this.indexRel(type, k, v, id, true);
     }
     if (!changed.length && !relChanged) return undefined;
-    this.touch(type);
+    this.touch(type, id);
     const rt = resourceByType(type);
     if (rt && hasAttribute(rt, 'updatedAt') && !changed.includes('updatedAt')) {
       before['updatedAt'] = rec.attributes['updatedAt'] ?? null;
@@ -306,7 +360,7 @@ export class Store {
       if (!d || gone.some((g) => g.rec === d)) continue;
       for (const [k, v] of Object.entries(d.rels)) this.indexRel(r.type, k, v, r.id, false);
       this.table(r.type).delete(r.id);
-      this.touch(r.type);
+      this.touch(r.type, r.id);
       gone.push({ type: r.type, rec: d });
     }
     // Dangling references would make includes and derived lists lie: unlink them, one update per
@@ -339,7 +393,7 @@ export class Store {
           src.rels[rel] = next;
           this.indexRel(patch.type, rel, next, patch.id, true);
         }
-        this.touch(patch.type);
+        this.touch(patch.type, patch.id);
       } else {
         const c = this.update(patch.type, patch.id, {}, patch.rels, { silent: true });
         if (c) cascaded.push(c);

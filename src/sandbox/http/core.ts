@@ -61,6 +61,11 @@ export interface Core {
   later(ms: number, fn: () => void): void;
   /** Tells the event recorder who is acting (set for the duration of a request). */
   setPrincipal(p: Principal | undefined): void;
+  /**
+   * Makes the changes so far durable (the change log of an org file) before an answer leaves;
+   * throws when they cannot be recorded.
+   */
+  commit(): void;
 }
 
 /** The path prefix of version 2. */

@@ -177,6 +177,19 @@ async function respond(core: Core, req: IncomingMessage, res: ServerResponse): P
     }
   }
   core.setPrincipal(undefined);
+  try {
+    // Before the answer leaves: what it acknowledges, or shows, survives a kill of this process.
+    core.commit();
+  } catch (e) {
+    out = {
+      status: 500,
+      body: JSON.stringify({
+        errors: [
+          { id: 'internalServerError', title: 'Internal Server Error', detail: `The change could not be saved: ${(e as Error).message}` },
+        ],
+      }),
+    };
+  }
   rec.status = out.status;
   rec.body = recordedBody(body.text);
   const h: Record<string, string> = {

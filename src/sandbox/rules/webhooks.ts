@@ -47,7 +47,7 @@ export function retireCleanupToken(store: Store, token: unknown): void {
   if (typeof token !== 'string') return;
   const list = (store.meta['retiredCleanupTokens'] as string[] | undefined) ?? [];
   list.push(token);
-  store.meta['retiredCleanupTokens'] = list.slice(-10_000);
+  store.setMeta('retiredCleanupTokens', list.slice(-10_000));
 }
 
 function redactUrl(url: string): string {
