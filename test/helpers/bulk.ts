@@ -71,6 +71,16 @@ export function emailOf(sb: TestSandbox, id: number): string {
   return Array.isArray(e) ? String(e[0]) : '';
 }
 
+/** How many prospects hold each e-mail address now (an undo re-creates each deleted one once). */
+export function emailHolders(sb: TestSandbox): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const rec of sb.store.table('prospect').values()) {
+    const e = rec.attributes['emails'];
+    if (Array.isArray(e)) for (const x of e) held.set(String(x), (held.get(String(x)) ?? 0) + 1);
+  }
+  return held;
+}
+
 /** Writes a file in a fresh temp dir and returns its path. */
 export function inputFile(name: string, text: string): string {
   const f = path.join(tempDir('svc-bulk-e2e-'), name);

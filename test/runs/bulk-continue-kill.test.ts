@@ -12,7 +12,7 @@
  * in 48 s (update 14.8 s, create 6.7 s, upsert 7.0 s, delete 7.8 s, enroll 10.5 s).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { emailOf, inputFile, newSequence } from '../helpers/bulk.js';
+import { emailHolders, emailOf, inputFile, newSequence } from '../helpers/bulk.js';
 import { killAtRequest } from '../helpers/trials.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, spawnSvc } from '../helpers/run-svc.js';
@@ -142,11 +142,7 @@ it('delete killed, rerun, undo: every deleted record re-created once', { timeout
 
   const undo = await svc(['runs', 'undo', id]);
   expect(undo.code, undo.stderr).toBe(0);
-  const held = new Map<string, number>();
-  for (const rec of sb.store.table('prospect').values()) {
-    const e = rec.attributes['emails'];
-    if (Array.isArray(e)) for (const x of e) held.set(String(x), (held.get(String(x)) ?? 0) + 1);
-  }
+  const held = emailHolders(sb);
   for (const e of emails) expect(held.get(e), e).toBe(1);
 });
 

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dataDir } from '../../src/auth/config-dir.js';
 import { runFile, runsDir } from '../../src/bulk/run/run-record.js';
-import { emailOf, inputFile } from '../helpers/bulk.js';
+import { emailHolders, emailOf, inputFile } from '../helpers/bulk.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv } from '../helpers/run-svc.js';
@@ -124,11 +124,7 @@ async function tornDelete(cut: 'journal' | 'answer', from: number): Promise<void
 
   const undo = await svc(['runs', 'undo', id!]);
   expect(undo.code, undo.stderr).toBe(0);
-  const held = new Map<string, number>();
-  for (const r of sb.store.table('prospect').values()) {
-    const e = r.attributes['emails'];
-    if (Array.isArray(e)) for (const x of e) held.set(String(x), (held.get(String(x)) ?? 0) + 1);
-  }
+  const held = emailHolders(sb);
   for (const e of emails) expect(held.get(e), e).toBe(1);
 }
 
