@@ -23,6 +23,7 @@ import { indexIncluded, type FlatRecord } from '../../listing/record-text.js';
 import { createRecordWriter } from '../../output/render.js';
 import type { ResourceType } from '../../registry/index.js';
 import { exportColumns, withIdFirst } from './export-columns.js';
+import { checkQueryNames } from './field-names.js';
 import { maskSensitive } from './mask.js';
 import { buildListQuery, parseColumns, type QueryFlags } from './query-options.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
@@ -77,6 +78,8 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   const schema = await (await ctx.orgSchema()).cached();
   const names = schema ? orgTypeView(schema, rt) : undefined;
   const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
+  // As list's: a filter on a field the type does not have is refused before the export starts.
+  checkQueryNames(rt, query, { view: () => names, pulled: schema !== undefined });
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
   if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
   let columns: string[] | undefined;

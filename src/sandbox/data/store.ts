@@ -126,8 +126,8 @@ export class Store {
 
   /**
    * The changes since the last call, as whole values (records as they now are, ids of removed
-   * ones, next ids, meta keys); undefined when nothing changed. Tracking starts afresh unless
-   * `keep` (the caller could not record them: they are offered again next time).
+   * ones, next ids, meta keys); undefined when nothing changed. They stay tracked until
+   * {@link clearChanges} (a caller that could not record them is offered them again).
    */
   takeChanges():
     | { put: [string, Rec][]; del: [string, number][]; next: Record<string, number>; meta: Record<string, unknown> }

@@ -47,6 +47,17 @@ describe('filters that cannot mean what they say', () => {
 });
 
 describe('export', () => {
+  it('refuses a filter on a field the type does not have, as list does; no file, nothing sent', async () => {
+    const env = baseEnv({ ...sbEnv(), SVC_CONFIG_DIR: tempDir() });
+    const file = path.join(tempDir(), 'titel.csv');
+    const mark = sb.requests.length;
+    const r = await runInProcess(['prospects', 'export', file, '--filter', 'titel=CEO'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --filter: prospect has no field "titel"\nhint: did you mean title\?/m);
+    expect(received(sb, mark, 'prospects')).toEqual([]);
+    expect(fs.existsSync(file) || fs.existsSync(`${file}.part`)).toBe(false);
+  });
+
   it('takes a filter on id as list does: a range and a list', async () => {
     const env = baseEnv(sbEnv());
     const dir = tempDir('svc-export-');
