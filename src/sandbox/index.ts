@@ -210,6 +210,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       const t = setTimeout(() => {
         timers.delete(t);
         fn();
+        // What a timer changed (a delivery, a compliance request's erasure) is logged now, not at
+        // the next answer or save: a kill -9 in between would bring an erased prospect back. A
+        // failed write leaves the changes to the next commit, which offers them again.
+        try {
+          core.commit();
+        } catch {}
       }, ms);
       timers.add(t);
     },

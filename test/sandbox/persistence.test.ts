@@ -193,4 +193,38 @@ describe('change log', () => {
     }
     expect(existsSync(`${file}.log`)).toBe(false);
   });
+
+  it("holds a change a timer made (a compliance request's erasure) before any answer or save", async () => {
+    const file = join(dir, 'timer.json');
+    const sb = await startSandbox({ port: 0, seed: 8, dataFile: file, complianceStepMs: 20 });
+    try {
+      const r = await fetch(`${sb.baseUrl}/complianceRequests`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${sb.token}`, 'Content-Type': 'application/vnd.api+json' },
+        body: JSON.stringify(doc('complianceRequest', { requestType: 'Delete', objectType: 'Prospect', requestObjectId: '3' })),
+      });
+      expect(r.status).toBe(201);
+      // The files as a kill -9 would leave them the moment the erasure is done: before the periodic
+      // save (250 ms after a change) and before any request gives the sandbox an answer to log.
+      const d = join(dir, 'timer-kill');
+      await new Promise<void>((resolve) => {
+        const t = setInterval(() => {
+          if (sb.store.get('prospect', 3)) return;
+          clearInterval(t);
+          mkdirSync(d);
+          for (const f of [file, `${file}.log`]) if (existsSync(f)) copyFileSync(f, join(d, basename(f)));
+          resolve();
+        }, 1);
+      });
+      const copy = await startSandbox({ port: 0, dataFile: join(d, 'timer.json') });
+      try {
+        expect(copy.store.get('prospect', 3)).toBeUndefined();
+        expect([...copy.store.table('complianceRequest').values()].map((c) => c.attributes['state'])).toEqual(['done']);
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      await sb.close();
+    }
+  });
 });
