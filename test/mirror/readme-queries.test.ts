@@ -77,7 +77,12 @@ describe('README: Questions about your org', () => {
     const row = rows.find((r) => r.email === made.dupEmail);
     expect(row, JSON.stringify(rows)).toBeDefined();
     expect(row.prospects).toBe(2);
-    expect(String(row.ids).split(',').map(Number).sort((a, b) => a - b)).toEqual(made.dupIds);
+    expect(
+      String(row.ids)
+        .split(',')
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(made.dupIds);
   });
 
   it('prospects in two active sequences', async () => {
