@@ -39,6 +39,7 @@ import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
 import type { RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
 import { recordStep, type StepImage } from './apply-record.js';
+import { previewLines, type ClusterPreview } from './apply-preview.js';
 import { grouped } from '../../grouped.js';
 
 /** The API path of each type a merge writes. */
@@ -240,8 +241,17 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       const billLine = `bill: ${grouped(bill.requests)} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
-        for (const it of list) if (!it.outcome) await writeOut(ctx.io.stdout, JSON.stringify(preview(plan, it, tagOnly, session!)) + '\n');
-        await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
+        const previews = list.filter((it) => !it.outcome).map((it) => preview(plan, it, tagOnly, session!));
+        // As every --plan: a line per cluster with -o ndjson, one document with -o json, and
+        // otherwise (a terminal) lines to read; the bill on stderr in every case.
+        if (ctx.output === 'ndjson')
+          await writeOut(ctx.io.stdout, previews.map((p) => `${JSON.stringify(p)}\n`).join('') + JSON.stringify({ bill }) + '\n');
+        else if (ctx.output === 'json') await writeOut(ctx.io.stdout, JSON.stringify({ clusters: previews, bill }, null, 2) + '\n');
+        else {
+          const root = session!.client.resolve('').toString();
+          const lines = previewLines(plan.type, previews, root);
+          if (lines.length) await writeOut(ctx.io.stdout, ctx.redact(lines.join('\n')) + '\n');
+        }
         ctx.info(billLine);
         return false;
       }
@@ -394,11 +404,11 @@ async function updatedAtNow(
 }
 
 /** What `--plan` prints for a cluster: the requests it would send. */
-function preview(plan: MergePlan, it: ClusterItem, tagOnly: boolean, session: BulkSession) {
+function preview(plan: MergePlan, it: ClusterItem, tagOnly: boolean, session: BulkSession): ClusterPreview {
   const s = steps(plan, it.cluster);
   const url = (p: string) => session.client.resolve(p).toString();
   const req = (x: Step) => ({ step: x.key, method: x.method, url: url(x.path), ...(x.body ? { body: x.body } : {}) });
-  const out: unknown[] = s.before.map(req);
+  const out: ClusterPreview['requests'] = s.before.map(req);
   for (const d of it.cluster.duplicates) {
     out.push(...s.perDuplicate.get(d.id)!.map(req));
     for (const f of d.finish ?? [])
