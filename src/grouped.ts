@@ -9,3 +9,8 @@ export function grouped(n: number): string {
   if (!Number.isInteger(n) || Object.is(n, -0) || Math.abs(n) >= 1e21) return n.toLocaleString('en-US');
   return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 }
+
+/** `word` or its plural as the count says: "1 of 1 row", "2 of 10 rows" (the noun agrees with the last count). */
+export function plural(count: number, word: string): string {
+  return count === 1 ? word : `${word}s`;
+}

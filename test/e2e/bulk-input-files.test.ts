@@ -60,6 +60,15 @@ describe("Excel's blank rows", () => {
     expect(en.stderr).toMatch(/2 created \(2 of 2 rows in [\d.]+ s; 3 blank rows skipped\)/);
   });
 
+  it('one row is "1 row", not "1 rows", in the plan line and the summary', async () => {
+    const file = inputFile('one.csv', 'firstName,lastName,emails\nOna,One,ona@one.test\n,,\n');
+    const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/: 1 row: 1 to /);
+    expect(r.stderr).toMatch(/1 created \(1 of 1 row in [\d.]+ s; 1 blank row skipped\)/);
+    expect(r.stderr).not.toMatch(/\b1 rows\b/);
+  });
+
   it('create --input: blank rows keep their numbers, so the rows after them are reported as the spreadsheet numbers them', async () => {
     const file = inputFile('blank-create.csv', 'firstName,lastName,emails\n,,\nCal,Blank,cal@blank.test\n,,\nCid,Blank,cid@blank.test\n');
     const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.report`]);

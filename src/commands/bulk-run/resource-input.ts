@@ -12,6 +12,7 @@ import { noteDialect } from './input-file.js';
 import { loadJournal, type BulkSetup } from './session.js';
 import { checkInputColumns, columnMap } from './input-columns.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
+import { grouped, plural } from '../../grouped.js';
 
 /** The input of a run over `file`; a delete reads ids only (no columns to resolve, nothing to mask). */
 export async function readResourceInput(
@@ -40,5 +41,5 @@ export async function readResourceInput(
 /** `prospects create (shard 1/2): 10 rows: 8 to create, 1 done by earlier runs, 1 invalid`: what a run over a file will do. */
 export function runSummary(setup: BulkSetup, label: string, scan: ScanResult, todo: string): string {
   const shardNote = setup.shard ? ` (shard ${setup.shard.index}/${setup.shard.count})` : '';
-  return `${label}${shardNote}: ${scan.total} rows: ${scan.todo} to ${todo}, ${scan.done} done by earlier runs, ${scan.invalid} invalid${blankNote(scan.blank)}`;
+  return `${label}${shardNote}: ${grouped(scan.total)} ${plural(scan.total, 'row')}: ${scan.todo} to ${todo}, ${scan.done} done by earlier runs, ${scan.invalid} invalid${blankNote(scan.blank)}`;
 }

@@ -29,7 +29,7 @@ import type { Context } from '../../runtime/context.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
 import { interruptedBeforeRows, runOwner } from '../shared/org-owner.js';
 import { checkRunFiles } from './run-files.js';
-import { grouped } from '../../grouped.js';
+import { grouped, plural } from '../../grouped.js';
 
 /** Options shared by bulk commands. */
 export interface BulkFlags {
@@ -438,7 +438,7 @@ export function finishRun(
     .map((s) => `${n(c[s])} ${s}`);
   const secs = (ctx.clock.now() - session.started) / 1000;
   ctx.info(
-    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows in ${secs.toFixed(1)} s${blank ? `; ${n(blank)} blank rows skipped` : ''})`,
+    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, 'row')} in ${secs.toFixed(1)} s${blank ? `; ${n(blank)} blank ${plural(blank, 'row')} skipped` : ''})`,
   );
   const files = [
     setup.journalPath ? `journal ${setup.journalPath}` : '',
@@ -447,7 +447,8 @@ export function finishRun(
   if (files.length) ctx.info(files.join(' · '));
   if (result.tripped) {
     const t = result.tripped;
-    const rest = total !== undefined ? ` (${n(Math.max(0, total - result.processed))} rows not tried)` : '';
+    const left = total !== undefined ? Math.max(0, total - result.processed) : undefined;
+    const rest = left !== undefined ? ` (${n(left)} ${plural(left, 'row')} not tried)` : '';
     throw new SvcError(
       ctx.redact(`stopped after ${n(t.count)} rows in a row were refused with the same error${rest}: ${t.error}`),
       ExitCode.API,
@@ -456,13 +457,13 @@ export function finishRun(
       .hint(`--max-failures N changes when a run stops (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
   }
   if (result.interrupted) {
-    throw new InterruptedError(`interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} rows done`).hint(
-      resumeHint(setup),
-    );
+    throw new InterruptedError(
+      `interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, 'row')} done`,
+    ).hint(resumeHint(setup));
   }
   const bad = c.failed + c.unknown;
   if (bad > 0) {
-    const err = new PartialError(`${n(bad)} of ${n(result.processed)} rows failed`);
+    const err = new PartialError(`${n(bad)} of ${n(result.processed)} ${plural(result.processed, 'row')} failed`);
     err.hint(
       setup.reportPath
         ? `see the report ${setup.reportPath === '-' ? 'on stdout' : setup.reportPath}`

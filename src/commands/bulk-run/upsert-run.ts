@@ -25,7 +25,7 @@ import { readResourceInput, runSummary } from './resource-input.js';
 import { resolveNames } from './row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
 import { bulkRun } from './run.js';
-import { grouped } from '../../grouped.js';
+import { grouped, plural } from '../../grouped.js';
 
 /** Flags of a keyed run. */
 export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boolean; map?: string[] };
@@ -75,7 +75,8 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     },
     perform: (writes) => resourcePerformer({ rt, op: 'update', claimed: claimedIds(input.journal), ...writes }),
     after() {
-      if (unchanged) ctx.info(`${grouped(unchanged)} rows unchanged: the record already holds every value (not sent)`);
+      if (unchanged)
+        ctx.info(`${grouped(unchanged)} ${plural(unchanged, 'row')} unchanged: the record already holds every value (not sent)`);
     },
   });
 }

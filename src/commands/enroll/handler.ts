@@ -33,7 +33,7 @@ import { bulkRun } from '../bulk-run/run.js';
 import { idValue } from '../../lossless-json.js';
 import { failedRows, noteDialect } from '../bulk-run/input-file.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
-import { grouped } from '../../grouped.js';
+import { grouped, plural } from '../../grouped.js';
 
 /** Options of `svc enroll`. */
 interface EnrollFlags extends BulkFlags {
@@ -165,7 +165,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
           if (scan.invalid <= 20) scan.problems.push(`row ${r.row}: ${src.by}: ${r.value.problem}`);
         }
       }
-      if (scan.blank) scan.notes.push(`${grouped(scan.blank)} blank rows (every cell empty) skipped`);
+      if (scan.blank) scan.notes.push(`${grouped(scan.blank)} blank ${plural(scan.blank, 'row')} (every cell empty) skipped`);
       return scan;
     },
     async plan(scan, session) {

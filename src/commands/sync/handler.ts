@@ -12,7 +12,7 @@ import { didYouMean } from '../../suggest.js';
 import { tableSpec } from '../../mirror/naming.js';
 import { mirrorIdentity, mirrorTarget } from './mirror-file.js';
 import { printJsonResult } from '../shared/output.js';
-import { grouped } from '../../grouped.js';
+import { grouped, plural } from '../../grouped.js';
 
 /** The flags of `svc sync`. */
 export interface SyncFlags {
@@ -134,10 +134,11 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
     const what = r.byOther
       ? 'synced by another svc sync meanwhile'
       : `${grouped(r.written)} ${r.kind === 'incremental' ? 'changed' : 'read'}`;
-    ctx.info(`${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${grouped(await held.store.count(r.table))} rows`);
+    const count = await held.store.count(r.table);
+    ctx.info(`${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${grouped(count)} ${plural(count, 'row')}`);
   }
   const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
-  ctx.info(`synced ${results.length} tables in ${secs} s with ${sent} requests: ${file}`);
+  ctx.info(`synced ${results.length} ${plural(results.length, 'table')} in ${secs} s with ${sent} ${plural(sent, 'request')}: ${file}`);
   // With -o json/ndjson (or --query), one summary object on stdout; stderr said it for people.
   await printJsonResult(ctx, { file, requests: sent, tables: results });
 }
