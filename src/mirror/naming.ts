@@ -12,7 +12,7 @@
  *   lists and objects as JSON text.
  */
 import type { ResourceObject } from '../api/jsonapi.js';
-import { allAttributes, type AttrType, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { allAttributes, RESOURCES, type AttrType, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { ValueKind } from './attribute-values.js';
 
 /** `firstName` → `first_name`, `socialNet2` → `social_net2`, `sequenceStates` → `sequence_states`. */
@@ -91,6 +91,20 @@ export function tableSpec(rt: ResourceType, org: OrgAdditions = {}): TableSpec {
   const labels: Record<string, string> = {};
   for (const [field, label] of Object.entries(org.labels ?? {})) if (taken.has(snake(field)) && label.trim()) labels[snake(field)] = label;
   return { type: rt.type, path: rt.path, table, columns, links, labels };
+}
+
+/**
+ * Whether a relation of this name is one a mirror makes: a type's table, its link tables and its
+ * labelled view, or svc's own `_svc_` tables. `svc sync --rebuild` drops these and nothing else.
+ */
+export function isMirrorRelation(name: string): boolean {
+  if (name.startsWith('_svc_')) return true;
+  for (const rt of RESOURCES) {
+    const table = snake(rt.path);
+    if (name === table || name === `${table}_labelled`) return true;
+    if (rt.relationships.some((r) => r.kind === 'many' && r.data && name === `${table}_${snake(r.name)}`)) return true;
+  }
+  return false;
 }
 
 /** An identifier quoted for SQL (`"to"` is a keyword; every name is quoted the same way). */

@@ -22,7 +22,7 @@ import type { ResourceObject } from '../api/jsonapi.js';
 import { attributeMarks, relationshipsText, unparsedAttributesRegion } from '../listing/page-parse.js';
 import { KeySlots, readAttributeValues, readMarkedValues } from './attribute-values.js';
 import type { ColumnKind, MirrorDb, WriteColumn } from './dialect/types.js';
-import { columnValue, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
+import { columnValue, isMirrorRelation, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlRow, SqlValue } from './sqlite.js';
 import { apiTime } from '../api-time.js';
 
@@ -67,10 +67,13 @@ export type RunKind = 'full' | 'incremental' | 'reconcile';
 /** How a delete was found. */
 type DeleteHow = 'event' | 'reconcile' | 'full read';
 
-/** Says a file or schema is not a mirror svc can use, with the fix. */
+/**
+ * Says a file or schema is not a mirror svc can use, with the fix. Not `--rebuild`: it replaces
+ * only a mirror, never tables svc did not make (a team's own, beside a schema's mirror).
+ */
 function foreignFile(where: string): UsageError {
   return new UsageError(`${where} is not an svc mirror (a corrupt or foreign database)`).hint(
-    'run `svc sync --rebuild` to replace it, or choose another file with --db (another schema with --schema)',
+    'choose another file with --db (another schema with --schema); svc replaces only a mirror of its own',
   );
 }
 
@@ -109,13 +112,18 @@ export class MirrorStore {
   }
 
   /** Opens (or creates) the mirror and checks it mirrors `id`. */
-  static async open(target: MirrorTarget, id: MirrorIdentity, opts: { rebuild?: boolean } = {}): Promise<MirrorStore> {
+  static async open(
+    target: MirrorTarget,
+    id: MirrorIdentity,
+    opts: { rebuild?: boolean; say?: (line: string) => void } = {},
+  ): Promise<MirrorStore> {
     const db = await openMirrorDb(target);
     const store = new MirrorStore(db);
     try {
       if (db.dialect === 'sqlite') await db.exec('PRAGMA synchronous=NORMAL');
-      if (opts.rebuild) await store.dropAll();
-      await store.checkIdentity(id);
+      if (opts.rebuild) await store.dropAll(opts.say ?? (() => {}));
+      // After a rebuild, the tables left are those svc did not make: kept beside the new mirror.
+      await store.checkIdentity(id, opts.rebuild === true);
     } catch (err) {
       await db.close();
       throw err instanceof UsageError || db.dialect === 'postgres' ? err : openError(db.where, err);
@@ -132,24 +140,46 @@ export class MirrorStore {
     return this.db.tx(fn);
   }
 
-  private async dropAll(): Promise<void> {
+  /**
+   * `--rebuild`: drops the mirror's own tables and views, and nothing else. A file or schema that
+   * is no mirror is refused (its tables are someone's); tables beside a mirror that svc did not
+   * make are kept and named; a view of someone's on the mirror's tables stops the drop (no
+   * CASCADE: it would go with them), and nothing is dropped.
+   */
+  private async dropAll(say: (line: string) => void): Promise<void> {
     await this.db.tx(
       async () => {
-        // Views first: a table's views would otherwise go with it (or stop its drop).
-        const items = (await this.db.relations()).sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'view' ? -1 : 1));
-        for (const t of items)
-          await this.db.exec(`DROP ${t.kind === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS ${quoteId(t.name)}${this.db.cascade}`);
+        const rels = await this.db.relations();
+        if (!rels.some((r) => r.name === '_svc_mirror')) {
+          if (rels.length > 0) throw foreignFile(this.db.where);
+          return;
+        }
+        const kept = rels.filter((r) => !isMirrorRelation(r.name)).map((r) => r.name);
+        // Views first: a table's views would otherwise stop its drop.
+        const ours = rels.filter((r) => isMirrorRelation(r.name)).sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'view' ? -1 : 1));
+        for (const t of ours) {
+          try {
+            await this.db.exec(`DROP ${t.kind === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS ${quoteId(t.name)}`);
+          } catch (err) {
+            const e = err as { code?: string; detail?: string; message?: string };
+            if (e.code !== '2BP01') throw err;
+            throw new UsageError(`cannot rebuild ${this.db.where}: ${e.detail ?? e.message}`).hint(
+              'drop or move what depends on the mirror first, or choose another schema with --schema; nothing was dropped',
+            );
+          }
+        }
+        if (kept.length) say(`--rebuild kept ${kept.length} table(s) svc did not make: ${kept.join(', ')}`);
       },
       { setup: true },
     );
   }
 
-  private async checkIdentity(id: MirrorIdentity): Promise<void> {
+  private async checkIdentity(id: MirrorIdentity, rebuilt: boolean): Promise<void> {
     await this.db.tx(
       async () => {
         const rels = await this.db.relations();
         const has = rels.some((r) => r.name === '_svc_mirror');
-        if (!has && rels.length > 0) throw foreignFile(this.db.where);
+        if (!has && rels.length > 0 && !rebuilt) throw foreignFile(this.db.where);
         if (has) return;
         const idType = this.db.columnType('id');
         await this.db.exec('CREATE TABLE _svc_mirror (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
@@ -173,7 +203,10 @@ export class MirrorStore {
       { setup: true },
     );
     const meta = await this.meta();
-    if (meta.get('layout') !== LAYOUT) throw foreignFile(this.db.where);
+    if (meta.get('layout') !== LAYOUT)
+      throw new UsageError(`${this.db.where} is a mirror in a layout this svc does not read (another version of svc)`).hint(
+        'run `svc sync --rebuild` to build it afresh, or choose another file with --db (another schema with --schema)',
+      );
     if (meta.get('base_url') !== id.baseUrl || meta.get('org_id') !== id.orgId) {
       throw new UsageError(
         `${this.db.where} mirrors org "${meta.get('org_name')}" (${meta.get('org_id')}) at ${meta.get('base_url')}, not org "${id.orgName}" (${id.orgId}) at ${id.baseUrl}`,

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
-import { mirrorDatabases, testPostgres } from '../helpers/postgres.js';
+import { adminSql, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
+import { openDatabase } from '../../src/mirror/sqlite.js';
 import { doc, one, start, type Client } from '../helpers/sandbox.js';
 
 const DATABASES = mirrorDatabases(await testPostgres());
@@ -108,6 +109,66 @@ describe.each(DATABASES)('on $name', (d) => {
       },
       LIMIT_MS,
     );
+  });
+
+  /** Runs statements straight on the database of `args` (`--db …`), as its owner would; the rows of the last. */
+  async function direct(args: string[], statements: (q: string) => string[]): Promise<unknown[]> {
+    const at = args.indexOf('--schema');
+    let rows: unknown[] = [];
+    if (at < 0) {
+      const db = await openDatabase(args[1]!);
+      try {
+        for (const st of statements('main')) rows = /^\s*select/i.test(st) ? db.all(st) : (db.exec(st), []);
+      } finally {
+        db.close();
+      }
+    } else for (const st of statements(`"${args[at + 1]}"`)) rows = (await adminSql(args[1]!, st)).rows;
+    return rows;
+  }
+
+  describe('svc sync --rebuild', () => {
+    // A trial found --rebuild dropping every table of the schema, the team's own too, after
+    // svc's own hint for a foreign schema had offered it.
+    it('replaces the mirror and keeps the tables beside it that svc did not make; refuses what is no mirror', async () => {
+      const m = d.fresh(path.join(dir, 'rebuild.sqlite'));
+      expect((await svc(['sync', ...m, 'users'])).code).toBe(0);
+      await direct(m, (q) => [
+        `CREATE TABLE ${q}.orders (id integer, name text)`,
+        `INSERT INTO ${q}.orders VALUES (1, 'Zoë AG'), (2, '株式会社')`,
+      ]);
+      const r = await svc(['sync', ...m, '--rebuild', 'users']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/--rebuild kept 1 table\(s\) svc did not make: orders/);
+      expect(await direct(m, (q) => [`SELECT name FROM ${q}.orders ORDER BY id`])).toEqual([{ name: 'Zoë AG' }, { name: '株式会社' }]);
+      const users = await svc(['sql', ...m, '-o', 'json', 'select count(*) as n from users']);
+      expect(Number(JSON.parse(users.stdout)[0].n)).toBeGreaterThan(0);
+
+      const theirs = d.fresh(path.join(dir, 'theirs.sqlite'));
+      await direct(theirs, (q) => [
+        ...(q === 'main' ? [] : [`CREATE SCHEMA ${q}`]),
+        `CREATE TABLE ${q}.customers (id integer)`,
+        `INSERT INTO ${q}.customers VALUES (1)`,
+      ]);
+      for (const rebuild of [[], ['--rebuild']]) {
+        const refused = await svc(['sync', ...theirs, ...rebuild, 'users']);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toMatch(/is not an svc mirror .*\nhint: choose another (file with --db|schema with --schema)/);
+        expect(refused.stderr).not.toMatch(/--rebuild/);
+      }
+      expect(await direct(theirs, (q) => [`SELECT id FROM ${q}.customers`])).toEqual([{ id: 1 }]);
+    });
+
+    it.runIf(d.name === 'postgres')("a view of someone's on the mirror's tables stops it, and nothing is dropped", async () => {
+      const m = d.fresh('');
+      expect((await svc(['sync', ...m, 'users'])).code).toBe(0);
+      await direct(m, (q) => [`CREATE VIEW ${q}.active_users AS SELECT id FROM ${q}.users`]);
+      const r = await svc(['sync', ...m, '--rebuild', 'users']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: cannot rebuild .*view active_users depends on table users/m);
+      expect(r.stderr).toMatch(/nothing was dropped/);
+      expect((await direct(m, (q) => [`SELECT count(*)::int AS n FROM ${q}.active_users`]))[0]).toEqual({ n: expect.any(Number) });
+      expect((await direct(m, (q) => [`SELECT count(*)::int AS n FROM ${q}._svc_tables`]))[0]).toEqual({ n: 1 });
+    });
   });
 
   describe('svc sync: files of other orgs and older layouts', () => {
@@ -239,7 +300,7 @@ describe.each(DATABASES)('on $name', (d) => {
       fs.writeFileSync(foreign, 'this is not a database, just text '.repeat(100));
       const f = await svc(['sql', '--db', foreign, 'select 1']);
       expect(f.code).toBe(2);
-      expect(f.stderr).toMatch(/is not an svc mirror.*\n.*svc sync --rebuild/);
+      expect(f.stderr).toMatch(/is not an svc mirror.*\n.*choose another file with --db/);
       const s = await svc(['sync', '--db', foreign, 'users']);
       expect(s.code).toBe(2);
       expect(s.stderr).toMatch(/is not an svc mirror/);

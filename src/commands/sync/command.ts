@@ -17,7 +17,7 @@ export function registerSync(program: Command, app: App): void {
     .option('--status', 'say where the mirror is, how old each table is and how many rows it holds; send nothing')
     .option('--all-types', 'every type this token can read')
     .option('--reconcile', 'also compare every table with the ids the API lists, to find deletes no event told of')
-    .option('--rebuild', 'start the mirror afresh (a corrupt file, or one of another org)')
+    .option('--rebuild', 'start the mirror afresh (one of another org or svc version); drops only its own tables')
     .option('--plan', 'say how many requests a sync would need (one count request per type), and stop')
     .addHelpText(
       'after',

@@ -77,7 +77,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, org.byType.get(rt.type)) }));
   const { MirrorStore } = await import('../../mirror/store.js');
   const { syncTables } = await import('../../mirror/sync.js');
-  const held = { store: await MirrorStore.open(target, identity, { rebuild: flags.rebuild === true }) };
+  const held = { store: await MirrorStore.open(target, identity, { rebuild: flags.rebuild === true, say: (line) => ctx.warn(line) }) };
   ctx.onClose(() => held.store.close());
   const file = held.store.file;
   for (const t of tables) await held.store.prepare(t.spec, (line) => ctx.info(line));

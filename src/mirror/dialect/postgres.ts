@@ -415,10 +415,9 @@ function secretsOf(url: string): string[] {
 /** A server's or the network's error as one line with the fix, the password never in it. */
 function pgError(err: unknown, where: string, schema: string, secrets: readonly string[]): Error {
   if (err instanceof UsageError || err instanceof NetworkError) return err;
-  const e = err as { code?: string; message?: string };
-  let msg = String(e?.message ?? err)
-    .replace(/\s+/g, ' ')
-    .trim();
+  const e = err as { code?: string; message?: string; detail?: string };
+  // What depends on a table that cannot be dropped is in the detail, not the message.
+  let msg = `${String(e?.message ?? err)}${e?.code === '2BP01' && e.detail ? `: ${e.detail}` : ''}`.replace(/\s+/g, ' ').trim();
   for (const s of secrets) msg = msg.split(s).join('***');
   const code = e?.code ?? '';
   if (code === '28P01' || code === '28000') {
