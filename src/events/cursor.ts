@@ -1,6 +1,6 @@
 /**
  * Where a reader of the events resource stands: the keyset position of the last event it
- * handed on, (updatedAt, id), and the ids it handed on within the overlap window before it.
+ * handed on, (createdAt, id), and the ids it handed on within the overlap window before it.
  * The window is read again on every poll (a late commit can land in it with an older time), and
  * the ids say which of its events were already handed on: none twice, none skipped.
  *
@@ -10,11 +10,11 @@
 
 /** A keyset position with the ids handed on inside the overlap window before it. */
 export interface EventCursor {
-  /** updatedAt of the last event handed on, epoch ms. */
+  /** createdAt of the last event handed on, epoch ms. */
   t: number;
   /** Its id (digits). */
   id: string;
-  /** Ids handed on whose updatedAt is within the overlap window before `t`, with that time. */
+  /** Ids handed on whose createdAt is within the overlap window before `t`, with that time. */
   seen: [id: string, t: number][];
   /**
    * Events before this time were never to be handed on (the reader started at a time inside

@@ -1,6 +1,6 @@
 /**
- * Reading the events resource without gaps: each poll asks for the events whose `updatedAt` is
- * at or after the cursor's time less an overlap window, in (updatedAt, id) order, through the
+ * Reading the events resource without gaps: each poll asks for the events whose `createdAt` is
+ * at or after the cursor's time less an overlap window, in (createdAt, id) order, through the
  * one paging loop (api/paginate.ts), and hands on those not handed on before. The window is
  * read again every time because an event can become visible after later ones (a transaction
  * that commits late, a second holding many events): the ids seen in it keep those already
@@ -19,12 +19,19 @@ import { apiTime } from '../api-time.js';
  */
 const POLL_LIMIT = 5000;
 
+/**
+ * The time an event is read by. An event records something once, but its `updatedAt` moves when
+ * the record is touched: a deleted prospect's events lose their link to it, and read by
+ * `updatedAt` they came back after the delete's own event, a second time (a new user's trial).
+ */
+export const EVENT_TIME = 'createdAt';
+
 /** Default overlap window: late commits up to this far behind are still caught. */
 export const DEFAULT_OVERLAP_MS = 10_000;
 
 /** Options of {@link EventFollower}. */
 export interface FollowOptions {
-  /** Filters of the user (names, prospect); the follower adds its `updatedAt` bound. */
+  /** Filters of the user (names, prospect); the follower adds its `createdAt` bound. */
   filters: Filter[];
   /** Where to start: a cursor (continue exactly there), or a time (every event at or after it). */
   start: { cursor: EventCursor } | { from: number };
@@ -87,7 +94,7 @@ export class EventFollower {
   }
 
   /**
-   * The events that became visible since the last poll, a page at a time, in (updatedAt, id)
+   * The events that became visible since the last poll, a page at a time, in (createdAt, id)
    * order (late commits inside the window come in the order read, after those handed on).
    * @param beforeRequest awaited before each page request (pacing)
    */
@@ -108,7 +115,7 @@ export class EventFollower {
     let lastRead = this.from;
     let lastId = dense?.afterId ?? '0';
     for await (const page of paginate(client, 'events', {
-      query: { sort: dense ? ['id'] : ['updatedAt', 'id'], filters: [...this.opts.filters, timeFilter] },
+      query: { sort: dense ? ['id'] : [EVENT_TIME, 'id'], filters: [...this.opts.filters, timeFilter] },
       limit,
       pageSize: this.opts.pageSize ?? MAX_PAGE_SIZE,
       ...(dense ? { keyset: { after: dense.afterId } } : {}),
@@ -134,7 +141,7 @@ export class EventFollower {
    * id within it (the keyset's second half); otherwise everything from `from` on.
    */
   private timeFilter(): Filter {
-    const base: Filter = { path: ['updatedAt'], kind: 'range', values: [], escaped: false };
+    const base: Filter = { path: [EVENT_TIME], kind: 'range', values: [], escaped: false };
     if (this.dense) return { ...base, from: isoSecondsFloor(this.dense.t), to: isoSecondsFloor(this.dense.t) };
     const to = this.opts.until !== undefined ? { to: isoSecondsFloor(this.opts.until + 999) } : {};
     return { ...base, from: isoSecondsFloor(this.from), ...to };
@@ -143,7 +150,7 @@ export class EventFollower {
   /** An event read: its position, and whether it is to be handed on (marked so when it is). */
   private take(record: ResourceObject): (FollowedEvent & { fresh: boolean }) | undefined {
     const id = String(record.id);
-    const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
+    const t = apiTime(record.attributes?.[EVENT_TIME]);
     if (!Number.isFinite(t) || !/^\d+$/.test(id)) return undefined;
     // After --until; handed on already; or before the window of a cursor given at start.
     const fresh = !(this.opts.until !== undefined && t > this.opts.until) && !this.state.has(id) && !this.state.beforeWindow(t);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { EventFollower, type FollowOptions } from '../../src/events/follow.js';
-import { start, type Client } from '../helpers/sandbox.js';
+import { doc, start, type Client } from '../helpers/sandbox.js';
 import { indexEvents, isoSecond, writes } from './helpers.js';
 
 let c: Client;
@@ -56,5 +56,34 @@ describe('EventFollower', () => {
     // Every event from there on, once each: the 12 of that second and those after it.
     expect(ids).toEqual((await indexEvents(c, isoSecond(at - 1000))).map((e) => e.id));
     expect(ids.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it("hands on each event once when a prospect's delete touches its earlier events, long after them", async () => {
+    const t0 = Date.now() - 1000;
+    const f = new EventFollower(api, { filters: [], start: { from: t0 - (t0 % 1000) }, overlapMs: 1000 });
+    const names = async () => {
+      const out: string[] = [];
+      for await (const batch of f.poll()) out.push(...batch.map((e) => String(e.record.attributes?.['name'])));
+      return out;
+    };
+    const realNow = c.sb.store.now;
+    /** Runs `fn` with the sandbox's clock `ms` ahead: the org's life goes on while the follower reads. */
+    const later = async <T>(ms: number, fn: () => Promise<T>): Promise<T> => {
+      c.sb.store.now = () => realNow.call(c.sb.store) + ms;
+      try {
+        return await fn();
+      } finally {
+        c.sb.store.now = realNow;
+      }
+    };
+    const id = Number((await c.post('/prospects', doc('prospect', { firstName: 'Ingrid', lastName: 'Bergström' }))).body.data.id);
+    expect(await names()).toContain('prospect_created');
+    // Other events move the follower past its overlap window: Ingrid's event is out of its memory.
+    await later(20_000, () => c.post('/prospects', doc('prospect', { firstName: 'Åke' })));
+    expect(await names()).toEqual(['prospect_created']);
+    // Her delete 30 s on unlinks her events from her, which touches them. Read by updatedAt, her
+    // created event came back after the destroyed one.
+    expect((await later(30_000, () => c.del(`/prospects/${id}`))).status).toBe(204);
+    expect(await names()).toEqual(['prospect_destroyed']);
   });
 });

@@ -26,7 +26,7 @@ export function registerEventCommands(program: Command, app: App): void {
     .addHelpText(
       'after',
       `
-Events print once each, in (updatedAt, id) order, none skipped across same-second events and
+Events print once each, in (createdAt, id) order, none skipped across same-second events and
 restarts: a one-line view on a terminal (relative times), or any -o format. On Ctrl-C, or at the
 end without --follow, stderr says the cursor to continue from with --since-cursor.
 

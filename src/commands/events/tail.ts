@@ -1,6 +1,6 @@
 /**
  * Handler of `svc events tail`: the events resource read as it grows, by polling with a keyset
- * on (updatedAt, id) and an overlap window (events/follow.ts), paced within a share of the
+ * on (createdAt, id) and an overlap window (events/follow.ts), paced within a share of the
  * hourly request budget (events/pace.ts). Without `--since` or `--since-cursor` it starts with
  * the last few events; on Ctrl-C (or at the end without `--follow`) it says on stderr the cursor
  * that `--since-cursor` continues from, exactly there.
@@ -10,7 +10,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { Filter } from '../../api/filter.js';
 import { UsageError } from '../../errors.js';
 import { compareKeys, decodeCursor, encodeCursor, type EventCursor } from '../../events/cursor.js';
-import { DEFAULT_OVERLAP_MS, EventFollower, type FollowedEvent } from '../../events/follow.js';
+import { DEFAULT_OVERLAP_MS, EVENT_TIME, EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { parseEvery, PollPacer } from '../../events/pace.js';
 import { apiTime } from '../../api-time.js';
 import { paginate } from '../../api/paginate.js';
@@ -42,7 +42,7 @@ async function lastEvents(
   signal: AbortSignal,
 ) {
   const out: ResourceObject[] = [];
-  for await (const page of paginate(client, 'events', { query: { sort: ['-updatedAt', '-id'], filters }, limit: n, signal }))
+  for await (const page of paginate(client, 'events', { query: { sort: [`-${EVENT_TIME}`, '-id'], filters }, limit: n, signal }))
     out.push(...page.records);
   return out.reverse();
 }
@@ -129,7 +129,7 @@ async function startFromNow(
     follower.requests++;
     for (const record of await lastEvents(client, o.filters, o.last, ctx.signal)) {
       const id = String(record.id);
-      const t = apiTime(record.attributes?.['updatedAt'] ?? record.attributes?.['createdAt']);
+      const t = apiTime(record.attributes?.[EVENT_TIME]);
       if (shown.has(id) || !Number.isFinite(t)) continue;
       shown.set(id, { record, t, id });
       follower.state.mark({ t, id });
