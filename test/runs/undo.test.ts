@@ -164,13 +164,8 @@ describe('svc runs undo', () => {
     `a create run of ${N.creates} undone: the records are gone`,
     async () => {
       const rows = Array.from({ length: N.creates }, (_, i) => `Made,Byrun${i},made${i}@runs.test`);
-      const run = await svc([
-        'prospects',
-        'create',
-        '--input',
-        inputFile('new.csv', `firstName,lastName,emails\n${rows.join('\n')}\n`),
-        ...C,
-      ]);
+      const file = inputFile('new.csv', `firstName,lastName,emails\n${rows.join('\n')}\n`);
+      const run = await svc(['prospects', 'create', '--input', file, ...C]);
       expect(run.code, run.stderr).toBe(0);
       const made = () =>
         [...sb.store.table('prospect').values()].filter((p) => String(p.attributes['emails']).includes('@runs.test')).length;
@@ -178,6 +173,21 @@ describe('svc runs undo', () => {
       const undo = await svc(['runs', 'undo', runId(run.stderr), ...C]);
       expect(undo.code, undo.stderr).toBe(0);
       expect(made()).toBe(0);
+      // The same import again: its journal holds every row as done, so it would skip them all and
+      // write nothing, exit 0, with the records gone (a new user's trial). Refused, with both ways on.
+      const m0 = mark();
+      const again = await svc(['prospects', 'create', '--input', file, ...C]);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(
+        /^error: the rows .+ holds as done were written by run \S+, which `svc runs undo` took back \(run \S+\)/m,
+      );
+      expect(again.stderr).toMatch(/^hint: to write them again, start afresh: remove .+, or give --journal a new file$/m);
+      expect(writesSince(m0)).toBe(0);
+      // Started afresh (the journal removed), the import writes them again.
+      fs.rmSync(/remove (.+), or give/.exec(again.stderr)![1]!);
+      const afresh = await svc(['prospects', 'create', '--input', file, ...C]);
+      expect(afresh.code, afresh.stderr).toBe(0);
+      expect(made()).toBe(N.creates);
     },
     LIMIT,
   );

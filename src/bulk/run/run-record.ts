@@ -399,3 +399,28 @@ export function peekRunMeta(dir: string, id: string): RunMeta | undefined {
     if (fd !== undefined) fs.closeSync(fd);
   }
 }
+
+/**
+ * True when an undo took the run back and was not undone itself. `read` reads and checks an undo's
+ * record: `svc runs list` passes the records it has already read and checked, so that each is read
+ * once.
+ */
+export function isUndone(
+  dir: string,
+  rec: RunRecord,
+  read: (id: string) => RunRecord = (id) => readRunRecord(dir, id),
+  depth = 0,
+): boolean {
+  if (depth > 50) return true;
+  for (const by of rec.undoneBy) {
+    let u: RunRecord;
+    try {
+      u = read(by);
+    } catch {
+      // An undo whose record is gone or changed: the run counts as undone (it was).
+      return true;
+    }
+    if (!isUndone(dir, u, read, depth + 1)) return true;
+  }
+  return false;
+}

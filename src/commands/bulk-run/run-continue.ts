@@ -14,7 +14,7 @@
  * attempt wrote, not what the undo must set back.
  */
 import path from 'node:path';
-import { listRunIds, peekRunMeta, readRunRecord, type RunMeta, type RunRecord } from '../../bulk/run/run-record.js';
+import { isUndone, listRunIds, peekRunMeta, readRunRecord, type RunMeta, type RunRecord } from '../../bulk/run/run-record.js';
 import { sameOwner, type SideOwner } from '../../bulk/run/side-owner.js';
 import { RunRecordError } from '../../errors.js';
 import { grouped } from '../../grouped.js';
@@ -30,8 +30,8 @@ function unfinished(rec: RunRecord): boolean {
   return !end || end.interrupted === true || (end.counts['failed'] ?? 0) + (end.counts['unknown'] ?? 0) > 0;
 }
 
-/** The record of the run of `label` in `owner`'s org with this journal (and shard) left unfinished; undefined when there is none. */
-export function unfinishedRunOf(
+/** The latest record of the run of `label` in `owner`'s org with this journal (and shard); undefined when there is none. */
+function latestRunOf(
   dir: string,
   label: string,
   journalPath: string,
@@ -50,16 +50,30 @@ export function unfinishedRunOf(
     if (!latest || meta.at > latest.at) latest = meta;
   }
   if (!latest) return undefined;
-  let rec: RunRecord;
   try {
-    rec = readRunRecord(dir, latest.id);
+    return readRunRecord(dir, latest.id);
   } catch (err) {
     // A record that fails its check is no one's to continue (svc runs list says so).
     if (err instanceof RunRecordError) return undefined;
     throw err;
   }
+}
+
+/** The record of the run of `label` in `owner`'s org with this journal (and shard) left unfinished; undefined when there is none. */
+export function unfinishedRunOf(dir: string, label: string, journalPath: string, owner?: SideOwner, shard?: string): RunRecord | undefined {
+  const rec = latestRunOf(dir, label, journalPath, owner, shard);
   // The latest run of this journal decides: one that finished, or was undone, is not continued.
-  return unfinished(rec) && rec.undoneBy.length === 0 ? rec : undefined;
+  return rec && unfinished(rec) && rec.undoneBy.length === 0 ? rec : undefined;
+}
+
+/**
+ * The latest run of this journal when `svc runs undo` took it back (and no undo of the undo
+ * redid it): its rows are in the journal as done, so a rerun would skip every one of them and
+ * write nothing, while the org no longer holds what they wrote.
+ */
+export function undoneRunOf(dir: string, label: string, journalPath: string, owner?: SideOwner, shard?: string): RunRecord | undefined {
+  const rec = latestRunOf(dir, label, journalPath, owner, shard);
+  return rec && isUndone(dir, rec) ? rec : undefined;
 }
 
 /** The line a continuing rerun says: `continuing run … (killed after 120 of 300 rows of x.csv)`. */

@@ -26,7 +26,7 @@ import {
   type SessionWrites,
 } from './session.js';
 import { endRunRecord, openRunRecord, runsDirOf } from './run-recording.js';
-import { continuingLine, journalKey, unfinishedRunOf } from './run-continue.js';
+import { continuingLine, journalKey, undoneRunOf, unfinishedRunOf } from './run-continue.js';
 
 /** What the first pass found. */
 interface RowScan {
@@ -93,6 +93,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
   if (scan.invalid > 0 && setup.strict)
     throw new UsageError(`${scan.invalid} of ${scan.total} ${run.rows} are invalid; nothing was sent (--strict)`);
 
+  refuseUndoneJournal(ctx, setup, run);
   let session: BulkSession | undefined;
   let record: RunRecordWriter | undefined;
   try {
@@ -162,6 +163,23 @@ function continuedRun<S extends RowScan, T extends RecordableItem>(
 ): RunRecord | undefined {
   if (!setup.journalPath || !setup.journalBytes || run.recordMeta?.undoes !== undefined || ctx.globals.dryRun) return undefined;
   return unfinishedRunOf(runsDirOf(ctx), run.label, setup.journalPath, setup.owner, shardText(setup));
+}
+
+/**
+ * A rerun over the journal of a run that `svc runs undo` took back would skip every row the
+ * journal holds and write nothing, exit 0, while the org no longer holds what they wrote (a new
+ * user's trial: an import undone, run again, "150 skipped"). Refused instead, with both ways on.
+ */
+function refuseUndoneJournal<S extends RowScan, T extends RecordableItem>(ctx: Context, setup: BulkSetup, run: BulkRun<S, T>): void {
+  if (!setup.journalPath || !setup.journalBytes || run.recordMeta?.undoes !== undefined) return;
+  const rec = undoneRunOf(runsDirOf(ctx), run.label, setup.journalPath, setup.owner, shardText(setup));
+  if (!rec) return;
+  const undo = rec.undoneBy[rec.undoneBy.length - 1];
+  throw new UsageError(
+    `the rows ${setup.journalPath} holds as done were written by run ${rec.meta.id}, which \`svc runs undo\` took back (run ${undo}): run again, it would skip them and write nothing`,
+  )
+    .hint(`to write them again, start afresh: remove ${setup.journalPath}, or give --journal a new file`)
+    .hint(`to put that run's changes back instead: svc runs undo ${undo}`);
 }
 
 /** The run's `--shard` as recorded (`2/4`); undefined without one. */

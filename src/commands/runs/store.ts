@@ -1,10 +1,10 @@
 /**
  * The recorded runs of `svc runs` as the commands see them: a run read and checked by id, whether
- * it stands undone (an undo run took it back, and that undo was not itself undone: a redo), its
+ * it stands undone (bulk/run/run-record.ts `isUndone`: an undo took it back and was not undone), its
  * rows counted by outcome, and the undo run of it left unfinished (resumed, not started anew).
  */
 import { ExitCode, RunRecordError, UsageError } from '../../errors.js';
-import { isRunId, listRunIds, peekRunMeta, readRunRecord, unknownRun, type RunRecord } from '../../bulk/run/run-record.js';
+import { isRunId, isUndone, listRunIds, peekRunMeta, readRunRecord, unknownRun, type RunRecord } from '../../bulk/run/run-record.js';
 
 /** Reads a run by the id the user gave. */
 export function loadRun(dir: string, id: string): RunRecord {
@@ -13,31 +13,6 @@ export function loadRun(dir: string, id: string): RunRecord {
     throw new UsageError('give a run id (svc runs list shows them)');
   }
   return readRunRecord(dir, id);
-}
-
-/**
- * True when an undo took the run back and was not undone itself. `read` reads and checks an undo's
- * record: `svc runs list` passes the records it has already read and checked, so that each is read
- * once.
- */
-export function isUndone(
-  dir: string,
-  rec: RunRecord,
-  read: (id: string) => RunRecord = (id) => readRunRecord(dir, id),
-  depth = 0,
-): boolean {
-  if (depth > 50) return true;
-  for (const by of rec.undoneBy) {
-    let u: RunRecord;
-    try {
-      u = read(by);
-    } catch {
-      // An undo whose record is gone or changed: the run counts as undone (it was).
-      return true;
-    }
-    if (!isUndone(dir, u, read, depth + 1)) return true;
-  }
-  return false;
 }
 
 /** Rows by outcome: `{ updated: 10, failed: 1, "cut short": 2 }`. */

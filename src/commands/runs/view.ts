@@ -11,7 +11,8 @@ import { UsageError } from '../../errors.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
-import { allRuns, isUndone, loadRun, rowCounts } from './store.js';
+import { allRuns, loadRun, rowCounts } from './store.js';
+import { isUndone } from '../../bulk/run/run-record.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
 
 /**
