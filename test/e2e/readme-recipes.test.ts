@@ -42,4 +42,17 @@ describe('README: Common tasks', () => {
       expect(r.stdout.length + fs.readdirSync(dir).length, 'a recipe prints or writes something').toBeGreaterThan(2);
     }, 60_000);
   }
+
+  // A new user runs them one after another in one org: the prospect the first recipe creates then
+  // meets the enrolment by e-mail and the upsert matched by e-mail. Made without an address, it
+  // failed both (exit 5, a new user's trial).
+  it.concurrent('the recipes that create, enroll by e-mail and upsert by e-mail work one after another in one org', async () => {
+    const dir = tempDir('svc-recipe-');
+    const env = { SVC_CONFIG_DIR: path.join(dir, '.config'), SVC_DATA_DIR: path.join(dir, '.data') };
+    const pick = (text: string) => recipes.find((b) => b.body.includes(text))!.body;
+    for (const body of [pick('prospects create --attr firstName=Ada'), pick('people.ndjson'), pick('edited.csv')]) {
+      const r = await bridge.run(body, dir, env, { binary: false });
+      expect(r.code, `${body}\nstderr:\n${r.stderr}`).toBe(0);
+    }
+  }, 60_000);
 });
