@@ -20,6 +20,8 @@ export const ExitCode = {
   /** `svc runs`: the run's record fails its integrity check (changed after svc wrote it). */
   RUN_TAMPERED: 13,
   INTERRUPTED: 130,
+  /** Stopped by SIGTERM (a cancelled CI job, `timeout`), wound down as on Ctrl-C. */
+  TERMINATED: 143,
 } as const;
 
 /** One error object of a JSON:API error document. */

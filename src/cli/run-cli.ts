@@ -46,12 +46,29 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
     }
     controller.abort();
   };
+  // SIGTERM is what a cancelled CI job, `timeout` and systemd send: the command winds down as on
+  // Ctrl-C (journal, run record, "interrupted: N of M rows done" and the rerun hint), exit 143. It
+  // was Node's default, a silent death. Commands that serve until stopped (svc sandbox, webhooks
+  // listen) stop on it themselves; a second SIGTERM ends the process at once.
+  let terminated = false;
+  const onSigterm = () => {
+    if (process.listenerCount('SIGTERM') > 1) return;
+    if (terminated) {
+      io.stderr.write('\nterminated\n');
+      process.exit(ExitCode.TERMINATED);
+    }
+    terminated = true;
+    controller.abort();
+  };
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
   try {
-    return await runProgram(app, argv, version);
+    const code = await runProgram(app, argv, version);
+    return terminated && code === ExitCode.INTERRUPTED ? ExitCode.TERMINATED : code;
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
 }
 

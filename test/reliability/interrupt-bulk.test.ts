@@ -127,3 +127,23 @@ describe.each(['SIGINT', 'SIGKILL'] as const)('%s during bulk creates', (signal)
     }
   });
 });
+
+// SIGTERM is what a cancelled CI job and `timeout` send. It was Node's default, a silent death:
+// no "interrupted" line, no rerun hint (a new user's trial). Now it winds down as Ctrl-C does.
+it('SIGTERM during bulk creates: wound down as on Ctrl-C, exit 143, the rerun does the rest once', async () => {
+  const marker = '@sigterm.interrupt.test';
+  const rows = Array.from({ length: ROWS }, (_, i) => ({ firstName: `T${i}`, lastName: 'Term', emails: [`r${i}${marker}`] }));
+  const file = inputFile('rows.ndjson', rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const args = ['prospects', 'create', '--input', file, '--concurrency', '2'];
+  const start = posts();
+  const ended = await killWhen(spawnSvc(args, { env: env() }), 'SIGTERM', () => posts() - start >= 3, { arm: onRecorded(sb.requests) });
+  expect(ended.signal).toBeNull();
+  expect(ended.code, ended.stderr).toBe(143);
+  expect(ended.stderr).toMatch(/^error: interrupted: \d+ of 24 rows done$/m);
+  expect(ended.stderr).toMatch(/hint: run the same command again to do the rest/);
+  const last = await svcInProcess(args, { env: env() });
+  expect(last.code, last.stderr).toBe(0);
+  const byEmail = made(marker);
+  expect([...byEmail.keys()].sort()).toEqual(rows.map((r) => r.emails[0]!).sort());
+  for (const ids of byEmail.values()) expect(ids).toHaveLength(1);
+});
