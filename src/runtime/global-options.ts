@@ -4,6 +4,7 @@
  */
 import { redactText } from '../api/redact.js';
 import { UsageError } from '../errors.js';
+import { checkPostgresUrl } from '../postgres-url.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/formats.js';
 import type { GlobalOptions } from './context.js';
 import { parseBudget, parsePositiveNumber, parsePriority, parseTimerSeconds } from './option-parsers.js';
@@ -65,6 +66,7 @@ function rateBudgetOptions(
       `${flag} ${redactText(ledger)}: expected a PostgreSQL connection string (postgres://user:password@host/database); leave it unset for the ledger file in the data directory`,
     );
   }
+  if (ledger !== undefined) checkPostgresUrl(ledger, opts.budgetLedger === undefined ? 'SVC_BUDGET_LEDGER' : '--budget-ledger');
   return {
     ...(ledger !== undefined ? { budgetLedger: ledger } : {}),
     ...(budget !== undefined ? { budget: parseBudget(budget, opts.budget === undefined ? 'SVC_BUDGET' : '--budget') } : {}),

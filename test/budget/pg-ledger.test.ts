@@ -212,6 +212,11 @@ describe.skipIf(PG === undefined)('svc with --budget-ledger', () => {
       /^error: --budget-ledger mysql:\/\/u:\*\*\*@h\/db: expected a PostgreSQL connection string/,
     ],
     [
+      ['--budget-ledger', 'postgres://u:hunter22pw@h:notaport/db', 'limits'],
+      {},
+      /^error: --budget-ledger is not a connection string svc can read .*\nhint: write it postgres:\/\/USER@HOST:PORT\/DATABASE/m,
+    ],
+    [
       ['limits'],
       { SVC_BUDGET_LEDGER: '/tmp/ledger.json' },
       /^error: SVC_BUDGET_LEDGER \/tmp\/ledger\.json: expected a PostgreSQL connection string/,

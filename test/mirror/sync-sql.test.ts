@@ -53,6 +53,35 @@ afterAll(async () => {
 
 const svc = (args: string[], input?: string) => runInProcess(args, env, { timeoutMs: LIMIT_MS, ...(input !== undefined ? { input } : {}) });
 
+// Refused before anything connects (no PostgreSQL needed): a new user's trial met "unexpected
+// failure: Invalid URL" (exit 1) for a typo in the port, and a schema "Acme" that psql, reading
+// Acme as acme, could not see.
+describe('a --db that svc cannot use', () => {
+  it.each([
+    [
+      ['--db', 'postgres://svc:s3cr3t-pw@127.0.0.1:notaport/db'],
+      /^error: --db is not a connection string svc can read .*\nhint: write it postgres:\/\/USER@HOST:PORT\/DATABASE, the password after USER/m,
+    ],
+    [['--db', 'postgres://svc:s3cr3t-pw@[::1:54370/db'], /^error: --db is not a connection string svc can read/m],
+    [
+      ['--db', 'postgres://svc:s3cr3t-pw@127.0.0.1:54370/db', '--schema', 'Acme'],
+      /^error: --schema "Acme" is not a schema name svc makes\nhint: use lower-case letters, .*: --schema acme$/m,
+    ],
+  ])('%j: exit 2 naming the fix, nothing sent, never the password', async (args, message) => {
+    const mark = c.sb.requests.length;
+    for (const cmd of [
+      ['sync', 'users'],
+      ['sql', 'select 1'],
+    ]) {
+      const r = await svc([...cmd, ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toContain('s3cr3t-pw');
+    }
+    expect(c.sb.requests.length).toBe(mark);
+  });
+});
+
 describe.each(DATABASES)('on $name', (d) => {
   let db: string[];
   beforeAll(() => {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { dataDir } from '../../auth/config-dir.js';
 import { UsageError } from '../../errors.js';
+import { checkPostgresUrl } from '../../postgres-url.js';
 import { isPostgresUrl, schemaFor } from '../../mirror/dialect/postgres.js';
 import type { MirrorIdentity, MirrorTarget } from '../../mirror/store.js';
 import type { Context } from '../../runtime/context.js';
@@ -25,10 +26,13 @@ async function mirrorFile(ctx: Context, db: string | undefined): Promise<string>
 export async function mirrorTarget(ctx: Context, flags: { db?: string; schema?: string }): Promise<MirrorTarget> {
   const db = flags.db ?? (ctx.env.SVC_DB || undefined);
   if (isPostgresUrl(db)) {
+    checkPostgresUrl(db, flags.db !== undefined ? '--db' : 'SVC_DB');
     const schema = flags.schema ?? (ctx.env.SVC_DB_SCHEMA || schemaFor(await mirrorName(ctx)));
-    if (!/^[A-Za-z_][\w$]{0,62}$/.test(schema)) {
+    // Lower case only: PostgreSQL folds a name written without quotes to lower case, so a schema
+    // "Acme" that svc made would be another than the acme that psql, a grant or a BI tool reads.
+    if (!/^[a-z_][a-z0-9_$]{0,62}$/.test(schema)) {
       throw new UsageError(`--schema ${JSON.stringify(schema)} is not a schema name svc makes`).hint(
-        'use letters, digits and _ (at most 63)',
+        `use lower-case letters, digits and _ (at most 63), as psql reads a name written without quotes${/^[A-Za-z_][\w$]{0,62}$/.test(schema) ? `: --schema ${schema.toLowerCase()}` : ''}`,
       );
     }
     return { kind: 'postgres', url: db, schema };
