@@ -63,6 +63,9 @@ describe('export to CSV and NDJSON', () => {
     const lists = received(sb, mark, 'prospects');
     expect(lists).toHaveLength(Math.ceil(ids.length / 1000));
     expect(lists[0]!.query.parsed).toMatchObject({ sort: 'id', count: 'true', 'page[limit]': '1000' });
+    // One record is "1 prospect", not "1 prospects".
+    const one = await svc(['prospects', 'export', path.join(dir, 'zoe.ndjson'), '--filter', `id=${zoe.body.data.id}`]);
+    expect(one.stderr).toMatch(/^exported 1 prospect to .*zoe\.ndjson$/m);
   });
 
   // The columns an export writes come from the org's fields, not from its records: the exports of
