@@ -140,10 +140,12 @@ export class Progress {
     const parts = [total !== undefined ? `${n(this.done)}/${n(total)}` : n(this.done)];
     if (total) parts[0] += ` (${Math.floor((100 * this.done) / total)}%)`;
     parts.push(`${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} rows/s`);
-    if (total !== undefined && rate > 0 && this.done < total) parts.push(`ETA ${clock(((total - this.done) / rate) * 1000)}`);
+    // A wait for the rate budget comes first: the rows left start after it.
+    const left = this.waitUntil - this.now();
+    if (total !== undefined && rate > 0 && this.done < total)
+      parts.push(`ETA ${clock(Math.max(0, left) + ((total - this.done) / rate) * 1000)}`);
     if (this.failed) parts.push(`${n(this.failed)} failed`);
     if (this.parked) parts.push(`${n(this.parked)} unconfirmed (looking them up before sending again)`);
-    const left = this.waitUntil - this.now();
     if (left > 0) parts.push(`waiting ${clock(left)}: ${terminalSafe(this.waitReason)}`);
     return parts.join(' · ');
   }
