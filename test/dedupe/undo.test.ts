@@ -241,6 +241,19 @@ describe('svc runs undo of svc dedupe apply', () => {
       new RegExp(`cannot restore: sequenceState ${enrolled}: a finished sequence state cannot be made active again`),
     );
     expect(sb.store.table('sequenceState').get(Number(enrolled))!.attributes['state']).toBe('finished');
+    // The way on it names is the state's own prospect and sequence (svc enroll skips a prospect
+    // the sequence holds in any state: pointing there went in a circle). This sequence's ruleset
+    // then refuses a second enrolment; one that permits it takes it (a new user's trial).
+    const st = sb.store.table('sequenceState').get(Number(enrolled))!;
+    const anew =
+      /enrol the prospect anew with svc (sequence-states create --rel prospect=(\d+) --rel sequence=(\d+) --rel mailbox=(\d+))/.exec(
+        undo.stderr,
+      );
+    expect(anew, undo.stderr).not.toBeNull();
+    expect([anew![2], anew![3]]).toEqual([
+      String((st.rels['prospect'] as { id: number }).id),
+      String((st.rels['sequence'] as { id: number }).id),
+    ]);
     for (const [id, tags] of tagsBefore)
       expect((await api('GET', `prospects/${id}`)).body.data.attributes.tags, `prospect ${id}`).toEqual(tags);
   }, 120_000);

@@ -72,7 +72,8 @@ export function idsToRead(rows: RecordedRow[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const { row, done } of rows) {
     const id = row.op === 'create' || row.op === 'enroll' ? (done?.id ?? null) : (row.id ?? null);
-    if (row.op === 'finish') continue;
+    // A finish is not taken back, but read too: the way on it names is the state's own prospect,
+    // sequence and mailbox.
     if (id === null) continue;
     if (!out.has(row.type)) out.set(row.type, []);
     out.get(row.type)!.push(id);
@@ -278,10 +279,17 @@ export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, jo
   // A finished enrolment (a merge's, or an undone enroll's) cannot be made active again: the API
   // has no write for it. Said per row and skipped, not failed: the undo does the rest and exits 0
   // (issue 32: it restores what the API allows and says which it cannot); a rerun could do no more.
+  // The way on names the state's own prospect, sequence and mailbox: `svc enroll` skips a prospect
+  // the sequence holds in any state, finished too, so pointing there went in a circle (a trial).
+  const rels = row.id ? current.get(`${row.type}:${row.id}`)?.relationships : undefined;
+  const idOf = (name: string) => {
+    const d = (rels?.[name] as { data?: { id?: unknown } | null } | undefined)?.data;
+    return d && d.id !== undefined ? String(d.id) : 'ID';
+  };
   return decided(
     'cannot',
     row.id ?? null,
-    'a finished sequence state cannot be made active again: enrol the prospect again with svc enroll',
+    `a finished sequence state cannot be made active again: enrol the prospect anew with svc sequence-states create --rel prospect=${idOf('prospect')} --rel sequence=${idOf('sequence')} --rel mailbox=${idOf('mailbox')}`,
   );
 }
 
