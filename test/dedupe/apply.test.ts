@@ -125,6 +125,9 @@ describe('svc dedupe apply', () => {
       .map((l) => JSON.parse(l));
     const asJson = await svc(['dedupe', 'apply', plan, '--plan', '-o', 'json']);
     expect(JSON.parse(asJson.stdout)).toEqual({ clusters: previews, bill });
+    expect((await svc(['dedupe', 'apply', plan, '--plan', '-o', 'json', '--query', 'bill.clusters'])).stdout.trim()).toBe(
+      String(bill.clusters),
+    );
     const asText = (await svc(['dedupe', 'apply', plan, '--plan', '-o', 'table'])).stdout.split('\n');
     const first = previews[0];
     expect(asText[0]).toBe(

@@ -213,6 +213,9 @@ describe('svc runs undo', () => {
       expect(plan.code, plan.stderr).toBe(0);
       const bill = JSON.parse(plan.stdout).bill;
       expect(bill.recreates).toBe(N.deletes);
+      // --query picks from the plan as from any JSON result (it printed the whole plan).
+      const picked = await svc(['runs', 'undo', id, '--plan', '-o', 'json', '--query', 'bill.recreates']);
+      expect(picked.stdout.trim()).toBe(String(N.deletes));
       const m0 = mark();
       const undo = await svc(['runs', 'undo', id, '-o', 'json', ...C]);
       expect(undo.code, undo.stderr).toBe(0);

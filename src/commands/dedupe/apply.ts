@@ -34,6 +34,7 @@ import { writeOut } from '../../output/io.js';
 import type { Context } from '../../runtime/context.js';
 import { paginate } from '../../api/paginate.js';
 import { bulkRun } from '../bulk-run/run.js';
+import { printValue } from '../shared/output.js';
 import { bulkSetup, loadJournal, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
 import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
@@ -246,6 +247,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
         // otherwise (a terminal) lines to read; the bill on stderr in every case.
         if (ctx.output === 'ndjson')
           await writeOut(ctx.io.stdout, previews.map((p) => `${JSON.stringify(p)}\n`).join('') + JSON.stringify({ bill }) + '\n');
+        else if (ctx.output === 'json' && ctx.shape) await printValue(ctx, 'json', { clusters: previews, bill }, () => '');
         else if (ctx.output === 'json') await writeOut(ctx.io.stdout, JSON.stringify({ clusters: previews, bill }, null, 2) + '\n');
         else {
           const root = session!.client.resolve('').toString();

@@ -22,6 +22,7 @@ import { runsDirOf } from '../bulk-run/run-recording.js';
 import { bulkRun } from '../bulk-run/run.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
+import { printValue } from '../shared/output.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
@@ -312,6 +313,8 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
     ...(i.outcome?.extra?.reason ? { reason: i.outcome.extra.reason } : {}),
     ...(i.outcome?.error ? { reason: i.outcome.error } : {}),
   }));
+  // --query and --json fields shape the plan as they shape every JSON result (they were ignored).
+  if (ctx.output === 'json' && ctx.shape) return printValue(ctx, 'json', { rows: lines, bill }, () => '');
   if (ctx.output === 'json') return writeOut(ctx.io.stdout, ctx.redact(JSON.stringify({ rows: lines, bill }, null, 2)) + '\n');
   if (ctx.output === 'ndjson')
     return writeOut(ctx.io.stdout, ctx.redact(lines.map((l) => JSON.stringify(l)).join('\n') + `\n${JSON.stringify({ bill })}\n`));
