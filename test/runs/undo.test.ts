@@ -282,7 +282,17 @@ describe('svc runs: bad input', () => {
     expect(r.stdout).toMatch(
       /^row 1: set back prospect 1\n {2}title: "Small One" → "Before 1"\nrow 2: set back prospect 2\n {2}title: "Small Two" → "Before 2"\nbill: 2 set back, 0 deleted, .*; 4 requests \(2 reads \+ 2 writes\)\n$/,
     );
-    expect(writesSince(m0)).toBe(0);
+    // A field changed by someone since the run: a conflict the undo keeps, not a change it makes
+    // (its line read `"Small One" → "Founder"`, the other person's change, as if the undo's).
+    expect((await call(sb, 'PATCH', 'prospects/1', { data: { type: 'prospect', id: '1', attributes: { title: 'Founder' } } })).status).toBe(
+      200,
+    );
+    const conflict = await svc(['runs', 'undo', small, '--plan', '-o', 'table']);
+    expect(conflict.stdout).toMatch(/^row 1: conflict prospect 1: .*\n {2}title: the run wrote "Small One", now "Founder": kept\n/);
+    expect(
+      (await call(sb, 'PATCH', 'prospects/1', { data: { type: 'prospect', id: '1', attributes: { title: 'Small One' } } })).status,
+    ).toBe(200);
+    expect(writesSince(m0)).toBe(2);
   });
 
   it('an unknown run: exit 10, nothing sent', async () => {

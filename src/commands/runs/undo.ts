@@ -321,8 +321,10 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
   const out: string[] = [];
   for (const l of lines) {
     out.push(`row ${l.row}: ${l.action} ${l.type} ${l.id ?? ''}${l.reason ? `: ${l.reason}` : ''}`);
-    if (l.action === 'set back' || l.action === 'conflict')
-      for (const c of l.changes ?? []) out.push(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
+    if (l.action === 'set back') for (const c of l.changes ?? []) out.push(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
+    // A conflict is not a change the undo makes: `old → new` read as one (it is someone's since the run).
+    if (l.action === 'conflict')
+      for (const c of l.changes ?? []) out.push(`  ${c.field}: the run wrote ${show(c.old)}, now ${show(c.new)}: kept`);
   }
   const n = grouped;
   out.push(
