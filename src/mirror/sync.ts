@@ -68,7 +68,12 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
   // Each table's last sync as this run saw it at its start, and after each of its own runs: a
   // later one is another syncer's (see leased).
   const seen = new Map<string, string | null>();
-  for (const t of opts.tables) seen.set(t.spec.table, (await store.state(t.spec.table))?.syncedAt ?? null);
+  const states = new Map<string, Awaited<ReturnType<typeof store.state>>>();
+  for (const t of opts.tables) {
+    const state = await store.state(t.spec.table);
+    states.set(t.spec.table, state);
+    seen.set(t.spec.table, state?.syncedAt ?? null);
+  }
   // Where the events of this run start, read before any record: a delete while the types are
   // read is then among the events read after them.
   let eventsFrom = (await store.meta()).get('events_from');
@@ -86,8 +91,15 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
       return mine;
     });
   }
-  const results: TypeResult[] = [];
-  for (const t of opts.tables) results.push(await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts)));
+  // Tables a run left unfinished go first, then those never synced, then the refresh of the rest:
+  // runs within a small budget (--budget) go on where the last stopped instead of spending it each
+  // time on refreshing the same small tables first (a new user's trial: a sync at --budget 8 never
+  // reached prospects, run after run). The results keep the order asked.
+  const rank = (table: string) => (states.get(table)?.runKind ? 0 : states.get(table)?.syncedAt ? 2 : 1);
+  const order = [...opts.tables].sort((a, b) => rank(a.spec.table) - rank(b.spec.table));
+  const byTable = new Map<string, TypeResult>();
+  for (const t of order) byTable.set(t.spec.table, await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts)));
+  const results: TypeResult[] = opts.tables.map((t) => byTable.get(t.spec.table)!);
   const fromEvents = await applyDeleteEvents(opts, eventsFrom);
   for (const r of results) r.deleted += fromEvents.get(r.table) ?? 0;
   for (const t of opts.tables) {

@@ -95,4 +95,23 @@ describe('requests of a sync', () => {
     expect(read).toBe(SEED - kept);
     await expectTableEqualsApi(c, file, '/prospects');
   });
+
+  it('runs within a small budget go on where the last stopped, not refreshing the same small tables first', async () => {
+    // A new user's trial: at --budget 8 each run spent its requests on the root, the schema and a
+    // refresh of the small tables, and stopped before prospects, run after run.
+    const file = path.join(tempDir(), 'small-budget.sqlite');
+    const tables = ['users', 'stages', 'personas', 'mailboxes', 'accounts', 'prospects'];
+    const count = async () => {
+      const r = await svc(['sql', '--db', file, '-o', 'json', 'select count(*) as n from prospects']);
+      return r.code === 0 ? Number(JSON.parse(r.stdout)[0].n) : 0;
+    };
+    const counts: number[] = [];
+    for (let run = 0; run < 4; run++) {
+      const r = await svc(['sync', '--db', file, '--budget', '8', ...tables]);
+      expect([0, 5], r.stderr).toContain(r.code);
+      counts.push(await count());
+      if (r.code === 0) break;
+    }
+    expect(counts.at(-1), `prospects after each run: ${counts.join(', ')}`).toBe(SEED);
+  });
 });
