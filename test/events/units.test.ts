@@ -7,7 +7,7 @@ import { compareKeys, CursorState, decodeCursor, encodeCursor } from '../../src/
 import { expandNameGlobs } from '../../src/events/names.js';
 import { parseEvery } from '../../src/events/pace.js';
 import { parseTimeFlag } from '../../src/events/since.js';
-import { relativeTime } from '../../src/commands/events/tail-view.js';
+import { relativeTime } from '../../src/output/relative-time.js';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
 

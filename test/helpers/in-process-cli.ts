@@ -33,6 +33,8 @@ export interface InProcessOptions {
   input?: string;
   /** Terminal width reported to the program. @default COLUMNS, else 80 */
   columns?: number;
+  /** stdout is a terminal (the program's people-facing output, not a terminal's bytes). */
+  tty?: boolean;
   /** Give up after this long. @default 10000 */
   timeoutMs?: number;
   /** Called with each chunk as the program writes it (for a test that answers a prompt or a URL). */
@@ -63,7 +65,7 @@ export async function runInProcess(
     stdout: capture('stdout'),
     stderr: capture('stderr'),
     stdin,
-    stdoutIsTTY: false,
+    stdoutIsTTY: opts.tty === true,
     stderrIsTTY: false,
     stdinIsTTY: false,
     color: false,

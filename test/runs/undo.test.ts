@@ -295,6 +295,17 @@ describe('svc runs: bad input', () => {
     expect(writesSince(m0)).toBe(2);
   });
 
+  it('runs list on an 80-column terminal: the age and the command without `svc `, within the width', async () => {
+    // At 80 columns the full instant and the `svc ` prefix left `svc --sandb…` of every command.
+    const r = await runInProcess(['runs', 'list'], env, { tty: true, columns: 80 });
+    expect(r.code, r.stderr).toBe(0);
+    const [head, ...lines] = r.stdout.trimEnd().split('\n');
+    expect(head).toMatch(/^ID +WHEN +COMMAND +ROWS +STATE$/);
+    const mine = lines.find((l) => l.startsWith(small))!;
+    expect(mine).toMatch(/^\S+ +(now|\d+[smhd] ago) +prosp/);
+    for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);
+  });
+
   it('an unknown run: exit 10, nothing sent', async () => {
     const m0 = mark();
     const r = await svc(['runs', 'undo', '20200101-000000-abcdef']);

@@ -4,17 +4,8 @@
  * terminal: a file keeps the absolute time alone, which stays true after it is written.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
+import { relativeTime } from '../../output/relative-time.js';
 import { terminalSafe } from '../../output/terminal-text.js';
-
-/** `12s ago`, `3m ago`, `2h ago`, `4d ago`; `now` under a second (and for clocks a little ahead). */
-export function relativeTime(ms: number, now: number): string {
-  const s = Math.floor((now - ms) / 1000);
-  if (s < 1) return 'now';
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86_400)}d ago`;
-}
 
 function relId(r: ResourceObject, name: string): string | undefined {
   const rel = r.relationships?.[name];

@@ -14,6 +14,7 @@ import { printValue } from '../shared/output.js';
 import { allRuns, loadRun, rowCounts } from './store.js';
 import { isUndone } from '../../bulk/run/run-record.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
+import { relativeTime } from '../../output/relative-time.js';
 
 /**
  * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` column
@@ -70,7 +71,18 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
     });
   }
   const cols = ['id', 'when', 'command', 'rows', 'state'];
-  await printValue(ctx, ctx.output, rows, () => (rows.length ? humanTable(ctx, rows, cols, 'command') : 'no recorded runs\n'));
+  // On a terminal the age (`2h ago`) and the command without the `svc ` every row starts with:
+  // at 80 columns the full instant and prefix left `svc --sandb…` of each command (a trial).
+  const now = ctx.clock.now();
+  const forPeople = () =>
+    ctx.io.stdoutIsTTY
+      ? rows.map((r) => ({
+          ...r,
+          when: typeof r.when === 'string' ? relativeTime(Date.parse(r.when), now) : r.when,
+          command: typeof r.command === 'string' ? r.command.replace(/^svc /, '') : r.command,
+        }))
+      : rows;
+  await printValue(ctx, ctx.output, rows, () => (rows.length ? humanTable(ctx, forPeople(), cols, 'command') : 'no recorded runs\n'));
   if (rows.length === 0) ctx.info(`runs are recorded in ${dir} by every write run`);
 }
 
