@@ -303,7 +303,9 @@ describe('svc runs: bad input', () => {
     expect(head).toMatch(/^ID +WHEN +COMMAND +ROWS +STATE$/);
     const mine = lines.find((l) => l.startsWith(small))!;
     expect(mine).toMatch(/^\S+ +(now|\d+[smhd] ago) +prosp/);
-    for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);
+    // A row whose state names the undo run (22 characters of id) is still wider: its command is cut
+    // to the shortest, and the line wraps.
+    for (const l of r.stdout.trimEnd().split('\n')) if (!/undone by /.test(l)) expect(l.length, l).toBeLessThanOrEqual(80);
   });
 
   it('an unknown run: exit 10, nothing sent', async () => {
