@@ -117,6 +117,23 @@ describe.concurrent('svc --sandbox with no sandbox running', () => {
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row.title).toBe('CEO');
   });
+
+  it('the commands its hints name keep --sandbox: they reach the same org', async () => {
+    // They said plain `svc runs undo …` after `svc --sandbox …`: another org, or none (a trial).
+    const env = { SVC_CONFIG_DIR: tempDir() };
+    const made = await svcInProcess(['--sandbox', 'prospects', 'update', '1', '--attr', 'title=Hinted'], { env });
+    const run = /recorded as run (\S+): svc --sandbox runs undo \S+ takes it back/.exec(made.stderr)?.[1];
+    expect(run, made.stderr).toBeDefined();
+    expect((await svcInProcess(['--sandbox', 'runs', 'undo', run!], { env })).code).toBe(0);
+    const twice = await svcInProcess(['--sandbox', 'runs', 'undo', run!], { env });
+    expect(twice.code).toBe(12);
+    const hinted = /undo the undo: (svc .+)$/m.exec(twice.stderr)![1]!;
+    expect(hinted).toMatch(/^svc --sandbox runs undo \S+$/);
+    // Run as written, it redoes the change.
+    expect((await svcInProcess(hinted.split(' ').slice(1), { env })).code).toBe(0);
+    const now = await svcInProcess(['--sandbox', 'prospects', 'get', '1', '--json', 'title'], { env });
+    expect(json<{ title: string }>(now).title).toBe('Hinted');
+  });
 });
 
 describe.concurrent('svc sandbox under hostile clients', () => {

@@ -83,7 +83,7 @@ describe('requests of a sync', () => {
     // The root document, the org schema (2), the newest event, then one page of 1,000.
     const cut = await svc(['sync', '--db', file, '--budget', '5', 'prospects']);
     expect(cut.code).toBe(5);
-    expect(cut.stderr).toMatch(/^error: stopped at the budget of 5 requests an hour\nhint: run `svc sync` again to continue/m);
+    expect(cut.stderr).toMatch(/^error: stopped at the budget of 5 requests an hour\nhint: run the same command again to continue/m);
     expect(c.sb.requests.length - mark).toBe(5);
     const rows = await svc(['sql', '--db', file, '-o', 'json', 'select count(*) as n from prospects']);
     const kept = JSON.parse(rows.stdout)[0].n;

@@ -5,6 +5,7 @@
  * writes call {@link recordSingleWrite}. The record lives in `runs/` of the data directory.
  */
 import os from 'node:os';
+import { svcAgain } from '../shared/svc-again.js';
 import { dataDir } from '../../auth/config-dir.js';
 import type { PoolResult } from '../../bulk/run/engine.js';
 import { newRunId, RunRecordWriter, runsDir, type RowLine, type RunMeta } from '../../bulk/run/run-record.js';
@@ -100,7 +101,7 @@ export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResul
     ...(result.interrupted ? { interrupted: true } : {}),
   });
   const changed = result.counts.created + result.counts.updated + result.counts.deleted;
-  const svc = ctx.globals.sandbox ? 'svc --sandbox' : 'svc';
+  const svc = svcAgain(ctx);
   // No row was written (each one done by an earlier run, unchanged, or none to do): no record,
   // so that the run before stays the newest in `svc runs list` and the one `runs undo` is meant for.
   if (!w.made) ctx.info(`nothing was written: no run recorded, nothing to undo (${svc} runs list shows the runs before)`);
@@ -155,7 +156,7 @@ export async function recordSingleWrite(
     w.write({ k: 'row', row: 1, key: '1', ...row });
     w.write({ k: 'done', row: 1, key: '1', status, id });
     w.write({ k: 'end', at: new Date(ctx.clock.now()).toISOString(), counts: { [status]: 1 } });
-    ctx.info(`recorded as run ${recordId(w)}: ${ctx.globals.sandbox ? 'svc --sandbox' : 'svc'} runs undo ${recordId(w)} takes it back`);
+    ctx.info(`recorded as run ${recordId(w)}: ${svcAgain(ctx)} runs undo ${recordId(w)} takes it back`);
   } catch (err) {
     // The write is done: a record that cannot be written is said, not an error of the write.
     ctx.warn(`the write was not recorded for svc runs: ${err instanceof Error ? err.message : String(err)}`);

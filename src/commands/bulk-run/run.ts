@@ -8,6 +8,7 @@
  * the exit code (5 when rows failed, 130 with a resume hint on Ctrl-C).
  */
 import type { FailedRows } from '../../bulk/run/failed-rows.js';
+import { svcAgain } from '../shared/svc-again.js';
 import type { ReadOptions } from '../../bulk/input/readers.js';
 import type { Outcome, Parked, PoolResult } from '../../bulk/run/engine.js';
 import type { Context } from '../../runtime/context.js';
@@ -179,7 +180,7 @@ function refuseUndoneJournal<S extends RowScan, T extends RecordableItem>(ctx: C
     `the rows ${setup.journalPath} holds as done were written by run ${rec.meta.id}, which \`svc runs undo\` took back (run ${undo}): run again, it would skip them and write nothing`,
   )
     .hint(`to write them again, start afresh: remove ${setup.journalPath}, or give --journal a new file`)
-    .hint(`to put that run's changes back instead: svc runs undo ${undo}`);
+    .hint(`to put that run's changes back instead: ${svcAgain(ctx)} runs undo ${undo}`);
 }
 
 /** The run's `--shard` as recorded (`2/4`); undefined without one. */

@@ -6,6 +6,7 @@
  * that `--since-cursor` continues from, exactly there.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
+import { svcAgain } from '../shared/svc-again.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Filter } from '../../api/filter.js';
 import { UsageError } from '../../errors.js';
@@ -188,7 +189,9 @@ export async function tailHandler(ctx: Context, flags: TailFlags): Promise<void>
     const c = follower.cursor();
     const n = `${out.printed} event${out.printed === 1 ? '' : 's'}`;
     ctx.info(
-      c ? `${n}; continue with: svc events tail --since-cursor ${encodeCursor(c)}` : `${n}; no event read yet, nothing to continue from`,
+      c
+        ? `${n}; continue with: ${svcAgain(ctx)} events tail --since-cursor ${encodeCursor(c)}`
+        : `${n}; no event read yet, nothing to continue from`,
     );
     ctx.trace(`events tail: ${follower.requests} requests (${pacer.describe()})`);
   }

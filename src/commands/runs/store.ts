@@ -77,11 +77,11 @@ export function openUndoOf(dir: string, rec: RunRecord): RunRecord | undefined {
   return undefined;
 }
 
-/** Refuses a run already undone. */
-export function checkNotUndone(dir: string, rec: RunRecord): void {
+/** Refuses a run already undone; `svc` is how the hint writes svc (with the user's `--sandbox`). */
+export function checkNotUndone(dir: string, rec: RunRecord, svc = 'svc'): void {
   if (!isUndone(dir, rec)) return;
   const by = rec.undoneBy[rec.undoneBy.length - 1]!;
   throw new RunRecordError(`run ${rec.meta.id} is already undone (by run ${by})`, ExitCode.RUN_UNDONE).hint(
-    `nothing was sent; to do it again, undo the undo: svc runs undo ${by}`,
+    `nothing was sent; to do it again, undo the undo: ${svc} runs undo ${by}`,
   );
 }

@@ -7,6 +7,7 @@
  * org, it is not undone already, and the token may write what the undo writes.
  */
 import { parseRoot } from '../../auth/whoami.js';
+import { svcAgain } from '../shared/svc-again.js';
 import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
 import { IdSet } from '../../bulk/rows/lookup.js';
 import { isFatal, type Outcome, type Parked } from '../../bulk/run/engine.js';
@@ -99,7 +100,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       `against ${rec.meta.owner.api} (this profile now talks to ${conn.baseUrl})`,
       `undo it against that API (--base-url ${rec.meta.owner.api})`,
     );
-  checkNotUndone(dir, rec);
+  checkNotUndone(dir, rec, svcAgain(ctx));
   const rows = rowsToUndo(rec, only);
 
   const label = `runs undo ${id}`;
@@ -247,7 +248,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
           w.close();
         }
       } else if (!result.interrupted)
-        ctx.info(`run ${id} is partly undone: svc runs undo ${id} again does the rest (rows done are not done again)`);
+        ctx.info(`run ${id} is partly undone: ${svcAgain(ctx)} runs undo ${id} again does the rest (rows done are not done again)`);
     },
     after: () => printMapping(ctx, mapping),
   });

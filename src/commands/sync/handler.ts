@@ -120,11 +120,11 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   } catch (err) {
     bar.stop();
     if (err instanceof BudgetSpent) {
-      throw err.hint('run `svc sync` again to continue where it stopped (every page read so far is kept)');
+      throw err.hint('run the same command again to continue where it stopped (every page read so far is kept)');
     }
     if (ctx.signal.aborted) {
       throw new InterruptedError('sync interrupted').hint(
-        'run `svc sync` again to continue where it stopped (every page read so far is kept)',
+        'run the same command again to continue where it stopped (every page read so far is kept)',
       );
     }
     throw err;

@@ -1,0 +1,22 @@
+/**
+ * `svc` as a hint should write it for this command's user: with the `--sandbox`,
+ * `--sandbox-data FILE` or `--profile NAME` they gave, so that the command a hint names reaches
+ * the same org. Hints that said plain `svc runs undo …` after `svc --sandbox …` reached another
+ * org, or none (a new user's trial).
+ */
+import type { Context } from '../../runtime/context.js';
+
+/** A word of a command line, quoted for a POSIX shell when it needs it. */
+function shellWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `svc`, `svc --sandbox`, `svc --sandbox-data 'my org.json'`, `svc --profile work`. */
+export function svcAgain(ctx: Context): string {
+  const g = ctx.globals;
+  const words = ['svc'];
+  if (g.sandboxData !== undefined) words.push('--sandbox-data', shellWord(g.sandboxData));
+  else if (g.sandbox) words.push('--sandbox');
+  if (g.profile !== undefined) words.push('--profile', shellWord(g.profile));
+  return words.join(' ');
+}
