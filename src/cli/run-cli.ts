@@ -9,6 +9,7 @@ import type { App } from '../runtime/app.js';
 import { buildProgram } from './program.js';
 import { separateJsonFlag } from './json-flag.js';
 import { expandAlias } from './aliases.js';
+import { sigtermOwned } from '../runtime/sigterm.js';
 
 /**
  * Runs svc with these arguments in this process; resolves to the exit code. `version` comes from
@@ -49,15 +50,17 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
   // SIGTERM is what a cancelled CI job, `timeout` and systemd send: the command winds down as on
   // Ctrl-C (journal, run record, "interrupted: N of M rows done" and the rerun hint), exit 143. It
   // was Node's default, a silent death. Commands that serve until stopped (svc sandbox, webhooks
-  // listen) stop on it themselves; a second SIGTERM ends the process at once.
-  let terminated = false;
+  // listen) stop on it themselves (runtime/sigterm.ts); a second SIGTERM ends the process at once.
+  let terminated = 0;
   const onSigterm = () => {
-    if (process.listenerCount('SIGTERM') > 1) return;
-    if (terminated) {
+    if (sigtermOwned()) return;
+    // As for SIGINT: conf's exit hook re-raises the signal it sees; a repeat within a moment is that echo.
+    if (terminated > 0 && Date.now() - terminated < 300) return;
+    if (terminated > 0) {
       io.stderr.write('\nterminated\n');
       process.exit(ExitCode.TERMINATED);
     }
-    terminated = true;
+    terminated = Date.now();
     controller.abort();
   };
   process.on('SIGINT', onSigint);
@@ -65,7 +68,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
   const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
   try {
     const code = await runProgram(app, argv, version);
-    return terminated && code === ExitCode.INTERRUPTED ? ExitCode.TERMINATED : code;
+    return terminated > 0 && code === ExitCode.INTERRUPTED ? ExitCode.TERMINATED : code;
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);

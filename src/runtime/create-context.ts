@@ -86,7 +86,7 @@ export function createContext(
       return gate;
     },
     async prompter() {
-      return overrides.prompter ?? inquirerPrompter(io);
+      return overrides.prompter ?? inquirerPrompter(io, app.signal);
     },
     orgSchema() {
       // Performance machinery (src/README.md, Build): loaded with import() when first used.

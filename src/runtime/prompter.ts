@@ -28,11 +28,15 @@ export function matchChoices<T>(choices: readonly SearchChoice<T>[], term: strin
 }
 
 /** Prompts with @inquirer/prompts on the given streams (loaded on first use). */
-export async function inquirerPrompter(io: { stdin: NodeJS.ReadableStream; stderr: NodeJS.WritableStream }): Promise<Prompter> {
+export async function inquirerPrompter(
+  io: { stdin: NodeJS.ReadableStream; stderr: NodeJS.WritableStream },
+  /** The command's signal: SIGTERM (or Ctrl-C outside raw mode) ends a prompt waiting for an answer. */
+  signal?: AbortSignal,
+): Promise<Prompter> {
   // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const p = await import('@inquirer/prompts');
   // Prompts draw on stderr so that stdout stays clean for data.
-  const ctx = { input: io.stdin, output: io.stderr } as Parameters<typeof p.input>[1];
+  const ctx = { input: io.stdin, output: io.stderr, ...(signal ? { signal } : {}) } as Parameters<typeof p.input>[1];
   return {
     input: (message, opts) => interruptible(p.input({ message, default: opts?.default, required: opts?.required }, ctx)),
     password: (message) => interruptible(p.password({ message, mask: '*' }, ctx)),

@@ -2,6 +2,7 @@
  * What a person sees in a terminal (tmux): the table sized to the window with colour, the create
  * prompt answering field by field, and a delete confirmation.
  */
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
@@ -76,6 +77,25 @@ describe.skipIf(without('tmux', 'the terminal tests'))('in a terminal', () => {
     const screen = await s.waitFor(/\[exit \d+\]/);
     expect(screen).toMatch(/not deleted/);
     expect(sb.store.get('prospect', 2)).toBeDefined();
+  });
+
+  it('SIGTERM while a confirmation waits: the prompt ends, nothing deleted, exit 143', async () => {
+    // Counting SIGTERM's listeners took the prompt's exit hook for a command's own: SIGTERM then
+    // did nothing at all, and the process waited at the prompt (a review of this session's change).
+    const s = term('prospects delete 7 --profile sigterm-at-prompt');
+    await s.waitFor(/Delete prospect 7\?/);
+    // The node process, not the tmux one whose command line holds the same words.
+    const ps = spawnSync('ps', ['-eo', 'pid=,comm=,args='], { encoding: 'utf8' }).stdout;
+    const pids = ps
+      .split('\n')
+      .map((l) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(l))
+      .filter((m) => m && m[2] === 'node' && m[3]!.includes('prospects delete 7 --profile sigterm-at-prompt'))
+      .map((m) => Number(m![1]));
+    expect(pids).toHaveLength(1);
+    process.kill(pids[0]!, 'SIGTERM');
+    const screen = await s.waitFor(/\[exit \d+\]/);
+    expect(screen).toMatch(/\[exit 143\]/);
+    expect(sb.store.get('prospect', 7)).toBeDefined();
   });
 
   it('a record holding escape sequences neither clears the screen nor writes the clipboard: they show escaped', async () => {

@@ -7,6 +7,7 @@ import type { SandboxFlags } from './flags.js';
 import { leaveOwned, orgHolder, ownWith } from '../../local-sandbox/org-share.js';
 import { clearState, writeState } from '../../local-sandbox/state-file.js';
 import { printJsonResult } from '../shared/output.js';
+import { ownSigterm } from '../../runtime/sigterm.js';
 
 function num(v: string | undefined, flag: string, min = 0): number | undefined {
   return v === undefined ? undefined : parseWholeNumber(v, flag, min);
@@ -65,7 +66,10 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
   const stopped = new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-    process.once('SIGTERM', () => resolve());
+    process.once(
+      'SIGTERM',
+      ownSigterm(() => resolve()),
+    );
   });
   const info = { baseUrl: sb.baseUrl, authUrl: sb.authUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, token: sb.token };
   // Found by `svc --sandbox` before it is announced: a script that runs `svc --sandbox …` as soon

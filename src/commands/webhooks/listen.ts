@@ -17,6 +17,7 @@ import { parseHttpUrl, parsePayloadVersion } from './flags.js';
 import { parsePort } from '../../runtime/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 import type { CatchUp } from './catch-up.js';
+import { ownSigterm } from '../../runtime/sigterm.js';
 
 /** Options of `listen`. */
 interface ListenFlags {
@@ -148,7 +149,7 @@ function untilStopped(ctx: Context): { stopped: Promise<'SIGINT' | 'SIGTERM'>; r
   let onTerm = () => {};
   let onAbort = () => {};
   const stopped = new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
-    onTerm = () => resolve('SIGTERM');
+    onTerm = ownSigterm(() => resolve('SIGTERM'));
     onAbort = () => resolve('SIGINT');
     if (ctx.signal.aborted) resolve('SIGINT');
     process.on('SIGTERM', onTerm);
