@@ -168,7 +168,7 @@ export class MirrorStore {
             );
           }
         }
-        if (kept.length) say(`--rebuild kept ${kept.length} table(s) svc did not make: ${kept.join(', ')}`);
+        if (kept.length) say(`--rebuild kept what svc did not make: ${kept.join(', ')}`);
       },
       { setup: true },
     );
@@ -584,7 +584,10 @@ export function openError(file: string, err: unknown): Error {
       'try again when that svc sync ends (on Node 22.13 and later, svc sql reads while a sync writes)',
     );
   }
-  if (/not a database|malformed|file is encrypted/i.test(msg)) return foreignFile(file);
+  if (/not a database|malformed|file is encrypted/i.test(msg))
+    return new UsageError(`${file} is not an svc mirror: not a SQLite database, or a damaged one`).hint(
+      'if svc made it, delete it and run svc sync again (the org holds every record: nothing is lost); otherwise choose another file with --db',
+    );
   if (/readonly|read-only|EACCES|EROFS|ENOENT|EISDIR|ENOTDIR|no such file|permission|unable to open/i.test(msg)) {
     return new UsageError(`cannot write the mirror ${file}: ${msg}`).hint(
       'choose a writable file with --db, or fix the permissions of its directory',

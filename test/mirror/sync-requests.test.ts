@@ -88,6 +88,10 @@ describe('requests of a sync', () => {
     const rows = await svc(['sql', '--db', file, '-o', 'json', 'select count(*) as n from prospects']);
     const kept = JSON.parse(rows.stdout)[0].n;
     expect(kept).toBe(1000);
+    // Cut short with --rebuild, the hint leaves it out: the same command would drop what was read.
+    const rebuilt = await svc(['sync', '--db', file, '--rebuild', '--budget', '5', 'prospects']);
+    expect(rebuilt.code).toBe(5);
+    expect(rebuilt.stderr).toMatch(/^hint: run the same command again without --rebuild to continue/m);
     const rest = await svc(['sync', '--db', file, 'prospects']);
     expect(rest.code, rest.stderr).toBe(0);
     expect(rest.stderr).toMatch(/prospects: [\d,]+ read \(resumed\)/);

@@ -188,6 +188,22 @@ describe('svc runs undo', () => {
       const afresh = await svc(['prospects', 'create', '--input', file, ...C]);
       expect(afresh.code, afresh.stderr).toBe(0);
       expect(made()).toBe(N.creates);
+      // Rows added to the file and run again: a second run of the journal. With only that one
+      // undone, starting afresh would write the first run's rows a second time: said so instead.
+      fs.appendFileSync(file, 'Late,Byrun1,late1@runs.test\nLate,Byrun2,late2@runs.test\n');
+      const more = await svc(['prospects', 'create', '--input', file, ...C]);
+      expect(more.code, more.stderr).toBe(0);
+      expect(made()).toBe(N.creates + 2);
+      expect((await svc(['runs', 'undo', runId(more.stderr)])).code).toBe(0);
+      const twice = await svc(['prospects', 'create', '--input', file, ...C]);
+      expect(twice.code).toBe(2);
+      expect(twice.stderr).toMatch(
+        new RegExp(
+          `^hint: to write them again, give --journal a new file and an input of only that run's rows: the journal also holds the rows of run\\(s\\) ${runId(afresh.stderr)}, which stand`,
+          'm',
+        ),
+      );
+      expect(made()).toBe(N.creates);
     },
     LIMIT,
   );

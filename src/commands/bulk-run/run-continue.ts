@@ -30,33 +30,35 @@ function unfinished(rec: RunRecord): boolean {
   return !end || end.interrupted === true || (end.counts['failed'] ?? 0) + (end.counts['unknown'] ?? 0) > 0;
 }
 
-/** The latest record of the run of `label` in `owner`'s org with this journal (and shard); undefined when there is none. */
-function latestRunOf(
-  dir: string,
-  label: string,
-  journalPath: string,
-  owner?: SideOwner,
-  /** The rerun's `--shard` (`2/4`): shards sharing a journal are runs of their own. */
-  shard?: string,
-): RunRecord | undefined {
+/** The first lines of the runs of `label` in `owner`'s org with this journal (and shard), oldest first. */
+function journalRuns(dir: string, label: string, journalPath: string, owner?: SideOwner, shard?: string): RunMeta[] {
   const journal = journalKey(journalPath);
-  // The first lines pick the run (the records of other commands and journals are not read whole).
-  let latest: RunMeta | undefined;
+  // The first lines pick the runs (the records of other commands and journals are not read whole).
+  const metas: RunMeta[] = [];
   for (const id of listRunIds(dir)) {
     const meta = peekRunMeta(dir, id);
     if (!meta || meta.id !== id || meta.label !== label || meta.journal !== journal || meta.shard !== shard) continue;
     if (owner && !sameOwner(meta.owner, { ...owner, command: label })) continue;
-    // By the time it started (milliseconds): ids order runs of the same second at random.
-    if (!latest || meta.at > latest.at) latest = meta;
+    metas.push(meta);
   }
-  if (!latest) return undefined;
+  // By the time each started (milliseconds): ids order runs of the same second at random.
+  return metas.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+/** A run's record read whole; undefined when it fails its check (no one's to continue: svc runs list says so). */
+function readChecked(dir: string, meta: RunMeta | undefined): RunRecord | undefined {
+  if (!meta) return undefined;
   try {
-    return readRunRecord(dir, latest.id);
+    return readRunRecord(dir, meta.id);
   } catch (err) {
-    // A record that fails its check is no one's to continue (svc runs list says so).
     if (err instanceof RunRecordError) return undefined;
     throw err;
   }
+}
+
+/** The latest record of the run of `label` in `owner`'s org with this journal (and shard); undefined when there is none. */
+function latestRunOf(dir: string, label: string, journalPath: string, owner?: SideOwner, shard?: string): RunRecord | undefined {
+  return readChecked(dir, journalRuns(dir, label, journalPath, owner, shard).at(-1));
 }
 
 /** The record of the run of `label` in `owner`'s org with this journal (and shard) left unfinished; undefined when there is none. */
@@ -69,11 +71,25 @@ export function unfinishedRunOf(dir: string, label: string, journalPath: string,
 /**
  * The latest run of this journal when `svc runs undo` took it back (and no undo of the undo
  * redid it): its rows are in the journal as done, so a rerun would skip every one of them and
- * write nothing, while the org no longer holds what they wrote.
+ * write nothing, while the org no longer holds what they wrote. With it, the earlier runs of the
+ * journal that still stand: starting afresh would write their rows a second time.
  */
-export function undoneRunOf(dir: string, label: string, journalPath: string, owner?: SideOwner, shard?: string): RunRecord | undefined {
-  const rec = latestRunOf(dir, label, journalPath, owner, shard);
-  return rec && isUndone(dir, rec) ? rec : undefined;
+export function undoneRunOf(
+  dir: string,
+  label: string,
+  journalPath: string,
+  owner?: SideOwner,
+  shard?: string,
+): { undone: RunRecord; standing: RunRecord[] } | undefined {
+  const metas = journalRuns(dir, label, journalPath, owner, shard);
+  const last = readChecked(dir, metas.at(-1));
+  if (!last || !isUndone(dir, last)) return undefined;
+  // Only then the earlier runs are read whole.
+  const standing = metas
+    .slice(0, -1)
+    .map((m) => readChecked(dir, m))
+    .filter((r): r is RunRecord => r !== undefined && !isUndone(dir, r));
+  return { undone: last, standing };
 }
 
 /** The line a continuing rerun says: `continuing run … (killed after 120 of 300 rows of x.csv)`. */

@@ -173,13 +173,19 @@ function continuedRun<S extends RowScan, T extends RecordableItem>(
  */
 function refuseUndoneJournal<S extends RowScan, T extends RecordableItem>(ctx: Context, setup: BulkSetup, run: BulkRun<S, T>): void {
   if (!setup.journalPath || !setup.journalBytes || run.recordMeta?.undoes !== undefined) return;
-  const rec = undoneRunOf(runsDirOf(ctx), run.label, setup.journalPath, setup.owner, shardText(setup));
-  if (!rec) return;
+  const found = undoneRunOf(runsDirOf(ctx), run.label, setup.journalPath, setup.owner, shardText(setup));
+  if (!found) return;
+  const rec = found.undone;
   const undo = rec.undoneBy[rec.undoneBy.length - 1];
+  const standing = found.standing.map((r) => r.meta.id).join(', ');
   throw new UsageError(
     `the rows ${setup.journalPath} holds as done were written by run ${rec.meta.id}, which \`svc runs undo\` took back (run ${undo}): run again, it would skip them and write nothing`,
   )
-    .hint(`to write them again, start afresh: remove ${setup.journalPath}, or give --journal a new file`)
+    .hint(
+      standing
+        ? `to write them again, give --journal a new file and an input of only that run's rows: the journal also holds the rows of run(s) ${standing}, which stand and would be written a second time`
+        : `to write them again, start afresh: remove ${setup.journalPath}, or give --journal a new file`,
+    )
     .hint(`to put that run's changes back instead: ${svcAgain(ctx)} runs undo ${undo}`);
 }
 

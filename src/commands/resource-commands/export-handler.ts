@@ -207,7 +207,9 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     if (err instanceof SvcError) err.hint(`${part} is kept: add --resume to continue`);
     throw err;
   }
-  ctx.info(`exported ${grouped(written)} ${written === 1 ? rt.type : rt.command} to ${file}${bom ? ' (UTF-8 with BOM, for Excel)' : ''}`);
+  ctx.info(
+    `exported ${grouped(written)} ${written === 1 ? rt.type.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) : rt.command} to ${file}${bom ? ' (UTF-8 with BOM, for Excel)' : ''}`,
+  );
 }
 
 /** What an export was asked for, kept beside its part file while it runs. */

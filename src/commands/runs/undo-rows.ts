@@ -133,7 +133,14 @@ function recreation(rt: ResourceType, before: FieldValues): { values: FieldValue
 }
 
 /** Decides one row of the undo. */
-export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, journal: JournalState, force: boolean): UndoItem {
+export function undoItem(
+  r: RecordedRow,
+  current: Map<string, CurrentRecord>,
+  journal: JournalState,
+  force: boolean,
+  /** How a hint writes svc: with the user's `--sandbox` (commands/shared/svc-again.ts). */
+  svc = 'svc',
+): UndoItem {
   const { row, done } = r;
   const rt = resourceByType(row.type);
   const base = { row: row.row, key: row.key, type: row.type };
@@ -289,7 +296,7 @@ export function undoItem(r: RecordedRow, current: Map<string, CurrentRecord>, jo
   return decided(
     'cannot',
     row.id ?? null,
-    `a finished sequence state cannot be made active again: enrol the prospect anew with svc sequence-states create --rel prospect=${idOf('prospect')} --rel sequence=${idOf('sequence')} --rel mailbox=${idOf('mailbox')}`,
+    `a finished sequence state cannot be made active again: enrol the prospect anew with ${svc} sequence-states create --rel prospect=${idOf('prospect')} --rel sequence=${idOf('sequence')} --rel mailbox=${idOf('mailbox')}`,
   );
 }
 

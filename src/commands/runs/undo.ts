@@ -150,7 +150,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     },
     async plan(_scan, session) {
       const reads = await readCurrent(session!, rows);
-      items = withKnownIds(rows, rec, journal).map((r) => undoItem(r, reads.current, journal, flags.force === true));
+      items = withKnownIds(rows, rec, journal).map((r) => undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx)));
       relinks = new Relinks(items, rec, journal);
       if (plan) {
         await printUndoPlan(ctx, items, reads.requests);

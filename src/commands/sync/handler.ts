@@ -119,14 +119,12 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
     );
   } catch (err) {
     bar.stop();
-    if (err instanceof BudgetSpent) {
-      throw err.hint('run the same command again to continue where it stopped (every page read so far is kept)');
-    }
-    if (ctx.signal.aborted) {
-      throw new InterruptedError('sync interrupted').hint(
-        'run the same command again to continue where it stopped (every page read so far is kept)',
-      );
-    }
+    // With --rebuild the same command would start afresh again, dropping what this run read.
+    const again = flags.rebuild
+      ? 'run the same command again without --rebuild to continue where it stopped (every page read so far is kept)'
+      : 'run the same command again to continue where it stopped (every page read so far is kept)';
+    if (err instanceof BudgetSpent) throw err.hint(again);
+    if (ctx.signal.aborted) throw new InterruptedError('sync interrupted').hint(again);
     throw err;
   }
   bar.stop();

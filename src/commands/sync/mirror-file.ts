@@ -32,7 +32,9 @@ export async function mirrorTarget(ctx: Context, flags: { db?: string; schema?: 
     // "Acme" that svc made would be another than the acme that psql, a grant or a BI tool reads.
     if (!/^[a-z_][a-z0-9_$]{0,62}$/.test(schema)) {
       throw new UsageError(`--schema ${JSON.stringify(schema)} is not a schema name svc makes`).hint(
-        `use lower-case letters, digits and _ (at most 63), as psql reads a name written without quotes${/^[A-Za-z_][\w$]{0,62}$/.test(schema) ? `: --schema ${schema.toLowerCase()}` : ''}`,
+        /^[A-Za-z_][\w$]{0,62}$/.test(schema)
+          ? `use lower-case letters, digits and _, as psql reads a name written without quotes: --schema ${schema.toLowerCase()} (a mirror an earlier svc made in "${schema}" keeps its rows there once renamed: ALTER SCHEMA "${schema}" RENAME TO ${schema.toLowerCase()})`
+          : 'use lower-case letters, digits and _ (at most 63), as psql reads a name written without quotes',
       );
     }
     return { kind: 'postgres', url: db, schema };
