@@ -434,7 +434,10 @@ function pgError(err: unknown, where: string, schema: string, secrets: readonly 
       'run the command again when the server is back: a sync continues after its last whole page',
     );
   }
-  if (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET|ENOENT)$/.test(code) || /timeout expired/i.test(msg)) {
+  if (
+    /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET|ENOENT)$/.test(code) ||
+    /timeout expired/i.test(msg)
+  ) {
     return new DatabaseGoneError(`cannot reach PostgreSQL at ${where}: ${msg || code}`, code || 'ECONNRESET').hint(
       'check the host and port in --db or SVC_DB (or the socket directory in ?host=), and that the server is running',
     );
