@@ -84,12 +84,13 @@ describe.skipIf(without('tmux', 'the terminal tests'))('in a terminal', () => {
     // did nothing at all, and the process waited at the prompt (a review of this session's change).
     const s = term('prospects delete 7 --profile sigterm-at-prompt');
     await s.waitFor(/Delete prospect 7\?/);
-    // The node process, not the tmux one whose command line holds the same words.
-    const ps = spawnSync('ps', ['-eo', 'pid=,comm=,args='], { encoding: 'utf8' }).stdout;
+    // The node process (its command line starts with node's path), not the tmux one whose
+    // command line holds the same words; not by its name, which Node 26 sets to its main thread's.
+    const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout;
     const pids = ps
       .split('\n')
-      .map((l) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(l))
-      .filter((m) => m && m[2] === 'node' && m[3]!.includes('prospects delete 7 --profile sigterm-at-prompt'))
+      .map((l) => /^\s*(\d+)\s+(.*)$/.exec(l))
+      .filter((m) => m && m[2]!.startsWith(process.execPath) && m[2]!.includes('prospects delete 7 --profile sigterm-at-prompt'))
       .map((m) => Number(m![1]));
     expect(pids).toHaveLength(1);
     process.kill(pids[0]!, 'SIGTERM');
