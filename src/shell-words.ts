@@ -1,7 +1,14 @@
 /**
  * Shell-like words without a shell: what `svc alias` lines and `$BROWSER` entries are split by.
- * Spaces separate, '…' and "…" group, \ escapes (inside "…" too); nothing is expanded.
+ * Spaces separate, '…' and "…" group, \ escapes (inside "…" too); nothing is expanded. And the
+ * other way: a word written so that a POSIX shell (and {@link splitWords}) reads it back as it is.
  */
+
+/** `word` as is when the shell takes it so, else in single quotes (`'my org.json'`, `'it'\''s'`). */
+export function quoteWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 export function splitWords(line: string): string[] {
   const words: string[] = [];
   let cur = '';

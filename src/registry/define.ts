@@ -118,7 +118,7 @@ export function defineType(input: TypeInput): ResourceType {
 }
 
 /** `sequenceStates` → `sequence-states`. */
-function kebab(name: string): string {
+export function kebab(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }
 

@@ -4,6 +4,7 @@
  */
 import { RESOURCE_TYPES } from './data/index.js';
 import { camel } from './define.js';
+export { kebab } from './define.js';
 import { CUSTOM_FIELD_COUNT, type AttributeSpec, type ResourceType } from './types.js';
 
 export * from './types.js';

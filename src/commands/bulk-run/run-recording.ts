@@ -18,6 +18,7 @@ import type { WriteData } from '../../api/write-body.js';
 import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
 import { ApiError } from '../../errors.js';
 import { RESOURCES, secretAttributeNames, type ResourceType } from '../../registry/index.js';
+import { quoteWord } from '../../shell-words.js';
 
 /** The runs directory of this profile's data directory. */
 export function runsDirOf(ctx: Context): string {
@@ -39,7 +40,8 @@ function argvText(ctx: Context, label: string): string {
       hidden.has(name) ? `"${name}"${colon}"***"` : m,
     );
   });
-  return ctx.redact(['svc', ...masked].map((w) => (/^[\w@%+=:,./*-]+$/.test(w) ? w : JSON.stringify(w))).join(' '));
+  // Written as a shell reads it back: the line can be pasted to run the command again.
+  return ctx.redact(['svc', ...masked].map(quoteWord).join(' '));
 }
 
 /** Names of attributes whose values are never kept: sensitive or write-only on any type. */

@@ -21,7 +21,7 @@ import { csvLine } from '../../output/csv.js';
 import { PartFile, resumePoint, type ExportFormat } from '../../output/export-file.js';
 import { indexIncluded, type FlatRecord } from '../../listing/record-text.js';
 import { createRecordWriter } from '../../output/render.js';
-import type { ResourceType } from '../../registry/index.js';
+import { kebab, type ResourceType } from '../../registry/index.js';
 import { exportColumns, withIdFirst } from './export-columns.js';
 import { checkQueryNames } from './field-names.js';
 import { maskSensitive } from './mask.js';
@@ -208,7 +208,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     throw err;
   }
   ctx.info(
-    `exported ${grouped(written)} ${written === 1 ? rt.type.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) : rt.command} to ${file}${bom ? ' (UTF-8 with BOM, for Excel)' : ''}`,
+    `exported ${grouped(written)} ${written === 1 ? kebab(rt.type) : rt.command} to ${file}${bom ? ' (UTF-8 with BOM, for Excel)' : ''}`,
   );
 }
 

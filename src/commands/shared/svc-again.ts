@@ -5,18 +5,14 @@
  * org, or none (a new user's trial).
  */
 import type { Context } from '../../runtime/context.js';
-
-/** A word of a command line, quoted for a POSIX shell when it needs it. */
-function shellWord(w: string): string {
-  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
-}
+import { quoteWord } from '../../shell-words.js';
 
 /** `svc`, `svc --sandbox`, `svc --sandbox-data 'my org.json'`, `svc --profile work`. */
 export function svcAgain(ctx: Context): string {
   const g = ctx.globals;
   const words = ['svc'];
-  if (g.sandboxData !== undefined) words.push('--sandbox-data', shellWord(g.sandboxData));
+  if (g.sandboxData !== undefined) words.push('--sandbox-data', quoteWord(g.sandboxData));
   else if (g.sandbox) words.push('--sandbox');
-  if (g.profile !== undefined) words.push('--profile', shellWord(g.profile));
+  if (g.profile !== undefined) words.push('--profile', quoteWord(g.profile));
   return words.join(' ');
 }
