@@ -48,6 +48,11 @@ export interface BoundedResponse {
   readonly text: string;
 }
 
+/** The error {@link boundedRequest} throws when its deadline passed (not the caller's abort). */
+export function isResponseTimeout(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === RESPONSE_TIMEOUT;
+}
+
 /** Sends one request and reads its whole answer within the bounds. */
 export async function boundedRequest(
   url: URL,

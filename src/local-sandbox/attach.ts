@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { boundedRequest, isResponseTimeout, ResponseTooLarge } from '../api/bounded-response.js';
+import { createAgent } from '../api/undici-lite.js';
 import type { Context } from '../runtime/context.js';
 import { ExitCode, InterruptedError, SvcError, UsageError } from '../errors.js';
 import { ClientMark, clientShare, orgHolder, ownerShare, tryOwn } from './org-share.js';
@@ -16,6 +18,9 @@ interface AttachedSandbox {
   authUrl: string;
   token: string;
 }
+
+/** The root document of a sandbox is a few hundred bytes; a larger answer is still an answer. */
+const PROBE_MAX_BYTES = 1024 * 1024;
 
 /** How long a process waits for the org's owner to hand it over (it lets its users finish first). */
 const WAIT_MS = 20_000;
@@ -30,18 +35,24 @@ const SLOW_MS = 60_000;
  * nothing listens there (a state file left by a process that is gone).
  */
 async function answers(baseUrl: string, token: string, ms: number, signal: AbortSignal): Promise<'yes' | 'slow' | 'no'> {
+  // The API client's own undici pieces, not the global fetch: fetch loads Node's whole bundled
+  // undici, ~35 ms of start-up for every `--sandbox` command that finds a running sandbox.
+  const dispatcher = createAgent({ connections: 1 });
   try {
-    const res = await fetch(baseUrl, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.any([AbortSignal.timeout(ms), signal]),
-    });
-    await res.arrayBuffer();
+    await boundedRequest(
+      new URL(baseUrl),
+      { method: 'GET', headers: { authorization: `Bearer ${token}` }, dispatcher },
+      { timeoutMs: ms, maxBytes: PROBE_MAX_BYTES, signal, what: `GET ${baseUrl}` },
+    );
     // Any answer is a live sandbox's: one in maintenance (`--maintenance-until`) answers 503, and
     // was replaced by the data directory's org without a word; the command meets the 503 itself.
     return 'yes';
   } catch (err) {
     if (signal.aborted) throw new InterruptedError();
-    return (err as Error).name === 'TimeoutError' ? 'slow' : 'no';
+    if (err instanceof ResponseTooLarge) return 'yes';
+    return isResponseTimeout(err) ? 'slow' : 'no';
+  } finally {
+    void dispatcher.destroy();
   }
 }
 

@@ -31,7 +31,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   ],
   runtime: ['api', 'auth', 'output', 'org-schema', 'local-sandbox', 'budget'],
   budget: ['api', 'auth'],
-  'local-sandbox': ['runtime', 'auth', 'sandbox'],
+  'local-sandbox': ['runtime', 'auth', 'api', 'sandbox'],
   bulk: ['api', 'output', 'registry'],
   webhooks: ['output', 'registry'],
   events: ['webhooks', 'api', 'registry'],

@@ -9,11 +9,15 @@
  *   answered 429 with `Retry-After` after the browser flow. The code stays valid, so the wait
  *   (under a minute) is counted down and the exchange repeated.
  */
+import { type BoundedResponse, boundedRequest } from '../../api/bounded-response.js';
+import { createAgent } from '../../api/undici-lite.js';
 import type { Context } from '../../runtime/context.js';
 import { AuthError } from '../../errors.js';
 
 /** How long the authorize page may take to answer the client check. */
 const PREFLIGHT_TIMEOUT_MS = 5000;
+/** An authorize page past this is no refusal page; the browser may show it. */
+const PAGE_MAX_BYTES = 1024 * 1024;
 
 /** The authorization server refused the login request itself (no redirect to the loopback). */
 export class LoginRefusedError extends AuthError {
@@ -31,30 +35,38 @@ export class LoginRefusedError extends AuthError {
 
 /** GETs the authorize URL without following redirects: a 4xx page means the browser would stop there. */
 export async function preflightAuthorize(ctx: Context, url: string, clientId: string): Promise<void> {
-  let res: Response;
+  let res: BoundedResponse;
+  // The API client's own undici pieces: the global fetch would load Node's whole bundled undici
+  // (~35 ms of every login's start-up).
+  const dispatcher = createAgent({ connections: 1 });
   try {
     // A short look: a slow server must not delay the login more than a moment.
-    res = await fetch(url, {
-      redirect: 'manual',
-      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.min(ctx.globals.timeoutMs, PREFLIGHT_TIMEOUT_MS))]),
-    });
+    res = await boundedRequest(
+      new URL(url),
+      { method: 'GET', dispatcher },
+      {
+        timeoutMs: Math.min(ctx.globals.timeoutMs, PREFLIGHT_TIMEOUT_MS),
+        maxBytes: PAGE_MAX_BYTES,
+        signal: ctx.signal,
+        what: 'GET authorize page',
+      },
+    );
   } catch {
-    // Unreachable or slow: the browser will say so better than a guess here.
+    // Unreachable, slow or endless: the browser will say so better than a guess here.
     return;
+  } finally {
+    void dispatcher.destroy();
   }
-  ctx.trace(`GET authorize page (client check) → ${res.status}`);
-  if (res.status < 400 || res.status >= 500) {
-    await res.body?.cancel();
-    return;
-  }
-  const text = (await res.text())
+  ctx.trace(`GET authorize page (client check) → ${res.statusCode}`);
+  if (res.statusCode < 400 || res.statusCode >= 500) return;
+  const text = res.text
     .replace(/<(title|style|script)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&[a-z#0-9]+;/gi, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 240);
-  const refused = new LoginRefusedError(clientId, res.status, text);
+  const refused = new LoginRefusedError(clientId, res.statusCode, text);
   // Only a page about the client or the redirect URI ends the login: some servers answer 4xx
   // with a sign-in page, which the browser gets past.
   if (refused.unknownClient || /redirect[ _]?ur[il]/i.test(text)) throw refused;
