@@ -26,8 +26,24 @@ function validDateTime(s: string): boolean {
 }
 
 /**
+ * The items of a list written as JSON (`["a@x.com","b@y.com"]`), else undefined. Typed for a list
+ * attribute, such text can only mean its items: split at commas it became one address
+ * `["a@x.com"]`, which has an `@` and no space, so nothing refused it and the org kept it.
+ */
+function jsonStringList(raw: string): string[] | undefined {
+  const t = raw.trim();
+  if (!t.startsWith('[') || !t.endsWith(']')) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Converts a command-line string to the attribute's type.
- * Lists (`string[]`) split on commas; objects and arrays are JSON.
+ * Lists (`string[]`) split on commas, or are read as JSON when written so; objects and arrays are JSON.
  * @returns the value, or a problem
  */
 export function coerceString(spec: AttributeSpec | undefined, raw: string): { value: unknown } | { problem: string } {
@@ -46,7 +62,7 @@ export function coerceString(spec: AttributeSpec | undefined, raw: string): { va
       return { problem: `expected true or false, got "${raw}"` };
     }
     case 'string[]':
-      return { value: raw === '' ? [] : raw.split(',').map((s) => s.trim()) };
+      return { value: jsonStringList(raw) ?? (raw === '' ? [] : raw.split(',').map((s) => s.trim())) };
     case 'object':
     case 'array':
       try {

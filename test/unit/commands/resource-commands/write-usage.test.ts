@@ -54,4 +54,19 @@ describe('--dry-run', () => {
     expect(decodeURIComponent(a.stdout.trim())).toMatch(/^POST .*\/tasks\/4\/actions\/markComplete\?actionParams\[completionNote\]=done$/);
     expect(server.received).toEqual([]);
   });
+
+  it('a list attribute written as JSON after = is its items, as after := or with commas (it was one address `["…"]`)', async () => {
+    const body = async (attr: string) => {
+      const r = await server.run(['prospects', 'create', '--attr', attr, '--dry-run']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout.split('\n').slice(1).join('\n')).data.attributes;
+    };
+    const both = { emails: ['ada@corp.example', 'ada.l@home.example'] };
+    expect(await body('emails=["ada@corp.example", "ada.l@home.example"]')).toEqual(both);
+    expect(await body('emails:=["ada@corp.example","ada.l@home.example"]')).toEqual(both);
+    expect(await body('emails=ada@corp.example,ada.l@home.example')).toEqual(both);
+    // Text that is no JSON list of strings stays text, split at commas.
+    expect(await body('tags=[vip],[beta]')).toEqual({ tags: ['[vip]', '[beta]'] });
+    expect(server.received).toEqual([]);
+  });
 });
