@@ -351,6 +351,13 @@ describe.each(DATABASES)('on $name', (d) => {
       const list = JSON.parse(cols.stdout);
       expect(list.find((c: any) => c.column === 'first_name')).toEqual({ column: 'first_name', sqlType: d.textType, label: null });
       expect(list.find((c: any) => c.column === 'account_id')?.sqlType).toBe(d.idType);
+      // For people (-o table): a heading line names what each column of the listing is.
+      const tt = (await svc(['sql', ...db, '--tables', '-o', 'table'])).stdout.split('\n');
+      expect(tt[0]).toMatch(/^NAME +KIND +ROWS$/);
+      expect(tt.find((l) => l.startsWith('prospects '))).toMatch(/^prospects +table +\d+$/);
+      const ct = (await svc(['sql', ...db, '--columns', 'prospects', '-o', 'table'])).stdout.split('\n');
+      expect(ct[0]).toMatch(/^COLUMN +TYPE +LABEL$/);
+      expect(ct.find((l) => l.startsWith('first_name '))).toMatch(new RegExp(`^first_name +${d.textType}$`));
     });
   });
 });

@@ -42,12 +42,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
     }
     if (flags.columns !== undefined) {
       const cols = await listColumns(db, flags.columns);
-      return await printValue(
-        ctx,
-        ctx.output,
-        cols,
-        () => cols.map((c) => `${c.column.padEnd(32)} ${c.sqlType.padEnd(8)} ${c.label ?? ''}`.trimEnd()).join('\n') + '\n',
-      );
+      return await printValue(ctx, ctx.output, cols, () => columnsText(cols));
     }
     await runQuery(ctx, db, sql!, params);
   } finally {
@@ -163,8 +158,16 @@ async function listTables(db: MirrorDb): Promise<{ name: string; kind: string; r
   return out;
 }
 
+/** `--tables` for people: a heading line, then a table or view a line. */
 function tablesText(rows: { name: string; kind: string; rows: number }[]): string {
-  return rows.map((r) => `${r.name.padEnd(40)} ${r.kind.padEnd(5)} ${grouped(r.rows).padStart(9)}`).join('\n') + '\n';
+  const line = (name: string, kind: string, count: string) => `${name.padEnd(40)} ${kind.padEnd(5)} ${count.padStart(9)}`;
+  return [line('NAME', 'KIND', 'ROWS'), ...rows.map((r) => line(r.name, r.kind, grouped(r.rows)))].join('\n') + '\n';
+}
+
+/** `--columns TABLE` for people: a heading line, then a column a line. */
+function columnsText(cols: { column: string; sqlType: string; label: string | null }[]): string {
+  const line = (column: string, type: string, label: string) => `${column.padEnd(32)} ${type.padEnd(8)} ${label}`.trimEnd();
+  return [line('COLUMN', 'TYPE', 'LABEL'), ...cols.map((c) => line(c.column, c.sqlType, c.label ?? ''))].join('\n') + '\n';
 }
 
 /** A table's columns with their types and, for custom fields, their labels. */
