@@ -48,12 +48,16 @@ export interface TableSpec {
   links: LinkSpec[];
   /** Custom-field labels for the `<table>_labelled` view, by column. */
   labels: Record<string, string>;
+  /** Columns of custom fields that hold numbers (as text, as the API sends them): numbers in that view. */
+  numeric: string[];
 }
 
 /** What the org adds to a type: attributes the registry does not know, custom-field labels. */
 interface OrgAdditions {
   extraAttributes?: readonly AttributeSpec[];
   labels?: Record<string, string>;
+  /** Custom fields whose values are numbers (numerical, percentage, currency). */
+  numeric?: readonly string[];
 }
 
 /** The table of one resource type: attributes the API returns, then to-one relationships with data. */
@@ -90,7 +94,8 @@ export function tableSpec(rt: ResourceType, org: OrgAdditions = {}): TableSpec {
     });
   const labels: Record<string, string> = {};
   for (const [field, label] of Object.entries(org.labels ?? {})) if (taken.has(snake(field)) && label.trim()) labels[snake(field)] = label;
-  return { type: rt.type, path: rt.path, table, columns, links, labels };
+  const numeric = (org.numeric ?? []).map(snake).filter((c) => taken.has(c));
+  return { type: rt.type, path: rt.path, table, columns, links, labels, numeric };
 }
 
 /**

@@ -279,10 +279,18 @@ export class MirrorStore {
         await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(view)}`);
         if (Object.keys(spec.labels).length > 0) {
           const names = new Set(['id', ...columns.map(([n]) => n)]);
+          const numeric = new Set(spec.numeric);
           const select = ['id', ...columns.map(([n]) => n)].map((n) => {
             const label = spec.labels[n];
             // A label that is also a column's name would make the view ambiguous: keep the column's.
-            return label && !names.has(label) ? `${quoteId(n)} AS ${quoteId(label)}` : quoteId(n);
+            const name = label && !names.has(label) ? label : n;
+            // The API sends a numerical custom field as text ("41"): as text, max() and order by
+            // put "9" after "10". The view reads it as a number; the table keeps the text as sent.
+            return numeric.has(n)
+              ? `${this.db.numberOf(quoteId(n))} AS ${quoteId(name)}`
+              : name === n
+                ? quoteId(n)
+                : `${quoteId(n)} AS ${quoteId(name)}`;
           });
           await this.db.exec(`CREATE VIEW ${quoteId(view)} AS SELECT ${select.join(', ')} FROM ${quoteId(spec.table)}`);
         }

@@ -343,6 +343,36 @@ describe.each(DATABASES)('on $name', (d) => {
       expect(s.stderr).toMatch(/is not an svc mirror/);
     });
 
+    it('reads a numerical custom field as a number in the labelled view: "9" before "100"; text that is no number as NULL', async () => {
+      const ids: number[] = (await c.get('/prospects?sort=id&page[limit]=6')).body.data.map((r: { id: string }) => Number(r.id));
+      // Through the API where it takes them; "n/a" as another tool may have left it (the sandbox refuses it).
+      const values = ['100', '9', ' 7 ', '-2.5', '12', 'n/a'];
+      for (const [k, id] of ids.entries()) {
+        if (values[k] === 'n/a') c.sb.store.update('prospect', id, { custom2: 'n/a' });
+        else expect((await c.patch(`/prospects/${id}`, doc('prospect', { custom2: values[k] }, {}, id))).status).toBe(200);
+      }
+      expect((await svc(['sync', ...db, 'prospects'])).code).toBe(0);
+      const q = async (sql: string) => {
+        const r = await svc(['sql', ...db, '-o', 'json', sql]);
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout);
+      };
+      const these = `id in (${ids.join(', ')})`;
+      expect(
+        await q(
+          `select id, "Lead Score" as score from prospects_labelled where ${these} and "Lead Score" is not null order by "Lead Score" desc`,
+        ),
+      ).toEqual([100, 9, 7, -2.5, 12].map((score, k) => ({ id: ids[k], score })).sort((a, b) => b.score - a.score));
+      expect(await q(`select max("Lead Score") as top, count("Lead Score") as n from prospects_labelled where ${these}`)).toEqual([
+        { top: 100, n: 5 },
+      ]);
+      // The table keeps the text as the API sent it.
+      expect(await q(`select custom2 from prospects where id in (${ids[1]}, ${ids[5]}) order by id`)).toEqual([
+        { custom2: '9' },
+        { custom2: 'n/a' },
+      ]);
+    });
+
     it('lists tables and columns with custom-field labels', async () => {
       const t = await svc(['sql', ...db, '--tables', '-o', 'json']);
       const names = JSON.parse(t.stdout).map((r: any) => r.name);

@@ -215,6 +215,9 @@ function chooseTypes(args: readonly string[], all: boolean): ResourceType[] {
   return out;
 }
 
+/** Custom-field types whose values are numbers. */
+const NUMBER_FIELDS: ReadonlySet<string> = new Set(['numerical', 'percentage', 'currency']);
+
 /** The org's custom-field labels and extra fields by type (two requests); none when the schema cannot be read. */
 async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Parameters<typeof tableSpec>[1]>; requests: number }> {
   const byType = new Map<string, Parameters<typeof tableSpec>[1]>();
@@ -222,8 +225,12 @@ async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Paramet
     const { schema } = await (await ctx.orgSchema()).pull();
     for (const [type, t] of Object.entries(schema.types)) {
       const labels: Record<string, string> = {};
-      for (const [name, f] of Object.entries(t.customFields)) labels[name] = f.label;
-      byType.set(type, { extraAttributes: t.extraAttributes, labels });
+      const numeric: string[] = [];
+      for (const [name, f] of Object.entries(t.customFields)) {
+        labels[name] = f.label;
+        if (NUMBER_FIELDS.has(f.type)) numeric.push(name);
+      }
+      byType.set(type, { extraAttributes: t.extraAttributes, labels, numeric });
     }
   } catch (err) {
     if (ctx.signal.aborted) throw err;

@@ -164,6 +164,9 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
     cascade: ' CASCADE',
     keyedTableSuffix: '',
     columnType: (kind) => TYPES[kind],
+    // No `?` in the pattern: statements here are written with `?` placeholders, numbered for pg.
+    numberOf: (column) =>
+      `(CASE WHEN ${column} ~ '^\\s*[-+]{0,1}([0-9]+\\.{0,1}[0-9]*|\\.[0-9]+)\\s*$' THEN trim(${column})::double precision END)`,
     exec: async (sql) => {
       // Several statements: one at a time (the extended protocol takes one).
       for (const s of sql.split(/;\s*(?=\S)/)) await q(s.replace(/;\s*$/, ''));

@@ -103,6 +103,7 @@ export function sqliteMirrorDb(db: SqlDatabase, file: string): MirrorDb {
     cascade: '',
     keyedTableSuffix: ' WITHOUT ROWID',
     columnType: sqliteType,
+    numberOf: sqliteNumberOf,
     exec: async (sql) => db.exec(sql),
     run: async (sql, params) => statement(sql).run(params ?? []),
     all: async (sql, params) => db.all(sql, params ?? []),
@@ -202,4 +203,15 @@ function insertSql(
     `INSERT INTO ${quoteId(table)} (${columns.map((c) => quoteId(c.name)).join(', ')}) VALUES ${new Array(rows).fill(one).join(', ')}` +
     ` ON CONFLICT (${key.map(quoteId).join(', ')}) ${set ? `DO UPDATE SET ${set}` : 'DO NOTHING'}`
   );
+}
+
+/**
+ * {@link MirrorDb.numberOf} in SQLite, which has no regular expressions: after one sign, only
+ * digits and at most one point, with a digit somewhere. A CAST alone reads `12abc` as 12 and
+ * `abc` as 0.
+ */
+function sqliteNumberOf(column: string): string {
+  const t = `trim(${column})`;
+  const unsigned = `(CASE WHEN substr(${t}, 1, 1) IN ('+', '-') THEN substr(${t}, 2) ELSE ${t} END)`;
+  return `(CASE WHEN ${unsigned} NOT GLOB '*[^0-9.]*' AND ${unsigned} NOT GLOB '*.*.*' AND ${unsigned} GLOB '*[0-9]*' THEN CAST(${t} AS NUMERIC) END)`;
 }

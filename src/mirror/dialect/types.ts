@@ -43,6 +43,11 @@ export interface MirrorDb {
   readonly keyedTableSuffix: string;
   /** The DDL type of a column. */
   columnType(kind: ColumnKind): string;
+  /**
+   * An expression: a text column's value as a number when it is a plain decimal (`41`, `-2.5`,
+   * ` 7 `), else NULL. One grammar on both databases, so a query answers alike on each.
+   */
+  numberOf(column: string): string;
   exec(sql: string): Promise<void>;
   run(sql: string, params?: readonly SqlValue[]): Promise<void>;
   all(sql: string, params?: readonly SqlValue[]): Promise<SqlRow[]>;
