@@ -263,6 +263,26 @@ describe.each(DATABASES)('on $name', (d) => {
   });
 
   describe('svc sql', () => {
+    it.runIf(d.name === 'postgres')("a user's ? is the user's: jsonb's ? and ?| operators, a ? in a pattern, beside a :name", async () => {
+      const q = async (sql: string, ...p: string[]) => {
+        const r = await svc(['sql', ...db, '-o', 'json', sql, ...p]);
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout)[0].n;
+      };
+      const all = await q('select count(*) as n from prospects');
+      const withEmail = await q('select count(*) as n from prospects where jsonb_array_length(emails) > 0');
+      expect(withEmail).toBeGreaterThan(0);
+      const address = (
+        await svc(['sql', ...db, '-o', 'json', 'select emails->>0 as e from prospects where jsonb_array_length(emails) > 0 limit 1'])
+      ).stdout;
+      const e = JSON.parse(address)[0].e as string;
+      // svc numbered every ? as a placeholder: these were syntax errors, or a count of 0.
+      expect(await q(`select count(*) as n from prospects where emails ? '${e}'`)).toBeGreaterThan(0);
+      expect(await q(`select count(*) as n from prospects where emails ?| array['${e}', 'nobody@example.test']`)).toBeGreaterThan(0);
+      expect(await q("select count(*) as n from prospects where coalesce(title, '') ~ '^.?'")).toBe(all);
+      expect(await q('select count(*) as n from prospects where emails ? :e', '-p', `e=${e}`)).toBeGreaterThan(0);
+    });
+
     it('prints every format, binds parameters and refuses writes', async () => {
       const csv = await svc([
         'sql',

@@ -95,9 +95,18 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
     await client.end().catch(() => {});
     throw fail(err);
   }
-  const q = async (text: string, params: readonly SqlValue[] = []): Promise<{ rows: SqlRow[]; fields: { name: string }[] }> => {
+  /**
+   * One statement. svc's own are written with `?` placeholders (numbered here); a user's
+   * (`svc sql`, `user`) comes with `$n` already, and its `?` are the user's: jsonb's `?` and `?|`
+   * operators, a `?` in a string or a pattern.
+   */
+  const q = async (
+    text: string,
+    params: readonly SqlValue[] = [],
+    user = false,
+  ): Promise<{ rows: SqlRow[]; fields: { name: string }[] }> => {
     try {
-      const r = await client.query({ text: numbered(text), values: params.map(pgValue), queryMode: 'extended' } as never);
+      const r = await client.query({ text: user ? text : numbered(text), values: params.map(pgValue), queryMode: 'extended' } as never);
       return r as unknown as { rows: SqlRow[]; fields: { name: string }[] };
     } catch (err) {
       throw fail(err);
@@ -285,11 +294,11 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
       const body = text.trim().replace(/;\s*$/, '');
       if (!/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(select|with|values|table)\b/i.test(body)) {
         // Not a query a cursor takes (SHOW, EXPLAIN, or a write the read-only transaction refuses).
-        const r = await q(body, values);
+        const r = await q(body, values, true);
         return { columns: r.fields.map((f) => f.name), pages: once(r.rows) };
       }
       const name = `svc_rows_${++cursors}`;
-      await q(`DECLARE ${name} NO SCROLL CURSOR FOR ${body}`, values);
+      await q(`DECLARE ${name} NO SCROLL CURSOR FOR ${body}`, values, true);
       const first = await q(`FETCH ${READ_PAGE} FROM ${name}`);
       async function* pages(): AsyncIterable<SqlRow[]> {
         let r = first;
