@@ -128,7 +128,7 @@ async function ingest(variant, pages, baseUrl, schema) {
         const { n, cursor, prepared } = ready[i];
         ready[i] = undefined;
         wrote += n;
-        runMax = await store.commitPrepared(spec, prepared, cursor, runMax);
+        runMax = (await store.commitPrepared(spec, prepared, cursor, runMax)).runMax;
       }
       variant.worker.off('message', onMessage);
     } else
@@ -136,7 +136,7 @@ async function ingest(variant, pages, baseUrl, schema) {
         // Parsed from its bytes by the listing's parser, as \`svc sync\` reads a page.
         const records = parseCollection(body, undefined, scanner).data;
         wrote += records.length;
-        runMax = await store.commitPage(spec, records, String(records[records.length - 1].id), runMax, 'full');
+        runMax = (await store.commitPage(spec, records, String(records[records.length - 1].id), runMax, 'full')).runMax;
       }
     const out = { ms: performance.now() - t0, cpuMs: cpuMs() - cpu0, serverCpuMs: procCpuMs(backend) - server0 };
     const n = Number((await admin.query(`SELECT count(*)::int AS n FROM ${schema}.${spec.table}`)).rows[0].n);

@@ -351,7 +351,8 @@ export class MirrorStore {
   /**
    * Upserts one page's records (none for a reconcile run, which only notes the ids it saw) and
    * moves the run's cursor past them, in one transaction.
-   * @returns the run's highest `updatedAt` with this page's
+   * @param changedAfter epoch ms: records updated later count as changed (all, when not given)
+   * @returns the run's highest `updatedAt` with this page's, and how many records changed
    */
   commitPage(
     spec: TableSpec,
@@ -359,9 +360,10 @@ export class MirrorStore {
     cursor: string,
     runMax: string | null,
     kind: RunKind,
-  ): Promise<string | null> {
+    changedAfter?: number,
+  ): Promise<CommittedPage> {
     // Built before the transaction: it is held only for the writes.
-    return this.commitPrepared(spec, this.preparePage(spec, records, kind), cursor, runMax);
+    return this.commitPrepared(spec, this.preparePage(spec, records, kind, changedAfter), cursor, runMax);
   }
 
   /**
@@ -370,8 +372,8 @@ export class MirrorStore {
    * notes as seen. Apart from the writing so that a bench can prepare pages elsewhere
    * (bench/pg-ingest-worker.mjs).
    */
-  preparePage(spec: TableSpec, records: readonly ResourceObject[], kind: RunKind): PreparedPage {
-    const rows = kind !== 'reconcile' ? this.pageRows(spec, records) : undefined;
+  preparePage(spec: TableSpec, records: readonly ResourceObject[], kind: RunKind, changedAfter?: number): PreparedPage {
+    const rows = kind !== 'reconcile' ? this.pageRows(spec, records, changedAfter) : undefined;
     let seen: SqlValue[][] | undefined;
     if (kind !== 'incremental') {
       seen = [];
@@ -384,7 +386,7 @@ export class MirrorStore {
   }
 
   /** Writes a prepared page and moves the cursor past it, in one transaction (see {@link commitPage}). */
-  commitPrepared(spec: TableSpec, page: PreparedPage, cursor: string, runMax: string | null): Promise<string | null> {
+  commitPrepared(spec: TableSpec, page: PreparedPage, cursor: string, runMax: string | null): Promise<CommittedPage> {
     return this.tx(async () => {
       if (page.rows) {
         runMax = laterOf(runMax, page.rows.highest);
@@ -392,7 +394,7 @@ export class MirrorStore {
       }
       if (page.seen) await this.db.write('_svc_seen', SEEN_COLUMNS, page.seen, ['table_name', 'id'], []);
       await this.db.run('UPDATE _svc_tables SET run_cursor = ?, run_max = ? WHERE table_name = ?', [cursor, runMax, spec.table]);
-      return runMax;
+      return { runMax, changed: page.rows?.changed ?? 0 };
     });
   }
 
@@ -407,7 +409,7 @@ export class MirrorStore {
   }
 
   /** A page's rows, each record's links (undefined: it did not send the relationship), its highest `updatedAt`. */
-  private pageRows(spec: TableSpec, records: readonly ResourceObject[]): PageRows {
+  private pageRows(spec: TableSpec, records: readonly ResourceObject[], changedAfter?: number): PageRows {
     const slots = this.slotsOf(spec);
     const read: unknown[] = new Array(spec.columns.length);
     const kinds = new Uint8Array(spec.columns.length);
@@ -417,6 +419,7 @@ export class MirrorStore {
     const rows = new Map<number | bigint, SqlValue[]>();
     const links = spec.links.map(() => new Map<number | bigint, (number | bigint)[]>());
     let highest: string | null = null;
+    let changed = 0;
     for (const r of records) {
       const id = sqlId(r.id);
       if (id === null) continue;
@@ -449,14 +452,16 @@ export class MirrorStore {
       }
       rows.delete(id);
       rows.set(id, values);
-      if (updatedAt >= 0 && typeof values[updatedAt + 1] === 'string') highest = laterOf(highest, values[updatedAt + 1] as string);
+      const stamp = updatedAt >= 0 ? values[updatedAt + 1] : undefined;
+      if (typeof stamp === 'string') highest = laterOf(highest, stamp);
+      if (changedAfter === undefined || typeof stamp !== 'string' || apiTime(stamp) > changedAfter) changed++;
       spec.links.forEach((l, k) => {
         const members = ids ? flatLinkIds(ids[l.relationship]) : linkIds(r, l.relationship);
         // A record that did not send the relationship keeps the links it had.
         if (members !== undefined) links[k]!.set(id, members);
       });
     }
-    return { rows: [...rows.values()], links, highest };
+    return { rows: [...rows.values()], links, highest, changed };
   }
 
   /** One multi-row upsert for the records, and for each link table a delete and an insert of the members sent. */
@@ -576,6 +581,14 @@ interface PageRows {
   /** Per link table, the members each record sent. */
   links: Map<number | bigint, (number | bigint)[]>[];
   highest: string | null;
+  /** Records updated after the time a caller asked about (all of them otherwise). */
+  changed: number;
+}
+
+/** What a committed page moved: the run's highest `updatedAt`, the page's changed records. */
+export interface CommittedPage {
+  runMax: string | null;
+  changed: number;
 }
 
 const SEEN_COLUMNS: readonly WriteColumn[] = [

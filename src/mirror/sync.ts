@@ -41,6 +41,11 @@ interface TypeResult {
   resumed: boolean;
   /** Records written (upserted) by this invocation. */
   written: number;
+  /**
+   * Of those, the records updated since the mirror last had the table: an incremental run reads
+   * a minute before its watermark again, so `written` counts records it already had.
+   */
+  changed: number;
   /** Rows deleted: not seen by a full or reconcile read, or told by events. */
   deleted: number;
   /** Another syncer of the same mirror synced the table since this one started. */
@@ -136,7 +141,7 @@ async function leased<T>(
     const state = await opts.store.state(spec.table);
     if (state?.syncedAt && !state.runKind && state.syncedAt !== seen.get(spec.table)) {
       seen.set(spec.table, state.syncedAt);
-      return { table: spec.table, kind: 'incremental', resumed: false, written: 0, deleted: 0, byOther: true };
+      return { table: spec.table, kind: 'incremental', resumed: false, written: 0, changed: 0, deleted: 0, byOther: true };
     }
     const result = await fn();
     seen.set(spec.table, (await opts.store.state(spec.table))?.syncedAt ?? null);
@@ -177,6 +182,9 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
   // Ids only: an empty sparse fieldset returns no attributes.
   if (kind === 'reconcile') query.fields = { [rt.type]: [] };
   let written = 0;
+  let changed = 0;
+  // An incremental run's watermark stays the last finished run's until this one finishes.
+  const changedAfter = kind === 'incremental' && state.watermark ? apiTime(state.watermark) : undefined;
   let total: number | undefined;
   // The listing's pages (parsed from their bytes, attributes left as text for the store to read):
   // each is committed before the next is asked for, when its memory is handed back.
@@ -192,14 +200,23 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
     const count = (page.doc.meta as { count?: unknown } | undefined)?.count;
     if (total === undefined && typeof count === 'number') total = count;
     if (records.length === 0) continue;
-    runMax = await store.commitPage(spec, records, nextCursor(records), runMax, kind);
+    const committed = await store.commitPage(spec, records, nextCursor(records), runMax, kind, changedAfter);
+    runMax = committed.runMax;
+    changed += committed.changed;
     written += records.length;
     if (kind !== 'reconcile') opts.progress(spec.table, written, kind, total);
   }
   // Never later than the run's start: a future `updatedAt` would hide later changes.
   const watermark = runMax && apiTime(runMax) > startedAt ? isoSeconds(startedAt) : runMax;
   const deleted = await store.finishRun(spec, kind, watermark, isoSeconds(opts.now()));
-  return { table: spec.table, kind, resumed, written: kind === 'reconcile' ? 0 : written, deleted };
+  return {
+    table: spec.table,
+    kind,
+    resumed,
+    written: kind === 'reconcile' ? 0 : written,
+    changed: kind === 'reconcile' ? 0 : changed,
+    deleted,
+  };
 }
 
 /**

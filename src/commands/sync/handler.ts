@@ -131,7 +131,9 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   for (const r of results) {
     const what = r.byOther
       ? 'synced by another svc sync meanwhile'
-      : `${grouped(r.written)} ${r.kind === 'incremental' ? 'changed' : 'read'}`;
+      : r.kind === 'incremental'
+        ? `${grouped(r.changed)} changed`
+        : `${grouped(r.written)} read`;
     const count = await held.store.count(r.table);
     ctx.info(`${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${grouped(count)} ${plural(count, 'row')}`);
   }
