@@ -161,9 +161,10 @@ async function openWasm(file: string, opts: OpenOptions): Promise<SqlDatabase> {
         if (!s.isFinalized) s.finalize();
       };
       const first = it.next();
-      // The binding names no columns: they come from the first row, or for an empty result of
-      // `SELECT * FROM t ...` from the table; otherwise none.
-      const columns = first.done ? wasmColumns(db, sql) : Object.keys(first.value);
+      // The binding's public API names no columns: they come from the first row; for an empty
+      // result, from its statement's own method (sqlite3_column_name), else, for `SELECT * FROM t
+      // ...`, from the table. A CSV of no rows still starts with its header, as on PostgreSQL.
+      const columns = first.done ? (statementColumns(s) ?? wasmColumns(db, sql)) : Object.keys(first.value);
       if (first.done) finish();
       const rows: Iterable<SqlRow> = {
         *[Symbol.iterator]() {
@@ -206,6 +207,18 @@ async function openWasm(file: string, opts: OpenOptions): Promise<SqlDatabase> {
       }
     },
   };
+}
+
+/** The result's column names from the binding's own (unexported) method, where it has it. */
+function statementColumns(statement: unknown): string[] | undefined {
+  const names = (statement as { _getColumnNames?: () => unknown })._getColumnNames;
+  if (typeof names !== 'function') return undefined;
+  try {
+    const list: unknown = names.call(statement);
+    return Array.isArray(list) && list.every((n) => typeof n === 'string') ? list : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Column names of a statement with no rows, where it reads one table or view (`SELECT * FROM t ...`). */

@@ -316,6 +316,9 @@ describe.each(DATABASES)('on $name', (d) => {
       const empty = await svc(['sql', ...db, '-o', 'csv', 'select * from prospects where 1 = 0']);
       expect(empty.code).toBe(0);
       expect(empty.stdout.split(',')[0]).toBe('id');
+      // Any statement's columns head an empty CSV, on both databases (SQLite's printed a blank line).
+      const none = await svc(['sql', ...db, '-o', 'csv', "select id, title as job from prospects where title = 'nobody has this'"]);
+      expect(none.stdout).toBe('id,job\n');
       for (const stmt of [
         'delete from prospects',
         'insert into prospects (id) values (1e9)',
