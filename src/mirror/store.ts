@@ -586,7 +586,7 @@ interface PageRows {
 }
 
 /** What a committed page moved: the run's highest `updatedAt`, the page's changed records. */
-export interface CommittedPage {
+interface CommittedPage {
   runMax: string | null;
   changed: number;
 }
