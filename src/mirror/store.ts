@@ -303,9 +303,23 @@ export class MirrorStore {
     return (await this.state(spec.table))!;
   }
 
+  /**
+   * Drops a type's tables to make them again. svc's own view on the table goes first, and nothing
+   * else with it: on PostgreSQL, CASCADE also took a team's views of the table (a BI tool's)
+   * without a word; now such a view stops the rebuild, and the transaction puts back what went.
+   */
   private async dropTable(spec: TableSpec): Promise<void> {
-    await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(spec.table)}${this.db.cascade}`);
-    for (const l of spec.links) await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(l.table)}${this.db.cascade}`);
+    await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(`${spec.table}_labelled`)}`);
+    try {
+      await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(spec.table)}`);
+      for (const l of spec.links) await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(l.table)}`);
+    } catch (err) {
+      const e = err as { code?: string; detail?: string; message?: string };
+      if (e.code !== '2BP01') throw err;
+      throw new UsageError(`cannot rebuild ${spec.table} in ${this.db.where}, whose columns changed: ${e.detail ?? e.message}`).hint(
+        'drop what depends on it (and make it again after the sync), then run the same command again; nothing was dropped',
+      );
+    }
     await this.db.run('DELETE FROM _svc_tables WHERE table_name = ?', [spec.table]);
     await this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [spec.table]);
   }

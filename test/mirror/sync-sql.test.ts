@@ -209,6 +209,35 @@ describe.each(DATABASES)('on $name', (d) => {
   });
 
   describe('svc sync: files of other orgs and older layouts', () => {
+    it.runIf(d.name === 'postgres')(
+      "a table rebuilt because its columns changed: a team's view of it stops the rebuild, never dropped with it",
+      async () => {
+        const m = d.fresh('');
+        expect((await svc(['sync', ...m, 'accounts'])).code).toBe(0);
+        await direct(m, (q) => [`CREATE VIEW ${q}.big_accounts AS SELECT id, name FROM ${q}.accounts`]);
+        // What a newer svc or org schema brings: a column of another type (as if stored so before).
+        const older = (await direct(m, (q) => [`SELECT columns FROM ${q}._svc_tables WHERE table_name = 'accounts'`]))[0] as {
+          columns: string;
+        };
+        const cols = (JSON.parse(older.columns) as [string, string][]).map(([n, t]) => [n, n === 'name' ? 'bigint' : t]);
+        await direct(m, (q) => [`UPDATE ${q}._svc_tables SET columns = '${JSON.stringify(cols)}' WHERE table_name = 'accounts'`]);
+        const r = await svc(['sync', ...m, 'accounts']);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(
+          /^error: cannot rebuild accounts in .*, whose columns changed: .*view big_accounts depends on table accounts/m,
+        );
+        expect(r.stderr).toMatch(/nothing was dropped/);
+        expect((await direct(m, (q) => [`SELECT count(*)::int AS n FROM ${q}.big_accounts`]))[0]).toEqual({ n: expect.any(Number) });
+        expect((await direct(m, (q) => [`SELECT count(*)::int AS n FROM ${q}.accounts_labelled`]))[0]).toEqual({ n: expect.any(Number) });
+        // Once the view is out of the way, the rebuild runs.
+        await direct(m, (q) => [`DROP VIEW ${q}.big_accounts`]);
+        const again = await svc(['sync', ...m, 'accounts']);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).toMatch(/accounts: its columns changed .*rebuilding the table/);
+        await expectTableEqualsApi(c, m, '/accounts');
+      },
+    );
+
     it('refuses a mirror of another org, with the fix', async () => {
       const other = await start({ seed: 5 });
       try {

@@ -170,7 +170,6 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
     dialect: 'postgres',
     binding: 'pg',
     where,
-    cascade: ' CASCADE',
     keyedTableSuffix: '',
     columnType: (kind) => TYPES[kind],
     // No `?` in the pattern: statements here are written with `?` placeholders, numbered for pg.

@@ -100,7 +100,6 @@ export function sqliteMirrorDb(db: SqlDatabase, file: string): MirrorDb {
     dialect: 'sqlite',
     binding: db.binding,
     where: file,
-    cascade: '',
     keyedTableSuffix: ' WITHOUT ROWID',
     columnType: sqliteType,
     numberOf: sqliteNumberOf,

@@ -37,8 +37,6 @@ export interface MirrorDb {
   readonly binding: string;
   /** Where it is, for messages: the file, or the server and schema with no password. */
   readonly where: string;
-  /** `DROP TABLE …` needs this to take the views on a table with it (PostgreSQL). */
-  readonly cascade: string;
   /** After a link table's key: `WITHOUT ROWID` in SQLite. */
   readonly keyedTableSuffix: string;
   /** The DDL type of a column. */
