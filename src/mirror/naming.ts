@@ -50,6 +50,8 @@ export interface TableSpec {
   labels: Record<string, string>;
   /** Columns of custom fields that hold numbers (as text, as the API sends them): numbers in that view. */
   numeric: string[];
+  /** The org's schema could not be read: its fields and labels may be missing here, not gone. */
+  orgUnread: boolean;
 }
 
 /** What the org adds to a type: attributes the registry does not know, custom-field labels. */
@@ -58,6 +60,8 @@ interface OrgAdditions {
   labels?: Record<string, string>;
   /** Custom fields whose values are numbers (numerical, percentage, currency). */
   numeric?: readonly string[];
+  /** The org's schema could not be read this time. */
+  unread?: boolean;
 }
 
 /** The table of one resource type: attributes the API returns, then to-one relationships with data. */
@@ -95,7 +99,7 @@ export function tableSpec(rt: ResourceType, org: OrgAdditions = {}): TableSpec {
   const labels: Record<string, string> = {};
   for (const [field, label] of Object.entries(org.labels ?? {})) if (taken.has(snake(field)) && label.trim()) labels[snake(field)] = label;
   const numeric = (org.numeric ?? []).map(snake).filter((c) => taken.has(c));
-  return { type: rt.type, path: rt.path, table, columns, links, labels, numeric };
+  return { type: rt.type, path: rt.path, table, columns, links, labels, numeric, orgUnread: org.unread === true };
 }
 
 /**

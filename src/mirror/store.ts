@@ -17,7 +17,7 @@
  * staging table in PostgreSQL), its links and seen ids likewise.
  */
 import { LockTimeoutError } from '../auth/lock.js';
-import { UsageError } from '../errors.js';
+import { ExitCode, SvcError, UsageError } from '../errors.js';
 import type { ResourceObject } from '../api/jsonapi.js';
 import { attributeMarks, relationshipsText, unparsedAttributesRegion } from '../listing/page-parse.js';
 import { KeySlots, readAttributeValues, readMarkedValues } from './attribute-values.js';
@@ -244,6 +244,19 @@ export class MirrorStore {
         if (state?.columns) {
           const old = new Map(JSON.parse(state.columns) as [string, string][]);
           const changed = [...old].some(([name, type]) => !columns.some(([n, t]) => n === name && t === type));
+          const gone = [...old.keys()].filter((name) => !columns.some(([n]) => n === name));
+          const retyped = columns.some(([n, t]) => old.has(n) && old.get(n) !== t);
+          if (changed && spec.orgUnread && gone.length > 0 && !retyped) {
+            // Columns the org's schema gave an earlier run, missing now because it could not be
+            // read (a 5xx, a timeout): rebuilding would drop them and read the table again in
+            // full; syncing without them would leave them stale.
+            throw new SvcError(
+              `${spec.table}: the mirror has fields of the org's schema (${gone.join(', ')}), which could not be read this time: nothing synced, rather than rebuild the table without them`,
+              ExitCode.API,
+            ).hint(
+              'run the same command again once the org schema can be read (`svc schema pull` says); `svc sync --rebuild` makes the mirror without them',
+            );
+          }
           if (changed) {
             say(`${spec.table}: its columns changed (a newer svc or org schema); rebuilding the table`);
             await this.dropTable(spec);
@@ -276,8 +289,9 @@ export class MirrorStore {
           );
         }
         const view = `${spec.table}_labelled`;
-        await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(view)}`);
-        if (Object.keys(spec.labels).length > 0) {
+        // Without the org's schema there are no labels to name: the view made last time stays.
+        if (!spec.orgUnread) await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(view)}`);
+        if (!spec.orgUnread && Object.keys(spec.labels).length > 0) {
           const names = new Set(['id', ...columns.map(([n]) => n)]);
           const numeric = new Set(spec.numeric);
           const select = ['id', ...columns.map(([n]) => n)].map((n) => {

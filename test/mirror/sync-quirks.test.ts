@@ -11,6 +11,8 @@ import { runInProcess } from '../helpers/in-process-cli.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { doc, start, type Client } from '../helpers/sandbox.js';
+import { startFaultProxy } from '../helpers/fault-proxy.js';
+import { openDatabase } from '../../src/mirror/sqlite.js';
 
 const TYPES = ['prospects', 'accounts', 'mailings', 'sequence-states'];
 const PATHS = ['/prospects', '/accounts', '/mailings', '/sequenceStates'];
@@ -63,5 +65,44 @@ describe('a server with quirks', () => {
     } finally {
       await quirks('silentCascade=false');
     }
+  });
+
+  it("the org schema unreadable this time: the org's fields in the mirror are kept, not rebuilt away, and the run says so", async () => {
+    const db = path.join(tempDir(), 'org-fields.sqlite');
+    expect((await svc(['sync', '--db', db, 'accounts'])).code).toBe(0);
+    // A field the org's schema gave an earlier run (the sandbox's org has none of its own).
+    const raw = await openDatabase(db);
+    const cols = JSON.parse(String(raw.get("select columns from _svc_tables where table_name = 'accounts'")!.columns)) as [
+      string,
+      string,
+    ][];
+    raw.exec('ALTER TABLE accounts ADD COLUMN region_code TEXT');
+    raw.run("update _svc_tables set columns = ? where table_name = 'accounts'", [JSON.stringify([...cols, ['region_code', 'TEXT']])]);
+    raw.close();
+    const proxy = await startFaultProxy(c.sb.authUrl);
+    try {
+      proxy.always({ path: /^\/api\/v2\/schema\// }, { kind: 'answer', status: 503, body: 'unavailable' });
+      const r = await runInProcess(
+        ['sync', '--db', db, 'accounts'],
+        { ...env, SVC_BASE_URL: `${proxy.origin}/api/v2` },
+        { timeoutMs: 60_000 },
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /^error: accounts: the mirror has fields of the org's schema \(region_code\), which could not be read this time: nothing synced/m,
+      );
+      expect(r.stderr).not.toMatch(/rebuilding/);
+    } finally {
+      await proxy.close();
+    }
+    const kept = await openDatabase(db);
+    expect((kept.all('PRAGMA table_info(accounts)') as { name: string }[]).map((x) => x.name)).toContain('region_code');
+    expect(kept.all('select name from sqlite_master where name = :v', { v: 'accounts_labelled' })).toHaveLength(1);
+    kept.close();
+    // The schema read again, without that field: now it is gone from the org, and the table is made without it.
+    const again = await svc(['sync', '--db', db, 'accounts']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/accounts: its columns changed .*rebuilding the table/);
+    await expectTableEqualsApi(c, db, '/accounts');
   });
 });

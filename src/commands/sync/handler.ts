@@ -74,7 +74,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   sent += 1;
   const org = await orgAdditions(ctx);
   sent += org.requests;
-  const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, org.byType.get(rt.type)) }));
+  const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, { ...org.byType.get(rt.type), unread: org.unread }) }));
   const { MirrorStore } = await import('../../mirror/store.js');
   const { syncTables } = await import('../../mirror/sync.js');
   const held = { store: await MirrorStore.open(target, identity, { rebuild: flags.rebuild === true, say: (line) => ctx.warn(line) }) };
@@ -221,7 +221,9 @@ function chooseTypes(args: readonly string[], all: boolean): ResourceType[] {
 const NUMBER_FIELDS: ReadonlySet<string> = new Set(['numerical', 'percentage', 'currency']);
 
 /** The org's custom-field labels and extra fields by type (two requests); none when the schema cannot be read. */
-async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Parameters<typeof tableSpec>[1]>; requests: number }> {
+async function orgAdditions(
+  ctx: Context,
+): Promise<{ byType: Map<string, Parameters<typeof tableSpec>[1]>; unread: boolean; requests: number }> {
   const byType = new Map<string, Parameters<typeof tableSpec>[1]>();
   try {
     const { schema } = await (await ctx.orgSchema()).pull();
@@ -237,8 +239,9 @@ async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Paramet
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     ctx.warn(
-      `the org schema could not be read (${err instanceof ApiError ? `HTTP ${err.status}` : String(err)}): custom fields are mirrored without their labels`,
+      `the org schema could not be read (${err instanceof ApiError ? `HTTP ${err.status}` : String(err)}): custom-field labels are not refreshed this time (the labelled views stay as they were)`,
     );
+    return { byType, unread: true, requests: 2 };
   }
-  return { byType, requests: 2 };
+  return { byType, unread: false, requests: 2 };
 }
