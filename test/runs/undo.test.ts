@@ -319,9 +319,13 @@ describe('svc runs: bad input', () => {
     expect(head).toMatch(/^ID +WHEN +COMMAND +ROWS +STATE$/);
     const mine = lines.find((l) => l.startsWith(small))!;
     expect(mine).toMatch(/^\S+ +(now|\d+[smhd] ago) +prosp/);
-    // A row whose state names the undo run (22 characters of id) is still wider: its command is cut
-    // to the shortest, and the line wraps.
-    for (const l of r.stdout.trimEnd().split('\n')) if (!/undone by /.test(l)) expect(l.length, l).toBeLessThanOrEqual(80);
+    // A row whose state names the undo run: by the end of its id, whose own row shows it whole
+    // (22 characters of id wrapped the line).
+    for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);
+    const undone = lines.find((l) => / undone by …\w+$/.test(l));
+    expect(undone, r.stdout).toBeDefined();
+    const by = / undone by …(\w+)$/.exec(undone!)![1]!;
+    expect(lines.filter((l) => l.split(' ')[0]!.endsWith(`-${by}`))).toHaveLength(1);
   });
 
   it('an unknown run: exit 10, nothing sent', async () => {

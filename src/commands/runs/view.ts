@@ -71,8 +71,10 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
     });
   }
   const cols = ['id', 'when', 'command', 'rows', 'state'];
-  // On a terminal the age (`2h ago`) and the command without the `svc ` every row starts with:
-  // at 80 columns the full instant and prefix left `svc --sandb…` of each command (a trial).
+  // On a terminal the age (`2h ago`), the command without the `svc ` every row starts with, and
+  // the undo run by the end of its id (its own row, above, shows it whole): at 80 columns the
+  // full instant and prefix left `svc --sandb…` of each command (a trial), and a state naming a
+  // whole id wrapped the line.
   const now = ctx.clock.now();
   const forPeople = () =>
     ctx.io.stdoutIsTTY
@@ -80,6 +82,7 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
           ...r,
           when: typeof r.when === 'string' ? relativeTime(Date.parse(r.when), now) : r.when,
           command: typeof r.command === 'string' ? r.command.replace(/^svc /, '') : r.command,
+          state: typeof r.state === 'string' ? r.state.replace(/^undone by \d{8}-\d{6}-(\w+)$/, 'undone by …$1') : r.state,
         }))
       : rows;
   await printValue(ctx, ctx.output, rows, () => (rows.length ? humanTable(ctx, forPeople(), cols, 'command') : 'no recorded runs\n'));
