@@ -42,7 +42,7 @@ async function answers(baseUrl: string, token: string, ms: number, signal: Abort
   try {
     await boundedRequest(
       new URL(baseUrl),
-      { method: 'GET', headers: { authorization: `Bearer ${token}` }, dispatcher },
+      { method: 'GET', headers: { authorization: `Bearer ${token}`, 'user-agent': 'svc' }, dispatcher },
       { timeoutMs: ms, maxBytes: PROBE_MAX_BYTES, signal, what: `GET ${baseUrl}` },
     );
     // Any answer is a live sandbox's: one in maintenance (`--maintenance-until`) answers 503, and

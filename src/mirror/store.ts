@@ -290,24 +290,7 @@ export class MirrorStore {
         }
         const view = `${spec.table}_labelled`;
         // Without the org's schema there are no labels to name: the view made last time stays.
-        if (!spec.orgUnread) await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(view)}`);
-        if (!spec.orgUnread && Object.keys(spec.labels).length > 0) {
-          const names = new Set(['id', ...columns.map(([n]) => n)]);
-          const numeric = new Set(spec.numeric);
-          const select = ['id', ...columns.map(([n]) => n)].map((n) => {
-            const label = spec.labels[n];
-            // A label that is also a column's name would make the view ambiguous: keep the column's.
-            const name = label && !names.has(label) ? label : n;
-            // The API sends a numerical custom field as text ("41"): as text, max() and order by
-            // put "9" after "10". The view reads it as a number; the table keeps the text as sent.
-            return numeric.has(n)
-              ? `${this.db.numberOf(quoteId(n))} AS ${quoteId(name)}`
-              : name === n
-                ? quoteId(n)
-                : `${quoteId(n)} AS ${quoteId(name)}`;
-          });
-          await this.db.exec(`CREATE VIEW ${quoteId(view)} AS SELECT ${select.join(', ')} FROM ${quoteId(spec.table)}`);
-        }
+        if (!spec.orgUnread) await this.labelledView(spec, view, ['id', ...columns.map(([n]) => n)], say);
         const json = JSON.stringify(columns);
         if (state) await this.db.run('UPDATE _svc_tables SET columns = ? WHERE table_name = ?', [json, spec.table]);
         else await this.db.run('INSERT INTO _svc_tables (table_name, type, columns) VALUES (?, ?, ?)', [spec.table, spec.type, json]);
@@ -318,13 +301,70 @@ export class MirrorStore {
   }
 
   /**
+   * `<table>_labelled`: the table's columns, the custom fields under their labels. Made again on
+   * every sync, as one statement as written (a label is the org's text: `;` and `?` are its own).
+   * A view of someone's on it (a BI tool's) keeps PostgreSQL from dropping it: then it is
+   * replaced in place, which PostgreSQL allows while its columns keep their names and types, or
+   * else kept as it was, and said.
+   */
+  private async labelledView(spec: TableSpec, view: string, columns: readonly string[], say: (line: string) => void): Promise<void> {
+    const body = Object.keys(spec.labels).length > 0 ? this.labelledSelect(spec, columns) : undefined;
+    if (await this.attempt(`DROP VIEW IF EXISTS ${quoteId(view)}`)) {
+      if (body) await this.db.execOne(`CREATE VIEW ${quoteId(view)} AS ${body}`);
+      return;
+    }
+    if (body && (await this.attempt(`CREATE OR REPLACE VIEW ${quoteId(view)} AS ${body}`))) return;
+    say(`${view} kept as it was: a view of someone's reads it, and its columns changed (drop that view, and svc sync makes ${view} again)`);
+  }
+
+  /** The labelled view's query: each column once, under its label where that names nothing else. */
+  private labelledSelect(spec: TableSpec, columns: readonly string[]): string {
+    // Names compare as the databases compare quoted names in a view: PostgreSQL refuses two the
+    // same, SQLite renames the second `x:1`; a label that is a column's name, or another field's
+    // label, in any case, leaves that field under its own name.
+    const taken = new Set(columns.map((n) => n.toLowerCase()));
+    const numeric = new Set(spec.numeric);
+    return `SELECT ${columns
+      .map((n) => {
+        const label = spec.labels[n];
+        const name = label && !taken.has(label.toLowerCase()) ? label : n;
+        taken.add(name.toLowerCase());
+        // The API sends a numerical custom field as text ("41"): as text, max() and order by
+        // put "9" after "10". The view reads it as a number; the table keeps the text as sent.
+        if (numeric.has(n)) return `${this.db.numberOf(quoteId(n))} AS ${quoteId(name)}`;
+        return name === n ? quoteId(n) : `${quoteId(n)} AS ${quoteId(name)}`;
+      })
+      .join(', ')} FROM ${quoteId(spec.table)}`;
+  }
+
+  /**
+   * One statement in a savepoint of the open transaction: false, with the transaction as it was,
+   * when PostgreSQL refuses it for what depends on it (2BP01) or for columns a view cannot change
+   * in place (42P16).
+   */
+  private async attempt(sql: string): Promise<boolean> {
+    await this.db.exec('SAVEPOINT svc_attempt');
+    try {
+      await this.db.execOne(sql);
+    } catch (err) {
+      await this.db.exec('ROLLBACK TO SAVEPOINT svc_attempt');
+      await this.db.exec('RELEASE SAVEPOINT svc_attempt');
+      const code = (err as { code?: string }).code;
+      if (code === '2BP01' || code === '42P16') return false;
+      throw err;
+    }
+    await this.db.exec('RELEASE SAVEPOINT svc_attempt');
+    return true;
+  }
+
+  /**
    * Drops a type's tables to make them again. svc's own view on the table goes first, and nothing
    * else with it: on PostgreSQL, CASCADE also took a team's views of the table (a BI tool's)
    * without a word; now such a view stops the rebuild, and the transaction puts back what went.
    */
   private async dropTable(spec: TableSpec): Promise<void> {
-    await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(`${spec.table}_labelled`)}`);
     try {
+      await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(`${spec.table}_labelled`)}`);
       await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(spec.table)}`);
       for (const l of spec.links) await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(l.table)}`);
     } catch (err) {

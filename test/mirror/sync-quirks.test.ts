@@ -67,10 +67,8 @@ describe('a server with quirks', () => {
     }
   });
 
-  it("the org schema unreadable this time: the org's fields in the mirror are kept, not rebuilt away, and the run says so", async () => {
-    const db = path.join(tempDir(), 'org-fields.sqlite');
-    expect((await svc(['sync', '--db', db, 'accounts'])).code).toBe(0);
-    // A field the org's schema gave an earlier run (the sandbox's org has none of its own).
+  /** A field the org's schema gave an earlier run, in a mirror's accounts (the sandbox's org has none of its own). */
+  async function addOrgField(db: string): Promise<void> {
     const raw = await openDatabase(db);
     const cols = JSON.parse(String(raw.get("select columns from _svc_tables where table_name = 'accounts'")!.columns)) as [
       string,
@@ -79,27 +77,60 @@ describe('a server with quirks', () => {
     raw.exec('ALTER TABLE accounts ADD COLUMN region_code TEXT');
     raw.run("update _svc_tables set columns = ? where table_name = 'accounts'", [JSON.stringify([...cols, ['region_code', 'TEXT']])]);
     raw.close();
+  }
+
+  it("the org schema unreadable this time: its last pull is used; without one, the org's fields are kept, not rebuilt away, and the labels stay", async () => {
     const proxy = await startFaultProxy(c.sb.authUrl);
+    // Every run through the proxy, with a config directory of its own: the schema cache the first
+    // syncs' pulls write is of the proxy's URL.
+    const viaProxy = { ...env, SVC_BASE_URL: `${proxy.origin}/api/v2`, SVC_CONFIG_DIR: tempDir() };
+    const run = (args: string[], extra: Record<string, string> = {}) =>
+      runInProcess(args, { ...viaProxy, ...extra }, { timeoutMs: 60_000 });
     try {
+      const fields = path.join(tempDir(), 'org-fields.sqlite');
+      const labelled = path.join(tempDir(), 'labelled.sqlite');
+      expect((await run(['sync', '--db', fields, 'accounts'])).code).toBe(0);
+      expect((await run(['sync', '--db', labelled, 'prospects'])).code).toBe(0);
+      await addOrgField(fields);
+      const scores = async () => {
+        const r = await svc(['sql', '--db', labelled, '-o', 'json', 'select count("Lead Score") as n from prospects_labelled']);
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout)[0].n as number;
+      };
+      const before = await scores();
+      expect(before).toBeGreaterThan(0);
       proxy.always({ path: /^\/api\/v2\/schema\// }, { kind: 'answer', status: 503, body: 'unavailable' });
-      const r = await runInProcess(
-        ['sync', '--db', db, 'accounts'],
-        { ...env, SVC_BASE_URL: `${proxy.origin}/api/v2` },
-        { timeoutMs: 60_000 },
-      );
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(
+      // This profile's last pull (every sync's pull writes it) stands in.
+      const withCache = await run(['sync', '--db', labelled, 'prospects']);
+      expect(withCache.code, withCache.stderr).toBe(0);
+      expect(withCache.stderr).toMatch(/the org schema could not be read \(HTTP 503\): using the one pulled /);
+      expect(await scores()).toBe(before);
+      // No pull to go by (a config directory without one): the table holding the org's field is
+      // left alone, said, rather than rebuilt without it.
+      const none = await run(['sync', '--db', fields, 'accounts'], { SVC_CONFIG_DIR: tempDir() });
+      expect(none.code).toBe(1);
+      expect(none.stderr).toMatch(
         /^error: accounts: the mirror has fields of the org's schema \(region_code\), which could not be read this time: nothing synced/m,
       );
-      expect(r.stderr).not.toMatch(/rebuilding/);
+      expect(none.stderr).not.toMatch(/rebuilding/);
+      const kept = await openDatabase(fields);
+      expect((kept.all('PRAGMA table_info(accounts)') as { name: string }[]).map((x) => x.name)).toContain('region_code');
+      kept.close();
+      // No pull, and nothing at stake but the labels: the sync goes on, the labelled view as it
+      // was (it was dropped and made without them: no "Lead Score").
+      const plain = await run(['sync', '--db', labelled, 'prospects'], { SVC_CONFIG_DIR: tempDir() });
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stderr).toMatch(/custom-field labels are not refreshed this time/);
+      expect(await scores()).toBe(before);
     } finally {
       await proxy.close();
     }
-    const kept = await openDatabase(db);
-    expect((kept.all('PRAGMA table_info(accounts)') as { name: string }[]).map((x) => x.name)).toContain('region_code');
-    expect(kept.all('select name from sqlite_master where name = :v', { v: 'accounts_labelled' })).toHaveLength(1);
-    kept.close();
-    // The schema read again, without that field: now it is gone from the org, and the table is made without it.
+  });
+
+  it('the org schema read again, without a field the mirror has: the table is made without it', async () => {
+    const db = path.join(tempDir(), 'gone.sqlite');
+    expect((await svc(['sync', '--db', db, 'accounts'])).code).toBe(0);
+    await addOrgField(db);
     const again = await svc(['sync', '--db', db, 'accounts']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/accounts: its columns changed .*rebuilding the table/);

@@ -15,6 +15,7 @@ import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { adminSql, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
 import { openDatabase } from '../../src/mirror/sqlite.js';
 import { doc, one, start, type Client } from '../helpers/sandbox.js';
+import { defaultOrg } from '../../src/sandbox/data/org.js';
 
 const DATABASES = mirrorDatabases(await testPostgres());
 
@@ -396,11 +397,14 @@ describe.each(DATABASES)('on $name', (d) => {
     });
 
     it('reads a numerical custom field as a number in the labelled view: "9" before "100"; text that is no number as NULL', async () => {
-      const ids: number[] = (await c.get('/prospects?sort=id&page[limit]=6')).body.data.map((r: { id: string }) => Number(r.id));
-      // Through the API where it takes them; "n/a" as another tool may have left it (the sandbox refuses it).
-      const values = ['100', '9', ' 7 ', '-2.5', '12', 'n/a'];
+      const ids: number[] = (await c.get('/prospects?sort=id&page[limit]=7')).body.data.map((r: { id: string }) => Number(r.id));
+      // Through the API where it takes them (`1.2e1` as svc's own check takes it); "n/a" as another
+      // tool may have left it, and a number too small for a double, which PostgreSQL refused for
+      // the whole query (the sandbox refuses both).
+      const tiny = `0.${'0'.repeat(400)}1`;
+      const values = ['100', '9', ' 7 ', '-2.5', '1.2e1', 'n/a', tiny];
       for (const [k, id] of ids.entries()) {
-        if (values[k] === 'n/a') c.sb.store.update('prospect', id, { custom2: 'n/a' });
+        if (values[k] === 'n/a' || values[k] === tiny) c.sb.store.update('prospect', id, { custom2: values[k] });
         else expect((await c.patch(`/prospects/${id}`, doc('prospect', { custom2: values[k] }, {}, id))).status).toBe(200);
       }
       expect((await svc(['sync', ...db, 'prospects'])).code).toBe(0);
@@ -423,6 +427,53 @@ describe.each(DATABASES)('on $name', (d) => {
         { custom2: '9' },
         { custom2: 'n/a' },
       ]);
+    });
+
+    it("labels are the org's text: `;` and `?` in them kept, a label twice or a column's name in any case leaves the field its own name", async () => {
+      const org = defaultOrg();
+      const prospect = org.customFields['prospect']!;
+      prospect['custom5'] = { type: 'string', required: false, label: 'Region;EMEA', definition: null };
+      prospect['custom6'] = { type: 'string', required: false, label: 'Interested?', definition: null };
+      prospect['custom7'] = { type: 'numerical', required: false, label: 'Lead Score', definition: null };
+      prospect['custom8'] = { type: 'string', required: false, label: 'Title', definition: null };
+      const odd = await start({ seed: 5, org });
+      try {
+        const oddEnv = {
+          ...env,
+          SVC_CONFIG_DIR: tempDir(),
+          SVC_BASE_URL: odd.sb.baseUrl,
+          SVC_AUTH_URL: odd.sb.authUrl,
+          SVC_TOKEN: odd.sb.token,
+        };
+        const m = d.fresh(path.join(tempDir(), 'odd.sqlite'));
+        // On PostgreSQL the `;` split the view's statement (every sync exit 1) and `?` became `$1`.
+        const r = await runInProcess(['sync', ...m, 'prospects'], oddEnv, { timeoutMs: 60_000 });
+        expect(r.code, r.stderr).toBe(0);
+        const row = await runInProcess(['sql', ...m, '-o', 'json', 'select * from prospects_labelled limit 1'], oddEnv);
+        const names = Object.keys(JSON.parse(row.stdout)[0]);
+        expect(names).toEqual(expect.arrayContaining(['Region;EMEA', 'Interested?', 'Lead Score', 'custom7', 'title', 'custom8']));
+        expect(names.filter((n) => /lead score|:1$|\$\d/i.test(n))).toEqual(['Lead Score']);
+      } finally {
+        await odd.sb.close();
+      }
+    });
+
+    it.runIf(d.name === 'postgres')("a team's view of the labelled view: syncs go on, and a rebuild names it", async () => {
+      const m = d.fresh('');
+      expect((await svc(['sync', ...m, 'accounts'])).code).toBe(0);
+      await direct(m, (q) => [`CREATE VIEW ${q}.revenue AS SELECT id, "Annual Revenue" FROM ${q}.accounts_labelled`]);
+      // Every sync made the labelled view again by dropping it, which PostgreSQL refused: exit 1.
+      const again = await svc(['sync', ...m, 'accounts']);
+      expect(again.code, again.stderr).toBe(0);
+      expect((await direct(m, (q) => [`SELECT count(*)::int AS n FROM ${q}.revenue`]))[0]).toEqual({ n: expect.any(Number) });
+      const older = (await direct(m, (q) => [`SELECT columns FROM ${q}._svc_tables WHERE table_name = 'accounts'`]))[0] as {
+        columns: string;
+      };
+      const cols = (JSON.parse(older.columns) as [string, string][]).map(([n, t]) => [n, n === 'name' ? 'bigint' : t]);
+      await direct(m, (q) => [`UPDATE ${q}._svc_tables SET columns = '${JSON.stringify(cols)}' WHERE table_name = 'accounts'`]);
+      const rebuilt = await svc(['sync', ...m, 'accounts']);
+      expect(rebuilt.code).toBe(2);
+      expect(rebuilt.stderr).toMatch(/^error: cannot rebuild accounts in .*: .*view revenue depends on view accounts_labelled/m);
     });
 
     it('lists tables and columns with custom-field labels', async () => {

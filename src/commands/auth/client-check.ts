@@ -44,7 +44,8 @@ export async function preflightAuthorize(ctx: Context, url: string, clientId: st
     // A short look: a slow server must not delay the login more than a moment.
     res = await boundedRequest(
       new URL(url),
-      { method: 'GET', dispatcher },
+      // As a browser would ask (a server may refuse a request that names no agent).
+      { method: 'GET', headers: { accept: 'text/html,*/*', 'user-agent': 'svc' }, dispatcher },
       {
         timeoutMs: Math.min(ctx.globals.timeoutMs, PREFLIGHT_TIMEOUT_MS),
         maxBytes: PAGE_MAX_BYTES,

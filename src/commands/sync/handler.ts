@@ -10,6 +10,7 @@ import type { Context } from '../../runtime/context.js';
 import { findResource, RESOURCES, type ResourceType } from '../../registry/index.js';
 import { didYouMean } from '../../suggest.js';
 import { tableSpec } from '../../mirror/naming.js';
+import type { OrgSchema } from '../../org-schema/types.js';
 import { mirrorIdentity, mirrorTarget } from './mirror-file.js';
 import { printJsonResult } from '../shared/output.js';
 import { grouped, plural } from '../../grouped.js';
@@ -220,28 +221,40 @@ function chooseTypes(args: readonly string[], all: boolean): ResourceType[] {
 /** Custom-field types whose values are numbers. */
 const NUMBER_FIELDS: ReadonlySet<string> = new Set(['numerical', 'percentage', 'currency']);
 
-/** The org's custom-field labels and extra fields by type (two requests); none when the schema cannot be read. */
+/**
+ * The org's custom-field labels and extra fields by type (two requests); when the schema cannot be
+ * read, those of its last pull (the profile's cache), else none and `unread`.
+ */
 async function orgAdditions(
   ctx: Context,
 ): Promise<{ byType: Map<string, Parameters<typeof tableSpec>[1]>; unread: boolean; requests: number }> {
   const byType = new Map<string, Parameters<typeof tableSpec>[1]>();
+  const service = await ctx.orgSchema();
+  let schema: OrgSchema | undefined;
   try {
-    const { schema } = await (await ctx.orgSchema()).pull();
-    for (const [type, t] of Object.entries(schema.types)) {
-      const labels: Record<string, string> = {};
-      const numeric: string[] = [];
-      for (const [name, f] of Object.entries(t.customFields)) {
-        labels[name] = f.label;
-        if (NUMBER_FIELDS.has(f.type)) numeric.push(name);
-      }
-      byType.set(type, { extraAttributes: t.extraAttributes, labels, numeric });
-    }
+    ({ schema } = await service.pull());
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    ctx.warn(
-      `the org schema could not be read (${err instanceof ApiError ? `HTTP ${err.status}` : String(err)}): custom-field labels are not refreshed this time (the labelled views stay as they were)`,
-    );
-    return { byType, unread: true, requests: 2 };
+    const why = err instanceof ApiError ? `HTTP ${err.status}` : String(err);
+    // The last pull (this profile's cache, which every sync's pull writes) still names the org's
+    // fields and labels: without it, a passing failure would look like fields gone.
+    schema = await service.cached();
+    if (!schema) {
+      ctx.warn(
+        `the org schema could not be read (${why}): custom-field labels are not refreshed this time (the labelled views stay as they were)`,
+      );
+      return { byType, unread: true, requests: 2 };
+    }
+    ctx.warn(`the org schema could not be read (${why}): using the one pulled ${schema.pulledAt}`);
+  }
+  for (const [type, t] of Object.entries(schema.types)) {
+    const labels: Record<string, string> = {};
+    const numeric: string[] = [];
+    for (const [name, f] of Object.entries(t.customFields)) {
+      labels[name] = f.label;
+      if (NUMBER_FIELDS.has(f.type)) numeric.push(name);
+    }
+    byType.set(type, { extraAttributes: t.extraAttributes, labels, numeric });
   }
   return { byType, unread: false, requests: 2 };
 }

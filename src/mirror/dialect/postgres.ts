@@ -22,7 +22,7 @@ import { ExitCode, NetworkError, SvcError, UsageError } from '../../errors.js';
 import { quoteId } from '../naming.js';
 import type { SqlRow, SqlValue } from '../sqlite.js';
 import { copyText, sentColumns } from './copy-text.js';
-import type { ColumnKind, MirrorDb, QueryResult, Relation, WriteColumn } from './types.js';
+import { type ColumnKind, type MirrorDb, NUMBER_TEXT_MAX, type QueryResult, type Relation, type WriteColumn } from './types.js';
 
 /** Rows fetched from a cursor at a time. */
 const READ_PAGE = 500;
@@ -174,11 +174,12 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
     columnType: (kind) => TYPES[kind],
     // No `?` in the pattern: statements here are written with `?` placeholders, numbered for pg.
     numberOf: (column) =>
-      `(CASE WHEN ${column} ~ '^\\s*[-+]{0,1}([0-9]+\\.{0,1}[0-9]*|\\.[0-9]+)\\s*$' THEN trim(${column})::double precision END)`,
+      `(CASE WHEN length(trim(${column})) <= ${NUMBER_TEXT_MAX} AND ${column} ~ '^ *[-+]{0,1}([0-9]+\\.{0,1}[0-9]*|\\.[0-9]+)([eE][-+]{0,1}[0-9]{1,2}){0,1} *$' THEN trim(${column})::double precision END)`,
     exec: async (sql) => {
       // Several statements: one at a time (the extended protocol takes one).
       for (const s of sql.split(/;\s*(?=\S)/)) await q(s.replace(/;\s*$/, ''));
     },
+    execOne: async (sql) => void (await q(sql, [], true)),
     run: async (sql, params) => void (await q(sql, params)),
     all: async (sql, params) => (await q(sql, params)).rows,
     get: async (sql, params) => (await q(sql, params)).rows[0],

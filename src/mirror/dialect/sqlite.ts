@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { acquireLock } from '../../auth/lock.js';
 import { quoteId } from '../naming.js';
 import type { SqlDatabase, SqlRow, SqlValue } from '../sqlite.js';
-import type { ColumnKind, MirrorDb, QueryResult, Relation, WriteColumn } from './types.js';
+import { type ColumnKind, type MirrorDb, NUMBER_TEXT_MAX, type QueryResult, type Relation, type WriteColumn } from './types.js';
 
 const MAX_ROWS = 500;
 const MAX_PARAMS = 30_000;
@@ -104,6 +104,8 @@ export function sqliteMirrorDb(db: SqlDatabase, file: string): MirrorDb {
     columnType: sqliteType,
     numberOf: sqliteNumberOf,
     exec: async (sql) => db.exec(sql),
+    // SQLite's own parser splits statements (quotes respected), and a statement without parameters has no placeholders.
+    execOne: async (sql) => db.exec(sql),
     run: async (sql, params) => statement(sql).run(params ?? []),
     all: async (sql, params) => db.all(sql, params ?? []),
     get: async (sql, params) => db.get(sql, params ?? []),
@@ -205,12 +207,18 @@ function insertSql(
 }
 
 /**
- * {@link MirrorDb.numberOf} in SQLite, which has no regular expressions: after one sign, only
- * digits and at most one point, with a digit somewhere. A CAST alone reads `12abc` as 12 and
- * `abc` as 0.
+ * {@link MirrorDb.numberOf} in SQLite, which has no regular expressions: the text cut at its
+ * sign and its `e`, each piece checked with GLOB (a CAST alone reads `12abc` as 12 and `abc` as 0).
  */
 function sqliteNumberOf(column: string): string {
   const t = `trim(${column})`;
-  const unsigned = `(CASE WHEN substr(${t}, 1, 1) IN ('+', '-') THEN substr(${t}, 2) ELSE ${t} END)`;
-  return `(CASE WHEN ${unsigned} NOT GLOB '*[^0-9.]*' AND ${unsigned} NOT GLOB '*.*.*' AND ${unsigned} GLOB '*[0-9]*' THEN CAST(${t} AS NUMERIC) END)`;
+  const unsigned = (s: string) => `(CASE WHEN substr(${s}, 1, 1) IN ('+', '-') THEN substr(${s}, 2) ELSE ${s} END)`;
+  const u = unsigned(t);
+  const e = `instr(lower(${u}), 'e')`;
+  const mantissa = `(CASE WHEN ${e} > 0 THEN substr(${u}, 1, ${e} - 1) ELSE ${u} END)`;
+  const exponent = unsigned(`(CASE WHEN ${e} > 0 THEN substr(${u}, ${e} + 1) ELSE '0' END)`);
+  return (
+    `(CASE WHEN length(${t}) <= ${NUMBER_TEXT_MAX} AND ${mantissa} NOT GLOB '*[^0-9.]*' AND ${mantissa} NOT GLOB '*.*.*' ` +
+    `AND ${mantissa} GLOB '*[0-9]*' AND (${exponent} GLOB '[0-9]' OR ${exponent} GLOB '[0-9][0-9]') THEN CAST(${t} AS NUMERIC) END)`
+  );
 }

@@ -30,6 +30,9 @@ export interface Relation {
   kind: 'table' | 'view';
 }
 
+/** The longest text {@link MirrorDb.numberOf} reads as a number. */
+export const NUMBER_TEXT_MAX = 40;
+
 /** An open mirror database. */
 export interface MirrorDb {
   readonly dialect: 'sqlite' | 'postgres';
@@ -42,11 +45,17 @@ export interface MirrorDb {
   /** The DDL type of a column. */
   columnType(kind: ColumnKind): string;
   /**
-   * An expression: a text column's value as a number when it is a plain decimal (`41`, `-2.5`,
-   * ` 7 `), else NULL. One grammar on both databases, so a query answers alike on each.
+   * An expression: a text column's value as a number when it is one as svc writes them (`41`,
+   * `-2.5`, ` 7 `, `1e3`: a sign, digits with at most one point, an exponent of one or two
+   * digits, spaces around, at most {@link NUMBER_TEXT_MAX} characters), else NULL. One grammar on
+   * both databases, so a query answers alike on each; the bounds keep the value inside a double,
+   * which PostgreSQL would otherwise refuse for the whole query.
    */
   numberOf(column: string): string;
+  /** svc's own statements, `;` between them. */
   exec(sql: string): Promise<void>;
+  /** One statement as written: never split, no `?` placeholders (it holds the org's text, labels). */
+  execOne(sql: string): Promise<void>;
   run(sql: string, params?: readonly SqlValue[]): Promise<void>;
   all(sql: string, params?: readonly SqlValue[]): Promise<SqlRow[]>;
   get(sql: string, params?: readonly SqlValue[]): Promise<SqlRow | undefined>;
