@@ -522,7 +522,8 @@ export class MirrorStore {
       rows.set(id, values);
       const stamp = updatedAt >= 0 ? values[updatedAt + 1] : undefined;
       if (typeof stamp === 'string') highest = laterOf(highest, stamp);
-      if (changedAfter === undefined || typeof stamp !== 'string' || apiTime(stamp) > changedAfter) changed++;
+      // Not known to be older than the mirror (no date, or one that does not parse): changed.
+      if (changedAfter === undefined || typeof stamp !== 'string' || !(apiTime(stamp) <= changedAfter)) changed++;
       spec.links.forEach((l, k) => {
         const members = ids ? flatLinkIds(ids[l.relationship]) : linkIds(r, l.relationship);
         // A record that did not send the relationship keeps the links it had.
