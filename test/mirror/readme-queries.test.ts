@@ -56,6 +56,11 @@ beforeAll(async () => {
     const mine = (await apiRecords(c, '/mailings')).filter((m) => String(m.relationships.prospect?.data?.id) === String(p));
     return mine.length >= 1 && mine.every((m) => !['queued', 'scheduled'].includes(m.attributes.state) || m.attributes.deliveredAt);
   }, 10_000);
+  // Scores whose order as text is not their order as numbers ("9" after "100").
+  for (const [k, score] of ['100', '9', '99.5'].entries()) {
+    const scored = await c.post('/prospects', doc('prospect', { firstName: `Scored${k}`, custom2: score }));
+    expect(scored.status, scored.text).toBe(201);
+  }
   const sync = await runInProcess(['sync', '--db', db], env, { timeoutMs: 60_000 });
   expect(sync.code, sync.stderr).toBe(0);
 });
@@ -68,8 +73,8 @@ async function ask(sql: string): Promise<any[]> {
 }
 
 describe('README: Questions about your org', () => {
-  it('has the five questions', () => {
-    expect(blocks.length).toBe(5);
+  it('has the six questions', () => {
+    expect(blocks.length).toBe(6);
   });
 
   it('duplicates by e-mail', async () => {
@@ -132,5 +137,15 @@ describe('README: Questions about your org', () => {
       .map((p) => String(p.id));
     expect(rows.map((r) => String(r.id)).sort()).toEqual(want.sort());
     expect(rows.length).toBeGreaterThan(0);
+  });
+
+  it('top prospects by a custom field', async () => {
+    const rows = await ask(blocks[5]!.body);
+    const scores = (await apiRecords(c, '/prospects'))
+      .map((p) => ({ id: String(p.id), score: p.attributes.custom2 == null ? Number.NaN : Number(p.attributes.custom2) }))
+      .filter((p) => Number.isFinite(p.score))
+      .sort((a, b) => b.score - a.score);
+    expect(rows.map((r) => r['Lead Score'])).toEqual(scores.slice(0, 10).map((p) => p.score));
+    expect(rows[0]['Lead Score']).toBe(100);
   });
 });
