@@ -150,6 +150,15 @@ describe.each(DATABASES)('on $name', (d) => {
   });
 
   /** Runs statements straight on the database of `args` (`--db …`), as its owner would; the rows of the last. */
+  /** What a newer svc or org schema brings: accounts' `name` of another type, as if a sync had stored it so. */
+  async function retypeAccountsName(m: string[]): Promise<void> {
+    const older = (await direct(m, (q) => [`SELECT columns FROM ${q}._svc_tables WHERE table_name = 'accounts'`]))[0] as {
+      columns: string;
+    };
+    const cols = (JSON.parse(older.columns) as [string, string][]).map(([n, t]) => [n, n === 'name' ? 'bigint' : t]);
+    await direct(m, (q) => [`UPDATE ${q}._svc_tables SET columns = '${JSON.stringify(cols)}' WHERE table_name = 'accounts'`]);
+  }
+
   async function direct(args: string[], statements: (q: string) => string[]): Promise<unknown[]> {
     const at = args.indexOf('--schema');
     let rows: unknown[] = [];
@@ -216,12 +225,7 @@ describe.each(DATABASES)('on $name', (d) => {
         const m = d.fresh('');
         expect((await svc(['sync', ...m, 'accounts'])).code).toBe(0);
         await direct(m, (q) => [`CREATE VIEW ${q}.big_accounts AS SELECT id, name FROM ${q}.accounts`]);
-        // What a newer svc or org schema brings: a column of another type (as if stored so before).
-        const older = (await direct(m, (q) => [`SELECT columns FROM ${q}._svc_tables WHERE table_name = 'accounts'`]))[0] as {
-          columns: string;
-        };
-        const cols = (JSON.parse(older.columns) as [string, string][]).map(([n, t]) => [n, n === 'name' ? 'bigint' : t]);
-        await direct(m, (q) => [`UPDATE ${q}._svc_tables SET columns = '${JSON.stringify(cols)}' WHERE table_name = 'accounts'`]);
+        await retypeAccountsName(m);
         const r = await svc(['sync', ...m, 'accounts']);
         expect(r.code).toBe(2);
         expect(r.stderr).toMatch(
@@ -466,11 +470,7 @@ describe.each(DATABASES)('on $name', (d) => {
       const again = await svc(['sync', ...m, 'accounts']);
       expect(again.code, again.stderr).toBe(0);
       expect((await direct(m, (q) => [`SELECT count(*)::int AS n FROM ${q}.revenue`]))[0]).toEqual({ n: expect.any(Number) });
-      const older = (await direct(m, (q) => [`SELECT columns FROM ${q}._svc_tables WHERE table_name = 'accounts'`]))[0] as {
-        columns: string;
-      };
-      const cols = (JSON.parse(older.columns) as [string, string][]).map(([n, t]) => [n, n === 'name' ? 'bigint' : t]);
-      await direct(m, (q) => [`UPDATE ${q}._svc_tables SET columns = '${JSON.stringify(cols)}' WHERE table_name = 'accounts'`]);
+      await retypeAccountsName(m);
       const rebuilt = await svc(['sync', ...m, 'accounts']);
       expect(rebuilt.code).toBe(2);
       expect(rebuilt.stderr).toMatch(/^error: cannot rebuild accounts in .*: .*view revenue depends on view accounts_labelled/m);
