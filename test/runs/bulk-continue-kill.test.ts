@@ -46,6 +46,8 @@ async function killAfter(args: string[], method: string, after: number): Promise
 async function rerun(args: string[], label: string, more: string[] = []): Promise<string> {
   const before = await runsOf(label);
   expect(before, 'the killed run is recorded').toHaveLength(1);
+  // Of how many: the record holds only the rows the kill let the run reach.
+  expect(before[0]!.rows).toMatch(new RegExp(`\\(of ${ROWS}\\)$`));
   const r = await svc([...args, ...more]);
   // A delete the kill cut off after the server did it is refused 404 when sent again: deleted by
   // the first attempt (it was failed, exit 5, until 2026-11-29; bulk-continue-lost.test.ts).
@@ -65,10 +67,10 @@ async function rerun(args: string[], label: string, more: string[] = []): Promis
   return continued![1]!;
 }
 
-async function runsOf(label: string): Promise<{ id: string; command: string; state: string }[]> {
+async function runsOf(label: string): Promise<{ id: string; command: string; rows: string; state: string }[]> {
   const list = await svc(['runs', 'list', '-o', 'json']);
   expect(list.code, list.stderr).toBe(0);
-  return (JSON.parse(list.stdout) as { id: string; command: string; state: string; undoes?: string }[]).filter(
+  return (JSON.parse(list.stdout) as { id: string; command: string; rows: string; state: string; undoes?: string }[]).filter(
     (r) => !r.undoes && r.command.includes(` ${label} `),
   );
 }

@@ -47,6 +47,8 @@ export interface RunMeta {
   journal?: string;
   /** The run's `--shard` (`1/4`): a rerun continues the record of its own shard only. */
   shard?: string;
+  /** The rows of the run's input, invalid ones too: a killed run's record holds only those it reached. */
+  rows?: number;
 }
 
 /** A row's before-image, written before its write leaves. */

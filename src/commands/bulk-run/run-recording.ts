@@ -69,7 +69,7 @@ export async function openRunRecord(
   ctx: Context,
   label: string,
   owner: SideOwner,
-  extra: Pick<RunMeta, 'undoes' | 'journal' | 'shard'> = {},
+  extra: Pick<RunMeta, 'undoes' | 'journal' | 'shard' | 'rows'> = {},
   untilRow = false,
 ): Promise<RunRecordWriter> {
   const conn = await ctx.connection();

@@ -126,6 +126,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
             ...run.recordMeta,
             ...(setup.journalPath ? { journal: journalKey(setup.journalPath) } : {}),
             ...(setup.shard ? { shard: shardText(setup) } : {}),
+            rows: scan.total,
           },
           // Made with the run's first row: a run that writes nothing (a rerun of one that finished)
           // leaves no record to come first in `svc runs list`. An undo is recorded even so: it

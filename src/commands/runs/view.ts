@@ -15,6 +15,7 @@ import { allRuns, loadRun, rowCounts } from './store.js';
 import { isUndone } from '../../bulk/run/run-record.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
 import { relativeTime } from '../../output/relative-time.js';
+import { grouped } from '../../grouped.js';
 
 /**
  * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` column
@@ -37,6 +38,15 @@ function countsText(c: Record<string, number>): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ') || 'no rows'
   );
+}
+
+/**
+ * A run's rows by outcome; for a run that did not finish, of how many its input had (a kill's
+ * record holds only the rows it reached: "created 95, cut short 5" of 200 read as the whole run).
+ */
+function rowsText(rec: RunRecord): string {
+  const unfinished = !rec.end || rec.end.interrupted === true;
+  return `${countsText(rowCounts(rec))}${unfinished && rec.meta.rows !== undefined ? ` (of ${grouped(rec.meta.rows)})` : ''}`;
 }
 
 function state(dir: string, rec: RunRecord, read?: (id: string) => RunRecord): string {
@@ -64,7 +74,7 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
       id: r.id,
       when: r.rec.meta.at,
       command: r.rec.meta.argv,
-      rows: countsText(rowCounts(r.rec)),
+      rows: rowsText(r.rec),
       state: state(dir, r.rec, read),
       ...(r.rec.meta.undoes ? { undoes: r.rec.meta.undoes } : {}),
       ...(flags.all ? { profile: r.rec.meta.profile } : {}),
@@ -107,7 +117,7 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
   }));
   const m = rec.meta;
   ctx.info(
-    `run ${m.id}: ${m.argv} · ${m.at} · profile ${m.profile} · ${m.owner.api}${m.owner.orgName ? ` (${m.owner.orgName})` : ''} · by ${m.who} · ${countsText(rowCounts(rec))} · ${state(dir, rec)}${m.undoes ? ` · undoes ${m.undoes}` : ''}`,
+    `run ${m.id}: ${m.argv} · ${m.at} · profile ${m.profile} · ${m.owner.api}${m.owner.orgName ? ` (${m.owner.orgName})` : ''} · by ${m.who} · ${rowsText(rec)} · ${state(dir, rec)}${m.undoes ? ` · undoes ${m.undoes}` : ''}`,
   );
   const human = () => {
     const flat = rows.map((r) => ({ ...r, before: fields(r.before), after: fields(r.after) }));
