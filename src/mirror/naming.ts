@@ -102,6 +102,11 @@ export function tableSpec(rt: ResourceType, org: OrgAdditions = {}): TableSpec {
   return { type: rt.type, path: rt.path, table, columns, links, labels, numeric, orgUnread: org.unread === true };
 }
 
+/** The view that names a table's custom fields by their labels. */
+export function labelledViewOf(table: string): string {
+  return `${table}_labelled`;
+}
+
 /**
  * Whether a relation of this name is one a mirror makes: a type's table, its link tables and its
  * labelled view, or svc's own `_svc_` tables. `svc sync --rebuild` drops these and nothing else.
@@ -110,7 +115,7 @@ export function isMirrorRelation(name: string): boolean {
   if (name.startsWith('_svc_')) return true;
   for (const rt of RESOURCES) {
     const table = snake(rt.path);
-    if (name === table || name === `${table}_labelled`) return true;
+    if (name === table || name === labelledViewOf(table)) return true;
     if (rt.relationships.some((r) => r.kind === 'many' && r.data && name === `${table}_${snake(r.name)}`)) return true;
   }
   return false;

@@ -22,7 +22,7 @@ import type { ResourceObject } from '../api/jsonapi.js';
 import { attributeMarks, relationshipsText, unparsedAttributesRegion } from '../listing/page-parse.js';
 import { KeySlots, readAttributeValues, readMarkedValues } from './attribute-values.js';
 import type { ColumnKind, MirrorDb, WriteColumn } from './dialect/types.js';
-import { columnValue, isMirrorRelation, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
+import { columnValue, isMirrorRelation, labelledViewOf, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlRow, SqlValue } from './sqlite.js';
 import { apiTime } from '../api-time.js';
 
@@ -161,9 +161,9 @@ export class MirrorStore {
           try {
             await this.db.exec(`DROP ${t.kind === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS ${quoteId(t.name)}`);
           } catch (err) {
-            const e = err as { code?: string; detail?: string; message?: string };
-            if (e.code !== '2BP01') throw err;
-            throw new UsageError(`cannot rebuild ${this.db.where}: ${e.detail ?? e.message}`).hint(
+            throw dropRefused(
+              err,
+              `cannot rebuild ${this.db.where}`,
               'drop or move what depends on the mirror first, or choose another schema with --schema; nothing was dropped',
             );
           }
@@ -288,9 +288,8 @@ export class MirrorStore {
             `CREATE INDEX IF NOT EXISTS ${quoteId(`${l.table}_${l.memberColumn}`)} ON ${quoteId(l.table)} (${quoteId(l.memberColumn)})`,
           );
         }
-        const view = `${spec.table}_labelled`;
         // Without the org's schema there are no labels to name: the view made last time stays.
-        if (!spec.orgUnread) await this.labelledView(spec, view, ['id', ...columns.map(([n]) => n)], say);
+        if (!spec.orgUnread) await this.labelledView(spec, ['id', ...columns.map(([n]) => n)], say);
         const json = JSON.stringify(columns);
         if (state) await this.db.run('UPDATE _svc_tables SET columns = ? WHERE table_name = ?', [json, spec.table]);
         else await this.db.run('INSERT INTO _svc_tables (table_name, type, columns) VALUES (?, ?, ?)', [spec.table, spec.type, json]);
@@ -307,7 +306,8 @@ export class MirrorStore {
    * replaced in place, which PostgreSQL allows while its columns keep their names and types, or
    * else kept as it was, and said.
    */
-  private async labelledView(spec: TableSpec, view: string, columns: readonly string[], say: (line: string) => void): Promise<void> {
+  private async labelledView(spec: TableSpec, columns: readonly string[], say: (line: string) => void): Promise<void> {
+    const view = labelledViewOf(spec.table);
     const body = Object.keys(spec.labels).length > 0 ? this.labelledSelect(spec, columns) : undefined;
     if (await this.attempt(`DROP VIEW IF EXISTS ${quoteId(view)}`)) {
       if (body) await this.db.execOne(`CREATE VIEW ${quoteId(view)} AS ${body}`);
@@ -350,7 +350,7 @@ export class MirrorStore {
       await this.db.exec('ROLLBACK TO SAVEPOINT svc_attempt');
       await this.db.exec('RELEASE SAVEPOINT svc_attempt');
       const code = (err as { code?: string }).code;
-      if (code === '2BP01' || code === '42P16') return false;
+      if (code === DEPENDED_ON || code === '42P16') return false;
       throw err;
     }
     await this.db.exec('RELEASE SAVEPOINT svc_attempt');
@@ -364,13 +364,13 @@ export class MirrorStore {
    */
   private async dropTable(spec: TableSpec): Promise<void> {
     try {
-      await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(`${spec.table}_labelled`)}`);
+      await this.db.exec(`DROP VIEW IF EXISTS ${quoteId(labelledViewOf(spec.table))}`);
       await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(spec.table)}`);
       for (const l of spec.links) await this.db.exec(`DROP TABLE IF EXISTS ${quoteId(l.table)}`);
     } catch (err) {
-      const e = err as { code?: string; detail?: string; message?: string };
-      if (e.code !== '2BP01') throw err;
-      throw new UsageError(`cannot rebuild ${spec.table} in ${this.db.where}, whose columns changed: ${e.detail ?? e.message}`).hint(
+      throw dropRefused(
+        err,
+        `cannot rebuild ${spec.table} in ${this.db.where}, whose columns changed`,
         'drop what depends on it (and make it again after the sync), then run the same command again; nothing was dropped',
       );
     }
@@ -658,6 +658,19 @@ interface PageRows {
 interface CommittedPage {
   runMax: string | null;
   changed: number;
+}
+
+/** PostgreSQL's error for a drop that another object depends on. */
+const DEPENDED_ON = '2BP01';
+
+/**
+ * A drop PostgreSQL refused because something depends on what it drops (a view of someone's),
+ * said with what depends on it and the fix; any other error as it was.
+ */
+function dropRefused(err: unknown, what: string, fix: string): unknown {
+  const e = err as { code?: string; detail?: string; message?: string };
+  if (e.code !== DEPENDED_ON) return err;
+  return new UsageError(`${what}: ${e.detail ?? e.message}`).hint(fix);
 }
 
 const SEEN_COLUMNS: readonly WriteColumn[] = [

@@ -40,6 +40,14 @@ export function fieldName(f: CustomField): string {
   return f.label ? `${f.name} (${f.label})` : f.name;
 }
 
+/** The validation types whose values {@link checkCustomValue} takes as numbers (sent as text). */
+const NUMBER_TYPES: ReadonlySet<string> = new Set(['numerical', 'percentage', 'currency']);
+
+/** True when the field's values are numbers, written as text (the mirror's labelled view reads them as numbers). */
+export function holdsNumbers(f: CustomField): boolean {
+  return NUMBER_TYPES.has(f.type);
+}
+
 /**
  * Checks and normalises one value. `null` and `''` clear the field and always pass.
  * @returns the string to send, or a problem

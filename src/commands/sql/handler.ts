@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { SvcError, UsageError } from '../../errors.js';
 import { unreadableFile } from '../../unreadable-file.js';
 import type { FlatRecord } from '../../listing/record-text.js';
-import { snake } from '../../mirror/naming.js';
+import { labelledViewOf, snake } from '../../mirror/naming.js';
 import type { MirrorDb } from '../../mirror/dialect/types.js';
 import { age, mirrorHeader, oldestSync, openReadMirror } from '../../mirror/reader.js';
 import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
@@ -183,7 +183,7 @@ async function listColumns(db: MirrorDb, table: string): Promise<{ column: strin
         .join(', ')}, …)`,
     );
   }
-  const labelled = await db.columnsOf(`${name}_labelled`);
+  const labelled = await db.columnsOf(labelledViewOf(name));
   return cols.map((c, i) => ({
     column: c.name,
     sqlType: c.type || 'ANY',

@@ -11,6 +11,7 @@ import { findResource, RESOURCES, type ResourceType } from '../../registry/index
 import { didYouMean } from '../../suggest.js';
 import { tableSpec } from '../../mirror/naming.js';
 import type { OrgSchema } from '../../org-schema/types.js';
+import { holdsNumbers } from '../../org-schema/custom-values.js';
 import { mirrorIdentity, mirrorTarget } from './mirror-file.js';
 import { printJsonResult } from '../shared/output.js';
 import { grouped, plural } from '../../grouped.js';
@@ -218,9 +219,6 @@ function chooseTypes(args: readonly string[], all: boolean): ResourceType[] {
   return out;
 }
 
-/** Custom-field types whose values are numbers. */
-const NUMBER_FIELDS: ReadonlySet<string> = new Set(['numerical', 'percentage', 'currency']);
-
 /**
  * The org's custom-field labels and extra fields by type (two requests); when the schema cannot be
  * read, those of its last pull (the profile's cache), else none and `unread`.
@@ -252,7 +250,7 @@ async function orgAdditions(
     const numeric: string[] = [];
     for (const [name, f] of Object.entries(t.customFields)) {
       labels[name] = f.label;
-      if (NUMBER_FIELDS.has(f.type)) numeric.push(name);
+      if (holdsNumbers(f)) numeric.push(name);
     }
     byType.set(type, { extraAttributes: t.extraAttributes, labels, numeric });
   }
