@@ -5,8 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { boundedRequest, isResponseTimeout, ResponseTooLarge } from '../api/bounded-response.js';
-import { createAgent } from '../api/undici-lite.js';
+import { getOnce, isResponseTimeout, ResponseTooLarge } from '../api/bounded-response.js';
 import type { Context } from '../runtime/context.js';
 import { ExitCode, InterruptedError, SvcError, UsageError } from '../errors.js';
 import { ClientMark, clientShare, orgHolder, ownerShare, tryOwn } from './org-share.js';
@@ -35,14 +34,10 @@ const SLOW_MS = 60_000;
  * nothing listens there (a state file left by a process that is gone).
  */
 async function answers(baseUrl: string, token: string, ms: number, signal: AbortSignal): Promise<'yes' | 'slow' | 'no'> {
-  // The API client's own undici pieces, not the global fetch: fetch loads Node's whole bundled
-  // undici and compiles its llhttp on V8's optimising tier, which took `svc --sandbox prospects
-  // list --limit 1` beside a running sandbox from 0.13–0.22 to 0.23–0.34 CPU-s.
-  const dispatcher = createAgent({ connections: 1 });
   try {
-    await boundedRequest(
+    await getOnce(
       new URL(baseUrl),
-      { method: 'GET', headers: { authorization: `Bearer ${token}`, 'user-agent': 'svc' }, dispatcher },
+      { authorization: `Bearer ${token}` },
       { timeoutMs: ms, maxBytes: PROBE_MAX_BYTES, signal, what: `GET ${baseUrl}` },
     );
     // Any answer is a live sandbox's: one in maintenance (`--maintenance-until`) answers 503, and
@@ -52,8 +47,6 @@ async function answers(baseUrl: string, token: string, ms: number, signal: Abort
     if (signal.aborted) throw new InterruptedError();
     if (err instanceof ResponseTooLarge) return 'yes';
     return isResponseTimeout(err) ? 'slow' : 'no';
-  } finally {
-    void dispatcher.destroy();
   }
 }
 

@@ -9,8 +9,7 @@
  *   answered 429 with `Retry-After` after the browser flow. The code stays valid, so the wait
  *   (under a minute) is counted down and the exchange repeated.
  */
-import { type BoundedResponse, boundedRequest } from '../../api/bounded-response.js';
-import { createAgent } from '../../api/undici-lite.js';
+import { type BoundedResponse, getOnce } from '../../api/bounded-response.js';
 import type { Context } from '../../runtime/context.js';
 import { AuthError } from '../../errors.js';
 
@@ -36,16 +35,11 @@ export class LoginRefusedError extends AuthError {
 /** GETs the authorize URL without following redirects: a 4xx page means the browser would stop there. */
 export async function preflightAuthorize(ctx: Context, url: string, clientId: string): Promise<void> {
   let res: BoundedResponse;
-  // The API client's own undici pieces: the global fetch would load Node's whole bundled undici
-  // and compile its llhttp on the optimising tier (a login cost 0.46–0.63 CPU-s with it, 0.22–0.38
-  // without).
-  const dispatcher = createAgent({ connections: 1 });
   try {
     // A short look: a slow server must not delay the login more than a moment.
-    res = await boundedRequest(
+    res = await getOnce(
       new URL(url),
-      // As a browser would ask (a server may refuse a request that names no agent).
-      { method: 'GET', headers: { accept: 'text/html,*/*', 'user-agent': 'svc' }, dispatcher },
+      { accept: 'text/html,*/*' },
       {
         timeoutMs: Math.min(ctx.globals.timeoutMs, PREFLIGHT_TIMEOUT_MS),
         maxBytes: PAGE_MAX_BYTES,
@@ -56,8 +50,6 @@ export async function preflightAuthorize(ctx: Context, url: string, clientId: st
   } catch {
     // Unreachable, slow or endless: the browser will say so better than a guess here.
     return;
-  } finally {
-    void dispatcher.destroy();
   }
   ctx.trace(`GET authorize page (client check) → ${res.statusCode}`);
   if (res.statusCode < 400 || res.statusCode >= 500) return;
