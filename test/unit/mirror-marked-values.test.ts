@@ -14,6 +14,7 @@ import { attributeMarks, parseCollection, unparsedAttributesRegion } from '../..
 import { parseJson } from '../../src/lossless-json.js';
 import { KeySlots, readAttributeValues, readMarkedValues, ValueKind } from '../../src/mirror/attribute-values.js';
 import { expectBe, expectEqual } from '../helpers/loop-expect.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const KEYS = ['firstName', 'title', 'emails', 'score', 'optedOut', 'custom1', 'address', 'big', 'note', 'tags', 'é'];
 const value = fc.oneof(
@@ -51,6 +52,7 @@ function asDecoded(kind: number, v: unknown): unknown {
 
 describe('readMarkedValues', () => {
   it("reads the marked members as the page's lossless parse and the region's second reading do", () => {
+    const runs = propertyRuns(600);
     let marked = 0;
     fc.assert(
       fc.property(fc.array(attributes, { minLength: 1, maxLength: 4 }), fc.constantFrom('', ' ', '\n  ', '\t'), (records, ws) => {
@@ -82,11 +84,12 @@ describe('readMarkedValues', () => {
           });
         });
       }),
-      { numRuns: 600 },
+      { numRuns: runs },
     );
     // The marked path was taken in many cases (its share varies with the draw: 299–418 records of
-    // 600 pages in nine runs; 300 failed a newcomer's run once at 299).
-    expect(marked).toBeGreaterThan(150);
+    // 600 pages in nine runs, 59–85 of 120 in six; a floor of half the cases failed a newcomer's
+    // run once at 299 of 600): a quarter of the cases.
+    expect(marked).toBeGreaterThan(runs / 4);
   });
 
   it('marks no attributes with a key written with escapes, nor attributes already parsed', () => {
