@@ -97,7 +97,7 @@ describe('lists in CSV: formula-safe after every ;, and exact through export →
     const pieces = ex.stdout.split(/[;,\n]/).map((c) => c.replace(/^"/, ''));
     expect(pieces.filter((c) => /^[=+\-@\t\r]/.test(c))).toEqual([]);
     fs.writeFileSync(file, ex.stdout);
-    const plan = await svc(['prospects', 'update', '--input', file, '--plan', '-o', 'json']);
+    const plan = await svc(['prospects', 'update', '--input', file, '--match', 'id', '--plan', '-o', 'json']);
     expect(plan.code, plan.stderr).toBe(0);
     expect((JSON.parse(plan.stdout) as { bill: { unchanged: number; updates: number } }).bill).toMatchObject({ unchanged: 1, updates: 0 });
     // And written back, the record holds the same five tags.

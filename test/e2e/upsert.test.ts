@@ -269,26 +269,40 @@ describe('update by key', () => {
     expect(acc.attributes['description']).toBe('From file');
   });
 
-  it('update --input --plan without --match plans by id; --match id then skips the unchanged rows', async () => {
+  it('update --input --plan without --match plans by id the run that follows: every row sent; --match id skips the unchanged rows', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name: `ById ${i}`, description: 'same' } } });
       ids.push(Number(r.body.data.id));
     }
     const file = inputFile('byid.csv', `id,description\n${ids[0]},same\n${ids[1]},changed\n${ids[2]},same\n999999,x\n`);
+    const patched = async (args: string[], code: number) => {
+      const mark = sb.requests.length;
+      const r = await svcInProcess(args, { env: env() });
+      expect(r.code, r.stderr).toBe(code);
+      return received(sb, mark)
+        .filter((q) => q.method === 'PATCH')
+        .map((q) => q.path);
+    };
+    // The plain update sends each row as the file gives it: its plan said two rows were
+    // "unchanged (not sent)", and the run then sent them (a trial's export, plan, update).
     const plan = await svcInProcess(['accounts', 'update', '--input', file, '--plan', '-o', 'table'], { env: env() });
     expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`row 1: update account ${ids[0]} (id ${ids[0]}): sent as the file gives it; nothing differs\n`);
     expect(plan.stdout).toContain(`row 2: update account ${ids[1]} (id ${ids[1]})\n  description: "same" → "changed"`);
     expect(plan.stdout).toContain('row 4: failed: not found: no account has id 999999');
-    expect(plan.stdout).toMatch(/bill: 0 creates, 1 update, 2 unchanged \(not sent\), 0 ambiguous, 1 failed/);
-    const mark = sb.requests.length;
-    const r = await svcInProcess(['accounts', 'update', '--input', file, '--match', 'id'], { env: env() });
-    expect(r.code, r.stderr).toBe(5);
-    expect(
-      received(sb, mark)
-        .filter((q) => q.method === 'PATCH')
-        .map((q) => q.path),
-    ).toEqual([`/api/v2/accounts/${ids[1]}`]);
+    expect(plan.stdout).toMatch(/bill: 0 creates, 3 updates, 0 unchanged \(not sent\), 0 ambiguous, 1 failed/);
+    expect(plan.stderr).toContain('2 of the updates change nothing: a plain update sends each row as the file gives it (with --match id');
+    const byId = await svcInProcess(['accounts', 'update', '--input', file, '--match', 'id', '--plan', '-o', 'json'], { env: env() });
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(JSON.parse(byId.stdout).bill).toMatchObject({ updates: 1, unchanged: 2, failed: 1 });
+    // Each run does what its plan showed.
+    expect(await patched(['accounts', 'update', '--input', file, '--match', 'id', '--journal', `${file}.by-id`], 5)).toEqual([
+      `/api/v2/accounts/${ids[1]}`,
+    ]);
+    expect((await patched(['accounts', 'update', '--input', file, '--journal', `${file}.plain`], 5)).sort()).toEqual(
+      [...ids.map((id) => `/api/v2/accounts/${id}`), '/api/v2/accounts/999999'].sort(),
+    );
   });
 });
 

@@ -41,6 +41,11 @@ export interface KeyedInput extends ResourceInput {
   mode: KeyMode;
   /** The attribute rows are matched by. */
   match: string;
+  /**
+   * The plan of a plain `update --input` (by id, no `--match`): that run sends every row as the
+   * file gives it, so a row that changes nothing is an update too, not "unchanged (not sent)".
+   */
+  whole?: boolean;
 }
 
 /** A row for a worker, with what a plan shows of it. */
@@ -243,6 +248,12 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
       : data;
   const d = diffRecord(kept, rec);
   item.changes = d.changes;
+  if (input.whole) {
+    item.plan = 'update';
+    const { id: _id, ...fields } = data;
+    item.write = { method: 'PATCH', path: `${rt.path}/${rec.id}`, body: toDocument(fields), id: rec.id, data: fields };
+    return;
+  }
   if (d.changes.length === 0) {
     item.plan = 'unchanged';
     item.outcome = { status: 'skipped', id: rec.id, extra: { reason: 'unchanged' } };

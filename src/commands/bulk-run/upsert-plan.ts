@@ -86,6 +86,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     waitSeconds: 0,
   };
   const rows: Record<string, unknown>[] = [];
+  /** Updates that change nothing, which only a plain update (input.whole) sends. */
+  let sentAsGiven = 0;
   // The human plan quotes the file's values and the org's: escaped as in every human view.
   const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(terminalSafe(s)) + '\n');
   for await (const item of keyedItems(input, lookup)) {
@@ -108,8 +110,12 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       line.id = item.write!.id;
       line.changes = item.changes;
       line.matched = item.matched;
+      const same = !item.changes?.length;
+      if (same) sentAsGiven++;
       if (!json && !ndjson) {
-        await out(`row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value}${matchNote(item.matched)})`);
+        await out(
+          `row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value}${matchNote(item.matched)})${same ? ': sent as the file gives it; nothing differs' : ''}`,
+        );
         for (const c of item.changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
       }
     } else if (item.plan === 'unchanged') {
@@ -139,6 +145,10 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   bill.remaining = last?.remaining ?? null;
   bill.limit = last?.limit ?? null;
   bill.waitSeconds = rateWait(bill.requests, last, ctx.clock.now());
+  if (sentAsGiven)
+    ctx.info(
+      `${grouped(sentAsGiven)} of the updates change nothing: a plain update sends each row as the file gives it (with --match id, only the fields that differ, and such rows not at all)`,
+    );
   if (json) {
     await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify({ rows, bill }, null, 2)) + '\n');
     return bill;

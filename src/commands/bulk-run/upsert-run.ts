@@ -28,7 +28,7 @@ import { bulkRun } from './run.js';
 import { grouped, plural } from '../../grouped.js';
 
 /** Flags of a keyed run. */
-export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boolean; map?: string[] };
+export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boolean; map?: string[]; whole?: boolean };
 
 /** Runs an upsert, or an update matched by key. */
 export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: KeyMode, flags: KeyedFlags): Promise<void> {
@@ -41,7 +41,12 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     );
   const setup = bulkSetup(flags, `${rt.command} ${mode}`, ctx.globals.sandbox);
   // Read and checked as for create and update --input: every column resolved before anything is sent.
-  const input: KeyedInput = { ...(await readResourceInput(ctx, rt, 'update', flags.input, setup, flags.map)), mode, match };
+  const input: KeyedInput = {
+    ...(await readResourceInput(ctx, rt, 'update', flags.input, setup, flags.map)),
+    mode,
+    match,
+    ...(flags.whole ? { whole: true } : {}),
+  };
   const label = `${rt.command} ${mode} by ${match}`;
   const nameLookups = await resolveNames(ctx, rt, input);
   let unchanged = 0;

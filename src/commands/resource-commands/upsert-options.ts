@@ -17,7 +17,7 @@ export function addKeyedOptions(cmd: Command): Command {
     )
     .option(
       '--plan',
-      'bulk: read the matched records and print the fields each row would change and the bill; nothing is written (update without --match: by id)',
+      'bulk: read the matched records and print the fields each row would change and the bill; nothing is written (update without --match: by id, every row sent)',
     );
 }
 
@@ -58,8 +58,9 @@ export async function runKeyed(
   if (flags.attr?.length || flags.rel?.length || flags.data !== undefined) {
     throw new UsageError('--input cannot be combined with --attr, --rel or --data: the file gives every field');
   }
-  // A plan of a plain bulk update reads the records by the ids of its rows.
-  if (flags.match === undefined && mode === 'update' && flags.plan) flags = { ...flags, match: 'id' };
+  // A plan of a plain bulk update reads the records by the ids of its rows, and shows each row
+  // sent as the file gives it, as that run does (--match id is the run that skips unchanged rows).
+  if (flags.match === undefined && mode === 'update' && flags.plan) flags = { ...flags, match: 'id', whole: true };
   if (flags.match === undefined) {
     throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by (e.g. --match ${exampleMatch(rt)})`);
   }
