@@ -76,6 +76,34 @@ it('a rerun that writes nothing (rows done by a finished run) leaves no record: 
   expect(rows.map(title)).toEqual(before);
 });
 
+it('a rerun of an enrolment whose prospects are in the sequence by now leaves no record: the README recipe undoes the one that wrote', {
+  timeout: 30_000,
+}, async () => {
+  // A CI job retried: --prospect rows have no journal to skip them; they are recorded before
+  // their POST and then skipped ("already in the sequence"). That run came first in `runs list`,
+  // and `runs undo <[0]>` took back nothing (a trial).
+  const seq = [...sb.store.table('sequence').keys()][0]!;
+  const box = [...sb.store.table('mailbox').keys()][0]!;
+  const who = ids().slice(14, 16).join(',');
+  const args = ['enroll', '--sequence', String(seq), '--mailbox', String(box), '--prospect', who];
+  const first = await svc(args);
+  expect(first.code, first.stderr).toBe(0);
+  const run = recorded(first.stderr)!;
+  const had = await runIds();
+  expect(had[0]).toBe(run);
+  const again = await svc(args);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).toContain('2 skipped');
+  expect(again.stderr).toContain('nothing was written: no run recorded, nothing to undo');
+  expect(await runIds()).toEqual(had);
+  const made = Number(/enroll: (\d+) created/.exec(first.stderr)![1]);
+  expect(made).toBeGreaterThan(0);
+  const undo = await svc(['runs', 'undo', (await runIds())[0]!]);
+  expect(undo.code, undo.stderr).toBe(0);
+  expect(undo.stderr).toMatch(new RegExp(`^run ${run}: svc enroll `));
+  expect(undo.stderr).toContain(`${made} to finish`);
+});
+
 it('an unfinished run is continued with its journal, not without it, nor once undone', { timeout: 30_000 }, async () => {
   // A row of an id that does not exist fails: the run ends unfinished.
   const rows = ids()

@@ -190,6 +190,8 @@ export class RunRecordWriter {
   /** The meta line of a record not made yet (`create` with `untilRow`): made with the first row. */
   private pending: RunMeta | undefined;
   private closed = false;
+  /** Made by `create` with `untilRow`: a run that changes nothing may leave no record (`discard`). */
+  private optional = false;
 
   private constructor(
     readonly file: string,
@@ -210,14 +212,33 @@ export class RunRecordWriter {
   static create(dir: string, meta: RunMeta, now: () => number, untilRow = false): RunRecordWriter {
     const key = runKey(dir);
     const w = new RunRecordWriter(runFile(dir, meta.id), key, meta.id, undefined, now);
-    if (untilRow) w.pending = meta;
-    else w.open(meta);
+    if (untilRow) {
+      w.pending = meta;
+      w.optional = true;
+    } else w.open(meta);
     return w;
   }
 
-  /** True once the record's file is made (always, but for a `create` with `untilRow` that no row was written to). */
+  /** True once the record's file is made (always, but for a `create` with `untilRow` that no row was written to, or discarded). */
   get made(): boolean {
-    return this.pending === undefined;
+    return this.pending === undefined && !this.discarded;
+  }
+
+  private discarded = false;
+
+  /**
+   * Removes the record of a run that changed nothing after all (every row it recorded before its
+   * write was then skipped or refused, e.g. prospects found already in the sequence), so that it
+   * does not come first in `svc runs list`. Only a record made with `untilRow`: an undo's record
+   * and a continued one stay.
+   */
+  discard(): boolean {
+    if (!this.optional || this.closed) return false;
+    this.close();
+    this.pending = undefined;
+    this.discarded = true;
+    fs.rmSync(this.file, { force: true });
+    return true;
   }
 
   private open(meta: RunMeta): void {

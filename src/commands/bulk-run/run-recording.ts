@@ -96,13 +96,18 @@ export function recordId(w: RunRecordWriter): string {
 
 /** Ends a record with the run's counts, and says how to take it back (or that nothing was recorded). */
 export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResult): void {
-  w.write({
-    k: 'end',
-    at: new Date(ctx.clock.now()).toISOString(),
-    counts: result.counts,
-    ...(result.interrupted ? { interrupted: true } : {}),
-  });
   const changed = result.counts.created + result.counts.updated + result.counts.deleted;
+  // Rows recorded before their writes, then all skipped or refused (a rerun of an enrolment whose
+  // prospects are in the sequence by now): nothing to undo, so no record either. A run stopped
+  // early, or with a row in doubt, keeps it (its rerun continues it).
+  const wroteNothing = changed === 0 && result.counts.unknown === 0 && !result.interrupted && result.tripped === undefined;
+  if (!(wroteNothing && w.discard()))
+    w.write({
+      k: 'end',
+      at: new Date(ctx.clock.now()).toISOString(),
+      counts: result.counts,
+      ...(result.interrupted ? { interrupted: true } : {}),
+    });
   const svc = svcAgain(ctx);
   // No row was written (each one done by an earlier run, unchanged, or none to do): no record,
   // so that the run before stays the newest in `svc runs list` and the one `runs undo` is meant for.
