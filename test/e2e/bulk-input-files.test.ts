@@ -31,6 +31,39 @@ function holders(email: string): number[] {
   return out;
 }
 
+describe("Excel's unnamed trailing column", () => {
+  it('a header ending in a comma: the column is left out, said once; a row with a value there is refused, the others go', async () => {
+    // Every command refused such a file ("column 4 of the header row has no name"), with no way
+    // round it: --ignore-columns cannot name a column without a name (a trial).
+    const file = inputFile(
+      'trail.csv',
+      'First Name,E-mail Address,Job Title,\r\nMia,Mia.Trail@Corp.test,CEO,\r\nRon,ron.trail@corp.test,CTO,\r\nEve,eve.trail@corp.test,CFO,oops\r\n',
+    );
+    const plan = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toContain(
+      `--input ${file}: column 4 of the header row has no name: left out (a row with a value there is refused)`,
+    );
+    expect(JSON.parse(plan.stdout).bill).toMatchObject({ creates: 2, failed: 1 });
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toContain('row 3: (row): has a value in column 4, which has no name in the header row (name it, or clear it)');
+    expect(holders('mia.trail@corp.test')).toHaveLength(1);
+    expect(holders('ron.trail@corp.test')).toHaveLength(1);
+    expect(holders('eve.trail@corp.test')).toEqual([]);
+    const seq = [...sb.store.table('sequence').keys()][0]!;
+    const box = [...sb.store.table('mailbox').keys()][0]!;
+    const enrol = await svc(['enroll', '--sequence', String(seq), '--mailbox', String(box), '--input', file, '--by', 'email', '--dry-run']);
+    expect(enrol.code, enrol.stderr).toBe(0);
+    expect(
+      enrol.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => JSON.parse(l).method === 'POST'),
+    ).toHaveLength(2);
+  });
+});
+
 describe("Excel's blank rows", () => {
   it('rows of delimiters only are skipped and counted as blank: exit 0, on the run and on the rerun', async () => {
     const file = inputFile(

@@ -233,7 +233,19 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
       };
     }
     const value: Record<string, string> = {};
-    for (let i = 0; i < cells.length; i++) value[header![i]!] = cells[i]!;
+    for (let i = 0; i < cells.length; i++) {
+      const name = header![i]!;
+      if (name !== '') value[name] = cells[i]!;
+      else if (cells[i]!.trim() !== '') {
+        return {
+          row,
+          csv: true,
+          cells,
+          header,
+          error: `has a value in column ${i + 1}, which has no name in the header row (name it, or clear it)`,
+        };
+      }
+    }
     return { row, csv: true, value, cells, header, ...(decimalComma ? { decimalComma } : {}) };
   };
   const take = function* (records: string[][]): Generator<RawRow> {
@@ -280,12 +292,17 @@ function hintDelimiter(d: InputDialect, cells: number, columns: number): string 
     : '';
 }
 
+/**
+ * The header's names. A column without a name is kept (as ''), its cells read as nothing: Excel
+ * writes one after the last when a cell to the right was ever formatted (`a,b,` on every line).
+ * A row with a value there is refused (toRow), not guessed at; the column check says it once.
+ */
 function checkHeader(file: string, rec: string[]): string[] {
   const names = rec.map((c) => c.trim());
-  const blank = names.indexOf('');
-  if (blank >= 0) throw new UsageError(`--input ${file}: column ${blank + 1} of the header row has no name`);
+  if (names.every((n) => n === '')) throw new UsageError(`--input ${file}: the header row has no column names`);
   const seen = new Set<string>();
   for (const n of names) {
+    if (n === '') continue;
     if (seen.has(n)) throw new UsageError(`--input ${file}: column "${n}" appears twice in the header row`);
     seen.add(n);
   }

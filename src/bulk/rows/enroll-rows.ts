@@ -131,7 +131,7 @@ export async function* enrollRows(
   let column: string | undefined;
   for await (const raw of rows) {
     if (first && raw.csv && raw.header) {
-      const cols = raw.header;
+      const cols = raw.header.filter((c) => c !== '');
       const wanted = src.by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
       const found = keyColumn(cols, src.by);
       // An exact name keeps the fallback between `id`, `prospect` and `prospect.id` per row.

@@ -96,7 +96,13 @@ export async function checkInputColumns(
   ignore: ReadonlySet<string>,
   map: ReadonlyMap<string, string> = new Map(),
 ): Promise<CheckedColumns> {
-  const columns = await inputColumns(file, format, dialect);
+  const all = await inputColumns(file, format, dialect);
+  const unnamed = all.flatMap((c, i) => (c === '' ? [i + 1] : []));
+  if (unnamed.length)
+    ctx.info(
+      `--input ${file}: column${unnamed.length > 1 ? 's' : ''} ${unnamed.join(', ')} of the header row ${unnamed.length > 1 ? 'have' : 'has'} no name: left out (a row with a value there is refused)`,
+    );
+  const columns = all.filter((c) => c !== '');
   const orgSchema = await ctx.orgSchema();
   let schema = await orgSchema.cached();
   let view = schema ? orgTypeView(schema, rt) : undefined;

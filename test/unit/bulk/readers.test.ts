@@ -120,12 +120,27 @@ describe('readRows', () => {
     ]);
   });
 
-  it('accepts a header-less single column when asked, and refuses a header with a duplicate or blank name', async () => {
+  it('accepts a header-less single column when asked, and refuses a header with a duplicate name or no names', async () => {
     const ids = write('ids.csv', '10\n11\n');
     const asId = (r: string[]) => (r.length === 1 && /^\d+$/.test(r[0]!) ? 'id' : undefined);
     expect((await rows(ids, 'csv', asId)).map((r) => r.value)).toEqual([{ id: '10' }, { id: '11' }]);
     await expect(rows(write('d.csv', 'id,id\n1,2\n'), 'csv')).rejects.toThrow(/column "id" appears twice/);
-    await expect(rows(write('b.csv', 'id,,x\n1,2,3\n'), 'csv')).rejects.toThrow(/column 2 of the header row has no name/);
+    await expect(rows(write('b.csv', ' , \n1,2\n'), 'csv')).rejects.toThrow(/the header row has no column names/);
+  });
+
+  it("reads a column without a name as nothing, and refuses a row with a value there (Excel's trailing comma)", async () => {
+    const file = write('trail.csv', 'First Name,E-mail,\r\nMia,mia@corp.test,\r\nRon,ron@corp.test, x \r\n');
+    const header = ['First Name', 'E-mail', ''];
+    expect(await rows(file, 'csv')).toEqual([
+      { row: 1, csv: true, value: { 'First Name': 'Mia', 'E-mail': 'mia@corp.test' }, cells: ['Mia', 'mia@corp.test', ''], header },
+      {
+        row: 2,
+        csv: true,
+        error: 'has a value in column 3, which has no name in the header row (name it, or clear it)',
+        cells: ['Ron', 'ron@corp.test', ' x '],
+        header,
+      },
+    ]);
   });
 
   it('reads NDJSON line by line (blank lines skipped, bad lines are bad rows) and JSON arrays', async () => {
