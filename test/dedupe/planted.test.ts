@@ -114,6 +114,21 @@ describe('svc dedupe prospects on planted duplicates', () => {
       // A duplicate planted with a date of birth fills its survivor's; addresses are joined.
       expect(doc.clusters.some((c: any) => c.fill.dateOfBirth?.value === '1990-01-01')).toBe(true);
       expect(doc.clusters.some((c: any) => Array.isArray(c.fill.emails?.value) && c.fill.emails.value.length === 2)).toBe(true);
+      // Every address of a duplicate stays with the survivor, `+tag` variants too: folded for
+      // clustering, they were dropped from the joined list, and the next import of the same sheet
+      // matched no one and created the duplicate again (a trial).
+      const emailsOf = (id: number) =>
+        ((c.sb.store.get('prospect', id)!.attributes['emails'] as string[] | null) ?? []).map((e) => e.toLowerCase());
+      let tagged = 0;
+      for (const k of doc.clusters) {
+        const after = new Set(((k.fill.emails?.value as string[] | undefined) ?? emailsOf(k.survivor.id)).map((e) => e.toLowerCase()));
+        for (const d of k.duplicates)
+          for (const e of emailsOf(d.id)) {
+            if (e.includes('+')) tagged++;
+            expect(after.has(e), `cluster ${k.cluster}: ${e} of duplicate ${d.id}`).toBe(true);
+          }
+      }
+      expect(tagged).toBeGreaterThan(0);
     },
     LIMIT_MS,
   );

@@ -147,7 +147,14 @@ describe('svc runs undo of svc dedupe apply', () => {
     const other = doc.clusters.find((c: any) => Object.keys(c.fill).length > 0);
     const field = Object.keys(other.fill)[0]!;
     const spec = findAttribute(resourceByType('prospect')!, field)!;
-    const theirs = spec.type === 'array' || spec.type === 'string[]' ? ['theirs'] : spec.type === 'date' ? '1999-01-01' : 'Theirs';
+    const theirs =
+      field === 'emails'
+        ? ['theirs@elsewhere.test']
+        : spec.type === 'array' || spec.type === 'string[]'
+          ? ['theirs']
+          : spec.type === 'date'
+            ? '1999-01-01'
+            : 'Theirs';
     const patched = await api('PATCH', `prospects/${other.survivor.id}`, {
       data: { type: 'prospect', id: other.survivor.id, attributes: { [field]: theirs } },
     });

@@ -7,7 +7,6 @@
  */
 import { apiTime } from '../../api-time.js';
 import type { Cluster } from '../../dedupe/cluster.js';
-import { normaliseEmail } from '../../dedupe/email.js';
 import { normalisePhone, phoneKey } from '../../dedupe/phone.js';
 import type { AttributeSpec } from '../../registry/index.js';
 import {
@@ -120,9 +119,14 @@ export function rankMembers(
   return { ranked, why: `survivor ${s.id}: ${why} (--keep ${keep})` };
 }
 
-/** A list value's key for joining: addresses and numbers normalised, other values as they are. */
+/**
+ * A list value's key for joining: addresses ignoring case, numbers normalised, other values as
+ * they are. Not the clustering's folded address (`+tags` and gmail's dots dropped): that made
+ * `ben+import@x.test` the same as `ben@x.test`, so a merge dropped the duplicate's address from
+ * the survivor and the next import of the same sheet matched no one and created it again.
+ */
 function listKey(attr: string, v: unknown): string {
-  if (attr === 'emails') return normaliseEmail(v) ?? String(v);
+  if (attr === 'emails') return String(v).trim().toLowerCase();
   if (/Phones$/.test(attr)) {
     const p = normalisePhone(v);
     return p ? phoneKey(p) : String(v);
