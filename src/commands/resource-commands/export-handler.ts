@@ -63,6 +63,12 @@ function exportFormat(file: string, given: string | undefined): ExportFormat {
 }
 
 export async function exportHandler(ctx: Context, rt: ResourceType, file: string, flags: ExportFlags): Promise<void> {
+  // `-` is stdout to a Unix user; an export is a file (a part file renamed when whole, --resume).
+  // It wrote a file named `-`.
+  if (file === '-')
+    throw new UsageError(`export writes a file (renamed when complete; --resume continues it), not stdout`).hint(
+      `for stdout: svc ${rt.command} list --all -o csv (or -o ndjson)`,
+    );
   const format = exportFormat(file, flags.format);
   const pageSize = flags.pageSize !== undefined ? parseWholeNumber(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
   if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);

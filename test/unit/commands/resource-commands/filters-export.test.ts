@@ -77,6 +77,17 @@ describe('export', () => {
     expect(ids(list)).toEqual([2, 4, 9]);
   });
 
+  it('refuses `-` (stdout to a Unix user) naming the listing that writes there; no file named `-`, nothing sent', async () => {
+    const mark = sb.requests.length;
+    const r = await runInProcess(['prospects', 'export', '-'], baseEnv(sbEnv()));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'error: export writes a file (renamed when complete; --resume continues it), not stdout\nhint: for stdout: svc prospects list --all -o csv (or -o ndjson)\n',
+    );
+    expect(fs.existsSync('-') || fs.existsSync('-.part')).toBe(false);
+    expect(received(sb, mark)).toEqual([]);
+  });
+
   it('--format writes that format under any name', async () => {
     const file = path.join(tempDir('svc-export-'), 'out.json');
     const r = await runInProcess(['prospects', 'export', file, '--format', 'ndjson', '--filter', 'id=1'], baseEnv(sbEnv()));
