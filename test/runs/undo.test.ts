@@ -312,13 +312,23 @@ describe('svc runs: bad input', () => {
   });
 
   it('runs list on an 80-column terminal: the age and the command without `svc `, within the width', async () => {
-    // At 80 columns the full instant and the `svc ` prefix left `svc --sandb…` of every command.
+    // At 80 columns the full instant and the `svc ` prefix left `svc --sandb…` of every command;
+    // the options naming the profile listed go too (`--sandbox prospe…`, a trial).
+    const own = { SVC_CONFIG_DIR: tempDir('svc-runs-list-'), SVC_DATA_DIR: tempDir('svc-runs-list-') };
+    const last = String(prospectIds().at(-1));
+    const named = await svc(['--profile', 'default', 'prospects', 'update', last, '--attr', 'title=X'], own);
+    expect(named.code, named.stderr).toBe(0);
+    const alone = await runInProcess(['runs', 'list'], { ...env, ...own }, { tty: true, columns: 80 });
+    expect(alone.stdout.split('\n')[1]).toMatch(
+      new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +prospects update ${last} --attr .* +updated 1 +done$`),
+    );
     const r = await runInProcess(['runs', 'list'], env, { tty: true, columns: 80 });
     expect(r.code, r.stderr).toBe(0);
     const [head, ...lines] = r.stdout.trimEnd().split('\n');
     expect(head).toMatch(/^ID +WHEN +COMMAND +ROWS +STATE$/);
     const mine = lines.find((l) => l.startsWith(small))!;
     expect(mine).toMatch(/^\S+ +(now|\d+[smhd] ago) +prosp/);
+
     // A row whose state names the undo run: by the end of its id, whose own row shows it whole
     // (22 characters of id wrapped the line).
     for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);

@@ -17,6 +17,9 @@ import { alignedColumns } from '../../output/aligned-columns.js';
 import { relativeTime } from '../../output/relative-time.js';
 import { grouped } from '../../grouped.js';
 
+/** `svc ` and the options before the command that name the profile listed (`--sandbox`, `--profile X`). */
+const OWN_PROFILE = /^svc (?:(?:--sandbox|--profile(?: |=)\S+) )*/;
+
 /**
  * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` column
  * (a run's command line, paths and all) is cut to fit its width.
@@ -81,6 +84,8 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
     });
   }
   const cols = ['id', 'when', 'command', 'rows', 'state'];
+  // On a terminal the options naming the profile (`--sandbox`, `--profile NAME`) go too: these
+  // are its runs, and at 80 columns they left `--sandbox prospe…` of every command (a trial).
   // On a terminal the age (`2h ago`), the command without the `svc ` every row starts with, and
   // the undo run by the end of its id (its own row, above, shows it whole): at 80 columns the
   // full instant and prefix left `svc --sandb…` of each command (a trial), and a state naming a
@@ -91,7 +96,7 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
       ? rows.map((r) => ({
           ...r,
           when: typeof r.when === 'string' ? relativeTime(Date.parse(r.when), now) : r.when,
-          command: typeof r.command === 'string' ? r.command.replace(/^svc /, '') : r.command,
+          command: typeof r.command === 'string' ? r.command.replace(OWN_PROFILE, '') : r.command,
           state: typeof r.state === 'string' ? r.state.replace(/^undone by \d{8}-\d{6}-(\w+)$/, 'undone by …$1') : r.state,
         }))
       : rows;
