@@ -102,6 +102,10 @@ it('a rerun of an enrolment whose prospects are in the sequence by now leaves no
   expect(undo.code, undo.stderr).toBe(0);
   expect(undo.stderr).toMatch(new RegExp(`^run ${run}: svc enroll `));
   expect(undo.stderr).toContain(`${made} to finish`);
+  // Taken back by finishing: the redo that usually follows skips them, and the undo says so.
+  expect(undo.stderr).toContain(
+    'a finished enrolment stays in its sequence: enroll skips those prospects there (to enrol one again: svc sequence-states delete STATE-ID --yes)',
+  );
 });
 
 it('an unfinished run is continued with its journal, not without it, nor once undone', { timeout: 30_000 }, async () => {

@@ -152,15 +152,26 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       const reads = await readCurrent(session!, rows);
       items = withKnownIds(rows, rec, journal).map((r) => undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx)));
       relinks = new Relinks(items, rec, journal);
+      const n = (a: UndoItem['action']) => items.filter((i) => i.action === a && !i.outcome).length;
+      // An enrolment is taken back by finishing it (what it sent stays sent), and enroll skips a
+      // prospect with any state in the sequence: the usual redo (another mailbox) then skipped
+      // everyone, with nothing saying why (a trial).
+      const finishing = () => {
+        if (n('finish'))
+          ctx.info(
+            `a finished enrolment stays in its sequence: enroll skips those prospects there (to enrol one again: ${svcAgain(ctx)} sequence-states delete STATE-ID --yes)`,
+          );
+      };
       if (plan) {
         await printUndoPlan(ctx, items, reads.requests);
+        finishing();
         return false;
       }
-      const n = (a: UndoItem['action']) => items.filter((i) => i.action === a && !i.outcome).length;
       const conflicts = items.filter((i) => i.action === 'conflict').length;
       ctx.info(
         `${label}: ${n('set back')} to set back, ${n('delete')} to delete, ${n('re-create')} to re-create, ${n('finish')} to finish${conflicts ? `, ${conflicts} conflicts (skipped; --force takes them back)` : ''}`,
       );
+      finishing();
       return true;
     },
     async *items() {
