@@ -4,7 +4,7 @@
  * for GET, write for POST and PATCH, delete for DELETE; `<collection>.all` covers all three), so
  * the hint holds whatever the server's message says.
  */
-import type { ApiError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { findRelationship, findResource, resourceByType, type ResourceType } from '../registry/index.js';
 
 const LEVELS: Record<string, string> = { GET: 'read', HEAD: 'read', POST: 'write', PATCH: 'write', PUT: 'write', DELETE: 'delete' };
@@ -56,6 +56,12 @@ export function crossedScopes(url: URL, baseUrl: URL): string[] {
     }
   }
   return [...out];
+}
+
+/** The scope a 403 `unauthorizedOauthScope` names (`stages.read`; '' when it names none); undefined for any other error. */
+export function missingScope(err: unknown): string | undefined {
+  if (!(err instanceof ApiError) || err.status !== 403 || !err.errors.some((e) => e.id === 'unauthorizedOauthScope')) return undefined;
+  return scopeNamedBy(err) ?? '';
 }
 
 /** Adds the scope and the login command to an `unauthorizedOauthScope` refusal. */

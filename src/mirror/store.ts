@@ -405,6 +405,17 @@ export class MirrorStore {
     return this.db.lease(table, waiting);
   }
 
+  /** Ends a run that read nothing (its first page was refused): the table is as before it started. */
+  async endEmptyRun(table: string): Promise<void> {
+    await this.tx(async () => {
+      await this.db.run('DELETE FROM _svc_seen WHERE table_name = ?', [table]);
+      await this.db.run(
+        'UPDATE _svc_tables SET run_cursor = NULL, run_kind = NULL, run_since = NULL, run_max = NULL, run_started_at = NULL WHERE table_name = ?',
+        [table],
+      );
+    });
+  }
+
   /** Records the start of a run (the cursor starts at id 0). */
   async startRun(table: string, kind: RunKind, since: string | null, startedAt: string, runMax: string | null): Promise<void> {
     await this.tx(async () => {

@@ -27,6 +27,7 @@ import { findAttribute, type ResourceType } from '../registry/index.js';
 import { sqlId, type TableSpec } from './naming.js';
 import type { MirrorStore, RunKind } from './store.js';
 import { apiTime } from '../api-time.js';
+import { missingScope } from '../api/scope-hint.js';
 
 /** How far before the watermark an incremental run starts. */
 const OVERLAP_MS = 60_000;
@@ -48,6 +49,8 @@ interface TypeResult {
   changed: number;
   /** Rows deleted: not seen by a full or reconcile read, or told by events. */
   deleted: number;
+  /** Not read: the token lacks the scope named (a sync of types it did not name, `skipUnreadable`). */
+  skipped?: string;
   /** Another syncer of the same mirror synced the table since this one started. */
   byOther?: boolean;
 }
@@ -62,6 +65,11 @@ interface SyncOptions {
   pageSize?: number;
   /** Reconcile every table's ids now. */
   reconcile?: boolean;
+  /**
+   * A table the token may not read (403 for a missing scope) is skipped with a warning instead of
+   * ending the sync: for the default types and --all-types, which the token did not choose.
+   */
+  skipUnreadable?: boolean;
   /** After each page: records written so far, of `total` when the server counted them. */
   progress: (table: string, written: number, kind: RunKind, total: number | undefined) => void;
   warn: (line: string) => void;
@@ -103,11 +111,33 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
   const rank = (table: string) => (states.get(table)?.runKind ? 0 : states.get(table)?.syncedAt ? 2 : 1);
   const order = [...opts.tables].sort((a, b) => rank(a.spec.table) - rank(b.spec.table));
   const byTable = new Map<string, TypeResult>();
-  for (const t of order) byTable.set(t.spec.table, await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts)));
+  for (const t of order) {
+    try {
+      byTable.set(t.spec.table, await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts)));
+    } catch (err) {
+      const scope = opts.skipUnreadable ? missingScope(err) : undefined;
+      if (scope === undefined) throw err;
+      // Refused on its first page: the run it started holds nothing; the table stays as it was.
+      await store.endEmptyRun(t.spec.table);
+      opts.warn(
+        `${t.spec.table}: skipped: this token cannot read ${t.rt.command} (${scope ? `it needs the scope ${scope}` : 'a scope it lacks'})`,
+      );
+      byTable.set(t.spec.table, {
+        table: t.spec.table,
+        kind: 'full',
+        resumed: false,
+        written: 0,
+        changed: 0,
+        deleted: 0,
+        skipped: scope || 'scope',
+      });
+    }
+  }
   const results: TypeResult[] = opts.tables.map((t) => byTable.get(t.spec.table)!);
   const fromEvents = await applyDeleteEvents(opts, eventsFrom);
   for (const r of results) r.deleted += fromEvents.get(r.table) ?? 0;
   for (const t of opts.tables) {
+    if (byTable.get(t.spec.table)!.skipped !== undefined) continue;
     const r = await leased(t.spec, opts, seen, async () => {
       const state = await store.state(t.spec.table);
       const due = opts.reconcile || !state?.reconciledAt || opts.now() - apiTime(state.reconciledAt) > RECONCILE_EVERY_MS;

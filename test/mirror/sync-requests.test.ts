@@ -10,6 +10,7 @@ import { runInProcess } from '../helpers/in-process-cli.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { doc, start, type Client } from '../helpers/sandbox.js';
+import { allScopes } from '../../src/sandbox/rules/scopes.js';
 
 /**
  * Prospects in the org (the seed makes as many): past one page of 1,000, so that a full sync pages
@@ -121,5 +122,43 @@ describe('requests of a sync', () => {
       if (r.code === 0) break;
     }
     expect(counts.at(-1), `prospects after each run: ${counts.join(', ')}`).toBe(SEED);
+  });
+});
+
+describe('a token without every scope', () => {
+  it('the default types skip those it cannot read, one line each, exit 0; a type named is refused (exit 4)', async () => {
+    // A login with the default scopes has neither stages nor personas, which the default types
+    // include: every default sync stopped at exit 4 having read nothing (the README's CI recipe, a trial).
+    const small = await start({ seed: 20 });
+    try {
+      const scopes = allScopes().filter((s) => !/^(stages|personas)\./.test(s));
+      const dir = tempDir('svc-mirror-scopes-');
+      const own = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: small.sb.baseUrl, SVC_TOKEN: small.sb.issueToken({ scopes }) });
+      const file = path.join(dir, 'org.sqlite');
+      const skips = ['stages: skipped: this token cannot read stages', 'personas: skipped: this token cannot read personas'];
+      const plan = await runInProcess(['sync', '--db', file, '--plan'], own);
+      expect(plan.code, plan.stderr).toBe(0);
+      for (const s of skips) expect(plan.stderr).toContain(s);
+      for (const run of [1, 2]) {
+        const r = await runInProcess(['sync', '--db', file, '-o', 'json'], own);
+        expect(r.code, `run ${run}: ${r.stderr}`).toBe(0);
+        expect(r.stderr).toContain('stages: skipped: this token cannot read stages (it needs the scope stages.read)');
+        expect(r.stderr).toContain('personas: skipped: this token cannot read personas (it needs the scope personas.read)');
+        expect(r.stderr).toMatch(/synced \d+ tables \(2 skipped: this token cannot read them\)/);
+        const tables = JSON.parse(r.stdout).tables as { table: string; skipped?: string }[];
+        expect(
+          tables
+            .filter((t) => t.skipped)
+            .map((t) => t.table)
+            .sort(),
+        ).toEqual(['personas', 'stages']);
+      }
+      await expectTableEqualsApi(small, file, '/prospects');
+      const named = await runInProcess(['sync', '--db', file, 'stages'], own);
+      expect(named.code).toBe(4);
+      expect(named.stderr).toMatch(/^error: .*stages\.read/);
+    } finally {
+      await small.sb.close();
+    }
   });
 });

@@ -69,7 +69,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   };
   if (flags.plan) {
     const { planSync } = await import('./plan.js');
-    return planSync(ctx, client, types);
+    return planSync(ctx, client, types, args.length === 0);
   }
   const identity = await mirrorIdentity(ctx);
   // The root document (whose org it is) and the org schema's two documents.
@@ -109,6 +109,8 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
           now: () => ctx.clock.now(),
           signal: ctx.signal,
           reconcile: flags.reconcile === true,
+          // Types the user did not name: those this token cannot read are skipped, said per table.
+          skipUnreadable: args.length === 0,
           warn: (line) => {
             bar.clear();
             ctx.warn(line);
@@ -131,6 +133,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   }
   bar.stop();
   for (const r of results) {
+    if (r.skipped !== undefined) continue;
     const what = r.byOther
       ? 'synced by another svc sync meanwhile'
       : r.kind === 'incremental'
@@ -140,7 +143,11 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
     ctx.info(`${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${grouped(count)} ${plural(count, 'row')}`);
   }
   const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
-  ctx.info(`synced ${results.length} ${plural(results.length, 'table')} in ${secs} s with ${sent} ${plural(sent, 'request')}: ${file}`);
+  const read = results.filter((r) => r.skipped === undefined).length;
+  const skipped = results.length - read;
+  ctx.info(
+    `synced ${read} ${plural(read, 'table')}${skipped ? ` (${skipped} skipped: this token cannot read them)` : ''} in ${secs} s with ${sent} ${plural(sent, 'request')}: ${file}`,
+  );
   // With -o json/ndjson (or --query), one summary object on stdout; stderr said it for people.
   await printJsonResult(ctx, { file, requests: sent, tables: results });
 }
