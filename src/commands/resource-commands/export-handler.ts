@@ -62,6 +62,35 @@ function exportFormat(file: string, given: string | undefined): ExportFormat {
   );
 }
 
+/**
+ * An existing target that is not a plain file is refused: the export is renamed into place, which
+ * replaced a device, a FIFO or a symbolic link with a file (as root, /dev/full was), and a pipe
+ * of the shell's (`>(gzip …)`) failed with ENOENT on its `.part`.
+ */
+function refuseSpecialTarget(rt: ResourceType, file: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch {
+    return;
+  }
+  if (st.isFile()) return;
+  const what = st.isDirectory()
+    ? 'a directory'
+    : st.isSymbolicLink()
+      ? 'a symbolic link'
+      : st.isFIFO()
+        ? 'a pipe (FIFO)'
+        : st.isSocket()
+          ? 'a socket'
+          : 'a device';
+  throw new UsageError(`export ${file}: is ${what}, not a file: an export is written beside it and renamed into place`).hint(
+    st.isSymbolicLink()
+      ? 'give the path the link points to'
+      : `give a file path; for a pipe or stdout: svc ${rt.command} list --all -o csv (or -o ndjson)`,
+  );
+}
+
 export async function exportHandler(ctx: Context, rt: ResourceType, file: string, flags: ExportFlags): Promise<void> {
   // `-` is stdout to a Unix user; an export is a file (a part file renamed when whole, --resume).
   // It wrote a file named `-`.
@@ -69,6 +98,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     throw new UsageError(`export writes a file (renamed when complete; --resume continues it), not stdout`).hint(
       `for stdout: svc ${rt.command} list --all -o csv (or -o ndjson)`,
     );
+  refuseSpecialTarget(rt, file);
   const format = exportFormat(file, flags.format);
   const pageSize = flags.pageSize !== undefined ? parseWholeNumber(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
   if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);

@@ -4,6 +4,7 @@
  * file of another extension gets, and the `svc schema pull` tip of export said once per
  * profile: in-process against a real sandbox over HTTP.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +86,30 @@ describe('export', () => {
       'error: export writes a file (renamed when complete; --resume continues it), not stdout\nhint: for stdout: svc prospects list --all -o csv (or -o ndjson)\n',
     );
     expect(fs.existsSync('-') || fs.existsSync('-.part')).toBe(false);
+    expect(received(sb, mark)).toEqual([]);
+  });
+
+  it('refuses a target that is no plain file (a FIFO, a symbolic link), leaving it as it is; nothing sent', async () => {
+    // Renamed into place, the export replaced a device, a FIFO or a link with a file, exit 0 (a
+    // trial, as root: /dev/full).
+    const dir = tempDir();
+    const fifo = path.join(dir, 'fifo.csv');
+    execFileSync('mkfifo', [fifo]);
+    const link = path.join(dir, 'latest.csv');
+    fs.symlinkSync(path.join(dir, 'real.csv'), link);
+    const mark = sb.requests.length;
+    const viaFifo = await runInProcess(['prospects', 'export', fifo], baseEnv(sbEnv()));
+    expect(viaFifo.code).toBe(2);
+    expect(viaFifo.stderr).toBe(
+      `error: export ${fifo}: is a pipe (FIFO), not a file: an export is written beside it and renamed into place\nhint: give a file path; for a pipe or stdout: svc prospects list --all -o csv (or -o ndjson)\n`,
+    );
+    const viaLink = await runInProcess(['prospects', 'export', link], baseEnv(sbEnv()));
+    expect(viaLink.code).toBe(2);
+    expect(viaLink.stderr).toContain(`export ${link}: is a symbolic link, not a file`);
+    expect(viaLink.stderr).toContain('hint: give the path the link points to');
+    expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(fs.readdirSync(dir).sort()).toEqual(['fifo.csv', 'latest.csv']);
     expect(received(sb, mark)).toEqual([]);
   });
 
