@@ -78,13 +78,15 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
   reportProblems(rt, checkAttributes(rt, data.attributes));
   reportProblems(rt, checkTypeRules(rt, data.attributes, forUpdate));
   if (org) reportProblems(rt, org.apply(data.attributes, forUpdate));
-  if (
-    !forUpdate &&
-    Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0 &&
-    ctx.io.stdinIsTTY &&
-    ctx.io.stderrIsTTY
-  ) {
-    Object.assign(data.attributes, await promptForFields(ctx, rt));
+  const given = flags.attr?.length || flags.rel?.length || flags.data !== undefined;
+  if (!forUpdate && !given && Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0) {
+    if (ctx.io.stdinIsTTY && ctx.io.stderrIsTTY) Object.assign(data.attributes, await promptForFields(ctx, rt));
+    // Without a terminal to ask on, a create given no field at all is a script whose --attr list
+    // came out empty: it made a blank record, exit 0 (a trial). `--data '{}'` still asks for one.
+    else
+      throw new UsageError(`nothing to create: give --attr, --rel or --data (or --input FILE for many)`).hint(
+        `svc ${rt.command} create --help lists the fields; --data '{}' creates a ${rt.type} with none`,
+      );
   }
   return data;
 }

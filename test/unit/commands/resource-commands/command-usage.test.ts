@@ -34,6 +34,16 @@ describe('usage errors send nothing (exit 2)', () => {
     expect(r.sent).toEqual([]);
   });
 
+  it('a create given no field, with no terminal to ask on, is refused: no blank record', async () => {
+    // A script whose --attr list came out empty made an empty prospect, exit 0 (a trial).
+    const r = await server.run(['prospects', 'create']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "error: nothing to create: give --attr, --rel or --data (or --input FILE for many)\nhint: svc prospects create --help lists the fields; --data '{}' creates a prospect with none\n",
+    );
+    expect(r.sent).toEqual([]);
+  });
+
   it('a filter on a known non-filterable attribute names it', async () => {
     const r = await server.run(['prospects', 'list', '--filter', 'personalNote1=x']);
     expect(r.stderr).toMatch(/cannot filter prospects by "personalNote1"/);
