@@ -32,7 +32,30 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
       : parsePositiveNumber(maxMbText, opts.maxResponseMb === undefined ? 'SVC_MAX_RESPONSE_MB' : '--max-response-mb', 'megabytes');
   const envFlag = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
   const sandboxData = (opts.sandboxData as string | undefined) ?? (env.SVC_SANDBOX_DATA || undefined);
+  // The sandbox answers whatever else names an API. Beside --sandbox, a flag naming another is a
+  // contradiction; with the sandbox from the environment (a leftover SVC_SANDBOX=1 in a job that
+  // means production) what it overrides is said: it was silent, and a job's writes went to a local
+  // sandbox, exit 0 (a trial).
+  const named = (
+    [
+      ['--base-url', opts.baseUrl],
+      ['--auth-url', opts.authUrl],
+      ['--token', opts.token],
+      ['--profile', opts.profile],
+    ] as const
+  ).flatMap(([flag, v]) => (v === undefined ? [] : [flag]));
+  const sandboxFlag = opts.sandbox === true || opts.sandboxData !== undefined;
+  if (sandboxFlag && named.length) {
+    throw new UsageError(
+      `${named[0]} cannot go with ${opts.sandbox === true ? '--sandbox' : '--sandbox-data'}: the sandbox is a local server with a profile and token of its own`,
+    ).hint(`leave out one of the two`);
+  }
+  const sandboxEnv = !sandboxFlag && (envFlag(env.SVC_SANDBOX) || sandboxData !== undefined);
+  const overridden = sandboxEnv
+    ? [...named, ...(['SVC_BASE_URL', 'SVC_AUTH_URL', 'SVC_TOKEN', 'SVC_REFRESH_TOKEN', 'SVC_PROFILE'] as const).filter((k) => env[k])]
+    : [];
   return {
+    ...(overridden.length ? { sandboxOverrides: overridden } : {}),
     profile: (opts.profile as string | undefined) ?? (env.SVC_PROFILE || undefined),
     baseUrl: (opts.baseUrl as string | undefined) ?? (env.SVC_BASE_URL || undefined),
     authUrl: (opts.authUrl as string | undefined) ?? (env.SVC_AUTH_URL || undefined),

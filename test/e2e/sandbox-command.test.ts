@@ -116,6 +116,15 @@ describe.concurrent('svc --sandbox with no sandbox running', () => {
     const rows = json<{ title: string }[]>(viaEnv);
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row.title).toBe('CEO');
+    // Beside settings naming another API, the variable says what it overrides (the token unshown).
+    const beside = await svcInProcess(['prospects', 'list', '--limit', '1'], {
+      env: { ...env, SVC_SANDBOX: '1', SVC_BASE_URL: 'http://127.0.0.1:9/api/v2', SVC_TOKEN: 'prod-secret-token' },
+    });
+    expect(beside.code, beside.stderr).toBe(0);
+    expect(beside.stderr).toContain(
+      'warning: SVC_SANDBOX is set: the local sandbox answers, not the API that SVC_BASE_URL, SVC_TOKEN name (unset SVC_SANDBOX to use it)',
+    );
+    expect(beside.stderr + beside.stdout).not.toContain('prod-secret-token');
   });
 
   it('the commands its hints name keep --sandbox: they reach the same org', async () => {

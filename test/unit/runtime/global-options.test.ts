@@ -21,6 +21,21 @@ describe('globalsFrom', () => {
     expect(globalsFrom({}, { SVC_SANDBOX: '0' }).sandbox).toBe(false);
   });
 
+  it('--sandbox with a flag naming another API is refused; the sandbox from the environment says what it overrides', () => {
+    // A leftover SVC_SANDBOX=1 sent a job meant for SVC_BASE_URL to a local sandbox, silently (a trial).
+    expect(() => globalsFrom({ sandbox: true, baseUrl: 'https://api.example.com/api/v2' }, {})).toThrow(
+      /^--base-url cannot go with --sandbox: the sandbox is a local server with a profile and token of its own$/,
+    );
+    expect(() => globalsFrom({ sandbox: true, profile: 'nosuch' }, {})).toThrow(/^--profile cannot go with --sandbox/);
+    expect(() => globalsFrom({ sandboxData: 'copy.json', token: 't' }, {})).toThrow(/^--token cannot go with --sandbox-data/);
+    const env = { SVC_SANDBOX: '1', SVC_BASE_URL: 'https://api.example.com/api/v2', SVC_TOKEN: 'prod-token' };
+    expect(globalsFrom({}, env)).toMatchObject({ sandbox: true, sandboxOverrides: ['SVC_BASE_URL', 'SVC_TOKEN'] });
+    expect(globalsFrom({ profile: 'prod' }, { SVC_SANDBOX: 'true' }).sandboxOverrides).toEqual(['--profile']);
+    // Asked for by flag, the sandbox wins over the environment without a word (a flag beats a variable).
+    expect(globalsFrom({ sandbox: true }, env).sandboxOverrides).toBeUndefined();
+    expect(globalsFrom({}, { SVC_BASE_URL: 'https://api.example.com/api/v2' }).sandboxOverrides).toBeUndefined();
+  });
+
   it('refuses what cannot work, naming the fix', () => {
     expect(() => globalsFrom({ output: 'xml' }, {})).toThrow(UsageError);
     expect(() => globalsFrom({ output: 'xml' }, {})).toThrow(/unknown output format \(use table, json, ndjson, csv, raw\)/);
