@@ -64,6 +64,13 @@ describe('--query', () => {
     const counts = pages.stdout.trim().split('\n').map(Number);
     expect(counts.length).toBeGreaterThan(1);
     expect(counts.every((n) => n > 0 && n <= 20)).toBe(true);
+    // -o ndjson's unit is the record: the query applies to each, one compact line each, as for
+    // list (it was applied to each page, printed indented: `{"id": null}` a page, a trial).
+    const lines = (await ok(['api', 'GET', '/prospects?page[limit]=20', '--paginate', '-o', 'ndjson', '--query', '{id: id}'])).stdout
+      .trim()
+      .split('\n');
+    expect(lines.length).toBe(counts.reduce((a, b) => a + b, 0));
+    expect(lines.every((l) => /^\{"id":\d+\}$/.test(l))).toBe(true);
   });
 
   it('list --count --limit 0 and delete: their JSON results too', async () => {

@@ -44,10 +44,17 @@ export async function apiHandler(
   }
   // Paginated: raw documents (one per line) by default, or records in the chosen format; a
   // query applies to each document as the server sent it (one result per page), as without
-  // --paginate.
+  // --paginate — but with -o ndjson, whose unit is the record, to each record, one line each, as
+  // `list -o ndjson --query` does (it gave an indented `{"id": null}` per page, a trial).
   const format = ctx.globals.output ?? 'raw';
   const writer = query
-    ? { page: async (doc: unknown) => writeOut(ctx.io.stdout, formatResult(query.search(doc), format === 'raw')), end: async () => {} }
+    ? format === 'ndjson'
+      ? {
+          page: async (_doc: unknown, records: readonly unknown[]) =>
+            writeOut(ctx.io.stdout, records.map((r) => `${JSON.stringify(query.search(r) ?? null)}\n`).join('')),
+          end: async () => {},
+        }
+      : { page: async (doc: unknown) => writeOut(ctx.io.stdout, formatResult(query.search(doc), format === 'raw')), end: async () => {} }
     : recordWriter(ctx, { format, io: ctx.io });
   const guard = new PagingGuard();
   let next: URL | undefined = url;
