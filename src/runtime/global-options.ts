@@ -14,6 +14,13 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   // `--json` alone is true; `--json a,b,c` (or `--json=a,b,c`) gives the fields to keep.
   const json = opts.json !== undefined && opts.json !== false;
   const jsonFields = typeof opts.json === 'string' ? parseJsonFields(opts.json) : undefined;
+  // `--json` is `-o json`: beside another -o one of the two was dropped without a word, and a
+  // script asking for ndjson or csv got a JSON array (a trial).
+  if (json && opts.output !== undefined && opts.output !== 'json') {
+    throw new UsageError(`--json means -o json: it cannot go with -o ${String(opts.output)}`).hint(
+      'for some fields in another format: --columns a,b (csv, table) or --query (ndjson, raw)',
+    );
+  }
   let output = (json ? 'json' : opts.output) as string | undefined;
   if (output !== undefined && !OUTPUT_FORMATS.includes(output as OutputFormat)) {
     throw new UsageError(`-o ${output}: unknown output format (use ${OUTPUT_FORMATS.join(', ')})`);

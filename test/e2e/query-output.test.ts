@@ -71,6 +71,11 @@ describe('--query', () => {
       .split('\n');
     expect(lines.length).toBe(counts.reduce((a, b) => a + b, 0));
     expect(lines.every((l) => /^\{"id":\d+\}$/.test(l))).toBe(true);
+    const fields = await svcInProcess(['api', 'GET', '/prospects?page[limit]=2', '--json', 'id'], { env: env() });
+    expect(fields.code).toBe(2);
+    expect(fields.stderr).toMatch(
+      /^error: --json FIELDS picks fields of records; svc api prints the documents as sent\nhint: pick with --query/,
+    );
   });
 
   it('list --count --limit 0 and delete: their JSON results too', async () => {

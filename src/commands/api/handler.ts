@@ -20,6 +20,11 @@ export async function apiHandler(
   const method = methodArg.toUpperCase();
   if (!METHODS.has(method)) throw new UsageError(`unknown method "${methodArg}" (use GET, POST, PATCH, PUT, DELETE)`);
   if (opts.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
+  // Fields name a record's; `svc api` prints documents: they were ignored without a word (a trial).
+  if (ctx.globals.jsonFields)
+    throw new UsageError('--json FIELDS picks fields of records; svc api prints the documents as sent').hint(
+      "pick with --query (JMESPath), e.g. --query 'data[].{id: id, title: attributes.title}'",
+    );
   const body = opts.data !== undefined ? await readDataArgument(ctx, opts.data) : undefined;
   // `svc api` prints documents, not records: a query applies to the document, whatever -o says.
   const query = ctx.shape?.query;

@@ -41,5 +41,9 @@ describe('globalsFrom', () => {
     expect(() => globalsFrom({ output: 'xml' }, {})).toThrow(/unknown output format \(use table, json, ndjson, csv, raw\)/);
     expect(() => globalsFrom({ output: 'csv', query: '[].id' }, {})).toThrow(/--query works with -o json, ndjson or raw/);
     expect(() => globalsFrom({ json: 'id,,title' }, {})).toThrow(/expected field names separated by commas/);
+    // One of the two was dropped without a word: a script asking for ndjson got a JSON array (a trial).
+    expect(() => globalsFrom({ json: 'id,emails', output: 'ndjson' }, {})).toThrow(/^--json means -o json: it cannot go with -o ndjson$/);
+    expect(() => globalsFrom({ json: true, output: 'csv' }, {})).toThrow(/^--json means -o json: it cannot go with -o csv$/);
+    expect(globalsFrom({ json: 'id', output: 'json' }, {})).toMatchObject({ output: 'json', jsonFields: ['id'] });
   });
 });
