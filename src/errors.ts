@@ -88,6 +88,14 @@ export class NetworkError extends SvcError {
   }
 }
 
+/** Network failures that happen before a request leaves: even a create may be sent again. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** True when the request certainly did not reach the server (the connection was never made). */
+export function neverSent(err: NetworkError): boolean {
+  return err.code !== undefined && NOT_SENT.has(err.code);
+}
+
 /** A bulk run finished with some failed rows (exit 5). */
 export class PartialError extends SvcError {
   constructor(message: string) {

@@ -14,15 +14,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { TokenProvider } from '../api/client.js';
-import { AuthError, InterruptedError, NetworkError } from '../errors.js';
+import { AuthError, InterruptedError, NetworkError, neverSent } from '../errors.js';
 import type { ConfigStore, Profile } from './config.js';
 import { LockTimeoutError, withLock } from './lock.js';
 import { dropUndefined } from './store-lock.js';
 import type { TokenSet } from './token-endpoint.js';
 import { missingTokenProvider } from './token-provider.js';
-
-/** Failures that happen before a request leaves: the token request may be sent again. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Refresh this long before the stored expiry. */
 const REFRESH_AHEAD_MS = 60_000;
@@ -183,7 +180,8 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
         try {
           return await requestToken({ authUrl, params, now, timeoutMs: opts.timeoutMs, trace: opts.trace });
         } catch (err) {
-          if (!(err instanceof NetworkError) || !NOT_SENT.has(err.code ?? '') || attempt >= 4) throw err;
+          // Failed before it left: the token request may be sent again.
+          if (!(err instanceof NetworkError) || !neverSent(err) || attempt >= 4) throw err;
           opts.trace?.(`retry POST ${authUrl} token request in ${250 * 2 ** (attempt - 1)} ms: nothing was sent (${err.code})`);
           await sleep(250 * 2 ** (attempt - 1));
         }

@@ -50,6 +50,21 @@ describe.concurrent('writes answered without the record', () => {
     expect(hits('empty201')).toHaveLength(1);
   });
 
+  it('a create sent and never answered (a timeout) hints that it may exist; one never sent does not', async () => {
+    // A script retrying on exit 1 made the record twice: the timeout read as a GET's (a trial).
+    routes.set('hang', () => ({ raw: () => {} }));
+    const r = await svc('hang', ['prospects', 'create', '--attr', 'firstName=H', '--timeout', '1']);
+    expectCleanFailure(r, 1, /^error: POST http:\/\/\S+\/prospects: timed out waiting for the server \(see --timeout\)$/);
+    expect(r.stderr).toContain(
+      'hint: the record may have been created all the same: look for it before creating it again (svc prospects list --sort -id --limit 5)',
+    );
+    const closed = await svcInProcess(['prospects', 'create', '--attr', 'firstName=C'], {
+      env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: 'http://127.0.0.1:9/api/v2', SVC_TOKEN: 'test-token-0123456789' },
+    });
+    expect(closed.code).toBe(1);
+    expect(closed.stderr).not.toContain('may have been created');
+  });
+
   it('create answered with a redirect, update and action answered 200 empty: exit 1 each', async () => {
     routes.set('redirect', () => ({ status: 302, headers: { location: 'https://elsewhere.example/' }, body: '' }));
     const moved = await svc('redirect', ['prospects', 'create', '--attr', 'firstName=R', '--json']);

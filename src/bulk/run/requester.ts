@@ -9,7 +9,7 @@
 import type { ApiClient, ApiRequest, ApiResponse } from '../../api/client.js';
 import type { PageClient } from '../../api/paginate.js';
 import { refusalWait, ServerWaitError } from '../../api/server-wait.js';
-import { ApiError, NetworkError } from '../../errors.js';
+import { ApiError, NetworkError, neverSent } from '../../errors.js';
 import type { Pacer } from './pacing.js';
 
 /** The run is stopping (Ctrl-C) and this request was not sent. */
@@ -53,8 +53,6 @@ interface RequesterOptions {
   gate?: { reserve(signal: AbortSignal): Promise<boolean> };
 }
 
-/** Network failures that happen before the request leaves: safe to repeat even a create. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 /** Answers after which the request may or may not have been carried out. */
 const MAYBE_DONE = new Set([500, 502, 504]);
 
@@ -127,7 +125,7 @@ export class Requester {
         }
         attempt++;
         if (err instanceof NetworkError) {
-          const notSent = err.code !== undefined && NOT_SENT.has(err.code);
+          const notSent = neverSent(err);
           if (kind !== 'read' && !notSent) throw new AnswerLost(err.message);
           if (attempt < max) {
             await this.backoff(attempt, err.message);

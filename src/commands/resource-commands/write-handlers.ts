@@ -7,7 +7,7 @@ import { encodeQuery } from '../../api/query.js';
 import { checkAttributes } from '../../api/validate.js';
 import { normalizeId, recordToWriteData, relationshipData, toDocument, type WriteData } from '../../api/write-body.js';
 import type { Context } from '../../runtime/context.js';
-import { ApiError, UsageError } from '../../errors.js';
+import { ApiError, NetworkError, neverSent, UsageError } from '../../errors.js';
 import { flattenDocument } from '../../listing/record-text.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
@@ -150,7 +150,18 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
   const api = await ctx.api();
   if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'POST', url: api.resolve(rt.path), body }]);
   // Never `include` on a write: the service deprecated it (fetch related records separately).
-  const res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
+  let res: ApiResponse;
+  try {
+    res = await api.request({ method: 'POST', path: rt.path, body, noRetry: true });
+  } catch (err) {
+    // Sent, and no answer (a timeout, a cut connection): a script that retries on exit 1 made the
+    // record twice; the bulk runs look such a row up first (a trial).
+    if (err instanceof NetworkError && !neverSent(err))
+      err.hint(
+        `the record may have been created all the same: look for it before creating it again (svc ${rt.command} list --sort -id --limit 5)`,
+      );
+    throw err;
+  }
   expectRecord(res, 'create', true);
   await printRecord(ctx, res.doc, true, data);
   const made = res.doc.data;
