@@ -187,6 +187,12 @@ async function openOrThrow(file: string): Promise<fs.promises.FileHandle> {
   try {
     const st = await fs.promises.stat(file);
     if (st.isDirectory()) throw new UsageError(`--input ${file}: is a directory, not a file`);
+    // /dev/stdin, `<(cmd)`, a FIFO: read once, and not at the offsets the reader seeks (it gave
+    // "cannot read: ESPIPE", exit 1, a trial). As for `-`: the rows must be in a file.
+    if (!st.isFile())
+      throw new UsageError(
+        `--input ${file}: is a pipe or a device, not a file: bulk input is read from a file (a rerun resumes from the same file)`,
+      ).hint('save it to a file first, e.g. `… > rows.csv`, then pass --input rows.csv');
     return await fs.promises.open(file, 'r');
   } catch (err) {
     if (err instanceof UsageError) throw err;

@@ -5,6 +5,7 @@
  * refusals that need the org schema, `--input -`, and export's leftover .part, through the built
  * binary.)
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,23 @@ describe('upsert and update --match', () => {
 });
 
 describe('--input runs', () => {
+  it('--input of a pipe (/dev/stdin, <(cmd), a FIFO) is refused as `-` is: exit 2, naming it; nothing sent', async () => {
+    // It was "cannot read: ESPIPE", exit 1 (a trial).
+    const fifo = path.join(tempDir(), 'rows.fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const args of [
+      ['prospects', 'create', '--input', fifo],
+      ['enroll', '--sequence', '1', '--mailbox', '1', '--input', fifo],
+    ]) {
+      const r = await server.run(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe(
+        `error: --input ${fifo}: is a pipe or a device, not a file: bulk input is read from a file (a rerun resumes from the same file)\nhint: save it to a file first, e.g. \`… > rows.csv\`, then pass --input rows.csv\n`,
+      );
+      expect(r.sent).toEqual([]);
+    }
+  });
+
   it('a bad --max-failures is a usage error', async () => {
     const file = inputFile('mix.csv', 'firstName,emails,account.id\nQ0,q0@mix.test,1\n');
     const bad = await server.run(['prospects', 'create', '--input', file, '--max-failures', 'many']);
