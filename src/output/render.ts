@@ -30,6 +30,11 @@ export interface RenderOptions {
   headerWritten?: boolean;
   /** CSV without `--columns`: keys left out of the header found in the records (custom fields the org does not use). */
   omitColumn?: (key: string) => boolean;
+  /**
+   * CSV without `--columns`: the header of a listing with no record (the header comes from the
+   * first page's records). Without it an empty result was a 0-byte file that CSV readers refuse.
+   */
+  emptyColumns?: () => string[];
 }
 
 /** One page given as resource objects, flattened one record at a time as it is written. */
@@ -176,7 +181,8 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           await stream(texts, (i) => (i === 0 ? header : '') + csvLine(read!(first ? first[i]! : texts.text(i))));
         },
         async () => {
-          if (!headerDone && columns) await writeOut(out, csvLine(columns));
+          columns ??= opts.emptyColumns?.().filter((k) => !opts.omitColumn?.(k));
+          if (!headerDone && columns?.length) await writeOut(out, csvLine(columns));
         },
       );
     }

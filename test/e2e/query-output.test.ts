@@ -78,6 +78,15 @@ describe('--query', () => {
     );
   });
 
+  it('list -o csv of no record prints the header a page of records would (a 0-byte file stopped CSV readers)', async () => {
+    const some = await ok(['prospects', 'list', '--limit', '2', '-o', 'csv']);
+    const none = await ok(['prospects', 'list', '--filter', 'title=No Such Title 7f3a', '-o', 'csv']);
+    expect(none.stdout).toBe(some.stdout.split('\n')[0] + '\n');
+    const accounts = await ok(['accounts', 'list', '--limit', '1', '-o', 'csv']);
+    const noAccounts = await ok(['accounts', 'list', '--filter', 'name=No Such Account 7f3a', '-o', 'csv']);
+    expect(noAccounts.stdout).toBe(accounts.stdout.split('\n')[0] + '\n');
+  });
+
   it('list --count --limit 0 and delete: their JSON results too', async () => {
     const count = await ok(['prospects', 'list', '--count', '--limit', '0', '--query', 'count', '-o', 'raw']);
     expect(Number(count.stdout)).toBeGreaterThan(10);

@@ -5,6 +5,7 @@ import { listPages } from '../../listing/pages.js';
 import { singleResource, type JsonApiDocument, type ResourceObject } from '../../api/jsonapi.js';
 import { Progress } from '../../bulk/run/progress.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
+import { exportColumns } from './export-columns.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../listing/record-text.js';
@@ -79,6 +80,10 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     columns,
     defaultColumns: rt.defaultColumns,
     omitColumn,
+    // As a page of records would give them: id, type, the attributes, the relationships' ids.
+    ...(ctx.output === 'csv' && !columns && !query.fields
+      ? { emptyColumns: () => ['id', 'type', ...exportColumns(rt, undefined, true).columns.slice(1)] }
+      : {}),
   });
   const warn = (m: string) => {
     spinner.clear();
