@@ -210,6 +210,12 @@ describe('completion scripts', () => {
           expect(await complete(shell, ['svc', 'prospects', 'create', '--data', `@${dir}/bo`])).toEqual([`@${dir}/body.json`]);
           expect(await complete(shell, ['svc', 'prospects', 'create', '--input', `${dir}/bo`])).toEqual([`${dir}/body.json`]);
         }
+        // bash breaks a typed `@file` at its @ (COMP_WORDBREAKS): the @ a word, the name the next,
+        // and nothing was offered (a trial).
+        if (shell === 'bash') {
+          expect(await complete(shell, ['svc', 'prospects', 'create', '--data', '@', `${dir}/bo`])).toEqual([`${dir}/body.json`]);
+          expect(await complete(shell, ['svc', 'api', 'POST', '/prospects', '-d', '@', `${dir}/bo`])).toEqual([`${dir}/body.json`]);
+        }
         expect(await complete(shell, ['svc', 'prospects', 'list', '--limit', ''])).toEqual([]);
       });
     });

@@ -61,7 +61,12 @@ _svc() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" path="" cmd="" w i npos=0 expect="" optional=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
-    if [[ -n "$expect" ]]; then expect=""; continue; fi
+    if [[ -n "$expect" ]]; then
+      # \`--data @file\` typed: bash breaks the word at its @ (@ is in COMP_WORDBREAKS), so the @
+      # comes as a word of its own and the file name as the next.
+      if [[ "$expect" == data && "$w" == @ ]]; then expect=data@; continue; fi
+      expect=""; continue
+    fi
     # After an option with an optional value (--json): a field list that is no command word is its value.
     if [[ -n "$optional" ]]; then
       optional=""
@@ -79,6 +84,7 @@ _svc() {
       npos=$((npos + 1))
     fi
   done
+  if [[ "$expect" == data@ ]]; then _svc_reply -f -- "$cur"; return; fi
   if [[ -n "$expect" ]]; then _svc_values "$expect" "$cmd" "$cur"; return; fi
   local key; key="$(_svc_key "$path")"
   if [[ "$cur" == -* ]]; then _svc_reply -W "$(_svc_var O "$key") $_svc_O_root" -- "$cur"; return; fi
