@@ -21,6 +21,8 @@ export interface TokenProvider {
   getToken(): Promise<string>;
   /** Called once after an unexpected 401; resolves true when a new token is ready. */
   onUnauthorized?(): Promise<boolean>;
+  /** The hint of a 401 the provider cannot mend: where the token came from and what to do. */
+  refusedHint?: string;
 }
 
 /** Decides when a request may be sent: the rate budget every svc process of a user shares (budget/gate.ts). */
@@ -219,6 +221,7 @@ export class ApiClient {
         }
       }
       if (res.status === 403) addScopeHint(error, method, url, this.baseUrl);
+      if (res.status === 401 && this.opts.tokens.refusedHint) error.hint(this.opts.tokens.refusedHint);
       throw error;
     }
   }

@@ -29,6 +29,8 @@ interface EnvCredentials {
   clientId?: string;
   clientSecret?: string;
   refreshToken?: string;
+  /** SVC_TOKEN is set but empty (an unset CI secret): said when there is no login either. */
+  emptyToken?: boolean;
 }
 
 /** Options of {@link refreshingTokenProvider}. */
@@ -227,7 +229,7 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
       if (seed !== undefined && !seeded(p)) return hand(await refresh(undefined, 'SVC_REFRESH_TOKEN'));
       if (!p?.accessToken) {
         if (p?.refreshToken) return hand(await refresh(undefined, 'no access token stored'));
-        return missingTokenProvider(opts.profileName).getToken();
+        return missingTokenProvider(opts.profileName, env.emptyToken === true).getToken();
       }
       if (expiresSoon(p)) return hand(await refresh(p.accessToken, 'expires within a minute'));
       return hand(p.accessToken);

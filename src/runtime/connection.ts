@@ -67,7 +67,12 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   if (g.token) {
     ctx.addSecret(g.token);
     const source = ctx.env.SVC_TOKEN === g.token ? 'env' : 'flag';
-    return { profileName, baseUrl, authUrl, tokens: staticTokenProvider(g.token), tokenSource: source };
+    // A refused token of the user's own: say which it is (a 401 said only "invalid", a trial).
+    const refused =
+      source === 'env'
+        ? "the token sent is SVC_TOKEN's: set a valid one, or unset SVC_TOKEN to use the profile's login (`svc auth status`)"
+        : "the token sent is --token's: pass a valid one, or leave it out to use the profile's login (`svc auth status`)";
+    return { profileName, baseUrl, authUrl, tokens: staticTokenProvider(g.token, refused), tokenSource: source };
   }
   ctx.addSecret(profile?.accessToken);
   ctx.addSecret(profile?.refreshToken);
@@ -97,6 +102,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
       clientId: ctx.env.SVC_CLIENT_ID || undefined,
       clientSecret: ctx.env.SVC_CLIENT_SECRET || undefined,
       refreshToken: ctx.env.SVC_REFRESH_TOKEN || undefined,
+      ...(ctx.env.SVC_TOKEN === '' ? { emptyToken: true } : {}),
     },
     now: () => ctx.clock.now(),
     trace: (line) => ctx.trace(line),

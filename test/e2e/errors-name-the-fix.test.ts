@@ -25,6 +25,31 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
+describe("a token of the user's own that is refused, or empty", () => {
+  it('401 says which token was sent (SVC_TOKEN or --token) and what to do; an empty SVC_TOKEN is named', async () => {
+    // "The access token is invalid or has been revoked", and nothing more (a trial).
+    const viaEnv = await svcInProcess(['prospects', 'list', '--limit', '1'], { env: { ...env(), SVC_TOKEN: 'wrongtoken123' } });
+    expect(viaEnv.code).toBe(3);
+    expect(viaEnv.stderr).toContain(
+      "hint: the token sent is SVC_TOKEN's: set a valid one, or unset SVC_TOKEN to use the profile's login (`svc auth status`)",
+    );
+    const viaFlag = await svcInProcess(['--token', 'wrongtoken123', 'prospects', 'list', '--limit', '1'], {
+      env: { ...env(), SVC_TOKEN: '' },
+    });
+    expect(viaFlag.code).toBe(3);
+    expect(viaFlag.stderr).toContain("hint: the token sent is --token's");
+    expect(viaEnv.stderr + viaFlag.stderr).not.toContain('wrongtoken123');
+    // An unset CI secret (a pull request from a fork) arrives as an empty SVC_TOKEN.
+    const empty = await svcInProcess(['prospects', 'list', '--limit', '1'], {
+      env: { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_TOKEN: '' },
+    });
+    expect(empty.code).toBe(3);
+    expect(empty.stderr).toBe(
+      'error: not logged in (profile "default")\nhint: SVC_TOKEN is set but empty: is the CI secret it is read from available to this job?\nhint: run `svc login`, set SVC_TOKEN, or try the local sandbox with `svc --sandbox ...`\n',
+    );
+  });
+});
+
 describe('403 unauthorizedOauthScope', () => {
   it('names the scope the request needed and the login that grants it', async () => {
     const token = sb.issueToken({ scopes: ['accounts.read'] });
