@@ -4,6 +4,7 @@
  * a stray Windows-1252 byte in a UTF-8 file.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile, ndjson } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
@@ -30,6 +31,25 @@ function holders(email: string): number[] {
   }
   return out;
 }
+
+describe('shards on one machine', () => {
+  it('a shard refused for the journal another shard holds is told to take a journal of its own', async () => {
+    // Shards 1/2 and 2/2 started together met on the default journal; the hint said only "wait" (a trial).
+    const file = inputFile('sharded.ndjson', '{"firstName":"Shard","lastName":"One"}\n{"firstName":"Shard","lastName":"Two"}\n');
+    // The other shard, alive (this test's parent process), holds the default journal.
+    fs.writeFileSync(`${file}.journal.ndjson.lock`, `${process.ppid}\n${os.hostname()}\n`);
+    try {
+      const r = await svc(['prospects', 'create', '--input', file, '--shard', '1/2']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`another svc run (pid ${process.ppid}) is using this journal`);
+      expect(r.stderr).toContain(
+        `hint: shards run at the same time on one machine need a journal each: --journal ${file}.shard-1.journal.ndjson`,
+      );
+    } finally {
+      fs.rmSync(`${file}.journal.ndjson.lock`, { force: true });
+    }
+  });
+});
 
 describe("Excel's unnamed trailing column", () => {
   it('a header ending in a comma: the column is left out, said once; a row with a value there is refused, the others go', async () => {

@@ -292,6 +292,12 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     journal?.close();
     await client.close();
     if (err instanceof Stopped) throw interruptedBeforeRows();
+    // Shards started at once on one machine meet on the default journal (a trial): each needs its own.
+    if (err instanceof UsageError && setup.shard && /another svc run/.test(err.message) && setup.journalPath) {
+      err.hint(
+        `shards run at the same time on one machine need a journal each: --journal ${setup.journalPath.replace(/\.journal\.ndjson$/, '')}.shard-${setup.shard.index}.journal.ndjson`,
+      );
+    }
     throw err;
   }
   return {
