@@ -30,8 +30,10 @@ export async function apiHandler(
   const query = ctx.shape?.query;
   const api = await ctx.api();
   const url = api.resolve(pathArg);
-  if (ctx.globals.dryRun && method !== 'GET') {
-    return printDryRun(ctx, [{ method, url, body }]);
+  // A GET too: the request printed, nothing sent (it was sent and answered, a trial). With
+  // --paginate, its first page.
+  if (ctx.globals.dryRun) {
+    return printDryRun(ctx, [{ method, url, body }], opts.paginate ? ['the first page; links.next would be followed'] : undefined);
   }
   if (!opts.paginate) {
     const res = await api.request({ method, path: url.toString(), body });

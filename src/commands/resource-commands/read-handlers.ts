@@ -6,6 +6,7 @@ import { singleResource, type JsonApiDocument, type ResourceObject } from '../..
 import { Progress } from '../../bulk/run/progress.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
 import { exportColumns } from './export-columns.js';
+import { printDryRun } from '../shared/dry-run.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../listing/record-text.js';
@@ -36,6 +37,8 @@ export interface ListFlags extends QueryFlags {
 
 export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFlags): Promise<void> {
   if (flags.all && flags.limit !== undefined) throw new UsageError('--limit and --all cannot be used together');
+  // A listing is many requests, each page's made from the last: said, not silently ignored (a trial).
+  if (ctx.globals.dryRun) ctx.warn('--dry-run prints the requests of writes and get; a listing is read as usual (it changes nothing)');
   const limit = flags.limit !== undefined ? parsePositiveInt(flags.limit, '--limit', 0) : undefined;
   const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : undefined;
   if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
@@ -149,6 +152,12 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
   askJsonFields(ctx, rt, query, org);
   if (query.fields) checkFieldNames(query.fields, org);
   const api = await ctx.api();
+  // As for a write: the request printed, nothing sent (it was sent, and the record printed, a trial).
+  if (ctx.globals.dryRun) {
+    const url = api.resolve(`${rt.path}/${id}`);
+    url.search = buildQuery(query).slice(1);
+    return printDryRun(ctx, [{ method: 'GET', url }]);
+  }
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
   singleResource(res.status, res.doc);
   const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });

@@ -16,4 +16,17 @@ describe('svc api', () => {
     expect(r.stderr).not.toContain(UNSENT_TOKEN);
     expect(r.sent).toEqual([]);
   });
+
+  it('--dry-run on a read prints the request and sends nothing, as on a write (api GET, get)', async () => {
+    // Reads were sent and answered under --dry-run (a trial).
+    const api = await server.run(['api', 'GET', '/prospects/1', '--dry-run']);
+    expect(api.code, api.stderr).toBe(0);
+    expect(api.stdout).toBe(`GET ${server.baseUrl}/prospects/1\n`);
+    const paged = await server.run(['api', 'GET', '/prospects', '--paginate', '--dry-run']);
+    expect(paged.stdout).toBe(`GET ${server.baseUrl}/prospects\n(the first page; links.next would be followed)\n`);
+    const get = await server.run(['prospects', 'get', '7', '--include', 'account', '--dry-run']);
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toBe(`GET ${server.baseUrl}/prospects/7?include=account\n`);
+    expect([...api.sent, ...paged.sent, ...get.sent]).toEqual([]);
+  });
 });
