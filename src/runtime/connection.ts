@@ -61,9 +61,16 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
       'pass --base-url or set SVC_BASE_URL, run `svc login --base-url URL`, or try the local sandbox with `svc --sandbox ...`',
     );
   }
-  checkHttpUrl(baseUrl, '--base-url');
+  checkHttpUrl(
+    baseUrl,
+    g.baseUrl === undefined
+      ? `the base URL of profile "${profileName}"`
+      : ctx.env.SVC_BASE_URL === g.baseUrl
+        ? 'SVC_BASE_URL'
+        : '--base-url',
+  );
   const authUrl = g.authUrl ?? profile?.authUrl ?? new URL(baseUrl).origin;
-  checkHttpUrl(authUrl, '--auth-url');
+  checkHttpUrl(authUrl, g.authUrl !== undefined && ctx.env.SVC_AUTH_URL === g.authUrl ? 'SVC_AUTH_URL' : '--auth-url');
   if (g.token) {
     ctx.addSecret(g.token);
     const source = ctx.env.SVC_TOKEN === g.token ? 'env' : 'flag';

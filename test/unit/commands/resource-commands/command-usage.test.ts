@@ -44,6 +44,15 @@ describe('usage errors send nothing (exit 2)', () => {
     expect(r.sent).toEqual([]);
   });
 
+  it('a bad URL is named as it was given: SVC_BASE_URL, not a --base-url the user never typed', async () => {
+    const env = await server.run(['prospects', 'list'], server.env({ SVC_BASE_URL: 'not-a-url' }));
+    expect(env.code).toBe(2);
+    expect(env.stderr).toBe('error: SVC_BASE_URL: "not-a-url" is not a URL\n');
+    const flag = await server.run(['--base-url', 'not-a-url', 'prospects', 'list']);
+    expect(flag.stderr).toBe('error: --base-url: "not-a-url" is not a URL\n');
+    expect([...env.sent, ...flag.sent]).toEqual([]);
+  });
+
   it('a filter on a known non-filterable attribute names it', async () => {
     const r = await server.run(['prospects', 'list', '--filter', 'personalNote1=x']);
     expect(r.stderr).toMatch(/cannot filter prospects by "personalNote1"/);
