@@ -255,6 +255,19 @@ describe('round trip', () => {
   });
 });
 
+describe('a row without its match value', () => {
+  it('is counted invalid by the plan that lists it, and said before the rows are matched', async () => {
+    // The plan's header said "0 invalid" while it listed the row as invalid (a trial).
+    const file = inputFile('no-key.csv', 'Email,First Name\nkey.one@corp.test,A\n,B\nkey.three@corp.test,C\n');
+    const plan = await svcInProcess(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan'], { env: env() });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toContain('row 2: emails: missing: the row is matched by it (--match emails)');
+    expect(plan.stderr).toMatch(/3 rows: 2 to match, 0 done by earlier runs, 1 invalid/);
+    expect(plan.stdout).toContain('row 2: failed: invalid: emails: missing: the row is matched by it (--match emails)');
+    expect(plan.stdout).toMatch(/bill: 2 creates, 0 updates, 0 unchanged \(not sent\), 0 ambiguous, 1 failed/);
+  });
+});
+
 describe('update by key', () => {
   it('updates matches and fails rows that match nothing; creates nothing', async () => {
     const made = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name: 'Keyed Co', domain: 'keyed.test' } } });

@@ -71,7 +71,14 @@ export function keyedPreparer(input: KeyedInput): RowPreparer {
   const op = input.match === 'id' ? 'update' : 'create';
   return {
     scope: `${input.mode} ${input.rt.type} by ${input.match}`,
-    prepare: (raw) => prepareRow(input.rt, op, raw, input.names, input.skipColumns, input.relNames),
+    prepare: (raw) => {
+      const prepared = prepareRow(input.rt, op, raw, input.names, input.skipColumns, input.relNames);
+      // A row without the value it is matched by is invalid from the start: the plan's count of
+      // invalid rows said 0 while listing it (a trial).
+      if ('write' in prepared && matchValues(prepared.write.data!, input.match).length === 0)
+        return { problems: [{ field: input.match, reason: `missing: the row is matched by it (--match ${input.match})` }] };
+      return prepared;
+    },
   };
 }
 
@@ -123,16 +130,8 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
     }
     const data = prepared.write.data!;
     const values = matchValues(data, input.match);
-    const value = values[0];
-    if (value === undefined) {
-      item.outcome = {
-        status: 'failed',
-        id: null,
-        error: `invalid: ${input.match}: missing: the row is matched by it (--match ${input.match})`,
-      };
-      yield item;
-      continue;
-    }
+    // Never empty: a row without its match value is refused when it is prepared (keyedPreparer).
+    const value = values[0]!;
     const dup = values.find((v) => firstRow.has(normKey(v)));
     if (dup !== undefined) {
       item.outcome = {
