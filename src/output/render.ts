@@ -30,6 +30,8 @@ export interface RenderOptions {
   headerWritten?: boolean;
   /** CSV without `--columns`: keys left out of the header found in the records (custom fields the org does not use). */
   omitColumn?: (key: string) => boolean;
+  /** CSV with `--columns`: the header as the columns were given (labels), one for each column. */
+  headerNames?: string[];
   /**
    * CSV without `--columns`: the header of a listing with no record (the header comes from the
    * first page's records). Without it an empty result was a 0-byte file that CSV readers refuse.
@@ -176,13 +178,13 @@ export function createRecordWriter(opts: RenderOptions): RecordWriter {
           const first = columns ? undefined : Array.from({ length: texts.count }, (_, i) => texts.text(i));
           columns ??= opts.omitColumn ? unionKeysOf(first!).filter((k) => !opts.omitColumn!(k)) : unionKeysOf(first!);
           read ??= columnReader(columns, pick);
-          const header = headerDone ? '' : csvLine(columns);
+          const header = headerDone ? '' : csvLine(opts.headerNames ?? columns);
           headerDone = true;
           await stream(texts, (i) => (i === 0 ? header : '') + csvLine(read!(first ? first[i]! : texts.text(i))));
         },
         async () => {
           columns ??= opts.emptyColumns?.().filter((k) => !opts.omitColumn?.(k));
-          if (!headerDone && columns?.length) await writeOut(out, csvLine(columns));
+          if (!headerDone && columns?.length) await writeOut(out, csvLine(opts.headerNames ?? columns));
         },
       );
     }

@@ -74,7 +74,24 @@ describe('labels in list and get flags', () => {
       env: pulled,
     });
     expect(csv.code, csv.stderr).toBe(0);
-    expect(csv.stdout.trim().split('\n')).toEqual(['id,custom2', `${id},7`]);
+    // Headed as asked: the manager's sheet showed `custom2` for "Lead Score" (a trial).
+    expect(csv.stdout.trim().split('\n')).toEqual(['id,Lead Score', `${id},7`]);
+    // An export too, and the label reads back: the file given back changes nothing.
+    const file = path.join(tempDir(), 'scores.csv');
+    const exported = await svcInProcess(['prospects', 'export', file, '--filter', `id=${id}`, '--columns', 'Lead Score,firstName'], {
+      env: pulled,
+    });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(
+      fs
+        .readFileSync(file, 'utf8')
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split(/\r?\n/),
+    ).toEqual(['id,Lead Score,firstName', `${id},7,Cols`]);
+    const back = await svcInProcess(['prospects', 'update', '--input', file, '--match', 'id', '--plan', '-o', 'json'], { env: pulled });
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout).bill).toMatchObject({ updates: 0, unchanged: 1 });
   });
 
   // That a label does read it (with --dry-run) is checked in-process in

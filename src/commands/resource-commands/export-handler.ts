@@ -25,7 +25,7 @@ import { kebab, type ResourceType } from '../../registry/index.js';
 import { exportColumns, withIdFirst } from './export-columns.js';
 import { checkQueryNames } from './field-names.js';
 import { maskSensitive } from './mask.js';
-import { buildListQuery, parseColumns, type QueryFlags } from './query-options.js';
+import { buildListQuery, columnsAsGiven, parseColumns, type QueryFlags } from './query-options.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
 import { describeOwner, parseOwner, sameOwner, type SideOwner } from '../../bulk/run/side-owner.js';
 import { isSymlinkRefusal, noFollow, writeFileAtomicSync } from '../../private-file.js';
@@ -119,10 +119,16 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
   if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
   let columns: string[] | undefined;
+  let headerNames: string[] | undefined;
   if (format === 'csv') {
     const given = parseColumns(rt, flags.columns, names);
-    if (given) columns = withIdFirst(given);
-    else {
+    if (given) {
+      columns = withIdFirst(given);
+      // Headed as given (a label heads its column), `id` first as the columns are.
+      const typed = columnsAsGiven(flags.columns)!;
+      const at = given.indexOf('id');
+      headerNames = at < 0 ? ['id', ...typed] : [typed[at]!, ...typed.filter((_, i) => i !== at)];
+    } else {
       const c = exportColumns(rt, schema, flags.allColumns === true);
       columns = c.columns;
       if (c.unused) ctx.info(`leaving out ${c.unused} custom field(s) your org has not labelled (--all-columns keeps them)`);
@@ -152,7 +158,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       throw new UsageError(`${part} is not an NDJSON export (${point.unreadable} line(s) without an id)`).hint(
         'resume with the --format of the first run, or delete the .part file',
       );
-    if (format === 'csv' && point.header !== undefined && point.header !== csvLine(columns!).slice(0, -1)) {
+    if (format === 'csv' && point.header !== undefined && point.header !== csvLine(headerNames ?? columns!).slice(0, -1)) {
       throw new UsageError(`${part} has other columns than this export would write`).hint(
         'resume with the options of the first run (--columns, --all-columns), or delete the .part file',
       );
@@ -199,7 +205,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   const masked = rt.attributes.some((a) => a.sensitive);
   try {
     if (keep === 0 && bom) await out.write('\ufeff');
-    if (columns && !header) await out.write(csvLine(columns));
+    if (columns && !header) await out.write(csvLine(headerNames ?? columns));
     progress.advance(written, false);
     progress.start();
     const sink = out.sink();

@@ -85,11 +85,18 @@ export function unknownNames(rt: ResourceType, flags: QueryFlags & { columns?: s
 
 /** `--columns a,b` as a list, custom-field labels turned into their field names. */
 export function parseColumns(rt: ResourceType, columns: string | undefined, names?: AttributeNames): string[] | undefined {
+  return columnsAsGiven(columns)?.map((c) => (c.includes('.') ? c : resolveName(rt, c, names)));
+}
+
+/**
+ * `--columns` as typed, for a CSV header: a label (`Lead Score`) heads its column, not the field
+ * it names (`custom2`, which the manager's spreadsheet showed, a trial). svc reads either back.
+ */
+export function columnsAsGiven(columns: string | undefined): string[] | undefined {
   return columns
     ?.split(',')
     .map((s) => s.trim())
-    .filter(Boolean)
-    .map((c) => (c.includes('.') ? c : resolveName(rt, c, names)));
+    .filter(Boolean);
 }
 
 /** Parses and checks filters; a custom-field label names its field (`names`, the org schema). */

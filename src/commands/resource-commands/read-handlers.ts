@@ -17,7 +17,7 @@ import { findRelationship, resourceByType, type ResourceType } from '../../regis
 import { maskSensitive } from './mask.js';
 import { nearMiss } from '../../suggest.js';
 import { applyColumns, checkFieldNames, checkQueryNames, fieldNamesOf, jsonSparseFields, type OrgNames } from './field-names.js';
-import { buildListQuery, namesUnknownFields, parseColumns, unknownNames, type QueryFlags } from './query-options.js';
+import { buildListQuery, columnsAsGiven, namesUnknownFields, parseColumns, unknownNames, type QueryFlags } from './query-options.js';
 import { parseId, parseWholeNumber as parsePositiveInt } from '../../runtime/option-parsers.js';
 import { printValue, recordWriter } from '../shared/output.js';
 import { grouped } from '../../grouped.js';
@@ -83,6 +83,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     columns,
     defaultColumns: rt.defaultColumns,
     omitColumn,
+    ...(ctx.output === 'csv' && columns ? { headerNames: columnsAsGiven(flags.columns)! } : {}),
     // As a page of records would give them: id, type, the attributes, the relationships' ids.
     ...(ctx.output === 'csv' && !columns && !query.fields
       ? { emptyColumns: () => ['id', 'type', ...exportColumns(rt, undefined, true).columns.slice(1)] }
