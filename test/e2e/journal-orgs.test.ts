@@ -60,7 +60,8 @@ describe('two sandboxes, one CSV', () => {
     const onB = await against(b, args);
     expect(onB.code, onB.stderr).toBe(0);
     expect(onB.stderr).toMatch(/3 created/);
-    expect(onB.stderr).toMatch(/3 row\(s\) recorded for another org or command .* this run starts afresh/);
+    // Said as what it is: the other's rows are kept; "this run starts afresh" read as thrown away (a trial).
+    expect(onB.stderr).toMatch(/also holds 3 row\(s\) of another org or command \(.*\), kept for it; this run's rows are apart/);
     expect(onB.stderr).not.toMatch(/done by an earlier run/);
     expect(received(b, mark).filter((q) => q.method === 'POST')).toHaveLength(3);
     for (const e of emails) {

@@ -189,7 +189,7 @@ export async function loadJournal(ctx: Context, setup: BulkSetup): Promise<Journ
       );
     }
     ctx.info(
-      `journal ${path}: ${grouped(state.foreign)} row(s) recorded for another org or command (${whose}) are not this run's: this run starts afresh`,
+      `journal ${path}: also holds ${grouped(state.foreign)} row(s) of another org or command (${whose}), kept for it; this run's rows are apart`,
     );
   }
   if (state.damagedLines) ctx.warn(`${path}: ${state.damagedLines} unreadable journal line(s) ignored`);
