@@ -6,7 +6,7 @@ export function registerApi(program: Command, app: App): void {
   program
     .command('api')
     .description('send a raw request to the API (path relative to the base URL)')
-    .argument('<method>', 'GET, POST, PATCH, DELETE')
+    .argument('<method>', 'GET, POST, PATCH, PUT, DELETE or HEAD')
     .argument('<path>', "e.g. /prospects?filter[title]=CEO (absolute URLs only on the profile's own host)")
     .option('-d, --data <json>', 'request body: JSON, @file, or - for stdin')
     .option('--paginate', 'GET: follow links.next and print every page (raw) or every record')

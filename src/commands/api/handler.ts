@@ -18,7 +18,7 @@ export async function apiHandler(
   opts: { data?: string; paginate?: boolean },
 ): Promise<void> {
   const method = methodArg.toUpperCase();
-  if (!METHODS.has(method)) throw new UsageError(`unknown method "${methodArg}" (use GET, POST, PATCH, PUT, DELETE)`);
+  if (!METHODS.has(method)) throw new UsageError(`unknown method "${methodArg}" (use GET, POST, PATCH, PUT, DELETE or HEAD)`);
   if (opts.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
   // Fields name a record's; `svc api` prints documents: they were ignored without a word (a trial).
   if (ctx.globals.jsonFields)

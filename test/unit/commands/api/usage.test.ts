@@ -17,6 +17,15 @@ describe('svc api', () => {
     expect(r.sent).toEqual([]);
   });
 
+  it('an unknown method names the ones it takes, as its help does', async () => {
+    const r = await server.run(['api', 'FETCH', '/prospects']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: unknown method "FETCH" (use GET, POST, PATCH, PUT, DELETE or HEAD)\n');
+    const help = await server.run(['api', '--help']);
+    expect(help.stdout).toContain('GET, POST, PATCH, PUT, DELETE or HEAD');
+    expect(r.sent).toEqual([]);
+  });
+
   it('--dry-run on a read prints the request and sends nothing, as on a write (api GET, get)', async () => {
     // Reads were sent and answered under --dry-run (a trial).
     const api = await server.run(['api', 'GET', '/prospects/1', '--dry-run']);
