@@ -1,5 +1,6 @@
 /** `--data` arguments: inline JSON, `@file`, or `-` for stdin. */
 import fs from 'node:fs';
+import { unreadableFile } from '../../unreadable-file.js';
 import { nestedDeeperThan, tooDeepMessage } from '../../json-depth.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
@@ -54,12 +55,14 @@ export async function readDataArgument(ctx: Context, arg: string): Promise<unkno
       text = await readAll(fs.createReadStream(from), MAX_DATA_BYTES);
     } catch (err) {
       if (err instanceof TooLong) throw tooLong();
-      throw new UsageError(`--data ${arg}: cannot read file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      // Said as --input says it (it was a bare errno: "cannot read file (ENOENT)", a trial).
+      throw unreadableFile('--data', from, err, 'check the path after the @');
     }
   } else {
     text = arg;
     from = 'argument';
   }
+  if (text.trim() === '') throw new UsageError(`--data (${from}): is empty; give a JSON object`);
   let value: unknown;
   try {
     value = parseJson(text) as unknown;

@@ -23,7 +23,13 @@ describe('client-side validation: exit 2, field named, nothing sent', () => {
     [['prospects', 'create', '--rel', 'creator=3'], /creator.*read-only/],
     [['prospects', 'create', '--rel', 'account=acme'], /not an id/],
     [['prospects', 'create', '--data', '{not json'], /not valid JSON/],
-    [['prospects', 'create', '--data', '@/no/such/file.json'], /cannot read file/],
+    // Said as --input says it, not a bare errno ("cannot read file (ENOENT)", a trial).
+    [
+      ['prospects', 'create', '--data', '@/no/such/file.json'],
+      /^error: --data \/no\/such\/file\.json: no such file \(looked for \/no\/such\/file\.json\); check the path after the @$/m,
+    ],
+    [['prospects', 'create', '--data', '@/'], /^error: --data \/: is a directory, not a file; check the path after the @$/m],
+    [['prospects', 'create', '--data', '@/dev/null'], /^error: --data \(\/dev\/null\): is empty; give a JSON object$/m],
     [['tasks', 'mark-complete', '1', '--param', 'bogus=1'], /does not accept "bogus"/],
     [['prospects', 'update', '1'], /nothing to update/],
   ])('%j', async (args, message) => {
