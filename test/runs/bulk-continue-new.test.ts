@@ -121,7 +121,8 @@ it('an unfinished run is continued with its journal, not without it, nor once un
 
   const same = await svc(args);
   expect(same.code).toBe(5);
-  expect(same.stderr).toContain(`continuing run ${run} (ended unfinished after 4 of 4 rows of ${file})`);
+  // What it left, not "ended unfinished after 4 of 4 rows", which read as cut short (a trial).
+  expect(same.stderr).toContain(`continuing run ${run} (it ended with 1 of 4 rows of ${file} failed or not reached)`);
   expect(recorded(same.stderr) ?? run).toBe(run);
 
   fs.rmSync(`${file}.journal.ndjson`);

@@ -95,8 +95,18 @@ export function undoneRunOf(
 /** The line a continuing rerun says: `continuing run … (killed after 120 of 300 rows of x.csv)`. */
 export function continuingLine(rec: RunRecord, total: number, rows: string): string {
   const done = new Set<number>();
-  for (const r of rec.rows.values()) if (r.done) done.add(r.row.row);
+  let failed = 0;
+  for (const r of rec.rows.values()) {
+    if (!r.done) continue;
+    done.add(r.row.row);
+    if (r.done.status === 'failed' || r.done.status === 'unknown') failed++;
+  }
   const n = grouped;
-  const how = !rec.end ? 'killed' : rec.end.interrupted ? 'stopped' : 'ended unfinished';
-  return `continuing run ${rec.meta.id} (${how} after ${n(done.size)} of ${n(total)} ${rows}): its record holds the whole run, one undo takes it back`;
+  // A run that went through every row but failed some did not end "after 5 of 6 rows" (it read
+  // as cut short while `runs list` said done, a trial): what it left is said instead.
+  const how =
+    rec.end && !rec.end.interrupted
+      ? `it ended with ${n(failed + Math.max(total - done.size, 0))} of ${n(total)} ${rows} failed or not reached`
+      : `${rec.end ? 'stopped' : 'killed'} after ${n(done.size)} of ${n(total)} ${rows}`;
+  return `continuing run ${rec.meta.id} (${how}): its record holds the whole run, one undo takes it back`;
 }
