@@ -3,6 +3,7 @@ import { updateProfile } from '../../auth/store-lock.js';
 import { printValue } from '../shared/output.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
+import { csvLine } from '../../output/csv.js';
 import { writeOut } from '../../output/io.js';
 import { didYouMean } from '../../suggest.js';
 import { settingSpec, settingSpecs } from './settings.js';
@@ -11,6 +12,24 @@ async function profileNow(ctx: Context) {
   const store = await ctx.config();
   const name = store.currentName();
   return { store, name, profile: store.get(name) };
+}
+
+/**
+ * The profile a setting or alias is written to, refused when it does not exist and is a near miss
+ * of one that does: `--profile prdo config set …` made a profile "prdo" (a trial), and the next
+ * command on it failed for want of a base URL. A new name unlike any is still a new profile.
+ */
+async function profileToWrite(ctx: Context) {
+  const now = await profileNow(ctx);
+  if (now.profile) return now;
+  const names = now.store.names();
+  const near = didYouMean(now.name, names);
+  if (near) {
+    throw new UsageError(`no profile named "${now.name}"${near} (profiles: ${names.join(', ')})`).hint(
+      `to begin a profile "${now.name}", log in to it: svc --profile ${now.name} login`,
+    );
+  }
+  return now;
 }
 
 /** Lines of `key  value` pairs, aligned; JSON (an object) with -o json. */
@@ -23,6 +42,11 @@ async function printPairs(ctx: Context, pairs: Record<string, unknown>, emptyNot
   const keys = Object.keys(pairs);
   if (!keys.length) {
     ctx.info(emptyNote);
+    return;
+  }
+  // A CSV of key and value with -o csv (it printed the aligned lines, a trial).
+  if (ctx.output === 'csv') {
+    await writeOut(ctx.io.stdout, csvLine(['key', 'value']) + keys.map((k) => csvLine([k, pairs[k]])).join(''));
     return;
   }
   const w = Math.max(...keys.map((k) => k.length));
@@ -43,7 +67,7 @@ export async function configSet(ctx: Context, key: string, value: string, format
   const spec = settingSpec(key, formats);
   // An empty value removes the setting: the built-in default applies again.
   const parsed = value === '' ? undefined : spec.parse(value);
-  const { store, name } = await profileNow(ctx);
+  const { store, name } = await profileToWrite(ctx);
   await updateProfile(
     store,
     name,
@@ -79,7 +103,7 @@ export async function aliasSet(ctx: Context, name: string, line: string, builtIn
   if (!first.startsWith('-') && !builtIns.includes(first)) {
     throw new UsageError(`alias ${name}: "${first}" is not an svc command${didYouMean(first, builtIns)}`);
   }
-  const { store, name: profileName } = await profileNow(ctx);
+  const { store, name: profileName } = await profileToWrite(ctx);
   await updateProfile(
     store,
     profileName,

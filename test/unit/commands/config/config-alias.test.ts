@@ -26,6 +26,24 @@ function setup() {
 }
 
 describe('svc config', () => {
+  it('a misspelt profile is refused with its near miss, not made; a name unlike any is a new profile; -o csv is CSV', async () => {
+    // `--profile prdo config set output csv` made a profile "prdo", and its next command failed
+    // for want of a base URL; config list -o csv printed aligned lines (a trial).
+    const { env, svc } = setup();
+    expect((await svc(['--profile', 'prod', 'config', 'set', 'output', 'json'])).code).toBe(0);
+    const typo = await svc(['--profile', 'prdo', 'config', 'set', 'output', 'csv']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe(
+      'error: no profile named "prdo" (did you mean "prod"?) (profiles: prod)\nhint: to begin a profile "prdo", log in to it: svc --profile prdo login\n',
+    );
+    const alias = await svc(['--profile', 'prdo', 'alias', 'set', 'ceos', 'prospects list --filter title=CEO']);
+    expect(alias.code).toBe(2);
+    expect(Object.keys(readConfig(env.SVC_CONFIG_DIR!).profiles)).toEqual(['prod']);
+    expect((await svc(['--profile', 'staging', 'config', 'set', 'pageSize', '200'])).code).toBe(0);
+    const csv = await svc(['--profile', 'staging', 'config', 'list', '-o', 'csv']);
+    expect(csv.stdout).toBe('key,value\npageSize,200\n');
+  });
+
   it('set, get, list; stored in the profile; an empty value removes a setting', async () => {
     const { env, svc } = setup();
     expect((await svc(['config', 'set', 'output', 'csv'])).stderr).toBe('output = csv for profile "default"\n');
