@@ -65,7 +65,7 @@ export function buildProgram(app: App, version: string): Command {
     .option('--query <expr>', 'JMESPath expression applied to the JSON output (per record with -o ndjson; -o raw prints strings unquoted)')
     .option('--no-color', 'plain output (also NO_COLOR, and whenever stdout is not a TTY)')
     .option('-v, --verbose', 'HTTP trace on stderr, secrets redacted; stack traces on errors')
-    .option('--dry-run', 'print the requests a write, get or api would send; send nothing (a listing is read as usual)')
+    .option('--dry-run', 'print the requests a write, get or api would send; send nothing (list and export read as usual)')
     .option('-y, --yes', 'skip confirmations')
     .option('--sandbox', 'run against the local sandbox server (SVC_SANDBOX=1)')
     .option(

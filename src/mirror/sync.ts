@@ -117,8 +117,9 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
     } catch (err) {
       const scope = opts.skipUnreadable ? missingScope(err) : undefined;
       if (scope === undefined) throw err;
-      // Refused on its first page: the run it started holds nothing; the table stays as it was.
-      await store.endEmptyRun(t.spec.table);
+      // Refused on its first page: a run it started holds nothing and is ended; a run an earlier
+      // sync left unfinished keeps its place, for a token that can read the table.
+      if (!states.get(t.spec.table)?.runKind) await store.endEmptyRun(t.spec.table);
       opts.warn(
         `${t.spec.table}: skipped: this token cannot read ${t.rt.command} (${scope ? `it needs the scope ${scope}` : 'a scope it lacks'})`,
       );

@@ -43,7 +43,7 @@ describe('shards on one machine', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`another svc run (pid ${process.ppid}) is using this journal`);
       expect(r.stderr).toContain(
-        `hint: shards run at the same time on one machine need a journal each: --journal ${file}.shard-1.journal.ndjson`,
+        `hint: if the holder is another shard of this file: shards run at once on one machine each need a journal of their own from their first run (--journal ${file}.shard-1.journal.ndjson); a shard that has run before keeps its journal, or its rows are sent again`,
       );
     } finally {
       fs.rmSync(`${file}.journal.ndjson.lock`, { force: true });

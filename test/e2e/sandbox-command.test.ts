@@ -129,7 +129,9 @@ describe.concurrent('svc --sandbox with no sandbox running', () => {
 
   it('the commands its hints name keep --sandbox: they reach the same org', async () => {
     // They said plain `svc runs undo …` after `svc --sandbox …`: another org, or none (a trial).
-    const env = { SVC_CONFIG_DIR: tempDir() };
+    // With a profile in the environment too: the hints named `--sandbox --profile work`, a
+    // command refused (a review); the sandbox has a profile of its own.
+    const env = { SVC_CONFIG_DIR: tempDir(), SVC_PROFILE: 'work' };
     const made = await svcInProcess(['--sandbox', 'prospects', 'update', '1', '--attr', 'title=Hinted'], { env });
     const run = /recorded as run (\S+): svc --sandbox runs undo \S+ takes it back/.exec(made.stderr)?.[1];
     expect(run, made.stderr).toBeDefined();

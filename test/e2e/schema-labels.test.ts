@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { svcInProcess } from '../helpers/in-process-cli.js';
+import { startInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { json, tempDir } from '../helpers/run-svc.js';
 
 let sb: TestSandbox;
@@ -92,6 +92,36 @@ describe('labels in list and get flags', () => {
     const back = await svcInProcess(['prospects', 'update', '--input', file, '--match', 'id', '--plan', '-o', 'json'], { env: pulled });
     expect(back.code, back.stderr).toBe(0);
     expect(JSON.parse(back.stdout).bill).toMatchObject({ updates: 0, unchanged: 1 });
+  });
+
+  it('an export begun by an earlier svc, its part headed by field names, resumes as it is headed', async () => {
+    // Its part says `id,custom2`; the same --columns now head `id,Lead Score`, and the resume was
+    // refused as "other columns" (a review).
+    const slow = await sandboxWithEnv({ latencyMs: 30 });
+    try {
+      const env = slow.env();
+      expect((await svcInProcess(['schema', 'pull'], { env })).code).toBe(0);
+      const file = path.join(tempDir(), 'old.csv');
+      const part = `${file}.part`;
+      const args = ['prospects', 'export', file, '--columns', 'id,Lead Score', '--page-size', '1', '--no-bom'];
+      const run = startInProcess(args, { env });
+      const deadline = Date.now() + 20_000;
+      while (!(fs.existsSync(part) && fs.readFileSync(part, 'utf8').split('\n').length > 4)) {
+        if (Date.now() > deadline) throw new Error('the export never wrote 4 lines');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(await run.stop('SIGINT')).toBe(130);
+      const text = fs.readFileSync(part, 'utf8');
+      expect(text.startsWith('id,Lead Score\n')).toBe(true);
+      fs.writeFileSync(part, text.replace(/^id,Lead Score\n/, 'id,custom2\n'));
+      const resumed = await svcInProcess([...args, '--resume'], { env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+      expect(lines[0]).toBe('id,custom2');
+      expect(lines.slice(1).map((l) => Number(l.split(',')[0]))).toEqual([...slow.sb.store.table('prospect').keys()]);
+    } finally {
+      await slow.sb.close();
+    }
   });
 
   // That a label does read it (with --dry-run) is checked in-process in

@@ -108,6 +108,18 @@ it('a rerun of an enrolment whose prospects are in the sequence by now leaves no
   );
 });
 
+it('a run whose rows all failed keeps its record: its rerun continues it', { timeout: 30_000 }, async () => {
+  // Only a run whose rows were all skipped leaves no record: a failed row may have written
+  // before it failed (a dedupe cluster is several writes), and its images are in the record (a review).
+  const file = inputFile('all-failed.csv', 'id,title\n99999998,Nobody\n');
+  const first = await svc(['prospects', 'update', '--input', file]);
+  expect(first.code, first.stderr).toBe(5);
+  expect(first.stderr).not.toContain('no run recorded');
+  const again = await svc(['prospects', 'update', '--input', file]);
+  expect(again.code, again.stderr).toBe(5);
+  expect(again.stderr).toMatch(/continuing run \S+ \(it ended with 1 of 1 rows? of .* failed or not reached\)/);
+});
+
 it('an unfinished run is continued with its journal, not without it, nor once undone', { timeout: 30_000 }, async () => {
   // A row of an id that does not exist fails: the run ends unfinished.
   const rows = ids()

@@ -319,6 +319,9 @@ describe('svc runs: bad input', () => {
     const named = await svc(['--profile', 'default', 'prospects', 'update', last, '--attr', 'title=X'], own);
     expect(named.code, named.stderr).toBe(0);
     const alone = await runInProcess(['runs', 'list'], { ...env, ...own }, { tty: true, columns: 80 });
+    // With --all the runs are of every profile: the option naming one stays.
+    const all = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 120 });
+    expect(all.stdout).toContain(`--profile default prospects update ${last}`);
     expect(alone.stdout.split('\n')[1]).toMatch(
       new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +prospects update ${last} --attr .* +updated 1 +done$`),
     );

@@ -189,9 +189,12 @@ async function openOrThrow(file: string): Promise<fs.promises.FileHandle> {
     if (st.isDirectory()) throw new UsageError(`--input ${file}: is a directory, not a file`);
     // /dev/stdin, `<(cmd)`, a FIFO: read once, and not at the offsets the reader seeks (it gave
     // "cannot read: ESPIPE", exit 1, a trial). As for `-`: the rows must be in a file.
-    if (!st.isFile())
+    // /dev/stdin (or /dev/fd/N) redirected from a file is one too, read once: and its journal went
+    // beside it, in /dev. (/dev/shm and the like hold real files.)
+    const descriptor = /^\/dev\/(stdin$|fd\/)|^\/proc\/[^/]+\/fd\//.test(path.resolve(file));
+    if (!st.isFile() || descriptor)
       throw new UsageError(
-        `--input ${file}: is a pipe or a device, not a file: bulk input is read from a file (a rerun resumes from the same file)`,
+        `--input ${file}: is ${descriptor ? 'stdin or a file descriptor' : 'a pipe or a device'}, not a file: bulk input is read from a file (a rerun resumes from the same file)`,
       ).hint('save it to a file first, e.g. `… > rows.csv`, then pass --input rows.csv');
     return await fs.promises.open(file, 'r');
   } catch (err) {

@@ -97,10 +97,13 @@ export function recordId(w: RunRecordWriter): string {
 /** Ends a record with the run's counts, and says how to take it back (or that nothing was recorded). */
 export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResult): void {
   const changed = result.counts.created + result.counts.updated + result.counts.deleted;
-  // Rows recorded before their writes, then all skipped or refused (a rerun of an enrolment whose
-  // prospects are in the sequence by now): nothing to undo, so no record either. A run stopped
-  // early, or with a row in doubt, keeps it (its rerun continues it).
-  const wroteNothing = changed === 0 && result.counts.unknown === 0 && !result.interrupted && result.tripped === undefined;
+  // Rows recorded before their writes, then all skipped (a rerun of an enrolment whose prospects
+  // are in the sequence by now): nothing to undo, so no record either. A run stopped early, or
+  // with a row failed or in doubt, keeps it (its rerun continues it).
+  // A failed row may have written before it failed (a dedupe cluster is several writes, its
+  // images in the record): only a run whose rows were all skipped leaves none.
+  const wroteNothing =
+    changed === 0 && result.counts.unknown === 0 && result.counts.failed === 0 && !result.interrupted && result.tripped === undefined;
   if (!(wroteNothing && w.discard()))
     w.write({
       k: 'end',

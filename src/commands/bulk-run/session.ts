@@ -294,8 +294,10 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     if (err instanceof Stopped) throw interruptedBeforeRows();
     // Shards started at once on one machine meet on the default journal (a trial): each needs its own.
     if (err instanceof UsageError && setup.shard && /another svc run/.test(err.message) && setup.journalPath) {
+      // Not "use another journal" outright: the holder may be this very shard (a retry while the
+      // first still runs), and a shard given a new journal sends again what its old one records.
       err.hint(
-        `shards run at the same time on one machine need a journal each: --journal ${setup.journalPath.replace(/\.journal\.ndjson$/, '')}.shard-${setup.shard.index}.journal.ndjson`,
+        `if the holder is another shard of this file: shards run at once on one machine each need a journal of their own from their first run (--journal ${setup.journalPath.replace(/\.journal\.ndjson$/, '')}.shard-${setup.shard.index}.journal.ndjson); a shard that has run before keeps its journal, or its rows are sent again`,
       );
     }
     throw err;

@@ -23,13 +23,22 @@ async function profileToWrite(ctx: Context) {
   const now = await profileNow(ctx);
   if (now.profile) return now;
   const names = now.store.names();
-  const near = didYouMean(now.name, names);
-  if (near) {
-    throw new UsageError(`no profile named "${now.name}"${near} (profiles: ${names.join(', ')})`).hint(
-      `to begin a profile "${now.name}", log in to it: svc --profile ${now.name} login`,
+  const meant = misspelt(now.name, names);
+  if (meant !== undefined) {
+    throw new UsageError(`no profile named "${now.name}" (did you mean "${meant}"?) (profiles: ${names.join(', ')})`).hint(
+      `to begin a profile "${now.name}", log in to it first: svc --profile ${now.name} login --base-url URL (or login --with-token)`,
     );
   }
   return now;
+}
+
+/**
+ * A profile `name` is a slip for: the same letters in another case or order (`prdo`, `Prod`).
+ * Narrow on purpose: `prod-eu2` beside `prod-eu`, or `dev2` beside `dev1`, are new profiles.
+ */
+function misspelt(name: string, names: readonly string[]): string | undefined {
+  const letters = (s: string) => [...s.toLowerCase()].sort().join('');
+  return names.find((n) => n !== name && n.length === name.length && letters(n) === letters(name));
 }
 
 /** Lines of `key  value` pairs, aligned; JSON (an object) with -o json. */
@@ -41,6 +50,8 @@ async function printPairs(ctx: Context, pairs: Record<string, unknown>, emptyNot
   }
   const keys = Object.keys(pairs);
   if (!keys.length) {
+    // A CSV of no row still has its header (a 0-byte file stops CSV readers).
+    if (ctx.output === 'csv') await writeOut(ctx.io.stdout, csvLine(['key', 'value']));
     ctx.info(emptyNote);
     return;
   }

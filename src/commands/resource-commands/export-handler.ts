@@ -99,6 +99,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       `for stdout: svc ${rt.command} list --all -o csv (or -o ndjson)`,
     );
   refuseSpecialTarget(rt, file);
+  if (ctx.globals.dryRun) ctx.warn('--dry-run prints the requests of writes and get; an export reads the org and writes its file as usual');
   const format = exportFormat(file, flags.format);
   const pageSize = flags.pageSize !== undefined ? parseWholeNumber(flags.pageSize, '--page-size', 1) : MAX_PAGE_SIZE;
   if (pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
@@ -124,10 +125,11 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     const given = parseColumns(rt, flags.columns, names);
     if (given) {
       columns = withIdFirst(given);
-      // Headed as given (a label heads its column), `id` first as the columns are.
+      // Headed as given (a label heads its column), `id` first as the columns are (every other
+      // `id` given left out, as withIdFirst leaves it out).
       const typed = columnsAsGiven(flags.columns)!;
       const at = given.indexOf('id');
-      headerNames = at < 0 ? ['id', ...typed] : [typed[at]!, ...typed.filter((_, i) => i !== at)];
+      headerNames = [at < 0 ? 'id' : typed[at]!, ...typed.filter((_, i) => given[i] !== 'id')];
     } else {
       const c = exportColumns(rt, schema, flags.allColumns === true);
       columns = c.columns;
@@ -158,7 +160,10 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       throw new UsageError(`${part} is not an NDJSON export (${point.unreadable} line(s) without an id)`).hint(
         'resume with the --format of the first run, or delete the .part file',
       );
-    if (format === 'csv' && point.header !== undefined && point.header !== csvLine(headerNames ?? columns!).slice(0, -1)) {
+    // A part headed by field names (an export begun by an earlier svc, before labels headed their
+    // columns) is continued as it is headed.
+    const heads = () => [csvLine(headerNames ?? columns!), csvLine(columns!)].map((l) => l.slice(0, -1));
+    if (format === 'csv' && point.header !== undefined && !heads().includes(point.header)) {
       throw new UsageError(`${part} has other columns than this export would write`).hint(
         'resume with the options of the first run (--columns, --all-columns), or delete the .part file',
       );

@@ -6,6 +6,7 @@ import { singleResource } from '../../api/jsonapi.js';
 import { encodeQuery } from '../../api/query.js';
 import { checkAttributes } from '../../api/validate.js';
 import { normalizeId, recordToWriteData, relationshipData, toDocument, type WriteData } from '../../api/write-body.js';
+import { svcAgain } from '../shared/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, NetworkError, neverSent, UsageError } from '../../errors.js';
 import { flattenDocument } from '../../listing/record-text.js';
@@ -85,7 +86,7 @@ async function writeData(ctx: Context, rt: ResourceType, flags: WriteFlags, forU
     // came out empty: it made a blank record, exit 0 (a trial). `--data '{}'` still asks for one.
     else
       throw new UsageError(`nothing to create: give --attr, --rel or --data (or --input FILE for many)`).hint(
-        `svc ${rt.command} create --help lists the fields; --data '{}' creates a ${rt.type} with none`,
+        `svc ${rt.command} create --help lists the fields; --data '{}' creates ${/^[aeiou]/i.test(rt.type) ? 'an' : 'a'} ${rt.type} with none`,
       );
   }
   return data;
@@ -158,7 +159,7 @@ export async function createHandler(ctx: Context, rt: ResourceType, flags: Write
     // record twice; the bulk runs look such a row up first (a trial).
     if (err instanceof NetworkError && !neverSent(err))
       err.hint(
-        `the record may have been created all the same: look for it before creating it again (svc ${rt.command} list --sort -id --limit 5)`,
+        `the record may have been created all the same: look for it before creating it again (${svcAgain(ctx)} ${rt.command} list --sort -id --limit 5)`,
       );
     throw err;
   }

@@ -96,7 +96,8 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
       ? rows.map((r) => ({
           ...r,
           when: typeof r.when === 'string' ? relativeTime(Date.parse(r.when), now) : r.when,
-          command: typeof r.command === 'string' ? r.command.replace(OWN_PROFILE, '') : r.command,
+          // With --all the runs are of every profile: the options naming one stay.
+          command: typeof r.command === 'string' ? r.command.replace(flags.all ? /^svc / : OWN_PROFILE, '') : r.command,
           state: typeof r.state === 'string' ? r.state.replace(/^undone by \d{8}-\d{6}-(\w+)$/, 'undone by …$1') : r.state,
         }))
       : rows;

@@ -13,6 +13,8 @@ export function svcAgain(ctx: Context): string {
   const words = ['svc'];
   if (g.sandboxData !== undefined) words.push('--sandbox-data', quoteWord(g.sandboxData));
   else if (g.sandbox) words.push('--sandbox');
-  if (g.profile !== undefined) words.push('--profile', quoteWord(g.profile));
+  // The sandbox has a profile of its own, and `--sandbox --profile X` is refused (global-options.ts):
+  // a profile from SVC_PROFILE made such hints name a command that fails.
+  else if (g.profile !== undefined) words.push('--profile', quoteWord(g.profile));
   return words.join(' ');
 }

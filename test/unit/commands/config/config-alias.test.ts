@@ -34,14 +34,18 @@ describe('svc config', () => {
     const typo = await svc(['--profile', 'prdo', 'config', 'set', 'output', 'csv']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toBe(
-      'error: no profile named "prdo" (did you mean "prod"?) (profiles: prod)\nhint: to begin a profile "prdo", log in to it: svc --profile prdo login\n',
+      'error: no profile named "prdo" (did you mean "prod"?) (profiles: prod)\nhint: to begin a profile "prdo", log in to it first: svc --profile prdo login --base-url URL (or login --with-token)\n',
     );
+    // Names like an existing one but not a slip of it are new profiles.
+    for (const fresh of ['prod-eu', 'prod2', 'dev'])
+      expect((await svc(['--profile', fresh, 'config', 'set', 'pageSize', '100'])).code, fresh).toBe(0);
     const alias = await svc(['--profile', 'prdo', 'alias', 'set', 'ceos', 'prospects list --filter title=CEO']);
     expect(alias.code).toBe(2);
-    expect(Object.keys(readConfig(env.SVC_CONFIG_DIR!).profiles)).toEqual(['prod']);
+    expect(Object.keys(readConfig(env.SVC_CONFIG_DIR!).profiles).sort()).toEqual(['dev', 'prod', 'prod-eu', 'prod2']);
     expect((await svc(['--profile', 'staging', 'config', 'set', 'pageSize', '200'])).code).toBe(0);
     const csv = await svc(['--profile', 'staging', 'config', 'list', '-o', 'csv']);
     expect(csv.stdout).toBe('key,value\npageSize,200\n');
+    expect((await svc(['--profile', 'bare', 'config', 'list', '-o', 'csv'])).stdout).toBe('key,value\n');
   });
 
   it('set, get, list; stored in the profile; an empty value removes a setting', async () => {

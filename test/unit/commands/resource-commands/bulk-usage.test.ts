@@ -64,14 +64,16 @@ describe('--input runs', () => {
     // It was "cannot read: ESPIPE", exit 1 (a trial).
     const fifo = path.join(tempDir(), 'rows.fifo');
     execFileSync('mkfifo', [fifo]);
-    for (const args of [
-      ['prospects', 'create', '--input', fifo],
-      ['enroll', '--sequence', '1', '--mailbox', '1', '--input', fifo],
-    ]) {
-      const r = await server.run(args);
+    // /dev/stdin too, whatever it is redirected from (a file: its journal went into /dev, a review).
+    for (const [input, args] of [
+      [fifo, ['prospects', 'create', '--input', fifo]],
+      [fifo, ['enroll', '--sequence', '1', '--mailbox', '1', '--input', fifo]],
+      ['/dev/stdin', ['prospects', 'create', '--input', '/dev/stdin']],
+    ] as const) {
+      const r = await server.run([...args]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toBe(
-        `error: --input ${fifo}: is a pipe or a device, not a file: bulk input is read from a file (a rerun resumes from the same file)\nhint: save it to a file first, e.g. \`… > rows.csv\`, then pass --input rows.csv\n`,
+        `error: --input ${input}: is ${input === fifo ? 'a pipe or a device' : 'stdin or a file descriptor'}, not a file: bulk input is read from a file (a rerun resumes from the same file)\nhint: save it to a file first, e.g. \`… > rows.csv\`, then pass --input rows.csv\n`,
       );
       expect(r.sent).toEqual([]);
     }

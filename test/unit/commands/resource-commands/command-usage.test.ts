@@ -42,6 +42,7 @@ describe('usage errors send nothing (exit 2)', () => {
       "error: nothing to create: give --attr, --rel or --data (or --input FILE for many)\nhint: svc prospects create --help lists the fields; --data '{}' creates a prospect with none\n",
     );
     expect(r.sent).toEqual([]);
+    expect((await server.run(['accounts', 'create'])).stderr).toContain("--data '{}' creates an account with none");
   });
 
   it('a bad URL is named as it was given: SVC_BASE_URL, not a --base-url the user never typed', async () => {

@@ -113,6 +113,28 @@ describe('export', () => {
     expect(received(sb, mark)).toEqual([]);
   });
 
+  it('--columns naming id twice: one id column, first, in the header as in the rows', async () => {
+    // The header kept the second `id` and the rows did not: 4 names over 3 values (a review).
+    const file = path.join(tempDir(), 'ids.csv');
+    const r = await runInProcess(
+      ['prospects', 'export', file, '--filter', 'id=1', '--columns', 'ID,createdAt,id', '--no-bom'],
+      baseEnv(sbEnv()),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [head, row] = fs.readFileSync(file, 'utf8').trim().split('\n');
+    expect(head).toBe('ID,createdAt');
+    expect(row).toMatch(/^1,\d{4}-\d\d-\d\dT[\d:]+Z?$/);
+  });
+
+  it('--dry-run says an export is read and written as usual (it wrote the file without a word)', async () => {
+    const file = path.join(tempDir(), 'dry.csv');
+    const r = await runInProcess(['prospects', 'export', file, '--filter', 'id=1', '--dry-run'], baseEnv(sbEnv()));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: --dry-run prints the requests of writes and get; an export reads the org and writes its file as usual',
+    );
+  });
+
   it('--format writes that format under any name', async () => {
     const file = path.join(tempDir('svc-export-'), 'out.json');
     const r = await runInProcess(['prospects', 'export', file, '--format', 'ndjson', '--filter', 'id=1'], baseEnv(sbEnv()));
