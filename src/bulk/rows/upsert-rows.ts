@@ -62,6 +62,8 @@ export interface KeyedItem extends ResourceItem {
   data?: WriteData;
   /** What the match decided (for a plan). */
   plan?: 'create' | 'update' | 'unchanged';
+  /** A failing row the run sends all the same (a plain update's, by an id no record has: its 404). */
+  sentAnyway?: boolean;
   changes?: FieldChange[];
 }
 
@@ -230,6 +232,7 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
   if (records.length === 0) {
     if (input.mode === 'update') {
       item.outcome = { status: 'failed', id: null, error: `not found: no ${rt.type} has ${what}` };
+      if (input.whole) item.sentAnyway = true;
       return;
     }
     item.plan = 'create';

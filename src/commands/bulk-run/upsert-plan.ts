@@ -88,6 +88,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   const rows: Record<string, unknown>[] = [];
   /** Updates that change nothing, which only a plain update (input.whole) sends. */
   let sentAsGiven = 0;
+  /** Failing rows a plain update sends all the same (their 404s): requests of the bill too. */
+  let failingSends = 0;
   // The human plan quotes the file's values and the org's: escaped as in every human view.
   const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(terminalSafe(s)) + '\n');
   for await (const item of keyedItems(input, lookup)) {
@@ -133,6 +135,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     } else if (o) {
       if (o.extra?.reason === 'ambiguous') bill.ambiguous++;
       else bill.failed++;
+      if (item.sentAnyway) failingSends++;
       line.action = o.extra?.reason === 'ambiguous' ? 'ambiguous' : o.status;
       line.error = o.error;
       if (!json && !ndjson) await out(`row ${item.row}: ${o.status}: ${o.error ?? ''}`);
@@ -141,7 +144,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     else if (ndjson) await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify(line)) + '\n');
   }
   bill.lookups = lookups;
-  bill.requests = lookups + bill.creates + bill.updates;
+  bill.requests = lookups + bill.creates + bill.updates + failingSends;
   bill.remaining = last?.remaining ?? null;
   bill.limit = last?.limit ?? null;
   bill.waitSeconds = rateWait(bill.requests, last, ctx.clock.now());
@@ -167,7 +170,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   const of = (x: number, word: string) => `${n(x)} ${word}${x === 1 ? '' : 's'}`;
   await out(
     `bill: ${of(bill.creates, 'create')}, ${of(bill.updates, 'update')}, ${n(bill.unchanged)} unchanged (not sent), ${n(bill.ambiguous)} ambiguous, ${n(bill.failed)} failed, ${n(bill.done)} done earlier; ` +
-      `${of(bill.requests, 'request')} (${of(bill.lookups, 'lookup')} + ${of(bill.creates + bill.updates, 'write')}); ${budget}`,
+      `${of(bill.requests, 'request')} (${of(bill.lookups, 'lookup')} + ${of(bill.creates + bill.updates + failingSends, 'write')}); ${budget}`,
   );
   return bill;
 }
