@@ -317,6 +317,25 @@ describe.each(DATABASES)('on $name', (d) => {
       expect(await q('select count(*) as n from prospects where emails ? :e', '-p', `e=${e}`)).toBeGreaterThan(0);
     });
 
+    it('answers a decimal as a number on both databases (PostgreSQL numeric came back as text)', async () => {
+      // The README's reply rate was "10.0" on PostgreSQL and 10 on SQLite: a script's jq filters
+      // broke when a team moved to the shared mirror (a trial). 20 digits keep theirs, as text.
+      const r = await svc([
+        'sql',
+        ...db,
+        '-o',
+        'json',
+        'select round(100.0 * 1 / 8, 1) as rate, 1.5 + 1.5 as sum, (select count(*) from prospects) * 1.0 as n',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const [row] = JSON.parse(r.stdout) as { rate: unknown; sum: unknown; n: unknown }[];
+      expect(row).toEqual({ rate: 12.5, sum: 3, n: expect.any(Number) });
+      if (d.name === 'postgres') {
+        const long = await svc(['sql', ...db, '-o', 'json', 'select 12345678901234567890.5::numeric as big']);
+        expect(JSON.parse(long.stdout)).toEqual([{ big: '12345678901234567890.5' }]);
+      }
+    });
+
     it('prints every format, binds parameters and refuses writes', async () => {
       const csv = await svc([
         'sql',

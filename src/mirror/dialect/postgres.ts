@@ -62,6 +62,18 @@ interface PgOpenOptions {
   readOnly?: boolean;
 }
 
+/** A numeric's text as a number when it has at most 15 significant digits, else as given. */
+function numericValue(v: string): number | string {
+  const n = Number(v);
+  const digits = v
+    .replace(/^[-+]?0*/, '')
+    .replace(/[eE].*$/, '')
+    .replace('.', '')
+    .replace(/^0+/, '')
+    .replace(/0+$/, '');
+  return Number.isFinite(n) && digits.length <= 15 ? n : v;
+}
+
 /** Connects to the server and enters the schema (made, unless read-only). */
 export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
   const pg = (await import('pg')).default;
@@ -71,6 +83,10 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
   const parsers: Record<number, (v: string) => unknown> = {
     // int8: a number where it is exact, else a BigInt (ids past 2^53 keep their digits).
     20: (v) => (Number.isSafeInteger(Number(v)) ? Number(v) : BigInt(v)),
+    // numeric (what `100.0 * a / b`, avg() and round(x, 1) give): a number where a double holds
+    // it exactly, as SQLite answers; it came back as text ("10.0"), and a script's jq filters broke
+    // when a team moved to the shared mirror (a trial). Longer values keep their digits as text.
+    1700: numericValue,
     // date-times as the SQLite mirror and the API write them: ISO, UTC.
     1184: isoTime,
     1114: isoTime,
