@@ -84,7 +84,57 @@ async function readStatement(ctx: Context, arg: string | undefined, file: string
       'svc sql "select count(*) from prospects", or -f FILE, or the statement on stdin; svc sql --tables lists the tables',
     );
   }
+  // SQLite ran the first and dropped the rest without a word; PostgreSQL refused (a trial).
+  if (statementAfterFirst(sql))
+    throw new UsageError('svc sql runs one statement: this gives more than one').hint('give them one at a time');
   return sql;
+}
+
+/**
+ * True when something other than space and comments follows the first statement's `;` (quotes,
+ * identifiers, comments and PostgreSQL's $$-strings are skipped over).
+ */
+function statementAfterFirst(sql: string): boolean {
+  let i = 0;
+  const n = sql.length;
+  const skipComment = (): boolean => {
+    if (sql.startsWith('--', i)) {
+      const end = sql.indexOf('\n', i);
+      i = end < 0 ? n : end + 1;
+      return true;
+    }
+    if (sql.startsWith('/*', i)) {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? n : end + 2;
+      return true;
+    }
+    return false;
+  };
+  while (i < n) {
+    const c = sql[i]!;
+    if (skipComment()) continue;
+    if (c === "'" || c === '"' || c === '`') {
+      // A quote inside is doubled: the scan goes on after the closing one either way.
+      const end = sql.indexOf(c, i + 1);
+      i = end < 0 ? n : end + 1;
+      continue;
+    }
+    const dollar = c === '$' ? /^\$[A-Za-z_]*\$/.exec(sql.slice(i)) : null;
+    if (dollar) {
+      const end = sql.indexOf(dollar[0], i + dollar[0].length);
+      i = end < 0 ? n : end + dollar[0].length;
+      continue;
+    }
+    if (c === ';') {
+      for (i++; i < n; ) {
+        if (/\s/.test(sql[i]!) || sql[i] === ';') i++;
+        else if (!skipComment()) return true;
+      }
+      return false;
+    }
+    i++;
+  }
+  return false;
 }
 
 /** Runs the statement and streams its rows. */
@@ -144,7 +194,15 @@ function sqlError(err: unknown): UsageError {
       'change the org with svc commands (they write to the API), then svc sync brings the change here',
     );
   }
-  return new UsageError(`SQL: ${msg}`).hint('svc sql --tables and svc sql --columns TABLE list the names');
+  // A hint for what it says: the names hint followed a function of the other database's SQL and
+  // two statements at once too, where it helped nothing (a trial).
+  const err2 = new UsageError(`SQL: ${msg}`);
+  if (/no such (table|column)|(relation|column) .* does not exist/i.test(msg))
+    return err2.hint('svc sql --tables and svc sql --columns TABLE list the names');
+  if (/no such function|function .* does not exist/i.test(msg))
+    return err2.hint("use this database's functions: docs/mirror.md gives the README's questions for SQLite and for PostgreSQL");
+  if (/multiple commands|more than one statement|incomplete input/i.test(msg)) return err2.hint('give one statement at a time');
+  return err2;
 }
 
 /** Tables and views a person queries (svc's own bookkeeping left out, its log of deletes kept). */
