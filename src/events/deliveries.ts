@@ -105,3 +105,8 @@ export async function sendUntilTaken(
 export function describeResult(r: ForwardResult): string {
   return 'error' in r ? r.error : String(r.status);
 }
+
+/** What a receiver did with a delivery: `answered 503`, or `could not be reached (ECONNREFUSED)` (it read "answered ECONNREFUSED", a trial). */
+export function receiverDid(r: ForwardResult): string {
+  return 'error' in r ? `could not be reached (${r.error})` : `answered ${r.status}`;
+}

@@ -5,7 +5,7 @@
  * attempts with growing pauses). `--plan` counts them and sends nothing.
  */
 import { SvcError, UsageError } from '../../errors.js';
-import { rebuildDelivery, sendUntilTaken, describeResult } from '../../events/deliveries.js';
+import { rebuildDelivery, sendUntilTaken, describeResult, receiverDid } from '../../events/deliveries.js';
 import { EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { isoTime } from '../../events/since.js';
 import { forwardTargetProblem } from '../../webhooks/forward.js';
@@ -104,7 +104,7 @@ export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<v
       sleep,
       stopped: () => ctx.signal.aborted,
       maxAttempts: MAX_ATTEMPTS,
-      onRetry: (r, n, wait) => ctx.warn(`event ${d.eventId}: receiver answered ${describeResult(r)} (attempt ${n}); again in ${wait} ms`),
+      onRetry: (r, n, wait) => ctx.warn(`event ${d.eventId}: the receiver ${receiverDid(r)} (attempt ${n}); again in ${wait} ms`),
     });
     if ('status' in result && result.status >= 200 && result.status < 300) {
       counts.delivered++;

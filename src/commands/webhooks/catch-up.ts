@@ -11,7 +11,7 @@
 import type { Filter } from '../../api/filter.js';
 import { UsageError } from '../../errors.js';
 import { CursorState, type EventCursor } from '../../events/cursor.js';
-import { describeResult, rebuildDelivery, sendUntilTaken } from '../../events/deliveries.js';
+import { rebuildDelivery, receiverDid, sendUntilTaken } from '../../events/deliveries.js';
 import { DEFAULT_OVERLAP_MS, EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { expandNameGlobs } from '../../events/names.js';
 import { parseEvery, PollPacer } from '../../events/pace.js';
@@ -111,7 +111,7 @@ export async function startCatchUp(
         sleep: sleepFor,
         stopped,
         onRetry: (r, n, wait) =>
-          ctx.warn(`event ${d.eventId} (${d.eventName}): ${p.forwardTo} answered ${describeResult(r)} (attempt ${n}); again in ${wait} ms`),
+          ctx.warn(`event ${d.eventId} (${d.eventName}): ${p.forwardTo} ${receiverDid(r)} (attempt ${n}); again in ${wait} ms`),
       });
       if (!('status' in result) || result.status < 200 || result.status >= 300) return false;
       await print(Buffer.from(d.body), result);

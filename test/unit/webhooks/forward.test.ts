@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { receiverDid } from '../../../src/events/deliveries.js';
 import { forwardDelivery, forwardTargetProblem } from '../../../src/webhooks/forward.js';
 import { runInProcess } from '../../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../../helpers/run-svc.js';
@@ -67,5 +68,13 @@ describe('forwarding', () => {
       'error: --forward-to http://app.example.com/hooks: plain http goes only to this machine (localhost, 127.0.0.1, [::1]); use https://app.example.com/hooks\n',
     );
     expect(r.stderr).not.toMatch(/Ready: listening/);
+  });
+});
+
+describe('what a receiver did, as the retry lines say it', () => {
+  it('a status is an answer; no connection is "could not be reached", not "answered ECONNREFUSED"', () => {
+    expect(receiverDid({ status: 503, ms: 4 })).toBe('answered 503');
+    // The catch-up's line read "…/hooks answered ECONNREFUSED (attempt 1)" (a trial).
+    expect(receiverDid({ error: 'ECONNREFUSED', ms: 1 })).toBe('could not be reached (ECONNREFUSED)');
   });
 });
