@@ -27,7 +27,7 @@ import { findAttribute, type ResourceType } from '../registry/index.js';
 import { sqlId, type TableSpec } from './naming.js';
 import type { MirrorStore, RunKind } from './store.js';
 import { apiTime } from '../api-time.js';
-import { missingScope } from '../api/scope-hint.js';
+import { cannotRead, missingScope } from '../api/scope-hint.js';
 
 /** How far before the watermark an incremental run starts. */
 const OVERLAP_MS = 60_000;
@@ -120,9 +120,7 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
       // Refused on its first page: a run it started holds nothing and is ended; a run an earlier
       // sync left unfinished keeps its place, for a token that can read the table.
       if (!states.get(t.spec.table)?.runKind) await store.endEmptyRun(t.spec.table);
-      opts.warn(
-        `${t.spec.table}: skipped: this token cannot read ${t.rt.command} (${scope ? `it needs the scope ${scope}` : 'a scope it lacks'})`,
-      );
+      opts.warn(`${t.spec.table}: skipped: ${cannotRead(t.rt.command, scope)}`);
       byTable.set(t.spec.table, {
         table: t.spec.table,
         kind: 'full',

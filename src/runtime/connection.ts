@@ -19,17 +19,14 @@ export interface Connection {
   tokenSource: 'flag' | 'env' | 'profile' | 'sandbox' | 'refresh-env' | 'none';
 }
 
-/** An environment flag that is on (as global-options.ts reads SVC_SANDBOX). */
-const envOn = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
-
 /** Resolves the connection of a command. */
 export async function resolveConnection(ctx: Context): Promise<Connection> {
   const g = ctx.globals;
   if (g.sandbox) {
-    if (g.sandboxOverrides?.length) {
-      const by = ctx.env.SVC_SANDBOX_DATA && !envOn(ctx.env.SVC_SANDBOX) ? 'SVC_SANDBOX_DATA' : 'SVC_SANDBOX';
+    const over = g.sandboxOverrides;
+    if (over) {
       ctx.warn(
-        `${by} is set: the local sandbox answers, not the API that ${g.sandboxOverrides.join(', ')} name${g.sandboxOverrides.length > 1 ? '' : 's'} (unset ${by} to use it)`,
+        `${over.by} is set: the local sandbox answers, not the API that ${over.names.join(', ')} name${over.names.length > 1 ? '' : 's'} (unset ${over.by} to use it)`,
       );
     }
     // Performance machinery (src/README.md, Build): loaded with import() when first used.

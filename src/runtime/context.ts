@@ -30,7 +30,7 @@ export interface GlobalOptions {
    * With the sandbox set by the environment (`SVC_SANDBOX`, `SVC_SANDBOX_DATA`), the settings
    * naming another API that it overrides (`SVC_BASE_URL`, `--token`…): said once, on stderr.
    */
-  sandboxOverrides?: string[];
+  sandboxOverrides?: { by: 'SVC_SANDBOX' | 'SVC_SANDBOX_DATA'; names: string[] };
   /** Org file the sandbox serves instead of the default one (`--sandbox-data`, `SVC_SANDBOX_DATA`). */
   sandboxData?: string;
   /** Per-request timeout in milliseconds. @default 30000 */

@@ -61,8 +61,10 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   const overridden = sandboxEnv
     ? [...named, ...(['SVC_BASE_URL', 'SVC_AUTH_URL', 'SVC_TOKEN', 'SVC_REFRESH_TOKEN', 'SVC_PROFILE'] as const).filter((k) => env[k])]
     : [];
+  // The variable that turned the sandbox on (SVC_SANDBOX_DATA alone implies it).
+  const by = envFlag(env.SVC_SANDBOX) ? 'SVC_SANDBOX' : 'SVC_SANDBOX_DATA';
   return {
-    ...(overridden.length ? { sandboxOverrides: overridden } : {}),
+    ...(overridden.length ? { sandboxOverrides: { by, names: overridden } } : {}),
     profile: (opts.profile as string | undefined) ?? (env.SVC_PROFILE || undefined),
     baseUrl: (opts.baseUrl as string | undefined) ?? (env.SVC_BASE_URL || undefined),
     authUrl: (opts.authUrl as string | undefined) ?? (env.SVC_AUTH_URL || undefined),

@@ -31,6 +31,9 @@ const UNREADABLE_STALE_MS = 60_000;
 /** Attempts at taking a lock before giving up (each ends in a clear answer or a retry). */
 const ATTEMPTS = 200;
 
+/** The lock is another live run's (its callers add what their own case calls for). */
+export class RunLockHeld extends UsageError {}
+
 export class RunLock {
   /** The inode of our lock while we hold it. */
   private ino: number | undefined;
@@ -138,11 +141,11 @@ export class RunLock {
 
   private inUse(seen: Seen): UsageError {
     if (seen.pid === undefined)
-      return new UsageError(`${this.what}: another svc run is starting with this file (its lock ${this.file} was just made)`).hint(
+      return new RunLockHeld(`${this.what}: another svc run is starting with this file (its lock ${this.file} was just made)`).hint(
         'wait for it to finish, then run the command again',
       );
     const where = seen.host !== undefined && seen.host !== os.hostname() ? ` on host ${seen.host}` : '';
-    return new UsageError(`${this.what}: another svc run (pid ${seen.pid}${where}) is using this ${noun(this.what)}`).hint(
+    return new RunLockHeld(`${this.what}: another svc run (pid ${seen.pid}${where}) is using this ${noun(this.what)}`).hint(
       where
         ? `wait for it to finish; remove ${this.file} only once no svc runs with this file on ${seen.host}`
         : `wait for it to finish, or remove ${this.file} if that process is not svc`,

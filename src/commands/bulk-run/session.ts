@@ -14,6 +14,7 @@ import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportW
 import { Requester, Stopped } from '../../bulk/run/requester.js';
 import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS, type SettleClock } from '../../bulk/run/settle.js';
 import { parseShard, type Shard } from '../../bulk/run/shard.js';
+import { RunLockHeld } from '../../bulk/run/run-lock.js';
 import {
   DEFAULT_MAX_FAILURES,
   MAX_PARKED,
@@ -293,7 +294,7 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     await client.close();
     if (err instanceof Stopped) throw interruptedBeforeRows();
     // Shards started at once on one machine meet on the default journal (a trial): each needs its own.
-    if (err instanceof UsageError && setup.shard && /another svc run/.test(err.message) && setup.journalPath) {
+    if (err instanceof RunLockHeld && setup.shard && setup.journalPath) {
       // Not "use another journal" outright: the holder may be this very shard (a retry while the
       // first still runs), and a shard given a new journal sends again what its old one records.
       err.hint(

@@ -68,6 +68,10 @@ function exportFormat(file: string, given: string | undefined): ExportFormat {
  * of the shell's (`>(gzip …)`) failed with ENOENT on its `.part`.
  */
 function refuseSpecialTarget(rt: ResourceType, file: string): void {
+  const stream = `svc ${rt.command} list --all -o csv (or -o ndjson)`;
+  // `-` is stdout to a Unix user: it wrote a file named `-`.
+  if (file === '-')
+    throw new UsageError('export writes a file (renamed when complete; --resume continues it), not stdout').hint(`for stdout: ${stream}`);
   let st: fs.Stats;
   try {
     st = fs.lstatSync(file);
@@ -85,19 +89,11 @@ function refuseSpecialTarget(rt: ResourceType, file: string): void {
           ? 'a socket'
           : 'a device';
   throw new UsageError(`export ${file}: is ${what}, not a file: an export is written beside it and renamed into place`).hint(
-    st.isSymbolicLink()
-      ? 'give the path the link points to'
-      : `give a file path; for a pipe or stdout: svc ${rt.command} list --all -o csv (or -o ndjson)`,
+    st.isSymbolicLink() ? 'give the path the link points to' : `give a file path; for a pipe or stdout: ${stream}`,
   );
 }
 
 export async function exportHandler(ctx: Context, rt: ResourceType, file: string, flags: ExportFlags): Promise<void> {
-  // `-` is stdout to a Unix user; an export is a file (a part file renamed when whole, --resume).
-  // It wrote a file named `-`.
-  if (file === '-')
-    throw new UsageError(`export writes a file (renamed when complete; --resume continues it), not stdout`).hint(
-      `for stdout: svc ${rt.command} list --all -o csv (or -o ndjson)`,
-    );
   refuseSpecialTarget(rt, file);
   if (ctx.globals.dryRun) ctx.warn('--dry-run prints the requests of writes and get; an export reads the org and writes its file as usual');
   const format = exportFormat(file, flags.format);

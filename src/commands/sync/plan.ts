@@ -1,6 +1,6 @@
 /** `svc sync --plan`: the requests a full sync would need, from each type's `meta.count`. */
 import { MAX_PAGE_SIZE, type PageClient } from '../../api/paginate.js';
-import { missingScope } from '../../api/scope-hint.js';
+import { cannotRead, missingScope } from '../../api/scope-hint.js';
 import type { ResourceType } from '../../registry/index.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
@@ -20,7 +20,7 @@ export async function planSync(ctx: Context, client: PageClient, types: readonly
       // As the sync does: a type it was not asked for by name that this token cannot read is skipped.
       const scope = skipUnreadable ? missingScope(err) : undefined;
       if (scope === undefined) throw err;
-      ctx.warn(`${rt.path}: skipped: this token cannot read ${rt.command} (${scope ? `it needs the scope ${scope}` : 'a scope it lacks'})`);
+      ctx.warn(`${rt.path}: skipped: ${cannotRead(rt.command, scope)}`);
       rows.push({ type: rt.path, records: null, requests: 0, skipped: scope || 'scope' });
       continue;
     }

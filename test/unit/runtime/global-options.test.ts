@@ -29,8 +29,15 @@ describe('globalsFrom', () => {
     expect(() => globalsFrom({ sandbox: true, profile: 'nosuch' }, {})).toThrow(/^--profile cannot go with --sandbox/);
     expect(() => globalsFrom({ sandboxData: 'copy.json', token: 't' }, {})).toThrow(/^--token cannot go with --sandbox-data/);
     const env = { SVC_SANDBOX: '1', SVC_BASE_URL: 'https://api.example.com/api/v2', SVC_TOKEN: 'prod-token' };
-    expect(globalsFrom({}, env)).toMatchObject({ sandbox: true, sandboxOverrides: ['SVC_BASE_URL', 'SVC_TOKEN'] });
-    expect(globalsFrom({ profile: 'prod' }, { SVC_SANDBOX: 'true' }).sandboxOverrides).toEqual(['--profile']);
+    expect(globalsFrom({}, env)).toMatchObject({
+      sandbox: true,
+      sandboxOverrides: { by: 'SVC_SANDBOX', names: ['SVC_BASE_URL', 'SVC_TOKEN'] },
+    });
+    expect(globalsFrom({ profile: 'prod' }, { SVC_SANDBOX: 'true' }).sandboxOverrides).toEqual({ by: 'SVC_SANDBOX', names: ['--profile'] });
+    expect(globalsFrom({}, { SVC_SANDBOX_DATA: 'copy.json', SVC_TOKEN: 't' }).sandboxOverrides).toEqual({
+      by: 'SVC_SANDBOX_DATA',
+      names: ['SVC_TOKEN'],
+    });
     // Asked for by flag, the sandbox wins over the environment without a word (a flag beats a variable).
     expect(globalsFrom({ sandbox: true }, env).sandboxOverrides).toBeUndefined();
     expect(globalsFrom({}, { SVC_BASE_URL: 'https://api.example.com/api/v2' }).sandboxOverrides).toBeUndefined();
