@@ -41,6 +41,12 @@ export interface AttributeSpec {
    * needed); `-o raw` and `svc api` print the server's document as sent.
    */
   sensitive?: boolean;
+  /**
+   * The value that records a person's opt-out (consent: `optedOut` true, `emailsOptStatus`
+   * `opted_out`). svc never takes it away as a side effect: a dedupe merge carries it to the
+   * survivor, and a file's row does not change it back unless asked (`--allow-opt-in`).
+   */
+  optOut?: boolean | string;
 }
 
 /** One relationship of a resource type. */

@@ -69,7 +69,7 @@ export interface MergePlan {
 
 const HOW_TO_EDIT = [
   'A merge plan of svc dedupe: check it, edit it, then run `svc dedupe apply FILE --plan` to preview and `svc dedupe apply FILE` to carry it out.',
-  'Each cluster: the survivor keeps its id; it takes the `fill` values (its own are empty); each duplicate\u2019s linked records in `move` go to the survivor, its active enrolments are finished, then it is deleted (with --tag-only: tagged `duplicate-of-<survivor>` and left).',
+  'Each cluster: the survivor keeps its id; it takes the `fill` values (where its own are empty, and any duplicate\u2019s opt-out); each duplicate\u2019s linked records in `move` go to the survivor, its active enrolments are finished, then it is deleted (with --tag-only: tagged `duplicate-of-<survivor>` and left).',
   'Edit: remove a cluster, or a duplicate from a cluster, to leave it alone; swap the survivor with a duplicate; remove a field from `fill`. Keep `updatedAt`: apply leaves out a cluster whose records changed since the mirror read them.',
   'Apply never merges records of different owners unless given --across-owners.',
   'Calls and mailings cannot move (the API does not update them): deleting a duplicate leaves its calls without a prospect and deletes its mailings and enrolments; --tag-only keeps them.',
@@ -154,7 +154,7 @@ function joinedList(a: AttributeSpec, survivor: MirrorRecord, dups: MirrorRecord
   return from.length ? { value: list, from } : undefined;
 }
 
-/** What the survivor takes: empty scalars from the first duplicate (in rank order) that has one; lists joined. */
+/** What the survivor takes: empty scalars from the first duplicate (in rank order) that has one; lists joined; any member's opt-out. */
 function fillOf(type: 'prospect' | 'account', survivor: MirrorRecord, dups: MirrorRecord[]): PlanCluster['fill'] {
   const fill: PlanCluster['fill'] = {};
   for (const a of fillableAttributes(type)) {
@@ -162,6 +162,14 @@ function fillOf(type: 'prospect' | 'account', survivor: MirrorRecord, dups: Mirr
       const joined = joinedList(a, survivor, dups);
       if (joined) fill[a.name] = joined;
       continue;
+    }
+    // An opt-out of any member is the person's: deleting the duplicate that holds it would mail
+    // them again through the survivor.
+    if (a.optOut !== undefined) {
+      const out =
+        apiValue(a, survivor.row[columnOf(a)]) === a.optOut ? undefined : dups.find((d) => apiValue(a, d.row[columnOf(a)]) === a.optOut);
+      if (out) fill[a.name] = { value: a.optOut, from: out.id };
+      if (out || a.type === 'boolean') continue;
     }
     // A boolean is never empty: false is a value.
     if (a.type === 'boolean' || !empty(apiValue(a, survivor.row[columnOf(a)]))) continue;

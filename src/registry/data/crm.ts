@@ -88,11 +88,12 @@ export const CRM_TYPES = [
       attr('createdAt', 'date-time', 'RO F S'),
       attr('dateOfBirth', 'date'),
       attr('degree', 'string', 'max 255'),
-      attr('emailOptedOut', 'boolean'),
+      attr('emailOptedOut', 'boolean', '', { optOut: true }),
       attr('emails', 'string[]', 'F email'),
       attr('emailsOptStatus', 'string', 'max 255', {
         enum: EMAIL_OPT_STATUS,
         description: '`opted_in`, `opted_out` or null.',
+        optOut: 'opted_out',
       }),
       attr('emailsOptedAt', 'date-time', 'RO'),
       attr('engagedAt', 'date-time', 'RO F S'),
@@ -123,6 +124,7 @@ export const CRM_TYPES = [
       attr('openCount', 'integer', 'RO', { description: 'Since last touch point.' }),
       attr('optedOut', 'boolean', '', {
         description: 'true opts out of all mailings and sets optedOutAt; false reverts it.',
+        optOut: true,
       }),
       attr('optedOutAt', 'date-time', 'RO'),
       attr('otherPhones', 'string[]'),
