@@ -10,7 +10,12 @@ const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update',
  * An attribute from a flag string: `RO`, `WO`, `F`, `S`, `max N`, `inferred`, `onlyOnRequest`.
  * @example attr('name', 'string', 'max 255 F S')
  */
-export function attr(name: string, type: AttrType, flags = '', extra: Pick<AttributeSpec, 'enum' | 'description' | 'optOut'> = {}): AttributeSpec {
+export function attr(
+  name: string,
+  type: AttrType,
+  flags = '',
+  extra: Pick<AttributeSpec, 'enum' | 'description' | 'optOut'> = {},
+): AttributeSpec {
   const words = flags.split(/\s+/).filter(Boolean);
   const spec: AttributeSpec = { name, type };
   for (let i = 0; i < words.length; i++) {
