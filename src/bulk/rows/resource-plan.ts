@@ -45,6 +45,8 @@ export interface ResourceInput {
   relNames?: RelNames;
   /** On an anonymised rehearsal copy: the fakes it holds in place of the rows' values (input-mask.ts). */
   mask?: InputMask;
+  /** `--allow-opt-in`: an update may take back an opt-out (consent.ts). */
+  allowOptIn?: boolean;
 }
 
 /** A row for a worker: its request, and a `pending` journal entry from a run that was killed. */
@@ -72,6 +74,8 @@ export interface ScanResult {
   problems: string[];
   /** CSV columns that are left out (`account.name`). */
   ignoredColumns: string[];
+  /** Rows whose consent attributes set to opted in are left out (consent.ts), and those attributes. */
+  heldOptIns: { rows: number; fields: Set<string> };
 }
 
 /** A row of the input with its journal key and its request (or problems). */
@@ -111,7 +115,9 @@ export async function* preparedRows(
     yield {
       raw,
       key,
-      prepared: preparer ? preparer.prepare(raw) : prepareRow(input.rt, input.op, raw, input.names, input.skipColumns, input.relNames),
+      prepared: preparer
+        ? preparer.prepare(raw)
+        : prepareRow(input.rt, input.op, raw, input.names, input.skipColumns, input.relNames, !input.allowOptIn),
     };
   }
 }
@@ -148,7 +154,16 @@ const DONE = new Set(['created', 'updated', 'deleted']);
 
 /** The first pass: checks and counts every row of the shard. */
 export async function scanInput(input: ResourceInput, keepProblems = 20, preparer?: RowPreparer): Promise<ScanResult> {
-  const r: ScanResult = { total: 0, invalid: 0, blank: 0, done: 0, todo: 0, problems: [], ignoredColumns: [] };
+  const r: ScanResult = {
+    total: 0,
+    invalid: 0,
+    blank: 0,
+    done: 0,
+    todo: 0,
+    problems: [],
+    ignoredColumns: [],
+    heldOptIns: { rows: 0, fields: new Set() },
+  };
   let first = true;
   for await (const { raw, key, prepared } of preparedRows(input, preparer, () => r.blank++)) {
     if (first && raw.csv && raw.value) {
@@ -160,6 +175,10 @@ export async function scanInput(input: ResourceInput, keepProblems = 20, prepare
       r.invalid++;
       if (r.problems.length < keepProblems) r.problems.push(`row ${raw.row}: ${describeProblems(prepared.problems)}`);
       continue;
+    }
+    if (prepared.write.heldOptIns) {
+      r.heldOptIns.rows++;
+      for (const f of prepared.write.heldOptIns) r.heldOptIns.fields.add(f);
     }
     const e = input.journal.entries.get(key);
     // An unconfirmed create is looked up again (to do), unless nothing in the row can find it.

@@ -16,6 +16,7 @@ import { splitList, unneutralise } from '../input/csv-parse.js';
 import { setField } from '../../own-field.js';
 import type { RawRow } from '../input/readers.js';
 import { hasNamedValue, parseNamed, substituteNames, type RelNames } from './rel-names.js';
+import { holdOptIns } from './consent.js';
 
 /** The bulk operations. */
 export type WriteOp = 'create' | 'update' | 'delete';
@@ -29,6 +30,8 @@ export interface PreparedWrite {
   id?: number | string;
   /** The write's data (creates: for the lookup after a lost answer). */
   data?: WriteData;
+  /** Consent attributes the row set to opted in, left out (consent.ts). */
+  heldOptIns?: string[];
 }
 
 /**
@@ -163,6 +166,8 @@ export function prepareRow(
   names?: RowNames,
   skip?: ReadonlySet<string>,
   relNames?: RelNames,
+  /** An update leaves out what would take back an opt-out (consent.ts; not with `--allow-opt-in`). */
+  keepOptOuts = false,
 ): PreparedRow {
   const built = rowRecord(rt, op, raw, names, skip);
   if (!built.record) return { problems: built.problems };
@@ -196,10 +201,22 @@ export function prepareRow(
   if (r.problems.length) return { problems: r.problems };
   const data = r.data;
   if (op === 'update') {
+    const held = keepOptOuts ? holdOptIns(rt, data) : [];
     if (Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0) {
-      return { problems: [{ field: '(row)', reason: 'nothing to update: the row has no writable field besides id' }] };
+      return {
+        problems: [
+          {
+            field: '(row)',
+            reason: held.length
+              ? `nothing to update but ${held.join(', ')}, left out: a file does not take back an opt-out (--allow-opt-in sends it)`
+              : 'nothing to update: the row has no writable field besides id',
+          },
+        ],
+      };
     }
-    return { write: { method: 'PATCH', path: `${rt.path}/${id}`, body: toDocument(data), id, data } };
+    return {
+      write: { method: 'PATCH', path: `${rt.path}/${id}`, body: toDocument(data), id, data, ...(held.length ? { heldOptIns: held } : {}) },
+    };
   }
   if (Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0) {
     return { problems: [{ field: '(row)', reason: 'nothing to create: the row has no writable field' }] };

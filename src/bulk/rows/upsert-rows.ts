@@ -30,6 +30,7 @@ import {
   type MatchedRecord,
 } from './key-match.js';
 import { diffRecord, type FieldChange } from './record-diff.js';
+import { takesBackOptOut } from './consent.js';
 import { journalOutcome, preparedRows, type ResourceInput, type ResourceItem, type RowPreparer } from './resource-plan.js';
 import { prepareRow } from './resource-rows.js';
 
@@ -65,6 +66,8 @@ export interface KeyedItem extends ResourceItem {
   /** A failing row the run sends all the same (a plain update's, by an id no record has: its 404). */
   sentAnyway?: boolean;
   changes?: FieldChange[];
+  /** Changes that would take back an opt-out, left out (consent.ts; not with `--allow-opt-in`). */
+  keptOptOuts?: FieldChange[];
 }
 
 /** How rows are read: every row in the shape of a create (an update by key needs no id column). */
@@ -74,7 +77,7 @@ export function keyedPreparer(input: KeyedInput): RowPreparer {
   return {
     scope: `${input.mode} ${input.rt.type} by ${input.match}`,
     prepare: (raw) => {
-      const prepared = prepareRow(input.rt, op, raw, input.names, input.skipColumns, input.relNames);
+      const prepared = prepareRow(input.rt, op, raw, input.names, input.skipColumns, input.relNames, !input.allowOptIn);
       // A row without the value it is matched by is invalid from the start: the plan's count of
       // invalid rows said 0 while listing it (a trial).
       if ('write' in prepared && matchValues(prepared.write.data!, input.match).length === 0)
@@ -249,6 +252,14 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
       ? { ...data, attributes: { ...data.attributes, [input.match]: keptList(rec.attributes[input.match], data.attributes[input.match]) } }
       : data;
   const d = diffRecord(kept, rec);
+  if (!input.allowOptIn && !input.whole) {
+    const back = d.changes.filter((c) => takesBackOptOut(rt, c));
+    if (back.length) {
+      item.keptOptOuts = back;
+      d.changes = d.changes.filter((c) => !back.includes(c));
+      for (const c of back) delete d.data.attributes[c.field];
+    }
+  }
   item.changes = d.changes;
   if (input.whole) {
     item.plan = 'update';

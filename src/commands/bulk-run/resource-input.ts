@@ -13,6 +13,7 @@ import { loadJournal, type BulkSetup } from './session.js';
 import { checkInputColumns, columnMap } from './input-columns.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
 import { grouped, plural } from '../../grouped.js';
+import { heldOptInNote } from '../../bulk/rows/consent.js';
 
 /** The input of a run over `file`; a delete reads ids only (no columns to resolve, nothing to mask). */
 export async function readResourceInput(
@@ -28,6 +29,7 @@ export async function readResourceInput(
   noteDialect(ctx, file, dialect, format);
   const journal = await loadJournal(ctx, setup);
   const input: ResourceInput = { rt, op, file, format, shard: setup.shard, journal, skipFailed: setup.skipFailed, dialect };
+  if (setup.allowOptIn) input.allowOptIn = true;
   if (op === 'delete') return input;
   // Every column resolved before anything is sent: labels as column names, custom values checked.
   const cols = await checkInputColumns(ctx, rt, file, format, dialect, setup.ignoreColumns, columnMap(map));
@@ -36,6 +38,11 @@ export async function readResourceInput(
   const mask = await rehearsalMask(ctx);
   if (mask) input.mask = mask;
   return input;
+}
+
+/** What a run over a file says of the opt-outs its rows would take back (bulk/rows/consent.ts), if any. */
+export function noteHeldOptIns(ctx: Context, scan: ScanResult): void {
+  if (scan.heldOptIns.rows) ctx.info(heldOptInNote(scan.heldOptIns.rows, scan.heldOptIns.fields, false));
 }
 
 /** `prospects create (shard 1/2): 10 rows: 8 to create, 1 done by earlier runs, 1 invalid`: what a run over a file will do. */

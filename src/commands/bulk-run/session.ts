@@ -48,6 +48,8 @@ export interface BulkFlags {
   ignoreColumns?: string;
   delimiter?: string;
   encoding?: string;
+  /** `--allow-opt-in` (update and upsert of a type with consent attributes). */
+  allowOptIn?: boolean;
 }
 
 /** Most workers a run may use (the client's keep-alive pool holds 32 connections). */
@@ -78,6 +80,8 @@ export interface BulkSetup {
   resend: boolean;
   /** Rows an earlier run recorded `failed` are skipped instead of tried again. */
   skipFailed: boolean;
+  /** An update may take back an opt-out (bulk/rows/consent.ts). */
+  allowOptIn: boolean;
   /** Consecutive rows refused with the same error that stop the run (0: never). */
   maxFailures: number;
   /** `--failed`: where the failed rows go. */
@@ -150,6 +154,7 @@ export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): B
     settleMs: settleMs(flags.settle),
     resend: flags.resendUnconfirmed === true,
     skipFailed: flags.skipFailed === true,
+    allowOptIn: flags.allowOptIn === true,
     maxFailures: maxFailures(flags.maxFailures),
     failedPath: flags.failed,
     ignoreColumns: ignoreColumns(flags.ignoreColumns),

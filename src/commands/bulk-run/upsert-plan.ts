@@ -14,6 +14,7 @@ import { isEmailAttribute } from '../../bulk/rows/key-match.js';
 import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 import { grouped } from '../../grouped.js';
+import { heldOptInNote } from '../../bulk/rows/consent.js';
 
 /** The totals of a plan. */
 interface PlanBill {
@@ -88,6 +89,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   const rows: Record<string, unknown>[] = [];
   /** Updates that change nothing, which only a plain update (input.whole) sends. */
   let sentAsGiven = 0;
+  /** Rows whose change would take back an opt-out, left out (consent.ts). */
+  const kept = { rows: 0, fields: new Set<string>() };
   /** Failing rows a plain update sends all the same (their 404s): requests of the bill too. */
   let failingSends = 0;
   // The human plan quotes the file's values and the org's: escaped as in every human view.
@@ -140,6 +143,17 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       line.error = o.error;
       if (!json && !ndjson) await out(`row ${item.row}: ${o.status}: ${o.error ?? ''}`);
     }
+    if (item.keptOptOuts) {
+      kept.rows++;
+      for (const c of item.keptOptOuts) kept.fields.add(c.field);
+      line.keptOptedOut = item.keptOptOuts.map((c) => c.field);
+      if (!json && !ndjson) {
+        if (item.plan === 'unchanged' && item.matched === 'exact')
+          await out(`row ${item.row}: unchanged ${input.rt.type} ${line.id} (${input.match} ${item.value})`);
+        for (const c of item.keptOptOuts)
+          await out(`  ${c.field}: ${show(c.old)} kept (the row says ${show(c.new)}; --allow-opt-in sends it)`);
+      }
+    }
     if (json) rows.push(line);
     else if (ndjson) await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify(line)) + '\n');
   }
@@ -148,6 +162,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   bill.remaining = last?.remaining ?? null;
   bill.limit = last?.limit ?? null;
   bill.waitSeconds = rateWait(bill.requests, last, ctx.clock.now());
+  if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true));
   if (sentAsGiven)
     ctx.info(
       `${grouped(sentAsGiven)} of the updates change nothing: a plain update sends each row as the file gives it (with --match id, only the fields that differ, and such rows not at all)`,

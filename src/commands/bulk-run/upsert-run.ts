@@ -21,7 +21,8 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
-import { readResourceInput, runSummary } from './resource-input.js';
+import { noteHeldOptIns, readResourceInput, runSummary } from './resource-input.js';
+import { heldOptInNote } from '../../bulk/rows/consent.js';
 import { resolveNames } from './row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
 import { bulkRun } from './run.js';
@@ -50,9 +51,14 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const label = `${rt.command} ${mode} by ${match}`;
   const nameLookups = await resolveNames(ctx, rt, input);
   let unchanged = 0;
+  const kept = { rows: 0, fields: new Set<string>() };
   const counted = async function* (items: AsyncIterable<KeyedItem>) {
     for await (const item of items) {
       if (item.plan === 'unchanged') unchanged++;
+      if (item.keptOptOuts) {
+        kept.rows++;
+        for (const c of item.keptOptOuts) kept.fields.add(c.field);
+      }
       yield item;
     }
   };
@@ -65,6 +71,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     scan: () => scanInput(input, 20, keyedPreparer(input)),
     async plan(scan) {
       const summary = runSummary(setup, label, scan, 'match');
+      noteHeldOptIns(ctx, scan);
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
         // The run also reads once whose org it writes to, for its journal (see shared/org-owner.ts).
@@ -80,6 +87,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     },
     perform: (writes) => resourcePerformer({ rt, op: 'update', claimed: claimedIds(input.journal), ...writes }),
     after() {
+      if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true));
       if (unchanged)
         ctx.info(`${grouped(unchanged)} ${plural(unchanged, 'row')} unchanged: the record already holds every value (not sent)`);
     },

@@ -46,6 +46,7 @@ const BULK_ONLY = [
   'delimiter',
   'encoding',
   'map',
+  'allowOptIn',
 ] as const;
 
 /** The record id of a single update or delete; a usage error when it is missing or doubled. */

@@ -210,7 +210,7 @@ Examples:
       .description(`update a ${rt.type} (sends only what is given)`)
       .argument('[id]', 'record id (or --input FILE)');
     addRecordOptions(update);
-    addKeyedOptions(addBulkOptions(update)).action((id: string | undefined, opts, c: Command) =>
+    addKeyedOptions(addBulkOptions(update), rt).action((id: string | undefined, opts, c: Command) =>
       run(
         c,
         (h) => (ctx) =>
@@ -227,7 +227,7 @@ Examples:
       .command('upsert')
       .description(`create or update ${rt.command} from a file, matched by one attribute (--match)`)
       .addHelpText('after', upsertHelp(rt));
-    addKeyedOptions(addBulkOptions(upsert)).action((opts, c: Command) =>
+    addKeyedOptions(addBulkOptions(upsert), rt).action((opts, c: Command) =>
       run(c, () => (ctx) => runKeyed(ctx, rt, 'upsert', undefined, opts)),
     );
   }

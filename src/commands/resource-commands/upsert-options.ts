@@ -8,8 +8,10 @@ import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import type { KeyedFlags } from '../bulk-run/upsert-run.js';
 
-/** Adds `--match ATTR` and `--plan`. */
-export function addKeyedOptions(cmd: Command): Command {
+/** Adds `--match ATTR` and `--plan`, and `--allow-opt-in` for a type with consent attributes (bulk/rows/consent.ts). */
+export function addKeyedOptions(cmd: Command, rt: ResourceType): Command {
+  const consent = rt.attributes.filter((a) => a.optOut !== undefined).map((a) => a.name);
+  if (consent.length) cmd.option('--allow-opt-in', `bulk: send values that take back an opt-out (${consent.join(', ')})`);
   return cmd
     .option(
       '--match <attr>',

@@ -1,0 +1,120 @@
+/**
+ * A file never takes back an opt-out unless asked (src/bulk/rows/consent.ts): a sheet exported
+ * before a prospect opted out still says `optedOut: false`, and sending it again opted them back
+ * in. Upsert and update by key read the record and leave out only such a change (said in the plan
+ * and the run); a plain update by id reads nothing and leaves out every consent value that is not
+ * an opt-out; `--allow-opt-in` sends them. In process against the sandbox over HTTP.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { svcInProcess } from '../helpers/in-process-cli.js';
+import { tempDir } from '../helpers/run-svc.js';
+import { doc, start, type Client } from '../helpers/sandbox.js';
+
+let c: Client;
+let env: () => Record<string, string>;
+let dir: string;
+beforeAll(async () => {
+  c = await start();
+  dir = tempDir('svc-consent-');
+  env = () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: c.sb.baseUrl, SVC_AUTH_URL: c.sb.authUrl, SVC_TOKEN: c.sb.token });
+});
+afterAll(() => c.sb.close());
+
+/** Three prospects exported, then the first opts out: the export is now stale. */
+async function staleExport(name: string): Promise<{ file: string; ids: string[] }> {
+  const ids: string[] = [];
+  for (const who of ['山田 太郎', 'José Ñúñez', 'Ada Byron']) {
+    const [first, last] = who.split(' ');
+    const email = `${name}.${ids.length}@consent.test`;
+    const r = await c.post(
+      '/prospects',
+      doc('prospect', { firstName: first, lastName: last, emails: [email], title: 'CEO', optedOut: false, emailsOptStatus: 'opted_in' }),
+    );
+    expect(r.status, r.text).toBe(201);
+    ids.push(String(r.body.data.id));
+  }
+  const file = path.join(dir, `${name}.csv`);
+  const out = await svcInProcess(
+    [
+      'prospects',
+      'list',
+      '--filter',
+      `id=${ids.join(',')}`,
+      '--sort',
+      'id',
+      '-o',
+      'csv',
+      '--columns',
+      'id,emails,title,optedOut,emailsOptStatus',
+    ],
+    { env: env() },
+  );
+  expect(out.code, out.stderr).toBe(0);
+  fs.writeFileSync(file, out.stdout.replaceAll(',CEO,', ',Chief Executive,'));
+  const opt = await c.patch(`/prospects/${ids[0]}`, doc('prospect', { optedOut: true, emailsOptStatus: 'opted_out' }, {}, ids[0]));
+  expect(opt.status, opt.text).toBe(200);
+  return { file, ids };
+}
+
+const consent = async (id: string) => {
+  const a = (await c.get(`/prospects/${id}`)).body.data.attributes;
+  return { optedOut: a.optedOut, emailsOptStatus: a.emailsOptStatus, title: a.title };
+};
+
+it('upsert by e-mail from a stale sheet: the opt-out stays, the rest is sent; the plan said so', async () => {
+  const { file, ids } = await staleExport('upsert');
+  const plan = await svcInProcess(['prospects', 'upsert', '--input', file, '--match', 'emails', '--plan'], { env: env() });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('  optedOut: true kept (the row says false; --allow-opt-in sends it)');
+  expect(plan.stdout).toContain('  emailsOptStatus: "opted_out" kept (the row says "opted_in"; --allow-opt-in sends it)');
+  expect(plan.stderr).toContain('1 row takes back an opt-out (optedOut, emailsOptStatus): left out, the record stays opted out');
+  const run = await svcInProcess(['prospects', 'upsert', '--input', file, '--match', 'emails'], { env: env() });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).toContain('1 row takes back an opt-out (optedOut, emailsOptStatus)');
+  expect(await consent(ids[0]!)).toEqual({ optedOut: true, emailsOptStatus: 'opted_out', title: 'Chief Executive' });
+  expect(await consent(ids[1]!)).toEqual({ optedOut: false, emailsOptStatus: 'opted_in', title: 'Chief Executive' });
+
+  // Asked for (a journal of its own: the first run did these rows): the row's values are sent,
+  // and the prospect is opted back in.
+  const again = await svcInProcess(
+    ['prospects', 'upsert', '--input', file, '--match', 'emails', '--allow-opt-in', '--journal', path.join(dir, 'again.journal')],
+    { env: env() },
+  );
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).not.toContain('opt-out');
+  expect(await consent(ids[0]!)).toEqual({ optedOut: false, emailsOptStatus: 'opted_in', title: 'Chief Executive' });
+});
+
+it('a plain update by id sends no consent value but an opt-out, and says so; one explicit update still opts in', async () => {
+  const { file, ids } = await staleExport('plain');
+  const run = await svcInProcess(['prospects', 'update', '--input', file], { env: env() });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).toContain('3 rows carry optedOut, emailsOptStatus not opted out: left out, a file never takes back an opt-out');
+  expect(await consent(ids[0]!)).toEqual({ optedOut: true, emailsOptStatus: 'opted_out', title: 'Chief Executive' });
+  expect(await consent(ids[2]!)).toEqual({ optedOut: false, emailsOptStatus: 'opted_in', title: 'Chief Executive' });
+
+  // A row that sets nothing else is refused, naming the flag; with it, the row is sent.
+  const only = path.join(dir, 'only.csv');
+  fs.writeFileSync(only, `id,optedOut\n${ids[0]},false\n`);
+  const refused = await svcInProcess(['prospects', 'update', '--input', only], { env: env() });
+  expect(refused.code).toBe(5);
+  expect(refused.stderr).toContain(
+    'nothing to update but optedOut, left out: a file does not take back an opt-out (--allow-opt-in sends it)',
+  );
+  const sent = await svcInProcess(['prospects', 'update', '--input', only, '--allow-opt-in', '--journal', path.join(dir, 'only.journal')], {
+    env: env(),
+  });
+  expect(sent.code, sent.stderr).toBe(0);
+  expect((await consent(ids[0]!)).optedOut).toBe(false);
+
+  // One record named on the command line is asked for in so many words.
+  const one = await svcInProcess(['prospects', 'update', ids[1]!, '--attr', 'optedOut=true'], { env: env() });
+  expect(one.code, one.stderr).toBe(0);
+  const back = await svcInProcess(['prospects', 'update', ids[1]!, '--attr', 'optedOut=false'], { env: env() });
+  expect(back.code, back.stderr).toBe(0);
+  expect((await consent(ids[1]!)).optedOut).toBe(false);
+  const stray = await svcInProcess(['prospects', 'update', ids[1]!, '--attr', 'title=x', '--allow-opt-in'], { env: env() });
+  expect([stray.code, stray.stderr.trim()]).toEqual([2, 'error: --allow-opt-in works only with --input FILE']);
+});
