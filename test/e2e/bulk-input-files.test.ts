@@ -256,3 +256,67 @@ describe('one e-mail rule for every command and the sandbox', () => {
     expect(JSON.stringify(await res.json())).toMatch(/not an e-mail address/);
   });
 });
+
+describe('what Excel writes in other places (a trial)', () => {
+  it('a German ;-file: 1.234,5 is 1234.5, two thousands marks are thousands, one alone is refused with both readings', async () => {
+    const file = inputFile(
+      'de.csv',
+      'Vorname;E-Mail;Score\r\nJürgen;de1@marks.test;1.234,5\r\nÄnne;de2@marks.test;1.234.567\r\nOtto;de3@marks.test;2.500\r\n',
+    );
+    const r = await svc(['prospects', 'create', '--input', file, '--map', 'Vorname=firstName', '--report', `${file}.r`]);
+    expect(r.code).toBe(5);
+    const score = (email: string) => holders(email).map((id) => sb.store.get('prospect', id)!.attributes['score']);
+    expect([score('de1@marks.test'), score('de2@marks.test'), score('de3@marks.test')]).toEqual([[1234.5], [1234567], []]);
+    expect(r.stderr).toMatch(
+      /row 3: score: "2\.500" is 2500 with \. as the thousands separator, or 2\.500 with it as the decimal mark: write 2500 or 2,500/,
+    );
+  });
+
+  it('a UTF-8 file with a byte order mark and a stray Windows-1252 byte stops as one without the mark does', async () => {
+    const file = inputFile('bom-stray.csv', '');
+    fs.writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('\uFEFFfirstName,emails\nZoë,bom1@stray.test\n'),
+        Buffer.from([0x5a, 0x6f, 0xeb]),
+        Buffer.from(',bom2@stray.test\n'),
+      ]),
+    );
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --input .+bom-stray\.csv: line 3 holds a byte that is not UTF-8 \(0xEB,/m);
+    expect(sb.requests.slice(mark).filter((q) => q.method === 'POST')).toEqual([]);
+  });
+
+  it("Excel for Mac's plain CSV (Mac Roman) is refused, naming the fix, instead of read as Windows-1252", async () => {
+    // Hélène Lefèvre, Åsa in Mac Roman (é 0x8E, è 0x8F, Å 0x81), CR line ends.
+    const file = inputFile('mac.csv', '');
+    fs.writeFileSync(
+      file,
+      Buffer.from([
+        ...Buffer.from('firstName,lastName,emails\rH'),
+        0x8e,
+        ...Buffer.from('l'),
+        0x8f,
+        ...Buffer.from('ne,Lef'),
+        0x8f,
+        ...Buffer.from('vre,mac@roman.test\r'),
+      ]),
+    );
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --input .+mac\.csv: line 2 holds a byte that is neither UTF-8 nor Windows-1252 \(0x8F: Mac Roman/m);
+    expect(r.stderr).toMatch(/^hint: save the file as "CSV UTF-8"/m);
+    expect(holders('mac@roman.test')).toEqual([]);
+  });
+
+  it('rows Excel wrote without their trailing empty cells (after row 16) are read with those cells empty', async () => {
+    const rows = ['firstName,emails,title,Lead Score'];
+    for (let i = 1; i <= 18; i++) rows.push(i <= 16 ? `P${i},trail${i}@kb.test,CEO,${i === 1 ? '50' : ''}` : `P${i},trail${i}@kb.test`);
+    const file = inputFile('kb77295.csv', `${rows.join('\r\n')}\r\n`);
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(holders('trail18@kb.test').map((id) => sb.store.get('prospect', id)!.attributes['firstName'])).toEqual(['P18']);
+  });
+});

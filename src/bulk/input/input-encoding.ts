@@ -22,6 +22,12 @@ export interface DetectedEncoding {
   mixed?: MixedEncoding;
   /** Chosen with `--encoding`, not detected. */
   forced?: boolean;
+  /**
+   * Neither UTF-8 nor Windows-1252: bytes that Windows-1252 leaves undefined (0x81, 0x8D, 0x8F,
+   * 0x90, 0x9D), which Mac Roman uses for é, è, Å, ê… (Excel for Mac's plain "CSV"). Read as
+   * Windows-1252 they became invisible control characters in the names written. Set instead of deciding.
+   */
+  notCp1252?: { line: number; byte: number };
 }
 
 /** Where a file mixes UTF-8 with bytes that are not. */
@@ -91,7 +97,11 @@ class Utf8Census {
   goodLine = 0;
   badLine = 0;
   badByte = 0;
+  /** The first byte that Windows-1252 leaves undefined, and its line (0: none). */
+  undefinedLine = 0;
+  undefinedByte = 0;
   private line = 1;
+  private afterCr = false;
   /** Continuation bytes still expected, and the bounds of the next one (for overlongs and surrogates). */
   private need = 0;
   private lo = 0x80;
@@ -113,8 +123,15 @@ class Utf8Census {
         this.badSeq(this.seqLine, this.pendingLead);
       }
       if (b < 0x80) {
-        if (b === 0x0a) this.line++;
+        // Lines end in LF, CRLF or (Excel for Mac) CR alone.
+        if (b === 0x0d || (b === 0x0a && !this.afterCr)) this.line++;
+        this.afterCr = b === 0x0d;
         continue;
+      }
+      this.afterCr = false;
+      if (this.undefinedLine === 0 && (b === 0x81 || b === 0x8d || b === 0x8f || b === 0x90 || b === 0x9d)) {
+        this.undefinedLine = this.line;
+        this.undefinedByte = b;
       }
       this.seqLine = this.line;
       this.pendingLead = b;
@@ -172,14 +189,19 @@ export async function detectEncoding(file: string): Promise<DetectedEncoding> {
     const head = Buffer.alloc(4);
     const { bytesRead } = await fh.read(head, 0, 4, 0);
     const byBom = encodingByBom(head.subarray(0, bytesRead));
-    if (byBom) return { encoding: byBom, bom: true };
-    const sample = Buffer.alloc(SAMPLE);
-    const { bytesRead: sampled } = await fh.read(sample, 0, SAMPLE, 0);
-    const byNuls = utf16ByZeroBytes(sample.subarray(0, sampled));
-    if (byNuls) return { encoding: byNuls, bom: false };
+    if (byBom && byBom !== 'utf-8') return { encoding: byBom, bom: true };
+    // A UTF-8 mark is checked as the rest is: rows of an old Windows-1252 export pasted into a
+    // file saved as "CSV UTF-8" (or two files joined with cat) wrote `Zo�`, exit 0 (a trial).
+    const bom = byBom === 'utf-8';
+    if (!bom) {
+      const sample = Buffer.alloc(SAMPLE);
+      const { bytesRead: sampled } = await fh.read(sample, 0, SAMPLE, 0);
+      const byNuls = utf16ByZeroBytes(sample.subarray(0, sampled));
+      if (byNuls) return { encoding: byNuls, bom: false };
+    }
     const census = new Utf8Census();
     const buf = Buffer.alloc(CHUNK);
-    let pos = 0;
+    let pos = bom ? 3 : 0;
     for (;;) {
       const { bytesRead: n } = await fh.read(buf, 0, CHUNK, pos);
       if (n === 0) break;
@@ -187,9 +209,13 @@ export async function detectEncoding(file: string): Promise<DetectedEncoding> {
       pos += n;
     }
     census.end();
-    if (census.bad === 0) return { encoding: 'utf-8', bom: false };
-    if (census.good === 0 || census.bad > census.good * STRAY_RATIO) return { encoding: 'windows-1252', bom: false };
+    if (census.bad === 0) return { encoding: 'utf-8', bom };
     const { badLine, badByte, bad, goodLine, good } = census;
+    if (bom) return { encoding: 'utf-8', bom, mixed: { badLine, badByte, bad, goodLine: goodLine || 1, good } };
+    if (census.good === 0 || census.bad > census.good * STRAY_RATIO) {
+      const cp1252 = { encoding: 'windows-1252' as const, bom: false };
+      return census.undefinedLine ? { ...cp1252, notCp1252: { line: census.undefinedLine, byte: census.undefinedByte } } : cp1252;
+    }
     return { encoding: 'utf-8', bom: false, mixed: { badLine, badByte, bad, goodLine, good } };
   } finally {
     await fh.close();

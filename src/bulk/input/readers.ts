@@ -97,6 +97,12 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
   await checkReadable(file);
   const enc: DetectedEncoding = encoding ? { encoding, bom: await hasBom(file, encoding), forced: true } : await detectEncoding(file);
   if (enc.mixed) throw mixedEncoding(file, enc.mixed);
+  if (enc.notCp1252) {
+    const byte = `0x${enc.notCp1252.byte.toString(16).toUpperCase()}`;
+    throw new UsageError(
+      `--input ${file}: line ${enc.notCp1252.line} holds a byte that is neither UTF-8 nor Windows-1252 (${byte}: Mac Roman, as Excel for Mac's plain "CSV" writes é); read as either, its names would be garbled; nothing was sent`,
+    ).hint('save the file as "CSV UTF-8" (Excel: File › Save As), or give --encoding windows-1252 to read it so all the same');
+  }
   if (format !== 'csv') return { ...enc, delimiter: ',', sniffed: false };
   if (delimiter !== undefined) return { ...enc, delimiter, sniffed: false };
   let head = '';
@@ -232,6 +238,11 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
   let row = 0;
   const toRow = (cells: string[]): RawRow => {
     row++;
+    // Excel leaves out a row's trailing empty cells past its 16th row (Microsoft KB 77295), so a
+    // sheet whose last column is optional came with short rows, each refused (a trial): the cells
+    // a row lacks at its end are empty, as Python's csv.DictReader and pandas read them. A row of
+    // one cell stays refused: in a sheet of several columns it is more likely a note or a total.
+    if (cells.length > 1 && cells.length < header!.length) cells = [...cells, ...Array<string>(header!.length - cells.length).fill('')];
     if (cells.length !== header!.length) {
       return {
         row,
