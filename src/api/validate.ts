@@ -59,7 +59,7 @@ export function coerceString(spec: AttributeSpec | undefined, raw: string): { va
       const v = raw.trim().toLowerCase();
       if (['true', 'yes', '1'].includes(v)) return { value: true };
       if (['false', 'no', '0'].includes(v)) return { value: false };
-      return { problem: `expected true or false, got "${raw}"` };
+      return { problem: `expected true or false (or yes/no, 1/0), got "${raw}"` };
     }
     case 'string[]':
       return { value: jsonStringList(raw) ?? (raw === '' ? [] : raw.split(',').map((s) => s.trim())) };

@@ -64,7 +64,7 @@ export function checkCustomValue(f: CustomField, value: unknown, semicolonFile?:
       const v = s.toLowerCase();
       if (['true', 'yes', '1'].includes(v)) return { value: 'true' };
       if (['false', 'no', '0'].includes(v)) return { value: 'false' };
-      return { problem: `expected true or false, got "${s}"` };
+      return { problem: `expected true or false (or yes/no, 1/0), got "${s}"` };
     }
     case 'numerical': {
       const n = decimalCommaNumber(s, semicolonFile);

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile, ndjson } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
@@ -318,5 +319,41 @@ describe('what Excel writes in other places (a trial)', () => {
     const r = await svc(['prospects', 'create', '--input', file]);
     expect(r.code, r.stderr).toBe(0);
     expect(holders('trail18@kb.test').map((id) => sb.store.get('prospect', id)!.attributes['firstName'])).toEqual(['P18']);
+  });
+});
+
+describe('lines tools write for Excel, and files joined (a trial)', () => {
+  it('a first line sep=; names the delimiter and is not a header', async () => {
+    const file = inputFile('sep.csv', 'sep=;\r\nfirstName;emails;title\r\nSep;sep1@excel.test;CEO\r\n');
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(holders('sep1@excel.test').map((id) => sb.store.get('prospect', id)!.attributes['title'])).toEqual(['CEO']);
+  });
+
+  it('a repeated header line (two exports joined with cat, byte order mark and all) is refused, not created', async () => {
+    const one = '\uFEFFFirst Name,Last Name,Job Title\r\nCat,One,CEO\r\n';
+    const file = inputFile('cat.csv', one + one);
+    const r = await svc(['prospects', 'create', '--input', file, '--report', `${file}.r`]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/row 2: .*repeats the header row \(two files joined\? remove this line\)/);
+    expect([...sb.store.table('prospect').values()].filter((p) => p.attributes['lastName'] === 'Last Name')).toEqual([]);
+    expect([...sb.store.table('prospect').values()].filter((p) => p.attributes['firstName'] === 'Cat')).toHaveLength(2);
+  });
+
+  it('a header naming a column twice says how to get past it', async () => {
+    const file = inputFile('dup.csv', 'firstName,emails,Notes,Notes\nDup,dup@head.test,a,b\n');
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/column "Notes" appears twice in the header row; nothing was sent\nhint: rename one of them/);
+  });
+
+  it('a delete file without ids is refused whole, pointing at the ids', async () => {
+    const file = inputFile('del.csv', '\uFEFFE-mail\r\nsoren@del.test\r\nanna@del.test\r\n');
+    const r = await svc(['prospects', 'delete', '--input', file, '--yes']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --input .+del\.csv: no row carries a record id, which delete rows need; nothing was sent\nhint: to delete by another column/m,
+    );
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['del.csv']);
   });
 });

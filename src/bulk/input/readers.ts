@@ -110,8 +110,14 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
     head += chunk;
     if (/[\r\n]/.test(head) || head.length > 64 * 1024) break;
   }
+  // Excel's own first line naming the delimiter (many tools write it for Excel): readCsv skips it.
+  const declared = SEP_LINE.exec(head.split(/\r\n|\r|\n/, 1)[0]!);
+  if (declared) return { ...enc, delimiter: declared[1]!, sniffed: false };
   return { ...enc, delimiter: sniffDelimiter(head), sniffed: true };
 }
+
+/** `sep=;`: a first line that tells Excel the delimiter (it was taken as the header: `--map "sep==FIELD"`). */
+const SEP_LINE = /^"?sep=([^\w\s"]|\t)"?$/i;
 
 /** The file starts with the byte order mark of `encoding` (which the decoder then drops). */
 async function hasBom(file: string, encoding: InputEncoding): Promise<boolean> {
@@ -235,6 +241,7 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
   const parser = new CsvParser(dialect.delimiter);
   const decimalComma = dialect.delimiter === ';';
   let header: string[] | undefined;
+  let sepSkipped = false;
   let row = 0;
   const toRow = (cells: string[]): RawRow => {
     row++;
@@ -251,6 +258,11 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
         header,
         error: `has ${cells.length} cells, the header has ${header!.length}${hintDelimiter(dialect, cells.length, header!.length)}`,
       };
+    }
+    // Two exports joined with `cat`: the second's header line (its byte order mark with it) was
+    // created as a prospect named "First Name Last Name" (a trial).
+    if (cells.every((c, i) => c.replace(/^\uFEFF/, '').trim() === header![i])) {
+      return { row, csv: true, cells, header, error: 'repeats the header row (two files joined? remove this line)' };
     }
     const value: Record<string, string> = {};
     for (let i = 0; i < cells.length; i++) {
@@ -274,6 +286,10 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
         // Numbered all the same: the row numbers of the rest stay those of the spreadsheet.
         row++;
         opts.onBlank?.(row);
+        continue;
+      }
+      if (!header && !sepSkipped && SEP_LINE.test(rec.join(dialect.delimiter).trim())) {
+        sepSkipped = true;
         continue;
       }
       if (!header) {
@@ -323,7 +339,10 @@ function checkHeader(file: string, rec: string[]): string[] {
   const seen = new Set<string>();
   for (const n of names) {
     if (n === '') continue;
-    if (seen.has(n)) throw new UsageError(`--input ${file}: column "${n}" appears twice in the header row`);
+    if (seen.has(n))
+      throw new UsageError(`--input ${file}: column "${n}" appears twice in the header row; nothing was sent`).hint(
+        `rename one of them in the file's first line (e.g. "${n} 2", then --ignore-columns "${n} 2" to leave it out)`,
+      );
     seen.add(n);
   }
   return names;

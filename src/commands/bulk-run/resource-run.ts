@@ -34,6 +34,12 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
     input: { file: flags.input, read: { format: input.format, dialect: input.dialect, headerless: headerlessIds(op) }, bareKey: 'id' },
     async scan() {
       const scan = await scanInput(input);
+      // A file of e-mail addresses given to delete failed row by row, exit 5, a journal written
+      // (a trial): refused whole instead, with the way to the ids.
+      if (op === 'delete' && scan.total > 0 && scan.invalid === scan.total && scan.problems.every((p) => /: id: missing/.test(p)))
+        throw new UsageError(`--input ${flags.input}: no row carries a record id, which delete rows need; nothing was sent`).hint(
+          `to delete by another column (e-mail), find the ids first: svc ${rt.command} list --filter FIELD=VALUE --columns id -o csv, or svc sync and svc sql`,
+        );
       for (const c of scan.ignoredColumns)
         ctx.warn(`column "${c}" is left out: only ${c.split('.')[0]} or ${c.split('.')[0]}.id sets a relationship`);
       return scan;

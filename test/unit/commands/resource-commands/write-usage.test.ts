@@ -19,7 +19,7 @@ describe('client-side validation: exit 2, field named, nothing sent', () => {
     [['sequence-steps', 'create', '--attr', 'stepType=fax'], /stepType: must be one of auto_email, manual_email, call, task/],
     [['accounts', 'create', '--attr', 'numberOfEmployees=many'], /numberOfEmployees.*expected an integer/],
     [['prospects', 'create', '--attr', 'dateOfBirth=1815-13-40'], /dateOfBirth: expected a date/],
-    [['prospects', 'create', '--attr', 'optedOut=perhaps'], /optedOut.*expected true or false/],
+    [['prospects', 'create', '--attr', 'optedOut=perhaps'], /optedOut.*expected true or false \(or yes\/no, 1\/0\), got "perhaps"/],
     [['prospects', 'create', '--rel', 'creator=3'], /creator.*read-only/],
     [['prospects', 'create', '--rel', 'account=acme'], /not an id/],
     [['prospects', 'create', '--data', '{not json'], /not valid JSON/],
