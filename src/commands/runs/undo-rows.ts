@@ -8,6 +8,7 @@
  * run is recorded (and can itself be undone) without reading anything again.
  */
 import { normalizeId, toDocument, type WriteData } from '../../api/write-body.js';
+import { apiTime } from '../../api-time.js';
 import type { Outcome } from '../../bulk/run/engine.js';
 import type { JournalEntry, JournalState } from '../../bulk/run/journal.js';
 import type { FieldValues, RecordedRow, RowLine, RunRecord } from '../../bulk/run/run-record.js';
@@ -219,6 +220,15 @@ export function undoItem(
       : [];
     if (moved.length > 0 && !force)
       return { ...decided('conflict', doneId, conflictText(moved)), diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })) };
+    // Worked on since (a title set, a note written): deleting it would take that too, and an
+    // undo of the undo could not bring it back (a trial's import, deleted with a week's notes).
+    const worked = updatedSinceCreated(now);
+    if (worked && !force)
+      return decided(
+        'conflict',
+        doneId,
+        `changed since the run created it (updated ${worked.updated}, created ${worked.created}); skipped (--force deletes it anyway)`,
+      );
     return {
       ...base,
       id: doneId,
@@ -299,6 +309,20 @@ export function undoItem(
     `a finished sequence state cannot be made active again: enrol the prospect anew with ${svc} sequence-states create --rel prospect=${idOf('prospect')} --rel sequence=${idOf('sequence')} --rel mailbox=${idOf('mailbox')}`,
   );
 }
+
+/**
+ * A record's `updatedAt` past its `createdAt` (by more than a server's own follow-up writes take):
+ * someone changed it after it was made. Undefined for types without both.
+ */
+function updatedSinceCreated(now: CurrentRecord): { created: string; updated: string } | undefined {
+  const created = now.attributes?.['createdAt'];
+  const updated = now.attributes?.['updatedAt'];
+  if (typeof created !== 'string' || typeof updated !== 'string') return undefined;
+  return apiTime(updated) - apiTime(created) > CREATE_SLACK_MS ? { created, updated } : undefined;
+}
+
+/** How long after a create the service's own writes to the record may come (derived fields, rules). */
+const CREATE_SLACK_MS = 1_000;
 
 function conflictText(moved: FieldChange[]): string {
   const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.stringify(v));
