@@ -47,7 +47,11 @@ describe('e-mail addresses matched ignoring case', () => {
     expect(plan.stdout).toContain(
       `row 1: update prospect ${id} (emails mia.case@corp.test, matched ignoring case (stored "Mia.Case@Corp.test"))`,
     );
-    expect(plan.stdout).toContain('row 2: create (emails new.one@corp.test: no prospect has it, ignoring case)');
+    // A create shows the values it sends, as an update shows its changes (a trial: a number read
+    // wrongly from a spreadsheet showed only in -o json).
+    expect(plan.stdout).toContain(
+      'row 2: create (emails new.one@corp.test: no prospect has it, ignoring case)\n  emails: ["new.one@corp.test"]\n  title: "Fresh"\n',
+    );
     const json = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json']);
     const rows = (JSON.parse(json.stdout) as { rows: { row: number; matched: string }[] }).rows;
     expect(rows.map((r) => r.matched)).toEqual(['ignoring case (stored "Mia.Case@Corp.test")', 'none']);

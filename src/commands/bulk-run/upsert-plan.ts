@@ -51,6 +51,12 @@ export function rateWait(requests: number, rl: RateLimitInfo | undefined, now: n
 
 const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.stringify(v));
 
+/** A relationship's ids as a plan shows them: `5`, `[1, 2]`, or (empty). */
+function relText(d: unknown): string {
+  if (Array.isArray(d)) return `[${d.map((x) => (x as { id: unknown }).id).join(', ')}]`;
+  return d && typeof d === 'object' ? String((d as { id: unknown }).id) : '(empty)';
+}
+
 /**
  * Prints the plan of a keyed run on stdout.
  * @param nameLookups requests that resolved relationship names before the plan (the run makes them again)
@@ -105,10 +111,15 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       line.fields = item.data?.attributes;
       if (item.data && Object.keys(item.data.relationships).length) line.relationships = item.data.relationships;
       line.matched = 'none';
-      if (!json && !ndjson)
+      if (!json && !ndjson) {
         await out(
           `row ${item.row}: create (${input.match} ${item.value}: no ${input.rt.type} has it${isEmailAttribute(input.match) ? ', ignoring case' : ''})`,
         );
+        // The values it sends, as an update's changes are shown: a number or name read wrongly
+        // from a spreadsheet showed nowhere but in -o json (a trial).
+        for (const [k, v] of Object.entries(item.data?.attributes ?? {})) await out(`  ${k}: ${show(v)}`);
+        for (const [k, rel] of Object.entries(item.data?.relationships ?? {})) await out(`  ${k}: ${relText(rel.data)}`);
+      }
     } else if (item.plan === 'update') {
       bill.updates++;
       line.action = 'update';
