@@ -145,3 +145,36 @@ describe('--match emails keeps the list', () => {
     expect(attrs(id)['emails']).toEqual(['list.keep@corp.test', 'second@corp.test', 'third@corp.test']);
   });
 });
+
+describe('names matched ignoring case and outer spaces', () => {
+  it('accounts upsert --match name finds ATLAS SYSTEMS and "blue foods " in Atlas Systems and Blue Foods, and keeps their spelling', async () => {
+    const id = (name: string) => {
+      sb.store.insert(
+        'account',
+        { name, named: true, domain: `${name.toLowerCase().replace(/\W+/g, '-')}.match.test` },
+        {},
+        { silent: true },
+      );
+      return [...sb.store.table('account').values()].filter((a) => a.attributes['name'] === name).at(-1)!.id;
+    };
+    const atlas = id('Atlas Match Systems');
+    const blue = id('Blue Match Foods');
+    const before = sb.store.table('account').size;
+    const file = inputFile('acc.csv', 'name;industry\r\nATLAS MATCH SYSTEMS;Tech\r\nblue match foods ;Food\r\n');
+    const plan = await svc(['accounts', 'upsert', '--input', file, '--match', 'name', '--plan']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(
+      `row 1: update account ${atlas} (name ATLAS MATCH SYSTEMS, matched ignoring case (stored "Atlas Match Systems"))`,
+    );
+    const r = await svc(['accounts', 'upsert', '--input', file, '--match', 'name', '--report', `${file}.r`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sb.store.table('account').size).toBe(before);
+    const acc = (n: number | string) => sb.store.get('account', Number(n))!.attributes;
+    expect([acc(atlas)['name'], acc(atlas)['industry'], acc(blue)['name'], acc(blue)['industry']]).toEqual([
+      'Atlas Match Systems',
+      'Tech',
+      'Blue Match Foods',
+      'Food',
+    ]);
+  });
+});

@@ -98,8 +98,17 @@ export function keyLookup(client: PageClient, o: KeyLookupOptions): KeyLookup {
 }
 
 /** True for attributes that hold e-mail addresses, which are matched ignoring case. */
-export function isEmailAttribute(attr: string): boolean {
+function isEmailAttribute(attr: string): boolean {
   return attr === 'emails' || attr === 'email';
+}
+
+/**
+ * Attributes matched ignoring case and outer spaces: e-mail addresses, and names as people type
+ * them (`ATLAS SYSTEMS`, `blue foods ` for the account Atlas Systems, Blue Foods: matched exactly,
+ * an upsert by name created each again, a trial). Ids and codes (`externalId`) stay exact.
+ */
+export function isFoldedAttribute(attr: string): boolean {
+  return isEmailAttribute(attr) || attr === 'name';
 }
 
 /** Options of {@link foldedLookup}. */

@@ -21,7 +21,7 @@ import { maskData } from './input-mask.js';
 import type { PageClient } from '../../api/paginate.js';
 import {
   foldedLookup,
-  isEmailAttribute,
+  isFoldedAttribute,
   keyLookup,
   maskedLookup,
   normKey,
@@ -183,11 +183,13 @@ function howMatched(input: KeyedInput, item: KeyedItem, rec: MatchedRecord): str
 }
 
 /**
- * A matched list attribute as the record keeps it: its items, then the row's items it lacks
- * (ignoring case), so that matching by `emails` adds addresses and never drops one.
+ * A matched attribute as the record keeps it: a list, its items, then the row's items it lacks
+ * (ignoring case), so that matching by `emails` adds addresses and never drops one; a value the
+ * row matched ignoring case, as stored (`blue foods ` does not rename Blue Foods).
  */
-function keptList(held: unknown, given: unknown): unknown {
-  if (!Array.isArray(given)) return given;
+function keptValue(held: unknown, given: unknown): unknown {
+  if (!Array.isArray(given))
+    return typeof given === 'string' && typeof held === 'string' && normKey(given) === normKey(held) ? held : given;
   const had = Array.isArray(held) ? held : [];
   const seen = new Set(had.map((x) => normKey(String(x))));
   return [...had, ...given.filter((x) => !seen.has(normKey(String(x))))];
@@ -249,7 +251,7 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
   item.matched = howMatched(input, item, rec);
   const kept =
     input.match in data.attributes
-      ? { ...data, attributes: { ...data.attributes, [input.match]: keptList(rec.attributes[input.match], data.attributes[input.match]) } }
+      ? { ...data, attributes: { ...data.attributes, [input.match]: keptValue(rec.attributes[input.match], data.attributes[input.match]) } }
       : data;
   const d = diffRecord(kept, rec);
   if (!input.allowOptIn && !input.whole) {
@@ -289,7 +291,7 @@ export async function keyedLookup(
   const { rt, match, mask } = input;
   const fake = mask ? (v: string) => mask.value(rt.type, match, v) : undefined;
   const base = { path: rt.path, type: rt.type, attr: match, ...o };
-  const plain = isEmailAttribute(match)
+  const plain = isFoldedAttribute(match)
     ? foldedLookup(client, { ...base, wanted: await keyedValues(input, fake) })
     : keyLookup(client, base);
   return fake ? maskedLookup(plain, fake) : plain;

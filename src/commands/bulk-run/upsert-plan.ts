@@ -10,7 +10,7 @@ import type { RateLimitInfo } from '../../api/jsonapi.js';
 import { readServerWait } from '../../api/server-wait.js';
 import { keyedItems, keyedLookup, type KeyedInput } from '../../bulk/rows/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
-import { isEmailAttribute } from '../../bulk/rows/key-match.js';
+import { isFoldedAttribute } from '../../bulk/rows/key-match.js';
 import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 import { grouped } from '../../grouped.js';
@@ -113,7 +113,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       line.matched = 'none';
       if (!json && !ndjson) {
         await out(
-          `row ${item.row}: create (${input.match} ${item.value}: no ${input.rt.type} has it${isEmailAttribute(input.match) ? ', ignoring case' : ''})`,
+          `row ${item.row}: create (${input.match} ${item.value}: no ${input.rt.type} has it${isFoldedAttribute(input.match) ? ', ignoring case' : ''})`,
         );
         // The values it sends, as an update's changes are shown: a number or name read wrongly
         // from a spreadsheet showed nowhere but in -o json (a trial).
