@@ -2,7 +2,8 @@
  * `svc runs undo` of a create leaves a record someone has worked on since: a title set, a note
  * written after the import. Deleting it took that work too, with `0 conflicts` in the plan, and an
  * undo of the undo re-created the record but not its history (a trial). A record's `updatedAt`
- * past its `createdAt` is a conflict now, skipped unless `--force`. In process, over HTTP.
+ * past its `createdAt` is a conflict now, skipped unless `--force`. And `runs list`/`show` count the
+ * rows refused before sending, which the record holds only in its end line. In process, over HTTP.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,4 +58,16 @@ it('a created record changed since the run is a conflict; the untouched one is d
   const forced = await svc(['runs', 'undo', id, '--force']);
   expect(forced.code, forced.stderr).toBe(0);
   expect((await c.get(`/prospects/${worked}`)).status).toBe(404);
+});
+
+it('runs list and runs show count the rows refused before sending: a run that exited 5 does not read as whole', async () => {
+  const file = path.join(dir, 'half.csv');
+  fs.writeFileSync(file, 'First Name,Email,Score\nGood,good@half.test,1\nBad,bad@half.test,lots\n');
+  const made = await svc(['prospects', 'create', '--input', file]);
+  expect(made.code).toBe(5);
+  const list = await svc(['runs', 'list', '-o', 'json']);
+  const run = JSON.parse(list.stdout)[0];
+  expect(run.rows).toBe('created 1, failed 1');
+  const show = await svc(['runs', 'show', run.id]);
+  expect(show.stderr).toMatch(/ · created 1, failed 1 · done/);
 });

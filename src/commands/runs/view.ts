@@ -49,7 +49,12 @@ function countsText(c: Record<string, number>): string {
  */
 function rowsText(rec: RunRecord): string {
   const unfinished = !rec.end || rec.end.interrupted === true;
-  return `${countsText(rowCounts(rec))}${unfinished && rec.meta.rows !== undefined ? ` (of ${grouped(rec.meta.rows)})` : ''}`;
+  const counts = rowCounts(rec);
+  // Rows refused before anything was sent (invalid in the file) are not in the record, only in
+  // its end's counts: a run that exited 5 read "created 16, done" (a trial).
+  const unrecorded = (rec.end?.counts['failed'] ?? 0) - (counts['failed'] ?? 0);
+  if (unrecorded > 0) counts['failed'] = (counts['failed'] ?? 0) + unrecorded;
+  return `${countsText(counts)}${unfinished && rec.meta.rows !== undefined ? ` (of ${grouped(rec.meta.rows)})` : ''}`;
 }
 
 function state(dir: string, rec: RunRecord, read?: (id: string) => RunRecord): string {
