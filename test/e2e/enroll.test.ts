@@ -205,6 +205,35 @@ describe('svc enroll --input', () => {
     expect(loose.stderr.match(/row 2: .*"abc" is not a prospect id/g)).toHaveLength(1);
   });
 
+  it('--column names a column headed as people write it (Adresse e-mail); without it, the hint names it (a trial)', async () => {
+    const seq = await newSequence(sb);
+    const [a, b] = freeProspects(sb, 2, 40);
+    const csv = inputFile('fr.csv', `Nom;Adresse e-mail;Société\r\nUn;${emailOf(sb, a!).toUpperCase()};X\r\nDeux;${emailOf(sb, b!)};Y\r\n`);
+    const missing = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', csv, '--by', 'email']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(
+      /no "email" or "emails" column \(columns: Nom, Adresse e-mail, Société\)\nhint: name it: --column "Adresse e-mail"; --by id/,
+    );
+    const wrong = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', csv, '--by', 'email', '--column', 'Mail']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`error: --column Mail: no such column in ${csv} (columns: Nom, Adresse e-mail, Société)\n`);
+    const r = await svc([
+      'enroll',
+      '--sequence',
+      String(seq),
+      '--mailbox',
+      '1',
+      '--input',
+      csv,
+      '--by',
+      'email',
+      '--column',
+      'Adresse e-mail',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(stateProspects(sb, seq)).toEqual([a, b].sort((x, y) => x! - y!));
+  });
+
   it('--dry-run sends only the read-only lookups and prints the plan', async () => {
     const seq = await newSequence(sb);
     await enrollDirect(sb, 30, seq);

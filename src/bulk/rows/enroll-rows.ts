@@ -43,6 +43,8 @@ export interface EnrollSource {
   shard?: Shard;
   /** Sequence id: part of the row keys, so journals of different sequences never mix. */
   sequenceId: number | string;
+  /** `--column`: the CSV column holding the ids or addresses, named by the user. */
+  column?: string;
 }
 
 const ID_COLUMNS = ['id', 'prospect', 'prospect.id'];
@@ -133,13 +135,18 @@ export async function* enrollRows(
     if (first && raw.csv && raw.header) {
       const cols = raw.header.filter((c) => c !== '');
       const wanted = src.by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
-      const found = keyColumn(cols, src.by);
+      if (src.column !== undefined && !cols.includes(src.column))
+        throw new UsageError(`--column ${src.column}: no such column in ${src.file} (columns: ${cols.join(', ')})`);
+      const found = src.column ?? keyColumn(cols, src.by);
       // An exact name keeps the fallback between `id`, `prospect` and `prospect.id` per row.
       column = found !== undefined && !wanted.includes(found) ? found : undefined;
       if (found === undefined) {
+        // A French sheet's "Adresse e-mail" could not be named at all (a trial).
         throw new UsageError(
           `--input ${src.file}: no ${wanted.map((c) => `"${c}"`).join(' or ')} column (columns: ${cols.join(', ')})`,
-        ).hint(src.by === 'id' ? 'give --by email for a file of addresses' : 'give --by id for a file of prospect ids');
+        ).hint(
+          `name it: --column "${cols.find((c) => (src.by === 'email' ? /mail/i : /\bid\b/i).test(c)) ?? cols[0] ?? 'NAME'}"${src.by === 'id' ? '; --by email for a file of addresses' : '; --by id for a file of prospect ids'}`,
+        );
       }
     }
     first = false;

@@ -20,7 +20,8 @@ export function registerEnroll(program: Command, app: App): void {
     )
     .option('--prospect <id...>', 'prospect id (repeatable, or comma-separated)', collect)
     .option('--input <file>', 'prospects from a CSV, NDJSON or JSON file (an id or email column)')
-    .option('--by <key>', 'what the input gives: id (default) or email');
+    .option('--by <key>', 'what the input gives: id (default) or email')
+    .option('--column <name>', 'the input column holding the ids or addresses, when its name is not id, email, E-mail…');
   addRunOptions(cmd, {
     prefix: '',
     write: 'an enrolment',

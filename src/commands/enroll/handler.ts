@@ -43,6 +43,7 @@ interface EnrollFlags extends BulkFlags {
   mailbox?: string;
   prospect?: string[];
   by?: string;
+  column?: string;
 }
 
 /** Checks the options (before any name is looked up) and describes where the rows come from. */
@@ -61,6 +62,7 @@ async function source(
   }
   if (flags.by !== undefined && flags.by !== 'id' && flags.by !== 'email') throw new UsageError(`--by ${flags.by}: expected id or email`);
   if (flags.by !== undefined && flags.input === undefined) throw new UsageError('--by works with --input (--prospect takes ids)');
+  if (flags.column !== undefined && flags.input === undefined) throw new UsageError('--column works with --input');
   const by: EnrollBy = (flags.by as EnrollBy | undefined) ?? 'id';
   if (flags.input === undefined) {
     if (flags.delimiter !== undefined || flags.ignoreColumns !== undefined || flags.encoding !== undefined)
@@ -78,7 +80,7 @@ async function source(
   const format = await detectFormat(flags.input);
   const dialect = await inspectInput(flags.input, format, delimiter, encoding);
   noteDialect(ctx, flags.input, dialect, format);
-  return { by, file: flags.input, format, dialect };
+  return { by, file: flags.input, format, dialect, ...(flags.column !== undefined ? { column: flags.column.trim() } : {}) };
 }
 
 /** Rows → work items, with what the checks and the journal decided. */
