@@ -78,6 +78,15 @@ describe('e-mail addresses matched ignoring case', () => {
     expect(attrs(a)['title']).toBeUndefined();
   });
 
+  it('two prospects with one address: a row whose id names one of them updates that one (an export read back, a trial)', async () => {
+    const a = seed({ firstName: 'Twin', lastName: 'A', emails: ['twin@corp.test'] });
+    const b = seed({ firstName: 'Twin', lastName: 'B', emails: ['TWIN@corp.test'] });
+    const file = inputFile('twin.csv', `id,emails,title\n${b},twin@corp.test,Boss\n`);
+    const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--report', `${file}.r`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect([attrs(a)['title'], attrs(b)['title']]).toEqual([undefined, 'Boss']);
+  });
+
   it('enroll --by email finds a prospect stored in other letter case', async () => {
     const id = seed({ firstName: 'Enrol', lastName: 'Case', emails: ['Enrol.Case@Corp.test'] });
     const seq = await newSequence(sb);

@@ -198,6 +198,15 @@ function keptValue(held: unknown, given: unknown): unknown {
 /** Decides a row from the records its values matched (`byValue`: the records of each value, in order). */
 export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecord[], byValue: MatchedRecord[][] = [records]): void {
   const rt: ResourceType = input.rt;
+  // Several records hold the value and the row's own id names one of them (an export read back
+  // after a merge was undone): that one is meant, not an ambiguity (a trial).
+  if (records.length > 1 && item.rowId !== undefined) {
+    const named = records.filter((r) => String(r.id) === String(item.rowId));
+    if (named.length === 1) {
+      records = named;
+      byValue = byValue.map((list) => list.filter((r) => String(r.id) === String(item.rowId)));
+    }
+  }
   // On a rehearsal copy the record holds fakes: the row's values are compared and written as fakes too.
   const data = input.mask ? maskData(item.data!, input.mask) : item.data!;
   const what = `${input.match} ${item.value}`;
