@@ -12,6 +12,8 @@
  * `splitList` in bulk/csv-parse.ts undo both.
  */
 
+import { isFlatRecord } from '../api/flat-record-shape.js';
+
 /** A value as one CSV cell: lists joined by `;`, objects as JSON. */
 export function csvCell(value: unknown): string {
   // The common cells first: empty, and text (a listing has hundreds of cells a record).
@@ -42,8 +44,9 @@ const ESCAPED = /\\(?=[\\;]|$)|;/g;
 
 function cellId(v: object): string {
   // Included records in a CSV cell collapse back to their id; full objects belong in JSON output.
-  const o = v as { id?: unknown };
-  return o.id !== undefined && 'type' in o ? String(o.id) : JSON.stringify(v);
+  // Any other object is a value of its own, written whole (an event's payload).
+  const o = v as Record<string, unknown>;
+  return isFlatRecord(o) ? String(o['id']) : JSON.stringify(v);
 }
 
 /**

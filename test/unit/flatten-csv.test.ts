@@ -77,4 +77,13 @@ describe('CSV', () => {
     expect(csvCell({ id: 5, type: 'account', name: 'Acme' })).toBe('5');
     expect(csvLine([1, '=1+1', true])).toBe("1,'=1+1,true\n");
   });
+
+  it('writes an object that only looks like a record (type and id among other members) whole, as JSON', () => {
+    // An event's payload: its action, changes and old values were lost behind "10" (a trial).
+    const payload = { type: 'prospect', id: 10, action: 'updated', changed: ['title'], before: { title: 'CTO' } };
+    expect(csvCell(payload)).toBe(`"${JSON.stringify(payload).replaceAll('"', '""')}"`);
+    // An included record with its fields and relationships (and a type the registry lacks) stays its id.
+    expect(csvCell({ id: 3, type: 'prospect', firstName: 'Ada', account: 5, meta: {} })).toBe('3');
+    expect(csvCell({ id: 7, type: 'somethingNew', anything: 1 })).toBe('7');
+  });
 });
