@@ -8,7 +8,7 @@ import { buildQuery, type ListQuery } from '../../api/query.js';
 import { exportColumns } from './export-columns.js';
 import { printDryRun } from '../shared/dry-run.js';
 import type { Context } from '../../runtime/context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../listing/record-text.js';
 import { keepHeapNearLiveSize } from '../../runtime/heap.js';
 import { writeOut } from '../../output/io.js';
@@ -89,9 +89,14 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       ? { emptyColumns: () => ['id', 'type', ...exportColumns(rt, undefined, true).columns.slice(1)] }
       : {}),
   });
+  // The listing stopped at the service's offset cap (a sort other than id): said as an error at
+  // the end, exit 1, when more was asked for — `--all` had printed 11,000 of 11,600 and exit 0,
+  // so a script went on with a wrong count (a trial).
+  let capped = false;
   const warn = (m: string) => {
     spinner.clear();
-    ctx.warn(m);
+    if (m.startsWith("stopped at the service's offset cap") && (flags.all || (limit !== undefined && limit > 0))) capped = true;
+    else ctx.warn(m);
   };
   let total = 0;
   let countMeta: { count?: unknown; truncated?: unknown } | undefined;
@@ -128,6 +133,11 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     spinner.stop();
   }
   if (limit !== 0) await writer.end();
+  if (capped && (flags.all || total < (limit ?? 0)))
+    throw new SvcError(
+      `stopped at the service's offset cap: ${grouped(total)} ${rt.command} printed, not all that were asked for; sort by id (the default) or narrow the filter to list them all`,
+      1,
+    );
   if (limit === undefined && !flags.all && lastDoc) moreHint(ctx, total, lastDoc, countMeta?.count);
   if (countMeta && askedCount) {
     const c = countMeta.count === null || countMeta.count === undefined ? 'unknown' : String(countMeta.count);
