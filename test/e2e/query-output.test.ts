@@ -57,7 +57,7 @@ describe('--query', () => {
     expect(made.stdout).toBe('Query Test Co\n');
   });
 
-  it('api: applies to the document as the server sent it (per page with --paginate)', async () => {
+  it('api: applies to the document as the server sent it (per page with --paginate); any other -o to the records', async () => {
     const r = await ok(['api', 'GET', '/prospects/1', '--query', 'data.type', '-o', 'raw']);
     expect(r.stdout).toBe('prospect\n');
     const pages = await ok(['api', 'GET', '/prospects?page[limit]=20', '--paginate', '--query', 'length(data)', '-o', 'raw']);
@@ -71,6 +71,16 @@ describe('--query', () => {
       .split('\n');
     expect(lines.length).toBe(counts.reduce((a, b) => a + b, 0));
     expect(lines.every((l) => /^\{"id":\d+\}$/.test(l))).toBe(true);
+    // Any -o but raw means records, one request or many (a trial): -o ndjson --query on one page
+    // gave an indented document of nulls, -o csv the JSON as sent, and --paginate -o json --query
+    // ran on each page's document.
+    const one = await ok(['api', 'GET', '/prospects?page[limit]=2&sort=id', '-o', 'ndjson', '--query', '{id: id}']);
+    expect(one.stdout).toBe('{"id":1}\n{"id":2}\n');
+    const csv = await ok(['api', 'GET', '/prospects?page[limit]=2&sort=id', '-o', 'csv']);
+    expect(csv.stdout.split('\n')[0]).toMatch(/^id,type,/);
+    expect(csv.stdout.trim().split('\n')).toHaveLength(3);
+    const all = await ok(['api', 'GET', '/prospects?page[limit]=20', '--paginate', '-o', 'json', '--query', 'length(@)']);
+    expect(all.stdout).toBe(`${counts.reduce((a, b) => a + b, 0)}\n`);
     const fields = await svcInProcess(['api', 'GET', '/prospects?page[limit]=2', '--json', 'id'], { env: env() });
     expect(fields.code).toBe(2);
     expect(fields.stderr).toMatch(

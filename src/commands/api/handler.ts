@@ -26,8 +26,11 @@ export async function apiHandler(
       "pick with --query (JMESPath), e.g. --query 'data[].{id: id, title: attributes.title}'",
     );
   const body = opts.data !== undefined ? await readDataArgument(ctx, opts.data) : undefined;
-  // `svc api` prints documents, not records: a query applies to the document, whatever -o says.
+  // Documents as sent by default (`-o raw`), a query applying to the document; any other -o
+  // prints the records, in that format.
   const query = ctx.shape?.query;
+  const format = ctx.globals.output ?? 'raw';
+  const records = format !== 'raw';
   const api = await ctx.api();
   const url = api.resolve(pathArg);
   // A GET too: the request printed, nothing sent (it was sent and answered, a trial). With
@@ -45,24 +48,24 @@ export async function apiHandler(
     }
     // Nothing on stdout, but a script's author should know it was an empty answer, not a lost one.
     if (!res.text.trim()) ctx.info(`HTTP ${res.status}: empty answer${res.status === 204 ? ' (no content)' : ''}`);
-    else if (query) await writeOut(ctx.io.stdout, formatResult(query.search(res.doc), ctx.globals.output === 'raw'));
+    else if (records && res.doc.data !== undefined) {
+      // One page of records, as --paginate prints each: `-o ndjson --query` gave a pretty
+      // document of nulls and `-o csv` the JSON as sent (a trial).
+      const writer = recordWriter(ctx, { format, io: ctx.io });
+      await writer.page(res.doc, flattenDocument(res.doc));
+      await writer.end();
+    } else if (query) await writeOut(ctx.io.stdout, formatResult(query.search(res.doc), ctx.globals.output === 'raw'));
     else await writeOut(ctx.io.stdout, res.text.endsWith('\n') ? res.text : res.text + '\n');
     return;
   }
-  // Paginated: raw documents (one per line) by default, or records in the chosen format; a
-  // query applies to each document as the server sent it (one result per page), as without
-  // --paginate — but with -o ndjson, whose unit is the record, to each record, one line each, as
-  // `list -o ndjson --query` does (it gave an indented `{"id": null}` per page, a trial).
-  const format = ctx.globals.output ?? 'raw';
-  const writer = query
-    ? format === 'ndjson'
-      ? {
-          page: async (_doc: unknown, records: readonly unknown[]) =>
-            writeOut(ctx.io.stdout, records.map((r) => `${JSON.stringify(query.search(r) ?? null)}\n`).join('')),
-          end: async () => {},
-        }
-      : { page: async (doc: unknown) => writeOut(ctx.io.stdout, formatResult(query.search(doc), format === 'raw')), end: async () => {} }
-    : recordWriter(ctx, { format, io: ctx.io });
+  // Paginated: raw documents (one per line) by default, a query applying to each as the server
+  // sent it (one result per page), as without --paginate; or records in the chosen format,
+  // shaped as `list` shapes them (a query over all of them with -o json, each with -o ndjson: it
+  // ran on each page's document under -o json, `length(@)` giving 3, 3, 3, a trial).
+  const writer =
+    query && !records
+      ? { page: async (doc: unknown) => writeOut(ctx.io.stdout, formatResult(query.search(doc), true)), end: async () => {} }
+      : recordWriter(ctx, { format, io: ctx.io });
   const guard = new PagingGuard();
   let next: URL | undefined = url;
   while (next) {
