@@ -88,11 +88,13 @@ describe.skipIf(without('tmux', 'the terminal tests')).concurrent('on a terminal
 });
 
 describe.concurrent('not on a terminal', () => {
-  it('no progress and no hint: stderr stays empty', async () => {
+  it('no progress, but the default page still says there is more: a script would miss the rest (a trial)', async () => {
     const r = await svcInProcess(['prospects', 'list', '-o', 'csv'], { env: env() });
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe('first 50 shown — `--all` or `--limit N` for more (--count for the total)\n');
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(51);
+    const asked = await svcInProcess(['prospects', 'list', '--limit', '50', '-o', 'csv'], { env: env() });
+    expect(asked.stderr).toBe('');
   });
 
   it('--bom starts CSV output with a byte order mark; other formats refuse it', async () => {
