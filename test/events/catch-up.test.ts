@@ -270,6 +270,27 @@ describe.concurrent('webhooks listen --catch-up', () => {
     expect(rx.got).toHaveLength(0);
   });
 
+  it('a second listener on the same cursor is refused while the first runs, and may start once it has stopped', async (ctx) => {
+    // Two listeners on one cursor (a restart while the old one still ran) delivered every event
+    // twice (a trial).
+    const w = await world(ctx);
+    const cursorFile = path.join(tempDir(), 'cursor.json');
+    // The first as the binary: a lock holds by process, and one of this process's own pid is
+    // taken for a crashed run's (a container's pids start again at 1).
+    const first = listen(w, cursorFile);
+    await first.until((o) => o.stderr.includes('Ready: listening'));
+    const second = await svcInProcess(listenArgs(w, cursorFile), { env: w.env });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/^error: --cursor-file .+cursor\.json: another svc run \(pid \d+\) is using this cursor file$/m);
+    first.child.kill('SIGINT');
+    expect((await first.exited).code).toBe(0);
+    expect(fs.existsSync(`${cursorFile}.lock`)).toBe(false);
+    const third = listenInProcess(w, cursorFile);
+    await third.until((o) => o.stderr.includes('catching up from'));
+    third.interrupt();
+    expect((await third.exited).code).toBe(0);
+  });
+
   it('refuses a cursor file of another API, a world-writable one, and --catch-up without --forward-to (exit 2, nothing sent)', async (ctx) => {
     const w = await world(ctx);
     const { env, rx } = w;

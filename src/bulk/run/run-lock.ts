@@ -157,9 +157,9 @@ export class RunLock {
   }
 }
 
-/** `journal` for `--journal FILE`. */
+/** `journal` for `--journal FILE`, `cursor file` for `--cursor-file FILE`. */
 function noun(what: string): string {
-  return what.replace(/^--/, '').split(' ')[0] ?? 'file';
+  return (what.replace(/^--/, '').split(' ')[0] ?? 'file').replaceAll('-', ' ');
 }
 
 /** The lock at `file`, read without following a symlink; undefined when there is none. */

@@ -22,6 +22,7 @@ import { runOwner } from '../shared/org-owner.js';
 import { pacedClient, transientReadError } from '../events/event-query.js';
 import { checkSecretAgainstWebhooks } from '../events/secret-check.js';
 import { defaultCursorFile, readCursorFile, writeCursorFile, type CursorOwner } from './cursor-file.js';
+import { RunLock } from '../../bulk/run/run-lock.js';
 
 /** What the catch-up relay needs from `listen`. */
 interface CatchUpPlan {
@@ -76,6 +77,35 @@ export async function startCatchUp(
     forwardTo: p.forwardTo.toString(),
   };
   const file = p.cursorFile ?? defaultCursorFile(ctx.env, owner);
+  // One listener a cursor: two (a restart while the old one still ran, two CI jobs) delivered
+  // every event twice (a trial).
+  const lock = new RunLock(`${file}.lock`, `--cursor-file ${file}`);
+  lock.take();
+  try {
+    return await relayFrom(ctx, p, print, { file, owner, lock, filters, halt, halted, sleepFor, pacer });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/** {@link startCatchUp} once its cursor file is locked. */
+async function relayFrom(
+  ctx: Context,
+  p: CatchUpPlan,
+  print: (raw: Buffer, r: ForwardResult) => Promise<void>,
+  o: {
+    file: string;
+    owner: CursorOwner;
+    lock: RunLock;
+    filters: Filter[];
+    halt: AbortController;
+    halted: AbortSignal;
+    sleepFor: (ms: number) => Promise<void>;
+    pacer: PollPacer;
+  },
+): Promise<CatchUp> {
+  const { file, owner, filters, halt, halted, sleepFor, pacer } = o;
   const saved = readCursorFile(file, owner);
   const client = await pacedClient(ctx, pacer);
   await checkSecretAgainstWebhooks(client, p.hookUrls, p.secret, ctx.signal);
@@ -158,7 +188,7 @@ export async function startCatchUp(
       });
     }
   };
-  const done = relay();
+  const done = relay().finally(() => o.lock.release());
   return {
     wake: () => wake(),
     stop: () => {
