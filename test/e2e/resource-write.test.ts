@@ -4,9 +4,11 @@
  * case here through the binary, the others and --dry-run in-process in
  * test/unit/commands/resource-commands/write-usage.test.ts), server refusals.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { json, runSvc } from '../helpers/run-svc.js';
+import { json, runSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -108,6 +110,12 @@ describe('create / update / delete round trip', () => {
       'json',
     ]);
     expect(json<Rec>(b).locality).toBe('Paris');
+    // A file a Windows editor saved starts with a byte order mark (refused, a trial).
+    const file = path.join(tempDir('svc-data-'), 'bom.json');
+    fs.writeFileSync(file, `\uFEFF${JSON.stringify({ industry: 'Boats' })}\r\n`);
+    const c = await svc(['accounts', 'update', String(accountId), '--data', `@${file}`, '-o', 'json']);
+    expect(c.code, c.stderr).toBe(0);
+    expect(json<Rec>(c).industry).toBe('Boats');
   });
 
   it('delete refuses without --yes when not interactive, then deletes', async () => {

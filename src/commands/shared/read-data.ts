@@ -62,6 +62,9 @@ export async function readDataArgument(ctx: Context, arg: string): Promise<unkno
     text = arg;
     from = 'argument';
   }
+  // Windows editors (Notepad, PowerShell's Out-File) start a file with a byte order mark, which
+  // JSON does not allow: it was refused, the error quoting an invisible character (a trial).
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === '') throw new UsageError(`--data (${from}): is empty; give a JSON object`);
   let value: unknown;
   try {
