@@ -100,6 +100,15 @@ describe('routing', () => {
     expect((await c.get('/contentCategoryOwnerships/1')).status).toBe(405);
   });
 
+  it('HEAD answers as GET does, without the body (svc api offers HEAD: it was 405, a trial)', async () => {
+    const get = await c.get('/prospects/1');
+    const head = await c.req('HEAD', '/prospects/1');
+    expect([head.status, head.text]).toEqual([200, '']);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect((await c.req('HEAD', '/prospects/999999')).status).toBe(404);
+    expect((await c.req('HEAD', '/customDuties')).status).toBe(405);
+  });
+
   it('related endpoint for relationships without an inverse filter', async () => {
     const r = await c.get('/prospects/1/activeSequenceStates');
     expect(r.status).toBe(200);

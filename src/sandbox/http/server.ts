@@ -147,6 +147,9 @@ async function respond(core: Core, req: IncomingMessage, res: ServerResponse): P
     body: '',
   };
   core.requests.push(rec);
+  // HEAD is GET without the body (RFC 9110): routed as GET; Node's response already leaves the
+  // body out, having seen HEAD. It was 405, though `svc api` offers HEAD (a trial).
+  if (req.method === 'HEAD') req.method = 'GET';
   if (core.requests.length > core.opts.recordLimit) core.requests.splice(0, core.requests.length - core.opts.recordLimit);
   if (core.opts.latencyMs > 0) await new Promise((r) => setTimeout(r, core.opts.latencyMs));
   const rate: { state?: RateState } = {};
