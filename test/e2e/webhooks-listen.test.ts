@@ -130,6 +130,23 @@ describe('webhooks listen', () => {
     }
   });
 
+  it('-o ndjson: a forward the app refused is said on stderr too, not only in the line (a trial)', async () => {
+    const app = await startApp(500);
+    const l = await listen(['--secret', 'sh', '--forward-to', app.url, '-o', 'ndjson']);
+    try {
+      const t = await svcInProcess(['webhooks', 'trigger', 'prospect.updated', '--to', l.url, '--secret', 'sh'], { env: env() });
+      expect(t.code).toBe(0);
+      await l.waitFor(
+        'stderr',
+        /^warning: forwarding to http:\/\/127\.0\.0\.1:\d+\/hooks: 500 \(\d+ ms\); not sent again \(--catch-up retries until your receiver takes it\)$/m,
+      );
+      expect(JSON.parse(l.stdout().trim()).forwarded).toEqual({ status: 500 });
+    } finally {
+      await l.stop();
+      await app.close();
+    }
+  });
+
   it('--events filters what is printed', async () => {
     const l = await listen(['--events', 'task.completed', '-o', 'ndjson'], 'process');
     try {

@@ -129,6 +129,12 @@ async function printDelivery(
     const rec = summary ? deliveryRecord(summary) : { event: null, body: d.raw.toString('utf8') };
     const extra: Record<string, unknown> = { receivedAt: new Date(receivedAt).toISOString(), signature: d.signature };
     if (forwarded) extra.forwarded = 'error' in forwarded ? { error: forwarded.error } : { status: forwarded.status };
+    // A failed forward is said on stderr too, where a script's log sees it: in the line alone it
+    // went unnoticed, the event lost (without --catch-up nothing sends it again; a trial).
+    if (forwarded && forwardTo && ('error' in forwarded || forwarded.status < 200 || forwarded.status >= 300))
+      ctx.warn(
+        `${describeForward(forwarded, forwardTo).replace(/^→ /, 'forwarding to ')}; not sent again (--catch-up retries until your receiver takes it)`,
+      );
     // One line per delivery as it arrives; `--json a,b` and `--query` apply to each.
     const value = shape ? shapeValue({ ...rec, ...extra }, shape, false) : { ...rec, ...extra };
     if (format === 'raw') return writeOut(ctx.io.stdout, formatResult(value, true));
