@@ -3,9 +3,12 @@
  * writes them (`prospect_created`), the webhook spelling accepted too (`prospect.created`),
  * `*` and `?` expanded against the names the registry knows (every webhook resource and
  * action), so the filter goes to the server as a list and no page is read only to be dropped.
- * A name without wildcards passes as written: the service records names the spec does not list.
+ * A name without wildcards passes as written: the service records names the spec does not list;
+ * one the registry does not know is returned in `unknown`, for the caller to warn of (a typo,
+ * `prospect_udpated`, matched nothing and `--follow` waited for ever, a trial).
  */
 import { WEBHOOK_RESOURCE_ACTIONS } from '../registry/data/webhook-events.js';
+import { didYouMean } from '../suggest.js';
 
 /** Every `<resource>_<action>` the registry knows. */
 function knownNames(): string[] {
@@ -29,8 +32,9 @@ function globRegExp(glob: string): RegExp {
  * The names a list of globs means.
  * @returns the names, or the glob that matches no known name
  */
-export function expandNameGlobs(globs: readonly string[]): { names: string[] } | { problem: string } {
+export function expandNameGlobs(globs: readonly string[]): { names: string[]; unknown: string[] } | { problem: string } {
   const names = new Set<string>();
+  const unknown: string[] = [];
   const known = knownNames();
   for (const raw of globs
     .flatMap((g) => g.split(','))
@@ -40,6 +44,7 @@ export function expandNameGlobs(globs: readonly string[]): { names: string[] } |
     const glob = raw.replace(/\.(?=[^.]*$)/, '_');
     if (!/[*?]/.test(glob)) {
       names.add(glob);
+      if (!known.includes(glob.toLowerCase())) unknown.push(glob);
       continue;
     }
     const re = globRegExp(glob);
@@ -47,7 +52,12 @@ export function expandNameGlobs(globs: readonly string[]): { names: string[] } |
     if (hits.length === 0) return { problem: `--name ${raw}: matches no event name (e.g. prospect_created, task_*, *_destroyed)` };
     for (const n of hits) names.add(n);
   }
-  return { names: [...names] };
+  return { names: [...names], unknown };
+}
+
+/** The warning of a name the registry does not know: sent as written, with the nearest known one. */
+export function unknownNameNote(name: string): string {
+  return `--name ${name}: no event the spec lists is named so${didYouMean(name, knownNames())}; sent as written`;
 }
 
 /** The webhook event name (`prospect.created`) of an events-resource name (`prospect_created`). */

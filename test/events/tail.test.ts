@@ -140,6 +140,21 @@ describe('events tail --follow', () => {
     expect(ids(third.stdout)).toEqual([]);
   });
 
+  it('a --name no event of the spec has is warned of, with the nearest one, and sent as written (a typo matched nothing, a trial)', async () => {
+    const r = await svcInProcess(['events', 'tail', '--since', '1h', '--name', 'prospect_udpated,prospects.updated', '-o', 'ndjson'], {
+      env,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: --name prospect_udpated: no event the spec lists is named so (did you mean "prospect_updated"?); sent as written\n',
+    );
+    expect(r.stderr).toContain(
+      'warning: --name prospects_updated: no event the spec lists is named so (did you mean "prospect_updated"?); sent as written\n',
+    );
+    const known = await svcInProcess(['events', 'tail', '--since', '1h', '--name', 'prospect_updated', '-o', 'ndjson'], { env });
+    expect(known.stderr).not.toContain('warning');
+  });
+
   it('shows one line per event for people, and the last few by default', async () => {
     const r = await svcInProcess(['events', 'tail', '--last', '3', '-o', 'table'], { env });
     expect(r.code, r.stderr).toBe(0);

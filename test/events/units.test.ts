@@ -36,8 +36,14 @@ describe('--every', () => {
 
 describe('--name globs', () => {
   it('expands against the known names and takes the webhook spelling', () => {
-    expect(expandNameGlobs(['task_*'])).toEqual({ names: ['task_created', 'task_updated', 'task_destroyed', 'task_completed'] });
-    expect(expandNameGlobs(['prospect.created', 'custom_thing'])).toEqual({ names: ['prospect_created', 'custom_thing'] });
+    expect(expandNameGlobs(['task_*'])).toEqual({
+      names: ['task_created', 'task_updated', 'task_destroyed', 'task_completed'],
+      unknown: [],
+    });
+    expect(expandNameGlobs(['prospect.created', 'custom_thing'])).toEqual({
+      names: ['prospect_created', 'custom_thing'],
+      unknown: ['custom_thing'],
+    });
     expect(expandNameGlobs(['nosuch_*'])).toEqual({ problem: expect.stringMatching(/matches no event name/) });
   });
 });

@@ -5,18 +5,19 @@
 import type { Filter } from '../../api/filter.js';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError, NetworkError, UsageError } from '../../errors.js';
-import { expandNameGlobs } from '../../events/names.js';
+import { expandNameGlobs, unknownNameNote } from '../../events/names.js';
 import type { PollPacer } from '../../events/pace.js';
 import { parseTimeFlag } from '../../events/since.js';
 import type { Context } from '../../runtime/context.js';
 import { parseId } from '../../runtime/option-parsers.js';
 
 /** The server-side filters of `--name GLOB…` and `--prospect ID`. */
-export function eventFilters(names: readonly string[] | undefined, prospect: string | undefined): Filter[] {
+export function eventFilters(names: readonly string[] | undefined, prospect: string | undefined, warn: (m: string) => void): Filter[] {
   const filters: Filter[] = [];
   if (names?.length) {
     const r = expandNameGlobs(names);
     if ('problem' in r) throw new UsageError(r.problem);
+    for (const n of r.unknown) warn(unknownNameNote(n));
     filters.push({ path: ['name'], kind: 'list', values: r.names, escaped: false });
   }
   if (prospect !== undefined) {

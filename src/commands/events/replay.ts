@@ -50,7 +50,7 @@ function readReplayFlags(ctx: Context, flags: ReplayFlags) {
     secret,
     payloadVersion: parsePayloadVersion(flags.payloadVersion ?? '2'),
     rate: parseWholeNumber(flags.rate ?? '10', '--rate', 1, 1000),
-    filters: eventFilters(flags.name, flags.prospect),
+    filters: eventFilters(flags.name, flags.prospect, (m) => ctx.warn(m)),
   };
 }
 

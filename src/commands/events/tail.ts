@@ -60,7 +60,7 @@ interface TailOptions {
 function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
   if (flags.since !== undefined && flags.sinceCursor !== undefined)
     throw new UsageError('--since and --since-cursor: give one (a cursor already says where to continue)');
-  const filters = eventFilters(flags.name, flags.prospect);
+  const filters = eventFilters(flags.name, flags.prospect, (m) => ctx.warn(m));
   let start: TailOptions['start'];
   if (flags.since !== undefined) start = { from: timeFlag(ctx, flags.since, '--since') };
   if (flags.sinceCursor !== undefined) {
