@@ -1,6 +1,6 @@
 /**
  * Times of `--since` and `--until` (`events tail`, `events replay`): a span back from now
- * (`90s`, `15m`, `2h`, `7d`) or a date-time (`2026-11-28T09:00:00Z`, a date alone is its
+ * (`90s`, `15m`, `2h`, `7d`), `today` or `yesterday` (the start of that day here), or a date-time (`2026-11-28T09:00:00Z`, a date alone is its
  * midnight UTC). One rule for every flag that takes a time, so the same text means the same
  * moment everywhere.
  */
@@ -21,8 +21,16 @@ export function parseTimeFlag(value: string, flag: string, now: number): number 
   const text = value.trim();
   const span = /^(\d+(?:\.\d+)?)\s*([smhd])$/i.exec(text);
   let at: number;
+  const day = /^(today|yesterday)$/i.exec(text);
   if (span) {
     at = now - Number(span[1]) * UNIT_MS[span[2]!.toLowerCase()]!;
+  } else if (day) {
+    // The start of the day on your calendar, as a list filter's `yesterday` means (it was refused
+    // here, a trial).
+    const d = new Date(now);
+    d.setHours(0, 0, 0, 0);
+    if (day[1]!.toLowerCase() === 'yesterday') d.setDate(d.getDate() - 1);
+    at = d.getTime();
   } else if (/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/i.test(text)) {
     // A date-time without a zone is UTC, as the API writes them.
     const zoned = /T|\s/.test(text) && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) ? `${text.replace(' ', 'T')}Z` : text;
@@ -31,7 +39,9 @@ export function parseTimeFlag(value: string, flag: string, now: number): number 
     at = Number.NaN;
   }
   if (!Number.isFinite(at))
-    return { problem: `${flag} ${value}: expected a span back from now (30s, 15m, 2h, 7d) or a date-time (2026-11-28T09:00:00Z)` };
+    return {
+      problem: `${flag} ${value}: expected a span back from now (30s, 15m, 2h, 7d), today, yesterday or a date-time (2026-11-28T09:00:00Z)`,
+    };
   if (at > now + FUTURE_SLACK_MS) return { problem: `${flag} ${value}: that is in the future (now is ${isoTime(now)})` };
   return at;
 }

@@ -160,6 +160,9 @@ describe('limits and pages', () => {
     expect(r.stderr).toMatch(/count: 180/);
     const only = await svcInProcess(['prospects', 'list', '--count', '--limit', '0', '-o', 'json'], { env: env() });
     expect(json(only)).toEqual({ count: 180, count_truncated: false });
+    // -o csv is a CSV of one row (it printed the JSON, a trial).
+    const csv = await svcInProcess(['prospects', 'list', '--count', '--limit', '0', '-o', 'csv'], { env: env() });
+    expect(csv.stdout).toBe('count,count_truncated\n180,false\n');
   });
 });
 

@@ -181,7 +181,7 @@ describe('events tail --follow', () => {
   it('refuses bad input with exit 2 and one line', async () => {
     const cases: [string[], RegExp][] = [
       [['--since', '2099-01-01T00:00:00Z'], /--since 2099-01-01T00:00:00Z: that is in the future/],
-      [['--since', 'yesterday'], /--since yesterday: expected a span back from now/],
+      [['--since', 'last week'], /--since last week: expected a span back from now/],
       [['--since-cursor', 'nonsense'], /--since-cursor: "nonsense" is not a cursor/],
       [['--since', '1h', '--since-cursor', 'c1.x'], /give one/],
       [['--every', '0%'], /--every 0%: expected a share/],

@@ -17,10 +17,16 @@ describe('time flags', () => {
     expect(parseTimeFlag('90s', '--since', NOW)).toBe(NOW - 90_000);
     expect(parseTimeFlag('2026-11-28T09:00:00', '--since', NOW)).toBe(Date.parse('2026-11-28T09:00:00Z'));
     expect(parseTimeFlag('2026-11-28', '--since', NOW)).toBe(Date.parse('2026-11-28T00:00:00Z'));
+    // The start of the day on the local calendar, as list filters read them (refused, a trial).
+    const midnight = new Date(NOW);
+    midnight.setHours(0, 0, 0, 0);
+    expect(parseTimeFlag('today', '--since', NOW)).toBe(midnight.getTime());
+    midnight.setDate(midnight.getDate() - 1);
+    expect(parseTimeFlag('Yesterday', '--since', NOW)).toBe(midnight.getTime());
   });
   it('refuses the future and what is no time', () => {
     expect(parseTimeFlag('2026-11-29', '--since', NOW)).toEqual({ problem: expect.stringMatching(/in the future/) });
-    for (const bad of ['yesterday', '2h ago', '', '-2h', '2026-13-45', '12:00'])
+    for (const bad of ['last week', '2h ago', '', '-2h', '2026-13-45', '12:00'])
       expect(parseTimeFlag(bad, '--since', NOW), bad).toEqual({ problem: expect.stringMatching(/expected a span/) });
   });
 });

@@ -18,7 +18,7 @@ export function registerEventCommands(program: Command, app: App): void {
     .option('-f, --follow', 'keep polling until Ctrl-C')
     .option('--name <glob...>', 'event names: prospect_created, task_*, *_destroyed (prospect.created works too)', collect)
     .option('--prospect <id>', "only this prospect's events")
-    .option('--since <time>', 'start at a time: a span back (30s, 15m, 2h, 7d) or a date-time (2026-11-28T09:00:00Z)')
+    .option('--since <time>', 'start at a time: a span back (30s, 15m, 2h, 7d), today, yesterday or a date-time (2026-11-28T09:00:00Z)')
     .option('--since-cursor <cursor>', 'continue exactly where an earlier tail stopped (it prints the cursor on stderr)')
     .option('--every <share|interval>', 'poll within this share of the hourly request budget (2%) or at most this often (30s)', '2%')
     .option('--last <n>', 'without --since: the last n events first', '10')

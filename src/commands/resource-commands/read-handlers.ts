@@ -143,6 +143,8 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     const c = countMeta.count === null || countMeta.count === undefined ? 'unknown' : String(countMeta.count);
     const counted = { count: countMeta.count ?? null, count_truncated: countMeta.truncated ?? false };
     if (limit === 0 && ctx.shape) await printValue(ctx, ctx.output, counted, () => '');
+    // A CSV of one row, as a script reading CSV asked (it got JSON, a trial).
+    else if (limit === 0 && ctx.output === 'csv') await printValue(ctx, 'csv', [counted], () => '');
     else if (limit === 0 && ctx.output !== 'table') ctx.io.stdout.write(JSON.stringify(counted) + '\n');
     else ctx.info(`count: ${c}${countMeta.truncated ? ' (truncated: the service stopped counting)' : ''}`);
   }
