@@ -302,7 +302,7 @@ export class BudgetGate implements RequestGate {
     if (r.why === 'window') {
       if (this.kind === 'interactive') return untilReset <= INTERACTIVE_WAIT_MS ? untilReset : 0;
       this.say(
-        `the hour's requests are spent (shared by every svc of this user); waiting for the window to reset${at(r.resetAt)}`,
+        `the hour's requests for long commands are spent (a reserve stays for interactive ones; shared by every svc of this user); waiting for the window to reset${at(r.resetAt)}`,
         untilReset,
       );
       // Awake when the window's last moments release the interactive reserve to bulk runs: a

@@ -10,11 +10,12 @@ export function registerLimits(program: Command, app: App): void {
     .addHelpText(
       'after',
       `
-Every svc process of a user shares one budget per API (the API allows 10,000 requests an hour):
-interactive commands go first, long ones (bulk runs, syncs, long listings) share the rest by
---priority, each within its --budget. This shows the ledger they share (with --budget-ledger,
-the one in PostgreSQL that svc on other machines share too); when it does not know the current
-hour yet, one request asks the server.
+Every svc process of a user shares one budget per API (the API allows 10,000
+requests an hour): interactive commands go first, long ones (bulk runs, syncs,
+long listings) share the rest by --priority, each within its --budget. This
+shows the ledger they share (with --budget-ledger, the one in PostgreSQL that
+svc on other machines share too); when it does not know the current hour yet,
+one request asks the server.
 
 Examples:
   $ svc limits
