@@ -16,6 +16,12 @@ export interface SandboxState {
   /** Its OAuth client: `svc login` against a restarted sandbox picks up the new one. */
   clientId?: string;
   clientSecret?: string;
+  /**
+   * The sandbox this one's announcement replaced, still running then: announced again when this
+   * one stops. Without it, stopping the newer of two made `svc --sandbox` serve an org of its own
+   * while the older still ran (a trial: an enrolment went to the wrong org).
+   */
+  previous?: SandboxState;
 }
 
 function stateFile(env: NodeJS.ProcessEnv): string {
@@ -61,18 +67,36 @@ export function writeState(env: NodeJS.ProcessEnv, state: SandboxState, file = s
   writePrivateFileSync(file, JSON.stringify(state));
 }
 
-/** Removes a state file if it still describes this process. */
+/** Announces `state` over the one before, kept in it while that sandbox still runs. */
+export function announceState(env: NodeJS.ProcessEnv, state: SandboxState, file = stateFile(env)): void {
+  const before = readState(env, file);
+  writeState(env, before && before.pid !== state.pid ? { ...state, previous: before } : state, file);
+}
+
+/** Removes a state file if it still describes this process, announcing again the one it replaced if that still runs. */
 export function clearState(env: NodeJS.ProcessEnv, pid: number, file = stateFile(env)): void {
   const s = readState(env, file);
-  if (s?.pid === pid) fs.rmSync(file, { force: true });
+  if (s?.pid !== pid) return;
+  for (let p = s.previous; p; p = p.previous) {
+    if (alive(p.pid)) return writeState(env, p, file);
+  }
+  fs.rmSync(file, { force: true });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The state of a sandbox whose process is still alive, if any. */
 export function readState(env: NodeJS.ProcessEnv, file = stateFile(env)): SandboxState | undefined {
   try {
     const s = JSON.parse(fs.readFileSync(file, 'utf8')) as SandboxState;
-    process.kill(s.pid, 0);
-    return s;
+    return alive(s.pid) ? s : undefined;
   } catch {
     return undefined;
   }

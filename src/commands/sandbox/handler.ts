@@ -5,7 +5,7 @@ import { ExitCode, SvcError, UsageError } from '../../errors.js';
 import { parsePort, parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { SandboxFlags } from './flags.js';
 import { leaveOwned, orgHolder, ownWith } from '../../local-sandbox/org-share.js';
-import { clearState, writeState } from '../../local-sandbox/state-file.js';
+import { announceState, clearState } from '../../local-sandbox/state-file.js';
 import { printJsonResult } from '../shared/output.js';
 import { ownSigterm } from '../../runtime/sigterm.js';
 
@@ -75,7 +75,7 @@ export async function sandboxHandler(ctx: Context, flags: SandboxFlags): Promise
   // Found by `svc --sandbox` before it is announced: a script that runs `svc --sandbox …` as soon
   // as it reads the announcement must find this sandbox, not serve the data directory's org itself.
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(flags.host);
-  if (loopback) writeState(ctx.env, { pid: process.pid, ...info });
+  if (loopback) announceState(ctx.env, { pid: process.pid, ...info });
   // The sandbox's own credentials are printed on purpose: they are what a newcomer needs.
   if (!(await printJsonResult(ctx, info))) {
     ctx.io.stdout.write(
