@@ -78,7 +78,10 @@ export function clearState(env: NodeJS.ProcessEnv, pid: number, file = stateFile
   const s = readState(env, file);
   if (s?.pid !== pid) return;
   for (let p = s.previous; p; p = p.previous) {
-    if (alive(p.pid)) return writeState(env, p, file);
+    if (alive(p.pid)) {
+      writeState(env, p, file);
+      return;
+    }
   }
   fs.rmSync(file, { force: true });
 }
