@@ -21,6 +21,8 @@ export interface GlobalOptions {
   authUrl?: string;
   token?: string;
   output?: OutputFormat;
+  /** `-o` (or `--json`) was given: `output` is not only the default `--query` implies. */
+  outputAsked?: boolean;
   verbose: boolean;
   dryRun: boolean;
   yes: boolean;

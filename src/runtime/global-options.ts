@@ -70,6 +70,7 @@ export function globalsFrom(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     authUrl: (opts.authUrl as string | undefined) ?? (env.SVC_AUTH_URL || undefined),
     token: (opts.token as string | undefined) ?? (env.SVC_TOKEN || undefined),
     output: output as OutputFormat | undefined,
+    ...(opts.output !== undefined || json ? { outputAsked: true } : {}),
     verbose: opts.verbose === true,
     dryRun: opts.dryRun === true,
     yes: opts.yes === true,

@@ -79,6 +79,10 @@ describe('--query', () => {
     const csv = await ok(['api', 'GET', '/prospects?page[limit]=2&sort=id', '-o', 'csv']);
     expect(csv.stdout.split('\n')[0]).toMatch(/^id,type,/);
     expect(csv.stdout.trim().split('\n')).toHaveLength(3);
+    // --query alone (it implies -o json) still means the document (it printed null, a review).
+    expect((await ok(['api', 'GET', '/prospects/1', '--query', 'data.type'])).stdout).toBe('"prospect"\n');
+    const perPage = await ok(['api', 'GET', '/prospects?page[limit]=20', '--paginate', '--query', 'length(data)']);
+    expect(perPage.stdout.trim().split('\n').map(Number)).toEqual(counts);
     const all = await ok(['api', 'GET', '/prospects?page[limit]=20', '--paginate', '-o', 'json', '--query', 'length(@)']);
     expect(all.stdout).toBe(`${counts.reduce((a, b) => a + b, 0)}\n`);
     const fields = await svcInProcess(['api', 'GET', '/prospects?page[limit]=2', '--json', 'id'], { env: env() });

@@ -30,7 +30,8 @@ export async function apiHandler(
   // prints the records, in that format.
   const query = ctx.shape?.query;
   const format = ctx.globals.output ?? 'raw';
-  const records = format !== 'raw';
+  // An -o of its own: `--query` alone implies -o json, and meant the document (it printed null, a review).
+  const records = ctx.globals.outputAsked === true && format !== 'raw';
   const api = await ctx.api();
   const url = api.resolve(pathArg);
   // A GET too: the request printed, nothing sent (it was sent and answered, a trial). With
@@ -64,7 +65,10 @@ export async function apiHandler(
   // ran on each page's document under -o json, `length(@)` giving 3, 3, 3, a trial).
   const writer =
     query && !records
-      ? { page: async (doc: unknown) => writeOut(ctx.io.stdout, formatResult(query.search(doc), true)), end: async () => {} }
+      ? {
+          page: async (doc: unknown) => writeOut(ctx.io.stdout, formatResult(query.search(doc), ctx.globals.output === 'raw')),
+          end: async () => {},
+        }
       : recordWriter(ctx, { format, io: ctx.io });
   const guard = new PagingGuard();
   let next: URL | undefined = url;
