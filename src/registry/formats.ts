@@ -18,33 +18,34 @@ export function isEmailAddress(s: string): boolean {
 
 /** `4,5` or `-0,25`: a number written with a decimal comma. */
 const DECIMAL_COMMA = /^[-+]?\d+,\d+$/;
-/** `1.234` or `1.234,5`: thousands grouped with dots, as Excel writes numbers where the comma is the decimal separator. */
-const GROUPED_DOT = /^[-+]?\d{1,3}(\.\d{3})+(,\d+)?$/;
-/** `1,234` or `1,234.5`: thousands grouped with commas (English). */
-const GROUPED_COMMA = /^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$/;
+/** `1.234`, `1.234.567` or `1.234,5`: thousands grouped with dots, as Excel writes numbers where the comma is the decimal separator. */
+const GROUPED_DOT = /^[-+]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?$/;
+/** `1,234`, `1,234,567` or `1,234.5`: thousands grouped with commas (English). */
+const GROUPED_COMMA = /^[-+]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
 
 /**
  * A number as typed, read with the decimal comma rule: `4,5` becomes `4.5` in a `;`-separated file
  * (`semicolonFile` true: spreadsheets write numbers so where the comma is the decimal separator);
  * in a comma-separated file (false) or a flag (undefined) it is refused with the fix, since there
- * `4,5` is as likely a list or a typo. Thousands separators are read where both marks make the
- * number plain (`1.234,5` and `1,234.5`: 1234.5); one mark in groups of three is 1234 to one
- * convention and 1.234 to the other, so it is refused with both readings, never guessed: a German
- * `;` file's `2.500` had been written as 2.5 (a trial). Any other text is returned as it is, for
- * the caller to judge.
+ * `4,5` is as likely a list or a typo. Thousands marks are read where the number is plain: both
+ * marks (`1.234,5`, `1,234.5`: 1234.5), or the same mark twice (`1.234.567`). In a `;` file, one
+ * dot before three digits (`2.500`) is 2500 to the file's own convention and 2.5 to another, so it
+ * is refused with both readings: a German file's `2.500` had been written as 2.5 (a trial). One
+ * dot elsewhere is a decimal point, whatever the digits (`0.125`, `2.500` in a comma file or a
+ * flag). Any other text is returned as it is, for the caller to judge.
  */
 export function decimalCommaNumber(text: string, semicolonFile: boolean | undefined): string | { problem: string } {
   const t = text.trim();
-  if (GROUPED_DOT.test(t) && t.includes(',')) return t.replaceAll('.', '').replace(',', '.');
-  if (GROUPED_COMMA.test(t) && t.includes('.')) return t.replaceAll(',', '');
-  const grouped = GROUPED_DOT.test(t) ? '.' : GROUPED_COMMA.test(t) ? ',' : undefined;
-  if (grouped !== undefined) {
-    const whole = t.replaceAll(grouped, '');
-    // Two marks can only be thousands (`1.234.567`); one is either.
-    if (t.indexOf(grouped) !== t.lastIndexOf(grouped)) return whole;
-    const decimal = t.replace(grouped, '.');
+  const dots = GROUPED_DOT.test(t);
+  const commas = GROUPED_COMMA.test(t);
+  if (dots && t.includes(',')) return t.replaceAll('.', '').replace(',', '.');
+  if (commas && t.includes('.')) return t.replaceAll(',', '');
+  if (dots && t.indexOf('.') !== t.lastIndexOf('.')) return t.replaceAll('.', '');
+  if (commas && t.indexOf(',') !== t.lastIndexOf(',')) return t.replaceAll(',', '');
+  if (dots && semicolonFile) {
+    const whole = t.replace('.', '');
     return {
-      problem: `"${text}" is ${whole} with ${grouped} as the thousands separator, or ${decimal} with it as the decimal mark: write ${whole} or ${decimal.replace('.', semicolonFile ? ',' : '.')}`,
+      problem: `"${text}" is ${whole} with . as the thousands separator (as this ;-separated file writes numbers) or ${t} with it as the decimal point: write ${whole}, or ${t.replace('.', ',')} for the decimal`,
     };
   }
   if (!DECIMAL_COMMA.test(t)) return text;
@@ -53,7 +54,7 @@ export function decimalCommaNumber(text: string, semicolonFile: boolean | undefi
   return {
     problem:
       semicolonFile === false
-        ? `"${text}" has a decimal comma: write ${point}, or save the file ;-separated (as spreadsheets do where the comma is the decimal separator), where 4,5 reads as 4.5`
-        : `"${text}" has a decimal comma: write ${point}`,
+        ? `"${text}" has a decimal comma: write ${point}${commas ? ` (or ${t.replace(',', '')} if the comma groups thousands)` : ''}, or save the file ;-separated (as spreadsheets do where the comma is the decimal separator), where 4,5 reads as 4.5`
+        : `"${text}" has a decimal comma: write ${point}${commas ? ` (or ${t.replace(',', '')} if the comma groups thousands)` : ''}`,
   };
 }

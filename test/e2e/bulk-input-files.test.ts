@@ -269,7 +269,7 @@ describe('what Excel writes in other places (a trial)', () => {
     const score = (email: string) => holders(email).map((id) => sb.store.get('prospect', id)!.attributes['score']);
     expect([score('de1@marks.test'), score('de2@marks.test'), score('de3@marks.test')]).toEqual([[1234.5], [1234567], []]);
     expect(r.stderr).toMatch(
-      /row 3: score: "2\.500" is 2500 with \. as the thousands separator, or 2\.500 with it as the decimal mark: write 2500 or 2,500/,
+      /row 3: score: "2\.500" is 2500 with \. as the thousands separator \(as this ;-separated file writes numbers\) or 2\.500 with it as the decimal point: write 2500, or 2,500 for the decimal/,
     );
   });
 
