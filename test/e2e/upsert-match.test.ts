@@ -87,6 +87,16 @@ describe('e-mail addresses matched ignoring case', () => {
     expect([attrs(a)['title'], attrs(b)['title']]).toEqual([undefined, 'Boss']);
   });
 
+  it("the row's id does not take an address another prospect alone holds (a review)", async () => {
+    const a = seed({ firstName: 'Sh', lastName: 'A', emails: ['sh@corp.test'] });
+    const b = seed({ firstName: 'Sh', lastName: 'B', emails: ['sh@corp.test', 'bonly@corp.test'] });
+    const file = inputFile('sh.csv', `id,emails,title\n${a},sh@corp.test;bonly@corp.test,Z\n`);
+    const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--report', `${file}.r`]);
+    expect(r.code).toBe(5);
+    expect(ndjson<Line>(`${file}.r`)[0]!.error).toMatch(/^contradiction: the row's emails belong to different prospects/);
+    expect([attrs(a)['emails'], attrs(b)['emails']]).toEqual([['sh@corp.test'], ['sh@corp.test', 'bonly@corp.test']]);
+  });
+
   it('enroll --by email finds a prospect stored in other letter case', async () => {
     const id = seed({ firstName: 'Enrol', lastName: 'Case', emails: ['Enrol.Case@Corp.test'] });
     const seq = await newSequence(sb);
@@ -156,6 +166,15 @@ describe('--match emails keeps the list', () => {
 });
 
 describe('names matched ignoring case and outer spaces', () => {
+  it('beside a case variant an older import made, the name as written is the match, not an ambiguity (a review)', async () => {
+    for (const name of ['ATLAS EXACT CO', 'Atlas Exact Co']) sb.store.insert('account', { name, named: true }, {}, { silent: true });
+    const exact = [...sb.store.table('account').values()].find((a) => a.attributes['name'] === 'Atlas Exact Co')!.id;
+    const file = inputFile('exact.csv', 'name,industry\nAtlas Exact Co,Exact\n');
+    const r = await svc(['accounts', 'upsert', '--input', file, '--match', 'name', '--report', `${file}.r`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sb.store.get('account', Number(exact))!.attributes['industry']).toBe('Exact');
+  });
+
   it('accounts upsert --match name finds ATLAS SYSTEMS and "blue foods " in Atlas Systems and Blue Foods, and keeps their spelling', async () => {
     const id = (name: string) => {
       sb.store.insert(

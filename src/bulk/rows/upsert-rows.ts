@@ -195,18 +195,15 @@ function keptValue(held: unknown, given: unknown): unknown {
   return [...had, ...given.filter((x) => !seen.has(normKey(String(x))))];
 }
 
+/** The stored value (or one of a list's items) is one of the row's values as written, outer spaces aside. */
+function holdsExactly(held: unknown, values: readonly string[]): boolean {
+  const stored = (Array.isArray(held) ? held : [held]).filter((x): x is string => typeof x === 'string').map((x) => x.trim());
+  return values.some((v) => stored.includes(v.trim()));
+}
+
 /** Decides a row from the records its values matched (`byValue`: the records of each value, in order). */
 export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecord[], byValue: MatchedRecord[][] = [records]): void {
   const rt: ResourceType = input.rt;
-  // Several records hold the value and the row's own id names one of them (an export read back
-  // after a merge was undone): that one is meant, not an ambiguity (a trial).
-  if (records.length > 1 && item.rowId !== undefined) {
-    const named = records.filter((r) => String(r.id) === String(item.rowId));
-    if (named.length === 1) {
-      records = named;
-      byValue = byValue.map((list) => list.filter((r) => String(r.id) === String(item.rowId)));
-    }
-  }
   // On a rehearsal copy the record holds fakes: the row's values are compared and written as fakes too.
   const data = input.mask ? maskData(item.data!, input.mask) : item.data!;
   const what = `${input.match} ${item.value}`;
@@ -222,6 +219,16 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
       },
     );
     return;
+  }
+  // Several records hold the value, ignoring case: the one the row's own id names is meant (an
+  // export read back after a merge was undone, a trial), else the one that holds it exactly as
+  // written (`Atlas Systems` beside an `ATLAS SYSTEMS` an older import made, a review). After the
+  // check above: a value another record alone holds still refuses the row.
+  if (records.length > 1) {
+    const named = item.rowId !== undefined ? records.filter((r) => String(r.id) === String(item.rowId)) : [];
+    const exact = records.filter((r) => holdsExactly(r.attributes[input.match], values));
+    if (named.length === 1) records = named;
+    else if (item.rowId === undefined && exact.length === 1) records = exact;
   }
   if (records.length > 1) {
     const ids = records.map((r) => r.id);
