@@ -34,10 +34,16 @@ export function takesBackOptOut(rt: ResourceType, c: FieldChange): boolean {
   return out !== undefined && c.old === out && c.new !== out;
 }
 
-/** The one line a run or plan says about the opt-outs it kept: `2 rows would opt back in (optedOut): left out; …`. */
-export function heldOptInNote(rows: number, fields: ReadonlySet<string>, sure: boolean): string {
+/**
+ * The one line a run or plan says about the opt-outs it kept. `sure`: the records were read, so
+ * these rows would have taken an opt-out back. `sent`: the run has done these rows, so a rerun with
+ * --allow-opt-in finds them done: it needs a journal of its own (a review: the hint said the flag
+ * sends them, and the rerun sent nothing).
+ */
+export function heldOptInNote(rows: number, fields: ReadonlySet<string>, sure: boolean, sent: boolean): string {
   const names = [...fields].join(', ');
+  const how = sent ? 'to send them: the same command with --allow-opt-in and a new --journal' : '--allow-opt-in sends them';
   return sure
-    ? `${rows} ${rows === 1 ? 'row takes' : 'rows take'} back an opt-out (${names}): left out, the record stays opted out (--allow-opt-in sends it)`
-    : `${rows} ${rows === 1 ? 'row carries' : 'rows carry'} ${names} not opted out: left out, a file never takes back an opt-out (--allow-opt-in sends them)`;
+    ? `${rows} ${rows === 1 ? 'row takes' : 'rows take'} back an opt-out (${names}): left out, the record stays opted out (${how})`
+    : `${rows} ${rows === 1 ? 'row carries' : 'rows carry'} ${names} not opted out: left out, a file never takes back an opt-out (${how})`;
 }

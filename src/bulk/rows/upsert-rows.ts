@@ -77,7 +77,17 @@ export function keyedPreparer(input: KeyedInput): RowPreparer {
   return {
     scope: `${input.mode} ${input.rt.type} by ${input.match}`,
     prepare: (raw) => {
-      const prepared = prepareRow(input.rt, op, raw, input.names, input.skipColumns, input.relNames, !input.allowOptIn);
+      // Consent values are held at the row only for a plain update's plan, which (like its run)
+      // reads nothing to compare: a keyed run compares with the record (decide).
+      const prepared = prepareRow(
+        input.rt,
+        op,
+        raw,
+        input.names,
+        input.skipColumns,
+        input.relNames,
+        !input.allowOptIn && input.whole === true,
+      );
       // A row without the value it is matched by is invalid from the start: the plan's count of
       // invalid rows said 0 while listing it (a trial).
       if ('write' in prepared && matchValues(prepared.write.data!, input.match).length === 0)

@@ -41,8 +41,8 @@ export async function readResourceInput(
 }
 
 /** What a run over a file says of the opt-outs its rows would take back (bulk/rows/consent.ts), if any. */
-export function noteHeldOptIns(ctx: Context, scan: ScanResult): void {
-  if (scan.heldOptIns.rows) ctx.info(heldOptInNote(scan.heldOptIns.rows, scan.heldOptIns.fields, false));
+export function noteHeldOptIns(ctx: Context, scan: ScanResult, sending: boolean): void {
+  if (scan.heldOptIns.rows) ctx.info(heldOptInNote(scan.heldOptIns.rows, scan.heldOptIns.fields, false, sending));
 }
 
 /** `prospects create (shard 1/2): 10 rows: 8 to create, 1 done by earlier runs, 1 invalid`: what a run over a file will do. */

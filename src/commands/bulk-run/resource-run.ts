@@ -46,7 +46,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
     },
     async plan(scan) {
       const plan = runSummary(setup, label, scan, VERB[op]);
-      noteHeldOptIns(ctx, scan);
+      noteHeldOptIns(ctx, scan, !ctx.globals.dryRun);
       if (ctx.globals.dryRun) {
         ctx.info(`dry run: ${plan}; nothing is sent`);
         await printPlan(ctx, input);

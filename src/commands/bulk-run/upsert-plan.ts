@@ -173,7 +173,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   bill.remaining = last?.remaining ?? null;
   bill.limit = last?.limit ?? null;
   bill.waitSeconds = rateWait(bill.requests, last, ctx.clock.now());
-  if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true));
+  if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true, false));
   if (sentAsGiven)
     ctx.info(
       `${grouped(sentAsGiven)} of the updates change nothing: a plain update sends each row as the file gives it (with --match id, only the fields that differ, and such rows not at all)`,

@@ -71,7 +71,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     scan: () => scanInput(input, 20, keyedPreparer(input)),
     async plan(scan) {
       const summary = runSummary(setup, label, scan, 'match');
-      noteHeldOptIns(ctx, scan);
+      noteHeldOptIns(ctx, scan, !(flags.plan || ctx.globals.dryRun));
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
         // The run also reads once whose org it writes to, for its journal (see shared/org-owner.ts).
@@ -87,7 +87,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     },
     perform: (writes) => resourcePerformer({ rt, op: 'update', claimed: claimedIds(input.journal), ...writes }),
     after() {
-      if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true));
+      if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true, true));
       if (unchanged)
         ctx.info(`${grouped(unchanged)} ${plural(unchanged, 'row')} unchanged: the record already holds every value (not sent)`);
     },
