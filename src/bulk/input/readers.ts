@@ -36,6 +36,8 @@ export interface RawRow {
   value?: unknown;
   /** True for CSV rows: every value is text and needs coercion by attribute type. */
   csv?: boolean;
+  /** A CSV row shorter than the header, its missing last cells read as empty (said by the scan). */
+  padded?: boolean;
   /** CSV rows: the cells as read, in the header's order (the same array as `header` for none). */
   cells?: string[];
   /** CSV rows: the header's names (one array shared by every row). */
@@ -249,7 +251,8 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
     // sheet whose last column is optional came with short rows, each refused (a trial): the cells
     // a row lacks at its end are empty, as Python's csv.DictReader and pandas read them. A row of
     // one cell stays refused: in a sheet of several columns it is more likely a note or a total.
-    if (cells.length > 1 && cells.length < header!.length) cells = [...cells, ...Array<string>(header!.length - cells.length).fill('')];
+    const padded = cells.length > 1 && cells.length < header!.length;
+    if (padded) cells = [...cells, ...Array<string>(header!.length - cells.length).fill('')];
     if (cells.length !== header!.length) {
       return {
         row,
@@ -278,7 +281,7 @@ async function* readCsv(file: string, opts: ReadOptions, dialect: InputDialect, 
         };
       }
     }
-    return { row, csv: true, value, cells, header, ...(decimalComma ? { decimalComma } : {}) };
+    return { row, csv: true, value, cells, header, ...(decimalComma ? { decimalComma } : {}), ...(padded ? { padded } : {}) };
   };
   const take = function* (records: string[][]): Generator<RawRow> {
     for (const rec of records) {

@@ -76,6 +76,8 @@ export interface ScanResult {
   ignoredColumns: string[];
   /** Rows whose consent attributes set to opted in are left out (consent.ts), and those attributes. */
   heldOptIns: { rows: number; fields: Set<string> };
+  /** CSV rows shorter than the header, read with their last cells empty: how many, and the first few. */
+  padded: { rows: number; first: number[] };
 }
 
 /** A row of the input with its journal key and its request (or problems). */
@@ -163,6 +165,7 @@ export async function scanInput(input: ResourceInput, keepProblems = 20, prepare
     problems: [],
     ignoredColumns: [],
     heldOptIns: { rows: 0, fields: new Set() },
+    padded: { rows: 0, first: [] },
   };
   let first = true;
   for await (const { raw, key, prepared } of preparedRows(input, preparer, () => r.blank++)) {
@@ -171,6 +174,7 @@ export async function scanInput(input: ResourceInput, keepProblems = 20, prepare
     }
     first = false;
     r.total++;
+    if (raw.padded && r.padded.rows++ < 5) r.padded.first.push(raw.row);
     if ('problems' in prepared) {
       r.invalid++;
       if (r.problems.length < keepProblems) r.problems.push(`row ${raw.row}: ${describeProblems(prepared.problems)}`);

@@ -40,6 +40,19 @@ export async function readResourceInput(
   return input;
 }
 
+/**
+ * What a run over a file says of its CSV rows shorter than the header: read with their last cells
+ * empty, as Excel writes rows past the 16th; a line break outside quotes makes short rows too, and
+ * those are garbage (a review), so the rows are named.
+ */
+export function notePaddedRows(ctx: Context, scan: ScanResult): void {
+  const p = scan.padded;
+  if (!p.rows) return;
+  ctx.warn(
+    `${grouped(p.rows)} ${plural(p.rows, 'row')} shorter than the header (row ${p.first.join(', ')}${p.rows > p.first.length ? ', …' : ''}): ${p.rows === 1 ? 'its' : 'their'} last cells read as empty, as Excel leaves them out; a line break outside quotes would split a row so: check with --dry-run or --plan`,
+  );
+}
+
 /** What a run over a file says of the opt-outs its rows would take back (bulk/rows/consent.ts), if any. */
 export function noteHeldOptIns(ctx: Context, scan: ScanResult, sending: boolean): void {
   if (scan.heldOptIns.rows) ctx.info(heldOptInNote(scan.heldOptIns.rows, scan.heldOptIns.fields, false, sending));
