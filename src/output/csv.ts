@@ -12,8 +12,6 @@
  * `splitList` in bulk/csv-parse.ts undo both.
  */
 
-import { isFlatRecord } from '../api/flat-record-shape.js';
-
 /** A value as one CSV cell: lists joined by `;`, objects as JSON. */
 export function csvCell(value: unknown): string {
   // The common cells first: empty, and text (a listing has hundreds of cells a record).
@@ -44,10 +42,18 @@ const ESCAPED = /\\(?=[\\;]|$)|;/g;
 
 function cellId(v: object): string {
   // Included records in a CSV cell collapse back to their id; full objects belong in JSON output.
-  // Any other object is a value of its own, written whole (an event's payload).
   const o = v as Record<string, unknown>;
-  return isFlatRecord(o) ? String(o['id']) : JSON.stringify(v);
+  return o['id'] !== undefined && typeof o['type'] === 'string' && !NOT_FLAT.some((k) => k in o) ? String(o['id']) : JSON.stringify(v);
 }
+
+/**
+ * Members a record as `flatten` makes it (an included one) never has, its attributes and
+ * relationships being members of their own: an object with one is a value of its own, written
+ * whole. An event's payload (`{type, id, action, changed, attributes, before}`) had been written
+ * as its id, its action and changes lost (a trial). Not "every member a field the registry knows":
+ * an org's own field on an included record turned its column into JSON (a review).
+ */
+const NOT_FLAT = ['attributes', 'relationships', 'action'];
 
 /**
  * Prefixes `'` to text a spreadsheet would run as a formula, and to text starting with `'`

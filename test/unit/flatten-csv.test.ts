@@ -82,8 +82,15 @@ describe('CSV', () => {
     // An event's payload: its action, changes and old values were lost behind "10" (a trial).
     const payload = { type: 'prospect', id: 10, action: 'updated', changed: ['title'], before: { title: 'CTO' } };
     expect(csvCell(payload)).toBe(`"${JSON.stringify(payload).replaceAll('"', '""')}"`);
-    // An included record with its fields and relationships (and a type the registry lacks) stays its id.
+    // An included record with its fields and relationships stays its id, also with a field the
+    // registry does not know (an org's own, a new one: it became JSON, a review).
     expect(csvCell({ id: 3, type: 'prospect', firstName: 'Ada', account: 5, meta: {} })).toBe('3');
-    expect(csvCell({ id: 7, type: 'somethingNew', anything: 1 })).toBe('7');
+    expect(csvCell({ id: 2, type: 'account', name: 'Atlas', brandNewField: 1 })).toBe('2');
+    expect(
+      csvCell([
+        { id: 2, type: 'account', name: 'A' },
+        { id: 3, type: 'account', extra: 1 },
+      ]),
+    ).toBe('2;3');
   });
 });
