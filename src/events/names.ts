@@ -43,8 +43,13 @@ export function expandNameGlobs(globs: readonly string[]): { names: string[]; un
     // `prospect.created` is the webhook spelling of the same event.
     const glob = raw.replace(/\.(?=[^.]*$)/, '_');
     if (!/[*?]/.test(glob)) {
-      names.add(glob);
-      if (!known.includes(glob.toLowerCase())) unknown.push(glob);
+      // The service's names are lower case: `Prospect_Created` matched nothing (a review).
+      const lower = glob.toLowerCase();
+      if (known.includes(lower)) names.add(lower);
+      else {
+        names.add(glob);
+        unknown.push(glob);
+      }
       continue;
     }
     const re = globRegExp(glob);

@@ -50,6 +50,8 @@ describe('--name globs', () => {
       names: ['prospect_created', 'custom_thing'],
       unknown: ['custom_thing'],
     });
+    // The service's names are lower case: a name typed otherwise is sent as it writes it (a review).
+    expect(expandNameGlobs(['Prospect_Created', 'Task.Completed'])).toEqual({ names: ['prospect_created', 'task_completed'], unknown: [] });
     expect(expandNameGlobs(['nosuch_*'])).toEqual({ problem: expect.stringMatching(/matches no event name/) });
   });
 });

@@ -24,8 +24,10 @@ export interface DetectedEncoding {
   forced?: boolean;
   /**
    * Neither UTF-8 nor Windows-1252: bytes that Windows-1252 leaves undefined (0x81, 0x8D, 0x8F,
-   * 0x90, 0x9D), which Mac Roman uses for é, è, Å, ê… (Excel for Mac's plain "CSV"). Read as
-   * Windows-1252 they became invisible control characters in the names written. Set instead of deciding.
+   * 0x90, 0x9D), which Mac Roman uses for Å, ç, è, ê, ù (Excel for Mac's plain "CSV"). Read as
+   * Windows-1252 they became invisible control characters in the names written. Set instead of
+   * deciding. Mac Roman's other letters are letters in Windows-1252 too (its é is Ž): a file
+   * without one of these five bytes cannot be told apart, and is read as Windows-1252.
    */
   notCp1252?: { line: number; byte: number };
 }

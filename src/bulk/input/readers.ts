@@ -101,9 +101,10 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
   if (enc.mixed) throw mixedEncoding(file, enc.mixed);
   if (enc.notCp1252) {
     const byte = `0x${enc.notCp1252.byte.toString(16).toUpperCase()}`;
+    const letter = MAC_ROMAN[enc.notCp1252.byte];
     throw new UsageError(
-      `--input ${file}: line ${enc.notCp1252.line} holds a byte that is neither UTF-8 nor Windows-1252 (${byte}: Mac Roman, as Excel for Mac's plain "CSV" writes é); read as either, its names would be garbled; nothing was sent`,
-    ).hint('save the file as "CSV UTF-8" (Excel: File › Save As), or give --encoding windows-1252 to read it so all the same');
+      `--input ${file}: line ${enc.notCp1252.line} holds a byte that is neither UTF-8 nor Windows-1252 (${byte}${letter ? `, Mac Roman's ${letter}, as Excel for Mac's plain "CSV" writes it` : ''}); read as either, its names would be garbled; nothing was sent`,
+    ).hint('save the file as "CSV UTF-8" (Excel: File › Save As, or Numbers: Export To › CSV, Unicode)');
   }
   if (format !== 'csv') return { ...enc, delimiter: ',', sniffed: false };
   if (delimiter !== undefined) return { ...enc, delimiter, sniffed: false };
@@ -117,6 +118,9 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
   if (declared) return { ...enc, delimiter: declared[1]!, sniffed: false };
   return { ...enc, delimiter: sniffDelimiter(head), sniffed: true };
 }
+
+/** The Mac Roman letters of the bytes Windows-1252 leaves undefined (input-encoding.ts). */
+const MAC_ROMAN: Record<number, string> = { 0x81: 'Å', 0x8d: 'ç', 0x8f: 'è', 0x90: 'ê', 0x9d: 'ù' };
 
 /** `sep=;`: a first line that tells Excel the delimiter (it was taken as the header: `--map "sep==FIELD"`). */
 const SEP_LINE = /^"?sep=([^\w\s"]|\t)"?$/i;
