@@ -116,6 +116,11 @@ describe('create / update / delete round trip', () => {
     const c = await svc(['accounts', 'update', String(accountId), '--data', `@${file}`, '-o', 'json']);
     expect(c.code, c.stderr).toBe(0);
     expect(json<Rec>(c).industry).toBe('Boats');
+    // Windows PowerShell 5.1's Out-File writes UTF-16 with its mark (a review).
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify({ industry: 'Ships' }), 'utf16le')]));
+    const d = await svc(['accounts', 'update', String(accountId), '--data', `@${file}`, '-o', 'json']);
+    expect(d.code, d.stderr).toBe(0);
+    expect(json<Rec>(d).industry).toBe('Ships');
   });
 
   it('delete refuses without --yes when not interactive, then deletes', async () => {

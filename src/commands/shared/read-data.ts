@@ -28,7 +28,23 @@ export async function readAll(stream: NodeJS.ReadableStream, maxBytes = Infinity
     }
     chunks.push(b);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeText(Buffer.concat(chunks));
+}
+
+/**
+ * Text by its byte order mark: UTF-16 as Windows PowerShell 5.1 writes a file (`Out-File`, `>`)
+ * and Notepad's "Unicode", else UTF-8 (a mark of its own dropped). `--data @file` refused a
+ * PowerShell file, and a Notepad one (a trial, a review).
+ */
+function decodeText(b: Buffer): string {
+  const even = (x: Buffer) => x.subarray(0, x.length & ~1);
+  if (b[0] === 0xff && b[1] === 0xfe) return even(b.subarray(2)).toString('utf16le');
+  if (b[0] === 0xfe && b[1] === 0xff)
+    return Buffer.from(even(b.subarray(2)))
+      .swap16()
+      .toString('utf16le');
+  const text = b.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Parses `--data` into a JSON value; a usage error when unreadable or not JSON. */
@@ -62,9 +78,6 @@ export async function readDataArgument(ctx: Context, arg: string): Promise<unkno
     text = arg;
     from = 'argument';
   }
-  // Windows editors (Notepad, PowerShell's Out-File) start a file with a byte order mark, which
-  // JSON does not allow: it was refused, the error quoting an invisible character (a trial).
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === '') throw new UsageError(`--data (${from}): is empty; give a JSON object`);
   let value: unknown;
   try {
