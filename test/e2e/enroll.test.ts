@@ -232,6 +232,24 @@ describe('svc enroll --input', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(stateProspects(sb, seq)).toEqual([a, b].sort((x, y) => x! - y!));
+    // The same member of NDJSON records (ignored there, a review).
+    const seq2 = await newSequence(sb);
+    const nd = inputFile('fr.ndjson', `{"Adresse e-mail":"${emailOf(sb, a!)}"}\n`);
+    const n = await svc([
+      'enroll',
+      '--sequence',
+      String(seq2),
+      '--mailbox',
+      '1',
+      '--input',
+      nd,
+      '--by',
+      'email',
+      '--column',
+      'Adresse e-mail',
+    ]);
+    expect(n.code, n.stderr).toBe(0);
+    expect(stateProspects(sb, seq2)).toEqual([a]);
   });
 
   it('--dry-run sends only the read-only lookups and prints the plan', async () => {

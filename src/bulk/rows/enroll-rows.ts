@@ -130,7 +130,8 @@ export async function* enrollRows(
         for (const p of src.prospects ?? []) yield { row: ++row, value: p };
       })();
   let first = true;
-  let column: string | undefined;
+  // `--column` names a member of NDJSON and JSON records too (it was read for CSV only, a review).
+  let column: string | undefined = src.column;
   for await (const raw of rows) {
     if (first && raw.csv && raw.header) {
       const cols = raw.header.filter((c) => c !== '');

@@ -133,11 +133,6 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     spinner.stop();
   }
   if (limit !== 0) await writer.end();
-  if (capped && (flags.all || total < (limit ?? 0)))
-    throw new SvcError(
-      `stopped at the service's offset cap: ${grouped(total)} ${rt.command} printed, not all that were asked for; sort by id (the default) or narrow the filter to list them all`,
-      1,
-    );
   if (limit === undefined && !flags.all && lastDoc) moreHint(ctx, total, lastDoc, countMeta?.count);
   if (countMeta && askedCount) {
     const c = countMeta.count === null || countMeta.count === undefined ? 'unknown' : String(countMeta.count);
@@ -148,6 +143,12 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     else if (limit === 0 && ctx.output !== 'table') ctx.io.stdout.write(JSON.stringify(counted) + '\n');
     else ctx.info(`count: ${c}${countMeta.truncated ? ' (truncated: the service stopped counting)' : ''}`);
   }
+  // After the count, which a script asked for all the same (it was lost, a review).
+  if (capped && (flags.all || total < (limit ?? 0)))
+    throw new SvcError(
+      `stopped at the service's offset cap: ${grouped(total)} ${rt.command} printed, not all that were asked for; sort by id (the default) or narrow the filter to list them all`,
+      1,
+    );
 }
 
 /** Options of `get`. */
