@@ -60,6 +60,24 @@ it('a created record changed since the run is a conflict; the untouched one is d
   expect((await c.get(`/prospects/${worked}`)).status).toBe(404);
 });
 
+it("changes made by svc runs since, undone first (the day's runs taken back newest first), are no conflict (a review)", async () => {
+  const file = path.join(dir, 'day.csv');
+  fs.writeFileSync(file, 'First Name,Email\nDay,day.one@undo.test\n');
+  expect((await svc(['prospects', 'create', '--input', file])).code).toBe(0);
+  const created = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout)[0].id as string;
+  const id = String((await c.get('/prospects?filter[emails]=day.one@undo.test')).body.data[0].id);
+  await new Promise((r) => setTimeout(r, 2100));
+  const upd = path.join(dir, 'day-update.csv');
+  fs.writeFileSync(upd, `id,title\n${id},Fixed\n`);
+  expect((await svc(['prospects', 'update', '--input', upd])).code).toBe(0);
+  const updated = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout)[0].id as string;
+  expect((await svc(['runs', 'undo', updated])).code).toBe(0);
+  const undo = await svc(['runs', 'undo', created]);
+  expect(undo.code, undo.stderr).toBe(0);
+  expect(undo.stderr).not.toMatch(/conflict/);
+  expect((await c.get(`/prospects/${id}`)).status).toBe(404);
+});
+
 it('runs list and runs show count the rows refused before sending: a run that exited 5 does not read as whole', async () => {
   const file = path.join(dir, 'half.csv');
   fs.writeFileSync(file, 'First Name,Email,Score\nGood,good@half.test,1\nBad,bad@half.test,lots\n');

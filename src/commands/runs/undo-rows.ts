@@ -141,6 +141,8 @@ export function undoItem(
   force: boolean,
   /** How a hint writes svc: with the user's `--sandbox` (commands/shared/svc-again.ts). */
   svc = 'svc',
+  /** When svc's later runs last wrote a record (`type:id` → ms), read when first asked. */
+  laterWrites: () => Map<string, number> = () => new Map(),
 ): UndoItem {
   const { row, done } = r;
   const rt = resourceByType(row.type);
@@ -223,7 +225,8 @@ export function undoItem(
     // Worked on since (a title set, a note written): deleting it would take that too, and an
     // undo of the undo could not bring it back (a trial's import, deleted with a week's notes).
     const worked = updatedSinceCreated(now);
-    if (worked && !force)
+    const bySvc = worked ? laterWrites().get(`${row.type}:${doneId}`) : undefined;
+    if (worked && !force && !(bySvc !== undefined && apiTime(worked.updated) <= bySvc + CREATE_SLACK_MS))
       return decided(
         'conflict',
         doneId,

@@ -24,7 +24,7 @@ import { bulkRun } from '../bulk-run/run.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
 import { printValue } from '../shared/output.js';
-import { checkNotUndone, loadRun, openUndoOf } from './store.js';
+import { checkNotUndone, laterSvcWrites, loadRun, openUndoOf } from './store.js';
 import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { runFile } from '../../bulk/run/run-record.js';
@@ -150,7 +150,11 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     },
     async plan(_scan, session) {
       const reads = await readCurrent(session!, rows);
-      items = withKnownIds(rows, rec, journal).map((r) => undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx)));
+      let later: Map<string, number> | undefined;
+      const laterWrites = () => (later ??= laterSvcWrites(dir, rec));
+      items = withKnownIds(rows, rec, journal).map((r) =>
+        undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx), laterWrites),
+      );
       relinks = new Relinks(items, rec, journal);
       const n = (a: UndoItem['action']) => items.filter((i) => i.action === a && !i.outcome).length;
       // An enrolment is taken back by finishing it (what it sent stays sent), and enroll skips a
