@@ -138,3 +138,21 @@ it('a plain update by id sends no consent value but an opt-out, and says so; one
   const stray = await svcInProcess(['prospects', 'update', ids[1]!, '--attr', 'title=x', '--allow-opt-in'], { env: env() });
   expect([stray.code, stray.stderr.trim()]).toEqual([2, 'error: --allow-opt-in works only with --input FILE']);
 });
+
+it('runs undo keeps an opt-out the run set, unless --allow-opt-in (the person may have asked again since, a review)', async () => {
+  const { ids } = await staleExport('undo');
+  // One config directory: the runs are recorded in it.
+  const e = env();
+  const file = path.join(dir, 'optout.csv');
+  fs.writeFileSync(file, `id,optedOut,title\n${ids[1]},true,Out\n${ids[2]},true,Out\n`);
+  expect((await svcInProcess(['prospects', 'update', '--input', file], { env: e })).code).toBe(0);
+  const run = JSON.parse((await svcInProcess(['runs', 'list', '-o', 'json'], { env: e })).stdout)[0].id as string;
+  const undo = await svcInProcess(['runs', 'undo', run], { env: e });
+  expect(undo.code, undo.stderr).toBe(0);
+  expect(undo.stderr).toContain('warning: 2 records keep an opt-out the undo would take back (optedOut): --allow-opt-in takes them back');
+  expect(await consent(ids[1]!)).toMatchObject({ optedOut: true, title: 'Out' });
+  // The undo stays unfinished: the same undo with the flag finishes it.
+  const again = await svcInProcess(['runs', 'undo', run, '--allow-opt-in'], { env: e });
+  expect(again.code, again.stderr).toBe(0);
+  expect(await consent(ids[2]!)).toMatchObject({ optedOut: false, title: 'CEO' });
+});

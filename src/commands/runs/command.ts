@@ -46,6 +46,7 @@ Examples:
     .option('--plan', 'show what the undo would do, row by row, and its request bill; send no write')
     .option('--rows <list>', 'undo only these rows of the run (e.g. 1-10,15)')
     .option('--force', 'also take back records changed by someone else since the run (default: skip them as conflicts)')
+    .option('--allow-opt-in', 'also take back an opt-out the run set (optedOut and the like; kept otherwise)')
     .option('--concurrency <n>', 'requests at once (default 4, at most 32)')
     .option('--report <file>', 'one NDJSON result per row (- for stdout)')
     .option('--settle <seconds>', 'how long a write without a definite answer is looked for (default 30)')

@@ -13,6 +13,7 @@ import type { Outcome } from '../../bulk/run/engine.js';
 import type { JournalEntry, JournalState } from '../../bulk/run/journal.js';
 import type { FieldValues, RecordedRow, RowLine, RunRecord } from '../../bulk/run/run-record.js';
 import { diffRecord, type FieldChange } from '../../bulk/rows/record-diff.js';
+import { takesBackOptOut } from '../../bulk/rows/consent.js';
 import type { PreparedWrite } from '../../bulk/rows/resource-rows.js';
 import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
 import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
@@ -47,6 +48,8 @@ export interface UndoItem {
   id: string | null;
   /** Fields set back (old = now, new = before the run), or in conflict (old = what the run wrote, new = now). */
   diff?: FieldChange[];
+  /** Opt-outs the set-back would take back, kept (bulk/rows/consent.ts; not with `--allow-opt-in`). */
+  keptOptOuts?: string[];
 }
 
 /** Statuses of the journal that mean the row's undo is done. */
@@ -143,6 +146,8 @@ export function undoItem(
   svc = 'svc',
   /** When svc's later runs last wrote a record (`type:id` → ms), read when first asked. */
   laterWrites: () => Map<string, number> = () => new Map(),
+  /** `--allow-opt-in`: an opt-out the run set may be taken back. */
+  allowOptIn = false,
 ): UndoItem {
   const { row, done } = r;
   const rt = resourceByType(row.type);
@@ -184,6 +189,16 @@ export function undoItem(
     const moved = differing(rt, row.after, now, id);
     if (moved.length > 0 && !force)
       return { ...decided('conflict', id, conflictText(moved)), diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })) };
+    // An opt-out is not taken back as a side effect, an undo's either: the person may have asked
+    // again since, which the value alone cannot tell (a review).
+    // The whole row waits, so that the undo stays unfinished and `--allow-opt-in` later finishes
+    // it (a row set back in part would read as done).
+    const kept = allowOptIn ? [] : back.filter((c) => takesBackOptOut(rt, c)).map((c) => c.field);
+    if (kept.length)
+      return {
+        ...decided('nothing to do', id, `it would take back an opt-out (${kept.join(', ')}): left as it is (--allow-opt-in takes it back)`),
+        keptOptOuts: kept,
+      };
     const fields = back.map((c) => c.field);
     const want = subset(row.before, fields);
     const data = writeData(rt, want, id);

@@ -36,6 +36,7 @@ export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'r
   plan?: boolean;
   rows?: string;
   force?: boolean;
+  allowOptIn?: boolean;
 };
 
 /** `--rows 1-10,15`: row numbers of the run. */
@@ -153,8 +154,13 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       let later: Map<string, number> | undefined;
       const laterWrites = () => (later ??= laterSvcWrites(dir, rec));
       items = withKnownIds(rows, rec, journal).map((r) =>
-        undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx), laterWrites),
+        undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx), laterWrites, flags.allowOptIn === true),
       );
+      const keptOptOuts = items.filter((i) => i.keptOptOuts?.length);
+      if (keptOptOuts.length)
+        ctx.warn(
+          `${grouped(keptOptOuts.length)} ${keptOptOuts.length === 1 ? 'record keeps' : 'records keep'} an opt-out the undo would take back (${[...new Set(keptOptOuts.flatMap((i) => i.keptOptOuts!))].join(', ')}): --allow-opt-in takes ${keptOptOuts.length === 1 ? 'it' : 'them'} back`,
+        );
       relinks = new Relinks(items, rec, journal);
       const n = (a: UndoItem['action']) => items.filter((i) => i.action === a && !i.outcome).length;
       // An enrolment is taken back by finishing it (what it sent stays sent), and enroll skips a
@@ -236,7 +242,13 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     recorded(record, result) {
       const c = result.counts;
       const conflicts = items.filter((i) => i.action === 'conflict').length;
-      const whole = !only && !result.interrupted && !result.tripped && c.failed + c.unknown === 0 && conflicts === 0;
+      const whole =
+        !only &&
+        !result.interrupted &&
+        !result.tripped &&
+        c.failed + c.unknown === 0 &&
+        conflicts === 0 &&
+        !items.some((i) => i.keptOptOuts);
       // Conflicts and records deleted since are said row by row (the first 20; --report has every row).
       const said = items.filter((i) => i.action === 'conflict' || i.action === 'gone');
       for (const i of said.slice(0, 20))
