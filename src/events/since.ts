@@ -1,6 +1,6 @@
 /**
  * Times of `--since` and `--until` (`events tail`, `events replay`): a span back from now
- * (`90s`, `15m`, `2h`, `7d`), `today` or `yesterday` (the start of that day here), or a date-time (`2026-11-28T09:00:00Z`, a date alone is its
+ * (`90s`, `15m`, `2h`, `7d`), `today` or `yesterday` (local midnight: the day on your calendar), or a date-time (`2026-11-28T09:00:00Z`, a date alone is its
  * midnight UTC). One rule for every flag that takes a time, so the same text means the same
  * moment everywhere.
  */
@@ -25,8 +25,8 @@ export function parseTimeFlag(value: string, flag: string, now: number): number 
   if (span) {
     at = now - Number(span[1]) * UNIT_MS[span[2]!.toLowerCase()]!;
   } else if (day) {
-    // The start of the day on your calendar, as a list filter's `yesterday` means (it was refused
-    // here, a trial).
+    // Local midnight, the start of the day on your calendar (it was refused here, a trial). Not
+    // UTC's: at 08:00 in Tokyo, UTC's today starts an hour later, in the future.
     const d = new Date(now);
     d.setHours(0, 0, 0, 0);
     if (day[1]!.toLowerCase() === 'yesterday') d.setDate(d.getDate() - 1);
