@@ -52,27 +52,6 @@ function idTime(id: string): string {
 }
 
 /**
- * When svc's later runs last wrote each record, by `type:id`: the end of each finished run that
- * started after `rec` and has a row on the record (an undo's included). A created record changed
- * only by such runs, one of them undoing another, is not "changed since" the create (a review:
- * undoing the day's runs newest first, the create's undo found its records changed).
- */
-export function laterSvcWrites(dir: string, rec: RunRecord): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const run of allRuns(dir)) {
-    if (!('rec' in run) || run.rec.meta.at <= rec.meta.at || !run.rec.end) continue;
-    const end = Date.parse(run.rec.end.at);
-    for (const { row, done } of run.rec.rows.values()) {
-      const id = row.op === 'create' || row.op === 'enroll' ? done?.id : row.id;
-      if (id === undefined || id === null) continue;
-      const k = `${row.type}:${id}`;
-      if ((out.get(k) ?? 0) < end) out.set(k, end);
-    }
-  }
-  return out;
-}
-
-/**
  * The undo of `rec` left unfinished — killed, stopped, or ended with conflicts or failures (it
  * did not mark the run undone): the next undo continues its record and its journal, so that the
  * rows it did are not done again and one run holds the whole undo.

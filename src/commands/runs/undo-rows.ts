@@ -144,8 +144,6 @@ export function undoItem(
   force: boolean,
   /** How a hint writes svc: with the user's `--sandbox` (commands/shared/svc-again.ts). */
   svc = 'svc',
-  /** When svc's later runs last wrote a record (`type:id` → ms), read when first asked. */
-  laterWrites: () => Map<string, number> = () => new Map(),
   /** `--allow-opt-in`: an opt-out the run set may be taken back. */
   allowOptIn = false,
 ): UndoItem {
@@ -240,12 +238,14 @@ export function undoItem(
     // Worked on since (a title set, a note written): deleting it would take that too, and an
     // undo of the undo could not bring it back (a trial's import, deleted with a week's notes).
     const worked = updatedSinceCreated(now);
-    const bySvc = worked ? laterWrites().get(`${row.type}:${doneId}`) : undefined;
-    if (worked && !force && !(bySvc !== undefined && apiTime(worked.updated) <= bySvc + CREATE_SLACK_MS))
+    // Whoever changed it: svc's own later runs, even undone, leave no mark that tells them from a
+    // person's edit made before them (an exemption for them deleted a person's edits, a review).
+    // `--rows N --force` takes back one such record once checked.
+    if (worked && !force)
       return decided(
         'conflict',
         doneId,
-        `changed since the run created it (updated ${worked.updated}, created ${worked.created}); skipped (--force deletes it anyway)`,
+        `changed since the run created it (updated ${worked.updated}, created ${worked.created}); skipped (--force deletes it anyway; with --rows, only the rows you checked)`,
       );
     return {
       ...base,

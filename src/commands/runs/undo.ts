@@ -24,7 +24,7 @@ import { bulkRun } from '../bulk-run/run.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
 import { printValue } from '../shared/output.js';
-import { checkNotUndone, laterSvcWrites, loadRun, openUndoOf } from './store.js';
+import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { runFile } from '../../bulk/run/run-record.js';
@@ -151,10 +151,8 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     },
     async plan(_scan, session) {
       const reads = await readCurrent(session!, rows);
-      let later: Map<string, number> | undefined;
-      const laterWrites = () => (later ??= laterSvcWrites(dir, rec));
       items = withKnownIds(rows, rec, journal).map((r) =>
-        undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx), laterWrites, flags.allowOptIn === true),
+        undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx), flags.allowOptIn === true),
       );
       const keptOptOuts = items.filter((i) => i.keptOptOuts?.length);
       if (keptOptOuts.length)
