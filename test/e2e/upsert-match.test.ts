@@ -95,6 +95,11 @@ describe('e-mail addresses matched ignoring case', () => {
     expect(r.code).toBe(5);
     expect(ndjson<Line>(`${file}.r`)[0]!.error).toMatch(/^contradiction: the row's emails belong to different prospects/);
     expect([attrs(a)['emails'], attrs(b)['emails']]).toEqual([['sh@corp.test'], ['sh@corp.test', 'bonly@corp.test']]);
+    // The same row as B's own export (id B, both of B's addresses) updates B (a second review).
+    const own = inputFile('sh-own.csv', `id,emails,title\n${b},sh@corp.test;bonly@corp.test,Own\n`);
+    const o = await svc(['prospects', 'upsert', '--input', own, '--match', 'email', '--report', `${own}.r`]);
+    expect(o.code, o.stderr).toBe(0);
+    expect([attrs(a)['title'], attrs(b)['title']]).toEqual([undefined, 'Own']);
   });
 
   it('enroll --by email finds a prospect stored in other letter case', async () => {

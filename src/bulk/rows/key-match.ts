@@ -98,7 +98,7 @@ export function keyLookup(client: PageClient, o: KeyLookupOptions): KeyLookup {
 }
 
 /** True for attributes that hold e-mail addresses, which are matched ignoring case. */
-function isEmailAttribute(attr: string): boolean {
+export function isEmailAttribute(attr: string): boolean {
   return attr === 'emails' || attr === 'email';
 }
 

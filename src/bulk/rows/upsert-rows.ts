@@ -21,6 +21,7 @@ import { maskData } from './input-mask.js';
 import type { PageClient } from '../../api/paginate.js';
 import {
   foldedLookup,
+  isEmailAttribute,
   isFoldedAttribute,
   keyLookup,
   maskedLookup,
@@ -218,9 +219,17 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
   const data = input.mask ? maskData(item.data!, input.mask) : item.data!;
   const what = `${input.match} ${item.value}`;
   const values = item.values ?? [item.value!];
-  // Addresses of one row held by different records: matching by one would take the others from them.
+  // Addresses of one row held by different records: matching by one would take the others from
+  // them. The row's own id, naming one of the records, picks it (an export read back after a merge
+  // was undone, a trial) when that record holds every value some record holds; a value another
+  // record alone holds still refuses the row (a review).
   const owners = byValue.map((list, i) => ({ value: values[i]!, ids: list.map((r) => String(r.id)) })).filter((o) => o.ids.length);
-  if (records.length > 1 && owners.length > 1 && owners.some((o) => o.ids.join() !== owners[0]!.ids.join())) {
+  const named = item.rowId !== undefined && records.length > 1 ? records.filter((r) => String(r.id) === String(item.rowId)) : [];
+  const split =
+    named.length === 1
+      ? owners.some((o) => !o.ids.includes(String(named[0]!.id)))
+      : records.length > 1 && owners.length > 1 && owners.some((o) => o.ids.join() !== owners[0]!.ids.join());
+  if (split) {
     refuse(
       item,
       `the row's ${input.match} belong to different ${rt.command}: ${owners.map((o) => `${o.value} (id ${o.ids.join(', ')})`).join('; ')}`,
@@ -230,15 +239,13 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
     );
     return;
   }
-  // Several records hold the value, ignoring case: the one the row's own id names is meant (an
-  // export read back after a merge was undone, a trial), else the one that holds it exactly as
-  // written (`Atlas Systems` beside an `ATLAS SYSTEMS` an older import made, a review). After the
-  // check above: a value another record alone holds still refuses the row.
-  if (records.length > 1) {
-    const named = item.rowId !== undefined ? records.filter((r) => String(r.id) === String(item.rowId)) : [];
+  if (named.length === 1) records = named;
+  else if (records.length > 1 && item.rowId === undefined && !isEmailAttribute(input.match) && !input.mask) {
+    // A name held, ignoring case, by several records: the one holding it as written is meant
+    // (`Atlas Systems` beside an `ATLAS SYSTEMS` an older import made, a review). Not an address,
+    // whose case means nothing (a second review), nor on a rehearsal copy, which holds fakes.
     const exact = records.filter((r) => holdsExactly(r.attributes[input.match], values));
-    if (named.length === 1) records = named;
-    else if (item.rowId === undefined && exact.length === 1) records = exact;
+    if (exact.length === 1) records = exact;
   }
   if (records.length > 1) {
     const ids = records.map((r) => r.id);
