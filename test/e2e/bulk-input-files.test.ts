@@ -323,7 +323,7 @@ describe('what Excel writes in other places (a trial)', () => {
     expect(holders('trail18@kb.test').map((id) => sb.store.get('prospect', id)!.attributes['firstName'])).toEqual(['P18']);
     // Said, with the rows: a line break outside quotes makes short rows too (a review).
     expect(r.stderr).toContain(
-      'warning: 2 rows shorter than the header (row 17, 18): their last cells read as empty, as Excel leaves them out; a line break outside quotes would split a row so: check with --dry-run or --plan\n',
+      'warning: 2 rows shorter than the header (row 17, 18): their last cells read as empty, as Excel leaves them out; a line break outside quotes would split a row so: check with --dry-run\n',
     );
   });
 });

@@ -150,6 +150,7 @@ it('runs undo keeps an opt-out the run set, unless --allow-opt-in (the person ma
   const undo = await svcInProcess(['runs', 'undo', run], { env: e });
   expect(undo.code, undo.stderr).toBe(0);
   expect(undo.stderr).toContain('warning: 2 records keep an opt-out the undo would take back (optedOut): --allow-opt-in takes them back');
+  expect(undo.stderr).toContain(`runs undo ${run} --allow-opt-in again does the rest`);
   expect(await consent(ids[1]!)).toMatchObject({ optedOut: true, title: 'Out' });
   // The undo stays unfinished: the same undo with the flag finishes it.
   const again = await svcInProcess(['runs', 'undo', run, '--allow-opt-in'], { env: e });

@@ -49,7 +49,7 @@ export function notePaddedRows(ctx: Context, scan: ScanResult): void {
   const p = scan.padded;
   if (!p.rows) return;
   ctx.warn(
-    `${grouped(p.rows)} ${plural(p.rows, 'row')} shorter than the header (row ${p.first.join(', ')}${p.rows > p.first.length ? ', …' : ''}): ${p.rows === 1 ? 'its' : 'their'} last cells read as empty, as Excel leaves them out; a line break outside quotes would split a row so: check with --dry-run or --plan`,
+    `${grouped(p.rows)} ${plural(p.rows, 'row')} shorter than the header (row ${p.first.join(', ')}${p.rows > p.first.length ? ', …' : ''}): ${p.rows === 1 ? 'its' : 'their'} last cells read as empty, as Excel leaves them out; a line break outside quotes would split a row so: check with --dry-run`,
   );
 }
 

@@ -272,8 +272,11 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         } finally {
           w.close();
         }
-      } else if (!result.interrupted)
-        ctx.info(`run ${id} is partly undone: ${svcAgain(ctx)} runs undo ${id} again does the rest (rows done are not done again)`);
+      } else if (!result.interrupted) {
+        // Rows held for an opt-out wait for the flag: the same command again did nothing (a review).
+        const flag = items.some((i) => i.keptOptOuts) ? ' --allow-opt-in' : '';
+        ctx.info(`run ${id} is partly undone: ${svcAgain(ctx)} runs undo ${id}${flag} again does the rest (rows done are not done again)`);
+      }
     },
     after: () => printMapping(ctx, mapping),
   });
