@@ -121,6 +121,13 @@ describe('create / update / delete round trip', () => {
     const d = await svc(['accounts', 'update', String(accountId), '--data', `@${file}`, '-o', 'json']);
     expect(d.code, d.stderr).toBe(0);
     expect(json<Rec>(d).industry).toBe('Ships');
+    // Windows PowerShell's Set-Content writes Windows-1252: refused, not sent with its é as � (a review).
+    fs.writeFileSync(file, Buffer.from([...Buffer.from('{"industry":"Caf'), 0xe9, ...Buffer.from('"}')]));
+    const e = await svc(['accounts', 'update', String(accountId), '--data', `@${file}`]);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toMatch(
+      /^error: --data \(.+bom\.json\): not UTF-8 text \(Windows-1252\?\); nothing was sent\nhint: save it as UTF-8/m,
+    );
   });
 
   it('delete refuses without --yes when not interactive, then deletes', async () => {

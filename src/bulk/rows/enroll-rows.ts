@@ -94,7 +94,8 @@ export function enrollValue(raw: RawRow, by: EnrollBy, column?: string): EnrollV
   const col = (column !== undefined ? [column] : by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find(
     (c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '',
   );
-  if (!col) return { problem: `no ${by === 'id' ? 'id' : 'email'} in the row` };
+  if (!col)
+    return { problem: column !== undefined ? `no "${column}" in the row (--column)` : `no ${by === 'id' ? 'id' : 'email'} in the row` };
   const value = rec[col];
   // A `prospect` column of sequence-state output may hold an included record.
   if (by === 'id' && typeof value === 'object' && value !== null && 'id' in value) return prospectIdValue((value as { id: unknown }).id);

@@ -43,14 +43,27 @@ function decodeText(b: Buffer): string {
     return Buffer.from(even(b.subarray(2)))
       .swap16()
       .toString('utf16le');
-  const text = b.toString('utf8');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(b);
+  } catch {
+    // Windows PowerShell's Set-Content writes Windows-1252: sent, its é became � (a review).
+    throw new NotUtf8();
+  }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
+
+/** Thrown by {@link readAll} for text that is not UTF-8 (nor UTF-16 by its mark). */
+class NotUtf8 extends Error {}
 
 /** Parses `--data` into a JSON value; a usage error when unreadable or not JSON. */
 export async function readDataArgument(ctx: Context, arg: string): Promise<unknown> {
   let text: string;
   let from: string;
+  const notUtf8 = (from: string) =>
+    new UsageError(`--data (${from}): not UTF-8 text (Windows-1252?); nothing was sent`).hint(
+      'save it as UTF-8 (PowerShell: Set-Content -Encoding utf8; Notepad: Save As, UTF-8)',
+    );
   const tooLong = () =>
     new UsageError(`--data ${arg}: more than 10 MiB, the most the API takes in one request body`).hint(
       'send one record per request, or several with --input FILE (bulk)',
@@ -61,6 +74,7 @@ export async function readDataArgument(ctx: Context, arg: string): Promise<unkno
       text = await readAll(ctx.io.stdin, MAX_DATA_BYTES);
     } catch (err) {
       if (err instanceof TooLong) throw tooLong();
+      if (err instanceof NotUtf8) throw notUtf8('stdin');
       throw err;
     }
     from = 'stdin';
@@ -71,6 +85,7 @@ export async function readDataArgument(ctx: Context, arg: string): Promise<unkno
       text = await readAll(fs.createReadStream(from), MAX_DATA_BYTES);
     } catch (err) {
       if (err instanceof TooLong) throw tooLong();
+      if (err instanceof NotUtf8) throw notUtf8(from);
       // Said as --input says it (it was a bare errno: "cannot read file (ENOENT)", a trial).
       throw unreadableFile('--data', from, err, 'check the path after the @');
     }
