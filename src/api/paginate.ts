@@ -40,6 +40,11 @@ export interface PaginateOptions {
   pageSize?: number;
   /** Told about truncations and fallbacks. */
   warn?: (message: string) => void;
+  /**
+   * Told, instead of `warn`, that the listing stopped at the service's offset cap with records
+   * left (a sort other than id, or ids that are not integers): a listing asked for them all fails.
+   */
+  capped?: (message: string) => void;
   signal?: AbortSignal;
   /**
    * Page by id from the first page (`sort=id`, `filter[id]` from the id after the last one
@@ -219,14 +224,18 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     }
     if (byId || offset > MAX_OFFSET) {
       if (!keysetable && !byId) {
-        opts.warn?.(`stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`);
+        (opts.capped ?? opts.warn)?.(
+          `stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`,
+        );
         return false;
       }
       // The largest id of the page, not its last: a page that comes back unsorted must not send
       // the listing back over records it has had.
       const lastId = largestId(data);
       if (lastId === undefined) {
-        opts.warn?.(`stopped${byId ? '' : ' at the offset cap'}: record ids are not integers, so listing cannot continue by id`);
+        ((byId ? undefined : opts.capped) ?? opts.warn)?.(
+          `stopped${byId ? '' : ' at the offset cap'}: record ids are not integers, so listing cannot continue by id`,
+        );
         return false;
       }
       keysetFrom = String(BigInt(lastId) + 1n);

@@ -60,6 +60,8 @@ it('a listing sorted by something else stops at the cap: what it has is printed,
   expect(r.code, r.stderr).toBe(1);
   expect(r.stdout.trim().split('\n')).toHaveLength(11_000);
   expect(r.stderr).toMatch(
-    /^error: stopped at the service's offset cap: 11,000 prospects printed, not all that were asked for; sort by id \(the default\) or narrow the filter to list them all$/m,
+    /^error: stopped at the service's offset cap \(11000 records\): sort by id, or narrow the filter, to list more; 11,000 prospects printed, not all that were asked for$/m,
   );
+  // Said once, as the error: not also as a warning before it.
+  expect(r.stderr.match(/offset cap/g)).toHaveLength(1);
 });

@@ -89,14 +89,13 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       ? { emptyColumns: () => ['id', 'type', ...exportColumns(rt, undefined, true).columns.slice(1)] }
       : {}),
   });
-  // The listing stopped at the service's offset cap (a sort other than id): said as an error at
-  // the end, exit 1, when more was asked for — `--all` had printed 11,000 of 11,600 and exit 0,
-  // so a script went on with a wrong count (a trial).
-  let capped = false;
+  // The listing stopped at the service's offset cap: said as an error at the end, exit 1, when
+  // more was asked for — `--all` had printed 11,000 of 11,600 and exit 0, so a script went on
+  // with a wrong count (a trial).
+  let capped: string | undefined;
   const warn = (m: string) => {
     spinner.clear();
-    if (m.startsWith("stopped at the service's offset cap") && (flags.all || (limit !== undefined && limit > 0))) capped = true;
-    else ctx.warn(m);
+    ctx.warn(m);
   };
   let total = 0;
   let countMeta: { count?: unknown; truncated?: unknown } | undefined;
@@ -113,6 +112,10 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       all: flags.all,
       pageSize,
       warn,
+      capped: (m) => {
+        if (flags.all || (limit !== undefined && limit > 0)) capped = m;
+        else warn(m);
+      },
       signal: ctx.signal,
     })) {
       if (countMeta === undefined && (flags.count || progress)) {
@@ -144,11 +147,8 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     else ctx.info(`count: ${c}${countMeta.truncated ? ' (truncated: the service stopped counting)' : ''}`);
   }
   // After the count, which a script asked for all the same (it was lost, a review).
-  if (capped && (flags.all || total < (limit ?? 0)))
-    throw new SvcError(
-      `stopped at the service's offset cap: ${grouped(total)} ${rt.command} printed, not all that were asked for; sort by id (the default) or narrow the filter to list them all`,
-      1,
-    );
+  if (capped !== undefined && (flags.all || total < (limit ?? 0)))
+    throw new SvcError(`${capped}; ${grouped(total)} ${rt.command} printed, not all that were asked for`, 1);
 }
 
 /** Options of `get`. */
