@@ -86,6 +86,10 @@ export function clearState(env: NodeJS.ProcessEnv, pid: number, file = stateFile
   fs.rmSync(file, { force: true });
 }
 
+/**
+ * The pid runs a process of ours. Not auth/lock.ts `pidAlive`, which counts another user's process
+ * (EPERM) as alive: a sandbox this user announced is never another user's process.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -208,46 +208,24 @@ describe('svc enroll --input', () => {
   it('--column names a column headed as people write it (Adresse e-mail); without it, the hint names it (a trial)', async () => {
     const seq = await newSequence(sb);
     const [a, b] = freeProspects(sb, 2, 40);
+    const byEmail = (sequence: number, file: string, ...more: string[]) =>
+      svc(['enroll', '--sequence', String(sequence), '--mailbox', '1', '--input', file, '--by', 'email', ...more]);
     const csv = inputFile('fr.csv', `Nom;Adresse e-mail;Société\r\nUn;${emailOf(sb, a!).toUpperCase()};X\r\nDeux;${emailOf(sb, b!)};Y\r\n`);
-    const missing = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', csv, '--by', 'email']);
+    const missing = await byEmail(seq, csv);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(
       /no "email" or "emails" column \(columns: Nom, Adresse e-mail, Société\)\nhint: name it: --column "Adresse e-mail"; --by id/,
     );
-    const wrong = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', csv, '--by', 'email', '--column', 'Mail']);
+    const wrong = await byEmail(seq, csv, '--column', 'Mail');
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain(`error: --column Mail: no such column in ${csv} (columns: Nom, Adresse e-mail, Société)\n`);
-    const r = await svc([
-      'enroll',
-      '--sequence',
-      String(seq),
-      '--mailbox',
-      '1',
-      '--input',
-      csv,
-      '--by',
-      'email',
-      '--column',
-      'Adresse e-mail',
-    ]);
+    const r = await byEmail(seq, csv, '--column', 'Adresse e-mail');
     expect(r.code, r.stderr).toBe(0);
     expect(stateProspects(sb, seq)).toEqual([a, b].sort((x, y) => x! - y!));
     // The same member of NDJSON records (ignored there, a review).
     const seq2 = await newSequence(sb);
     const nd = inputFile('fr.ndjson', `{"Adresse e-mail":"${emailOf(sb, a!)}"}\n`);
-    const n = await svc([
-      'enroll',
-      '--sequence',
-      String(seq2),
-      '--mailbox',
-      '1',
-      '--input',
-      nd,
-      '--by',
-      'email',
-      '--column',
-      'Adresse e-mail',
-    ]);
+    const n = await byEmail(seq2, nd, '--column', 'Adresse e-mail');
     expect(n.code, n.stderr).toBe(0);
     expect(stateProspects(sb, seq2)).toEqual([a]);
   });

@@ -186,8 +186,7 @@ function refuse(item: KeyedItem, error: string, extra: Record<string, unknown> =
 function howMatched(input: KeyedInput, item: KeyedItem, rec: MatchedRecord): string {
   if (input.match === 'id') return 'exact';
   const asked = (item.values ?? []).map((v) => (input.mask ? input.mask.value(input.rt.type, input.match, v) : v));
-  const held = rec.attributes[input.match];
-  const stored = (Array.isArray(held) ? held : [held]).filter((x): x is string => typeof x === 'string').map((x) => x.trim());
+  const stored = storedValues(rec.attributes[input.match]);
   if (asked.some((v) => stored.includes(v))) return 'exact';
   const hit = stored.find((s) => asked.some((v) => normKey(v) === normKey(s)));
   return hit === undefined ? 'exact' : `ignoring case (stored ${input.mask ? 'as a fake' : JSON.stringify(hit)})`;
@@ -208,8 +207,13 @@ function keptValue(held: unknown, given: unknown): unknown {
 
 /** The stored value (or one of a list's items) is one of the row's values as written, outer spaces aside. */
 function holdsExactly(held: unknown, values: readonly string[]): boolean {
-  const stored = (Array.isArray(held) ? held : [held]).filter((x): x is string => typeof x === 'string').map((x) => x.trim());
+  const stored = storedValues(held);
   return values.some((v) => stored.includes(v.trim()));
+}
+
+/** A record's value of the match attribute as text, each item of a list, outer spaces aside. */
+function storedValues(held: unknown): string[] {
+  return (Array.isArray(held) ? held : [held]).filter((x): x is string => typeof x === 'string').map((x) => x.trim());
 }
 
 /** Decides a row from the records its values matched (`byValue`: the records of each value, in order). */

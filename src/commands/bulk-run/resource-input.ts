@@ -41,20 +41,18 @@ export async function readResourceInput(
 }
 
 /**
- * What a run over a file says of its CSV rows shorter than the header: read with their last cells
- * empty, as Excel writes rows past the 16th; a line break outside quotes makes short rows too, and
- * those are garbage (a review), so the rows are named.
+ * What a run over a file says after its first pass, besides its summary line: the CSV rows shorter
+ * than the header, read with their last cells empty as Excel writes rows past the 16th (a line
+ * break outside quotes makes short rows too, and those are garbage, a review: so the rows are
+ * named); and the consent values left out (bulk/rows/consent.ts), `sending` when the run goes on
+ * to do these rows (a rerun with --allow-opt-in then needs a journal of its own).
  */
-export function notePaddedRows(ctx: Context, scan: ScanResult): void {
+export function noteScan(ctx: Context, scan: ScanResult, sending: boolean): void {
   const p = scan.padded;
-  if (!p.rows) return;
-  ctx.warn(
-    `${grouped(p.rows)} ${plural(p.rows, 'row')} shorter than the header (row ${p.first.join(', ')}${p.rows > p.first.length ? ', …' : ''}): ${p.rows === 1 ? 'its' : 'their'} last cells read as empty, as Excel leaves them out; a line break outside quotes would split a row so: check with --dry-run`,
-  );
-}
-
-/** What a run over a file says of the opt-outs its rows would take back (bulk/rows/consent.ts), if any. */
-export function noteHeldOptIns(ctx: Context, scan: ScanResult, sending: boolean): void {
+  if (p.rows)
+    ctx.warn(
+      `${grouped(p.rows)} ${plural(p.rows, 'row')} shorter than the header (row ${p.first.join(', ')}${p.rows > p.first.length ? ', …' : ''}): ${p.rows === 1 ? 'its' : 'their'} last cells read as empty, as Excel leaves them out; a line break outside quotes would split a row so: check with --dry-run`,
+    );
   if (scan.heldOptIns.rows) ctx.info(heldOptInNote(scan.heldOptIns.rows, scan.heldOptIns.fields, false, sending));
 }
 

@@ -11,7 +11,7 @@ import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
-import { noteHeldOptIns, notePaddedRows, readResourceInput, runSummary } from './resource-input.js';
+import { noteScan, readResourceInput, runSummary } from './resource-input.js';
 import { resolveNames } from './row-rel-names.js';
 import { bulkRun } from './run.js';
 
@@ -46,8 +46,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
     },
     async plan(scan) {
       const plan = runSummary(setup, label, scan, VERB[op]);
-      noteHeldOptIns(ctx, scan, !ctx.globals.dryRun);
-      notePaddedRows(ctx, scan);
+      noteScan(ctx, scan, !ctx.globals.dryRun);
       if (ctx.globals.dryRun) {
         ctx.info(`dry run: ${plan}; nothing is sent`);
         await printPlan(ctx, input);

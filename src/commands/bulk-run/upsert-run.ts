@@ -21,7 +21,7 @@ import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
-import { noteHeldOptIns, notePaddedRows, readResourceInput, runSummary } from './resource-input.js';
+import { noteScan, readResourceInput, runSummary } from './resource-input.js';
 import { heldOptInNote } from '../../bulk/rows/consent.js';
 import { resolveNames } from './row-rel-names.js';
 import { printKeyedPlan } from './upsert-plan.js';
@@ -71,8 +71,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     scan: () => scanInput(input, 20, keyedPreparer(input)),
     async plan(scan) {
       const summary = runSummary(setup, label, scan, 'match');
-      noteHeldOptIns(ctx, scan, !(flags.plan || ctx.globals.dryRun));
-      notePaddedRows(ctx, scan);
+      noteScan(ctx, scan, !(flags.plan || ctx.globals.dryRun));
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
         // The run also reads once whose org it writes to, for its journal (see shared/org-owner.ts).

@@ -5,6 +5,7 @@ import { nestedDeeperThan, tooDeepMessage } from '../../json-depth.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { parseJson } from '../../lossless-json.js';
+import { encodingByBom } from '../../bulk/input/input-encoding.js';
 
 /**
  * The largest `--data` body: the API's own limit on a request body (the sandbox answers 413
@@ -37,20 +38,13 @@ export async function readAll(stream: NodeJS.ReadableStream, maxBytes = Infinity
  * PowerShell file, and a Notepad one (a trial, a review).
  */
 function decodeText(b: Buffer): string {
-  const even = (x: Buffer) => x.subarray(0, x.length & ~1);
-  if (b[0] === 0xff && b[1] === 0xfe) return even(b.subarray(2)).toString('utf16le');
-  if (b[0] === 0xfe && b[1] === 0xff)
-    return Buffer.from(even(b.subarray(2)))
-      .swap16()
-      .toString('utf16le');
-  let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(b);
+    // The mark names the encoding as for --input (bulk/input/input-encoding.ts); the decoder drops it.
+    return new TextDecoder(encodingByBom(b) ?? 'utf-8', { fatal: true }).decode(b);
   } catch {
     // Windows PowerShell's Set-Content writes Windows-1252: sent, its é became � (a review).
     throw new NotUtf8();
   }
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Thrown by {@link readAll} for text that is not UTF-8 (nor UTF-16 by its mark). */

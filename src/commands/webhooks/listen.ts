@@ -110,7 +110,12 @@ function clockTime(ms: number): string {
 }
 
 function describeForward(r: ForwardResult, url: URL): string {
-  return 'error' in r ? `→ ${url}: failed (${r.error})` : `→ ${url}: ${r.status} (${r.ms} ms)`;
+  return `→ ${url}: ${forwardOutcome(r)}`;
+}
+
+/** `202 (12 ms)`, or `failed (ECONNREFUSED)`. */
+function forwardOutcome(r: ForwardResult): string {
+  return 'error' in r ? `failed (${r.error})` : `${r.status} (${r.ms} ms)`;
 }
 
 /** Prints one accepted delivery in the chosen format. */
@@ -133,7 +138,7 @@ async function printDelivery(
     // went unnoticed, the event lost (without --catch-up nothing sends it again; a trial).
     if (forwarded && forwardTo && ('error' in forwarded || forwarded.status < 200 || forwarded.status >= 300))
       ctx.warn(
-        `${describeForward(forwarded, forwardTo).replace(/^→ /, 'forwarding to ')}; not sent again (--catch-up retries until your receiver takes it)`,
+        `forwarding to ${forwardTo}: ${forwardOutcome(forwarded)}; not sent again (--catch-up retries until your receiver takes it)`,
       );
     // One line per delivery as it arrives; `--json a,b` and `--query` apply to each.
     const value = shape ? shapeValue({ ...rec, ...extra }, shape, false) : { ...rec, ...extra };
