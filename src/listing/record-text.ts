@@ -11,22 +11,36 @@ import { idValue } from '../lossless-json.js';
 /** A flat record: what scripts parse and bulk inputs accept. */
 export type FlatRecord = { id: number | string; type: string } & Record<string, unknown>;
 
-/** Index of `included` by `type:id`. */
-export type IncludedIndex = Map<string, ResourceObject>;
+/**
+ * Index of `included` by `type:id`; `nested` holds the include paths of two or more steps
+ * (`prospect.account`), along which included records are placed inside included records.
+ */
+export type IncludedIndex = Map<string, ResourceObject> & { nested?: ReadonlySet<string> };
 
-/** Builds the index of a document's `included` array. */
-export function indexIncluded(doc: JsonApiDocument): IncludedIndex {
+/**
+ * Builds the index of a document's `included` array. `include` is what was asked for: a path such
+ * as `prospect.account` places the account inside the prospect (an id there before, so that
+ * `--columns prospect.account.name` printed nothing though the account had come, a trial).
+ */
+export function indexIncluded(doc: JsonApiDocument, include?: readonly string[]): IncludedIndex {
   const map: IncludedIndex = new Map();
   for (const r of doc.included ?? []) map.set(`${r.type}:${r.id}`, r);
+  const nested = new Set<string>();
+  for (const path of include ?? []) {
+    const steps = path.split('.');
+    for (let i = 2; i <= steps.length; i++) nested.add(steps.slice(0, i).join('.'));
+  }
+  if (nested.size) map.nested = nested;
   return map;
 }
 
 /**
  * Flattens one resource object. Relationships that carry only links (no `data`) are left out:
  * their ids are unknown. Included records are flattened one level deep (their own
- * relationships stay ids), so cycles cannot recurse.
+ * relationships stay ids), deeper only along an include path asked for (`included.nested`), so
+ * cycles cannot recurse. `path` is the relationship path to this record (`prospect.`).
  */
-export function flatten(resource: ResourceObject, included?: IncludedIndex, depth = 0): FlatRecord {
+export function flatten(resource: ResourceObject, included?: IncludedIndex, depth = 0, path = ''): FlatRecord {
   const record: FlatRecord = { id: recordId(resource.id), type: resource.type };
   for (const [k, v] of Object.entries(resource.attributes ?? {})) setField(record, k, v);
   for (const [name, rel] of Object.entries(resource.relationships ?? {})) {
@@ -38,19 +52,19 @@ export function flatten(resource: ResourceObject, included?: IncludedIndex, dept
       setField(
         record,
         name,
-        data.map((d) => resolveId(d.type, d.id, included, depth)),
+        data.map((d) => resolveId(d.type, d.id, included, depth, path + name)),
       );
     } else {
-      setField(record, name, resolveId(data.type, data.id, included, depth));
+      setField(record, name, resolveId(data.type, data.id, included, depth, path + name));
     }
   }
   if (resource.meta && Object.keys(resource.meta).length > 0) record.meta = resource.meta;
   return record;
 }
 
-function resolveId(type: string, id: number | string, included: IncludedIndex | undefined, depth: number): unknown {
-  const inc = depth === 0 ? included?.get(`${type}:${id}`) : undefined;
-  return inc ? flatten(inc, included, depth + 1) : recordId(id);
+function resolveId(type: string, id: number | string, included: IncludedIndex | undefined, depth: number, path: string): unknown {
+  const inc = depth === 0 || included?.nested?.has(path) ? included?.get(`${type}:${id}`) : undefined;
+  return inc ? flatten(inc, included, depth + 1, `${path}.`) : recordId(id);
 }
 
 /**
@@ -168,8 +182,8 @@ function relationshipsTextOf(resource: ResourceObject, included: IncludedIndex |
       data === null || data === undefined
         ? null
         : Array.isArray(data)
-          ? data.map((d) => resolveId(d.type, d.id, included, 0))
-          : resolveId(data.type, data.id, included, 0);
+          ? data.map((d) => resolveId(d.type, d.id, included, 0, name))
+          : resolveId(data.type, data.id, included, 0, name);
     tail += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
   return tail;
@@ -190,8 +204,8 @@ function plainKey(k: string): boolean {
 }
 
 /** Flattens every primary record of a document. */
-export function flattenDocument(doc: JsonApiDocument): FlatRecord[] {
-  const included = indexIncluded(doc);
+export function flattenDocument(doc: JsonApiDocument, include?: readonly string[]): FlatRecord[] {
+  const included = indexIncluded(doc, include);
   const data = doc.data;
   if (!data) return [];
   return (Array.isArray(data) ? data : [data]).map((r) => flatten(r, included));

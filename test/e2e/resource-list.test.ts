@@ -122,6 +122,56 @@ describe('sort, include, fields', () => {
     expect(p).toMatchObject({ id: 1, type: 'prospect' });
   });
 
+  it('--fields without the relationship --include follows keeps it: the included records are printed', async () => {
+    // A trial: `sequence-states get 2 --include sequence,prospect --fields state --fields
+    // sequence=name --fields prospect=firstName` printed only the state, the records thrown away.
+    const mark = sb.requests.length;
+    const r = await svcInProcess(
+      [
+        'sequence-states',
+        'get',
+        '2',
+        '--include',
+        'sequence,prospect',
+        '--fields',
+        'state',
+        '--fields',
+        'sequence=name',
+        '--fields',
+        'prospect=firstName',
+        '-o',
+        'json',
+      ],
+      { env: env() },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const sent = decodeURIComponent(received(sb, mark, 'sequenceStates/2')[0]!.query.raw);
+    expect(sent).toContain('fields[sequenceState]=state,sequence,prospect');
+    const s = json<Record<string, unknown>>(r);
+    expect(s).toMatchObject({ id: 2, state: expect.any(String) });
+    expect(s.sequence).toEqual({ id: expect.any(Number), type: 'sequence', name: expect.any(String) });
+    expect(s.prospect).toEqual({ id: expect.any(Number), type: 'prospect', firstName: expect.any(String) });
+  });
+
+  it('a column two relationships deep includes the path and prints the value', async () => {
+    // A trial: `tasks list --columns id,subject,prospect.account.name` included only `prospect`
+    // and printed empty cells (`--json` printed null).
+    const tasks = json<{ id: number; prospect: { account: { name: string } | null } | null }[]>(
+      await svcInProcess(['tasks', 'list', '--limit', '5', '--include', 'prospect.account', '-o', 'json'], { env: env() }),
+    );
+    const named = tasks.filter((t) => t.prospect?.account?.name);
+    expect(named.length).toBeGreaterThan(0);
+    const csv = await svcInProcess(['tasks', 'list', '--limit', '5', '--columns', 'id,prospect.account.name', '-o', 'csv'], { env: env() });
+    expect(csv.code, csv.stderr).toBe(0);
+    const rows = parseCsv(csv.stdout);
+    expect(rows[0]).toEqual(['id', 'prospect.account.name']);
+    for (const t of named) expect(rows).toContainEqual([String(t.id), t.prospect!.account!.name]);
+    const asJson = json<Record<string, unknown>[]>(
+      await svcInProcess(['tasks', 'list', '--limit', '5', '--json', 'id,prospect.account.name'], { env: env() }),
+    );
+    for (const t of named) expect(asJson).toContainEqual({ id: t.id, 'prospect.account.name': t.prospect!.account!.name });
+  });
+
   it('contactHistogram is only asked for through --fields', async () => {
     const plain = json<Record<string, unknown>>(await svcInProcess(['prospects', 'get', '1', '-o', 'json'], { env: env() }));
     expect('contactHistogram' in plain).toBe(false);

@@ -97,19 +97,40 @@ export function applyColumns(rt: ResourceType, columns: string[], query: ListQue
     if (head === 'id' || head === 'type' || head === 'meta') continue;
     const err = unknownField(flag, rt, head, org);
     if (err) throw err;
-    const rel = findRelationship(rt, head);
+    let rel = findRelationship(rt, head);
     addSparse(q, rt.type, head);
     if (dot < 0 || !rel) continue;
-    const path = column.slice(dot + 1);
-    if (!(q.include ?? []).some((i) => i === head || i.startsWith(`${head}.`))) q.include = [...(q.include ?? []), head];
-    const target = rel.target ? resourceByType(rel.target) : undefined;
-    if (!target) continue;
-    const attr = path.split('.')[0]!;
-    if (attr === 'id' || attr === 'type') continue;
-    const terr = unknownField(`${flag} ${column}`, target, attr, org);
-    if (terr) throw terr;
-    addSparse(q, target.type, attr);
+    // `prospect.account.name`: each step but the last a relationship, checked in turn.
+    const steps = column.split('.');
+    for (let i = 1; i < steps.length && rel; i++) {
+      const target: ResourceType | undefined = rel.target ? resourceByType(rel.target) : undefined;
+      const step = steps[i]!;
+      if (!target || step === 'id' || step === 'type') break;
+      const terr = unknownField(`${flag} ${column}`, target, step, org);
+      if (terr) throw terr;
+      addSparse(q, target.type, step);
+      rel = i + 1 < steps.length ? findRelationship(target, step) : undefined;
+    }
+    includePath(rt, column, q);
   }
+}
+
+/**
+ * Includes what a `rel.attr` column reads: the relationships of its path as one include path
+ * (`prospect.account.name` → `include=prospect.account`), so that the account comes inside the
+ * prospect (only `prospect` was included, and the column was empty: a trial).
+ */
+export function includePath(rt: ResourceType, column: string, query: ListQuery): void {
+  const steps = column.split('.');
+  let type: ResourceType | undefined = rt;
+  let path = '';
+  for (const step of steps.slice(0, -1)) {
+    const rel: ReturnType<typeof findRelationship> = type ? findRelationship(type, step) : undefined;
+    if (!rel) break;
+    path = path ? `${path}.${step}` : step;
+    type = rel.target ? resourceByType(rel.target) : undefined;
+  }
+  if (path && !(query.include ?? []).some((i) => i === path || i.startsWith(`${path}.`))) query.include = [...(query.include ?? []), path];
 }
 
 /** Adds a field to a sparse fieldset the user gave (none given: every field comes anyway). */

@@ -240,5 +240,24 @@ export function buildListQuery(rt: ResourceType, flags: QueryFlags, warn: (m: st
       .map((s) => s.trim())
       .filter(Boolean);
   if (flags.fields?.length) q.fields = parseFields(rt, flags.fields, names);
+  if (q.fields && q.include) keepIncludedRelationships(rt, q.include, q.fields);
   return q;
+}
+
+/**
+ * A sparse fieldset that leaves out a relationship `--include` follows keeps it: without it the
+ * included records come but nothing links them to a record (`--include account --fields
+ * firstName` printed no account, a trial), as `--columns account.name` already adds `account`.
+ */
+function keepIncludedRelationships(rt: ResourceType, include: readonly string[], fields: Record<string, string[]>): void {
+  for (const path of include) {
+    let type: ResourceType | undefined = rt;
+    for (const step of path.split('.')) {
+      if (!type) break;
+      const rel: ReturnType<typeof findRelationship> = findRelationship(type, step);
+      const list = fields[type.type];
+      if (list && !list.includes(step)) list.push(step);
+      type = rel?.target ? resourceByType(rel.target) : undefined;
+    }
+  }
 }

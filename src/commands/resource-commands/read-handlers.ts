@@ -16,7 +16,15 @@ import { startSpinner } from '../../output/spinner.js';
 import { allAttributes, findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
 import { nearMiss } from '../../suggest.js';
-import { applyColumns, checkFieldNames, checkQueryNames, fieldNamesOf, jsonSparseFields, type OrgNames } from './field-names.js';
+import {
+  applyColumns,
+  checkFieldNames,
+  checkQueryNames,
+  fieldNamesOf,
+  includePath,
+  jsonSparseFields,
+  type OrgNames,
+} from './field-names.js';
 import { buildListQuery, columnsAsGiven, namesUnknownFields, parseColumns, unknownNames, type QueryFlags } from './query-options.js';
 import { parseId, parseWholeNumber as parsePositiveInt } from '../../runtime/option-parsers.js';
 import { printValue, recordWriter } from '../shared/output.js';
@@ -124,7 +132,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
       }
       lastDoc = page.doc;
       if (limit === 0) break;
-      const included = indexIncluded(page.doc);
+      const included = indexIncluded(page.doc, query.include);
       total += page.records.length;
       progress?.advance(page.records.length);
       spinner.update(`Fetched ${total} ${rt.command}…`);
@@ -175,7 +183,7 @@ export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, 
   const res = await api.request({ method: 'GET', path: `${rt.path}/${id}`, query: buildQuery(query).slice(1) });
   singleResource(res.status, res.doc);
   const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
-  let records = maskSensitive(flattenDocument(res.doc));
+  let records = maskSensitive(flattenDocument(res.doc, query.include));
   let hiddenFields = 0;
   if (ctx.output === 'table' && !flags.allFields) {
     // The table view is for reading one record: most of a record's fields are often empty.
@@ -222,11 +230,7 @@ function askJsonFields(ctx: Context, rt: ResourceType, query: ListQuery, org: Or
   applyColumns(rt, fields, query, org, false, '--json');
   const sparse = jsonSparseFields(rt, fields);
   if (sparse && !query.fields?.[rt.type]) query.fields = { ...query.fields, [rt.type]: sparse };
-  for (const f of fields) {
-    const head = f.split('.')[0]!;
-    if (f === head || !findRelationship(rt, head)) continue;
-    if (!(query.include ?? []).some((i) => i === head || i.startsWith(`${head}.`))) query.include = [...(query.include ?? []), head];
-  }
+  for (const f of fields) includePath(rt, f, query);
 }
 
 /** The flags with `--json a,b,c` counted as columns: a name only the org schema knows loads it. */
