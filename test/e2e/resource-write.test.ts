@@ -164,6 +164,42 @@ describe('client-side validation: exit 2, field named, nothing sent', () => {
   });
 });
 
+describe('--dry-run', () => {
+  it('prints the body with write-only and sensitive values masked, and sends nothing', async () => {
+    // A trial: `mailboxes update 1 --attr password=… --dry-run` printed the password in clear.
+    const mark = sb.requests.length;
+    const upd = await svc([
+      'mailboxes',
+      'update',
+      '1',
+      '--attr',
+      'password=hunter2-ÄÖ',
+      '--attr',
+      'smtpPassword=s3cr3t-pw',
+      '--attr',
+      'userName=ops',
+      '--dry-run',
+    ]);
+    expect(upd.code, upd.stderr).toBe(0);
+    expect(upd.stdout).toMatch(/^PATCH http:\/\/\S+\/mailboxes\/1\n\{/);
+    const body = JSON.parse(upd.stdout.slice(upd.stdout.indexOf('\n') + 1));
+    expect(body.data.attributes).toEqual({ password: '***', smtpPassword: '***', username: 'ops' });
+    const hook = await svc([
+      'webhooks',
+      'create',
+      '--attr',
+      'url=https://example.test/h',
+      '--attr',
+      'secret=whsec-very-secret',
+      '--dry-run',
+    ]);
+    expect(hook.code, hook.stderr).toBe(0);
+    expect(hook.stdout).toContain('"secret": "***"');
+    for (const r of [upd, hook]) expect(r.stdout + r.stderr).not.toMatch(/hunter2|s3cr3t-pw|whsec-very-secret/);
+    expect(sb.requests.slice(mark).filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
+
 describe('server refusals', () => {
   it('422 from the server → exit 1 with the pointer', async () => {
     const r = await svc(['prospects', 'create', '--attr', 'firstName=X', '--attr', 'favouriteColour=blue']);
