@@ -32,9 +32,31 @@ export async function resourcesHandler(ctx: Context): Promise<void> {
   await printValue(ctx, ctx.output === 'table' ? 'table' : ctx.output, rows, () => {
     const w = Math.max(...rows.map((r) => r.command.length));
     const ops = Math.max(...rows.map((r) => r.operations.join(',').length));
+    const indent = ' '.repeat(w + 2 + ops + 2);
+    // Actions wrap at their commas under their column: three rows ran past 80 columns (a trial).
+    const room = Math.max(ctx.io.columns - indent.length, 12);
     const head = `${'COMMAND'.padEnd(w)}  ${'OPERATIONS'.padEnd(ops)}  ACTIONS\n`;
     return (
-      head + rows.map((r) => `${r.command.padEnd(w)}  ${r.operations.join(',').padEnd(ops)}  ${r.actions.join(',')}`).join('\n') + '\n'
+      head +
+      rows
+        .map((r) => `${r.command.padEnd(w)}  ${r.operations.join(',').padEnd(ops)}  ${wrapList(r.actions, room, indent)}`.trimEnd())
+        .join('\n') +
+      '\n'
     );
   });
+}
+
+/** Names joined by commas, a new line (indented) before a name that would pass `room`. */
+function wrapList(names: readonly string[], room: number, indent: string): string {
+  const lines: string[] = [];
+  for (const n of names) {
+    const last = lines.length - 1;
+    // One column is kept for the comma that ends a wrapped line.
+    if (last >= 0 && lines[last]!.length + 1 + n.length < room) lines[last] += `,${n}`;
+    else if (last >= 0) {
+      lines[last] += ',';
+      lines.push(n);
+    } else lines.push(n);
+  }
+  return lines.join(`\n${indent}`);
 }

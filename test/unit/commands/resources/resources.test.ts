@@ -30,4 +30,17 @@ describe('svc resources', () => {
     expect(r.stdout.split('\n')[0]).toMatch(/^COMMAND\s+OPERATIONS\s+ACTIONS/);
     expect(r.stdout).not.toMatch(/\x1b\[/);
   });
+
+  it('fits an 80-column terminal: actions wrap at their commas under their column', async () => {
+    // A trial: the mailboxes, sequence-states and tasks rows ran to 82–86 columns and wrapped.
+    const r = await runInProcess(['resources', '-o', 'table'], env(), { columns: 80 });
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => [...l].length > 80)).toEqual([]);
+    const at = lines.findIndex((l) => l.startsWith('mailboxes '));
+    const col = lines[0]!.indexOf('ACTIONS');
+    const actions = [lines[at]!.slice(col)];
+    for (let i = at + 1; lines[i]!.startsWith(' '); i++) actions.push(lines[i]!.slice(col));
+    expect(actions.join('').split(',').sort()).toEqual(['error-sync', 'test-send', 'test-sync']);
+    expect(lines.find((l) => l.startsWith('prospects '))).toMatch(/^prospects\s+list,get,create,update,delete$/);
+  });
 });
