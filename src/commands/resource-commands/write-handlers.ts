@@ -13,7 +13,7 @@ import { flattenDocument } from '../../listing/record-text.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
 import { pick } from '../../output/render.js';
-import type { ActionSpec, ResourceType } from '../../registry/index.js';
+import { secretAttributeNames, type ActionSpec, type ResourceType } from '../../registry/index.js';
 import { checkTypeRules } from './type-rules.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
 import { matchFieldName } from '../../registry/name-match.js';
@@ -145,11 +145,22 @@ async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>
   await writer.end();
 }
 
+/**
+ * The body `--dry-run` prints: write-only and sensitive values (a mailbox's `password`) as `***`,
+ * as a run's record keeps them — output is no place for a secret (they were printed in clear, a trial).
+ */
+function shownBody(rt: ResourceType, data: WriteData): { data: Record<string, unknown> } {
+  const secret = secretAttributeNames(rt);
+  const attributes = { ...data.attributes };
+  for (const k of Object.keys(attributes)) if (secret.has(k) && attributes[k] !== null) attributes[k] = '***';
+  return toDocument({ ...data, attributes });
+}
+
 export async function createHandler(ctx: Context, rt: ResourceType, flags: WriteFlags): Promise<void> {
   const data = await writeData(ctx, rt, flags, false);
   const body = toDocument(data);
   const api = await ctx.api();
-  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'POST', url: api.resolve(rt.path), body }]);
+  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'POST', url: api.resolve(rt.path), body: shownBody(rt, data) }]);
   // Never `include` on a write: the service deprecated it (fetch related records separately).
   let res: ApiResponse;
   try {
@@ -180,7 +191,7 @@ export async function updateHandler(ctx: Context, rt: ResourceType, idArg: strin
   const body = toDocument(data);
   const api = await ctx.api();
   const path = `${rt.path}/${id}`;
-  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'PATCH', url: api.resolve(path), body }]);
+  if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'PATCH', url: api.resolve(path), body: shownBody(rt, data) }]);
   // svc runs: the fields' values before the write, so that it can be taken back.
   const recording = await import('../bulk-run/run-recording.js');
   const prior = await recording.priorRecord(ctx, path);
