@@ -119,6 +119,12 @@ describe('logout and profiles', () => {
     const table = await svcInProcess(['profiles', 'list', '-o', 'table'], { env });
     expect(table.stdout).toMatch(/^\*\s+default\s/m);
     expect(table.stdout).not.toContain(readConfig(dir).profiles.default!.accessToken);
+    // At 60 columns the user is cut with … to fit (lines of 102–106 columns at 80, a trial).
+    const full = table.stdout.split('\n').find((l) => l.startsWith('*'))!;
+    const narrow = await svcInProcess(['profiles', 'list', '-o', 'table'], { env: { ...env, COLUMNS: String(full.length - 6) } });
+    const lines = narrow.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.length > full.length - 6)).toEqual([]);
+    expect(lines.find((l) => l.startsWith('*'))).toMatch(/^\*\s+default\s+http\S+\s+.*…\s+logged in$/);
 
     expect((await svcInProcess(['profiles', 'use', 'staging'], { env })).code).toBe(0);
     expect(readConfig(dir).currentProfile).toBe('staging');

@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import { didYouMean } from '../../suggest.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { printValue } from '../shared/output.js';
-import { terminalSafe, textWidth } from '../../output/terminal-text.js';
+import { alignedColumns } from '../../output/aligned-columns.js';
 
 export async function listProfiles(ctx: Context): Promise<void> {
   const store = await ctx.config();
@@ -36,20 +36,14 @@ export async function listProfiles(ctx: Context): Promise<void> {
     ctx.info('No profiles yet: run `svc login --base-url <url>` to create one.');
     return;
   }
-  await printValue(ctx, ctx.output, rows as unknown as FlatRecord[], () => {
-    const head = ['', 'NAME', 'BASE URL', 'USER', 'STATE'];
-    const cells = rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '', r.user ?? '', r.state].map(terminalSafe));
-    const widths = head.map((h, i) => Math.max(textWidth(h), ...cells.map((c) => textWidth(c[i]!))));
-    return [head, ...cells]
-      .map(
-        (c) =>
-          c
-            .map((v, i) => v + ' '.repeat(widths[i]! - textWidth(v)))
-            .join('  ')
-            .trimEnd() + '\n',
-      )
-      .join('');
-  });
+  // The user column is cut with … to fit the terminal (lines of 102–106 columns at 80, a trial).
+  await printValue(ctx, ctx.output, rows as unknown as FlatRecord[], () =>
+    alignedColumns(
+      ['', 'NAME', 'BASE URL', 'USER', 'STATE'],
+      rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '', r.user ?? '', r.state]),
+      { width: ctx.io.columns, flex: 3 },
+    ),
+  );
 }
 
 function unknownProfile(names: string[], name: string): UsageError {
