@@ -557,6 +557,14 @@ describe('an update sent whole (the README recipe: list, edit, update --input)',
     expect(undo.stderr).toMatch(
       /^row \d: conflict: prospect \d+: changed since the run: title is "Chief Executive", the run wrote "Chief"/m,
     );
+    // A rerun skips the conflict again: it is not promised to do the rest; --force is named.
+    expect(undo.stderr).not.toMatch(/again does the rest/);
+    expect(undo.stderr).toMatch(
+      new RegExp(
+        `^run ${id} is partly undone: run again, it skips the 1 conflict\\(s\\) again; svc runs undo ${id} --force takes them back`,
+        'm',
+      ),
+    );
     const m0 = mark();
     const again = await svc(['runs', 'undo', id]);
     expect(again.code, again.stderr).toBe(0);
