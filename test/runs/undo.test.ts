@@ -505,3 +505,86 @@ describe('single writes are recorded too', () => {
     expect(stateOf()).toBe('finished');
   });
 });
+
+describe('an update sent whole (the README recipe: list, edit, update --input)', () => {
+  it("undo takes back only the fields the run changed: a colleague's change to another field is no conflict and stays, with --force too", async () => {
+    // Four records: three CEOs in Lisbon whose title the edit changes, and a CTO it leaves as it was.
+    const [a, b, c, d] = prospectIds().slice(-8, -4) as [number, number, number, number];
+    for (const id of [a, b, c, d]) {
+      const attributes = { title: id === d ? 'CTO' : 'CEO', addressCity: 'Lisbon' };
+      expect((await call(sb, 'PATCH', `prospects/${id}`, { data: { type: 'prospect', id, attributes } })).status).toBe(200);
+    }
+    const listed = await svc(['prospects', 'list', '--filter', `id=${a},${b},${c},${d}`, '--all', '-o', 'ndjson']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(4);
+    const wrong = inputFile('wrong.ndjson', listed.stdout.replaceAll('"title":"CEO"', '"title":"Chief"'));
+    const run = await svc(['prospects', 'update', '--input', wrong]);
+    expect(run.code, run.stderr).toBe(0);
+    const id = runId(run.stderr);
+    const attrs = (p: number) => sb.store.table('prospect').get(p)!.attributes as Record<string, unknown>;
+    expect([a, b, c, d].map((p) => attrs(p)['title'])).toEqual(['Chief', 'Chief', 'Chief', 'CTO']);
+
+    // A colleague fixes two cities (one of a record the run changed, one it did not), and one title.
+    const colleague = (p: number, attributes: Record<string, unknown>) =>
+      call(sb, 'PATCH', `prospects/${p}`, { data: { type: 'prospect', id: p, attributes } });
+    expect((await colleague(a, { addressCity: 'São Paulo' })).status).toBe(200);
+    expect((await colleague(d, { addressCity: 'São Paulo' })).status).toBe(200);
+    expect((await colleague(b, { title: 'Chief Executive' })).status).toBe(200);
+
+    type Line = { row: number; action: string; id: string; changes?: { field: string }[] };
+    const plan = async (...more: string[]) => {
+      const r = await svc(['runs', 'undo', id, '--plan', '-o', 'json', ...more]);
+      expect(r.code, r.stderr).toBe(0);
+      const rows = (JSON.parse(r.stdout).rows as Line[]).map((l) => [l.id, l.action, l.changes?.map((x) => x.field) ?? []]);
+      return Object.fromEntries(rows.map(([p, ...rest]) => [p, rest]));
+    };
+    // The other field is neither a conflict nor set back; only b's title is (someone wrote it since).
+    expect(await plan()).toEqual({
+      [a]: ['set back', ['title']],
+      [b]: ['conflict', ['title']],
+      [c]: ['set back', ['title']],
+      [d]: ['nothing to do', []],
+    });
+    expect(await plan('--force')).toEqual({
+      [a]: ['set back', ['title']],
+      [b]: ['set back', ['title']],
+      [c]: ['set back', ['title']],
+      [d]: ['nothing to do', []],
+    });
+
+    const undo = await svc(['runs', 'undo', id]);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stderr).toMatch(
+      /^row \d: conflict: prospect \d+: changed since the run: title is "Chief Executive", the run wrote "Chief"/m,
+    );
+    // A rerun skips the conflict again: it is not promised to do the rest; --force is named.
+    expect(undo.stderr).not.toMatch(/again does the rest/);
+    expect(undo.stderr).toMatch(
+      new RegExp(
+        `^run ${id} is partly undone: run again, it skips the 1 conflict\\(s\\) again; svc runs undo ${id} --force takes them back`,
+        'm',
+      ),
+    );
+    const m0 = mark();
+    const again = await svc(['runs', 'undo', id]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(writesSince(m0)).toBe(0);
+    expect([a, b, c, d].map((p) => [attrs(p)['title'], attrs(p)['addressCity']])).toEqual([
+      ['CEO', 'São Paulo'],
+      ['Chief Executive', 'Lisbon'],
+      ['CEO', 'Lisbon'],
+      ['CTO', 'São Paulo'],
+    ]);
+
+    const m1 = mark();
+    const forced = await svc(['runs', 'undo', id, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(writesSince(m1)).toBe(1);
+    expect([a, b, c, d].map((p) => [attrs(p)['title'], attrs(p)['addressCity']])).toEqual([
+      ['CEO', 'São Paulo'],
+      ['CEO', 'Lisbon'],
+      ['CEO', 'Lisbon'],
+      ['CTO', 'São Paulo'],
+    ]);
+  });
+});

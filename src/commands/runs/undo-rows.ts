@@ -2,7 +2,7 @@
  * What `svc runs undo` does with each row of a recorded run, decided from the record and the
  * records as they are now (read a page of 100 at a time): an update is set back to its prior
  * values, a create deleted, a delete re-created (a new id; its own relationships reconnected), an
- * enrolment finished. A record changed by someone else since the run — a field the run wrote no
+ * enrolment finished. A record changed by someone else since the run — a field the run changed no
  * longer holds what it wrote — is a conflict, skipped unless `--force`; a record deleted since is
  * reported, not re-created. Each row carries the image of what its undo changes, so that the undo
  * run is recorded (and can itself be undone) without reading anything again.
@@ -106,6 +106,11 @@ function differing(rt: ResourceType, want: FieldValues, rec: CurrentRecord, id: 
   return diffRecord(writeData(rt, want), { id, attributes: rec.attributes ?? {}, relationships: rec.relationships ?? {} }).changes;
 }
 
+/** The fields whose value an update changed: those where what it sent differs from its before-image. */
+function changedByRun(rt: ResourceType, before: FieldValues, after: FieldValues, id: string): string[] {
+  return differing(rt, after, writeData(rt, before), id).map((c) => c.field);
+}
+
 /** The part of `v` named by `fields`. */
 function subset(v: FieldValues, fields: Iterable<string>): FieldValues {
   const out: FieldValues = { attributes: {}, relationships: {} };
@@ -175,16 +180,22 @@ export function undoItem(
         'the run recorded no before-image for this row (the record could not be read before the write)',
         'failed',
       );
+    // A row sent whole (a list edited and sent back) also sends every field it leaves as it was:
+    // only the fields whose value it changed are the run's, to set back or find in conflict. One
+    // it did not change, changed by someone since, was a conflict — the row's real change stayed
+    // — or with --force set back over that later edit (a trial).
+    const changed = changedByRun(rt, row.before, row.after, id);
+    if (changed.length === 0) return decided('nothing to do', id, 'the run changed none of its fields');
     const now = current.get(`${row.type}:${id}`);
     if (!now) return decided('gone', id, 'deleted since the run: not re-created');
-    const back = differing(rt, row.before, now, id);
+    const back = differing(rt, subset(row.before, changed), now, id);
     if (back.length === 0)
       return decided(
         'nothing to do',
         id,
         done ? 'already holds the values it had before the run' : 'the run was cut short before this row: nothing to undo',
       );
-    const moved = differing(rt, row.after, now, id);
+    const moved = differing(rt, subset(row.after, changed), now, id);
     if (moved.length > 0 && !force)
       return { ...decided('conflict', id, conflictText(moved)), diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })) };
     // An opt-out is not taken back as a side effect, an undo's either: the person may have asked

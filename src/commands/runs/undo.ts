@@ -275,7 +275,16 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       } else if (!result.interrupted) {
         // Rows held for an opt-out wait for the flag: the same command again did nothing (a review).
         const flag = items.some((i) => i.keptOptOuts) ? ' --allow-opt-in' : '';
-        ctx.info(`run ${id} is partly undone: ${svcAgain(ctx)} runs undo ${id}${flag} again does the rest (rows done are not done again)`);
+        // Conflicts alone are skipped by a rerun too: promised the rest, it did nothing (a trial).
+        const rerunDoesMore = only !== undefined || result.tripped !== undefined || c.failed + c.unknown > 0 || flag !== '';
+        if (rerunDoesMore)
+          ctx.info(
+            `run ${id} is partly undone: ${svcAgain(ctx)} runs undo ${id}${flag} again does the rest (rows done are not done again)`,
+          );
+        else
+          ctx.info(
+            `run ${id} is partly undone: run again, it skips the ${conflicts} conflict(s) again; ${svcAgain(ctx)} runs undo ${id} --force takes them back (--rows N --force: only the rows you checked)`,
+          );
       }
     },
     after: () => printMapping(ctx, mapping),
