@@ -138,6 +138,13 @@ describe('logout and profiles', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no profile named "nope" \(profiles: default, staging\)/);
 
+    // --dry-run says what logout would do and changes nothing (it deleted the tokens: a trial).
+    const tokens = readConfig(dir).profiles.staging!.accessToken;
+    const dry = await svcInProcess(['logout', '--dry-run'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toBe(`(would delete the tokens of profile "staging" from ${path.join(dir, 'config.json')})\n`);
+    expect(readConfig(dir).profiles.staging!.accessToken).toBe(tokens);
+
     // logout: tokens gone, URLs and client kept; status then says not logged in (exit 3).
     const out = await svcInProcess(['logout'], { env });
     expect(out.code).toBe(0);

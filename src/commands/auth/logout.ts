@@ -2,6 +2,7 @@
 import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
+import { printDryRun } from '../shared/dry-run.js';
 
 export async function logoutHandler(ctx: Context): Promise<void> {
   const store = await ctx.config();
@@ -13,6 +14,9 @@ export async function logoutHandler(ctx: Context): Promise<void> {
   }
   if (!cur?.accessToken && !cur?.refreshToken) {
     ctx.info(`Profile "${name}" is not logged in; nothing to do.`);
+  } else if (ctx.globals.dryRun) {
+    // --dry-run promises no change: the tokens were deleted all the same (a trial).
+    await printDryRun(ctx, [], [`would delete the tokens of profile "${name}" from ${store.path}`]);
   } else {
     await updateProfile(
       store,

@@ -7,6 +7,7 @@ import { csvLine } from '../../output/csv.js';
 import { writeOut } from '../../output/io.js';
 import { didYouMean } from '../../suggest.js';
 import { settingSpec, settingSpecs } from './settings.js';
+import { printDryRun } from '../shared/dry-run.js';
 
 async function profileNow(ctx: Context) {
   const store = await ctx.config();
@@ -79,6 +80,11 @@ export async function configSet(ctx: Context, key: string, value: string, format
   // An empty value removes the setting: the built-in default applies again.
   const parsed = value === '' ? undefined : spec.parse(value);
   const { store, name } = await profileToWrite(ctx);
+  if (ctx.globals.dryRun) {
+    // --dry-run promises no change: the setting was written all the same (a trial).
+    const would = parsed === undefined ? `remove ${key} from profile "${name}"` : `set ${key} = ${parsed} for profile "${name}"`;
+    return printDryRun(ctx, [], [`would ${would} in ${store.path}`]);
+  }
   await updateProfile(
     store,
     name,

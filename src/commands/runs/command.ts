@@ -19,7 +19,7 @@ Examples:
   $ svc --sandbox runs list
   $ svc --sandbox runs show "$(svc --sandbox runs list -o raw --query '[0].id')" -o json
   $ svc --sandbox runs undo "$(svc --sandbox runs list -o raw --query '[0].id')" --plan
-  $ svc runs prune --older-than 30d
+  $ svc runs prune --older-than 30d --dry-run
 `,
     );
   runs
@@ -70,10 +70,20 @@ twice), recorded (svc runs undo <the undo's id> redoes the run). Exit codes: 10 
     });
   runs
     .command('prune')
-    .description('remove the records of runs older than an age')
+    .description("remove the records of this profile's runs older than an age")
     .option('--older-than <age>', 'e.g. 30d, 12h, 90m')
-    .action(async (flags: { olderThan?: string }, cmd: Command) => {
-      const { pruneHandler } = await import('./view.js');
+    .option('--all', 'the runs of every profile')
+    .addHelpText(
+      'after',
+      `
+Asks first on a terminal (default no); elsewhere it needs --yes. --dry-run lists the runs it would
+remove and removes nothing. Kept whatever their age: a run not finished that running its command
+again would continue (one run, one undo), and the run an unfinished undo takes back.
+--older-than 0d takes all the others. A removed run can no longer be undone.
+`,
+    )
+    .action(async (flags: { olderThan?: string; all?: boolean }, cmd: Command) => {
+      const { pruneHandler } = await import('./prune.js');
       await runCommand(app, cmd, (ctx) => pruneHandler(ctx, flags));
     });
 }

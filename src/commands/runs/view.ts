@@ -1,13 +1,10 @@
 /**
- * `svc runs list`, `svc runs show RUN` and `svc runs prune --older-than 30d`: the recorded runs
- * of this profile, newest first; one run's rows with their outcomes and before/after values (in
- * every output format: a row a line, values as JSON text in csv and table); records past an age
- * removed. Nothing is sent.
+ * `svc runs list` and `svc runs show RUN`: the recorded runs of this profile, newest first; one
+ * run's rows with their outcomes and before/after values (in every output format: a row a line,
+ * values as JSON text in csv and table). Nothing is sent. Pruning is prune.ts.
  */
-import fs from 'node:fs';
 import type { RunRecord } from '../../bulk/run/run-record.js';
-import { readRunRecord, runFile } from '../../bulk/run/run-record.js';
-import { UsageError } from '../../errors.js';
+import { readRunRecord } from '../../bulk/run/run-record.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
@@ -150,39 +147,4 @@ function fields(v: { attributes: Record<string, unknown>; relationships: Record<
   return Object.entries({ ...v.attributes, ...v.relationships })
     .map(([k, x]) => `${k}=${JSON.stringify(x)}`)
     .join(' ');
-}
-
-/** `30d`, `12h`, `90m`: an age in ms. */
-function parseAge(v: string): number {
-  const m = /^(\d+)\s*(d|h|m)$/.exec(v.trim());
-  if (!m) throw new UsageError(`--older-than ${v}: expected an age like 30d, 12h or 90m`);
-  return Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
-}
-
-/** `svc runs prune --older-than 30d`: removes the records (and undo journals) of older runs. */
-export async function pruneHandler(ctx: Context, flags: { olderThan?: string }): Promise<void> {
-  if (!flags.olderThan) throw new UsageError('runs prune: give --older-than, e.g. --older-than 30d');
-  const cut = ctx.clock.now() - parseAge(flags.olderThan);
-  const dir = runsDirOf(ctx);
-  let removed = 0;
-  let bytes = 0;
-  let kept = 0;
-  let keptBytes = 0;
-  for (const r of allRuns(dir)) {
-    const file = runFile(dir, r.id);
-    const size = fs.statSync(file).size;
-    const at = 'rec' in r ? Date.parse(r.rec.meta.at) : fs.statSync(file).mtimeMs;
-    if (at < cut) {
-      fs.rmSync(file, { force: true });
-      fs.rmSync(file.replace(/\.run\.ndjson$/, '.undo.journal.ndjson'), { force: true });
-      fs.rmSync(file.replace(/\.run\.ndjson$/, '.undo.journal.ndjson.lock'), { force: true });
-      removed++;
-      bytes += size;
-    } else {
-      kept++;
-      keptBytes += size;
-    }
-  }
-  const mb = (b: number) => `${(b / 1_048_576).toFixed(1)} MB`;
-  ctx.info(`removed ${removed} run(s) older than ${flags.olderThan} (${mb(bytes)}); ${kept} kept (${mb(keptBytes)}) in ${dir}`);
 }

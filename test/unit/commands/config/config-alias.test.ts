@@ -43,6 +43,16 @@ describe('svc config', () => {
     expect(alias.code).toBe(2);
     expect(Object.keys(readConfig(env.SVC_CONFIG_DIR!).profiles).sort()).toEqual(['dev', 'prod', 'prod-eu', 'prod2']);
     expect((await svc(['--profile', 'staging', 'config', 'set', 'pageSize', '200'])).code).toBe(0);
+    // --dry-run says what it would write and writes nothing (it wrote the setting: a trial).
+    for (const [value, would] of [
+      ['500', 'set pageSize = 500 for'],
+      ['', 'remove pageSize from'],
+    ] as const) {
+      const dry = await svc(['--profile', 'staging', 'config', 'set', 'pageSize', value, '--dry-run']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toBe(`(would ${would} profile "staging" in ${path.join(env.SVC_CONFIG_DIR!, 'config.json')})\n`);
+      expect(readConfig(env.SVC_CONFIG_DIR!).profiles.staging!.settings).toEqual({ pageSize: 200 });
+    }
     const csv = await svc(['--profile', 'staging', 'config', 'list', '-o', 'csv']);
     expect(csv.stdout).toBe('key,value\npageSize,200\n');
     expect((await svc(['--profile', 'bare', 'config', 'list', '-o', 'csv'])).stdout).toBe('key,value\n');
