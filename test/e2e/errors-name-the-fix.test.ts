@@ -120,6 +120,22 @@ describe('did you mean', () => {
     expect(r.stderr).toContain(`\nhint: ${hint}\n`);
   });
 
+  // A new-user trial: `--include titl` got "title" and `--include sequenceSteps` "sequenceType",
+  // attributes, which cannot be included.
+  it('--include: hints name relationships (along the path) only', async () => {
+    const nested = await svcInProcess(['prospects', 'get', '1', '--include', 'account.ownr'], { env: env() });
+    expect(nested.code).toBe(1);
+    expect(nested.stderr).toContain('\nhint: --include account.ownr: did you mean "account.owner"?\n');
+    for (const args of [
+      ['prospects', 'get', '1', '--include', 'titl'],
+      ['sequences', 'get', '1', '--include', 'sequenceSteps'],
+    ]) {
+      const r = await svcInProcess(args, { env: env() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).not.toMatch(/did you mean/);
+    }
+  });
+
   it('names that are right get no hint, and a far-off name no guess', async () => {
     const ok = await svcInProcess(['prospects', 'list', '--limit', '1', '--columns', 'id,title,account.name', '-o', 'csv'], { env: env() });
     expect(ok.stderr).toBe('');

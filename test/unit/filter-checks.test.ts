@@ -1,6 +1,6 @@
 /**
  * The pure parts of the filter and field-name guards: spaces around values, date checks and
- * whole-day ranges, repeated fields, near misses.
+ * whole-day ranges, enum and boolean values, reversed id ranges, repeated fields, near misses.
  */
 import { describe, expect, it } from 'vitest';
 import { parseFilter } from '../../src/api/filter.js';
@@ -88,6 +88,67 @@ describe('checkFilterValues', () => {
     const f = parseFilter('title=2024-13-45');
     expect(checkFilterValues({ name: 'title', type: 'string' }, f, 'title=2024-13-45')).toBe(f);
     expect(checkFilterValues(undefined, f, 'x')).toBe(f);
+  });
+});
+
+describe('checkFilterValues: enums, booleans and id ranges (a trial: these matched nothing, exit 0)', () => {
+  const STATE: AttributeSpec = { name: 'state', type: 'string', filterable: true, enum: ['pending', 'active', 'paused'] };
+  const OUTCOME: AttributeSpec = { name: 'outcome', type: 'string', filterable: true, enum: ['Answered', 'Not Answered'] };
+  const NAMED: AttributeSpec = { name: 'named', type: 'boolean', filterable: true };
+  const check = (spec: AttributeSpec | undefined, expr: string) => checkFilterValues(spec, parseFilter(expr), expr);
+  const refusal = (spec: AttributeSpec | undefined, expr: string): { message: string; hints: string[]; exitCode: number } => {
+    try {
+      check(spec, expr);
+    } catch (err) {
+      return err as { message: string; hints: string[]; exitCode: number };
+    }
+    throw new Error(`${expr} was not refused`);
+  };
+
+  it('an enum value in another case is sent as the list writes it, each item of a list too', () => {
+    expect(check(STATE, 'state=Active')).toMatchObject({ kind: 'eq', values: ['active'] });
+    expect(check(STATE, 'state=active,PAUSED')).toMatchObject({ kind: 'list', values: ['active', 'paused'] });
+    expect(check(OUTCOME, 'outcome=not answered')).toMatchObject({ values: ['Not Answered'] });
+    expect(check(STATE, 'state=Active..Paused')).toMatchObject({ from: 'active', to: 'paused' });
+  });
+
+  it('any other enum value is refused with the values and the near one', () => {
+    const e = refusal(STATE, 'state=active,actve');
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toBe('filter "state=active,actve": "actve" is not a value of state, which is one of: pending, active, paused');
+    expect(e.hints).toEqual(["did you mean active? --filter 'state=active'"]);
+    expect(refusal(STATE, 'state=pending,actve').hints).toEqual(["did you mean active? --filter 'state=pending,active'"]);
+    expect(refusal(STATE, 'state=zzz').hints).toEqual([]);
+  });
+
+  it.each([
+    ['named=yes', 'true'],
+    ['named=1', 'true'],
+    ['named=True', 'true'],
+    ['named=NO', 'false'],
+    ['named=0', 'false'],
+    ['named=false', 'false'],
+  ])('%s is sent as %s, as --attr reads it', (expr, sent) => {
+    expect(check(NAMED, expr)).toMatchObject({ kind: 'eq', values: [sent] });
+  });
+
+  it('a boolean given anything else is refused', () => {
+    const e = refusal(NAMED, 'named=maybe');
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toBe('filter "named=maybe": "maybe" is not true or false (named is a boolean)');
+  });
+
+  it.each(['id=9..2', 'account.id=4..2'])('%s, a reversed range of ids, is refused as a reversed number range is', (expr) => {
+    const e = refusal(undefined, expr);
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toMatch(/the range starts \((9|4)\) after it ends \(2\), so it matches nothing/);
+  });
+
+  it('ranges of ids the right way round, open ones and ids that are not whole numbers pass', () => {
+    for (const expr of ['id=2..9', 'id=9..', 'account.id=..4', 'id=b..a', 'account.id=4']) {
+      const f = parseFilter(expr);
+      expect(checkFilterValues(undefined, f, expr)).toBe(f);
+    }
   });
 });
 

@@ -27,17 +27,21 @@ function addRecordOptions(cmd: Command): Command {
     .option('-d, --data <json>', 'record as flat JSON or a JSON:API document: JSON, @file, or - for stdin');
 }
 
-/** The `list --help` lines on dates in filters, with an example on a date field of the type. */
+/** The `list --help` lines on filter values (dates, listed values), with an example on a date field of the type. */
 function datesHelp(rt: ResourceType): string {
   const field =
     rt.attributes.find((a) => a.filterable && a.type === 'date-time' && a.name === 'updatedAt') ??
     rt.attributes.find((a) => a.filterable && a.type === 'date-time');
-  const lines = [
-    '',
+  const lines = [''];
+  // Said where it applies: a value in another case or `yes` matched nothing before it was checked.
+  if (rt.attributes.some((a) => a.filterable && (a.enum || a.type === 'boolean'))) {
+    lines.push('A field with listed values takes one of them, in any case; a boolean', 'takes true/false, yes/no or 1/0.', '');
+  }
+  lines.push(
     'Dates in filters: YYYY-MM-DD (on a date-time field: that whole day),',
     'YYYY-MM-DDThh:mm:ss, or relative to your calendar: today, yesterday,',
     '7d (7 days ago), 2w (2 weeks ago). Ranges: from..to, from.., ..to.',
-  ];
+  );
   if (field) {
     lines.push(`  $ svc ${rt.command} list --filter ${field.name}=7d..`, `  $ svc ${rt.command} list --filter ${field.name}=yesterday`);
   }

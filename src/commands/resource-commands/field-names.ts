@@ -44,6 +44,25 @@ function unknownField(flag: string, rt: ResourceType, name: string, org: OrgName
 }
 
 /**
+ * The error for the head of a `rel.attr` path in `--filter` or `--sort` that names no
+ * relationship of the type (`acount.id`): the server would refuse it (exit 1), or a server that
+ * ignores unknown filters would list everything. Undefined when the name may be real: a
+ * relationship or attribute of the type, or no near miss of one on a type the spec shows in
+ * part (the org schema names attributes, not relationships, so a pull does not make it whole).
+ */
+export function unknownRelationship(flag: string, rt: ResourceType, name: string): UsageError | undefined {
+  if (findRelationship(rt, name) || findAttribute(rt, name)) return undefined;
+  const near = nearMiss(
+    name,
+    rt.relationships.map((r) => r.name),
+  );
+  if (rt.partial && !near) return undefined;
+  const err = new UsageError(`${flag}: ${rt.type} has no relationship "${name}"`);
+  const where = `\`svc ${rt.command} --help\` lists the relationships`;
+  return err.hint(near ? `did you mean ${near}? (${where})` : where);
+}
+
+/**
  * Refuses `--fields` names a type does not have.
  * @param org the org schema's names (custom-field labels are already resolved)
  * @throws UsageError naming the field, with a near miss when there is one

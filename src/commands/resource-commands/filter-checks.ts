@@ -1,13 +1,15 @@
 /**
  * Filters that look right and silently answer wrong are refused or fixed before anything is
  * sent: impossible dates, two filters on one field (the service reads one filter per field, and
- * two equalities never both hold), and a bare date on a date-time field, which would match only
- * records stamped exactly at midnight.
+ * two equalities never both hold), a bare date on a date-time field, which would match only
+ * records stamped exactly at midnight, a value outside an enum's list or in another case, a
+ * boolean written as `yes`, and ranges (of numbers, dates or ids) that end before they start.
  */
 import type { Filter } from '../../api/filter.js';
 import { checkValue, coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
 import type { AttributeSpec } from '../../registry/index.js';
+import { closest } from '../../suggest.js';
 
 /** A parsed filter with the expression the user wrote. */
 interface GivenFilter {
@@ -68,21 +70,34 @@ function problemOf(spec: AttributeSpec, v: string): string | undefined {
 }
 
 /**
+ * Checks the values of a filter against its field's type before anything is sent: numbers,
+ * booleans, enums, dates (see each function) and ranges of ids the right way round. Other types
+ * pass unchanged (the service checks them and answers 400, which is not silent).
+ * @param spec the field's attribute, when known (none for `id` and `rel.id`)
+ * @param given the expression as the user wrote it, for messages
+ * @param now the moment relative dates count from
+ * @returns the filter to send: values written the way the API writes them
+ * @throws UsageError for an impossible or malformed value, or a reversed range
+ */
+export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filter, given: string, now: Date = new Date()): Filter {
+  if (!spec) return given0.path.at(-1) === 'id' ? checkIdRange(given0, given) : given0;
+  if (spec.type === 'number' || spec.type === 'integer') return checkNumbers(spec, given0, given);
+  if (spec.type === 'boolean') return checkBooleans(spec, given0, given);
+  if (spec.enum) return checkEnum(spec.enum, given0, given);
+  if (spec.type === 'date' || spec.type === 'date-time') return checkDates(spec, given0, given, now);
+  return given0;
+}
+
+/**
  * Checks the values of a filter on a date or date-time field, and turns a bare date on a
  * date-time field into that day's range: `createdAt=2026-11-07` is sent as
  * `2026-11-07..2026-11-07`, which the API reads as the whole day (a bare date as a range bound
  * covers its day, bounds inclusive), where an equality with a bare date matches no date-time.
  * Ranges are sent as written, as the filter table of the README shows. Relative dates (`today`,
  * `yesterday`, `7d`, `2w`) become dates first (see {@link resolveRelativeDates}).
- * Other types pass unchanged (the service checks them and answers 400, which is not silent).
- * @param spec the field's attribute, when known
- * @param given the expression as the user wrote it, for messages
- * @param now the moment relative dates count from
  * @throws UsageError for an impossible or malformed date
  */
-export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filter, given: string, now: Date = new Date()): Filter {
-  if (spec && (spec.type === 'number' || spec.type === 'integer')) return checkNumbers(spec, given0, given);
-  if (!spec || (spec.type !== 'date' && spec.type !== 'date-time')) return given0;
+function checkDates(spec: AttributeSpec, given0: Filter, given: string, now: Date): Filter {
   const f = resolveRelativeDates(given0, now);
   const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
   for (const v of values) {
@@ -140,6 +155,61 @@ function checkNumbers(spec: AttributeSpec, f: Filter, given: string): Filter {
   if (f.kind === 'range' && f.from !== undefined && f.to !== undefined && Number(f.from) > Number(f.to))
     throw reversedRange(given, f, f.from, f.to);
   return f;
+}
+
+/**
+ * A range of ids (`id=9..2`, `account.id=4..2`) the right way round, as for numbers. Only whole
+ * numbers are compared: what else an id may be is the service's business.
+ */
+function checkIdRange(f: Filter, given: string): Filter {
+  const whole = (v: string | undefined): v is string => v !== undefined && /^\d+$/.test(v);
+  if (f.kind === 'range' && whole(f.from) && whole(f.to) && BigInt(f.from) > BigInt(f.to)) throw reversedRange(given, f, f.from, f.to);
+  return f;
+}
+
+/** The filter with each value, or each bound of a range, passed through `fn`. */
+function mapValues(f: Filter, fn: (v: string) => string): Filter {
+  if (f.kind !== 'range') return { ...f, values: f.values.map(fn) };
+  return { ...f, from: f.from === undefined ? undefined : fn(f.from), to: f.to === undefined ? undefined : fn(f.to) };
+}
+
+/**
+ * A boolean's values as the API writes them: what `--attr` reads as true or false (yes/no, 1/0,
+ * any case) is sent as `true`/`false`; anything else is refused (the service answers 422, or
+ * another might match nothing).
+ */
+function checkBooleans(spec: AttributeSpec, f: Filter, given: string): Filter {
+  const name = f.path.join('.');
+  const one = (v: string): string => {
+    if (v === 'inf' || v === 'neginf') return v;
+    const c = coerceString(spec, v);
+    if ('problem' in c)
+      throw new UsageError(`filter "${given}": "${v}" is not true or false (${name} is a boolean)`).hint(
+        `write ${name}=true or ${name}=false (yes/no and 1/0 are read as those)`,
+      );
+    return String(c.value);
+  };
+  return mapValues(f, one);
+}
+
+/**
+ * A field with a closed list of values (the registry's enum, which `--attr` checks): a value
+ * written in another case is sent as the list writes it (`state=Active` matched nothing while
+ * looking right, a trial), any other value of an equality or list is refused with the values.
+ * Range bounds are only set in the list's case: a range compares text, any bound may be meant.
+ */
+function checkEnum(allowed: readonly string[], f: Filter, given: string): Filter {
+  const name = f.path.join('.');
+  const fold = (v: string) => (allowed.includes(v) ? v : (allowed.find((a) => a.toLowerCase() === v.toLowerCase()) ?? v));
+  if (f.kind === 'range') return mapValues(f, fold);
+  const values = f.values.map(fold);
+  const bad = values.find((v) => !allowed.includes(v));
+  if (bad === undefined) return { ...f, values };
+  const err = new UsageError(`filter "${given}": "${bad}" is not a value of ${name}, which is one of: ${allowed.join(', ')}`);
+  const near = closest(bad, allowed);
+  if (near === undefined) throw err;
+  const fixed = [...new Set(values.map((v) => (v === bad ? near : v)))].map(escapeValue).join(',');
+  throw err.hint(`did you mean ${near}? --filter '${name}=${fixed}'`);
 }
 
 const RELATIVE = /^(?:(today)|(yesterday)|(\d{1,5})([dw]))$/i;

@@ -6,7 +6,7 @@
  * does not know, are refused before sending: field-names.ts.)
  */
 import { ApiError } from '../../errors.js';
-import { isKnownField, type ResourceType } from '../../registry/index.js';
+import { findRelationship, isKnownField, resourceByType, type ResourceType } from '../../registry/index.js';
 import { closest } from '../../suggest.js';
 
 /** The flags whose names are checked, as commander gives them. */
@@ -32,7 +32,6 @@ function givenNames(flags: NamedFlags): { flag: string; name: string }[] {
   for (const f of flags.filter ?? []) out.push({ flag: '--filter', name: head(f.slice(0, Math.max(0, f.indexOf('=')))) });
   for (const k of list(flags.sort)) out.push({ flag: '--sort', name: head(k.replace(/^-/, '')) });
   for (const f of flags.fields ?? []) if (!f.includes('=')) for (const n of list(f)) out.push({ flag: '--fields', name: n });
-  for (const n of list(flags.include)) out.push({ flag: '--include', name: head(n) });
   for (const a of flags.attr ?? [])
     out.push({
       flag: '--attr',
@@ -53,7 +52,6 @@ function nameHints(rt: ResourceType, flags: NamedFlags, only?: (flag: string) =>
     '--filter': ['id', ...rt.attributes.filter((a) => a.filterable).map((a) => a.name), ...rels, ...(rt.extraFilters ?? [])],
     '--sort': ['id', ...rt.attributes.filter((a) => a.sortable).map((a) => a.name)],
     '--fields': [...attrs, ...rels],
-    '--include': rels,
     '--attr': rt.attributes.filter((a) => !a.readOnly).map((a) => a.name),
     '--columns': ['id', 'type', ...attrs, ...rels],
   };
@@ -63,7 +61,36 @@ function nameHints(rt: ResourceType, flags: NamedFlags, only?: (flag: string) =>
     const c = closest(name, candidates[flag] ?? []) ?? closest(name, [...attrs, ...rels]);
     if (c) hints.push(`${flag} ${name}: did you mean "${c}"?`);
   }
+  for (const path of list(flags.include)) {
+    const h = includeHint(rt, path);
+    if (h) hints.push(h);
+  }
   return hints;
+}
+
+/**
+ * `--include acount: did you mean "account"?`, and `account.ownr` → `account.owner`: the first
+ * step of the path that is no relationship, against the relationships of the type it is on only
+ * (an attribute cannot be included; `titl` got "title", a trial).
+ */
+function includeHint(rt: ResourceType, path: string): string | undefined {
+  const steps = path.split('.').map((s) => s.trim());
+  let on: ResourceType | undefined = rt;
+  for (const [i, step] of steps.entries()) {
+    const rel = findRelationship(on, step);
+    if (rel) {
+      on = rel.target ? resourceByType(rel.target) : undefined;
+      if (!on) return undefined;
+      continue;
+    }
+    const c = closest(
+      step,
+      on.relationships.map((r) => r.name),
+    );
+    if (!c) return undefined;
+    return `--include ${path}: did you mean "${[...steps.slice(0, i), c, ...steps.slice(i + 1)].join('.')}"?`;
+  }
+  return undefined;
 }
 
 /** Adds name hints to a 400/422 refusal (the server did not know a name); other errors pass as they are. */

@@ -1,7 +1,8 @@
 /**
  * `--filter`, `--sort`, `--include`, `--fields` checked against the registry and turned into a
- * ListQuery. Known fields without the F or S mark are usage errors before anything is sent;
- * unknown names pass through; deprecated forms are sent with a warning.
+ * ListQuery. Known fields without the F or S mark are usage errors before anything is sent, and
+ * so is the `rel` of a `rel.attr` that is no relationship (field-names.ts says when that is known);
+ * other unknown names pass through; deprecated forms are sent with a warning.
  */
 import { parseFilter, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
@@ -17,6 +18,7 @@ import {
 } from '../../registry/index.js';
 import { matchFieldName } from '../../registry/name-match.js';
 import type { AttributeNames } from './attr-flags.js';
+import { unknownRelationship } from './field-names.js';
 import { checkFilterValues, refuseRepeatedFields } from './filter-checks.js';
 
 /** Raw list/get options as commander gives them. */
@@ -157,15 +159,21 @@ function checkFilter(rt: ResourceType, given: string, warn: (m: string) => void,
     }
     return f;
   }
-  const rel = findRelationship(rt, head!);
-  if (!rel && findAttribute(rt, head!))
+  checkRelationshipPath(rt, head!, tail, warn);
+  return f;
+}
+
+/** The `rel` of a `rel.attr` filter is a relationship of the type; `rel.attr` (not `rel.id`) warns. */
+function checkRelationshipPath(rt: ResourceType, head: string, tail: string, warn: (m: string) => void): void {
+  if (!findRelationship(rt, head) && findAttribute(rt, head))
     throw new UsageError(`"${head}" is an attribute of ${rt.type}, not a relationship: filter ${head}=value`);
+  const unknown = unknownRelationship('--filter', rt, head);
+  if (unknown) throw unknown;
   if (tail !== 'id') {
     warn(
       `filtering by a relationship attribute (${head}.${tail}) is deprecated by the service; filter by ${head}.id, or query the related type and include ${rt.path}`,
     );
   }
-  return f;
 }
 
 function filterable(rt: ResourceType): string[] {
@@ -183,6 +191,8 @@ function checkSort(rt: ResourceType, sort: string, warn: (m: string) => void, na
   for (const key of keys) {
     const name = key.replace(/^-/, '');
     if (name.includes('.')) {
+      const unknown = unknownRelationship('--sort', rt, name.slice(0, name.indexOf('.')));
+      if (unknown) throw unknown;
       warn(`sorting by a relationship attribute (${name}) is deprecated by the service; include the relationship and sort on the client`);
       continue;
     }

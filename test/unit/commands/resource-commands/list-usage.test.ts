@@ -117,6 +117,22 @@ describe('--query and --json', () => {
     expect(ok.sent.length, ok.stderr).toBeGreaterThan(0);
   });
 
+  // A new-user trial: `acount.id=4` went to the server (422, exit 1) while `--rel acount=4` was exit 2.
+  it('--filter and --sort: a near miss of a relationship in rel.attr is a usage error; nothing is sent', async () => {
+    refusedUnsent(
+      await server.run(['prospects', 'list', '--filter', 'acount.id=4']),
+      /^error: --filter: prospect has no relationship "acount"\nhint: did you mean account\? \(`svc prospects --help` lists the relationships\)\n$/,
+    );
+    refusedUnsent(
+      await server.run(['prospects', 'list', '--sort', 'acount.name']),
+      /^error: --sort: prospect has no relationship "acount"\nhint: did you mean account\?/,
+    );
+    // A type the spec shows whole has no other relationships; one shown in part may (a far-off name is sent).
+    refusedUnsent(await server.run(['calls', 'list', '--filter', 'colour.id=1']), /^error: --filter: call has no relationship "colour"\n/);
+    const far = await server.run(['prospects', 'list', '--filter', 'zzzzqqq.id=1']);
+    expect(far.sent.length, far.stderr).toBeGreaterThan(0);
+  });
+
   it('--json: a name the type does not have is a usage error with the near miss; nothing is sent', async () => {
     const r = await server.run(['prospects', 'list', '--json', 'id,titel']);
     expect(r.code).toBe(2);
