@@ -1,7 +1,8 @@
 /**
  * Paging through a collection (README.md, "Pagination"): pages of up to 1,000, `links.next` followed
  * as given but pinned to the API's origin, never `page[offset]` above 10,000, and past that cap an
- * id keyset (`sort=id`, `filter[id]=<last+1>..inf`) so that `--all` has no ceiling.
+ * id keyset (`sort=id`, `filter[id]=<last+1>..inf`, within the caller's own filter on id) so that
+ * `--all` has no ceiling.
  *
  * The next page is requested as soon as the current one has arrived, while the caller writes the
  * current one: a long listing costs the larger of the two, not their sum.
@@ -94,18 +95,20 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   const max = opts.all ? Infinity : (opts.limit ?? DEFAULT_PAGE_SIZE);
   let size = Math.max(1, Math.min(opts.pageSize ?? (Number.isFinite(max) ? max : MAX_PAGE_SIZE), MAX_PAGE_SIZE));
   const userSort = opts.query.sort ?? [];
-  const userFiltersId = (opts.query.filters ?? []).some((f) => f.path.length === 1 && f.path[0] === 'id');
   // Going past the offset cap needs id order from the very first page.
   const mayPassCap = max > MAX_OFFSET + size;
-  const keysetable = !userFiltersId && (userSort.length === 0 || (userSort.length === 1 && userSort[0] === 'id'));
+  const keysetable = userSort.length === 0 || (userSort.length === 1 && userSort[0] === 'id');
   const baseQuery: ListQuery = { ...opts.query };
   if (mayPassCap && keysetable && userSort.length === 0) baseQuery.sort = ['id'];
-  // Keyset mode: the caller's filter on id is applied with the keyset's own (keysetFilters).
+  // The caller's filter on id, once paging goes by id, is sent within the keyset's own
+  // (keysetFilter): two filters on id in one request cannot be sent, and a listing filtered on
+  // id stopped at the cap, told to sort by id when it did (a trial).
   const byId = opts.keyset !== undefined;
-  const userIdFilter = byId ? opts.query.filters?.find(isIdFilter) : undefined;
+  const userIdFilter = opts.query.filters?.find(isIdFilter);
+  const otherFilters = (opts.query.filters ?? []).filter((f) => f !== userIdFilter);
   if (byId) {
     baseQuery.sort = ['id'];
-    baseQuery.filters = (opts.query.filters ?? []).filter((f) => f !== userIdFilter);
+    baseQuery.filters = otherFilters;
   }
 
   // Where the next page starts: records handed out, offset, keyset start, or the server's link.
@@ -133,10 +136,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     } else {
       const q: ListQuery = { ...baseQuery, pageLimit: want, pageOffset: offset };
       if (!first) delete q.count;
-      if (byId) q.filters = [...(q.filters ?? []), keysetFilter(keysetFrom, userIdFilter)];
-      else if (keysetFrom !== undefined) {
-        q.filters = [...(q.filters ?? []), { path: ['id'], kind: 'range', values: [], from: keysetFrom, escaped: false }];
-      }
+      if (byId || keysetFrom !== undefined) q.filters = [...otherFilters, keysetFilter(keysetFrom, userIdFilter)];
       url = client.resolve(path);
       url.search = encodeQuery(queryPairs(q));
     }

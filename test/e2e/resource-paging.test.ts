@@ -65,3 +65,28 @@ it('a listing sorted by something else stops at the cap: what it has is printed,
   // Said once, as the error: not also as a warning before it.
   expect(r.stderr.match(/offset cap/g)).toHaveLength(1);
 });
+
+it('--all with a filter on id continues by id past the cap, within that filter', async () => {
+  // With `--filter id=…` the listing paged by offset and stopped at the cap, advising "sort by
+  // id" also to one that did (a trial): the keyset range is the filter's range from the last id on.
+  const hi = N - 20;
+  for (const sort of [[], ['--sort', 'id']]) {
+    const mark = sb.requests.length;
+    const r = await svcInProcess(
+      ['prospects', 'list', '--all', '--filter', `id=3..${hi}`, ...sort, '--fields', 'lastName', '-o', 'ndjson'],
+      {
+        env: env(),
+        timeoutMs: 60_000,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id);
+    expect(ids).toEqual(Array.from({ length: hi - 2 }, (_, i) => i + 3));
+    const reqs = received(sb, mark, 'prospects').map((q) => new URLSearchParams(q.query.raw));
+    expect(reqs.every((q) => q.get('sort') === 'id' && q.getAll('filter[id]').length === 1)).toBe(true);
+    expect(reqs.at(-1)!.get('filter[id]')).toBe(`11003..${hi}`);
+  }
+});
