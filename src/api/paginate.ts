@@ -189,7 +189,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       // that did arrive.
       let stop: unknown;
       try {
-        more = data.length > 0 && fetched < max && advance(res.doc, data, inflight.want);
+        more = data.length > 0 && fetched < max && advance(res.doc, data, inflight.want, inflight.url);
       } catch (err) {
         stop = err;
       }
@@ -209,12 +209,12 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   }
 
   /** Moves the start of the next page past `data`; false when the collection has ended. */
-  function advance(doc: JsonApiDocument, data: ResourceObject[], want: number): boolean {
+  function advance(doc: JsonApiDocument, data: ResourceObject[], want: number, url: URL): boolean {
     const link = doc.links?.next;
     if (!link) {
       // A server that sends no links at all gets the next offset computed; one that sends links
-      // without `next` has said this was the last page.
-      if (doc.links || data.length < want) return false;
+      // without `next` has said this was the last page, unless the next would start past the cap.
+      if (data.length < want || (doc.links && !endsAtOffsetCap(url, doc, data.length))) return false;
       next = undefined;
     } else if (!byId) {
       next = pinToOrigin(client, link);
@@ -244,6 +244,23 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     }
     return true;
   }
+}
+
+/**
+ * Whether paging by offset from the page at `url`, which brought `received` records, stops at the
+ * service's offset cap rather than at the end of the collection: its `links.next` asks for an
+ * offset above 10,000, which the service refuses, or it has none though the page was full and the
+ * next would start past 10,000 (links are given "where applicable": the service links no page it
+ * would refuse), unless its `links.last` is this very page.
+ */
+export function endsAtOffsetCap(url: URL, doc: JsonApiDocument, received: number): boolean {
+  const offsetOf = (u: string | URL) => Number(new URL(u, url).searchParams.get('page[offset]') ?? 0);
+  const link = doc.links?.next;
+  if (link) return offsetOf(link) > MAX_OFFSET;
+  const size = Number(url.searchParams.get('page[limit]') ?? url.searchParams.get('page[size]') ?? DEFAULT_PAGE_SIZE);
+  const at = offsetOf(url);
+  const last = doc.links?.last;
+  return received >= size && at + received > MAX_OFFSET && !(last !== undefined && offsetOf(last) === at);
 }
 
 /** The largest id of a page as digits; undefined when one is not an integer. */

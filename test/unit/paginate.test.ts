@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiRequest, ApiResponse } from '../../src/api/client.js';
 import { ApiError } from '../../src/errors.js';
-import { paginate, type PageClient } from '../../src/api/paginate.js';
+import { endsAtOffsetCap, paginate, type PageClient } from '../../src/api/paginate.js';
 
 const BASE = new URL('http://api.test/api/v2/');
 
@@ -115,6 +115,16 @@ describe('paginate', () => {
     expect(ids(pages)).toEqual(Array.from({ length: 12_000 }, (_, i) => i + 5));
     expect(sent.map((s) => s.query.getAll('filter[id]'))).toEqual([...Array.from({ length: 11 }, () => ['5..12004']), ['11005..12004']]);
     expect(sent.every((s) => s.query.get('sort') === 'id')).toBe(true);
+  });
+
+  it('knows a page that ends at the offset cap: a next link past it, or none after a full page short of the last', () => {
+    const at = (q: string) => new URL(`prospects?${q}`, BASE);
+    const page = at('page[limit]=500&page[offset]=10000');
+    expect(endsAtOffsetCap(page, { links: { next: at('page[limit]=500&page[offset]=10500').href } }, 500)).toBe(true);
+    expect(endsAtOffsetCap(page, { links: { first: at('').href } }, 500)).toBe(true);
+    expect(endsAtOffsetCap(page, { links: { first: at('').href, last: page.href } }, 500)).toBe(false);
+    expect(endsAtOffsetCap(page, { links: {} }, 499)).toBe(false);
+    expect(endsAtOffsetCap(at('page[limit]=500&page[offset]=9500'), { links: {} }, 500)).toBe(false);
   });
 
   it('continues by id past the offset cap with ids above 2^53, counting in digits', async () => {
