@@ -105,6 +105,13 @@ export function errorFromResponse(status: number, body: string, contentType: str
       // fall through to the generic message
     }
   }
+  // A request line or URL too long (Node answers 431 with no body, others 414): a filter listing
+  // thousands of ids gave "HTTP 431: server sent empty body" (a trial).
+  if (status === 414 || status === 431) {
+    const detail =
+      'the request is too long for the server (its URL, most likely): filter on fewer values, or on a range instead of a long list';
+    return new ApiError(status, [{ status: String(status), title: `HTTP ${status}`, detail }], undefined, retryAfter);
+  }
   const what = !trimmed
     ? 'empty body'
     : contentType?.includes('html') || trimmed.startsWith('<')

@@ -1,7 +1,8 @@
 /**
  * Paging through a collection (README.md, "Pagination"): pages of up to 1,000, `links.next` followed
  * as given but pinned to the API's origin, never `page[offset]` above 10,000, and past that cap an
- * id keyset (`sort=id`, `filter[id]=<last+1>..inf`) so that `--all` has no ceiling.
+ * id keyset (`sort=id`, `filter[id]=<last+1>..inf`, within the caller's own filter on id) so that
+ * `--all` has no ceiling.
  *
  * The next page is requested as soon as the current one has arrived, while the caller writes the
  * current one: a long listing costs the larger of the two, not their sum.
@@ -94,18 +95,20 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   const max = opts.all ? Infinity : (opts.limit ?? DEFAULT_PAGE_SIZE);
   let size = Math.max(1, Math.min(opts.pageSize ?? (Number.isFinite(max) ? max : MAX_PAGE_SIZE), MAX_PAGE_SIZE));
   const userSort = opts.query.sort ?? [];
-  const userFiltersId = (opts.query.filters ?? []).some((f) => f.path.length === 1 && f.path[0] === 'id');
   // Going past the offset cap needs id order from the very first page.
   const mayPassCap = max > MAX_OFFSET + size;
-  const keysetable = !userFiltersId && (userSort.length === 0 || (userSort.length === 1 && userSort[0] === 'id'));
+  const keysetable = userSort.length === 0 || (userSort.length === 1 && userSort[0] === 'id');
   const baseQuery: ListQuery = { ...opts.query };
   if (mayPassCap && keysetable && userSort.length === 0) baseQuery.sort = ['id'];
-  // Keyset mode: the caller's filter on id is applied with the keyset's own (keysetFilters).
+  // The caller's filter on id, once paging goes by id, is sent within the keyset's own
+  // (keysetFilter): two filters on id in one request cannot be sent, and a listing filtered on
+  // id stopped at the cap, told to sort by id when it did (a trial).
   const byId = opts.keyset !== undefined;
-  const userIdFilter = byId ? opts.query.filters?.find(isIdFilter) : undefined;
+  const userIdFilter = opts.query.filters?.find(isIdFilter);
+  const otherFilters = (opts.query.filters ?? []).filter((f) => f !== userIdFilter);
   if (byId) {
     baseQuery.sort = ['id'];
-    baseQuery.filters = (opts.query.filters ?? []).filter((f) => f !== userIdFilter);
+    baseQuery.filters = otherFilters;
   }
 
   // Where the next page starts: records handed out, offset, keyset start, or the server's link.
@@ -133,10 +136,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     } else {
       const q: ListQuery = { ...baseQuery, pageLimit: want, pageOffset: offset };
       if (!first) delete q.count;
-      if (byId) q.filters = [...(q.filters ?? []), keysetFilter(keysetFrom, userIdFilter)];
-      else if (keysetFrom !== undefined) {
-        q.filters = [...(q.filters ?? []), { path: ['id'], kind: 'range', values: [], from: keysetFrom, escaped: false }];
-      }
+      if (byId || keysetFrom !== undefined) q.filters = [...otherFilters, keysetFilter(keysetFrom, userIdFilter)];
       url = client.resolve(path);
       url.search = encodeQuery(queryPairs(q));
     }
@@ -189,7 +189,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
       // that did arrive.
       let stop: unknown;
       try {
-        more = data.length > 0 && fetched < max && advance(res.doc, data, inflight.want);
+        more = data.length > 0 && fetched < max && advance(res.doc, data, inflight.want, inflight.url);
       } catch (err) {
         stop = err;
       }
@@ -209,12 +209,12 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
   }
 
   /** Moves the start of the next page past `data`; false when the collection has ended. */
-  function advance(doc: JsonApiDocument, data: ResourceObject[], want: number): boolean {
+  function advance(doc: JsonApiDocument, data: ResourceObject[], want: number, url: URL): boolean {
     const link = doc.links?.next;
     if (!link) {
       // A server that sends no links at all gets the next offset computed; one that sends links
-      // without `next` has said this was the last page.
-      if (doc.links || data.length < want) return false;
+      // without `next` has said this was the last page, unless the next would start past the cap.
+      if (data.length < want || (doc.links && !endsAtOffsetCap(url, doc, data.length))) return false;
       next = undefined;
     } else if (!byId) {
       next = pinToOrigin(client, link);
@@ -244,6 +244,23 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     }
     return true;
   }
+}
+
+/**
+ * Whether paging by offset from the page at `url`, which brought `received` records, stops at the
+ * service's offset cap rather than at the end of the collection: its `links.next` asks for an
+ * offset above 10,000, which the service refuses, or it has none though the page was full and the
+ * next would start past 10,000 (links are given "where applicable": the service links no page it
+ * would refuse), unless its `links.last` is this very page.
+ */
+export function endsAtOffsetCap(url: URL, doc: JsonApiDocument, received: number): boolean {
+  const offsetOf = (u: string | URL) => Number(new URL(u, url).searchParams.get('page[offset]') ?? 0);
+  const link = doc.links?.next;
+  if (link) return offsetOf(link) > MAX_OFFSET;
+  const size = Number(url.searchParams.get('page[limit]') ?? url.searchParams.get('page[size]') ?? DEFAULT_PAGE_SIZE);
+  const at = offsetOf(url);
+  const last = doc.links?.last;
+  return received >= size && at + received > MAX_OFFSET && !(last !== undefined && offsetOf(last) === at);
 }
 
 /** The largest id of a page as digits; undefined when one is not an integer. */

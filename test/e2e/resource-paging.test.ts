@@ -65,3 +65,59 @@ it('a listing sorted by something else stops at the cap: what it has is printed,
   // Said once, as the error: not also as a warning before it.
   expect(r.stderr.match(/offset cap/g)).toHaveLength(1);
 });
+
+it('--all with a filter on id continues by id past the cap, within that filter', async () => {
+  // With `--filter id=…` the listing paged by offset and stopped at the cap, advising "sort by
+  // id" also to one that did (a trial): the keyset range is the filter's range from the last id on.
+  const hi = N - 20;
+  for (const sort of [[], ['--sort', 'id']]) {
+    const mark = sb.requests.length;
+    const r = await svcInProcess(
+      ['prospects', 'list', '--all', '--filter', `id=3..${hi}`, ...sort, '--fields', 'lastName', '-o', 'ndjson'],
+      {
+        env: env(),
+        timeoutMs: 60_000,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id);
+    expect(ids).toEqual(Array.from({ length: hi - 2 }, (_, i) => i + 3));
+    const reqs = received(sb, mark, 'prospects').map((q) => new URLSearchParams(q.query.raw));
+    expect(reqs.every((q) => q.get('sort') === 'id' && q.getAll('filter[id]').length === 1)).toBe(true);
+    expect(reqs.at(-1)!.get('filter[id]')).toBe(`11003..${hi}`);
+  }
+});
+
+it('api --paginate stops at the cap with exit 1 and what to do, never following a link the service refuses', async () => {
+  // The sandbox linked a next page at offset 10,500 and then refused it with a 422 (a trial).
+  const mark = sb.requests.length;
+  const r = await svcInProcess(
+    ['api', 'GET', '/prospects?page[limit]=1000&sort=id&fields[prospect]=', '--paginate', '--query', 'length(data)'],
+    {
+      env: env(),
+      timeoutMs: 60_000,
+    },
+  );
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.stdout.trim().split('\n')).toEqual(Array.from({ length: 11 }, () => '1000'));
+  expect(r.stderr).toMatch(/^error: stopped at the service's offset cap \(11,000 records\): .*filter\[id\]/m);
+  expect(r.stderr).not.toMatch(/422/);
+  expect(r.stderr).toContain(
+    'page on from filter[id]=11001..inf, or narrow the filter, to list more (svc prospects list --all goes on by id itself)',
+  );
+  const reqs = received(sb, mark, 'prospects');
+  expect(reqs).toHaveLength(11);
+  expect(reqs.every((q) => q.status === 200)).toBe(true);
+  // The page at the cap links no page past it; one that ends the collection there is its `last`.
+  const links = async (q: string) => {
+    const res = await fetch(`${sb.baseUrl}/prospects?page[limit]=1000&page[offset]=10000&fields[prospect]=${q}`, {
+      headers: { Authorization: `Bearer ${sb.token}` },
+    });
+    return ((await res.json()) as { links: Record<string, string> }).links;
+  };
+  expect(Object.keys(await links(''))).toEqual(['first', 'prev']);
+  expect(new URL((await links('&filter[id]=1..11000')).last!).searchParams.get('page[offset]')).toBe('10000');
+});

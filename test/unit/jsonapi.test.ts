@@ -41,6 +41,9 @@ describe('JSON:API error documents', () => {
   it('explains HTML pages and empty or broken bodies instead of crashing', () => {
     expect(errorFromResponse(502, '<html><body>Bad gateway</body></html>', 'text/html').message).toMatch(/HTML page/);
     expect(errorFromResponse(500, '', undefined).message).toMatch(/empty body/);
+    // A filter listing thousands of ids: the fix, not "empty body" (a trial).
+    for (const status of [414, 431])
+      expect(errorFromResponse(status, '', undefined).message).toMatch(/too long for the server .*on a range instead of a long list$/);
     expect(errorFromResponse(500, '{"errors": [', 'application/json').message).toMatch(/not JSON:API/);
     expect(errorFromResponse(400, '{"error":"invalid_grant","error_description":"expired"}', 'application/json').message).toBe(
       'invalid_grant: expired',

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiRequest, ApiResponse } from '../../src/api/client.js';
 import { ApiError } from '../../src/errors.js';
-import { paginate, type PageClient } from '../../src/api/paginate.js';
+import { endsAtOffsetCap, paginate, type PageClient } from '../../src/api/paginate.js';
 
 const BASE = new URL('http://api.test/api/v2/');
 
@@ -25,10 +25,10 @@ function fakeClient(n: number, opts: { fail502?: (q: URLSearchParams) => boolean
       if (opts.fail502?.(q)) throw new ApiError(502, [{ title: 'Bad Gateway' }]);
       const limit = Number(q.get('page[limit]'));
       const offset = Number(q.get('page[offset]') ?? 0);
-      const from = Number((q.get('filter[id]') ?? '1..inf').split('..')[0]);
+      const [from, to] = (q.get('filter[id]') ?? '1..inf').split('..').map((b) => (b === 'inf' ? n : Math.min(n, Number(b))));
       const ids = [];
-      for (let id = from + offset; id <= n && ids.length < limit; id++) ids.push(id);
-      const more = from + offset + limit <= n;
+      for (let id = from! + offset; id <= to! && ids.length < limit; id++) ids.push(id);
+      const more = from! + offset + limit <= to!;
       const next = new URL(url);
       next.searchParams.set('page[offset]', String(offset + limit));
       const doc = { data: ids.map((id) => ({ type: 'prospect', id })), links: more ? { next: next.toString() } : {} };
@@ -104,6 +104,27 @@ describe('paginate', () => {
     for (const s of sent) expect(Number(s.query.get('page[offset]') ?? 0)).toBeLessThanOrEqual(10_000);
     expect(sent[11]!.query.get('filter[id]')).toBe('11001..inf');
     expect(sent.every((s) => s.query.get('sort') === 'id')).toBe(true);
+  });
+
+  it("continues by id past the offset cap within the caller's filter on id", async () => {
+    // With a filter on id the listing paged by offset and stopped at the cap (a trial).
+    const query = { filters: [{ path: ['id'], kind: 'range' as const, values: [], from: '5', to: '12004', escaped: false }] };
+    const { client, sent } = fakeClient(23_456);
+    const pages = [];
+    for await (const page of paginate(client, 'prospects', { query, all: true })) pages.push(page);
+    expect(ids(pages)).toEqual(Array.from({ length: 12_000 }, (_, i) => i + 5));
+    expect(sent.map((s) => s.query.getAll('filter[id]'))).toEqual([...Array.from({ length: 11 }, () => ['5..12004']), ['11005..12004']]);
+    expect(sent.every((s) => s.query.get('sort') === 'id')).toBe(true);
+  });
+
+  it('knows a page that ends at the offset cap: a next link past it, or none after a full page short of the last', () => {
+    const at = (q: string) => new URL(`prospects?${q}`, BASE);
+    const page = at('page[limit]=500&page[offset]=10000');
+    expect(endsAtOffsetCap(page, { links: { next: at('page[limit]=500&page[offset]=10500').href } }, 500)).toBe(true);
+    expect(endsAtOffsetCap(page, { links: { first: at('').href } }, 500)).toBe(true);
+    expect(endsAtOffsetCap(page, { links: { first: at('').href, last: page.href } }, 500)).toBe(false);
+    expect(endsAtOffsetCap(page, { links: {} }, 499)).toBe(false);
+    expect(endsAtOffsetCap(at('page[limit]=500&page[offset]=9500'), { links: {} }, 500)).toBe(false);
   });
 
   it('continues by id past the offset cap with ids above 2^53, counting in digits', async () => {

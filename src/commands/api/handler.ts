@@ -1,8 +1,12 @@
 /** Handler of `svc api`. */
 import type { Context } from '../../runtime/context.js';
 import { printDryRun } from '../shared/dry-run.js';
-import { ApiError, UsageError } from '../../errors.js';
+import { ApiError, SvcError, UsageError } from '../../errors.js';
 import { PagingGuard } from '../../api/paging-guard.js';
+import { endsAtOffsetCap, largestId } from '../../api/paginate.js';
+import type { ResourceObject } from '../../api/jsonapi.js';
+import { grouped } from '../../grouped.js';
+import { findResource } from '../../registry/index.js';
 import { flattenDocument } from '../../listing/record-text.js';
 import { writeOut } from '../../output/io.js';
 import { formatResult } from '../../output/shape.js';
@@ -72,11 +76,20 @@ export async function apiHandler(
       : recordWriter(ctx, { format, io: ctx.io });
   const guard = new PagingGuard();
   let next: URL | undefined = url;
+  let total = 0;
   while (next) {
     guard.requested(next);
     const res = await api.request({ method: 'GET', path: next.toString() });
-    if (Array.isArray(res.doc.data)) guard.arrived(next, res.doc.data);
+    const data = Array.isArray(res.doc.data) ? res.doc.data : undefined;
+    if (data) guard.arrived(next, data);
     await writer.page(res.doc, flattenDocument(res.doc));
+    total += data?.length ?? 0;
+    // The service links no page past its offset cap (and refuses one): raw paging ends there,
+    // with records left, as an error after what arrived (a 422 for the link it followed, a trial).
+    if (data && endsAtOffsetCap(next, res.doc, data.length)) {
+      await writer.end();
+      throw new SvcError(offsetCapMessage(api.baseUrl, next, data, total), 1);
+    }
     const link = res.doc.links?.next;
     next = link ? new URL(link, api.baseUrl) : undefined;
     if (next && next.origin !== api.baseUrl.origin) {
@@ -86,4 +99,24 @@ export async function apiHandler(
     if (next) guard.follow(next);
   }
   await writer.end();
+}
+
+/**
+ * What `list --all` says at the cap, for raw paging: it follows the server's links and cannot
+ * reorder or go on by id itself, so the request that would (or the resource command that does).
+ */
+function offsetCapMessage(base: URL, at: URL, data: readonly ResourceObject[], total: number): string {
+  const q = at.searchParams;
+  const last = largestId(data);
+  let onward = 'narrow the filter to list more';
+  if (q.get('sort') !== 'id') onward = 'ask with sort=id and page on by filter[id] past the last id, or narrow the filter, to list more';
+  else if (last !== undefined) {
+    const from = String(BigInt(last) + 1n);
+    const ask = q.get('newFilterSyntax') === 'true' ? `filter[id][gte]=${from}` : `filter[id]=${from}..inf`;
+    const own = [...q.keys()].some((k) => k.startsWith('filter[id]')) ? ' within your own filter on id' : '';
+    onward = `page on from ${ask}${own}, or narrow the filter, to list more`;
+  }
+  const rt = findResource(at.pathname.slice(base.pathname.length).replace(/^\/+|\/+$/g, ''));
+  const command = rt && last !== undefined ? ` (svc ${rt.command} list --all goes on by id itself)` : '';
+  return `stopped at the service's offset cap (${grouped(total)} records): svc api follows links.next, which cannot go past it; ${onward}${command}`;
 }

@@ -119,7 +119,12 @@ function json(status: number, body: string | Buffer, headers?: Record<string, st
   return headers ? { status, body, headers } : { status, body };
 }
 
-/** Pagination links on the version root, preserving every other parameter. */
+/**
+ * Pagination links on the version root, preserving every other parameter. Links are given "where
+ * applicable" (spec, Common rules): none to a page past the offset cap, which the service refuses
+ * (`next` at 10,500 answered 422, a trial), so a collection longer than the cap reaches has no
+ * `last` either.
+ */
 function pageLinks(core: Core, rt: ResourceType, q: ParsedQuery, total: number): Record<string, string> {
   const keep = q.pairs.filter(([k]) => k !== 'page[offset]' && k !== 'page[limit]' && k !== 'page[size]');
   const url = (offset: number) => {
@@ -130,8 +135,11 @@ function pageLinks(core: Core, rt: ResourceType, q: ParsedQuery, total: number):
   };
   const links: Record<string, string> = { first: url(0) };
   if (q.offset > 0) links['prev'] = url(Math.max(0, q.offset - q.limit));
-  if (q.offset + q.limit < total) links['next'] = url(q.offset + q.limit);
-  links['last'] = url(total > 0 ? Math.floor((total - 1) / q.limit) * q.limit : 0);
+  if (q.offset + q.limit < total && q.offset + q.limit <= OFFSET_MAX) links['next'] = url(q.offset + q.limit);
+  // The page the `next` links end on: on this page's grid (a page past the end: on the grid from 0).
+  const from = total > q.offset ? q.offset : 0;
+  const last = total > 0 ? from + Math.floor((total - 1 - from) / q.limit) * q.limit : 0;
+  if (last <= OFFSET_MAX) links['last'] = url(last);
   return links;
 }
 
