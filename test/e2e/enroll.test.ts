@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { tempDir } from '../helpers/run-svc.js';
+import { spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { afterRecorded } from '../helpers/arrivals.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, emailOf, enrollDirect, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 
@@ -278,6 +279,40 @@ describe('svc enroll --input', () => {
     }
     expect(seen.sort((a, b) => a - b)).toEqual(ids);
     expect(stateProspects(sb, seq)).toEqual(ids);
+  });
+});
+
+describe('a closed stdout (`--report - | head`)', () => {
+  // The process matters here (its streams and their EPIPE): the built bin/svc, its stdout a pipe
+  // whose reader goes away, as `head -2` does, once the second enrolment reaches the sandbox.
+  it('winds the run down as Ctrl-C does: lock released, journal kept, the rerun named, exit 141 (a trial: exit 0, silent)', async () => {
+    const seq = await newSequence(sb);
+    const ids = freeProspects(sb, 40, 50);
+    const file = inputFile('piped.csv', 'id\n' + ids.join('\n') + '\n');
+    const args = ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file];
+    const e = env(); // one config dir for both runs: the rerun continues the run's record
+    const child = spawnSvc([...args, '--concurrency', '1', '--report', '-'], { env: e });
+    let posts = 0;
+    const disarm = afterRecorded(sb.requests, (recs) => {
+      posts += recs.filter((q) => q.method === 'POST').length;
+      if (posts === 2) child.stdout!.destroy();
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    disarm();
+    expect(code, stderr).toBe(141);
+    expect(stderr).toMatch(/error: stdout was closed \(the command reading it ended, as `\| head` does\): stopped, \d+ of 40 rows done/);
+    expect(stderr).toMatch(/hint: the report lines of rows done after that are lost \(--report FILE keeps them all\)/);
+    expect(stderr).toContain(`hint: run the same command again to do the rest: the journal ${file}.journal.ndjson records what is done`);
+    expect(fs.existsSync(`${file}.journal.ndjson.lock`)).toBe(false);
+    const done = stateProspects(sb, seq);
+    expect(done.length).toBeLessThan(40);
+    // The rerun does the rest from the journal.
+    const again = await svcInProcess(args, { env: e });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`continuing run .* \\(stopped after ${done.length} of 40 rows\\)`));
+    expect(stateProspects(sb, seq)).toEqual([...ids].sort((a, b) => a - b));
   });
 });
 
