@@ -78,14 +78,17 @@ describe('svc enroll --prospect', () => {
     expect(r.stderr).toMatch(/enroll: 2 created, 1 skipped, 3 failed \(6 of 6 rows/);
     expect(r.stderr).toMatch(/error: 3 of 6 rows failed/);
     expect(r.stdout).toBe('');
-    // What was sent: the two checks, one listing of the sequence's states, one POST per candidate.
+    // What was sent: the two checks, one step of the sequence (whether it has any), one listing
+    // of the sequence's states, one POST per candidate.
     const sent = received(sb, mark);
-    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 3)).toEqual([
+    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 4)).toEqual([
       `GET /api/v2/sequences/${seq}`,
       'GET /api/v2/mailboxes/2',
+      'GET /api/v2/sequenceSteps',
       'GET /api/v2/sequenceStates',
     ]);
-    expect(sent[2]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1000' });
+    expect(sent[2]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1' });
+    expect(sent[3]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1000' });
     const posts = sent.filter((q) => q.method === 'POST');
     expect(posts).toHaveLength(5);
     expect(JSON.parse(posts.find((p) => p.body.includes(`"id":${p1}}`))!.body)).toEqual({
