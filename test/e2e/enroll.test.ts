@@ -10,7 +10,17 @@ import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { afterRecorded } from '../helpers/arrivals.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { call, emailOf, enrollDirect, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
+import {
+  call,
+  emailOf,
+  enrollDirect,
+  freeProspects,
+  inputFile,
+  liveSequence,
+  ndjson,
+  newSequence,
+  stateProspects,
+} from '../helpers/bulk.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -207,6 +217,42 @@ describe('svc enroll --input', () => {
     expect(stateProspects(sb, seq)).toEqual([20, 21, 22, 23, 24]);
     // Listed once, by the checks before the run.
     expect(loose.stderr.match(/row 2: .*"abc" is not a prospect id/g)).toHaveLength(1);
+  });
+
+  it('the reasons of failing rows come before the summary and its question, each said once; an empty cell is said empty (a trial)', async () => {
+    const seq = await liveSequence(sb);
+    const [a, b, c] = freeProspects(sb, 3, 120) as [number, number, number];
+    // Two prospects share an address: enrolling by it would guess.
+    const shared = emailOf(sb, a);
+    expect(
+      (await call(sb, 'PATCH', `prospects/${b}`, { data: { type: 'prospect', id: b, attributes: { emails: [shared] } } })).status,
+    ).toBe(200);
+    const unknown = [1, 2, 3, 4, 5].map((i) => `nobody${i}@nowhere.test`);
+    // As Excel writes it: BOM, CRLF, quoted cells, an empty cell.
+    const rows = [
+      `"A","${shared.toUpperCase()}","VIP, Tokyo"`,
+      ...unknown.map((u) => `"N","${u}",`),
+      '"Blank","",',
+      `"C","${emailOf(sb, c)}",`,
+    ];
+    const file = inputFile('team.csv', `\ufeff"Name","E-mail Address","Comment"\r\n${rows.join('\r\n')}\r\n`);
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--by', 'email']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(stateProspects(sb, seq)).toEqual([c]);
+    const before = r.stderr.slice(0, r.stderr.indexOf('enroll into sequence'));
+    expect(before).toContain('row 7: email: "E-mail Address" is empty\n');
+    expect(before).toContain(
+      `row 1: failed: ambiguous: 2 prospects have the address ${shared.toUpperCase()} (ids ${[a, b].sort((x, y) => x - y).join(', ')}); enroll by id\n`,
+    );
+    for (const row of [2, 3, 4, 5])
+      expect(before).toContain(`row ${row}: failed: not found: no prospect has the address ${unknown[row - 2]}\n`);
+    expect(before).toContain('… and 1 more row that will fail\n');
+    expect(r.stderr).toMatch(/rows: 8 · already enrolled: 0 · to enroll: 1 · failing checks: 7/);
+    // The sixth is said as the run meets it; none twice.
+    expect(r.stderr.slice(r.stderr.indexOf('enroll into sequence'))).toContain(
+      `row 6: failed: not found: no prospect has the address ${unknown[4]}`,
+    );
+    for (const row of [1, 2, 3, 4, 5, 6, 7]) expect(r.stderr.match(new RegExp(`^row ${row}: `, 'gm'))).toHaveLength(1);
   });
 
   it('--column names a column headed as people write it (Adresse e-mail); without it, the hint names it (a trial)', async () => {

@@ -207,6 +207,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         throw err;
       }
       const plan = summarize(list, enrolled);
+      showFailing(ctx, list);
       for (const line of summaryLines({
         sequenceId: src.sequenceId,
         sequence,
@@ -236,6 +237,25 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     items: () => fromList(list),
     perform: (writes) => enrollPerformer({ sequenceId: src.sequenceId, mailboxId, enrolled, ...writes }),
   });
+}
+
+/** Rows whose reasons the summary gives before asking; the rest are said as the run meets them. */
+const FAILING_SHOWN = 5;
+
+/**
+ * The reasons of the rows that will fail, known from the lookups (an address no prospect has, or
+ * several have), said before the summary and its question rather than only after "yes" (a trial:
+ * "failing checks: 4" and no why). Invalid rows were said by the first pass already. Each is
+ * said once: those said here are marked shown for the run.
+ */
+function showFailing(ctx: Context, list: readonly EnrollItem[]): void {
+  const failing = list.filter((item) => item.outcome?.status === 'failed' && !item.outcome.shown);
+  for (const item of failing.slice(0, FAILING_SHOWN)) {
+    ctx.info(ctx.redact(`row ${item.row}: failed: ${item.outcome!.error ?? ''}`));
+    item.outcome!.shown = true;
+  }
+  const more = failing.length - FAILING_SHOWN;
+  if (more > 0) ctx.info(`… and ${grouped(more)} more ${plural(more, 'row')} that will fail`);
 }
 
 /** `--dry-run`: what each row would do, after the read-only lookups (no enrolment is sent). */
