@@ -20,6 +20,8 @@ export const ExitCode = {
   /** `svc runs`: the run's record fails its integrity check (changed after svc wrote it). */
   RUN_TAMPERED: 13,
   INTERRUPTED: 130,
+  /** A bulk run's stdout or stderr closed (`| head`), wound down as on Ctrl-C: 128 + SIGPIPE, as a shell reports a writer the pipe ended. */
+  OUTPUT_CLOSED: 141,
   /** Stopped by SIGTERM (a cancelled CI job, `timeout`), wound down as on Ctrl-C. */
   TERMINATED: 143,
 } as const;

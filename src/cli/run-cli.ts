@@ -17,10 +17,33 @@ import { sigtermOwned } from '../runtime/sigterm.js';
  */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: string): Promise<number> {
   const io = processIO({ noColor: argv.includes('--no-color'), env });
-  // A closed pipe (`svc … | head`) is the reader saying it has enough: stop quietly. Any other
-  // failure of the output (a full disk) ends the run with one line, not a crash.
+  const controller = new AbortController();
+  // A closed pipe (`svc … | head`) is the reader saying it has enough: stop quietly. Not so a
+  // bulk run (it holds io.closedOutput while it writes): ended here it left its lock, a record
+  // "cut short" and exit 0; it winds down as on Ctrl-C instead and says so (bulk-run/session.ts).
+  // Any other failure of the output (a full disk) ends the run with one line, not a crash.
+  let windingDown = 0;
+  let closed: 'stdout' | 'stderr' | undefined;
+  io.closedOutput = {
+    windDown() {
+      windingDown++;
+      let released = false;
+      return () => {
+        if (!released) windingDown--;
+        released = true;
+      };
+    },
+    get closed() {
+      return closed;
+    },
+  };
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE' && windingDown > 0) {
+        closed ??= stream === process.stdout ? 'stdout' : 'stderr';
+        controller.abort();
+        return;
+      }
       if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
       if (stream === process.stdout) {
         try {
@@ -32,7 +55,6 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
       process.exit(ExitCode.API);
     });
   }
-  const controller = new AbortController();
   let interrupts = 0;
   let firstInterrupt = 0;
   const onSigint = () => {
@@ -68,7 +90,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, version: st
   const app: App = { io, env, exitCode: 0, signal: controller.signal, argv };
   try {
     const code = await runProgram(app, argv, version);
-    return terminated > 0 && code === ExitCode.INTERRUPTED ? ExitCode.TERMINATED : code;
+    if (code === ExitCode.INTERRUPTED && terminated > 0) return ExitCode.TERMINATED;
+    return code === ExitCode.INTERRUPTED && closed ? ExitCode.OUTPUT_CLOSED : code;
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);

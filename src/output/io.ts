@@ -20,10 +20,36 @@ export interface IO {
    * terminal reports none (`script`, `docker exec -t`). Unset means unknown.
    */
   readonly stderrColumns?: number;
+  /** What a closed stdout or stderr does to the command (the process's IO only: see {@link ClosedOutput}). */
+  closedOutput?: ClosedOutput;
+}
+
+/**
+ * A closed stdout or stderr (`svc … | head`: the reader has what it wants) ends the process
+ * quietly at once (cli/run-cli.ts). A bulk run cannot end so: its lock would stay, its record say
+ * "cut short" and the exit be 0. While it writes it holds this, and a closed output winds it down
+ * as Ctrl-C does (the abort signal) instead.
+ */
+interface ClosedOutput {
+  /** From now on a closed output aborts the command rather than ending the process; returns the release. */
+  windDown(): () => void;
+  /** The output that closed while held (the first one), else undefined. */
+  readonly closed: 'stdout' | 'stderr' | undefined;
 }
 
 /** Writes and waits for drain when the stream's buffer is full (constant memory when piping). */
 export function writeOut(stream: NodeJS.WritableStream, text: string | Uint8Array): Promise<void> | void {
+  // A stream closed under a command that goes on (a bulk run winding down, ClosedOutput) takes
+  // nothing more and never drains: its writes are dropped rather than waited for for ever.
+  if ((stream as { destroyed?: boolean }).destroyed) return;
   if (stream.write(text)) return;
-  return new Promise((resolve) => stream.once('drain', () => resolve()));
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }

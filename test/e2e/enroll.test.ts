@@ -7,9 +7,20 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { tempDir } from '../helpers/run-svc.js';
+import { spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { afterRecorded } from '../helpers/arrivals.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { call, emailOf, enrollDirect, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
+import {
+  call,
+  emailOf,
+  enrollDirect,
+  freeProspects,
+  inputFile,
+  liveSequence,
+  ndjson,
+  newSequence,
+  stateProspects,
+} from '../helpers/bulk.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -77,14 +88,17 @@ describe('svc enroll --prospect', () => {
     expect(r.stderr).toMatch(/enroll: 2 created, 1 skipped, 3 failed \(6 of 6 rows/);
     expect(r.stderr).toMatch(/error: 3 of 6 rows failed/);
     expect(r.stdout).toBe('');
-    // What was sent: the two checks, one listing of the sequence's states, one POST per candidate.
+    // What was sent: the two checks, one step of the sequence (whether it has any), one listing
+    // of the sequence's states, one POST per candidate.
     const sent = received(sb, mark);
-    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 3)).toEqual([
+    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 4)).toEqual([
       `GET /api/v2/sequences/${seq}`,
       'GET /api/v2/mailboxes/2',
+      'GET /api/v2/sequenceSteps',
       'GET /api/v2/sequenceStates',
     ]);
-    expect(sent[2]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1000' });
+    expect(sent[2]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1' });
+    expect(sent[3]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1000' });
     const posts = sent.filter((q) => q.method === 'POST');
     expect(posts).toHaveLength(5);
     expect(JSON.parse(posts.find((p) => p.body.includes(`"id":${p1}}`))!.body)).toEqual({
@@ -205,6 +219,42 @@ describe('svc enroll --input', () => {
     expect(loose.stderr.match(/row 2: .*"abc" is not a prospect id/g)).toHaveLength(1);
   });
 
+  it('the reasons of failing rows come before the summary and its question, each said once; an empty cell is said empty (a trial)', async () => {
+    const seq = await liveSequence(sb);
+    const [a, b, c] = freeProspects(sb, 3, 120) as [number, number, number];
+    // Two prospects share an address: enrolling by it would guess.
+    const shared = emailOf(sb, a);
+    expect(
+      (await call(sb, 'PATCH', `prospects/${b}`, { data: { type: 'prospect', id: b, attributes: { emails: [shared] } } })).status,
+    ).toBe(200);
+    const unknown = [1, 2, 3, 4, 5].map((i) => `nobody${i}@nowhere.test`);
+    // As Excel writes it: BOM, CRLF, quoted cells, an empty cell.
+    const rows = [
+      `"A","${shared.toUpperCase()}","VIP, Tokyo"`,
+      ...unknown.map((u) => `"N","${u}",`),
+      '"Blank","",',
+      `"C","${emailOf(sb, c)}",`,
+    ];
+    const file = inputFile('team.csv', `\ufeff"Name","E-mail Address","Comment"\r\n${rows.join('\r\n')}\r\n`);
+    const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file, '--by', 'email']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(stateProspects(sb, seq)).toEqual([c]);
+    const before = r.stderr.slice(0, r.stderr.indexOf('enroll into sequence'));
+    expect(before).toContain('row 7: email: "E-mail Address" is empty\n');
+    expect(before).toContain(
+      `row 1: failed: ambiguous: 2 prospects have the address ${shared.toUpperCase()} (ids ${[a, b].sort((x, y) => x - y).join(', ')}); enroll by id\n`,
+    );
+    for (const row of [2, 3, 4, 5])
+      expect(before).toContain(`row ${row}: failed: not found: no prospect has the address ${unknown[row - 2]}\n`);
+    expect(before).toContain('… and 1 more row that will fail\n');
+    expect(r.stderr).toMatch(/rows: 8 · already enrolled: 0 · to enroll: 1 · failing checks: 7/);
+    // The sixth is said as the run meets it; none twice.
+    expect(r.stderr.slice(r.stderr.indexOf('enroll into sequence'))).toContain(
+      `row 6: failed: not found: no prospect has the address ${unknown[4]}`,
+    );
+    for (const row of [1, 2, 3, 4, 5, 6, 7]) expect(r.stderr.match(new RegExp(`^row ${row}: `, 'gm'))).toHaveLength(1);
+  });
+
   it('--column names a column headed as people write it (Adresse e-mail); without it, the hint names it (a trial)', async () => {
     const seq = await newSequence(sb);
     const [a, b] = freeProspects(sb, 2, 40);
@@ -278,6 +328,40 @@ describe('svc enroll --input', () => {
     }
     expect(seen.sort((a, b) => a - b)).toEqual(ids);
     expect(stateProspects(sb, seq)).toEqual(ids);
+  });
+});
+
+describe('a closed stdout (`--report - | head`)', () => {
+  // The process matters here (its streams and their EPIPE): the built bin/svc, its stdout a pipe
+  // whose reader goes away, as `head -2` does, once the second enrolment reaches the sandbox.
+  it('winds the run down as Ctrl-C does: lock released, journal kept, the rerun named, exit 141 (a trial: exit 0, silent)', async () => {
+    const seq = await newSequence(sb);
+    const ids = freeProspects(sb, 40, 50);
+    const file = inputFile('piped.csv', 'id\n' + ids.join('\n') + '\n');
+    const args = ['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', file];
+    const e = env(); // one config dir for both runs: the rerun continues the run's record
+    const child = spawnSvc([...args, '--concurrency', '1', '--report', '-'], { env: e });
+    let posts = 0;
+    const disarm = afterRecorded(sb.requests, (recs) => {
+      posts += recs.filter((q) => q.method === 'POST').length;
+      if (posts === 2) child.stdout!.destroy();
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    disarm();
+    expect(code, stderr).toBe(141);
+    expect(stderr).toMatch(/error: stdout was closed \(the command reading it ended, as `\| head` does\): stopped, \d+ of 40 rows done/);
+    expect(stderr).toMatch(/hint: the report lines of rows done after that are lost \(--report FILE keeps them all\)/);
+    expect(stderr).toContain(`hint: run the same command again to do the rest: the journal ${file}.journal.ndjson records what is done`);
+    expect(fs.existsSync(`${file}.journal.ndjson.lock`)).toBe(false);
+    const done = stateProspects(sb, seq);
+    expect(done.length).toBeLessThan(40);
+    // The rerun does the rest from the journal.
+    const again = await svcInProcess(args, { env: e });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`continuing run .* \\(stopped after ${done.length} of 40 rows\\)`));
+    expect(stateProspects(sb, seq)).toEqual([...ids].sort((a, b) => a - b));
   });
 });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { BIN, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { call, freeProspects, newSequence, stateProspects } from '../helpers/bulk.js';
+import { call, freeProspects, liveSequence, newSequence, stateProspects } from '../helpers/bulk.js';
 import { sh, TmuxSession } from '../helpers/tmux.js';
 import { without } from '../helpers/programs.js';
 
@@ -28,8 +28,9 @@ afterAll(async () => {
 // the confirmation below run the built bin/svc on a terminal (tmux).
 const svc = (args: string[], extra: Record<string, string> = {}) => svcInProcess(args, { env: { ...env(), ...extra } });
 
-async function named(name: string): Promise<number> {
-  const id = await newSequence(sb);
+/** A sequence named `name`: off with no steps as made, or `live` (on, one e-mail step). */
+async function named(name: string, live = false): Promise<number> {
+  const id = live ? await liveSequence(sb) : await newSequence(sb);
   expect((await call(sb, 'PATCH', `sequences/${id}`, { data: { type: 'sequence', id, attributes: { name } } })).status).toBe(200);
   return id;
 }
@@ -51,7 +52,7 @@ function stateMailboxes(sequence: number): number[] {
 
 describe('names instead of ids', () => {
   it('a sequence by name (case and spaces ignored) and a mailbox by address; the summary names both', async () => {
-    const seq = await named(`Outbound Q4 ${Date.now()}`);
+    const seq = await named(`Outbound Q4 ${Date.now()}`, true);
     const name = (await call(sb, 'GET', `sequences/${seq}`)).body.data.attributes.name as string;
     const email = await mailboxEmail(2);
     const [p1, p2] = freeProspects(sb, 2, 50) as [number, number];
@@ -117,7 +118,7 @@ describe('names instead of ids', () => {
         })
       ).status,
     ).toBe(200);
-    const seq = await newSequence(sb);
+    const seq = await liveSequence(sb);
     const ids = freeProspects(sb, 8, 200);
     await call(sb, 'POST', 'sequenceStates', {
       data: {
@@ -135,6 +136,24 @@ describe('names instead of ids', () => {
     expect(r.stderr).toMatch(/the first e-mails of 7 new enrolment\(s\) can all go out within 8 days \(mailbox limits: 2\/day, 5\/week\)/);
     // Without a terminal the summary comes before the run and no question is asked.
     expect(r.stderr.indexOf('delivery:')).toBeLessThan(r.stderr.indexOf('enroll: 7 created'));
+  });
+
+  it('a sequence that is off or has no steps: the summary says nothing will be sent, not a forecast (a trial)', async () => {
+    const [p] = freeProspects(sb, 1, 240) as [number];
+    const delivery = async (seq: number) => {
+      const r = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--prospect', String(p), '--dry-run']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stderr.match(/^ *delivery: .*$/m)?.[0].trim();
+    };
+    // As `svc sequences create` makes one: off, no steps.
+    expect(await delivery(await newSequence(sb))).toBe('delivery: nothing will be sent: the sequence is off and has no steps');
+    const off = await liveSequence(sb);
+    sb.store.get('sequence', off)!.attributes['enabled'] = false;
+    expect(await delivery(off)).toBe('delivery: nothing will be sent: the sequence is off');
+    const empty = await newSequence(sb);
+    sb.store.get('sequence', empty)!.attributes['enabled'] = true;
+    expect(await delivery(empty)).toBe('delivery: nothing will be sent: the sequence has no steps');
+    expect(await delivery(await liveSequence(sb))).toMatch(/^delivery: the first e-mails of 1 new enrolment\(s\) can all go out today/);
   });
 });
 
@@ -212,18 +231,21 @@ describe.skipIf(without('tmux', 'the picker tests'))('on a terminal', () => {
     await s.waitFor(/Which sequence\?/);
     s.send('-l', stamp);
     // The pointer on it: the list is filtered (the name may show in the unfiltered list too, and
-    // an Enter before the filter applies picks the first record).
-    await s.waitFor(new RegExp(`❯ Picker target ${stamp} \\(id ${seq}\\)`));
+    // an Enter before the filter applies picks the first record). Made as `sequences create`
+    // makes one, off and without steps: the list marks it, the summary and question say so (a trial).
+    await s.waitFor(new RegExp(`❯ Picker target ${stamp} \\(id ${seq}\\) · off`));
     const mark = sb.requests.length;
     s.send('Enter');
     await s.waitFor(/Which mailbox\?/);
     s.send('-l', email.slice(0, 6));
     await s.waitFor(new RegExp(`❯ ${email.replace(/\./g, '\\.')} \\(id 2\\)`));
     s.send('Enter');
-    const screen = await s.waitFor(/Enroll 1 prospect\(s\)\?/);
+    const screen = await s.waitFor(/Enroll 1 prospect\(s\) anyway\? \(y\/N\)/);
     expect(screen).toContain(`from mailbox ${email} (id 2)`);
     expect(screen).toContain(`enroll into sequence "Picker target ${stamp}" (id ${seq})`);
     expect(screen).toMatch(/rows: 1 · already enrolled: 0 · to enroll: 1/);
+    expect(screen).toContain('delivery: nothing will be sent: the sequence is off and has no steps');
+    expect(screen).not.toContain('can all go out');
     expect(received(sb, mark).filter((q) => q.method === 'POST')).toEqual([]);
     s.send('y');
     s.send('Enter');
@@ -233,10 +255,10 @@ describe.skipIf(without('tmux', 'the picker tests'))('on a terminal', () => {
   });
 
   it('answering no sends nothing; --yes asks nothing', async () => {
-    const seq = await newSequence(sb);
+    const seq = await liveSequence(sb);
     const [p] = freeProspects(sb, 1, 320) as [number];
     const s = term(`enroll --sequence ${seq} --mailbox 1 --prospect ${p}`);
-    await s.waitFor(/Enroll 1 prospect\(s\)\?/);
+    await s.waitFor(/Enroll 1 prospect\(s\)\? \(Y\/n\)/);
     s.send('n');
     s.send('Enter');
     expect(await s.waitFor(/\[exit 0\]/)).toMatch(/nothing was enrolled/);

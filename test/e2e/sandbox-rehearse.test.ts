@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultOrg, type OrgConfig } from '../../src/sandbox/data/org.js';
 import { fieldKind } from '../../src/anonymise.js';
-import { call, enrollDirect, ndjson, newSequence } from '../helpers/bulk.js';
+import { call, enrollDirect, liveSequence, ndjson, newSequence } from '../helpers/bulk.js';
 import { startSvc } from '../helpers/long-running.js';
 import { editProfile } from '../helpers/oauth.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
@@ -53,7 +53,8 @@ beforeAll(async () => {
   // Production's state before the copy: an exclusive sequence some sampled prospects are active in,
   // prospects that opted out, private notes.
   const exclusive = await newSequence(prod, { sequenceExclusivity: 'exclusive_sequences', permitDuplicateProspects: 'only_if_inactive' });
-  target = await newSequence(prod, { sequenceExclusivity: 'exclusive_sequences', permitDuplicateProspects: 'disallow' });
+  // On, with a step: the enroll summary forecasts its e-mails from the mailbox (an idle sequence has no forecast).
+  target = await liveSequence(prod, { sequenceExclusivity: 'exclusive_sequences', permitDuplicateProspects: 'disallow' });
   const exclusiveIds = new Set(
     [...prod.store.table('sequence').values()]
       .filter(

@@ -33,6 +33,24 @@ export async function newSequence(sb: TestSandbox, ruleset: Record<string, unkno
   return Number(seq.body.data.id);
 }
 
+/**
+ * A sequence that sends (enroll forecasts its e-mails): on, with one e-mail step. A new sequence
+ * is off with no steps, and the API has no write that turns one on: the store is set directly.
+ */
+export async function liveSequence(sb: TestSandbox, ruleset: Record<string, unknown> = {}): Promise<number> {
+  const id = await newSequence(sb, ruleset);
+  const step = await call(sb, 'POST', 'sequenceSteps', {
+    data: {
+      type: 'sequenceStep',
+      attributes: { stepType: 'auto_email', interval: 0 },
+      relationships: { sequence: { data: { type: 'sequence', id } } },
+    },
+  });
+  if (step.status !== 201) throw new Error(`sequence step: ${JSON.stringify(step.body)}`);
+  sb.store.get('sequence', id)!.attributes['enabled'] = true;
+  return id;
+}
+
 /** Enrolls one prospect directly (set-up). */
 export async function enrollDirect(sb: TestSandbox, prospect: number, sequence: number, mailbox = 1): Promise<number> {
   const r = await call(sb, 'POST', 'sequenceStates', {

@@ -91,11 +91,14 @@ export function enrollValue(raw: RawRow, by: EnrollBy, column?: string): EnrollV
   const pick = by === 'id' ? prospectIdValue : emailValue;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return pick(v);
   const rec = v as Record<string, unknown>;
-  const col = (column !== undefined ? [column] : by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS).find(
-    (c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '',
-  );
-  if (!col)
-    return { problem: column !== undefined ? `no "${column}" in the row (--column)` : `no ${by === 'id' ? 'id' : 'email'} in the row` };
+  const cols = column !== undefined ? [column] : by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
+  const col = cols.find((c) => rec[c] !== undefined && rec[c] !== null && rec[c] !== '');
+  if (!col) {
+    // A CSV row always has the column (it was found in the header): its cell is empty, which
+    // --column cannot fix (a trial was sent to --column for a blank cell).
+    const name = column !== undefined ? `"${column}"` : by === 'id' ? 'id' : 'email';
+    return { problem: cols.some((c) => Object.hasOwn(rec, c)) ? `${name} is empty` : `no ${name} in the row` };
+  }
   const value = rec[col];
   // A `prospect` column of sequence-state output may hold an included record.
   if (by === 'id' && typeof value === 'object' && value !== null && 'id' in value) return prospectIdValue((value as { id: unknown }).id);

@@ -97,12 +97,16 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
   refuseUndoneJournal(ctx, setup, run);
   let session: BulkSession | undefined;
   let record: RunRecordWriter | undefined;
+  let release: (() => void) | undefined;
   try {
     if (run.planInSession) {
       const side = ctx.globals.dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup;
       session = await openSession(ctx, side, run.label, scan.total);
     }
     if (!(await run.plan(scan, session))) return;
+    // From here rows are written: a closed stdout (`--report - | head`) winds the run down as
+    // Ctrl-C does, never ends it where it stands (output/io.ts, ClosedOutput).
+    release = ctx.io.closedOutput?.windDown();
     const failed = run.failed ?? failedRows(setup, run.input?.file);
     session ??= await openSession(ctx, setup, run.label, scan.total);
     collectFailed(session, failed);
@@ -151,6 +155,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
   } finally {
     record?.close();
     await session?.close();
+    release?.();
   }
 }
 

@@ -470,6 +470,21 @@ export function finishRun(
       .hint(`fix what the error names (first in row ${t.firstRow}), then ${resumeHint(setup)}`)
       .hint(`--max-failures N changes when a run stops (default ${DEFAULT_MAX_FAILURES}; 0 never stops)`);
   }
+  const closed = ctx.io.closedOutput?.closed;
+  const lost =
+    closed === 'stdout' && setup.reportPath === '-'
+      ? 'the report lines of rows done after that are lost (--report FILE keeps them all)'
+      : '';
+  if (result.interrupted && closed) {
+    const done = `${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, 'row')} done`;
+    const err = new SvcError(
+      `${closed} was closed (the command reading it ended, as \`| head\` does): stopped, ${done}`,
+      ExitCode.OUTPUT_CLOSED,
+    );
+    if (lost) err.hint(lost);
+    throw err.hint(resumeHint(setup));
+  }
+  if (lost) ctx.warn(`stdout was closed before the run ended: ${lost}`);
   if (result.interrupted) {
     throw new InterruptedError(
       `interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, 'row')} done`,

@@ -41,11 +41,12 @@ Examples:
 A value of digits only is an id. Names match whole, case ignored; a name that matches no
 record or several is refused (exit 2)
 with the candidates and their ids. On a terminal (not in CI), a left-out --sequence or --mailbox
-opens a list to search.
+opens a list to search (a sequence that is off is marked so).
 
 Before the first write, enroll prints the sequence, the mailbox, the rows, how many are already
-enrolled, how many it will enroll, and a delivery forecast; on a terminal it asks to go on
-(--yes skips the question). The forecast uses the mailbox's maxMailingsPerDay (D) and
+enrolled, how many it will enroll, why the first failing rows will fail, and a delivery
+forecast; on a terminal it asks to go on (--yes skips the question). A sequence that is off or has no steps sends nothing: the summary
+says so instead, and the question defaults to no. The forecast uses the mailbox's maxMailingsPerDay (D) and
 maxMailingsPerWeek: with W = min(maxMailingsPerWeek, 7 × D), N new enrolments need
 7 × ⌊N / W⌋ + ⌈(N mod W) / D⌉ days (7 × (N / W − 1) + ⌈W / D⌉ when W divides N), today being
 day 1, assuming the mailbox sends nothing else and each first step is an e-mail due at once.

@@ -6,7 +6,7 @@
  * The rows are held in memory between the summary and the run (about 100 bytes each), so that
  * the summary can count them without a second round of lookups.
  *
- * Requests: 2 (sequence, mailbox) + ⌈states in the sequence / 1,000⌉ + one per address batch
+ * Requests: 3 (sequence, mailbox, one step of the sequence) + ⌈states in the sequence / 1,000⌉ + one per address batch
  * (`--by email`) + one per prospect to enroll; a name costs one or two list requests more.
  */
 import { paginate } from '../../api/paginate.js';
@@ -24,9 +24,9 @@ import { detectFormat, inspectInput } from '../../bulk/input/readers.js';
 import type { InputEncoding } from '../../bulk/input/input-encoding.js';
 import { pagedClient, Stopped } from '../../bulk/run/requester.js';
 import type { Context } from '../../runtime/context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { ApiError, InterruptedError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
-import { summarize, summaryLines } from './summary.js';
+import { idleSequence, summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { bulkRun } from '../bulk-run/run.js';
@@ -104,6 +104,24 @@ async function* items(src: EnrollSource, journal: JournalState, skipFailed: bool
   }
 }
 
+/**
+ * Whether the sequence has a step (one step read, its order only); undefined when the token may
+ * not read steps: the summary then says nothing of them rather than stopping the run.
+ */
+async function anyStep(session: BulkSession, sequenceId: number | string): Promise<boolean | undefined> {
+  const pages = paginate(pagedClient(session.requester, session.client), 'sequenceSteps', {
+    query: { extra: [['filter[sequence][id]', String(sequenceId)]], fields: { sequenceStep: ['order'] } },
+    limit: 1,
+  });
+  try {
+    for await (const page of pages) if (page.records.length > 0) return true;
+    return false;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403) return undefined;
+    throw err;
+  }
+}
+
 /** Prospect id → sequence state id, for every state of the sequence. */
 async function existingStates(session: BulkSession, sequenceId: number | string): Promise<Map<number | string, number | string>> {
   const out = new Map<number | string, number | string>();
@@ -173,10 +191,12 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     async plan(scan, session) {
       let sequence: Record<string, unknown>;
       let mailbox: Record<string, unknown>;
+      let hasSteps: boolean | undefined;
       try {
         // Both must exist; a typo would otherwise fail every row one by one.
         sequence = attributesOf(await session!.requester.send({ method: 'GET', path: `sequences/${src.sequenceId}` }, 'read'));
         mailbox = attributesOf(await session!.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
+        hasSteps = await anyStep(session!, src.sequenceId);
         enrolled = await existingStates(session!, src.sequenceId);
         let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
         if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session!.requester, session!.client), mask, emails));
@@ -187,9 +207,11 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         throw err;
       }
       const plan = summarize(list, enrolled);
+      showFailing(ctx, list);
       for (const line of summaryLines({
         sequenceId: src.sequenceId,
         sequence,
+        hasSteps,
         mailboxId,
         mailbox,
         total: scan.total,
@@ -202,7 +224,9 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         return false;
       }
       if (plan.toEnroll > 0 && !ctx.globals.yes && mayPrompt(ctx)) {
-        const ok = await (await ctx.prompter()).confirm(`Enroll ${grouped(plan.toEnroll)} prospect(s)?`, true);
+        // Into a sequence that sends nothing the summary says so, and the question defaults to no.
+        const idle = idleSequence(sequence, hasSteps) !== undefined;
+        const ok = await (await ctx.prompter()).confirm(`Enroll ${grouped(plan.toEnroll)} prospect(s)${idle ? ' anyway' : ''}?`, !idle);
         if (!ok) {
           ctx.info('nothing was enrolled');
           return false;
@@ -213,6 +237,25 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     items: () => fromList(list),
     perform: (writes) => enrollPerformer({ sequenceId: src.sequenceId, mailboxId, enrolled, ...writes }),
   });
+}
+
+/** Rows whose reasons the summary gives before asking; the rest are said as the run meets them. */
+const FAILING_SHOWN = 5;
+
+/**
+ * The reasons of the rows that will fail, known from the lookups (an address no prospect has, or
+ * several have), said before the summary and its question rather than only after "yes" (a trial:
+ * "failing checks: 4" and no why). Invalid rows were said by the first pass already. Each is
+ * said once: those said here are marked shown for the run.
+ */
+function showFailing(ctx: Context, list: readonly EnrollItem[]): void {
+  const failing = list.filter((item) => item.outcome?.status === 'failed' && !item.outcome.shown);
+  for (const item of failing.slice(0, FAILING_SHOWN)) {
+    ctx.info(ctx.redact(`row ${item.row}: failed: ${item.outcome!.error ?? ''}`));
+    item.outcome!.shown = true;
+  }
+  const more = failing.length - FAILING_SHOWN;
+  if (more > 0) ctx.info(`… and ${grouped(more)} more ${plural(more, 'row')} that will fail`);
 }
 
 /** `--dry-run`: what each row would do, after the read-only lookups (no enrolment is sent). */

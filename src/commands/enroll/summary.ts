@@ -1,6 +1,7 @@
 /**
  * What `svc enroll` says before its first write: the sequence and mailbox by name and id, the
- * rows, how many are already enrolled, how many it will enroll, and the delivery forecast.
+ * rows, how many are already enrolled, how many it will enroll, and the delivery forecast (or
+ * that nothing will be sent: the sequence is off or has no steps).
  */
 import type { EnrollItem } from '../../bulk/rows/enroll-rows.js';
 import { forecastLine } from './forecast.js';
@@ -36,10 +37,26 @@ export function summarize(list: readonly EnrollItem[], enrolled: ReadonlyMap<num
   return plan;
 }
 
+/**
+ * Why the sequence sends nothing now (`is off`, `has no steps`), else undefined: `enabled` is
+ * false, or it has no step.
+ * Its new enrolments are made all the same (active, the server says), but no e-mail goes out
+ * until it is turned on and has steps: the forecast would promise the opposite (a trial).
+ */
+export function idleSequence(sequence: Record<string, unknown>, hasSteps: boolean | undefined): string | undefined {
+  const off = sequence['enabled'] === false;
+  if (off && hasSteps === false) return 'is off and has no steps';
+  if (off) return 'is off';
+  if (hasSteps === false) return 'has no steps';
+  return undefined;
+}
+
 /** The summary printed before the first write (stderr), one line per fact group. */
 export function summaryLines(s: {
   sequenceId: number | string;
   sequence: Record<string, unknown>;
+  /** The sequence has a step; undefined when that could not be read. */
+  hasSteps: boolean | undefined;
   mailboxId: number | string;
   mailbox: Record<string, unknown>;
   total: number;
@@ -56,9 +73,12 @@ export function summaryLines(s: {
   const counts = [`rows: ${n(s.total)}`, `already enrolled: ${n(p.already)}`, `to enroll: ${n(p.toEnroll)}`];
   if (p.duplicates) counts.push(`duplicate rows: ${n(p.duplicates)}`);
   if (p.failing) counts.push(`failing checks: ${n(p.failing)}`);
+  const idle = idleSequence(s.sequence, s.hasSteps);
   return [
     `enroll into sequence ${name}(id ${s.sequenceId}) from mailbox ${email}(id ${s.mailboxId})`,
     `  ${counts.join(' · ')}`,
-    `  ${forecastLine(p.toEnroll, num(s.mailbox['maxMailingsPerDay']), num(s.mailbox['maxMailingsPerWeek']))}`,
+    idle
+      ? `  delivery: nothing will be sent: the sequence ${idle}`
+      : `  ${forecastLine(p.toEnroll, num(s.mailbox['maxMailingsPerDay']), num(s.mailbox['maxMailingsPerWeek']))}`,
   ];
 }

@@ -64,9 +64,14 @@ export async function targetId(ctx: Context, client: PageClient, kind: TargetKin
 
 /** The searchable list (on stderr, like every prompt). */
 async function pick(ctx: Context, client: PageClient, kind: TargetKind): Promise<number> {
-  const records = await readNamed(client, SOURCES[kind], undefined, ctx.signal);
+  // A sequence that is off sends nothing to whom it enrols: marked in the list (a trial picked one unawares).
+  const src = kind === 'sequence' ? { ...SOURCES[kind], more: ['enabled'] } : SOURCES[kind];
+  const records = await readNamed(client, src, undefined, ctx.signal);
   if (records.length === 0) throw new UsageError(`--${kind}: there are no ${SOURCES[kind].rt.command} to choose from`);
   const prompter = await ctx.prompter();
-  const choices = records.map((r) => ({ value: Number(r.id), name: `${r.name || '(no name)'} (id ${r.id})` }));
+  const choices = records.map((r) => ({
+    value: Number(r.id),
+    name: `${r.name || '(no name)'} (id ${r.id})${r.attributes['enabled'] === false ? ' · off' : ''}`,
+  }));
   return prompter.search(`Which ${kind}? (type to search)`, choices);
 }

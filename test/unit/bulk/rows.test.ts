@@ -130,6 +130,10 @@ describe('enroll rows', () => {
     expect(enrollValue({ row: 1, value: { id: '0' } }, 'id')).toEqual({ problem: '"0" is not a prospect id (a positive integer)' });
     expect(enrollValue({ row: 1, value: { email: 'nope' } }, 'email')).toEqual({ problem: '"nope" is not an e-mail address' });
     expect(enrollValue({ row: 1, value: { name: 'x' } }, 'email')).toEqual({ problem: 'no email in the row' });
+    // The column is there, its cell empty: nothing --column could fix (a trial was sent to it).
+    expect(enrollValue({ row: 1, value: { 'E-mail Address': '' } }, 'email', 'E-mail Address')).toEqual({
+      problem: '"E-mail Address" is empty',
+    });
   });
 
   it('resolves addresses in batches, in order, case-insensitively; unknown and shared addresses fail', async () => {
