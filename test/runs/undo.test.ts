@@ -22,7 +22,7 @@ import { RunRecordWriter, runsDir } from '../../src/bulk/run/run-record.js';
 import { call, enrollDirect, freeProspects, inputFile, newSequence } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const FULL = process.env.SVC_RUNS_SCALE === 'full';
 const k = FULL ? 1 : Number(process.env.SVC_RUNS_SCALE ?? 0.35);
@@ -488,7 +488,62 @@ describe('single writes are recorded too', () => {
     expect((sb.store.table('prospect').get(recreated)!.attributes as Record<string, unknown>)['emails']).toEqual(emails);
   });
 
-  it('an item action: a pause undone is resumed; a finish cannot be taken back (said, exit 5)', async () => {
+  it('a write the type offers no way back for (events have no delete, custom duties no delete nor list, markComplete no inverse): no promise, the plan says cannot, the undo sends nothing (exit 2)', async () => {
+    const made = await svc(['events', 'create', '--attr', 'name=note_logged', '--attr', 'body=Café 会議', '-o', 'json']);
+    expect(made.code, made.stderr).toBe(0);
+    const event = Number(JSON.parse(made.stdout).id);
+    const run = runId(made.stderr);
+    expect(made.stderr).not.toMatch(/takes it back/);
+    expect(made.stderr).toMatch(`recorded as run ${run}: svc runs show ${run} · svc cannot take it back: events has no operation "delete"`);
+    let m = mark();
+    const plan = await svc(['runs', 'undo', run, '--plan']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const { rows, bill } = JSON.parse(plan.stdout);
+    expect(rows).toEqual([
+      {
+        row: 1,
+        action: 'cannot',
+        type: 'event',
+        id: String(event),
+        reason: 'events has no operation "delete": svc cannot delete the event the run created',
+      },
+    ]);
+    expect(bill).toMatchObject({ deletes: 0, cannot: 1, reads: 1, writes: 0, requests: 1 });
+    const undo = await svc(['runs', 'undo', run]);
+    expect(undo.code, undo.stderr).toBe(2);
+    expect(undo.stderr).toMatch(`error: run ${run} cannot be taken back: events has no operation "delete"`);
+    expect(undo.stderr).not.toMatch(/again does the rest/);
+    expect(since(m).filter((r) => r.method !== 'GET' || r.path.includes('/events'))).toEqual([]);
+    expect(sb.store.table('event').has(event)).toBe(true);
+
+    // No GET collection either: the plan reads nothing the type does not offer.
+    const duty = await svc(['custom-duties', 'create', '--attr', 'name=Prüfung', '-o', 'json']);
+    expect(duty.code, duty.stderr).toBe(0);
+    expect(duty.stderr).toMatch(/svc cannot take it back: custom-duties has no operation "delete"/);
+    m = mark();
+    const dutyPlan = await svc(['runs', 'undo', runId(duty.stderr), '--plan', '-o', 'table']);
+    expect(dutyPlan.code, dutyPlan.stderr).toBe(0);
+    expect(dutyPlan.stdout).toMatch(/^row 1: cannot customDuty \d+: custom-duties has no operation "delete"/);
+    expect(received(sb, sb.requests.lastIndexOf(m!) + 1, 'customDuties')).toEqual([]);
+
+    const task = [...sb.store.table('task').values()].find((t) => t.attributes['state'] !== 'completed')!;
+    const done = await svc(['tasks', 'mark-complete', String(task.id)]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(/svc cannot take it back: the markComplete action cannot be taken back by svc/);
+    const no = await svc(['runs', 'undo', runId(done.stderr)]);
+    expect(no.code).toBe(2);
+    expect(no.stderr).toMatch(/cannot be taken back: the markComplete action/);
+  });
+
+  it('a bulk create of events: recorded, with no promise of an undo', async () => {
+    const r = await svc(['events', 'create', '--input', inputFile('events.csv', 'name,body\nnote_logged,one\nnote_logged,two\n')]);
+    expect(r.code, r.stderr).toBe(0);
+    const run = runId(r.stderr);
+    expect(r.stderr).toMatch(`recorded as run ${run}: svc runs show ${run} · svc cannot take it back: events has no operation "delete"`);
+    expect((await svc(['runs', 'undo', run])).code).toBe(2);
+  });
+
+  it('an item action: a pause undone is resumed; a finish cannot be taken back (said, exit 2, nothing sent)', async () => {
     const state = await enrollDirect(sb, freeProspects(sb, 1)[0]!, await newSequence(sb));
     const stateOf = () => sb.store.table('sequenceState').get(state)!.attributes['state'];
     expect(stateOf()).toBe('active');
@@ -499,9 +554,11 @@ describe('single writes are recorded too', () => {
     expect(undo.code, undo.stderr).toBe(0);
     expect(stateOf()).toBe('active');
     const finished = await svc(['sequence-states', 'finish', String(state)]);
+    expect(finished.stderr).toMatch(/svc cannot take it back: the finish action cannot be taken back by svc/);
     const no = await svc(['runs', 'undo', runId(finished.stderr)]);
-    expect(no.code).toBe(5);
-    expect(no.stderr).toMatch(/row 1: failed: the finish action cannot be taken back by svc/);
+    expect(no.code).toBe(2);
+    expect(no.stderr).toMatch(/cannot be taken back: the finish action cannot be taken back by svc/);
+    expect(no.stderr).not.toMatch(/again does the rest/);
     expect(stateOf()).toBe('finished');
   });
 });

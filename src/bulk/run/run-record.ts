@@ -192,6 +192,11 @@ export class RunRecordWriter {
   private closed = false;
   /** Made by `create` with `untilRow`: a run that changes nothing may leave no record (`discard`). */
   private optional = false;
+  /**
+   * The kinds of row this writer wrote (`op type action` → rows), so that the line that ends a run
+   * promises an undo only for rows one can take back (commands/bulk-run/run-recording.ts).
+   */
+  readonly kinds = new Map<string, { op: RowOp; type: string; action?: string; rows: number }>();
 
   private constructor(
     readonly file: string,
@@ -275,6 +280,12 @@ export class RunRecordWriter {
       this.open(meta);
     }
     if (this.fd === undefined) return;
+    if (line.k === 'row') {
+      const key = `${line.op} ${line.type} ${line.action ?? ''}`;
+      const kind = this.kinds.get(key);
+      if (kind) kind.rows++;
+      else this.kinds.set(key, { op: line.op, type: line.type, ...(line.action !== undefined ? { action: line.action } : {}), rows: 1 });
+    }
     const body = JSON.stringify(line);
     const m = mac(this.key, this.prev, body);
     try {

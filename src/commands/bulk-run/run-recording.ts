@@ -16,6 +16,8 @@ import type { SideOwner } from '../../bulk/run/side-owner.js';
 import type { Context } from '../../runtime/context.js';
 import type { WriteData } from '../../api/write-body.js';
 import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
+import { undoBlocker, type UndoableRow } from '../../bulk/rows/undo-reach.js';
+import { grouped } from '../../grouped.js';
 import { ApiError } from '../../errors.js';
 import { RESOURCES, secretAttributeNames, type ResourceType } from '../../registry/index.js';
 import { quoteWord } from '../../shell-words.js';
@@ -115,8 +117,29 @@ export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResul
   // No row was written (each one done by an earlier run, unchanged, or none to do): no record,
   // so that the run before stays the newest in `svc runs list` and the one `runs undo` is meant for.
   if (!w.made) ctx.info(`nothing was written: no run recorded, nothing to undo (${svc} runs list shows the runs before)`);
-  else if (changed > 0)
-    ctx.info(`recorded as run ${recordId(w)}: ${svc} runs show ${recordId(w)} · ${svc} runs undo ${recordId(w)} takes it back`);
+  else if (changed > 0) ctx.info(recordedLine(svc, recordId(w), [...w.kinds.values()]));
+}
+
+/**
+ * `recorded as run ID: …`, with what an undo of it can do: a promise of an undo only for rows one
+ * can take back (bulk/rows/undo-reach.ts): an event created, a task marked complete cannot be.
+ */
+function recordedLine(svc: string, id: string, kinds: (UndoableRow & { rows: number })[], single = false): string {
+  const blocked = kinds.flatMap((k) => {
+    const why = undoBlocker(k);
+    return why ? [{ rows: k.rows, why }] : [];
+  });
+  const why = [...new Set(blocked.map((b) => b.why))].join('; ');
+  const cannot = blocked.reduce((n, b) => n + b.rows, 0);
+  const all = kinds.reduce((n, k) => n + k.rows, 0);
+  const undo =
+    cannot === 0
+      ? `${svc} runs undo ${id} takes it back`
+      : cannot === all
+        ? `svc cannot take it back: ${why}`
+        : `${svc} runs undo ${id} takes it back but for ${grouped(cannot)} of its ${grouped(all)} rows: ${why}`;
+  // A single write's record holds one row: `runs show` is for what cannot be undone.
+  return `recorded as run ${id}: ${single && cannot === 0 ? '' : `${svc} runs show ${id} · `}${undo}`;
 }
 
 /** A record as read before a single write changes it (undefined when it cannot be read: recorded without an image). */
@@ -166,7 +189,7 @@ export async function recordSingleWrite(
     w.write({ k: 'row', row: 1, key: '1', ...row });
     w.write({ k: 'done', row: 1, key: '1', status, id });
     w.write({ k: 'end', at: new Date(ctx.clock.now()).toISOString(), counts: { [status]: 1 } });
-    ctx.info(`recorded as run ${recordId(w)}: ${svcAgain(ctx)} runs undo ${recordId(w)} takes it back`);
+    ctx.info(recordedLine(svcAgain(ctx), recordId(w), [{ op, type: rt.type, action, rows: 1 }], true));
   } catch (err) {
     // The write is done: a record that cannot be written is said, not an error of the write.
     ctx.warn(`the write was not recorded for svc runs: ${err instanceof Error ? err.message : String(err)}`);

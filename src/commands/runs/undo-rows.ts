@@ -16,6 +16,7 @@ import { diffRecord, type FieldChange } from '../../bulk/rows/record-diff.js';
 import { takesBackOptOut } from '../../bulk/rows/consent.js';
 import type { PreparedWrite } from '../../bulk/rows/resource-rows.js';
 import { imageOf, valuesOf } from '../../bulk/rows/run-recorder.js';
+import { INVERSE, undoBlocker } from '../../bulk/rows/undo-reach.js';
 import { findAttribute, findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
 
 /** A record as read now. */
@@ -23,15 +24,6 @@ export type CurrentRecord = { attributes?: Record<string, unknown>; relationship
 
 /** What an undo does with a row (for the plan). */
 type UndoAction = 'set back' | 'delete' | 're-create' | 'finish' | 'pause' | 'resume' | 'conflict' | 'nothing to do' | 'gone' | 'cannot';
-
-/**
- * Item actions an undo can take back, by the action that does it and the state the action left
- * (anything else there is a conflict): a pause is taken back by a resume, and the other way round.
- */
-const INVERSE: Record<string, { by: 'pause' | 'resume'; left: string }> = {
-  pause: { by: 'resume', left: 'paused' },
-  resume: { by: 'pause', left: 'active' },
-};
 
 /** One row of an undo run. */
 export interface UndoItem {
@@ -77,8 +69,9 @@ export function idsToRead(rows: RecordedRow[]): Map<string, string[]> {
   for (const { row, done } of rows) {
     const id = row.op === 'create' || row.op === 'enroll' ? (done?.id ?? null) : (row.id ?? null);
     // A finish is not taken back, but read too: the way on it names is the state's own prospect,
-    // sequence and mailbox.
-    if (id === null) continue;
+    // sequence and mailbox. Any other row the type gives no way back for is not: its type may not
+    // even offer the read (custom duties have no list).
+    if (id === null || (row.op !== 'finish' && undoBlocker(row))) continue;
     if (!out.has(row.type)) out.set(row.type, []);
     out.get(row.type)!.push(id);
   }
@@ -170,6 +163,10 @@ export function undoItem(
       `${e.status} by an earlier attempt of this undo (journal)`,
     );
   if (!rt) return decided('cannot', row.id ?? null, `unknown type ${row.type}`, 'failed');
+  // What the type offers no write (or read) for is said and skipped, never sent: a rerun could do
+  // no more. A finish is said below, with the way to enrol the prospect again.
+  const blocked = row.op === 'finish' ? undefined : undoBlocker(row);
+  if (blocked) return decided('cannot', row.op === 'create' || row.op === 'enroll' ? doneId : (row.id ?? null), blocked);
 
   if (row.op === 'update') {
     const id = row.id ?? null;
@@ -300,7 +297,7 @@ export function undoItem(
     };
   }
 
-  if (row.op === 'action' && row.action && INVERSE[row.action] && row.id) {
+  if (row.op === 'action' && row.action && row.id) {
     const inv = INVERSE[row.action]!;
     const now = current.get(`${row.type}:${row.id}`);
     if (!now) return decided('gone', row.id, 'deleted since the run');
@@ -320,7 +317,7 @@ export function undoItem(
       image: { op: 'action', type: rt.type, id: row.id, action: inv.by },
     };
   }
-  if (row.op === 'action') return decided('cannot', row.id ?? null, `the ${row.action ?? ''} action cannot be taken back by svc`, 'failed');
+  if (row.op === 'action') return decided('cannot', row.id ?? null, 'the run recorded no id for this action', 'failed');
 
   // A finished enrolment (a merge's, or an undone enroll's) cannot be made active again: the API
   // has no write for it. Said per row and skipped, not failed: the undo does the rest and exits 0

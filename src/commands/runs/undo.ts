@@ -27,6 +27,7 @@ import { printValue } from '../shared/output.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
+import { undoBlocker } from '../../bulk/rows/undo-reach.js';
 import { runFile } from '../../bulk/run/run-record.js';
 import { Relinks, withKnownIds } from './undo-relink.js';
 import { grouped } from '../../grouped.js';
@@ -75,12 +76,26 @@ function missingScopes(granted: string[] | undefined, rows: ReturnType<typeof ro
   const need = new Set<string>();
   for (const { row } of rows) {
     const rt = resourceByType(row.type);
-    if (!rt || row.op === 'finish') continue;
+    // A row the undo cannot take back sends nothing, so it needs no scope.
+    if (!rt || undoBlocker(row)) continue;
     // Taking a create back deletes; the rest write (an update set back, a re-create, an action).
     const level = row.op === 'create' ? 'delete' : 'write';
     if (!has.has(`${rt.path}.all`) && !has.has(`${rt.path}.${level}`)) need.add(`${rt.path}.${level}`);
   }
   return [...need];
+}
+
+/**
+ * Refuses, before anything is sent, an undo of which no row can be taken back: every row is a
+ * write its type offers no way back for (an event created: events have no delete). It used to
+ * send the DELETE, meet a 405, and say that running it again would do the rest.
+ */
+function refuseNothingToTakeBack(ctx: Context, rec: RunRecord, rows: ReturnType<typeof rowsToUndo>): void {
+  const why = rows.map(({ row }) => undoBlocker(row));
+  if (rows.length === 0 || why.some((w) => w === undefined)) return;
+  throw new UsageError(`run ${rec.meta.id} cannot be taken back: ${[...new Set(why)].join('; ')}`).hint(
+    `nothing was sent; ${svcAgain(ctx)} runs undo ${rec.meta.id} --plan says why row by row`,
+  );
 }
 
 /** Runs `svc runs undo`. */
@@ -103,6 +118,8 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     );
   checkNotUndone(dir, rec, svcAgain(ctx));
   const rows = rowsToUndo(rec, only);
+  const plan = flags.plan === true || ctx.globals.dryRun;
+  if (!plan) refuseNothingToTakeBack(ctx, rec, rows);
 
   const label = `runs undo ${id}`;
   const setup = bulkSetup(
@@ -134,7 +151,6 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
   let items: UndoItem[] = [];
   let relinks: Relinks | undefined;
   const mapping: { type: string; old: string; new: string }[] = [];
-  const plan = flags.plan === true || ctx.globals.dryRun;
   await bulkRun(ctx, {
     setup,
     label,
