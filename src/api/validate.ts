@@ -3,7 +3,7 @@
  * `create`/`update` flags and bulk input rows: read-only fields, max lengths, enum values, types.
  * Unknown attributes pass through untouched (the server knows more fields than the spec shows).
  */
-import { findAttribute, isEmailAddress, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { findAttribute, httpsUrlProblem, isEmailAddress, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { parseJson } from '../lossless-json.js';
 
 /** A problem with one field; `UsageError`s and bulk row reports are made from it. */
@@ -80,7 +80,8 @@ export function checkValue(spec: AttributeSpec, value: unknown): string | undefi
   if (value === null) return undefined;
   switch (spec.type) {
     case 'integer':
-      return Number.isInteger(value) ? undefined : `expected an integer, got ${JSON.stringify(value)}`;
+      if (!Number.isInteger(value)) return `expected an integer, got ${JSON.stringify(value)}`;
+      return notAmong(spec, value);
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? undefined : `expected a number, got ${JSON.stringify(value)}`;
     case 'boolean':
@@ -109,9 +110,15 @@ export function checkValue(spec: AttributeSpec, value: unknown): string | undefi
       }
       if (spec.enum && !spec.enum.includes(value)) return `must be one of ${spec.enum.join(', ')} (got "${value}")`;
       if (spec.format === 'email' && !isEmailAddress(value)) return notAnAddress(value);
+      if (spec.format === 'https-url') return httpsUrlProblem(value);
       return undefined;
     }
   }
+}
+
+/** A number the attribute's closed set does not hold (a webhook's `payloadVersion` is 1 or 2). */
+function notAmong(spec: AttributeSpec, value: unknown): string | undefined {
+  return spec.enum && !spec.enum.includes(value as number) ? `must be one of ${spec.enum.join(', ')} (got ${String(value)})` : undefined;
 }
 
 /** The one message for a value that is not an e-mail address (enroll's rows say the same). */

@@ -39,7 +39,9 @@ function attributeFromSchema(name: string, s: Json): AttributeSpec {
   if (s.readOnly === true) spec.readOnly = true;
   if (s.writeOnly === true) spec.writeOnly = true;
   if (typeof s.maxLength === 'number') spec.maxLength = s.maxLength;
-  if (Array.isArray(s.enum) && s.enum.every((e) => typeof e === 'string')) spec.enum = s.enum as string[];
+  // A closed set of strings, or of whole numbers for an integer (a webhook's payloadVersion).
+  const item = spec.type === 'integer' ? Number.isInteger : (e: unknown) => typeof e === 'string';
+  if (Array.isArray(s.enum) && s.enum.every(item)) spec.enum = s.enum as (string | number)[];
   if (typeof s.description === 'string') spec.description = s.description;
   return spec;
 }

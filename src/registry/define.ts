@@ -7,7 +7,8 @@ import type { ActionSpec, AttrType, AttributeSpec, AuthorizationMeta, Operation,
 const ALL_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete'];
 
 /**
- * An attribute from a flag string: `RO`, `WO`, `F`, `S`, `max N`, `inferred`, `onlyOnRequest`.
+ * An attribute from a flag string: `RO`, `WO`, `F`, `S`, `max N`, `inferred`, `onlyOnRequest`,
+ * `sensitive`, and the formats `email` and `https` (formats.ts).
  * @example attr('name', 'string', 'max 255 F S')
  */
 export function attr(
@@ -28,6 +29,7 @@ export function attr(
     else if (w === 'onlyOnRequest') spec.onlyOnRequest = true;
     else if (w === 'sensitive') spec.sensitive = true;
     else if (w === 'email') spec.format = 'email';
+    else if (w === 'https') spec.format = 'https-url';
     else if (w === 'max') spec.maxLength = Number(words[++i]);
     else throw new Error(`registry: unknown flag ${w} on ${name}`);
   }

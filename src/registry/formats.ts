@@ -1,7 +1,7 @@
 /**
  * Formats the spec gives to text attributes, as rules every layer applies alike: the CLI before
  * it sends a row or an `--attr` (api/validate.ts), enroll reading addresses, the sandbox on every
- * write. One rule each, so that a value one command accepts is never refused by another.
+ * write (sandbox/query/validate.ts), and the sandbox's OpenAPI document says them. One rule each, so that a value one command accepts is never refused by another.
  */
 
 /**
@@ -14,6 +14,26 @@ const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+$/;
 /** True when `s` is an e-mail address by the rule above. */
 export function isEmailAddress(s: string): boolean {
   return EMAIL_ADDRESS.test(s);
+}
+
+/** This machine's names: plain http to them is an HTTPS URL's one exception (see {@link httpsUrlProblem}). */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Why `s` is not an HTTPS URL (the `https-url` format: a webhook's `url`), as a phrase after the
+ * field's name; undefined when it is one. Plain `http://` is accepted to this machine only: the
+ * sandbox delivers there to a local receiver (`webhooks listen --register`); a real service,
+ * which could not reach such an address anyway, refuses it itself.
+ */
+export function httpsUrlProblem(s: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return `must be an absolute HTTPS URL (got ${JSON.stringify(s)})`;
+  }
+  if (u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname))) return undefined;
+  return `must use HTTPS (got ${JSON.stringify(s)}; plain http only to 127.0.0.1 or localhost)`;
 }
 
 /** `4,5` or `-0,25`: a number written with a decimal comma. */

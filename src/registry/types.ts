@@ -22,10 +22,13 @@ export interface AttributeSpec {
   sortable?: boolean;
   /** `max N`: maximum string length in characters. */
   maxLength?: number;
-  /** Allowed values, where the spec lists a closed set. */
-  enum?: readonly string[];
-  /** `email`: the spec says the value (each item, for a list) is an e-mail address (formats.ts). */
-  format?: 'email';
+  /** Allowed values, where the spec lists a closed set (numbers for an integer: a webhook's `payloadVersion`). */
+  enum?: readonly (string | number)[];
+  /**
+   * `email`: the spec says the value (each item, for a list) is an e-mail address; `https-url`: an
+   * HTTPS URL (a webhook's `url`). The rules are in formats.ts.
+   */
+  format?: 'email' | 'https-url';
   /** One line for `--help` and the OpenAPI document. */
   description?: string;
   /**

@@ -3,6 +3,8 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkAttributes } from '../../src/api/validate.js';
+import { resourceByType } from '../../src/registry/index.js';
 import { doc, start, until, type Client } from '../helpers/sandbox.js';
 
 let c: Client;
@@ -54,6 +56,33 @@ describe('registration', () => {
     const ok = await hook({ url: 'https://example.com/hook', resource: 'mailing', action: 'opened' });
     expect(ok.status).toBe(201);
     await c.del(`/webhooks/${ok.body.data.id}`);
+  });
+
+  it("what it refuses is what its OpenAPI document says and what svc checks before sending (the registry's enum and https-url format)", async () => {
+    const schema = (await c.get('/schema/openapi.json', null)).body.components.schemas.Webhook.properties.attributes.properties;
+    expect(schema.payloadVersion).toMatchObject({ type: 'integer', enum: [1, 2] });
+    expect(schema.url).toMatchObject({ type: 'string', format: 'uri' });
+    const pattern = new RegExp(schema.url.pattern);
+    for (const u of [
+      'https://example.com/hook',
+      `${url}/x`,
+      'http://localhost:9/',
+      'http://[::1]:9/h',
+      'http://example.com/hook',
+      'ftp://h.test/x',
+      'http://127.0.0.1.example.com/',
+    ]) {
+      const r = await hook({ url: u });
+      expect([u, r.status]).toEqual([u, pattern.test(u) ? 201 : 422]);
+      expect([u, checkAttributes(resourceByType('webhook')!, { url: u }).length]).toEqual([u, pattern.test(u) ? 0 : 1]);
+      if (r.status === 201) await c.del(`/webhooks/${r.body.data.id}`);
+      else expect(r.body.errors[0].source.pointer).toBe('/data/attributes/url');
+    }
+    const three = await hook({ url: 'https://example.com/hook', payloadVersion: 3 });
+    expect(three.body.errors[0]).toMatchObject({
+      detail: 'payloadVersion must be one of: 1, 2.',
+      source: { pointer: '/data/attributes/payloadVersion' },
+    });
   });
 
   it('visibility: admin sees all, the creating app sees its own, others see redactions', async () => {

@@ -238,14 +238,21 @@ describe('registry: fields', () => {
     expect(must('sequences').promptFields).toEqual(['name', 'sequenceType']);
   });
 
-  it('never marks an attribute both RO and WO, and keeps max lengths on strings', () => {
+  it('never marks an attribute both RO and WO, and keeps max lengths and formats on strings, enums on strings and integers', () => {
     for (const rt of RESOURCES) {
       for (const a of rt.attributes) {
         expect(a.readOnly && a.writeOnly, `${rt.type}.${a.name}`).toBeFalsy();
         if (a.maxLength !== undefined) expect(a.type, `${rt.type}.${a.name}`).toBe('string');
-        if (a.enum) expect(a.type, `${rt.type}.${a.name}`).toBe('string');
+        if (a.format === 'https-url') expect(a.type, `${rt.type}.${a.name}`).toBe('string');
+        // An enum's values are of the attribute's own type: 1 and 2, not "1" and "2", for an integer.
+        if (a.enum)
+          expect(
+            [a.type, a.enum.every(a.type === 'integer' ? Number.isInteger : (v) => typeof v === 'string')],
+            `${rt.type}.${a.name}`,
+          ).toEqual([expect.stringMatching(/^(string|integer)$/), true]);
       }
     }
+    expect(findAttribute(must('webhooks'), 'payloadVersion')?.enum).toEqual([1, 2]);
   });
 
   it('carries the spec flags and enums spot-checked', () => {

@@ -83,7 +83,8 @@ export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filte
   if (!spec) return given0.path.at(-1) === 'id' ? checkIdRange(given0, given) : given0;
   if (spec.type === 'number' || spec.type === 'integer') return checkNumbers(spec, given0, given);
   if (spec.type === 'boolean') return checkBooleans(spec, given0, given);
-  if (spec.enum) return checkEnum(spec.enum, given0, given);
+  // As text, as a filter writes its values (an integer, whose enum holds numbers, was checked as a number above).
+  if (spec.enum) return checkEnum(spec.enum.map(String), given0, given);
   if (spec.type === 'date' || spec.type === 'date-time') return checkDates(spec, given0, given, now);
   return given0;
 }

@@ -230,12 +230,12 @@ export const MAIL_TYPES = [
       ...attrs('creatorAppId creatorAppName', 'string', 'RO'),
       attr('disabledReason', 'string', 'RO'),
       ...attrs('disabledSince disabledUntil', 'date-time', 'RO'),
-      attr('payloadVersion', 'integer', '', { description: '1 (default) or 2 (adds beforeUpdate).' }),
+      attr('payloadVersion', 'integer', '', { enum: [1, 2], description: '1 (default) or 2 (adds beforeUpdate).' }),
       attr('resource', 'string', '', { enum: WEBHOOK_RESOURCES, description: 'Default `*` (all).' }),
       // Readable: the service returns it to the app that owns the webhook (Visibility rules).
       attr('secret', 'string', 'sensitive', { description: 'Enables the signature header.' }),
       // The spec gives no length for `url`; 1024 is an inferred limit (description says so).
-      attr('url', 'string', 'max 1024', { description: 'HTTPS URL, required (max 1024 inferred).' }),
+      attr('url', 'string', 'max 1024 https', { description: 'HTTPS URL, required (max 1024 inferred).' }),
     ],
     defaultColumns: ['resource', 'action', 'url', 'active'],
     promptFields: ['url', 'resource', 'action'],

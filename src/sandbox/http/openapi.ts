@@ -10,6 +10,9 @@ import type { HandlerResponse } from './resources.js';
 
 const JSON_API = 'application/vnd.api+json';
 
+/** The `https-url` format as a pattern: https anywhere, http to 127.0.0.1, localhost or [::1]. */
+const HTTPS_URL_PATTERN = '^(https://|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])([:/?#]|$))';
+
 function attrSchema(a: AttributeSpec): Record<string, unknown> {
   const base: Record<string, unknown> = (() => {
     switch (a.type) {
@@ -34,7 +37,10 @@ function attrSchema(a: AttributeSpec): Record<string, unknown> {
     }
   })();
   if (a.maxLength !== undefined && a.type === 'string') base['maxLength'] = a.maxLength;
-  if (a.enum && a.type === 'string') base['enum'] = [...a.enum];
+  if (a.enum && (a.type === 'string' || a.type === 'integer')) base['enum'] = [...a.enum];
+  // An HTTPS URL (a webhook's): the scheme as a pattern, plain http to this machine as the sandbox
+  // takes it (registry/formats.ts).
+  if (a.format === 'https-url') Object.assign(base, { format: 'uri', pattern: HTTPS_URL_PATTERN });
   if (a.readOnly) base['readOnly'] = true;
   if (a.writeOnly) base['writeOnly'] = true;
   base['nullable'] = true;

@@ -5,6 +5,7 @@
 import {
   findAttribute,
   findRelationship,
+  httpsUrlProblem,
   isEmailAddress,
   resourceByType,
   type AttributeSpec,
@@ -29,13 +30,16 @@ function checkValue(spec: AttributeSpec, v: unknown): { ok: unknown } | { error:
       return { error: `${spec.name} is too long (maximum is ${spec.maxLength} characters).` };
     if (spec.enum && !spec.enum.includes(s)) return { error: `${spec.name} must be one of: ${spec.enum.join(', ')}.` };
     if (spec.format === 'email' && !isEmailAddress(s)) return { error: `${spec.name}: ${JSON.stringify(s)} is not an e-mail address.` };
+    const url = spec.format === 'https-url' ? httpsUrlProblem(s) : undefined;
+    if (url) return { error: `${spec.name} ${url}.` };
     return { ok: s };
   };
   switch (spec.type) {
     case 'string':
       return str(v);
     case 'integer':
-      return Number.isInteger(v) ? { ok: v } : { error: `${spec.name} must be an integer.` };
+      if (!Number.isInteger(v)) return { error: `${spec.name} must be an integer.` };
+      return spec.enum && !spec.enum.includes(v as number) ? { error: `${spec.name} must be one of: ${spec.enum.join(', ')}.` } : { ok: v };
     case 'number':
       return typeof v === 'number' && Number.isFinite(v) ? { ok: v } : { error: `${spec.name} must be a number.` };
     case 'boolean':

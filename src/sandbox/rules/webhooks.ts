@@ -1,6 +1,8 @@
 /**
- * Webhook registration rules of the spec's Events section: resource/action table, URL scheme,
- * payload version, defaults, cleanup token, and the visibility of sensitive attributes.
+ * Webhook registration rules of the spec's Events section: resource/action table, a required URL,
+ * defaults, cleanup token, and the visibility of sensitive attributes. The URL's scheme and the
+ * payload version are the registry's (the `https-url` format, an enum), checked with every write's
+ * body (query/validate.ts), as svc checks them before sending.
  */
 import { WEBHOOK_RESOURCE_ACTIONS } from '../../registry/data/index.js';
 import { randomToken } from '../http/auth.js';
@@ -11,34 +13,15 @@ import type { Principal, TypeRules, WriteInput } from './types.js';
 /** Placeholder shown instead of a sensitive value. */
 const REDACTED = '[REDACTED]';
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** Why a webhook URL is refused, or undefined. The sandbox also accepts loopback http. */
-function urlProblem(url: unknown): string | undefined {
-  if (typeof url !== 'string' || !url) return 'url is required.';
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'url must be an absolute URL.';
-  }
-  if (u.protocol === 'https:') return undefined;
-  if (u.protocol === 'http:' && LOOPBACK.has(u.hostname)) return undefined;
-  return 'url must use HTTPS (the sandbox also accepts http://127.0.0.1 and http://localhost).';
-}
-
 function check(a: Record<string, unknown>): void {
   const errs: ErrorObject[] = [];
-  const url = urlProblem(a['url']);
-  if (url) errs.push(fieldError('/data/attributes/url', url));
+  if (typeof a['url'] !== 'string' || !a['url']) errs.push(fieldError('/data/attributes/url', 'url is required.'));
   const resource = String(a['resource'] ?? '*');
   const actions = WEBHOOK_RESOURCE_ACTIONS[resource];
   if (!actions)
     errs.push(fieldError('/data/attributes/resource', `resource must be one of: ${Object.keys(WEBHOOK_RESOURCE_ACTIONS).join(', ')}.`));
   else if (!actions.includes(String(a['action'] ?? '*')))
     errs.push(fieldError('/data/attributes/action', `action of resource '${resource}' must be one of: ${actions.join(', ')}.`));
-  if (a['payloadVersion'] != null && a['payloadVersion'] !== 1 && a['payloadVersion'] !== 2)
-    errs.push(fieldError('/data/attributes/payloadVersion', 'payloadVersion must be 1 or 2.'));
   if (errs.length) throw validationError(errs);
 }
 

@@ -81,6 +81,25 @@ describe('webhooks create and trigger checks', () => {
     expect(s.sent).toEqual([]);
   });
 
+  it('refuses a payloadVersion other than 1 or 2 and a url that is not HTTPS, --dry-run too, sending nothing', async () => {
+    const create = (...attrs: string[]) =>
+      server.run(['webhooks', 'create', '--attr', 'resource=task', ...attrs.flatMap((a) => ['--attr', a]), '--dry-run']);
+    const three = await create('url=https://h.test/x', 'payloadVersion=3');
+    expect([three.code, three.stderr]).toEqual([2, 'error: webhook payloadVersion: must be one of 1, 2 (got 3)\n']);
+    const ftp = await create('url=ftp://h.test/x');
+    expect([ftp.code, ftp.stderr]).toEqual([
+      2,
+      'error: webhook url: must use HTTPS (got "ftp://h.test/x"; plain http only to 127.0.0.1 or localhost)\n',
+    ]);
+    const plain = await create('url=http://hooks.example.test/x');
+    expect(plain.code).toBe(2);
+    expect((await create('url=hooks.example.test/x')).stderr).toMatch(/url: must be an absolute HTTPS URL/);
+    // A receiver on this machine: the sandbox delivers there over plain http (webhooks listen).
+    for (const ok of ['url=https://h.test/x', 'url=http://127.0.0.1:9797/']) expect((await create(ok, 'payloadVersion=2')).code).toBe(0);
+    expect(three.sent).toEqual([]);
+    expect(ftp.sent).toEqual([]);
+  });
+
   it('trigger: usage errors for bad events and URLs', async () => {
     const e = await server.run(['webhooks', 'trigger', 'prospect.*', '--to', 'http://127.0.0.1:9/']);
     expect(e.code).toBe(2);
