@@ -24,13 +24,19 @@ export type IncludedIndex = Map<string, ResourceObject> & { nested?: ReadonlySet
  */
 export function indexIncluded(doc: JsonApiDocument, include?: readonly string[]): IncludedIndex {
   const map: IncludedIndex = new Map();
-  for (const r of doc.included ?? []) map.set(`${r.type}:${r.id}`, r);
   const nested = new Set<string>();
   for (const path of include ?? []) {
     const steps = path.split('.');
     for (let i = 2; i <= steps.length; i++) nested.add(steps.slice(0, i).join('.'));
   }
-  if (nested.size) map.nested = nested;
+  if (nested.size) {
+    map.nested = nested;
+    // A path that leads back to the primary records (`account.prospects`) finds them here: a
+    // document never repeats its primary data in `included`, and a list mixed ids and records.
+    const data = doc.data;
+    for (const r of Array.isArray(data) ? data : data ? [data] : []) map.set(`${r.type}:${r.id}`, r);
+  }
+  for (const r of doc.included ?? []) map.set(`${r.type}:${r.id}`, r);
   return map;
 }
 

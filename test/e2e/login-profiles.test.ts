@@ -8,9 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { cliLogin, readConfig } from '../helpers/oauth.js';
-import { svcInProcess } from '../helpers/in-process-cli.js';
+import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { cliLoginInProcess } from '../helpers/in-process-login.js';
-import { json, runSvc, tempDir } from '../helpers/run-svc.js';
+import { baseEnv, json, runSvc, tempDir } from '../helpers/run-svc.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -119,10 +119,13 @@ describe('logout and profiles', () => {
     const table = await svcInProcess(['profiles', 'list', '-o', 'table'], { env });
     expect(table.stdout).toMatch(/^\*\s+default\s/m);
     expect(table.stdout).not.toContain(readConfig(dir).profiles.default!.accessToken);
-    // At 60 columns the user is cut with … to fit (lines of 102–106 columns at 80, a trial).
+    // On a narrow terminal the user is cut with … to fit (lines of 102–106 columns at 80, a trial).
     const full = table.stdout.split('\n').find((l) => l.startsWith('*'))!;
-    const narrow = await svcInProcess(['profiles', 'list', '-o', 'table'], { env: { ...env, COLUMNS: String(full.length - 6) } });
+    const narrow = await runInProcess(['profiles', 'list', '-o', 'table'], baseEnv(env), { columns: full.length - 6, tty: true });
     const lines = narrow.stdout.trimEnd().split('\n');
+    // Piped, nothing is cut (the address was lost to a file, a review).
+    const piped = await runInProcess(['profiles', 'list', '-o', 'table'], baseEnv(env), { columns: full.length - 6 });
+    expect(piped.stdout).toBe(table.stdout);
     expect(lines.filter((l) => l.length > full.length - 6)).toEqual([]);
     expect(lines.find((l) => l.startsWith('*'))).toMatch(/^\*\s+default\s+http\S+\s+.*…\s+logged in$/);
 

@@ -172,6 +172,45 @@ describe('sort, include, fields', () => {
     for (const t of named) expect(asJson).toContainEqual({ id: t.id, 'prospect.account.name': t.prospect!.account!.name });
   });
 
+  it('svc api nests along the include path as list does; a path back to the primary records finds them', async () => {
+    // A review: `svc api` printed the account as an id where list nested it, and a nested list
+    // held a primary record as a bare id among records (`"prospects":[1,{…}]`).
+    const listed = await svcInProcess(['tasks', 'list', '--limit', '3', '--include', 'prospect.account', '-o', 'ndjson'], { env: env() });
+    const viaApi = await svcInProcess(['api', 'GET', '/tasks?page[limit]=3&include=prospect.account', '-o', 'ndjson'], { env: env() });
+    expect(viaApi.code, viaApi.stderr).toBe(0);
+    expect(viaApi.stdout).toBe(listed.stdout);
+    const rows = json<{ id: number; account: { prospects: unknown[] } | null }[]>(
+      await svcInProcess(
+        [
+          'prospects',
+          'list',
+          '--limit',
+          '20',
+          '--include',
+          'account.prospects',
+          '--fields',
+          'firstName,account',
+          '--fields',
+          'account=name,prospects',
+          '-o',
+          'json',
+        ],
+        { env: env() },
+      ),
+    );
+    const lists = rows.flatMap((p) => (p.account ? [p.account.prospects] : []));
+    expect(lists.some((l) => l.length > 1)).toBe(true);
+    for (const l of lists) for (const p of l) expect(p).toMatchObject({ type: 'prospect', id: expect.any(Number) });
+  });
+
+  it('a mistyped include is named as the include, with --fields too', async () => {
+    const r = await svcInProcess(['prospects', 'list', '--include', 'acount', '--fields', 'firstName', '-o', 'json'], { env: env() });
+    // As without --fields: the service refuses the include, and svc names the near miss.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--include acount: did you mean "account"\?/);
+    expect(r.stderr).not.toMatch(/--fields/);
+  });
+
   it('contactHistogram is only asked for through --fields', async () => {
     const plain = json<Record<string, unknown>>(await svcInProcess(['prospects', 'get', '1', '-o', 'json'], { env: env() }));
     expect('contactHistogram' in plain).toBe(false);

@@ -43,6 +43,8 @@ export async function apiHandler(
   if (ctx.globals.dryRun) {
     return printDryRun(ctx, [{ method, url, body }], opts.paginate ? ['the first page; links.next would be followed'] : undefined);
   }
+  // Records nest along the request's include paths, as `list` and `get` print them (a review).
+  const included = url.searchParams.get('include')?.split(',');
   if (!opts.paginate) {
     const res = await api.request({ method, path: url.toString(), body });
     if (res.status >= 300) {
@@ -57,7 +59,7 @@ export async function apiHandler(
       // One page of records, as --paginate prints each: `-o ndjson --query` gave a pretty
       // document of nulls and `-o csv` the JSON as sent (a trial).
       const writer = recordWriter(ctx, { format, io: ctx.io });
-      await writer.page(res.doc, flattenDocument(res.doc));
+      await writer.page(res.doc, flattenDocument(res.doc, included));
       await writer.end();
     } else if (query) await writeOut(ctx.io.stdout, formatResult(query.search(res.doc), ctx.globals.output === 'raw'));
     else await writeOut(ctx.io.stdout, res.text.endsWith('\n') ? res.text : res.text + '\n');
@@ -82,7 +84,7 @@ export async function apiHandler(
     const res = await api.request({ method: 'GET', path: next.toString() });
     const data = Array.isArray(res.doc.data) ? res.doc.data : undefined;
     if (data) guard.arrived(next, data);
-    await writer.page(res.doc, flattenDocument(res.doc));
+    await writer.page(res.doc, flattenDocument(res.doc, included));
     total += data?.length ?? 0;
     // The service links no page past its offset cap (and refuses one): raw paging ends there,
     // with records left, as an error after what arrived (a 422 for the link it followed, a trial).

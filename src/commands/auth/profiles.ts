@@ -36,12 +36,12 @@ export async function listProfiles(ctx: Context): Promise<void> {
     ctx.info('No profiles yet: run `svc login --base-url <url>` to create one.');
     return;
   }
-  // The user column is cut with … to fit the terminal (lines of 102–106 columns at 80, a trial).
+  // On a terminal the user column is cut with … to fit (lines of 102–106 columns at 80, a trial).
   await printValue(ctx, ctx.output, rows as unknown as FlatRecord[], () =>
     alignedColumns(
       ['', 'NAME', 'BASE URL', 'USER', 'STATE'],
       rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '', r.user ?? '', r.state]),
-      { width: ctx.io.columns, flex: 3 },
+      ctx.io.stdoutIsTTY ? { width: ctx.io.columns, flex: 3 } : undefined,
     ),
   );
 }

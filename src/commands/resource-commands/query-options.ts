@@ -265,9 +265,12 @@ function keepIncludedRelationships(rt: ResourceType, include: readonly string[],
     for (const step of path.split('.')) {
       if (!type) break;
       const rel: ReturnType<typeof findRelationship> = findRelationship(type, step);
+      // A step that is no relationship is left to the include's own check (a typo there was
+      // blamed on --fields, a review).
+      if (!rel) break;
       const list = fields[type.type];
       if (list && !list.includes(step)) list.push(step);
-      type = rel?.target ? resourceByType(rel.target) : undefined;
+      type = rel.target ? resourceByType(rel.target) : undefined;
     }
   }
 }
