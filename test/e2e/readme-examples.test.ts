@@ -69,7 +69,6 @@ const CANNOT_RUN: [RegExp, string][] = [
   [/--sandbox-data prod-copy\.json/, 'needs a copy made from a real org (sandbox --from-profile)'],
   [/\bwebhooks cleanup\b/, 'needs the cleanup token of a registration at a real service'],
   [/\bwebhooks (trigger|verify)\b(?!.*--dry-run)/, 'needs a receiver or a real signature ($SECRET, $SIG)'],
-  [/\$\{fpath/, 'writes into the zsh function path of the machine'],
   [/~\/\.config/, 'writes into the home directory'],
 ];
 

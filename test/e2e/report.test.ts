@@ -335,6 +335,15 @@ describe('--html and --open', () => {
     expect(json<any[]>(both).length).toBeGreaterThan(0);
   });
 
+  it('--html - writes the page to stdout (it wrote a file named "-": a trial)', async () => {
+    const dash = path.resolve('-');
+    const r = await report(['sequences', '--html', '-']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^<!doctype html>[\s\S]*<svg[\s\S]*<\/html>\n?$/);
+    expect(r.stderr).not.toContain('wrote');
+    expect(fs.existsSync(dash)).toBe(false);
+  });
+
   it('--open opens the page in $BROWSER', async () => {
     const dir = tempDir();
     const log = path.join(dir, 'opened');

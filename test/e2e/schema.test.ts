@@ -67,7 +67,10 @@ describe('schema pull', () => {
     expect(r.code).toBe(0);
     const rows = json<Row[]>(r);
     expect(rows.find((x) => x.name === 'title')).toMatchObject({ type: 'string', marks: 'F S max 255', source: 'spec' });
-    expect(rows.find((x) => x.name === 'createdAt')).toMatchObject({ marks: 'RO F S' });
+    expect(rows.find((x) => x.name === 'createdAt')).toMatchObject({ marks: 'RO F S', source: 'spec' });
+    // The spec hides prospect's attributes before contactHistogram: the registry infers them.
+    for (const name of ['addedAt', 'addressCity', 'company'])
+      expect(rows.find((x) => x.name === name)).toMatchObject({ source: 'inferred' });
     expect(rows.find((x) => x.name === 'custom1')).toMatchObject({
       label: 'Lead Source Detail',
       validation: 'inclusion',

@@ -78,6 +78,23 @@ describe('checkFilterValues', () => {
     expect(checkFilterValues({ name: 'title', type: 'string' }, f, 'title=7d', now)).toBe(f);
   });
 
+  it('hours and minutes back are the UTC date-time on a date-time field, only as range bounds', () => {
+    const now = new Date(Date.UTC(2026, 2, 3, 0, 30, 15, 500));
+    const at = (spec: AttributeSpec, expr: string) => checkFilterValues(spec, parseFilter(expr), expr, now);
+    expect(at(DT, 'createdAt=2h..')).toMatchObject({ kind: 'range', from: '2026-03-02T22:30:15', to: undefined });
+    expect(at(DT, 'createdAt=90M..30m')).toMatchObject({ from: '2026-03-02T23:00:15', to: '2026-03-03T00:00:15' });
+    expect(() => at(DT, 'createdAt=30m..2h')).toThrow(/the range starts \(2026-03-03T00:00:15\) after it ends/);
+    expect(() => at(DT, 'createdAt=2h')).toThrow(
+      expect.objectContaining({
+        message: expect.stringMatching(/one moment/),
+        hints: [expect.stringContaining("--filter 'createdAt=2h..'")],
+      }),
+    );
+    // A date has no hours: refused as any other non-date, the hint without them.
+    expect(() => at(D, 'dateOfBirth=2h..')).toThrow(expect.objectContaining({ hints: [expect.not.stringMatching(/2h/)] }));
+    expect(() => at(DT, 'createdAt=2x..')).toThrow(expect.objectContaining({ hints: [expect.stringMatching(/2h or 30m/)] }));
+  });
+
   it('relativeDate steps calendar days across month and year ends', () => {
     expect(relativeDate('1d', new Date(2026, 0, 1, 12))).toBe('2025-12-31');
     expect(relativeDate('0d', new Date(2026, 0, 1, 12))).toBe('2026-01-01');

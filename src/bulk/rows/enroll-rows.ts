@@ -136,7 +136,14 @@ export async function* enrollRows(
   let first = true;
   // `--column` names a member of NDJSON and JSON records too (it was read for CSV only, a review).
   let column: string | undefined = src.column;
+  // A CSV without the column: the first rows, read for the hint before the error.
+  let missing: { cols: string[]; sample: RawRow[] } | undefined;
   for await (const raw of rows) {
+    if (missing) {
+      missing.sample.push(raw);
+      if (missing.sample.length >= HINT_SAMPLE) break;
+      continue;
+    }
     if (first && raw.csv && raw.header) {
       const cols = raw.header.filter((c) => c !== '');
       const wanted = src.by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
@@ -146,12 +153,8 @@ export async function* enrollRows(
       // An exact name keeps the fallback between `id`, `prospect` and `prospect.id` per row.
       column = found !== undefined && !wanted.includes(found) ? found : undefined;
       if (found === undefined) {
-        // A French sheet's "Adresse e-mail" could not be named at all (a trial).
-        throw new UsageError(
-          `--input ${src.file}: no ${wanted.map((c) => `"${c}"`).join(' or ')} column (columns: ${cols.join(', ')})`,
-        ).hint(
-          `name it: --column "${cols.find((c) => (src.by === 'email' ? /mail/i : /\bid\b/i).test(c)) ?? cols[0] ?? 'NAME'}"${src.by === 'id' ? '; --by email for a file of addresses' : '; --by id for a file of prospect ids'}`,
-        );
+        missing = { cols, sample: [raw] };
+        continue;
       }
     }
     first = false;
@@ -161,4 +164,41 @@ export async function* enrollRows(
     if (!inShard(src.shard, raw.row)) continue;
     yield { row: raw.row, key, value };
   }
+  if (missing) {
+    const wanted = src.by === 'id' ? ID_COLUMNS : EMAIL_COLUMNS;
+    // A French sheet's "Adresse e-mail" could not be named at all (a trial).
+    throw new UsageError(
+      `--input ${src.file}: no ${wanted.map((c) => `"${c}"`).join(' or ')} column (columns: ${missing.cols.join(', ')})`,
+    ).hint(columnHint(missing.cols, missing.sample, src.by));
+  }
+}
+
+/** Rows read to find the columns whose values look like ids or addresses. */
+const HINT_SAMPLE = 20;
+
+/**
+ * What to type when a CSV has no column for `by`: a column whose values read as `by` reads them
+ * (prospect ids, addresses), else `--by` the other way with a column whose values read that way.
+ * A column is named only for its values: `Name` was offered as the id column (the first column,
+ * failing any better), a trial.
+ */
+function columnHint(cols: string[], sample: RawRow[], by: EnrollBy): string {
+  const holding = (b: EnrollBy): string | undefined => {
+    const reads = (c: string) => {
+      const cells = sample
+        .map((r) => (r.value as Record<string, unknown> | undefined)?.[c])
+        .filter((v) => typeof v === 'string' && v.trim() !== '');
+      return cells.length > 0 && cells.every((v) => !('problem' in (b === 'id' ? prospectIdValue(v) : emailValue(v))));
+    };
+    const fits = cols.filter(reads);
+    // Of several, the one whose name says so (a column of phone digits reads as ids too).
+    return fits.find((c) => (b === 'email' ? /mail/i : /\bid\b|prospect/i).test(c)) ?? fits[0];
+  };
+  const other: EnrollBy = by === 'id' ? 'email' : 'id';
+  const what = (b: EnrollBy) => (b === 'id' ? 'prospect ids' : 'e-mail addresses');
+  const mine = holding(by);
+  if (mine !== undefined) return `name it: --column "${mine}"; --by ${other} for a file of ${what(other)}`;
+  const theirs = holding(other);
+  if (theirs !== undefined) return `"${theirs}" holds ${what(other)}: --by ${other} --column "${theirs}"`;
+  return `name the column of ${what(by)}: --column NAME; --by ${other} for a file of ${what(other)}`;
 }

@@ -16,7 +16,9 @@ export function registerCompletion(program: Command, app: App): void {
       `
 Install:
   bash  echo 'source <(svc completion bash)' >> ~/.bashrc
-  zsh   svc completion zsh > "\${fpath[1]}/_svc"     (then: autoload -U compinit && compinit)
+  zsh   mkdir -p ~/.zfunc && svc completion zsh > ~/.zfunc/_svc
+        then in ~/.zshrc, before compinit: fpath=(~/.zfunc $fpath)
+        (or in ~/.zshrc, after compinit: source <(svc completion zsh))
   fish  svc completion fish > ~/.config/fish/completions/svc.fish
 
 The scripts are static (completing starts no Node process); the same files are in completions/.

@@ -23,7 +23,7 @@ Each report says on stderr how many requests it made; --verbose shows them.`;
 /** Options every report takes. */
 function common(c: Command): Command {
   return c
-    .option('--html <file>', 'write a self-contained HTML page (inline SVG charts) to FILE')
+    .option('--html <file>', 'write a self-contained HTML page (inline SVG charts) to FILE (.html; - for stdout)')
     .option('--open', 'open the HTML page in a browser ($BROWSER when set)')
     .option('--ascii', 'the chart in plain ASCII bars, also in a pipe (NO_COLOR: plain bars on a terminal)');
 }

@@ -14,7 +14,7 @@ import { recordId } from '../../listing/record-text.js';
 import type { ReportView, Section } from './model.js';
 import { AB_RULE, COUNTER_NAMES, countersOf, pct, RATE_FORMULAS, ratio, twoProportionTest } from './rates.js';
 import { countsAndRates } from './sequences.js';
-import { byKey, drawsChart, emit, fetcher, relId, relIds, type Fetcher, type ReportFlags } from './shared.js';
+import { byKey, checkReportOutput, emit, fetcher, relId, relIds, type Fetcher, type ReportFlags } from './shared.js';
 
 /** One row of `-o json`: a step, or one of its templates (level `template`, under its step). */
 type FunnelRow = {
@@ -55,7 +55,7 @@ async function resolveSequence(f: Fetcher, idOrName: string): Promise<ResourceOb
 /** Runs `svc report sequence <id|name>`. */
 export async function funnelReport(ctx: Context, idOrName: string, flags: ReportFlags): Promise<void> {
   if (flags.by !== undefined) throw new UsageError('report sequence has no --by: the funnel shows every stage');
-  drawsChart(ctx, flags);
+  checkReportOutput(ctx, flags);
   const f = await fetcher(ctx);
   const seq = await resolveSequence(f, idOrName);
   const { data: steps, included } = await f.list('sequenceSteps', {

@@ -14,7 +14,7 @@ import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource-commands/query-options.js';
 import type { ReportView } from './model.js';
 import { pct, ratio } from './rates.js';
-import { byKey, drawsChart, emit, fetcher, parseBy, relId, type ReportFlags } from './shared.js';
+import { byKey, checkReportOutput, emit, fetcher, parseBy, relId, type ReportFlags } from './shared.js';
 
 const DAY = 86_400_000;
 /** What `--by` groups by (the first is the default). */
@@ -111,7 +111,7 @@ export function calendar(from: number, to: number, by: 'day' | 'week'): string[]
 
 /** Runs `svc report mailings`. */
 export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<void> {
-  drawsChart(ctx, flags);
+  checkReportOutput(ctx, flags);
   const by = parseBy<GroupBy>(flags.by, GROUP_BY);
   const filters = [...(flags.filter ?? [])];
   const now = ctx.clock.now();

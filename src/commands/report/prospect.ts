@@ -12,7 +12,7 @@ import { UsageError } from '../../errors.js';
 import { recordId } from '../../listing/record-text.js';
 import type { ReportView, Section } from './model.js';
 import { countersOf, pct, ratesOf } from './rates.js';
-import { byKey, drawsChart, emit, fetcher, relId, relIds, type ReportFlags } from './shared.js';
+import { byKey, checkReportOutput, emit, fetcher, relId, relIds, type ReportFlags } from './shared.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const COUNTERS = ['openCount', 'replyCount', 'engagedScore', 'touchedAt', 'engagedAt', 'optedOut'] as const;
@@ -38,7 +38,7 @@ export function histogramPairs(v: unknown): [number, number][] {
 export async function prospectReport(ctx: Context, idArg: string, flags: ReportFlags): Promise<void> {
   if (!/^\s*[1-9]\d*\s*$/.test(idArg)) throw new UsageError(`report prospect ${idArg}: expected a prospect id (a positive integer)`);
   if (flags.by !== undefined) throw new UsageError('report prospect has no --by');
-  drawsChart(ctx, flags);
+  checkReportOutput(ctx, flags);
   const f = await fetcher(ctx);
   const { data: p, included } = await f.get(`prospects/${idArg.trim()}`, {
     include: ['activeSequenceStates.sequence'],

@@ -28,7 +28,7 @@ import {
   type Counters,
   type RateName,
 } from './rates.js';
-import { drawsChart, emit, fetcher, parseBy, parseLimit, relId, type ReportFlags } from './shared.js';
+import { checkReportOutput, emit, fetcher, parseBy, parseLimit, relId, type ReportFlags } from './shared.js';
 
 /** Counters a sequence carries itself (the rest come from its steps). */
 const OWN = ['deliverCount', 'clickCount', 'bounceCount', 'failureCount'] as const;
@@ -99,7 +99,7 @@ function rowOf(id: number | string, name: string, enabled: boolean | null, email
 
 /** Runs `svc report sequences`. */
 export async function sequencesReport(ctx: Context, flags: ReportFlags): Promise<void> {
-  drawsChart(ctx, flags);
+  checkReportOutput(ctx, flags);
   const by = parseBy<RateName>(flags.by, ['reply', 'open', 'click', 'positive', 'bounce', 'optout', 'failure']);
   const limit = parseLimit(flags.limit);
   const rt = resourceByType('sequence')!;

@@ -123,12 +123,47 @@ export function parseBy<T extends string>(v: string | undefined, allowed: readon
  * @throws UsageError for `--ascii` with a machine format (`-o json|csv|ndjson|raw`, `--query`):
  *   they print numbers, not bars; checked before the first request
  */
-export function drawsChart(ctx: Context, flags: ReportFlags): boolean {
+function drawsChart(ctx: Context, flags: ReportFlags): boolean {
   if (ctx.output === 'table') return true;
   if (flags.ascii !== true) return false;
   if (ctx.globals.output !== undefined)
     throw new UsageError(`--ascii draws the chart; -o ${ctx.output} prints the numbers it is drawn from: leave out one of them`);
   return true;
+}
+
+/**
+ * Checks the report's output flags before the first request: `--ascii` against `-o` (see
+ * {@link drawsChart}) and where `--html` writes. `-` is stdout, as everywhere (it wrote a file
+ * named `-`), so nothing else may print there and `--open` has no file to open; a name with
+ * another extension is refused (`--html s.csv` wrote a page into a .csv without a word).
+ * @throws UsageError naming the fix
+ */
+export function checkReportOutput(ctx: Context, flags: ReportFlags): void {
+  drawsChart(ctx, flags);
+  const file = flags.html;
+  if (file === undefined) return;
+  if (file === '-') {
+    if (flags.open)
+      throw new UsageError('--html - writes the page to stdout, which --open cannot open').hint('give --html a file name ending in .html');
+    const other =
+      flags.ascii === true
+        ? '--ascii draws the chart'
+        : ctx.globals.output !== undefined
+          ? `-o ${ctx.output} prints the numbers`
+          : undefined;
+    if (other)
+      throw new UsageError(`--html - writes the page to stdout, where ${other}: leave out one of them`).hint(
+        'or give --html a file name ending in .html',
+      );
+    return;
+  }
+  const ext = /\.([^./\\]+)$/.exec(path.basename(file))?.[1];
+  if (ext !== undefined && !/^html?$/i.test(ext)) {
+    const numbers = ['csv', 'json', 'ndjson'].includes(ext.toLowerCase())
+      ? `; the numbers as .${ext}: -o ${ext.toLowerCase()} > ${file}`
+      : '';
+    throw new UsageError(`--html ${file}: --html writes an HTML page, not .${ext}`).hint(`name the file .html (or .htm)${numbers}`);
+  }
 }
 
 /** Bars in ASCII with `--ascii`, NO_COLOR or a dumb terminal; colour only where the IO allows it. */
@@ -155,7 +190,8 @@ async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle>
 /**
  * Writes a report: `rows` through the output layer for json, csv and ndjson (the numbers the
  * chart is drawn from), the drawing for `table`; `--html` writes the page (then stdout gets the
- * numbers or the drawing only when `-o` was given), `--open` opens it.
+ * numbers or the drawing only when `-o` was given; `--html -` is the page on stdout), `--open`
+ * opens it.
  */
 export async function emit(
   ctx: Context,
@@ -172,7 +208,10 @@ export async function emit(
     const dir = await fs.mkdtemp(path.join((await import('node:os')).tmpdir(), 'svc-report-'));
     htmlFile = path.join(dir, 'report.html');
   }
-  if (htmlFile) {
+  if (htmlFile === '-') {
+    const { renderHtml } = await import('./view-html.js');
+    await writeOut(ctx.io.stdout, renderHtml(view, new Date(ctx.clock.now())));
+  } else if (htmlFile) {
     const { renderHtml } = await import('./view-html.js');
     // Owner-only, as every file of svc's that holds the org's data (a prospect's report names them).
     await fs.writeFile(htmlFile, renderHtml(view, new Date(ctx.clock.now())), { mode: 0o600 });

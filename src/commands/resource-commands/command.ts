@@ -40,7 +40,9 @@ function datesHelp(rt: ResourceType): string {
   lines.push(
     'Dates in filters: YYYY-MM-DD (on a date-time field: that whole day),',
     'YYYY-MM-DDThh:mm:ss, or relative to your calendar: today, yesterday,',
-    '7d (7 days ago), 2w (2 weeks ago). Ranges: from..to, from.., ..to.',
+    '7d (7 days ago), 2w (2 weeks ago); on a date-time field also 2h, 30m',
+    '(hours, minutes ago: sent as that UTC date-time, in a range such as',
+    '2h..). Ranges: from..to, from.., ..to.',
   );
   if (field) {
     lines.push(`  $ svc ${rt.command} list --filter ${field.name}=7d..`, `  $ svc ${rt.command} list --filter ${field.name}=yesterday`);

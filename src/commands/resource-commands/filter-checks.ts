@@ -95,16 +95,20 @@ export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filte
  * `2026-11-07..2026-11-07`, which the API reads as the whole day (a bare date as a range bound
  * covers its day, bounds inclusive), where an equality with a bare date matches no date-time.
  * Ranges are sent as written, as the filter table of the README shows. Relative dates (`today`,
- * `yesterday`, `7d`, `2w`) become dates first (see {@link resolveRelativeDates}).
+ * `yesterday`, `7d`, `2w`, and `2h`, `30m` on a date-time field) become dates or date-times first
+ * (see {@link resolveRelativeDates}).
  * @throws UsageError for an impossible or malformed date
  */
 function checkDates(spec: AttributeSpec, given0: Filter, given: string, now: Date): Filter {
-  const f = resolveRelativeDates(given0, now);
+  const f = resolveRelativeDates(spec, given0, given, now);
   const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
   for (const v of values) {
     const problem = problemOf(spec, v);
     if (problem) {
-      const wanted = `${spec.type === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD (a whole day) or YYYY-MM-DDThh:mm:ss'}, or today, yesterday, 7d (days ago), 2w (weeks ago)`;
+      const wanted =
+        spec.type === 'date'
+          ? 'YYYY-MM-DD, or today, yesterday, 7d (days ago), 2w (weeks ago)'
+          : 'YYYY-MM-DD (a whole day) or YYYY-MM-DDThh:mm:ss, or today, yesterday, 7d (days ago), 2w (weeks ago), 2h or 30m (hours or minutes ago)';
       throw new UsageError(`filter "${given}": "${v}" is not a valid ${spec.type} on ${f.path.join('.')}`).hint(`write ${wanted}`);
     }
   }
@@ -234,13 +238,37 @@ export function relativeDate(value: string, now: Date): string | undefined {
   return localDay(d);
 }
 
+const RELATIVE_TIME = /^(\d{1,5})([hm])$/i;
+
+/**
+ * A span of hours or minutes back from `now` (`2h`, `30m`, as `events tail --since` reads them)
+ * as the UTC date-time it names, written as the API writes date-times. Undefined for anything else.
+ */
+function relativeTime(value: string, now: Date): string | undefined {
+  const m = RELATIVE_TIME.exec(value.trim());
+  if (!m) return undefined;
+  const ms = Number(m[1]) * (m[2]!.toLowerCase() === 'h' ? 3_600_000 : 60_000);
+  return new Date(now.getTime() - ms).toISOString().slice(0, 19);
+}
+
 /**
  * A date filter with its relative values (`updatedAt=7d..`, `createdAt=today`) resolved to
- * dates before anything is sent: the service knows only dates. On a date-time field the
- * resulting bare date then means its whole day, as a typed date does.
+ * dates before anything is sent: the service knows only absolute ones. On a date-time field the
+ * resulting bare date then means its whole day, as a typed date does; hours and minutes
+ * (`updatedAt=2h..`) are resolved to the date-time itself there, and only as a range bound: an
+ * equality with one moment would match only records stamped in that very second.
+ * @throws UsageError for hours or minutes as an equality or list value
  */
-function resolveRelativeDates(f: Filter, now: Date): Filter {
-  const one = (v: string | undefined) => (v === undefined ? v : (relativeDate(v, now) ?? v));
+function resolveRelativeDates(spec: AttributeSpec, f: Filter, given: string, now: Date): Filter {
+  const time = (v: string) => (spec.type === 'date-time' ? relativeTime(v, now) : undefined);
+  const one = (v: string | undefined) => (v === undefined ? v : (relativeDate(v, now) ?? time(v) ?? v));
   if (f.kind === 'range') return { ...f, from: one(f.from), to: one(f.to) };
+  const moment = f.values.find((v) => time(v) !== undefined);
+  if (moment !== undefined) {
+    const name = f.path.join('.');
+    throw new UsageError(`filter "${given}": ${moment} ago is one moment, which only a record stamped in that very second matches`).hint(
+      `for everything since then write a range: --filter '${name}=${moment}..'`,
+    );
+  }
   return { ...f, values: f.values.map((v) => one(v)!) };
 }

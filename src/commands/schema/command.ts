@@ -33,6 +33,14 @@ Examples:
     .command('show')
     .description('list the fields of a type: type, marks (RO WO F S max), custom labels and validations')
     .argument('<type>', 'a type or resource name: prospect, prospects, sequence-states, ...')
+    .addHelpText(
+      'after',
+      `
+With -o json each field has a source: spec (the spec's tables show it), inferred (the spec
+does not show it: svc infers it from the rest of the spec), org (only your org's schema
+shows it, after \`svc schema pull\`) or custom (a labelled custom field).
+`,
+    )
     .action(async (type: string, _opts, cmd: Command) => {
       const { showHandler } = await import('./show.js');
       await runCommand(app, cmd, (ctx) => showHandler(ctx, type));

@@ -14,8 +14,12 @@ interface FieldRow {
   label: string | null;
   validation: string | null;
   options: string | null;
-  /** `spec` (built-in registry), `org` (only the org's OpenAPI shows it), `custom` (labelled custom field). */
-  source: 'spec' | 'org' | 'custom';
+  /**
+   * `spec` (the spec's tables show it), `inferred` (in the registry, but the spec shows it only
+   * through its usage elsewhere: the attributes a partial type hides), `org` (only the org's
+   * OpenAPI shows it), `custom` (labelled custom field).
+   */
+  source: 'spec' | 'inferred' | 'org' | 'custom';
 }
 
 const COLUMNS = ['name', 'type', 'marks', 'label', 'validation', 'options'] as const;
@@ -44,7 +48,9 @@ export async function showHandler(ctx: Context, typeArg: string): Promise<void> 
     options: a.enum ? a.enum.join(', ') : null,
     source,
   });
-  const rows: FieldRow[] = rt.attributes.map((a) => row(a, 'spec'));
+  // Every registry attribute was "spec" here, the hidden ones of a partial type too (prospect's
+  // addedAt, addressCity…: a trial), as if the spec showed them.
+  const rows: FieldRow[] = rt.attributes.map((a) => row(a, a.inferred ? 'inferred' : 'spec'));
   for (const a of view?.extraAttributes ?? []) {
     rows.push(row(a, 'org'));
   }

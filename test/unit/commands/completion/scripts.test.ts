@@ -1,5 +1,6 @@
 /**
- * `svc completion <shell>`, in-process: the committed scripts are what it prints. (The e2e tests
+ * `svc completion <shell>`, in-process: the committed scripts are what it prints, and the zsh
+ * install lines a user is given write into their HOME. (The e2e tests
  * keep the shells loading them, and an unknown shell, through the built binary.)
  */
 import fs from 'node:fs';
@@ -22,4 +23,23 @@ describe('completion scripts', () => {
       ).toBe(true);
     });
   }
+});
+
+describe('zsh install lines', () => {
+  // `svc completion zsh > "${fpath[1]}/_svc"` wrote into /usr/local/share/zsh/site-functions in a
+  // fresh HOME: permission denied for a normal user (a trial).
+  it('--help, the script header and the README write the script under HOME, in fpath before compinit, or source it after', async () => {
+    const help = await runInProcess(['completion', '--help'], baseEnv({ SVC_CONFIG_DIR: tempDir() }));
+    expect(help.code).toBe(0);
+    const zsh = help.stdout.slice(help.stdout.indexOf('  zsh '), help.stdout.indexOf('  fish '));
+    expect(zsh).toMatch(/^ {2}zsh +mkdir -p ~\/\.zfunc && svc completion zsh > ~\/\.zfunc\/_svc$/m);
+    expect(zsh).toMatch(/before compinit: fpath=\(~\/\.zfunc \$fpath\)/);
+    expect(zsh).toMatch(/after compinit: source <\(svc completion zsh\)/);
+    const script = await runInProcess(['completion', 'zsh'], baseEnv({ SVC_CONFIG_DIR: tempDir() }));
+    const header = script.stdout.split('\n').slice(0, 5).join('\n');
+    expect(header).toMatch(/~\/\.zfunc\/_svc with fpath=\(~\/\.zfunc \$fpath\) before compinit/);
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toMatch(/^# zsh \(~\/\.zshrc, after compinit.*\nsource <\(svc completion zsh\)$/m);
+    for (const text of [help.stdout, header, readme]) expect(text).not.toContain('${fpath[1]}');
+  });
 });

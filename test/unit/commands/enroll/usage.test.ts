@@ -42,6 +42,32 @@ describe('usage errors send nothing (exit 2)', () => {
     expect(r.sent).toEqual([]);
   });
 
+  // `Name` was offered as the id column, being the first (a trial): only values name a column.
+  it.each([
+    [
+      'team.csv',
+      'Name,E-mail Address\nAda Lovelace,ada@example.com\nAlan Turing,\n',
+      [],
+      /\nhint: "E-mail Address" holds e-mail addresses: --by email --column "E-mail Address"\n/,
+    ],
+    ['nums.csv', 'Name,Phone,Prospect No\nAda,5551234,12\nAlan,5559876,13\n', [], /\nhint: name it: --column "Prospect No"; --by email/],
+    ['ppl.csv', 'Name,Mail box\nAda,ada@example.com\n', ['--by', 'email'], /\nhint: name it: --column "Mail box"; --by id/],
+    ['ids.csv', 'Name,Who\nAda,12\n', ['--by', 'email'], /\nhint: "Who" holds prospect ids: --by id --column "Who"\n/],
+    [
+      'x.csv',
+      'Name,title\nAda,CEO\n',
+      [],
+      /\nhint: name the column of prospect ids: --column NAME; --by email for a file of e-mail addresses\n/,
+    ],
+  ])('%s without the column: the hint names a column only for its values', async (name, text, by, hint) => {
+    const file = inputFile(name, text);
+    const r = await server.run(['enroll', '--sequence', '1', '--mailbox', '1', '--input', file, ...by]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(hint);
+    expect(r.stderr).not.toMatch(/--column "Name"/);
+    expect(r.sent).toEqual([]);
+  });
+
   it('--prospect 5,6,abc enrols nobody: every id is checked first', async () => {
     const r = await server.run(['enroll', '--sequence', '1', '--mailbox', '1', '--prospect', '5,6,abc']);
     expect(r.code).toBe(2);

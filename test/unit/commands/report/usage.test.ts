@@ -1,8 +1,11 @@
 /**
- * report's usage errors, in-process: bad --by, a sort mixing rates and attributes, --limit 0 are
- * one error line each, nothing sent. (The e2e tests keep a non-numeric id through the built
+ * report's usage errors, in-process: bad --by, a sort mixing rates and attributes, --limit 0, an
+ * --html name that is not .html, --html - with anything else for stdout are one error line each,
+ * nothing sent. (The e2e tests keep a non-numeric id through the built
  * binary.)
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUnsent, type Unsent } from '../../../helpers/unsent.js';
 
@@ -24,6 +27,43 @@ describe('report sequences', () => {
       expect(r.stderr.trim().split('\n')[0]).toMatch(/^error: /);
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect(r.sent).toHaveLength(0);
+    }
+  });
+});
+
+describe('report --html', () => {
+  // `--html s.csv` wrote a page into a .csv without a word (a trial); export refuses such names.
+  it.each([
+    [
+      ['sequences', '--html', 's.csv'],
+      /^error: --html s\.csv: --html writes an HTML page, not \.csv\nhint: name the file \.html \(or \.htm\); the numbers as \.csv: -o csv > s\.csv\n$/,
+    ],
+    [
+      ['mailings', '--html', 'out/r.txt'],
+      /^error: --html out\/r\.txt: --html writes an HTML page, not \.txt\nhint: name the file \.html \(or \.htm\)\n$/,
+    ],
+    [['prospect', '1', '--html', '-', '--open'], /^error: --html - writes the page to stdout, which --open cannot open\n/],
+    [
+      ['sequences', '--html', '-', '-o', 'json'],
+      /^error: --html - writes the page to stdout, where -o json prints the numbers: leave out one of them\n/,
+    ],
+    [
+      ['mailings', '--html', '-', '--ascii'],
+      /^error: --html - writes the page to stdout, where --ascii draws the chart: leave out one of them\n/,
+    ],
+  ])('%j: one usage error, nothing sent, no file', async (args, message) => {
+    const r = await server.run(['report', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+    expect(r.sent).toHaveLength(0);
+    expect(fs.existsSync(path.resolve(args[args.indexOf('--html') + 1]!))).toBe(false);
+  });
+
+  it('.html, .htm in any case and a name without extension (a device, a pipe) pass the check', async () => {
+    for (const name of ['r.html', 'R.HTM', '/dev/null']) {
+      const r = await server.run(['report', 'sequences', '--html', name]);
+      expect(r.stderr).not.toMatch(/--html writes an HTML page/);
     }
   });
 });

@@ -85,6 +85,28 @@ describe('filters that cannot mean what they say', () => {
     if (!given.startsWith('named=0')) expect(a.ids.length).toBeGreaterThan(0);
   });
 
+  it('hours and minutes back, as events tail --since reads them, are sent as that UTC date-time (2h.. was exit 2: a trial)', async () => {
+    for (const [span, ms] of [
+      ['2h', 2 * 3_600_000],
+      ['30m', 30 * 60_000],
+    ] as const) {
+      const mark = sb.requests.length;
+      const before = Date.now();
+      const r = await runInProcess(
+        ['prospects', 'list', '--filter', `updatedAt=${span}..`, '--limit', '1', '-o', 'json'],
+        baseEnv(sbEnv()),
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const sent = /filter\[updatedAt\]=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\.inf(?:&|$)/.exec(
+        decodeURIComponent(received(sb, mark, 'prospects')[0]!.query.raw),
+      );
+      expect(sent, span).not.toBeNull();
+      const at = Date.parse(`${sent![1]}Z`);
+      expect(at).toBeGreaterThanOrEqual(Math.floor((before - ms) / 1000) * 1000);
+      expect(at).toBeLessThanOrEqual(Date.now() - ms);
+    }
+  });
+
   it('a range the right way round still lists', async () => {
     const r = await runInProcess(
       ['prospects', 'list', '--filter', 'updatedAt=2025-01-01..today', '--limit', '1', '-o', 'json'],
