@@ -19,6 +19,9 @@ function displayValue(v: unknown): string {
   return String(v).replace(/\s+/g, ' ');
 }
 
+/** A value shown whole before text is cut: empty, a number (an id, a count) or a date or date-time. */
+const SOLID = /^(?:|[-+]?\d[\d,]*(?:\.\d+)?%?|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)$/;
+
 /** One row: the values of the table's columns, in their order. */
 type Row = readonly unknown[];
 
@@ -86,9 +89,18 @@ function lay(sample: readonly Row[], columns: string[], io: IO, explicit: boolea
   const widths = cols.map((c) => shownWidth(c));
   for (const r of sample) for (let j = 0; j < shown.length; j++) widths[j] = Math.max(widths[j]!, shownWidth(displayValue(r[shown[j]!])));
   const budget = Math.max(20, io.columns - 3 * cols.length - 1);
+  // Text (names, titles) is cut first, the widest column first: a date cut to "2026-11-2…" or a
+  // number cut short says nothing, a name cut with … still reads. Then, if need be, the rest.
+  const solid = shown.map((k) => sample.every((r) => SOLID.test(displayValue(r[k]))));
+  const widestToCut = (keepSolid: boolean) => {
+    let i = -1;
+    for (let j = 0; j < widths.length; j++) if (widths[j]! > 6 && !(keepSolid && solid[j]) && (i < 0 || widths[j]! > widths[i]!)) i = j;
+    return i;
+  };
   while (widths.reduce((a, b) => a + b, 0) > budget) {
-    const i = widths.indexOf(Math.max(...widths));
-    if (widths[i]! <= 6) break;
+    const first = widestToCut(true);
+    const i = first >= 0 ? first : widestToCut(false);
+    if (i < 0) break;
     widths[i] = widths[i]! - 1;
   }
   const paint = painter(io);

@@ -82,7 +82,7 @@ function shellWords(command: string): string[] {
  * An example command line fitted to `width`: broken between shell words (never inside quotes;
  * an option and its value together),
  * each line but the last ending in ` \`, continuations under the command's first word. A trailing
- * `# comment` (or a note after a gap of spaces) goes on the last line when it fits, else on lines
+ * `# comment` (or a note after a gap of spaces, made one) goes on the last line when it fits, else on lines
  * of its own after the command (a comment cannot be continued with `\`). A single word wider than
  * the room stays whole.
  */
@@ -95,7 +95,9 @@ export function wrapExample(line: string, width: number): string[] {
   // A note after a gap of spaces (`$ svc login --no-browser    print the URL…`) is the example's
   // explanation, not words of the command: it is placed as a comment is.
   const gap = body.search(/ {2,}\S/);
-  let note = gap > 0 ? body.slice(gap).trim() : undefined;
+  // Written as a comment: words after the command would be typed as arguments, and `;` starts another.
+  const noted = gap > 0 ? body.slice(gap).trim() : undefined;
+  let note = noted === undefined || noted.startsWith('#') ? noted : `# ${noted}`;
   if (note !== undefined) body = body.slice(0, gap);
   const split = shellWords(body);
   if (note === undefined && split.length && split[split.length - 1]!.startsWith('#')) note = split.pop()!;

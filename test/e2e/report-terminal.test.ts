@@ -4,8 +4,9 @@
  * numbers of `-o json`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { svcInProcess } from '../helpers/in-process-cli.js';
-import { BIN, json, tempDir } from '../helpers/run-svc.js';
+import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
+import { BIN, baseEnv, json, tempDir } from '../helpers/run-svc.js';
+import { textWidth } from '../../src/output/terminal-text.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { sh, TmuxSession } from '../helpers/tmux.js';
 import { requireProgram, without } from '../helpers/programs.js';
@@ -69,5 +70,53 @@ describe.skipIf(without('tmux', 'the report terminal tests'))('report in a termi
       for (const l of screen.split('\n')) expect(cells(l.replace(/\s+$/, '')), `${args}: ${l}`).toBeLessThan(80); // tmux wraps at 80: a full line would be a wrapped one
       expect(screen).toMatch(/[█▏▎▍▌▋▊▉▁▂▃▄▅▆▇]/);
     }
+  });
+});
+
+describe('report at 80 columns, long names (in-process)', () => {
+  let own: TestSandbox;
+  let ownEnv: Record<string, string>;
+  beforeAll(async () => {
+    const s = await sandboxWithEnv();
+    own = s.sb;
+    ownEnv = s.env();
+  });
+  afterAll(() => own?.close());
+
+  it('cuts the long names of sequences with … so that every line fits; numbers and bars stay whole', async () => {
+    const names = [
+      "José's very long Q1 re-engagement campaign for EMEA enterprise accounts",
+      '山田チーム・アウトバウンド 2026 第一四半期 エンタープライズ向け再エンゲージメント',
+    ];
+    for (const name of names) {
+      const seq = json<{ id: number }>(
+        await svcInProcess(['sequences', 'create', '--attr', `name=${name}`, '-o', 'json'], { env: ownEnv }),
+      );
+      await svcInProcess(['sequence-states', 'create', '--rel', 'prospect=1', '--rel', `sequence=${seq.id}`, '--rel', 'mailbox=1'], {
+        env: ownEnv,
+      });
+    }
+    const env = baseEnv({ ...ownEnv, NO_COLOR: '1' });
+    for (const args of [
+      ['report', 'sequences'],
+      ['report', 'prospect', '1'],
+    ]) {
+      const r = await runInProcess(args, env, { columns: 80, tty: true });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.split('\n');
+      for (const l of lines) expect(textWidth(l), `${args.join(' ')}: ${l}`).toBeLessThan(80);
+      expect(
+        lines.filter((l) => /José's very long .*… /.test(l)),
+        args.join(' '),
+      ).toHaveLength(1);
+      expect(
+        lines.filter((l) => /山田チーム.*… /.test(l)),
+        args.join(' '),
+      ).toHaveLength(1);
+    }
+    const table = (await runInProcess(['report', 'sequences'], env, { columns: 80, tty: true })).stdout;
+    expect(table).toMatch(/ reply rate\n/);
+    const rows = json<{ id: number; delivered: number }[]>(await svcInProcess(['report', 'sequences', '-o', 'json'], { env: ownEnv }));
+    for (const r of rows) expect(table).toMatch(new RegExp(`^ +${r.id}  .*  ${r.delivered}  `, 'm'));
   });
 });

@@ -9,8 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { svcInProcess } from '../helpers/in-process-cli.js';
-import { json, tempDir } from '../helpers/run-svc.js';
+import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv, json, tempDir } from '../helpers/run-svc.js';
+import { textWidth } from '../../src/output/terminal-text.js';
 import { startTinyServer } from '../helpers/tiny-server.js';
 
 let sb: TestSandbox;
@@ -83,6 +84,19 @@ describe('schema pull', () => {
     const bare = await svcInProcess(['schema', 'show', 'prospect', '-o', 'table'], { env: sbEnv() });
     expect(bare.stdout).not.toMatch(/Lead Score/);
     expect(bare.stderr).toMatch(/run `svc schema pull` for their labels/);
+  });
+
+  it('schema show on an 80-column terminal cuts options, labels and marks with …, names and types whole', async () => {
+    // A trial: lines of up to 127 columns wrapped on an 80-column terminal.
+    const wide = await runInProcess(['schema', 'show', 'prospect'], baseEnv(pulled), { tty: true, columns: 400 });
+    const r = await runInProcess(['schema', 'show', 'prospect'], baseEnv(pulled), { tty: true, columns: 80 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(wide.stdout.trimEnd().split('\n').length);
+    for (const l of lines) expect(textWidth(l), l).toBeLessThanOrEqual(80);
+    expect(r.stdout).toMatch(/^custom1 +string +Lead Sou\S*… +inclusion +Webinar, [^\n]*…$/m);
+    expect(r.stdout).toMatch(/^emailsOptStatus +string +max 255 +opted_in, …$/m);
+    expect(wide.stdout).toMatch(/^custom1 +string +Lead Source Detail +inclusion +Webinar, Conference, Referral, Inbound, Outbound$/m);
   });
 });
 

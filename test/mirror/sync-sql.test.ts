@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
+import { textWidth } from '../../src/output/terminal-text.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { adminSql, mirrorDatabases, testPostgres } from '../helpers/postgres.js';
@@ -315,6 +316,27 @@ describe.each(DATABASES)('on $name', (d) => {
       expect(await q(`select count(*) as n from prospects where emails ?| array['${e}', 'nobody@example.test']`)).toBeGreaterThan(0);
       expect(await q("select count(*) as n from prospects where coalesce(title, '') ~ '^.?'")).toBe(all);
       expect(await q('select count(*) as n from prospects where emails ? :e', '-p', `e=${e}`)).toBeGreaterThan(0);
+    });
+
+    it('a table at 80 columns cuts the text, not the dates or the numbers', async () => {
+      // A trial's "who was enrolled this week" showed every date as "2026-11-2…".
+      const q =
+        "select p.first_name || ' ' || p.last_name || ' (東京)' as prospect, ss.created_at as enrolled, ss.updated_at as changed, " +
+        "ss.id as state, coalesce(p.title, '') || ' of sales' as title from sequence_states ss " +
+        'join prospects p on p.id = ss.prospect_id order by ss.id limit 5';
+      const rows = JSON.parse((await svc(['sql', ...db, '-o', 'json', q])).stdout) as {
+        enrolled: string;
+        changed: string;
+        state: number;
+      }[];
+      expect(rows).toHaveLength(5);
+      const r = await runInProcess(['sql', ...db, q], env, { columns: 80, tty: true });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      for (const l of lines) expect(textWidth(l), l).toBeLessThanOrEqual(80);
+      expect(r.stdout).toContain('…');
+      for (const [i, row] of rows.entries())
+        expect(lines[2 + i]).toMatch(new RegExp(`│ ${row.enrolled} +│ ${row.changed} +│ ${row.state} +│`));
     });
 
     it('one statement at a time, and a hint only where it helps', async () => {

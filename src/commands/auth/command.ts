@@ -18,7 +18,7 @@ unless --yes confirms it). Log in to another API under its own profile (--profil
 
 Examples:
   $ svc login --base-url https://api.example.com/api/v2 --client-id ID
-  $ svc login --no-browser                  print the URL; open it on any machine
+  $ svc login --no-browser                  # print the URL; open it on any machine
   $ svc --profile staging login --scopes "prospects.read accounts.read"
   $ printf '%s\\n%s\\n' "$ACCESS" "$REFRESH" | svc login --with-token
 `;

@@ -1,7 +1,7 @@
 /**
  * The terminal view of a report: pure, from the report, a width and a chart style to text.
- * Legible at 80 columns: tables give their bar column what is left and cut the first column
- * before the bars get too short. Every text from the org (titles, names, notes) is escaped here or
+ * Legible at 80 columns: tables give their bar column what is left and cut their text columns
+ * (names) before the bars get too short or the line too long, never the numbers. Every text from the org (titles, names, notes) is escaped here or
  * in `fit` (output/terminal-text.ts, as in every other human view).
  */
 import { terminalSafe } from '../../output/terminal-text.js';
@@ -67,14 +67,18 @@ function section(s: Section, w: number, style: ChartStyle): string[] {
 function table(s: Extract<Section, { kind: 'table' }>, w: number, style: ChartStyle): string[] {
   const widths = s.columns.map((c, i) => Math.max(width(c.title), ...s.rows.map((r) => width(r[i] ?? ''))));
   const gaps = 2 + 2 * (s.columns.length - (s.bar ? 0 : 1));
-  let barW = s.bar ? w - gaps - widths.reduce((a, b) => a + b, 0) : 0;
-  if (s.bar && barW < MIN_BAR + 2) {
-    // Cut the first column (names) rather than the bars, down to 10 cells.
-    const cut = Math.min(MIN_BAR + 2 - barW, Math.max(0, widths[0]! - 10));
-    widths[0]! -= cut;
-    barW += cut;
+  // Too wide (bars included, at their shortest legible): cut the text columns (names, states),
+  // the widest first, down to 10 cells or their title, rather than the bars; numbers stay whole.
+  let over = gaps + widths.reduce((a, b) => a + b, 0) + (s.bar ? MIN_BAR + 2 : 0) - w;
+  const floor = s.columns.map((c) => (c.align === 'right' ? Number.POSITIVE_INFINITY : Math.max(10, width(c.title))));
+  while (over > 0) {
+    let i = -1;
+    for (let k = 0; k < widths.length; k++) if (widths[k]! > floor[k]! && (i < 0 || widths[k]! > widths[i]!)) i = k;
+    if (i < 0) break;
+    widths[i]! -= 1;
+    over -= 1;
   }
-  barW = Math.max(s.bar ? MIN_BAR : 0, barW);
+  const barW = s.bar ? Math.max(MIN_BAR, w - gaps - widths.reduce((a, b) => a + b, 0)) : 0;
   const line = (cells: string[], bar: string) =>
     '  ' + cells.map((c, i) => fit(c, widths[i]!, s.columns[i]!.align ?? 'left')).join('  ') + (s.bar ? '  ' + bar : '');
   const out = [

@@ -24,12 +24,17 @@ interface FieldRow {
 
 const COLUMNS = ['name', 'type', 'marks', 'label', 'validation', 'options'] as const;
 
-/** Aligned columns for people; empty columns left out. */
-function humanTable(rows: FieldRow[]): string {
+/** Cut with … on a terminal too narrow for the table, the widest first: names and types stay whole. */
+const FLEX: readonly (typeof COLUMNS)[number][] = ['options', 'label', 'marks'];
+
+/** Aligned columns for people; empty columns left out; on a terminal, fitted to its width. */
+function humanTable(ctx: Context, rows: FieldRow[]): string {
   const cols = COLUMNS.filter((c) => rows.some((r) => r[c]));
+  const flex = FLEX.map((c) => cols.indexOf(c)).filter((i) => i >= 0);
   return alignedColumns(
     cols,
     rows.map((r) => cols.map((c) => String(r[c] ?? ''))),
+    ctx.io.stdoutIsTTY ? { width: ctx.io.columns, flex, min: 8 } : undefined,
   );
 }
 
@@ -67,7 +72,7 @@ export async function showHandler(ctx: Context, typeArg: string): Promise<void> 
       source: 'custom',
     });
   }
-  await printValue(ctx, ctx.output, rows, () => humanTable(rows));
+  await printValue(ctx, ctx.output, rows, () => humanTable(ctx, rows));
   if (rt.customFields) {
     ctx.info(
       schema

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { barText, columnChart, fit, legend } from '../../../src/commands/report/chart.js';
 import { renderText } from '../../../src/commands/report/view-text.js';
 import type { ReportView } from '../../../src/commands/report/model.js';
+import { countersOf } from '../../../src/commands/report/rates.js';
+import { countsAndRates, view as sequencesView } from '../../../src/commands/report/sequences.js';
+import { textWidth } from '../../../src/output/terminal-text.js';
 
 const cells = (s: string) => [...s].length;
 
@@ -114,6 +117,67 @@ describe('terminal view', () => {
       expect(bars[3]! / bars[2]!).toBeCloseTo(0.5, 1);
     });
   }
+});
+
+describe('report sequences at 80 columns', () => {
+  const row = (id: number, name: string, deliverCount: number, replyCount: number) => ({
+    id,
+    name,
+    enabled: true,
+    emailSteps: 2,
+    ...countsAndRates(countersOf({ deliverCount, openCount: deliverCount, replyCount, bounceCount: 1 })),
+  });
+  const short = [row(1, 'Inbound Follow-up', 12, 1), row(2, 'Outbound Enterprise', 1234, 617)];
+
+  it('cuts a long name (accents, CJK) with … and keeps ids, numbers, the bar title and the bars whole', () => {
+    const rows = [
+      ...short,
+      row(31337, "José's very long Q1 re-engagement campaign for EMEA enterprise accounts", 99, 9),
+      row(4, '山田チーム・アウトバウンド 2026 第一四半期 エンタープライズ向け再エンゲージメント', 7, 7),
+    ];
+    const text = renderText(sequencesView(rows, 'reply', 80), 80, { ascii: true });
+    const lines = text.split('\n');
+    for (const l of lines) expect(textWidth(l), l).toBeLessThan(80);
+    expect(lines[1]).toMatch(/ reply rate$/);
+    expect(lines.find((l) => l.includes('31337'))).toMatch(
+      /^ {2}31337 {2}José's very long Q1 r… {2}yes {5}99 {2}100\.0% {4}9\.1% {4}1\.0% {2}#$/,
+    );
+    expect(lines.find((l) => l.includes('山田'))).toMatch(
+      /^ {6}4 {2}山田チーム・アウトバ… {3}yes {6}7 {2}100\.0% {2}100\.0% {3}14\.3% {2}#{10}$/,
+    );
+    expect(lines.find((l) => l.includes('1234'))).toMatch(/^ {6}2 {2}Outbound Enterprise {5}yes {3}1234 .* #{5}$/);
+  });
+
+  it('is unchanged when it fits', () => {
+    expect(renderText(sequencesView(short, 'reply', 80), 80, { ascii: true })).toBe(
+      [
+        'Sequences: 2',
+        '  id  sequence             on   deliv    open  reply  bounce  reply rate',
+        '   1  Inbound Follow-up    yes     12  100.0%   8.3%    8.3%  ###',
+        '   2  Outbound Enterprise  yes   1234  100.0%  50.0%    0.1%  #################',
+        '',
+        'reply rate = replyCount ÷ deliverCount; a rate over 0 deliveries shows –',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('cuts a long name in a table without bars too, numbers whole', () => {
+    const v: ReportView = {
+      title: 'T',
+      sections: [
+        {
+          kind: 'table',
+          columns: [{ title: 'state id', align: 'right' }, { title: 'sequence' }, { title: 'state' }, { title: 'deliv', align: 'right' }],
+          rows: [['123456', `${'Отдел продаж EMEA '.repeat(6)}(4)`, 'active', '987654']],
+        },
+      ],
+      notes: [],
+    };
+    const lines = renderText(v, 80, { ascii: true }).split('\n');
+    for (const l of lines) expect(textWidth(l), l).toBeLessThan(80);
+    expect(lines[2]).toMatch(/^ {4}123456 {2}Отдел продаж EMEA .*… {2}active {2}987654$/);
+  });
 });
 
 describe('wrap', () => {

@@ -109,6 +109,15 @@ describe('help layout', () => {
     for (const [i, [cmd]] of pairs.entries()) expect(words[2 * i], cmd).toBe(words[2 * i + 1]);
   });
 
+  it('a note after an example is a # comment, so that the line typed as shown is the command (login --help at 80)', async () => {
+    // A trial typed "svc login --no-browser print the URL; open it on any machine": too many
+    // arguments, then `open` ran xdg-open.
+    for (const width of [80, 60])
+      expect(await help(['login'], width)).toMatch(/^ {2}\$ svc login --no-browser.*\n? *# print the URL; open it on any machine$/m);
+    expect(wrapExample('  $ svc x --flag                 explain it; here', 30)).toEqual(['  $ svc x --flag', '      # explain it; here']);
+    expect(wrapExample('  $ svc x --flag                 explain', 30)).toEqual(['  $ svc x --flag # explain']);
+  });
+
   it('never breaks inside quotes; an option stays with its value; a comment goes on a line of its own', () => {
     const out = wrapExample(
       '  $ svc enroll --sequence "Outbound Enterprise Accounts" --mailbox ada@example.com --by email # a comment here',
