@@ -192,6 +192,10 @@ export class RunRecordWriter {
   private closed = false;
   /** Made by `create` with `untilRow`: a run that changes nothing may leave no record (`discard`). */
   private optional = false;
+  /** What each row of the record does: of the rows this writer wrote, and of a continued record's. */
+  private readonly ops = new Map<string, Pick<RowLine, 'op' | 'action'>>();
+  /** The outcome of each row this writer wrote one for (this part of the run), by key. */
+  private readonly outcomes = new Map<string, string>();
 
   private constructor(
     readonly file: string,
@@ -262,7 +266,17 @@ export class RunRecordWriter {
     const fd = fs.openSync(rec.file, noFollow('a'), 0o600);
     // A torn last line: start on a fresh one so the chain's next line stays readable.
     if (rec.torn) fs.writeSync(fd, '\n');
-    return new RunRecordWriter(rec.file, key, rec.lastMac, fd, now);
+    const w = new RunRecordWriter(rec.file, key, rec.lastMac, fd, now);
+    for (const [k, { row }] of rec.rows) w.ops.set(k, { op: row.op, ...(row.action !== undefined ? { action: row.action } : {}) });
+    return w;
+  }
+
+  /** The rows this writer wrote an outcome for (this part of the run), with what each does: the summary counts them. */
+  *partOutcomes(): Generator<{ row: Pick<RowLine, 'op' | 'action'>; status: string }> {
+    for (const [k, status] of this.outcomes) {
+      const row = this.ops.get(k);
+      if (row) yield { row, status };
+    }
   }
 
   write(line: Line): void {
@@ -275,6 +289,8 @@ export class RunRecordWriter {
       this.open(meta);
     }
     if (this.fd === undefined) return;
+    if (line.k === 'row') this.ops.set(line.key, { op: line.op, ...(line.action !== undefined ? { action: line.action } : {}) });
+    else if (line.k === 'done') this.outcomes.set(line.key, line.status);
     const body = JSON.stringify(line);
     const m = mac(this.key, this.prev, body);
     try {
