@@ -271,6 +271,15 @@ describe('svc dedupe apply', () => {
     const r = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect((await api('GET', `accounts/${dup.body.data.id}`)).status).toBe(404);
+    // The summary counts clusters merged, then the writes in the words and numbers `runs list`
+    // gives the run (a trial: "15 updated" there, "updated 49, deleted 15" in the list).
+    expect(r.stderr).toMatch(
+      /dedupe apply accounts: 1 merged \(1 of 1 cluster in [\d.]+ s\); in their records: (\d+) updated, 1 deleted\n/,
+    );
+    const recorded = /in their records: (.*)\n/.exec(r.stderr)![1];
+    const run = /recorded as run (\S+):/.exec(r.stderr)![1];
+    const listed = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout) as { id: string; rows: string }[];
+    expect(listed.find((x) => x.id === run)?.rows).toBe(recorded);
     const moved = (await api('GET', `prospects/${p.body.data.id}`)).body.data;
     expect(String(moved.relationships.account.data.id)).toBe(String(orig.id));
   }, 60_000);

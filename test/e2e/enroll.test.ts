@@ -5,11 +5,17 @@
  * errors that need no terminal are checked in-process in test/unit/commands/enroll/usage.test.ts.
  */
 import fs from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { afterRecorded } from '../helpers/arrivals.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { enrollHandler } from '../../src/commands/enroll/handler.js';
+import type { App } from '../../src/runtime/app.js';
+import { systemClock } from '../../src/runtime/context.js';
+import { createContext } from '../../src/runtime/create-context.js';
+import type { Prompter } from '../../src/runtime/prompter.js';
 import {
   call,
   emailOf,
@@ -384,5 +390,77 @@ describe('usage errors send nothing (exit 2)', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/sequence/i);
     expect(received(sb, mark).filter((q) => q.method === 'POST')).toHaveLength(0);
+  });
+});
+
+describe('what the summary counts (a new user’s trial)', () => {
+  it('a rerun counts this part and the run in all, as runs list counts it', async () => {
+    // One configuration for both parts: the rerun finds the run to continue in its data directory.
+    const e = env();
+    const run = (args: string[]) => svcInProcess(args, { env: e });
+    const [p1, p2, p3, p4] = freeProspects(sb, 4, 120) as [number, number, number, number];
+    const seq = await newSequence(sb);
+    await enrollDirect(sb, p4, seq);
+    const file = inputFile('parts.csv', `id\n${p1}\n${p2}\n${p4}\n999999\n`);
+    const args = ['enroll', '--sequence', String(seq), '--mailbox', '2', '--input', file];
+    const first = await run(args);
+    expect(first.code, first.stderr).toBe(5);
+    expect(first.stderr).toMatch(/\nenroll: 2 created, 1 skipped, 1 failed \(4 of 4 rows in [\d.]+ s\)\n/);
+    // The rerun (one more row) continues the run: p1 and p2 are its part before's, not "skipped".
+    fs.writeFileSync(file, `id\n${p1}\n${p2}\n${p4}\n999999\n${p3}\n`);
+    const again = await run(args);
+    expect(again.code, again.stderr).toBe(5);
+    const id = /continuing run (\S+) /.exec(again.stderr)?.[1];
+    expect(id, again.stderr).toBeTruthy();
+    expect(again.stderr).toMatch(
+      /\nenroll, this part: 1 created, 1 skipped, 1 failed \(5 of 5 rows in [\d.]+ s; 2 done by the part before\)\n/,
+    );
+    expect(again.stderr).toContain(`\nenroll, in all (run ${id}): 3 created, 1 skipped, 1 failed\n`);
+    const listed = JSON.parse((await run(['runs', 'list', '-o', 'json'])).stdout) as { id: string; rows: string }[];
+    expect(listed[0]).toMatchObject({ id, rows: '3 created, 1 skipped, 1 failed' });
+    expect(stateProspects(sb, seq)).toEqual([p1, p2, p3, p4].sort((a, b) => a - b));
+  });
+
+  it('times the run from the answer to its question, not the time spent at it', async () => {
+    const [p] = freeProspects(sb, 1, 130) as [number];
+    const seq = await newSequence(sb);
+    const e: NodeJS.ProcessEnv = { ...env() };
+    delete e.CI;
+    // The person answers 12 s after the question (a trial's "1 of 1 row in 11.9 s").
+    let late = 0;
+    const clock = { now: () => Date.now() + late, sleep: systemClock.sleep };
+    const prompter = {
+      confirm: async () => {
+        late += 12_000;
+        return true;
+      },
+    } as unknown as Prompter;
+    let stderr = '';
+    const err = new PassThrough().setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const io = {
+      stdout: new PassThrough(),
+      stderr: err,
+      stdin: new PassThrough(),
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+      stdinIsTTY: true,
+      color: false,
+      columns: 80,
+      stderrColumns: 0,
+    };
+    const app: App = { io, env: e, clock, exitCode: 0, signal: new AbortController().signal };
+    const ctx = createContext(
+      app,
+      { baseUrl: e.SVC_BASE_URL, token: e.SVC_TOKEN, verbose: false, dryRun: false, yes: false, sandbox: false, timeoutMs: 10_000 },
+      { prompter },
+    );
+    try {
+      await enrollHandler(ctx, { sequence: String(seq), mailbox: '2', prospect: [String(p)] });
+    } finally {
+      await ctx.close();
+    }
+    expect(late).toBe(12_000);
+    const secs = Number(/enroll: 1 created \(1 of 1 row in ([\d.]+) s\)/.exec(stderr)?.[1]);
+    expect(secs, stderr).toBeLessThan(10);
   });
 });

@@ -92,7 +92,7 @@ it('runs list and runs show count the rows refused before sending: a run that ex
   expect(made.code).toBe(5);
   const list = await svc(['runs', 'list', '-o', 'json']);
   const run = JSON.parse(list.stdout)[0];
-  expect(run.rows).toBe('created 1, failed 1');
+  expect(run.rows).toBe('1 created, 1 failed');
   const show = await svc(['runs', 'show', run.id]);
-  expect(show.stderr).toMatch(/ · created 1, failed 1 · done/);
+  expect(show.stderr).toMatch(/ · 1 created, 1 failed · done/);
 });

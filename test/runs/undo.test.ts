@@ -323,7 +323,7 @@ describe('svc runs: bad input', () => {
     const all = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 120 });
     expect(all.stdout).toContain(`--profile default prospects update ${last}`);
     expect(alone.stdout.split('\n')[1]).toMatch(
-      new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +prospects update ${last} --attr .* +updated 1 +done$`),
+      new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +prospects update ${last} --attr .* +1 updated +done$`),
     );
     const r = await runInProcess(['runs', 'list'], env, { tty: true, columns: 80 });
     expect(r.code, r.stderr).toBe(0);
@@ -438,7 +438,7 @@ describe('svc runs: bad input', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/its record was cut short \(the run was killed\): the rows it holds are undone/);
     // Row 2 has no outcome in the record, but its write shows on the record: it is undone too.
-    expect(r.stderr).toMatch(/2 updated \(2 of 2 rows/);
+    expect(r.stderr).toMatch(/2 set back \(2 of 2 rows/);
     for (const id of [1, 2])
       expect((sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title']).toBe(`Before ${id}`);
   });

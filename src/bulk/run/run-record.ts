@@ -197,6 +197,10 @@ export class RunRecordWriter {
    * promises an undo only for rows one can take back (commands/bulk-run/run-recording.ts).
    */
   readonly kinds = new Map<string, { op: RowOp; type: string; action?: string; rows: number }>();
+  /** What each row of the record does: of the rows this writer wrote, and of a continued record's. */
+  private readonly ops = new Map<string, Pick<RowLine, 'op' | 'action'>>();
+  /** The outcome of each row this writer wrote one for (this part of the run), by key. */
+  private readonly outcomes = new Map<string, string>();
 
   private constructor(
     readonly file: string,
@@ -267,7 +271,17 @@ export class RunRecordWriter {
     const fd = fs.openSync(rec.file, noFollow('a'), 0o600);
     // A torn last line: start on a fresh one so the chain's next line stays readable.
     if (rec.torn) fs.writeSync(fd, '\n');
-    return new RunRecordWriter(rec.file, key, rec.lastMac, fd, now);
+    const w = new RunRecordWriter(rec.file, key, rec.lastMac, fd, now);
+    for (const [k, { row }] of rec.rows) w.ops.set(k, { op: row.op, ...(row.action !== undefined ? { action: row.action } : {}) });
+    return w;
+  }
+
+  /** The rows this writer wrote an outcome for (this part of the run), with what each does: the summary counts them. */
+  *partOutcomes(): Generator<{ row: Pick<RowLine, 'op' | 'action'>; status: string }> {
+    for (const [k, status] of this.outcomes) {
+      const row = this.ops.get(k);
+      if (row) yield { row, status };
+    }
   }
 
   write(line: Line): void {
@@ -285,7 +299,8 @@ export class RunRecordWriter {
       const kind = this.kinds.get(key);
       if (kind) kind.rows++;
       else this.kinds.set(key, { op: line.op, type: line.type, ...(line.action !== undefined ? { action: line.action } : {}), rows: 1 });
-    }
+      this.ops.set(line.key, { op: line.op, ...(line.action !== undefined ? { action: line.action } : {}) });
+    } else if (line.k === 'done') this.outcomes.set(line.key, line.status);
     const body = JSON.stringify(line);
     const m = mac(this.key, this.prev, body);
     try {

@@ -31,6 +31,7 @@ import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageErro
 import { interruptedBeforeRows, runOwner } from '../shared/org-owner.js';
 import { checkRunFiles } from './run-files.js';
 import { grouped, plural } from '../../grouped.js';
+import { countsText, wroteCount } from '../../bulk/run/run-counts.js';
 
 /** Options shared by bulk commands. */
 export interface BulkFlags {
@@ -434,6 +435,33 @@ function failurePrinter(ctx: Context, session: BulkSession, setup: BulkSetup): (
   };
 }
 
+/**
+ * What the summary says beyond the pool's statuses, so that it counts a run's rows in the words
+ * and numbers `svc runs list` gives the same run (bulk/run/run-counts.ts).
+ */
+interface SummaryCounts {
+  /** What this part's rows wrote, by word (`finished`, `set back`): the record's outcomes of this process. */
+  wrote?: Record<string, number>;
+  /**
+   * The rows are not the record's rows (a dedupe cluster is several writes): what one is called and
+   * the word of one done; `wrote` is then said apart, as the writes the record counts.
+   */
+  rowsAre?: { noun: string; done: string };
+  /** A rerun that continued a run: rows its part before did (skipped now), and the run's rows in all. */
+  continued?: { id: string; doneBefore: number; inAll: Record<string, number> };
+}
+
+/** The summary's counts: this part's rows in the record's words where they match the pool's. */
+function summaryParts(c: PoolResult['counts'], counted: SummaryCounts): Record<string, number> {
+  const written = c.created + c.updated + c.deleted;
+  const rest = { skipped: c.skipped - (counted.continued?.doneBefore ?? 0), failed: c.failed, unknown: c.unknown };
+  if (counted.rowsAre) return { [counted.rowsAre.done]: written, ...rest };
+  const wrote = counted.wrote ?? {};
+  // The record's words when they count the same rows (a rerun's row whose first attempt stands is recorded so, not as refused).
+  if (wroteCount(wrote) === written) return { ...wrote, ...rest };
+  return { created: c.created, updated: c.updated, deleted: c.deleted, ...rest };
+}
+
 /** Prints the summary and ends the command with the right exit code. */
 export function finishRun(
   ctx: Context,
@@ -444,16 +472,24 @@ export function finishRun(
   total: number | undefined,
   /** Blank CSV rows the run skipped (neither done nor failed). */
   blank = 0,
+  counted: SummaryCounts = {},
 ): void {
   const c = result.counts;
   const n = grouped;
-  const parts = (['created', 'updated', 'deleted', 'skipped', 'failed', 'unknown'] as const)
-    .filter((s) => c[s] > 0)
-    .map((s) => `${n(c[s])} ${s}`);
+  const parts = countsText(summaryParts(c, counted), n).replace(/^no rows$/, 'nothing to do');
   const secs = (ctx.clock.now() - session.started) / 1000;
+  const noun = counted.rowsAre?.noun ?? 'row';
+  const cont = counted.continued;
+  const notes = [
+    blank ? `${n(blank)} blank ${plural(blank, 'row')} skipped` : '',
+    cont?.doneBefore ? `${n(cont.doneBefore)} done by the part before` : '',
+  ].filter(Boolean);
+  const writes = counted.rowsAre && counted.wrote ? `; in their records: ${countsText(counted.wrote, n)}` : '';
+  // A rerun's line counts its part; `runs list` counts the run in all, said on the next line.
   ctx.info(
-    `${label}: ${parts.join(', ') || 'nothing to do'} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, 'row')} in ${secs.toFixed(1)} s${blank ? `; ${n(blank)} blank ${plural(blank, 'row')} skipped` : ''})`,
+    `${label}${cont ? ', this part' : ''}: ${parts} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, noun)} in ${secs.toFixed(1)} s${notes.map((t) => `; ${t}`).join('')})${writes}`,
   );
+  if (cont) ctx.info(`${label}, in all (run ${cont.id}): ${countsText(cont.inAll, n)}`);
   const files = [
     setup.journalPath ? `journal ${setup.journalPath}` : '',
     setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : '',

@@ -219,6 +219,8 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
     setup,
     label,
     rows: `clusters of ${file}`,
+    // A cluster is several writes: the summary counts clusters merged, then the writes as `svc runs list` does.
+    rowsAre: { noun: 'cluster', done: 'merged', keyOf: (k) => k.split('/')[0]! },
     planInSession: true,
     scan: async () => ({
       total: list.length,

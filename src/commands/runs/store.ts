@@ -1,7 +1,7 @@
 /**
  * The recorded runs of `svc runs` as the commands see them: a run read and checked by id, whether
- * it stands undone (bulk/run/run-record.ts `isUndone`: an undo took it back and was not undone), its
- * rows counted by outcome, and the undo run of it left unfinished (resumed, not started anew).
+ * it stands undone (bulk/run/run-record.ts `isUndone`: an undo took it back and was not undone),
+ * and the undo run of it left unfinished (resumed, not started anew).
  */
 import { ExitCode, RunRecordError, UsageError } from '../../errors.js';
 import { isRunId, isUndone, listRunIds, peekRunMeta, readRunRecord, unknownRun, type RunRecord } from '../../bulk/run/run-record.js';
@@ -13,16 +13,6 @@ export function loadRun(dir: string, id: string): RunRecord {
     throw new UsageError('give a run id (svc runs list shows them)');
   }
   return readRunRecord(dir, id);
-}
-
-/** Rows by outcome: `{ updated: 10, failed: 1, "cut short": 2 }`. */
-export function rowCounts(rec: RunRecord): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const { done } of rec.rows.values()) {
-    const k = done ? done.status : 'cut short';
-    out[k] = (out[k] ?? 0) + 1;
-  }
-  return out;
 }
 
 /**

@@ -42,6 +42,43 @@ export interface UndoItem {
   diff?: FieldChange[];
   /** Opt-outs the set-back would take back, kept (bulk/rows/consent.ts; not with `--allow-opt-in`). */
   keptOptOuts?: string[];
+  /** An enrolment the undo finishes, or a finished one it cannot make active again: whose it is. */
+  finished?: FinishedState;
+}
+
+/** A sequence state's id with its prospect, sequence and mailbox (`ID` where the record does not say). */
+interface FinishedState {
+  state: string | null;
+  prospect: string;
+  sequence: string;
+  mailbox: string;
+}
+
+/** A sequence state as read now, by its relationships. */
+function finishedState(id: string | null, now: CurrentRecord | undefined): FinishedState {
+  const idOf = (name: string) => {
+    const d = (now?.relationships?.[name] as { data?: { id?: unknown } | null } | undefined)?.data;
+    return d && d.id !== undefined ? String(d.id) : 'ID';
+  };
+  return { state: id, prospect: idOf('prospect'), sequence: idOf('sequence'), mailbox: idOf('mailbox') };
+}
+
+/**
+ * The way to enrol again prospects whose enrolment is finished, said once for all of them: the
+ * finished state goes first, then `svc enroll`. Enroll skips a prospect the sequence holds in any
+ * state, and the API refuses a second state where the ruleset disallows duplicates (the
+ * default), so `sequence-states create` alone was refused (a trial, and 174 times over). Names the
+ * ids all the states share (all of them for one state).
+ */
+export function enrolAgainHint(svc: string, states: readonly FinishedState[]): string {
+  const shared = (k: 'sequence' | 'mailbox', none: string) => {
+    const v = new Set(states.map((s) => s[k]));
+    return v.size === 1 && !v.has('ID') ? [...v][0]! : none;
+  };
+  const one = states.length === 1 ? states[0] : undefined;
+  const state = one?.state ?? 'STATE-ID';
+  const prospect = one && one.prospect !== 'ID' ? one.prospect : 'PROSPECT-ID';
+  return `To enrol one again, delete its state, then enroll: ${svc} sequence-states delete ${state} --yes, then ${svc} enroll --sequence ${shared('sequence', 'SEQUENCE-ID')} --mailbox ${shared('mailbox', 'MAILBOX-ID')} --prospect ${prospect}`;
 }
 
 /** Statuses of the journal that mean the row's undo is done. */
@@ -140,8 +177,6 @@ export function undoItem(
   current: Map<string, CurrentRecord>,
   journal: JournalState,
   force: boolean,
-  /** How a hint writes svc: with the user's `--sandbox` (commands/shared/svc-again.ts). */
-  svc = 'svc',
   /** `--allow-opt-in`: an opt-out the run set may be taken back. */
   allowOptIn = false,
 ): UndoItem {
@@ -234,6 +269,7 @@ export function undoItem(
         ...base,
         id: doneId,
         action: 'finish',
+        finished: finishedState(doneId, now),
         act: { id: doneId, name: 'finish' },
         image: { op: 'finish', type: rt.type, id: doneId },
       };
@@ -320,20 +356,18 @@ export function undoItem(
   if (row.op === 'action') return decided('cannot', row.id ?? null, 'the run recorded no id for this action', 'failed');
 
   // A finished enrolment (a merge's, or an undone enroll's) cannot be made active again: the API
-  // has no write for it. Said per row and skipped, not failed: the undo does the rest and exits 0
-  // (issue 32: it restores what the API allows and says which it cannot); a rerun could do no more.
-  // The way on names the state's own prospect, sequence and mailbox: `svc enroll` skips a prospect
-  // the sequence holds in any state, finished too, so pointing there went in a circle (a trial).
-  const rels = row.id ? current.get(`${row.type}:${row.id}`)?.relationships : undefined;
-  const idOf = (name: string) => {
-    const d = (rels?.[name] as { data?: { id?: unknown } | null } | undefined)?.data;
-    return d && d.id !== undefined ? String(d.id) : 'ID';
+  // has no write for it. Skipped, not failed: the undo does the rest and exits 0 (issue 32: it
+  // restores what the API allows and says which it cannot); a rerun could do no more. The way on
+  // (enrolAgainHint) is said once for all such rows, by the undo and its plan.
+  const finished = finishedState(row.id ?? null, row.id ? current.get(`${row.type}:${row.id}`) : undefined);
+  return {
+    ...decided(
+      'cannot',
+      row.id ?? null,
+      `a finished sequence state cannot be made active again (prospect ${finished.prospect}, sequence ${finished.sequence})`,
+    ),
+    finished,
   };
-  return decided(
-    'cannot',
-    row.id ?? null,
-    `a finished sequence state cannot be made active again: enrol the prospect anew with ${svc} sequence-states create --rel prospect=${idOf('prospect')} --rel sequence=${idOf('sequence')} --rel mailbox=${idOf('mailbox')}`,
-  );
 }
 
 /**

@@ -25,7 +25,7 @@ import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bul
 import { runOwner } from '../shared/org-owner.js';
 import { printValue } from '../shared/output.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
-import { idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
+import { enrolAgainHint, idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { undoBlocker } from '../../bulk/rows/undo-reach.js';
 import { runFile } from '../../bulk/run/run-record.js';
@@ -168,7 +168,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     async plan(_scan, session) {
       const reads = await readCurrent(session!, rows);
       items = withKnownIds(rows, rec, journal).map((r) =>
-        undoItem(r, reads.current, journal, flags.force === true, svcAgain(ctx), flags.allowOptIn === true),
+        undoItem(r, reads.current, journal, flags.force === true, flags.allowOptIn === true),
       );
       const keptOptOuts = items.filter((i) => i.keptOptOuts?.length);
       if (keptOptOuts.length)
@@ -179,12 +179,19 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       const n = (a: UndoItem['action']) => items.filter((i) => i.action === a && !i.outcome).length;
       // An enrolment is taken back by finishing it (what it sent stays sent), and enroll skips a
       // prospect with any state in the sequence: the usual redo (another mailbox) then skipped
-      // everyone, with nothing saying why (a trial).
+      // everyone, with nothing saying why (a trial). Finished ones it cannot make active again
+      // are said once with a count and the same way on (they were said per row, 174 times, with
+      // a `sequence-states create` the API refuses: a trial).
       const finishing = () => {
-        if (n('finish'))
+        const toFinish = items.filter((i) => i.action === 'finish' && !i.outcome);
+        if (toFinish.length)
           ctx.info(
-            `a finished enrolment stays in its sequence: enroll skips those prospects there (to enrol one again: ${svcAgain(ctx)} sequence-states delete STATE-ID --yes)`,
+            `a finished enrolment stays in its sequence: enroll skips those prospects there. ${enrolAgainHint(
+              svcAgain(ctx),
+              toFinish.map((i) => i.finished!),
+            )}`,
           );
+        cannotRestore(ctx, items);
       };
       if (plan) {
         await printUndoPlan(ctx, items, reads.requests);
@@ -265,14 +272,10 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         !items.some((i) => i.keptOptOuts);
       // Conflicts and records deleted since are said row by row (the first 20; --report has every row).
       const said = items.filter((i) => i.action === 'conflict' || i.action === 'gone');
+      // What the API gives no write for (a finished enrolment) is said before the run (cannotRestore).
       for (const i of said.slice(0, 20))
         ctx.info(ctx.redact(`row ${i.row}: ${i.action}: ${i.type} ${i.id}: ${String(i.outcome?.extra?.reason ?? '')}`));
       if (said.length > 20) ctx.info(`… and ${said.length - 20} more (--report FILE gives one line per row)`);
-      // What the API gives no write for (a finished enrolment), said per row: skipped, not failed.
-      const cannot = items.filter((i) => i.action === 'cannot' && i.outcome?.status === 'skipped');
-      for (const i of cannot.slice(0, 20))
-        ctx.info(ctx.redact(`row ${i.row}: cannot restore: ${i.type} ${i.id}: ${String(i.outcome?.extra?.reason ?? '')}`));
-      if (cannot.length > 20) ctx.info(`… and ${cannot.length - 20} more that cannot be restored (--report FILE gives one line per row)`);
       // What no re-create can give back, said once for all (the API has no write for it).
       if (mapping.length)
         ctx.info(
@@ -305,6 +308,25 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     },
     after: () => printMapping(ctx, mapping),
   });
+}
+
+/**
+ * Finished enrolments the undo cannot make active again (the API has no write for it), said once
+ * with a count, the first ids and the way on: skipped, not failed.
+ */
+function cannotRestore(ctx: Context, items: UndoItem[]): void {
+  const cannot = items.filter((i) => i.action === 'cannot' && i.finished && i.outcome?.status === 'skipped');
+  if (cannot.length === 0) return;
+  const ids = cannot.slice(0, 10).map((i) => i.id ?? '?');
+  const list = `sequenceState ${ids.join(', ')}${cannot.length > ids.length ? `, … (${grouped(cannot.length - ids.length)} more)` : ''}`;
+  ctx.info(
+    ctx.redact(
+      `cannot restore ${grouped(cannot.length)} finished ${cannot.length === 1 ? 'enrolment' : 'enrolments'} (${list}): the API cannot make a finished sequence state active again; skipped, not failed. ${enrolAgainHint(
+        svcAgain(ctx),
+        cannot.map((i) => i.finished!),
+      )}`,
+    ),
+  );
 }
 
 function recordIdOf(w: RunRecordWriter): string {

@@ -8,7 +8,8 @@ import { readRunRecord } from '../../bulk/run/run-record.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
-import { allRuns, loadRun, rowCounts } from './store.js';
+import { allRuns, loadRun } from './store.js';
+import { countsText, recordCounts } from '../../bulk/run/run-counts.js';
 import { isUndone } from '../../bulk/run/run-record.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
 import { relativeTime } from '../../output/relative-time.js';
@@ -31,27 +32,14 @@ function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[
   );
 }
 
-/** `updated 10, failed 1`. */
-function countsText(c: Record<string, number>): string {
-  return (
-    Object.entries(c)
-      .map(([k, n]) => `${k} ${n}`)
-      .join(', ') || 'no rows'
-  );
-}
-
 /**
- * A run's rows by outcome; for a run that did not finish, of how many its input had (a kill's
- * record holds only the rows it reached: "created 95, cut short 5" of 200 read as the whole run).
+ * A run's rows by outcome, in all its parts (the words and numbers its summary says, bulk/run/
+ * run-counts.ts); for a run that did not finish, of how many its input had (a kill's record holds
+ * only the rows it reached: "95 created, 5 cut short" of 200 read as the whole run).
  */
 function rowsText(rec: RunRecord): string {
   const unfinished = !rec.end || rec.end.interrupted === true;
-  const counts = rowCounts(rec);
-  // Rows refused before anything was sent (invalid in the file) are not in the record, only in
-  // its end's counts: a run that exited 5 read "created 16, done" (a trial).
-  const unrecorded = (rec.end?.counts['failed'] ?? 0) - (counts['failed'] ?? 0);
-  if (unrecorded > 0) counts['failed'] = (counts['failed'] ?? 0) + unrecorded;
-  return `${countsText(counts)}${unfinished && rec.meta.rows !== undefined ? ` (of ${grouped(rec.meta.rows)})` : ''}`;
+  return `${countsText(recordCounts(rec), grouped)}${unfinished && rec.meta.rows !== undefined ? ` (of ${grouped(rec.meta.rows)})` : ''}`;
 }
 
 function state(dir: string, rec: RunRecord, read?: (id: string) => RunRecord): string {
