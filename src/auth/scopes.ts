@@ -42,3 +42,10 @@ export function normaliseScopes(input: string): string | undefined {
 export function isScopeShaped(scope: string): boolean {
   return /^[A-Za-z][A-Za-z0-9]*\.(read|write|delete|all)$/.test(scope);
 }
+
+/** `has` with `missing` added (those `has` already holds, or covers with `.all`, left out), for a `svc login --scopes` line. */
+export function scopesWith(has: readonly string[], missing: readonly string[]): string {
+  const out = [...new Set(has)];
+  for (const m of missing) if (!out.includes(m) && !out.includes(m.replace(/\.\w+$/, '.all'))) out.push(m);
+  return out.join(' ');
+}
