@@ -220,6 +220,21 @@ describe('a login without every scope', () => {
     }
   }, 60_000);
 
+  it('a default login reads every table a default sync copies', async () => {
+    const small = await start({ seed: 20 });
+    try {
+      const dir = tempDir('svc-mirror-default-login-');
+      const login = await cliLoginInProcess(small.sb, dir);
+      expect(login.code, login.stderr).toBe(0);
+      const r = await runInProcess(['sync', '--db', path.join(dir, 'org.sqlite')], baseEnv({ SVC_CONFIG_DIR: dir }));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/warning|not mirrored/);
+      expect(r.stderr).toMatch(/^synced 14 tables in /m);
+    } finally {
+      await small.sb.close();
+    }
+  });
+
   it('a token from SVC_TOKEN: the note names it; a type named is refused (exit 4)', async () => {
     const small = await start({ seed: 20 });
     try {
