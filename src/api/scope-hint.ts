@@ -64,11 +64,6 @@ export function missingScope(err: unknown): string | undefined {
   return scopeNamedBy(err) ?? '';
 }
 
-/** `this token cannot read stages (it needs the scope stages.read)`: a type skipped for `missingScope`'s answer. */
-export function cannotRead(command: string, scope: string): string {
-  return `this token cannot read ${command} (${scope ? `it needs the scope ${scope}` : 'a scope it lacks'})`;
-}
-
 /** Adds the scope and the login command to an `unauthorizedOauthScope` refusal. */
 export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: URL): void {
   if (err.status !== 403 || !err.errors.some((e) => e.id === 'unauthorizedOauthScope')) return;

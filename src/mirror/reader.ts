@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { apiTime } from '../api-time.js';
 import { UsageError } from '../errors.js';
 import type { MirrorDb } from './dialect/types.js';
-import { openError, openMirrorDb, type MirrorTarget } from './store.js';
+import { openError, openMirrorDb, UNREADABLE, type MirrorTarget } from './store.js';
 import type { SqlDatabase } from './sqlite.js';
 
 /** One table's line of the status. */
@@ -20,6 +20,8 @@ interface TableStatus {
   reconciledAt: string | null;
   /** A run a killed sync left, to be continued. */
   unfinished: boolean;
+  /** The scope the last sync's token lacked to read the table (it skipped it); absent when read. */
+  unreadable?: string;
 }
 
 /** What the mirror is of and how current it is. */
@@ -75,13 +77,20 @@ interface MirrorHeader {
   baseUrl: string;
   orgId: string;
   orgName: string;
-  tables: Pick<TableStatus, 'table' | 'syncedAt'>[];
+  tables: Pick<TableStatus, 'table' | 'syncedAt' | 'unreadable'>[];
 }
 
-/** Whose org the mirror holds, from its `_svc_mirror` rows. */
-async function mirrorOrg(db: MirrorDb): Promise<Pick<MirrorStatus, 'baseUrl' | 'orgId' | 'orgName'>> {
+/** Whose org the mirror holds, from its `_svc_mirror` rows, and the tables its last sync could not read. */
+async function mirrorOrg(db: MirrorDb): Promise<Pick<MirrorStatus, 'baseUrl' | 'orgId' | 'orgName'> & { unreadable: Map<string, string> }> {
   const meta = new Map((await db.all('SELECT key, value FROM _svc_mirror')).map((r) => [String(r.key), String(r.value)]));
-  return { baseUrl: meta.get('base_url') ?? '', orgId: meta.get('org_id') ?? '', orgName: meta.get('org_name') ?? '' };
+  const unreadable = new Map([...meta].filter(([k]) => k.startsWith(UNREADABLE)).map(([k, v]) => [k.slice(UNREADABLE.length), v]));
+  return { baseUrl: meta.get('base_url') ?? '', orgId: meta.get('org_id') ?? '', orgName: meta.get('org_name') ?? '', unreadable };
+}
+
+/** The table's `unreadable` field, when its last sync could not read it. */
+function unreadableOf(unreadable: Map<string, string>, table: string): { unreadable?: string } {
+  const scope = unreadable.get(table);
+  return scope === undefined ? {} : { unreadable: scope };
 }
 
 /**
@@ -92,15 +101,20 @@ async function mirrorOrg(db: MirrorDb): Promise<Pick<MirrorStatus, 'baseUrl' | '
  */
 export async function mirrorHeader(db: MirrorDb): Promise<MirrorHeader> {
   const rows = await db.all('SELECT table_name, synced_at FROM _svc_tables ORDER BY table_name');
+  const { unreadable, ...org } = await mirrorOrg(db);
   return {
-    ...(await mirrorOrg(db)),
-    tables: rows.map((r) => ({ table: String(r.table_name), syncedAt: r.synced_at === null ? null : String(r.synced_at) })),
+    ...org,
+    tables: rows.map((r) => ({
+      table: String(r.table_name),
+      syncedAt: r.synced_at === null ? null : String(r.synced_at),
+      ...unreadableOf(unreadable, String(r.table_name)),
+    })),
   };
 }
 
 /** The status of an open mirror. */
 export async function mirrorStatus(db: MirrorDb): Promise<MirrorStatus> {
-  const org = await mirrorOrg(db);
+  const { unreadable, ...org } = await mirrorOrg(db);
   const tables: TableStatus[] = [];
   for (const r of await db.all('SELECT table_name, type, synced_at, reconciled_at, run_kind FROM _svc_tables ORDER BY table_name')) {
     tables.push({
@@ -110,6 +124,7 @@ export async function mirrorStatus(db: MirrorDb): Promise<MirrorStatus> {
       syncedAt: r.synced_at === null ? null : String(r.synced_at),
       reconciledAt: r.reconciled_at === null ? null : String(r.reconciled_at),
       unfinished: r.run_kind !== null,
+      ...unreadableOf(unreadable, String(r.table_name)),
     });
   }
   return {
@@ -131,10 +146,15 @@ export function age(iso: string | null, now: number): string {
   return `${Math.round(s / 86_400)} days`;
 }
 
-/** The oldest `syncedAt` of the tables: how old the mirror's answers may be. */
+/**
+ * The oldest `syncedAt` of the tables: how old the mirror's answers may be; null when a table was
+ * never synced. A table the login cannot read is left out: no sync with it fills that table, and
+ * the caller names it instead.
+ */
 export function oldestSync(status: MirrorHeader): string | null {
   let oldest: string | null = null;
   for (const t of status.tables) {
+    if (t.unreadable !== undefined) continue;
     if (t.syncedAt === null) return null;
     if (oldest === null || apiTime(t.syncedAt) < apiTime(oldest)) oldest = t.syncedAt;
   }

@@ -29,6 +29,9 @@ import { apiTime } from '../api-time.js';
 /** Bumped when svc's own tables change shape: an older file is refused with `--rebuild`. */
 const LAYOUT = '1';
 
+/** The `_svc_mirror` key prefix of a table the last sync could not read ({@link MirrorStore.setUnreadable}). */
+export const UNREADABLE = 'unreadable:';
+
 /** What a mirror is of. */
 export interface MirrorIdentity {
   baseUrl: string;
@@ -403,6 +406,18 @@ export class MirrorStore {
    */
   lease(table: string, waiting: () => void): Promise<() => Promise<void>> {
     return this.db.lease(table, waiting);
+  }
+
+  /**
+   * Marks a table the sync's token may not read (`scope`, the one it lacks), or clears the mark
+   * (null) once it is read: a key `unreadable:<table>` of `_svc_mirror`, so that `svc sql` and
+   * `svc sync --status` say the table is empty for the login's scopes rather than unsynced.
+   */
+  async setUnreadable(table: string, scope: string | null): Promise<void> {
+    await this.tx(async () => {
+      if (scope !== null) await this.setMeta(`${UNREADABLE}${table}`, scope);
+      else await this.db.run('DELETE FROM _svc_mirror WHERE key = ?', [`${UNREADABLE}${table}`]);
+    });
   }
 
   /** Ends a run that read nothing (its first page was refused): the table is as before it started. */

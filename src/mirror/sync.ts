@@ -25,9 +25,9 @@ import { listPages } from '../listing/pages.js';
 import type { ListQuery } from '../api/query.js';
 import { findAttribute, type ResourceType } from '../registry/index.js';
 import { sqlId, type TableSpec } from './naming.js';
-import type { MirrorStore, RunKind } from './store.js';
+import { UNREADABLE, type MirrorStore, type RunKind } from './store.js';
 import { apiTime } from '../api-time.js';
-import { cannotRead, missingScope } from '../api/scope-hint.js';
+import { missingScope } from '../api/scope-hint.js';
 
 /** How far before the watermark an incremental run starts. */
 const OVERLAP_MS = 60_000;
@@ -49,7 +49,7 @@ interface TypeResult {
   changed: number;
   /** Rows deleted: not seen by a full or reconcile read, or told by events. */
   deleted: number;
-  /** Not read: the token lacks the scope named (a sync of types it did not name, `skipUnreadable`). */
+  /** Not read: the token lacks this scope (a sync of types it did not name, `skipUnreadable`); said by the caller. */
   skipped?: string;
   /** Another syncer of the same mirror synced the table since this one started. */
   byOther?: boolean;
@@ -66,8 +66,9 @@ interface SyncOptions {
   /** Reconcile every table's ids now. */
   reconcile?: boolean;
   /**
-   * A table the token may not read (403 for a missing scope) is skipped with a warning instead of
-   * ending the sync: for the default types and --all-types, which the token did not choose.
+   * A table the token may not read (403 for a missing scope) is skipped (its result says the
+   * scope) instead of ending the sync: for the default types and --all-types, which the token did
+   * not choose.
    */
   skipUnreadable?: boolean;
   /** After each page: records written so far, of `total` when the server counted them. */
@@ -111,25 +112,22 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
   const rank = (table: string) => (states.get(table)?.runKind ? 0 : states.get(table)?.syncedAt ? 2 : 1);
   const order = [...opts.tables].sort((a, b) => rank(a.spec.table) - rank(b.spec.table));
   const byTable = new Map<string, TypeResult>();
+  const marked = new Set([...(await store.meta()).keys()].filter((k) => k.startsWith(UNREADABLE)).map((k) => k.slice(UNREADABLE.length)));
   for (const t of order) {
     try {
       byTable.set(t.spec.table, await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts)));
+      if (marked.has(t.spec.table)) await store.setUnreadable(t.spec.table, null);
     } catch (err) {
-      const scope = opts.skipUnreadable ? missingScope(err) : undefined;
-      if (scope === undefined) throw err;
+      const named = opts.skipUnreadable ? missingScope(err) : undefined;
+      if (named === undefined) throw err;
       // Refused on its first page: a run it started holds nothing and is ended; a run an earlier
       // sync left unfinished keeps its place, for a token that can read the table.
       if (!states.get(t.spec.table)?.runKind) await store.endEmptyRun(t.spec.table);
-      opts.warn(`${t.spec.table}: skipped: ${cannotRead(t.rt.command, scope)}`);
-      byTable.set(t.spec.table, {
-        table: t.spec.table,
-        kind: 'full',
-        resumed: false,
-        written: 0,
-        changed: 0,
-        deleted: 0,
-        skipped: scope || 'scope',
-      });
+      // Kept in the mirror: its readers say the table is empty for the login's scopes, not that
+      // a sync would fill it. The caller says it once for every table skipped, with the fix.
+      const scope = named || `${t.rt.path}.read`;
+      await store.setUnreadable(t.spec.table, scope);
+      byTable.set(t.spec.table, { table: t.spec.table, kind: 'full', resumed: false, written: 0, changed: 0, deleted: 0, skipped: scope });
     }
   }
   const results: TypeResult[] = opts.tables.map((t) => byTable.get(t.spec.table)!);

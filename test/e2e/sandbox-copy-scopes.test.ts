@@ -39,9 +39,7 @@ describe('svc sandbox --from-profile after a default login', () => {
     const lines = r.stderr.split('\n');
     const named = lines.filter((l) => l.includes('svc login --profile prod --scopes'));
     expect(named, r.stderr).toHaveLength(1);
-    expect(named[0]).toMatch(
-      /^warning: profile "prod" may not read teams, rulesets, stages, personas: .*for a full copy first run: svc login/,
-    );
+    expect(named[0]).toMatch(/^warning: profile "prod" may not read teams, rulesets: .*for a full copy first run: svc login/);
     // Before anything was copied.
     expect(lines.indexOf(named[0]!)).toBeLessThan(lines.findIndex((l) => l.startsWith('copying the org')));
     const scopes = /--scopes "([^"]+)"/.exec(named[0]!)![1]!.split(' ');

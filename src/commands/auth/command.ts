@@ -31,7 +31,10 @@ export function registerAuth(program: Command, app: App): void {
     .description('log in through your browser (OAuth authorization code) and store the tokens in the profile')
     .option('--client-id <id>', 'OAuth client id of your application (SVC_CLIENT_ID)')
     .option('--client-secret <secret>', 'OAuth client secret (SVC_CLIENT_SECRET; prefer the variable: flags show in ps)')
-    .option('--scopes <list>', 'scopes to ask for, space- or comma-separated (default: <collection>.all of the common types, see README)')
+    .option(
+      '--scopes <list>',
+      'scopes to ask for, space- or comma-separated (default: <collection>.all of the common types, and .read of stages and personas for svc sync; see docs/login.md)',
+    )
     .option('--port <n>', 'loopback port of the redirect URI http://127.0.0.1:<port>/callback (default 8976; 0 = any free port)')
     .option('--no-browser', 'print the authorize URL instead of opening a browser (and accept a pasted redirect URL on a terminal)')
     .option('--pkce', 'also send a PKCE code_challenge (S256), for servers that support it')

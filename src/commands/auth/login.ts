@@ -5,7 +5,7 @@
 import type { ConfigStore, Profile } from '../../auth/config.js';
 import { printValue } from '../shared/output.js';
 import { DEFAULT_LOGIN_PORT } from '../../auth/loopback.js';
-import { DEFAULT_SCOPES, isScopeShaped, normaliseScopes } from '../../auth/scopes.js';
+import { isScopeShaped, normaliseScopes, scopesToAsk } from '../../auth/scopes.js';
 import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import { describeUser, type RootInfo } from '../../auth/whoami.js';
@@ -35,7 +35,7 @@ export async function loginHandler(ctx: Context, flags: LoginFlags): Promise<voi
   const timeoutMs =
     (flags.loginTimeout === undefined ? DEFAULT_LOGIN_TIMEOUT_S : parsePositiveNumber(flags.loginTimeout, '--login-timeout', 'seconds')) *
     1000;
-  const scopes = normaliseScopes(flags.scopes ?? existing?.scopes ?? DEFAULT_SCOPES);
+  const scopes = normaliseScopes(scopesToAsk(flags.scopes, existing?.scopes));
   if (!scopes) throw new UsageError('--scopes: give at least one scope, e.g. "prospects.read accounts.all"');
   const odd = scopes.split(' ').filter((s) => !isScopeShaped(s));
   if (odd.length) throw new UsageError(`--scopes: ${odd.join(', ')} is not <collection>.<read|write|delete|all> (e.g. prospects.read)`);

@@ -13,6 +13,7 @@ import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue, recordWriter } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
+import { scopeFix, type UnreadableTable } from '../sync/scope-note.js';
 import { grouped } from '../../grouped.js';
 
 /** The flags of `svc sql`. */
@@ -33,9 +34,12 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
   try {
     const status = await mirrorHeader(db);
     const oldest = oldestSync(status);
+    // Tables the sync's login cannot read are named as such: "run svc sync" cannot fill them.
+    const unreadable = status.tables.flatMap((t) => (t.unreadable === undefined ? [] : [{ table: t.table, scope: t.unreadable }]));
     ctx.info(
-      `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}`,
+      `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}${unreadable.length ? `; empty, not readable with this login: ${unreadable.map((t) => t.table).join(', ')}` : ''}`,
     );
+    if (sql !== undefined) await warnUnreadable(ctx, sql, unreadable);
     if (flags.tables) {
       const tables = await listTables(db);
       return await printValue(ctx, ctx.output, tables, () => tablesText(tables));
@@ -48,6 +52,23 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
   } finally {
     await db.close();
   }
+}
+
+/**
+ * A statement that names a table the sync could not read (or its labelled view or link tables)
+ * gets one line saying why it is empty and the fix: an empty answer looked like "no such
+ * prospects" (a trial's prospects per stage). Names inside quotes are left out; a name of a
+ * column that is also a table's may still warn, which costs a line, not an answer.
+ */
+async function warnUnreadable(ctx: Context, sql: string, unreadable: readonly UnreadableTable[]): Promise<void> {
+  if (unreadable.length === 0) return;
+  const text = sql.replace(/'(?:[^']|'')*'/g, "''").toLowerCase();
+  const named = unreadable.filter((t) => new RegExp(`(^|[^\\w$])"?${t.table}(_labelled|_[a-z_]+)?"?($|[^\\w$])`).test(text));
+  if (named.length === 0) return;
+  const scopes = [...new Set(named.map((t) => t.scope))];
+  ctx.warn(
+    `${named.map((t) => t.table).join(', ')} ${named.length === 1 ? 'is' : 'are'} empty: this mirror's login lacks ${scopes.join(', ')}: ${await scopeFix(ctx, named)}`,
+  );
 }
 
 /** `-p name=value` as named parameters; a number-looking value is bound as a number. */

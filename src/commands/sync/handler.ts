@@ -143,11 +143,16 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
     ctx.info(`${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${grouped(count)} ${plural(count, 'row')}`);
   }
   const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
-  const read = results.filter((r) => r.skipped === undefined).length;
-  const skipped = results.length - read;
+  const skipped = results.flatMap((r) => (r.skipped === undefined ? [] : [{ table: r.table, scope: r.skipped }]));
+  const read = results.length - skipped.length;
   ctx.info(
-    `synced ${read} ${plural(read, 'table')}${skipped ? ` (${skipped} skipped: this token cannot read them)` : ''} in ${secs} s with ${sent} ${plural(sent, 'request')}: ${file}`,
+    `synced ${read}${skipped.length ? ` of ${results.length}` : ''} ${plural(results.length, 'table')} in ${secs} s with ${sent} ${plural(sent, 'request')}: ${file}`,
   );
+  // Once, last, with the fix: a rerun skips them again, whatever it is told.
+  if (skipped.length) {
+    const { unreadableWarning } = await import('./scope-note.js');
+    ctx.warn(await unreadableWarning(ctx, skipped));
+  }
   // With -o json/ndjson (or --query), one summary object on stdout; stderr said it for people.
   await printJsonResult(ctx, { file, requests: sent, tables: results });
 }

@@ -1,6 +1,8 @@
 /** `svc sync --plan`: the requests a full sync would need, from each type's `meta.count`. */
 import { MAX_PAGE_SIZE, type PageClient } from '../../api/paginate.js';
-import { cannotRead, missingScope } from '../../api/scope-hint.js';
+import { missingScope } from '../../api/scope-hint.js';
+import { snake } from '../../mirror/naming.js';
+import { unreadableWarning } from './scope-note.js';
 import type { ResourceType } from '../../registry/index.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
@@ -18,10 +20,9 @@ export async function planSync(ctx: Context, client: PageClient, types: readonly
       res = await client.request({ method: 'GET', path: url.toString(), signal: ctx.signal });
     } catch (err) {
       // As the sync does: a type it was not asked for by name that this token cannot read is skipped.
-      const scope = skipUnreadable ? missingScope(err) : undefined;
-      if (scope === undefined) throw err;
-      ctx.warn(`${rt.path}: skipped: ${cannotRead(rt.command, scope)}`);
-      rows.push({ type: rt.path, records: null, requests: 0, skipped: scope || 'scope' });
+      const named = skipUnreadable ? missingScope(err) : undefined;
+      if (named === undefined) throw err;
+      rows.push({ type: rt.path, records: null, requests: 0, skipped: named || `${rt.path}.read` });
       continue;
     }
     const count = (res.doc.meta as { count?: unknown } | undefined)?.count;
@@ -29,6 +30,8 @@ export async function planSync(ctx: Context, client: PageClient, types: readonly
     // Pages of 1,000, and one more when the last page is exactly full.
     rows.push({ type: rt.path, records, requests: records === null ? null : Math.floor(records / MAX_PAGE_SIZE) + 1 });
   }
+  const skipped = rows.flatMap((r) => (r.skipped === undefined ? [] : [{ table: snake(r.type), scope: r.skipped }]));
+  if (skipped.length) ctx.warn(await unreadableWarning(ctx, skipped));
   const known = rows.filter((r) => r.requests !== null && r.skipped === undefined);
   const total = known.reduce((n, r) => n + r.requests!, 0);
   ctx.info(
@@ -42,7 +45,7 @@ export async function planSync(ctx: Context, client: PageClient, types: readonly
       rows
         .map((r) =>
           r.skipped !== undefined
-            ? `${r.type.padEnd(28)} skipped: this token cannot read it`
+            ? `${r.type.padEnd(28)} skipped: this login lacks ${r.skipped}`
             : `${r.type.padEnd(28)} ${String(r.records ?? '?').padStart(9)} records  ${String(r.requests ?? '?').padStart(6)} requests`,
         )
         .join('\n') + '\n',

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildAuthorizeUrl, checkCallback, parsePastedRedirect } from '../../../src/auth/authorize-url.js';
 import { pkcePair, randomState, s256, sameSecret } from '../../../src/auth/pkce.js';
-import { DEFAULT_SCOPES, isScopeShaped, normaliseScopes } from '../../../src/auth/scopes.js';
+import { DEFAULT_SCOPES, isScopeShaped, normaliseScopes, scopesToAsk, scopesWith } from '../../../src/auth/scopes.js';
 import { describeUser, parseRoot } from '../../../src/auth/whoami.js';
 
 describe('state and PKCE', () => {
@@ -88,6 +88,17 @@ describe('scopes', () => {
     const list = DEFAULT_SCOPES.split(' ');
     expect(list).toContain('prospects.all');
     for (const s of list) expect(isScopeShaped(s)).toBe(true);
+  });
+  it('the default reads what svc sync copies; a profile that took the earlier default gets it, one that chose keeps its own', () => {
+    // A new user's trial: a default login could never sync stages and personas.
+    const list = DEFAULT_SCOPES.split(' ');
+    expect(list).toEqual(expect.arrayContaining(['stages.read', 'personas.read']));
+    const earlier = list.filter((s) => s.endsWith('.all')).join(' ');
+    expect(scopesToAsk(undefined, earlier)).toBe(DEFAULT_SCOPES);
+    expect(scopesToAsk(undefined, undefined)).toBe(DEFAULT_SCOPES);
+    expect(scopesToAsk(undefined, 'prospects.read')).toBe('prospects.read');
+    expect(scopesToAsk('accounts.all', earlier)).toBe('accounts.all');
+    expect(scopesWith(['stages.all', 'prospects.all'], ['stages.read', 'personas.read'])).toBe('stages.all prospects.all personas.read');
   });
   it('normalises commas, spaces and duplicates', () => {
     expect(normaliseScopes('a.read, b.all  a.read')).toBe('a.read b.all');
