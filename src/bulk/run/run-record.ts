@@ -192,6 +192,10 @@ export class RunRecordWriter {
   private closed = false;
   /** Made by `create` with `untilRow`: a run that changes nothing may leave no record (`discard`). */
   private optional = false;
+  /** Keys of the rows written whose outcome is not (yet): each may have written. */
+  private readonly unanswered = new Set<string>();
+  /** An outcome written that says the row wrote (not skipped, not refused). */
+  private wrote = false;
 
   private constructor(
     readonly file: string,
@@ -217,6 +221,16 @@ export class RunRecordWriter {
       w.optional = true;
     } else w.open(meta);
     return w;
+  }
+
+  /**
+   * Whether the record holds a row that may have changed something: one whose outcome is a write
+   * (or in doubt), or one with no outcome yet. A row refused by the API (`failed`) or skipped
+   * wrote nothing; a merge's cluster that failed half-way has its steps done before as rows of
+   * their own (`updated`, `deleted`).
+   */
+  get mayHaveWritten(): boolean {
+    return this.wrote || this.unanswered.size > 0;
   }
 
   /** True once the record's file is made (always, but for a `create` with `untilRow` that no row was written to, or discarded). */
@@ -285,6 +299,11 @@ export class RunRecordWriter {
       );
     }
     this.prev = m;
+    if (line.k === 'row') this.unanswered.add(line.key);
+    else if (line.k === 'done') {
+      this.unanswered.delete(line.key);
+      if (line.status !== 'skipped' && line.status !== 'failed') this.wrote = true;
+    }
     const t = this.now();
     if (t - this.lastSync >= 1000) {
       this.lastSync = t;
