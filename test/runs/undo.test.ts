@@ -384,16 +384,64 @@ describe('svc runs: bad input', () => {
     expect(since(m0)).toHaveLength(0);
   });
 
-  it('a run of another profile: exit 11', async () => {
+  it("a teammate's runs, their profile since removed: remove says how they can be undone; a run naming its org is undone from another profile on it, a single write says how", async () => {
+    // Runs belonged to a profile's name: once it was removed, exit 11 and a hint naming the
+    // removed profile (a trial). The org is what a run belongs to.
+    const tmp: NodeJS.ProcessEnv = { ...env };
+    delete tmp.SVC_TOKEN;
+    const as = (args: string[], input?: string) => runInProcess(args, tmp, { timeoutMs: LIMIT, ...(input ? { input } : {}) });
+    expect((await as(['--profile', 'tmp', 'login', '--with-token', '--base-url', sb.baseUrl], `${sb.token}\n`)).code).toBe(0);
+    const [a, b] = prospectIds().slice(2, 4) as [number, number];
+    const titleOf = (id: number) => (sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title'];
+    const was = [titleOf(a), titleOf(b)];
+    const bulk = await as(['--profile', 'tmp', 'prospects', 'update', '--input', inputFile('tmp.csv', `id,title\n${a},Teammate\n`)]);
+    expect(bulk.code, bulk.stderr).toBe(0);
+    const single = await as(['--profile', 'tmp', 'prospects', 'update', String(b), '--attr', 'title=Teammate Single']);
+    expect(single.code, single.stderr).toBe(0);
+    const removed = await as(['profiles', 'remove', 'tmp', '--yes']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stderr).toContain(
+      'warning: profile "tmp" made 2 run(s) not undone (svc runs list --all): once it is removed, 1 can be undone from any profile logged in to the same org; 1 (single writes) only after `svc --profile tmp login` to that org again\n',
+    );
+
+    // The bulk run names its org: undone from "default", logged in to the same org.
+    const undo = await svc(['runs', 'undo', runId(bulk.stderr)]);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stderr).toContain('made with the profile "tmp"; undone with "default", logged in to the same org');
+    expect(titleOf(a)).toBe(was[0]);
+    // A single write names only the API: the hint says how to get to it.
+    const m0 = mark();
+    const r = await svc(['runs', 'undo', runId(single.stderr)]);
+    expect(r.code).toBe(11);
+    expect(r.stderr).toMatch(
+      /made with the profile "tmp" \(this is "default"\), and its record names the API, not the org; refused\nhint: nothing was sent; the profile "tmp" is removed: log in again under that name to the same org \(svc --profile tmp login --base-url http:\S+\), then: svc --profile tmp runs undo \S+\n$/,
+    );
+    expect(since(m0)).toHaveLength(0);
+    expect(titleOf(b)).toBe('Teammate Single');
+    // Logged in again under that name, it is undone.
+    expect((await as(['--profile', 'tmp', 'login', '--with-token', '--base-url', sb.baseUrl], `${sb.token}\n`)).code).toBe(0);
+    const again = await as(['--profile', 'tmp', 'runs', 'undo', runId(single.stderr)]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(titleOf(b)).toBe(was[1]);
+    expect((await as(['profiles', 'remove', 'tmp', '--yes'])).stderr).not.toContain('warning');
+  });
+
+  it('a run of another profile in another org: exit 11, nothing sent', async () => {
     const dir = runsDir(dataDir);
     const meta = JSON.parse(fs.readFileSync(path.join(dir, `${small}.run.ndjson`), 'utf8').split('\n')[0]!).r;
-    const w = RunRecordWriter.create(dir, { ...meta, id: '20260101-000000-0000aa', profile: 'staging' }, Date.now);
+    const w = RunRecordWriter.create(
+      dir,
+      { ...meta, id: '20260101-000000-0000aa', profile: 'staging', owner: { ...meta.owner, instance: 'elsewhere' } },
+      Date.now,
+    );
     w.close();
+    const m0 = mark();
     const r = await svc(['runs', 'undo', '20260101-000000-0000aa']);
     expect(r.code).toBe(11);
     expect(r.stderr).toMatch(
-      /made with the profile "staging" \(this is "default"\); refused\nhint: nothing was sent; undo it with that profile: svc --profile staging runs undo/,
+      /was made in another org \(.+\); refused\nhint: nothing was sent; undo it with a profile logged in to that org \(it was made with "staging"\)\n$/,
     );
+    expect(writesSince(m0)).toBe(0);
   });
 
   it('a record tampered with: exit 13, nothing sent', async () => {

@@ -59,9 +59,11 @@ Examples:
       'after',
       `
 The undo is a run of its own: journaled (kill it, run the same command again: no row is done
-twice), recorded (svc runs undo <the undo's id> redoes the run). Exit codes: 10 unknown run,
-11 a run of another profile, org or API, 12 already undone, 13 record changed (tampered),
-4 the token may not write what the undo writes; 5 when rows failed.
+twice), recorded (svc runs undo <the undo's id> redoes the run). Any profile logged in to the org a
+run wrote to may undo it (a single write: only its own profile, its record names no org).
+Exit codes: 10 unknown run, 11 a run of another org or API (or such a single write),
+12 already undone, 13 record changed (tampered), 4 the token may not write what the undo
+writes; 5 when rows failed.
 `,
     )
     .action(async (id: string, flags: UndoFlags, cmd: Command) => {
