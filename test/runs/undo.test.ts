@@ -22,6 +22,7 @@ import { RunRecordWriter, runsDir } from '../../src/bulk/run/run-record.js';
 import { call, enrollDirect, freeProspects, inputFile, newSequence } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { textWidth } from '../../src/output/terminal-text.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const FULL = process.env.SVC_RUNS_SCALE === 'full';
@@ -319,9 +320,11 @@ describe('svc runs: bad input', () => {
     const named = await svc(['--profile', 'default', 'prospects', 'update', last, '--attr', 'title=X'], own);
     expect(named.code, named.stderr).toBe(0);
     const alone = await runInProcess(['runs', 'list'], { ...env, ...own }, { tty: true, columns: 80 });
-    // With --all the runs are of every profile: the option naming one stays.
+    // With --all the runs are of every profile: a PROFILE column names each one's (the options
+    // naming it go from the command, as in a profile's own list).
     const all = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 120 });
-    expect(all.stdout).toContain(`--profile default prospects update ${last}`);
+    expect(all.stdout).toMatch(/^ID +WHEN +PROFILE +COMMAND +ROWS +STATE\n/);
+    expect(all.stdout).toMatch(new RegExp(` default +prospects update ${last} --attr`));
     expect(alone.stdout.split('\n')[1]).toMatch(
       new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +prospects update ${last} --attr .* +updated 1 +done$`),
     );
@@ -335,10 +338,23 @@ describe('svc runs: bad input', () => {
     // A row whose state names the undo run: by the end of its id, whose own row shows it whole
     // (22 characters of id wrapped the line).
     for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);
-    const undone = lines.find((l) => / undone by …\w+$/.test(l));
+    const undone = lines.find((l) => / undone …\w+$/.test(l));
     expect(undone, r.stdout).toBeDefined();
-    const by = / undone by …(\w+)$/.exec(undone!)![1]!;
+    const by = / undone …(\w+)$/.exec(undone!)![1]!;
     expect(lines.filter((l) => l.split(' ')[0]!.endsWith(`-${by}`))).toHaveLength(1);
+
+    // --all at 80 columns: the profile too, and the command given the room the others leave (it
+    // was cut to 12 characters with no profile shown, and long counts of rows wrapped the line).
+    const every = await runInProcess(['runs', 'list', '--all'], env, { tty: true, columns: 80 });
+    const [allHead, ...allLines] = every.stdout.trimEnd().split('\n');
+    expect(allHead).toMatch(/^ID +WHEN +PROFILE +COMMAND +ROWS +STATE$/);
+    expect(allLines.find((l) => l.startsWith(small))!.slice(allHead!.indexOf('PROFILE'))).toMatch(/^default +prospects u/);
+    const few = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 80 });
+    const [fewHead, row] = few.stdout.split('\n');
+    const command = row!.slice(fewHead!.indexOf('COMMAND'), fewHead!.indexOf('ROWS')).trim();
+    expect(command, few.stdout).toMatch(new RegExp(`^prospects update ${last} -`));
+    // The room left at 80 columns (the STATE header is one wider than "done").
+    expect(textWidth(row!), few.stdout).toBe(79);
   });
 
   it('an unknown run: exit 10, nothing sent', async () => {

@@ -21,13 +21,13 @@ const OWN_PROFILE = /^svc (?:(?:--sandbox|--profile(?: |=)\S+) )*/;
  * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` column
  * (a run's command line, paths and all) is cut to fit its width.
  */
-function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[], flex?: string): string {
+function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[], flex: string[] = []): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-  const at = flex === undefined ? -1 : cols.indexOf(flex);
+  const at = flex.map((f) => cols.indexOf(f)).filter((i) => i >= 0);
   return alignedColumns(
     cols,
     rows.map((r) => cols.map((c) => cell(r[c]))),
-    ctx.io.stdoutIsTTY && at >= 0 ? { width: ctx.io.columns, flex: at } : undefined,
+    ctx.io.stdoutIsTTY && at.length ? { width: ctx.io.columns, flex: at } : undefined,
   );
 }
 
@@ -85,7 +85,9 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
       ...(flags.all ? { profile: r.rec.meta.profile } : {}),
     });
   }
-  const cols = ['id', 'when', 'command', 'rows', 'state'];
+  // The runs of several profiles: whose each is (a run made after `profiles use` names it nowhere
+  // in its command line, a trial).
+  const cols = flags.all ? ['id', 'when', 'profile', 'command', 'rows', 'state'] : ['id', 'when', 'command', 'rows', 'state'];
   // On a terminal the options naming the profile (`--sandbox`, `--profile NAME`) go too: these
   // are its runs, and at 80 columns they left `--sandbox prospe…` of every command (a trial).
   // On a terminal the age (`2h ago`), the command without the `svc ` every row starts with, and
@@ -98,12 +100,14 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
       ? rows.map((r) => ({
           ...r,
           when: typeof r.when === 'string' ? relativeTime(Date.parse(r.when), now) : r.when,
-          // With --all the runs are of every profile: the options naming one stay.
-          command: typeof r.command === 'string' ? r.command.replace(flags.all ? /^svc / : OWN_PROFILE, '') : r.command,
-          state: typeof r.state === 'string' ? r.state.replace(/^undone by \d{8}-\d{6}-(\w+)$/, 'undone by …$1') : r.state,
+          // With --all the PROFILE column names the profile: the options naming it go as well.
+          command: typeof r.command === 'string' ? r.command.replace(OWN_PROFILE, '') : r.command,
+          state: typeof r.state === 'string' ? r.state.replace(/^undone by \d{8}-\d{6}-(\w+)$/, 'undone …$1') : r.state,
         }))
       : rows;
-  await printValue(ctx, ctx.output, rows, () => (rows.length ? humanTable(ctx, forPeople(), cols, 'command') : 'no recorded runs\n'));
+  await printValue(ctx, ctx.output, rows, () =>
+    rows.length ? humanTable(ctx, forPeople(), cols, ['command', 'rows']) : 'no recorded runs\n',
+  );
   if (rows.length === 0) ctx.info(`runs are recorded in ${dir} by every write run`);
 }
 
