@@ -273,6 +273,18 @@ describe('svc runs undo', () => {
       const states = () =>
         [...sb.store.table('sequenceState').values()].filter((s) => (s.rels['sequence'] as { id: number } | null)?.id === seq);
       expect(states()).toHaveLength(N.enrol);
+      // runs show names whom each row enrolled (only the sequence state's id, a trial).
+      const shown = JSON.parse((await svc(['runs', 'show', runId(run.stderr), '-o', 'json'])).stdout) as {
+        id: string;
+        after: { relationships: Record<string, string> };
+      }[];
+      const stateOf = new Map(states().map((s) => [String(s.id), String((s.rels['prospect'] as { id: number }).id)]));
+      expect(shown).toHaveLength(N.enrol);
+      for (const r of shown) expect(r.after.relationships).toEqual({ prospect: stateOf.get(r.id), sequence: String(seq), mailbox: '1' });
+      const table = await svc(['runs', 'show', runId(run.stderr), '-o', 'table']);
+      expect(table.stdout).toMatch(
+        new RegExp(`\\n1 +enroll +sequenceState +\\d+ +created +prospect="${ids[0]}" sequence="${seq}" mailbox="1"\\n`),
+      );
       const undo = await svc(['runs', 'undo', runId(run.stderr), ...C]);
       expect(undo.code, undo.stderr).toBe(0);
       expect(states().map((s) => s.attributes['state'])).toEqual(Array(N.enrol).fill('finished'));
@@ -587,6 +599,18 @@ describe('an update sent whole (the README recipe: list, edit, update --input)',
     const id = runId(run.stderr);
     const attrs = (p: number) => sb.store.table('prospect').get(p)!.attributes as Record<string, unknown>;
     expect([a, b, c, d].map((p) => attrs(p)['title'])).toEqual(['Chief', 'Chief', 'Chief', 'CTO']);
+
+    // runs show: the table gives the fields the run changed (every attribute sent made rows of
+    // 6,600 characters, a trial); -o json keeps the whole before and after.
+    const shown = await svc(['runs', 'show', id, '-o', 'table']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ROW +OP +TYPE +ID +STATUS +BEFORE +AFTER$/);
+    expect(lines.find((l) => new RegExp(`^\\d+ +update +prospect +${a} `).test(l))).toMatch(/ updated +title="CEO" +title="Chief"$/);
+    expect(lines.find((l) => new RegExp(`^\\d+ +update +prospect +${d} `).test(l))).toMatch(/ updated$/);
+    for (const l of lines) expect(l.length, l).toBeLessThan(80);
+    const whole = JSON.parse((await svc(['runs', 'show', id, '-o', 'json'])).stdout) as { id: string; after: { attributes: object } }[];
+    expect(whole.find((r) => r.id === String(a))!.after.attributes).toMatchObject({ title: 'Chief', addressCity: 'Lisbon' });
 
     // A colleague fixes two cities (one of a record the run changed, one it did not), and one title.
     const colleague = (p: number, attributes: Record<string, unknown>) =>

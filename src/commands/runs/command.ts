@@ -33,7 +33,7 @@ Examples:
     });
   runs
     .command('show')
-    .description("a run's rows with their outcomes and before/after values")
+    .description("a run's rows with their outcomes and before/after values (the table: the fields changed)")
     .argument('<run>', 'the run id (svc runs list)')
     .action(async (id: string, _flags: unknown, cmd: Command) => {
       const { showHandler } = await import('./view.js');

@@ -1,9 +1,12 @@
 /**
  * `svc runs list` and `svc runs show RUN`: the recorded runs of this profile, newest first; one
  * run's rows with their outcomes and before/after values (in every output format: a row a line,
- * values as JSON text in csv and table). Nothing is sent. Pruning is prune.ts.
+ * values as JSON text in csv and table; the table gives an update's changed fields only, an
+ * enrolment's prospect, sequence and mailbox). Nothing is sent. Pruning is prune.ts.
  */
-import type { RunRecord } from '../../bulk/run/run-record.js';
+import type { FieldValues, RunRecord } from '../../bulk/run/run-record.js';
+import { resourceByType } from '../../registry/index.js';
+import { changedByRun, subset } from './undo-rows.js';
 import { readRunRecord } from '../../bulk/run/run-record.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
@@ -132,7 +135,10 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
     `run ${m.id}: ${m.argv} · ${m.at} · profile ${m.profile} · ${m.owner.api}${m.owner.orgName ? ` (${m.owner.orgName})` : ''} · by ${m.who} · ${rowsText(rec)} · ${state(dir, rec)}${m.undoes ? ` · undoes ${m.undoes}` : ''}`,
   );
   const human = () => {
-    const flat = rows.map((r) => ({ ...r, before: fields(r.before), after: fields(r.after) }));
+    const flat = rows.map((r) => {
+      const { before, after } = changedOnly(r.type, r.id, r.before, r.after);
+      return { ...r, before: fields(before), after: fields(after) };
+    });
     return humanTable(ctx, flat, ['row', 'op', 'type', 'id', 'status', 'before', 'after']);
   };
   await printValue(
@@ -143,10 +149,22 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
   );
 }
 
+/**
+ * An update's before and after, of the fields whose value it changed: a bulk update sent whole
+ * (the README's list → edit → update) holds every attribute, and its rows were 6,600 characters
+ * wide for a title changed (a trial). `-o json` and csv keep them whole.
+ */
+function changedOnly(type: string, id: unknown, before: FieldValues | null, after: FieldValues | null) {
+  const rt = resourceByType(type);
+  if (!before || !after || !rt) return { before, after };
+  const changed = changedByRun(rt, before, after, String(id ?? ''));
+  return { before: subset(before, changed), after: subset(after, changed) };
+}
+
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
 /** `title="CEO" account=5`: field values for the human table. */
-function fields(v: { attributes: Record<string, unknown>; relationships: Record<string, unknown> } | null): string {
+function fields(v: FieldValues | null): string {
   if (!v) return '';
   return Object.entries({ ...v.attributes, ...v.relationships })
     .map(([k, x]) => `${k}=${JSON.stringify(x)}`)
