@@ -13,7 +13,7 @@ export const ExitCode = {
   PARTIAL: 5,
   /** `svc runs`: no recorded run has that id. */
   RUN_UNKNOWN: 10,
-  /** `svc runs undo`: the run was made with another profile, org or base URL. */
+  /** `svc runs undo`: the run was made in another org or against another base URL (a single write: with another profile). */
   RUN_ELSEWHERE: 11,
   /** `svc runs undo`: the run is already undone (undo the undo to redo it). */
   RUN_UNDONE: 12,

@@ -119,16 +119,40 @@ it('a rerun of an enrolment whose prospects are in the sequence by now leaves no
   expect(listed.find((r) => r.id === run)?.rows).toMatch(new RegExp(`^${made} created\\b`));
 });
 
-it('a run whose rows all failed keeps its record: its rerun continues it', { timeout: 30_000 }, async () => {
-  // Only a run whose rows were all skipped leaves no record: a failed row may have written
-  // before it failed (a dedupe cluster is several writes), and its images are in the record (a review).
+it('a run whose rows were all skipped or refused leaves no record: `[0]` stays the last run that changed something', {
+  timeout: 30_000,
+}, async () => {
+  // The README: a run that writes nothing is not recorded. An enrolment of "skipped 1, failed 4"
+  // was, and came first in `runs list` (its undo plan had 0 writes, a trial). A row the API
+  // refused wrote nothing; a dedupe cluster that failed half-way has its steps done recorded as
+  // rows of their own, so its record stays (RunRecordWriter.mayHaveWritten).
+  const first = await svc(['prospects', 'update', ids()[18]!.toString(), '--attr', 'title=Last Changed']);
+  expect(first.code, first.stderr).toBe(0);
+  const had = await runIds();
+  expect(had[0]).toBe(recorded(first.stderr));
   const file = inputFile('all-failed.csv', 'id,title\n99999998,Nobody\n');
-  const first = await svc(['prospects', 'update', '--input', file]);
-  expect(first.code, first.stderr).toBe(5);
-  expect(first.stderr).not.toContain('no run recorded');
+  const failed = await svc(['prospects', 'update', '--input', file]);
+  expect(failed.code, failed.stderr).toBe(5);
+  expect(failed.stderr).toContain('nothing was written: no run recorded, nothing to undo');
+  expect(await runIds()).toEqual(had);
+  // Its rerun (the journal says the row failed) is a new run, recorded only if it writes.
   const again = await svc(['prospects', 'update', '--input', file]);
   expect(again.code, again.stderr).toBe(5);
-  expect(again.stderr).toMatch(/continuing run \S+ \(it ended with 1 of 1 rows? of .* failed or not reached\)/);
+  expect(again.stderr).not.toContain('continuing run');
+  expect(await runIds()).toEqual(had);
+
+  // An enrolment: one prospect in the sequence already (skipped), one that does not exist (refused).
+  const seq = [...sb.store.table('sequence').keys()][0]!;
+  const box = [...sb.store.table('mailbox').keys()][0]!;
+  const args = ['enroll', '--sequence', String(seq), '--mailbox', String(box)];
+  const inSeq = await svc([...args, '--prospect', String(ids()[17])]);
+  expect(inSeq.code, inSeq.stderr).toBe(0);
+  const last = await runIds();
+  const mixed = await svc([...args, '--prospect', `${ids()[17]},99999997`]);
+  expect(mixed.code, mixed.stderr).toBe(5);
+  expect(mixed.stderr).toMatch(/1 skipped, 1 failed/);
+  expect(mixed.stderr).toContain('nothing was written: no run recorded');
+  expect(await runIds()).toEqual(last);
 });
 
 it('an unfinished run is continued with its journal, not without it, nor once undone', { timeout: 30_000 }, async () => {

@@ -22,6 +22,7 @@ import { RunRecordWriter, runsDir } from '../../src/bulk/run/run-record.js';
 import { call, enrollDirect, freeProspects, inputFile, newSequence } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { textWidth } from '../../src/output/terminal-text.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 const FULL = process.env.SVC_RUNS_SCALE === 'full';
@@ -272,6 +273,18 @@ describe('svc runs undo', () => {
       const states = () =>
         [...sb.store.table('sequenceState').values()].filter((s) => (s.rels['sequence'] as { id: number } | null)?.id === seq);
       expect(states()).toHaveLength(N.enrol);
+      // runs show names whom each row enrolled (only the sequence state's id, a trial).
+      const shown = JSON.parse((await svc(['runs', 'show', runId(run.stderr), '-o', 'json'])).stdout) as {
+        id: string;
+        after: { relationships: Record<string, string> };
+      }[];
+      const stateOf = new Map(states().map((s) => [String(s.id), String((s.rels['prospect'] as { id: number }).id)]));
+      expect(shown).toHaveLength(N.enrol);
+      for (const r of shown) expect(r.after.relationships).toEqual({ prospect: stateOf.get(r.id), sequence: String(seq), mailbox: '1' });
+      const table = await svc(['runs', 'show', runId(run.stderr), '-o', 'table']);
+      expect(table.stdout).toMatch(
+        new RegExp(`\\n1 +enroll +sequenceState +\\d+ +created +prospect="${ids[0]}" sequence="${seq}" mailbox="1"\\n`),
+      );
       const undo = await svc(['runs', 'undo', runId(run.stderr), ...C]);
       expect(undo.code, undo.stderr).toBe(0);
       expect(states().map((s) => s.attributes['state'])).toEqual(Array(N.enrol).fill('finished'));
@@ -319,9 +332,11 @@ describe('svc runs: bad input', () => {
     const named = await svc(['--profile', 'default', 'prospects', 'update', last, '--attr', 'title=X'], own);
     expect(named.code, named.stderr).toBe(0);
     const alone = await runInProcess(['runs', 'list'], { ...env, ...own }, { tty: true, columns: 80 });
-    // With --all the runs are of every profile: the option naming one stays.
+    // With --all the runs are of every profile: a PROFILE column names each one's (the options
+    // naming it go from the command, as in a profile's own list).
     const all = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 120 });
-    expect(all.stdout).toContain(`--profile default prospects update ${last}`);
+    expect(all.stdout).toMatch(/^ID +WHEN +PROFILE +COMMAND +ROWS +STATE\n/);
+    expect(all.stdout).toMatch(new RegExp(` default +prospects update ${last} --attr`));
     expect(alone.stdout.split('\n')[1]).toMatch(
       new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +prospects update ${last} --attr .* +1 updated +done$`),
     );
@@ -335,10 +350,23 @@ describe('svc runs: bad input', () => {
     // A row whose state names the undo run: by the end of its id, whose own row shows it whole
     // (22 characters of id wrapped the line).
     for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);
-    const undone = lines.find((l) => / undone by …\w+$/.test(l));
+    const undone = lines.find((l) => / undone …\w+$/.test(l));
     expect(undone, r.stdout).toBeDefined();
-    const by = / undone by …(\w+)$/.exec(undone!)![1]!;
+    const by = / undone …(\w+)$/.exec(undone!)![1]!;
     expect(lines.filter((l) => l.split(' ')[0]!.endsWith(`-${by}`))).toHaveLength(1);
+
+    // --all at 80 columns: the profile too, and the command given the room the others leave (it
+    // was cut to 12 characters with no profile shown, and long counts of rows wrapped the line).
+    const every = await runInProcess(['runs', 'list', '--all'], env, { tty: true, columns: 80 });
+    const [allHead, ...allLines] = every.stdout.trimEnd().split('\n');
+    expect(allHead).toMatch(/^ID +WHEN +PROFILE +COMMAND +ROWS +STATE$/);
+    expect(allLines.find((l) => l.startsWith(small))!.slice(allHead!.indexOf('PROFILE'))).toMatch(/^default +prospects u/);
+    const few = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 80 });
+    const [fewHead, row] = few.stdout.split('\n');
+    const command = row!.slice(fewHead!.indexOf('COMMAND'), fewHead!.indexOf('ROWS')).trim();
+    expect(command, few.stdout).toMatch(new RegExp(`^prospects update ${last} -`));
+    // The room left at 80 columns (the STATE header is one wider than "done").
+    expect(textWidth(row!), few.stdout).toBe(79);
   });
 
   it('an unknown run: exit 10, nothing sent', async () => {
@@ -384,16 +412,64 @@ describe('svc runs: bad input', () => {
     expect(since(m0)).toHaveLength(0);
   });
 
-  it('a run of another profile: exit 11', async () => {
+  it("a teammate's runs, their profile since removed: remove says how they can be undone; a run naming its org is undone from another profile on it, a single write says how", async () => {
+    // Runs belonged to a profile's name: once it was removed, exit 11 and a hint naming the
+    // removed profile (a trial). The org is what a run belongs to.
+    const tmp: NodeJS.ProcessEnv = { ...env };
+    delete tmp.SVC_TOKEN;
+    const as = (args: string[], input?: string) => runInProcess(args, tmp, { timeoutMs: LIMIT, ...(input ? { input } : {}) });
+    expect((await as(['--profile', 'tmp', 'login', '--with-token', '--base-url', sb.baseUrl], `${sb.token}\n`)).code).toBe(0);
+    const [a, b] = prospectIds().slice(2, 4) as [number, number];
+    const titleOf = (id: number) => (sb.store.table('prospect').get(id)!.attributes as Record<string, unknown>)['title'];
+    const was = [titleOf(a), titleOf(b)];
+    const bulk = await as(['--profile', 'tmp', 'prospects', 'update', '--input', inputFile('tmp.csv', `id,title\n${a},Teammate\n`)]);
+    expect(bulk.code, bulk.stderr).toBe(0);
+    const single = await as(['--profile', 'tmp', 'prospects', 'update', String(b), '--attr', 'title=Teammate Single']);
+    expect(single.code, single.stderr).toBe(0);
+    const removed = await as(['profiles', 'remove', 'tmp', '--yes']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stderr).toContain(
+      'warning: profile "tmp" made 2 run(s) not undone (svc runs list --all): once it is removed, 1 can be undone from any profile logged in to the same org; 1 (single writes) only after `svc --profile tmp login` to that org again\n',
+    );
+
+    // The bulk run names its org: undone from "default", logged in to the same org.
+    const undo = await svc(['runs', 'undo', runId(bulk.stderr)]);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stderr).toContain('made with the profile "tmp"; undone with "default", logged in to the same org');
+    expect(titleOf(a)).toBe(was[0]);
+    // A single write names only the API: the hint says how to get to it.
+    const m0 = mark();
+    const r = await svc(['runs', 'undo', runId(single.stderr)]);
+    expect(r.code).toBe(11);
+    expect(r.stderr).toMatch(
+      /made with the profile "tmp" \(this is "default"\), and its record names the API, not the org; refused\nhint: nothing was sent; the profile "tmp" is removed: log in again under that name to the same org \(svc --profile tmp login --base-url http:\S+\), then: svc --profile tmp runs undo \S+\n$/,
+    );
+    expect(since(m0)).toHaveLength(0);
+    expect(titleOf(b)).toBe('Teammate Single');
+    // Logged in again under that name, it is undone.
+    expect((await as(['--profile', 'tmp', 'login', '--with-token', '--base-url', sb.baseUrl], `${sb.token}\n`)).code).toBe(0);
+    const again = await as(['--profile', 'tmp', 'runs', 'undo', runId(single.stderr)]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(titleOf(b)).toBe(was[1]);
+    expect((await as(['profiles', 'remove', 'tmp', '--yes'])).stderr).not.toContain('warning');
+  });
+
+  it('a run of another profile in another org: exit 11, nothing sent', async () => {
     const dir = runsDir(dataDir);
     const meta = JSON.parse(fs.readFileSync(path.join(dir, `${small}.run.ndjson`), 'utf8').split('\n')[0]!).r;
-    const w = RunRecordWriter.create(dir, { ...meta, id: '20260101-000000-0000aa', profile: 'staging' }, Date.now);
+    const w = RunRecordWriter.create(
+      dir,
+      { ...meta, id: '20260101-000000-0000aa', profile: 'staging', owner: { ...meta.owner, instance: 'elsewhere' } },
+      Date.now,
+    );
     w.close();
+    const m0 = mark();
     const r = await svc(['runs', 'undo', '20260101-000000-0000aa']);
     expect(r.code).toBe(11);
     expect(r.stderr).toMatch(
-      /made with the profile "staging" \(this is "default"\); refused\nhint: nothing was sent; undo it with that profile: svc --profile staging runs undo/,
+      /was made in another org \(.+\); refused\nhint: nothing was sent; undo it with a profile logged in to that org \(it was made with "staging"\)\n$/,
     );
+    expect(writesSince(m0)).toBe(0);
   });
 
   it('a record tampered with: exit 13, nothing sent', async () => {
@@ -580,6 +656,18 @@ describe('an update sent whole (the README recipe: list, edit, update --input)',
     const id = runId(run.stderr);
     const attrs = (p: number) => sb.store.table('prospect').get(p)!.attributes as Record<string, unknown>;
     expect([a, b, c, d].map((p) => attrs(p)['title'])).toEqual(['Chief', 'Chief', 'Chief', 'CTO']);
+
+    // runs show: the table gives the fields the run changed (every attribute sent made rows of
+    // 6,600 characters, a trial); -o json keeps the whole before and after.
+    const shown = await svc(['runs', 'show', id, '-o', 'table']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ROW +OP +TYPE +ID +STATUS +BEFORE +AFTER$/);
+    expect(lines.find((l) => new RegExp(`^\\d+ +update +prospect +${a} `).test(l))).toMatch(/ updated +title="CEO" +title="Chief"$/);
+    expect(lines.find((l) => new RegExp(`^\\d+ +update +prospect +${d} `).test(l))).toMatch(/ updated$/);
+    for (const l of lines) expect(l.length, l).toBeLessThan(80);
+    const whole = JSON.parse((await svc(['runs', 'show', id, '-o', 'json'])).stdout) as { id: string; after: { attributes: object } }[];
+    expect(whole.find((r) => r.id === String(a))!.after.attributes).toMatchObject({ title: 'Chief', addressCity: 'Lisbon' });
 
     // A colleague fixes two cities (one of a record the run changed, one it did not), and one title.
     const colleague = (p: number, attributes: Record<string, unknown>) =>

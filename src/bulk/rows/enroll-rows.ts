@@ -6,7 +6,7 @@
  * `id`, or the first of `emails`) or bare values.
  */
 import { UsageError } from '../../errors.js';
-import type { WorkItem } from '../run/engine.js';
+import type { RecordableItem } from './run-recorder.js';
 import type { JournalEntry } from '../run/journal.js';
 import { readRows, type InputDialect, type InputFormat, type RawRow } from '../input/readers.js';
 import { RowKeys } from './row-key.js';
@@ -20,8 +20,8 @@ import { looseName, matchFieldName } from '../../registry/name-match.js';
 /** How input rows name prospects. */
 export type EnrollBy = 'id' | 'email';
 
-/** One enrolment row for the workers. */
-export interface EnrollItem extends WorkItem {
+/** One enrolment row for the workers (its `image` names the prospect, sequence and mailbox for `svc runs`). */
+export interface EnrollItem extends RecordableItem {
   prospectId?: number | string;
   email?: string;
   /** A `pending` journal entry: an earlier run sent this enrolment and was stopped. */

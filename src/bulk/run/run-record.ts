@@ -201,6 +201,10 @@ export class RunRecordWriter {
   private readonly ops = new Map<string, Pick<RowLine, 'op' | 'action'>>();
   /** The outcome of each row this writer wrote one for (this part of the run), by key. */
   private readonly outcomes = new Map<string, string>();
+  /** Keys of the rows written whose outcome is not (yet): each may have written. */
+  private readonly unanswered = new Set<string>();
+  /** An outcome written that says the row wrote (not skipped, not refused). */
+  private wrote = false;
 
   private constructor(
     readonly file: string,
@@ -226,6 +230,16 @@ export class RunRecordWriter {
       w.optional = true;
     } else w.open(meta);
     return w;
+  }
+
+  /**
+   * Whether the record holds a row that may have changed something: one whose outcome is a write
+   * (or in doubt), or one with no outcome yet. A row refused by the API (`failed`) or skipped
+   * wrote nothing; a merge's cluster that failed half-way has its steps done before as rows of
+   * their own (`updated`, `deleted`).
+   */
+  get mayHaveWritten(): boolean {
+    return this.wrote || this.unanswered.size > 0;
   }
 
   /** True once the record's file is made (always, but for a `create` with `untilRow` that no row was written to, or discarded). */
@@ -311,6 +325,11 @@ export class RunRecordWriter {
       );
     }
     this.prev = m;
+    if (line.k === 'row') this.unanswered.add(line.key);
+    else if (line.k === 'done') {
+      this.unanswered.delete(line.key);
+      if (line.status !== 'skipped' && line.status !== 'failed') this.wrote = true;
+    }
     const t = this.now();
     if (t - this.lastSync >= 1000) {
       this.lastSync = t;

@@ -63,6 +63,7 @@ export async function useProfile(ctx: Context, name: string): Promise<void> {
 export async function removeProfile(ctx: Context, name: string): Promise<void> {
   const store = await ctx.config();
   if (!store.get(name)) throw unknownProfile(store.names(), name);
+  await warnStandingRuns(ctx, name);
   if (!ctx.globals.yes) {
     if (!ctx.io.stdinIsTTY) throw new UsageError(`refusing to remove profile "${name}" without --yes (not an interactive terminal)`);
     const ok = await (await ctx.prompter()).confirm(`Remove profile "${name}" and its tokens?`, false);
@@ -73,4 +74,20 @@ export async function removeProfile(ctx: Context, name: string): Promise<void> {
   }
   await withStoreLock(store, () => store.remove(name), ctx.signal);
   ctx.info(`Removed profile "${name}".`);
+}
+
+/**
+ * Said before a profile is removed: the runs it made that can still be undone, and how once it is
+ * gone (its name was the only way the hint knew, a trial: exit 11, "svc --profile tmp runs undo").
+ */
+async function warnStandingRuns(ctx: Context, name: string): Promise<void> {
+  // Performance machinery (src/README.md, Build): the runs' store is loaded only here.
+  const [{ standingRunsOf }, { runsDirOf }] = await Promise.all([import('../runs/store.js'), import('../bulk-run/run-recording.js')]);
+  const { orgNamed, apiOnly } = standingRunsOf(runsDirOf(ctx), name);
+  if (orgNamed + apiOnly === 0) return;
+  const ways = [
+    ...(orgNamed ? [`${orgNamed} can be undone from any profile logged in to the same org`] : []),
+    ...(apiOnly ? [`${apiOnly} (single writes) only after \`svc --profile ${name} login\` to that org again`] : []),
+  ];
+  ctx.warn(`profile "${name}" made ${orgNamed + apiOnly} run(s) not undone (svc runs list --all): once it is removed, ${ways.join('; ')}`);
 }

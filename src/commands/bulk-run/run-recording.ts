@@ -99,13 +99,14 @@ export function recordId(w: RunRecordWriter): string {
 /** Ends a record with the run's counts, and says how to take it back (or that nothing was recorded). */
 export function endRunRecord(ctx: Context, w: RunRecordWriter, result: PoolResult): void {
   const changed = result.counts.created + result.counts.updated + result.counts.deleted;
-  // Rows recorded before their writes, then all skipped (a rerun of an enrolment whose prospects
-  // are in the sequence by now): nothing to undo, so no record either. A run stopped early, or
-  // with a row failed or in doubt, keeps it (its rerun continues it).
-  // A failed row may have written before it failed (a dedupe cluster is several writes, its
-  // images in the record): only a run whose rows were all skipped leaves none.
+  // Rows recorded before their writes, then all skipped or refused (a rerun of an enrolment whose
+  // prospects are in the sequence by now, every row refused by the API): nothing to undo, so no
+  // record either, and `[0]` of `svc runs list` stays the last run that changed something (an
+  // enrol of "skipped 1, failed 4" came first, a trial). A run stopped early, or with a row in
+  // doubt, keeps it (its rerun continues it). A failed row may have written before it failed (a
+  // dedupe cluster is several writes): the record says so (its steps done are rows of their own).
   const wroteNothing =
-    changed === 0 && result.counts.unknown === 0 && result.counts.failed === 0 && !result.interrupted && result.tripped === undefined;
+    changed === 0 && result.counts.unknown === 0 && !w.mayHaveWritten && !result.interrupted && result.tripped === undefined;
   if (!(wroteNothing && w.discard()))
     w.write({
       k: 'end',

@@ -200,7 +200,15 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         enrolled = await existingStates(session!, src.sequenceId);
         let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
         if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session!.requester, session!.client), mask, emails));
-        for await (const item of work) list.push(item);
+        for await (const item of work) {
+          // Recorded with the row: `svc runs show` names whom each row enrolled, where a
+          // sequence state's id alone said nothing (a trial).
+          if (!item.outcome && item.prospectId !== undefined) {
+            const relationships = { prospect: String(item.prospectId), sequence: String(src.sequenceId), mailbox: String(mailboxId) };
+            item.image = { op: 'enroll', type: 'sequenceState', after: { attributes: {}, relationships } };
+          }
+          list.push(item);
+        }
       } catch (err) {
         if (err instanceof Stopped)
           throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');

@@ -33,7 +33,7 @@ Examples:
     });
   runs
     .command('show')
-    .description("a run's rows with their outcomes and before/after values")
+    .description("a run's rows with their outcomes and before/after values (the table: the fields changed)")
     .argument('<run>', 'the run id (svc runs list)')
     .action(async (id: string, _flags: unknown, cmd: Command) => {
       const { showHandler } = await import('./view.js');
@@ -61,9 +61,10 @@ Examples:
 The undo is a run of its own: journaled (kill it, run the same command again: no row is done
 twice), recorded (svc runs undo <the undo's id> redoes the run). A row the API gives no way
 back for (an event created: events have no delete; a task marked complete) is said, never sent.
-Exit codes: 10 unknown run, 11 a run of another profile, org or API, 12 already undone,
-13 record changed (tampered), 4 the token may not write what the undo writes, 2 no row of the
-run can be taken back; 5 when rows failed.
+Any profile logged in to the org a run wrote to may undo it (a single write: only its own
+profile, its record names no org). Exit codes: 10 unknown run, 11 a run of another org or API
+(or such a single write), 12 already undone, 13 record changed (tampered), 4 the token may not
+write what the undo writes, 2 no row of the run can be taken back; 5 when rows failed.
 `,
     )
     .action(async (id: string, flags: UndoFlags, cmd: Command) => {

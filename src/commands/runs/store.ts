@@ -75,3 +75,28 @@ export function checkNotUndone(dir: string, rec: RunRecord, svc = 'svc'): void {
     `nothing was sent; to do it again, undo the undo: ${svc} runs undo ${by}`,
   );
 }
+
+/**
+ * The runs `profile` made that still stand (not undone, undos left out), for `svc profiles remove`: those whose
+ * record names the org (any profile logged in to it undoes them) and those that name only the
+ * API (single writes: only a profile of that name undoes them).
+ */
+export function standingRunsOf(dir: string, profile: string): { orgNamed: number; apiOnly: number } {
+  const out = { orgNamed: 0, apiOnly: 0 };
+  for (const id of listRunIds(dir)) {
+    // The first line picks this profile's records; only those are read whole and checked.
+    if (peekRunMeta(dir, id)?.profile !== profile) continue;
+    let rec: RunRecord;
+    try {
+      rec = readRunRecord(dir, id);
+    } catch (err) {
+      if (err instanceof RunRecordError) continue;
+      throw err;
+    }
+    // An undo left standing is not counted: undoing it would redo what it took back.
+    if (rec.meta.profile !== profile || rec.meta.undoes !== undefined || isUndone(dir, rec)) continue;
+    if (rec.meta.owner.instance !== undefined || rec.meta.owner.org !== undefined) out.orgNamed++;
+    else out.apiOnly++;
+  }
+  return out;
+}

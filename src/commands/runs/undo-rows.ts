@@ -137,12 +137,12 @@ function differing(rt: ResourceType, want: FieldValues, rec: CurrentRecord, id: 
 }
 
 /** The fields whose value an update changed: those where what it sent differs from its before-image. */
-function changedByRun(rt: ResourceType, before: FieldValues, after: FieldValues, id: string): string[] {
+export function changedByRun(rt: ResourceType, before: FieldValues, after: FieldValues, id: string): string[] {
   return differing(rt, after, writeData(rt, before), id).map((c) => c.field);
 }
 
 /** The part of `v` named by `fields`. */
-function subset(v: FieldValues, fields: Iterable<string>): FieldValues {
+export function subset(v: FieldValues, fields: Iterable<string>): FieldValues {
   const out: FieldValues = { attributes: {}, relationships: {} };
   for (const f of fields) {
     if (f in v.attributes) out.attributes[f] = v.attributes[f];

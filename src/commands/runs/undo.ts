@@ -3,8 +3,8 @@
  * its own (the skeleton of commands/bulk-run/run.ts: plan, journal, resume after a kill with no
  * row done twice, progress, report) — recorded like any run, so that it can be undone too (a
  * redo). Every check comes before anything is sent but the one read that says whose the token
- * is: the run exists and its record is intact, it was made with this profile against this API and
- * org, it is not undone already, and the token may write what the undo writes.
+ * is: the run exists and its record is intact, it was made against this API and org (with this
+ * profile, or with any when its record names the org), it is not undone already, and the token may write what the undo writes.
  */
 import { parseRoot } from '../../auth/whoami.js';
 import { svcAgain } from '../shared/svc-again.js';
@@ -104,12 +104,23 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
   const rec = loadRun(dir, id);
   const only = parseRows(flags.rows);
   const conn = await ctx.connection();
-  if (rec.meta.profile !== conn.profileName)
+  // A run belongs to the org it wrote to, not to a profile's name: a teammate's run, or one of a
+  // profile since removed, is undone from any profile whose token reaches that org (checked below,
+  // by the one read). A record that names only the API (a single write: its org was not asked)
+  // cannot be told from a run in another org of that API: only its own profile undoes it.
+  const otherProfile = rec.meta.profile !== conn.profileName;
+  const namesOrg = rec.meta.owner.instance !== undefined || rec.meta.owner.org !== undefined;
+  if (otherProfile && !namesOrg) {
+    const own = `svc --profile ${rec.meta.profile}`;
+    const exists = (await ctx.config()).get(rec.meta.profile) !== undefined;
     throw elsewhere(
       rec,
-      `with the profile "${rec.meta.profile}" (this is "${conn.profileName}")`,
-      `undo it with that profile: svc --profile ${rec.meta.profile} runs undo ${id}`,
+      `with the profile "${rec.meta.profile}" (this is "${conn.profileName}"), and its record names the API, not the org`,
+      exists
+        ? `undo it with that profile: ${own} runs undo ${id}`
+        : `the profile "${rec.meta.profile}" is removed: log in again under that name to the same org (${own} login --base-url ${rec.meta.owner.api}), then: ${own} runs undo ${id}`,
     );
+  }
   if (rec.meta.owner.instance === undefined && !samePlace({ api: rec.meta.owner.api, command: '' }, { api: conn.baseUrl, command: '' }))
     throw elsewhere(
       rec,
@@ -133,11 +144,18 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     rootDoc = (await (await ctx.api()).request({ method: 'GET', path: url, signal: ctx.signal })).doc;
     return rootDoc;
   });
-  if (!samePlace(rec.meta.owner, setup.owner))
+  // From another profile, the token must say its org: one that does not cannot be told from another.
+  const orgUnsaid =
+    otherProfile &&
+    ((rec.meta.owner.instance !== undefined && setup.owner.instance === undefined) ||
+      (rec.meta.owner.org !== undefined && setup.owner.org === undefined));
+  if (orgUnsaid || !samePlace(rec.meta.owner, setup.owner))
     throw elsewhere(
       rec,
       `in another org (${rec.meta.owner.orgName ?? rec.meta.owner.org ?? rec.meta.owner.instance ?? rec.meta.owner.api})`,
-      'undo it with the profile and API it was made with',
+      otherProfile
+        ? `undo it with a profile logged in to that org (it was made with "${rec.meta.profile}")`
+        : 'undo it with the profile and API it was made with',
     );
   const scopes = rootDoc !== undefined ? parseRoot(rootDoc).scopes : undefined;
   const missing = missingScopes(scopes, rows);
@@ -162,6 +180,8 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       const notes = [
         `run ${id}: ${rec.meta.argv} (${rec.meta.at})${rec.end ? '' : '; its record was cut short (the run was killed): the rows it holds are undone'}`,
       ];
+      if (otherProfile)
+        notes.push(`made with the profile "${rec.meta.profile}"; undone with "${conn.profileName}", logged in to the same org`);
       if (continued) notes.push(`continuing the unfinished undo ${continued.meta.id}`);
       return { total: rows.length, invalid: 0, blank: 0, problems: [], notes };
     },

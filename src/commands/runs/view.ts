@@ -1,9 +1,12 @@
 /**
  * `svc runs list` and `svc runs show RUN`: the recorded runs of this profile, newest first; one
  * run's rows with their outcomes and before/after values (in every output format: a row a line,
- * values as JSON text in csv and table). Nothing is sent. Pruning is prune.ts.
+ * values as JSON text in csv and table; the table gives an update's changed fields only, an
+ * enrolment's prospect, sequence and mailbox). Nothing is sent. Pruning is prune.ts.
  */
-import type { RunRecord } from '../../bulk/run/run-record.js';
+import type { FieldValues, RunRecord } from '../../bulk/run/run-record.js';
+import { resourceByType } from '../../registry/index.js';
+import { changedByRun, subset } from './undo-rows.js';
 import { readRunRecord } from '../../bulk/run/run-record.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
@@ -22,13 +25,13 @@ const OWN_PROFILE = /^svc (?:(?:--sandbox|--profile(?: |=)\S+) )*/;
  * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` column
  * (a run's command line, paths and all) is cut to fit its width.
  */
-function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[], flex?: string): string {
+function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[], flex: string[] = []): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-  const at = flex === undefined ? -1 : cols.indexOf(flex);
+  const at = flex.map((f) => cols.indexOf(f)).filter((i) => i >= 0);
   return alignedColumns(
     cols,
     rows.map((r) => cols.map((c) => cell(r[c]))),
-    ctx.io.stdoutIsTTY && at >= 0 ? { width: ctx.io.columns, flex: at } : undefined,
+    ctx.io.stdoutIsTTY && at.length ? { width: ctx.io.columns, flex: at } : undefined,
   );
 }
 
@@ -73,7 +76,9 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
       ...(flags.all ? { profile: r.rec.meta.profile } : {}),
     });
   }
-  const cols = ['id', 'when', 'command', 'rows', 'state'];
+  // The runs of several profiles: whose each is (a run made after `profiles use` names it nowhere
+  // in its command line, a trial).
+  const cols = flags.all ? ['id', 'when', 'profile', 'command', 'rows', 'state'] : ['id', 'when', 'command', 'rows', 'state'];
   // On a terminal the options naming the profile (`--sandbox`, `--profile NAME`) go too: these
   // are its runs, and at 80 columns they left `--sandbox prospe…` of every command (a trial).
   // On a terminal the age (`2h ago`), the command without the `svc ` every row starts with, and
@@ -86,12 +91,14 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
       ? rows.map((r) => ({
           ...r,
           when: typeof r.when === 'string' ? relativeTime(Date.parse(r.when), now) : r.when,
-          // With --all the runs are of every profile: the options naming one stay.
-          command: typeof r.command === 'string' ? r.command.replace(flags.all ? /^svc / : OWN_PROFILE, '') : r.command,
-          state: typeof r.state === 'string' ? r.state.replace(/^undone by \d{8}-\d{6}-(\w+)$/, 'undone by …$1') : r.state,
+          // With --all the PROFILE column names the profile: the options naming it go as well.
+          command: typeof r.command === 'string' ? r.command.replace(OWN_PROFILE, '') : r.command,
+          state: typeof r.state === 'string' ? r.state.replace(/^undone by \d{8}-\d{6}-(\w+)$/, 'undone …$1') : r.state,
         }))
       : rows;
-  await printValue(ctx, ctx.output, rows, () => (rows.length ? humanTable(ctx, forPeople(), cols, 'command') : 'no recorded runs\n'));
+  await printValue(ctx, ctx.output, rows, () =>
+    rows.length ? humanTable(ctx, forPeople(), cols, ['command', 'rows']) : 'no recorded runs\n',
+  );
   if (rows.length === 0) ctx.info(`runs are recorded in ${dir} by every write run`);
 }
 
@@ -116,7 +123,10 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
     `run ${m.id}: ${m.argv} · ${m.at} · profile ${m.profile} · ${m.owner.api}${m.owner.orgName ? ` (${m.owner.orgName})` : ''} · by ${m.who} · ${rowsText(rec)} · ${state(dir, rec)}${m.undoes ? ` · undoes ${m.undoes}` : ''}`,
   );
   const human = () => {
-    const flat = rows.map((r) => ({ ...r, before: fields(r.before), after: fields(r.after) }));
+    const flat = rows.map((r) => {
+      const { before, after } = changedOnly(r.type, r.id, r.before, r.after);
+      return { ...r, before: fields(before), after: fields(after) };
+    });
     return humanTable(ctx, flat, ['row', 'op', 'type', 'id', 'status', 'before', 'after']);
   };
   await printValue(
@@ -127,10 +137,22 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
   );
 }
 
+/**
+ * An update's before and after, of the fields whose value it changed: a bulk update sent whole
+ * (the README's list → edit → update) holds every attribute, and its rows were 6,600 characters
+ * wide for a title changed (a trial). `-o json` and csv keep them whole.
+ */
+function changedOnly(type: string, id: unknown, before: FieldValues | null, after: FieldValues | null) {
+  const rt = resourceByType(type);
+  if (!before || !after || !rt) return { before, after };
+  const changed = changedByRun(rt, before, after, String(id ?? ''));
+  return { before: subset(before, changed), after: subset(after, changed) };
+}
+
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
 /** `title="CEO" account=5`: field values for the human table. */
-function fields(v: { attributes: Record<string, unknown>; relationships: Record<string, unknown> } | null): string {
+function fields(v: FieldValues | null): string {
   if (!v) return '';
   return Object.entries({ ...v.attributes, ...v.relationships })
     .map(([k, x]) => `${k}=${JSON.stringify(x)}`)

@@ -39,6 +39,23 @@ describe('alignedColumns', () => {
     expect(alignedColumns(cols, rows, { width: 400, flex: 2 })).toBe(alignedColumns(cols, rows));
   });
 
+  it('fit with several flex columns: the widest is cut first, so a long count of rows does not leave the command 12 columns', () => {
+    const cols = ['id', 'command', 'rows', 'state'];
+    const rows = [
+      [
+        '20261129-203358-d64284',
+        'svc enroll --sequence 3 --mailbox 1 --input people.ndjson --by email',
+        'created 1, cut short 37, skipped 2 (of 41)',
+        'done',
+      ],
+    ];
+    const out = alignedColumns(cols, rows, { width: 80, flex: [1, 2] })
+      .trimEnd()
+      .split('\n');
+    // 80 - 22 - 5 (STATE) - 3 * 2 = 47 for the two: 23 and 24.
+    expect(out[1]).toBe('20261129-203358-d64284  svc enroll --sequence …  created 1, cut short 37…  done');
+  });
+
   it('escapes control characters in cells before measuring them', () => {
     const out = alignedColumns(['a', 'b'], [['x\u001b[31m', 'y']]);
     expect(out).not.toContain('\u001b');
