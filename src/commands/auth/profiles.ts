@@ -7,6 +7,7 @@ import { didYouMean } from '../../suggest.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { printValue } from '../shared/output.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
+import { printDryRun } from '../shared/dry-run.js';
 
 export async function listProfiles(ctx: Context): Promise<void> {
   const store = await ctx.config();
@@ -55,6 +56,8 @@ function unknownProfile(names: string[], name: string): UsageError {
 export async function useProfile(ctx: Context, name: string): Promise<void> {
   const store = await ctx.config();
   if (!store.get(name)) throw unknownProfile(store.names(), name);
+  // --dry-run promises no change: the profile was switched (and removed, below) all the same (a review).
+  if (ctx.globals.dryRun) return printDryRun(ctx, [], [`would make "${name}" the current profile in ${store.path}`]);
   await withStoreLock(store, () => store.use(name), ctx.signal);
   ctx.info(`Now using profile "${name}".`);
   if (ctx.env.SVC_PROFILE && ctx.env.SVC_PROFILE !== name) ctx.warn(`SVC_PROFILE=${ctx.env.SVC_PROFILE} is set and wins over this choice`);
@@ -64,6 +67,7 @@ export async function removeProfile(ctx: Context, name: string): Promise<void> {
   const store = await ctx.config();
   if (!store.get(name)) throw unknownProfile(store.names(), name);
   await warnStandingRuns(ctx, name);
+  if (ctx.globals.dryRun) return printDryRun(ctx, [], [`would remove profile "${name}" and its tokens from ${store.path}`]);
   if (!ctx.globals.yes) {
     if (!ctx.io.stdinIsTTY) throw new UsageError(`refusing to remove profile "${name}" without --yes (not an interactive terminal)`);
     const ok = await (await ctx.prompter()).confirm(`Remove profile "${name}" and its tokens?`, false);

@@ -121,6 +121,13 @@ export async function aliasSet(ctx: Context, name: string, line: string, builtIn
     throw new UsageError(`alias ${name}: "${first}" is not an svc command${didYouMean(first, builtIns)}`);
   }
   const { store, name: profileName } = await profileToWrite(ctx);
+  // --dry-run promises no change (the alias was written all the same, a review).
+  if (ctx.globals.dryRun)
+    return printDryRun(
+      ctx,
+      [],
+      [`would set alias ${name} = svc ${words.replace(/^svc\s+/, '')} for profile "${profileName}" in ${store.path}`],
+    );
   await updateProfile(
     store,
     profileName,
@@ -144,6 +151,7 @@ export async function aliasDelete(ctx: Context, alias: string): Promise<void> {
     );
   }
   delete aliases[alias];
+  if (ctx.globals.dryRun) return printDryRun(ctx, [], [`would delete alias ${alias} from profile "${name}" in ${store.path}`]);
   await updateProfile(store, name, (cur) => ({ ...cur, aliases: Object.keys(aliases).length ? aliases : undefined }), ctx.signal);
   ctx.info(`alias ${alias} deleted from profile "${name}"`);
 }

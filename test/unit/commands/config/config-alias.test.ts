@@ -53,6 +53,25 @@ describe('svc config', () => {
       expect(dry.stdout).toBe(`(would ${would} profile "staging" in ${path.join(env.SVC_CONFIG_DIR!, 'config.json')})\n`);
       expect(readConfig(env.SVC_CONFIG_DIR!).profiles.staging!.settings).toEqual({ pageSize: 200 });
     }
+    // The same for aliases and profiles (they wrote the config all the same, a review).
+    const before = fs.readFileSync(path.join(env.SVC_CONFIG_DIR!, 'config.json'), 'utf8');
+    expect((await svc(['--profile', 'staging', 'alias', 'set', 'ceos', 'prospects list --filter title=CEO'])).code).toBe(0);
+    const withAlias = fs.readFileSync(path.join(env.SVC_CONFIG_DIR!, 'config.json'), 'utf8');
+    for (const [args, would] of [
+      [
+        ['--profile', 'staging', 'alias', 'set', 'cfos', 'prospects list --filter title=CFO'],
+        'set alias cfos = svc prospects list --filter title=CFO for profile "staging"',
+      ],
+      [['--profile', 'staging', 'alias', 'delete', 'ceos'], 'delete alias ceos from profile "staging"'],
+      [['profiles', 'use', 'staging'], 'make "staging" the current profile'],
+      [['profiles', 'remove', 'staging', '--yes'], 'remove profile "staging" and its tokens from'],
+    ] as const) {
+      const dry = await svc([...args, '--dry-run']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain(`(would ${would}`);
+      expect(fs.readFileSync(path.join(env.SVC_CONFIG_DIR!, 'config.json'), 'utf8')).toBe(withAlias);
+    }
+    expect(withAlias).not.toBe(before);
     const csv = await svc(['--profile', 'staging', 'config', 'list', '-o', 'csv']);
     expect(csv.stdout).toBe('key,value\npageSize,200\n');
     expect((await svc(['--profile', 'bare', 'config', 'list', '-o', 'csv'])).stdout).toBe('key,value\n');
