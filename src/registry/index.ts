@@ -90,6 +90,17 @@ export function secretAttributeNames(rt: ResourceType): ReadonlySet<string> {
   return names;
 }
 
+/**
+ * Attributes as output may show them: the values of sensitive and write-only ones as `***` (a dry
+ * run and a plan print what they would send; a mailbox password was printed in clear, a trial).
+ */
+export function secretsMasked(rt: ResourceType, attributes: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const secret = secretAttributeNames(rt);
+  const out = { ...attributes };
+  for (const k of Object.keys(out)) if (secret.has(k) && out[k] !== null && out[k] !== undefined) out[k] = '***';
+  return out;
+}
+
 /** One attribute by name, custom fields included. */
 export function findAttribute(rt: ResourceType, name: string): AttributeSpec | undefined {
   const declared = rt.attributes.find((a) => a.name === name);

@@ -200,6 +200,29 @@ describe('--dry-run', () => {
   });
 });
 
+describe('--dry-run and --plan of a file', () => {
+  it('print secret values as ***, for an update and an upsert alike', async () => {
+    // A review: `mailboxes update --input … --dry-run` and `upsert --plan` printed "password":"hunter2".
+    const dir = tempDir();
+    const byId = path.join(dir, 'mb.csv');
+    fs.writeFileSync(byId, 'id,password,username\n1,hunter2-ÄÖ,ops\n');
+    const byMail = path.join(dir, 'mb2.csv');
+    fs.writeFileSync(byMail, 'email,password,smtpPassword,username\nmb-new@example.test,hunter2-ÄÖ,s3cr3t-pw,ops\n');
+    const mark = sb.requests.length;
+    const runs = [
+      await svc(['mailboxes', 'update', '--input', byId, '--dry-run']),
+      await svc(['mailboxes', 'upsert', '--input', byMail, '--match', 'email', '--plan']),
+      await svc(['mailboxes', 'upsert', '--input', byMail, '--match', 'email', '--plan', '-o', 'json']),
+    ];
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/"?password"?: "\*\*\*"|"password":"\*\*\*"/);
+      expect(r.stdout + r.stderr).not.toMatch(/hunter2|s3cr3t-pw/);
+    }
+    expect(sb.requests.slice(mark).filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
+
 describe('server refusals', () => {
   it('422 from the server → exit 1 with the pointer', async () => {
     const r = await svc(['prospects', 'create', '--attr', 'firstName=X', '--attr', 'favouriteColour=blue']);

@@ -9,7 +9,7 @@ import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
-import type { ResourceType } from '../../registry/index.js';
+import { secretsMasked, type ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
 import { noteScan, readResourceInput, runSummary } from './resource-input.js';
 import { resolveNames } from './row-rel-names.js';
@@ -49,7 +49,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       noteScan(ctx, scan, !ctx.globals.dryRun);
       if (ctx.globals.dryRun) {
         ctx.info(`dry run: ${plan}; nothing is sent`);
-        await printPlan(ctx, input);
+        await printPlan(ctx, rt, input);
         return false;
       }
       if (op === 'delete' && scan.todo > 0 && !(await confirmDelete(ctx, rt, scan.todo))) {
@@ -71,15 +71,22 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   });
 }
 
+/** A row's request body as a dry run prints it: secret values as `***` (printed in clear, a review). */
+function maskedBody(rt: ResourceType, body: unknown): unknown {
+  const data = (body as { data?: { attributes?: Record<string, unknown> } } | null)?.data;
+  if (!data?.attributes) return body;
+  return { ...(body as object), data: { ...data, attributes: secretsMasked(rt, data.attributes) } };
+}
+
 /** `--dry-run`: one NDJSON line per row on stdout with the request it would send. */
-async function printPlan(ctx: Context, input: ResourceInput): Promise<void> {
+async function printPlan(ctx: Context, rt: ResourceType, input: ResourceInput): Promise<void> {
   const api = await ctx.api();
   for await (const item of resourceItems(input)) {
     const line: Record<string, unknown> = { row: item.row };
     if (item.write) {
       line.method = item.write.method;
       line.url = api.resolve(item.write.path).toString();
-      if (item.write.body) line.body = item.write.body;
+      if (item.write.body) line.body = maskedBody(rt, item.write.body);
       if (item.pending) line.note = 'an earlier run was stopped while creating this row: it is looked up first';
     } else if (item.outcome) {
       line.status = item.outcome.status;

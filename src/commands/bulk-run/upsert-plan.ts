@@ -15,6 +15,7 @@ import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 import { grouped } from '../../grouped.js';
 import { heldOptInNote } from '../../bulk/rows/consent.js';
+import { secretAttributeNames, secretsMasked } from '../../registry/index.js';
 
 /** The totals of a plan. */
 interface PlanBill {
@@ -108,7 +109,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     if (item.plan === 'create') {
       bill.creates++;
       line.action = 'create';
-      line.fields = item.data?.attributes;
+      const fields = item.data ? secretsMasked(input.rt, item.data.attributes) : undefined;
+      line.fields = fields;
       if (item.data && Object.keys(item.data.relationships).length) line.relationships = item.data.relationships;
       line.matched = 'none';
       if (!json && !ndjson) {
@@ -117,14 +119,17 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
         );
         // The values it sends, as an update's changes are shown: a number or name read wrongly
         // from a spreadsheet showed nowhere but in -o json (a trial).
-        for (const [k, v] of Object.entries(item.data?.attributes ?? {})) await out(`  ${k}: ${show(v)}`);
+        for (const [k, v] of Object.entries(fields ?? {})) await out(`  ${k}: ${show(v)}`);
         for (const [k, rel] of Object.entries(item.data?.relationships ?? {})) await out(`  ${k}: ${relText(rel.data)}`);
       }
     } else if (item.plan === 'update') {
       bill.updates++;
       line.action = 'update';
       line.id = item.write!.id;
-      line.changes = item.changes;
+      // Secret values are never shown: neither the one sent nor the one held (a review).
+      const secret = secretAttributeNames(input.rt);
+      const changes = item.changes?.map((c) => (secret.has(c.field) ? { ...c, old: '***', new: '***' } : c));
+      line.changes = changes;
       line.matched = item.matched;
       const same = !item.changes?.length;
       if (same) sentAsGiven++;
@@ -132,7 +137,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
         await out(
           `row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value}${matchNote(item.matched)})${same ? ': sent as the file gives it; nothing differs' : ''}`,
         );
-        for (const c of item.changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
+        for (const c of changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
       }
     } else if (item.plan === 'unchanged') {
       bill.unchanged++;

@@ -13,7 +13,7 @@ import { flattenDocument } from '../../listing/record-text.js';
 import { maskSensitive } from './mask.js';
 import { writeOut } from '../../output/io.js';
 import { pick } from '../../output/render.js';
-import { secretAttributeNames, type ActionSpec, type ResourceType } from '../../registry/index.js';
+import { secretsMasked, type ActionSpec, type ResourceType } from '../../registry/index.js';
 import { checkTypeRules } from './type-rules.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
 import { matchFieldName } from '../../registry/name-match.js';
@@ -150,10 +150,7 @@ async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>
  * as a run's record keeps them — output is no place for a secret (they were printed in clear, a trial).
  */
 function shownBody(rt: ResourceType, data: WriteData): { data: Record<string, unknown> } {
-  const secret = secretAttributeNames(rt);
-  const attributes = { ...data.attributes };
-  for (const k of Object.keys(attributes)) if (secret.has(k) && attributes[k] !== null) attributes[k] = '***';
-  return toDocument({ ...data, attributes });
+  return toDocument({ ...data, attributes: secretsMasked(rt, data.attributes) });
 }
 
 export async function createHandler(ctx: Context, rt: ResourceType, flags: WriteFlags): Promise<void> {
