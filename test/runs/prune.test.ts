@@ -89,6 +89,18 @@ describe('svc runs prune', () => {
     expect(present()).toHaveLength(3);
   });
 
+  it("works offline: no base URL needed to prune or list this profile's runs", async () => {
+    // A review: prune (and runs list) built the connection for the profile's name, and a profile
+    // without a base URL failed with "no API base URL".
+    const offline = baseEnv({ SVC_CONFIG_DIR: config });
+    const dry = await runInProcess(['--profile', 'a', 'runs', 'prune', '--older-than', '0d', '--dry-run'], offline);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect((JSON.parse(dry.stdout) as { id: string }[]).map((x) => x.id)).toEqual(['20260101-000000-0000a2', '20260101-000000-0000a1']);
+    const list = await runInProcess(['--profile', 'b', 'runs', 'list', '-o', 'json'], offline);
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { id: string }[]).map((x) => x.id)).toEqual(['20260101-000000-0000b1']);
+  });
+
   it('off a terminal without --yes: refused, exit 2, nothing removed', async () => {
     const r = await svc(['--profile', 'a', 'runs', 'prune', '--older-than', '30d']);
     expect(r.code).toBe(2);

@@ -19,7 +19,7 @@ import type { Context } from '../../runtime/context.js';
 import { journalKey, unfinishedRunOf } from '../bulk-run/run-continue.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
-import { allRuns } from './store.js';
+import { allRuns, runsProfileOf } from './store.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
 
 /** The options of `svc runs prune`. */
@@ -50,7 +50,7 @@ export async function pruneHandler(ctx: Context, flags: PruneFlags): Promise<voi
   if (!flags.olderThan) throw new UsageError('runs prune: give --older-than, e.g. --older-than 30d');
   const cut = ctx.clock.now() - parseAge(flags.olderThan);
   const dir = runsDirOf(ctx);
-  const profile = flags.all ? undefined : (await ctx.connection()).profileName;
+  const profile = flags.all ? undefined : await runsProfileOf(ctx);
   const doomed: { id: string; file: string; size: number; when: string | null; profile: string | null; command: string | null }[] = [];
   const kept = { newer: 0, unfinished: 0, others: 0, bytes: 0 };
   /** Runs kept because an open undo of them is kept (their ids). */

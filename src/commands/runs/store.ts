@@ -4,9 +4,19 @@
  * and the undo run of it left unfinished (resumed, not started anew).
  */
 import { ExitCode, RunRecordError, UsageError } from '../../errors.js';
+import type { Context } from '../../runtime/context.js';
 import { isRunId, isUndone, listRunIds, peekRunMeta, readRunRecord, unknownRun, type RunRecord } from '../../bulk/run/run-record.js';
 
 /** Reads a run by the id the user gave. */
+/**
+ * The profile whose runs `runs list` and `runs prune` show, read without building a connection:
+ * both are local, and prune failed offline for want of a base URL (a review). With `--sandbox`,
+ * the sandbox's (as a run against it records).
+ */
+export async function runsProfileOf(ctx: Context): Promise<string> {
+  return ctx.globals.sandbox ? 'sandbox' : (await ctx.config()).currentName();
+}
+
 export function loadRun(dir: string, id: string): RunRecord {
   if (!isRunId(id)) {
     if (/^\d{8}-\d{6}-/.test(id) || id.length > 0) throw unknownRun(id);

@@ -11,7 +11,7 @@ import { readRunRecord } from '../../bulk/run/run-record.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
-import { allRuns, loadRun } from './store.js';
+import { allRuns, loadRun, runsProfileOf } from './store.js';
 import { countsText, recordCounts } from '../../bulk/run/run-counts.js';
 import { isUndone } from '../../bulk/run/run-record.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
@@ -54,7 +54,7 @@ function state(dir: string, rec: RunRecord, read?: (id: string) => RunRecord): s
 /** `svc runs list`: this profile's runs, newest first. */
 export async function listHandler(ctx: Context, flags: { all?: boolean }): Promise<void> {
   const dir = runsDirOf(ctx);
-  const profile = (await ctx.connection()).profileName;
+  const profile = await runsProfileOf(ctx);
   const rows: Record<string, unknown>[] = [];
   const runs = allRuns(dir);
   // Each record read and checked once: an undo's state reads the records of the undos of it.
