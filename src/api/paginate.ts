@@ -15,6 +15,7 @@
  * page of records already seen) ends the listing with an error rather than never ending it.
  */
 import { ApiError } from '../errors.js';
+import { grouped } from '../grouped.js';
 import type { Filter } from './filter.js';
 import type { ApiClient, ApiResponse, BodyReader } from './client.js';
 import type { JsonApiDocument, ResourceObject } from './jsonapi.js';
@@ -225,7 +226,7 @@ export async function* paginate(client: PageClient, path: string, opts: Paginate
     if (byId || offset > MAX_OFFSET) {
       if (!keysetable && !byId) {
         (opts.capped ?? opts.warn)?.(
-          `stopped at the service's offset cap (${MAX_OFFSET + size} records): sort by id, or narrow the filter, to list more`,
+          `stopped at the service's offset cap (${grouped(MAX_OFFSET + size)} records): sort by id, or narrow the filter, to list more`,
         );
         return false;
       }

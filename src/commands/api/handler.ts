@@ -114,8 +114,10 @@ function offsetCapMessage(base: URL, at: URL, data: readonly ResourceObject[], t
   if (q.get('sort') !== 'id') onward = 'ask with sort=id and page on by filter[id] past the last id, or narrow the filter, to list more';
   else if (last !== undefined) {
     const from = String(BigInt(last) + 1n);
-    const ask = q.get('newFilterSyntax') === 'true' ? `filter[id][gte]=${from}` : `filter[id]=${from}..inf`;
-    const own = [...q.keys()].some((k) => k.startsWith('filter[id]')) ? ' within your own filter on id' : '';
+    // The user's upper bound kept: `5..11500` went on as `11005..inf` (a review).
+    const upper = /^(?:\d+|neginf)?\.\.(\d+)$/.exec(q.get('filter[id]') ?? '')?.[1];
+    const ask = q.get('newFilterSyntax') === 'true' ? `filter[id][gte]=${from}` : `filter[id]=${from}..${upper ?? 'inf'}`;
+    const own = !upper && [...q.keys()].some((k) => k.startsWith('filter[id]')) ? ' within your own filter on id' : '';
     onward = `page on from ${ask}${own}, or narrow the filter, to list more`;
   }
   const rt = findResource(at.pathname.slice(base.pathname.length).replace(/^\/+|\/+$/g, ''));
