@@ -367,6 +367,12 @@ describe('svc runs: bad input', () => {
     expect(command, few.stdout).toMatch(new RegExp(`^prospects update ${last} -`));
     // The room left at 80 columns (the STATE header is one wider than "done").
     expect(textWidth(row!), few.stdout).toBe(79);
+    // The counts are never cut: "2 failed" was "2 fai…" (a review).
+    for (const [h, ls] of [
+      [head!, lines],
+      [allHead!, allLines],
+    ] as const)
+      for (const l of ls) expect(l.slice(h.indexOf('ROWS'), h.indexOf('STATE')), l).not.toContain('…');
   });
 
   it('an unknown run: exit 10, nothing sent', async () => {

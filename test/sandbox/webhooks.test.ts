@@ -71,6 +71,10 @@ describe('registration', () => {
       'http://example.com/hook',
       'ftp://h.test/x',
       'http://127.0.0.1.example.com/',
+      // The scheme and host in capitals: the URL parser reads them so, the pattern must too (a review).
+      'HTTPS://EXAMPLE.COM/hook',
+      'HTTP://LOCALHOST:9/x',
+      'HTTP://EXAMPLE.COM/hook',
     ]) {
       const r = await hook({ url: u });
       expect([u, r.status]).toEqual([u, pattern.test(u) ? 201 : 422]);

@@ -97,7 +97,9 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
         }))
       : rows;
   await printValue(ctx, ctx.output, rows, () =>
-    rows.length ? humanTable(ctx, forPeople(), cols, ['command', 'rows']) : 'no recorded runs\n',
+    // Only the command line is cut to fit: the counts are what one reads before an undo ("2 failed"
+    // was cut to "2 fai…", a review), so a long one may run past the width.
+    rows.length ? humanTable(ctx, forPeople(), cols, ['command']) : 'no recorded runs\n',
   );
   if (rows.length === 0) ctx.info(`runs are recorded in ${dir} by every write run`);
 }
