@@ -190,8 +190,10 @@ function columnHint(cols: string[], sample: RawRow[], by: EnrollBy): string {
         .filter((v) => typeof v === 'string' && v.trim() !== '');
       return cells.length > 0 && cells.every((v) => !('problem' in (b === 'id' ? prospectIdValue(v) : emailValue(v))));
     };
-    const fits = cols.filter(reads);
-    // Of several, the one whose name says so (a column of phone digits reads as ids too).
+    // A column named as numbers of another kind is no column of ids, whatever its digits (a
+    // `Phone` column was offered as prospect ids, a review).
+    const fits = cols.filter((c) => reads(c) && (b === 'email' || !/phone|mobile|\btel|fax|zip|postal|post code|plz/i.test(c)));
+    // Of several, the one whose name says so.
     return fits.find((c) => (b === 'email' ? /mail/i : /\bid\b|prospect/i).test(c)) ?? fits[0];
   };
   const other: EnrollBy = by === 'id' ? 'email' : 'id';

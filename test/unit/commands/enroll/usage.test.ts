@@ -51,6 +51,13 @@ describe('usage errors send nothing (exit 2)', () => {
       /\nhint: "E-mail Address" holds e-mail addresses: --by email --column "E-mail Address"\n/,
     ],
     ['nums.csv', 'Name,Phone,Prospect No\nAda,5551234,12\nAlan,5559876,13\n', [], /\nhint: name it: --column "Prospect No"; --by email/],
+    // A phone number's digits read as an id: a column named so is never offered (a review).
+    [
+      'phones.csv',
+      'Name,Phone\nAda,5551234\n',
+      [],
+      /\nhint: name the column of prospect ids: --column NAME; --by email for a file of e-mail addresses\n/,
+    ],
     ['ppl.csv', 'Name,Mail box\nAda,ada@example.com\n', ['--by', 'email'], /\nhint: name it: --column "Mail box"; --by id/],
     ['ids.csv', 'Name,Who\nAda,12\n', ['--by', 'email'], /\nhint: "Who" holds prospect ids: --by id --column "Who"\n/],
     [
