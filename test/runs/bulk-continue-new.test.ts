@@ -117,6 +117,13 @@ it('a rerun of an enrolment whose prospects are in the sequence by now leaves no
   const listed = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout) as { id: string; rows: string; undoes?: string }[];
   expect(listed.find((r) => r.undoes === run)?.rows).toBe(`${made} finished`);
   expect(listed.find((r) => r.id === run)?.rows).toMatch(new RegExp(`^${made} created\\b`));
+  // Undone twice: its undo finished enrolments, which cannot be taken back, so the hint does not
+  // send one to undo the undo (refused, exit 2: a review) but to run the command again.
+  const twice = await svc(['runs', 'undo', run]);
+  expect(twice.code).toBe(12);
+  expect(twice.stderr).toMatch(
+    /\nhint: nothing was sent; its undo cannot itself be taken back \(a finished sequence state cannot be made active again\): to do it again, run its command again\n$/,
+  );
 });
 
 it('a run whose rows were all skipped or refused leaves no record: `[0]` stays the last run that changed something', {

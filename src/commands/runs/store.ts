@@ -5,6 +5,7 @@
  */
 import { ExitCode, RunRecordError, UsageError } from '../../errors.js';
 import type { Context } from '../../runtime/context.js';
+import { undoBlocker } from '../../bulk/rows/undo-reach.js';
 import { isRunId, isUndone, listRunIds, peekRunMeta, readRunRecord, unknownRun, type RunRecord } from '../../bulk/run/run-record.js';
 
 /** Reads a run by the id the user gave. */
@@ -81,8 +82,20 @@ export function openUndoOf(dir: string, rec: RunRecord): RunRecord | undefined {
 export function checkNotUndone(dir: string, rec: RunRecord, svc = 'svc'): void {
   if (!isUndone(dir, rec)) return;
   const by = rec.undoneBy[rec.undoneBy.length - 1]!;
+  // An undo none of whose rows can be taken back (it finished enrolments) is no way to do the run
+  // again: the hint led to a refusal, exit 2 (a review).
+  let why: string | undefined;
+  try {
+    const rows = [...readRunRecord(dir, by).rows.values()];
+    const blocked = rows.map((r) => undoBlocker(r.row));
+    if (rows.length && blocked.every(Boolean)) why = blocked[0];
+  } catch {
+    // An undo's record that cannot be read: the plain hint, whose command says why.
+  }
   throw new RunRecordError(`run ${rec.meta.id} is already undone (by run ${by})`, ExitCode.RUN_UNDONE).hint(
-    `nothing was sent; to do it again, undo the undo: ${svc} runs undo ${by}`,
+    why
+      ? `nothing was sent; its undo cannot itself be taken back (${why}): to do it again, run its command again`
+      : `nothing was sent; to do it again, undo the undo: ${svc} runs undo ${by}`,
   );
 }
 
