@@ -191,3 +191,39 @@ it('an unfinished run is continued with its journal, not without it, nor once un
   const after = await svc(args);
   expect(after.stderr).not.toContain('continuing run');
 });
+
+it('a rerun stopped itself counts the rows done by the part before that it reached, and its in all as runs list does', {
+  timeout: 30_000,
+}, async () => {
+  // The part before did every row but the one that failed (the second): the rerun is stopped
+  // (Ctrl-C) as it sends that row again, having passed only the first row. Counted as the rows
+  // were read (the pool reads ahead), it said "5 done by the part before" and dropped its own
+  // skipped count (a review: "this part: nothing to do (7 of 200 rows; 24 done by the part before)").
+  const rows = ids().slice(12, 17);
+  const bad = 99999996;
+  const lines = [`${rows[0]},Stop ${rows[0]}`, `${bad},Stop none`, ...rows.slice(1).map((id) => `${id},Stop ${id}`)];
+  const file = inputFile('stopped.csv', `id,title\n${lines.join('\n')}\n`);
+  const args = ['prospects', 'update', '--input', file, '--concurrency', '1'];
+  const first = await svc(args);
+  expect(first.code, first.stderr).toBe(5);
+  const run = recorded(first.stderr)!;
+  const ctrlC = new AbortController();
+  const push = sb.requests.push.bind(sb.requests);
+  sb.requests.push = (...r) => {
+    if (r.some((q) => q.method === 'PATCH' && q.path.endsWith(`/${bad}`))) ctrlC.abort();
+    return push(...r);
+  };
+  let again: Awaited<ReturnType<typeof svc>>;
+  try {
+    again = await runInProcess(args, env, { timeoutMs: 60_000, signal: ctrlC.signal });
+  } finally {
+    sb.requests.push = push;
+  }
+  expect(again.code, again.stderr).toBe(130);
+  expect(again.stderr).toMatch(/prospects update, this part: 1 failed \(2 of 6 rows in [\d.]+ s; 1 done by the part before\)\n/);
+  const listed = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout) as { id: string; rows: string }[];
+  const inAll = listed.find((r) => r.id === run)!.rows;
+  expect(inAll).toBe('5 updated, 1 failed (of 6)');
+  expect(again.stderr).toContain(`prospects update, in all (run ${run}): ${inAll}\n`);
+  expect(again.stderr).toContain('interrupted: 2 of 6 rows done');
+});

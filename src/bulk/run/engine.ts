@@ -60,6 +60,11 @@ export interface PoolOptions<T extends WorkItem> {
   progress: Progress;
   /** Called for every failed row (stderr lines). */
   onFailure?(item: T, outcome: Outcome): void;
+  /**
+   * Called for every row as its outcome is recorded (`worked`: it cost a request): what a run
+   * counts of its rows is counted here, not as the rows are read (the pool reads ahead).
+   */
+  onOutcome?(item: T, outcome: Outcome, worked: boolean): void;
   /** Aborted when an error every row would meet stops the run: parked rows stop waiting. */
   halt?: AbortController;
   /** Consecutive rows refused with the same error that stop the run (`--max-failures`; 0: never). */
@@ -156,6 +161,7 @@ export async function runPool<T extends WorkItem>(opts: PoolOptions<T>): Promise
     };
     await opts.report.write(entry);
     counts[outcome.status]++;
+    opts.onOutcome?.(item, outcome, worked);
     processed++;
     if (worked) breaker(item, outcome);
     opts.progress.tick(outcome.status, worked);

@@ -72,6 +72,31 @@ export function recordCounts(rec: RunRecord): Record<string, number> {
   return out;
 }
 
+/**
+ * A run's units by outcome when its rows are not the record's rows (a dedupe cluster, whose steps
+ * are), in all its parts: `{ merged: 4, failed: 1 }` with `done` the word of one that wrote.
+ */
+export function unitCounts(rec: RunRecord, done: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const status of rec.units.values()) add(out, WROTE.has(status) ? done : status);
+  return out;
+}
+
+/**
+ * ` (of 200)` for a run that did not finish, of how many rows its input had (a kill's record
+ * holds only the rows it reached: "95 created, 5 cut short" of 200 read as the whole run); empty
+ * otherwise.
+ */
+export function ofTotal(rec: RunRecord, n: (x: number) => string = String): string {
+  const unfinished = !rec.end || rec.end.interrupted === true;
+  return unfinished && rec.meta.rows !== undefined ? ` (of ${n(rec.meta.rows)})` : '';
+}
+
+/** A run's rows by outcome in all its parts, as `svc runs list` and a rerun's summary say them: `95 created, 5 cut short (of 200)`. */
+export function runRowsText(rec: RunRecord, n: (x: number) => string = String): string {
+  return `${countsText(recordCounts(rec), n)}${ofTotal(rec, n)}`;
+}
+
 /** The rows this part of a run wrote (the record's `done` lines of this process), by word. */
 export function partCounts(rows: Iterable<{ row: Pick<RowLine, 'op' | 'action'>; status: string }>, undo: boolean): Record<string, number> {
   const out: Record<string, number> = {};

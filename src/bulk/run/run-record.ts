@@ -110,6 +110,11 @@ export interface RunRecord {
   meta: RunMeta;
   /** Rows by key, in the order they were recorded. */
   rows: Map<string, RecordedRow>;
+  /**
+   * Outcomes of the run's rows when they are not the record's rows (a dedupe cluster, whose
+   * steps are): the status of each by key, the last part's where parts differ.
+   */
+  units: Map<string, string>;
   end?: EndLine;
   /** Undo runs that took this one back, in order. */
   undoneBy: string[];
@@ -384,9 +389,10 @@ export function readRunRecord(dir: string, id: string): RunRecord {
   const last = lines.pop() ?? '';
   let prev = id;
   let bytes = 0;
-  const rec: Partial<RunRecord> & { rows: Map<string, RecordedRow>; undoneBy: string[] } = {
+  const rec: Partial<RunRecord> & { rows: Map<string, RecordedRow>; units: Map<string, string>; undoneBy: string[] } = {
     file,
     rows: new Map(),
+    units: new Map(),
     undoneBy: [],
     torn: last.trim() !== '',
   };
@@ -411,6 +417,7 @@ export function readRunRecord(dir: string, id: string): RunRecord {
     else if (r.k === 'done') {
       const had = rec.rows.get(r.key);
       if (had) had.done = r;
+      else rec.units.set(r.key, r.status);
     } else if (r.k === 'end') rec.end = r;
     else if (r.k === 'undone') rec.undoneBy.push(r.by);
   }

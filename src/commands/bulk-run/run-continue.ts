@@ -93,14 +93,18 @@ export function undoneRunOf(
 }
 
 /** The line a continuing rerun says: `continuing run … (killed after 120 of 300 rows of x.csv)`. */
-export function continuingLine(rec: RunRecord, total: number, rows: string): string {
-  const done = new Set<number>();
+export function continuingLine(rec: RunRecord, total: number, rows: string, units = false): string {
+  const done = new Set<number | string>();
   let failed = 0;
-  for (const r of rec.rows.values()) {
-    if (!r.done) continue;
-    done.add(r.row.row);
-    if (r.done.status === 'failed' || r.done.status === 'unknown') failed++;
-  }
+  const count = (at: number | string, status: string) => {
+    done.add(at);
+    if (status === 'failed' || status === 'unknown') failed++;
+  };
+  // Rows that are not the record's rows (a dedupe cluster) by their own outcome: a cluster
+  // stopped between two steps has steps done, and read as done ("stopped after 5 of 5 clusters"
+  // after 4 merged, a review).
+  if (units) for (const [key, status] of rec.units) count(key, status);
+  else for (const r of rec.rows.values()) if (r.done) count(r.row.row, r.done.status);
   const n = grouped;
   // A run that went through every row but failed some did not end "after 5 of 6 rows" (it read
   // as cut short while `runs list` said done, a trial): what it left is said instead.

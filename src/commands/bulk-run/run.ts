@@ -16,7 +16,8 @@ import { UsageError } from '../../errors.js';
 import { collectFailed, failedRows, writeFailedRows } from './input-file.js';
 import { recordOutcomes, recordRows, type RecordableItem } from '../../bulk/rows/run-recorder.js';
 import { readRunRecord, RunRecordWriter, type RowOp, type RunMeta, type RunRecord } from '../../bulk/run/run-record.js';
-import { partCounts, recordCounts, wroteStatus } from '../../bulk/run/run-counts.js';
+import { countsText, ofTotal, partCounts, recordCounts, runRowsText, unitCounts, wroteStatus } from '../../bulk/run/run-counts.js';
+import { grouped } from '../../grouped.js';
 import {
   finishRun,
   openSession,
@@ -127,7 +128,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     // A rerun of a run left unfinished continues its record (run-continue.ts): one run, one undo.
     // (An undo continues its own unfinished undo, `recordInto`, as it always has: its rows bring their images.)
     const rerunOf = run.recordInto ? undefined : continuedRun(ctx, setup, run);
-    if (rerunOf) ctx.info(continuingLine(rerunOf, scan.total, run.rows));
+    if (rerunOf) ctx.info(continuingLine(rerunOf, scan.total, run.rows, run.rowsAre !== undefined));
     const continued = run.recordInto ?? rerunOf;
     record = continued
       ? RunRecordWriter.append(runsDirOf(ctx), continued, () => ctx.clock.now())
@@ -146,16 +147,30 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
           // marks the run it took back undone, and undoing it redoes.
           run.recordMeta?.undoes === undefined,
         );
+    // Rows the part before of the continued run did (the journal skips them), counted as the pool
+    // records them: counted as they were read, a stopped rerun counted the rows read ahead too
+    // ("this part: nothing to do (7 of 200 rows; 24 done by the part before)", a review).
     const before = { done: 0 };
-    const work = continued ? doneBefore(await run.items(session), continued, run.rowsAre?.keyOf, before) : await run.items(session);
-    const items = recordRows(work, {
+    const did = continued ? doneKeys(continued, run.rowsAre?.keyOf) : undefined;
+    const items = recordRows(await run.items(session), {
       record,
       requester: session.requester,
       ...(run.records ? { bare: run.records } : {}),
       ...(rerunOf ? { had: rerunOf } : {}),
     });
     const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record, rerunOf), record, rerunOf);
-    const result = await runRows(ctx, session, setup, { halt, items, perform });
+    const result = await runRows(ctx, session, setup, {
+      halt,
+      items,
+      perform,
+      ...(did
+        ? {
+            onOutcome: (item: T, o: Outcome, worked: boolean) => {
+              if (!worked && o.status === 'skipped' && did.has(item.key)) before.done++;
+            },
+          }
+        : {}),
+    });
     session.progress.stop();
     run.recorded?.(record, result);
     endRunRecord(ctx, record, result);
@@ -170,7 +185,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
             continued: {
               id: continued.meta.id,
               doneBefore: before.done,
-              inAll: recordCounts(readRunRecord(runsDirOf(ctx), continued.meta.id)),
+              inAll: inAllText(readRunRecord(runsDirOf(ctx), continued.meta.id), run.rowsAre?.done),
             },
           }
         : {}),
@@ -182,22 +197,21 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
   }
 }
 
-/**
- * The rows for the workers, counting those the part before of the continued run did (the journal
- * skips them): the summary says them apart, so that its counts add up to the run's in all.
- */
-async function* doneBefore<T extends RecordableItem>(
-  items: AsyncIterable<T>,
-  continued: RunRecord,
-  keyOf: ((recordKey: string) => string) | undefined,
-  count: { done: number },
-): AsyncGenerator<T> {
+/** The keys of the rows the continued run wrote (the journal skips them now): the summary says them apart, so that its counts add up to the run's in all. */
+function doneKeys(continued: RunRecord, keyOf: ((recordKey: string) => string) | undefined): Set<string> {
   const did = new Set<string>();
   for (const [k, { done }] of continued.rows) if (done && wroteStatus(done.status)) did.add(keyOf ? keyOf(k) : k);
-  for await (const item of items) {
-    if (item.outcome?.status === 'skipped' && did.has(item.key)) count.done++;
-    yield item;
-  }
+  return did;
+}
+
+/**
+ * A continued run's rows in all its parts, as `svc runs list` says them (`24 updated, 76 cut short
+ * (of 200)`); rows that are not the record's rows (dedupe clusters) first in their own word, as
+ * the line of the part says them (`4 merged (of 5); in their records: 12 updated, 4 deleted`).
+ */
+function inAllText(rec: RunRecord, done: string | undefined): string {
+  if (done === undefined) return runRowsText(rec, grouped);
+  return `${countsText(unitCounts(rec, done), grouped)}${ofTotal(rec, grouped)}; in their records: ${countsText(recordCounts(rec), grouped)}`;
 }
 
 /**

@@ -410,7 +410,7 @@ export function runRows<T extends WorkItem>(
   ctx: Context,
   session: BulkSession,
   setup: BulkSetup,
-  rows: Pick<PoolOptions<T>, 'items' | 'perform' | 'halt'>,
+  rows: Pick<PoolOptions<T>, 'items' | 'perform' | 'halt' | 'onOutcome'>,
 ): Promise<PoolResult> {
   return runPool({
     ...rows,
@@ -448,7 +448,7 @@ interface SummaryCounts {
    */
   rowsAre?: { noun: string; done: string };
   /** A rerun that continued a run: rows its part before did (skipped now), and the run's rows in all. */
-  continued?: { id: string; doneBefore: number; inAll: Record<string, number> };
+  continued?: { id: string; doneBefore: number; inAll: string };
 }
 
 /** The summary's counts: this part's rows in the record's words where they match the pool's. */
@@ -489,7 +489,7 @@ export function finishRun(
   ctx.info(
     `${label}${cont ? ', this part' : ''}: ${parts} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, noun)} in ${secs.toFixed(1)} s${notes.map((t) => `; ${t}`).join('')})${writes}`,
   );
-  if (cont) ctx.info(`${label}, in all (run ${cont.id}): ${countsText(cont.inAll, n)}`);
+  if (cont) ctx.info(`${label}, in all (run ${cont.id}): ${cont.inAll}`);
   const files = [
     setup.journalPath ? `journal ${setup.journalPath}` : '',
     setup.reportPath && setup.reportPath !== '-' ? `report ${setup.reportPath}` : '',
@@ -498,7 +498,7 @@ export function finishRun(
   if (result.tripped) {
     const t = result.tripped;
     const left = total !== undefined ? Math.max(0, total - result.processed) : undefined;
-    const rest = left !== undefined ? ` (${n(left)} ${plural(left, 'row')} not tried)` : '';
+    const rest = left !== undefined ? ` (${n(left)} ${plural(left, noun)} not tried)` : '';
     throw new SvcError(
       ctx.redact(`stopped after ${n(t.count)} rows in a row were refused with the same error${rest}: ${t.error}`),
       ExitCode.API,
@@ -512,7 +512,7 @@ export function finishRun(
       ? 'the report lines of rows done after that are lost (--report FILE keeps them all)'
       : '';
   if (result.interrupted && closed) {
-    const done = `${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, 'row')} done`;
+    const done = `${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, noun)} done`;
     const err = new SvcError(
       `${closed} was closed (the command reading it ended, as \`| head\` does): stopped, ${done}`,
       ExitCode.OUTPUT_CLOSED,
@@ -523,7 +523,7 @@ export function finishRun(
   if (lost) ctx.warn(`stdout was closed before the run ended: ${lost}`);
   if (result.interrupted) {
     throw new InterruptedError(
-      `interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, 'row')} done`,
+      `interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, noun)} done`,
     ).hint(resumeHint(setup));
   }
   const bad = c.failed + c.unknown;

@@ -12,7 +12,7 @@ import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
 import { allRuns, loadRun, runsProfileOf } from './store.js';
-import { countsText, recordCounts } from '../../bulk/run/run-counts.js';
+import { runRowsText } from '../../bulk/run/run-counts.js';
 import { isUndone } from '../../bulk/run/run-record.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
 import { relativeTime } from '../../output/relative-time.js';
@@ -35,14 +35,9 @@ function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[
   );
 }
 
-/**
- * A run's rows by outcome, in all its parts (the words and numbers its summary says, bulk/run/
- * run-counts.ts); for a run that did not finish, of how many its input had (a kill's record holds
- * only the rows it reached: "95 created, 5 cut short" of 200 read as the whole run).
- */
+/** A run's rows by outcome, in all its parts (bulk/run/run-counts.ts: the words and numbers its summary says). */
 function rowsText(rec: RunRecord): string {
-  const unfinished = !rec.end || rec.end.interrupted === true;
-  return `${countsText(recordCounts(rec), grouped)}${unfinished && rec.meta.rows !== undefined ? ` (of ${grouped(rec.meta.rows)})` : ''}`;
+  return runRowsText(rec, grouped);
 }
 
 function state(dir: string, rec: RunRecord, read?: (id: string) => RunRecord): string {
