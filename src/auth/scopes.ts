@@ -53,10 +53,15 @@ export function scopesToAsk(flag: string | undefined, stored: string | undefined
   return stored === undefined || normaliseScopes(stored) === EARLIER_DEFAULT ? DEFAULT_SCOPES : stored;
 }
 
+/** True when `has` holds `scope`, or covers it with `.all`. */
+export function holdsScope(has: readonly string[], scope: string): boolean {
+  return has.includes(scope) || has.includes(scope.replace(/\.\w+$/, '.all'));
+}
+
 /** `has` with `missing` added (those `has` already holds, or covers with `.all`, left out), for a `svc login --scopes` line. */
 export function scopesWith(has: readonly string[], missing: readonly string[]): string {
   const out = [...new Set(has)];
-  for (const m of missing) if (!out.includes(m) && !out.includes(m.replace(/\.\w+$/, '.all'))) out.push(m);
+  for (const m of missing) if (!holdsScope(out, m)) out.push(m);
   return out.join(' ');
 }
 

@@ -148,13 +148,14 @@ export function age(iso: string | null, now: number): string {
 
 /**
  * The oldest `syncedAt` of the tables: how old the mirror's answers may be; null when a table was
- * never synced. A table the login cannot read is left out: no sync with it fills that table, and
- * the caller names it instead.
+ * never synced. A table the last sync could not read counts with the rows an earlier sync left
+ * (left out, they looked as fresh as the rest); one that never held any is left out: no sync with
+ * that login fills it, and the caller names it instead.
  */
 export function oldestSync(status: MirrorHeader): string | null {
   let oldest: string | null = null;
   for (const t of status.tables) {
-    if (t.unreadable !== undefined) continue;
+    if (t.unreadable !== undefined && t.syncedAt === null) continue;
     if (t.syncedAt === null) return null;
     if (oldest === null || apiTime(t.syncedAt) < apiTime(oldest)) oldest = t.syncedAt;
   }

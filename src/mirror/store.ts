@@ -411,7 +411,8 @@ export class MirrorStore {
   /**
    * Marks a table the sync's token may not read (`scope`, the one it lacks), or clears the mark
    * (null) once it is read: a key `unreadable:<table>` of `_svc_mirror`, so that `svc sql` and
-   * `svc sync --status` say the table is empty for the login's scopes rather than unsynced.
+   * `svc sync --status` say the last sync did not refresh it (empty, or as old as the sync before)
+   * rather than that a sync would. The mark is the mirror's, whichever login left it.
    */
   async setUnreadable(table: string, scope: string | null): Promise<void> {
     await this.tx(async () => {

@@ -123,8 +123,9 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
       // Refused on its first page: a run it started holds nothing and is ended; a run an earlier
       // sync left unfinished keeps its place, for a token that can read the table.
       if (!states.get(t.spec.table)?.runKind) await store.endEmptyRun(t.spec.table);
-      // Kept in the mirror: its readers say the table is empty for the login's scopes, not that
-      // a sync would fill it. The caller says it once for every table skipped, with the fix.
+      // Kept in the mirror: its readers say this sync did not refresh the table (its rows, if an
+      // earlier sync left any, are as old as that sync), not that a sync would. The caller says
+      // it once for every table skipped, with the fix.
       const scope = named || `${t.rt.path}.read`;
       await store.setUnreadable(t.spec.table, scope);
       byTable.set(t.spec.table, { table: t.spec.table, kind: 'full', resumed: false, written: 0, changed: 0, deleted: 0, skipped: scope });

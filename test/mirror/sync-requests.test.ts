@@ -11,6 +11,7 @@ import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { doc, start, type Client } from '../helpers/sandbox.js';
+import { openDatabase } from '../../src/mirror/sqlite.js';
 import { allScopes } from '../../src/sandbox/rules/scopes.js';
 
 /**
@@ -183,8 +184,8 @@ describe('a login without every scope', () => {
       await expectTableEqualsApi(small, file, '/prospects');
 
       const status = await runInProcess(['sync', '--db', file, '--status', '-o', 'table'], own);
-      expect(status.stdout).toMatch(/^stages +0 {2}not readable with this login \(it lacks stages\.read\)$/m);
-      expect(status.stdout).toMatch(/^personas +0 {2}not readable with this login \(it lacks personas\.read\)$/m);
+      expect(status.stdout).toMatch(/^stages +0 {2}empty: the last sync's login lacked stages\.read$/m);
+      expect(status.stdout).toMatch(/^personas +0 {2}empty: the last sync's login lacked personas\.read$/m);
       expect(status.stdout).toContain(`personas, stages: log in again asking for them too: svc login --scopes "`);
       expect(status.stdout).not.toMatch(/never|run svc sync/);
 
@@ -192,9 +193,9 @@ describe('a login without every scope', () => {
       expect(empty.code, empty.stderr).toBe(0);
       expect(empty.stdout).toBe('stage,prospects\n');
       expect(empty.stderr).not.toContain('run svc sync');
-      expect(empty.stderr).toMatch(/^mirror of .*, synced \d+ s ago; empty, not readable with this login: personas, stages$/m);
+      expect(empty.stderr).toMatch(/^mirror of .*, synced \d+ s ago; empty, not readable with the last sync's login: personas, stages$/m);
       expect(empty.stderr).toContain(
-        `warning: stages is empty: this mirror's login lacks stages.read: log in again asking for it too: svc login --scopes "`,
+        `warning: not refreshed by the last sync, whose login lacked stages.read: stages (empty): log in again asking for it too: svc login --scopes "`,
       );
       // A statement that reads no such table gets the status line alone.
       const other = await runInProcess(['sql', '--db', file, "select count(*) as n from prospects where title <> 'stages'"], own);
@@ -214,7 +215,73 @@ describe('a login without every scope', () => {
       const staged = small.sb.store.table('prospect');
       expect(perStage.reduce((n, r) => n + r.prospects, 0)).toBe([...staged.values()].filter((p) => p.rels['stage']).length);
       expect(perStage.length).toBeGreaterThan(0);
-      expect((await runInProcess(['sync', '--db', file, '--status', '-o', 'table'], own)).stdout).not.toContain('not readable');
+      expect((await runInProcess(['sync', '--db', file, '--status', '-o', 'table'], own)).stdout).not.toMatch(/not readable|lacked/);
+    } finally {
+      await small.sb.close();
+    }
+  }, 60_000);
+
+  it('a shared mirror: tables a narrower login left holding older rows are named with their age, and each profile gets its own fix', async () => {
+    // A review's case: after a sync with a narrower login, `svc sql` called stages "empty" while
+    // it held the rows of an earlier sync, its "synced N s ago" left it out, and a full-scope
+    // profile was told it lacked stages.read, with a login that already held stages.all.
+    const small = await start({ seed: 20, tokenIssueIntervalMs: 0 });
+    try {
+      const dir = tempDir('svc-mirror-shared-');
+      const own = baseEnv({ SVC_CONFIG_DIR: dir });
+      const file = path.join(dir, 'org.sqlite');
+      for (const [name, scopes] of [
+        ['full', []],
+        ['lim', ['--scopes', EARLIER_DEFAULTS.join(' ')]],
+      ] as const) {
+        const login = await cliLoginInProcess(small.sb, dir, ['--profile', name, ...scopes]);
+        expect(login.code, login.stderr).toBe(0);
+      }
+      const first = await runInProcess(['--profile', 'full', 'sync', '--db', file], own);
+      expect(first.code, first.stderr).toBe(0);
+      const stages = small.sb.store.table('stage').size;
+      expect(stages).toBeGreaterThan(0);
+      // That sync of stages and personas is three days old when the narrower login syncs.
+      const old = await openDatabase(file);
+      old.run("UPDATE _svc_tables SET synced_at = ? WHERE table_name IN ('stages', 'personas')", [
+        new Date(Date.now() - 3 * 86_400_000).toISOString(),
+      ]);
+      old.close();
+      const narrow = await runInProcess(['--profile', 'lim', 'sync', '--db', file], own);
+      expect(narrow.code, narrow.stderr).toBe(0);
+
+      const q = ['sql', '--db', file, '-o', 'csv', 'select count(*) as n from stages'];
+      const lim = await runInProcess(['--profile', 'lim', ...q], own);
+      expect(lim.stdout).toBe(`n\n${stages}\n`);
+      expect(lim.stderr).toMatch(
+        /^mirror of .*, synced 3 days ago; not refreshed by the last sync \(its login could not read them\): personas, stages$/m,
+      );
+      expect(lim.stderr).toContain(
+        'warning: not refreshed by the last sync, whose login lacked stages.read: stages (rows as of 3 days ago): log in again asking for it too: svc login --profile lim --scopes "',
+      );
+      expect(lim.stderr).not.toContain('empty');
+
+      const full = await runInProcess(['--profile', 'full', ...q], own);
+      expect(full.stdout).toBe(`n\n${stages}\n`);
+      expect(full.stderr).toContain(
+        "warning: not refreshed by the last sync, whose login lacked stages.read: stages (rows as of 3 days ago): this profile can read it (another login's sync could not): svc --profile full sync refreshes it",
+      );
+      expect(full.stderr).not.toContain('svc login');
+      const status = await runInProcess(['--profile', 'full', 'sync', '--db', file, '--status', '-o', 'table'], own);
+      expect(status.stdout).toMatch(
+        new RegExp(`^stages +${stages} {2}3 days ago; not refreshed by the last sync \\(its login lacked stages\\.read\\)$`, 'm'),
+      );
+      expect(status.stdout).toContain(
+        "personas, stages: this profile can read them (another login's sync could not): svc --profile full sync refreshes them",
+      );
+      expect(status.stdout).not.toContain('svc login');
+
+      // As it says: a sync with the full profile refreshes them, and the notes go for both.
+      const again = await runInProcess(['--profile', 'full', 'sync', '--db', file], own);
+      expect(again.code, again.stderr).toBe(0);
+      const after = await runInProcess(['--profile', 'lim', ...q], own);
+      expect(after.stderr).toMatch(/^mirror of .*, synced \d+ s ago$/m);
+      expect(after.stderr).not.toContain('warning');
     } finally {
       await small.sb.close();
     }

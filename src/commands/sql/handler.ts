@@ -13,7 +13,7 @@ import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue, recordWriter } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
-import { scopeFix, type UnreadableTable } from '../sync/scope-note.js';
+import { markFixes, type UnreadableTable } from '../sync/scope-note.js';
 import { grouped } from '../../grouped.js';
 
 /** The flags of `svc sql`. */
@@ -34,10 +34,22 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
   try {
     const status = await mirrorHeader(db);
     const oldest = oldestSync(status);
-    // Tables the sync's login cannot read are named as such: "run svc sync" cannot fill them.
-    const unreadable = status.tables.flatMap((t) => (t.unreadable === undefined ? [] : [{ table: t.table, scope: t.unreadable }]));
+    // Tables the last sync's login could not read are named as such: "run svc sync" did not fill
+    // them. Those an earlier sync filled keep its rows, counted in the age above, not "empty".
+    const unreadable = status.tables.flatMap((t) =>
+      t.unreadable === undefined ? [] : [{ table: t.table, scope: t.unreadable, syncedAt: t.syncedAt }],
+    );
+    const names = (stale: boolean) =>
+      unreadable
+        .filter((t) => (t.syncedAt !== null) === stale)
+        .map((t) => t.table)
+        .join(', ');
+    const notes = [
+      ...(names(false) ? [`empty, not readable with the last sync's login: ${names(false)}`] : []),
+      ...(names(true) ? [`not refreshed by the last sync (its login could not read them): ${names(true)}`] : []),
+    ];
     ctx.info(
-      `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}${unreadable.length ? `; empty, not readable with this login: ${unreadable.map((t) => t.table).join(', ')}` : ''}`,
+      `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}${notes.map((n) => `; ${n}`).join('')}`,
     );
     if (sql !== undefined) await warnUnreadable(ctx, sql, unreadable);
     if (flags.tables) {
@@ -55,20 +67,26 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
 }
 
 /**
- * A statement that names a table the sync could not read (or its labelled view or link tables)
- * gets one line saying why it is empty and the fix: an empty answer looked like "no such
- * prospects" (a trial's prospects per stage). Names inside quotes are left out; a name of a
- * column that is also a table's may still warn, which costs a line, not an answer.
+ * A statement that names a table the last sync could not read (or its labelled view or link
+ * tables) gets a line saying so, with how old its rows are (or that it has none) and the fix: an
+ * empty answer looked like "no such prospects" (a trial's prospects per stage), old rows like
+ * today's. Names inside quotes are left out; a name of a column that is also a table's may still
+ * warn, which costs a line, not an answer.
  */
-async function warnUnreadable(ctx: Context, sql: string, unreadable: readonly UnreadableTable[]): Promise<void> {
+async function warnUnreadable(
+  ctx: Context,
+  sql: string,
+  unreadable: readonly (UnreadableTable & { syncedAt: string | null })[],
+): Promise<void> {
   if (unreadable.length === 0) return;
   const text = sql.replace(/'(?:[^']|'')*'/g, "''").toLowerCase();
   const named = unreadable.filter((t) => new RegExp(`(^|[^\\w$])"?${t.table}(_labelled|_[a-z_]+)?"?($|[^\\w$])`).test(text));
   if (named.length === 0) return;
-  const scopes = [...new Set(named.map((t) => t.scope))];
-  ctx.warn(
-    `${named.map((t) => t.table).join(', ')} ${named.length === 1 ? 'is' : 'are'} empty: this mirror's login lacks ${scopes.join(', ')}: ${await scopeFix(ctx, named)}`,
-  );
+  for (const { tables, fix } of await markFixes(ctx, named)) {
+    const scopes = [...new Set(tables.map((t) => t.scope))];
+    const list = tables.map((t) => `${t.table} (${t.syncedAt === null ? 'empty' : `rows as of ${age(t.syncedAt, ctx.clock.now())} ago`})`);
+    ctx.warn(`not refreshed by the last sync, whose login lacked ${scopes.join(', ')}: ${list.join(', ')}: ${fix}`);
+  }
 }
 
 /** `-p name=value` as named parameters; a number-looking value is bound as a number. */

@@ -4,7 +4,7 @@ import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
 import type { SyncFlags } from './handler.js';
 import { mirrorTarget } from './mirror-file.js';
-import { scopeFix } from './scope-note.js';
+import { markFixes } from './scope-note.js';
 import { grouped } from '../../grouped.js';
 
 export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<void> {
@@ -13,11 +13,14 @@ export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<voi
     const status = await mirrorStatus(db);
     const now = ctx.clock.now();
     const unreadable = status.tables.flatMap((t) => (t.unreadable === undefined ? [] : [{ table: t.table, scope: t.unreadable }]));
-    // A table the login cannot read is not "never synced": no sync fills it until the login changes.
-    const fix = unreadable.length ? await scopeFix(ctx, unreadable) : '';
+    // A table the last sync's login could not read is not "never synced": no sync with that login
+    // fills it. One an earlier sync filled keeps those rows, as old as that sync.
+    const fixes = unreadable.length ? await markFixes(ctx, unreadable) : [];
     const synced = (t: (typeof status.tables)[number]) =>
       t.unreadable !== undefined
-        ? `not readable with this login (it lacks ${t.unreadable})`
+        ? t.syncedAt
+          ? `${age(t.syncedAt, now)} ago; not refreshed by the last sync (its login lacked ${t.unreadable})`
+          : `empty: the last sync's login lacked ${t.unreadable}`
         : `${t.syncedAt ? `${age(t.syncedAt, now)} ago` : 'never'}${t.unfinished ? ' (unfinished: run svc sync)' : ''}`;
     await printValue(ctx, ctx.output, status, () => {
       const lines = [
@@ -26,7 +29,7 @@ export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<voi
         '',
         `${'TABLE'.padEnd(28)} ${'ROWS'.padStart(9)}  SYNCED`,
         ...status.tables.map((t) => `${t.table.padEnd(28)} ${grouped(t.rows).padStart(9)}  ${synced(t)}`),
-        ...(fix ? ['', `${unreadable.map((t) => t.table).join(', ')}: ${fix}`] : []),
+        ...(fixes.length ? ['', ...fixes.map((f) => `${f.tables.map((t) => t.table).join(', ')}: ${f.fix}`)] : []),
       ];
       return `${lines.join('\n')}\n`;
     });
