@@ -97,6 +97,13 @@ export interface OrgTypeView {
 const normLabel = looseName;
 
 /** The view of one type; undefined when the org adds nothing to it. */
+/** A custom field's attribute, with a picklist's (`inclusion`) options as its enum. */
+function withOptions(rt: ResourceType, f: CustomField): AttributeSpec {
+  const spec = findAttribute(rt, f.name) ?? { name: f.name, type: 'string' as const };
+  const options = f.type === 'inclusion' && Array.isArray(f.definition) ? f.definition.filter((o) => typeof o === 'string') : undefined;
+  return options?.length ? { ...spec, enum: options } : spec;
+}
+
 export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | undefined {
   const t = schema.types[rt.type];
   if (!t) return undefined;
@@ -108,6 +115,11 @@ export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | 
     resolve(key) {
       const extra = extras.get(key);
       if (extra) return { name: key, spec: extra };
+      // A picklist by its field name: its options as the spec's enum, so that a filter's value is
+      // folded to an option's case or refused, as `--attr` does (`custom1=webinar` matched
+      // nothing, a review).
+      const own = Object.hasOwn(t.customFields, key) ? t.customFields[key] : undefined;
+      if (own) return { name: key, spec: withOptions(rt, own) };
       const wanted = normLabel(key);
       const hits = customFields.filter((f) => f.label && normLabel(f.label) === wanted);
       if (hits.length > 1) {
@@ -115,8 +127,7 @@ export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | 
           `"${key}" is the label of several custom fields of ${rt.type} (${hits.map((f) => f.name).join(', ')}): use the field name`,
         );
       }
-      if (hits.length === 1)
-        return { name: hits[0]!.name, spec: findAttribute(rt, hits[0]!.name) ?? { name: hits[0]!.name, type: 'string' } };
+      if (hits.length === 1) return { name: hits[0]!.name, spec: withOptions(rt, hits[0]!) };
       return undefined;
     },
     apply(attributes, forUpdate, semicolonFile) {

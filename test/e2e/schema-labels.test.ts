@@ -56,6 +56,18 @@ describe('labels in list and get flags', () => {
     const found = json<{ custom1: string }[]>(rows);
     expect(found.length).toBeGreaterThan(0);
     expect(new Set(found.map((p) => p.custom1))).toEqual(new Set(['Referral']));
+    // A picklist's value in another case is the option; a value that is no option is refused,
+    // by label or by name, as --attr does (both matched nothing, a review).
+    for (const name of ['Lead Source Detail', 'custom1']) {
+      const m = sb.requests.length;
+      const folded = await svcInProcess(['prospects', 'list', '--filter', `${name}=referral`, '-o', 'json', '--all'], { env: pulled });
+      expect(folded.code, folded.stderr).toBe(0);
+      expect(json<unknown[]>(folded)).toHaveLength(found.length);
+      expect(listQueries(m)[0]).toContainEqual(['filter[custom1]', 'Referral']);
+      const typo = await svcInProcess(['prospects', 'list', '--filter', `${name}=Refferal`], { env: pulled });
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toMatch(/"Refferal" is not a value of custom1.*Referral/s);
+    }
     const unlabelled = await svcInProcess(['prospects', 'list', '--filter', 'custom9=x'], { env: pulled });
     expect(unlabelled.code).toBe(1);
     expect(unlabelled.stderr).toMatch(/prospect\.custom9 is not filterable.*filter\[custom9\]/);

@@ -117,7 +117,11 @@ function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => vo
 
 /** The attribute a filter path names, when the registry or the org schema knows it. */
 function filterSpec(rt: ResourceType, [head, tail]: string[], names?: AttributeNames): AttributeSpec | undefined {
-  if (tail === undefined) return findAttribute(rt, head!) ?? names?.resolve(head!)?.spec;
+  if (tail === undefined) {
+    // The org's view first where it knows more: a picklist custom field's options.
+    const org = names?.resolve(head!)?.spec;
+    return org?.enum ? org : (findAttribute(rt, head!) ?? org);
+  }
   const target = findRelationship(rt, head!)?.target;
   const trt = target ? resourceByType(target) : undefined;
   return tail === 'id' || !trt ? undefined : findAttribute(trt, tail);

@@ -246,7 +246,15 @@ function withJsonFields(ctx: Context, flags: QueryFlags & { columns?: string }):
  * without a cache.
  */
 async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { columns?: string }): Promise<OrgNames> {
-  if (!namesUnknownFields(rt, flags)) return { view: () => undefined, pulled: false };
+  if (!namesUnknownFields(rt, flags)) {
+    // A filter on a custom field by its name: the cached schema (never a pull) gives a picklist's
+    // options, which fold the value's case or refuse it (`custom1=webinar` matched nothing, a review).
+    if (!rt.customFields || !flags.filter?.some((f) => /^\s*custom\d+\s*=/.test(f))) return { view: () => undefined, pulled: false };
+    const cached = await (await ctx.orgSchema()).cached();
+    if (!cached) return { view: () => undefined, pulled: false };
+    const { orgTypeView } = await import('../../org-schema/org-schema.js');
+    return { view: (t) => orgTypeView(cached, t), pulled: false };
+  }
   // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { orgTypeView } = await import('../../org-schema/org-schema.js');
   // Without a cache, a name no spelling of the registry's answers is pulled for once: a label
