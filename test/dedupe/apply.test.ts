@@ -161,6 +161,13 @@ describe('svc dedupe apply', () => {
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/row\(s\) recorded by earlier runs/);
     expect(rerun.stderr).toMatch(/continuing run \S+ \(killed after/);
+    // Counted in clusters, as the summary counts them; the whole run's line says "merged" too (it
+    // gave only the records' writes, and the kill line counted clusters read ahead: a review).
+    const before = Number(/killed after (\d+) of \d+ clusters of /.exec(rerun.stderr)?.[1]);
+    expect(rerun.stderr).toMatch(
+      new RegExp(`this part: \\d+ merged, ${before} skipped \\(\\d+ of \\d+ clusters in [\\d.]+ s; ${before} done by the part before\\)`),
+    );
+    expect(rerun.stderr).toMatch(new RegExp(`dedupe apply prospects, in all \\(run \\S+\\): ${toMerge} merged; in their records: `));
     const run = /recorded as run (\S+):/.exec(rerun.stderr)?.[1];
     expect(run, rerun.stderr).toBeTruthy();
 
