@@ -12,20 +12,20 @@ const MASK = '***';
 
 /** Replaces the sensitive attributes of records (and of their included records) in place. */
 export function maskSensitive<T extends FlatRecord>(records: T[]): T[] {
-  for (const r of records) maskOne(r, 0);
+  for (const r of records) maskOne(r);
   return records;
 }
 
-function maskOne(r: Record<string, unknown>, depth: number): void {
+function maskOne(r: Record<string, unknown>): void {
   const rt = typeof r.type === 'string' ? resourceByType(r.type) : undefined;
   for (const a of rt?.attributes ?? []) {
     if (a.sensitive && typeof r[a.name] === 'string' && r[a.name] !== '') r[a.name] = MASK;
   }
-  // Included records replace ids one level deep (flatten.ts).
-  if (depth > 0) return;
+  // Included records replace ids, nested along the include paths asked for (record-text.ts): a
+  // tree without cycles, so every level is masked (one level was, when records nested no deeper).
   for (const v of Object.values(r)) {
-    if (Array.isArray(v)) for (const x of v) isRecord(x) && maskOne(x, depth + 1);
-    else if (isRecord(v)) maskOne(v, depth + 1);
+    if (Array.isArray(v)) for (const x of v) isRecord(x) && maskOne(x);
+    else if (isRecord(v)) maskOne(v);
   }
 }
 
