@@ -52,6 +52,16 @@ function idTime(id: string): string {
   return `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(9, 11)}:${id.slice(11, 13)}:${id.slice(13, 15)}.000Z`;
 }
 
+/** A record read and checked; undefined when it fails its check (a tampered or torn record). */
+function readChecked(dir: string, id: string): RunRecord | undefined {
+  try {
+    return readRunRecord(dir, id);
+  } catch (err) {
+    if (err instanceof RunRecordError) return undefined;
+    throw err;
+  }
+}
+
 /**
  * The undo of `rec` left unfinished — killed, stopped, or ended with conflicts or failures (it
  * did not mark the run undone): the next undo continues its record and its journal, so that the
@@ -64,15 +74,9 @@ export function openUndoOf(dir: string, rec: RunRecord): RunRecord | undefined {
     // first line that cannot be peeked at is read whole too): not every record of every run.
     const meta = peekRunMeta(dir, id);
     if (meta !== undefined && meta.undoes !== rec.meta.id) continue;
-    let r: RunRecord;
-    try {
-      r = readRunRecord(dir, id);
-    } catch (err) {
-      // A record that fails its check is no open undo (as allRuns lists it: an error).
-      if (err instanceof RunRecordError) continue;
-      throw err;
-    }
-    if (r.meta.undoes !== rec.meta.id) continue;
+    // A record that fails its check is no open undo (as allRuns lists it: an error).
+    const r = readChecked(dir, id);
+    if (r?.meta.undoes !== rec.meta.id) continue;
     if (!isUndone(dir, r)) return r;
   }
   return undefined;
@@ -109,15 +113,9 @@ export function standingRunsOf(dir: string, profile: string): { orgNamed: number
   for (const id of listRunIds(dir)) {
     // The first line picks this profile's records; only those are read whole and checked.
     if (peekRunMeta(dir, id)?.profile !== profile) continue;
-    let rec: RunRecord;
-    try {
-      rec = readRunRecord(dir, id);
-    } catch (err) {
-      if (err instanceof RunRecordError) continue;
-      throw err;
-    }
+    const rec = readChecked(dir, id);
     // An undo left standing is not counted: undoing it would redo what it took back.
-    if (rec.meta.profile !== profile || rec.meta.undoes !== undefined || isUndone(dir, rec)) continue;
+    if (!rec || rec.meta.profile !== profile || rec.meta.undoes !== undefined || isUndone(dir, rec)) continue;
     if (rec.meta.owner.instance !== undefined || rec.meta.owner.org !== undefined) out.orgNamed++;
     else out.apiOnly++;
   }
