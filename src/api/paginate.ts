@@ -283,7 +283,7 @@ const isIdFilter = (f: Filter) => f.path.length === 1 && f.path[0] === 'id';
  * caller's own filter on id (a range's bounds, or a list of ids). Ids stay digit strings, compared
  * as BigInt: ids past 2^53 keep their digits.
  */
-function keysetFilter(from: string | undefined, user: Filter | undefined): Filter {
+export function keysetFilter(from: string | undefined, user: Filter | undefined): Filter {
   const digits = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? v : undefined);
   const max = (a: string | undefined, b: string | undefined) => (a === undefined ? b : b === undefined || BigInt(a) >= BigInt(b) ? a : b);
   if (user && user.kind !== 'range') {

@@ -3,7 +3,8 @@ import type { Context } from '../../runtime/context.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { ApiError, SvcError, UsageError } from '../../errors.js';
 import { PagingGuard } from '../../api/paging-guard.js';
-import { endsAtOffsetCap, largestId } from '../../api/paginate.js';
+import { endsAtOffsetCap, keysetFilter, largestId } from '../../api/paginate.js';
+import { filterParams, parseFilter, type Filter } from '../../api/filter.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { grouped } from '../../grouped.js';
 import { findResource } from '../../registry/index.js';
@@ -103,6 +104,23 @@ export async function apiHandler(
   await writer.end();
 }
 
+/** The request's own filter on id, in either filter syntax; undefined when it has none (or one not read here). */
+function userIdFilter(q: URLSearchParams): Filter | undefined {
+  const plain = q.get('filter[id]');
+  if (plain !== null) {
+    try {
+      return parseFilter(`id=${plain}`);
+    } catch {
+      return undefined;
+    }
+  }
+  const list = q.getAll('filter[id][]');
+  if (list.length) return { path: ['id'], kind: 'list', values: list, escaped: false };
+  const from = q.get('filter[id][gte]') ?? undefined;
+  const to = q.get('filter[id][lte]') ?? undefined;
+  return from !== undefined || to !== undefined ? { path: ['id'], kind: 'range', values: [], from, to, escaped: false } : undefined;
+}
+
 /**
  * What `list --all` says at the cap, for raw paging: it follows the server's links and cannot
  * reorder or go on by id itself, so the request that would (or the resource command that does).
@@ -113,12 +131,13 @@ function offsetCapMessage(base: URL, at: URL, data: readonly ResourceObject[], t
   let onward = 'narrow the filter to list more';
   if (q.get('sort') !== 'id') onward = 'ask with sort=id and page on by filter[id] past the last id, or narrow the filter, to list more';
   else if (last !== undefined) {
-    const from = String(BigInt(last) + 1n);
-    // The user's upper bound kept: `5..11500` went on as `11005..inf` (a review).
-    const upper = /^(?:\d+|neginf)?\.\.(\d+)$/.exec(q.get('filter[id]') ?? '')?.[1];
-    const ask = q.get('newFilterSyntax') === 'true' ? `filter[id][gte]=${from}` : `filter[id]=${from}..${upper ?? 'inf'}`;
-    const own = !upper && [...q.keys()].some((k) => k.startsWith('filter[id]')) ? ' within your own filter on id' : '';
-    onward = `page on from ${ask}${own}, or narrow the filter, to list more`;
+    // The way on within the user's own filter on id, as list --all's keyset pages (`5..11500`
+    // went on as `11005..inf`, a review).
+    const next = keysetFilter(String(BigInt(last) + 1n), userIdFilter(q));
+    const ask = filterParams(next, q.get('newFilterSyntax') === 'true')
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&');
+    onward = `page on from ${ask}, or narrow the filter, to list more`;
   }
   const rt = findResource(at.pathname.slice(base.pathname.length).replace(/^\/+|\/+$/g, ''));
   const command = rt && last !== undefined ? ` (svc ${rt.command} list --all goes on by id itself)` : '';
