@@ -72,6 +72,8 @@ export class ApiError extends SvcError {
   readonly errors: ApiErrorObject[];
   /** Seconds or ISO time from `Retry-After`, when sent. */
   readonly retryAfter: string | undefined;
+  /** The answer's headers, when it came from the API (`svc api -i` prints them before the error). */
+  headers: Record<string, string | string[] | undefined> | undefined;
   constructor(status: number, errors: ApiErrorObject[], message?: string, retryAfter?: string) {
     const first = errors[0];
     super(message ?? describeApiError(status, first), exitCodeForStatus(status));

@@ -1,10 +1,12 @@
 /** Handler of `svc api`. */
+import { STATUS_CODES } from 'node:http';
 import type { Context } from '../../runtime/context.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { ApiError, SvcError, UsageError } from '../../errors.js';
 import { PagingGuard } from '../../api/paging-guard.js';
 import { endsAtOffsetCap, keysetFilter, largestId } from '../../api/paginate.js';
 import { filterParams, parseFilter, type Filter } from '../../api/filter.js';
+import type { ApiRequest, ApiResponse } from '../../api/client.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { grouped } from '../../grouped.js';
 import { findResource } from '../../registry/index.js';
@@ -20,7 +22,7 @@ export async function apiHandler(
   ctx: Context,
   methodArg: string,
   pathArg: string,
-  opts: { data?: string; paginate?: boolean },
+  opts: { data?: string; paginate?: boolean; include?: boolean },
 ): Promise<void> {
   const method = methodArg.toUpperCase();
   if (!METHODS.has(method)) throw new UsageError(`unknown method "${methodArg}" (use GET, POST, PATCH, PUT, DELETE or HEAD)`);
@@ -37,8 +39,26 @@ export async function apiHandler(
   const format = ctx.globals.output ?? 'raw';
   // An -o of its own: `--query` alone implies -o json, and meant the document (it printed null, a review).
   const records = ctx.globals.outputAsked === true && format !== 'raw';
+  // Each page's header block between the records of one array or table would break it.
+  if (opts.include && opts.paginate && records)
+    throw new UsageError(`--include with --paginate prints each page as sent, not -o ${format}`).hint(
+      'drop -o to see every page with its headers, or drop --include',
+    );
   const api = await ctx.api();
   const url = api.resolve(pathArg);
+  // With -i, each answer's status line and headers go first, an error's too (its message then
+  // goes to stderr as without -i): the rate budget's headers, a create's Location, a 404's.
+  const send = async (req: ApiRequest): Promise<ApiResponse> => {
+    let res: ApiResponse;
+    try {
+      res = await api.request(req);
+    } catch (err) {
+      if (opts.include && err instanceof ApiError && err.headers) await writeOut(ctx.io.stdout, headerBlock(err.status, err.headers));
+      throw err;
+    }
+    if (opts.include) await writeOut(ctx.io.stdout, headerBlock(res.status, res.headers));
+    return res;
+  };
   // A GET too: the request printed, nothing sent (it was sent and answered, a trial). With
   // --paginate, its first page.
   if (ctx.globals.dryRun) {
@@ -47,7 +67,7 @@ export async function apiHandler(
   // Records nest along the request's include paths, as `list` and `get` print them (a review).
   const included = url.searchParams.get('include')?.split(',');
   if (!opts.paginate) {
-    const res = await api.request({ method, path: url.toString(), body });
+    const res = await send({ method, path: url.toString(), body });
     if (res.status >= 300) {
       const where = typeof res.headers['location'] === 'string' ? ` to ${res.headers['location']}` : '';
       throw new ApiError(res.status, [
@@ -82,7 +102,7 @@ export async function apiHandler(
   let total = 0;
   while (next) {
     guard.requested(next);
-    const res = await api.request({ method: 'GET', path: next.toString() });
+    const res = await send({ method: 'GET', path: next.toString() });
     const data = Array.isArray(res.doc.data) ? res.doc.data : undefined;
     if (data) guard.arrived(next, data);
     await writer.page(res.doc, flattenDocument(res.doc, included));
@@ -102,6 +122,16 @@ export async function apiHandler(
     if (next) guard.follow(next);
   }
   await writer.end();
+}
+
+/** An answer's status line and headers as received, then a blank line (as `gh api -i` and `curl -i` print them). */
+function headerBlock(status: number, headers: ApiResponse['headers']): string {
+  let out = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + '\n';
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) out += `${name}: ${one}\n`;
+  }
+  return out + '\n';
 }
 
 /** The request's own filter on id, in either filter syntax; undefined when it has none (or one not read here). */
