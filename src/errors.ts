@@ -74,6 +74,8 @@ export class ApiError extends SvcError {
   readonly retryAfter: string | undefined;
   /** The answer's headers, when it came from the API (`svc api -i` prints them before the error). */
   headers: Record<string, string | string[] | undefined> | undefined;
+  /** The answer's body as received, when it came from the API (`svc api` prints it on stdout). */
+  body: string | undefined;
   constructor(status: number, errors: ApiErrorObject[], message?: string, retryAfter?: string) {
     const first = errors[0];
     super(message ?? describeApiError(status, first), exitCodeForStatus(status));

@@ -196,6 +196,7 @@ export class ApiClient {
       const retryAfter = headerString(res.headers['retry-after']);
       const error = errorFromResponse(res.status, res.text, headerString(res.headers['content-type']), retryAfter);
       error.headers = res.headers;
+      error.body = res.text;
       // 429 and 503 mean the request was not processed, so even a POST may be repeated.
       const refusedUnprocessed = res.status === 429 || res.status === 503;
       const gatewayGaveUp = res.status === 502 || res.status === 504;

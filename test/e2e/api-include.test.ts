@@ -50,16 +50,17 @@ describe.concurrent('svc api -i', () => {
     expect(r.stdout).toMatch(/^HTTP\/1\.1 200 OK\n(?:[a-z-]+: .*\n)+\n$/);
   });
 
-  it('a 404: its headers on stdout, the error on stderr, the exit code as without -i', async () => {
+  it('a 404: its headers and body on stdout, the error on stderr, the exit code as without -i', async () => {
     const r = await svc(['-i', 'GET', '/prospects/999999']);
     const without = await svc(['GET', '/prospects/999999']);
     expect(r.code).toBe(without.code);
     expect(r.code).not.toBe(0);
     const [b] = blocks(r.stdout);
     expect(b!.status).toBe('HTTP/1.1 404 Not Found');
-    expect(b!.rest).toBe('');
+    // The answer's body after its headers, as without -i (test/e2e/api-gh-ways.test.ts).
+    expect(JSON.parse(b!.rest).errors[0].id).toBe('resourceNotFound');
+    expect(b!.rest).toBe(without.stdout);
     expect(r.stderr).toBe(without.stderr);
-    expect(without.stdout).toBe('');
   });
 
   it('a create: 201 Created and where the record is', async () => {

@@ -9,7 +9,7 @@ import { filterParams, parseFilter, type Filter } from '../../api/filter.js';
 import type { ApiRequest, ApiResponse } from '../../api/client.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { grouped } from '../../grouped.js';
-import { findResource } from '../../registry/index.js';
+import { findResource, resourceByType } from '../../registry/index.js';
 import { flattenDocument } from '../../listing/record-text.js';
 import { writeOut } from '../../output/io.js';
 import { formatResult } from '../../output/shape.js';
@@ -18,15 +18,56 @@ import { recordWriter } from '../shared/output.js';
 
 const METHODS = new Set(['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD']);
 
-export async function apiHandler(
-  ctx: Context,
-  methodArg: string,
-  pathArg: string,
-  opts: { data?: string; paginate?: boolean; include?: boolean },
-): Promise<void> {
+/** The options of `svc api`; the last four are gh's and curl's, refused with svc's way. */
+export interface ApiFlags {
+  method?: string;
+  data?: string;
+  paginate?: boolean;
+  include?: boolean;
+  jq?: string;
+  header?: string;
+  field?: string;
+  rawField?: string;
+}
+
+/** gh's and curl's flags that svc api has another way for, and the way. */
+const OTHER_WAYS: [keyof ApiFlags, string, string][] = [
+  ['jq', '--jq', "svc reads JMESPath with --query: --query 'data[].attributes.title' -o raw"],
+  ['header', '-H', "svc api sends the headers the API needs itself (token, JSON:API types); -i shows the answer's"],
+  ['field', '-f', "put parameters in the path's query (/prospects?filter[title]=CEO) or a body in -d JSON"],
+  ['rawField', '-F', "put parameters in the path's query (/prospects?filter[title]=CEO) or a body in -d JSON"],
+];
+
+/**
+ * The method and path from `[method] <path>` and `-X`: a lone argument that reads as a path is
+ * the path, its method GET, or POST with -d (as `gh api`). Usage errors name the way to write it.
+ */
+function methodAndPath(first: string | undefined, second: string | undefined, flags: ApiFlags): { method: string; path: string } {
+  const looksLikePath = (s: string) => /^(?:\/|https?:)/i.test(s) || s.includes('/') || s.includes('?');
+  if (first === undefined) throw new UsageError('missing path').hint('svc api GET /prospects (svc api --help)');
+  if (second === undefined) {
+    if (!looksLikePath(first)) throw new UsageError(`missing path after ${first}`).hint(`svc api ${first.toUpperCase()} /prospects`);
+    return { method: flags.method ?? (flags.data !== undefined ? 'POST' : 'GET'), path: first };
+  }
+  if (flags.method !== undefined)
+    throw new UsageError(`the method is given twice: ${first} and -X ${flags.method}`).hint(
+      `svc api -X ${flags.method} ${second}, or svc api ${first} ${second}`,
+    );
+  return { method: first, path: second };
+}
+
+export async function apiHandler(ctx: Context, first: string | undefined, second: string | undefined, opts: ApiFlags): Promise<void> {
+  for (const [key, flag, way] of OTHER_WAYS) if (opts[key] !== undefined) throw new UsageError(`svc api has no ${flag}`).hint(way);
+  const { method: methodArg, path: pathArg } = methodAndPath(first, second, opts);
   const method = methodArg.toUpperCase();
   if (!METHODS.has(method)) throw new UsageError(`unknown method "${methodArg}" (use GET, POST, PATCH, PUT, DELETE or HEAD)`);
   if (opts.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only');
+  // A body on a GET or HEAD is sent by HTTP clients but read by no server (curl switches to POST,
+  // gh to query fields): it was sent, and ignored, without a word (a trial).
+  if (opts.data !== undefined && (method === 'GET' || method === 'HEAD'))
+    throw new UsageError(`-d sends a body, which a ${method} does not have`).hint(
+      "put parameters in the path's query (/prospects?filter[title]=CEO), or use POST, PATCH or PUT",
+    );
   // Fields name a record's; `svc api` prints documents: they were ignored without a word (a trial).
   if (ctx.globals.jsonFields)
     throw new UsageError('--json FIELDS picks fields of records; svc api prints the documents as sent').hint(
@@ -46,6 +87,23 @@ export async function apiHandler(
     );
   const api = await ctx.api();
   const url = api.resolve(pathArg);
+  // An error's answer is what the request got, as gh api prints it: its body on stdout (as
+  // received, or what --query picks of it; not with -o FORMAT, whose records it has none of),
+  // then the error on stderr with its exit code. The body went to stderr only, so `svc api … |
+  // jq .errors` read nothing (a trial).
+  const printErrorAnswer = async (err: ApiError) => {
+    if (opts.include && err.headers) await writeOut(ctx.io.stdout, headerBlock(err.status, err.headers));
+    const text = err.body;
+    if (records || text === undefined || !text.trim()) return;
+    if (!query) return writeOut(ctx.io.stdout, text.endsWith('\n') ? text : `${text}\n`);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      return;
+    }
+    await writeOut(ctx.io.stdout, formatResult(query.search(doc), ctx.globals.output === 'raw'));
+  };
   // With -i, each answer's status line and headers go first, an error's too (its message then
   // goes to stderr as without -i): the rate budget's headers, a create's Location, a 404's.
   const send = async (req: ApiRequest): Promise<ApiResponse> => {
@@ -53,7 +111,7 @@ export async function apiHandler(
     try {
       res = await api.request(req);
     } catch (err) {
-      if (opts.include && err instanceof ApiError && err.headers) await writeOut(ctx.io.stdout, headerBlock(err.status, err.headers));
+      if (err instanceof ApiError) await printErrorAnswer(err);
       throw err;
     }
     if (opts.include) await writeOut(ctx.io.stdout, headerBlock(res.status, res.headers));
@@ -75,11 +133,16 @@ export async function apiHandler(
       ]);
     }
     // Nothing on stdout, but a script's author should know it was an empty answer, not a lost one.
-    if (!res.text.trim()) ctx.info(`HTTP ${res.status}: empty answer${res.status === 204 ? ' (no content)' : ''}`);
-    else if (records && res.doc.data !== undefined) {
+    // (With -i the status line says it.)
+    if (!res.text.trim()) {
+      if (!opts.include) ctx.info(`HTTP ${res.status}: empty answer${res.status === 204 ? ' (no content)' : ''}`);
+    } else if (records && res.doc.data !== undefined) {
       // One page of records, as --paginate prints each: `-o ndjson --query` gave a pretty
-      // document of nulls and `-o csv` the JSON as sent (a trial).
-      const writer = recordWriter(ctx, { format, io: ctx.io });
+      // document of nulls and `-o csv` the JSON as sent (a trial). One resource prints as `get`
+      // prints it (an object, not a list of one), and a table has the type's columns (it had
+      // only `id`), as `list` and `get` print them (a trial).
+      const single = !Array.isArray(res.doc.data);
+      const writer = recordWriter(ctx, { format, io: ctx.io, single, ...columnsOf(res.doc.data) });
       await writer.page(res.doc, flattenDocument(res.doc, included));
       await writer.end();
     } else if (query) await writeOut(ctx.io.stdout, formatResult(query.search(res.doc), ctx.globals.output === 'raw'));
@@ -96,7 +159,7 @@ export async function apiHandler(
           page: async (doc: unknown) => writeOut(ctx.io.stdout, formatResult(query.search(doc), ctx.globals.output === 'raw')),
           end: async () => {},
         }
-      : recordWriter(ctx, { format, io: ctx.io });
+      : recordWriter(ctx, { format, io: ctx.io, ...columnsOf(undefined, url) });
   const guard = new PagingGuard();
   let next: URL | undefined = url;
   let total = 0;
@@ -122,6 +185,21 @@ export async function apiHandler(
     if (next) guard.follow(next);
   }
   await writer.end();
+}
+
+/**
+ * The table columns of the records' type, from the document's data or, before any page, the
+ * path (`/prospects?...`): the type's default columns, as `list` shows them.
+ */
+function columnsOf(data: unknown, url?: URL): { defaultColumns?: readonly string[] } {
+  const first = Array.isArray(data) ? data[0] : data;
+  const type =
+    first && typeof first === 'object' && typeof (first as { type?: unknown }).type === 'string'
+      ? (first as { type: string }).type
+      : undefined;
+  const rt =
+    type !== undefined ? resourceByType(type) : url ? findResource(url.pathname.split('/').filter(Boolean).at(-1) ?? '') : undefined;
+  return rt ? { defaultColumns: rt.defaultColumns } : {};
 }
 
 /** An answer's status line and headers as received, then a blank line (as `gh api -i` and `curl -i` print them). */
