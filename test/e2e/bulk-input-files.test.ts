@@ -328,6 +328,26 @@ describe('what Excel writes in other places (a trial)', () => {
   });
 });
 
+describe('--map given several columns at once (a trial)', () => {
+  it('is refused before anything is sent, with the --map per column to give instead (exit 2)', async () => {
+    // `prospect has no field "firstName,Nom=lastName"` did not say --map is given once per column.
+    const file = inputFile('fr.csv', 'Prénom,Nom,"Last, First",E-Mail\nA,B,C,fr@map.test\n');
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'create', '--input', file, '--map', 'Prénom=firstName,Nom=lastName']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'error: --map "Prénom=firstName,Nom=lastName": one --map maps one column, not a comma-separated list\n' +
+        'hint: give --map once per column: --map "Prénom=firstName" --map "Nom=lastName"\n',
+    );
+    // A header's own comma stays in its pair; a field's spaces are the shell's.
+    const commas = await svc(['prospects', 'create', '--input', file, '--map', 'Last, First=lastName, E-Mail=emails']);
+    expect(commas.code).toBe(2);
+    expect(commas.stderr).toContain('hint: give --map once per column: --map "Last, First=lastName" --map "E-Mail=emails"\n');
+    expect(sb.requests.slice(mark).filter((q) => q.method !== 'GET')).toEqual([]);
+    expect(holders('fr@map.test')).toEqual([]);
+  });
+});
+
 describe('lines tools write for Excel, and files joined (a trial)', () => {
   it('a first line sep=; names the delimiter and is not a header', async () => {
     const file = inputFile('sep.csv', 'sep=;\r\nfirstName;emails;title\r\nSep;sep1@excel.test;CEO\r\n');

@@ -202,6 +202,40 @@ describe('update and delete --input', () => {
     expect(lines[3]).toMatchObject({ row: 4, status: 'failed', id: 999999 });
     expect(lines[3]!.error).toMatch(/HTTP 404/);
   });
+
+  it('--report -: a row refused before sending keeps the id it names (NDJSON and CSV); one with no valid id has null', async () => {
+    // A script selecting failed rows by .id got null for rows refused by the checks (a trial).
+    const [a, b, c] = [...sb.store.table('prospect').keys()];
+    const rows = [
+      `{"id":${a},"title":"Kept"}`,
+      `{"id":${b},"emails":"not-a-list"}`,
+      '{"id":"abc","title":"x"}',
+      `{"id":"${c}","score":"high"}`,
+    ];
+    const file = inputFile('refused.ndjson', rows.join('\n') + '\n');
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'update', '--input', file, '--report', '-']);
+    expect(r.code, r.stderr).toBe(5);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
+    expect(lines.sort((x, y) => x.row - y.row).map((l) => [l.row, l.status, l.id, l.field])).toEqual([
+      [1, 'updated', a, undefined],
+      [2, 'failed', b, 'emails'],
+      [3, 'failed', null, 'id'],
+      [4, 'failed', c, 'score'],
+    ]);
+    expect(
+      received(sb, mark, 'prospects')
+        .filter((q) => q.method === 'PATCH')
+        .map((q) => q.path),
+    ).toEqual([`/api/v2/prospects/${a}`]);
+    const csv = inputFile('refused.csv', `id,score\n${b},notnum\n`);
+    const fromCsv = await svc(['prospects', 'update', '--input', csv, '--report', '-']);
+    expect(fromCsv.code).toBe(5);
+    expect(JSON.parse(fromCsv.stdout)).toMatchObject({ row: 1, status: 'failed', id: b, field: 'score' });
+  });
 });
 
 // The other usage errors, and --dry-run, are checked in-process in

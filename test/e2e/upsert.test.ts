@@ -268,6 +268,28 @@ describe('a row without its match value', () => {
   });
 });
 
+describe('a refused row carrying an id', () => {
+  it('is reported, and planned, by that id; a row naming none has null', async () => {
+    const [a, b] = [...sb.store.table('prospect').keys()];
+    const file = inputFile('refused-id.csv', `id,Email,score\n${a},refused.one@corp.test,high\n,refused.two@corp.test,low\n${b},,1\n`);
+    const r = await svcInProcess(['prospects', 'upsert', '--input', file, '--match', 'email', '--report', '-'], { env: env() });
+    expect(r.code, r.stderr).toBe(5);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { row: number; status: string; id: unknown });
+    expect(lines.sort((x, y) => x.row - y.row).map((l) => [l.row, l.status, l.id])).toEqual([
+      [1, 'failed', a],
+      [2, 'failed', null],
+      [3, 'failed', b],
+    ]);
+    const byId = inputFile('refused-id.ndjson', `{"id":${a},"emails":"not-a-list"}\n`);
+    const plan = await svcInProcess(['prospects', 'update', '--input', byId, '--plan', '-o', 'ndjson'], { env: env() });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout.split('\n')[0]!)).toMatchObject({ row: 1, action: 'failed', id: a });
+  });
+});
+
 describe('update by key', () => {
   it('updates matches and fails rows that match nothing; creates nothing', async () => {
     const made = await call(sb, 'POST', 'accounts', { data: { type: 'account', attributes: { name: 'Keyed Co', domain: 'keyed.test' } } });

@@ -17,7 +17,7 @@ interface ResolvedHeaders {
 
 /** A column name as a shell word (for the `--map` hints). */
 function shellWord(s: string): string {
-  return /^[\w.,=-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`;
+  return /^[\w.,=-]+$/.test(s) ? s : doubleQuoted(s);
 }
 
 /**
@@ -83,7 +83,10 @@ export function renamedColumns(columns: ReadonlyMap<string, FieldMatch>): string
  * @param readFile reads a JSON file's text (the caller's, so that errors name the flag)
  * @returns the mapping, or the reason it cannot be read
  */
-export function parseColumnMap(values: readonly string[], readFile: (file: string) => string): Map<string, string> | { problem: string } {
+export function parseColumnMap(
+  values: readonly string[],
+  readFile: (file: string) => string,
+): Map<string, string> | { problem: string; hint?: string } {
   const map = new Map<string, string>();
   for (const v of values) {
     const eq = v.indexOf('=');
@@ -107,7 +110,43 @@ export function parseColumnMap(values: readonly string[], readFile: (file: strin
     }
     if (eq <= 0 || v.slice(eq + 1).trim() === '')
       return { problem: `--map "${v}": expected "Header=field" (e.g. --map "Lead Score=custom2") or a .json file` };
+    const pairs = commaJoinedPairs(v);
+    if (pairs)
+      return {
+        problem: `--map "${v}": one --map maps one column, not a comma-separated list`,
+        hint: `give --map once per column: ${pairs.map(([h, f]) => `--map ${doubleQuoted(`${h}=${f}`)}`).join(' ')}`,
+      };
     map.set(v.slice(0, eq).trim(), v.slice(eq + 1).trim());
   }
   return map;
+}
+
+/**
+ * `Prénom=firstName,Nom=lastName`, several columns in one `--map` (as `--ignore-columns` takes
+ * them): its pairs, else undefined. Only a comma in the field part followed by another `=`
+ * counts, so that a header may hold commas (`Last, First=lastName`).
+ */
+function commaJoinedPairs(v: string): [string, string][] | undefined {
+  const eq = v.indexOf('=');
+  if (!/,.*=/.test(v.slice(eq + 1))) return undefined;
+  const pairs: [string, string][] = [];
+  let rest = v;
+  while (rest !== '') {
+    const at = rest.indexOf('=');
+    // A last piece with no `=` was part of the field before it.
+    if (at < 0) {
+      pairs[pairs.length - 1]![1] += `,${rest.trim()}`;
+      break;
+    }
+    const after = rest.slice(at + 1);
+    const comma = after.indexOf(',');
+    pairs.push([rest.slice(0, at).trim(), (comma < 0 ? after : after.slice(0, comma)).trim()]);
+    rest = comma < 0 ? '' : after.slice(comma + 1);
+  }
+  return pairs;
+}
+
+/** A word in double quotes, as a shell reads it back (the hints' `--map "Header=field"`). */
+function doubleQuoted(s: string): string {
+  return `"${s.replace(/(["\\$`])/g, '\\$1')}"`;
 }

@@ -198,7 +198,7 @@ export async function* resourceItems(input: ResourceInput): AsyncGenerator<Resou
   for await (const { raw, key, prepared } of preparedRows(input)) {
     const item: ResourceItem = { row: raw.row, key };
     if ('problems' in prepared) {
-      item.outcome = invalidOutcome(prepared.problems);
+      item.outcome = invalidOutcome(prepared.problems, prepared.id);
       yield item;
       continue;
     }
@@ -238,8 +238,14 @@ export function journalOutcome(e: JournalEntry | undefined, skipFailed?: boolean
   return undefined;
 }
 
-function invalidOutcome(problems: { field: string; reason: string }[]): Outcome {
-  return { status: 'failed', id: null, error: `invalid: ${describeProblems(problems)}`, extra: { field: problems[0]!.field }, shown: true };
+function invalidOutcome(problems: { field: string; reason: string }[], id: number | string | undefined): Outcome {
+  return {
+    status: 'failed',
+    id: id ?? null,
+    error: `invalid: ${describeProblems(problems)}`,
+    extra: { field: problems[0]!.field },
+    shown: true,
+  };
 }
 
 /** Ids of records that earlier runs recorded, so that a lookup does not take them for a new row's. */

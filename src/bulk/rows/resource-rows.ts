@@ -63,8 +63,11 @@ function namedCell(names: RowNames | undefined, key: string, cell: string): stri
   return names?.column?.(key)?.named === 'name' && !parseNamed(cell) ? `name:${cell.trim()}` : cell;
 }
 
-/** A row turned into a request, or the problems that stop it. */
-export type PreparedRow = { write: PreparedWrite } | { problems: FieldProblem[] };
+/**
+ * A row turned into a request, or the problems that stop it, with the record id the row names
+ * when it names a valid one (an update's or delete's): a refused row is reported by it too.
+ */
+export type PreparedRow = { write: PreparedWrite } | { problems: FieldProblem[]; id?: number | string };
 
 /**
  * CSV columns that cannot be written and are left out (`account.name`: a column of an
@@ -120,7 +123,8 @@ export function csvRecord(
   return { record, problems };
 }
 
-function validId(value: unknown): boolean {
+/** A record id as a row may write it: a positive integer, or its digits. */
+export function validId(value: unknown): boolean {
   return (
     (typeof value === 'number' && Number.isInteger(value) && value > 0) || (typeof value === 'string' && /^\s*[1-9]\d*\s*$/.test(value))
   );
@@ -171,8 +175,25 @@ export function prepareRow(
 ): PreparedRow {
   const built = rowRecord(rt, op, raw, names, skip);
   if (!built.record) return { problems: built.problems };
-  let record = built.record;
-  const problems: FieldProblem[] = [...built.problems];
+  const prepared = prepareRecord(rt, op, raw, built.record, built.problems, names, relNames, keepOptOuts);
+  // A script picks the failed rows of a report by id: a row refused before sending keeps its own.
+  if ('problems' in prepared && op !== 'create' && validId(built.record.id)) return { ...prepared, id: normalizeId(built.record.id) };
+  return prepared;
+}
+
+/** {@link prepareRow} once the row is a record: its checks, then its request. */
+function prepareRecord(
+  rt: ResourceType,
+  op: WriteOp,
+  raw: RawRow,
+  read: Record<string, unknown>,
+  readProblems: FieldProblem[],
+  names: RowNames | undefined,
+  relNames: RelNames | undefined,
+  keepOptOuts: boolean,
+): PreparedRow {
+  let record = read;
+  const problems: FieldProblem[] = [...readProblems];
   if (relNames && hasNamedValue(rt, record)) {
     // A copy: the row as written stays as it is (its journal key is taken from it).
     record = { ...record };

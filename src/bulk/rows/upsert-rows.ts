@@ -33,7 +33,7 @@ import {
 import { diffRecord, type FieldChange } from './record-diff.js';
 import { takesBackOptOut } from './consent.js';
 import { journalOutcome, preparedRows, type ResourceInput, type ResourceItem, type RowPreparer } from './resource-plan.js';
-import { prepareRow } from './resource-rows.js';
+import { prepareRow, validId } from './resource-rows.js';
 
 /** Upsert creates rows that match nothing; update by key fails them. */
 export type KeyMode = 'upsert' | 'update';
@@ -123,6 +123,14 @@ function carriedId(raw: RawRow): number | string | undefined {
   return normalizeId(v);
 }
 
+/** The id a refused row is reported by: the one it names, when it is a record id (`--ignore-columns id` drops it). */
+function refusedRowId(input: KeyedInput, raw: RawRow, checked: number | string | undefined): number | string | null {
+  // An update by id checked its id already (prepareRow); a keyed row's is only carried.
+  if (checked !== undefined) return checked;
+  const id = input.skipColumns?.has('id') ? undefined : carriedId(raw);
+  return id !== undefined && validId(id) ? id : null;
+}
+
 /** Every value the rows of a keyed run are matched by, normalised: what a folded lookup keeps. */
 async function keyedValues(input: KeyedInput, mask?: (v: string) => string): Promise<Set<string>> {
   const out = new Set<string>();
@@ -140,7 +148,13 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
     const item: KeyedItem = { row: raw.row, key };
     if ('problems' in prepared) {
       const p = prepared.problems.map((x) => `${x.field}: ${x.reason}`).join('; ');
-      item.outcome = { status: 'failed', id: null, error: `invalid: ${p}`, extra: { field: prepared.problems[0]!.field }, shown: true };
+      item.outcome = {
+        status: 'failed',
+        id: refusedRowId(input, raw, prepared.id),
+        error: `invalid: ${p}`,
+        extra: { field: prepared.problems[0]!.field },
+        shown: true,
+      };
       yield item;
       continue;
     }

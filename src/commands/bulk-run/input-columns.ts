@@ -77,7 +77,10 @@ function rowNames(rt: ResourceType, columns: ReadonlyMap<string, FieldMatch>, vi
 /** `--map` values read, or a usage error. */
 export function columnMap(values: readonly string[] | undefined): Map<string, string> {
   const map = parseColumnMap(values ?? [], (file) => fs.readFileSync(file, 'utf8'));
-  if ('problem' in map) throw new UsageError(map.problem);
+  if ('problem' in map) {
+    const err = new UsageError(map.problem);
+    throw map.hint ? err.hint(map.hint) : err;
+  }
   return map;
 }
 

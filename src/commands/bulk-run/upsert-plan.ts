@@ -156,6 +156,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       else bill.failed++;
       if (item.sentAnyway) failingSends++;
       line.action = o.extra?.reason === 'ambiguous' ? 'ambiguous' : o.status;
+      // A row refused by the checks names its id as the run's report does.
+      if (o.id !== undefined && o.id !== null) line.id = o.id;
       line.error = o.error;
       if (!json && !ndjson) await out(`row ${item.row}: ${o.status}: ${o.error ?? ''}`);
     }
