@@ -105,7 +105,7 @@ it('create killed, rerun, undo: no created record left, none deleted twice', { t
   expect(mine()).toHaveLength(ROWS);
 
   const mark = sb.requests.length;
-  const undo = await svc(['runs', 'undo', id]);
+  const undo = await svc(['runs', 'undo', id, '--yes']);
   expect(undo.code, undo.stderr).toBe(0);
   expect(mine()).toHaveLength(0);
   const deletes = writes(mark, 'DELETE').map((r) => r.path);

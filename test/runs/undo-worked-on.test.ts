@@ -50,14 +50,14 @@ it('a created record changed since the run is a conflict; the untouched one is d
     [worked, 'conflict'],
     [untouched, 'delete'],
   ]);
-  const undo = await svc(['runs', 'undo', id]);
+  const undo = await svc(['runs', 'undo', id, '--yes']);
   expect(undo.stderr).toMatch(
     /changed since the run created it \(updated .+, created .+\); skipped \(--force deletes it anyway; with --rows, only the rows you checked\)/,
   );
   expect((await c.get(`/prospects/${worked}`)).status).toBe(200);
   expect((await c.get(`/prospects/${untouched}`)).status).toBe(404);
 
-  const forced = await svc(['runs', 'undo', id, '--force']);
+  const forced = await svc(['runs', 'undo', id, '--force', '--yes']);
   expect(forced.code, forced.stderr).toBe(0);
   expect((await c.get(`/prospects/${worked}`)).status).toBe(404);
 });
@@ -80,7 +80,7 @@ it("a record svc's own later run changed, even undone since, is a conflict too: 
     /changed since the run created it .*; skipped \(--force deletes it anyway; with --rows, only the rows you checked\)/,
   );
   expect((await c.get(`/prospects/${id}`)).status).toBe(200);
-  const forced = await svc(['runs', 'undo', created, '--rows', '1', '--force']);
+  const forced = await svc(['runs', 'undo', created, '--rows', '1', '--force', '--yes']);
   expect(forced.code, forced.stderr).toBe(0);
   expect((await c.get(`/prospects/${id}`)).status).toBe(404);
 });

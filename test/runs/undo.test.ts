@@ -171,7 +171,7 @@ describe('svc runs undo', () => {
       const made = () =>
         [...sb.store.table('prospect').values()].filter((p) => String(p.attributes['emails']).includes('@runs.test')).length;
       expect(made()).toBe(N.creates);
-      const undo = await svc(['runs', 'undo', runId(run.stderr), ...C]);
+      const undo = await svc(['runs', 'undo', runId(run.stderr), '--yes', ...C]);
       expect(undo.code, undo.stderr).toBe(0);
       expect(made()).toBe(0);
       // The same import again: its journal holds every row as done, so it would skip them all and
@@ -195,7 +195,7 @@ describe('svc runs undo', () => {
       const more = await svc(['prospects', 'create', '--input', file, ...C]);
       expect(more.code, more.stderr).toBe(0);
       expect(made()).toBe(N.creates + 2);
-      expect((await svc(['runs', 'undo', runId(more.stderr)])).code).toBe(0);
+      expect((await svc(['runs', 'undo', runId(more.stderr), '--yes'])).code).toBe(0);
       const twice = await svc(['prospects', 'create', '--input', file, ...C]);
       expect(twice.code).toBe(2);
       expect(twice.stderr).toMatch(
@@ -550,7 +550,7 @@ describe('single writes are recorded too', () => {
     expect(made.code, made.stderr).toBe(0);
     const newId = Number(JSON.parse(made.stdout).id);
     expect(sb.store.table('prospect').has(newId)).toBe(true);
-    expect((await svc(['runs', 'undo', runId(made.stderr)])).code).toBe(0);
+    expect((await svc(['runs', 'undo', runId(made.stderr), '--yes'])).code).toBe(0);
     expect(sb.store.table('prospect').has(newId)).toBe(false);
 
     const emails = (sb.store.table('prospect').get(b)!.attributes as Record<string, unknown>)['emails'];

@@ -60,6 +60,11 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
    * `--dry-run` it opens without journal and report: a dry run writes no side file.
    */
   planInSession?: boolean;
+  /**
+   * With `planInSession`, the journal and report are opened once the plan says go: a plan that
+   * asks (an undo that deletes records) leaves no side file when answered no or refused.
+   */
+  sideFilesAfterPlan?: boolean;
   /** First pass: every row checked (and counted, for the progress bar) before anything is sent. */
   scan(): Promise<S>;
   /** Says what the run will do; false ends the command there (a dry run, a plan, a "no" to the question). */
@@ -107,11 +112,13 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
   let record: RunRecordWriter | undefined;
   let release: (() => void) | undefined;
   try {
+    const sideFilesLater = run.sideFilesAfterPlan === true && !ctx.globals.dryRun;
     if (run.planInSession) {
       const side = ctx.globals.dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup;
-      session = await openSession(ctx, side, run.label, scan.total);
+      session = await openSession(ctx, side, run.label, scan.total, sideFilesLater);
     }
     if (!(await run.plan(scan, session))) return;
+    if (session && sideFilesLater) await session.openSideFiles();
     // From here rows are written: a closed stdout (`--report - | head`) winds the run down as
     // Ctrl-C does, never ends it where it stands (output/io.ts, ClosedOutput).
     release = ctx.io.closedOutput?.windDown();

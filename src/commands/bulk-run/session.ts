@@ -223,14 +223,24 @@ export interface BulkSession {
   report: ReportWriter;
   journal: JournalWriter | undefined;
   started: number;
+  /** Opens the journal and report of a session opened without them (`sideFilesLater`). */
+  openSideFiles(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * Opens client, journal (locked), report and progress for a run. The progress display starts
- * with `session.progress.start()` once the set-up lines are printed.
+ * with `session.progress.start()` once the set-up lines are printed. With `sideFilesLater` the
+ * journal and report wait for {@link BulkSession.openSideFiles}: a plan that asks (an undo that
+ * deletes) and is answered no, or refused without --yes, leaves neither behind.
  */
-export async function openSession(ctx: Context, setup: BulkSetup, label: string, total: number | undefined): Promise<BulkSession> {
+export async function openSession(
+  ctx: Context,
+  setup: BulkSetup,
+  label: string,
+  total: number | undefined,
+  sideFilesLater = false,
+): Promise<BulkSession> {
   const conn = await ctx.connection();
   const stderrColumns = ctx.io.stderrColumns ?? 0;
   // Every worker and every parked row may wait on Ctrl-C at once (pacing waits, settle waits):
@@ -280,8 +290,46 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     onWait: (ms, why) => progress.waiting(ms, why),
     resumeHint: resumeHint(setup),
   });
+  // The writers as opened, closed at the end: collectFailed puts a wrapper in session.report.
+  const opened: Pick<BulkSession, 'journal' | 'report'> = { journal: undefined, report: NO_REPORT };
+  const session: BulkSession = {
+    client,
+    requester,
+    pacer,
+    progress,
+    report: NO_REPORT,
+    journal: undefined,
+    started: ctx.clock.now(),
+    async openSideFiles() {
+      Object.assign(opened, await openSideFiles(ctx, setup, requester, progress));
+      session.journal = opened.journal;
+      session.report = opened.report;
+    },
+    async close() {
+      progress.stop();
+      opened.journal?.close();
+      opened.report.close();
+      await client.close();
+    },
+  };
+  if (sideFilesLater) return session;
+  try {
+    await session.openSideFiles();
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
+  return session;
+}
+
+/** The journal (locked; its owner asked through the run's requester) and the report of a run. */
+async function openSideFiles(
+  ctx: Context,
+  setup: BulkSetup,
+  requester: Requester,
+  progress: Progress,
+): Promise<Pick<BulkSession, 'journal' | 'report'>> {
   let journal: JournalWriter | undefined;
-  let report: ReportWriter = NO_REPORT;
   try {
     if (setup.journalPath) {
       journal = new JournalWriter(
@@ -293,11 +341,12 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
       );
       journal.open(setup.journalBytes);
     }
+    let report: ReportWriter = NO_REPORT;
     if (setup.reportPath === '-') report = beforeEach(() => progress.clear(), redacted(ctx, stdoutReport(ctx.io.stdout)));
     else if (setup.reportPath) report = redacted(ctx, openReportFile(setup.reportPath));
+    return { journal, report };
   } catch (err) {
     journal?.close();
-    await client.close();
     if (err instanceof Stopped) throw interruptedBeforeRows();
     // Shards started at once on one machine meet on the default journal (a trial): each needs its own.
     if (err instanceof RunLockHeld && setup.shard && setup.journalPath) {
@@ -309,21 +358,6 @@ export async function openSession(ctx: Context, setup: BulkSetup, label: string,
     }
     throw err;
   }
-  return {
-    client,
-    requester,
-    pacer,
-    progress,
-    report,
-    journal,
-    started: ctx.clock.now(),
-    async close() {
-      progress.stop();
-      journal?.close();
-      report.close();
-      await client.close();
-    },
-  };
 }
 
 /**

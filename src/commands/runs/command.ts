@@ -64,7 +64,11 @@ back for (an event created: events have no delete; a task marked complete) is sa
 Any profile logged in to the org a run wrote to may undo it (a single write: only its own
 profile, its record names no org). Exit codes: 10 unknown run, 11 a run of another org or API
 (or such a single write), 12 already undone, 13 record changed (tampered), 4 the token may not
-write what the undo writes, 2 no row of the run can be taken back; 5 when rows failed.
+write what the undo writes, 2 no row of the run can be taken back, or deletes without --yes off a
+terminal; 5 when rows failed.
+
+Taking creates back deletes records: asked first on a terminal (default no); elsewhere it needs
+--yes (--plan lists them). Setting fields back, re-creating and finishing are not asked.
 `,
     )
     .action(async (id: string, flags: UndoFlags, cmd: Command) => {

@@ -98,6 +98,23 @@ function refuseNothingToTakeBack(ctx: Context, rec: RunRecord, rows: ReturnType<
   );
 }
 
+/**
+ * Taking creates back deletes records: asked on a terminal (default no) and refused elsewhere
+ * without --yes, as `delete` and a bulk delete are (a trial's undo off a terminal deleted the
+ * records of a create run unasked). Set-backs, re-creates and finishes are not asked, as an
+ * update is not. Called after the plan's reads: the count is the records it would delete.
+ */
+async function confirmDeletes(ctx: Context, id: string, deletes: number): Promise<boolean> {
+  if (deletes === 0 || ctx.globals.yes) return true;
+  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY)
+    throw new UsageError(
+      `refusing to delete ${grouped(deletes)} record(s) the run created without --yes (not an interactive terminal)`,
+    ).hint(`nothing was written; see them with ${svcAgain(ctx)} runs undo ${id} --plan, then run again with --yes`);
+  if (await (await ctx.prompter()).confirm(`Undo run ${id}, deleting ${grouped(deletes)} record(s) it created?`, false)) return true;
+  ctx.info('not deleted: nothing was written');
+  return false;
+}
+
 /** Runs `svc runs undo`. */
 export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): Promise<void> {
   const dir = runsDirOf(ctx);
@@ -174,6 +191,8 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     label,
     rows: `rows of run ${id}`,
     planInSession: true,
+    // The question (deletes) comes after the plan's reads: a "no" or a refusal leaves no journal.
+    sideFilesAfterPlan: true,
     recordMeta: { undoes: id },
     ...(continued ? { recordInto: continued } : {}),
     async scan() {
@@ -223,7 +242,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         `${label}: ${n('set back')} to set back, ${n('delete')} to delete, ${n('re-create')} to re-create, ${n('finish')} to finish${conflicts ? `, ${conflicts} conflicts (skipped; --force takes them back)` : ''}`,
       );
       finishing();
-      return true;
+      return confirmDeletes(ctx, id, n('delete'));
     },
     async *items() {
       yield* relinks!.order(items);
