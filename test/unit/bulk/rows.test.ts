@@ -69,8 +69,10 @@ describe('resource rows', () => {
     expect(p('create', { emails: 'a@b' })).toEqual({ problems: [{ field: 'emails', reason: 'expected a list of strings' }] });
     expect(p('create', { type: 'account', name: 'x' })).toEqual({ problems: [{ field: 'type', reason: '"account" is not prospect' }] });
     expect(p('create', [1, 2])).toEqual({ problems: [{ field: '(row)', reason: 'expected a JSON object (a record)' }] });
+    // A refused row that names a valid id keeps it: the report's failed lines carry it (a trial).
     expect(p('update', { id: 3, name: 'read-only only' })).toEqual({
       problems: [{ field: '(row)', reason: 'nothing to update: the row has no writable field besides id' }],
+      id: 3,
     });
     expect(prepareRow(prospect, 'create', { row: 4, error: 'not valid JSON: x' })).toEqual({
       problems: [{ field: '(row)', reason: 'not valid JSON: x' }],
