@@ -57,6 +57,10 @@ describe.concurrent('svc api, the gh way', () => {
     const got = await svc(['/stages?page[limit]=1']);
     expect(got.code, got.stderr).toBe(0);
     expect(JSON.parse(got.stdout).data).toHaveLength(1);
+    // Without its slash too, as gh api takes `repos/…`.
+    const bare = await svc(['stages?page[limit]=1']);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stdout).toBe(got.stdout);
     const body = JSON.stringify({ data: { type: 'persona', attributes: { name: 'Method Left Out' } } });
     const made = await svc(['/personas', '-d', body]);
     expect(made.code, made.stderr).toBe(0);

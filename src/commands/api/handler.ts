@@ -43,10 +43,11 @@ const OTHER_WAYS: [keyof ApiFlags, string, string][] = [
  * the path, its method GET, or POST with -d (as `gh api`). Usage errors name the way to write it.
  */
 function methodAndPath(first: string | undefined, second: string | undefined, flags: ApiFlags): { method: string; path: string } {
-  const looksLikePath = (s: string) => /^(?:\/|https?:)/i.test(s) || s.includes('/') || s.includes('?');
   if (first === undefined) throw new UsageError('missing path').hint('svc api GET /prospects (svc api --help)');
   if (second === undefined) {
-    if (!looksLikePath(first)) throw new UsageError(`missing path after ${first}`).hint(`svc api ${first.toUpperCase()} /prospects`);
+    // A lone method is a path left out; anything else is the path (`prospects` as `/prospects`).
+    if (METHODS.has(first.toUpperCase()))
+      throw new UsageError(`missing path after ${first}`).hint(`svc api ${first.toUpperCase()} /prospects`);
     return { method: flags.method ?? (flags.data !== undefined ? 'POST' : 'GET'), path: first };
   }
   if (flags.method !== undefined)
