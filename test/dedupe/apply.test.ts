@@ -271,10 +271,13 @@ describe('svc dedupe apply', () => {
     fs.writeFileSync(plan, JSON.stringify(doc));
     // Deleting needs --yes outside a terminal: refused, nothing written.
     const mark = sb.requests.length;
+    const files = fs.readdirSync(dir).sort();
     const refused = await svc(['dedupe', 'apply', plan]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/refusing to delete 1 duplicate\(s\) without --yes/);
     expect(writes(mark)).toEqual([]);
+    // No side file either: the journal is opened once the question is answered (it was left beside the plan).
+    expect(fs.readdirSync(dir).sort()).toEqual(files);
     const r = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect((await api('GET', `accounts/${dup.body.data.id}`)).status).toBe(404);

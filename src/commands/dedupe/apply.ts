@@ -222,6 +222,9 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
     // A cluster is several writes: the summary counts clusters merged, then the writes as `svc runs list` does.
     rowsAre: { noun: 'cluster', done: 'merged', keyOf: (k) => k.split('/')[0]! },
     planInSession: true,
+    // The journal is opened once the deletes are agreed to: a "no" or a refusal without --yes
+    // left `<plan>.journal.ndjson` beside the plan though nothing was written.
+    sideFilesAfterPlan: true,
     scan: async () => ({
       total: list.length,
       invalid: 0,
