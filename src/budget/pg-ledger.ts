@@ -274,10 +274,17 @@ export class PgLedger implements Ledger {
     });
     // A server restart, a dropped connection: the next statement fails, and the step says so.
     client.on('error', () => undefined);
-    await client.connect();
-    const made = await client.query<{ ok: boolean }>(`SELECT to_regclass('${TABLE}') IS NOT NULL AS ok`);
-    if (!made.rows[0]?.ok) await client.query(`BEGIN;\n${SETUP};\nCOMMIT`);
-    return client;
+    try {
+      await client.connect();
+      const made = await client.query<{ ok: boolean }>(`SELECT to_regclass('${TABLE}') IS NOT NULL AS ok`);
+      if (!made.rows[0]?.ok) await client.query(`BEGIN;\n${SETUP};\nCOMMIT`);
+      return client;
+    } catch (err) {
+      // Connected, then refused (a role without rights on svc_budget): the connection was left
+      // open, and kept bin/svc from ever exiting (a cron job hung; a trial).
+      await client.end().catch(() => undefined);
+      throw err;
+    }
   }
 
   /** A server's or the network's error in one line, the password never in it. */

@@ -205,6 +205,30 @@ describe.skipIf(PG === undefined)('svc with --budget-ledger', () => {
     expect(r.stderr).not.toContain(new URL(PG!).password);
   });
 
+  // A role that can log in but not use svc_budget: the error came after the connection was made,
+  // and the connection was never closed, so bin/svc never exited (a cron job hung; a trial).
+  it('a role without rights on the ledger: the warning, and no connection left open', async () => {
+    const role = `svc_norights_${process.pid}_${Date.now() % 100000}`;
+    await adminSql(PG!, 'CREATE SCHEMA IF NOT EXISTS svc_budget');
+    await adminSql(PG!, `CREATE ROLE ${role} LOGIN PASSWORD 'N0-Rights-pw'`);
+    const open = async () => (await adminSql(PG!, 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1', [role])).rows[0].n;
+    try {
+      const r = await svc(['--budget-ledger', asUser(PG!, role, 'N0-Rights-pw'), 'prospects', 'get', '1', '--query', 'id']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('1\n');
+      expect(r.stderr).toMatch(
+        /^warning: .*cannot use the ledger at .*: permission denied for (?:schema svc_budget|database).*; pacing by the server's headers alone\n$/,
+      );
+      expect(r.stderr).not.toContain('N0-Rights-pw');
+      const until = Date.now() + 3000;
+      while ((await open()) > 0 && Date.now() < until) await new Promise((done) => setTimeout(done, 50));
+      expect(await open()).toBe(0);
+    } finally {
+      await adminSql(PG!, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role]);
+      await adminSql(PG!, `DROP ROLE IF EXISTS ${role}`);
+    }
+  });
+
   it.each([
     [
       ['--budget-ledger', 'mysql://u:hunter22pw@h/db', 'limits'],
