@@ -69,6 +69,15 @@ describe('a --db that svc cannot use', () => {
       ['--db', 'postgres://svc:s3cr3t-pw@127.0.0.1:54370/db', '--schema', 'Acme'],
       /^error: --schema "Acme" is not a schema name svc makes\nhint: use lower-case letters, .*: --schema acme \(a mirror an earlier svc made in "Acme" keeps its rows there once renamed: ALTER SCHEMA "Acme" RENAME TO acme\)$/m,
     ],
+    // Taken for SQLite file names, made under that name and printed, password and all (a trial).
+    [
+      ['--db', 'postgress://svc:s3cr3t-pw@127.0.0.1:54370/db'],
+      /^error: --db starts with "postgress:": svc takes a postgres:\/\/ connection string or a SQLite file name\nhint: write it postgres:\/\/USER@HOST:PORT\/DATABASE/m,
+    ],
+    [
+      ['--db', 'host=127.0.0.1 port=54370 user=svc password=s3cr3t-pw dbname=db', '--schema', 'acme'],
+      /^error: --db is a key=value connection string: svc takes a postgres:\/\/ connection string or a SQLite file name\n/m,
+    ],
   ])('%j: exit 2 naming the fix, nothing sent, never the password', async (args, message) => {
     const mark = c.sb.requests.length;
     for (const cmd of [
@@ -79,8 +88,11 @@ describe('a --db that svc cannot use', () => {
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toContain('s3cr3t-pw');
+      expect(r.stdout).toBe('');
     }
     expect(c.sb.requests.length).toBe(mark);
+    // No file made under the string's name, here or in the data directory.
+    expect(fs.readdirSync(process.cwd()).filter((f) => f.includes('s3cr3t'))).toEqual([]);
   });
 
   it('a connection string without a host (a Unix socket in ?host=) is one svc reads', async () => {

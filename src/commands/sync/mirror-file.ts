@@ -39,10 +39,26 @@ export async function mirrorTarget(ctx: Context, flags: { db?: string; schema?: 
     }
     return { kind: 'postgres', url: db, schema };
   }
+  if (db !== undefined) notAFileName(db, flags.db !== undefined ? '--db' : 'SVC_DB');
   if (flags.schema !== undefined) {
     throw new UsageError('--schema is for a mirror on PostgreSQL').hint('give --db postgres://USER@HOST/DB (or set SVC_DB) with it');
   }
   return { kind: 'file', file: await mirrorFile(ctx, db) };
+}
+
+/**
+ * Refuses a --db that is meant as a server but is no postgres:// URL: a misspelt scheme
+ * (`postgress://`, `postgres:user@…`) or a key=value connection string. Each was taken for a
+ * SQLite file name, a file made under it and its name, password and all, printed; the sync
+ * "succeeded" (a trial). The value is never repeated: it may hold a password.
+ */
+function notAFileName(db: string, flag: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(db)?.[1];
+  const keywords = /(?:^|\s)(?:host|hostaddr|port|dbname|user|password|sslmode|service)\s*=/i.test(db);
+  if (scheme === undefined && !keywords) return;
+  throw new UsageError(
+    `${flag} ${scheme !== undefined ? `starts with "${scheme}:"` : 'is a key=value connection string'}: svc takes a postgres:// connection string or a SQLite file name`,
+  ).hint('write it postgres://USER@HOST:PORT/DATABASE (the password after USER and a colon), or a file name such as ./mirror.sqlite');
 }
 
 /**
