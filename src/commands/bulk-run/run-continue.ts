@@ -80,16 +80,42 @@ export function undoneRunOf(
   journalPath: string,
   owner?: SideOwner,
   shard?: string,
-): { undone: RunRecord; standing: RunRecord[] } | undefined {
+): { undone: RunRecord; by: string; partly?: number; standing: RunRecord[] } | undefined {
   const metas = journalRuns(dir, label, journalPath, owner, shard);
   const last = readChecked(dir, metas.at(-1));
-  if (!last || !isUndone(dir, last)) return undefined;
+  if (!last) return undefined;
+  let by = last.undoneBy.at(-1);
+  let partly: number | undefined;
+  if (!isUndone(dir, last)) {
+    // A partial undo (conflicts left) marks no run undone, but the rows it set back are still
+    // done in the journal: a rerun skipped them, and they stayed undone without a word (a trial).
+    const part = takenBackInPart(dir, last);
+    if (!part) return undefined;
+    ({ by, rows: partly } = part);
+  }
   // Only then the earlier runs are read whole.
   const standing = metas
     .slice(0, -1)
     .map((m) => readChecked(dir, m))
     .filter((r): r is RunRecord => r !== undefined && !isUndone(dir, r));
-  return { undone: last, standing };
+  return { undone: last, by: by!, ...(partly !== undefined ? { partly } : {}), standing };
+}
+
+/** Outcomes of an undo's rows that took nothing back. */
+const NOT_TAKEN_BACK = new Set(['skipped', 'failed', 'unknown']);
+
+/** The undo (not itself undone) that took back some of `rec`'s rows, and how many; undefined when none did. */
+function takenBackInPart(dir: string, rec: RunRecord): { by: string; rows: number } | undefined {
+  for (const id of listRunIds(dir)) {
+    const meta = peekRunMeta(dir, id);
+    if (!meta || meta.id !== id || meta.undoes !== rec.meta.id) continue;
+    const undo = readChecked(dir, meta);
+    if (!undo || isUndone(dir, undo)) continue;
+    let rows = 0;
+    for (const r of undo.rows.values()) if (r.done && !NOT_TAKEN_BACK.has(r.done.status)) rows++;
+    if (rows > 0) return { by: id, rows };
+  }
+  return undefined;
 }
 
 /** The line a continuing rerun says: `continuing run … (killed after 120 of 300 rows of x.csv)`. */

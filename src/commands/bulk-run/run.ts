@@ -244,10 +244,12 @@ function refuseUndoneJournal<S extends RowScan, T extends RecordableItem>(ctx: C
   const found = undoneRunOf(runsDirOf(ctx), run.label, setup.journalPath, setup.owner, shardText(setup));
   if (!found) return;
   const rec = found.undone;
-  const undo = rec.undoneBy[rec.undoneBy.length - 1];
+  const undo = found.by;
   const standing = found.standing.map((r) => r.meta.id).join(', ');
   throw new UsageError(
-    `the rows ${setup.journalPath} holds as done were written by run ${rec.meta.id}, which \`svc runs undo\` took back (run ${undo}): run again, it would skip them and write nothing`,
+    found.partly !== undefined
+      ? `the rows ${setup.journalPath} holds as done include ${found.partly} that run ${rec.meta.id} wrote and \`svc runs undo\` took back (run ${undo}, in part): run again, it would skip them`
+      : `the rows ${setup.journalPath} holds as done were written by run ${rec.meta.id}, which \`svc runs undo\` took back (run ${undo}): run again, it would skip them and write nothing`,
   )
     .hint(
       standing
