@@ -163,11 +163,13 @@ describe('one rate budget for every svc process of a user', () => {
           (refused ? `; refused: ${refusals.map(({ at, rec }) => `${rec.method} ${rec.path} +${at - t0} ms`).join(', ')}` : ''),
       );
       expect(refused).toBe(0);
-      // The budget never holds an interactive read back 2 s; the whole answer comes within 2 s of
-      // its time alone too, unless the machine is the limit (ten node processes on two cores:
-      // at the issue's size the figures show the wall time, and that the budget made no wait).
+      // The budget never holds an interactive read back 2 s; the whole answer comes within 4 s of
+      // its time alone too, less than one window (5 s) that a read held back would wait, unless
+      // the machine is the limit (ten node processes on two cores: at the issue's size the figures
+      // show the wall time, and that the budget made no wait). 2 s was the bound until a slower
+      // machine, the suite beside it, answered in 2.4 s against 0.3 s alone with no wait at all.
       for (const w of waited) expect(w).toBeLessThanOrEqual(2000);
-      if (PROCS < 10) for (const l of latencies) expect(l).toBeLessThanOrEqual(aloneMs + 2000);
+      if (PROCS < 10) for (const l of latencies) expect(l).toBeLessThanOrEqual(aloneMs + 4000);
       expect(full.length).toBeGreaterThan(0);
       for (const u of used) expect(u).toBeGreaterThanOrEqual(0.95);
       expect(spread).toBeLessThanOrEqual(0.1 + stagger);
