@@ -5,17 +5,14 @@
  * errors that need no terminal are checked in-process in test/unit/commands/enroll/usage.test.ts.
  */
 import fs from 'node:fs';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { afterRecorded } from '../helpers/arrivals.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { enrollHandler } from '../../src/commands/enroll/handler.js';
-import type { App } from '../../src/runtime/app.js';
 import { systemClock } from '../../src/runtime/context.js';
-import { createContext } from '../../src/runtime/create-context.js';
-import type { Prompter } from '../../src/runtime/prompter.js';
+import { terminalContext } from '../helpers/terminal-context.js';
 import {
   call,
   emailOf,
@@ -429,37 +426,21 @@ describe('what the summary counts (a new user’s trial)', () => {
     // The person answers 12 s after the question (a trial's "1 of 1 row in 11.9 s").
     let late = 0;
     const clock = { now: () => Date.now() + late, sleep: systemClock.sleep };
-    const prompter = {
-      confirm: async () => {
+    const { ctx, stderr: err } = terminalContext(e, {
+      confirm: () => {
         late += 12_000;
         return true;
       },
-    } as unknown as Prompter;
-    let stderr = '';
-    const err = new PassThrough().setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const io = {
-      stdout: new PassThrough(),
-      stderr: err,
-      stdin: new PassThrough(),
       stdoutIsTTY: false,
-      stderrIsTTY: true,
-      stdinIsTTY: true,
-      color: false,
-      columns: 80,
-      stderrColumns: 0,
-    };
-    const app: App = { io, env: e, clock, exitCode: 0, signal: new AbortController().signal };
-    const ctx = createContext(
-      app,
-      { baseUrl: e.SVC_BASE_URL, token: e.SVC_TOKEN, verbose: false, dryRun: false, yes: false, sandbox: false, timeoutMs: 10_000 },
-      { prompter },
-    );
+      clock,
+    });
     try {
       await enrollHandler(ctx, { sequence: String(seq), mailbox: '2', prospect: [String(p)] });
     } finally {
       await ctx.close();
     }
     expect(late).toBe(12_000);
+    const stderr = err();
     const secs = Number(/enroll: 1 created \(1 of 1 row in ([\d.]+) s\)/.exec(stderr)?.[1]);
     expect(secs, stderr).toBeLessThan(10);
   });

@@ -8,15 +8,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RunRecordWriter, runFile, runsDir, type RunMeta } from '../../src/bulk/run/run-record.js';
 import { pruneHandler } from '../../src/commands/runs/prune.js';
-import type { App } from '../../src/runtime/app.js';
-import { createContext } from '../../src/runtime/create-context.js';
-import type { Prompter } from '../../src/runtime/prompter.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
+import { terminalContext } from '../helpers/terminal-context.js';
 
 const BASE = 'http://127.0.0.1:9/api/v2';
 let config: string;
@@ -146,28 +143,13 @@ describe('svc runs prune', () => {
   it('on a terminal it asks first, default no', async () => {
     const asked: [string, boolean | undefined][] = [];
     const run = async (answer: boolean) => {
-      const io = {
-        stdout: new PassThrough(),
-        stderr: new PassThrough(),
-        stdin: new PassThrough(),
-        stdoutIsTTY: true,
-        stderrIsTTY: true,
-        stdinIsTTY: true,
-        color: false,
-        columns: 80,
-      };
-      const app: App = { io, env, exitCode: 0, signal: new AbortController().signal };
-      const prompter = {
-        confirm: async (message: string, def?: boolean) => {
+      const { ctx } = terminalContext(env, {
+        confirm: (message, def) => {
           asked.push([message, def]);
           return answer;
         },
-      } as Prompter;
-      const ctx = createContext(
-        app,
-        { profile: 'a', baseUrl: BASE, token: 't', verbose: false, dryRun: false, yes: false, sandbox: false, timeoutMs: 1000 },
-        { prompter },
-      );
+        globals: { profile: 'a', baseUrl: BASE, token: 't', timeoutMs: 1000 },
+      });
       await pruneHandler(ctx, { olderThan: '30d' });
       await ctx.close();
     };

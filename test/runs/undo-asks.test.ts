@@ -8,16 +8,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runsDir } from '../../src/bulk/run/run-record.js';
 import { undoHandler } from '../../src/commands/runs/undo.js';
-import type { App } from '../../src/runtime/app.js';
-import { createContext } from '../../src/runtime/create-context.js';
-import type { Prompter } from '../../src/runtime/prompter.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { start, type Client } from '../helpers/sandbox.js';
+import { terminalContext } from '../helpers/terminal-context.js';
 
 let c: Client;
 let env: NodeJS.ProcessEnv;
@@ -102,29 +99,12 @@ it('on a terminal it asks first, default no: answered no, nothing deleted and no
   const { run, ids } = await createThree('Asked');
   const asked: [string, boolean | undefined][] = [];
   const undo = async (answer: boolean) => {
-    const io = {
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-      stdin: new PassThrough(),
-      stdoutIsTTY: true,
-      stderrIsTTY: true,
-      stdinIsTTY: true,
-      color: false,
-      columns: 80,
-      stderrColumns: 0,
-    };
-    const app: App = { io, env, exitCode: 0, signal: new AbortController().signal };
-    const prompter = {
-      confirm: async (message: string, def?: boolean) => {
+    const { ctx, app } = terminalContext(env, {
+      confirm: (message, def) => {
         asked.push([message, def]);
         return answer;
       },
-    } as Prompter;
-    const ctx = createContext(
-      app,
-      { baseUrl: env.SVC_BASE_URL, token: env.SVC_TOKEN, verbose: false, dryRun: false, yes: false, sandbox: false, timeoutMs: 10_000 },
-      { prompter },
-    );
+    });
     try {
       await undoHandler(ctx, run, {});
     } finally {
