@@ -1,5 +1,6 @@
 /** `svc profiles list|use|remove`. */
 import { withStoreLock } from '../../auth/store-lock.js';
+import { confirmOrYes } from '../shared/confirm.js';
 import { describeUser } from '../../auth/whoami.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
@@ -68,14 +69,12 @@ export async function removeProfile(ctx: Context, name: string): Promise<void> {
   if (!store.get(name)) throw unknownProfile(store.names(), name);
   await warnStandingRuns(ctx, name);
   if (ctx.globals.dryRun) return printDryRun(ctx, [], [`would remove profile "${name}" and its tokens from ${store.path}`]);
-  if (!ctx.globals.yes) {
-    if (!ctx.io.stdinIsTTY) throw new UsageError(`refusing to remove profile "${name}" without --yes (not an interactive terminal)`);
-    const ok = await (await ctx.prompter()).confirm(`Remove profile "${name}" and its tokens?`, false);
-    if (!ok) {
-      ctx.info('Nothing removed.');
-      return;
-    }
-  }
+  const go = await confirmOrYes(ctx, {
+    refuse: `remove profile "${name}"`,
+    question: `Remove profile "${name}" and its tokens?`,
+    declined: 'Nothing removed.',
+  });
+  if (!go) return;
   await withStoreLock(store, () => store.remove(name), ctx.signal);
   ctx.info(`Removed profile "${name}".`);
 }

@@ -4,6 +4,7 @@
  * src/bulk/ and the README, "Bulk runs and enroll").
  */
 import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput } from '../../bulk/rows/resource-plan.js';
+import { confirmOrYes } from '../shared/confirm.js';
 import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
 import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
@@ -52,10 +53,16 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
         await printPlan(ctx, rt, input);
         return false;
       }
-      if (op === 'delete' && scan.todo > 0 && !(await confirmDelete(ctx, rt, scan.todo))) {
-        ctx.info('not deleted');
+      if (
+        op === 'delete' &&
+        scan.todo > 0 &&
+        !(await confirmOrYes(ctx, {
+          refuse: `delete ${scan.todo} ${rt.command}`,
+          question: `Delete ${scan.todo} ${rt.command}?`,
+          declined: 'not deleted',
+        }))
+      )
         return false;
-      }
       ctx.info(plan);
       return true;
     },
@@ -96,12 +103,4 @@ async function printPlan(ctx: Context, rt: ResourceType, input: ResourceInput): 
     }
     await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
   }
-}
-
-async function confirmDelete(ctx: Context, rt: ResourceType, count: number): Promise<boolean> {
-  if (ctx.globals.yes) return true;
-  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
-    throw new UsageError(`refusing to delete ${count} ${rt.command} without --yes (not an interactive terminal)`);
-  }
-  return (await ctx.prompter()).confirm(`Delete ${count} ${rt.command}?`, false);
 }

@@ -22,6 +22,7 @@
  * reported, as is one whose records have different owners (unless `--across-owners`).
  */
 import fs from 'node:fs';
+import { confirmOrYes } from '../shared/confirm.js';
 import { encodeQuery } from '../../api/query.js';
 import { apiTime } from '../../api-time.js';
 import type { Outcome, WorkItem } from '../../bulk/run/engine.js';
@@ -297,14 +298,15 @@ function leftOut(ctx: Context, list: ClusterItem[]): string {
 
 /** Deleting duplicates is asked on a terminal and needs --yes elsewhere, as every bulk delete (tagging is not). */
 async function confirmDeletes(ctx: Context, deletes: number): Promise<boolean> {
-  if (deletes === 0 || ctx.globals.yes) return true;
-  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY)
-    throw new UsageError(`refusing to delete ${deletes} duplicate(s) without --yes (not an interactive terminal)`).hint(
-      'preview with --plan, then run again with --yes (or --tag-only to tag the duplicates and keep them)',
-    );
-  if (await (await ctx.prompter()).confirm(`Merge, deleting ${grouped(deletes)} duplicate(s)?`, false)) return true;
-  ctx.info('nothing was written');
-  return false;
+  return (
+    deletes === 0 ||
+    confirmOrYes(ctx, {
+      refuse: `delete ${deletes} duplicate(s)`,
+      hints: ['preview with --plan, then run again with --yes (or --tag-only to tag the duplicates and keep them)'],
+      question: `Merge, deleting ${grouped(deletes)} duplicate(s)?`,
+      declined: 'nothing was written',
+    })
+  );
 }
 
 /** Adds the requests of the clusters to do (steps an earlier run did are not counted) to `bill`. */

@@ -13,7 +13,7 @@ import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } f
 import { keepHeapNearLiveSize } from '../../runtime/heap.js';
 import { writeOut } from '../../output/io.js';
 import { startSpinner } from '../../output/spinner.js';
-import { allAttributes, findRelationship, resourceByType, type ResourceType } from '../../registry/index.js';
+import { allAttributes, resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
 import { nearMiss } from '../../suggest.js';
 import {

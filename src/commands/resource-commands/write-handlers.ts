@@ -1,5 +1,6 @@
 /** Handlers of `create`, `update`, `delete` and item actions (single records). */
 import { setField } from '../../own-field.js';
+import { confirmOrYes } from '../shared/confirm.js';
 import type { ApiResponse } from '../../api/client.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { singleResource } from '../../api/jsonapi.js';
@@ -203,16 +204,8 @@ export async function deleteHandler(ctx: Context, rt: ResourceType, idArg: strin
   const api = await ctx.api();
   const path = `${rt.path}/${id}`;
   if (ctx.globals.dryRun) return printDryRun(ctx, [{ method: 'DELETE', url: api.resolve(path) }]);
-  if (!ctx.globals.yes) {
-    if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
-      throw new UsageError(`refusing to delete ${rt.type} ${id} without --yes (not an interactive terminal)`);
-    }
-    const ok = await (await ctx.prompter()).confirm(`Delete ${rt.type} ${id}?`, false);
-    if (!ok) {
-      ctx.info('not deleted');
-      return;
-    }
-  }
+  if (!(await confirmOrYes(ctx, { refuse: `delete ${rt.type} ${id}`, question: `Delete ${rt.type} ${id}?`, declined: 'not deleted' })))
+    return;
   // svc runs: the whole record before it goes, so that it can be re-created.
   const recording = await import('../bulk-run/run-recording.js');
   const prior = await recording.priorRecord(ctx, path);

@@ -12,6 +12,7 @@
  * An age of 0 is allowed (every other run of the profile): the question or --yes guards it as any.
  */
 import fs from 'node:fs';
+import { confirmOrYes } from '../shared/confirm.js';
 import { isUndone, peekRunMeta, runFile, type RunRecord } from '../../bulk/run/run-record.js';
 import { UsageError } from '../../errors.js';
 import { grouped } from '../../grouped.js';
@@ -123,24 +124,20 @@ export async function pruneHandler(ctx: Context, flags: PruneFlags): Promise<voi
     ctx.info(`${summary('would remove')}; nothing removed (--dry-run)`);
     return;
   }
-  if (remove.length > 0 && !(await confirmPrune(ctx, remove.length, whose))) {
-    ctx.info('nothing was removed');
-    return;
-  }
+  // Asked, or --yes: a removed record cannot be undone.
+  const go =
+    remove.length === 0 ||
+    (await confirmOrYes(ctx, {
+      refuse: `remove ${grouped(remove.length)} run record(s)`,
+      hints: ['list them with --dry-run, then run again with --yes; a removed run can no longer be undone'],
+      question: `Remove the records of ${grouped(remove.length)} run(s) ${whose}? They can no longer be undone.`,
+      declined: 'nothing was removed',
+    }));
+  if (!go) return;
   for (const d of remove) {
     fs.rmSync(d.file, { force: true });
     fs.rmSync(d.file.replace(/\.run\.ndjson$/, '.undo.journal.ndjson'), { force: true });
     fs.rmSync(d.file.replace(/\.run\.ndjson$/, '.undo.journal.ndjson.lock'), { force: true });
   }
   ctx.info(summary('removed'));
-}
-
-/** Asked on a terminal (default no), --yes elsewhere: a removed record cannot be undone, as a bulk delete's confirmDelete. */
-async function confirmPrune(ctx: Context, count: number, whose: string): Promise<boolean> {
-  if (ctx.globals.yes) return true;
-  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY)
-    throw new UsageError(`refusing to remove ${grouped(count)} run record(s) without --yes (not an interactive terminal)`).hint(
-      'list them with --dry-run, then run again with --yes; a removed run can no longer be undone',
-    );
-  return (await ctx.prompter()).confirm(`Remove the records of ${grouped(count)} run(s) ${whose}? They can no longer be undone.`, false);
 }

@@ -7,6 +7,7 @@
  * profile, or with any when its record names the org), it is not undone already, and the token may write what the undo writes.
  */
 import { parseRoot } from '../../auth/whoami.js';
+import { confirmOrYes } from '../shared/confirm.js';
 import { svcAgain } from '../shared/svc-again.js';
 import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
 import { IdSet } from '../../bulk/rows/lookup.js';
@@ -105,14 +106,15 @@ function refuseNothingToTakeBack(ctx: Context, rec: RunRecord, rows: ReturnType<
  * update is not. Called after the plan's reads: the count is the records it would delete.
  */
 async function confirmDeletes(ctx: Context, id: string, deletes: number): Promise<boolean> {
-  if (deletes === 0 || ctx.globals.yes) return true;
-  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY)
-    throw new UsageError(
-      `refusing to delete ${grouped(deletes)} record(s) the run created without --yes (not an interactive terminal)`,
-    ).hint(`nothing was written; see them with ${svcAgain(ctx)} runs undo ${id} --plan, then run again with --yes`);
-  if (await (await ctx.prompter()).confirm(`Undo run ${id}, deleting ${grouped(deletes)} record(s) it created?`, false)) return true;
-  ctx.info('not deleted: nothing was written');
-  return false;
+  return (
+    deletes === 0 ||
+    confirmOrYes(ctx, {
+      refuse: `delete ${grouped(deletes)} record(s) the run created`,
+      hints: [`nothing was written; see them with ${svcAgain(ctx)} runs undo ${id} --plan, then run again with --yes`],
+      question: `Undo run ${id}, deleting ${grouped(deletes)} record(s) it created?`,
+      declined: 'not deleted: nothing was written',
+    })
+  );
 }
 
 /** Runs `svc runs undo`. */
