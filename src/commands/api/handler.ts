@@ -92,18 +92,23 @@ export async function apiHandler(ctx: Context, first: string | undefined, second
   // received, or what --query picks of it; not with -o FORMAT, whose records it has none of),
   // then the error on stderr with its exit code. The body went to stderr only, so `svc api … |
   // jq .errors` read nothing (a trial).
+  /** An answer's body as sent, or what --query picks of its document. */
+  const printAnswer = (text: string, doc: unknown) =>
+    writeOut(
+      ctx.io.stdout,
+      query ? formatResult(query.search(doc), ctx.globals.output === 'raw') : text.endsWith('\n') ? text : `${text}\n`,
+    );
   const printErrorAnswer = async (err: ApiError) => {
     if (opts.include && err.headers) await writeOut(ctx.io.stdout, headerBlock(err.status, err.headers));
     const text = err.body;
     if (records || text === undefined || !text.trim()) return;
-    if (!query) return writeOut(ctx.io.stdout, text.endsWith('\n') ? text : `${text}\n`);
     let doc: unknown;
     try {
       doc = JSON.parse(text);
     } catch {
-      return;
+      if (query) return;
     }
-    await writeOut(ctx.io.stdout, formatResult(query.search(doc), ctx.globals.output === 'raw'));
+    await printAnswer(text, doc);
   };
   // With -i, each answer's status line and headers go first, an error's too (its message then
   // goes to stderr as without -i): the rate budget's headers, a create's Location, a 404's.
@@ -146,8 +151,7 @@ export async function apiHandler(ctx: Context, first: string | undefined, second
       const writer = recordWriter(ctx, { format, io: ctx.io, single, ...columnsOf(res.doc.data) });
       await writer.page(res.doc, flattenDocument(res.doc, included));
       await writer.end();
-    } else if (query) await writeOut(ctx.io.stdout, formatResult(query.search(res.doc), ctx.globals.output === 'raw'));
-    else await writeOut(ctx.io.stdout, res.text.endsWith('\n') ? res.text : res.text + '\n');
+    } else await printAnswer(res.text, res.doc);
     return;
   }
   // Paginated: raw documents (one per line) by default, a query applying to each as the server

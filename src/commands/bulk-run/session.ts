@@ -513,6 +513,8 @@ export function finishRun(
   const parts = countsText(summaryParts(c, counted), n).replace(/^no rows$/, 'nothing to do');
   const secs = (ctx.clock.now() - session.started) / 1000;
   const noun = counted.rowsAre?.noun ?? 'row';
+  // `120 of 300 rows`: how far the run got, in the summary and in the lines of a run stopped.
+  const reached = `${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, noun)}`;
   const cont = counted.continued;
   const notes = [
     blank ? `${n(blank)} blank ${plural(blank, 'row')} skipped` : '',
@@ -521,7 +523,7 @@ export function finishRun(
   const writes = counted.rowsAre && counted.wrote ? `; in their records: ${countsText(counted.wrote, n)}` : '';
   // A rerun's line counts its part; `runs list` counts the run in all, said on the next line.
   ctx.info(
-    `${label}${cont ? ', this part' : ''}: ${parts} (${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, noun)} in ${secs.toFixed(1)} s${notes.map((t) => `; ${t}`).join('')})${writes}`,
+    `${label}${cont ? ', this part' : ''}: ${parts} (${reached} in ${secs.toFixed(1)} s${notes.map((t) => `; ${t}`).join('')})${writes}`,
   );
   if (cont) ctx.info(`${label}, in all (run ${cont.id}): ${cont.inAll}`);
   const files = [
@@ -546,9 +548,8 @@ export function finishRun(
       ? 'the report lines of rows done after that are lost (--report FILE keeps them all)'
       : '';
   if (result.interrupted && closed) {
-    const done = `${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, noun)} done`;
     const err = new SvcError(
-      `${closed} was closed (the command reading it ended, as \`| head\` does): stopped, ${done}`,
+      `${closed} was closed (the command reading it ended, as \`| head\` does): stopped, ${reached} done`,
       ExitCode.OUTPUT_CLOSED,
     );
     if (lost) err.hint(lost);
@@ -556,9 +557,7 @@ export function finishRun(
   }
   if (lost) ctx.warn(`stdout was closed before the run ended: ${lost}`);
   if (result.interrupted) {
-    throw new InterruptedError(
-      `interrupted: ${n(result.processed)}${total !== undefined ? ` of ${n(total)}` : ''} ${plural(total ?? result.processed, noun)} done`,
-    ).hint(resumeHint(setup));
+    throw new InterruptedError(`interrupted: ${reached} done`).hint(resumeHint(setup));
   }
   const bad = c.failed + c.unknown;
   if (bad > 0) {
