@@ -71,10 +71,19 @@ export function decimalCommaNumber(text: string, semicolonFile: boolean | undefi
   if (!DECIMAL_COMMA.test(t)) return text;
   const point = t.replace(',', '.');
   if (semicolonFile) return point;
+  // A comma before three digits (`1,200`) may group thousands: `1.200` was the wrong fix to suggest
+  // (where the dot groups thousands it reads as 1200 again, a trial). Each reading is written so
+  // that no convention reads it otherwise: the digits alone, and the decimal without its trailing
+  // zeros (1.2), or no decimal spelled out where three digits are left (`1,205`).
+  const decimal = point.replace(/\.?0+$/, '');
+  const fix = commas
+    ? `${t.replace(',', '')} if it groups thousands, or ${/\.\d{3}$/.test(decimal) ? 'use a decimal point' : decimal} if it is a decimal comma`
+    : point;
+  const what = commas ? 'a comma' : 'a decimal comma';
   return {
     problem:
       semicolonFile === false
-        ? `"${text}" has a decimal comma: write ${point}${commas ? ` (or ${t.replace(',', '')} if the comma groups thousands)` : ''}, or save the file ;-separated (as spreadsheets do where the comma is the decimal separator), where 4,5 reads as 4.5`
-        : `"${text}" has a decimal comma: write ${point}${commas ? ` (or ${t.replace(',', '')} if the comma groups thousands)` : ''}`,
+        ? `"${text}" has ${what}: write ${fix}, or save the file ;-separated (as spreadsheets do where the comma is the decimal separator), where 4,5 reads as 4.5`
+        : `"${text}" has ${what}: write ${fix}`,
   };
 }

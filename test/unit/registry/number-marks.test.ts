@@ -39,9 +39,27 @@ it('a comma file (en-US Excel) and a flag: one dot is a decimal point, whatever 
     expect(read('1,234,567', where)).toBe('1234567');
     expect(read('1.234,5', where)).toBe('1234.5');
   }
-  expect(read('1,234', false)).toMatch(
-    /^refused: "1,234" has a decimal comma: write 1\.234 \(or 1234 if the comma groups thousands\), or save the file ;-separated/,
-  );
   expect(read('4,5', false)).toMatch(/^refused: "4,5" has a decimal comma: write 4\.5, or save the file ;-separated/);
   expect(read('4,5', undefined)).toBe('refused: "4,5" has a decimal comma: write 4.5');
+  expect(read('12,5', undefined)).toBe('refused: "12,5" has a decimal comma: write 12.5');
+  expect(read('0,125', undefined)).toBe('refused: "0,125" has a decimal comma: write 0.125');
+  expect(read('1.200,50', undefined)).toBe('1200.50');
+});
+
+it('a comma before three digits: the thousands reading as plain digits, the decimal one only where it cannot read as thousands', () => {
+  // "1,200" was told "write 1.200", which reads as 1200 where the dot groups thousands (a trial).
+  expect(read('1,200', undefined)).toBe('refused: "1,200" has a comma: write 1200 if it groups thousands, or 1.2 if it is a decimal comma');
+  expect(read('1,234', false)).toMatch(
+    /^refused: "1,234" has a comma: write 1234 if it groups thousands, or use a decimal point if it is a decimal comma, or save the file ;-separated/,
+  );
+  expect(read('-10,000', undefined)).toBe(
+    'refused: "-10,000" has a comma: write -10000 if it groups thousands, or -10 if it is a decimal comma',
+  );
+  // What it suggests reads as it says.
+  expect([read('1200', undefined), read('1.2', undefined), read('-10000', false), read('-10', false)]).toEqual([
+    '1200',
+    '1.2',
+    '-10000',
+    '-10',
+  ]);
 });
