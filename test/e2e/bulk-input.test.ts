@@ -1,6 +1,7 @@
 /**
  * Bulk input as spreadsheets write it, against the sandbox: `;`-separated UTF-8 with a BOM,
- * Excel's "Unicode text" (UTF-16 LE, tabs), Windows-1252 with CRLF and quoted line breaks;
+ * Excel's "Unicode text" (UTF-16 LE, tabs), Windows-1252 with CRLF and quoted line breaks,
+ * Japanese Excel's "CSV" (Shift_JIS);
  * columns resolved before the first write (unknown ones refused with nothing sent,
  * `--ignore-columns`); the circuit breaker (`--max-failures`); and `--failed` fed back in. The
  * usage errors of --max-failures and --failed are checked in-process in
@@ -11,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
-import { emailOf, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
+import { cp932, emailOf, freeProspects, inputFile, ndjson, newSequence, stateProspects } from '../helpers/bulk.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -97,6 +98,46 @@ describe('input as spreadsheets write it', () => {
     expect(marked('@w1252.test').map((p) => [p.attributes['firstName'], p.attributes['lastName'], p.attributes['title']])).toEqual([
       ['Zoë', 'Brontë', 'Line one\r\nline two'],
       ['Anaïs', 'Noël', 'CEO'],
+    ]);
+  });
+});
+
+describe("Japanese Excel's CSV (Shift_JIS, CP932)", () => {
+  it('upsert --match email and create read it as Shift_JIS, said so, and the names arrive intact', async () => {
+    // Refused as UTF-8 with stray bytes, and the hint's --encoding windows-1252 wrote mojibake (a trial).
+    const pre = await svc(['prospects', 'create', '--input', inputFile('pre.csv', 'firstName,lastName,emails\nOld,Name,taro@sjis.test\n')]);
+    expect(pre.code, pre.stderr).toBe(0);
+    const file = inputFile('sjis.csv', '');
+    fs.writeFileSync(
+      file,
+      cp932(
+        'lastName,firstName,title,emails\r\n山田,太郎,営業部\u3000部長,taro@sjis.test\r\n佐藤,花子,,hanako@sjis.test\r\nヤマダ,カタカナ,,kana@sjis.test\r\n',
+      ),
+    );
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/read as Shift_JIS \(not valid UTF-8\)/);
+    expect(r.stderr).toMatch(/: 2 created, 1 updated \(3 of 3 rows/);
+    expect(received(sb, mark, 'prospects').filter((q) => q.method === 'POST' || q.method === 'PATCH')).toHaveLength(3);
+    const names = () =>
+      marked('@sjis.test').map((p) => [p.attributes['lastName'], p.attributes['firstName'], p.attributes['title'] ?? null]);
+    expect(names()).toEqual([
+      ['山田', '太郎', '営業部\u3000部長'],
+      ['佐藤', '花子', null],
+      ['ヤマダ', 'カタカナ', null],
+    ]);
+    // create reads it the same way, and --encoding sjis (a name users type) forces it.
+    const again = inputFile('sjis2.csv', '');
+    fs.writeFileSync(again, cp932('lastName,firstName,emails\r\n鈴木,花子,suzuki@sjis2.test\r\n'));
+    for (const args of [[], ['--encoding', 'sjis']]) {
+      const c = await svc(['prospects', 'create', '--input', again, '--journal', `${again}.${args.length}.journal`, ...args]);
+      expect(c.code, c.stderr).toBe(0);
+      expect(c.stderr).toMatch(args.length ? /read as Shift_JIS \(--encoding\)/ : /read as Shift_JIS \(not valid UTF-8\)/);
+    }
+    expect(marked('@sjis2.test').map((p) => [p.attributes['lastName'], p.attributes['firstName']])).toEqual([
+      ['鈴木', '花子'],
+      ['鈴木', '花子'],
     ]);
   });
 });

@@ -141,3 +141,44 @@ export function freeProspects(sb: TestSandbox, n: number, minId = 1): number[] {
   if (out.length < n) throw new Error(`only ${out.length} free prospects`);
   return out;
 }
+
+/**
+ * CP932 (Shift_JIS) bytes of the Japanese characters the tests write, from the JIS X 0208 table
+ * (Node decodes Shift_JIS but has no encoder). Also `\u3000`, the full-width space.
+ */
+const CP932: Readonly<Record<string, readonly number[]>> = {
+  山: [0x8e, 0x52],
+  田: [0x93, 0x63],
+  太: [0x91, 0xbe],
+  郎: [0x98, 0x59],
+  佐: [0x8d, 0xb2],
+  藤: [0x93, 0xa1],
+  花: [0x89, 0xd4],
+  子: [0x8e, 0x71],
+  鈴: [0x97, 0xe9],
+  木: [0x96, 0xd8],
+  営: [0x89, 0x63],
+  業: [0x8b, 0xc6],
+  部: [0x95, 0x94],
+  長: [0x92, 0xb7],
+  カ: [0x83, 0x4a],
+  タ: [0x83, 0x5e],
+  ダ: [0x83, 0x5f],
+  ナ: [0x83, 0x69],
+  ヤ: [0x83, 0x84],
+  マ: [0x83, 0x7d],
+  ー: [0x81, 0x5b],
+  '\u3000': [0x81, 0x40],
+};
+
+/** `text` in CP932, as Japanese Excel saves "CSV": ASCII as is, the characters of the table above. */
+export function cp932(text: string): Buffer {
+  const out: number[] = [];
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    const bytes = code < 0x80 ? [code] : CP932[c];
+    if (!bytes) throw new Error(`cp932: no bytes for ${c} in the test's table`);
+    out.push(...bytes);
+  }
+  return Buffer.from(out);
+}

@@ -2,13 +2,13 @@
  * The text encoding of an input file, as spreadsheets write them: UTF-8 with or without a byte
  * order mark, UTF-16 LE or BE by their mark (Excel's "Unicode text") or, without one, by their
  * zero bytes, and Windows-1252 (Excel's
- * "CSV" in much of the world) when the bytes are not valid UTF-8. Files are decoded as streams,
- * so memory stays flat however long they are.
+ * "CSV" in much of the world) or Shift_JIS (CP932, Japanese Excel's "CSV") when the bytes are not
+ * valid UTF-8. Files are decoded as streams, so memory stays flat however long they are.
  */
 import fs from 'node:fs';
 
 /** Encodings of input files. */
-export type InputEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+export type InputEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252' | 'shift_jis';
 
 /** What {@link detectEncoding} found. */
 export interface DetectedEncoding {
@@ -30,6 +30,13 @@ export interface DetectedEncoding {
    * without one of these five bytes cannot be told apart, and is read as Windows-1252.
    */
   notCp1252?: { line: number; byte: number };
+  /**
+   * Japanese in Shift_JIS but for `bad` byte sequences that Shift_JIS cannot read, the first on
+   * `line`: read as Windows-1252 its names were mojibake, so the fix named is `--encoding
+   * shift_jis`, not windows-1252. Set instead of deciding. With `mixed`: the bytes that are not
+   * UTF-8 read as Japanese in Shift_JIS, the other choice to name.
+   */
+  shiftJis?: { line: number; bad: number };
 }
 
 /** Where a file mixes UTF-8 with bytes that are not. */
@@ -53,6 +60,13 @@ export const ENCODING_NAMES: Readonly<Record<string, InputEncoding>> = {
   cp1252: 'windows-1252',
   'utf-16le': 'utf-16le',
   'utf-16be': 'utf-16be',
+  // Node's Shift_JIS is the WHATWG one, which is Windows' CP932 (NEC and IBM extensions included).
+  shift_jis: 'shift_jis',
+  'shift-jis': 'shift_jis',
+  sjis: 'shift_jis',
+  cp932: 'shift_jis',
+  'windows-31j': 'shift_jis',
+  ms932: 'shift_jis',
 };
 
 const CHUNK = 64 * 1024;
@@ -172,6 +186,82 @@ class Utf8Census {
 }
 
 /**
+ * Reads a file as Shift_JIS, counting what it cannot read and the runs of Japanese it holds, with
+ * the line of the first sequence it cannot read. Non-fatal decoding counts each such sequence as
+ * its U+FFFD: no Shift_JIS character maps to U+FFFD, so a file without one decodes whole (as the
+ * fatal decoder would take it).
+ *
+ * Windows-1252 and Mac Roman text often reads as valid Shift_JIS too, so a valid reading alone
+ * proves nothing: in Windows-1252 a small accented letter before a letter (`ça`, `él`) is a lead
+ * and trail byte, read as a kanji; a curly quote, dash or `Š` before a letter likewise; a capital
+ * accent (`Å`, `É`) or `°` is a half-width katakana; `ö` `ò` `ø` are user-defined characters. In Mac
+ * Roman `É` before a letter is a katakana and `Å` a CJK bracket. Those come one at a time inside a
+ * Latin word (François, Hélène as H + two kanji + e, Ångström), while Japanese names come as runs:
+ * 山田, 太郎, カタカナ, 山田　太郎 with its full-width space. So the proof asked for is a run of two or
+ * more Japanese characters (CJK punctuation, kana, ideographs, full-width forms; not half-width
+ * katakana, which Windows-1252's À–ß and ¡–¿ make) with no Latin letter on either side.
+ */
+class ShiftJisCensus {
+  /** Sequences Shift_JIS cannot read, and the 1-based line of the first (0: none). */
+  errors = 0;
+  errorLine = 0;
+  /** Runs of Japanese as above. */
+  runs = 0;
+  private decoder = new TextDecoder('shift_jis');
+  private run = 0;
+  /** The character before the current run (or the last one read) is a Latin letter. */
+  private letterBefore = false;
+  private line = 1;
+  private afterCr = false;
+
+  push(buf: Uint8Array): void {
+    this.scan(this.decoder.decode(buf, { stream: true }));
+  }
+
+  end(): void {
+    this.scan(this.decoder.decode());
+    this.closeRun(false);
+  }
+
+  private scan(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (isJapanese(c)) {
+        this.run++;
+        continue;
+      }
+      const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+      if (this.run > 0) this.closeRun(letter);
+      this.letterBefore = letter;
+      if (c === 0xfffd && this.errors++ === 0) this.errorLine = this.line;
+      if (c === 0x0d || (c === 0x0a && !this.afterCr)) this.line++;
+      this.afterCr = c === 0x0d;
+    }
+  }
+
+  private closeRun(letterAfter: boolean): void {
+    if (this.run >= 2 && !this.letterBefore && !letterAfter) this.runs++;
+    this.run = 0;
+  }
+}
+
+/** CJK punctuation (the full-width space, 、。「」), kana, CJK ideographs, full-width forms. */
+function isJapanese(c: number): boolean {
+  return (c >= 0x3000 && c <= 0x30ff) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff01 && c <= 0xff60);
+}
+
+/** Feeds the file from `pos` to its end, a chunk at a time, to `push`. */
+async function eachChunk(fh: fs.promises.FileHandle, pos: number, push: (chunk: Uint8Array) => void): Promise<void> {
+  const buf = Buffer.alloc(CHUNK);
+  for (;;) {
+    const { bytesRead: n } = await fh.read(buf, 0, CHUNK, pos);
+    if (n === 0) return;
+    push(buf.subarray(0, n));
+    pos += n;
+  }
+}
+
+/**
  * Invalid sequences beyond this many per valid UTF-8 character make a file Windows-1252 whose
  * text happens to hold byte pairs that read as UTF-8 (`Ã©`), not UTF-8 with stray bytes.
  */
@@ -179,11 +269,13 @@ const STRAY_RATIO = 20;
 
 /**
  * The encoding of a file: by its byte order mark, else UTF-16 by its zero bytes, else UTF-8 when
- * every byte sequence is valid UTF-8, else Windows-1252 when nothing in it is UTF-8 beyond ASCII.
- * Without a mark the whole file is checked in one streaming pass: a stray `ë` on row 90,000 must
- * not turn into `Ã«` after 89,999 rows were sent as UTF-8. A file that holds both — UTF-8 text and
- * a few bytes that are not — is reported `mixed`: reading it either way garbles one side (one
- * Windows-1252 byte would turn every `Zoë` of the file into `ZoÃ«`).
+ * every byte sequence is valid UTF-8, else Shift_JIS when the file reads whole as Shift_JIS with
+ * Japanese in it (see {@link ShiftJisCensus}), else Windows-1252 when nothing in it is UTF-8
+ * beyond ASCII. Without a mark the whole file is checked in one streaming pass: a stray `ë` on
+ * row 90,000 must not turn into `Ã«` after 89,999 rows were sent as UTF-8; a file that is not
+ * UTF-8 is read a second time, as Shift_JIS. A file that holds both — UTF-8 text and a few bytes
+ * that are not — is reported `mixed`: reading it either way garbles one side (one Windows-1252
+ * byte would turn every `Zoë` of the file into `ZoÃ«`).
  */
 export async function detectEncoding(file: string): Promise<DetectedEncoding> {
   const fh = await fs.promises.open(file, 'r');
@@ -202,23 +294,28 @@ export async function detectEncoding(file: string): Promise<DetectedEncoding> {
       if (byNuls) return { encoding: byNuls, bom: false };
     }
     const census = new Utf8Census();
-    const buf = Buffer.alloc(CHUNK);
-    let pos = bom ? 3 : 0;
-    for (;;) {
-      const { bytesRead: n } = await fh.read(buf, 0, CHUNK, pos);
-      if (n === 0) break;
-      census.push(buf.subarray(0, n));
-      pos += n;
-    }
+    await eachChunk(fh, bom ? 3 : 0, (chunk) => census.push(chunk));
     census.end();
     if (census.bad === 0) return { encoding: 'utf-8', bom };
     const { badLine, badByte, bad, goodLine, good } = census;
     if (bom) return { encoding: 'utf-8', bom, mixed: { badLine, badByte, bad, goodLine: goodLine || 1, good } };
+    // Japanese Excel's "CSV" is Shift_JIS: read as Windows-1252 its names were mojibake (a trial).
+    const sjis = new ShiftJisCensus();
+    await eachChunk(fh, 0, (chunk) => sjis.push(chunk));
+    sjis.end();
+    // Some byte pairs of Shift_JIS text are valid UTF-8 by chance (花子's D4 8E): one for every 4
+    // to 16 that are not, so a file of Shift_JIS has more bytes that are not UTF-8 than characters
+    // that are; a UTF-8 file with a few Shift_JIS rows pasted in has fewer, and stops as `mixed`.
+    if (sjis.runs > sjis.errors && census.bad > census.good) {
+      if (sjis.errors === 0) return { encoding: 'shift_jis', bom: false };
+      return { encoding: 'shift_jis', bom: false, shiftJis: { line: sjis.errorLine, bad: sjis.errors } };
+    }
     if (census.good === 0 || census.bad > census.good * STRAY_RATIO) {
       const cp1252 = { encoding: 'windows-1252' as const, bom: false };
       return census.undefinedLine ? { ...cp1252, notCp1252: { line: census.undefinedLine, byte: census.undefinedByte } } : cp1252;
     }
-    return { encoding: 'utf-8', bom: false, mixed: { badLine, badByte, bad, goodLine, good } };
+    const japanese = sjis.runs > sjis.errors ? { shiftJis: { line: sjis.errorLine, bad: sjis.errors } } : {};
+    return { encoding: 'utf-8', bom: false, mixed: { badLine, badByte, bad, goodLine, good }, ...japanese };
   } finally {
     await fh.close();
   }
@@ -238,5 +335,13 @@ export async function* decodedChunks(file: string, encoding: InputEncoding): Asy
 
 /** `UTF-16 LE`, `Windows-1252`: for messages. */
 export function encodingName(e: InputEncoding): string {
-  return e === 'utf-8' ? 'UTF-8' : e === 'utf-16le' ? 'UTF-16 LE' : e === 'utf-16be' ? 'UTF-16 BE' : 'Windows-1252';
+  return DISPLAY_NAMES[e];
 }
+
+const DISPLAY_NAMES: Readonly<Record<InputEncoding, string>> = {
+  'utf-8': 'UTF-8',
+  'utf-16le': 'UTF-16 LE',
+  'utf-16be': 'UTF-16 BE',
+  'windows-1252': 'Windows-1252',
+  shift_jis: 'Shift_JIS',
+};

@@ -87,7 +87,7 @@ export function parseDelimiter(v: string): string {
 /** `--encoding` values: one of {@link ENCODING_NAMES}. */
 export function parseEncoding(v: string): InputEncoding {
   const e = ENCODING_NAMES[v.trim().toLowerCase()];
-  if (!e) throw new UsageError(`--encoding ${v}: expected utf-8, windows-1252, utf-16le or utf-16be`);
+  if (!e) throw new UsageError(`--encoding ${v}: expected utf-8, windows-1252, shift_jis, utf-16le or utf-16be`);
   return e;
 }
 
@@ -98,7 +98,13 @@ export function parseEncoding(v: string): InputEncoding {
 export async function inspectInput(file: string, format: InputFormat, delimiter?: string, encoding?: InputEncoding): Promise<InputDialect> {
   await checkReadable(file);
   const enc: DetectedEncoding = encoding ? { encoding, bom: await hasBom(file, encoding), forced: true } : await detectEncoding(file);
-  if (enc.mixed) throw mixedEncoding(file, enc.mixed);
+  if (enc.mixed) throw mixedEncoding(file, enc.mixed, !!enc.shiftJis);
+  if (enc.shiftJis) {
+    const { line, bad } = enc.shiftJis;
+    throw new UsageError(
+      `--input ${file}: line ${line} holds bytes that are not Shift_JIS (${bad} such sequence${bad > 1 ? 's' : ''} in all), while the file is Japanese in Shift_JIS elsewhere; read as Windows-1252 its names would be garbled; nothing was sent`,
+    ).hint(`fix line ${line} (or save the file as "CSV UTF-8"), or choose --encoding shift_jis (those bytes become �)`);
+  }
   if (enc.notCp1252) {
     const byte = `0x${enc.notCp1252.byte.toString(16).toUpperCase()}`;
     const letter = MAC_ROMAN[enc.notCp1252.byte];
@@ -137,15 +143,19 @@ async function hasBom(file: string, encoding: InputEncoding): Promise<boolean> {
   }
 }
 
-/** A UTF-8 file with a few bytes that are not: the line to fix, and the flag that decides. */
-function mixedEncoding(file: string, m: MixedEncoding): UsageError {
+/**
+ * A UTF-8 file with a few bytes that are not: the line to fix, and the flag that decides.
+ * `shiftJis`: those bytes read as Japanese in Shift_JIS, which is then the other choice named.
+ */
+function mixedEncoding(file: string, m: MixedEncoding, shiftJis: boolean): UsageError {
   const byte = `0x${m.badByte.toString(16).toUpperCase().padStart(2, '0')}`;
   const more = m.bad > 1 ? ` (and ${m.bad - 1} more such byte${m.bad > 2 ? 's' : ''})` : '';
+  const other = shiftJis
+    ? { writes: 'Shift_JIS writes Japanese', choice: '--encoding shift_jis (UTF-8 text such as 東京 becomes 譚ｱ莠ｬ)' }
+    : { writes: 'Windows-1252 writes é, ë, –', choice: '--encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«)' };
   return new UsageError(
-    `--input ${file}: line ${m.badLine} holds a byte that is not UTF-8 (${byte}, as Windows-1252 writes é, ë, –)${more}, while the file is UTF-8 elsewhere (from line ${m.goodLine}); read either way, one of them would be garbled; nothing was sent`,
-  ).hint(
-    `fix line ${m.badLine} (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �) or --encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«)`,
-  );
+    `--input ${file}: line ${m.badLine} holds a byte that is not UTF-8 (${byte}, as ${other.writes})${more}, while the file is UTF-8 elsewhere (from line ${m.goodLine}); read either way, one of them would be garbled; nothing was sent`,
+  ).hint(`fix line ${m.badLine} (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �) or ${other.choice}`);
 }
 
 /** `read as Windows-1252 (not valid UTF-8), ';'-separated`; undefined for plain UTF-8 and commas. */
@@ -155,7 +165,7 @@ export function describeDialect(d: InputDialect, format: InputFormat): string | 
     ? ' (--encoding)'
     : d.bom
       ? ''
-      : d.encoding === 'windows-1252'
+      : d.encoding === 'windows-1252' || d.encoding === 'shift_jis'
         ? ' (not valid UTF-8)'
         : ' (no byte order mark; told by its zero bytes)';
   if (d.encoding !== 'utf-8') parts.push(`read as ${encodingName(d.encoding)}${why}`);

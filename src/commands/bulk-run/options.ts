@@ -49,5 +49,5 @@ export function addRunOptions(cmd: Command, w: RunOptionWords): Command {
   return cmd
     .option('--ignore-columns <a,b>', `${p}input columns to leave out (${w.ignoreColumns})`)
     .option('--delimiter <c>', `${p}CSV delimiter (default: sniffed from the header line: , ; or tab)`)
-    .option('--encoding <name>', `${p}text encoding of the input: utf-8, windows-1252, utf-16le, utf-16be (default: detected)`);
+    .option('--encoding <name>', `${p}text encoding of the input: utf-8, windows-1252, shift_jis, utf-16le, utf-16be (default: detected)`);
 }

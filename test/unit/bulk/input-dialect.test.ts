@@ -1,6 +1,6 @@
 /**
  * Input files as spreadsheets write them: delimiters (sniffed or given), encodings (BOMs,
- * Windows-1252 fallback), the failed-rows file, and the circuit breaker of the worker pool.
+ * Windows-1252 and Shift_JIS fallbacks), the failed-rows file, and the circuit breaker of the worker pool.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,9 +10,10 @@ import { errorClass, runPool, type Outcome, type WorkItem } from '../../../src/b
 import { FailedRows } from '../../../src/bulk/run/failed-rows.js';
 import { decodedChunks, detectEncoding } from '../../../src/bulk/input/input-encoding.js';
 import { Progress } from '../../../src/bulk/run/progress.js';
-import { describeDialect, inspectInput, parseDelimiter, readRows, type RawRow } from '../../../src/bulk/input/readers.js';
+import { describeDialect, inspectInput, parseDelimiter, parseEncoding, readRows, type RawRow } from '../../../src/bulk/input/readers.js';
 import type { ReportEntry } from '../../../src/bulk/run/report.js';
 import { UsageError } from '../../../src/errors.js';
+import { cp932 } from '../../helpers/bulk.js';
 import { tempDir } from '../../helpers/run-svc.js';
 
 function write(name: string, data: string | Buffer): string {
@@ -162,6 +163,93 @@ describe('encodings', () => {
     const bytes = [0x6e, 0x0a, 0xc3, 0xa9, 0x0a];
     for (let i = 0; i < 40; i++) bytes.push(0x5a, 0x6f, 0xeb, 0x0a);
     expect((await detectEncoding(write('w2.csv', Buffer.from(bytes)))).encoding).toBe('windows-1252');
+  });
+
+  it("Shift_JIS (CP932, Japanese Excel's CSV) when the file reads whole as Shift_JIS with Japanese in it, even far into the file", async () => {
+    // Refused as UTF-8 with stray bytes, and the hint offered windows-1252, which wrote mojibake (a trial).
+    const text =
+      'lastName,firstName,title,emails\r\n山田,太郎,営業部\u3000部長,taro@sjis.test\r\n佐藤,花子,,hanako@sjis.test\r\nヤマダ,カタカナー,,kana@sjis.test\r\n';
+    const file = write('sjis.csv', cp932(text));
+    expect(await detectEncoding(file)).toEqual({ encoding: 'shift_jis', bom: false });
+    expect(describeDialect(await inspectInput(file, 'csv'), 'csv')).toBe('read as Shift_JIS (not valid UTF-8)');
+    expect((await rows(file)).map((x) => x.value)).toEqual([
+      { lastName: '山田', firstName: '太郎', title: '営業部\u3000部長', emails: 'taro@sjis.test' },
+      { lastName: '佐藤', firstName: '花子', title: '', emails: 'hanako@sjis.test' },
+      { lastName: 'ヤマダ', firstName: 'カタカナー', title: '', emails: 'kana@sjis.test' },
+    ]);
+    // Past the first 64 KiB chunk, with a character split between two chunks.
+    const head = `name\n${'x'.repeat(64 * 1024 - 7)}\n`;
+    const far = write('far.csv', Buffer.concat([Buffer.from(head), cp932('鈴木\n')]));
+    expect(head.length).toBe(64 * 1024 - 1);
+    expect((await detectEncoding(far)).encoding).toBe('shift_jis');
+    expect((await rows(far)).at(-1)!.value).toEqual({ name: '鈴木' });
+  });
+
+  it('--encoding shift_jis and the names users type for it', async () => {
+    for (const name of ['shift_jis', 'Shift-JIS', 'SJIS', 'cp932', 'Windows-31J', 'MS932']) expect(parseEncoding(name)).toBe('shift_jis');
+    expect(() => parseEncoding('euc-jp')).toThrow('--encoding euc-jp: expected utf-8, windows-1252, shift_jis, utf-16le or utf-16be');
+    const file = write('forced.csv', cp932('name\n山田\u3000太郎\n'));
+    const d = await inspectInput(file, 'csv', undefined, 'shift_jis');
+    expect(describeDialect(d, 'csv')).toBe('read as Shift_JIS (--encoding)');
+    const out: unknown[] = [];
+    for await (const r of readRows(file, { format: 'csv', dialect: d })) out.push(r.value);
+    expect(out).toEqual([{ name: '山田\u3000太郎' }]);
+  });
+
+  it('Windows-1252 and Mac Roman names that also read as valid Shift_JIS are detected as before', async () => {
+    // Windows-1252: ç, é, è before a letter read as kanji in Shift_JIS, Å as a half-width katakana,
+    // ö as a user-defined character: François, Hélène, Ångström read whole as Shift_JIS.
+    const w1252 = (t: string) => Buffer.from(t, 'latin1');
+    const sjisWhole = (b: Buffer) => new TextDecoder('shift_jis', { fatal: true }).decode(b);
+    for (const name of ['François', 'Hélène', 'Ångström', 'élève', 'Ñúñez']) {
+      const bytes = w1252(`firstName\n${name}\n`);
+      expect(() => sjisWhole(bytes), name).not.toThrow();
+      const found = await detectEncoding(write('eu.csv', bytes));
+      expect(found, name).toEqual({ encoding: 'windows-1252', bom: false });
+    }
+    const eu = w1252('firstName,lastName\r\nZoë,Brontë\r\nJosé,Núñez\r\nFrançois,Müller\r\nÅsa,Ångström\r\nHélène,Noël\r\n');
+    const file = write('eu.csv', eu);
+    expect(await detectEncoding(file)).toEqual({ encoding: 'windows-1252', bom: false });
+    expect((await rows(file)).map((x) => x.value)).toContainEqual({ firstName: 'François', lastName: 'Müller' });
+    // Mac Roman: É (0x83) before a letter reads as a katakana, Å (0x81) as a CJK bracket, é è (0x8E
+    // 0x8F) as kanji. Without 0x81 0x8D 0x8F 0x90 0x9D it reads as Windows-1252, as before; with one
+    // it is refused naming Mac Roman.
+    const mac = (...parts: (string | number)[]) =>
+      Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from([p]))));
+    const emile = mac('firstName\r', 0x83, 'mile\r');
+    expect(() => sjisWhole(emile)).not.toThrow();
+    expect(await detectEncoding(write('mac1.csv', emile))).toEqual({ encoding: 'windows-1252', bom: false });
+    for (const [bytes, line, byte] of [
+      [mac('firstName,lastName\rH', 0x8e, 'l', 0x8f, 'ne,Lef', 0x8f, 'vre\r'), 2, 0x8f],
+      [mac('firstName\r', 0x81, 'sa\r', 0x81, 'SA\r'), 2, 0x81],
+    ] as const) {
+      expect(() => sjisWhole(bytes)).not.toThrow();
+      expect(await detectEncoding(write('mac2.csv', bytes))).toEqual({ encoding: 'windows-1252', bom: false, notCp1252: { line, byte } });
+    }
+  });
+
+  it('a file neither UTF-8 nor wholly Shift_JIS that is Japanese elsewhere: refused naming --encoding shift_jis, not windows-1252', async () => {
+    // A Shift_JIS file with one byte that is not (0xA0 is neither a character nor a lead byte).
+    const broken = Buffer.concat([cp932('lastName,firstName\r\n山田,太郎\r\n佐藤,花子\r\n'), Buffer.from([0x41, 0xa0, 0x0d, 0x0a])]);
+    const file = write('broken.csv', broken);
+    expect(await detectEncoding(file)).toMatchObject({ shiftJis: { line: 4, bad: 1 } });
+    const err = await inspectInput(file, 'csv').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe(
+      `--input ${file}: line 4 holds bytes that are not Shift_JIS (1 such sequence in all), while the file is Japanese in Shift_JIS elsewhere; read as Windows-1252 its names would be garbled; nothing was sent`,
+    );
+    expect((err as UsageError).hints).toEqual([
+      'fix line 4 (or save the file as "CSV UTF-8"), or choose --encoding shift_jis (those bytes become �)',
+    ]);
+    // A UTF-8 file with Shift_JIS rows pasted in: the stray-byte refusal names shift_jis as the other reading.
+    const pasted = Buffer.concat([Buffer.from(`name\n${'東京\n大阪\n'.repeat(5)}`), cp932('山田\u3000太郎\n')]);
+    const mixed = write('pasted.csv', pasted);
+    expect(await detectEncoding(mixed)).toMatchObject({ mixed: { badLine: 12, goodLine: 2 }, shiftJis: {} });
+    const err2 = (await inspectInput(mixed, 'csv').catch((e: unknown) => e)) as UsageError;
+    expect(err2.message).toMatch(/line 12 holds a byte that is not UTF-8 \(0x8E, as Shift_JIS writes Japanese\)/);
+    expect(err2.hints).toEqual([
+      'fix line 12 (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �) or --encoding shift_jis (UTF-8 text such as 東京 becomes 譚ｱ莠ｬ)',
+    ]);
   });
 
   it('a character split between two chunks is decoded whole', async () => {
