@@ -163,7 +163,8 @@ describe('svc runs undo of svc dedupe apply', () => {
     // The plan: nothing written, its bill the requests the undo then sends (± 2).
     let mark = sb.requests.length;
     const preview = await svc(['runs', 'undo', run!, '--plan', '-o', 'json']);
-    expect(preview.code, preview.stderr).toBe(0);
+    // The conflict it would leave: the plan ends as the undo does, exit 5.
+    expect(preview.code, preview.stderr).toBe(5);
     expect(sb.requests.slice(mark).filter((r) => r.method !== 'GET')).toEqual([]);
     const { rows, bill } = JSON.parse(preview.stdout);
     const dupCount = doc.clusters.reduce((n: number, c: any) => n + c.duplicates.length, 0);
@@ -174,8 +175,10 @@ describe('svc runs undo of svc dedupe apply', () => {
 
     mark = sb.requests.length;
     const undo = await svc(['runs', 'undo', run!, '-o', 'json']);
-    // Exit 0: the finished enrolment is said, once with a count (the API cannot make it active again), not failed.
-    expect(undo.code, undo.stderr).toBe(0);
+    // Exit 5 for the conflict alone: the finished enrolment is said, once with a count (the API
+    // cannot make it active again), not failed, and is not counted among the rows not taken back.
+    expect(undo.code, undo.stderr).toBe(5);
+    expect(undo.stderr).toMatch(/^error: run \S+ is partly undone: 1 of \d+ rows not taken back: 1 conflict \(changed since the run\)$/m);
     expect(undo.stderr).toMatch(
       new RegExp(
         `cannot restore 1 finished enrolment \\(sequenceState ${enrolled}\\): the API cannot make a finished sequence state active again`,

@@ -148,9 +148,11 @@ it('runs undo keeps an opt-out the run set, unless --allow-opt-in (the person ma
   expect((await svcInProcess(['prospects', 'update', '--input', file], { env: e })).code).toBe(0);
   const run = JSON.parse((await svcInProcess(['runs', 'list', '-o', 'json'], { env: e })).stdout)[0].id as string;
   const undo = await svcInProcess(['runs', 'undo', run], { env: e });
-  expect(undo.code, undo.stderr).toBe(0);
+  // Rows not taken back: exit 5, as rows left as conflicts.
+  expect(undo.code, undo.stderr).toBe(5);
   expect(undo.stderr).toContain('warning: 2 records keep an opt-out the undo would take back (optedOut): --allow-opt-in takes them back');
-  expect(undo.stderr).toContain(`runs undo ${run} --allow-opt-in again does the rest`);
+  expect(undo.stderr).toContain(`error: run ${run} is not undone: 2 of 2 rows not taken back: 2 keeping an opt-out\n`);
+  expect(undo.stderr).toContain(`hint: svc runs undo ${run} --allow-opt-in takes the opt-outs back`);
   expect(await consent(ids[1]!)).toMatchObject({ optedOut: true, title: 'Out' });
   // The undo stays unfinished: the same undo with the flag finishes it.
   const again = await svcInProcess(['runs', 'undo', run, '--allow-opt-in'], { env: e });

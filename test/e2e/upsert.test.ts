@@ -162,7 +162,8 @@ describe('upsert by key', () => {
     const plan = await svcInProcess(['prospects', 'upsert', '--input', s.file, '--match', 'emails', '--plan', '-o', 'json'], {
       env: env(),
     });
-    expect(plan.code, plan.stderr).toBe(0);
+    // The ambiguous row fails the run: the plan ends as the run does, exit 5.
+    expect(plan.code, plan.stderr).toBe(5);
     const doc = JSON.parse(plan.stdout) as {
       rows: { row: number; action: string; changes?: { field: string; old: unknown; new: unknown }[] }[];
       bill: Record<string, number>;
@@ -260,7 +261,8 @@ describe('a row without its match value', () => {
     // The plan's header said "0 invalid" while it listed the row as invalid (a trial).
     const file = inputFile('no-key.csv', 'Email,First Name\nkey.one@corp.test,A\n,B\nkey.three@corp.test,C\n');
     const plan = await svcInProcess(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan'], { env: env() });
-    expect(plan.code, plan.stderr).toBe(0);
+    // A row that would fail: the plan ends as the run would, exit 5.
+    expect(plan.code, plan.stderr).toBe(5);
     expect(plan.stderr).toContain('row 2: emails: missing: the row is matched by it (--match emails)');
     expect(plan.stderr).toMatch(/3 rows: 2 to match, 0 done by earlier runs, 1 invalid/);
     expect(plan.stdout).toContain('row 2: failed: invalid: emails: missing: the row is matched by it (--match emails)');
@@ -285,7 +287,7 @@ describe('a refused row carrying an id', () => {
     ]);
     const byId = inputFile('refused-id.ndjson', `{"id":${a},"emails":"not-a-list"}\n`);
     const plan = await svcInProcess(['prospects', 'update', '--input', byId, '--plan', '-o', 'ndjson'], { env: env() });
-    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.code, plan.stderr).toBe(5);
     expect(JSON.parse(plan.stdout.split('\n')[0]!)).toMatchObject({ row: 1, action: 'failed', id: a });
   });
 });
@@ -321,8 +323,9 @@ describe('update by key', () => {
     };
     // The plain update sends each row as the file gives it: its plan said two rows were
     // "unchanged (not sent)", and the run then sent them (a trial's export, plan, update).
+    // Row 4 would fail: each plan ends as its run would, exit 5.
     const plan = await svcInProcess(['accounts', 'update', '--input', file, '--plan', '-o', 'table'], { env: env() });
-    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.code, plan.stderr).toBe(5);
     expect(plan.stdout).toContain(`row 1: update account ${ids[0]} (id ${ids[0]}): sent as the file gives it; nothing differs\n`);
     expect(plan.stdout).toContain(`row 2: update account ${ids[1]} (id ${ids[1]})\n  description: "same" → "changed"`);
     expect(plan.stdout).toContain('row 4: failed: not found: no account has id 999999');
@@ -332,7 +335,7 @@ describe('update by key', () => {
     );
     expect(plan.stderr).toContain('2 of the updates change nothing: a plain update sends each row as the file gives it (with --match id');
     const byId = await svcInProcess(['accounts', 'update', '--input', file, '--match', 'id', '--plan', '-o', 'json'], { env: env() });
-    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.code, byId.stderr).toBe(5);
     expect(JSON.parse(byId.stdout).bill).toMatchObject({ updates: 1, unchanged: 2, failed: 1 });
     // Each run does what its plan showed.
     expect(await patched(['accounts', 'update', '--input', file, '--match', 'id', '--journal', `${file}.by-id`], 5)).toEqual([

@@ -2,7 +2,7 @@
  * A command's Context as on a terminal, for the questions a handler asks there (a delete, an
  * undo that deletes, `runs prune`, enroll's go-ahead): `svcInProcess` and bin/svc in a pipe have
  * no terminal, so they never ask. stdin and stderr are terminals (stdout too unless told), each
- * question goes to `confirm`, and stderr is kept as text.
+ * question goes to `confirm`, and stdout and stderr are kept as text (what a person sees is both).
  */
 import { PassThrough } from 'node:stream';
 import type { App } from '../../src/runtime/app.js';
@@ -22,9 +22,11 @@ export interface TerminalContextOptions {
 
 export function terminalContext(env: NodeJS.ProcessEnv, opts: TerminalContextOptions) {
   let stderr = '';
+  let stdout = '';
   const err = new PassThrough().setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const out = new PassThrough().setEncoding('utf8').on('data', (d: string) => (stdout += d));
   const io = {
-    stdout: new PassThrough(),
+    stdout: out,
     stderr: err,
     stdin: new PassThrough(),
     stdoutIsTTY: opts.stdoutIsTTY ?? true,
@@ -47,5 +49,5 @@ export function terminalContext(env: NodeJS.ProcessEnv, opts: TerminalContextOpt
     ...opts.globals,
   };
   const ctx = createContext(app, globals, { prompter });
-  return { ctx, app, stderr: () => stderr };
+  return { ctx, app, stderr: () => stderr, stdout: () => stdout };
 }

@@ -35,10 +35,10 @@ it('a rerun after a partial undo: refused, nothing sent, the rows it would skip 
   const run = await svc(['prospects', 'update', '--input', file]);
   expect(run.code, run.stderr).toBe(0);
   const id = /recorded as run (\S+):/.exec(run.stderr)![1]!;
-  // Someone else changes row 2's record: the undo leaves it (a conflict) and sets back rows 1 and 3.
+  // Row 2's record changes since: the undo leaves it (a conflict, exit 5) and sets back rows 1 and 3.
   sb.store.table('prospect').get(2)!.attributes['title'] = 'Someone Else';
   const undo = await svc(['runs', 'undo', id]);
-  expect(undo.code, undo.stderr).toBe(0);
+  expect(undo.code, undo.stderr).toBe(5);
   expect(undo.stderr).toMatch(/2 set back, 1 skipped/);
   expect([1, 3].map(title)).toEqual([before[0], before[2]]);
   // Row 1 edited, the same command again.

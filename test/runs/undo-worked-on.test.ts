@@ -42,8 +42,9 @@ it('a created record changed since the run is a conflict; the untouched one is d
   );
   expect(edit.status, edit.text).toBe(200);
 
+  // The plan ends as the undo would: exit 5, a row left as it is.
   const plan = await svc(['runs', 'undo', id, '--plan']);
-  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.code, plan.stderr).toBe(5);
   const planned = JSON.parse(plan.stdout);
   expect(planned.bill.conflicts).toBe(1);
   expect(planned.rows.map((r: any) => [r.id, r.action])).toEqual([
@@ -51,8 +52,9 @@ it('a created record changed since the run is a conflict; the untouched one is d
     [untouched, 'delete'],
   ]);
   const undo = await svc(['runs', 'undo', id, '--yes']);
+  expect(undo.code, undo.stderr).toBe(5);
   expect(undo.stderr).toMatch(
-    /changed since the run created it \(updated .+, created .+\); skipped \(--force deletes it anyway; with --rows, only the rows you checked\)/,
+    /changed since the run created it: createdAt \S+, updatedAt \S+, updater user \d+ \(you\); skipped \(--force deletes it anyway; with --rows, only the rows you checked\)/,
   );
   expect((await c.get(`/prospects/${worked}`)).status).toBe(200);
   expect((await c.get(`/prospects/${untouched}`)).status).toBe(404);
@@ -76,8 +78,9 @@ it("a record svc's own later run changed, even undone since, is a conflict too: 
   const updated = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout)[0].id as string;
   expect((await svc(['runs', 'undo', updated])).code).toBe(0);
   const undo = await svc(['runs', 'undo', created]);
+  expect(undo.code, undo.stderr).toBe(5);
   expect(undo.stderr).toMatch(
-    /changed since the run created it .*; skipped \(--force deletes it anyway; with --rows, only the rows you checked\)/,
+    /changed since the run created it: .*; skipped \(--force deletes it anyway; with --rows, only the rows you checked\)/,
   );
   expect((await c.get(`/prospects/${id}`)).status).toBe(200);
   const forced = await svc(['runs', 'undo', created, '--rows', '1', '--force', '--yes']);

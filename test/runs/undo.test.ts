@@ -112,11 +112,19 @@ describe('svc runs undo', () => {
       const t1 = Date.now();
       const undo = await svc(['runs', 'undo', updateRun, '--report', path.join(tempDir(), 'undo.ndjson'), ...C]);
       const tUndo = Date.now() - t1;
-      expect(undo.code, undo.stderr).toBe(0);
+      // Rows left as conflicts end the undo as failed rows end a bulk run: exit 5, counted.
+      expect(undo.code, undo.stderr).toBe(5);
       expect(undo.stderr).toMatch(new RegExp(`${N.conflicts} conflicts \\(skipped; --force takes them back\\)`));
       expect(undo.stderr).toMatch(
         new RegExp(
-          `\\nrow \\d+: conflict: prospect ${changed[0]}: changed since the run: title is "Someone Else ${changed[0]}", the run wrote "Wrong Column \\d+"; skipped \\(--force takes it back anyway\\)\\n`,
+          `^error: run ${updateRun} is partly undone: ${N.conflicts} of ${N.update} rows not taken back: ${N.conflicts} conflicts \\(changed since the run\\)$`,
+          'm',
+        ),
+      );
+      // The other writer here is the tests' own token, the user svc runs as: "you", never "someone else".
+      expect(undo.stderr).toMatch(
+        new RegExp(
+          `\\nrow \\d+: conflict: prospect ${changed[0]}: changed since the run: title is "Someone Else ${changed[0]}", the run wrote "Wrong Column \\d+"; updatedAt \\S+, updater user \\d+ \\(you\\); skipped \\(--force takes it back anyway\\)\\n`,
         ),
       );
       for (const id of changed)
@@ -683,20 +691,21 @@ describe('an update sent whole (the README recipe: list, edit, update --input)',
     expect((await colleague(b, { title: 'Chief Executive' })).status).toBe(200);
 
     type Line = { row: number; action: string; id: string; changes?: { field: string }[] };
-    const plan = async (...more: string[]) => {
+    const plan = async (code: number, ...more: string[]) => {
       const r = await svc(['runs', 'undo', id, '--plan', '-o', 'json', ...more]);
-      expect(r.code, r.stderr).toBe(0);
+      expect(r.code, r.stderr).toBe(code);
       const rows = (JSON.parse(r.stdout).rows as Line[]).map((l) => [l.id, l.action, l.changes?.map((x) => x.field) ?? []]);
       return Object.fromEntries(rows.map(([p, ...rest]) => [p, rest]));
     };
     // The other field is neither a conflict nor set back; only b's title is (someone wrote it since).
-    expect(await plan()).toEqual({
+    // A conflict left: the plan ends as the undo would, exit 5.
+    expect(await plan(5)).toEqual({
       [a]: ['set back', ['title']],
       [b]: ['conflict', ['title']],
       [c]: ['set back', ['title']],
       [d]: ['nothing to do', []],
     });
-    expect(await plan('--force')).toEqual({
+    expect(await plan(0, '--force')).toEqual({
       [a]: ['set back', ['title']],
       [b]: ['set back', ['title']],
       [c]: ['set back', ['title']],
@@ -704,21 +713,19 @@ describe('an update sent whole (the README recipe: list, edit, update --input)',
     });
 
     const undo = await svc(['runs', 'undo', id]);
-    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.code, undo.stderr).toBe(5);
     expect(undo.stderr).toMatch(
       /^row \d: conflict: prospect \d+: changed since the run: title is "Chief Executive", the run wrote "Chief"/m,
     );
     // A rerun skips the conflict again: it is not promised to do the rest; --force is named.
     expect(undo.stderr).not.toMatch(/again does the rest/);
+    expect(undo.stderr).toMatch(new RegExp(`^error: run ${id} is partly undone: 1 of 4 rows not taken back: 1 conflict`, 'm'));
     expect(undo.stderr).toMatch(
-      new RegExp(
-        `^run ${id} is partly undone: run again, it skips the 1 conflict\\(s\\) again; svc runs undo ${id} --force takes them back`,
-        'm',
-      ),
+      new RegExp(`^hint: svc runs undo ${id} --force takes the conflicts back \\(--rows N --force: only the rows you checked\\)$`, 'm'),
     );
     const m0 = mark();
     const again = await svc(['runs', 'undo', id]);
-    expect(again.code, again.stderr).toBe(0);
+    expect(again.code, again.stderr).toBe(5);
     expect(writesSince(m0)).toBe(0);
     expect([a, b, c, d].map((p) => [attrs(p)['title'], attrs(p)['addressCity']])).toEqual([
       ['CEO', 'São Paulo'],

@@ -56,6 +56,12 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   /** `--failed`, when the command checked it before its first request (else checked when the session opens). */
   failed?: FailedRows;
   /**
+   * The plan prints every row as text, the invalid ones with their error, and stdout and stderr
+   * are one terminal: the first pass's problems are not said on stderr as well. Off a terminal
+   * (data and messages apart) and when `--strict` refuses, they are.
+   */
+  problemsInPlan?: boolean;
+  /**
    * The plan needs the session (read-only lookups, paced with the run's requests). With
    * `--dry-run` it opens without journal and report: a dry run writes no side file.
    */
@@ -101,8 +107,10 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
 export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: Context, run: BulkRun<S, T>): Promise<void> {
   const { setup } = run;
   const scan = await run.scan();
-  for (const p of scan.problems) ctx.info(p);
-  if (scan.invalid > scan.problems.length) ctx.info(`… and ${scan.invalid - scan.problems.length} more invalid rows`);
+  if (!run.problemsInPlan || (scan.invalid > 0 && setup.strict)) {
+    for (const p of scan.problems) ctx.info(p);
+    if (scan.invalid > scan.problems.length) ctx.info(`… and ${scan.invalid - scan.problems.length} more invalid rows`);
+  }
   for (const note of scan.notes ?? []) ctx.info(note);
   if (scan.invalid > 0 && setup.strict)
     throw new UsageError(`${scan.invalid} of ${scan.total} ${run.rows} are invalid; nothing was sent (--strict)`);

@@ -58,6 +58,11 @@ function relText(d: unknown): string {
   return d && typeof d === 'object' ? String((d as { id: unknown }).id) : '(empty)';
 }
 
+/** The plan is printed as text for a person (not `-o json` or `-o ndjson`). */
+export function planIsText(ctx: Context): boolean {
+  return ctx.globals.output !== 'json' && ctx.globals.output !== 'ndjson';
+}
+
 /**
  * Prints the plan of a keyed run on stdout.
  * @param nameLookups requests that resolved relationship names before the plan (the run makes them again)

@@ -18,13 +18,13 @@ import {
   type KeyMode,
 } from '../../bulk/rows/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
-import { UsageError } from '../../errors.js';
+import { PartialError, UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
 import { noteScan, readResourceInput, runSummary } from './resource-input.js';
 import { heldOptInNote } from '../../bulk/rows/consent.js';
 import { resolveNames } from './row-rel-names.js';
-import { printKeyedPlan } from './upsert-plan.js';
+import { planIsText, printKeyedPlan } from './upsert-plan.js';
 import { bulkRun } from './run.js';
 import { grouped, plural } from '../../grouped.js';
 
@@ -63,19 +63,30 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     }
   };
 
+  const planning = flags.plan === true || ctx.globals.dryRun;
   await bulkRun(ctx, {
     setup,
     label,
     rows: `rows of ${flags.input}`,
     input: { file: flags.input, read: { format: input.format, dialect: input.dialect }, bareKey: 'id' },
+    // The plan's text names every invalid row: on one terminal, stdout and stderr both show, and
+    // each row's error showed twice (a trial).
+    problemsInPlan: planning && planIsText(ctx) && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY,
     scan: () => scanInput(input, 20, keyedPreparer(input)),
     async plan(scan) {
       const summary = runSummary(setup, label, scan, 'match');
-      noteScan(ctx, scan, !(flags.plan || ctx.globals.dryRun));
-      if (flags.plan || ctx.globals.dryRun) {
+      noteScan(ctx, scan, !planning);
+      if (planning) {
         ctx.info(`plan: ${summary}; nothing is written`);
         // The run also reads once whose org it writes to, for its journal (see shared/org-owner.ts).
-        await printKeyedPlan(ctx, input, nameLookups + (setup.journalPath ? 1 : 0));
+        const bill = await printKeyedPlan(ctx, input, nameLookups + (setup.journalPath ? 1 : 0));
+        // A plan ends as its run would: exit 5 when rows would fail (it exited 0, and the run
+        // right after it 5: a trial). --dry-run only shows, exit 0 (the contract of --dry-run).
+        const failing = bill.failed + bill.ambiguous;
+        if (flags.plan && !ctx.globals.dryRun && failing > 0)
+          throw new PartialError(
+            `${grouped(failing)} of ${grouped(scan.total)} ${plural(scan.total, 'row')} would fail (${grouped(bill.failed)} failed, ${grouped(bill.ambiguous)} ambiguous): the run would ${failing < scan.total ? 'do the others and ' : ''}exit 5; nothing was written`,
+          ).hint(`the plan names each row and why: fix them in ${flags.input} and plan again`);
         return false;
       }
       ctx.info(summary);

@@ -19,7 +19,7 @@ export function addKeyedOptions(cmd: Command, rt: ResourceType): Command {
     )
     .option(
       '--plan',
-      'bulk: read the matched records and print the fields each row would change and the bill; nothing is written (update without --match: by id, every row sent)',
+      'bulk: read the matched records and print the fields each row would change and the bill; nothing is written (update without --match: by id, every row sent); exit 5 when rows would fail',
     );
 }
 

@@ -45,7 +45,7 @@ Examples:
     .argument('<run>', 'the run id (svc runs list)')
     .option('--plan', 'show what the undo would do, row by row, and its request bill; send no write')
     .option('--rows <list>', 'undo only these rows of the run (e.g. 1-10,15)')
-    .option('--force', 'also take back records changed by someone else since the run (default: skip them as conflicts)')
+    .option('--force', 'also take back records changed since the run (default: skip them as conflicts)')
     .option('--allow-opt-in', 'also take back an opt-out the run set (optedOut and the like; kept otherwise)')
     .option('--concurrency <n>', 'requests at once (default 4, at most 32)')
     .option('--report <file>', 'one NDJSON result per row (- for stdout)')
@@ -65,7 +65,8 @@ Any profile logged in to the org a run wrote to may undo it (a single write: onl
 profile, its record names no org). Exit codes: 10 unknown run, 11 a run of another org or API
 (or such a single write), 12 already undone, 13 record changed (tampered), 4 the token may not
 write what the undo writes, 2 no row of the run can be taken back, or deletes without --yes off a
-terminal; 5 when rows failed.
+terminal; 5 when rows were not taken back (failed, or left as conflicts or kept opt-outs: the
+error counts them, --plan lists them), and for --plan when it finds such rows (--dry-run: 0).
 
 Taking creates back deletes records: asked first on a terminal (default no); elsewhere it needs
 --yes (--plan lists them). Setting fields back, re-creating and finishing are not asked.

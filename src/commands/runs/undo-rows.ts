@@ -2,9 +2,11 @@
  * What `svc runs undo` does with each row of a recorded run, decided from the record and the
  * records as they are now (read a page of 100 at a time): an update is set back to its prior
  * values, a create deleted, a delete re-created (a new id; its own relationships reconnected), an
- * enrolment finished. A record changed by someone else since the run — a field the run changed no
- * longer holds what it wrote — is a conflict, skipped unless `--force`; a record deleted since is
- * reported, not re-created. Each row carries the image of what its undo changes, so that the undo
+ * enrolment finished. A record changed since the run — a field the run changed no longer holds
+ * what it wrote, or a record it created was changed at all — is a conflict, skipped unless
+ * `--force`, and said by what the record shows (updatedAt, its updater, a state moved on, an
+ * e-mail delivered), never blamed on "someone else": the change is often the user's own (a later
+ * enrolment) or the service's (a delivery); a record deleted since is reported, not re-created. Each row carries the image of what its undo changes, so that the undo
  * run is recorded (and can itself be undone) without reading anything again.
  */
 import { normalizeId, toDocument, type WriteData } from '../../api/write-body.js';
@@ -179,6 +181,8 @@ export function undoItem(
   force: boolean,
   /** `--allow-opt-in`: an opt-out the run set may be taken back. */
   allowOptIn = false,
+  /** The token's user id, to say "you" where a record names its updater. */
+  me?: string,
 ): UndoItem {
   const { row, done } = r;
   const rt = resourceByType(row.type);
@@ -229,7 +233,10 @@ export function undoItem(
       );
     const moved = differing(rt, subset(row.after, changed), now, id);
     if (moved.length > 0 && !force)
-      return { ...decided('conflict', id, conflictText(moved)), diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })) };
+      return {
+        ...decided('conflict', id, conflictText(moved, now, me)),
+        diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })),
+      };
     // An opt-out is not taken back as a side effect, an undo's either: the person may have asked
     // again since, which the value alone cannot tell (a review).
     // The whole row waits, so that the undo stays unfinished and `--allow-opt-in` later finishes
@@ -278,7 +285,10 @@ export function undoItem(
       ? differing(rt, subset(row.after, [...Object.keys(row.after.attributes), ...Object.keys(row.after.relationships)]), now, doneId)
       : [];
     if (moved.length > 0 && !force)
-      return { ...decided('conflict', doneId, conflictText(moved)), diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })) };
+      return {
+        ...decided('conflict', doneId, conflictText(moved, now, me)),
+        diff: moved.map((c) => ({ field: c.field, old: c.new, new: c.old })),
+      };
     // Worked on since (a title set, a note written): deleting it would take that too, and an
     // undo of the undo could not bring it back (a trial's import, deleted with a week's notes).
     const worked = updatedSinceCreated(now);
@@ -289,7 +299,7 @@ export function undoItem(
       return decided(
         'conflict',
         doneId,
-        `changed since the run created it (updated ${worked.updated}, created ${worked.created}); skipped (--force deletes it anyway; with --rows, only the rows you checked)`,
+        `changed since the run created it: createdAt ${worked.created}${sinceText(now, me)}${movedOn(row.type, now)}; skipped (--force deletes it anyway; with --rows, only the rows you checked)`,
       );
     return {
       ...base,
@@ -343,7 +353,7 @@ export function undoItem(
       return decided(
         'conflict',
         row.id,
-        `changed since the run: its state is ${JSON.stringify(state)}, the ${row.action} left it ${inv.left}; skipped (--force takes it back anyway)`,
+        `changed since the run: its state is now ${JSON.stringify(state)}, the ${row.action} left it ${inv.left}${sinceText(now, me, '; ')}; skipped (--force takes it back anyway)`,
       );
     return {
       ...base,
@@ -384,7 +394,42 @@ function updatedSinceCreated(now: CurrentRecord): { created: string; updated: st
 /** How long after a create the service's own writes to the record may come (derived fields, rules). */
 const CREATE_SLACK_MS = 1_000;
 
-function conflictText(moved: FieldChange[]): string {
+function conflictText(moved: FieldChange[], now: CurrentRecord, me: string | undefined): string {
   const show = (v: unknown) => (v === null || v === undefined ? '(empty)' : JSON.stringify(v));
-  return `changed since the run: ${moved.map((c) => `${c.field} is ${show(c.old)}, the run wrote ${show(c.new)}`).join('; ')}; skipped (--force takes it back anyway)`;
+  return `changed since the run: ${moved.map((c) => `${c.field} is ${show(c.old)}, the run wrote ${show(c.new)}`).join('; ')}${sinceText(now, me, '; ')}; skipped (--force takes it back anyway)`;
+}
+
+/**
+ * What a record shows of its last change, after `lead`: `updatedAt …` and, where the API names
+ * one, its updater (`user 1 (you)` when it is the token's user: a later write of one's own is a
+ * change too). Nothing more is claimed of who changed it: the service's own writes (a delivery
+ * touching a prospect) move updatedAt and leave the updater as it was.
+ */
+function sinceText(now: CurrentRecord, me: string | undefined, lead = ', '): string {
+  const updated = now.attributes?.['updatedAt'];
+  const updater = (now.relationships?.['updater'] as { data?: { id?: unknown } | null } | undefined)?.data?.id;
+  const facts = [
+    typeof updated === 'string' ? `updatedAt ${updated}` : '',
+    updater === undefined || updater === null ? '' : `updater user ${String(updater)}${String(updater) === me ? ' (you)' : ''}`,
+  ].filter(Boolean);
+  return facts.length ? `${lead}${facts.join(', ')}` : '';
+}
+
+/**
+ * What moved on in a record the run created, where the record says it: an enrolment's state now
+ * and the e-mails it delivered (which no delete unsends); a prospect or account whose last change
+ * is its touchedAt (an activity reached it: an e-mail delivered, a call).
+ */
+function movedOn(type: string, now: CurrentRecord): string {
+  const a = now.attributes ?? {};
+  const out: string[] = [];
+  if (type === 'sequenceState' && typeof a['state'] === 'string') {
+    out.push(`its state is now ${a['state']}${typeof a['stateChangedAt'] === 'string' ? ` (since ${a['stateChangedAt']})` : ''}`);
+    const sent = a['deliverCount'];
+    if (typeof sent === 'number' && sent > 0)
+      out.push(`${sent} e-mail${sent === 1 ? '' : 's'} of it delivered: an e-mail sent cannot be unsent`);
+  }
+  if (typeof a['touchedAt'] === 'string' && a['touchedAt'] === a['updatedAt'])
+    out.push('touchedAt is that instant too: an activity reached it, such as an e-mail delivered');
+  return out.map((t) => `; ${t}`).join('');
 }

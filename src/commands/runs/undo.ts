@@ -15,7 +15,7 @@ import { isFatal, type Outcome, type Parked } from '../../bulk/run/engine.js';
 import { RunRecordWriter, type RunRecord } from '../../bulk/run/run-record.js';
 import { AnswerLost } from '../../bulk/run/requester.js';
 import { ownerKey, type SideOwner } from '../../bulk/run/side-owner.js';
-import { ApiError, ExitCode, NetworkError, RunRecordError, SvcError, UsageError } from '../../errors.js';
+import { ApiError, ExitCode, NetworkError, PartialError, RunRecordError, SvcError, UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 import { resourceByType, type ResourceType } from '../../registry/index.js';
@@ -31,7 +31,7 @@ import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { undoBlocker } from '../../bulk/rows/undo-reach.js';
 import { runFile } from '../../bulk/run/run-record.js';
 import { Relinks, withKnownIds } from './undo-relink.js';
-import { grouped } from '../../grouped.js';
+import { grouped, plural } from '../../grouped.js';
 
 /** Flags of `runs undo`. */
 export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'resendUnconfirmed' | 'maxFailures'> & {
@@ -176,7 +176,10 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         ? `undo it with a profile logged in to that org (it was made with "${rec.meta.profile}")`
         : 'undo it with the profile and API it was made with',
     );
-  const scopes = rootDoc !== undefined ? parseRoot(rootDoc).scopes : undefined;
+  const root = rootDoc !== undefined ? parseRoot(rootDoc) : undefined;
+  const scopes = root?.scopes;
+  // Whose token this is: a conflict names a record's updater, "you" when it is this user.
+  const me = root?.user?.id !== undefined ? String(root.user.id) : undefined;
   const missing = missingScopes(scopes, rows);
   if (missing.length)
     throw new SvcError(`the token may not make this undo's writes: it lacks ${missing.join(', ')}`, ExitCode.PERMISSION).hint(
@@ -187,6 +190,8 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
 
   let items: UndoItem[] = [];
   let relinks: Relinks | undefined;
+  /** Rows the finished undo left as they were (conflicts, opt-outs kept): it ends with exit 5 after the summary. */
+  let left: Left | undefined;
   const mapping: { type: string; old: string; new: string }[] = [];
   await bulkRun(ctx, {
     setup,
@@ -209,7 +214,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     async plan(_scan, session) {
       const reads = await readCurrent(session!, rows);
       items = withKnownIds(rows, rec, journal).map((r) =>
-        undoItem(r, reads.current, journal, flags.force === true, flags.allowOptIn === true),
+        undoItem(r, reads.current, journal, flags.force === true, flags.allowOptIn === true, me),
       );
       const keptOptOuts = items.filter((i) => i.keptOptOuts?.length);
       if (keptOptOuts.length)
@@ -237,6 +242,10 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       if (plan) {
         await printUndoPlan(ctx, items, reads.requests);
         finishing();
+        // A plan ends as its run would (exit 5 where rows would be left or fail); --dry-run
+        // only shows, exit 0 (the contract of --dry-run).
+        const would = leftRows(items, items.filter((i) => i.outcome?.status === 'failed').length);
+        if (!ctx.globals.dryRun && would.count) throw wouldLeave(ctx, id, would, items.length);
         return false;
       }
       const conflicts = items.filter((i) => i.action === 'conflict').length;
@@ -322,8 +331,13 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         ctx.info(
           `${mapping.length} record(s) re-created under new ids: their read-only history (createdAt, counters) starts anew${mapping.some((m) => m.type === 'prospect') ? "; a deleted prospect's enrolments and mailings are gone and its calls stay without a prospect" : ''}`,
         );
-      if (conflicts)
-        ctx.info(`${conflicts} conflict(s): changed by someone else since the run, left as they are (--force takes them back)`);
+      // The run's own error ends the command when rows failed or it stopped (finishRun): the
+      // rows left are said beside it. Otherwise they are the error, after the summary (exit 5).
+      const ends = result.interrupted || result.tripped !== undefined || c.failed + c.unknown > 0;
+      if (!ends) {
+        const l = leftRows(items, 0);
+        if (l.count) left = l;
+      } else if (conflicts) ctx.info(`${conflicts} conflict(s): changed since the run, left as they are (--force takes them back)`);
       // The run is undone once every row is: then a second undo is refused (undo this one to redo).
       if (whole) {
         const w = RunRecordWriter.append(dir, loadRun(dir, id), () => ctx.clock.now());
@@ -332,7 +346,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         } finally {
           w.close();
         }
-      } else if (!result.interrupted) {
+      } else if (!result.interrupted && (ends || (only !== undefined && !left))) {
         // Rows held for an opt-out wait for the flag: the same command again did nothing (a review).
         const flag = items.some((i) => i.keptOptOuts) ? ' --allow-opt-in' : '';
         // Conflicts alone are skipped by a rerun too: promised the rest, it did nothing (a trial).
@@ -349,6 +363,62 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     },
     after: () => printMapping(ctx, mapping),
   });
+  if (left) throw partlyUndone(ctx, id, left, items.length, only !== undefined);
+}
+
+/** Rows an undo leaves as they were: conflicts (changed since the run), opt-outs kept, and `failed` more. */
+interface Left {
+  conflicts: number;
+  keptOptOuts: number;
+  failed: number;
+  count: number;
+}
+
+function leftRows(items: UndoItem[], failed: number): Left {
+  const conflicts = items.filter((i) => i.action === 'conflict').length;
+  const keptOptOuts = items.filter((i) => i.keptOptOuts?.length).length;
+  return { conflicts, keptOptOuts, failed, count: conflicts + keptOptOuts + failed };
+}
+
+/** `2 conflicts (changed since the run), 1 keeping an opt-out`: what the left rows are. */
+function leftText(l: Left): string {
+  return [
+    l.conflicts ? `${grouped(l.conflicts)} ${plural(l.conflicts, 'conflict')} (changed since the run)` : '',
+    l.keptOptOuts ? `${grouped(l.keptOptOuts)} keeping an opt-out` : '',
+    l.failed ? `${grouped(l.failed)} that would fail` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** The ways to take the rows left back, as hints. */
+function leftHints(err: SvcError, ctx: Context, id: string, l: Left): SvcError {
+  if (l.conflicts)
+    err.hint(`${svcAgain(ctx)} runs undo ${id} --force takes the conflicts back (--rows N --force: only the rows you checked)`);
+  if (l.keptOptOuts) err.hint(`${svcAgain(ctx)} runs undo ${id} --allow-opt-in takes the opt-outs back`);
+  return err;
+}
+
+/**
+ * A finished undo that left rows as they were ends with exit 5, as a bulk run with failed rows
+ * does: it exited 0 after a line a script never reads (a trial). Said with the count and the
+ * way to see each row.
+ */
+function partlyUndone(ctx: Context, id: string, l: Left, total: number, rows: boolean): SvcError {
+  const err = new PartialError(
+    `run ${id} is ${l.count < total ? 'partly undone' : 'not undone'}: ${grouped(l.count)} of ${grouped(total)} ${plural(total, 'row')} not taken back: ${leftText(l)}`,
+  ).hint(`see them row by row: ${svcAgain(ctx)} runs undo ${id} --plan (or --report FILE)`);
+  leftHints(err, ctx, id, l);
+  if (rows) err.hint(`the rows --rows left out are not undone either: ${svcAgain(ctx)} runs undo ${id} again does them`);
+  return err;
+}
+
+/** A `--plan` that finds rows the undo would leave or fail on ends with exit 5, as the undo would. */
+function wouldLeave(ctx: Context, id: string, l: Left, total: number): SvcError {
+  const err = new PartialError(
+    `the undo of run ${id} would leave ${grouped(l.count)} of ${grouped(total)} ${plural(total, 'row')} as they are: ${leftText(l)}; nothing was written`,
+  ).hint('the plan names each row and why');
+  return leftHints(err, ctx, id, l);
 }
 
 /**
