@@ -40,14 +40,22 @@ const onTerminal = (args: string[], env: NodeJS.ProcessEnv) =>
 const offTerminal = (args: string[], env: NodeJS.ProcessEnv) => runInProcess(args, env, { timeoutMs: 30_000 });
 
 /**
- * Every line fits in 80 columns (wide characters two), unless it is one word alone (a path of
- * the test's temporary folder may be longer: never cut). A line is what stays on the screen:
- * after the last carriage return, without the erasing codes (the progress bar is redrawn in place).
+ * The lines as they stay on the screen: each after its last carriage return, without the codes
+ * that erase (the progress bar is redrawn in place, and erased before a line is written).
+ */
+function screen(text: string): string {
+  return text
+    .split('\n')
+    .map((drawn) => drawn.slice(drawn.lastIndexOf('\r') + 1).replace(/\x1b\[\d*K/g, ''))
+    .join('\n');
+}
+
+/**
+ * Every line on the screen fits in 80 columns (wide characters two), unless it is one word alone
+ * (a path of the test's temporary folder may be longer: never cut).
  */
 function expectFits(text: string, what: string): void {
-  for (const drawn of text.replace(/\n$/, '').split('\n')) {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the bar's erase-line code
-    const line = drawn.slice(drawn.lastIndexOf('\r') + 1).replace(/\x1b\[\d*K/g, '');
+  for (const line of screen(text).replace(/\n$/, '').split('\n')) {
     if (/^\s*\S+$/.test(line)) continue;
     expect(textWidth(line), `${what}: ${line}`).toBeLessThanOrEqual(WIDTH);
   }
@@ -161,7 +169,7 @@ describe('on an 80-column terminal', () => {
     fs.writeFileSync(bad, 'email,firstName,account\nbad-1@example.com,Ada,999999\n');
     const failed = await onTerminal(['prospects', 'upsert', '--input', bad, '--match', 'email'], env);
     expect(failed.code, failed.stderr).toBe(5);
-    expect(failed.stderr).toMatch(/^row 1: failed: HTTP 422 /m);
+    expect(screen(failed.stderr)).toMatch(/^row 1: failed: HTTP 422 /m);
     expectFits(failed.stderr, 'failed row');
   });
 
