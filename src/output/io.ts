@@ -37,6 +37,20 @@ interface ClosedOutput {
   readonly closed: 'stdout' | 'stderr' | undefined;
 }
 
+/**
+ * The width lines for people on stderr are fitted to (output/terminal-text.ts `fitLines`): the
+ * terminal's, else the width known for stdout (80 when none is); undefined when stderr is no
+ * terminal, so that logs, pipes and scripts get each line whole, as they grep it.
+ */
+export function stderrWidth(io: IO): number | undefined {
+  return io.stderrIsTTY ? io.stderrColumns || io.columns || 80 : undefined;
+}
+
+/** The same for a view for people on stdout (a plan): undefined when stdout is no terminal. */
+export function stdoutWidth(io: IO): number | undefined {
+  return io.stdoutIsTTY ? io.columns || 80 : undefined;
+}
+
 /** Writes and waits for drain when the stream's buffer is full (constant memory when piping). */
 export function writeOut(stream: NodeJS.WritableStream, text: string | Uint8Array): Promise<void> | void {
   // A stream closed under a command that goes on (a bulk run winding down, ClosedOutput) takes

@@ -10,6 +10,8 @@
  *
  * Truncation (`fitText`) counts terminal columns (wide characters take two) and never cuts
  * inside an escape or a grapheme (an emoji with its modifiers, a letter with its accents).
+ * Wrapping (`fitLines`, every message and plan on a terminal) counts them alike and breaks
+ * between words, never inside one.
  */
 
 /** C0 controls, DEL, C1 controls, bidi embeddings/overrides/isolates and marks, line and paragraph separators. */
@@ -117,6 +119,15 @@ function graphemeWidth(g: string): number {
   return w;
 }
 
+/** The graphemes of `s`: its UTF-16 units when none joins another (see {@link simple}). */
+function pieces(s: string): Iterable<string> {
+  return simple(s)
+    ? s
+    : (function* () {
+        for (const { segment } of graphemes(s)) yield segment;
+      })();
+}
+
 /**
  * `s` made terminal-safe and cut to at most `width` columns, ending in `…` when cut. Escapes
  * and graphemes are kept whole: a cut falls before them, never inside.
@@ -129,12 +140,7 @@ export function fitText(s: string, width: number): string {
   const room = width - 1;
   let out = '';
   let used = 0;
-  const pieces: Iterable<string> = simple(s)
-    ? s
-    : (function* () {
-        for (const { segment } of graphemes(s)) yield segment;
-      })();
-  for (const piece of pieces) {
+  for (const piece of pieces(s)) {
     const shown = terminalSafe(piece);
     // An escaped control is several columns of plain text; anything else is one grapheme.
     const w = shown === piece ? graphemeWidth(piece) : textWidth(shown);
@@ -143,4 +149,141 @@ export function fitText(s: string, width: number): string {
     used += w;
   }
   return `${out}…`;
+}
+
+/** Where a line prefers to break: after one of its parts (`…: `, `…; `, ` · `), svc's separators. */
+const PART_END = /(?:[:;]| ·)$/;
+/** A count (`3`, `9,998`, `(3`): kept on one line with the word after it (`3 created`). */
+const COUNT = /^\(?[-+]?\d[\d,.]*%?$/;
+/** A mark standing alone (`·`, `→`, `+`): kept at the end of the line with the word before it. */
+const LONE_MARK = /^[^\p{L}\p{N}]$/u;
+
+/**
+ * Text for people fitted to a terminal `width` columns wide (wide characters take two): each of
+ * its lines that is wider is broken between words, its continuation lines indented two more
+ * spaces than it. A break falls after one of the line's parts (`: `, `; `, ` · `) when the next
+ * part fits on a line of its own, else between words; a count stays with its word. Never inside a
+ * word: a path, an id or a URL wider than the terminal stays whole on a line of its own, to be
+ * copied as it is. `width` undefined (no terminal: logs, pipes, scripts) leaves the text as it is.
+ */
+export function fitLines(text: string, width: number | undefined): string {
+  if (width === undefined || fitsAsIs(text, width)) return text;
+  return text
+    .split('\n')
+    .flatMap((l) => fitLine(l, width))
+    .join('\n');
+}
+
+/** Whether `text` is plain ASCII no wider than `width` in all: the common case, checked cheaply. */
+function fitsAsIs(text: string, width: number): boolean {
+  return text.length <= width && PLAIN.test(text.replace(/\n/g, ' '));
+}
+
+/**
+ * The words with each shell-quoted one made whole again (`'/tmp/my files/a.csv'` of a command
+ * line svc shows, as quoteWord writes it): one unit, so that it is copied as it is.
+ */
+function shellQuoted(words: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const close = /^(?:[\w.-]+=)?'[^']*$/.test(w) ? words.findIndex((x, k) => k > i && /^[^']*'[)\],;:.]*$/.test(x)) : -1;
+    if (close < 0) out.push(w);
+    else {
+      out.push(words.slice(i, close + 1).join(' '));
+      i = close;
+    }
+  }
+  return out;
+}
+
+function fitLine(line: string, width: number): string[] {
+  if (textWidth(line) <= width) return [line];
+  const indent = line.length - line.trimStart().length;
+  const pad = ' '.repeat(indent + 2);
+  const units: string[] = [];
+  let glued = false;
+  for (const word of shellQuoted(line.trim().split(/ +/))) {
+    if (units.length && (glued || LONE_MARK.test(word))) units[units.length - 1] += ` ${word}`;
+    else units.push(word);
+    glued = COUNT.test(word);
+  }
+  const out: string[] = [];
+  let current = line.slice(0, indent);
+  let used = indent;
+  let empty = true;
+  const breakLine = () => {
+    out.push(current);
+    current = pad;
+    used = pad.length;
+    empty = true;
+  };
+  const append = (text: string, w: number) => {
+    current += (empty ? '' : ' ') + text;
+    used += (empty ? 0 : 1) + w;
+    empty = false;
+  };
+  const put = (unit: string, unitWidth: number) => {
+    let rest = unit;
+    let w = unitWidth;
+    for (;;) {
+      const room = width - used - (empty ? 0 : 1);
+      if (w <= room) {
+        append(rest, w);
+        return;
+      }
+      if (!empty && pad.length + w <= width) {
+        breakLine();
+        continue;
+      }
+      // Wider than any line: text of wide characters (CJK, written without spaces) breaks between
+      // two of them, filling this line first. Any other word stays whole.
+      const cut = wideBreak(rest, room);
+      if (cut) {
+        append(cut, textWidth(cut));
+        breakLine();
+        rest = rest.slice(cut.length);
+        w = textWidth(rest);
+      } else if (!empty) breakLine();
+      else {
+        append(rest, w);
+        return;
+      }
+    }
+  };
+  let part: string[] = [];
+  const endPart = () => {
+    const widths = part.map(textWidth);
+    const partWidth = widths.reduce((a, b) => a + b, 0) + widths.length - 1;
+    // A part that fits on a line of its own starts one, rather than being split across two (a
+    // command to copy, a file, a count), unless that leaves a label alone (`error:`, `bill:`).
+    if (!empty && used >= width / 3 && used + 1 + partWidth > width && pad.length + partWidth <= width) breakLine();
+    for (const [i, u] of part.entries()) put(u, widths[i]!);
+    part = [];
+  };
+  for (const unit of units) {
+    part.push(unit);
+    if (PART_END.test(unit)) endPart();
+  }
+  if (part.length) endPart();
+  out.push(current);
+  return out;
+}
+
+/** The longest start of `word` no wider than `room` that ends between two wide characters; undefined when none. */
+function wideBreak(word: string, room: number): string | undefined {
+  let used = 0;
+  let at = 0;
+  let end = 0;
+  let wideBefore = false;
+  for (const g of pieces(word)) {
+    const w = graphemeWidth(g);
+    // A break may fall here, before `g`: what comes before it fits.
+    if (wideBefore && w === 2) end = at;
+    if (used + w > room) break;
+    used += w;
+    at += g.length;
+    wideBefore = w === 2;
+  }
+  return end > 0 ? word.slice(0, end) : undefined;
 }

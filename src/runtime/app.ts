@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { redactText } from '../api/redact.js';
-import type { IO } from '../output/io.js';
+import { stderrWidth, type IO } from '../output/io.js';
 import type { Clock, Context } from './context.js';
 import { createContext } from './create-context.js';
 import { globalsFrom } from './global-options.js';
@@ -62,6 +62,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
       verbose: raw.verbose === true,
       json: (raw.json !== undefined && raw.json !== false) || raw.output === 'json',
       redact: ctx?.redact ?? ((s) => redactText(s)),
+      width: stderrWidth(app.io),
     });
   } finally {
     await ctx?.close();

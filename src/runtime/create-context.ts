@@ -8,7 +8,8 @@ import { redactText } from '../api/redact.js';
 import { configDir } from '../auth/config-dir.js';
 import type { ConfigStore } from '../auth/config.js';
 import type { OrgSchemaService } from '../org-schema/service.js';
-import { terminalSafeLines } from '../output/terminal-text.js';
+import { stderrWidth } from '../output/io.js';
+import { fitLines, terminalSafeLines } from '../output/terminal-text.js';
 import type { App } from './app.js';
 import type { Connection } from './connection.js';
 import { systemClock, type Context, type GlobalOptions } from './context.js';
@@ -110,11 +111,13 @@ export function createContext(
       return orgSchema;
     },
     // Messages quote records, servers and files: shown terminal-safe (newlines and tabs stay).
+    // On a terminal each line is broken between words to its width (redacted first: a secret
+    // split across two lines would not be recognised); elsewhere it stays whole, as scripts grep it.
     warn(message) {
-      io.stderr.write(redact(`warning: ${terminalSafeLines(message)}\n`));
+      io.stderr.write(`${fitLines(redact(`warning: ${terminalSafeLines(message)}`), stderrWidth(io))}\n`);
     },
     info(message) {
-      io.stderr.write(redact(`${terminalSafeLines(message)}\n`));
+      io.stderr.write(`${fitLines(redact(terminalSafeLines(message)), stderrWidth(io))}\n`);
     },
     trace(message) {
       if (globals.verbose) io.stderr.write(redact(`* ${terminalSafeLines(message)}\n`));

@@ -4,7 +4,7 @@
  */
 import { retryAfterMs } from '../api/jsonapi.js';
 import { ApiError, describeErrno, errnoCode, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
-import { terminalSafe, terminalSafeJson, terminalSafeLines } from '../output/terminal-text.js';
+import { fitLines, terminalSafe, terminalSafeJson, terminalSafeLines } from '../output/terminal-text.js';
 
 /** What reporting needs of the surrounding command. */
 interface ErrorReportTarget {
@@ -12,51 +12,67 @@ interface ErrorReportTarget {
   verbose: boolean;
   json: boolean;
   redact: (s: string) => string;
+  /** The terminal's width on stderr, to which each line is fitted; undefined: lines whole (output/io.ts `stderrWidth`). */
+  width?: number;
 }
 
 /** Prints the error and returns the exit code. */
 export function reportError(err: unknown, t: ErrorReportTarget): number {
-  const lines: string[] = [];
-  let code: number = ExitCode.API;
-  let jsonErrors: ApiErrorObject[] = [];
-  if (err instanceof ApiError) {
-    code = err.exitCode;
-    lines.push(`error: ${err.message}${describeExtras(err.errors[0])}`);
-    for (const e of err.errors.slice(1))
-      lines.push(`error: ${e.title ?? e.id ?? 'error'}${e.detail ? `: ${e.detail}` : ''}${describeExtras(e)}`);
-    for (const h of err.hints) lines.push(`hint: ${h}`);
-    const retry = (err.status === 429 || err.status === 503) && err.retryAfter ? describeRetryAfter(err.retryAfter, Date.now()) : undefined;
-    if (retry) lines.push(`hint: the service asks to retry after ${retry}`);
-    jsonErrors = err.errors.length ? err.errors : [{ status: String(err.status), title: err.message }];
-  } else if (err instanceof SvcError) {
-    code = err.exitCode;
-    lines.push(`error: ${err.message}`);
-    for (const h of err.hints) lines.push(`hint: ${h}`);
-    jsonErrors = [{ title: err.name, detail: err.message }];
-  } else if (errnoCode(err) && (err as { syscall?: unknown }).syscall) {
+  const { lines, code, jsonErrors } = describeError(err, t.verbose);
+  // Titles and details come from the server, messages from input files: one line each, and
+  // nothing in them may drive the terminal. The JSON line escapes what JSON.stringify leaves raw.
+  // On a terminal the error and hint lines are broken between words to its width (redacted
+  // first: a secret split in two would not be recognised); the stack and the JSON line stay whole.
+  const shown = lines.map((l) => fitLines(t.redact(terminalSafe(l)), t.width));
+  if (t.verbose && err instanceof Error && err.stack) shown.push(t.redact(terminalSafeLines(err.stack)));
+  let text = shown.join('\n') + '\n';
+  if (t.json) text += t.redact(terminalSafeJson(JSON.stringify({ errors: jsonErrors }))) + '\n';
+  t.stderr.write(text);
+  return code;
+}
+
+/** What is said of an error: its `error:` and `hint:` lines, its exit code, and its errors for `-o json`. */
+interface Described {
+  lines: string[];
+  code: number;
+  jsonErrors: ApiErrorObject[];
+}
+
+function describeApiError(err: ApiError): Described {
+  const lines = [`error: ${err.message}${describeExtras(err.errors[0])}`];
+  for (const e of err.errors.slice(1))
+    lines.push(`error: ${e.title ?? e.id ?? 'error'}${e.detail ? `: ${e.detail}` : ''}${describeExtras(e)}`);
+  for (const h of err.hints) lines.push(`hint: ${h}`);
+  const retry = (err.status === 429 || err.status === 503) && err.retryAfter ? describeRetryAfter(err.retryAfter, Date.now()) : undefined;
+  if (retry) lines.push(`hint: the service asks to retry after ${retry}`);
+  const jsonErrors = err.errors.length ? err.errors : [{ status: String(err.status), title: err.message }];
+  return { lines, code: err.exitCode, jsonErrors };
+}
+
+function describeError(err: unknown, verbose: boolean): Described {
+  if (err instanceof ApiError) return describeApiError(err);
+  if (err instanceof SvcError)
+    return {
+      lines: [`error: ${err.message}`, ...err.hints.map((h) => `hint: ${h}`)],
+      code: err.exitCode,
+      jsonErrors: [{ title: err.name, detail: err.message }],
+    };
+  if (errnoCode(err) && (err as { syscall?: unknown }).syscall) {
     // A file or stream the command used failed (a full disk, a permission): the user's to fix.
     const e = err as NodeJS.ErrnoException;
     const msg = `cannot ${e.syscall}${e.path ? ` ${e.path}` : ''}: ${describeErrno(e)}`;
-    lines.push(`error: ${msg}`);
-    jsonErrors = [{ title: 'local I/O failed', detail: msg }];
-  } else if (err instanceof RangeError && /call stack/i.test(err.message)) {
-    const msg = 'the data is nested too deeply to process';
-    lines.push(`error: ${msg}`);
-    jsonErrors = [{ title: 'data too deep', detail: msg }];
-  } else {
-    const msg = err instanceof Error ? err.message : String(err);
-    lines.push(`error: unexpected failure: ${msg}`);
-    if (!t.verbose) lines.push('hint: run again with --verbose for details');
-    jsonErrors = [{ title: 'unexpected failure', detail: msg }];
+    return { lines: [`error: ${msg}`], code: ExitCode.API, jsonErrors: [{ title: 'local I/O failed', detail: msg }] };
   }
-  // Titles and details come from the server, messages from input files: one line each, and
-  // nothing in them may drive the terminal. The JSON line escapes what JSON.stringify leaves raw.
-  const shown = lines.map(terminalSafe);
-  if (t.verbose && err instanceof Error && err.stack) shown.push(terminalSafeLines(err.stack));
-  let text = shown.join('\n') + '\n';
-  if (t.json) text += terminalSafeJson(JSON.stringify({ errors: jsonErrors })) + '\n';
-  t.stderr.write(t.redact(text));
-  return code;
+  if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    const msg = 'the data is nested too deeply to process';
+    return { lines: [`error: ${msg}`], code: ExitCode.API, jsonErrors: [{ title: 'data too deep', detail: msg }] };
+  }
+  const msg = err instanceof Error ? err.message : String(err);
+  return {
+    lines: [`error: unexpected failure: ${msg}`, ...(verbose ? [] : ['hint: run again with --verbose for details'])],
+    code: ExitCode.API,
+    jsonErrors: [{ title: 'unexpected failure', detail: msg }],
+  };
 }
 
 function describeExtras(e: ApiErrorObject | undefined): string {

@@ -35,6 +35,11 @@ export interface InProcessOptions {
   columns?: number;
   /** stdout is a terminal (the program's people-facing output, not a terminal's bytes). */
   tty?: boolean;
+  /**
+   * stderr is a terminal `columns` wide too (its lines for people fitted to it); stdin is not, so
+   * nothing is asked (test/helpers/terminal-context.ts is the Context that answers questions).
+   */
+  stderrTty?: boolean;
   /** Give up after this long. @default 10000 */
   timeoutMs?: number;
   /** Called with each chunk as the program writes it (for a test that answers a prompt or a URL). */
@@ -66,12 +71,12 @@ export async function runInProcess(
     stderr: capture('stderr'),
     stdin,
     stdoutIsTTY: opts.tty === true,
-    stderrIsTTY: false,
+    stderrIsTTY: opts.stderrTty === true,
     stdinIsTTY: false,
     color: false,
     // As bin/svc reads it when stdout is no terminal.
     columns: opts.columns ?? (Number(env.COLUMNS) || 80),
-    stderrColumns: 0,
+    stderrColumns: opts.stderrTty ? (opts.columns ?? 80) : 0,
   };
   const controller = new AbortController();
   opts.signal?.addEventListener('abort', () => controller.abort(), { once: true });

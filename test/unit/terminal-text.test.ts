@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fitText, terminalSafe, terminalSafeJson, terminalSafeLines, textWidth } from '../../src/output/terminal-text.js';
+import { fitLines, fitText, terminalSafe, terminalSafeJson, terminalSafeLines, textWidth } from '../../src/output/terminal-text.js';
 import { binaryUnit } from '../helpers/fuzz.js';
 import { propertyRuns } from '../helpers/property-runs.js';
 
@@ -95,6 +95,100 @@ describe('fitText', () => {
           }
         },
       ),
+      { numRuns: propertyRuns(500) },
+    );
+  });
+});
+
+describe('fitLines', () => {
+  const ID = '20261130-104944-915f99';
+  const recorded = `recorded as run ${ID}: svc runs show ${ID} · svc runs undo ${ID} takes it back`;
+
+  it('leaves text whole off a terminal, and lines that fit', () => {
+    expect(fitLines(recorded, undefined)).toBe(recorded);
+    expect(fitLines('short\n  and short', 80)).toBe('short\n  and short');
+    expect(fitLines('営業部長 🚀', 11)).toBe('営業部長 🚀');
+  });
+
+  it('breaks after a part (`: `, `; `, ` · `) that the next cannot share a line with, continuations indented', () => {
+    expect(fitLines(recorded, 80).split('\n')).toEqual([
+      `recorded as run ${ID}: svc runs show ${ID} ·`,
+      `  svc runs undo ${ID} takes it back`,
+    ]);
+    const sandbox = recorded.replaceAll('svc runs', 'svc --sandbox runs');
+    expect(fitLines(sandbox, 80).split('\n')).toEqual([
+      `recorded as run ${ID}:`,
+      `  svc --sandbox runs show ${ID} ·`,
+      `  svc --sandbox runs undo ${ID} takes it back`,
+    ]);
+  });
+
+  it("fills a label's line rather than leaving the label alone; a count stays with its word", () => {
+    const bill =
+      "bill: 2 creates, 1 update, 0 unchanged (not sent), 0 ambiguous, 0 failed, 0 done earlier; 6 requests (3 lookups + 3 writes); within the window's remaining budget (9,998 of 10,000 left): no wait";
+    const lines = fitLines(bill, 80).split('\n');
+    expect(lines[0]).toMatch(/^bill: 2 creates, 1 update, .*0 failed, 0 done$/);
+    expect(lines.slice(1).every((l) => l.startsWith('  ') && !l.startsWith('   '))).toBe(true);
+    for (const l of lines) expect(textWidth(l), l).toBeLessThanOrEqual(80);
+    // Nothing lost but the spaces at the breaks.
+    expect(lines.map((l) => l.trim()).join(' ')).toBe(bill);
+    expect(fitLines('a b c 12 rows', 10)).toBe('a b c\n  12 rows');
+  });
+
+  it("indents continuations two past the line's own indent; each line of a message apart", () => {
+    expect(fitLines('first line\n  title: "a b c d e f"', 16)).toBe('first line\n  title: "a b c\n    d e f"');
+  });
+
+  it('never breaks inside a word: a path or URL wider than the line stays whole on a line of its own', () => {
+    const file = `/data/${'x'.repeat(90)}/run.journal.ndjson`;
+    expect(fitLines(`journal ${file} · report r.ndjson`, 80).split('\n')).toEqual(['journal', `  ${file} ·`, '  report r.ndjson']);
+  });
+
+  it('keeps a shell-quoted word of a command line whole, spaces and all; an apostrophe is no quote', () => {
+    const line = "run 1: svc prospects upsert --input '/home/ada/My Files/2026 leads.csv' --match email (2026-11-30T10:49:44Z)";
+    expect(fitLines(line, 60).split('\n')).toEqual([
+      'run 1: svc prospects upsert --input',
+      "  '/home/ada/My Files/2026 leads.csv' --match email",
+      '  (2026-11-30T10:49:44Z)',
+    ]);
+    expect(fitLines("the window's remaining budget: no wait", 20)).toBe("the window's\n  remaining budget:\n  no wait");
+  });
+
+  it('counts wide characters as two columns, and breaks a run of them wider than a line between two', () => {
+    const name = '営業部長'.repeat(12);
+    const lines = fitLines(`  title: "${name}" → "山田"`, 40).split('\n');
+    for (const l of lines) expect(textWidth(l), l).toBeLessThanOrEqual(40);
+    expect(lines.join('').replace(/ {4}/g, '')).toBe(`  title: "${name}" →"山田"`);
+    // A name that fits on a line goes there whole, as a word does.
+    expect(fitLines(`${'a '.repeat(17)}山田太郎`, 40)).toBe(`${'a '.repeat(17).trimEnd()}\n  山田太郎`);
+  });
+
+  it('fits any words in the width unless one is wider alone, and keeps every word', () => {
+    const word = fc.oneof(
+      fc.constantFrom('·', '→', '3', '9,998', 'run:', 'rows;', '営業部長', '山', '👍🏽', 'e\u0301', 'x'.repeat(30)),
+      fc.string({ unit: fc.constantFrom('a', 'b', '日'), minLength: 1, maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 30 }), fc.integer({ min: 4, max: 60 }), (words, width) => {
+        const line = words.join(' ');
+        const out = fitLines(line, width).split('\n');
+        for (const l of out) {
+          if (textWidth(l) <= width) continue;
+          // Wider only as one word (with a count before it or a mark after it, which stay with it).
+          const words = l
+            .trim()
+            .split(' ')
+            .filter((w) => !/^[^\p{L}\p{N}]$/u.test(w) && !/^\(?[-+]?\d[\d,.]*%?$/.test(w));
+          expect(words.length, l).toBeLessThanOrEqual(1);
+        }
+        expect(
+          out
+            .join(' ')
+            .replace(/ +/g, ' ')
+            .replace(/([\u3000-\u9fff]) (?=[\u3000-\u9fff])/g, '$1')
+            .trim(),
+        ).toBe(line.replace(/([\u3000-\u9fff]) (?=[\u3000-\u9fff])/g, '$1'));
+      }),
       { numRuns: propertyRuns(500) },
     );
   });

@@ -4,7 +4,7 @@
  * seconds and one line per wait, so that logs stay readable.
  */
 import type { RowStatus } from './report.js';
-import { terminalSafe } from '../../output/terminal-text.js';
+import { fitLines, terminalSafe } from '../../output/terminal-text.js';
 import { grouped } from '../../grouped.js';
 
 /** Options of {@link Progress}. */
@@ -20,6 +20,11 @@ interface ProgressOptions {
   intervalMs?: number;
   /** Terminal width. @default 80 */
   columns?: number;
+  /**
+   * The width message lines are fitted to, broken between words (a terminal's, even one that
+   * reports no width and gets no bar); undefined: each line whole (logs, pipes).
+   */
+  lineWidth?: number;
   now?: () => number;
 }
 
@@ -110,7 +115,7 @@ export class Progress {
     if (this.opts.tty && this.drawn) this.opts.stderr.write('\r\x1b[2K');
     // Failure lines quote the server and the input file: one line, and nothing in it may drive the terminal.
     const safe = terminalSafe(text.endsWith('\n') ? text.slice(0, -1) : text);
-    this.opts.stderr.write(`${safe}\n`);
+    this.opts.stderr.write(`${fitLines(safe, this.opts.lineWidth)}\n`);
     this.drawn = false;
     if (this.opts.tty && this.timer) this.draw();
   }

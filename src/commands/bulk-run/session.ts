@@ -27,6 +27,7 @@ import {
 import { parseDelimiter, parseEncoding, stdinNotSupported } from '../../bulk/input/readers.js';
 import type { InputEncoding } from '../../bulk/input/input-encoding.js';
 import type { Context } from '../../runtime/context.js';
+import { stderrWidth } from '../../output/io.js';
 import { ApiError, ExitCode, InterruptedError, PartialError, SvcError, UsageError } from '../../errors.js';
 import { interruptedBeforeRows, runOwner } from '../shared/org-owner.js';
 import { checkRunFiles } from './run-files.js';
@@ -254,6 +255,7 @@ export async function openSession(
     label,
     total,
     columns: stderrColumns || ctx.io.columns,
+    lineWidth: stderrWidth(ctx.io),
     intervalMs: progressInterval(ctx.env.SVC_PROGRESS_INTERVAL),
     now: () => ctx.clock.now(),
   });

@@ -11,8 +11,8 @@ import { readServerWait } from '../../api/server-wait.js';
 import { keyedItems, keyedLookup, type KeyedInput } from '../../bulk/rows/upsert-rows.js';
 import type { Context } from '../../runtime/context.js';
 import { isFoldedAttribute } from '../../bulk/rows/key-match.js';
-import { writeOut } from '../../output/io.js';
-import { terminalSafe } from '../../output/terminal-text.js';
+import { stdoutWidth, writeOut } from '../../output/io.js';
+import { fitLines, terminalSafe } from '../../output/terminal-text.js';
 import { grouped } from '../../grouped.js';
 import { heldOptInNote } from '../../bulk/rows/consent.js';
 import { secretAttributeNames, secretsMasked } from '../../registry/index.js';
@@ -105,8 +105,10 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   const kept = { rows: 0, fields: new Set<string>() };
   /** Failing rows a plain update sends all the same (their 404s): requests of the bill too. */
   let failingSends = 0;
-  // The human plan quotes the file's values and the org's: escaped as in every human view.
-  const out = (s: string) => writeOut(ctx.io.stdout, ctx.redact(terminalSafe(s)) + '\n');
+  // The human plan quotes the file's values and the org's: escaped as in every human view, and
+  // on a terminal broken between words to its width (the bill alone is some 190 columns).
+  const width = stdoutWidth(ctx.io);
+  const out = (s: string) => writeOut(ctx.io.stdout, fitLines(ctx.redact(terminalSafe(s)), width) + '\n');
   for await (const item of keyedItems(input, lookup)) {
     const line: Record<string, unknown> = { row: item.row };
     if (item.value !== undefined) line[input.match] = item.value;

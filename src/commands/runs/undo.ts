@@ -16,8 +16,8 @@ import { RunRecordWriter, type RunRecord } from '../../bulk/run/run-record.js';
 import { AnswerLost } from '../../bulk/run/requester.js';
 import { ownerKey, type SideOwner } from '../../bulk/run/side-owner.js';
 import { ApiError, ExitCode, NetworkError, PartialError, RunRecordError, SvcError, UsageError } from '../../errors.js';
-import { writeOut } from '../../output/io.js';
-import { terminalSafe } from '../../output/terminal-text.js';
+import { stdoutWidth, writeOut } from '../../output/io.js';
+import { fitLines, terminalSafe } from '../../output/terminal-text.js';
 import { resourceByType, type ResourceType } from '../../registry/index.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
@@ -518,6 +518,8 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
     `bill: ${n(bill.setBack)} set back, ${n(bill.deletes)} deleted, ${n(bill.recreates)} re-created, ${n(bill.finishes)} finished, ${n(bill.actions)} paused or resumed, ${n(bill.conflicts)} conflicts (skipped), ${n(bill.nothingToDo)} with nothing to do, ${n(bill.cannot)} that cannot be undone; ` +
       `${n(bill.requests)} requests (${n(bill.reads)} reads + ${n(bill.writes)} writes)`,
   );
-  // Each line made safe on its own: a value's newline is shown escaped, the lines between rows stay lines.
-  await writeOut(ctx.io.stdout, ctx.redact(out.map(terminalSafe).join('\n')) + '\n');
+  // Each line made safe on its own: a value's newline is shown escaped, the lines between rows stay
+  // lines; on a terminal each is broken between words to its width.
+  const width = stdoutWidth(ctx.io);
+  await writeOut(ctx.io.stdout, out.map((l) => fitLines(ctx.redact(terminalSafe(l)), width)).join('\n') + '\n');
 }

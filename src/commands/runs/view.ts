@@ -22,8 +22,8 @@ import { grouped } from '../../grouped.js';
 const OWN_PROFILE = /^svc (?:(?:--sandbox|--profile(?: |=)\S+) )*/;
 
 /**
- * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` column
- * (a run's command line, paths and all) is cut to fit its width.
+ * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` columns
+ * (a run's command line, paths and all; a row's values) are cut to fit its width.
  */
 function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[], flex: string[] = []): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -124,7 +124,9 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
       const { before, after } = changedOnly(r.type, r.id, r.before, r.after);
       return { ...r, before: fields(before), after: fields(after) };
     });
-    return humanTable(ctx, flat, ['row', 'op', 'type', 'id', 'status', 'before', 'after']);
+    // On a terminal the values are cut to fit its width, the widest first (a row of a create
+    // was 135 columns at 80, wrapped mid-word: a trial); -o json or csv gives them whole.
+    return humanTable(ctx, flat, ['row', 'op', 'type', 'id', 'status', 'before', 'after'], ['before', 'after', 'type']);
   };
   await printValue(
     ctx,

@@ -73,12 +73,14 @@ export async function showHandler(ctx: Context, typeArg: string): Promise<void> 
     });
   }
   await printValue(ctx, ctx.output, rows, () => humanTable(ctx, rows));
+  // Said in fewer words than before (86 to 99 columns, wrapped mid-word at 80: a trial), each
+  // starting as it did.
   if (rt.customFields) {
     ctx.info(
       schema
-        ? `custom1..custom150: ${custom.length} labelled${custom.length ? ' (usable by label: --attr "Label=value")' : ''}, the rest unlabelled strings`
-        : 'custom1..custom150 are strings; run `svc schema pull` for their labels and validations',
+        ? `custom1..custom150: ${custom.length} labelled${custom.length ? ', usable by label (--attr "Label=value")' : ', the rest unlabelled strings'}`
+        : 'custom1..custom150 are strings; run `svc schema pull` for their labels',
     );
   }
-  if (rt.partial && !schema) ctx.info(`the spec shows only part of ${rt.type}; \`svc schema pull\` adds the fields your service shows`);
+  if (rt.partial && !schema) ctx.info(`the spec shows only part of ${rt.type}; \`svc schema pull\` adds your org's fields`);
 }
