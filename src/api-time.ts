@@ -17,3 +17,11 @@ export function apiTime(value: unknown): number {
   const m = ZONELESS.exec(value);
   return Date.parse(m ? `${m[1]}T${m[2]}Z` : value);
 }
+
+/**
+ * An instant as a date-time the API's filters take: `YYYY-MM-DDThh:mm:ssZ`, whole seconds (the
+ * API's times have no fractions), UTC said with `Z`.
+ */
+export function apiDateTime(ms: number): string {
+  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+}

@@ -11,7 +11,7 @@ import type { Filter } from '../api/filter.js';
 import { paginate, MAX_PAGE_SIZE, type PageClient } from '../api/paginate.js';
 import type { ResourceObject } from '../api/jsonapi.js';
 import { CursorState, type EventCursor } from './cursor.js';
-import { apiTime } from '../api-time.js';
+import { apiDateTime, apiTime } from '../api-time.js';
 
 /**
  * Records one poll reads at most: under the service's offset cap (10,000), so a window of more
@@ -51,11 +51,6 @@ export interface FollowedEvent {
   record: ResourceObject;
   t: number;
   id: string;
-}
-
-/** `YYYY-MM-DDThh:mm:ssZ` (seconds: what the API's filters take). */
-function isoSecondsFloor(ms: number): string {
-  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
 }
 
 /** Follows the events resource from a cursor or a time; one instance per reader. */
@@ -142,9 +137,9 @@ export class EventFollower {
    */
   private timeFilter(): Filter {
     const base: Filter = { path: [EVENT_TIME], kind: 'range', values: [], escaped: false };
-    if (this.dense) return { ...base, from: isoSecondsFloor(this.dense.t), to: isoSecondsFloor(this.dense.t) };
-    const to = this.opts.until !== undefined ? { to: isoSecondsFloor(this.opts.until + 999) } : {};
-    return { ...base, from: isoSecondsFloor(this.from), ...to };
+    if (this.dense) return { ...base, from: apiDateTime(this.dense.t), to: apiDateTime(this.dense.t) };
+    const to = this.opts.until !== undefined ? { to: apiDateTime(this.opts.until + 999) } : {};
+    return { ...base, from: apiDateTime(this.from), ...to };
   }
 
   /** An event read: its position, and whether it is to be handed on (marked so when it is). */

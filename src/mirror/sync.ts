@@ -26,7 +26,7 @@ import type { ListQuery } from '../api/query.js';
 import { findAttribute, type ResourceType } from '../registry/index.js';
 import { sqlId, type TableSpec } from './naming.js';
 import { UNREADABLE, type MirrorStore, type RunKind } from './store.js';
-import { apiTime } from '../api-time.js';
+import { apiDateTime, apiTime } from '../api-time.js';
 import { missingScope } from '../api/scope-hint.js';
 
 /** How far before the watermark an incremental run starts. */
@@ -199,8 +199,8 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
   let state = (await store.state(spec.table))!;
   const resumed = state.runKind === kind;
   if (!resumed) {
-    const since = kind === 'incremental' && state.watermark ? isoSeconds(apiTime(state.watermark) - OVERLAP_MS) : null;
-    await store.startRun(spec.table, kind, since, isoSeconds(opts.now()), kind === 'incremental' ? state.watermark : null);
+    const since = kind === 'incremental' && state.watermark ? apiDateTime(apiTime(state.watermark) - OVERLAP_MS) : null;
+    await store.startRun(spec.table, kind, since, apiDateTime(opts.now()), kind === 'incremental' ? state.watermark : null);
     state = (await store.state(spec.table))!;
   }
   const startedAt = state.runStartedAt ? apiTime(state.runStartedAt) : opts.now();
@@ -235,8 +235,8 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
     if (kind !== 'reconcile') opts.progress(spec.table, written, kind, total);
   }
   // Never later than the run's start: a future `updatedAt` would hide later changes.
-  const watermark = runMax && apiTime(runMax) > startedAt ? isoSeconds(startedAt) : runMax;
-  const deleted = await store.finishRun(spec, kind, watermark, isoSeconds(opts.now()));
+  const watermark = runMax && apiTime(runMax) > startedAt ? apiDateTime(startedAt) : runMax;
+  const deleted = await store.finishRun(spec, kind, watermark, apiDateTime(opts.now()));
   return {
     table: spec.table,
     kind,
@@ -298,7 +298,7 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
   const byName = new Map(opts.tables.map((t) => [`${t.rt.type}_destroyed`, t.spec]));
   const names = [...byName.keys()];
   if (names.length === 0) return out;
-  const at = isoSeconds(opts.now());
+  const at = apiDateTime(opts.now());
   let cursor = from;
   try {
     for await (const page of paginate(opts.client, 'events', {
@@ -331,9 +331,4 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
   }
   await opts.store.tx(() => opts.store.setMeta('events_from', cursor));
   return out;
-}
-
-/** `YYYY-MM-DDThh:mm:ssZ`, UTC. */
-function isoSeconds(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }

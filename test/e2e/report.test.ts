@@ -253,8 +253,9 @@ describe('report sequence (funnel)', () => {
 
 describe('report mailings', () => {
   it('per mailbox over a year: sums of the listed mailings, one request per 1,000', async () => {
+    // UTC days, as the listing's filter below reads its date (the grouping is what is checked here).
     const from = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
-    const r = await report(['mailings', '--by', 'mailbox', '--filter', `deliveredAt=${from}..`, '-o', 'json']);
+    const r = await report(['mailings', '--by', 'mailbox', '--filter', `deliveredAt=${from}..`, '--tz', 'UTC', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const rows = json<any[]>(r);
     const ms = (await all('mailings', `&filter[deliveredAt]=${from}..inf`)).filter((m) => m.attributes.deliveredAt);
@@ -270,17 +271,28 @@ describe('report mailings', () => {
     }
   });
 
-  it('by day defaults to the last 30 days, every day a row', async () => {
+  it('by day defaults to the last 30 local days (the machine zone, TZ: the suite runs in America/Los_Angeles), every day a row', async () => {
     const r = await report(['mailings', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const rows = json<any[]>(r);
     expect(rows).toHaveLength(30);
-    const from = rows[0].group;
+    // Local days read with Date's own local-time getters (this process's TZ, which svc's env carries).
+    const two = (n: number) => String(n).padStart(2, '0');
+    const localDay = (d: Date) => `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`;
+    const now = new Date();
+    expect(rows[29].group).toBe(localDay(now));
+    const start = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 29);
+    expect(rows[0].group).toBe(localDay(start));
+    // The range is sent as the UTC instant the first local day begins at.
+    const from = `${start.toISOString().slice(0, 19)}Z`;
     expect(decodeURIComponent(r.requests[0]!.query.raw)).toContain(`filter[deliveredAt]=${from}..inf`);
     const ms = (await all('mailings', `&filter[deliveredAt]=${from}..inf`)).filter((m) => m.attributes.deliveredAt);
     expect(rows.reduce((a, x) => a + x.delivered, 0)).toBe(ms.length);
-    for (const row of rows)
-      expect(row.opened).toBe(ms.filter((m) => m.attributes.deliveredAt.startsWith(row.group) && m.attributes.openedAt).length);
+    const dayOf = (m: R) => localDay(new Date(`${m.attributes.deliveredAt}Z`));
+    for (const row of rows) {
+      expect(row.delivered).toBe(ms.filter((m) => dayOf(m) === row.group).length);
+      expect(row.opened).toBe(ms.filter((m) => dayOf(m) === row.group && m.attributes.openedAt).length);
+    }
   });
 });
 

@@ -18,14 +18,18 @@ Output: the chart on a terminal (bars sized to its width; colour on a TTY; --asc
 for plain # bars; --ascii draws it in a pipe too); -o json|csv|ndjson give the numbers the chart
 is drawn from (not with --ascii); --html FILE writes
 a self-contained page (inline SVG, no network), --open opens it ($BROWSER when set).
-Each report says on stderr how many requests it made; --verbose shows them.`;
+Each report says on stderr how many requests it made; --verbose shows them.
+
+Time zone: days, weeks and dates are the machine's (TZ) unless --tz names one (Asia/Tokyo, UTC);
+the drawing and the page's footer name it.`;
 
 /** Options every report takes. */
 function common(c: Command): Command {
   return c
     .option('--html <file>', 'write a self-contained HTML page (inline SVG charts) to FILE (.html; - for stdout)')
     .option('--open', 'open the HTML page in a browser ($BROWSER when set)')
-    .option('--ascii', 'the chart in plain ASCII bars, also in a pipe (NO_COLOR: plain bars on a terminal)');
+    .option('--ascii', 'the chart in plain ASCII bars, also in a pipe (NO_COLOR: plain bars on a terminal)')
+    .option('--tz <zone>', 'days in ZONE: an IANA name or UTC (default: local)');
 }
 
 /** Registers `svc report`. */
@@ -87,6 +91,8 @@ Requests: at most 4 (the sequence, its steps with templates, their calls, its en
       `
 Mailings delivered in the range are grouped by delivery day, week (Monday), mailbox or sequence;
 opened/clicked/replied/bounced count those mailings that have the timestamp (openedAt, …).
+Days are local to --tz (else the machine's zone): dates in deliveredAt=FROM..TO are whole local
+days, sent as the UTC instants they begin and end at; a date-time there is the API's (UTC).
 Requests: ⌈mailings ÷ 1,000⌉ (sparse fields: timestamps and links only).${RATES_HELP}`,
     )
     .action(run(async (ctx, flags) => (await import('./mailings.js')).mailingsReport(ctx, flags)));

@@ -14,7 +14,7 @@ import { recordId } from '../../listing/record-text.js';
 import type { ReportView, Section } from './model.js';
 import { AB_RULE, COUNTER_NAMES, countersOf, pct, RATE_FORMULAS, ratio, twoProportionTest } from './rates.js';
 import { countsAndRates } from './sequences.js';
-import { byKey, checkReportOutput, emit, fetcher, relId, relIds, type Fetcher, type ReportFlags } from './shared.js';
+import { byKey, checkReportOutput, emit, fetcher, relId, relIds, reportZone, type Fetcher, type ReportFlags } from './shared.js';
 
 /** One row of `-o json`: a step, or one of its templates (level `template`, under its step). */
 type FunnelRow = {
@@ -56,6 +56,8 @@ async function resolveSequence(f: Fetcher, idOrName: string): Promise<ResourceOb
 export async function funnelReport(ctx: Context, idOrName: string, flags: ReportFlags): Promise<void> {
   if (flags.by !== undefined) throw new UsageError('report sequence has no --by: the funnel shows every stage');
   checkReportOutput(ctx, flags);
+  // Checked before the first request; without --tz the zone is looked up only for a page (emit).
+  const zone = flags.tz === undefined ? undefined : reportZone(ctx, flags);
   const f = await fetcher(ctx);
   const seq = await resolveSequence(f, idOrName);
   const { data: steps, included } = await f.list('sequenceSteps', {
@@ -128,7 +130,7 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
   v.subtitle = `${enrolmentText(enrolments)}\n${v.subtitle}`;
   // The enrolment figures ride on every row (scripts read one list of rows).
   for (const r of rows) Object.assign(r, { enrolments: enrolments.total, activeEnrolments: enrolments.active });
-  await emit(ctx, flags, 'report sequence', v, rows, f);
+  await emit(ctx, flags, 'report sequence', v, rows, f, zone);
 }
 
 /** Enrolments of a sequence: total (the service's count), and by state when one page held them all. */

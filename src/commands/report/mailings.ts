@@ -2,21 +2,24 @@
  * `svc report mailings`: mailings delivered in a date range (default: the last 30 days), grouped
  * by delivery day, week (starting Monday), mailbox or sequence, with how many of them were
  * opened, clicked, replied to and bounced (the mailings that carry `openedAt`, `clickedAt`,
- * `repliedAt`, `bouncedAt`).
+ * `repliedAt`, `bouncedAt`). Days, weeks and the range's dates are local to the report's zone
+ * (`--tz`, else the machine's: time-zone.ts); the range is sent as the UTC instants its days
+ * begin and end at.
  *
  * Requests: ⌈mailings ÷ 1,000⌉, asking only for the five timestamps, the mailbox address and the
  * sequence link (sequence names included in the same responses).
  */
-import { apiTime } from '../../api-time.js';
+import { apiDateTime, apiTime } from '../../api-time.js';
+import type { Filter } from '../../api/filter.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource-commands/query-options.js';
 import type { ReportView } from './model.js';
 import { pct, ratio } from './rates.js';
-import { byKey, checkReportOutput, emit, fetcher, parseBy, relId, type ReportFlags } from './shared.js';
+import { byKey, checkReportOutput, emit, fetcher, parseBy, relId, reportZone, type ReportFlags } from './shared.js';
+import { addDays, daysBetween, mondayOf, zoneText, type Zone } from './time-zone.js';
 
-const DAY = 86_400_000;
 /** What `--by` groups by (the first is the default). */
 export const GROUP_BY = ['day', 'week', 'mailbox', 'sequence'] as const;
 type GroupBy = (typeof GROUP_BY)[number];
@@ -44,15 +47,15 @@ function ms(v: unknown): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
-const day = (t: number) => new Date(t).toISOString().slice(0, 10);
-/** The Monday of a date's week (ISO weeks start on Monday). */
-const monday = (t: number) => day(t - ((new Date(t).getUTCDay() + 6) % 7) * DAY);
-
-/** Groups mailings into rows; `days` lists the day or week keys to show even when empty. */
+/**
+ * Groups mailings into rows, by their local delivery day or week in `zone`; `keys` lists the day
+ * or week keys to show even when empty.
+ */
 export function groupMailings(
   mailings: readonly ResourceObject[],
   by: GroupBy,
   label: (m: ResourceObject) => string,
+  zone: Zone,
   keys: string[] = [],
 ): MailingRow[] {
   const rows = new Map<string, MailingRow>();
@@ -81,7 +84,7 @@ export function groupMailings(
     const a = m.attributes ?? {};
     const at = ms(a['deliveredAt']);
     if (at === undefined) continue;
-    const r = row(by === 'day' ? day(at) : by === 'week' ? monday(at) : label(m));
+    const r = row(by === 'day' ? zone.date(at) : by === 'week' ? mondayOf(zone.date(at)) : label(m));
     r.delivered++;
     if (ms(a['openedAt']) !== undefined) r.opened++;
     if (ms(a['clickedAt']) !== undefined) r.clicked++;
@@ -102,10 +105,11 @@ export function groupMailings(
   return out;
 }
 
-/** Days (or week starts) from `from` to `to`, both as milliseconds. */
-export function calendar(from: number, to: number, by: 'day' | 'week'): string[] {
+/** Days (or the Mondays of their weeks) from `from` to `to`, both `YYYY-MM-DD`. */
+export function calendar(from: string, to: string, by: 'day' | 'week'): string[] {
   const out: string[] = [];
-  for (let t = from; t <= to && out.length < 1000; t += by === 'day' ? DAY : 7 * DAY) out.push(by === 'day' ? day(t) : monday(t));
+  const step = by === 'day' ? 1 : 7;
+  for (let d = by === 'day' ? from : mondayOf(from); d <= to && out.length < 1000; d = addDays(d, step)) out.push(d);
   return out;
 }
 
@@ -113,12 +117,16 @@ export function calendar(from: number, to: number, by: 'day' | 'week'): string[]
 export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<void> {
   checkReportOutput(ctx, flags);
   const by = parseBy<GroupBy>(flags.by, GROUP_BY);
+  const zone = reportZone(ctx, flags);
   const filters = [...(flags.filter ?? [])];
   const now = ctx.clock.now();
-  const defaultFrom = Math.floor(now / DAY) * DAY - 29 * DAY;
+  const today = zone.date(now);
   const ranged = filters.some((f) => /^\s*deliveredAt\s*=/.test(f));
-  if (!ranged) filters.push(`deliveredAt=${day(defaultFrom)}..`);
+  if (!ranged) filters.push(`deliveredAt=${addDays(today, -29)}..`);
   const query = buildListQuery(resourceByType('mailing')!, { filter: filters }, (m) => ctx.warn(m));
+  const dates = query.filters?.find((x) => x.path.length === 1 && x.path[0] === 'deliveredAt');
+  const range = rangeOf(dates, zone, today);
+  if (dates) localDays(dates, zone);
   query.fields = {
     mailing: ['deliveredAt', 'openedAt', 'clickedAt', 'repliedAt', 'bouncedAt', 'mailboxAddress', 'mailbox', 'sequence'],
     sequence: ['name'],
@@ -133,31 +141,60 @@ export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<
     const sid = relId(m, 'sequence');
     return sid ? `${String(inc.get(`sequence:${sid}`)?.attributes?.['name'] ?? 'sequence')} (${sid})` : '(not in a sequence)';
   };
-  const range = rangeOf(
-    query.filters?.find((x) => x.path[0] === 'deliveredAt'),
-    now,
-  );
   const keys = (by === 'day' || by === 'week') && range ? calendar(range[0], range[1], by) : [];
-  const rows = groupMailings(data, by, label, keys);
+  const rows = groupMailings(data, by, label, zone, keys);
   if (by === 'week' && range) for (const r of rows) r.days = daysInRange(r.group, range);
-  const rangeText = range ? `${day(range[0])} to ${day(range[1])}` : 'the filtered mailings';
-  await emit(ctx, flags, 'report mailings', view(rows, by, rangeText, ctx.io.columns), rows as unknown as Record<string, unknown>[], f);
+  const rangeText = range ? `${range[0]} to ${range[1]}` : 'the filtered mailings';
+  const what = by === 'day' ? 'days' : by === 'week' ? 'weeks (from Monday)' : "the range's days";
+  const v = view(rows, by, rangeText, ctx.io.columns);
+  v.notes.unshift(`${what} in ${zoneText(zone, now, range)}`);
+  await emit(ctx, flags, 'report mailings', v, rows as unknown as Record<string, unknown>[], f, zone);
 }
 
-/** How many of the 7 days of the week starting on Monday `monday` (YYYY-MM-DD) fall in `range`. */
-export function daysInRange(monday: string, range: [number, number]): number {
-  const start = Date.parse(`${monday}T00:00:00Z`);
-  const first = Math.max(start, Math.floor(range[0] / DAY) * DAY);
-  const last = Math.min(start + 6 * DAY, Math.floor(range[1] / DAY) * DAY);
-  return last < first ? 0 : Math.round((last - first) / DAY) + 1;
+/** How many of the 7 days of the week starting on Monday `monday` fall in `range` (local dates). */
+export function daysInRange(monday: string, range: [string, string]): number {
+  const first = Math.max(0, daysBetween(monday, range[0]));
+  const last = Math.min(6, daysBetween(monday, range[1]));
+  return last < first ? 0 : last - first + 1;
 }
 
-/** The days a deliveredAt range covers (an open end stops today), when its ends are dates. */
-function rangeOf(f: { kind: string; from?: string; to?: string } | undefined, now: number): [number, number] | undefined {
-  if (f?.kind !== 'range') return undefined;
-  const from = ms(f.from?.length === 10 ? f.from + 'T00:00:00' : f.from);
-  const to = f.to === undefined ? now : ms(f.to.length === 10 ? f.to + 'T00:00:00' : f.to);
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The local days a deliveredAt filter covers (an open end stops today), when it has a start: a
+ * date is that day, a date-time (the API's, UTC unless it says otherwise) the day it falls on.
+ */
+function rangeOf(f: Filter | undefined, zone: Zone, today: string): [string, string] | undefined {
+  const day = (v: string | undefined) => {
+    if (v === undefined || DATE.test(v)) return v;
+    const t = apiTime(v);
+    return Number.isNaN(t) ? undefined : zone.date(t);
+  };
+  const [from, to] =
+    f?.kind === 'range'
+      ? [day(f.from), f.to === undefined ? today : day(f.to)]
+      : f?.kind === 'eq'
+        ? [day(f.values[0]), day(f.values[0])]
+        : [];
   return from !== undefined && to !== undefined && to >= from ? [from, to] : undefined;
+}
+
+/**
+ * Turns the dates of a deliveredAt filter into the instants their local days begin and end at
+ * (bounds are inclusive, times whole seconds): `2026-03-02..2026-03-02` in Asia/Tokyo is
+ * `2026-03-01T15:00:00Z..2026-03-02T14:59:59Z`; `deliveredAt=2026-03-02` is that whole day.
+ * Sent as dates they meant UTC days (the sandbox reads a date bound as the whole UTC day, the
+ * API's times being UTC). Date-times are left as given.
+ */
+function localDays(f: Filter, zone: Zone): void {
+  if (f.kind === 'eq' && f.values.length === 1 && DATE.test(f.values[0]!)) {
+    f.kind = 'range';
+    f.from = f.to = f.values[0];
+    f.values = [];
+  }
+  if (f.kind !== 'range') return;
+  if (f.from !== undefined && DATE.test(f.from)) f.from = apiDateTime(zone.startOf(f.from));
+  if (f.to !== undefined && DATE.test(f.to)) f.to = apiDateTime(zone.startOf(addDays(f.to, 1)) - 1000);
 }
 
 /** The drawing: one row per group with counts and rates, the delivered count as a bar. */

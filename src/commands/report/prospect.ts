@@ -1,18 +1,22 @@
 /**
  * `svc report prospect <id>`: the prospect's contact histogram (12 months, current month last,
  * inbound vs outbound) as a two-series column chart, its engagement counters, and its active
- * sequence states with their counters.
+ * sequence states with their counters. The last touch and engagement are dated in the report's
+ * zone; the histogram's months are the API's own (it counts them, svc cannot split them again),
+ * named as the sandbox counts them: by the month in UTC.
  *
  * Requests: 1 (the prospect with `contactHistogram`, which the service sends only when asked for,
  * and its active sequence states and their sequences' names included).
  */
+import { apiTime } from '../../api-time.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { recordId } from '../../listing/record-text.js';
 import type { ReportView, Section } from './model.js';
 import { countersOf, pct, ratesOf } from './rates.js';
-import { byKey, checkReportOutput, emit, fetcher, relId, relIds, type ReportFlags } from './shared.js';
+import { byKey, checkReportOutput, emit, fetcher, relId, relIds, reportZone, type ReportFlags } from './shared.js';
+import { zoneText, type Zone } from './time-zone.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const COUNTERS = ['openCount', 'replyCount', 'engagedScore', 'touchedAt', 'engagedAt', 'optedOut'] as const;
@@ -39,6 +43,7 @@ export async function prospectReport(ctx: Context, idArg: string, flags: ReportF
   if (!/^\s*[1-9]\d*\s*$/.test(idArg)) throw new UsageError(`report prospect ${idArg}: expected a prospect id (a positive integer)`);
   if (flags.by !== undefined) throw new UsageError('report prospect has no --by');
   checkReportOutput(ctx, flags);
+  const zone = reportZone(ctx, flags);
   const f = await fetcher(ctx);
   const { data: p, included } = await f.get(`prospects/${idArg.trim()}`, {
     include: ['activeSequenceStates.sequence'],
@@ -86,11 +91,15 @@ export async function prospectReport(ctx: Context, idArg: string, flags: ReportF
       };
     }),
   ];
-  await emit(ctx, flags, 'report prospect', view(rows), rows, f);
+  await emit(ctx, flags, 'report prospect', view(rows, zone, ctx.clock.now()), rows, f, zone);
 }
 
 /** The drawing: the histogram as columns, counters as lines, active sequence states as a table. */
-export function view(rows: Record<string, unknown>[]): ReportView {
+function view(rows: Record<string, unknown>[], zone: Zone, now: number): ReportView {
+  const fmt = (v: unknown) => {
+    const t = apiTime(v);
+    return Number.isNaN(t) ? 'never' : zone.date(t);
+  };
   const p = rows.find((r) => r['kind'] === 'prospect')!;
   const months = rows.filter((r) => r['kind'] === 'month');
   const states = rows.filter((r) => r['kind'] === 'sequenceState');
@@ -144,10 +153,9 @@ export function view(rows: Record<string, unknown>[]): ReportView {
   return {
     title: `Prospect ${p['name'] ?? ''} (${p['id']})`,
     sections,
-    notes: ['inbound: replies and inbound calls; outbound: delivered mailings and outbound calls'],
+    notes: [
+      'inbound: replies and inbound calls; outbound: delivered mailings and outbound calls',
+      `dates in ${zoneText(zone, now)}; the histogram's months are the API's, named by the month in UTC`,
+    ],
   };
-}
-
-function fmt(v: unknown): string {
-  return typeof v === 'string' && v ? v.slice(0, 10) : 'never';
 }

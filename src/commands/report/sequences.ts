@@ -28,7 +28,7 @@ import {
   type Counters,
   type RateName,
 } from './rates.js';
-import { checkReportOutput, emit, fetcher, parseBy, parseLimit, relId, type ReportFlags } from './shared.js';
+import { checkReportOutput, emit, fetcher, parseBy, parseLimit, relId, reportZone, type ReportFlags } from './shared.js';
 
 /** Counters a sequence carries itself (the rest come from its steps). */
 const OWN = ['deliverCount', 'clickCount', 'bounceCount', 'failureCount'] as const;
@@ -100,6 +100,8 @@ function rowOf(id: number | string, name: string, enabled: boolean | null, email
 /** Runs `svc report sequences`. */
 export async function sequencesReport(ctx: Context, flags: ReportFlags): Promise<void> {
   checkReportOutput(ctx, flags);
+  // Checked before the first request; without --tz the zone is looked up only for a page (emit).
+  const zone = flags.tz === undefined ? undefined : reportZone(ctx, flags);
   const by = parseBy<RateName>(flags.by, ['reply', 'open', 'click', 'positive', 'bounce', 'optout', 'failure']);
   const limit = parseLimit(flags.limit);
   const rt = resourceByType('sequence')!;
@@ -128,7 +130,7 @@ export async function sequencesReport(ctx: Context, flags: ReportFlags): Promise
     rows = sortRows(rows, local);
     if (limit !== undefined) rows = rows.slice(0, limit);
   }
-  await emit(ctx, flags, 'report sequences', view(rows, by, ctx.io.columns), rows as unknown as Record<string, unknown>[], f);
+  await emit(ctx, flags, 'report sequences', view(rows, by, ctx.io.columns), rows as unknown as Record<string, unknown>[], f, zone);
 }
 
 function rowFor(seq: ResourceObject, steps: ResourceObject[]): SequenceRow {

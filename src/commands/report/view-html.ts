@@ -6,6 +6,7 @@
  */
 import type { Series } from './chart.js';
 import type { ReportView, Section, Stage } from './model.js';
+import { wallTime, zoneText, type Zone } from './time-zone.js';
 
 /** Width in px of the longest bar of a table or funnel. */
 const BAR_PX = 240;
@@ -43,8 +44,9 @@ svg text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,san
 @media print{body{margin:0;max-width:none}h2{break-after:avoid}table,svg{break-inside:avoid}.bar,.series0,.series1,.series2,.series3,.series4{print-color-adjust:exact;-webkit-print-color-adjust:exact}}
 `;
 
-/** The whole page. `at` is when the report was made (shown in the footer). */
-export function renderHtml(view: ReportView, at: Date): string {
+/** The whole page. `at` is when the report was made, shown in the footer in the report's zone. */
+export function renderHtml(view: ReportView, at: number, zone: Zone): string {
+  const made = `${wallTime(zone, at)} ${zoneText(zone, at)}`;
   const body = view.sections.map(section).join('\n');
   return `<!doctype html>
 <html lang="en">
@@ -66,7 +68,7 @@ ${
 }
 ${body}
 <div class="notes">${view.notes.map((n) => `<p>${esc(n)}</p>`).join('')}</div>
-<footer><p>Made by svc on ${esc(at.toISOString().replace('T', ' ').slice(0, 16))} UTC.</p></footer>
+<footer><p>Made by svc on ${esc(made)}.</p></footer>
 </body>
 </html>
 `;

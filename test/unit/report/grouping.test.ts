@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { calendar, groupMailings } from '../../../src/commands/report/mailings.js';
 import { histogramMonths, histogramPairs } from '../../../src/commands/report/prospect.js';
+import { zoneNamed } from '../../../src/commands/report/time-zone.js';
+
+const UTC = zoneNamed('UTC');
 
 const m = (id: number, a: Record<string, unknown>, mailbox = 'a@x.test') => ({
   type: 'mailing',
@@ -17,12 +20,7 @@ describe('mailings grouped', () => {
   ];
 
   it('by day (UTC), with the empty days of the range', () => {
-    const rows = groupMailings(
-      list,
-      'day',
-      () => '',
-      calendar(Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-03T00:00:00Z'), 'day'),
-    );
+    const rows = groupMailings(list, 'day', () => '', UTC, calendar('2026-11-01', '2026-11-03', 'day'));
     expect(rows.map((r) => [r.group, r.delivered, r.opened, r.replied, r.bounced])).toEqual([
       ['2026-11-01', 0, 0, 0, 0],
       ['2026-11-02', 2, 1, 1, 1],
@@ -34,12 +32,12 @@ describe('mailings grouped', () => {
   });
 
   it('by week starting Monday: Sunday 8 November belongs to the week of Monday 2 November', () => {
-    const rows = groupMailings(list, 'week', () => '');
+    const rows = groupMailings(list, 'week', () => '', UTC);
     expect(rows.map((r) => [r.group, r.delivered, r.clicked])).toEqual([['2026-11-02', 3, 1]]);
   });
 
   it('by a label (mailbox), most delivered first', () => {
-    const rows = groupMailings(list, 'mailbox', (x) => String(x.attributes?.['mailboxAddress']));
+    const rows = groupMailings(list, 'mailbox', (x) => String(x.attributes?.['mailboxAddress']), UTC);
     expect(rows.map((r) => [r.group, r.delivered])).toEqual([
       ['a@x.test', 2],
       ['b@x.test', 1],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { esc, renderHtml, scale } from '../../../src/commands/report/view-html.js';
 import type { ReportView } from '../../../src/commands/report/model.js';
+import { zoneNamed } from '../../../src/commands/report/time-zone.js';
 
 const view: ReportView = {
   title: 'Report <x> & "y"',
@@ -32,7 +33,7 @@ const view: ReportView = {
 };
 
 describe('HTML page', () => {
-  const html = renderHtml(view, new Date('2026-01-02T03:04:05Z'));
+  const html = renderHtml(view, Date.parse('2026-01-02T03:04:05Z'), zoneNamed('UTC'));
 
   it('is self-contained: no script, no external resource', () => {
     expect(html).not.toMatch(/<script/i);

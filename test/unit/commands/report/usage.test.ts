@@ -1,7 +1,7 @@
 /**
  * report's usage errors, in-process: bad --by, a sort mixing rates and attributes, --limit 0, an
- * --html name that is not .html, --html - with anything else for stdout are one error line each,
- * nothing sent. (The e2e tests keep a non-numeric id through the built
+ * --html name that is not .html, --html - with anything else for stdout, an unknown --tz are one
+ * error line each (with its hint), nothing sent. (The e2e tests keep a non-numeric id through the built
  * binary.)
  */
 import fs from 'node:fs';
@@ -28,6 +28,25 @@ describe('report sequences', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect(r.sent).toHaveLength(0);
     }
+  });
+});
+
+describe('report --tz', () => {
+  it.each([
+    ['mailings', 'Asia/Tokio', 'Asia/Tokyo'],
+    ['mailings', 'new york', 'America/New_York'],
+    ['sequences', 'Tokyo', 'Asia/Tokyo'],
+    ['sequence 1', 'Mars/Olympus', undefined],
+    ['prospect 1', 'EST+5', undefined],
+    ['mailings', '', undefined],
+  ])('report %s --tz %j: one usage error naming the fix, nothing sent', async (command, zone, near) => {
+    const r = await server.run(['report', ...command.split(' '), '--tz', zone]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `error: --tz ${zone || '""'}: not a time zone\nhint: ${near ? `did you mean --tz ${near}? ` : ''}give an IANA name such as Asia/Tokyo or America/New_York, UTC, or local (the machine's zone)\n`,
+    );
+    expect(r.stdout).toBe('');
+    expect(r.sent).toHaveLength(0);
   });
 });
 
