@@ -197,13 +197,44 @@ function shellQuoted(words: string[]): string[] {
   return out;
 }
 
+/** A word that starts a file path: `/tmp/…`, `~/…`, `./…`, `../…`, `C:\\…`. */
+const PATH_START = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)/;
+/** A word that may end a path: it holds a `/`, `\\` or a `.` (`2026.csv`, `my dir/x.ndjson:`). */
+const PATH_END = /[./\\]/;
+
+/**
+ * The words with each file path made whole again, spaces and all, as svc's messages show paths
+ * unquoted (`journal /tmp/temp 一時/leads 2026.csv.journal.ndjson`): broken at one of its spaces,
+ * a copied path names another file. A path runs from a word that starts one to the last word of
+ * its part (up to a `…:`, `…;` or a lone `·`) that holds a `/`, `\\` or `.`; words after it
+ * (`wrote /tmp/x.csv with 3 rows`) stay words.
+ */
+function pathsWhole(words: string[]): string[] {
+  const units: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (!PATH_START.test(w) || PART_END.test(w)) {
+      units.push(w);
+      continue;
+    }
+    let end = i;
+    for (let k = i + 1; k < words.length && words[k] !== '·'; k++) {
+      if (PATH_END.test(words[k]!)) end = k;
+      if (PART_END.test(words[k]!)) break;
+    }
+    units.push(words.slice(i, end + 1).join(' '));
+    i = end;
+  }
+  return units;
+}
+
 function fitLine(line: string, width: number): string[] {
   if (textWidth(line) <= width) return [line];
   const indent = line.length - line.trimStart().length;
   const pad = ' '.repeat(indent + 2);
   const units: string[] = [];
   let glued = false;
-  for (const word of shellQuoted(line.trim().split(/ +/))) {
+  for (const word of pathsWhole(shellQuoted(line.trim().split(/ +/)))) {
     if (units.length && (glued || LONE_MARK.test(word))) units[units.length - 1] += ` ${word}`;
     else units.push(word);
     glued = COUNT.test(word);
@@ -237,8 +268,8 @@ function fitLine(line: string, width: number): string[] {
         continue;
       }
       // Wider than any line: text of wide characters (CJK, written without spaces) breaks between
-      // two of them, filling this line first. Any other word stays whole.
-      const cut = wideBreak(rest, room);
+      // two of them, filling this line first. Any other word stays whole, and a path (`…/一時/…`).
+      const cut = PATH_START.test(unit) ? undefined : wideBreak(rest, room);
       if (cut) {
         append(cut, textWidth(cut));
         breakLine();

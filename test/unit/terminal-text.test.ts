@@ -144,6 +144,24 @@ describe('fitLines', () => {
     expect(fitLines(`journal ${file} · report r.ndjson`, 80).split('\n')).toEqual(['journal', `  ${file} ·`, '  report r.ndjson']);
   });
 
+  it('keeps an unquoted path whole, spaces and CJK and all, up to its last word with a dot or slash', () => {
+    // A bulk run's summary line, as a path with a space broke it (a journal named half on each line).
+    const file = '/tmp/temp 一時/a rather long file name for leads 2026.csv.sandbox.journal.ndjson';
+    expect(fitLines(`journal ${file} · report r.ndjson`, 80).split('\n')).toEqual(['journal', `  ${file} ·`, '  report r.ndjson']);
+    expect(fitLines(`error: --journal ${file}: cannot write the journal (EACCES)`, 80).split('\n')).toEqual([
+      'error: --journal',
+      `  ${file}:`,
+      '  cannot write the journal (EACCES)',
+    ]);
+    // Words after a path's last dotted word are words again; a path of one word is left as it was.
+    expect(fitLines('wrote ./out/my leads.csv with 3 rows and 2 columns', 24).split('\n')).toEqual([
+      'wrote ./out/my leads.csv',
+      '  with 3 rows and',
+      '  2 columns',
+    ]);
+    expect(fitLines(`~/${'一時'.repeat(30)}/x.csv`, 40)).toBe(`~/${'一時'.repeat(30)}/x.csv`);
+  });
+
   it('keeps a shell-quoted word of a command line whole, spaces and all; an apostrophe is no quote', () => {
     const line = "run 1: svc prospects upsert --input '/home/ada/My Files/2026 leads.csv' --match email (2026-11-30T10:49:44Z)";
     expect(fitLines(line, 60).split('\n')).toEqual([
