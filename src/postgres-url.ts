@@ -34,7 +34,7 @@ function libpqModes(url: string): boolean {
  * The connection string handed to the driver (`pg`): sslmode prefer, require and verify-ca as
  * `verify-full`, which is what pg 8 does with them: it checks the server's certificate and name
  * (pg-connection-string's parse gives all four the same TLS options). Named so, the driver checks
- * the same and does not print its paragraph about it: pg-connection-string ≥ 2.9 (pg ≥ 8.16)
+ * the same and does not print its paragraph about it: pg-connection-string since 2.9.1 (pg 8.16.1)
  * emits a process warning of nine lines, "SECURITY WARNING: The SSL modes 'prefer', 'require',
  * and 'verify-ca' are treated as aliases for 'verify-full'" (Node writes it on stderr, any Node
  * version, unless NODE_NO_WARNINGS), before svc's output or its one-line error; and pg 9, which
