@@ -24,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type pg from 'pg';
 import { redactText } from '../api/redact.js';
+import { driverConnectionString } from '../postgres-url.js';
 import { pidAlive } from '../auth/lock.js';
 import {
   checkState,
@@ -262,7 +263,7 @@ export class PgLedger implements Ledger {
   private async open(): Promise<pg.Client> {
     const pg = (await import('pg')).default;
     const client = new pg.Client({
-      connectionString: this.url,
+      connectionString: driverConnectionString(this.url),
       application_name: 'svc budget',
       connectionTimeoutMillis: STEP_TIMEOUT_MS,
       query_timeout: STEP_TIMEOUT_MS,

@@ -16,6 +16,10 @@
  * events' ids are read before any type, so a delete during the run is not missed); and, because
  * events need not be complete (a server may cascade silently), a `reconcile` run — ids only —
  * every {@link RECONCILE_EVERY_MS} per table or with `--reconcile`.
+ *
+ * A run stopped on the way (the caller's `stoppedBy`: its `--budget` spent, Ctrl-C) still says
+ * what it did: the tables finished, the one it stopped in with what it wrote so far, and those it
+ * did not reach. Every page it committed is kept; the next run continues.
  */
 import { ApiError } from '../errors.js';
 import type { Filter } from '../api/filter.js';
@@ -53,6 +57,36 @@ interface TypeResult {
   skipped?: string;
   /** Another syncer of the same mirror synced the table since this one started. */
   byOther?: boolean;
+  /** The sync stopped inside this table (its run is left for the next sync to continue), and why. */
+  stopped?: StopReason;
+}
+
+/** Why a sync stopped before its end: the hour's budget (`--budget`) spent, or Ctrl-C / SIGTERM. */
+type StopReason = 'budget' | 'interrupted';
+
+/** What {@link syncTables} did. */
+interface SyncOutcome {
+  /** In the order asked: every table's result; stopped, those it finished and the one it stopped in. */
+  tables: TypeResult[];
+  /** Set when the sync stopped before its end. */
+  stop?: {
+    reason: StopReason;
+    /** What stopped it, for the caller to report. */
+    error: unknown;
+    /** Tables the sync did not come to, in the order asked. */
+    notReached: string[];
+    /** It stopped after the tables, while reading the API's delete events. */
+    inEvents: boolean;
+  };
+}
+
+/** The table a sync is in, counted page by page: what a stop reports of it. */
+interface Tally {
+  table: string;
+  kind: RunKind;
+  resumed: boolean;
+  written: number;
+  changed: number;
 }
 
 /** Options of {@link syncTables}. */
@@ -74,10 +108,56 @@ interface SyncOptions {
   /** After each page: records written so far, of `total` when the server counted them. */
   progress: (table: string, written: number, kind: RunKind, total: number | undefined) => void;
   warn: (line: string) => void;
+  /**
+   * Whether an error is a stop rather than a failure, and which (the budget is the caller's, not
+   * the mirror's): the sync then returns what it did instead of throwing.
+   */
+  stoppedBy?: (err: unknown) => StopReason | undefined;
 }
 
-/** Syncs the tables one after the other, then applies the deletes events tell of. */
-export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
+/** Where a sync is: the results so far, the table in hand, and the deletes that events told of. */
+interface Progress {
+  byTable: Map<string, TypeResult>;
+  /** The table being read (its result not yet in `byTable`) or reconciled (already in it). */
+  current?: Tally;
+  /** Rows deleted by events, by table, not yet added to the results. */
+  fromEvents: Map<string, number>;
+  inEvents: boolean;
+}
+
+/**
+ * Syncs the tables one after the other, then applies the deletes events tell of. Stopped on the
+ * way ({@link SyncOptions.stoppedBy}), returns what it did with the stop.
+ */
+export async function syncTables(opts: SyncOptions): Promise<SyncOutcome> {
+  const at: Progress = { byTable: new Map(), fromEvents: new Map(), inEvents: false };
+  try {
+    await syncAll(opts, at);
+  } catch (err) {
+    const reason = opts.stoppedBy?.(err);
+    if (reason === undefined) throw err;
+    const cut = at.current;
+    const tables = opts.tables.flatMap((t): TypeResult[] => {
+      const done = at.byTable.get(t.spec.table);
+      if (done) return [done.table === cut?.table ? { ...done, stopped: reason } : done];
+      if (t.spec.table !== cut?.table) return [];
+      const { table, kind, resumed, written, changed } = cut;
+      return [{ table, kind, resumed, written: kind === 'reconcile' ? 0 : written, changed, deleted: 0, stopped: reason }];
+    });
+    addDeletes(tables, at.fromEvents);
+    const notReached = opts.tables.map((t) => t.spec.table).filter((name) => !tables.some((r) => r.table === name));
+    return { tables, stop: { reason, error: err, notReached, inEvents: at.inEvents } };
+  }
+  return { tables: opts.tables.map((t) => at.byTable.get(t.spec.table)!) };
+}
+
+/** Adds the deletes events told of to the results, once. */
+function addDeletes(results: readonly TypeResult[], fromEvents: Map<string, number>): void {
+  for (const r of results) r.deleted += fromEvents.get(r.table) ?? 0;
+  fromEvents.clear();
+}
+
+async function syncAll(opts: SyncOptions, at: Progress): Promise<void> {
   const { store } = opts;
   // Each table's last sync as this run saw it at its start, and after each of its own runs: a
   // later one is another syncer's (see leased).
@@ -111,11 +191,13 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
   // reached prospects, run after run). The results keep the order asked.
   const rank = (table: string) => (states.get(table)?.runKind ? 0 : states.get(table)?.syncedAt ? 2 : 1);
   const order = [...opts.tables].sort((a, b) => rank(a.spec.table) - rank(b.spec.table));
-  const byTable = new Map<string, TypeResult>();
+  const { byTable } = at;
   const marked = new Set([...(await store.meta()).keys()].filter((k) => k.startsWith(UNREADABLE)).map((k) => k.slice(UNREADABLE.length)));
   for (const t of order) {
+    const tally: Tally = { table: t.spec.table, kind: 'full', resumed: false, written: 0, changed: 0 };
+    at.current = tally;
     try {
-      byTable.set(t.spec.table, await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts)));
+      byTable.set(t.spec.table, await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts, tally)));
       if (marked.has(t.spec.table)) await store.setUnreadable(t.spec.table, null);
     } catch (err) {
       const named = opts.skipUnreadable ? missingScope(err) : undefined;
@@ -131,11 +213,16 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
       byTable.set(t.spec.table, { table: t.spec.table, kind: 'full', resumed: false, written: 0, changed: 0, deleted: 0, skipped: scope });
     }
   }
+  at.current = undefined;
   const results: TypeResult[] = opts.tables.map((t) => byTable.get(t.spec.table)!);
-  const fromEvents = await applyDeleteEvents(opts, eventsFrom);
-  for (const r of results) r.deleted += fromEvents.get(r.table) ?? 0;
+  at.inEvents = true;
+  await applyDeleteEvents(opts, eventsFrom, at.fromEvents);
+  at.inEvents = false;
+  addDeletes(results, at.fromEvents);
   for (const t of opts.tables) {
     if (byTable.get(t.spec.table)!.skipped !== undefined) continue;
+    // Stopped while reconciling, the table's result is marked: its reconcile is left for the next run.
+    at.current = { table: t.spec.table, kind: 'reconcile', resumed: false, written: 0, changed: 0 };
     const r = await leased(t.spec, opts, seen, async () => {
       const state = await store.state(t.spec.table);
       const due = opts.reconcile || !state?.reconciledAt || opts.now() - apiTime(state.reconciledAt) > RECONCILE_EVERY_MS;
@@ -144,7 +231,7 @@ export async function syncTables(opts: SyncOptions): Promise<TypeResult[]> {
     const into = results.find((x) => x.table === t.spec.table)!;
     into.deleted += r?.deleted ?? 0;
   }
-  return results;
+  at.current = undefined;
 }
 
 /**
@@ -179,25 +266,27 @@ async function leased<T>(
   }
 }
 
-async function syncTable(rt: ResourceType, spec: TableSpec, opts: SyncOptions): Promise<TypeResult> {
+/** Syncs one table; `tally` counts its pages as they are committed. */
+async function syncTable(rt: ResourceType, spec: TableSpec, opts: SyncOptions, tally: Tally): Promise<TypeResult> {
   const state = await opts.store.state(spec.table);
   if (state?.runKind === 'reconcile') {
     // A reconcile a killed sync left: finish it, then read as usual.
-    await runKind(rt, spec, 'reconcile', opts);
+    await runKind(rt, spec, 'reconcile', opts, tally);
   } else if (state?.runKind) {
-    const r = await runKind(rt, spec, state.runKind, opts);
+    const r = await runKind(rt, spec, state.runKind, opts, tally);
     return { ...r, resumed: true };
   }
   const fresh = await opts.store.state(spec.table);
   const incremental = fresh?.watermark && findAttribute(rt, 'updatedAt')?.filterable;
-  return runKind(rt, spec, incremental ? 'incremental' : 'full', opts);
+  return runKind(rt, spec, incremental ? 'incremental' : 'full', opts, tally);
 }
 
-/** Runs (or resumes) one kind of run over a table. */
-async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: SyncOptions): Promise<TypeResult> {
+/** Runs (or resumes) one kind of run over a table; `tally`, when given, counts its pages. */
+async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: SyncOptions, tally?: Tally): Promise<TypeResult> {
   const { store } = opts;
   let state = (await store.state(spec.table))!;
   const resumed = state.runKind === kind;
+  if (tally) Object.assign(tally, { kind, resumed, written: 0, changed: 0 });
   if (!resumed) {
     const since = kind === 'incremental' && state.watermark ? apiDateTime(apiTime(state.watermark) - OVERLAP_MS) : null;
     await store.startRun(spec.table, kind, since, apiDateTime(opts.now()), kind === 'incremental' ? state.watermark : null);
@@ -232,6 +321,7 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
     runMax = committed.runMax;
     changed += committed.changed;
     written += records.length;
+    if (tally) Object.assign(tally, { written, changed });
     if (kind !== 'reconcile') opts.progress(spec.table, written, kind, total);
   }
   // Never later than the run's start: a future `updatedAt` would hide later changes.
@@ -290,14 +380,13 @@ async function latestEventId(opts: SyncOptions): Promise<string> {
 
 /**
  * Deletes the rows `<type>_destroyed` events name, from `from` (an event id) on, and moves the
- * cursor past the events read, each page in one transaction with its deletes.
- * @returns rows deleted by table
+ * cursor past the events read, each page in one transaction with its deletes. Counts the rows
+ * deleted by table into `out` page by page (a stop keeps the count of the pages done).
  */
-async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
+async function applyDeleteEvents(opts: SyncOptions, from: string, out: Map<string, number>): Promise<void> {
   const byName = new Map(opts.tables.map((t) => [`${t.rt.type}_destroyed`, t.spec]));
   const names = [...byName.keys()];
-  if (names.length === 0) return out;
+  if (names.length === 0) return;
   const at = apiDateTime(opts.now());
   let cursor = from;
   try {
@@ -314,21 +403,24 @@ async function applyDeleteEvents(opts: SyncOptions, from: string): Promise<Map<s
     })) {
       if (page.records.length === 0) continue;
       cursor = nextCursor(page.records);
+      const deleted = new Map<string, number>();
       await opts.store.tx(async () => {
+        deleted.clear();
         for (const ev of page.records) {
           const spec = byName.get(String(ev.attributes?.name));
           const id = sqlId((ev.attributes?.payload as { id?: unknown } | undefined)?.id);
           if (!spec || id === null) continue;
           const n = await opts.store.deleteFromEvents(spec, [id], at);
-          out.set(spec.table, (out.get(spec.table) ?? 0) + n);
+          deleted.set(spec.table, (deleted.get(spec.table) ?? 0) + n);
         }
         await opts.store.setMeta('events_from', cursor);
       });
+      // Counted once the page's transaction has committed.
+      for (const [table, n] of deleted) out.set(table, (out.get(table) ?? 0) + n);
     }
   } catch (err) {
     if (!(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
     opts.warn(`events cannot be read (${err.status}): deletes are found by reconciling ids instead`);
   }
   await opts.store.tx(() => opts.store.setMeta('events_from', cursor));
-  return out;
 }

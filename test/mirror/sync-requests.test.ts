@@ -10,7 +10,8 @@ import { runInProcess } from '../helpers/in-process-cli.js';
 import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
-import { doc, start, type Client } from '../helpers/sandbox.js';
+import { doc, start, until, type Client } from '../helpers/sandbox.js';
+import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { openDatabase } from '../../src/mirror/sqlite.js';
 import { allScopes } from '../../src/sandbox/rules/scopes.js';
 
@@ -106,6 +107,104 @@ describe('requests of a sync', () => {
     expect(read).toBe(SEED - kept);
     await expectTableEqualsApi(c, file, '/prospects');
   });
+
+  it('stopped at its --budget, a sync prints the summary of what it read: the tables finished and the one it stopped in; the next run continues', async () => {
+    // A CI script parsing the summary got nothing: the stop threw the results away (exit 5, stdout empty).
+    const file = path.join(tempDir(), 'budget-summary.sqlite');
+    const accounts = (await counts())[1]!;
+    expect(accounts).toBeLessThan(1000);
+    const mark = c.sb.requests.length;
+    // The root document, the org schema (2), the newest event, accounts' one page, prospects' first page.
+    const cut = await svc(['sync', '--db', file, '--budget', '6', '-o', 'json', 'accounts', 'prospects', 'mailings']);
+    expect(cut.code, cut.stderr).toBe(5);
+    const summary = JSON.parse(cut.stdout);
+    expect(summary).toEqual({
+      file,
+      requests: c.sb.requests.length - mark,
+      stopped: 'budget',
+      tables: [
+        expect.objectContaining({ table: 'accounts', kind: 'full', resumed: false, written: accounts, deleted: 0 }),
+        expect.objectContaining({ table: 'prospects', kind: 'full', resumed: false, written: 1000, deleted: 0, stopped: 'budget' }),
+      ],
+      notReached: ['mailings'],
+    });
+    expect(summary.tables[0]).not.toHaveProperty('stopped');
+    // For people, per table what was read, as a finished sync says it, then the error and its hint.
+    expect(cut.stderr).toContain(
+      `accounts: ${accounts.toLocaleString('en-US')} read, 0 deleted, ${accounts.toLocaleString('en-US')} rows\n` +
+        'prospects: 1,000 read, stopped at the budget, 1,000 rows\n' +
+        'not reached: mailings\n' +
+        'error: stopped at the budget of 6 requests an hour\nhint: run the same command again to continue where it stopped',
+    );
+    expect(cut.stderr).not.toMatch(/^synced /m);
+
+    // --query reads the same summary.
+    const queried = await svc([
+      'sync',
+      '--db',
+      path.join(tempDir(), 'budget-query.sqlite'),
+      '--budget',
+      '6',
+      '--query',
+      '[stopped, tables[?stopped].table]',
+      'accounts',
+      'prospects',
+    ]);
+    expect(queried.code, queried.stderr).toBe(5);
+    expect(JSON.parse(queried.stdout)).toEqual(['budget', ['prospects']]);
+
+    // Stopped after its tables, while reading the delete events: every table listed, none marked.
+    const late = await svc(['sync', '--db', path.join(tempDir(), 'budget-events.sqlite'), '--budget', '5', '-o', 'json', 'accounts']);
+    expect(late.code, late.stderr).toBe(5);
+    const lateSummary = JSON.parse(late.stdout);
+    expect(lateSummary).toMatchObject({ stopped: 'budget', tables: [{ table: 'accounts', written: accounts }], notReached: [] });
+    expect(lateSummary.tables[0]).not.toHaveProperty('stopped');
+    expect(late.stderr).toMatch(/^accounts: [\d,]+ read, 0 deleted, [\d,]+ rows\ndeletes: stopped while reading the API's delete events/m);
+
+    // The next run continues: prospects first (left unfinished), then mailings (never synced), then accounts.
+    const rest = await svc(['sync', '--db', file, '-o', 'json', 'accounts', 'prospects', 'mailings']);
+    expect(rest.code, rest.stderr).toBe(0);
+    const done = JSON.parse(rest.stdout);
+    // A finished sync's summary keeps its shape.
+    expect(Object.keys(done)).toEqual(['file', 'requests', 'tables']);
+    expect(done.tables.map((t: { table: string }) => t.table)).toEqual(['accounts', 'prospects', 'mailings']);
+    expect(done.tables[1]).toMatchObject({ table: 'prospects', resumed: true, written: SEED - 1000 });
+    expect(done.tables.some((t: object) => 'stopped' in t)).toBe(false);
+    for (const p of ['/accounts', '/prospects', '/mailings']) await expectTableEqualsApi(c, file, p);
+  }, 60_000);
+
+  it('interrupted (Ctrl-C), a sync prints the summary of what it read too, and exits 130', async () => {
+    const proxy = await startFaultProxy(c.sb.authUrl);
+    try {
+      const file = path.join(tempDir(), 'interrupted.sqlite');
+      // The second page of prospects never comes: Ctrl-C while the sync waits for it.
+      proxy.plan({ method: 'GET', path: /^\/api\/v2\/prospects\?/ }, [{ kind: 'pass' }, { kind: 'hang' }]);
+      const ctrlC = new AbortController();
+      const running = runInProcess(
+        ['sync', '--db', file, '-o', 'json', 'accounts', 'prospects', 'mailings'],
+        { ...env, SVC_BASE_URL: `${proxy.origin}/api/v2` },
+        {
+          timeoutMs: 60_000,
+          signal: ctrlC.signal,
+        },
+      );
+      await until(() => proxy.log.some((e) => e.fault === 'hang'), 30_000);
+      ctrlC.abort();
+      const r = await running;
+      expect(r.code, r.stderr).toBe(130);
+      const summary = JSON.parse(r.stdout);
+      expect(summary).toMatchObject({ stopped: 'interrupted', notReached: ['mailings'] });
+      expect(summary.tables).toEqual([
+        expect.objectContaining({ table: 'accounts', kind: 'full' }),
+        expect.objectContaining({ table: 'prospects', kind: 'full', written: 1000, stopped: 'interrupted' }),
+      ]);
+      expect(r.stderr).toMatch(
+        /^prospects: 1,000 read, interrupted, 1,000 rows\nnot reached: mailings\nerror: sync interrupted\nhint: run the same command again/m,
+      );
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 
   it('runs within a small budget go on where the last stopped, not refreshing the same small tables first', async () => {
     // A new user's trial: at --budget 8 each run spent its requests on the root, the schema and a

@@ -74,6 +74,11 @@ describe('a --db that svc cannot use', () => {
       ['--db', 'postgress://svc:s3cr3t-pw@127.0.0.1:54370/db'],
       /^error: --db starts with "postgress:": svc takes a postgres:\/\/ connection string or a SQLite file name\nhint: write it postgres:\/\/USER@HOST:PORT\/DATABASE/m,
     ],
+    // The driver threw its paragraph headed "SECURITY WARNING" from its constructor: an "unexpected failure".
+    [
+      ['--db', 'postgres://svc:s3cr3t-pw@127.0.0.1:54370/db?uselibpqcompat=true&sslmode=verify-ca'],
+      /^error: --db asks for sslmode=verify-ca, which needs the certificate of the server's CA\nhint: add sslrootcert=FILE/m,
+    ],
     [
       ['--db', 'host=127.0.0.1 port=54370 user=svc password=s3cr3t-pw dbname=db', '--schema', 'acme'],
       /^error: --db is a key=value connection string: svc takes a postgres:\/\/ connection string or a SQLite file name\n/m,

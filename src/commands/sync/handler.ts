@@ -62,9 +62,15 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const client: PageClient = {
     baseUrl: api.baseUrl,
     resolve: (p) => api.resolve(p),
-    request: (req: ApiRequest): Promise<ApiResponse> => {
+    request: async (req: ApiRequest): Promise<ApiResponse> => {
       sent++;
-      return api.request(req);
+      try {
+        return await api.request(req);
+      } catch (err) {
+        // Refused by the budget before it was sent: the summary of a stopped sync counts what was sent.
+        if (err instanceof BudgetSpent) sent--;
+        throw err;
+      }
     },
   };
   if (flags.plan) {
@@ -89,9 +95,13 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   // line per 10,000 records.
   const { startSpinner } = await import('../../output/spinner.js');
   const bar = startSpinner(ctx.io, 'reading…', ctx.env);
-  let results: Awaited<ReturnType<typeof syncTables>>;
+  // With --rebuild the same command would start afresh again, dropping what this run read.
+  const again = flags.rebuild
+    ? 'run the same command again without --rebuild to continue where it stopped (every page read so far is kept)'
+    : 'run the same command again to continue where it stopped (every page read so far is kept)';
+  let outcome: Awaited<ReturnType<typeof syncTables>>;
   try {
-    results = await withReconnects(
+    outcome = await withReconnects(
       ctx,
       isDatabaseGone,
       held,
@@ -119,19 +129,18 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
             bar.update(progressText(table, written, kind, total));
             if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${grouped(written)} records (${kind})`);
           },
+          // A stop, not a failure: the sync says what it read before it (a CI script's summary).
+          stoppedBy: (err) => (err instanceof BudgetSpent ? 'budget' : ctx.signal.aborted ? 'interrupted' : undefined),
         }),
     );
   } catch (err) {
     bar.stop();
-    // With --rebuild the same command would start afresh again, dropping what this run read.
-    const again = flags.rebuild
-      ? 'run the same command again without --rebuild to continue where it stopped (every page read so far is kept)'
-      : 'run the same command again to continue where it stopped (every page read so far is kept)';
     if (err instanceof BudgetSpent) throw err.hint(again);
     if (ctx.signal.aborted) throw new InterruptedError('sync interrupted').hint(again);
     throw err;
   }
   bar.stop();
+  const { tables: results, stop } = outcome;
   for (const r of results) {
     if (r.skipped !== undefined) continue;
     const what = r.byOther
@@ -139,22 +148,39 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
       : r.kind === 'incremental'
         ? `${grouped(r.changed)} changed`
         : `${grouped(r.written)} read`;
-    const count = await held.store.count(r.table);
-    ctx.info(`${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${r.deleted} deleted, ${grouped(count)} ${plural(count, 'row')}`);
+    const how = r.stopped ? (r.stopped === 'budget' ? 'stopped at the budget' : 'interrupted') : `${r.deleted} deleted`;
+    // A stop can leave the database unreadable (Ctrl-C during a statement): the stop is said anyway.
+    const count = stop ? await held.store.count(r.table).catch(() => undefined) : await held.store.count(r.table);
+    const rows = count === undefined ? '' : `, ${grouped(count)} ${plural(count, 'row')}`;
+    ctx.info(`${r.table}: ${what}${r.resumed ? ' (resumed)' : ''}, ${how}${rows}`);
   }
-  const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
   const skipped = results.flatMap((r) => (r.skipped === undefined ? [] : [{ table: r.table, scope: r.skipped }]));
-  const read = results.length - skipped.length;
-  ctx.info(
-    `synced ${read}${skipped.length ? ` of ${results.length}` : ''} ${plural(results.length, 'table')} in ${secs} s with ${sent} ${plural(sent, 'request')}: ${file}`,
-  );
+  if (stop) {
+    if (stop.inEvents) ctx.info("deletes: stopped while reading the API's delete events (the next sync reads the rest)");
+    if (stop.notReached.length) ctx.info(`not reached: ${stop.notReached.join(', ')}`);
+  } else {
+    const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
+    const read = results.length - skipped.length;
+    ctx.info(
+      `synced ${read}${skipped.length ? ` of ${results.length}` : ''} ${plural(results.length, 'table')} in ${secs} s with ${sent} ${plural(sent, 'request')}: ${file}`,
+    );
+  }
   // Once, last, with the fix: a rerun skips them again, whatever it is told.
   if (skipped.length) {
     const { unreadableWarning } = await import('./scope-note.js');
     ctx.warn(await unreadableWarning(ctx, skipped));
   }
   // With -o json/ndjson (or --query), one summary object on stdout; stderr said it for people.
-  await printJsonResult(ctx, { file, requests: sent, tables: results });
+  // Stopped (exit 5 at the budget, 130 on Ctrl-C), the same object says what was read before the
+  // stop: `stopped` names why, the table it stopped in is marked `stopped`, `notReached` lists
+  // the tables it did not come to (docs/mirror.md).
+  if (!stop) {
+    await printJsonResult(ctx, { file, requests: sent, tables: results });
+    return;
+  }
+  await printJsonResult(ctx, { file, requests: sent, stopped: stop.reason, tables: results, notReached: stop.notReached });
+  if (stop.error instanceof BudgetSpent) throw stop.error.hint(again);
+  throw new InterruptedError('sync interrupted').hint(again);
 }
 
 /** Reconnections to a database that went away, in one sync. */

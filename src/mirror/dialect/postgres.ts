@@ -19,6 +19,7 @@
  * - The password never leaves this file: messages name the server by {@link redactDbUrl}.
  */
 import { ExitCode, NetworkError, SvcError, UsageError } from '../../errors.js';
+import { driverConnectionString, sslFix } from '../../postgres-url.js';
 import { quoteId } from '../naming.js';
 import type { SqlRow, SqlValue } from '../sqlite.js';
 import { copyText, sentColumns } from './copy-text.js';
@@ -96,7 +97,7 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
     3802: (v) => v,
   };
   const client = new pg.Client({
-    connectionString: opts.url,
+    connectionString: driverConnectionString(opts.url),
     // Which mirror a connection is, in pg_stat_activity (the server cuts the name at 63 bytes).
     application_name: `svc mirror ${opts.schema}`,
     connectionTimeoutMillis: 15_000,
@@ -470,7 +471,8 @@ function pgError(err: unknown, where: string, schema: string, secrets: readonly 
       'check the host and port in --db or SVC_DB (or the socket directory in ?host=), and that the server is running',
     );
   }
-  return new PgServerError(msg, code, where);
+  const ssl = sslFix(msg);
+  return ssl ? new PgServerError(msg, code, where).hint(ssl) : new PgServerError(msg, code, where);
 }
 
 /** The server went away or cannot be reached (a restart, a cut connection): worth waiting for. */
