@@ -28,7 +28,8 @@ import {
   type BulkSetup,
   type SessionWrites,
 } from './session.js';
-import { endRunRecord, openRunRecord, runsDirOf } from './run-recording.js';
+import { endRunRecord, openRunRecord, recordId, runsDirOf } from './run-recording.js';
+import { printRunSummary } from './run-summary.js';
 import { continuingLine, journalKey, undoneRunOf, unfinishedRunOf } from './run-continue.js';
 
 /** What the first pass found. */
@@ -192,6 +193,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     const early = result.interrupted || result.tripped !== undefined;
     if (run.input) await writeFailedRows(ctx, failed, run.input.file, run.input.read, run.input.bareKey, early);
     await run.after?.();
+    await printRunSummary(ctx, setup, run.label, record.made ? recordId(record) : undefined, result, scan.total);
     finishRun(ctx, session, setup, run.label, result, scan.total, scan.blank, {
       wrote: partCounts(record.partOutcomes(), run.recordMeta?.undoes !== undefined),
       ...(run.rowsAre ? { rowsAre: run.rowsAre } : {}),

@@ -1,0 +1,53 @@
+/**
+ * A bulk run's summary as one JSON object on stdout, for scripts that asked for JSON (`-o json`,
+ * `-o ndjson`, `--json`, `--query`): the id of the run's record — what `svc runs undo` and `runs
+ * show` take — with its counts and how it ended. A CI step read the id from the `recorded as run …`
+ * line, or took `[0]` of `runs list`, where the runs of parallel jobs sharing a data folder
+ * interleave (a trial). Printed before the exit code is decided, so a run with failed rows (exit
+ * 5) or one stopped (130) prints it too. Not with `--report -`: its lines are stdout's data then.
+ */
+import type { PoolResult } from '../../bulk/run/engine.js';
+import type { Context } from '../../runtime/context.js';
+import { printJsonResult } from '../shared/output.js';
+import type { BulkSetup } from './session.js';
+
+/** What the summary says of one run. */
+interface RunSummary {
+  /** The run's record (`svc runs undo RUN`); null when nothing was written, so none was kept. */
+  run: string | null;
+  /** `prospects upsert`, `enroll`, `runs undo`. */
+  command: string;
+  /** Rows of the input (null when not counted ahead), and those whose outcome was recorded. */
+  rows: number | null;
+  processed: number;
+  counts: PoolResult['counts'];
+  /** Why the run ended before its last row, else null. */
+  stopped: 'interrupted' | 'max-failures' | null;
+  journal: string | null;
+  report: string | null;
+}
+
+/** Prints the summary when JSON was asked for (see the module header). */
+export async function printRunSummary(
+  ctx: Context,
+  setup: BulkSetup,
+  command: string,
+  run: string | undefined,
+  result: PoolResult,
+  total: number | undefined,
+): Promise<void> {
+  if (!ctx.globals.outputAsked && !ctx.shape?.query) return;
+  // `--report -` makes the report stdout's data; a closed stdout (`| head`) takes nothing more.
+  if (setup.reportPath === '-' || ctx.io.closedOutput?.closed === 'stdout') return;
+  const summary: RunSummary = {
+    run: run ?? null,
+    command,
+    rows: total ?? null,
+    processed: result.processed,
+    counts: result.counts,
+    stopped: result.interrupted ? 'interrupted' : result.tripped ? 'max-failures' : null,
+    journal: setup.journalPath ?? null,
+    report: setup.reportPath ?? null,
+  };
+  await printJsonResult(ctx, summary);
+}
