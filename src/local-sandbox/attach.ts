@@ -106,6 +106,13 @@ export async function attachSandbox(ctx: Context): Promise<AttachedSandbox> {
       const running = copy === undefined ? readState(ctx.env) : undefined;
       if (running && (await usable(ctx, running))) {
         ctx.trace(`using the sandbox at ${running.baseUrl} (pid ${running.pid})`);
+        // A `svc sandbox` someone started serves an org of its own: the default org's records
+        // seemed gone and writes went elsewhere without a word (a trial). Said on a terminal when
+        // there is a default org it stands in front of; scripts and CI logs keep their lines.
+        if (ctx.io.stderrIsTTY && fs.existsSync(orgFile))
+          ctx.info(
+            `--sandbox: using the svc sandbox running at ${running.baseUrl} (pid ${running.pid}), which serves its own org; stop it to use the org in ${orgFile}`,
+          );
         mark.remove();
         return running;
       }
