@@ -25,3 +25,12 @@ export function apiTime(value: unknown): number {
 export function apiDateTime(ms: number): string {
   return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
 }
+
+/**
+ * An API date-time as people read it in a message: zone-less (UTC) gets its `Z`, so that a reader
+ * in Tokyo does not take `11:27:48` for local time, nine hours off (a trial); other text as it is.
+ */
+export function utcMarked(value: string): string {
+  const m = ZONELESS.exec(value);
+  return m ? `${m[1]}T${m[2]}Z` : value;
+}

@@ -76,7 +76,7 @@ it('conflicts left: exit 5 with the count and the way to see them; --plan 5, --d
   expect(undo.stderr).toContain(`\nhint: svc runs undo ${id} --force takes the conflicts back`);
   expect(undo.stderr).toMatch(
     new RegExp(
-      `^row 2: conflict: prospect ${ids[1]}: changed since the run: title is "Theirs", the run wrote "Wrong 1"; updatedAt \\S+, updater user ${Number(me) + 1}; skipped`,
+      `^row 2: conflict: prospect ${ids[1]}: changed since the run: title is "Theirs", the run wrote "Wrong 1"; updatedAt \\S+Z, updater user ${Number(me) + 1}; skipped`,
       'm',
     ),
   );
@@ -129,7 +129,7 @@ it('a created prospect touched by its later enrolment, and that enrolment moved 
   expect(undoState.code, undoState.stderr).toBe(5);
   expect(undoState.stderr).toMatch(
     new RegExp(
-      `^row 1: conflict: sequenceState ${state}: changed since the run created it: createdAt \\S+, updatedAt \\S+; its state is now paused \\(since \\S+\\); 1 e-mail of it delivered: an e-mail sent cannot be unsent; skipped`,
+      `^row 1: conflict: sequenceState ${state}: changed since the run created it: createdAt \\S+Z, updatedAt \\S+Z; its state is now paused \\(since \\S+Z\\); 1 e-mail of it delivered: an e-mail sent cannot be unsent; skipped`,
       'm',
     ),
   );

@@ -10,7 +10,7 @@
  * run is recorded (and can itself be undone) without reading anything again.
  */
 import { normalizeId, toDocument, type WriteData } from '../../api/write-body.js';
-import { apiTime } from '../../api-time.js';
+import { apiTime, utcMarked } from '../../api-time.js';
 import type { Outcome } from '../../bulk/run/engine.js';
 import type { JournalEntry, JournalState } from '../../bulk/run/journal.js';
 import type { FieldValues, RecordedRow, RowLine, RunRecord } from '../../bulk/run/run-record.js';
@@ -299,7 +299,7 @@ export function undoItem(
       return decided(
         'conflict',
         doneId,
-        `changed since the run created it: createdAt ${worked.created}${sinceText(now, me)}${movedOn(row.type, now)}; skipped (--force deletes it anyway; with --rows, only the rows you checked)`,
+        `changed since the run created it: createdAt ${utcMarked(worked.created)}${sinceText(now, me)}${movedOn(row.type, now)}; skipped (--force deletes it anyway; with --rows, only the rows you checked)`,
       );
     return {
       ...base,
@@ -409,7 +409,7 @@ function sinceText(now: CurrentRecord, me: string | undefined, lead = ', '): str
   const updated = now.attributes?.['updatedAt'];
   const updater = (now.relationships?.['updater'] as { data?: { id?: unknown } | null } | undefined)?.data?.id;
   const facts = [
-    typeof updated === 'string' ? `updatedAt ${updated}` : '',
+    typeof updated === 'string' ? `updatedAt ${utcMarked(updated)}` : '',
     updater === undefined || updater === null ? '' : `updater user ${String(updater)}${String(updater) === me ? ' (you)' : ''}`,
   ].filter(Boolean);
   return facts.length ? `${lead}${facts.join(', ')}` : '';
@@ -424,7 +424,9 @@ function movedOn(type: string, now: CurrentRecord): string {
   const a = now.attributes ?? {};
   const out: string[] = [];
   if (type === 'sequenceState' && typeof a['state'] === 'string') {
-    out.push(`its state is now ${a['state']}${typeof a['stateChangedAt'] === 'string' ? ` (since ${a['stateChangedAt']})` : ''}`);
+    out.push(
+      `its state is now ${a['state']}${typeof a['stateChangedAt'] === 'string' ? ` (since ${utcMarked(a['stateChangedAt'])})` : ''}`,
+    );
     const sent = a['deliverCount'];
     if (typeof sent === 'number' && sent > 0)
       out.push(`${sent} e-mail${sent === 1 ? '' : 's'} of it delivered: an e-mail sent cannot be unsent`);
