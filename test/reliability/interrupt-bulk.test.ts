@@ -147,3 +147,34 @@ it('SIGTERM during bulk creates: wound down as on Ctrl-C, exit 143, the rerun do
   expect([...byEmail.keys()].sort()).toEqual(rows.map((r) => r.emails[0]!).sort());
   for (const ids of byEmail.values()) expect(ids).toHaveLength(1);
 });
+
+// A CI job's cleanup after its timeout: the run stopped by SIGTERM, then `runs undo --yes` under
+// set -e. The rows read ahead but never sent were recorded as maybe sent ("3 created, 21 cut
+// short" with --concurrency 1), and the undo failed on each: "cannot … check by hand", exit 5 (a
+// new user's trial).
+it('SIGTERM with --concurrency 1: only the rows sent are recorded, and runs undo --yes exits 0 leaving the org as before', async () => {
+  const marker = '@sigterm-undo.interrupt.test';
+  const rows = Array.from({ length: ROWS }, (_, i) => ({ firstName: `U${i}`, lastName: 'TermUndo', emails: [`r${i}${marker}`] }));
+  const file = inputFile('rows.ndjson', rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const e = env();
+  const start = posts();
+  const ended = await killWhen(
+    spawnSvc(['prospects', 'create', '--input', file, '--concurrency', '1'], { env: e }),
+    'SIGTERM',
+    () => posts() - start >= 3,
+    {
+      arm: onRecorded(sb.requests),
+    },
+  );
+  expect(ended.code, ended.stderr).toBe(143);
+  const sent = posts() - start;
+  expect(made(marker).size).toBe(sent);
+  const run = /recorded as run (\S+):/.exec(ended.stderr)?.[1];
+  expect(run, ended.stderr).toBeDefined();
+  const list = await svcInProcess(['runs', 'list', '-o', 'json'], { env: e });
+  // Every row sent answered (requests on the wire finish): none cut short, none of the unsent listed.
+  expect((JSON.parse(list.stdout) as { id: string; rows: string }[]).find((r) => r.id === run)?.rows).toBe(`${sent} created (of ${ROWS})`);
+  const undo = await svcInProcess(['runs', 'undo', run!, '--yes'], { env: e });
+  expect(undo.code, undo.stderr).toBe(0);
+  expect(made(marker).size).toBe(0);
+});

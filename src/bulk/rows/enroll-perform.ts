@@ -32,6 +32,8 @@ interface EnrollOptions {
   /** An enrolment still not found at the end of its window is sent again (`--resend-unconfirmed`), not reported unknown. */
   resend?: boolean;
   describe: (err: unknown) => { error: string; field?: string };
+  /** Called right before a row's enrolment leaves: the run's record takes the row then (run-recorder.ts). */
+  leaving: (key: string) => void;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -78,8 +80,11 @@ export function enrollPerformer(o: EnrollOptions): (item: EnrollItem) => Promise
   /** Sends the enrolment; a lost answer parks the row. */
   const send = async (item: EnrollItem, attempt: number, extra: Record<string, unknown>): Promise<Outcome | Parked> => {
     const pid = item.prospectId!;
-    // Journaled `pending` as the request leaves (not while it waits for the rate limit).
-    const pending = () => o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
+    // Recorded, then journaled `pending`, as the request leaves (not while it waits for the rate limit).
+    const pending = () => {
+      o.leaving(item.key);
+      o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
+    };
     try {
       const body = enrolmentBody(pid, o.sequenceId, o.mailboxId);
       const res = await o.requester.send({ method: 'POST', path: 'sequenceStates', query: ID_ONLY, body }, 'create', {

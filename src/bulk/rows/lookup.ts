@@ -20,7 +20,7 @@ import { findAttribute, findRelationship, type ResourceType } from '../../regist
 import type { Requester } from '../run/requester.js';
 
 /** Ten minutes: server and client clocks may disagree. */
-const SKEW_MS = 10 * 60_000;
+export const SKEW_MS = 10 * 60_000;
 
 /** Attribute types whose values the server keeps as sent, so that equality finds them. */
 const VERBATIM: ReadonlySet<string> = new Set(['string', 'string[]', 'integer', 'boolean']);

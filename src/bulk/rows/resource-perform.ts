@@ -44,6 +44,11 @@ interface PerformerOptions {
   readBefore?: (key: string) => boolean;
   /** Turns an API or network error into the row's error text. */
   describe: (err: unknown) => { error: string; field?: string };
+  /**
+   * Called right before a row's first write leaves (after any pacing wait): the run's record
+   * takes the row's before-image then, so that a row never sent is not recorded as maybe written.
+   */
+  leaving: (key: string) => void;
 }
 
 /** Times a write is sent in all when each answer is lost and the window shows nothing. */
@@ -82,8 +87,11 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
   /** Sends a create; a lost answer parks the row. */
   const sendCreate = async (item: ResourceItem, attempt: number): Promise<Outcome | Parked> => {
     const w = item.write!;
-    // Journaled `pending` as the request leaves: a run killed from then on looks it up first.
-    const pending = () => o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
+    // Recorded, then journaled `pending`, as the request leaves: a run killed from then on looks it up first.
+    const pending = () => {
+      o.leaving(item.key);
+      o.journal?.write({ key: item.key, row: item.row, status: 'pending' });
+    };
     const sentAt = now();
     try {
       const res = await o.requester.send({ method: 'POST', path: w.path, query: idOnly, body: w.body }, 'create', { beforeSend: pending });
@@ -166,6 +174,7 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
       await o.requester.send(
         { method: w.method, path: w.path, ...(w.method === 'PATCH' ? { query: idOnly } : {}), body: w.body },
         'idempotent',
+        { beforeSend: () => o.leaving(item.key) },
       );
       return done;
     } catch (err) {

@@ -2,9 +2,14 @@
  * Recording a bulk run for `svc runs` (run-record.ts), done by the skeleton for every run so that
  * no command has to: the rows flowing to the workers are read a page at a time — one batched
  * `GET /<type>?filter[id]=…` per 100 rows that update or delete, never one per row — and each
- * row's before-image is written before its write can leave; each outcome is written when it
- * comes. A row that carries its image already (an undo read the records for its plan) costs no
- * read. Values of sensitive and write-only fields are never kept.
+ * row's before-image is held until its first write leaves, written then (the performer calls
+ * {@link HeldImages.leaving} right before the request goes, after any pacing wait), or with its
+ * outcome when it gets one without a write; each outcome is written when it comes. A row read
+ * ahead but never sent (the run stopped first) is not in the record: it wrote nothing, and a
+ * rerun does it. Written as the page was read, a stopped run's record held every row of the page
+ * as possibly sent ("755 created, 45 cut short" with --concurrency 1, a trial). A row that
+ * carries its image already (an undo read the records for its plan) costs no read. Values of
+ * sensitive and write-only fields are never kept.
  */
 import { encodeQuery } from '../../api/query.js';
 import type { WriteData } from '../../api/write-body.js';
@@ -25,9 +30,36 @@ export interface RecordableItem extends WorkItem {
 /** Rows read in one request. */
 const IMAGE_BATCH = 100;
 
+/**
+ * The before-images of the rows read ahead of the workers, each written to the record only when
+ * its row's first write is about to leave (or its outcome comes first): a row the run never sent
+ * stays out of the record. One per run.
+ */
+export class HeldImages {
+  private readonly held = new Map<string, RowLine>();
+
+  constructor(private readonly record: RunRecordWriter) {}
+
+  hold(line: RowLine): void {
+    this.held.set(line.key, line);
+  }
+
+  /**
+   * Writes the image of the row `key`, once: called right before its first write leaves (the
+   * journal's `pending` comes after it), and before its outcome. Nothing for a row without one.
+   */
+  readonly leaving = (key: string): void => {
+    const line = this.held.get(key);
+    if (!line) return;
+    this.held.delete(key);
+    this.record.write(line);
+  };
+}
+
 /** Options of {@link recordRows}. */
 interface RecorderOptions {
-  record: RunRecordWriter;
+  /** Where each row's before-image waits for its write to leave. */
+  images: HeldImages;
   requester: Requester;
   /** What a row without a request does (`enroll`: creates a sequenceState). */
   bare?: { op: RowOp; type: string };
@@ -111,7 +143,7 @@ export async function readRecords(
   return out;
 }
 
-/** The rows with their images written to the record before a worker takes them. */
+/** The rows with their images read (a page at a time) and held for the record until each row's write leaves. */
 export async function* recordRows<T extends RecordableItem>(items: AsyncIterable<T>, o: RecorderOptions): AsyncGenerator<T> {
   let batch: T[] = [];
   const flush = async function* (): AsyncGenerator<T> {
@@ -120,7 +152,7 @@ export async function* recordRows<T extends RecordableItem>(items: AsyncIterable
     for (const [rt, ids] of want) for (const [id, rec] of await readRecords(o.requester, rt, [...ids])) found.set(`${rt.type}:${id}`, rec);
     for (const item of batch) {
       const line = o.had?.rows.has(item.key) ? undefined : rowLine(item, found, o.bare);
-      if (line) o.record.write(line);
+      if (line) o.images.hold(line);
     }
     yield* batch;
     batch = [];
@@ -200,13 +232,19 @@ function recordedStatus(key: string, status: string, had: RunRecord | undefined)
   return !first.done || first.done.status === 'unknown' ? 'unknown' : first.done.status;
 }
 
-/** The performer with each outcome written to the record as it comes (`had`: the record a rerun continues). */
+/**
+ * The performer with each outcome written to the record as it comes (`had`: the record a rerun
+ * continues), after the row's image when its write never left (a lost create found by a lookup, a
+ * row refused before sending): an outcome always follows its row's image.
+ */
 export function recordOutcomes<T extends WorkItem>(
   perform: (item: T) => Promise<Outcome | Parked>,
   record: RunRecordWriter,
+  images: HeldImages,
   had?: RunRecord,
 ): (item: T) => Promise<Outcome | Parked> {
   const done = (item: T, out: Outcome): Outcome => {
+    images.leaving(item.key);
     const status = recordedStatus(item.key, out.status, had);
     // A failure that does not stand (the first attempt's outcome does) is said, not the row's error.
     const stands = status === out.status || status === 'unknown';

@@ -83,8 +83,9 @@ export class Requester {
    * @param opts.track counts the attempts that were sent (a DELETE answered 404 after a retry
    *   was most likely done by the attempt whose answer was lost)
    * @param opts.beforeSend runs once, right before the first attempt leaves (after any pacing
-   *   wait): where a create is journaled `pending`, so that a run stopped while waiting leaves
-   *   no pending entry for a request that was never sent
+   *   wait), before the request is handed to the client: where the run's record takes the row's
+   *   before-image and a create is journaled `pending`, so that a run stopped while waiting
+   *   leaves neither for a request that was never sent (and a request sent is never without them)
    */
   async send(req: ApiRequest, kind: RequestKind, opts: { track?: { sent: number }; beforeSend?: () => void } = {}): Promise<ApiResponse> {
     const { track } = opts;

@@ -14,7 +14,7 @@ import type { Outcome, Parked, PoolResult } from '../../bulk/run/engine.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { collectFailed, failedRows, writeFailedRows } from './input-file.js';
-import { recordOutcomes, recordRows, type RecordableItem } from '../../bulk/rows/run-recorder.js';
+import { HeldImages, recordOutcomes, recordRows, type RecordableItem } from '../../bulk/rows/run-recorder.js';
 import { readRunRecord, RunRecordWriter, type RowOp, type RunMeta, type RunRecord } from '../../bulk/run/run-record.js';
 import { countsText, ofTotal, partCounts, recordCounts, runRowsText, unitCounts, wroteStatus } from '../../bulk/run/run-counts.js';
 import { grouped } from '../../grouped.js';
@@ -81,6 +81,8 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   /**
    * How one row is done, with the session's requester, journal and settle window; `continued` is
    * the unfinished run's record this rerun appends to (run-continue.ts), whose rows keep their first image.
+   * A row's first write calls `writes.leaving(key)` right before it leaves (the requester's
+   * `beforeSend`): its before-image goes to the record then, never for a row that was not sent.
    */
   perform(writes: SessionWrites, record?: RunRecordWriter, continued?: RunRecord): (item: T) => Promise<Outcome | Parked>;
   /** Lines said after the run, before the summary. */
@@ -168,13 +170,17 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     // ("this part: nothing to do (7 of 200 rows; 24 done by the part before)", a review).
     const before = { done: 0 };
     const did = continued ? doneKeys(continued, run.rowsAre?.keyOf) : undefined;
+    // Each row's image is read ahead with its page and written as its first write leaves: a row
+    // the run never sent (stopped first) is not in the record, neither cut short nor to undo.
+    const images = new HeldImages(record);
     const items = recordRows(await run.items(session), {
-      record,
+      images,
       requester: session.requester,
       ...(run.records ? { bare: run.records } : {}),
       ...(rerunOf ? { had: rerunOf } : {}),
     });
-    const perform = recordOutcomes(run.perform(sessionWrites(ctx, session, setup, halt), record, rerunOf), record, rerunOf);
+    const writes = sessionWrites(ctx, session, setup, halt, images.leaving);
+    const perform = recordOutcomes(run.perform(writes, record, rerunOf), record, images, rerunOf);
     const result = await runRows(ctx, session, setup, {
       halt,
       items,

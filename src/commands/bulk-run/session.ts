@@ -394,17 +394,22 @@ function settleClock(ctx: Context, setup: BulkSetup, halt: AbortController): Set
   return { windowMs: setup.settleMs, now: () => ctx.clock.now(), sleep: (ms, s) => ctx.clock.sleep(ms, s), signal };
 }
 
-/** What every performer of a session's writes is given: requester, journal, settle window, error lines. */
+/**
+ * What every performer of a session's writes is given: requester, journal, settle window, error
+ * lines, and `leaving(key)`, called right before a row's first write leaves (the run's record
+ * takes the row's before-image then: run-recorder.ts).
+ */
 export type SessionWrites = ReturnType<typeof sessionWrites>;
 
 /** The {@link SessionWrites} of a session; `halt` ends the settle waits when the run stops. */
-export function sessionWrites(ctx: Context, session: BulkSession, setup: BulkSetup, halt: AbortController) {
+export function sessionWrites(ctx: Context, session: BulkSession, setup: BulkSetup, halt: AbortController, leaving: (key: string) => void) {
   return {
     requester: session.requester,
     journal: session.journal,
     settle: settleClock(ctx, setup, halt),
     resend: setup.resend,
     describe: rowError,
+    leaving,
   };
 }
 

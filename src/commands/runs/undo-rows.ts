@@ -84,29 +84,51 @@ export function enrolAgainHint(svc: string, states: readonly FinishedState[]): s
 }
 
 /** Statuses of the journal that mean the row's undo is done. */
-const DONE = new Set(['created', 'updated', 'deleted']);
+export const DONE: ReadonlySet<string> = new Set(['created', 'updated', 'deleted']);
+
+/**
+ * A create or enrolment that may have been done with no id to show for it: its request left, and
+ * the run was stopped or killed before the answer (no outcome), or the answer was lost and its
+ * settle window ended without the record (`unknown`). The undo looks it up (undo-lookup.ts).
+ */
+export function inDoubt({ row, done }: RecordedRow): boolean {
+  return (row.op === 'create' || row.op === 'enroll') && (!done || (done.status === 'unknown' && (done.id ?? null) === null));
+}
+
+/**
+ * What the lookup of a create in doubt found, by the fields it named (`by`): its record, none, or
+ * several (not guessed at); `noKey` when the row gives nothing to look it up by.
+ */
+export type LookedUp =
+  | { found: string; by: string[] }
+  | { none: true; by: string[] }
+  | { ambiguous: string[]; by: string[] }
+  | { noKey: true };
 
 /**
  * The rows an undo takes back: done by the run, left without an outcome by a run cut short, or
  * in doubt (`unknown`: the answer was lost) where the record now says whether it happened — an
- * update set back only if its values are there, a delete re-created only if the record is gone.
+ * update set back only if its values are there, a delete re-created only if the record is gone,
+ * a create deleted only if a lookup finds its record.
  */
 export function rowsToUndo(rec: RunRecord, only?: ReadonlySet<number>): RecordedRow[] {
   const out: RecordedRow[] = [];
   for (const r of rec.rows.values()) {
     if (only && !only.has(r.row.row)) continue;
-    const inDoubt = r.done?.status === 'unknown' && (r.row.op === 'update' || r.row.op === 'delete');
-    if (r.done && !DONE.has(r.done.status) && !inDoubt) continue;
+    const unknown = r.done?.status === 'unknown' && (r.row.op === 'update' || r.row.op === 'delete' || inDoubt(r));
+    if (r.done && !DONE.has(r.done.status) && !unknown) continue;
     out.push(r);
   }
   return out;
 }
 
-/** The records an undo must read now: type → ids. */
-export function idsToRead(rows: RecordedRow[]): Map<string, string[]> {
+/** The records an undo must read now: type → ids (`found`: the records the lookups found for creates in doubt, by key). */
+export function idsToRead(rows: RecordedRow[], found?: ReadonlyMap<string, LookedUp>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const { row, done } of rows) {
-    const id = row.op === 'create' || row.op === 'enroll' ? (done?.id ?? null) : (row.id ?? null);
+    const looked = found?.get(row.key);
+    const id =
+      row.op === 'create' || row.op === 'enroll' ? (done?.id ?? (looked && 'found' in looked ? looked.found : null)) : (row.id ?? null);
     // A finish is not taken back, but read too: the way on it names is the state's own prospect,
     // sequence and mailbox. Any other row the type gives no way back for is not: its type may not
     // even offer the read (custom duties have no list).
@@ -118,7 +140,7 @@ export function idsToRead(rows: RecordedRow[]): Map<string, string[]> {
 }
 
 /** Field values as the data of a write (relationships as identifiers of their target type). */
-function writeData(rt: ResourceType, v: FieldValues, id?: string): WriteData {
+export function writeData(rt: ResourceType, v: FieldValues, id?: string): WriteData {
   const data: WriteData = {
     type: rt.type,
     ...(id !== undefined ? { id: normalizeId(id) } : {}),
@@ -183,6 +205,8 @@ export function undoItem(
   allowOptIn = false,
   /** The token's user id, to say "you" where a record names its updater. */
   me?: string,
+  /** What the lookup of a create in doubt found (undo-lookup.ts). */
+  looked?: LookedUp,
 ): UndoItem {
   const { row, done } = r;
   const rt = resourceByType(row.type);
@@ -194,7 +218,8 @@ export function undoItem(
     outcome: status === 'failed' ? { status, id, error: reason } : { status, id, extra: { reason, action } },
   });
   const e = journal.entries.get(row.key);
-  const doneId = done?.id ?? null;
+  // A create in doubt whose record a lookup found is taken back like one the run confirmed.
+  const doneId = done?.id ?? (looked && 'found' in looked ? looked.found : null);
   if (e && DONE.has(e.status))
     return decided(
       'nothing to do',
@@ -261,13 +286,7 @@ export function undoItem(
   }
 
   if (row.op === 'create' || row.op === 'enroll') {
-    if (doneId === null)
-      return decided(
-        'cannot',
-        null,
-        'the run was cut short before this create was confirmed: whether the record exists is not known; check by hand',
-        'failed',
-      );
+    if (doneId === null) return unconfirmed(decided, done !== undefined, looked);
     const now = current.get(`${row.type}:${doneId}`);
     if (!now) return decided('gone', doneId, 'already deleted since the run');
     if (row.op === 'enroll') {
@@ -378,6 +397,37 @@ export function undoItem(
     ),
     finished,
   };
+}
+
+/**
+ * A create in doubt that no lookup found one record for: none found, it was not done (nothing to
+ * undo, skipped); several, or nothing to look it up by, and which record is the run's, if any, is
+ * not known (left, exit 5: never guessed).
+ */
+function unconfirmed(
+  decided: (action: UndoAction, id: string | null, reason: string, status?: Outcome['status']) => UndoItem,
+  answered: boolean,
+  looked: LookedUp | undefined,
+): UndoItem {
+  const lead = answered
+    ? 'its answer was lost and no record was found then'
+    : 'the run was stopped or killed after this create was sent, before its answer';
+  const by = looked && 'by' in looked ? ` (${looked.by.join(', ')})` : '';
+  if (looked && 'none' in looked)
+    return decided('nothing to do', null, `${lead}; a lookup by its fields${by} finds no such record: it was not created`);
+  if (looked && 'ambiguous' in looked)
+    return decided(
+      'cannot',
+      null,
+      `${lead}; several records match its fields${by}${looked.ambiguous.length ? ` (${looked.ambiguous.join(', ')})` : ''}: which one the run made, if any, is not known; check by hand`,
+      'failed',
+    );
+  return decided(
+    'cannot',
+    null,
+    `${lead}, and the row has no field to look the record up by: whether it exists is not known; check by hand`,
+    'failed',
+  );
 }
 
 /**

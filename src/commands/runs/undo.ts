@@ -26,7 +26,8 @@ import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bul
 import { runOwner } from '../shared/org-owner.js';
 import { printValue } from '../shared/output.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
-import { enrolAgainHint, idsToRead, rowsToUndo, undoItem, type CurrentRecord, type UndoItem } from './undo-rows.js';
+import { enrolAgainHint, idsToRead, rowsToUndo, undoItem, type CurrentRecord, type LookedUp, type UndoItem } from './undo-rows.js';
+import { lookUpInDoubt } from './undo-lookup.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { undoBlocker } from '../../bulk/rows/undo-reach.js';
 import { runFile } from '../../bulk/run/run-record.js';
@@ -212,9 +213,19 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       return { total: rows.length, invalid: 0, blank: 0, problems: [], notes };
     },
     async plan(_scan, session) {
-      const reads = await readCurrent(session!, rows);
+      // Creates that may have been done without an answer are looked up first: what is found is read with the rest.
+      const looked = await lookUpInDoubt(ctx, rows, {
+        session: session!,
+        dir,
+        rec,
+        journal,
+        windowMs: setup.settleMs,
+        sameOrg: (owner) => samePlace(rec.meta.owner, owner),
+      });
+      const reads = await readCurrent(session!, rows, looked.verdicts);
+      reads.requests += looked.requests;
       items = withKnownIds(rows, rec, journal).map((r) =>
-        undoItem(r, reads.current, journal, flags.force === true, flags.allowOptIn === true, me),
+        undoItem(r, reads.current, journal, flags.force === true, flags.allowOptIn === true, me, looked.verdicts.get(r.row.key)),
       );
       const keptOptOuts = items.filter((i) => i.keptOptOuts?.length);
       if (keptOptOuts.length)
@@ -272,7 +283,9 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         const { id, name } = item.act!;
         const rt = resourceByType(item.type)!;
         try {
-          await writes.requester.send({ method: 'POST', path: `${rt.path}/${id}/actions/${name}` }, 'idempotent');
+          await writes.requester.send({ method: 'POST', path: `${rt.path}/${id}/actions/${name}` }, 'idempotent', {
+            beforeSend: () => writes.leaving(item.key),
+          });
           return { status: 'updated', id, extra: { action: name } };
         } catch (err) {
           if (err instanceof AnswerLost)
@@ -448,10 +461,12 @@ function recordIdOf(w: RunRecordWriter): string {
 async function readCurrent(
   session: BulkSession,
   rows: ReturnType<typeof rowsToUndo>,
+  /** What the lookups of creates in doubt found: their records are read too. */
+  lookups: ReadonlyMap<string, LookedUp>,
 ): Promise<{ current: Map<string, CurrentRecord>; requests: number }> {
   const current = new Map<string, CurrentRecord>();
   let requests = 0;
-  for (const [type, ids] of idsToRead(rows)) {
+  for (const [type, ids] of idsToRead(rows, lookups)) {
     const rt = resourceByType(type);
     if (!rt) continue;
     const found = await readRecords(session.requester, rt, ids);
