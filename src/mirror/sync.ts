@@ -12,10 +12,22 @@
  *   row's), but never later than the run's start: a record stamped in the future is fetched again
  *   rather than letting the watermark run ahead of the clock.
  *
- * Deletes: after the types, the `<type>_destroyed` events since the last run's cursor (the
- * events' ids are read before any type, so a delete during the run is not missed); and, because
- * events need not be complete (a server may cascade silently), a `reconcile` run — ids only —
- * every {@link RECONCILE_EVERY_MS} per table or with `--reconcile`.
+ * Order: the tables take turns. A table a run left unfinished goes first (it continues), then the
+ * rest by their last finished sync, the stalest (or never synced) first; ties keep the order
+ * asked. A sync within a budget smaller than one refresh of every table (`--budget`) then
+ * refreshes each within a few runs, instead of the first tables of the list every time (a CI
+ * engineer's nightly sync at `--budget 12` never refreshed mailings, tasks, calls, opportunities).
+ * No table needs another synced first: relationships are ids, never checked against the other
+ * table (no foreign keys), and a delete unlinks the rows that refer to it whichever is read when.
+ *
+ * Deletes: first, before any table, the `<type>_destroyed` events since the last run's cursor
+ * (moved page by page), so that every run that reaches a table has the deletes up to its start,
+ * whatever its budget (read after the tables, they were never reached by a run that stopped in
+ * them, night after night); a delete during the run is among the next run's events. A mirror's
+ * first run only notes where its events start. Because events need not be complete (a server may
+ * cascade silently), a `reconcile` run — ids only — every {@link RECONCILE_EVERY_MS} per table or
+ * with `--reconcile`, in the table's turn, right after its read (at the end it too was never
+ * reached under a small budget).
  *
  * A run stopped on the way (the caller's `stoppedBy`: its `--budget` spent, Ctrl-C) still says
  * what it did: the tables finished, the one it stopped in with what it wrote so far, and those it
@@ -75,8 +87,10 @@ interface SyncOutcome {
     error: unknown;
     /** Tables the sync did not come to, in the order asked. */
     notReached: string[];
-    /** It stopped after the tables, while reading the API's delete events. */
+    /** It stopped before the tables, while reading the API's delete events. */
     inEvents: boolean;
+    /** Rows the delete events removed from tables the sync did not come to, by table. */
+    deletedNotReached: Map<string, number>;
   };
 }
 
@@ -108,6 +122,8 @@ interface SyncOptions {
   /** After each page: records written so far, of `total` when the server counted them. */
   progress: (table: string, written: number, kind: RunKind, total: number | undefined) => void;
   warn: (line: string) => void;
+  /** A line for `--verbose`: the order the tables are read in. */
+  trace?: (line: string) => void;
   /**
    * Whether an error is a stop rather than a failure, and which (the budget is the caller's, not
    * the mirror's): the sync then returns what it did instead of throwing.
@@ -146,15 +162,19 @@ export async function syncTables(opts: SyncOptions): Promise<SyncOutcome> {
     });
     addDeletes(tables, at.fromEvents);
     const notReached = opts.tables.map((t) => t.spec.table).filter((name) => !tables.some((r) => r.table === name));
-    return { tables, stop: { reason, error: err, notReached, inEvents: at.inEvents } };
+    return { tables, stop: { reason, error: err, notReached, inEvents: at.inEvents, deletedNotReached: new Map(at.fromEvents) } };
   }
-  return { tables: opts.tables.map((t) => at.byTable.get(t.spec.table)!) };
+  const tables = opts.tables.map((t) => at.byTable.get(t.spec.table)!);
+  addDeletes(tables, at.fromEvents);
+  return { tables };
 }
 
-/** Adds the deletes events told of to the results, once. */
+/** Adds the deletes events told of to the results, once; those of tables not in them are left. */
 function addDeletes(results: readonly TypeResult[], fromEvents: Map<string, number>): void {
-  for (const r of results) r.deleted += fromEvents.get(r.table) ?? 0;
-  fromEvents.clear();
+  for (const r of results) {
+    r.deleted += fromEvents.get(r.table) ?? 0;
+    fromEvents.delete(r.table);
+  }
 }
 
 async function syncAll(opts: SyncOptions, at: Progress): Promise<void> {
@@ -168,9 +188,9 @@ async function syncAll(opts: SyncOptions, at: Progress): Promise<void> {
     states.set(t.spec.table, state);
     seen.set(t.spec.table, state?.syncedAt ?? null);
   }
-  // Where the events of this run start, read before any record: a delete while the types are
-  // read is then among the events read after them.
+  // Where the events of this run start.
   let eventsFrom = (await store.meta()).get('events_from');
+  let noted = false;
   if (eventsFrom === undefined) {
     eventsFrom = await latestEventId(opts);
     // Kept at once: a sync killed while reading the types still reads these events next time.
@@ -184,13 +204,20 @@ async function syncAll(opts: SyncOptions, at: Progress): Promise<void> {
       await store.setMeta('events_from', mine);
       return mine;
     });
+    // This run's own note of the newest event: there is nothing before the tables to read.
+    noted = eventsFrom === mine;
   }
-  // Tables a run left unfinished go first, then those never synced, then the refresh of the rest:
-  // runs within a small budget (--budget) go on where the last stopped instead of spending it each
-  // time on refreshing the same small tables first (a new user's trial: a sync at --budget 8 never
-  // reached prospects, run after run). The results keep the order asked.
-  const rank = (table: string) => (states.get(table)?.runKind ? 0 : states.get(table)?.syncedAt ? 2 : 1);
-  const order = [...opts.tables].sort((a, b) => rank(a.spec.table) - rank(b.spec.table));
+  const order = turns(opts.tables, states);
+  opts.trace?.(
+    `order: ${noted ? '' : 'delete events, '}${order
+      .map((t) => `${t.spec.table}${states.get(t.spec.table)?.runKind ? ' (unfinished)' : ''}`)
+      .join(', ')} (stalest first)`,
+  );
+  if (!noted) {
+    at.inEvents = true;
+    await applyDeleteEvents(opts, eventsFrom, at.fromEvents);
+    at.inEvents = false;
+  }
   const { byTable } = at;
   const marked = new Set([...(await store.meta()).keys()].filter((k) => k.startsWith(UNREADABLE)).map((k) => k.slice(UNREADABLE.length)));
   for (const t of order) {
@@ -211,27 +238,36 @@ async function syncAll(opts: SyncOptions, at: Progress): Promise<void> {
       const scope = named || `${t.rt.path}.read`;
       await store.setUnreadable(t.spec.table, scope);
       byTable.set(t.spec.table, { table: t.spec.table, kind: 'full', resumed: false, written: 0, changed: 0, deleted: 0, skipped: scope });
+      continue;
     }
-  }
-  at.current = undefined;
-  const results: TypeResult[] = opts.tables.map((t) => byTable.get(t.spec.table)!);
-  at.inEvents = true;
-  await applyDeleteEvents(opts, eventsFrom, at.fromEvents);
-  at.inEvents = false;
-  addDeletes(results, at.fromEvents);
-  for (const t of opts.tables) {
-    if (byTable.get(t.spec.table)!.skipped !== undefined) continue;
-    // Stopped while reconciling, the table's result is marked: its reconcile is left for the next run.
+    // Its reconcile when due, in its turn. Stopped there, the table's result is marked and its
+    // reconcile left unfinished: the next run continues it first.
     at.current = { table: t.spec.table, kind: 'reconcile', resumed: false, written: 0, changed: 0 };
     const r = await leased(t.spec, opts, seen, async () => {
       const state = await store.state(t.spec.table);
       const due = opts.reconcile || !state?.reconciledAt || opts.now() - apiTime(state.reconciledAt) > RECONCILE_EVERY_MS;
       return due && !state?.runKind ? runKind(t.rt, t.spec, 'reconcile', opts) : undefined;
     });
-    const into = results.find((x) => x.table === t.spec.table)!;
-    into.deleted += r?.deleted ?? 0;
+    byTable.get(t.spec.table)!.deleted += r?.deleted ?? 0;
   }
   at.current = undefined;
+}
+
+/**
+ * The order of a run's tables: one a run left unfinished first, then by their last finished sync,
+ * the oldest (or never) first; ties (`synced_at` is to the second) keep the order asked.
+ */
+function turns<T extends { spec: TableSpec }>(
+  tables: readonly T[],
+  states: ReadonlyMap<string, { runKind: RunKind | null; syncedAt: string | null } | undefined>,
+): T[] {
+  const key = (t: T) => {
+    const state = states.get(t.spec.table);
+    // Unfinished before never synced (0, the epoch) before any sync.
+    return state?.runKind ? -1 : state?.syncedAt ? apiTime(state.syncedAt) : 0;
+  };
+  // Array sort is stable: equal keys keep the order asked.
+  return [...tables].sort((a, b) => key(a) - key(b));
 }
 
 /**

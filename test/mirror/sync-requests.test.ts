@@ -2,7 +2,9 @@
  * What a sync costs in requests, counted by the sandbox itself: a full sync at most
  * Σ⌈records of a type / 1,000⌉ + 2 per type + 5, an incremental one after changing 1 % of the
  * prospects at most ⌈changed / 1,000⌉ + 2 per type + 5; `--plan` says the first before sending a
- * read of records, and `--budget` stops after N requests with every page so far kept.
+ * read of records, and `--budget` stops after N requests with every page so far kept; under a
+ * budget smaller than one refresh of every table, the tables take turns (stalest first) and the
+ * delete events and daily reconciles are not put off.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +12,7 @@ import { runInProcess } from '../helpers/in-process-cli.js';
 import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
-import { doc, start, until, type Client } from '../helpers/sandbox.js';
+import { doc, one, start, until, type Client } from '../helpers/sandbox.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { openDatabase } from '../../src/mirror/sqlite.js';
 import { allScopes } from '../../src/sandbox/rules/scopes.js';
@@ -153,13 +155,16 @@ describe('requests of a sync', () => {
     expect(queried.code, queried.stderr).toBe(5);
     expect(JSON.parse(queried.stdout)).toEqual(['budget', ['prospects']]);
 
-    // Stopped after its tables, while reading the delete events: every table listed, none marked.
-    const late = await svc(['sync', '--db', path.join(tempDir(), 'budget-events.sqlite'), '--budget', '5', '-o', 'json', 'accounts']);
+    // Stopped while reading the delete events, which come before the tables (a mirror's first
+    // run only notes where they start): no table read, every table not reached.
+    const eventsFile = path.join(tempDir(), 'budget-events.sqlite');
+    const first = await svc(['sync', '--db', eventsFile, '--budget', '5', '-o', 'json', 'accounts']);
+    expect(first.code, first.stderr).toBe(0);
+    // The root document, the org schema (2), then the delete events.
+    const late = await svc(['sync', '--db', eventsFile, '--budget', '3', '-o', 'json', 'accounts']);
     expect(late.code, late.stderr).toBe(5);
-    const lateSummary = JSON.parse(late.stdout);
-    expect(lateSummary).toMatchObject({ stopped: 'budget', tables: [{ table: 'accounts', written: accounts }], notReached: [] });
-    expect(lateSummary.tables[0]).not.toHaveProperty('stopped');
-    expect(late.stderr).toMatch(/^accounts: [\d,]+ read, 0 deleted, [\d,]+ rows\ndeletes: stopped while reading the API's delete events/m);
+    expect(JSON.parse(late.stdout)).toEqual({ file: eventsFile, requests: 3, stopped: 'budget', tables: [], notReached: ['accounts'] });
+    expect(late.stderr).toMatch(/^deletes: stopped while reading the API's delete events.*\nnot reached: accounts\n/m);
 
     // The next run continues: prospects first (left unfinished), then mailings (never synced), then accounts.
     const rest = await svc(['sync', '--db', file, '-o', 'json', 'accounts', 'prospects', 'mailings']);
@@ -420,4 +425,212 @@ describe('a login without every scope', () => {
       await small.sb.close();
     }
   });
+});
+
+describe('a budget smaller than one refresh of every table', () => {
+  /** The default tables, in the order a sync is asked for them, and their collections. */
+  const DEFAULT_TABLES: Record<string, string> = {
+    users: 'users',
+    stages: 'stages',
+    personas: 'personas',
+    mailboxes: 'mailboxes',
+    accounts: 'accounts',
+    prospects: 'prospects',
+    emailAddresses: 'email_addresses',
+    sequences: 'sequences',
+    sequenceSteps: 'sequence_steps',
+    sequenceStates: 'sequence_states',
+    mailings: 'mailings',
+    tasks: 'tasks',
+    calls: 'calls',
+    opportunities: 'opportunities',
+  };
+  const ASKED = Object.values(DEFAULT_TABLES);
+
+  /** The tables whose records a run listed since `mark`, in the order it first listed them. */
+  function tablesRead(c: Client, mark: number): string[] {
+    const out: string[] = [];
+    for (const r of c.sb.requests.slice(mark)) {
+      const table = r.method === 'GET' ? DEFAULT_TABLES[r.path.replace(/^\/api\/v2\//, '')] : undefined;
+      if (table && !out.includes(table)) out.push(table);
+    }
+    return out;
+  }
+
+  /** The mirror's bookkeeping of each table: its last finished sync and whether a run is left unfinished. */
+  async function tableStates(
+    file: string,
+  ): Promise<Map<string, { syncedAt: string | null; unfinished: boolean; reconciledAt: string | null }>> {
+    const db = await openDatabase(file, { readOnly: true });
+    try {
+      const rows = db.all('SELECT table_name, synced_at, run_kind, reconciled_at FROM _svc_tables') as {
+        table_name: string;
+        synced_at: string | null;
+        run_kind: string | null;
+        reconciled_at: string | null;
+      }[];
+      return new Map(
+        rows.map((r) => [r.table_name, { syncedAt: r.synced_at, unfinished: r.run_kind !== null, reconciledAt: r.reconciled_at }]),
+      );
+    } finally {
+      db.close();
+    }
+  }
+
+  /** The order the issue asks for: a table left unfinished, then the stalest (never first); ties as asked. */
+  function stalestFirst(asked: readonly string[], states: Awaited<ReturnType<typeof tableStates>>): string[] {
+    const key = (t: string) => {
+      const s = states.get(t);
+      return s?.unfinished ? -1 : s?.syncedAt ? Date.parse(s.syncedAt) : 0;
+    };
+    return [...asked].sort((a, b) => key(a) - key(b));
+  }
+
+  it('the tables take turns, the unfinished one first, then the stalest: every change reaches the mirror within two runs, deletes at once', async () => {
+    // A CI engineer's nightly `svc sync --budget 12`: every run refreshed the first tables of the
+    // list again, mailings, tasks, calls and opportunities never, and no delete ever left the
+    // mirror (the delete events came after the tables, which the budget never passed).
+    const small = await start({ seed: 20 });
+    try {
+      const dir = tempDir('svc-mirror-turns-');
+      const own = baseEnv({
+        SVC_CONFIG_DIR: dir,
+        SVC_BASE_URL: small.sb.baseUrl,
+        SVC_AUTH_URL: small.sb.authUrl,
+        SVC_TOKEN: small.sb.token,
+      });
+      const file = path.join(dir, 'org.sqlite');
+      const run = (args: string[]) => runInProcess(args, own, { timeoutMs: 60_000 });
+      const full = await run(['sync', '--db', file]);
+      expect(full.code, full.stderr).toBe(0);
+      // That sync was last night's: the runs below are a day later, not the same second.
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 19) + 'Z';
+      const raw = await openDatabase(file);
+      raw.run('UPDATE _svc_tables SET synced_at = ?', [yesterday]);
+      raw.close();
+
+      // Changes to records of several types, the last tables of the list among them (mailings and
+      // calls are never updated: new ones are made), and a delete.
+      const first = async (p: string) =>
+        (await small.get(`${p}?sort=id&page[limit]=1${p === '/accounts' ? '&filter[named]=true,false' : ''}`)).body.data[0].id;
+      const prospect = one('prospect', Number(await first('/prospects')));
+      for (const [p, type, attributes] of [
+        ['/prospects', 'prospect', { title: 'Turned' }],
+        ['/accounts', 'account', { name: 'Turned Co' }],
+        ['/tasks', 'task', { note: 'Turned' }],
+        ['/opportunities', 'opportunity', { name: 'Turned' }],
+      ] as const) {
+        const id = await first(p);
+        const r = await small.patch(`${p}/${id}`, doc(type, attributes, {}, id));
+        expect(r.status, `${p}: ${r.text}`).toBe(200);
+      }
+      const mailing = await small.post(
+        '/mailings',
+        doc('mailing', { subject: 'Turned' }, { prospect, mailbox: one('mailbox', Number(await first('/mailboxes'))) }),
+      );
+      expect(mailing.status, mailing.text).toBe(201);
+      // Its delivery (the sandbox's, 200 ms later) changes it and its prospect again: done before the nights.
+      await until(async () => (await small.get(`/mailings/${mailing.body.data.id}`)).body.data.attributes.state === 'delivered', 10_000);
+      const call = await small.post('/calls', doc('call', { note: 'Turned' }, { prospect }));
+      expect(call.status, call.text).toBe(201);
+      const changed = ['/prospects', '/accounts', '/tasks', '/opportunities', '/mailings', '/calls'];
+      const gone = await first('/calls');
+      expect((await small.del(`/calls/${gone}`)).status).toBe(204);
+
+      /** Each night's run: the tables it read, in order; what it said; the order expected from the mirror before it. */
+      const nights: {
+        read: string[];
+        stderr: string;
+        summary: { tables: { table: string; stopped?: string }[]; notReached: string[] };
+        expected: string[];
+        before: Awaited<ReturnType<typeof tableStates>>;
+      }[] = [];
+      let deletedFirst: unknown;
+      for (let night = 1; night <= 3; night++) {
+        const before = await tableStates(file);
+        const mark = small.sb.requests.length;
+        const r = await run(['--budget', '12', 'sync', '--db', file, '-o', 'json', '-v']);
+        expect(r.code, r.stderr).toBe(5);
+        expect(small.sb.requests.length - mark).toBe(12);
+        const read = tablesRead(small, mark);
+        const expected = stalestFirst(ASKED, before);
+        expect(read, `night ${night}`).toEqual(expected.slice(0, read.length));
+        nights.push({ read, stderr: r.stderr, summary: JSON.parse(r.stdout), expected, before });
+        if (night === 1)
+          deletedFirst = JSON.parse((await run(['sql', '--db', file, '-o', 'json', 'select type, id, how from _svc_deleted'])).stdout);
+        if ([...(await tableStates(file)).values()].every((s) => s.syncedAt !== yesterday)) break;
+      }
+      for (const { read, stderr, summary, expected, before } of nights) {
+        // The root document, the org schema (2) and the delete events, then a request a table.
+        expect(read.length, stderr).toBe(8);
+        expect(stderr).toContain(
+          `order: delete events, ${expected.map((t) => `${t}${before.get(t)!.unfinished ? ' (unfinished)' : ''}`).join(', ')} (stalest first)`,
+        );
+        // The ninth table's turn came, its first request refused: left unfinished for the next run.
+        expect(summary.tables.filter((t) => t.stopped).map((t) => t.table)).toEqual([expected[8]]);
+        expect(summary.notReached).toEqual(ASKED.filter((t) => !expected.slice(0, 9).includes(t)));
+      }
+      // Two nights: the first eight tables, then the one left unfinished and the six never
+      // refreshed since the full sync before any refreshed the night before.
+      const orders = nights.map((n) => n.read);
+      expect(orders.length, JSON.stringify(orders)).toBe(2);
+      expect(orders[1]!.slice(0, 6)).toEqual(['sequence_steps', 'sequence_states', 'mailings', 'tasks', 'calls', 'opportunities']);
+      // The first night did not reach calls: their delete was applied all the same, and said.
+      expect(orders[0]).not.toContain('calls');
+      expect(deletedFirst).toEqual([{ type: 'call', id: Number(gone), how: 'event' }]);
+      expect(nights[0]!.stderr).toMatch(/^deleted by the API's delete events in them: calls 1$/m);
+      for (const p of changed) await expectTableEqualsApi(small, file, p);
+      await expectTableEqualsApi(small, file, '/users');
+      // `--status` says when each table last finished a sync: none is a day old.
+      const status = JSON.parse((await run(['sync', '--db', file, '--status', '-o', 'json'])).stdout);
+      expect(status.tables.filter((t: { syncedAt: string }) => t.syncedAt === yesterday)).toEqual([]);
+    } finally {
+      await small.sb.close();
+    }
+  }, 60_000);
+
+  it("a table's daily reconcile comes in its turn, so a small budget does not put it off forever", async () => {
+    // At the end of a run, after every table and the delete events, the reconcile (ids only,
+    // finding deletes no event told of) was never reached by a run its budget stopped first.
+    const small = await start({ seed: 20 });
+    try {
+      const dir = tempDir('svc-mirror-turns-');
+      const own = baseEnv({
+        SVC_CONFIG_DIR: dir,
+        SVC_BASE_URL: small.sb.baseUrl,
+        SVC_AUTH_URL: small.sb.authUrl,
+        SVC_TOKEN: small.sb.token,
+      });
+      const file = path.join(dir, 'org.sqlite');
+      const tables = ['users', 'stages', 'personas', 'mailboxes', 'calls'];
+      const run = (args: string[]) => runInProcess(args, own, { timeoutMs: 60_000 });
+      const full = await run(['sync', '--db', file, ...tables]);
+      expect(full.code, full.stderr).toBe(0);
+      // Synced yesterday, reconciled two days ago; and a call deleted behind the event log's back.
+      const raw = await openDatabase(file);
+      raw.run('UPDATE _svc_tables SET synced_at = ?, reconciled_at = ?', [
+        new Date(Date.now() - 86_400_000).toISOString().slice(0, 19) + 'Z',
+        new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 19) + 'Z',
+      ]);
+      raw.run('INSERT INTO calls (id) VALUES (999999)');
+      raw.close();
+      const started = Date.now() - 1000;
+      let nights = 0;
+      while (nights < 4) {
+        nights++;
+        // The root document, the org schema (2), the delete events: two tables, a read and a reconcile each.
+        const r = await run(['--budget', '8', 'sync', '--db', file, '-o', 'json', ...tables]);
+        expect([0, 5], r.stderr).toContain(r.code);
+        const states = await tableStates(file);
+        if (tables.every((t) => Date.parse(states.get(t)!.reconciledAt!) >= started)) break;
+      }
+      // Two tables a night: the five within three.
+      expect(nights, 'nights until every table was reconciled').toBeLessThanOrEqual(3);
+      const log = await run(['sql', '--db', file, '-o', 'json', 'select type, id, how from _svc_deleted']);
+      expect(JSON.parse(log.stdout)).toEqual([{ type: 'call', id: 999999, how: 'reconcile' }]);
+      await expectTableEqualsApi(small, file, '/calls');
+    } finally {
+      await small.sb.close();
+    }
+  }, 60_000);
 });

@@ -125,6 +125,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
             bar.clear();
             ctx.warn(line);
           },
+          trace: (line) => ctx.trace(line),
           progress: (table, written, kind, total) => {
             bar.update(progressText(table, written, kind, total));
             if (!ctx.io.stderrIsTTY && written % 10_000 === 0) ctx.info(`${table}: ${grouped(written)} records (${kind})`);
@@ -158,6 +159,9 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   if (stop) {
     if (stop.inEvents) ctx.info("deletes: stopped while reading the API's delete events (the next sync reads the rest)");
     if (stop.notReached.length) ctx.info(`not reached: ${stop.notReached.join(', ')}`);
+    // Read before the tables, the delete events reach the tables this run did not come to too.
+    const gone = [...stop.deletedNotReached].filter(([, n]) => n > 0);
+    if (gone.length) ctx.info(`deleted by the API's delete events in them: ${gone.map(([t, n]) => `${t} ${grouped(n)}`).join(', ')}`);
   } else {
     const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
     const read = results.length - skipped.length;
