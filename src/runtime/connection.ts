@@ -8,6 +8,7 @@ import { staticTokenProvider } from '../auth/token-provider.js';
 import { checkHttpUrl, originOf } from '../api/check-url.js';
 import { UsageError } from '../errors.js';
 import type { Context } from './context.js';
+import { svcAgain } from './svc-again.js';
 
 /** The resolved target of a command. */
 export interface Connection {
@@ -74,8 +75,8 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     // A refused token of the user's own: say which it is (a 401 said only "invalid", a trial).
     const refused =
       source === 'env'
-        ? "the token sent is SVC_TOKEN's: set a valid one, or unset SVC_TOKEN to use the profile's login (`svc auth status`)"
-        : "the token sent is --token's: pass a valid one, or leave it out to use the profile's login (`svc auth status`)";
+        ? `the token sent is SVC_TOKEN's: set a valid one, or unset SVC_TOKEN to use the profile's login (\`${svcAgain(ctx)} auth status\`)`
+        : `the token sent is --token's: pass a valid one, or leave it out to use the profile's login (\`${svcAgain(ctx)} auth status\`)`;
     return { profileName, baseUrl, authUrl, tokens: staticTokenProvider(g.token, refused), tokenSource: source };
   }
   ctx.addSecret(profile?.accessToken);
@@ -109,6 +110,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
       ...(ctx.env.SVC_TOKEN === '' ? { emptyToken: true } : {}),
     },
     now: () => ctx.clock.now(),
+    svc: svcAgain(ctx),
     trace: (line) => ctx.trace(line),
     notice: (line) => ctx.info(line),
     addSecret: (s) => ctx.addSecret(s),

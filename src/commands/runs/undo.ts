@@ -8,7 +8,7 @@
  */
 import { parseRoot } from '../../auth/whoami.js';
 import { confirmOrYes } from '../shared/confirm.js';
-import { svcAgain } from '../shared/svc-again.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
 import { IdSet } from '../../bulk/rows/lookup.js';
 import { isFatal, type Outcome, type Parked } from '../../bulk/run/engine.js';
@@ -120,7 +120,7 @@ async function confirmDeletes(ctx: Context, id: string, deletes: number): Promis
 /** Runs `svc runs undo`. */
 export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): Promise<void> {
   const dir = runsDirOf(ctx);
-  const rec = loadRun(dir, id);
+  const rec = loadRun(dir, id, svcAgain(ctx));
   const only = parseRows(flags.rows);
   const conn = await ctx.connection();
   // A run belongs to the org it wrote to, not to a profile's name: a teammate's run, or one of a
@@ -183,7 +183,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
   const missing = missingScopes(scopes, rows);
   if (missing.length)
     throw new SvcError(`the token may not make this undo's writes: it lacks ${missing.join(', ')}`, ExitCode.PERMISSION).hint(
-      `nothing was sent; log in with them: svc login --scopes "${[...(scopes ?? []), ...missing].join(' ')}"`,
+      `nothing was sent; log in with them: ${svcAgain(ctx)} login --scopes "${[...(scopes ?? []), ...missing].join(' ')}"`,
     );
   const journal = await loadJournal(ctx, setup);
   const continued = openUndoOf(dir, rec);
@@ -340,7 +340,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       } else if (conflicts) ctx.info(`${conflicts} conflict(s): changed since the run, left as they are (--force takes them back)`);
       // The run is undone once every row is: then a second undo is refused (undo this one to redo).
       if (whole) {
-        const w = RunRecordWriter.append(dir, loadRun(dir, id), () => ctx.clock.now());
+        const w = RunRecordWriter.append(dir, loadRun(dir, id, svcAgain(ctx)), () => ctx.clock.now());
         try {
           w.write({ k: 'undone', by: recordIdOf(record), at: new Date(ctx.clock.now()).toISOString() });
         } finally {
