@@ -6,7 +6,7 @@ import type { TokenProvider } from '../api/client.js';
 import type { Profile } from '../auth/config.js';
 import { staticTokenProvider } from '../auth/token-provider.js';
 import { checkHttpUrl, originOf } from '../api/check-url.js';
-import { UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import type { Context } from './context.js';
 import { svcAgain } from './svc-again.js';
 
@@ -55,8 +55,11 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     );
   }
   if (!baseUrl) {
-    throw new UsageError(`no API base URL for profile "${profileName}"`).hint(
-      'pass --base-url or set SVC_BASE_URL, run `svc login --base-url URL`, or try the local sandbox with `svc --sandbox ...`',
+    // Not logged in, as the README's exit codes say 3 is: a profile gets its base URL from a
+    // login. It exited 2 as a usage error, where a script checking for "log in first" missed it
+    // (a new user's trial). `svc login` without --base-url is login's own usage error (2).
+    throw new AuthError(`no API base URL for profile "${profileName}": not logged in`).hint(
+      `run \`${svcAgain(ctx)} login --base-url URL\`, or set SVC_BASE_URL (with SVC_TOKEN), or try the local sandbox with \`svc --sandbox ...\``,
     );
   }
   checkHttpUrl(
