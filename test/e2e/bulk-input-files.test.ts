@@ -191,6 +191,33 @@ describe('a stray Windows-1252 byte in a UTF-8 file', () => {
   });
 });
 
+describe('a Shift_JIS file of half-width katakana only (a trial)', () => {
+  it('refused as before (not guessed: À–ß of Windows-1252 are the same bytes), but the hint names --encoding shift_jis with the line as it reads; given, the names are right', async () => {
+    // ﾔﾏﾓﾄ and ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ: one byte each in Shift_JIS (U+FF61–U+FF9F are 0xA1–0xDF). Two pairs of
+    // them happen to be UTF-8 (ﾛｳ, ﾄｼ): the file was refused as UTF-8 with stray bytes, the hint
+    // naming utf-8 and windows-1252, which both garble it.
+    const kana = (t: string) =>
+      Buffer.from([...t].map((c) => (c.charCodeAt(0) >= 0xff61 ? c.charCodeAt(0) - 0xff61 + 0xa1 : c.charCodeAt(0))));
+    const file = inputFile('kana.csv', '');
+    fs.writeFileSync(file, kana('firstName,lastName,title,emails\nﾀﾛｳ,ﾔﾏﾓﾄ,ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ,taro@kana.test\n'));
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --input .+kana\.csv: line 2 holds a byte that is not UTF-8 \(0xC0, as Windows-1252 writes é, ë, – and Shift_JIS half-width katakana\)/m,
+    );
+    expect(r.stderr).toContain(
+      '\nhint: fix line 2 (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �), --encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«) or --encoding shift_jis (line 2 then reads "ﾀﾛｳ,ﾔﾏﾓﾄ,ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ,taro@kana.test")\n',
+    );
+    expect(sb.requests.slice(mark).filter((q) => q.method === 'POST')).toEqual([]);
+    const ok = await svc(['prospects', 'create', '--input', file, '--encoding', 'shift_jis']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const [id] = holders('taro@kana.test');
+    const a = sb.store.get('prospect', id!)!.attributes;
+    expect([a['firstName'], a['lastName'], a['title']]).toEqual(['ﾀﾛｳ', 'ﾔﾏﾓﾄ', 'ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ']);
+  });
+});
+
 describe('a European decimal comma in a number column', () => {
   it('read as a decimal in a ;-separated file (as Excel writes it there); refused with the fix in a comma-separated one', async () => {
     const semi = inputFile(
