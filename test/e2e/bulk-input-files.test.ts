@@ -256,6 +256,52 @@ describe('a European decimal comma in a number column', () => {
   });
 });
 
+describe('full-width digits in a number column (Japanese Excel, a trial)', () => {
+  it('are read as their ASCII forms in number, integer and numerical custom fields, in files and flags; text fields keep them', async () => {
+    // `custom2 (Lead Score): expected a number, got "８５"`, with no hint: a Japanese IME types
+    // digits full-width. Read as NFKC reads ０–９ － ． ， ％; a title keeps its full-width 第１.
+    const file = inputFile(
+      'zenkaku.csv',
+      'firstName,title,emails,score,Lead Score\nＡｉ,第１営業部　部長,z1@zenkaku.test,８５．５,８５\nKo,Ｂ,z2@zenkaku.test,－７,１２\n',
+    );
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const attrs = (email: string) => sb.store.get('prospect', holders(email)[0]!)!.attributes;
+    expect(attrs('z1@zenkaku.test')).toMatchObject({ firstName: 'Ａｉ', title: '第１営業部　部長', score: 85.5, custom2: '85' });
+    expect(attrs('z2@zenkaku.test')).toMatchObject({ title: 'Ｂ', score: -7, custom2: '12' });
+    // A ;-separated file's decimal comma, full-width too.
+    const semi = inputFile('zenkaku-semi.csv', 'firstName;emails;score\nDe;z3@zenkaku.test;－０，２５\n');
+    expect((await svc(['prospects', 'create', '--input', semi])).code).toBe(0);
+    expect(attrs('z3@zenkaku.test')['score']).toBe(-0.25);
+    // An integer field (an account's numberOfEmployees) and flags.
+    const acct = await svc(['accounts', 'create', '--attr', 'name=全角 Inc', '--attr', 'numberOfEmployees=１２０', '-o', 'json']);
+    expect(acct.code, acct.stderr).toBe(0);
+    expect(JSON.parse(acct.stdout)).toMatchObject({ name: '全角 Inc', numberOfEmployees: 120 });
+    const flag = await svc([
+      'prospects',
+      'create',
+      '--attr',
+      'firstName=Ｆｌａｇ',
+      '--attr',
+      'Lead Score=９',
+      '--attr',
+      'score=３',
+      '-o',
+      'json',
+    ]);
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(JSON.parse(flag.stdout)).toMatchObject({ firstName: 'Ｆｌａｇ', custom2: '9', score: 3 });
+    // The decimal-comma rule as for ASCII (a comma file's `1,234` is refused with both readings), quoting what was typed.
+    const grouped = await svc(['prospects', 'create', '--attr', 'firstName=Gr', '--attr', 'Lead Score=１，２３４']);
+    expect(grouped.code).toBe(2);
+    expect(grouped.stderr).toContain('"１，２３４" has a comma: write 1234 if it groups thousands');
+    // Not a number still, full-width or not: refused quoting what was typed.
+    const bad = await svc(['prospects', 'create', '--attr', 'firstName=No', '--attr', 'Lead Score=８５ｐｔ']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('expected a number, got "８５ｐｔ"');
+  });
+});
+
 describe('one e-mail rule for every command and the sandbox', () => {
   it('upsert refuses not-an-email as enroll does; create --attr too; the sandbox answers 422', async () => {
     const file = inputFile('bad-email.csv', 'emails,firstName\nnot-an-email,Nope\ngood@rule.test,Yes\n');
