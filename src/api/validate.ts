@@ -3,7 +3,7 @@
  * `create`/`update` flags and bulk input rows: read-only fields, max lengths, enum values, types.
  * Unknown attributes pass through untouched (the server knows more fields than the spec shows).
  */
-import { findAttribute, httpsUrlProblem, isEmailAddress, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { asciiForms, findAttribute, httpsUrlProblem, isEmailAddress, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { parseJson } from '../lossless-json.js';
 
 /** A problem with one field; `UsageError`s and bulk row reports are made from it. */
@@ -49,11 +49,15 @@ function jsonStringList(raw: string): string[] | undefined {
 export function coerceString(spec: AttributeSpec | undefined, raw: string): { value: unknown } | { problem: string } {
   if (!spec) return { value: raw };
   switch (spec.type) {
-    case 'integer':
-      return /^-?\d+$/.test(raw.trim()) ? { value: Number(raw) } : { problem: `expected an integer, got "${raw}"` };
+    // Digits typed full-width (`８５`, a Japanese IME's) are theirs (registry/formats.ts asciiForms).
+    case 'integer': {
+      const t = asciiForms(raw).trim();
+      return /^-?\d+$/.test(t) ? { value: Number(t) } : { problem: `expected an integer, got "${raw}"` };
+    }
     case 'number': {
-      const n = Number(raw);
-      return raw.trim() !== '' && Number.isFinite(n) ? { value: n } : { problem: `expected a number, got "${raw}"` };
+      const t = asciiForms(raw).trim();
+      const n = Number(t);
+      return t !== '' && Number.isFinite(n) ? { value: n } : { problem: `expected a number, got "${raw}"` };
     }
     case 'boolean': {
       const v = raw.trim().toLowerCase();

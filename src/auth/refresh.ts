@@ -55,6 +55,8 @@ export interface RefreshingProviderOptions {
   /** Longest Retry-After of a 429 from the token endpoint that is waited out. @default 65000 */
   maxRateLimitWaitMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** How the hints write svc: with the command's `--profile` (runtime/svc-again.ts), so that the login they name is this profile's. @default 'svc' */
+  svc?: string;
 }
 
 /** The provider, plus a way to force a fresh token (`svc auth token`). */
@@ -72,6 +74,7 @@ export function seedHash(token: string): string {
 export function refreshingTokenProvider(opts: RefreshingProviderOptions): RefreshingTokenProvider {
   const now = opts.now ?? Date.now;
   const env = opts.env ?? {};
+  const svc = opts.svc ?? 'svc';
   const seed = env.refreshToken ? seedHash(env.refreshToken) : undefined;
   const read = () => opts.store.get(opts.profileName);
   let lastToken: string | undefined;
@@ -122,7 +125,7 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
     const refreshToken = useSeed ? env.refreshToken : cur.refreshToken;
     if (!refreshToken) {
       throw new AuthError(`the access token of profile "${opts.profileName}" has expired and there is no refresh token`).hint(
-        'run `svc login` (or `svc login --with-token`) again',
+        `run \`${svc} login\` (or \`${svc} login --with-token\`) again`,
       );
     }
     // The client that obtained the tokens refreshes them; the environment fills gaps (CI).
@@ -130,7 +133,7 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
     const clientSecret = (useSeed ? env.clientSecret : undefined) ?? cur.clientSecret ?? env.clientSecret;
     if (!clientId || !clientSecret) {
       throw new AuthError(`cannot refresh the access token of profile "${opts.profileName}": no OAuth client id/secret`).hint(
-        'set SVC_CLIENT_ID and SVC_CLIENT_SECRET, or run `svc login`',
+        `set SVC_CLIENT_ID and SVC_CLIENT_SECRET, or run \`${svc} login\``,
       );
     }
     opts.addSecret?.(clientSecret);
@@ -212,11 +215,11 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
         if (err.oauthError === 'invalid_client') {
           // `svc login` alone would reuse the rejected client and end on "Unknown application".
           e.hint(
-            'a restarted sandbox has a new OAuth client (`svc sandbox` prints it); a plain `svc login` picks it up from a running sandbox',
+            `a restarted sandbox has a new OAuth client (\`svc sandbox\` prints it); a plain \`${svc} login\` picks it up from a running sandbox`,
           );
-          throw e.hint('otherwise log in with the current client: `svc login --client-id ID --client-secret SECRET`');
+          throw e.hint(`otherwise log in with the current client: \`${svc} login --client-id ID --client-secret SECRET\``);
         }
-        throw e.hint('run `svc login` to log in again');
+        throw e.hint(`run \`${svc} login\` to log in again`);
       }
       throw err;
     }
@@ -229,7 +232,7 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
       if (seed !== undefined && !seeded(p)) return hand(await refresh(undefined, 'SVC_REFRESH_TOKEN'));
       if (!p?.accessToken) {
         if (p?.refreshToken) return hand(await refresh(undefined, 'no access token stored'));
-        return missingTokenProvider(opts.profileName, env.emptyToken === true).getToken();
+        return missingTokenProvider(opts.profileName, env.emptyToken === true, svc).getToken();
       }
       if (expiresSoon(p)) return hand(await refresh(p.accessToken, 'expires within a minute'));
       return hand(p.accessToken);

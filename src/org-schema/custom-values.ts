@@ -4,7 +4,7 @@
  * normalised where the type has one spelling (`true`, `2024-05-01`, the option's own case).
  */
 import type { CustomField } from './types.js';
-import { decimalCommaNumber } from '../registry/index.js';
+import { asciiForms, decimalCommaNumber } from '../registry/index.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
@@ -66,21 +66,27 @@ export function checkCustomValue(f: CustomField, value: unknown, semicolonFile?:
       if (['false', 'no', '0'].includes(v)) return { value: 'false' };
       return { problem: `expected true or false (or yes/no, 1/0), got "${s}"` };
     }
+    // Numbers typed full-width (`８５`, a Japanese IME's) are read as their ASCII forms
+    // (asciiForms: decimalCommaNumber reads them so, and returns other text as typed).
     case 'numerical': {
       const n = decimalCommaNumber(s, semicolonFile);
       if (typeof n !== 'string') return n;
-      return isNumber(n) ? { value: n } : { problem: `expected a number, got "${s}"` };
+      return isNumber(asciiForms(n)) ? { value: asciiForms(n) } : { problem: `expected a number, got "${s}"` };
     }
     case 'percentage': {
-      const n = decimalCommaNumber(s.replace(/\s*%$/, ''), semicolonFile);
+      const n = decimalCommaNumber(s.replace(/\s*[%％]$/, ''), semicolonFile);
       if (typeof n !== 'string') return n;
-      return isNumber(n) ? { value: n } : { problem: `expected a percentage (a number, e.g. 40 or 40%), got "${s}"` };
+      return isNumber(asciiForms(n))
+        ? { value: asciiForms(n) }
+        : { problem: `expected a percentage (a number, e.g. 40 or 40%), got "${s}"` };
     }
     case 'currency': {
       const cur = typeof f.definition === 'string' && f.definition ? f.definition : undefined;
       const n = decimalCommaNumber(cur ? s.replace(new RegExp(`^${cur}\\s*|\\s*${cur}$`, 'i'), '') : s, semicolonFile);
       if (typeof n !== 'string') return n;
-      return isNumber(n) ? { value: n } : { problem: `expected an amount${cur ? ` in ${cur}` : ''} (a number), got "${s}"` };
+      return isNumber(asciiForms(n))
+        ? { value: asciiForms(n) }
+        : { problem: `expected an amount${cur ? ` in ${cur}` : ''} (a number), got "${s}"` };
     }
     case 'date':
       return validDate(s) ? { value: s } : { problem: `expected a date YYYY-MM-DD, got "${s}"` };

@@ -21,6 +21,8 @@ export interface OrgSchemaHost {
   api(): Promise<Pick<ApiClient, 'request'>>;
   now(): number;
   dryRun: boolean;
+  /** How hints write svc: with the command's `--sandbox` or `--profile` (runtime/svc-again.ts), whose cache it is. */
+  svc: string;
   warn(message: string): void;
   info(message: string): void;
   trace(message: string): void;
@@ -64,11 +66,11 @@ export function orgSchemaService(host: OrgSchemaHost): OrgSchemaService {
       try {
         schema = readSchemaCache(file);
       } catch {
-        host.warn(`ignoring the schema cache ${file}: unreadable; run \`svc schema pull\` again`);
+        host.warn(`ignoring the schema cache ${file}: unreadable; run \`${host.svc} schema pull\` again`);
         return undefined;
       }
       if (schema && baseUrl !== undefined && schema.baseUrl.replace(/\/+$/, '') !== baseUrl.replace(/\/+$/, '')) {
-        host.warn(`ignoring the schema cache: it was pulled from ${schema.baseUrl}, not ${baseUrl}; run \`svc schema pull\``);
+        host.warn(`ignoring the schema cache: it was pulled from ${schema.baseUrl}, not ${baseUrl}; run \`${host.svc} schema pull\``);
         return undefined;
       }
       if (schema) host.trace(`org schema from ${file} (pulled ${schema.pulledAt})`);
@@ -97,7 +99,7 @@ export function orgSchemaService(host: OrgSchemaHost): OrgSchemaService {
       const names = unknown.map((n) => `"${n}"`).join(', ');
       // A dry run sends nothing, reads included: the names go as written, and it says how to know them.
       if (host.dryRun) {
-        host.info(`${names} not known and no org schema cached: \`svc schema pull\` reads your org's labels`);
+        host.info(`${names} not known and no org schema cached: \`${host.svc} schema pull\` reads your org's labels`);
         return undefined;
       }
       host.info(`${names} not known: pulling the org schema (custom-field labels) once`);

@@ -7,6 +7,18 @@ import type { FlatRecord } from '../listing/record-text.js';
 import type { IO } from './io.js';
 import { fitText, terminalSafe, textWidth } from './terminal-text.js';
 
+/**
+ * What makes a run of white space one space in a cell: a line break or a tab (a record is one
+ * row; U+2028/U+2029 are line breaks too), or a BOM (U+FEFF: no width of its own, which would
+ * shift the columns). `\s+` folded every run of any space (a trial's `営業部　部長`, with an
+ * ideographic space U+3000, showed as `営業部 部長`, and pasted into `--filter` matched nothing;
+ * two ASCII spaces showed as one). Spaces alone stay as stored: U+3000, and the no-break and
+ * other Unicode spaces too (U+00A0, U+2000–U+200A, U+202F, U+205F) — each is drawn as a space
+ * yet is another character, so the copy a person takes from the table must keep it. Controls and
+ * bidi marks are escaped after this (terminalSafe).
+ */
+const FOLDS = /[\t\n\v\f\r\u2028\u2029\ufeff]/;
+
 /** A short display string for any value. */
 function displayValue(v: unknown): string {
   if (v === null || v === undefined) return '';
@@ -16,7 +28,9 @@ function displayValue(v: unknown): string {
     if ('id' in o && 'type' in o) return String(o.name ?? o.email ?? o.id);
     return JSON.stringify(v);
   }
-  return String(v).replace(/\s+/g, ' ');
+  const s = String(v);
+  // Runs matched whole, then looked at: linear, where a pattern around the break backtracked.
+  return FOLDS.test(s) ? s.replace(/\s+/g, (run) => (FOLDS.test(run) ? ' ' : run)) : s;
 }
 
 /** A value shown whole before text is cut: empty, a number (an id, a count) or a date or date-time. */

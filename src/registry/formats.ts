@@ -36,6 +36,20 @@ export function httpsUrlProblem(s: string): string | undefined {
   return `must use HTTPS (got ${JSON.stringify(s)}; plain http only to 127.0.0.1 or localhost)`;
 }
 
+/** The full-width forms of ASCII (U+FF01–U+FF5E: ０–９, －, ＋, ．, ，, ％, Ａ…). */
+const FULL_WIDTH = /[\uff01-\uff5e]/g;
+
+/**
+ * `s` with the full-width forms of ASCII as ASCII (`８５` → `85`, `－１，５` → `-1,5`), for a value
+ * read as a number: Japanese IMEs and Excel type digits full-width, and a trial's Lead Score of
+ * `８５` was refused as no number. Exactly what NFKC does to that block and nothing more: NFKC
+ * itself also turns `²` into `2` (`10²` would be 102) and `①` into `1`, which no number field
+ * should take silently. Text fields never come here: their full-width characters stay.
+ */
+export function asciiForms(s: string): string {
+  return s.replace(FULL_WIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+}
+
 /** `4,5` or `-0,25`: a number written with a decimal comma. */
 const DECIMAL_COMMA = /^[-+]?\d+,\d+$/;
 /** `1.234`, `1.234.567` or `1.234,5`: thousands grouped with dots, as Excel writes numbers where the comma is the decimal separator. */
@@ -52,10 +66,11 @@ const GROUPED_COMMA = /^[-+]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
  * dot before three digits (`2.500`) is 2500 to the file's own convention and 2.5 to another, so it
  * is refused with both readings: a German file's `2.500` had been written as 2.5 (a trial). One
  * dot elsewhere is a decimal point, whatever the digits (`0.125`, `2.500` in a comma file or a
- * flag). Any other text is returned as it is, for the caller to judge.
+ * flag). Full-width digits and marks are read as theirs ({@link asciiForms}). Any other text is
+ * returned as it is, for the caller to judge.
  */
 export function decimalCommaNumber(text: string, semicolonFile: boolean | undefined): string | { problem: string } {
-  const t = text.trim();
+  const t = asciiForms(text).trim();
   const dots = GROUPED_DOT.test(t);
   const commas = GROUPED_COMMA.test(t);
   if (dots && t.includes(',')) return t.replaceAll('.', '').replace(',', '.');

@@ -8,7 +8,7 @@ export { kebab } from './define.js';
 import { CUSTOM_FIELD_COUNT, type AttributeSpec, type ResourceType } from './types.js';
 
 export * from './types.js';
-export { decimalCommaNumber, httpsUrlProblem, isEmailAddress } from './formats.js';
+export { asciiForms, decimalCommaNumber, httpsUrlProblem, isEmailAddress } from './formats.js';
 
 /**
  * All resource types, sorted by type name (case-insensitively, then by code unit: what

@@ -6,8 +6,9 @@ import type { TokenProvider } from '../api/client.js';
 import type { Profile } from '../auth/config.js';
 import { staticTokenProvider } from '../auth/token-provider.js';
 import { checkHttpUrl, originOf } from '../api/check-url.js';
-import { UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import type { Context } from './context.js';
+import { svcAgain } from './svc-again.js';
 
 /** The resolved target of a command. */
 export interface Connection {
@@ -54,8 +55,11 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     );
   }
   if (!baseUrl) {
-    throw new UsageError(`no API base URL for profile "${profileName}"`).hint(
-      'pass --base-url or set SVC_BASE_URL, run `svc login --base-url URL`, or try the local sandbox with `svc --sandbox ...`',
+    // Not logged in, as the README's exit codes say 3 is: a profile gets its base URL from a
+    // login. It exited 2 as a usage error, where a script checking for "log in first" missed it
+    // (a new user's trial). `svc login` without --base-url is login's own usage error (2).
+    throw new AuthError(`no API base URL for profile "${profileName}": not logged in`).hint(
+      `run \`${svcAgain(ctx)} login --base-url URL\`, or set SVC_BASE_URL (with SVC_TOKEN), or try the local sandbox with \`svc --sandbox ...\``,
     );
   }
   checkHttpUrl(
@@ -74,8 +78,8 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     // A refused token of the user's own: say which it is (a 401 said only "invalid", a trial).
     const refused =
       source === 'env'
-        ? "the token sent is SVC_TOKEN's: set a valid one, or unset SVC_TOKEN to use the profile's login (`svc auth status`)"
-        : "the token sent is --token's: pass a valid one, or leave it out to use the profile's login (`svc auth status`)";
+        ? `the token sent is SVC_TOKEN's: set a valid one, or unset SVC_TOKEN to use the profile's login (\`${svcAgain(ctx)} auth status\`)`
+        : `the token sent is --token's: pass a valid one, or leave it out to use the profile's login (\`${svcAgain(ctx)} auth status\`)`;
     return { profileName, baseUrl, authUrl, tokens: staticTokenProvider(g.token, refused), tokenSource: source };
   }
   ctx.addSecret(profile?.accessToken);
@@ -109,6 +113,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
       ...(ctx.env.SVC_TOKEN === '' ? { emptyToken: true } : {}),
     },
     now: () => ctx.clock.now(),
+    svc: svcAgain(ctx),
     trace: (line) => ctx.trace(line),
     notice: (line) => ctx.info(line),
     addSecret: (s) => ctx.addSecret(s),

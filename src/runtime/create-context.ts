@@ -14,6 +14,7 @@ import type { App } from './app.js';
 import type { Connection } from './connection.js';
 import { systemClock, type Context, type GlobalOptions } from './context.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
+import { svcAgain } from './svc-again.js';
 
 /** Builds a Context for a command. */
 export function createContext(
@@ -103,6 +104,7 @@ export function createContext(
           api: () => ctx.api(),
           now: () => ctx.clock.now(),
           dryRun: globals.dryRun,
+          svc: svcAgain(ctx),
           warn: (m) => ctx.warn(m),
           info: (m) => ctx.info(m),
           trace: (m) => ctx.trace(m),

@@ -191,6 +191,33 @@ describe('a stray Windows-1252 byte in a UTF-8 file', () => {
   });
 });
 
+describe('a Shift_JIS file of half-width katakana only (a trial)', () => {
+  it('refused as before (not guessed: À–ß of Windows-1252 are the same bytes), but the hint names --encoding shift_jis with the line as it reads; given, the names are right', async () => {
+    // ﾔﾏﾓﾄ and ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ: one byte each in Shift_JIS (U+FF61–U+FF9F are 0xA1–0xDF). Two pairs of
+    // them happen to be UTF-8 (ﾛｳ, ﾄｼ): the file was refused as UTF-8 with stray bytes, the hint
+    // naming utf-8 and windows-1252, which both garble it.
+    const kana = (t: string) =>
+      Buffer.from([...t].map((c) => (c.charCodeAt(0) >= 0xff61 ? c.charCodeAt(0) - 0xff61 + 0xa1 : c.charCodeAt(0))));
+    const file = inputFile('kana.csv', '');
+    fs.writeFileSync(file, kana('firstName,lastName,title,emails\nﾀﾛｳ,ﾔﾏﾓﾄ,ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ,taro@kana.test\n'));
+    const mark = sb.requests.length;
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --input .+kana\.csv: line 2 holds a byte that is not UTF-8 \(0xC0, as Windows-1252 writes é, ë, – and Shift_JIS half-width katakana\)/m,
+    );
+    expect(r.stderr).toContain(
+      '\nhint: fix line 2 (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �), --encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«) or --encoding shift_jis (line 2 then reads "ﾀﾛｳ,ﾔﾏﾓﾄ,ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ,taro@kana.test")\n',
+    );
+    expect(sb.requests.slice(mark).filter((q) => q.method === 'POST')).toEqual([]);
+    const ok = await svc(['prospects', 'create', '--input', file, '--encoding', 'shift_jis']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const [id] = holders('taro@kana.test');
+    const a = sb.store.get('prospect', id!)!.attributes;
+    expect([a['firstName'], a['lastName'], a['title']]).toEqual(['ﾀﾛｳ', 'ﾔﾏﾓﾄ', 'ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ']);
+  });
+});
+
 describe('a European decimal comma in a number column', () => {
   it('read as a decimal in a ;-separated file (as Excel writes it there); refused with the fix in a comma-separated one', async () => {
     const semi = inputFile(
@@ -226,6 +253,52 @@ describe('a European decimal comma in a number column', () => {
     const attr = await svc(['prospects', 'create', '--attr', 'firstName=Cy', '--attr', 'Lead Score=4,5']);
     expect(attr.code).toBe(2);
     expect(attr.stderr).toMatch(/"4,5" has a decimal comma: write 4\.5/);
+  });
+});
+
+describe('full-width digits in a number column (Japanese Excel, a trial)', () => {
+  it('are read as their ASCII forms in number, integer and numerical custom fields, in files and flags; text fields keep them', async () => {
+    // `custom2 (Lead Score): expected a number, got "８５"`, with no hint: a Japanese IME types
+    // digits full-width. Read as NFKC reads ０–９ － ． ， ％; a title keeps its full-width 第１.
+    const file = inputFile(
+      'zenkaku.csv',
+      'firstName,title,emails,score,Lead Score\nＡｉ,第１営業部　部長,z1@zenkaku.test,８５．５,８５\nKo,Ｂ,z2@zenkaku.test,－７,１２\n',
+    );
+    const r = await svc(['prospects', 'create', '--input', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const attrs = (email: string) => sb.store.get('prospect', holders(email)[0]!)!.attributes;
+    expect(attrs('z1@zenkaku.test')).toMatchObject({ firstName: 'Ａｉ', title: '第１営業部　部長', score: 85.5, custom2: '85' });
+    expect(attrs('z2@zenkaku.test')).toMatchObject({ title: 'Ｂ', score: -7, custom2: '12' });
+    // A ;-separated file's decimal comma, full-width too.
+    const semi = inputFile('zenkaku-semi.csv', 'firstName;emails;score\nDe;z3@zenkaku.test;－０，２５\n');
+    expect((await svc(['prospects', 'create', '--input', semi])).code).toBe(0);
+    expect(attrs('z3@zenkaku.test')['score']).toBe(-0.25);
+    // An integer field (an account's numberOfEmployees) and flags.
+    const acct = await svc(['accounts', 'create', '--attr', 'name=全角 Inc', '--attr', 'numberOfEmployees=１２０', '-o', 'json']);
+    expect(acct.code, acct.stderr).toBe(0);
+    expect(JSON.parse(acct.stdout)).toMatchObject({ name: '全角 Inc', numberOfEmployees: 120 });
+    const flag = await svc([
+      'prospects',
+      'create',
+      '--attr',
+      'firstName=Ｆｌａｇ',
+      '--attr',
+      'Lead Score=９',
+      '--attr',
+      'score=３',
+      '-o',
+      'json',
+    ]);
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(JSON.parse(flag.stdout)).toMatchObject({ firstName: 'Ｆｌａｇ', custom2: '9', score: 3 });
+    // The decimal-comma rule as for ASCII (a comma file's `1,234` is refused with both readings), quoting what was typed.
+    const grouped = await svc(['prospects', 'create', '--attr', 'firstName=Gr', '--attr', 'Lead Score=１，２３４']);
+    expect(grouped.code).toBe(2);
+    expect(grouped.stderr).toContain('"１，２３４" has a comma: write 1234 if it groups thousands');
+    // Not a number still, full-width or not: refused quoting what was typed.
+    const bad = await svc(['prospects', 'create', '--attr', 'firstName=No', '--attr', 'Lead Score=８５ｐｔ']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('expected a number, got "８５ｐｔ"');
   });
 });
 

@@ -12,6 +12,7 @@ import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
 import { doc, start, type Client } from '../helpers/sandbox.js';
 import { inputFile } from '../helpers/bulk.js';
+import { plainCommand } from '../helpers/shell-line.js';
 
 let c: Client;
 let env: NodeJS.ProcessEnv;
@@ -145,4 +146,53 @@ it('a created prospect touched by its later enrolment, and that enrolment moved 
   );
   for (const r of [undoState, undoProspect]) expect(r.stderr).not.toMatch(/someone else/);
   expect((await c.get(`/prospects/${prospect}`)).status).toBe(200);
+});
+
+/** The undo a hint line names, from `svc runs undo` to `to` (`takes the conflicts back`), as a shell splits it. */
+function hinted(stderr: string, to: string): string[] {
+  const line = stderr.split('\n').find((l) => l.startsWith('hint: ') && l.includes('svc runs undo ') && l.includes(` ${to}`));
+  if (!line) throw new Error(`no hint ending "${to}":\n${stderr}`);
+  const words = plainCommand(line.slice(line.indexOf('svc runs undo '), line.indexOf(` ${to}`)))?.args;
+  if (!words) throw new Error(`not a plain command: ${line}`);
+  return words;
+}
+
+it('a hint that repeats the undo with one more flag keeps the flags given: --yes (off a terminal the deletes are refused without it), --rows; pasted, it runs', async () => {
+  // A CI run's `runs undo RUN --yes` hinted `svc runs undo RUN --force`: pasted, it exited 2
+  // ("refusing to delete 1 record(s) … without --yes"), a trial.
+  const made = await svc(['prospects', 'create', '--input', inputFile('made.csv', 'firstName,lastName\nKept,One\nKept,Two\n')]);
+  expect(made.code, made.stderr).toBe(0);
+  const madeRun = runId(made.stderr);
+  const ids = [...c.sb.store.table('prospect').values()].filter((p) => p.attributes['firstName'] === 'Kept').map((p) => String(p.id));
+  expect(ids).toHaveLength(2);
+  for (const id of ids) backdate('prospect', id);
+  expect((await c.patch(`/prospects/${ids[1]}`, doc('prospect', { title: 'Changed' }, {}, ids[1]))).status).toBe(200);
+  const undo = await svc(['runs', 'undo', madeRun, '--yes']);
+  expect(undo.code, undo.stderr).toBe(5);
+  const again = hinted(undo.stderr, 'takes the conflicts back');
+  expect(again).toEqual(['runs', 'undo', madeRun, '--force', '--yes']);
+  const pasted = await svc(again);
+  expect(pasted.code, pasted.stderr).toBe(0);
+  for (const id of ids) expect(c.sb.store.table('prospect').get(Number(id))).toBeUndefined();
+
+  // --rows: the conflict among the rows given is forced back, and the row left out stays left out.
+  const ps = ((await c.get('/prospects?page[limit]=3')).body.data as { id: string }[]).map((d) => String(d.id));
+  const was = await Promise.all(ps.map(title));
+  const run = await svc([
+    'prospects',
+    'update',
+    '--input',
+    inputFile('rows.csv', `id,title\n${ps.map((id, i) => `${id},Rows ${i}`).join('\n')}\n`),
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  const id = runId(run.stderr);
+  for (const p of ps.slice(1)) expect((await c.patch(`/prospects/${p}`, doc('prospect', { title: 'Since' }, {}, p))).status).toBe(200);
+  const some = await svc(['runs', 'undo', id, '--rows', '1-2', '--yes']);
+  expect(some.code, some.stderr).toBe(5);
+  const forced = hinted(some.stderr, 'takes the conflicts back');
+  expect(forced).toEqual(['runs', 'undo', id, '--rows', '1-2', '--force', '--yes']);
+  // The rows --rows left out: all of them again, without it.
+  expect(hinted(some.stderr, 'again does them')).toEqual(['runs', 'undo', id, '--yes']);
+  expect((await svc(forced)).code).toBe(0);
+  expect([await title(ps[0]!), await title(ps[1]!), await title(ps[2]!)]).toEqual([was[0], was[1], 'Since']);
 });

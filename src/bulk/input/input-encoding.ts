@@ -37,6 +37,14 @@ export interface DetectedEncoding {
    * UTF-8 read as Japanese in Shift_JIS, the other choice to name.
    */
   shiftJis?: { line: number; bad: number };
+  /**
+   * With `mixed`: the file reads whole as Shift_JIS, with half-width katakana (ﾔﾏﾓﾄ), and no run
+   * of Japanese that would prove it (ShiftJisCensus): not detected — those bytes are Windows-1252's
+   * capitals À–ß too — but named as a choice, with the line of the first byte that is not UTF-8 as
+   * Shift_JIS reads it, for the user to judge. A trial's file of katakana names was refused naming
+   * only utf-8 and windows-1252, both of which garble it.
+   */
+  kana?: { line: number; text: string };
 }
 
 /** Where a file mixes UTF-8 with bytes that are not. */
@@ -207,12 +215,19 @@ class ShiftJisCensus {
   errorLine = 0;
   /** Runs of Japanese as above. */
   runs = 0;
+  /** Half-width katakana (U+FF61–U+FF9F): no proof alone, a choice to name. */
+  kana = 0;
+  /** The text of line `sampleLine` (its first {@link SAMPLE_CHARS} characters). */
+  sample = '';
   private decoder = new TextDecoder('shift_jis');
   private run = 0;
   /** The character before the current run (or the last one read) is a Latin letter. */
   private letterBefore = false;
   private line = 1;
   private afterCr = false;
+
+  /** `sampleLine`: the line whose text to keep (0: none). */
+  constructor(private readonly sampleLine = 0) {}
 
   push(buf: Uint8Array): void {
     this.scan(this.decoder.decode(buf, { stream: true }));
@@ -226,6 +241,8 @@ class ShiftJisCensus {
   private scan(text: string): void {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
+      if (this.line === this.sampleLine && c !== 0x0a && c !== 0x0d && this.sample.length < SAMPLE_CHARS) this.sample += text[i];
+      if (c >= 0xff61 && c <= 0xff9f) this.kana++;
       if (isJapanese(c)) {
         this.run++;
         continue;
@@ -244,6 +261,9 @@ class ShiftJisCensus {
     this.run = 0;
   }
 }
+
+/** Characters of a line kept to show it (ShiftJisCensus.sample). */
+const SAMPLE_CHARS = 60;
 
 /** CJK punctuation (the full-width space, 、。「」), kana, CJK ideographs, full-width forms. */
 function isJapanese(c: number): boolean {
@@ -300,7 +320,7 @@ export async function detectEncoding(file: string): Promise<DetectedEncoding> {
     const { badLine, badByte, bad, goodLine, good } = census;
     if (bom) return { encoding: 'utf-8', bom, mixed: { badLine, badByte, bad, goodLine: goodLine || 1, good } };
     // Japanese Excel's "CSV" is Shift_JIS: read as Windows-1252 its names were mojibake (a trial).
-    const sjis = new ShiftJisCensus();
+    const sjis = new ShiftJisCensus(badLine);
     await eachChunk(fh, 0, (chunk) => sjis.push(chunk));
     sjis.end();
     // Some byte pairs of Shift_JIS text are valid UTF-8 by chance (花子's D4 8E): one for every 4
@@ -314,7 +334,12 @@ export async function detectEncoding(file: string): Promise<DetectedEncoding> {
       const cp1252 = { encoding: 'windows-1252' as const, bom: false };
       return census.undefinedLine ? { ...cp1252, notCp1252: { line: census.undefinedLine, byte: census.undefinedByte } } : cp1252;
     }
-    const japanese = sjis.runs > sjis.errors ? { shiftJis: { line: sjis.errorLine, bad: sjis.errors } } : {};
+    const japanese =
+      sjis.runs > sjis.errors
+        ? { shiftJis: { line: sjis.errorLine, bad: sjis.errors } }
+        : sjis.errors === 0 && sjis.kana > 0
+          ? { kana: { line: badLine, text: sjis.sample } }
+          : {};
     return { encoding: 'utf-8', bom: false, mixed: { badLine, badByte, bad, goodLine, good }, ...japanese };
   } finally {
     await fh.close();

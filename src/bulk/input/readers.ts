@@ -98,7 +98,7 @@ export function parseEncoding(v: string): InputEncoding {
 export async function inspectInput(file: string, format: InputFormat, delimiter?: string, encoding?: InputEncoding): Promise<InputDialect> {
   await checkReadable(file);
   const enc: DetectedEncoding = encoding ? { encoding, bom: await hasBom(file, encoding), forced: true } : await detectEncoding(file);
-  if (enc.mixed) throw mixedEncoding(file, enc.mixed, !!enc.shiftJis);
+  if (enc.mixed) throw mixedEncoding(file, enc.mixed, !!enc.shiftJis, enc.kana);
   if (enc.shiftJis) {
     const { line, bad } = enc.shiftJis;
     throw new UsageError(
@@ -146,16 +146,26 @@ async function hasBom(file: string, encoding: InputEncoding): Promise<boolean> {
 /**
  * A UTF-8 file with a few bytes that are not: the line to fix, and the flag that decides.
  * `shiftJis`: those bytes read as Japanese in Shift_JIS, which is then the other choice named.
+ * `kana`: the file reads whole as Shift_JIS with half-width katakana: named as a third choice,
+ * with the line as it would read (half-width katakana alone cannot be told from Windows-1252's
+ * capitals, input-encoding.ts: the user judges, svc does not guess).
  */
-function mixedEncoding(file: string, m: MixedEncoding, shiftJis: boolean): UsageError {
+function mixedEncoding(file: string, m: MixedEncoding, shiftJis: boolean, kana?: { line: number; text: string }): UsageError {
   const byte = `0x${m.badByte.toString(16).toUpperCase().padStart(2, '0')}`;
   const more = m.bad > 1 ? ` (and ${m.bad - 1} more such byte${m.bad > 2 ? 's' : ''})` : '';
+  const cp1252 = '--encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«)';
   const other = shiftJis
-    ? { writes: 'Shift_JIS writes Japanese', choice: '--encoding shift_jis (UTF-8 text such as 東京 becomes 譚ｱ莠ｬ)' }
-    : { writes: 'Windows-1252 writes é, ë, –', choice: '--encoding windows-1252 (UTF-8 text such as Zoë becomes ZoÃ«)' };
+    ? { writes: 'Shift_JIS writes Japanese', choices: ['--encoding shift_jis (UTF-8 text such as 東京 becomes 譚ｱ莠ｬ)'] }
+    : kana
+      ? {
+          writes: 'Windows-1252 writes é, ë, – and Shift_JIS half-width katakana',
+          choices: [cp1252, `--encoding shift_jis (line ${kana.line} then reads ${JSON.stringify(kana.text)})`],
+        }
+      : { writes: 'Windows-1252 writes é, ë, –', choices: [cp1252] };
+  const choices = ['--encoding utf-8 (that byte becomes �)', ...other.choices];
   return new UsageError(
     `--input ${file}: line ${m.badLine} holds a byte that is not UTF-8 (${byte}, as ${other.writes})${more}, while the file is UTF-8 elsewhere (from line ${m.goodLine}); read either way, one of them would be garbled; nothing was sent`,
-  ).hint(`fix line ${m.badLine} (save the file as UTF-8), or choose: --encoding utf-8 (that byte becomes �) or ${other.choice}`);
+  ).hint(`fix line ${m.badLine} (save the file as UTF-8), or choose: ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`);
 }
 
 /** `read as Windows-1252 (not valid UTF-8), ';'-separated`; undefined for plain UTF-8 and commas. */

@@ -365,12 +365,17 @@ function tampered(file: string, id: string, line: number): RunRecordError {
     `run ${id}: its record ${file} was changed after svc wrote it (line ${line} fails the integrity check); refused`,
     ExitCode.RUN_TAMPERED,
   ).hint(
-    'nothing was sent; restore the file from a backup, or take the run back by hand (svc runs show still lists what the record held before the change is refused)',
+    // Not `svc runs show`: it reads the record through this same check and refuses it too (the
+    // hint named it since the records began). The file is plain NDJSON a person can read.
+    'nothing was sent; restore the file from a backup, or take the run back by hand: its lines (NDJSON) hold each row with its values before the run',
   );
 }
 
-/** Reads and checks a run's record. @throws RunRecordError (unknown id, tampered) */
-export function readRunRecord(dir: string, id: string): RunRecord {
+/**
+ * Reads and checks a run's record; `svc` is how the hint of an unknown id writes svc (with the
+ * user's `--sandbox` or `--profile`: runtime/svc-again.ts). @throws RunRecordError (unknown id, tampered)
+ */
+export function readRunRecord(dir: string, id: string, svc = 'svc'): RunRecord {
   const file = runFile(dir, id);
   let text: string;
   try {
@@ -381,7 +386,7 @@ export function readRunRecord(dir: string, id: string): RunRecord {
       fs.closeSync(fd);
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRun(id);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRun(id, svc);
     throw new LocalIoError(`${file}: cannot read the run's record: ${describeErrno(err)}`);
   }
   const key = runKey(dir);
@@ -427,9 +432,10 @@ export function readRunRecord(dir: string, id: string): RunRecord {
   return rec as RunRecord;
 }
 
-export function unknownRun(id: string): RunRecordError {
+/** `svc`: as {@link readRunRecord} takes it (plain `svc runs list` after `svc --sandbox …` listed another profile's runs, or none). */
+export function unknownRun(id: string, svc = 'svc'): RunRecordError {
   return new RunRecordError(`no recorded run "${id}"`, ExitCode.RUN_UNKNOWN).hint(
-    'svc runs list shows the runs of this profile and their ids',
+    `${svc} runs list shows the runs of this profile and their ids`,
   );
 }
 

@@ -9,6 +9,7 @@ import { isScopeShaped, normaliseScopes, scopesToAsk } from '../../auth/scopes.j
 import { TOKEN_KEYS, updateProfile } from '../../auth/store-lock.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import { describeUser, type RootInfo } from '../../auth/whoami.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, AuthError, UsageError } from '../../errors.js';
 import { readState } from '../../local-sandbox/state-file.js';
@@ -158,7 +159,7 @@ async function report(ctx: Context, store: ConfigStore, name: string, baseUrl: s
   ctx.info(
     `Logged in to ${baseUrl} as ${who}${root.organization ? ` in ${root.organization}` : ''}; profile "${name}" saved in ${store.path}.`,
   );
-  if (!tokens.refreshToken) ctx.warn('the server sent no refresh token: run `svc login` again when the token expires');
+  if (!tokens.refreshToken) ctx.warn(`the server sent no refresh token: run \`${svcAgain(ctx)} login\` again when the token expires`);
   if (ctx.globals.output === 'json') {
     const out = {
       profile: name,

@@ -4,6 +4,7 @@
  */
 import { describeUser, parseRoot } from '../../auth/whoami.js';
 import type { Connection } from '../../runtime/connection.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { AuthError } from '../../errors.js';
 import { printValue } from '../shared/output.js';
@@ -29,7 +30,7 @@ export async function statusHandler(ctx: Context): Promise<void> {
     const names = profile || !store ? [] : store.names();
     if (names.length)
       e.hint(`there is no profile "${name}"${(await import('../../suggest.js')).didYouMean(name, names)}; profiles: ${names.join(', ')}`);
-    throw e.hint('run `svc login`, or set SVC_TOKEN');
+    throw e.hint(`run \`${svcAgain(ctx)} login\`, or set SVC_TOKEN`);
   }
   const conn = await ctx.connection();
   const api = await ctx.api();

@@ -13,6 +13,7 @@ import { parseColumnMap, renamedColumns, resolveHeaders } from '../../bulk/input
 import { readRows, type InputDialect, type InputFormat } from '../../bulk/input/readers.js';
 import { ERROR_COLUMN } from '../../bulk/run/failed-rows.js';
 import { ignoredCsvColumn, type RowNames } from '../../bulk/rows/resource-rows.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { findAttribute, type ResourceType } from '../../registry/index.js';
@@ -137,7 +138,8 @@ export async function checkInputColumns(
     for (const p of resolved.problems.slice(1)) err.hint(p);
     throw err;
   }
-  if (resolved.unknown.length) throw unknownColumns(rt, file, resolved.unknown, candidates(rt, view), dialect, schema !== undefined);
+  if (resolved.unknown.length)
+    throw unknownColumns(rt, file, resolved.unknown, candidates(rt, view), dialect, schema !== undefined, svcAgain(ctx));
   const renamed = renamedColumns(resolved.columns);
   if (renamed.length) ctx.info(`columns read as: ${renamed.join(', ')}`);
   return { view: rowNames(rt, resolved.columns, view), skip: new Set(columns.filter(skip)) };
@@ -150,6 +152,7 @@ function unknownColumns(
   names: string[],
   dialect: InputDialect,
   pulled: boolean,
+  svc: string,
 ): UsageError {
   const described = unknown.map((c) => {
     const near = nearMiss(c, names);
@@ -171,8 +174,8 @@ function unknownColumns(
   err.hint(`to drop ${one ? 'it' : 'them'} and ${one ? 'its' : 'their'} data instead: --ignore-columns ${unknown.map(csvName).join(',')}`);
   err.hint(
     pulled
-      ? `\`svc schema show ${rt.type}\` lists the fields, custom-field labels included`
-      : `\`svc schema show ${rt.type}\` lists the fields; \`svc schema pull\` adds your org's custom-field labels`,
+      ? `\`${svc} schema show ${rt.type}\` lists the fields, custom-field labels included`
+      : `\`${svc} schema show ${rt.type}\` lists the fields; \`${svc} schema pull\` adds your org's custom-field labels`,
   );
   return err;
 }

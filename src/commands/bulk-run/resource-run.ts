@@ -7,6 +7,7 @@ import { claimedIds, headerlessIds, resourceItems, scanInput, type ResourceInput
 import { confirmOrYes } from '../shared/confirm.js';
 import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
 import type { WriteOp } from '../../bulk/rows/resource-rows.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
@@ -39,7 +40,7 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       // (a trial): refused whole instead, with the way to the ids.
       if (op === 'delete' && scan.total > 0 && scan.invalid === scan.total && scan.problems.every((p) => /: id: missing/.test(p)))
         throw new UsageError(`--input ${flags.input}: no row carries a record id, which delete rows need; nothing was sent`).hint(
-          `to delete by another column (e-mail), find the ids first: svc ${rt.command} list --filter FIELD=VALUE --columns id -o csv, or svc sync and svc sql`,
+          `to delete by another column (e-mail), find the ids first: ${svcAgain(ctx)} ${rt.command} list --filter FIELD=VALUE --columns id -o csv, or ${svcAgain(ctx)} sync and ${svcAgain(ctx)} sql`,
         );
       for (const c of scan.ignoredColumns)
         ctx.warn(`column "${c}" is left out: only ${c.split('.')[0]} or ${c.split('.')[0]}.id sets a relationship`);

@@ -5,7 +5,7 @@
  * writes call {@link recordSingleWrite}. The record lives in `runs/` of the data directory.
  */
 import os from 'node:os';
-import { svcAgain } from '../shared/svc-again.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import { dataDir } from '../../auth/config-dir.js';
 import type { PoolResult } from '../../bulk/run/engine.js';
 import { newRunId, RunRecordWriter, runsDir, type RowLine, type RunMeta } from '../../bulk/run/run-record.js';

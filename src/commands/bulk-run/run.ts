@@ -8,7 +8,7 @@
  * the exit code (5 when rows failed, 130 with a resume hint on Ctrl-C).
  */
 import type { FailedRows } from '../../bulk/run/failed-rows.js';
-import { svcAgain } from '../shared/svc-again.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { ReadOptions } from '../../bulk/input/readers.js';
 import type { Outcome, Parked, PoolResult } from '../../bulk/run/engine.js';
 import type { Context } from '../../runtime/context.js';

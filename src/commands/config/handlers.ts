@@ -1,6 +1,7 @@
 /** `svc config get|set|list` and `svc alias set|list|delete`: per-profile settings and saved command lines. */
 import { updateProfile } from '../../auth/store-lock.js';
 import { printValue } from '../shared/output.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { csvLine } from '../../output/csv.js';
@@ -71,7 +72,7 @@ export async function configGet(ctx: Context, key: string, formats: readonly str
   const { profile, name } = await profileNow(ctx);
   const value = profile?.settings?.[key];
   if (value === undefined)
-    throw new UsageError(`${key} is not set for profile "${name}"`).hint(`set it with \`svc config set ${key} VALUE\``);
+    throw new UsageError(`${key} is not set for profile "${name}"`).hint(`set it with \`${svcAgain(ctx)} config set ${key} VALUE\``);
   await writeOut(ctx.io.stdout, `${value}\n`);
 }
 
@@ -105,7 +106,11 @@ export async function configList(ctx: Context, formats: readonly string[]): Prom
   const set = profile?.settings ?? {};
   const pairs: Record<string, unknown> = {};
   for (const s of specs) if (set[s.key] !== undefined) pairs[s.key] = set[s.key];
-  await printPairs(ctx, pairs, `no settings for profile "${name}"; keys: ${specs.map((s) => s.key).join(', ')} (svc config set KEY VALUE)`);
+  await printPairs(
+    ctx,
+    pairs,
+    `no settings for profile "${name}"; keys: ${specs.map((s) => s.key).join(', ')} (${svcAgain(ctx)} config set KEY VALUE)`,
+  );
 }
 
 const ALIAS_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -139,7 +144,11 @@ export async function aliasSet(ctx: Context, name: string, line: string, builtIn
 
 export async function aliasList(ctx: Context): Promise<void> {
   const { profile, name } = await profileNow(ctx);
-  await printPairs(ctx, { ...(profile?.aliases ?? {}) }, `no aliases for profile "${name}" (svc alias set NAME 'COMMAND LINE')`);
+  await printPairs(
+    ctx,
+    { ...(profile?.aliases ?? {}) },
+    `no aliases for profile "${name}" (${svcAgain(ctx)} alias set NAME 'COMMAND LINE')`,
+  );
 }
 
 export async function aliasDelete(ctx: Context, alias: string): Promise<void> {
@@ -147,7 +156,7 @@ export async function aliasDelete(ctx: Context, alias: string): Promise<void> {
   const aliases = { ...(profile?.aliases ?? {}) };
   if (!Object.hasOwn(aliases, alias)) {
     throw new UsageError(`no alias "${alias}" in profile "${name}"${didYouMean(alias, Object.keys(aliases))}`).hint(
-      '`svc alias list` shows them',
+      `\`${svcAgain(ctx)} alias list\` shows them`,
     );
   }
   delete aliases[alias];

@@ -4,6 +4,7 @@
  * sent to the API. `$BROWSER` is honoured (`shared/open-browser.ts`, as login and reports open theirs);
  * `--no-browser` only prints the address.
  */
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type ResourceType } from '../../registry/index.js';
@@ -37,7 +38,7 @@ export async function openRecord(ctx: Context, rt: ResourceType, idArg: string, 
   const template = store.get(name)?.settings?.appUrl;
   if (typeof template !== 'string') {
     throw new UsageError(`profile "${name}" has no appUrl: svc does not know the web app's addresses`).hint(
-      "set it once, e.g. `svc config set appUrl 'https://app.example.com/{path}/{id}'`",
+      `set it once, e.g. \`${svcAgain(ctx)} config set appUrl 'https://app.example.com/{path}/{id}'\``,
     );
   }
   const url = webUrl(template, rt, id);

@@ -32,6 +32,7 @@ import { AnswerLost, pagedClient, Stopped, type Requester } from '../../bulk/run
 import { ApiError, InterruptedError, NetworkError, UsageError } from '../../errors.js';
 import { unreadableFile } from '../../unreadable-file.js';
 import { writeOut } from '../../output/io.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { paginate } from '../../api/paginate.js';
 import { bulkRun } from '../bulk-run/run.js';
@@ -79,19 +80,21 @@ interface ClusterItem extends WorkItem {
   started: boolean;
 }
 
-/** Reads and checks the plan file. */
-function readPlan(file: string): MergePlan {
+/** Reads and checks the plan file; `svc` is how hints write svc (runtime/svc-again.ts). */
+function readPlan(file: string, svc: string): MergePlan {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw unreadableFile('plan', file, err, 'make one with svc dedupe prospects --plan FILE (or accounts)');
+    throw unreadableFile('plan', file, err, `make one with ${svc} dedupe prospects --plan FILE (or accounts)`);
   }
   let plan: MergePlan;
   try {
     plan = JSON.parse(text) as MergePlan;
   } catch (err) {
-    throw new UsageError(`${file}: not JSON (${(err as Error).message})`).hint('make the plan again with svc dedupe prospects --plan FILE');
+    throw new UsageError(`${file}: not JSON (${(err as Error).message})`).hint(
+      `make the plan again with ${svc} dedupe prospects --plan FILE`,
+    );
   }
   if (
     plan?.plan !== 'svc dedupe' ||
@@ -99,7 +102,7 @@ function readPlan(file: string): MergePlan {
     (plan.type !== 'prospect' && plan.type !== 'account') ||
     !Array.isArray(plan.clusters)
   )
-    throw new UsageError(`${file}: not a merge plan of svc dedupe (version 1)`).hint('make one with svc dedupe prospects --plan FILE');
+    throw new UsageError(`${file}: not a merge plan of svc dedupe (version 1)`).hint(`make one with ${svc} dedupe prospects --plan FILE`);
   const seen = new Map<number, number>();
   for (const [i, c] of plan.clusters.entries()) checkCluster(c, i, file, seen);
   return plan;
@@ -206,7 +209,7 @@ const DONE = new Set(['updated', 'deleted', 'created']);
 
 /** Runs `svc dedupe apply FILE`. */
 export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags): Promise<void> {
-  const plan = readPlan(file);
+  const plan = readPlan(file, svcAgain(ctx));
   const path = PATHS[plan.type]!;
   const setup = bulkSetup({ ...flags, input: file }, `dedupe apply ${path}`, ctx.globals.sandbox);
   const journal = await loadJournal(ctx, setup);

@@ -10,6 +10,7 @@ import { LocalIoError, UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { openReadMirror } from '../../mirror/reader.js';
 import { writeFileAtomicSync } from '../../private-file.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { recordWriter } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
@@ -69,7 +70,7 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
     try {
       read = type === 'prospect' ? await readProspects(m) : await readAccounts(m);
     } catch (err) {
-      throw new UsageError(`${where}: ${(err as Error).message}`).hint(`run \`svc sync ${type}s\` first`);
+      throw new UsageError(`${where}: ${(err as Error).message}`).hint(`run \`${svcAgain(ctx)} sync ${type}s\` first`);
     }
     const clusters =
       type === 'prospect'
@@ -93,7 +94,7 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
       } catch (err) {
         throw new LocalIoError(`cannot write ${flags.plan}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       }
-      ctx.info(`merge plan written to ${flags.plan}: check it, then \`svc dedupe apply ${flags.plan} --plan\` to preview`);
+      ctx.info(`merge plan written to ${flags.plan}: check it, then \`${svcAgain(ctx)} dedupe apply ${flags.plan} --plan\` to preview`);
     }
     await printClusters(ctx, clusters, read.records, keep, type);
   } finally {

@@ -6,7 +6,7 @@
  * that `--since-cursor` continues from, exactly there.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
-import { svcAgain } from '../shared/svc-again.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Filter } from '../../api/filter.js';
 import { UsageError } from '../../errors.js';

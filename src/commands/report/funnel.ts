@@ -8,6 +8,7 @@
  * templates takes 4.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { recordId } from '../../listing/record-text.js';
@@ -34,7 +35,7 @@ type FunnelRow = {
 const EMAIL = new Set(['auto_email', 'manual_email']);
 
 /** The sequence named by id or by name (exact, case-insensitive; ambiguous names are an error). */
-async function resolveSequence(f: Fetcher, idOrName: string): Promise<ResourceObject> {
+async function resolveSequence(f: Fetcher, idOrName: string, svc: string): Promise<ResourceObject> {
   const fields = { sequence: ['name', 'enabled', 'deliverCount', 'clickCount', 'bounceCount', 'failureCount'] };
   if (/^\s*\d+\s*$/.test(idOrName)) return (await f.get(`sequences/${idOrName.trim()}`, { fields })).data;
   const want = idOrName.trim().toLowerCase();
@@ -49,7 +50,7 @@ async function resolveSequence(f: Fetcher, idOrName: string): Promise<ResourceOb
   if (hits.length === 1) return hits[0]!;
   if (hits.length > 1)
     throw new UsageError(`${hits.length} sequences are named "${idOrName}": give an id (${hits.map((h) => h.id).join(', ')})`);
-  throw new UsageError(`no sequence named "${idOrName}"`).hint('list them with: svc sequences list --fields name');
+  throw new UsageError(`no sequence named "${idOrName}"`).hint(`list them with: ${svc} sequences list --fields name`);
 }
 
 /** Runs `svc report sequence <id|name>`. */
@@ -59,7 +60,7 @@ export async function funnelReport(ctx: Context, idOrName: string, flags: Report
   // Checked before the first request; without --tz the zone is looked up only for a page (emit).
   const zone = flags.tz === undefined ? undefined : reportZone(ctx, flags);
   const f = await fetcher(ctx);
-  const seq = await resolveSequence(f, idOrName);
+  const seq = await resolveSequence(f, idOrName, svcAgain(ctx));
   const { data: steps, included } = await f.list('sequenceSteps', {
     extra: [['filter[sequence][id]', String(seq.id)]],
     include: ['sequenceTemplates.template'],

@@ -15,6 +15,7 @@ import { MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { listPages } from '../../listing/pages.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import { Progress } from '../../bulk/run/progress.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { csvLine } from '../../output/csv.js';
@@ -112,7 +113,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   const names = schema ? orgTypeView(schema, rt) : undefined;
   const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
   // As list's: a filter on a field the type does not have is refused before the export starts.
-  checkQueryNames(rt, query, { view: () => names, pulled: schema !== undefined });
+  checkQueryNames(rt, query, { view: () => names, pulled: schema !== undefined, svc: svcAgain(ctx) });
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
   if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
   let columns: string[] | undefined;
@@ -131,7 +132,11 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       columns = c.columns;
       if (c.unused) ctx.info(`leaving out ${c.unused} custom field(s) your org has not labelled (--all-columns keeps them)`);
       else if (!schema && rt.customFields && !flags.allColumns)
-        await tipOnce(ctx, 'export-schema-pull', 'tip: after `svc schema pull`, exports leave out the custom fields your org does not use');
+        await tipOnce(
+          ctx,
+          'export-schema-pull',
+          `tip: after \`${svcAgain(ctx)} schema pull\`, exports leave out the custom fields your org does not use`,
+        );
     }
   }
   const bom = format === 'csv' && (flags.bom ?? /\.csv$/i.test(file));

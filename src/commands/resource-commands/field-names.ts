@@ -18,6 +18,8 @@ export interface OrgNames {
   view(rt: ResourceType): AttributeNames | undefined;
   /** A schema was pulled: with the registry it lists every field the service has. */
   pulled: boolean;
+  /** How hints write svc: with the command's `--sandbox` or `--profile` (runtime/svc-again.ts). */
+  svc: string;
 }
 
 /** Names a record of the type can have (custom fields by pattern, not listed). */
@@ -35,11 +37,11 @@ function unknownField(flag: string, rt: ResourceType, name: string, org: OrgName
   const near = nearMiss(name, fieldNamesOf(rt));
   if (rt.partial && !org.pulled && !near) return undefined;
   const err = new UsageError(`${flag}: ${rt.type} has no field "${name}"`);
-  if (near) return err.hint(`did you mean ${near}? (\`svc schema show ${rt.type}\` lists the fields)`);
+  if (near) return err.hint(`did you mean ${near}? (\`${org.svc} schema show ${rt.type}\` lists the fields)`);
   return err.hint(
     org.pulled
-      ? `\`svc schema show ${rt.type}\` lists the fields, custom-field labels included`
-      : `\`svc schema show ${rt.type}\` lists the fields; for a field or label only your org has, run \`svc schema pull\` first`,
+      ? `\`${org.svc} schema show ${rt.type}\` lists the fields, custom-field labels included`
+      : `\`${org.svc} schema show ${rt.type}\` lists the fields; for a field or label only your org has, run \`${org.svc} schema pull\` first`,
   );
 }
 

@@ -7,6 +7,7 @@ import { Progress } from '../../bulk/run/progress.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
 import { exportColumns } from './export-columns.js';
 import { printDryRun } from '../shared/dry-run.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../listing/record-text.js';
@@ -246,14 +247,15 @@ function withJsonFields(ctx: Context, flags: QueryFlags & { columns?: string }):
  * without a cache.
  */
 async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { columns?: string }): Promise<OrgNames> {
+  const svc = svcAgain(ctx);
   if (!namesUnknownFields(rt, flags)) {
     // A filter on a custom field by its name: the cached schema (never a pull) gives a picklist's
     // options, which fold the value's case or refuse it (`custom1=webinar` matched nothing, a review).
-    if (!rt.customFields || !flags.filter?.some((f) => /^\s*custom\d+\s*=/.test(f))) return { view: () => undefined, pulled: false };
+    if (!rt.customFields || !flags.filter?.some((f) => /^\s*custom\d+\s*=/.test(f))) return { view: () => undefined, pulled: false, svc };
     const cached = await (await ctx.orgSchema()).cached();
-    if (!cached) return { view: () => undefined, pulled: false };
+    if (!cached) return { view: () => undefined, pulled: false, svc };
     const { orgTypeView } = await import('../../org-schema/org-schema.js');
-    return { view: (t) => orgTypeView(cached, t), pulled: false };
+    return { view: (t) => orgTypeView(cached, t), pulled: false, svc };
   }
   // Performance machinery (src/README.md, Build): loaded with import() when first used.
   const { orgTypeView } = await import('../../org-schema/org-schema.js');
@@ -263,7 +265,7 @@ async function orgNames(ctx: Context, rt: ResourceType, flags: QueryFlags & { co
   // refused with the suggestion without asking.
   const ask = rt.partial || rt.customFields ? unknownNames(rt, flags).filter((n) => !nearMiss(n, fieldNamesOf(rt))) : [];
   const schema = await (await ctx.orgSchema()).cachedOrPulled(ask);
-  return { view: (t) => (schema ? orgTypeView(schema, t) : undefined), pulled: !!schema };
+  return { view: (t) => (schema ? orgTypeView(schema, t) : undefined), pulled: !!schema, svc };
 }
 
 /** True when a record of the page, or one it includes, has an attribute to mask (webhook secrets). */

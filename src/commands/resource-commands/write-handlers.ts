@@ -7,7 +7,7 @@ import { singleResource } from '../../api/jsonapi.js';
 import { encodeQuery } from '../../api/query.js';
 import { checkAttributes } from '../../api/validate.js';
 import { normalizeId, recordToWriteData, relationshipData, toDocument, type WriteData } from '../../api/write-body.js';
-import { svcAgain } from '../shared/svc-again.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, NetworkError, neverSent, UsageError } from '../../errors.js';
 import { flattenDocument } from '../../listing/record-text.js';

@@ -8,7 +8,6 @@ import type { Context } from '../../runtime/context.js';
 import { undoBlocker } from '../../bulk/rows/undo-reach.js';
 import { isRunId, isUndone, listRunIds, peekRunMeta, readRunRecord, unknownRun, type RunRecord } from '../../bulk/run/run-record.js';
 
-/** Reads a run by the id the user gave. */
 /**
  * The profile whose runs `runs list` and `runs prune` show, read without building a connection:
  * both are local, and prune failed offline for want of a base URL (a review). With `--sandbox`,
@@ -18,12 +17,13 @@ export async function runsProfileOf(ctx: Context): Promise<string> {
   return ctx.globals.sandbox ? 'sandbox' : (await ctx.config()).currentName();
 }
 
-export function loadRun(dir: string, id: string): RunRecord {
+/** Reads a run by the id the user gave; `svc` is how hints write svc (runtime/svc-again.ts). */
+export function loadRun(dir: string, id: string, svc: string): RunRecord {
   if (!isRunId(id)) {
-    if (/^\d{8}-\d{6}-/.test(id) || id.length > 0) throw unknownRun(id);
-    throw new UsageError('give a run id (svc runs list shows them)');
+    if (/^\d{8}-\d{6}-/.test(id) || id.length > 0) throw unknownRun(id, svc);
+    throw new UsageError(`give a run id (${svc} runs list shows them)`);
   }
-  return readRunRecord(dir, id);
+  return readRunRecord(dir, id, svc);
 }
 
 /**

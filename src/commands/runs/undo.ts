@@ -8,7 +8,8 @@
  */
 import { parseRoot } from '../../auth/whoami.js';
 import { confirmOrYes } from '../shared/confirm.js';
-import { svcAgain } from '../shared/svc-again.js';
+import { svcAgain } from '../../runtime/svc-again.js';
+import { quoteWord } from '../../shell-words.js';
 import { resourcePerformer } from '../../bulk/rows/resource-perform.js';
 import { IdSet } from '../../bulk/rows/lookup.js';
 import { isFatal, type Outcome, type Parked } from '../../bulk/run/engine.js';
@@ -41,6 +42,25 @@ export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'r
   force?: boolean;
   allowOptIn?: boolean;
 };
+
+/**
+ * `svc runs undo ID` again, with `more` (`--force`): the user's flags that decide what it does or
+ * whether it runs kept — `--yes` (off a terminal an undo that deletes is refused without it: a CI
+ * run's hint dropped it and exited 2 when pasted, a trial), `--force`, `--allow-opt-in`,
+ * `--resend-unconfirmed`, and `--rows` unless the hint means the rows it left out. Tuning
+ * (`--concurrency`, `--settle`, `--max-failures`, `--report`) goes: a rerun works without it.
+ * `--plan` goes too: the hint says what the command does, not what it would do.
+ */
+function undoAgain(ctx: Context, id: string, flags: UndoFlags, more: string[], keepRows = true): string {
+  const words = [svcAgain(ctx), 'runs', 'undo', id];
+  if (keepRows && flags.rows !== undefined) words.push('--rows', quoteWord(flags.rows));
+  if (flags.force && !more.includes('--force')) words.push('--force');
+  if (flags.allowOptIn && !more.includes('--allow-opt-in')) words.push('--allow-opt-in');
+  if (flags.resendUnconfirmed) words.push('--resend-unconfirmed');
+  words.push(...more);
+  if (ctx.globals.yes) words.push('--yes');
+  return words.join(' ');
+}
 
 /** `--rows 1-10,15`: row numbers of the run. */
 function parseRows(v: string | undefined): ReadonlySet<number> | undefined {
@@ -121,7 +141,7 @@ async function confirmDeletes(ctx: Context, id: string, deletes: number): Promis
 /** Runs `svc runs undo`. */
 export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): Promise<void> {
   const dir = runsDirOf(ctx);
-  const rec = loadRun(dir, id);
+  const rec = loadRun(dir, id, svcAgain(ctx));
   const only = parseRows(flags.rows);
   const conn = await ctx.connection();
   // A run belongs to the org it wrote to, not to a profile's name: a teammate's run, or one of a
@@ -184,7 +204,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
   const missing = missingScopes(scopes, rows);
   if (missing.length)
     throw new SvcError(`the token may not make this undo's writes: it lacks ${missing.join(', ')}`, ExitCode.PERMISSION).hint(
-      `nothing was sent; log in with them: svc login --scopes "${[...(scopes ?? []), ...missing].join(' ')}"`,
+      `nothing was sent; log in with them: ${svcAgain(ctx)} login --scopes "${[...(scopes ?? []), ...missing].join(' ')}"`,
     );
   const journal = await loadJournal(ctx, setup);
   const continued = openUndoOf(dir, rec);
@@ -256,7 +276,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         // A plan ends as its run would (exit 5 where rows would be left or fail); --dry-run
         // only shows, exit 0 (the contract of --dry-run).
         const would = leftRows(items, items.filter((i) => i.outcome?.status === 'failed').length);
-        if (!ctx.globals.dryRun && would.count) throw wouldLeave(ctx, id, would, items.length);
+        if (!ctx.globals.dryRun && would.count) throw wouldLeave(ctx, id, flags, would, items.length);
         return false;
       }
       const conflicts = items.filter((i) => i.action === 'conflict').length;
@@ -353,7 +373,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       } else if (conflicts) ctx.info(`${conflicts} conflict(s): changed since the run, left as they are (--force takes them back)`);
       // The run is undone once every row is: then a second undo is refused (undo this one to redo).
       if (whole) {
-        const w = RunRecordWriter.append(dir, loadRun(dir, id), () => ctx.clock.now());
+        const w = RunRecordWriter.append(dir, loadRun(dir, id, svcAgain(ctx)), () => ctx.clock.now());
         try {
           w.write({ k: 'undone', by: recordIdOf(record), at: new Date(ctx.clock.now()).toISOString() });
         } finally {
@@ -366,17 +386,17 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         const rerunDoesMore = only !== undefined || result.tripped !== undefined || c.failed + c.unknown > 0 || flag !== '';
         if (rerunDoesMore)
           ctx.info(
-            `run ${id} is partly undone: ${svcAgain(ctx)} runs undo ${id}${flag} again does the rest (rows done are not done again)`,
+            `run ${id} is partly undone: ${undoAgain(ctx, id, flags, flag ? [flag] : [], false)} again does the rest (rows done are not done again)`,
           );
         else
           ctx.info(
-            `run ${id} is partly undone: run again, it skips the ${conflicts} conflict(s) again; ${svcAgain(ctx)} runs undo ${id} --force takes them back (--rows N --force: only the rows you checked)`,
+            `run ${id} is partly undone: run again, it skips the ${conflicts} conflict(s) again; ${undoAgain(ctx, id, flags, ['--force'])} takes them back (--rows N --force: only the rows you checked)`,
           );
       }
     },
     after: () => printMapping(ctx, mapping),
   });
-  if (left) throw partlyUndone(ctx, id, left, items.length, only !== undefined);
+  if (left) throw partlyUndone(ctx, id, flags, left, items.length);
 }
 
 /** Rows an undo leaves as they were: conflicts (changed since the run), opt-outs kept, and `failed` more. */
@@ -405,10 +425,10 @@ function leftText(l: Left): string {
 }
 
 /** The ways to take the rows left back, as hints. */
-function leftHints(err: SvcError, ctx: Context, id: string, l: Left): SvcError {
+function leftHints(err: SvcError, ctx: Context, id: string, flags: UndoFlags, l: Left): SvcError {
   if (l.conflicts)
-    err.hint(`${svcAgain(ctx)} runs undo ${id} --force takes the conflicts back (--rows N --force: only the rows you checked)`);
-  if (l.keptOptOuts) err.hint(`${svcAgain(ctx)} runs undo ${id} --allow-opt-in takes the opt-outs back`);
+    err.hint(`${undoAgain(ctx, id, flags, ['--force'])} takes the conflicts back (--rows N --force: only the rows you checked)`);
+  if (l.keptOptOuts) err.hint(`${undoAgain(ctx, id, flags, ['--allow-opt-in'])} takes the opt-outs back`);
   return err;
 }
 
@@ -417,21 +437,22 @@ function leftHints(err: SvcError, ctx: Context, id: string, l: Left): SvcError {
  * does: it exited 0 after a line a script never reads (a trial). Said with the count and the
  * way to see each row.
  */
-function partlyUndone(ctx: Context, id: string, l: Left, total: number, rows: boolean): SvcError {
+function partlyUndone(ctx: Context, id: string, flags: UndoFlags, l: Left, total: number): SvcError {
   const err = new PartialError(
     `run ${id} is ${l.count < total ? 'partly undone' : 'not undone'}: ${grouped(l.count)} of ${grouped(total)} ${plural(total, 'row')} not taken back: ${leftText(l)}`,
   ).hint(`see them row by row: ${svcAgain(ctx)} runs undo ${id} --plan (or --report FILE)`);
-  leftHints(err, ctx, id, l);
-  if (rows) err.hint(`the rows --rows left out are not undone either: ${svcAgain(ctx)} runs undo ${id} again does them`);
+  leftHints(err, ctx, id, flags, l);
+  if (flags.rows !== undefined)
+    err.hint(`the rows --rows left out are not undone either: ${undoAgain(ctx, id, flags, [], false)} again does them`);
   return err;
 }
 
 /** A `--plan` that finds rows the undo would leave or fail on ends with exit 5, as the undo would. */
-function wouldLeave(ctx: Context, id: string, l: Left, total: number): SvcError {
+function wouldLeave(ctx: Context, id: string, flags: UndoFlags, l: Left, total: number): SvcError {
   const err = new PartialError(
     `the undo of run ${id} would leave ${grouped(l.count)} of ${grouped(total)} ${plural(total, 'row')} as they are: ${leftText(l)}; nothing was written`,
   ).hint('the plan names each row and why');
-  return leftHints(err, ctx, id, l);
+  return leftHints(err, ctx, id, flags, l);
 }
 
 /**

@@ -9,6 +9,7 @@ import { resourceByType } from '../../registry/index.js';
 import { changedByRun, subset } from './undo-rows.js';
 import { readRunRecord } from '../../bulk/run/run-record.js';
 import type { Context } from '../../runtime/context.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
 import { allRuns, loadRun, runsProfileOf } from './store.js';
@@ -102,7 +103,7 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
 /** `svc runs show RUN`: the run and its rows. */
 export async function showHandler(ctx: Context, id: string): Promise<void> {
   const dir = runsDirOf(ctx);
-  const rec = loadRun(dir, id);
+  const rec = loadRun(dir, id, svcAgain(ctx));
   const rows = [...rec.rows.values()].map(({ row, done }) => ({
     row: row.row,
     op: row.op,

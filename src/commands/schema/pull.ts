@@ -1,4 +1,5 @@
 /** Handler of `svc schema pull`. */
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { schemaCachePath } from '../../org-schema/cache.js';
@@ -30,7 +31,8 @@ export async function pullHandler(ctx: Context): Promise<void> {
   );
   for (const a of ambiguousLabels(schema))
     ctx.warn(`${a.type}: label "${a.label}" is shared by ${a.fields.join(', ')}; use the field names`);
-  if (schema.unknownTypes.length) ctx.info(`types this svc does not know (reachable with \`svc api\`): ${schema.unknownTypes.join(', ')}`);
+  if (schema.unknownTypes.length)
+    ctx.info(`types this svc does not know (reachable with \`${svcAgain(ctx)} api\`): ${schema.unknownTypes.join(', ')}`);
   ctx.info(`cached in ${file}`);
   const summary = {
     profile: conn.profileName,

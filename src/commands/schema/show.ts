@@ -1,4 +1,5 @@
 /** Handler of `svc schema show <type>`: every field of a type with its marks and labels. */
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { printValue } from '../shared/output.js';
@@ -79,8 +80,8 @@ export async function showHandler(ctx: Context, typeArg: string): Promise<void> 
     ctx.info(
       schema
         ? `custom1..custom150: ${custom.length} labelled${custom.length ? ', usable by label (--attr "Label=value")' : ', the rest unlabelled strings'}`
-        : 'custom1..custom150 are strings; run `svc schema pull` for their labels',
+        : `custom1..custom150 are strings; run \`${svcAgain(ctx)} schema pull\` for their labels`,
     );
   }
-  if (rt.partial && !schema) ctx.info(`the spec shows only part of ${rt.type}; \`svc schema pull\` adds your org's fields`);
+  if (rt.partial && !schema) ctx.info(`the spec shows only part of ${rt.type}; \`${svcAgain(ctx)} schema pull\` adds your org's fields`);
 }

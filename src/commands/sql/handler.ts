@@ -10,6 +10,7 @@ import { labelledViewOf, snake } from '../../mirror/naming.js';
 import type { MirrorDb } from '../../mirror/dialect/types.js';
 import { age, mirrorHeader, oldestSync, openReadMirror } from '../../mirror/reader.js';
 import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue, recordWriter } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
@@ -49,7 +50,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
       ...(names(true) ? [`not refreshed by the last sync (its login could not read them): ${names(true)}`] : []),
     ];
     ctx.info(
-      `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : 'partly (run svc sync)'}${notes.map((n) => `; ${n}`).join('')}`,
+      `mirror of ${status.orgName || status.orgId || status.baseUrl}, synced ${oldest ? `${age(oldest, ctx.clock.now())} ago` : `partly (run ${svcAgain(ctx)} sync)`}${notes.map((n) => `; ${n}`).join('')}`,
     );
     if (sql !== undefined) await warnUnreadable(ctx, sql, unreadable);
     if (flags.tables) {
@@ -57,7 +58,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
       return await printValue(ctx, ctx.output, tables, () => tablesText(tables));
     }
     if (flags.columns !== undefined) {
-      const cols = await listColumns(db, flags.columns);
+      const cols = await listColumns(db, flags.columns, svcAgain(ctx));
       return await printValue(ctx, ctx.output, cols, () => columnsText(cols));
     }
     await runQuery(ctx, db, sql!, params);
@@ -120,7 +121,7 @@ async function readStatement(ctx: Context, arg: string | undefined, file: string
   }
   if (sql === undefined || sql.trim() === '') {
     throw new UsageError('no SQL statement').hint(
-      'svc sql "select count(*) from prospects", or -f FILE, or the statement on stdin; svc sql --tables lists the tables',
+      `${svcAgain(ctx)} sql "select count(*) from prospects", or -f FILE, or the statement on stdin; ${svcAgain(ctx)} sql --tables lists the tables`,
     );
   }
   // SQLite ran the first and dropped the rest without a word; PostgreSQL refused (a trial).
@@ -184,7 +185,7 @@ async function runQuery(ctx: Context, db: MirrorDb, sql: string, params: Record<
     result = await db.query(sql, params);
     pages = result.pages[Symbol.asyncIterator]();
   } catch (err) {
-    throw sqlError(err);
+    throw sqlError(err, svcAgain(ctx));
   }
   const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, columns: result.columns });
   for (;;) {
@@ -192,7 +193,7 @@ async function runQuery(ctx: Context, db: MirrorDb, sql: string, params: Record<
     try {
       next = await pages.next();
     } catch (err) {
-      throw sqlError(err);
+      throw sqlError(err, svcAgain(ctx));
     }
     if (next.done) break;
     await writer.page({}, next.value.map(plainRow));
@@ -218,7 +219,7 @@ export function plainRow(row: SqlRow): FlatRecord {
 }
 
 /** The database's message in one line, exit 2; a statement that writes says the mirror is read-only. */
-function sqlError(err: unknown): UsageError {
+function sqlError(err: unknown, svc: string): UsageError {
   // A connection lost, a password refused: said as they are (dialect/postgres.ts).
   if (err instanceof UsageError || (err instanceof SvcError && !('detail' in err))) throw err;
   const raw =
@@ -230,14 +231,14 @@ function sqlError(err: unknown): UsageError {
   const msg = raw.replace(/\s+/g, ' ').trim();
   if (/readonly|read-only|query_only|attempt to write/i.test(msg)) {
     return new UsageError('svc sql is read-only: the statement would write to the mirror').hint(
-      'change the org with svc commands (they write to the API), then svc sync brings the change here',
+      `change the org with svc commands (they write to the API), then ${svc} sync brings the change here`,
     );
   }
   // A hint for what it says: the names hint followed a function of the other database's SQL and
   // two statements at once too, where it helped nothing (a trial).
   const err2 = new UsageError(`SQL: ${msg}`);
   if (/no such (table|column)|(relation|column) .* does not exist/i.test(msg))
-    return err2.hint('svc sql --tables and svc sql --columns TABLE list the names');
+    return err2.hint(`${svc} sql --tables and ${svc} sql --columns TABLE list the names`);
   if (/no such function|function .* does not exist/i.test(msg))
     return err2.hint("use this database's functions: docs/mirror.md gives the README's questions for SQLite and for PostgreSQL");
   if (/multiple commands|more than one statement|incomplete input/i.test(msg)) return err2.hint('give one statement at a time');
@@ -268,13 +269,13 @@ function columnsText(cols: { column: string; sqlType: string; label: string | nu
 }
 
 /** A table's columns with their types and, for custom fields, their labels. */
-async function listColumns(db: MirrorDb, table: string): Promise<{ column: string; sqlType: string; label: string | null }[]> {
+async function listColumns(db: MirrorDb, table: string, svc: string): Promise<{ column: string; sqlType: string; label: string | null }[]> {
   const name = snake(table.replace(/-/g, '_'));
   const cols = await db.columnsOf(name);
   if (cols.length === 0) {
     const names = (await listTables(db)).map((t) => t.name);
     throw new UsageError(`no table "${table}" in the mirror`).hint(
-      `svc sql --tables lists them (${names
+      `${svc} sql --tables lists them (${names
         .filter((n) => !n.startsWith('_'))
         .slice(0, 6)
         .join(', ')}, …)`,

@@ -1,5 +1,6 @@
 /** `svc sync --status`: where the mirror is, how old each table is, how many rows it holds. */
 import { age, mirrorStatus, openReadMirror } from '../../mirror/reader.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { printValue } from '../shared/output.js';
 import type { SyncFlags } from './handler.js';
@@ -21,7 +22,7 @@ export async function statusHandler(ctx: Context, flags: SyncFlags): Promise<voi
         ? t.syncedAt
           ? `${age(t.syncedAt, now)} ago; not refreshed by the last sync (its login lacked ${t.unreadable})`
           : `empty: the last sync's login lacked ${t.unreadable}`
-        : `${t.syncedAt ? `${age(t.syncedAt, now)} ago` : 'never'}${t.unfinished ? ' (unfinished: run svc sync)' : ''}`;
+        : `${t.syncedAt ? `${age(t.syncedAt, now)} ago` : 'never'}${t.unfinished ? ` (unfinished: run ${svcAgain(ctx)} sync)` : ''}`;
     await printValue(ctx, ctx.output, status, () => {
       const lines = [
         `mirror: ${status.file} (${(status.bytes / 1_048_576).toFixed(1)} MB, ${status.binding})`,

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { printDryRun } from '../shared/dry-run.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { NetworkError, UsageError } from '../../errors.js';
 import { formatResult, shapeValue } from '../../output/shape.js';
@@ -181,7 +182,9 @@ async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: stri
       const outcome = await cleanupWebhook(ctx, h.cleanupToken, { baseUrl, signal: AbortSignal.timeout(15_000) });
       ctx.info(outcome === 'removed' ? `removed webhook ${h.id}` : `webhook ${h.id} was already gone`);
     } catch (err) {
-      ctx.warn(`could not remove webhook ${h.id} (${(err as Error).message}); remove it with: svc webhooks delete ${h.id} --yes`);
+      ctx.warn(
+        `could not remove webhook ${h.id} (${(err as Error).message}); remove it with: ${svcAgain(ctx)} webhooks delete ${h.id} --yes`,
+      );
     }
   }
 }

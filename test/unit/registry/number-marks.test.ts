@@ -6,7 +6,7 @@
  * decimal everywhere but there (a review).
  */
 import { expect, it } from 'vitest';
-import { decimalCommaNumber } from '../../../src/registry/formats.js';
+import { asciiForms, decimalCommaNumber } from '../../../src/registry/formats.js';
 
 const read = (t: string, semicolonFile: boolean | undefined) => {
   const r = decimalCommaNumber(t, semicolonFile);
@@ -62,4 +62,17 @@ it('a comma before three digits: the thousands reading as plain digits, the deci
     '-10000',
     '-10',
   ]);
+});
+
+it('full-width digits and marks read as their ASCII forms, and only those (not NFKC: 10² is no 102)', () => {
+  expect(asciiForms('８５')).toBe('85');
+  expect(asciiForms('－１，２３４．５％')).toBe('-1,234.5%');
+  expect(asciiForms('＋９')).toBe('+9');
+  // What NFKC would turn into digits stays, for the number check to refuse.
+  expect(asciiForms('10²')).toBe('10²');
+  expect(asciiForms('①')).toBe('①');
+  expect(asciiForms('営業部　部長')).toBe('営業部　部長');
+  expect(read('－０，２５', true)).toBe('-0.25');
+  expect(read('１．２３４，５', true)).toBe('1234.5');
+  expect(read('１，２', undefined)).toBe('refused: "１，２" has a decimal comma: write 1.2');
 });

@@ -48,6 +48,21 @@ describe('did you mean: profiles', () => {
   });
 });
 
+describe('never logged in: no base URL', () => {
+  it('a command that needs the API exits 3 (auth: not logged in), naming the login of the profile given and SVC_BASE_URL', async () => {
+    // It exited 2, a usage error, where the README's exit codes say 3 is "not logged in" (a trial).
+    const r = await server.run(['prospects', 'list'], only(tempDir()));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(
+      'error: no API base URL for profile "default": not logged in\nhint: run `svc login --base-url URL`, or set SVC_BASE_URL (with SVC_TOKEN), or try the local sandbox with `svc --sandbox ...`\n',
+    );
+    const work = await server.run(['--profile', 'work', 'prospects', 'get', '1'], only(tempDir()));
+    expect(work.code).toBe(3);
+    expect(work.stderr).toMatch(/^hint: run `svc --profile work login --base-url URL`, or set SVC_BASE_URL/m);
+    expect(server.received).toEqual([]);
+  });
+});
+
 describe('login usage errors: nothing sent', () => {
   it.each([
     [['login', '--no-browser'], { SVC_CLIENT_ID: 'x', SVC_CLIENT_SECRET: 'y' }, /no API base URL/],

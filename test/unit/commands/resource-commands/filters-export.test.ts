@@ -222,6 +222,7 @@ describe('export', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).not.toMatch(tip);
     const other = await runInProcess(['--profile', 'other', 'prospects', 'export', path.join(dir, 'c.csv')], env);
-    expect(other.stderr).toMatch(tip);
+    // Named as that profile's pull (runtime/svc-again.ts): a plain one pulled the default profile.
+    expect(other.stderr).toMatch(/tip: after `svc --profile other schema pull`/);
   });
 });

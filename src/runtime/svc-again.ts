@@ -4,8 +4,8 @@
  * the same org. Hints that said plain `svc runs undo …` after `svc --sandbox …` reached another
  * org, or none (a new user's trial).
  */
-import type { Context } from '../../runtime/context.js';
-import { quoteWord } from '../../shell-words.js';
+import type { Context } from './context.js';
+import { quoteWord } from '../shell-words.js';
 
 /** `svc`, `svc --sandbox`, `svc --sandbox-data 'my org.json'`, `svc --profile work`. */
 export function svcAgain(ctx: Context): string {
