@@ -86,16 +86,22 @@ describe('schema pull', () => {
     expect(bare.stderr).toMatch(/run `svc schema pull` for their labels/);
   });
 
-  it('schema show on an 80-column terminal cuts options, labels and marks with …, names and types whole', async () => {
-    // A trial: lines of up to 127 columns wrapped on an 80-column terminal.
+  it('schema show on an 80-column terminal: names, types, marks and labels whole, the options under their field', async () => {
+    // A trial: lines of up to 127 columns wrapped on an 80-column terminal. Then they were cut to
+    // fit: `Lead Sou…`, `RO F S max …`, `Webinar, C…` (another trial). A mark runs on over the empty
+    // label beside it, and the options go on a line of their own under their field.
     const wide = await runInProcess(['schema', 'show', 'prospect'], baseEnv(pulled), { tty: true, columns: 400 });
     const r = await runInProcess(['schema', 'show', 'prospect'], baseEnv(pulled), { tty: true, columns: 80 });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(wide.stdout.trimEnd().split('\n').length);
+    // The OPTIONS header and the two fields with options take a line more each.
+    expect(lines).toHaveLength(wide.stdout.trimEnd().split('\n').length + 3);
     for (const l of lines) expect(textWidth(l), l).toBeLessThanOrEqual(80);
-    expect(r.stdout).toMatch(/^custom1 +string +Lead Sou\S*… +inclusion +Webinar, [^\n]*…$/m);
-    expect(r.stdout).toMatch(/^emailsOptStatus +string +max 255 +opted_in, …$/m);
+    expect(r.stdout).not.toContain('…');
+    expect(lines.slice(0, 2)).toEqual([expect.stringMatching(/^NAME +TYPE +MARKS +LABEL +VALIDATION$/), `${' '.repeat(19)}OPTIONS`]);
+    expect(r.stdout).toMatch(/^custom1 +string +Lead Source Detail +inclusion\n {19}Webinar, Conference, Referral, Inbound, Outbound\n/m);
+    expect(r.stdout).toMatch(/^emailsOptStatus +string +max 255\n {19}opted_in, opted_out\n/m);
+    expect(r.stdout).toMatch(/^proNetSlug +string +RO F S max 255$/m);
     expect(wide.stdout).toMatch(/^custom1 +string +Lead Source Detail +inclusion +Webinar, Conference, Referral, Inbound, Outbound$/m);
   });
 });

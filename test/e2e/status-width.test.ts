@@ -11,6 +11,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { undoHandler } from '../../src/commands/runs/undo.js';
+import { pruneHandler } from '../../src/commands/runs/prune.js';
+import { listHandler as runsListHandler } from '../../src/commands/runs/view.js';
+import { showHandler as schemaShowHandler } from '../../src/commands/schema/show.js';
+import type { Context } from '../../src/runtime/context.js';
+import type { GlobalOptions } from '../../src/runtime/context.js';
+import { defaultOrg } from '../../src/sandbox/data/org.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { textWidth } from '../../src/output/terminal-text.js';
 import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
@@ -76,6 +83,18 @@ function upsertFile(dir: string, tag: string, first = 'Ada', title = 'Chief Reve
 }
 
 const runId = (stderr: string) => /recorded as run (\S+):/.exec(stderr)?.[1];
+
+/** What a handler prints on an 80-column terminal (test/helpers/terminal-context.ts): stdout, stderr. */
+async function onTerminalContext(env: NodeJS.ProcessEnv, handler: (ctx: Context) => Promise<void>, globals: Partial<GlobalOptions> = {}) {
+  const { ctx, app, stdout, stderr } = terminalContext(env, { confirm: () => false, globals });
+  try {
+    await handler(ctx);
+  } finally {
+    await ctx.close();
+  }
+  expect(app.exitCode, stderr()).toBe(0);
+  return { stdout: stdout(), stderr: stderr() };
+}
 
 describe('on an 80-column terminal', () => {
   it('an upsert --plan with creates and updates: its rows and bill fit, broken between words', async () => {
@@ -197,6 +216,111 @@ describe('on an 80-column terminal', () => {
     expect(pulled.stderr).toMatch(/^custom1\.\.custom150: \d+ labelled, usable by label \(--attr "Label=value"\)$/m);
     expectFits(pulled.stderr, 'schema show (pulled)');
     expectFits(pulled.stdout, 'schema show (pulled, table)');
+  });
+
+  it('runs list: an interrupted run of 3,000 rows, an undone one and a long command fit, the ids whole; prune --dry-run alike', async () => {
+    // A trial: lines of 89 to 99 columns wrapped mid-word, the commands cut to `prospects c…` and
+    // `runs undo 2…`, and the state `undone …7b4ed4`, an id that cannot be pasted.
+    const env = baseEnv({ ...sbEnv(), SVC_CONFIG_DIR: tempDir('svc-runs-width-') });
+    const dir = path.join(tempDir(), 'Quarterly imports 2026');
+    fs.mkdirSync(dir);
+    const leads = path.join(dir, 'leads.csv');
+    fs.writeFileSync(leads, `email,firstName\n${Array.from({ length: 3000 }, (_, i) => `width-${i}@example.com,Lead${i}`).join('\n')}\n`);
+    // Ctrl-C once a thousand creates are sent: a run of thousands of rows, interrupted.
+    const ctrlC = new AbortController();
+    const from = sb.requests.length;
+    const watch = setInterval(() => {
+      if (sb.requests.length - from >= 1000) ctrlC.abort();
+    }, 2);
+    const created = await runInProcess(['prospects', 'create', '--input', leads], env, { signal: ctrlC.signal, timeoutMs: 60_000 });
+    clearInterval(watch);
+    expect(created.code, created.stderr).toBe(130);
+    const createId = runId(created.stderr)!;
+    // A long command line (a folder with spaces, options), over 100 columns, of which the list shows
+    // `prospects upsert leads-q4.csv`.
+    const upsert = await offTerminal(
+      ['prospects', 'upsert', '--input', upsertFile(dir, 'leads-q4'), '--match', 'email', '--concurrency', '2'],
+      env,
+    );
+    expect(upsert.code, upsert.stderr).toBe(0);
+    const upsertId = runId(upsert.stderr)!;
+    const undo = await offTerminal(['runs', 'undo', upsertId, '--yes'], env);
+    expect(undo.code, undo.stderr).toBe(0);
+    const undoId = runId(undo.stderr)!;
+
+    const { stdout } = await onTerminalContext(env, (ctx) => runsListHandler(ctx, {}));
+    expectFits(stdout, 'runs list');
+    const lines = stdout.trimEnd().split('\n');
+    const row = (id: string) => lines.findIndex((l) => l.startsWith(`${id}  `));
+    // Each id whole at the start of its row; the command in its telling words (the type, the
+    // operation, the file's name or the run undone, whole); the state in a word.
+    expect(lines[row(createId)]).toMatch(/^\S+ +(now|\d+[sm] ago) +prospects create leads\.csv +interrupted$/);
+    expect(lines[row(upsertId)]).toMatch(/^\S+ +(now|\d+[sm] ago) +prospects upsert leads-q4\.csv +undone$/);
+    expect(lines[row(undoId)]).toMatch(new RegExp(`^\\S+ +(now|\\d+[sm] ago) +runs undo ${upsertId} +done$`));
+    // The counts, never cut, on the line under their run when it has no room for them.
+    expect(lines[row(createId) + 1]).toMatch(/^ {24}[\d,]+ created(, [\d,]+ cut short)? \(of 3,000\)$/);
+    expect(lines[row(upsertId) + 1]).toBe(`${' '.repeat(24)}2 created, 2 updated`);
+    expect(stdout).not.toContain('…');
+
+    // Off a terminal the table is as it was: the whole command line, the undo's id.
+    const piped = await offTerminal(['runs', 'list', '-o', 'table'], env);
+    expect(piped.stdout).toMatch(
+      new RegExp(
+        `^${upsertId} +\\S+Z +svc prospects upsert --input '[^\\n]+' --match email --concurrency 2 +2 created, 2 updated +undone by ${undoId}$`,
+        'm',
+      ),
+    );
+    const json = JSON.parse((await offTerminal(['runs', 'list'], env)).stdout) as { id: string; state: string; command: string }[];
+    expect(json.find((r) => r.id === upsertId)!.state).toBe(`undone by ${undoId}`);
+
+    // prune --dry-run lists runs the same way (the interrupted one is kept: its rerun continues it).
+    const pruned = await onTerminalContext(env, (ctx) => pruneHandler(ctx, { olderThan: '0d' }), { dryRun: true });
+    expectFits(pruned.stdout, 'runs prune --dry-run');
+    expect(pruned.stdout).toMatch(new RegExp(`^${undoId} +(now|\\d+[sm] ago) +default +runs undo ${upsertId}$`, 'm'));
+    expect(pruned.stdout).toMatch(new RegExp(`^${upsertId} +(now|\\d+[sm] ago) +default +prospects upsert leads-q4\\.csv$`, 'm'));
+  });
+
+  it('schema show: custom-field labels whole (CJK ones too), the options under their field, marks whole', async () => {
+    // A trial: `Lead Sourc…`, `Calendar L…`, `Last Event…` at 80 columns, beside an almost empty
+    // MARKS column, where the footer says the fields are usable by label.
+    const org = defaultOrg();
+    org.customFields.prospect = {
+      custom1: {
+        type: 'inclusion',
+        required: false,
+        label: 'Lead Source Detail',
+        definition: ['Webinar', 'Conference', 'Referral', 'Inbound', 'Outbound'],
+      },
+      custom2: { type: 'url', required: false, label: 'Calendar Link URL', definition: null },
+      custom3: { type: 'string', required: true, label: 'Last Event Name', definition: null },
+      custom4: { type: 'string', required: false, label: '見込み客の獲得経路の詳細', definition: null },
+      custom5: { type: 'inclusion', required: false, label: '地域', definition: ['東日本', '西日本', '海外'] },
+    };
+    const own = await startSandbox({ port: 0, org });
+    try {
+      const env = baseEnv({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: own.baseUrl, SVC_AUTH_URL: own.authUrl, SVC_TOKEN: own.token });
+      expect((await svcInProcess(['schema', 'pull'], { env })).code).toBe(0);
+      const { stdout, stderr } = await onTerminalContext(env, (ctx) => schemaShowHandler(ctx, 'prospect'));
+      expectFits(stdout, 'schema show');
+      expectFits(stderr, 'schema show (stderr)');
+      expect(stdout).not.toContain('…');
+      expect(stdout).toMatch(/^custom1 +string +Lead Source Detail +inclusion\n {19}Webinar, Conference, Referral, Inbound, Outbound\n/m);
+      expect(stdout).toMatch(/^custom2 +string +Calendar Link URL +url$/m);
+      expect(stdout).toMatch(/^custom3 +string +required +Last Event Name +string$/m);
+      expect(stdout).toMatch(/^custom4 +string +見込み客の獲得経路の詳細 +string$/m);
+      expect(stdout).toMatch(/^custom5 +string +地域 +inclusion\n {19}東日本, 西日本, 海外\n/m);
+      // The spec's fields keep their marks whole.
+      expect(stdout).toMatch(/^proNetSlug +string +RO F S max 255$/m);
+      // Labels line up: each starts in the LABEL column, CJK counted two columns a character.
+      const head = stdout.split('\n')[0]!;
+      expect(head).toMatch(/^NAME +TYPE +MARKS +LABEL +VALIDATION$/);
+      for (const label of ['Lead Source Detail', '見込み客の獲得経路の詳細', '地域']) {
+        const line = stdout.split('\n').find((l) => l.includes(label))!;
+        expect(textWidth(line.slice(0, line.indexOf(label))), line).toBe(head.indexOf('LABEL'));
+      }
+    } finally {
+      await own.close();
+    }
   });
 
   it('CJK values count two columns a character: the plan, the run and runs show fit; a long name breaks between characters', async () => {

@@ -332,9 +332,12 @@ describe('svc runs: bad input', () => {
     expect(writesSince(m0)).toBe(2);
   });
 
-  it('runs list on an 80-column terminal: the age and the command without `svc `, within the width', async () => {
+  it('runs list on an 80-column terminal: the age, the command in its telling words, the counts under the run when they do not fit beside it', async () => {
     // At 80 columns the full instant and the `svc ` prefix left `svc --sandb…` of every command;
-    // the options naming the profile listed go too (`--sandbox prospe…`, a trial).
+    // the options naming the profile listed go too (`--sandbox prospe…`, a trial). Then the
+    // command was cut to 11 columns (`runs undo 2…`), the counts wrapped by the terminal mid-word,
+    // and the state named the undo by `…7b4ed4` (a later trial): the command is now its words
+    // without options, the counts go under the run, and the state is `undone`.
     const own = { SVC_CONFIG_DIR: tempDir('svc-runs-list-'), SVC_DATA_DIR: tempDir('svc-runs-list-') };
     const last = String(prospectIds().at(-1));
     const named = await svc(['--profile', 'default', 'prospects', 'update', last, '--attr', 'title=X'], own);
@@ -344,43 +347,46 @@ describe('svc runs: bad input', () => {
     // naming it go from the command, as in a profile's own list).
     const all = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 120 });
     expect(all.stdout).toMatch(/^ID +WHEN +PROFILE +COMMAND +ROWS +STATE\n/);
-    expect(all.stdout).toMatch(new RegExp(` default +prospects update ${last} --attr`));
-    expect(alone.stdout.split('\n')[1]).toMatch(
-      new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +prospects update ${last} --attr .* +1 updated +done$`),
+    expect(all.stdout).toMatch(new RegExp(` default +prospects update ${last} +1 updated +done\\n`));
+    // One run fits on its line, counts and all.
+    expect(alone.stdout.split('\n')[1]).toMatch(new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +prospects update ${last} +1 updated +done$`));
+    const few = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 80 });
+    expect(few.stdout.split('\n')[1]).toMatch(
+      new RegExp(`^\\S+ +(now|\\d+[smhd] ago) +default +prospects update ${last} +1 updated +done$`),
     );
+
+    // This file's runs (`runs undo RUN` is 32 columns): no room for the counts beside them, so
+    // each run's go on the line under it, indented to WHEN, and a second header line says so.
     const r = await runInProcess(['runs', 'list'], env, { tty: true, columns: 80 });
     expect(r.code, r.stderr).toBe(0);
-    const [head, ...lines] = r.stdout.trimEnd().split('\n');
-    expect(head).toMatch(/^ID +WHEN +COMMAND +ROWS +STATE$/);
-    const mine = lines.find((l) => l.startsWith(small))!;
-    expect(mine).toMatch(/^\S+ +(now|\d+[smhd] ago) +prosp/);
+    const [head, rowsHead, ...lines] = r.stdout.trimEnd().split('\n');
+    expect(head).toMatch(/^ID +WHEN +COMMAND +STATE$/);
+    expect(rowsHead).toBe(`${' '.repeat(24)}ROWS`);
+    for (const l of r.stdout.trimEnd().split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(80);
+    const mine = lines.findIndex((l) => l.startsWith(small));
+    expect(lines[mine]).toMatch(/^\S+ +(now|\d+[smhd] ago) +prospects update small\.csv +(done|undone|redone)$/);
+    expect(lines[mine + 1]).toBe(`${' '.repeat(24)}2 updated`);
+    // An undone run says `undone`; the run that undid it names it whole in its command, to paste.
+    const undone = lines.filter((l) => / undone$/.test(l)).map((l) => l.split(' ')[0]!);
+    expect(undone.length, r.stdout).toBeGreaterThan(0);
+    for (const id of undone)
+      expect(
+        lines.some((l) => new RegExp(` runs undo ${id} +\\w+$`).test(l)),
+        `${id}\n${r.stdout}`,
+      ).toBe(true);
 
-    // A row whose state names the undo run: by the end of its id, whose own row shows it whole
-    // (22 characters of id wrapped the line).
-    for (const l of r.stdout.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);
-    const undone = lines.find((l) => / undone …\w+$/.test(l));
-    expect(undone, r.stdout).toBeDefined();
-    const by = / undone …(\w+)$/.exec(undone!)![1]!;
-    expect(lines.filter((l) => l.split(' ')[0]!.endsWith(`-${by}`))).toHaveLength(1);
-
-    // --all at 80 columns: the profile too, and the command given the room the others leave (it
-    // was cut to 12 characters with no profile shown, and long counts of rows wrapped the line).
+    // --all at 80 columns: the profile too; the command cut with … only where its row cannot fit
+    // (an undo's, beside the profile).
     const every = await runInProcess(['runs', 'list', '--all'], env, { tty: true, columns: 80 });
-    const [allHead, ...allLines] = every.stdout.trimEnd().split('\n');
-    expect(allHead).toMatch(/^ID +WHEN +PROFILE +COMMAND +ROWS +STATE$/);
-    expect(allLines.find((l) => l.startsWith(small))!.slice(allHead!.indexOf('PROFILE'))).toMatch(/^default +prospects u/);
-    const few = await runInProcess(['runs', 'list', '--all'], { ...env, ...own }, { tty: true, columns: 80 });
-    const [fewHead, row] = few.stdout.split('\n');
-    const command = row!.slice(fewHead!.indexOf('COMMAND'), fewHead!.indexOf('ROWS')).trim();
-    expect(command, few.stdout).toMatch(new RegExp(`^prospects update ${last} -`));
-    // The room left at 80 columns (the STATE header is one wider than "done").
-    expect(textWidth(row!), few.stdout).toBe(79);
+    const [allHead, allRowsHead, ...allLines] = every.stdout.trimEnd().split('\n');
+    expect(allHead).toMatch(/^ID +WHEN +PROFILE +COMMAND +STATE$/);
+    expect(allRowsHead).toBe(`${' '.repeat(24)}ROWS`);
+    for (const l of every.stdout.trimEnd().split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(80);
+    expect(allLines.find((l) => l.startsWith(small))!.slice(allHead!.indexOf('PROFILE'))).toMatch(
+      /^default +prospects update small\.csv +\w+$/,
+    );
     // The counts are never cut: "2 failed" was "2 fai…" (a review).
-    for (const [h, ls] of [
-      [head!, lines],
-      [allHead!, allLines],
-    ] as const)
-      for (const l of ls) expect(l.slice(h.indexOf('ROWS'), h.indexOf('STATE')), l).not.toContain('…');
+    for (const l of [...lines, ...allLines].filter((x) => x.startsWith(' '))) expect(l).toMatch(/^ {24}\d[^…]*$/);
   });
 
   it('an unknown run: exit 10, nothing sent', async () => {

@@ -22,6 +22,8 @@ import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
 import { allRuns, runsProfileOf } from './store.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
+import { relativeTime } from '../../output/relative-time.js';
+import { commandWords } from './command-words.js';
 
 /** The options of `svc runs prune`. */
 interface PruneFlags {
@@ -45,15 +47,51 @@ function continuable(dir: string, rec: RunRecord): boolean {
   return unfinishedRunOf(dir, label, journalKey(journal), owner, shard)?.meta.id === rec.meta.id;
 }
 
+/** A run prune would remove. */
+interface Doomed {
+  id: string;
+  file: string;
+  size: number;
+  when: string | null;
+  profile: string | null;
+  command: string | null;
+}
+
 const mb = (b: number) => `${(b / 1_048_576).toFixed(1)} MB`;
 
-export async function pruneHandler(ctx: Context, flags: PruneFlags): Promise<void> {
-  if (!flags.olderThan) throw new UsageError('runs prune: give --older-than, e.g. --older-than 30d');
-  const cut = ctx.clock.now() - parseAge(flags.olderThan);
-  const dir = runsDirOf(ctx);
-  const profile = flags.all ? undefined : await runsProfileOf(ctx);
-  const doomed: { id: string; file: string; size: number; when: string | null; profile: string | null; command: string | null }[] = [];
-  const kept = { newer: 0, unfinished: 0, others: 0, bytes: 0 };
+/** The runs `--dry-run` would remove: on a terminal as `runs list` shows runs, the age and the command's telling words, the id whole. */
+async function printDoomed(ctx: Context, doomed: readonly Doomed[]): Promise<void> {
+  const rows = doomed.map(({ id, when, profile, command }) => ({ id, when, profile, command }));
+  const now = ctx.clock.now();
+  const tty = ctx.io.stdoutIsTTY;
+  await printValue(ctx, ctx.output, rows, () =>
+    rows.length
+      ? alignedColumns(
+          ['id', 'when', 'profile', 'command'],
+          rows.map((r) => [
+            r.id,
+            r.when === null ? '' : tty ? relativeTime(Date.parse(r.when), now) : r.when,
+            r.profile ?? '',
+            r.command === null ? '' : tty ? commandWords(r.command) : r.command,
+          ]),
+          tty ? { width: ctx.io.columns, flex: [3, 2] } : undefined,
+        )
+      : '',
+  );
+}
+
+/** Counts of the runs kept, by why, and their bytes. */
+interface Kept {
+  newer: number;
+  unfinished: number;
+  others: number;
+  bytes: number;
+}
+
+/** The runs of `dir` to remove (of `profile`, or of every one; started before `cut`), and those kept. */
+function sortRuns(dir: string, profile: string | undefined, cut: number): { remove: Doomed[]; kept: Kept } {
+  const doomed: Doomed[] = [];
+  const kept: Kept = { newer: 0, unfinished: 0, others: 0, bytes: 0 };
   /** Runs kept because an open undo of them is kept (their ids). */
   const undoTargets = new Set<string>();
   for (const r of allRuns(dir)) {
@@ -98,6 +136,15 @@ export async function pruneHandler(ctx: Context, flags: PruneFlags): Promise<voi
     kept.bytes += d.size;
     return false;
   });
+  return { remove, kept };
+}
+
+export async function pruneHandler(ctx: Context, flags: PruneFlags): Promise<void> {
+  if (!flags.olderThan) throw new UsageError('runs prune: give --older-than, e.g. --older-than 30d');
+  const cut = ctx.clock.now() - parseAge(flags.olderThan);
+  const dir = runsDirOf(ctx);
+  const profile = flags.all ? undefined : await runsProfileOf(ctx);
+  const { remove, kept } = sortRuns(dir, profile, cut);
   const bytes = remove.reduce((n, d) => n + d.size, 0);
   const whose = profile === undefined ? 'of every profile' : `of profile "${profile}"`;
   const keptText = [
@@ -111,16 +158,7 @@ export async function pruneHandler(ctx: Context, flags: PruneFlags): Promise<voi
     `${verb} ${grouped(remove.length)} run record(s) ${whose} older than ${flags.olderThan} (${mb(bytes)}); ` +
     `${grouped(kept.newer + kept.unfinished + kept.others)} kept${keptText ? `: ${keptText}` : ''} (${mb(kept.bytes)}) in ${dir}`;
   if (ctx.globals.dryRun) {
-    const rows = remove.map(({ id, when, profile: p, command }) => ({ id, when, profile: p, command }));
-    await printValue(ctx, ctx.output, rows, () =>
-      rows.length
-        ? alignedColumns(
-            ['id', 'when', 'profile', 'command'],
-            rows.map((r) => [r.id, r.when ?? '', r.profile ?? '', r.command ?? '']),
-            ctx.io.stdoutIsTTY ? { width: ctx.io.columns, flex: 3 } : undefined,
-          )
-        : '',
-    );
+    await printDoomed(ctx, remove);
     ctx.info(`${summary('would remove')}; nothing removed (--dry-run)`);
     return;
   }

@@ -17,22 +17,21 @@ import { runRowsText } from '../../bulk/run/run-counts.js';
 import { isUndone } from '../../bulk/run/run-record.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
 import { relativeTime } from '../../output/relative-time.js';
+import { commandWords } from './command-words.js';
 import { grouped } from '../../grouped.js';
 
-/** `svc ` and the options before the command that name the profile listed (`--sandbox`, `--profile X`). */
-const OWN_PROFILE = /^svc (?:(?:--sandbox|--profile(?: |=)\S+) )*/;
-
 /**
- * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal, the `flex` columns
- * (a run's command line, paths and all; a row's values) are cut to fit its width.
+ * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal it is fitted to its
+ * width (output/aligned-columns.ts): the `flex` columns (a row's values) cut with … when a row
+ * cannot fit otherwise, the `stack` ones (a run's rows by outcome) put under their row.
  */
-function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[], flex: string[] = []): string {
+function humanTable(ctx: Context, rows: Record<string, unknown>[], cols: string[], flex: string[] = [], stack: string[] = []): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-  const at = flex.map((f) => cols.indexOf(f)).filter((i) => i >= 0);
+  const at = (names: string[]) => names.map((f) => cols.indexOf(f)).filter((i) => i >= 0);
   return alignedColumns(
     cols,
     rows.map((r) => cols.map((c) => cell(r[c]))),
-    ctx.io.stdoutIsTTY && at.length ? { width: ctx.io.columns, flex: at } : undefined,
+    ctx.io.stdoutIsTTY && (flex.length || stack.length) ? { width: ctx.io.columns, flex: at(flex), stack: at(stack) } : undefined,
   );
 }
 
@@ -75,27 +74,25 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
   // The runs of several profiles: whose each is (a run made after `profiles use` names it nowhere
   // in its command line, a trial).
   const cols = flags.all ? ['id', 'when', 'profile', 'command', 'rows', 'state'] : ['id', 'when', 'command', 'rows', 'state'];
-  // On a terminal the options naming the profile (`--sandbox`, `--profile NAME`) go too: these
-  // are its runs, and at 80 columns they left `--sandbox prospe…` of every command (a trial).
-  // On a terminal the age (`2h ago`), the command without the `svc ` every row starts with, and
-  // the undo run by the end of its id (its own row, above, shows it whole): at 80 columns the
-  // full instant and prefix left `svc --sandb…` of each command (a trial), and a state naming a
-  // whole id wrapped the line.
+  // On a terminal, what tells the runs apart in few columns: the age (`2h ago`), the command's
+  // telling words (`prospects create leads.csv`: command-words.ts), a state in one word (`undone`;
+  // which run undid it is in its row's command, `runs undo RUN`, and in `runs show`). The id stays
+  // whole, as it is what one pastes. At 80 columns the full instant, command line and `undone by
+  // RUN` wrapped every row mid-word, or left `prospects c…` and `undone …7b4ed4` (trials).
   const now = ctx.clock.now();
   const forPeople = () =>
     ctx.io.stdoutIsTTY
       ? rows.map((r) => ({
           ...r,
           when: typeof r.when === 'string' ? relativeTime(Date.parse(r.when), now) : r.when,
-          // With --all the PROFILE column names the profile: the options naming it go as well.
-          command: typeof r.command === 'string' ? r.command.replace(OWN_PROFILE, '') : r.command,
-          state: typeof r.state === 'string' ? r.state.replace(/^undone by \d{8}-\d{6}-(\w+)$/, 'undone …$1') : r.state,
+          command: typeof r.command === 'string' ? commandWords(r.command) : r.command,
+          state: typeof r.state === 'string' ? r.state.replace(/^undone by \S+$/, 'undone') : r.state,
         }))
       : rows;
   await printValue(ctx, ctx.output, rows, () =>
-    // Only the command line is cut to fit: the counts are what one reads before an undo ("2 failed"
-    // was cut to "2 fai…", a review), so a long one may run past the width.
-    rows.length ? humanTable(ctx, forPeople(), cols, ['command']) : 'no recorded runs\n',
+    // The counts are never cut: they are what one reads before an undo ("2 failed" was cut to "2
+    // fai…", a review). Where a row has no room for them they go on a line under it, indented.
+    rows.length ? humanTable(ctx, forPeople(), cols, ['command', 'profile'], ['rows']) : 'no recorded runs\n',
   );
   if (rows.length === 0) ctx.info(`runs are recorded in ${dir} by every write run`);
 }

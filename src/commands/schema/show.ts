@@ -25,17 +25,24 @@ interface FieldRow {
 
 const COLUMNS = ['name', 'type', 'marks', 'label', 'validation', 'options'] as const;
 
-/** Cut with … on a terminal too narrow for the table, the widest first: names and types stay whole. */
-const FLEX: readonly (typeof COLUMNS)[number][] = ['options', 'label', 'marks'];
+/**
+ * On a terminal too narrow for the table: a field's options (a list to choose from, the widest
+ * cells) go on a line under it rather than be cut, and a label or marks are cut with … only when
+ * their row cannot fit otherwise; names and types stay whole. A mark runs on over the empty label
+ * beside it, so the MARKS column (long marks are on the spec's fields, labels on custom ones)
+ * leaves its room to the labels: at 80 columns they read `Lead Sourc…` and `Last Event…` (a trial).
+ */
+const FLEX: readonly (typeof COLUMNS)[number][] = ['label', 'marks'];
+const STACK: readonly (typeof COLUMNS)[number][] = ['options'];
 
 /** Aligned columns for people; empty columns left out; on a terminal, fitted to its width. */
 function humanTable(ctx: Context, rows: FieldRow[]): string {
   const cols = COLUMNS.filter((c) => rows.some((r) => r[c]));
-  const flex = FLEX.map((c) => cols.indexOf(c)).filter((i) => i >= 0);
+  const at = (names: readonly (typeof COLUMNS)[number][]) => names.map((c) => cols.indexOf(c)).filter((i) => i >= 0);
   return alignedColumns(
     cols,
     rows.map((r) => cols.map((c) => String(r[c] ?? ''))),
-    ctx.io.stdoutIsTTY ? { width: ctx.io.columns, flex, min: 8 } : undefined,
+    ctx.io.stdoutIsTTY ? { width: ctx.io.columns, flex: at(FLEX), stack: at(STACK), min: 8 } : undefined,
   );
 }
 

@@ -60,4 +60,72 @@ describe('alignedColumns', () => {
     const out = alignedColumns(['a', 'b'], [['x\u001b[31m', 'y']]);
     expect(out).not.toContain('\u001b');
   });
+
+  it('fit: a cell runs on over the empty cells after it, so a column of long cells with nothing beside them gives its room, none cut', () => {
+    // schema show at 80 columns: MARKS (long on the spec's fields, empty beside the labels of
+    // custom ones) kept its width and the labels were cut: `Lead Sourc…` (a trial).
+    const cols = ['name', 'marks', 'label', 'kind'];
+    const rows = [
+      ['proNetSlug', 'RO F S max 255', '', ''],
+      ['title', 'F S max 255', '', ''],
+      ['custom1', '', 'Lead Source Detail', 'inclusion'],
+      ['custom3', 'required', '見込み客の獲得経路', 'string'],
+    ];
+    const out = alignedColumns(cols, rows, { width: 51, flex: [2, 1], min: 8 });
+    expect(out).toBe(
+      [
+        'NAME        MARKS     LABEL               KIND',
+        'proNetSlug  RO F S max 255',
+        'title       F S max 255',
+        'custom1               Lead Source Detail  inclusion',
+        'custom3     required  見込み客の獲得経路  string',
+        '',
+      ].join('\n'),
+    );
+    for (const l of out.split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(51);
+    // A cell that cannot run on (a label beside it) is cut, and only then.
+    const tight = alignedColumns(cols, [...rows, ['custom9', 'F S max 255', 'Owner', 'string']], { width: 51, flex: [2, 1], min: 8 });
+    expect(tight).toContain('\ncustom9     F S max…  Owner               string\n');
+    expect(tight).toContain('\nproNetSlug  RO F S max 255\n');
+  });
+
+  it('fit with a stack column: a cell with no room beside it goes on a line under its row, indented to the second column', () => {
+    const cols = ['id', 'command', 'rows', 'state'];
+    const rows = [
+      ['20261130-113253-756640', 'prospects create leads.csv', '1,755 created, 45 cut short (of 3,000)', 'interrupted'],
+      ['20261130-113613-c7d340', 'prospects update 12', '1 updated', 'done'],
+    ];
+    // Room for the short counts beside their run, not for the long ones: those go under it.
+    expect(alignedColumns(cols, rows, { width: 90, flex: [1], stack: [2] })).toBe(
+      [
+        'ID                      COMMAND                     ROWS       STATE',
+        '20261130-113253-756640  prospects create leads.csv             interrupted',
+        '                        1,755 created, 45 cut short (of 3,000)',
+        '20261130-113613-c7d340  prospects update 12         1 updated  done',
+        '',
+      ].join('\n'),
+    );
+    // Room for none beside their run: the column goes under every row, its header under the header.
+    const narrow = alignedColumns(cols, rows, { width: 66, flex: [1], stack: [2] });
+    expect(narrow).toBe(
+      [
+        'ID                      COMMAND                     STATE',
+        '                        ROWS',
+        '20261130-113253-756640  prospects create leads.csv  interrupted',
+        '                        1,755 created, 45 cut short (of 3,000)',
+        '20261130-113613-c7d340  prospects update 12         done',
+        '                        1 updated',
+        '',
+      ].join('\n'),
+    );
+    // Narrower than a cell under its row: broken between words, never cut.
+    const tiny = alignedColumns(cols, rows, { width: 50, flex: [1], stack: [2] });
+    for (const l of tiny.trimEnd().split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(50);
+    const under = tiny.split('\n').filter((l) => /^ {24}\d/.test(l) || /^ {26}\S/.test(l));
+    expect(under.join(' ').replace(/ +/g, ' ').trim()).toBe('1,755 created, 45 cut short (of 3,000) 1 updated');
+    // Without fit (a pipe), as ever: one line a row.
+    expect(alignedColumns(cols, rows).split('\n')[1]).toBe(
+      '20261130-113253-756640  prospects create leads.csv  1,755 created, 45 cut short (of 3,000)  interrupted',
+    );
+  });
 });
