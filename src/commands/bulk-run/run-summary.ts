@@ -27,7 +27,18 @@ interface RunSummary {
   report: string | null;
 }
 
-/** Prints the summary when JSON was asked for (see the module header). */
+/**
+ * Whether the run ends with the summary: JSON asked for, stdout not the report's (`--report -`)
+ * nor closed (`| head`). A run whose own data goes to stdout (an undo's re-created ids) puts it in
+ * the summary instead then (`extra`), so that stdout holds one JSON document.
+ */
+export function runSummaryWanted(ctx: Context, setup: BulkSetup): boolean {
+  const json = ctx.output === 'json' || ctx.output === 'ndjson';
+  if (!(ctx.shape?.query || (ctx.globals.outputAsked && json))) return false;
+  return setup.reportPath !== '-' && ctx.io.closedOutput?.closed !== 'stdout';
+}
+
+/** Prints the summary when it is wanted (see the module header), with the run's `extra` fields. */
 export async function printRunSummary(
   ctx: Context,
   setup: BulkSetup,
@@ -35,10 +46,9 @@ export async function printRunSummary(
   run: string | undefined,
   result: PoolResult,
   total: number | undefined,
+  extra: Record<string, unknown> = {},
 ): Promise<void> {
-  if (!ctx.globals.outputAsked && !ctx.shape?.query) return;
-  // `--report -` makes the report stdout's data; a closed stdout (`| head`) takes nothing more.
-  if (setup.reportPath === '-' || ctx.io.closedOutput?.closed === 'stdout') return;
+  if (!runSummaryWanted(ctx, setup)) return;
   const summary: RunSummary = {
     run: run ?? null,
     command,
@@ -49,5 +59,5 @@ export async function printRunSummary(
     journal: setup.journalPath ?? null,
     report: setup.reportPath ?? null,
   };
-  await printJsonResult(ctx, summary);
+  await printJsonResult(ctx, { ...summary, ...extra });
 }

@@ -87,6 +87,8 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
   perform(writes: SessionWrites, record?: RunRecordWriter, continued?: RunRecord): (item: T) => Promise<Outcome | Parked>;
   /** Lines said after the run, before the summary. */
   after?(): void | Promise<void>;
+  /** Fields of the run's own added to the JSON summary for scripts (run-summary.ts). */
+  summaryExtra?(): Record<string, unknown>;
   /**
    * For `svc runs`: what a row without a request does (`enroll`: creates a sequenceState); the
    * rows with one are recorded from their request (every run is recorded, see run-recording.ts).
@@ -199,7 +201,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     const early = result.interrupted || result.tripped !== undefined;
     if (run.input) await writeFailedRows(ctx, failed, run.input.file, run.input.read, run.input.bareKey, early);
     await run.after?.();
-    await printRunSummary(ctx, setup, run.label, record.made ? recordId(record) : undefined, result, scan.total);
+    await printRunSummary(ctx, setup, run.label, record.made ? recordId(record) : undefined, result, scan.total, run.summaryExtra?.());
     finishRun(ctx, session, setup, run.label, result, scan.total, scan.blank, {
       wrote: partCounts(record.partOutcomes(), run.recordMeta?.undoes !== undefined),
       ...(run.rowsAre ? { rowsAre: run.rowsAre } : {}),

@@ -23,6 +23,7 @@ import { resourceByType, type ResourceType } from '../../registry/index.js';
 import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { bulkRun } from '../bulk-run/run.js';
+import { runSummaryWanted } from '../bulk-run/run-summary.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
 import { printValue } from '../shared/output.js';
@@ -394,7 +395,9 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
           );
       }
     },
-    after: () => printMapping(ctx, mapping),
+    // With the summary for scripts, the mapping is its `recreated` (one JSON document on stdout).
+    after: () => (runSummaryWanted(ctx, setup) ? undefined : printMapping(ctx, mapping)),
+    summaryExtra: () => ({ recreated: mapping }),
   });
   if (left) throw partlyUndone(ctx, id, flags, left, items.length);
 }
