@@ -16,7 +16,7 @@ import { authorizeUrlOf, editProfile, playConsent, readConfig } from '../helpers
 import { startInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { cliLoginInProcess } from '../helpers/in-process-login.js';
 import { runSvc, tempDir } from '../helpers/run-svc.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { announceSandbox, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let env: () => Record<string, string>;
@@ -179,19 +179,7 @@ describe('svc login against a server that does not know the client', () => {
       { mode: 0o600 },
     );
     // What a running `svc sandbox` writes about itself (this test process stands in for it).
-    fs.mkdirSync(path.join(dir, 'data'), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(
-      path.join(dir, 'data', 'sandbox.json'),
-      JSON.stringify({
-        pid: process.pid,
-        baseUrl: sb.baseUrl,
-        authUrl: sb.authUrl,
-        token: sb.token,
-        clientId: sb.clientId,
-        clientSecret: sb.clientSecret,
-      }),
-      { mode: 0o600 },
-    );
+    announceSandbox(dir, sb);
     // In process: the client picked up is the program's doing (the login that ends at once above
     // is the file's bin/svc); a bin/svc start was ~0.3 CPU-s.
     const run = startInProcess(['login', '--no-browser', '--port', '0'], { env: { SVC_CONFIG_DIR: dir } });

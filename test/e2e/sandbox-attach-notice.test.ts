@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv, tempDir } from '../helpers/run-svc.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { announceSandbox, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -22,18 +22,8 @@ afterAll(() => sb.close());
 /** A config folder whose data folder announces `sb` as a running `svc sandbox`; with `orgFile`, a default org too. */
 function announced(orgFile: boolean): NodeJS.ProcessEnv {
   const dir = tempDir();
-  const data = path.join(dir, 'data');
-  fs.mkdirSync(data, { recursive: true, mode: 0o700 });
-  const state = {
-    pid: process.pid,
-    baseUrl: sb.baseUrl,
-    authUrl: sb.authUrl,
-    token: sb.token,
-    clientId: sb.clientId,
-    clientSecret: sb.clientSecret,
-  };
-  fs.writeFileSync(path.join(data, 'sandbox.json'), JSON.stringify(state), { mode: 0o600 });
-  if (orgFile) fs.writeFileSync(path.join(data, 'sandbox-org.json'), '{}', { mode: 0o600 });
+  announceSandbox(dir, sb);
+  if (orgFile) fs.writeFileSync(path.join(dir, 'data', 'sandbox-org.json'), '{}', { mode: 0o600 });
   return baseEnv({ SVC_CONFIG_DIR: dir });
 }
 

@@ -2,6 +2,8 @@
  * The one sandbox helper of the tests: an in-process sandbox for a test file, with the env that
  * points `bin/svc` at it (e2e), or with a small JSON:API client (the sandbox's own tests).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { tempDir } from './run-svc.js';
 
@@ -14,6 +16,24 @@ export async function sandboxWithEnv(opts: SandboxOptions = {}): Promise<{ sb: T
     sb,
     env: () => ({ SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sb.baseUrl, SVC_AUTH_URL: sb.authUrl, SVC_TOKEN: sb.token }),
   };
+}
+
+/**
+ * Announces `sb` in `<configDir>/data/sandbox.json` as a running `svc sandbox` announces itself
+ * (this test process stands in for it): `svc --sandbox` and the profiles of a local sandbox use it.
+ */
+export function announceSandbox(configDir: string, sb: TestSandbox): void {
+  const data = path.join(configDir, 'data');
+  fs.mkdirSync(data, { recursive: true, mode: 0o700 });
+  const state = {
+    pid: process.pid,
+    baseUrl: sb.baseUrl,
+    authUrl: sb.authUrl,
+    token: sb.token,
+    clientId: sb.clientId,
+    clientSecret: sb.clientSecret,
+  };
+  fs.writeFileSync(path.join(data, 'sandbox.json'), JSON.stringify(state), { mode: 0o600 });
 }
 
 /** Requests the sandbox received for a collection path since a mark (`sb.requests.length`). */

@@ -486,21 +486,21 @@ describe('a budget smaller than one refresh of every table', () => {
     return [...asked].sort((a, b) => key(a) - key(b));
   }
 
+  /** A sandbox of the test's own (seed 20), a config folder pointed at it, its mirror file, and svc run in process there. */
+  async function turnsSandbox() {
+    const small = await start({ seed: 20 });
+    const dir = tempDir('svc-mirror-turns-');
+    const own = baseEnv({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: small.sb.baseUrl, SVC_AUTH_URL: small.sb.authUrl, SVC_TOKEN: small.sb.token });
+    const run = (args: string[]) => runInProcess(args, own, { timeoutMs: 60_000 });
+    return { small, file: path.join(dir, 'org.sqlite'), run };
+  }
+
   it('the tables take turns, the unfinished one first, then the stalest: every change reaches the mirror within two runs, deletes at once', async () => {
     // A CI engineer's nightly `svc sync --budget 12`: every run refreshed the first tables of the
     // list again, mailings, tasks, calls and opportunities never, and no delete ever left the
     // mirror (the delete events came after the tables, which the budget never passed).
-    const small = await start({ seed: 20 });
+    const { small, file, run } = await turnsSandbox();
     try {
-      const dir = tempDir('svc-mirror-turns-');
-      const own = baseEnv({
-        SVC_CONFIG_DIR: dir,
-        SVC_BASE_URL: small.sb.baseUrl,
-        SVC_AUTH_URL: small.sb.authUrl,
-        SVC_TOKEN: small.sb.token,
-      });
-      const file = path.join(dir, 'org.sqlite');
-      const run = (args: string[]) => runInProcess(args, own, { timeoutMs: 60_000 });
       const full = await run(['sync', '--db', file]);
       expect(full.code, full.stderr).toBe(0);
       // That sync was last night's: the runs below are a day later, not the same second.
@@ -592,18 +592,9 @@ describe('a budget smaller than one refresh of every table', () => {
   it("a table's daily reconcile comes in its turn, so a small budget does not put it off forever", async () => {
     // At the end of a run, after every table and the delete events, the reconcile (ids only,
     // finding deletes no event told of) was never reached by a run its budget stopped first.
-    const small = await start({ seed: 20 });
+    const { small, file, run } = await turnsSandbox();
     try {
-      const dir = tempDir('svc-mirror-turns-');
-      const own = baseEnv({
-        SVC_CONFIG_DIR: dir,
-        SVC_BASE_URL: small.sb.baseUrl,
-        SVC_AUTH_URL: small.sb.authUrl,
-        SVC_TOKEN: small.sb.token,
-      });
-      const file = path.join(dir, 'org.sqlite');
       const tables = ['users', 'stages', 'personas', 'mailboxes', 'calls'];
-      const run = (args: string[]) => runInProcess(args, own, { timeoutMs: 60_000 });
       const full = await run(['sync', '--db', file, ...tables]);
       expect(full.code, full.stderr).toBe(0);
       // Synced yesterday, reconciled two days ago; and a call deleted behind the event log's back.
