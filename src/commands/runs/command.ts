@@ -49,7 +49,10 @@ Examples:
     .option('--allow-opt-in', 'also take back an opt-out the run set (optedOut and the like; kept otherwise)')
     .option('--concurrency <n>', 'requests at once (default 4, at most 32)')
     .option('--report <file>', 'one NDJSON result per row (- for stdout)')
-    .option('--settle <seconds>', 'how long a write without a definite answer is looked for (default 30)')
+    .option(
+      '--settle <seconds>',
+      'how long a write without a definite answer is looked for, and the wait before its creates in doubt are looked up (default 30)',
+    )
     .option(
       '--resend-unconfirmed',
       'send a re-create again when its answer was lost (a kill) and a lookup still does not find it (default: report it unknown)',
