@@ -120,6 +120,11 @@ export class BudgetGate implements RequestGate {
     this.beat();
   }
 
+  /** Requests this process has sent so far (each one admitted through this gate). */
+  admitted(): number {
+    return this.sent;
+  }
+
   /** True while the ledger is in use (false once it proved unusable). */
   shared(): boolean {
     return !this.disabled;

@@ -110,6 +110,24 @@ describe('requests of a sync', () => {
     await expectTableEqualsApi(c, file, '/prospects');
   });
 
+  it('a --budget that ends before the first page says the budget a sync needs, counts only what it sent, and names no class', async () => {
+    // A trial: at --budget 2 the summary said 3 requests (the refused one counted), a warning
+    // began "BudgetSpent:", and the hint to run again would have read nothing more, run after run.
+    for (const budget of [2, 4]) {
+      const file = path.join(tempDir(), `starved-${budget}.sqlite`);
+      const mark = c.sb.requests.length;
+      const r = await svc(['sync', '--db', file, '--budget', String(budget), '-o', 'json', 'prospects', 'accounts']);
+      expect(r.code, r.stderr).toBe(5);
+      expect(c.sb.requests.length - mark).toBe(budget);
+      expect(JSON.parse(r.stdout)).toMatchObject({ requests: budget, stopped: 'budget' });
+      expect(r.stderr).not.toMatch(/BudgetSpent:|schema could not be read/);
+      expect(r.stderr).toMatch(
+        /^hint: a sync sends 4 requests before its first page \(the org, its schema, the delete events\): give a --budget of 5 or more$/m,
+      );
+      expect(r.stderr).not.toMatch(/run the same command again/);
+    }
+  });
+
   it('stopped at its --budget, a sync prints the summary of what it read: the tables finished and the one it stopped in; the next run continues', async () => {
     // A CI script parsing the summary got nothing: the stop threw the results away (exit 5, stdout empty).
     const file = path.join(tempDir(), 'budget-summary.sqlite');

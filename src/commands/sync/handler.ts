@@ -58,19 +58,17 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const gate = await ctx.rateBudget();
   gate?.longRunning();
   gate?.stopAtBudget();
-  let sent = 0;
+  // What the summary says was sent: the gate's count where there is one (it admits every request,
+  // retries included, and none it refused at the budget); else one a request made.
+  const before = gate?.admitted() ?? 0;
+  let made = 0;
+  const sentSoFar = () => (gate ? gate.admitted() - before : made);
   const client: PageClient = {
     baseUrl: api.baseUrl,
     resolve: (p) => api.resolve(p),
-    request: async (req: ApiRequest): Promise<ApiResponse> => {
-      sent++;
-      try {
-        return await api.request(req);
-      } catch (err) {
-        // Refused by the budget before it was sent: the summary of a stopped sync counts what was sent.
-        if (err instanceof BudgetSpent) sent--;
-        throw err;
-      }
+    request: (req: ApiRequest): Promise<ApiResponse> => {
+      made++;
+      return api.request(req);
     },
   };
   if (flags.plan) {
@@ -79,9 +77,9 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   }
   const identity = await mirrorIdentity(ctx);
   // The root document (whose org it is) and the org schema's two documents.
-  sent += 1;
+  made += 1;
   const org = await orgAdditions(ctx);
-  sent += org.requests;
+  made += 2;
   const tables = types.map((rt) => ({ rt, spec: tableSpec(rt, { ...org.byType.get(rt.type), unread: org.unread }) }));
   const { MirrorStore } = await import('../../mirror/store.js');
   const { syncTables } = await import('../../mirror/sync.js');
@@ -99,6 +97,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   const again = flags.rebuild
     ? 'run the same command again without --rebuild to continue where it stopped (every page read so far is kept)'
     : 'run the same command again to continue where it stopped (every page read so far is kept)';
+  const tooSmall = `a sync sends ${BEFORE_FIRST_PAGE} requests before its first page (the org, its schema, the delete events): give a --budget of ${BEFORE_FIRST_PAGE + 1} or more`;
   let outcome: Awaited<ReturnType<typeof syncTables>>;
   try {
     outcome = await withReconnects(
@@ -163,6 +162,7 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
     const gone = [...stop.deletedNotReached].filter(([, n]) => n > 0);
     if (gone.length) ctx.info(`deleted by the API's delete events in them: ${gone.map(([t, n]) => `${t} ${grouped(n)}`).join(', ')}`);
   } else {
+    const sent = sentSoFar();
     const secs = ((ctx.clock.now() - started) / 1000).toFixed(1);
     const read = results.length - skipped.length;
     ctx.info(
@@ -179,13 +179,19 @@ export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags
   // stop: `stopped` names why, the table it stopped in is marked `stopped`, `notReached` lists
   // the tables it did not come to (docs/mirror.md).
   if (!stop) {
-    await printJsonResult(ctx, { file, requests: sent, tables: results });
+    await printJsonResult(ctx, { file, requests: sentSoFar(), tables: results });
     return;
   }
+  const sent = sentSoFar();
   await printJsonResult(ctx, { file, requests: sent, stopped: stop.reason, tables: results, notReached: stop.notReached });
-  if (stop.error instanceof BudgetSpent) throw stop.error.hint(again);
+  // A budget that ends before the first page ends every run there: running again reads nothing more.
+  const starved = sent <= BEFORE_FIRST_PAGE && results.every((r) => r.written === 0);
+  if (stop.error instanceof BudgetSpent) throw stop.error.hint(starved ? tooSmall : again);
   throw new InterruptedError('sync interrupted').hint(again);
 }
+
+/** Requests a sync sends before its first page of records: the root document, the org schema (2), the delete events. */
+const BEFORE_FIRST_PAGE = 4;
 
 /** Reconnections to a database that went away, in one sync. */
 const MAX_RECONNECTS = 5;
@@ -265,9 +271,7 @@ function chooseTypes(args: readonly string[], all: boolean): ResourceType[] {
  * The org's custom-field labels and extra fields by type (two requests); when the schema cannot be
  * read, those of its last pull (the profile's cache), else none and `unread`.
  */
-async function orgAdditions(
-  ctx: Context,
-): Promise<{ byType: Map<string, Parameters<typeof tableSpec>[1]>; unread: boolean; requests: number }> {
+async function orgAdditions(ctx: Context): Promise<{ byType: Map<string, Parameters<typeof tableSpec>[1]>; unread: boolean }> {
   const byType = new Map<string, Parameters<typeof tableSpec>[1]>();
   const service = await ctx.orgSchema();
   let schema: OrgSchema | undefined;
@@ -275,7 +279,9 @@ async function orgAdditions(
     ({ schema } = await service.pull());
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    const why = err instanceof ApiError ? `HTTP ${err.status}` : String(err);
+    // Refused at the budget: the tables are refused next, and the stop says so with its hint.
+    if (err instanceof BudgetSpent) return { byType, unread: true };
+    const why = err instanceof ApiError ? `HTTP ${err.status}` : err instanceof Error ? err.message : String(err);
     // The last pull (this profile's cache, which every sync's pull writes) still names the org's
     // fields and labels: without it, a passing failure would look like fields gone.
     schema = await service.cached();
@@ -283,7 +289,7 @@ async function orgAdditions(
       ctx.warn(
         `the org schema could not be read (${why}): custom-field labels are not refreshed this time (the labelled views stay as they were)`,
       );
-      return { byType, unread: true, requests: 2 };
+      return { byType, unread: true };
     }
     ctx.warn(`the org schema could not be read (${why}): using the one pulled ${schema.pulledAt}`);
   }
@@ -296,5 +302,5 @@ async function orgAdditions(
     }
     byType.set(type, { extraAttributes: t.extraAttributes, labels, numeric });
   }
-  return { byType, unread: false, requests: 2 };
+  return { byType, unread: false };
 }
