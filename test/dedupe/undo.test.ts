@@ -186,8 +186,8 @@ describe('svc runs undo of svc dedupe apply', () => {
     );
     expect(undo.stderr).not.toMatch(/[1-9]\d* failed/);
     expect(Math.abs(sb.requests.length - mark - bill.requests), undo.stderr).toBeLessThanOrEqual(2);
-    const recreated = JSON.parse(undo.stdout).recreated as { type: string; old: string; new: string }[];
-    const newId = new Map(recreated.map((m) => [m.old, m.new]));
+    const recreated = JSON.parse(undo.stdout).recreated as { type: string; old: number; new: number }[];
+    const newId = new Map(recreated.map((m) => [String(m.old), String(m.new)]));
     expect(recreated.length).toBe(dupCount);
     expect(undo.stderr).toMatch(new RegExp(`conflict: prospect ${other.survivor.id}: changed since the run: ${field} is`));
     expect((await api('GET', `prospects/${other.survivor.id}`)).body.data.attributes[field]).toEqual(theirs);

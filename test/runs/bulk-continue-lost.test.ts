@@ -72,9 +72,7 @@ it('an update whose answer was lost, a rerun, the undo: every record back, the o
   const list = await svc(['runs', 'list', '-o', 'json']);
   expect((JSON.parse(list.stdout) as { id: string }[]).map((r) => r.id)).toEqual([firstRun]);
   const show = await svc(['runs', 'show', firstRun!, '-o', 'json']);
-  const row = (JSON.parse(show.stdout) as { id: string; before: { attributes: Record<string, unknown> } }[]).find(
-    (r) => r.id === String(lost),
-  );
+  const row = (JSON.parse(show.stdout) as { id: number; before: { attributes: Record<string, unknown> } }[]).find((r) => r.id === lost);
   expect(row?.before.attributes['title']).toBe(before.get(lost) ?? null);
 
   const undo = await svc(['runs', 'undo', firstRun!]);

@@ -282,13 +282,14 @@ describe('svc runs undo', () => {
         [...sb.store.table('sequenceState').values()].filter((s) => (s.rels['sequence'] as { id: number } | null)?.id === seq);
       expect(states()).toHaveLength(N.enrol);
       // runs show names whom each row enrolled (only the sequence state's id, a trial).
+      // Ids as numbers, as listings and --report write them (they were strings here: "21" against 21).
       const shown = JSON.parse((await svc(['runs', 'show', runId(run.stderr), '-o', 'json'])).stdout) as {
-        id: string;
-        after: { relationships: Record<string, string> };
+        id: number;
+        after: { relationships: Record<string, number> };
       }[];
-      const stateOf = new Map(states().map((s) => [String(s.id), String((s.rels['prospect'] as { id: number }).id)]));
+      const stateOf = new Map(states().map((s) => [s.id, (s.rels['prospect'] as { id: number }).id]));
       expect(shown).toHaveLength(N.enrol);
-      for (const r of shown) expect(r.after.relationships).toEqual({ prospect: stateOf.get(r.id), sequence: String(seq), mailbox: '1' });
+      for (const r of shown) expect(r.after.relationships).toEqual({ prospect: stateOf.get(r.id), sequence: seq, mailbox: 1 });
       const table = await svc(['runs', 'show', runId(run.stderr), '-o', 'table']);
       expect(table.stdout).toMatch(
         new RegExp(`\\n1 +enroll +sequenceState +\\d+ +created +prospect="${ids[0]}" sequence="${seq}" mailbox="1"\\n`),
@@ -572,9 +573,10 @@ describe('single writes are recorded too', () => {
     expect(del.code, del.stderr).toBe(0);
     const back = await svc(['runs', 'undo', runId(del.stderr)]);
     expect(back.code, back.stderr).toBe(0);
-    const m = JSON.parse(back.stdout).recreated as { type: string; old: string; new: string }[];
-    expect(m).toEqual([{ type: 'prospect', old: String(b), new: expect.any(String) }]);
-    const recreated = Number(m[0]!.new);
+    // Ids as numbers, as listings write them: a script joins the mapping with `list -o json`.
+    const m = JSON.parse(back.stdout).recreated as { type: string; old: number; new: number }[];
+    expect(m).toEqual([{ type: 'prospect', old: b, new: expect.any(Number) }]);
+    const recreated = m[0]!.new;
     // The undo's record keeps the mapping (was → id) and what could not be restored.
     const shown = await svc(['runs', 'show', runId(back.stderr), '-o', 'csv']);
     expect(shown.stdout).toMatch(
@@ -686,8 +688,8 @@ describe('an update sent whole (the README recipe: list, edit, update --input)',
     expect(lines.find((l) => new RegExp(`^\\d+ +update +prospect +${a} `).test(l))).toMatch(/ updated +title="CEO" +title="Chief"$/);
     expect(lines.find((l) => new RegExp(`^\\d+ +update +prospect +${d} `).test(l))).toMatch(/ updated$/);
     for (const l of lines) expect(l.length, l).toBeLessThan(80);
-    const whole = JSON.parse((await svc(['runs', 'show', id, '-o', 'json'])).stdout) as { id: string; after: { attributes: object } }[];
-    expect(whole.find((r) => r.id === String(a))!.after.attributes).toMatchObject({ title: 'Chief', addressCity: 'Lisbon' });
+    const whole = JSON.parse((await svc(['runs', 'show', id, '-o', 'json'])).stdout) as { id: number; after: { attributes: object } }[];
+    expect(whole.find((r) => r.id === a)!.after.attributes).toMatchObject({ title: 'Chief', addressCity: 'Lisbon' });
 
     // A colleague fixes two cities (one of a record the run changed, one it did not), and one title.
     const colleague = (p: number, attributes: Record<string, unknown>) =>

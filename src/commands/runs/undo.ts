@@ -35,6 +35,7 @@ import { undoBlocker } from '../../bulk/rows/undo-reach.js';
 import { runFile } from '../../bulk/run/run-record.js';
 import { Relinks, withKnownIds } from './undo-relink.js';
 import { grouped, plural } from '../../grouped.js';
+import { idValue } from '../../lossless-json.js';
 
 /** Flags of `runs undo`. */
 export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'resendUnconfirmed' | 'maxFailures'> & {
@@ -214,7 +215,8 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
   let relinks: Relinks | undefined;
   /** Rows the finished undo left as they were (conflicts, opt-outs kept): it ends with exit 5 after the summary. */
   let left: Left | undefined;
-  const mapping: { type: string; old: string; new: string }[] = [];
+  // Ids as listings write them (numbers): a script joins the mapping with `svc … list -o json`.
+  const mapping: Recreated[] = [];
   await bulkRun(ctx, {
     setup,
     label,
@@ -334,7 +336,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         const note = (o: Outcome): Outcome => {
           if (item.action === 're-create') relinks!.settled(item, o.status === 'created' ? String(o.id) : undefined);
           if (item.action !== 're-create' || o.status !== 'created') return o;
-          if (item.id !== null) mapping.push({ type: item.type, old: item.id, new: String(o.id) });
+          if (item.id !== null) mapping.push({ type: item.type, old: idValue(item.id), new: idValue(String(o.id)) });
           const lost = item.diff?.map((d) => d.field) ?? [];
           return {
             ...o,
@@ -501,7 +503,14 @@ async function readCurrent(
 }
 
 /** Old → new ids of the re-created records: on stdout, the data of the undo. */
-async function printMapping(ctx: Context, mapping: { type: string; old: string; new: string }[]): Promise<void> {
+/** A record an undo re-created: its type, the id it had and the one it has now. */
+interface Recreated {
+  type: string;
+  old: number | string;
+  new: number | string;
+}
+
+async function printMapping(ctx: Context, mapping: Recreated[]): Promise<void> {
   if (mapping.length === 0) return;
   if (ctx.output === 'json') return writeOut(ctx.io.stdout, `${JSON.stringify({ recreated: mapping }, null, 2)}\n`);
   if (ctx.output === 'ndjson') return writeOut(ctx.io.stdout, mapping.map((m) => JSON.stringify(m)).join('\n') + '\n');

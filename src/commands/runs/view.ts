@@ -19,6 +19,7 @@ import { alignedColumns } from '../../output/aligned-columns.js';
 import { relativeTime } from '../../output/relative-time.js';
 import { commandWords } from './command-words.js';
 import { grouped } from '../../grouped.js';
+import { idValue } from '../../lossless-json.js';
 
 /**
  * A plain table of `rows` by `cols`: objects and lists as JSON. On a terminal it is fitted to its
@@ -126,10 +127,17 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
     // was 135 columns at 80, wrapped mid-word: a trial); -o json or csv gives them whole.
     return humanTable(ctx, flat, ['row', 'op', 'type', 'id', 'status', 'before', 'after'], ['before', 'after', 'type']);
   };
+  const scripted = rows.map((r) => ({
+    ...r,
+    id: idOf(r.id),
+    ...(r.was ? { was: idValue(r.was) } : {}),
+    before: numericIds(r.before),
+    after: numericIds(r.after),
+  }));
   await printValue(
     ctx,
     ctx.output,
-    ctx.output === 'csv' ? rows.map((r) => ({ ...r, before: json(r.before), after: json(r.after) })) : rows,
+    ctx.output === 'csv' ? scripted.map((r) => ({ ...r, before: json(r.before), after: json(r.after) })) : scripted,
     human,
   );
 }
@@ -144,6 +152,20 @@ function changedOnly(type: string, id: unknown, before: FieldValues | null, afte
   if (!before || !after || !rt) return { before, after };
   const changed = changedByRun(rt, before, after, String(id ?? ''));
   return { before: subset(before, changed), after: subset(after, changed) };
+}
+
+/**
+ * Ids as listings write them (lossless-json.ts): numbers, so that a script joins these rows with
+ * `svc … list -o json` and a --report's ids (they were strings here: "21" against 21).
+ */
+const idOf = (id: string | undefined | null) => (id === undefined || id === null ? null : idValue(id));
+
+function numericIds(v: FieldValues | undefined | null) {
+  if (!v) return null;
+  const relationships = Object.fromEntries(
+    Object.entries(v.relationships).map(([k, r]) => [k, r === null ? null : Array.isArray(r) ? r.map(idValue) : idValue(r)]),
+  );
+  return { attributes: v.attributes, relationships };
 }
 
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
