@@ -38,7 +38,7 @@ interface MirrorStatus {
 /** Opens `file` for reading; a missing file says to run `svc sync`, a foreign one is refused. */
 export async function openMirror(file: string): Promise<SqlDatabase> {
   if (!fs.existsSync(file)) {
-    throw new UsageError(`no mirror yet at ${file}`).hint('run `svc sync` first (with --sandbox: `svc --sandbox sync`)');
+    throw new UsageError(`no mirror yet at ${file}`).hint('run `svc sync` first');
   }
   const { openDatabase } = await import('./sqlite.js');
   let db: SqlDatabase;

@@ -63,6 +63,7 @@ export async function runCommand(app: App, cmd: Command, handler: (ctx: Context)
       json: (raw.json !== undefined && raw.json !== false) || raw.output === 'json',
       redact: ctx?.redact ?? ((s) => redactText(s)),
       width: stderrWidth(app.io),
+      ctx,
     });
   } finally {
     await ctx?.close();

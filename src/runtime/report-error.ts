@@ -5,6 +5,8 @@
 import { retryAfterMs } from '../api/jsonapi.js';
 import { ApiError, describeErrno, errnoCode, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
 import { fitLines, terminalSafe, terminalSafeJson, terminalSafeLines } from '../output/terminal-text.js';
+import type { Context } from './context.js';
+import { svcAgain } from './svc-again.js';
 
 /** What reporting needs of the surrounding command. */
 interface ErrorReportTarget {
@@ -14,11 +16,16 @@ interface ErrorReportTarget {
   redact: (s: string) => string;
   /** The terminal's width on stderr, to which each line is fitted; undefined: lines whole (output/io.ts `stderrWidth`). */
   width?: number;
+  /** The command's context, when it got that far: hints name svc as the user ran it. */
+  ctx?: Context;
 }
 
 /** Prints the error and returns the exit code. */
 export function reportError(err: unknown, t: ErrorReportTarget): number {
-  const { lines, code, jsonErrors } = describeError(err, t.verbose);
+  const described = describeError(err, t.verbose);
+  const { code, jsonErrors } = described;
+  const svc = t.ctx ? svcAgain(t.ctx) : 'svc';
+  const lines = described.lines.map((l) => (l.startsWith('hint: ') ? asRun(l, svc) : l));
   // Titles and details come from the server, messages from input files: one line each, and
   // nothing in them may drive the terminal. The JSON line escapes what JSON.stringify leaves raw.
   // On a terminal the error and hint lines are broken between words to its width (redacted
@@ -29,6 +36,17 @@ export function reportError(err: unknown, t: ErrorReportTarget): number {
   if (t.json) text += t.redact(terminalSafeJson(JSON.stringify({ errors: jsonErrors }))) + '\n';
   t.stderr.write(text);
   return code;
+}
+
+/**
+ * A hint's commands as the user ran svc (runtime/svc-again.ts): layers below the commands write
+ * `svc sync --rebuild` or `svc login --scopes …`, which after `svc --profile eu …` rebuilt or
+ * logged in the default profile's. A command already naming --sandbox or --profile, and `svc
+ * sandbox` (a server, no org's), stay as written.
+ */
+function asRun(line: string, svc: string): string {
+  if (svc === 'svc') return line;
+  return line.replace(/`svc (?!--sandbox|--profile|sandbox\b)/g, `\`${svc} `);
 }
 
 /** What is said of an error: its `error:` and `hint:` lines, its exit code, and its errors for `-o json`. */

@@ -77,3 +77,16 @@ it('other hints that name a command: a setting, a login, the org schema, with th
   });
   expect(label.stderr).toContain("no org schema cached: `svc --profile work schema pull` reads your org's labels");
 });
+
+it('hints written below the commands (the mirror, the API client) name svc as the user ran it too', async () => {
+  // A team's trial: after `svc --profile eu sql …`, the hint said `svc sync`, which syncs the
+  // default profile's mirror, another file; `svc sync --rebuild` and `svc login --scopes …` alike.
+  const env = config();
+  const eu = await svcInProcess(['--profile', 'eu', 'sql', 'select 1'], { env });
+  expect(eu.code).toBe(2);
+  expect(eu.stderr).toMatch(/^hint: run `svc --profile eu sync` first$/m);
+  const sandbox = await svcInProcess(['--sandbox', 'sql', 'select 1'], { env });
+  expect(sandbox.stderr).toMatch(/^hint: run `svc --sandbox sync` first$/m);
+  const plain = await svcInProcess(['sql', 'select 1'], { env });
+  expect(plain.stderr).toMatch(/^hint: run `svc sync` first$/m);
+});
