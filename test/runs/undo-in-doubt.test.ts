@@ -127,13 +127,14 @@ it('runs undo looks the creates in doubt up: found, deleted (an enrolment finish
 
   const plan = await svc(['runs', 'undo', id, '--plan', '-o', 'json']);
   expect(plan.code, plan.stderr).toBe(0);
-  const planned = (JSON.parse(plan.stdout) as { rows: { row: number; action: string; id: string | null; reason?: string }[] }).rows;
+  // Ids as numbers, as listings write them (they were strings here).
+  const planned = (JSON.parse(plan.stdout) as { rows: { row: number; action: string; id: number | null; reason?: string }[] }).rows;
   expect(planned.map((r) => [r.row, r.action, r.id])).toEqual([
-    [1, 'delete', lost],
+    [1, 'delete', Number(lost)],
     [2, 'nothing to do', null],
-    [3, 'delete', unknown],
-    [4, 'delete', confirmed],
-    [5, 'finish', String(state)],
+    [3, 'delete', Number(unknown)],
+    [4, 'delete', Number(confirmed)],
+    [5, 'finish', Number(state)],
     [6, 'nothing to do', null],
   ]);
   expect(planned[1]!.reason).toMatch(/a lookup by its fields \(firstName, lastName, emails\) finds no such record: it was not created$/);

@@ -48,8 +48,8 @@ it('a created record changed since the run is a conflict; the untouched one is d
   const planned = JSON.parse(plan.stdout);
   expect(planned.bill.conflicts).toBe(1);
   expect(planned.rows.map((r: any) => [r.id, r.action])).toEqual([
-    [worked, 'conflict'],
-    [untouched, 'delete'],
+    [Number(worked), 'conflict'],
+    [Number(untouched), 'delete'],
   ]);
   const undo = await svc(['runs', 'undo', id, '--yes']);
   expect(undo.code, undo.stderr).toBe(5);

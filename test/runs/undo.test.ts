@@ -602,7 +602,7 @@ describe('single writes are recorded too', () => {
         row: 1,
         action: 'cannot',
         type: 'event',
-        id: String(event),
+        id: Number(event),
         reason: 'events has no operation "delete": svc cannot delete the event the run created',
       },
     ]);

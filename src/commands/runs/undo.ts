@@ -543,7 +543,8 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
     row: i.row,
     action: i.action,
     type: i.type,
-    id: i.id,
+    // A number, as listings, --report and runs show write an id.
+    id: i.id === null ? null : idValue(i.id),
     ...(i.diff ? { changes: i.diff } : {}),
     ...(i.outcome?.extra?.reason ? { reason: i.outcome.extra.reason } : {}),
     ...(i.outcome?.error ? { reason: i.outcome.error } : {}),
