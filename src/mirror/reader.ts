@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { apiTime } from '../api-time.js';
 import { UsageError } from '../errors.js';
+import { quoteWord } from '../shell-words.js';
 import type { MirrorDb } from './dialect/types.js';
 import { openError, openMirrorDb, UNREADABLE, type MirrorTarget } from './store.js';
 import type { SqlDatabase } from './sqlite.js';
@@ -36,9 +37,9 @@ interface MirrorStatus {
 }
 
 /** Opens `file` for reading; a missing file says to run `svc sync`, a foreign one is refused. */
-export async function openMirror(file: string): Promise<SqlDatabase> {
+export async function openMirror(file: string, named = false): Promise<SqlDatabase> {
   if (!fs.existsSync(file)) {
-    throw new UsageError(`no mirror yet at ${file}`).hint('run `svc sync` first');
+    throw new UsageError(`no mirror yet at ${file}`).hint(`run \`svc sync${named ? ` --db ${quoteWord(file)}` : ''}\` first`);
   }
   const { openDatabase } = await import('./sqlite.js');
   let db: SqlDatabase;
@@ -60,7 +61,7 @@ export async function openMirror(file: string): Promise<SqlDatabase> {
 /** Opens the mirror at `target` for reading, as a {@link MirrorDb} (either dialect). */
 export async function openReadMirror(target: MirrorTarget): Promise<MirrorDb> {
   if (target.kind === 'file') {
-    const db = await openMirror(target.file);
+    const db = await openMirror(target.file, target.named);
     const { sqliteMirrorDb } = await import('./dialect/sqlite.js');
     return sqliteMirrorDb(db, target.file);
   }

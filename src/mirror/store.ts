@@ -40,7 +40,8 @@ export interface MirrorIdentity {
 }
 
 /** Where a mirror is: a SQLite file, or a schema on a PostgreSQL server. */
-export type MirrorTarget = { kind: 'file'; file: string } | { kind: 'postgres'; url: string; schema: string };
+/** Where a mirror is; `named`: the file was given with --db (a hint repeats it). */
+export type MirrorTarget = { kind: 'file'; file: string; named?: boolean } | { kind: 'postgres'; url: string; schema: string };
 
 /** One row of `_svc_tables`. */
 interface TableState {

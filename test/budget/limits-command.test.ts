@@ -94,3 +94,20 @@ describe('bad budget values', () => {
     expect(sb.requests.length).toBe(mark);
   });
 });
+
+describe('the forecast of a bulk run under --budget', () => {
+  it('counts the rows that will send a request, not the invalid ones', async () => {
+    // A trial: 116 invalid rows of a run that sent nothing were forecast as "about 116 requests …
+    // it would end about 15:45 UTC".
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-forecast-'));
+    const file = path.join(dir, 'people.csv');
+    fs.writeFileSync(file, 'First Name,E-mail\nAïcha,aicha@forecast.test\nBo,not-an-address\nCy,also bad\nDee,dee@forecast.test\n');
+    const r = await svc(['prospects', 'create', '--input', file, '--budget', '20%']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toMatch(/^budget 20% of the hour \(40 requests\): this run needs about 2 requests and fits in this hour$/m);
+    const none = path.join(dir, 'none.csv');
+    fs.writeFileSync(none, 'First Name,E-mail\nBo,not-an-address\n');
+    const bad = await svc(['prospects', 'create', '--input', none, '--budget', '20%']);
+    expect(bad.stderr).not.toMatch(/needs about/);
+  });
+});

@@ -89,4 +89,7 @@ it('hints written below the commands (the mirror, the API client) name svc as th
   expect(sandbox.stderr).toMatch(/^hint: run `svc --sandbox sync` first$/m);
   const plain = await svcInProcess(['sql', 'select 1'], { env });
   expect(plain.stderr).toMatch(/^hint: run `svc sync` first$/m);
+  // A file named with --db: the sync that makes it names it too (the hint left it out, a trial).
+  const named = await svcInProcess(['--sandbox', 'sql', '--db', 'my org.sqlite', 'select 1'], { env });
+  expect(named.stderr).toMatch(/^hint: run `svc --sandbox sync --db '.*my org\.sqlite'` first$/m);
 });

@@ -446,6 +446,12 @@ describe.each(DATABASES)('on $name', (d) => {
         const attach = await svc(['sql', ...db, `attach '${other}' as x`]);
         expect(attach.code).toBe(2);
         expect(fs.existsSync(other)).toBe(false);
+        // Nor written by VACUUM INTO: refused, it left an empty file behind (a trial).
+        const copy = path.join(tempDir(), 'copy.sqlite');
+        const vacuum = await svc(['sql', ...db, `/* a copy */ VACUUM INTO '${copy}'`]);
+        expect(vacuum.code).toBe(2);
+        expect(vacuum.stderr).toMatch(/^error: svc sql is read-only/m);
+        expect(fs.existsSync(copy)).toBe(false);
       } else {
         // Nothing smuggled behind a query: one statement, in a read-only transaction.
         for (const stmt of ['commit; delete from prospects', 'select 1; set transaction read write; delete from prospects']) {
@@ -461,6 +467,13 @@ describe.each(DATABASES)('on $name', (d) => {
       );
       const stdin = await svc(['sql', ...db, '-o', 'json'], 'select 1 as one');
       expect(JSON.parse(stdin.stdout)).toEqual([{ one: 1 }]);
+      // -o raw with --query, the idiom the README uses for runs list (refused before, a trial).
+      const raw = await svc(['sql', ...db, '-o', 'raw', '--query', '[].w', "select 'a b' as w union all select 'c' order by 1"]);
+      expect(raw.code, raw.stderr).toBe(0);
+      expect(raw.stdout).toBe('a b\nc\n');
+      const bare = await svc(['sql', ...db, '-o', 'raw', 'select 1']);
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toMatch(/^hint: use -o json or -o csv; -o raw goes with --query/m);
     });
 
     it.runIf(d.name === 'sqlite')('says to run svc sync when there is no mirror, and refuses a foreign file', async () => {

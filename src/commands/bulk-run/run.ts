@@ -128,7 +128,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     const sideFilesLater = run.sideFilesAfterPlan === true && !ctx.globals.dryRun;
     if (run.planInSession) {
       const side = ctx.globals.dryRun ? { ...setup, journalPath: undefined, reportPath: undefined } : setup;
-      session = await openSession(ctx, side, run.label, scan.total, sideFilesLater);
+      session = await openSession(ctx, side, run.label, scan.total, sideFilesLater, sending(scan));
     }
     if (!(await run.plan(scan, session))) return;
     if (session && sideFilesLater) await session.openSideFiles();
@@ -136,7 +136,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     // Ctrl-C does, never ends it where it stands (output/io.ts, ClosedOutput).
     release = ctx.io.closedOutput?.windDown();
     const failed = run.failed ?? failedRows(setup, run.input?.file);
-    session ??= await openSession(ctx, setup, run.label, scan.total);
+    session ??= await openSession(ctx, setup, run.label, scan.total, false, sending(scan));
     // Timed from the answer: the plan's question waited on a person (a trial's "1 of 1 row in 11.9 s").
     session.started = ctx.clock.now();
     collectFailed(session, failed);
@@ -280,4 +280,9 @@ function refuseUndoneJournal<S extends RowScan, T extends RecordableItem>(ctx: C
 /** The run's `--shard` as recorded (`2/4`); undefined without one. */
 function shardText(setup: BulkSetup): string | undefined {
   return setup.shard ? `${setup.shard.index}/${setup.shard.count}` : undefined;
+}
+
+/** The rows that will send requests: an invalid row sends none (a forecast of 116 requests for 116 invalid rows, a trial). */
+function sending(scan: { total: number | undefined; invalid: number }): number | undefined {
+  return scan.total === undefined ? undefined : scan.total - scan.invalid;
 }

@@ -241,6 +241,8 @@ export async function openSession(
   label: string,
   total: number | undefined,
   sideFilesLater = false,
+  /** Rows that will send a request: the budget's forecast leaves out the invalid ones. */
+  sending = total,
 ): Promise<BulkSession> {
   const conn = await ctx.connection();
   const stderrColumns = ctx.io.stderrColumns ?? 0;
@@ -277,9 +279,9 @@ export async function openSession(
     onRateLimit: (info, status) => pacer.observe(info, status),
     now: () => ctx.clock.now(),
   });
-  if (gate && ctx.globals.budget && total !== undefined && total > 0) {
+  if (gate && ctx.globals.budget && sending !== undefined && sending > 0) {
     // Before the first row: whether the run fits in what the hour and its --budget leave.
-    const forecast = await gate.forecast(total);
+    const forecast = await gate.forecast(sending);
     if (forecast) ctx.info(forecast);
   }
   const requester = new Requester({
@@ -568,7 +570,16 @@ export function finishRun(
   }
   const bad = c.failed + c.unknown;
   if (bad > 0) {
-    const err = new PartialError(`${n(bad)} of ${n(result.processed)} ${plural(result.processed, 'row')} failed`);
+    // Unknown is not failed (README: exit 5 "when some failed or are `unknown`"): said apart.
+    const of = `of ${n(result.processed)} ${plural(result.processed, 'row')}`;
+    const lostAnswers = `unknown (${c.unknown === 1 ? 'its answer was' : 'their answers were'} lost)`;
+    const err = new PartialError(
+      c.unknown === 0
+        ? `${n(c.failed)} ${of} failed`
+        : c.failed === 0
+          ? `${n(c.unknown)} ${of} ${c.unknown === 1 ? 'is' : 'are'} ${lostAnswers}`
+          : `${n(c.failed)} ${of} failed and ${n(c.unknown)} ${c.unknown === 1 ? 'is' : 'are'} ${lostAnswers}`,
+    );
     err.hint(
       setup.reportPath
         ? `see the report ${setup.reportPath === '-' ? 'on stdout' : setup.reportPath}`

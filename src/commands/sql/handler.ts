@@ -28,7 +28,10 @@ export interface SqlFlags {
 }
 
 export async function sqlHandler(ctx: Context, statement: string | undefined, flags: SqlFlags): Promise<void> {
-  if (ctx.output === 'raw') throw new UsageError('svc sql prints table, json, ndjson or csv, not raw').hint('use -o json or -o csv');
+  if (ctx.output === 'raw' && !ctx.shape?.query)
+    throw new UsageError('svc sql prints table, json, ndjson or csv, not raw').hint(
+      'use -o json or -o csv; -o raw goes with --query, whose strings it prints unquoted',
+    );
   const params = parseParams(flags.param ?? []);
   const sql = flags.tables || flags.columns !== undefined ? undefined : await readStatement(ctx, statement, flags.file);
   const db = await openReadMirror(await mirrorTarget(ctx, flags));
@@ -127,7 +130,21 @@ async function readStatement(ctx: Context, arg: string | undefined, file: string
   // SQLite ran the first and dropped the rest without a word; PostgreSQL refused (a trial).
   if (statementAfterFirst(sql))
     throw new UsageError('svc sql runs one statement: this gives more than one').hint('give them one at a time');
+  // SQLite creates VACUUM INTO's file before it finds the database read-only: refused was not
+  // enough, an empty file was left behind (a trial).
+  if (/^vacuum\b/i.test(firstWords(sql))) throw readOnlyError(svcAgain(ctx));
   return sql;
+}
+
+/** The statement without the space and comments before it. */
+function firstWords(sql: string): string {
+  return sql.replace(/^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/, '');
+}
+
+function readOnlyError(svc: string): UsageError {
+  return new UsageError('svc sql is read-only: the statement would write to the mirror').hint(
+    `change the org with svc commands (they write to the API), then ${svc} sync brings the change here`,
+  );
 }
 
 /**
@@ -187,7 +204,12 @@ async function runQuery(ctx: Context, db: MirrorDb, sql: string, params: Record<
   } catch (err) {
     throw sqlError(err, svcAgain(ctx));
   }
-  const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, columns: result.columns });
+  // -o raw --query (the README's `-o raw --query` idiom): the query reads the rows as -o json gives them.
+  const rows: FlatRecord[] = [];
+  const writer =
+    ctx.output === 'raw'
+      ? { page: async (_: object, page: FlatRecord[]) => void rows.push(...page), end: () => printValue(ctx, 'raw', rows, () => '') }
+      : recordWriter(ctx, { format: ctx.output, io: ctx.io, columns: result.columns });
   for (;;) {
     let next: IteratorResult<SqlRow[]>;
     try {
@@ -229,11 +251,7 @@ function sqlError(err: unknown, svc: string): UsageError {
         ? err.message
         : String(err);
   const msg = raw.replace(/\s+/g, ' ').trim();
-  if (/readonly|read-only|query_only|attempt to write/i.test(msg)) {
-    return new UsageError('svc sql is read-only: the statement would write to the mirror').hint(
-      `change the org with svc commands (they write to the API), then ${svc} sync brings the change here`,
-    );
-  }
+  if (/readonly|read-only|query_only|attempt to write/i.test(msg)) return readOnlyError(svc);
   // A hint for what it says: the names hint followed a function of the other database's SQL and
   // two statements at once too, where it helped nothing (a trial).
   const err2 = new UsageError(`SQL: ${msg}`);

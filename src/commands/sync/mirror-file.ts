@@ -43,7 +43,7 @@ export async function mirrorTarget(ctx: Context, flags: { db?: string; schema?: 
   if (flags.schema !== undefined) {
     throw new UsageError('--schema is for a mirror on PostgreSQL').hint('give --db postgres://USER@HOST/DB (or set SVC_DB) with it');
   }
-  return { kind: 'file', file: await mirrorFile(ctx, db) };
+  return { kind: 'file', file: await mirrorFile(ctx, db), ...(flags.db !== undefined ? { named: true } : {}) };
 }
 
 /**
