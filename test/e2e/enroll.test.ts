@@ -1,7 +1,8 @@
 /**
  * `svc enroll` against the sandbox: by id and by e-mail, prospects already in the sequence,
- * prospects the server refuses (exclusivity, opted out, unknown), the report and journal, the
- * requests sent (batched lookups, one state listing), exit codes, --dry-run, --shard. The usage
+ * prospects the server refuses (exclusivity, opted out), ids no prospect has (checked before
+ * anything is sent), the report and journal, the requests sent (batched lookups, one state
+ * listing), exit codes, --dry-run, --shard. The usage
  * errors that need no terminal are checked in-process in test/unit/commands/enroll/usage.test.ts.
  */
 import fs from 'node:fs';
@@ -65,7 +66,6 @@ describe('svc enroll --prospect', () => {
       '--prospect',
       String(p5),
       String(p6),
-      '999999',
       '--report',
       report,
     ]);
@@ -80,30 +80,36 @@ describe('svc enroll --prospect', () => {
       [3, p3, 'skipped'],
       [4, p5, 'failed'],
       [5, p6, 'failed'],
-      [6, 999999, 'failed'],
     ]);
     expect(lines[2]!.reason).toBe('already in the sequence');
     expect(lines[3]!.error).toMatch(/HTTP 422 .*sequence exclusivity \(all_sequences\)/);
     expect(lines[4]!.error).toMatch(/opted out/);
-    expect(lines[5]!.error).toMatch(/No prospect with id 999999/);
     for (const l of lines) expect(Object.keys(l).slice(0, 4)).toEqual(['row', 'status', 'id', 'error']);
     expect(typeof lines[0]!.id).toBe('number');
-    expect(r.stderr).toMatch(/enroll: 2 created, 1 skipped, 3 failed \(6 of 6 rows/);
-    expect(r.stderr).toMatch(/error: 3 of 6 rows failed/);
+    expect(r.stderr).toMatch(/enroll: 2 created, 1 skipped, 2 failed \(5 of 5 rows/);
+    expect(r.stderr).toMatch(/error: 2 of 5 rows failed/);
     expect(r.stdout).toBe('');
     // What was sent: the two checks, one step of the sequence (whether it has any), one listing
-    // of the sequence's states, one POST per candidate.
+    // of the sequence's states, one read of the ids not in it (that they exist), one POST per candidate.
     const sent = received(sb, mark);
-    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 4)).toEqual([
+    expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 5)).toEqual([
       `GET /api/v2/sequences/${seq}`,
       'GET /api/v2/mailboxes/2',
       'GET /api/v2/sequenceSteps',
       'GET /api/v2/sequenceStates',
+      'GET /api/v2/prospects',
     ]);
     expect(sent[2]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1' });
     expect(sent[3]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1000' });
+    expect(sent[4]!.query.parsed).toMatchObject({ 'fields[prospect]': '' });
+    expect(
+      String(sent[4]!.query.parsed['filter[id]'])
+        .split(',')
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([p1, p2, p5, p6]);
     const posts = sent.filter((q) => q.method === 'POST');
-    expect(posts).toHaveLength(5);
+    expect(posts).toHaveLength(4);
     expect(JSON.parse(posts.find((p) => p.body.includes(`"id":${p1}}`))!.body)).toEqual({
       data: {
         type: 'sequenceState',
@@ -125,6 +131,39 @@ describe('svc enroll --prospect', () => {
     expect(stateProspects(sb, seq)).toEqual([7, 8]);
     expect(received(sb, mark, 'sequenceStates').filter((q) => q.method === 'POST')).toHaveLength(1);
     expect(r.stderr).toMatch(/1 created, 2 skipped/);
+  });
+
+  it('an id no prospect has is refused before anything is sent, with or without --strict: exit 2, nothing enrolled (a new user’s trial)', async () => {
+    const [p1, p2] = freeProspects(sb, 2, 140) as [number, number];
+    const seq = await newSequence(sb);
+    const enroll = (...args: string[]) => svc(['enroll', '--sequence', String(seq), '--mailbox', '1', ...args]);
+    const mark = sb.requests.length;
+    // The trial's command: the summary promised 2 enrolments, the run made one and exited 5.
+    const strict = await enroll('--prospect', `${p1},99999`, '--strict');
+    expect(strict.code, strict.stderr).toBe(2);
+    expect(strict.stderr).toContain('error: --prospect 99999: no prospect has this id; nothing was enrolled\n');
+    expect(strict.stderr).toContain(
+      '\nhint: leave it out or correct it; svc prospects list --filter emails=ADDRESS finds the id of a prospect\n',
+    );
+    expect(strict.stderr).not.toMatch(/to enroll: |created/);
+    // Without --strict the same: the ids were typed, and a typo among them is a usage error.
+    const loose = await enroll('--prospect', String(p1), '--prospect', `888888,${p2},99999`);
+    expect(loose.code, loose.stderr).toBe(2);
+    expect(loose.stderr).toContain('error: --prospect 888888, 99999: no prospect has these ids; nothing was enrolled\n');
+    expect(loose.stderr).toContain('\nhint: leave them out or correct them; ');
+    expect(received(sb, mark).filter((q) => q.method !== 'GET')).toEqual([]);
+    expect(stateProspects(sb, seq)).toEqual([]);
+    // Cheap: one read of the ids a run (ids only), never one request per id.
+    expect(received(sb, mark, 'prospects')).toHaveLength(2);
+    const many = Array.from({ length: 300 }, (_, i) => 500_000 + i).join(',');
+    const big = sb.requests.length;
+    const r = await enroll('--prospect', `${p1},${many}`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: --prospect 500000, 500001, .*, 500009 and 290 more: no prospect has these ids; nothing was enrolled$/m,
+    );
+    expect(received(sb, big, 'prospects')).toHaveLength(1);
+    expect(stateProspects(sb, seq)).toEqual([]);
   });
 });
 
@@ -220,6 +259,35 @@ describe('svc enroll --input', () => {
     expect(stateProspects(sb, seq)).toEqual([20, 21, 22, 23, 24]);
     // Listed once, by the checks before the run.
     expect(loose.stderr.match(/row 2: .*"abc" is not a prospect id/g)).toHaveLength(1);
+  });
+
+  it('a row whose prospect does not exist: --strict stops before any enrolment (exit 2); without it the row fails and is not counted to enroll (a new user’s trial)', async () => {
+    const [p1, p2] = freeProspects(sb, 2, 145) as [number, number];
+    const seq = await newSequence(sb);
+    const csv = inputFile('ids.csv', `id\n${p1}\n99999\n${p2}\n`);
+    const enroll = (...args: string[]) => svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', csv, ...args]);
+    const mark = sb.requests.length;
+    const strict = await enroll('--strict');
+    expect(strict.code, strict.stderr).toBe(2);
+    expect(strict.stderr).toContain('row 2: not found: no prospect has id 99999\n');
+    expect(strict.stderr).toContain('error: 1 of 3 rows would fail; nothing was enrolled (--strict)\n');
+    expect(strict.stderr).not.toMatch(/to enroll: |created/);
+    expect(received(sb, mark).filter((q) => q.method !== 'GET')).toEqual([]);
+    expect(stateProspects(sb, seq)).toEqual([]);
+    // Without --strict the row fails as bulk rows do, said before the summary, which promises the two others only.
+    const report = `${tempDir('svc-enroll-')}/r.ndjson`;
+    const loose = await enroll('--report', report);
+    expect(loose.code, loose.stderr).toBe(5);
+    const before = loose.stderr.slice(0, loose.stderr.indexOf('enroll into sequence'));
+    expect(before).toContain('row 2: failed: not found: no prospect has id 99999\n');
+    expect(loose.stderr).toMatch(/rows: 3 · already enrolled: 0 · to enroll: 2 · failing checks: 1\n/);
+    expect(loose.stderr).toMatch(/enroll: 2 created, 1 failed \(3 of 3 rows/);
+    expect(stateProspects(sb, seq)).toEqual([p1, p2]);
+    expect(received(sb, mark, 'sequenceStates').filter((q) => q.method === 'POST')).toHaveLength(2);
+    expect(ndjson<{ row: number; status: string; error: string }>(report).find((l) => l.row === 2)).toMatchObject({
+      status: 'failed',
+      error: 'not found: no prospect has id 99999',
+    });
   });
 
   it('the reasons of failing rows come before the summary and its question, each said once; an empty cell is said empty (a trial)', async () => {

@@ -37,10 +37,11 @@ export interface CaseOutcome {
  */
 /**
  * Requests that count as "sent" for a usage error: all but the org schema a bulk run pulls once
- * (read-only) to resolve an unknown column before refusing it.
+ * (read-only) to resolve an unknown column before refusing it; with `lookups`, all but reads
+ * (`enroll --strict` reads whether its rows' prospects exist before it refuses rows that would fail).
  */
-export function sentSince(requests: readonly { method: string; path: string }[], mark: number): number {
-  return requests.slice(mark).filter((r) => !(r.method === 'GET' && /\/(schema\/openapi\.json|types)$/.test(r.path))).length;
+export function sentSince(requests: readonly { method: string; path: string }[], mark: number, lookups = false): number {
+  return requests.slice(mark).filter((r) => !(r.method === 'GET' && (lookups || /\/(schema\/openapi\.json|types)$/.test(r.path)))).length;
 }
 
 export function violation(o: CaseOutcome, opts: { sent: number; allowed?: number[]; verbose?: boolean }): string | undefined {

@@ -55,8 +55,18 @@ afterAll(async () => {
 
 const runs = (n: number) => Math.max(1, Math.round(n * FUZZ_SCALE));
 
-/** Runs a property over argv arrays; fails with the shrunk case and what went wrong. */
-async function fuzz<T>(name: string, arb: fc.Arbitrary<T>, n: number, toArgv: (v: T) => string[], allowed?: (argv: string[]) => number[]) {
+/**
+ * Runs a property over argv arrays; fails with the shrunk case and what went wrong. `lookups`:
+ * the command lines whose usage errors may follow read-only lookups (never a write).
+ */
+async function fuzz<T>(
+  name: string,
+  arb: fc.Arbitrary<T>,
+  n: number,
+  toArgv: (v: T) => string[],
+  allowed?: (argv: string[]) => number[],
+  lookups?: (argv: string[]) => boolean,
+) {
   counts[name] = 0;
   await fc.assert(
     fc.asyncProperty(arb, async (v) => {
@@ -68,7 +78,7 @@ async function fuzz<T>(name: string, arb: fc.Arbitrary<T>, n: number, toArgv: (v
       c[String(r.code)] = (c[String(r.code)] ?? 0) + 1;
       // --verbose may show a stack; `-v` can hide in a cluster of short flags (`-vG9`).
       const verbose = argv.some((a) => a === '--verbose' || /^-[A-Za-z]*v/.test(a));
-      const problem = violation(r, { sent: sentSince(sb.requests, mark), allowed: allowed?.(argv), verbose });
+      const problem = violation(r, { sent: sentSince(sb.requests, mark, lookups?.(argv)), allowed: allowed?.(argv), verbose });
       if (problem) throw new Error(`${problem}\nargv: ${JSON.stringify(argv)}\nexit: ${r.code}\nstderr:\n${r.stderr.slice(0, 2000)}`);
     }),
     { numRuns: runs(n), seed: FUZZ_SEED, endOnFailure: true },
@@ -153,6 +163,8 @@ describe('fuzzing through runCli', () => {
         return ['prospects', op, '--input', p, '--yes', ...how];
       },
       (argv) => (argv.includes('--dry-run') || argv.includes('--strict') ? [0, 1, 2, 5] : [0, 1, 2, 5]),
+      // --strict refuses rows whose prospect the lookups did not find (exit 2, nothing enrolled).
+      (argv) => argv[0] === 'enroll' && argv.includes('--strict'),
     );
   });
 

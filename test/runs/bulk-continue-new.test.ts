@@ -148,14 +148,15 @@ it('a run whose rows were all skipped or refused leaves no record: `[0]` stays t
   expect(again.stderr).not.toContain('continuing run');
   expect(await runIds()).toEqual(had);
 
-  // An enrolment: one prospect in the sequence already (skipped), one that does not exist (refused).
+  // An enrolment: one prospect in the sequence already (skipped), one that does not exist (failed
+  // before sending: given with --prospect it would stop the run instead).
   const seq = [...sb.store.table('sequence').keys()][0]!;
   const box = [...sb.store.table('mailbox').keys()][0]!;
   const args = ['enroll', '--sequence', String(seq), '--mailbox', String(box)];
   const inSeq = await svc([...args, '--prospect', String(ids()[17])]);
   expect(inSeq.code, inSeq.stderr).toBe(0);
   const last = await runIds();
-  const mixed = await svc([...args, '--prospect', `${ids()[17]},99999997`]);
+  const mixed = await svc([...args, '--input', inputFile('mixed.csv', `id\n${ids()[17]}\n99999997\n`)]);
   expect(mixed.code, mixed.stderr).toBe(5);
   expect(mixed.stderr).toMatch(/1 skipped, 1 failed/);
   expect(mixed.stderr).toContain('nothing was written: no run recorded');

@@ -1,13 +1,14 @@
 /**
- * E-mail addresses → prospect ids for `svc enroll --by email`, in batches, never one request per
- * row (the batching is key-match.ts's). Addresses are matched ignoring case, as upsert matches
- * them: the prospects' addresses are read once and compared lower-cased (key-match.ts).
+ * The prospects of `svc enroll`'s rows, in batches, never one request per row (the batching is
+ * key-match.ts's): e-mail addresses → prospect ids (`--by email`), and ids checked to exist
+ * (`--by id`, `--prospect`). Addresses are matched ignoring case, as upsert matches them: the
+ * prospects' addresses are read once and compared lower-cased (key-match.ts).
  */
 import type { PageClient } from '../../api/paginate.js';
 import type { EnrollItem } from './enroll-rows.js';
 import { idValue } from '../../lossless-json.js';
 import type { InputMask } from './input-mask.js';
-import { foldedLookup, maskedLookup, normKey, resolveInBatches } from './key-match.js';
+import { foldedLookup, keyLookup, maskedLookup, normKey, resolveInBatches, type KeyLookup } from './key-match.js';
 
 /** Finds the prospects of some addresses: lower-cased address → ids. */
 type EmailLookup = (emails: string[]) => Promise<Map<string, (number | string)[]>>;
@@ -74,6 +75,38 @@ export function resolveEmails(items: AsyncIterable<EnrollItem>, lookup: EmailLoo
           extra: { email: item.email },
         };
       }
+    },
+  });
+}
+
+/** Which of some prospect ids exist: `filter[id]=a,b,…` with ids only (`fields[prospect]=`), up to 500 ids a request. */
+export function idLookup(client: PageClient): KeyLookup {
+  return keyLookup(client, { path: 'prospects', type: 'prospect', attr: 'id', fields: [] });
+}
+
+/**
+ * Checks that the prospects of the items flowing through exist, a batch at a time, keeping their
+ * order: an id no prospect has fails its row before anything is sent, where the summary counted
+ * it "to enroll" and the server refused it after the others were enrolled (a trial). Items
+ * already decided pass through, and so do prospects in the sequence (`known`: their state
+ * proves them), without a lookup.
+ */
+export function resolveIds(
+  items: AsyncIterable<EnrollItem>,
+  lookup: KeyLookup,
+  known: ReadonlyMap<number | string, unknown>,
+): AsyncGenerator<EnrollItem> {
+  return resolveInBatches(items, lookup, {
+    keyOf: (item) => (!item.outcome && item.prospectId !== undefined && !known.has(item.prospectId) ? String(item.prospectId) : undefined),
+    apply: (item, recs) => {
+      if (recs.length > 0) return;
+      item.unknownId = true;
+      item.outcome = {
+        status: 'failed',
+        id: null,
+        error: `not found: no prospect has id ${item.prospectId}`,
+        extra: { prospect: item.prospectId },
+      };
     },
   });
 }

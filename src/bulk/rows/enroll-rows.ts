@@ -26,6 +26,8 @@ export interface EnrollItem extends RecordableItem {
   email?: string;
   /** A `pending` journal entry: an earlier run sent this enrolment and was stopped. */
   pending?: JournalEntry;
+  /** No prospect has `prospectId` (found before anything is sent): `--prospect` refuses the run. */
+  unknownId?: boolean;
 }
 
 /** A row's value, or why it is unusable. */

@@ -1,17 +1,20 @@
 /**
  * `svc enroll`: resolves the sequence and mailbox (ids, names, or a picker on a terminal),
  * checks the rows, checks that the sequence and mailbox exist, fetches the sequence's states
- * once (pages of 1,000) to skip prospects already in it, resolves e-mail addresses in batches,
- * says what it will do (and asks on a terminal), then enrolls the rest with the bulk engine.
+ * once (pages of 1,000) to skip prospects already in it, resolves e-mail addresses or checks
+ * that the ids are prospects' in batches (an unknown `--prospect` id, or with `--strict` any row
+ * that would fail, stops the run there), says what it will do (and asks on a terminal), then
+ * enrolls the rest with the bulk engine.
  * The rows are held in memory between the summary and the run (about 100 bytes each), so that
  * the summary can count them without a second round of lookups.
  *
  * Requests: 3 (sequence, mailbox, one step of the sequence) + ⌈states in the sequence / 1,000⌉ + one per address batch
- * (`--by email`) + one per prospect to enroll; a name costs one or two list requests more.
+ * (`--by email`) or per 500 ids not in the sequence (`--by id`) + one per prospect to enroll; a
+ * name costs one or two list requests more.
  */
 import { paginate } from '../../api/paginate.js';
 import { enrollPerformer, enrolmentBody } from '../../bulk/rows/enroll-perform.js';
-import { emailLookup, resolveEmails } from '../../bulk/rows/enroll-resolve.js';
+import { emailLookup, idLookup, resolveEmails, resolveIds } from '../../bulk/rows/enroll-resolve.js';
 import {
   enrollRows,
   headerless as enrollHeaderless,
@@ -34,6 +37,7 @@ import { idValue } from '../../lossless-json.js';
 import { failedRows, noteDialect } from '../bulk-run/input-file.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
 import { grouped, plural } from '../../grouped.js';
+import { svcAgain } from '../../runtime/svc-again.js';
 
 /** Options of `svc enroll`. */
 interface EnrollFlags extends BulkFlags {
@@ -198,8 +202,10 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
         mailbox = attributesOf(await session!.requester.send({ method: 'GET', path: `mailboxes/${mailboxId}` }, 'read'));
         hasSteps = await anyStep(session!, src.sequenceId);
         enrolled = await existingStates(session!, src.sequenceId);
+        const pages = pagedClient(session!.requester, session!.client);
         let work: AsyncIterable<EnrollItem> = items(src, journal, setup.skipFailed);
-        if (src.by === 'email') work = resolveEmails(work, emailLookup(pagedClient(session!.requester, session!.client), mask, emails));
+        // An address's prospect is read by id, so it exists; an id is checked to be a prospect's.
+        work = src.by === 'email' ? resolveEmails(work, emailLookup(pages, mask, emails)) : resolveIds(work, idLookup(pages), enrolled);
         for await (const item of work) {
           // Recorded with the row: `svc runs show` names whom each row enrolled, where a
           // sequence state's id alone said nothing (a trial).
@@ -214,6 +220,7 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
           throw new InterruptedError('interrupted before the first enrolment').hint('nothing was enrolled: run the same command again');
         throw err;
       }
+      refuseFailing(ctx, src, setup.strict, list, scan.total);
       const plan = summarize(list, enrolled);
       showFailing(ctx, list);
       for (const line of summaryLines({
@@ -245,6 +252,43 @@ export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<v
     items: () => fromList(list),
     perform: (writes) => enrollPerformer({ sequenceId: src.sequenceId, mailboxId, enrolled, ...writes }),
   });
+}
+
+/** Unknown `--prospect` ids a refusal names; the rest are counted. */
+const IDS_SHOWN = 10;
+
+/** Rows whose reasons a `--strict` refusal gives, as the first pass gives its invalid rows. */
+const STRICT_SHOWN = 20;
+
+/**
+ * Stops the run before anything is sent when rows are known to fail: an id given with
+ * `--prospect` that no prospect has, as a malformed one is (the summary promised its enrolment
+ * and the run enrolled the others before the server refused it, a trial), and with `--strict`
+ * every row the lookups found failing (an id or address no prospect has, an address several have).
+ * @throws UsageError (exit 2)
+ */
+function refuseFailing(ctx: Context, src: EnrollSource, strict: boolean, list: readonly EnrollItem[], total: number): void {
+  if (src.prospects) {
+    const unknown = [...new Set(list.filter((item) => item.unknownId).map((item) => String(item.prospectId)))];
+    if (unknown.length > 0) {
+      const one = unknown.length === 1;
+      const more = unknown.length - IDS_SHOWN;
+      const ids = unknown.slice(0, IDS_SHOWN).join(', ') + (more > 0 ? ` and ${grouped(more)} more` : '');
+      const them = one ? 'it' : 'them';
+      throw new UsageError(`--prospect ${ids}: no prospect has ${one ? 'this id' : 'these ids'}; nothing was enrolled`).hint(
+        `leave ${them} out or correct ${them}; ${svcAgain(ctx)} prospects list --filter emails=ADDRESS finds the id of a prospect`,
+      );
+    }
+  }
+  if (!strict) return;
+  const failing = list.filter((item) => item.outcome?.status === 'failed');
+  if (failing.length === 0) return;
+  for (const item of failing.slice(0, STRICT_SHOWN)) ctx.info(ctx.redact(`row ${item.row}: ${item.outcome!.error ?? ''}`));
+  const more = failing.length - STRICT_SHOWN;
+  if (more > 0) ctx.info(`… and ${grouped(more)} more ${plural(more, 'row')} that would fail`);
+  throw new UsageError(
+    `${grouped(failing.length)} of ${grouped(total)} ${plural(total, 'row')} would fail; nothing was enrolled (--strict)`,
+  ).hint('correct or remove these rows, or leave out --strict to enroll the others (these rows are then reported failed)');
 }
 
 /** Rows whose reasons the summary gives before asking; the rest are said as the run meets them. */
