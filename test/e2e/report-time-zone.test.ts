@@ -72,6 +72,20 @@ describe('report mailings --tz', () => {
     expect(one.sent[0]).toContain('filter[deliveredAt]=2026-03-01T15:00:00Z..2026-03-02T14:59:59Z');
   });
 
+  it("relative days in the filter are the zone's: yesterday.. in Pacific/Kiritimati (UTC+14) from a machine in Los Angeles", async () => {
+    const day = 86_400_000;
+    const kiritimati = (t: number) => Math.floor((t + 14 * 3_600_000) / day) * day - 14 * 3_600_000;
+    const before = Date.now();
+    const r = await report(['--filter', 'deliveredAt=yesterday..', '--tz', 'Pacific/Kiritimati', '-o', 'json'], {
+      TZ: 'America/Los_Angeles',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    // The first second of yesterday in Kiritimati (of the run's start or, across its midnight, its end).
+    const from = (t: number) => `filter[deliveredAt]=${new Date(kiritimati(t) - day).toISOString().slice(0, 19)}Z..inf`;
+    expect([from(before), from(Date.now())]).toContain(/filter\[deliveredAt\]=[^&]*/.exec(r.sent[0]!)?.[0]);
+    expect(counts(r)).toHaveLength(2);
+  });
+
   it('--tz UTC counts UTC days, as the API writes its times', async () => {
     const r = await report([...tokyoRange, '--tz', 'UTC', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);

@@ -18,7 +18,7 @@ afterAll(() => sb.close());
 
 async function queries(args: string[]): Promise<string[]> {
   const mark = sb.requests.length;
-  const r = await svcInProcess(args, { env: env() });
+  const r = await svcInProcess(args, { env: { ...env(), TZ: 'UTC' } });
   expect(r.code, r.stderr).toBe(0);
   return received(sb, mark, 'prospects').map((q) => decodeURIComponent(q.query.raw));
 }
@@ -27,9 +27,11 @@ describe('filters as the server received them', () => {
   it.each([
     [['title=CEO'], 'filter[title]=CEO'],
     [['title=CEO,CTO'], 'filter[title]=CEO,CTO'],
-    [['updatedAt=2024-01-01..2030-02-01'], 'filter[updatedAt]=2024-01-01..2030-02-01'],
-    [['updatedAt=2024-01-01..'], 'filter[updatedAt]=2024-01-01..inf'],
-    [['updatedAt=..2030-01-01'], 'filter[updatedAt]=neginf..2030-01-01'],
+    // Days in the machine's zone (TZ=UTC here: the suite's is America/Los_Angeles).
+    [['updatedAt=2024-01-01..2030-02-01'], 'filter[updatedAt]=2024-01-01T00:00:00Z..2030-02-01T23:59:59Z'],
+    [['updatedAt=2024-01-01..'], 'filter[updatedAt]=2024-01-01T00:00:00Z..inf'],
+    [['updatedAt=..2030-01-01'], 'filter[updatedAt]=neginf..2030-01-01T23:59:59Z'],
+    [['updatedAt=2024-01-01T10:00:00..'], 'filter[updatedAt]=2024-01-01T10:00:00..inf'],
     [['account.id=5'], 'filter[account][id]=5'],
     [['title=CEO', 'firstName=Ada'], 'filter[title]=CEO&filter[firstName]=Ada'],
   ])('%j', async (filters, sent) => {
@@ -52,7 +54,7 @@ describe('filters as the server received them', () => {
     ]);
     expect(q).toContain('newFilterSyntax=true');
     expect(q).toContain('filter[title][]=CEO&filter[title][]=VP, Sales');
-    expect(q).toContain('filter[updatedAt][gte]=2024-01-01');
+    expect(q).toContain('filter[updatedAt][gte]=2024-01-01T00:00:00Z');
   });
 
   it('filtered results really match', async () => {

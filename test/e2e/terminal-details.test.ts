@@ -1,7 +1,8 @@
 /**
  * Terminal details against a real sandbox: `get` in a terminal hides null and empty fields
  * unless `--all-fields`; `create`/`update` in a terminal confirm with the id and the fields set
- * (the whole record with -o json); relative dates in filters reach the server as dates.
+ * (the whole record with -o json); relative dates in filters reach the server as the UTC instants
+ * their local days begin and end at.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireProgram, without } from '../helpers/programs.js';
@@ -94,17 +95,21 @@ describe.skipIf(without('tmux', 'the terminal tests'))('in a terminal', () => {
 });
 
 describe('relative dates in filters', () => {
-  const day = (back: number) => {
+  // Local days read with Date's own local-time getters: this process's TZ (America/Los_Angeles
+  // unless set), which svc's environment carries.
+  const iso = (t: number) => `${new Date(t).toISOString().slice(0, 19)}Z`;
+  const midnight = (back: number) => {
     const now = new Date();
-    const d = new Date(now.getFullYear(), now.getMonth(), now.getDate() - back);
-    return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    return new Date(now.getFullYear(), now.getMonth(), now.getDate() - back).getTime();
   };
+  const start = (back: number) => iso(midnight(back));
+  const end = (back: number) => iso(midnight(back - 1) - 1000);
 
   it.each([
-    ['updatedAt=7d..', () => `filter[updatedAt]=${day(7)}..inf`],
-    ['updatedAt=yesterday', () => `filter[updatedAt]=${day(1)}..${day(1)}`],
-    ['createdAt=2w..today', () => `filter[createdAt]=${day(14)}..${day(0)}`],
-  ])('%s is sent as dates', async (expr, sent) => {
+    ['updatedAt=7d..', () => `filter[updatedAt]=${start(7)}..inf`],
+    ['updatedAt=yesterday', () => `filter[updatedAt]=${start(1)}..${end(1)}`],
+    ['createdAt=2w..today', () => `filter[createdAt]=${start(14)}..${end(0)}`],
+  ])('%s is sent as the instants of local days', async (expr, sent) => {
     const mark = sb.requests.length;
     const r = await svcInProcess(['prospects', 'list', '--filter', expr, '-o', 'json'], { env });
     expect(r.code, r.stderr).toBe(0);

@@ -3,13 +3,13 @@
  * by delivery day, week (starting Monday), mailbox or sequence, with how many of them were
  * opened, clicked, replied to and bounced (the mailings that carry `openedAt`, `clickedAt`,
  * `repliedAt`, `bouncedAt`). Days, weeks and the range's dates are local to the report's zone
- * (`--tz`, else the machine's: time-zone.ts); the range is sent as the UTC instants its days
+ * (`--tz`, else the machine's: src/time-zone.ts); the range is sent as the UTC instants its days
  * begin and end at.
  *
  * Requests: ⌈mailings ÷ 1,000⌉, asking only for the five timestamps, the mailbox address and the
  * sequence link (sequence names included in the same responses).
  */
-import { apiDateTime, apiTime } from '../../api-time.js';
+import { apiTime } from '../../api-time.js';
 import type { Filter } from '../../api/filter.js';
 import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
@@ -18,7 +18,7 @@ import { buildListQuery } from '../resource-commands/query-options.js';
 import type { ReportView } from './model.js';
 import { pct, ratio } from './rates.js';
 import { byKey, checkReportOutput, emit, fetcher, parseBy, relId, reportZone, type ReportFlags } from './shared.js';
-import { addDays, daysBetween, mondayOf, zoneText, type Zone } from './time-zone.js';
+import { addDays, daysBetween, mondayOf, zoneText, type Zone } from '../../time-zone.js';
 
 /** What `--by` groups by (the first is the default). */
 export const GROUP_BY = ['day', 'week', 'mailbox', 'sequence'] as const;
@@ -123,10 +123,11 @@ export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<
   const today = zone.date(now);
   const ranged = filters.some((f) => /^\s*deliveredAt\s*=/.test(f));
   if (!ranged) filters.push(`deliveredAt=${addDays(today, -29)}..`);
-  const query = buildListQuery(resourceByType('mailing')!, { filter: filters }, (m) => ctx.warn(m));
+  // The range's days (and `7d`, `today`) are the report's zone's, sent as the UTC instants they
+  // begin and end at (resource-commands/filter-checks.ts, as list sends them).
+  const query = buildListQuery(resourceByType('mailing')!, { filter: filters }, (m) => ctx.warn(m), { now, zone: () => zone });
   const dates = query.filters?.find((x) => x.path.length === 1 && x.path[0] === 'deliveredAt');
   const range = rangeOf(dates, zone, today);
-  if (dates) localDays(dates, zone);
   query.fields = {
     mailing: ['deliveredAt', 'openedAt', 'clickedAt', 'repliedAt', 'bouncedAt', 'mailboxAddress', 'mailbox', 'sequence'],
     sequence: ['name'],
@@ -158,15 +159,14 @@ export function daysInRange(monday: string, range: [string, string]): number {
   return last < first ? 0 : last - first + 1;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /**
- * The local days a deliveredAt filter covers (an open end stops today), when it has a start: a
- * date is that day, a date-time (the API's, UTC unless it says otherwise) the day it falls on.
+ * The local days a deliveredAt filter covers (an open end stops today), when it has a start: the
+ * day each bound falls on. Its days were turned into the instants they begin and end at (the
+ * filter checks), and a date-time given is the API's, UTC unless it says otherwise.
  */
 function rangeOf(f: Filter | undefined, zone: Zone, today: string): [string, string] | undefined {
   const day = (v: string | undefined) => {
-    if (v === undefined || DATE.test(v)) return v;
+    if (v === undefined) return v;
     const t = apiTime(v);
     return Number.isNaN(t) ? undefined : zone.date(t);
   };
@@ -177,24 +177,6 @@ function rangeOf(f: Filter | undefined, zone: Zone, today: string): [string, str
         ? [day(f.values[0]), day(f.values[0])]
         : [];
   return from !== undefined && to !== undefined && to >= from ? [from, to] : undefined;
-}
-
-/**
- * Turns the dates of a deliveredAt filter into the instants their local days begin and end at
- * (bounds are inclusive, times whole seconds): `2026-03-02..2026-03-02` in Asia/Tokyo is
- * `2026-03-01T15:00:00Z..2026-03-02T14:59:59Z`; `deliveredAt=2026-03-02` is that whole day.
- * Sent as dates they meant UTC days (the sandbox reads a date bound as the whole UTC day, the
- * API's times being UTC). Date-times are left as given.
- */
-function localDays(f: Filter, zone: Zone): void {
-  if (f.kind === 'eq' && f.values.length === 1 && DATE.test(f.values[0]!)) {
-    f.kind = 'range';
-    f.from = f.to = f.values[0];
-    f.values = [];
-  }
-  if (f.kind !== 'range') return;
-  if (f.from !== undefined && DATE.test(f.from)) f.from = apiDateTime(zone.startOf(f.from));
-  if (f.to !== undefined && DATE.test(f.to)) f.to = apiDateTime(zone.startOf(addDays(f.to, 1)) - 1000);
 }
 
 /** The drawing: one row per group with counts and rates, the delivered count as a bar. */

@@ -16,7 +16,7 @@ import { recordId } from '../../listing/record-text.js';
 import type { ReportView, Section } from './model.js';
 import { countersOf, pct, ratesOf } from './rates.js';
 import { byKey, checkReportOutput, emit, fetcher, relId, relIds, reportZone, type ReportFlags } from './shared.js';
-import { zoneText, type Zone } from './time-zone.js';
+import { zoneText, type Zone } from '../../time-zone.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const COUNTERS = ['openCount', 'replyCount', 'engagedScore', 'touchedAt', 'engagedAt', 'optedOut'] as const;

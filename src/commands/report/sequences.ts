@@ -13,6 +13,7 @@ import type { ListQuery } from '../../api/query.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { resourceByType } from '../../registry/index.js';
+import type { FilterDays } from '../resource-commands/filter-checks.js';
 import { buildListQuery } from '../resource-commands/query-options.js';
 import { recordId } from '../../listing/record-text.js';
 import type { Column, ReportView } from './model.js';
@@ -101,7 +102,7 @@ function rowOf(id: number | string, name: string, enabled: boolean | null, email
 export async function sequencesReport(ctx: Context, flags: ReportFlags): Promise<void> {
   checkReportOutput(ctx, flags);
   // Checked before the first request; without --tz the zone is looked up only for a page (emit).
-  const zone = flags.tz === undefined ? undefined : reportZone(ctx, flags);
+  let zone = flags.tz === undefined ? undefined : reportZone(ctx, flags);
   const by = parseBy<RateName>(flags.by, ['reply', 'open', 'click', 'positive', 'bounce', 'optout', 'failure']);
   const limit = parseLimit(flags.limit);
   const rt = resourceByType('sequence')!;
@@ -112,7 +113,14 @@ export async function sequencesReport(ctx: Context, flags: ReportFlags): Promise
   const local = sortKeys.filter((k) => LOCAL_SORT.has(k.replace(/^-/, '')));
   if (local.length && local.length !== sortKeys.length)
     throw new UsageError('--sort: sort either by rates (reply, open, …, delivered) or by sequence attributes, not both');
-  const query: ListQuery = buildListQuery(rt, { filter: flags.filter, sort: local.length ? undefined : flags.sort }, (m) => ctx.warn(m));
+  // A day in a filter (`createdAt=7d..`) is the report's zone's, looked up only for one.
+  const days: FilterDays = { now: ctx.clock.now(), zone: () => (zone ??= reportZone(ctx, flags)) };
+  const query: ListQuery = buildListQuery(
+    rt,
+    { filter: flags.filter, sort: local.length ? undefined : flags.sort },
+    (m) => ctx.warn(m),
+    days,
+  );
   query.fields = { sequence: ['name', 'enabled', ...OWN] };
   const f = await fetcher(ctx);
   // A local sort needs every sequence before the limit applies.

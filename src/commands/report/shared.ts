@@ -16,7 +16,7 @@ import { printValue } from '../shared/output.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { ChartStyle, Role } from './chart.js';
 import type { ReportView } from './model.js';
-import { resolveZone, type Zone } from './time-zone.js';
+import { resolveZone, type Zone } from '../../time-zone.js';
 
 /** Options every report takes. */
 export interface ReportFlags {
@@ -27,7 +27,7 @@ export interface ReportFlags {
   html?: string;
   open?: boolean;
   ascii?: boolean;
-  /** `--tz`: the zone of days and dates (time-zone.ts). */
+  /** `--tz`: the zone of days and dates (src/time-zone.ts). */
   tz?: string;
 }
 
@@ -170,7 +170,7 @@ export function checkReportOutput(ctx: Context, flags: ReportFlags): void {
 }
 
 /**
- * The zone of the report's days and dates: `--tz`, else the machine's (time-zone.ts).
+ * The zone of the report's days and dates: `--tz`, else the machine's (src/time-zone.ts).
  * @throws UsageError for an unknown zone, before the first request
  */
 export function reportZone(ctx: Context, flags: ReportFlags): Zone {

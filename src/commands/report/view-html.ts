@@ -6,7 +6,7 @@
  */
 import type { Series } from './chart.js';
 import type { ReportView, Section, Stage } from './model.js';
-import { wallTime, zoneText, type Zone } from './time-zone.js';
+import { wallTime, zoneText, type Zone } from '../../time-zone.js';
 
 /** Width in px of the longest bar of a table or funnel. */
 const BAR_PX = 240;

@@ -38,11 +38,12 @@ function datesHelp(rt: ResourceType): string {
     lines.push('A field with listed values takes one of them, in any case; a boolean', 'takes true/false, yes/no or 1/0.', '');
   }
   lines.push(
-    'Dates in filters: YYYY-MM-DD (on a date-time field: that whole day),',
-    'YYYY-MM-DDThh:mm:ss, or relative to your calendar: today, yesterday,',
-    '7d (7 days ago), 2w (2 weeks ago); on a date-time field also 2h, 30m',
-    '(hours, minutes ago: sent as that UTC date-time, in a range such as',
-    '2h..). Ranges: from..to, from.., ..to.',
+    'Dates in filters: YYYY-MM-DD (on a date-time field: that whole day in',
+    'your time zone, TZ, sent as the UTC instants it begins and ends at),',
+    'YYYY-MM-DDThh:mm:ss (UTC, as the API writes it), or relative to your',
+    'calendar: today, yesterday, 7d (7 days ago), 2w (2 weeks ago); on a',
+    'date-time field also 2h, 30m (hours, minutes ago: sent as that UTC',
+    'date-time, in a range such as 2h..). Ranges: from..to, from.., ..to.',
   );
   if (field) {
     lines.push(`  $ svc ${rt.command} list --filter ${field.name}=7d..`, `  $ svc ${rt.command} list --filter ${field.name}=yesterday`);
@@ -128,7 +129,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       .description(`list ${rt.command} (one page of 50 unless --limit or --all)`)
       .option(
         '-f, --filter <expr>',
-        'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (one per field, ANDed; a bare date on a date-time field means that whole day)',
+        'filter: attr=v, attr=a,b, attr=from..to, rel.id=5 (one per field, ANDed; a bare date on a date-time field means that whole local day)',
         collect,
       )
       .option('-s, --sort <keys>', 'sort keys, comma-separated, - for descending (attributes marked S)')

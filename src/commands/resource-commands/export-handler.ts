@@ -26,7 +26,7 @@ import { kebab, type ResourceType } from '../../registry/index.js';
 import { exportColumns, withIdFirst } from './export-columns.js';
 import { checkQueryNames } from './field-names.js';
 import { maskSensitive } from './mask.js';
-import { buildListQuery, columnsAsGiven, parseColumns, type QueryFlags } from './query-options.js';
+import { buildListQuery, columnsAsGiven, machineDays, parseColumns, type QueryFlags } from './query-options.js';
 import { orgTypeView } from '../../org-schema/org-schema.js';
 import { describeOwner, parseOwner, sameOwner, type SideOwner } from '../../bulk/run/side-owner.js';
 import { isSymlinkRefusal, noFollow, writeFileAtomicSync } from '../../private-file.js';
@@ -111,7 +111,13 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   }
   const schema = await (await ctx.orgSchema()).cached();
   const names = schema ? orgTypeView(schema, rt) : undefined;
-  const query = buildListQuery(rt, { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax }, (m) => ctx.warn(m), names);
+  const query = buildListQuery(
+    rt,
+    { filter: flags.filter, newFilterSyntax: flags.newFilterSyntax },
+    (m) => ctx.warn(m),
+    machineDays(ctx),
+    names,
+  );
   // As list's: a filter on a field the type does not have is refused before the export starts.
   checkQueryNames(rt, query, { view: () => names, pulled: schema !== undefined, svc: svcAgain(ctx) });
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.

@@ -5,11 +5,23 @@
  * records stamped exactly at midnight, a value outside an enum's list or in another case, a
  * boolean written as `yes`, and ranges (of numbers, dates or ids) that end before they start.
  */
+import { apiDateTime } from '../../api-time.js';
 import type { Filter } from '../../api/filter.js';
 import { checkValue, coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
 import type { AttributeSpec } from '../../registry/index.js';
 import { closest } from '../../suggest.js';
+import { addDays, type Zone } from '../../time-zone.js';
+
+/**
+ * The clock of days in filters: the moment relative dates count back from, and the zone a day is
+ * local to (asked for only when a filter names a day: a zone's data costs ~25 ms to load).
+ */
+export interface FilterDays {
+  /** Epoch milliseconds. */
+  now: number;
+  zone: () => Zone;
+}
 
 /** A parsed filter with the expression the user wrote. */
 interface GivenFilter {
@@ -75,32 +87,33 @@ function problemOf(spec: AttributeSpec, v: string): string | undefined {
  * pass unchanged (the service checks them and answers 400, which is not silent).
  * @param spec the field's attribute, when known (none for `id` and `rel.id`)
  * @param given the expression as the user wrote it, for messages
- * @param now the moment relative dates count from
+ * @param days the moment relative dates count from, and the zone of days
  * @returns the filter to send: values written the way the API writes them
  * @throws UsageError for an impossible or malformed value, or a reversed range
  */
-export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filter, given: string, now: Date = new Date()): Filter {
+export function checkFilterValues(spec: AttributeSpec | undefined, given0: Filter, given: string, days: FilterDays): Filter {
   if (!spec) return given0.path.at(-1) === 'id' ? checkIdRange(given0, given) : given0;
   if (spec.type === 'number' || spec.type === 'integer') return checkNumbers(spec, given0, given);
   if (spec.type === 'boolean') return checkBooleans(spec, given0, given);
   // As text, as a filter writes its values (an integer, whose enum holds numbers, was checked as a number above).
   if (spec.enum) return checkEnum(spec.enum.map(String), given0, given);
-  if (spec.type === 'date' || spec.type === 'date-time') return checkDates(spec, given0, given, now);
+  if (spec.type === 'date' || spec.type === 'date-time') return checkDates(spec, given0, given, days);
   return given0;
 }
 
 /**
- * Checks the values of a filter on a date or date-time field, and turns a bare date on a
- * date-time field into that day's range: `createdAt=2026-11-07` is sent as
- * `2026-11-07..2026-11-07`, which the API reads as the whole day (a bare date as a range bound
- * covers its day, bounds inclusive), where an equality with a bare date matches no date-time.
- * Ranges are sent as written, as the filter table of the README shows. Relative dates (`today`,
- * `yesterday`, `7d`, `2w`, and `2h`, `30m` on a date-time field) become dates or date-times first
- * (see {@link resolveRelativeDates}).
+ * Checks the values of a filter on a date or date-time field. On a date-time field a day (a bare
+ * date, or a relative one) means that whole day in the user's zone, sent as the UTC instants it
+ * begins and ends at, as the API's date-times are UTC: in Asia/Tokyo `createdAt=2026-11-07` is
+ * sent as `2026-11-06T15:00:00Z..2026-11-07T14:59:59Z` (bounds inclusive), a range's bare bounds
+ * the start of its first day and the end of its last. Sent as dates they meant UTC days:
+ * `updatedAt=today` in Sydney before 11:00 asked for a UTC day not yet begun (a trial). Relative
+ * dates (`today`, `yesterday`, `7d`, `2w`, and `2h`, `30m` on a date-time field) become dates or
+ * date-times first (see {@link resolveRelativeDates}); a date field keeps plain dates.
  * @throws UsageError for an impossible or malformed date
  */
-function checkDates(spec: AttributeSpec, given0: Filter, given: string, now: Date): Filter {
-  const f = resolveRelativeDates(spec, given0, given, now);
+function checkDates(spec: AttributeSpec, given0: Filter, given: string, days: FilterDays): Filter {
+  const f = resolveRelativeDates(spec, given0, given, days);
   const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
   for (const v of values) {
     const problem = problemOf(spec, v);
@@ -126,16 +139,24 @@ function checkDates(spec: AttributeSpec, given0: Filter, given: string, now: Dat
     if (reversed) throw reversedRange(given, f, a, b);
   }
   if (spec.type === 'date') return f;
-  if (f.kind === 'eq' && BARE_DATE.test(f.values[0]!)) {
-    const day = f.values[0]!;
-    return { ...f, kind: 'range', values: [], from: day, to: day };
-  }
   if (f.kind === 'list' && f.values.some((v) => BARE_DATE.test(v))) {
     throw new UsageError(`filter "${given}": a date on ${f.path.join('.')} means a whole day, which a list of values cannot say`).hint(
       `filter one day (${f.path.join('.')}=${f.values.find((v) => BARE_DATE.test(v))}), or days in a row with a range a..b`,
     );
   }
-  return f;
+  const day = f.kind === 'eq' && BARE_DATE.test(f.values[0]!) ? f.values[0]! : undefined;
+  const range = day === undefined ? f : { ...f, kind: 'range' as const, values: [], from: day, to: day };
+  return range.kind === 'range' ? localDays(range, days.zone) : range;
+}
+
+/**
+ * A range's bare dates as the instants of the local days they name: a start as its day's first
+ * second, an end as its day's last (the API's bounds are inclusive, its times whole seconds).
+ */
+function localDays(f: Filter, zoneOf: () => Zone): Filter {
+  const start = (d: string | undefined) => (d !== undefined && BARE_DATE.test(d) ? apiDateTime(zoneOf().startOf(d)) : d);
+  const end = (d: string | undefined) => (d !== undefined && BARE_DATE.test(d) ? apiDateTime(zoneOf().startOf(addDays(d, 1)) - 1000) : d);
+  return { ...f, from: start(f.from), to: end(f.to) };
 }
 
 /** A range that ends before it starts. */
@@ -219,23 +240,16 @@ function checkEnum(allowed: readonly string[], f: Filter, given: string): Filter
 
 const RELATIVE = /^(?:(today)|(yesterday)|(\d{1,5})([dw]))$/i;
 
-/** `YYYY-MM-DD` of a day in the local time zone (the calendar of the person typing). */
-function localDay(d: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-}
-
 /**
- * A relative date as the calendar date it names, counted in the local time zone from `now`:
+ * A relative date as the calendar date it names, counted in the user's zone from `now`:
  * `today`, `yesterday`, `7d` (7 days ago), `2w` (14 days ago). Undefined for anything else.
  */
-export function relativeDate(value: string, now: Date): string | undefined {
+export function relativeDate(value: string, days: FilterDays): string | undefined {
   const m = RELATIVE.exec(value.trim());
   if (!m) return undefined;
-  const days = m[1] ? 0 : m[2] ? 1 : Number(m[3]) * (m[4]!.toLowerCase() === 'w' ? 7 : 1);
+  const back = m[1] ? 0 : m[2] ? 1 : Number(m[3]) * (m[4]!.toLowerCase() === 'w' ? 7 : 1);
   // Calendar arithmetic (not 24-hour steps), so that a daylight-saving change does not shift the day.
-  const d = new Date(now.getFullYear(), now.getMonth(), now.getDate() - days);
-  return localDay(d);
+  return addDays(days.zone().date(days.now), -back);
 }
 
 const RELATIVE_TIME = /^(\d{1,5})([hm])$/i;
@@ -244,24 +258,24 @@ const RELATIVE_TIME = /^(\d{1,5})([hm])$/i;
  * A span of hours or minutes back from `now` (`2h`, `30m`, as `events tail --since` reads them)
  * as the UTC date-time it names, written as the API writes date-times. Undefined for anything else.
  */
-function relativeTime(value: string, now: Date): string | undefined {
+function relativeTime(value: string, now: number): string | undefined {
   const m = RELATIVE_TIME.exec(value.trim());
   if (!m) return undefined;
   const ms = Number(m[1]) * (m[2]!.toLowerCase() === 'h' ? 3_600_000 : 60_000);
-  return new Date(now.getTime() - ms).toISOString().slice(0, 19);
+  return new Date(now - ms).toISOString().slice(0, 19);
 }
 
 /**
  * A date filter with its relative values (`updatedAt=7d..`, `createdAt=today`) resolved to
  * dates before anything is sent: the service knows only absolute ones. On a date-time field the
- * resulting bare date then means its whole day, as a typed date does; hours and minutes
+ * resulting bare date then means its whole local day, as a typed date does; hours and minutes
  * (`updatedAt=2h..`) are resolved to the date-time itself there, and only as a range bound: an
  * equality with one moment would match only records stamped in that very second.
  * @throws UsageError for hours or minutes as an equality or list value
  */
-function resolveRelativeDates(spec: AttributeSpec, f: Filter, given: string, now: Date): Filter {
-  const time = (v: string) => (spec.type === 'date-time' ? relativeTime(v, now) : undefined);
-  const one = (v: string | undefined) => (v === undefined ? v : (relativeDate(v, now) ?? time(v) ?? v));
+function resolveRelativeDates(spec: AttributeSpec, f: Filter, given: string, days: FilterDays): Filter {
+  const time = (v: string) => (spec.type === 'date-time' ? relativeTime(v, days.now) : undefined);
+  const one = (v: string | undefined) => (v === undefined ? v : (relativeDate(v, days) ?? time(v) ?? v));
   if (f.kind === 'range') return { ...f, from: one(f.from), to: one(f.to) };
   const moment = f.values.find((v) => time(v) !== undefined);
   if (moment !== undefined) {

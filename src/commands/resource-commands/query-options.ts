@@ -17,9 +17,20 @@ import {
   type ResourceType,
 } from '../../registry/index.js';
 import { matchFieldName } from '../../registry/name-match.js';
+import type { Context } from '../../runtime/context.js';
+import { resolveZone, type Zone } from '../../time-zone.js';
 import type { AttributeNames } from './attr-flags.js';
 import { unknownRelationship } from './field-names.js';
-import { checkFilterValues, refuseRepeatedFields } from './filter-checks.js';
+import { checkFilterValues, refuseRepeatedFields, type FilterDays } from './filter-checks.js';
+
+/**
+ * Days in a command's filters: counted from the command's clock, in the machine's zone (`TZ`, else
+ * the system's: src/time-zone.ts), which is looked up once, and only for a filter that names a day.
+ */
+export function machineDays(ctx: Pick<Context, 'clock' | 'env' | 'warn'>): FilterDays {
+  let zone: Zone | undefined;
+  return { now: ctx.clock.now(), zone: () => (zone ??= resolveZone(undefined, ctx.env, (m) => ctx.warn(m), 'TZ=')) };
+}
 
 /** Raw list/get options as commander gives them. */
 export interface QueryFlags {
@@ -102,7 +113,7 @@ export function columnsAsGiven(columns: string | undefined): string[] | undefine
 }
 
 /** Parses and checks filters; a custom-field label names its field (`names`, the org schema). */
-function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => void, names?: AttributeNames): Filter[] {
+function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => void, days: FilterDays, names?: AttributeNames): Filter[] {
   const parsed = exprs.map((given) => ({ given, filter: checkFilter(rt, given, warn, names) }));
   refuseRepeatedFields(parsed);
   return parsed.map(({ given, filter }) => {
@@ -111,7 +122,7 @@ function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => vo
         `filter "${given}": spaces around a value are not part of it; filtering on ${filter.path.join('.')}=${filter.values.join(',')} (write "\\ " to keep a space)`,
       );
     }
-    return checkFilterValues(filterSpec(rt, filter.path, names), filter, given);
+    return checkFilterValues(filterSpec(rt, filter.path, names), filter, given, days);
   });
 }
 
@@ -242,10 +253,19 @@ function parseFields(rt: ResourceType, flags: string[], names?: AttributeNames):
   return out;
 }
 
-/** All query flags of list/get as a ListQuery; `names` (the org schema) resolves custom-field labels. */
-export function buildListQuery(rt: ResourceType, flags: QueryFlags, warn: (m: string) => void, names?: AttributeNames): ListQuery {
+/**
+ * All query flags of list/get as a ListQuery; `days` says when and where a filter's day is (see
+ * {@link machineDays}), `names` (the org schema) resolves custom-field labels.
+ */
+export function buildListQuery(
+  rt: ResourceType,
+  flags: QueryFlags,
+  warn: (m: string) => void,
+  days: FilterDays,
+  names?: AttributeNames,
+): ListQuery {
   const q: ListQuery = {};
-  if (flags.filter?.length) q.filters = checkFilters(rt, flags.filter, warn, names);
+  if (flags.filter?.length) q.filters = checkFilters(rt, flags.filter, warn, days, names);
   if (flags.newFilterSyntax) q.newFilterSyntax = true;
   if (flags.sort) q.sort = checkSort(rt, flags.sort, warn, names);
   if (flags.include)

@@ -26,7 +26,15 @@ import {
   jsonSparseFields,
   type OrgNames,
 } from './field-names.js';
-import { buildListQuery, columnsAsGiven, namesUnknownFields, parseColumns, unknownNames, type QueryFlags } from './query-options.js';
+import {
+  buildListQuery,
+  columnsAsGiven,
+  machineDays,
+  namesUnknownFields,
+  parseColumns,
+  unknownNames,
+  type QueryFlags,
+} from './query-options.js';
 import { parseId, parseWholeNumber as parsePositiveInt } from '../../runtime/option-parsers.js';
 import { printValue, recordWriter } from '../shared/output.js';
 import { grouped } from '../../grouped.js';
@@ -54,7 +62,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   if (flags.bom && ctx.output !== 'csv') throw new UsageError('--bom is for CSV output (-o csv)');
   const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
   const names = org.view(rt);
-  const query = buildListQuery(rt, flags, (m) => ctx.warn(m), names);
+  const query = buildListQuery(rt, flags, (m) => ctx.warn(m), machineDays(ctx), names);
   checkQueryNames(rt, query, org);
   // A rehearsal on an anonymised copy: values filtered on are matched as its fakes.
   if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
@@ -171,7 +179,7 @@ export interface GetFlags {
 export async function getHandler(ctx: Context, rt: ResourceType, idArg: string, flags: GetFlags): Promise<void> {
   const id = parseId(idArg);
   const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
-  const query = buildListQuery(rt, flags, (m) => ctx.warn(m), org.view(rt));
+  const query = buildListQuery(rt, flags, (m) => ctx.warn(m), machineDays(ctx), org.view(rt));
   askJsonFields(ctx, rt, query, org);
   if (query.fields) checkFieldNames(query.fields, org);
   const api = await ctx.api();

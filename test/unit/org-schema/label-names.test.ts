@@ -7,6 +7,7 @@ import { prepareRow } from '../../../src/bulk/rows/resource-rows.js';
 import { buildListQuery, namesUnknownFields, parseColumns } from '../../../src/commands/resource-commands/query-options.js';
 import { resourceByType } from '../../../src/registry/index.js';
 import { buildOrgSchema, orgTypeView } from '../../../src/org-schema/org-schema.js';
+import { zoneNamed } from '../../../src/time-zone.js';
 
 const rt = resourceByType('prospect')!;
 const types = {
@@ -25,6 +26,8 @@ const types = {
 };
 const view = orgTypeView(buildOrgSchema({}, types, { profile: 'p', baseUrl: 'http://x', now: 0 }), rt)!;
 const noWarn = () => {};
+/** No filter here names a day: the zone is never asked for. */
+const NO_DAYS = { now: 0, zone: () => zoneNamed('UTC') };
 
 describe('labels in list and get flags', () => {
   it('filters, sort keys, fields and columns resolve; registry names win over labels', () => {
@@ -32,6 +35,7 @@ describe('labels in list and get flags', () => {
       rt,
       { filter: ['lead source detail=Referral', 'title=CTO'], sort: '-Lead Score,id', fields: ['firstName,Lead Score'] },
       noWarn,
+      NO_DAYS,
       view,
     );
     expect(q.filters!.map((f) => [f.path, f.values])).toEqual([
@@ -44,8 +48,8 @@ describe('labels in list and get flags', () => {
   });
 
   it('without a view names pass through; a spaced filter name says how labels become names', () => {
-    expect(buildListQuery(rt, { sort: '-Lead Score' }, noWarn).sort).toEqual(['-Lead Score']);
-    expect(() => buildListQuery(rt, { filter: ['Lead Score=1'] }, noWarn)).toThrow(/"Lead Score" is not a field name/);
+    expect(buildListQuery(rt, { sort: '-Lead Score' }, noWarn, NO_DAYS).sort).toEqual(['-Lead Score']);
+    expect(() => buildListQuery(rt, { filter: ['Lead Score=1'] }, noWarn, NO_DAYS)).toThrow(/"Lead Score" is not a field name/);
   });
 
   it('asks for the org schema only when a name is unknown to the registry', () => {

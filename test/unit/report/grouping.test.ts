@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { calendar, groupMailings } from '../../../src/commands/report/mailings.js';
 import { histogramMonths, histogramPairs } from '../../../src/commands/report/prospect.js';
-import { zoneNamed } from '../../../src/commands/report/time-zone.js';
+import { zoneNamed } from '../../../src/time-zone.js';
 
 const UTC = zoneNamed('UTC');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { esc, renderHtml, scale } from '../../../src/commands/report/view-html.js';
 import type { ReportView } from '../../../src/commands/report/model.js';
-import { zoneNamed } from '../../../src/commands/report/time-zone.js';
+import { zoneNamed } from '../../../src/time-zone.js';
 
 const view: ReportView = {
   title: 'Report <x> & "y"',

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { calendar, daysInRange } from '../../../src/commands/report/mailings.js';
-import { addDays, mondayOf, resolveZone, wallTime, zoneNamed, zoneText } from '../../../src/commands/report/time-zone.js';
+import { addDays, mondayOf, resolveZone, wallTime, zoneNamed, zoneText } from '../../../src/time-zone.js';
 import { UsageError } from '../../../src/errors.js';
 
 const HOUR = 3_600_000;

@@ -1,15 +1,18 @@
 /**
- * The time zone reports count days in (`--tz`, else the machine's): local dates of instants,
+ * The time zone days are counted in: a report's (`--tz`, else the machine's) and a filter's day
+ * on a date-time field (the machine's: `list --filter updatedAt=today`). Local dates of instants,
  * the first instant of a local date, and the zone's name with its UTC offset for the views.
  *
  * The API's date-times are UTC (src/api-time.ts); people read days, weeks and months in their
  * own zone, and a mailing delivered at 00:33 in Tokyo fell on the day before when reports counted
- * UTC days (a trial). Local dates come from `Intl.DateTimeFormat` (the zone data Node ships), so
- * a day is 23 or 25 hours across a daylight-saving change; dates themselves (`YYYY-MM-DD`: the
- * calendar, weeks from Monday) are counted by calendar arithmetic, never by adding 24 hours.
+ * UTC days (a trial); `--filter updatedAt=today` sent as a bare date found nothing in Sydney
+ * before 11:00, the API reading it as a UTC day not yet begun (a trial). Local dates come from
+ * `Intl.DateTimeFormat` (the zone data Node ships), so a day is 23 or 25 hours across a
+ * daylight-saving change; dates themselves (`YYYY-MM-DD`: the calendar, weeks from Monday) are
+ * counted by calendar arithmetic, never by adding 24 hours.
  */
-import { UsageError } from '../../errors.js';
-import { nearMiss } from '../../suggest.js';
+import { UsageError } from './errors.js';
+import { nearMiss } from './suggest.js';
 
 const DAY = 86_400_000;
 
@@ -157,9 +160,15 @@ export function wallTime(zone: Zone, t: number): string {
  * The zone of `--tz`: an IANA name (any case), `UTC`, or `local`; without it (or `local`) the
  * machine's: the command's `TZ` (what Node reads its local zone from), else `Intl`'s default.
  * A `TZ` that is no zone `Intl` knows (a POSIX rule such as `JST-9`) counts UTC days, and says so.
+ * @param pick how the user picks a zone, for that warning: `--tz` where the command has it, else `TZ=`
  * @throws UsageError for an unknown `--tz`, naming the fix
  */
-export function resolveZone(flag: string | undefined, env: NodeJS.ProcessEnv, warn: (m: string) => void): Zone {
+export function resolveZone(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  warn: (m: string) => void,
+  pick: '--tz ' | 'TZ=' = '--tz ',
+): Zone {
   const given = flag?.trim();
   if (given !== undefined && given.toLowerCase() !== 'local') {
     const known = given === '' ? undefined : knownZone(given);
@@ -175,12 +184,12 @@ export function resolveZone(flag: string | undefined, env: NodeJS.ProcessEnv, wa
     if (tz === '' || tz === ':') return zoneNamed('UTC');
     const known = knownZone(tz.replace(/^:/, ''));
     if (known) return zoneNamed(known);
-    warn(`TZ=${tz} is not a time zone svc knows: days are counted in UTC (--tz Asia/Tokyo or another IANA name picks one)`);
+    warn(`TZ=${tz} is not a time zone svc knows: days are counted in UTC (${pick}Asia/Tokyo or another IANA name picks one)`);
     return zoneNamed('UTC');
   }
   const machine = knownZone(new Intl.DateTimeFormat().resolvedOptions().timeZone ?? '');
   if (machine) return zoneNamed(machine);
-  warn("the machine's time zone is not known: days are counted in UTC (--tz Asia/Tokyo or another IANA name picks one)");
+  warn(`the machine's time zone is not known: days are counted in UTC (${pick}Asia/Tokyo or another IANA name picks one)`);
   return zoneNamed('UTC');
 }
 
