@@ -1,6 +1,7 @@
 /**
  * The pure parts of events tail, catch-up and replay: time flags, `--every`, `--name` globs, the
- * cursor word and its order, relative times of the one-line view.
+ * cursor word and its order, relative times of the one-line view and its widths (wide characters
+ * two columns; the sandbox's events have ASCII names alone: test/events/tail-width.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { compareKeys, CursorState, decodeCursor, encodeCursor } from '../../src/events/cursor.js';
@@ -8,6 +9,8 @@ import { expandNameGlobs } from '../../src/events/names.js';
 import { parseEvery } from '../../src/events/pace.js';
 import { parseTimeFlag } from '../../src/events/since.js';
 import { relativeTime } from '../../src/output/relative-time.js';
+import { textWidth } from '../../src/output/terminal-text.js';
+import { eventView } from '../../src/commands/events/tail-view.js';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
 
@@ -94,5 +97,60 @@ describe('relative times', () => {
     expect(relativeTime(NOW - 180_000, NOW)).toBe('3m ago');
     expect(relativeTime(NOW - 7_200_000, NOW)).toBe('2h ago');
     expect(relativeTime(NOW - 3 * 86_400_000, NOW)).toBe('3d ago');
+  });
+});
+
+describe('the one-line view at a width', () => {
+  /** An event as the API could send one: a CJK name, a record type with an emoji. */
+  const event = (id: number, name: string) => ({
+    record: {
+      type: 'event',
+      id,
+      attributes: { name, payload: { type: '顧客🚀', id: 4242 } },
+      relationships: { prospect: { data: { type: 'prospect', id: 777777 } }, user: { data: { type: 'user', id: 31 } } },
+    },
+    t: NOW - 12_000,
+  });
+  const batch = [event(900001, '商談_更新済み'), event(900002, '🚀_launched')];
+
+  it('pads the name and cuts by columns, wide characters two; the time and the ids whole', () => {
+    const [wide] = eventView({ relative: true, width: 200 })(batch, NOW);
+    expect(wide).toBe(`11:59:48  12s ago  商談_更新済み${' '.repeat(9)}  顧客🚀 4242  prospect 777777  user 31  #900001`);
+    expect(textWidth(wide!.slice(0, wide!.indexOf('顧客')))).toBe(10 + 9 + 22 + 2);
+    for (const width of [80, 60, 50, 40, 34, 30]) {
+      const lines = eventView({ relative: true, width })(batch, NOW);
+      lines.forEach((line, i) => {
+        expect(textWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
+        expect(line, `${width}`).toMatch(new RegExp(`^11:59:48  \\S.* 4242  (.*  )?#90000${i + 1}$`));
+      });
+    }
+    // At 79 the relative age and then the user are given up; at 70 some of the padding; at 56
+    // the prospect; at 45 the prospect and the padding.
+    const at = (width: number) => eventView({ relative: true, width })(batch, NOW)[0];
+    expect(at(79)).toBe(`11:59:48  商談_更新済み${' '.repeat(9)}  顧客🚀 4242  prospect 777777  #900001`);
+    expect(at(70)).toBe(`11:59:48  商談_更新済み${' '.repeat(8)}  顧客🚀 4242  prospect 777777  #900001`);
+    // Once the prospect is given up, the padding is back where there is room for it.
+    expect(at(56)).toBe(`11:59:48  商談_更新済み${' '.repeat(9)}  顧客🚀 4242  #900001`);
+    expect(at(45)).toBe('11:59:48  商談_更新済み  顧客🚀 4242  #900001');
+    // Narrower, the record's type is cut before the name, never inside a character.
+    expect(at(40)).toBe('11:59:48  商談_更新済み  … 4242  #900001');
+    expect(at(34)).toBe('11:59:48  商談_…  … 4242  #900001');
+  });
+
+  it('gives up the relative age for the batch and after, once one line needs its room: the names stay in one column', () => {
+    const view = eventView({ relative: true, width: 72 });
+    const short = { ...event(1, 'x'), record: { ...event(1, 'x').record, relationships: {} } };
+    expect(view([short], NOW)).toEqual(['11:59:48  12s ago  x                       顧客🚀 4242  #1']);
+    expect(view([short, event(900001, '商談_更新済み')], NOW)).toEqual([
+      '11:59:48  x                       顧客🚀 4242  #1',
+      `11:59:48  商談_更新済み${' '.repeat(9)}  顧客🚀 4242  prospect 777777  #900001`,
+    ]);
+    expect(view([short], NOW)).toEqual(['11:59:48  x                       顧客🚀 4242  #1']);
+  });
+
+  it('off a terminal each line is whole, the name padded as before', () => {
+    expect(eventView({ relative: false, width: undefined })(batch, NOW)[0]).toBe(
+      `11:59:48  ${'商談_更新済み'.padEnd(22)}  顧客🚀 4242  prospect 777777  user 31  #900001`,
+    );
   });
 });

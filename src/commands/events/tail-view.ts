@@ -2,10 +2,21 @@
  * The one-line view of an event for people (`events tail` on a terminal, or `-o table`):
  * `11:18:07  12s ago  prospect_updated  prospect 42  user 1  #812`. Relative times only on a
  * terminal: a file keeps the absolute time alone, which stays true after it is written.
+ *
+ * On a terminal each event is one line no wider than it (a wrapped line split the event's id,
+ * a trial on 80 columns): what tells least gives way first. The relative age goes (the time
+ * says it), for the batch and every line after, so that the names stay in one column; then the
+ * related ids past the first (the user), the name's padding as far as need be, the first
+ * related id (the prospect), and last the record's type (the name says it) and the name, cut
+ * with `…`. The time, the record's id and the event's `#id` stay whole. Off a terminal every
+ * line is whole, as it always was.
  */
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { relativeTime } from '../../output/relative-time.js';
-import { terminalSafe } from '../../output/terminal-text.js';
+import { fitText, terminalSafe, textWidth } from '../../output/terminal-text.js';
+
+/** The columns the name is padded to, so that most records line up after it. */
+const NAME_COLUMN = 22;
 
 function relId(r: ResourceObject, name: string): string | undefined {
   const rel = r.relationships?.[name];
@@ -13,22 +24,108 @@ function relId(r: ResourceObject, name: string): string | undefined {
   return data && !Array.isArray(data) ? String(data.id) : undefined;
 }
 
-/** One event as one line (no newline). */
-export function eventLine(r: ResourceObject, t: number, opts: { now: number; relative: boolean }): string {
+/** An event's parts, most telling first within each kind. */
+interface EventParts {
+  when: string;
+  age?: string;
+  name: string;
+  record?: { type: string; id: string };
+  /** Related ids past the record, in the order shown (`prospect 7`, `user 1`). */
+  related: string[];
+  id: string;
+}
+
+function eventParts(r: ResourceObject, t: number, opts: { now: number; relative: boolean }): EventParts {
   const attrs = r.attributes ?? {};
   const p = (typeof attrs['payload'] === 'object' && attrs['payload'] !== null ? attrs['payload'] : {}) as Record<string, unknown>;
   const iso = new Date(t).toISOString();
   // Today's events by their time alone; older ones with the date.
   const when =
     new Date(opts.now).toISOString().slice(0, 10) === iso.slice(0, 10) ? iso.slice(11, 19) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
-  const parts = [when];
-  if (opts.relative) parts.push(relativeTime(t, opts.now).padEnd(7));
-  parts.push(String(attrs['name'] ?? '(no name)').padEnd(22));
-  if (p['type'] !== undefined) parts.push(`${String(p['type'])} ${String(p['id'] ?? '?')}`);
+  const related: string[] = [];
   const prospect = relId(r, 'prospect');
-  if (prospect !== undefined && p['type'] !== 'prospect') parts.push(`prospect ${prospect}`);
+  if (prospect !== undefined && p['type'] !== 'prospect') related.push(`prospect ${prospect}`);
   const user = relId(r, 'user');
-  if (user !== undefined) parts.push(`user ${user}`);
-  parts.push(`#${String(r.id)}`);
+  if (user !== undefined) related.push(`user ${user}`);
+  return {
+    when,
+    ...(opts.relative ? { age: relativeTime(t, opts.now).padEnd(7) } : {}),
+    name: String(attrs['name'] ?? '(no name)'),
+    ...(p['type'] !== undefined ? { record: { type: String(p['type']), id: String(p['id'] ?? '?') } } : {}),
+    related,
+    id: `#${String(r.id)}`,
+  };
+}
+
+/** The line with the name padded to `pad` columns (its own width at least). */
+function composed(e: EventParts, pad: number): string {
+  const name = terminalSafe(e.name);
+  const parts = [e.when];
+  if (e.age !== undefined) parts.push(e.age);
+  parts.push(name + ' '.repeat(Math.max(0, pad - textWidth(name))));
+  if (e.record) parts.push(`${e.record.type} ${e.record.id}`);
+  parts.push(...e.related, e.id);
   return terminalSafe(parts.join('  '));
+}
+
+/** The line cut to `width` columns as the module's header says (the relative age aside). */
+function fitted(e: EventParts, width: number): string {
+  const shown = { ...e, related: [...e.related] };
+  const over = (pad: number) => textWidth(composed(shown, pad)) - width;
+  for (;;) {
+    if (over(NAME_COLUMN) <= 0) return composed(shown, NAME_COLUMN);
+    // With no more than the first related id left, the padding goes before it does: as far as need be.
+    if (shown.related.length <= 1) {
+      const pad = Math.max(0, NAME_COLUMN - over(NAME_COLUMN));
+      if (over(pad) <= 0) return composed(shown, pad);
+    }
+    if (shown.related.length === 0) break;
+    shown.related.pop();
+  }
+  if (shown.record && over(0) > 0) {
+    const type = terminalSafe(shown.record.type);
+    shown.record = { ...shown.record, type: fitText(type, Math.max(1, textWidth(type) - over(0))) };
+  }
+  if (over(0) > 0) {
+    const name = terminalSafe(shown.name);
+    shown.name = fitText(name, Math.max(1, textWidth(name) - over(0)));
+  }
+  const line = composed(shown, 0);
+  // A terminal too narrow even for the time and the ids: the line's start.
+  return textWidth(line) > width ? fitText(line, width) : line;
+}
+
+/** One event as one line (no newline), whole: off a terminal. */
+function eventLine(r: ResourceObject, t: number, opts: { now: number; relative: boolean }): string {
+  const e = eventParts(r, t, opts);
+  // The name padded by UTF-16 units, as before: a file's lines stay as they were.
+  return terminalSafe(
+    [
+      e.when,
+      ...(e.age !== undefined ? [e.age] : []),
+      e.name.padEnd(NAME_COLUMN),
+      ...(e.record ? [`${e.record.type} ${e.record.id}`] : []),
+      ...e.related,
+      e.id,
+    ].join('  '),
+  );
+}
+
+/**
+ * The view of `events tail`: batches of events as lines (no newlines), fitted to a terminal
+ * `width` columns wide (undefined: off a terminal, each line whole). The relative age, when
+ * shown, goes for good with the first batch one of whose lines is too wide with it.
+ */
+export function eventView(opts: { relative: boolean; width: number | undefined }) {
+  let relative = opts.relative;
+  return (batch: readonly { record: ResourceObject; t: number }[], now: number): string[] => {
+    const width = opts.width;
+    if (width === undefined) return batch.map((e) => eventLine(e.record, e.t, { now, relative }));
+    let events = batch.map((e) => eventParts(e.record, e.t, { now, relative }));
+    if (relative && events.some((e) => textWidth(composed(e, NAME_COLUMN)) > width)) {
+      relative = false;
+      events = events.map(({ age: _age, ...e }) => e);
+    }
+    return events.map((e) => fitted(e, width));
+  };
 }

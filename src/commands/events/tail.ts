@@ -15,13 +15,13 @@ import { DEFAULT_OVERLAP_MS, EVENT_TIME, EventFollower, type FollowedEvent } fro
 import { parseEvery, PollPacer } from '../../events/pace.js';
 import { apiTime } from '../../api-time.js';
 import { paginate } from '../../api/paginate.js';
-import { writeOut } from '../../output/io.js';
+import { stdoutWidth, writeOut } from '../../output/io.js';
 import { flatten } from '../../listing/record-text.js';
 import type { Context } from '../../runtime/context.js';
 import { parseTimerSeconds, parseWholeNumber } from '../../runtime/option-parsers.js';
 import { recordWriter } from '../shared/output.js';
 import { eventFilters, pacedClient, timeFlag, transientReadError } from './event-query.js';
-import { eventLine } from './tail-view.js';
+import { eventView } from './tail-view.js';
 
 /** Options of `events tail`. */
 interface TailFlags {
@@ -83,7 +83,7 @@ function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
 /** Writes batches of events in the output format: the one-line view for `table`, else the record writer. */
 function eventPrinter(ctx: Context) {
   const human = ctx.output === 'table';
-  const relative = human && ctx.io.stdoutIsTTY;
+  const view = eventView({ relative: human && ctx.io.stdoutIsTTY, width: human ? stdoutWidth(ctx.io) : undefined });
   const writer = human ? undefined : recordWriter(ctx, { format: ctx.output, io: ctx.io });
   const p = {
     printed: 0,
@@ -97,8 +97,12 @@ function eventPrinter(ctx: Context) {
           records.map((r) => flatten(r)),
         );
       }
-      const now = ctx.clock.now();
-      return writeOut(ctx.io.stdout, batch.map((e) => eventLine(e.record, e.t, { now, relative }) + '\n').join(''));
+      return writeOut(
+        ctx.io.stdout,
+        view(batch, ctx.clock.now())
+          .map((l) => l + '\n')
+          .join(''),
+      );
     },
     end: async () => writer?.end(),
   };
