@@ -45,6 +45,25 @@ describe('filters refused before anything is sent', () => {
     refusedUnsent(r, /^error: two filters on updatedAt.*\nhint: .*--filter 'updatedAt=2024-01-01\.\.2024-02-01'/m);
   });
 
+  // `title==CEO` sent filter[title]=%3DCEO and printed [], exit 0 (a new user's trial).
+  it.each([
+    ['title==CEO', 'title=CEO', 'title=\\=CEO'],
+    ['title = =CEO', 'title=CEO', 'title=\\=CEO'],
+    ['account.id==5', 'account.id=5', 'account.id=\\=5'],
+    ['updatedAt==2024-01-01..', 'updatedAt=2024-01-01..', 'updatedAt=\\=2024-01-01..'],
+  ])('%s: "==" is exit 2, naming the one "=" to write', async (expr, fix, escaped) => {
+    const r = await server.run(['prospects', 'list', '--filter', expr]);
+    refusedUnsent(r, /^error: bad filter .*/);
+    expect(r.stderr).toBe(
+      `error: bad filter "${expr}": one "=" goes between name and value: write ${fix} (a value that starts with "=" is written ${escaped})\n`,
+    );
+  });
+
+  it('a value that starts with "=" is written escaped, and sent as given', async () => {
+    const r = await server.run(['prospects', 'list', '--filter', 'title=\\=CEO']);
+    expect(r.sent.map((s) => decodeURIComponent(s.url))).toEqual([expect.stringContaining('filter[title]==CEO&')]);
+  });
+
   it('a list of bare dates on a date-time field is exit 2 (each means a whole day)', async () => {
     const r = await server.run(['prospects', 'list', '--filter', 'createdAt=2026-01-01,2026-01-02', '-o', 'json']);
     refusedUnsent(r, /a date on createdAt means a whole day/);
