@@ -125,6 +125,30 @@ describe('--query and --json', () => {
     );
   });
 
+  // A new-user trial: `--sort updated` suggested `updater`, a relationship, and `--sort updater`
+  // then went to the API, which refused it (exit 1).
+  it('--sort: near misses point to sortable fields only, and a relationship is refused; nothing is sent', async () => {
+    const sortable = /sortable: id, company, createdAt, .*\bupdatedAt\b/;
+    refusedUnsent(
+      await server.run(['prospects', 'list', '--sort', 'updated']),
+      /^error: --sort: prospect has no field "updated"\nhint: did you mean updatedAt\? /,
+    );
+    for (const name of ['updater', '-updater', 'account']) {
+      const r = await server.run(['prospects', 'list', '--sort', name]);
+      refusedUnsent(
+        r,
+        new RegExp(`^error: cannot sort prospects by "${name.replace('-', '')}": it is a relationship, not a field\nhint: `),
+      );
+      expect(r.stderr).toMatch(sortable);
+    }
+    // A near miss of a field that does not sort (name) is refused, the sortable ones named instead.
+    const nme = await server.run(['prospects', 'list', '--sort', 'nme']);
+    refusedUnsent(nme, /^error: --sort: prospect has no field "nme"\nhint: --sort takes id, company, /);
+    expect(nme.stderr).not.toMatch(/did you mean/);
+    const calls = await server.run(['calls', 'list', '--sort', 'prospect']);
+    refusedUnsent(calls, /^error: cannot sort calls by "prospect": it is a relationship, not a field\nhint: sortable: id, /);
+  });
+
   it('--filter and --sort: a name a type the spec shows whole does not have; nothing is sent', async () => {
     refusedUnsent(
       await server.run(['calls', 'list', '--filter', 'favouriteColour=blue']),
