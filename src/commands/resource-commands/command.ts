@@ -4,7 +4,7 @@
  * list of what the type does allow.
  */
 import type { Command } from 'commander';
-import { ApiError } from '../../errors.js';
+import { ApiError, ExitCode } from '../../errors.js';
 import { runCommand, type App } from '../../runtime/app.js';
 import { helpWidth } from '../../runtime/help-layout.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
@@ -96,8 +96,8 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       const message = op.startsWith('-')
         ? `unknown option '${op}' (see svc ${rt.command} --help)`
         : `${rt.command} has no operation "${op}"${didYouMean(op, offered())}: it offers ${offered().join(', ')}`;
-      app.io.stderr.write(`error: ${message}\n`);
-      app.exitCode = 2;
+      // As commander's own errors: exit 2, and the `{"errors":[...]}` line with -o json (cli/run-cli.ts).
+      cmd.error(`error: ${message}`, { exitCode: ExitCode.USAGE, code: 'svc.unknownOperation' });
     });
   // Performance machinery (src/README.md, Build): read and write handlers in separate chunks.
   // Writes and reads load their own handlers: list and get skip the write path's validation and
