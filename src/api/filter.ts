@@ -74,6 +74,15 @@ export function parseFilter(expr: string): Filter {
   if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(name)) {
     throw new UsageError(`bad filter "${expr}": "${name}" is not a field name (use attr or relationship.attr)`);
   }
+  // `title==CEO` filtered on "=CEO" and listed nothing, exit 0 (a new user's trial): a value
+  // that starts with "=" is far likelier a `==` typed for `=` than a value someone holds, so it is
+  // refused; one that really starts so is written escaped (`\=`), as `,`, `..` and spaces are.
+  if (raw.trimStart().startsWith('=')) {
+    const value = raw.trimStart().replace(/^=+\s*/, '');
+    throw new UsageError(
+      `bad filter "${expr}": one "=" goes between name and value: write ${name}=${value} (a value that starts with "=" is written ${name}=\\${raw.trimStart()})`,
+    );
+  }
   const path = name.split('.');
   const escaped = raw.includes('\\');
   const range = splitUnescaped(raw, '..');

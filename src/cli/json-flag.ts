@@ -42,3 +42,23 @@ export function separateJsonFlag(argv: readonly string[], program: Command): str
   }
   return out;
 }
+
+/**
+ * The command line asks for JSON output: `--json` (with or without fields), or `-o json` as the
+ * last `-o` (`--output json`, `--output=json`, `-ojson`), before any `--`. For the errors commander
+ * finds before a command runs (an unknown option or command, a missing argument), which get the
+ * `{"errors":[...]}` line as a command's errors do from its parsed flags (runtime/app.ts): the
+ * words are read whole, so a flag after the point of the error counts too.
+ */
+export function asksForJson(argv: readonly string[]): boolean {
+  let output: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') break;
+    if (word === '--json' || word.startsWith('--json=')) return true;
+    if (word === '-o' || word === '--output') output = argv[++i];
+    else if (word.startsWith('--output=')) output = word.slice('--output='.length);
+    else if (/^-o./.test(word)) output = word.slice(2);
+  }
+  return output === 'json';
+}

@@ -1,13 +1,14 @@
 /**
  * Parses the command line and runs the command; maps commander's own errors (unknown command or
- * option, missing argument) to exit 2 with commander's one-line message.
+ * option, missing argument) to exit 2 with commander's one-line message (and, with -o json, the
+ * `{"errors":[...]}` line every usage error has).
  */
 import { CommanderError } from 'commander';
 import { describeErrno, ExitCode } from '../errors.js';
 import { processIO } from './process-io.js';
 import type { App } from '../runtime/app.js';
 import { buildProgram } from './program.js';
-import { separateJsonFlag } from './json-flag.js';
+import { asksForJson, separateJsonFlag } from './json-flag.js';
 import { expandAlias } from './aliases.js';
 import { sigtermOwned } from '../runtime/sigterm.js';
 
@@ -113,12 +114,15 @@ export async function runProgram(app: App, argv: string[], version: string): Pro
     app.argv = argv;
     program = buildProgram(app, version);
   }
+  const words = separateJsonFlag(argv, program);
   try {
-    await program.parseAsync(separateJsonFlag(argv, program), { from: 'user' });
+    await program.parseAsync(words, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
       if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+      // Performance machinery (src/README.md, Build): the reporter loads only for an error.
+      if (asksForJson(words)) (await import('../runtime/report-error.js')).reportParseErrorJson(err.message, app.io.stderr);
       return ExitCode.USAGE;
     }
     throw err;

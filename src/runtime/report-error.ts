@@ -3,6 +3,7 @@
  * plus field and error id, never a stack trace without --verbose, `{"errors":[...]}` with -o json.
  */
 import { retryAfterMs } from '../api/jsonapi.js';
+import { redactText } from '../api/redact.js';
 import { ApiError, describeErrno, errnoCode, ExitCode, SvcError, type ApiErrorObject } from '../errors.js';
 import { fitLines, terminalSafe, terminalSafeJson, terminalSafeLines } from '../output/terminal-text.js';
 import type { Context } from './context.js';
@@ -33,9 +34,25 @@ export function reportError(err: unknown, t: ErrorReportTarget): number {
   const shown = lines.map((l) => fitLines(t.redact(terminalSafe(l)), t.width));
   if (t.verbose && err instanceof Error && err.stack) shown.push(t.redact(terminalSafeLines(err.stack)));
   let text = shown.join('\n') + '\n';
-  if (t.json) text += t.redact(terminalSafeJson(JSON.stringify({ errors: jsonErrors }))) + '\n';
+  if (t.json) text += jsonErrorsLine(jsonErrors, t.redact);
   t.stderr.write(text);
   return code;
+}
+
+/** The `{"errors":[...]}` line of `-o json`: one line, redacted, nothing in it that drives a terminal. */
+function jsonErrorsLine(errors: ApiErrorObject[], redact: (s: string) => string): string {
+  return redact(terminalSafeJson(JSON.stringify({ errors }))) + '\n';
+}
+
+/**
+ * The `{"errors":[...]}` line for a usage error commander reported while reading the command
+ * line (an unknown option or command, a missing argument), its text already written: with
+ * `-o json` scripts get it as for every other usage error (`--fitler x -o json` wrote text only).
+ * @param message commander's message: `error: …`, then maybe its "(Did you mean …?)" line
+ */
+export function reportParseErrorJson(message: string, stderr: NodeJS.WritableStream): void {
+  const detail = message.split('\n')[0]!.replace(/^error: /, '');
+  stderr.write(jsonErrorsLine([{ title: 'UsageError', detail }], redactText));
 }
 
 /**

@@ -98,7 +98,7 @@ describe('did you mean', () => {
     const r = await svcInProcess(['prospects', 'lst'], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'error: prospects has no operation "lst" (did you mean "list"?): it offers list, get, create, update, delete, export\n',
+      'error: prospects has no operation "lst" (did you mean "list"?): it offers list, export, get, create, update, upsert, delete\n',
     );
   });
 

@@ -138,7 +138,8 @@ export function renderReference(program: Command): string {
 
   out.push('### Resource commands', '');
   out.push(
-    `One command per resource type, offering only the operations and actions the API allows for it; \`svc <resource> --help\` lists the type's fields. The options of each operation are the same for every type: they are shown once, for \`${SAMPLE_RESOURCE}\`, below the table.`,
+    // The table's operations are the API's; `export` and `upsert` are svc's, said once here.
+    `One command per resource type: the operations and actions the API allows for it, \`export\` if it lists, \`upsert\` if it creates and updates; \`svc <resource> --help\` lists its fields. Each operation's options are the same for every type: shown once, for \`${SAMPLE_RESOURCE}\`, below the table.`,
     '',
   );
   out.push('| command | alias | operations | actions (parameters) |', '|---|---|---|---|');

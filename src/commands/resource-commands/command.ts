@@ -4,7 +4,7 @@
  * list of what the type does allow.
  */
 import type { Command } from 'commander';
-import { ApiError } from '../../errors.js';
+import { ApiError, ExitCode } from '../../errors.js';
 import { runCommand, type App } from '../../runtime/app.js';
 import { helpWidth } from '../../runtime/help-layout.js';
 import { RESOURCES, type ResourceType } from '../../registry/index.js';
@@ -70,8 +70,9 @@ export function registerResourceCommands(program: Command, app: App): void {
 
 function buildResourceCommand(program: Command, rt: ResourceType, app: App, withOperations: boolean, taken: Set<string>): Command {
   const cmd = program.createCommand(rt.command);
-  // `export` is generated for every type that can list.
-  const offered = [...rt.operations, ...(rt.operations.includes('list') ? ['export'] : []), ...rt.actions.map((a) => a.command)];
+  // What the type offers is read from the subcommands built below, in their order: a list kept
+  // apart from them left out `upsert` (a new user's trial).
+  const offered = () => cmd.commands.map((c) => c.name());
   // What it offers is in its own help (Operations:); the list in `svc --help` stays one line or two.
   cmd.description(rt.description).helpGroup(resourceGroup(rt.type));
   // The camelCase collection name is an alias, unless a built-in command owns it (`profiles`).
@@ -81,7 +82,7 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
   if (!withOperations) return cmd;
   cmd.copyInheritedSettings(program);
   cmd.usage('<operation> [options]');
-  cmd.addHelpText('after', () => resourceHelp(rt, helpWidth(app.io.columns)));
+  cmd.addHelpText('after', () => resourceHelp(rt, offered(), helpWidth(app.io.columns)));
   // Without an operation the command shows its help; an operation the type does not offer is a
   // usage error that says what it does offer (`svc calls update 3`).
   // The rest of the line and unknown options are taken here rather than through
@@ -95,9 +96,9 @@ function buildResourceCommand(program: Command, rt: ResourceType, app: App, with
       const { didYouMean } = await import('../../suggest.js');
       const message = op.startsWith('-')
         ? `unknown option '${op}' (see svc ${rt.command} --help)`
-        : `${rt.command} has no operation "${op}"${didYouMean(op, offered)}: it offers ${offered.join(', ')}`;
-      app.io.stderr.write(`error: ${message}\n`);
-      app.exitCode = 2;
+        : `${rt.command} has no operation "${op}"${didYouMean(op, offered())}: it offers ${offered().join(', ')}`;
+      // As commander's own errors: exit 2, and the `{"errors":[...]}` line with -o json (cli/run-cli.ts).
+      cmd.error(`error: ${message}`, { exitCode: ExitCode.USAGE, code: 'svc.unknownOperation' });
     });
   // Performance machinery (src/README.md, Build): read and write handlers in separate chunks.
   // Writes and reads load their own handlers: list and get skip the write path's validation and

@@ -27,17 +27,29 @@ export function fieldNamesOf(rt: ResourceType): string[] {
   return [...rt.attributes.map((a) => a.name), ...rt.relationships.map((r) => r.name)];
 }
 
+/** What `--sort` takes: `id` and the attributes the spec marks sortable (S). */
+export function sortableNames(rt: ResourceType): string[] {
+  return ['id', ...rt.attributes.filter((a) => a.sortable).map((a) => a.name)];
+}
+
 /**
  * The error for a name the type does not have, or undefined when the name may be real: known
  * to the registry or the org, or (a type the spec shows in part, no schema pulled) no near miss.
+ * @param suggested the names a near miss may point to, when not every field will do: `--sort`
+ *   takes sortable ones (`--sort updated` suggested the relationship `updater`, which the API
+ *   then refused: a new user's trial)
  */
-function unknownField(flag: string, rt: ResourceType, name: string, org: OrgNames): UsageError | undefined {
+function unknownField(flag: string, rt: ResourceType, name: string, org: OrgNames, suggested?: string[]): UsageError | undefined {
   const names = org.view(rt);
   if (name === 'id' || findAttribute(rt, name) || findRelationship(rt, name) || names?.resolve(name)) return undefined;
-  const near = nearMiss(name, fieldNamesOf(rt));
-  if (rt.partial && !org.pulled && !near) return undefined;
+  const near = nearMiss(name, suggested ?? fieldNamesOf(rt));
+  // A near miss of a field that cannot be suggested (`--sort nme`: name does not sort) still
+  // shows that the name is a typo.
+  const typo = near ?? (suggested && nearMiss(name, fieldNamesOf(rt)));
+  if (rt.partial && !org.pulled && !typo) return undefined;
   const err = new UsageError(`${flag}: ${rt.type} has no field "${name}"`);
   if (near) return err.hint(`did you mean ${near}? (\`${org.svc} schema show ${rt.type}\` lists the fields)`);
+  if (typo) return err.hint(`${flag} takes ${suggested!.join(', ')}`);
   return err.hint(
     org.pulled
       ? `\`${org.svc} schema show ${rt.type}\` lists the fields, custom-field labels included`
@@ -97,7 +109,7 @@ export function checkQueryNames(rt: ResourceType, query: ListQuery, org: OrgName
   for (const key of query.sort ?? []) {
     const name = key.replace(/^-/, '');
     if (name.includes('.') || name === 'id') continue;
-    const err = unknownField('--sort', rt, name, org);
+    const err = unknownField('--sort', rt, name, org, sortableNames(rt));
     if (err) throw err;
   }
 }

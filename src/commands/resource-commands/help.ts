@@ -2,8 +2,11 @@
 import { wrapExample, wrapLine } from '../../runtime/help-layout.js';
 import { attributeMarks as marks, findResource, type ResourceType } from '../../registry/index.js';
 
-/** Fields, relationships, operations and actions of a type, for `svc <resource> --help`. */
-export function resourceHelp(rt: ResourceType, width = 80): string {
+/**
+ * Fields, relationships, operations and actions of a type, for `svc <resource> --help`.
+ * @param commands the names of the command's subcommands, as built (operations, actions, tools)
+ */
+export function resourceHelp(rt: ResourceType, commands: readonly string[], width = 80): string {
   const w = Math.max(...rt.attributes.map((a) => a.name.length), 8);
   const lines = ['', `Fields of ${rt.type} (RO read-only, WO write-only, F filterable, S sortable):`];
   for (const a of rt.attributes) {
@@ -20,7 +23,8 @@ export function resourceHelp(rt: ResourceType, width = 80): string {
       lines.push(`  ${r.name}${target} (${r.kind === 'one' ? 'to-one' : 'to-many'}${r.readOnly ? ', read-only' : ''})`);
     }
   }
-  const ops = [...rt.operations, ...(rt.operations.includes('list') ? ['export'] : [])];
+  const actions = new Set(rt.actions.map((a) => a.command));
+  const ops = commands.filter((c) => !actions.has(c));
   lines.push('', `Operations: ${ops.join(', ')}${rt.actions.length ? `; actions: ${rt.actions.map((a) => a.command).join(', ')}` : ''}`);
   if (rt.path !== rt.command) lines.push(`Also callable as: svc ${rt.path}`);
   lines.push('', 'Examples:', ...examples(rt).map((e) => `  $ ${e}`), '');

@@ -18,9 +18,10 @@ import {
 } from '../../registry/index.js';
 import { matchFieldName } from '../../registry/name-match.js';
 import type { Context } from '../../runtime/context.js';
+import { nearMiss } from '../../suggest.js';
 import { resolveZone, type Zone } from '../../time-zone.js';
 import type { AttributeNames } from './attr-flags.js';
-import { unknownRelationship } from './field-names.js';
+import { sortableNames, unknownRelationship } from './field-names.js';
 import { checkFilterValues, refuseRepeatedFields, type FilterDays } from './filter-checks.js';
 
 /**
@@ -215,15 +216,22 @@ function checkSort(rt: ResourceType, sort: string, warn: (m: string) => void, na
     const attr = findAttribute(rt, name);
     // Custom fields: which ones sort is the org's business (as for filters); the service decides.
     if (attr && !attr.sortable && !/^custom\d+$/.test(name)) {
-      throw new UsageError(`cannot sort ${rt.command} by "${name}": the API does not allow sorting on it`).hint(
-        `sortable: ${rt.attributes
-          .filter((a) => a.sortable)
-          .map((a) => a.name)
-          .join(', ')}`,
-      );
+      throw new UsageError(`cannot sort ${rt.command} by "${name}": the API does not allow sorting on it`).hint(sortableHint(rt, name));
+    }
+    // A relationship is no sort key: the API refused `--sort updater` (exit 1) after svc had
+    // suggested it for `--sort updated` (a new user's trial).
+    if (!attr && findRelationship(rt, name)) {
+      throw new UsageError(`cannot sort ${rt.command} by "${name}": it is a relationship, not a field`).hint(sortableHint(rt, name));
     }
   }
   return keys;
+}
+
+/** The sortable fields, the nearest to `name` first when there is one. */
+function sortableHint(rt: ResourceType, name: string): string {
+  const sortable = sortableNames(rt);
+  const near = nearMiss(name, sortable);
+  return `${near ? `did you mean ${near}? ` : ''}sortable: ${sortable.join(', ')}`;
 }
 
 /** `--fields a,b` (primary type) or `--fields type=a,b`, repeatable. */

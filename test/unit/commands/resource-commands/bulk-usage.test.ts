@@ -202,7 +202,7 @@ describe('create|update|delete --input: usage errors send nothing (exit 2)', () 
       /^error: --input missing.csv: no such file \(looked for \/.+\/missing.csv\); check the path, or pass the file the rows are in$/m,
     ],
     [() => ['prospects', 'create', '--input', file(), '--concurrency', '99'], /expected a whole number from 1 to 32/],
-    [() => ['calls', 'update', '--input', file()], /calls has no operation "update": it offers list, get, create, delete/],
+    [() => ['calls', 'update', '--input', file()], /calls has no operation "update": it offers list, export, get, create, delete/],
     [() => ['prospects', 'create', '--input', file(), '--settle', 'soon'], /--settle soon: expected seconds from 0 to 3600 \(default 30\)/],
     [() => ['prospects', 'update', '--input', file(), '--settle', '7200'], /--settle 7200: expected seconds from 0 to 3600/],
     [() => ['prospects', 'create', '--attr', 'firstName=x', '--skip-failed'], /--skip-failed works only with --input FILE/],

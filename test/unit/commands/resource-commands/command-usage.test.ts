@@ -61,6 +61,46 @@ describe('usage errors send nothing (exit 2)', () => {
 
   it('an operation the type does not offer names what it does allow', async () => {
     const r = await server.run(['calls', 'update', '3']);
-    expect(r.stderr).toMatch(/calls has no operation "update": it offers list, get, create, delete/);
+    expect(r.stderr).toMatch(/calls has no operation "update": it offers list, export, get, create, delete$/m);
+  });
+});
+
+// CLI.md: "With -o json the error is also written to stderr as {"errors":[...]}". Errors commander
+// found while reading the command line wrote their text only (a new user's trial).
+describe('-o json: errors of the command line give the {"errors":[...]} line too (exit 2)', () => {
+  it.each([
+    [['prospects', 'list', '--fitler', 'x', '-o', 'json'], "unknown option '--fitler'"],
+    [
+      ['prospects', 'lst', '-o', 'json'],
+      'prospects has no operation "lst" (did you mean "list"?): it offers list, export, get, create, update, upsert, delete',
+    ],
+    [['prospect', 'list', '-o', 'json'], "unknown command 'prospect'"],
+    [['--json', 'prospects', 'get'], "missing required argument 'id'"],
+    [['prospects', 'get', '--output=json'], "missing required argument 'id'"],
+    [['-ojson', 'prospects', 'get', '1', '2'], "too many arguments for 'get'. Expected 1 argument but got 2."],
+    // The flag after the point of the error; --json with fields.
+    [['prospects', 'list', '--bogus', 'x', '--json', 'id,title'], "unknown option '--bogus'"],
+    [['prospects', '--bogus', '--output', 'json'], "unknown option '--bogus' (see svc prospects --help)"],
+    [['-o', 'json', 'nosuchcommand'], "unknown command 'nosuchcommand'"],
+  ])('%j', async (args, detail) => {
+    const r = await server.run(args);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe(`error: ${detail}`);
+    expect(JSON.parse(lines.at(-1)!)).toEqual({ errors: [{ title: 'UsageError', detail }] });
+    expect(r.stdout).toBe('');
+    expect(r.sent).toEqual([]);
+  });
+
+  it.each([
+    [['prospects', 'list', '--fitler', 'x']],
+    [['prospects', 'lst', '-o', 'csv']],
+    [['prospect', 'list', '-o', 'json', '-o', 'table']],
+    [['prospects', 'get', '--', '-o', 'json']],
+  ])('no JSON line unless JSON is asked for: %j', async (args) => {
+    const r = await server.run(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: /);
+    expect(r.stderr).not.toContain('{"errors"');
   });
 });

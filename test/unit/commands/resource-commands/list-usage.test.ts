@@ -45,6 +45,25 @@ describe('filters refused before anything is sent', () => {
     refusedUnsent(r, /^error: two filters on updatedAt.*\nhint: .*--filter 'updatedAt=2024-01-01\.\.2024-02-01'/m);
   });
 
+  // `title==CEO` sent filter[title]=%3DCEO and printed [], exit 0 (a new user's trial).
+  it.each([
+    ['title==CEO', 'title=CEO', 'title=\\=CEO'],
+    ['title = =CEO', 'title=CEO', 'title=\\=CEO'],
+    ['account.id==5', 'account.id=5', 'account.id=\\=5'],
+    ['updatedAt==2024-01-01..', 'updatedAt=2024-01-01..', 'updatedAt=\\=2024-01-01..'],
+  ])('%s: "==" is exit 2, naming the one "=" to write', async (expr, fix, escaped) => {
+    const r = await server.run(['prospects', 'list', '--filter', expr]);
+    refusedUnsent(r, /^error: bad filter .*/);
+    expect(r.stderr).toBe(
+      `error: bad filter "${expr}": one "=" goes between name and value: write ${fix} (a value that starts with "=" is written ${escaped})\n`,
+    );
+  });
+
+  it('a value that starts with "=" is written escaped, and sent as given', async () => {
+    const r = await server.run(['prospects', 'list', '--filter', 'title=\\=CEO']);
+    expect(r.sent.map((s) => decodeURIComponent(s.url))).toEqual([expect.stringContaining('filter[title]==CEO&')]);
+  });
+
   it('a list of bare dates on a date-time field is exit 2 (each means a whole day)', async () => {
     const r = await server.run(['prospects', 'list', '--filter', 'createdAt=2026-01-01,2026-01-02', '-o', 'json']);
     refusedUnsent(r, /a date on createdAt means a whole day/);
@@ -104,6 +123,30 @@ describe('--query and --json', () => {
       await server.run(['prospects', 'list', '--sort', '-titel']),
       /^error: --sort: prospect has no field "titel"\nhint: did you mean title\?/,
     );
+  });
+
+  // A new-user trial: `--sort updated` suggested `updater`, a relationship, and `--sort updater`
+  // then went to the API, which refused it (exit 1).
+  it('--sort: near misses point to sortable fields only, and a relationship is refused; nothing is sent', async () => {
+    const sortable = /sortable: id, company, createdAt, .*\bupdatedAt\b/;
+    refusedUnsent(
+      await server.run(['prospects', 'list', '--sort', 'updated']),
+      /^error: --sort: prospect has no field "updated"\nhint: did you mean updatedAt\? /,
+    );
+    for (const name of ['updater', '-updater', 'account']) {
+      const r = await server.run(['prospects', 'list', '--sort', name]);
+      refusedUnsent(
+        r,
+        new RegExp(`^error: cannot sort prospects by "${name.replace('-', '')}": it is a relationship, not a field\nhint: `),
+      );
+      expect(r.stderr).toMatch(sortable);
+    }
+    // A near miss of a field that does not sort (name) is refused, the sortable ones named instead.
+    const nme = await server.run(['prospects', 'list', '--sort', 'nme']);
+    refusedUnsent(nme, /^error: --sort: prospect has no field "nme"\nhint: --sort takes id, company, /);
+    expect(nme.stderr).not.toMatch(/did you mean/);
+    const calls = await server.run(['calls', 'list', '--sort', 'prospect']);
+    refusedUnsent(calls, /^error: cannot sort calls by "prospect": it is a relationship, not a field\nhint: sortable: id, /);
   });
 
   it('--filter and --sort: a name a type the spec shows whole does not have; nothing is sent', async () => {
