@@ -19,6 +19,9 @@ import { fitText, terminalSafe, textWidth } from './terminal-text.js';
  */
 const FOLDS = /[\t\n\v\f\r\u2028\u2029\ufeff]/;
 
+/** A date-time as the API writes it: to the second (or finer), no zone. */
+const ZONELESS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?$/;
+
 /** A short display string for any value. */
 function displayValue(v: unknown): string {
   if (v === null || v === undefined) return '';
@@ -29,6 +32,10 @@ function displayValue(v: unknown): string {
     return JSON.stringify(v);
   }
   const s = String(v);
+  // The API writes date-times without a zone, meaning UTC: a person reading a table took them for
+  // local times (filters and reports count days in the local zone). Marked `Z` here only; json,
+  // ndjson and csv keep the API's text.
+  if (ZONELESS.test(s)) return `${s}Z`;
   // Runs matched whole, then looked at: linear, where a pattern around the break backtracked.
   return FOLDS.test(s) ? s.replace(/\s+/g, (run) => (FOLDS.test(run) ? ' ' : run)) : s;
 }

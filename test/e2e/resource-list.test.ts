@@ -354,3 +354,19 @@ describe('server errors → exit codes', () => {
     expect(r.stderr).toMatch(/page\[offset\]/);
   });
 });
+
+describe('date-times in a table', () => {
+  it('are marked Z (the API writes UTC without a zone); json and csv keep the API text', async () => {
+    // A person in Tokyo read a table's 2026-06-17T07:01:45 as local time (filters and reports
+    // count days in the local zone): the table alone says which zone a time is in.
+    const args = ['prospects', 'list', '--limit', '3', '--columns', 'id,createdAt'];
+    const asJson = JSON.parse((await svcInProcess([...args, '-o', 'json'], { env: env() })).stdout) as { createdAt: string }[];
+    expect(asJson[0]!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    const table = (await svcInProcess([...args, '-o', 'table'], { env: env() })).stdout;
+    for (const r of asJson) expect(table).toContain(` ${r.createdAt}Z `);
+    const csv = (await svcInProcess([...args, '-o', 'csv'], { env: env() })).stdout;
+    expect(csv).toContain(`,${asJson[0]!.createdAt}\n`);
+    const one = await svcInProcess(['prospects', 'get', '1', '-o', 'table'], { env: env() });
+    expect(one.stdout).toMatch(/^createdAt +\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/m);
+  });
+});
