@@ -2,8 +2,9 @@
  * A file never takes back an opt-out unless asked (src/bulk/rows/consent.ts): a sheet exported
  * before a prospect opted out still says `optedOut: false`, and sending it again opted them back
  * in. Upsert and update by key read the record and leave out only such a change (said in the plan
- * and the run); a plain update by id reads nothing and leaves out every consent value that is not
- * an opt-out; `--allow-opt-in` sends them. In process against the sandbox over HTTP.
+ * and the run); a plain update by id leaves out every consent value that is not an opt-out, and
+ * says so only where it mattered, by the records its run reads for their before-images (and its
+ * plan reads); `--allow-opt-in` sends them. In process against the sandbox over HTTP.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -109,9 +110,11 @@ it('a plain update by id sends no consent value but an opt-out, and says so; one
   const run = await svcInProcess(['prospects', 'update', '--input', file], { env: env() });
   expect(run.code, run.stderr).toBe(0);
   // The run has done these rows: the flag needs a journal of its own (a rerun found them done, a review).
+  // Said of the one row whose record is opted out; the two holding the file's values changed nothing.
   expect(run.stderr).toContain(
-    '3 rows carry optedOut, emailsOptStatus not opted out: left out, a file never takes back an opt-out (to send them: the same command with --allow-opt-in and a new --journal)',
+    'warning: 1 row takes back an opt-out (optedOut, emailsOptStatus): left out, the record stays opted out (to send them: the same command with --allow-opt-in and a new --journal)',
   );
+  expect(run.stderr).not.toMatch(/carr(y|ies)|changes? \w+ \(no opt-out/);
   expect(await consent(ids[0]!)).toEqual({ optedOut: true, emailsOptStatus: 'opted_out', title: 'Chief Executive' });
   expect(await consent(ids[2]!)).toEqual({ optedOut: false, emailsOptStatus: 'opted_in', title: 'Chief Executive' });
 
@@ -137,6 +140,88 @@ it('a plain update by id sends no consent value but an opt-out, and says so; one
   expect((await consent(ids[1]!)).optedOut).toBe(false);
   const stray = await svcInProcess(['prospects', 'update', ids[1]!, '--attr', 'title=x', '--allow-opt-in'], { env: env() });
   expect([stray.code, stray.stderr.trim()]).toEqual([2, 'error: --allow-opt-in works only with --input FILE']);
+});
+
+/**
+ * The README's "Change many records": a list read back unedited carries every consent value as the
+ * records hold it (`optedOut: false`, `emailOptedOut: null`, `emailsOptStatus: "opted_in"`). Its
+ * plan and run said "N rows carry emailOptedOut, emailsOptStatus, optedOut not opted out: left
+ * out" of every row (a new user's trial), though none would take an opt-out back.
+ */
+it('a plain update of a list read back unedited says nothing of consent; a take-back and another change are said, none is sent', async () => {
+  const e = env();
+  const ids: string[] = [];
+  for (const n of [0, 1, 2, 3]) {
+    const r = await c.post(
+      '/prospects',
+      doc('prospect', {
+        firstName: `Round${n}`,
+        lastName: 'Trip',
+        emails: [`round.${n}@consent.test`],
+        title: 'Round Trip',
+        optedOut: false,
+        emailsOptStatus: 'opted_in',
+      }),
+    );
+    expect(r.status, r.text).toBe(201);
+    ids.push(String(r.body.data.id));
+  }
+  expect((await c.get(`/prospects/${ids[0]}`)).body.data.attributes.emailOptedOut).toBeNull();
+  const listed = await svcInProcess(['prospects', 'list', '--filter', 'title=Round Trip', '--all', '-o', 'ndjson'], { env: e });
+  expect(listed.code, listed.stderr).toBe(0);
+  const file = path.join(dir, 'round.ndjson');
+  fs.writeFileSync(file, listed.stdout);
+  expect(listed.stdout.trimEnd().split('\n')).toHaveLength(4);
+
+  const plan = await svcInProcess(['prospects', 'update', '--input', file, '--plan'], { env: e });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stderr + plan.stdout).not.toMatch(/left out|opt-out|opted out|OptStatus|OptedOut/);
+  const run = await svcInProcess(['prospects', 'update', '--input', file], { env: e });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).not.toMatch(/left out|opt-out|opted out|OptStatus|OptedOut/);
+
+  // The same file after one prospect opted out, and with another's emailOptedOut edited from
+  // empty to false (no opt-out taken back): each said once, by the records read; neither sent.
+  const opt = await c.patch(`/prospects/${ids[1]}`, doc('prospect', { optedOut: true, emailsOptStatus: 'opted_out' }, {}, ids[1]));
+  expect(opt.status, opt.text).toBe(200);
+  const edited = path.join(dir, 'round-edited.ndjson');
+  fs.writeFileSync(
+    edited,
+    listed.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => {
+        const rec = JSON.parse(l) as Record<string, unknown>;
+        return JSON.stringify(String(rec.id) === ids[2] ? { ...rec, emailOptedOut: false } : rec);
+      })
+      .join('\n') + '\n',
+  );
+  const changeLine =
+    '1 row changes emailOptedOut (no opt-out taken back): left out, a plain update --input sends no consent value but an opt-out (--match id sends such changes)';
+  const plan2 = await svcInProcess(['prospects', 'update', '--input', edited, '--plan'], { env: e });
+  expect(plan2.code, plan2.stderr).toBe(0);
+  expect(plan2.stderr).toContain(
+    'warning: 1 row takes back an opt-out (emailsOptStatus, optedOut): left out, the record stays opted out (--allow-opt-in sends them)',
+  );
+  expect(plan2.stderr).toContain(changeLine);
+  expect(plan2.stdout).toContain('  optedOut: true kept (the row says false; --allow-opt-in sends it)');
+  expect(plan2.stdout).toContain(
+    '  emailOptedOut: (empty) kept (the row says false; a plain update sends no consent value but an opt-out)',
+  );
+  // --dry-run reads no record: it says what it leaves out with -v only.
+  const dry = await svcInProcess(['prospects', 'update', '--input', edited, '--dry-run'], { env: e });
+  expect(dry.code, dry.stderr).toBe(0);
+  expect(dry.stderr).not.toMatch(/left out|opt-out|opted out/);
+  const dryV = await svcInProcess(['-v', 'prospects', 'update', '--input', edited, '--dry-run'], { env: e });
+  expect(dryV.stderr).toContain('* 4 rows carry emailOptedOut, emailsOptStatus, optedOut not opted out: left out of the requests');
+  const run2 = await svcInProcess(['prospects', 'update', '--input', edited], { env: e });
+  expect(run2.code, run2.stderr).toBe(0);
+  expect(run2.stderr).toContain(
+    'warning: 1 row takes back an opt-out (emailsOptStatus, optedOut): left out, the record stays opted out (to send them: the same command with --allow-opt-in and a new --journal)',
+  );
+  expect(run2.stderr).toContain(changeLine);
+  expect(await consent(ids[1]!)).toMatchObject({ optedOut: true, emailsOptStatus: 'opted_out' });
+  expect((await c.get(`/prospects/${ids[2]}`)).body.data.attributes.emailOptedOut).toBeNull();
 });
 
 it('runs undo keeps an opt-out the run set, unless --allow-opt-in (the person may have asked again since, a review)', async () => {

@@ -10,8 +10,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { svcInProcess } from '../helpers/in-process-cli.js';
-import { spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv, spawnSvc, tempDir } from '../helpers/run-svc.js';
 import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { call, prospectIds } from '../helpers/bulk.js';
 import { CsvParser } from '../../src/bulk/input/csv-parse.js';
@@ -28,6 +28,9 @@ afterAll(() => sb.close());
 
 /** One config dir for the file: the schema cached by `schema pull` is seen by later runs. */
 const svc = (args: string[]) => svcInProcess(args, { env: { ...env(), SVC_CONFIG_DIR: config }, timeoutMs: 60_000 });
+
+/** The header line of a CSV text, without its BOM. */
+const headerOf = (text: string) => text.replace(/^\ufeff/, '').split('\n')[0]!;
 
 function csvRecords(file: string): string[][] {
   const p = new CsvParser();
@@ -138,6 +141,58 @@ describe('export to CSV and NDJSON', () => {
     expect(lines[0]!.type).toBe('account');
   });
 
+  // The README gives `list --all -o csv` as an export's stdout form: an export left out `type`,
+  // which list writes second (a new user's trial). With and without the org schema cached.
+  it('CSV columns are those of list --all -o csv, type included, in the same order', async () => {
+    const fresh = { ...env() };
+    const run = (args: string[], cfg?: Record<string, string>) => (cfg ? svcInProcess(args, { env: cfg, timeoutMs: 60_000 }) : svc(args));
+    const dir = tempDir('svc-export-');
+    for (const cfg of [fresh, undefined]) {
+      for (const [type, filter] of [
+        ['accounts', ['--filter', 'id=1..30']],
+        ['prospects', FEW],
+        ['calls', ['--filter', 'id=1..30']],
+      ] as const) {
+        const file = path.join(dir, `${type}-${cfg ? 'fresh' : 'schema'}.csv`);
+        const ex = await run([type, 'export', file, ...filter], cfg);
+        expect(ex.code, ex.stderr).toBe(0);
+        const listed = await run([type, 'list', '--all', '-o', 'csv', ...filter], cfg);
+        expect(listed.code, listed.stderr).toBe(0);
+        const header = headerOf(fs.readFileSync(file, 'utf8'));
+        expect(header.startsWith('id,type,'), header.slice(0, 40)).toBe(true);
+        expect(header, type).toBe(headerOf(listed.stdout));
+      }
+    }
+    // A type with no record: list's header of an empty listing is an export's too.
+    const none = ['--filter', 'id=999999'];
+    const ex = await svc(['accounts', 'export', path.join(dir, 'none.csv'), ...none]);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(headerOf(fs.readFileSync(path.join(dir, 'none.csv'), 'utf8'))).toBe(
+      headerOf((await svc(['accounts', 'list', '--all', '-o', 'csv', ...none])).stdout),
+    );
+  });
+
+  it('an exported CSV, type column and all, goes back in: update --input and upsert --input --plan read it cleanly', async () => {
+    const dir = tempDir('svc-export-');
+    const file = path.join(dir, 'accounts.csv');
+    expect((await svc(['accounts', 'export', file, '--filter', 'id=1..5'])).code).toBe(0);
+    const [header, first, ...more] = csvRecords(file);
+    const name = header!.indexOf('name');
+    const edited = path.join(dir, 'edited.csv');
+    const was = first![name]!;
+    fs.writeFileSync(edited, fs.readFileSync(file, 'utf8').replace(`,${was},`, `,${was} Renamed,`));
+    const plan = await svc(['accounts', 'upsert', '--input', edited, '--match', 'domain', '--plan']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).not.toMatch(/warning|column|invalid: |[1-9]\d* invalid/);
+    expect(plan.stdout).toContain(`  name: ${JSON.stringify(was)} → ${JSON.stringify(`${was} Renamed`)}`);
+    expect(plan.stdout).toContain(`bill: 0 creates, 1 update, ${more.length} unchanged (not sent), 0 ambiguous, 0 failed`);
+    const run = await svc(['accounts', 'update', '--input', edited]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/warning|column|invalid: |[1-9]\d* invalid/);
+    expect(run.stderr).toContain(`accounts update: ${more.length + 1} updated`);
+    expect(sb.store.get('account', Number(first![0]))!.attributes['name']).toBe(`${was} Renamed`);
+  });
+
   // The other usage errors (a filter on id, --bom with NDJSON) are checked in-process in
   // test/unit/commands/resource-commands/bulk-usage.test.ts.
   it('usage error: a leftover .part without --resume', async () => {
@@ -180,6 +235,40 @@ describe('killed and resumed', () => {
         .slice(1)
         .map((row) => Number(row[0])),
     ).toEqual(prospectIds(sb));
+  });
+
+  // A part file begun by an svc whose exports left out `type`: resumed as it is headed, never
+  // with a second layout after its first records, nor refused as "other columns".
+  it('a CSV part begun without the type column (an earlier svc) is finished without it', async () => {
+    const dir = tempDir('svc-export-');
+    const file = path.join(dir, 'old.csv');
+    const cfg = tempDir();
+    const e = { ...env(), SVC_CONFIG_DIR: cfg };
+    // The columns an export wrote before: today's without `type`, given as --columns (the part's
+    // record of its export names no columns, so a resume without them is the old export's resume).
+    const fresh = await svcInProcess(['prospects', 'list', '--limit', '1', '-o', 'csv'], { env: e });
+    const old = headerOf(fresh.stdout)
+      .split(',')
+      .filter((c) => c !== 'type');
+    const stop = new AbortController();
+    const begun = runInProcess(['prospects', 'export', file, '--page-size', '50', '--columns', old.join(',')], baseEnv(e), {
+      signal: stop.signal,
+      timeoutMs: 60_000,
+    });
+    const deadline = Date.now() + 20_000;
+    while (!(fs.existsSync(`${file}.part`) && fs.readFileSync(`${file}.part`, 'utf8').split('\n').length > 120)) {
+      if (Date.now() > deadline) throw new Error('the export never wrote 120 lines');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    stop.abort();
+    expect((await begun).code).toBe(130);
+    const r = await after(['prospects', 'export', file, '--resume'], cfg);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/resuming .*old\.csv\.part: .*; begun by an earlier svc without the type column, finished without it/);
+    const rows = csvRecords(file);
+    expect(rows[0]).toEqual(old);
+    expect(rows.slice(1).every((row) => row.length === old.length)).toBe(true);
+    expect(rows.slice(1).map((row) => Number(row[0]))).toEqual(prospectIds(sb));
   });
 
   for (const format of ['csv', 'ndjson'] as const) {

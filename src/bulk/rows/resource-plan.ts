@@ -22,6 +22,7 @@ import {
   type WriteOp,
 } from './resource-rows.js';
 import { RowKeys } from './row-key.js';
+import { tallyHeld, type HeldTally } from './consent.js';
 import { inShard, type Shard } from '../run/shard.js';
 import { grouped } from '../../grouped.js';
 
@@ -74,8 +75,8 @@ export interface ScanResult {
   problems: string[];
   /** CSV columns that are left out (`account.name`). */
   ignoredColumns: string[];
-  /** Rows whose consent attributes set to opted in are left out (consent.ts), and those attributes. */
-  heldOptIns: { rows: number; fields: Set<string> };
+  /** Rows to do whose consent values are left out unread (consent.ts), and those attributes. */
+  heldOptIns: HeldTally;
   /** CSV rows shorter than the header, read with their last cells empty: how many, and the first few. */
   padded: { rows: number; first: number[] };
 }
@@ -180,15 +181,17 @@ export async function scanInput(input: ResourceInput, keepProblems = 20, prepare
       if (r.problems.length < keepProblems) r.problems.push(`row ${raw.row}: ${describeProblems(prepared.problems)}`);
       continue;
     }
-    if (prepared.write.heldOptIns) {
-      r.heldOptIns.rows++;
-      for (const f of prepared.write.heldOptIns) r.heldOptIns.fields.add(f);
-    }
     const e = input.journal.entries.get(key);
     // An unconfirmed create is looked up again (to do), unless nothing in the row can find it.
     const relook = e?.status === 'unknown' && (preparer !== undefined || relookable(input.rt, e, prepared.write));
     if (e && !relook && (DONE.has(e.status) || e.status === 'unknown' || (e.status === 'failed' && input.skipFailed))) r.done++;
-    else r.todo++;
+    else {
+      r.todo++;
+      tallyHeld(
+        r.heldOptIns,
+        Object.keys(prepared.write.heldOptIns ?? {}).map((field) => ({ field })),
+      );
+    }
   }
   return r;
 }

@@ -16,7 +16,7 @@ import { splitList, unneutralise } from '../input/csv-parse.js';
 import { setField } from '../../own-field.js';
 import type { RawRow } from '../input/readers.js';
 import { hasNamedValue, parseNamed, substituteNames, type RelNames } from './rel-names.js';
-import { holdOptIns } from './consent.js';
+import { holdOptIns, type HeldOptIns } from './consent.js';
 
 /** The bulk operations. */
 export type WriteOp = 'create' | 'update' | 'delete';
@@ -30,8 +30,8 @@ export interface PreparedWrite {
   id?: number | string;
   /** The write's data (creates: for the lookup after a lost answer). */
   data?: WriteData;
-  /** Consent attributes the row set to opted in, left out (consent.ts). */
-  heldOptIns?: string[];
+  /** Consent attributes the row set to anything but their opt-out, left out, with the row's values (consent.ts). */
+  heldOptIns?: HeldOptIns;
 }
 
 /**
@@ -222,21 +222,21 @@ function prepareRecord(
   if (r.problems.length) return { problems: r.problems };
   const data = r.data;
   if (op === 'update') {
-    const held = keepOptOuts ? holdOptIns(rt, data) : [];
+    const held = keepOptOuts ? holdOptIns(rt, data) : undefined;
     if (Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0) {
       return {
         problems: [
           {
             field: '(row)',
-            reason: held.length
-              ? `nothing to update but ${held.join(', ')}, left out: a file does not take back an opt-out (--allow-opt-in sends it)`
+            reason: held
+              ? `nothing to update but ${Object.keys(held).join(', ')}, left out: a file does not take back an opt-out (--allow-opt-in sends it)`
               : 'nothing to update: the row has no writable field besides id',
           },
         ],
       };
     }
     return {
-      write: { method: 'PATCH', path: `${rt.path}/${id}`, body: toDocument(data), id, data, ...(held.length ? { heldOptIns: held } : {}) },
+      write: { method: 'PATCH', path: `${rt.path}/${id}`, body: toDocument(data), id, data, ...(held ? { heldOptIns: held } : {}) },
     };
   }
   if (Object.keys(data.attributes).length + Object.keys(data.relationships).length === 0) {

@@ -56,8 +56,11 @@ export class HeldImages {
   };
 }
 
+/** A record as the recorder reads it (a page of `filter[id]`). */
+type ReadRecord = { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> };
+
 /** Options of {@link recordRows}. */
-interface RecorderOptions {
+interface RecorderOptions<T extends RecordableItem = RecordableItem> {
   /** Where each row's before-image waits for its write to leave. */
   images: HeldImages;
   requester: Requester;
@@ -68,6 +71,12 @@ interface RecorderOptions {
    * row in doubt read now would show what its first attempt wrote), and is not read again.
    */
   had?: RunRecord;
+  /**
+   * Told of each update read for its image, with its record as read (undefined: no such record):
+   * a command checks its row against the record with no read of its own (a plain update's consent
+   * values, consent.ts). Rows whose image is not read (a continued run's) are not told.
+   */
+  onRead?: (item: T, record: ReadRecord | undefined) => void;
 }
 
 /** The type a write's path names (`prospects/5` → prospect). */
@@ -144,15 +153,16 @@ export async function readRecords(
 }
 
 /** The rows with their images read (a page at a time) and held for the record until each row's write leaves. */
-export async function* recordRows<T extends RecordableItem>(items: AsyncIterable<T>, o: RecorderOptions): AsyncGenerator<T> {
+export async function* recordRows<T extends RecordableItem>(items: AsyncIterable<T>, o: RecorderOptions<T>): AsyncGenerator<T> {
   let batch: T[] = [];
   const flush = async function* (): AsyncGenerator<T> {
     const want = toRead(batch, o.had);
-    const found = new Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>();
+    const found = new Map<string, ReadRecord>();
     for (const [rt, ids] of want) for (const [id, rec] of await readRecords(o.requester, rt, [...ids])) found.set(`${rt.type}:${id}`, rec);
     for (const item of batch) {
       const line = o.had?.rows.has(item.key) ? undefined : rowLine(item, found, o.bare);
       if (line) o.images.hold(line);
+      if (o.onRead && item.write?.method === 'PATCH' && isRead(item, o.had)) o.onRead(item, found.get(recordKey(item.write)));
     }
     yield* batch;
     batch = [];
@@ -171,23 +181,29 @@ export async function* recordRows<T extends RecordableItem>(items: AsyncIterable
 function toRead(batch: readonly RecordableItem[], had: RunRecord | undefined): Map<ResourceType, Set<string>> {
   const want = new Map<ResourceType, Set<string>>();
   for (const item of batch) {
-    const w = item.write;
-    if (item.outcome || item.image || item.changes || !w || w.method === 'POST' || w.id === undefined) continue;
-    if (had?.rows.has(item.key)) continue;
-    const rt = typeOfPath(w.path);
-    if (!rt) continue;
+    if (!isRead(item, had)) continue;
+    const rt = typeOfPath(item.write!.path)!;
     if (!want.has(rt)) want.set(rt, new Set());
-    want.get(rt)!.add(String(w.id));
+    want.get(rt)!.add(String(item.write!.id));
   }
   return want;
 }
 
+/** The row's record is read for its image: an update or delete by id, not carrying its image, not held by the continued record. */
+function isRead(item: RecordableItem, had: RunRecord | undefined): boolean {
+  const w = item.write;
+  if (item.outcome || item.image || item.changes || !w || w.method === 'POST' || w.id === undefined) return false;
+  return !had?.rows.has(item.key) && typeOfPath(w.path) !== undefined;
+}
+
+/** The key of a write's record among those read: `prospect:5`. */
+function recordKey(w: NonNullable<RecordableItem['write']>): string {
+  const rt = (w.data && resourceByType(w.data.type)) || typeOfPath(w.path);
+  return `${rt?.type ?? w.data?.type ?? ''}:${w.id === undefined ? null : String(w.id)}`;
+}
+
 /** The before-image line of one row; undefined for rows decided without a write. */
-function rowLine(
-  item: RecordableItem,
-  found: Map<string, { attributes?: Record<string, unknown>; relationships?: Record<string, unknown> }>,
-  bare: RecorderOptions['bare'],
-): RowLine | undefined {
+function rowLine(item: RecordableItem, found: Map<string, ReadRecord>, bare: RecorderOptions['bare']): RowLine | undefined {
   if (item.outcome) return undefined;
   const base = { k: 'row' as const, row: item.row, key: item.key };
   if (item.image) return { ...base, ...item.image };
@@ -197,7 +213,7 @@ function rowLine(
   const type = rt?.type ?? w.data?.type ?? '';
   if (w.method === 'POST') return { ...base, op: 'create', type, after: valuesOf(w.data, rt) };
   const id = w.id === undefined ? null : String(w.id);
-  const rec = found.get(`${type}:${id}`);
+  const rec = found.get(recordKey(w));
   if (w.method === 'PATCH') {
     const after = valuesOf(w.data, rt);
     if (item.changes) return { ...base, op: 'update', type, id, after, before: priorFrom(item.changes, after) };

@@ -31,7 +31,7 @@ import {
   type MatchedRecord,
 } from './key-match.js';
 import { diffRecord, type FieldChange } from './record-diff.js';
-import { takesBackOptOut } from './consent.js';
+import { heldChanges, takesBackOptOut, type HeldOptIns } from './consent.js';
 import { journalOutcome, preparedRows, type ResourceInput, type ResourceItem, type RowPreparer } from './resource-plan.js';
 import { prepareRow, validId } from './resource-rows.js';
 
@@ -69,6 +69,10 @@ export interface KeyedItem extends ResourceItem {
   changes?: FieldChange[];
   /** Changes that would take back an opt-out, left out (consent.ts; not with `--allow-opt-in`). */
   keptOptOuts?: FieldChange[];
+  /** A plain update's plan: the consent values its row leaves out (held at the row, as its run does). */
+  held?: HeldOptIns;
+  /** …and those of them that change the record without taking an opt-out back, left out all the same. */
+  heldChanges?: FieldChange[];
 }
 
 /** How rows are read: every row in the shape of a create (an update by key needs no id column). */
@@ -182,6 +186,7 @@ async function* keyedRows(input: KeyedInput): AsyncGenerator<KeyedItem> {
       item.value = value;
       item.values = values;
       item.data = data;
+      if (prepared.write.heldOptIns) item.held = prepared.write.heldOptIns;
       // `--ignore-columns id` leaves the ids out (a file exported from another org).
       const rowId = input.match === 'id' || input.skipColumns?.has('id') ? undefined : carriedId(raw);
       if (rowId !== undefined) item.rowId = rowId;
@@ -314,6 +319,12 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
     }
   }
   item.changes = d.changes;
+  if (input.whole && item.held) {
+    // The plain update's run compares the values its rows leave out with the records it reads; its plan says the same.
+    const c = heldChanges(rt, item.held, rec);
+    if (c.back.length) item.keptOptOuts = c.back;
+    if (c.other.length) item.heldChanges = c.other;
+  }
   if (input.whole) {
     item.plan = 'update';
     const { id: _id, ...fields } = data;

@@ -13,7 +13,6 @@ import { loadJournal, type BulkSetup } from './session.js';
 import { checkInputColumns, columnMap } from './input-columns.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
 import { grouped, plural } from '../../grouped.js';
-import { heldOptInNote } from '../../bulk/rows/consent.js';
 
 /** The input of a run over `file`; a delete reads ids only (no columns to resolve, nothing to mask). */
 export async function readResourceInput(
@@ -44,16 +43,15 @@ export async function readResourceInput(
  * What a run over a file says after its first pass, besides its summary line: the CSV rows shorter
  * than the header, read with their last cells empty as Excel writes rows past the 16th (a line
  * break outside quotes makes short rows too, and those are garbage, a review: so the rows are
- * named); and the consent values left out (bulk/rows/consent.ts), `sending` when the run goes on
- * to do these rows (a rerun with --allow-opt-in then needs a journal of its own).
+ * named). The consent values a plain update leaves out are said by the run once it has read the
+ * records (bulk/rows/consent.ts), not here: a file that holds what the records hold changes none.
  */
-export function noteScan(ctx: Context, scan: ScanResult, sending: boolean): void {
+export function noteScan(ctx: Context, scan: ScanResult): void {
   const p = scan.padded;
   if (p.rows)
     ctx.warn(
       `${grouped(p.rows)} ${plural(p.rows, 'row')} shorter than the header (row ${p.first.join(', ')}${p.rows > p.first.length ? ', …' : ''}): ${p.rows === 1 ? 'its' : 'their'} last cells read as empty, as Excel leaves them out; a line break outside quotes would split a row so: check with --dry-run`,
     );
-  if (scan.heldOptIns.rows) ctx.info(heldOptInNote(scan.heldOptIns.rows, scan.heldOptIns.fields, false, sending));
 }
 
 /** `prospects create (shard 1/2): 10 rows: 8 to create, 1 done by earlier runs, 1 invalid`: what a run over a file will do. */

@@ -16,6 +16,7 @@ import { bulkSetup, type BulkFlags } from './session.js';
 import { noteScan, readResourceInput, runSummary } from './resource-input.js';
 import { resolveNames } from './row-rel-names.js';
 import { bulkRun } from './run.js';
+import { heldChangeNote, heldChanges, heldOptInNote, tallyHeld, unreadHeldNote, type HeldTally } from '../../bulk/rows/consent.js';
 
 const VERB: Record<WriteOp, string> = { create: 'create', update: 'update', delete: 'delete' };
 
@@ -28,6 +29,10 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
   const setup = bulkSetup(flags, label, ctx.globals.sandbox);
   const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
   if (op !== 'delete') await resolveNames(ctx, rt, input);
+  // The consent values an update left out of its rows, by the records the run reads for their
+  // before-images: taken back from an opt-out (warned), changed otherwise (said), the same (nothing).
+  const back: HeldTally = { rows: 0, fields: new Set() };
+  const other: HeldTally = { rows: 0, fields: new Set() };
 
   await bulkRun(ctx, {
     setup,
@@ -48,8 +53,9 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
     },
     async plan(scan) {
       const plan = runSummary(setup, label, scan, VERB[op]);
-      noteScan(ctx, scan, !ctx.globals.dryRun);
+      noteScan(ctx, scan);
       if (ctx.globals.dryRun) {
+        if (scan.heldOptIns.rows) ctx.trace(unreadHeldNote(scan.heldOptIns.rows, scan.heldOptIns.fields));
         ctx.info(`dry run: ${plan}; nothing is sent`);
         await printPlan(ctx, rt, input);
         return false;
@@ -68,6 +74,17 @@ export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: Write
       return true;
     },
     items: () => resourceItems(input),
+    onRead(item, record) {
+      const held = item.write?.heldOptIns;
+      if (!held || !record) return;
+      const c = heldChanges(rt, held, record);
+      tallyHeld(back, c.back);
+      tallyHeld(other, c.other);
+    },
+    after() {
+      if (back.rows) ctx.warn(heldOptInNote(back.rows, back.fields, true));
+      if (other.rows) ctx.info(heldChangeNote(other.rows, other.fields));
+    },
     perform: (writes, _record, continued) =>
       resourcePerformer({
         rt,

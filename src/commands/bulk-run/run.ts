@@ -85,6 +85,12 @@ interface BulkRun<S extends RowScan, T extends RecordableItem> {
    * `beforeSend`): its before-image goes to the record then, never for a row that was not sent.
    */
   perform(writes: SessionWrites, record?: RunRecordWriter, continued?: RunRecord): (item: T) => Promise<Outcome | Parked>;
+  /**
+   * Told of each update's record as the recorder read it for its image (undefined: no such
+   * record), before the row goes to the workers: what the command says of a row by the record,
+   * with no read of its own (run-recorder.ts, `onRead`).
+   */
+  onRead?(item: T, record: { attributes?: Record<string, unknown> } | undefined): void;
   /** Lines said after the run, before the summary. */
   after?(): void | Promise<void>;
   /** Fields of the run's own added to the JSON summary for scripts (run-summary.ts). */
@@ -180,6 +186,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
       requester: session.requester,
       ...(run.records ? { bare: run.records } : {}),
       ...(rerunOf ? { had: rerunOf } : {}),
+      ...(run.onRead ? { onRead: (item: T, rec: { attributes?: Record<string, unknown> } | undefined) => run.onRead!(item, rec) } : {}),
     });
     const writes = sessionWrites(ctx, session, setup, halt, images.leaving);
     const perform = recordOutcomes(run.perform(writes, record, rerunOf), record, images, rerunOf);

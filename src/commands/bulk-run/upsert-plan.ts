@@ -14,7 +14,7 @@ import { isFoldedAttribute } from '../../bulk/rows/key-match.js';
 import { stdoutWidth, writeOut } from '../../output/io.js';
 import { fitLines, terminalSafe } from '../../output/terminal-text.js';
 import { grouped } from '../../grouped.js';
-import { heldOptInNote } from '../../bulk/rows/consent.js';
+import { heldChangeNote, heldOptInNote, tallyHeld, type HeldTally } from '../../bulk/rows/consent.js';
 import { secretAttributeNames, secretsMasked } from '../../registry/index.js';
 
 /** The totals of a plan. */
@@ -102,7 +102,9 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   /** Updates that change nothing, which only a plain update (input.whole) sends. */
   let sentAsGiven = 0;
   /** Rows whose change would take back an opt-out, left out (consent.ts). */
-  const kept = { rows: 0, fields: new Set<string>() };
+  const kept: HeldTally = { rows: 0, fields: new Set() };
+  /** A plain update's rows whose consent values change the record otherwise, left out all the same. */
+  const heldOther: HeldTally = { rows: 0, fields: new Set() };
   /** Failing rows a plain update sends all the same (their 404s): requests of the bill too. */
   let failingSends = 0;
   // The human plan quotes the file's values and the org's: escaped as in every human view, and
@@ -142,7 +144,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       if (same) sentAsGiven++;
       if (!json && !ndjson) {
         await out(
-          `row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value}${matchNote(item.matched)})${same ? ': sent as the file gives it; nothing differs' : ''}`,
+          `row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value}${matchNote(item.matched)})${same ? `: sent as the file gives it; nothing ${item.keptOptOuts || item.heldChanges ? 'it sends ' : ''}differs` : ''}`,
         );
         for (const c of changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
       }
@@ -169,8 +171,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       if (!json && !ndjson) await out(`row ${item.row}: ${o.status}: ${o.error ?? ''}`);
     }
     if (item.keptOptOuts) {
-      kept.rows++;
-      for (const c of item.keptOptOuts) kept.fields.add(c.field);
+      tallyHeld(kept, item.keptOptOuts);
       line.keptOptedOut = item.keptOptOuts.map((c) => c.field);
       if (!json && !ndjson) {
         if (item.plan === 'unchanged' && item.matched === 'exact')
@@ -178,6 +179,15 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
         for (const c of item.keptOptOuts)
           await out(`  ${c.field}: ${show(c.old)} kept (the row says ${show(c.new)}; --allow-opt-in sends it)`);
       }
+    }
+    if (item.heldChanges) {
+      tallyHeld(heldOther, item.heldChanges);
+      line.consentLeftOut = item.heldChanges.map((c) => c.field);
+      if (!json && !ndjson)
+        for (const c of item.heldChanges)
+          await out(
+            `  ${c.field}: ${show(c.old)} kept (the row says ${show(c.new)}; a plain update sends no consent value but an opt-out)`,
+          );
     }
     if (json) rows.push(line);
     else if (ndjson) await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify(line)) + '\n');
@@ -187,7 +197,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   bill.remaining = last?.remaining ?? null;
   bill.limit = last?.limit ?? null;
   bill.waitSeconds = rateWait(bill.requests, last, ctx.clock.now());
-  if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true, false));
+  if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, false));
+  if (heldOther.rows) ctx.info(heldChangeNote(heldOther.rows, heldOther.fields));
   if (sentAsGiven)
     ctx.info(
       `${grouped(sentAsGiven)} of the updates change nothing: a plain update sends each row as the file gives it (with --match id, only the fields that differ, and such rows not at all)`,

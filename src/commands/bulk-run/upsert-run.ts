@@ -22,7 +22,7 @@ import { PartialError, UsageError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
 import { noteScan, readResourceInput, runSummary } from './resource-input.js';
-import { heldOptInNote } from '../../bulk/rows/consent.js';
+import { heldOptInNote, tallyHeld, type HeldTally } from '../../bulk/rows/consent.js';
 import { resolveNames } from './row-rel-names.js';
 import { planIsText, printKeyedPlan } from './upsert-plan.js';
 import { bulkRun } from './run.js';
@@ -51,14 +51,11 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
   const label = `${rt.command} ${mode} by ${match}`;
   const nameLookups = await resolveNames(ctx, rt, input);
   let unchanged = 0;
-  const kept = { rows: 0, fields: new Set<string>() };
+  const kept: HeldTally = { rows: 0, fields: new Set() };
   const counted = async function* (items: AsyncIterable<KeyedItem>) {
     for await (const item of items) {
       if (item.plan === 'unchanged') unchanged++;
-      if (item.keptOptOuts) {
-        kept.rows++;
-        for (const c of item.keptOptOuts) kept.fields.add(c.field);
-      }
+      tallyHeld(kept, item.keptOptOuts ?? []);
       yield item;
     }
   };
@@ -75,7 +72,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     scan: () => scanInput(input, 20, keyedPreparer(input)),
     async plan(scan) {
       const summary = runSummary(setup, label, scan, 'match');
-      noteScan(ctx, scan, !planning);
+      noteScan(ctx, scan);
       if (planning) {
         ctx.info(`plan: ${summary}; nothing is written`);
         // The run also reads once whose org it writes to, for its journal (see shared/org-owner.ts).
@@ -98,7 +95,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     },
     perform: (writes) => resourcePerformer({ rt, op: 'update', claimed: claimedIds(input.journal), ...writes }),
     after() {
-      if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true, true));
+      if (kept.rows) ctx.warn(heldOptInNote(kept.rows, kept.fields, true));
       if (unchanged)
         ctx.info(`${grouped(unchanged)} ${plural(unchanged, 'row')} unchanged: the record already holds every value (not sent)`);
     },

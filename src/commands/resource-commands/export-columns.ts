@@ -1,6 +1,8 @@
 /**
- * The columns of a CSV export: `id` first (a resumed export reads it back), then the
- * attributes the service returns, then the relationships that carry ids. Custom fields the org
+ * The columns of a CSV export, those of `list --all -o csv` (which the README gives as an
+ * export's stdout form): `id` first (a resumed export reads it back), `type`, then the
+ * attributes the service returns, then the relationships that carry ids. (Exports left `type`
+ * out until 2026-11; `update --input` and `upsert --input` read it as the envelope it is.) Custom fields the org
  * has not labelled (from the schema `svc schema pull` cached) are left out by default: a
  * prospect has 150 of them and most orgs use a handful. `--all-columns` keeps every one;
  * `--columns` chooses.
@@ -33,7 +35,7 @@ export function exportColumns(rt: ResourceType, schema: OrgSchema | undefined, a
   }
   for (const a of org?.extraAttributes ?? []) if (!a.writeOnly && !attrs.includes(a.name)) attrs.push(a.name);
   const rels = rt.relationships.filter((r) => r.data).map((r) => r.name);
-  return { columns: ['id', ...attrs.filter((a) => a !== 'id'), ...rels], unused };
+  return { columns: ['id', 'type', ...attrs.filter((a) => a !== 'id'), ...rels], unused };
 }
 
 /** `--columns` with `id` put first (a resumed export continues after the last id it reads). */

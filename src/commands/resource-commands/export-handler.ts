@@ -124,8 +124,10 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
   if (ctx.globals.sandboxData !== undefined) await (await import('../shared/rehearsal.js')).maskQueryFilters(ctx, rt.type, query);
   let columns: string[] | undefined;
   let headerNames: string[] | undefined;
+  const given = format === 'csv' ? parseColumns(rt, flags.columns, names) : undefined;
+  /** A resumed part of the columns an export wrote before `type` was one (continued so). */
+  let untypedPart = false;
   if (format === 'csv') {
-    const given = parseColumns(rt, flags.columns, names);
     if (given) {
       columns = withIdFirst(given);
       // Headed as given (a label heads its column), `id` first as the columns are (every other
@@ -170,6 +172,13 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
     // A part headed by field names (an export begun by an earlier svc, before labels headed their
     // columns) is continued as it is headed.
     const heads = () => [csvLine(headerNames ?? columns!), csvLine(columns!)].map((l) => l.slice(0, -1));
+    // A part begun by an svc whose exports left out `type` (list -o csv always wrote it) is
+    // continued without it: one layout from its first record to its last.
+    const untyped = columns?.filter((c) => c !== 'type');
+    if (format === 'csv' && !given && point.header !== undefined && point.header === csvLine(untyped!).slice(0, -1)) {
+      columns = untyped;
+      untypedPart = true;
+    }
     if (format === 'csv' && point.header !== undefined && !heads().includes(point.header)) {
       throw new UsageError(`${part} has other columns than this export would write`).hint(
         'resume with the options of the first run (--columns, --all-columns), or delete the .part file',
@@ -189,7 +198,7 @@ export async function exportHandler(ctx: Context, rt: ResourceType, file: string
       after = point.lastId;
     }
     ctx.info(
-      `resuming ${part}: ${grouped(written)} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}`,
+      `resuming ${part}: ${grouped(written)} record(s) already written${point.lastId !== undefined ? `, continuing after id ${point.lastId}` : ''}${untypedPart ? '; begun by an earlier svc without the type column, finished without it' : ''}`,
     );
   }
 

@@ -102,9 +102,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
     omitColumn,
     ...(ctx.output === 'csv' && columns ? { headerNames: columnsAsGiven(flags.columns)! } : {}),
     // As a page of records would give them: id, type, the attributes, the relationships' ids.
-    ...(ctx.output === 'csv' && !columns && !query.fields
-      ? { emptyColumns: () => ['id', 'type', ...exportColumns(rt, undefined, true).columns.slice(1)] }
-      : {}),
+    ...(ctx.output === 'csv' && !columns && !query.fields ? { emptyColumns: () => exportColumns(rt, undefined, true).columns } : {}),
   });
   // The listing stopped at the service's offset cap: said as an error at the end, exit 1, when
   // more was asked for — `--all` had printed 11,000 of 11,600 and exit 0, so a script went on
