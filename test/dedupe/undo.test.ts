@@ -4,8 +4,11 @@
  * finished, duplicates deleted), then `runs undo --plan` (its bill within 2 of the requests the
  * undo sends) and `runs undo`: survivors hold their values again, every duplicate is re-created
  * with its writable fields and relationships, the moved records point at it again, and the
- * finished enrolment is said per row ("cannot restore: …") and the undo exits 0. Then `--tag-only`
- * with an enrolled duplicate, undone: the tags as they were, the enrolment said, exit 0.
+ * finished enrolment is said per row ("cannot restore: …") and the undo exits 0; its state went
+ * with the duplicate, so the way on is the `svc enroll` of the re-created prospect's new id (run
+ * here: it enrols). Then `--tag-only` with an enrolled duplicate, undone: the tags as they were,
+ * the enrolment said, exit 0. Both applies print the summary for scripts (`-o json`): its `counts`
+ * are the records' outcomes, as stderr's "in their records", and `clusters` the clusters'.
  * Deterministic: the org is seeded as of a fixed day (seedNow), and an enrolment made here is
  * waited on until its mailing is delivered before the mirror reads the org (enrolDelivered).
  * Size: SVC_DEDUPE_UNDO_DUPS, the percent of planted duplicates in a sandbox of 200 (default 5).
@@ -105,6 +108,25 @@ async function planned(name: string): Promise<{ plan: string; doc: any }> {
   return { plan, doc: JSON.parse(fs.readFileSync(plan, 'utf8')) };
 }
 
+const dupCountOf = (doc: any): number => doc.clusters.reduce((n: number, c: any) => n + c.duplicates.length, 0);
+
+/**
+ * `dedupe apply -o json`: `counts` are the records' outcomes, the numbers of stderr's "in their
+ * records", with `want` among them; `clusters` counts the clusters merged.
+ */
+function expectRecordCounts(r: { stdout: string; stderr: string }, clusters: number, want: Record<string, number>): Record<string, number> {
+  const summary = JSON.parse(r.stdout);
+  const said = /; in their records: (.*)\n/.exec(r.stderr)?.[1];
+  expect(said, r.stderr).toBeTruthy();
+  const words = Object.fromEntries(said!.split(', ').map((p) => [p.replace(/^\d+ /, ''), Number(p.split(' ')[0])]));
+  const counts = summary.counts as Record<string, number>;
+  expect(Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0))).toEqual(words);
+  expect(counts).toMatchObject({ created: 0, skipped: 0, failed: 0, unknown: 0, ...want });
+  expect(summary.clusters).toEqual({ merged: clusters, skipped: 0, failed: 0, unknown: 0 });
+  expect(summary.rows).toBe(clusters);
+  return counts;
+}
+
 describe('svc runs undo of svc dedupe apply', () => {
   it('restores survivors, re-creates duplicates, points moved records back, says what it cannot', async () => {
     const all = (await api('GET', 'prospects?page[limit]=1000&filter[externalSource]=import')).body.data as any[];
@@ -134,12 +156,15 @@ describe('svc runs undo of svc dedupe apply', () => {
     expect(moved.length).toBeGreaterThan(0);
     expect(doc.clusters.some((c: any) => Object.keys(c.fill).length > 0)).toBe(true);
 
-    const applied = await svc(['dedupe', 'apply', plan, '--yes']);
+    const applied = await svc(['dedupe', 'apply', plan, '--yes', '-o', 'json']);
     expect(applied.code, applied.stderr).toBe(0);
     // Every cluster of the plan merged: none left out as changed since the mirror.
     expect(applied.stderr).not.toMatch(/left out/);
     const run = /recorded as run (\S+):/.exec(applied.stderr)?.[1];
     expect(run, applied.stderr).toBeTruthy();
+    // The summary for scripts counts the records' outcomes, as stderr's "in their records" does
+    // and as the summary defines `counts`; the clusters apart. It counted the clusters as `updated`.
+    expectRecordCounts(applied, doc.clusters.length, { finished: 1, deleted: dupCountOf(doc) });
     const shown = await svc(['runs', 'show', run!]);
     expect(shown.code, shown.stderr).toBe(0);
 
@@ -167,11 +192,17 @@ describe('svc runs undo of svc dedupe apply', () => {
     expect(preview.code, preview.stderr).toBe(5);
     expect(sb.requests.slice(mark).filter((r) => r.method !== 'GET')).toEqual([]);
     const { rows, bill } = JSON.parse(preview.stdout);
-    const dupCount = doc.clusters.reduce((n: number, c: any) => n + c.duplicates.length, 0);
+    const dupCount = dupCountOf(doc);
     expect(bill.recreates).toBe(dupCount);
     const cannot = rows.filter((r: any) => r.action === 'cannot');
     expect(cannot.map((r: any) => `${r.type}:${r.id}`)).toContain(`sequenceState:${enrolled}`);
     expect(cannot[0].reason).toMatch(/finished sequence state cannot be made active again/);
+    // The state went with its prospect: no state to delete, and the enroll waits for the new id.
+    expect((await api('GET', `sequenceStates/${enrolled}`)).status).toBe(404);
+    expect(preview.stderr).toContain(
+      `State ${enrolled} went with its prospect ${dups[0].id}, which this undo re-creates under a new id: once it has, it says the enroll that enrols it again.`,
+    );
+    expect(preview.stderr).not.toMatch(/sequence-states delete|PROSPECT-ID/);
 
     mark = sb.requests.length;
     const undo = await svc(['runs', 'undo', run!, '-o', 'json']);
@@ -189,6 +220,13 @@ describe('svc runs undo of svc dedupe apply', () => {
     const recreated = JSON.parse(undo.stdout).recreated as { type: string; old: number; new: number }[];
     const newId = new Map(recreated.map((m) => [String(m.old), String(m.new)]));
     expect(recreated.length).toBe(dupCount);
+    // The way to enrol it again names the re-created prospect's new id, the enrolment's sequence
+    // and mailbox, and no `sequence-states delete` of the state that went with the prospect: the
+    // hint named STATE-ID, PROSPECT-ID and a delete of a state that answers 404 (a new user's trial).
+    const again = newId.get(String(dups[0].id))!;
+    const enrolLine = `to enrol again prospect ${dups[0].id}, re-created as ${again} (its finished enrolment went with it): svc enroll --sequence 1 --mailbox 1 --prospect ${again}`;
+    expect(undo.stderr).toContain(`${enrolLine}\n`);
+    expect(undo.stderr).not.toMatch(/sequence-states delete|PROSPECT-ID|SEQUENCE-ID/);
     expect(undo.stderr).toMatch(new RegExp(`conflict: prospect ${other.survivor.id}: changed since the run: ${field} is`));
     expect((await api('GET', `prospects/${other.survivor.id}`)).body.data.attributes[field]).toEqual(theirs);
     // --force takes it back too; what is done is not done again.
@@ -224,6 +262,14 @@ describe('svc runs undo of svc dedupe apply', () => {
     expect(undo.stderr).toMatch(
       /re-created under new ids: their read-only history \(createdAt, counters\) starts anew; a deleted prospect's enrolments/,
     );
+    // Done as said, it enrols the re-created prospect.
+    const enrolled2 = await svc(enrolLine.replace(/^.*?: svc /, '').split(' '));
+    expect(enrolled2.code, enrolled2.stderr).toBe(0);
+    expect(enrolled2.stderr).toMatch(/enroll: 1 created/);
+    const state = [...sb.store.table('sequenceState').values()].find((st) => (st.rels['prospect'] as { id: number }).id === Number(again))!;
+    expect(state.attributes['state']).toBe('active');
+    // Taken out again: the next test's merge would finish it too.
+    expect((await api('DELETE', `sequenceStates/${state.id}`)).status).toBe(204);
   }, 180_000);
 
   it('takes back --tag-only: the duplicate-of tag removed; an enrolment it finished said, exit 0', async () => {
@@ -239,8 +285,22 @@ describe('svc runs undo of svc dedupe apply', () => {
     const tagsBefore = new Map<number, unknown>();
     for (const c of doc.clusters)
       for (const d of c.duplicates) tagsBefore.set(d.id, (await api('GET', `prospects/${d.id}`)).body.data.attributes.tags);
-    const applied = await svc(['dedupe', 'apply', plan, '--tag-only', '--across-owners', '--journal', path.join(dir, 'tags.journal')]);
+    const applied = await svc([
+      'dedupe',
+      'apply',
+      plan,
+      '--tag-only',
+      '--across-owners',
+      '--journal',
+      path.join(dir, 'tags.journal'),
+      '-o',
+      'json',
+    ]);
     expect(applied.code, applied.stderr).toBe(0);
+    // Each duplicate tagged (an update) beside the fills and moves: more updates than clusters
+    // (the summary said `"updated": 16` for 16 clusters whose records had 63 updates).
+    const counts = expectRecordCounts(applied, doc.clusters.length, { finished: 1, deleted: 0 });
+    expect(counts['updated']).toBeGreaterThan(doc.clusters.length);
     const run = /recorded as run (\S+):/.exec(applied.stderr)?.[1];
     expect(run, applied.stderr).toBeTruthy();
     const [first] = tagsBefore.keys();

@@ -20,7 +20,8 @@ interface RunSummary {
   /** Rows of the input (null when not counted ahead), and those whose outcome was recorded. */
   rows: number | null;
   processed: number;
-  counts: PoolResult['counts'];
+  /** What the rows did; for a run of units (a dedupe's clusters), what their records did (see {@link unitCounts}). */
+  counts: Record<string, number>;
   /** Why the run ended before its last row, else null. */
   stopped: 'interrupted' | 'max-failures' | null;
   journal: string | null;
@@ -38,6 +39,34 @@ export function runSummaryWanted(ctx: Context, setup: BulkSetup): boolean {
   return setup.reportPath !== '-' && ctx.io.closedOutput?.closed !== 'stdout';
 }
 
+/**
+ * The counts of a run whose rows are units of several writes (a dedupe cluster: a fill, moves, finishes, a
+ * delete), as stderr's line says them: `counts` are the records' outcomes (`in their records: 7 updated,
+ * 2 finished, 2 deleted`), as the summary defines `counts` for every run, and the units' own go under
+ * their noun (`clusters`: merged, skipped, failed, unknown). `counts` said the clusters: `"updated":2`
+ * for 7 updates, 2 finishes and 2 deletes (a new user's trial).
+ */
+interface Units {
+  /** `cluster`: the key of the units' counts is its plural. */
+  noun: string;
+  /** The word of a unit done (`merged`). */
+  done: string;
+  /** What this process's rows of the record did, by word (bulk/run/run-counts.ts `partCounts`). */
+  wrote: Record<string, number>;
+}
+
+function unitCounts(
+  units: Units,
+  pool: PoolResult['counts'],
+): { counts: Record<string, number>; of: Record<string, Record<string, number>> } {
+  const { created = 0, updated = 0, finished = 0, deleted = 0, skipped = 0, failed = 0, unknown = 0, ...rest } = units.wrote;
+  const done = pool.created + pool.updated + pool.deleted;
+  return {
+    counts: { created, updated, finished, deleted, ...rest, skipped, failed, unknown },
+    of: { [`${units.noun}s`]: { [units.done]: done, skipped: pool.skipped, failed: pool.failed, unknown: pool.unknown } },
+  };
+}
+
 /** Prints the summary when it is wanted (see the module header), with the run's `extra` fields. */
 export async function printRunSummary(
   ctx: Context,
@@ -47,14 +76,17 @@ export async function printRunSummary(
   result: PoolResult,
   total: number | undefined,
   extra: Record<string, unknown> = {},
+  units?: Units,
 ): Promise<void> {
   if (!runSummaryWanted(ctx, setup)) return;
+  const u = units && unitCounts(units, result.counts);
   const summary: RunSummary = {
     run: run ?? null,
     command,
     rows: total ?? null,
     processed: result.processed,
-    counts: result.counts,
+    counts: u?.counts ?? result.counts,
+    ...u?.of,
     stopped: result.interrupted ? 'interrupted' : result.tripped ? 'max-failures' : null,
     journal: setup.journalPath ?? null,
     report: setup.reportPath ?? null,

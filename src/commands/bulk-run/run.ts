@@ -208,9 +208,19 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     const early = result.interrupted || result.tripped !== undefined;
     if (run.input) await writeFailedRows(ctx, failed, run.input.file, run.input.read, run.input.bareKey, early);
     await run.after?.();
-    await printRunSummary(ctx, setup, run.label, record.made ? recordId(record) : undefined, result, scan.total, run.summaryExtra?.());
+    const wrote = partCounts(record.partOutcomes(), run.recordMeta?.undoes !== undefined);
+    await printRunSummary(
+      ctx,
+      setup,
+      run.label,
+      record.made ? recordId(record) : undefined,
+      result,
+      scan.total,
+      run.summaryExtra?.(),
+      run.rowsAre && { noun: run.rowsAre.noun, done: run.rowsAre.done, wrote },
+    );
     finishRun(ctx, session, setup, run.label, result, scan.total, scan.blank, {
-      wrote: partCounts(record.partOutcomes(), run.recordMeta?.undoes !== undefined),
+      wrote,
       ...(run.rowsAre ? { rowsAre: run.rowsAre } : {}),
       ...(continued && record.made
         ? {

@@ -40,7 +40,9 @@ import { printValue } from '../shared/output.js';
 import { bulkSetup, loadJournal, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
 import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
-import type { RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
+import type { FieldValues, RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
+import { imageOf } from '../../bulk/rows/run-recorder.js';
+import { resourceByType } from '../../registry/index.js';
 import { recordStep, type StepImage } from './apply-record.js';
 import { previewLines, type ClusterPreview } from './apply-preview.js';
 import { grouped } from '../../grouped.js';
@@ -500,8 +502,17 @@ function stepFailed(
 async function retire(plan: MergePlan, w: SessionWrites, run: (x: Step) => Promise<void>, dupId: number, sid: number, tagOnly: boolean) {
   const path = PATHS[plan.type]!;
   if (plan.type === 'prospect')
-    for (const stateId of await activeStatesOf(w.requester, dupId))
-      await run({ key: `finish:${stateId}`, method: 'POST', path: `sequenceStates/${stateId}/actions/finish`, goneIsDone: true });
+    for (const { id, whose } of await activeStatesOf(w.requester, dupId))
+      await run({
+        key: `finish:${id}`,
+        method: 'POST',
+        path: `sequenceStates/${id}/actions/finish`,
+        goneIsDone: true,
+        // Whose enrolment it is, kept in the record: the delete that follows takes the state with
+        // the prospect, and the undo, which re-creates the prospect, names the enroll that puts it
+        // back (`runs undo`: "To enrol … again"); it named STATE-ID and a state that was gone.
+        image: { op: 'finish', type: 'sequenceState', id: String(id), before: whose },
+      });
   if (!tagOnly) return run({ key: `delete:${dupId}`, method: 'DELETE', path: `${path}/${dupId}`, goneIsDone: true });
   const had = await currentTags(w.requester, path, dupId);
   const tag = `duplicate-of-${sid}`;
@@ -566,17 +577,20 @@ function performer(
   };
 }
 
-/** The active sequence states of a prospect, read now (the mirror's may be old). */
-async function activeStatesOf(r: Requester, prospectId: number): Promise<number[]> {
+/** Of a sequence state, the ids the undo's way to enrol again names. */
+const WHOSE: FieldValues = { attributes: {}, relationships: { prospect: null, sequence: null, mailbox: null } };
+
+/** The active sequence states of a prospect, read now (the mirror's may be old), with their prospect, sequence and mailbox ids. */
+async function activeStatesOf(r: Requester, prospectId: number): Promise<{ id: number; whose: FieldValues }[]> {
   const query = encodeQuery([
     ['filter[prospect][id]', String(prospectId)],
     ['filter[state]', 'active'],
     ['page[limit]', '100'],
-    ['fields[sequenceState]', 'state'],
+    ['fields[sequenceState]', `state,${Object.keys(WHOSE.relationships).join(',')}`],
   ]);
   const res = await r.send({ method: 'GET', path: 'sequenceStates', query }, 'read');
   const data = Array.isArray(res.doc.data) ? res.doc.data : [];
-  return data.map((d) => Number(d.id));
+  return data.map((d) => ({ id: Number(d.id), whose: imageOf(d, resourceByType('sequenceState'), WHOSE) }));
 }
 
 /** A record's tags now (null when it has none: kept as such for an undo); undefined when it is gone. */

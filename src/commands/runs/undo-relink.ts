@@ -48,6 +48,16 @@ export class Relinks {
     w.resolve(newId);
   }
 
+  /** Whether this undo re-creates the record (`type` `id` its old id), or an earlier attempt of it did. */
+  recreates(type: string, id: string): boolean {
+    return this.known.has(`${type}:${id}`) || this.waiting.has(`${type}:${id}`);
+  }
+
+  /** The new id of a record this undo (or an earlier attempt of it) re-created; undefined while not made. */
+  newIdOf(type: string, id: string): string | undefined {
+    return this.known.get(`${type}:${id}`);
+  }
+
   /** Whether any row may need {@link relink} (a run that re-creates nothing never waits). */
   get any(): boolean {
     return this.known.size + this.waiting.size > 0;

@@ -48,21 +48,36 @@ export interface UndoItem {
   finished?: FinishedState;
 }
 
-/** A sequence state's id with its prospect, sequence and mailbox (`ID` where the record does not say). */
+/** A sequence state's id with its prospect, sequence and mailbox (`ID` where neither the record now nor the run's says). */
 interface FinishedState {
   state: string | null;
   prospect: string;
   sequence: string;
   mailbox: string;
+  /** The state is gone (deleted with its prospect by the run: a merge's duplicate); the ids are the run's record's. */
+  gone?: true;
 }
 
-/** A sequence state as read now, by its relationships. */
-function finishedState(id: string | null, now: CurrentRecord | undefined): FinishedState {
+/**
+ * A sequence state as read now, by its relationships; one that is gone (`now` undefined), by
+ * what the run recorded of it (`was`: a merge records whose each enrolment it finished).
+ */
+function finishedState(id: string | null, now: CurrentRecord | undefined, was?: FieldValues): FinishedState {
   const idOf = (name: string) => {
-    const d = (now?.relationships?.[name] as { data?: { id?: unknown } | null } | undefined)?.data;
+    if (!now) {
+      const v = was?.relationships[name];
+      return typeof v === 'string' ? v : 'ID';
+    }
+    const d = (now.relationships?.[name] as { data?: { id?: unknown } | null } | undefined)?.data;
     return d && d.id !== undefined ? String(d.id) : 'ID';
   };
-  return { state: id, prospect: idOf('prospect'), sequence: idOf('sequence'), mailbox: idOf('mailbox') };
+  return {
+    state: id,
+    prospect: idOf('prospect'),
+    sequence: idOf('sequence'),
+    mailbox: idOf('mailbox'),
+    ...(id !== null && !now ? { gone: true as const } : {}),
+  };
 }
 
 /**
@@ -81,6 +96,77 @@ export function enrolAgainHint(svc: string, states: readonly FinishedState[]): s
   const state = one?.state ?? 'STATE-ID';
   const prospect = one && one.prospect !== 'ID' ? one.prospect : 'PROSPECT-ID';
   return `To enrol one again, delete its state, then enroll: ${svc} sequence-states delete ${state} --yes, then ${svc} enroll --sequence ${shared('sequence', 'SEQUENCE-ID')} --mailbox ${shared('mailbox', 'MAILBOX-ID')} --prospect ${prospect}`;
+}
+
+/** `101, 102, … (3 more)`: the first ten of `ids`. */
+function firstIds(ids: readonly string[]): string {
+  return `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? `, … (${ids.length - 10} more)` : ''}`;
+}
+
+/** `svc enroll` of `prospects` (ids, new or as recorded) for each sequence and mailbox they share, placeholders where unknown. */
+function enrollCommands(svc: string, states: readonly FinishedState[], prospectOf: (s: FinishedState) => string): string[] {
+  const groups = new Map<string, Set<string>>();
+  for (const s of states) {
+    const key = `--sequence ${s.sequence === 'ID' ? 'SEQUENCE-ID' : s.sequence} --mailbox ${s.mailbox === 'ID' ? 'MAILBOX-ID' : s.mailbox}`;
+    if (!groups.has(key)) groups.set(key, new Set());
+    groups.get(key)!.add(prospectOf(s));
+  }
+  return [...groups].map(([key, ids]) => `${svc} enroll ${key} --prospect ${[...ids].join(',')}`);
+}
+
+/**
+ * What is said before the undo of finished enrolments whose state is gone — deleted with its
+ * prospect by the run (a merge's duplicate) — in place of {@link enrolAgainHint}: there is no
+ * state to delete, and the prospect the undo re-creates has a new id, known once it is made (said
+ * then: {@link enrolRecreatedLines}). A trial's hint named `sequence-states delete STATE-ID` for
+ * states that answered 404 and `--prospect PROSPECT-ID` for a prospect re-created as 882.
+ * `recreates(id)`: whether this undo re-creates that prospect.
+ */
+export function goneStatesText(svc: string, gone: readonly FinishedState[], recreates: (prospect: string) => boolean): string {
+  const waiting = gone.filter((s) => s.prospect !== 'ID' && recreates(s.prospect));
+  const rest = gone.filter((s) => !waiting.includes(s));
+  const states = (l: readonly FinishedState[]) => `${l.length === 1 ? 'State' : 'States'} ${firstIds(l.map((s) => s.state ?? '?'))}`;
+  const parts: string[] = [];
+  if (waiting.length) {
+    const one = new Set(waiting.map((s) => s.prospect)).size === 1;
+    parts.push(
+      `${states(waiting)} went with ${one ? 'its prospect' : 'their prospects'} ${firstIds([...new Set(waiting.map((s) => s.prospect))])}, which this undo re-creates under ${one ? 'a new id' : 'new ids'}: once it has, it says the enroll that enrols ${one ? 'it' : 'them'} again.`,
+    );
+  }
+  if (rest.length)
+    parts.push(
+      `${states(rest)} ${rest.length === 1 ? 'is' : 'are'} gone: to enrol ${rest.length === 1 ? 'its prospect' : 'their prospects'} again, ${enrollCommands(
+        svc,
+        rest,
+        (s) => (s.prospect === 'ID' ? 'PROSPECT-ID' : s.prospect),
+      ).join('; ')}`,
+    );
+  return parts.join(' ');
+}
+
+/**
+ * After the undo: the `svc enroll` that enrols again each prospect it re-created whose finished
+ * enrolment went with it, by its new id, one a sequence and mailbox (`newIdOf`: the id this undo
+ * re-created a prospect under, undefined when it did not).
+ */
+export function enrolRecreatedLines(
+  svc: string,
+  gone: readonly FinishedState[],
+  newIdOf: (prospect: string) => string | undefined,
+): string[] {
+  const made = gone.filter((s) => s.prospect !== 'ID' && newIdOf(s.prospect) !== undefined);
+  const groups = new Map<string, FinishedState[]>();
+  for (const s of made) {
+    const key = `${s.sequence} ${s.mailbox}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(s);
+  }
+  return [...groups.values()].map((l) => {
+    const olds = [...new Set(l.map((s) => s.prospect))];
+    const one = olds.length === 1;
+    const [command] = enrollCommands(svc, l, (s) => newIdOf(s.prospect)!);
+    return `to enrol again ${one ? 'prospect' : 'prospects'} ${firstIds(olds)}, re-created as ${firstIds(olds.map((o) => newIdOf(o)!))} (${one ? 'its finished enrolment went with it' : 'their finished enrolments went with them'}): ${command}`;
+  });
 }
 
 /** Statuses of the journal that mean the row's undo is done. */
@@ -388,7 +474,7 @@ export function undoItem(
   // has no write for it. Skipped, not failed: the undo does the rest and exits 0 (issue 32: it
   // restores what the API allows and says which it cannot); a rerun could do no more. The way on
   // (enrolAgainHint) is said once for all such rows, by the undo and its plan.
-  const finished = finishedState(row.id ?? null, row.id ? current.get(`${row.type}:${row.id}`) : undefined);
+  const finished = finishedState(row.id ?? null, row.id ? current.get(`${row.type}:${row.id}`) : undefined, row.before);
   return {
     ...decided(
       'cannot',

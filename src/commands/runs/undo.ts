@@ -28,7 +28,17 @@ import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bul
 import { runOwner } from '../shared/org-owner.js';
 import { printValue } from '../shared/output.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
-import { enrolAgainHint, idsToRead, rowsToUndo, undoItem, type CurrentRecord, type LookedUp, type UndoItem } from './undo-rows.js';
+import {
+  enrolAgainHint,
+  enrolRecreatedLines,
+  goneStatesText,
+  idsToRead,
+  rowsToUndo,
+  undoItem,
+  type CurrentRecord,
+  type LookedUp,
+  type UndoItem,
+} from './undo-rows.js';
 import { lookUpInDoubt } from './undo-lookup.js';
 import { readRecords } from '../../bulk/rows/run-recorder.js';
 import { undoBlocker } from '../../bulk/rows/undo-reach.js';
@@ -271,7 +281,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
               toFinish.map((i) => i.finished!),
             )}`,
           );
-        cannotRestore(ctx, items);
+        cannotRestore(ctx, items, relinks!);
       };
       if (plan) {
         await printUndoPlan(ctx, items, reads.requests);
@@ -367,6 +377,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
         ctx.info(
           `${mapping.length} record(s) re-created under new ids: their read-only history (createdAt, counters) starts anew${mapping.some((m) => m.type === 'prospect') ? "; a deleted prospect's enrolments and mailings are gone and its calls stay without a prospect" : ''}`,
         );
+      enrolRecreated(ctx, items, relinks!);
       // The run's own error ends the command when rows failed or it stopped (finishRun): the
       // rows left are said beside it. Otherwise they are the error, after the summary (exit 5).
       const ends = result.interrupted || result.tripped !== undefined || c.failed + c.unknown > 0;
@@ -462,21 +473,39 @@ function wouldLeave(ctx: Context, id: string, flags: UndoFlags, l: Left, total: 
 
 /**
  * Finished enrolments the undo cannot make active again (the API has no write for it), said once
- * with a count, the first ids and the way on: skipped, not failed.
+ * with a count, the first ids and the way on: skipped, not failed. A state still there is deleted,
+ * then its prospect enrolled (enrolAgainHint); one gone with its prospect needs only the enroll,
+ * of the prospect's new id where this undo re-creates it (said after the run: enrolRecreated).
  */
-function cannotRestore(ctx: Context, items: UndoItem[]): void {
-  const cannot = items.filter((i) => i.action === 'cannot' && i.finished && i.outcome?.status === 'skipped');
+function cannotRestore(ctx: Context, items: UndoItem[], relinks: Relinks): void {
+  const cannot = cannotItems(items);
   if (cannot.length === 0) return;
   const ids = cannot.slice(0, 10).map((i) => i.id ?? '?');
   const list = `sequenceState ${ids.join(', ')}${cannot.length > ids.length ? `, … (${grouped(cannot.length - ids.length)} more)` : ''}`;
+  const kept = cannot.filter((i) => !i.finished!.gone).map((i) => i.finished!);
+  const gone = cannot.filter((i) => i.finished!.gone).map((i) => i.finished!);
+  const ways = [
+    kept.length ? enrolAgainHint(svcAgain(ctx), kept) : '',
+    gone.length ? goneStatesText(svcAgain(ctx), gone, (p) => relinks.recreates('prospect', p)) : '',
+  ].filter(Boolean);
   ctx.info(
     ctx.redact(
-      `cannot restore ${grouped(cannot.length)} finished ${cannot.length === 1 ? 'enrolment' : 'enrolments'} (${list}): the API cannot make a finished sequence state active again; skipped, not failed. ${enrolAgainHint(
-        svcAgain(ctx),
-        cannot.map((i) => i.finished!),
-      )}`,
+      `cannot restore ${grouped(cannot.length)} finished ${cannot.length === 1 ? 'enrolment' : 'enrolments'} (${list}): the API cannot make a finished sequence state active again; skipped, not failed. ${ways.join(' ')}`,
     ),
   );
+}
+
+/** The rows of finished enrolments the undo skips because it cannot restore them. */
+function cannotItems(items: UndoItem[]): UndoItem[] {
+  return items.filter((i) => i.action === 'cannot' && i.finished && i.outcome?.status === 'skipped');
+}
+
+/** After the undo: the enroll of each re-created prospect whose finished enrolment went with it, by its new id. */
+function enrolRecreated(ctx: Context, items: UndoItem[], relinks: Relinks): void {
+  const gone = cannotItems(items)
+    .filter((i) => i.finished!.gone)
+    .map((i) => i.finished!);
+  for (const line of enrolRecreatedLines(svcAgain(ctx), gone, (p) => relinks.newIdOf('prospect', p))) ctx.info(ctx.redact(line));
 }
 
 function recordIdOf(w: RunRecordWriter): string {
