@@ -352,8 +352,10 @@ describe.each(DATABASES)('on $name', (d) => {
       const lines = r.stdout.trimEnd().split('\n');
       for (const l of lines) expect(textWidth(l), l).toBeLessThanOrEqual(80);
       expect(r.stdout).toContain('…');
+      // A table marks the API's zone-less date-times Z (output/table.ts).
+      const shown = (t: string) => (/T\d\d:\d\d:\d\d(\.\d+)?$/.test(t) ? `${t}Z` : t);
       for (const [i, row] of rows.entries())
-        expect(lines[2 + i]).toMatch(new RegExp(`│ ${row.enrolled} +│ ${row.changed} +│ ${row.state} +│`));
+        expect(lines[2 + i]).toMatch(new RegExp(`│ ${shown(row.enrolled)} +│ ${shown(row.changed)} +│ ${row.state} +│`));
     });
 
     it('one statement at a time, and a hint only where it helps', async () => {
