@@ -16,14 +16,36 @@
  */
 import { encodeQuery } from '../../api/query.js';
 import type { WriteData } from '../../api/write-body.js';
+import { apiTime } from '../../api-time.js';
 import { findAttribute, findRelationship, type ResourceType } from '../../registry/index.js';
+import type { JournalEntry } from '../run/journal.js';
 import type { Requester } from '../run/requester.js';
+import { MAX_SETTLE_SECONDS } from '../run/settle.js';
 
 /** Ten minutes: server and client clocks may disagree. */
 export const SKEW_MS = 10 * 60_000;
 
 /** Attribute types whose values the server keeps as sent, so that equality finds them. */
 const VERBATIM: ReadonlySet<string> = new Set(['string', 'string[]', 'integer', 'boolean']);
+
+/**
+ * When a create an earlier run left in doubt was sent, at the earliest: a `pending` entry is
+ * written as the request leaves; an `unknown` one at the end of that run's window, up to the
+ * longest window after the request.
+ */
+export function sentAtOf(e: JournalEntry, now: number): number {
+  const at = Date.parse(e.at) || now;
+  return e.status === 'unknown' ? at - MAX_SETTLE_SECONDS * 1000 : at;
+}
+
+/**
+ * A record may be the one a create sent at `sentAt` made: created no earlier than the lookup's
+ * `filter[createdAt]` allows (a record that does not say when it was created may be).
+ */
+export function createdSince(attributes: Record<string, unknown>, sentAt: number): boolean {
+  const t = apiTime(attributes['createdAt']);
+  return Number.isNaN(t) || t >= sentAt - SKEW_MS;
+}
 
 /** A lookup query for a create, or undefined when the row cannot be recognised. */
 export function lookupQuery(rt: ResourceType, data: WriteData, sentAt: number): [string, string][] | undefined {

@@ -17,11 +17,11 @@ import { ApiError, NetworkError } from '../../errors.js';
 import type { ResourceType } from '../../registry/index.js';
 import { isFatal, type Outcome, type Parked } from '../run/engine.js';
 import type { JournalWriter } from '../run/journal.js';
-import { findCreated, lookupQuery, type IdSet } from './lookup.js';
+import { findCreated, lookupQuery, sentAtOf, type IdSet } from './lookup.js';
 import { AnswerLost, type Requester } from '../run/requester.js';
 import type { ResourceItem } from './resource-plan.js';
 import type { WriteOp } from './resource-rows.js';
-import { MAX_SETTLE_SECONDS, settle, type SettleClock } from '../run/settle.js';
+import { settle, type SettleClock } from '../run/settle.js';
 import { readBackQuery, updateApplied } from './write-check.js';
 
 /** Options of {@link resourcePerformer}. */
@@ -150,18 +150,20 @@ export function resourcePerformer(o: PerformerOptions): (item: ResourceItem) => 
   };
 
   const create = async (item: ResourceItem): Promise<Outcome | Parked> => {
-    if (item.pending?.status === 'unknown') {
-      // An earlier run could not confirm this create: looked up once more, however late. Its entry
-      // was written at the end of that run's window, up to the longest window after the request.
-      const at = Date.parse(item.pending.at) || now();
-      const sentAt = at - MAX_SETTLE_SECONDS * 1000;
-      return { parked: settleCreate(item, sentAt, sentAt, 'an earlier run could not confirm this create', 1) };
+    if (item.pending && item.landed !== undefined && !o.claimed.has(item.landed)) {
+      // The run's own match found the record this create made (an upsert's): the lookup is done.
+      return created(item.landed, { recovered: true });
     }
     if (item.pending) {
-      // An earlier run sent this create and was stopped before it heard the answer: its window
-      // started when it was sent (long past, the watch is one lookup).
-      const at = Date.parse(item.pending.at) || now();
-      return { parked: settleCreate(item, at, at, 'an earlier run was stopped while creating this row', 1) };
+      // An earlier run sent this create and was stopped before it heard the answer, or could not
+      // confirm it: looked up over what is left of its window, counted from the send (for one left
+      // unknown, long past: the watch is one lookup, however late).
+      const sentAt = sentAtOf(item.pending, now());
+      const why =
+        item.pending.status === 'unknown'
+          ? 'an earlier run could not confirm this create'
+          : 'an earlier run was stopped while creating this row';
+      return { parked: settleCreate(item, sentAt, sentAt, why, 1) };
     }
     return sendCreate(item, 1);
   };

@@ -54,6 +54,11 @@ export interface ResourceInput {
 export interface ResourceItem extends WorkItem {
   write?: PreparedWrite;
   pending?: JournalEntry;
+  /**
+   * The record the `pending` create made, found by the run's own match (an upsert's): done
+   * (`created`, recovered) without a lookup.
+   */
+  landed?: number | string;
 }
 
 /** `, 2 blank (skipped)`: the blank rows of a summary line, when there are any. */

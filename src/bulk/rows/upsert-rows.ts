@@ -11,8 +11,10 @@
  * the record's items and gains the row's new ones: matching by `emails` never drops an address.
  * Two rows of a file with the same value would race to create one record twice, so only the first
  * is done and the others fail as duplicates. Rows that earlier runs did (journal) are not looked
- * up again; a create an earlier run was killed while sending is found by the match itself (it
- * then reads as unchanged), or else looked up over the settle window before it is sent again.
+ * up again; a create an earlier run sent without hearing the answer (killed, or left unknown) is
+ * found by the match itself — a record holding the row's values, made since: `created`,
+ * recovered, as a plain create's lookup finds it — or else looked up over the settle window
+ * before it is sent again.
  */
 import { normalizeId, toDocument, type WriteData } from '../../api/write-body.js';
 import type { RawRow } from '../input/readers.js';
@@ -32,6 +34,7 @@ import {
 } from './key-match.js';
 import { diffRecord, type FieldChange } from './record-diff.js';
 import { heldChanges, takesBackOptOut, type HeldOptIns } from './consent.js';
+import { createdSince, sentAtOf } from './lookup.js';
 import { journalOutcome, preparedRows, type ResourceInput, type ResourceItem, type RowPreparer } from './resource-plan.js';
 import { prepareRow, validId } from './resource-rows.js';
 
@@ -62,8 +65,11 @@ export interface KeyedItem extends ResourceItem {
   matched?: string;
   /** Its write data before matching (all fields the row sets). */
   data?: WriteData;
-  /** What the match decided (for a plan). */
-  plan?: 'create' | 'update' | 'unchanged';
+  /**
+   * What the match decided (for a plan); `landed`: a create an earlier run left in doubt, found
+   * made (done, not sent again).
+   */
+  plan?: 'create' | 'update' | 'unchanged' | 'landed';
   /** A failing row the run sends all the same (a plain update's, by an id no record has: its 404). */
   sentAnyway?: boolean;
   changes?: FieldChange[];
@@ -302,7 +308,8 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
     return;
   }
   const rec = records[0]!;
-  // A create an earlier run was killed while sending is this record: nothing to look up.
+  // A create an earlier run sent and never heard back from is this record: nothing to look up.
+  const pending = item.pending;
   delete item.pending;
   item.matched = howMatched(input, item, rec);
   const kept =
@@ -310,6 +317,20 @@ export function decide(input: KeyedInput, item: KeyedItem, records: MatchedRecor
       ? { ...data, attributes: { ...data.attributes, [input.match]: keptValue(rec.attributes[input.match], data.attributes[input.match]) } }
       : data;
   const d = diffRecord(kept, rec);
+  // (An entry without its time says nothing against the record.)
+  const sentAt = pending ? sentAtOf(pending, Number.NEGATIVE_INFINITY) : 0;
+  if (pending && input.mode === 'upsert' && d.changes.length === 0 && createdSince(rec.attributes, sentAt)) {
+    // Holding the row's values, made since: that create landed. It stays the row's create, done
+    // as a plain create's rerun does it (resource-perform.ts: `created`, recovered; journaled and
+    // in the run's record), the match standing for the lookup. It read "unchanged", skipped, and
+    // the run's record kept it cut short (a trial).
+    item.plan = 'landed';
+    item.pending = pending;
+    item.landed = rec.id;
+    const { id: _id, ...fields } = data;
+    item.write = { method: 'POST', path: rt.path, body: toDocument(fields), data: fields };
+    return;
+  }
   if (!input.allowOptIn && !input.whole) {
     const back = d.changes.filter((c) => takesBackOptOut(rt, c));
     if (back.length) {

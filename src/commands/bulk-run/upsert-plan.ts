@@ -155,6 +155,12 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
       line.matched = item.matched;
       if (!json && !ndjson && item.matched !== 'exact')
         await out(`row ${item.row}: unchanged ${input.rt.type} ${line.id} (${input.match} ${item.value}${matchNote(item.matched)})`);
+    } else if (item.plan === 'landed') {
+      // Done earlier, as the run reports it (created, recovered): nothing is sent.
+      bill.done++;
+      line.action = 'skip';
+      line.id = item.landed;
+      line.reason = 'created by an earlier run (its answer was lost; found by the match)';
     } else if (o?.status === 'skipped') {
       bill.done++;
       line.action = 'skip';

@@ -113,6 +113,35 @@ describe('matching', () => {
     expect(amb.outcome?.error).toMatch(/^ambiguous: 2 prospects have emails a@x.test \(ids 9, 10\)/);
   });
 
+  it('a create an earlier run left in doubt, matched holding the row and made since: landed, done by the perform; else as any row', () => {
+    const at = '2026-03-02T10:00:00.000Z';
+    const pending = (status: 'pending' | 'unknown') => ({ ...item(), pending: { key: 'k', row: 1, status, at } });
+    const holding = (createdAt: string, title = 'CEO') => [rec(9, { emails: ['a@x.test'], title, createdAt })];
+    // Made a second after the send, or before the unknown entry (written up to an hour after it).
+    for (const [status, createdAt] of [
+      ['pending', '2026-03-02T10:00:01'],
+      ['unknown', '2026-03-02T09:05:00'],
+    ] as const) {
+      const landed = pending(status);
+      decide(input('upsert'), landed, holding(createdAt));
+      expect(landed, status).toMatchObject({
+        plan: 'landed',
+        landed: 9,
+        pending: { status },
+        write: { method: 'POST', path: 'prospects' },
+      });
+      expect(landed.outcome).toBeUndefined();
+    }
+    // Made long before the send: another's record, unchanged as ever; a value differing: an update.
+    const older = pending('pending');
+    decide(input('upsert'), older, holding('2026-03-01T10:00:00'));
+    expect(older).toMatchObject({ plan: 'unchanged', outcome: { status: 'skipped', id: 9 } });
+    expect(older.pending).toBeUndefined();
+    const differs = pending('pending');
+    decide(input('upsert'), differs, holding('2026-03-02T10:00:01', 'CTO'));
+    expect(differs).toMatchObject({ plan: 'update', write: { method: 'PATCH', id: 9 } });
+  });
+
   it('batches: one lookup per 500 values, values matched in any letter case, rows in order', async () => {
     const calls: number[] = [];
     async function* src() {
