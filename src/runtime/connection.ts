@@ -48,11 +48,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   const baseUrl = g.baseUrl ?? profile?.baseUrl;
   if (!baseUrl && !profile && store.names().length > 0) {
     // `--profile nosuch`: the name is the problem, not the missing URL.
-    const names = store.names();
-    const { didYouMean } = await import('../suggest.js');
-    throw new UsageError(`no profile named "${profileName}"${didYouMean(profileName, names)} (profiles: ${names.join(', ')})`).hint(
-      `create it with \`svc --profile ${profileName} login --base-url URL\`, or see \`svc profiles list\``,
-    );
+    throw await unknownProfile(profileName, store.names());
   }
   if (!baseUrl) {
     // Not logged in, as the README's exit codes say 3 is: a profile gets its base URL from a
@@ -153,4 +149,12 @@ function foreignTarget(profileName: string, profile: Profile, baseUrl: string, a
       'SVC_REFRESH_TOKEN is refreshed into this profile and its stored login is used: give a step against another API its own profile (SVC_PROFILE=NAME) or config directory',
     );
   return e.hint(`for another API use --token (or SVC_TOKEN), or log in to it with \`svc login --profile NAME --base-url ${url}\``);
+}
+
+/** `--profile NAME` that names no profile: the error, with the nearest name and how to make it. */
+export async function unknownProfile(name: string, names: string[]): Promise<UsageError> {
+  const { didYouMean } = await import('../suggest.js');
+  return new UsageError(`no profile named "${name}"${didYouMean(name, names)} (profiles: ${names.join(', ')})`).hint(
+    `create it with \`svc --profile ${name} login --base-url URL\`, or see \`svc profiles list\``,
+  );
 }

@@ -93,3 +93,14 @@ it('hints written below the commands (the mirror, the API client) name svc as th
   const named = await svcInProcess(['--sandbox', 'sql', '--db', 'my org.sqlite', 'select 1'], { env });
   expect(named.stderr).toMatch(/^hint: run `svc --sandbox sync --db '.*my org\.sqlite'` first$/m);
 });
+
+it('svc sql under a --profile that names no profile says so, not "run svc --profile NAME sync" (which refuses the name)', async () => {
+  const env = config();
+  fs.mkdirSync(env.SVC_CONFIG_DIR, { recursive: true });
+  const made = await svcInProcess(['--profile', 'emea', 'config', 'set', 'output', 'json'], { env });
+  expect(made.code, made.stderr).toBe(0);
+  const r = await svcInProcess(['--profile', 'emeax', 'sql', 'select 1'], { env });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/^error: no profile named "emeax" \(did you mean "emea"\?\)/m);
+  expect(r.stderr).not.toMatch(/sync/);
+});

@@ -381,6 +381,8 @@ describe('a login without every scope', () => {
       expect(lim.stderr).toContain(
         'warning: not refreshed by the last sync, whose login lacked stages.read: stages (rows as of 3 days ago): log in again asking for it too: svc login --profile lim --scopes "',
       );
+      // The sync after that login is the same profile's (it said plain `svc sync`: the default profile's org, a trial).
+      expect(lim.stderr).toMatch(/svc login --profile lim --scopes "[^"]*", then svc --profile lim sync$/m);
       expect(lim.stderr).not.toContain('empty');
 
       const full = await runInProcess(['--profile', 'full', ...q], own);

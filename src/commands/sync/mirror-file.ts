@@ -12,6 +12,7 @@ import { checkPostgresUrl } from '../../postgres-url.js';
 import { isPostgresUrl, schemaFor } from '../../mirror/dialect/postgres.js';
 import type { MirrorIdentity, MirrorTarget } from '../../mirror/store.js';
 import type { Context } from '../../runtime/context.js';
+import { unknownProfile } from '../../runtime/connection.js';
 import { runOwner } from '../shared/org-owner.js';
 
 /** The mirror file of the command's profile (its directory made, owner-only). */
@@ -70,7 +71,12 @@ async function mirrorName(ctx: Context): Promise<string> {
   const g = ctx.globals;
   if (g.sandboxData !== undefined) return `sandbox-${path.basename(g.sandboxData).replace(/\.json$/i, '')}`;
   if (g.sandbox) return 'sandbox';
-  return (await ctx.config()).currentName();
+  const store = await ctx.config();
+  const name = store.currentName();
+  // `--profile emeax`: svc sql said "no mirror yet" and to run `svc --profile emeax sync`, which
+  // then refused the name (a trial). The name is the problem, as the connection says it.
+  if (g.profile !== undefined && !store.get(name) && store.names().length > 0) throw await unknownProfile(name, store.names());
+  return name;
 }
 
 /**

@@ -7,6 +7,8 @@
  */
 import { DEFAULT_SCOPES, holdsScope, scopesWith } from '../../auth/scopes.js';
 import type { Context } from '../../runtime/context.js';
+import { svcAgain } from '../../runtime/svc-again.js';
+import { quoteWord } from '../../shell-words.js';
 
 /** A table skipped for a scope, and the scope its token lacked. */
 export interface UnreadableTable {
@@ -27,6 +29,16 @@ async function profileScopes(ctx: Context): Promise<{ name: string; has: string[
 }
 
 /**
+ * `svc` for the profile the note is about: the sync pasted after the login must reach the same
+ * org (it said plain `svc sync` after `svc login --profile emearo …`, which synced the default
+ * profile's org: a trial). As run with --sandbox or --sandbox-data, svc as the user ran it.
+ */
+function svcFor(ctx: Context, name: string): string {
+  if (ctx.globals.sandbox || ctx.globals.sandboxData !== undefined || ctx.globals.profile !== undefined) return svcAgain(ctx);
+  return name === 'default' ? 'svc' : `svc --profile ${quoteWord(name)}`;
+}
+
+/**
  * `svc login --scopes "…"` asking for the profile's scopes and `missing` besides; `--profile NAME`
  * unless it is the default profile.
  */
@@ -42,7 +54,7 @@ async function loginCommand(ctx: Context, missing: readonly string[]): Promise<s
 async function scopeFix(ctx: Context, tables: readonly UnreadableTable[]): Promise<string> {
   const scopes = [...new Set(tables.map((t) => t.scope))];
   const them = scopes.length === 1 ? 'it' : 'them';
-  const login = `${await loginCommand(ctx, scopes)}, then svc sync`;
+  const login = `${await loginCommand(ctx, scopes)}, then ${svcFor(ctx, (await profileScopes(ctx)).name)} sync`;
   return ctx.globals.token !== undefined
     ? `give svc a token with ${them} (--token, SVC_TOKEN), or log in asking for ${them}: ${login}`
     : `log in again asking for ${them} too: ${login}`;
@@ -70,7 +82,7 @@ export async function markFixes<T extends UnreadableTable>(ctx: Context, tables:
   if (lacking.length) groups.push({ tables: lacking, fix: await scopeFix(ctx, lacking) });
   if (readable.length) {
     const them = readable.length === 1 ? 'it' : 'them';
-    const sync = `svc${name === 'default' ? '' : ` --profile ${name}`} sync`;
+    const sync = `${svcFor(ctx, name)} sync`;
     groups.push({ tables: readable, fix: `this profile can read ${them} (another login's sync could not): ${sync} refreshes ${them}` });
   }
   return groups;
