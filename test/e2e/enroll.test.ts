@@ -90,7 +90,8 @@ describe('svc enroll --prospect', () => {
     expect(r.stderr).toMatch(/error: 2 of 5 rows failed/);
     expect(r.stdout).toBe('');
     // What was sent: the two checks, one step of the sequence (whether it has any), one listing
-    // of the sequence's states, one read of the ids not in it (that they exist), one POST per candidate.
+    // of the sequence's states, one read of the ids not in it (that they exist, and who opted
+    // out), one POST per candidate: not the opted-out one's.
     const sent = received(sb, mark);
     expect(sent.map((q) => `${q.method} ${q.path}`).slice(0, 5)).toEqual([
       `GET /api/v2/sequences/${seq}`,
@@ -101,7 +102,8 @@ describe('svc enroll --prospect', () => {
     ]);
     expect(sent[2]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1' });
     expect(sent[3]!.query.parsed).toMatchObject({ 'filter[sequence][id]': String(seq), 'page[limit]': '1000' });
-    expect(sent[4]!.query.parsed).toMatchObject({ 'fields[prospect]': '' });
+    // Ids and what says whether each may be mailed (an opted-out prospect's row fails before sending).
+    expect(sent[4]!.query.parsed).toMatchObject({ 'fields[prospect]': 'optedOut,emailsOptStatus' });
     expect(
       String(sent[4]!.query.parsed['filter[id]'])
         .split(',')
@@ -109,7 +111,7 @@ describe('svc enroll --prospect', () => {
         .sort((a, b) => a - b),
     ).toEqual([p1, p2, p5, p6]);
     const posts = sent.filter((q) => q.method === 'POST');
-    expect(posts).toHaveLength(4);
+    expect(posts).toHaveLength(3);
     expect(JSON.parse(posts.find((p) => p.body.includes(`"id":${p1}}`))!.body)).toEqual({
       data: {
         type: 'sequenceState',
@@ -288,6 +290,33 @@ describe('svc enroll --input', () => {
       status: 'failed',
       error: 'not found: no prospect has id 99999',
     });
+  });
+
+  it('an opted-out prospect fails its row before anything is sent, by id and by address, and is not counted to enroll (a trial)', async () => {
+    // The dry run said "to enroll: 3"; the server refused the opted-out one after the others (422).
+    // Prospects of its own, made here: the other tests take free ones from the seed's.
+    const made: number[] = [];
+    for (const [i, attributes] of [{}, { optedOut: true }, { emailsOptStatus: 'opted_out' }].entries()) {
+      const r = await call(sb, 'POST', 'prospects', {
+        data: { type: 'prospect', attributes: { firstName: `Opt${i}`, emails: [`opt.${i}@optout.test`], ...attributes } },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      made.push(Number(r.body.data.id));
+    }
+    const [p1, out, byMail] = made as [number, number, number];
+    const seq = await newSequence(sb);
+    const mark = sb.requests.length;
+    const ids = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--prospect', `${p1},${out}`, '--yes']);
+    expect(ids.code, ids.stderr).toBe(5);
+    expect(ids.stderr).toContain(`row 2: failed: opted out: prospect ${out} has opted out of email, and a sequence would mail it\n`);
+    expect(ids.stderr).toMatch(/rows: 2 · already enrolled: 0 · to enroll: 1 · failing checks: 1\n/);
+    const csv = inputFile('mails.csv', `email\n${emailOf(sb, byMail)}\n`);
+    const mails = await svc(['enroll', '--sequence', String(seq), '--mailbox', '1', '--input', csv, '--by', 'email', '--yes']);
+    expect(mails.code, mails.stderr).toBe(5);
+    expect(mails.stderr).toContain(`opted out: prospect ${byMail} has opted out of email`);
+    // Only the one that may be mailed was sent.
+    expect(received(sb, mark, 'sequenceStates').filter((q) => q.method === 'POST')).toHaveLength(1);
+    expect(stateProspects(sb, seq)).toEqual([p1]);
   });
 
   it('the reasons of failing rows come before the summary and its question, each said once; an empty cell is said empty (a trial)', async () => {

@@ -11,7 +11,26 @@ import type { InputMask } from './input-mask.js';
 import { foldedLookup, keyLookup, maskedLookup, normKey, resolveInBatches, type KeyLookup } from './key-match.js';
 
 /** Finds the prospects of some addresses: lower-cased address → ids. */
-type EmailLookup = (emails: string[]) => Promise<Map<string, (number | string)[]>>;
+type EmailLookup = (emails: string[]) => Promise<Map<string, FoundProspect[]>>;
+
+/** A prospect a lookup found: its id and what says whether it may be mailed. */
+interface FoundProspect {
+  id: number | string;
+  attributes: Record<string, unknown>;
+}
+
+/** What opts a prospect out of the mailings a sequence sends (the spec's optedOut; emailsOptStatus). */
+const CONSENT = ['optedOut', 'emailsOptStatus'];
+
+/**
+ * The failure of an opted-out prospect's row, before anything is sent: the server refuses the
+ * enrolment, and the summary promised it "to enroll" (a trial's dry run said 3, the run made 2).
+ */
+function optedOut(p: FoundProspect): string | undefined {
+  if (p.attributes['optedOut'] === true || p.attributes['emailsOptStatus'] === 'opted_out')
+    return `opted out: prospect ${p.id} has opted out of email, and a sequence would mail it`;
+  return undefined;
+}
 
 /**
  * A lookup through the list endpoint; on an anonymised rehearsal copy, of the addresses' fakes.
@@ -25,16 +44,16 @@ export function emailLookup(client: PageClient, mask?: InputMask, wanted?: Itera
     path: 'prospects',
     type: 'prospect',
     attr: 'emails',
-    fields: ['emails'],
+    fields: ['emails', ...CONSENT],
     ...(keep ? { wanted: keep } : {}),
   });
   const look = mask ? maskedLookup(plain, fake) : plain;
   return async (emails) => {
-    const out = new Map<string, (number | string)[]>();
+    const out = new Map<string, FoundProspect[]>();
     for (const [k, recs] of await look(emails))
       out.set(
         k,
-        recs.map((r) => r.id),
+        recs.map((r) => ({ id: r.id, attributes: r.attributes ?? {} })),
       );
     return out;
   };
@@ -48,10 +67,10 @@ export function emailLookup(client: PageClient, mask?: InputMask, wanted?: Itera
 export function resolveEmails(items: AsyncIterable<EnrollItem>, lookup: EmailLookup): AsyncGenerator<EnrollItem> {
   const asRecords = async (values: string[]) => {
     const m = new Map<string, { id: number | string; attributes: Record<string, unknown>; relationships: Record<string, unknown> }[]>();
-    for (const [k, ids] of await lookup(values))
+    for (const [k, found] of await lookup(values))
       m.set(
         k.toLowerCase(),
-        ids.map((id) => ({ id, attributes: {}, relationships: {} })),
+        found.map((p) => ({ id: p.id, attributes: p.attributes, relationships: {} })),
       );
     return m;
   };
@@ -59,7 +78,9 @@ export function resolveEmails(items: AsyncIterable<EnrollItem>, lookup: EmailLoo
     keyOf: (item) => (!item.outcome && item.email && item.prospectId === undefined ? item.email : undefined),
     apply: (item, recs) => {
       const ids = recs.map((r) => r.id);
-      if (ids.length === 1) item.prospectId = idValue(String(ids[0]));
+      const out = recs.length === 1 ? optedOut(recs[0]!) : undefined;
+      if (out) item.outcome = { status: 'failed', id: null, error: out, extra: { email: item.email, prospect: idValue(String(ids[0])) } };
+      else if (ids.length === 1) item.prospectId = idValue(String(ids[0]));
       else if (ids.length === 0)
         item.outcome = {
           status: 'failed',
@@ -79,9 +100,9 @@ export function resolveEmails(items: AsyncIterable<EnrollItem>, lookup: EmailLoo
   });
 }
 
-/** Which of some prospect ids exist: `filter[id]=a,b,…` with ids only (`fields[prospect]=`), up to 500 ids a request. */
+/** Which of some prospect ids exist, and may be mailed: `filter[id]=a,b,…` with the consent fields, up to 500 ids a request. */
 export function idLookup(client: PageClient): KeyLookup {
-  return keyLookup(client, { path: 'prospects', type: 'prospect', attr: 'id', fields: [] });
+  return keyLookup(client, { path: 'prospects', type: 'prospect', attr: 'id', fields: CONSENT });
 }
 
 /**
@@ -99,6 +120,8 @@ export function resolveIds(
   return resolveInBatches(items, lookup, {
     keyOf: (item) => (!item.outcome && item.prospectId !== undefined && !known.has(item.prospectId) ? String(item.prospectId) : undefined),
     apply: (item, recs) => {
+      const out = recs[0] ? optedOut({ id: recs[0].id, attributes: recs[0].attributes ?? {} }) : undefined;
+      if (out) item.outcome = { status: 'failed', id: null, error: out, extra: { prospect: item.prospectId } };
       if (recs.length > 0) return;
       item.unknownId = true;
       item.outcome = {

@@ -143,8 +143,13 @@ describe('enroll rows', () => {
     const owners: Record<string, number[]> = { 'a@x.test': [1], 'b@x.test': [2], 'dup@x.test': [3, 4] };
     const lookup = async (emails: string[]) => {
       calls.push(emails);
-      const m = new Map<string, number[]>();
-      for (const e of emails) if (owners[e.toLowerCase()]) m.set(e.toLowerCase(), owners[e.toLowerCase()]!);
+      const m = new Map<string, { id: number; attributes: Record<string, unknown> }[]>();
+      for (const e of emails)
+        if (owners[e.toLowerCase()])
+          m.set(
+            e.toLowerCase(),
+            owners[e.toLowerCase()]!.map((id) => ({ id, attributes: {} })),
+          );
       return m;
     };
     async function* src(): AsyncGenerator<EnrollItem> {
@@ -168,7 +173,7 @@ describe('enroll rows', () => {
     const sizes: number[] = [];
     const lookup = async (emails: string[]) => {
       sizes.push(emails.length);
-      return new Map<string, number[]>();
+      return new Map<string, { id: number; attributes: Record<string, unknown> }[]>();
     };
     async function* src(): AsyncGenerator<EnrollItem> {
       for (let i = 0; i < 1200; i++) yield { row: i + 1, key: `k${i}`, email: `person.number.${i}@example-company.test` };
