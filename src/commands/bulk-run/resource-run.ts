@@ -10,7 +10,7 @@ import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
-import { writeOut } from '../../output/io.js';
+import { printLine } from '../shared/output.js';
 import { secretsMasked, type ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
 import { noteScan, readResourceInput, runSummary } from './resource-input.js';
@@ -119,6 +119,6 @@ async function printPlan(ctx: Context, rt: ResourceType, input: ResourceInput): 
       if (item.outcome.error) line.error = item.outcome.error;
       if (item.outcome.extra) Object.assign(line, item.outcome.extra);
     }
-    await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
+    await printLine(ctx, line);
   }
 }

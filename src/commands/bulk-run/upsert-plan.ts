@@ -12,6 +12,7 @@ import { keyedItems, keyedLookup, type KeyedInput } from '../../bulk/rows/upsert
 import type { Context } from '../../runtime/context.js';
 import { isFoldedAttribute } from '../../bulk/rows/key-match.js';
 import { stdoutWidth, writeOut } from '../../output/io.js';
+import { printLine, printPlan } from '../shared/output.js';
 import { fitLines, terminalSafe } from '../../output/terminal-text.js';
 import { grouped } from '../../grouped.js';
 import { heldChangeNote, heldOptInNote, tallyHeld, type HeldTally } from '../../bulk/rows/consent.js';
@@ -60,7 +61,7 @@ function relText(d: unknown): string {
 
 /** The plan is printed as text for a person (not `-o json` or `-o ndjson`). */
 export function planIsText(ctx: Context): boolean {
-  return ctx.globals.output !== 'json' && ctx.globals.output !== 'ndjson';
+  return ctx.globals.output !== 'json' && ctx.globals.output !== 'ndjson' && !(ctx.globals.output === 'raw' && ctx.shape?.query);
 }
 
 /**
@@ -82,7 +83,9 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     },
   };
   const lookup = await keyedLookup(client, input, { signal: ctx.signal });
-  const json = ctx.globals.output === 'json';
+  // A document for -o json, and for -o raw with --query (the query's result: --query and --json
+  // a,b shape a plan as any JSON result; they were ignored).
+  const json = ctx.globals.output === 'json' || (ctx.globals.output === 'raw' && ctx.shape?.query !== undefined);
   // NDJSON streams a line per row and the bill last, for files too long to hold as one document.
   const ndjson = ctx.globals.output === 'ndjson';
   const bill: PlanBill = {
@@ -196,7 +199,8 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
           );
     }
     if (json) rows.push(line);
-    else if (ndjson) await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify(line)) + '\n');
+    // Streamed, for files too long to hold as one document; each line shaped as printPlan shapes it.
+    else if (ndjson) await printLine(ctx, line, true);
   }
   bill.lookups = lookups;
   bill.requests = lookups + bill.creates + bill.updates + failingSends;
@@ -209,14 +213,11 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
     ctx.info(
       `${grouped(sentAsGiven)} of the updates change nothing: a plain update sends each row as the file gives it (with --match id, only the fields that differ, and such rows not at all)`,
     );
-  if (json) {
-    await writeOut(ctx.io.stdout, ctx.redact(JSON.stringify({ rows, bill }, null, 2)) + '\n');
-    return bill;
-  }
   if (ndjson) {
-    await writeOut(ctx.io.stdout, JSON.stringify({ bill }) + '\n');
+    await printLine(ctx, { bill });
     return bill;
   }
+  if (await printPlan(ctx, ctx.globals.output, rows, bill)) return bill;
   const n = grouped;
   const budget =
     bill.remaining === null

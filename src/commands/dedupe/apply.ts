@@ -36,7 +36,7 @@ import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { paginate } from '../../api/paginate.js';
 import { bulkRun } from '../bulk-run/run.js';
-import { printValue } from '../shared/output.js';
+import { PLAN_FORMATS, printPlan, refuseOutput } from '../shared/output.js';
 import { bulkSetup, loadJournal, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
 import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
@@ -211,6 +211,7 @@ const DONE = new Set(['updated', 'deleted', 'created']);
 
 /** Runs `svc dedupe apply FILE`. */
 export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags): Promise<void> {
+  if (flags.plan || ctx.globals.dryRun) refuseOutput(ctx, 'svc dedupe apply --plan', PLAN_FORMATS);
   const plan = readPlan(file, svcAgain(ctx));
   const path = PATHS[plan.type]!;
   const setup = bulkSetup({ ...flags, input: file }, `dedupe apply ${path}`, ctx.globals.sandbox);
@@ -256,11 +257,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
         const previews = list.filter((it) => !it.outcome).map((it) => preview(plan, it, tagOnly, session!));
         // As every --plan: a line per cluster with -o ndjson, one document with -o json, and
         // otherwise (a terminal) lines to read; the bill on stderr in every case.
-        if (ctx.output === 'ndjson')
-          await writeOut(ctx.io.stdout, previews.map((p) => `${JSON.stringify(p)}\n`).join('') + JSON.stringify({ bill }) + '\n');
-        else if (ctx.output === 'json' && ctx.shape) await printValue(ctx, 'json', { clusters: previews, bill }, () => '');
-        else if (ctx.output === 'json') await writeOut(ctx.io.stdout, JSON.stringify({ clusters: previews, bill }, null, 2) + '\n');
-        else {
+        if (!(await printPlan(ctx, ctx.output, previews, bill, 'clusters'))) {
           const root = session!.client.resolve('').toString();
           const lines = previewLines(plan.type, previews, root);
           if (lines.length) await writeOut(ctx.io.stdout, ctx.redact(lines.join('\n')) + '\n');

@@ -111,7 +111,9 @@ async function printClusters(
   type: 'prospect' | 'account',
 ): Promise<void> {
   const columns = ['cluster', 'score', 'id', 'survivor', 'record', 'reasons'];
-  const writer = recordWriter(ctx, { format: ctx.output === 'raw' ? 'json' : ctx.output, io: ctx.io, columns });
+  // -o raw alone prints the clusters as -o json does; with --query its result, one element a line.
+  const format = ctx.output === 'raw' && !ctx.shape?.query ? 'json' : ctx.output;
+  const writer = recordWriter(ctx, { format, io: ctx.io, columns });
   let page: FlatRecord[] = [];
   for (let i = 0; i < clusters.length; i++) {
     const c = clusters[i]!;

@@ -28,7 +28,7 @@ import type { InputEncoding } from '../../bulk/input/input-encoding.js';
 import { pagedClient, Stopped } from '../../bulk/run/requester.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, InterruptedError, UsageError } from '../../errors.js';
-import { writeOut } from '../../output/io.js';
+import { printLine } from '../shared/output.js';
 import { idleSequence, summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
@@ -346,7 +346,7 @@ async function printPlan(
       Object.assign(line, { method: 'POST', url, body: enrolmentBody(item.prospectId!, sequenceId, mailboxId) });
       send++;
     }
-    await writeOut(ctx.io.stdout, JSON.stringify(line) + '\n');
+    await printLine(ctx, line);
   }
   ctx.info(`dry run: would enroll ${send} prospect(s); ${other} row(s) skipped or failing; no enrolment was sent (only lookups)`);
   return send;

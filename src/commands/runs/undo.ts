@@ -26,7 +26,7 @@ import { bulkRun } from '../bulk-run/run.js';
 import { runSummaryWanted } from '../bulk-run/run-summary.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
-import { printValue } from '../shared/output.js';
+import { PLAN_FORMATS, printPlan, refuseOutput } from '../shared/output.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import {
   enrolAgainHint,
@@ -152,6 +152,7 @@ async function confirmDeletes(ctx: Context, id: string, deletes: number): Promis
 
 /** Runs `svc runs undo`. */
 export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): Promise<void> {
+  if (flags.plan || ctx.globals.dryRun) refuseOutput(ctx, 'svc runs undo --plan', PLAN_FORMATS);
   const dir = runsDirOf(ctx);
   const rec = loadRun(dir, id, svcAgain(ctx));
   const only = parseRows(flags.rows);
@@ -579,10 +580,7 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
     ...(i.outcome?.error ? { reason: i.outcome.error } : {}),
   }));
   // --query and --json fields shape the plan as they shape every JSON result (they were ignored).
-  if (ctx.output === 'json' && ctx.shape) return printValue(ctx, 'json', { rows: lines, bill }, () => '');
-  if (ctx.output === 'json') return writeOut(ctx.io.stdout, ctx.redact(JSON.stringify({ rows: lines, bill }, null, 2)) + '\n');
-  if (ctx.output === 'ndjson')
-    return writeOut(ctx.io.stdout, ctx.redact(lines.map((l) => JSON.stringify(l)).join('\n') + `\n${JSON.stringify({ bill })}\n`));
+  if (await printPlan(ctx, ctx.output, lines, bill)) return;
   const out: string[] = [];
   for (const l of lines) {
     out.push(`row ${l.row}: ${l.action} ${l.type} ${l.id ?? ''}${l.reason ? `: ${l.reason}` : ''}`);

@@ -6,12 +6,32 @@
 import type { Context } from '../../runtime/context.js';
 import type { OutputFormat } from '../../output/formats.js';
 import { writeOut } from '../../output/io.js';
+import { UsageError } from '../../errors.js';
 import { renderValue, type RecordWriter, type RenderOptions } from '../../output/render.js';
 import { formatResult, shapedRecordWriter, shapeValue } from '../../output/shape.js';
 
 /** A record writer for `opts`, shaped by the command line's `--json a,b,c` and `--query`. */
 export function recordWriter(ctx: Context, opts: RenderOptions): RecordWriter {
   return shapedRecordWriter(opts, ctx.shape);
+}
+
+/**
+ * The text of a plain value in `format` with the command line's shape applied: the value as
+ * `-o json` would print it goes through it (per element with `-o ndjson`); undefined for csv and
+ * table without a query (their writers are renderValue's).
+ */
+function shapedText(ctx: Context, format: OutputFormat, value: unknown): string | undefined {
+  const shape = ctx.shape;
+  if (!shape?.query) {
+    const v = shape ? shapeValue(value, shape, false) : value;
+    if (format === 'json' || format === 'raw') return JSON.stringify(v, null, 2) + '\n';
+    if (format !== 'ndjson') return undefined;
+    const list = Array.isArray(v) ? v : [v];
+    return list.map((x) => JSON.stringify(x)).join('\n') + (list.length ? '\n' : '');
+  }
+  const result = shapeValue(value, shape, format === 'ndjson');
+  if (format === 'ndjson' && Array.isArray(result)) return result.map((v) => `${JSON.stringify(v ?? null)}\n`).join('');
+  return formatResult(result, format === 'raw');
 }
 
 /**
@@ -22,12 +42,7 @@ export async function printValue(ctx: Context, format: OutputFormat, value: unkn
   const shape = ctx.shape;
   if (!shape) return renderValue(ctx.io, format, value, human);
   if (!shape.query) return renderValue(ctx.io, format, shapeValue(value, shape, false), human);
-  const result = shapeValue(value, shape, format === 'ndjson');
-  if (format === 'ndjson' && Array.isArray(result)) {
-    await writeOut(ctx.io.stdout, result.map((v) => `${JSON.stringify(v ?? null)}\n`).join(''));
-    return;
-  }
-  await writeOut(ctx.io.stdout, formatResult(result, format === 'raw'));
+  await writeOut(ctx.io.stdout, shapedText(ctx, format, value)!);
 }
 
 /**
@@ -45,4 +60,58 @@ export async function printJsonResult(ctx: Context, value: unknown): Promise<boo
   if (!forScripts) return false;
   await writeOut(ctx.io.stdout, JSON.stringify(value) + '\n');
   return true;
+}
+
+/**
+ * Prints one line of a stream of JSON values (a dry run's request, a delivery): each shaped by
+ * `--json a,b,c` and `--query` on its own, as `-o ndjson` shapes each record; with `-o raw` a
+ * string result prints unquoted and an array one element per line.
+ */
+export async function printLine(ctx: Context, value: unknown, redact = false): Promise<void> {
+  const v = ctx.shape ? shapeValue(value, ctx.shape, false) : value;
+  const text = ctx.output === 'raw' && ctx.shape?.query ? formatResult(v, true) : JSON.stringify(v ?? null) + '\n';
+  await writeOut(ctx.io.stdout, redact ? ctx.redact(text) : text);
+}
+
+/**
+ * Prints a plan (`--plan`: what a run would do, row by row, and its request bill) for scripts:
+ * `-o json` one document `{rows, bill}` (`key` names the rows), `-o ndjson` a line per row and
+ * `{bill}` last, shaped by `--json a,b,c` and `--query` as any JSON result (`-o raw` with
+ * `--query` too). The values are the file's and the org's: the text is redacted.
+ * @param asked the format the command takes the plan's (`ctx.output`, or `-o` alone where a pipe gets the text)
+ * @returns false when the plan is for people (the caller writes its text)
+ */
+export async function printPlan(
+  ctx: Context,
+  asked: OutputFormat | undefined,
+  rows: readonly unknown[],
+  bill: object,
+  key = 'rows',
+): Promise<boolean> {
+  let text: string | undefined;
+  if (asked === 'ndjson') text = shapedText(ctx, 'ndjson', [...rows, { bill }]);
+  else if (asked === 'json' || ctx.shape?.query) text = shapedText(ctx, asked === 'raw' ? 'raw' : 'json', { [key]: rows, bill });
+  if (text === undefined) return false;
+  await writeOut(ctx.io.stdout, ctx.redact(text));
+  return true;
+}
+
+/** What a plan is written as: text for people, one document, a line per row (`-o raw` with `--query`). */
+export const PLAN_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson'];
+
+/**
+ * Refuses an `-o` the command cannot write, before it does anything (exit 2): it was ignored
+ * without a word (a trial: `sync -o csv` wrote nothing, `--plan -o csv` the plan's prose).
+ * `-o raw` always goes with `--query`: the query's result printed unquoted.
+ * @param what the command as the message names it (`svc sql`)
+ * @param writes the formats it writes, `raw` among them when it writes raw without a query
+ */
+export function refuseOutput(ctx: Context, what: string, writes: readonly OutputFormat[], hint?: string): void {
+  const asked = ctx.globals.output;
+  if (asked === undefined || writes.includes(asked) || (asked === 'raw' && ctx.shape?.query)) return;
+  const list = writes.length > 1 ? `${writes.slice(0, -1).join(', ')} or ${writes.at(-1)}` : writes.join('');
+  throw new UsageError(`${what} prints ${list}, not ${asked}`).hint(
+    hint ??
+      `use -o ${writes.includes('json') ? 'json' : writes[0]}${asked === 'raw' ? '; -o raw goes with --query, whose strings it prints unquoted' : ''}`,
+  );
 }

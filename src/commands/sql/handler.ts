@@ -12,7 +12,7 @@ import { age, mirrorHeader, oldestSync, openReadMirror } from '../../mirror/read
 import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
-import { printValue, recordWriter } from '../shared/output.js';
+import { printValue, recordWriter, refuseOutput } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
 import { markFixes, type UnreadableTable } from '../sync/scope-note.js';
 import { grouped } from '../../grouped.js';
@@ -28,10 +28,12 @@ export interface SqlFlags {
 }
 
 export async function sqlHandler(ctx: Context, statement: string | undefined, flags: SqlFlags): Promise<void> {
-  if (ctx.output === 'raw' && !ctx.shape?.query)
-    throw new UsageError('svc sql prints table, json, ndjson or csv, not raw').hint(
-      'use -o json or -o csv; -o raw goes with --query, whose strings it prints unquoted',
-    );
+  refuseOutput(
+    ctx,
+    'svc sql',
+    ['table', 'json', 'ndjson', 'csv'],
+    'use -o json or -o csv; -o raw goes with --query, whose strings it prints unquoted',
+  );
   const params = parseParams(flags.param ?? []);
   const sql = flags.tables || flags.columns !== undefined ? undefined : await readStatement(ctx, statement, flags.file);
   const db = await openReadMirror(await mirrorTarget(ctx, flags));

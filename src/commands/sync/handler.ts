@@ -13,7 +13,7 @@ import { tableSpec } from '../../mirror/naming.js';
 import type { OrgSchema } from '../../org-schema/types.js';
 import { holdsNumbers } from '../../org-schema/custom-values.js';
 import { mirrorIdentity, mirrorTarget } from './mirror-file.js';
-import { printJsonResult } from '../shared/output.js';
+import { printJsonResult, refuseOutput } from '../shared/output.js';
 import { grouped, plural } from '../../grouped.js';
 
 /** The flags of `svc sync`. */
@@ -47,9 +47,13 @@ const DEFAULT_TYPES = [
 
 export async function syncHandler(ctx: Context, args: string[], flags: SyncFlags): Promise<void> {
   if (flags.status) {
+    // The status is one object: no rows for csv (-o csv printed its text).
+    refuseOutput(ctx, 'svc sync --status', ['table', 'json', 'ndjson', 'raw']);
     const { statusHandler } = await import('./status.js');
     return statusHandler(ctx, flags);
   }
+  // A sync's result is its summary (-o json, ndjson); -o csv and -o raw wrote nothing (a trial).
+  if (!flags.plan) refuseOutput(ctx, 'svc sync', ['table', 'json', 'ndjson']);
   const types = chooseTypes(args, flags.allTypes === true);
   const target = await mirrorTarget(ctx, flags);
   const api = await ctx.api();

@@ -7,8 +7,8 @@ import { printDryRun } from '../shared/dry-run.js';
 import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { NetworkError, UsageError } from '../../errors.js';
-import { formatResult, shapeValue } from '../../output/shape.js';
 import { writeOut } from '../../output/io.js';
+import { printLine } from '../shared/output.js';
 import { terminalSafe } from '../../output/terminal-text.js';
 import { deliveryRecord, describeDelivery, parseDelivery, undeliverableNote } from '../../webhooks/delivery.js';
 import { eventMatches, parseEventList, type EventSelector } from '../../webhooks/events.js';
@@ -128,8 +128,7 @@ async function printDelivery(
   forwardTo: URL | undefined,
 ): Promise<void> {
   const format = ctx.globals.output;
-  const shape = ctx.shape;
-  if (format === 'raw' && !shape?.query) return writeOut(ctx.io.stdout, d.raw.toString('utf8').replace(/\n+$/, '') + '\n');
+  if (format === 'raw' && !ctx.shape?.query) return writeOut(ctx.io.stdout, d.raw.toString('utf8').replace(/\n+$/, '') + '\n');
   const summary = parseDelivery(d.raw);
   if (format === 'json' || format === 'ndjson' || format === 'raw') {
     const rec = summary ? deliveryRecord(summary) : { event: null, body: d.raw.toString('utf8') };
@@ -142,9 +141,7 @@ async function printDelivery(
         `forwarding to ${forwardTo}: ${forwardOutcome(forwarded)}; not sent again (--catch-up retries until your receiver takes it)`,
       );
     // One line per delivery as it arrives; `--json a,b` and `--query` apply to each.
-    const value = shape ? shapeValue({ ...rec, ...extra }, shape, false) : { ...rec, ...extra };
-    if (format === 'raw') return writeOut(ctx.io.stdout, formatResult(value, true));
-    return writeOut(ctx.io.stdout, JSON.stringify(value ?? null) + '\n');
+    return printLine(ctx, { ...rec, ...extra });
   }
   const lines = summary ? describeDelivery(summary) : [undeliverableNote(d.raw)];
   lines[0] = `${clockTime(receivedAt)}  ${lines[0]}${d.signature === 'valid' ? '  (signature ok)' : ''}`;
