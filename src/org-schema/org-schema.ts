@@ -97,9 +97,18 @@ export interface OrgTypeView {
 const normLabel = looseName;
 
 /** The view of one type; undefined when the org adds nothing to it. */
-/** A custom field's attribute, with a picklist's (`inclusion`) options as its enum. */
+/** The registry's type of a custom field whose org type says more: its dates are dates. */
+const DATED: Record<string, AttributeSpec['type']> = { date: 'date', date_time: 'date-time' };
+
+/**
+ * A custom field's attribute, with a picklist's (`inclusion`) options as its enum, and a date or
+ * date-time field typed so: a filter's `today` or `7d..` on it was sent as written and matched
+ * nothing (a trial), where the registry's date fields have them turned into days.
+ */
 function withOptions(rt: ResourceType, f: CustomField): AttributeSpec {
-  const spec = findAttribute(rt, f.name) ?? { name: f.name, type: 'string' as const };
+  const base = findAttribute(rt, f.name) ?? { name: f.name, type: 'string' as const };
+  const dated = Object.hasOwn(DATED, f.type) ? DATED[f.type] : undefined;
+  const spec = dated ? { ...base, type: dated } : base;
   const options = f.type === 'inclusion' && Array.isArray(f.definition) ? f.definition.filter((o) => typeof o === 'string') : undefined;
   return options?.length ? { ...spec, enum: options } : spec;
 }

@@ -43,6 +43,18 @@ function displayValue(v: unknown): string {
 /** A value shown whole before text is cut: empty, a number (an id, a count) or a date or date-time. */
 const SOLID = /^(?:|[-+]?\d[\d,]*(?:\.\d+)?%?|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)$/;
 
+/** A date-time to the second (or finer), with its zone when it has one: what {@link toMinute} shortens. */
+const SECONDS = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}):\d{2}(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** A date-time without its seconds, its zone kept (`2026-11-30T14:06Z`, still ISO 8601); other text as it is. */
+const toMinute = (s: string) => s.replace(SECONDS, '$1$2');
+
+/** The width text columns are cut to before anything else gives way (`first…`). */
+const TEXT_FLOOR = 6;
+
+/** How far text is cut when nothing else is left to give (`fi…`). */
+const TEXT_LAST = 3;
+
 /** One row: the values of the table's columns, in their order. */
 type Row = readonly unknown[];
 
@@ -107,23 +119,11 @@ function lay(sample: readonly Row[], columns: string[], io: IO, explicit: boolea
   // Default columns the records do not have (a sparse --fields) are dropped; chosen ones stay.
   const shown = columns.map((_, i) => i).filter((i) => explicit || columns[i] === 'id' || sample.some((r) => r[i] !== undefined));
   const cols = shown.map((i) => columns[i]!);
-  const widths = cols.map((c) => shownWidth(c));
-  for (const r of sample) for (let j = 0; j < shown.length; j++) widths[j] = Math.max(widths[j]!, shownWidth(displayValue(r[shown[j]!])));
-  const budget = Math.max(20, io.columns - 3 * cols.length - 1);
-  // Text (names, titles) is cut first, the widest column first: a date cut to "2026-11-2…" or a
-  // number cut short says nothing, a name cut with … still reads. Then, if need be, the rest.
-  const solid = shown.map((k) => sample.every((r) => SOLID.test(displayValue(r[k]))));
-  const widestToCut = (keepSolid: boolean) => {
-    let i = -1;
-    for (let j = 0; j < widths.length; j++) if (widths[j]! > 6 && !(keepSolid && solid[j]) && (i < 0 || widths[j]! > widths[i]!)) i = j;
-    return i;
+  const { widths, minute } = columnWidths(sample, shown, cols, Math.max(20, io.columns - 3 * cols.length - 1));
+  const shownValue = (v: unknown, i: number) => {
+    const s = displayValue(v);
+    return minute[i] ? toMinute(s) : s;
   };
-  while (widths.reduce((a, b) => a + b, 0) > budget) {
-    const first = widestToCut(true);
-    const i = first >= 0 ? first : widestToCut(false);
-    if (i < 0) break;
-    widths[i] = widths[i]! - 1;
-  }
   const paint = painter(io);
   const grey = paint.grey;
   const bar = grey('│');
@@ -139,9 +139,57 @@ function lay(sample: readonly Row[], columns: string[], io: IO, explicit: boolea
   });
   return {
     top: border('┌', '┬', '┐') + line(head),
-    row: (r) => line(shown.map((k, i) => cell(fitted(displayValue(r[k]), i), i))),
+    row: (r) => line(shown.map((k, i) => cell(fitted(shownValue(r[k], i), i), i))),
     bottom: border('└', '┴', '┘'),
   };
+}
+
+/**
+ * The width of each column, within `budget` columns. Text (names, titles) is cut first, the
+ * widest column first: a date cut to "2026-11-2…" or a number cut short says nothing, a name cut
+ * with … still reads. Date-times cut to fit were "2026-11-30T14:06:…", minutes and Z lost (a
+ * trial at 80 columns): when text at its floor still leaves them too little, they drop their
+ * seconds (exact to the minute, zone kept), and only then is text cut further, and last of all
+ * anything. `minute`: the columns whose date-times are shown without their seconds.
+ */
+function columnWidths(
+  sample: readonly Row[],
+  shown: readonly number[],
+  cols: readonly string[],
+  budget: number,
+): { widths: number[]; minute: boolean[] } {
+  const solid = shown.map((k) => sample.every((r) => SOLID.test(displayValue(r[k]))));
+  const timed = shown.map((k, j) => solid[j]! && sample.some((r) => SECONDS.test(displayValue(r[k]))));
+  let minute = shown.map(() => false);
+  const natural = () => {
+    const w = cols.map((c) => shownWidth(c));
+    for (const r of sample)
+      for (let j = 0; j < shown.length; j++) {
+        const v = displayValue(r[shown[j]!]);
+        w[j] = Math.max(w[j]!, shownWidth(minute[j] ? toMinute(v) : v));
+      }
+    return w;
+  };
+  let widths = natural();
+  const over = () => widths.reduce((a, b) => a + b, 0) > budget;
+  const cutTo = (floor: number, all: boolean) => {
+    while (over()) {
+      let i = -1;
+      for (let j = 0; j < widths.length; j++) if (widths[j]! > floor && (all || !solid[j]) && (i < 0 || widths[j]! > widths[i]!)) i = j;
+      if (i < 0) return;
+      widths[i] = widths[i]! - 1;
+    }
+  };
+  cutTo(TEXT_FLOOR, false);
+  if (over() && timed.some(Boolean)) {
+    // From the widths the values ask for again: what the seconds gave back goes to the text.
+    minute = timed;
+    widths = natural();
+    cutTo(TEXT_FLOOR, false);
+  }
+  cutTo(TEXT_LAST, false);
+  cutTo(TEXT_FLOOR, true);
+  return { widths, minute };
 }
 
 /**

@@ -130,9 +130,11 @@ function checkFilters(rt: ResourceType, exprs: string[], warn: (m: string) => vo
 /** The attribute a filter path names, when the registry or the org schema knows it. */
 function filterSpec(rt: ResourceType, [head, tail]: string[], names?: AttributeNames): AttributeSpec | undefined {
   if (tail === undefined) {
-    // The org's view first where it knows more: a picklist custom field's options.
+    // The org's view first where it knows more: a picklist custom field's options, a custom
+    // field's date or date-time type (whose relative days are resolved as the registry's are).
     const org = names?.resolve(head!)?.spec;
-    return org?.enum ? org : (findAttribute(rt, head!) ?? org);
+    const knowsMore = org?.enum || org?.type === 'date' || org?.type === 'date-time';
+    return knowsMore ? org : (findAttribute(rt, head!) ?? org);
   }
   const target = findRelationship(rt, head!)?.target;
   const trt = target ? resourceByType(target) : undefined;
