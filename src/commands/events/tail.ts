@@ -20,7 +20,7 @@ import { flatten } from '../../listing/record-text.js';
 import type { Context } from '../../runtime/context.js';
 import { parseTimerSeconds, parseWholeNumber } from '../../runtime/option-parsers.js';
 import { recordWriter } from '../shared/output.js';
-import { eventFilters, pacedClient, timeFlag, transientReadError } from './event-query.js';
+import { eventFilters, pacedClient, timeFlags, transientReadError } from './event-query.js';
 import { eventView } from './tail-view.js';
 
 /** Options of `events tail`. */
@@ -62,7 +62,7 @@ function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
     throw new UsageError('--since and --since-cursor: give one (a cursor already says where to continue)');
   const filters = eventFilters(flags.name, flags.prospect, (m) => ctx.warn(m));
   let start: TailOptions['start'];
-  if (flags.since !== undefined) start = { from: timeFlag(ctx, flags.since, '--since') };
+  if (flags.since !== undefined) start = { from: timeFlags(ctx)(flags.since, '--since') };
   if (flags.sinceCursor !== undefined) {
     const cursor = decodeCursor(flags.sinceCursor);
     if (!cursor)
