@@ -7,7 +7,7 @@
  * fixed moment in test/events/units.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { svcInProcess } from '../helpers/in-process-cli.js';
+import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
 import { start, type Client } from '../helpers/sandbox.js';
 
@@ -79,5 +79,37 @@ describe('a date in --since and --until is a day of the machine zone', () => {
     const until = Date.parse(JSON.parse(r.stdout).until);
     expect(until).toBeGreaterThanOrEqual(before);
     expect(until).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('the view on a terminal', () => {
+  it("shows the times on Sydney's clock and names the zone once; piped, ndjson keeps the API's", async () => {
+    for (const name of ['Ada', 'Grace', 'Edsger']) {
+      const made = await c.post('/prospects', { data: { type: 'prospect', attributes: { firstName: name, lastName: 'Zone' } } });
+      expect(made.status, made.text).toBe(201);
+    }
+    const json = await svcInProcess(['events', 'tail', '--last', '3', '-o', 'ndjson'], { env });
+    expect(json.code, json.stderr).toBe(0);
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; createdAt: string });
+    const clock = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Australia/Sydney',
+      hourCycle: 'h23',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    const r = await runInProcess(['events', 'tail', '--last', '3'], env, { tty: true, columns: 120 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(events.length);
+    lines.forEach((line, i) => {
+      const t = Date.parse(events[i]!.createdAt.replace(/Z?$/, 'Z'));
+      expect(line.startsWith(`${clock.format(t)}  `), line).toBe(true);
+      expect(line.endsWith(`#${events[i]!.id}`)).toBe(true);
+    });
+    expect(r.stderr).toMatch(/^3 events, times in Australia\/Sydney \(UTC\+1[01]:00\); continue with: /m);
   });
 });

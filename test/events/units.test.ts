@@ -151,15 +151,32 @@ describe('the one-line view at a width', () => {
     expect(at(34)).toBe('11:59:48  商談_…  … 4242  #900001');
   });
 
-  it('gives up the relative age for the batch and after, once one line needs its room: the names stay in one column', () => {
-    const view = eventView({ relative: true, width: 72 });
+  it('decides the relative age once, by the first batch with events: the columns do not shift between catch-up and live (a trial)', () => {
     const short = { ...event(1, 'x'), record: { ...event(1, 'x').record, relationships: {} } };
-    expect(view([short], NOW)).toEqual(['11:59:48  12s ago  x                       顧客🚀 4242  #1']);
-    expect(view([short, event(900001, '商談_更新済み')], NOW)).toEqual([
+    // A first batch one of whose lines needs the age's room: no age, then or after.
+    const without = eventView({ relative: true, width: 72 });
+    expect(without([], NOW)).toEqual([]);
+    expect(without([short, event(900001, '商談_更新済み')], NOW)).toEqual([
       '11:59:48  x                       顧客🚀 4242  #1',
       `11:59:48  商談_更新済み${' '.repeat(9)}  顧客🚀 4242  prospect 777777  #900001`,
     ]);
-    expect(view([short], NOW)).toEqual(['11:59:48  x                       顧客🚀 4242  #1']);
+    expect(without([short], NOW)).toEqual(['11:59:48  x                       顧客🚀 4242  #1']);
+    // A first batch that fits with it: the age stays, and a later line gives up its other parts first.
+    const withAge = eventView({ relative: true, width: 72 });
+    expect(withAge([short], NOW)).toEqual(['11:59:48  12s ago  x                       顧客🚀 4242  #1']);
+    const [live] = withAge([event(900001, '商談_更新済み')], NOW + 1000);
+    expect(live).toMatch(/^11:59:48  13s ago  商談_更新済み +顧客🚀 4242  .*#900001$/);
+    expect(textWidth(live!)).toBeLessThanOrEqual(72);
+    expect(live!.indexOf('商談')).toBe('11:59:48  12s ago  '.length);
+  });
+
+  it("on a terminal shows the zone's clock, with the date when not the zone's today", () => {
+    const sydney = zoneNamed('Australia/Sydney');
+    // 11:59:48 UTC on the 28th is 22:59:48 in Sydney, the same day there.
+    expect(eventView({ relative: false, width: 200, zone: sydney })([batch[0]!], NOW)[0]).toMatch(/^22:59:48  商談/);
+    // 13:00 UTC is the 29th in Sydney: an event of the 28th there shows its date.
+    expect(eventView({ relative: false, width: 200, zone: sydney })([batch[0]!], NOW + 3_600_000)[0]).toMatch(/^2026-11-28 22:59:48  商談/);
+    expect(eventView({ relative: false, width: undefined, zone: undefined })([batch[0]!], NOW)[0]).toMatch(/^11:59:48  商談/);
   });
 
   it('off a terminal each line is whole, the name padded as before', () => {
