@@ -228,13 +228,39 @@ function pathsWhole(words: string[]): string[] {
   return units;
 }
 
+/**
+ * The words with a command that ends the line made one unit (`…; continue with: svc events tail
+ * --since-cursor c1.…`): from its `svc` to the end, or to a note in brackets after it, if no
+ * part ends inside it. A command broken at a space runs without its last words when pasted (a
+ * trial: the cursor on a line of its own). Such a unit starts a line of its own, as a part that
+ * fits one does, and stays whole even when wider than the terminal. Elsewhere an option keeps a
+ * value of one word (`--since 2026-11-30T13:00:00Z`).
+ */
+function commandsWhole(words: string[]): string[] {
+  const endsPart = (w: string) => PART_END.test(w) || w === '·';
+  const start = words.findIndex((w, i) => w === 'svc' && !words.slice(i).some(endsPart));
+  let units = words;
+  if (start >= 0) {
+    const note = words.findIndex((w, i) => i > start && w.startsWith('('));
+    const end = note < 0 ? words.length : note;
+    units = [...words.slice(0, start), words.slice(start, end).join(' '), ...words.slice(end)];
+  }
+  const out: string[] = [];
+  for (const w of units) {
+    const prev = out.at(-1);
+    if (prev !== undefined && /^--[\w-]+$/.test(prev) && /^[\w][\w:.+-]*$/.test(w)) out[out.length - 1] = `${prev} ${w}`;
+    else out.push(w);
+  }
+  return out;
+}
+
 function fitLine(line: string, width: number): string[] {
   if (textWidth(line) <= width) return [line];
   const indent = line.length - line.trimStart().length;
   const pad = ' '.repeat(indent + 2);
   const units: string[] = [];
   let glued = false;
-  for (const word of pathsWhole(shellQuoted(line.trim().split(/ +/)))) {
+  for (const word of commandsWhole(pathsWhole(shellQuoted(line.trim().split(/ +/))))) {
     if (units.length && (glued || LONE_MARK.test(word))) units[units.length - 1] += ` ${word}`;
     else units.push(word);
     glued = COUNT.test(word);

@@ -127,6 +127,15 @@ describe('events tail on a terminal', () => {
     }
   });
 
+  it('the hint to continue puts its command whole on a line of its own at 80 columns (a trial: the cursor broken off)', async () => {
+    const r = await runInProcess(['events', 'tail', '--last', '3'], env, { tty: true, stderrTty: true, columns: 80 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.at(-2)).toMatch(/^3 events, times in \S+.*; continue with:$/);
+    expect(lines.at(-1)).toMatch(/^ {2}svc events tail --since-cursor c1\.[\w-]+$/);
+    expect(textWidth(lines.at(-1)!)).toBeGreaterThan(80);
+  });
+
   it('off a terminal every line is whole, as before', async () => {
     const r = await runInProcess(['events', 'tail', '--last', '20', '--name', 'opportunityProspectRole_*', '-o', 'table'], env, {
       columns: 80,

@@ -11,26 +11,40 @@ import { parseTimeFlag } from '../../src/events/since.js';
 import { relativeTime } from '../../src/output/relative-time.js';
 import { textWidth } from '../../src/output/terminal-text.js';
 import { eventView } from '../../src/commands/events/tail-view.js';
+import { zoneNamed } from '../../src/time-zone.js';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
 
 describe('time flags', () => {
+  const sydney = { zone: () => zoneNamed('Australia/Sydney') };
+  const utc = { zone: () => zoneNamed('UTC') };
   it('reads spans back from now and date-times (zone-less is UTC)', () => {
-    expect(parseTimeFlag('2h', '--since', NOW)).toBe(NOW - 7_200_000);
-    expect(parseTimeFlag('90s', '--since', NOW)).toBe(NOW - 90_000);
-    expect(parseTimeFlag('2026-11-28T09:00:00', '--since', NOW)).toBe(Date.parse('2026-11-28T09:00:00Z'));
-    expect(parseTimeFlag('2026-11-28', '--since', NOW)).toBe(Date.parse('2026-11-28T00:00:00Z'));
-    // The start of the day on the local calendar, as list filters read them (refused, a trial).
-    const midnight = new Date(NOW);
-    midnight.setHours(0, 0, 0, 0);
-    expect(parseTimeFlag('today', '--since', NOW)).toBe(midnight.getTime());
-    midnight.setDate(midnight.getDate() - 1);
-    expect(parseTimeFlag('Yesterday', '--since', NOW)).toBe(midnight.getTime());
+    expect(parseTimeFlag('2h', '--since', NOW, sydney)).toBe(NOW - 7_200_000);
+    expect(parseTimeFlag('90s', '--since', NOW, sydney)).toBe(NOW - 90_000);
+    expect(parseTimeFlag('2026-11-28T09:00:00', '--since', NOW, sydney)).toBe(Date.parse('2026-11-28T09:00:00Z'));
+    expect(parseTimeFlag('2026-11-28T09:00:00+09:00', '--since', NOW, sydney)).toBe(Date.parse('2026-11-28T00:00:00Z'));
+  });
+  it("reads a day as one of the zone's: --since its first instant, --until its last (a trial: UTC's in Sydney)", () => {
+    expect(parseTimeFlag('2026-11-28', '--since', NOW, utc)).toBe(Date.parse('2026-11-28T00:00:00Z'));
+    expect(parseTimeFlag('2026-11-27', '--since', NOW, sydney)).toBe(Date.parse('2026-11-26T13:00:00Z'));
+    expect(parseTimeFlag('2026-11-27', '--until', NOW, { ...sydney, end: true })).toBe(Date.parse('2026-11-27T13:00:00Z') - 1);
+    // At 12:00 UTC it is 23:00 on the 28th in Sydney: today and yesterday are the zone's.
+    expect(parseTimeFlag('today', '--since', NOW, sydney)).toBe(Date.parse('2026-11-27T13:00:00Z'));
+    expect(parseTimeFlag('Yesterday', '--since', NOW, sydney)).toBe(Date.parse('2026-11-26T13:00:00Z'));
+    expect(parseTimeFlag('today', '--since', NOW, utc)).toBe(Date.parse('2026-11-28T00:00:00Z'));
+  });
+  it("takes the date of today in the zone, though UTC's day has not begun; a day not over ends now", () => {
+    // 14:00 UTC on the 30th is 01:00 on 1 December in Sydney (the trial's moment).
+    const at = Date.parse('2026-11-30T14:00:00Z');
+    expect(parseTimeFlag('2026-12-01', '--since', at, sydney)).toBe(Date.parse('2026-11-30T13:00:00Z'));
+    expect(parseTimeFlag('2026-12-01', '--until', at, { ...sydney, end: true })).toBe(at);
+    expect(parseTimeFlag('today', '--until', at, { ...sydney, end: true })).toBe(at);
+    expect(parseTimeFlag('2026-12-02', '--since', at, sydney)).toEqual({ problem: expect.stringMatching(/in the future/) });
   });
   it('refuses the future and what is no time', () => {
-    expect(parseTimeFlag('2026-11-29', '--since', NOW)).toEqual({ problem: expect.stringMatching(/in the future/) });
+    expect(parseTimeFlag('2026-11-29', '--since', NOW, utc)).toEqual({ problem: expect.stringMatching(/in the future/) });
     for (const bad of ['last week', '2h ago', '', '-2h', '2026-13-45', '12:00'])
-      expect(parseTimeFlag(bad, '--since', NOW), bad).toEqual({ problem: expect.stringMatching(/expected a span/) });
+      expect(parseTimeFlag(bad, '--since', NOW, sydney), bad).toEqual({ problem: expect.stringMatching(/expected a span/) });
   });
 });
 
@@ -137,15 +151,32 @@ describe('the one-line view at a width', () => {
     expect(at(34)).toBe('11:59:48  商談_…  … 4242  #900001');
   });
 
-  it('gives up the relative age for the batch and after, once one line needs its room: the names stay in one column', () => {
-    const view = eventView({ relative: true, width: 72 });
+  it('decides the relative age once, by the first batch with events: the columns do not shift between catch-up and live (a trial)', () => {
     const short = { ...event(1, 'x'), record: { ...event(1, 'x').record, relationships: {} } };
-    expect(view([short], NOW)).toEqual(['11:59:48  12s ago  x                       顧客🚀 4242  #1']);
-    expect(view([short, event(900001, '商談_更新済み')], NOW)).toEqual([
+    // A first batch one of whose lines needs the age's room: no age, then or after.
+    const without = eventView({ relative: true, width: 72 });
+    expect(without([], NOW)).toEqual([]);
+    expect(without([short, event(900001, '商談_更新済み')], NOW)).toEqual([
       '11:59:48  x                       顧客🚀 4242  #1',
       `11:59:48  商談_更新済み${' '.repeat(9)}  顧客🚀 4242  prospect 777777  #900001`,
     ]);
-    expect(view([short], NOW)).toEqual(['11:59:48  x                       顧客🚀 4242  #1']);
+    expect(without([short], NOW)).toEqual(['11:59:48  x                       顧客🚀 4242  #1']);
+    // A first batch that fits with it: the age stays, and a later line gives up its other parts first.
+    const withAge = eventView({ relative: true, width: 72 });
+    expect(withAge([short], NOW)).toEqual(['11:59:48  12s ago  x                       顧客🚀 4242  #1']);
+    const [live] = withAge([event(900001, '商談_更新済み')], NOW + 1000);
+    expect(live).toMatch(/^11:59:48  13s ago  商談_更新済み +顧客🚀 4242  .*#900001$/);
+    expect(textWidth(live!)).toBeLessThanOrEqual(72);
+    expect(live!.indexOf('商談')).toBe('11:59:48  12s ago  '.length);
+  });
+
+  it("on a terminal shows the zone's clock, with the date when not the zone's today", () => {
+    const sydney = zoneNamed('Australia/Sydney');
+    // 11:59:48 UTC on the 28th is 22:59:48 in Sydney, the same day there.
+    expect(eventView({ relative: false, width: 200, zone: sydney })([batch[0]!], NOW)[0]).toMatch(/^22:59:48  商談/);
+    // 13:00 UTC is the 29th in Sydney: an event of the 28th there shows its date.
+    expect(eventView({ relative: false, width: 200, zone: sydney })([batch[0]!], NOW + 3_600_000)[0]).toMatch(/^2026-11-28 22:59:48  商談/);
+    expect(eventView({ relative: false, width: undefined, zone: undefined })([batch[0]!], NOW)[0]).toMatch(/^11:59:48  商談/);
   });
 
   it('off a terminal each line is whole, the name padded as before', () => {

@@ -123,6 +123,24 @@ describe('fitLines', () => {
     ]);
   });
 
+  it('puts a command that ends the line on a line of its own, whole even when wider than the terminal (a trial: the cursor broken off)', () => {
+    const cursor = 'c1.eyJ0IjoxNzk2MDQ3Nzg2MDAwLCJpZCI6IjMwIiwicyI6W1siMzAiLDBdXX0';
+    const hint = `25 events; continue with: svc --profile emea events tail --since-cursor ${cursor}`;
+    expect(fitLines(hint, 80).split('\n')).toEqual([
+      '25 events; continue with:',
+      `  svc --profile emea events tail --since-cursor ${cursor}`,
+    ]);
+    expect(fitLines(hint, 40).split('\n')).toEqual([
+      '25 events; continue with:',
+      `  svc --profile emea events tail --since-cursor ${cursor}`,
+    ]);
+    // One that fits where it is stays there; an option keeps its value elsewhere.
+    expect(fitLines('list them with: svc sequences list --fields name', 80)).toBe('list them with: svc sequences list --fields name');
+    expect(
+      fitLines('delivery refused 6 times; resume with --since 2026-11-30T13:00:00.000Z (the receiver may see a few again)', 48).split('\n'),
+    ).toContain('  --since 2026-11-30T13:00:00.000Z (the receiver');
+  });
+
   it("fills a label's line rather than leaving the label alone; a count stays with its word", () => {
     const bill =
       "bill: 2 creates, 1 update, 0 unchanged (not sent), 0 ambiguous, 0 failed, 0 done earlier; 6 requests (3 lookups + 3 writes); within the window's remaining budget (9,998 of 10,000 left): no wait";
@@ -164,11 +182,13 @@ describe('fitLines', () => {
 
   it('keeps a shell-quoted word of a command line whole, spaces and all; an apostrophe is no quote', () => {
     const line = "run 1: svc prospects upsert --input '/home/ada/My Files/2026 leads.csv' --match email (2026-11-30T10:49:44Z)";
+    // The command whole on a line of its own, though wider than 60 columns: it is to be copied.
     expect(fitLines(line, 60).split('\n')).toEqual([
-      'run 1: svc prospects upsert --input',
-      "  '/home/ada/My Files/2026 leads.csv' --match email",
+      'run 1:',
+      "  svc prospects upsert --input '/home/ada/My Files/2026 leads.csv' --match email",
       '  (2026-11-30T10:49:44Z)',
     ]);
+    expect(fitLines("the words of 'a quoted name' stay whole, no command here", 20).split('\n')).toContain("  'a quoted name'");
     expect(fitLines("the window's remaining budget: no wait", 20)).toBe("the window's\n  remaining budget:\n  no wait");
   });
 

@@ -18,7 +18,7 @@ export function registerEventCommands(program: Command, app: App): void {
     .option('-f, --follow', 'keep polling until Ctrl-C')
     .option('--name <glob...>', 'event names: prospect_created, task_*, *_destroyed (prospect.created works too)', collect)
     .option('--prospect <id>', "only this prospect's events")
-    .option('--since <time>', 'start at a time: a span back (30s, 15m, 2h, 7d), today, yesterday or a date-time (2026-11-28T09:00:00Z)')
+    .option('--since <time>', 'a span back (30s, 15m, 2h, 7d), today, yesterday, a local day (2026-11-28) or a date-time (…T09:00Z)')
     .option('--since-cursor <cursor>', 'continue exactly where an earlier tail stopped (it prints the cursor on stderr)')
     .option('--every <share|interval>', 'poll within this share of the hourly request budget (2%) or at most this often (30s)', '2%')
     .option('--last <n>', 'without --since: the last n events first', '10')
@@ -46,7 +46,7 @@ Examples:
   events
     .command('replay')
     .description('re-deliver a window of past events to a webhook receiver (signed, throttled)')
-    .requiredOption('--since <time>', 'start of the window: a span back (2h) or a date-time')
+    .requiredOption('--since <time>', 'window start: a span back (2h), a day or a date-time')
     .option('--until <time>', 'end of the window (default: now)')
     .requiredOption('--to <url>', 'the receiver: http only on this machine, else https')
     .option('--secret <s>', 'sign each body as the webhook would (SVC_WEBHOOK_SECRET)')

@@ -10,6 +10,7 @@ import type { PollPacer } from '../../events/pace.js';
 import { parseTimeFlag } from '../../events/since.js';
 import type { Context } from '../../runtime/context.js';
 import { parseId } from '../../runtime/option-parsers.js';
+import { machineDays } from '../resource-commands/query-options.js';
 
 /** The server-side filters of `--name GLOB…` and `--prospect ID`. */
 export function eventFilters(names: readonly string[] | undefined, prospect: string | undefined, warn: (m: string) => void): Filter[] {
@@ -32,11 +33,18 @@ export function eventFilters(names: readonly string[] | undefined, prospect: str
   return filters;
 }
 
-/** A time flag as epoch ms; a usage error (exit 2) when unparsable or in the future. */
-export function timeFlag(ctx: Context, value: string, flag: string): number {
-  const r = parseTimeFlag(value, flag, ctx.clock.now());
-  if (typeof r !== 'number') throw new UsageError(r.problem);
-  return r;
+/**
+ * The reader of a command's time flags, as epoch ms: a day is one of the machine's zone, as in
+ * `--filter` (`machineDays`: looked up once, and only for a flag that names a day); `end` reads
+ * a day as its last instant (`--until`). A usage error (exit 2) when unparsable or in the future.
+ */
+export function timeFlags(ctx: Context): (value: string, flag: string, end?: boolean) => number {
+  const days = machineDays(ctx);
+  return (value, flag, end = false) => {
+    const r = parseTimeFlag(value, flag, days.now, { zone: days.zone, end });
+    if (typeof r !== 'number') throw new UsageError(r.problem);
+    return r;
+  };
 }
 
 /** An API client of the command's connection that tells the pacer the server's stated limit. */

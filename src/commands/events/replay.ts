@@ -13,7 +13,7 @@ import type { Context } from '../../runtime/context.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import { printJsonResult } from '../shared/output.js';
 import { parseHttpUrl, parsePayloadVersion } from '../webhooks/flags.js';
-import { eventFilters, pacedClient, timeFlag } from './event-query.js';
+import { eventFilters, pacedClient, timeFlags } from './event-query.js';
 import { checkSecretAgainstWebhooks } from './secret-check.js';
 
 /** Options of `events replay`. */
@@ -34,8 +34,9 @@ const MAX_ATTEMPTS = 6;
 
 /** The flags read and checked, before anything is sent. */
 function readReplayFlags(ctx: Context, flags: ReplayFlags) {
-  const since = timeFlag(ctx, flags.since, '--since');
-  const until = flags.until !== undefined ? timeFlag(ctx, flags.until, '--until') : ctx.clock.now();
+  const time = timeFlags(ctx);
+  const since = time(flags.since, '--since');
+  const until = flags.until !== undefined ? time(flags.until, '--until', true) : ctx.clock.now();
   if (until < since) throw new UsageError(`--until ${flags.until} is before --since ${flags.since}`);
   const to = parseHttpUrl(flags.to, '--to');
   const problem = forwardTargetProblem(to);

@@ -3,9 +3,10 @@
  * `11:18:07  12s ago  prospect_updated  prospect 42  user 1  #812`. Relative times only on a
  * terminal: a file keeps the absolute time alone, which stays true after it is written.
  *
- * On a terminal each event is one line no wider than it (a wrapped line split the event's id,
+ * On a terminal the times are the machine's clock (`TZ`; the tail names the zone once on
+ * stderr), and each event is one line no wider than it (a wrapped line split the event's id,
  * a trial on 80 columns): what tells least gives way first. The relative age goes (the time
- * says it), for the batch and every line after, so that the names stay in one column; then the
+ * says it) if the first batch needs its room, then for every line, so that the names stay in one column; then the
  * related ids past the first (the user), the name's padding as far as need be, the first
  * related id (the prospect), and last the record's type (the name says it) and the name, cut
  * with `…`. The time, the record's id and the event's `#id` stay whole. Off a terminal every
@@ -14,6 +15,7 @@
 import type { ResourceObject } from '../../api/jsonapi.js';
 import { relativeTime } from '../../output/relative-time.js';
 import { fitText, terminalSafe, textWidth } from '../../output/terminal-text.js';
+import type { Zone } from '../../time-zone.js';
 
 /** The columns the name is padded to, so that most records line up after it. */
 const NAME_COLUMN = 22;
@@ -35,13 +37,26 @@ interface EventParts {
   id: string;
 }
 
-function eventParts(r: ResourceObject, t: number, opts: { now: number; relative: boolean }): EventParts {
+/** What a line is drawn with: the moment ages count to, whether they are shown, the zone of the clock times. */
+interface ViewOptions {
+  now: number;
+  relative: boolean;
+  /** The zone the times are shown in (a terminal's: people read their own clock); UTC without. */
+  zone?: Zone | undefined;
+}
+
+/** `YYYY-MM-DDThh:mm:ss` of an instant on the zone's clock (UTC without one). */
+function clockTime(t: number, zone: Zone | undefined): string {
+  return new Date(t + (zone ? zone.offset(t) : 0)).toISOString().slice(0, 19);
+}
+
+function eventParts(r: ResourceObject, t: number, opts: ViewOptions): EventParts {
   const attrs = r.attributes ?? {};
   const p = (typeof attrs['payload'] === 'object' && attrs['payload'] !== null ? attrs['payload'] : {}) as Record<string, unknown>;
-  const iso = new Date(t).toISOString();
-  // Today's events by their time alone; older ones with the date.
+  const iso = clockTime(t, opts.zone);
+  // Today's events by their time alone; older ones with the date (both on the zone's calendar).
   const when =
-    new Date(opts.now).toISOString().slice(0, 10) === iso.slice(0, 10) ? iso.slice(11, 19) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+    clockTime(opts.now, opts.zone).slice(0, 10) === iso.slice(0, 10) ? iso.slice(11, 19) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
   const related: string[] = [];
   const prospect = relId(r, 'prospect');
   if (prospect !== undefined && p['type'] !== 'prospect') related.push(`prospect ${prospect}`);
@@ -96,7 +111,7 @@ function fitted(e: EventParts, width: number): string {
 }
 
 /** One event as one line (no newline), whole: off a terminal. */
-function eventLine(r: ResourceObject, t: number, opts: { now: number; relative: boolean }): string {
+function eventLine(r: ResourceObject, t: number, opts: ViewOptions): string {
   const e = eventParts(r, t, opts);
   // The name padded by UTF-16 units, as before: a file's lines stay as they were.
   return terminalSafe(
@@ -113,18 +128,26 @@ function eventLine(r: ResourceObject, t: number, opts: { now: number; relative: 
 
 /**
  * The view of `events tail`: batches of events as lines (no newlines), fitted to a terminal
- * `width` columns wide (undefined: off a terminal, each line whole). The relative age, when
- * shown, goes for good with the first batch one of whose lines is too wide with it.
+ * `width` columns wide (undefined: off a terminal, each line whole), the times on `zone`'s clock
+ * when given. Whether the relative age is shown is decided once, by the first batch with events:
+ * it goes for good when one of its lines is too wide with it, else it stays for every line after
+ * (they give up their other parts first), so that the columns do not shift between the events
+ * caught up with and those that come live (a trial: `7s ago` on some lines and not on others).
  */
-export function eventView(opts: { relative: boolean; width: number | undefined }) {
+export function eventView(opts: { relative: boolean; width: number | undefined; zone?: Zone | undefined }) {
   let relative = opts.relative;
+  let decided = false;
   return (batch: readonly { record: ResourceObject; t: number }[], now: number): string[] => {
     const width = opts.width;
-    if (width === undefined) return batch.map((e) => eventLine(e.record, e.t, { now, relative }));
-    let events = batch.map((e) => eventParts(e.record, e.t, { now, relative }));
-    if (relative && events.some((e) => textWidth(composed(e, NAME_COLUMN)) > width)) {
-      relative = false;
-      events = events.map(({ age: _age, ...e }) => e);
+    const view = { now, relative, zone: opts.zone };
+    if (width === undefined) return batch.map((e) => eventLine(e.record, e.t, view));
+    let events = batch.map((e) => eventParts(e.record, e.t, view));
+    if (!decided && events.length > 0) {
+      decided = true;
+      if (relative && events.some((e) => textWidth(composed(e, NAME_COLUMN)) > width)) {
+        relative = false;
+        events = events.map(({ age: _age, ...e }) => e);
+      }
     }
     return events.map((e) => fitted(e, width));
   };

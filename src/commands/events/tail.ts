@@ -16,11 +16,13 @@ import { parseEvery, PollPacer } from '../../events/pace.js';
 import { apiTime } from '../../api-time.js';
 import { paginate } from '../../api/paginate.js';
 import { stdoutWidth, writeOut } from '../../output/io.js';
+import { zoneText } from '../../time-zone.js';
 import { flatten } from '../../listing/record-text.js';
 import type { Context } from '../../runtime/context.js';
 import { parseTimerSeconds, parseWholeNumber } from '../../runtime/option-parsers.js';
 import { recordWriter } from '../shared/output.js';
-import { eventFilters, pacedClient, timeFlag, transientReadError } from './event-query.js';
+import { machineDays } from '../resource-commands/query-options.js';
+import { eventFilters, pacedClient, timeFlags, transientReadError } from './event-query.js';
 import { eventView } from './tail-view.js';
 
 /** Options of `events tail`. */
@@ -62,7 +64,7 @@ function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
     throw new UsageError('--since and --since-cursor: give one (a cursor already says where to continue)');
   const filters = eventFilters(flags.name, flags.prospect, (m) => ctx.warn(m));
   let start: TailOptions['start'];
-  if (flags.since !== undefined) start = { from: timeFlag(ctx, flags.since, '--since') };
+  if (flags.since !== undefined) start = { from: timeFlags(ctx)(flags.since, '--since') };
   if (flags.sinceCursor !== undefined) {
     const cursor = decodeCursor(flags.sinceCursor);
     if (!cursor)
@@ -83,7 +85,11 @@ function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
 /** Writes batches of events in the output format: the one-line view for `table`, else the record writer. */
 function eventPrinter(ctx: Context) {
   const human = ctx.output === 'table';
-  const view = eventView({ relative: human && ctx.io.stdoutIsTTY, width: human ? stdoutWidth(ctx.io) : undefined });
+  const terminal = human && ctx.io.stdoutIsTTY;
+  // People read their own clock: on a terminal the times are the machine's zone's (a trial: UTC
+  // times without a zone in Sydney); a file keeps UTC, as it always did.
+  const zone = terminal ? machineDays(ctx).zone() : undefined;
+  const view = eventView({ relative: terminal, width: human ? stdoutWidth(ctx.io) : undefined, zone });
   const writer = human ? undefined : recordWriter(ctx, { format: ctx.output, io: ctx.io });
   const p = {
     printed: 0,
@@ -105,6 +111,8 @@ function eventPrinter(ctx: Context) {
       );
     },
     end: async () => writer?.end(),
+    /** `times in Australia/Sydney (UTC+11:00)` when the view shows local times, said once on stderr. */
+    zoneNote: zone ? `times in ${zoneText(zone, ctx.clock.now())}` : undefined,
   };
   return p;
 }
@@ -185,13 +193,13 @@ export async function tailHandler(ctx: Context, flags: TailFlags): Promise<void>
   const follower = o.start
     ? new EventFollower(client, { filters: o.filters, start: o.start, overlapMs: o.overlapMs, signal: ctx.signal })
     : await startFromNow(ctx, client, o, pacer, (b) => out.emit(b));
-  if (flags.follow) ctx.info(`following events (${pacer.describe()}; Ctrl-C to stop)`);
+  if (flags.follow) ctx.info(`following events (${pacer.describe()}; Ctrl-C to stop)${out.zoneNote ? `, ${out.zoneNote}` : ''}`);
   try {
     await pollLoop(ctx, follower, pacer, (b) => out.emit(b), flags.follow === true);
   } finally {
     await out.end();
     const c = follower.cursor();
-    const n = `${out.printed} event${out.printed === 1 ? '' : 's'}`;
+    const n = `${out.printed} event${out.printed === 1 ? '' : 's'}${out.zoneNote && !flags.follow ? `, ${out.zoneNote}` : ''}`;
     ctx.info(
       c
         ? `${n}; continue with: ${svcAgain(ctx)} events tail --since-cursor ${encodeCursor(c)}`
