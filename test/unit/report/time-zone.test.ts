@@ -1,5 +1,5 @@
 /**
- * The zone reports count days in (src/commands/report/time-zone.ts): local dates and the first
+ * The zone reports count days in (src/time-zone.ts): local dates and the first
  * instant of a local date, across daylight-saving changes (days of 23, 24.5 and 25 hours, a day
  * that begins at 01:00), checked against `Intl`'s own offsets (`longOffset`, read apart from the
  * module's per-day cache); calendar arithmetic; `--tz` and `TZ`.
