@@ -64,8 +64,13 @@ export function missingScope(err: unknown): string | undefined {
   return scopeNamedBy(err) ?? '';
 }
 
+/** The scopes a login should ask for: those the token holds and `needed` besides (auth/scopes.ts `scopesWith`). */
+export type ScopesToAsk = (needed: readonly string[]) => string;
+
 /** Adds the scope and the login command to an `unauthorizedOauthScope` refusal. */
-export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: URL): void {
+export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: URL, ask?: ScopesToAsk): void {
+  // The whole list to ask for where the login's scopes are known: a literal `…` pasted was refused (a trial).
+  const list = (needed: string[]) => (ask ? ask(needed) : `${needed.join(' ')} …`);
   if (err.status !== 403 || !err.errors.some((e) => e.id === 'unauthorizedOauthScope')) return;
   const named = scopeNamedBy(err);
   const own = scopeForRequest(method, url, baseUrl);
@@ -73,7 +78,7 @@ export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: U
   if (!named && own && crossed.length) {
     err.hint(`this request needs the scope ${own}, and ${crossed.join(', ')} for what it filters, sorts or includes by`);
     err.hint(
-      `log in again asking for them with the scopes you use: \`svc login --scopes "${[own, ...crossed].join(' ')} …"\` (\`svc auth status\` shows the scopes you have)`,
+      `log in again asking for them with the scopes you use: \`svc login --scopes "${list([own, ...crossed])}"\` (\`svc auth status\` shows the scopes you have)`,
     );
     return;
   }
@@ -85,6 +90,6 @@ export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: U
   const all = scope.replace(/\.\w+$/, '.all');
   err.hint(`this request needs the scope ${scope} (or ${all})`);
   err.hint(
-    `log in again asking for it with the scopes you use: \`svc login --scopes "${all} …"\` (\`svc auth status\` shows the scopes you have)`,
+    `log in again asking for it with the scopes you use: \`svc login --scopes "${list([all])}"\` (\`svc auth status\` shows the scopes you have)`,
   );
 }

@@ -18,6 +18,8 @@ export interface Connection {
   tokens: TokenProvider;
   /** Where the token comes from, for `auth status` (`refresh-env`: SVC_REFRESH_TOKEN). */
   tokenSource: 'flag' | 'env' | 'profile' | 'sandbox' | 'refresh-env' | 'none';
+  /** The scopes the profile's token was granted (else those its login asked for); unknown for --token and SVC_TOKEN. */
+  scopes?: string;
 }
 
 /** Resolves the connection of a command. */
@@ -117,7 +119,8 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     signal: ctx.signal,
     sleep: (ms) => ctx.clock.sleep(ms, ctx.signal),
   });
-  return { profileName, baseUrl, authUrl, tokens, tokenSource };
+  const scopes = profile?.tokenScopes ?? profile?.scopes;
+  return { profileName, baseUrl, authUrl, tokens, tokenSource, ...(scopes ? { scopes } : {}) };
 }
 
 /** True when the profile holds something that must stay with its API: a token or the client secret. */

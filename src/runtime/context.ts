@@ -62,6 +62,8 @@ interface ApiTarget {
   baseUrl: string;
   authUrl?: string;
   tokens: TokenProvider;
+  /** The token's scopes, where known: a 403's hint gives the whole login to paste. */
+  scopes?: string;
 }
 
 /** What every command handler receives. */

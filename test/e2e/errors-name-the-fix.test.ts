@@ -60,6 +60,24 @@ describe('403 unauthorizedOauthScope', () => {
     expect(r.stderr).not.toContain(token);
   });
 
+  it('after a login of known scopes, the login to paste lists them all and the one needed (a literal … was refused when pasted)', async () => {
+    // A sandbox of its own: a login here would hold the file's sandbox's next token back (its token-issue interval).
+    const own = await startSandbox({ port: 0, seed: 5, tokenIssueIntervalMs: 0 });
+    try {
+      const dir = tempDir();
+      const login = await cliLoginInProcess(own, dir, ['--profile', 'narrow', '--scopes', 'accounts.read users.read']);
+      expect(login.code, login.stderr).toBe(0);
+      const r = await svcInProcess(['--profile', 'narrow', 'prospects', 'list'], { env: { SVC_CONFIG_DIR: dir } });
+      expect(r.code, r.stderr).toBe(4);
+      expect(r.stderr).toMatch(
+        /^hint: log in again asking for it .*`svc --profile narrow login --scopes "accounts\.read users\.read prospects\.all"`/m,
+      );
+      expect(r.stderr).not.toContain('…"');
+    } finally {
+      await own.close();
+    }
+  });
+
   it("a filter or sort through another type names that type's read scope, not the one the token has", async () => {
     const token = sb.issueToken({ scopes: ['prospects.read'] });
     for (const args of [
