@@ -87,6 +87,24 @@ it('an update whose answer was lost, a rerun, the undo: every record back, the o
 });
 
 /**
+ * Runs `args` to its end (exit 0) and reads its run record and journal, each line a string, the
+ * last of `rows` rows done last: the tests cut them where a kill would.
+ */
+async function finishedRun(args: string[], rows: number) {
+  const first = await svc(args);
+  expect(first.code, first.stderr).toBe(0);
+  const id = /recorded as run (\S+):/.exec(first.stderr)?.[1];
+  expect(id, first.stderr).toBeTruthy();
+  const recFile = runFile(runsDir(dataDir(env)), id!);
+  const rec = fs.readFileSync(recFile, 'utf8').split('\n').slice(0, -1);
+  expect(rec.at(-1)).toContain('"k":"end"');
+  expect(rec.at(-2)).toContain(`"k":"done","row":${rows},`);
+  const journalFile = (JSON.parse(rec[0]!) as { r: { journal: string } }).r.journal;
+  const journal = fs.readFileSync(journalFile, 'utf8').split('\n').slice(0, -1);
+  return { id: id!, recFile, rec, journalFile, journal };
+}
+
+/**
  * A `delete --input` of DELETES rows whose last row's DELETE the server carried out, with the
  * files as a kill leaves them: `cut` 'journal' lands between the record's outcome line and the
  * journal's (the record says deleted, the journal has no line); 'answer' lands before the answer
@@ -100,19 +118,9 @@ async function tornDelete(cut: 'journal' | 'answer', from: number): Promise<void
   const file = inputFile(`torn-delete-${cut}.csv`, `id\n${ids.join('\n')}\n`);
   // One worker: the record's and the journal's lines come in the order of the rows.
   const args = ['prospects', 'delete', '--input', file, '--yes', '--concurrency', '1'];
-  const first = await svc(args);
-  expect(first.code, first.stderr).toBe(0);
-  const id = /recorded as run (\S+):/.exec(first.stderr)?.[1];
-  expect(id, first.stderr).toBeTruthy();
-
-  const recFile = runFile(runsDir(dataDir(env)), id!);
-  const rec = fs.readFileSync(recFile, 'utf8').split('\n').slice(0, -1);
-  expect(rec.at(-1)).toContain('"k":"end"');
-  expect(rec.at(-2)).toContain(`"k":"done","row":${DELETES},`);
+  const { id, recFile, rec, journalFile, journal } = await finishedRun(args, DELETES);
   expect(rec.at(-2)).toContain('"status":"deleted"');
   fs.writeFileSync(recFile, `${rec.slice(0, cut === 'journal' ? -1 : -2).join('\n')}\n`);
-  const journalFile = (JSON.parse(rec[0]!) as { r: { journal: string } }).r.journal;
-  const journal = fs.readFileSync(journalFile, 'utf8').split('\n').slice(0, -1);
   expect(journal.at(-1)).toContain(`"row":${DELETES},"status":"deleted"`);
   fs.writeFileSync(journalFile, `${journal.slice(0, -1).join('\n')}\n`);
 
@@ -123,10 +131,10 @@ async function tornDelete(cut: 'journal' | 'answer', from: number): Promise<void
   expect(rerun.code, rerun.stderr).toBe(0);
   expect(rerun.stderr).toContain(`continuing run ${id} (killed after ${cut === 'journal' ? DELETES : DELETES - 1} of ${DELETES} rows`);
   expect(rerun.stderr).not.toMatch(/failed/);
-  const show = await svc(['runs', 'show', id!, '-o', 'json']);
+  const show = await svc(['runs', 'show', id, '-o', 'json']);
   expect((JSON.parse(show.stdout) as { row: number; status: string }[]).map((r) => r.status)).toEqual(Array(DELETES).fill('deleted'));
 
-  const undo = await svc(['runs', 'undo', id!]);
+  const undo = await svc(['runs', 'undo', id]);
   expect(undo.code, undo.stderr).toBe(0);
   const held = emailHolders(sb);
   for (const e of emails) expect(held.get(e), e).toBe(1);
@@ -202,25 +210,15 @@ it('an upsert killed after its last create landed, before the answer: the rerun 
   const { file, emails } = newProspects('kill');
   // One worker: the record's and the journal's lines come in the order of the rows.
   const args = ['prospects', 'upsert', '--input', file, '--match', 'email', '--concurrency', '1'];
-  const first = await svc(args);
-  expect(first.code, first.stderr).toBe(0);
-  const id = /recorded as run (\S+):/.exec(first.stderr)?.[1];
-  expect(id, first.stderr).toBeTruthy();
-
+  const { id, recFile, rec, journalFile, journal } = await finishedRun(args, UPSERTS);
   // The files as a kill between the create's sending and its answer leaves them: the record holds
   // the last row's image and no outcome (nor the end), the journal the row `pending`.
-  const recFile = runFile(runsDir(dataDir(env)), id!);
-  const rec = fs.readFileSync(recFile, 'utf8').split('\n').slice(0, -1);
-  expect(rec.at(-1)).toContain('"k":"end"');
-  expect(rec.at(-2)).toContain(`"k":"done","row":${UPSERTS},`);
   fs.writeFileSync(recFile, `${rec.slice(0, -2).join('\n')}\n`);
-  const journalFile = (JSON.parse(rec[0]!) as { r: { journal: string } }).r.journal;
-  const journal = fs.readFileSync(journalFile, 'utf8').split('\n').slice(0, -1);
   expect(journal.at(-2)).toContain(`"row":${UPSERTS},"status":"pending"`);
   expect(journal.at(-1)).toContain(`"row":${UPSERTS},"status":"created"`);
   fs.writeFileSync(journalFile, `${journal.slice(0, -1).join('\n')}\n`);
 
-  await rerunFindsLanded(args, file, emails, id!, `killed after ${UPSERTS - 1} of ${UPSERTS} rows`);
+  await rerunFindsLanded(args, file, emails, id, `killed after ${UPSERTS - 1} of ${UPSERTS} rows`);
 });
 
 it('an upsert whose last create landed and could not be confirmed (unknown): the rerun reports it created (recovered)', {
