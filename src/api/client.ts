@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { ApiError, InterruptedError, NetworkError, SvcError, UsageError } from '../errors.js';
 import { boundedRequest, ResponseTooLarge, type BoundedResponse } from './bounded-response.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepMessage } from '../json-depth.js';
-import { addScopeHint, type ScopesToAsk } from './scope-hint.js';
+import { addScopeHint } from './scope-hint.js';
 import { errorFromResponse, parseDocument, parseRateLimit, type JsonApiDocument, type RateLimitInfo } from './jsonapi.js';
 import { refusalWait, ServerWaitError } from './server-wait.js';
 import { describeNetworkError, isNeverSentError, isRetryableNetworkError } from './network-errors.js';
@@ -59,8 +59,8 @@ export interface ApiClientOptions {
   trace?: (line: string) => void;
   /** Asked before every request is sent (the rate budget shared by the user's processes). */
   gate?: RequestGate;
-  /** The scopes a 403's login hint asks for, where the token's are known (scope-hint.ts). */
-  scopesToAsk?: ScopesToAsk;
+  /** The scopes the token holds, where known: a 403's login hint asks for them too (scope-hint.ts). */
+  heldScopes?: string;
   /** Told every rate-limit reading, for pacing. */
   onRateLimit?: (info: RateLimitInfo, status: number) => void;
   /** Told of every wait before a retry (for progress displays). */
@@ -224,7 +224,7 @@ export class ApiClient {
           continue;
         }
       }
-      if (res.status === 403) addScopeHint(error, method, url, this.baseUrl, this.opts.scopesToAsk);
+      if (res.status === 403) addScopeHint(error, method, url, this.baseUrl, this.opts.heldScopes);
       if (res.status === 401 && this.opts.tokens.refusedHint) error.hint(this.opts.tokens.refusedHint);
       throw error;
     }

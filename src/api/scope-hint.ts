@@ -64,13 +64,12 @@ export function missingScope(err: unknown): string | undefined {
   return scopeNamedBy(err) ?? '';
 }
 
-/** The scopes a login should ask for: those the token holds and `needed` besides (auth/scopes.ts `scopesWith`). */
-export type ScopesToAsk = (needed: readonly string[]) => string;
-
 /** Adds the scope and the login command to an `unauthorizedOauthScope` refusal. */
-export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: URL, ask?: ScopesToAsk): void {
-  // The whole list to ask for where the login's scopes are known: a literal `…` pasted was refused (a trial).
-  const list = (needed: string[]) => (ask ? ask(needed) : `${needed.join(' ')} …`);
+export function addScopeHint(err: ApiError, method: string, url: URL, baseUrl: URL, held?: string): void {
+  // The whole list to ask for where the token's scopes are known: a literal `…` pasted was
+  // refused (a trial). A 403 says the token lacks those needed, so they are added to its own.
+  const list = (needed: string[]) =>
+    held ? [...new Set([...held.split(/\s+/).filter(Boolean), ...needed])].join(' ') : `${needed.join(' ')} …`;
   if (err.status !== 403 || !err.errors.some((e) => e.id === 'unauthorizedOauthScope')) return;
   const named = scopeNamedBy(err);
   const own = scopeForRequest(method, url, baseUrl);

@@ -80,7 +80,7 @@ export function createContext(
         sleep: (ms) => ctx.clock.sleep(ms, signal),
         signal: app.signal,
         ...(budget ? { gate: budget } : {}),
-        ...(target.scopes ? { scopesToAsk: await scopesToAsk(target.scopes) } : {}),
+        ...(target.scopes ? { heldScopes: target.scopes } : {}),
         ...extra,
       });
     },
@@ -143,10 +143,4 @@ export function createContext(
     },
   };
   return ctx;
-}
-
-/** A 403's login asks for the token's scopes and those needed: `auth/scopes.ts` loaded only then. */
-async function scopesToAsk(has: string): Promise<(needed: readonly string[]) => string> {
-  const { scopesWith } = await import('../auth/scopes.js');
-  return (needed) => scopesWith(has.split(/\s+/).filter(Boolean), needed);
 }
