@@ -99,19 +99,51 @@ describe('-o a command cannot write is refused before anything is sent', () => {
     [['sync', '--status', '-o', 'csv'], 'svc sync --status prints table, json, ndjson or raw, not csv'],
     [
       ['prospects', 'upsert', '--input', 'up.csv', '--match', 'email', '--plan', '-o', 'csv'],
-      'prospects upsert --plan prints table, json or ndjson, not csv',
+      'svc prospects upsert --plan prints table, json or ndjson, not csv',
     ],
     [
       ['prospects', 'upsert', '--input', 'up.csv', '--match', 'email', '--plan', '-o', 'raw'],
-      'prospects upsert --plan prints table, json or ndjson, not raw',
+      'svc prospects upsert --plan prints table, json or ndjson, not raw',
     ],
     [['dedupe', 'apply', 'merge.json', '--plan', '-o', 'csv'], 'svc dedupe apply --plan prints table, json or ndjson, not csv'],
+    // The runs themselves: a trial's `-o csv` was ignored without a word (the lines for people on
+    // stderr, nothing on stdout), where each row's outcome is --report's.
+    [['prospects', 'create', '--input', 'up.csv', '-o', 'csv'], 'svc prospects create prints table, json or ndjson, not csv'],
+    [
+      ['prospects', 'create', '--input', 'up.csv', '--dry-run', '-o', 'raw'],
+      'svc prospects create --dry-run prints table, json or ndjson, not raw',
+    ],
+    [
+      ['prospects', 'upsert', '--input', 'up.csv', '--match', 'email', '-o', 'csv'],
+      'svc prospects upsert prints table, json or ndjson, not csv',
+    ],
+    [['enroll', '--sequence', '1', '--prospect', '1', '-o', 'csv'], 'svc enroll prints table, json or ndjson, not csv'],
+    [['runs', 'undo', 'r1', '-o', 'csv'], 'svc runs undo prints table, json or ndjson, not csv'],
+    [['dedupe', 'apply', 'merge.json', '-o', 'csv'], 'svc dedupe apply prints table, json or ndjson, not csv'],
+    // Commands whose one result is a JSON summary (lines for people otherwise).
+    [['schema', 'pull', '-o', 'csv'], 'svc schema pull prints table, json or ndjson, not csv'],
+    [
+      ['events', 'replay', '--since', '2026-11-01', '--to', 'http://127.0.0.1:9/x', '-o', 'csv'],
+      'svc events replay prints table, json or ndjson, not csv',
+    ],
+    [['webhooks', 'cleanup', '--cleanup-token', 't', '-o', 'csv'], 'svc webhooks cleanup prints table, json or ndjson, not csv'],
+    [
+      ['webhooks', 'trigger', 'prospect.created', '--to', 'http://127.0.0.1:9/x', '-o', 'raw'],
+      'svc webhooks trigger prints table, json or ndjson, not raw',
+    ],
+    [['sandbox', '--from-profile', 'default', '-o', 'csv'], 'svc sandbox --from-profile prints table, json or ndjson, not csv'],
   ])('%j', async (args, message) => {
     const mark = sb.requests.length;
+    const files = fs.readdirSync(path.dirname(csv));
     const r = await svc(args.map((a) => (a === 'up.csv' ? csv : a === 'merge.json' ? path.join(dir, 'nothing.json') : a)));
+    // Nothing written either: no journal beside the input.
+    expect(fs.readdirSync(path.dirname(csv))).toEqual(files);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n')[0]).toBe(`error: ${message}`);
+    // A run's hint names where each row's outcome goes; a plan has none.
+    const run = /^svc (prospects create|prospects upsert|enroll|runs undo|dedupe apply) prints/.test(message);
+    expect(/--report FILE writes each row's outcome/.test(r.stderr)).toBe(run);
     expect(sent(mark)).toBe(0);
   });
 

@@ -10,7 +10,7 @@ import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
-import { printLine } from '../shared/output.js';
+import { printLine, refuseRunOutput } from '../shared/output.js';
 import { secretsMasked, type ResourceType } from '../../registry/index.js';
 import { bulkSetup, type BulkFlags } from './session.js';
 import { noteScan, readResourceInput, runSummary } from './resource-input.js';
@@ -26,6 +26,7 @@ export type ResourceRunFlags = BulkFlags & { input: string; map?: string[] };
 /** Runs a bulk create, update or delete. */
 export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: ResourceRunFlags): Promise<void> {
   const label = `${rt.command} ${VERB[op]}`;
+  refuseRunOutput(ctx, `${label}${ctx.globals.dryRun ? ' --dry-run' : ''}`, ctx.globals.dryRun);
   const setup = bulkSetup(flags, label, ctx.globals.sandbox);
   const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
   if (op !== 'delete') await resolveNames(ctx, rt, input);

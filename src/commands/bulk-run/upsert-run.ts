@@ -26,7 +26,7 @@ import { heldOptInNote, tallyHeld, type HeldTally } from '../../bulk/rows/consen
 import { resolveNames } from './row-rel-names.js';
 import { planIsText, printKeyedPlan } from './upsert-plan.js';
 import { bulkRun } from './run.js';
-import { PLAN_FORMATS, refuseOutput } from '../shared/output.js';
+import { refuseRunOutput } from '../shared/output.js';
 import { grouped, plural } from '../../grouped.js';
 
 /** Flags of a keyed run. */
@@ -35,7 +35,8 @@ export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boo
 /** Runs an upsert, or an update matched by key. */
 export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: KeyMode, flags: KeyedFlags): Promise<void> {
   if (flags.match === undefined) throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by`);
-  if (flags.plan || ctx.globals.dryRun) refuseOutput(ctx, `${rt.command} ${mode} --plan`, PLAN_FORMATS);
+  const planning = flags.plan === true || ctx.globals.dryRun;
+  refuseRunOutput(ctx, `${rt.command} ${mode}${planning ? ' --plan' : ''}`, planning);
   const match = matchAttribute(rt, flags.match);
   if (typeof match !== 'string') throw new UsageError(match.error);
   if (match === 'id' && mode === 'upsert')
@@ -62,7 +63,6 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     }
   };
 
-  const planning = flags.plan === true || ctx.globals.dryRun;
   await bulkRun(ctx, {
     setup,
     label,

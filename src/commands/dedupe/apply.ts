@@ -36,7 +36,7 @@ import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { paginate } from '../../api/paginate.js';
 import { bulkRun } from '../bulk-run/run.js';
-import { PLAN_FORMATS, printPlan, refuseOutput } from '../shared/output.js';
+import { printPlan, refuseRunOutput } from '../shared/output.js';
 import { bulkSetup, loadJournal, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
 import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
@@ -211,7 +211,8 @@ const DONE = new Set(['updated', 'deleted', 'created']);
 
 /** Runs `svc dedupe apply FILE`. */
 export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags): Promise<void> {
-  if (flags.plan || ctx.globals.dryRun) refuseOutput(ctx, 'svc dedupe apply --plan', PLAN_FORMATS);
+  const planning = flags.plan === true || ctx.globals.dryRun;
+  refuseRunOutput(ctx, `dedupe apply${planning ? ' --plan' : ''}`, planning);
   const plan = readPlan(file, svcAgain(ctx));
   const path = PATHS[plan.type]!;
   const setup = bulkSetup({ ...flags, input: file }, `dedupe apply ${path}`, ctx.globals.sandbox);

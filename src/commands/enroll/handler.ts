@@ -28,7 +28,7 @@ import type { InputEncoding } from '../../bulk/input/input-encoding.js';
 import { pagedClient, Stopped } from '../../bulk/run/requester.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, InterruptedError, UsageError } from '../../errors.js';
-import { printLine } from '../shared/output.js';
+import { printLine, refuseRunOutput } from '../shared/output.js';
 import { idleSequence, summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
@@ -145,6 +145,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 
 /** Runs `svc enroll`: the bulk skeleton (bulk-run/run.ts) filled in with enrolments. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
+  refuseRunOutput(ctx, `enroll${ctx.globals.dryRun ? ' --dry-run' : ''}`, ctx.globals.dryRun);
   const setup = bulkSetup(flags, 'enroll', ctx.globals.sandbox);
   const checked = await source(ctx, flags, setup.delimiter, setup.encoding);
   // Checked before the names are looked up: a refusal costs no request.

@@ -11,7 +11,7 @@ import { isoTime } from '../../events/since.js';
 import { forwardTargetProblem } from '../../webhooks/forward.js';
 import type { Context } from '../../runtime/context.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
-import { printJsonResult } from '../shared/output.js';
+import { PLAN_FORMATS, printJsonResult, refuseOutput } from '../shared/output.js';
 import { parseHttpUrl, parsePayloadVersion } from '../webhooks/flags.js';
 import { eventFilters, pacedClient, timeFlags } from './event-query.js';
 import { checkSecretAgainstWebhooks } from './secret-check.js';
@@ -75,6 +75,7 @@ async function printPlan(
 
 /** Replays the window; exit 1 when a delivery is not taken after its attempts. */
 export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<void> {
+  refuseOutput(ctx, 'svc events replay', PLAN_FORMATS);
   const o = readReplayFlags(ctx, flags);
   const client = await pacedClient(ctx, undefined);
   const window = { since: isoTime(o.since), until: isoTime(o.until) };

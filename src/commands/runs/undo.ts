@@ -26,7 +26,7 @@ import { bulkRun } from '../bulk-run/run.js';
 import { runSummaryWanted } from '../bulk-run/run-summary.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
-import { PLAN_FORMATS, printPlan, refuseOutput } from '../shared/output.js';
+import { printPlan, refuseRunOutput } from '../shared/output.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import {
   enrolAgainHint,
@@ -152,7 +152,8 @@ async function confirmDeletes(ctx: Context, id: string, deletes: number): Promis
 
 /** Runs `svc runs undo`. */
 export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): Promise<void> {
-  if (flags.plan || ctx.globals.dryRun) refuseOutput(ctx, 'svc runs undo --plan', PLAN_FORMATS);
+  const planning = flags.plan === true || ctx.globals.dryRun;
+  refuseRunOutput(ctx, `runs undo${planning ? ' --plan' : ''}`, planning);
   const dir = runsDirOf(ctx);
   const rec = loadRun(dir, id, svcAgain(ctx));
   const only = parseRows(flags.rows);

@@ -3,7 +3,7 @@
  * (read-only, within a request budget, anonymised by default), for `svc --sandbox-data FILE …`.
  */
 import fs from 'node:fs';
-import { printJsonResult } from '../shared/output.js';
+import { PLAN_FORMATS, printJsonResult, refuseOutput } from '../shared/output.js';
 import path from 'node:path';
 import { parseFilter, type Filter } from '../../api/filter.js';
 import type { Context } from '../../runtime/context.js';
@@ -56,6 +56,7 @@ function loginCommand(name: string, has: string[], missing: string[]): string {
 
 /** Copies the org of profile `name` into the org file. */
 export async function fromProfileHandler(ctx: Context, name: string, flags: SandboxFlags): Promise<void> {
+  refuseOutput(ctx, 'svc sandbox --from-profile', PLAN_FORMATS);
   if (ctx.globals.sandbox) throw new UsageError('--from-profile copies a real org: drop --sandbox (and SVC_SANDBOX, SVC_SANDBOX_DATA)');
   const sample = flags.sample === undefined ? DEFAULT_SAMPLE : parseWholeNumber(flags.sample, '--sample', 1);
   const budget = flags.budget === undefined ? DEFAULT_BUDGET : parseWholeNumber(flags.budget, '--budget', 1);

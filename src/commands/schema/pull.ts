@@ -4,10 +4,11 @@ import type { Context } from '../../runtime/context.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { schemaCachePath } from '../../org-schema/cache.js';
 import { ambiguousLabels } from '../../org-schema/org-schema.js';
-import { printJsonResult } from '../shared/output.js';
+import { PLAN_FORMATS, printJsonResult, refuseOutput } from '../shared/output.js';
 
 /** Fetches both documents, writes the profile's cache and the completion extras, reports a summary. */
 export async function pullHandler(ctx: Context): Promise<void> {
+  refuseOutput(ctx, 'svc schema pull', PLAN_FORMATS);
   if (ctx.globals.dryRun) {
     const api = await ctx.api();
     const conn = await ctx.connection();

@@ -96,8 +96,24 @@ export async function printPlan(
   return true;
 }
 
-/** What a plan is written as: text for people, one document, a line per row (`-o raw` with `--query`). */
+/**
+ * What a plan, a run or a command with one JSON result is written as: text for people, or the
+ * one document (`-o raw` with `--query`: the value picked).
+ */
 export const PLAN_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson'];
+
+/**
+ * Refuses an `-o` a write run cannot write (bulk runs, upserts, enrolments, undos, dedupe
+ * applies), before it reads its input: it writes its lines for people, or with json/ndjson its
+ * summary (its plan with `--plan` or `--dry-run`). A `-o csv` was ignored without a word, where a
+ * user wanted each row's outcome, which `--report` writes.
+ * @param what the command as the message names it, `--plan` included when planning
+ */
+export function refuseRunOutput(ctx: Context, what: string, plan: boolean): void {
+  const raw = ctx.globals.output === 'raw' ? '; -o raw goes with --query, whose strings it prints unquoted' : '';
+  const report = plan ? '' : "; --report FILE writes each row's outcome, one NDJSON line per row";
+  refuseOutput(ctx, `svc ${what}`, PLAN_FORMATS, `use -o json for the ${plan ? 'plan' : "run's summary"}${raw}${report}`);
+}
 
 /**
  * Refuses an `-o` the command cannot write, before it does anything (exit 2): it was ignored

@@ -4,7 +4,7 @@ import { printDryRun } from '../shared/dry-run.js';
 import { UsageError } from '../../errors.js';
 import { readAll } from '../shared/read-data.js';
 import { cleanupWebhook } from './registration.js';
-import { printJsonResult } from '../shared/output.js';
+import { PLAN_FORMATS, printJsonResult, refuseOutput } from '../shared/output.js';
 
 /** Options of `cleanup`. */
 interface CleanupFlags {
@@ -25,6 +25,7 @@ async function readToken(ctx: Context, flags: CleanupFlags): Promise<string> {
 
 /** Removes a webhook with its cleanup token; says plainly whether it was removed or already gone. */
 export async function cleanupHandler(ctx: Context, flags: CleanupFlags): Promise<void> {
+  refuseOutput(ctx, 'svc webhooks cleanup', PLAN_FORMATS);
   const token = await readToken(ctx, flags);
   ctx.addSecret(token);
   const { baseUrl } = await ctx.connection();

@@ -9,7 +9,7 @@ import { buildSampleDelivery } from '../../webhooks/samples.js';
 import { CLEANUP_TOKEN_HEADER, SIGNATURE_HEADER, signBody } from '../../webhooks/signature.js';
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
 import { idValue } from '../../lossless-json.js';
-import { printJsonResult } from '../shared/output.js';
+import { PLAN_FORMATS, printJsonResult, refuseOutput } from '../shared/output.js';
 
 /** Options of `trigger`. */
 interface TriggerFlags {
@@ -21,6 +21,7 @@ interface TriggerFlags {
 
 /** Posts one signed sample delivery; exit 0 when the receiver answers 2xx. */
 export async function triggerHandler(ctx: Context, eventArg: string, flags: TriggerFlags): Promise<void> {
+  refuseOutput(ctx, 'svc webhooks trigger', PLAN_FORMATS);
   const event = parseConcreteEvent(eventArg);
   if ('problem' in event) throw new UsageError(event.problem);
   const to = parseHttpUrl(flags.to, '--to');
