@@ -12,3 +12,11 @@ export function relativeTime(ms: number, now: number): string {
   if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
   return `${Math.floor(s / 86_400)}d ago`;
 }
+
+/**
+ * svc's own instant (`2026-11-30T16:07:03.938Z`, a run's `at`) to the second for people's text,
+ * as tables show the API's date-times (`2026-06-17T07:01:45Z`); json, ndjson and csv keep it whole.
+ */
+export function toSecond(iso: string): string {
+  return iso.replace(/^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.\d+Z$/, '$1Z');
+}

@@ -97,3 +97,22 @@ it('sql at 80 columns: the mirror date-times keep their minutes and Z, the text 
   const wide = await table(['sql', ...db, q], 160);
   for (const [i, p] of rows.entries()) expect(wide[2 + i]).toContain(`│ ${shown(p.updated_at, true)} │`);
 });
+
+it("svc's own times for people (`runs list`, `runs show`) are to the second with their Z, as the API's are; json keeps the milliseconds", async () => {
+  // `runs list -o table | less` showed `2026-11-30T16:07:03.938Z` beside the API's
+  // `2026-06-17T07:01:45Z` (on a terminal it says how long ago).
+  const json = await svcInProcess(['runs', 'list', '-o', 'json'], { env });
+  expect(json.code, json.stderr).toBe(0);
+  const runs = JSON.parse(json.stdout) as { id: string; when: string }[];
+  expect(runs.length).toBeGreaterThan(0);
+  for (const r of runs) expect(r.when).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  const piped = await svcInProcess(['runs', 'list', '-o', 'table'], { env });
+  expect(piped.code, piped.stderr).toBe(0);
+  for (const r of runs) {
+    const line = piped.stdout.split('\n').find((l) => l.startsWith(r.id))!;
+    expect(line).toMatch(new RegExp(`^${r.id} +${r.when.slice(0, 19)}Z +svc prospects update`));
+  }
+  // The header of `runs show` too.
+  const shown1 = await svcInProcess(['runs', 'show', runs[0]!.id], { env });
+  expect(shown1.stderr + shown1.stdout).toContain(` · ${runs[0]!.when.slice(0, 19)}Z · `);
+});

@@ -22,7 +22,7 @@ import { runsDirOf } from '../bulk-run/run-recording.js';
 import { printValue } from '../shared/output.js';
 import { allRuns, runsProfileOf } from './store.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
-import { relativeTime } from '../../output/relative-time.js';
+import { relativeTime, toSecond } from '../../output/relative-time.js';
 import { commandWords } from './command-words.js';
 
 /** The options of `svc runs prune`. */
@@ -70,7 +70,7 @@ async function printDoomed(ctx: Context, doomed: readonly Doomed[]): Promise<voi
           ['id', 'when', 'profile', 'command'],
           rows.map((r) => [
             r.id,
-            r.when === null ? '' : tty ? relativeTime(Date.parse(r.when), now) : r.when,
+            r.when === null ? '' : tty ? relativeTime(Date.parse(r.when), now) : toSecond(r.when),
             r.profile ?? '',
             r.command === null ? '' : tty ? commandWords(r.command) : r.command,
           ]),

@@ -27,6 +27,7 @@ import { runSummaryWanted } from '../bulk-run/run-summary.js';
 import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
 import { printPlan, refuseRunOutput } from '../shared/output.js';
+import { toSecond } from '../../output/relative-time.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import {
   enrolAgainHint,
@@ -240,7 +241,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
     ...(continued ? { recordInto: continued } : {}),
     async scan() {
       const notes = [
-        `run ${id}: ${rec.meta.argv} (${rec.meta.at})${rec.end ? '' : '; its record was cut short (the run was killed): the rows it holds are undone'}`,
+        `run ${id}: ${rec.meta.argv} (${toSecond(rec.meta.at)})${rec.end ? '' : '; its record was cut short (the run was killed): the rows it holds are undone'}`,
       ];
       if (otherProfile)
         notes.push(`made with the profile "${rec.meta.profile}"; undone with "${conn.profileName}", logged in to the same org`);

@@ -16,7 +16,7 @@ import { allRuns, loadRun, runsProfileOf } from './store.js';
 import { runRowsText } from '../../bulk/run/run-counts.js';
 import { isUndone } from '../../bulk/run/run-record.js';
 import { alignedColumns } from '../../output/aligned-columns.js';
-import { relativeTime } from '../../output/relative-time.js';
+import { relativeTime, toSecond } from '../../output/relative-time.js';
 import { commandWords } from './command-words.js';
 import { grouped } from '../../grouped.js';
 import { idValue } from '../../lossless-json.js';
@@ -89,7 +89,7 @@ export async function listHandler(ctx: Context, flags: { all?: boolean }): Promi
           command: typeof r.command === 'string' ? commandWords(r.command) : r.command,
           state: typeof r.state === 'string' ? r.state.replace(/^undone by \S+$/, 'undone') : r.state,
         }))
-      : rows;
+      : rows.map((r) => ({ ...r, when: typeof r.when === 'string' ? toSecond(r.when) : r.when }));
   await printValue(ctx, ctx.output, rows, () =>
     // The counts are never cut: they are what one reads before an undo ("2 failed" was cut to "2
     // fai…", a review). Where a row has no room for them they go on a line under it, indented.
@@ -116,7 +116,7 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
   }));
   const m = rec.meta;
   ctx.info(
-    `run ${m.id}: ${m.argv} · ${m.at} · profile ${m.profile} · ${m.owner.api}${m.owner.orgName ? ` (${m.owner.orgName})` : ''} · by ${m.who} · ${rowsText(rec)} · ${state(dir, rec)}${m.undoes ? ` · undoes ${m.undoes}` : ''}`,
+    `run ${m.id}: ${m.argv} · ${toSecond(m.at)} · profile ${m.profile} · ${m.owner.api}${m.owner.orgName ? ` (${m.owner.orgName})` : ''} · by ${m.who} · ${rowsText(rec)} · ${state(dir, rec)}${m.undoes ? ` · undoes ${m.undoes}` : ''}`,
   );
   const human = () => {
     const flat = rows.map((r) => {
