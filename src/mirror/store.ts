@@ -484,14 +484,38 @@ export class MirrorStore {
   /** Writes a prepared page and moves the cursor past it, in one transaction (see {@link commitPage}). */
   commitPrepared(spec: TableSpec, page: PreparedPage, cursor: string, runMax: string | null): Promise<CommittedPage> {
     return this.tx(async () => {
+      let changed = 0;
       if (page.rows) {
         runMax = laterOf(runMax, page.rows.highest);
+        changed = page.rows.changed + (await this.changedOfOverlap(spec, page.rows.overlap));
         await this.writePage(spec, page.rows);
       }
       if (page.seen) await this.db.write('_svc_seen', SEEN_COLUMNS, page.seen, ['table_name', 'id'], []);
       await this.db.run('UPDATE _svc_tables SET run_cursor = ?, run_max = ? WHERE table_name = ?', [cursor, runMax, spec.table]);
-      return { runMax, changed: page.rows?.changed ?? 0 };
+      return { runMax, changed };
     });
+  }
+
+  /**
+   * How many records of the overlap an incremental run reads again (stamped at or before the last
+   * run's highest `updatedAt`) changed since the mirror's row was written: another `updatedAt`, or
+   * no row. Read before the page is written. Comparing stamps alone called them all unchanged,
+   * though a record changed in the same second as the last run's newest one, or committed after
+   * its page was read with an earlier stamp, is new to the mirror (the summary said `0 changed`).
+   */
+  private async changedOfOverlap(spec: TableSpec, overlap: PageRows['overlap']): Promise<number> {
+    const column = spec.columns.find((c) => 'attribute' in c.from && c.from.attribute === 'updatedAt');
+    if (!column || overlap.length === 0) return 0;
+    const held = new Map<string, number>();
+    for (let i = 0; i < overlap.length; i += OVERLAP_CHUNK) {
+      const ids = overlap.slice(i, i + OVERLAP_CHUNK).map((o) => o.id);
+      const rows = await this.db.all(
+        `SELECT id, ${quoteId(column.name)} AS at FROM ${quoteId(spec.table)} WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        ids,
+      );
+      for (const r of rows) held.set(String(r['id']), typeof r['at'] === 'string' ? apiTime(r['at']) : Number.NaN);
+    }
+    return overlap.filter((o) => held.get(String(o.id)) !== o.at).length;
   }
 
   private slotsOf(spec: TableSpec): KeySlots {
@@ -516,6 +540,7 @@ export class MirrorStore {
     const links = spec.links.map(() => new Map<number | bigint, (number | bigint)[]>());
     let highest: string | null = null;
     let changed = 0;
+    const overlap: PageRows['overlap'] = [];
     for (const r of records) {
       const id = sqlId(r.id);
       if (id === null) continue;
@@ -551,14 +576,16 @@ export class MirrorStore {
       const stamp = updatedAt >= 0 ? values[updatedAt + 1] : undefined;
       if (typeof stamp === 'string') highest = laterOf(highest, stamp);
       // Not known to be older than the mirror (no date, or one that does not parse): changed.
-      if (changedAfter === undefined || typeof stamp !== 'string' || !(apiTime(stamp) <= changedAfter)) changed++;
+      const at = typeof stamp === 'string' ? apiTime(stamp) : Number.NaN;
+      if (changedAfter === undefined || !(at <= changedAfter)) changed++;
+      else overlap.push({ id, at });
       spec.links.forEach((l, k) => {
         const members = ids ? flatLinkIds(ids[l.relationship]) : linkIds(r, l.relationship);
         // A record that did not send the relationship keeps the links it had.
         if (members !== undefined) links[k]!.set(id, members);
       });
     }
-    return { rows: [...rows.values()], links, highest, changed };
+    return { rows: [...rows.values()], links, highest, changed, overlap };
   }
 
   /** One multi-row upsert for the records, and for each link table a delete and an insert of the members sent. */
@@ -673,6 +700,9 @@ interface PreparedPage {
 }
 
 /** A page's rows made ready for writing (MirrorStore.pageRows). */
+/** Ids a statement asks about at once (well under SQLite's and PostgreSQL's parameter limits). */
+const OVERLAP_CHUNK = 500;
+
 interface PageRows {
   rows: SqlValue[][];
   /** Per link table, the members each record sent. */
@@ -680,6 +710,11 @@ interface PageRows {
   highest: string | null;
   /** Records updated after the time a caller asked about (all of them otherwise). */
   changed: number;
+  /**
+   * Records stamped at or before that time (the overlap an incremental run reads again): changed
+   * only where the mirror holds another `updatedAt` for them, or no row (see changedOfOverlap).
+   */
+  overlap: { id: number | bigint; at: number }[];
 }
 
 /** What a committed page moved: the run's highest `updatedAt`, the page's changed records. */
