@@ -44,12 +44,39 @@ export function writeTempFileSync(file: string, text: string, mode = 0o600): str
 }
 
 /**
+ * What is at `file` when it is neither a regular file, a symlink nor nothing: `a directory`, `a
+ * device`, `a pipe`, `a socket`. A write renamed over a name replaces what is there: run as root,
+ * `svc dedupe prospects --plan /dev/null` left a regular file in place of the system's /dev/null.
+ */
+export function notAFile(file: string): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  if (st.isFile() || st.isSymbolicLink()) return undefined;
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a pipe';
+  if (st.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+/** Refuses to rename a temporary file over something that is not a file (see {@link notAFile}). */
+function replaceable(file: string): void {
+  const what = notAFile(file);
+  if (what) throw Object.assign(new Error(`${file} is ${what}, not a file`), { code: 'ENOTFILE' });
+}
+
+/**
  * Writes `text` to `file` through a temporary file renamed over it (a symlink at `file` is
- * replaced, not followed).
+ * replaced, not followed; a device, pipe or directory is refused, never replaced).
  */
 export function writeFileAtomicSync(file: string, text: string, mode = 0o600): void {
+  replaceable(file);
   const tmp = writeTempFileSync(file, text, mode);
   try {
+    replaceable(file);
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
@@ -59,6 +86,7 @@ export function writeFileAtomicSync(file: string, text: string, mode = 0o600): v
 
 /** {@link writeFileAtomicSync} without blocking (large files: a sandbox's org). */
 export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
+  replaceable(file);
   let tmp: string;
   let fh: fs.promises.FileHandle;
   for (;;) {
@@ -73,6 +101,7 @@ export async function writeFileAtomic(file: string, text: string, mode = 0o600):
   try {
     await fh.writeFile(text);
     await fh.close();
+    replaceable(file);
     await fs.promises.rename(tmp, file);
   } catch (err) {
     await fh.close().catch(() => {});

@@ -4,11 +4,12 @@
  * export's `<file>.part.json` and `<file>.part` are never written through one. Another user's
  * file the link points at is left as it was. The exports run in this process (`svcInProcess`).
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JournalWriter, readJournal } from '../../src/bulk/run/journal.js';
-import { writePrivateFileSync } from '../../src/private-file.js';
+import { writeFileAtomic, writePrivateFileSync } from '../../src/private-file.js';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -92,5 +93,52 @@ describe('an export', () => {
     expect(r.stderr).toMatch(/^error: .*p\.csv\.part: is a symbolic link; svc writes an export's part file itself, never through a link$/m);
     expect(fs.existsSync(elsewhere)).toBe(false);
     expect(fs.existsSync(out)).toBe(false);
+  });
+});
+
+/**
+ * A write renamed into place replaced whatever was at the name: run as root (a container, a CI
+ * job), `svc dedupe prospects --plan /dev/null` left a regular file of 0600 where the system's
+ * /dev/null had been, and every later `> /dev/null` wrote into it (a trial). A pipe stands in for
+ * the device here (mkfifo needs no root); nothing is written there, nor is it replaced.
+ */
+describe('a device or pipe at the name', () => {
+  const fifo = () => {
+    const f = path.join(tempDir('svc-fifo-'), 'plan.json');
+    execFileSync('mkfifo', [f]);
+    return f;
+  };
+  const stillFifo = (f: string) => expect(fs.lstatSync(f).isFIFO()).toBe(true);
+
+  it('the owner-only writer refuses it, sync and async, and leaves no temporary file', async () => {
+    const f = fifo();
+    expect(() => writePrivateFileSync(f, 'x')).toThrow(/plan\.json is a pipe, not a file/);
+    await expect(writeFileAtomic(f, 'x')).rejects.toThrow(/plan\.json is a pipe, not a file/);
+    stillFifo(f);
+    expect(fs.readdirSync(path.dirname(f))).toEqual(['plan.json']);
+  });
+
+  it('dedupe --plan, sync --db and sql --db refuse it (exit 2) and leave it as it was', async () => {
+    const { sb, env } = await sandboxWithEnv({ seed: 10 });
+    try {
+      const e = env();
+      const plan = fifo();
+      const dedupe = await svcInProcess(['dedupe', 'prospects', '--plan', plan], { env: e });
+      expect(dedupe.code, dedupe.stderr).toBe(2);
+      expect(dedupe.stderr).toMatch(
+        /^error: --plan .*plan\.json: is a pipe, not a file: the plan is written beside it and renamed into place$/m,
+      );
+      stillFifo(plan);
+      const db = fifo();
+      const sync = await svcInProcess(['sync', '--db', db, 'users'], { env: e });
+      expect(sync.code, sync.stderr).toBe(2);
+      expect(sync.stderr).toMatch(/^error: the mirror .*plan\.json is a pipe, not a file$/m);
+      const sql = await svcInProcess(['sql', '--db', db, 'select 1'], { env: e });
+      expect(sql.code, sql.stderr).toBe(2);
+      expect(sql.stderr).toMatch(/^error: the mirror .*plan\.json is a pipe, not a file$/m);
+      stillFifo(db);
+    } finally {
+      await sb.close();
+    }
   });
 });

@@ -9,7 +9,7 @@ import { region as phoneRegion, REGIONS } from '../../dedupe/phone.js';
 import { LocalIoError, UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { openReadMirror } from '../../mirror/reader.js';
-import { writeFileAtomicSync } from '../../private-file.js';
+import { notAFile, writeFileAtomicSync } from '../../private-file.js';
 import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { recordWriter } from '../shared/output.js';
@@ -59,6 +59,11 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
   const home = phoneRegion(flags.region ?? 'US');
   if (!home) throw new UsageError(`--region ${flags.region}: expected one of ${Object.keys(REGIONS).join(', ')}`);
   if (flags.plan !== undefined && flags.plan.trim() === '') throw new UsageError('--plan: give a file name');
+  const notFile = flags.plan !== undefined ? notAFile(flags.plan) : undefined;
+  if (notFile)
+    throw new UsageError(`--plan ${flags.plan}: is ${notFile}, not a file: the plan is written beside it and renamed into place`).hint(
+      'give a file path, e.g. --plan merge.json',
+    );
   const target = await mirrorTarget(ctx, { db: flags.db, schema: flags.schema });
   // A SQLite file or a PostgreSQL schema, read with the same statements (mirror-records.ts).
   const db = await openReadMirror(target);
@@ -92,7 +97,8 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
         // Owner-only: the plan holds names and addresses.
         writeFileAtomicSync(flags.plan, JSON.stringify(plan, null, 2) + '\n');
       } catch (err) {
-        throw new LocalIoError(`cannot write ${flags.plan}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+        const code = (err as NodeJS.ErrnoException).code;
+        throw new LocalIoError(`cannot write ${flags.plan}: ${code === 'ENOTFILE' ? (err as Error).message : (code ?? String(err))}`);
       }
       ctx.info(`merge plan written to ${flags.plan}: check it, then \`${svcAgain(ctx)} dedupe apply ${flags.plan} --plan\` to preview`);
     }
