@@ -130,7 +130,8 @@ export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | 
       const own = Object.hasOwn(t.customFields, key) ? t.customFields[key] : undefined;
       if (own) return { name: key, spec: withOptions(rt, own) };
       const wanted = normLabel(key);
-      const hits = customFields.filter((f) => f.label && normLabel(f.label) === wanted);
+      // A name of punctuation alone is no label's.
+      const hits = wanted === '' ? [] : customFields.filter((f) => f.label && normLabel(f.label) === wanted);
       if (hits.length > 1) {
         throw new UsageError(
           `"${key}" is the label of several custom fields of ${rt.type} (${hits.map((f) => f.name).join(', ')}): use the field name`,
@@ -179,6 +180,7 @@ export function ambiguousLabels(schema: OrgSchema): { type: string; label: strin
     for (const f of Object.values(t.customFields)) {
       if (!f.label) continue;
       const k = normLabel(f.label);
+      if (k === '') continue;
       byLabel.set(k, [...(byLabel.get(k) ?? []), f.name]);
     }
     for (const [, fields] of byLabel) if (fields.length > 1) out.push({ type: rt.type, label: t.customFields[fields[0]!]!.label, fields });

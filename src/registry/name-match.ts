@@ -34,13 +34,22 @@ export interface FieldMatch {
 /** A name matched to one field, to several (ambiguous), or to none. */
 type NameMatch = { match: FieldMatch } | { ambiguous: FieldMatch[] } | undefined;
 
-/** `First Name`, `first_name`, `E-Mail` → `firstname`, `firstname`, `email`: the spelling ignored. */
+/**
+ * `First Name`, `first_name`, `E-Mail` → `firstname`, `firstname`, `email`: the spelling ignored
+ * (case, accents, width, spaces and punctuation), the letters and digits of every script kept.
+ * Keeping only a-z and 0-9 made every Japanese, Cyrillic or Greek header one empty name, so a
+ * `--map 会社名=company` set company from the column 部署 (a trial). NFKD folds full-width
+ * `ＡＢＣ` and half-width `ﾒｰﾙ`; NFC after the accents are dropped puts back the marks that are
+ * part of a letter (`ガ` is not `カ`); a final sigma is a sigma.
+ */
 export function looseName(s: string): string {
   return s
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
+    .normalize('NFC')
     .toLowerCase()
-    .replace(/[^a-z0-9]/g, '');
+    .replace(/ς/g, 'σ')
+    .replace(/[^\p{L}\p{N}\p{M}]/gu, '');
 }
 
 /** Loose names equal, a final `s` on either side aside (`Work Phone` is `workPhones`). */
@@ -139,7 +148,7 @@ export function matchFieldName(rt: ResourceType, given: string, org?: OrgLabels,
   if (custom && findAttribute(rt, `custom${custom[1]}`)) found.push({ field: `custom${custom[1]}`, by: 'spelling' });
   for (const a of org?.extraAttributes ?? []) if (sameLoose(looseName(a.name), loose)) found.push({ field: a.name, by: 'spelling' });
   for (const f of org?.customFields ?? [])
-    if (f.label && looseName(f.label) === loose) found.push({ field: f.name, by: 'label', label: f.label });
+    if (f.label && loose !== '' && looseName(f.label) === loose) found.push({ field: f.name, by: 'label', label: f.label });
   if (synonyms && !found.some((m) => m.by === 'spelling')) {
     const targets = SYNONYMS.get(loose) ?? (loose === `${looseName(rt.type)}id` ? [t('id')] : undefined);
     const hit = targets?.find((x) => (x.only === undefined || x.only === rt.type) && hasField(rt, x.field));

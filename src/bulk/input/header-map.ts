@@ -13,6 +13,25 @@ interface ResolvedHeaders {
   unknown: string[];
   /** Ambiguous headers, two columns for one field, a `--map` target that is no field. */
   problems: string[];
+  /** `--map` keys that name no column of the file. */
+  unusedKeys: string[];
+}
+
+/**
+ * The `--map` entry of a header: its key as written, else the one spelled alike (case, width,
+ * spaces, punctuation: registry/name-match.ts). A name of punctuation alone matches only as
+ * written: spelled loosely it is empty, and empty names are not alike.
+ */
+function mapEntryOf(map: ReadonlyMap<string, string>): (header: string) => [key: string, target: string] | undefined {
+  const loose = new Map<string, string>();
+  for (const k of map.keys()) {
+    const l = looseName(k);
+    if (l !== '' && !loose.has(l)) loose.set(l, k);
+  }
+  return (header) => {
+    const key = map.has(header) ? header : loose.get(looseName(header));
+    return key === undefined ? undefined : [key, map.get(key)!];
+  };
 }
 
 /** A column name as a shell word (for the `--map` hints). */
@@ -34,10 +53,13 @@ export function resolveHeaders(
   const columns = new Map<string, FieldMatch>();
   const unknown: string[] = [];
   const problems: string[] = [];
-  const loose = new Map([...map].map(([k, v]) => [looseName(k), v]));
+  const entryOf = mapEntryOf(map);
+  const used = new Set<string>();
   for (const header of headers) {
+    const entry = entryOf(header);
+    if (entry) used.add(entry[0]);
     if (leftOut(header)) continue;
-    const target = map.get(header) ?? loose.get(looseName(header));
+    const target = entry?.[1];
     if (target !== undefined) {
       const m = matchFieldName(rt, target, org);
       if (m && 'match' in m) columns.set(header, { ...m.match, by: 'map' });
@@ -68,7 +90,7 @@ export function resolveHeaders(
       `columns ${hs.map((h) => `"${h}"`).join(' and ')} all set ${field}: leave the others out with --ignore-columns, or map them elsewhere with --map`,
     );
   }
-  return { columns, unknown, problems };
+  return { columns, unknown, problems, unusedKeys: [...map.keys()].filter((k) => !used.has(k)) };
 }
 
 /** The columns read under another name, as `First Name → firstName` (none: an empty list). */

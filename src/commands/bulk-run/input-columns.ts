@@ -17,7 +17,7 @@ import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { findAttribute, type ResourceType } from '../../registry/index.js';
-import { looseName, matchFieldName, type FieldMatch } from '../../registry/name-match.js';
+import { matchFieldName, type FieldMatch } from '../../registry/name-match.js';
 import { orgTypeView, type OrgTypeView } from '../../org-schema/org-schema.js';
 import { nearMiss } from '../../suggest.js';
 
@@ -131,8 +131,7 @@ export async function checkInputColumns(
     }
   }
   for (const c of ignore) if (!columns.includes(c)) ctx.warn(`--ignore-columns: ${file} has no column "${c}"`);
-  const loose = new Set(columns.map(looseName));
-  for (const k of map.keys()) if (!columns.includes(k) && !loose.has(looseName(k))) ctx.warn(`--map: ${file} has no column "${k}"`);
+  for (const k of resolved.unusedKeys) ctx.warn(`--map: ${file} has no column "${k}"`);
   if (resolved.problems.length) {
     const err = new UsageError(`--input ${file}: ${resolved.problems[0]}; nothing was sent`);
     for (const p of resolved.problems.slice(1)) err.hint(p);

@@ -67,6 +67,34 @@ describe('org schema', () => {
     expect(orgTypeView(schema, resourceByType('task')!)).toBeUndefined();
   });
 
+  it('labels in other scripts are names of their own, not one empty name', () => {
+    const jp = buildOrgSchema(
+      {},
+      {
+        data: [
+          {
+            type: 'prospect',
+            meta: {
+              validations: {
+                custom9: { type: 'string', required: false, label: '業種', definition: null },
+                custom10: { type: 'string', required: false, label: '従業員数', definition: null },
+                custom11: { type: 'string', required: false, label: 'Отдел', definition: null },
+              },
+            },
+          },
+        ],
+      },
+      { profile: 'p', baseUrl: 'https://x/api/v2', now: 0 },
+    );
+    const view = orgTypeView(jp, resourceByType('prospect')!)!;
+    expect(view.resolve('業種')?.name).toBe('custom9');
+    expect(view.resolve('従業員数')?.name).toBe('custom10');
+    expect(view.resolve('ОТДЕЛ')?.name).toBe('custom11');
+    expect(view.resolve('部署')).toBeUndefined();
+    expect(view.resolve('—')).toBeUndefined();
+    expect(ambiguousLabels(jp)).toEqual([]);
+  });
+
   it('checks and normalises values, and required custom fields on create only', () => {
     const view = orgTypeView(schema, account)!;
     const attrs: Record<string, unknown> = { custom1: 'gold', region: 'EMEA', renewalOn: '2025-01-01' };

@@ -1,7 +1,7 @@
 /** The one resolver of field names as people write them (src/registry/name-match.ts). */
 import { describe, expect, it } from 'vitest';
 import { resourceByType } from '../../../src/registry/index.js';
-import { matchFieldName } from '../../../src/registry/name-match.js';
+import { looseName, matchFieldName } from '../../../src/registry/name-match.js';
 
 const prospect = resourceByType('prospect')!;
 const account = resourceByType('account')!;
@@ -42,5 +42,34 @@ describe('matchFieldName', () => {
     expect(matchFieldName(prospect, 'title', { customFields: [{ name: 'custom5', label: 'Title' }], extraAttributes: [] })).toEqual({
       match: { field: 'title', by: 'name' },
     });
+  });
+
+  it('keeps the letters and digits of every script: only case, accents, width, spaces and punctuation are spelling', () => {
+    expect(looseName('First Name')).toBe('firstname');
+    expect(looseName('E-Mail')).toBe('email');
+    expect(looseName('Prénom')).toBe('prenom');
+    expect(looseName('会社名')).toBe('会社名');
+    expect(looseName('会社名')).not.toBe(looseName('部署'));
+    expect(looseName('ＡＢＣ　Ｃｏ．')).toBe('abcco');
+    expect(looseName('ﾒｰﾙ')).toBe(looseName('メール'));
+    expect(looseName('ガス')).not.toBe(looseName('カス'));
+    expect(looseName('Фамилия')).toBe(looseName('ФАМИЛИЯ'));
+    expect(looseName('Фамилия')).not.toBe(looseName('Имя'));
+    expect(looseName('ΕΠΏΝΥΜΟΣ')).toBe(looseName('Επώνυμος'));
+    expect(looseName('ईमेल')).not.toBe(looseName('ईमल'));
+  });
+
+  it('matches a label in any script, and never two names that are punctuation alone', () => {
+    const org = {
+      customFields: [
+        { name: 'custom9', label: '業種' },
+        { name: 'custom10', label: '従業員数' },
+        { name: 'custom11', label: '#' },
+      ],
+      extraAttributes: [],
+    };
+    expect(matchFieldName(prospect, '業種', org, true)).toEqual({ match: { field: 'custom9', by: 'label', label: '業種' } });
+    expect(matchFieldName(prospect, '部署', org, true)).toBeUndefined();
+    expect(matchFieldName(prospect, '—', org, true)).toBeUndefined();
   });
 });

@@ -131,3 +131,107 @@ describe('headers as people write them', () => {
     expect(r.stdout).toContain('"email":"ada.h@example.com"');
   });
 });
+
+/** Labels custom fields of prospects in this profile's schema cache, as `svc schema pull` would have them. */
+async function labelCustomFields(env: NodeJS.ProcessEnv, labels: Record<string, string>): Promise<void> {
+  const pull = await runInProcess(['schema', 'pull'], env);
+  expect(pull.code, pull.stderr).toBe(0);
+  const cache = fs.readdirSync(env.SVC_CONFIG_DIR!).find((f) => f.startsWith('schema.'))!;
+  const cachePath = path.join(env.SVC_CONFIG_DIR!, cache);
+  const schema = JSON.parse(fs.readFileSync(cachePath, 'utf8'));
+  for (const [name, label] of Object.entries(labels))
+    schema.types.prospect.customFields[name] = { name, type: 'string', required: false, label, definition: null };
+  fs.writeFileSync(cachePath, JSON.stringify(schema));
+}
+
+// Headers in Japanese, Cyrillic or Greek were all read as one empty name (only a-z and 0-9 were
+// kept): a --map key matched every such column, and two such labels were one (a trial).
+describe('headers in other scripts', () => {
+  it('a --map key that is no header of the file applies to no other column: the unmapped one stops the run', async () => {
+    const env = baseEnv(sbEnv());
+    const csv = file('one.csv', 'Email,部署\r\ny@example.jp,営業部\r\n');
+    const mark = sb.requests.length;
+    const r = await runInProcess(['prospects', 'create', '--input', csv, '--map', '会社名=company', '--report', '-'], env);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/column "部署" is not a field of prospect; nothing was sent/);
+    expect(r.stderr).toMatch(/hint: say which field it holds with --map "部署=FIELD"/);
+    expect(r.stderr).toMatch(/--map: .*one\.csv has no column "会社名"/);
+    expect(r.stderr).not.toContain('部署 → company');
+    expect(received(sb, mark, 'prospects').filter((q) => q.method !== 'GET')).toHaveLength(0);
+  });
+
+  it('a mapped Japanese column is read as its field, and the other Japanese column is named unknown', async () => {
+    const env = baseEnv(sbEnv());
+    const two = file('two.csv', 'Email,会社名,部署\r\nx@example.jp,株式会社ＡＢＣ,営業部\r\n');
+    const refused = await runInProcess(['prospects', 'create', '--input', two, '--map', '会社名=company', '--dry-run'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/column "部署" is not a field of prospect; nothing was sent/);
+    expect(refused.stderr).not.toMatch(/all set company/);
+
+    const one = file('mapped.csv', 'Email,会社名\r\nj1@example.jp,株式会社ＡＢＣ\r\n');
+    // Full-width letters in the map key are the header's half-width ones.
+    const r = await runInProcess(['prospects', 'create', '--input', one, '--map', '会社名=company'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('columns read as: Email → emails, 会社名 → company');
+    expect(await prospectByEmail(env, 'j1@example.jp')).toMatchObject({ company: '株式会社ＡＢＣ' });
+    const wide = file('wide.csv', 'Email,Ｃｏｍｐａｎｙ Ｎａｍｅ\r\nj4@example.jp,ＤＥＦ\r\n');
+    const w = await runInProcess(['prospects', 'create', '--input', wide], env);
+    expect(w.code, w.stderr).toBe(0);
+    expect(await prospectByEmail(env, 'j4@example.jp')).toMatchObject({ company: 'ＤＥＦ' });
+  });
+
+  it('a map file with Japanese keys maps each column to its own field, spelled as loosely as ASCII keys', async () => {
+    const env = baseEnv(sbEnv());
+    // The export writes half-width katakana (ﾒｰﾙ); the map file does not.
+    const csv = file('names.csv', '姓,名,ﾒｰﾙ\r\n山田,太郎,j2@example.jp\r\n');
+    const map = file('map.json', JSON.stringify({ メール: 'emails', 姓: 'lastName', 名: 'firstName' }));
+    const r = await runInProcess(['prospects', 'create', '--input', csv, '--map', map], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('columns read as: 姓 → lastName, 名 → firstName, ﾒｰﾙ → emails');
+    expect(r.stderr).not.toContain('has no column');
+    expect(await prospectByEmail(env, 'j2@example.jp')).toMatchObject({ lastName: '山田', firstName: '太郎' });
+  });
+
+  it('Cyrillic and Greek headers stay apart: mapped ones are read, the others named unknown', async () => {
+    const env = baseEnv(sbEnv());
+    const csv = file('ru.csv', 'Фамилия,Имя,Почта,Επώνυμο\nИванова,Анна,ru1@example.com,x\n');
+    const mark = sb.requests.length;
+    const refused = await runInProcess(['prospects', 'create', '--input', csv, '--map', 'фамилия=lastName', '--map', 'ПОЧТА=emails'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/columns "Имя", "Επώνυμο" are not fields of prospect; nothing was sent/);
+    expect(received(sb, mark, 'prospects').filter((q) => q.method !== 'GET')).toHaveLength(0);
+    const r = await runInProcess(
+      [
+        'prospects',
+        'create',
+        '--input',
+        csv,
+        '--map',
+        'фамилия=lastName',
+        '--map',
+        'ПОЧТА=emails',
+        '--map',
+        'Имя=firstName',
+        '--map',
+        'ΕΠΏΝΥΜΟ=custom5',
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(await prospectByEmail(env, 'ru1@example.com')).toMatchObject({ lastName: 'Иванова', firstName: 'Анна', custom5: 'x' });
+  });
+
+  it('a header equal to a Japanese custom-field label is read as that field, and two such labels stay two', async () => {
+    const env = baseEnv(sbEnv());
+    await labelCustomFields(env, { custom9: '業種', custom10: '従業員数' });
+    const csv = file('labels.csv', 'Email,業種,従業員数\r\nj3@example.jp,製造業,120\r\n');
+    const r = await runInProcess(['prospects', 'create', '--input', csv], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('業種 → custom9 (label "業種"), 従業員数 → custom10 (label "従業員数")');
+    expect(await prospectByEmail(env, 'j3@example.jp')).toMatchObject({ custom9: '製造業', custom10: '120' });
+    const unknown = file('unlabelled.csv', 'Email,部署\r\nj5@example.jp,営業部\r\n');
+    const u = await runInProcess(['prospects', 'create', '--input', unknown], env);
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/column "部署" is not a field of prospect/);
+  });
+});
