@@ -6,7 +6,7 @@ import { checkValue } from '../api/validate.js';
 import { UsageError } from '../errors.js';
 import { findAttribute, resourceByType, RESOURCES, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { looseName } from '../registry/name-match.js';
-import { checkCustomValue, fieldName } from './custom-values.js';
+import { checkCustomValue, fieldName, holdsNumbers } from './custom-values.js';
 import { attributesFromOpenApi } from './openapi-fields.js';
 import { ORG_SCHEMA_VERSION, type CustomField, type OrgSchema, type OrgType } from './types.js';
 
@@ -73,13 +73,23 @@ interface OrgFieldProblem {
   reason: string;
 }
 
+/**
+ * The attribute a name means. `holdsNumbers`: a custom field whose values are numbers written as
+ * text (numerical, percentage, currency), whose filters read full-width digits as `--attr` does.
+ */
+interface ResolvedName {
+  name: string;
+  spec: AttributeSpec;
+  holdsNumbers?: true;
+}
+
 /** One type seen through the org schema. */
 export interface OrgTypeView {
   /**
    * The attribute a name given by a user means, when the registry does not know it as written:
    * a custom-field label (case and spacing ignored) or an attribute only the org shows.
    */
-  resolve(key: string): { name: string; spec: AttributeSpec } | undefined;
+  resolve(key: string): ResolvedName | undefined;
   /**
    * Checks (and normalises in place) attributes about to be written: custom values against
    * their validation type, org-only attributes against their type; on create, required custom
@@ -113,6 +123,12 @@ function withOptions(rt: ResourceType, f: CustomField): AttributeSpec {
   return options?.length ? { ...spec, enum: options } : spec;
 }
 
+/** What a custom field's name or label resolves to. */
+function customName(rt: ResourceType, f: CustomField): ResolvedName {
+  const spec = withOptions(rt, f);
+  return holdsNumbers(f) ? { name: f.name, spec, holdsNumbers: true } : { name: f.name, spec };
+}
+
 export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | undefined {
   const t = schema.types[rt.type];
   if (!t) return undefined;
@@ -128,7 +144,7 @@ export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | 
       // folded to an option's case or refused, as `--attr` does (`custom1=webinar` matched
       // nothing, a review).
       const own = Object.hasOwn(t.customFields, key) ? t.customFields[key] : undefined;
-      if (own) return { name: key, spec: withOptions(rt, own) };
+      if (own) return customName(rt, own);
       const wanted = normLabel(key);
       // A name of punctuation alone is no label's.
       const hits = wanted === '' ? [] : customFields.filter((f) => f.label && normLabel(f.label) === wanted);
@@ -137,7 +153,7 @@ export function orgTypeView(schema: OrgSchema, rt: ResourceType): OrgTypeView | 
           `"${key}" is the label of several custom fields of ${rt.type} (${hits.map((f) => f.name).join(', ')}): use the field name`,
         );
       }
-      if (hits.length === 1) return { name: hits[0]!.name, spec: withOptions(rt, hits[0]!) };
+      if (hits.length === 1) return customName(rt, hits[0]!);
       return undefined;
     },
     apply(attributes, forUpdate, semicolonFile) {

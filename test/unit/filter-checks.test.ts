@@ -204,6 +204,13 @@ describe('checkFilterValues: enums, booleans and id ranges (a trial: these match
     expect(check(NAMED, expr)).toMatchObject({ kind: 'eq', values: [sent] });
   });
 
+  it('a number is sent as it was checked: full-width digits as ASCII ones (１..５ passed the check and was sent as typed)', () => {
+    const SCORE: AttributeSpec = { name: 'engagedScore', type: 'number', filterable: true };
+    expect(check(SCORE, 'engagedScore=１..５')).toMatchObject({ kind: 'range', from: '1', to: '5' });
+    expect(check(SCORE, 'engagedScore=８５,－２．５')).toMatchObject({ kind: 'list', values: ['85', '-2.5'] });
+    expect(refusal(SCORE, 'engagedScore=５..１').message).toMatch(/the range starts \(5\) after it ends \(1\)/);
+  });
+
   it('a boolean given anything else is refused', () => {
     const e = refusal(NAMED, 'named=maybe');
     expect(e.exitCode).toBe(2);

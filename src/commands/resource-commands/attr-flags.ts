@@ -25,7 +25,8 @@ function splitPair(flag: string, what: string): { key: string; value: string; js
  * schema shows (`svc schema pull`; see src/org-schema/org-schema.ts).
  */
 export interface AttributeNames {
-  resolve(key: string): { name: string; spec: AttributeSpec } | undefined;
+  /** `holdsNumbers`: a custom field of numbers (written as text), whose filters read full-width digits. */
+  resolve(key: string): { name: string; spec: AttributeSpec; holdsNumbers?: true } | undefined;
 }
 
 /** Attributes from `--attr` flags; repeated list attributes accumulate. */

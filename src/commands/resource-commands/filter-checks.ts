@@ -9,7 +9,7 @@ import { apiDateTime } from '../../api-time.js';
 import type { Filter } from '../../api/filter.js';
 import { checkValue, coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
-import type { AttributeSpec } from '../../registry/index.js';
+import { asciiForms, type AttributeSpec } from '../../registry/index.js';
 import { closest } from '../../suggest.js';
 import { addDays, type Zone } from '../../time-zone.js';
 
@@ -167,8 +167,13 @@ function reversedRange(given: string, f: Filter, from: string, to: string): Usag
   );
 }
 
-/** Numbers checked here (the service would refuse them with exit 1), and a range the right way round. */
-function checkNumbers(spec: AttributeSpec, f: Filter, given: string): Filter {
+/**
+ * Numbers checked here (the service would refuse them with exit 1), and a range the right way
+ * round. A value is sent as it was checked: the check reads full-width digits as theirs
+ * (coerceString), and `１` passed it and was sent as typed, which the service refused.
+ */
+function checkNumbers(spec: AttributeSpec, given0: Filter, given: string): Filter {
+  const f = mapValues(given0, asciiForms);
   const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
   for (const v of values) {
     if (v === 'inf' || v === 'neginf') continue;

@@ -8,6 +8,7 @@ import { parseFilter, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
 import { UsageError } from '../../errors.js';
 import {
+  asciiForms,
   findAttribute,
   findRelationship,
   isKnownField,
@@ -141,6 +142,16 @@ function filterSpec(rt: ResourceType, [head, tail]: string[], names?: AttributeN
   return tail === 'id' || !trt ? undefined : findAttribute(trt, tail);
 }
 
+/**
+ * True when a filter's field holds numbers: a number or integer attribute, or a custom field the
+ * org schema types as numerical, a percentage or a currency (its values are text to the API).
+ */
+function readsNumbers(rt: ResourceType, path: string[], names?: AttributeNames): boolean {
+  const spec = filterSpec(rt, path, names);
+  if (spec?.type === 'number' || spec?.type === 'integer') return true;
+  return path.length === 1 && names?.resolve(path[0]!)?.holdsNumbers === true;
+}
+
 /** Parses one filter and checks its names against the registry. */
 function checkFilter(rt: ResourceType, given: string, warn: (m: string) => void, names?: AttributeNames): Filter {
   let expr = given;
@@ -157,6 +168,11 @@ function checkFilter(rt: ResourceType, given: string, warn: (m: string) => void,
   let f: Filter;
   try {
     f = parseFilter(expr);
+    // A number typed full-width (`８５`, `１．．５`: a Japanese IME's) is read as `--attr` reads it,
+    // its ASCII forms (asciiForms), and sent so: `８５` was sent as typed and matched nothing, and
+    // `１..５` was refused by the service (exit 1). Parsed again, so that `．．` and `，` are a
+    // range and a list; the name is ASCII already. Dates and text keep what was typed.
+    if (readsNumbers(rt, f.path, names)) f = parseFilter(asciiForms(expr));
   } catch (err) {
     // A name with spaces is most likely a custom-field label the cache does not hold.
     if (err instanceof UsageError && /\s/.test(given0) && rt.customFields && !names)
