@@ -3,8 +3,9 @@
  * `create`/`update` flags and bulk input rows: read-only fields, max lengths, enum values, types.
  * Unknown attributes pass through untouched (the server knows more fields than the spec shows).
  */
-import { asciiForms, findAttribute, httpsUrlProblem, isEmailAddress, type AttributeSpec, type ResourceType } from '../registry/index.js';
+import { findAttribute, httpsUrlProblem, isEmailAddress, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { parseJson } from '../lossless-json.js';
+import { asciiForms } from '../ascii-forms.js';
 
 /** A problem with one field; `UsageError`s and bulk row reports are made from it. */
 export interface FieldProblem {
@@ -49,7 +50,7 @@ function jsonStringList(raw: string): string[] | undefined {
 export function coerceString(spec: AttributeSpec | undefined, raw: string): { value: unknown } | { problem: string } {
   if (!spec) return { value: raw };
   switch (spec.type) {
-    // Digits typed full-width (`８５`, a Japanese IME's) are theirs (registry/formats.ts asciiForms).
+    // Digits typed full-width (`８５`, a Japanese IME's) are theirs (src/ascii-forms.ts).
     case 'integer': {
       const t = asciiForms(raw).trim();
       return /^-?\d+$/.test(t) ? { value: Number(t) } : { problem: `expected an integer, got "${raw}"` };

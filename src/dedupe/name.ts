@@ -2,7 +2,8 @@
  * Names as duplicate keys: accents folded (NFKD, Latin accents dropped: `Zoë` is `zoe`; other
  * scripts' marks kept: `サンプル` is not `サンブル`), width folded (`ｻﾝﾌﾟﾙ` is `サンプル`), case folded,
  * punctuation made a space, spaces collapsed. Company names also lose their legal form
- * (`Acme Inc.`, `ACME, Inc`, `Acme GmbH` are all `acme`), and a leading `the`.
+ * (`Acme Inc.`, `ACME, Inc`, `Acme GmbH` are all `acme`; `ABC株式会社`, `株式会社ABC`, `(株)ABC`
+ * and `ABC㈱` are all `abc`), and a leading `the`.
  */
 
 /** Legal forms and their abbreviations, dropped at the end of a company name (after normalising). */
@@ -42,6 +43,40 @@ const COMPANY_SUFFIXES = new Set([
   'holdings',
 ]);
 
+/**
+ * Japanese legal forms (after normalising). Unlike the Latin ones they come before the name as
+ * often as after it (`株式会社ABC`, `ABC株式会社`), and with no space between: they are cut from
+ * the start of the first word and the end of the last.
+ */
+const JAPANESE_FORMS = ['株式会社', '有限会社', '合同会社', '合名会社', '合資会社'];
+
+/**
+ * The bracketed one-character abbreviations of {@link JAPANESE_FORMS}: `(株)`, `（株）` full-width,
+ * `㈱` as one character (and `(有)` `㈲`, `(同)`, `(名)` `㈴`, `(資)` `㈾`). Read on the name as
+ * typed, where the brackets still say it is an abbreviation: without them 株 is a word of a name.
+ */
+const JAPANESE_ABBREVIATIONS = /[(（]\s*([株有同名資])\s*[)）]|([㈱㈲㈴㈾])/g;
+const ABBREVIATED: Readonly<Record<string, string>> = {
+  株: '株式会社',
+  有: '有限会社',
+  同: '合同会社',
+  名: '合名会社',
+  資: '合資会社',
+  '㈱': '株式会社',
+  '㈲': '有限会社',
+  '㈴': '合名会社',
+  '㈾': '合資会社',
+};
+
+/** `word` without a Japanese legal form at its start (`株式会社abc`) or its end (`abc株式会社`). */
+function withoutJapaneseForm(word: string, at: 'start' | 'end'): string {
+  for (const f of JAPANESE_FORMS) {
+    if (at === 'start' && word.startsWith(f)) return word.slice(f.length);
+    if (at === 'end' && word.endsWith(f)) return word.slice(0, -f.length);
+  }
+  return word;
+}
+
 /** Case, accents, punctuation and spacing folded. */
 export function normaliseName(raw: unknown): string {
   if (typeof raw !== 'string') return '';
@@ -64,7 +99,26 @@ export function normaliseName(raw: unknown): string {
 
 /** A company name without its legal form: `ACME, Inc.` → `acme`. */
 export function normaliseCompany(raw: unknown): string {
-  const words = normaliseName(raw).split(' ').filter(Boolean);
+  // Only a name with a character outside ASCII can have a Japanese form.
+  const japanese = typeof raw === 'string' && !/^[ -~]*$/.test(raw);
+  const words = normaliseName(
+    japanese ? raw.replace(JAPANESE_ABBREVIATIONS, (_, a?: string, b?: string) => ` ${ABBREVIATED[(a ?? b)!]} `) : raw,
+  )
+    .split(' ')
+    .filter(Boolean);
+  if (japanese) {
+    // A form of its own (`株式会社 abc`) or glued to the name (`株式会社abc`); a name that is only a form stays.
+    const head = withoutJapaneseForm(words[0] ?? '', 'start');
+    if (head !== words[0] && (head || words.length > 1)) {
+      if (head) words[0] = head;
+      else words.shift();
+    }
+    const tail = withoutJapaneseForm(words.at(-1) ?? '', 'end');
+    if (tail !== words.at(-1) && (tail || words.length > 1)) {
+      if (tail) words[words.length - 1] = tail;
+      else words.pop();
+    }
+  }
   // `S.A.` and `B.V.` normalise to single letters: join the trailing single letters back.
   while (words.length > 1 && words.at(-1)!.length === 1 && words.at(-2)!.length === 1) {
     const last = words.pop()!;

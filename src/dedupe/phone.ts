@@ -7,7 +7,11 @@
  * string for the same number, not validation per carrier. The regions known are NANP (US, CA and
  * the other +1 countries) and the common country codes of {@link REGIONS}; an international
  * number (`+…`, `00…`) of any other code is kept as its digits when its length is plausible.
+ *
+ * The width of its characters does not matter: `０３－７７７７－１１１１` (typed with a Japanese
+ * IME, full-width digits, hyphens, parentheses, plus and spaces) is `03-7777-1111`.
  */
+import { asciiForms } from '../ascii-forms.js';
 
 /** A region: its calling code, the trunk prefix dialled before national numbers, and the national number lengths. */
 interface Region {
@@ -69,10 +73,26 @@ function splitExtension(s: string): [string, string | undefined] {
   return m ? [m[1]!, m[2]] : [s, undefined];
 }
 
+/**
+ * The dashes a number is written with besides `-`: typographic ones (U+2010–U+2015, the minus sign
+ * U+2212) and the katakana prolonged sound mark `ー` (and its half-width `ｰ`), which a Japanese IME
+ * gives for the hyphen key in kana mode. Only ever read inside a phone number.
+ */
+const DASHES = /[\u2010-\u2015\u2212\u30fc\uff70]/g;
+
+/** `raw` in ASCII where it matters to a number: full-width forms (`０３（５５５５）`), the ideographic space, dashes. */
+function asciiNumber(raw: string): string {
+  // Most numbers are ASCII already.
+  if (/^[ -~]*$/.test(raw)) return raw;
+  return asciiForms(raw)
+    .replace(/\u3000/g, ' ')
+    .replace(DASHES, '-');
+}
+
 /** The E.164 form of `raw` in `home`'s numbering plan, or undefined when it is not a phone number. */
 export function normalisePhone(raw: unknown, home: Region = REGIONS.US!): Phone | undefined {
   if (typeof raw !== 'string') return undefined;
-  const [body, ext] = splitExtension(raw.trim());
+  const [body, ext] = splitExtension(asciiNumber(raw).trim());
   // Only the characters phone numbers are written with: letters (vanity numbers, notes) are not read.
   if (!/^[+\d\s().\-/]+$/.test(body)) return undefined;
   let digits = body.replace(/\D/g, '');

@@ -4,7 +4,8 @@
  * normalised where the type has one spelling (`true`, `2024-05-01`, the option's own case).
  */
 import type { CustomField } from './types.js';
-import { asciiForms, decimalCommaNumber } from '../registry/index.js';
+import { asciiForms } from '../ascii-forms.js';
+import { decimalCommaNumber } from '../registry/index.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;

@@ -3,6 +3,7 @@
  * it sends a row or an `--attr` (api/validate.ts), enroll reading addresses, the sandbox on every
  * write (sandbox/query/validate.ts), and the sandbox's OpenAPI document says them. One rule each, so that a value one command accepts is never refused by another.
  */
+import { asciiForms } from '../ascii-forms.js';
 
 /**
  * An e-mail address: one `@` with text on both sides, no spaces (`not-an-email` and `a @b` are
@@ -34,20 +35,6 @@ export function httpsUrlProblem(s: string): string | undefined {
   }
   if (u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname))) return undefined;
   return `must use HTTPS (got ${JSON.stringify(s)}; plain http only to 127.0.0.1 or localhost)`;
-}
-
-/** The full-width forms of ASCII (U+FF01–U+FF5E: ０–９, －, ＋, ．, ，, ％, Ａ…). */
-const FULL_WIDTH = /[\uff01-\uff5e]/g;
-
-/**
- * `s` with the full-width forms of ASCII as ASCII (`８５` → `85`, `－１，５` → `-1,5`), for a value
- * read as a number: Japanese IMEs and Excel type digits full-width, and a trial's Lead Score of
- * `８５` was refused as no number. Exactly what NFKC does to that block and nothing more: NFKC
- * itself also turns `²` into `2` (`10²` would be 102) and `①` into `1`, which no number field
- * should take silently. Text fields never come here: their full-width characters stay.
- */
-export function asciiForms(s: string): string {
-  return s.replace(FULL_WIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
 }
 
 /** `4,5` or `-0,25`: a number written with a decimal comma. */

@@ -1,6 +1,6 @@
 /**
  * The resource registry: every type of the API with its fields, operations and actions,
- * and the lookups the other layers use. Pure data; imports nothing outside this folder.
+ * and the lookups the other layers use. Pure data; imports nothing outside this folder but a leaf of src/ (`ascii-forms.ts`).
  */
 import { RESOURCE_TYPES } from './data/index.js';
 import { camel } from './define.js';
@@ -8,7 +8,7 @@ export { kebab } from './define.js';
 import { CUSTOM_FIELD_COUNT, type AttributeSpec, type ResourceType } from './types.js';
 
 export * from './types.js';
-export { asciiForms, decimalCommaNumber, httpsUrlProblem, isEmailAddress } from './formats.js';
+export { decimalCommaNumber, httpsUrlProblem, isEmailAddress } from './formats.js';
 
 /**
  * All resource types, sorted by type name (case-insensitively, then by code unit: what

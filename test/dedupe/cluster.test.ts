@@ -71,6 +71,24 @@ describe('clusterProspects', () => {
     expect(ids(clusterProspects(people, { region: { code: '44', trunk: '0', lengths: [10] } }))).toEqual([[1, 2]]);
   });
 
+  it('matches a number typed full-width and a name at a company with its Japanese legal form before or after it', () => {
+    // A Japanese sales-ops trial: neither pair was found.
+    const jp = { code: '81', trunk: '0', lengths: [9, 10] };
+    const people: ProspectIn[] = [
+      { id: 1, firstName: '中村', lastName: '優子', phones: ['03-7777-1111'] },
+      { id: 2, firstName: '中村', lastName: '優子', phones: ['０３－７７７７－１１１１'] },
+      { id: 3, firstName: '鈴木', lastName: '一郎', company: 'ABC株式会社' },
+      { id: 4, firstName: '鈴木', lastName: '一郎', company: '株式会社ABC' },
+      { id: 5, firstName: '鈴木', lastName: '一郎', accountName: '㈱ABC' },
+    ];
+    const phone = clusterProspects(people, { by: ['phone'], region: jp });
+    expect(ids(phone)).toEqual([[1, 2]]);
+    expect(phone[0]!.reasons).toEqual(['1 ~ 2: phone +81377771111 and name 中村 優子']);
+    const name = clusterProspects(people, { by: ['name'], region: jp });
+    expect(ids(name)).toEqual([[3, 4, 5]]);
+    expect(name[0]!.reasons.join('\n')).toMatch(/3 ~ 4: name 鈴木 一郎 at abc/);
+  });
+
   it('leaves out pairs under --min-score', () => {
     const people: ProspectIn[] = [
       { id: 1, firstName: 'Ada', lastName: 'Petrov', phones: ['5550102000'] },
@@ -96,5 +114,15 @@ describe('clusterAccounts', () => {
       [5, 6],
     ]);
     expect(ids(clusterAccounts(accounts, { by: [] }))).toEqual([[1, 2, 3]]);
+  });
+
+  it('matches accounts by name without a Japanese legal form, before or after the name', () => {
+    const accounts = [
+      { id: 1, name: '株式会社ABC' },
+      { id: 2, name: 'ABC㈱' },
+      { id: 3, name: '（株）ＡＢＣ' },
+      { id: 4, name: 'ABC商事' },
+    ];
+    expect(ids(clusterAccounts(accounts))).toEqual([[1, 2, 3]]);
   });
 });

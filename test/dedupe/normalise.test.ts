@@ -46,6 +46,26 @@ describe('normalisePhone', () => {
     expect(normalisePhone('06 1234 5678', region('IT'))).toEqual({ e164: '+390612345678' });
     expect(normalisePhone('+61 2 9876 5432')).toEqual({ e164: '+61298765432' });
   });
+  it('reads a number typed full-width as its ASCII twin (a Japanese sales-ops trial: the pair was not found)', () => {
+    const jp = region('JP');
+    for (const s of [
+      '03-7777-1111',
+      '０３-７７７７-１１１１',
+      '０３－７７７７－１１１１',
+      '（０３）７７７７－１１１１',
+      '０３　７７７７　１１１１',
+      '＋８１　３－７７７７－１１１１',
+      // The dashes a word processor or an IME in kana mode gives: minus sign, en dash, ー.
+      '03−7777−1111',
+      '03–7777–1111',
+      '03ー7777ー1111',
+    ])
+      expect(normalisePhone(s, jp), s).toEqual({ e164: '+81377771111' });
+    expect(normalisePhone('５５５．０１０．２０００　ｘ１２')).toEqual({ e164: '+15550102000', ext: '12' });
+    // The full-width forms of ASCII only, not all of NFKC: a superscript is no digit.
+    expect(normalisePhone('03-7777-111¹', jp)).toBeUndefined();
+    expect(normalisePhone('０３-７７７７-１１１Ａ', jp)).toBeUndefined();
+  });
   it('keeps an international number of another country as its digits', () => {
     expect(normalisePhone('+254 712 345678')).toEqual({ e164: '+254712345678' });
   });
@@ -63,8 +83,8 @@ describe('names and companies', () => {
   });
   it('keeps the marks of other scripts: kana voicing makes another name, Indic vowel signs no space', () => {
     // A new-user trial: the voicing marks were dropped (as a space), and two companies became one.
-    expect(normaliseCompany('株式会社サンプル')).toBe('株式会社サンプル');
-    expect(normaliseCompany('株式会社サンブル')).toBe('株式会社サンブル');
+    expect(normaliseCompany('株式会社サンプル')).toBe('サンプル');
+    expect(normaliseCompany('株式会社サンブル')).toBe('サンブル');
     expect(normaliseName('ｻﾝﾌﾟﾙ')).toBe('サンプル');
     expect(normaliseName('ガッコウ')).not.toBe(normaliseName('カッコウ'));
     expect(normaliseName('हिन्दी नाम')).toBe('हिन्दी नाम');
@@ -76,6 +96,44 @@ describe('names and companies', () => {
     expect(normaliseCompany('Acme Rockets Inc')).toBe('acme rockets');
     // A name that is only a legal form word stays.
     expect(normaliseCompany('Group')).toBe('group');
+  });
+  it('drops Japanese legal forms before or after the name, spelled out or abbreviated, with or without a space', () => {
+    // A Japanese sales-ops trial: 鈴木 一郎 at ABC株式会社 and at 株式会社ABC were not matched.
+    for (const s of [
+      'ABC株式会社',
+      '株式会社ABC',
+      '株式会社 ABC',
+      'ABC 株式会社',
+      'ＡＢＣ株式会社',
+      '(株)ABC',
+      '（株）ABC',
+      'ABC(株)',
+      '㈱ABC',
+      'ABC㈱',
+      '( 株 ) ABC',
+      'ABC K.K.',
+      'ABC KK',
+      'ABC Co., Ltd.',
+    ])
+      expect(normaliseCompany(s), s).toBe('abc');
+    for (const s of [
+      '有限会社山田商店',
+      '山田商店有限会社',
+      '(有)山田商店',
+      '㈲山田商店',
+      '合同会社山田商店',
+      '山田商店合名会社',
+      '合資会社 山田商店',
+      '(同)山田商店',
+    ])
+      expect(normaliseCompany(s), s).toBe('山田商店');
+    // Only at the ends: a form inside the name stays, and so does a name that is only a form.
+    expect(normaliseCompany('ABC株式会社東京支社')).toBe('abc株式会社東京支社');
+    expect(normaliseCompany('株式会社')).toBe('株式会社');
+    expect(normaliseCompany('㈱')).toBe('株式会社');
+    // 株 without its brackets is a word of the name (株 is also "stock").
+    expect(normaliseCompany('株 ABC')).toBe('株 abc');
+    expect(normaliseCompany('ＸＹＺ商事')).toBe(normaliseCompany('XYZ商事'));
   });
   it('scores similar names high and different ones low', () => {
     expect(similarity('chloe', 'choe')).toBeGreaterThan(0.9);

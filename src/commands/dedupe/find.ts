@@ -92,7 +92,7 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
       `${grouped(clusters.length)} cluster(s), ${grouped(dups)} likely duplicate(s) among ${grouped(read.records.size)} ${type}s of the mirror (${((ctx.clock.now() - started) / 1000).toFixed(1)} s)`,
     );
     if (flags.plan !== undefined) {
-      const plan = await buildPlan(m, type, clusters, read.records, { keep, mirror: where, now: ctx.clock.now() });
+      const plan = await buildPlan(m, type, clusters, read.records, { keep, mirror: where, now: ctx.clock.now(), region: home });
       try {
         // Owner-only: the plan holds names and addresses.
         writeFileAtomicSync(flags.plan, JSON.stringify(plan, null, 2) + '\n');

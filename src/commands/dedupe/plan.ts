@@ -119,32 +119,41 @@ export function rankMembers(
   return { ranked, why: `survivor ${s.id}: ${why} (--keep ${keep})` };
 }
 
+/** The region national numbers are read in (`--region`). */
+type Home = Parameters<typeof normalisePhone>[1];
+
 /**
- * A list value's key for joining: addresses ignoring case, numbers normalised, other values as
+ * A list value's key for joining: addresses ignoring case, numbers normalised in `--region` (the
+ * width of their digits too: `０３-７７７７-１１１１` is `03-7777-1111`), other values as
  * they are. Not the clustering's folded address (`+tags` and gmail's dots dropped): that made
  * `ben+import@x.test` the same as `ben@x.test`, so a merge dropped the duplicate's address from
  * the survivor and the next import of the same sheet matched no one and created it again.
  */
-function listKey(attr: string, v: unknown): string {
+function listKey(attr: string, v: unknown, home: Home): string {
   if (attr === 'emails') return String(v).trim().toLowerCase();
   if (/Phones$/.test(attr)) {
-    const p = normalisePhone(v);
+    const p = normalisePhone(v, home);
     return p ? phoneKey(p) : String(v);
   }
   return JSON.stringify(v);
 }
 
 /** A list attribute joined: the survivor's values, then each duplicate's not already there (addresses and numbers compared normalised). */
-function joinedList(a: AttributeSpec, survivor: MirrorRecord, dups: MirrorRecord[]): { value: unknown[]; from: number[] } | undefined {
+function joinedList(
+  a: AttributeSpec,
+  survivor: MirrorRecord,
+  dups: MirrorRecord[],
+  home: Home,
+): { value: unknown[]; from: number[] } | undefined {
   const col = columnOf(a);
   const mine = apiValue(a, survivor.row[col]);
   const list = Array.isArray(mine) ? [...(mine as unknown[])] : [];
-  const keys = new Set(list.map((v) => listKey(a.name, v)));
+  const keys = new Set(list.map((v) => listKey(a.name, v, home)));
   const from: number[] = [];
   for (const d of dups) {
     const theirs = apiValue(a, d.row[col]);
     for (const v of Array.isArray(theirs) ? theirs : []) {
-      const k = listKey(a.name, v);
+      const k = listKey(a.name, v, home);
       if (keys.has(k)) continue;
       keys.add(k);
       list.push(v);
@@ -155,11 +164,11 @@ function joinedList(a: AttributeSpec, survivor: MirrorRecord, dups: MirrorRecord
 }
 
 /** What the survivor takes: empty scalars from the first duplicate (in rank order) that has one; lists joined; any member's opt-out. */
-function fillOf(type: 'prospect' | 'account', survivor: MirrorRecord, dups: MirrorRecord[]): PlanCluster['fill'] {
+function fillOf(type: 'prospect' | 'account', survivor: MirrorRecord, dups: MirrorRecord[], home: Home): PlanCluster['fill'] {
   const fill: PlanCluster['fill'] = {};
   for (const a of fillableAttributes(type)) {
     if (a.type === 'string[]') {
-      const joined = joinedList(a, survivor, dups);
+      const joined = joinedList(a, survivor, dups, home);
       if (joined) fill[a.name] = joined;
       continue;
     }
@@ -185,7 +194,7 @@ export async function buildPlan(
   type: 'prospect' | 'account',
   clusters: Cluster[],
   records: Map<number, MirrorRecord>,
-  o: { keep: KeepRule; mirror: string; now: number },
+  o: { keep: KeepRule; mirror: string; now: number; region?: Home },
 ): Promise<MergePlan> {
   const all = clusters.flatMap((c) => c.ids);
   const links = type === 'prospect' ? await prospectLinks(m, all) : undefined;
@@ -204,7 +213,7 @@ export async function buildPlan(
       reasons: c.reasons,
       why,
       survivor: member(survivor),
-      fill: fillOf(type, survivor, dups),
+      fill: fillOf(type, survivor, dups, o.region),
       duplicates: dups.map((d) => ({
         ...member(d),
         move: type === 'prospect' ? (links!.get(d.id) ?? {}) : { prospect: prospects!.get(d.id) ?? [] },

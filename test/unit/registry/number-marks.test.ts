@@ -6,7 +6,8 @@
  * decimal everywhere but there (a review).
  */
 import { expect, it } from 'vitest';
-import { asciiForms, decimalCommaNumber } from '../../../src/registry/formats.js';
+import { asciiForms } from '../../../src/ascii-forms.js';
+import { decimalCommaNumber } from '../../../src/registry/formats.js';
 
 const read = (t: string, semicolonFile: boolean | undefined) => {
   const r = decimalCommaNumber(t, semicolonFile);
