@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inputFile, ndjson } from '../helpers/bulk.js';
+import { cp932, inputFile, ndjson } from '../helpers/bulk.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { baseEnv } from '../helpers/run-svc.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
@@ -215,6 +215,29 @@ describe('a Shift_JIS file of half-width katakana only (a trial)', () => {
     const [id] = holders('taro@kana.test');
     const a = sb.store.get('prospect', id!)!.attributes;
     expect([a['firstName'], a['lastName'], a['title']]).toEqual(['ﾀﾛｳ', 'ﾔﾏﾓﾄ', 'ｶ)ﾔﾏﾓﾄｼｮｳｼﾞ']);
+  });
+});
+
+describe('a Shift_JIS file whose Japanese is one-kanji names (a trial)', () => {
+  it('read as Shift_JIS, said so, and 林, 健 and 森 arrive intact: not Windows-1252, not refused as Mac Roman', async () => {
+    // 林,健 were read as Windows-1252 and written as "—Ñ" and "Œ’", exit 0; 森's 0x90 (Mac Roman's ê)
+    // was refused naming only "CSV UTF-8": only runs of two Japanese characters told Shift_JIS.
+    const s4 = inputFile('s4.csv', '');
+    fs.writeFileSync(s4, cp932('Email,First Name,Last Name\r\nken@s4.test,林,健\r\n'));
+    const single = inputFile('single.csv', '');
+    fs.writeFileSync(single, cp932('First Name,Last Name,Email\r\nKen,林,ken.hayashi@single.test\r\nJun,森,jun.mori@single.test\r\n'));
+    for (const file of [s4, single]) {
+      const r = await svc(['prospects', 'create', '--input', file]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/read as Shift_JIS \(not valid UTF-8\)/);
+    }
+    const names = (email: string) => {
+      const a = sb.store.get('prospect', holders(email)[0]!)!.attributes;
+      return [a['firstName'], a['lastName']];
+    };
+    expect(names('ken@s4.test')).toEqual(['林', '健']);
+    expect(names('ken.hayashi@single.test')).toEqual(['Ken', '林']);
+    expect(names('jun.mori@single.test')).toEqual(['Jun', '森']);
   });
 });
 

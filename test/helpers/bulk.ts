@@ -168,6 +168,10 @@ const CP932: Readonly<Record<string, readonly number[]>> = {
   ヤ: [0x83, 0x84],
   マ: [0x83, 0x7d],
   ー: [0x81, 0x5b],
+  // One-kanji surnames and given names (林 reads "—Ñ" in Windows-1252, 健 "Œ’", 森 0x90 "X").
+  林: [0x97, 0xd1],
+  健: [0x8c, 0x92],
+  森: [0x90, 0x58],
   '\u3000': [0x81, 0x40],
 };
 

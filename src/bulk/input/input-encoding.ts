@@ -45,6 +45,19 @@ export interface DetectedEncoding {
    * only utf-8 and windows-1252, both of which garble it.
    */
   kana?: { line: number; text: string };
+  /**
+   * With `notCp1252`: the file reads whole as Shift_JIS, with Japanese outside Latin words but no
+   * proof (ShiftJisCensus): named as a choice, with line `line` as Shift_JIS reads it, for the user
+   * to judge (Mac Roman's letters read as kanji too, but inside Latin words). A trial's file of
+   * one-kanji surnames was refused naming only "CSV UTF-8".
+   */
+  asShiftJis?: { line: number; text: string };
+  /**
+   * The file reads whole as Windows-1252 and as Shift_JIS, and its only Japanese is cells of one
+   * character whose two bytes are also a Latin word or marks in Windows-1252 or Mac Roman (`ça`, `——`):
+   * either reading is plausible, so the first such cell is shown both ways. Set instead of deciding.
+   */
+  eitherWay?: { line: number; cp1252: string; shiftJis: string };
 }
 
 /** Where a file mixes UTF-8 with bytes that are not. */
@@ -207,7 +220,8 @@ class Utf8Census {
  * Latin word (François, Hélène as H + two kanji + e, Ångström), while Japanese names come as runs:
  * 山田, 太郎, カタカナ, 山田　太郎 with its full-width space. So the proof asked for is a run of two or
  * more Japanese characters (CJK punctuation, kana, ideographs, full-width forms; not half-width
- * katakana, which Windows-1252's À–ß and ¡–¿ make) with no Latin letter on either side.
+ * katakana, which Windows-1252's À–ß and ¡–¿ make) with no Latin letter on either side, or a
+ * whole cell of one such character (林, 健: one-kanji surnames and given names, OneCharCells).
  */
 class ShiftJisCensus {
   /** Sequences Shift_JIS cannot read, and the 1-based line of the first (0: none). */
@@ -215,6 +229,10 @@ class ShiftJisCensus {
   errorLine = 0;
   /** Runs of Japanese as above. */
   runs = 0;
+  /** Runs of any length with no Latin letter on either side: Japanese, not proven. */
+  loose = 0;
+  /** Whole cells of one Japanese character. */
+  readonly cells = new OneCharCells();
   /** Half-width katakana (U+FF61–U+FF9F): no proof alone, a choice to name. */
   kana = 0;
   /** The text of line `sampleLine` (its first {@link SAMPLE_CHARS} characters). */
@@ -230,12 +248,19 @@ class ShiftJisCensus {
   constructor(private readonly sampleLine = 0) {}
 
   push(buf: Uint8Array): void {
+    this.cells.push(buf);
     this.scan(this.decoder.decode(buf, { stream: true }));
   }
 
   end(): void {
+    this.cells.end();
     this.scan(this.decoder.decode());
     this.closeRun(false);
+  }
+
+  /** Proof of Shift_JIS: runs, and cells of one character that are no Latin word (OneCharCells). */
+  get proof(): number {
+    return this.runs + this.cells.japanese;
   }
 
   private scan(text: string): void {
@@ -257,9 +282,104 @@ class ShiftJisCensus {
   }
 
   private closeRun(letterAfter: boolean): void {
-    if (this.run >= 2 && !this.letterBefore && !letterAfter) this.runs++;
+    if (this.run > 0 && !this.letterBefore && !letterAfter) {
+      if (this.run >= 2) this.runs++;
+      this.loose++;
+    }
     this.run = 0;
   }
+}
+
+/**
+ * Cells of one double-byte Japanese character, told on the bytes: two bytes between field
+ * boundaries (start of file, `,` `;` tab `"`, line ends: all below 0x40, so never the second byte
+ * of a Shift_JIS character) that Shift_JIS reads as one Japanese character. A one-kanji surname or
+ * given name (林 97 D1, 健 8C 92) is no run of two, and was read as Windows-1252 (`—Ñ`, `Œ’`).
+ * Windows-1252 writes such a pair as a Latin word or mark only for a small accented or a
+ * Š Œ Ž Ÿ before a small letter (`ça`, `él`, `Ža`) or two quotes or dashes (`——`, `“”`); Mac
+ * Roman, whose 0x81–0x9F are accented letters, for many more (`ça` is 8D 61, `ñé` 96 8E, and
+ * 健 8C 92 reads `åí`). Those cells are counted apart, as both readings are plausible.
+ */
+class OneCharCells {
+  /** Cells that neither Windows-1252 nor Mac Roman reads as a word: proof of Shift_JIS. */
+  japanese = 0;
+  /** Cells that read as a word or marks in Windows-1252 or Mac Roman too, and the first's line and bytes. */
+  latin = 0;
+  latinLine = 0;
+  latinBytes: [number, number] = [0, 0];
+  private readonly decoder = new TextDecoder('shift_jis');
+  /** Bytes of the current cell (counted up to 3), the first two, and its line. */
+  private len = 0;
+  private b1 = 0;
+  private b2 = 0;
+  private line = 1;
+  private afterCr = false;
+
+  push(buf: Uint8Array): void {
+    for (let i = 0; i < buf.length; i++) {
+      const b = buf[i]!;
+      if (b === 0x2c || b === 0x3b || b === 0x09 || b === 0x22 || b === 0x0a || b === 0x0d) {
+        this.closeCell();
+        if (b === 0x0d || (b === 0x0a && !this.afterCr)) this.line++;
+        this.afterCr = b === 0x0d;
+        continue;
+      }
+      this.afterCr = false;
+      if (this.len === 0) this.b1 = b;
+      else if (this.len === 1) this.b2 = b;
+      if (this.len < 3) this.len++;
+    }
+  }
+
+  end(): void {
+    this.closeCell();
+  }
+
+  private closeCell(): void {
+    const two = this.len === 2 && this.b1 >= 0x81;
+    this.len = 0;
+    if (!two) return;
+    const text = this.decoder.decode(Uint8Array.of(this.b1, this.b2));
+    if (text.length !== 1 || !isJapanese(text.charCodeAt(0))) return;
+    if (!latinPair(this.b1, this.b2)) this.japanese++;
+    else if (this.latin++ === 0) {
+      this.latinLine = this.line;
+      this.latinBytes = [this.b1, this.b2];
+    }
+  }
+}
+
+/**
+ * Two bytes that Windows-1252 writes as a Latin word (`ça`, `Ša`) or two quotes or dashes (`——`),
+ * or Mac Roman as a Latin word (`ça`, `Éa`, `ñé`).
+ */
+function latinPair(b1: number, b2: number): boolean {
+  return (small1252(b2) && (small1252(b1) || capital1252(b1))) || (mark1252(b1) && mark1252(b2)) || (smallMac(b2) && letterMac(b1));
+}
+
+/** Mac Roman's small letters: a–z, á–ü's smalls (0x87–0x9F), ß æ ø œ ÿ ı. */
+function smallMac(b: number): boolean {
+  return (
+    (b >= 0x61 && b <= 0x7a) || (b >= 0x87 && b <= 0x9f) || b === 0xa7 || b === 0xbe || b === 0xbf || b === 0xcf || b === 0xd8 || b === 0xf5
+  );
+}
+
+/** Mac Roman's letters among the first bytes of Shift_JIS pairs: 0x81–0x9F, Â Ê Á Ë È Í Î Ï Ì Ó Ô Ò Ú Û Ù. */
+function letterMac(b: number): boolean {
+  return (b >= 0x81 && b <= 0x9f) || (b >= 0xe5 && b <= 0xef) || (b >= 0xf1 && b <= 0xf4);
+}
+
+function small1252(b: number): boolean {
+  return (b >= 0x61 && b <= 0x7a) || b === 0x9a || b === 0x9c || b === 0x9e || (b >= 0xdf && b !== 0xf7);
+}
+
+function capital1252(b: number): boolean {
+  return (b >= 0x41 && b <= 0x5a) || b === 0x8a || b === 0x8c || b === 0x8e || b === 0x9f || (b >= 0xc0 && b <= 0xde && b !== 0xd7);
+}
+
+/** ‚ „ … ‹ › ‘ ’ “ ” • – —. */
+function mark1252(b: number): boolean {
+  return b === 0x82 || b === 0x84 || b === 0x85 || b === 0x8b || b === 0x9b || (b >= 0x91 && b <= 0x97);
 }
 
 /** Characters of a line kept to show it (ShiftJisCensus.sample). */
@@ -319,23 +439,22 @@ export async function detectEncoding(file: string): Promise<DetectedEncoding> {
     if (census.bad === 0) return { encoding: 'utf-8', bom };
     const { badLine, badByte, bad, goodLine, good } = census;
     if (bom) return { encoding: 'utf-8', bom, mixed: { badLine, badByte, bad, goodLine: goodLine || 1, good } };
+    // Nothing in it is UTF-8 beyond ASCII (or next to nothing): Windows-1252 unless proven Shift_JIS.
+    const cp1252Side = census.good === 0 || census.bad > census.good * STRAY_RATIO;
     // Japanese Excel's "CSV" is Shift_JIS: read as Windows-1252 its names were mojibake (a trial).
-    const sjis = new ShiftJisCensus(badLine);
+    const sjis = new ShiftJisCensus(cp1252Side && census.undefinedLine ? census.undefinedLine : badLine);
     await eachChunk(fh, 0, (chunk) => sjis.push(chunk));
     sjis.end();
     // Some byte pairs of Shift_JIS text are valid UTF-8 by chance (花子's D4 8E): one for every 4
     // to 16 that are not, so a file of Shift_JIS has more bytes that are not UTF-8 than characters
     // that are; a UTF-8 file with a few Shift_JIS rows pasted in has fewer, and stops as `mixed`.
-    if (sjis.runs > sjis.errors && census.bad > census.good) {
+    if (sjis.proof > sjis.errors && census.bad > census.good) {
       if (sjis.errors === 0) return { encoding: 'shift_jis', bom: false };
       return { encoding: 'shift_jis', bom: false, shiftJis: { line: sjis.errorLine, bad: sjis.errors } };
     }
-    if (census.good === 0 || census.bad > census.good * STRAY_RATIO) {
-      const cp1252 = { encoding: 'windows-1252' as const, bom: false };
-      return census.undefinedLine ? { ...cp1252, notCp1252: { line: census.undefinedLine, byte: census.undefinedByte } } : cp1252;
-    }
+    if (cp1252Side) return windows1252(census, sjis);
     const japanese =
-      sjis.runs > sjis.errors
+      sjis.proof > sjis.errors
         ? { shiftJis: { line: sjis.errorLine, bad: sjis.errors } }
         : sjis.errors === 0 && sjis.kana > 0
           ? { kana: { line: badLine, text: sjis.sample } }
@@ -344,6 +463,29 @@ export async function detectEncoding(file: string): Promise<DetectedEncoding> {
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * A file that is not UTF-8 and not proven Shift_JIS: Windows-1252, unless a byte of it is not
+ * Windows-1252 either, or it reads whole as Shift_JIS with cells of one character that are words
+ * in both. Either way the choice of Shift_JIS is named when the file reads whole as Shift_JIS with
+ * Japanese outside Latin words.
+ */
+function windows1252(census: Utf8Census, sjis: ShiftJisCensus): DetectedEncoding {
+  const cp1252 = { encoding: 'windows-1252' as const, bom: false };
+  const whole = sjis.errors === 0;
+  if (census.undefinedLine) {
+    const found = { ...cp1252, notCp1252: { line: census.undefinedLine, byte: census.undefinedByte } };
+    return whole && sjis.loose > sjis.cells.latin ? { ...found, asShiftJis: { line: census.undefinedLine, text: sjis.sample } } : found;
+  }
+  if (!whole || sjis.cells.latin === 0) return cp1252;
+  const bytes = Uint8Array.from(sjis.cells.latinBytes);
+  // Streamed: Node 20's one-shot decode of windows-1252 is Latin-1's (0x97 as U+0097, not —).
+  const text = (e: string) => {
+    const d = new TextDecoder(e);
+    return d.decode(bytes, { stream: true }) + d.decode();
+  };
+  return { ...cp1252, eitherWay: { line: sjis.cells.latinLine, cp1252: text('windows-1252'), shiftJis: text('shift_jis') } };
 }
 
 /** The file's text, chunk by chunk, without its byte order mark. */

@@ -105,12 +105,12 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
       `--input ${file}: line ${line} holds bytes that are not Shift_JIS (${bad} such sequence${bad > 1 ? 's' : ''} in all), while the file is Japanese in Shift_JIS elsewhere; read as Windows-1252 its names would be garbled; nothing was sent`,
     ).hint(`fix line ${line} (or save the file as "CSV UTF-8"), or choose --encoding shift_jis (those bytes become �)`);
   }
-  if (enc.notCp1252) {
-    const byte = `0x${enc.notCp1252.byte.toString(16).toUpperCase()}`;
-    const letter = MAC_ROMAN[enc.notCp1252.byte];
+  if (enc.notCp1252) throw notCp1252(file, enc.notCp1252, enc.asShiftJis);
+  if (enc.eitherWay) {
+    const { line, cp1252, shiftJis } = enc.eitherWay;
     throw new UsageError(
-      `--input ${file}: line ${enc.notCp1252.line} holds a byte that is neither UTF-8 nor Windows-1252 (${byte}${letter ? `, Mac Roman's ${letter}, as Excel for Mac's plain "CSV" writes it` : ''}); read as either, its names would be garbled; nothing was sent`,
-    ).hint('save the file as "CSV UTF-8" (Excel: File › Save As, or Numbers: Export To › CSV, Unicode)');
+      `--input ${file}: not UTF-8, and it reads whole both as Windows-1252 and as Shift_JIS (line ${line}'s cell ${JSON.stringify(cp1252)} is ${JSON.stringify(shiftJis)} in Shift_JIS); read the wrong way, its names would be garbled; nothing was sent`,
+    ).hint('choose --encoding windows-1252 or --encoding shift_jis (or save the file as "CSV UTF-8")');
   }
   if (format !== 'csv') return { ...enc, delimiter: ',', sniffed: false };
   if (delimiter !== undefined) return { ...enc, delimiter, sniffed: false };
@@ -123,6 +123,28 @@ export async function inspectInput(file: string, format: InputFormat, delimiter?
   const declared = SEP_LINE.exec(head.split(/\r\n|\r|\n/, 1)[0]!);
   if (declared) return { ...enc, delimiter: declared[1]!, sniffed: false };
   return { ...enc, delimiter: sniffDelimiter(head), sniffed: true };
+}
+
+/**
+ * A byte that is neither UTF-8 nor Windows-1252: the fix is "CSV UTF-8", and `--encoding
+ * shift_jis` too when the file reads whole as Shift_JIS with Japanese in it (`asShiftJis`), with
+ * the line as it would then read, for the user to judge (Mac Roman reads as Shift_JIS too).
+ */
+function notCp1252(file: string, at: { line: number; byte: number }, asShiftJis?: { line: number; text: string }): UsageError {
+  const byte = `0x${at.byte.toString(16).toUpperCase()}`;
+  const letter = MAC_ROMAN[at.byte];
+  const writers = [
+    letter && `Mac Roman's ${letter}, as Excel for Mac's plain "CSV" writes it`,
+    asShiftJis && 'or part of a Japanese character in Shift_JIS',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const utf8 = 'save the file as "CSV UTF-8" (Excel: File › Save As, or Numbers: Export To › CSV, Unicode)';
+  return new UsageError(
+    `--input ${file}: line ${at.line} holds a byte that is neither UTF-8 nor Windows-1252 (${byte}${writers ? `, ${writers}` : ''}); read as either, its names would be garbled; nothing was sent`,
+  ).hint(
+    asShiftJis ? `${utf8}, or choose --encoding shift_jis (line ${asShiftJis.line} then reads ${JSON.stringify(asShiftJis.text)})` : utf8,
+  );
 }
 
 /** The Mac Roman letters of the bytes Windows-1252 leaves undefined (input-encoding.ts). */

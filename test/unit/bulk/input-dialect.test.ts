@@ -228,6 +228,80 @@ describe('encodings', () => {
     }
   });
 
+  it('a cell of one Japanese character (a one-kanji name) tells Shift_JIS as a run of two does', async () => {
+    // 林,健 were read as Windows-1252 ("—Ñ", "Œ’") and sent, exit 0 (a trial): no run of two.
+    for (const text of ['Email,First Name,Last Name\r\nken@example.jp,林,健\r\n', 'name;email\n"林";a@example.jp\n', 'name\tx\n森\tx']) {
+      const file = write('one.csv', cp932(text));
+      expect(await detectEncoding(file), text).toEqual({ encoding: 'shift_jis', bom: false });
+    }
+    const file = write('one.csv', cp932('First Name,Last Name,Email\r\nKen,林,ken@example.jp\r\nJun,森,jun@example.jp\r\n'));
+    expect((await rows(file)).map((x) => x.value)).toEqual([
+      { 'First Name': 'Ken', 'Last Name': '林', Email: 'ken@example.jp' },
+      { 'First Name': 'Jun', 'Last Name': '森', Email: 'jun@example.jp' },
+    ]);
+  });
+
+  it('Western cells of two accented letters: Windows-1252 as before, or refused naming both when they read whole as Shift_JIS too', async () => {
+    const w1252 = (t: string) => Buffer.from(t, 'latin1');
+    // Ñ and Å are half-width katakana in Shift_JIS, never the first byte of a pair: no Japanese cell.
+    // José's é before a line end is no Shift_JIS: the file does not read whole as Shift_JIS.
+    for (const text of ['firstName,lastName\nÑé,Åö\n', 'firstName,lastName,note\nJosé,Núñez,él\nZoë,Noël,ça\n']) {
+      expect(await detectEncoding(write('w.csv', w1252(text))), text).toEqual({ encoding: 'windows-1252', bom: false });
+    }
+    // "ça" (E7 61) and "——" (97 97) are one kanji each in Shift_JIS, and François reads whole as
+    // Shift_JIS too: either reading is plausible, so neither is guessed.
+    for (const [cell, kanji] of [
+      ['ça', '軋'],
+      ['\u2014\u2014', '覧'],
+    ] as const) {
+      const bytes = Buffer.from(`firstName,note\nFrançois,${cell}\n`.replace(/\u2014/g, '\x97'), 'latin1');
+      const file = write('either.csv', bytes);
+      expect(await detectEncoding(file)).toEqual({
+        encoding: 'windows-1252',
+        bom: false,
+        eitherWay: { line: 2, cp1252: cell, shiftJis: kanji },
+      });
+      const err = (await inspectInput(file, 'csv').catch((e: unknown) => e)) as UsageError;
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err.message).toBe(
+        `--input ${file}: not UTF-8, and it reads whole both as Windows-1252 and as Shift_JIS (line 2's cell "${cell}" is "${kanji}" in Shift_JIS); read the wrong way, its names would be garbled; nothing was sent`,
+      );
+      expect(err.hints).toEqual(['choose --encoding windows-1252 or --encoding shift_jis (or save the file as "CSV UTF-8")']);
+    }
+    // Mac Roman's "ça" (8D 61) is a kanji too, and 0x8D no Windows-1252: refused naming Mac Roman, as before.
+    const mac = Buffer.concat([
+      Buffer.from('firstName,note\rFran'),
+      Buffer.from([0x8d]),
+      Buffer.from('ois,'),
+      Buffer.from([0x8d, 0x61]),
+      Buffer.from('\r'),
+    ]);
+    expect(await detectEncoding(write('mac.csv', mac))).toEqual({
+      encoding: 'windows-1252',
+      bom: false,
+      notCp1252: { line: 2, byte: 0x8d },
+    });
+  });
+
+  it('a byte neither UTF-8 nor Windows-1252 in a file that reads whole as Shift_JIS with Japanese in it: the hint names --encoding shift_jis', async () => {
+    // 森 (90 58) beside a Latin name in one cell proves nothing, and 0x90 is Mac Roman's ê: refused
+    // naming only "CSV UTF-8", while --encoding shift_jis read it whole and right (a trial).
+    const file = write('loose.csv', cp932('name,email\r\nKen,ken@example.jp\r\n森 Jun,jun@example.jp\r\n'));
+    expect(await detectEncoding(file)).toEqual({
+      encoding: 'windows-1252',
+      bom: false,
+      notCp1252: { line: 3, byte: 0x90 },
+      asShiftJis: { line: 3, text: '森 Jun,jun@example.jp' },
+    });
+    const err = (await inspectInput(file, 'csv').catch((e: unknown) => e)) as UsageError;
+    expect(err.message).toBe(
+      `--input ${file}: line 3 holds a byte that is neither UTF-8 nor Windows-1252 (0x90, Mac Roman's ê, as Excel for Mac's plain "CSV" writes it, or part of a Japanese character in Shift_JIS); read as either, its names would be garbled; nothing was sent`,
+    );
+    expect(err.hints).toEqual([
+      'save the file as "CSV UTF-8" (Excel: File › Save As, or Numbers: Export To › CSV, Unicode), or choose --encoding shift_jis (line 3 then reads "森 Jun,jun@example.jp")',
+    ]);
+  });
+
   it('a file neither UTF-8 nor wholly Shift_JIS that is Japanese elsewhere: refused naming --encoding shift_jis, not windows-1252', async () => {
     // A Shift_JIS file with one byte that is not (0xA0 is neither a character nor a lead byte).
     const broken = Buffer.concat([cp932('lastName,firstName\r\n山田,太郎\r\n佐藤,花子\r\n'), Buffer.from([0x41, 0xa0, 0x0d, 0x0a])]);
