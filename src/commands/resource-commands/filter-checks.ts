@@ -9,7 +9,8 @@ import { apiDateTime } from '../../api-time.js';
 import type { Filter } from '../../api/filter.js';
 import { checkValue, coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
-import { asciiForms, type AttributeSpec } from '../../registry/index.js';
+import { asciiForms } from '../../ascii-forms.js';
+import type { AttributeSpec } from '../../registry/index.js';
 import { closest } from '../../suggest.js';
 import { addDays, type Zone } from '../../time-zone.js';
 

@@ -6,9 +6,9 @@
  */
 import { parseFilter, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
+import { asciiForms } from '../../ascii-forms.js';
 import { UsageError } from '../../errors.js';
 import {
-  asciiForms,
   findAttribute,
   findRelationship,
   isKnownField,
