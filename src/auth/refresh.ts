@@ -219,6 +219,8 @@ export function refreshingTokenProvider(opts: RefreshingProviderOptions): Refres
           );
           throw e.hint(`otherwise log in with the current client: \`${svc} login --client-id ID --client-secret SECRET\``);
         }
+        // With SVC_REFRESH_TOKEN (a CI job) a browser login is no fix: the hint above is the one.
+        if (fromEnv) throw e;
         throw e.hint(`run \`${svc} login\` to log in again`);
       }
       throw err;

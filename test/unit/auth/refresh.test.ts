@@ -157,7 +157,7 @@ describe('refreshingTokenProvider', () => {
     expect(store.get('default')).toMatchObject({ baseUrl: sb.baseUrl, authUrl: sb.authUrl });
   });
 
-  it('a spent SVC_REFRESH_TOKEN is an AuthError that says so', async () => {
+  it('a spent SVC_REFRESH_TOKEN is an AuthError that says so, with its one fix (no browser login: a CI job has none)', async () => {
     const env = { refreshToken: 'spent-seed-0123456789', clientId: sb.clientId, clientSecret: sb.clientSecret };
     const { provider } = setup(0, { env });
     const err = await provider()
@@ -166,6 +166,8 @@ describe('refreshingTokenProvider', () => {
     expect(err).toBeInstanceOf(AuthError);
     expect(err.message).toContain('invalid_grant');
     expect(err.hints.join('\n')).toContain('SVC_REFRESH_TOKEN works once');
+    // A trial's CI job was told both to store a fresh token and to run `svc login`.
+    expect(err.hints).toHaveLength(1);
   });
 
   it('waits out the one-token-per-interval limit once, telling the user', async () => {
