@@ -133,7 +133,8 @@ function pieces(s: string): Iterable<string> {
  * and graphemes are kept whole: a cut falls before them, never inside.
  */
 export function fitText(s: string, width: number): string {
-  if (PLAIN.test(s)) return s.length <= width ? s : width <= 0 ? '' : `${s.slice(0, width - 1)}…`;
+  // A cut ends on a character, not on a space before the `…` (`株式会社テスト　…`, a trial).
+  if (PLAIN.test(s)) return s.length <= width ? s : width <= 0 ? '' : `${s.slice(0, width - 1).trimEnd()}…`;
   const safe = terminalSafe(s);
   if (textWidth(safe) <= width) return safe;
   if (width <= 0) return '';
@@ -148,7 +149,7 @@ export function fitText(s: string, width: number): string {
     out += shown;
     used += w;
   }
-  return `${out}…`;
+  return `${out.trimEnd()}…`;
 }
 
 /** Where a line prefers to break: after one of its parts (`…: `, `…; `, ` · `), svc's separators. */

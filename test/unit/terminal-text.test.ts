@@ -57,7 +57,10 @@ describe('fitText', () => {
     expect(fitText('🇫🇷🇩🇪🇮🇹', 5)).toBe('🇫🇷🇩🇪…');
     expect(fitText('🇫🇷🇩🇪', 4)).toBe('🇫🇷🇩🇪');
     expect(fitText('ok ✅ done', 6)).toBe('ok ✅…');
-    expect(fitText('ok ✅ done', 5)).toBe('ok …');
+    // A cut never ends on a space before its `…`, a full-width one included (`株式会社テスト　…`, a trial).
+    expect(fitText('ok ✅ done', 5)).toBe('ok…');
+    expect(fitText('株式会社テスト　大阪支店', 16)).toBe('株式会社テスト…');
+    expect(fitText('Acme Corp International', 11)).toBe('Acme Corp…');
     expect(textWidth('日本')).toBe(4);
     expect(textWidth('e\u0301')).toBe(1);
     expect(textWidth('👍🏽 ok')).toBe(5);
@@ -66,7 +69,7 @@ describe('fitText', () => {
   it('leaves "営業部長 🚀" whole while there is room (display width 11)', () => {
     expect(textWidth('営業部長 🚀')).toBe(11);
     expect(fitText('営業部長 🚀', 11)).toBe('営業部長 🚀');
-    expect(fitText('営業部長 🚀', 10)).toBe('営業部長 …');
+    expect(fitText('営業部長 🚀', 10)).toBe('営業部長…');
   });
 
   it('fits any text in its width, keeps whole graphemes and lets no control through', () => {

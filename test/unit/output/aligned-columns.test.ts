@@ -53,7 +53,7 @@ describe('alignedColumns', () => {
       .trimEnd()
       .split('\n');
     // 80 - 22 - 5 (STATE) - 3 * 2 = 47 for the two: 23 and 24.
-    expect(out[1]).toBe('20261129-203358-d64284  svc enroll --sequence …  created 1, cut short 37…  done');
+    expect(out[1]).toBe('20261129-203358-d64284  svc enroll --sequence…   created 1, cut short 37…  done');
   });
 
   it('escapes control characters in cells before measuring them', () => {
