@@ -26,7 +26,7 @@ export type ResourceRunFlags = BulkFlags & { input: string; map?: string[] };
 /** Runs a bulk create, update or delete. */
 export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: ResourceRunFlags): Promise<void> {
   const label = `${rt.command} ${VERB[op]}`;
-  refuseRunOutput(ctx, `${label}${ctx.globals.dryRun ? ' --dry-run' : ''}`, ctx.globals.dryRun);
+  refuseRunOutput(ctx, `${label}${ctx.globals.dryRun ? ' --dry-run' : ''}`, ctx.globals.dryRun, flags.report);
   const setup = bulkSetup(flags, label, ctx.globals.sandbox);
   const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
   if (op !== 'delete') await resolveNames(ctx, rt, input);

@@ -4,11 +4,12 @@
  * show` take — with its counts and how it ended. A CI step read the id from the `recorded as run …`
  * line, or took `[0]` of `runs list`, where the runs of parallel jobs sharing a data folder
  * interleave (a trial). Printed before the exit code is decided, so a run with failed rows (exit
- * 5) or one stopped (130) prints it too. Not with `--report -`: its lines are stdout's data then.
+ * 5) or one stopped (130) prints it too. Never with `--report -`, whose lines are stdout's: the two
+ * together are refused before the run reads its input (shared/output.ts refuseRunOutput).
  */
 import type { PoolResult } from '../../bulk/run/engine.js';
 import type { Context } from '../../runtime/context.js';
-import { printJsonResult } from '../shared/output.js';
+import { printJsonResult, runSummaryAsked } from '../shared/output.js';
 import type { BulkSetup } from './session.js';
 
 /** What the summary says of one run. */
@@ -29,14 +30,13 @@ interface RunSummary {
 }
 
 /**
- * Whether the run ends with the summary: JSON asked for, stdout not the report's (`--report -`)
- * nor closed (`| head`). A run whose own data goes to stdout (an undo's re-created ids) puts it in
- * the summary instead then (`extra`), so that stdout holds one JSON document.
+ * Whether the run ends with the summary: JSON asked for and stdout not closed (`| head`); asked
+ * beside `--report -` the run was refused before it began. A run whose own data goes to stdout (an
+ * undo's re-created ids) puts it in the summary instead then (`extra`), so that stdout holds one
+ * JSON document.
  */
-export function runSummaryWanted(ctx: Context, setup: BulkSetup): boolean {
-  const json = ctx.output === 'json' || ctx.output === 'ndjson';
-  if (!(ctx.shape?.query || (ctx.globals.outputAsked && json))) return false;
-  return setup.reportPath !== '-' && ctx.io.closedOutput?.closed !== 'stdout';
+export function runSummaryWanted(ctx: Context): boolean {
+  return runSummaryAsked(ctx) && ctx.io.closedOutput?.closed !== 'stdout';
 }
 
 /**
@@ -78,7 +78,7 @@ export async function printRunSummary(
   extra: Record<string, unknown> = {},
   units?: Units,
 ): Promise<void> {
-  if (!runSummaryWanted(ctx, setup)) return;
+  if (!runSummaryWanted(ctx)) return;
   const u = units && unitCounts(units, result.counts);
   const summary: RunSummary = {
     run: run ?? null,

@@ -36,7 +36,7 @@ export type KeyedFlags = BulkFlags & { input: string; match?: string; plan?: boo
 export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: KeyMode, flags: KeyedFlags): Promise<void> {
   if (flags.match === undefined) throw new UsageError(`${rt.command} ${mode}: give --match ATTR, the attribute rows are matched by`);
   const planning = flags.plan === true || ctx.globals.dryRun;
-  refuseRunOutput(ctx, `${rt.command} ${mode}${planning ? ' --plan' : ''}`, planning);
+  refuseRunOutput(ctx, `${rt.command} ${mode}${planning ? ' --plan' : ''}`, planning, flags.report);
   const match = matchAttribute(rt, flags.match);
   if (typeof match !== 'string') throw new UsageError(match.error);
   if (match === 'id' && mode === 'upsert')

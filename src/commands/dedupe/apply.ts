@@ -212,7 +212,7 @@ const DONE = new Set(['updated', 'deleted', 'created']);
 /** Runs `svc dedupe apply FILE`. */
 export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags): Promise<void> {
   const planning = flags.plan === true || ctx.globals.dryRun;
-  refuseRunOutput(ctx, `dedupe apply${planning ? ' --plan' : ''}`, planning);
+  refuseRunOutput(ctx, `dedupe apply${planning ? ' --plan' : ''}`, planning, flags.report);
   const plan = readPlan(file, svcAgain(ctx));
   const path = PATHS[plan.type]!;
   const setup = bulkSetup({ ...flags, input: file }, `dedupe apply ${path}`, ctx.globals.sandbox);

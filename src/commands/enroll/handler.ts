@@ -145,7 +145,7 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 
 /** Runs `svc enroll`: the bulk skeleton (bulk-run/run.ts) filled in with enrolments. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
-  refuseRunOutput(ctx, `enroll${ctx.globals.dryRun ? ' --dry-run' : ''}`, ctx.globals.dryRun);
+  refuseRunOutput(ctx, `enroll${ctx.globals.dryRun ? ' --dry-run' : ''}`, ctx.globals.dryRun, flags.report);
   const setup = bulkSetup(flags, 'enroll', ctx.globals.sandbox);
   const checked = await source(ctx, flags, setup.delimiter, setup.encoding);
   // Checked before the names are looked up: a refusal costs no request.

@@ -154,7 +154,7 @@ async function confirmDeletes(ctx: Context, id: string, deletes: number): Promis
 /** Runs `svc runs undo`. */
 export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): Promise<void> {
   const planning = flags.plan === true || ctx.globals.dryRun;
-  refuseRunOutput(ctx, `runs undo${planning ? ' --plan' : ''}`, planning);
+  refuseRunOutput(ctx, `runs undo${planning ? ' --plan' : ''}`, planning, flags.report);
   const dir = runsDirOf(ctx);
   const rec = loadRun(dir, id, svcAgain(ctx));
   const only = parseRows(flags.rows);
@@ -412,7 +412,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       }
     },
     // With the summary for scripts, the mapping is its `recreated` (one JSON document on stdout).
-    after: () => (runSummaryWanted(ctx, setup) ? undefined : printMapping(ctx, mapping)),
+    after: () => (runSummaryWanted(ctx) ? undefined : printMapping(ctx, mapping)),
     summaryExtra: () => ({ recreated: mapping }),
   });
   if (left) throw partlyUndone(ctx, id, flags, left, items.length);

@@ -103,16 +103,35 @@ export async function printPlan(
 export const PLAN_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson'];
 
 /**
+ * Whether the command line asks for a run's JSON summary on stdout (bulk-run/run-summary.ts):
+ * `-o json`, `-o ndjson` or `--json` given, or `--query`. The default format alone (json in a
+ * pipe) does not ask: a script that gave no `-o` keeps the stdout it had.
+ */
+export function runSummaryAsked(ctx: Context): boolean {
+  const json = ctx.output === 'json' || ctx.output === 'ndjson';
+  return Boolean(ctx.shape?.query || (ctx.globals.outputAsked && json));
+}
+
+/**
  * Refuses an `-o` a write run cannot write (bulk runs, upserts, enrolments, undos, dedupe
  * applies), before it reads its input: it writes its lines for people, or with json/ndjson its
  * summary (its plan with `--plan` or `--dry-run`). A `-o csv` was ignored without a word, where a
- * user wanted each row's outcome, which `--report` writes.
+ * user wanted each row's outcome, which `--report` writes. A run asked for its summary and for
+ * `--report -` is refused too: both are stdout's, and the summary was left out without a word, so
+ * `run=$(svc … --report - -o raw --query run)` got report lines (a CI trial). A plan writes no
+ * report: stdout is the plan's alone then.
  * @param what the command as the message names it, `--plan` included when planning
+ * @param report the run's `--report`
  */
-export function refuseRunOutput(ctx: Context, what: string, plan: boolean): void {
+export function refuseRunOutput(ctx: Context, what: string, plan: boolean, report: string | undefined): void {
   const raw = ctx.globals.output === 'raw' ? '; -o raw goes with --query, whose strings it prints unquoted' : '';
-  const report = plan ? '' : "; --report FILE writes each row's outcome, one NDJSON line per row";
-  refuseOutput(ctx, `svc ${what}`, PLAN_FORMATS, `use -o json for the ${plan ? 'plan' : "run's summary"}${raw}${report}`);
+  const reportHint = plan ? '' : "; --report FILE writes each row's outcome, one NDJSON line per row";
+  refuseOutput(ctx, `svc ${what}`, PLAN_FORMATS, `use -o json for the ${plan ? 'plan' : "run's summary"}${raw}${reportHint}`);
+  if (plan || report !== '-' || !runSummaryAsked(ctx)) return;
+  const asked = [...(ctx.globals.outputAsked ? [`-o ${ctx.output}`] : []), ...(ctx.shape?.query ? ['--query'] : [])];
+  throw new UsageError(`--report - and ${asked.join(' ')} both write to stdout`).hint(
+    `give --report a file (--report results.ndjson), or leave out ${asked.join(' and ')}`,
+  );
 }
 
 /**
