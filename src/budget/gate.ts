@@ -227,9 +227,17 @@ export class BudgetGate implements RequestGate {
   /**
    * What a run of about `needed` requests can expect: whether it fits in what the window and
    * its budget leave, and when it would end.
+   * @param learn sends the run's first request (one it sends before its rows anyway), asked only
+   *   when the hour's limit is not known yet (a fresh config dir: a CI job's): the forecast then
+   *   has its answer's `X-RateLimit-*` reading instead of saying nothing of the hour
    */
-  async forecast(needed: number): Promise<string> {
-    const r = await this.step(0);
+  async forecast(needed: number, learn?: () => Promise<unknown>): Promise<string> {
+    let r = await this.step(0);
+    if ((r?.limit ?? this.alone.limit) === undefined && learn) {
+      await learn();
+      // Tells the ledger the answer's reading; the request itself is counted as any other is.
+      r = await this.step(0);
+    }
     const limit = r?.limit ?? this.alone.limit;
     const cap = capOf(this.opts.cap, limit);
     const budget = this.opts.cap ? `budget ${describeCap(this.opts.cap, cap)}` : 'no budget';

@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileLedger } from '../../src/budget/file-ledger.js';
-import { svcInProcess } from '../helpers/in-process-cli.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { runInProcess, svcInProcess } from '../helpers/in-process-cli.js';
+import { baseEnv } from '../helpers/run-svc.js';
+import { received, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let env: Record<string, string>;
@@ -109,5 +110,46 @@ describe('the forecast of a bulk run under --budget', () => {
     fs.writeFileSync(none, 'First Name,E-mail\nBo,not-an-address\n');
     const bad = await svc(['prospects', 'create', '--input', none, '--budget', '20%']);
     expect(bad.stderr).not.toMatch(/needs about/);
+  });
+
+  it("with a fresh config dir (a CI job), learns the hour from the run owner's read and says before the first row whether it fits", async () => {
+    // A trial: a CI job's fresh $RUNNER_TEMP/svc said "the hour's limit is known after the first
+    // answer", then spent its budget and waited an hour, where a warm config said "does not fit".
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-forecast-'));
+    const file = path.join(dir, 'ci.csv');
+    fs.writeFileSync(file, `First Name,E-mail\n${[1, 2, 3].map((i) => `Ci${i},ci${i}@fresh.test`).join('\n')}\n`);
+    /** Runs the create in a config dir of its own; what the sandbox had when the forecast line was written. */
+    const run = async (budget: string, stopAtForecast = false) => {
+      const cold = { ...env, SVC_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-forecast-config-')) };
+      const mark = sb.requests.length;
+      const atForecast: { creates?: number; roots?: number } = {};
+      const stop = new AbortController();
+      const journal = path.join(dir, `${budget}.journal.ndjson`);
+      const r = await runInProcess(['prospects', 'create', '--input', file, '--journal', journal, '--budget', budget], baseEnv(cold), {
+        signal: stop.signal,
+        onOutput: (stream, text) => {
+          if (stream !== 'stderr' || !/^budget .*: this run needs/m.test(text)) return;
+          atForecast.creates = received(sb, mark, 'prospects').filter((q) => q.method === 'POST').length;
+          atForecast.roots = sb.requests.slice(mark).filter((q) => q.method === 'GET' && q.path === '/api/v2').length;
+          if (stopAtForecast) stop.abort();
+        },
+      });
+      return { ...r, atForecast, roots: sb.requests.slice(mark).filter((q) => q.method === 'GET' && q.path === '/api/v2').length };
+    };
+    const fits = await run('20%');
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(fits.stderr).toMatch(/^budget 20% of the hour \(40 requests\): this run needs about 3 requests and fits in this hour$/m);
+    expect(fits.stderr).not.toMatch(/known after the first answer/);
+    // Said after the root document's answer and before the first row left; that read is the run's
+    // owner lookup, sent once as before (not a request added for the forecast).
+    expect(fits.atForecast).toEqual({ creates: 0, roots: 1 });
+    expect(fits.roots).toBe(1);
+    // A budget the run does not fit: said up front, with when it would end (stopped there, no hour's wait).
+    const tight = await run('2', true);
+    expect(tight.stderr).toMatch(
+      /^budget 2 requests an hour: this run needs about 3 requests, 1 are left this hour; it would end about \d\d:\d\d UTC$/m,
+    );
+    expect(tight.atForecast).toEqual({ creates: 0, roots: 1 });
+    expect(tight.code).toBe(130);
   });
 });

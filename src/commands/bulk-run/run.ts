@@ -21,6 +21,7 @@ import { grouped } from '../../grouped.js';
 import {
   finishRun,
   openSession,
+  readThrough,
   runOwnerOf,
   runRows,
   sessionWrites,
@@ -161,7 +162,7 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
       : await openRunRecord(
           ctx,
           run.label,
-          await runOwnerOf(ctx, setup, async (url) => (await s.requester.send({ method: 'GET', path: url }, 'read')).doc),
+          await runOwnerOf(ctx, setup, readThrough(s.requester)),
           {
             ...run.recordMeta,
             ...(setup.journalPath ? { journal: journalKey(setup.journalPath) } : {}),

@@ -279,11 +279,6 @@ export async function openSession(
     onRateLimit: (info, status) => pacer.observe(info, status),
     now: () => ctx.clock.now(),
   });
-  if (gate && ctx.globals.budget && sending !== undefined && sending > 0) {
-    // Before the first row: whether the run fits in what the hour and its --budget leave.
-    const forecast = await gate.forecast(sending);
-    if (forecast) ctx.info(forecast);
-  }
   const requester = new Requester({
     client,
     pacer,
@@ -294,6 +289,18 @@ export async function openSession(
     onWait: (ms, why) => progress.waiting(ms, why),
     resumeHint: resumeHint(setup),
   });
+  if (gate && ctx.globals.budget && sending !== undefined && sending > 0) {
+    // Before the first row: whether the run fits in what the hour and its --budget leave. With no
+    // hour known yet, the run's owner (asked before its rows in any case) is asked first: its
+    // answer tells the limit.
+    try {
+      const forecast = await gate.forecast(sending, () => runOwnerOf(ctx, setup, readThrough(requester)));
+      if (forecast) ctx.info(forecast);
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+  }
   // The writers as opened, closed at the end: collectFailed puts a wrapper in session.report.
   const opened: Pick<BulkSession, 'journal' | 'report'> = { journal: undefined, report: NO_REPORT };
   const session: BulkSession = {
@@ -341,7 +348,7 @@ async function openSideFiles(
         () => ctx.clock.now(),
         (t) => ctx.redact(t),
         // Through the requester: paced with the run's other requests, its waits shown.
-        await runOwnerOf(ctx, setup, async (url) => (await requester.send({ method: 'GET', path: url }, 'read')).doc),
+        await runOwnerOf(ctx, setup, readThrough(requester)),
       );
       journal.open(setup.journalBytes);
     }
@@ -362,6 +369,11 @@ async function openSideFiles(
     }
     throw err;
   }
+}
+
+/** A document read through the run's requester: paced with the run's other requests, its waits shown. */
+export function readThrough(requester: Requester): (url: string) => Promise<unknown> {
+  return async (url) => (await requester.send({ method: 'GET', path: url }, 'read')).doc;
 }
 
 /**
