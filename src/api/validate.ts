@@ -126,9 +126,15 @@ function notAmong(spec: AttributeSpec, value: unknown): string | undefined {
   return spec.enum && !spec.enum.includes(value as number) ? `must be one of ${spec.enum.join(', ')} (got ${String(value)})` : undefined;
 }
 
-/** The one message for a value that is not an e-mail address (enroll's rows say the same). */
+/**
+ * The one message for a value that is not an e-mail address (enroll's rows say the same). One
+ * typed with a Japanese or Chinese input method on (`ｈａｒｕｋｉ＠example.jp`) names the address
+ * it reads as: it is not sent as that, since an address is the person's, not svc's guess.
+ */
 export function notAnAddress(v: string): string {
-  return `${JSON.stringify(v)} is not an e-mail address`;
+  const narrow = v.normalize('NFKC');
+  const typed = narrow !== v && isEmailAddress(narrow) ? ` (typed full-width: ${narrow}?)` : '';
+  return `${JSON.stringify(v)} is not an e-mail address${typed}`;
 }
 
 /**

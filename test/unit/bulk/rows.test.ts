@@ -6,6 +6,7 @@ import { resolveEmails } from '../../../src/bulk/rows/enroll-resolve.js';
 import type { EnrollItem } from '../../../src/bulk/rows/enroll-rows.js';
 import { csvRecord, prepareRow } from '../../../src/bulk/rows/resource-rows.js';
 import { resourceByType } from '../../../src/registry/index.js';
+import { checkAttributes } from '../../../src/api/validate.js';
 
 const prospect = resourceByType('prospect')!;
 const sequenceState = resourceByType('sequenceState')!;
@@ -131,6 +132,13 @@ describe('enroll rows', () => {
     expect(enrollValue({ row: 1, value: ' c@x.test ' }, 'email')).toEqual({ email: 'c@x.test' });
     expect(enrollValue({ row: 1, value: { id: '0' } }, 'id')).toEqual({ problem: '"0" is not a prospect id (a positive integer)' });
     expect(enrollValue({ row: 1, value: { email: 'nope' } }, 'email')).toEqual({ problem: '"nope" is not an e-mail address' });
+    // Typed with a Japanese input method on (a trial): the address it reads as is named, not sent.
+    expect(enrollValue({ row: 1, value: { email: 'ｈａｒｕｋｉ＠example.jp' } }, 'email')).toEqual({
+      problem: '"ｈａｒｕｋｉ＠example.jp" is not an e-mail address (typed full-width: haruki@example.jp?)',
+    });
+    expect(checkAttributes(resourceByType('prospect')!, { emails: ['ｈａｒｕｋｉ＠ｅｘａｍｐｌｅ．ｊｐ'] })[0]?.reason).toMatch(
+      /is not an e-mail address \(typed full-width: haruki@example\.jp\?\)$/,
+    );
     expect(enrollValue({ row: 1, value: { name: 'x' } }, 'email')).toEqual({ problem: 'no email in the row' });
     // The column is there, its cell empty: nothing --column could fix (a trial was sent to it).
     expect(enrollValue({ row: 1, value: { 'E-mail Address': '' } }, 'email', 'E-mail Address')).toEqual({
