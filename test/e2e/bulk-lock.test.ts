@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, tempDir } from '../helpers/run-svc.js';
+import { runSvc, spawnSvc, tempDir } from '../helpers/run-svc.js';
+import { svcInProcess } from '../helpers/in-process-cli.js';
 import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 
 /** Trials of the race (header). */
@@ -52,5 +53,37 @@ describe('three copies of one bulk create on a stale lock', () => {
       }
       expect(fs.existsSync(`${file}.journal.ndjson.lock`)).toBe(false);
     }
+  }, 60_000);
+});
+
+describe('a second run while the first holds the journal', () => {
+  it('says only the lock\'s error and hint, before "recorded by earlier runs" or its plan; exit 2, nothing sent', async () => {
+    const dir = tempDir('svc-lock-');
+    const file = path.join(dir, 'lk.csv');
+    fs.writeFileSync(file, `firstName,emails\n${Array.from({ length: 8 }, (_, i) => `S${i},s${i}@lock.test`).join('\n')}\n`);
+    const journal = `${file}.journal.ndjson`;
+    const e = env();
+    // The first run, a process of its own (the lock is between processes), one row at a time at 400 ms a request.
+    const first = spawnSvc(['prospects', 'create', '--input', file, '--concurrency', '1'], { env: e });
+    const firstDone = new Promise<number | null>((resolve) => first.on('close', resolve));
+    // Once it has journaled a row: the second run would read it as "done by earlier runs".
+    const deadline = Date.now() + 20_000;
+    while (!(fs.existsSync(journal) && fs.readFileSync(journal, 'utf8').includes('"created"')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    // The second run's own token: its requests told apart from the first's.
+    const token = sb.issueToken({});
+    const second = await svcInProcess(['prospects', 'create', '--input', file], { env: { ...e, SVC_TOKEN: token } });
+    const stillRunning = first.exitCode === null;
+    expect(await firstDone).toBe(0);
+    expect(stillRunning, 'the first run ended before the second started: slow the sandbox').toBe(true);
+    expect(second.stderr).toBe(
+      `error: --journal ${journal}: another svc run (pid ${first.pid}) is using this journal\n` +
+        `hint: wait for it to finish, or remove ${journal}.lock if that process is not svc\n`,
+    );
+    expect(second.code).toBe(2);
+    // (The first run's requests carry its token: the filter tells them apart.)
+    expect(sb.requests.some((q) => q.headers['authorization'] === `Bearer ${e.SVC_TOKEN}`)).toBe(true);
+    expect(sb.requests.filter((q) => q.headers['authorization'] === `Bearer ${token}`)).toEqual([]);
+    expect(fs.existsSync(`${journal}.lock`)).toBe(false);
   }, 60_000);
 });

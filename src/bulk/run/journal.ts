@@ -183,11 +183,28 @@ function parseLine(line: string): JournalEntry | OwnerLine | undefined {
   }
 }
 
+/**
+ * Takes a journal's lock (two runs writing one journal would each redo the other's rows), before
+ * the run reads the journal: a second run is refused before it reads, prints or sends anything
+ * (it read the live run's rows as "done by earlier runs", a trial). A lock left by a process that
+ * no longer runs is taken over. The holder hands it to {@link JournalWriter.open}.
+ */
+export function lockJournal(file: string): RunLock {
+  checkBeforeLock(file);
+  const lock = journalLock(file);
+  lock.take();
+  return lock;
+}
+
+function journalLock(file: string): RunLock {
+  return new RunLock(`${file}.lock`, `--journal ${file}`);
+}
+
 /** Appends entries to a journal, synchronously, one line per call. */
 export class JournalWriter {
   private fd: number | undefined;
   private lastSync = 0;
-  private readonly lock: RunLock;
+  private lock: RunLock;
 
   /**
    * @param redact applied to the `error` of failed rows: error texts come from servers and
@@ -200,21 +217,23 @@ export class JournalWriter {
     private readonly redact: (text: string) => string = (t) => t,
     private readonly owner?: SideOwner,
   ) {
-    this.lock = new RunLock(`${file}.lock`, `--journal ${file}`);
+    this.lock = journalLock(file);
   }
 
   /**
-   * Takes the journal's lock (two runs writing one journal would each redo the other's rows)
-   * and opens it for appending. A lock left by a process that no longer runs is taken over.
+   * Takes the journal's lock, unless `held` is it (taken by {@link lockJournal} before the run
+   * read the journal), and opens the journal for appending; closing releases the lock either way.
    *
    * @param readBytes the size the journal had when this run read it (`JournalState.bytes`): a
-   *   run reads its journal before it takes the lock (the plan needs it), so another run may
-   *   have done rows in between; a journal that is no longer that size is refused, not appended
-   *   to, since this run's plan would do those rows again.
+   *   journal that is no longer that size is refused, not appended to, since this run's plan
+   *   would do the rows written since again (read without the lock, by a writer that ignored it).
    */
-  open(readBytes?: number): void {
-    checkBeforeLock(this.file);
-    this.lock.take();
+  open(readBytes?: number, held?: RunLock): void {
+    if (held) this.lock = held;
+    else {
+      checkBeforeLock(this.file);
+      this.lock.take();
+    }
     try {
       this.fd = fs.openSync(this.file, noFollow('a+'), 0o600);
       checkRegularFd(this.file, this.fd);

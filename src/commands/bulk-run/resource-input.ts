@@ -9,7 +9,7 @@ import type { WriteOp } from '../../bulk/rows/resource-rows.js';
 import type { Context } from '../../runtime/context.js';
 import type { ResourceType } from '../../registry/index.js';
 import { noteDialect } from './input-file.js';
-import { loadJournal, type BulkSetup } from './session.js';
+import { holdJournal, loadJournal, type BulkSetup } from './session.js';
 import { checkInputColumns, columnMap } from './input-columns.js';
 import { rehearsalMask } from '../shared/rehearsal.js';
 import { grouped, plural } from '../../grouped.js';
@@ -25,6 +25,8 @@ export async function readResourceInput(
 ): Promise<ResourceInput> {
   const format = await detectFormat(file);
   const dialect = await inspectInput(file, format, setup.delimiter, setup.encoding);
+  // Once the input is known readable, before a line is said: a run on a journal in use says only that.
+  holdJournal(ctx, setup);
   noteDialect(ctx, file, dialect, format);
   const journal = await loadJournal(ctx, setup);
   const input: ResourceInput = { rt, op, file, format, shard: setup.shard, journal, skipFailed: setup.skipFailed, dialect };

@@ -27,7 +27,7 @@ export type ResourceRunFlags = BulkFlags & { input: string; map?: string[] };
 export async function bulkWriteHandler(ctx: Context, rt: ResourceType, op: WriteOp, flags: ResourceRunFlags): Promise<void> {
   const label = `${rt.command} ${VERB[op]}`;
   refuseRunOutput(ctx, `${label}${ctx.globals.dryRun ? ' --dry-run' : ''}`, ctx.globals.dryRun, flags.report);
-  const setup = bulkSetup(flags, label, ctx.globals.sandbox);
+  const setup = bulkSetup(flags, label, { sandbox: ctx.globals.sandbox, planning: ctx.globals.dryRun });
   const input = await readResourceInput(ctx, rt, op, flags.input, setup, flags.map);
   if (op !== 'delete') await resolveNames(ctx, rt, input);
   // The consent values an update left out of its rows, by the records the run reads for their

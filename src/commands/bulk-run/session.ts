@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import type { ApiClient } from '../../api/client.js';
-import { defaultJournalPath, emptyJournal, JournalWriter, readJournal, type JournalState } from '../../bulk/run/journal.js';
+import { defaultJournalPath, emptyJournal, JournalWriter, lockJournal, readJournal, type JournalState } from '../../bulk/run/journal.js';
 import { describeOwner, type SideOwner } from '../../bulk/run/side-owner.js';
 import { Pacer } from '../../bulk/run/pacing.js';
 import { Progress } from '../../bulk/run/progress.js';
@@ -14,7 +14,7 @@ import { NO_REPORT, openReportFile, stdoutReport, type ReportEntry, type ReportW
 import { Requester, Stopped } from '../../bulk/run/requester.js';
 import { DEFAULT_SETTLE_SECONDS, MAX_SETTLE_SECONDS, type SettleClock } from '../../bulk/run/settle.js';
 import { parseShard, type Shard } from '../../bulk/run/shard.js';
-import { RunLockHeld } from '../../bulk/run/run-lock.js';
+import { RunLockHeld, type RunLock } from '../../bulk/run/run-lock.js';
 import {
   DEFAULT_MAX_FAILURES,
   MAX_PARKED,
@@ -65,8 +65,12 @@ export interface BulkSetup {
   owner?: SideOwner;
   /** `--journal` was given: a journal of another org or command is refused, not shared. */
   journalGiven: boolean;
-  /** The journal's size when {@link loadJournal} read it: the lock is taken after that read. */
+  /** The journal's size when {@link loadJournal} read it (under the lock). */
   journalBytes?: number;
+  /** The run only plans (`--plan`, `--dry-run`): it writes no journal, so it takes no lock. */
+  planning: boolean;
+  /** The journal's lock, held from before the journal is read until the command ends (see {@link holdJournal}). */
+  lock?: RunLock;
   concurrency: number;
   shard: Shard | undefined;
   /** Journal file; undefined when there is no input file and no `--journal`. */
@@ -128,8 +132,10 @@ function ignoreColumns(v: string | undefined): ReadonlySet<string> {
  * Checks and resolves the bulk options of `command`. A run against the sandbox (a rehearsal on a
  * copy of the org, or a try-out) keeps its own default journal beside the input; whatever the
  * file, a run reads only the entries of its own org and command (see {@link loadJournal}).
+ * `planning`: the run only plans (`--plan`, `--dry-run`) and writes no side file.
  */
-export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): BulkSetup {
+export function bulkSetup(flags: BulkFlags, command: string, run: { sandbox: boolean; planning: boolean }): BulkSetup {
+  const { sandbox } = run;
   const c = flags.concurrency ?? '4';
   if (!/^\d+$/.test(c.trim()) || Number(c) < 1 || Number(c) > MAX_CONCURRENCY) {
     throw new UsageError(`--concurrency ${c}: expected a whole number from 1 to ${MAX_CONCURRENCY}`);
@@ -148,6 +154,7 @@ export function bulkSetup(flags: BulkFlags, command: string, sandbox = false): B
   return {
     command,
     journalGiven: flags.journal !== undefined,
+    planning: run.planning,
     concurrency: Number(c),
     shard: flags.shard !== undefined ? parseShard(flags.shard) : undefined,
     journalPath,
@@ -172,6 +179,34 @@ export async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: str
 }
 
 /**
+ * Takes the run's journal lock, held until the command ends: before the journal is read, and
+ * before anything is said or sent, so that a second run on a journal in use says only that (it
+ * read the live run's rows as "done by earlier runs" and printed its plan first, a trial). Called
+ * by {@link loadJournal}, and earlier by a run that says or sends something before it reads its
+ * journal. A plan writes no journal and takes no lock: `--plan` and `--dry-run` work beside a run.
+ */
+export function holdJournal(ctx: Context, setup: BulkSetup): void {
+  if (setup.lock || setup.planning || !setup.journalPath) return;
+  let lock: RunLock;
+  try {
+    lock = lockJournal(setup.journalPath);
+  } catch (err) {
+    // Shards started at once on one machine meet on the default journal (a trial): each needs its own.
+    if (err instanceof RunLockHeld && setup.shard) {
+      // Not "use another journal" outright: the holder may be this very shard (a retry while the
+      // first still runs), and a shard given a new journal sends again what its old one records.
+      err.hint(
+        `if the holder is another shard of this file: shards run at once on one machine each need a journal of their own from their first run (--journal ${setup.journalPath.replace(/\.journal\.ndjson$/, '')}.shard-${setup.shard.index}.journal.ndjson); a shard that has run before keeps its journal, or its rows are sent again`,
+      );
+    }
+    throw err;
+  }
+  setup.lock = lock;
+  // Released by the journal when the session closes; here too for a run that ends before it opens.
+  ctx.onClose(() => lock.release());
+}
+
+/**
  * Reads the entries this org and command recorded in earlier runs, warning about damage. Entries
  * of another org or command are never read as done: in the default journal they are left as they
  * are (this run starts afresh, with its own entries after them); a `--journal` named for this run
@@ -180,6 +215,8 @@ export async function runOwnerOf(ctx: Context, setup: BulkSetup, get?: (url: str
 export async function loadJournal(ctx: Context, setup: BulkSetup): Promise<JournalState> {
   const path = setup.journalPath;
   if (!path) return emptyJournal();
+  // Under the lock: a journal another run is writing is not read as "done by earlier runs".
+  holdJournal(ctx, setup);
   // Whose the run is needs a request: asked only when there is a journal to read.
   const state = await readJournal(path, (await isFile(path)) ? await runOwnerOf(ctx, setup) : undefined);
   if (state.unowned) {
@@ -343,6 +380,7 @@ async function openSideFiles(
   let journal: JournalWriter | undefined;
   try {
     if (setup.journalPath) {
+      holdJournal(ctx, setup);
       journal = new JournalWriter(
         setup.journalPath,
         () => ctx.clock.now(),
@@ -350,7 +388,7 @@ async function openSideFiles(
         // Through the requester: paced with the run's other requests, its waits shown.
         await runOwnerOf(ctx, setup, readThrough(requester)),
       );
-      journal.open(setup.journalBytes);
+      journal.open(setup.journalBytes, setup.lock);
     }
     let report: ReportWriter = NO_REPORT;
     if (setup.reportPath === '-') report = beforeEach(() => progress.clear(), redacted(ctx, stdoutReport(ctx.io.stdout)));
@@ -359,14 +397,6 @@ async function openSideFiles(
   } catch (err) {
     journal?.close();
     if (err instanceof Stopped) throw interruptedBeforeRows();
-    // Shards started at once on one machine meet on the default journal (a trial): each needs its own.
-    if (err instanceof RunLockHeld && setup.shard && setup.journalPath) {
-      // Not "use another journal" outright: the holder may be this very shard (a retry while the
-      // first still runs), and a shard given a new journal sends again what its old one records.
-      err.hint(
-        `if the holder is another shard of this file: shards run at once on one machine each need a journal of their own from their first run (--journal ${setup.journalPath.replace(/\.journal\.ndjson$/, '')}.shard-${setup.shard.index}.journal.ndjson); a shard that has run before keeps its journal, or its rows are sent again`,
-      );
-    }
     throw err;
   }
 }

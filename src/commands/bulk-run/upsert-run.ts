@@ -43,7 +43,7 @@ export async function keyedWriteHandler(ctx: Context, rt: ResourceType, mode: Ke
     throw new UsageError(
       `${rt.command} upsert: --match id cannot create a missing record; use update --input F --match id, or match by an attribute`,
     );
-  const setup = bulkSetup(flags, `${rt.command} ${mode}`, ctx.globals.sandbox);
+  const setup = bulkSetup(flags, `${rt.command} ${mode}`, { sandbox: ctx.globals.sandbox, planning });
   // Read and checked as for create and update --input: every column resolved before anything is sent.
   const input: KeyedInput = {
     ...(await readResourceInput(ctx, rt, 'update', flags.input, setup, flags.map)),

@@ -215,7 +215,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
   refuseRunOutput(ctx, `dedupe apply${planning ? ' --plan' : ''}`, planning, flags.report);
   const plan = readPlan(file, svcAgain(ctx));
   const path = PATHS[plan.type]!;
-  const setup = bulkSetup({ ...flags, input: file }, `dedupe apply ${path}`, ctx.globals.sandbox);
+  const setup = bulkSetup({ ...flags, input: file }, `dedupe apply ${path}`, { sandbox: ctx.globals.sandbox, planning });
   const journal = await loadJournal(ctx, setup);
   const tagOnly = flags.tagOnly === true;
   const list: ClusterItem[] = plan.clusters.map((c, i) => item(plan, c, i + 1, journal, flags.acrossOwners === true));

@@ -24,14 +24,13 @@ import {
 } from '../../bulk/rows/enroll-rows.js';
 import { skippedFailed, type JournalState } from '../../bulk/run/journal.js';
 import { detectFormat, inspectInput } from '../../bulk/input/readers.js';
-import type { InputEncoding } from '../../bulk/input/input-encoding.js';
 import { pagedClient, Stopped } from '../../bulk/run/requester.js';
 import type { Context } from '../../runtime/context.js';
 import { ApiError, InterruptedError, UsageError } from '../../errors.js';
 import { printLine, refuseRunOutput } from '../shared/output.js';
 import { idleSequence, summarize, summaryLines } from './summary.js';
 import { mayPrompt, targetId } from './targets.js';
-import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
+import { bulkSetup, holdJournal, loadJournal, type BulkFlags, type BulkSession, type BulkSetup } from '../bulk-run/session.js';
 import { bulkRun } from '../bulk-run/run.js';
 import { idValue } from '../../lossless-json.js';
 import { failedRows, noteDialect } from '../bulk-run/input-file.js';
@@ -50,13 +49,11 @@ interface EnrollFlags extends BulkFlags {
   column?: string;
 }
 
-/** Checks the options (before any name is looked up) and describes where the rows come from. */
-async function source(
-  ctx: Context,
-  flags: EnrollFlags,
-  delimiter: string | undefined,
-  encoding: InputEncoding | undefined,
-): Promise<Omit<EnrollSource, 'sequenceId'>> {
+/**
+ * Checks the options (before any name is looked up) and describes where the rows come from; the
+ * journal's lock is taken once the input is read, before a line is said or a request sent.
+ */
+async function source(ctx: Context, flags: EnrollFlags, setup: BulkSetup): Promise<Omit<EnrollSource, 'sequenceId'>> {
   const prospects = (flags.prospect ?? [])
     .flatMap((p) => p.split(','))
     .map((p) => p.trim())
@@ -82,7 +79,8 @@ async function source(
     return { by, prospects };
   }
   const format = await detectFormat(flags.input);
-  const dialect = await inspectInput(flags.input, format, delimiter, encoding);
+  const dialect = await inspectInput(flags.input, format, setup.delimiter, setup.encoding);
+  holdJournal(ctx, setup);
   noteDialect(ctx, flags.input, dialect, format);
   return { by, file: flags.input, format, dialect, ...(flags.column !== undefined ? { column: flags.column.trim() } : {}) };
 }
@@ -146,10 +144,12 @@ async function existingStates(session: BulkSession, sequenceId: number | string)
 /** Runs `svc enroll`: the bulk skeleton (bulk-run/run.ts) filled in with enrolments. */
 export async function enrollHandler(ctx: Context, flags: EnrollFlags): Promise<void> {
   refuseRunOutput(ctx, `enroll${ctx.globals.dryRun ? ' --dry-run' : ''}`, ctx.globals.dryRun, flags.report);
-  const setup = bulkSetup(flags, 'enroll', ctx.globals.sandbox);
-  const checked = await source(ctx, flags, setup.delimiter, setup.encoding);
+  const setup = bulkSetup(flags, 'enroll', { sandbox: ctx.globals.sandbox, planning: ctx.globals.dryRun });
+  const checked = await source(ctx, flags, setup);
   // Checked before the names are looked up: a refusal costs no request.
   const failed = failedRows(setup, flags.input);
+  // Before the first request (`--prospect` with `--journal`): a run on a journal in use sends nothing.
+  holdJournal(ctx, setup);
   // Names become ids first: the sequence id is part of every row's journal key.
   const api = await ctx.api();
   const mask = await rehearsalMask(ctx);

@@ -24,7 +24,7 @@ import type { Context } from '../../runtime/context.js';
 import { runsDirOf } from '../bulk-run/run-recording.js';
 import { bulkRun } from '../bulk-run/run.js';
 import { runSummaryWanted } from '../bulk-run/run-summary.js';
-import { bulkSetup, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
+import { bulkSetup, holdJournal, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
 import { printPlan, refuseRunOutput } from '../shared/output.js';
 import { toSecond } from '../../output/relative-time.js';
@@ -188,11 +188,12 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
   if (!plan) refuseNothingToTakeBack(ctx, rec, rows);
 
   const label = `runs undo ${id}`;
-  const setup = bulkSetup(
-    { ...flags, journal: runFile(dir, id).replace(/\.run\.ndjson$/, '.undo.journal.ndjson') } as BulkFlags,
-    label,
-    ctx.globals.sandbox,
-  );
+  const setup = bulkSetup({ ...flags, journal: runFile(dir, id).replace(/\.run\.ndjson$/, '.undo.journal.ndjson') } as BulkFlags, label, {
+    sandbox: ctx.globals.sandbox,
+    planning,
+  });
+  // Before the read below: an undo whose journal another undo is writing sends nothing.
+  holdJournal(ctx, setup);
   // One read says whose the token is, the org it writes to and the scopes it has.
   let rootDoc: unknown;
   setup.owner = await runOwner(ctx, label, async (url) => {
