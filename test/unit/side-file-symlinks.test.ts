@@ -130,9 +130,12 @@ describe('a device or pipe at the name', () => {
       );
       stillFifo(plan);
       const db = fifo();
+      const mark = sb.requests.length;
       const sync = await svcInProcess(['sync', '--db', db, 'users'], { env: e });
       expect(sync.code, sync.stderr).toBe(2);
       expect(sync.stderr).toMatch(/^error: the mirror .*plan\.json is a pipe, not a file$/m);
+      // Refused before the org's identity is read: nothing sent.
+      expect(sb.requests.length).toBe(mark);
       const sql = await svcInProcess(['sql', '--db', db, 'select 1'], { env: e });
       expect(sql.code, sql.stderr).toBe(2);
       expect(sql.stderr).toMatch(/^error: the mirror .*plan\.json is a pipe, not a file$/m);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { dataDir } from '../../auth/config-dir.js';
 import { UsageError } from '../../errors.js';
 import { checkPostgresUrl } from '../../postgres-url.js';
+import { notAFile } from '../../private-file.js';
 import { isPostgresUrl, schemaFor } from '../../mirror/dialect/postgres.js';
 import type { MirrorIdentity, MirrorTarget } from '../../mirror/store.js';
 import type { Context } from '../../runtime/context.js';
@@ -44,7 +45,12 @@ export async function mirrorTarget(ctx: Context, flags: { db?: string; schema?: 
   if (flags.schema !== undefined) {
     throw new UsageError('--schema is for a mirror on PostgreSQL').hint('give --db postgres://USER@HOST/DB (or set SVC_DB) with it');
   }
-  return { kind: 'file', file: await mirrorFile(ctx, db), ...(flags.db !== undefined ? { named: true } : {}) };
+  const file = await mirrorFile(ctx, db);
+  // Before any request (the org's identity is read next): the store refuses it too, later.
+  const notFile = notAFile(file);
+  if (notFile)
+    throw new UsageError(`the mirror ${file} is ${notFile}, not a file`).hint('choose a file with --db (svc makes it on the first sync)');
+  return { kind: 'file', file, ...(flags.db !== undefined ? { named: true } : {}) };
 }
 
 /**
