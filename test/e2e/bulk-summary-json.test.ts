@@ -133,5 +133,12 @@ describe('--report - beside -o json, --json or --query is refused before anythin
     const r = await svc(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'json', '--report', '-']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ bill: { creates: 2 } });
+    // Said, not left unwritten without a word (a --report FILE beside --plan was ignored so).
+    expect(r.stderr).toMatch(/^warning: --report - is not written: a plan sends nothing \(the run writes it\)$/m);
+    const report = path.join(path.dirname(file), 'plan.report.ndjson');
+    const dry = await svc(['prospects', 'create', '--input', file, '--dry-run', '--report', report]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(`warning: --report ${report} is not written: a plan sends nothing (the run writes it)`);
+    expect(fs.existsSync(report)).toBe(false);
   });
 });

@@ -119,7 +119,7 @@ export function runSummaryAsked(ctx: Context): boolean {
  * user wanted each row's outcome, which `--report` writes. A run asked for its summary and for
  * `--report -` is refused too: both are stdout's, and the summary was left out without a word, so
  * `run=$(svc … --report - -o raw --query run)` got report lines (a CI trial). A plan writes no
- * report: stdout is the plan's alone then.
+ * report (said, when one is given): stdout is the plan's alone then.
  * @param what the command as the message names it, `--plan` included when planning
  * @param report the run's `--report`
  */
@@ -127,6 +127,8 @@ export function refuseRunOutput(ctx: Context, what: string, plan: boolean, repor
   const raw = ctx.globals.output === 'raw' ? '; -o raw goes with --query, whose strings it prints unquoted' : '';
   const reportHint = plan ? '' : "; --report FILE writes each row's outcome, one NDJSON line per row";
   refuseOutput(ctx, `svc ${what}`, PLAN_FORMATS, `use -o json for the ${plan ? 'plan' : "run's summary"}${raw}${reportHint}`);
+  // A plan sends nothing, so no row has an outcome: said, where the file was left unwritten without a word.
+  if (plan && report !== undefined) ctx.warn(`--report ${report} is not written: a plan sends nothing (the run writes it)`);
   if (plan || report !== '-' || !runSummaryAsked(ctx)) return;
   const asked = [...(ctx.globals.outputAsked ? [`-o ${ctx.output}`] : []), ...(ctx.shape?.query ? ['--query'] : [])];
   throw new UsageError(`--report - and ${asked.join(' ')} both write to stdout`).hint(
