@@ -92,6 +92,37 @@ describe('--query on plans and other JSON results', () => {
   });
 });
 
+describe("an undo's re-created ids", () => {
+  /** A prospect made and deleted by svc: the delete's run, whose undo re-creates it. */
+  async function deletedRun(name: string): Promise<{ run: string; old: number }> {
+    const made = await svc(['prospects', 'create', '--attr', `firstName=${name}`, '--attr', 'lastName=Undone', '-o', 'json']);
+    expect(made.code, made.stderr).toBe(0);
+    const old = Number(JSON.parse(made.stdout).id);
+    const del = await svc(['prospects', 'delete', String(old), '--yes']);
+    expect(del.code, del.stderr).toBe(0);
+    const runs = JSON.parse((await svc(['runs', 'list', '-o', 'json'])).stdout) as { id: string; command: string }[];
+    return { run: runs.find((r) => r.command.includes(`delete ${old}`))!.id, old };
+  }
+
+  it('-o csv writes them as a table (type,old,new), as before the runs refused formats they cannot write', async () => {
+    const { run, old } = await deletedRun('Csv');
+    const r = await svc(['runs', 'undo', run, '-o', 'csv', '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^type,old,new\\nprospect,${old},(\\d+)\\n$`));
+  });
+
+  it('with --report - stdout holds the report alone; the ids go to stderr', async () => {
+    // They were printed after the report's NDJSON lines, in the middle of a script's stdout.
+    const { run, old } = await deletedRun('Report');
+    const r = await svc(['runs', 'undo', run, '--report', '-', '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    for (const l of lines) expect(() => JSON.parse(l), l).not.toThrow();
+    const now = JSON.parse(lines[0]!).id;
+    expect(r.stderr).toContain(`re-created prospect ${old} as ${now}`);
+  });
+});
+
 describe('-o a command cannot write is refused before anything is sent', () => {
   it.each([
     [['sync', '-o', 'csv'], 'svc sync prints table, json or ndjson, not csv'],
@@ -118,7 +149,7 @@ describe('-o a command cannot write is refused before anything is sent', () => {
       'svc prospects upsert prints table, json or ndjson, not csv',
     ],
     [['enroll', '--sequence', '1', '--prospect', '1', '-o', 'csv'], 'svc enroll prints table, json or ndjson, not csv'],
-    [['runs', 'undo', 'r1', '-o', 'csv'], 'svc runs undo prints table, json or ndjson, not csv'],
+    [['runs', 'undo', 'r1', '-o', 'raw'], 'svc runs undo prints table, json, ndjson or csv, not raw'],
     [['dedupe', 'apply', 'merge.json', '-o', 'csv'], 'svc dedupe apply prints table, json or ndjson, not csv'],
     // Commands whose one result is a JSON summary (lines for people otherwise).
     [['schema', 'pull', '-o', 'csv'], 'svc schema pull prints table, json or ndjson, not csv'],

@@ -26,7 +26,7 @@ import { bulkRun } from '../bulk-run/run.js';
 import { runSummaryWanted } from '../bulk-run/run-summary.js';
 import { bulkSetup, holdJournal, loadJournal, type BulkFlags, type BulkSession } from '../bulk-run/session.js';
 import { runOwner } from '../shared/org-owner.js';
-import { printPlan, refuseRunOutput } from '../shared/output.js';
+import { PLAN_FORMATS, printPlan, refuseRunOutput } from '../shared/output.js';
 import { toSecond } from '../../output/relative-time.js';
 import { checkNotUndone, loadRun, openUndoOf } from './store.js';
 import {
@@ -154,7 +154,8 @@ async function confirmDeletes(ctx: Context, id: string, deletes: number): Promis
 /** Runs `svc runs undo`. */
 export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): Promise<void> {
   const planning = flags.plan === true || ctx.globals.dryRun;
-  refuseRunOutput(ctx, `runs undo${planning ? ' --plan' : ''}`, planning, flags.report);
+  // The undo's own data, the ids of the records it re-created, is a table too: `type,old,new` with -o csv.
+  refuseRunOutput(ctx, `runs undo${planning ? ' --plan' : ''}`, planning, flags.report, planning ? PLAN_FORMATS : [...PLAN_FORMATS, 'csv']);
   const dir = runsDirOf(ctx);
   const rec = loadRun(dir, id, svcAgain(ctx));
   const only = parseRows(flags.rows);
@@ -413,7 +414,7 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
       }
     },
     // With the summary for scripts, the mapping is its `recreated` (one JSON document on stdout).
-    after: () => (runSummaryWanted(ctx) ? undefined : printMapping(ctx, mapping)),
+    after: () => (runSummaryWanted(ctx) ? undefined : printMapping(ctx, mapping, flags.report === '-')),
     summaryExtra: () => ({ recreated: mapping }),
   });
   if (left) throw partlyUndone(ctx, id, flags, left, items.length);
@@ -543,8 +544,14 @@ interface Recreated {
   new: number | string;
 }
 
-async function printMapping(ctx: Context, mapping: Recreated[]): Promise<void> {
+async function printMapping(ctx: Context, mapping: Recreated[], reportToStdout: boolean): Promise<void> {
   if (mapping.length === 0) return;
+  // stdout holds the report's lines (`--report -`): the mapping, in them as each row's new id, goes
+  // to stderr for people rather than into the middle of a script's NDJSON.
+  if (reportToStdout) {
+    for (const m of mapping) ctx.info(`re-created ${m.type} ${m.old} as ${m.new}`);
+    return;
+  }
   if (ctx.output === 'json') return writeOut(ctx.io.stdout, `${JSON.stringify({ recreated: mapping }, null, 2)}\n`);
   if (ctx.output === 'ndjson') return writeOut(ctx.io.stdout, mapping.map((m) => JSON.stringify(m)).join('\n') + '\n');
   if (ctx.output === 'csv')

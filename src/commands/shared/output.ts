@@ -122,11 +122,18 @@ export function runSummaryAsked(ctx: Context): boolean {
  * report (said, when one is given): stdout is the plan's alone then.
  * @param what the command as the message names it, `--plan` included when planning
  * @param report the run's `--report`
+ * @param writes what the run writes besides (an undo's re-created ids as csv too)
  */
-export function refuseRunOutput(ctx: Context, what: string, plan: boolean, report: string | undefined): void {
+export function refuseRunOutput(
+  ctx: Context,
+  what: string,
+  plan: boolean,
+  report: string | undefined,
+  writes: readonly OutputFormat[] = PLAN_FORMATS,
+): void {
   const raw = ctx.globals.output === 'raw' ? '; -o raw goes with --query, whose strings it prints unquoted' : '';
   const reportHint = plan ? '' : "; --report FILE writes each row's outcome, one NDJSON line per row";
-  refuseOutput(ctx, `svc ${what}`, PLAN_FORMATS, `use -o json for the ${plan ? 'plan' : "run's summary"}${raw}${reportHint}`);
+  refuseOutput(ctx, `svc ${what}`, writes, `use -o json for the ${plan ? 'plan' : "run's summary"}${raw}${reportHint}`);
   // A plan sends nothing, so no row has an outcome: said, where the file was left unwritten without a word.
   if (plan && report !== undefined) ctx.warn(`--report ${report} is not written: a plan sends nothing (the run writes it)`);
   if (plan || report !== '-' || !runSummaryAsked(ctx)) return;
