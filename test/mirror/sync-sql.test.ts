@@ -396,6 +396,23 @@ describe.each(DATABASES)('on $name', (d) => {
       }
     });
 
+    it.runIf(d.name === 'postgres')(
+      'a timestamp without a time zone is a wall-clock time, written without Z; one with a zone in UTC with Z',
+      async () => {
+        // `created_at at time zone 'Europe/Berlin'` (a Berlin analyst's local time) came back as
+        // 20:50:02Z, claiming UTC: read back, an hour off (two in summer). A trial.
+        const r = await svc([
+          'sql',
+          ...db,
+          '-o',
+          'csv',
+          "select timestamptz '2026-01-22 19:50:02+00' at time zone 'Europe/Berlin' as berlin, timestamptz '2026-01-22 19:50:02+00' as utc, timestamp '2026-07-01 12:00:00.5' as naive",
+        ]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toBe('berlin,utc,naive\n2026-01-22T20:50:02,2026-01-22T19:50:02Z,2026-07-01T12:00:00.5\n');
+      },
+    );
+
     it('prints every format, binds parameters and refuses writes', async () => {
       const csv = await svc([
         'sql',

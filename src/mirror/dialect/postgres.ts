@@ -88,9 +88,10 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
     // it exactly, as SQLite answers; it came back as text ("10.0"), and a script's jq filters broke
     // when a team moved to the shared mirror (a trial). Longer values keep their digits as text.
     1700: numericValue,
-    // date-times as the SQLite mirror and the API write them: ISO, UTC.
+    // date-times as the SQLite mirror and the API write them: ISO, UTC. A timestamp without a
+    // zone (`… at time zone 'Europe/Berlin'`) is a wall-clock time: ISO without Z, not read as UTC.
     1184: isoTime,
-    1114: isoTime,
+    1114: (v) => v.replace(' ', 'T'),
     1082: (v) => v,
     // json and jsonb as their text, as the SQLite mirror holds them.
     114: (v) => v,
