@@ -1,8 +1,10 @@
 /**
  * Secrets the service returns to their owner — a webhook's `secret` and `cleanupToken` — are
  * shown as `***` in record output (tables, JSON, CSV: what ends up in terminals and CI logs).
- * The record a create returns is the exception: the cleanup token is returned there, once, to be
- * kept. `-o raw` and `svc api` print the server's documents untouched.
+ * The record a create returns is the exception for what the service made (read-only): the cleanup
+ * token is returned there, once, to be kept. What the user sent (the `secret`) stays `***` there
+ * too: they have it, and a CI log of `webhooks create` showed it in clear (a trial). `-o raw` and
+ * `svc api` print the server's documents untouched.
  */
 import type { FlatRecord } from '../../listing/record-text.js';
 import { resourceByType } from '../../registry/index.js';
@@ -11,14 +13,15 @@ import { resourceByType } from '../../registry/index.js';
 const MASK = '***';
 
 /** Replaces the sensitive attributes of records (and of their included records) in place. */
-export function maskSensitive<T extends FlatRecord>(records: T[]): T[] {
-  for (const r of records) maskOne(r);
+export function maskSensitive<T extends FlatRecord>(records: T[], created = false): T[] {
+  for (const r of records) maskOne(r, created);
   return records;
 }
 
-function maskOne(r: Record<string, unknown>): void {
+function maskOne(r: Record<string, unknown>, created = false): void {
   const rt = typeof r.type === 'string' ? resourceByType(r.type) : undefined;
   for (const a of rt?.attributes ?? []) {
+    if (created && a.readOnly) continue;
     if (a.sensitive && typeof r[a.name] === 'string' && r[a.name] !== '') r[a.name] = MASK;
   }
   // Included records replace ids, nested along the include paths asked for (record-text.ts): a

@@ -125,14 +125,14 @@ function expectRecord(res: ApiResponse, what: string, mayExist: boolean): void {
 }
 
 /**
- * Prints the record a write returned; only a create's shows the sensitive attributes (mask.ts).
+ * Prints the record a write returned; only a create's shows the sensitive attributes the service made (mask.ts).
  * The table view of a create or update (`sent`) is a short confirmation: the id and the fields
  * the write set, as the service stored them; `-o json` and friends print the whole record.
  */
 async function printRecord(ctx: Context, doc: Parameters<typeof flattenDocument>[0], created = false, sent?: WriteData): Promise<void> {
   const writer = recordWriter(ctx, { format: ctx.output, io: ctx.io, single: true });
   let records = flattenDocument(doc);
-  if (!created) records = maskSensitive(records);
+  records = maskSensitive(records, created);
   const r = records[0];
   if (ctx.output === 'table' && sent && r) {
     await writeOut(ctx.io.stdout, `${created ? 'Created' : 'Updated'} ${r.type} ${r.id}\n`);
