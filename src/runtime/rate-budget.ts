@@ -1,8 +1,8 @@
 /**
  * Opens the command's door to the shared rate budget (budget/gate.ts) for its connection: one
  * ledger per user and API. The user is the profile's logged-in user when `svc login` recorded
- * it, else the token itself (hashed: CI jobs sharing one `SVC_TOKEN` share one budget), else
- * the profile's name.
+ * it (a `--token` that a profile of the same API holds is that profile's user), else the token
+ * itself (hashed: CI jobs sharing one `SVC_TOKEN` share one budget), else the profile's name.
  */
 import { createHash } from 'node:crypto';
 import { BudgetGate } from '../budget/gate.js';
@@ -53,11 +53,25 @@ async function userKey(ctx: Context, conn: Connection): Promise<string> {
     const id = (await ctx.config()).get(conn.profileName)?.user?.id;
     return id !== undefined ? `user:${id}` : `profile:${conn.profileName}`;
   }
+  let token: string;
   try {
-    return `token:${createHash('sha256')
-      .update(await conn.tokens.getToken())
-      .digest('hex')}`;
+    token = await conn.tokens.getToken();
   } catch {
     return `profile:${conn.profileName}`;
   }
+  // The token of a profile whose user is known (`--token "$(svc auth token)"`, or a profile made
+  // with `login --with-token` of the same token): that user's ledger. Keyed by the token alone,
+  // one user's jobs kept two ledgers, and `svc limits` under the profile saw neither the other's
+  // holders nor its count (a trial).
+  const store = await ctx.config();
+  for (const name of store.names()) {
+    const p = store.get(name);
+    if (p?.accessToken === token && p.user?.id !== undefined && sameApi(p.baseUrl, conn.baseUrl)) return `user:${p.user.id}`;
+  }
+  return `token:${createHash('sha256').update(token).digest('hex')}`;
+}
+
+/** Two base URLs of one API (a trailing slash aside). */
+function sameApi(a: string | undefined, b: string): boolean {
+  return a !== undefined && a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 }

@@ -153,3 +153,22 @@ describe('the forecast of a bulk run under --budget', () => {
     expect(tight.code).toBe(130);
   });
 });
+
+describe('one ledger per user', () => {
+  it("a profile and --token with that profile's token share one ledger, as one user's jobs should", async () => {
+    // A trial: `--token "$TOK"` beside `--profile anna` (logged in with the same token) kept two
+    // ledger files for one user, and `svc --profile anna limits` saw neither the job nor its count.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-one-ledger-'));
+    const base = { SVC_CONFIG_DIR: dir };
+    const login = await svcInProcess(['--profile', 'anna', 'login', '--with-token', '--base-url', sb.baseUrl], {
+      env: base,
+      input: `${sb.token}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const byProfile = await svcInProcess(['--profile', 'anna', 'limits', '-o', 'json'], { env: base });
+    expect(byProfile.code, byProfile.stderr).toBe(0);
+    const byToken = await svcInProcess(['--token', sb.token, '--base-url', sb.baseUrl, 'limits', '-o', 'json'], { env: base });
+    expect(byToken.code, byToken.stderr).toBe(0);
+    expect(JSON.parse(byToken.stdout).ledger).toBe(JSON.parse(byProfile.stdout).ledger);
+  });
+});
