@@ -336,8 +336,13 @@ async function runKind(rt: ResourceType, spec: TableSpec, kind: RunKind, opts: S
   if (kind === 'reconcile') query.fields = { [rt.type]: [] };
   let written = 0;
   let changed = 0;
-  // An incremental run's watermark stays the last finished run's until this one finishes.
-  const changedAfter = kind === 'incremental' && state.watermark ? apiTime(state.watermark) : undefined;
+  // The last finished run's watermark (it stays so until this run finishes): records stamped at
+  // or before it are changed only where the mirror holds another `updatedAt` (store.ts,
+  // changedOfOverlap). A full run of a table synced before (its `updatedAt` not filterable, as
+  // email_addresses') takes it too: without it, every row read again counted as changed on every
+  // sync (a trial: `25 changed` of 25, three times over). A first sync and a --rebuild have no
+  // watermark (all are new); a reconcile writes no rows.
+  const changedAfter = kind !== 'reconcile' && state.watermark ? apiTime(state.watermark) : undefined;
   let total: number | undefined;
   // The listing's pages (parsed from their bytes, attributes left as text for the store to read):
   // each is committed before the next is asked for, when its memory is handed back.

@@ -11,7 +11,7 @@
  *   says so, waits, reconnects and continues after its last whole page, and ends equal to the API;
  * - bad input, each one clear line with the fix and the password never shown: a wrong password,
  *   an unreachable server, a schema holding other tables, a schema the role may not write, a
- *   heavy query stopped by `statement_timeout`; `SVC_DB` and `SVC_DB_SCHEMA` name the mirror.
+ *   colleague's mirror on which the role has no USAGE (to sync or to read), a heavy query stopped by `statement_timeout`; `SVC_DB` and `SVC_DB_SCHEMA` name the mirror.
  *
  * The second syncer's own requests are a fixed few (the root document, the org schema's two,
  * the newest event, the delete events): within 10 % of a sync of ≥ 50 requests, and at the
@@ -241,6 +241,26 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     // A heavy query stopped by the server's statement_timeout.
     const schema = freshSchema('timeout');
     expect((await svcInProcess(['sync', '--db', url, '--schema', schema, 'calls'], { env })).code).toBe(0);
+    // A colleague's mirror, on which this role has no USAGE (nor anything else): refused in one
+    // line with the GRANT, by the writer and by the reader. It once said only that the relation
+    // "_svc_mirror" does not exist (a trial), exit 1.
+    const nouse = asUser(url, role, 'limited-secret-77');
+    const writer = await svcInProcess(['sync', '--db', nouse, '--schema', schema, 'calls'], { env });
+    expectOneLine(
+      writer,
+      2,
+      new RegExp(`^error: cannot write the schema ${schema} at .*: permission denied for schema ${schema}$`),
+      'limited-secret-77',
+    );
+    const reader = await svcInProcess(['sql', '--db', nouse, '--schema', schema, 'select 1'], { env });
+    expectOneLine(
+      reader,
+      2,
+      new RegExp(`^error: cannot read the schema ${schema} at .*: permission denied for schema ${schema}$`),
+      'limited-secret-77',
+    );
+    for (const r of [writer, reader]) expect(r.stderr).toMatch(/^hint: .*grant you USAGE/m);
+
     const limited = new URL(url);
     limited.searchParams.set('options', '-c statement_timeout=200');
     expectOneLine(

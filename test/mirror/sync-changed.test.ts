@@ -5,7 +5,9 @@
  * `updatedAt`, or not at all. Comparing stamps with the last run's newest alone called a record
  * changed in that same second, or earlier in the overlap, unchanged: `0 changed` for three new
  * changes, which a job that acts on `changed` (a report rebuilt only when something changed)
- * would miss. The sandbox's clock is held, so that the stamps fall where the test puts them. In
+ * would miss. A table read in full on every sync (its `updatedAt` not filterable: email_addresses)
+ * counts the same way against the last run's watermark: it counted every row as changed on every
+ * sync (a trial). The sandbox's clock is held, so that the stamps fall where the test puts them. In
  * process, on each database of ../helpers/postgres.ts.
  */
 import path from 'node:path';
@@ -69,5 +71,27 @@ describe.each(DATABASES)('on $name', (d) => {
     } finally {
       c.sb.store.now = Date.now;
     }
+  });
+
+  it('a table read in full on every sync (updatedAt not filterable) counts only what changed since the last run', async () => {
+    const db = d.fresh(path.join(tempDir(), 'org.sqlite'));
+    const sync = async () => {
+      const r = await svcInProcess(['sync', ...db, '-o', 'json', 'emailAddresses'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).tables[0] as { kind: string; written: number; changed: number };
+    };
+    const first = await sync();
+    expect(first).toMatchObject({ kind: 'full', changed: first.written });
+    expect(first.written).toBeGreaterThan(1);
+    // Nothing changed: every row read again, none counted (it said `changed` = `written` each time).
+    expect(await sync()).toMatchObject({ kind: 'full', written: first.written, changed: 0 });
+    const [one] = (await c.get('/emailAddresses?page[limit]=1')).body.data;
+    const changedTo = `changed-${d.name}@example.com`;
+    expect((await c.patch(`/emailAddresses/${one.id}`, doc('emailAddress', { email: changedTo }, {}, Number(one.id)))).status).toBe(200);
+    expect(await sync()).toMatchObject({ kind: 'full', written: first.written, changed: 1 });
+    const rows = await svcInProcess(['sql', ...db, '-o', 'json', `select email from email_addresses where id = ${Number(one.id)}`], {
+      env,
+    });
+    expect(JSON.parse(rows.stdout)).toEqual([{ email: changedTo }]);
   });
 });

@@ -75,6 +75,13 @@ function numericValue(v: string): number | string {
   return Number.isFinite(n) && digits.length <= 15 ? n : v;
 }
 
+/**
+ * Whether the schema exists (a row) and the role may look inside it (`usage`). Without USAGE,
+ * `SET search_path` to it succeeds and every statement after it says only that `_svc_mirror`
+ * does not exist (a trial): asked here, so that the role is refused in one line with the fix.
+ */
+const USAGE_OF_SCHEMA = "SELECT has_schema_privilege(oid, 'USAGE') AS usage FROM pg_namespace WHERE nspname = ?";
+
 /** Connects to the server and enters the schema (made, unless read-only). */
 export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
   const pg = (await import('pg')).default;
@@ -134,17 +141,21 @@ export async function openPostgres(opts: PgOpenOptions): Promise<MirrorDb> {
   try {
     if (opts.readOnly) {
       await q('BEGIN READ ONLY');
-      const has = await q('SELECT 1 FROM pg_namespace WHERE nspname = ?', [opts.schema]);
+      const has = await q(USAGE_OF_SCHEMA, [opts.schema]);
       if (has.rows.length === 0) {
         throw new UsageError(`no mirror yet in ${where}`).hint('run `svc sync --db URL` first (with --schema, the same schema)');
       }
+      if ((has.rows[0]!.usage as unknown) !== true)
+        throw schemaRefused('read', opts.schema, where, `permission denied for schema ${opts.schema}`);
     } else {
       await q('BEGIN');
       await q('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key('setup')]);
       // Made only when missing: CREATE SCHEMA checks the right to create schemas first, which
       // a role given only a schema of its own does not need.
-      const has = await q('SELECT 1 FROM pg_namespace WHERE nspname = ?', [opts.schema]);
+      const has = await q(USAGE_OF_SCHEMA, [opts.schema]);
       if (has.rows.length === 0) await q(`CREATE SCHEMA ${quoteId(opts.schema)}`);
+      else if ((has.rows[0]!.usage as unknown) !== true)
+        throw schemaRefused('write', opts.schema, where, `permission denied for schema ${opts.schema}`);
       await q('COMMIT');
     }
     await q(`SET ${opts.readOnly ? 'LOCAL ' : ''}search_path TO ${quoteId(opts.schema)}`);
@@ -454,11 +465,7 @@ function pgError(err: unknown, where: string, schema: string, secrets: readonly 
     return new UsageError(`cannot log in to ${where}: ${msg}`).hint('check the user and password in --db or SVC_DB (or ~/.pgpass)');
   }
   if (code === '3D000') return new UsageError(`cannot open ${where}: ${msg}`).hint('create the database, or name another in the URL');
-  if (code === '42501') {
-    return new UsageError(`cannot write the schema ${schema} at ${where}: ${msg}`).hint(
-      'choose a schema of your own with --schema, or have the owner of the schema (or of the database) grant you USAGE and CREATE on it',
-    );
-  }
+  if (code === '42501') return schemaRefused('write', schema, where, msg);
   if (code === '57P01' || code === '57P02' || code === '57P03' || /Connection terminated|not queryable|connection error/i.test(msg)) {
     return new DatabaseGoneError(`PostgreSQL at ${where} went away: ${msg}`, code || 'ECONNRESET').hint(
       'run the command again when the server is back: a sync continues after its last whole page',
@@ -474,6 +481,15 @@ function pgError(err: unknown, where: string, schema: string, secrets: readonly 
   }
   const ssl = sslFix(msg);
   return ssl ? new PgServerError(msg, code, where).hint(ssl) : new PgServerError(msg, code, where);
+}
+
+/** A schema the role may not write (a sync) or read (`svc sql`): one line naming the GRANT it lacks. */
+function schemaRefused(what: 'read' | 'write', schema: string, where: string, msg: string): UsageError {
+  return new UsageError(`cannot ${what} the schema ${schema} at ${where}: ${msg}`).hint(
+    what === 'write'
+      ? 'choose a schema of your own with --schema, or have the owner of the schema (or of the database) grant you USAGE and CREATE on it'
+      : 'have the owner of the schema grant you USAGE on it and SELECT on its tables, or name the schema you may read with --schema',
+  );
 }
 
 /** The server went away or cannot be reached (a restart, a cut connection): worth waiting for. */
