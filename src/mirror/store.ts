@@ -670,7 +670,11 @@ export class MirrorStore {
    */
   private async removeRows(spec: TableSpec, ids: readonly (number | bigint)[], how: DeleteHow, at: string): Promise<number> {
     let n = 0;
-    const exists = `SELECT 1 AS x FROM ${quoteId(spec.table)} WHERE id = ?`;
+    // Only a row this transaction took out is unlinked, logged and counted. Two syncers of one
+    // PostgreSQL mirror apply the same delete events at once: both saw the row (a check before the
+    // delete sees it while the other's delete is uncommitted), the second's delete waited for the
+    // first's commit and removed nothing, and the removal was logged and counted twice.
+    const remove = `DELETE FROM ${quoteId(spec.table)} WHERE id = ? RETURNING id`;
     const unlink = [
       ...spec.links.map((l) => `DELETE FROM ${quoteId(l.table)} WHERE ${quoteId(l.ownerColumn)} = ?`),
       ...[...this.specs.values()].flatMap((other) => [
@@ -683,8 +687,7 @@ export class MirrorStore {
       ]),
     ];
     for (const id of ids) {
-      if (!(await this.db.get(exists, [id]))) continue;
-      await this.db.run(`DELETE FROM ${quoteId(spec.table)} WHERE id = ?`, [id]);
+      if ((await this.db.all(remove, [id])).length === 0) continue;
       for (const u of unlink) await this.db.run(u, [id]);
       await this.db.run('INSERT INTO _svc_deleted (type, id, detected_at, how) VALUES (?, ?, ?, ?)', [spec.type, id, at, how]);
       n++;

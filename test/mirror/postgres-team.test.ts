@@ -7,6 +7,8 @@
  *   other waits on its lease, or comes to the table after it, and finds it synced since it
  *   started), and the requests of both together are at most those of one sync + 10 %; and one
  *   held right after it started, while the other syncs everything, reads no table again;
+ * - two syncers applying the same delete event at once (both held at their delete of the row by a
+ *   lock of the test's, then let go): the removal is logged once and counted in one summary;
  * - the server's connections cut in the middle of a sync (what a restart does to them): the run
  *   says so, waits, reconnects and continues after its last whole page, and ends equal to the API;
  * - bad input, each one clear line with the fix and the password never shown: a wrong password,
@@ -25,6 +27,7 @@
  * at 30,000 prospects (SVC_MIRROR_TEAM_SEED=30000) the test passed in 87 s.
  */
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBarrier, startFaultProxy } from '../helpers/fault-proxy.js';
 import { expectTableEqualsApi } from '../helpers/mirror.js';
@@ -147,6 +150,53 @@ describe.skipIf(PG === undefined)('a mirror on PostgreSQL for a team', () => {
     expect(read.map((r) => r.url)).toEqual([]);
     expect(proxy.since(mark).length).toBeGreaterThan(0);
     // Only B's write (the delete) to compare: A's tables are compared by the test above.
+    await expectTableEqualsApi(c, ['--db', url, '--schema', schema], '/prospects');
+  }, 300_000);
+
+  it('two syncers applying the same delete event at once: the removal logged once and counted in one summary', async () => {
+    const schema = freshSchema('dupdel');
+    const args = ['sync', '--db', url, '--schema', schema, 'prospects', '-o', 'json'];
+    expect((await svcInProcess(args, { env: envFor(tempDir()), timeoutMs: 120_000 })).code).toBe(0);
+    const gone = (await c.get('/prospects?page[limit]=1&sort=-id')).body.data[0].id;
+    expect((await c.del(`/prospects/${gone}`)).status).toBe(204);
+    // The race made certain: the row is held by a transaction of the test's own, so that both
+    // syncers reach their delete of it (and wait there) before either removes it. Each checked
+    // then that the row was there; the second's delete, let go after the first's commit, found
+    // nothing to remove and the removal was logged and counted all the same.
+    const holder = new pg.Client({ connectionString: url });
+    holder.on('error', () => {});
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM "${schema}".prospects WHERE id = $1 FOR UPDATE`, [gone]);
+      let ended = 0;
+      const runs = [tempDir('svc-machine-a-'), tempDir('svc-machine-b-')].map((dir) =>
+        svcInProcess(args, { env: envFor(dir), timeoutMs: 120_000 }).finally(() => ended++),
+      );
+      // Asked on a connection of its own: the holder's transaction would see one snapshot of
+      // pg_stat_activity throughout.
+      const waiting = async () =>
+        (
+          await adminSql(
+            url,
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM %'",
+            [`svc mirror ${schema}`.slice(0, 63)],
+          )
+        ).rows[0].n as number;
+      while (ended === 0 && (await waiting()) < 2) await new Promise((r) => setTimeout(r, 20));
+      expect(ended, 'both syncers reached the delete').toBe(0);
+      await holder.query('ROLLBACK');
+      const [a, b] = await Promise.all(runs);
+      expect(a!.code, a!.stderr).toBe(0);
+      expect(b!.code, b!.stderr).toBe(0);
+      const logged = await holder.query(`SELECT type, id::text AS id FROM "${schema}"._svc_deleted`);
+      expect(logged.rows).toEqual([{ type: 'prospect', id: String(gone) }]);
+      const counted = [a!, b!].map((r) => JSON.parse(r.stdout).tables.find((t: { table: string }) => t.table === 'prospects').deleted);
+      expect(counted.sort((x, y) => x - y)).toEqual([0, 1]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      await holder.end();
+    }
     await expectTableEqualsApi(c, ['--db', url, '--schema', schema], '/prospects');
   }, 300_000);
 
