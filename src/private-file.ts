@@ -73,7 +73,6 @@ function replaceable(file: string): void {
  * replaced, not followed; a device, pipe or directory is refused, never replaced).
  */
 export function writeFileAtomicSync(file: string, text: string, mode = 0o600): void {
-  replaceable(file);
   const tmp = writeTempFileSync(file, text, mode);
   try {
     replaceable(file);
@@ -86,7 +85,6 @@ export function writeFileAtomicSync(file: string, text: string, mode = 0o600): v
 
 /** {@link writeFileAtomicSync} without blocking (large files: a sandbox's org). */
 export async function writeFileAtomic(file: string, text: string, mode = 0o600): Promise<void> {
-  replaceable(file);
   let tmp: string;
   let fh: fs.promises.FileHandle;
   for (;;) {

@@ -11,7 +11,6 @@ import { quoteWord } from '../shell-words.js';
 import type { MirrorDb } from './dialect/types.js';
 import { openError, openMirrorDb, UNREADABLE, type MirrorTarget } from './store.js';
 import type { SqlDatabase } from './sqlite.js';
-import { notAFile } from '../private-file.js';
 
 /** One table's line of the status. */
 interface TableStatus {
@@ -42,8 +41,6 @@ export async function openMirror(file: string, named = false): Promise<SqlDataba
   if (!fs.existsSync(file)) {
     throw new UsageError(`no mirror yet at ${file}`).hint(`run \`svc sync${named ? ` --db ${quoteWord(file)}` : ''}\` first`);
   }
-  const notFile = notAFile(file);
-  if (notFile) throw new UsageError(`the mirror ${file} is ${notFile}, not a file`).hint('choose the file `svc sync` made with --db');
   const { openDatabase } = await import('./sqlite.js');
   let db: SqlDatabase;
   try {

@@ -25,7 +25,6 @@ import type { ColumnKind, MirrorDb, WriteColumn } from './dialect/types.js';
 import { columnValue, isMirrorRelation, labelledViewOf, sqlId, linkIds, quoteId, storedValue, type TableSpec } from './naming.js';
 import type { SqlRow, SqlValue } from './sqlite.js';
 import { apiTime } from '../api-time.js';
-import { notAFile } from '../private-file.js';
 
 /** Bumped when svc's own tables change shape: an older file is refused with `--rebuild`. */
 const LAYOUT = '1';
@@ -88,12 +87,6 @@ export async function openMirrorDb(target: MirrorTarget, opts: { readOnly?: bool
     const { openPostgres } = await import('./dialect/postgres.js');
     return openPostgres({ url: target.url, schema: target.schema, readOnly: opts.readOnly === true });
   }
-  // SQLite reads a device as an empty file and fails on the first write ("disk I/O error", exit 1).
-  const notFile = notAFile(target.file);
-  if (notFile)
-    throw new UsageError(`the mirror ${target.file} is ${notFile}, not a file`).hint(
-      'choose a file with --db (svc makes it on the first sync)',
-    );
   const { openDatabase } = await import('./sqlite.js');
   const { sqliteMirrorDb } = await import('./dialect/sqlite.js');
   try {
@@ -709,10 +702,10 @@ interface PreparedPage {
   seen: SqlValue[][] | undefined;
 }
 
-/** A page's rows made ready for writing (MirrorStore.pageRows). */
 /** Ids a statement asks about at once (well under SQLite's and PostgreSQL's parameter limits). */
 const OVERLAP_CHUNK = 500;
 
+/** A page's rows made ready for writing (MirrorStore.pageRows). */
 interface PageRows {
   rows: SqlValue[][];
   /** Per link table, the members each record sent. */

@@ -97,8 +97,7 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
         // Owner-only: the plan holds names and addresses.
         writeFileAtomicSync(flags.plan, JSON.stringify(plan, null, 2) + '\n');
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        throw new LocalIoError(`cannot write ${flags.plan}: ${code === 'ENOTFILE' ? (err as Error).message : (code ?? String(err))}`);
+        throw new LocalIoError(`cannot write ${flags.plan}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       }
       ctx.info(`merge plan written to ${flags.plan}: check it, then \`${svcAgain(ctx)} dedupe apply ${flags.plan} --plan\` to preview`);
     }

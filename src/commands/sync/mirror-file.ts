@@ -46,7 +46,9 @@ export async function mirrorTarget(ctx: Context, flags: { db?: string; schema?: 
     throw new UsageError('--schema is for a mirror on PostgreSQL').hint('give --db postgres://USER@HOST/DB (or set SVC_DB) with it');
   }
   const file = await mirrorFile(ctx, db);
-  // Before any request (the org's identity is read next): the store refuses it too, later.
+  // Checked here, where every command finds its mirror, before any request (a sync reads the org's
+  // identity next): SQLite reads a device as an empty file and failed on the first write ("disk
+  // I/O error", exit 1); a `svc sql` hint said to delete it.
   const notFile = notAFile(file);
   if (notFile)
     throw new UsageError(`the mirror ${file} is ${notFile}, not a file`).hint('choose a file with --db (svc makes it on the first sync)');
