@@ -55,9 +55,16 @@ const EXAMPLE = /^ *\$ /;
 const STARTS_ITS_OWN = /^(?:[A-Z][A-Za-z -]{0,24}: |[-*•] |\d+[.)] |Usage:)/;
 
 /**
+ * A heading (`Examples:`, `Exit codes:`): ends with `:` and starts with a capital, as a new
+ * sentence does. The last line of a sentence that introduces an example ends with `:` too but
+ * belongs to its paragraph: kept apart, it left a line of two words above it (`schema --help`).
+ */
+const HEADING = /^[A-Z].*:\s*$/;
+
+/**
  * The lines of `text` with each paragraph of notes joined into one line: consecutive lines at
  * indent 0 (not examples, not blank) are one paragraph, unless the earlier line ends with `:`
- * (it introduces what follows), the later one ends with `:` or starts its own item (see
+ * (it introduces what follows), the later one is a {@link HEADING} or starts its own item (see
  * {@link STARTS_ITS_OWN}). Indented lines (commander's columns, tables, examples) stay as they are.
  */
 function paragraphs(text: string): string[] {
@@ -65,7 +72,7 @@ function paragraphs(text: string): string[] {
   let joinable = false;
   for (const line of text.split('\n')) {
     const prose = line !== '' && !/^\s/.test(line) && !EXAMPLE.test(line);
-    if (prose && joinable && !STARTS_ITS_OWN.test(line) && !line.trimEnd().endsWith(':')) out[out.length - 1] += ` ${line.trim()}`;
+    if (prose && joinable && !STARTS_ITS_OWN.test(line) && !HEADING.test(line)) out[out.length - 1] += ` ${line.trim()}`;
     else out.push(line);
     joinable = prose && !line.trimEnd().endsWith(':');
   }

@@ -27,6 +27,7 @@ const HELPS = [
   ['report', 'sequences'],
   ['prospects'],
   ['prospects', 'list'],
+  ['schema'],
 ];
 
 /** Lines of notes that end early: the next line of the same paragraph would have fitted a word more. */
@@ -35,7 +36,8 @@ function ragged(text: string, width: number): string[] {
   const out: string[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
     const [a, b] = [lines[i]!, lines[i + 1]!];
-    const prose = (l: string) => l !== '' && !/^\s/.test(l) && !l.endsWith(':');
+    // A heading (`Examples:`) is not prose; the end of a sentence that introduces an example is.
+    const prose = (l: string) => l !== '' && !/^\s/.test(l) && !/^[A-Z].*:$/.test(l);
     if (!prose(a) || !prose(b) || /^[A-Z][A-Za-z -]{0,24}: /.test(b)) continue;
     const next = b.split(' ')[0]!;
     if ([...a].length + 1 + [...next].length <= width) out.push(`${a}⏎${b}`);
