@@ -48,6 +48,8 @@ export interface RowNames {
   resolve(key: string): { name: string; spec: AttributeSpec } | undefined;
   /** `semicolonFile`: the row is of a `;`-separated CSV file (decimal commas read), false another CSV. */
   apply(attributes: Record<string, unknown>, forUpdate: boolean, semicolonFile?: boolean): FieldProblem[];
+  /** A custom field's label in the org (`custom2` → `Lead Score`), for plans that name fields to people. */
+  label?(field: string): string | undefined;
 }
 
 /** The field a column or key names: as written when the registry knows it, else a label's field. */

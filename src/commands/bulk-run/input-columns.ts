@@ -72,6 +72,7 @@ function rowNames(rt: ResourceType, columns: ReadonlyMap<string, FieldMatch>, vi
       return { name: m.field, spec: findAttribute(rt, m.field) ?? view?.resolve(m.field)?.spec ?? { name: m.field, type: 'string' } };
     },
     apply: (attributes, forUpdate, semicolonFile) => view?.apply(attributes, forUpdate, semicolonFile) ?? [],
+    label: (field) => view?.customFields.find((f) => f.name === field)?.label || undefined,
   };
 }
 

@@ -114,6 +114,12 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   // on a terminal broken between words to its width (the bill alone is some 190 columns).
   const width = stdoutWidth(ctx.io);
   const out = (s: string) => writeOut(ctx.io.stdout, fitLines(ctx.redact(terminalSafe(s)), width) + '\n');
+  // A custom field by its label too, as the columns line and the row errors name it: `custom2`
+  // alone sent a reader to `svc schema show` to learn which of their columns it was (a trial).
+  const field = (name: string) => {
+    const label = input.names?.label?.(name);
+    return label ? `${name} (${label})` : name;
+  };
   for await (const item of keyedItems(input, lookup)) {
     const line: Record<string, unknown> = { row: item.row };
     if (item.value !== undefined) line[input.match] = item.value;
@@ -131,7 +137,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
         );
         // The values it sends, as an update's changes are shown: a number or name read wrongly
         // from a spreadsheet showed nowhere but in -o json (a trial).
-        for (const [k, v] of Object.entries(fields ?? {})) await out(`  ${k}: ${show(v)}`);
+        for (const [k, v] of Object.entries(fields ?? {})) await out(`  ${field(k)}: ${show(v)}`);
         for (const [k, rel] of Object.entries(item.data?.relationships ?? {})) await out(`  ${k}: ${relText(rel.data)}`);
       }
     } else if (item.plan === 'update') {
@@ -149,7 +155,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
         await out(
           `row ${item.row}: update ${input.rt.type} ${item.write!.id} (${input.match} ${item.value}${matchNote(item.matched)})${same ? `: sent as the file gives it; nothing ${item.keptOptOuts || item.heldChanges ? 'it sends ' : ''}differs` : ''}`,
         );
-        for (const c of changes ?? []) await out(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
+        for (const c of changes ?? []) await out(`  ${field(c.field)}: ${show(c.old)} → ${show(c.new)}`);
       }
     } else if (item.plan === 'unchanged') {
       bill.unchanged++;

@@ -103,3 +103,25 @@ describe('labels as bulk column names', () => {
     expect(received(sb, mark)).toEqual([]);
   });
 });
+
+describe('labels in plans', () => {
+  it("a plan names a custom field by its label too, as its columns line and row errors do; -o json keeps the field's name", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'scores.csv');
+    const before = await runInProcess(['prospects', 'get', '3', '-o', 'json', '--fields', 'custom2'], pulled);
+    const held = JSON.parse(before.stdout).custom2 as string;
+    const score = held === '91' ? '92' : '91';
+    fs.writeFileSync(file, `id,Lead Score\n3,${score}\n`);
+    const plan = await runInProcess(['prospects', 'update', '--input', file, '--plan', '-o', 'table'], pulled);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`  custom2 (Lead Score): "${held}" → "${score}"`);
+    fs.writeFileSync(file, 'email,Lead Score\nnew.person@labels.test,7\n');
+    const create = await runInProcess(['prospects', 'upsert', '--input', file, '--match', 'email', '--plan', '-o', 'table'], pulled);
+    expect(create.code, create.stderr).toBe(0);
+    expect(create.stdout).toContain('  custom2 (Lead Score): "7"');
+    fs.writeFileSync(file, `id,Lead Score\n3,${score}\n`);
+    const json = await runInProcess(['prospects', 'update', '--input', file, '--plan', '-o', 'json'], pulled);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).rows[0].changes).toEqual([{ field: 'custom2', old: held, new: score }]);
+  });
+});
