@@ -591,13 +591,20 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
   }));
   // --query and --json fields shape the plan as they shape every JSON result (they were ignored).
   if (await printPlan(ctx, ctx.output, lines, bill)) return;
+  // A custom field by its label too, from the profile's cached schema (no pull for a plan), as
+  // the run's own plan names it.
+  const schema = await (await ctx.orgSchema()).cached();
+  const field = (type: string, name: string) => {
+    const label = schema?.types[type]?.customFields[name]?.label;
+    return label ? `${name} (${label})` : name;
+  };
   const out: string[] = [];
   for (const l of lines) {
     out.push(`row ${l.row}: ${l.action} ${l.type} ${l.id ?? ''}${l.reason ? `: ${l.reason}` : ''}`);
-    if (l.action === 'set back') for (const c of l.changes ?? []) out.push(`  ${c.field}: ${show(c.old)} → ${show(c.new)}`);
+    if (l.action === 'set back') for (const c of l.changes ?? []) out.push(`  ${field(l.type, c.field)}: ${show(c.old)} → ${show(c.new)}`);
     // A conflict is not a change the undo makes: `old → new` read as one (it is someone's since the run).
     if (l.action === 'conflict')
-      for (const c of l.changes ?? []) out.push(`  ${c.field}: the run wrote ${show(c.old)}, now ${show(c.new)}: kept`);
+      for (const c of l.changes ?? []) out.push(`  ${field(l.type, c.field)}: the run wrote ${show(c.old)}, now ${show(c.new)}: kept`);
   }
   const n = grouped;
   out.push(

@@ -123,5 +123,11 @@ describe('labels in plans', () => {
     const json = await runInProcess(['prospects', 'update', '--input', file, '--plan', '-o', 'json'], pulled);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout).rows[0].changes).toEqual([{ field: 'custom2', old: held, new: score }]);
+    // Run, then the undo's plan names it so too.
+    const run = await runInProcess(['prospects', 'update', '--input', file, '-o', 'json'], pulled);
+    expect(run.code, run.stderr).toBe(0);
+    const undo = await runInProcess(['runs', 'undo', JSON.parse(run.stdout).run, '--plan', '-o', 'table'], pulled);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain(`  custom2 (Lead Score): "${score}" → "${held}"`);
   });
 });
