@@ -231,7 +231,7 @@ function pathsWhole(words: string[]): string[] {
 
 /**
  * The words with a command that ends the line made one unit (`…; continue with: svc events tail
- * --since-cursor c1.…`): from its `svc` to the end, or to a note in brackets after it, if no
+ * --since-cursor c2.…`): from its `svc` to the end, or to a note in brackets after it, if no
  * part ends inside it. A command broken at a space runs without its last words when pasted (a
  * trial: the cursor on a line of its own). Such a unit starts a line of its own, as a part that
  * fits one does, and stays whole even when wider than the terminal. Elsewhere an option keeps a

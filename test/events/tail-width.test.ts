@@ -133,7 +133,7 @@ describe('events tail on a terminal', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines.at(-2)).toMatch(/^3 events, times in \S+.*; continue with:$/);
-    expect(lines.at(-1)).toMatch(/^ {2}svc events tail --since-cursor c1\.[\w-]+$/);
+    expect(lines.at(-1)).toMatch(/^ {2}svc events tail --since-cursor c2\.[\w-]+$/);
     expect(textWidth(lines.at(-1)!)).toBeGreaterThan(80);
   });
 

@@ -91,7 +91,7 @@ describe('events tail --follow', () => {
     );
 
     // Ctrl-C said where to continue: exactly after the last event printed.
-    const cursor = /--since-cursor (c1\.\S+)/.exec(tail.out.stderr)?.[1];
+    const cursor = /--since-cursor (c[12]\.\S+)/.exec(tail.out.stderr)?.[1];
     expect(cursor, tail.out.stderr).toBeDefined();
     for (let i = 0; i < 3; i++) await c.post('/accounts', { data: { type: 'account', attributes: { name: `after ${i}` } } });
     const more = await svcInProcess(['events', 'tail', '--since-cursor', cursor!, '-o', 'ndjson'], { env });
@@ -106,7 +106,7 @@ describe('events tail --follow', () => {
     const since = isoSecond(Date.now());
     for (let i = 0; i < 5; i++) await c.post('/accounts', { data: { type: 'account', attributes: { name: `same ${i}` } } });
     const first = await svcInProcess(['events', 'tail', '--since', since, '-o', 'ndjson'], { env });
-    const cursor = /--since-cursor (c1\.\S+)/.exec(first.stderr)![1]!;
+    const cursor = /--since-cursor (c[12]\.\S+)/.exec(first.stderr)![1]!;
     for (let i = 0; i < 5; i++) await c.post('/accounts', { data: { type: 'account', attributes: { name: `same b ${i}` } } });
     const second = await svcInProcess(['events', 'tail', '--since-cursor', cursor, '-o', 'ndjson'], { env });
     const all = [...ids(first.stdout), ...ids(second.stdout)];
@@ -119,7 +119,7 @@ describe('events tail --follow', () => {
     const since = isoSecond(Date.now() - 8000);
     await c.post('/accounts', { data: { type: 'account', attributes: { name: 'on time' } } });
     const first = await svcInProcess(['events', 'tail', '--since', since, '-o', 'ndjson'], { env });
-    const cursor1 = /--since-cursor (c1\.\S+)/.exec(first.stderr)![1]!;
+    const cursor1 = /--since-cursor (c[12]\.\S+)/.exec(first.stderr)![1]!;
     // A late commit: an event stamped 3 s before the last one read, visible only now.
     const realNow = c.sb.store.now;
     const lateAt = Date.now() - 3000;
@@ -135,7 +135,7 @@ describe('events tail --follow', () => {
     const late = (await indexEvents(c, isoSecond(lateAt))).find((e) => e.payload.attributes?.name === 'late')!;
     const second = await svcInProcess(['events', 'tail', '--since-cursor', cursor1, '-o', 'ndjson'], { env });
     expect(ids(second.stdout)).toEqual([late.id]);
-    const cursor2 = /--since-cursor (c1\.\S+)/.exec(second.stderr)![1]!;
+    const cursor2 = /--since-cursor (c[12]\.\S+)/.exec(second.stderr)![1]!;
     const third = await svcInProcess(['events', 'tail', '--since-cursor', cursor2, '-o', 'ndjson'], { env });
     expect(ids(third.stdout)).toEqual([]);
   });

@@ -69,7 +69,7 @@ function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
     const cursor = decodeCursor(flags.sinceCursor);
     if (!cursor)
       throw new UsageError(
-        `--since-cursor: "${flags.sinceCursor.slice(0, 40)}" is not a cursor (svc events tail prints one on Ctrl-C: c1.…)`,
+        `--since-cursor: "${flags.sinceCursor.slice(0, 40)}" is not a cursor (svc events tail prints one on Ctrl-C: c2.…)`,
       );
     start = { cursor };
   }
