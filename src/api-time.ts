@@ -34,3 +34,35 @@ export function utcMarked(value: string): string {
   const m = ZONELESS.exec(value);
   return m ? `${m[1]}T${m[2]}Z` : value;
 }
+
+/** A date written day first, as European spreadsheets and people do (`30.11.2026`, `30/11/2026`, `30-11-2026`), a time after it or not. */
+const DAY_FIRST = /^(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * The fix of a date svc refuses because it is not ISO, for the one line of its refusal, wherever a
+ * date is read from a user (filters, `--since`, `--attr`, `--input` cells, report ranges): svc
+ * never guesses a date's order, but a German or European one it can read without doubt is named
+ * as it must be written: `write dates as YYYY-MM-DD: 30.11.2026 → 2026-11-30`. Without doubt is
+ * the dotted German form (always day first), or a day above 12; `05/06/2026` is either of two
+ * days, so only the form is named. Undefined for text that is no such date (the caller's own
+ * message stands).
+ * @param dateTime the field takes a date-time: the fix has the time, `Thh:mm:ss` when none was given
+ */
+export function isoDateFix(text: string, dateTime = false): string | undefined {
+  const m = DAY_FIRST.exec(text.trim());
+  if (!m) return undefined;
+  const [, d, sep, mo, y, h, mi, sec] = m;
+  const form = dateTime ? 'date-times as YYYY-MM-DDThh:mm:ss' : h === undefined ? 'dates as YYYY-MM-DD' : 'dates as YYYY-MM-DDThh:mm:ss';
+  const [day, month] = [Number(d), Number(mo)];
+  const iso = `${y}-${mo!.padStart(2, '0')}-${d!.padStart(2, '0')}`;
+  const real =
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    new Date(`${iso}T00:00:00Z`).toISOString().startsWith(iso) &&
+    (h === undefined || (Number(h) < 24 && Number(mi) < 60 && Number(sec ?? 0) < 60));
+  if (!real) return `write ${form}`;
+  if (sep !== '.' && day <= 12) return `write ${form} (${text.trim()}: whether the day or the month comes first cannot be told)`;
+  const time = h === undefined ? (dateTime ? 'Thh:mm:ss' : '') : `T${h.padStart(2, '0')}:${mi}:${sec ?? '00'}`;
+  return `write ${form}: ${text.trim()} → ${iso}${time}`;
+}

@@ -6,6 +6,7 @@
 import { findAttribute, httpsUrlProblem, isEmailAddress, type AttributeSpec, type ResourceType } from '../registry/index.js';
 import { parseJson } from '../lossless-json.js';
 import { asciiForms } from '../ascii-forms.js';
+import { isoDateFix } from '../api-time.js';
 
 /** A problem with one field; `UsageError`s and bulk row reports are made from it. */
 export interface FieldProblem {
@@ -92,11 +93,14 @@ export function checkValue(spec: AttributeSpec, value: unknown): string | undefi
     case 'boolean':
       return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
     case 'date':
-      return typeof value === 'string' && validDate(value) ? undefined : `expected a date YYYY-MM-DD, got ${JSON.stringify(value)}`;
+      if (typeof value === 'string' && validDate(value)) return undefined;
+      // `30.11.2026` from a German sheet: the one line names it as it must be written (api-time.ts).
+      return (typeof value === 'string' && isoDateFix(value)) || `expected a date YYYY-MM-DD, got ${JSON.stringify(value)}`;
     case 'date-time':
-      return typeof value === 'string' && validDateTime(value)
-        ? undefined
-        : `expected a date-time YYYY-MM-DDThh:mm:ss, got ${JSON.stringify(value)}`;
+      if (typeof value === 'string' && validDateTime(value)) return undefined;
+      return (
+        (typeof value === 'string' && isoDateFix(value, true)) || `expected a date-time YYYY-MM-DDThh:mm:ss, got ${JSON.stringify(value)}`
+      );
     case 'string[]': {
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return `expected a list of strings`;
       if (spec.maxLength && value.some((v) => (v as string).length > spec.maxLength!))

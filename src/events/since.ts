@@ -8,6 +8,7 @@
  * for every flag that takes a time, so the same text means the same moment everywhere.
  */
 import { addDays, type Zone } from '../time-zone.js';
+import { isoDateFix } from '../api-time.js';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -56,6 +57,9 @@ export function parseTimeFlag(value: string, flag: string, now: number, days: Ti
   } else {
     at = Number.NaN;
   }
+  // `30.11.2026` named as it must be written (api-time.ts): the list of forms did not say how.
+  const fix = Number.isFinite(at) ? undefined : isoDateFix(text);
+  if (fix) return { problem: `${flag} ${value}: ${fix}` };
   if (!Number.isFinite(at))
     return {
       problem: `${flag} ${value}: expected a span back from now (30s, 15m, 2h, 7d), today, yesterday, a date (2026-11-28, a day of your zone) or a date-time (2026-11-28T09:00:00Z)`,

@@ -182,6 +182,7 @@ async function syncAll(opts: SyncOptions, at: Progress): Promise<void> {
   // Each table's last sync as this run saw it at its start, and after each of its own runs: a
   // later one is another syncer's (see leased).
   const seen = new Map<string, string | null>();
+  const waiting = leaseWaits(opts);
   const states = new Map<string, Awaited<ReturnType<typeof store.state>>>();
   for (const t of opts.tables) {
     const state = await store.state(t.spec.table);
@@ -224,7 +225,7 @@ async function syncAll(opts: SyncOptions, at: Progress): Promise<void> {
     const tally: Tally = { table: t.spec.table, kind: 'full', resumed: false, written: 0, changed: 0 };
     at.current = tally;
     try {
-      byTable.set(t.spec.table, await leased(t.spec, opts, seen, () => syncTable(t.rt, t.spec, opts, tally)));
+      byTable.set(t.spec.table, await leased(t.spec, opts, seen, waiting, () => syncTable(t.rt, t.spec, opts, tally)));
       if (marked.has(t.spec.table)) await store.setUnreadable(t.spec.table, null);
     } catch (err) {
       const named = opts.skipUnreadable ? missingScope(err) : undefined;
@@ -243,7 +244,7 @@ async function syncAll(opts: SyncOptions, at: Progress): Promise<void> {
     // Its reconcile when due, in its turn. Stopped there, the table's result is marked and its
     // reconcile left unfinished: the next run continues it first.
     at.current = { table: t.spec.table, kind: 'reconcile', resumed: false, written: 0, changed: 0 };
-    const r = await leased(t.spec, opts, seen, async () => {
+    const r = await leased(t.spec, opts, seen, waiting, async () => {
       const state = await store.state(t.spec.table);
       const due = opts.reconcile || !state?.reconciledAt || opts.now() - apiTime(state.reconciledAt) > RECONCILE_EVERY_MS;
       return due && !state?.runKind ? runKind(t.rt, t.spec, 'reconcile', opts) : undefined;
@@ -283,11 +284,10 @@ async function leased<T>(
   spec: TableSpec,
   opts: SyncOptions,
   seen: Map<string, string | null>,
+  waiting: (table: string) => void,
   fn: () => Promise<T>,
 ): Promise<T | TypeResult> {
-  const release = await opts.store.lease(spec.table, () => {
-    opts.warn(`${spec.table}: another svc sync is writing this table; waiting for it`);
-  });
+  const release = await opts.store.lease(spec.table, () => waiting(spec.table));
   try {
     const state = await opts.store.state(spec.table);
     if (state?.syncedAt && !state.runKind && state.syncedAt !== seen.get(spec.table)) {
@@ -300,6 +300,28 @@ async function leased<T>(
   } finally {
     await release();
   }
+}
+
+/** How long a sync that waits again and again for another syncer stays silent before it says so again. */
+const WAIT_NOTE_EVERY_MS = 5 * 60_000;
+
+/**
+ * What one sync says of its waits for another syncer of the same mirror: the first wait, then at
+ * most a line every few minutes. Two syncs side by side take turns table by table, each table's
+ * lease (and its reconcile's) a wait: a line for each was some 30 lines of the same (a trial).
+ */
+function leaseWaits(opts: SyncOptions): (table: string) => void {
+  let said: number | undefined;
+  return (table) => {
+    const now = opts.now();
+    if (said !== undefined && now - said < WAIT_NOTE_EVERY_MS) return;
+    opts.warn(
+      said === undefined
+        ? `${table}: another svc sync is writing this table; waiting for it (the two take turns, table by table)`
+        : `still taking turns with another svc sync (waiting for ${table})`,
+    );
+    said = now;
+  };
 }
 
 /** Syncs one table; `tally` counts its pages as they are committed. */

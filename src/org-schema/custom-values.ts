@@ -5,6 +5,7 @@
  */
 import type { CustomField } from './types.js';
 import { asciiForms } from '../ascii-forms.js';
+import { isoDateFix } from '../api-time.js';
 import { decimalCommaNumber } from '../registry/index.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -90,11 +91,11 @@ export function checkCustomValue(f: CustomField, value: unknown, semicolonFile?:
         : { problem: `expected an amount${cur ? ` in ${cur}` : ''} (a number), got "${s}"` };
     }
     case 'date':
-      return validDate(s) ? { value: s } : { problem: `expected a date YYYY-MM-DD, got "${s}"` };
+      return validDate(s) ? { value: s } : { problem: isoDateFix(s) ?? `expected a date YYYY-MM-DD, got "${s}"` };
     case 'date_time':
       return DATE_TIME.test(s) && validDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s))
         ? { value: s }
-        : { problem: `expected a date-time YYYY-MM-DDThh:mm:ss, got "${s}"` };
+        : { problem: isoDateFix(s, true) ?? `expected a date-time YYYY-MM-DDThh:mm:ss, got "${s}"` };
     case 'url': {
       let ok = false;
       try {

@@ -29,7 +29,8 @@ function common(c: Command): Command {
     .option('--html <file>', 'write a self-contained HTML page (inline SVG charts) to FILE (.html; - for stdout)')
     .option('--open', 'open the HTML page in a browser ($BROWSER when set)')
     .option('--ascii', 'the chart in plain ASCII bars, also in a pipe (NO_COLOR: plain bars on a terminal)')
-    .option('--tz <zone>', 'days in ZONE: an IANA name or UTC (default: local)');
+    .option('--tz <zone>', 'days in ZONE: an IANA name or UTC (default: local)')
+    .option('--bom', 'with -o csv: start with a UTF-8 byte order mark, so Excel reads accents right');
 }
 
 /** Registers `svc report`. */

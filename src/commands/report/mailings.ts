@@ -15,6 +15,7 @@ import type { ResourceObject } from '../../api/jsonapi.js';
 import type { Context } from '../../runtime/context.js';
 import { resourceByType } from '../../registry/index.js';
 import { buildListQuery } from '../resource-commands/query-options.js';
+import { recordId } from '../../listing/record-text.js';
 import type { ReportView } from './model.js';
 import { pct, ratio } from './rates.js';
 import { byKey, checkReportOutput, emit, fetcher, parseBy, relId, reportZone, type ReportFlags } from './shared.js';
@@ -38,6 +39,10 @@ interface MailingRow {
   bounceRate: number | null;
   /** By week: the days of the week inside the range (a first or last week may have fewer than 7). */
   days?: number;
+  /** By sequence: the sequence's id (a number, as `list` writes ids; null: not in a sequence), beside `group`'s "name (id)". */
+  sequence?: number | string | null;
+  /** By sequence: the sequence's name alone. */
+  sequenceName?: string | null;
 }
 
 /** A service timestamp (UTC, with or without `Z`) as milliseconds. */
@@ -136,20 +141,28 @@ export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<
   const f = await fetcher(ctx);
   const { data, included } = await f.list('mailings', query);
   const inc = byKey(included);
+  // By sequence, each group's id and name, for the two columns of its own that CSV gets.
+  const sequences = new Map<string, Pick<MailingRow, 'sequence' | 'sequenceName'>>();
   const label = (m: ResourceObject) => {
     if (by === 'mailbox')
       return String(m.attributes?.['mailboxAddress'] ?? (relId(m, 'mailbox') ? `mailbox ${relId(m, 'mailbox')}` : '(no mailbox)'));
     const sid = relId(m, 'sequence');
-    return sid ? `${String(inc.get(`sequence:${sid}`)?.attributes?.['name'] ?? 'sequence')} (${sid})` : '(not in a sequence)';
+    const name = sid === undefined ? null : inc.get(`sequence:${sid}`)?.attributes?.['name'];
+    const group = sid ? `${String(name ?? 'sequence')} (${sid})` : '(not in a sequence)';
+    sequences.set(group, { sequence: sid ? recordId(sid) : null, sequenceName: typeof name === 'string' ? name : null });
+    return group;
   };
   const keys = (by === 'day' || by === 'week') && range ? calendar(range[0], range[1], by) : [];
-  const rows = groupMailings(data, by, label, zone, keys);
+  const grouped = groupMailings(data, by, label, zone, keys);
+  // JSON keeps `group` (scripts read it) and gains the two beside it; CSV has the two instead.
+  const rows = by === 'sequence' ? grouped.map(({ group, ...r }) => ({ group, ...sequences.get(group), ...r })) : grouped;
+  const csvRows = by === 'sequence' ? rows.map(({ group: _, ...r }) => r) : undefined;
   if (by === 'week' && range) for (const r of rows) r.days = daysInRange(r.group, range);
   const rangeText = range ? `${range[0]} to ${range[1]}` : 'the filtered mailings';
   const what = by === 'day' ? 'days' : by === 'week' ? 'weeks (from Monday)' : "the range's days";
   const v = view(rows, by, rangeText, ctx.io.columns);
   v.notes.unshift(`${what} in ${zoneText(zone, now, range)}`);
-  await emit(ctx, flags, 'report mailings', v, rows as unknown as Record<string, unknown>[], f, zone);
+  await emit(ctx, flags, 'report mailings', v, rows as unknown as Record<string, unknown>[], f, zone, csvRows);
 }
 
 /** How many of the 7 days of the week starting on Monday `monday` fall in `range` (local dates). */

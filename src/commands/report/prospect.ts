@@ -87,7 +87,10 @@ export async function prospectReport(ctx: Context, idArg: string, flags: ReportF
         clicked: c.clickCount,
         replied: c.replyCount,
         bounced: c.bounceCount,
-        optedOut: c.optOutCount,
+        // Not `optedOut`: the prospect's row has that, the flag as `prospects list` writes it, and
+        // CSV has one column per name (a trial's sheet read counts as the flag, and jq's
+        // `select(.optedOut)` took every state, 0 being true there).
+        optOuts: c.optOutCount,
       };
     }),
   ];

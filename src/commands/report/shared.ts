@@ -12,7 +12,7 @@ import { buildQuery, type ListQuery } from '../../api/query.js';
 import type { Context } from '../../runtime/context.js';
 import { UsageError } from '../../errors.js';
 import { writeOut } from '../../output/io.js';
-import { printValue } from '../shared/output.js';
+import { checkBom, printValue, writeBom } from '../shared/output.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
 import type { ChartStyle, Role } from './chart.js';
 import type { ReportView } from './model.js';
@@ -29,6 +29,8 @@ export interface ReportFlags {
   ascii?: boolean;
   /** `--tz`: the zone of days and dates (src/time-zone.ts). */
   tz?: string;
+  /** `--bom`: CSV output starts with a UTF-8 byte order mark (Excel). */
+  bom?: boolean;
 }
 
 /** A client for one report: GETs that are counted (the report says how many it made). */
@@ -136,13 +138,14 @@ function drawsChart(ctx: Context, flags: ReportFlags): boolean {
 
 /**
  * Checks the report's output flags before the first request: `--ascii` against `-o` (see
- * {@link drawsChart}) and where `--html` writes. `-` is stdout, as everywhere (it wrote a file
+ * {@link drawsChart}), `--bom` against it, and where `--html` writes. `-` is stdout, as everywhere (it wrote a file
  * named `-`), so nothing else may print there and `--open` has no file to open; a name with
  * another extension is refused (`--html s.csv` wrote a page into a .csv without a word).
  * @throws UsageError naming the fix
  */
 export function checkReportOutput(ctx: Context, flags: ReportFlags): void {
   drawsChart(ctx, flags);
+  checkBom(ctx, flags.bom);
   const file = flags.html;
   if (file === undefined) return;
   if (file === '-') {
@@ -204,6 +207,9 @@ async function chartStyle(ctx: Context, flags: ReportFlags): Promise<ChartStyle>
  * numbers or the drawing only when `-o` was given; `--html -` is the page on stdout), `--open`
  * opens it. The page's footer says when it was made in `zone` (else the machine's zone, looked
  * up only for a page: a report without dates needs no zone data, ~25 ms of CPU to load).
+ * `csvRows`, when given, are the rows `-o csv` writes instead: a cell that joins a name and its id
+ * (`Outbound Enterprise (2)`, the drawing's label) left out for the two columns beside it, which
+ * a spreadsheet sorts and looks up by.
  */
 export async function emit(
   ctx: Context,
@@ -213,6 +219,7 @@ export async function emit(
   rows: Record<string, unknown>[],
   f: Fetcher,
   zone?: Zone,
+  csvRows?: Record<string, unknown>[],
 ): Promise<void> {
   const requests = `${f.count} request${f.count === 1 ? '' : 's'}`;
   view.notes.push(`${requests} to the API`);
@@ -238,7 +245,9 @@ export async function emit(
       const { renderText } = await import('./view-text.js');
       await writeOut(ctx.io.stdout, renderText(view, ctx.io.columns, await chartStyle(ctx, flags)));
     } else {
-      await printValue(ctx, ctx.output === 'raw' && !ctx.shape?.query ? 'json' : ctx.output, rows, () => '');
+      await writeBom(ctx, flags.bom);
+      const out = ctx.output === 'csv' && csvRows ? csvRows : rows;
+      await printValue(ctx, ctx.output === 'raw' && !ctx.shape?.query ? 'json' : ctx.output, out, () => '');
     }
   }
   if (!drawing || !toStdout) ctx.info(`${what}: ${requests}${ctx.globals.verbose ? '' : ' (--verbose shows them)'}`);

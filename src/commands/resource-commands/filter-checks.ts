@@ -5,7 +5,7 @@
  * records stamped exactly at midnight, a value outside an enum's list or in another case, a
  * boolean written as `yes`, and ranges (of numbers, dates or ids) that end before they start.
  */
-import { apiDateTime } from '../../api-time.js';
+import { apiDateTime, isoDateFix } from '../../api-time.js';
 import type { Filter } from '../../api/filter.js';
 import { checkValue, coerceString } from '../../api/validate.js';
 import { UsageError } from '../../errors.js';
@@ -118,6 +118,9 @@ function checkDates(spec: AttributeSpec, given0: Filter, given: string, days: Fi
   const values = f.kind === 'range' ? [f.from, f.to].filter((v): v is string => v !== undefined) : f.values;
   for (const v of values) {
     const problem = problemOf(spec, v);
+    // A date written the German or European way (`30.11.2026`): the error names it as it must be written.
+    const fix = problem ? isoDateFix(v) : undefined;
+    if (fix) throw new UsageError(`filter "${given}": ${fix}`);
     if (problem) {
       const wanted =
         spec.type === 'date'

@@ -12,7 +12,6 @@ import type { Context } from '../../runtime/context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { flattenDocument, indexIncluded, type FlatRecord, type IncludedIndex } from '../../listing/record-text.js';
 import { keepHeapNearLiveSize } from '../../runtime/heap.js';
-import { writeOut } from '../../output/io.js';
 import { startSpinner } from '../../output/spinner.js';
 import { allAttributes, resourceByType, type ResourceType } from '../../registry/index.js';
 import { maskSensitive } from './mask.js';
@@ -36,7 +35,7 @@ import {
   type QueryFlags,
 } from './query-options.js';
 import { parseId, parseWholeNumber as parsePositiveInt } from '../../runtime/option-parsers.js';
-import { printValue, recordWriter } from '../shared/output.js';
+import { checkBom, printValue, recordWriter, writeBom } from '../shared/output.js';
 import { grouped } from '../../grouped.js';
 
 /** Options of `list`. */
@@ -59,7 +58,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   const limit = flags.limit !== undefined ? parsePositiveInt(flags.limit, '--limit', 0) : undefined;
   const pageSize = flags.pageSize !== undefined ? parsePositiveInt(flags.pageSize, '--page-size', 1) : undefined;
   if (pageSize !== undefined && pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size: at most ${MAX_PAGE_SIZE}`);
-  if (flags.bom && ctx.output !== 'csv') throw new UsageError('--bom is for CSV output (-o csv)');
+  checkBom(ctx, flags.bom);
   const org = await orgNames(ctx, rt, withJsonFields(ctx, flags));
   const names = org.view(rt);
   const query = buildListQuery(rt, flags, (m) => ctx.warn(m), machineDays(ctx), names);
@@ -115,7 +114,7 @@ export async function listHandler(ctx: Context, rt: ResourceType, flags: ListFla
   let total = 0;
   let countMeta: { count?: unknown; truncated?: unknown } | undefined;
   let lastDoc: JsonApiDocument | undefined;
-  if (flags.bom) await writeOut(ctx.io.stdout, '\ufeff');
+  await writeBom(ctx, flags.bom);
   try {
     if (limit === 0) {
       // `--limit 0 --count` asks only for the total: one page of one record is the cheapest request.

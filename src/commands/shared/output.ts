@@ -16,6 +16,22 @@ export function recordWriter(ctx: Context, opts: RenderOptions): RecordWriter {
 }
 
 /**
+ * `--bom` (`list`, `report`, `sql`): refused, before anything is sent, with an output that is not
+ * CSV, where a BOM would only spoil the JSON or the table.
+ */
+export function checkBom(ctx: Context, bom: boolean | undefined): void {
+  if (bom && ctx.output !== 'csv') throw new UsageError('--bom is for CSV output (-o csv)');
+}
+
+/**
+ * Starts stdout with the UTF-8 byte order mark `--bom` asks for, before the first CSV byte: Excel
+ * reads a file without one as the machine's code page, and umlauts and accents come out garbled.
+ */
+export async function writeBom(ctx: Context, bom: boolean | undefined): Promise<void> {
+  if (bom && ctx.output === 'csv') await writeOut(ctx.io.stdout, '\ufeff');
+}
+
+/**
  * The text of a plain value in `format` with the command line's shape applied: the value as
  * `-o json` would print it goes through it (per element with `-o ndjson`); undefined for csv and
  * table without a query (their writers are renderValue's).

@@ -18,6 +18,7 @@ export function registerSql(program: Command, app: App): void {
       'the mirror file, or postgres://USER@HOST/DB (default: $SVC_DB, else the profile’s file, as svc sync writes it)',
     )
     .option('--schema <name>', 'with --db postgres://…: the schema svc sync wrote (default: $SVC_DB_SCHEMA, else svc_<profile>)')
+    .option('--bom', 'with -o csv: start with a UTF-8 byte order mark, so Excel reads accents right')
     .addHelpText(
       'after',
       `

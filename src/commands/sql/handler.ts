@@ -12,7 +12,7 @@ import { age, mirrorHeader, oldestSync, openReadMirror } from '../../mirror/read
 import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
 import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
-import { printValue, recordWriter, refuseOutput } from '../shared/output.js';
+import { checkBom, printValue, recordWriter, refuseOutput, writeBom } from '../shared/output.js';
 import { mirrorTarget } from '../sync/mirror-file.js';
 import { markFixes, type UnreadableTable } from '../sync/scope-note.js';
 import { grouped } from '../../grouped.js';
@@ -25,6 +25,8 @@ export interface SqlFlags {
   columns?: string;
   db?: string;
   schema?: string;
+  /** `--bom`: CSV output starts with a UTF-8 byte order mark (Excel). */
+  bom?: boolean;
 }
 
 export async function sqlHandler(ctx: Context, statement: string | undefined, flags: SqlFlags): Promise<void> {
@@ -34,6 +36,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
     ['table', 'json', 'ndjson', 'csv'],
     'use -o json or -o csv; -o raw goes with --query, whose strings it prints unquoted',
   );
+  checkBom(ctx, flags.bom);
   const params = parseParams(flags.param ?? []);
   const sql = flags.tables || flags.columns !== undefined ? undefined : await readStatement(ctx, statement, flags.file);
   const db = await openReadMirror(await mirrorTarget(ctx, flags));
@@ -60,13 +63,15 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
     if (sql !== undefined) await warnUnreadable(ctx, sql, unreadable);
     if (flags.tables) {
       const tables = await listTables(db);
+      await writeBom(ctx, flags.bom);
       return await printValue(ctx, ctx.output, tables, () => tablesText(tables));
     }
     if (flags.columns !== undefined) {
       const cols = await listColumns(db, flags.columns, svcAgain(ctx));
+      await writeBom(ctx, flags.bom);
       return await printValue(ctx, ctx.output, cols, () => columnsText(cols));
     }
-    await runQuery(ctx, db, sql!, params);
+    await runQuery(ctx, db, sql!, params, flags.bom);
   } finally {
     await db.close();
   }
@@ -197,7 +202,7 @@ function statementAfterFirst(sql: string): boolean {
 }
 
 /** Runs the statement and streams its rows. */
-async function runQuery(ctx: Context, db: MirrorDb, sql: string, params: Record<string, SqlValue>): Promise<void> {
+async function runQuery(ctx: Context, db: MirrorDb, sql: string, params: Record<string, SqlValue>, bom?: boolean): Promise<void> {
   let result: Awaited<ReturnType<MirrorDb['query']>>;
   let pages: AsyncIterator<SqlRow[]>;
   try {
@@ -206,6 +211,8 @@ async function runQuery(ctx: Context, db: MirrorDb, sql: string, params: Record<
   } catch (err) {
     throw sqlError(err, svcAgain(ctx));
   }
+  // After the statement is accepted: a refused one leaves stdout empty.
+  await writeBom(ctx, bom);
   // -o raw --query (the README's `-o raw --query` idiom): the query reads the rows as -o json gives them.
   const rows: FlatRecord[] = [];
   const writer =
