@@ -1,6 +1,8 @@
 /**
  * Names as duplicate keys: accents folded (NFKD, Latin accents dropped: `Zoë` is `zoe`; other
- * scripts' marks kept: `サンプル` is not `サンブル`), width folded (`ｻﾝﾌﾟﾙ` is `サンプル`), case folded,
+ * scripts' marks kept: `サンプル` is not `サンブル`), the Latin letters NFKD leaves whole spelled as
+ * people type them without the key (`Cœur` is `coeur`, `Strauß` `strauss`, `Ørsted` `orsted`),
+ * width folded (`ｻﾝﾌﾟﾙ` is `サンプル`), case folded,
  * punctuation made a space, spaces collapsed. Company names also lose their legal form
  * (`Acme Inc.`, `ACME, Inc`, `Acme GmbH` are all `acme`; `ABC株式会社`, `株式会社ABC`, `(株)ABC`
  * and `ABC㈱` are all `abc`), and a leading `the`.
@@ -27,6 +29,10 @@ const COMPANY_SUFFIXES = new Set([
   'sa',
   'sas',
   'sarl',
+  'sasu',
+  'eurl',
+  'snc',
+  'cie',
   'srl',
   'spa',
   'bv',
@@ -77,6 +83,23 @@ function withoutJapaneseForm(word: string, at: 'start' | 'end'): string {
   return word;
 }
 
+/** Lower-case Latin letters NFKD does not decompose, as they are spelled in ASCII. */
+const FOLDED: Readonly<Record<string, string>> = {
+  œ: 'oe',
+  æ: 'ae',
+  ß: 'ss',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+};
+const FOLDED_LETTERS = /[œæßøłđðþı]/g;
+
+/** Words joining a legal form to the name (`Dupont et Cie`), dropped with it. */
+const CONNECTIVES = new Set(['et', 'and', 'und']);
+
 /** Case, accents, punctuation and spacing folded. */
 export function normaliseName(raw: unknown): string {
   if (typeof raw !== 'string') return '';
@@ -90,6 +113,9 @@ export function normaliseName(raw: unknown): string {
       // and サンブル two companies; Indic vowel signs) stay part of their letter, not a space.
       .normalize('NFC')
       .toLowerCase()
+      // Letters with no decomposition, typed as their ASCII spelling on keyboards without them (a
+      // Paris trial: Cœur de Lion and Coeur de Lion were two companies, so no name match at all).
+      .replace(FOLDED_LETTERS, (c) => FOLDED[c]!)
       // Apostrophes join (O'Brien is obrien); other punctuation separates.
       .replace(/['’`]/g, '')
       .replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')
@@ -119,12 +145,17 @@ export function normaliseCompany(raw: unknown): string {
       else words.pop();
     }
   }
-  // `S.A.` and `B.V.` normalise to single letters: join the trailing single letters back.
-  while (words.length > 1 && words.at(-1)!.length === 1 && words.at(-2)!.length === 1) {
-    const last = words.pop()!;
-    words[words.length - 1] += last;
+  // `S.A.`, `S.A.S.` and `S.A.R.L.` normalise to single letters: join the whole trailing run back
+  // into one word (joined two at a time, S.A.S. was `s as` and lost `as` as a legal form: `s`).
+  let run = 0;
+  while (run < words.length - 1 && words[words.length - 1 - run]!.length === 1) run++;
+  if (run > 1) words.push(words.splice(words.length - run).join(''));
+  let dropped = false;
+  while (words.length > 1 && COMPANY_SUFFIXES.has(words.at(-1)!)) {
+    words.pop();
+    dropped = true;
   }
-  while (words.length > 1 && COMPANY_SUFFIXES.has(words.at(-1)!)) words.pop();
+  if (dropped && words.length > 1 && CONNECTIVES.has(words.at(-1)!)) words.pop();
   if (words.length > 1 && words[0] === 'the') words.shift();
   return words.join(' ');
 }

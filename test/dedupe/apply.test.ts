@@ -211,6 +211,10 @@ describe('svc dedupe apply', () => {
     const again = await svc(['dedupe', 'apply', plan, '--yes']);
     expect(again.code, again.stderr).toBe(0);
     expect(writes(mark)).toEqual([]);
+    // Said once, counted: not a line per cluster done (a Paris trial's rerun after Ctrl-C printed
+    // 32 such lines before its summary; a plan of thousands would print thousands).
+    expect(again.stderr).toMatch(new RegExp(`: 0 cluster\\(s\\) to merge, ${toMerge} merged by an earlier run`));
+    expect(again.stderr).not.toMatch(/left out: merged by an earlier run/);
 
     // --tag-only --across-owners (another journal): the cluster of two owners is tagged, its duplicate left.
     const across = clusterOf(Number(dups[1].id));

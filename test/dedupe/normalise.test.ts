@@ -97,6 +97,19 @@ describe('names and companies', () => {
     // A name that is only a legal form word stays.
     expect(normaliseCompany('Group')).toBe('group');
   });
+  it('drops legal forms written with dots, however many letters (a Paris trial: S.A.S. was "s", S.A.R.L. "s a rl")', () => {
+    for (const s of ['Dupont S.A.S.', 'Dupont SAS', 'Dupont S.A.R.L.', 'Dupont SARL', 'DUPONT E.U.R.L.', 'Dupont & Cie', 'Dupont et Cie'])
+      expect(normaliseCompany(s), s).toBe('dupont');
+    expect(normaliseCompany('Acme L.L.C.')).toBe(normaliseCompany('Acme LLC'));
+    // Single letters that are no legal form stay a part of the name.
+    expect(normaliseCompany('Acme X.Y.Z.')).toBe('acme xyz');
+  });
+  it('folds the letters NFKD leaves whole: œ æ ß ø ł (a Paris trial: Cœur de Lion and Coeur de Lion were two companies)', () => {
+    expect(normaliseCompany('Cœur de Lion SAS')).toBe(normaliseCompany('Coeur de Lion'));
+    expect(normaliseName('Gaël LE CŒUR')).toBe('gael le coeur');
+    expect(normaliseName('Æsa Strauß')).toBe(normaliseName('Aesa Strauss'));
+    expect(normaliseName('Ørsted Łukasz Đorđe')).toBe('orsted lukasz dorde');
+  });
   it('drops Japanese legal forms before or after the name, spelled out or abbreviated, with or without a space', () => {
     // A Japanese sales-ops trial: 鈴木 一郎 at ABC株式会社 and at 株式会社ABC were not matched.
     for (const s of [

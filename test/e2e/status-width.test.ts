@@ -148,6 +148,21 @@ describe('on an 80-column terminal', () => {
     expect(piped.stdout).toContain('title="Chief Revenue Officer of Everything Sold"');
   });
 
+  it('runs show of a delete: the deleted record by its values, not its empty fields (a Paris trial: addedAt=null addressCity=null…)', async () => {
+    const env = baseEnv(sbEnv());
+    const made = await offTerminal(['prospects', 'create', '--attr', 'firstName=Zoë', '--attr', 'lastName=Ñúñez', '-o', 'json'], env);
+    expect(made.code, made.stderr).toBe(0);
+    const id = String((JSON.parse(made.stdout) as { id: number }).id);
+    const del = await offTerminal(['prospects', 'delete', id, '--yes'], env);
+    expect(del.code, del.stderr).toBe(0);
+    const show = await onTerminal(['runs', 'show', runId(del.stderr)!], env);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(new RegExp(`^1 +delete +prospect +${id} +deleted +firstName="Zoë" lastName="Ñúñez"`, 'm'));
+    // -o json keeps the whole before-image, nulls included.
+    const whole = await offTerminal(['runs', 'show', runId(del.stderr)!, '-o', 'json'], env);
+    expect(JSON.parse(whole.stdout)[0].before.attributes).toHaveProperty('addedAt', null);
+  });
+
   it('runs undo --plan: its rows and bill fit', async () => {
     const env = baseEnv(sbEnv());
     const made = await offTerminal(['prospects', 'upsert', '--input', upsertFile(tempDir(), 'undoplan'), '--match', 'email'], env);

@@ -410,7 +410,8 @@ describe('svc runs: bad input', () => {
     expect(r.code, r.stderr).toBe(11);
     expect(writes).toBe(0);
     expect(r.stderr).toMatch(
-      /^error: run \S+ was made in another org \(Acme Rockets \(sandbox\)\); refused\nhint: nothing was sent; undo it with the profile and API it was made with\n$/,
+      // Both sandbox orgs are "Acme Rockets (sandbox)": the two are told apart by where they are (a Paris trial).
+      /^error: run \S+ was made in another org \(Acme Rockets \(sandbox\) at sandbox org (\S+), not the one reached now at sandbox org (?!\1\))\S+\); refused\nhint: nothing was sent; undo it with the profile and API it was made with\n$/,
     );
     expect(since(m0)).toHaveLength(0);
   });

@@ -6,6 +6,7 @@
  */
 import { describeMatch, looseName, matchFieldName, type FieldMatch, type OrgLabels } from '../../registry/name-match.js';
 import { findAttribute, type ResourceType } from '../../registry/index.js';
+import { didYouMean } from '../../suggest.js';
 
 /** Each column's field; `unknown` the columns that are none; `problems` what makes the file unreadable as given. */
 interface ResolvedHeaders {
@@ -65,7 +66,7 @@ export function resolveHeaders(
       if (m && 'match' in m) columns.set(header, { ...m.match, by: 'map' });
       else if (m)
         problems.push(`--map ${shellWord(`${header}=${target}`)}: "${target}" could be ${m.ambiguous.map(describeMatch).join(' or ')}`);
-      else problems.push(`--map ${shellWord(`${header}=${target}`)}: ${rt.type} has no field "${target}"`);
+      else problems.push(`--map ${shellWord(`${header}=${target}`)}: ${rt.type} has no field "${target}"${meantField(rt, target, org)}`);
       continue;
     }
     const m = matchFieldName(rt, header, org, true);
@@ -91,6 +92,18 @@ export function resolveHeaders(
     );
   }
   return { columns, unknown, problems, unusedKeys: [...map.keys()].filter((k) => !used.has(k)) };
+}
+
+/**
+ * ` (did you mean "title"?)` for a `--map` target that is no field: the field a header of that
+ * name would be read as (`Job Title`), else the nearest field name or label (`fistName`). A
+ * Paris trial's `--map "Prénom=fistName"` was refused with no hint of the name meant.
+ */
+function meantField(rt: ResourceType, target: string, org: OrgLabels | undefined): string {
+  const asHeader = matchFieldName(rt, target, org, true);
+  if (asHeader && 'match' in asHeader) return ` (did you mean "${asHeader.match.label ?? asHeader.match.field}"?)`;
+  const names = [...rt.attributes.filter((a) => !a.readOnly).map((a) => a.name), ...rt.relationships.map((r) => r.name)];
+  return didYouMean(target, [...names, ...(org?.customFields.map((f) => f.label).filter(Boolean) ?? [])]);
 }
 
 /** The columns read under another name, as `First Name → firstName` (none: an empty list). */

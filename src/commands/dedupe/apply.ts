@@ -252,7 +252,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
       // Each fill, move and delete reads its record first, for its before-image (svc runs undo).
       bill.lookups += bill.fills + bill.moves + bill.deletes;
       bill.requests = bill.lookups + bill.fills + bill.moves + bill.finishes + bill.deletes + bill.tags;
-      const billLine = `bill: ${grouped(bill.requests)} request(s): ${bill.lookups} read(s), ${bill.fills} fill(s), ${bill.moves} move(s), ${bill.finishes} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${bill.tags} tag(s)` : `${bill.deletes} delete(s)`}`;
+      const billLine = `bill: ${grouped(bill.requests)} request(s): ${grouped(bill.lookups)} read(s), ${grouped(bill.fills)} fill(s), ${grouped(bill.moves)} move(s), ${grouped(bill.finishes)} enrolment(s) finished (as the mirror saw them), ${tagOnly ? `${grouped(bill.tags)} tag(s)` : `${grouped(bill.deletes)} delete(s)`}`;
       if (flags.plan || ctx.globals.dryRun) {
         ctx.info(`plan: ${summary}; nothing is written`);
         const previews = list.filter((it) => !it.outcome).map((it) => preview(plan, it, tagOnly, session!));
@@ -284,16 +284,21 @@ function leftOut(ctx: Context, list: ClusterItem[]): string {
       continue;
     }
     const why = String(it.outcome.extra?.['reason']);
-    if (why.startsWith('merged')) left.done++;
-    else if (why.startsWith('owners')) left.owners++;
+    // A cluster merged by an earlier run is only counted: a line each drowned the summary of a
+    // rerun after Ctrl-C (32 lines in a Paris trial; thousands for a large plan).
+    if (why.startsWith('merged')) {
+      left.done++;
+      continue;
+    }
+    if (why.startsWith('owners')) left.owners++;
     else left.changed++;
     ctx.info(`cluster ${it.cluster.cluster} (survivor ${it.cluster.survivor.id}) left out: ${why}`);
   }
   return [
     `${grouped(left.todo)} cluster(s) to merge`,
-    left.done ? `${left.done} merged by an earlier run` : '',
-    left.changed ? `${left.changed} left out (changed since the mirror or gone)` : '',
-    left.owners ? `${left.owners} left out (owners differ: --across-owners)` : '',
+    left.done ? `${grouped(left.done)} merged by an earlier run` : '',
+    left.changed ? `${grouped(left.changed)} left out (changed since the mirror or gone)` : '',
+    left.owners ? `${grouped(left.owners)} left out (owners differ: --across-owners)` : '',
   ]
     .filter(Boolean)
     .join(', ');

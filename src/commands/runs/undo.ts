@@ -100,6 +100,18 @@ function samePlace(a: SideOwner, b: SideOwner): boolean {
   return key(a) === key(b);
 }
 
+/**
+ * The org a run was made in, as a person tells it from the one reached now: its name, and where
+ * it is when the two have the same name (every local sandbox org is "Acme Rockets (sandbox)": a
+ * Paris trial read "made in another org (Acme Rockets (sandbox))" while in Acme Rockets (sandbox)).
+ */
+function orgWords(was: SideOwner, now: SideOwner): string {
+  const where = (o: SideOwner) => (o.instance !== undefined ? `sandbox org ${o.instance}` : `${o.api}${o.org ? ` org ${o.org}` : ''}`);
+  const name = was.orgName ?? was.org ?? was.instance ?? was.api;
+  if (was.orgName === undefined || was.orgName !== now.orgName) return name;
+  return `${name} at ${where(was)}, not the one reached now at ${where(now)}`;
+}
+
 function elsewhere(rec: RunRecord, what: string, fix: string): RunRecordError {
   return new RunRecordError(`run ${rec.meta.id} was made ${what}; refused`, ExitCode.RUN_ELSEWHERE).hint(`nothing was sent; ${fix}`);
 }
@@ -209,10 +221,13 @@ export async function undoHandler(ctx: Context, id: string, flags: UndoFlags): P
   if (orgUnsaid || !samePlace(rec.meta.owner, setup.owner))
     throw elsewhere(
       rec,
-      `in another org (${rec.meta.owner.orgName ?? rec.meta.owner.org ?? rec.meta.owner.instance ?? rec.meta.owner.api})`,
+      `in another org (${orgWords(rec.meta.owner, setup.owner)})`,
       otherProfile
         ? `undo it with a profile logged in to that org (it was made with "${rec.meta.profile}")`
-        : 'undo it with the profile and API it was made with',
+        : rec.meta.owner.instance !== undefined && ctx.globals.sandbox
+          ? // Two sandbox orgs: the data directory's, and the one a running `svc sandbox` serves (used first).
+            'it is another local sandbox org than --sandbox reaches now: a running `svc sandbox` serves its own org; stop it (or give --sandbox-data the org file the run wrote to)'
+          : 'undo it with the profile and API it was made with',
     );
   const root = rootDoc !== undefined ? parseRoot(rootDoc) : undefined;
   const scopes = root?.scopes;

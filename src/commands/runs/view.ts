@@ -5,7 +5,7 @@
  * enrolment's prospect, sequence and mailbox). Nothing is sent. Pruning is prune.ts.
  */
 import type { FieldValues, RunRecord } from '../../bulk/run/run-record.js';
-import { resourceByType } from '../../registry/index.js';
+import { findAttribute, findRelationship, resourceByType } from '../../registry/index.js';
 import { changedByRun, subset } from './undo-rows.js';
 import { readRunRecord } from '../../bulk/run/run-record.js';
 import type { Context } from '../../runtime/context.js';
@@ -121,7 +121,11 @@ export async function showHandler(ctx: Context, id: string): Promise<void> {
   const human = () => {
     const flat = rows.map((r) => {
       const { before, after } = changedOnly(r.type, r.id, r.before, r.after);
-      return { ...r, before: fields(before), after: fields(after) };
+      return {
+        ...r,
+        before: fields(after ? before : identifying(r.type, before)),
+        after: fields(before ? after : identifying(r.type, after)),
+      };
     });
     // On a terminal the values are cut to fit its width, the widest first (a row of a create
     // was 135 columns at 80, wrapped mid-word: a trial); -o json or csv gives them whole.
@@ -152,6 +156,24 @@ function changedOnly(type: string, id: unknown, before: FieldValues | null, afte
   if (!before || !after || !rt) return { before, after };
   const changed = changedByRun(rt, before, after, String(id ?? ''));
   return { before: subset(before, changed), after: subset(after, changed) };
+}
+
+/**
+ * A whole record (a delete's before, a re-create's after) by what says who it was: its values
+ * that are set and that a client writes, names and e-mail addresses first. Whole, it began
+ * `addedAt=null addressCity=null addressCountry…` and was cut there at 80 columns: which
+ * prospect a dedupe merge had deleted could not be told (a Paris trial). -o json keeps it whole.
+ */
+function identifying(type: string, v: FieldValues | null): FieldValues | null {
+  const rt = resourceByType(type);
+  if (!v || !rt) return v;
+  const empty = (x: unknown) => x === null || x === undefined || x === '' || (Array.isArray(x) && x.length === 0);
+  const first = (k: string) => (/name$/i.test(k) ? 0 : findAttribute(rt, k)?.format === 'email' ? 1 : 2);
+  const attributes = Object.entries(v.attributes)
+    .filter(([k, x]) => !empty(x) && !findAttribute(rt, k)?.readOnly)
+    .sort(([a], [b]) => first(a) - first(b));
+  const relationships = Object.entries(v.relationships).filter(([k, x]) => !empty(x) && !findRelationship(rt, k)?.readOnly);
+  return { attributes: Object.fromEntries(attributes), relationships: Object.fromEntries(relationships) };
 }
 
 /**

@@ -10,7 +10,7 @@ export function registerSql(program: Command, app: App): void {
     .description('run read-only SQL against the local mirror of the org (made by svc sync)')
     .argument('[statement]', 'one SELECT (or WITH …) statement; else -f FILE, else stdin')
     .option('-f, --file <file>', 'read the statement from a file')
-    .option('-p, --param <name=value>', 'bind :name to value (repeatable); values are bound, never pasted into the SQL', collect, [])
+    .option('-p, --param <name=value>', 'bind :name to value (repeatable); values are bound, never pasted into the SQL', collect)
     .option('--tables', 'list the tables and views with their row counts')
     .option('--columns <table>', "list a table's columns, their types and custom-field labels")
     .option(
@@ -41,6 +41,6 @@ Examples:
     });
 }
 
-function collect(value: string, previous: string[]): string[] {
+function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }

@@ -111,6 +111,10 @@ describe('help layout', () => {
     for (const [i, [cmd]] of pairs.entries()) expect(words[2 * i], cmd).toBe(words[2 * i + 1]);
   });
 
+  it('a repeatable option shows no empty default (a Paris trial read "svc sql --help": --param … (default: []))', async () => {
+    expect(await help(['sql'], 80)).not.toMatch(/default: \[\]/);
+  });
+
   it('a note after an example is a # comment, so that the line typed as shown is the command (login --help at 80)', async () => {
     // A trial typed "svc login --no-browser print the URL; open it on any machine": too many
     // arguments, then `open` ran xdg-open.

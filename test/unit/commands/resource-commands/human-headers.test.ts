@@ -107,6 +107,23 @@ describe('headers as people write them', () => {
     expect(received(sb, mark, 'prospects').filter((q) => q.method === 'POST')).toHaveLength(0);
   });
 
+  it('a --map to no field names the field meant: a typo, or a header name such as Job Title (a Paris trial: no hint at all)', async () => {
+    const env = baseEnv(sbEnv());
+    const csv = file('fr.csv', 'Prénom;Fonction;E-mail\nZoë;Acheteuse;zoe@example.com\n');
+    const typo = await runInProcess(
+      ['prospects', 'create', '--input', csv, '--map', 'Prénom=fistName', '--map', 'Fonction=title', '--dry-run'],
+      env,
+    );
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--map "Prénom=fistName": prospect has no field "fistName" \(did you mean "firstName"\?\)/);
+    const header = await runInProcess(
+      ['prospects', 'create', '--input', csv, '--map', 'Prénom=firstName', '--map', 'Fonction=Job Title', '--dry-run'],
+      env,
+    );
+    expect(header.code).toBe(2);
+    expect(header.stderr).toMatch(/--map "Fonction=Job Title": prospect has no field "Job Title" \(did you mean "title"\?\)/);
+  });
+
   it('a header that is both a label and a synonym names both', async () => {
     const env = baseEnv(sbEnv());
     // Label a custom field "Phone" in this org's schema cache: "Phone" is then workPhones or it.
