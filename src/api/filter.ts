@@ -63,10 +63,35 @@ function trimUnescaped(s: string): string {
 }
 
 /**
+ * Refuses a comparison typed as a filter (`engagedScore>=5`, `id>25`, `stage!=won`), naming the
+ * filter meant. The name before `=` is matched loosely (case, spaces and punctuation aside, so
+ * that `Lead Score` and `first_name` work), which read `engagedScore>=5` and `engagedScore!=5`
+ * as `engagedScore=5`: the opposite set for `!=`, listed with exit 0 (a trial).
+ * @throws UsageError when a `<`, `>` or `!` comes before the first `=` (a value may hold them)
+ */
+export function refuseComparison(expr: string): void {
+  const op = /[<>!]/.exec(expr);
+  const eq = expr.indexOf('=');
+  if (!op || (eq >= 0 && eq < op.index)) return;
+  const name = expr.slice(0, op.index).trim();
+  const sign = expr[op.index]!;
+  const rest = expr.slice(op.index + 1);
+  const value = (rest.startsWith('=') ? rest.slice(1) : rest).trim();
+  const fix =
+    sign === '!'
+      ? 'the API filters by a value, a list (a,b) or a range (a..b): there is no "not equal"; filter the list with --query or jq'
+      : sign === '>'
+        ? `svc filters have no ">": a range from ${value || 'a value'} is ${name}=${value}.. (its bounds are included)`
+        : `svc filters have no "<": a range up to ${value || 'a value'} is ${name}=..${value} (its bounds are included)`;
+  throw new UsageError(`bad filter "${expr}": ${fix}`);
+}
+
+/**
  * Parses `name=value`, `name=a,b`, `name=a..b`, `name=a..`, `name=..b`, `rel.attr=value`.
  * @throws UsageError naming the expression when it is malformed.
  */
 export function parseFilter(expr: string): Filter {
+  refuseComparison(expr);
   const eq = expr.indexOf('=');
   if (eq <= 0) throw new UsageError(`bad filter "${expr}": expected name=value`);
   const name = expr.slice(0, eq).trim();

@@ -104,3 +104,27 @@ it('a date typed full-width is refused, as --attr refuses it (dates are not read
   expect(r.stderr).toMatch(/"２０２６-１１-３０" is not a valid date-time on createdAt/);
   expect(r.sent).toEqual([]);
 });
+
+describe('a comparison typed as a filter (a trial: read as equality, exit 0)', () => {
+  it('>=, >, <=, < and != are refused with the filter meant, before the loose name match drops them; nothing is sent', async () => {
+    const cases: [string, string][] = [
+      ['engagedScore>=5', 'a range from 5 is engagedScore=5..'],
+      ['engagedScore > 5', 'a range from 5 is engagedScore=5..'],
+      ['Lead Score<=50', 'a range up to 50 is Lead Score=..50'],
+      ['id<25', 'a range up to 25 is id=..25'],
+      ['engagedScore!=5', 'there is no "not equal"'],
+      ['title!=CEO', 'there is no "not equal"'],
+    ];
+    for (const [filter, fix] of cases) {
+      const r = await listed(['--filter', filter]);
+      expect(r.code, filter).toBe(2);
+      expect(r.stderr).toContain(`error: bad filter "${filter}": `);
+      expect(r.stderr).toContain(fix);
+      expect(r.sent).toEqual([]);
+    }
+    // A value may hold them: only what comes before the first "=" is a comparison.
+    const ok = await listed(['--filter', 'title=<none>!']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.sent[0]).toContain('filter[title]=<none>!&');
+  });
+});

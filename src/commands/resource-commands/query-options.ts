@@ -4,7 +4,7 @@
  * so is the `rel` of a `rel.attr` that is no relationship (field-names.ts says when that is known);
  * other unknown names pass through; deprecated forms are sent with a warning.
  */
-import { parseFilter, type Filter } from '../../api/filter.js';
+import { parseFilter, refuseComparison, type Filter } from '../../api/filter.js';
 import type { ListQuery } from '../../api/query.js';
 import { asciiForms } from '../../ascii-forms.js';
 import { UsageError } from '../../errors.js';
@@ -154,6 +154,8 @@ function readsNumbers(rt: ResourceType, path: string[], names?: AttributeNames):
 
 /** Parses one filter and checks its names against the registry. */
 function checkFilter(rt: ResourceType, given: string, warn: (m: string) => void, names?: AttributeNames): Filter {
+  // Before the name is matched loosely, which drops the `>` of `score>=5`.
+  refuseComparison(given);
   let expr = given;
   const given0 = filterHead(given);
   if (names && given0 && !knownName(rt, given0) && !matchFieldName(rt, given0)) {
