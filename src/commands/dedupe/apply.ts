@@ -37,7 +37,9 @@ import type { Context } from '../../runtime/context.js';
 import { paginate } from '../../api/paginate.js';
 import { bulkRun } from '../bulk-run/run.js';
 import { printPlan, refuseRunOutput } from '../shared/output.js';
-import { bulkSetup, loadJournal, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
+import { bulkSetup, loadJournal, readThrough, runOwnerOf, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
+import { identityOf } from '../sync/mirror-file.js';
+import type { MirrorIdentity } from '../../mirror/store.js';
 import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
 import type { FieldValues, RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
@@ -83,6 +85,24 @@ interface ClusterItem extends WorkItem {
 }
 
 /** Reads and checks the plan file; `svc` is how hints write svc (runtime/svc-again.ts). */
+/**
+ * A plan made from the mirror of another org (another profile's, the sandbox beside a real one)
+ * names other records by the same ids: its writes would merge strangers. Refused in one line
+ * before any record is read; the `updatedAt` check caught it only by luck, and reported every
+ * cluster as "changed since the mirror read them" (a trial).
+ */
+function refuseOtherOrg(ctx: Context, file: string, plan: MergePlan, here: MirrorIdentity): void {
+  const made = plan.org;
+  if (!made) return;
+  if (made.baseUrl === here.baseUrl && made.id === here.orgId) return;
+  const org = (name: string, id: string, at: string) => `org "${name || id}"${name && id ? ` (${id})` : ''} at ${at}`;
+  throw new UsageError(
+    `${file} was made from a mirror of ${org(made.name, made.id, made.baseUrl)}, not ${org(here.orgName, here.orgId, here.baseUrl)}: its ids are that org's; nothing was written`,
+  ).hint(
+    `run the plan with the profile it was made with, or make one for this org: ${svcAgain(ctx)} sync, then ${svcAgain(ctx)} dedupe ${plan.type}s --plan FILE`,
+  );
+}
+
 function readPlan(file: string, svc: string): MergePlan {
   let text: string;
   try {
@@ -241,6 +261,11 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
     }),
     async plan(_scan, session) {
       try {
+        if (plan.org) {
+          // The run's owner read (made once a run): the org the plan's ids must be of.
+          if (!setup.owner) bill.lookups++;
+          refuseOtherOrg(ctx, file, plan, identityOf(await runOwnerOf(ctx, setup, readThrough(session!.requester))));
+        }
         bill.lookups += await checkCurrent(session!, plan, list);
       } catch (err) {
         if (err instanceof Stopped)

@@ -8,7 +8,7 @@ import { clusterAccounts, clusterProspects, DEFAULT_MIN_SCORE, type Cluster, typ
 import { region as phoneRegion, REGIONS } from '../../dedupe/phone.js';
 import { LocalIoError, UsageError } from '../../errors.js';
 import type { FlatRecord } from '../../listing/record-text.js';
-import { openReadMirror } from '../../mirror/reader.js';
+import { mirrorHeader, openReadMirror } from '../../mirror/reader.js';
 import { notAFile, writeFileAtomicSync } from '../../private-file.js';
 import { svcAgain } from '../../runtime/svc-again.js';
 import type { Context } from '../../runtime/context.js';
@@ -92,7 +92,9 @@ export async function findHandler(ctx: Context, type: 'prospect' | 'account', fl
       `${grouped(clusters.length)} cluster(s), ${grouped(dups)} likely duplicate(s) among ${grouped(read.records.size)} ${type}s of the mirror (${((ctx.clock.now() - started) / 1000).toFixed(1)} s)`,
     );
     if (flags.plan !== undefined) {
-      const plan = await buildPlan(m, type, clusters, read.records, { keep, mirror: where, now: ctx.clock.now(), region: home });
+      const { baseUrl, orgId, orgName } = await mirrorHeader(db);
+      const org = { baseUrl, id: orgId, name: orgName };
+      const plan = await buildPlan(m, type, clusters, read.records, { keep, mirror: where, org, now: ctx.clock.now(), region: home });
       try {
         // Owner-only: the plan holds names and addresses.
         writeFileAtomicSync(flags.plan, JSON.stringify(plan, null, 2) + '\n');

@@ -62,6 +62,12 @@ export interface MergePlan {
   type: 'prospect' | 'account';
   madeAt: string;
   mirror: string;
+  /**
+   * The org the mirror is of (its base URL, a local sandbox by its instance), as `svc sync`
+   * identifies it: apply refuses a plan made from another org's mirror, whose ids name other
+   * records. Plans made before it was written have none.
+   */
+  org?: { baseUrl: string; id: string; name: string };
   keep: KeepRule;
   why: string[];
   clusters: PlanCluster[];
@@ -194,7 +200,7 @@ export async function buildPlan(
   type: 'prospect' | 'account',
   clusters: Cluster[],
   records: Map<number, MirrorRecord>,
-  o: { keep: KeepRule; mirror: string; now: number; region?: Home },
+  o: { keep: KeepRule; mirror: string; org: NonNullable<MergePlan['org']>; now: number; region?: Home },
 ): Promise<MergePlan> {
   const all = clusters.flatMap((c) => c.ids);
   const links = type === 'prospect' ? await prospectLinks(m, all) : undefined;
@@ -228,6 +234,7 @@ export async function buildPlan(
     type,
     madeAt: new Date(o.now).toISOString(),
     mirror: o.mirror,
+    org: o.org,
     keep: o.keep,
     why: HOW_TO_EDIT,
     clusters: out,
