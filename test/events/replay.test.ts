@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
 import { start, type Client } from '../helpers/sandbox.js';
-import { indexEvents, startReceiver, writes, type Receiver } from './helpers.js';
+import { eventually, indexEvents, startReceiver, watchInProcess, writes, type Receiver } from './helpers.js';
 
 const SECRET = 'replay-secret';
 const MIN = 60_000;
@@ -84,6 +84,20 @@ describe('events replay', () => {
       expect(body.data).toMatchObject({ type: 'account', attributes: { name: expect.stringMatching(/^bulk \d+$/) } });
       expect(body.meta.eventName).toBe('account.created');
     }
+  });
+
+  it('Ctrl-C mid-window exits 130 and says where to resume: from the first event not yet taken', async () => {
+    rx.got.length = 0;
+    const r = watchInProcess(['events', 'replay', '--since', since, '--until', until, '--to', rx.url, '--rate', '2', '-o', 'json'], env);
+    await eventually(() => rx.got.length >= 2, 'two deliveries');
+    r.interrupt();
+    const { code } = await r.exited;
+    const taken = rx.got.length;
+    expect(code, r.out.stderr).toBe(130);
+    expect(JSON.parse(r.out.stdout)).toMatchObject({ delivered: taken, interrupted: true });
+    const next = inWindow[taken]!;
+    expect(r.out.stderr).toContain(`interrupted: ${taken} delivered`);
+    expect(r.out.stderr).toContain(`resume with --since ${next.updatedAt}.000Z --until ${until}`);
   });
 
   it('refuses a secret that is not the webhook’s for that receiver, before sending anything', async () => {
