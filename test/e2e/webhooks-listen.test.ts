@@ -316,6 +316,40 @@ describe('webhooks listen', () => {
     expect(cleanup[0]!.headers.authorization).not.toContain(sb.token);
   });
 
+  it('--register removes the webhooks of a listener killed with -9, so the next one on that port gets each delivery once', async () => {
+    const shared = env();
+    const first = startSvc(['webhooks', 'listen', '--port', '0', '--register', '--events', 'prospect.created', ...api()], { env: shared });
+    const [, port] = await first.waitFor('stderr', /registered webhook \d+ for prospect\.created → http:\/\/127\.0\.0\.1:(\d+)\//);
+    await first.stop('SIGKILL');
+    expect(sb.store.table('webhook').size).toBe(1);
+    const l = startInProcess(
+      ['webhooks', 'listen', '--port', port!, '--register', '--events', 'prospect.created', '-o', 'ndjson', ...api()],
+      {
+        env: shared,
+      },
+    );
+    let code: number | null = null;
+    try {
+      await l.waitFor('stderr', /Ready: listening/);
+      expect(l.stderr()).toMatch(
+        /removing 1 webhook left registered by a listener that did not stop cleanly \(pid \d+\)\nremoved webhook \d+\n/,
+      );
+      expect(sb.store.table('webhook').size).toBe(1);
+      const created = await svcInProcess(['prospects', 'create', '--attr', 'firstName=Once', ...api()], { env: shared });
+      const id = json<{ id: number }>(created).id;
+      await l.waitFor('stdout', new RegExp(`"id":${id}`));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(l.stdout().trim().split('\n')).toHaveLength(1);
+      code = await l.stop();
+      expect(code).toBe(0);
+      expect(sb.store.table('webhook').size).toBe(0);
+    } finally {
+      if (code === null) await l.stop();
+      // A failure here must not leave its webhooks to the tests after it.
+      sb.store.table('webhook').clear();
+    }
+  });
+
   // The other refusals of --register, and its --dry-run, are checked in-process in
   // test/unit/commands/webhooks/usage.test.ts.
   it('refuses --register against a remote service without --public-url, sending nothing', async () => {

@@ -15,6 +15,7 @@ import { eventMatches, parseEventList, type EventSelector } from '../../webhooks
 import { forwardDelivery, forwardTargetProblem, type ForwardResult } from '../../webhooks/forward.js';
 import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
+import { forgetHeld, heldHooksFile, leftBehind, recordHeld } from './held-hooks.js';
 import { parsePort } from '../../runtime/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 import type { CatchUp } from './catch-up.js';
@@ -186,6 +187,17 @@ async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: stri
   }
 }
 
+/** Removes the webhooks of `--register` runs that ended without removing theirs (held-hooks.ts). */
+async function removeLeftBehind(ctx: Context, baseUrl: string): Promise<void> {
+  for (const left of leftBehind(ctx.env, baseUrl)) {
+    for (const h of left.hooks) ctx.addSecret(h.cleanupToken);
+    const n = left.hooks.length;
+    ctx.info(`removing ${n} webhook${n === 1 ? '' : 's'} left registered by a listener that did not stop cleanly (pid ${left.pid})`);
+    await removeAll(ctx, left.hooks, baseUrl);
+    forgetHeld(left.file);
+  }
+}
+
 /** `--dry-run --register`: the webhooks that would be created (secret hidden); nothing listens. */
 async function printRegistrations(ctx: Context, p: Plan): Promise<void> {
   const api = await ctx.api();
@@ -254,15 +266,19 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
     throw err;
   }
   const registered: RegisteredWebhook[] = [];
+  let heldFile: string | undefined;
   const stop = untilStopped(ctx);
   try {
     if (p.register) {
       const url = p.register.publicUrl?.toString() ?? listener.url;
       const api = await ctx.api();
+      await removeLeftBehind(ctx, p.register.baseUrl);
+      heldFile = heldHooksFile(ctx.env);
       for (const s of p.selectors) {
         const hook = await createWebhook(api, { ...s, url, secret: p.secret!, payloadVersion: p.register.payloadVersion });
         ctx.addSecret(hook.cleanupToken);
         registered.push(hook);
+        await recordHeld(heldFile, p.register.baseUrl, registered);
         ctx.info(`registered webhook ${hook.id} for ${s.resource}.${s.action} → ${url} (payload v${p.register.payloadVersion}, signed)`);
       }
     }
@@ -294,6 +310,8 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
     await listener.close();
     await queue;
     if (p.register && registered.length) await removeAll(ctx, registered, p.register.baseUrl);
+    // Those removeAll could not remove were named with their delete command: the file has done its part.
+    if (heldFile) forgetHeld(heldFile);
     stop.release();
   }
 }
