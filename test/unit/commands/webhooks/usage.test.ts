@@ -100,6 +100,12 @@ describe('webhooks create and trigger checks', () => {
       2,
       'error: webhook url: must use HTTPS (got "ftp://h.test/x"; plain http only to 127.0.0.1 or localhost)\n',
     ]);
+    const spaced = await create('url=https://h.test/x ');
+    expect([spaced.code, spaced.stderr]).toEqual([
+      2,
+      'error: webhook url: must not contain spaces or line breaks (got "https://h.test/x ")\n',
+    ]);
+    expect(spaced.sent).toEqual([]);
     const plain = await create('url=http://hooks.example.test/x');
     expect(plain.code).toBe(2);
     expect((await create('url=hooks.example.test/x')).stderr).toMatch(/url: must be an absolute HTTPS URL/);
