@@ -113,6 +113,24 @@ describe('events replay', () => {
     expect(rx.got).toHaveLength(0);
   });
 
+  it('refuses to send unsigned deliveries to a receiver whose webhook signs them (a trial: six 401s, then a resume hint that could not help)', async () => {
+    const rx2 = await startReceiver();
+    try {
+      const hook = await c.post('/webhooks', {
+        data: { type: 'webhook', attributes: { url: rx2.url, secret: 'signed-one', resource: 'account', action: 'created' } },
+      });
+      expect(hook.status, hook.text).toBe(201);
+      const r = await svcInProcess(['events', 'replay', '--since', since, '--until', until, '--to', rx2.url], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^error: webhook \d+ for http:\/\/127\.0\.0\.1:\d+\/hooks signs its deliveries: pass its --secret \(or SVC_WEBHOOK_SECRET\): nothing was sent\n/,
+      );
+      expect(rx2.got).toHaveLength(0);
+    } finally {
+      await rx2.close();
+    }
+  });
+
   it('refuses bad times and targets with exit 2', async () => {
     const cases: [string[], RegExp][] = [
       [['--since', '2099-01-01'], /--since 2099-01-01: that is in the future/],
