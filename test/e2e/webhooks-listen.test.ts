@@ -7,7 +7,9 @@
  * stop a Ctrl-C), as do the triggers and creates that reach it (svcInProcess): a listener
  * spawn costs ~0.2 CPU-s.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -348,6 +350,24 @@ describe('webhooks listen', () => {
       // A failure here must not leave its webhooks to the tests after it.
       sb.store.table('webhook').clear();
     }
+  });
+
+  it('--register keeps a webhook it could not remove on exit (the API gone) for the next run to remove', async () => {
+    const gone = await startSandbox();
+    const shared = env();
+    const l = startInProcess(
+      ['webhooks', 'listen', '--port', '0', '--register', '--events', 'task.completed', '--base-url', gone.baseUrl, '--token', gone.token],
+      {
+        env: shared,
+      },
+    );
+    const [, id] = await l.waitFor('stderr', /registered webhook (\d+) for task\.completed/);
+    await gone.close();
+    expect(await l.stop()).toBe(0);
+    expect(l.stderr()).toContain(`could not remove webhook ${id}`);
+    const folder = path.join(shared.SVC_CONFIG_DIR, 'data', 'listen-hooks');
+    const held = fs.readdirSync(folder).map((f) => JSON.parse(fs.readFileSync(path.join(folder, f), 'utf8')));
+    expect(held).toEqual([expect.objectContaining({ baseUrl: gone.baseUrl, hooks: [expect.objectContaining({ id })] })]);
   });
 
   // The other refusals of --register, and its --dry-run, are checked in-process in

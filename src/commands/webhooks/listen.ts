@@ -174,17 +174,27 @@ function untilStopped(ctx: Context): { stopped: Promise<'SIGINT' | 'SIGTERM'>; r
   };
 }
 
-async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: string): Promise<void> {
+/** Removes `hooks` with their cleanup tokens; @returns those it could not remove (each named with its delete command). */
+async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: string): Promise<RegisteredWebhook[]> {
+  const kept: RegisteredWebhook[] = [];
   for (const h of hooks) {
     try {
       const outcome = await cleanupWebhook(ctx, h.cleanupToken, { baseUrl, signal: AbortSignal.timeout(15_000) });
       ctx.info(outcome === 'removed' ? `removed webhook ${h.id}` : `webhook ${h.id} was already gone`);
     } catch (err) {
+      kept.push(h);
       ctx.warn(
         `could not remove webhook ${h.id} (${(err as Error).message}); remove it with: ${svcAgain(ctx)} webhooks delete ${h.id} --yes`,
       );
     }
   }
+  return kept;
+}
+
+/** Keeps in `file` the webhooks still registered, for the next `--register` run to remove; forgets it when none is. */
+async function holdOrForget(file: string, baseUrl: string, kept: RegisteredWebhook[]): Promise<void> {
+  if (kept.length) await recordHeld(file, baseUrl, kept);
+  else forgetHeld(file);
 }
 
 /** Removes the webhooks of `--register` runs that ended without removing theirs (held-hooks.ts). */
@@ -193,8 +203,7 @@ async function removeLeftBehind(ctx: Context, baseUrl: string): Promise<void> {
     for (const h of left.hooks) ctx.addSecret(h.cleanupToken);
     const n = left.hooks.length;
     ctx.info(`removing ${n} webhook${n === 1 ? '' : 's'} left registered by a listener that did not stop cleanly (pid ${left.pid})`);
-    await removeAll(ctx, left.hooks, baseUrl);
-    forgetHeld(left.file);
+    await holdOrForget(left.file, baseUrl, await removeAll(ctx, left.hooks, baseUrl));
   }
 }
 
@@ -309,9 +318,9 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
     await catchUp?.done.catch(() => {});
     await listener.close();
     await queue;
-    if (p.register && registered.length) await removeAll(ctx, registered, p.register.baseUrl);
-    // Those removeAll could not remove were named with their delete command: the file has done its part.
-    if (heldFile) forgetHeld(heldFile);
+    const kept = p.register && registered.length ? await removeAll(ctx, registered, p.register.baseUrl) : [];
+    // A service out of reach now: the next --register run against it tries again.
+    if (heldFile) await holdOrForget(heldFile, p.register!.baseUrl, kept);
     stop.release();
   }
 }
