@@ -334,7 +334,7 @@ describe('webhooks listen', () => {
     try {
       await l.waitFor('stderr', /Ready: listening/);
       expect(l.stderr()).toMatch(
-        /removing 1 webhook left registered by a listener that did not stop cleanly \(pid \d+\)\nremoved webhook \d+\n/,
+        /removing 1 webhook left registered by an earlier listener that could not remove them \(pid \d+\)\nremoved webhook \d+\n/,
       );
       expect(sb.store.table('webhook').size).toBe(1);
       const created = await svcInProcess(['prospects', 'create', '--attr', 'firstName=Once', ...api()], { env: shared });

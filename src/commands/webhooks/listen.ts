@@ -202,7 +202,9 @@ async function removeLeftBehind(ctx: Context, baseUrl: string): Promise<void> {
   for (const left of leftBehind(ctx.env, baseUrl)) {
     for (const h of left.hooks) ctx.addSecret(h.cleanupToken);
     const n = left.hooks.length;
-    ctx.info(`removing ${n} webhook${n === 1 ? '' : 's'} left registered by a listener that did not stop cleanly (pid ${left.pid})`);
+    ctx.info(
+      `removing ${n} webhook${n === 1 ? '' : 's'} left registered by an earlier listener that could not remove them (pid ${left.pid})`,
+    );
     await holdOrForget(left.file, baseUrl, await removeAll(ctx, left.hooks, baseUrl));
   }
 }
