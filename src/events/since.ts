@@ -57,6 +57,8 @@ export function parseTimeFlag(value: string, flag: string, now: number, days: Ti
   } else {
     at = Number.NaN;
   }
+  // Date.parse rolls what the calendar lacks into the next day or month (2026-02-30 is 2 March).
+  if (Number.isFinite(at) && !onTheCalendar(text)) return { problem: `${flag} ${value}: no such date or time` };
   // `30.11.2026` named as it must be written (api-time.ts): the list of forms did not say how.
   const fix = Number.isFinite(at) ? undefined : isoDateFix(text);
   if (fix) return { problem: `${flag} ${value}: ${fix}` };
@@ -66,6 +68,15 @@ export function parseTimeFlag(value: string, flag: string, now: number, days: Ti
     };
   if (at > now + FUTURE_SLACK_MS) return { problem: `${flag} ${value}: that is in the future (now is ${isoTime(now)})` };
   return at;
+}
+
+/** False when a text's leading date has no such day in its month, or its hour is past 23. */
+function onTheCalendar(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}))?/i.exec(text);
+  if (!m) return true;
+  const [, year, month, day, hour] = m.map(Number) as [number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return day >= 1 && day <= daysInMonth && !(hour > 23);
 }
 
 /** `YYYY-MM-DDThh:mm:ss.sssZ`, UTC. */

@@ -27,6 +27,9 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * which could not reach such an address anyway, refuses it itself.
  */
 export function httpsUrlProblem(s: string): string | undefined {
+  // The URL parser drops a space at either end and tabs or line breaks inside, so the check would
+  // pass while the value stored, and used for every delivery, keeps them (a trial: a pasted URL).
+  if (/\s/.test(s)) return `must not contain spaces or line breaks (got ${JSON.stringify(s)})`;
   let u: URL;
   try {
     u = new URL(s);

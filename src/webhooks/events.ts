@@ -3,6 +3,7 @@
  * table of webhook resources and actions.
  */
 import { WEBHOOK_RESOURCE_ACTIONS } from '../registry/data/webhook-events.js';
+import { nearMiss } from '../suggest.js';
 
 /** One resource/action pair a webhook can subscribe to (`*` allowed on both sides). */
 export interface EventSelector {
@@ -20,9 +21,17 @@ function resourceList(): string {
  */
 function checkResourceAction(resource: string, action: string): string | undefined {
   const actions = WEBHOOK_RESOURCE_ACTIONS[resource];
-  if (!actions) return `"${resource}" is not a webhook resource (use one of ${resourceList()})`;
-  if (!actions.includes(action)) return `webhooks on ${resource} do not offer action "${action}" (use one of ${actions.join(', ')})`;
+  if (!actions)
+    return `"${resource}" is not a webhook resource (${meant(resource, Object.keys(WEBHOOK_RESOURCE_ACTIONS))}use one of ${resourceList()})`;
+  if (!actions.includes(action))
+    return `webhooks on ${resource} do not offer action "${action}" (${meant(action, actions)}use one of ${actions.join(', ')})`;
   return undefined;
+}
+
+/** `did you mean "updated"? ` for a near miss (the plural command name, a tense, a case), else ''. */
+function meant(given: string, names: readonly string[]): string {
+  const near = nearMiss(given, names);
+  return near && near !== '*' ? `did you mean "${near}"? ` : '';
 }
 
 /**

@@ -37,11 +37,16 @@ export type ForwardResult = { status: number; ms: number } | { error: string; ms
 
 /** Posts `raw` with `headers` to `url`; never throws. @param timeoutMs @default 5000 (the service's own limit) */
 export function forwardDelivery(url: URL, raw: Buffer, headers: IncomingHttpHeaders, timeoutMs = 5000): Promise<ForwardResult> {
-  const started = performance.now();
-  const ms = () => Math.round(performance.now() - started);
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(headers)) if (v !== undefined && !DROPPED_HEADERS.has(k)) out[k] = v;
-  out['content-length'] = String(raw.length);
+  return post(url, raw, out, timeoutMs);
+}
+
+/** One POST of `raw` with exactly `headers` (and its length); never throws. */
+function post(url: URL, raw: Buffer, headers: Record<string, string | string[]>, timeoutMs: number): Promise<ForwardResult> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  const out = { ...headers, 'content-length': String(raw.length) };
   return new Promise((resolve) => {
     const req = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers: out, timeout: timeoutMs }, (res) => {
       res.resume();
@@ -55,9 +60,10 @@ export function forwardDelivery(url: URL, raw: Buffer, headers: IncomingHttpHead
 }
 
 /**
- * Posts a body to a receiver with the given headers (`trigger`).
+ * Posts a body to a receiver with the given headers, all of them (`trigger`: its sample
+ * cleanup token is a stand-in, sent as the service sends the real one).
  * @returns the status, or the network error
  */
 export function postBody(url: URL, body: string, headers: Record<string, string>, timeoutMs = 5000): Promise<ForwardResult> {
-  return forwardDelivery(url, Buffer.from(body), headers, timeoutMs);
+  return post(url, Buffer.from(body), headers, timeoutMs);
 }

@@ -7,7 +7,9 @@
  * stop a Ctrl-C), as do the triggers and creates that reach it (svcInProcess): a listener
  * spawn costs ~0.2 CPU-s.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -314,6 +316,58 @@ describe('webhooks listen', () => {
     expect(cleanup).toHaveLength(1);
     expect(cleanup[0]!.status).toBe(204);
     expect(cleanup[0]!.headers.authorization).not.toContain(sb.token);
+  });
+
+  it('--register removes the webhooks of a listener killed with -9, so the next one on that port gets each delivery once', async () => {
+    const shared = env();
+    const first = startSvc(['webhooks', 'listen', '--port', '0', '--register', '--events', 'prospect.created', ...api()], { env: shared });
+    const [, port] = await first.waitFor('stderr', /registered webhook \d+ for prospect\.created → http:\/\/127\.0\.0\.1:(\d+)\//);
+    await first.stop('SIGKILL');
+    expect(sb.store.table('webhook').size).toBe(1);
+    const l = startInProcess(
+      ['webhooks', 'listen', '--port', port!, '--register', '--events', 'prospect.created', '-o', 'ndjson', ...api()],
+      {
+        env: shared,
+      },
+    );
+    let code: number | null = null;
+    try {
+      await l.waitFor('stderr', /Ready: listening/);
+      expect(l.stderr()).toMatch(
+        /removing 1 webhook left registered by an earlier listener that could not remove them \(pid \d+\)\nremoved webhook \d+\n/,
+      );
+      expect(sb.store.table('webhook').size).toBe(1);
+      const created = await svcInProcess(['prospects', 'create', '--attr', 'firstName=Once', ...api()], { env: shared });
+      const id = json<{ id: number }>(created).id;
+      await l.waitFor('stdout', new RegExp(`"id":${id}`));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(l.stdout().trim().split('\n')).toHaveLength(1);
+      code = await l.stop();
+      expect(code).toBe(0);
+      expect(sb.store.table('webhook').size).toBe(0);
+    } finally {
+      if (code === null) await l.stop();
+      // A failure here must not leave its webhooks to the tests after it.
+      sb.store.table('webhook').clear();
+    }
+  });
+
+  it('--register keeps a webhook it could not remove on exit (the API gone) for the next run to remove', async () => {
+    const gone = await startSandbox();
+    const shared = env();
+    const l = startInProcess(
+      ['webhooks', 'listen', '--port', '0', '--register', '--events', 'task.completed', '--base-url', gone.baseUrl, '--token', gone.token],
+      {
+        env: shared,
+      },
+    );
+    const [, id] = await l.waitFor('stderr', /registered webhook (\d+) for task\.completed/);
+    await gone.close();
+    expect(await l.stop()).toBe(0);
+    expect(l.stderr()).toContain(`could not remove webhook ${id}`);
+    const folder = path.join(shared.SVC_CONFIG_DIR, 'data', 'listen-hooks');
+    const held = fs.readdirSync(folder).map((f) => JSON.parse(fs.readFileSync(path.join(folder, f), 'utf8')));
+    expect(held).toEqual([expect.objectContaining({ baseUrl: gone.baseUrl, hooks: [expect.objectContaining({ id })] })]);
   });
 
   // The other refusals of --register, and its --dry-run, are checked in-process in

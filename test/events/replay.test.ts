@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
 import { start, type Client } from '../helpers/sandbox.js';
-import { indexEvents, startReceiver, writes, type Receiver } from './helpers.js';
+import { eventually, indexEvents, startReceiver, watchInProcess, writes, type Receiver } from './helpers.js';
 
 const SECRET = 'replay-secret';
 const MIN = 60_000;
@@ -86,6 +86,20 @@ describe('events replay', () => {
     }
   });
 
+  it('Ctrl-C mid-window exits 130 and says where to resume: from the first event not yet taken', async () => {
+    rx.got.length = 0;
+    const r = watchInProcess(['events', 'replay', '--since', since, '--until', until, '--to', rx.url, '--rate', '2', '-o', 'json'], env);
+    await eventually(() => rx.got.length >= 2, 'two deliveries');
+    r.interrupt();
+    const { code } = await r.exited;
+    const taken = rx.got.length;
+    expect(code, r.out.stderr).toBe(130);
+    expect(JSON.parse(r.out.stdout)).toMatchObject({ delivered: taken, interrupted: true });
+    const next = inWindow[taken]!;
+    expect(r.out.stderr).toContain(`interrupted: ${taken} delivered`);
+    expect(r.out.stderr).toContain(`resume with --since ${next.updatedAt}.000Z --until ${until}`);
+  });
+
   it('refuses a secret that is not the webhook’s for that receiver, before sending anything', async () => {
     const hook = await c.post('/webhooks', {
       data: { type: 'webhook', attributes: { url: rx.url, secret: 'the-right-one', resource: 'prospect', action: 'destroyed' } },
@@ -97,6 +111,24 @@ describe('events replay', () => {
     expect(r.stderr).toMatch(/--secret is not the secret of webhook \d+/);
     expect(r.stderr).not.toContain('the-right-one');
     expect(rx.got).toHaveLength(0);
+  });
+
+  it('refuses to send unsigned deliveries to a receiver whose webhook signs them (a trial: six 401s, then a resume hint that could not help)', async () => {
+    const rx2 = await startReceiver();
+    try {
+      const hook = await c.post('/webhooks', {
+        data: { type: 'webhook', attributes: { url: rx2.url, secret: 'signed-one', resource: 'account', action: 'created' } },
+      });
+      expect(hook.status, hook.text).toBe(201);
+      const r = await svcInProcess(['events', 'replay', '--since', since, '--until', until, '--to', rx2.url], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^error: webhook \d+ for http:\/\/127\.0\.0\.1:\d+\/hooks signs its deliveries: pass its --secret \(or SVC_WEBHOOK_SECRET\): nothing was sent\n/,
+      );
+      expect(rx2.got).toHaveLength(0);
+    } finally {
+      await rx2.close();
+    }
   });
 
   it('refuses bad times and targets with exit 2', async () => {

@@ -46,6 +46,13 @@ describe('time flags', () => {
     for (const bad of ['last week', '2h ago', '', '-2h', '2026-13-45', '12:00'])
       expect(parseTimeFlag(bad, '--since', NOW, sydney), bad).toEqual({ problem: expect.stringMatching(/expected a span/) });
   });
+  it('refuses a day the calendar does not have, instead of rolling it into the next month (a trial: 2026-02-30 read as 2 March)', () => {
+    for (const bad of ['2026-02-30', '2026-11-31', '2026-02-29T10:00:00Z', '2026-11-27T24:00'])
+      expect(parseTimeFlag(bad, '--since', NOW, utc), bad).toEqual({ problem: `--since ${bad}: no such date or time` });
+    expect(parseTimeFlag('2028-02-29', '--until', Date.parse('2028-03-01T00:00:00Z'), { ...utc, end: true })).toBe(
+      Date.parse('2028-03-01T00:00:00Z') - 1,
+    );
+  });
 });
 
 describe('--every', () => {

@@ -75,6 +75,10 @@ describe('registration', () => {
       'HTTPS://EXAMPLE.COM/hook',
       'HTTP://LOCALHOST:9/x',
       'HTTP://EXAMPLE.COM/hook',
+      // White space the URL parser would drop, or keep encoded, and the stored value keep (a trial).
+      'http://localhost:3000/hooks ',
+      ' https://example.com/hook',
+      'https://example.com/ho\tok',
     ]) {
       const r = await hook({ url: u });
       expect([u, r.status]).toEqual([u, pattern.test(u) ? 201 : 422]);

@@ -60,7 +60,8 @@ Examples:
       `
 Each delivery carries the event's id in Svc-Event-Id, so a receiver can drop one it already has.
 A receiver that answers anything but 2xx, or not within 5 s, gets the delivery again after a
-growing pause; after 6 attempts the replay stops and says where to resume (exit 1).
+growing pause; after 6 attempts the replay stops and says where to resume (exit 1), as Ctrl-C
+does (exit 130).
 
 Examples:
   $ svc events replay --since 2h --to http://localhost:3000/hooks --plan

@@ -4,7 +4,7 @@
  * in order at no more than `--rate` a second, each until the receiver takes it (a few
  * attempts with growing pauses). `--plan` counts them and sends nothing.
  */
-import { SvcError, UsageError } from '../../errors.js';
+import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { rebuildDelivery, sendUntilTaken, describeResult, receiverDid } from '../../events/deliveries.js';
 import { EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { isoTime } from '../../events/since.js';
@@ -86,10 +86,15 @@ export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<v
   await checkSecretAgainstWebhooks(client, [o.to.toString()], o.secret, ctx.signal);
   if (!o.secret) ctx.warn('no --secret: deliveries are not signed');
   const counts = { delivered: 0, skipped: 0 };
+  /** Where the rest of the window starts: the first event not yet taken (a receiver may see one again). */
+  let resumeAt = o.since;
+  const resumeHint = () =>
+    `resume with --since ${isoTime(resumeAt)}${flags.until ? ` --until ${window.until}` : ''} (the receiver may see a few again: Svc-Event-Id tells)`;
   const started = ctx.clock.now();
   const sleep = (ms: number) => ctx.clock.sleep(ms, ctx.signal);
   /** Sends one event (throttled); throws when the receiver does not take it. */
   const send = async (e: FollowedEvent) => {
+    resumeAt = e.t;
     const d = rebuildDelivery(e.record, {
       payloadVersion: o.payloadVersion,
       now: ctx.clock.now(),
@@ -116,9 +121,7 @@ export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<v
     throw new SvcError(
       `event ${d.eventId} (${d.eventName}) not taken by ${o.to} after ${attempts} attempts (${describeResult(result)}); ${counts.delivered} delivered before it`,
       1,
-    ).hint(
-      `resume with --since ${isoTime(e.t)}${flags.until ? ` --until ${window.until}` : ''} (the receiver may see a few again: Svc-Event-Id tells)`,
-    );
+    ).hint(resumeHint());
   };
   do
     for await (const batch of follower.poll()) {
@@ -127,7 +130,10 @@ export async function replayHandler(ctx: Context, flags: ReplayFlags): Promise<v
     }
   while (follower.more && !ctx.signal.aborted);
   const summary = { ...window, ...counts, to: o.to.toString(), interrupted: ctx.signal.aborted };
-  if (!(await printJsonResult(ctx, summary)))
+  const printed = await printJsonResult(ctx, summary);
+  // Ctrl-C is not a finished replay: exit 130, as the README's table says, so a script does not go on as if it were.
+  if (ctx.signal.aborted) throw new InterruptedError(`interrupted: ${counts.delivered} delivered`).hint(resumeHint());
+  if (!printed)
     ctx.info(
       `replayed ${counts.delivered} event${counts.delivered === 1 ? '' : 's'} to ${o.to}${counts.skipped ? ` (${counts.skipped} without a record skipped)` : ''}`,
     );

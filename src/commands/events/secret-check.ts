@@ -20,7 +20,8 @@ function sameUrl(a: string, b: string): boolean {
 }
 
 /**
- * Refuses `secret` when a webhook for one of `urls` has a readable secret that differs.
+ * Refuses `secret` when a webhook for one of `urls` has a readable secret that differs, and no
+ * secret when that webhook has one.
  * @returns the payload version of that webhook, when one was found
  */
 export async function checkSecretAgainstWebhooks(
@@ -35,6 +36,11 @@ export async function checkSecretAgainstWebhooks(
         const a = hook.attributes ?? {};
         if (typeof a['url'] !== 'string' || !urls.some((u) => sameUrl(u, a['url'] as string))) continue;
         const theirs = a['secret'];
+        // A redacted secret is still a secret: unsigned deliveries would all be refused by its receiver.
+        if (secret === undefined && typeof theirs === 'string' && theirs !== '')
+          throw new UsageError(
+            `webhook ${String(hook.id)} for ${String(a['url'])} signs its deliveries: pass its --secret (or SVC_WEBHOOK_SECRET): nothing was sent`,
+          );
         if (secret !== undefined && typeof theirs === 'string' && theirs !== '' && !redacted(theirs)) {
           // Compared through their signatures of one text: equal secrets sign alike, and the
           // comparison keeps neither secret in an error.

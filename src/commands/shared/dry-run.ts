@@ -13,6 +13,8 @@ interface PlannedRequest {
   /** Shown as `name: value` lines; mask secrets before. */
   headers?: Record<string, string>;
   body?: unknown;
+  /** The body as the bytes that would be sent, printed as they are instead of `body` indented (a signed body). */
+  rawBody?: string;
 }
 
 /** The dry-run text of `requests`, then `notes` in parentheses, one per line. */
@@ -21,7 +23,8 @@ export function dryRunText(requests: PlannedRequest[], notes: string[] = []): st
   for (const r of requests) {
     const headers = Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}\n`);
     text += `${r.method} ${String(r.url)}\n${headers.join('')}`;
-    if (r.body !== undefined) text += `${headers.length ? '\n' : ''}${JSON.stringify(r.body, null, 2)}\n`;
+    const body = r.rawBody ?? (r.body !== undefined ? JSON.stringify(r.body, null, 2) : undefined);
+    if (body !== undefined) text += `${headers.length ? '\n' : ''}${body}\n`;
   }
   return text + notes.map((n) => `(${n})\n`).join('');
 }

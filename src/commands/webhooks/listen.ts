@@ -15,6 +15,7 @@ import { eventMatches, parseEventList, type EventSelector } from '../../webhooks
 import { forwardDelivery, forwardTargetProblem, type ForwardResult } from '../../webhooks/forward.js';
 import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
+import { forgetHeld, heldHooksFile, leftBehind, recordHeld } from './held-hooks.js';
 import { parsePort } from '../../runtime/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 import type { CatchUp } from './catch-up.js';
@@ -173,16 +174,38 @@ function untilStopped(ctx: Context): { stopped: Promise<'SIGINT' | 'SIGTERM'>; r
   };
 }
 
-async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: string): Promise<void> {
+/** Removes `hooks` with their cleanup tokens; @returns those it could not remove (each named with its delete command). */
+async function removeAll(ctx: Context, hooks: RegisteredWebhook[], baseUrl: string): Promise<RegisteredWebhook[]> {
+  const kept: RegisteredWebhook[] = [];
   for (const h of hooks) {
     try {
       const outcome = await cleanupWebhook(ctx, h.cleanupToken, { baseUrl, signal: AbortSignal.timeout(15_000) });
       ctx.info(outcome === 'removed' ? `removed webhook ${h.id}` : `webhook ${h.id} was already gone`);
     } catch (err) {
+      kept.push(h);
       ctx.warn(
         `could not remove webhook ${h.id} (${(err as Error).message}); remove it with: ${svcAgain(ctx)} webhooks delete ${h.id} --yes`,
       );
     }
+  }
+  return kept;
+}
+
+/** Keeps in `file` the webhooks still registered, for the next `--register` run to remove; forgets it when none is. */
+async function holdOrForget(file: string, baseUrl: string, kept: RegisteredWebhook[]): Promise<void> {
+  if (kept.length) await recordHeld(file, baseUrl, kept);
+  else forgetHeld(file);
+}
+
+/** Removes the webhooks of `--register` runs that ended without removing theirs (held-hooks.ts). */
+async function removeLeftBehind(ctx: Context, baseUrl: string): Promise<void> {
+  for (const left of leftBehind(ctx.env, baseUrl)) {
+    for (const h of left.hooks) ctx.addSecret(h.cleanupToken);
+    const n = left.hooks.length;
+    ctx.info(
+      `removing ${n} webhook${n === 1 ? '' : 's'} left registered by an earlier listener that could not remove them (pid ${left.pid})`,
+    );
+    await holdOrForget(left.file, baseUrl, await removeAll(ctx, left.hooks, baseUrl));
   }
 }
 
@@ -254,15 +277,19 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
     throw err;
   }
   const registered: RegisteredWebhook[] = [];
+  let heldFile: string | undefined;
   const stop = untilStopped(ctx);
   try {
     if (p.register) {
       const url = p.register.publicUrl?.toString() ?? listener.url;
       const api = await ctx.api();
+      await removeLeftBehind(ctx, p.register.baseUrl);
+      heldFile = heldHooksFile(ctx.env);
       for (const s of p.selectors) {
         const hook = await createWebhook(api, { ...s, url, secret: p.secret!, payloadVersion: p.register.payloadVersion });
         ctx.addSecret(hook.cleanupToken);
         registered.push(hook);
+        await recordHeld(heldFile, p.register.baseUrl, registered);
         ctx.info(`registered webhook ${hook.id} for ${s.resource}.${s.action} → ${url} (payload v${p.register.payloadVersion}, signed)`);
       }
     }
@@ -293,7 +320,9 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
     await catchUp?.done.catch(() => {});
     await listener.close();
     await queue;
-    if (p.register && registered.length) await removeAll(ctx, registered, p.register.baseUrl);
+    const kept = p.register && registered.length ? await removeAll(ctx, registered, p.register.baseUrl) : [];
+    // A service out of reach now: the next --register run against it tries again.
+    if (heldFile) await holdOrForget(heldFile, p.register!.baseUrl, kept);
     stop.release();
   }
 }

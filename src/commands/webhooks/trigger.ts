@@ -41,7 +41,8 @@ export async function triggerHandler(ctx: Context, eventArg: string, flags: Trig
   };
   if (secret) headers[SIGNATURE_HEADER] = signBody(secret, body);
   if (ctx.globals.dryRun) {
-    return printDryRun(ctx, [{ method: 'POST', url: to, headers: { ...headers, [CLEANUP_TOKEN_HEADER]: '***' }, body: delivery }]);
+    // The body exactly as sent: the signature is of these bytes, and an indented copy would not verify.
+    return printDryRun(ctx, [{ method: 'POST', url: to, headers: { ...headers, [CLEANUP_TOKEN_HEADER]: '***' }, rawBody: body }]);
   }
   const result = await postBody(to, body, headers);
   const what = `${eventArg} (payload v${payloadVersion}, ${secret ? 'signed' : 'unsigned'})`;

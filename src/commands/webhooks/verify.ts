@@ -39,6 +39,14 @@ export async function verifyHandler(ctx: Context, file: string | undefined, flag
   ctx.addSecret(secret);
   // The exact bytes: the signature is over the raw body, so no decoding or trimming.
   const body = await readBody(ctx, file);
-  if (!verifySignature(secret, body, flags.signature)) throw new SignatureMismatch();
+  if (!verifySignature(secret, body, flags.signature)) {
+    // A body copied from a terminal or saved with echo gains a final newline the sender never signed.
+    const bare = body.subarray(0, body.length - (body.at(-1) === 0x0a ? (body.at(-2) === 0x0d ? 2 : 1) : 0));
+    if (bare.length < body.length && verifySignature(secret, bare, flags.signature))
+      throw new SignatureMismatch().hint(
+        'it matches the body without its final newline, which was added when it was saved: keep the raw bytes (printf %s, not echo)',
+      );
+    throw new SignatureMismatch();
+  }
   ctx.info('signature matches');
 }

@@ -13,10 +13,10 @@ const JSON_API = 'application/vnd.api+json';
 /**
  * The `https-url` format as a pattern: https anywhere, http to 127.0.0.1, localhost or [::1]. The
  * scheme and host in either case, as the URL parser reads them (JSON Schema patterns have no
- * flags: `HTTPS://…` passed svc's check and failed the pattern, a review).
+ * flags: `HTTPS://…` passed svc's check and failed the pattern, a review). No white space anywhere.
  */
 const HTTPS_URL_PATTERN =
-  '^([hH][tT][tT][pP][sS]://|[hH][tT][tT][pP]://(127\\.0\\.0\\.1|[lL][oO][cC][aA][lL][hH][oO][sS][tT]|\\[::1\\])([:/?#]|$))';
+  '^(?![\\s\\S]*\\s)([hH][tT][tT][pP][sS]://|[hH][tT][tT][pP]://(127\\.0\\.0\\.1|[lL][oO][cC][aA][lL][hH][oO][sS][tT]|\\[::1\\])([:/?#]|$))';
 
 function attrSchema(a: AttributeSpec): Record<string, unknown> {
   const base: Record<string, unknown> = (() => {

@@ -20,6 +20,16 @@ describe('webhook events', () => {
     expect('problem' in parseEventList(' , ')).toBe(true);
   });
 
+  it('suggests the near miss of a resource or action (a trial: prospect.update, prospects.updated)', () => {
+    expect(parseConcreteEvent('prospect.update')).toEqual({
+      problem: 'webhooks on prospect do not offer action "update" (did you mean "updated"? use one of *, created, updated, destroyed)',
+    });
+    expect(parseConcreteEvent('prospects.updated')).toEqual({
+      problem: expect.stringMatching(/^"prospects" is not a webhook resource \(did you mean "prospect"\? use one of \*, account/),
+    });
+    expect(parseEventList('Task.completed')).toEqual({ problem: expect.stringMatching(/did you mean "task"\?/) });
+  });
+
   it('wants concrete events for trigger', () => {
     expect(parseConcreteEvent('sequenceState.finished')).toEqual({ resource: 'sequenceState', action: 'finished' });
     expect(parseConcreteEvent('prospect.*')).toHaveProperty('problem');

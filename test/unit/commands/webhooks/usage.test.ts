@@ -46,6 +46,15 @@ describe('webhooks verify', () => {
     expect(wrongKey.stderr).not.toContain('other');
     expect(server.received).toEqual([]);
   });
+
+  it('a mismatch only because of a final newline added on saving says so (still exit 1)', async () => {
+    const bare = body.trim();
+    const r = await server.run(['webhooks', 'verify', '--secret', 'k3y', '--signature', signBody('k3y', bare)], server.env(), {
+      input: `${bare}\n`,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: signature does not match the body and secret\nhint: it matches the body without its final newline/);
+  });
 });
 
 describe('webhooks cleanup', () => {
@@ -91,6 +100,12 @@ describe('webhooks create and trigger checks', () => {
       2,
       'error: webhook url: must use HTTPS (got "ftp://h.test/x"; plain http only to 127.0.0.1 or localhost)\n',
     ]);
+    const spaced = await create('url=https://h.test/x ');
+    expect([spaced.code, spaced.stderr]).toEqual([
+      2,
+      'error: webhook url: must not contain spaces or line breaks (got "https://h.test/x ")\n',
+    ]);
+    expect(spaced.sent).toEqual([]);
     const plain = await create('url=http://hooks.example.test/x');
     expect(plain.code).toBe(2);
     expect((await create('url=hooks.example.test/x')).stderr).toMatch(/url: must be an absolute HTTPS URL/);
@@ -134,6 +149,35 @@ describe('webhooks create and trigger checks', () => {
     expect(body.beforeUpdate).toMatchObject({ state: 'delivered', openCount: 0 });
     expect(head).toContain(`Service-Webhook-Signature: ${signBody('abc', JSON.stringify(body))}`);
     expect(head).toContain('service-webhook-cleanup-token: ***');
+  });
+
+  it('trigger --dry-run prints the body as it would be sent: the printed bytes verify against the printed signature', async () => {
+    const dry = await server.run([
+      'webhooks',
+      'trigger',
+      'prospect.updated',
+      '--to',
+      'http://127.0.0.1:9/',
+      '--secret',
+      's3cret',
+      '--dry-run',
+    ]);
+    expect(dry.code).toBe(0);
+    const sig = /^Service-Webhook-Signature: (\w+)$/m.exec(dry.stdout)![1]!;
+    // What a user copies: the body after the blank line, without the newline that ends the output.
+    const body = dry.stdout.split('\n\n')[1]!.replace(/\n$/, '');
+    const ok = await server.run(['webhooks', 'verify', '--secret', 's3cret', '--signature', sig], server.env(), { input: body });
+    expect([ok.code, ok.stderr]).toEqual([0, 'signature matches\n']);
+  });
+
+  it('trigger sends the sample cleanup-token header its --dry-run shows, and the signed bytes', async () => {
+    const r = await server.run(['webhooks', 'trigger', 'task.completed', '--to', `${server.baseUrl}/hook`, '--secret', 's3cret']);
+    expect(r.code).toBe(1); // the recording server answers 400
+    expect(r.sent).toHaveLength(1);
+    const { headers, body } = r.sent[0]!;
+    expect(headers['service-webhook-cleanup-token']).toMatch(/^sample-[0-9a-f]{24}$/);
+    expect(headers['service-webhook-signature']).toBe(signBody('s3cret', body));
+    expect(r.stdout + r.stderr).not.toContain(String(headers['service-webhook-cleanup-token']));
   });
 });
 
