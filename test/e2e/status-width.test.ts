@@ -141,7 +141,7 @@ describe('on an 80-column terminal', () => {
     expect(show.stderr).toMatch(new RegExp(`^run ${id}:`));
     expect(show.stdout).toMatch(/^ROW +OP +TYPE +ID +STATUS +BEFORE +AFTER$/m);
     // The values cut with … to fit, as runs list cuts its command lines.
-    expect(show.stdout).toMatch(/^1 +create +prospect +\d+ +created +emails=\["show-1@\S*…$/m);
+    expect(show.stdout).toMatch(/^1 +create +prospect +\d+ +created +firstName="Ada" \S*…$/m);
     // Off a terminal: the header one line, the table's values whole.
     const piped = await offTerminal(['runs', 'show', id, '-o', 'table'], env);
     expect(piped.stderr).toMatch(new RegExp(`^run ${id}: svc prospects upsert [^\\n]+ · by [^\\n]+ · done\\n$`));

@@ -41,14 +41,30 @@ export function heldHooksFile(env: NodeJS.ProcessEnv): string {
 
 /** Writes what this run holds now (after each registration, so a kill mid-way leaves none unknown). */
 export async function recordHeld(file: string, baseUrl: string, hooks: RegisteredWebhook[]): Promise<void> {
-  await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const doc: HeldFile = { kind: 'svc-listen-hooks', pid: process.pid, host: os.hostname(), baseUrl, hooks };
-  await writeFileAtomic(file, JSON.stringify(doc) + '\n', 0o600);
+  // Twice at most: another listener ending may remove the empty folder between mkdir and write.
+  for (let attempt = 0; ; attempt++) {
+    await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    try {
+      await writeFileAtomic(file, JSON.stringify(doc) + '\n', 0o600);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0) throw err;
+    }
+  }
 }
 
-/** Removes a run's file; a file already gone is fine. */
+/**
+ * Removes a run's file, and the folder once no run holds webhooks: a listener that ended well
+ * leaves nothing in the data directory. A file already gone, or another run's still there, is fine.
+ */
 export function forgetHeld(file: string): void {
   fs.rmSync(file, { force: true });
+  try {
+    fs.rmdirSync(path.dirname(file));
+  } catch {
+    // Another run's file is there (ENOTEMPTY), or the folder is gone already.
+  }
 }
 
 function alive(pid: number): boolean {
