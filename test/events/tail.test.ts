@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/run-svc.js';
 import { start, type Client } from '../helpers/sandbox.js';
+import { encodeCursor } from '../../src/events/cursor.js';
 import { eventually, indexEvents, isoSecond, watch } from './helpers.js';
 
 const ROWS = Number(process.env.SVC_EVENTS_BULK ?? 150);
@@ -184,6 +185,11 @@ describe('events tail --follow', () => {
       [['--since', 'last week'], /--since last week: expected a span back from now/],
       [['--since-cursor', 'nonsense'], /--since-cursor: "nonsense" is not a cursor/],
       [['--since', '1h', '--since-cursor', 'c1.x'], /give one/],
+      // A position far past the clock (another API's, edited): it showed nothing, for ever.
+      [
+        ['--since-cursor', encodeCursor({ t: Date.parse('2099-01-01T00:00:00Z'), id: '5', seen: [] })],
+        /--since-cursor: its position \(2099-01-01T00:00:00Z\) is in the future/,
+      ],
       [['--every', '0%'], /--every 0%: expected a share/],
       [['--name', 'nosuch_*'], /--name nosuch_\*: matches no event name/],
     ];

@@ -11,6 +11,8 @@ import type { ApiClient } from '../../api/client.js';
 import type { Filter } from '../../api/filter.js';
 import { UsageError } from '../../errors.js';
 import { compareKeys, decodeCursor, encodeCursor, type EventCursor } from '../../events/cursor.js';
+import { isoTime } from '../../events/since.js';
+import { toSecond } from '../../output/relative-time.js';
 import { DEFAULT_OVERLAP_MS, EVENT_TIME, EventFollower, type FollowedEvent } from '../../events/follow.js';
 import { parseEvery, PollPacer } from '../../events/pace.js';
 import { apiTime } from '../../api-time.js';
@@ -59,6 +61,9 @@ interface TailOptions {
   overlapMs: number;
 }
 
+/** How far ahead of this machine's clock a cursor's position may be: servers' clocks are not ours. */
+const CURSOR_AHEAD_MS = 3_600_000;
+
 function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
   if (flags.since !== undefined && flags.sinceCursor !== undefined)
     throw new UsageError('--since and --since-cursor: give one (a cursor already says where to continue)');
@@ -71,6 +76,12 @@ function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
       throw new UsageError(
         `--since-cursor: "${flags.sinceCursor.slice(0, 40)}" is not a cursor (svc events tail prints one on Ctrl-C: c2.…)`,
       );
+    // A position past the machine's clock by more than servers' clocks drift (a cursor of another
+    // API, or edited) showed nothing, for ever, without a word (a trial).
+    if (cursor.t > ctx.clock.now() + CURSOR_AHEAD_MS)
+      throw new UsageError(
+        `--since-cursor: its position (${toSecond(isoTime(cursor.t))}) is in the future (now is ${toSecond(isoTime(ctx.clock.now()))}): a cursor of another API, or a clock far off`,
+      ).hint('start again with --since (e.g. --since 1h)');
     start = { cursor };
   }
   return {
