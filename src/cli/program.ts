@@ -8,6 +8,7 @@ import { OUTPUT_FORMATS } from '../output/formats.js';
 import type { App } from '../runtime/app.js';
 import { RESOURCE_GROUPS } from '../commands/resource-commands/groups.js';
 import { COMMAND_GROUP, SETTINGS_GROUP, helpWidth, wrapBlock } from '../runtime/help-layout.js';
+import { SvcCommand } from './svc-command.js';
 
 // Each example works as written against the sandbox (`svc sandbox`, or `--sandbox`); a test runs them.
 const EXAMPLES = `
@@ -41,7 +42,7 @@ const GLOBAL_GROUP = 'Global options (before or after the command):';
 
 /** Builds the whole program (resource operations only for what `app.argv` names, when given). */
 export function buildProgram(app: App, version: string): Command {
-  const program = new Command('svc');
+  const program = new SvcCommand('svc');
   const width = helpWidth(app.io.columns);
   // Help comes in pieces (commander's text, then each addHelpText): one blank line between them,
   // whether or not a piece ends with one.

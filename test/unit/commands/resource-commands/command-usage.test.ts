@@ -63,6 +63,17 @@ describe('usage errors send nothing (exit 2)', () => {
     const r = await server.run(['calls', 'update', '3']);
     expect(r.stderr).toMatch(/calls has no operation "update": it offers list, export, get, create, delete$/m);
   });
+
+  it('--plan where the preview is --dry-run names it (a trial: "unknown option \'--plan\'" alone); other options keep their near miss', async () => {
+    const r = await server.run(['prospects', 'create', '--input', 'rows.csv', '--plan']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("error: unknown option '--plan'\nhint: did you mean --dry-run?\n");
+    // Others keep commander's own near miss, or none.
+    expect((await server.run(['prospects', 'list', '--fitler', 'x'])).stderr).toBe(
+      "error: unknown option '--fitler'\nhint: did you mean --filter?\n",
+    );
+    expect((await server.run(['prospects', 'list', '--bogus'])).stderr).toBe("error: unknown option '--bogus'\n");
+  });
 });
 
 // CLI.md: "With -o json the error is also written to stderr as {"errors":[...]}". Errors commander
