@@ -115,6 +115,28 @@ describe('events tail --follow', () => {
     expect(ids(second.stdout)).toHaveLength(5);
   });
 
+  it('--cursor-file: a script runs again and again, each run printing what came since the last, none twice or skipped; the file is owner-only', async () => {
+    const since = isoSecond(Date.now());
+    const file = path.join(tempDir(), 'events.cursor');
+    const run = () => svcInProcess(['events', 'tail', '--cursor-file', file, '--since', since, '-o', 'ndjson'], { env });
+    for (let i = 0; i < 3; i++) await c.post('/accounts', { data: { type: 'account', attributes: { name: `kept ${i}` } } });
+    const first = await run();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`continue with: svc events tail --cursor-file ${file.includes(' ') ? `'${file}'` : file}`);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    for (let i = 0; i < 4; i++) await c.post('/accounts', { data: { type: 'account', attributes: { name: `kept b ${i}` } } });
+    const second = await run();
+    expect(second.stderr).toMatch(/^continuing from \S+Z \(/m);
+    const third = await run();
+    expect(ids(third.stdout)).toEqual([]);
+    const all = [...ids(first.stdout), ...ids(second.stdout)];
+    expect(all).toEqual((await indexEvents(c, since)).map((e) => e.id));
+    expect(ids(second.stdout)).toHaveLength(4);
+    const both = await svcInProcess(['events', 'tail', '--cursor-file', file, '--since-cursor', 'c2.x'], { env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^error: --since-cursor and --cursor-file: give one/);
+  });
+
   it('prints an event that becomes visible late, within the overlap window, once; one older than the window is not taken for new', async () => {
     // The tail starts 8 s back, so the late event (3 s back) is after its start.
     const since = isoSecond(Date.now() - 8000);

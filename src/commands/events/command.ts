@@ -20,6 +20,7 @@ export function registerEventCommands(program: Command, app: App): void {
     .option('--prospect <id>', "only this prospect's events")
     .option('--since <time>', 'a span back (30s, 15m, 2h, 7d), today, yesterday, a local day (2026-11-28) or a date-time (…T09:00Z)')
     .option('--since-cursor <cursor>', 'continue exactly where an earlier tail stopped (it prints the cursor on stderr)')
+    .option('--cursor-file <file>', 'keep the cursor in this file: continue from it, save it after each batch printed')
     .option('--every <share|interval>', 'poll within this share of the hourly request budget (2%) or at most this often (30s)', '2%')
     .option('--last <n>', 'without --since: the last n events first', '10')
     .option('--overlap <seconds>', 'window read again on each poll, for events that become visible late', '10')
@@ -28,13 +29,15 @@ export function registerEventCommands(program: Command, app: App): void {
       `
 Events print once each, in (createdAt, id) order, none skipped across same-second events and
 restarts: a one-line view on a terminal (relative times), or any -o format. On Ctrl-C, or at the
-end without --follow, stderr says the cursor to continue from with --since-cursor.
+end without --follow, stderr says the cursor to continue from with --since-cursor. With
+--cursor-file a script keeps it in a file instead (--since then applies to the first run only).
 
 Examples:
   $ svc events tail --follow
   $ svc events tail --follow --name 'prospect_*' -o ndjson > events.ndjson
   $ svc events tail --since 2h --name task_completed
   $ svc events tail --follow --since-cursor "$CURSOR"
+  $ svc events tail --cursor-file events.cursor --since 1h -o ndjson >> events.ndjson
 `,
     )
     .action(async (opts, cmd: Command) => {

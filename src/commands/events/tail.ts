@@ -26,6 +26,10 @@ import { recordWriter } from '../shared/output.js';
 import { machineDays } from '../resource-commands/query-options.js';
 import { eventFilters, pacedClient, timeFlags, transientReadError } from './event-query.js';
 import { eventView } from './tail-view.js';
+import { quoteWord } from '../../shell-words.js';
+import { runOwner } from '../shared/org-owner.js';
+import { RunLock } from '../../bulk/run/run-lock.js';
+import { readCursorFile, writeCursorFile, type CursorOwner } from '../webhooks/cursor-file.js';
 
 /** Options of `events tail`. */
 interface TailFlags {
@@ -34,6 +38,7 @@ interface TailFlags {
   prospect?: string;
   since?: string;
   sinceCursor?: string;
+  cursorFile?: string;
   every?: string;
   last?: string;
   overlap?: string;
@@ -67,6 +72,9 @@ const CURSOR_AHEAD_MS = 3_600_000;
 function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
   if (flags.since !== undefined && flags.sinceCursor !== undefined)
     throw new UsageError('--since and --since-cursor: give one (a cursor already says where to continue)');
+  if (flags.cursorFile !== undefined && flags.sinceCursor !== undefined)
+    throw new UsageError('--since-cursor and --cursor-file: give one (the file keeps the cursor)');
+  if (flags.cursorFile !== undefined && flags.cursorFile.trim() === '') throw new UsageError('--cursor-file: give a file name');
   const filters = eventFilters(flags.name, flags.prospect, (m) => ctx.warn(m));
   let start: TailOptions['start'];
   if (flags.since !== undefined) start = { from: timeFlags(ctx)(flags.since, '--since') };
@@ -200,22 +208,67 @@ export async function tailHandler(ctx: Context, flags: TailFlags): Promise<void>
     (ms) => ctx.clock.sleep(ms, ctx.signal),
   );
   const client = await pacedClient(ctx, pacer);
-  const out = eventPrinter(ctx);
-  const follower = o.start
-    ? new EventFollower(client, { filters: o.filters, start: o.start, overlapMs: o.overlapMs, signal: ctx.signal })
-    : await startFromNow(ctx, client, o, pacer, (b) => out.emit(b));
-  if (flags.follow) ctx.info(`following events (${pacer.describe()}; Ctrl-C to stop)${out.zoneNote ? `, ${out.zoneNote}` : ''}`);
+  const kept = flags.cursorFile !== undefined ? await keptCursor(ctx, flags.cursorFile) : undefined;
   try {
-    await pollLoop(ctx, follower, pacer, (b) => out.emit(b), flags.follow === true);
+    const saved = kept?.read();
+    if (saved) {
+      o.start = { cursor: saved };
+      ctx.info(`continuing from ${toSecond(isoTime(saved.t))} (${kept!.file})`);
+    }
+    const out = eventPrinter(ctx);
+    const follower = o.start
+      ? new EventFollower(client, { filters: o.filters, start: o.start, overlapMs: o.overlapMs, signal: ctx.signal })
+      : await startFromNow(ctx, client, o, pacer, (b) => out.emit(b));
+    // Saved once what it stands for is written out: a kill loses no event, and repeats at most a batch.
+    const save = async () => kept?.write(follower.cursor());
+    await save();
+    if (flags.follow) ctx.info(`following events (${pacer.describe()}; Ctrl-C to stop)${out.zoneNote ? `, ${out.zoneNote}` : ''}`);
+    try {
+      await pollLoop(
+        ctx,
+        follower,
+        pacer,
+        async (b) => {
+          await out.emit(b);
+          if (b.length) await save();
+        },
+        flags.follow === true,
+      );
+    } finally {
+      await out.end();
+      await save();
+      const c = follower.cursor();
+      const n = `${out.printed} event${out.printed === 1 ? '' : 's'}${out.zoneNote && !flags.follow ? `, ${out.zoneNote}` : ''}`;
+      const again = kept ? `--cursor-file ${quoteWord(kept.file)}` : c ? `--since-cursor ${encodeCursor(c)}` : undefined;
+      ctx.info(
+        again && c ? `${n}; continue with: ${svcAgain(ctx)} events tail ${again}` : `${n}; no event read yet, nothing to continue from`,
+      );
+      ctx.trace(`events tail: ${follower.requests} requests (${pacer.describe()})`);
+    }
   } finally {
-    await out.end();
-    const c = follower.cursor();
-    const n = `${out.printed} event${out.printed === 1 ? '' : 's'}${out.zoneNote && !flags.follow ? `, ${out.zoneNote}` : ''}`;
-    ctx.info(
-      c
-        ? `${n}; continue with: ${svcAgain(ctx)} events tail --since-cursor ${encodeCursor(c)}`
-        : `${n}; no event read yet, nothing to continue from`,
-    );
-    ctx.trace(`events tail: ${follower.requests} requests (${pacer.describe()})`);
+    kept?.release();
   }
+}
+
+/**
+ * `--cursor-file`: the cursor kept as `webhooks listen --catch-up` keeps its own (owner-only,
+ * atomic, saying whose it is), locked while a tail reads on from it: two tails of one file (a cron
+ * job's runs overlapping) printed every event twice.
+ */
+async function keptCursor(ctx: Context, file: string) {
+  const conn = await ctx.connection();
+  const who = await runOwner(ctx, 'events tail');
+  const owner: CursorOwner = {
+    profile: conn.profileName,
+    api: who.instance !== undefined ? `sandbox:${who.instance}` : conn.baseUrl.replace(/\/+$/, ''),
+    forwardTo: 'stdout of svc events tail',
+  };
+  const lock = new RunLock(`${file}.lock`, `--cursor-file ${file}`);
+  lock.take();
+  return {
+    file,
+    read: () => readCursorFile(file, owner, 'svc events tail'),
+    write: async (c: EventCursor | undefined) => (c ? writeCursorFile(file, owner, c) : undefined),
+    release: () => lock.release(),
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * The durable cursor of `webhooks listen --catch-up`: where the receiver stands in the events
+ * The durable cursor of `webhooks listen --catch-up` (and of `events tail --cursor-file`, whose
+ * "receiver" is its standard output): where the receiver stands in the events
  * resource (the last event it took, and the ids taken within the overlap window before it),
  * written owner-only and atomically after every delivery the receiver takes, so that a listener
  * killed at any moment starts again at most one delivery back. The file says whose it is (the
@@ -33,7 +34,7 @@ export function defaultCursorFile(env: NodeJS.ProcessEnv, owner: CursorOwner): s
  * Reads the cursor of `file` for `owner`: undefined when there is none yet.
  * Throws a usage error for a file of another owner, one others may write, or one that is not a cursor file.
  */
-export function readCursorFile(file: string, owner: CursorOwner): EventCursor | undefined {
+export function readCursorFile(file: string, owner: CursorOwner, command = 'svc webhooks listen'): EventCursor | undefined {
   let text: string;
   try {
     const st = fs.lstatSync(file);
@@ -50,11 +51,10 @@ export function readCursorFile(file: string, owner: CursorOwner): EventCursor | 
   try {
     doc = JSON.parse(text) as Record<string, unknown>;
   } catch {
-    throw new UsageError(`--cursor-file ${file}: not a cursor file of svc webhooks listen (not JSON)`);
+    throw new UsageError(`--cursor-file ${file}: not a cursor file of ${command} (not JSON)`);
   }
   const cursor = cursorFromJson(doc?.['cursor']);
-  if (doc?.['kind'] !== 'svc-listen-cursor' || !cursor)
-    throw new UsageError(`--cursor-file ${file}: not a cursor file of svc webhooks listen`);
+  if (doc?.['kind'] !== 'svc-listen-cursor' || !cursor) throw new UsageError(`--cursor-file ${file}: not a cursor file of ${command}`);
   for (const k of ['profile', 'api', 'forwardTo'] as const) {
     if (doc[k] !== owner[k])
       throw new UsageError(
