@@ -132,6 +132,9 @@ describe('events tail --follow', () => {
     const all = [...ids(first.stdout), ...ids(second.stdout)];
     expect(all).toEqual((await indexEvents(c, since)).map((e) => e.id));
     expect(ids(second.stdout)).toHaveLength(4);
+    // A run with no new event in CSV is the header alone, as `list` writes it (it was 0 bytes).
+    const csv = await svcInProcess(['events', 'tail', '--cursor-file', file, '-o', 'csv'], { env });
+    expect(csv.stdout).toMatch(/^id,type,body,createdAt,eventAt,[\w,]+\n$/);
     const both = await svcInProcess(['events', 'tail', '--cursor-file', file, '--since-cursor', 'c2.x'], { env });
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/^error: --since-cursor and --cursor-file: give one/);

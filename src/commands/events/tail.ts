@@ -26,6 +26,8 @@ import { recordWriter } from '../shared/output.js';
 import { machineDays } from '../resource-commands/query-options.js';
 import { eventFilters, pacedClient, timeFlags, transientReadError } from './event-query.js';
 import { eventView } from './tail-view.js';
+import { resourceByType } from '../../registry/index.js';
+import { exportColumns } from '../resource-commands/export-columns.js';
 import { quoteWord } from '../../shell-words.js';
 import { runOwner } from '../shared/org-owner.js';
 import { RunLock } from '../../bulk/run/run-lock.js';
@@ -109,7 +111,10 @@ function eventPrinter(ctx: Context) {
   // times without a zone in Sydney); a file keeps UTC, as it always did.
   const zone = terminal ? machineDays(ctx).zone() : undefined;
   const view = eventView({ relative: terminal, width: human ? stdoutWidth(ctx.io) : undefined, zone });
-  const writer = human ? undefined : recordWriter(ctx, { format: ctx.output, io: ctx.io });
+  // A CSV of no event is its header, as `list` writes one: a 0-byte file CSV readers refuse.
+  const events = resourceByType('event');
+  const emptyColumns = ctx.output === 'csv' && events ? { emptyColumns: () => exportColumns(events, undefined, true).columns } : {};
+  const writer = human ? undefined : recordWriter(ctx, { format: ctx.output, io: ctx.io, ...emptyColumns });
   const p = {
     printed: 0,
     async emit(batch: { record: ResourceObject; t: number }[]): Promise<void> {
