@@ -145,11 +145,16 @@ export function normaliseCompany(raw: unknown): string {
       else words.pop();
     }
   }
-  // `S.A.`, `S.A.S.` and `S.A.R.L.` normalise to single letters: join the whole trailing run back
-  // into one word (joined two at a time, S.A.S. was `s as` and lost `as` as a legal form: `s`).
+  // `S.A.`, `S.A.S.` and `S.A.R.L.` normalise to single letters: join the trailing run back into
+  // one word (joined two at a time, S.A.S. was `s as` and lost `as` as a legal form: `s`). The
+  // longest end of the run that is a legal form, so a one-letter word of the name before it
+  // stays a word (`Plan B S.A.` is `plan b`, not `plan bsa`); else the whole run (`Acme X.Y.Z.`).
   let run = 0;
   while (run < words.length - 1 && words[words.length - 1 - run]!.length === 1) run++;
-  if (run > 1) words.push(words.splice(words.length - run).join(''));
+  let take = run;
+  while (take > 1 && !COMPANY_SUFFIXES.has(words.slice(words.length - take).join(''))) take--;
+  if (take < 2) take = run;
+  if (take > 1) words.push(words.splice(words.length - take).join(''));
   let dropped = false;
   while (words.length > 1 && COMPANY_SUFFIXES.has(words.at(-1)!)) {
     words.pop();

@@ -54,6 +54,19 @@ export function decodeCursor(text: string): EventCursor | undefined {
   }
 }
 
+/** The furthest a Date reaches either side of 1970, in ms (ECMA-262): a time past it is no event's. */
+const MAX_INSTANT = 8.64e15;
+
+/**
+ * The cursor when each of its times is one a Date holds, else undefined: a word made by hand
+ * (or cut and pasted wrong) decoded to t = 2^53 - 1, and the first poll's filter threw
+ * "Invalid time value" writing it (exit 1) instead of the usage error naming the word.
+ */
+function withinDates(c: EventCursor): EventCursor | undefined {
+  const ok = (t: number) => Number.isFinite(t) && Math.abs(t) <= MAX_INSTANT;
+  return ok(c.t) && (c.floor === undefined || ok(c.floor)) && c.seen.every(([, t]) => ok(t)) ? c : undefined;
+}
+
 /** An id `c2` holds exactly: digits without a leading zero (a number's own spelling). */
 const packable = (id: string) => /^(0|[1-9]\d*)$/.test(id);
 
@@ -106,7 +119,7 @@ function unpackCursor(bytes: Buffer): EventCursor | undefined {
     seen.push([previous.toString(), t - readInt(bytes, r) * unit]);
   }
   if (r.at !== bytes.length) return undefined;
-  return { t, id, seen, ...(floor !== undefined ? { floor } : {}) };
+  return withinDates({ t, id, seen, ...(floor !== undefined ? { floor } : {}) });
 }
 
 /** An unsigned integer, 7 bits a byte, low bits first. */
@@ -154,7 +167,7 @@ export function cursorFromJson(body: unknown): EventCursor | undefined {
     if (!Array.isArray(e) || typeof e[0] !== 'string' || !/^\d+$/.test(e[0]) || typeof e[1] !== 'number') return undefined;
     seen.push([e[0], t - e[1]]);
   }
-  return { t, id, seen, ...(typeof f === 'number' ? { floor: t - f } : {}) };
+  return withinDates({ t, id, seen, ...(typeof f === 'number' ? { floor: t - f } : {}) });
 }
 
 /** The JSON form of a cursor (what a cursor file keeps). */

@@ -104,6 +104,13 @@ describe('names and companies', () => {
     // Single letters that are no legal form stay a part of the name.
     expect(normaliseCompany('Acme X.Y.Z.')).toBe('acme xyz');
   });
+  it('a one-letter word of the name before a dotted legal form stays a word of its own (Plan B S.A. is Plan B)', () => {
+    // The trailing run of single letters was joined whole: `plan b s a` became `plan bsa`, no legal
+    // form, so Plan B S.A. and Plan B were two companies (joined two at a time, they were one).
+    expect(normaliseCompany('Plan B S.A.')).toBe('plan b');
+    expect(normaliseCompany('Plan B S.A.S.')).toBe(normaliseCompany('Plan B'));
+    expect(normaliseCompany('Studio K S.A.R.L.')).toBe('studio k');
+  });
   it('folds the letters NFKD leaves whole: œ æ ß ø ł (a Paris trial: Cœur de Lion and Coeur de Lion were two companies)', () => {
     expect(normaliseCompany('Cœur de Lion SAS')).toBe(normaliseCompany('Coeur de Lion'));
     expect(normaliseName('Gaël LE CŒUR')).toBe('gael le coeur');

@@ -131,6 +131,28 @@ describe('cursor', () => {
     expect(encodeCursor(ms)).toMatch(/^c2\./);
     expect(decodeCursor(encodeCursor(ms))).toEqual(ms);
   });
+  it('a word whose times a Date cannot hold is no cursor (the tail threw "Invalid time value" on it)', () => {
+    const uint = (n: bigint): number[] => {
+      const out: number[] = [];
+      for (let v = n; ; v >>= 7n) {
+        if (v <= 127n) return [...out, Number(v)];
+        out.push(Number(v & 127n) | 128);
+      }
+    };
+    const c2 = (...fields: bigint[]) => `c2.${Buffer.from(fields.flatMap(uint)).toString('base64url')}`;
+    // t, id, flags, [floor offset], count, then (id distance, time offset) per seen id.
+    expect(decodeCursor(c2(BigInt(NOW), 5n, 0n, 0n))).toEqual({ t: NOW, id: '5', seen: [] });
+    for (const bad of [
+      c2(2n ** 53n - 1n, 5n, 0n, 0n), // t past year 275760
+      c2(8_640_000_000_000_001n, 5n, 0n, 0n),
+      c2(BigInt(NOW), 5n, 3n, 2n ** 52n, 0n), // a floor 2^51 s back
+      c2(BigInt(NOW), 5n, 2n, 1n, 5n, 2n ** 52n), // a seen time 2^51 s back
+    ])
+      expect(decodeCursor(bad), bad).toBeUndefined();
+    const c1 = (body: string) => `c1.${Buffer.from(body).toString('base64url')}`;
+    for (const body of ['{"t":1e300,"id":"5","s":[]}', '{"t":1,"id":"5","s":[["5",1e400]]}', '{"t":1,"id":"5","s":[],"f":-9e15}'])
+      expect(decodeCursor(c1(body)), body).toBeUndefined();
+  });
   it('orders by time, then id as a number past 2^53', () => {
     expect(compareKeys({ t: 1, id: '9' }, { t: 1, id: '10' })).toBe(-1);
     expect(compareKeys({ t: 1, id: '9007199254740993' }, { t: 1, id: '9007199254740992' })).toBe(1);

@@ -84,7 +84,6 @@ interface ClusterItem extends WorkItem {
   started: boolean;
 }
 
-/** Reads and checks the plan file; `svc` is how hints write svc (runtime/svc-again.ts). */
 /**
  * A plan made from the mirror of another org (another profile's, the sandbox beside a real one)
  * names other records by the same ids: its writes would merge strangers. Refused in one line
@@ -103,6 +102,7 @@ function refuseOtherOrg(ctx: Context, file: string, plan: MergePlan, here: Mirro
   );
 }
 
+/** Reads and checks the plan file; `svc` is how hints write svc (runtime/svc-again.ts). */
 function readPlan(file: string, svc: string): MergePlan {
   let text: string;
   try {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dataDir } from '../../auth/config-dir.js';
+import { pidAlive } from '../../auth/lock.js';
 import { writeFileAtomic } from '../../private-file.js';
 import type { RegisteredWebhook } from './registration.js';
 
@@ -67,16 +68,6 @@ export function forgetHeld(file: string): void {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: a process of another user holds that pid now, so it is not ours, but it lives.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The files of runs on this machine, against this API, whose process is gone. */
 export function leftBehind(env: NodeJS.ProcessEnv, baseUrl: string): LeftBehind[] {
   let names: string[];
@@ -96,7 +87,7 @@ export function leftBehind(env: NodeJS.ProcessEnv, baseUrl: string): LeftBehind[
       continue;
     }
     if (doc.kind !== 'svc-listen-hooks' || doc.host !== os.hostname() || doc.baseUrl !== baseUrl) continue;
-    if (typeof doc.pid !== 'number' || !Array.isArray(doc.hooks) || alive(doc.pid)) continue;
+    if (typeof doc.pid !== 'number' || !Array.isArray(doc.hooks) || pidAlive(doc.pid)) continue;
     found.push({ file, pid: doc.pid, hooks: doc.hooks });
   }
   return found;

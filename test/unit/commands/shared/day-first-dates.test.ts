@@ -68,4 +68,16 @@ describe('a day-first date is refused with the ISO date it means', () => {
     expect(first).toMatch(/^error: filter "createdAt=05\/06\/2026": write dates as YYYY-MM-DD \(05\/06\/2026: /);
     expect(first).not.toMatch(/2026-0[56]-0[56]/);
   });
+
+  // A day no month has (32, 99) is no date to name: the form alone, as a usage error. The check
+  // built an ISO text of it and asked Date for it back, which threw "Invalid time value" past
+  // the error handling (exit 1, "unexpected failure") in every place that reads a date.
+  it.each([
+    [['prospects', 'list', '--filter', 'createdAt=32.11.2026'], 'filter "createdAt=32.11.2026": write dates as YYYY-MM-DD'],
+    [['events', 'tail', '--since', '99.11.2026'], '--since 99.11.2026: write dates as YYYY-MM-DD'],
+    [['prospects', 'create', '--attr', 'dateOfBirth=40.1.1980', '--dry-run'], 'prospect dateOfBirth: write dates as YYYY-MM-DD'],
+  ])('a day past 31 is refused with the form: %j', async (args, line) => {
+    const stderr = await refused(args);
+    expect(stderr.split('\n')[0]).toBe(`error: ${line}`);
+  });
 });
