@@ -55,4 +55,9 @@ it("a plan made from one org's mirror is refused for another org, before any rea
   // The org it was made from takes it.
   const same = await runInProcess(['dedupe', 'apply', plan, '--plan'], envA);
   expect(same.code, same.stderr).toBe(0);
+  // And carries it out, its progress counting clusters (it said "rows/s", a trial).
+  const applied = await runInProcess(['dedupe', 'apply', plan, '--yes'], { ...envA, SVC_PROGRESS_INTERVAL: '0.001' });
+  expect(applied.code, applied.stderr).toBe(0);
+  expect(applied.stderr).toMatch(/^progress: dedupe apply prospects: .* clusters\/s/m);
+  expect(applied.stderr).not.toContain('rows/s');
 });

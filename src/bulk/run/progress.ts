@@ -137,6 +137,14 @@ export class Progress {
     this.drawn = false;
   }
 
+  /** What the rate counts: `rows`, or what a run's rows are (`dedupe apply`'s clusters). */
+  private unit = 'rows';
+
+  /** Counts the rate in `unit` (a plural noun) instead of rows. */
+  countAs(unit: string): void {
+    this.unit = unit;
+  }
+
   /** The status text (rate, ETA, failures, wait), without the bar. */
   status(): string {
     const elapsed = this.now() - this.started;
@@ -144,7 +152,7 @@ export class Progress {
     const total = this.opts.total;
     const parts = [total !== undefined ? `${n(this.done)}/${n(total)}` : n(this.done)];
     if (total) parts[0] += ` (${Math.floor((100 * this.done) / total)}%)`;
-    parts.push(`${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} rows/s`);
+    parts.push(`${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} ${this.unit}/s`);
     // A wait for the rate budget comes first: the rows left start after it.
     const left = this.waitUntil - this.now();
     if (total !== undefined && rate > 0 && this.done < total)

@@ -147,6 +147,8 @@ export async function bulkRun<S extends RowScan, T extends RecordableItem>(ctx: 
     // Timed from the answer: the plan's question waited on a person (a trial's "1 of 1 row in 11.9 s").
     session.started = ctx.clock.now();
     collectFailed(session, failed);
+    // The rate in what a row is (`dedupe apply`: clusters, each several writes), not "rows/s".
+    if (run.rowsAre) session.progress.countAs(`${run.rowsAre.noun}s`);
     session.progress.start();
     // Aborted by the pool when the run stops for an error every row would meet.
     const halt = new AbortController();
