@@ -352,7 +352,8 @@ describe('webhooks listen', () => {
     }
   });
 
-  it('--register keeps a webhook it could not remove on exit (the API gone) for the next run to remove', async () => {
+  // That a next run removes what such a file holds is the kill -9 test's (above): here, that it is kept, owner-only.
+  it('--register keeps a webhook it could not remove on exit (the API gone) in an owner-only file, for the next run to remove', async () => {
     const gone = await startSandbox();
     const shared = env();
     const l = startInProcess(
@@ -368,6 +369,8 @@ describe('webhooks listen', () => {
     const folder = path.join(shared.SVC_CONFIG_DIR, 'data', 'listen-hooks');
     const held = fs.readdirSync(folder).map((f) => JSON.parse(fs.readFileSync(path.join(folder, f), 'utf8')));
     expect(held).toEqual([expect.objectContaining({ baseUrl: gone.baseUrl, hooks: [expect.objectContaining({ id })] })]);
+    expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
+    for (const f of fs.readdirSync(folder)) expect(fs.statSync(path.join(folder, f)).mode & 0o777).toBe(0o600);
   });
 
   // The other refusals of --register, and its --dry-run, are checked in-process in
