@@ -117,6 +117,34 @@ describe('report mailings --tz', () => {
     expect(days.sent[0]).toContain('filter[deliveredAt]=2026-03-07T05:00:00Z..2026-03-10T03:59:59Z');
   });
 
+  it('a range without a start begins at the first delivery: the days and weeks between with none are rows of 0, not left out', async () => {
+    // A mailbox of its own: the seeded org's mailings are years older.
+    const box = sb.store.insert('mailbox', { email: 'open-start@tz.test' }, {}, { silent: true }).id;
+    for (const deliveredAt of ['2026-03-02T05:15:00', '2026-03-08T05:00:00', '2026-03-09T04:00:00'])
+      sb.store.insert('mailing', { deliveredAt, state: 'delivered' }, { mailbox: { type: 'mailbox', id: box } }, { silent: true });
+    const ny = ['--filter', `mailbox.id=${box}`, '--tz', 'America/New_York', '-o', 'json'];
+    const days = await report(['--filter', 'deliveredAt=..2026-03-10', ...ny]);
+    expect(days.code, days.stderr).toBe(0);
+    expect(counts(days)).toEqual([
+      ['2026-03-02', 1],
+      ['2026-03-03', 0],
+      ['2026-03-04', 0],
+      ['2026-03-05', 0],
+      ['2026-03-06', 0],
+      ['2026-03-07', 0],
+      ['2026-03-08', 1],
+      ['2026-03-09', 1],
+      ['2026-03-10', 0],
+    ]);
+    // By week the first is whole (nothing was delivered before it) and each says its days.
+    const weeks = await report(['--by', 'week', '--filter', 'deliveredAt=..2026-03-22', ...ny]);
+    expect(json<{ group: string; delivered: number; days: number }[]>(weeks).map((x) => [x.group, x.delivered, x.days])).toEqual([
+      ['2026-03-02', 2, 7],
+      ['2026-03-09', 1, 7],
+      ['2026-03-16', 0, 7],
+    ]);
+  });
+
   it('the drawing names the zone once; the HTML footer names it instead of UTC', async () => {
     const drawn = await report([...tokyoRange, '--tz', 'Asia/Tokyo', '--ascii']);
     expect(drawn.code, drawn.stderr).toBe(0);

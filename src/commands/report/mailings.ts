@@ -132,7 +132,6 @@ export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<
   // begin and end at (resource-commands/filter-checks.ts, as list sends them).
   const query = buildListQuery(resourceByType('mailing')!, { filter: filters }, (m) => ctx.warn(m), { now, zone: () => zone });
   const dates = query.filters?.find((x) => x.path.length === 1 && x.path[0] === 'deliveredAt');
-  const range = rangeOf(dates, zone, today);
   query.fields = {
     mailing: ['deliveredAt', 'openedAt', 'clickedAt', 'repliedAt', 'bouncedAt', 'mailboxAddress', 'mailbox', 'sequence'],
     sequence: ['name'],
@@ -140,6 +139,7 @@ export async function mailingsReport(ctx: Context, flags: ReportFlags): Promise<
   if (by === 'sequence') query.include = ['sequence'];
   const f = await fetcher(ctx);
   const { data, included } = await f.list('mailings', query);
+  const range = rangeOf(dates, zone, today, firstDay(data, zone, by));
   const inc = byKey(included);
   // By sequence, each group's id and name, for the two columns of its own that CSV gets.
   const sequences = new Map<string, Pick<MailingRow, 'sequence' | 'sequenceName'>>();
@@ -173,11 +173,28 @@ export function daysInRange(monday: string, range: [string, string]): number {
 }
 
 /**
- * The local days a deliveredAt filter covers (an open end stops today), when it has a start: the
- * day each bound falls on. Its days were turned into the instants they begin and end at (the
- * filter checks), and a date-time given is the API's, UTC unless it says otherwise.
+ * The local day of the first delivery (by week, its Monday): where a range without a start
+ * (`deliveredAt=..2026-11-29`) begins. Without it the days and weeks with no delivery were left
+ * out, so the chart closed its gaps (a trial: January went straight on to March), and weeks had
+ * no `days`.
  */
-function rangeOf(f: Filter | undefined, zone: Zone, today: string): [string, string] | undefined {
+function firstDay(mailings: readonly ResourceObject[], zone: Zone, by: GroupBy): string | undefined {
+  let first: number | undefined;
+  for (const m of mailings) {
+    const at = ms(m.attributes?.['deliveredAt']);
+    if (at !== undefined && (first === undefined || at < first)) first = at;
+  }
+  if (first === undefined) return undefined;
+  return by === 'week' ? mondayOf(zone.date(first)) : zone.date(first);
+}
+
+/**
+ * The local days a deliveredAt filter covers (an open end stops today; an open start begins at
+ * `first`, the first delivery): the day each bound falls on. Its days were turned into the
+ * instants they begin and end at (the filter checks), and a date-time given is the API's, UTC
+ * unless it says otherwise.
+ */
+function rangeOf(f: Filter | undefined, zone: Zone, today: string, first: string | undefined): [string, string] | undefined {
   const day = (v: string | undefined) => {
     if (v === undefined) return v;
     const t = apiTime(v);
@@ -185,7 +202,7 @@ function rangeOf(f: Filter | undefined, zone: Zone, today: string): [string, str
   };
   const [from, to] =
     f?.kind === 'range'
-      ? [day(f.from), f.to === undefined ? today : day(f.to)]
+      ? [f.from === undefined ? first : day(f.from), f.to === undefined ? today : day(f.to)]
       : f?.kind === 'eq'
         ? [day(f.values[0]), day(f.values[0])]
         : [];

@@ -7,6 +7,7 @@ import { SvcError, UsageError } from '../../errors.js';
 import { unreadableFile } from '../../unreadable-file.js';
 import type { FlatRecord } from '../../listing/record-text.js';
 import { labelledViewOf, snake } from '../../mirror/naming.js';
+import { mapNamedParams } from '../../mirror/named-params.js';
 import type { MirrorDb } from '../../mirror/dialect/types.js';
 import { age, mirrorHeader, oldestSync, openReadMirror } from '../../mirror/reader.js';
 import type { SqlRow, SqlValue } from '../../mirror/sqlite.js';
@@ -39,6 +40,7 @@ export async function sqlHandler(ctx: Context, statement: string | undefined, fl
   checkBom(ctx, flags.bom);
   const params = parseParams(flags.param ?? []);
   const sql = flags.tables || flags.columns !== undefined ? undefined : await readStatement(ctx, statement, flags.file);
+  if (sql !== undefined) checkParams(sql, params);
   const db = await openReadMirror(await mirrorTarget(ctx, flags));
   try {
     const status = await mirrorHeader(db);
@@ -112,6 +114,33 @@ function parseParams(list: readonly string[]): Record<string, SqlValue> {
     out[name] = /^-?(0|[1-9]\d{0,14})(\.\d+)?$/.test(value) ? Number(value) : value;
   }
   return out;
+}
+
+/**
+ * Every `:name` of the statement has a `-p name=…`, and every `-p` a place in the statement.
+ * SQLite bound a parameter left out as NULL: `where title = :title` with no `-p title=` answered
+ * no rows and `count(*)` 0, exit 0 — a wrong number that looked right (a trial). A `-p` the
+ * statement does not use (a typo of its name) was SQLite's "Unknown binding parameter".
+ */
+function checkParams(sql: string, params: Record<string, SqlValue>): void {
+  const used: string[] = [];
+  const missing: string[] = [];
+  mapNamedParams(sql, (prefix, name, text) => {
+    if (!used.includes(name)) used.push(name);
+    if (prefix === ':' && !Object.hasOwn(params, name) && !missing.includes(name)) missing.push(name);
+    return text;
+  });
+  const unused = Object.keys(params).find((n) => !used.includes(n));
+  if (missing.length > 0)
+    throw new UsageError(`SQL: no value for ${missing.map((n) => `:${n}`).join(', ')}`).hint(
+      `bind ${missing.length > 1 ? 'them' : 'it'} with ${missing.map((n) => `-p ${n}=VALUE`).join(' ')}${
+        unused === undefined ? '' : ` (the statement has no :${unused} for -p ${unused})`
+      }`,
+    );
+  if (unused !== undefined)
+    throw new UsageError(`-p ${unused}: the statement has no :${unused}`).hint(
+      used.length > 0 ? `it uses ${used.map((n) => `:${n}`).join(', ')}` : `write :${unused} where the value goes`,
+    );
 }
 
 /** The statement: the argument, else `-f FILE`, else stdin when it is not a terminal. */

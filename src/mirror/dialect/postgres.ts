@@ -21,6 +21,7 @@
 import { ExitCode, NetworkError, SvcError, UsageError } from '../../errors.js';
 import { driverConnectionString, sslFix } from '../../postgres-url.js';
 import { quoteId } from '../naming.js';
+import { mapNamedParams } from '../named-params.js';
 import type { SqlRow, SqlValue } from '../sqlite.js';
 import { copyText, sentColumns } from './copy-text.js';
 import { type ColumnKind, type MirrorDb, NUMBER_TEXT_MAX, type QueryResult, type Relation, type WriteColumn } from './types.js';
@@ -428,8 +429,9 @@ function numbered(sql: string): string {
 function namedToNumbered(sql: string, params: Record<string, SqlValue>): { text: string; values: SqlValue[] } {
   const values: SqlValue[] = [];
   const index = new Map<string, number>();
-  const text = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|::|:([A-Za-z_]\w*)/g, (m, name: string | undefined) => {
-    if (name === undefined) return m;
+  const text = mapNamedParams(sql, (prefix, name, m) => {
+    // `@` is PostgreSQL's absolute value and `$` starts `$1` or a dollar quote: only `:name` binds.
+    if (prefix !== ':') return m;
     if (!Object.hasOwn(params, name)) throw new UsageError(`SQL: no value for :${name}`).hint(`bind it with -p ${name}=VALUE`);
     let i = index.get(name);
     if (i === undefined) {
