@@ -2,12 +2,13 @@
  * svc's commander Command: every command the program makes through `.command()` or
  * `createCommand` is one. It adds what commander's own near-miss suggestion cannot find: an
  * option another svc command spells for the same thing (`prospects create --input x --plan` said
- * only "unknown option '--plan'"; its preview is the global --dry-run).
+ * only "unknown option '--plan'"; its preview is the global --dry-run; `export --fields` has
+ * `--columns`).
  */
 import { Command } from 'commander';
 
 /** An option and the one svc has for the same purpose where the first is not offered. */
-const SAME_PURPOSE: Record<string, string> = { '--plan': '--dry-run', '--dry-run': '--plan' };
+const SAME_PURPOSE: Record<string, string> = { '--plan': '--dry-run', '--dry-run': '--plan', '--fields': '--columns' };
 
 export class SvcCommand extends Command {
   override createCommand(name?: string): Command {

@@ -68,6 +68,9 @@ describe('usage errors send nothing (exit 2)', () => {
     const r = await server.run(['prospects', 'create', '--input', 'rows.csv', '--plan']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("error: unknown option '--plan'\nhint: did you mean --dry-run?\n");
+    expect((await server.run(['prospects', 'export', 'x.csv', '--fields', 'id,email'])).stderr).toBe(
+      "error: unknown option '--fields'\nhint: did you mean --columns?\n",
+    );
     // Others keep commander's own near miss, or none.
     expect((await server.run(['prospects', 'list', '--fitler', 'x'])).stderr).toBe(
       "error: unknown option '--fitler'\nhint: did you mean --filter?\n",
