@@ -37,9 +37,10 @@ interface MirrorStatus {
 }
 
 /** Opens `file` for reading; a missing file says to run `svc sync`, a foreign one is refused. */
-export async function openMirror(file: string, named = false): Promise<SqlDatabase> {
+export async function openMirror(file: string, named = false, elsewhere?: string): Promise<SqlDatabase> {
   if (!fs.existsSync(file)) {
-    throw new UsageError(`no mirror yet at ${file}`).hint(`run \`svc sync${named ? ` --db ${quoteWord(file)}` : ''}\` first`);
+    const err = new UsageError(`no mirror yet at ${file}`).hint(`run \`svc sync${named ? ` --db ${quoteWord(file)}` : ''}\` first`);
+    throw elsewhere ? err.hint(elsewhere) : err;
   }
   const { openDatabase } = await import('./sqlite.js');
   let db: SqlDatabase;
@@ -61,7 +62,7 @@ export async function openMirror(file: string, named = false): Promise<SqlDataba
 /** Opens the mirror at `target` for reading, as a {@link MirrorDb} (either dialect). */
 export async function openReadMirror(target: MirrorTarget): Promise<MirrorDb> {
   if (target.kind === 'file') {
-    const db = await openMirror(target.file, target.named);
+    const db = await openMirror(target.file, target.named, target.elsewhere);
     const { sqliteMirrorDb } = await import('./dialect/sqlite.js');
     return sqliteMirrorDb(db, target.file);
   }

@@ -41,7 +41,9 @@ export interface MirrorIdentity {
 
 /** Where a mirror is: a SQLite file, or a schema on a PostgreSQL server. */
 /** Where a mirror is; `named`: the file was given with --db (a hint repeats it). */
-export type MirrorTarget = { kind: 'file'; file: string; named?: boolean } | { kind: 'postgres'; url: string; schema: string };
+export type MirrorTarget =
+  /** `elsewhere`: for a file not made yet, the command that reads a mirror there is (`svc --sandbox sql`). */
+  { kind: 'file'; file: string; named?: boolean; elsewhere?: string } | { kind: 'postgres'; url: string; schema: string };
 
 /** One row of `_svc_tables`. */
 interface TableState {

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcInProcess } from '../helpers/in-process-cli.js';
-import { sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
+import { announceSandbox, sandboxWithEnv, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/run-svc.js';
 
 let sb: TestSandbox;
@@ -49,5 +49,22 @@ describe('svc sql parameters', () => {
     const ok = await sql("select count(*) >= 0 as n, ':x' as s from prospects where title = :title -- :y", '-p', 'title=CEO');
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toBe('n,s\n1,:x\n');
+  });
+});
+
+describe('svc sql without a mirror of its own', () => {
+  it("names the sandbox's mirror when only `svc --sandbox sync` made one (a trial: the README's `svc sql` said only to sync)", async () => {
+    const config = tempDir();
+    announceSandbox(config, sb);
+    const sandboxEnv = { ...env, SVC_CONFIG_DIR: config };
+    const made = await svcInProcess(['--sandbox', 'sync', 'prospects'], { env: sandboxEnv });
+    expect(made.code, made.stderr).toBe(0);
+    const plain = await svcInProcess(['sql', 'select count(*) as n from prospects'], { env: sandboxEnv });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(
+      /^error: no mirror yet at .*mirror\.default\.sqlite\nhint: run `svc sync` first\nhint: the sandbox's mirror \(made by `svc --sandbox sync`\) is read with `svc --sandbox sql …`\n$/,
+    );
+    const sandboxed = await svcInProcess(['--sandbox', 'sql', 'select count(*) as n from prospects', '-o', 'csv'], { env: sandboxEnv });
+    expect(sandboxed.stdout).toBe('n\n5\n');
   });
 });

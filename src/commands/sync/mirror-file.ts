@@ -53,7 +53,19 @@ export async function mirrorTarget(ctx: Context, flags: { db?: string; schema?: 
   const notFile = notAFile(file);
   if (notFile)
     throw new UsageError(`the mirror ${file} is ${notFile}, not a file`).hint('choose a file with --db (svc makes it on the first sync)');
-  return { kind: 'file', file, ...(flags.db !== undefined ? { named: true } : {}) };
+  const elsewhere = db === undefined ? sandboxMirrorHint(ctx, file) : undefined;
+  return { kind: 'file', file, ...(flags.db !== undefined ? { named: true } : {}), ...(elsewhere ? { elsewhere } : {}) };
+}
+
+/**
+ * For a profile's mirror not made yet, beside one `svc --sandbox sync` made: how to read that one.
+ * The README's questions are written `svc sql …`; after `svc --sandbox sync` they said "no mirror
+ * yet" and nothing of the sandbox's (a trial).
+ */
+function sandboxMirrorHint(ctx: Context, file: string): string | undefined {
+  if (ctx.globals.sandbox || ctx.globals.sandboxData !== undefined || fs.existsSync(file)) return undefined;
+  const sandbox = path.join(path.dirname(file), 'mirror.sandbox.sqlite');
+  return fs.existsSync(sandbox) ? "the sandbox's mirror (made by `svc --sandbox sync`) is read with `svc --sandbox sql …`" : undefined;
 }
 
 /**
