@@ -3,6 +3,7 @@
  * sparse fieldsets, and the output: numbers through the output layer (`-o json|csv|ndjson`), the
  * drawing on the terminal (`table`, the default on a TTY), or a self-contained HTML page.
  */
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ApiRequest } from '../../api/client.js';
@@ -170,6 +171,18 @@ export function checkReportOutput(ctx: Context, flags: ReportFlags): void {
       : '';
     throw new UsageError(`--html ${file}: --html writes an HTML page, not .${ext}`).hint(`name the file .html (or .htm)${numbers}`);
   }
+  // Where it goes, before the report's requests: a missing folder failed after them, exit 1 (a trial).
+  const dir = path.dirname(path.resolve(file));
+  let folder: Stats | undefined;
+  try {
+    folder = statSync(dir);
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new UsageError(`--html ${file}: ${folder ? `cannot write in ${dir}` : `no folder ${dir}`}`).hint(
+      folder ? 'give a path in a folder you can write' : 'make the folder first, or give another path',
+    );
+  }
+  if (!folder.isDirectory()) throw new UsageError(`--html ${file}: ${dir} is not a folder`).hint('give another path');
 }
 
 /**

@@ -70,6 +70,12 @@ describe('report --html', () => {
       ['mailings', '--html', '-', '--ascii'],
       /^error: --html - writes the page to stdout, where --ascii draws the chart: leave out one of them\n/,
     ],
+    // A folder that is not there: refused before the report's requests (it failed after them, exit 1).
+    [
+      ['sequences', '--html', 'no-such-folder/r.html'],
+      /^error: --html no-such-folder\/r\.html: no folder .*no-such-folder\nhint: make the folder first/,
+    ],
+    [['sequences', '--html', '/dev/null/r.html'], /^error: --html \/dev\/null\/r\.html: \/dev\/null is not a folder\n/],
   ])('%j: one usage error, nothing sent, no file', async (args, message) => {
     const r = await server.run(['report', ...args]);
     expect(r.code).toBe(2);
