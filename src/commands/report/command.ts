@@ -9,10 +9,18 @@ import type { ReportFlags } from './shared.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-const RATES_HELP = `
+/** The rates of the reports read from sequence counters. */
+const COUNTER_RATES = `
 Rates (null, shown "–", when the denominator is 0):
   open, click, reply, positive, opt-out = that count ÷ deliverCount
-  bounce, failure                      = that count ÷ (scheduleCount + deliverCount)
+  bounce, failure                      = that count ÷ (scheduleCount + deliverCount)`;
+
+/** `report mailings` counts the mailings themselves: every rate is over those delivered (its footer says so). */
+const MAILING_RATES = `
+Rates (null, shown "–", when none was delivered):
+  open, click, reply, bounce = that count ÷ delivered`;
+
+const OUTPUT_HELP = `
 
 Output: the chart on a terminal (bars sized to its width; colour on a TTY; --ascii or NO_COLOR
 for plain # bars; --ascii draws it in a pipe too); -o json|csv|ndjson give the numbers the chart
@@ -22,6 +30,8 @@ Each report says on stderr how many requests it made; --verbose shows them.
 
 Time zone: days, weeks and dates are the machine's (TZ) unless --tz names one (Asia/Tokyo, UTC);
 the drawing and the page's footer name it.`;
+
+const RATES_HELP = COUNTER_RATES + OUTPUT_HELP;
 
 /** Options every report takes. */
 function common(c: Command): Command {
@@ -94,7 +104,7 @@ Mailings delivered in the range are grouped by delivery day, week (Monday), mail
 opened/clicked/replied/bounced count those mailings that have the timestamp (openedAt, …).
 Days are local to --tz (else the machine's zone): dates in deliveredAt=FROM..TO are whole local
 days, sent as the UTC instants they begin and end at; a date-time there is the API's (UTC).
-Requests: ⌈mailings ÷ 1,000⌉ (sparse fields: timestamps and links only).${RATES_HELP}`,
+Requests: ⌈mailings ÷ 1,000⌉ (sparse fields: timestamps and links only).${MAILING_RATES}${OUTPUT_HELP}`,
     )
     .action(run(async (ctx, flags) => (await import('./mailings.js')).mailingsReport(ctx, flags)));
 
