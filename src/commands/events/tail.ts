@@ -29,7 +29,7 @@ import { eventView } from './tail-view.js';
 import { resourceByType } from '../../registry/index.js';
 import { exportColumns } from '../resource-commands/export-columns.js';
 import { quoteWord } from '../../shell-words.js';
-import { runOwner } from '../shared/org-owner.js';
+import { ownerApi, runOwner } from '../shared/org-owner.js';
 import { RunLock } from '../../bulk/run/run-lock.js';
 import { readCursorFile, writeCursorFile, type CursorOwner } from '../webhooks/cursor-file.js';
 
@@ -265,7 +265,7 @@ async function keptCursor(ctx: Context, file: string) {
   const who = await runOwner(ctx, 'events tail');
   const owner: CursorOwner = {
     profile: conn.profileName,
-    api: who.instance !== undefined ? `sandbox:${who.instance}` : conn.baseUrl.replace(/\/+$/, ''),
+    api: ownerApi(who),
     forwardTo: 'stdout of svc events tail',
   };
   const lock = new RunLock(`${file}.lock`, `--cursor-file ${file}`);

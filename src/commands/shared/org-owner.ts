@@ -11,6 +11,14 @@ import { ApiError, InterruptedError } from '../../errors.js';
 import type { Context } from '../../runtime/context.js';
 
 /**
+ * The API an owner read found, as the files that say whose they are write it: a local sandbox by
+ * its org's instance (its port changes between runs), any other API by its base URL.
+ */
+export function ownerApi(owner: SideOwner): string {
+  return owner.instance !== undefined ? `sandbox:${owner.instance}` : owner.api.replace(/\/+$/, '');
+}
+
+/**
  * The owner of `command`'s side files for the connection of `ctx`.
  * @param get reads a document (a bulk run's paced requester: its waits are shown and shared);
  *   the command's client by default

@@ -14,7 +14,7 @@ import { isPostgresUrl, schemaFor } from '../../mirror/dialect/postgres.js';
 import type { MirrorIdentity, MirrorTarget } from '../../mirror/store.js';
 import type { Context } from '../../runtime/context.js';
 import { unknownProfile } from '../../runtime/connection.js';
-import { runOwner } from '../shared/org-owner.js';
+import { ownerApi, runOwner } from '../shared/org-owner.js';
 import type { SideOwner } from '../../bulk/run/side-owner.js';
 
 /** The mirror file of the command's profile (its directory made, owner-only). */
@@ -111,7 +111,7 @@ export async function mirrorIdentity(ctx: Context): Promise<MirrorIdentity> {
 /** The identity of the org a run's owner read found (see {@link mirrorIdentity}). */
 export function identityOf(owner: SideOwner): MirrorIdentity {
   return {
-    baseUrl: owner.instance !== undefined ? `sandbox:${owner.instance}` : owner.api.replace(/\/+$/, ''),
+    baseUrl: ownerApi(owner),
     orgId: owner.org ?? '',
     orgName: owner.orgName ?? '',
   };

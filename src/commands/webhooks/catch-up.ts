@@ -18,7 +18,7 @@ import { parseEvery, PollPacer } from '../../events/pace.js';
 import type { EventSelector } from '../../webhooks/events.js';
 import type { ForwardResult } from '../../webhooks/forward.js';
 import type { Context } from '../../runtime/context.js';
-import { runOwner } from '../shared/org-owner.js';
+import { ownerApi, runOwner } from '../shared/org-owner.js';
 import { pacedClient, transientReadError } from '../events/event-query.js';
 import { checkSecretAgainstWebhooks } from '../events/secret-check.js';
 import { defaultCursorFile, readCursorFile, writeCursorFile, type CursorOwner } from './cursor-file.js';
@@ -73,7 +73,7 @@ export async function startCatchUp(
   const who = await runOwner(ctx, 'webhooks listen');
   const owner: CursorOwner = {
     profile: conn.profileName,
-    api: who.instance !== undefined ? `sandbox:${who.instance}` : conn.baseUrl.replace(/\/+$/, ''),
+    api: ownerApi(who),
     forwardTo: p.forwardTo.toString(),
   };
   const file = p.cursorFile ?? defaultCursorFile(ctx.env, owner);
