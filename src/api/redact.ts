@@ -16,8 +16,11 @@ const SECRET_JSON_KEYS =
  */
 const BEARER = /(Bearer\s+)(?!\*\*\*(?:[\s;,.)\]}]|$))(?:[^\s"\\]|\\.)+/gi;
 
-/** The password of a URL's user part (`postgres://user:secret@host`): up to the `@`. */
-const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)(?!\*\*\*@)[^\s@/]+@/gi;
+/**
+ * The password of a URL's user part (`postgres://user:secret@host`): up to the authority's last
+ * `@`, as URL parsers and PostgreSQL read it (a password `Tail@Leak99` printed `Leak99`).
+ */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#]*:)[^\s/?#]+@/gi;
 
 /** Known secrets shorter than this are not searched for (they would match ordinary words). */
 const MIN_SECRET_LENGTH = 6;

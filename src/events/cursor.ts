@@ -54,8 +54,12 @@ export function decodeCursor(text: string): EventCursor | undefined {
   }
 }
 
-/** The furthest a Date reaches either side of 1970, in ms (ECMA-262): a time past it is no event's. */
-const MAX_INSTANT = 8.64e15;
+/**
+ * The furthest a Date reaches either side of 1970, in ms (ECMA-262), less a day: a time past it is
+ * no event's, and a reader's window (an hour at most) starts before it. A word at Date's first
+ * instant passed, and the first poll's window start threw "Invalid time value" (exit 1).
+ */
+const MAX_INSTANT = 8.64e15 - 86_400_000;
 
 /**
  * The cursor when each of its times is one a Date holds, else undefined: a word made by hand

@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -371,6 +372,53 @@ describe('webhooks listen', () => {
     expect(held).toEqual([expect.objectContaining({ baseUrl: gone.baseUrl, hooks: [expect.objectContaining({ id })] })]);
     expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
     for (const f of fs.readdirSync(folder)) expect(fs.statSync(path.join(folder, f)).mode & 0o777).toBe(0o600);
+  });
+
+  it('--register spends no cleanup token of a held-hooks file not its own alone, and a malformed one does not stop it', async () => {
+    const shared = env();
+    const folder = path.join(shared.SVC_CONFIG_DIR, 'data', 'listen-hooks');
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    // As a run that is gone (no such pid) against this API would have left them.
+    const held = (token: string | null) =>
+      JSON.stringify({
+        kind: 'svc-listen-hooks',
+        pid: 4_194_305,
+        host: os.hostname(),
+        baseUrl: sb.baseUrl,
+        hooks: [token === null ? null : { id: '77', resource: 'task', action: 'completed', cleanupToken: token }],
+      });
+    fs.writeFileSync(path.join(folder, '1-a.json'), held(null), { mode: 0o600 });
+    fs.writeFileSync(path.join(folder, '2-b.json'), held('planted-by-another-user'));
+    fs.chmodSync(path.join(folder, '2-b.json'), 0o666);
+    const elsewhere = path.join(tempDir(), 'x.json');
+    fs.writeFileSync(elsewhere, held('linked-from-elsewhere'), { mode: 0o600 });
+    fs.symlinkSync(elsewhere, path.join(folder, '3-c.json'));
+    const before = sb.requests.length;
+    const l = startInProcess(['webhooks', 'listen', '--port', '0', '--register', '--events', 'task.completed', ...api()], { env: shared });
+    try {
+      await l.waitFor('stderr', /Ready: listening/);
+    } finally {
+      expect(await l.stop(), l.stderr()).toBe(0);
+    }
+    expect(l.stderr()).not.toContain('removing');
+    const cleanups = sb.requests.slice(before).filter((r) => r.path.endsWith('/webhooks/cleanup'));
+    expect(cleanups).toHaveLength(1); // its own webhook's
+    expect(String(cleanups[0]!.headers.authorization)).not.toMatch(/planted|linked/);
+
+    // A folder that is a symlink (to one others may write) is refused before a webhook is made.
+    const open = tempDir();
+    fs.chmodSync(open, 0o777);
+    const other = env();
+    fs.mkdirSync(path.join(other.SVC_CONFIG_DIR, 'data'), { recursive: true });
+    fs.symlinkSync(open, path.join(other.SVC_CONFIG_DIR, 'data', 'listen-hooks'));
+    const made = sb.requests.length;
+    const r = await svcInProcess(['webhooks', 'listen', '--port', '0', '--register', '--events', 'task.completed', ...api()], {
+      env: other,
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('listen-hooks is a symlink: refusing to keep webhook cleanup tokens there');
+    expect(sb.requests.slice(made).filter((q) => q.method === 'POST')).toEqual([]);
+    expect(fs.readdirSync(open)).toEqual([]);
   });
 
   // The other refusals of --register, and its --dry-run, are checked in-process in

@@ -63,4 +63,28 @@ describe('files holding the org data are owner-only', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(mode(file)).toBe('600');
   });
+
+  it("a report's --html page replaces what is at its name: never through a symlink, never in an old file's mode", async () => {
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'theirs\n', { mode: 0o644 });
+    const link = path.join(dir, 'link.html');
+    fs.symlinkSync(victim, link);
+    const old = path.join(dir, 'old.html');
+    fs.writeFileSync(old, 'old\n', { mode: 0o644 });
+    for (const file of [link, old]) {
+      const r = await svcInProcess(['report', 'prospect', '1', '--html', file], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(fs.lstatSync(file).isFile(), file).toBe(true);
+      expect(fs.readFileSync(file, 'utf8')).toContain('<html');
+      expect(mode(file), file).toBe('600');
+    }
+    expect(fs.readFileSync(victim, 'utf8')).toBe('theirs\n');
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    // A directory at the name is refused before a request, not replaced.
+    const folder = path.join(dir, 'folder.html');
+    fs.mkdirSync(folder);
+    const r = await svcInProcess(['report', 'prospect', '1', '--html', folder], { env });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`--html ${folder}: is a directory, not a file`);
+  });
 });

@@ -105,11 +105,24 @@ function refuseOtherOrg(ctx: Context, file: string, plan: MergePlan, here: Mirro
 /** Reads and checks the plan file; `svc` is how hints write svc (runtime/svc-again.ts). */
 function readPlan(file: string, svc: string): MergePlan {
   let text: string;
+  let st: fs.Stats;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    const fd = fs.openSync(file, 'r');
+    try {
+      st = fs.fstatSync(fd);
+      text = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch (err) {
     throw unreadableFile('plan', file, err, `make one with ${svc} dedupe prospects --plan FILE (or accounts)`);
   }
+  // Another user who may write the plan could swap a survivor for its duplicate or add strangers
+  // to a cluster: apply would delete whom they chose (svc writes plans 0600).
+  if (process.platform !== 'win32' && (st.mode & 0o022) !== 0)
+    throw new UsageError(
+      `${file}: others may write it (mode ${(st.mode & 0o777).toString(8)}): a plan apply carries out must be yours alone`,
+    ).hint(`check it has not been changed, then chmod 600 ${file}`);
   let plan: MergePlan;
   try {
     plan = JSON.parse(text) as MergePlan;

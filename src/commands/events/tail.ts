@@ -87,10 +87,12 @@ function readTailFlags(ctx: Context, flags: TailFlags): TailOptions {
         `--since-cursor: "${flags.sinceCursor.slice(0, 40)}" is not a cursor (svc events tail prints one on Ctrl-C: c2.…)`,
       );
     // A position past the machine's clock by more than servers' clocks drift (a cursor of another
-    // API, or edited) showed nothing, for ever, without a word (a trial).
-    if (cursor.t > ctx.clock.now() + CURSOR_AHEAD_MS)
+    // API, or edited) showed nothing, for ever, without a word (a trial). Its floor too: the
+    // first poll reads from it (a floor in the year 275760 was sent, and refused by the API).
+    const at = Math.max(cursor.t, cursor.floor ?? cursor.t);
+    if (at > ctx.clock.now() + CURSOR_AHEAD_MS)
       throw new UsageError(
-        `--since-cursor: its position (${toSecond(isoTime(cursor.t))}) is in the future (now is ${toSecond(isoTime(ctx.clock.now()))}): a cursor of another API, or a clock far off`,
+        `--since-cursor: its position (${toSecond(isoTime(at))}) is in the future (now is ${toSecond(isoTime(ctx.clock.now()))}): a cursor of another API, or a clock far off`,
       ).hint('start again with --since (e.g. --since 1h)');
     start = { cursor };
   }

@@ -11,7 +11,8 @@ import type { ResourceObject } from '../../api/jsonapi.js';
 import { paginate, MAX_PAGE_SIZE } from '../../api/paginate.js';
 import { buildQuery, type ListQuery } from '../../api/query.js';
 import type { Context } from '../../runtime/context.js';
-import { UsageError } from '../../errors.js';
+import { LocalIoError, UsageError } from '../../errors.js';
+import { notAFile, writeFileAtomic } from '../../private-file.js';
 import { writeOut } from '../../output/io.js';
 import { checkBom, printValue, writeBom } from '../shared/output.js';
 import { parseWholeNumber } from '../../runtime/option-parsers.js';
@@ -171,6 +172,11 @@ export function checkReportOutput(ctx: Context, flags: ReportFlags): void {
       : '';
     throw new UsageError(`--html ${file}: --html writes an HTML page, not .${ext}`).hint(`name the file .html (or .htm)${numbers}`);
   }
+  const what = notAFile(file);
+  if (what)
+    throw new UsageError(`--html ${file}: is ${what}, not a file: the page is written beside it and renamed into place`).hint(
+      'give a file path, e.g. --html report.html (or --html - for stdout)',
+    );
   // Where it goes, before the report's requests: a missing folder failed after them, exit 1 (a trial).
   const dir = path.dirname(path.resolve(file));
   let folder: Stats | undefined;
@@ -246,8 +252,14 @@ export async function emit(
     await writeOut(ctx.io.stdout, renderHtml(view, ctx.clock.now(), zone ?? reportZone(ctx, flags)));
   } else if (htmlFile) {
     const { renderHtml } = await import('./view-html.js');
-    // Owner-only, as every file of svc's that holds the org's data (a prospect's report names them).
-    await fs.writeFile(htmlFile, renderHtml(view, ctx.clock.now(), zone ?? reportZone(ctx, flags)), { mode: 0o600 });
+    // Owner-only, as every file of svc's that holds the org's data (a prospect's report names them),
+    // and renamed into place: writing in place followed a symlink planted at the name, kept an
+    // existing file's mode (0644: readable by all) and left half a page on a kill.
+    try {
+      await writeFileAtomic(htmlFile, renderHtml(view, ctx.clock.now(), zone ?? reportZone(ctx, flags)), 0o600);
+    } catch (err) {
+      throw new LocalIoError(`cannot write ${htmlFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
     ctx.info(`wrote ${htmlFile}`);
     if (flags.open) await openFile(ctx, htmlFile);
   }

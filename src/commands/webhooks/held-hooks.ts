@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { dataDir } from '../../auth/config-dir.js';
 import { pidAlive } from '../../auth/lock.js';
-import { writeFileAtomic } from '../../private-file.js';
+import { UsageError } from '../../errors.js';
+import { noFollow, writeFileAtomic } from '../../private-file.js';
 import type { RegisteredWebhook } from './registration.js';
 
 /** What one run's file says. */
@@ -33,6 +34,64 @@ interface LeftBehind {
 
 function folder(env: NodeJS.ProcessEnv): string {
   return path.join(dataDir(env), 'listen-hooks');
+}
+
+/** Larger than any run's file (a few hooks): not one of ours. */
+const MAX_HELD_BYTES = 1 << 20;
+
+const mine = (st: fs.Stats) => typeof process.getuid !== 'function' || st.uid === process.getuid();
+
+/**
+ * Checks the folder before a run reads or writes cleanup tokens there: a symlink, another user's
+ * folder or one others may write is refused (tokens would sit where another user controls the
+ * files, and a file planted there is read as a run's); one of ours others may read is made 0700.
+ * @throws UsageError naming the folder
+ */
+export function checkHeldFolder(env: NodeJS.ProcessEnv): void {
+  const dir = folder(env);
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return; // none yet: made 0700 on the first write
+  }
+  if (!st.isDirectory() || !mine(st) || (st.mode & 0o022) !== 0)
+    throw new UsageError(
+      `${dir} is ${st.isSymbolicLink() ? 'a symlink' : !st.isDirectory() ? 'not a directory' : !mine(st) ? "another user's" : 'writable by others'}: refusing to keep webhook cleanup tokens there or to read its files`,
+    ).hint(`remove it (svc makes it again, owner-only), or set SVC_DATA_DIR to a directory of your own`);
+  if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+}
+
+/**
+ * A run's file as written by {@link recordHeld}, read without following a symlink; undefined for
+ * anything else: another user's file or one others may write (its tokens are not this user's to
+ * spend), a huge one, or hooks of the wrong shape (a `null` hook ended every later --register run
+ * in "unexpected failure").
+ */
+function readHeld(file: string): Partial<HeldFile> | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, noFollow('r'));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || !mine(st) || (st.mode & 0o022) !== 0 || st.size > MAX_HELD_BYTES) return undefined;
+    const doc = JSON.parse(fs.readFileSync(fd, 'utf8')) as Partial<HeldFile> | null;
+    if (typeof doc !== 'object' || doc === null || !Array.isArray(doc.hooks)) return undefined;
+    const hook = (h: unknown) =>
+      typeof h === 'object' &&
+      h !== null &&
+      typeof (h as RegisteredWebhook).id === 'string' &&
+      typeof (h as RegisteredWebhook).cleanupToken === 'string' &&
+      (h as RegisteredWebhook).cleanupToken !== '';
+    return doc.hooks.every(hook) ? doc : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** A fresh file name for this run (several listeners may share a process: the tests). */
@@ -80,12 +139,8 @@ export function leftBehind(env: NodeJS.ProcessEnv, baseUrl: string): LeftBehind[
   for (const name of names) {
     if (!name.endsWith('.json')) continue;
     const file = path.join(folder(env), name);
-    let doc: Partial<HeldFile>;
-    try {
-      doc = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<HeldFile>;
-    } catch {
-      continue;
-    }
+    const doc = readHeld(file);
+    if (!doc) continue;
     if (doc.kind !== 'svc-listen-hooks' || doc.host !== os.hostname() || doc.baseUrl !== baseUrl) continue;
     if (typeof doc.pid !== 'number' || !Array.isArray(doc.hooks) || pidAlive(doc.pid)) continue;
     found.push({ file, pid: doc.pid, hooks: doc.hooks });

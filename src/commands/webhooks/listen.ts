@@ -15,7 +15,7 @@ import { eventMatches, parseEventList, type EventSelector } from '../../webhooks
 import { forwardDelivery, forwardTargetProblem, type ForwardResult } from '../../webhooks/forward.js';
 import { isLoopbackHost, startListener, type Listener, type ReceivedDelivery } from '../../webhooks/listener.js';
 import { parseHttpUrl, parsePayloadVersion } from './flags.js';
-import { forgetHeld, heldHooksFile, leftBehind, recordHeld } from './held-hooks.js';
+import { checkHeldFolder, forgetHeld, heldHooksFile, leftBehind, recordHeld } from './held-hooks.js';
 import { parsePort } from '../../runtime/option-parsers.js';
 import { cleanupWebhook, createWebhook, type RegisteredWebhook } from './registration.js';
 import type { CatchUp } from './catch-up.js';
@@ -283,6 +283,7 @@ export async function listenHandler(ctx: Context, flags: ListenFlags): Promise<v
     if (p.register) {
       const url = p.register.publicUrl?.toString() ?? listener.url;
       const api = await ctx.api();
+      checkHeldFolder(ctx.env);
       await removeLeftBehind(ctx, p.register.baseUrl);
       heldFile = heldHooksFile(ctx.env);
       for (const s of p.selectors) {

@@ -47,9 +47,13 @@ export function isPostgresUrl(db: string | undefined): db is string {
   return db !== undefined && /^postgres(ql)?:\/\//i.test(db);
 }
 
-/** The connection string with its password (in the user part or a `password=` parameter) as `***`. */
+/**
+ * The connection string with its password (in the user part or a `password=` parameter) as `***`.
+ * The user part ends at the authority's last `@` (PostgreSQL reads `u:Tail@Leak99@host` so): a
+ * password holding an `@` was hidden up to it only, and its rest printed (`u:***@Leak99@host`).
+ */
 function redactDbUrl(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@/]*@/i, '$1***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/?#]*:)[^/?#]*@/i, '$1***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
 }
 
 /** A schema name as svc makes it from a profile's: `svc_` and the name, lower-case, `[a-z0-9_]`. */

@@ -94,5 +94,9 @@ describe('redaction', () => {
     expect(redactText('at postgresql://u:x@h/db and postgres://u:***@h/db, not postgres://u@h/db')).toBe(
       'at postgresql://u:***@h/db and postgres://u:***@h/db, not postgres://u@h/db',
     );
+    // A password (or a user name) holding an @: the user part ends at the last @ before the host.
+    expect(redactText('at postgres://u:Tail@Leak99@h:5432/db?x=1 and postgres://a@b:p@ss@h/db, ask bob@h.example')).toBe(
+      'at postgres://u:***@h:5432/db?x=1 and postgres://a@b:***@h/db, ask bob@h.example',
+    );
   });
 });

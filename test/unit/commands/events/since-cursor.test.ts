@@ -21,3 +21,16 @@ it('a cursor past the last instant a Date holds is refused with exit 2', async (
   expect(r.sent).toHaveLength(0);
   expect(r.stdout).toBe('');
 });
+
+it("a cursor at a Date's first instant, or whose floor is far past now, is refused with exit 2, nothing sent", async () => {
+  const c1 = (body: object) => `c1.${Buffer.from(JSON.stringify(body)).toString('base64url')}`;
+  // The first: its window starts before any Date ("unexpected failure: Invalid time value").
+  const first = await server.run(['events', 'tail', '--since-cursor', c1({ t: -8.64e15, id: '1', s: [] })]);
+  expect(first.code, first.stderr).toBe(2);
+  expect(first.stderr).toMatch(/^error: --since-cursor: "c1\.[^"]+" is not a cursor/);
+  // A floor (f: back from t) in the year 275760: it was sent to the API as the poll's start.
+  const floor = await server.run(['events', 'tail', '--since-cursor', c1({ t: 0, id: '1', s: [], f: -8.6e15 })]);
+  expect(floor.code, floor.stderr).toBe(2);
+  expect(floor.stderr).toMatch(/^error: --since-cursor: its position \(\+27\d+-.*\) is in the future/);
+  expect(first.sent.length + floor.sent.length).toBe(0);
+});
