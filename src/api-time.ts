@@ -55,18 +55,25 @@ export function isoDateFix(text: string, dateTime = false): string | undefined {
   const form = dateTime ? 'date-times as YYYY-MM-DDThh:mm:ss' : h === undefined ? 'dates as YYYY-MM-DD' : 'dates as YYYY-MM-DDThh:mm:ss';
   const [day, month] = [Number(d), Number(mo)];
   const iso = `${y}-${mo!.padStart(2, '0')}-${d!.padStart(2, '0')}`;
-  // The month's last day from its year and month alone: a Date made of `2026-11-32` is invalid,
-  // and its toISOString threw past every caller's error handling (exit 1, unexpected failure).
-  const last = new Date(0);
-  last.setUTCFullYear(Number(y), month, 0);
   const real =
     month >= 1 &&
     month <= 12 &&
     day >= 1 &&
-    day <= last.getUTCDate() &&
+    day <= daysInMonth(Number(y), month) &&
     (h === undefined || (Number(h) < 24 && Number(mi) < 60 && Number(sec ?? 0) < 60));
   if (!real) return `write ${form}`;
   if (sep !== '.' && day <= 12) return `write ${form} (${text.trim()}: whether the day or the month comes first cannot be told)`;
   const time = h === undefined ? (dateTime ? 'Thh:mm:ss' : '') : `T${h.padStart(2, '0')}:${mi}:${sec ?? '00'}`;
   return `write ${form}: ${text.trim()} → ${iso}${time}`;
+}
+
+/**
+ * The days of a month (1–12) of a year, from the two alone: a Date made of `2026-11-32` is
+ * invalid, and its toISOString threw past every caller's error handling (exit 1); `Date.UTC`
+ * reads years 0–99 as 1900–1999.
+ */
+export function daysInMonth(year: number, month: number): number {
+  const last = new Date(0);
+  last.setUTCFullYear(year, month, 0);
+  return last.getUTCDate();
 }

@@ -134,3 +134,17 @@ export function noFollow(flags: 'a+' | 'a' | 'w' | 'r+' | 'r'): number {
 export function isSymlinkRefusal(err: unknown): boolean {
   return (err as NodeJS.ErrnoException)?.code === 'ELOOP';
 }
+
+/**
+ * True when group or others may write a file or folder svc trusts (a cursor, a merge plan, the
+ * webhooks a listener holds): whoever wrote it chose what svc does with it. Never on Windows,
+ * which has no such bits (every file reads 0o666 there).
+ */
+export function othersMayWrite(st: fs.Stats): boolean {
+  return process.platform !== 'win32' && (st.mode & 0o022) !== 0;
+}
+
+/** True when another user owns the file or folder (where there are uids). */
+export function ownedByAnother(st: fs.Stats): boolean {
+  return typeof process.getuid === 'function' && st.uid !== process.getuid();
+}

@@ -83,10 +83,8 @@ const packable = (id: string) => /^(0|[1-9]\d*)$/.test(id);
 function packCursor(c: EventCursor): Buffer | undefined {
   if (!Number.isSafeInteger(c.t) || c.t < 0 || !packable(c.id)) return undefined;
   if (c.floor !== undefined && !Number.isSafeInteger(c.floor)) return undefined;
-  const seen = c.seen.map(([id, t]) => ({ id, t }));
-  if (seen.some((e) => !packable(e.id) || !Number.isSafeInteger(e.t))) return undefined;
-  const ids = seen.map((e) => BigInt(e.id));
-  const order = seen.map((_, i) => i).sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
+  if (c.seen.some(([id, t]) => !packable(id) || !Number.isSafeInteger(t))) return undefined;
+  const seen = c.seen.map(([id, t]) => ({ id: BigInt(id), t })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   // The API's times are whole seconds: offsets are then written in seconds (one byte each).
   const unit = [c.t, ...(c.floor !== undefined ? [c.floor] : []), ...seen.map((e) => e.t)].every((t) => t % 1000 === 0) ? 1000 : 1;
   const out: number[] = [];
@@ -96,10 +94,10 @@ function packCursor(c: EventCursor): Buffer | undefined {
   if (c.floor !== undefined) writeInt(out, (c.t - c.floor) / unit);
   writeUint(out, BigInt(seen.length));
   let previous = 0n;
-  for (const i of order) {
-    writeUint(out, ids[i]! - previous);
-    writeInt(out, (c.t - seen[i]!.t) / unit);
-    previous = ids[i]!;
+  for (const e of seen) {
+    writeUint(out, e.id - previous);
+    writeInt(out, (c.t - e.t) / unit);
+    previous = e.id;
   }
   return Buffer.from(out);
 }

@@ -8,7 +8,7 @@
  * for every flag that takes a time, so the same text means the same moment everywhere.
  */
 import { addDays, type Zone } from '../time-zone.js';
-import { isoDateFix } from '../api-time.js';
+import { daysInMonth, isoDateFix } from '../api-time.js';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -75,8 +75,7 @@ function onTheCalendar(text: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}))?/i.exec(text);
   if (!m) return true;
   const [, year, month, day, hour] = m.map(Number) as [number, number, number, number, number];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return day >= 1 && day <= daysInMonth && !(hour > 23);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && !(hour > 23);
 }
 
 /** `YYYY-MM-DDThh:mm:ss.sssZ`, UTC. */

@@ -39,11 +39,14 @@ export interface MirrorIdentity {
   orgName: string;
 }
 
-/** Where a mirror is: a SQLite file, or a schema on a PostgreSQL server. */
-/** Where a mirror is; `named`: the file was given with --db (a hint repeats it). */
+/**
+ * Where a mirror is: a SQLite file, or a schema on a PostgreSQL server. `named`: the file was
+ * given with --db (a hint repeats it); `elsewhere`: for a file not made yet, how to read the
+ * mirror that is there (`svc --sandbox sql`).
+ */
 export type MirrorTarget =
-  /** `elsewhere`: for a file not made yet, the command that reads a mirror there is (`svc --sandbox sql`). */
-  { kind: 'file'; file: string; named?: boolean; elsewhere?: string } | { kind: 'postgres'; url: string; schema: string };
+  | { kind: 'file'; file: string; named?: boolean; elsewhere?: string }
+  | { kind: 'postgres'; url: string; schema: string };
 
 /** One row of `_svc_tables`. */
 interface TableState {

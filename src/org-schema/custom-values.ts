@@ -39,7 +39,12 @@ function splitSelections(s: string, options: readonly string[]): string[] {
 
 /** Describes a field for messages: `custom1 (Lead Source)`. */
 export function fieldName(f: CustomField): string {
-  return f.label ? `${f.name} (${f.label})` : f.name;
+  return labelledName(f.name, f.label);
+}
+
+/** A field's name with its label when it has one (`custom2 (Lead Score)`), as every message and plan names it. */
+export function labelledName(name: string, label: string | undefined): string {
+  return label ? `${name} (${label})` : name;
 }
 
 /** The validation types whose values {@link checkCustomValue} takes as numbers (sent as text). */

@@ -17,6 +17,7 @@ import { fitLines, terminalSafe } from '../../output/terminal-text.js';
 import { grouped } from '../../grouped.js';
 import { heldChangeNote, heldOptInNote, tallyHeld, type HeldTally } from '../../bulk/rows/consent.js';
 import { secretAttributeNames, secretsMasked } from '../../registry/index.js';
+import { labelledName } from '../../org-schema/custom-values.js';
 
 /** The totals of a plan. */
 interface PlanBill {
@@ -116,10 +117,7 @@ export async function printKeyedPlan(ctx: Context, input: KeyedInput, nameLookup
   const out = (s: string) => writeOut(ctx.io.stdout, fitLines(ctx.redact(terminalSafe(s)), width) + '\n');
   // A custom field by its label too, as the columns line and the row errors name it: `custom2`
   // alone sent a reader to `svc schema show` to learn which of their columns it was (a trial).
-  const field = (name: string) => {
-    const label = input.names?.label?.(name);
-    return label ? `${name} (${label})` : name;
-  };
+  const field = (name: string) => labelledName(name, input.names?.label?.(name));
   for await (const item of keyedItems(input, lookup)) {
     const line: Record<string, unknown> = { row: item.row };
     if (item.value !== undefined) line[input.match] = item.value;

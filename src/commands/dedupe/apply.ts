@@ -38,8 +38,9 @@ import { paginate } from '../../api/paginate.js';
 import { bulkRun } from '../bulk-run/run.js';
 import { printPlan, refuseRunOutput } from '../shared/output.js';
 import { bulkSetup, loadJournal, readThrough, runOwnerOf, type BulkSession, type SessionWrites } from '../bulk-run/session.js';
-import { identityOf } from '../sync/mirror-file.js';
-import type { MirrorIdentity } from '../../mirror/store.js';
+import { ownerApi } from '../shared/org-owner.js';
+import type { SideOwner } from '../../bulk/run/side-owner.js';
+import { othersMayWrite } from '../../private-file.js';
 import type { ApplyFlags } from './flags.js';
 import type { MergePlan, PlanCluster } from './plan.js';
 import type { FieldValues, RunRecord, RunRecordWriter } from '../../bulk/run/run-record.js';
@@ -90,13 +91,14 @@ interface ClusterItem extends WorkItem {
  * before any record is read; the `updatedAt` check caught it only by luck, and reported every
  * cluster as "changed since the mirror read them" (a trial).
  */
-function refuseOtherOrg(ctx: Context, file: string, plan: MergePlan, here: MirrorIdentity): void {
+function refuseOtherOrg(ctx: Context, file: string, plan: MergePlan, owner: SideOwner): void {
   const made = plan.org;
-  if (!made) return;
-  if (made.baseUrl === here.baseUrl && made.id === here.orgId) return;
-  const org = (name: string, id: string, at: string) => `org "${name || id}"${name && id ? ` (${id})` : ''} at ${at}`;
+  // The mirror's identity as `svc sync` wrote it (commands/sync/mirror-file.ts): the same owner read.
+  const here = { baseUrl: ownerApi(owner), id: owner.org ?? '', name: owner.orgName ?? '' };
+  if (!made || (made.baseUrl === here.baseUrl && made.id === here.id)) return;
+  const org = (o: typeof here) => `org "${o.name || o.id}"${o.name && o.id ? ` (${o.id})` : ''} at ${o.baseUrl}`;
   throw new UsageError(
-    `${file} was made from a mirror of ${org(made.name, made.id, made.baseUrl)}, not ${org(here.orgName, here.orgId, here.baseUrl)}: its ids are that org's; nothing was written`,
+    `${file} was made from a mirror of ${org(made)}, not ${org(here)}: its ids are that org's; nothing was written`,
   ).hint(
     `run the plan with the profile it was made with, or make one for this org: ${svcAgain(ctx)} sync, then ${svcAgain(ctx)} dedupe ${plan.type}s --plan FILE`,
   );
@@ -119,7 +121,8 @@ function readPlan(file: string, svc: string): MergePlan {
   }
   // Another user who may write the plan could swap a survivor for its duplicate or add strangers
   // to a cluster: apply would delete whom they chose (svc writes plans 0600).
-  if (process.platform !== 'win32' && (st.mode & 0o022) !== 0)
+  // A colleague's plan (another owner) is theirs to hand on: only who may write it counts.
+  if (othersMayWrite(st))
     throw new UsageError(
       `${file}: others may write it (mode ${(st.mode & 0o777).toString(8)}): a plan apply carries out must be yours alone`,
     ).hint(`check it has not been changed, then chmod 600 ${file}`);
@@ -277,7 +280,7 @@ export async function applyHandler(ctx: Context, file: string, flags: ApplyFlags
         if (plan.org) {
           // The run's owner read (made once a run): the org the plan's ids must be of.
           if (!setup.owner) bill.lookups++;
-          refuseOtherOrg(ctx, file, plan, identityOf(await runOwnerOf(ctx, setup, readThrough(session!.requester))));
+          refuseOtherOrg(ctx, file, plan, await runOwnerOf(ctx, setup, readThrough(session!.requester)));
         }
         bill.lookups += await checkCurrent(session!, plan, list);
       } catch (err) {

@@ -47,6 +47,7 @@ import { runFile } from '../../bulk/run/run-record.js';
 import { Relinks, withKnownIds } from './undo-relink.js';
 import { grouped, plural } from '../../grouped.js';
 import { idValue } from '../../lossless-json.js';
+import { labelledName } from '../../org-schema/custom-values.js';
 
 /** Flags of `runs undo`. */
 export type UndoFlags = Pick<BulkFlags, 'concurrency' | 'report' | 'settle' | 'resendUnconfirmed' | 'maxFailures'> & {
@@ -609,10 +610,7 @@ async function printUndoPlan(ctx: Context, items: UndoItem[], reads: number): Pr
   // A custom field by its label too, from the profile's cached schema (no pull for a plan), as
   // the run's own plan names it.
   const schema = await (await ctx.orgSchema()).cached();
-  const field = (type: string, name: string) => {
-    const label = schema?.types[type]?.customFields[name]?.label;
-    return label ? `${name} (${label})` : name;
-  };
+  const field = (type: string, name: string) => labelledName(name, schema?.types[type]?.customFields[name]?.label);
   const out: string[] = [];
   for (const l of lines) {
     out.push(`row ${l.row}: ${l.action} ${l.type} ${l.id ?? ''}${l.reason ? `: ${l.reason}` : ''}`);

@@ -15,7 +15,6 @@ import type { MirrorIdentity, MirrorTarget } from '../../mirror/store.js';
 import type { Context } from '../../runtime/context.js';
 import { unknownProfile } from '../../runtime/connection.js';
 import { ownerApi, runOwner } from '../shared/org-owner.js';
-import type { SideOwner } from '../../bulk/run/side-owner.js';
 
 /** The mirror file of the command's profile (its directory made, owner-only). */
 async function mirrorFile(ctx: Context, db: string | undefined): Promise<string> {
@@ -105,11 +104,7 @@ async function mirrorName(ctx: Context): Promise<string> {
  * id, since its port changes between runs; any other API by its base URL.
  */
 export async function mirrorIdentity(ctx: Context): Promise<MirrorIdentity> {
-  return identityOf(await runOwner(ctx, 'sync'));
-}
-
-/** The identity of the org a run's owner read found (see {@link mirrorIdentity}). */
-export function identityOf(owner: SideOwner): MirrorIdentity {
+  const owner = await runOwner(ctx, 'sync');
   return {
     baseUrl: ownerApi(owner),
     orgId: owner.org ?? '',

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { dataDir } from '../../auth/config-dir.js';
 import { UsageError } from '../../errors.js';
 import { cursorFromJson, cursorToJson, type EventCursor } from '../../events/cursor.js';
-import { writeFileAtomic } from '../../private-file.js';
+import { othersMayWrite, ownedByAnother, writeFileAtomic } from '../../private-file.js';
 
 /** Whose a cursor file is. */
 export interface CursorOwner {
@@ -40,7 +40,7 @@ export function readCursorFile(file: string, owner: CursorOwner, command = 'svc 
     const st = fs.lstatSync(file);
     if (!st.isFile()) throw new UsageError(`--cursor-file ${file}: not a regular file`);
     // Another user could move the receiver's cursor past events it never got.
-    if ((st.mode & 0o022) !== 0 || (typeof process.getuid === 'function' && st.uid !== process.getuid()))
+    if (othersMayWrite(st) || ownedByAnother(st))
       throw new UsageError(`--cursor-file ${file}: others may write it; a cursor file must be the owner's only (chmod 600)`);
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { dataDir } from '../../auth/config-dir.js';
 import { pidAlive } from '../../auth/lock.js';
 import { UsageError } from '../../errors.js';
-import { noFollow, writeFileAtomic } from '../../private-file.js';
+import { noFollow, othersMayWrite, ownedByAnother, writeFileAtomic } from '../../private-file.js';
 import type { RegisteredWebhook } from './registration.js';
 
 /** What one run's file says. */
@@ -39,8 +39,6 @@ function folder(env: NodeJS.ProcessEnv): string {
 /** Larger than any run's file (a few hooks): not one of ours. */
 const MAX_HELD_BYTES = 1 << 20;
 
-const mine = (st: fs.Stats) => typeof process.getuid !== 'function' || st.uid === process.getuid();
-
 /**
  * Checks the folder before a run reads or writes cleanup tokens there: a symlink, another user's
  * folder or one others may write is refused (tokens would sit where another user controls the
@@ -55,9 +53,9 @@ export function checkHeldFolder(env: NodeJS.ProcessEnv): void {
   } catch {
     return; // none yet: made 0700 on the first write
   }
-  if (!st.isDirectory() || !mine(st) || (st.mode & 0o022) !== 0)
+  if (!st.isDirectory() || ownedByAnother(st) || othersMayWrite(st))
     throw new UsageError(
-      `${dir} is ${st.isSymbolicLink() ? 'a symlink' : !st.isDirectory() ? 'not a directory' : !mine(st) ? "another user's" : 'writable by others'}: refusing to keep webhook cleanup tokens there or to read its files`,
+      `${dir} is ${st.isSymbolicLink() ? 'a symlink' : !st.isDirectory() ? 'not a directory' : ownedByAnother(st) ? "another user's" : 'writable by others'}: refusing to keep webhook cleanup tokens there or to read its files`,
     ).hint(`remove it (svc makes it again, owner-only), or set SVC_DATA_DIR to a directory of your own`);
   if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
@@ -77,7 +75,7 @@ function readHeld(file: string): Partial<HeldFile> | undefined {
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || !mine(st) || (st.mode & 0o022) !== 0 || st.size > MAX_HELD_BYTES) return undefined;
+    if (!st.isFile() || ownedByAnother(st) || othersMayWrite(st) || st.size > MAX_HELD_BYTES) return undefined;
     const doc = JSON.parse(fs.readFileSync(fd, 'utf8')) as Partial<HeldFile> | null;
     if (typeof doc !== 'object' || doc === null || !Array.isArray(doc.hooks)) return undefined;
     const hook = (h: unknown) =>
@@ -142,8 +140,8 @@ export function leftBehind(env: NodeJS.ProcessEnv, baseUrl: string): LeftBehind[
     const doc = readHeld(file);
     if (!doc) continue;
     if (doc.kind !== 'svc-listen-hooks' || doc.host !== os.hostname() || doc.baseUrl !== baseUrl) continue;
-    if (typeof doc.pid !== 'number' || !Array.isArray(doc.hooks) || pidAlive(doc.pid)) continue;
-    found.push({ file, pid: doc.pid, hooks: doc.hooks });
+    if (typeof doc.pid !== 'number' || pidAlive(doc.pid)) continue;
+    found.push({ file, pid: doc.pid, hooks: doc.hooks! });
   }
   return found;
 }
